@@ -1,0 +1,140 @@
+//! The routing table: chunks `[min, max)` that cover a collection's key space (spec §5).
+
+use crate::shard_key::KeyValue;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+/// Index of a shard in the cluster's shard list.
+pub type ShardIdx = u32;
+
+/// A chunk version as mongosh prints it in "last modified": `Timestamp({ t: major, i: minor })`.
+/// Migrations bump the major version, splits the minor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChunkVersion {
+    /// Bumped by each migration.
+    pub major: u32,
+    /// Bumped by each split; reset by a migration.
+    pub minor: u32,
+}
+
+/// One chunk: a key range on one shard, with the size of the documents inside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// The inclusive lower bound.
+    pub min: KeyValue,
+    /// The exclusive upper bound.
+    pub max: KeyValue,
+    /// The shard that owns the chunk.
+    pub shard: ShardIdx,
+    /// Set when the chunk could not be split.
+    pub jumbo: bool,
+    /// The chunk's version.
+    pub version: ChunkVersion,
+    /// Number of documents in the range.
+    pub docs: u64,
+    /// Total BSON size of those documents, in bytes.
+    pub bytes: u64,
+}
+
+/// Chunks keyed by their lower bound. The invariant, checked by [`RoutingTable::check`], is
+/// that they tile `[global min, global max)` with no gap and no overlap.
+#[derive(Debug, Clone, Default)]
+pub struct RoutingTable {
+    chunks: BTreeMap<KeyValue, Chunk>,
+}
+
+impl RoutingTable {
+    /// A table with a single chunk covering the whole key space.
+    pub fn single(min: KeyValue, max: KeyValue, shard: ShardIdx) -> Self {
+        let mut chunks = BTreeMap::new();
+        chunks.insert(
+            min.clone(),
+            Chunk {
+                min,
+                max,
+                shard,
+                jumbo: false,
+                version: ChunkVersion { major: 1, minor: 0 },
+                docs: 0,
+                bytes: 0,
+            },
+        );
+        RoutingTable { chunks }
+    }
+
+    /// The chunk containing `key`, in O(log n).
+    pub fn chunk_for(&self, key: &KeyValue) -> Option<&Chunk> {
+        self.chunks
+            .range((Bound::Unbounded, Bound::Included(key)))
+            .next_back()
+            .map(|(_, c)| c)
+    }
+
+    /// Mutable access to the chunk containing `key`.
+    pub fn chunk_for_mut(&mut self, key: &KeyValue) -> Option<&mut Chunk> {
+        self.chunks
+            .range_mut((Bound::Unbounded, Bound::Included(key)))
+            .next_back()
+            .map(|(_, c)| c)
+    }
+
+    /// The chunk whose lower bound is exactly `min`.
+    pub fn get_mut(&mut self, min: &KeyValue) -> Option<&mut Chunk> {
+        self.chunks.get_mut(min)
+    }
+
+    /// All chunks in key order.
+    pub fn iter(&self) -> impl Iterator<Item = &Chunk> {
+        self.chunks.values()
+    }
+
+    /// Number of chunks.
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// True when there are no chunks (never, for a sharded collection).
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The highest version of any chunk: the collection version.
+    pub fn collection_version(&self) -> ChunkVersion {
+        self.chunks
+            .values()
+            .map(|c| c.version)
+            .max()
+            .unwrap_or(ChunkVersion { major: 1, minor: 0 })
+    }
+
+    /// Removes the chunk starting at `min` and inserts `pieces` in its place. The caller
+    /// guarantees that the pieces tile the removed chunk's range.
+    pub fn replace(&mut self, min: &KeyValue, pieces: Vec<Chunk>) {
+        self.chunks.remove(min);
+        for p in pieces {
+            self.chunks.insert(p.min.clone(), p);
+        }
+    }
+
+    /// Checks that the chunks tile `[min, max)` exactly. Returns a description of the
+    /// first problem found.
+    pub fn check(&self, min: &KeyValue, max: &KeyValue) -> Result<(), String> {
+        let mut expected = min.clone();
+        for (k, c) in &self.chunks {
+            if *k != c.min {
+                return Err(format!("chunk keyed {k:?} has min {:?}", c.min));
+            }
+            if c.min != expected {
+                return Err(format!("gap or overlap at {:?}, expected {expected:?}", c.min));
+            }
+            if c.min >= c.max {
+                return Err(format!("empty chunk at {:?}", c.min));
+            }
+            expected = c.max.clone();
+        }
+        if expected != *max {
+            return Err(format!("chunks end at {expected:?}, not at the global max"));
+        }
+        Ok(())
+    }
+}

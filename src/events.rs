@@ -1,0 +1,96 @@
+//! The event log: everything that changes a cluster, in order (spec §11 changelog names).
+
+use crate::shard_key::KeyValue;
+
+/// A shard's identifier, such as `shard01`.
+pub type ShardName = String;
+
+/// One thing that happened to the cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// A batch of inserts into one namespace; `per_shard` counts how many landed on each shard.
+    Insert {
+        /// The namespace.
+        ns: String,
+        /// Documents inserted per shard, in shard order.
+        per_shard: Vec<(ShardName, u64)>,
+    },
+    /// A chunk was split in two (`split`) or more (`multi-split`).
+    Split {
+        /// The namespace.
+        ns: String,
+        /// The chunk's bounds before the split.
+        min: KeyValue,
+        /// The chunk's upper bound before the split.
+        max: KeyValue,
+        /// The split points, in order.
+        points: Vec<KeyValue>,
+    },
+    /// A chunk started moving (`moveChunk.start`).
+    MoveChunkStart {
+        /// The namespace.
+        ns: String,
+        /// The chunk's lower bound.
+        min: KeyValue,
+        /// The chunk's upper bound.
+        max: KeyValue,
+        /// The donor shard.
+        from: ShardName,
+        /// The recipient shard.
+        to: ShardName,
+    },
+    /// A chunk finished moving (`moveChunk.commit`).
+    MoveChunkCommit {
+        /// The namespace.
+        ns: String,
+        /// The chunk's lower bound.
+        min: KeyValue,
+        /// The chunk's upper bound.
+        max: KeyValue,
+        /// The donor shard.
+        from: ShardName,
+        /// The recipient shard.
+        to: ShardName,
+    },
+    /// A chunk could not be split and was marked jumbo.
+    Jumbo {
+        /// The namespace.
+        ns: String,
+        /// The chunk's lower bound.
+        min: KeyValue,
+        /// The chunk's upper bound.
+        max: KeyValue,
+    },
+    /// A collection was sharded.
+    ShardCollection {
+        /// The namespace.
+        ns: String,
+        /// The key pattern as mongosh prints it.
+        key: String,
+    },
+}
+
+impl EventKind {
+    /// The config changelog name MongoDB uses for this kind of event.
+    pub fn changelog_name(&self) -> &'static str {
+        match self {
+            EventKind::Insert { .. } => "insert",
+            EventKind::Split { points, .. } if points.len() > 1 => "multi-split",
+            EventKind::Split { .. } => "split",
+            EventKind::MoveChunkStart { .. } => "moveChunk.start",
+            EventKind::MoveChunkCommit { .. } => "moveChunk.commit",
+            EventKind::Jumbo { .. } => "jumbo",
+            EventKind::ShardCollection { .. } => "shardCollection.end",
+        }
+    }
+}
+
+/// An event with its place in the log. `seq` is a logical clock: it starts at 1 and
+/// grows by one per event, so the log never depends on wall-clock time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The logical time of the event.
+    pub seq: u64,
+    /// What happened.
+    pub kind: EventKind,
+}

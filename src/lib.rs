@@ -1,0 +1,17 @@
+//! ShardLab's core: a pure, deterministic model of how MongoDB shards a collection.
+//!
+//! The crate knows nothing of the web. It takes commands and returns results plus
+//! events; the Yew app in `web/` and the `shardlab` CLI are thin drivers of it.
+//!
+//! The behaviour reference is `shared/spec/mongodb-sharding.md`; section numbers in
+//! the doc comments below (`§5`) point into it.
+
+pub mod chunks;
+pub mod cluster;
+pub mod events;
+pub mod order;
+pub mod shard_key;
+
+pub use cluster::{Cluster, ClusterConfig, ClusterError};
+pub use order::compare_values;
+pub use shard_key::{KeyPattern, KeyValue, ShardKeyError};
