@@ -1,8 +1,64 @@
-use bson::doc;
+//! The first slice: ranged sharding on one field with monotonic inserts (spec §5, §6).
+
+use bson::{doc, Bson, Document};
 use shardlab::{Cluster, ClusterConfig};
 
-#[test]
-fn placeholder() {
-    let mut c = Cluster::new(ClusterConfig::default());
-    c.shard_collection("test.c", &doc! {"x": 1}).unwrap();
+fn monotonic(n: i64) -> Vec<Document> {
+    (0..n)
+        .map(|i| doc! {"_id": i, "x": i, "pad": "0123456789012345678901234567890123456789"})
+        .collect()
+}
+
+fn cluster(chunk_size: u64) -> Cluster {
+    let mut c = Cluster::new(ClusterConfig {
+        chunk_size,
+        ..ClusterConfig::default()
+    });
+    c.shard_collection("test.c", &doc! {"x": 1})
+        .expect("valid key");
+    c
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn monotonic_inserts_pile_into_the_maxkey_chunk() {
+    let mut c = cluster(1024);
+    c.insert_many("test.c", monotonic(200)).expect("inserts");
+    let coll = c.collection("test.c").expect("sharded");
+    coll.check().expect("routing invariants hold");
+    assert!(coll.table.len() > 1, "the collection split");
+    assert_eq!(coll.doc_count(), 200);
+    // With the top-chunk rule the top chunk starts at the largest key seen when it split,
+    // so it holds only the newest documents.
+    let top = coll.table.iter().last().expect("a chunk");
+    assert_eq!(top.max, coll.pattern.global_max());
+    let Bson::Int64(lower) = top.min.0[0] else {
+        panic!("top chunk bound is {:?}", top.min);
+    };
+    assert_eq!(top.docs, 200 - lower as u64);
+    assert!(top.docs < 30, "the top chunk holds only the latest inserts");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn split_chunks_stay_within_the_max_size() {
+    let mut c = cluster(1024);
+    c.insert_many("test.c", monotonic(500)).expect("inserts");
+    let coll = c.collection("test.c").expect("sharded");
+    coll.check().expect("routing invariants hold");
+    for chunk in coll.table.iter() {
+        assert!(chunk.bytes <= 1024, "chunk {:?} holds {} bytes", chunk.min, chunk.bytes);
+    }
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn a_chunk_of_one_repeated_key_turns_jumbo() {
+    let mut c = cluster(1024);
+    let docs = (0..100).map(|i| doc! {"_id": i, "x": 7, "pad": "0123456789012345678901234567890123456789"}).collect();
+    c.insert_many("test.c", docs).expect("inserts");
+    let coll = c.collection("test.c").expect("sharded");
+    coll.check().expect("routing invariants hold");
+    assert_eq!(coll.table.len(), 1, "a single key value cannot be split");
+    assert!(coll.table.iter().all(|ch| ch.jumbo));
 }

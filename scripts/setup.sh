@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs what ShardLab needs on a fresh Debian machine, skipping whatever is already
+# present at the right version. Usage: scripts/setup.sh [serve|test]
+#   serve: the wasm32 target, trunk, wasm-bindgen-cli and the npm tools (wasm-opt).
+#   test:  all of the above plus Chromium and chromedriver for browser tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-serve}"
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+say() { printf '==> %s\n' "$*"; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# Rust's wasm32 target.
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "wasm32-unknown-unknown target: present"
+else
+  say "installing the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# Trunk, pinned: 0.22 needs a newer rustc than this toolchain.
+TRUNK_VERSION=0.21.14
+if trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
+  say "trunk $TRUNK_VERSION: present"
+else
+  say "installing trunk $TRUNK_VERSION (takes several minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly. It is
+# installed without --locked because the registry lacks one of its locked dependencies.
+WBG_VERSION=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [ -z "$WBG_VERSION" ]; then
+  echo "could not read the wasm-bindgen version from Cargo.lock" >&2
+  exit 1
+fi
+if wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBG_VERSION" &&
+   command -v wasm-bindgen-test-runner >/dev/null; then
+  say "wasm-bindgen-cli $WBG_VERSION: present"
+else
+  say "installing wasm-bindgen-cli $WBG_VERSION"
+  cargo install wasm-bindgen-cli --version "$WBG_VERSION"
+fi
+
+# npm tools: binaryen's wasm-opt (Debian's is too old for today's wasm) and
+# playwright-core, which drives the system Chromium rather than downloading one.
+npm_packages_present() {
+  node -e '
+    const want = require("./package.json").devDependencies;
+    for (const [name, version] of Object.entries(want)) {
+      let have = "";
+      try { have = require(`./node_modules/${name}/package.json`).version; } catch {}
+      if (have !== version) process.exit(1);
+    }' 2>/dev/null
+}
+if npm_packages_present; then
+  say "npm packages: present"
+else
+  say "installing npm packages"
+  npm ci --no-audit --no-fund
+fi
+
+if [ "$mode" = test ]; then
+  if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+    say "chromium and chromedriver: present"
+  else
+    say "installing chromium and chromedriver from Debian"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver
+  fi
+fi
+say "setup complete"

@@ -1,0 +1,74 @@
+// Shared harness for the end-to-end tests: serves the release build in dist/ on a free
+// localhost port and launches Debian's Chromium through playwright-core.
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** Serves `dir` on 127.0.0.1 and resolves to `{ url, close }`. */
+export async function serve(dir = 'dist') {
+  const root = normalize(dir);
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Launches headless Chromium with the flags this machine's closed network needs. */
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Saves a full-page screenshot under target/screenshots/ and returns its path. */
+export async function screenshot(page, name) {
+  await mkdir('target/screenshots', { recursive: true });
+  const path = `target/screenshots/${name}.png`;
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Reads every chunk block's data attributes from the page. */
+export async function readChunks(page) {
+  return page.$$eval('[data-testid="chunk"]', (els) =>
+    els.map((el) => ({
+      shard: el.dataset.shardId,
+      min: el.dataset.min,
+      max: el.dataset.max,
+      count: Number(el.dataset.count),
+      jumbo: el.dataset.jumbo === 'true',
+    })),
+  );
+}
