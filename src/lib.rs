@@ -8,10 +8,14 @@
 
 pub mod chunks;
 pub mod cluster;
+pub mod decimal;
 pub mod events;
+pub mod hash;
 pub mod order;
 pub mod shard_key;
 
 pub use cluster::{Cluster, ClusterConfig, ClusterError};
+pub use decimal::Decimal;
+pub use hash::{convert_shard_key_to_hashed, hash64};
 pub use order::compare_values;
 pub use shard_key::{KeyPattern, KeyValue, ShardKeyError};

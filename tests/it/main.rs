@@ -1,3 +1,6 @@
 //! The core's integration tests: one binary, one module per area.
 
 mod skeleton;
+mod hash;
+mod order;
+mod shard_key;
