@@ -242,25 +242,24 @@ impl Cluster {
         let ordered = !coll.pattern.is_hashed();
         let global_min = coll.pattern.global_min();
         let global_max = coll.pattern.global_max();
-        // Top-chunk optimisation: a chunk at either end of the key space is likely to keep
-        // receiving inserts, so cut right next to its extreme key instead of mid-chunk.
-        let mut top_chunk = None;
+        // Top-chunk optimisation (5.0 chunk_splitter): a chunk at either end of the key space
+        // is likely to keep receiving inserts, so the cut is made next to its extreme key:
+        // the second smallest key for the chunk starting at MinKey, else the largest key for
+        // the chunk ending at MaxKey.
         if ordered && !points.is_empty() {
             if chunk.min == global_min {
                 if let Some(second) = distinct_keys(&keys).nth(1) {
                     points[0] = second.clone();
-                    top_chunk = Some(chunk.min.clone());
                 }
             } else if chunk.max == global_max {
                 if let Some((last, _)) = keys.last() {
                     if **last != chunk.min {
-                        let last = (*last).clone();
                         let n = points.len();
-                        points[n - 1] = last.clone();
-                        top_chunk = Some(last);
+                        points[n - 1] = (*last).clone();
                     }
                 }
             }
+            points.sort();
             points.dedup();
         }
         if points.is_empty() {
@@ -268,8 +267,24 @@ impl Cluster {
             return;
         }
         self.apply_split(ns, &chunk, &points);
-        if let Some(top_min) = top_chunk {
-            self.move_top_chunk(ns, &top_min);
+        // After the split, MongoDB (split_chunk.cpp) moves the back piece if it ends at MaxKey
+        // and holds a single document, else the front piece if it starts at MinKey and holds
+        // a single document, so that the hot spot does not stay on one shard.
+        if ordered {
+            let back_min = points[points.len() - 1].clone();
+            let front_min = chunk.min.clone();
+            let single = |cluster: &Cluster, min: &KeyValue| {
+                cluster
+                    .collections
+                    .get(ns)
+                    .and_then(|c| c.table.chunk_for(min))
+                    .is_some_and(|c| c.docs == 1)
+            };
+            if chunk.max == global_max && single(self, &back_min) {
+                self.move_top_chunk(ns, &back_min);
+            } else if chunk.min == global_min && single(self, &front_min) {
+                self.move_top_chunk(ns, &front_min);
+            }
         }
     }
 
@@ -304,7 +319,9 @@ impl Cluster {
                 let (docs, bytes) = coll
                     .docs
                     .range((w[0].clone(), 0)..(w[1].clone(), 0))
-                    .fold((0u64, 0u64), |(n, b), (_, s)| (n + 1, b + u64::from(s.size)));
+                    .fold((0u64, 0u64), |(n, b), (_, s)| {
+                        (n + 1, b + u64::from(s.size))
+                    });
                 Chunk {
                     min: w[0].clone(),
                     max: w[1].clone(),
@@ -396,59 +413,44 @@ fn distinct_keys<'a>(keys: &'a [(&'a KeyValue, u32)]) -> impl Iterator<Item = &'
     })
 }
 
-/// Chooses split points as 5.0's `autoSplitVector` does (spec §6): walk the keys in order,
-/// cut every `max_size / avg_doc_size` documents, never twice at one key value, and if the
-/// last piece would be under 80% full, move the last cut back so the last two pieces are even.
+/// Chooses split points as 5.0's `autoSplitVector` does (spec §6).
+///
+/// `keys` are the chunk's keys in order with each document's size. Nothing is split unless
+/// the chunk holds more than `max_size` bytes. Walking the keys, a piece is closed once it
+/// holds `max_size / average document size` documents, at the next change of key value, so
+/// a run of equal keys always stays in one chunk. If the last piece would hold under 80% of
+/// a full piece, the last cut is moved so that the last two pieces are even.
 pub fn split_points(keys: &[(&KeyValue, u32)], max_size: u64) -> Vec<KeyValue> {
     let total: u64 = keys.iter().map(|(_, s)| u64::from(*s)).sum();
-    if keys.is_empty() || total <= max_size {
+    let n = keys.len();
+    if n == 0 || total <= max_size {
         return Vec::new();
     }
-    let avg = (total / keys.len() as u64).max(1);
-    let max_docs = (max_size / avg).max(1);
-    let first = keys[0].0;
-    let mut points: Vec<KeyValue> = Vec::new();
-    let mut point_idx: Vec<usize> = Vec::new();
-    let mut scanned = 0u64;
-    for (i, (k, _)) in keys.iter().enumerate() {
-        scanned += 1;
-        if scanned > max_docs {
-            let last = points.last().unwrap_or(first);
-            if *k == last {
-                continue;
-            }
-            points.push((*k).clone());
-            point_idx.push(i);
-            scanned = 1;
+    let avg = (total / n as u64).max(1);
+    let max_docs = usize::try_from(max_size / avg).unwrap_or(usize::MAX).max(1);
+    let boundary = |i: usize| i > 0 && i < n && keys[i].0 != keys[i - 1].0;
+    let mut cuts: Vec<usize> = Vec::new();
+    let mut piece_start = 0;
+    for i in 1..n {
+        if i - piece_start >= max_docs && boundary(i) {
+            cuts.push(i);
+            piece_start = i;
         }
     }
-    // Rebalance the tail: if the last piece is under 80% of a full one, recut the last two
-    // pieces evenly, keeping runs of equal keys together.
-    if let (Some(&last_idx), true) = (point_idx.last(), (scanned as f64) < 0.8 * max_docs as f64) {
-        let start = if point_idx.len() >= 2 {
-            point_idx[point_idx.len() - 2]
-        } else {
-            0
-        };
-        let remaining = keys.len() - start;
-        let mut idx = start + remaining / 2;
-        let lower = if point_idx.len() >= 2 { Some(keys[start].0) } else { None };
-        while idx < keys.len() && (Some(keys[idx].0) == lower || keys[idx].0 == first) {
-            idx += 1;
-        }
-        // Step to the first key of its run so equal keys stay in one chunk.
-        while idx > start + 1 && idx < keys.len() && keys[idx - 1].0 == keys[idx].0 {
-            idx -= 1;
-        }
-        points.pop();
-        point_idx.pop();
-        if idx < keys.len() && idx != last_idx || idx < keys.len() {
-            if keys[idx].0 != first && Some(keys[idx].0) != lower {
-                points.push(keys[idx].0.clone());
+    if let Some(&last) = cuts.last() {
+        if ((n - last) as f64) < 0.8 * max_docs as f64 {
+            let prev = if cuts.len() >= 2 { cuts[cuts.len() - 2] } else { 0 };
+            let mut mid = prev + (n - prev) / 2;
+            while mid < n && !boundary(mid) {
+                mid += 1;
+            }
+            if mid < n && mid > prev {
+                cuts.pop();
+                cuts.push(mid);
             }
         }
     }
-    points
+    cuts.into_iter().map(|i| keys[i].0.clone()).collect()
 }
 
 /// The BSON size of a document in bytes.
@@ -482,6 +484,11 @@ impl Collection {
         format!("{{ {} }}", parts.join(", "))
     }
 
+    /// The stored documents in shard key order.
+    pub fn documents(&self) -> impl Iterator<Item = &Document> {
+        self.docs.values().map(|s| &s.doc)
+    }
+
     /// The number of documents stored.
     pub fn doc_count(&self) -> u64 {
         self.docs.len() as u64
@@ -496,9 +503,14 @@ impl Collection {
             let (n, b) = self
                 .docs
                 .range((c.min.clone(), 0)..(c.max.clone(), 0))
-                .fold((0u64, 0u64), |(n, b), (_, s)| (n + 1, b + u64::from(s.size)));
+                .fold((0u64, 0u64), |(n, b), (_, s)| {
+                    (n + 1, b + u64::from(s.size))
+                });
             if n != c.docs || b != c.bytes {
-                return Err(format!("chunk {:?} counts {}/{} but holds {n}/{b}", c.min, c.docs, c.bytes));
+                return Err(format!(
+                    "chunk {:?} counts {}/{} but holds {n}/{b}",
+                    c.min, c.docs, c.bytes
+                ));
             }
         }
         Ok(())

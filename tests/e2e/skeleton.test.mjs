@@ -21,9 +21,9 @@ test('increasing keys split the collection and pile into the MaxKey chunk', asyn
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(server.url);
 
-  await page.getByLabel('Shard key field').fill('x');
+  await page.getByLabel('Shard key field', { exact: true }).fill('x');
   await page.getByRole('button', { name: 'Shard collection' }).click();
-  await page.getByLabel('Documents').fill('200');
+  await page.getByLabel('Documents', { exact: true }).fill('200');
   await page.getByRole('button', { name: 'Insert with increasing keys' }).click();
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 1);
 

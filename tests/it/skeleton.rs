@@ -47,7 +47,12 @@ fn split_chunks_stay_within_the_max_size() {
     let coll = c.collection("test.c").expect("sharded");
     coll.check().expect("routing invariants hold");
     for chunk in coll.table.iter() {
-        assert!(chunk.bytes <= 1024, "chunk {:?} holds {} bytes", chunk.min, chunk.bytes);
+        assert!(
+            chunk.bytes <= 1024,
+            "chunk {:?} holds {} bytes",
+            chunk.min,
+            chunk.bytes
+        );
     }
 }
 
@@ -55,7 +60,9 @@ fn split_chunks_stay_within_the_max_size() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_chunk_of_one_repeated_key_turns_jumbo() {
     let mut c = cluster(1024);
-    let docs = (0..100).map(|i| doc! {"_id": i, "x": 7, "pad": "0123456789012345678901234567890123456789"}).collect();
+    let docs = (0..100)
+        .map(|i| doc! {"_id": i, "x": 7, "pad": "0123456789012345678901234567890123456789"})
+        .collect();
     c.insert_many("test.c", docs).expect("inserts");
     let coll = c.collection("test.c").expect("sharded");
     coll.check().expect("routing invariants hold");

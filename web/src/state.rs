@@ -67,6 +67,11 @@ impl Default for State {
     }
 }
 
+/// A whole number as mongosh would store it: an int32 when it fits, else an int64.
+fn number(v: i64) -> bson::Bson {
+    i32::try_from(v).map_or(bson::Bson::Int64(v), bson::Bson::Int32)
+}
+
 /// What the user can do.
 pub enum Action {
     /// Start over with a collection sharded on this field.
@@ -96,7 +101,7 @@ impl Reducible for State {
                 let mut next = (*self).clone();
                 let start = self.next_value;
                 let docs = (start..start + i64::from(n))
-                    .map(|v| doc! { "_id": v, self.key_field.as_str(): v, "payload": "an event recorded by the workload" })
+                    .map(|v| doc! { "_id": number(v), self.key_field.as_str(): number(v), "payload": "an event recorded by the workload" })
                     .collect();
                 let result = next.cluster.borrow_mut().insert_many(NS, docs);
                 next.error = result
