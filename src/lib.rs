@@ -13,6 +13,7 @@ pub mod events;
 pub mod hash;
 pub mod order;
 pub mod shard_key;
+pub mod shell;
 
 pub use cluster::{Cluster, ClusterConfig, ClusterError};
 pub use decimal::Decimal;

@@ -4,3 +4,5 @@ mod skeleton;
 mod hash;
 mod order;
 mod shard_key;
+mod shell_parse;
+mod shell_print;

@@ -1,0 +1,51 @@
+//! The language layer of the mongosh-compatible shell.
+//!
+//! What a user types goes through three steps, each its own module:
+//!
+//! - [`lexer`] splits text into tokens (regex literals told from division by context);
+//! - [`parser`] builds statements and expressions ([`Script`], [`Stmt`], [`Expr`]),
+//!   with line and column on every error, and [`flatten`]s call chains such as
+//!   `db.coll.find({}).sort({x: 1})` into segments an interpreter can match;
+//! - [`eval`] turns value expressions into BSON: literals with mongosh's number rule,
+//!   the constructors (`ObjectId()`, `NumberLong()`, `ISODate()`, ...) and Extended
+//!   JSON wrappers, deterministically through an [`EvalContext`].
+//!
+//! On the way out, [`print`] formats values exactly as mongosh prints them and
+//! [`ejson`] writes and reads canonical Extended JSON v2. The commands' meaning
+//! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
+
+pub mod ejson;
+pub mod encoding;
+pub mod eval;
+pub mod lexer;
+pub mod parser;
+pub mod print;
+
+pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
+pub use eval::{eval_value, EvalContext, EvalError};
+pub use lexer::{Span, Token, TokenKind};
+pub use parser::{
+    flatten, parse_expression, parse_script, parse_script_recovering, Expr, ExprKind, ParseError,
+    Script, Segment, Stmt, StmtKind,
+};
+pub use print::{format_document, format_value, format_value_with, FormatOptions};
+
+use bson::Bson;
+use thiserror::Error;
+
+/// Why a literal could not be read.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ShellError {
+    /// The text does not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The text parses but is not a value.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+}
+
+/// Parses and evaluates one value expression, such as `{ x: NumberLong(5) }`.
+pub fn parse_value(text: &str, ctx: &mut EvalContext) -> Result<Bson, ShellError> {
+    let expr = parse_expression(text)?;
+    Ok(eval_value(&expr, ctx)?)
+}

@@ -1,0 +1,187 @@
+//! Canonical Extended JSON v2: output and parsing.
+//!
+//! Output is compact (no spaces), keeps key order, and spells every value with its
+//! type wrapper, as the Extended JSON specification's canonical mode requires.
+//! Doubles follow js-bson (the library inside mongosh): integral values as
+//! `Number.prototype.toFixed(1)` (`"1.0"`, `"1e+21"` past 10^21), others as
+//! `Number.prototype.toString()` (`"2.5"`, `"1e-7"`), and `"-0.0"`, `"NaN"`,
+//! `"Infinity"`, `"-Infinity"`. Strings are escaped as `JSON.stringify` does.
+
+use super::encoding::{base64_encode, hex_encode};
+use super::eval::{db_pointer_parts, eval_json, js_number_to_string, EvalError};
+use super::parser::{parse_expression, ParseError};
+use bson::{Bson, Document};
+use std::fmt::Write;
+use thiserror::Error;
+
+/// Why Extended JSON text could not be read.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum EjsonError {
+    /// The text is not valid JSON syntax.
+    #[error(transparent)]
+    Syntax(#[from] ParseError),
+    /// The JSON is valid but a value or wrapper in it is not.
+    #[error(transparent)]
+    Value(#[from] EvalError),
+}
+
+/// Formats a value as compact canonical Extended JSON v2.
+pub fn to_canonical_ejson(value: &Bson) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+/// Formats a document as compact canonical Extended JSON v2.
+pub fn document_to_canonical_ejson(doc: &Document) -> String {
+    let mut out = String::new();
+    write_document(&mut out, doc);
+    out
+}
+
+/// Parses Extended JSON (canonical or relaxed) text into a value. Plain JSON integers
+/// become Int32, or Int64 when they do not fit; other JSON numbers become Double.
+pub fn parse_ejson(text: &str) -> Result<Bson, EjsonError> {
+    let expr = parse_expression(text)?;
+    Ok(eval_json(&expr)?)
+}
+
+/// Formats a double as js-bson's canonical `$numberDouble` string.
+pub fn canonical_double(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if v == 0.0 && v.is_sign_negative() {
+        return "-0.0".into();
+    }
+    if v.fract() == 0.0 {
+        // `toFixed(1)` switches to `toString()` from 1e21 on.
+        if v.abs() >= 1e21 {
+            return js_number_to_string(v);
+        }
+        return format!("{v:.1}");
+    }
+    js_number_to_string(v)
+}
+
+/// Appends `s` as a JSON string literal, escaped as `JSON.stringify` does.
+pub fn write_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write_document(out: &mut String, doc: &Document) {
+    out.push('{');
+    for (i, (k, v)) in doc.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_json_string(out, k);
+        out.push(':');
+        write_value(out, v);
+    }
+    out.push('}');
+}
+
+fn wrap(out: &mut String, key: &str, inner: impl FnOnce(&mut String)) {
+    out.push_str("{\"");
+    out.push_str(key);
+    out.push_str("\":");
+    inner(out);
+    out.push('}');
+}
+
+fn write_value(out: &mut String, value: &Bson) {
+    match value {
+        Bson::Double(d) => wrap(out, "$numberDouble", |o| {
+            write_json_string(o, &canonical_double(*d))
+        }),
+        Bson::String(s) => write_json_string(out, s),
+        Bson::Array(a) => {
+            out.push('[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, v);
+            }
+            out.push(']');
+        }
+        Bson::Document(d) => write_document(out, d),
+        Bson::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        Bson::Null => out.push_str("null"),
+        Bson::RegularExpression(r) => wrap(out, "$regularExpression", |o| {
+            o.push_str("{\"pattern\":");
+            write_json_string(o, r.pattern.as_str());
+            o.push_str(",\"options\":");
+            let mut opts: Vec<char> = r.options.as_str().chars().collect();
+            opts.sort_unstable();
+            write_json_string(o, &opts.into_iter().collect::<String>());
+            o.push('}');
+        }),
+        Bson::JavaScriptCode(c) => wrap(out, "$code", |o| write_json_string(o, c)),
+        Bson::JavaScriptCodeWithScope(c) => {
+            out.push_str("{\"$code\":");
+            write_json_string(out, &c.code);
+            out.push_str(",\"$scope\":");
+            write_document(out, &c.scope);
+            out.push('}');
+        }
+        Bson::Int32(i) => wrap(out, "$numberInt", |o| {
+            let _ = write!(o, "\"{i}\"");
+        }),
+        Bson::Int64(i) => wrap(out, "$numberLong", |o| {
+            let _ = write!(o, "\"{i}\"");
+        }),
+        Bson::Timestamp(t) => wrap(out, "$timestamp", |o| {
+            let _ = write!(o, "{{\"t\":{},\"i\":{}}}", t.time, t.increment);
+        }),
+        Bson::Binary(b) => wrap(out, "$binary", |o| {
+            let _ = write!(
+                o,
+                "{{\"base64\":\"{}\",\"subType\":\"{}\"}}",
+                base64_encode(&b.bytes),
+                hex_encode(&[u8::from(b.subtype)])
+            );
+        }),
+        Bson::ObjectId(id) => wrap(out, "$oid", |o| {
+            let _ = write!(o, "\"{}\"", id.to_hex());
+        }),
+        Bson::DateTime(d) => wrap(out, "$date", |o| {
+            let _ = write!(o, "{{\"$numberLong\":\"{}\"}}", d.timestamp_millis());
+        }),
+        Bson::Symbol(s) => wrap(out, "$symbol", |o| write_json_string(o, s)),
+        Bson::Decimal128(d) => wrap(out, "$numberDecimal", |o| {
+            let _ = write!(o, "\"{d}\"");
+        }),
+        Bson::Undefined => out.push_str("{\"$undefined\":true}"),
+        Bson::MaxKey => out.push_str("{\"$maxKey\":1}"),
+        Bson::MinKey => out.push_str("{\"$minKey\":1}"),
+        Bson::DbPointer(_) => {
+            let (ns, id) = db_pointer_parts(value).unwrap_or_default();
+            wrap(out, "$dbPointer", |o| {
+                o.push_str("{\"$ref\":");
+                write_json_string(o, &ns);
+                let _ = write!(o, ",\"$id\":{{\"$oid\":\"{}\"}}}}", id.to_hex());
+            });
+        }
+    }
+}

@@ -1,0 +1,1019 @@
+//! Turns tokens into statements and expressions.
+//!
+//! A script is a list of statements separated by `;` or line breaks. A line break does
+//! not end a statement while a bracket is open, while an operand is still expected
+//! (the line ends with `.`, `,`, `:` or an operator), or when the next line starts
+//! with `.` or `?.` (a chained call such as `.limit(2)`). A next line that starts with
+//! `(`, `[` or another operator begins a new statement, as it does when the same lines
+//! are typed into mongosh one at a time.
+
+use super::lexer::{tokenize, LexError, Punct, Span, Token, TokenKind};
+use thiserror::Error;
+
+/// A parsed script.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    /// The statements in source order.
+    pub statements: Vec<Stmt>,
+}
+
+/// One statement and where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    /// What the statement is.
+    pub kind: StmtKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// The kinds of statement the shell accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    /// `use <db>`: switch the current database.
+    Use {
+        /// The database name, as written up to the end of the line.
+        db: String,
+    },
+    /// `show <what> [arg]`, such as `show dbs` or `show collections`.
+    Show {
+        /// What to show.
+        what: String,
+        /// An optional argument after it.
+        arg: Option<String>,
+    },
+    /// `var`/`let`/`const` declaration.
+    Declare {
+        /// Which keyword declared it.
+        kind: DeclKind,
+        /// The variable's name.
+        name: String,
+        /// The initial value, if any.
+        init: Option<Expr>,
+    },
+    /// `name = value`.
+    Assign {
+        /// The variable's name.
+        name: String,
+        /// The value assigned.
+        value: Expr,
+    },
+    /// Any other expression, evaluated and printed.
+    Expr(Expr),
+}
+
+/// The keyword of a declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclKind {
+    /// `var`
+    Var,
+    /// `let`
+    Let,
+    /// `const`
+    Const,
+}
+
+/// An expression and where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    /// What the expression is.
+    pub kind: ExprKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// The kinds of expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// A numeric literal: its JavaScript value and how it was written.
+    Number {
+        /// The value as a JavaScript number.
+        value: f64,
+        /// The source text.
+        raw: String,
+    },
+    /// A string literal.
+    String(String),
+    /// A regular expression literal.
+    Regex {
+        /// The pattern as written between the slashes.
+        pattern: String,
+        /// The flags.
+        flags: String,
+    },
+    /// `true` or `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+    /// `undefined`.
+    Undefined,
+    /// A name such as `db`, `sh`, `MinKey` or a variable.
+    Ident(String),
+    /// `[a, b, ...]`.
+    Array(Vec<Expr>),
+    /// `{ key: value, ... }`, keys in source order.
+    Object(Vec<(String, Expr)>),
+    /// `object.property` (or `object?.property`).
+    Member {
+        /// The object.
+        object: Box<Expr>,
+        /// The property name.
+        property: String,
+        /// Where the property name is.
+        property_span: Span,
+    },
+    /// `object[index]`.
+    Index {
+        /// The object.
+        object: Box<Expr>,
+        /// The index expression.
+        index: Box<Expr>,
+    },
+    /// `callee(args...)`.
+    Call {
+        /// What is called.
+        callee: Box<Expr>,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `new callee(args...)`; `new Date` without parentheses has no arguments.
+    New {
+        /// The constructor.
+        callee: Box<Expr>,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// A prefix operator.
+    Unary {
+        /// The operator.
+        op: UnaryOp,
+        /// Its operand.
+        operand: Box<Expr>,
+    },
+    /// An infix arithmetic operator.
+    Binary {
+        /// The operator.
+        op: BinaryOp,
+        /// Left operand.
+        left: Box<Expr>,
+        /// Right operand.
+        right: Box<Expr>,
+    },
+}
+
+/// Prefix operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `+x`
+    Plus,
+    /// `!x`
+    Not,
+}
+
+/// Infix operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `+` (addition or string concatenation)
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
+/// Why the input is not a valid script.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ParseError {
+    /// The input could not be split into tokens.
+    #[error(transparent)]
+    Lex(#[from] LexError),
+    /// A token that cannot appear here.
+    #[error("{span}: SyntaxError: Unexpected token '{found}'{}", expected_note(.expected))]
+    Unexpected {
+        /// The token text (or `end of input`).
+        found: String,
+        /// What would have been accepted.
+        expected: String,
+        /// Where the token is.
+        span: Span,
+    },
+    /// Input ended while a statement was incomplete.
+    #[error("{span}: SyntaxError: Unexpected end of input{}", expected_note(.expected))]
+    UnexpectedEnd {
+        /// What would have been accepted.
+        expected: String,
+        /// Where the input ended.
+        span: Span,
+    },
+    /// A JavaScript operator or construct outside the shell language.
+    #[error("{span}: SyntaxError: '{what}' is not supported by this shell")]
+    Unsupported {
+        /// The construct.
+        what: String,
+        /// Where it is.
+        span: Span,
+    },
+    /// `use` without a database name.
+    #[error("{span}: MongoshInvalidInputError: Missing required argument for 'use'")]
+    MissingUseArgument {
+        /// Where the statement is.
+        span: Span,
+    },
+    /// Nesting deeper than the parser accepts.
+    #[error("{span}: SyntaxError: expression nested too deeply")]
+    TooDeep {
+        /// Where the nesting went past the limit.
+        span: Span,
+    },
+}
+
+fn expected_note(expected: &str) -> String {
+    if expected.is_empty() {
+        String::new()
+    } else {
+        format!(", expected {expected}")
+    }
+}
+
+impl ParseError {
+    /// Where the error is.
+    pub fn span(&self) -> Span {
+        match self {
+            ParseError::Lex(e) => e.span(),
+            ParseError::Unexpected { span, .. }
+            | ParseError::UnexpectedEnd { span, .. }
+            | ParseError::Unsupported { span, .. }
+            | ParseError::MissingUseArgument { span }
+            | ParseError::TooDeep { span } => *span,
+        }
+    }
+}
+
+/// The deepest expression nesting accepted, so that hostile input cannot overflow the
+/// stack: unoptimised builds spend about 12 KiB of stack per level, and wasm32 gives a
+/// program 1 MiB.
+pub const MAX_DEPTH: u32 = 64;
+
+/// Parses a whole script.
+pub fn parse_script(src: &str) -> Result<Script, ParseError> {
+    let tokens = tokenize(src)?;
+    let mut p = Parser::new(src, tokens, 0);
+    let mut statements = Vec::new();
+    loop {
+        p.skip_separators();
+        if p.at_eof() {
+            break;
+        }
+        statements.push(p.statement()?);
+    }
+    Ok(Script { statements })
+}
+
+/// Parses a script, keeping every statement that parses and one error per bad one.
+///
+/// After an error the parser skips to the next line break at bracket depth zero or the
+/// next `;`, so one mistyped line does not hide the rest of a script.
+pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
+    let tokens = match tokenize(src) {
+        Ok(t) => t,
+        Err(e) => return (Script { statements: vec![] }, vec![e.into()]),
+    };
+    let mut p = Parser::new(src, tokens, 0);
+    let mut statements = Vec::new();
+    let mut errors = Vec::new();
+    loop {
+        p.skip_separators();
+        if p.at_eof() {
+            break;
+        }
+        let before = p.pos;
+        match p.statement() {
+            Ok(s) => statements.push(s),
+            Err(e) => {
+                errors.push(e);
+                p.nesting = 0;
+                p.depth = 0;
+                p.recover(before);
+            }
+        }
+    }
+    (Script { statements }, errors)
+}
+
+/// Parses exactly one expression (surrounding whitespace and comments allowed).
+pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
+    let tokens = tokenize(src)?;
+    let mut p = Parser::new(src, tokens, 1);
+    let e = p.expression()?;
+    let t = p.peek().clone();
+    if t.kind != TokenKind::Eof {
+        return Err(p.unexpected(&t, "end of input"));
+    }
+    Ok(e)
+}
+
+/// One step of a flattened call chain: a name and, when it was called, the arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// The identifier, property name, or string index (`db["weird-name"]`).
+    pub name: String,
+    /// `Some` when the step was called: `find(args)`.
+    pub args: Option<Vec<Expr>>,
+    /// Where the name is.
+    pub span: Span,
+}
+
+/// Flattens a member/call chain such as `db.coll.find({}).sort({x: 1})` into
+/// `[db, coll, find({}), sort({x: 1})]`.
+///
+/// Returns `None` when the expression is not such a chain (a literal, `new`, a call
+/// of a call, a computed non-string index).
+pub fn flatten(expr: &Expr) -> Option<Vec<Segment>> {
+    let mut out = Vec::new();
+    flatten_into(expr, &mut out)?;
+    Some(out)
+}
+
+fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
+    match &expr.kind {
+        ExprKind::Ident(name) => out.push(Segment {
+            name: name.clone(),
+            args: None,
+            span: expr.span,
+        }),
+        ExprKind::Member {
+            object,
+            property,
+            property_span,
+        } => {
+            flatten_into(object, out)?;
+            out.push(Segment {
+                name: property.clone(),
+                args: None,
+                span: *property_span,
+            });
+        }
+        ExprKind::Index { object, index } => {
+            let ExprKind::String(name) = &index.kind else {
+                return None;
+            };
+            flatten_into(object, out)?;
+            out.push(Segment {
+                name: name.clone(),
+                args: None,
+                span: index.span,
+            });
+        }
+        ExprKind::Call { callee, args } => {
+            flatten_into(callee, out)?;
+            let last = out.last_mut()?;
+            if last.args.is_some() {
+                return None;
+            }
+            last.args = Some(args.clone());
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    /// How many brackets are open; inside any bracket line breaks mean nothing.
+    nesting: u32,
+    /// Recursion depth, bounded by [`MAX_DEPTH`].
+    depth: u32,
+    /// An already parsed operand that the postfix loop should start from.
+    parked: Option<Expr>,
+}
+
+fn describe(t: &Token) -> String {
+    match &t.kind {
+        TokenKind::Ident(s) => s.clone(),
+        TokenKind::Number { raw, .. } => raw.clone(),
+        TokenKind::Str(s) => format!("{s:?}"),
+        TokenKind::Regex { pattern, flags } => format!("/{pattern}/{flags}"),
+        TokenKind::Punct(p) => p.as_str().to_string(),
+        TokenKind::Newline => "line break".into(),
+        TokenKind::Eof => "end of input".into(),
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str, tokens: Vec<Token>, nesting: u32) -> Self {
+        Parser {
+            src,
+            tokens,
+            pos: 0,
+            nesting,
+            depth: 0,
+            parked: None,
+        }
+    }
+
+    fn raw_peek(&self) -> &Token {
+        let last = self.tokens.len().saturating_sub(1);
+        &self.tokens[self.pos.min(last)]
+    }
+
+    /// The next token; line breaks are skipped while a bracket is open.
+    fn peek(&mut self) -> &Token {
+        if self.nesting > 0 {
+            self.skip_newlines();
+        }
+        self.raw_peek()
+    }
+
+    fn skip_newlines(&mut self) {
+        while self.raw_peek().kind == TokenKind::Newline {
+            self.pos += 1;
+        }
+    }
+
+    fn skip_separators(&mut self) {
+        while matches!(
+            self.raw_peek().kind,
+            TokenKind::Newline | TokenKind::Punct(Punct::Semicolon)
+        ) {
+            self.pos += 1;
+        }
+    }
+
+    fn at_eof(&self) -> bool {
+        self.raw_peek().kind == TokenKind::Eof
+    }
+
+    fn advance(&mut self) -> Token {
+        let t = self.raw_peek().clone();
+        if t.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn is_punct(&mut self, p: Punct) -> bool {
+        self.peek().kind == TokenKind::Punct(p)
+    }
+
+    fn eat_punct(&mut self, p: Punct) -> bool {
+        if self.is_punct(p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_punct(&mut self, p: Punct) -> Result<Span, ParseError> {
+        let t = self.peek().clone();
+        if t.kind == TokenKind::Punct(p) {
+            self.pos += 1;
+            Ok(t.span)
+        } else {
+            Err(self.unexpected(&t, &format!("'{}'", p.as_str())))
+        }
+    }
+
+    fn unexpected(&self, t: &Token, expected: &str) -> ParseError {
+        match t.kind {
+            TokenKind::Eof => ParseError::UnexpectedEnd {
+                expected: expected.to_string(),
+                span: t.span,
+            },
+            TokenKind::Punct(Punct::Other(op)) => ParseError::Unsupported {
+                what: op.to_string(),
+                span: t.span,
+            },
+            _ => ParseError::Unexpected {
+                found: describe(t),
+                expected: expected.to_string(),
+                span: t.span,
+            },
+        }
+    }
+
+    fn recover(&mut self, before: usize) {
+        if self.pos == before {
+            self.pos += 1;
+        }
+        let mut nesting: i64 = 0;
+        loop {
+            match self.raw_peek().kind {
+                TokenKind::Eof => break,
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => nesting += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                    nesting = (nesting - 1).max(0)
+                }
+                TokenKind::Punct(Punct::Semicolon) => break,
+                TokenKind::Newline if nesting == 0 => break,
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Ends a statement: `;`, a line break, or the end of input must follow.
+    fn end_statement(&mut self) -> Result<(), ParseError> {
+        let t = self.raw_peek().clone();
+        match t.kind {
+            TokenKind::Eof | TokenKind::Newline | TokenKind::Punct(Punct::Semicolon) => Ok(()),
+            _ => Err(self.unexpected(&t, "';' or a line break")),
+        }
+    }
+
+    /// The rest of the current line (up to `;`, a comment or a line break), trimmed.
+    fn rest_of_line_from(&self, start: u32) -> (String, usize) {
+        let from = usize::try_from(start)
+            .unwrap_or(usize::MAX)
+            .min(self.src.len());
+        let text = &self.src[from..];
+        let mut end = text.len();
+        for (i, c) in text.char_indices() {
+            if c == '\n' || c == ';' || text[i..].starts_with("//") {
+                end = i;
+                break;
+            }
+        }
+        let line = text[..end].trim().to_string();
+        // Skip the tokens that lie inside the consumed text.
+        let stop = from + end;
+        let mut pos = self.pos;
+        while let Some(t) = self.tokens.get(pos) {
+            if t.kind == TokenKind::Eof
+                || usize::try_from(t.span.start).unwrap_or(usize::MAX) >= stop
+            {
+                break;
+            }
+            pos += 1;
+        }
+        (line, pos)
+    }
+
+    fn statement(&mut self) -> Result<Stmt, ParseError> {
+        let t = self.raw_peek().clone();
+        if let TokenKind::Ident(word) = &t.kind {
+            let next = self.tokens.get(self.pos + 1).map(|n| n.kind.clone());
+            let starts_command = matches!(
+                next,
+                Some(TokenKind::Ident(_) | TokenKind::Number { .. } | TokenKind::Str(_))
+            ) || (matches!(next, Some(TokenKind::Punct(Punct::Minus))));
+            match word.as_str() {
+                "use" | "show" if starts_command => {
+                    let (line, pos) = self.rest_of_line_from(t.span.end);
+                    self.pos = pos;
+                    let span = Span {
+                        end: t.span.end + u32::try_from(line.len()).unwrap_or(0),
+                        ..t.span
+                    };
+                    if word == "use" {
+                        return Ok(Stmt {
+                            kind: StmtKind::Use { db: line },
+                            span,
+                        });
+                    }
+                    let mut parts = line.splitn(2, char::is_whitespace);
+                    let what = parts.next().unwrap_or_default().to_string();
+                    let arg = parts
+                        .next()
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty());
+                    return Ok(Stmt {
+                        kind: StmtKind::Show { what, arg },
+                        span,
+                    });
+                }
+                "use"
+                    if matches!(
+                        next,
+                        Some(TokenKind::Newline | TokenKind::Eof)
+                            | Some(TokenKind::Punct(Punct::Semicolon))
+                    ) =>
+                {
+                    return Err(ParseError::MissingUseArgument { span: t.span });
+                }
+                "var" | "let" | "const" => {
+                    let kind = match word.as_str() {
+                        "var" => DeclKind::Var,
+                        "let" => DeclKind::Let,
+                        _ => DeclKind::Const,
+                    };
+                    self.advance();
+                    let name_tok = self.advance();
+                    let TokenKind::Ident(name) = name_tok.kind.clone() else {
+                        return Err(self.unexpected(&name_tok, "a variable name"));
+                    };
+                    let init = if self.eat_punct(Punct::Assign) {
+                        Some(self.expression()?)
+                    } else {
+                        None
+                    };
+                    let end = init.as_ref().map_or(name_tok.span, |e| e.span);
+                    self.end_statement()?;
+                    return Ok(Stmt {
+                        kind: StmtKind::Declare { kind, name, init },
+                        span: t.span.to(end),
+                    });
+                }
+                _ => {}
+            }
+            if matches!(next, Some(TokenKind::Punct(Punct::Assign))) {
+                self.advance();
+                self.advance();
+                let value = self.expression()?;
+                self.end_statement()?;
+                let span = t.span.to(value.span);
+                return Ok(Stmt {
+                    kind: StmtKind::Assign {
+                        name: word.clone(),
+                        value,
+                    },
+                    span,
+                });
+            }
+        }
+        let e = self.expression()?;
+        self.end_statement()?;
+        Ok(Stmt {
+            span: e.span,
+            kind: StmtKind::Expr(e),
+        })
+    }
+
+    fn enter(&mut self, span: Span) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::TooDeep { span });
+        }
+        Ok(())
+    }
+
+    /// Parses an expression: additive level, the lowest precedence supported.
+    pub fn expression(&mut self) -> Result<Expr, ParseError> {
+        let span = self.peek().span;
+        self.enter(span)?;
+        let r = self.additive();
+        self.depth -= 1;
+        r
+    }
+
+    fn binary_op(&mut self, ops: &[(Punct, BinaryOp)]) -> Option<BinaryOp> {
+        let t = self.peek().clone();
+        if let TokenKind::Punct(p) = t.kind {
+            for (punct, op) in ops {
+                if *punct == p {
+                    self.pos += 1;
+                    return Some(*op);
+                }
+            }
+        }
+        None
+    }
+
+    fn additive(&mut self) -> Result<Expr, ParseError> {
+        let mut left = self.multiplicative()?;
+        while let Some(op) =
+            self.binary_op(&[(Punct::Plus, BinaryOp::Add), (Punct::Minus, BinaryOp::Sub)])
+        {
+            let right = self.multiplicative()?;
+            let span = left.span.to(right.span);
+            left = Expr {
+                kind: ExprKind::Binary {
+                    op,
+                    left: Box::new(left),
+                    right: Box::new(right),
+                },
+                span,
+            };
+        }
+        self.reject_operator()?;
+        Ok(left)
+    }
+
+    /// Gives a clear error for JavaScript operators the shell language leaves out.
+    fn reject_operator(&mut self) -> Result<(), ParseError> {
+        let t = self.peek().clone();
+        if let TokenKind::Punct(Punct::Other(op)) = t.kind {
+            return Err(ParseError::Unsupported {
+                what: op.to_string(),
+                span: t.span,
+            });
+        }
+        Ok(())
+    }
+
+    fn multiplicative(&mut self) -> Result<Expr, ParseError> {
+        let mut left = self.unary()?;
+        while let Some(op) = self.binary_op(&[
+            (Punct::Star, BinaryOp::Mul),
+            (Punct::Slash, BinaryOp::Div),
+            (Punct::Percent, BinaryOp::Rem),
+        ]) {
+            let right = self.unary()?;
+            let span = left.span.to(right.span);
+            left = Expr {
+                kind: ExprKind::Binary {
+                    op,
+                    left: Box::new(left),
+                    right: Box::new(right),
+                },
+                span,
+            };
+        }
+        Ok(left)
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        self.skip_newlines();
+        let t = self.raw_peek().clone();
+        let op = match t.kind {
+            TokenKind::Punct(Punct::Minus) => Some(UnaryOp::Neg),
+            TokenKind::Punct(Punct::Plus) => Some(UnaryOp::Plus),
+            TokenKind::Punct(Punct::Bang) => Some(UnaryOp::Not),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.pos += 1;
+            self.enter(t.span)?;
+            let operand = self.unary();
+            self.depth -= 1;
+            let operand = operand?;
+            let span = t.span.to(operand.span);
+            return Ok(Expr {
+                kind: ExprKind::Unary {
+                    op,
+                    operand: Box::new(operand),
+                },
+                span,
+            });
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.primary()?;
+        loop {
+            // A chained call may continue on the next line when that line starts with `.`.
+            if self.nesting == 0 && self.raw_peek().kind == TokenKind::Newline {
+                let mut look = self.pos;
+                while self.tokens.get(look).map(|t| &t.kind) == Some(&TokenKind::Newline) {
+                    look += 1;
+                }
+                if matches!(
+                    self.tokens.get(look).map(|t| &t.kind),
+                    Some(TokenKind::Punct(Punct::Dot | Punct::OptionalDot))
+                ) {
+                    self.pos = look;
+                } else {
+                    break;
+                }
+            }
+            let t = self.peek().clone();
+            match t.kind {
+                TokenKind::Punct(Punct::Dot | Punct::OptionalDot) => {
+                    self.pos += 1;
+                    self.skip_newlines();
+                    let name_tok = self.advance();
+                    let TokenKind::Ident(property) = name_tok.kind.clone() else {
+                        return Err(self.unexpected(&name_tok, "a property name"));
+                    };
+                    let span = e.span.to(name_tok.span);
+                    e = Expr {
+                        kind: ExprKind::Member {
+                            object: Box::new(e),
+                            property,
+                            property_span: name_tok.span,
+                        },
+                        span,
+                    };
+                }
+                TokenKind::Punct(Punct::LBracket) => {
+                    self.pos += 1;
+                    self.nesting += 1;
+                    let index = self.expression();
+                    let close = index.and_then(|i| Ok((i, self.expect_punct(Punct::RBracket)?)));
+                    self.nesting -= 1;
+                    let (index, close) = close?;
+                    let span = e.span.to(close);
+                    e = Expr {
+                        kind: ExprKind::Index {
+                            object: Box::new(e),
+                            index: Box::new(index),
+                        },
+                        span,
+                    };
+                }
+                TokenKind::Punct(Punct::LParen) => {
+                    let (args, close) = self.arguments()?;
+                    let span = e.span.to(close);
+                    e = Expr {
+                        kind: ExprKind::Call {
+                            callee: Box::new(e),
+                            args,
+                        },
+                        span,
+                    };
+                }
+                _ => break,
+            }
+        }
+        Ok(e)
+    }
+
+    /// Parses `( a, b, )` and returns the arguments and the closing paren's span.
+    fn arguments(&mut self) -> Result<(Vec<Expr>, Span), ParseError> {
+        self.expect_punct(Punct::LParen)?;
+        self.nesting += 1;
+        let r = self.list(Punct::RParen);
+        self.nesting -= 1;
+        r
+    }
+
+    fn list(&mut self, close: Punct) -> Result<(Vec<Expr>, Span), ParseError> {
+        let mut items = Vec::new();
+        loop {
+            let t = self.peek().clone();
+            if t.kind == TokenKind::Punct(close) {
+                self.pos += 1;
+                return Ok((items, t.span));
+            }
+            if close == Punct::RBracket && t.kind == TokenKind::Punct(Punct::Comma) {
+                return Err(ParseError::Unsupported {
+                    what: "array holes".into(),
+                    span: t.span,
+                });
+            }
+            items.push(self.expression()?);
+            let t = self.peek().clone();
+            match t.kind {
+                TokenKind::Punct(Punct::Comma) => {
+                    self.pos += 1;
+                }
+                TokenKind::Punct(p) if p == close => {}
+                _ => {
+                    return Err(self.unexpected(&t, &format!("',' or '{}'", close.as_str())));
+                }
+            }
+        }
+    }
+
+    fn primary(&mut self) -> Result<Expr, ParseError> {
+        if let Some(e) = self.parked.take() {
+            return Ok(e);
+        }
+        self.skip_newlines();
+        let t = self.advance();
+        let span = t.span;
+        let kind = match t.kind {
+            TokenKind::Number { value, raw } => ExprKind::Number { value, raw },
+            TokenKind::Str(s) => ExprKind::String(s),
+            TokenKind::Regex { pattern, flags } => ExprKind::Regex { pattern, flags },
+            TokenKind::Ident(name) => match name.as_str() {
+                "true" => ExprKind::Bool(true),
+                "false" => ExprKind::Bool(false),
+                "null" => ExprKind::Null,
+                "undefined" => ExprKind::Undefined,
+                "new" => return self.new_expr(span),
+                "function" | "async" | "await" | "class" | "if" | "for" | "while" | "do"
+                | "return" | "typeof" | "delete" | "void" | "throw" | "try" | "switch" => {
+                    return Err(ParseError::Unsupported { what: name, span })
+                }
+                _ => ExprKind::Ident(name),
+            },
+            TokenKind::Punct(Punct::LParen) => {
+                self.nesting += 1;
+                let inner = self.expression();
+                let close = inner.and_then(|i| Ok((i, self.expect_punct(Punct::RParen)?)));
+                self.nesting -= 1;
+                let (mut inner, close) = close?;
+                inner.span = span.to(close);
+                return Ok(inner);
+            }
+            TokenKind::Punct(Punct::LBracket) => {
+                self.nesting += 1;
+                let r = self.list(Punct::RBracket);
+                self.nesting -= 1;
+                let (items, close) = r?;
+                return Ok(Expr {
+                    kind: ExprKind::Array(items),
+                    span: span.to(close),
+                });
+            }
+            TokenKind::Punct(Punct::LBrace) => {
+                self.nesting += 1;
+                let r = self.object_body();
+                self.nesting -= 1;
+                let (fields, close) = r?;
+                return Ok(Expr {
+                    kind: ExprKind::Object(fields),
+                    span: span.to(close),
+                });
+            }
+            _ => return Err(self.unexpected(&t, "an expression")),
+        };
+        Ok(Expr { kind, span })
+    }
+
+    fn new_expr(&mut self, new_span: Span) -> Result<Expr, ParseError> {
+        self.skip_newlines();
+        let t = self.advance();
+        let TokenKind::Ident(name) = t.kind.clone() else {
+            return Err(self.unexpected(&t, "a constructor name"));
+        };
+        let mut callee = Expr {
+            kind: ExprKind::Ident(name),
+            span: t.span,
+        };
+        while self.is_punct(Punct::Dot) {
+            self.pos += 1;
+            let p = self.advance();
+            let TokenKind::Ident(property) = p.kind.clone() else {
+                return Err(self.unexpected(&p, "a property name"));
+            };
+            let span = callee.span.to(p.span);
+            callee = Expr {
+                kind: ExprKind::Member {
+                    object: Box::new(callee),
+                    property,
+                    property_span: p.span,
+                },
+                span,
+            };
+        }
+        let (args, end) = if self.is_punct(Punct::LParen) {
+            self.arguments()?
+        } else {
+            (Vec::new(), callee.span)
+        };
+        let e = Expr {
+            kind: ExprKind::New {
+                callee: Box::new(callee),
+                args,
+            },
+            span: new_span.to(end),
+        };
+        // `new Date().getTime()` style chains continue after the construction.
+        self.postfix_from(e)
+    }
+
+    fn postfix_from(&mut self, e: Expr) -> Result<Expr, ParseError> {
+        // Re-use the postfix loop by parking `e` as a pseudo primary.
+        let saved = std::mem::replace(&mut self.parked, Some(e));
+        let r = self.postfix();
+        self.parked = saved;
+        r
+    }
+
+    fn object_body(&mut self) -> Result<(Vec<(String, Expr)>, Span), ParseError> {
+        let mut fields = Vec::new();
+        loop {
+            let t = self.advance_skipping();
+            let key = match &t.kind {
+                TokenKind::Punct(Punct::RBrace) => return Ok((fields, t.span)),
+                TokenKind::Ident(s) | TokenKind::Str(s) => s.clone(),
+                TokenKind::Number { value, .. } => super::eval::js_number_to_string(*value),
+                TokenKind::Punct(Punct::LBracket) => {
+                    return Err(ParseError::Unsupported {
+                        what: "computed property names".into(),
+                        span: t.span,
+                    })
+                }
+                _ => return Err(self.unexpected(&t, "a property name or '}'")),
+            };
+            let colon = self.peek().clone();
+            if colon.kind != TokenKind::Punct(Punct::Colon) {
+                if matches!(
+                    colon.kind,
+                    TokenKind::Punct(Punct::Comma | Punct::RBrace | Punct::LParen)
+                ) && matches!(t.kind, TokenKind::Ident(_))
+                {
+                    return Err(ParseError::Unsupported {
+                        what: "shorthand properties and methods".into(),
+                        span: t.span,
+                    });
+                }
+                return Err(self.unexpected(&colon, "':'"));
+            }
+            self.pos += 1;
+            let value = self.expression()?;
+            fields.push((key, value));
+            let t = self.peek().clone();
+            match t.kind {
+                TokenKind::Punct(Punct::Comma) => self.pos += 1,
+                TokenKind::Punct(Punct::RBrace) => {}
+                _ => return Err(self.unexpected(&t, "',' or '}'")),
+            }
+        }
+    }
+
+    fn advance_skipping(&mut self) -> Token {
+        self.skip_newlines();
+        self.advance()
+    }
+}
