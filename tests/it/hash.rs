@@ -281,21 +281,23 @@ fn encode_fields(out: &mut Vec<u8>, d: &Document) {
     out.extend_from_slice(&[0, 0, 0, 0]);
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::*;
     use crate::order::strategy::arb_bson;
     use proptest::prelude::*;
 
     proptest! {
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn streaming_hash_equals_naive_hash(v in arb_bson(), seed in any::<i32>()) {
             // DBPointers are left out: the naive encoder only knows one of them.
             prop_assume!(!format!("{v:?}").contains("DbPointer"));
             prop_assert_eq!(hash64(&v, seed), naive_hash(&v, seed));
         }
 
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn equal_numbers_hash_alike(i in any::<i32>()) {
             let h = hash64(&Bson::Int32(i), 0);
             prop_assert_eq!(hash64(&Bson::Int64(i64::from(i)), 0), h);

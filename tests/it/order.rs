@@ -8,7 +8,6 @@
 use bson::spec::BinarySubtype;
 use bson::{doc, Bson, Document};
 use shardlab::order::{canonical_class, compare_values};
-use std::cmp::Ordering;
 
 /// A decimal128 parsed from its string form.
 pub fn dec(s: &str) -> Bson {
@@ -356,16 +355,18 @@ pub mod strategy {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::strategy::arb_bson;
     use super::*;
     use proptest::prelude::*;
+    use std::cmp::Ordering;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn order_is_total(a in arb_bson(), b in arb_bson(), c in arb_bson()) {
             // Reflexive and antisymmetric.
             prop_assert_eq!(compare_values(&a, &a), Ordering::Equal);
@@ -383,7 +384,9 @@ mod properties {
             }
         }
 
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn equal_numbers_of_every_type_compare_equal(i in any::<i32>(), e in 0i32..4) {
             let scaled = i64::from(i) * 10i64.pow(e.unsigned_abs());
             let forms = [
@@ -402,7 +405,9 @@ mod properties {
             prop_assert_eq!(compare_values(&int32, &dec(&format!("{i}"))), Ordering::Equal);
         }
 
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn numbers_order_like_their_values(a in any::<i64>(), b in any::<i64>()) {
             // An i64 against a decimal and against a double agree with the exact order.
             prop_assert_eq!(compare_values(&Bson::Int64(a), &dec(&a.to_string())), Ordering::Equal);
@@ -417,5 +422,99 @@ mod properties {
             };
             prop_assert_eq!(compare_values(&Bson::Int64(a), &Bson::Double(d)), want);
         }
+    }
+}
+
+/// A decimal128 from its raw 128 bits.
+fn raw_decimal(bits: u128) -> shardlab::Decimal {
+    shardlab::Decimal::from_bytes(bits.to_le_bytes())
+}
+
+/// Decoding the BID encoding: both combination-field forms, the canonical
+/// coefficient limit, NaN and infinities.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn decimal_decoding() {
+    use shardlab::Decimal;
+    let max = 10u128.pow(34) - 1;
+    let bias = 6176u128;
+    let finite = |negative, coefficient, exponent| Decimal::Finite {
+        negative,
+        coefficient,
+        exponent,
+    };
+    let cases: Vec<(u128, Decimal)> = vec![
+        ((bias << 113) | 5, finite(false, 5, 0)),
+        ((1 << 127) | (bias << 113) | 5, finite(true, 5, 0)),
+        ((bias << 113) | max, finite(false, max, 0)),
+        // A coefficient of 10^34 or more is non-canonical and reads as zero.
+        ((bias << 113) | (max + 1), finite(false, 0, 0)),
+        ((bias << 113) | ((1 << 113) - 1), finite(false, 0, 0)),
+        (((bias + 3) << 113) | 7, finite(false, 7, 3)),
+        (((bias - 2) << 113) | 7, finite(false, 7, -2)),
+        (0x2fff << 113, finite(false, 0, 6111)),
+        (0, finite(false, 0, -6176)),
+        // The `11` form: exponent after the two bits, implied coefficient >= 2^113.
+        ((0b11 << 125) | (bias << 111) | 5, finite(false, 0, 0)),
+        (0x7c << 120, Decimal::NaN),
+        (0x7e << 120, Decimal::NaN),
+        (0xfc << 120, Decimal::NaN),
+        (0x78 << 120, Decimal::Infinity { negative: false }),
+        (0xf8 << 120, Decimal::Infinity { negative: true }),
+    ];
+    for (bits, want) in cases {
+        assert_eq!(raw_decimal(bits), want, "{bits:032x}");
+    }
+    // The bson crate's own encoder agrees with the decoder.
+    let parsed = |s: &str| match dec(s) {
+        Bson::Decimal128(d) => Decimal::from_bson(&d),
+        _ => unreachable!("dec builds a decimal"),
+    };
+    assert_eq!(parsed("-12.50"), finite(true, 1250, -2));
+    assert_eq!(parsed("1E+6111"), finite(false, 1, 6111));
+    assert_eq!(
+        parsed("9999999999999999999999999999999999"),
+        finite(false, max, 0)
+    );
+}
+
+/// Round half to even with saturation, as used for hashing.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn decimal_to_i64() {
+    let cases: Vec<(&str, i64)> = vec![
+        ("0", 0),
+        ("-0", 0),
+        ("0.5", 0),
+        ("0.5000000000000000000000000000000001", 1),
+        ("1.5", 2),
+        ("2.5", 2),
+        ("-2.5", -2),
+        ("-3.5", -4),
+        ("2.49", 2),
+        ("7E+2", 700),
+        ("9223372036854775807", i64::MAX),
+        ("9223372036854775807.4", i64::MAX),
+        ("9223372036854775807.5", i64::MAX),
+        ("9223372036854775808", i64::MAX),
+        ("-9223372036854775808", i64::MIN),
+        ("-9223372036854775808.5", i64::MIN),
+        ("-9223372036854775809", i64::MIN),
+        ("1E+6111", i64::MAX),
+        ("-1E+6111", i64::MIN),
+        ("1E-6176", 0),
+        ("NaN", 0),
+        ("Infinity", i64::MAX),
+        ("-Infinity", i64::MIN),
+    ];
+    for (s, want) in cases {
+        let Bson::Decimal128(d) = dec(s) else {
+            unreachable!("dec builds a decimal")
+        };
+        assert_eq!(
+            shardlab::Decimal::from_bson(&d).to_i64_saturating(),
+            want,
+            "{s}"
+        );
     }
 }

@@ -388,14 +388,14 @@ fn values_print_like_mongodb() {
     );
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::*;
     use crate::order::strategy::{arb_bson, arb_document_of};
     use proptest::prelude::*;
 
     proptest! {
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn extraction_never_panics(
             doc in arb_document_of(arb_bson()),
             dotted in any::<bool>(),
@@ -422,7 +422,9 @@ mod properties {
             }
         }
 
-        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+
+        #[cfg_attr(not(target_arch = "wasm32"), test)]
         fn parsing_never_panics(pattern in arb_document_of(arb_bson())) {
             let _ = KeyPattern::parse(&pattern);
         }
