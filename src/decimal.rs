@@ -466,8 +466,8 @@ impl PartialOrd for BigUint {
 
 impl Ord for BigUint {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Limbs are never left with high zeros except by `shl` of an empty number,
-        // which is guarded, so the lengths compare first.
+        // Leading zero limbs carry no value, so they are ignored; the significant
+        // lengths then decide, and equal lengths compare limb by limb from the top.
         let trim = |l: &[u32]| l.iter().rposition(|&x| x != 0).map_or(0, |p| p + 1);
         let (la, lb) = (trim(&self.limbs), trim(&other.limbs));
         la.cmp(&lb).then_with(|| {
