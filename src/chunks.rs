@@ -62,6 +62,41 @@ impl RoutingTable {
         RoutingTable { chunks }
     }
 
+    /// A table from chunks that tile the key space.
+    pub fn from_chunks(chunks: Vec<Chunk>) -> Self {
+        RoutingTable {
+            chunks: chunks.into_iter().map(|c| (c.min.clone(), c)).collect(),
+        }
+    }
+
+    /// All chunks in key order, mutably.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Chunk> {
+        self.chunks.values_mut()
+    }
+
+    /// The chunk whose lower bound is exactly `min`.
+    pub fn get(&self, min: &KeyValue) -> Option<&Chunk> {
+        self.chunks.get(min)
+    }
+
+    /// The chunks overlapping `[min, max]` (both inclusive), in key order.
+    pub fn overlapping<'a>(
+        &'a self,
+        min: &KeyValue,
+        max: &'a KeyValue,
+    ) -> impl Iterator<Item = &'a Chunk> + 'a {
+        let start = self
+            .chunks
+            .range((Bound::Unbounded, Bound::Included(min)))
+            .next_back()
+            .map(|(k, _)| k.clone())
+            .unwrap_or_else(|| min.clone());
+        self.chunks
+            .range((Bound::Included(start), Bound::Unbounded))
+            .map(|(_, c)| c)
+            .take_while(move |c| c.min <= *max)
+    }
+
     /// The chunk containing `key`, in O(log n).
     pub fn chunk_for(&self, key: &KeyValue) -> Option<&Chunk> {
         self.chunks
@@ -125,7 +160,10 @@ impl RoutingTable {
                 return Err(format!("chunk keyed {k:?} has min {:?}", c.min));
             }
             if c.min != expected {
-                return Err(format!("gap or overlap at {:?}, expected {expected:?}", c.min));
+                return Err(format!(
+                    "gap or overlap at {:?}, expected {expected:?}",
+                    c.min
+                ));
             }
             if c.min >= c.max {
                 return Err(format!("empty chunk at {:?}", c.min));

@@ -1,125 +1,228 @@
-//! A simulated sharded cluster: shards, sharded collections, their chunks and documents.
+//! A simulated sharded cluster: shards, databases, collections, their chunks and documents.
 //!
 //! Documents are stored for real, ordered by shard key, so that chunk sizes, counts and
 //! split points come from data. A document lives on the shard that owns its chunk;
-//! migrations are atomic, so there are no orphans.
+//! migrations are atomic, so there are no orphans. Unsharded collections live on their
+//! database's primary shard.
 
 use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+pub use crate::error::ClusterError;
 use crate::events::{Event, EventKind};
-use crate::shard_key::{KeyPattern, KeyValue, ShardKeyError};
+use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+use bson::oid::ObjectId;
 use bson::{Bson, Document};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Which MongoDB release's sharding behaviour the cluster follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which MongoDB release's sharding behaviour the cluster follows (spec §6, §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum VersionMode {
-    /// 4.4/5.0: auto-split on, chunk-count balancer, 64 MB chunks.
-    Legacy50,
+    /// 3.x: auto-split, chunk-count balancer with the 2/4/8 thresholds.
+    V36,
+    /// 4.4/5.0: auto-split, chunk-count balancer around the ideal count, 64 MB chunks.
+    V50,
     /// 6.0.3+ to 8.0: no auto-split, data-size balancer, 128 MB chunks.
-    Modern80,
+    V80,
+}
+
+impl VersionMode {
+    /// Parses the names the shell accepts: `"3.6"`, `"5.0"`, `"8.0"` (and `"4.4"`, `"6.0"`,
+    /// `"7.0"` as aliases of their era).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "3.6" | "3.4" | "3.x" => Some(VersionMode::V36),
+            "4.4" | "5.0" | "legacy" => Some(VersionMode::V50),
+            "6.0" | "7.0" | "8.0" | "modern" => Some(VersionMode::V80),
+            _ => None,
+        }
+    }
+
+    /// The version as the shell prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            VersionMode::V36 => "3.6",
+            VersionMode::V50 => "5.0",
+            VersionMode::V80 => "8.0",
+        }
+    }
+
+    /// The default maximum chunk (range) size.
+    pub fn default_chunk_size(self) -> u64 {
+        match self {
+            VersionMode::V36 | VersionMode::V50 => 64 * 1024 * 1024,
+            VersionMode::V80 => 128 * 1024 * 1024,
+        }
+    }
+
+    /// Whether chunks split automatically as they grow.
+    pub fn auto_splits(self) -> bool {
+        self != VersionMode::V80
+    }
 }
 
 /// Settings a cluster is created with.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClusterConfig {
     /// Number of shards to start with.
     pub shards: u32,
     /// The behaviour era.
     pub version: VersionMode,
-    /// The maximum chunk size in bytes.
-    pub chunk_size: u64,
+    /// The maximum chunk size in bytes; `None` means the version's default.
+    pub chunk_size: Option<u64>,
+    /// The seed for every pseudo-random choice (ObjectIds, workloads).
+    pub seed: u64,
 }
 
 impl Default for ClusterConfig {
     fn default() -> Self {
         ClusterConfig {
             shards: 3,
-            version: VersionMode::Legacy50,
-            chunk_size: 64 * 1024 * 1024,
-        }
-    }
-}
-
-/// Errors from cluster operations, in MongoDB's words.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ClusterError {
-    /// The shard key pattern or a document's key was refused.
-    #[error(transparent)]
-    ShardKey(#[from] ShardKeyError),
-    /// The namespace is already sharded.
-    #[error("sharding already enabled for collection {0}")]
-    AlreadySharded(String),
-    /// The namespace is not sharded.
-    #[error("Collection {0} is not sharded.")]
-    NotSharded(String),
-}
-
-impl ClusterError {
-    /// MongoDB's code name for this error.
-    pub fn code_name(&self) -> &'static str {
-        match self {
-            ClusterError::ShardKey(e) => e.code_name(),
-            ClusterError::AlreadySharded(_) => "AlreadyInitialized",
-            ClusterError::NotSharded(_) => "NamespaceNotSharded",
+            version: VersionMode::V50,
+            chunk_size: None,
+            seed: 1,
         }
     }
 }
 
 /// A shard of the cluster.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Shard {
     /// The shard's name, such as `shard01`.
     pub name: String,
+    /// The replica set connection string mongosh shows as the shard's host.
+    pub host: String,
+    /// Set by `removeShard` until the shard is empty.
+    pub draining: bool,
+    /// Set once the shard has left the cluster. Indices of other shards stay stable.
+    pub removed: bool,
+    /// The zones the shard belongs to.
+    pub zones: BTreeSet<String>,
 }
 
-/// A stored document: its bytes size and the document itself.
-#[derive(Debug, Clone)]
-struct Stored {
-    size: u32,
-    doc: Document,
+/// A database and its primary shard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Database {
+    /// The shard holding the database's unsharded collections.
+    pub primary: ShardIdx,
 }
 
-/// A sharded collection.
+/// A zone range of a sharded collection (`sh.updateZoneKeyRange`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneRange {
+    /// The inclusive lower bound.
+    pub min: KeyValue,
+    /// The exclusive upper bound.
+    pub max: KeyValue,
+    /// The zone's name.
+    pub zone: String,
+}
+
+/// How a collection is sharded.
 #[derive(Debug, Clone)]
-pub struct Collection {
+pub struct Sharding {
     /// The shard key pattern.
     pub pattern: KeyPattern,
+    /// Whether the shard key is unique.
+    pub unique: bool,
     /// The routing table.
     pub table: RoutingTable,
-    /// Documents ordered by (shard key, insertion number). The insertion number keeps
-    /// documents with equal keys apart and in arrival order.
-    docs: BTreeMap<(KeyValue, u64), Stored>,
-    next_doc: u64,
+    /// Zone ranges, in key order.
+    pub zones: Vec<ZoneRange>,
+    /// Whether the balancer may move this collection's chunks.
+    pub balancing: bool,
+}
+
+/// A stored document with its BSON size.
+#[derive(Debug, Clone)]
+pub(crate) struct Stored {
+    pub(crate) size: u32,
+    pub(crate) doc: Document,
+}
+
+/// A collection: sharded or not, with its documents.
+#[derive(Debug, Clone)]
+pub struct Collection {
+    /// How the collection is sharded, if it is.
+    pub sharding: Option<Sharding>,
+    /// Documents ordered by (shard key, insertion number). Unsharded collections use an
+    /// empty key, so their documents are in insertion order.
+    pub(crate) docs: BTreeMap<(KeyValue, u64), Stored>,
+    /// `_id` values per shard: `_id` is unique only within a shard (spec §2).
+    pub(crate) ids: BTreeMap<(KeyValue, ShardIdx), u32>,
+    pub(crate) next_doc: u64,
+    /// Secondary indexes created with `createIndex`, as key patterns.
+    pub indexes: Vec<Document>,
 }
 
 /// The whole simulated cluster.
 #[derive(Debug, Clone)]
 pub struct Cluster {
-    config: ClusterConfig,
-    shards: Vec<Shard>,
-    collections: BTreeMap<String, Collection>,
-    events: Vec<Event>,
+    pub(crate) config: ClusterConfig,
+    pub(crate) shards: Vec<Shard>,
+    pub(crate) databases: BTreeMap<String, Database>,
+    pub(crate) collections: BTreeMap<String, Collection>,
+    pub(crate) events: Vec<Event>,
+    /// Whether the balancer runs.
+    pub balancer_enabled: bool,
+    /// Whether auto-split is on (5.0 and 3.6 modes only).
+    pub autosplit_enabled: bool,
+    /// Successful migrations, for `sh.status()`.
+    pub migrations: u64,
+    oid_counter: u32,
+    oid_process: [u8; 5],
+}
+
+/// Statistics of one shard for one collection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ShardStats {
+    /// Chunks on the shard.
+    pub chunks: u64,
+    /// Documents on the shard.
+    pub docs: u64,
+    /// Bytes on the shard.
+    pub bytes: u64,
 }
 
 impl Cluster {
-    /// A new cluster with `config.shards` shards named `shard01`, `shard02`, ...
+    /// A new cluster with `config.shards` shards named `shard01`, `shard02`, ... and the
+    /// `test` database, as mongosh connected to a fresh sharded cluster would see it.
     pub fn new(config: ClusterConfig) -> Self {
-        let shards = (1..=config.shards.max(1))
-            .map(|i| Shard {
-                name: format!("shard{i:02}"),
-            })
-            .collect();
-        Cluster {
-            config,
-            shards,
+        let mut process = [0u8; 5];
+        let mut x = crate::rng::SplitMix64::new(config.seed);
+        for b in &mut process {
+            *b = (x.next_u64() & 0xff) as u8;
+        }
+        let mut cluster = Cluster {
+            shards: Vec::new(),
+            databases: BTreeMap::new(),
             collections: BTreeMap::new(),
             events: Vec::new(),
+            balancer_enabled: true,
+            autosplit_enabled: config.version.auto_splits(),
+            migrations: 0,
+            oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
+            oid_process: process,
+            config,
+        };
+        for _ in 0..cluster.config.shards.max(1) {
+            cluster.push_shard();
         }
+        cluster
+            .databases
+            .insert("test".to_string(), Database { primary: 0 });
+        cluster
     }
 
-    /// The shards, in order.
-    pub fn shards(&self) -> &[Shard] {
-        &self.shards
+    fn push_shard(&mut self) -> String {
+        let n = self.shards.len() + 1;
+        let name = format!("shard{n:02}");
+        self.shards.push(Shard {
+            host: format!("{name}/localhost:{}", 27017 + 100 * n),
+            name: name.clone(),
+            draining: false,
+            removed: false,
+            zones: BTreeSet::new(),
+        });
+        name
     }
 
     /// The configuration.
@@ -127,366 +230,533 @@ impl Cluster {
         &self.config
     }
 
+    /// The behaviour era.
+    pub fn version(&self) -> VersionMode {
+        self.config.version
+    }
+
+    /// Changes the behaviour era; auto-split follows the era's default.
+    pub fn set_version(&mut self, version: VersionMode) {
+        self.config.version = version;
+        self.autosplit_enabled = version.auto_splits();
+    }
+
+    /// The maximum chunk size in bytes.
+    pub fn chunk_size(&self) -> u64 {
+        self.config
+            .chunk_size
+            .unwrap_or_else(|| self.config.version.default_chunk_size())
+    }
+
+    /// Sets the maximum chunk size in bytes (at least 1 KiB).
+    pub fn set_chunk_size(&mut self, bytes: u64) -> Result<(), ClusterError> {
+        if bytes < 1024 {
+            return Err(ClusterError::BadValue(format!(
+                "chunk size must be at least 1024 bytes, got {bytes}"
+            )));
+        }
+        self.config.chunk_size = Some(bytes);
+        Ok(())
+    }
+
+    /// All shards ever added, including removed ones (their indices stay stable).
+    pub fn all_shards(&self) -> &[Shard] {
+        &self.shards
+    }
+
+    /// The shards that are part of the cluster, with their indices.
+    pub fn shards(&self) -> impl Iterator<Item = (ShardIdx, &Shard)> {
+        self.shards
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.removed)
+            .map(|(i, s)| (i as ShardIdx, s))
+    }
+
+    /// A shard's name.
+    pub fn shard_name(&self, idx: ShardIdx) -> &str {
+        self.shards
+            .get(idx as usize)
+            .map_or("unknown", |s| s.name.as_str())
+    }
+
+    /// Finds a live shard by name.
+    pub fn shard_index(&self, name: &str) -> Result<ShardIdx, ClusterError> {
+        self.shards()
+            .find(|(_, s)| s.name == name)
+            .map(|(i, _)| i)
+            .ok_or_else(|| ClusterError::ShardNotFound(format!("Shard {name} does not exist")))
+    }
+
     /// The event log.
     pub fn events(&self) -> &[Event] {
         &self.events
     }
 
-    /// A sharded collection by namespace.
+    /// The databases.
+    pub fn databases(&self) -> &BTreeMap<String, Database> {
+        &self.databases
+    }
+
+    /// All collections by namespace.
+    pub fn collections(&self) -> &BTreeMap<String, Collection> {
+        &self.collections
+    }
+
+    /// A collection by namespace.
     pub fn collection(&self, ns: &str) -> Option<&Collection> {
         self.collections.get(ns)
     }
 
-    fn push_event(&mut self, kind: EventKind) {
+    /// A sharded collection's sharding state, or `NamespaceNotSharded`.
+    pub fn sharding(&self, ns: &str) -> Result<&Sharding, ClusterError> {
+        self.collections
+            .get(ns)
+            .and_then(|c| c.sharding.as_ref())
+            .ok_or_else(|| not_sharded(ns))
+    }
+
+    pub(crate) fn sharding_mut(&mut self, ns: &str) -> Result<&mut Sharding, ClusterError> {
+        self.collections
+            .get_mut(ns)
+            .and_then(|c| c.sharding.as_mut())
+            .ok_or_else(|| not_sharded(ns))
+    }
+
+    pub(crate) fn push_event(&mut self, kind: EventKind) {
         let seq = self.events.len() as u64 + 1;
         self.events.push(Event { seq, kind });
     }
 
-    /// Shards a collection on `pattern`. The first chunk lives on the first shard
-    /// (the database's primary).
-    pub fn shard_collection(&mut self, ns: &str, pattern: &Document) -> Result<(), ClusterError> {
-        if self.collections.contains_key(ns) {
-            return Err(ClusterError::AlreadySharded(ns.to_string()));
+    /// A deterministic ObjectId: a logical timestamp, a per-cluster "process" value drawn
+    /// from the seed, and a counter, laid out as MongoDB's ObjectIds are.
+    pub fn next_object_id(&mut self) -> ObjectId {
+        let counter = self.oid_counter;
+        self.oid_counter = self.oid_counter.wrapping_add(1) & 0x00ff_ffff;
+        let seconds = 1_700_000_000u32 + (self.events.len() as u32);
+        let mut bytes = [0u8; 12];
+        bytes[0..4].copy_from_slice(&seconds.to_be_bytes());
+        bytes[4..9].copy_from_slice(&self.oid_process);
+        bytes[9..12].copy_from_slice(&counter.to_be_bytes()[1..4]);
+        ObjectId::from_bytes(bytes)
+    }
+
+    /// Creates the database of `ns` if needed, with the first live shard as primary.
+    fn ensure_database(&mut self, ns: &str) -> Result<(), ClusterError> {
+        let (db, coll) = split_ns(ns)?;
+        if coll.is_empty() {
+            return Err(invalid_ns(ns));
         }
-        let pattern = KeyPattern::parse(pattern)?;
-        let table = RoutingTable::single(pattern.global_min(), pattern.global_max(), 0);
-        self.push_event(EventKind::ShardCollection {
-            ns: ns.to_string(),
-            key: pattern.to_string(),
-        });
-        self.collections.insert(
-            ns.to_string(),
-            Collection {
-                pattern,
-                table,
-                docs: BTreeMap::new(),
-                next_doc: 0,
-            },
-        );
+        if !self.databases.contains_key(db) {
+            let primary = self.shards().map(|(i, _)| i).next().unwrap_or(0);
+            self.databases.insert(db.to_string(), Database { primary });
+        }
         Ok(())
     }
 
-    /// Inserts documents, routing each to its chunk and splitting chunks that grow past
-    /// the maximum chunk size. Returns how many were inserted; stops at the first error.
-    pub fn insert_many(&mut self, ns: &str, docs: Vec<Document>) -> Result<u64, ClusterError> {
+    /// The primary shard of the database owning `ns`.
+    pub fn primary_of(&self, ns: &str) -> ShardIdx {
+        let db = ns.split('.').next().unwrap_or(ns);
+        self.databases.get(db).map_or(0, |d| d.primary)
+    }
+
+    /// Creates an empty unsharded collection if it does not exist.
+    pub fn ensure_collection(&mut self, ns: &str) -> Result<(), ClusterError> {
+        self.ensure_database(ns)?;
+        self.collections
+            .entry(ns.to_string())
+            .or_insert_with(|| Collection {
+                sharding: None,
+                docs: BTreeMap::new(),
+                ids: BTreeMap::new(),
+                next_doc: 0,
+                indexes: Vec::new(),
+            });
+        Ok(())
+    }
+
+    /// Adds a shard and returns its name.
+    pub fn add_shard(&mut self) -> String {
+        let name = self.push_shard();
+        self.push_event(EventKind::AddShard {
+            shard: name.clone(),
+        });
+        name
+    }
+
+    /// The shard that owns a document with key `key` in `ns`.
+    pub fn shard_for_key(&self, ns: &str, key: &KeyValue) -> ShardIdx {
+        match self.collections.get(ns).and_then(|c| c.sharding.as_ref()) {
+            Some(s) => s.table.chunk_for(key).map_or(0, |c| c.shard),
+            None => self.primary_of(ns),
+        }
+    }
+
+    /// Per-shard totals for one collection, indexed by shard index.
+    pub fn shard_stats(&self, ns: &str) -> Vec<ShardStats> {
+        let mut out = vec![ShardStats::default(); self.shards.len()];
+        let Some(coll) = self.collections.get(ns) else {
+            return out;
+        };
+        match &coll.sharding {
+            Some(s) => {
+                for c in s.table.iter() {
+                    let st = &mut out[c.shard as usize];
+                    st.chunks += 1;
+                    st.docs += c.docs;
+                    st.bytes += c.bytes;
+                }
+            }
+            None => {
+                let st = &mut out[self.primary_of(ns) as usize];
+                st.docs = coll.docs.len() as u64;
+                st.bytes = coll.docs.values().map(|d| u64::from(d.size)).sum();
+            }
+        }
+        out
+    }
+
+    /// Shards a collection (spec §2, §6). Hashed keys on an empty collection get
+    /// pre-split chunks; otherwise the collection starts as one chunk on the primary.
+    pub fn shard_collection(
+        &mut self,
+        ns: &str,
+        pattern: &Document,
+        unique: bool,
+        num_initial_chunks: Option<u32>,
+    ) -> Result<(), ClusterError> {
+        split_ns(ns).and_then(|(_, c)| {
+            if c.is_empty() {
+                Err(invalid_ns(ns))
+            } else {
+                Ok(())
+            }
+        })?;
+        let key = KeyPattern::parse(pattern)?;
+        key.check_unique(unique)?;
+        if let Some(existing) = self.collections.get(ns).and_then(|c| c.sharding.as_ref()) {
+            // Sharding again with the same key and options succeeds and changes nothing.
+            if existing.pattern == key && existing.unique == unique {
+                return Ok(());
+            }
+            return Err(ClusterError::AlreadyInitialized(format!(
+                "sharding already enabled for collection {ns}"
+            )));
+        }
+        if let Some(n) = num_initial_chunks {
+            if !key.is_hashed() && n > 0 {
+                return Err(ClusterError::InvalidOptions(
+                    "numInitialChunks is only supported when the collection is empty and has a hashed field in the shard key pattern".into(),
+                ));
+            }
+            if n > 8192 * self.live_shard_count() as u32 {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "numInitialChunks cannot be more than either: 8192 * number of shards; or 1000000 chunks. Got {n}"
+                )));
+            }
+        }
+        self.ensure_collection(ns)?;
+        let primary = self.primary_of(ns);
+        let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
+        let empty = coll.docs.is_empty();
+        // Every existing document must have a storable key before anything changes.
+        let mut rekeyed = Vec::with_capacity(coll.docs.len());
+        for stored in coll.docs.values() {
+            rekeyed.push((key.extract(&stored.doc)?, stored.clone()));
+        }
+        let table = if empty && key.has_hashed_prefix() {
+            self.initial_hashed_chunks(&key, num_initial_chunks, primary)
+        } else {
+            RoutingTable::single(key.global_min(), key.global_max(), primary)
+        };
+        let coll = self
+            .collections
+            .get_mut(ns)
+            .ok_or_else(|| not_sharded(ns))?;
+        coll.docs.clear();
+        for (i, (k, stored)) in rekeyed.into_iter().enumerate() {
+            coll.docs.insert((k, i as u64), stored);
+        }
+        coll.next_doc = coll.docs.len() as u64;
+        let mut sharding = Sharding {
+            pattern: key.clone(),
+            unique,
+            table,
+            zones: Vec::new(),
+            balancing: true,
+        };
+        recount_all(&mut sharding.table, &coll.docs);
+        coll.sharding = Some(sharding);
+        self.push_event(EventKind::ShardCollection {
+            ns: ns.to_string(),
+            key: format_bson_obj(&key.to_pattern_document()),
+        });
+        // A collection that already holds more than a chunk's worth splits right away.
+        if !empty && self.autosplit_enabled {
+            let mins: Vec<KeyValue> = self
+                .sharding(ns)?
+                .table
+                .iter()
+                .map(|c| c.min.clone())
+                .collect();
+            for min in mins {
+                self.maybe_auto_split(ns, &min);
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of shards in the cluster.
+    pub fn live_shard_count(&self) -> usize {
+        self.shards().count()
+    }
+
+    /// The pre-split chunks of an empty collection with a hashed prefix (spec §6).
+    fn initial_hashed_chunks(
+        &self,
+        key: &KeyPattern,
+        num_initial_chunks: Option<u32>,
+        primary: ShardIdx,
+    ) -> RoutingTable {
+        let live: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| !s.draining)
+            .map(|(i, _)| i)
+            .collect();
+        let live = if live.is_empty() { vec![primary] } else { live };
+        let per_shard = match self.config.version {
+            VersionMode::V80 => 1,
+            _ => 2,
+        };
+        let n = match num_initial_chunks {
+            Some(n) if n > 0 => n,
+            _ => per_shard * live.len() as u32,
+        };
+        let points = hashed_split_points(n);
+        let contiguous = match self.config.version {
+            VersionMode::V80 => 1,
+            _ => (n as usize / live.len()).max(1),
+        };
+        let bound = |h: Option<i64>, min: bool| -> KeyValue {
+            KeyValue(
+                key.fields()
+                    .iter()
+                    .map(|(_, kind)| match (kind, h) {
+                        (FieldKind::Hashed, Some(h)) => Bson::Int64(h),
+                        _ if min => Bson::MinKey,
+                        _ => Bson::MaxKey,
+                    })
+                    .collect(),
+            )
+        };
+        let mut chunks = Vec::with_capacity(points.len() + 1);
+        let mut lo = key.global_min();
+        for i in 0..=points.len() {
+            let hi = if i < points.len() {
+                bound(Some(points[i]), true)
+            } else {
+                key.global_max()
+            };
+            let shard = if i == 0 && points.len() + 1 < live.len() {
+                primary
+            } else {
+                live[(i / contiguous) % live.len()]
+            };
+            chunks.push(Chunk {
+                min: lo,
+                max: hi.clone(),
+                shard,
+                jumbo: false,
+                version: ChunkVersion {
+                    major: 1,
+                    minor: i as u32,
+                },
+                docs: 0,
+                bytes: 0,
+            });
+            lo = hi;
+        }
+        let _ = bound(None, true);
+        RoutingTable::from_chunks(chunks)
+    }
+
+    /// Inserts documents in order (like an ordered `insertMany`), routing each to its
+    /// chunk. A document without `_id` gets a deterministic ObjectId first. Stops at the
+    /// first error and returns the `_id`s inserted so far with it.
+    pub fn insert_many(
+        &mut self,
+        ns: &str,
+        docs: Vec<Document>,
+    ) -> Result<Vec<Bson>, (Vec<Bson>, ClusterError)> {
+        if let Err(e) = self.ensure_collection(ns) {
+            return Err((Vec::new(), e));
+        }
         let mut per_shard = vec![0u64; self.shards.len()];
-        let mut inserted = 0;
-        let mut result = Ok(());
-        for doc in docs {
+        let mut ids = Vec::with_capacity(docs.len());
+        let mut failure = None;
+        for mut doc in docs {
+            if !doc.contains_key("_id") {
+                let id = self.next_object_id();
+                let mut with_id = Document::new();
+                with_id.insert("_id", id);
+                with_id.extend(doc);
+                doc = with_id;
+            }
+            let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
             match self.insert_one_inner(ns, doc) {
                 Ok(shard) => {
                     per_shard[shard as usize] += 1;
-                    inserted += 1;
+                    ids.push(id);
                 }
                 Err(e) => {
-                    result = Err(e);
+                    failure = Some(e);
                     break;
                 }
             }
         }
-        if inserted > 0 {
-            let per_shard = self
-                .shards
-                .iter()
-                .zip(per_shard)
+        if !ids.is_empty() {
+            let per_shard = per_shard
+                .into_iter()
+                .enumerate()
                 .filter(|(_, n)| *n > 0)
-                .map(|(s, n)| (s.name.clone(), n))
+                .map(|(i, n)| (self.shards[i].name.clone(), n))
                 .collect();
             self.push_event(EventKind::Insert {
                 ns: ns.to_string(),
                 per_shard,
             });
         }
-        result.map(|()| inserted)
+        match failure {
+            Some(e) => Err((ids, e)),
+            None => Ok(ids),
+        }
     }
 
     fn insert_one_inner(&mut self, ns: &str, doc: Document) -> Result<ShardIdx, ClusterError> {
+        if let Some(Bson::Array(_)) = doc.get("_id") {
+            return Err(ClusterError::BadValue(
+                "can't use an array for _id".to_string(),
+            ));
+        }
+        let primary = self.primary_of(ns);
         let coll = self
             .collections
             .get_mut(ns)
-            .ok_or_else(|| ClusterError::NotSharded(ns.to_string()))?;
-        let key = coll.pattern.extract(&doc)?;
+            .ok_or_else(|| not_sharded(ns))?;
+        let key = match &coll.sharding {
+            Some(s) => s.pattern.extract(&doc)?,
+            None => KeyValue(Vec::new()),
+        };
+        let shard = match &coll.sharding {
+            Some(s) => s.table.chunk_for(&key).map_or(primary, |c| c.shard),
+            None => primary,
+        };
+        let id = KeyValue(vec![doc.get("_id").cloned().unwrap_or(Bson::Null)]);
+        if coll.ids.contains_key(&(id.clone(), shard)) {
+            return Err(duplicate_key(
+                ns,
+                "_id_",
+                &format!(
+                    "{{ _id: {} }}",
+                    crate::shard_key::format_bson_value(&id.0[0])
+                ),
+            ));
+        }
+        if let Some(s) = &coll.sharding {
+            if s.unique
+                && coll
+                    .docs
+                    .range((key.clone(), 0)..=(key.clone(), u64::MAX))
+                    .next()
+                    .is_some()
+            {
+                let name = index_name(&s.pattern.to_pattern_document());
+                let shown = format_bson_obj(&s.pattern.to_document(&key));
+                return Err(duplicate_key(ns, &name, &shown));
+            }
+        }
         let size = bson_size(&doc);
-        let chunk = coll
-            .table
-            .chunk_for_mut(&key)
-            .expect("the routing table covers the whole key space");
-        chunk.docs += 1;
-        chunk.bytes += u64::from(size);
-        let shard = chunk.shard;
-        let needs_split = chunk.bytes > self.config.chunk_size && !chunk.jumbo;
-        let chunk_min = chunk.min.clone();
         let seq = coll.next_doc;
         coll.next_doc += 1;
+        *coll.ids.entry((id, shard)).or_insert(0) += 1;
+        let mut split_candidate = None;
+        if let Some(s) = coll.sharding.as_mut() {
+            if let Some(chunk) = s.table.chunk_for_mut(&key) {
+                chunk.docs += 1;
+                chunk.bytes += u64::from(size);
+                split_candidate = Some(chunk.min.clone());
+            }
+        }
         coll.docs.insert((key, seq), Stored { size, doc });
-        if needs_split && self.config.version == VersionMode::Legacy50 {
-            self.auto_split(ns, &chunk_min);
+        if let Some(min) = split_candidate {
+            if self.autosplit_enabled {
+                self.maybe_auto_split(ns, &min);
+            }
         }
         Ok(shard)
     }
 
-    /// Splits the chunk starting at `min` as 5.0's auto-splitter would (spec §6).
-    fn auto_split(&mut self, ns: &str, min: &KeyValue) {
-        let Some(coll) = self.collections.get(ns) else {
-            return;
-        };
-        let Some(chunk) = coll.table.iter().find(|c| c.min == *min).cloned() else {
-            return;
-        };
-        let keys: Vec<(&KeyValue, u32)> = coll
-            .docs
-            .range((chunk.min.clone(), 0)..(chunk.max.clone(), 0))
-            .map(|((k, _), s)| (k, s.size))
-            .collect();
-        let mut points = split_points(&keys, self.config.chunk_size);
-        let ordered = !coll.pattern.is_hashed();
-        let global_min = coll.pattern.global_min();
-        let global_max = coll.pattern.global_max();
-        // Top-chunk optimisation (5.0 chunk_splitter): a chunk at either end of the key space
-        // is likely to keep receiving inserts, so the cut is made next to its extreme key:
-        // the second smallest key for the chunk starting at MinKey, else the largest key for
-        // the chunk ending at MaxKey.
-        if ordered && !points.is_empty() {
-            if chunk.min == global_min {
-                if let Some(second) = distinct_keys(&keys).nth(1) {
-                    points[0] = second.clone();
+    /// Changes whether the balancer may move a collection's chunks.
+    pub fn set_collection_balancing(&mut self, ns: &str, on: bool) -> Result<(), ClusterError> {
+        self.sharding_mut(ns)?.balancing = on;
+        Ok(())
+    }
+
+    /// Checks the invariants of every collection: chunks tile the key space, chunk counts
+    /// and sizes match their documents, every document is on its chunk's shard.
+    pub fn check(&self) -> Result<(), String> {
+        for (ns, coll) in &self.collections {
+            if let Some(s) = &coll.sharding {
+                s.table
+                    .check(&s.pattern.global_min(), &s.pattern.global_max())
+                    .map_err(|e| format!("{ns}: {e}"))?;
+                for c in s.table.iter() {
+                    let (n, b) = range_totals(&coll.docs, &c.min, &c.max);
+                    if n != c.docs || b != c.bytes {
+                        return Err(format!(
+                            "{ns}: chunk {:?} counts {}/{} but holds {n}/{b}",
+                            c.min, c.docs, c.bytes
+                        ));
+                    }
+                    if self.shards[c.shard as usize].removed {
+                        return Err(format!("{ns}: chunk {:?} is on a removed shard", c.min));
+                    }
                 }
-            } else if chunk.max == global_max {
-                if let Some((last, _)) = keys.last() {
-                    if **last != chunk.min {
-                        let n = points.len();
-                        points[n - 1] = (*last).clone();
+                for ((k, _), st) in &coll.docs {
+                    let expect = s.pattern.extract(&st.doc).map_err(|e| e.to_string())?;
+                    if expect != *k {
+                        return Err(format!("{ns}: document stored under the wrong key"));
                     }
                 }
             }
-            points.sort();
-            points.dedup();
-        }
-        if points.is_empty() {
-            self.mark_jumbo(ns, &chunk);
-            return;
-        }
-        self.apply_split(ns, &chunk, &points);
-        // After the split, MongoDB (split_chunk.cpp) moves the back piece if it ends at MaxKey
-        // and holds a single document, else the front piece if it starts at MinKey and holds
-        // a single document, so that the hot spot does not stay on one shard.
-        if ordered {
-            let back_min = points[points.len() - 1].clone();
-            let front_min = chunk.min.clone();
-            let single = |cluster: &Cluster, min: &KeyValue| {
-                cluster
-                    .collections
-                    .get(ns)
-                    .and_then(|c| c.table.chunk_for(min))
-                    .is_some_and(|c| c.docs == 1)
-            };
-            if chunk.max == global_max && single(self, &back_min) {
-                self.move_top_chunk(ns, &back_min);
-            } else if chunk.min == global_min && single(self, &front_min) {
-                self.move_top_chunk(ns, &front_min);
+            let id_total: u64 = coll.ids.values().map(|n| u64::from(*n)).sum();
+            if id_total != coll.docs.len() as u64 {
+                return Err(format!(
+                    "{ns}: _id index holds {id_total} of {} documents",
+                    coll.docs.len()
+                ));
             }
         }
-    }
-
-    fn mark_jumbo(&mut self, ns: &str, chunk: &Chunk) {
-        if let Some(c) = self
-            .collections
-            .get_mut(ns)
-            .and_then(|c| c.table.get_mut(&chunk.min))
-        {
-            c.jumbo = true;
-        }
-        self.push_event(EventKind::Jumbo {
-            ns: ns.to_string(),
-            min: chunk.min.clone(),
-            max: chunk.max.clone(),
-        });
-    }
-
-    fn apply_split(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue]) {
-        let Some(coll) = self.collections.get_mut(ns) else {
-            return;
-        };
-        let mut version = coll.table.collection_version();
-        let mut bounds = Vec::with_capacity(points.len() + 2);
-        bounds.push(chunk.min.clone());
-        bounds.extend(points.iter().cloned());
-        bounds.push(chunk.max.clone());
-        let pieces = bounds
-            .windows(2)
-            .map(|w| {
-                version.minor += 1;
-                let (docs, bytes) = coll
-                    .docs
-                    .range((w[0].clone(), 0)..(w[1].clone(), 0))
-                    .fold((0u64, 0u64), |(n, b), (_, s)| {
-                        (n + 1, b + u64::from(s.size))
-                    });
-                Chunk {
-                    min: w[0].clone(),
-                    max: w[1].clone(),
-                    shard: chunk.shard,
-                    jumbo: false,
-                    version,
-                    docs,
-                    bytes,
-                }
-            })
-            .collect();
-        coll.table.replace(&chunk.min, pieces);
-        self.push_event(EventKind::Split {
-            ns: ns.to_string(),
-            min: chunk.min.clone(),
-            max: chunk.max.clone(),
-            points: points.to_vec(),
-        });
-    }
-
-    /// Moves a freshly split top or bottom chunk to the shard owning the fewest chunks of
-    /// the collection, if that is another shard.
-    fn move_top_chunk(&mut self, ns: &str, min: &KeyValue) {
-        let Some(coll) = self.collections.get(ns) else {
-            return;
-        };
-        let mut counts = vec![0u64; self.shards.len()];
-        for c in coll.table.iter() {
-            counts[c.shard as usize] += 1;
-        }
-        let Some(chunk) = coll.table.iter().find(|c| c.min == *min) else {
-            return;
-        };
-        let from = chunk.shard;
-        let to = (0..counts.len())
-            .min_by_key(|&i| counts[i])
-            .map(|i| i as ShardIdx)
-            .unwrap_or(from);
-        if to != from {
-            self.move_chunk_inner(ns, min, to);
-        }
-    }
-
-    fn move_chunk_inner(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) {
-        let Some(coll) = self.collections.get_mut(ns) else {
-            return;
-        };
-        let mut version = coll.table.collection_version();
-        version.major += 1;
-        version.minor = 0;
-        let Some(chunk) = coll.table.get_mut(min) else {
-            return;
-        };
-        let from = chunk.shard;
-        chunk.shard = to;
-        chunk.version = version;
-        let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
-        let (from, to) = (
-            self.shards[from as usize].name.clone(),
-            self.shards[to as usize].name.clone(),
-        );
-        self.push_event(EventKind::MoveChunkStart {
-            ns: ns.to_string(),
-            min: cmin.clone(),
-            max: cmax.clone(),
-            from: from.clone(),
-            to: to.clone(),
-        });
-        self.push_event(EventKind::MoveChunkCommit {
-            ns: ns.to_string(),
-            min: cmin,
-            max: cmax,
-            from,
-            to,
-        });
+        Ok(())
     }
 }
 
-/// Distinct keys in order.
-fn distinct_keys<'a>(keys: &'a [(&'a KeyValue, u32)]) -> impl Iterator<Item = &'a KeyValue> + 'a {
-    let mut prev: Option<&KeyValue> = None;
-    keys.iter().filter_map(move |(k, _)| {
-        if prev == Some(*k) {
-            None
-        } else {
-            prev = Some(*k);
-            Some(*k)
-        }
-    })
-}
-
-/// Chooses split points as 5.0's `autoSplitVector` does (spec §6).
-///
-/// `keys` are the chunk's keys in order with each document's size. Nothing is split unless
-/// the chunk holds more than `max_size` bytes. Walking the keys, a piece is closed once it
-/// holds `max_size / average document size` documents, at the next change of key value, so
-/// a run of equal keys always stays in one chunk. If the last piece would hold under 80% of
-/// a full piece, the last cut is moved so that the last two pieces are even.
-pub fn split_points(keys: &[(&KeyValue, u32)], max_size: u64) -> Vec<KeyValue> {
-    let total: u64 = keys.iter().map(|(_, s)| u64::from(*s)).sum();
-    let n = keys.len();
-    if n == 0 || total <= max_size {
-        return Vec::new();
-    }
-    let avg = (total / n as u64).max(1);
-    let max_docs = usize::try_from(max_size / avg).unwrap_or(usize::MAX).max(1);
-    let boundary = |i: usize| i > 0 && i < n && keys[i].0 != keys[i - 1].0;
-    let mut cuts: Vec<usize> = Vec::new();
-    let mut piece_start = 0;
-    for i in 1..n {
-        if i - piece_start >= max_docs && boundary(i) {
-            cuts.push(i);
-            piece_start = i;
-        }
-    }
-    if let Some(&last) = cuts.last() {
-        if ((n - last) as f64) < 0.8 * max_docs as f64 {
-            let prev = if cuts.len() >= 2 { cuts[cuts.len() - 2] } else { 0 };
-            let mut mid = prev + (n - prev) / 2;
-            while mid < n && !boundary(mid) {
-                mid += 1;
-            }
-            if mid < n && mid > prev {
-                cuts.pop();
-                cuts.push(mid);
-            }
-        }
-    }
-    cuts.into_iter().map(|i| keys[i].0.clone()).collect()
-}
-
-/// The BSON size of a document in bytes.
-pub fn bson_size(doc: &Document) -> u32 {
-    doc.to_vec().map_or(0, |b| b.len() as u32)
-}
-
-/// Renders a value the way mongosh prints it in chunk ranges.
-pub fn mongosh_value(v: &Bson) -> String {
-    match v {
-        Bson::MinKey => "MinKey()".into(),
-        Bson::MaxKey => "MaxKey()".into(),
-        Bson::Int64(n) => format!("Long('{n}')"),
-        Bson::Int32(n) => n.to_string(),
-        Bson::String(s) => format!("'{s}'"),
-        Bson::Null => "null".into(),
-        other => other.to_string(),
+impl Sharding {
+    /// Renders a key value as mongosh prints a chunk bound: `{ x: MinKey() }`.
+    pub fn bound_string(&self, key: &KeyValue) -> String {
+        crate::shell::print::format_document(&self.pattern.to_document(key))
     }
 }
 
 impl Collection {
-    /// Renders a key value as mongosh prints a chunk bound: `{ x: MinKey() }`.
-    pub fn bound_string(&self, key: &KeyValue) -> String {
-        let parts: Vec<String> = self
-            .pattern
-            .fields()
-            .iter()
-            .zip(&key.0)
-            .map(|((n, _), v)| format!("{n}: {}", mongosh_value(v)))
-            .collect();
-        format!("{{ {} }}", parts.join(", "))
-    }
-
     /// The stored documents in shard key order.
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         self.docs.values().map(|s| &s.doc)
+    }
+
+    /// The stored documents with their shard keys and sizes, in key order.
+    pub fn entries(&self) -> impl Iterator<Item = (&KeyValue, u32, &Document)> {
+        self.docs.iter().map(|((k, _), s)| (k, s.size, &s.doc))
     }
 
     /// The number of documents stored.
@@ -494,27 +764,103 @@ impl Collection {
         self.docs.len() as u64
     }
 
-    /// Checks the routing invariants: chunks tile the key space, and each chunk's count
-    /// and size match the documents inside it.
-    pub fn check(&self) -> Result<(), String> {
-        self.table
-            .check(&self.pattern.global_min(), &self.pattern.global_max())?;
-        for c in self.table.iter() {
-            let (n, b) = self
-                .docs
-                .range((c.min.clone(), 0)..(c.max.clone(), 0))
-                .fold((0u64, 0u64), |(n, b), (_, s)| {
-                    (n + 1, b + u64::from(s.size))
-                });
-            if n != c.docs || b != c.bytes {
-                return Err(format!(
-                    "chunk {:?} counts {}/{} but holds {n}/{b}",
-                    c.min, c.docs, c.bytes
-                ));
-            }
-        }
-        Ok(())
+    /// Total BSON size of the documents.
+    pub fn data_size(&self) -> u64 {
+        self.docs.values().map(|d| u64::from(d.size)).sum()
     }
+
+    /// The keys and sizes of the documents in `[min, max)`.
+    pub(crate) fn keys_in(&self, min: &KeyValue, max: &KeyValue) -> Vec<(&KeyValue, u32)> {
+        self.docs
+            .range((min.clone(), 0)..(max.clone(), 0))
+            .map(|((k, _), s)| (k, s.size))
+            .collect()
+    }
+}
+
+/// Document count and bytes of the documents in `[min, max)`.
+pub(crate) fn range_totals(
+    docs: &BTreeMap<(KeyValue, u64), Stored>,
+    min: &KeyValue,
+    max: &KeyValue,
+) -> (u64, u64) {
+    docs.range((min.clone(), 0)..(max.clone(), 0))
+        .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size)))
+}
+
+/// Recomputes every chunk's count and size from the documents.
+pub(crate) fn recount_all(table: &mut RoutingTable, docs: &BTreeMap<(KeyValue, u64), Stored>) {
+    for c in table.iter_mut() {
+        let (n, b) = range_totals(docs, &c.min, &c.max);
+        c.docs = n;
+        c.bytes = b;
+    }
+}
+
+/// The split points MongoDB pre-creates for `n` chunks of a hashed key: symmetric around 0
+/// (spec §6, `InitialSplitPolicy::calculateHashedSplitPoints`).
+pub fn hashed_split_points(n: u32) -> Vec<i64> {
+    if n <= 1 {
+        return Vec::new();
+    }
+    let interval = (i64::MAX / i64::from(n)) * 2;
+    let mut points = Vec::with_capacity(n as usize);
+    let mut current: i64 = 0;
+    if n % 2 == 0 {
+        points.push(0);
+        current += interval;
+    } else {
+        current += interval / 2;
+    }
+    for _ in 0..(n - 1) / 2 {
+        points.push(current);
+        points.push(-current);
+        current = current.saturating_add(interval);
+    }
+    points.sort_unstable();
+    points
+}
+
+/// The BSON size of a document in bytes.
+pub fn bson_size(doc: &Document) -> u32 {
+    doc.to_vec().map_or(0, |b| b.len() as u32)
+}
+
+/// Splits `db.coll` into its database and collection names.
+pub fn split_ns(ns: &str) -> Result<(&str, &str), ClusterError> {
+    match ns.split_once('.') {
+        Some((db, coll)) if !db.is_empty() => Ok((db, coll)),
+        _ => Err(invalid_ns(ns)),
+    }
+}
+
+fn invalid_ns(ns: &str) -> ClusterError {
+    ClusterError::InvalidNamespace(format!("Invalid namespace specified '{ns}'"))
+}
+
+pub(crate) fn not_sharded(ns: &str) -> ClusterError {
+    ClusterError::NamespaceNotSharded(format!("Collection {ns} is not sharded."))
+}
+
+/// MongoDB's name for an index on `pattern`, such as `x_1` or `a_1_b_hashed`.
+pub fn index_name(pattern: &Document) -> String {
+    pattern
+        .iter()
+        .map(|(k, v)| match v {
+            Bson::String(s) => format!("{k}_{s}"),
+            Bson::Int32(n) => format!("{k}_{n}"),
+            Bson::Int64(n) => format!("{k}_{n}"),
+            Bson::Double(d) => format!("{k}_{d}"),
+            other => format!("{k}_{other}"),
+        })
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+fn duplicate_key(ns: &str, index: &str, key: &str) -> ClusterError {
+    ClusterError::DuplicateKey(format!(
+        "E11000 duplicate key error collection: {ns} index: {index} dup key: {key}"
+    ))
 }
 
 /// A chunk version rendered as mongosh prints "last modified".

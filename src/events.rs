@@ -68,6 +68,72 @@ pub enum EventKind {
         /// The key pattern as mongosh prints it.
         key: String,
     },
+    /// Adjacent chunks on one shard were merged into `[min, max)`.
+    Merge {
+        /// The namespace.
+        ns: String,
+        /// The merged chunk's lower bound.
+        min: KeyValue,
+        /// The merged chunk's upper bound.
+        max: KeyValue,
+    },
+    /// A chunk's jumbo flag was cleared.
+    ClearJumbo {
+        /// The namespace.
+        ns: String,
+        /// The chunk's lower bound.
+        min: KeyValue,
+    },
+    /// The shard key was refined to a longer key.
+    Refine {
+        /// The namespace.
+        ns: String,
+        /// The new key pattern as mongosh prints it.
+        key: String,
+    },
+    /// The collection was resharded on a new key.
+    Reshard {
+        /// The namespace.
+        ns: String,
+        /// The new key pattern as mongosh prints it.
+        key: String,
+    },
+    /// A shard joined the cluster.
+    AddShard {
+        /// The shard's name.
+        shard: ShardName,
+    },
+    /// A shard started draining.
+    RemoveShardStart {
+        /// The shard's name.
+        shard: ShardName,
+    },
+    /// A drained shard left the cluster.
+    RemoveShard {
+        /// The shard's name.
+        shard: ShardName,
+    },
+    /// Zones or zone ranges changed.
+    Zone {
+        /// What changed, in words.
+        detail: String,
+    },
+    /// A shard key update moved a document to another shard.
+    DocumentMoved {
+        /// The namespace.
+        ns: String,
+        /// The shard the document left.
+        from: ShardName,
+        /// The shard the document now lives on.
+        to: ShardName,
+    },
+    /// A collection's documents were removed by a delete.
+    Delete {
+        /// The namespace.
+        ns: String,
+        /// How many documents were removed.
+        count: u64,
+    },
 }
 
 impl EventKind {
@@ -81,6 +147,16 @@ impl EventKind {
             EventKind::MoveChunkCommit { .. } => "moveChunk.commit",
             EventKind::Jumbo { .. } => "jumbo",
             EventKind::ShardCollection { .. } => "shardCollection.end",
+            EventKind::Merge { .. } => "merge",
+            EventKind::ClearJumbo { .. } => "clearJumboFlag",
+            EventKind::Refine { .. } => "refineCollectionShardKey.end",
+            EventKind::Reshard { .. } => "resharding.coordinator.end",
+            EventKind::AddShard { .. } => "addShard",
+            EventKind::RemoveShardStart { .. } => "removeShard.start",
+            EventKind::RemoveShard { .. } => "removeShard",
+            EventKind::Zone { .. } => "zone",
+            EventKind::DocumentMoved { .. } => "update.shardKeyChange",
+            EventKind::Delete { .. } => "delete",
         }
     }
 }

@@ -11,10 +11,10 @@ fn monotonic(n: i64) -> Vec<Document> {
 
 fn cluster(chunk_size: u64) -> Cluster {
     let mut c = Cluster::new(ClusterConfig {
-        chunk_size,
+        chunk_size: Some(chunk_size),
         ..ClusterConfig::default()
     });
-    c.shard_collection("test.c", &doc! {"x": 1})
+    c.shard_collection("test.c", &doc! {"x": 1}, false, None)
         .expect("valid key");
     c
 }
@@ -25,13 +25,15 @@ fn monotonic_inserts_pile_into_the_maxkey_chunk() {
     let mut c = cluster(1024);
     c.insert_many("test.c", monotonic(200)).expect("inserts");
     let coll = c.collection("test.c").expect("sharded");
-    coll.check().expect("routing invariants hold");
-    assert!(coll.table.len() > 1, "the collection split");
+    c.check().expect("routing invariants hold");
+    let coll_table = &c.sharding("test.c").expect("sharded").table;
+    let pattern = &c.sharding("test.c").expect("sharded").pattern;
+    assert!(coll_table.len() > 1, "the collection split");
     assert_eq!(coll.doc_count(), 200);
     // With the top-chunk rule the top chunk starts at the largest key seen when it split,
     // so it holds only the newest documents.
-    let top = coll.table.iter().last().expect("a chunk");
-    assert_eq!(top.max, coll.pattern.global_max());
+    let top = coll_table.iter().last().expect("a chunk");
+    assert_eq!(top.max, pattern.global_max());
     let Bson::Int64(lower) = top.min.0[0] else {
         panic!("top chunk bound is {:?}", top.min);
     };
@@ -44,9 +46,8 @@ fn monotonic_inserts_pile_into_the_maxkey_chunk() {
 fn split_chunks_stay_within_the_max_size() {
     let mut c = cluster(1024);
     c.insert_many("test.c", monotonic(500)).expect("inserts");
-    let coll = c.collection("test.c").expect("sharded");
-    coll.check().expect("routing invariants hold");
-    for chunk in coll.table.iter() {
+    c.check().expect("routing invariants hold");
+    for chunk in c.sharding("test.c").expect("sharded").table.iter() {
         assert!(
             chunk.bytes <= 1024,
             "chunk {:?} holds {} bytes",
@@ -64,8 +65,8 @@ fn a_chunk_of_one_repeated_key_turns_jumbo() {
         .map(|i| doc! {"_id": i, "x": 7, "pad": "0123456789012345678901234567890123456789"})
         .collect();
     c.insert_many("test.c", docs).expect("inserts");
-    let coll = c.collection("test.c").expect("sharded");
-    coll.check().expect("routing invariants hold");
-    assert_eq!(coll.table.len(), 1, "a single key value cannot be split");
-    assert!(coll.table.iter().all(|ch| ch.jumbo));
+    c.check().expect("routing invariants hold");
+    let table = &c.sharding("test.c").expect("sharded").table;
+    assert_eq!(table.len(), 1, "a single key value cannot be split");
+    assert!(table.iter().all(|ch| ch.jumbo));
 }

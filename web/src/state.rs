@@ -43,11 +43,11 @@ impl State {
     /// A fresh cluster whose collection is sharded on `{<field>: 1}`.
     pub fn new(key_field: &str) -> Self {
         let mut cluster = Cluster::new(ClusterConfig {
-            chunk_size: CHUNK_SIZE,
+            chunk_size: Some(CHUNK_SIZE),
             ..ClusterConfig::default()
         });
         let error = cluster
-            .shard_collection(NS, &doc! { key_field: 1 })
+            .shard_collection(NS, &doc! { key_field: 1 }, false, None)
             .err()
             .map(|e| format!("MongoServerError[{}]: {e}", e.code_name()));
         State {
@@ -106,7 +106,7 @@ impl Reducible for State {
                 let result = next.cluster.borrow_mut().insert_many(NS, docs);
                 next.error = result
                     .err()
-                    .map(|e| format!("MongoServerError[{}]: {e}", e.code_name()));
+                    .map(|(_, e)| format!("MongoServerError[{}]: {e}", e.code_name()));
                 next.last_batch = (start..start + i64::from(n)).collect();
                 next.next_value = start + i64::from(n);
                 next.rev += 1;

@@ -20,13 +20,13 @@ pub fn app() -> Html {
     };
 
     let cluster = state.cluster.borrow();
-    let shards = cluster.shards();
-    let mut columns: Vec<Vec<ChunkView>> = vec![Vec::new(); shards.len()];
+    let shards: Vec<_> = cluster.shards().map(|(i, s)| (i, s.name.clone())).collect();
+    let mut columns: Vec<Vec<ChunkView>> = vec![Vec::new(); cluster.all_shards().len()];
     let mut total_docs = 0;
     let mut total_chunks = 0;
-    if let Some(coll) = cluster.collection(NS) {
+    if let (Some(coll), Ok(sharding)) = (cluster.collection(NS), cluster.sharding(NS)) {
         total_docs = coll.doc_count();
-        for c in coll.table.iter() {
+        for c in sharding.table.iter() {
             total_chunks += 1;
             let recent = state
                 .last_batch
@@ -37,10 +37,10 @@ pub fn app() -> Html {
                 })
                 .count() as u64;
             columns[c.shard as usize].push(ChunkView {
-                min: coll.bound_string(&c.min),
-                max: coll.bound_string(&c.max),
-                is_min: c.min == coll.pattern.global_min(),
-                is_max: c.max == coll.pattern.global_max(),
+                min: sharding.bound_string(&c.min),
+                max: sharding.bound_string(&c.max),
+                is_min: c.min == sharding.pattern.global_min(),
+                is_max: c.max == sharding.pattern.global_max(),
                 docs: c.docs,
                 bytes: c.bytes,
                 jumbo: c.jumbo,
@@ -63,8 +63,8 @@ pub fn app() -> Html {
                 { format!("{NS} sharded on {{ {}: 1 }} · {total_docs} documents · {total_chunks} chunks", state.key_field) }
             </p>
             <section class="shards" aria-label="Shards">
-                { for shards.iter().zip(columns).map(|(s, chunks)| html! {
-                    <ShardColumn name={s.name.clone()} chunks={chunks} />
+                { for shards.into_iter().map(|(i, name)| html! {
+                    <ShardColumn name={name} chunks={columns[i as usize].clone()} />
                 }) }
             </section>
         </main>

@@ -1,0 +1,797 @@
+//! Migrations and the balancer (spec §7): manual `moveChunk`/`moveRange`, balancer rounds
+//! for each version mode, zones, and draining shards for `removeShard`.
+
+use crate::chunks::{Chunk, ShardIdx};
+use crate::cluster::{not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
+use crate::events::EventKind;
+use crate::shard_key::{format_bson_obj, KeyValue};
+use crate::split::key_from_bound;
+use bson::Document;
+use std::collections::BTreeSet;
+
+/// One chunk migration, as the balancer or a user asked for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Migration {
+    /// The namespace.
+    pub ns: String,
+    /// The moved range's lower bound.
+    pub min: KeyValue,
+    /// The moved range's upper bound.
+    pub max: KeyValue,
+    /// The donor shard.
+    pub from: ShardIdx,
+    /// The recipient shard.
+    pub to: ShardIdx,
+}
+
+/// Where `removeShard` stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoveShardState {
+    /// Draining just started.
+    Started {
+        /// Databases whose primary is on the shard.
+        dbs_to_move: Vec<String>,
+    },
+    /// Chunks or databases remain on the shard.
+    Ongoing {
+        /// Chunks left on the shard.
+        chunks: u64,
+        /// Databases whose primary is still on the shard.
+        dbs_to_move: Vec<String>,
+        /// Jumbo chunks left on the shard.
+        jumbo_chunks: u64,
+    },
+    /// The shard left the cluster.
+    Completed,
+}
+
+impl Cluster {
+    /// The zone a chunk belongs to: the zone range that contains it entirely, if any.
+    pub fn zone_of(zones: &[ZoneRange], chunk: &Chunk) -> Option<String> {
+        zones
+            .iter()
+            .find(|z| z.min <= chunk.min && chunk.max <= z.max)
+            .map(|z| z.zone.clone())
+    }
+
+    /// Moves the chunk starting at `min` to `to`: the chunk gets the next major version,
+    /// and its documents' `_id`s move to the recipient's index.
+    pub(crate) fn commit_move(
+        &mut self,
+        ns: &str,
+        min: &KeyValue,
+        to: ShardIdx,
+    ) -> Option<Migration> {
+        let coll = self.collections.get_mut(ns)?;
+        let sharding = coll.sharding.as_mut()?;
+        let mut version = sharding.table.collection_version();
+        version.major += 1;
+        version.minor = 0;
+        let chunk = sharding.table.get_mut(min)?;
+        let from = chunk.shard;
+        if from == to {
+            return None;
+        }
+        chunk.shard = to;
+        chunk.version = version;
+        let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
+        for ((_, _), stored) in coll.docs.range((cmin.clone(), 0)..(cmax.clone(), 0)) {
+            let id = KeyValue(vec![stored
+                .doc
+                .get("_id")
+                .cloned()
+                .unwrap_or(bson::Bson::Null)]);
+            if let Some(n) = coll.ids.get_mut(&(id.clone(), from)) {
+                *n -= 1;
+                if *n == 0 {
+                    coll.ids.remove(&(id.clone(), from));
+                }
+            }
+            *coll.ids.entry((id, to)).or_insert(0) += 1;
+        }
+        let (from_name, to_name) = (
+            self.shard_name(from).to_string(),
+            self.shard_name(to).to_string(),
+        );
+        self.push_event(EventKind::MoveChunkStart {
+            ns: ns.to_string(),
+            min: cmin.clone(),
+            max: cmax.clone(),
+            from: from_name.clone(),
+            to: to_name.clone(),
+        });
+        self.push_event(EventKind::MoveChunkCommit {
+            ns: ns.to_string(),
+            min: cmin.clone(),
+            max: cmax.clone(),
+            from: from_name,
+            to: to_name,
+        });
+        self.migrations += 1;
+        Some(Migration {
+            ns: ns.to_string(),
+            min: cmin,
+            max: cmax,
+            from,
+            to,
+        })
+    }
+
+    /// Whether `shard` may receive a chunk of zone `zone` (spec §7).
+    fn suitable_receiver(&self, shard: ShardIdx, zone: Option<&str>) -> bool {
+        let s = &self.shards[shard as usize];
+        !s.removed && !s.draining && zone.is_none_or(|z| s.zones.contains(z))
+    }
+
+    /// The load the balancer compares: chunk counts before 6.0, data size after.
+    fn load(&self, ns: &str, shard: ShardIdx, zone: Option<&str>) -> u64 {
+        let Ok(s) = self.sharding(ns) else { return 0 };
+        s.table
+            .iter()
+            .filter(|c| c.shard == shard && Cluster::zone_of(&s.zones, c).as_deref() == zone)
+            .map(|c| {
+                if self.config.version == VersionMode::V80 {
+                    c.bytes
+                } else {
+                    1
+                }
+            })
+            .sum()
+    }
+
+    /// MongoDB's `_getLeastLoadedReceiverShard`: the suitable shard with the least load;
+    /// ties go to the first shard in order.
+    fn least_loaded_receiver(
+        &self,
+        ns: &str,
+        zone: Option<&str>,
+        used: &BTreeSet<ShardIdx>,
+    ) -> Option<ShardIdx> {
+        let mut best: Option<(ShardIdx, u64)> = None;
+        for (i, _) in self.shards() {
+            if used.contains(&i) || !self.suitable_receiver(i, zone) {
+                continue;
+            }
+            let load = self.load(ns, i, zone);
+            if best.is_none_or(|(_, b)| load < b) {
+                best = Some((i, load));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// After an auto-split, moves the new single-document top or bottom chunk to the least
+    /// loaded shard by chunk count, if that is another shard (5.0 `balanceSingleChunk`).
+    pub(crate) fn rebalance_single_chunk(&mut self, ns: &str, min: &KeyValue) {
+        let Ok(s) = self.sharding(ns) else { return };
+        let Some(chunk) = s.table.get(min) else {
+            return;
+        };
+        let zone = Cluster::zone_of(&s.zones, chunk);
+        let from = chunk.shard;
+        if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &BTreeSet::new()) {
+            if to != from {
+                self.commit_move(ns, min, to);
+            }
+        }
+    }
+
+    /// `sh.moveChunk(ns, find, toShard)`: moves the chunk holding the shard key of `find`.
+    pub fn move_chunk(
+        &mut self,
+        ns: &str,
+        find: &Document,
+        to: &str,
+    ) -> Result<Migration, ClusterError> {
+        let s = self.sharding(ns)?;
+        let key = s.pattern.extract(find)?;
+        let chunk = s
+            .table
+            .chunk_for(&key)
+            .cloned()
+            .ok_or_else(|| not_sharded(ns))?;
+        self.move_chunk_at(ns, &chunk, to)
+    }
+
+    /// `moveChunk` with `bounds: [min, max]`: moves exactly that chunk.
+    pub fn move_chunk_bounds(
+        &mut self,
+        ns: &str,
+        min: &Document,
+        max: &Document,
+        to: &str,
+    ) -> Result<Migration, ClusterError> {
+        let s = self.sharding(ns)?;
+        let lo = key_from_bound(&s.pattern, min)?;
+        let hi = key_from_bound(&s.pattern, max)?;
+        let chunk = s
+            .table
+            .get(&lo)
+            .filter(|c| c.max == hi)
+            .cloned()
+            .ok_or_else(|| {
+                ClusterError::Errmsg(format!(
+                    "no chunk found with the shard key bounds [{}, {})",
+                    format_bson_obj(&s.pattern.to_document(&lo)),
+                    format_bson_obj(&s.pattern.to_document(&hi))
+                ))
+            })?;
+        self.move_chunk_at(ns, &chunk, to)
+    }
+
+    fn move_chunk_at(
+        &mut self,
+        ns: &str,
+        chunk: &Chunk,
+        to: &str,
+    ) -> Result<Migration, ClusterError> {
+        let to_idx = self.shard_index(to)?;
+        if chunk.shard == to_idx {
+            return Err(ClusterError::InvalidOptions(
+                "Destination shard cannot be the same as source".to_string(),
+            ));
+        }
+        if chunk.jumbo || chunk.bytes > self.chunk_size().saturating_mul(2) && chunk.docs > 1 {
+            return Err(ClusterError::ChunkTooBig(format!(
+                "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {}, average document size is {}. Found {} documents in chunk  ns: {ns} {} -> {}",
+                if chunk.docs == 0 { 0 } else { self.chunk_size() * 13 / 10 / (chunk.bytes / chunk.docs).max(1) },
+                self.chunk_size(),
+                if chunk.docs == 0 { 0 } else { chunk.bytes / chunk.docs },
+                chunk.docs,
+                format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.min)),
+                format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.max)),
+            )));
+        }
+        self.commit_move(ns, &chunk.min, to_idx)
+            .ok_or_else(|| not_sharded(ns))
+    }
+
+    /// `sh.moveRange(ns, toShard, min, max)` (6.0+): moves `[min, max)`, splitting the
+    /// chunk that holds it as needed. Without `max`, the range is about one chunk size of
+    /// data starting at `min`.
+    pub fn move_range(
+        &mut self,
+        ns: &str,
+        to: &str,
+        min: &Document,
+        max: Option<&Document>,
+    ) -> Result<Migration, ClusterError> {
+        let to_idx = self.shard_index(to)?;
+        let s = self.sharding(ns)?;
+        let lo = key_from_bound(&s.pattern, min)?;
+        let hi = max.map(|m| key_from_bound(&s.pattern, m)).transpose()?;
+        let chunk = s
+            .table
+            .chunk_for(&lo)
+            .cloned()
+            .ok_or_else(|| not_sharded(ns))?;
+        if let Some(hi) = &hi {
+            if *hi <= lo || *hi > chunk.max {
+                return Err(ClusterError::BadValue(format!(
+                    "The range [{}, {}) is not owned by a single chunk",
+                    format_bson_obj(&s.pattern.to_document(&lo)),
+                    format_bson_obj(&s.pattern.to_document(hi))
+                )));
+            }
+        }
+        if chunk.shard == to_idx {
+            return Err(ClusterError::InvalidOptions(
+                "Destination shard cannot be the same as source".to_string(),
+            ));
+        }
+        if lo != chunk.min {
+            self.apply_split(ns, &chunk, std::slice::from_ref(&lo));
+        }
+        match hi {
+            Some(hi) => {
+                let piece = self
+                    .sharding(ns)?
+                    .table
+                    .get(&lo)
+                    .cloned()
+                    .ok_or_else(|| not_sharded(ns))?;
+                if hi != piece.max {
+                    self.apply_split(ns, &piece, std::slice::from_ref(&hi));
+                }
+            }
+            None => {
+                let size = self.chunk_size();
+                self.split_front(ns, &lo, size);
+            }
+        }
+        self.commit_move(ns, &lo, to_idx)
+            .ok_or_else(|| not_sharded(ns))
+    }
+
+    /// Runs one balancer round over every sharded collection (spec §7). Each shard takes
+    /// part in at most one migration per round. Returns the migrations made.
+    pub fn balance_round(&mut self) -> Vec<Migration> {
+        let mut done = Vec::new();
+        if !self.balancer_enabled {
+            return done;
+        }
+        let mut used: BTreeSet<ShardIdx> = BTreeSet::new();
+        let namespaces: Vec<String> = self
+            .collections
+            .iter()
+            .filter(|(_, c)| c.sharding.as_ref().is_some_and(|s| s.balancing))
+            .map(|(ns, _)| ns.clone())
+            .collect();
+        for ns in namespaces {
+            self.split_at_zone_boundaries(&ns);
+            self.balance_collection(&ns, &mut used, &mut done);
+        }
+        done
+    }
+
+    /// Runs one balancer round for a single collection, as `sh.balance` would.
+    pub fn balance_collection_round(&mut self, ns: &str) -> Result<Vec<Migration>, ClusterError> {
+        self.sharding(ns)?;
+        let mut done = Vec::new();
+        self.split_at_zone_boundaries(ns);
+        self.balance_collection(ns, &mut BTreeSet::new(), &mut done);
+        Ok(done)
+    }
+
+    /// Splits chunks that straddle a zone boundary, so every chunk is in at most one zone.
+    fn split_at_zone_boundaries(&mut self, ns: &str) {
+        let Ok(s) = self.sharding(ns) else { return };
+        let mut bounds: Vec<KeyValue> = s
+            .zones
+            .iter()
+            .flat_map(|z| [z.min.clone(), z.max.clone()])
+            .collect();
+        bounds.sort();
+        bounds.dedup();
+        for b in bounds {
+            let Ok(s) = self.sharding(ns) else { return };
+            if let Some(c) = s.table.chunk_for(&b).cloned() {
+                if c.min != b {
+                    self.apply_split(ns, &c, std::slice::from_ref(&b));
+                }
+            }
+        }
+    }
+
+    /// What the balancer would do next for `ns`, in priority order: drain, fix zone
+    /// violations, then balance each zone. `None` when the collection is balanced.
+    pub fn first_violation(&self, ns: &str) -> Option<&'static str> {
+        let s = self.sharding(ns).ok()?;
+        if s.table
+            .iter()
+            .any(|c| self.shards[c.shard as usize].draining)
+        {
+            return Some("draining");
+        }
+        if s.table.iter().any(|c| {
+            Cluster::zone_of(&s.zones, c)
+                .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(&z))
+        }) {
+            return Some("zoneViolation");
+        }
+        let mut probe = self.clone();
+        let mut done = Vec::new();
+        probe.balance_collection(ns, &mut BTreeSet::new(), &mut done);
+        (!done.is_empty()).then_some("chunksImbalance")
+    }
+
+    fn balance_collection(
+        &mut self,
+        ns: &str,
+        used: &mut BTreeSet<ShardIdx>,
+        done: &mut Vec<Migration>,
+    ) {
+        // 1. Draining shards give up one chunk each, non-jumbo chunks first.
+        let draining: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| s.draining)
+            .map(|(i, _)| i)
+            .collect();
+        for from in draining {
+            if used.contains(&from) {
+                continue;
+            }
+            let Ok(s) = self.sharding(ns) else { return };
+            let mut candidates: Vec<Chunk> = s
+                .table
+                .iter()
+                .filter(|c| c.shard == from)
+                .cloned()
+                .collect();
+            candidates.sort_by_key(|c| c.jumbo);
+            for chunk in candidates {
+                let zone = Cluster::zone_of(
+                    &self
+                        .sharding(ns)
+                        .map(|s| s.zones.clone())
+                        .unwrap_or_default(),
+                    &chunk,
+                );
+                let mut excluded = used.clone();
+                excluded.insert(from);
+                if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded) {
+                    if let Some(m) = self.commit_move(ns, &chunk.min, to) {
+                        used.insert(from);
+                        used.insert(to);
+                        done.push(m);
+                    }
+                    break;
+                }
+            }
+        }
+        // 2. Chunks on a shard outside their zone move into it.
+        let shard_ids: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
+        for from in shard_ids.iter().copied() {
+            if used.contains(&from) {
+                continue;
+            }
+            let Ok(s) = self.sharding(ns) else { return };
+            let zones = s.zones.clone();
+            let violating: Vec<(Chunk, String)> = s
+                .table
+                .iter()
+                .filter(|c| c.shard == from && !c.jumbo)
+                .filter_map(|c| Cluster::zone_of(&zones, c).map(|z| (c.clone(), z)))
+                .filter(|(_, z)| !self.shards[from as usize].zones.contains(z))
+                .collect();
+            for (chunk, zone) in violating {
+                if let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) {
+                    if let Some(m) = self.commit_move(ns, &chunk.min, to) {
+                        used.insert(from);
+                        used.insert(to);
+                        done.push(m);
+                    }
+                    break;
+                }
+            }
+        }
+        // 3. Each zone, and the chunks in no zone, are balanced on their own.
+        let Ok(s) = self.sharding(ns) else { return };
+        let mut zone_names: BTreeSet<Option<String>> =
+            s.zones.iter().map(|z| Some(z.zone.clone())).collect();
+        zone_names.insert(None);
+        for zone in zone_names {
+            match self.config.version {
+                VersionMode::V36 => {
+                    self.balance_zone_v36(ns, zone.as_deref(), used, done);
+                }
+                VersionMode::V50 => while self.balance_zone_v50(ns, zone.as_deref(), used, done) {},
+                VersionMode::V80 => while self.balance_zone_v80(ns, zone.as_deref(), used, done) {},
+            }
+        }
+    }
+
+    /// The live, non-draining shards that may hold chunks of `zone`.
+    fn zone_shards(&self, zone: Option<&str>) -> Vec<ShardIdx> {
+        self.shards()
+            .filter(|(_, s)| !s.draining && zone.is_none_or(|z| s.zones.contains(z)))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The chunks of `ns` in `zone`, on `shard`, in key order.
+    fn zone_chunks(&self, ns: &str, zone: Option<&str>, shard: ShardIdx) -> Vec<Chunk> {
+        let Ok(s) = self.sharding(ns) else {
+            return Vec::new();
+        };
+        s.table
+            .iter()
+            .filter(|c| c.shard == shard && Cluster::zone_of(&s.zones, c).as_deref() == zone)
+            .cloned()
+            .collect()
+    }
+
+    /// The most loaded shard not yet used this round (ties go to the first shard).
+    fn most_loaded(
+        &self,
+        ns: &str,
+        zone: Option<&str>,
+        shards: &[ShardIdx],
+        used: &BTreeSet<ShardIdx>,
+    ) -> Option<(ShardIdx, u64)> {
+        let mut best: Option<(ShardIdx, u64)> = None;
+        for &i in shards {
+            if used.contains(&i) {
+                continue;
+            }
+            let load = self.load(ns, i, zone);
+            if best.is_none_or(|(_, b)| load > b) {
+                best = Some((i, load));
+            }
+        }
+        best
+    }
+
+    /// Moves the donor's first non-jumbo chunk of the zone to the recipient.
+    fn move_first_chunk(
+        &mut self,
+        ns: &str,
+        zone: Option<&str>,
+        from: ShardIdx,
+        to: ShardIdx,
+        used: &mut BTreeSet<ShardIdx>,
+        done: &mut Vec<Migration>,
+    ) -> bool {
+        let Some(chunk) = self
+            .zone_chunks(ns, zone, from)
+            .into_iter()
+            .find(|c| !c.jumbo)
+        else {
+            return false;
+        };
+        if self.config.version == VersionMode::V80 {
+            let size = self.chunk_size();
+            self.split_front(ns, &chunk.min, size);
+        }
+        match self.commit_move(ns, &chunk.min, to) {
+            Some(m) => {
+                used.insert(from);
+                used.insert(to);
+                done.push(m);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// 3.x: migrate one chunk when the most and least loaded shards differ by the
+    /// threshold (2 under 20 chunks, 4 under 80, else 8).
+    fn balance_zone_v36(
+        &mut self,
+        ns: &str,
+        zone: Option<&str>,
+        used: &mut BTreeSet<ShardIdx>,
+        done: &mut Vec<Migration>,
+    ) -> bool {
+        let total = self.sharding(ns).map_or(0, |s| s.table.len());
+        let threshold = if total < 20 {
+            2
+        } else if total < 80 {
+            4
+        } else {
+            8
+        };
+        let shards = self.zone_shards(zone);
+        let Some((from, max)) = self.most_loaded(ns, zone, &shards, used) else {
+            return false;
+        };
+        let Some(to) = self.least_loaded_receiver(ns, zone, used) else {
+            return false;
+        };
+        let min = self.load(ns, to, zone);
+        if to == from || max - min.min(max) < threshold {
+            return false;
+        }
+        self.move_first_chunk(ns, zone, from, to, used, done)
+    }
+
+    /// 4.4/5.0: ideal = round(chunks / shards); the donor must exceed it and the
+    /// recipient must be under it.
+    fn balance_zone_v50(
+        &mut self,
+        ns: &str,
+        zone: Option<&str>,
+        used: &mut BTreeSet<ShardIdx>,
+        done: &mut Vec<Migration>,
+    ) -> bool {
+        let shards = self.zone_shards(zone);
+        if shards.is_empty() {
+            return false;
+        }
+        let total: u64 = shards.iter().map(|&i| self.load(ns, i, zone)).sum::<u64>()
+            + self.draining_load(ns, zone);
+        let ideal = (total as f64 / shards.len() as f64).round() as u64;
+        let Some((from, max)) = self.most_loaded(ns, zone, &shards, used) else {
+            return false;
+        };
+        if max < ideal + 1 {
+            return false;
+        }
+        let mut excluded = used.clone();
+        excluded.insert(from);
+        let Some(to) = self.least_loaded_receiver(ns, zone, &excluded) else {
+            return false;
+        };
+        if self.load(ns, to, zone) >= ideal {
+            return false;
+        }
+        self.move_first_chunk(ns, zone, from, to, used, done)
+    }
+
+    /// 6.0.3+: balance by data size. The donor must hold more than the ideal, the
+    /// recipient less, and they must differ by at least three chunk sizes.
+    fn balance_zone_v80(
+        &mut self,
+        ns: &str,
+        zone: Option<&str>,
+        used: &mut BTreeSet<ShardIdx>,
+        done: &mut Vec<Migration>,
+    ) -> bool {
+        let shards = self.zone_shards(zone);
+        if shards.is_empty() {
+            return false;
+        }
+        let total: u64 = shards.iter().map(|&i| self.load(ns, i, zone)).sum::<u64>()
+            + self.draining_load(ns, zone);
+        let ideal = total / shards.len() as u64;
+        let Some((from, max)) = self.most_loaded(ns, zone, &shards, used) else {
+            return false;
+        };
+        let mut excluded = used.clone();
+        excluded.insert(from);
+        let Some(to) = self.least_loaded_receiver(ns, zone, &excluded) else {
+            return false;
+        };
+        let min = self.load(ns, to, zone);
+        if max <= ideal || min >= ideal || max - min < 3 * self.chunk_size() {
+            return false;
+        }
+        self.move_first_chunk(ns, zone, from, to, used, done)
+    }
+
+    fn draining_load(&self, ns: &str, zone: Option<&str>) -> u64 {
+        self.shards()
+            .filter(|(_, s)| s.draining)
+            .map(|(i, _)| self.load(ns, i, zone))
+            .sum()
+    }
+
+    /// `sh.addShardToZone(shard, zone)`.
+    pub fn add_shard_to_zone(&mut self, shard: &str, zone: &str) -> Result<(), ClusterError> {
+        let idx = self.shard_index(shard)?;
+        self.shards[idx as usize].zones.insert(zone.to_string());
+        self.push_event(EventKind::Zone {
+            detail: format!("{shard} joined zone {zone}"),
+        });
+        Ok(())
+    }
+
+    /// `sh.removeShardFromZone(shard, zone)`. Refused while the zone has ranges and this
+    /// is its last shard.
+    pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), ClusterError> {
+        let idx = self.shard_index(shard)?;
+        let others = self
+            .shards()
+            .filter(|(i, s)| *i != idx && s.zones.contains(zone))
+            .count();
+        let in_use = self
+            .collections
+            .iter()
+            .filter_map(|(ns, c)| c.sharding.as_ref().map(|s| (ns, s)))
+            .find(|(_, s)| s.zones.iter().any(|z| z.zone == zone));
+        if let (0, Some((ns, _))) = (others, in_use) {
+            let _ = ns;
+            return Err(ClusterError::ZoneStillInUse(
+                "cannot remove a shard from zone if a chunk range is associated with it"
+                    .to_string(),
+            ));
+        }
+        self.shards[idx as usize].zones.remove(zone);
+        self.push_event(EventKind::Zone {
+            detail: format!("{shard} left zone {zone}"),
+        });
+        Ok(())
+    }
+
+    /// `sh.updateZoneKeyRange(ns, min, max, zone)`; `zone: None` removes the range.
+    pub fn update_zone_key_range(
+        &mut self,
+        ns: &str,
+        min: &Document,
+        max: &Document,
+        zone: Option<&str>,
+    ) -> Result<(), ClusterError> {
+        let s = self.sharding(ns)?;
+        let lo = key_from_bound(&s.pattern, min)?;
+        let hi = key_from_bound(&s.pattern, max)?;
+        let show = |a: &KeyValue, b: &KeyValue, z: &str| {
+            format!(
+                "{} -->> {}  on  {z}",
+                format_bson_obj(&s.pattern.to_document(a)),
+                format_bson_obj(&s.pattern.to_document(b))
+            )
+        };
+        if lo >= hi {
+            return Err(ClusterError::BadValue(format!(
+                "min: {} should be less than max: {}",
+                format_bson_obj(&s.pattern.to_document(&lo)),
+                format_bson_obj(&s.pattern.to_document(&hi))
+            )));
+        }
+        let Some(zone) = zone else {
+            let before = s.zones.len();
+            let sm = self.sharding_mut(ns)?;
+            sm.zones.retain(|z| !(z.min == lo && z.max == hi));
+            if sm.zones.len() != before {
+                self.push_event(EventKind::Zone {
+                    detail: format!("removed a zone range of {ns}"),
+                });
+            }
+            return Ok(());
+        };
+        if !self.shards().any(|(_, sh)| sh.zones.contains(zone)) {
+            return Err(ClusterError::ZoneNotFound(format!(
+                "zone {zone} does not exist"
+            )));
+        }
+        if let Some(existing) = s.zones.iter().find(|z| z.min < hi && lo < z.max) {
+            if existing.min == lo && existing.max == hi && existing.zone == zone {
+                return Ok(());
+            }
+            return Err(ClusterError::RangeOverlapConflict(format!(
+                "Zone range: {} is overlapping with existing: {}",
+                show(&lo, &hi, zone),
+                show(&existing.min, &existing.max, &existing.zone)
+            )));
+        }
+        let sm = self.sharding_mut(ns)?;
+        sm.zones.push(ZoneRange {
+            min: lo,
+            max: hi,
+            zone: zone.to_string(),
+        });
+        sm.zones.sort_by(|a, b| a.min.cmp(&b.min));
+        self.push_event(EventKind::Zone {
+            detail: format!("zone {zone} got a range of {ns}"),
+        });
+        Ok(())
+    }
+
+    /// `removeShard`: the first call starts draining; later calls report progress, and
+    /// the call after the shard is empty removes it.
+    pub fn remove_shard(&mut self, name: &str) -> Result<RemoveShardState, ClusterError> {
+        let idx = self.shard_index(name)?;
+        if self.live_shard_count() <= 1 {
+            return Err(ClusterError::IllegalOperation(
+                "Operation not allowed because it would remove the last shard".to_string(),
+            ));
+        }
+        let dbs_to_move: Vec<String> = self
+            .databases
+            .iter()
+            .filter(|(_, d)| d.primary == idx)
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !self.shards[idx as usize].draining {
+            self.shards[idx as usize].draining = true;
+            self.push_event(EventKind::RemoveShardStart {
+                shard: name.to_string(),
+            });
+            return Ok(RemoveShardState::Started { dbs_to_move });
+        }
+        let (mut chunks, mut jumbo) = (0, 0);
+        for c in self
+            .collections
+            .values()
+            .filter_map(|c| c.sharding.as_ref())
+        {
+            for ch in c.table.iter().filter(|ch| ch.shard == idx) {
+                chunks += 1;
+                jumbo += u64::from(ch.jumbo);
+            }
+        }
+        if chunks > 0 || !dbs_to_move.is_empty() {
+            return Ok(RemoveShardState::Ongoing {
+                chunks,
+                dbs_to_move,
+                jumbo_chunks: jumbo,
+            });
+        }
+        self.shards[idx as usize].removed = true;
+        self.push_event(EventKind::RemoveShard {
+            shard: name.to_string(),
+        });
+        Ok(RemoveShardState::Completed)
+    }
+
+    /// `movePrimary`: moves a database's unsharded collections to another shard.
+    pub fn move_primary(&mut self, db: &str, to: &str) -> Result<(), ClusterError> {
+        let idx = self.shard_index(to)?;
+        let d = self
+            .databases
+            .get_mut(db)
+            .ok_or_else(|| ClusterError::NamespaceNotFound(format!("Database {db} not found")))?;
+        d.primary = idx;
+        Ok(())
+    }
+}

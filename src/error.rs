@@ -1,0 +1,130 @@
+//! The errors the cluster reports, each carrying MongoDB's code and message.
+
+use crate::shard_key::ShardKeyError;
+
+/// An error from a cluster operation. The variant is MongoDB's code name and the string is
+/// MongoDB's message, so the shell can print `MongoServerError[CodeName]: message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterError {
+    /// Code 2: a value or option is invalid.
+    #[error("{0}")]
+    BadValue(String),
+    /// Code 20: the operation is not allowed in this state.
+    #[error("{0}")]
+    IllegalOperation(String),
+    /// Code 23: the collection is already sharded.
+    #[error("{0}")]
+    AlreadyInitialized(String),
+    /// Code 26: the namespace does not exist.
+    #[error("{0}")]
+    NamespaceNotFound(String),
+    /// Code 61: a document lacks a usable shard key.
+    #[error("{0}")]
+    ShardKeyNotFound(String),
+    /// Code 153: the chunk is too big to move.
+    #[error("{0}")]
+    ChunkTooBig(String),
+    /// Code 9: a request could not be parsed.
+    #[error("{0}")]
+    FailedToParse(String),
+    /// Code 87: the chunk cannot be split.
+    #[error("{0}")]
+    CannotSplit(String),
+    /// Code 163: a zone is still used by a range.
+    #[error("{0}")]
+    ZoneStillInUse(String),
+    /// Code 177: no shard has the zone.
+    #[error("{0}")]
+    ZoneNotFound(String),
+    /// Code 178: a zone range overlaps an existing one.
+    #[error("{0}")]
+    RangeOverlapConflict(String),
+    /// Code 31025, which has no name: a shard key update without the full shard key.
+    #[error("{0}")]
+    Location31025(String),
+    /// A failure mongos reports with only an `errmsg`, no code.
+    #[error("{0}")]
+    Errmsg(String),
+    /// Code 70: no shard has that name.
+    #[error("{0}")]
+    ShardNotFound(String),
+    /// Code 72: options conflict.
+    #[error("{0}")]
+    InvalidOptions(String),
+    /// Code 73: the namespace is malformed.
+    #[error("{0}")]
+    InvalidNamespace(String),
+    /// Code 118: the collection is not sharded.
+    #[error("{0}")]
+    NamespaceNotSharded(String),
+    /// Code 11000: a unique index already holds this key.
+    #[error("{0}")]
+    DuplicateKey(String),
+    /// Code 66: an update tried to change an immutable field.
+    #[error("{0}")]
+    ImmutableField(String),
+}
+
+impl ClusterError {
+    /// MongoDB's code name.
+    pub fn code_name(&self) -> &'static str {
+        match self {
+            ClusterError::BadValue(_) => "BadValue",
+            ClusterError::IllegalOperation(_) => "IllegalOperation",
+            ClusterError::AlreadyInitialized(_) => "AlreadyInitialized",
+            ClusterError::NamespaceNotFound(_) => "NamespaceNotFound",
+            ClusterError::ShardKeyNotFound(_) => "ShardKeyNotFound",
+            ClusterError::ChunkTooBig(_) => "ChunkTooBig",
+            ClusterError::ShardNotFound(_) => "ShardNotFound",
+            ClusterError::InvalidOptions(_) => "InvalidOptions",
+            ClusterError::FailedToParse(_) => "FailedToParse",
+            ClusterError::CannotSplit(_) => "CannotSplit",
+            ClusterError::ZoneStillInUse(_) => "ZoneStillInUse",
+            ClusterError::ZoneNotFound(_) => "ZoneNotFound",
+            ClusterError::RangeOverlapConflict(_) => "RangeOverlapConflict",
+            ClusterError::Location31025(_) => "Location31025",
+            ClusterError::Errmsg(_) => "",
+            ClusterError::InvalidNamespace(_) => "InvalidNamespace",
+            ClusterError::NamespaceNotSharded(_) => "NamespaceNotSharded",
+            ClusterError::DuplicateKey(_) => "DuplicateKey",
+            ClusterError::ImmutableField(_) => "ImmutableField",
+        }
+    }
+
+    /// MongoDB's numeric code.
+    pub fn code(&self) -> i32 {
+        match self {
+            ClusterError::BadValue(_) => 2,
+            ClusterError::IllegalOperation(_) => 20,
+            ClusterError::AlreadyInitialized(_) => 23,
+            ClusterError::NamespaceNotFound(_) => 26,
+            ClusterError::ShardKeyNotFound(_) => 61,
+            ClusterError::ChunkTooBig(_) => 153,
+            ClusterError::FailedToParse(_) => 9,
+            ClusterError::CannotSplit(_) => 87,
+            ClusterError::ZoneStillInUse(_) => 163,
+            ClusterError::ZoneNotFound(_) => 177,
+            ClusterError::RangeOverlapConflict(_) => 178,
+            ClusterError::Location31025(_) => 31025,
+            ClusterError::Errmsg(_) => 0,
+            ClusterError::ShardNotFound(_) => 70,
+            ClusterError::InvalidOptions(_) => 72,
+            ClusterError::InvalidNamespace(_) => 73,
+            ClusterError::NamespaceNotSharded(_) => 118,
+            ClusterError::DuplicateKey(_) => 11000,
+            ClusterError::ImmutableField(_) => 66,
+        }
+    }
+}
+
+impl From<ShardKeyError> for ClusterError {
+    fn from(e: ShardKeyError) -> Self {
+        let message = e.to_string();
+        match e.code_name() {
+            "ShardKeyNotFound" => ClusterError::ShardKeyNotFound(message),
+            "InvalidOptions" => ClusterError::InvalidOptions(message),
+            "CannotCreateIndex" | "BadValue" => ClusterError::BadValue(message),
+            _ => ClusterError::BadValue(message),
+        }
+    }
+}
