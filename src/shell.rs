@@ -10,7 +10,7 @@
 //!   the constructors (`ObjectId()`, `NumberLong()`, `ISODate()`, ...) and Extended
 //!   JSON wrappers, deterministically through an [`EvalContext`].
 //!
-//! On the way out, [`print`] formats values exactly as mongosh prints them and
+//! On the way out, [`print`](mod@print) formats values exactly as mongosh prints them and
 //! [`ejson`] writes and reads canonical Extended JSON v2. The commands' meaning
 //! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
 

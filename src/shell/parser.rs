@@ -964,7 +964,7 @@ impl<'a> Parser<'a> {
 
     fn postfix_from(&mut self, e: Expr) -> Result<Expr, ParseError> {
         // Re-use the postfix loop by parking `e` as a pseudo primary.
-        let saved = std::mem::replace(&mut self.parked, Some(e));
+        let saved = self.parked.replace(e);
         let r = self.postfix();
         self.parked = saved;
         r
