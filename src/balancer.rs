@@ -234,9 +234,11 @@ impl Cluster {
         if chunk.jumbo || chunk.bytes > self.chunk_size().saturating_mul(2) && chunk.docs > 1 {
             return Err(ClusterError::ChunkTooBig(format!(
                 "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {}, average document size is {}. Found {} documents in chunk  ns: {ns} {} -> {}",
-                if chunk.docs == 0 { 0 } else { self.chunk_size() * 13 / 10 / (chunk.bytes / chunk.docs).max(1) },
+                (self.chunk_size() * 13 / 10)
+                    .checked_div(chunk.bytes.checked_div(chunk.docs).unwrap_or(0).max(1))
+                    .unwrap_or(0),
                 self.chunk_size(),
-                if chunk.docs == 0 { 0 } else { chunk.bytes / chunk.docs },
+                chunk.bytes.checked_div(chunk.docs).unwrap_or(0),
                 chunk.docs,
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.min)),
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.max)),

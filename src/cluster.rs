@@ -354,6 +354,15 @@ impl Cluster {
         Ok(())
     }
 
+    /// `sh.enableSharding(db)`: creates the database if needed. (Since 6.0 sharding needs
+    /// no enabling; the database still gets its primary shard.)
+    pub fn enable_sharding(&mut self, db: &str) -> Result<(), ClusterError> {
+        if db.is_empty() || db.contains('.') {
+            return Err(ClusterError::InvalidNamespace(format!("invalid db name specified: {db}")));
+        }
+        self.ensure_database(&format!("{db}.x"))
+    }
+
     /// The primary shard of the database owning `ns`.
     pub fn primary_of(&self, ns: &str) -> ShardIdx {
         let db = ns.split('.').next().unwrap_or(ns);
@@ -373,6 +382,21 @@ impl Cluster {
                 indexes: Vec::new(),
             });
         Ok(())
+    }
+
+    /// Drops a collection; returns whether it existed.
+    pub fn drop_collection(&mut self, ns: &str) -> bool {
+        self.collections.remove(ns).is_some()
+    }
+
+    /// Sets the seed of every later pseudo-random choice.
+    pub fn reseed(&mut self, seed: u64) {
+        let mut x = crate::rng::SplitMix64::new(seed);
+        for b in &mut self.oid_process {
+            *b = (x.next_u64() & 0xff) as u8;
+        }
+        self.oid_counter = (x.next_u64() & 0x00ff_ffff) as u32;
+        self.config.seed = seed;
     }
 
     /// Adds a shard and returns its name.
@@ -459,6 +483,15 @@ impl Cluster {
         let primary = self.primary_of(ns);
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let empty = coll.docs.is_empty();
+        if !empty && !self.has_supporting_index(ns, &key) {
+            return Err(ClusterError::InvalidOptions(
+                "Please create an index that starts with the proposed shard key before sharding the collection".into(),
+            ));
+        }
+        let coll = self
+            .collections
+            .get(ns)
+            .ok_or_else(|| not_sharded(ns))?;
         // Every existing document must have a storable key before anything changes.
         let mut rekeyed = Vec::with_capacity(coll.docs.len());
         for stored in coll.docs.values() {
@@ -473,6 +506,11 @@ impl Cluster {
             .collections
             .get_mut(ns)
             .ok_or_else(|| not_sharded(ns))?;
+        // Sharding an empty collection creates the shard key index.
+        let key_doc = key.to_pattern_document();
+        if !coll.indexes.contains(&key_doc) && !(key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed()) {
+            coll.indexes.push(key_doc);
+        }
         coll.docs.clear();
         for (i, (k, stored)) in rekeyed.into_iter().enumerate() {
             coll.docs.insert((k, i as u64), stored);

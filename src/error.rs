@@ -42,6 +42,9 @@ pub enum ClusterError {
     /// Code 31025, which has no name: a shard key update without the full shard key.
     #[error("{0}")]
     Location31025(String),
+    /// Code 59: the command does not exist.
+    #[error("{0}")]
+    CommandNotFound(String),
     /// A failure mongos reports with only an `errmsg`, no code.
     #[error("{0}")]
     Errmsg(String),
@@ -83,6 +86,7 @@ impl ClusterError {
             ClusterError::ZoneNotFound(_) => "ZoneNotFound",
             ClusterError::RangeOverlapConflict(_) => "RangeOverlapConflict",
             ClusterError::Location31025(_) => "Location31025",
+            ClusterError::CommandNotFound(_) => "CommandNotFound",
             ClusterError::Errmsg(_) => "",
             ClusterError::InvalidNamespace(_) => "InvalidNamespace",
             ClusterError::NamespaceNotSharded(_) => "NamespaceNotSharded",
@@ -106,6 +110,7 @@ impl ClusterError {
             ClusterError::ZoneNotFound(_) => 177,
             ClusterError::RangeOverlapConflict(_) => 178,
             ClusterError::Location31025(_) => 31025,
+            ClusterError::CommandNotFound(_) => 59,
             ClusterError::Errmsg(_) => 0,
             ClusterError::ShardNotFound(_) => 70,
             ClusterError::InvalidOptions(_) => 72,

@@ -6,22 +6,33 @@
 //! The behaviour reference is `shared/spec/mongodb-sharding.md`; section numbers in
 //! the doc comments below (`§5`) point into it.
 
+pub mod analyze;
 pub mod balancer;
 pub mod chunks;
 pub mod cluster;
+pub mod compare;
+pub mod crud;
 pub mod decimal;
 pub mod error;
 pub mod events;
 pub mod hash;
 pub mod order;
+pub mod query;
+pub mod reshape;
 pub mod rng;
+pub mod scenario;
+pub mod session;
 pub mod shard_key;
 pub mod shell;
 pub mod split;
+pub mod targeting;
+pub mod timeline;
+pub mod workload;
 
 pub use cluster::{Cluster, ClusterConfig, VersionMode};
 pub use decimal::Decimal;
 pub use error::ClusterError;
+pub use session::{Outcome, Output, Session};
 pub use hash::{convert_shard_key_to_hashed, hash64};
 pub use order::compare_values;
 pub use shard_key::{KeyPattern, KeyValue, ShardKeyError};

@@ -1,6 +1,65 @@
-//! The `shardlab` command-line interface. The shell interpreter arrives with the shell
-//! issue; for now the binary reports the version.
+//! `shardlab [--json] [FILE]`: runs a mongosh-style script against a fresh simulated
+//! cluster (three shards, the `test` database) and prints each statement's result.
+//!
+//! - FILE absent or `-` reads standard input.
+//! - Plain output prints values the way mongosh does; `--json` prints one line of
+//!   canonical Extended JSON v2 per result, and each error as
+//!   `{"error": {"code": <int>, "codeName": "...", "errmsg": "..."}}`.
+//! - An error does not stop the script. The exit status is 1 if any statement failed.
 
-fn main() {
-    println!("shardlab {}", env!("CARGO_PKG_VERSION"));
+use shardlab::Session;
+use std::io::Read;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: shardlab [--json] [FILE]\n\nRuns a mongosh-style script against a simulated sharded cluster.\nFILE absent or '-' reads standard input.";
+
+fn main() -> ExitCode {
+    let mut json = false;
+    let mut file: Option<String> = None;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--json" => json = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "-V" | "--version" => {
+                println!("shardlab {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
+            "-" => file = None,
+            other if other.starts_with("--") => {
+                eprintln!("shardlab: unknown option {other}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            other => file = Some(other.to_string()),
+        }
+    }
+    let mut text = String::new();
+    let read = match &file {
+        Some(path) => std::fs::read(path).map(|bytes| text = String::from_utf8_lossy(&bytes).into_owned()),
+        None => std::io::stdin().read_to_string(&mut text).map(|_| ()),
+    };
+    if let Err(e) = read {
+        eprintln!("shardlab: cannot read {}: {e}", file.as_deref().unwrap_or("standard input"));
+        return ExitCode::from(2);
+    }
+    let mut session = Session::default();
+    let mut failed = false;
+    for outcome in session.run(&text) {
+        failed |= outcome.result.is_err();
+        let line = if json {
+            outcome.render_json()
+        } else {
+            outcome.render()
+        };
+        if let Some(line) = line {
+            println!("{line}");
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

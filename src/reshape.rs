@@ -1,0 +1,174 @@
+//! Operations that change a collection's shard key: `refineCollectionShardKey` (spec §2:
+//! bounds extended with MinKey/MaxKey, jumbo flags cleared) and `reshardCollection`
+//! (every document redistributed under a new key).
+
+use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+use crate::cluster::{not_sharded, recount_all, Cluster, ClusterError, Stored};
+use crate::events::EventKind;
+use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+use bson::{Bson, Document};
+use std::collections::BTreeMap;
+
+/// Whether `index` (a createIndex key pattern) starts with the fields of `pattern`, with
+/// the same kind (1 or "hashed") for each.
+fn index_supports(index: &Document, pattern: &KeyPattern) -> bool {
+    let fields: Vec<(&String, &Bson)> = index.iter().collect();
+    pattern.fields().len() <= fields.len()
+        && pattern.fields().iter().zip(fields).all(|((name, kind), (iname, ival))| {
+            name == iname
+                && match kind {
+                    FieldKind::Hashed => matches!(ival, Bson::String(s) if s == "hashed"),
+                    FieldKind::Ascending => matches!(ival, Bson::Int32(1) | Bson::Int64(1))
+                        || matches!(ival, Bson::Double(d) if *d == 1.0),
+                }
+        })
+}
+
+impl Cluster {
+    /// `createIndex(keys)`: records an index; returns its name.
+    pub fn create_index(&mut self, ns: &str, keys: &Document) -> Result<String, ClusterError> {
+        if keys.is_empty() {
+            return Err(ClusterError::BadValue("Index keys cannot be an empty field.".into()));
+        }
+        self.ensure_collection(ns)?;
+        let name = crate::cluster::index_name(keys);
+        let coll = self.collections.get_mut(ns).ok_or_else(|| not_sharded(ns))?;
+        if !coll.indexes.contains(keys) {
+            coll.indexes.push(keys.clone());
+        }
+        Ok(name)
+    }
+
+    /// Whether `ns` has an index usable for shard key `pattern` (the shard key index
+    /// itself, or `_id` for `{_id: 1}`).
+    pub fn has_supporting_index(&self, ns: &str, pattern: &KeyPattern) -> bool {
+        let Some(coll) = self.collection(ns) else { return false };
+        let id_key = pattern.fields().len() == 1
+            && pattern.fields()[0].0 == "_id"
+            && pattern.fields()[0].1 == FieldKind::Ascending;
+        id_key || coll.indexes.iter().any(|i| index_supports(i, pattern))
+    }
+
+    /// `refineCollectionShardKey`: extends the shard key with new suffix fields.
+    pub fn refine_shard_key(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
+        let old = self.sharding(ns)?.pattern.clone();
+        let new = KeyPattern::parse(key)?;
+        if !old.is_extended_by(&new) || new.len() <= old.len() && new == old {
+            if new != old {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "refineCollectionShardKey shard key {} does not extend the current shard key {}",
+                    format_bson_obj(&new.to_pattern_document()),
+                    format_bson_obj(&old.to_pattern_document())
+                )));
+            }
+        }
+        if !self.has_supporting_index(ns, &new) {
+            return Err(ClusterError::InvalidOptions(
+                "Please create an index that starts with the proposed shard key before refining the shard key of the collection".into(),
+            ));
+        }
+        // Re-key every document first so that a bad document changes nothing.
+        let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
+        let mut docs = BTreeMap::new();
+        for ((_, seq), stored) in &coll.docs {
+            docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
+        }
+        let extra = new.len() - old.len();
+        let old_max = old.global_max();
+        let extend = |k: &KeyValue| {
+            let fill = if *k == old_max { Bson::MaxKey } else { Bson::MinKey };
+            let mut v = k.0.clone();
+            v.extend(std::iter::repeat_n(fill, extra));
+            KeyValue(v)
+        };
+        let sharding = self.sharding_mut(ns)?;
+        let chunks: Vec<Chunk> = sharding
+            .table
+            .iter()
+            .map(|c| Chunk {
+                min: extend(&c.min),
+                max: extend(&c.max),
+                jumbo: false,
+                ..c.clone()
+            })
+            .collect();
+        sharding.table = RoutingTable::from_chunks(chunks);
+        for z in &mut sharding.zones {
+            z.min = extend(&z.min);
+            z.max = extend(&z.max);
+        }
+        sharding.pattern = new.clone();
+        recount_all(&mut sharding.table, &docs);
+        if let Some(coll) = self.collections.get_mut(ns) {
+            coll.docs = docs;
+        }
+        self.push_event(EventKind::Refine {
+            ns: ns.to_string(),
+            key: format_bson_obj(&new.to_pattern_document()),
+        });
+        Ok(())
+    }
+
+    /// `reshardCollection`: redistributes every document under a new shard key. The new
+    /// chunks split the documents evenly by count (as many chunks as before, at least one
+    /// per shard) and are dealt to the shards round robin.
+    pub fn reshard_collection(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
+        let old_chunks = self.sharding(ns)?.table.len();
+        let new = KeyPattern::parse(key)?;
+        let unique = self.sharding(ns)?.unique;
+        new.check_unique(unique)?;
+        let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
+        let mut docs: BTreeMap<(KeyValue, u64), Stored> = BTreeMap::new();
+        for ((_, seq), stored) in &coll.docs {
+            docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
+        }
+        let shards: Vec<ShardIdx> = self.shards().filter(|(_, s)| !s.draining).map(|(i, _)| i).collect();
+        let n = old_chunks.max(shards.len()).max(1);
+        let keys: Vec<&KeyValue> = docs.keys().map(|(k, _)| k).collect();
+        let mut points: Vec<KeyValue> = Vec::new();
+        for i in 1..n {
+            let idx = i * keys.len() / n;
+            if let Some(k) = keys.get(idx) {
+                if points.last() != Some(*k) && **k != new.global_min() {
+                    points.push((*k).clone());
+                }
+            }
+        }
+        let mut chunks = Vec::with_capacity(points.len() + 1);
+        let mut lo = new.global_min();
+        for i in 0..=points.len() {
+            let hi = points.get(i).cloned().unwrap_or_else(|| new.global_max());
+            chunks.push(Chunk {
+                min: lo,
+                max: hi.clone(),
+                shard: shards.get(i % shards.len().max(1)).copied().unwrap_or(0),
+                jumbo: false,
+                version: ChunkVersion { major: 1, minor: i as u32 },
+                docs: 0,
+                bytes: 0,
+            });
+            lo = hi;
+        }
+        let mut table = RoutingTable::from_chunks(chunks);
+        recount_all(&mut table, &docs);
+        let mut ids = BTreeMap::new();
+        for ((k, _), stored) in &docs {
+            let shard = table.chunk_for(k).map_or(0, |c| c.shard);
+            let id = KeyValue(vec![stored.doc.get("_id").cloned().unwrap_or(Bson::Null)]);
+            *ids.entry((id, shard)).or_insert(0u32) += 1;
+        }
+        let coll = self.collections.get_mut(ns).ok_or_else(|| not_sharded(ns))?;
+        coll.docs = docs;
+        coll.ids = ids;
+        if let Some(s) = coll.sharding.as_mut() {
+            s.pattern = new.clone();
+            s.table = table;
+            s.zones.clear();
+        }
+        self.push_event(EventKind::Reshard {
+            ns: ns.to_string(),
+            key: format_bson_obj(&new.to_pattern_document()),
+        });
+        Ok(())
+    }
+}

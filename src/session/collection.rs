@@ -1,0 +1,250 @@
+//! `db.<collection>.` methods, with the result shapes mongosh returns.
+
+use super::{call_args, status, Output, Session, StatementError};
+use crate::crud::QueryTarget;
+use crate::query;
+use crate::shell::parser::Segment;
+use bson::{doc, Bson, Document};
+
+/// A `find()` being built up by chained cursor methods.
+#[derive(Default)]
+struct Cursor {
+    filter: Document,
+    projection: Option<Document>,
+    sort: Option<Document>,
+    skip: u64,
+    limit: Option<u64>,
+}
+
+impl Session {
+    pub(super) fn collection_chain(&mut self, ns: &str, rest: &[Segment]) -> Result<Output, StatementError> {
+        let Some(method) = rest.first() else {
+            return Ok(Output::Message(ns.to_string()));
+        };
+        let args = call_args(method)?;
+        let chained = &rest[1..];
+        let name = method.name.as_str();
+        if matches!(name, "find" | "findOne") {
+            return self.find_chain(ns, name, args, chained);
+        }
+        let out = self.collection_method(ns, name, args)?;
+        super::navigate(out, chained)
+    }
+
+    fn find_chain(&mut self, ns: &str, name: &str, args: &[crate::shell::Expr], chained: &[Segment]) -> Result<Output, StatementError> {
+        let mut cursor = Cursor {
+            filter: self.opt_doc_arg(args, 0, "filter")?,
+            projection: match self.opt_arg(args, 1)? {
+                Some(Bson::Document(p)) => Some(p),
+                _ => None,
+            },
+            ..Cursor::default()
+        };
+        if name == "findOne" {
+            cursor.limit = Some(1);
+        }
+        self.run_cursor(ns, cursor, chained, name == "findOne")
+    }
+
+    fn collection_method(&mut self, ns: &str, name: &str, args: &[crate::shell::Expr]) -> Result<Output, StatementError> {
+        let out = match name {
+            "insertOne" => {
+                let d = self.doc_arg(args, 0, "document")?;
+                let ids = self.cluster.insert_many(ns, vec![d]).map_err(|(_, e)| e)?;
+                doc! { "acknowledged": true, "insertedId": ids.into_iter().next().unwrap_or(Bson::Null) }
+            }
+            "insertMany" | "insert" => {
+                let docs = match self.arg(args, 0, "documents")? {
+                    Bson::Array(a) => a,
+                    Bson::Document(d) if name == "insert" => vec![Bson::Document(d)],
+                    other => {
+                        return Err(StatementError::type_error(format!(
+                            "documents must be an array, got {}",
+                            crate::shell::format_value(&other)
+                        )))
+                    }
+                };
+                let mut list = Vec::with_capacity(docs.len());
+                for d in docs {
+                    match d {
+                        Bson::Document(d) => list.push(d),
+                        other => {
+                            return Err(StatementError::type_error(format!(
+                                "each document must be an object, got {}",
+                                crate::shell::format_value(&other)
+                            )))
+                        }
+                    }
+                }
+                match self.cluster.insert_many(ns, list) {
+                    Ok(ids) => doc! { "acknowledged": true, "insertedIds": ids_doc(ids) },
+                    Err((ids, e)) => {
+                        let mut err = StatementError::from(e);
+                        if !ids.is_empty() {
+                            err.message = format!("{} (inserted {} before the error)", err.message, ids.len());
+                        }
+                        return Err(err);
+                    }
+                }
+            }
+            "countDocuments" | "count" => {
+                let filter = self.opt_doc_arg(args, 0, "filter")?;
+                let (docs, _) = self.cluster.find(ns, &filter)?;
+                return Ok(Output::Value(Bson::Int32(docs.len() as i32)));
+            }
+            "estimatedDocumentCount" => {
+                let n = self.cluster.collection(ns).map_or(0, |c| c.doc_count());
+                return Ok(Output::Value(Bson::Int32(n as i32)));
+            }
+            "updateOne" | "updateMany" | "replaceOne" => {
+                let filter = self.doc_arg(args, 0, "filter")?;
+                let update = self.doc_arg(args, 1, "update")?;
+                let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
+                if name == "replaceOne" && is_ops {
+                    return Err(StatementError::type_error("Replacement document must not contain atomic operators"));
+                }
+                if name != "replaceOne" && !is_ops {
+                    return Err(StatementError::type_error("Update document requires atomic operators"));
+                }
+                self.record_write(ns, &filter, name);
+                let r = self.cluster.update(ns, &filter, &update, name == "updateMany")?;
+                doc! {
+                    "acknowledged": true,
+                    "insertedId": Bson::Null,
+                    "matchedCount": r.matched as i32,
+                    "modifiedCount": r.modified as i32,
+                    "upsertedCount": 0,
+                }
+            }
+            "deleteOne" | "deleteMany" | "remove" => {
+                let filter = self.doc_arg(args, 0, "filter")?;
+                self.record_write(ns, &filter, name);
+                let n = self.cluster.delete(ns, &filter, name != "deleteOne")?;
+                doc! { "acknowledged": true, "deletedCount": n as i32 }
+            }
+            "createIndex" | "ensureIndex" => {
+                let keys = self.doc_arg(args, 0, "keys")?;
+                let name = self.cluster.create_index(ns, &keys)?;
+                return Ok(Output::Value(Bson::String(name)));
+            }
+            "getIndexes" => {
+                let mut list = vec![Bson::Document(doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" })];
+                if let Some(c) = self.cluster.collection(ns) {
+                    for k in &c.indexes {
+                        list.push(Bson::Document(doc! { "v": 2, "key": k.clone(), "name": crate::cluster::index_name(k) }));
+                    }
+                }
+                return Ok(Output::Value(Bson::Array(list)));
+            }
+            "getShardDistribution" => {
+                return Ok(Output::Sections(status::shard_distribution(&self.cluster, ns)?));
+            }
+            "getFullName" => return Ok(Output::Value(Bson::String(ns.to_string()))),
+            "getName" => return Ok(Output::Value(Bson::String(short(ns).to_string()))),
+            "drop" => {
+                let existed = self.cluster.drop_collection(ns);
+                return Ok(Output::Value(Bson::Boolean(existed)));
+            }
+            other => {
+                return Err(StatementError::type_error(format!(
+                    "db.{}.{other} is not a function",
+                    short(ns)
+                )))
+            }
+        };
+        Ok(Output::Value(Bson::Document(out)))
+    }
+
+    fn run_cursor(&mut self, ns: &str, mut cursor: Cursor, chained: &[Segment], one: bool) -> Result<Output, StatementError> {
+        let mut explain = false;
+        let mut count = false;
+        let mut rest: &[Segment] = &[];
+        for (i, seg) in chained.iter().enumerate() {
+            let Some(args) = seg.args.as_deref() else {
+                rest = &chained[i..];
+                break;
+            };
+            match seg.name.as_str() {
+                "sort" => cursor.sort = Some(self.doc_arg(args, 0, "sort")?),
+                "limit" => cursor.limit = Some(self.int_arg(args, 0, "limit")?.unsigned_abs()),
+                "skip" => cursor.skip = self.int_arg(args, 0, "skip")?.max(0) as u64,
+                "count" | "itcount" | "size" => count = true,
+                "explain" => {
+                    explain = true;
+                    rest = &chained[i + 1..];
+                    break;
+                }
+                "toArray" | "pretty" => {}
+                "projection" => cursor.projection = Some(self.doc_arg(args, 0, "projection")?),
+                other => {
+                    return Err(StatementError::type_error(format!("cursor.{other} is not a function")));
+                }
+            }
+        }
+        self.record_read(ns, &cursor.filter);
+        let (mut docs, target) = self.cluster.find(ns, &cursor.filter)?;
+        if explain {
+            let out = Output::Value(Bson::Document(self.explain(ns, &cursor.filter, &target)));
+            return super::navigate(out, rest);
+        }
+        if let Some(sort) = &cursor.sort {
+            query::sort_documents(&mut docs, sort);
+        }
+        let docs: Vec<Document> = docs
+            .into_iter()
+            .skip(cursor.skip as usize)
+            .take(cursor.limit.filter(|l| *l > 0).map_or(usize::MAX, |l| l as usize))
+            .collect();
+        if count {
+            return super::navigate(Output::Value(Bson::Int32(docs.len() as i32)), rest);
+        }
+        let docs = match &cursor.projection {
+            Some(p) => docs.iter().map(|d| query::project(d, p)).collect::<Result<Vec<_>, _>>()?,
+            None => docs,
+        };
+        if one {
+            let out = Output::Value(docs.into_iter().next().map_or(Bson::Null, Bson::Document));
+            return super::navigate(out, rest);
+        }
+        super::navigate(Output::Cursor(docs), rest)
+    }
+
+    /// mongos's `explain()` shape: the winning plan's stage and the shards it went to.
+    fn explain(&self, ns: &str, filter: &Document, target: &QueryTarget) -> Document {
+        let shards: Vec<Bson> = target
+            .shards
+            .iter()
+            .map(|&i| {
+                let shard = &self.cluster.all_shards()[i as usize];
+                Bson::Document(doc! {
+                    "shardName": shard.name.clone(),
+                    "connectionString": shard.host.clone(),
+                    "namespace": ns,
+                    "parsedQuery": filter.clone(),
+                    "winningPlan": { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" },
+                    "rejectedPlans": [],
+                })
+            })
+            .collect();
+        doc! {
+            "queryPlanner": {
+                "mongosPlannerVersion": 1,
+                "winningPlan": { "stage": target.stage, "shards": shards },
+            },
+            "ok": 1,
+        }
+    }
+}
+
+/// `insertedIds` as mongosh prints it: `{ '0': .., '1': .. }`.
+fn ids_doc(ids: Vec<Bson>) -> Document {
+    ids.into_iter()
+        .enumerate()
+        .map(|(i, id)| (i.to_string(), id))
+        .collect()
+}
+
+/// The collection part of a namespace.
+fn short(ns: &str) -> &str {
+    ns.split_once('.').map_or(ns, |(_, c)| c)
+}
