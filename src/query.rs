@@ -100,8 +100,33 @@ impl Regex {
     }
 }
 
+/// The deepest `$and`/`$or`/`$nor`/`$not` may nest in a filter, as in MongoDB.
+const MAX_FILTER_DEPTH: u32 = 100;
+
+/// The most parts a dotted path may have. Paths are walked recursively, so this
+/// bounds the stack a hostile path can use.
+const MAX_PATH_PARTS: usize = 200;
+
+/// Refuses a dotted path with more than [`MAX_PATH_PARTS`] parts.
+fn check_path_length(path: &str) -> Result<(), ClusterError> {
+    if path.split('.').count() > MAX_PATH_PARTS {
+        return Err(ClusterError::BadValue(format!(
+            "the path '{path}' has more than {MAX_PATH_PARTS} parts"
+        )));
+    }
+    Ok(())
+}
+
 /// Parses a filter document into a [`Filter`], with MongoDB's errors for bad operators.
 pub fn parse_filter(filter: &Document) -> Result<Filter, ClusterError> {
+    parse_filter_at(filter, 0)
+}
+
+/// [`parse_filter`] at a nesting depth.
+fn parse_filter_at(filter: &Document, depth: u32) -> Result<Filter, ClusterError> {
+    if depth > MAX_FILTER_DEPTH {
+        return Err(too_deep());
+    }
     let mut children = Vec::with_capacity(filter.len());
     for (key, value) in filter {
         if let Some(op) = key.strip_prefix('$') {
@@ -118,7 +143,7 @@ pub fn parse_filter(filter: &Document) -> Result<Filter, ClusterError> {
                         let Bson::Document(d) = item else {
                             return Err(bad("$or/$and/$nor entries need to be full objects"));
                         };
-                        branches.push(parse_filter(d)?);
+                        branches.push(parse_filter_at(d, depth + 1)?);
                     }
                     children.push(match op {
                         "and" => Filter::And(branches),
@@ -131,7 +156,8 @@ pub fn parse_filter(filter: &Document) -> Result<Filter, ClusterError> {
                 _ => return Err(bad(&format!("unknown top level operator: {key}"))),
             }
         } else {
-            children.push(Filter::Field(key.clone(), parse_field(value)?));
+            check_path_length(key)?;
+            children.push(Filter::Field(key.clone(), parse_field(value, depth)?));
         }
     }
     Ok(Filter::And(children))
@@ -139,9 +165,9 @@ pub fn parse_filter(filter: &Document) -> Result<Filter, ClusterError> {
 
 /// Parses the value given for a field: an operator object, a regular expression
 /// literal, or a value to be equal to.
-fn parse_field(value: &Bson) -> Result<Vec<Predicate>, ClusterError> {
+fn parse_field(value: &Bson, depth: u32) -> Result<Vec<Predicate>, ClusterError> {
     match value {
-        Bson::Document(d) if is_operator_object(d) => parse_operators(d),
+        Bson::Document(d) if is_operator_object(d) => parse_operators(d, depth),
         Bson::RegularExpression(r) => Ok(vec![Predicate::Regex(Regex::new(
             r.pattern.as_str(),
             r.options.as_str(),
@@ -160,7 +186,10 @@ fn is_operator_object(d: &Document) -> bool {
 }
 
 /// Parses an operator object such as `{$gt: 1, $lt: 5}`.
-fn parse_operators(d: &Document) -> Result<Vec<Predicate>, ClusterError> {
+fn parse_operators(d: &Document, depth: u32) -> Result<Vec<Predicate>, ClusterError> {
+    if depth > MAX_FILTER_DEPTH {
+        return Err(too_deep());
+    }
     let mut preds = Vec::with_capacity(d.len());
     let options = match d.get("$options") {
         None => None,
@@ -222,7 +251,7 @@ fn parse_operators(d: &Document) -> Result<Vec<Predicate>, ClusterError> {
                     return Err(bad("$not cannot be empty"));
                 }
                 Bson::Document(inner) if is_operator_object(inner) => {
-                    Predicate::Not(parse_operators(inner)?)
+                    Predicate::Not(parse_operators(inner, depth + 1)?)
                 }
                 Bson::Document(inner) => {
                     let first = inner.keys().next().map(String::as_str).unwrap_or("");
@@ -248,6 +277,13 @@ fn truthy(v: &Bson) -> bool {
         Bson::Null | Bson::Undefined => false,
         _ => true,
     }
+}
+
+/// The error for a filter nested deeper than [`MAX_FILTER_DEPTH`].
+fn too_deep() -> ClusterError {
+    ClusterError::BadValue(format!(
+        "exceeded maximum query tree depth of {MAX_FILTER_DEPTH}"
+    ))
 }
 
 /// Shorthand for a `BadValue` error.
@@ -357,9 +393,14 @@ pub(crate) fn is_nan(v: &Bson) -> bool {
 /// The values a dotted path reaches in a document, `None` standing for a missing
 /// field. Arrays on the path are traversed element by element (documents only), and
 /// an array at the end contributes itself and each of its elements.
+///
+/// A path longer than the filter parser accepts reaches nothing.
 pub fn path_values<'a>(doc: &'a Document, path: &str) -> Vec<Option<&'a Bson>> {
     let parts: Vec<&str> = path.split('.').collect();
     let mut out = Vec::new();
+    if parts.len() > MAX_PATH_PARTS {
+        return vec![None];
+    }
     walk_document(doc, &parts, &mut out, true);
     if out.is_empty() {
         // Nothing was reached (an array with no documents on the way): the field is
@@ -565,6 +606,7 @@ fn check_paths(ops: &[(&str, &Document)]) -> Result<(), ClusterError> {
     let mut seen: Vec<&str> = Vec::new();
     for (_, spec) in ops {
         for path in spec.keys() {
+            check_path_length(path)?;
             if path.is_empty() || path.split('.').any(str::is_empty) {
                 return Err(bad(&format!(
                     "The update path '{path}' contains an empty field name, which is not allowed."
@@ -791,9 +833,11 @@ pub fn type_name(v: &Bson) -> &'static str {
 // Sorting and projection
 // ---------------------------------------------------------------------------------
 
-/// Checks a sort specification: every value must be 1 or -1.
+/// Checks a sort specification: every value must be 1 or -1, and no path may be
+/// absurdly long.
 pub fn check_sort(sort: &Document) -> Result<(), ClusterError> {
-    for value in sort.values() {
+    for (path, value) in sort {
+        check_path_length(path)?;
         let ok = match value {
             Bson::Int32(i) => *i == 1 || *i == -1,
             Bson::Int64(i) => *i == 1 || *i == -1,
@@ -844,6 +888,10 @@ pub fn sort_documents(docs: &mut [Document], sort: &Document) {
 /// The value a document sorts by on one path.
 fn sort_key(doc: &Document, path: &str, descending: bool) -> Bson {
     let parts: Vec<&str> = path.split('.').collect();
+    if parts.len() > MAX_PATH_PARTS {
+        // `check_sort` refuses such a path; unchecked, it sorts as missing.
+        return Bson::Null;
+    }
     let mut values = Vec::new();
     walk_document(doc, &parts, &mut values, false);
     if values.is_empty() {
@@ -917,6 +965,7 @@ pub fn project(doc: &Document, projection: &Document) -> Result<Document, Cluste
                 )))
             }
         };
+        check_path_length(path)?;
         if path == "_id" {
             include_id = include;
             continue;
@@ -1060,6 +1109,14 @@ mod regex_lite {
     /// The most backtracking steps one match may take before giving up (no match).
     const STEP_BUDGET: u32 = 1_000_000;
 
+    /// The deepest the backtracking may nest (each repetition round nests once), so
+    /// a long subject cannot exhaust the stack, natively or in wasm. A match that
+    /// would need deeper nesting backs off to fewer repetitions or fails.
+    const DEPTH_LIMIT: u32 = 1_000;
+
+    /// The deepest groups may nest in a pattern.
+    const GROUP_DEPTH_LIMIT: u32 = 50;
+
     /// A compiled pattern.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Program {
@@ -1129,6 +1186,7 @@ mod regex_lite {
         chars: Vec<char>,
         pos: usize,
         extended: bool,
+        groups: u32,
     }
 
     impl Program {
@@ -1143,6 +1201,7 @@ mod regex_lite {
                 chars: pattern.chars().collect(),
                 pos: 0,
                 extended: options.contains('x'),
+                groups: 0,
             };
             let root = parser.alternation()?;
             if parser.pos < parser.chars.len() {
@@ -1162,6 +1221,7 @@ mod regex_lite {
                 program: self,
                 text: text.chars().collect(),
                 steps: Cell::new(0),
+                depth: Cell::new(0),
             };
             (0..=m.text.len()).any(|start| m.alternatives(&self.root, start, &mut |_| true))
         }
@@ -1236,7 +1296,12 @@ mod regex_lite {
                             );
                         }
                     }
+                    self.groups += 1;
+                    if self.groups > GROUP_DEPTH_LIMIT {
+                        return Err("groups are nested too deeply".to_owned());
+                    }
                     let inner = self.alternation()?;
+                    self.groups -= 1;
                     if self.bump() != Some(')') {
                         return Err("missing closing parenthesis".to_owned());
                     }
@@ -1395,6 +1460,7 @@ mod regex_lite {
         program: &'p Program,
         text: Vec<char>,
         steps: Cell<u32>,
+        depth: Cell<u32>,
     }
 
     impl Matcher<'_> {
@@ -1412,15 +1478,44 @@ mod regex_lite {
         fn sequence(&self, seq: &[Node], i: usize, k: &mut dyn FnMut(usize) -> bool) -> bool {
             let steps = self.steps.get() + 1;
             self.steps.set(steps);
-            if steps > STEP_BUDGET {
+            if steps > STEP_BUDGET || self.depth.get() >= DEPTH_LIMIT {
                 return false;
             }
+            self.depth.set(self.depth.get() + 1);
+            let found = self.sequence_inner(seq, i, k);
+            self.depth.set(self.depth.get() - 1);
+            found
+        }
+
+        /// The body of [`Matcher::sequence`], inside the depth accounting.
+        fn sequence_inner(&self, seq: &[Node], i: usize, k: &mut dyn FnMut(usize) -> bool) -> bool {
             let Some((node, rest)) = seq.split_first() else {
                 return k(i);
             };
             match node {
                 Node::Group(branches) => {
                     self.alternatives(branches, i, &mut |j| self.sequence(rest, j, k))
+                }
+                Node::Repeat(inner, min, max)
+                    if !matches!(**inner, Node::Group(_) | Node::Repeat(..)) =>
+                {
+                    // A repeated single character: find the longest run iteratively,
+                    // then back off one at a time, without nesting.
+                    let mut ends = vec![i];
+                    let mut at = i;
+                    while max.is_none_or(|m| ends.len() <= m as usize) {
+                        match self.single(inner, at) {
+                            Some(next) if next != at => {
+                                at = next;
+                                ends.push(at);
+                            }
+                            _ => break,
+                        }
+                    }
+                    let min = *min as usize;
+                    (min..ends.len())
+                        .rev()
+                        .any(|count| ends.get(count).is_some_and(|e| self.sequence(rest, *e, k)))
                 }
                 Node::Repeat(inner, min, max) => self.repeat(inner, *min, *max, 0, i, rest, k),
                 single => self

@@ -534,3 +534,74 @@ fn projections() {
         ))
     );
 }
+
+/// The regular expression matcher on its own: syntax, options, and subjects or
+/// patterns large enough to threaten the stack.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn regular_expressions() {
+    use shardlab::query::Regex;
+    let cases: Vec<(&str, &str, &str, bool)> = vec![
+        ("abc", "", "xabcx", true),
+        ("^abc$", "", "abc\n", true),
+        ("^abc$", "", "abcd", false),
+        ("a.c", "", "a\nc", false),
+        ("a.c", "s", "a\nc", true),
+        ("[^0-9]+", "", "123", false),
+        ("[^0-9]+", "", "12a3", true),
+        ("\\bcat\\b", "", "a cat sat", true),
+        ("\\bcat\\b", "", "concatenate", false),
+        ("colou?r", "", "color", true),
+        ("x{3}", "", "xx", false),
+        ("x{3}", "", "axxxb", true),
+        ("x{2,}y", "", "xxxy", true),
+        ("(ab)+$", "", "ababab", true),
+        ("(?:ab|cd){2}", "", "abcd", true),
+        ("[A-Z]", "i", "q", true),
+        ("a b # comment", "x", "ab", true),
+        ("a\\.b", "", "axb", false),
+        ("a\\.b", "", "a.b", true),
+        ("\\d\\s\\w", "", "1 a", true),
+        ("a{,2}", "", "a{,2}", true),
+        ("", "", "", true),
+    ];
+    for (pattern, options, text, expected) in cases {
+        let re = Regex::new(pattern, options).unwrap();
+        assert_eq!(
+            re.is_match(text),
+            expected,
+            "/{pattern}/{options} on {text:?}"
+        );
+    }
+    for bad in ["(", ")", "*a", "a(?=b)", "(a)\\1", "[z-a]", "[abc"] {
+        assert!(Regex::new(bad, "").is_err(), "{bad}");
+    }
+    assert!(Regex::new("a", "q").is_err());
+    // Long subjects and hostile patterns finish without exhausting the stack.
+    let long = "a".repeat(100_000);
+    assert!(Regex::new("^a*$", "").unwrap().is_match(&long));
+    assert!(Regex::new("^[a-z]+$", "").unwrap().is_match(&long));
+    assert!(!Regex::new("^(a|aa)*b$", "").unwrap().is_match(&long));
+    assert!(!Regex::new("(a*)*b", "").unwrap().is_match(&"a".repeat(40)));
+    assert!(Regex::new(&"(".repeat(10_000), "").is_err());
+}
+
+/// Deeply nested filters and very long paths are refused rather than overflowing.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn depth_limits() {
+    let mut filter = doc! {"x": 1};
+    for _ in 0..150 {
+        filter = doc! {"$and": [filter]};
+    }
+    assert!(matches(&filter, &doc! {"x": 1}).is_err());
+    let mut shallow = doc! {"x": 1};
+    for _ in 0..50 {
+        shallow = doc! {"$or": [shallow]};
+    }
+    assert!(matches(&shallow, &doc! {"x": 1}).unwrap());
+    let long_path = vec!["a"; 5_000].join(".");
+    assert!(matches(&doc! {long_path.clone(): 1}, &doc! {}).is_err());
+    assert!(apply_update(&doc! {}, &doc! {"$set": {long_path.clone(): 1}}).is_err());
+    assert!(project(&doc! {}, &doc! {long_path: 1}).is_err());
+}
