@@ -220,6 +220,11 @@ pub struct Session {
     pub(crate) ctx: EvalContext,
     /// Sampled queries for analyzeShardKey, when `configureQueryAnalyzer` is on.
     pub(crate) sampling: std::collections::BTreeMap<String, Vec<crate::session::admin::SampledQuery>>,
+    /// The generator behind workloads, seeded from the cluster's seed.
+    pub(crate) rng: crate::rng::SplitMix64,
+    /// How many documents each (namespace, workload spec) has generated, so counters
+    /// continue across `sim.generate` calls.
+    pub(crate) generated: std::collections::BTreeMap<String, u64>,
 }
 
 impl Default for Session {
@@ -241,10 +246,12 @@ impl Session {
         }
         ctx.uuid_state = rng.next_u64();
         Session {
-            cluster: Cluster::new(config),
             db: "test".to_string(),
+            rng: crate::rng::SplitMix64::new(config.seed),
+            cluster: Cluster::new(config),
             ctx,
             sampling: std::collections::BTreeMap::new(),
+            generated: std::collections::BTreeMap::new(),
         }
     }
 

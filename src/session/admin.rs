@@ -8,13 +8,7 @@ use crate::shell::parser::Segment;
 use bson::{doc, Bson, Document};
 
 /// A query recorded while `configureQueryAnalyzer` sampling is on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SampledQuery {
-    /// `find`, `update`, `delete` and so on.
-    pub command: String,
-    /// The filter.
-    pub filter: Document,
-}
+pub use crate::workload::QueryOp as SampledQuery;
 
 fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
     match cmd.get(name) {
@@ -44,14 +38,14 @@ impl Session {
     /// Records a read for analyzeShardKey's read distribution, if sampling is on.
     pub(super) fn record_read(&mut self, ns: &str, filter: &Document) {
         if let Some(list) = self.sampling.get_mut(ns) {
-            list.push(SampledQuery { command: "find".into(), filter: filter.clone() });
+            list.push(SampledQuery { command: "find".into(), filter: filter.clone(), update: None });
         }
     }
 
     /// Records a write for analyzeShardKey's write distribution, if sampling is on.
-    pub(super) fn record_write(&mut self, ns: &str, filter: &Document, method: &str) {
+    pub(super) fn record_write(&mut self, ns: &str, filter: &Document, method: &str, update: Option<&Document>) {
         if let Some(list) = self.sampling.get_mut(ns) {
-            list.push(SampledQuery { command: method.into(), filter: filter.clone() });
+            list.push(SampledQuery { command: method.into(), filter: filter.clone(), update: update.cloned() });
         }
     }
 
@@ -199,11 +193,35 @@ impl Session {
                 }
                 doc! { "ok": 1, "newConfiguration": { "mode": mode, "samplesPerSecond": rate } }
             }
+            "analyzeShardKey" => {
+                let ns = ns_of(cmd, &name)?;
+                let key = doc_field(cmd, "key")?;
+                let samples = self.sampling.get(&ns).cloned().unwrap_or_default();
+                crate::analyze::analyze_shard_key(&self.cluster, &ns, &key, &samples)?
+            }
             other => {
                 return Err(ClusterError::CommandNotFound(format!("no such command: '{other}'")).into());
             }
         };
         Ok(Output::Value(Bson::Document(reply)))
+    }
+
+    /// The workload spec an argument names: a preset name or a template document.
+    fn workload_spec(&mut self, args: &[crate::shell::Expr], i: usize) -> Result<Document, StatementError> {
+        match self.arg(args, i, "workload")? {
+            Bson::Document(d) => Ok(d),
+            Bson::String(name) => crate::workload::preset(&name).ok_or_else(|| {
+                ClusterError::BadValue(format!(
+                    "unknown workload '{name}'; the presets are: {}",
+                    crate::workload::preset_names().join(", ")
+                ))
+                .into()
+            }),
+            other => Err(StatementError::type_error(format!(
+                "workload must be a preset name or a template object, got {}",
+                crate::shell::format_value(&other)
+            ))),
+        }
     }
 
     pub(super) fn sim_command(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
@@ -242,6 +260,7 @@ impl Session {
             "seed" => {
                 let seed = self.int_arg(args, 0, "seed")?;
                 self.cluster.reseed(seed as u64);
+                self.rng = crate::rng::SplitMix64::new(seed as u64);
                 doc! { "seed": seed, "ok": 1 }
             }
             "reset" => {
@@ -289,6 +308,62 @@ impl Session {
                     })
                     .collect();
                 doc! { "migrations": list, "ok": 1 }
+            }
+            "generate" => {
+                let ns = self.str_arg(args, 0, "namespace")?;
+                let spec = self.workload_spec(args, 1)?;
+                let count = self.int_arg(args, 2, "count")?;
+                let count = u64::try_from(count).map_err(|_| {
+                    StatementError::from(ClusterError::BadValue("count must not be negative".into()))
+                })?;
+                let counter_key = format!("{ns} {}", crate::shell::ejson::document_to_canonical_ejson(&spec));
+                let start = self.generated.get(&counter_key).copied().unwrap_or(0);
+                let docs = crate::workload::generate(&spec, count, start, &mut self.rng)?;
+                self.generated.insert(counter_key, start + count);
+                let n = docs.len() as i64;
+                self.cluster.insert_many(&ns, docs).map_err(|(_, e)| e)?;
+                doc! { "ns": ns, "inserted": crate::shell::eval::js_number(n as f64), "ok": 1 }
+            }
+            "queries" => {
+                let ns = self.str_arg(args, 0, "namespace")?;
+                let spec = self.doc_arg(args, 1, "query workload")?;
+                let count = self.int_arg(args, 2, "count")?.max(0) as u64;
+                let known: Vec<Document> = self
+                    .cluster
+                    .collection(&ns)
+                    .map(|c| c.documents().step_by(((c.doc_count() / 1000).max(1)) as usize).cloned().collect())
+                    .unwrap_or_default();
+                let ops = crate::workload::generate_queries(&spec, count, &mut self.rng, &known)?;
+                let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
+                for op in &ops {
+                    let target = self.cluster.target(&ns, &op.filter)?;
+                    match target.kind {
+                        crate::targeting::TargetKind::SingleShard => single += 1,
+                        crate::targeting::TargetKind::MultiShard => multi += 1,
+                        crate::targeting::TargetKind::ScatterGather => scatter += 1,
+                    }
+                    match (op.command.as_str(), &op.update) {
+                        ("find", _) => self.record_read(&ns, &op.filter),
+                        (cmd, Some(update)) => {
+                            self.record_write(&ns, &op.filter, cmd, Some(update));
+                            // A generated write that MongoDB would refuse is counted but
+                            // not applied, as a failed write changes nothing.
+                            let _ = self.cluster.update(&ns, &op.filter, update, cmd == "updateMany");
+                        }
+                        (cmd, None) => {
+                            self.record_write(&ns, &op.filter, cmd, None);
+                            let _ = self.cluster.delete(&ns, &op.filter, cmd == "deleteMany");
+                        }
+                    }
+                }
+                doc! {
+                    "ns": ns,
+                    "queries": ops.len() as i32,
+                    "singleShard": single as i32,
+                    "multiShard": multi as i32,
+                    "scatterGather": scatter as i32,
+                    "ok": 1,
+                }
             }
             "events" => {
                 let n = self.opt_arg(args, 0)?.and_then(|v| v.as_i32()).unwrap_or(20).max(0) as usize;

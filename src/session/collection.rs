@@ -106,7 +106,7 @@ impl Session {
                 if name != "replaceOne" && !is_ops {
                     return Err(StatementError::type_error("Update document requires atomic operators"));
                 }
-                self.record_write(ns, &filter, name);
+                self.record_write(ns, &filter, name, Some(&update));
                 let r = self.cluster.update(ns, &filter, &update, name == "updateMany")?;
                 doc! {
                     "acknowledged": true,
@@ -118,7 +118,7 @@ impl Session {
             }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
-                self.record_write(ns, &filter, name);
+                self.record_write(ns, &filter, name, None);
                 let n = self.cluster.delete(ns, &filter, name != "deleteOne")?;
                 doc! { "acknowledged": true, "deletedCount": n as i32 }
             }
