@@ -1,5 +1,6 @@
 //! The core's integration tests: one binary, one module per area.
 
+mod analyze;
 mod engine;
 mod hash;
 mod order;
@@ -9,3 +10,4 @@ mod shell_parse;
 mod shell_print;
 mod skeleton;
 mod targeting;
+mod workload;
