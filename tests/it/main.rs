@@ -1,13 +1,16 @@
 //! The core's integration tests: one binary, one module per area.
 
 mod analyze;
+mod compare;
 mod engine;
 mod hash;
 mod order;
 mod query;
+mod scenario;
 mod shard_key;
 mod shell_parse;
 mod shell_print;
 mod skeleton;
 mod targeting;
+mod timeline;
 mod workload;

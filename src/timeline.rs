@@ -1,0 +1,419 @@
+//! Replay, step and fork over a list of shell commands.
+//!
+//! A [`Timeline`] is a cluster configuration plus the commands ("steps") typed so far and a
+//! cursor. The state at any position is defined as "a new [`Session`] with the first `n`
+//! steps run, one after another"; because the core is deterministic, that state can be
+//! rebuilt at will, so the timeline keeps only some of them:
+//!
+//! - the session at the cursor;
+//! - snapshots of the session at every multiple of the *spacing* (initially
+//!   [`TimelineOptions::interval`], `K`).
+//!
+//! Moving the cursor to `n` starts from the nearest snapshot at or before `n` (or from the
+//! cursor itself when it lies between that snapshot and `n`) and replays the steps in
+//! between, so a jump replays fewer than `spacing` steps.
+//!
+//! **The memory bound.** A snapshot is a full copy of the session, and a session grows with
+//! its data, so snapshots are thinned: whenever there are more than
+//! [`TimelineOptions::max_snapshots`] (`M`) of them, or their estimated size passes
+//! [`TimelineOptions::snapshot_budget`], the spacing doubles and the snapshots that are not
+//! on the new grid are dropped. The timeline therefore holds at most `M` snapshots whose
+//! estimated total stays within the budget (except that a single snapshot larger than the
+//! budget is not kept at all), plus the session at the cursor, plus the text of the steps
+//! and eight bytes of bookkeeping per step. The price is the jump cost: fewer than
+//! `spacing = K·2^j` replayed steps, where `j` is the smallest doubling that satisfies both
+//! limits. With the defaults (`K = 64`, `M = 64`) and 100,000 steps, the spacing is 2,048.
+
+use crate::cluster::ClusterConfig;
+use crate::events::Event;
+use crate::scenario::Scenario;
+use crate::session::{Outcome, Session};
+use thiserror::Error;
+
+/// Why the cursor could not move.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TimelineError {
+    /// The requested position is past the last step.
+    #[error("position {requested} is past the end of the timeline ({len} steps)")]
+    OutOfRange {
+        /// The position asked for.
+        requested: u64,
+        /// The number of steps.
+        len: u64,
+    },
+}
+
+/// How densely a timeline keeps snapshots, and how much memory they may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimelineOptions {
+    /// The initial snapshot spacing `K`, in steps (at least 1).
+    pub interval: u64,
+    /// The most snapshots kept at once, `M` (at least 1).
+    pub max_snapshots: usize,
+    /// The most memory the snapshots may take together, in estimated bytes
+    /// (see [`estimate_session_bytes`]).
+    pub snapshot_budget: u64,
+}
+
+impl Default for TimelineOptions {
+    fn default() -> Self {
+        TimelineOptions {
+            interval: 64,
+            max_snapshots: 64,
+            snapshot_budget: 512 * 1024 * 1024,
+        }
+    }
+}
+
+/// What a timeline holds in memory, in estimated bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryEstimate {
+    /// Number of snapshots kept.
+    pub snapshots: u64,
+    /// Their estimated size together.
+    pub snapshot_bytes: u64,
+    /// The estimated size of the session at the cursor.
+    pub current_bytes: u64,
+    /// The steps' text and per-step bookkeeping.
+    pub steps_bytes: u64,
+}
+
+impl MemoryEstimate {
+    /// Everything together.
+    pub fn total(&self) -> u64 {
+        self.snapshot_bytes + self.current_bytes + self.steps_bytes
+    }
+}
+
+/// A saved session at a step boundary.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    position: u64,
+    bytes: u64,
+    session: Session,
+}
+
+/// A list of commands with a cursor, snapshots and deterministic replay.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    config: ClusterConfig,
+    options: TimelineOptions,
+    steps: Vec<String>,
+    /// For each step, how many events the log held before it ran (0 after a `sim.reset`
+    /// inside the step), so that the step's own events can be shown.
+    event_starts: Vec<u64>,
+    position: u64,
+    current: Session,
+    /// Snapshots in increasing position, all on multiples of `spacing`, none at 0 (a new
+    /// session is cheaper to make than to copy).
+    snapshots: Vec<Snapshot>,
+    spacing: u64,
+}
+
+impl Timeline {
+    /// An empty timeline on a new cluster, with the default options.
+    pub fn new(config: ClusterConfig) -> Self {
+        Timeline::with_options(config, TimelineOptions::default())
+    }
+
+    /// An empty timeline with explicit snapshot options (zeros are raised to one).
+    pub fn with_options(config: ClusterConfig, options: TimelineOptions) -> Self {
+        let options = TimelineOptions {
+            interval: options.interval.max(1),
+            max_snapshots: options.max_snapshots.max(1),
+            snapshot_budget: options.snapshot_budget,
+        };
+        Timeline {
+            current: Session::new(config.clone()),
+            config,
+            spacing: options.interval,
+            options,
+            steps: Vec::new(),
+            event_starts: Vec::new(),
+            position: 0,
+            snapshots: Vec::new(),
+        }
+    }
+
+    /// A timeline holding a scenario's commands, with the cursor at its position.
+    pub fn from_scenario(scenario: &Scenario) -> Self {
+        Timeline::from_scenario_with_options(scenario, TimelineOptions::default())
+    }
+
+    /// [`Timeline::from_scenario`] with explicit snapshot options.
+    pub fn from_scenario_with_options(scenario: &Scenario, options: TimelineOptions) -> Self {
+        let mut timeline = Timeline::with_options(scenario.config(), options);
+        for command in &scenario.commands {
+            timeline.push(command);
+        }
+        // The position was clamped to the commands there are, so the jump cannot fail.
+        let _ = timeline.jump(scenario.applied() as u64);
+        timeline
+    }
+
+    /// The scenario to share: settings, every step, and the cursor when it is not at the end.
+    pub fn to_scenario(&self) -> Scenario {
+        let position = (self.position < self.len()).then_some(self.position);
+        Scenario::from_config(&self.config, self.steps.clone(), position)
+    }
+
+    /// The configuration the timeline starts from.
+    pub fn config(&self) -> &ClusterConfig {
+        &self.config
+    }
+
+    /// The snapshot options.
+    pub fn options(&self) -> TimelineOptions {
+        self.options
+    }
+
+    /// The number of steps.
+    pub fn len(&self) -> u64 {
+        self.steps.len() as u64
+    }
+
+    /// Whether there are no steps.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// The cursor: how many steps the current session has run.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// Whether the cursor is after the last step.
+    pub fn at_end(&self) -> bool {
+        self.position == self.len()
+    }
+
+    /// The steps, in order.
+    pub fn steps(&self) -> &[String] {
+        &self.steps
+    }
+
+    /// The session at the cursor.
+    pub fn session(&self) -> &Session {
+        &self.current
+    }
+
+    /// The current snapshot spacing: a jump replays fewer steps than this.
+    pub fn snapshot_spacing(&self) -> u64 {
+        self.spacing
+    }
+
+    /// The positions that have a snapshot, in order (position 0 needs none).
+    pub fn snapshot_positions(&self) -> Vec<u64> {
+        self.snapshots.iter().map(|s| s.position).collect()
+    }
+
+    /// The events of the step that led to the cursor (none at position 0).
+    pub fn events_at(&self) -> &[Event] {
+        let events = self.current.cluster.events();
+        let Some(idx) = self.position.checked_sub(1) else {
+            return &[];
+        };
+        let start = self.event_starts.get(idx as usize).copied().unwrap_or(0);
+        let start = usize::try_from(start)
+            .unwrap_or(usize::MAX)
+            .min(events.len());
+        &events[start..]
+    }
+
+    /// Runs a command as a new step at the cursor and moves the cursor past it. When the
+    /// cursor is not at the end, the steps after it are discarded first (a fork).
+    pub fn push(&mut self, command: &str) -> Vec<Outcome> {
+        if !self.at_end() {
+            self.fork();
+        }
+        let before = self.current.cluster.events().len() as u64;
+        let outcomes = self.current.run(command);
+        let after = self.current.cluster.events().len() as u64;
+        self.steps.push(command.to_string());
+        self.event_starts
+            .push(if after >= before { before } else { 0 });
+        self.position += 1;
+        self.maybe_snapshot();
+        outcomes
+    }
+
+    /// Runs a script as one step per statement. A script that does not parse is pushed as
+    /// one step, so its syntax error is shown and replays the same way.
+    pub fn push_script(&mut self, script: &str) -> Vec<Outcome> {
+        let pieces: Vec<String> = match crate::shell::parse_script(script) {
+            Ok(parsed) if parsed.statements.len() > 1 => parsed
+                .statements
+                .iter()
+                .filter_map(|s| script.get(s.span.start as usize..s.span.end as usize))
+                .map(str::to_string)
+                .collect(),
+            _ => vec![script.to_string()],
+        };
+        let mut outcomes = Vec::new();
+        for piece in &pieces {
+            outcomes.extend(self.push(piece));
+        }
+        outcomes
+    }
+
+    /// Moves the cursor one step forward; `false` at the end.
+    pub fn step_forward(&mut self) -> bool {
+        if self.at_end() {
+            return false;
+        }
+        self.replay_to(self.position + 1);
+        true
+    }
+
+    /// Moves the cursor one step back; `false` at the start.
+    pub fn step_back(&mut self) -> bool {
+        match self.position.checked_sub(1) {
+            Some(n) => {
+                self.replay_to(n);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves the cursor to position `n` (0 is the new cluster, [`Timeline::len`] the end).
+    pub fn jump(&mut self, n: u64) -> Result<(), TimelineError> {
+        if n > self.len() {
+            return Err(TimelineError::OutOfRange {
+                requested: n,
+                len: self.len(),
+            });
+        }
+        self.replay_to(n);
+        Ok(())
+    }
+
+    /// Discards the steps after the cursor, so that the next push starts a new branch.
+    pub fn fork(&mut self) {
+        let keep = self.position as usize;
+        self.steps.truncate(keep);
+        self.event_starts.truncate(keep);
+        self.snapshots.retain(|s| s.position <= self.position);
+        // A shorter timeline may afford a denser grid again; the missing snapshots are
+        // taken as replays pass their positions.
+        while self.spacing > self.options.interval
+            && self.len() / (self.spacing / 2) <= self.options.max_snapshots as u64
+        {
+            self.spacing /= 2;
+        }
+    }
+
+    /// What the timeline holds in memory, estimated.
+    pub fn memory_estimate(&self) -> MemoryEstimate {
+        let steps_bytes: u64 = self
+            .steps
+            .iter()
+            .map(|s| s.capacity() as u64 + std::mem::size_of::<String>() as u64 + 8)
+            .sum();
+        MemoryEstimate {
+            snapshots: self.snapshots.len() as u64,
+            snapshot_bytes: self.snapshots.iter().map(|s| s.bytes).sum(),
+            current_bytes: estimate_session_bytes(&self.current),
+            steps_bytes,
+        }
+    }
+
+    /// Rebuilds the session at `n` (at most the length) from the best starting point.
+    fn replay_to(&mut self, n: u64) {
+        if n == self.position {
+            return;
+        }
+        // The last snapshot at or before `n`; position 0 is a new session.
+        let idx = self.snapshots.partition_point(|s| s.position <= n);
+        let base = idx.checked_sub(1).and_then(|i| self.snapshots.get(i));
+        let base_pos = base.map_or(0, |s| s.position);
+        if !(base_pos..=n).contains(&self.position) {
+            match base {
+                Some(s) => {
+                    self.current = s.session.clone();
+                    self.position = s.position;
+                }
+                None => {
+                    self.current = Session::new(self.config.clone());
+                    self.position = 0;
+                }
+            }
+        }
+        while self.position < n {
+            let Some(step) = self.steps.get(self.position as usize) else {
+                break;
+            };
+            self.current.run(step);
+            self.position += 1;
+            self.maybe_snapshot();
+        }
+    }
+
+    /// Takes a snapshot when the cursor is on the grid and has none, then thins.
+    fn maybe_snapshot(&mut self) {
+        let p = self.position;
+        if p == 0 || p % self.spacing != 0 {
+            return;
+        }
+        let idx = self.snapshots.partition_point(|s| s.position < p);
+        if self.snapshots.get(idx).is_some_and(|s| s.position == p) {
+            return;
+        }
+        let bytes = estimate_session_bytes(&self.current);
+        self.snapshots.insert(
+            idx,
+            Snapshot {
+                position: p,
+                bytes,
+                session: self.current.clone(),
+            },
+        );
+        self.thin();
+    }
+
+    /// Doubles the spacing until both limits hold.
+    fn thin(&mut self) {
+        loop {
+            let total: u64 = self.snapshots.iter().map(|s| s.bytes).sum();
+            if self.snapshots.len() <= self.options.max_snapshots
+                && total <= self.options.snapshot_budget
+            {
+                return;
+            }
+            match self.spacing.checked_mul(2) {
+                Some(s) => self.spacing = s,
+                None => {
+                    self.snapshots.clear();
+                    return;
+                }
+            }
+            let spacing = self.spacing;
+            self.snapshots.retain(|s| s.position % spacing == 0);
+        }
+    }
+}
+
+/// Fixed costs behind each stored document: the map entries in the document store and the
+/// `_id` index, the key, and the document's own field table. Measured as resident memory
+/// per small document in `benches/timeline.rs`, rounded up.
+const DOC_OVERHEAD: u64 = 320;
+/// Heap bytes per BSON byte of a document, for field names and values held apart.
+const DOC_BYTE_FACTOR: u64 = 2;
+/// Bytes per event in the log (an insert event holds a namespace and a per-shard list).
+const EVENT_BYTES: u64 = 160;
+/// Bytes per chunk in a routing table.
+const CHUNK_BYTES: u64 = 256;
+
+/// An estimate of the heap a session holds: documents, chunks and the event log. It walks
+/// every collection, so it costs about as much as one pass over the documents' sizes.
+pub fn estimate_session_bytes(session: &Session) -> u64 {
+    let cluster = &session.cluster;
+    let mut bytes = 4096;
+    for coll in cluster.collections().values() {
+        bytes += coll.doc_count() * DOC_OVERHEAD + coll.data_size() * DOC_BYTE_FACTOR;
+        if let Some(s) = &coll.sharding {
+            bytes += s.table.len() as u64 * CHUNK_BYTES;
+        }
+    }
+    bytes + cluster.events().len() as u64 * EVENT_BYTES
+}

@@ -1,0 +1,151 @@
+//! Lockstep comparison of shard keys: the same workload, different keys, measured alike.
+#![allow(clippy::unwrap_used)]
+
+use bson::{doc, Document};
+use shardlab::compare::{compare, render_table, CompareError, ComparisonRow};
+use shardlab::{ClusterConfig, VersionMode};
+
+fn config() -> ClusterConfig {
+    ClusterConfig {
+        shards: 3,
+        version: VersionMode::V50,
+        chunk_size: None,
+        seed: 1,
+    }
+}
+
+fn setup(key: &str) -> Vec<String> {
+    vec![
+        "sim.chunkSize(2048)".to_string(),
+        format!("sh.shardCollection(\"test.c\", {key})"),
+    ]
+}
+
+/// 500 increasing keys in batches of 50, so the balancer gets its turns in between.
+fn increasing_inserts() -> Vec<String> {
+    (0..10)
+        .map(|batch| {
+            let docs: Vec<String> = (0..50)
+                .map(|i| {
+                    format!(
+                        "{{x: {}, pad: \"0123456789012345678901234567890123456789\"}}",
+                        batch * 50 + i
+                    )
+                })
+                .collect();
+            format!("db.c.insertMany([{}])", docs.join(", "))
+        })
+        .collect()
+}
+
+fn queries() -> Vec<Document> {
+    vec![
+        doc! {"x": 7},
+        doc! {"x": {"$gte": 10, "$lt": 20}},
+        doc! {"pad": "z"},
+        doc! {"x": {"$in": [1, 2]}},
+    ]
+}
+
+fn ranged_vs_hashed() -> Vec<ComparisonRow> {
+    let configs = vec![
+        ("ranged {x: 1}".to_string(), config(), setup("{x: 1}")),
+        (
+            "hashed {x: \"hashed\"}".to_string(),
+            config(),
+            setup("{x: \"hashed\"}"),
+        ),
+    ];
+    compare(&configs, &increasing_inserts(), "test.c", &queries()).unwrap()
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn increasing_keys_pile_onto_one_shard_unless_hashed() {
+    let rows = ranged_vs_hashed();
+    let (ranged, hashed) = (&rows[0], &rows[1]);
+    for r in &rows {
+        assert!(r.errors.is_empty(), "{}: {:?}", r.label, r.errors);
+        assert_eq!(r.inserts_per_shard.iter().map(|(_, n)| n).sum::<u64>(), 500);
+        assert_eq!(r.docs_per_shard.iter().map(|(_, n)| n).sum::<u64>(), 500);
+        assert_eq!(r.inserts_per_shard.len(), 3);
+    }
+    assert!(
+        ranged.hottest_shard_share > hashed.hottest_shard_share,
+        "ranged {} vs hashed {}",
+        ranged.hottest_shard_share,
+        hashed.hottest_shard_share
+    );
+    assert!(
+        hashed.hottest_shard_share < 0.5,
+        "{}",
+        hashed.hottest_shard_share
+    );
+    // Equality is single-shard for both keys, and `$in` of equalities is multi-shard (as
+    // analyzeShardKey counts it); a range is multi-shard on the ranged key only, and a
+    // filter without the key is broadcast.
+    assert_eq!(
+        (
+            ranged.single_shard_share,
+            ranged.multi_shard_share,
+            ranged.scatter_gather_share
+        ),
+        (0.25, 0.5, 0.25)
+    );
+    assert_eq!(
+        (
+            hashed.single_shard_share,
+            hashed.multi_shard_share,
+            hashed.scatter_gather_share
+        ),
+        (0.25, 0.25, 0.5)
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn the_table_shows_every_configuration_and_shard() {
+    let text = render_table(&ranged_vs_hashed());
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("configuration"), "{text}");
+    assert!(lines[0].contains("hottest shard"), "{text}");
+    assert!(lines[1].starts_with("ranged {x: 1}"), "{text}");
+    assert!(lines[2].starts_with("hashed {x: \"hashed\"}"), "{text}");
+    assert_eq!(text.matches("shard01").count(), 2, "{text}");
+    assert_eq!(text.matches("shard03").count(), 2, "{text}");
+    assert!(!text.contains("errors in"), "{text}");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn failures_are_reported_not_fatal() {
+    let configs = vec![
+        ("good".to_string(), config(), setup("{x: 1}")),
+        ("bad key".to_string(), config(), setup("{x: -1}")),
+    ];
+    let workload = vec!["db.c.insertOne({x: 1})".to_string()];
+    let rows = compare(&configs, &workload, "test.c", &[doc! {"x": 1}]).unwrap();
+    assert!(rows[0].errors.is_empty(), "{:?}", rows[0].errors);
+    assert_eq!(rows[1].errors.len(), 1, "{:?}", rows[1].errors);
+    assert!(
+        rows[1].errors[0].starts_with("sh.shardCollection(\"test.c\", {x: -1}): MongoServerError"),
+        "{:?}",
+        rows[1].errors
+    );
+    // The collection exists unsharded there: one shard takes everything.
+    assert_eq!(rows[1].hottest_shard_share, 1.0);
+    assert!(render_table(&rows).contains("errors in bad key:"));
+
+    assert_eq!(
+        compare(&[], &workload, "test.c", &[]),
+        Err(CompareError::NoConfigurations)
+    );
+    let twice = vec![
+        ("same".to_string(), config(), Vec::new()),
+        ("same".to_string(), config(), Vec::new()),
+    ];
+    assert_eq!(
+        compare(&twice, &workload, "test.c", &[]),
+        Err(CompareError::DuplicateLabel("same".to_string()))
+    );
+}
