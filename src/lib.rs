@@ -17,6 +17,7 @@ pub mod error;
 pub mod events;
 pub mod hash;
 pub mod order;
+pub mod presets;
 pub mod query;
 pub mod reshape;
 pub mod rng;

@@ -82,7 +82,7 @@ impl Cluster {
         let Some(chunk) = sharding.table.get(min).cloned() else {
             return;
         };
-        if chunk.bytes <= max_size || chunk.jumbo {
+        if chunk.bytes <= max_size {
             return;
         }
         let keys = coll.keys_in(&chunk.min, &chunk.max);
@@ -112,9 +112,15 @@ impl Cluster {
             points.sort();
             points.dedup();
         }
+        // With no split point, a chunk whose keys are all one value can never be split:
+        // it is jumbo. Otherwise MongoDB's splitter simply finds no point yet and the
+        // chunk keeps growing until a change of key value falls past a full piece.
+        let single_value = keys.first().zip(keys.last()).is_some_and(|(a, b)| a.0 == b.0);
         drop(keys);
         if points.is_empty() {
-            self.mark_jumbo(ns, &chunk);
+            if single_value {
+                self.mark_jumbo(ns, &chunk);
+            }
             return;
         }
         self.apply_split(ns, &chunk, &points);

@@ -365,6 +365,60 @@ impl Session {
                     "ok": 1,
                 }
             }
+            "preset" => {
+                let id = self.str_arg(args, 0, "preset")?;
+                let preset = crate::presets::preset(&id).ok_or_else(|| {
+                    StatementError::from(ClusterError::BadValue(format!(
+                        "unknown preset '{id}'; the presets are: {}",
+                        crate::presets::PRESETS.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
+                    )))
+                })?;
+                // A preset starts from a new cluster of its own shape, then runs its
+                // script; the reply summarises where the documents went.
+                *self = Session::new(ClusterConfig {
+                    shards: preset.shards,
+                    version: preset.version,
+                    chunk_size: None,
+                    seed: self.cluster.config().seed,
+                });
+                let mut failures = Vec::new();
+                for outcome in self.run(&preset.script()) {
+                    if let Err(e) = outcome.result {
+                        failures.push(Bson::String(format!("{}: {e}", outcome.source)));
+                    }
+                }
+                let mut d = doc! { "preset": preset.id, "title": preset.title, "lesson": preset.lesson };
+                let stats = self.cluster.shard_stats(preset.ns);
+                let total: u64 = stats.iter().map(|s| s.docs).sum();
+                let per_shard: Document = self
+                    .cluster
+                    .shards()
+                    .map(|(i, s)| {
+                        let st = stats[i as usize];
+                        (s.name.clone(), Bson::Document(doc! { "docs": st.docs as i32, "chunks": st.chunks as i32 }))
+                    })
+                    .collect();
+                d.insert("documents", total as i32);
+                d.insert("shards", per_shard);
+                let jumbo = self
+                    .cluster
+                    .sharding(preset.ns)
+                    .map(|s| s.table.iter().filter(|c| c.jumbo).count())
+                    .unwrap_or(0);
+                d.insert("jumboChunks", jumbo as i32);
+                if !failures.is_empty() {
+                    d.insert("errors", failures);
+                }
+                d.insert("ok", 1);
+                d
+            }
+            "presets" => {
+                let list: Vec<Bson> = crate::presets::PRESETS
+                    .iter()
+                    .map(|p| Bson::Document(doc! { "id": p.id, "title": p.title }))
+                    .collect();
+                return Ok(Output::Value(Bson::Array(list)));
+            }
             "events" => {
                 let n = self.opt_arg(args, 0)?.and_then(|v| v.as_i32()).unwrap_or(20).max(0) as usize;
                 let events = self.cluster.events();

@@ -1,0 +1,301 @@
+//! The lessons' scenario presets: named, documented sequences of shell commands.
+//!
+//! Each preset sets up a cluster and a shard key, then runs a workload in batches (with a
+//! balancer round after each batch when the balancer is on), then any closing commands.
+//! The CLI runs one with `sim.preset("<id>")`; the playground loads the same steps.
+
+use crate::cluster::VersionMode;
+
+/// A lesson's scenario.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preset {
+    /// The identifier used by `sim.preset(...)` and in links.
+    pub id: &'static str,
+    /// A short title.
+    pub title: &'static str,
+    /// What to watch for, in a sentence or two.
+    pub lesson: &'static str,
+    /// The version mode.
+    pub version: VersionMode,
+    /// Number of shards.
+    pub shards: u32,
+    /// The maximum chunk size in bytes.
+    pub chunk_size: u64,
+    /// The collection the lesson uses.
+    pub ns: &'static str,
+    /// Commands that set the scene (sharding the collection and so on).
+    pub setup: &'static [&'static str],
+    /// The workload: a preset name (see [`crate::workload::preset`]) or a template
+    /// literal in shell syntax.
+    pub workload: &'static str,
+    /// Documents per batch.
+    pub batch: u32,
+    /// Total documents.
+    pub total: u32,
+    /// Whether a balancer round follows each batch.
+    pub balance: bool,
+    /// Commands run after the workload (queries, refinements, ...).
+    pub after: &'static [&'static str],
+}
+
+const KIB: u64 = 1024;
+
+/// Every preset, in teaching order.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "monotonic",
+        title: "Ranged key on a counter",
+        lesson: "Every new x is the largest yet, so every insert lands in the chunk that ends at MaxKey. In 5.0 the splitter cuts that chunk at its largest key and moves the new top chunk to the emptiest shard, but each batch still hits one shard at a time.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.events",
+        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        workload: "monotonic",
+        batch: 50,
+        total: 1000,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "decreasing",
+        title: "Ranged key counting down",
+        lesson: "A key that only shrinks sends every insert to the chunk that starts at MinKey: the same hot spot, at the other end of the key space.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.events",
+        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        workload: "decreasing",
+        batch: 50,
+        total: 1000,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "hashed",
+        title: "Hashed _id spreads the writes",
+        lesson: "Hashing the growing ObjectId scatters neighbouring values across the whole int64 space, so inserts spread over every shard. The price: a range query on _id must ask every shard.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.events",
+        setup: &["sh.shardCollection(\"test.events\", {_id: \"hashed\"})"],
+        workload: "objectIds",
+        batch: 50,
+        total: 1000,
+        balance: true,
+        after: &[
+            "db.events.find({_id: {$gt: ObjectId(\"000000000000000000000000\")}}).explain().queryPlanner.winningPlan.stage",
+        ],
+    },
+    Preset {
+        id: "low-cardinality",
+        title: "Seven continents, three shards",
+        lesson: "A key with seven possible values can never make more than seven chunks. Once each continent has its own chunk, chunks can only grow: they turn jumbo, and with nine shards at least two stay idle.",
+        version: VersionMode::V50,
+        shards: 9,
+        chunk_size: 8 * KIB,
+        ns: "test.people",
+        setup: &["sh.shardCollection(\"test.people\", {continent: 1})"],
+        workload: "continents",
+        batch: 50,
+        total: 1000,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "high-frequency",
+        title: "A few values dominate",
+        lesson: "When one value is far more frequent than the rest, its documents cannot be split apart: that chunk becomes jumbo and the balancer leaves it where it is.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.orders",
+        setup: &["sh.shardCollection(\"test.orders\", {x: 1})"],
+        workload: "zipf",
+        batch: 50,
+        total: 1000,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "multi-tenant",
+        title: "Multi-tenant key {projectId: 1, _id: 1}",
+        lesson: "With projectId first, one tenant's documents sit together and its queries hit one shard; adding _id lets a big tenant's range still split. Compare with {projectId: 1} alone (jumbo chunks for big tenants) and {_id: \"hashed\"} (every tenant query is scattered).",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.records",
+        setup: &["sh.shardCollection(\"test.records\", {projectId: 1, _id: 1})"],
+        workload: "multiTenant",
+        batch: 50,
+        total: 1000,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "missing-fields",
+        title: "Documents without the key",
+        lesson: "A document that lacks a shard key field is stored as if the field were null, so all of them gather in the chunk that holds null, just above MinKey.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.events",
+        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        workload: "missingFields",
+        batch: 50,
+        total: 600,
+        balance: true,
+        after: &["db.events.find({x: null}).explain().queryPlanner.winningPlan.stage"],
+    },
+    Preset {
+        id: "targeting",
+        title: "Targeted versus scatter-gather",
+        lesson: "A query with the shard key goes to the one shard that owns it; a query without it must ask every shard and merge the answers.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.users",
+        setup: &["sh.shardCollection(\"test.users\", {x: 1})"],
+        workload: "uniform",
+        batch: 100,
+        total: 800,
+        balance: true,
+        after: &[
+            "db.users.find({x: 42}).explain().queryPlanner.winningPlan.stage",
+            "db.users.find({ts: {$gt: ISODate(\"2025-01-01\")}}).explain().queryPlanner.winningPlan.stage",
+        ],
+    },
+    Preset {
+        id: "refine",
+        title: "Refining a key to split a jumbo chunk",
+        lesson: "All orders of one big customer share {customer: 1}, so their chunk is jumbo. Refining the key to {customer: 1, order: 1} clears the flag and gives the splitter new points to cut at.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.orders",
+        setup: &["sh.shardCollection(\"test.orders\", {customer: 1})"],
+        workload: "{customer: {gen: \"choice\", values: [\"acme\", \"acme\", \"acme\", \"globex\", \"initech\"]}, order: \"increasing\", payload: {gen: \"padding\", bytes: 100}}",
+        batch: 50,
+        total: 400,
+        balance: true,
+        after: &[
+            "db.orders.createIndex({customer: 1, order: 1})",
+            "db.adminCommand({refineCollectionShardKey: \"test.orders\", key: {customer: 1, order: 1}})",
+            "sh.splitFind(\"test.orders\", {customer: \"acme\", order: 1})",
+            "sim.balance()",
+        ],
+    },
+    Preset {
+        id: "presplit",
+        title: "Pre-split hashed chunks",
+        lesson: "Sharding an empty collection on a hashed key creates chunks up front, with split points spaced evenly around 0 in the hash space: two per shard in 5.0, one per shard in 8.0.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.events",
+        setup: &["sh.shardCollection(\"test.events\", {_id: \"hashed\"})"],
+        workload: "objectIds",
+        batch: 50,
+        total: 300,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "zones",
+        title: "Zones pin ranges to shards",
+        lesson: "Shard03 is in zone EU and the range of region \"EU\" belongs to that zone, so the balancer carries every EU chunk to shard03 and keeps it there.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.people",
+        setup: &[
+            "sh.shardCollection(\"test.people\", {continent: 1, x: 1})",
+            "sh.addShardToZone(\"shard03\", \"EU\")",
+            "sh.updateZoneKeyRange(\"test.people\", {continent: \"Europe\", x: MinKey}, {continent: \"Europe\", x: MaxKey}, \"EU\")",
+        ],
+        workload: "{continent: \"continent\", x: \"uniformInt\", payload: {gen: \"padding\", bytes: 100}}",
+        batch: 50,
+        total: 800,
+        balance: true,
+        after: &[],
+    },
+    Preset {
+        id: "hashed-floats",
+        title: "Hashed floats collide",
+        lesson: "Hashing truncates a double to an integer first, so 2.2, 2.3 and 2.9 hash to the same value as 2: they always share a chunk, which is why hashing floats is discouraged.",
+        version: VersionMode::V50,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.floats",
+        setup: &["sh.shardCollection(\"test.floats\", {v: \"hashed\"})"],
+        workload: "{v: {gen: \"choice\", values: [2.2, 2.3, 2.9, 5.5, 7.1, 9.9]}, payload: {gen: \"padding\", bytes: 100}}",
+        batch: 50,
+        total: 200,
+        balance: true,
+        after: &[
+            "convertShardKeyToHashed(2.2)",
+            "convertShardKeyToHashed(2.3)",
+            "convertShardKeyToHashed(2.9)",
+            "convertShardKeyToHashed(2)",
+        ],
+    },
+    Preset {
+        id: "balancing-50-vs-80",
+        title: "5.0 versus 8.0 balancing",
+        lesson: "Run this in 5.0 and in 8.0: 5.0 splits chunks as they grow and balances chunk counts; 8.0 never auto-splits and moves about one chunk size of data at a time until shards differ by less than three chunk sizes.",
+        version: VersionMode::V80,
+        shards: 3,
+        chunk_size: 8 * KIB,
+        ns: "test.events",
+        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        workload: "uniform",
+        batch: 100,
+        total: 1000,
+        balance: true,
+        after: &[],
+    },
+];
+
+/// A preset by id.
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+impl Preset {
+    /// The workload step run once per batch.
+    pub fn batch_command(&self, count: u32) -> String {
+        let workload = if self.workload.starts_with('{') {
+            self.workload.to_string()
+        } else {
+            format!("\"{}\"", self.workload)
+        };
+        let generate = format!("sim.generate(\"{}\", {workload}, {count})", self.ns);
+        if self.balance {
+            format!("{generate}; sim.balance()")
+        } else {
+            generate
+        }
+    }
+
+    /// Commands that configure the cluster before the setup (chunk size).
+    pub fn config_commands(&self) -> Vec<String> {
+        vec![format!("sim.chunkSize({})", self.chunk_size)]
+    }
+
+    /// The whole preset as one script, as the CLI runs it.
+    pub fn script(&self) -> String {
+        let mut lines = vec![format!("sim.version(\"{}\")", self.version.label())];
+        lines.extend(self.config_commands());
+        lines.extend(self.setup.iter().map(|s| s.to_string()));
+        let mut done = 0;
+        while done < self.total {
+            let n = self.batch.min(self.total - done);
+            lines.push(self.batch_command(n));
+            done += n;
+        }
+        lines.extend(self.after.iter().map(|s| s.to_string()));
+        lines.join("\n")
+    }
+}
