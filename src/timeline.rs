@@ -393,14 +393,17 @@ impl Timeline {
     }
 }
 
-/// Fixed costs behind each stored document: the map entries in the document store and the
-/// `_id` index, the key, and the document's own field table. Measured as resident memory
-/// per small document in `benches/timeline.rs`, rounded up.
-const DOC_OVERHEAD: u64 = 320;
-/// Heap bytes per BSON byte of a document, for field names and values held apart.
-const DOC_BYTE_FACTOR: u64 = 2;
-/// Bytes per event in the log (an insert event holds a namespace and a per-shard list).
-const EVENT_BYTES: u64 = 160;
+/// Fixed heap bytes behind each stored document: the entries in the document store and the
+/// `_id` index, the shard key value, and the document's field table (a `bson::Document` is
+/// an index map of 144-byte entries). Calibrated against resident memory in
+/// `benches/timeline.rs`: 100,000 documents `{_id, x}` take about 1,200 bytes each.
+const DOC_OVERHEAD: u64 = 760;
+/// Heap bytes per BSON byte of a document: small values are stored in 112-byte `Bson`
+/// enums, so the in-memory form is many times the BSON size.
+const DOC_BYTE_FACTOR: u64 = 12;
+/// Bytes per event in the log: an insert event holds a namespace and a per-shard list of
+/// shard names and counts.
+const EVENT_BYTES: u64 = 360;
 /// Bytes per chunk in a routing table.
 const CHUNK_BYTES: u64 = 256;
 
@@ -416,4 +419,17 @@ pub fn estimate_session_bytes(session: &Session) -> u64 {
         }
     }
     bytes + cluster.events().len() as u64 * EVENT_BYTES
+}
+
+impl Timeline {
+    /// The step (1-based position) whose command produced the event with sequence number
+    /// `seq`, if that event is in the log at the cursor.
+    pub fn step_of_event(&self, seq: u64) -> Option<u64> {
+        let index = seq.checked_sub(1)?;
+        let upto = self.position as usize;
+        let starts = self.event_starts.get(..upto)?;
+        // The last step whose first event index is at or before this event's index.
+        let step = starts.partition_point(|&start| start <= index);
+        (step > 0).then_some(step as u64)
+    }
 }
