@@ -3,6 +3,7 @@
 mod analyze;
 mod compare;
 mod engine;
+mod engine_props;
 mod hash;
 mod order;
 mod query;
