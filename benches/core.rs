@@ -1,1 +1,221 @@
-fn main() {}
+//! Measures the cluster engine on the workload the playground stresses most: a stream of
+//! small documents with a monotonically increasing shard key, inserted in batches of 1,000
+//! with `insertMany`, auto-split on and a balancer round after every batch.
+//!
+//! The cluster has 4 shards in 5.0 mode with a 64 KiB chunk size (the playground shrinks
+//! chunks so that splits and migrations show up with thousands of documents rather than
+//! millions; 64 KiB gives about 1,300 documents a chunk here). `SHARDLAB_CHUNK_KIB` changes
+//! it. Each document is `{_id: ObjectId, ts: <i64>, v: <i32>, tag: "sensor-xx"}`, 59 bytes
+//! of BSON, so 1,000,000 of them make about 900 chunks.
+//!
+//! The floor is the same documents (with the same kind of ObjectId, built the same way)
+//! inserted into a plain `BTreeMap<i64, Document>`: storing ordered documents costs at
+//! least that much. The engine should stay within 4× of it, scale linearly, finish the
+//! 1M run natively in under a second and peak under 200 MB.
+//!
+//! Run with `cargo bench --bench core`. A hand-rolled harness keeps the build light (no
+//! criterion). Each phase runs in a child process of its own (the binary re-runs itself
+//! with `--phase engine|floor <n>`), so the peak memory read from `VmHWM` in
+//! `/proc/self/status` (Linux) is that phase's alone.
+#![allow(clippy::unwrap_used)]
+
+use bson::oid::ObjectId;
+use bson::{doc, Bson, Document};
+use shardlab::{Cluster, ClusterConfig, VersionMode};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const BATCH: usize = 1_000;
+const NS: &str = "test.events";
+
+/// One small document of the stream, without `_id` (the engine adds an ObjectId).
+fn document(i: i64) -> Document {
+    doc! { "ts": i, "v": (i % 1000) as i32, "tag": format!("sensor-{:02}", i % 64) }
+}
+
+fn chunk_size() -> u64 {
+    std::env::var("SHARDLAB_CHUNK_KIB")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(64)
+        * 1024
+}
+
+/// The engine run: returns the time taken and a fingerprint of the final cluster, so that
+/// two builds of the engine can be compared for identical behaviour.
+fn engine(n: usize) -> (Duration, String) {
+    let mut cluster = Cluster::new(ClusterConfig {
+        shards: 4,
+        version: VersionMode::V50,
+        chunk_size: Some(chunk_size()),
+        seed: 1,
+    });
+    cluster
+        .shard_collection(NS, &doc! { "ts": 1 }, false, None)
+        .unwrap();
+    let start = Instant::now();
+    let mut next = 0i64;
+    while (next as usize) < n {
+        let end = (next as usize + BATCH).min(n) as i64;
+        let batch: Vec<Document> = (next..end).map(document).collect();
+        black_box(cluster.insert_many(NS, batch).unwrap());
+        cluster.balance_round();
+        next = end;
+    }
+    let elapsed = start.elapsed();
+    (elapsed, fingerprint(&cluster))
+}
+
+/// Chunk count, per-shard chunk counts, migrations, events and a hash of the chunk table.
+fn fingerprint(cluster: &Cluster) -> String {
+    let s = cluster.sharding(NS).unwrap();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |text: &str| {
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for c in s.table.iter() {
+        eat(&format!(
+            "{:?}{:?}{}{}{}{:?}{}",
+            c.min, c.max, c.shard, c.docs, c.bytes, c.version, c.jumbo
+        ));
+    }
+    for e in cluster.events() {
+        eat(&format!("{e:?}"));
+    }
+    let per_shard: Vec<u64> = cluster.shard_stats(NS).iter().map(|st| st.chunks).collect();
+    format!(
+        "chunks={} per_shard={per_shard:?} docs={} migrations={} events={} hash={h:016x}",
+        s.table.len(),
+        cluster.collection(NS).unwrap().doc_count(),
+        cluster.migrations,
+        cluster.events().len(),
+    )
+}
+
+/// The floor: the same documents, with an ObjectId `_id` put first as the engine does,
+/// in an ordered map keyed by the integer.
+fn floor(n: usize) -> Duration {
+    let mut map: BTreeMap<i64, Document> = BTreeMap::new();
+    let mut counter: u32 = 0;
+    let start = Instant::now();
+    let mut next = 0i64;
+    while (next as usize) < n {
+        let end = (next as usize + BATCH).min(n) as i64;
+        let batch: Vec<Document> = (next..end).map(document).collect();
+        for d in batch {
+            counter = counter.wrapping_add(1);
+            let mut bytes = [0u8; 12];
+            bytes[0..4].copy_from_slice(&1_700_000_000u32.to_be_bytes());
+            bytes[8..12].copy_from_slice(&counter.to_be_bytes());
+            let mut with_id = Document::new();
+            with_id.insert("_id", ObjectId::from_bytes(bytes));
+            with_id.extend(d);
+            let key = match with_id.get("ts") {
+                Some(Bson::Int64(k)) => *k,
+                _ => 0,
+            };
+            map.insert(key, with_id);
+        }
+        next = end;
+    }
+    let elapsed = start.elapsed();
+    black_box(&map);
+    elapsed
+}
+
+/// `VmHWM` (peak resident set size) in MiB, if `/proc` has it.
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Runs one phase in this process and prints `<ns total> <peak MiB> <fingerprint>`.
+fn child(phase: &str, n: usize) {
+    let runs = if n >= 1_000_000 { 1 } else { 3 };
+    let mut best = Duration::MAX;
+    let mut print = String::from("-");
+    for _ in 0..runs {
+        let t = match phase {
+            "engine" => {
+                let (t, f) = engine(n);
+                print = f;
+                t
+            }
+            _ => floor(n),
+        };
+        best = best.min(t);
+    }
+    println!(
+        "{} {:.1} {print}",
+        best.as_nanos(),
+        peak_mib().unwrap_or(f64::NAN)
+    );
+}
+
+/// Runs one phase in a fresh process, so that each phase's peak memory is its own.
+fn spawn(phase: &str, n: usize) -> (Duration, f64, String) {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["--phase", phase, &n.to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut parts = text.trim().splitn(3, ' ');
+    let ns: u64 = parts.next().unwrap_or("0").parse().unwrap_or(0);
+    let peak: f64 = parts.next().unwrap_or("nan").parse().unwrap_or(f64::NAN);
+    let print = parts.next().unwrap_or("").to_string();
+    (Duration::from_nanos(ns), peak, print)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--phase") {
+        let phase = args.get(i + 1).cloned().unwrap_or_default();
+        let n = args
+            .get(i + 2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1_000_000);
+        child(&phase, n);
+        return;
+    }
+    println!(
+        "cluster engine: monotonic inserts, 4 shards, 5.0, chunk size {} KiB, batches of {BATCH}, a balancer round per batch",
+        chunk_size() / 1024
+    );
+    println!("(best of 3 runs for 10k and 100k, one run for 1M; each phase in its own process)");
+    let sizes = [10_000usize, 100_000, 1_000_000];
+    let mut per_insert = Vec::new();
+    for &n in &sizes {
+        let (t, engine_peak, print) = spawn("engine", n);
+        let (f, floor_peak, _) = spawn("floor", n);
+        let ns = t.as_nanos() as f64 / n as f64;
+        let floor_ns = f.as_nanos() as f64 / n as f64;
+        per_insert.push(ns);
+        println!(
+            "{n:>9} inserts: engine {:>8.1} ms ({ns:>6.0} ns/insert), BTreeMap floor {:>7.1} ms ({floor_ns:>5.0} ns/insert), ratio {:.2}x",
+            ms(t),
+            ms(f),
+            ns / floor_ns
+        );
+        println!(
+            "{:>18} peak memory (VmHWM): engine {engine_peak:.1} MiB, floor {floor_peak:.1} MiB",
+            ""
+        );
+        println!("{:>18} {print}", "");
+    }
+    println!(
+        "scaling (ns/insert relative to 10k): 100k {:.2}x, 1M {:.2}x",
+        per_insert[1] / per_insert[0],
+        per_insert[2] / per_insert[0]
+    );
+}
