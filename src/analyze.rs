@@ -212,7 +212,8 @@ fn sorted_entries<'a>(
     }
     if !same_key {
         // Documents are stored in the current key's order; the candidate's differs.
-        out.sort_by(|a, b| a.key.cmp(&b.key).then(a.record.cmp(&b.record)));
+        // Record ids are unique, so an unstable sort gives the one index order.
+        out.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(a.record.cmp(&b.record)));
     }
     Ok(out)
 }
@@ -288,11 +289,18 @@ fn key_characteristics(
     out.insert("isUnique", unique);
     let (distinct, most_common) = if unique {
         // MongoDB's shortcut for a unique key: `$match {}` then `$limit 5`, natural order.
-        let mut firsts: Vec<&Entry<'_>> = entries.iter().collect();
-        firsts.sort_by_key(|e| e.record);
+        let mut firsts: Vec<&Entry<'_>> = Vec::with_capacity(NUM_MOST_COMMON_VALUES + 1);
+        for e in entries {
+            if firsts.len() < NUM_MOST_COMMON_VALUES
+                || firsts.last().is_some_and(|last| e.record < last.record)
+            {
+                let at = firsts.partition_point(|f| f.record < e.record);
+                firsts.insert(at, e);
+                firsts.truncate(NUM_MOST_COMMON_VALUES);
+            }
+        }
         let values: Vec<(Document, u64)> = firsts
             .iter()
-            .take(NUM_MOST_COMMON_VALUES)
             .map(|e| (raw_key_document(pattern, e.doc), 1u64))
             .collect();
         (n, values)

@@ -70,7 +70,7 @@ fn candidate_key_other_than_the_shard_key() {
     let reply = analyze_shard_key(&cluster, NS, &doc! { "_id": 1 }, &[]).unwrap();
     assert_eq!(monotonicity(&reply), (1.0, "monotonic".to_string()));
     let kc = characteristics(&reply);
-    assert_eq!(kc.get_bool("isUnique").unwrap(), true);
+    assert!(kc.get_bool("isUnique").unwrap());
     assert_eq!(kc.get("numDistinctValues"), Some(&Bson::Int64(1500)));
     let mcv = kc.get_array("mostCommonValues").unwrap();
     assert_eq!(mcv.len(), 5);
@@ -80,7 +80,7 @@ fn candidate_key_other_than_the_shard_key() {
         .unwrap()
         .documents()
         .map(|d| d.get("_id").cloned().unwrap())
-        .min_by(|a, b| shardlab::compare_values(a, b))
+        .min_by(shardlab::compare_values)
         .unwrap();
     assert_eq!(
         mcv[0].as_document().unwrap(),
@@ -100,7 +100,7 @@ fn continents_low_cardinality() {
     assert_eq!(kc.get("numDistinctValues"), Some(&Bson::Int64(7)));
     assert_eq!(kc.get("numDocsTotal"), Some(&Bson::Int64(3000)));
     assert_eq!(kc.get("numOrphanDocs"), Some(&Bson::Int64(0)));
-    assert_eq!(kc.get_bool("isUnique").unwrap(), false);
+    assert!(!kc.get_bool("isUnique").unwrap());
     let mcv = kc.get_array("mostCommonValues").unwrap();
     let freqs: Vec<i64> = mcv
         .iter()

@@ -1,0 +1,95 @@
+//! Throughput of the workload generators (a million documents from each preset) and of
+//! `analyzeShardKey` on a million-document collection. Target: the analysis under 1 s.
+//!
+//! Run with `cargo bench --bench workload`. A hand-rolled harness keeps the build light
+//! (no criterion).
+#![allow(clippy::unwrap_used)]
+
+use bson::doc;
+use shardlab::analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions};
+use shardlab::rng::SplitMix64;
+use shardlab::workload::{generate, generate_queries, preset, preset_names};
+use shardlab::{Cluster, ClusterConfig};
+use std::hint::black_box;
+use std::time::Instant;
+
+const N: u64 = 1_000_000;
+
+fn main() {
+    println!("generate {N} documents per preset:");
+    for name in preset_names() {
+        let spec = preset(name).unwrap();
+        let start = Instant::now();
+        let docs = generate(&spec, N, 0, &mut SplitMix64::new(1)).unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        black_box(&docs);
+        println!(
+            "  {name:<14} {:>7.0} ms  {:>6.2} M docs/s",
+            secs * 1e3,
+            N as f64 / secs / 1e6
+        );
+    }
+
+    for (label, key, spec) in [
+        (
+            "uniform x, key {x: 1}",
+            doc! { "x": 1 },
+            preset("uniform").unwrap(),
+        ),
+        (
+            "monotonic x, key {x: 1}",
+            doc! { "x": 1 },
+            preset("monotonic").unwrap(),
+        ),
+    ] {
+        let mut cluster = Cluster::new(ClusterConfig::default());
+        cluster
+            .shard_collection("test.c", &key, false, None)
+            .unwrap();
+        let docs = generate(&spec, N, 0, &mut SplitMix64::new(2)).unwrap();
+        let start = Instant::now();
+        cluster.insert_many("test.c", docs).unwrap();
+        println!(
+            "\n{label}: insert_many of {N} documents {:.0} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+
+        let known: Vec<_> = cluster
+            .collection("test.c")
+            .unwrap()
+            .documents()
+            .take(10_000)
+            .cloned()
+            .collect();
+        let samples = generate_queries(
+            &doc! { "key": "x", "other": "payload" },
+            10_000,
+            &mut SplitMix64::new(3),
+            &known,
+        )
+        .unwrap();
+
+        let start = Instant::now();
+        let reply = analyze_shard_key(&cluster, "test.c", &key, &samples).unwrap();
+        println!(
+            "  analyzeShardKey, current key, 10k samples: {:.0} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        black_box(reply);
+
+        let start = Instant::now();
+        let reply = analyze_shard_key_with(
+            &cluster,
+            "test.c",
+            &doc! { "_id": 1 },
+            &samples,
+            AnalyzeOptions::default(),
+        )
+        .unwrap();
+        println!(
+            "  analyzeShardKey, candidate {{_id: 1}}, 10k samples: {:.0} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        black_box(reply);
+    }
+}
