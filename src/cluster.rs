@@ -859,9 +859,73 @@ pub fn hashed_split_points(n: u32) -> Vec<i64> {
     points
 }
 
-/// The BSON size of a document in bytes.
+/// The BSON size of a document in bytes: the length of `doc.to_vec()`, or 0 when the
+/// document cannot be encoded (a field name holding a NUL byte).
+///
+/// The size is computed by walking the document rather than encoding it, since every
+/// insert and update asks for it and encoding allocates and copies the whole document.
 pub fn bson_size(doc: &Document) -> u32 {
-    doc.to_vec().map_or(0, |b| b.len() as u32)
+    document_size(doc).map_or(0, |n| n as u32)
+}
+
+/// The encoded size of a document: a 4-byte length, the elements, a trailing NUL.
+fn document_size(doc: &Document) -> Option<usize> {
+    let mut n = 5;
+    for (key, value) in doc {
+        if key.as_bytes().contains(&0) {
+            return None;
+        }
+        // Each element is a type byte, the name as a C string, then the value.
+        n += 2 + key.len() + value_size(value)?;
+    }
+    Some(n)
+}
+
+/// The encoded size of one value, as `bson`'s encoder writes it.
+fn value_size(value: &Bson) -> Option<usize> {
+    let string = |s: &str| 4 + s.len() + 1;
+    Some(match value {
+        Bson::Double(_) | Bson::Int64(_) | Bson::DateTime(_) | Bson::Timestamp(_) => 8,
+        Bson::Int32(_) => 4,
+        Bson::Boolean(_) => 1,
+        Bson::ObjectId(_) => 12,
+        Bson::Decimal128(_) => 16,
+        Bson::Null | Bson::Undefined | Bson::MinKey | Bson::MaxKey => 0,
+        Bson::String(s) | Bson::JavaScriptCode(s) | Bson::Symbol(s) => string(s),
+        Bson::Document(d) => document_size(d)?,
+        Bson::Array(items) => {
+            // An array is a document whose field names are the decimal indexes.
+            let mut n = 5;
+            for (i, item) in items.iter().enumerate() {
+                n += 2 + decimal_digits(i) + value_size(item)?;
+            }
+            n
+        }
+        Bson::Binary(b) => {
+            // The old binary subtype repeats the length inside the payload.
+            let old = usize::from(b.subtype == bson::spec::BinarySubtype::BinaryOld);
+            4 + 1 + 4 * old + b.bytes.len()
+        }
+        Bson::RegularExpression(re) => re.pattern.as_str().len() + 1 + re.options.as_str().len() + 1,
+        Bson::JavaScriptCodeWithScope(c) => 4 + string(&c.code) + document_size(&c.scope)?,
+        Bson::DbPointer(_) => {
+            // The namespace is private to `bson`: measure the value encoded alone, under
+            // an empty field name (5 bytes of document, 2 of element header).
+            let mut alone = Document::new();
+            alone.insert("", value.clone());
+            alone.to_vec().ok()?.len() - 7
+        }
+    })
+}
+
+/// The number of decimal digits of `i`.
+fn decimal_digits(mut i: usize) -> usize {
+    let mut n = 1;
+    while i >= 10 {
+        i /= 10;
+        n += 1;
+    }
+    n
 }
 
 /// Splits `db.coll` into its database and collection names.

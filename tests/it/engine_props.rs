@@ -386,3 +386,74 @@ proptest! {
         prop_assert_eq!(state(&s), state(&s));
     }
 }
+
+/// Any BSON value, nested a few levels, with field names that may hold a NUL byte.
+fn bson_value() -> impl Strategy<Value = Bson> {
+    use bson::spec::BinarySubtype;
+    let leaf = prop_oneof![
+        any::<f64>().prop_map(Bson::Double),
+        ".{0,12}".prop_map(Bson::String),
+        any::<bool>().prop_map(Bson::Boolean),
+        Just(Bson::Null),
+        Just(Bson::Undefined),
+        Just(Bson::MinKey),
+        Just(Bson::MaxKey),
+        any::<i32>().prop_map(Bson::Int32),
+        any::<i64>().prop_map(Bson::Int64),
+        any::<[u8; 12]>().prop_map(|b| Bson::ObjectId(bson::oid::ObjectId::from_bytes(b))),
+        any::<i64>().prop_map(|t| Bson::DateTime(bson::DateTime::from_millis(t))),
+        (any::<u32>(), any::<u32>())
+            .prop_map(|(time, increment)| Bson::Timestamp(bson::Timestamp { time, increment })),
+        any::<[u8; 16]>().prop_map(|b| Bson::Decimal128(bson::Decimal128::from_bytes(b))),
+        "[a-z]{0,8}".prop_map(Bson::JavaScriptCode),
+        "[a-z]{0,8}".prop_map(Bson::Symbol),
+        ("[a-z.*]{0,8}", "[imsx]{0,3}").prop_map(|(p, o)| {
+            Bson::RegularExpression(bson::Regex {
+                pattern: p.try_into().unwrap(),
+                options: o.try_into().unwrap(),
+            })
+        }),
+        (
+            prop_oneof![
+                Just(BinarySubtype::Generic),
+                Just(BinarySubtype::BinaryOld),
+                Just(BinarySubtype::Uuid),
+                Just(BinarySubtype::UserDefined(0x80)),
+            ],
+            prop::collection::vec(any::<u8>(), 0..20)
+        )
+            .prop_map(|(subtype, bytes)| Bson::Binary(bson::Binary { subtype, bytes })),
+    ];
+    leaf.prop_recursive(3, 24, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..12).prop_map(Bson::Array),
+            prop::collection::vec(("[a-z\0]{0,4}", inner.clone()), 0..6)
+                .prop_map(|fields| Bson::Document(fields.into_iter().collect())),
+            (
+                "[a-z]{0,6}",
+                prop::collection::vec(("[a-z]{1,3}", inner), 0..3)
+            )
+                .prop_map(|(code, scope)| {
+                    Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope {
+                        code,
+                        scope: scope.into_iter().collect(),
+                    })
+                }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The engine measures documents without encoding them; the number must be the
+    /// encoder's, including 0 for a document the encoder refuses.
+    #[test]
+    fn bson_size_is_the_encoded_length(
+        fields in prop::collection::vec(("[a-z_\0]{0,5}", bson_value()), 0..8),
+    ) {
+        let doc: Document = fields.into_iter().collect();
+        let encoded = doc.to_vec().map_or(0, |b| b.len() as u32);
+        prop_assert_eq!(shardlab::cluster::bson_size(&doc), encoded);
+    }
+}
