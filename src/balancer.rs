@@ -76,18 +76,21 @@ impl Cluster {
         chunk.version = version;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         for ((_, _), stored) in coll.docs.range((cmin.clone(), 0)..(cmax.clone(), 0)) {
-            let id = KeyValue(vec![stored
-                .doc
-                .get("_id")
-                .cloned()
-                .unwrap_or(bson::Bson::Null)]);
-            if let Some(n) = coll.ids.get_mut(&(id.clone(), from)) {
+            let on_donor = (
+                KeyValue(vec![stored
+                    .doc
+                    .get("_id")
+                    .cloned()
+                    .unwrap_or(bson::Bson::Null)]),
+                from,
+            );
+            if let Some(n) = coll.ids.get_mut(&on_donor) {
                 *n -= 1;
                 if *n == 0 {
-                    coll.ids.remove(&(id.clone(), from));
+                    coll.ids.remove(&on_donor);
                 }
             }
-            *coll.ids.entry((id, to)).or_insert(0) += 1;
+            *coll.ids.entry((on_donor.0, to)).or_insert(0) += 1;
         }
         let (from_name, to_name) = (
             self.shard_name(from).to_string(),

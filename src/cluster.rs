@@ -677,6 +677,7 @@ impl Cluster {
             ));
         }
         let primary = self.primary_of(ns);
+        let (autosplit, max_size) = (self.autosplit_enabled, self.chunk_size());
         let coll = self
             .collections
             .get_mut(ns)
@@ -689,14 +690,17 @@ impl Cluster {
             Some(s) => s.table.chunk_for(&key).map_or(primary, |c| c.shard),
             None => primary,
         };
-        let id = KeyValue(vec![doc.get("_id").cloned().unwrap_or(Bson::Null)]);
-        if coll.ids.contains_key(&(id.clone(), shard)) {
+        let id = (
+            KeyValue(vec![doc.get("_id").cloned().unwrap_or(Bson::Null)]),
+            shard,
+        );
+        if coll.ids.contains_key(&id) {
             return Err(duplicate_key(
                 ns,
                 "_id_",
                 &format!(
                     "{{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.0[0])
+                    crate::shard_key::format_bson_value(&id.0 .0[0])
                 ),
             ));
         }
@@ -716,20 +720,23 @@ impl Cluster {
         let size = bson_size(&doc);
         let seq = coll.next_doc;
         coll.next_doc += 1;
-        *coll.ids.entry((id, shard)).or_insert(0) += 1;
+        // The `_id` is not on this shard yet (checked above), so its count starts at 1.
+        coll.ids.insert(id, 1);
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(chunk) = s.table.chunk_for_mut(&key) {
                 chunk.docs += 1;
                 chunk.bytes += u64::from(size);
-                split_candidate = Some(chunk.min.clone());
+                // Only a chunk past the maximum size is a split candidate; cloning its
+                // bound for every insert would be wasted work.
+                if autosplit && chunk.bytes > max_size {
+                    split_candidate = Some(chunk.min.clone());
+                }
             }
         }
         coll.docs.insert((key, seq), Stored { size, doc });
         if let Some(min) = split_candidate {
-            if self.autosplit_enabled {
-                self.maybe_auto_split(ns, &min);
-            }
+            self.maybe_auto_split(ns, &min);
         }
         Ok(shard)
     }

@@ -79,12 +79,13 @@ impl Cluster {
         let Some(sharding) = coll.sharding.as_ref() else {
             return;
         };
-        let Some(chunk) = sharding.table.get(min).cloned() else {
+        let Some(chunk) = sharding.table.get(min) else {
             return;
         };
         if chunk.bytes <= max_size {
             return;
         }
+        let chunk = chunk.clone();
         let keys = coll.keys_in(&chunk.min, &chunk.max);
         let mut points = split_points(&keys, max_size);
         let ordered = !sharding.pattern.is_hashed();
