@@ -45,6 +45,14 @@ pub enum RemoveShardState {
     Completed,
 }
 
+/// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
+fn zone_name<'a>(zones: &'a [ZoneRange], chunk: &Chunk) -> Option<&'a str> {
+    zones
+        .iter()
+        .find(|z| z.min <= chunk.min && chunk.max <= z.max)
+        .map(|z| z.zone.as_str())
+}
+
 impl Cluster {
     /// The zone a chunk belongs to: the zone range that contains it entirely, if any.
     pub fn zone_of(zones: &[ZoneRange], chunk: &Chunk) -> Option<String> {
@@ -126,20 +134,21 @@ impl Cluster {
         !s.removed && !s.draining && zone.is_none_or(|z| s.zones.contains(z))
     }
 
-    /// The load the balancer compares: chunk counts before 6.0, data size after.
-    fn load(&self, ns: &str, shard: ShardIdx, zone: Option<&str>) -> u64 {
-        let Ok(s) = self.sharding(ns) else { return 0 };
-        s.table
-            .iter()
-            .filter(|c| c.shard == shard && Cluster::zone_of(&s.zones, c).as_deref() == zone)
-            .map(|c| {
-                if self.config.version == VersionMode::V80 {
-                    c.bytes
-                } else {
-                    1
+    /// The load the balancer compares, for every shard (indexed by shard index): chunk
+    /// counts of `zone` before 6.0, data size after. One pass over the chunks serves a
+    /// whole balancing decision, instead of one pass per shard asked about.
+    fn loads(&self, ns: &str, zone: Option<&str>) -> Vec<u64> {
+        let mut out = vec![0u64; self.shards.len()];
+        let Ok(s) = self.sharding(ns) else { return out };
+        let by_size = self.config.version == VersionMode::V80;
+        for c in s.table.iter() {
+            if zone_name(&s.zones, c) == zone {
+                if let Some(load) = out.get_mut(c.shard as usize) {
+                    *load += if by_size { c.bytes } else { 1 };
                 }
-            })
-            .sum()
+            }
+        }
+        out
     }
 
     /// MongoDB's `_getLeastLoadedReceiverShard`: the suitable shard with the least load;
@@ -150,12 +159,22 @@ impl Cluster {
         zone: Option<&str>,
         used: &BTreeSet<ShardIdx>,
     ) -> Option<ShardIdx> {
+        self.least_loaded_in(&self.loads(ns, zone), zone, used)
+    }
+
+    /// [`Cluster::least_loaded_receiver`] with the loads already computed.
+    fn least_loaded_in(
+        &self,
+        loads: &[u64],
+        zone: Option<&str>,
+        used: &BTreeSet<ShardIdx>,
+    ) -> Option<ShardIdx> {
         let mut best: Option<(ShardIdx, u64)> = None;
         for (i, _) in self.shards() {
             if used.contains(&i) || !self.suitable_receiver(i, zone) {
                 continue;
             }
-            let load = self.load(ns, i, zone);
+            let load = loads[i as usize];
             if best.is_none_or(|(_, b)| load < b) {
                 best = Some((i, load));
             }
@@ -474,23 +493,18 @@ impl Cluster {
             .collect()
     }
 
-    /// The chunks of `ns` in `zone`, on `shard`, in key order.
-    fn zone_chunks(&self, ns: &str, zone: Option<&str>, shard: ShardIdx) -> Vec<Chunk> {
-        let Ok(s) = self.sharding(ns) else {
-            return Vec::new();
-        };
+    /// The first non-jumbo chunk of `ns` in `zone` on `shard`, in key order.
+    fn first_movable_chunk(&self, ns: &str, zone: Option<&str>, shard: ShardIdx) -> Option<Chunk> {
+        let s = self.sharding(ns).ok()?;
         s.table
             .iter()
-            .filter(|c| c.shard == shard && Cluster::zone_of(&s.zones, c).as_deref() == zone)
+            .find(|c| c.shard == shard && zone_name(&s.zones, c) == zone && !c.jumbo)
             .cloned()
-            .collect()
     }
 
     /// The most loaded shard not yet used this round (ties go to the first shard).
     fn most_loaded(
-        &self,
-        ns: &str,
-        zone: Option<&str>,
+        loads: &[u64],
         shards: &[ShardIdx],
         used: &BTreeSet<ShardIdx>,
     ) -> Option<(ShardIdx, u64)> {
@@ -499,7 +513,7 @@ impl Cluster {
             if used.contains(&i) {
                 continue;
             }
-            let load = self.load(ns, i, zone);
+            let load = loads[i as usize];
             if best.is_none_or(|(_, b)| load > b) {
                 best = Some((i, load));
             }
@@ -517,11 +531,7 @@ impl Cluster {
         used: &mut BTreeSet<ShardIdx>,
         done: &mut Vec<Migration>,
     ) -> bool {
-        let Some(chunk) = self
-            .zone_chunks(ns, zone, from)
-            .into_iter()
-            .find(|c| !c.jumbo)
-        else {
+        let Some(chunk) = self.first_movable_chunk(ns, zone, from) else {
             return false;
         };
         if self.config.version == VersionMode::V80 {
@@ -557,13 +567,14 @@ impl Cluster {
             8
         };
         let shards = self.zone_shards(zone);
-        let Some((from, max)) = self.most_loaded(ns, zone, &shards, used) else {
+        let loads = self.loads(ns, zone);
+        let Some((from, max)) = Cluster::most_loaded(&loads, &shards, used) else {
             return false;
         };
-        let Some(to) = self.least_loaded_receiver(ns, zone, used) else {
+        let Some(to) = self.least_loaded_in(&loads, zone, used) else {
             return false;
         };
-        let min = self.load(ns, to, zone);
+        let min = loads[to as usize];
         if to == from || max - min.min(max) < threshold {
             return false;
         }
@@ -583,10 +594,11 @@ impl Cluster {
         if shards.is_empty() {
             return false;
         }
-        let total: u64 = shards.iter().map(|&i| self.load(ns, i, zone)).sum::<u64>()
-            + self.draining_load(ns, zone);
+        let loads = self.loads(ns, zone);
+        let total: u64 =
+            shards.iter().map(|&i| loads[i as usize]).sum::<u64>() + self.draining_load(&loads);
         let ideal = (total as f64 / shards.len() as f64).round() as u64;
-        let Some((from, max)) = self.most_loaded(ns, zone, &shards, used) else {
+        let Some((from, max)) = Cluster::most_loaded(&loads, &shards, used) else {
             return false;
         };
         if max < ideal + 1 {
@@ -594,10 +606,10 @@ impl Cluster {
         }
         let mut excluded = used.clone();
         excluded.insert(from);
-        let Some(to) = self.least_loaded_receiver(ns, zone, &excluded) else {
+        let Some(to) = self.least_loaded_in(&loads, zone, &excluded) else {
             return false;
         };
-        if self.load(ns, to, zone) >= ideal {
+        if loads[to as usize] >= ideal {
             return false;
         }
         self.move_first_chunk(ns, zone, from, to, used, done)
@@ -616,28 +628,30 @@ impl Cluster {
         if shards.is_empty() {
             return false;
         }
-        let total: u64 = shards.iter().map(|&i| self.load(ns, i, zone)).sum::<u64>()
-            + self.draining_load(ns, zone);
+        let loads = self.loads(ns, zone);
+        let total: u64 =
+            shards.iter().map(|&i| loads[i as usize]).sum::<u64>() + self.draining_load(&loads);
         let ideal = total / shards.len() as u64;
-        let Some((from, max)) = self.most_loaded(ns, zone, &shards, used) else {
+        let Some((from, max)) = Cluster::most_loaded(&loads, &shards, used) else {
             return false;
         };
         let mut excluded = used.clone();
         excluded.insert(from);
-        let Some(to) = self.least_loaded_receiver(ns, zone, &excluded) else {
+        let Some(to) = self.least_loaded_in(&loads, zone, &excluded) else {
             return false;
         };
-        let min = self.load(ns, to, zone);
+        let min = loads[to as usize];
         if max <= ideal || min >= ideal || max - min < 3 * self.chunk_size() {
             return false;
         }
         self.move_first_chunk(ns, zone, from, to, used, done)
     }
 
-    fn draining_load(&self, ns: &str, zone: Option<&str>) -> u64 {
+    /// The load still on draining shards, which counts towards the ideal.
+    fn draining_load(&self, loads: &[u64]) -> u64 {
         self.shards()
             .filter(|(_, s)| s.draining)
-            .map(|(i, _)| self.load(ns, i, zone))
+            .map(|(i, _)| loads[i as usize])
             .sum()
     }
 
