@@ -358,7 +358,9 @@ impl Cluster {
     /// no enabling; the database still gets its primary shard.)
     pub fn enable_sharding(&mut self, db: &str) -> Result<(), ClusterError> {
         if db.is_empty() || db.contains('.') {
-            return Err(ClusterError::InvalidNamespace(format!("invalid db name specified: {db}")));
+            return Err(ClusterError::InvalidNamespace(format!(
+                "invalid db name specified: {db}"
+            )));
         }
         self.ensure_database(&format!("{db}.x"))
     }
@@ -488,10 +490,7 @@ impl Cluster {
                 "Please create an index that starts with the proposed shard key before sharding the collection".into(),
             ));
         }
-        let coll = self
-            .collections
-            .get(ns)
-            .ok_or_else(|| not_sharded(ns))?;
+        let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         // Every existing document must have a storable key before anything changes.
         let mut rekeyed = Vec::with_capacity(coll.docs.len());
         for stored in coll.docs.values() {
@@ -508,7 +507,10 @@ impl Cluster {
             .ok_or_else(|| not_sharded(ns))?;
         // Sharding an empty collection creates the shard key index.
         let key_doc = key.to_pattern_document();
-        if !coll.indexes.contains(&key_doc) && !(key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed()) {
+        // `{_id: 1}` needs no index of its own: the `_id` index serves it.
+        let served_by_id_index =
+            key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed();
+        if !coll.indexes.contains(&key_doc) && !served_by_id_index {
             coll.indexes.push(key_doc);
         }
         coll.docs.clear();
@@ -913,7 +915,9 @@ fn value_size(value: &Bson) -> Option<usize> {
             let old = usize::from(b.subtype == bson::spec::BinarySubtype::BinaryOld);
             4 + 1 + 4 * old + b.bytes.len()
         }
-        Bson::RegularExpression(re) => re.pattern.as_str().len() + 1 + re.options.as_str().len() + 1,
+        Bson::RegularExpression(re) => {
+            re.pattern.as_str().len() + 1 + re.options.as_str().len() + 1
+        }
         Bson::JavaScriptCodeWithScope(c) => 4 + string(&c.code) + document_size(&c.scope)?,
         Bson::DbPointer(_) => {
             // The namespace is private to `bson`: measure the value encoded alone, under

@@ -53,7 +53,11 @@ impl Cluster {
 
     /// The documents matching `filter`, shard by shard in shard order and in insertion
     /// order within a shard (a collection scan's natural order), with the targeting.
-    pub fn find(&self, ns: &str, filter: &Document) -> Result<(Vec<Document>, QueryTarget), ClusterError> {
+    pub fn find(
+        &self,
+        ns: &str,
+        filter: &Document,
+    ) -> Result<(Vec<Document>, QueryTarget), ClusterError> {
         let target = self.target(ns, filter)?;
         let Some(coll) = self.collection(ns) else {
             // Like MongoDB, reading a collection that does not exist finds nothing.
@@ -68,11 +72,18 @@ impl Cluster {
             }
         }
         hits.sort_by_key(|(shard, seq, _)| (*shard, *seq));
-        Ok((hits.into_iter().map(|(_, _, d)| d.clone()).collect(), target))
+        Ok((
+            hits.into_iter().map(|(_, _, d)| d.clone()).collect(),
+            target,
+        ))
     }
 
     /// The (key, seq) entries matching `filter` on the targeted shards, in find order.
-    fn matching_entries(&self, ns: &str, filter: &Document) -> Result<Vec<(KeyValue, u64)>, ClusterError> {
+    fn matching_entries(
+        &self,
+        ns: &str,
+        filter: &Document,
+    ) -> Result<Vec<(KeyValue, u64)>, ClusterError> {
         let target = self.target(ns, filter)?;
         let Some(coll) = self.collection(ns) else {
             return Ok(Vec::new());
@@ -84,14 +95,21 @@ impl Cluster {
                 hits.push((shard, key.clone(), *seq));
             }
         }
-        hits.sort_by(|a, b| (a.0, a.2).cmp(&(b.0, b.2)));
+        hits.sort_by_key(|(shard, _, seq)| (*shard, *seq));
         Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
     }
 
     /// 4.4/5.0 refuse a single-document write whose filter pins neither the shard key nor
     /// `_id`; 7.1+ accepts it.
-    fn check_single_write(&self, ns: &str, filter: &Document, what: &str) -> Result<(), ClusterError> {
-        let Ok(s) = self.sharding(ns) else { return Ok(()) };
+    fn check_single_write(
+        &self,
+        ns: &str,
+        filter: &Document,
+        what: &str,
+    ) -> Result<(), ClusterError> {
+        let Ok(s) = self.sharding(ns) else {
+            return Ok(());
+        };
         if self.version() == VersionMode::V80 {
             return Ok(());
         }
@@ -107,7 +125,13 @@ impl Cluster {
 
     /// Updates one (`multi: false`) or all matching documents with an update document
     /// (`$set`, `$unset`, `$inc`) or a replacement.
-    pub fn update(&mut self, ns: &str, filter: &Document, update: &Document, multi: bool) -> Result<UpdateOutcome, ClusterError> {
+    pub fn update(
+        &mut self,
+        ns: &str,
+        filter: &Document,
+        update: &Document,
+        multi: bool,
+    ) -> Result<UpdateOutcome, ClusterError> {
         if !multi {
             self.check_single_write(ns, filter, "update")?;
         }
@@ -120,8 +144,12 @@ impl Cluster {
             ..UpdateOutcome::default()
         };
         for (key, seq) in entries {
-            let Some(coll) = self.collections.get(ns) else { break };
-            let Some(stored) = coll.docs.get(&(key.clone(), seq)) else { continue };
+            let Some(coll) = self.collections.get(ns) else {
+                break;
+            };
+            let Some(stored) = coll.docs.get(&(key.clone(), seq)) else {
+                continue;
+            };
             let new_doc = query::apply_update(&stored.doc, update)?;
             if new_doc == stored.doc {
                 continue;
@@ -152,13 +180,29 @@ impl Cluster {
 
     /// Replaces the stored document at (key, seq), re-routing it if its key changed.
     /// Returns whether it moved to another shard.
-    fn replace_entry(&mut self, ns: &str, key: &KeyValue, seq: u64, new_key: KeyValue, new_doc: Document) -> Result<bool, ClusterError> {
+    fn replace_entry(
+        &mut self,
+        ns: &str,
+        key: &KeyValue,
+        seq: u64,
+        new_key: KeyValue,
+        new_doc: Document,
+    ) -> Result<bool, ClusterError> {
         let from = self.shard_for_key(ns, key);
         let to = self.shard_for_key(ns, &new_key);
-        let coll = self.collections.get_mut(ns).ok_or_else(|| crate::cluster::not_sharded(ns))?;
+        let coll = self
+            .collections
+            .get_mut(ns)
+            .ok_or_else(|| crate::cluster::not_sharded(ns))?;
         if new_key != *key {
             if let Some(s) = &coll.sharding {
-                if s.unique && coll.docs.range((new_key.clone(), 0)..=(new_key.clone(), u64::MAX)).next().is_some() {
+                if s.unique
+                    && coll
+                        .docs
+                        .range((new_key.clone(), 0)..=(new_key.clone(), u64::MAX))
+                        .next()
+                        .is_some()
+                {
                     return Err(ClusterError::DuplicateKey(format!(
                         "E11000 duplicate key error collection: {ns} index: {} dup key: {}",
                         index_name(&s.pattern.to_pattern_document()),
@@ -198,10 +242,18 @@ impl Cluster {
                 split_candidate = Some(c.min.clone());
             }
         }
-        coll.docs.insert((new_key, seq), Stored { size, doc: new_doc });
+        coll.docs
+            .insert((new_key, seq), Stored { size, doc: new_doc });
         if from != to {
-            let (f, t) = (self.shard_name(from).to_string(), self.shard_name(to).to_string());
-            self.push_event(EventKind::DocumentMoved { ns: ns.to_string(), from: f, to: t });
+            let (f, t) = (
+                self.shard_name(from).to_string(),
+                self.shard_name(to).to_string(),
+            );
+            self.push_event(EventKind::DocumentMoved {
+                ns: ns.to_string(),
+                from: f,
+                to: t,
+            });
         }
         if let (Some(min), true) = (split_candidate, self.autosplit_enabled) {
             self.maybe_auto_split(ns, &min);
@@ -210,7 +262,12 @@ impl Cluster {
     }
 
     /// Deletes one (`multi: false`) or all matching documents; returns how many.
-    pub fn delete(&mut self, ns: &str, filter: &Document, multi: bool) -> Result<u64, ClusterError> {
+    pub fn delete(
+        &mut self,
+        ns: &str,
+        filter: &Document,
+        multi: bool,
+    ) -> Result<u64, ClusterError> {
         if !multi {
             self.check_single_write(ns, filter, "delete")?;
         }
@@ -221,8 +278,12 @@ impl Cluster {
         let count = entries.len() as u64;
         for (key, seq) in entries {
             let shard = self.shard_for_key(ns, &key);
-            let Some(coll) = self.collections.get_mut(ns) else { break };
-            let Some(old) = coll.docs.remove(&(key.clone(), seq)) else { continue };
+            let Some(coll) = self.collections.get_mut(ns) else {
+                break;
+            };
+            let Some(old) = coll.docs.remove(&(key.clone(), seq)) else {
+                continue;
+            };
             let id = KeyValue(vec![old.doc.get("_id").cloned().unwrap_or(Bson::Null)]);
             if let Some(n) = coll.ids.get_mut(&(id.clone(), shard)) {
                 *n -= 1;
@@ -230,13 +291,20 @@ impl Cluster {
                     coll.ids.remove(&(id, shard));
                 }
             }
-            if let Some(c) = coll.sharding.as_mut().and_then(|s| s.table.chunk_for_mut(&key)) {
+            if let Some(c) = coll
+                .sharding
+                .as_mut()
+                .and_then(|s| s.table.chunk_for_mut(&key))
+            {
                 c.docs -= 1;
                 c.bytes -= u64::from(old.size);
             }
         }
         if count > 0 {
-            self.push_event(EventKind::Delete { ns: ns.to_string(), count });
+            self.push_event(EventKind::Delete {
+                ns: ns.to_string(),
+                count,
+            });
         }
         Ok(count)
     }

@@ -116,7 +116,10 @@ impl Cluster {
         // With no split point, a chunk whose keys are all one value can never be split:
         // it is jumbo. Otherwise MongoDB's splitter simply finds no point yet and the
         // chunk keeps growing until a change of key value falls past a full piece.
-        let single_value = keys.first().zip(keys.last()).is_some_and(|(a, b)| a.0 == b.0);
+        let single_value = keys
+            .first()
+            .zip(keys.last())
+            .is_some_and(|(a, b)| a.0 == b.0);
         drop(keys);
         if points.is_empty() {
             if single_value {
