@@ -431,7 +431,7 @@ fn candidate_ranges(
         }
     }
     if points.len() < wanted {
-        return Err(ClusterError::Errmsg(format!(
+        return Err(ClusterError::Location4952606(format!(
             "Failed to find split points that partition the data into {NUM_RANGES} chunks with roughly equal number of documents using the shard key being analyzed :: caused by :: The shard key provided does not have enough cardinality to make the required amount of chunks"
         )));
     }

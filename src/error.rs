@@ -42,9 +42,28 @@ pub enum ClusterError {
     /// Code 31025, which has no name: a shard key update without the full shard key.
     #[error("{0}")]
     Location31025(String),
+    /// Code 14: a value has the wrong type for the operation.
+    #[error("{0}")]
+    TypeMismatch(String),
+    /// Code 28: an update path runs into a value that cannot hold fields.
+    #[error("{0}")]
+    PathNotViable(String),
+    /// Code 40: two update operators touch overlapping paths.
+    #[error("{0}")]
+    ConflictingUpdateOperators(String),
+    /// Code 52: a replacement document holds a `$`-prefixed field.
+    #[error("{0}")]
+    DollarPrefixedFieldName(String),
+    /// Code 56: an update path has an empty part.
+    #[error("{0}")]
+    EmptyFieldName(String),
     /// Code 59: the command does not exist.
     #[error("{0}")]
     CommandNotFound(String),
+    /// Code 4952606, which has no name: too few distinct key values for analyzeShardKey's
+    /// 100 ranges.
+    #[error("{0}")]
+    Location4952606(String),
     /// A failure mongos reports with only an `errmsg`, no code.
     #[error("{0}")]
     Errmsg(String),
@@ -87,6 +106,12 @@ impl ClusterError {
             ClusterError::RangeOverlapConflict(_) => "RangeOverlapConflict",
             ClusterError::Location31025(_) => "Location31025",
             ClusterError::CommandNotFound(_) => "CommandNotFound",
+            ClusterError::TypeMismatch(_) => "TypeMismatch",
+            ClusterError::PathNotViable(_) => "PathNotViable",
+            ClusterError::ConflictingUpdateOperators(_) => "ConflictingUpdateOperators",
+            ClusterError::DollarPrefixedFieldName(_) => "DollarPrefixedFieldName",
+            ClusterError::EmptyFieldName(_) => "EmptyFieldName",
+            ClusterError::Location4952606(_) => "Location4952606",
             ClusterError::Errmsg(_) => "",
             ClusterError::InvalidNamespace(_) => "InvalidNamespace",
             ClusterError::NamespaceNotSharded(_) => "NamespaceNotSharded",
@@ -111,6 +136,12 @@ impl ClusterError {
             ClusterError::RangeOverlapConflict(_) => 178,
             ClusterError::Location31025(_) => 31025,
             ClusterError::CommandNotFound(_) => 59,
+            ClusterError::TypeMismatch(_) => 14,
+            ClusterError::PathNotViable(_) => 28,
+            ClusterError::ConflictingUpdateOperators(_) => 40,
+            ClusterError::DollarPrefixedFieldName(_) => 52,
+            ClusterError::EmptyFieldName(_) => 56,
+            ClusterError::Location4952606(_) => 4_952_606,
             ClusterError::Errmsg(_) => 0,
             ClusterError::ShardNotFound(_) => 70,
             ClusterError::InvalidOptions(_) => 72,

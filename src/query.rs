@@ -569,7 +569,7 @@ fn apply_update_with(
 /// A replacement update: the new document, keeping the old `_id` in front.
 fn replace(doc: &Document, replacement: &Document) -> Result<Document, ClusterError> {
     if let Some(key) = replacement.keys().find(|k| k.starts_with('$')) {
-        return Err(bad(&format!(
+        return Err(ClusterError::DollarPrefixedFieldName(format!(
             "The dollar ($) prefixed field '{key}' in '{key}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."
         )));
     }
@@ -608,7 +608,7 @@ fn check_paths(ops: &[(&str, &Document)]) -> Result<(), ClusterError> {
         for path in spec.keys() {
             check_path_length(path)?;
             if path.is_empty() || path.split('.').any(str::is_empty) {
-                return Err(bad(&format!(
+                return Err(ClusterError::EmptyFieldName(format!(
                     "The update path '{path}' contains an empty field name, which is not allowed."
                 )));
             }
@@ -621,7 +621,7 @@ fn check_paths(ops: &[(&str, &Document)]) -> Result<(), ClusterError> {
                 let conflict = long == short
                     || (long.starts_with(short) && long.as_bytes().get(short.len()) == Some(&b'.'));
                 if conflict {
-                    return Err(bad(&format!(
+                    return Err(ClusterError::ConflictingUpdateOperators(format!(
                         "Updating the path '{path}' would create a conflict at '{short}'"
                     )));
                 }
@@ -698,7 +698,7 @@ fn set_path(
 
 /// MongoDB's `PathNotViable` text for a path that runs into a non-container.
 fn not_viable(field: &str, name: &str, element: &Bson) -> ClusterError {
-    ClusterError::BadValue(format!(
+    ClusterError::PathNotViable(format!(
         "Cannot create field '{field}' in element {{{}}}",
         format_bson_element(name, element)
     ))
@@ -743,7 +743,7 @@ fn increment(
         by,
         Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_)
     ) {
-        return Err(bad(&format!(
+        return Err(ClusterError::TypeMismatch(format!(
             "Cannot increment with non-numeric argument: {{{}}}",
             format_bson_element(path, by)
         )));
@@ -757,7 +757,7 @@ fn increment(
         None if matches!(current, Bson::Decimal128(_)) || matches!(by, Bson::Decimal128(_)) => {
             Err(bad("ShardLab cannot do arithmetic on NumberDecimal values"))
         }
-        None => Err(bad(&format!(
+        None => Err(ClusterError::TypeMismatch(format!(
             "Cannot apply $inc to a value of non-numeric type. {{{}}} has the field '{field}' of non-numeric type {}",
             doc.get("_id")
                 .map(|id| format_bson_element("_id", id))

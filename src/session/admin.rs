@@ -28,7 +28,9 @@ fn bounds(cmd: &Document) -> Result<(Document, Document), StatementError> {
     match cmd.get("bounds") {
         Some(Bson::Array(a)) if a.len() == 2 => match (&a[0], &a[1]) {
             (Bson::Document(lo), Bson::Document(hi)) => Ok((lo.clone(), hi.clone())),
-            _ => Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into()),
+            _ => {
+                Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into())
+            }
         },
         _ => Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into()),
     }
@@ -38,14 +40,28 @@ impl Session {
     /// Records a read for analyzeShardKey's read distribution, if sampling is on.
     pub(super) fn record_read(&mut self, ns: &str, filter: &Document) {
         if let Some(list) = self.sampling.get_mut(ns) {
-            list.push(SampledQuery { command: "find".into(), filter: filter.clone(), update: None });
+            list.push(SampledQuery {
+                command: "find".into(),
+                filter: filter.clone(),
+                update: None,
+            });
         }
     }
 
     /// Records a write for analyzeShardKey's write distribution, if sampling is on.
-    pub(super) fn record_write(&mut self, ns: &str, filter: &Document, method: &str, update: Option<&Document>) {
+    pub(super) fn record_write(
+        &mut self,
+        ns: &str,
+        filter: &Document,
+        method: &str,
+        update: Option<&Document>,
+    ) {
         if let Some(list) = self.sampling.get_mut(ns) {
-            list.push(SampledQuery { command: method.into(), filter: filter.clone(), update: update.cloned() });
+            list.push(SampledQuery {
+                command: method.into(),
+                filter: filter.clone(),
+                update: update.cloned(),
+            });
         }
     }
 
@@ -100,7 +116,10 @@ impl Session {
                 } else if let Some(Bson::Document(find)) = cmd.get("find") {
                     self.cluster.split_find(&ns, find)?;
                 } else {
-                    return Err(ClusterError::Errmsg("need to specify find, bounds or middle".into()).into());
+                    return Err(ClusterError::Errmsg(
+                        "need to specify find, bounds or middle".into(),
+                    )
+                    .into());
                 }
                 ok_doc()
             }
@@ -114,7 +133,8 @@ impl Session {
                     self.cluster.move_chunk_bounds(&ns, &lo, &hi, &to)?;
                 } else {
                     return Err(ClusterError::Errmsg(
-                        "need to specify either a find query, or both lower and upper bounds.".into(),
+                        "need to specify either a find query, or both lower and upper bounds."
+                            .into(),
                     )
                     .into());
                 }
@@ -152,7 +172,9 @@ impl Session {
                     Some(Bson::Int32(n)) => *n,
                     Some(Bson::Int64(n)) => *n as i32,
                     Some(Bson::Double(d)) => *d as i32,
-                    Some(_) => return Err(ClusterError::BadValue("seed must be a number".into()).into()),
+                    Some(_) => {
+                        return Err(ClusterError::BadValue("seed must be a number".into()).into())
+                    }
                 };
                 let out = crate::hash::hash64(&key, seed);
                 doc! { "key": key, "seed": seed, "out": out, "ok": 1 }
@@ -175,7 +197,11 @@ impl Session {
                 let shards: Vec<Bson> = self
                     .cluster
                     .shards()
-                    .map(|(_, s)| Bson::Document(doc! { "_id": s.name.clone(), "host": s.host.clone(), "state": 1 }))
+                    .map(|(_, s)| {
+                        Bson::Document(
+                            doc! { "_id": s.name.clone(), "host": s.host.clone(), "state": 1 },
+                        )
+                    })
                     .collect();
                 doc! { "shards": shards, "ok": 1 }
             }
@@ -183,9 +209,16 @@ impl Session {
                 let ns = ns_of(cmd, &name)?;
                 let mode = match cmd.get("mode") {
                     Some(Bson::String(m)) if m == "full" || m == "off" => m.clone(),
-                    _ => return Err(ClusterError::BadValue("mode must be 'full' or 'off'".into()).into()),
+                    _ => {
+                        return Err(
+                            ClusterError::BadValue("mode must be 'full' or 'off'".into()).into(),
+                        )
+                    }
                 };
-                let rate = cmd.get("samplesPerSecond").cloned().unwrap_or(Bson::Int32(1));
+                let rate = cmd
+                    .get("samplesPerSecond")
+                    .cloned()
+                    .unwrap_or(Bson::Int32(1));
                 if mode == "full" {
                     self.sampling.entry(ns.clone()).or_default();
                 } else {
@@ -197,17 +230,28 @@ impl Session {
                 let ns = ns_of(cmd, &name)?;
                 let key = doc_field(cmd, "key")?;
                 let samples = self.sampling.get(&ns).cloned().unwrap_or_default();
-                crate::analyze::analyze_shard_key(&self.cluster, &ns, &key, &samples)?
+                let flag = |name: &str| !matches!(cmd.get(name), Some(Bson::Boolean(false)));
+                let options = crate::analyze::AnalyzeOptions {
+                    key_characteristics: flag("keyCharacteristics"),
+                    read_write_distribution: flag("readWriteDistribution"),
+                };
+                crate::analyze::analyze_shard_key_with(&self.cluster, &ns, &key, &samples, options)?
             }
             other => {
-                return Err(ClusterError::CommandNotFound(format!("no such command: '{other}'")).into());
+                return Err(
+                    ClusterError::CommandNotFound(format!("no such command: '{other}'")).into(),
+                );
             }
         };
         Ok(Output::Value(Bson::Document(reply)))
     }
 
     /// The workload spec an argument names: a preset name or a template document.
-    fn workload_spec(&mut self, args: &[crate::shell::Expr], i: usize) -> Result<Document, StatementError> {
+    fn workload_spec(
+        &mut self,
+        args: &[crate::shell::Expr],
+        i: usize,
+    ) -> Result<Document, StatementError> {
         match self.arg(args, i, "workload")? {
             Bson::Document(d) => Ok(d),
             Bson::String(name) => crate::workload::preset(&name).ok_or_else(|| {
@@ -253,7 +297,8 @@ impl Session {
                         Bson::Double(d) => d as i64,
                         _ => -1,
                     };
-                    self.cluster.set_chunk_size(u64::try_from(bytes).unwrap_or(0))?;
+                    self.cluster
+                        .set_chunk_size(u64::try_from(bytes).unwrap_or(0))?;
                 }
                 doc! { "chunkSize": crate::shell::eval::js_number(self.cluster.chunk_size() as f64), "ok": 1 }
             }
@@ -274,13 +319,21 @@ impl Session {
                 }
                 if let Some(Bson::String(v)) = opts.get("version") {
                     config.version = VersionMode::parse(v).ok_or_else(|| {
-                        StatementError::from(ClusterError::BadValue(format!("unknown version mode '{v}'")))
+                        StatementError::from(ClusterError::BadValue(format!(
+                            "unknown version mode '{v}'"
+                        )))
                     })?;
                 }
-                if let Some(n) = opts.get("chunkSize").and_then(|v| v.as_i64().or(v.as_i32().map(i64::from))) {
+                if let Some(n) = opts
+                    .get("chunkSize")
+                    .and_then(|v| v.as_i64().or(v.as_i32().map(i64::from)))
+                {
                     config.chunk_size = Some(u64::try_from(n).unwrap_or(1024).max(1024));
                 }
-                if let Some(n) = opts.get("seed").and_then(|v| v.as_i64().or(v.as_i32().map(i64::from))) {
+                if let Some(n) = opts
+                    .get("seed")
+                    .and_then(|v| v.as_i64().or(v.as_i32().map(i64::from)))
+                {
                     config.seed = n as u64;
                 }
                 *self = Session::new(config);
@@ -314,9 +367,14 @@ impl Session {
                 let spec = self.workload_spec(args, 1)?;
                 let count = self.int_arg(args, 2, "count")?;
                 let count = u64::try_from(count).map_err(|_| {
-                    StatementError::from(ClusterError::BadValue("count must not be negative".into()))
+                    StatementError::from(ClusterError::BadValue(
+                        "count must not be negative".into(),
+                    ))
                 })?;
-                let counter_key = format!("{ns} {}", crate::shell::ejson::document_to_canonical_ejson(&spec));
+                let counter_key = format!(
+                    "{ns} {}",
+                    crate::shell::ejson::document_to_canonical_ejson(&spec)
+                );
                 let start = self.generated.get(&counter_key).copied().unwrap_or(0);
                 let docs = crate::workload::generate(&spec, count, start, &mut self.rng)?;
                 self.generated.insert(counter_key, start + count);
@@ -331,7 +389,12 @@ impl Session {
                 let known: Vec<Document> = self
                     .cluster
                     .collection(&ns)
-                    .map(|c| c.documents().step_by(((c.doc_count() / 1000).max(1)) as usize).cloned().collect())
+                    .map(|c| {
+                        c.documents()
+                            .step_by(((c.doc_count() / 1000).max(1)) as usize)
+                            .cloned()
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let ops = crate::workload::generate_queries(&spec, count, &mut self.rng, &known)?;
                 let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
@@ -348,7 +411,9 @@ impl Session {
                             self.record_write(&ns, &op.filter, cmd, Some(update));
                             // A generated write that MongoDB would refuse is counted but
                             // not applied, as a failed write changes nothing.
-                            let _ = self.cluster.update(&ns, &op.filter, update, cmd == "updateMany");
+                            let _ =
+                                self.cluster
+                                    .update(&ns, &op.filter, update, cmd == "updateMany");
                         }
                         (cmd, None) => {
                             self.record_write(&ns, &op.filter, cmd, None);
@@ -370,7 +435,11 @@ impl Session {
                 let preset = crate::presets::preset(&id).ok_or_else(|| {
                     StatementError::from(ClusterError::BadValue(format!(
                         "unknown preset '{id}'; the presets are: {}",
-                        crate::presets::PRESETS.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
+                        crate::presets::PRESETS
+                            .iter()
+                            .map(|p| p.id)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )))
                 })?;
                 // A preset starts from a new cluster of its own shape, then runs its
@@ -387,7 +456,8 @@ impl Session {
                         failures.push(Bson::String(format!("{}: {e}", outcome.source)));
                     }
                 }
-                let mut d = doc! { "preset": preset.id, "title": preset.title, "lesson": preset.lesson };
+                let mut d =
+                    doc! { "preset": preset.id, "title": preset.title, "lesson": preset.lesson };
                 let stats = self.cluster.shard_stats(preset.ns);
                 let total: u64 = stats.iter().map(|s| s.docs).sum();
                 let per_shard: Document = self
@@ -395,7 +465,12 @@ impl Session {
                     .shards()
                     .map(|(i, s)| {
                         let st = stats[i as usize];
-                        (s.name.clone(), Bson::Document(doc! { "docs": st.docs as i32, "chunks": st.chunks as i32 }))
+                        (
+                            s.name.clone(),
+                            Bson::Document(
+                                doc! { "docs": st.docs as i32, "chunks": st.chunks as i32 },
+                            ),
+                        )
                     })
                     .collect();
                 d.insert("documents", total as i32);
@@ -420,7 +495,11 @@ impl Session {
                 return Ok(Output::Value(Bson::Array(list)));
             }
             "events" => {
-                let n = self.opt_arg(args, 0)?.and_then(|v| v.as_i32()).unwrap_or(20).max(0) as usize;
+                let n = self
+                    .opt_arg(args, 0)?
+                    .and_then(|v| v.as_i32())
+                    .unwrap_or(20)
+                    .max(0) as usize;
                 let events = self.cluster.events();
                 let list: Vec<Bson> = events[events.len().saturating_sub(n)..]
                     .iter()
@@ -429,7 +508,9 @@ impl Session {
                 return Ok(Output::Value(Bson::Array(list)));
             }
             other => {
-                return Err(StatementError::type_error(format!("sim.{other} is not a function")));
+                return Err(StatementError::type_error(format!(
+                    "sim.{other} is not a function"
+                )));
             }
         };
         Ok(Output::Value(Bson::Document(reply)))

@@ -17,7 +17,11 @@ struct Cursor {
 }
 
 impl Session {
-    pub(super) fn collection_chain(&mut self, ns: &str, rest: &[Segment]) -> Result<Output, StatementError> {
+    pub(super) fn collection_chain(
+        &mut self,
+        ns: &str,
+        rest: &[Segment],
+    ) -> Result<Output, StatementError> {
         let Some(method) = rest.first() else {
             return Ok(Output::Message(ns.to_string()));
         };
@@ -31,7 +35,13 @@ impl Session {
         super::navigate(out, chained)
     }
 
-    fn find_chain(&mut self, ns: &str, name: &str, args: &[crate::shell::Expr], chained: &[Segment]) -> Result<Output, StatementError> {
+    fn find_chain(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+        chained: &[Segment],
+    ) -> Result<Output, StatementError> {
         let mut cursor = Cursor {
             filter: self.opt_doc_arg(args, 0, "filter")?,
             projection: match self.opt_arg(args, 1)? {
@@ -46,7 +56,12 @@ impl Session {
         self.run_cursor(ns, cursor, chained, name == "findOne")
     }
 
-    fn collection_method(&mut self, ns: &str, name: &str, args: &[crate::shell::Expr]) -> Result<Output, StatementError> {
+    fn collection_method(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
         let out = match name {
             "insertOne" => {
                 let d = self.doc_arg(args, 0, "document")?;
@@ -81,7 +96,11 @@ impl Session {
                     Err((ids, e)) => {
                         let mut err = StatementError::from(e);
                         if !ids.is_empty() {
-                            err.message = format!("{} (inserted {} before the error)", err.message, ids.len());
+                            err.message = format!(
+                                "{} (inserted {} before the error)",
+                                err.message,
+                                ids.len()
+                            );
                         }
                         return Err(err);
                     }
@@ -101,13 +120,19 @@ impl Session {
                 let update = self.doc_arg(args, 1, "update")?;
                 let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
                 if name == "replaceOne" && is_ops {
-                    return Err(StatementError::type_error("Replacement document must not contain atomic operators"));
+                    return Err(StatementError::type_error(
+                        "Replacement document must not contain atomic operators",
+                    ));
                 }
                 if name != "replaceOne" && !is_ops {
-                    return Err(StatementError::type_error("Update document requires atomic operators"));
+                    return Err(StatementError::type_error(
+                        "Update document requires atomic operators",
+                    ));
                 }
                 self.record_write(ns, &filter, name, Some(&update));
-                let r = self.cluster.update(ns, &filter, &update, name == "updateMany")?;
+                let r = self
+                    .cluster
+                    .update(ns, &filter, &update, name == "updateMany")?;
                 doc! {
                     "acknowledged": true,
                     "insertedId": Bson::Null,
@@ -128,7 +153,9 @@ impl Session {
                 return Ok(Output::Value(Bson::String(name)));
             }
             "getIndexes" => {
-                let mut list = vec![Bson::Document(doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" })];
+                let mut list = vec![Bson::Document(
+                    doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+                )];
                 if let Some(c) = self.cluster.collection(ns) {
                     for k in &c.indexes {
                         list.push(Bson::Document(doc! { "v": 2, "key": k.clone(), "name": crate::cluster::index_name(k) }));
@@ -137,7 +164,10 @@ impl Session {
                 return Ok(Output::Value(Bson::Array(list)));
             }
             "getShardDistribution" => {
-                return Ok(Output::Sections(status::shard_distribution(&self.cluster, ns)?));
+                return Ok(Output::Sections(status::shard_distribution(
+                    &self.cluster,
+                    ns,
+                )?));
             }
             "getFullName" => return Ok(Output::Value(Bson::String(ns.to_string()))),
             "getName" => return Ok(Output::Value(Bson::String(short(ns).to_string()))),
@@ -155,7 +185,13 @@ impl Session {
         Ok(Output::Value(Bson::Document(out)))
     }
 
-    fn run_cursor(&mut self, ns: &str, mut cursor: Cursor, chained: &[Segment], one: bool) -> Result<Output, StatementError> {
+    fn run_cursor(
+        &mut self,
+        ns: &str,
+        mut cursor: Cursor,
+        chained: &[Segment],
+        one: bool,
+    ) -> Result<Output, StatementError> {
         let mut explain = false;
         let mut count = false;
         let mut rest: &[Segment] = &[];
@@ -177,7 +213,9 @@ impl Session {
                 "toArray" | "pretty" => {}
                 "projection" => cursor.projection = Some(self.doc_arg(args, 0, "projection")?),
                 other => {
-                    return Err(StatementError::type_error(format!("cursor.{other} is not a function")));
+                    return Err(StatementError::type_error(format!(
+                        "cursor.{other} is not a function"
+                    )));
                 }
             }
         }
@@ -193,13 +231,21 @@ impl Session {
         let docs: Vec<Document> = docs
             .into_iter()
             .skip(cursor.skip as usize)
-            .take(cursor.limit.filter(|l| *l > 0).map_or(usize::MAX, |l| l as usize))
+            .take(
+                cursor
+                    .limit
+                    .filter(|l| *l > 0)
+                    .map_or(usize::MAX, |l| l as usize),
+            )
             .collect();
         if count {
             return super::navigate(Output::Value(Bson::Int32(docs.len() as i32)), rest);
         }
         let docs = match &cursor.projection {
-            Some(p) => docs.iter().map(|d| query::project(d, p)).collect::<Result<Vec<_>, _>>()?,
+            Some(p) => docs
+                .iter()
+                .map(|d| query::project(d, p))
+                .collect::<Result<Vec<_>, _>>()?,
             None => docs,
         };
         if one {

@@ -42,7 +42,9 @@ impl Session {
                 let opts = self.opt_arg(args, 0)?;
                 let verbose = match opts {
                     Some(Bson::Boolean(b)) => b,
-                    Some(Bson::Document(d)) => matches!(d.get("verbose"), Some(Bson::Boolean(true))),
+                    Some(Bson::Document(d)) => {
+                        matches!(d.get("verbose"), Some(Bson::Boolean(true)))
+                    }
                     _ => false,
                 };
                 return Ok(Output::Sections(status::sh_status(&self.cluster, verbose)));
@@ -126,7 +128,9 @@ impl Session {
                 self.cluster.balancer_enabled = on;
                 ok_doc()
             }
-            "getBalancerState" => return Ok(Output::Value(Bson::Boolean(self.cluster.balancer_enabled))),
+            "getBalancerState" => {
+                return Ok(Output::Value(Bson::Boolean(self.cluster.balancer_enabled)))
+            }
             "isBalancerRunning" => doc! {
                 "mode": if self.cluster.balancer_enabled { "full" } else { "off" },
                 "inBalancerRound": false,
@@ -155,7 +159,9 @@ impl Session {
                 ok_doc()
             }
             other => {
-                return Err(StatementError::type_error(format!("sh.{other} is not a function")));
+                return Err(StatementError::type_error(format!(
+                    "sh.{other} is not a function"
+                )));
             }
         };
         Ok(Output::Value(Bson::Document(value)))
@@ -186,7 +192,11 @@ pub(super) fn remove_shard_reply(shard: &str, state: RemoveShardState) -> Docume
             "dbsToMove": dbs_to_move,
             "ok": 1,
         },
-        RemoveShardState::Ongoing { chunks, dbs_to_move, jumbo_chunks } => doc! {
+        RemoveShardState::Ongoing {
+            chunks,
+            dbs_to_move,
+            jumbo_chunks,
+        } => doc! {
             "msg": "draining ongoing",
             "state": "ongoing",
             "remaining": {

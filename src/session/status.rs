@@ -22,7 +22,10 @@ pub fn data_format(bytes: f64) -> String {
     } else {
         (bytes / KIB / KIB / KIB, "GiB")
     };
-    format!("{}{unit}", js_number_to_string((value * 100.0).floor() / 100.0))
+    format!(
+        "{}{unit}",
+        js_number_to_string((value * 100.0).floor() / 100.0)
+    )
 }
 
 /// A count as a JavaScript number prints in mongosh: an int32 when it fits.
@@ -62,16 +65,31 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
                 d.insert("draining", true);
             }
             if !s.zones.is_empty() {
-                d.insert("tags", s.zones.iter().cloned().map(Bson::String).collect::<Vec<_>>());
+                d.insert(
+                    "tags",
+                    s.zones
+                        .iter()
+                        .cloned()
+                        .map(Bson::String)
+                        .collect::<Vec<_>>(),
+                );
             }
-            d.insert("topologyTime", Timestamp { time: 1_735_689_600, increment: 1 });
+            d.insert(
+                "topologyTime",
+                Timestamp {
+                    time: 1_735_689_600,
+                    increment: 1,
+                },
+            );
             Bson::Document(d)
         })
         .collect();
     out.insert("shards", shards);
     out.insert(
         "active mongoses",
-        vec![Bson::Document(doc! { mongos_version(cluster.version()): 1 })],
+        vec![Bson::Document(
+            doc! { mongos_version(cluster.version()): 1 },
+        )],
     );
     out.insert(
         "autosplit",
@@ -107,7 +125,9 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
             }
             meta.sort();
             let chunks: Bson = if s.table.len() >= MAX_CHUNKS_PRINTED && !verbose {
-                Bson::String("too many chunks to print, use verbose if you want to force print".into())
+                Bson::String(
+                    "too many chunks to print, use verbose if you want to force print".into(),
+                )
             } else {
                 Bson::Array(
                     s.table
@@ -177,7 +197,11 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
     };
     for (i, shard) in cluster.all_shards().iter().enumerate() {
         let st = stats[i];
-        let holds = if sharded { st.chunks > 0 } else { i as u32 == cluster.primary_of(ns) };
+        let holds = if sharded {
+            st.chunks > 0
+        } else {
+            i as u32 == cluster.primary_of(ns)
+        };
         if !holds {
             continue;
         }
@@ -192,12 +216,22 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
                 "estimated docs per chunk": js_count((st.docs as f64 / chunks).floor() as u64),
             },
         );
-        let avg = if st.docs == 0 { 0.0 } else { (st.bytes / st.docs) as f64 };
+        let avg = if st.docs == 0 {
+            0.0
+        } else {
+            (st.bytes / st.docs) as f64
+        };
         totals.insert(
             format!("Shard {}", shard.name),
             vec![
-                Bson::String(format!("{} % data", percent(st.bytes as f64, total_bytes as f64))),
-                Bson::String(format!("{} % docs in cluster", percent(st.docs as f64, total_docs as f64))),
+                Bson::String(format!(
+                    "{} % data",
+                    percent(st.bytes as f64, total_bytes as f64)
+                )),
+                Bson::String(format!(
+                    "{} % docs in cluster",
+                    percent(st.docs as f64, total_docs as f64)
+                )),
                 Bson::String(format!("{} avg obj size on shard", data_format(avg))),
             ],
         );
@@ -209,10 +243,15 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
 /// `sh.balancerCollectionStatus(ns)`.
 pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Document, ClusterError> {
     if cluster.sharding(ns).is_err() {
-        return Err(ClusterError::NamespaceNotSharded("Collection unsharded or undefined".into()));
+        return Err(ClusterError::NamespaceNotSharded(
+            "Collection unsharded or undefined".into(),
+        ));
     }
     let mut d = Document::new();
-    d.insert("chunkSize", (cluster.chunk_size() as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0);
+    d.insert(
+        "chunkSize",
+        (cluster.chunk_size() as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
+    );
     match cluster.first_violation(ns) {
         None => {
             d.insert("balancerCompliant", true);

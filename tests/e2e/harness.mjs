@@ -72,3 +72,42 @@ export async function readChunks(page) {
     })),
   );
 }
+
+/** Opens the playground, picks a lesson from the menu and plays its workload to the end. */
+export async function playLesson(browser, url, lesson, { speed = 30, viewport = { width: 1400, height: 1000 } } = {}) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.getByLabel('Lesson', { exact: true }).selectOption(lesson);
+  await page.getByTestId('lesson-text').waitFor();
+  await page.getByLabel('Speed').fill(String(speed));
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="progress"]');
+    return bar && bar.getAttribute('aria-valuenow') === bar.getAttribute('aria-valuemax');
+  }, null, { timeout: 60_000 });
+  await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+  return { page, errors };
+}
+
+/** Reads every shard column: name, chunk count, documents and its share of recent inserts. */
+export async function readShards(page) {
+  return page.$$eval('[data-testid="shard"]', (els) =>
+    els.map((el) => ({
+      name: el.dataset.shardId,
+      chunks: el.querySelectorAll('[data-testid="chunk"]').length,
+      docs: Number(el.querySelector('[data-testid="shard-totals"]').dataset.docs),
+      lastInserts: Number(el.dataset.lastInserts),
+      targeted: el.dataset.targeted === 'true',
+    })),
+  );
+}
+
+/** Types a filter into the query box and returns the explain stage and targeted shards. */
+export async function targetQuery(page, filter) {
+  await page.getByTestId('query-filter').fill(filter);
+  const stage = await page.getByTestId('query-stage').getAttribute('data-stage');
+  const shards = (await readShards(page)).filter((s) => s.targeted).map((s) => s.name);
+  return { stage, shards };
+}

@@ -402,13 +402,13 @@ fn update_errors() {
         (
             doc! {"_id": 1, "x": "a"},
             doc! {"$inc": {"x": 1}},
-            "BadValue",
+            "TypeMismatch",
             "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 'x' of non-numeric type string",
         ),
         (
             doc! {"_id": 1, "x": 1},
             doc! {"$inc": {"x": "a"}},
-            "BadValue",
+            "TypeMismatch",
             "Cannot increment with non-numeric argument: {x: \"a\"}",
         ),
         (
@@ -426,25 +426,25 @@ fn update_errors() {
         (
             doc! {"_id": 1},
             doc! {"$set": {"a": 1}, "$inc": {"a": 1}},
-            "BadValue",
+            "ConflictingUpdateOperators",
             "Updating the path 'a' would create a conflict at 'a'",
         ),
         (
             doc! {"_id": 1},
             doc! {"$set": {"a": 1, "a.b": 1}},
-            "BadValue",
+            "ConflictingUpdateOperators",
             "Updating the path 'a.b' would create a conflict at 'a'",
         ),
         (
             doc! {"_id": 1, "a": 5},
             doc! {"$set": {"a.b": 1}},
-            "BadValue",
+            "PathNotViable",
             "Cannot create field 'b' in element {a: 5}",
         ),
         (
             doc! {"_id": 1},
             doc! {"x": 1, "$set": {"a": 1}},
-            "BadValue",
+            "DollarPrefixedFieldName",
             "The dollar ($) prefixed field '$set' in '$set' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.",
         ),
     ];

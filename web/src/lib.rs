@@ -2,6 +2,7 @@
 
 pub mod components;
 pub mod state;
+pub mod view_model;
 
 use wasm_bindgen::JsCast;
 

@@ -1,117 +1,593 @@
-//! The playground's state as a reducer around the core's [`Cluster`].
+//! The playground's state as a Yew reducer around the core's [`Timeline`].
 //!
-//! The cluster lives behind `Rc<RefCell<..>>` so that an action mutates it in place
-//! instead of cloning a large cluster on every insert; `rev` changes on every action so
-//! that Yew sees a new state.
+//! Every user action becomes a shell command pushed onto the timeline, so the console,
+//! the timeline, share links and the picture all come from one list of commands. The
+//! timeline lives behind `Rc<RefCell<..>>` and is changed in place; `rev` tells Yew that
+//! something changed.
 
-use bson::doc;
-use shardlab::{Cluster, ClusterConfig};
+use crate::view_model::{cluster_view, ClusterView, FrameMemory};
+use shardlab::cluster::{ClusterConfig, VersionMode};
+use shardlab::presets::Preset;
+use shardlab::timeline::Timeline;
+use shardlab::Outcome;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The namespace the playground works on.
-pub const NS: &str = "test.events";
+/// The namespace the playground shows when nothing else was chosen.
+pub const DEFAULT_NS: &str = "test.events";
 
-/// The playground's small default chunk size, so splits happen with hundreds of documents.
-pub const CHUNK_SIZE: u64 = 2 * 1024;
+/// The cluster settings a scenario starts from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The behaviour era.
+    pub version: VersionMode,
+    /// Number of shards.
+    pub shards: u32,
+    /// Maximum chunk size in bytes.
+    pub chunk_size: u64,
+    /// The shard key, as typed (`{x: 1}`).
+    pub key: String,
+    /// Whether the key is unique.
+    pub unique: bool,
+    /// `numInitialChunks`, if set.
+    pub initial_chunks: Option<u32>,
+    /// The collection.
+    pub ns: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            version: VersionMode::V50,
+            shards: 3,
+            chunk_size: 8 * 1024,
+            key: "{x: 1}".to_string(),
+            unique: false,
+            initial_chunks: None,
+            ns: DEFAULT_NS.to_string(),
+        }
+    }
+}
+
+impl Settings {
+    /// The commands that build this scenario's starting point.
+    pub fn setup_commands(&self) -> Vec<String> {
+        let mut options = String::new();
+        if let Some(n) = self.initial_chunks {
+            options = format!(", {{numInitialChunks: {n}}}");
+        }
+        let unique = if self.unique || !options.is_empty() {
+            format!(", {}", self.unique)
+        } else {
+            String::new()
+        };
+        vec![
+            format!("sim.chunkSize({})", self.chunk_size),
+            format!(
+                "sh.shardCollection(\"{}\", {}{unique}{options})",
+                self.ns,
+                self.key.trim()
+            ),
+        ]
+    }
+
+    /// The cluster configuration.
+    pub fn config(&self) -> ClusterConfig {
+        ClusterConfig {
+            shards: self.shards,
+            version: self.version,
+            chunk_size: None,
+            seed: 1,
+        }
+    }
+}
+
+/// The workload the play button runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// A workload preset name or a template literal.
+    pub spec: String,
+    /// Documents per tick.
+    pub batch: u32,
+    /// Documents to insert in all.
+    pub total: u64,
+    /// Documents inserted so far by this run.
+    pub done: u64,
+    /// Whether a balancer round follows each batch.
+    pub balance: bool,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            spec: "monotonic".to_string(),
+            batch: 25,
+            total: 1000,
+            done: 0,
+            balance: true,
+        }
+    }
+}
+
+impl Workload {
+    /// The command for one batch of `n` documents into `ns`.
+    pub fn batch_command(&self, ns: &str, n: u32) -> String {
+        let spec = if self.spec.trim_start().starts_with('{') {
+            self.spec.trim().to_string()
+        } else {
+            format!("\"{}\"", self.spec)
+        };
+        let generate = format!("sim.generate(\"{ns}\", {spec}, {n})");
+        if self.balance {
+            format!("{generate}; sim.balance()")
+        } else {
+            generate
+        }
+    }
+}
+
+/// One line of the console.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsoleLine {
+    /// What kind of line it is.
+    pub kind: LineKind,
+    /// The text.
+    pub text: String,
+}
+
+/// The kinds of console line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// A command the user typed.
+    Input,
+    /// A command the page ran on the user's behalf (shown so it can be typed next time).
+    Auto,
+    /// A result.
+    Output,
+    /// An error, in MongoDB's words.
+    Error,
+}
+
+/// Per timeline step: documents per shard after the step, and inserts per shard during it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Documents per shard (by shard name) after the step.
+    pub docs: BTreeMap<String, u64>,
+    /// Inserts per shard during the step.
+    pub inserts: BTreeMap<String, u64>,
+}
 
 /// Everything the page shows.
 #[derive(Clone)]
-pub struct State {
-    /// The simulated cluster.
-    pub cluster: Rc<RefCell<Cluster>>,
-    /// The shard key field the collection is sharded on.
-    pub key_field: String,
-    /// The next value the increasing-key workload will insert.
-    pub next_value: i64,
-    /// The keys inserted by the last action, to heat the chunks that took them.
-    pub last_batch: Vec<i64>,
-    /// The last error, in MongoDB's words.
-    pub error: Option<String>,
-    /// Bumped on every action so Yew re-renders.
+pub struct Playground {
+    /// The scenario's steps and the cluster at the cursor.
+    pub timeline: Rc<RefCell<Timeline>>,
+    /// How the scenario started.
+    pub settings: Settings,
+    /// The running workload.
+    pub workload: Workload,
+    /// Whether the workload is playing.
+    pub playing: bool,
+    /// Ticks per second.
+    pub speed: u32,
+    /// The console's lines.
+    pub console: Rc<Vec<ConsoleLine>>,
+    /// Commands typed in the console, oldest first.
+    pub history: Rc<Vec<String>>,
+    /// The picture at the cursor.
+    pub view: Rc<ClusterView>,
+    /// Statistics per step, for the charts (index = step number - 1).
+    pub stats: Rc<Vec<StepStats>>,
+    /// The preset the scenario came from, if any.
+    pub preset: Option<&'static Preset>,
+    /// A notice for the user (a bad link, corrupt storage, ...).
+    pub notice: Option<String>,
+    /// Whether the lesson's closing commands already ran.
+    pub after_done: bool,
+    /// Bumped on every action.
     pub rev: u64,
 }
 
-impl PartialEq for State {
+impl PartialEq for Playground {
     fn eq(&self, other: &Self) -> bool {
         self.rev == other.rev
     }
 }
 
-impl State {
-    /// A fresh cluster whose collection is sharded on `{<field>: 1}`.
-    pub fn new(key_field: &str) -> Self {
-        let mut cluster = Cluster::new(ClusterConfig {
-            chunk_size: Some(CHUNK_SIZE),
-            ..ClusterConfig::default()
-        });
-        let error = cluster
-            .shard_collection(NS, &doc! { key_field: 1 }, false, None)
-            .err()
-            .map(|e| format!("MongoServerError[{}]: {e}", e.code_name()));
-        State {
-            cluster: Rc::new(RefCell::new(cluster)),
-            key_field: key_field.to_string(),
-            next_value: 0,
-            last_batch: Vec::new(),
-            error,
-            rev: 0,
-        }
-    }
-}
-
-impl Default for State {
+impl Default for Playground {
     fn default() -> Self {
-        State::new("x")
+        Playground::from_settings(Settings::default(), Workload::default())
     }
-}
-
-/// A whole number as mongosh would store it: an int32 when it fits, else an int64.
-fn number(v: i64) -> bson::Bson {
-    i32::try_from(v).map_or(bson::Bson::Int64(v), bson::Bson::Int32)
 }
 
 /// What the user can do.
 pub enum Action {
-    /// Start over with a collection sharded on this field.
-    Reshard(String),
-    /// Insert this many documents with increasing key values.
-    InsertIncreasing(u32),
+    /// Run a command typed in the console.
+    Command(String),
+    /// Run a command on the user's behalf (a button), echoed in the console.
+    Auto(String),
+    /// Start over with these settings.
+    Setup(Settings),
+    /// Start over with a lesson preset.
+    LoadPreset(&'static str),
+    /// Change the workload (stops playing).
+    SetWorkload(Workload),
+    /// Start playing the workload.
+    Play,
+    /// Stop playing.
+    Pause,
+    /// One batch forward (or one step forward when scrubbed back).
+    Step,
+    /// One step back.
+    StepBack,
+    /// Run one tick of the playing workload.
+    Tick,
+    /// Move the cursor to step `n`.
+    Jump(u64),
+    /// Discard the steps after the cursor.
+    Fork,
+    /// Change the speed.
+    SetSpeed(u32),
+    /// Show or clear a notice.
+    Notice(Option<String>),
+    /// Replace the state (a shared link, a restored session).
+    Restore(Box<Playground>),
 }
 
-impl Reducible for State {
+impl Playground {
+    /// A new scenario from settings: a fresh timeline running the setup commands.
+    pub fn from_settings(settings: Settings, workload: Workload) -> Self {
+        let mut timeline = Timeline::new(settings.config());
+        let mut console = vec![ConsoleLine {
+            kind: LineKind::Output,
+            text: "ShardLab shell: type mongosh commands, e.g. sh.status() or db.events.find({x: 5}).explain()".into(),
+        }];
+        let mut stats = Vec::new();
+        for cmd in settings.setup_commands() {
+            console.push(ConsoleLine {
+                kind: LineKind::Auto,
+                text: cmd.clone(),
+            });
+            let outcomes = timeline.push(&cmd);
+            log_outcomes(&mut console, &outcomes);
+            stats.push(step_stats(&timeline, &settings.ns));
+        }
+        let view = cluster_view(
+            &timeline.session().cluster,
+            &settings.ns,
+            &FrameMemory::default(),
+        );
+        Playground {
+            timeline: Rc::new(RefCell::new(timeline)),
+            settings,
+            workload,
+            playing: false,
+            speed: 4,
+            console: Rc::new(console),
+            history: Rc::new(Vec::new()),
+            view: Rc::new(view),
+            stats: Rc::new(stats),
+            preset: None,
+            notice: None,
+            after_done: false,
+            rev: 0,
+        }
+    }
+
+    /// A new scenario from a lesson preset.
+    pub fn from_preset(preset: &'static Preset) -> Self {
+        let key = preset
+            .setup
+            .first()
+            .and_then(|s| {
+                s.split_once(", ")
+                    .map(|(_, k)| k.trim_end_matches(')').to_string())
+            })
+            .unwrap_or_else(|| "{x: 1}".into());
+        let settings = Settings {
+            version: preset.version,
+            shards: preset.shards,
+            chunk_size: preset.chunk_size,
+            key,
+            unique: false,
+            initial_chunks: None,
+            ns: preset.ns.to_string(),
+        };
+        let workload = Workload {
+            spec: preset.workload.to_string(),
+            batch: preset.batch,
+            total: u64::from(preset.total),
+            done: 0,
+            balance: preset.balance,
+        };
+        let mut timeline = Timeline::new(settings.config());
+        let mut console = vec![ConsoleLine {
+            kind: LineKind::Output,
+            text: format!("Lesson: {}. {}", preset.title, preset.lesson),
+        }];
+        let mut stats = Vec::new();
+        let mut commands = vec![format!("sim.chunkSize({})", preset.chunk_size)];
+        commands.extend(preset.setup.iter().map(|s| s.to_string()));
+        for cmd in commands {
+            console.push(ConsoleLine {
+                kind: LineKind::Auto,
+                text: cmd.clone(),
+            });
+            let outcomes = timeline.push(&cmd);
+            log_outcomes(&mut console, &outcomes);
+            stats.push(step_stats(&timeline, &settings.ns));
+        }
+        let view = cluster_view(
+            &timeline.session().cluster,
+            &settings.ns,
+            &FrameMemory::default(),
+        );
+        Playground {
+            timeline: Rc::new(RefCell::new(timeline)),
+            settings,
+            workload,
+            playing: false,
+            speed: 4,
+            console: Rc::new(console),
+            history: Rc::new(Vec::new()),
+            view: Rc::new(view),
+            stats: Rc::new(stats),
+            preset: Some(preset),
+            notice: None,
+            after_done: false,
+            rev: 0,
+        }
+    }
+
+    /// Recomputes the picture after the timeline moved.
+    fn refresh(&mut self) {
+        let memory = self.view.memory();
+        let timeline = self.timeline.borrow();
+        self.view = Rc::new(cluster_view(
+            &timeline.session().cluster,
+            &self.settings.ns,
+            &memory,
+        ));
+        self.rev += 1;
+    }
+
+    /// Runs one command at the cursor (forking if scrubbed back) and logs it.
+    fn push(&mut self, command: &str, kind: LineKind) {
+        let mut console = (*self.console).clone();
+        if kind != LineKind::Output {
+            console.push(ConsoleLine {
+                kind,
+                text: command.to_string(),
+            });
+        }
+        let mut stats = (*self.stats).clone();
+        {
+            let mut timeline = self.timeline.borrow_mut();
+            stats.truncate(timeline.position() as usize);
+            let outcomes = timeline.push(command);
+            if kind != LineKind::Output {
+                log_outcomes(&mut console, &outcomes);
+            } else {
+                for o in outcomes.iter().filter(|o| o.result.is_err()) {
+                    if let Some(text) = o.render() {
+                        console.push(ConsoleLine {
+                            kind: LineKind::Error,
+                            text,
+                        });
+                    }
+                }
+            }
+            stats.push(step_stats(&timeline, &self.settings.ns));
+        }
+        // Keep the console to a readable length.
+        let excess = console.len().saturating_sub(400);
+        console.drain(..excess);
+        self.console = Rc::new(console);
+        self.stats = Rc::new(stats);
+        self.refresh();
+    }
+
+    /// Runs one batch of the workload; stops playing when the total is reached.
+    fn tick(&mut self) {
+        let left = self.workload.total.saturating_sub(self.workload.done);
+        if left == 0 {
+            self.playing = false;
+            return;
+        }
+        let n = u64::from(self.workload.batch.max(1)).min(left) as u32;
+        let command = self.workload.batch_command(&self.settings.ns, n);
+        // Workload batches are not echoed one by one: the play button's first batch is.
+        let kind = if self.workload.done == 0 {
+            LineKind::Auto
+        } else {
+            LineKind::Output
+        };
+        self.push(&command, kind);
+        self.workload.done += u64::from(n);
+        if self.workload.done >= self.workload.total {
+            self.playing = false;
+            // A lesson's closing commands (a refine, an explain, ...) run once its
+            // workload is done.
+            if let Some(preset) = self.preset.filter(|_| !self.after_done) {
+                self.after_done = true;
+                for cmd in preset.after {
+                    self.push(cmd, LineKind::Auto);
+                }
+            }
+        }
+    }
+
+    /// Inserts per shard over the last `window` inserted documents (whole steps, newest
+    /// first, until at least `window` documents are counted), and how many were counted.
+    pub fn last_inserts(&self, window: u64) -> (BTreeMap<String, u64>, u64) {
+        let position = self.timeline.borrow().position() as usize;
+        let mut out = BTreeMap::new();
+        let mut counted = 0;
+        for step in self.stats[..position.min(self.stats.len())].iter().rev() {
+            if counted >= window {
+                break;
+            }
+            for (shard, n) in &step.inserts {
+                *out.entry(shard.clone()).or_insert(0) += n;
+                counted += n;
+            }
+        }
+        (out, counted)
+    }
+}
+
+/// Appends rendered outcomes to the console.
+fn log_outcomes(console: &mut Vec<ConsoleLine>, outcomes: &[Outcome]) {
+    for o in outcomes {
+        if let Some(text) = o.render() {
+            let kind = if o.result.is_err() {
+                LineKind::Error
+            } else {
+                LineKind::Output
+            };
+            console.push(ConsoleLine { kind, text });
+        }
+    }
+}
+
+/// The statistics of the step just run.
+fn step_stats(timeline: &Timeline, ns: &str) -> StepStats {
+    let cluster = &timeline.session().cluster;
+    let docs = cluster
+        .shard_stats(ns)
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !cluster.all_shards()[*i].removed)
+        .map(|(i, s)| (cluster.shard_name(i as u32).to_string(), s.docs))
+        .collect();
+    let mut inserts = BTreeMap::new();
+    for e in timeline.events_at() {
+        if let shardlab::events::EventKind::Insert { ns: n, per_shard } = &e.kind {
+            if n == ns {
+                for (shard, count) in per_shard {
+                    *inserts.entry(shard.clone()).or_insert(0) += count;
+                }
+            }
+        }
+    }
+    StepStats { docs, inserts }
+}
+
+impl Reducible for Playground {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
         match action {
-            Action::Reshard(field) => {
-                let field = field.trim();
-                if field.is_empty() {
-                    let mut next = (*self).clone();
-                    next.error = Some("MongoServerError[BadValue]: Shard key is empty".into());
-                    next.rev += 1;
-                    return Rc::new(next);
+            Action::Command(cmd) => {
+                let cmd = cmd.trim().to_string();
+                if cmd.is_empty() {
+                    return self;
                 }
-                let mut next = State::new(field);
-                next.rev = self.rev + 1;
-                Rc::new(next)
+                let mut history = (*next.history).clone();
+                if history.last() != Some(&cmd) {
+                    history.push(cmd.clone());
+                }
+                next.history = Rc::new(history);
+                next.push(&cmd, LineKind::Input);
             }
-            Action::InsertIncreasing(n) => {
-                let mut next = (*self).clone();
-                let start = self.next_value;
-                let docs = (start..start + i64::from(n))
-                    .map(|v| doc! { "_id": number(v), self.key_field.as_str(): number(v), "payload": "an event recorded by the workload" })
-                    .collect();
-                let result = next.cluster.borrow_mut().insert_many(NS, docs);
-                next.error = result
-                    .err()
-                    .map(|(_, e)| format!("MongoServerError[{}]: {e}", e.code_name()));
-                next.last_batch = (start..start + i64::from(n)).collect();
-                next.next_value = start + i64::from(n);
+            Action::Auto(cmd) => next.push(&cmd, LineKind::Auto),
+            Action::Setup(settings) => {
+                let mut fresh = Playground::from_settings(settings, next.workload.clone());
+                fresh.workload.done = 0;
+                fresh.history = next.history.clone();
+                fresh.speed = next.speed;
+                fresh.rev = next.rev + 1;
+                return Rc::new(fresh);
+            }
+            Action::LoadPreset(id) => {
+                if let Some(preset) = shardlab::presets::preset(id) {
+                    let mut fresh = Playground::from_preset(preset);
+                    fresh.history = next.history.clone();
+                    fresh.speed = next.speed;
+                    fresh.rev = next.rev + 1;
+                    return Rc::new(fresh);
+                }
+                next.notice = Some(format!("There is no lesson called '{id}'."));
                 next.rev += 1;
-                Rc::new(next)
+            }
+            Action::SetWorkload(w) => {
+                next.workload = w;
+                next.playing = false;
+                next.rev += 1;
+            }
+            Action::Play => {
+                if next.workload.done >= next.workload.total {
+                    next.workload.done = 0;
+                }
+                next.playing = true;
+                next.rev += 1;
+            }
+            Action::Pause => {
+                next.playing = false;
+                next.rev += 1;
+            }
+            Action::Tick => {
+                if !next.playing {
+                    return self;
+                }
+                next.tick();
+            }
+            Action::Step => {
+                next.playing = false;
+                let at_end = next.timeline.borrow().at_end();
+                if at_end {
+                    if next.workload.done >= next.workload.total {
+                        next.workload.done = 0;
+                    }
+                    next.tick();
+                    next.playing = false;
+                } else {
+                    next.timeline.borrow_mut().step_forward();
+                    next.refresh();
+                }
+            }
+            Action::StepBack => {
+                next.playing = false;
+                next.timeline.borrow_mut().step_back();
+                next.refresh();
+            }
+            Action::Jump(n) => {
+                next.playing = false;
+                let result = next.timeline.borrow_mut().jump(n);
+                if let Err(e) = result {
+                    next.notice = Some(e.to_string());
+                }
+                next.refresh();
+            }
+            Action::Fork => {
+                next.playing = false;
+                let position = {
+                    let mut t = next.timeline.borrow_mut();
+                    t.fork();
+                    t.position() as usize
+                };
+                let mut stats = (*next.stats).clone();
+                stats.truncate(position);
+                next.stats = Rc::new(stats);
+                next.refresh();
+            }
+            Action::SetSpeed(s) => {
+                next.speed = s.clamp(1, 30);
+                next.rev += 1;
+            }
+            Action::Notice(n) => {
+                next.notice = n;
+                next.rev += 1;
+            }
+            Action::Restore(state) => {
+                let mut state = *state;
+                state.rev = next.rev + 1;
+                return Rc::new(state);
             }
         }
+        Rc::new(next)
     }
 }

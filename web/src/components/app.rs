@@ -1,72 +1,98 @@
-//! The page: controls on top, the shards as columns below.
+//! The page: lesson and cluster controls on top, the key-space bar and the shards in the
+//! middle, the timeline, console and insights below.
 
+use super::cluster_view::ClusterPanel;
+use super::console::Console;
 use super::controls::Controls;
-use super::shard_column::{ChunkView, ShardColumn};
-use crate::state::{Action, State, NS};
-use bson::Bson;
+use super::insights::Insights;
+use super::key_bar::KeyBar;
+use super::timeline_panel::TimelinePanel;
+use super::workload_panel::WorkloadPanel;
+use crate::state::{Action, Playground};
+use gloo::timers::callback::Interval;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// The root component.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(State::default);
-    let on_reshard = {
-        let state = state.clone();
-        Callback::from(move |field: String| state.dispatch(Action::Reshard(field)))
+    let state = use_reducer(Playground::default);
+    let targeted = use_state(Vec::<String>::new);
+    let on_target = {
+        let targeted = targeted.clone();
+        Callback::from(move |s: Vec<String>| targeted.set(s))
     };
-    let on_insert = {
+    let dispatch = {
         let state = state.clone();
-        Callback::from(move |n: u32| state.dispatch(Action::InsertIncreasing(n)))
+        Callback::from(move |a: Action| state.dispatch(a))
     };
 
-    let cluster = state.cluster.borrow();
-    let shards: Vec<_> = cluster.shards().map(|(i, s)| (i, s.name.clone())).collect();
-    let mut columns: Vec<Vec<ChunkView>> = vec![Vec::new(); cluster.all_shards().len()];
-    let mut total_docs = 0;
-    let mut total_chunks = 0;
-    if let (Some(coll), Ok(sharding)) = (cluster.collection(NS), cluster.sharding(NS)) {
-        total_docs = coll.doc_count();
-        for c in sharding.table.iter() {
-            total_chunks += 1;
-            let recent = state
-                .last_batch
-                .iter()
-                .filter(|v| {
-                    let key = shardlab::KeyValue(vec![Bson::Int64(**v)]);
-                    key >= c.min && key < c.max
-                })
-                .count() as u64;
-            columns[c.shard as usize].push(ChunkView {
-                min: sharding.bound_string(&c.min),
-                max: sharding.bound_string(&c.max),
-                is_min: c.min == sharding.pattern.global_min(),
-                is_max: c.max == sharding.pattern.global_max(),
-                docs: c.docs,
-                bytes: c.bytes,
-                jumbo: c.jumbo,
-                recent,
+    // While playing, a timer runs one workload batch per tick. Each tick is a small slice
+    // of work, so the page stays responsive however long the workload is.
+    {
+        let state = state.clone();
+        use_effect_with((state.playing, state.speed), move |(playing, speed)| {
+            let interval = playing.then(|| {
+                let state = state.clone();
+                Interval::new(1000 / (*speed).max(1), move || state.dispatch(Action::Tick))
             });
-        }
+            move || drop(interval)
+        });
+    }
+
+    // Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step.
+    {
+        let state = state.clone();
+        use_effect_with(state.playing, move |playing| {
+            let playing = *playing;
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                        return;
+                    };
+                    let typing = gloo::utils::document().active_element().is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                    });
+                    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    let action = match e.key().as_str() {
+                        " " => Some(if playing { Action::Pause } else { Action::Play }),
+                        "ArrowRight" => Some(Action::Step),
+                        "ArrowLeft" => Some(Action::StepBack),
+                        _ => None,
+                    };
+                    if let Some(action) = action {
+                        e.prevent_default();
+                        state.dispatch(action);
+                    }
+                });
+            move || drop(listener)
+        });
     }
 
     html! {
-        <main class="playground">
+        <div class="page">
             <header class="masthead">
                 <h1>{ "ShardLab" }</h1>
-                <p class="tagline">{ "Watch a shard key decide where your documents go." }</p>
+                <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
             </header>
-            <Controls key_field={state.key_field.clone()} on_reshard={on_reshard} on_insert={on_insert} />
-            if let Some(err) = &state.error {
-                <p class="error" role="alert" data-testid="error">{ err }</p>
+            if let Some(notice) = &state.notice {
+                <div class="notice" role="status" data-testid="notice">
+                    <span>{ notice.clone() }</span>
+                    <button class="link-button" aria-label="Dismiss notice"
+                        onclick={dispatch.reform(|_| Action::Notice(None))}>{ "×" }</button>
+                </div>
             }
-            <p class="summary" data-testid="summary">
-                { format!("{NS} sharded on {{ {}: 1 }} · {total_docs} documents · {total_chunks} chunks", state.key_field) }
-            </p>
-            <section class="shards" aria-label="Shards">
-                { for shards.into_iter().map(|(i, name)| html! {
-                    <ShardColumn name={name} chunks={columns[i as usize].clone()} />
-                }) }
-            </section>
-        </main>
+            <Controls state={(*state).clone()} dispatch={dispatch.clone()} />
+            <WorkloadPanel state={(*state).clone()} dispatch={dispatch.clone()} />
+            <KeyBar view={state.view.clone()} />
+            <ClusterPanel state={(*state).clone()} dispatch={dispatch.clone()} targeted={(*targeted).clone()} />
+            <div class="lower">
+                <TimelinePanel state={(*state).clone()} dispatch={dispatch.clone()} />
+                <Console state={(*state).clone()} dispatch={dispatch.clone()} />
+            </div>
+            <Insights state={(*state).clone()} on_target={on_target} />
+        </div>
     }
 }

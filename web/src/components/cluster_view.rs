@@ -1,0 +1,107 @@
+//! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
+
+use crate::state::{Action, Playground};
+use crate::view_model::{human_bytes, ChunkView, ShardView};
+use yew::prelude::*;
+
+/// Properties of [`ClusterPanel`].
+#[derive(Properties, PartialEq)]
+pub struct ClusterPanelProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+    /// Shards the query box's filter targets, outlined.
+    pub targeted: Vec<String>,
+}
+
+/// The cluster panel.
+#[function_component(ClusterPanel)]
+pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
+    let v = props.state.view.clone();
+    let dispatch = props.dispatch.clone();
+    let targeted = &props.targeted;
+    let (last, window) = props.state.last_inserts(100);
+    html! {
+        <section class="panel cluster" aria-label="Cluster" data-testid="cluster" data-last-window={window.to_string()}>
+            <div class="cluster-head">
+                <p class="summary" data-testid="summary">
+                    if v.sharded {
+                        { format!("{} sharded on {} · {} documents · {} chunks", props.state.settings.ns, v.key, v.docs, v.chunks) }
+                    } else {
+                        { format!("{} is not sharded yet", props.state.settings.ns) }
+                    }
+                </p>
+                <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
+                    { "+ Add shard" }
+                </button>
+            </div>
+            <div class="shards" style={format!("--columns: {}", v.shards.len().max(1))}>
+                { for v.shards.iter().map(|s| shard_column(s, &dispatch, targeted.contains(&s.name), last.get(&s.name).copied().unwrap_or(0))) }
+            </div>
+        </section>
+    }
+}
+
+fn shard_column(
+    s: &ShardView,
+    dispatch: &Callback<Action>,
+    targeted: bool,
+    last_inserts: u64,
+) -> Html {
+    let name = s.name.clone();
+    let drain = dispatch
+        .reform(move |_| Action::Auto(format!("db.adminCommand({{removeShard: \"{name}\"}})")));
+    html! {
+        <section class={classes!("shard", format!("shard-c{}", s.index % 8), s.draining.then_some("draining"), targeted.then_some("targeted"))}
+            data-testid="shard" data-shard-id={s.name.clone()} data-last-inserts={last_inserts.to_string()}
+            data-targeted={targeted.to_string()} aria-label={format!("Shard {}", s.name)}>
+            <header class="shard-head">
+                <h2 class="shard-name">{ s.name.clone() }</h2>
+                <button class="link-button" title={format!("Drain {} (removeShard)", s.name)}
+                    aria-label={format!("Drain {}", s.name)} data-testid="drain" onclick={drain}>
+                    { if s.draining { "draining…" } else { "drain" } }
+                </button>
+            </header>
+            <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
+                { format!("{} chunks · {} docs · {}", s.chunks.len(), s.docs, human_bytes(s.bytes)) }
+            </p>
+            if !s.zones.is_empty() {
+                <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ format!("zone {z}") }</span> }) }</p>
+            }
+            <ol class="chunks">
+                { for s.chunks.iter().map(|c| chunk_block(&s.name, c)) }
+            </ol>
+        </section>
+    }
+}
+
+fn chunk_block(shard: &str, c: &ChunkView) -> Html {
+    let class = classes!(
+        "chunk",
+        c.jumbo.then_some("jumbo"),
+        (c.gained > 0).then_some("hot"),
+        c.fresh.then_some("fresh"),
+        c.arrived_from.is_some().then_some("arrived"),
+    );
+    let heat = format!("--heat: {:.2}", (c.gained as f64 / 40.0).min(1.0));
+    html! {
+        <li class={class} style={heat} data-testid="chunk" data-shard-id={shard.to_string()}
+            data-min={c.min.clone()} data-max={c.max.clone()} data-count={c.docs.to_string()}
+            data-jumbo={c.jumbo.to_string()} data-recent={c.gained.to_string()}
+            tabindex="0"
+            aria-label={format!("Chunk from {} to {}, {} documents{}", c.min, c.max, c.docs, if c.jumbo { ", jumbo" } else { "" })}
+            title={format!("last modified {}", c.version)}>
+            <div class="badges">
+                if c.is_min { <span class="badge badge-min">{ "MinKey chunk" }</span> }
+                if c.is_max { <span class="badge badge-max">{ "MaxKey chunk" }</span> }
+                if c.jumbo { <span class="badge badge-jumbo">{ "jumbo" }</span> }
+                if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ format!("from {from}") }</span> }
+            </div>
+            <code class="range">{ format!("[{}, {})", c.min, c.max) }</code>
+            <span class="chunk-stats">{ format!("{} docs · {}", c.docs, human_bytes(c.bytes)) }
+                if c.gained > 0 { <span class="gained">{ format!(" +{}", c.gained) }</span> }
+            </span>
+        </li>
+    }
+}

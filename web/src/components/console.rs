@@ -1,0 +1,130 @@
+//! A mongosh-style console on the core's shell: Enter runs, Shift+Enter adds a line
+//! (and an unclosed bracket continues the input), Up and Down walk the history.
+
+use super::controls::PanelProps;
+use crate::state::{Action, LineKind};
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+/// Whether the text has more opening than closing brackets (outside strings), so that
+/// Enter should add a line instead of running it.
+pub fn is_incomplete(text: &str) -> bool {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for ch in text.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '"' | '\'' | '`' => quote = Some(ch),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth > 0 || quote.is_some()
+}
+
+/// The console.
+#[function_component(Console)]
+pub fn console(props: &PanelProps) -> Html {
+    let text = use_state(String::new);
+    // Where we are in the history while pressing Up/Down: None means the draft.
+    let cursor = use_state(|| None::<usize>);
+    let output_ref = use_node_ref();
+    {
+        // Keep the newest output in view.
+        let output_ref = output_ref.clone();
+        use_effect_with(props.state.console.len(), move |_| {
+            if let Some(el) = output_ref.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+            || ()
+        });
+    }
+    let history = props.state.history.clone();
+    let on_input = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| {
+            let area: HtmlTextAreaElement = e.target_unchecked_into();
+            text.set(area.value());
+        })
+    };
+    let on_keydown = {
+        let text = text.clone();
+        let cursor = cursor.clone();
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let area: HtmlTextAreaElement = e.target_unchecked_into();
+            let value = area.value();
+            match e.key().as_str() {
+                "Enter" if !e.shift_key() && !is_incomplete(&value) => {
+                    e.prevent_default();
+                    if !value.trim().is_empty() {
+                        dispatch.emit(Action::Command(value));
+                    }
+                    text.set(String::new());
+                    cursor.set(None);
+                }
+                "ArrowUp" if !value.contains('\n') || cursor.is_some() => {
+                    if history.is_empty() {
+                        return;
+                    }
+                    e.prevent_default();
+                    let i = match *cursor {
+                        None => history.len() - 1,
+                        Some(i) => i.saturating_sub(1),
+                    };
+                    cursor.set(Some(i));
+                    text.set(history[i].clone());
+                }
+                "ArrowDown" if cursor.is_some() => {
+                    e.prevent_default();
+                    match *cursor {
+                        Some(i) if i + 1 < history.len() => {
+                            cursor.set(Some(i + 1));
+                            text.set(history[i + 1].clone());
+                        }
+                        _ => {
+                            cursor.set(None);
+                            text.set(String::new());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+    let rows = (text.lines().count().max(1) as u32).min(8);
+    html! {
+        <section class="panel console" aria-label="Console">
+            <h2>{ "mongosh console" }</h2>
+            <div class="console-output" data-testid="console-output" ref={output_ref} role="log" aria-live="polite">
+                { for props.state.console.iter().map(|line| {
+                    let (class, prefix) = match line.kind {
+                        LineKind::Input => ("in", "test> "),
+                        LineKind::Auto => ("auto", "test> "),
+                        LineKind::Output => ("out", ""),
+                        LineKind::Error => ("err", ""),
+                    };
+                    html! { <pre class={classes!("line", class)}>{ prefix }{ line.text.clone() }</pre> }
+                }) }
+            </div>
+            <div class="prompt">
+                <span class="prompt-sign" aria-hidden="true">{ "test>" }</span>
+                <textarea data-testid="console-input" rows={rows.to_string()} value={(*text).clone()}
+                    oninput={on_input} onkeydown={on_keydown} spellcheck="false"
+                    aria-label="Shell command: Enter runs it, Shift+Enter adds a line, Up and Down recall history"
+                    placeholder="sh.status()" />
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,296 @@
+//! Insights: analyzeShardKey's verdict on the current key, charts over time, and a query
+//! box that lights up the shards a filter targets.
+
+use crate::state::Playground;
+use bson::{Bson, Document};
+use shardlab::shell::{parse_value, EvalContext};
+use shardlab::Session;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// Properties of [`Insights`].
+#[derive(Properties, PartialEq)]
+pub struct InsightsProps {
+    /// The page state.
+    pub state: Playground,
+    /// Called with the shards a typed query targets, to light them up.
+    pub on_target: Callback<Vec<String>>,
+}
+
+/// Runs analyzeShardKey for the current key on a copy of the session, after sampling a
+/// mixed query workload on that copy. The timeline is not touched.
+pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
+    let sharding = session.cluster.sharding(ns).map_err(|e| e.to_string())?;
+    let key = sharding.pattern.to_pattern_document();
+    let first = sharding
+        .pattern
+        .fields()
+        .first()
+        .map(|(f, _)| f.clone())
+        .unwrap_or_default();
+    let key_text = shardlab::shell::print::format_value_with(
+        &Bson::Document(key),
+        &shardlab::shell::FormatOptions::lossless(),
+    );
+    let mut copy = session.clone();
+    let script = format!(
+        "db.adminCommand({{configureQueryAnalyzer: \"{ns}\", mode: \"full\", samplesPerSecond: 1}})\nsim.queries(\"{ns}\", {{kind: \"mixed\", key: \"{first}\"}}, 300)\ndb.adminCommand({{analyzeShardKey: \"{ns}\", key: {key_text}}})"
+    );
+    let outcomes = copy.run(&script);
+    match outcomes.last().map(|o| &o.result) {
+        Some(Ok(shardlab::Output::Value(Bson::Document(d)))) => Ok(d.clone()),
+        // Too few distinct values for 100 ranges: MongoDB refuses the read and write
+        // distribution, so ask again for the key characteristics alone, as a user would.
+        Some(Err(e)) if e.code == 4_952_606 => {
+            let retry = format!("db.adminCommand({{analyzeShardKey: \"{ns}\", key: {key_text}, readWriteDistribution: false}})");
+            match copy.run(&retry).pop().map(|o| o.result) {
+                Some(Ok(shardlab::Output::Value(Bson::Document(mut d)))) => {
+                    d.insert(
+                        "note",
+                        format!("Read and write distribution skipped: {}", e.message),
+                    );
+                    Ok(d)
+                }
+                Some(Err(e)) => Err(e.to_string()),
+                _ => Err("analyzeShardKey returned nothing".to_string()),
+            }
+        }
+        Some(Err(e)) => Err(e.to_string()),
+        _ => Err("analyzeShardKey returned nothing".to_string()),
+    }
+}
+
+fn num(d: &Document, path: &[&str]) -> f64 {
+    let mut cur = d;
+    for (i, p) in path.iter().enumerate() {
+        match cur.get(*p) {
+            Some(Bson::Document(inner)) if i + 1 < path.len() => cur = inner,
+            Some(Bson::Int32(n)) => return f64::from(*n),
+            Some(Bson::Int64(n)) => return *n as f64,
+            Some(Bson::Double(x)) => return *x,
+            _ => return 0.0,
+        }
+    }
+    0.0
+}
+
+fn text(d: &Document, path: &[&str]) -> String {
+    let mut cur = d;
+    for (i, p) in path.iter().enumerate() {
+        match cur.get(*p) {
+            Some(Bson::Document(inner)) if i + 1 < path.len() => cur = inner,
+            Some(Bson::String(s)) => return s.clone(),
+            Some(other) => return shardlab::shell::format_value(other),
+            None => return String::new(),
+        }
+    }
+    String::new()
+}
+
+/// A stacked bar of single-shard, multi-shard and scatter-gather shares.
+fn distribution(title: &str, d: &Document, section: &str, noun: &str) -> Html {
+    let single = num(d, &[section, &format!("percentageOfSingleShard{noun}")]);
+    let multi = num(d, &[section, &format!("percentageOfMultiShard{noun}")]);
+    let scatter = num(d, &[section, &format!("percentageOfScatterGather{noun}")]);
+    html! {
+        <div class="dist">
+            <span class="dist-title">{ title }</span>
+            <div class="stack" role="img" aria-label={format!("{title}: {single:.0}% single shard, {multi:.0}% multi shard, {scatter:.0}% scatter-gather")}>
+                <div class="seg single" style={format!("width: {single}%")}></div>
+                <div class="seg multi" style={format!("width: {multi}%")}></div>
+                <div class="seg scatter" style={format!("width: {scatter}%")}></div>
+            </div>
+            <span class="dist-legend">{ format!("{single:.0}% single · {multi:.0}% multi · {scatter:.0}% scatter") }</span>
+        </div>
+    }
+}
+
+/// Lines of documents per shard over the steps, as an SVG.
+fn docs_chart(state: &Playground) -> Html {
+    let stats = &state.stats;
+    let shards: Vec<String> = state.view.shards.iter().map(|s| s.name.clone()).collect();
+    let max = stats
+        .iter()
+        .flat_map(|s| s.docs.values())
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let n = stats.len().max(2) as f64 - 1.0;
+    let (w, h) = (320.0, 110.0);
+    html! {
+        <figure class="chart">
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Documents per shard over time">
+                { for shards.iter().enumerate().map(|(i, name)| {
+                    let idx = state.view.shards[i].index;
+                    let points: Vec<String> = stats.iter().enumerate().map(|(x, s)| {
+                        let y = s.docs.get(name).copied().unwrap_or(0) as f64;
+                        format!("{:.1},{:.1}", x as f64 / n * w, h - 4.0 - y / max * (h - 8.0))
+                    }).collect();
+                    html! { <polyline class={classes!("line", format!("stroke-c{}", idx % 8))} points={points.join(" ")} /> }
+                }) }
+            </svg>
+            <figcaption>{ "Documents per shard, step by step" }</figcaption>
+        </figure>
+    }
+}
+
+/// Stacked bars of inserts per shard per step, for the last 60 steps.
+fn inserts_chart(state: &Playground) -> Html {
+    let stats = &state.stats;
+    let start = stats.len().saturating_sub(60);
+    let recent = &stats[start..];
+    let max = recent
+        .iter()
+        .map(|s| s.inserts.values().sum::<u64>())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let (w, h) = (320.0, 110.0);
+    let bar = w / recent.len().max(1) as f64;
+    let index_of = |name: &str| {
+        state
+            .view
+            .shards
+            .iter()
+            .find(|s| s.name == name)
+            .map_or(0, |s| s.index)
+    };
+    html! {
+        <figure class="chart">
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Inserts per shard per step">
+                { for recent.iter().enumerate().map(|(x, s)| {
+                    let mut y = h;
+                    html! { <g>{ for s.inserts.iter().map(|(name, n)| {
+                        let height = *n as f64 / max * (h - 4.0);
+                        y -= height;
+                        html! { <rect class={format!("fill-c{}", index_of(name) % 8)} x={format!("{:.1}", x as f64 * bar)}
+                            y={format!("{y:.1}")} width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
+                    }) }</g> }
+                }) }
+            </svg>
+            <figcaption>{ "Inserts per shard in each of the last 60 steps" }</figcaption>
+        </figure>
+    }
+}
+
+/// The insights panel.
+#[function_component(Insights)]
+pub fn insights(props: &InsightsProps) -> Html {
+    let report = use_state(|| None::<Result<Document, String>>);
+    let query = use_state(|| "{x: 42}".to_string());
+    let ns = props.state.settings.ns.clone();
+    let on_analyze = {
+        let report = report.clone();
+        let timeline = props.state.timeline.clone();
+        let ns = ns.clone();
+        Callback::from(move |_| report.set(Some(analyze(timeline.borrow().session(), &ns))))
+    };
+    // Target the typed filter against the cluster at the cursor.
+    let targeting: Result<(String, Vec<String>), String> = {
+        let timeline = props.state.timeline.borrow();
+        let cluster = &timeline.session().cluster;
+        match parse_value(&query, &mut EvalContext::default()) {
+            Ok(Bson::Document(filter)) => cluster
+                .target(&ns, &filter)
+                .map(|t| {
+                    (
+                        t.stage.to_string(),
+                        t.shards
+                            .iter()
+                            .map(|&i| cluster.shard_name(i).to_string())
+                            .collect(),
+                    )
+                })
+                .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name())),
+            Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
+            Err(e) => Err(format!("SyntaxError: {e}")),
+        }
+    };
+    {
+        let on_target = props.on_target.clone();
+        let shards = targeting
+            .as_ref()
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
+        use_effect_with(shards, move |s| {
+            on_target.emit(s.clone());
+            || ()
+        });
+    }
+    let on_query = {
+        let query = query.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            query.set(input.value());
+        })
+    };
+    html! {
+        <section class="panel insights" aria-label="Insights">
+            <div class="insight analyze" data-testid="analyze-panel">
+                <div class="insight-head">
+                    <h2>{ "analyzeShardKey" }</h2>
+                    <button class="secondary" data-testid="analyze" onclick={on_analyze}>{ "Analyze this key" }</button>
+                </div>
+                { match &*report {
+                    None => html! { <p class="muted">{ "Measures cardinality, frequency, monotonicity and how a mixed query workload would be routed." }</p> },
+                    Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
+                    Some(Ok(d)) => {
+                        let mcv: Vec<Html> = match d.get_document("keyCharacteristics").ok().and_then(|k| k.get_array("mostCommonValues").ok()) {
+                            Some(list) => list.iter().filter_map(|v| v.as_document()).map(|v| {
+                                let value = v.get("value").map(shardlab::shell::format_value).unwrap_or_default();
+                                let freq = num(v, &["frequency"]);
+                                html! { <li><code>{ value }</code><span class="freq">{ format!("× {freq}") }</span></li> }
+                            }).collect(),
+                            None => Vec::new(),
+                        };
+                        let mono = text(d, &["keyCharacteristics", "monotonicity", "type"]);
+                        html! {
+                            <div class="report" data-testid="analyze-report">
+                                <dl>
+                                    <dt>{ "documents" }</dt><dd>{ num(d, &["keyCharacteristics", "numDocsTotal"]) }</dd>
+                                    <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ num(d, &["keyCharacteristics", "numDistinctValues"]) }</dd>
+                                    <dt>{ "monotonicity" }</dt>
+                                    <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
+                                        { format!("{mono} (r = {:.2})", num(d, &["keyCharacteristics", "monotonicity", "recordIdCorrelationCoefficient"])) }
+                                    </dd>
+                                    <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", num(d, &["keyCharacteristics", "avgDocSizeBytes"])) }</dd>
+                                </dl>
+                                if let Ok(note) = d.get_str("note") { <p class="muted">{ note }</p> }
+                                <h3>{ "Most common values" }</h3>
+                                <ol class="mcv">{ for mcv }</ol>
+                                if d.contains_key("readDistribution") {
+                                    { distribution("Reads", d, "readDistribution", "Reads") }
+                                    { distribution("Writes", d, "writeDistribution", "Writes") }
+                                }
+                            </div>
+                        }
+                    }
+                } }
+            </div>
+            <div class="insight">
+                <h2>{ "Over time" }</h2>
+                { docs_chart(&props.state) }
+                { inserts_chart(&props.state) }
+            </div>
+            <div class="insight query" data-testid="query-panel">
+                <h2>{ "Query targeting" }</h2>
+                <label class="field">
+                    <span>{ format!("db.{}.find(", ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)) }</span>
+                    <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label="Query filter" />
+                    <span>{ ")" }</span>
+                </label>
+                { match &targeting {
+                    Ok((stage, shards)) => html! {
+                        <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
+                            <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>{ stage.clone() }</span>
+                            { format!(" → {}", shards.join(", ")) }
+                        </p>
+                    },
+                    Err(e) => html! { <p class="error">{ e.clone() }</p> },
+                } }
+                <p class="muted">{ "The shards this query would be sent to are outlined in the cluster above." }</p>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,57 @@
+//! The key-space bar: the whole key range from MinKey to MaxKey as one strip, cut into
+//! chunks coloured by their shard. New inserts show as ticks on the chunks that took them.
+
+use crate::view_model::ClusterView;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Properties of [`KeyBar`].
+#[derive(Properties, PartialEq)]
+pub struct KeyBarProps {
+    /// The picture to draw.
+    pub view: Rc<ClusterView>,
+}
+
+/// The key-space bar.
+#[function_component(KeyBar)]
+pub fn key_bar(props: &KeyBarProps) -> Html {
+    let v = &props.view;
+    if !v.sharded {
+        return html! {};
+    }
+    let gained: std::collections::BTreeMap<&str, u64> = v
+        .shards
+        .iter()
+        .flat_map(|s| s.chunks.iter().map(|c| (c.min.as_str(), c.gained)))
+        .collect();
+    let caption = if v.hashed {
+        "Hashed key space: Long('-9223372036854775808') … Long('9223372036854775807'); chunks sit where their hashes fall"
+    } else {
+        "Key space from MinKey() to MaxKey(); each chunk's width grows with its documents"
+    };
+    html! {
+        <section class="panel keybar" aria-label="Key space">
+            <div class="keybar-head">
+                <span class="keybar-title">{ format!("Key space of {}", v.key) }</span>
+                <span class="keybar-caption">{ caption }</span>
+            </div>
+            <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
+                aria-label={format!("{} chunks across the key space", v.bar.len())}>
+                { for v.bar.iter().map(|(lo, hi, shard, min)| {
+                    let ticks = gained.get(min.as_str()).copied().unwrap_or(0);
+                    let style = format!("left: {:.3}%; width: {:.3}%", lo * 100.0, ((hi - lo) * 100.0).max(0.15));
+                    html! {
+                        <div class={classes!("segment", format!("shard-c{}", shard % 8), (ticks > 0).then_some("hot"))}
+                            style={style} title={format!("chunk starting at {min}")} data-min={min.clone()}
+                            data-ticks={ticks.to_string()}>
+                            { for (0..ticks.min(12)).map(|i| html! {
+                                <span class="tick" style={format!("left: {}%", 4 + (i * 89 / 12.max(ticks.min(12))))}></span>
+                            }) }
+                        </div>
+                    }
+                }) }
+            </div>
+            <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
+        </section>
+    }
+}
