@@ -22,7 +22,16 @@
 //! budget is not kept at all), plus the session at the cursor, plus the text of the steps
 //! and eight bytes of bookkeeping per step. The price is the jump cost: fewer than
 //! `spacing = K·2^j` replayed steps, where `j` is the smallest doubling that satisfies both
-//! limits. With the defaults (`K = 64`, `M = 64`) and 100,000 steps, the spacing is 2,048.
+//! limits. With the defaults (`K = 64`, `M = 64`, a 512 MiB budget), 100,000 steps of
+//! small commands give a spacing of 2,048 while the data stays small; when each step adds
+//! a document, the sessions grow to about 1.3 KiB per document and the budget, not `M`,
+//! sets the spacing (16,384 at 100,000 single-document inserts, six snapshots).
+//!
+//! **The jump cost** is one copy of a snapshot plus the replay. Copying is proportional to
+//! the session's size (100 to 300 ms per 100,000 documents), because a `Cluster`
+//! owns its documents and event log outright; sharing them between snapshots (reference
+//! counted documents and log segments) would make both the copy and the memory per
+//! snapshot small, and is the way to sub-50 ms jumps on very long histories.
 
 use crate::cluster::ClusterConfig;
 use crate::events::Event;
