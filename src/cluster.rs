@@ -151,7 +151,13 @@ pub struct Collection {
     pub(crate) next_doc: u64,
     /// Secondary indexes created with `createIndex`, as key patterns.
     pub indexes: Vec<Document>,
+    /// The shard keys of the latest inserts with their insertion numbers, newest last, at
+    /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
+    pub(crate) recent: std::collections::VecDeque<(u64, KeyValue)>,
 }
+
+/// How many of the latest inserts a collection remembers (see [`Collection::recent_inserts`]).
+pub const RECENT_INSERTS: usize = 512;
 
 /// The whole simulated cluster.
 #[derive(Debug, Clone)]
@@ -382,6 +388,7 @@ impl Cluster {
                 ids: BTreeMap::new(),
                 next_doc: 0,
                 indexes: Vec::new(),
+                recent: std::collections::VecDeque::new(),
             });
         Ok(())
     }
@@ -514,6 +521,7 @@ impl Cluster {
             coll.indexes.push(key_doc);
         }
         coll.docs.clear();
+        coll.recent.clear();
         for (i, (k, stored)) in rekeyed.into_iter().enumerate() {
             coll.docs.insert((k, i as u64), stored);
         }
@@ -736,6 +744,10 @@ impl Cluster {
                 }
             }
         }
+        if coll.recent.len() == RECENT_INSERTS {
+            coll.recent.pop_front();
+        }
+        coll.recent.push_back((seq, key.clone()));
         coll.docs.insert((key, seq), Stored { size, doc });
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
@@ -804,6 +816,17 @@ impl Collection {
     /// The stored documents with their shard keys and sizes, in key order.
     pub fn entries(&self) -> impl Iterator<Item = (&KeyValue, u32, &Document)> {
         self.docs.iter().map(|((k, _), s)| (k, s.size, &s.doc))
+    }
+
+    /// The insertion number the next document will get (insertions so far).
+    pub fn next_insert(&self) -> u64 {
+        self.next_doc
+    }
+
+    /// The shard keys of the latest inserts with their insertion numbers, oldest first
+    /// (at most [`RECENT_INSERTS`]).
+    pub fn recent_inserts(&self) -> impl Iterator<Item = &(u64, KeyValue)> {
+        self.recent.iter()
     }
 
     /// The number of documents stored.

@@ -33,7 +33,7 @@ pub mod workload;
 pub use cluster::{Cluster, ClusterConfig, VersionMode};
 pub use decimal::Decimal;
 pub use error::ClusterError;
-pub use session::{Outcome, Output, Session};
 pub use hash::{convert_shard_key_to_hashed, hash64};
 pub use order::compare_values;
+pub use session::{Outcome, Output, Session};
 pub use shard_key::{KeyPattern, KeyValue, ShardKeyError};

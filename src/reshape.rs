@@ -14,25 +14,36 @@ use std::collections::BTreeMap;
 fn index_supports(index: &Document, pattern: &KeyPattern) -> bool {
     let fields: Vec<(&String, &Bson)> = index.iter().collect();
     pattern.fields().len() <= fields.len()
-        && pattern.fields().iter().zip(fields).all(|((name, kind), (iname, ival))| {
-            name == iname
-                && match kind {
-                    FieldKind::Hashed => matches!(ival, Bson::String(s) if s == "hashed"),
-                    FieldKind::Ascending => matches!(ival, Bson::Int32(1) | Bson::Int64(1))
-                        || matches!(ival, Bson::Double(d) if *d == 1.0),
-                }
-        })
+        && pattern
+            .fields()
+            .iter()
+            .zip(fields)
+            .all(|((name, kind), (iname, ival))| {
+                name == iname
+                    && match kind {
+                        FieldKind::Hashed => matches!(ival, Bson::String(s) if s == "hashed"),
+                        FieldKind::Ascending => {
+                            matches!(ival, Bson::Int32(1) | Bson::Int64(1))
+                                || matches!(ival, Bson::Double(d) if *d == 1.0)
+                        }
+                    }
+            })
 }
 
 impl Cluster {
     /// `createIndex(keys)`: records an index; returns its name.
     pub fn create_index(&mut self, ns: &str, keys: &Document) -> Result<String, ClusterError> {
         if keys.is_empty() {
-            return Err(ClusterError::BadValue("Index keys cannot be an empty field.".into()));
+            return Err(ClusterError::BadValue(
+                "Index keys cannot be an empty field.".into(),
+            ));
         }
         self.ensure_collection(ns)?;
         let name = crate::cluster::index_name(keys);
-        let coll = self.collections.get_mut(ns).ok_or_else(|| not_sharded(ns))?;
+        let coll = self
+            .collections
+            .get_mut(ns)
+            .ok_or_else(|| not_sharded(ns))?;
         if !coll.indexes.contains(keys) {
             coll.indexes.push(keys.clone());
         }
@@ -42,7 +53,9 @@ impl Cluster {
     /// Whether `ns` has an index usable for shard key `pattern` (the shard key index
     /// itself, or `_id` for `{_id: 1}`).
     pub fn has_supporting_index(&self, ns: &str, pattern: &KeyPattern) -> bool {
-        let Some(coll) = self.collection(ns) else { return false };
+        let Some(coll) = self.collection(ns) else {
+            return false;
+        };
         let id_key = pattern.fields().len() == 1
             && pattern.fields()[0].0 == "_id"
             && pattern.fields()[0].1 == FieldKind::Ascending;
@@ -53,14 +66,16 @@ impl Cluster {
     pub fn refine_shard_key(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
         let old = self.sharding(ns)?.pattern.clone();
         let new = KeyPattern::parse(key)?;
-        if !old.is_extended_by(&new) || new.len() <= old.len() && new == old {
-            if new != old {
-                return Err(ClusterError::InvalidOptions(format!(
-                    "refineCollectionShardKey shard key {} does not extend the current shard key {}",
-                    format_bson_obj(&new.to_pattern_document()),
-                    format_bson_obj(&old.to_pattern_document())
-                )));
-            }
+        // Refining to the very same key changes nothing and succeeds.
+        if new == old {
+            return Ok(());
+        }
+        if !old.is_extended_by(&new) {
+            return Err(ClusterError::InvalidOptions(format!(
+                "refineCollectionShardKey shard key {} does not extend the current shard key {}",
+                format_bson_obj(&new.to_pattern_document()),
+                format_bson_obj(&old.to_pattern_document())
+            )));
         }
         if !self.has_supporting_index(ns, &new) {
             return Err(ClusterError::InvalidOptions(
@@ -76,7 +91,11 @@ impl Cluster {
         let extra = new.len() - old.len();
         let old_max = old.global_max();
         let extend = |k: &KeyValue| {
-            let fill = if *k == old_max { Bson::MaxKey } else { Bson::MinKey };
+            let fill = if *k == old_max {
+                Bson::MaxKey
+            } else {
+                Bson::MinKey
+            };
             let mut v = k.0.clone();
             v.extend(std::iter::repeat_n(fill, extra));
             KeyValue(v)
@@ -101,6 +120,7 @@ impl Cluster {
         recount_all(&mut sharding.table, &docs);
         if let Some(coll) = self.collections.get_mut(ns) {
             coll.docs = docs;
+            coll.recent.clear();
         }
         self.push_event(EventKind::Refine {
             ns: ns.to_string(),
@@ -122,7 +142,11 @@ impl Cluster {
         for ((_, seq), stored) in &coll.docs {
             docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
         }
-        let shards: Vec<ShardIdx> = self.shards().filter(|(_, s)| !s.draining).map(|(i, _)| i).collect();
+        let shards: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| !s.draining)
+            .map(|(i, _)| i)
+            .collect();
         let n = old_chunks.max(shards.len()).max(1);
         let keys: Vec<&KeyValue> = docs.keys().map(|(k, _)| k).collect();
         let mut points: Vec<KeyValue> = Vec::new();
@@ -143,7 +167,10 @@ impl Cluster {
                 max: hi.clone(),
                 shard: shards.get(i % shards.len().max(1)).copied().unwrap_or(0),
                 jumbo: false,
-                version: ChunkVersion { major: 1, minor: i as u32 },
+                version: ChunkVersion {
+                    major: 1,
+                    minor: i as u32,
+                },
                 docs: 0,
                 bytes: 0,
             });
@@ -157,9 +184,13 @@ impl Cluster {
             let id = KeyValue(vec![stored.doc.get("_id").cloned().unwrap_or(Bson::Null)]);
             *ids.entry((id, shard)).or_insert(0u32) += 1;
         }
-        let coll = self.collections.get_mut(ns).ok_or_else(|| not_sharded(ns))?;
+        let coll = self
+            .collections
+            .get_mut(ns)
+            .ok_or_else(|| not_sharded(ns))?;
         coll.docs = docs;
         coll.ids = ids;
+        coll.recent.clear();
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;

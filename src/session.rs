@@ -121,8 +121,12 @@ impl StatementError {
 impl std::fmt::Display for StatementError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
-            ErrorKind::Server if self.code_name.is_empty() => write!(f, "MongoServerError: {}", self.message),
-            ErrorKind::Server => write!(f, "MongoServerError[{}]: {}", self.code_name, self.message),
+            ErrorKind::Server if self.code_name.is_empty() => {
+                write!(f, "MongoServerError: {}", self.message)
+            }
+            ErrorKind::Server => {
+                write!(f, "MongoServerError[{}]: {}", self.code_name, self.message)
+            }
             ErrorKind::Syntax => write!(f, "SyntaxError: {}", self.message),
             ErrorKind::Type => write!(f, "TypeError: {}", self.message),
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
@@ -139,14 +143,28 @@ impl From<ClusterError> for StatementError {
 impl From<EvalError> for StatementError {
     fn from(e: EvalError) -> Self {
         let (kind, message, span) = match &e {
-            EvalError::Reference { name, span } => (ErrorKind::Reference, format!("{name} is not defined"), *span),
+            EvalError::Reference { name, span } => (
+                ErrorKind::Reference,
+                format!("{name} is not defined"),
+                *span,
+            ),
             EvalError::Type { detail, span } => (ErrorKind::Type, detail.clone(), *span),
-            EvalError::NotAValue { what, span } => (ErrorKind::Type, format!("{what} is not a value"), *span),
-            EvalError::BadArgument { func, detail, span } => (ErrorKind::Type, format!("{func}: {detail}"), *span),
-            EvalError::BadWrapper { key, detail, span } => {
-                (ErrorKind::Syntax, format!("invalid Extended JSON {key}: {detail}"), *span)
+            EvalError::NotAValue { what, span } => {
+                (ErrorKind::Type, format!("{what} is not a value"), *span)
             }
-            EvalError::NotJson { detail, span } => (ErrorKind::Syntax, format!("not valid Extended JSON: {detail}"), *span),
+            EvalError::BadArgument { func, detail, span } => {
+                (ErrorKind::Type, format!("{func}: {detail}"), *span)
+            }
+            EvalError::BadWrapper { key, detail, span } => (
+                ErrorKind::Syntax,
+                format!("invalid Extended JSON {key}: {detail}"),
+                *span,
+            ),
+            EvalError::NotJson { detail, span } => (
+                ErrorKind::Syntax,
+                format!("not valid Extended JSON: {detail}"),
+                *span,
+            ),
         };
         StatementError {
             kind,
@@ -219,7 +237,8 @@ pub struct Session {
     pub db: String,
     pub(crate) ctx: EvalContext,
     /// Sampled queries for analyzeShardKey, when `configureQueryAnalyzer` is on.
-    pub(crate) sampling: std::collections::BTreeMap<String, Vec<crate::session::admin::SampledQuery>>,
+    pub(crate) sampling:
+        std::collections::BTreeMap<String, Vec<crate::session::admin::SampledQuery>>,
     /// The generator behind workloads, seeded from the cluster's seed.
     pub(crate) rng: crate::rng::SplitMix64,
     /// How many documents each (namespace, workload spec) has generated, so counters
@@ -348,7 +367,9 @@ impl Session {
                     .collect();
                 Ok(Output::Message(names.join("\n")))
             }
-            other => Err(StatementError::type_error(format!("Unknown show argument: {other}"))),
+            other => Err(StatementError::type_error(format!(
+                "Unknown show argument: {other}"
+            ))),
         }
     }
 
@@ -369,7 +390,10 @@ impl Session {
             }
             "print" | "printjson" => {
                 let args = call_args(&segments[0])?;
-                let values = args.iter().map(|a| self.value_of(a)).collect::<Result<Vec<_>, _>>()?;
+                let values = args
+                    .iter()
+                    .map(|a| self.value_of(a))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(Output::Message(
                     values
                         .iter()
@@ -382,7 +406,12 @@ impl Session {
                 ))
             }
             name if self.ctx.variables.contains_key(name) => {
-                let value = self.ctx.variables.get(name).cloned().unwrap_or(Bson::Undefined);
+                let value = self
+                    .ctx
+                    .variables
+                    .get(name)
+                    .cloned()
+                    .unwrap_or(Bson::Undefined);
                 navigate(Output::Value(value), &segments[1..])
             }
             _ => Ok(Output::Value(self.eval(e)?)),
@@ -421,7 +450,10 @@ impl Session {
                     self.cluster
                         .collections()
                         .keys()
-                        .filter_map(|ns| ns.strip_prefix(&prefix).map(|s| Bson::String(s.to_string())))
+                        .filter_map(|ns| {
+                            ns.strip_prefix(&prefix)
+                                .map(|s| Bson::String(s.to_string()))
+                        })
                         .collect(),
                 )))
             }
@@ -429,7 +461,9 @@ impl Session {
                 let ns = format!("{}.{}", self.db, first.name);
                 self.collection_chain(&ns, &rest[1..])
             }
-            (name, Some(_)) => Err(StatementError::type_error(format!("db.{name} is not a function"))),
+            (name, Some(_)) => Err(StatementError::type_error(format!(
+                "db.{name} is not a function"
+            ))),
         }
     }
 
@@ -438,15 +472,26 @@ impl Session {
     }
 
     /// The `i`th argument as a value.
-    pub(crate) fn arg(&mut self, args: &[Expr], i: usize, what: &str) -> Result<Bson, StatementError> {
+    pub(crate) fn arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<Bson, StatementError> {
         match args.get(i) {
             Some(e) => self.value_of(e),
-            None => Err(StatementError::type_error(format!("missing argument: {what}"))),
+            None => Err(StatementError::type_error(format!(
+                "missing argument: {what}"
+            ))),
         }
     }
 
     /// The `i`th argument, if present and not undefined.
-    pub(crate) fn opt_arg(&mut self, args: &[Expr], i: usize) -> Result<Option<Bson>, StatementError> {
+    pub(crate) fn opt_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+    ) -> Result<Option<Bson>, StatementError> {
         match args.get(i) {
             Some(e) => match self.value_of(e)? {
                 Bson::Undefined => Ok(None),
@@ -457,7 +502,12 @@ impl Session {
     }
 
     /// The `i`th argument as a document.
-    pub(crate) fn doc_arg(&mut self, args: &[Expr], i: usize, what: &str) -> Result<Document, StatementError> {
+    pub(crate) fn doc_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<Document, StatementError> {
         match self.arg(args, i, what)? {
             Bson::Document(d) => Ok(d),
             other => Err(StatementError::type_error(format!(
@@ -468,7 +518,12 @@ impl Session {
     }
 
     /// The `i`th argument as a document, or an empty document when absent.
-    pub(crate) fn opt_doc_arg(&mut self, args: &[Expr], i: usize, what: &str) -> Result<Document, StatementError> {
+    pub(crate) fn opt_doc_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<Document, StatementError> {
         match self.opt_arg(args, i)? {
             None | Some(Bson::Null) => Ok(Document::new()),
             Some(Bson::Document(d)) => Ok(d),
@@ -480,7 +535,12 @@ impl Session {
     }
 
     /// The `i`th argument as a string.
-    pub(crate) fn str_arg(&mut self, args: &[Expr], i: usize, what: &str) -> Result<String, StatementError> {
+    pub(crate) fn str_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<String, StatementError> {
         match self.arg(args, i, what)? {
             Bson::String(s) => Ok(s),
             other => Err(StatementError::type_error(format!(
@@ -491,7 +551,12 @@ impl Session {
     }
 
     /// The `i`th argument as a whole number.
-    pub(crate) fn int_arg(&mut self, args: &[Expr], i: usize, what: &str) -> Result<i64, StatementError> {
+    pub(crate) fn int_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<i64, StatementError> {
         match self.arg(args, i, what)? {
             Bson::Int32(n) => Ok(i64::from(n)),
             Bson::Int64(n) => Ok(n),
@@ -519,7 +584,10 @@ pub(crate) fn navigate(out: Output, path: &[Segment]) -> Result<Output, Statemen
     };
     for seg in path {
         if seg.args.is_some() {
-            return Err(StatementError::type_error(format!("{} is not a function", seg.name)));
+            return Err(StatementError::type_error(format!(
+                "{} is not a function",
+                seg.name
+            )));
         }
         value = match (&value, seg.name.as_str()) {
             (Bson::Array(a), "length") => Bson::Int32(a.len() as i32),
@@ -533,7 +601,11 @@ pub(crate) fn navigate(out: Output, path: &[Segment]) -> Result<Output, Statemen
             (Bson::Undefined | Bson::Null, key) => {
                 return Err(StatementError::type_error(format!(
                     "Cannot read properties of {} (reading '{key}')",
-                    if value == Bson::Null { "null" } else { "undefined" }
+                    if value == Bson::Null {
+                        "null"
+                    } else {
+                        "undefined"
+                    }
                 )));
             }
             _ => Bson::Undefined,

@@ -37,11 +37,16 @@ fn main() -> ExitCode {
     }
     let mut text = String::new();
     let read = match &file {
-        Some(path) => std::fs::read(path).map(|bytes| text = String::from_utf8_lossy(&bytes).into_owned()),
+        Some(path) => {
+            std::fs::read(path).map(|bytes| text = String::from_utf8_lossy(&bytes).into_owned())
+        }
         None => std::io::stdin().read_to_string(&mut text).map(|_| ()),
     };
     if let Err(e) = read {
-        eprintln!("shardlab: cannot read {}: {e}", file.as_deref().unwrap_or("standard input"));
+        eprintln!(
+            "shardlab: cannot read {}: {e}",
+            file.as_deref().unwrap_or("standard input")
+        );
         return ExitCode::from(2);
     }
     let mut session = Session::default();

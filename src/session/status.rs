@@ -216,11 +216,7 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
                 "estimated docs per chunk": js_count((st.docs as f64 / chunks).floor() as u64),
             },
         );
-        let avg = if st.docs == 0 {
-            0.0
-        } else {
-            (st.bytes / st.docs) as f64
-        };
+        let avg = st.bytes.checked_div(st.docs).unwrap_or(0) as f64;
         totals.insert(
             format!("Shard {}", shard.name),
             vec![

@@ -81,7 +81,8 @@ fn monotonic_inserts_split_at_the_top_and_move_the_new_top_chunk() {
         [{ ts: 25 }, { ts: 37 }) shard01 docs=12 v4|1
         [{ ts: 37 }, { ts: 49 }) shard02 docs=12 v5|1
         [{ ts: 49 }, { ts: MaxKey() }) shard03 docs=11 v6|0
-    "#]].assert_eq(&run_and_chunks(&script, "test.events"));
+    "#]]
+    .assert_eq(&run_and_chunks(&script, "test.events"));
 }
 
 #[test]
@@ -96,7 +97,8 @@ fn decreasing_inserts_pile_into_the_minkey_chunk() {
         [{ ts: 24 }, { ts: 36 }) shard03 docs=12 v3|2
         [{ ts: 36 }, { ts: 48 }) shard02 docs=12 v2|2
         [{ ts: 48 }, { ts: MaxKey() }) shard01 docs=12 v1|2
-    "#]].assert_eq(&run_and_chunks(&script, "test.events"));
+    "#]]
+    .assert_eq(&run_and_chunks(&script, "test.events"));
 }
 
 #[test]
@@ -107,7 +109,8 @@ fn a_chunk_of_one_key_value_turns_jumbo_and_the_balancer_skips_it() {
     );
     expect![[r#"
         [{ k: MinKey() }, { k: MaxKey() }) shard01 docs=40 v1|0 jumbo
-    "#]].assert_eq(&run_and_chunks(&script, "test.c"));
+    "#]]
+    .assert_eq(&run_and_chunks(&script, "test.c"));
 }
 
 #[test]
@@ -400,7 +403,8 @@ fn the_50_balancer_moves_chunks_by_count_one_per_shard_per_round() {
         [{ x: 841 }, { x: 894 }) shard01 docs=11 v1|25
         [{ x: 894 }, { x: 947 }) shard01 docs=11 v1|26
         [{ x: 947 }, { x: MaxKey() }) shard01 docs=11 v1|4
-    "#]].assert_eq(&run_and_chunks(&script, "test.b"));
+    "#]]
+    .assert_eq(&run_and_chunks(&script, "test.b"));
 }
 
 #[test]
@@ -450,7 +454,8 @@ fn the_80_balancer_moves_about_one_chunk_size_of_data_at_a_time() {
         [{ x: 12 }, { x: 24 }) shard03 docs=12 v3|0
         [{ x: 24 }, { x: 36 }) shard02 docs=12 v4|0
         [{ x: 36 }, { x: MaxKey() }) shard01 docs=164 v3|2
-    "#]].assert_eq(&transcript_tail(&script, "test.b"));
+    "#]]
+    .assert_eq(&transcript_tail(&script, "test.b"));
 }
 
 /// The transcript of the last statement plus the chunk table.
@@ -489,7 +494,8 @@ fn the_36_balancer_waits_for_its_threshold() {
         [{ x: 841 }, { x: 894 }) shard01 docs=6 v1|25
         [{ x: 894 }, { x: 947 }) shard01 docs=7 v1|26
         [{ x: 947 }, { x: MaxKey() }) shard01 docs=6 v1|4
-    "#]].assert_eq(&run_and_chunks(&script, "test.b"));
+    "#]]
+    .assert_eq(&run_and_chunks(&script, "test.b"));
 }
 
 #[test]
@@ -590,7 +596,11 @@ fn zones_pull_their_chunks_and_refuse_overlaps() {
 #[test]
 fn refining_a_key_extends_the_bounds_and_lets_a_jumbo_chunk_split() {
     let docs: Vec<String> = (0..40)
-        .map(|i| format!("{{customer: 'acme', order: {i}, pad: 'pppppppppppppppppppppppppppppppppppppppp'}}"))
+        .map(|i| {
+            format!(
+                "{{customer: 'acme', order: {i}, pad: 'pppppppppppppppppppppppppppppppppppppppp'}}"
+            )
+        })
         .collect();
     let script = format!(
         "sim.chunkSize(1024)\nsh.shardCollection('test.o', {{customer: 1}})\ndb.o.insertMany([{}])\ndb.adminCommand({{refineCollectionShardKey: 'test.o', key: {{customer: 1, order: 1}}}})\ndb.o.createIndex({{customer: 1, order: 1}})\ndb.adminCommand({{refineCollectionShardKey: 'test.o', key: {{customer: 1, order: 1}}}})\ndb.adminCommand({{refineCollectionShardKey: 'test.o', key: {{order: 1}}}})\nsh.splitFind('test.o', {{customer: 'acme', order: 3}})",
@@ -764,7 +774,9 @@ fn removing_a_shard_drains_it_first() {
         "sim.chunkSize(1024)\nsh.shardCollection('test.d', {{x: 1}})\n{}\nsim.balance()\ndb.adminCommand({{removeShard: 'shard02'}})\nsim.balance()\nsim.balance()\nsim.balance()\nsim.balance()\ndb.adminCommand({{removeShard: 'shard02'}})\ndb.adminCommand({{removeShard: 'shard02'}})",
         insert("d", "x", (0..80).map(|i| (i * 37) % 80))
     );
-    check(&script, expect![[r#"
+    check(
+        &script,
+        expect![[r#"
         > sim.chunkSize(1024)
         { chunkSize: 1024, ok: 1 }
         > sh.shardCollection('test.d', {x: 1})
@@ -938,7 +950,8 @@ fn removing_a_shard_drains_it_first() {
         }
         > db.adminCommand({removeShard: 'shard02'})
         MongoServerError[ShardNotFound]: Shard shard02 does not exist
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]

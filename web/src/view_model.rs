@@ -60,6 +60,8 @@ pub struct ShardView {
 pub struct FrameMemory {
     /// Per chunk lower bound: (documents, shard).
     pub chunks: BTreeMap<String, (u64, String)>,
+    /// The collection's insertion counter at that frame: later inserts are new.
+    pub next_insert: u64,
 }
 
 /// The whole picture of one collection.
@@ -79,6 +81,11 @@ pub struct ClusterView {
     pub chunks: u64,
     /// Segments of the key-space bar: (start, end, shard index, chunk lower bound).
     pub bar: Vec<(f64, f64, usize, String)>,
+    /// Where the latest inserts (up to 100) fall on the bar, in [0, 1], and whether each is
+    /// new since the previous frame.
+    pub ticks: Vec<(f64, bool)>,
+    /// The collection's insertion counter.
+    pub next_insert: u64,
 }
 
 impl ClusterView {
@@ -90,7 +97,10 @@ impl ClusterView {
                 chunks.insert(c.min.clone(), (c.docs, s.name.clone()));
             }
         }
-        FrameMemory { chunks }
+        FrameMemory {
+            chunks,
+            next_insert: self.next_insert,
+        }
     }
 }
 
@@ -140,6 +150,18 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     // Ranged keys have no natural width, so each chunk gets a share of the bar that grows
     // with its documents; hashed keys use the real int64 hash space.
     let total_docs: u64 = sharding.table.iter().map(|c| c.docs).sum();
+    let coll = cluster.collection(ns);
+    let next_insert = coll.map_or(0, |c| c.next_insert());
+    view.next_insert = next_insert;
+    let recent: Vec<&(u64, shardlab::KeyValue)> = coll
+        .map(|c| c.recent_inserts().collect())
+        .unwrap_or_default();
+    // Inserts since the previous frame; on the first frame (or after a jump back) none.
+    let fresh_from = if previous.next_insert <= next_insert {
+        previous.next_insert
+    } else {
+        next_insert
+    };
     let n = sharding.table.len().max(1) as f64;
     let mut cursor = 0.0;
     let global_min = sharding.pattern.global_min();
@@ -157,14 +179,28 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             span
         };
         let shard_name = cluster.shard_name(c.shard).to_string();
-        let (gained, arrived_from, fresh) = match previous.chunks.get(&min) {
-            Some((docs, from)) => (
-                c.docs.saturating_sub(*docs),
-                (from != &shard_name).then(|| from.clone()),
-                false,
-            ),
-            None => (0, None, !previous.chunks.is_empty()),
+        let in_chunk = |k: &shardlab::KeyValue| *k >= c.min && *k < c.max;
+        let gained = recent
+            .iter()
+            .filter(|(seq, k)| *seq >= fresh_from && in_chunk(k))
+            .count() as u64;
+        let (arrived_from, fresh) = match previous.chunks.get(&min) {
+            Some((_, from)) => ((from != &shard_name).then(|| from.clone()), false),
+            None => (None, !previous.chunks.is_empty()),
         };
+        // Ticks for the latest 100 inserts that fall in this chunk.
+        let window_start = next_insert.saturating_sub(100);
+        let mine: Vec<&&(u64, shardlab::KeyValue)> = recent
+            .iter()
+            .filter(|(seq, k)| *seq >= window_start && in_chunk(k))
+            .collect();
+        for (i, (seq, k)) in mine.iter().enumerate() {
+            let x = match (view.hashed, k.0.first().and_then(hash_position)) {
+                (true, Some(x)) => x,
+                _ => span.0 + (span.1 - span.0) * ((i as f64 + 0.5) / mine.len() as f64),
+            };
+            view.ticks.push((x, *seq >= fresh_from));
+        }
         view.bar
             .push((span.0, span.1, c.shard as usize, min.clone()));
         let chunk = ChunkView {

@@ -44,11 +44,11 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
                         <div class={classes!("segment", format!("shard-c{}", shard % 8), (ticks > 0).then_some("hot"))}
                             style={style} title={format!("chunk starting at {min}")} data-min={min.clone()}
                             data-ticks={ticks.to_string()}>
-                            { for (0..ticks.min(12)).map(|i| html! {
-                                <span class="tick" style={format!("left: {}%", 4 + (i * 89 / 12.max(ticks.min(12))))}></span>
-                            }) }
                         </div>
                     }
+                }) }
+                { for v.ticks.iter().map(|(x, new)| html! {
+                    <span class={classes!("tick", new.then_some("new"))} style={format!("left: {:.3}%", x * 100.0)}></span>
                 }) }
             </div>
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
