@@ -341,6 +341,44 @@ impl Playground {
         }
     }
 
+    /// A playground that replays `commands` step by step (recording the charts' history),
+    /// then moves the cursor to `position`.
+    pub fn replay(
+        settings: Settings,
+        workload: Workload,
+        config: ClusterConfig,
+        commands: &[String],
+        position: u64,
+    ) -> Self {
+        let mut timeline = Timeline::new(config);
+        let mut stats = Vec::with_capacity(commands.len());
+        for cmd in commands {
+            timeline.push(cmd);
+            stats.push(step_stats(&timeline, &settings.ns));
+        }
+        let _ = timeline.jump(position.min(timeline.len()));
+        let view = cluster_view(&timeline.session().cluster, &settings.ns, &FrameMemory::default());
+        let console = vec![ConsoleLine {
+            kind: LineKind::Output,
+            text: format!("Restored a scenario of {} steps, at step {}.", timeline.len(), timeline.position()),
+        }];
+        Playground {
+            timeline: Rc::new(RefCell::new(timeline)),
+            settings,
+            workload,
+            playing: false,
+            speed: 4,
+            console: Rc::new(console),
+            history: Rc::new(Vec::new()),
+            view: Rc::new(view),
+            stats: Rc::new(stats),
+            preset: None,
+            notice: None,
+            after_done: true,
+            rev: 0,
+        }
+    }
+
     /// Recomputes the picture after the timeline moved.
     fn refresh(&mut self) {
         let memory = self.view.memory();

@@ -1,0 +1,116 @@
+// Share links, embed mode, persistence and export/import, used as a person would.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { serve, launch, screenshot, readChunks, playLesson } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const table = (chunks) => chunks.map((c) => `${c.shard} ${c.min} ${c.max} ${c.count} ${c.jumbo}`).join('\n');
+
+test('a share link reproduces the same chunk table in a fresh browser', async () => {
+  const { page } = await playLesson(browser, server.url, 'monotonic');
+  await page.getByRole('button', { name: 'Back', exact: false }).first().click();
+  const before = table(await readChunks(page));
+  await page.getByTestId('share-link').click();
+  const url = await page.getByTestId('share-url').inputValue();
+  assert.match(url, /\?s=v1\./);
+
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  await other.goto(url);
+  await other.waitForSelector('[data-testid="chunk"]');
+  assert.equal(table(await readChunks(other)), before, 'the same cluster, at the same timeline position');
+  assert.equal(await other.getByTestId('position').innerText(), await page.getByTestId('position').innerText());
+  await context.close();
+});
+
+test('a corrupt link shows a notice and a clean, working playground', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}?s=v1.%21%21not-a-scenario`);
+  await page.getByTestId('notice').waitFor();
+  assert.match(await page.getByTestId('notice').innerText(), /could not be opened/);
+  const chunks = await readChunks(page);
+  assert.equal(chunks.length, 1, 'a fresh playground');
+  await page.getByTestId('step').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') !== '0');
+  assert.deepEqual(errors, []);
+  const unknown = await browser.newPage();
+  await unknown.goto(`${server.url}?s=v9.AAAA`);
+  assert.match(await unknown.getByTestId('notice').innerText(), /could not be opened/);
+});
+
+test('corrupt saved data shows a notice and a working page; a good session survives a reload', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.evaluate(() => localStorage.setItem('shardlab.session.v1', '{"format": "nonsense"'));
+  await page.reload();
+  await page.getByTestId('notice').waitFor();
+  assert.match(await page.getByTestId('notice').innerText(), /could not be restored/);
+  assert.equal((await readChunks(page)).length, 1);
+
+  // Now make some history and reload: it comes back.
+  await page.getByTestId('step').click();
+  await page.getByTestId('step').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') === '50');
+  const before = table(await readChunks(page));
+  await page.reload();
+  await page.waitForSelector('[data-testid="chunk"]');
+  assert.equal(table(await readChunks(page)), before);
+  assert.equal(await page.getByTestId('notice').count(), 0, 'no notice for a good session');
+  await context.close();
+});
+
+test('export to JSON and import it back gives the same cluster', async () => {
+  const { page } = await playLesson(browser, server.url, 'hashed');
+  const before = table(await readChunks(page));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const path = await download.path();
+  const text = await readFile(path, 'utf8');
+  assert.match(text, /"format": "shardlab-scenario"/);
+
+  const fresh = await (await browser.newContext()).newPage();
+  await fresh.goto(server.url);
+  await fresh.getByTestId('import-json').setInputFiles(path);
+  await fresh.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length === n, before.split('\n').length);
+  assert.equal(table(await readChunks(fresh)), before);
+
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
+  assert.match(await readFile(await svg.path(), 'utf8'), /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-png').click()]);
+  const bytes = await readFile(await png.path());
+  assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+});
+
+test('the embed demo page shows two playgrounds inside iframes', async () => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 1700 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}embed-demo.html`);
+  const first = page.frameLocator('[data-testid="demo-frame-monotonic"]');
+  const second = page.frameLocator('[data-testid="demo-frame-hashed"]');
+  await first.getByTestId('embed').waitFor();
+  await second.getByTestId('embed').waitFor();
+  assert.equal(await second.getByTestId('console-output').count(), 0, 'hide=console hides the console');
+  assert.equal(await first.getByTestId('console-output').count(), 1);
+  assert.equal(await second.getByTestId('chunk').count(), 6, 'the hashed lesson starts pre-split');
+  // autoplay=1 plays the first scenario on its own.
+  await first.getByTestId('pause').waitFor();
+  const href = await first.getByTestId('open-in-shardlab').getAttribute('href');
+  assert.match(href, /\?s=v1\./);
+  await page.waitForTimeout(1500);
+  await screenshot(page, 'embed-demo');
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,72 @@
+//! Exports the cluster view as a standalone SVG picture, for slides.
+
+use crate::view_model::{human_bytes, ClusterView};
+
+/// The Okabe-Ito colours of the shard palette, in the same order as the stylesheet.
+const COLOURS: [&str; 8] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444"];
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Draws the shards as columns of chunk blocks, with the key-space bar on top.
+pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
+    const COL_W: f64 = 260.0;
+    const GAP: f64 = 16.0;
+    const CHUNK_H: f64 = 44.0;
+    let shards = view.shards.len().max(1) as f64;
+    let width = GAP + shards * (COL_W + GAP);
+    let tallest = view.shards.iter().map(|s| s.chunks.len()).max().unwrap_or(0) as f64;
+    let height = 140.0 + tallest * (CHUNK_H + 6.0) + 20.0;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n<text x=\"{GAP}\" y=\"26\" font-size=\"18\" font-weight=\"700\" fill=\"#0a6e4f\">{}</text>\n",
+        escape(title)
+    );
+    // The key-space bar.
+    let bar_w = width - 2.0 * GAP;
+    for (lo, hi, shard, _) in &view.bar {
+        out.push_str(&format!(
+            "<rect x=\"{:.1}\" y=\"40\" width=\"{:.1}\" height=\"18\" fill=\"{}\"/>\n",
+            GAP + lo * bar_w,
+            ((hi - lo) * bar_w).max(0.5),
+            COLOURS[shard % 8]
+        ));
+    }
+    for (i, s) in view.shards.iter().enumerate() {
+        let x = GAP + i as f64 * (COL_W + GAP);
+        let colour = COLOURS[s.index % 8];
+        out.push_str(&format!(
+            "<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"{:.1}\" rx=\"8\" fill=\"#fafbfc\" stroke=\"#dde1e8\"/>\n<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"5\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"98\" font-size=\"15\" font-weight=\"700\">{}</text>\n<text x=\"{:.1}\" y=\"116\" font-size=\"11\" fill=\"#5d6678\">{}</text>\n",
+            height - 84.0,
+            x + 10.0,
+            escape(&s.name),
+            x + 10.0,
+            escape(&format!("{} chunks · {} docs · {}", s.chunks.len(), s.docs, human_bytes(s.bytes)))
+        ));
+        for (j, c) in s.chunks.iter().enumerate() {
+            let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
+            let stroke = if c.jumbo { "#a2407a\" stroke-dasharray=\"5 3" } else { "#dde1e8" };
+            out.push_str(&format!(
+                "<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{CHUNK_H}\" rx=\"5\" fill=\"#ffffff\" stroke=\"{stroke}\"/>\n<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{CHUNK_H}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}</text>\n",
+                x + 8.0,
+                COL_W - 16.0,
+                x + 8.0,
+                x + 16.0,
+                y + 17.0,
+                escape(&format!("[{}, {})", c.min, c.max)),
+                x + 16.0,
+                y + 34.0,
+                escape(&format!(
+                    "{} docs · {}{}{}{}",
+                    c.docs,
+                    human_bytes(c.bytes),
+                    if c.is_min { " · MinKey chunk" } else { "" },
+                    if c.is_max { " · MaxKey chunk" } else { "" },
+                    if c.jumbo { " · jumbo" } else { "" }
+                ))
+            ));
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
