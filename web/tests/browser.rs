@@ -1,17 +1,28 @@
-//! Browser tests of the playground's components, run in headless Chromium by
-//! `wasm-bindgen-test`. They mount the real app, act on it through the DOM as a person
-//! would, and flush Yew's scheduler instead of sleeping.
+//! Browser tests of the playground's logic and components, run in headless Chromium by
+//! `wasm-bindgen-test`. They mount the real app, act through the DOM as a person would,
+//! and flush Yew's scheduler instead of sleeping.
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
+use shardlab::cluster::{Cluster, ClusterConfig};
+use shardlab_web::components::console::is_incomplete;
+use shardlab_web::components::controls::validate_key;
+use gloo::storage::Storage;
 use shardlab_web::components::App;
+use shardlab_web::share::{playground_from_link, share_query, PageOptions};
+use shardlab_web::state::{Action, Playground};
+use shardlab_web::view_model::{cluster_view, FrameMemory};
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Element, HtmlElement, HtmlInputElement};
+use web_sys::{Element, HtmlElement};
+use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 async fn mount() -> Element {
+    // Each test starts from a clean slate: the app restores a saved session otherwise.
+    gloo::storage::LocalStorage::clear();
     let document = gloo::utils::document();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
@@ -20,14 +31,8 @@ async fn mount() -> Element {
     root
 }
 
-fn query(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {selector}"))
-}
-
-fn chunks(root: &Element) -> Vec<Element> {
-    let list = root.query_selector_all("[data-testid=chunk]").unwrap();
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).unwrap();
     (0..list.length())
         .filter_map(|i| list.item(i))
         .filter_map(|n| n.dyn_into::<Element>().ok())
@@ -35,65 +40,97 @@ fn chunks(root: &Element) -> Vec<Element> {
 }
 
 #[wasm_bindgen_test]
+fn the_key_editor_validates_as_mongodb_does() {
+    assert_eq!(validate_key("{x: 1}", false), Ok("{ x: 1 }".to_string()));
+    assert_eq!(validate_key("{a: 1, b: 'hashed'}", false), Ok("{ a: 1, b: 'hashed' }".to_string()));
+    assert_eq!(
+        validate_key("{a: -1}", false),
+        Err("MongoServerError[BadValue]: Shard key { a: -1 }numerical fields must be set to a value of 1 (ascending). Failed to parse field a".to_string())
+    );
+    assert!(validate_key("{x: 'hashed'}", true).unwrap_err().starts_with("MongoServerError[InvalidOptions]: Hashed shard keys cannot be declared unique."));
+    assert!(validate_key("{x: ", false).unwrap_err().starts_with("SyntaxError"));
+    assert_eq!(validate_key("5", false), Err("The shard key must be an object such as {x: 1}".to_string()));
+}
+
+#[wasm_bindgen_test]
+fn the_console_waits_for_closing_brackets() {
+    assert!(is_incomplete("db.c.find({"));
+    assert!(is_incomplete("db.c.insertOne({s: '}'"));
+    assert!(!is_incomplete("db.c.find({s: '{'})"));
+    assert!(!is_incomplete("sh.status()"));
+}
+
+#[wasm_bindgen_test]
+fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
+    let mut cluster = Cluster::new(ClusterConfig { chunk_size: Some(1024), ..ClusterConfig::default() });
+    cluster.shard_collection("test.c", &bson::doc! {"x": 1}, false, None).unwrap();
+    let docs = |r: std::ops::Range<i32>| r.map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"}).collect::<Vec<_>>();
+    cluster.insert_many("test.c", docs(0..60)).unwrap();
+    let first = cluster_view(&cluster, "test.c", &FrameMemory::default());
+    assert!(first.chunks > 1);
+    cluster.insert_many("test.c", docs(60..65)).unwrap();
+    let second = cluster_view(&cluster, "test.c", &first.memory());
+    let hot: Vec<_> = second.shards.iter().flat_map(|s| &s.chunks).filter(|c| c.gained > 0).collect();
+    assert_eq!(hot.len(), 1, "only the MaxKey chunk took the new keys");
+    assert!(hot[0].is_max);
+    assert_eq!(hot[0].gained, 5);
+    assert_eq!(second.ticks.iter().filter(|(_, new)| *new).count(), 5);
+}
+
+#[wasm_bindgen_test]
+fn page_options_are_read_from_the_address() {
+    let o = PageOptions::parse("?embed=1&autoplay=1&hide=console,insights&preset=hashed");
+    assert!(o.embed && o.autoplay);
+    assert!(o.hides("console") && o.hides("insights") && !o.hides("timeline"));
+    assert_eq!(o.preset.as_deref(), Some("hashed"));
+    assert_eq!(PageOptions::parse("?s=v1.abc%2Bd").scenario.as_deref(), Some("v1.abc+d"));
+}
+
+#[wasm_bindgen_test]
+fn a_share_link_round_trips_the_scenario() {
+    let state = Rc::new(Playground::from_preset(shardlab::presets::preset("monotonic").unwrap()));
+    let state = state.reduce(Action::Step).reduce(Action::Step);
+    let query = share_query(&state);
+    let restored = playground_from_link(query.trim_start_matches("s=")).unwrap();
+    let a = state.timeline.borrow();
+    let b = restored.timeline.borrow();
+    assert_eq!(a.steps(), b.steps());
+    assert_eq!(a.position(), b.position());
+    let table = |p: &Playground| -> Vec<(String, String, String, u64, bool)> {
+        p.view
+            .shards
+            .iter()
+            .flat_map(|s| s.chunks.iter().map(|c| (s.name.clone(), c.min.clone(), c.max.clone(), c.docs, c.jumbo)))
+            .collect()
+    };
+    assert_eq!(table(&state), table(&restored));
+    assert_eq!(state.view.docs, restored.view.docs);
+    assert_eq!(state.view.chunks, restored.view.chunks);
+    assert!(playground_from_link("v1.%%%").is_err());
+}
+
+#[wasm_bindgen_test]
 async fn a_new_playground_has_three_shards_and_one_chunk() {
     let root = mount().await;
-    let shards = root.query_selector_all("[data-testid=shard]").unwrap();
-    assert_eq!(shards.length(), 3);
-    let all = chunks(&root);
-    assert_eq!(all.len(), 1);
-    assert_eq!(
-        all[0].get_attribute("data-min").as_deref(),
-        Some("{ x: MinKey() }")
-    );
-    assert_eq!(
-        all[0].get_attribute("data-max").as_deref(),
-        Some("{ x: MaxKey() }")
-    );
-    assert_eq!(
-        all[0].get_attribute("data-shard-id").as_deref(),
-        Some("shard01")
-    );
+    assert_eq!(all(&root, "[data-testid=shard]").len(), 3);
+    let chunks = all(&root, "[data-testid=chunk]");
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].get_attribute("data-min").as_deref(), Some("{ x: MinKey() }"));
+    assert_eq!(chunks[0].get_attribute("data-max").as_deref(), Some("{ x: MaxKey() }"));
 }
 
 #[wasm_bindgen_test]
-async fn inserting_increasing_keys_splits_the_chunk() {
+async fn stepping_runs_one_batch_and_back_undoes_it() {
     let root = mount().await;
-    let count: HtmlInputElement = query(&root, "[data-testid=insert-count]")
-        .dyn_into()
-        .unwrap();
-    count.set_value("150");
-    let button: HtmlElement = query(&root, "[data-testid=insert-increasing]")
-        .dyn_into()
-        .unwrap();
-    button.click();
+    let step: HtmlElement = root.query_selector("[data-testid=step]").unwrap().unwrap().dyn_into().unwrap();
+    step.click();
     yew::scheduler::flush().await;
-    let all = chunks(&root);
-    assert!(all.len() > 1, "expected a split, got {} chunks", all.len());
-    let total: u64 = all
-        .iter()
-        .map(|c| {
-            c.get_attribute("data-count")
-                .unwrap()
-                .parse::<u64>()
-                .unwrap()
-        })
-        .sum();
-    assert_eq!(total, 150);
-}
-
-#[wasm_bindgen_test]
-async fn an_empty_shard_key_is_refused_in_mongodb_words() {
-    let root = mount().await;
-    let key: HtmlInputElement = query(&root, "[data-testid=shard-key]").dyn_into().unwrap();
-    key.set_value("   ");
-    let button: HtmlElement = query(&root, "[data-testid=shard-collection]")
-        .dyn_into()
-        .unwrap();
-    button.click();
+    let count = |root: &Element| -> u64 {
+        all(root, "[data-testid=chunk]").iter().map(|c| c.get_attribute("data-count").unwrap().parse::<u64>().unwrap()).sum()
+    };
+    assert_eq!(count(&root), 25);
+    let back: HtmlElement = root.query_selector("[data-testid=step-back]").unwrap().unwrap().dyn_into().unwrap();
+    back.click();
     yew::scheduler::flush().await;
-    let error = query(&root, "[data-testid=error]");
-    assert_eq!(
-        error.text_content().as_deref(),
-        Some("MongoServerError[BadValue]: Shard key is empty")
-    );
+    assert_eq!(count(&root), 0);
 }
