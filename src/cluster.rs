@@ -839,6 +839,17 @@ impl Collection {
         self.docs.values().map(|d| u64::from(d.size)).sum()
     }
 
+    /// Whether the documents in `[min, max)` all have the same key (false when there are
+    /// none), from the first and last entries of the range alone.
+    pub(crate) fn single_key_in(&self, min: &KeyValue, max: &KeyValue) -> bool {
+        let mut range = self.docs.range((min.clone(), 0)..(max.clone(), 0));
+        match (range.next(), range.next_back()) {
+            (Some(((first, _), _)), Some(((last, _), _))) => first == last,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
     /// The keys and sizes of the documents in `[min, max)`.
     pub(crate) fn keys_in(&self, min: &KeyValue, max: &KeyValue) -> Vec<(&KeyValue, u32)> {
         self.docs

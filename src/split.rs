@@ -85,6 +85,14 @@ impl Cluster {
         if chunk.bytes <= max_size {
             return;
         }
+        // A chunk whose documents all share one key value has no split point, whatever
+        // its size: the first and last entries of its range tell in O(log n), where
+        // collecting its keys would cost O(n) on every insert into a hot jumbo chunk.
+        if coll.single_key_in(&chunk.min, &chunk.max) {
+            let chunk = chunk.clone();
+            self.mark_jumbo(ns, &chunk);
+            return;
+        }
         let chunk = chunk.clone();
         let keys = coll.keys_in(&chunk.min, &chunk.max);
         let mut points = split_points(&keys, max_size);
