@@ -15,7 +15,7 @@ const TYPES = {
 };
 
 /** Serves `dir` on 127.0.0.1 and resolves to `{ url, close }`. */
-export async function serve(dir = 'dist') {
+export async function serve(dir = process.env.SHARDLAB_DIST ?? 'dist') {
   const root = normalize(dir);
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -110,4 +110,40 @@ export async function targetQuery(page, filter) {
   const stage = await page.getByTestId('query-stage').getAttribute('data-stage');
   const shards = (await readShards(page)).filter((s) => s.targeted).map((s) => s.name);
   return { stage, shards };
+}
+
+/** Reads the comparison table's rows. */
+export async function readCompareRows(page) {
+  return page.$$eval('[data-testid="compare-row"]', (els) =>
+    els.map((el) => ({
+      label: el.dataset.label,
+      hottest: Number(el.dataset.hottestShare),
+      chunks: Number(el.dataset.chunks),
+      jumbo: Number(el.dataset.jumbo),
+      single: Number(el.dataset.single),
+      multi: Number(el.dataset.multi),
+      scatter: Number(el.dataset.scatter),
+    })),
+  );
+}
+
+/** Presses the comparison's Play and waits until its workload has run to the end. */
+export async function playComparison(page) {
+  await page.getByTestId('compare-play').click();
+  await page.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="compare-progress"]');
+    return bar && bar.dataset.done === bar.dataset.total;
+  }, null, { timeout: 60_000 });
+}
+
+/** In an open guided-lesson step: picks a right or wrong prediction, reads the verdict,
+ * runs the step and waits for its result. Returns the verdict. */
+export async function walkGuideStep(page, { correct }) {
+  await page.locator(`[data-testid="guide-choice"][data-correct="${correct}"]`).first().check();
+  const verdict = page.getByTestId('guide-verdict');
+  await verdict.waitFor();
+  const result = { correct: (await verdict.getAttribute('data-correct')) === 'true', text: await verdict.innerText() };
+  await page.getByTestId('guide-run').click();
+  await page.getByTestId('guide-result').waitFor({ timeout: 60_000 });
+  return result;
 }

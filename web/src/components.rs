@@ -2,11 +2,15 @@
 
 pub mod app;
 pub mod cluster_view;
+pub mod compare_view;
 pub mod console;
 pub mod controls;
+pub mod guide;
 pub mod insights;
 pub mod key_bar;
+pub mod tabs;
 pub mod timeline_panel;
 pub mod workload_panel;
+pub mod workshop;
 
 pub use app::App;

@@ -1,6 +1,7 @@
 //! The ShardLab playground UI as a library, so that browser tests can mount its components.
 
 pub mod components;
+pub mod lessons;
 pub mod state;
 pub mod view_model;
 

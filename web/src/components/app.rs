@@ -2,12 +2,16 @@
 //! middle, the timeline, console and insights below.
 
 use super::cluster_view::ClusterPanel;
+use super::compare_view::CompareView;
 use super::console::Console;
 use super::controls::Controls;
+use super::guide::Guide;
 use super::insights::Insights;
 use super::key_bar::KeyBar;
+use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::WorkloadPanel;
+use super::workshop::use_workshop;
 use crate::state::{Action, Playground};
 use gloo::timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -18,6 +22,8 @@ use yew::prelude::*;
 pub fn app() -> Html {
     let state = use_reducer(Playground::default);
     let targeted = use_state(Vec::<String>::new);
+    let mode = use_state(Mode::default);
+    let (workshop, toggle_workshop) = use_workshop();
     let on_target = {
         let targeted = targeted.clone();
         Callback::from(move |s: Vec<String>| targeted.set(s))
@@ -72,17 +78,26 @@ pub fn app() -> Html {
     }
 
     html! {
-        <div class="page">
+        <div class={classes!("page", workshop.then_some("workshop"))}>
             <header class="masthead">
                 <h1>{ "ShardLab" }</h1>
                 <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
             </header>
+            <Tabs mode={*mode} on_select={{ let mode = mode.clone(); Callback::from(move |m| mode.set(m)) }}
+                workshop={workshop} on_workshop={toggle_workshop} />
             if let Some(notice) = &state.notice {
                 <div class="notice" role="status" data-testid="notice">
                     <span>{ notice.clone() }</span>
                     <button class="link-button" aria-label="Dismiss notice"
                         onclick={dispatch.reform(|_| Action::Notice(None))}>{ "×" }</button>
                 </div>
+            }
+            if *mode == Mode::Compare {
+            <CompareView />
+            } else {
+            if *mode == Mode::Guide {
+                <Guide state={(*state).clone()} dispatch={dispatch.clone()}
+                    on_close={{ let mode = mode.clone(); Callback::from(move |()| mode.set(Mode::Playground)) }} />
             }
             <Controls state={(*state).clone()} dispatch={dispatch.clone()} />
             <WorkloadPanel state={(*state).clone()} dispatch={dispatch.clone()} />
@@ -93,6 +108,7 @@ pub fn app() -> Html {
                 <Console state={(*state).clone()} dispatch={dispatch.clone()} />
             </div>
             <Insights state={(*state).clone()} on_target={on_target} />
+            }
         </div>
     }
 }

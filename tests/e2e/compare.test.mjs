@@ -1,0 +1,61 @@
+// The side-by-side comparison: the same monotonic workload on a ranged and a hashed key.
+// Every assertion reads what the page displays.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, screenshot, readCompareRows, playComparison } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed spreads them', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url);
+  await page.getByTestId('tab-compare').click();
+  assert.equal(await page.getByTestId('compare-column').count(), 2);
+  await playComparison(page);
+  const rows = await readCompareRows(page);
+  assert.equal(rows.length, 2);
+  const ranged = rows.find((r) => r.label.startsWith('{ x: 1 }'));
+  const hashed = rows.find((r) => r.label.includes('hashed'));
+  assert.ok(ranged && hashed, JSON.stringify(rows));
+  assert.ok(ranged.hottest > 0.9, `ranged hottest share ${ranged.hottest}`);
+  assert.ok(hashed.hottest < 0.6, `hashed hottest share ${hashed.hottest}`);
+  assert.ok(ranged.hottest > hashed.hottest);
+  assert.ok(ranged.chunks > 1 && hashed.chunks > 1, 'both collections split');
+  // The range query of the mix is routed by range on {x: 1} but broadcast on the hashed key.
+  assert.ok(hashed.scatter > ranged.scatter, `scatter ${hashed.scatter} vs ${ranged.scatter}`);
+  await screenshot(page, 'compare-ranged-vs-hashed');
+  assert.deepEqual(errors, []);
+});
+
+test('compare: a third column can be added and edited, and it replays the same workload', async () => {
+  const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  await page.goto(server.url);
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-step').click();
+  await page.getByTestId('compare-step').click();
+  await page.getByTestId('compare-add').click();
+  assert.equal(await page.getByTestId('compare-column').count(), 3);
+  const third = page.getByTestId('compare-column').nth(2);
+  await third.getByTestId('compare-key').fill('{ts: 1}');
+  await third.getByTestId('compare-key').press('Enter');
+  await page.locator('[data-testid="compare-row"][data-label^="{ ts: 1 }"]').waitFor();
+  await third.getByTestId('compare-version').selectOption('5.0');
+  const rows = await readCompareRows(page);
+  assert.equal(rows.length, 3);
+  // The new column caught up: it holds the 50 documents the others have.
+  const docs = await page.$$eval('[data-testid="compare-column"] .compare-totals', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(docs.map((t) => t.split(' ')[0]), ['50', '50', '50']);
+  await third.getByTestId('compare-key').fill('{x: ');
+  assert.equal(await third.getByTestId('compare-key').getAttribute('aria-invalid'), 'true');
+});

@@ -1,0 +1,103 @@
+// Guided lessons and workshop mode: a learner walks a lesson to its end, leaves and resumes
+// one, and a presenter switches to large type.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, screenshot, walkGuideStep } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPage() {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  return { page, errors };
+}
+
+test('guide: a lesson walked from its first step to its last reports completion', async () => {
+  const { page, errors } = await openPage();
+  await page.getByTestId('tab-guide').click();
+  await page.locator('[data-testid="guide-start"][data-lesson="key-basics"]').click();
+  const first = await page.getByTestId('guide-progress').innerText();
+  const total = Number(first.match(/^Step 1 of (\d+)$/)[1]);
+  assert.ok(total >= 5, first);
+  const titles = new Set();
+  for (let i = 1; i <= total; i++) {
+    assert.equal(await page.getByTestId('guide-progress').innerText(), `Step ${i} of ${total}`);
+    titles.add(await page.getByTestId('guide-step-title').innerText());
+    // Predict wrong on odd steps and right on even ones: both verdicts must show.
+    const verdict = await walkGuideStep(page, { correct: i % 2 === 0 });
+    assert.equal(verdict.correct, i % 2 === 0);
+    assert.ok(verdict.text.length > 20, verdict.text);
+    if (i === 2) {
+      // The MinKey/MaxKey step outlines the MaxKey chunk once the workload has run.
+      const outlined = page.locator('.guide-highlight');
+      assert.equal(await outlined.count(), 1);
+      assert.match(await outlined.getAttribute('data-max'), /MaxKey\(\) }$/);
+      await screenshot(page, 'guide-step-maxkey');
+    }
+    await page.getByTestId('guide-next').click();
+  }
+  assert.equal(titles.size, total, 'every step has its own title');
+  await page.getByTestId('guide-complete').waitFor();
+  assert.match(await page.getByTestId('guide-complete').innerText(), /Lesson complete/);
+  assert.equal(await page.locator('.guide-highlight').count(), 0, 'leaving a step removes its outline');
+  assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.guide.v1')), null);
+  assert.deepEqual(errors, []);
+});
+
+test('guide: leaving a lesson and coming back resumes at the same step, even after a reload', async () => {
+  const { page } = await openPage();
+  await page.getByTestId('tab-guide').click();
+  await page.locator('[data-testid="guide-start"][data-lesson="key-design"]').click();
+  await page.getByTestId('guide-next').click();
+  await page.getByTestId('guide-next').click();
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
+  const title = await page.getByTestId('guide-step-title').innerText();
+  // The step loaded its scenario: the refine lesson shards test.orders on {customer: 1}.
+  await page.getByTestId('summary').filter({ hasText: 'test.orders' }).waitFor();
+  await page.getByTestId('guide-close').click();
+  assert.equal(await page.getByTestId('guide').count(), 0);
+  await page.getByTestId('tab-guide').click();
+  await page.getByTestId('guide-resume').click();
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
+  assert.equal(await page.getByTestId('guide-step-title').innerText(), title);
+  await page.reload();
+  await page.getByTestId('tab-guide').click();
+  await page.getByTestId('guide-resume').click();
+  assert.equal(await page.getByTestId('guide-step-title').innerText(), title);
+  // n and p move through the steps.
+  await page.keyboard.press('n');
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 4 of \d+$/);
+  await page.keyboard.press('p');
+  await page.keyboard.press('p');
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 2 of \d+$/);
+});
+
+test('workshop: the toggle and the w key switch the page to large type', async () => {
+  const { page } = await openPage();
+  const root = page.locator('.page');
+  assert.doesNotMatch(await root.getAttribute('class'), /workshop/);
+  await page.getByTestId('workshop-toggle').click();
+  assert.match(await root.getAttribute('class'), /\bworkshop\b/);
+  await page.getByTestId('tab-guide').click();
+  await page.locator('[data-testid="guide-start"][data-lesson="key-basics"]').click();
+  await page.getByTestId('guide-choice').nth(1).check();
+  await screenshot(page, 'guide-workshop');
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('w');
+  assert.doesNotMatch(await root.getAttribute('class'), /workshop/);
+  await page.keyboard.press('w');
+  assert.match(await root.getAttribute('class'), /\bworkshop\b/);
+});

@@ -1,0 +1,386 @@
+//! Guided lessons: a panel above the playground that walks through [`crate::lessons`] one
+//! step at a time. Each step loads its scenario into the playground, asks for a
+//! prediction, runs, and then outlines the part of the page that shows the result.
+//!
+//! Where the learner is (lesson and step) is kept in localStorage under
+//! [`STORAGE_KEY`], so a lesson left halfway can be resumed later.
+
+use crate::lessons::{
+    lesson, progress_label, Lesson, Progress, Run, Scenario, LESSONS, STORAGE_KEY,
+};
+use crate::state::{Action, Playground};
+use gloo::storage::{LocalStorage, Storage};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// The CSS class that outlines the element a step's result points at.
+pub const HIGHLIGHT_CLASS: &str = "guide-highlight";
+
+/// Properties of [`Guide`].
+#[derive(Properties, PartialEq)]
+pub struct GuideProps {
+    /// The playground the lesson drives.
+    pub state: Playground,
+    /// Dispatches to the playground.
+    pub dispatch: Callback<Action>,
+    /// Called when the learner leaves the lesson.
+    pub on_close: Callback<()>,
+}
+
+/// What the learner has done in the current step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct StepState {
+    /// The chosen answer.
+    choice: Option<usize>,
+    /// Whether the run button was pressed.
+    started: bool,
+}
+
+/// The guided-lesson panel: a lesson picker, or the open lesson's current step.
+#[function_component(Guide)]
+pub fn guide(props: &GuideProps) -> Html {
+    // The open lesson and step; `None` shows the picker.
+    let open = use_state(|| None::<(&'static Lesson, usize)>);
+    let step_state = use_state(StepState::default);
+    let complete = use_state(|| None::<&'static Lesson>);
+    let saved = use_state(load_progress);
+
+    // Entering a step loads its scenario and remembers where the learner is.
+    {
+        let dispatch = props.dispatch.clone();
+        let step_state = step_state.clone();
+        let at = (*open).map(|(l, i)| (l.id, i));
+        use_effect_with(at, move |at| {
+            if let Some((id, i)) = *at {
+                if let Some(step) = lesson(id).and_then(|l| l.steps.get(i)) {
+                    step_state.set(StepState::default());
+                    match step.scenario {
+                        Scenario::Preset(preset) => dispatch.emit(Action::LoadPreset(preset)),
+                        other => {
+                            if let Some(settings) = other.settings() {
+                                dispatch.emit(Action::Setup(settings));
+                            }
+                        }
+                    }
+                    let _ = LocalStorage::set(
+                        STORAGE_KEY,
+                        Progress {
+                            lesson: id.to_string(),
+                            step: i as u32,
+                        },
+                    );
+                }
+            }
+            || ()
+        });
+    }
+
+    let current = (*open).and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
+    let finished =
+        step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, &props.state));
+
+    // Once the step has run, outline the element its result is about and bring it into
+    // view; leaving the step removes the outline.
+    {
+        let selector = current.map(|(_, _, s)| s.highlight);
+        use_effect_with((selector, finished), move |(selector, finished)| {
+            if let (Some(selector), true) = (selector, finished) {
+                if let Some(el) = highlight(selector) {
+                    el.scroll_into_view_with_bool(false);
+                }
+            }
+            clear_highlights
+        });
+    }
+    // A re-render can rewrite the outlined element's classes; put the outline back.
+    {
+        let selector = current.filter(|_| finished).map(|(_, _, s)| s.highlight);
+        use_effect_with((selector, props.state.rev), move |(selector, _)| {
+            if let Some(selector) = selector {
+                highlight(selector);
+            }
+            || ()
+        });
+    }
+
+    let go = {
+        let open = open.clone();
+        let complete = complete.clone();
+        let saved = saved.clone();
+        Callback::from(move |delta: i32| {
+            let Some((l, i)) = *open else { return };
+            let next = i as i32 + delta;
+            if next < 0 {
+                return;
+            }
+            if next as usize >= l.steps.len() {
+                LocalStorage::delete(STORAGE_KEY);
+                saved.set(None);
+                open.set(None);
+                complete.set(Some(l));
+                return;
+            }
+            open.set(Some((l, next as usize)));
+        })
+    };
+
+    // `n` and `p` move through the steps while a lesson is open.
+    {
+        let go = go.clone();
+        let is_open = open.is_some();
+        use_effect_with(is_open, move |is_open| {
+            let listener = is_open.then(|| {
+                gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                        return;
+                    };
+                    if typing() || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    match e.key().as_str() {
+                        "n" => go.emit(1),
+                        "p" => go.emit(-1),
+                        _ => {}
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    let start = {
+        let open = open.clone();
+        let complete = complete.clone();
+        Callback::from(move |(l, i): (&'static Lesson, usize)| {
+            complete.set(None);
+            open.set(Some((l, i)));
+        })
+    };
+    let close = {
+        let open = open.clone();
+        let saved = saved.clone();
+        let on_close = props.on_close.clone();
+        Callback::from(move |_| {
+            open.set(None);
+            saved.set(load_progress());
+            on_close.emit(());
+        })
+    };
+
+    let Some((l, i, step)) = current else {
+        return picker(*complete, (*saved).clone(), &start);
+    };
+
+    let on_choose = {
+        let step_state = step_state.clone();
+        Callback::from(move |c: usize| {
+            if step_state.choice.is_none() {
+                step_state.set(StepState {
+                    choice: Some(c),
+                    ..*step_state
+                });
+            }
+        })
+    };
+    let on_run = {
+        let step_state = step_state.clone();
+        let dispatch = props.dispatch.clone();
+        let run = step.run;
+        Callback::from(move |_| {
+            step_state.set(StepState {
+                started: true,
+                ..*step_state
+            });
+            match run {
+                Run::Play => {
+                    dispatch.emit(Action::SetSpeed(15));
+                    dispatch.emit(Action::Play);
+                }
+                Run::Commands(commands) => {
+                    for c in commands {
+                        dispatch.emit(Action::Auto((*c).to_string()));
+                    }
+                }
+            }
+        })
+    };
+    let running = step_state.started && !finished;
+    let last = i + 1 == l.steps.len();
+    let question = step.question;
+    html! {
+        <section class="panel guide" data-testid="guide" aria-label={format!("Guided lesson: {}", l.title)}
+            data-lesson={l.id} data-step={i.to_string()}>
+            <header class="guide-head">
+                <span class="guide-lesson">{ l.title }</span>
+                <span class="guide-progress" data-testid="guide-progress">{ progress_label(i, l.steps.len()) }</span>
+                <ol class="guide-dots" aria-hidden="true">
+                    { for (0..l.steps.len()).map(|k| html! {
+                        <li class={classes!((k < i).then_some("done"), (k == i).then_some("current"))}></li>
+                    }) }
+                </ol>
+                <button class="link-button guide-close" data-testid="guide-close" onclick={close}
+                    title="Leave the lesson; you can resume it later">{ "Leave lesson" }</button>
+            </header>
+            <h2 class="guide-title" data-testid="guide-step-title">{ step.title }</h2>
+            <p class="guide-explain">{ step.explain }</p>
+            <p class="guide-watch"><strong>{ "Watch: " }</strong>{ step.watch }</p>
+            <fieldset class="guide-question">
+                <legend>{ "Predict: " }{ question.prompt }</legend>
+                { for question.choices.iter().enumerate().map(|(k, c)| {
+                    let chosen = step_state.choice == Some(k);
+                    let revealed = step_state.choice.is_some();
+                    let class = classes!(
+                        "guide-choice",
+                        chosen.then_some("chosen"),
+                        (revealed && c.correct).then_some("right"),
+                        (chosen && !c.correct).then_some("wrong"),
+                    );
+                    html! {
+                        <label class={class}>
+                            <input type="radio" name={format!("guide-{}-{i}", l.id)} value={k.to_string()}
+                                data-testid="guide-choice" data-correct={c.correct.to_string()}
+                                checked={chosen} disabled={revealed && !chosen}
+                                onchange={on_choose.reform(move |_| k)} />
+                            <span>{ c.text }</span>
+                        </label>
+                    }
+                }) }
+            </fieldset>
+            if let Some(k) = step_state.choice {
+                { verdict(&question, k) }
+            }
+            <div class="guide-actions">
+                <button class="secondary" data-testid="guide-back" disabled={i == 0}
+                    onclick={go.reform(|_| -1)} title="Previous step (p)">{ "‹ Back" }</button>
+                <button class="primary" data-testid="guide-run" disabled={step_state.choice.is_none() || step_state.started}
+                    onclick={on_run} title={if step_state.choice.is_none() { "Make a prediction first" } else { "Run the scenario" }}>
+                    { if running { "Running…" } else if finished { "Done" } else { "Run it" } }
+                </button>
+                <button data-testid="guide-next" onclick={go.reform(|_| 1)} title="Next step (n)">
+                    { if last { "Finish lesson ›" } else { "Next step ›" } }
+                </button>
+            </div>
+            if finished {
+                <p class="guide-result" data-testid="guide-result" role="status">
+                    <strong>{ "What happened: " }</strong>{ step.result }
+                </p>
+            }
+        </section>
+    }
+}
+
+/// The verdict on the learner's prediction.
+fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
+    let Some(choice) = question.choices.get(chosen) else {
+        return html! {};
+    };
+    let right = question
+        .correct_index()
+        .and_then(|k| question.choices.get(k));
+    html! {
+        <div class={classes!("guide-verdict", if choice.correct { "right" } else { "wrong" })}
+            data-testid="guide-verdict" data-correct={choice.correct.to_string()} role="status">
+            if choice.correct {
+                <strong>{ "Right. " }</strong>{ choice.why }
+            } else {
+                <strong>{ "Not quite. " }</strong>{ choice.why }
+                if let Some(right) = right {
+                    <span class="guide-answer">{ format!(" The answer: {} {}", right.text, right.why) }</span>
+                }
+            }
+        </div>
+    }
+}
+
+/// The lesson list, with an offer to continue where the learner left off.
+fn picker(
+    complete: Option<&'static Lesson>,
+    saved: Option<Progress>,
+    start: &Callback<(&'static Lesson, usize)>,
+) -> Html {
+    let resume = saved.as_ref().and_then(Progress::resolve);
+    html! {
+        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label="Guided lessons">
+            if let Some(done) = complete {
+                <p class="guide-complete" data-testid="guide-complete" role="status">
+                    { format!("Lesson complete: {}. ", done.title) }
+                    { "Pick another one below, or keep experimenting in the playground." }
+                </p>
+            }
+            if let Some((l, i)) = resume {
+                <div class="guide-resume">
+                    <span>{ format!("You left \u{201c}{}\u{201d} at {}.", l.title, progress_label(i, l.steps.len()).to_lowercase()) }</span>
+                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ "Continue" }</button>
+                </div>
+            }
+            <h2>{ "Guided lessons" }</h2>
+            <p class="muted">{ "Each step sets up a cluster below, asks you to predict what will happen, runs it, and points at the result. Use n and p to move between steps." }</p>
+            <ul class="guide-lessons">
+                { for LESSONS.iter().map(|l| html! {
+                    <li class="guide-lesson-card">
+                        <div>
+                            <strong>{ l.title }</strong>
+                            <span class="muted">{ format!(" · {} steps", l.steps.len()) }</span>
+                            <p class="muted">{ l.summary }</p>
+                        </div>
+                        <button class="secondary" data-testid="guide-start" data-lesson={l.id}
+                            onclick={start.reform(move |_| (l, 0))}>{ "Start" }</button>
+                    </li>
+                }) }
+            </ul>
+        </section>
+    }
+}
+
+/// Whether a started run is over: commands run at once; a workload when it has played
+/// to its end.
+fn run_finished(run: Run, state: &Playground) -> bool {
+    match run {
+        Run::Commands(_) => true,
+        Run::Play => {
+            !state.playing && state.workload.done > 0 && state.workload.done >= state.workload.total
+        }
+    }
+}
+
+/// The saved progress, if any and readable.
+fn load_progress() -> Option<Progress> {
+    LocalStorage::get::<Progress>(STORAGE_KEY).ok()
+}
+
+/// Whether the keyboard is in a text field.
+fn typing() -> bool {
+    gloo::utils::document()
+        .active_element()
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+}
+
+/// Adds the outline class to the first element matching `selector`.
+fn highlight(selector: &str) -> Option<web_sys::Element> {
+    let el = gloo::utils::document()
+        .query_selector(selector)
+        .ok()
+        .flatten()?;
+    let class = el.get_attribute("class").unwrap_or_default();
+    if !class.split_whitespace().any(|c| c == HIGHLIGHT_CLASS) {
+        el.set_attribute("class", format!("{class} {HIGHLIGHT_CLASS}").trim())
+            .ok()?;
+    }
+    Some(el)
+}
+
+/// Removes the outline class from every element that has it.
+fn clear_highlights() {
+    let document = gloo::utils::document();
+    let selector = format!(".{HIGHLIGHT_CLASS}");
+    while let Ok(Some(el)) = document.query_selector(&selector) {
+        let class = el.get_attribute("class").unwrap_or_default();
+        let kept: Vec<&str> = class
+            .split_whitespace()
+            .filter(|c| *c != HIGHLIGHT_CLASS)
+            .collect();
+        if el.set_attribute("class", &kept.join(" ")).is_err() {
+            break;
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The tab bar that switches the page between the playground, the side-by-side
+//! comparison and the guided lessons, with the workshop (presenter) toggle at its end.
+
+use yew::prelude::*;
+
+/// What the page shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The playground: one cluster, the console, the timeline.
+    #[default]
+    Playground,
+    /// Several clusters running one workload side by side.
+    Compare,
+    /// A guided lesson above the playground.
+    Guide,
+}
+
+/// Properties of [`Tabs`].
+#[derive(Properties, PartialEq)]
+pub struct TabsProps {
+    /// The current mode.
+    pub mode: Mode,
+    /// Called with the mode the user picked.
+    pub on_select: Callback<Mode>,
+    /// Whether workshop mode (large type) is on.
+    pub workshop: bool,
+    /// Toggles workshop mode.
+    pub on_workshop: Callback<()>,
+}
+
+/// The tab bar.
+#[function_component(Tabs)]
+pub fn tabs(props: &TabsProps) -> Html {
+    let tab = |mode: Mode, label: &'static str, id: &'static str| {
+        let selected = props.mode == mode;
+        html! {
+            <button role="tab" class={classes!("tab", selected.then_some("selected"))}
+                aria-selected={selected.to_string()} data-testid={id}
+                onclick={props.on_select.reform(move |_| mode)}>{ label }</button>
+        }
+    };
+    html! {
+        <nav class="tabs" aria-label="Views">
+            <div role="tablist" class="tab-list">
+                { tab(Mode::Playground, "Playground", "tab-playground") }
+                { tab(Mode::Compare, "Compare", "tab-compare") }
+                { tab(Mode::Guide, "Guided lessons", "tab-guide") }
+            </div>
+            <button class={classes!("secondary", "workshop-toggle")} data-testid="workshop-toggle"
+                aria-pressed={props.workshop.to_string()} title="Large type for presenting (w)"
+                onclick={props.on_workshop.reform(|_| ())}>
+                { if props.workshop { "Leave workshop mode" } else { "Workshop mode" } }
+            </button>
+        </nav>
+    }
+}
