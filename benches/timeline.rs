@@ -3,13 +3,16 @@
 //! way), then jumps to random positions.
 //!
 //! A jump restores the nearest snapshot at or before the target and replays fewer than
-//! `spacing` steps, so its cost is one session copy plus that replay; the target is under
-//! 50 ms natively. Memory is reported two ways: the timeline's own estimate
+//! `spacing` steps, so its cost is one session copy (pointer copies: documents, store
+//! leaves and event segments are shared) plus that replay; the target is under 50 ms
+//! natively. Memory is reported two ways: the timeline's own estimate
 //! (`Timeline::memory_estimate`) and the process's resident set from `/proc/self/status`
 //! (Linux), which also calibrates the estimate.
 //!
 //! Run with `cargo bench --bench timeline`. `SHARDLAB_STEPS` changes the number of steps,
-//! `SHARDLAB_JUMPS` the number of jumps. A hand-rolled harness keeps the build light.
+//! `SHARDLAB_JUMPS` the number of jumps; `SHARDLAB_K`, `SHARDLAB_M` and
+//! `SHARDLAB_BUDGET_MIB` override the snapshot options; `SHARDLAB_CALIBRATE=0` skips the
+//! calibration session, so that the resident growth is the timeline's alone. A hand-rolled harness keeps the build light.
 #![allow(clippy::unwrap_used)]
 
 use shardlab::rng::SplitMix64;
@@ -54,7 +57,12 @@ fn main() {
         chunk_size: Some(64 * 1024),
         seed: 1,
     };
-    let options = TimelineOptions::default();
+    let defaults = TimelineOptions::default();
+    let options = TimelineOptions {
+        interval: env_or("SHARDLAB_K", defaults.interval),
+        max_snapshots: env_or("SHARDLAB_M", defaults.max_snapshots as u64) as usize,
+        snapshot_budget: env_or("SHARDLAB_BUDGET_MIB", defaults.snapshot_budget >> 20) << 20,
+    };
     println!(
         "timeline: {steps} steps of db.c.insertOne({{x: i}}), 4 shards, 5.0, 64 KiB chunks; \
          K = {}, M = {}, budget {} MiB",
@@ -62,30 +70,38 @@ fn main() {
         options.max_snapshots,
         mib(options.snapshot_budget)
     );
-    // Calibration first, while the heap is fresh: the resident cost of copies of one full
-    // session, against the estimate.
+    // Calibration first, while the heap is fresh: the resident cost of one full session
+    // against its estimate, the cost of a step without a timeline, and the cost of a copy.
     let mut rng = SplitMix64::new(7);
+    let calibrate = env_or("SHARDLAB_CALIBRATE", 1) != 0;
+    let calibration_steps = if calibrate { steps } else { 1 };
+    let before = status_mib("VmRSS:");
     let mut session = Session::new(config.clone());
     session.run("sh.shardCollection(\"test.c\", {x: 1})");
-    for _ in 1..steps {
+    let started = Instant::now();
+    for _ in 1..calibration_steps {
         let x = rng.below(1_000_000_000);
+        // Seal the event log between steps as the timeline does.
+        session.cluster.seal_events();
         session.run(&format!("db.c.insertOne({{x: {x}}})"));
     }
-    let before = status_mib("VmRSS:");
+    let run_time = started.elapsed();
+    let after = status_mib("VmRSS:");
     let started = Instant::now();
     let copy = session.clone();
     let clone_time = started.elapsed();
-    let second = session.clone();
-    if let (Some(before), Some(after)) = (before, status_mib("VmRSS:")) {
+    if let (Some(before), Some(after)) = (before, after) {
         println!(
-            "one session at {steps} steps: estimate {:.1} MiB, measured {:.1} MiB (resident growth of two copies, halved), copy {:.1} ms",
+            "one session at {steps} steps: estimate {:.1} MiB, measured {:.1} MiB (resident growth while building it), \
+             {:.1} µs/step without a timeline, copy {:.3} ms",
             mib(estimate_session_bytes(&session)),
-            (after - before) / 2.0,
+            after - before,
+            run_time.as_secs_f64() * 1e6 / calibration_steps as f64,
             ms(clone_time)
         );
     }
-    std::hint::black_box((&copy, &second));
-    drop((session, copy, second));
+    std::hint::black_box(&copy);
+    drop((session, copy));
 
     let rss_before = status_mib("VmRSS:");
 

@@ -2,7 +2,9 @@
 //! for each version mode, zones, and draining shards for `removeShard`.
 
 use crate::chunks::{Chunk, ShardIdx};
-use crate::cluster::{not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
+use crate::cluster::{
+    id_add, id_remove, not_sharded, Cluster, ClusterError, IdKey, VersionMode, ZoneRange,
+};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyValue};
 use crate::split::key_from_bound;
@@ -84,21 +86,9 @@ impl Cluster {
         chunk.version = version;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         for ((_, _), stored) in coll.docs.range((cmin.clone(), 0)..(cmax.clone(), 0)) {
-            let on_donor = (
-                KeyValue(vec![stored
-                    .doc
-                    .get("_id")
-                    .cloned()
-                    .unwrap_or(bson::Bson::Null)]),
-                from,
-            );
-            if let Some(n) = coll.ids.get_mut(&on_donor) {
-                *n -= 1;
-                if *n == 0 {
-                    coll.ids.remove(&on_donor);
-                }
-            }
-            *coll.ids.entry((on_donor.0, to)).or_insert(0) += 1;
+            let id = IdKey::of(&stored.doc);
+            id_remove(&mut coll.ids, id.clone(), from);
+            id_add(&mut coll.ids, id, to);
         }
         let (from_name, to_name) = (
             self.shard_name(from).to_string(),

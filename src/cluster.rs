@@ -7,11 +7,15 @@
 
 use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
 pub use crate::error::ClusterError;
-use crate::events::{Event, EventKind};
+use crate::event_log::EventLog;
+use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+use crate::shared_map::SharedMap;
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// Which MongoDB release's sharding behaviour the cluster follows (spec §6, §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -138,6 +142,64 @@ pub(crate) struct Stored {
     pub(crate) doc: Document,
 }
 
+/// The document store: documents by (shard key, insertion number). Documents are shared
+/// (`Rc`) and so are the map's leaves, so that a copy of a collection, such as a timeline
+/// snapshot, copies pointers rather than documents.
+pub(crate) type DocStore = SharedMap<(KeyValue, u64), Rc<Stored>>;
+
+/// A value of the `_id` index, ordered as MongoDB orders BSON values.
+#[derive(Debug, Clone)]
+pub(crate) struct IdKey(pub(crate) Bson);
+
+impl IdKey {
+    /// The `_id` of a document (null when it has none).
+    pub(crate) fn of(doc: &Document) -> IdKey {
+        IdKey(doc.get("_id").cloned().unwrap_or(Bson::Null))
+    }
+}
+
+impl PartialEq for IdKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for IdKey {}
+impl PartialOrd for IdKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for IdKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        crate::order::compare_values(&self.0, &other.0)
+    }
+}
+
+/// The `_id` index: how many documents hold each `_id` on each shard.
+pub(crate) type IdIndex = SharedMap<(IdKey, ShardIdx), u32>;
+
+/// Counts one more document with `id` on `shard`.
+pub(crate) fn id_add(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
+    let key = (id, shard);
+    match ids.get_mut(&key) {
+        Some(n) => *n += 1,
+        None => {
+            ids.insert(key, 1);
+        }
+    }
+}
+
+/// Counts one document fewer with `id` on `shard`.
+pub(crate) fn id_remove(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
+    let key = (id, shard);
+    if let Some(n) = ids.get_mut(&key) {
+        *n -= 1;
+        if *n == 0 {
+            ids.remove(&key);
+        }
+    }
+}
+
 /// A collection: sharded or not, with its documents.
 #[derive(Debug, Clone)]
 pub struct Collection {
@@ -145,9 +207,9 @@ pub struct Collection {
     pub sharding: Option<Sharding>,
     /// Documents ordered by (shard key, insertion number). Unsharded collections use an
     /// empty key, so their documents are in insertion order.
-    pub(crate) docs: BTreeMap<(KeyValue, u64), Stored>,
+    pub(crate) docs: DocStore,
     /// `_id` values per shard: `_id` is unique only within a shard (spec §2).
-    pub(crate) ids: BTreeMap<(KeyValue, ShardIdx), u32>,
+    pub(crate) ids: IdIndex,
     pub(crate) next_doc: u64,
     /// Secondary indexes created with `createIndex`, as key patterns.
     pub indexes: Vec<Document>,
@@ -166,7 +228,7 @@ pub struct Cluster {
     pub(crate) shards: Vec<Shard>,
     pub(crate) databases: BTreeMap<String, Database>,
     pub(crate) collections: BTreeMap<String, Collection>,
-    pub(crate) events: Vec<Event>,
+    pub(crate) events: EventLog,
     /// Whether the balancer runs.
     pub balancer_enabled: bool,
     /// Whether auto-split is on (5.0 and 3.6 modes only).
@@ -201,7 +263,7 @@ impl Cluster {
             shards: Vec::new(),
             databases: BTreeMap::new(),
             collections: BTreeMap::new(),
-            events: Vec::new(),
+            events: EventLog::default(),
             balancer_enabled: true,
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
@@ -295,8 +357,15 @@ impl Cluster {
     }
 
     /// The event log.
-    pub fn events(&self) -> &[Event] {
+    pub fn events(&self) -> &EventLog {
         &self.events
+    }
+
+    /// Seals the event log's open tail into a shared segment if it is long enough (see
+    /// [`EventLog::seal`]), so that copies of the cluster share it. The timeline calls it
+    /// between steps; a driver keeping its own copies may do the same.
+    pub fn seal_events(&mut self) {
+        self.events.seal();
     }
 
     /// The databases.
@@ -330,8 +399,7 @@ impl Cluster {
     }
 
     pub(crate) fn push_event(&mut self, kind: EventKind) {
-        let seq = self.events.len() as u64 + 1;
-        self.events.push(Event { seq, kind });
+        self.events.push(kind);
     }
 
     /// A deterministic ObjectId: a logical timestamp, a per-cluster "process" value drawn
@@ -384,8 +452,8 @@ impl Cluster {
             .entry(ns.to_string())
             .or_insert_with(|| Collection {
                 sharding: None,
-                docs: BTreeMap::new(),
-                ids: BTreeMap::new(),
+                docs: SharedMap::new(),
+                ids: SharedMap::new(),
                 next_doc: 0,
                 indexes: Vec::new(),
                 recent: std::collections::VecDeque::new(),
@@ -700,17 +768,14 @@ impl Cluster {
             Some(s) => s.table.chunk_for(&key).map_or(primary, |c| c.shard),
             None => primary,
         };
-        let id = (
-            KeyValue(vec![doc.get("_id").cloned().unwrap_or(Bson::Null)]),
-            shard,
-        );
+        let id = (IdKey::of(&doc), shard);
         if coll.ids.contains_key(&id) {
             return Err(duplicate_key(
                 ns,
                 "_id_",
                 &format!(
                     "{{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.0 .0[0])
+                    crate::shard_key::format_bson_value(&id.0 .0)
                 ),
             ));
         }
@@ -748,7 +813,7 @@ impl Cluster {
             coll.recent.pop_front();
         }
         coll.recent.push_back((seq, key.clone()));
-        coll.docs.insert((key, seq), Stored { size, doc });
+        coll.docs.insert((key, seq), Rc::new(Stored { size, doc }));
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
         }
@@ -859,18 +924,82 @@ impl Collection {
     }
 }
 
+/// What a cluster holds that another (an earlier snapshot) does not share with it, in
+/// counts from which [`crate::timeline`] estimates bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Footprint {
+    /// Leaf pointers of the document stores and `_id` indexes (each clone has its own).
+    pub(crate) leaf_pointers: u64,
+    /// Unshared leaves, with the entries they hold.
+    pub(crate) doc_leaves: u64,
+    pub(crate) doc_entries: u64,
+    /// BSON bytes of the documents in unshared leaves (an upper bound on the documents
+    /// not shared: a copied leaf still shares its documents).
+    pub(crate) doc_bytes: u64,
+    /// Documents that `previous` does not hold at all, and their BSON bytes.
+    pub(crate) new_docs: u64,
+    pub(crate) new_doc_bytes: u64,
+    pub(crate) id_leaves: u64,
+    pub(crate) id_entries: u64,
+    /// Chunks and recent-insert keys, copied outright by a clone.
+    pub(crate) chunks: u64,
+    pub(crate) recent: u64,
+    /// Events not in a segment shared with the other cluster, and the segment pointers.
+    pub(crate) events: u64,
+    pub(crate) segments: u64,
+}
+
+impl Cluster {
+    /// What this cluster holds beyond `previous` (everything without one).
+    pub(crate) fn footprint(&self, previous: Option<&Cluster>) -> Footprint {
+        let mut f = Footprint {
+            events: self.events.unshared_events(previous.map(|p| &p.events)) as u64,
+            segments: self.events.segment_count() as u64,
+            ..Footprint::default()
+        };
+        for (ns, coll) in &self.collections {
+            let before = previous.and_then(|p| p.collections.get(ns));
+            f.leaf_pointers += (coll.docs.leaf_count() + coll.ids.leaf_count()) as u64;
+            // The documents of `previous`'s leaves that this cluster does not share: a
+            // document of an unshared leaf of ours is new unless it is among them.
+            let theirs: std::collections::HashSet<*const Stored> = before
+                .map(|b| {
+                    b.docs
+                        .unshared_leaves(Some(&coll.docs))
+                        .flat_map(|l| l.iter().map(|(_, s)| Rc::as_ptr(s)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for leaf in coll.docs.unshared_leaves(before.map(|b| &b.docs)) {
+                f.doc_leaves += 1;
+                f.doc_entries += leaf.len() as u64;
+                for (_, s) in leaf {
+                    f.doc_bytes += u64::from(s.size);
+                    if !theirs.contains(&Rc::as_ptr(s)) {
+                        f.new_docs += 1;
+                        f.new_doc_bytes += u64::from(s.size);
+                    }
+                }
+            }
+            for leaf in coll.ids.unshared_leaves(before.map(|b| &b.ids)) {
+                f.id_leaves += 1;
+                f.id_entries += leaf.len() as u64;
+            }
+            f.chunks += coll.sharding.as_ref().map_or(0, |s| s.table.len() as u64);
+            f.recent += coll.recent.len() as u64;
+        }
+        f
+    }
+}
+
 /// Document count and bytes of the documents in `[min, max)`.
-pub(crate) fn range_totals(
-    docs: &BTreeMap<(KeyValue, u64), Stored>,
-    min: &KeyValue,
-    max: &KeyValue,
-) -> (u64, u64) {
+pub(crate) fn range_totals(docs: &DocStore, min: &KeyValue, max: &KeyValue) -> (u64, u64) {
     docs.range((min.clone(), 0)..(max.clone(), 0))
         .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size)))
 }
 
 /// Recomputes every chunk's count and size from the documents.
-pub(crate) fn recount_all(table: &mut RoutingTable, docs: &BTreeMap<(KeyValue, u64), Stored>) {
+pub(crate) fn recount_all(table: &mut RoutingTable, docs: &DocStore) {
     for c in table.iter_mut() {
         let (n, b) = range_totals(docs, &c.min, &c.max);
         c.docs = n;

@@ -185,8 +185,8 @@ fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> Compariso
     } else {
         0
     };
-    let batches: Vec<&[(String, u64)]> = events[start..]
-        .iter()
+    let batches: Vec<&[(String, u64)]> = events
+        .since(start)
         .filter_map(|e| match &e.kind {
             EventKind::Insert {
                 ns: e_ns,

@@ -2,7 +2,9 @@
 //! shard key changes that move a document between shards, spec §9) and delete.
 
 use crate::chunks::ShardIdx;
-use crate::cluster::{bson_size, index_name, Cluster, ClusterError, Stored, VersionMode};
+use crate::cluster::{
+    bson_size, id_add, id_remove, index_name, Cluster, ClusterError, IdKey, Stored, VersionMode,
+};
 use crate::events::EventKind;
 use crate::query;
 use crate::shard_key::{format_bson_obj, KeyValue};
@@ -210,11 +212,11 @@ impl Cluster {
                     )));
                 }
             }
-            let id = KeyValue(vec![new_doc.get("_id").cloned().unwrap_or(Bson::Null)]);
+            let id = IdKey::of(&new_doc);
             if from != to && coll.ids.contains_key(&(id.clone(), to)) {
                 return Err(ClusterError::DuplicateKey(format!(
                     "E11000 duplicate key error collection: {ns} index: _id_ dup key: {{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.0[0])
+                    crate::shard_key::format_bson_value(&id.0)
                 )));
             }
         }
@@ -222,14 +224,9 @@ impl Cluster {
             return Ok(false);
         };
         let size = bson_size(&new_doc);
-        let id = KeyValue(vec![new_doc.get("_id").cloned().unwrap_or(Bson::Null)]);
-        if let Some(n) = coll.ids.get_mut(&(id.clone(), from)) {
-            *n -= 1;
-            if *n == 0 {
-                coll.ids.remove(&(id.clone(), from));
-            }
-        }
-        *coll.ids.entry((id, to)).or_insert(0) += 1;
+        let id = IdKey::of(&new_doc);
+        id_remove(&mut coll.ids, id.clone(), from);
+        id_add(&mut coll.ids, id, to);
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(c) = s.table.chunk_for_mut(key) {
@@ -242,8 +239,10 @@ impl Cluster {
                 split_candidate = Some(c.min.clone());
             }
         }
-        coll.docs
-            .insert((new_key, seq), Stored { size, doc: new_doc });
+        coll.docs.insert(
+            (new_key, seq),
+            std::rc::Rc::new(Stored { size, doc: new_doc }),
+        );
         if from != to {
             let (f, t) = (
                 self.shard_name(from).to_string(),
@@ -284,13 +283,7 @@ impl Cluster {
             let Some(old) = coll.docs.remove(&(key.clone(), seq)) else {
                 continue;
             };
-            let id = KeyValue(vec![old.doc.get("_id").cloned().unwrap_or(Bson::Null)]);
-            if let Some(n) = coll.ids.get_mut(&(id.clone(), shard)) {
-                *n -= 1;
-                if *n == 0 {
-                    coll.ids.remove(&(id, shard));
-                }
-            }
+            id_remove(&mut coll.ids, IdKey::of(&old.doc), shard);
             if let Some(c) = coll
                 .sharding
                 .as_mut()

@@ -3,7 +3,9 @@
 //! (every document redistributed under a new key).
 
 use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
-use crate::cluster::{not_sharded, recount_all, Cluster, ClusterError, Stored};
+use crate::cluster::{
+    id_add, not_sharded, recount_all, Cluster, ClusterError, DocStore, IdIndex, IdKey,
+};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use bson::{Bson, Document};
@@ -88,6 +90,7 @@ impl Cluster {
         for ((_, seq), stored) in &coll.docs {
             docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
         }
+        let docs = DocStore::from_sorted(docs);
         let extra = new.len() - old.len();
         let old_max = old.global_max();
         let extend = |k: &KeyValue| {
@@ -138,17 +141,18 @@ impl Cluster {
         let unique = self.sharding(ns)?.unique;
         new.check_unique(unique)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
-        let mut docs: BTreeMap<(KeyValue, u64), Stored> = BTreeMap::new();
+        let mut docs = BTreeMap::new();
         for ((_, seq), stored) in &coll.docs {
             docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
         }
+        let docs = DocStore::from_sorted(docs);
         let shards: Vec<ShardIdx> = self
             .shards()
             .filter(|(_, s)| !s.draining)
             .map(|(i, _)| i)
             .collect();
         let n = old_chunks.max(shards.len()).max(1);
-        let keys: Vec<&KeyValue> = docs.keys().map(|(k, _)| k).collect();
+        let keys: Vec<&KeyValue> = docs.iter().map(|((k, _), _)| k).collect();
         let mut points: Vec<KeyValue> = Vec::new();
         for i in 1..n {
             let idx = i * keys.len() / n;
@@ -178,11 +182,10 @@ impl Cluster {
         }
         let mut table = RoutingTable::from_chunks(chunks);
         recount_all(&mut table, &docs);
-        let mut ids = BTreeMap::new();
+        let mut ids = IdIndex::new();
         for ((k, _), stored) in &docs {
             let shard = table.chunk_for(k).map_or(0, |c| c.shard);
-            let id = KeyValue(vec![stored.doc.get("_id").cloned().unwrap_or(Bson::Null)]);
-            *ids.entry((id, shard)).or_insert(0u32) += 1;
+            id_add(&mut ids, IdKey::of(&stored.doc), shard);
         }
         let coll = self
             .collections

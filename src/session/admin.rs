@@ -501,8 +501,8 @@ impl Session {
                     .unwrap_or(20)
                     .max(0) as usize;
                 let events = self.cluster.events();
-                let list: Vec<Bson> = events[events.len().saturating_sub(n)..]
-                    .iter()
+                let list: Vec<Bson> = events
+                    .since(events.len().saturating_sub(n))
                     .map(|e| Bson::Document(doc! { "seq": e.seq as i64, "what": e.kind.changelog_name(), "details": format!("{:?}", e.kind) }))
                     .collect();
                 return Ok(Output::Value(Bson::Array(list)));

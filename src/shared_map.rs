@@ -1,0 +1,332 @@
+//! An ordered map whose clones share their storage, for the timeline's snapshots.
+//!
+//! A [`SharedMap`] is a sorted run of small leaves (sorted vectors of at most
+//! [`LEAF_MAX`] entries), each behind an `Rc`. Cloning the map copies only the list of
+//! leaf pointers, one pointer per [`LEAF_MAX`]`/2` to [`LEAF_MAX`] entries; a write copies
+//! the one leaf it touches if another clone still shares it (`Rc::make_mut`). So a
+//! snapshot of a collection costs a few bytes per document, and the snapshots of a
+//! timeline together cost what changed between them rather than a copy of everything.
+//!
+//! It offers the subset of `BTreeMap` that the cluster needs, with the same ordering and
+//! iteration order, so that replacing one by the other changes no behaviour. The core is
+//! single-threaded (wasm32), so `Rc` suffices.
+
+use std::ops::{Bound, RangeBounds};
+use std::rc::Rc;
+
+/// The most entries in a leaf; a fuller leaf splits into two halves.
+pub(crate) const LEAF_MAX: usize = 32;
+
+/// A position in the map: a leaf index and an offset within that leaf.
+type Pos = (usize, usize);
+
+/// An ordered map with cheap, structure-sharing clones (see the module documentation).
+#[derive(Debug)]
+pub(crate) struct SharedMap<K, V> {
+    /// Non-empty sorted leaves; every key of a leaf is below every key of the next.
+    leaves: Vec<Rc<Vec<(K, V)>>>,
+    len: usize,
+}
+
+impl<K, V> Clone for SharedMap<K, V> {
+    fn clone(&self) -> Self {
+        SharedMap {
+            leaves: self.leaves.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<K, V> Default for SharedMap<K, V> {
+    fn default() -> Self {
+        SharedMap {
+            leaves: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
+    /// An empty map.
+    pub(crate) fn new() -> Self {
+        SharedMap::default()
+    }
+
+    /// A map from entries already in strictly increasing key order (a `BTreeMap`'s).
+    pub(crate) fn from_sorted(entries: impl IntoIterator<Item = (K, V)>) -> Self {
+        let mut map = SharedMap::new();
+        let mut leaf = Vec::with_capacity(LEAF_MAX);
+        for e in entries {
+            leaf.push(e);
+            if leaf.len() == LEAF_MAX * 3 / 4 {
+                map.len += leaf.len();
+                map.leaves.push(Rc::new(std::mem::take(&mut leaf)));
+            }
+        }
+        if !leaf.is_empty() {
+            map.len += leaf.len();
+            map.leaves.push(Rc::new(leaf));
+        }
+        map
+    }
+
+    /// The number of entries.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no entries.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes every entry.
+    pub(crate) fn clear(&mut self) {
+        self.leaves.clear();
+        self.len = 0;
+    }
+
+    /// The number of leaves, for memory estimates.
+    pub(crate) fn leaf_count(&self) -> usize {
+        self.leaves.len()
+    }
+
+    /// The leaves of `self` that `other` does not share (all of them without `other`):
+    /// what a snapshot holds beyond the previous one.
+    pub(crate) fn unshared_leaves<'a>(
+        &'a self,
+        other: Option<&SharedMap<K, V>>,
+    ) -> impl Iterator<Item = &'a [(K, V)]> + 'a {
+        let theirs: std::collections::HashSet<*const Vec<(K, V)>> = other
+            .map(|o| o.leaves.iter().map(Rc::as_ptr).collect())
+            .unwrap_or_default();
+        self.leaves
+            .iter()
+            .filter(move |l| !theirs.contains(&Rc::as_ptr(l)))
+            .map(|l| l.as_slice())
+    }
+
+    /// The leaf that holds `key` if any leaf does: the last leaf starting at or before it.
+    fn leaf_for(&self, key: &K) -> usize {
+        self.leaves
+            .partition_point(|leaf| leaf[0].0 <= *key)
+            .saturating_sub(1)
+    }
+
+    /// Where `key` is or would be inserted.
+    fn find(&self, key: &K) -> Option<(usize, Result<usize, usize>)> {
+        if self.leaves.is_empty() {
+            return None;
+        }
+        let i = self.leaf_for(key);
+        Some((i, self.leaves[i].binary_search_by(|e| e.0.cmp(key))))
+    }
+
+    /// The value of `key`.
+    pub(crate) fn get(&self, key: &K) -> Option<&V> {
+        match self.find(key)? {
+            (i, Ok(j)) => Some(&self.leaves[i][j].1),
+            _ => None,
+        }
+    }
+
+    /// Whether `key` has a value.
+    pub(crate) fn contains_key(&self, key: &K) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The value of `key`, mutably (its leaf is copied first if a clone shares it).
+    pub(crate) fn get_mut(&mut self, key: &K) -> Option<&mut V> {
+        match self.find(key)? {
+            (i, Ok(j)) => Some(&mut Rc::make_mut(&mut self.leaves[i])[j].1),
+            _ => None,
+        }
+    }
+
+    /// Inserts or replaces; returns the value replaced.
+    pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
+        let Some((i, at)) = self.find(&key) else {
+            self.leaves.push(Rc::new(vec![(key, value)]));
+            self.len = 1;
+            return None;
+        };
+        let leaf = Rc::make_mut(&mut self.leaves[i]);
+        match at {
+            Ok(j) => Some(std::mem::replace(&mut leaf[j].1, value)),
+            Err(j) => {
+                leaf.insert(j, (key, value));
+                self.len += 1;
+                if leaf.len() > LEAF_MAX {
+                    let right = leaf.split_off(leaf.len() / 2);
+                    self.leaves.insert(i + 1, Rc::new(right));
+                }
+                None
+            }
+        }
+    }
+
+    /// Removes `key`; returns its value.
+    pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
+        let (i, Ok(j)) = self.find(key)? else {
+            return None;
+        };
+        let leaf = Rc::make_mut(&mut self.leaves[i]);
+        let (_, v) = leaf.remove(j);
+        self.len -= 1;
+        if leaf.is_empty() {
+            self.leaves.remove(i);
+        }
+        Some(v)
+    }
+
+    /// The first position whose key is within `bound` taken as a lower bound.
+    fn lower(&self, bound: Bound<&K>) -> Pos {
+        match bound {
+            Bound::Unbounded => (0, 0),
+            Bound::Included(k) => {
+                let i = self.leaf_for(k);
+                (i, self.leaves[i].partition_point(|e| e.0 < *k))
+            }
+            Bound::Excluded(k) => {
+                let i = self.leaf_for(k);
+                (i, self.leaves[i].partition_point(|e| e.0 <= *k))
+            }
+        }
+    }
+
+    /// The first position past `bound` taken as an upper bound.
+    fn upper(&self, bound: Bound<&K>) -> Pos {
+        match bound {
+            Bound::Unbounded => (self.leaves.len(), 0),
+            Bound::Included(k) => {
+                let i = self.leaf_for(k);
+                (i, self.leaves[i].partition_point(|e| e.0 <= *k))
+            }
+            Bound::Excluded(k) => {
+                let i = self.leaf_for(k);
+                (i, self.leaves[i].partition_point(|e| e.0 < *k))
+            }
+        }
+    }
+
+    /// The entries with keys in `range`, in key order.
+    pub(crate) fn range<R: RangeBounds<K>>(&self, range: R) -> Iter<'_, K, V> {
+        if self.leaves.is_empty() {
+            return self.iter();
+        }
+        Iter {
+            leaves: &self.leaves,
+            front: self.lower(range.start_bound()),
+            back: self.upper(range.end_bound()),
+        }
+    }
+}
+
+impl<K, V> SharedMap<K, V> {
+    /// Every entry in key order.
+    pub(crate) fn iter(&self) -> Iter<'_, K, V> {
+        Iter {
+            leaves: &self.leaves,
+            front: (0, 0),
+            back: (self.leaves.len(), 0),
+        }
+    }
+
+    /// Every value in key order.
+    pub(crate) fn values(&self) -> impl DoubleEndedIterator<Item = &V> {
+        self.iter().map(|(_, v)| v)
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a SharedMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// An iterator over a [`SharedMap`]'s entries between two positions.
+#[derive(Debug, Clone)]
+pub(crate) struct Iter<'a, K, V> {
+    leaves: &'a [Rc<Vec<(K, V)>>],
+    /// The next entry from the front.
+    front: Pos,
+    /// One past the next entry from the back.
+    back: Pos,
+}
+
+impl<'a, K, V> Iterator for Iter<'a, K, V> {
+    type Item = (&'a K, &'a V);
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.front < self.back {
+            let leaf = &self.leaves[self.front.0];
+            if let Some((k, v)) = leaf.get(self.front.1) {
+                self.front.1 += 1;
+                return Some((k, v));
+            }
+            self.front = (self.front.0 + 1, 0);
+        }
+        None
+    }
+}
+
+impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        while self.front < self.back {
+            if self.back.1 == 0 {
+                let prev = self.back.0 - 1;
+                self.back = (prev, self.leaves[prev].len());
+                continue;
+            }
+            self.back.1 -= 1;
+            let (k, v) = &self.leaves[self.back.0][self.back.1];
+            return Some((k, v));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Random inserts, removals and range queries agree with a `BTreeMap`, and a clone
+    /// taken midway keeps its own contents.
+    #[test]
+    fn agrees_with_btreemap() {
+        let mut rng = crate::rng::SplitMix64::new(3);
+        let mut map = SharedMap::new();
+        let mut model = BTreeMap::new();
+        let mut frozen = None;
+        for step in 0..20_000u64 {
+            let k = rng.below(3_000);
+            if rng.below(4) == 0 {
+                assert_eq!(map.remove(&k), model.remove(&k));
+            } else {
+                assert_eq!(map.insert(k, step), model.insert(k, step));
+            }
+            if step == 10_000 {
+                frozen = Some((map.clone(), model.clone()));
+            }
+            if step % 97 == 0 {
+                let (a, b) = (rng.below(3_100), rng.below(3_100));
+                let (lo, hi) = (a.min(b), a.max(b));
+                let got: Vec<_> = map.range(lo..hi).collect();
+                let want: Vec<_> = model.range(lo..hi).collect();
+                assert_eq!(got, want);
+                let got: Vec<_> = map.range(lo..=hi).rev().collect();
+                let want: Vec<_> = model.range(lo..=hi).rev().collect();
+                assert_eq!(got, want);
+                assert_eq!(map.len(), model.len());
+            }
+        }
+        assert!(map.iter().eq(model.iter()));
+        let (map, model) = frozen.unwrap_or_default();
+        assert!(map.iter().eq(model.iter()));
+        let rebuilt = SharedMap::from_sorted(model.clone());
+        assert!(rebuilt.iter().eq(model.iter()));
+        assert_eq!(rebuilt.len(), model.len());
+    }
+}
