@@ -38,9 +38,24 @@ pub struct Chunk {
 
 /// Chunks keyed by their lower bound. The invariant, checked by [`RoutingTable::check`], is
 /// that they tile `[global min, global max)` with no gap and no overlap.
+///
+/// The table also keeps the collection version (the highest chunk version), so that splits
+/// and migrations need not scan every chunk for it. Versions change only through
+/// [`RoutingTable::replace`] and [`RoutingTable::set_version`], which keep it exact;
+/// [`RoutingTable::check`] verifies it.
 #[derive(Debug, Clone, Default)]
 pub struct RoutingTable {
     chunks: BTreeMap<KeyValue, Chunk>,
+    version: ChunkVersion,
+}
+
+/// The version of a table without chunks.
+const INITIAL_VERSION: ChunkVersion = ChunkVersion { major: 1, minor: 0 };
+
+impl Default for ChunkVersion {
+    fn default() -> Self {
+        INITIAL_VERSION
+    }
 }
 
 impl RoutingTable {
@@ -54,22 +69,41 @@ impl RoutingTable {
                 max,
                 shard,
                 jumbo: false,
-                version: ChunkVersion { major: 1, minor: 0 },
+                version: INITIAL_VERSION,
                 docs: 0,
                 bytes: 0,
             },
         );
-        RoutingTable { chunks }
+        RoutingTable {
+            chunks,
+            version: INITIAL_VERSION,
+        }
     }
 
     /// A table from chunks that tile the key space.
     pub fn from_chunks(chunks: Vec<Chunk>) -> Self {
+        let chunks: BTreeMap<KeyValue, Chunk> =
+            chunks.into_iter().map(|c| (c.min.clone(), c)).collect();
         RoutingTable {
-            chunks: chunks.into_iter().map(|c| (c.min.clone(), c)).collect(),
+            version: max_version(&chunks),
+            chunks,
         }
     }
 
-    /// All chunks in key order, mutably.
+    /// Sets the version of the chunk starting at `min` (a migration or `clearJumboFlag`
+    /// gives it a new major version).
+    pub fn set_version(&mut self, min: &KeyValue, version: ChunkVersion) {
+        if let Some(c) = self.chunks.get_mut(min) {
+            c.version = version;
+            if version > self.version {
+                self.version = version;
+            } else if version < self.version {
+                self.version = max_version(&self.chunks);
+            }
+        }
+    }
+
+    /// All chunks in key order, mutably (change versions with [`RoutingTable::set_version`]).
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Chunk> {
         self.chunks.values_mut()
     }
@@ -133,21 +167,25 @@ impl RoutingTable {
         self.chunks.is_empty()
     }
 
-    /// The highest version of any chunk: the collection version.
+    /// The highest version of any chunk: the collection version (kept, not computed).
     pub fn collection_version(&self) -> ChunkVersion {
-        self.chunks
-            .values()
-            .map(|c| c.version)
-            .max()
-            .unwrap_or(ChunkVersion { major: 1, minor: 0 })
+        self.version
     }
 
     /// Removes the chunk starting at `min` and inserts `pieces` in its place. The caller
     /// guarantees that the pieces tile the removed chunk's range.
     pub fn replace(&mut self, min: &KeyValue, pieces: Vec<Chunk>) {
-        self.chunks.remove(min);
+        let removed = self.chunks.remove(min).map(|c| c.version);
+        let mut top = None;
         for p in pieces {
+            top = top.max(Some(p.version));
             self.chunks.insert(p.min.clone(), p);
+        }
+        match top {
+            Some(v) if v >= self.version => self.version = v,
+            // Only removing the chunk holding the collection version can lower it.
+            _ if removed == Some(self.version) => self.version = max_version(&self.chunks),
+            _ => {}
         }
     }
 
@@ -173,6 +211,21 @@ impl RoutingTable {
         if expected != *max {
             return Err(format!("chunks end at {expected:?}, not at the global max"));
         }
+        if self.version != max_version(&self.chunks) {
+            return Err(format!(
+                "collection version {:?} is not the highest chunk version",
+                self.version
+            ));
+        }
         Ok(())
     }
+}
+
+/// The highest version of any chunk, or the initial version without chunks.
+fn max_version(chunks: &BTreeMap<KeyValue, Chunk>) -> ChunkVersion {
+    chunks
+        .values()
+        .map(|c| c.version)
+        .max()
+        .unwrap_or(INITIAL_VERSION)
 }

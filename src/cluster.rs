@@ -361,6 +361,39 @@ impl Cluster {
         &self.events
     }
 
+    /// A copy of the cluster reduced to what a balancing decision for `ns` reads: shards,
+    /// settings and `ns`'s routing table and zones, without documents, other collections
+    /// or events. Balancing on it migrates exactly the chunks it would on the real cluster,
+    /// since every decision reads chunk counts and sizes, never documents.
+    pub(crate) fn routing_probe(&self, ns: &str) -> Cluster {
+        let mut collections = BTreeMap::new();
+        if let Some(c) = self.collections.get(ns) {
+            collections.insert(
+                ns.to_string(),
+                Collection {
+                    sharding: c.sharding.clone(),
+                    docs: SharedMap::new(),
+                    ids: SharedMap::new(),
+                    next_doc: c.next_doc,
+                    indexes: Vec::new(),
+                    recent: std::collections::VecDeque::new(),
+                },
+            );
+        }
+        Cluster {
+            config: self.config.clone(),
+            shards: self.shards.clone(),
+            databases: self.databases.clone(),
+            collections,
+            events: EventLog::default(),
+            balancer_enabled: self.balancer_enabled,
+            autosplit_enabled: self.autosplit_enabled,
+            migrations: self.migrations,
+            oid_counter: self.oid_counter,
+            oid_process: self.oid_process,
+        }
+    }
+
     /// Seals the event log's open tail into a shared segment if it is long enough (see
     /// [`EventLog::seal`]), so that copies of the cluster share it. The timeline calls it
     /// between steps; a driver keeping its own copies may do the same.

@@ -352,13 +352,18 @@ impl Cluster {
             .chunk_for(&key)
             .map(|c| c.min.clone())
             .ok_or_else(|| not_sharded(ns))?;
+        // As MongoDB's `ShardingCatalogManager::clearJumboFlag`: a chunk that is not jumbo
+        // is left alone (and the command succeeds); a jumbo chunk loses the flag and gets
+        // the next major version of the collection.
         let sharding = self.sharding_mut(ns)?;
-        if let Some(c) = sharding.table.get_mut(&min) {
-            if c.jumbo {
-                c.jumbo = false;
-                c.version.major += 0;
-            }
+        let mut version = sharding.table.collection_version();
+        version.major += 1;
+        version.minor = 0;
+        match sharding.table.get_mut(&min) {
+            Some(c) if c.jumbo => c.jumbo = false,
+            _ => return Ok(()),
         }
+        sharding.table.set_version(&min, version);
         self.push_event(EventKind::ClearJumbo {
             ns: ns.to_string(),
             min,
@@ -433,4 +438,43 @@ pub fn key_from_bound(pattern: &KeyPattern, bound: &Document) -> Result<KeyValue
 /// A chunk range as MongoDB prints it in messages: `[{ x: 1 }, { x: 5 })`.
 pub fn format_range(min: &str, max: &str) -> String {
     format!("[{min}, {max})")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Cluster, ClusterConfig};
+    use bson::doc;
+
+    /// `clearJumboFlag` gives a jumbo chunk the collection's next major version and logs
+    /// it; on a chunk that is not jumbo it succeeds and changes nothing.
+    #[test]
+    fn clear_jumbo_flag_bumps_the_major_version_once() -> Result<(), crate::ClusterError> {
+        let mut c = Cluster::new(ClusterConfig::default());
+        c.set_chunk_size(1024)?;
+        c.shard_collection("test.h", &doc! { "k": 1 }, false, None)?;
+        let docs = (0..200).map(|i| doc! { "k": 7, "i": i }).collect();
+        c.insert_many("test.h", docs).map_err(|(_, e)| e)?;
+        let chunk = |c: &Cluster| {
+            c.sharding("test.h").map(|s| {
+                s.table
+                    .chunk_for(&crate::KeyValue(vec![bson::Bson::Int32(7)]))
+                    .cloned()
+            })
+        };
+        let before = chunk(&c)?.map(|ch| (ch.jumbo, ch.version));
+        let top = c.sharding("test.h")?.table.collection_version();
+        assert!(before.is_some_and(|(jumbo, _)| jumbo));
+        let events = c.events().len();
+        c.clear_jumbo_flag("test.h", &doc! { "k": 7 })?;
+        let after = chunk(&c)?.map(|ch| (ch.jumbo, ch.version.major, ch.version.minor));
+        assert_eq!(after, Some((false, top.major + 1, 0)));
+        assert_eq!(c.events().len(), events + 1);
+        c.clear_jumbo_flag("test.h", &doc! { "k": 7 })?;
+        assert_eq!(
+            chunk(&c)?.map(|ch| (ch.jumbo, ch.version.major, ch.version.minor)),
+            after
+        );
+        assert_eq!(c.events().len(), events + 1);
+        Ok(())
+    }
 }
