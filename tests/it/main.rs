@@ -1,6 +1,7 @@
 //! The core's integration tests: one binary, one module per area.
 
 mod analyze;
+mod cli;
 mod compare;
 mod engine;
 mod engine_props;

@@ -1,0 +1,6 @@
+sh.shardCollection("test.h", {_id: "hashed"}, false, {numInitialChunks: 6})
+db.h.insertMany([{_id: ObjectId("65a1b2c3d4e5f60718293a4b")}, {_id: 1.5}, {_id: "x"}, {_id: MinKey()}])
+convertShardKeyToHashed(NumberLong("-9223372036854775808"))
+db.adminCommand({_hashBSONElement: NumberDecimal("1.0"), seed: 0})
+db.h.find({_id: {$in: [1.5, "x"]}}).explain()
+sh.status({verbose: true})
