@@ -84,12 +84,24 @@ impl StatementError {
     }
 
     fn syntax(e: &ParseError) -> Self {
+        // The parser's text is "line:col: Kind: message"; mongosh prints
+        // "SyntaxError: message (line:col)".
+        let span = e.span();
+        let text = e.to_string();
+        let without_place = text
+            .strip_prefix(&format!("{span}: "))
+            .unwrap_or(&text)
+            .to_string();
+        let message = without_place
+            .strip_prefix("SyntaxError: ")
+            .unwrap_or(&without_place)
+            .to_string();
         StatementError {
             kind: ErrorKind::Syntax,
             code: 0,
             code_name: String::new(),
-            message: e.to_string(),
-            span: Some(e.span()),
+            message: format!("{message} ({}:{})", span.line, span.column),
+            span: Some(span),
         }
     }
 
@@ -98,23 +110,21 @@ impl StatementError {
         self
     }
 
-    /// The error as canonical Extended JSON for `shardlab --json`.
+    /// The error as the one JSON line `shardlab --json` prints:
+    /// `{"error": {"code": <int>, "codeName": "...", "errmsg": "..."}}`.
     pub fn to_json(&self) -> String {
-        let mut inner = Document::new();
-        inner.insert("code", self.code);
-        inner.insert(
-            "codeName",
-            match self.kind {
-                ErrorKind::Server => self.code_name.clone(),
-                ErrorKind::Syntax => "SyntaxError".to_string(),
-                ErrorKind::Type => "TypeError".to_string(),
-                ErrorKind::Reference => "ReferenceError".to_string(),
-            },
-        );
-        inner.insert("errmsg", self.message.clone());
-        let mut outer = Document::new();
-        outer.insert("error", inner);
-        crate::shell::ejson::document_to_canonical_ejson(&outer)
+        let code_name = match self.kind {
+            ErrorKind::Server => self.code_name.as_str(),
+            ErrorKind::Syntax => "SyntaxError",
+            ErrorKind::Type => "TypeError",
+            ErrorKind::Reference => "ReferenceError",
+        };
+        let mut out = format!("{{\"error\": {{\"code\": {}, \"codeName\": ", self.code);
+        crate::shell::ejson::write_json_string(&mut out, code_name);
+        out.push_str(", \"errmsg\": ");
+        crate::shell::ejson::write_json_string(&mut out, &self.message);
+        out.push_str("}}");
+        out
     }
 }
 

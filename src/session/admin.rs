@@ -503,7 +503,7 @@ impl Session {
                 let events = self.cluster.events();
                 let list: Vec<Bson> = events
                     .since(events.len().saturating_sub(n))
-                    .map(|e| Bson::Document(doc! { "seq": e.seq as i64, "what": e.kind.changelog_name(), "details": format!("{:?}", e.kind) }))
+                    .map(|e| Bson::Document(doc! { "seq": e.seq as i64, "what": e.kind.changelog_name(), "details": e.kind.describe() }))
                     .collect();
                 return Ok(Output::Value(Bson::Array(list)));
             }

@@ -359,12 +359,18 @@ fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
             });
         }
         ExprKind::Index { object, index } => {
-            let ExprKind::String(name) = &index.kind else {
-                return None;
+            // A string index names a property; a whole-number index (`databases[0]`) an
+            // array element.
+            let name = match &index.kind {
+                ExprKind::String(name) => name.clone(),
+                ExprKind::Number { value, .. } if *value >= 0.0 && value.fract() == 0.0 => {
+                    format!("{value}")
+                }
+                _ => return None,
             };
             flatten_into(object, out)?;
             out.push(Segment {
-                name: name.clone(),
+                name,
                 args: None,
                 span: index.span,
             });

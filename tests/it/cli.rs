@@ -365,12 +365,12 @@ sim.seed(7)
               {
                 seq: Long('1'),
                 what: 'shardCollection.end',
-                details: 'ShardCollection { ns: "test.events", key: "{ x: 1 }" }'
+                details: 'test.events: sharded on { x: 1 }'
               },
               {
                 seq: Long('2'),
                 what: 'insert',
-                details: 'Insert { ns: "test.events", per_shard: [("shard01", 5)] }'
+                details: 'test.events: inserted shard01: 5'
               }
             ]
             { chunkSize: 67108864, ok: 1 }
@@ -420,10 +420,10 @@ fn json_errors_have_the_error_line_shape() {
     assert_eq!(
         lines,
         [
-            r#"{"error":{"code":{"$numberInt":"59"},"codeName":"CommandNotFound","errmsg":"no such command: 'noSuchCommand'"}}"#,
-            r#"{"error":{"code":{"$numberInt":"2"},"codeName":"BadValue","errmsg":"Shard key { k: \"sideways\" }numerical fields must be set to a value of 1 (ascending). Failed to parse field k"}}"#,
-            r#"{"error":{"code":{"$numberInt":"0"},"codeName":"TypeError","errmsg":"db.c.bogus is not a function"}}"#,
-            r#"{"error":{"code":{"$numberInt":"0"},"codeName":"SyntaxError","errmsg":"5:1: SyntaxError: Unexpected end of input, expected an expression"}}"#,
+            r#"{"error": {"code": 59, "codeName": "CommandNotFound", "errmsg": "no such command: 'noSuchCommand'"}}"#,
+            r#"{"error": {"code": 2, "codeName": "BadValue", "errmsg": "Shard key { k: \"sideways\" }numerical fields must be set to a value of 1 (ascending). Failed to parse field k"}}"#,
+            r#"{"error": {"code": 0, "codeName": "TypeError", "errmsg": "db.c.bogus is not a function"}}"#,
+            r#"{"error": {"code": 0, "codeName": "SyntaxError", "errmsg": "Unexpected end of input, expected an expression (5:1)"}}"#,
         ]
     );
     // Each line is a document holding exactly `error: {code, codeName, errmsg}`.

@@ -153,15 +153,25 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     let coll = cluster.collection(ns);
     let next_insert = coll.map_or(0, |c| c.next_insert());
     view.next_insert = next_insert;
-    let recent: Vec<&(u64, shardlab::KeyValue)> = coll
-        .map(|c| c.recent_inserts().collect())
-        .unwrap_or_default();
     // Inserts since the previous frame; on the first frame (or after a jump back) none.
     let fresh_from = if previous.next_insert <= next_insert {
         previous.next_insert
     } else {
         next_insert
     };
+    let window_start = next_insert.saturating_sub(100);
+    // Each recent insert is placed in its chunk once, by the routing table's O(log n)
+    // lookup, rather than testing every chunk against every insert.
+    let mut per_chunk: BTreeMap<&shardlab::KeyValue, Vec<(u64, &shardlab::KeyValue)>> =
+        BTreeMap::new();
+    for (seq, key) in coll.into_iter().flat_map(|c| c.recent_inserts()) {
+        if *seq < window_start.min(fresh_from) {
+            continue;
+        }
+        if let Some(chunk) = sharding.table.chunk_for(key) {
+            per_chunk.entry(&chunk.min).or_default().push((*seq, key));
+        }
+    }
     let n = sharding.table.len().max(1) as f64;
     let mut cursor = 0.0;
     let global_min = sharding.pattern.global_min();
@@ -179,20 +189,16 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             span
         };
         let shard_name = cluster.shard_name(c.shard).to_string();
-        let in_chunk = |k: &shardlab::KeyValue| *k >= c.min && *k < c.max;
-        let gained = recent
-            .iter()
-            .filter(|(seq, k)| *seq >= fresh_from && in_chunk(k))
-            .count() as u64;
+        let inserts = per_chunk.get(&c.min).map(Vec::as_slice).unwrap_or(&[]);
+        let gained = inserts.iter().filter(|(seq, _)| *seq >= fresh_from).count() as u64;
         let (arrived_from, fresh) = match previous.chunks.get(&min) {
             Some((_, from)) => ((from != &shard_name).then(|| from.clone()), false),
             None => (None, !previous.chunks.is_empty()),
         };
         // Ticks for the latest 100 inserts that fall in this chunk.
-        let window_start = next_insert.saturating_sub(100);
-        let mine: Vec<&&(u64, shardlab::KeyValue)> = recent
+        let mine: Vec<&(u64, &shardlab::KeyValue)> = inserts
             .iter()
-            .filter(|(seq, k)| *seq >= window_start && in_chunk(k))
+            .filter(|(seq, _)| *seq >= window_start)
             .collect();
         for (i, (seq, k)) in mine.iter().enumerate() {
             let x = match (view.hashed, k.0.first().and_then(hash_position)) {

@@ -37,10 +37,46 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
                 </button>
             </div>
             <div class="shards" style={format!("--columns: {}", v.shards.len().max(1))}>
-                { for v.shards.iter().map(|s| shard_column(s, &dispatch, targeted.contains(&s.name), last.get(&s.name).copied().unwrap_or(0))) }
+                { for v.shards.iter().map(|s| html! {
+                    <ShardColumn key={s.name.clone()} shard={s.clone()} dispatch={dispatch.clone()}
+                        targeted={targeted.contains(&s.name)} last_inserts={last.get(&s.name).copied().unwrap_or(0)} />
+                }) }
             </div>
         </section>
     }
+}
+
+/// Properties of [`ShardColumn`].
+#[derive(Properties, PartialEq)]
+struct ShardColumnProps {
+    shard: ShardView,
+    dispatch: Callback<Action>,
+    targeted: bool,
+    last_inserts: u64,
+}
+
+/// One shard. A component of its own, so that Yew skips shards whose picture did not
+/// change; its chunk blocks likewise.
+#[function_component(ShardColumn)]
+fn shard_column_component(props: &ShardColumnProps) -> Html {
+    shard_column(
+        &props.shard,
+        &props.dispatch,
+        props.targeted,
+        props.last_inserts,
+    )
+}
+
+/// Properties of [`ChunkBlock`]: only what the block draws.
+#[derive(Properties, PartialEq)]
+struct ChunkBlockProps {
+    shard: AttrValue,
+    chunk: ChunkView,
+}
+
+#[function_component(ChunkBlock)]
+fn chunk_block_component(props: &ChunkBlockProps) -> Html {
+    chunk_block(&props.shard, &props.chunk)
 }
 
 fn shard_column(
@@ -70,7 +106,12 @@ fn shard_column(
                 <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ format!("zone {z}") }</span> }) }</p>
             }
             <ol class="chunks">
-                { for s.chunks.iter().map(|c| chunk_block(&s.name, c)) }
+                { for s.chunks.iter().map(|c| {
+                    // The bar position changes with every insert elsewhere; the block does
+                    // not draw it, so it is left out of the comparison.
+                    let chunk = ChunkView { span: (0.0, 0.0), ..c.clone() };
+                    html! { <ChunkBlock key={c.min.clone()} shard={AttrValue::from(s.name.clone())} chunk={chunk} /> }
+                }) }
             </ol>
         </section>
     }

@@ -29,6 +29,19 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
     } else {
         "Key space from MinKey() to MaxKey(); each chunk's width grows with its documents"
     };
+    // With many chunks, neighbours on the same shard are drawn as one segment: they would
+    // be under a pixel wide each, and thousands of elements slow every frame.
+    let mut segments: Vec<(f64, f64, usize, String, u64)> = Vec::with_capacity(v.bar.len());
+    for (lo, hi, shard, min) in &v.bar {
+        let ticks = gained.get(min.as_str()).copied().unwrap_or(0);
+        match segments.last_mut() {
+            Some(last) if v.bar.len() > 150 && last.2 == *shard => {
+                last.1 = *hi;
+                last.4 += ticks;
+            }
+            _ => segments.push((*lo, *hi, *shard, min.clone(), ticks)),
+        }
+    }
     html! {
         <section class="panel keybar" aria-label="Key space">
             <div class="keybar-head">
@@ -37,8 +50,8 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             </div>
             <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
                 aria-label={format!("{} chunks across the key space", v.bar.len())}>
-                { for v.bar.iter().map(|(lo, hi, shard, min)| {
-                    let ticks = gained.get(min.as_str()).copied().unwrap_or(0);
+                { for segments.iter().map(|(lo, hi, shard, min, ticks)| {
+                    let ticks = *ticks;
                     let style = format!("left: {:.3}%; width: {:.3}%", lo * 100.0, ((hi - lo) * 100.0).max(0.15));
                     html! {
                         <div class={classes!("segment", format!("shard-c{}", shard % 8), (ticks > 0).then_some("hot"))}

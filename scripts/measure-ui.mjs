@@ -1,0 +1,86 @@
+// Measures the playground in headless Chromium with the Performance API. This is a
+// measurement, not a test: it prints figures and asserts nothing about time.
+//   node scripts/measure-ui.mjs   (after `trunk build --release`)
+// Figures: time to interactive on localhost, the transfer size of wasm + JS + CSS
+// (gzipped), and frame times while a workload plays on 16 shards with ~1,000 chunks.
+import { readdir, readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { serve, launch } from '../tests/e2e/harness.mjs';
+
+const server = await serve('dist');
+const browser = await launch();
+const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+
+// Time to interactive: navigation start until the first chunk is drawn and the Play
+// button responds.
+await page.goto(server.url);
+await page.getByTestId('play').waitFor();
+const tti = await page.evaluate(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  return performance.now() - (nav ? nav.startTime : 0);
+});
+
+let gz = 0;
+let raw = 0;
+for (const f of await readdir('dist')) {
+  if (/\.(wasm|js|css)$/.test(f)) {
+    const bytes = await readFile(`dist/${f}`);
+    raw += bytes.length;
+    gz += gzipSync(bytes, { level: 9 }).length;
+  }
+}
+
+// 16 shards, 1 KiB chunks, then enough uniform documents for about a thousand chunks.
+await page.getByLabel('Number of shards').fill('16');
+await page.getByLabel('Chunk size in KiB').fill('1');
+await page.getByTestId('apply-key').click();
+const input = page.getByTestId('console-input');
+await input.fill('sim.generate("test.events", "uniform", 5500); sim.balance()');
+await input.press('Enter');
+await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 500, null, { timeout: 120000 });
+const chunks = await page.locator('[data-testid="chunk"]').count();
+const shards = await page.locator('[data-testid="shard"]').count();
+
+await page.getByLabel('Workload generator').selectOption('uniform');
+await page.getByLabel('Documents per tick').fill('20');
+await page.getByLabel('Documents per tick').press('Tab');
+await page.getByLabel('Total documents').fill('100000');
+await page.getByLabel('Total documents').press('Tab');
+await page.getByLabel('Speed').fill('30');
+await page.evaluate(() => {
+  window.__frames = [];
+  window.__long = [];
+  let last = performance.now();
+  const loop = (t) => {
+    window.__frames.push(t - last);
+    last = t;
+    if (window.__frames.length < 100000) requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__long.push(e.duration);
+  }).observe({ type: 'longtask', buffered: false });
+});
+await page.getByTestId('play').click();
+await page.waitForTimeout(8000);
+await page.getByTestId('pause').click();
+const { frames, long, ticks } = await page.evaluate(() => ({
+  frames: window.__frames.slice(5),
+  long: window.__long,
+  ticks: Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')) / 20,
+}));
+const sorted = [...frames].sort((a, b) => a - b);
+const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+console.log(JSON.stringify({
+  timeToInteractiveMs: Math.round(tti),
+  bundle: { rawBytes: raw, gzipBytes: gz },
+  playing: {
+    shards, chunks, ticks,
+    frames: frames.length,
+    frameMs: { p50: +pct(50).toFixed(1), p95: +pct(95).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
+    longTasks: long.length,
+    longTaskMsP95: long.length ? +[...long].sort((a, b) => a - b)[Math.floor(0.95 * long.length)].toFixed(1) : 0,
+  },
+}, null, 2));
+await browser.close();
+await server.close();
