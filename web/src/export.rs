@@ -3,10 +3,15 @@
 use crate::view_model::{human_bytes, ClusterView};
 
 /// The Okabe-Ito colours of the shard palette, in the same order as the stylesheet.
-const COLOURS: [&str; 8] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444"];
+const COLOURS: [&str; 8] = [
+    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444",
+];
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Draws the shards as columns of chunk blocks, with the key-space bar on top.
@@ -16,7 +21,12 @@ pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
     const CHUNK_H: f64 = 44.0;
     let shards = view.shards.len().max(1) as f64;
     let width = GAP + shards * (COL_W + GAP);
-    let tallest = view.shards.iter().map(|s| s.chunks.len()).max().unwrap_or(0) as f64;
+    let tallest = view
+        .shards
+        .iter()
+        .map(|s| s.chunks.len())
+        .max()
+        .unwrap_or(0) as f64;
     let height = 140.0 + tallest * (CHUNK_H + 6.0) + 20.0;
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n<text x=\"{GAP}\" y=\"26\" font-size=\"18\" font-weight=\"700\" fill=\"#0a6e4f\">{}</text>\n",
@@ -45,7 +55,11 @@ pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
         ));
         for (j, c) in s.chunks.iter().enumerate() {
             let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
-            let stroke = if c.jumbo { "#a2407a\" stroke-dasharray=\"5 3" } else { "#dde1e8" };
+            let stroke = if c.jumbo {
+                "#a2407a\" stroke-dasharray=\"5 3"
+            } else {
+                "#dde1e8"
+            };
             out.push_str(&format!(
                 "<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{CHUNK_H}\" rx=\"5\" fill=\"#ffffff\" stroke=\"{stroke}\"/>\n<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{CHUNK_H}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}</text>\n",
                 x + 8.0,

@@ -28,13 +28,23 @@ impl PageOptions {
     /// Reads the options from a query string such as `?embed=1&preset=monotonic`.
     pub fn parse(query: &str) -> Self {
         let mut out = PageOptions::default();
-        for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        for pair in query
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|p| !p.is_empty())
+        {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let value = decode_component(value);
             match key {
                 "embed" => out.embed = value != "0" && value != "false",
                 "autoplay" => out.autoplay = value != "0" && value != "false",
-                "hide" => out.hide = value.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+                "hide" => {
+                    out.hide = value
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                }
                 "preset" => out.preset = Some(value),
                 "s" => out.scenario = Some(value),
                 _ => {}
@@ -101,7 +111,14 @@ pub fn playground_from_scenario(scenario: &Scenario) -> Playground {
         .collections()
         .iter()
         .find(|(_, c)| c.sharding.is_some())
-        .map(|(ns, c)| (ns.clone(), c.sharding.as_ref().map(|s| shardlab::shell::format_document(&s.pattern.to_pattern_document()))));
+        .map(|(ns, c)| {
+            (
+                ns.clone(),
+                c.sharding
+                    .as_ref()
+                    .map(|s| shardlab::shell::format_document(&s.pattern.to_pattern_document())),
+            )
+        });
     let mut settings = Settings {
         version: config.version,
         shards: config.shards,
@@ -114,12 +131,20 @@ pub fn playground_from_scenario(scenario: &Scenario) -> Playground {
             settings.key = key;
         }
     }
-    Playground::replay(settings, Workload::default(), config, &scenario.commands, scenario.applied() as u64)
+    Playground::replay(
+        settings,
+        Workload::default(),
+        config,
+        &scenario.commands,
+        scenario.applied() as u64,
+    )
 }
 
 /// Reads a shared scenario from a link's `s` value.
 pub fn playground_from_link(s: &str) -> Result<Playground, String> {
-    from_query(s).map(|sc| playground_from_scenario(&sc)).map_err(|e| e.to_string())
+    from_query(s)
+        .map(|sc| playground_from_scenario(&sc))
+        .map_err(|e| e.to_string())
 }
 
 /// The saved session as stored: the scenario as JSON.
@@ -129,5 +154,7 @@ pub fn saved_form(state: &Playground) -> String {
 
 /// Restores a saved session, or explains why it cannot be.
 pub fn restore_saved(text: &str) -> Result<Playground, String> {
-    from_json(text).map(|sc| playground_from_scenario(&sc)).map_err(|e| e.to_string())
+    from_json(text)
+        .map(|sc| playground_from_scenario(&sc))
+        .map_err(|e| e.to_string())
 }

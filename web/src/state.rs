@@ -357,10 +357,18 @@ impl Playground {
             stats.push(step_stats(&timeline, &settings.ns));
         }
         let _ = timeline.jump(position.min(timeline.len()));
-        let view = cluster_view(&timeline.session().cluster, &settings.ns, &FrameMemory::default());
+        let view = cluster_view(
+            &timeline.session().cluster,
+            &settings.ns,
+            &FrameMemory::default(),
+        );
         let console = vec![ConsoleLine {
             kind: LineKind::Output,
-            text: format!("Restored a scenario of {} steps, at step {}.", timeline.len(), timeline.position()),
+            text: format!(
+                "Restored a scenario of {} steps, at step {}.",
+                timeline.len(),
+                timeline.position()
+            ),
         }];
         Playground {
             timeline: Rc::new(RefCell::new(timeline)),

@@ -4,10 +4,10 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
+use gloo::storage::Storage;
 use shardlab::cluster::{Cluster, ClusterConfig};
 use shardlab_web::components::console::is_incomplete;
 use shardlab_web::components::controls::validate_key;
-use gloo::storage::Storage;
 use shardlab_web::components::App;
 use shardlab_web::share::{playground_from_link, share_query, PageOptions};
 use shardlab_web::state::{Action, Playground};
@@ -42,14 +42,26 @@ fn all(root: &Element, selector: &str) -> Vec<Element> {
 #[wasm_bindgen_test]
 fn the_key_editor_validates_as_mongodb_does() {
     assert_eq!(validate_key("{x: 1}", false), Ok("{ x: 1 }".to_string()));
-    assert_eq!(validate_key("{a: 1, b: 'hashed'}", false), Ok("{ a: 1, b: 'hashed' }".to_string()));
+    assert_eq!(
+        validate_key("{a: 1, b: 'hashed'}", false),
+        Ok("{ a: 1, b: 'hashed' }".to_string())
+    );
     assert_eq!(
         validate_key("{a: -1}", false),
         Err("MongoServerError[BadValue]: Shard key { a: -1 }numerical fields must be set to a value of 1 (ascending). Failed to parse field a".to_string())
     );
-    assert!(validate_key("{x: 'hashed'}", true).unwrap_err().starts_with("MongoServerError[InvalidOptions]: Hashed shard keys cannot be declared unique."));
-    assert!(validate_key("{x: ", false).unwrap_err().starts_with("SyntaxError"));
-    assert_eq!(validate_key("5", false), Err("The shard key must be an object such as {x: 1}".to_string()));
+    assert!(validate_key("{x: 'hashed'}", true)
+        .unwrap_err()
+        .starts_with(
+            "MongoServerError[InvalidOptions]: Hashed shard keys cannot be declared unique."
+        ));
+    assert!(validate_key("{x: ", false)
+        .unwrap_err()
+        .starts_with("SyntaxError"));
+    assert_eq!(
+        validate_key("5", false),
+        Err("The shard key must be an object such as {x: 1}".to_string())
+    );
 }
 
 #[wasm_bindgen_test]
@@ -62,15 +74,28 @@ fn the_console_waits_for_closing_brackets() {
 
 #[wasm_bindgen_test]
 fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
-    let mut cluster = Cluster::new(ClusterConfig { chunk_size: Some(1024), ..ClusterConfig::default() });
-    cluster.shard_collection("test.c", &bson::doc! {"x": 1}, false, None).unwrap();
-    let docs = |r: std::ops::Range<i32>| r.map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"}).collect::<Vec<_>>();
+    let mut cluster = Cluster::new(ClusterConfig {
+        chunk_size: Some(1024),
+        ..ClusterConfig::default()
+    });
+    cluster
+        .shard_collection("test.c", &bson::doc! {"x": 1}, false, None)
+        .unwrap();
+    let docs = |r: std::ops::Range<i32>| {
+        r.map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"})
+            .collect::<Vec<_>>()
+    };
     cluster.insert_many("test.c", docs(0..60)).unwrap();
     let first = cluster_view(&cluster, "test.c", &FrameMemory::default());
     assert!(first.chunks > 1);
     cluster.insert_many("test.c", docs(60..65)).unwrap();
     let second = cluster_view(&cluster, "test.c", &first.memory());
-    let hot: Vec<_> = second.shards.iter().flat_map(|s| &s.chunks).filter(|c| c.gained > 0).collect();
+    let hot: Vec<_> = second
+        .shards
+        .iter()
+        .flat_map(|s| &s.chunks)
+        .filter(|c| c.gained > 0)
+        .collect();
     assert_eq!(hot.len(), 1, "only the MaxKey chunk took the new keys");
     assert!(hot[0].is_max);
     assert_eq!(hot[0].gained, 5);
@@ -83,12 +108,17 @@ fn page_options_are_read_from_the_address() {
     assert!(o.embed && o.autoplay);
     assert!(o.hides("console") && o.hides("insights") && !o.hides("timeline"));
     assert_eq!(o.preset.as_deref(), Some("hashed"));
-    assert_eq!(PageOptions::parse("?s=v1.abc%2Bd").scenario.as_deref(), Some("v1.abc+d"));
+    assert_eq!(
+        PageOptions::parse("?s=v1.abc%2Bd").scenario.as_deref(),
+        Some("v1.abc+d")
+    );
 }
 
 #[wasm_bindgen_test]
 fn a_share_link_round_trips_the_scenario() {
-    let state = Rc::new(Playground::from_preset(shardlab::presets::preset("monotonic").unwrap()));
+    let state = Rc::new(Playground::from_preset(
+        shardlab::presets::preset("monotonic").unwrap(),
+    ));
     let state = state.reduce(Action::Step).reduce(Action::Step);
     let query = share_query(&state);
     let restored = playground_from_link(query.trim_start_matches("s=")).unwrap();
@@ -100,7 +130,17 @@ fn a_share_link_round_trips_the_scenario() {
         p.view
             .shards
             .iter()
-            .flat_map(|s| s.chunks.iter().map(|c| (s.name.clone(), c.min.clone(), c.max.clone(), c.docs, c.jumbo)))
+            .flat_map(|s| {
+                s.chunks.iter().map(|c| {
+                    (
+                        s.name.clone(),
+                        c.min.clone(),
+                        c.max.clone(),
+                        c.docs,
+                        c.jumbo,
+                    )
+                })
+            })
             .collect()
     };
     assert_eq!(table(&state), table(&restored));
@@ -115,21 +155,45 @@ async fn a_new_playground_has_three_shards_and_one_chunk() {
     assert_eq!(all(&root, "[data-testid=shard]").len(), 3);
     let chunks = all(&root, "[data-testid=chunk]");
     assert_eq!(chunks.len(), 1);
-    assert_eq!(chunks[0].get_attribute("data-min").as_deref(), Some("{ x: MinKey() }"));
-    assert_eq!(chunks[0].get_attribute("data-max").as_deref(), Some("{ x: MaxKey() }"));
+    assert_eq!(
+        chunks[0].get_attribute("data-min").as_deref(),
+        Some("{ x: MinKey() }")
+    );
+    assert_eq!(
+        chunks[0].get_attribute("data-max").as_deref(),
+        Some("{ x: MaxKey() }")
+    );
 }
 
 #[wasm_bindgen_test]
 async fn stepping_runs_one_batch_and_back_undoes_it() {
     let root = mount().await;
-    let step: HtmlElement = root.query_selector("[data-testid=step]").unwrap().unwrap().dyn_into().unwrap();
+    let step: HtmlElement = root
+        .query_selector("[data-testid=step]")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
     step.click();
     yew::scheduler::flush().await;
     let count = |root: &Element| -> u64 {
-        all(root, "[data-testid=chunk]").iter().map(|c| c.get_attribute("data-count").unwrap().parse::<u64>().unwrap()).sum()
+        all(root, "[data-testid=chunk]")
+            .iter()
+            .map(|c| {
+                c.get_attribute("data-count")
+                    .unwrap()
+                    .parse::<u64>()
+                    .unwrap()
+            })
+            .sum()
     };
     assert_eq!(count(&root), 25);
-    let back: HtmlElement = root.query_selector("[data-testid=step-back]").unwrap().unwrap().dyn_into().unwrap();
+    let back: HtmlElement = root
+        .query_selector("[data-testid=step-back]")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
     back.click();
     yew::scheduler::flush().await;
     assert_eq!(count(&root), 0);

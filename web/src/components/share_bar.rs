@@ -23,14 +23,18 @@ fn download(name: &str, href: &str) {
 
 /// A `data:` URL for text of a MIME type.
 fn data_url(mime: &str, text: &str) -> String {
-    format!("data:{mime};charset=utf-8,{}", String::from(js_sys::encode_uri_component(text)))
+    format!(
+        "data:{mime};charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(text))
+    )
 }
 
 /// Copies text to the clipboard where the browser allows it; failures are harmless since
 /// the link is also shown and put in the address bar.
 fn copy_to_clipboard(text: &str) {
     let navigator = gloo::utils::window().navigator();
-    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard")).unwrap_or(JsValue::UNDEFINED);
+    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .unwrap_or(JsValue::UNDEFINED);
     if clipboard.is_undefined() {
         return;
     }
@@ -62,26 +66,38 @@ pub fn share_bar(props: &PanelProps) -> Html {
             let url = format!("{}?{query}", base_url());
             copy_to_clipboard(&url);
             if let Ok(history) = gloo::utils::window().history() {
-                let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{query}")));
+                let _ =
+                    history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{query}")));
             }
             link.set(Some(url));
         })
     };
     let on_export_json = {
         let state = props.state.clone();
-        Callback::from(move |_| download("shardlab-scenario.json", &data_url("application/json", &to_json(&scenario_of(&state)))))
+        Callback::from(move |_| {
+            download(
+                "shardlab-scenario.json",
+                &data_url("application/json", &to_json(&scenario_of(&state))),
+            )
+        })
     };
     let on_export_svg = {
         let state = props.state.clone();
         Callback::from(move |_| {
-            let svg = crate::export::cluster_svg(&state.view, &format!("ShardLab · {} on {}", state.settings.ns, state.view.key));
+            let svg = crate::export::cluster_svg(
+                &state.view,
+                &format!("ShardLab · {} on {}", state.settings.ns, state.view.key),
+            );
             download("shardlab-cluster.svg", &data_url("image/svg+xml", &svg));
         })
     };
     let on_export_png = {
         let state = props.state.clone();
         Callback::from(move |_| {
-            let svg = crate::export::cluster_svg(&state.view, &format!("ShardLab · {} on {}", state.settings.ns, state.view.key));
+            let svg = crate::export::cluster_svg(
+                &state.view,
+                &format!("ShardLab · {} on {}", state.settings.ns, state.view.key),
+            );
             export_png(svg);
         })
     };
@@ -89,14 +105,20 @@ pub fn share_bar(props: &PanelProps) -> Html {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
             let dispatch = dispatch.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
                 let action = match text.ok().and_then(|t| t.as_string()) {
                     Some(text) => match from_json(&text) {
-                        Ok(scenario) => Action::Restore(Box::new(playground_from_scenario(&scenario))),
-                        Err(e) => Action::Notice(Some(format!("That file is not a ShardLab scenario: {e}"))),
+                        Ok(scenario) => {
+                            Action::Restore(Box::new(playground_from_scenario(&scenario)))
+                        }
+                        Err(e) => Action::Notice(Some(format!(
+                            "That file is not a ShardLab scenario: {e}"
+                        ))),
                     },
                     None => Action::Notice(Some("That file could not be read.".into())),
                 };
@@ -125,12 +147,22 @@ pub fn share_bar(props: &PanelProps) -> Html {
 /// Renders the SVG onto a canvas and downloads it as a PNG.
 fn export_png(svg: String) {
     let document = gloo::utils::document();
-    let Ok(img) = document.create_element("img").map(|e| e.unchecked_into::<web_sys::HtmlImageElement>()) else { return };
+    let Ok(img) = document
+        .create_element("img")
+        .map(|e| e.unchecked_into::<web_sys::HtmlImageElement>())
+    else {
+        return;
+    };
     let src = data_url("image/svg+xml", &svg);
     let img2 = img.clone();
     let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
         let document = gloo::utils::document();
-        let Ok(canvas) = document.create_element("canvas").map(|e| e.unchecked_into::<web_sys::HtmlCanvasElement>()) else { return };
+        let Ok(canvas) = document
+            .create_element("canvas")
+            .map(|e| e.unchecked_into::<web_sys::HtmlCanvasElement>())
+        else {
+            return;
+        };
         canvas.set_width(img2.natural_width() * 2);
         canvas.set_height(img2.natural_height() * 2);
         if let Ok(Some(ctx)) = canvas.get_context("2d") {
