@@ -1,7 +1,9 @@
 //! The ShardLab playground UI as a library, so that browser tests can mount its components.
 
 pub mod components;
+pub mod export;
 pub mod lessons;
+pub mod share;
 pub mod state;
 pub mod view_model;
 

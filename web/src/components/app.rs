@@ -8,11 +8,16 @@ use super::controls::Controls;
 use super::guide::Guide;
 use super::insights::Insights;
 use super::key_bar::KeyBar;
+use super::share_bar::{base_url, ShareBar};
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
+use crate::share::{
+    playground_from_link, restore_saved, saved_form, share_query, PageOptions, STORAGE_KEY,
+};
 use crate::state::{Action, Playground};
+use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::Interval;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -20,7 +25,18 @@ use yew::prelude::*;
 /// The root component.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(Playground::default);
+    let options = use_memo((), |_| {
+        PageOptions::parse(
+            &gloo::utils::window()
+                .location()
+                .search()
+                .unwrap_or_default(),
+        )
+    });
+    let state = {
+        let options = options.clone();
+        use_reducer(move || initial_state(&options))
+    };
     let targeted = use_state(Vec::<String>::new);
     let mode = use_state(Mode::default);
     let (workshop, toggle_workshop) = use_workshop();
@@ -46,11 +62,42 @@ pub fn app() -> Html {
         });
     }
 
+    // The session survives a reload: it is saved after each change (every 25th change
+    // while playing, to keep ticks cheap). Embedded views never overwrite it.
+    {
+        let state = state.clone();
+        let embed = options.embed;
+        use_effect_with(state.rev, move |rev| {
+            if !embed && (!state.playing || rev % 25 == 0) {
+                let _ = LocalStorage::set(STORAGE_KEY, saved_form(&state));
+            }
+            || ()
+        });
+    }
+
+    // `autoplay=1` starts the workload once the page is up.
+    {
+        let state = state.clone();
+        let autoplay = options.autoplay;
+        use_effect_with((), move |_| {
+            if autoplay {
+                state.dispatch(Action::Play);
+            }
+            || ()
+        });
+    }
+
+    if options.embed {
+        return embed_view(&state, &dispatch, &options);
+    }
+
     // Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step.
     {
         let state = state.clone();
-        use_effect_with(state.playing, move |playing| {
+        use_effect_with((state.playing, *mode), move |(playing, mode)| {
             let playing = *playing;
+            // The comparison has its own transport and listens for these keys itself.
+            let compare = *mode == Mode::Compare;
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
                     let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
@@ -59,7 +106,7 @@ pub fn app() -> Html {
                     let typing = gloo::utils::document().active_element().is_some_and(|el| {
                         matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
                     });
-                    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    if compare || typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }
                     let action = match e.key().as_str() {
@@ -82,6 +129,7 @@ pub fn app() -> Html {
             <header class="masthead">
                 <h1>{ "ShardLab" }</h1>
                 <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
+                <ShareBar state={(*state).clone()} dispatch={dispatch.clone()} />
             </header>
             <Tabs mode={*mode} on_select={{ let mode = mode.clone(); Callback::from(move |m| mode.set(m)) }}
                 workshop={workshop} on_workshop={toggle_workshop} />
@@ -108,6 +156,91 @@ pub fn app() -> Html {
                 <Console state={(*state).clone()} dispatch={dispatch.clone()} />
             </div>
             <Insights state={(*state).clone()} on_target={on_target} />
+            }
+        </div>
+    }
+}
+
+/// The state the page starts in: a shared link, else a lesson named in the address, else
+/// the saved session, else a fresh playground. A link or saved session that cannot be read
+/// gives a notice and a clean playground; nothing in it is ever executed but shell commands.
+fn initial_state(options: &PageOptions) -> Playground {
+    if let Some(s) = &options.scenario {
+        return match playground_from_link(s) {
+            Ok(p) => p,
+            Err(e) => Playground {
+                notice: Some(format!(
+                    "This link could not be opened ({e}). Here is a fresh playground instead."
+                )),
+                ..Playground::default()
+            },
+        };
+    }
+    if let Some(id) = &options.preset {
+        return match shardlab::presets::preset(id) {
+            Some(p) => Playground::from_preset(p),
+            None => Playground {
+                notice: Some(format!(
+                    "There is no lesson called '{id}'. Here is a fresh playground instead."
+                )),
+                ..Playground::default()
+            },
+        };
+    }
+    if options.embed {
+        return Playground::default();
+    }
+    match LocalStorage::raw().get_item(STORAGE_KEY) {
+        Ok(Some(text)) => {
+            // Stored by gloo as a JSON string holding our scenario JSON.
+            let inner = serde_json_string(&text).unwrap_or(text);
+            match restore_saved(&inner) {
+                Ok(p) => p,
+                Err(e) => {
+                    LocalStorage::delete(STORAGE_KEY);
+                    Playground {
+                        notice: Some(format!("Your saved session could not be restored ({e}), so it was cleared. Starting fresh.")),
+                        ..Playground::default()
+                    }
+                }
+            }
+        }
+        _ => Playground::default(),
+    }
+}
+
+/// Unwraps a JSON string literal (how gloo's LocalStorage stores a `String`).
+fn serde_json_string(text: &str) -> Option<String> {
+    let value = js_sys::JSON::parse(text).ok()?;
+    value.as_string()
+}
+
+/// The compact view for an iframe: the transport, the key-space bar, the cluster and the
+/// console (unless hidden), with a link that opens the same scenario in the full page.
+fn embed_view(
+    state: &UseReducerHandle<Playground>,
+    dispatch: &Callback<Action>,
+    options: &PageOptions,
+) -> Html {
+    let open = format!("{}?{}", base_url(), share_query(state));
+    let title = state
+        .preset
+        .map(|p| p.title.to_string())
+        .unwrap_or_else(|| format!("{} on {}", state.settings.ns, state.view.key));
+    html! {
+        <div class="page embed" data-testid="embed">
+            <header class="embed-head">
+                <strong class="embed-title">{ title }</strong>
+                <a class="open-link" href={open} target="_blank" rel="noopener" data-testid="open-in-shardlab">{ "Open in ShardLab ↗" }</a>
+            </header>
+            if let Some(p) = state.preset {
+                <p class="lesson-text compact">{ p.lesson }</p>
+            }
+            <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />
+            <KeyBar view={state.view.clone()} />
+            <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
+            if !options.hides("console") {
+                <Console state={(**state).clone()} dispatch={dispatch.clone()} />
             }
         </div>
     }
