@@ -108,6 +108,12 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
 
     /// The leaf that holds `key` if any leaf does: the last leaf starting at or before it.
     fn leaf_for(&self, key: &K) -> usize {
+        // Appends (increasing keys: ObjectIds, timestamps) go to the last leaf; checking it
+        // first saves a binary search that chases a pointer per step.
+        let last = self.leaves.len().saturating_sub(1);
+        if self.leaves.get(last).is_some_and(|leaf| leaf[0].0 <= *key) {
+            return last;
+        }
         self.leaves
             .partition_point(|leaf| leaf[0].0 <= *key)
             .saturating_sub(1)
@@ -146,7 +152,9 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     /// Inserts or replaces; returns the value replaced.
     pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
         let Some((i, at)) = self.find(&key) else {
-            self.leaves.push(Rc::new(vec![(key, value)]));
+            let mut leaf = Vec::with_capacity(LEAF_MAX + 1);
+            leaf.push((key, value));
+            self.leaves.push(Rc::new(leaf));
             self.len = 1;
             return None;
         };
@@ -157,7 +165,15 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
                 leaf.insert(j, (key, value));
                 self.len += 1;
                 if leaf.len() > LEAF_MAX {
-                    let right = leaf.split_off(leaf.len() / 2);
+                    // An append leaves the full leaf as it is and starts a new one, so that
+                    // increasing keys fill their leaves; otherwise the leaf splits in half.
+                    let mid = if j == LEAF_MAX {
+                        LEAF_MAX
+                    } else {
+                        leaf.len() / 2
+                    };
+                    let mut right = Vec::with_capacity(LEAF_MAX + 1);
+                    right.extend(leaf.drain(mid..));
                     self.leaves.insert(i + 1, Rc::new(right));
                 }
                 None
