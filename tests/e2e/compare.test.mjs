@@ -59,3 +59,19 @@ test('compare: a third column can be added and edited, and it replays the same w
   await third.getByTestId('compare-key').fill('{x: ');
   assert.equal(await third.getByTestId('compare-key').getAttribute('aria-invalid'), 'true');
 });
+
+test('compare: space plays the comparison and the right arrow steps it, not the hidden playground', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(server.url);
+  await page.getByTestId('tab-compare').click();
+  await page.keyboard.press('ArrowRight');
+  const bar = page.getByTestId('compare-progress');
+  assert.equal(await bar.getAttribute('data-done'), '25');
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => {
+    const el = document.querySelector('[data-testid="compare-progress"]');
+    return el.dataset.done === el.dataset.total;
+  }, null, { timeout: 60_000 });
+  await page.getByTestId('tab-playground').click();
+  assert.equal(await page.getByTestId('progress').getAttribute('aria-valuenow'), '0', 'the playground did not play');
+});

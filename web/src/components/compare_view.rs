@@ -18,6 +18,7 @@ use shardlab::timeline::Timeline;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -419,6 +420,35 @@ pub fn compare_view() -> Html {
             move || drop(interval)
         });
     }
+    // While the comparison is shown, space plays or pauses it and the right arrow steps it
+    // (the playground's own shortcuts stand aside in this mode).
+    {
+        let state = state.clone();
+        use_effect_with(state.playing, move |playing| {
+            let playing = *playing;
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                        return;
+                    };
+                    let typing = gloo::utils::document().active_element().is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                    });
+                    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    let action = match e.key().as_str() {
+                        " " if playing => CompareAction::Pause,
+                        " " => CompareAction::Play,
+                        "ArrowRight" => CompareAction::Step,
+                        _ => return,
+                    };
+                    e.prevent_default();
+                    state.dispatch(action);
+                });
+            move || drop(listener)
+        });
+    }
     let dispatch = {
         let state = state.clone();
         Callback::from(move |a: CompareAction| state.dispatch(a))
@@ -497,9 +527,9 @@ fn summary_table(rows: &[SummaryRow]) -> Html {
                     <tr>
                         <th scope="col">{ "Configuration" }</th>
                         <th scope="col">{ "Inserts per shard" }</th>
-                        <th scope="col">{ format!("Hottest shard (last {HOT_WINDOW})") }</th>
-                        <th scope="col">{ "Chunks" }</th>
-                        <th scope="col">{ "Jumbo" }</th>
+                        <th scope="col" class="num">{ format!("Hottest shard (last {HOT_WINDOW})") }</th>
+                        <th scope="col" class="num">{ "Chunks" }</th>
+                        <th scope="col" class="num">{ "Jumbo" }</th>
                         <th scope="col">{ "Query routing: single / multi / scatter" }</th>
                     </tr>
                 </thead>
