@@ -377,9 +377,17 @@ impl Cluster {
         {
             return Some("draining");
         }
+        // A chunk outside its zone's shards violates the zone, and so does a chunk that
+        // straddles a zone boundary: the balancer must first split it there.
+        let straddles = |c: &crate::chunks::Chunk| {
+            s.zones
+                .iter()
+                .any(|z| (c.min < z.min && z.min < c.max) || (c.min < z.max && z.max < c.max))
+        };
         if s.table.iter().any(|c| {
-            Cluster::zone_of(&s.zones, c)
-                .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(&z))
+            straddles(c)
+                || Cluster::zone_of(&s.zones, c)
+                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(&z))
         }) {
             return Some("zoneViolation");
         }

@@ -218,6 +218,9 @@ pub struct Collection {
     pub(crate) recent: std::collections::VecDeque<(u64, KeyValue)>,
 }
 
+/// The largest BSON document MongoDB stores (16 MiB).
+pub const MAX_DOCUMENT_BYTES: u32 = 16 * 1024 * 1024;
+
 /// How many of the latest inserts a collection remembers (see [`Collection::recent_inserts`]).
 pub const RECENT_INSERTS: usize = 512;
 
@@ -826,6 +829,12 @@ impl Cluster {
             }
         }
         let size = bson_size(&doc);
+        // MongoDB refuses documents over the 16 MiB BSON limit.
+        if size > MAX_DOCUMENT_BYTES {
+            return Err(ClusterError::BsonObjectTooLarge(format!(
+                "object to insert too large. size in bytes: {size}, max size: {MAX_DOCUMENT_BYTES}"
+            )));
+        }
         let seq = coll.next_doc;
         coll.next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.

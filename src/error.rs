@@ -57,6 +57,9 @@ pub enum ClusterError {
     /// Code 56: an update path has an empty part.
     #[error("{0}")]
     EmptyFieldName(String),
+    /// Code 10334: a document is over the 16 MiB BSON limit.
+    #[error("{0}")]
+    BsonObjectTooLarge(String),
     /// Code 59: the command does not exist.
     #[error("{0}")]
     CommandNotFound(String),
@@ -106,6 +109,7 @@ impl ClusterError {
             ClusterError::RangeOverlapConflict(_) => "RangeOverlapConflict",
             ClusterError::Location31025(_) => "Location31025",
             ClusterError::CommandNotFound(_) => "CommandNotFound",
+            ClusterError::BsonObjectTooLarge(_) => "BSONObjectTooLarge",
             ClusterError::TypeMismatch(_) => "TypeMismatch",
             ClusterError::PathNotViable(_) => "PathNotViable",
             ClusterError::ConflictingUpdateOperators(_) => "ConflictingUpdateOperators",
@@ -136,6 +140,7 @@ impl ClusterError {
             ClusterError::RangeOverlapConflict(_) => 178,
             ClusterError::Location31025(_) => 31025,
             ClusterError::CommandNotFound(_) => 59,
+            ClusterError::BsonObjectTooLarge(_) => 10334,
             ClusterError::TypeMismatch(_) => 14,
             ClusterError::PathNotViable(_) => 28,
             ClusterError::ConflictingUpdateOperators(_) => 40,

@@ -138,7 +138,10 @@ pub enum EventKind {
 
 /// A key value as MongoDB prints it in log lines: `{ 5, "a" }` style, one value per field.
 fn key_text(k: &KeyValue) -> String {
-    let parts: Vec<String> = k.0.iter().map(crate::shard_key::format_bson_value).collect();
+    let parts: Vec<String> =
+        k.0.iter()
+            .map(crate::shard_key::format_bson_value)
+            .collect();
     format!("{{ {} }}", parts.join(", "))
 }
 
@@ -147,32 +150,66 @@ impl EventKind {
     pub fn describe(&self) -> String {
         match self {
             EventKind::Insert { ns, per_shard } => {
-                let parts: Vec<String> = per_shard.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+                let parts: Vec<String> =
+                    per_shard.iter().map(|(s, n)| format!("{s}: {n}")).collect();
                 format!("{ns}: inserted {}", parts.join(", "))
             }
-            EventKind::Split { ns, min, max, points } => format!(
+            EventKind::Split {
+                ns,
+                min,
+                max,
+                points,
+            } => format!(
                 "{ns}: split [{}, {}) at {}",
                 key_text(min),
                 key_text(max),
                 points.iter().map(key_text).collect::<Vec<_>>().join(", ")
             ),
-            EventKind::MoveChunkStart { ns, min, max, from, to } => {
-                format!("{ns}: moving [{}, {}) from {from} to {to}", key_text(min), key_text(max))
+            EventKind::MoveChunkStart {
+                ns,
+                min,
+                max,
+                from,
+                to,
+            } => {
+                format!(
+                    "{ns}: moving [{}, {}) from {from} to {to}",
+                    key_text(min),
+                    key_text(max)
+                )
             }
-            EventKind::MoveChunkCommit { ns, min, max, from, to } => {
-                format!("{ns}: moved [{}, {}) from {from} to {to}", key_text(min), key_text(max))
+            EventKind::MoveChunkCommit {
+                ns,
+                min,
+                max,
+                from,
+                to,
+            } => {
+                format!(
+                    "{ns}: moved [{}, {}) from {from} to {to}",
+                    key_text(min),
+                    key_text(max)
+                )
             }
-            EventKind::Jumbo { ns, min, max } => format!("{ns}: [{}, {}) is jumbo", key_text(min), key_text(max)),
+            EventKind::Jumbo { ns, min, max } => {
+                format!("{ns}: [{}, {}) is jumbo", key_text(min), key_text(max))
+            }
             EventKind::ShardCollection { ns, key } => format!("{ns}: sharded on {key}"),
-            EventKind::Merge { ns, min, max } => format!("{ns}: merged into [{}, {})", key_text(min), key_text(max)),
-            EventKind::ClearJumbo { ns, min } => format!("{ns}: cleared the jumbo flag at {}", key_text(min)),
+            EventKind::Merge { ns, min, max } => {
+                format!("{ns}: merged into [{}, {})", key_text(min), key_text(max))
+            }
+            EventKind::ClearJumbo { ns, min } => {
+                format!("{ns}: cleared the jumbo flag at {}", key_text(min))
+            }
             EventKind::Refine { ns, key } => format!("{ns}: refined the shard key to {key}"),
             EventKind::Reshard { ns, key } => format!("{ns}: resharded on {key}"),
             EventKind::AddShard { shard } => format!("added {shard}"),
             EventKind::RemoveShardStart { shard } => format!("{shard} started draining"),
             EventKind::RemoveShard { shard } => format!("{shard} was removed"),
             EventKind::Zone { detail } => detail.clone(),
-            EventKind::DocumentMoved { ns, from, to } => format!("{ns}: a document moved from {from} to {to}"),
+            EventKind::DocumentMoved { ns, from, to } => {
+                format!("{ns}: a document moved from {from} to {to}")
+            }
             EventKind::Delete { ns, count } => format!("{ns}: deleted {count}"),
         }
     }

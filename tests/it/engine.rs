@@ -1008,3 +1008,47 @@ fn shard_key_pattern_errors_use_mongodb_words() {
         "#]],
     );
 }
+
+#[test]
+fn a_chunk_across_a_zone_boundary_is_a_zone_violation_until_the_balancer_splits_it() {
+    check(
+        r#"
+        sh.shardCollection("test.zb", {x: 1})
+        sh.addShardToZone("shard02", "HOT")
+        sh.updateZoneKeyRange("test.zb", {x: 100}, {x: 200}, "HOT")
+        sh.balancerCollectionStatus("test.zb").firstComplianceViolation
+        sim.balance()
+        sh.balancerCollectionStatus("test.zb")
+        "#,
+        expect![[r#"
+            > sh.shardCollection("test.zb", {x: 1})
+            { collectionsharded: 'test.zb', ok: 1 }
+            > sh.addShardToZone("shard02", "HOT")
+            { ok: 1 }
+            > sh.updateZoneKeyRange("test.zb", {x: 100}, {x: 200}, "HOT")
+            { ok: 1 }
+            > sh.balancerCollectionStatus("test.zb").firstComplianceViolation
+            zoneViolation
+            > sim.balance()
+            {
+              migrations: [
+                {
+                  ns: 'test.zb',
+                  min: { x: 100 },
+                  max: { x: 200 },
+                  from: 'shard01',
+                  to: 'shard02'
+                }
+              ],
+              ok: 1
+            }
+            > sh.balancerCollectionStatus("test.zb")
+            {
+              chunkSize: 64,
+              balancerCompliant: false,
+              firstComplianceViolation: 'chunksImbalance',
+              ok: 1
+            }
+        "#]],
+    );
+}

@@ -14,5 +14,6 @@ mod shell_parse;
 mod shell_print;
 mod skeleton;
 mod targeting;
+mod throughput;
 mod timeline;
 mod workload;

@@ -70,3 +70,18 @@ fn a_chunk_of_one_repeated_key_turns_jumbo() {
     assert_eq!(table.len(), 1, "a single key value cannot be split");
     assert!(table.iter().all(|ch| ch.jumbo));
 }
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn documents_over_16_mib_are_refused_and_change_nothing() {
+    let mut c = cluster(1024);
+    let big = doc! {"x": 1, "blob": "x".repeat(16 * 1024 * 1024)};
+    let (inserted, err) = c.insert_many("test.c", vec![big]).expect_err("too large");
+    assert!(inserted.is_empty());
+    assert_eq!((err.code(), err.code_name()), (10334, "BSONObjectTooLarge"));
+    assert!(err
+        .to_string()
+        .starts_with("object to insert too large. size in bytes: 167772"));
+    assert_eq!(c.collection("test.c").expect("exists").doc_count(), 0);
+    c.check().expect("nothing changed");
+}
