@@ -235,7 +235,12 @@ sim.seed(7)
               numBalancerRounds: Long('0'),
               ok: 1
             }
-            { chunkSize: 64, balancerCompliant: true, ok: 1 }
+            {
+              chunkSize: 64,
+              balancerCompliant: false,
+              firstComplianceViolation: 'zoneViolation',
+              ok: 1
+            }
             { shardAdded: 'shard04', ok: 1 }
             {
               msg: 'draining started successfully',
