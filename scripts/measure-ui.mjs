@@ -3,13 +3,15 @@
 //   node scripts/measure-ui.mjs   (after `trunk build --release`)
 // Figures: time to interactive on localhost, the transfer size of wasm + JS + CSS
 // (gzipped), and frame times while a workload plays on 16 shards with ~1,000 chunks.
+// SHARDS, DOCS and MIN_CHUNKS change the scenario; REDUCED=1 measures with
+// prefers-reduced-motion.
 import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { serve, launch } from '../tests/e2e/harness.mjs';
 
 const server = await serve('dist');
 const browser = await launch();
-const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+const page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, reducedMotion: process.env.REDUCED ? 'reduce' : 'no-preference' });
 
 // Time to interactive: navigation start until the first chunk is drawn and the Play
 // button responds.
@@ -31,13 +33,16 @@ for (const f of await readdir('dist')) {
 }
 
 // 16 shards, 1 KiB chunks, then enough uniform documents for about a thousand chunks.
-await page.getByLabel('Number of shards').fill('16');
+const SHARDS = process.env.SHARDS ?? '16';
+const DOCS = process.env.DOCS ?? '5500';
+const MIN_CHUNKS = Number(process.env.MIN_CHUNKS ?? 500);
+await page.getByLabel('Number of shards').fill(SHARDS);
 await page.getByLabel('Chunk size in KiB').fill('1');
 await page.getByTestId('apply-key').click();
 const input = page.getByTestId('console-input');
-await input.fill('sim.generate("test.events", "uniform", 5500); sim.balance()');
+await input.fill(`sim.generate("test.events", "uniform", ${DOCS}); sim.balance()`);
 await input.press('Enter');
-await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 500, null, { timeout: 120000 });
+await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length > n, MIN_CHUNKS, { timeout: 120000 });
 const chunks = await page.locator('[data-testid="chunk"]').count();
 const shards = await page.locator('[data-testid="shard"]').count();
 

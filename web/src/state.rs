@@ -401,9 +401,11 @@ impl Playground {
 
     /// Runs one command at the cursor (forking if scrubbed back) and logs it.
     fn push(&mut self, command: &str, kind: LineKind) {
-        let mut console = (*self.console).clone();
+        // The console's lines are only copied when something is printed, so a quiet tick
+        // keeps the same `Rc` and the console skips rendering.
+        let mut printed: Vec<ConsoleLine> = Vec::new();
         if kind != LineKind::Output {
-            console.push(ConsoleLine {
+            printed.push(ConsoleLine {
                 kind,
                 text: command.to_string(),
             });
@@ -414,11 +416,11 @@ impl Playground {
             stats.truncate(timeline.position() as usize);
             let outcomes = timeline.push(command);
             if kind != LineKind::Output {
-                log_outcomes(&mut console, &outcomes);
+                log_outcomes(&mut printed, &outcomes);
             } else {
                 for o in outcomes.iter().filter(|o| o.result.is_err()) {
                     if let Some(text) = o.render() {
-                        console.push(ConsoleLine {
+                        printed.push(ConsoleLine {
                             kind: LineKind::Error,
                             text,
                         });
@@ -427,10 +429,14 @@ impl Playground {
             }
             stats.push(step_stats(&timeline, &self.settings.ns));
         }
-        // Keep the console to a readable length.
-        let excess = console.len().saturating_sub(400);
-        console.drain(..excess);
-        self.console = Rc::new(console);
+        if !printed.is_empty() {
+            let mut console = (*self.console).clone();
+            console.extend(printed);
+            // Keep the console to a readable length.
+            let excess = console.len().saturating_sub(400);
+            console.drain(..excess);
+            self.console = Rc::new(console);
+        }
         self.stats = Rc::new(stats);
         self.refresh();
     }

@@ -153,7 +153,7 @@ pub fn app() -> Html {
             <ClusterPanel state={(*state).clone()} dispatch={dispatch.clone()} targeted={(*targeted).clone()} />
             <div class="lower">
                 <TimelinePanel state={(*state).clone()} dispatch={dispatch.clone()} />
-                <Console state={(*state).clone()} dispatch={dispatch.clone()} />
+                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
             </div>
             <Insights state={(*state).clone()} on_target={on_target} />
             }
@@ -240,7 +240,7 @@ fn embed_view(
             <KeyBar view={state.view.clone()} />
             <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
             if !options.hides("console") {
-                <Console state={(**state).clone()} dispatch={dispatch.clone()} />
+                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
             }
         </div>
     }

@@ -1,8 +1,8 @@
 //! A mongosh-style console on the core's shell: Enter runs, Shift+Enter adds a line
 //! (and an unclosed bracket continues the input), Up and Down walk the history.
 
-use super::controls::PanelProps;
-use crate::state::{Action, LineKind};
+use crate::state::{Action, ConsoleLine, LineKind};
+use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
@@ -33,9 +33,26 @@ pub fn is_incomplete(text: &str) -> bool {
     depth > 0 || quote.is_some()
 }
 
+/// Properties of [`Console`]: only what it draws, so that ticks that do not print skip it.
+#[derive(Properties)]
+pub struct ConsoleProps {
+    /// The console's lines.
+    pub lines: Rc<Vec<ConsoleLine>>,
+    /// Commands typed so far, oldest first.
+    pub history: Rc<Vec<String>>,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+impl PartialEq for ConsoleProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.lines, &other.lines) && Rc::ptr_eq(&self.history, &other.history)
+    }
+}
+
 /// The console.
 #[function_component(Console)]
-pub fn console(props: &PanelProps) -> Html {
+pub fn console(props: &ConsoleProps) -> Html {
     let text = use_state(String::new);
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);
@@ -43,14 +60,14 @@ pub fn console(props: &PanelProps) -> Html {
     {
         // Keep the newest output in view.
         let output_ref = output_ref.clone();
-        use_effect_with(props.state.console.len(), move |_| {
+        use_effect_with(props.lines.len(), move |_| {
             if let Some(el) = output_ref.cast::<web_sys::Element>() {
                 el.set_scroll_top(el.scroll_height());
             }
             || ()
         });
     }
-    let history = props.state.history.clone();
+    let history = props.history.clone();
     let on_input = {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
@@ -108,7 +125,7 @@ pub fn console(props: &PanelProps) -> Html {
         <section class="panel console" aria-label="Console">
             <h2>{ "mongosh console" }</h2>
             <div class="console-output" data-testid="console-output" ref={output_ref} role="log" aria-live="polite">
-                { for props.state.console.iter().map(|line| {
+                { for props.lines.iter().map(|line| {
                     let (class, prefix) = match line.kind {
                         LineKind::Input => ("in", "test> "),
                         LineKind::Auto => ("auto", "test> "),

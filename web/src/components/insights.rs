@@ -123,10 +123,15 @@ fn docs_chart(state: &Playground) -> Html {
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Documents per shard over time">
                 { for shards.iter().enumerate().map(|(i, name)| {
                     let idx = state.view.shards[i].index;
-                    let points: Vec<String> = stats.iter().enumerate().map(|(x, s)| {
-                        let y = s.docs.get(name).copied().unwrap_or(0) as f64;
-                        format!("{:.1},{:.1}", x as f64 / n * w, h - 4.0 - y / max * (h - 8.0))
-                    }).collect();
+                    // At most about 160 points per line, however long the timeline: the
+                    // chart is 320 units wide, so more points would not show.
+                    let stride = (stats.len() / 160).max(1);
+                    let points: Vec<String> = stats.iter().enumerate()
+                        .filter(|(x, _)| x % stride == 0 || *x + 1 == stats.len())
+                        .map(|(x, s)| {
+                            let y = s.docs.get(name).copied().unwrap_or(0) as f64;
+                            format!("{:.1},{:.1}", x as f64 / n * w, h - 4.0 - y / max * (h - 8.0))
+                        }).collect();
                     html! { <polyline class={classes!("line", format!("stroke-c{}", idx % 8))} points={points.join(" ")} /> }
                 }) }
             </svg>
@@ -147,7 +152,7 @@ fn inserts_chart(state: &Playground) -> Html {
         .unwrap_or(0)
         .max(1) as f64;
     let (w, h) = (320.0, 110.0);
-    let bar = w / recent.len().max(1) as f64;
+    let bar = w / 60.0;
     let index_of = |name: &str| {
         state
             .view
@@ -156,18 +161,24 @@ fn inserts_chart(state: &Playground) -> Html {
             .find(|s| s.name == name)
             .map_or(0, |s| s.index)
     };
+    // Each bar sits at its step's own x and the group slides left, so a new step adds one
+    // bar instead of moving all sixty.
+    let shift = format!("translate({:.1} 0)", -(start as f64) * bar);
     html! {
         <figure class="chart">
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Inserts per shard per step">
-                { for recent.iter().enumerate().map(|(x, s)| {
+                <g transform={shift}>
+                { for recent.iter().enumerate().map(|(i, s)| {
+                    let step = start + i;
                     let mut y = h;
-                    html! { <g>{ for s.inserts.iter().map(|(name, n)| {
+                    html! { <g key={step}>{ for s.inserts.iter().map(|(name, n)| {
                         let height = *n as f64 / max * (h - 4.0);
                         y -= height;
-                        html! { <rect class={format!("fill-c{}", index_of(name) % 8)} x={format!("{:.1}", x as f64 * bar)}
+                        html! { <rect class={format!("fill-c{}", index_of(name) % 8)} x={format!("{:.1}", step as f64 * bar)}
                             y={format!("{y:.1}")} width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
                     }) }</g> }
                 }) }
+                </g>
             </svg>
             <figcaption>{ "Inserts per shard in each of the last 60 steps" }</figcaption>
         </figure>

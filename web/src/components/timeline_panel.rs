@@ -9,12 +9,15 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// How many of the latest events the log lists.
-const SHOWN_EVENTS: usize = 150;
+const SHOWN_EVENTS: usize = 100;
 
 /// The timeline panel.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &PanelProps) -> Html {
     let dispatch = props.dispatch.clone();
+    // Descriptions of events already shown, by sequence number. Events never change while
+    // the timeline only grows; a jump or fork can reuse numbers, so the cache is dropped then.
+    let cache = use_mut_ref(|| (0u64, std::collections::HashMap::<u64, String>::new()));
     let timeline = props.state.timeline.borrow();
     let (position, len) = (timeline.position(), timeline.len());
     let session = timeline.session();
@@ -24,6 +27,17 @@ pub fn timeline_panel(props: &PanelProps) -> Html {
         Err(_) => format!("{:?}", k.0),
     };
     let events = session.cluster.events();
+    {
+        let mut cache = cache.borrow_mut();
+        let growing = timeline.at_end() && timeline.len() >= cache.0;
+        if !growing {
+            cache.1.clear();
+        }
+        cache.0 = timeline.len();
+        if cache.1.len() > 4 * SHOWN_EVENTS {
+            cache.1.clear();
+        }
+    }
     let shown: Vec<Html> = events
         .iter()
         .rev()
@@ -34,10 +48,10 @@ pub fn timeline_panel(props: &PanelProps) -> Html {
             let kind = e.kind.changelog_name();
             let jump = step.map(|s| dispatch.reform(move |_| Action::Jump(s)));
             html! {
-                <li class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind}>
+                <li key={e.seq} class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind}>
                     <span class="ev-seq">{ format!("#{}", e.seq) }</span>
                     <span class="ev-kind">{ kind }</span>
-                    <span class="ev-text">{ describe_event(&e.kind, &fmt_key) }</span>
+                    <span class="ev-text">{ cache.borrow_mut().1.entry(e.seq).or_insert_with(|| describe_event(&e.kind, &fmt_key)).clone() }</span>
                     if let (Some(jump), Some(step)) = (jump, step) {
                         <button class="link-button" onclick={jump} aria-label={format!("Jump to step {step}")}
                             title={format!("Jump to step {step}, just after this event")}>{ format!("step {step}") }</button>
