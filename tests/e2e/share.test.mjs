@@ -66,6 +66,8 @@ test('corrupt saved data shows a notice and a working page; a good session survi
   await page.getByTestId('step').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') === '50');
   const before = table(await readChunks(page));
+  // The session is saved just after each change is drawn; wait until both steps are in.
+  await page.waitForFunction(() => (localStorage.getItem('shardlab.session.v1') ?? '').split('sim.generate').length === 3);
   await page.reload();
   await page.waitForSelector('[data-testid="chunk"]');
   assert.equal(table(await readChunks(page)), before);
