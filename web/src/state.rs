@@ -239,41 +239,17 @@ pub enum Action {
 impl Playground {
     /// A new scenario from settings: a fresh timeline running the setup commands.
     pub fn from_settings(settings: Settings, workload: Workload) -> Self {
-        let mut timeline = Timeline::new(settings.config());
-        let mut console = vec![ConsoleLine {
-            kind: LineKind::Output,
-            text: "ShardLab shell: type mongosh commands, e.g. sh.status() or db.events.find({x: 5}).explain()".into(),
-        }];
-        let mut stats = Vec::new();
-        for cmd in settings.setup_commands() {
-            console.push(ConsoleLine {
-                kind: LineKind::Auto,
-                text: cmd.clone(),
-            });
-            let outcomes = timeline.push(&cmd);
-            log_outcomes(&mut console, &outcomes);
-            stats.push(step_stats(&timeline, &settings.ns));
-        }
-        let view = cluster_view(
-            &timeline.session().cluster,
-            &settings.ns,
-            &FrameMemory::default(),
-        );
-        Playground {
-            timeline: Rc::new(RefCell::new(timeline)),
+        let intro = "ShardLab shell: type mongosh commands, e.g. sh.status() or db.events.find({x: 5}).explain()";
+        let commands = settings.setup_commands();
+        let config = settings.config();
+        Playground::build(
             settings,
             workload,
-            playing: false,
-            speed: 4,
-            console: Rc::new(console),
-            history: Rc::new(Vec::new()),
-            view: Rc::new(view),
-            stats: Rc::new(stats),
-            preset: None,
-            notice: None,
-            after_done: false,
-            rev: 0,
-        }
+            config,
+            &commands,
+            None,
+            Some(intro.to_string()),
+        )
     }
 
     /// A new scenario from a lesson preset.
@@ -302,43 +278,13 @@ impl Playground {
             done: 0,
             balance: preset.balance,
         };
-        let mut timeline = Timeline::new(settings.config());
-        let mut console = vec![ConsoleLine {
-            kind: LineKind::Output,
-            text: format!("Lesson: {}. {}", preset.title, preset.lesson),
-        }];
-        let mut stats = Vec::new();
         let mut commands = vec![format!("sim.chunkSize({})", preset.chunk_size)];
         commands.extend(preset.setup.iter().map(|s| s.to_string()));
-        for cmd in commands {
-            console.push(ConsoleLine {
-                kind: LineKind::Auto,
-                text: cmd.clone(),
-            });
-            let outcomes = timeline.push(&cmd);
-            log_outcomes(&mut console, &outcomes);
-            stats.push(step_stats(&timeline, &settings.ns));
-        }
-        let view = cluster_view(
-            &timeline.session().cluster,
-            &settings.ns,
-            &FrameMemory::default(),
-        );
-        Playground {
-            timeline: Rc::new(RefCell::new(timeline)),
-            settings,
-            workload,
-            playing: false,
-            speed: 4,
-            console: Rc::new(console),
-            history: Rc::new(Vec::new()),
-            view: Rc::new(view),
-            stats: Rc::new(stats),
-            preset: Some(preset),
-            notice: None,
-            after_done: false,
-            rev: 0,
-        }
+        let config = settings.config();
+        let intro = format!("Lesson: {}. {}", preset.title, preset.lesson);
+        let mut state = Playground::build(settings, workload, config, &commands, None, Some(intro));
+        state.preset = Some(preset);
+        state
     }
 
     /// A playground that replays `commands` step by step (recording the charts' history),
@@ -350,26 +296,62 @@ impl Playground {
         commands: &[String],
         position: u64,
     ) -> Self {
+        let mut state =
+            Playground::build(settings, workload, config, commands, Some(position), None);
+        state.after_done = true;
+        state
+    }
+
+    /// Runs `commands` on a new timeline, one step each, recording the charts' history.
+    /// With an `intro`, the commands and their results are echoed in the console after
+    /// it; without one (a restored scenario), the console says what was restored. With a
+    /// `position`, the cursor then moves there.
+    fn build(
+        settings: Settings,
+        workload: Workload,
+        config: ClusterConfig,
+        commands: &[String],
+        position: Option<u64>,
+        intro: Option<String>,
+    ) -> Self {
         let mut timeline = Timeline::new(config);
+        let mut console = Vec::new();
         let mut stats = Vec::with_capacity(commands.len());
+        if let Some(text) = &intro {
+            console.push(ConsoleLine {
+                kind: LineKind::Output,
+                text: text.clone(),
+            });
+        }
         for cmd in commands {
-            timeline.push(cmd);
+            let outcomes = timeline.push(cmd);
+            if intro.is_some() {
+                console.push(ConsoleLine {
+                    kind: LineKind::Auto,
+                    text: cmd.clone(),
+                });
+                log_outcomes(&mut console, &outcomes);
+            }
             stats.push(step_stats(&timeline, &settings.ns));
         }
-        let _ = timeline.jump(position.min(timeline.len()));
+        if let Some(position) = position {
+            let _ = timeline.jump(position.min(timeline.len()));
+        }
+        if intro.is_none() {
+            console.push(ConsoleLine {
+                kind: LineKind::Output,
+                text: format!(
+                    "Restored a scenario of {} steps, at step {}.",
+                    timeline.len(),
+                    timeline.position()
+                ),
+            });
+        }
         let view = cluster_view(
             &timeline.session().cluster,
             &settings.ns,
             &FrameMemory::default(),
         );
-        let console = vec![ConsoleLine {
-            kind: LineKind::Output,
-            text: format!(
-                "Restored a scenario of {} steps, at step {}.",
-                timeline.len(),
-                timeline.position()
-            ),
-        }];
         Playground {
             timeline: Rc::new(RefCell::new(timeline)),
             settings,
@@ -382,7 +364,7 @@ impl Playground {
             stats: Rc::new(stats),
             preset: None,
             notice: None,
-            after_done: true,
+            after_done: false,
             rev: 0,
         }
     }
