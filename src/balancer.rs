@@ -675,11 +675,10 @@ impl Cluster {
             .count();
         let in_use = self
             .collections
-            .iter()
-            .filter_map(|(ns, c)| c.sharding.as_ref().map(|s| (ns, s)))
-            .find(|(_, s)| s.zones.iter().any(|z| z.zone == zone));
-        if let (0, Some((ns, _))) = (others, in_use) {
-            let _ = ns;
+            .values()
+            .filter_map(|c| c.sharding.as_ref())
+            .any(|s| s.zones.iter().any(|z| z.zone == zone));
+        if others == 0 && in_use {
             return Err(ClusterError::ZoneStillInUse(
                 "cannot remove a shard from zone if a chunk range is associated with it"
                     .to_string(),

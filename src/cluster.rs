@@ -689,14 +689,14 @@ impl Cluster {
             VersionMode::V80 => 1,
             _ => (n as usize / live.len()).max(1),
         };
-        let bound = |h: Option<i64>, min: bool| -> KeyValue {
+        // A split point: the hash in the hashed field, MinKey in every other (spec §6).
+        let split_point = |h: i64| -> KeyValue {
             KeyValue(
                 key.fields()
                     .iter()
-                    .map(|(_, kind)| match (kind, h) {
-                        (FieldKind::Hashed, Some(h)) => Bson::Int64(h),
-                        _ if min => Bson::MinKey,
-                        _ => Bson::MaxKey,
+                    .map(|(_, kind)| match kind {
+                        FieldKind::Hashed => Bson::Int64(h),
+                        FieldKind::Ascending => Bson::MinKey,
                     })
                     .collect(),
             )
@@ -705,7 +705,7 @@ impl Cluster {
         let mut lo = key.global_min();
         for i in 0..=points.len() {
             let hi = if i < points.len() {
-                bound(Some(points[i]), true)
+                split_point(points[i])
             } else {
                 key.global_max()
             };
@@ -728,7 +728,6 @@ impl Cluster {
             });
             lo = hi;
         }
-        let _ = bound(None, true);
         RoutingTable::from_chunks(chunks)
     }
 

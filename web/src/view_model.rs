@@ -4,7 +4,6 @@
 
 use shardlab::cluster::Cluster;
 use shardlab::events::EventKind;
-use shardlab::shard_key::FieldKind;
 use std::collections::BTreeMap;
 
 /// One chunk as drawn.
@@ -234,7 +233,6 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
         view.chunks += 1;
         view.docs += c.docs;
     }
-    let _ = FieldKind::Hashed;
     view.shards = shards;
     view
 }
