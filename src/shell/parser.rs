@@ -317,6 +317,19 @@ pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
     Ok(e)
 }
 
+/// `object.property`, spanning from the object to the property name.
+fn member(object: Expr, property: String, property_span: Span) -> Expr {
+    let span = object.span.to(property_span);
+    Expr {
+        kind: ExprKind::Member {
+            object: Box::new(object),
+            property,
+            property_span,
+        },
+        span,
+    }
+}
+
 /// One step of a flattened call chain: a name and, when it was called, the arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
@@ -789,15 +802,7 @@ impl<'a> Parser<'a> {
                     let TokenKind::Ident(property) = name_tok.kind.clone() else {
                         return Err(self.unexpected(&name_tok, "a property name"));
                     };
-                    let span = e.span.to(name_tok.span);
-                    e = Expr {
-                        kind: ExprKind::Member {
-                            object: Box::new(e),
-                            property,
-                            property_span: name_tok.span,
-                        },
-                        span,
-                    };
+                    e = member(e, property, name_tok.span);
                 }
                 TokenKind::Punct(Punct::LBracket) => {
                     self.pos += 1;
@@ -942,15 +947,7 @@ impl<'a> Parser<'a> {
             let TokenKind::Ident(property) = p.kind.clone() else {
                 return Err(self.unexpected(&p, "a property name"));
             };
-            let span = callee.span.to(p.span);
-            callee = Expr {
-                kind: ExprKind::Member {
-                    object: Box::new(callee),
-                    property,
-                    property_span: p.span,
-                },
-                span,
-            };
+            callee = member(callee, property, p.span);
         }
         let (args, end) = if self.is_punct(Punct::LParen) {
             self.arguments()?

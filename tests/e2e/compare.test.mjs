@@ -1,25 +1,16 @@
 // The side-by-side comparison: the same monotonic workload on a ranged and a hashed key.
 // Every assertion reads what the page displays.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, screenshot, readCompareRows, playComparison } from './harness.mjs';
+import { suite, screenshot, readCompareRows, playComparison } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = suite();
 
 test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed spreads them', async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
   assert.equal(await page.getByTestId('compare-column').count(), 2);
   await playComparison(page);
@@ -39,8 +30,8 @@ test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed sp
 });
 
 test('compare: a third column can be added and edited, and it replays the same workload', async () => {
-  const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
-  await page.goto(server.url);
+  const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-step').click();
   await page.getByTestId('compare-step').click();
@@ -61,8 +52,8 @@ test('compare: a third column can be added and edited, and it replays the same w
 });
 
 test('compare: space plays the comparison and the right arrow steps it, not the hidden playground', async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(server.url);
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
   await page.keyboard.press('ArrowRight');
   const bar = page.getByTestId('compare-progress');

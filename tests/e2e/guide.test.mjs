@@ -1,25 +1,16 @@
 // Guided lessons and workshop mode: a learner walks a lesson to its end, leaves and resumes
 // one, and a presenter switches to large type.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, screenshot, walkGuideStep } from './harness.mjs';
+import { suite, screenshot, walkGuideStep } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = suite();
 
 async function openPage() {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.evaluate(() => localStorage.clear());
   await page.reload();
   return { page, errors };

@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const TYPES = {
@@ -35,6 +36,24 @@ export async function serve(dir = process.env.SHARDLAB_DIST ?? 'dist') {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/**
+ * Registers the hooks every end-to-end file needs: serve the release build and launch
+ * Chromium before its tests, close both after. `env.server` and `env.browser` are set
+ * once the tests start.
+ */
+export function suite() {
+  const env = {};
+  before(async () => {
+    env.server = await serve();
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }
 
 /** Launches headless Chromium with the flags this machine's closed network needs. */

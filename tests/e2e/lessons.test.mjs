@@ -1,19 +1,10 @@
 // One end-to-end test per lesson preset: a person picks the lesson, presses Play, and the
 // page shows the lesson. Every assertion reads what the page displays.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, screenshot, readChunks, playLesson, readShards, targetQuery } from './harness.mjs';
+import { suite, screenshot, readChunks, playLesson, readShards, targetQuery } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = suite();
 
 /** The share of the last 100 inserts that the busiest-for-them shard received. */
 function shareOf(shards, name) {
@@ -23,7 +14,7 @@ function shareOf(shards, name) {
 }
 
 test('monotonic: the newest inserts pile onto the shard holding the MaxKey chunk', async () => {
-  const { page, errors } = await playLesson(browser, server.url, 'monotonic');
+  const { page, errors } = await playLesson(env.browser, env.server.url, 'monotonic');
   const chunks = await readChunks(page);
   const top = chunks.find((c) => c.max === '{ x: MaxKey() }');
   const shards = await readShards(page);
@@ -36,7 +27,7 @@ test('monotonic: the newest inserts pile onto the shard holding the MaxKey chunk
 });
 
 test('decreasing: the newest inserts pile onto the shard holding the MinKey chunk', async () => {
-  const { page } = await playLesson(browser, server.url, 'decreasing');
+  const { page } = await playLesson(env.browser, env.server.url, 'decreasing');
   const chunks = await readChunks(page);
   const bottom = chunks.find((c) => c.min === '{ x: MinKey() }');
   const shards = await readShards(page);
@@ -44,7 +35,7 @@ test('decreasing: the newest inserts pile onto the shard holding the MinKey chun
 });
 
 test('hashed: inserts spread evenly, but a range query on _id goes everywhere', async () => {
-  const { page } = await playLesson(browser, server.url, 'hashed');
+  const { page } = await playLesson(env.browser, env.server.url, 'hashed');
   const shards = await readShards(page);
   for (const s of shards) {
     assert.ok(shareOf(shards, s.name) <= 0.4, `${s.name} got ${shareOf(shards, s.name)} of the last 100 inserts`);
@@ -56,7 +47,7 @@ test('hashed: inserts spread evenly, but a range query on _id goes everywhere', 
 });
 
 test('low cardinality: seven continents make at most seven chunks and leave shards idle', async () => {
-  const { page } = await playLesson(browser, server.url, 'low-cardinality');
+  const { page } = await playLesson(env.browser, env.server.url, 'low-cardinality');
   const chunks = await readChunks(page);
   const shards = await readShards(page);
   assert.ok(chunks.length <= 7, `${chunks.length} chunks`);
@@ -65,7 +56,7 @@ test('low cardinality: seven continents make at most seven chunks and leave shar
 });
 
 test('high frequency: frequent values make jumbo chunks', async () => {
-  const { page } = await playLesson(browser, server.url, 'high-frequency');
+  const { page } = await playLesson(env.browser, env.server.url, 'high-frequency');
   const chunks = await readChunks(page);
   const jumbo = chunks.filter((c) => c.jumbo);
   assert.ok(jumbo.length >= 1, 'a jumbo chunk exists');
@@ -75,7 +66,7 @@ test('high frequency: frequent values make jumbo chunks', async () => {
 });
 
 test('multi-tenant: one tenant is found on one shard with {projectId: 1, _id: 1}', async () => {
-  const { page } = await playLesson(browser, server.url, 'multi-tenant');
+  const { page } = await playLesson(env.browser, env.server.url, 'multi-tenant');
   const chunks = await readChunks(page);
   assert.ok(chunks.length > 3, 'the big tenants split into several chunks');
   assert.ok(chunks.every((c) => !c.jumbo), 'adding _id lets even the biggest tenant split');
@@ -85,7 +76,7 @@ test('multi-tenant: one tenant is found on one shard with {projectId: 1, _id: 1}
 });
 
 test('missing fields: documents without x land with null in one chunk', async () => {
-  const { page } = await playLesson(browser, server.url, 'missing-fields');
+  const { page } = await playLesson(env.browser, env.server.url, 'missing-fields');
   const { stage, shards } = await targetQuery(page, '{x: null}');
   assert.equal(stage, 'SINGLE_SHARD');
   assert.equal(shards.length, 1);
@@ -94,7 +85,7 @@ test('missing fields: documents without x land with null in one chunk', async ()
 });
 
 test('targeting: a key equality hits one shard, a non-key filter hits all', async () => {
-  const { page } = await playLesson(browser, server.url, 'targeting');
+  const { page } = await playLesson(env.browser, env.server.url, 'targeting');
   const one = await targetQuery(page, '{x: 42}');
   assert.equal(one.stage, 'SINGLE_SHARD');
   assert.equal(one.shards.length, 1);
@@ -104,7 +95,7 @@ test('targeting: a key equality hits one shard, a non-key filter hits all', asyn
 });
 
 test('refine: refining {customer: 1} to {customer: 1, order: 1} splits the jumbo chunk', async () => {
-  const { page } = await playLesson(browser, server.url, 'refine');
+  const { page } = await playLesson(env.browser, env.server.url, 'refine');
   await page.getByTestId('summary').filter({ hasText: '{ customer: 1, order: 1 }' }).waitFor();
   const chunks = await readChunks(page);
   assert.ok(chunks.every((c) => !c.jumbo), 'no jumbo chunk is left');
@@ -112,8 +103,8 @@ test('refine: refining {customer: 1} to {customer: 1, order: 1} splits the jumbo
 });
 
 test('presplit: a hashed key on an empty collection starts with two chunks per shard in 5.0', async () => {
-  const page = await browser.newPage();
-  await page.goto(server.url);
+  const page = await env.browser.newPage();
+  await page.goto(env.server.url);
   await page.getByLabel('Lesson', { exact: true }).selectOption('presplit');
   await page.getByTestId('lesson-text').waitFor();
   const chunks = await readChunks(page);
@@ -125,7 +116,7 @@ test('presplit: a hashed key on an empty collection starts with two chunks per s
 });
 
 test('zones: every Europe chunk lives on the EU shard', async () => {
-  const { page } = await playLesson(browser, server.url, 'zones');
+  const { page } = await playLesson(env.browser, env.server.url, 'zones');
   const chunks = await readChunks(page);
   const europe = chunks.filter((c) => c.min.includes("continent: 'Europe'") && c.max.includes("continent: 'Europe'"));
   assert.ok(europe.length > 0);
@@ -133,7 +124,7 @@ test('zones: every Europe chunk lives on the EU shard', async () => {
 });
 
 test('hashed floats: 2.2, 2.3 and 2.9 hash to the same value as 2', async () => {
-  const { page } = await playLesson(browser, server.url, 'hashed-floats');
+  const { page } = await playLesson(env.browser, env.server.url, 'hashed-floats');
   const out = await page.getByTestId('console-output').innerText();
   const hashes = [...out.matchAll(/^Long\('(-?\d+)'\)$/gm)].map((m) => m[1]);
   assert.equal(hashes.length, 4, out);
@@ -141,7 +132,7 @@ test('hashed floats: 2.2, 2.3 and 2.9 hash to the same value as 2', async () => 
 });
 
 test('8.0 balancing: no auto-split, data moves about one chunk size at a time', async () => {
-  const { page } = await playLesson(browser, server.url, 'balancing-50-vs-80');
+  const { page } = await playLesson(env.browser, env.server.url, 'balancing-50-vs-80');
   const shards = await readShards(page);
   assert.ok(shards.every((s) => s.docs > 0), 'the data-size balancer reached every shard');
   const splits = await page.locator('[data-testid="event"][data-kind="split"]').count();

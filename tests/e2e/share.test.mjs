@@ -1,31 +1,22 @@
 // Share links, embed mode, persistence and export/import, used as a person would.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, screenshot, readChunks, playLesson } from './harness.mjs';
+import { suite, screenshot, readChunks, playLesson } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = suite();
 
 const table = (chunks) => chunks.map((c) => `${c.shard} ${c.min} ${c.max} ${c.count} ${c.jumbo}`).join('\n');
 
 test('a share link reproduces the same chunk table in a fresh browser', async () => {
-  const { page } = await playLesson(browser, server.url, 'monotonic');
+  const { page } = await playLesson(env.browser, env.server.url, 'monotonic');
   await page.getByRole('button', { name: 'Back', exact: false }).first().click();
   const before = table(await readChunks(page));
   await page.getByTestId('share-link').click();
   const url = await page.getByTestId('share-url').inputValue();
   assert.match(url, /\?s=v1\./);
 
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const other = await context.newPage();
   await other.goto(url);
   await other.waitForSelector('[data-testid="chunk"]');
@@ -35,10 +26,10 @@ test('a share link reproduces the same chunk table in a fresh browser', async ()
 });
 
 test('a corrupt link shows a notice and a clean, working playground', async () => {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}?s=v1.%21%21not-a-scenario`);
+  await page.goto(`${env.server.url}?s=v1.%21%21not-a-scenario`);
   await page.getByTestId('notice').waitFor();
   assert.match(await page.getByTestId('notice').innerText(), /could not be opened/);
   const chunks = await readChunks(page);
@@ -46,15 +37,15 @@ test('a corrupt link shows a notice and a clean, working playground', async () =
   await page.getByTestId('step').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') !== '0');
   assert.deepEqual(errors, []);
-  const unknown = await browser.newPage();
-  await unknown.goto(`${server.url}?s=v9.AAAA`);
+  const unknown = await env.browser.newPage();
+  await unknown.goto(`${env.server.url}?s=v9.AAAA`);
   assert.match(await unknown.getByTestId('notice').innerText(), /could not be opened/);
 });
 
 test('corrupt saved data shows a notice and a working page; a good session survives a reload', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.evaluate(() => localStorage.setItem('shardlab.session.v1', '{"format": "nonsense"'));
   await page.reload();
   await page.getByTestId('notice').waitFor();
@@ -76,15 +67,15 @@ test('corrupt saved data shows a notice and a working page; a good session survi
 });
 
 test('export to JSON and import it back gives the same cluster', async () => {
-  const { page } = await playLesson(browser, server.url, 'hashed');
+  const { page } = await playLesson(env.browser, env.server.url, 'hashed');
   const before = table(await readChunks(page));
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
   const path = await download.path();
   const text = await readFile(path, 'utf8');
   assert.match(text, /"format": "shardlab-scenario"/);
 
-  const fresh = await (await browser.newContext()).newPage();
-  await fresh.goto(server.url);
+  const fresh = await (await env.browser.newContext()).newPage();
+  await fresh.goto(env.server.url);
   await fresh.getByTestId('import-json').setInputFiles(path);
   await fresh.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length === n, before.split('\n').length);
   assert.equal(table(await readChunks(fresh)), before);
@@ -97,10 +88,10 @@ test('export to JSON and import it back gives the same cluster', async () => {
 });
 
 test('the embed demo page shows two playgrounds inside iframes', async () => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 1700 } });
+  const page = await env.browser.newPage({ viewport: { width: 1200, height: 1700 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}embed-demo.html`);
+  await page.goto(`${env.server.url}embed-demo.html`);
   const first = page.frameLocator('[data-testid="demo-frame-monotonic"]');
   const second = page.frameLocator('[data-testid="demo-frame-hashed"]');
   await first.getByTestId('embed').waitFor();

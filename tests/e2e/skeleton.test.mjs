@@ -1,26 +1,17 @@
 // The walking skeleton's end-to-end test: a person types a shard key, shards the
 // collection, inserts 200 documents with increasing keys, and sees the inserts pile into
 // the chunk that ends at MaxKey.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, screenshot, readChunks } from './harness.mjs';
+import { suite, screenshot, readChunks } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = suite();
 
 test('increasing keys split the collection and pile into the MaxKey chunk', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url);
+  await page.goto(env.server.url);
 
   await page.getByLabel('Shard key', { exact: true }).fill('{x: 1}');
   await page.getByRole('button', { name: 'Shard collection' }).click();
