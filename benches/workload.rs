@@ -59,7 +59,6 @@ fn main() {
             .unwrap()
             .documents()
             .take(10_000)
-            .cloned()
             .collect();
         let samples = generate_queries(
             &doc! { "key": "x", "other": "payload" },

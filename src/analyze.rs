@@ -28,7 +28,7 @@
 //!   query touches. The `$sample` here is drawn from the cluster's seed, so it repeats.
 
 use crate::chunks::{Chunk, ChunkVersion, RoutingTable};
-use crate::cluster::{split_ns, Cluster, Collection};
+use crate::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
 use crate::error::ClusterError;
 use crate::rng::SplitMix64;
 use crate::shard_key::{FieldKind, KeyPattern, KeyValue};
@@ -146,9 +146,9 @@ pub fn analyze_shard_key_with(
 
 /// One document seen through the candidate key's index: its key, record id, size.
 struct Entry<'a> {
-    key: Cow<'a, KeyValue>,
+    key: Cow<'a, DocKey>,
     record: u64,
-    doc: &'a Document,
+    doc: &'a Stored,
 }
 
 /// The index that supports the key, as `findCompatiblePrefixedIndex` picks it.
@@ -202,12 +202,12 @@ fn sorted_entries<'a>(
         let key = if same_key {
             Cow::Borrowed(key)
         } else {
-            Cow::Owned(pattern.extract(&stored.doc)?)
+            Cow::Owned(DocKey::new(pattern.extract_raw(stored.raw())?))
         };
         out.push(Entry {
             key,
             record: *record,
-            doc: &stored.doc,
+            doc: stored,
         });
     }
     if !same_key {
@@ -264,9 +264,9 @@ fn lookup<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
 /// when a field is hashed, a real document's values since a hash means nothing to a reader.
 fn shown_value(pattern: &KeyPattern, entry: &Entry<'_>) -> Document {
     if pattern.is_hashed() {
-        raw_key_document(pattern, entry.doc)
+        raw_key_document(pattern, &entry.doc.doc())
     } else {
-        pattern.to_document(&entry.key)
+        pattern.to_document(&entry.key.to_key())
     }
 }
 
@@ -301,7 +301,7 @@ fn key_characteristics(
         }
         let values: Vec<(Document, u64)> = firsts
             .iter()
-            .map(|e| (raw_key_document(pattern, e.doc), 1u64))
+            .map(|e| (raw_key_document(pattern, &e.doc.doc()), 1u64))
             .collect();
         (n, values)
     } else {
@@ -421,7 +421,7 @@ fn candidate_ranges(
     };
     // Positions are in index order, so the sampled keys are already sorted. The last key
     // of every group of 10 is a split point candidate, as the resharding sampler skips 9.
-    let mut points: BTreeSet<&KeyValue> = BTreeSet::new();
+    let mut points: BTreeSet<&DocKey> = BTreeSet::new();
     for group in picked.chunks(SAMPLES_PER_RANGE) {
         if points.len() >= wanted {
             break;
@@ -437,7 +437,7 @@ fn candidate_ranges(
     }
     let mut bounds: Vec<KeyValue> = Vec::with_capacity(NUM_RANGES + 1);
     bounds.push(pattern.global_min());
-    bounds.extend(points.into_iter().cloned());
+    bounds.extend(points.into_iter().map(DocKey::to_key));
     bounds.push(pattern.global_max());
     let chunks = bounds
         .windows(2)

@@ -3,7 +3,7 @@
 
 use crate::chunks::{Chunk, ShardIdx};
 use crate::cluster::{
-    id_add, id_remove, not_sharded, Cluster, ClusterError, IdKey, VersionMode, ZoneRange,
+    id_add, id_remove, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange,
 };
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyValue};
@@ -85,8 +85,8 @@ impl Cluster {
         chunk.shard = to;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         sharding.table.set_version(&cmin, version);
-        for ((_, _), stored) in coll.docs.range((cmin.clone(), 0)..(cmax.clone(), 0)) {
-            let id = IdKey::of(&stored.doc);
+        for ((_, _), stored) in crate::store::range(&coll.docs, &cmin, &cmax) {
+            let id = stored.id();
             id_remove(&mut coll.ids, id.clone(), from);
             id_add(&mut coll.ids, id, to);
         }

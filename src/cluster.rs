@@ -10,12 +10,11 @@ pub use crate::error::ClusterError;
 use crate::event_log::EventLog;
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
-use crate::shared_map::SharedMap;
+pub(crate) use crate::store::{id_add, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored};
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
-use std::rc::Rc;
 
 /// Which MongoDB release's sharding behaviour the cluster follows (spec §6, §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -133,71 +132,6 @@ pub struct Sharding {
     pub zones: Vec<ZoneRange>,
     /// Whether the balancer may move this collection's chunks.
     pub balancing: bool,
-}
-
-/// A stored document with its BSON size.
-#[derive(Debug, Clone)]
-pub(crate) struct Stored {
-    pub(crate) size: u32,
-    pub(crate) doc: Document,
-}
-
-/// The document store: documents by (shard key, insertion number). Documents are shared
-/// (`Rc`) and so are the map's leaves, so that a copy of a collection, such as a timeline
-/// snapshot, copies pointers rather than documents.
-pub(crate) type DocStore = SharedMap<(KeyValue, u64), Rc<Stored>>;
-
-/// A value of the `_id` index, ordered as MongoDB orders BSON values.
-#[derive(Debug, Clone)]
-pub(crate) struct IdKey(pub(crate) Bson);
-
-impl IdKey {
-    /// The `_id` of a document (null when it has none).
-    pub(crate) fn of(doc: &Document) -> IdKey {
-        IdKey(doc.get("_id").cloned().unwrap_or(Bson::Null))
-    }
-}
-
-impl PartialEq for IdKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for IdKey {}
-impl PartialOrd for IdKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for IdKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        crate::order::compare_values(&self.0, &other.0)
-    }
-}
-
-/// The `_id` index: how many documents hold each `_id` on each shard.
-pub(crate) type IdIndex = SharedMap<(IdKey, ShardIdx), u32>;
-
-/// Counts one more document with `id` on `shard`.
-pub(crate) fn id_add(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
-    let key = (id, shard);
-    match ids.get_mut(&key) {
-        Some(n) => *n += 1,
-        None => {
-            ids.insert(key, 1);
-        }
-    }
-}
-
-/// Counts one document fewer with `id` on `shard`.
-pub(crate) fn id_remove(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
-    let key = (id, shard);
-    if let Some(n) = ids.get_mut(&key) {
-        *n -= 1;
-        if *n == 0 {
-            ids.remove(&key);
-        }
-    }
 }
 
 /// A collection: sharded or not, with its documents.
@@ -375,8 +309,8 @@ impl Cluster {
                 ns.to_string(),
                 Collection {
                     sharding: c.sharding.clone(),
-                    docs: SharedMap::new(),
-                    ids: SharedMap::new(),
+                    docs: Default::default(),
+                    ids: Default::default(),
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
                     recent: std::collections::VecDeque::new(),
@@ -488,8 +422,8 @@ impl Cluster {
             .entry(ns.to_string())
             .or_insert_with(|| Collection {
                 sharding: None,
-                docs: SharedMap::new(),
-                ids: SharedMap::new(),
+                docs: Default::default(),
+                ids: Default::default(),
                 next_doc: 0,
                 indexes: Vec::new(),
                 recent: std::collections::VecDeque::new(),
@@ -547,7 +481,7 @@ impl Cluster {
             None => {
                 let st = &mut out[self.primary_of(ns) as usize];
                 st.docs = coll.docs.len() as u64;
-                st.bytes = coll.docs.values().map(|d| u64::from(d.size)).sum();
+                st.bytes = coll.docs.values().map(|d| u64::from(d.size())).sum();
             }
         }
         out
@@ -605,7 +539,7 @@ impl Cluster {
         // Every existing document must have a storable key before anything changes.
         let mut rekeyed = Vec::with_capacity(coll.docs.len());
         for stored in coll.docs.values() {
-            rekeyed.push((key.extract(&stored.doc)?, stored.clone()));
+            rekeyed.push((DocKey::new(key.extract_raw(stored.raw())?), stored.clone()));
         }
         let table = if empty && key.has_hashed_prefix() {
             self.initial_hashed_chunks(&key, num_initial_chunks, primary)
@@ -745,16 +679,22 @@ impl Cluster {
         let mut per_shard = vec![0u64; self.shards.len()];
         let mut ids = Vec::with_capacity(docs.len());
         let mut failure = None;
-        for mut doc in docs {
-            if !doc.contains_key("_id") {
-                let id = self.next_object_id();
-                let mut with_id = Document::new();
-                with_id.insert("_id", id);
-                with_id.extend(doc);
-                doc = with_id;
+        for doc in docs {
+            // A document without `_id` gets a generated ObjectId in front.
+            let generated = (!doc.contains_key("_id")).then(|| self.next_object_id());
+            let id = match generated {
+                Some(oid) => Bson::ObjectId(oid),
+                None => doc.get("_id").cloned().unwrap_or(Bson::Null),
+            };
+            if let Bson::Array(_) = id {
+                failure = Some(ClusterError::BadValue(
+                    "can't use an array for _id".to_string(),
+                ));
+                break;
             }
-            let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
-            match self.insert_one_inner(ns, doc) {
+            let inserted = Stored::encode(&doc, generated)
+                .and_then(|stored| self.insert_one_inner(ns, stored));
+            match inserted {
                 Ok(shard) => {
                     per_shard[shard as usize] += 1;
                     ids.push(id);
@@ -783,12 +723,7 @@ impl Cluster {
         }
     }
 
-    fn insert_one_inner(&mut self, ns: &str, doc: Document) -> Result<ShardIdx, ClusterError> {
-        if let Some(Bson::Array(_)) = doc.get("_id") {
-            return Err(ClusterError::BadValue(
-                "can't use an array for _id".to_string(),
-            ));
-        }
+    fn insert_one_inner(&mut self, ns: &str, stored: Stored) -> Result<ShardIdx, ClusterError> {
         let primary = self.primary_of(ns);
         let (autosplit, max_size) = (self.autosplit_enabled, self.chunk_size());
         let coll = self
@@ -796,29 +731,30 @@ impl Cluster {
             .get_mut(ns)
             .ok_or_else(|| not_sharded(ns))?;
         let key = match &coll.sharding {
-            Some(s) => s.pattern.extract(&doc)?,
+            Some(s) => s.pattern.extract_raw(stored.raw())?,
             None => KeyValue(Vec::new()),
         };
         let shard = match &coll.sharding {
             Some(s) => s.table.chunk_for(&key).map_or(primary, |c| c.shard),
             None => primary,
         };
-        let id = (IdKey::of(&doc), shard);
+        let id = (stored.id(), shard);
         if coll.ids.contains_key(&id) {
             return Err(duplicate_key(
                 ns,
                 "_id_",
                 &format!(
                     "{{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.0 .0)
+                    crate::shard_key::format_bson_value(&id.0.to_bson())
                 ),
             ));
         }
+        let doc_key = DocKey::of(&key);
         if let Some(s) = &coll.sharding {
             if s.unique
                 && coll
                     .docs
-                    .range((key.clone(), 0)..=(key.clone(), u64::MAX))
+                    .range((doc_key.clone(), 0)..=(doc_key.clone(), u64::MAX))
                     .next()
                     .is_some()
             {
@@ -827,7 +763,7 @@ impl Cluster {
                 return Err(duplicate_key(ns, &name, &shown));
             }
         }
-        let size = bson_size(&doc);
+        let size = stored.size();
         // MongoDB refuses documents over the 16 MiB BSON limit.
         if size > MAX_DOCUMENT_BYTES {
             return Err(ClusterError::BsonObjectTooLarge(format!(
@@ -853,8 +789,8 @@ impl Cluster {
         if coll.recent.len() == RECENT_INSERTS {
             coll.recent.pop_front();
         }
-        coll.recent.push_back((seq, key.clone()));
-        coll.docs.insert((key, seq), Rc::new(Stored { size, doc }));
+        coll.recent.push_back((seq, key));
+        coll.docs.insert((doc_key, seq), stored);
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
         }
@@ -888,8 +824,8 @@ impl Cluster {
                     }
                 }
                 for ((k, _), st) in &coll.docs {
-                    let expect = s.pattern.extract(&st.doc).map_err(|e| e.to_string())?;
-                    if expect != *k {
+                    let expect = s.pattern.extract_raw(st.raw()).map_err(|e| e.to_string())?;
+                    if k.cmp_key(&expect) != Ordering::Equal {
                         return Err(format!("{ns}: document stored under the wrong key"));
                     }
                 }
@@ -915,13 +851,15 @@ impl Sharding {
 
 impl Collection {
     /// The stored documents in shard key order.
-    pub fn documents(&self) -> impl Iterator<Item = &Document> {
-        self.docs.values().map(|s| &s.doc)
+    pub fn documents(&self) -> impl Iterator<Item = Document> + '_ {
+        self.docs.values().map(Stored::doc)
     }
 
     /// The stored documents with their shard keys and sizes, in key order.
-    pub fn entries(&self) -> impl Iterator<Item = (&KeyValue, u32, &Document)> {
-        self.docs.iter().map(|((k, _), s)| (k, s.size, &s.doc))
+    pub fn entries(&self) -> impl Iterator<Item = (KeyValue, u32, Document)> + '_ {
+        self.docs
+            .iter()
+            .map(|((k, _), s)| (k.to_key(), s.size(), s.doc()))
     }
 
     /// The insertion number the next document will get (insertions so far).
@@ -942,13 +880,13 @@ impl Collection {
 
     /// Total BSON size of the documents.
     pub fn data_size(&self) -> u64 {
-        self.docs.values().map(|d| u64::from(d.size)).sum()
+        self.docs.values().map(|d| u64::from(d.size())).sum()
     }
 
     /// Whether the documents in `[min, max)` all have the same key (false when there are
     /// none), from the first and last entries of the range alone.
     pub(crate) fn single_key_in(&self, min: &KeyValue, max: &KeyValue) -> bool {
-        let mut range = self.docs.range((min.clone(), 0)..(max.clone(), 0));
+        let mut range = crate::store::range(&self.docs, min, max);
         match (range.next(), range.next_back()) {
             (Some(((first, _), _)), Some(((last, _), _))) => first == last,
             (Some(_), None) => true,
@@ -957,10 +895,9 @@ impl Collection {
     }
 
     /// The keys and sizes of the documents in `[min, max)`.
-    pub(crate) fn keys_in(&self, min: &KeyValue, max: &KeyValue) -> Vec<(&KeyValue, u32)> {
-        self.docs
-            .range((min.clone(), 0)..(max.clone(), 0))
-            .map(|((k, _), s)| (k, s.size))
+    pub(crate) fn keys_in(&self, min: &KeyValue, max: &KeyValue) -> Vec<(&DocKey, u32)> {
+        crate::store::range(&self.docs, min, max)
+            .map(|((k, _), s)| (k, s.size()))
             .collect()
     }
 }
@@ -1003,11 +940,11 @@ impl Cluster {
             f.leaf_pointers += (coll.docs.leaf_count() + coll.ids.leaf_count()) as u64;
             // The documents of `previous`'s leaves that this cluster does not share: a
             // document of an unshared leaf of ours is new unless it is among them.
-            let theirs: std::collections::HashSet<*const Stored> = before
+            let theirs: std::collections::HashSet<*const u8> = before
                 .map(|b| {
                     b.docs
                         .unshared_leaves(Some(&coll.docs))
-                        .flat_map(|l| l.iter().map(|(_, s)| Rc::as_ptr(s)))
+                        .flat_map(|l| l.iter().map(|(_, s)| s.ptr()))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -1015,10 +952,10 @@ impl Cluster {
                 f.doc_leaves += 1;
                 f.doc_entries += leaf.len() as u64;
                 for (_, s) in leaf {
-                    f.doc_bytes += u64::from(s.size);
-                    if !theirs.contains(&Rc::as_ptr(s)) {
+                    f.doc_bytes += u64::from(s.size());
+                    if !theirs.contains(&s.ptr()) {
                         f.new_docs += 1;
-                        f.new_doc_bytes += u64::from(s.size);
+                        f.new_doc_bytes += u64::from(s.size());
                     }
                 }
             }
@@ -1035,8 +972,8 @@ impl Cluster {
 
 /// Document count and bytes of the documents in `[min, max)`.
 pub(crate) fn range_totals(docs: &DocStore, min: &KeyValue, max: &KeyValue) -> (u64, u64) {
-    docs.range((min.clone(), 0)..(max.clone(), 0))
-        .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size)))
+    crate::store::range(docs, min, max)
+        .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size())))
 }
 
 /// Recomputes every chunk's count and size from the documents.

@@ -3,7 +3,8 @@
 
 use crate::chunks::ShardIdx;
 use crate::cluster::{
-    bson_size, id_add, id_remove, index_name, Cluster, ClusterError, IdKey, Stored, VersionMode,
+    id_add, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, Stored,
+    VersionMode,
 };
 use crate::events::EventKind;
 use crate::query;
@@ -66,18 +67,44 @@ impl Cluster {
             query::matches(filter, &Document::new())?;
             return Ok((Vec::new(), target));
         };
-        let mut hits: Vec<(ShardIdx, u64, &Document)> = Vec::new();
-        for ((key, seq), stored) in &coll.docs {
-            let shard = self.shard_for_key(ns, key);
-            if target.shards.contains(&shard) && query::matches(filter, &stored.doc)? {
-                hits.push((shard, *seq, &stored.doc));
+        let mut hits: Vec<(ShardIdx, u64, Document)> = Vec::new();
+        self.for_each_placed(ns, coll, |shard, _, seq, stored| {
+            if target.shards.contains(&shard) {
+                let doc = stored.doc();
+                if query::matches(filter, &doc)? {
+                    hits.push((shard, seq, doc));
+                }
+            }
+            Ok(())
+        })?;
+        hits.sort_by_key(|(shard, seq, _)| (*shard, *seq));
+        Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
+    }
+
+    /// Calls `f` with every stored document of `coll` and the shard holding it, chunk by
+    /// chunk in key order.
+    fn for_each_placed<'a>(
+        &self,
+        ns: &str,
+        coll: &'a Collection,
+        mut f: impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError> {
+        match &coll.sharding {
+            Some(s) => {
+                for c in s.table.iter() {
+                    for ((key, seq), stored) in crate::store::range(&coll.docs, &c.min, &c.max) {
+                        f(c.shard, key, *seq, stored)?;
+                    }
+                }
+            }
+            None => {
+                let primary = self.primary_of(ns);
+                for ((key, seq), stored) in &coll.docs {
+                    f(primary, key, *seq, stored)?;
+                }
             }
         }
-        hits.sort_by_key(|(shard, seq, _)| (*shard, *seq));
-        Ok((
-            hits.into_iter().map(|(_, _, d)| d.clone()).collect(),
-            target,
-        ))
+        Ok(())
     }
 
     /// The (key, seq) entries matching `filter` on the targeted shards, in find order.
@@ -91,12 +118,12 @@ impl Cluster {
             return Ok(Vec::new());
         };
         let mut hits = Vec::new();
-        for ((key, seq), stored) in &coll.docs {
-            let shard = self.shard_for_key(ns, key);
-            if target.shards.contains(&shard) && query::matches(filter, &stored.doc)? {
-                hits.push((shard, key.clone(), *seq));
+        self.for_each_placed(ns, coll, |shard, key, seq, stored| {
+            if target.shards.contains(&shard) && query::matches(filter, &stored.doc())? {
+                hits.push((shard, key.to_key(), seq));
             }
-        }
+            Ok(())
+        })?;
         hits.sort_by_key(|(shard, _, seq)| (*shard, *seq));
         Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
     }
@@ -149,11 +176,12 @@ impl Cluster {
             let Some(coll) = self.collections.get(ns) else {
                 break;
             };
-            let Some(stored) = coll.docs.get(&(key.clone(), seq)) else {
+            let Some(stored) = coll.docs.get(&(DocKey::of(&key), seq)) else {
                 continue;
             };
-            let new_doc = query::apply_update(&stored.doc, update)?;
-            if new_doc == stored.doc {
+            let old_doc = stored.doc();
+            let new_doc = query::apply_update(&old_doc, update)?;
+            if new_doc == old_doc {
                 continue;
             }
             let new_key = match &coll.sharding {
@@ -198,10 +226,11 @@ impl Cluster {
             .ok_or_else(|| crate::cluster::not_sharded(ns))?;
         if new_key != *key {
             if let Some(s) = &coll.sharding {
+                let k = DocKey::of(&new_key);
                 if s.unique
                     && coll
                         .docs
-                        .range((new_key.clone(), 0)..=(new_key.clone(), u64::MAX))
+                        .range((k.clone(), 0)..=(k, u64::MAX))
                         .next()
                         .is_some()
                 {
@@ -216,22 +245,23 @@ impl Cluster {
             if from != to && coll.ids.contains_key(&(id.clone(), to)) {
                 return Err(ClusterError::DuplicateKey(format!(
                     "E11000 duplicate key error collection: {ns} index: _id_ dup key: {{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.0)
+                    crate::shard_key::format_bson_value(&id.to_bson())
                 )));
             }
         }
-        let Some(old) = coll.docs.remove(&(key.clone(), seq)) else {
+        let stored = Stored::encode(&new_doc, None)?;
+        let Some(old) = coll.docs.remove(&(DocKey::of(key), seq)) else {
             return Ok(false);
         };
-        let size = bson_size(&new_doc);
-        let id = IdKey::of(&new_doc);
+        let size = stored.size();
+        let id = stored.id();
         id_remove(&mut coll.ids, id.clone(), from);
         id_add(&mut coll.ids, id, to);
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(c) = s.table.chunk_for_mut(key) {
                 c.docs -= 1;
-                c.bytes -= u64::from(old.size);
+                c.bytes -= u64::from(old.size());
             }
             if let Some(c) = s.table.chunk_for_mut(&new_key) {
                 c.docs += 1;
@@ -239,10 +269,7 @@ impl Cluster {
                 split_candidate = Some(c.min.clone());
             }
         }
-        coll.docs.insert(
-            (new_key, seq),
-            std::rc::Rc::new(Stored { size, doc: new_doc }),
-        );
+        coll.docs.insert((DocKey::new(new_key), seq), stored);
         if from != to {
             let (f, t) = (
                 self.shard_name(from).to_string(),
@@ -280,17 +307,17 @@ impl Cluster {
             let Some(coll) = self.collections.get_mut(ns) else {
                 break;
             };
-            let Some(old) = coll.docs.remove(&(key.clone(), seq)) else {
+            let Some(old) = coll.docs.remove(&(DocKey::of(&key), seq)) else {
                 continue;
             };
-            id_remove(&mut coll.ids, IdKey::of(&old.doc), shard);
+            id_remove(&mut coll.ids, old.id(), shard);
             if let Some(c) = coll
                 .sharding
                 .as_mut()
                 .and_then(|s| s.table.chunk_for_mut(&key))
             {
                 c.docs -= 1;
-                c.bytes -= u64::from(old.size);
+                c.bytes -= u64::from(old.size());
             }
         }
         if count > 0 {

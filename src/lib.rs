@@ -28,6 +28,7 @@ pub mod shard_key;
 mod shared_map;
 pub mod shell;
 pub mod split;
+mod store;
 pub mod targeting;
 pub mod timeline;
 pub mod workload;

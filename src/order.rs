@@ -38,6 +38,12 @@ pub fn canonical_class(v: &Bson) -> i32 {
 /// The order is total: it is reflexive, antisymmetric and transitive over every
 /// value, NaN included (NaN equals NaN and sorts below every other number).
 pub fn compare_values(a: &Bson, b: &Bson) -> Ordering {
+    // The common cases first: two integers of one width.
+    match (a, b) {
+        (Bson::Int64(x), Bson::Int64(y)) => return x.cmp(y),
+        (Bson::Int32(x), Bson::Int32(y)) => return x.cmp(y),
+        _ => {}
+    }
     let (ca, cb) = (canonical_class(a), canonical_class(b));
     if ca != cb {
         return ca.cmp(&cb);

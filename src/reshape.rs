@@ -4,7 +4,7 @@
 
 use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
 use crate::cluster::{
-    id_add, not_sharded, recount_all, Cluster, ClusterError, DocStore, IdIndex, IdKey,
+    id_add, not_sharded, recount_all, Cluster, ClusterError, DocKey, DocStore, IdIndex,
 };
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -88,7 +88,10 @@ impl Cluster {
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let mut docs = BTreeMap::new();
         for ((_, seq), stored) in &coll.docs {
-            docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
+            docs.insert(
+                (DocKey::new(new.extract_raw(stored.raw())?), *seq),
+                stored.clone(),
+            );
         }
         let docs = DocStore::from_sorted(docs);
         let extra = new.len() - old.len();
@@ -143,7 +146,10 @@ impl Cluster {
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let mut docs = BTreeMap::new();
         for ((_, seq), stored) in &coll.docs {
-            docs.insert((new.extract(&stored.doc)?, *seq), stored.clone());
+            docs.insert(
+                (DocKey::new(new.extract_raw(stored.raw())?), *seq),
+                stored.clone(),
+            );
         }
         let docs = DocStore::from_sorted(docs);
         let shards: Vec<ShardIdx> = self
@@ -152,13 +158,18 @@ impl Cluster {
             .map(|(i, _)| i)
             .collect();
         let n = old_chunks.max(shards.len()).max(1);
-        let keys: Vec<&KeyValue> = docs.iter().map(|((k, _), _)| k).collect();
+        let keys: Vec<&DocKey> = docs.iter().map(|((k, _), _)| k).collect();
         let mut points: Vec<KeyValue> = Vec::new();
+        let global_min = new.global_min();
         for i in 1..n {
             let idx = i * keys.len() / n;
             if let Some(k) = keys.get(idx) {
-                if points.last() != Some(*k) && **k != new.global_min() {
-                    points.push((*k).clone());
+                if points
+                    .last()
+                    .is_none_or(|p| k.cmp_key(p) != std::cmp::Ordering::Equal)
+                    && k.cmp_key(&global_min) != std::cmp::Ordering::Equal
+                {
+                    points.push(k.to_key());
                 }
             }
         }
@@ -183,9 +194,10 @@ impl Cluster {
         let mut table = RoutingTable::from_chunks(chunks);
         recount_all(&mut table, &docs);
         let mut ids = IdIndex::new();
-        for ((k, _), stored) in &docs {
-            let shard = table.chunk_for(k).map_or(0, |c| c.shard);
-            id_add(&mut ids, IdKey::of(&stored.doc), shard);
+        for c in table.iter() {
+            for (_, stored) in crate::store::range(&docs, &c.min, &c.max) {
+                id_add(&mut ids, stored.id(), c.shard);
+            }
         }
         let coll = self
             .collections

@@ -7,7 +7,8 @@
 use crate::decimal::Decimal;
 use crate::hash::convert_shard_key_to_hashed;
 use crate::order::{compare_values, db_pointer_parts};
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawBsonRef, RawDocument};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt::{self, Write as _};
 
@@ -224,18 +225,30 @@ impl KeyPattern {
     /// value is an error. The hashed field becomes `NumberLong(hash64(value, 0))`,
     /// null when missing. A regular expression in a ranged field is refused.
     pub fn extract(&self, doc: &Document) -> Result<KeyValue, ShardKeyError> {
+        self.extract_with(|path| Ok(lookup(doc, path)?.map(Cow::Borrowed)))
+    }
+
+    /// [`KeyPattern::extract`] on a document stored as raw BSON.
+    pub(crate) fn extract_raw(&self, doc: &RawDocument) -> Result<KeyValue, ShardKeyError> {
+        self.extract_with(|path| Ok(lookup_raw(doc, path)?.map(Cow::Owned)))
+    }
+
+    fn extract_with<'a>(
+        &self,
+        mut find: impl FnMut(&str) -> Result<Option<Cow<'a, Bson>>, ShardKeyError>,
+    ) -> Result<KeyValue, ShardKeyError> {
         let mut out = Vec::with_capacity(self.fields.len());
         for (path, kind) in &self.fields {
-            let value = lookup(doc, path)?.unwrap_or(&Bson::Null);
+            let value = find(path)?.unwrap_or(Cow::Owned(Bson::Null));
             match kind {
-                FieldKind::Hashed => out.push(Bson::Int64(convert_shard_key_to_hashed(value))),
+                FieldKind::Hashed => out.push(Bson::Int64(convert_shard_key_to_hashed(&value))),
                 FieldKind::Ascending => {
-                    if let Bson::RegularExpression(_) = value {
+                    if let Bson::RegularExpression(_) = value.as_ref() {
                         return Err(ShardKeyError::NotValidForStorage {
-                            element: format_bson_element(path, value),
+                            element: format_bson_element(path, &value),
                         });
                     }
-                    out.push(value.clone());
+                    out.push(value.into_owned());
                 }
             }
         }
@@ -336,6 +349,24 @@ fn lookup<'a>(doc: &'a Document, path: &str) -> Result<Option<&'a Bson>, ShardKe
             Some(Bson::Document(inner)) => current = inner,
             // A scalar in the middle of the path: the field is simply missing.
             Some(_) => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// [`lookup`] in raw BSON, copying the value found.
+fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyError> {
+    let mut current = doc;
+    let mut parts = path.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let last = parts.peek().is_none();
+        match current.get(part) {
+            Ok(None) | Err(_) => return Ok(None),
+            Ok(Some(RawBsonRef::Array(_))) => return Err(ShardKeyError::ArrayValue),
+            Ok(Some(v)) if last => return Ok(Bson::try_from(v).ok()),
+            Ok(Some(RawBsonRef::Document(inner))) => current = inner,
+            // A scalar in the middle of the path: the field is simply missing.
+            Ok(Some(_)) => return Ok(None),
         }
     }
     Ok(None)

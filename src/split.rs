@@ -2,7 +2,7 @@
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
 use crate::chunks::Chunk;
-use crate::cluster::{not_sharded, range_totals, Cluster, ClusterError};
+use crate::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use bson::{Bson, Document};
@@ -14,7 +14,7 @@ use bson::{Bson, Document};
 /// holds `max_size / average document size` documents, at the next change of key value, so
 /// a run of equal keys always stays in one chunk. If the last piece would hold under 80% of
 /// a full piece, the last cut is moved so that the last two pieces are even.
-pub fn split_points(keys: &[(&KeyValue, u32)], max_size: u64) -> Vec<KeyValue> {
+pub(crate) fn split_points(keys: &[(&DocKey, u32)], max_size: u64) -> Vec<KeyValue> {
     let total: u64 = keys.iter().map(|(_, s)| u64::from(*s)).sum();
     if keys.is_empty() || total <= max_size {
         return Vec::new();
@@ -23,7 +23,7 @@ pub fn split_points(keys: &[(&KeyValue, u32)], max_size: u64) -> Vec<KeyValue> {
 }
 
 /// How many documents of this chunk's average size fit in `max_size` bytes.
-fn max_docs_for(keys: &[(&KeyValue, u32)], total: u64, max_size: u64) -> usize {
+fn max_docs_for(keys: &[(&DocKey, u32)], total: u64, max_size: u64) -> usize {
     let avg = (total / keys.len().max(1) as u64).max(1);
     usize::try_from(max_size / avg).unwrap_or(usize::MAX).max(1)
 }
@@ -31,7 +31,7 @@ fn max_docs_for(keys: &[(&KeyValue, u32)], total: u64, max_size: u64) -> usize {
 /// Cuts `keys` every `max_docs` documents at changes of key value, then evens out the
 /// last two pieces (the 80% rule). `limit` stops after that many points, without evening.
 fn split_points_every(
-    keys: &[(&KeyValue, u32)],
+    keys: &[(&DocKey, u32)],
     max_docs: usize,
     limit: Option<usize>,
 ) -> Vec<KeyValue> {
@@ -44,7 +44,7 @@ fn split_points_every(
             cuts.push(i);
             piece_start = i;
             if limit.is_some_and(|l| cuts.len() >= l) {
-                return cuts.into_iter().map(|i| keys[i].0.clone()).collect();
+                return cuts.into_iter().map(|i| keys[i].0.to_key()).collect();
             }
         }
     }
@@ -65,7 +65,7 @@ fn split_points_every(
             }
         }
     }
-    cuts.into_iter().map(|i| keys[i].0.clone()).collect()
+    cuts.into_iter().map(|i| keys[i].0.to_key()).collect()
 }
 
 impl Cluster {
@@ -108,13 +108,13 @@ impl Cluster {
                 let mut distinct = keys.iter().map(|(k, _)| *k).collect::<Vec<_>>();
                 distinct.dedup();
                 if let Some(second) = distinct.get(1) {
-                    points[0] = (*second).clone();
+                    points[0] = second.to_key();
                 }
             } else if chunk.max == global_max {
                 if let Some((last, _)) = keys.last() {
-                    if **last != chunk.min {
+                    if last.cmp_key(&chunk.min) != std::cmp::Ordering::Equal {
                         let n = points.len();
-                        points[n - 1] = (*last).clone();
+                        points[n - 1] = last.to_key();
                     }
                 }
             }
@@ -257,7 +257,7 @@ impl Cluster {
         while idx < keys.len() && (idx == 0 || keys[idx].0 == keys[idx - 1].0) {
             idx += 1;
         }
-        let point = keys.get(idx).map(|(k, _)| (*k).clone());
+        let point = keys.get(idx).map(|(k, _)| k.to_key());
         drop(keys);
         match point {
             Some(p) if p != chunk.min => {

@@ -392,7 +392,6 @@ impl Session {
                     .map(|c| {
                         c.documents()
                             .step_by(((c.doc_count() / 1000).max(1)) as usize)
-                            .cloned()
                             .collect()
                     })
                     .unwrap_or_default();

@@ -157,12 +157,7 @@ fn most_common_values_ties_in_key_order() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn read_and_write_distribution() {
     let cluster = cluster_with(doc! { "x": 1 }, preset("uniform").unwrap(), 3000);
-    let docs: Vec<Document> = cluster
-        .collection(NS)
-        .unwrap()
-        .documents()
-        .cloned()
-        .collect();
+    let docs: Vec<Document> = cluster.collection(NS).unwrap().documents().collect();
     let mut rng = SplitMix64::new(5);
     let eq = generate_queries(&doc! { "kind": "eq", "key": "x" }, 200, &mut rng, &docs).unwrap();
     let reply = analyze_shard_key(&cluster, NS, &doc! { "x": 1 }, &eq).unwrap();

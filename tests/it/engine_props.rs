@@ -330,15 +330,15 @@ impl Run {
         }
         let s = c.sharding(NS).map_err(|e| e.to_string())?;
         for (key, _, doc) in coll.entries() {
-            let chunk = s.table.chunk_for(key).ok_or("no chunk for a key")?;
-            if chunk.min > *key || *key >= chunk.max {
+            let chunk = s.table.chunk_for(&key).ok_or("no chunk for a key")?;
+            if chunk.min > key || key >= chunk.max {
                 return Err(format!("{doc} is outside its chunk"));
             }
             let shard = &c.all_shards()[chunk.shard as usize];
             if shard.removed {
                 return Err(format!("{doc} is on removed shard {}", shard.name));
             }
-            if c.shard_for_key(NS, key) != chunk.shard {
+            if c.shard_for_key(NS, &key) != chunk.shard {
                 return Err(format!("{doc} routes to a shard other than its chunk's"));
             }
         }

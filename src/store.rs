@@ -1,0 +1,470 @@
+//! How a collection holds its documents: raw BSON bytes, ordered by a compact shard key.
+//!
+//! A million small documents must fit in a browser tab, so the store keeps each document
+//! as the bytes MongoDB would store (decoded only when a query or the shell reads it) and
+//! each shard key value in a compact form: a number or an ObjectId sits inline, and only
+//! other values are boxed. The compact forms order exactly as [`compare_values`] orders
+//! the values they stand for: the common pairs (two integers, two ObjectIds) compare
+//! directly and every other pair is compared as BSON.
+
+use crate::chunks::ShardIdx;
+use crate::error::ClusterError;
+use crate::order::compare_values;
+use crate::shard_key::KeyValue;
+use crate::shared_map::SharedMap;
+use bson::oid::ObjectId;
+use bson::{Bson, Document, RawBsonRef, RawDocument};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::io::Write as _;
+use std::rc::Rc;
+
+/// One BSON value, stored compactly (16 bytes) for the values keys are usually made of.
+#[derive(Debug, Clone)]
+pub(crate) enum Atom {
+    Int32(i32),
+    Int64(i64),
+    Double(f64),
+    ObjectId([u8; 12]),
+    Other(Box<Bson>),
+}
+
+impl Atom {
+    pub(crate) fn new(value: Bson) -> Atom {
+        match value {
+            Bson::Int32(v) => Atom::Int32(v),
+            Bson::Int64(v) => Atom::Int64(v),
+            Bson::Double(v) => Atom::Double(v),
+            Bson::ObjectId(o) => Atom::ObjectId(o.bytes()),
+            other => Atom::Other(Box::new(other)),
+        }
+    }
+
+    fn from_raw(value: RawBsonRef<'_>) -> Option<Atom> {
+        Some(match value {
+            RawBsonRef::Int32(v) => Atom::Int32(v),
+            RawBsonRef::Int64(v) => Atom::Int64(v),
+            RawBsonRef::Double(v) => Atom::Double(v),
+            RawBsonRef::ObjectId(o) => Atom::ObjectId(o.bytes()),
+            other => Atom::Other(Box::new(Bson::try_from(other).ok()?)),
+        })
+    }
+
+    /// The value as BSON.
+    pub(crate) fn to_bson(&self) -> Bson {
+        self.with(Bson::clone)
+    }
+
+    /// Calls `f` with the value as BSON, without copying a boxed value.
+    fn with<R>(&self, f: impl FnOnce(&Bson) -> R) -> R {
+        match self {
+            Atom::Int32(v) => f(&Bson::Int32(*v)),
+            Atom::Int64(v) => f(&Bson::Int64(*v)),
+            Atom::Double(v) => f(&Bson::Double(*v)),
+            Atom::ObjectId(b) => f(&Bson::ObjectId(ObjectId::from_bytes(*b))),
+            Atom::Other(b) => f(b),
+        }
+    }
+
+    fn compare(&self, other: &Atom) -> Ordering {
+        match (self, other) {
+            (Atom::Int32(a), Atom::Int32(b)) => a.cmp(b),
+            (Atom::Int64(a), Atom::Int64(b)) => a.cmp(b),
+            (Atom::Int32(a), Atom::Int64(b)) => i64::from(*a).cmp(b),
+            (Atom::Int64(a), Atom::Int32(b)) => a.cmp(&i64::from(*b)),
+            (Atom::ObjectId(a), Atom::ObjectId(b)) => a.cmp(b),
+            _ => self.with(|a| other.with(|b| compare_values(a, b))),
+        }
+    }
+
+    fn compare_bson(&self, other: &Bson) -> Ordering {
+        match (self, other) {
+            (Atom::Int64(a), Bson::Int64(b)) => a.cmp(b),
+            (Atom::Int32(a), Bson::Int32(b)) => a.cmp(b),
+            (Atom::ObjectId(a), Bson::ObjectId(b)) => a.cmp(&b.bytes()),
+            _ => self.with(|a| compare_values(a, other)),
+        }
+    }
+}
+
+/// A shard key value as the store keeps it: one compact value per key field. Orders as
+/// the [`KeyValue`] it stands for.
+#[derive(Debug, Clone)]
+pub(crate) enum DocKey {
+    /// The empty key of an unsharded collection.
+    Empty,
+    One(Atom),
+    // A thin pointer (rather than `Box<[Atom]>`) keeps a key at 16 bytes.
+    #[allow(clippy::box_collection)]
+    Many(Box<Vec<Atom>>),
+}
+
+impl DocKey {
+    /// The compact form of a key value.
+    pub(crate) fn new(key: KeyValue) -> DocKey {
+        let mut values = key.0;
+        match values.len() {
+            0 => DocKey::Empty,
+            1 => values
+                .pop()
+                .map_or(DocKey::Empty, |v| DocKey::One(Atom::new(v))),
+            _ => DocKey::Many(Box::new(values.into_iter().map(Atom::new).collect())),
+        }
+    }
+
+    /// The compact form of a borrowed key value (copies it).
+    pub(crate) fn of(key: &KeyValue) -> DocKey {
+        DocKey::new(key.clone())
+    }
+
+    fn atoms(&self) -> &[Atom] {
+        match self {
+            DocKey::Empty => &[],
+            DocKey::One(a) => std::slice::from_ref(a),
+            DocKey::Many(v) => v,
+        }
+    }
+
+    /// The key value this stands for.
+    pub(crate) fn to_key(&self) -> KeyValue {
+        KeyValue(self.atoms().iter().map(Atom::to_bson).collect())
+    }
+
+    /// Compares with a key value, as `self.to_key().cmp(key)` would, without copying.
+    pub(crate) fn cmp_key(&self, key: &KeyValue) -> Ordering {
+        let atoms = self.atoms();
+        for (a, b) in atoms.iter().zip(&key.0) {
+            match a.compare_bson(b) {
+                Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        atoms.len().cmp(&key.0.len())
+    }
+}
+
+impl PartialEq for DocKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for DocKey {}
+impl PartialOrd for DocKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for DocKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (a, b) = (self.atoms(), other.atoms());
+        for (x, y) in a.iter().zip(b) {
+            match x.compare(y) {
+                Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        a.len().cmp(&b.len())
+    }
+}
+
+/// The smallest BSON document: a length of 5 and the terminating NUL.
+const EMPTY_DOCUMENT: [u8; 5] = [5, 0, 0, 0, 0];
+
+/// A stored document: its BSON bytes, shared between the snapshots that hold it.
+#[derive(Debug, Clone)]
+pub(crate) struct Stored(Rc<[u8]>);
+
+impl Stored {
+    /// Encodes a document, putting `id` first as `_id` when given (a document without
+    /// one gets a generated ObjectId in front, as the shell does).
+    pub(crate) fn encode(doc: &Document, id: Option<ObjectId>) -> Result<Stored, ClusterError> {
+        thread_local! {
+            // One buffer reused by every encoding, so that a stored document costs a
+            // single allocation (its own).
+            static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with(|scratch| {
+            let mut buf = scratch.borrow_mut();
+            buf.clear();
+            let start = open_document(&mut buf);
+            if let Some(id) = id {
+                buf.push(0x07);
+                buf.extend_from_slice(b"_id\0");
+                buf.extend_from_slice(&id.bytes());
+            }
+            let written = write_elements(&mut buf, doc);
+            close_document(&mut buf, start);
+            match written {
+                Ok(()) => Ok(Stored(Rc::from(&buf[..]))),
+                Err(message) => Err(ClusterError::BadValue(message)),
+            }
+        })
+    }
+
+    /// The BSON size in bytes.
+    pub(crate) fn size(&self) -> u32 {
+        self.0.len() as u32
+    }
+
+    /// The document as raw BSON.
+    pub(crate) fn raw(&self) -> &RawDocument {
+        RawDocument::from_bytes(&self.0[..]).unwrap_or_else(|_| empty_raw())
+    }
+
+    /// The document, decoded.
+    pub(crate) fn doc(&self) -> Document {
+        Document::try_from(self.raw()).unwrap_or_default()
+    }
+
+    /// The document's `_id` (null when it has none).
+    pub(crate) fn id(&self) -> IdKey {
+        match self.raw().get("_id") {
+            Ok(Some(v)) => IdKey(Atom::from_raw(v).unwrap_or(Atom::Other(Box::new(Bson::Null)))),
+            _ => IdKey(Atom::Other(Box::new(Bson::Null))),
+        }
+    }
+
+    /// Whether two stored documents are the same allocation (one document shared).
+    pub(crate) fn ptr(&self) -> *const u8 {
+        self.0.as_ptr()
+    }
+}
+
+// BSON encoding, byte for byte as `bson`'s `Document::to_vec` writes it (the tests check
+// that), but into a caller's buffer: encoding every insert through `to_vec` would cost a
+// handful of allocations per document.
+
+/// Starts a document: a length placeholder. Returns where it starts.
+fn open_document(buf: &mut Vec<u8>) -> usize {
+    let start = buf.len();
+    buf.extend_from_slice(&[0; 4]);
+    start
+}
+
+/// Ends the document begun at `start`: the trailing NUL, then its length.
+fn close_document(buf: &mut Vec<u8>, start: usize) {
+    buf.push(0);
+    let len = (buf.len() - start) as i32;
+    buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Writes a document's elements; fails on a field name (or regex) holding NUL.
+fn write_elements(buf: &mut Vec<u8>, doc: &Document) -> Result<(), String> {
+    for (key, value) in doc {
+        buf.push(value.element_type() as u8);
+        write_cstring(buf, key).map_err(|()| format!("key {key} must not contain null bytes"))?;
+        write_value(buf, value)?;
+    }
+    Ok(())
+}
+
+fn write_cstring(buf: &mut Vec<u8>, s: &str) -> Result<(), ()> {
+    if s.as_bytes().contains(&0) {
+        return Err(());
+    }
+    buf.extend_from_slice(s.as_bytes());
+    buf.push(0);
+    Ok(())
+}
+
+fn write_string(buf: &mut Vec<u8>, s: &str) {
+    buf.extend_from_slice(&((s.len() + 1) as i32).to_le_bytes());
+    buf.extend_from_slice(s.as_bytes());
+    buf.push(0);
+}
+
+fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
+    match value {
+        Bson::Double(v) => buf.extend_from_slice(&v.to_le_bytes()),
+        Bson::String(s) | Bson::JavaScriptCode(s) | Bson::Symbol(s) => write_string(buf, s),
+        Bson::Document(d) => {
+            let start = open_document(buf);
+            write_elements(buf, d)?;
+            close_document(buf, start);
+        }
+        Bson::Array(items) => {
+            let start = open_document(buf);
+            for (i, item) in items.iter().enumerate() {
+                buf.push(item.element_type() as u8);
+                let _ = write!(buf, "{i}");
+                buf.push(0);
+                write_value(buf, item)?;
+            }
+            close_document(buf, start);
+        }
+        Bson::Binary(b) => {
+            let old = b.subtype == bson::spec::BinarySubtype::BinaryOld;
+            let len = b.bytes.len() + if old { 4 } else { 0 };
+            buf.extend_from_slice(&(len as i32).to_le_bytes());
+            buf.push(u8::from(b.subtype));
+            if old {
+                buf.extend_from_slice(&(b.bytes.len() as i32).to_le_bytes());
+            }
+            buf.extend_from_slice(&b.bytes);
+        }
+        Bson::Undefined | Bson::Null | Bson::MinKey | Bson::MaxKey => {}
+        Bson::ObjectId(o) => buf.extend_from_slice(&o.bytes()),
+        Bson::Boolean(v) => buf.push(u8::from(*v)),
+        Bson::DateTime(d) => buf.extend_from_slice(&d.timestamp_millis().to_le_bytes()),
+        Bson::RegularExpression(re) => {
+            let bad = || "regular expression must not contain null bytes".to_string();
+            write_cstring(buf, re.pattern.as_str()).map_err(|()| bad())?;
+            write_cstring(buf, re.options.as_str()).map_err(|()| bad())?;
+        }
+        Bson::JavaScriptCodeWithScope(c) => {
+            // A total length, the code, then the scope document.
+            let start = buf.len();
+            buf.extend_from_slice(&[0; 4]);
+            write_string(buf, &c.code);
+            let scope = open_document(buf);
+            write_elements(buf, &c.scope)?;
+            close_document(buf, scope);
+            let len = (buf.len() - start) as i32;
+            buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        }
+        Bson::Int32(v) => buf.extend_from_slice(&v.to_le_bytes()),
+        Bson::Timestamp(t) => {
+            buf.extend_from_slice(&t.increment.to_le_bytes());
+            buf.extend_from_slice(&t.time.to_le_bytes());
+        }
+        Bson::Int64(v) => buf.extend_from_slice(&v.to_le_bytes()),
+        Bson::Decimal128(d) => buf.extend_from_slice(&d.bytes()),
+        Bson::DbPointer(_) => {
+            // Its namespace is private to `bson`: encode it alone, under an empty name,
+            // and keep the value's bytes (after 4 bytes of length, the type byte and the
+            // name's NUL; before the document's NUL).
+            let mut alone = Document::new();
+            alone.insert("", value.clone());
+            let bytes = alone.to_vec().map_err(|_| String::new())?;
+            buf.extend_from_slice(bytes.get(6..bytes.len() - 1).unwrap_or_default());
+        }
+    }
+    Ok(())
+}
+
+fn empty_raw() -> &'static RawDocument {
+    match RawDocument::from_bytes(&EMPTY_DOCUMENT) {
+        Ok(d) => d,
+        // Five bytes of empty document always parse.
+        Err(_) => unreachable!("the empty document is valid BSON"),
+    }
+}
+
+/// The document store: documents by (shard key, insertion number). The map's leaves and
+/// the documents are shared (`Rc`), so that a copy of a collection, such as a timeline
+/// snapshot, copies pointers rather than documents.
+pub(crate) type DocStore = SharedMap<(DocKey, u64), Stored>;
+
+/// A value of the `_id` index, ordered as MongoDB orders BSON values.
+#[derive(Debug, Clone)]
+pub(crate) struct IdKey(Atom);
+
+impl IdKey {
+    /// The `_id` of a document (null when it has none).
+    pub(crate) fn of(doc: &Document) -> IdKey {
+        IdKey(Atom::new(doc.get("_id").cloned().unwrap_or(Bson::Null)))
+    }
+
+    /// The value as BSON.
+    pub(crate) fn to_bson(&self) -> Bson {
+        self.0.to_bson()
+    }
+}
+
+impl PartialEq for IdKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for IdKey {}
+impl PartialOrd for IdKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for IdKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.compare(&other.0)
+    }
+}
+
+/// The `_id` index: how many documents hold each `_id` on each shard.
+pub(crate) type IdIndex = SharedMap<(IdKey, ShardIdx), u32>;
+
+/// Counts one more document with `id` on `shard`.
+pub(crate) fn id_add(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
+    let key = (id, shard);
+    match ids.get_mut(&key) {
+        Some(n) => *n += 1,
+        None => {
+            ids.insert(key, 1);
+        }
+    }
+}
+
+/// Counts one document fewer with `id` on `shard`.
+pub(crate) fn id_remove(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
+    let key = (id, shard);
+    if let Some(n) = ids.get_mut(&key) {
+        *n -= 1;
+        if *n == 0 {
+            ids.remove(&key);
+        }
+    }
+}
+
+/// The entries of `docs` whose keys are in `[min, max)`.
+pub(crate) fn range<'a>(
+    docs: &'a DocStore,
+    min: &KeyValue,
+    max: &KeyValue,
+) -> crate::shared_map::Iter<'a, (DocKey, u64), Stored> {
+    docs.range((DocKey::of(min), 0)..(DocKey::of(max), 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every BSON type, nested in documents and arrays, encodes as `bson` encodes it.
+    #[test]
+    fn encoding_matches_bson() -> Result<(), Box<dyn std::error::Error>> {
+        use bson::spec::BinarySubtype;
+        use bson::{doc, Binary, DateTime, Decimal128, JavaScriptCodeWithScope, Regex, Timestamp};
+        let doc = doc! {
+            "d": 1.5, "s": "héllo", "e": "", "o": { "a": 1, "b": { "c": [1, "x", null] } },
+            "arr": [1_i64, 2.5, [true, false], { "k": Bson::MinKey }],
+            "bin": Binary { subtype: BinarySubtype::Generic, bytes: vec![1, 2, 3] },
+            "old": Binary { subtype: BinarySubtype::BinaryOld, bytes: vec![9, 8] },
+            "u": Bson::Undefined, "oid": ObjectId::from_bytes([7; 12]), "t": true,
+            "dt": DateTime::from_millis(-5), "n": Bson::Null,
+            "re": Regex {
+                pattern: bson::raw::CString::try_from("a.*b")?,
+                options: bson::raw::CString::try_from("im")?,
+            },
+            "ptr": crate::shell::eval::make_db_pointer("db.c", ObjectId::from_bytes([2; 12]))
+                .unwrap_or(Bson::Null),
+            "js": Bson::JavaScriptCode("f()".into()),
+            "sym": Bson::Symbol("sy".into()),
+            "jsc": JavaScriptCodeWithScope { code: "g()".into(), scope: doc! { "x": 1 } },
+            "i": -7_i32, "ts": Timestamp { time: 3, increment: 9 }, "l": i64::MIN,
+            "dec": Decimal128::from_bytes([3; 16]), "min": Bson::MinKey, "max": Bson::MaxKey,
+        };
+        let ours = Stored::encode(&doc, None)?;
+        assert_eq!(&*ours.0, &doc.to_vec()?[..]);
+        assert_eq!(ours.doc(), doc);
+        let id = ObjectId::from_bytes([1; 12]);
+        let with_id = Stored::encode(&doc, Some(id))?;
+        let mut expected = doc! { "_id": id };
+        expected.extend(doc);
+        assert_eq!(&*with_id.0, &expected.to_vec()?[..]);
+        assert!(Stored::encode(&doc! { "a\0b": 1 }, None).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn compact_forms_are_small() {
+        assert_eq!(std::mem::size_of::<Atom>(), 16);
+        assert_eq!(std::mem::size_of::<DocKey>(), 16);
+    }
+}
