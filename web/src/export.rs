@@ -2,8 +2,8 @@
 
 use crate::view_model::{human_bytes, ClusterView};
 
-/// The Okabe-Ito colours of the shard palette, in the same order as the stylesheet.
-const COLOURS: [&str; 8] = [
+/// The shard colours (the stylesheet's Okabe-Ito palette), by shard index modulo 8.
+pub const COLOURS: [&str; 8] = [
     "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444",
 ];
 
@@ -34,12 +34,12 @@ pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
     );
     // The key-space bar.
     let bar_w = width - 2.0 * GAP;
-    for (lo, hi, shard, _) in &view.bar {
+    for b in &view.bar {
         out.push_str(&format!(
             "<rect x=\"{:.1}\" y=\"40\" width=\"{:.1}\" height=\"18\" fill=\"{}\"/>\n",
-            GAP + lo * bar_w,
-            ((hi - lo) * bar_w).max(0.5),
-            COLOURS[shard % 8]
+            GAP + b.lo * bar_w,
+            ((b.hi - b.lo) * bar_w).max(0.5),
+            COLOURS[b.shard % 8]
         ));
     }
     for (i, s) in view.shards.iter().enumerate() {

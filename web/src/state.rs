@@ -178,8 +178,9 @@ pub struct Playground {
     pub history: Rc<Vec<String>>,
     /// The picture at the cursor.
     pub view: Rc<ClusterView>,
-    /// Statistics per step, for the charts (index = step number - 1).
-    pub stats: Rc<Vec<StepStats>>,
+    /// Statistics per step, for the charts (index = step number - 1). Each step's entry is
+    /// shared, so a tick copies pointers rather than every step's maps.
+    pub stats: Rc<Vec<Rc<StepStats>>>,
     /// The preset the scenario came from, if any.
     pub preset: Option<&'static Preset>,
     /// A notice for the user (a bad link, corrupt storage, ...).
@@ -332,7 +333,7 @@ impl Playground {
                 });
                 log_outcomes(&mut console, &outcomes);
             }
-            stats.push(step_stats(&timeline, &settings.ns));
+            stats.push(Rc::new(step_stats(&timeline, &settings.ns)));
         }
         if let Some(position) = position {
             let _ = timeline.jump(position.min(timeline.len()));
@@ -409,7 +410,7 @@ impl Playground {
                     }
                 }
             }
-            stats.push(step_stats(&timeline, &self.settings.ns));
+            stats.push(Rc::new(step_stats(&timeline, &self.settings.ns)));
         }
         if !printed.is_empty() {
             let mut console = (*self.console).clone();

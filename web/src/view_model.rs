@@ -2,17 +2,21 @@
 //! functions so they can be tested without a browser. Nothing here decides anything
 //! about sharding; it only reads what the core decided.
 
+use shardlab::chunks::ChunkVersion;
 use shardlab::cluster::Cluster;
 use shardlab::events::EventKind;
+use shardlab::KeyValue;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
-/// One chunk as drawn.
-#[derive(Clone, Debug, PartialEq)]
+/// One chunk as drawn. Unchanged chunks keep the same `Rc<ChunkView>` from frame to frame,
+/// so the page can tell in one pointer comparison that a block needs no redrawing.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChunkView {
     /// The lower bound in mongosh notation, such as `{ x: MinKey() }`.
-    pub min: String,
+    pub min: Rc<str>,
     /// The upper bound in mongosh notation.
-    pub max: String,
+    pub max: Rc<str>,
     /// True for the chunk starting at MinKey.
     pub is_min: bool,
     /// True for the chunk ending at MaxKey.
@@ -29,10 +33,24 @@ pub struct ChunkView {
     pub arrived_from: Option<String>,
     /// Whether the chunk is new since the previous frame (a split piece).
     pub fresh: bool,
-    /// Where the chunk starts and ends on the key-space bar, in [0, 1].
-    pub span: (f64, f64),
+    /// The chunk version (major, minor): "last modified" as `Timestamp({ t, i })`.
+    pub version: (u32, u32),
+}
+
+impl ChunkView {
     /// "Last modified" as mongosh prints it.
-    pub version: String,
+    pub fn last_modified(&self) -> String {
+        format!(
+            "Timestamp({{ t: {}, i: {} }})",
+            self.version.0, self.version.1
+        )
+    }
+
+    /// Whether the block carries anything that lasts one frame only (heat, a split or an
+    /// arrival), so that it must be drawn again even if the chunk stays the same.
+    fn is_transient(&self) -> bool {
+        self.gained > 0 || self.fresh || self.arrived_from.is_some()
+    }
 }
 
 /// One shard as drawn.
@@ -47,18 +65,29 @@ pub struct ShardView {
     /// Its zones.
     pub zones: Vec<String>,
     /// Its chunks of the shown collection, in key order.
-    pub chunks: Vec<ChunkView>,
+    pub chunks: Vec<Rc<ChunkView>>,
     /// Documents on the shard.
     pub docs: u64,
     /// Bytes on the shard.
     pub bytes: u64,
 }
 
+/// What a frame remembers of one chunk: the core's own values, to compare with the next
+/// frame without formatting anything, and what was drawn.
+#[derive(Clone, Debug, PartialEq)]
+struct Remembered {
+    min: KeyValue,
+    max: KeyValue,
+    shard: u32,
+    version: ChunkVersion,
+    view: Rc<ChunkView>,
+}
+
 /// What one frame remembers of the previous one, to show heat, splits and arrivals.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameMemory {
-    /// Per chunk lower bound: (documents, shard).
-    pub chunks: BTreeMap<String, (u64, String)>,
+    /// The chunks in key order.
+    chunks: Rc<Vec<Rc<Remembered>>>,
     /// The collection's insertion counter at that frame: later inserts are new.
     pub next_insert: u64,
 }
@@ -78,26 +107,37 @@ pub struct ClusterView {
     pub docs: u64,
     /// Total chunks.
     pub chunks: u64,
-    /// Segments of the key-space bar: (start, end, shard index, chunk lower bound).
-    pub bar: Vec<(f64, f64, usize, String)>,
+    /// Segments of the key-space bar, one per chunk in key order.
+    pub bar: Vec<BarSegment>,
     /// Where the latest inserts (up to 100) fall on the bar, in [0, 1], and whether each is
     /// new since the previous frame.
     pub ticks: Vec<(f64, bool)>,
     /// The collection's insertion counter.
     pub next_insert: u64,
+    /// This frame's chunks, for the next frame.
+    remembered: Rc<Vec<Rc<Remembered>>>,
+}
+
+/// One chunk on the key-space bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarSegment {
+    /// Where the chunk starts on the bar, in [0, 1].
+    pub lo: f64,
+    /// Where it ends.
+    pub hi: f64,
+    /// The index of its shard.
+    pub shard: usize,
+    /// Its lower bound in mongosh notation.
+    pub min: Rc<str>,
+    /// Documents it gained since the previous frame.
+    pub gained: u64,
 }
 
 impl ClusterView {
     /// What to remember for the next frame.
     pub fn memory(&self) -> FrameMemory {
-        let mut chunks = BTreeMap::new();
-        for s in &self.shards {
-            for c in &s.chunks {
-                chunks.insert(c.min.clone(), (c.docs, s.name.clone()));
-            }
-        }
         FrameMemory {
-            chunks,
+            chunks: self.remembered.clone(),
             next_insert: self.next_insert,
         }
     }
@@ -116,6 +156,11 @@ fn hash_position(v: &bson::Bson) -> Option<f64> {
 }
 
 /// Builds the picture of `ns` from the cluster, comparing with the previous frame.
+///
+/// Work per frame is proportional to what changed: a chunk the previous frame drew
+/// identically (same bounds, shard, version and size, and no heat then or now) keeps its
+/// `Rc<ChunkView>` and costs no formatting. The previous frame's chunks are walked in key
+/// order beside the routing table, so matching them needs no lookup.
 pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> ClusterView {
     let mut shards: Vec<ShardView> = cluster
         .shards()
@@ -142,6 +187,14 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
         view.shards = shards;
         return view;
     };
+    // Where each shard index sits in `shards`.
+    let mut slot: Vec<Option<usize>> = Vec::new();
+    for (pos, s) in shards.iter().enumerate() {
+        if slot.len() <= s.index {
+            slot.resize(s.index + 1, None);
+        }
+        slot[s.index] = Some(pos);
+    }
     view.sharded = true;
     let hashed_idx = sharding.pattern.hashed_index();
     view.hashed = hashed_idx == Some(0);
@@ -161,8 +214,7 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     let window_start = next_insert.saturating_sub(100);
     // Each recent insert is placed in its chunk once, by the routing table's O(log n)
     // lookup, rather than testing every chunk against every insert.
-    let mut per_chunk: BTreeMap<&shardlab::KeyValue, Vec<(u64, &shardlab::KeyValue)>> =
-        BTreeMap::new();
+    let mut per_chunk: BTreeMap<&KeyValue, Vec<(u64, &KeyValue)>> = BTreeMap::new();
     for (seq, key) in coll.into_iter().flat_map(|c| c.recent_inserts()) {
         if *seq < window_start.min(fresh_from) {
             continue;
@@ -175,8 +227,11 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     let mut cursor = 0.0;
     let global_min = sharding.pattern.global_min();
     let global_max = sharding.pattern.global_max();
+    let before: &[Rc<Remembered>] = &previous.chunks;
+    let mut j = 0;
+    let mut remembered = Vec::with_capacity(sharding.table.len());
+    view.bar.reserve(sharding.table.len());
     for c in sharding.table.iter() {
-        let min = sharding.bound_string(&c.min);
         let span = if view.hashed {
             let lo = hash_position(&c.min.0[0]).unwrap_or(cursor);
             let hi = hash_position(&c.max.0[0]).unwrap_or(lo);
@@ -187,15 +242,64 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             cursor += weight;
             span
         };
-        let shard_name = cluster.shard_name(c.shard).to_string();
         let inserts = per_chunk.get(&c.min).map(Vec::as_slice).unwrap_or(&[]);
         let gained = inserts.iter().filter(|(seq, _)| *seq >= fresh_from).count() as u64;
-        let (arrived_from, fresh) = match previous.chunks.get(&min) {
-            Some((_, from)) => ((from != &shard_name).then(|| from.clone()), false),
-            None => (None, !previous.chunks.is_empty()),
+        // The previous frame's chunk with the same lower bound, if any.
+        while j < before.len() && before[j].min < c.min {
+            j += 1;
+        }
+        let prior = before.get(j).filter(|p| p.min == c.min);
+        let unchanged = prior.filter(|p| {
+            gained == 0
+                && !p.view.is_transient()
+                && p.shard == c.shard
+                && p.version == c.version
+                && p.view.docs == c.docs
+                && p.view.bytes == c.bytes
+                && p.view.jumbo == c.jumbo
+                && p.max == c.max
+        });
+        let entry = match unchanged {
+            Some(p) => p.clone(),
+            None => {
+                let (arrived_from, fresh) = match prior {
+                    Some(p) => (
+                        (p.shard != c.shard).then(|| cluster.shard_name(p.shard).to_string()),
+                        false,
+                    ),
+                    None => (None, !before.is_empty()),
+                };
+                let min = match prior {
+                    Some(p) => p.view.min.clone(),
+                    None => Rc::from(sharding.bound_string(&c.min)),
+                };
+                let max = match prior.filter(|p| p.max == c.max) {
+                    Some(p) => p.view.max.clone(),
+                    None => Rc::from(sharding.bound_string(&c.max)),
+                };
+                Rc::new(Remembered {
+                    min: c.min.clone(),
+                    max: c.max.clone(),
+                    shard: c.shard,
+                    version: c.version,
+                    view: Rc::new(ChunkView {
+                        min,
+                        max,
+                        is_min: c.min == global_min,
+                        is_max: c.max == global_max,
+                        docs: c.docs,
+                        bytes: c.bytes,
+                        jumbo: c.jumbo,
+                        gained,
+                        arrived_from,
+                        fresh,
+                        version: (c.version.major, c.version.minor),
+                    }),
+                })
+            }
         };
         // Ticks for the latest 100 inserts that fall in this chunk.
-        let mine: Vec<&(u64, &shardlab::KeyValue)> = inserts
+        let mine: Vec<&(u64, &KeyValue)> = inserts
             .iter()
             .filter(|(seq, _)| *seq >= window_start)
             .collect();
@@ -206,33 +310,28 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             };
             view.ticks.push((x, *seq >= fresh_from));
         }
-        view.bar
-            .push((span.0, span.1, c.shard as usize, min.clone()));
-        let chunk = ChunkView {
-            max: sharding.bound_string(&c.max),
-            is_min: c.min == global_min,
-            is_max: c.max == global_max,
-            docs: c.docs,
-            bytes: c.bytes,
-            jumbo: c.jumbo,
+        view.bar.push(BarSegment {
+            lo: span.0,
+            hi: span.1,
+            shard: c.shard as usize,
+            min: entry.view.min.clone(),
             gained,
-            arrived_from,
-            fresh,
-            span,
-            version: format!(
-                "Timestamp({{ t: {}, i: {} }})",
-                c.version.major, c.version.minor
-            ),
-            min,
-        };
-        if let Some(s) = shards.iter_mut().find(|s| s.index == c.shard as usize) {
+        });
+        if let Some(s) = slot
+            .get(c.shard as usize)
+            .copied()
+            .flatten()
+            .and_then(|pos| shards.get_mut(pos))
+        {
             s.docs += c.docs;
             s.bytes += c.bytes;
-            s.chunks.push(chunk);
+            s.chunks.push(entry.view.clone());
         }
+        remembered.push(entry);
         view.chunks += 1;
         view.docs += c.docs;
     }
+    view.remembered = Rc::new(remembered);
     view.shards = shards;
     view
 }

@@ -134,8 +134,8 @@ fn a_share_link_round_trips_the_scenario() {
                 s.chunks.iter().map(|c| {
                     (
                         s.name.clone(),
-                        c.min.clone(),
-                        c.max.clone(),
+                        c.min.to_string(),
+                        c.max.to_string(),
                         c.docs,
                         c.jumbo,
                     )

@@ -2,6 +2,7 @@
 
 use crate::state::{Action, Playground};
 use crate::view_model::{human_bytes, ChunkView, ShardView};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// Properties of [`ClusterPanel`].
@@ -56,7 +57,8 @@ struct ShardColumnProps {
 }
 
 /// One shard. A component of its own, so that Yew skips shards whose picture did not
-/// change; its chunk blocks likewise.
+/// change; its chunk blocks likewise. Comparing two shards is cheap: unchanged chunks are
+/// the same `Rc` from frame to frame, so most comparisons are one pointer test.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
     shard_column(
@@ -71,7 +73,7 @@ fn shard_column_component(props: &ShardColumnProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct ChunkBlockProps {
     shard: AttrValue,
-    chunk: ChunkView,
+    chunk: Rc<ChunkView>,
 }
 
 #[function_component(ChunkBlock)]
@@ -88,10 +90,11 @@ fn shard_column(
     let name = s.name.clone();
     let drain = dispatch
         .reform(move |_| Action::Auto(format!("db.adminCommand({{removeShard: \"{name}\"}})")));
+    let shard_id = AttrValue::from(s.name.clone());
     html! {
-        <section class={classes!("shard", format!("shard-c{}", s.index % 8), s.draining.then_some("draining"), targeted.then_some("targeted"))}
-            data-testid="shard" data-shard-id={s.name.clone()} data-last-inserts={last_inserts.to_string()}
-            data-targeted={targeted.to_string()} aria-label={format!("Shard {}", s.name)}>
+        <section class={classes!("shard", SHARD_COLOURS[s.index % 8], s.draining.then_some("draining"), targeted.then_some("targeted"))}
+            data-testid="shard" data-shard-id={shard_id.clone()} data-last-inserts={last_inserts.to_string()}
+            data-targeted={if targeted { "true" } else { "false" }} aria-label={format!("Shard {}", s.name)}>
             <header class="shard-head">
                 <h2 class="shard-name">{ s.name.clone() }</h2>
                 <button class="link-button" title={format!("Drain {} (removeShard)", s.name)}
@@ -106,39 +109,50 @@ fn shard_column(
                 <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ format!("zone {z}") }</span> }) }</p>
             }
             <ol class="chunks">
-                { for s.chunks.iter().map(|c| {
-                    // The bar position changes with every insert elsewhere; the block does
-                    // not draw it, so it is left out of the comparison.
-                    let chunk = ChunkView { span: (0.0, 0.0), ..c.clone() };
-                    html! { <ChunkBlock key={c.min.clone()} shard={AttrValue::from(s.name.clone())} chunk={chunk} /> }
+                { for s.chunks.iter().map(|c| html! {
+                    <ChunkBlock key={c.min.clone()} shard={shard_id.clone()} chunk={c.clone()} />
                 }) }
             </ol>
         </section>
     }
 }
 
-fn chunk_block(shard: &str, c: &ChunkView) -> Html {
+/// The shard colour classes, by shard index modulo 8.
+pub const SHARD_COLOURS: [&str; 8] = [
+    "shard-c0", "shard-c1", "shard-c2", "shard-c3", "shard-c4", "shard-c5", "shard-c6", "shard-c7",
+];
+
+/// Heat classes: how many documents a chunk gained since the previous frame, in four
+/// steps (1-10, 11-20, 21-30, more). A class rather than an inline style, so a hot block
+/// changes one attribute.
+const HEAT: [&str; 4] = ["heat-1", "heat-2", "heat-3", "heat-4"];
+
+fn chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
+    let heat = (c.gained > 0).then(|| HEAT[((c.gained - 1) / 10).min(3) as usize]);
     let class = classes!(
         "chunk",
         c.jumbo.then_some("jumbo"),
         (c.gained > 0).then_some("hot"),
+        heat,
         c.fresh.then_some("fresh"),
         c.arrived_from.is_some().then_some("arrived"),
     );
-    let heat = format!("--heat: {:.2}", (c.gained as f64 / 40.0).min(1.0));
+    let badges = c.is_min || c.is_max || c.jumbo || c.arrived_from.is_some();
     html! {
-        <li class={class} style={heat} data-testid="chunk" data-shard-id={shard.to_string()}
+        <li class={class} data-testid="chunk" data-shard-id={shard.clone()}
             data-min={c.min.clone()} data-max={c.max.clone()} data-count={c.docs.to_string()}
-            data-jumbo={c.jumbo.to_string()} data-recent={c.gained.to_string()}
+            data-jumbo={if c.jumbo { "true" } else { "false" }} data-recent={c.gained.to_string()}
             tabindex="0"
             aria-label={format!("Chunk from {} to {}, {} documents{}", c.min, c.max, c.docs, if c.jumbo { ", jumbo" } else { "" })}
-            title={format!("last modified {}", c.version)}>
-            <div class="badges">
-                if c.is_min { <span class="badge badge-min">{ "MinKey chunk" }</span> }
-                if c.is_max { <span class="badge badge-max">{ "MaxKey chunk" }</span> }
-                if c.jumbo { <span class="badge badge-jumbo">{ "jumbo" }</span> }
-                if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ format!("from {from}") }</span> }
-            </div>
+            title={format!("last modified {}", c.last_modified())}>
+            if badges {
+                <div class="badges">
+                    if c.is_min { <span class="badge badge-min">{ "MinKey chunk" }</span> }
+                    if c.is_max { <span class="badge badge-max">{ "MaxKey chunk" }</span> }
+                    if c.jumbo { <span class="badge badge-jumbo">{ "jumbo" }</span> }
+                    if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ format!("from {from}") }</span> }
+                </div>
+            }
             <code class="range">{ format!("[{}, {})", c.min, c.max) }</code>
             <span class="chunk-stats">{ format!("{} docs · {}", c.docs, human_bytes(c.bytes)) }
                 if c.gained > 0 { <span class="gained">{ format!(" +{}", c.gained) }</span> }

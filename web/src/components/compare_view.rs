@@ -688,10 +688,10 @@ fn mini_bar(v: &ClusterView) -> Html {
     }
     html! {
         <div class="bar mini-bar" role="img" aria-label={format!("{} chunks across the key space", v.bar.len())}>
-            { for v.bar.iter().map(|(lo, hi, shard, min)| html! {
-                <div class={classes!("segment", format!("shard-c{}", shard % 8))}
-                    style={format!("left: {:.3}%; width: {:.3}%", lo * 100.0, ((hi - lo) * 100.0).max(0.2))}
-                    title={format!("chunk starting at {min}")}></div>
+            { for v.bar.iter().map(|b| html! {
+                <div class={classes!("segment", format!("shard-c{}", b.shard % 8))}
+                    style={format!("left: {:.3}%; width: {:.3}%", b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
+                    title={format!("chunk starting at {}", b.min)}></div>
             }) }
             { for v.ticks.iter().map(|(x, new)| html! {
                 <span class={classes!("tick", new.then_some("new"))} style={format!("left: {:.3}%", x * 100.0)}></span>

@@ -1,9 +1,19 @@
 //! The key-space bar: the whole key range from MinKey to MaxKey as one strip, cut into
 //! chunks coloured by their shard. New inserts show as ticks on the chunks that took them.
+//!
+//! The strip is drawn on a canvas: while a workload plays, every segment and tick moves on
+//! every tick, and a few hundred positioned elements would each need restyling, layout and
+//! paint. Hovering the strip names the chunk under the pointer.
 
-use crate::view_model::ClusterView;
+use crate::export::COLOURS;
+use crate::view_model::{BarSegment, ClusterView};
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
+
+/// The strip's height in CSS pixels (the stylesheet's `.bar`).
+const HEIGHT: f64 = 34.0;
 
 /// Properties of [`KeyBar`].
 #[derive(Properties, PartialEq)]
@@ -12,36 +22,123 @@ pub struct KeyBarProps {
     pub view: Rc<ClusterView>,
 }
 
+/// The segments to draw: with many chunks, neighbours on the same shard are merged, since
+/// each would be under a pixel wide.
+pub fn segments(v: &ClusterView) -> Vec<BarSegment> {
+    let mut segments: Vec<BarSegment> = Vec::with_capacity(v.bar.len());
+    for b in &v.bar {
+        match segments.last_mut() {
+            Some(last) if v.bar.len() > 150 && last.shard == b.shard => {
+                last.hi = b.hi;
+                last.gained += b.gained;
+            }
+            _ => segments.push(b.clone()),
+        }
+    }
+    segments
+}
+
+/// Draws the strip at the canvas's current width.
+fn draw(canvas: &HtmlCanvasElement, v: &ClusterView) {
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
+    let width = f64::from(canvas.client_width().max(1));
+    let (px_w, px_h) = (
+        (width * ratio).round() as u32,
+        (HEIGHT * ratio).round() as u32,
+    );
+    if canvas.width() != px_w || canvas.height() != px_h {
+        canvas.set_width(px_w);
+        canvas.set_height(px_h);
+    }
+    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, width, HEIGHT);
+    for b in segments(v) {
+        let x = b.lo * width;
+        let w = ((b.hi - b.lo) * width).max(0.0015 * width);
+        ctx.set_global_alpha(if b.gained > 0 { 1.0 } else { 0.85 });
+        ctx.set_fill_style_str(COLOURS[b.shard % 8]);
+        ctx.fill_rect(x, 0.0, w, HEIGHT);
+        ctx.set_global_alpha(1.0);
+        if b.gained > 0 {
+            ctx.set_fill_style_str("rgba(0, 0, 0, 0.35)");
+            ctx.fill_rect(x, HEIGHT - 5.0, w, 5.0);
+        }
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_rect(x + w - 1.0, 0.0, 1.0, HEIGHT);
+    }
+    for (x, new) in &v.ticks {
+        let (top, h, colour) = if *new {
+            (2.0, 14.0, "#111111")
+        } else {
+            (3.0, 9.0, "rgba(255, 255, 255, 0.55)")
+        };
+        ctx.set_fill_style_str(colour);
+        ctx.fill_rect(x * width - 1.0, top, 2.0, h);
+    }
+}
+
 /// The key-space bar.
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        use_effect_with(props.view.clone(), move |view| {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                draw(&c, view);
+            }
+            || ()
+        });
+    }
+    {
+        // A new width redraws the strip at the new size.
+        let canvas = canvas.clone();
+        let view = props.view.clone();
+        use_effect_with(props.view.clone(), move |_| {
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                    if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                        draw(&c, &view);
+                    }
+                });
+            move || drop(listener)
+        });
+    }
     let v = &props.view;
     if !v.sharded {
         return html! {};
     }
-    let gained: std::collections::BTreeMap<&str, u64> = v
-        .shards
-        .iter()
-        .flat_map(|s| s.chunks.iter().map(|c| (c.min.as_str(), c.gained)))
-        .collect();
+    let on_hover = {
+        let view = props.view.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
+                return;
+            };
+            let x = f64::from(e.offset_x()) / f64::from(c.client_width().max(1));
+            let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
+            if let Some(b) = view.bar.get(i) {
+                let shard = view
+                    .shards
+                    .iter()
+                    .find(|s| s.index == b.shard)
+                    .map_or("", |s| s.name.as_str());
+                c.set_title(&format!("chunk starting at {} on {shard}", b.min));
+            }
+        })
+    };
     let caption = if v.hashed {
         "Hashed key space: Long('-9223372036854775808') … Long('9223372036854775807'); chunks sit where their hashes fall"
     } else {
         "Key space from MinKey() to MaxKey(); each chunk's width grows with its documents"
     };
-    // With many chunks, neighbours on the same shard are drawn as one segment: they would
-    // be under a pixel wide each, and thousands of elements slow every frame.
-    let mut segments: Vec<(f64, f64, usize, String, u64)> = Vec::with_capacity(v.bar.len());
-    for (lo, hi, shard, min) in &v.bar {
-        let ticks = gained.get(min.as_str()).copied().unwrap_or(0);
-        match segments.last_mut() {
-            Some(last) if v.bar.len() > 150 && last.2 == *shard => {
-                last.1 = *hi;
-                last.4 += ticks;
-            }
-            _ => segments.push((*lo, *hi, *shard, min.clone(), ticks)),
-        }
-    }
     html! {
         <section class="panel keybar" aria-label="Key space">
             <div class="keybar-head">
@@ -50,19 +147,7 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             </div>
             <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
                 aria-label={format!("{} chunks across the key space", v.bar.len())}>
-                { for segments.iter().map(|(lo, hi, shard, min, ticks)| {
-                    let ticks = *ticks;
-                    let style = format!("left: {:.3}%; width: {:.3}%", lo * 100.0, ((hi - lo) * 100.0).max(0.15));
-                    html! {
-                        <div class={classes!("segment", format!("shard-c{}", shard % 8), (ticks > 0).then_some("hot"))}
-                            style={style} title={format!("chunk starting at {min}")} data-min={min.clone()}
-                            data-ticks={ticks.to_string()}>
-                        </div>
-                    }
-                }) }
-                { for v.ticks.iter().map(|(x, new)| html! {
-                    <span class={classes!("tick", new.then_some("new"))} style={format!("left: {:.3}%", x * 100.0)}></span>
-                }) }
+                <canvas ref={canvas} class="bar-canvas" onmousemove={on_hover}></canvas>
             </div>
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
         </section>
