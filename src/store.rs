@@ -114,7 +114,11 @@ impl DocKey {
 
     /// The compact form of a borrowed key value (copies it).
     pub(crate) fn of(key: &KeyValue) -> DocKey {
-        DocKey::new(key.clone())
+        match key.0.as_slice() {
+            [] => DocKey::Empty,
+            [one] => DocKey::One(Atom::new(one.clone())),
+            many => DocKey::Many(Box::new(many.iter().cloned().map(Atom::new).collect())),
+        }
     }
 
     fn atoms(&self) -> &[Atom] {
