@@ -432,29 +432,29 @@ impl Timeline {
     }
 }
 
-/// Heap bytes of a document beyond its BSON-proportional part: the `Rc` box, the
-/// `Document`'s own struct and its field table. Calibrated against resident memory in
-/// `benches/timeline.rs` (documents `{_id, x}`).
-const DOC_OVERHEAD: u64 = 560;
-/// Heap bytes per BSON byte of a document: small values are stored in 112-byte `Bson`
-/// enums, so the in-memory form is many times the BSON size.
-const DOC_BYTE_FACTOR: u64 = 12;
-/// Heap bytes of a one-field shard key value (`KeyValue` is a vector of `Bson`).
-const KEY_HEAP: u64 = std::mem::size_of::<bson::Bson>() as u64 + 16;
-/// Bytes of a document store leaf: its `Rc` box and a vector of up to 33 entries, each
-/// owning a key on the heap.
+/// Heap bytes of a document beyond its BSON bytes: the allocation of its `Rc<[u8]>` (two
+/// counts and the allocator's header). Documents are stored as raw BSON (`store.rs`).
+const DOC_OVERHEAD: u64 = 32;
+/// Heap bytes per BSON byte of a document: stored as its bytes, so one.
+const DOC_BYTE_FACTOR: u64 = 1;
+/// Heap bytes of a shard key value in the store: none for a number or an ObjectId (held
+/// inline), a boxed `Bson` otherwise; this is the average of the two.
+const KEY_HEAP: u64 = (std::mem::size_of::<bson::Bson>() as u64 + 16) / 2;
+/// Bytes of a document store leaf: its `Rc` box and a vector of up to 33 entries.
 const DOC_LEAF: u64 = 64
     + (LEAF_MAX as u64 + 1)
-        * std::mem::size_of::<((crate::shard_key::KeyValue, u64), std::rc::Rc<()>)>() as u64;
+        * std::mem::size_of::<((crate::store::DocKey, u64), crate::store::Stored)>() as u64;
 /// Bytes of an `_id` index leaf.
-const ID_LEAF: u64 = 64 + (LEAF_MAX as u64 + 1) * (std::mem::size_of::<bson::Bson>() as u64 + 8);
+const ID_LEAF: u64 = 64
+    + (LEAF_MAX as u64 + 1)
+        * std::mem::size_of::<((crate::store::IdKey, crate::chunks::ShardIdx), u32)>() as u64;
 /// Bytes per event in the log: an insert event holds a namespace and a per-shard list of
 /// shard names and counts.
 const EVENT_BYTES: u64 = 360;
 /// Bytes per chunk in a routing table.
 const CHUNK_BYTES: u64 = 256;
-/// Bytes per recent-insert entry: a number and a shard key value.
-const RECENT_BYTES: u64 = 32 + KEY_HEAP;
+/// Bytes per recent-insert entry: a number and a shard key value (a vector of `Bson`).
+const RECENT_BYTES: u64 = 32 + std::mem::size_of::<bson::Bson>() as u64 + 16;
 /// Everything else a session holds: shards, databases, variables.
 const SESSION_BASE: u64 = 4096;
 
