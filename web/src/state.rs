@@ -189,7 +189,14 @@ pub struct Playground {
     pub after_done: bool,
     /// Bumped on every action.
     pub rev: u64,
+    /// Follows `rev`, but while a workload plays only on every [`CALM_EVERY`]th tick: the
+    /// panels beside the picture (timeline, charts, controls) redraw on this, so that a
+    /// tick redraws the cluster alone. It catches up at once when playing stops.
+    pub calm_rev: u64,
 }
+
+/// While playing, the side panels redraw on one tick in this many (a few times a second).
+pub const CALM_EVERY: u64 = 8;
 
 impl PartialEq for Playground {
     fn eq(&self, other: &Self) -> bool {
@@ -367,6 +374,7 @@ impl Playground {
             notice: None,
             after_done: false,
             rev: 0,
+            calm_rev: 0,
         }
     }
 
@@ -514,6 +522,20 @@ impl Reducible for Playground {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let tick = matches!(action, Action::Tick);
+        let next = self.apply(action);
+        if next.calm_rev != next.rev && (!tick || !next.playing || next.rev % CALM_EVERY == 0) {
+            let mut calm = (*next).clone();
+            calm.calm_rev = calm.rev;
+            return Rc::new(calm);
+        }
+        next
+    }
+}
+
+impl Playground {
+    /// The reducer proper; [`Reducible::reduce`] adds the calm revision.
+    fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
             Action::Command(cmd) => {

@@ -40,14 +40,13 @@ pub fn app() -> Html {
     let targeted = use_state(Vec::<String>::new);
     let mode = use_state(Mode::default);
     let (workshop, toggle_workshop) = use_workshop();
+    // Callbacks that stay the same from render to render, so that memoised components
+    // whose props hold them can skip rendering.
     let on_target = {
-        let targeted = targeted.clone();
-        Callback::from(move |s: Vec<String>| targeted.set(s))
+        let set = targeted.setter();
+        use_callback((), move |s: Vec<String>, _| set.set(s))
     };
-    let dispatch = {
-        let state = state.clone();
-        Callback::from(move |a: Action| state.dispatch(a))
-    };
+    let dispatch: Callback<Action> = state.dispatcher().into();
 
     // While playing, a timer runs one workload batch per tick. Each tick is a small slice
     // of work, so the page stays responsive however long the workload is.

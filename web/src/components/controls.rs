@@ -18,6 +18,22 @@ pub struct PanelProps {
     pub dispatch: Callback<Action>,
 }
 
+/// Properties of the side panels, which redraw on the calm revision only (see
+/// [`Playground::calm_rev`]): while a workload plays, a few times a second.
+#[derive(Properties)]
+pub struct CalmPanelProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+impl PartialEq for CalmPanelProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.state.calm_rev == other.state.calm_rev && self.dispatch == other.dispatch
+    }
+}
+
 /// Checks a shard key as typed; `Ok` holds the pattern as mongosh prints it.
 pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
     let value =
@@ -37,7 +53,7 @@ pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
 
 /// The controls bar.
 #[function_component(Controls)]
-pub fn controls(props: &PanelProps) -> Html {
+pub fn controls(props: &CalmPanelProps) -> Html {
     let settings = props.state.settings.clone();
     let draft = use_state(|| settings.clone());
     {

@@ -8,13 +8,20 @@ use shardlab::Session;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// Properties of [`Insights`].
-#[derive(Properties, PartialEq)]
+/// Properties of [`Insights`]. The panel redraws on the calm revision only (see
+/// [`Playground::calm_rev`]).
+#[derive(Properties)]
 pub struct InsightsProps {
     /// The page state.
     pub state: Playground,
     /// Called with the shards a typed query targets, to light them up.
     pub on_target: Callback<Vec<String>>,
+}
+
+impl PartialEq for InsightsProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.state.calm_rev == other.state.calm_rev && self.on_target == other.on_target
+    }
 }
 
 /// Runs analyzeShardKey for the current key on a copy of the session, after sampling a

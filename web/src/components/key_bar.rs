@@ -38,8 +38,8 @@ pub fn segments(v: &ClusterView) -> Vec<BarSegment> {
     segments
 }
 
-/// Draws the strip at the canvas's current width.
-fn draw(canvas: &HtmlCanvasElement, v: &ClusterView) {
+/// Draws the strip `width` CSS pixels wide.
+fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, width: f64) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -49,7 +49,6 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView) {
         return;
     };
     let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
-    let width = f64::from(canvas.client_width().max(1));
     let (px_w, px_h) = (
         (width * ratio).round() as u32,
         (HEIGHT * ratio).round() as u32,
@@ -89,11 +88,18 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView) {
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
     let canvas = use_node_ref();
+    // The strip's width, measured when first drawn and on each resize only: reading it on
+    // every tick would force a layout in the middle of rendering.
+    let width = use_mut_ref(|| None::<f64>);
     {
         let canvas = canvas.clone();
+        let width = width.clone();
         use_effect_with(props.view.clone(), move |view| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                draw(&c, view);
+                let w = *width
+                    .borrow_mut()
+                    .get_or_insert_with(|| f64::from(c.client_width().max(1)));
+                draw(&c, view, w);
             }
             || ()
         });
@@ -106,7 +112,9 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                        draw(&c, &view);
+                        let w = f64::from(c.client_width().max(1));
+                        *width.borrow_mut() = Some(w);
+                        draw(&c, &view, w);
                     }
                 });
             move || drop(listener)

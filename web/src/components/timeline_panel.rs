@@ -1,7 +1,7 @@
 //! The timeline: a slider over the scenario's steps, the event log with jump-to-event,
 //! and "fork from here".
 
-use super::controls::PanelProps;
+use super::controls::CalmPanelProps;
 use crate::state::Action;
 use crate::view_model::describe_event;
 use shardlab::events::EventKind;
@@ -13,7 +13,7 @@ const SHOWN_EVENTS: usize = 100;
 
 /// The timeline panel.
 #[function_component(TimelinePanel)]
-pub fn timeline_panel(props: &PanelProps) -> Html {
+pub fn timeline_panel(props: &CalmPanelProps) -> Html {
     let dispatch = props.dispatch.clone();
     // Descriptions of events already shown, by sequence number. Events never change while
     // the timeline only grows; a jump or fork can reuse numbers, so the cache is dropped then.
