@@ -133,6 +133,12 @@ impl RoutingTable {
 
     /// The chunk containing `key`, in O(log n).
     pub fn chunk_for(&self, key: &KeyValue) -> Option<&Chunk> {
+        // Increasing keys all land in the MaxKey chunk: check it before searching.
+        if let Some((min, c)) = self.chunks.last_key_value() {
+            if min <= key {
+                return Some(c);
+            }
+        }
         self.chunks
             .range((Bound::Unbounded, Bound::Included(key)))
             .next_back()
@@ -141,6 +147,13 @@ impl RoutingTable {
 
     /// Mutable access to the chunk containing `key`.
     pub fn chunk_for_mut(&mut self, key: &KeyValue) -> Option<&mut Chunk> {
+        if self
+            .chunks
+            .last_key_value()
+            .is_some_and(|(min, _)| min <= key)
+        {
+            return self.chunks.last_entry().map(|e| e.into_mut());
+        }
         self.chunks
             .range_mut((Bound::Unbounded, Bound::Included(key)))
             .next_back()

@@ -360,13 +360,13 @@ fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyErr
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {
         let last = parts.peek().is_none();
-        match current.get(part) {
-            Ok(None) | Err(_) => return Ok(None),
-            Ok(Some(RawBsonRef::Array(_))) => return Err(ShardKeyError::ArrayValue),
-            Ok(Some(v)) if last => return Ok(Bson::try_from(v).ok()),
-            Ok(Some(RawBsonRef::Document(inner))) => current = inner,
+        match crate::store::raw_get(current, part) {
+            None => return Ok(None),
+            Some(RawBsonRef::Array(_)) => return Err(ShardKeyError::ArrayValue),
+            Some(v) if last => return Ok(Bson::try_from(v).ok()),
+            Some(RawBsonRef::Document(inner)) => current = inner,
             // A scalar in the middle of the path: the field is simply missing.
-            Ok(Some(_)) => return Ok(None),
+            Some(_) => return Ok(None),
         }
     }
     Ok(None)

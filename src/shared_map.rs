@@ -125,7 +125,12 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             return None;
         }
         let i = self.leaf_for(key);
-        Some((i, self.leaves[i].binary_search_by(|e| e.0.cmp(key))))
+        let leaf = &self.leaves[i];
+        // An append (a key above every other) needs no search within the leaf either.
+        if i + 1 == self.leaves.len() && leaf.last().is_some_and(|e| e.0 < *key) {
+            return Some((i, Err(leaf.len())));
+        }
+        Some((i, leaf.binary_search_by(|e| e.0.cmp(key))))
     }
 
     /// The value of `key`.

@@ -222,8 +222,8 @@ impl Stored {
 
     /// The document's `_id` (null when it has none).
     pub(crate) fn id(&self) -> IdKey {
-        match self.raw().get("_id") {
-            Ok(Some(v)) => IdKey(Atom::from_raw(v).unwrap_or(Atom::Other(Box::new(Bson::Null)))),
+        match raw_get(self.raw(), "_id") {
+            Some(v) => IdKey(Atom::from_raw(v).unwrap_or(Atom::Other(Box::new(Bson::Null)))),
             _ => IdKey(Atom::Other(Box::new(Bson::Null))),
         }
     }
@@ -346,6 +346,72 @@ fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
     Ok(())
 }
 
+/// The value of the top-level field `name` of `doc`, as `RawDocument::get` finds it (`None`
+/// also for malformed bytes). Scalars are read by a quick walk over the elements; other
+/// values are left to `bson`'s reader.
+pub(crate) fn raw_get<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef<'a>> {
+    let Some((kind, value)) = find_element(doc.as_bytes(), name.as_bytes()) else {
+        return doc.get(name).ok().flatten();
+    };
+    let fixed = |n: usize| value.get(..n);
+    Some(match kind {
+        0x01 => RawBsonRef::Double(f64::from_le_bytes(fixed(8)?.try_into().ok()?)),
+        0x07 => RawBsonRef::ObjectId(ObjectId::from_bytes(fixed(12)?.try_into().ok()?)),
+        0x08 => RawBsonRef::Boolean(*value.first()? != 0),
+        0x0A => RawBsonRef::Null,
+        0x10 => RawBsonRef::Int32(i32::from_le_bytes(fixed(4)?.try_into().ok()?)),
+        0x12 => RawBsonRef::Int64(i64::from_le_bytes(fixed(8)?.try_into().ok()?)),
+        0x03 => RawBsonRef::Document(RawDocument::from_bytes(value).ok()?),
+        _ => return doc.get(name).ok().flatten(),
+    })
+}
+
+/// The type byte and value bytes of the top-level element named `name` in BSON `bytes`.
+fn find_element<'a>(bytes: &'a [u8], name: &[u8]) -> Option<(u8, &'a [u8])> {
+    let mut at = 4;
+    loop {
+        let kind = *bytes.get(at)?;
+        if kind == 0 {
+            return None;
+        }
+        let key_len = bytes.get(at + 1..)?.iter().position(|&b| b == 0)?;
+        let value_at = at + 1 + key_len + 1;
+        let len = value_len(kind, bytes.get(value_at..)?)?;
+        if &bytes[at + 1..at + 1 + key_len] == name {
+            return Some((kind, bytes.get(value_at..value_at + len)?));
+        }
+        at = value_at + len;
+    }
+}
+
+/// The length of a value of BSON type `kind` whose bytes start `value`.
+fn value_len(kind: u8, value: &[u8]) -> Option<usize> {
+    let length = || -> Option<usize> {
+        let n = i32::from_le_bytes(value.get(..4)?.try_into().ok()?);
+        usize::try_from(n).ok()
+    };
+    let cstring = |from: usize| -> Option<usize> {
+        Some(value.get(from..)?.iter().position(|&b| b == 0)? + 1)
+    };
+    Some(match kind {
+        0x01 | 0x09 | 0x11 | 0x12 => 8,
+        0x02 | 0x0D | 0x0E => 4 + length()?,
+        0x03 | 0x04 | 0x0F => length()?,
+        0x05 => 5 + length()?,
+        0x06 | 0x0A | 0x7F | 0xFF => 0,
+        0x07 => 12,
+        0x08 => 1,
+        0x0B => {
+            let pattern = cstring(0)?;
+            pattern + cstring(pattern)?
+        }
+        0x0C => 4 + length()? + 12,
+        0x10 => 4,
+        0x13 => 16,
+        _ => return None,
+    })
+}
+
 fn empty_raw() -> &'static RawDocument {
     match RawDocument::from_bytes(&EMPTY_DOCUMENT) {
         Ok(d) => d,
@@ -429,6 +495,7 @@ pub(crate) fn range<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bson::doc;
 
     /// Every BSON type, nested in documents and arrays, encodes as `bson` encodes it.
     #[test]
@@ -463,6 +530,28 @@ mod tests {
         expected.extend(doc);
         assert_eq!(&*with_id.0, &expected.to_vec()?[..]);
         assert!(Stored::encode(&doc! { "a\0b": 1 }, None).is_err());
+        Ok(())
+    }
+
+    /// The quick field reader finds what `bson`'s reader finds, for every type.
+    #[test]
+    fn raw_get_agrees_with_bson() -> Result<(), Box<dyn std::error::Error>> {
+        let doc = doc! {
+            "s": "x", "o": { "a": 1 }, "arr": [1, 2], "re": Bson::RegularExpression(bson::Regex {
+                pattern: bson::raw::CString::try_from("p")?,
+                options: bson::raw::CString::try_from("i")?,
+            }),
+            "d": 2.5, "oid": ObjectId::from_bytes([4; 12]), "t": true, "n": Bson::Null,
+            "i": 3, "l": 4_i64, "dec": bson::Decimal128::from_bytes([1; 16]),
+            "ts": bson::Timestamp { time: 1, increment: 2 }, "max": Bson::MaxKey,
+        };
+        let stored = Stored::encode(&doc, None)?;
+        let raw = stored.raw();
+        for name in doc.keys().map(String::as_str).chain(["missing", ""]) {
+            let ours = raw_get(raw, name).map(Bson::try_from).transpose()?;
+            let theirs = raw.get(name)?.map(Bson::try_from).transpose()?;
+            assert_eq!(ours, theirs, "{name}");
+        }
         Ok(())
     }
 
