@@ -155,7 +155,8 @@ fn chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
             }
             <code class="range">{ format!("[{}, {})", c.min, c.max) }</code>
             <span class="chunk-stats">{ format!("{} docs · {}", c.docs, human_bytes(c.bytes)) }
-                if c.gained > 0 { <span class="gained">{ format!(" +{}", c.gained) }</span> }
+                // Always there, so that heat coming and going changes a text, not the tree.
+                <span class="gained">{ if c.gained > 0 { format!(" +{}", c.gained) } else { String::new() } }</span>
             </span>
         </li>
     }
