@@ -681,10 +681,12 @@ impl Cluster {
         let mut failure = None;
         for doc in docs {
             // A document without `_id` gets a generated ObjectId in front.
-            let generated = (!doc.contains_key("_id")).then(|| self.next_object_id());
-            let id = match generated {
-                Some(oid) => Bson::ObjectId(oid),
-                None => doc.get("_id").cloned().unwrap_or(Bson::Null),
+            let (id, generated) = match doc.get("_id") {
+                Some(id) => (id.clone(), None),
+                None => {
+                    let oid = self.next_object_id();
+                    (Bson::ObjectId(oid), Some(oid))
+                }
             };
             if let Bson::Array(_) = id {
                 failure = Some(ClusterError::BadValue(
