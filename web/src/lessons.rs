@@ -5,7 +5,6 @@
 //! content (every preset exists, every question has one right answer) without a page.
 
 use crate::state::Settings;
-use serde::{Deserialize, Serialize};
 use shardlab::cluster::VersionMode;
 
 /// The localStorage key that remembers where the learner left a lesson.
@@ -121,7 +120,7 @@ pub struct Lesson {
 }
 
 /// Where a learner is: the lesson and the step index (from 0).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Progress {
     /// The lesson's id.
     pub lesson: String,

@@ -5,6 +5,7 @@ pub mod export;
 pub mod lessons;
 pub mod share;
 pub mod state;
+pub mod storage;
 pub mod view_model;
 
 use wasm_bindgen::JsCast;

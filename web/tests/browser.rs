@@ -4,7 +4,6 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
-use gloo::storage::Storage;
 use shardlab::cluster::{Cluster, ClusterConfig};
 use shardlab_web::components::console::is_incomplete;
 use shardlab_web::components::controls::validate_key;
@@ -22,7 +21,9 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 async fn mount() -> Element {
     // Each test starts from a clean slate: the app restores a saved session otherwise.
-    gloo::storage::LocalStorage::clear();
+    if let Some(storage) = gloo::utils::window().local_storage().ok().flatten() {
+        storage.clear().unwrap();
+    }
     let document = gloo::utils::document();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();

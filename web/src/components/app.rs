@@ -17,7 +17,7 @@ use crate::share::{
     playground_from_link, restore_saved, saved_form, share_query, PageOptions, STORAGE_KEY,
 };
 use crate::state::{Action, Playground};
-use gloo::storage::{LocalStorage, Storage};
+use crate::storage;
 use gloo::timers::callback::Interval;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -68,7 +68,7 @@ pub fn app() -> Html {
         let embed = options.embed;
         use_effect_with(state.rev, move |rev| {
             if !embed && (!state.playing || rev % 25 == 0) {
-                let _ = LocalStorage::set(STORAGE_KEY, saved_form(&state));
+                storage::set_string(STORAGE_KEY, &saved_form(&state));
             }
             || ()
         });
@@ -189,29 +189,20 @@ fn initial_state(options: &PageOptions) -> Playground {
     if options.embed {
         return Playground::default();
     }
-    match LocalStorage::raw().get_item(STORAGE_KEY) {
-        Ok(Some(text)) => {
-            // Stored by gloo as a JSON string holding our scenario JSON.
-            let inner = serde_json_string(&text).unwrap_or(text);
-            match restore_saved(&inner) {
-                Ok(p) => p,
-                Err(e) => {
-                    LocalStorage::delete(STORAGE_KEY);
-                    Playground {
+    match storage::get_string(STORAGE_KEY) {
+        // Stored as a JSON string holding our scenario JSON.
+        Some(inner) => match restore_saved(&inner) {
+            Ok(p) => p,
+            Err(e) => {
+                storage::remove(STORAGE_KEY);
+                Playground {
                         notice: Some(format!("Your saved session could not be restored ({e}), so it was cleared. Starting fresh.")),
                         ..Playground::default()
                     }
-                }
             }
-        }
+        },
         _ => Playground::default(),
     }
-}
-
-/// Unwraps a JSON string literal (how gloo's LocalStorage stores a `String`).
-fn serde_json_string(text: &str) -> Option<String> {
-    let value = js_sys::JSON::parse(text).ok()?;
-    value.as_string()
 }
 
 /// The compact view for an iframe: the transport, the key-space bar, the cluster and the

@@ -9,7 +9,7 @@ use crate::lessons::{
     lesson, progress_label, Lesson, Progress, Run, Scenario, LESSONS, STORAGE_KEY,
 };
 use crate::state::{Action, Playground};
-use gloo::storage::{LocalStorage, Storage};
+use crate::storage;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -62,13 +62,10 @@ pub fn guide(props: &GuideProps) -> Html {
                             }
                         }
                     }
-                    let _ = LocalStorage::set(
-                        STORAGE_KEY,
-                        Progress {
-                            lesson: id.to_string(),
-                            step: i as u32,
-                        },
-                    );
+                    save_progress(&Progress {
+                        lesson: id.to_string(),
+                        step: i as u32,
+                    });
                 }
             }
             || ()
@@ -114,7 +111,7 @@ pub fn guide(props: &GuideProps) -> Html {
                 return;
             }
             if next as usize >= l.steps.len() {
-                LocalStorage::delete(STORAGE_KEY);
+                storage::remove(STORAGE_KEY);
                 saved.set(None);
                 open.set(None);
                 complete.set(Some(l));
@@ -345,7 +342,19 @@ fn run_finished(run: Run, state: &Playground) -> bool {
 
 /// The saved progress, if any and readable.
 fn load_progress() -> Option<Progress> {
-    LocalStorage::get::<Progress>(STORAGE_KEY).ok()
+    let stored = storage::get_object(STORAGE_KEY)?;
+    Some(Progress {
+        lesson: storage::string_field(&stored, "lesson")?,
+        step: storage::number_field(&stored, "step")? as u32,
+    })
+}
+
+/// Remembers the progress, as `{"lesson":…,"step":…}`.
+fn save_progress(progress: &Progress) {
+    let object = js_sys::Object::new();
+    storage::set_field(&object, "lesson", &progress.lesson.as_str().into());
+    storage::set_field(&object, "step", &progress.step.into());
+    storage::set_json(STORAGE_KEY, &object);
 }
 
 /// Whether the keyboard is in a text field.

@@ -1,0 +1,73 @@
+//! localStorage without serde: values are JSON texts written and read by the browser's own
+//! `JSON.stringify` and `JSON.parse`, in the format the page always stored (a string as a
+//! JSON string literal, the guide's progress as `{"lesson":…,"step":…}`), so saved
+//! sessions and progress from earlier versions keep loading. Keeping serde_json out of the
+//! wasm makes the download smaller.
+
+use wasm_bindgen::JsValue;
+
+fn local() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// The raw text stored under `key`.
+pub fn get(key: &str) -> Option<String> {
+    local()?.get_item(key).ok()?
+}
+
+/// Removes `key`.
+pub fn remove(key: &str) {
+    if let Some(s) = local() {
+        let _ = s.remove_item(key);
+    }
+}
+
+/// Stores `value` as JSON text.
+pub fn set_json(key: &str, value: &JsValue) {
+    if let (Some(s), Ok(json)) = (local(), js_sys::JSON::stringify(value)) {
+        let _ = s.set_item(key, &String::from(json));
+    }
+}
+
+/// Stores a string as a JSON string literal.
+pub fn set_string(key: &str, text: &str) {
+    set_json(key, &JsValue::from_str(text));
+}
+
+/// Reads a string stored as a JSON string literal; text that is not one is returned as is.
+pub fn get_string(key: &str) -> Option<String> {
+    let text = get(key)?;
+    Some(
+        js_sys::JSON::parse(&text)
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or(text),
+    )
+}
+
+/// Reads the JSON object stored under `key`.
+pub fn get_object(key: &str) -> Option<js_sys::Object> {
+    let value = js_sys::JSON::parse(&get(key)?).ok()?;
+    value
+        .is_object()
+        .then(|| wasm_bindgen::JsCast::unchecked_into(value))
+}
+
+/// A string field of a JSON object.
+pub fn string_field(object: &js_sys::Object, name: &str) -> Option<String> {
+    js_sys::Reflect::get(object, &JsValue::from_str(name))
+        .ok()?
+        .as_string()
+}
+
+/// A numeric field of a JSON object.
+pub fn number_field(object: &js_sys::Object, name: &str) -> Option<f64> {
+    js_sys::Reflect::get(object, &JsValue::from_str(name))
+        .ok()?
+        .as_f64()
+}
+
+/// Sets a field of an object being built for [`set_json`].
+pub fn set_field(object: &js_sys::Object, name: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(object, &JsValue::from_str(name), value);
+}
