@@ -4,12 +4,15 @@
 // Figures: time to interactive on localhost, the transfer size of wasm + JS + CSS
 // (gzipped), and frame times while a workload plays on 16 shards with ~1,000 chunks.
 // SHARDS, DOCS and MIN_CHUNKS change the scenario; REDUCED=1 measures with
-// prefers-reduced-motion.
+// prefers-reduced-motion; SHARDLAB_DIST measures another build directory. rAF intervals
+// come in whole display frames (16.7 ms at 60 Hz, also when idle), so "over16" counts the
+// frames that missed one.
 import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { serve, launch } from '../tests/e2e/harness.mjs';
 
-const server = await serve('dist');
+const DIST = process.env.SHARDLAB_DIST ?? 'dist';
+const server = await serve(DIST);
 const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, reducedMotion: process.env.REDUCED ? 'reduce' : 'no-preference' });
 
@@ -24,11 +27,14 @@ const tti = await page.evaluate(() => {
 
 let gz = 0;
 let raw = 0;
-for (const f of await readdir('dist')) {
+const files = {};
+for (const f of await readdir(DIST)) {
   if (/\.(wasm|js|css)$/.test(f)) {
-    const bytes = await readFile(`dist/${f}`);
+    const bytes = await readFile(`${DIST}/${f}`);
     raw += bytes.length;
-    gz += gzipSync(bytes, { level: 9 }).length;
+    const z = gzipSync(bytes, { level: 9 }).length;
+    gz += z;
+    files[f.replace(/-[0-9a-f]{16}/, '')] = z;
   }
 }
 
@@ -78,11 +84,12 @@ const sorted = [...frames].sort((a, b) => a - b);
 const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 console.log(JSON.stringify({
   timeToInteractiveMs: Math.round(tti),
-  bundle: { rawBytes: raw, gzipBytes: gz },
+  bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files },
   playing: {
     shards, chunks, ticks,
     frames: frames.length,
     frameMs: { p50: +pct(50).toFixed(1), p95: +pct(95).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
+    over16: +(frames.filter((f) => f > 17.5).length / frames.length).toFixed(3),
     longTasks: long.length,
     longTaskMsP95: long.length ? +[...long].sort((a, b) => a - b)[Math.floor(0.95 * long.length)].toFixed(1) : 0,
   },
