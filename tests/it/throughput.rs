@@ -99,8 +99,12 @@ fn monotonic_inserts_with_a_balancer_round_every_thousand() {
         cluster.migrations,
         cluster.events().len()
     );
+    // The linear memory's size: what the heap ever needed, or the headroom reserved.
     #[cfg(target_arch = "wasm32")]
-    wasm_bindgen_test::console_log!("{line}");
+    wasm_bindgen_test::console_log!(
+        "{line}, linear memory {} MiB",
+        core::arch::wasm32::memory_size(0) * 65536 >> 20
+    );
     #[cfg(not(target_arch = "wasm32"))]
     println!("{line}");
     assert_eq!(cluster.collection(NS).unwrap().doc_count(), n as u64);
