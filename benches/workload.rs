@@ -1,4 +1,5 @@
-//! Throughput of the workload generators (a million documents from each preset) and of
+//! Throughput of the workload generators, generating and inserting a million documents
+//! from each preset, and of
 //! `analyzeShardKey` on a million-document collection. Target: the analysis under 1 s.
 //!
 //! Run with `cargo bench --bench workload`. A hand-rolled harness keeps the build light
@@ -16,17 +17,53 @@ use std::time::Instant;
 const N: u64 = 1_000_000;
 
 fn main() {
-    println!("generate {N} documents per preset:");
+    println!("generate, then insert (insertMany in batches of 1,000), {N} documents per preset:");
+    println!("  (3 shards, 5.0, 1 MiB chunks, a balancer round per batch; key per preset)");
+    // `SHARDLAB_PRESETS=uniform,zipf` runs only those.
+    let only = std::env::var("SHARDLAB_PRESETS").ok();
     for name in preset_names() {
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.split(',').any(|p| p == *name))
+        {
+            continue;
+        }
         let spec = preset(name).unwrap();
         let start = Instant::now();
         let docs = generate(&spec, N, 0, &mut SplitMix64::new(1)).unwrap();
-        let secs = start.elapsed().as_secs_f64();
-        black_box(&docs);
+        let gen_secs = start.elapsed().as_secs_f64();
+        let key = match *name {
+            "objectIds" => doc! { "_id": 1 },
+            "hashedId" => doc! { "_id": "hashed" },
+            "continents" => doc! { "continent": 1 },
+            "multiTenant" => doc! { "projectId": 1, "_id": 1 },
+            _ => doc! { "x": 1 },
+        };
+        let mut cluster = Cluster::new(ClusterConfig {
+            chunk_size: Some(1 << 20),
+            ..ClusterConfig::default()
+        });
+        cluster
+            .shard_collection("test.c", &key, false, None)
+            .unwrap();
+        let mut docs = docs.into_iter();
+        let start = Instant::now();
+        loop {
+            let batch: Vec<_> = docs.by_ref().take(1000).collect();
+            if batch.is_empty() {
+                break;
+            }
+            black_box(cluster.insert_many("test.c", batch).unwrap());
+            cluster.balance_round();
+        }
+        let insert_secs = start.elapsed().as_secs_f64();
+        let chunks = cluster.sharding("test.c").unwrap().table.len();
         println!(
-            "  {name:<14} {:>7.0} ms  {:>6.2} M docs/s",
-            secs * 1e3,
-            N as f64 / secs / 1e6
+            "  {name:<14} generate {:>5.0} ms ({:>5.2} M docs/s), insert {:>6.0} ms ({:>5.2} M docs/s), {chunks} chunks",
+            gen_secs * 1e3,
+            N as f64 / gen_secs / 1e6,
+            insert_secs * 1e3,
+            N as f64 / insert_secs / 1e6
         );
     }
 

@@ -150,6 +150,10 @@ pub struct Collection {
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
     pub(crate) recent: std::collections::VecDeque<(u64, KeyValue)>,
+    /// Chunks (by lower bound) whose last split attempt found no split point, with their
+    /// size then. Like MongoDB's chunk writes tracker, the splitter tries such a chunk
+    /// again only after another fifth of the chunk size has been written to it.
+    pub(crate) fruitless_splits: BTreeMap<KeyValue, u64>,
 }
 
 /// The largest BSON document MongoDB stores (16 MiB).
@@ -314,6 +318,7 @@ impl Cluster {
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
                     recent: std::collections::VecDeque::new(),
+                    fruitless_splits: BTreeMap::new(),
                 },
             );
         }
@@ -427,6 +432,7 @@ impl Cluster {
                 next_doc: 0,
                 indexes: Vec::new(),
                 recent: std::collections::VecDeque::new(),
+                fruitless_splits: BTreeMap::new(),
             });
         Ok(())
     }
@@ -560,6 +566,7 @@ impl Cluster {
         }
         coll.docs.clear();
         coll.recent.clear();
+        coll.fruitless_splits.clear();
         for (i, (k, stored)) in rekeyed.into_iter().enumerate() {
             coll.docs.insert((k, i as u64), stored);
         }

@@ -127,6 +127,7 @@ impl Cluster {
         if let Some(coll) = self.collections.get_mut(ns) {
             coll.docs = docs;
             coll.recent.clear();
+            coll.fruitless_splits.clear();
         }
         self.push_event(EventKind::Refine {
             ns: ns.to_string(),
@@ -206,6 +207,7 @@ impl Cluster {
         coll.docs = docs;
         coll.ids = ids;
         coll.recent.clear();
+        coll.fruitless_splits.clear();
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;

@@ -85,6 +85,14 @@ impl Cluster {
         if chunk.bytes <= max_size {
             return;
         }
+        // After a fruitless attempt, wait for another fifth of a chunk's worth of writes
+        // (`ChunkWritesTracker::kSplitTestFactor`), rather than rescanning the chunk on
+        // every insert.
+        if let Some(&then) = coll.fruitless_splits.get(min) {
+            if chunk.bytes >= then && chunk.bytes < then + max_size / 5 {
+                return;
+            }
+        }
         // A chunk whose documents all share one key value has no split point, whatever
         // its size: the first and last entries of its range tell in O(log n), where
         // collecting its keys would cost O(n) on every insert into a hot jumbo chunk.
@@ -132,8 +140,13 @@ impl Cluster {
         if points.is_empty() {
             if single_value {
                 self.mark_jumbo(ns, &chunk);
+            } else if let Some(coll) = self.collections.get_mut(ns) {
+                coll.fruitless_splits.insert(chunk.min.clone(), chunk.bytes);
             }
             return;
+        }
+        if let Some(coll) = self.collections.get_mut(ns) {
+            coll.fruitless_splits.remove(&chunk.min);
         }
         self.apply_split(ns, &chunk, &points);
         // After the split, MongoDB (split_chunk.cpp) moves the back piece if it ends at
