@@ -458,6 +458,52 @@ mod tests {
     use crate::{Cluster, ClusterConfig};
     use bson::doc;
 
+    /// A chunk over the maximum size whose keys give no split point is not rescanned on
+    /// every insert: the next attempt waits for another fifth of a chunk size of writes.
+    #[test]
+    fn a_fruitless_split_is_retried_after_a_fifth_of_a_chunk() -> Result<(), crate::ClusterError> {
+        let mut c = Cluster::new(ClusterConfig::default());
+        c.set_chunk_size(1024)?;
+        c.shard_collection("test.f", &doc! { "k": 1 }, false, None)?;
+        let insert = |c: &mut Cluster, k: i32| {
+            c.insert_many("test.f", vec![doc! { "k": k }])
+                .map(|_| ())
+                .map_err(|(_, e)| e)
+        };
+        let state = |c: &Cluster| {
+            c.sharding("test.f").map(|s| {
+                (
+                    s.table.len(),
+                    s.table.iter().map(|ch| ch.bytes).sum::<u64>(),
+                )
+            })
+        };
+        // 29-byte documents: 35 fit in a chunk. Thirty of key 1, then key 2 until the chunk
+        // is over the maximum: the only change of key is before a full piece.
+        for _ in 0..30 {
+            insert(&mut c, 1)?;
+        }
+        while state(&c)?.1 <= 1024 {
+            insert(&mut c, 2)?;
+        }
+        let (chunks, over) = state(&c)?;
+        assert_eq!(chunks, 1);
+        // Key 3 would now give a split point, but the splitter waits for more writes.
+        loop {
+            insert(&mut c, 3)?;
+            let (chunks, bytes) = state(&c)?;
+            if bytes >= over + 1024 / 5 {
+                assert!(chunks > 1, "split once a fifth of a chunk more was written");
+                break;
+            }
+            assert_eq!(
+                chunks, 1,
+                "no new attempt before a fifth of a chunk is written"
+            );
+        }
+        Ok(())
+    }
+
     /// `clearJumboFlag` gives a jumbo chunk the collection's next major version and logs
     /// it; on a chunk that is not jumbo it succeeds and changes nothing.
     #[test]
