@@ -684,6 +684,7 @@ impl Cluster {
             return Err((Vec::new(), e));
         }
         let mut per_shard = vec![0u64; self.shards.len()];
+        let primary = self.primary_of(ns);
         let mut ids = Vec::with_capacity(docs.len());
         let mut failure = None;
         for doc in docs {
@@ -702,7 +703,7 @@ impl Cluster {
                 break;
             }
             let inserted = Stored::encode(&doc, generated)
-                .and_then(|stored| self.insert_one_inner(ns, stored));
+                .and_then(|stored| self.insert_one_inner(ns, stored, primary));
             match inserted {
                 Ok(shard) => {
                     per_shard[shard as usize] += 1;
@@ -732,8 +733,14 @@ impl Cluster {
         }
     }
 
-    fn insert_one_inner(&mut self, ns: &str, stored: Stored) -> Result<ShardIdx, ClusterError> {
-        let primary = self.primary_of(ns);
+    /// Stores one encoded document; `primary` is the database's primary shard, where an
+    /// unsharded collection's documents go.
+    fn insert_one_inner(
+        &mut self,
+        ns: &str,
+        stored: Stored,
+        primary: ShardIdx,
+    ) -> Result<ShardIdx, ClusterError> {
         let (autosplit, max_size) = (self.autosplit_enabled, self.chunk_size());
         let coll = self
             .collections

@@ -356,6 +356,14 @@ fn lookup<'a>(doc: &'a Document, path: &str) -> Result<Option<&'a Bson>, ShardKe
 
 /// [`lookup`] in raw BSON, copying the value found.
 fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyError> {
+    if !path.as_bytes().contains(&b'.') {
+        // A top-level field, the usual case.
+        return match crate::store::raw_get(doc, path) {
+            Some(RawBsonRef::Array(_)) => Err(ShardKeyError::ArrayValue),
+            Some(v) => Ok(Bson::try_from(v).ok()),
+            None => Ok(None),
+        };
+    }
     let mut current = doc;
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {
