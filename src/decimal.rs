@@ -450,19 +450,7 @@ impl BigUint {
     }
 }
 
-impl PartialEq for BigUint {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for BigUint {}
-
-impl PartialOrd for BigUint {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+eq_from_ord!(BigUint);
 
 impl Ord for BigUint {
     fn cmp(&self, other: &Self) -> Ordering {

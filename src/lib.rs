@@ -6,6 +6,24 @@
 //! The behaviour reference is `shared/spec/mongodb-sharding.md`; section numbers in
 //! the doc comments below (`§5`) point into it.
 
+/// Implements `PartialEq`, `Eq` and `PartialOrd` from a type's own `Ord`, for the types
+/// whose equality is "compares equal" (MongoDB's order, where `1` equals `1.0`).
+macro_rules! eq_from_ord {
+    ($t:ty) => {
+        impl PartialEq for $t {
+            fn eq(&self, other: &Self) -> bool {
+                self.cmp(other) == std::cmp::Ordering::Equal
+            }
+        }
+        impl Eq for $t {}
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+    };
+}
+
 pub mod analyze;
 pub mod balancer;
 pub mod chunks;

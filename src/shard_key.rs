@@ -384,17 +384,7 @@ fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyErr
 #[derive(Debug, Clone)]
 pub struct KeyValue(pub Vec<Bson>);
 
-impl PartialEq for KeyValue {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for KeyValue {}
-impl PartialOrd for KeyValue {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+eq_from_ord!(KeyValue);
 impl Ord for KeyValue {
     fn cmp(&self, other: &Self) -> Ordering {
         for (a, b) in self.0.iter().zip(&other.0) {

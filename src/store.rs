@@ -147,17 +147,7 @@ impl DocKey {
     }
 }
 
-impl PartialEq for DocKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for DocKey {}
-impl PartialOrd for DocKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+eq_from_ord!(DocKey);
 impl Ord for DocKey {
     fn cmp(&self, other: &Self) -> Ordering {
         let (a, b) = (self.atoms(), other.atoms());
@@ -441,17 +431,7 @@ impl IdKey {
     }
 }
 
-impl PartialEq for IdKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for IdKey {}
-impl PartialOrd for IdKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+eq_from_ord!(IdKey);
 impl Ord for IdKey {
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.compare(&other.0)
