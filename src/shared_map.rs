@@ -25,6 +25,9 @@ type Pos = (usize, usize);
 pub(crate) struct SharedMap<K, V> {
     /// Non-empty sorted leaves; every key of a leaf is below every key of the next.
     leaves: Vec<Rc<Vec<(K, V)>>>,
+    /// The first key of each leaf, so that finding a leaf searches one contiguous vector
+    /// rather than chasing a pointer per step (shared between clones until one writes).
+    firsts: Rc<Vec<K>>,
     len: usize,
 }
 
@@ -32,6 +35,7 @@ impl<K, V> Clone for SharedMap<K, V> {
     fn clone(&self) -> Self {
         SharedMap {
             leaves: self.leaves.clone(),
+            firsts: Rc::clone(&self.firsts),
             len: self.len,
         }
     }
@@ -41,6 +45,7 @@ impl<K, V> Default for SharedMap<K, V> {
     fn default() -> Self {
         SharedMap {
             leaves: Vec::new(),
+            firsts: Rc::new(Vec::new()),
             len: 0,
         }
     }
@@ -60,11 +65,13 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             leaf.push(e);
             if leaf.len() == LEAF_MAX * 3 / 4 {
                 map.len += leaf.len();
+                Rc::make_mut(&mut map.firsts).push(leaf[0].0.clone());
                 map.leaves.push(Rc::new(std::mem::take(&mut leaf)));
             }
         }
         if !leaf.is_empty() {
             map.len += leaf.len();
+            Rc::make_mut(&mut map.firsts).push(leaf[0].0.clone());
             map.leaves.push(Rc::new(leaf));
         }
         map
@@ -83,6 +90,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     /// Removes every entry.
     pub(crate) fn clear(&mut self) {
         self.leaves.clear();
+        self.firsts = Rc::new(Vec::new());
         self.len = 0;
     }
 
@@ -110,12 +118,12 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     fn leaf_for(&self, key: &K) -> usize {
         // Appends (increasing keys: ObjectIds, timestamps) go to the last leaf; checking it
         // first saves a binary search that chases a pointer per step.
-        let last = self.leaves.len().saturating_sub(1);
-        if self.leaves.get(last).is_some_and(|leaf| leaf[0].0 <= *key) {
+        let last = self.firsts.len().saturating_sub(1);
+        if self.firsts.get(last).is_some_and(|first| first <= key) {
             return last;
         }
-        self.leaves
-            .partition_point(|leaf| leaf[0].0 <= *key)
+        self.firsts
+            .partition_point(|first| first <= key)
             .saturating_sub(1)
     }
 
@@ -158,6 +166,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
         let Some((i, at)) = self.find(&key) else {
             let mut leaf = Vec::with_capacity(LEAF_MAX + 1);
+            self.firsts = Rc::new(vec![key.clone()]);
             leaf.push((key, value));
             self.leaves.push(Rc::new(leaf));
             self.len = 1;
@@ -167,6 +176,9 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         match at {
             Ok(j) => Some(std::mem::replace(&mut leaf[j].1, value)),
             Err(j) => {
+                if j == 0 {
+                    Rc::make_mut(&mut self.firsts)[i] = key.clone();
+                }
                 leaf.insert(j, (key, value));
                 self.len += 1;
                 if leaf.len() > LEAF_MAX {
@@ -179,6 +191,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
                     };
                     let mut right = Vec::with_capacity(LEAF_MAX + 1);
                     right.extend(leaf.drain(mid..));
+                    Rc::make_mut(&mut self.firsts).insert(i + 1, right[0].0.clone());
                     self.leaves.insert(i + 1, Rc::new(right));
                 }
                 None
@@ -196,6 +209,9 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         self.len -= 1;
         if leaf.is_empty() {
             self.leaves.remove(i);
+            Rc::make_mut(&mut self.firsts).remove(i);
+        } else if j == 0 {
+            Rc::make_mut(&mut self.firsts)[i] = leaf[0].0.clone();
         }
         Some(v)
     }
@@ -341,6 +357,8 @@ mod tests {
                 let want: Vec<_> = model.range(lo..=hi).rev().collect();
                 assert_eq!(got, want);
                 assert_eq!(map.len(), model.len());
+                // The index of first keys follows the leaves.
+                assert!(map.firsts.iter().eq(map.leaves.iter().map(|l| &l[0].0)));
             }
         }
         assert!(map.iter().eq(model.iter()));

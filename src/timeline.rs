@@ -444,6 +444,9 @@ const KEY_HEAP: u64 = (std::mem::size_of::<bson::Bson>() as u64 + 16) / 2;
 const DOC_LEAF: u64 = 64
     + (LEAF_MAX as u64 + 1)
         * std::mem::size_of::<((crate::store::DocKey, u64), crate::store::Stored)>() as u64;
+/// Bytes per leaf in a map's own index: the leaf pointer and the leaf's first key (a
+/// document key and number, or an `_id` and shard), copied by a snapshot's first write.
+const LEAF_INDEX: u64 = 8 + std::mem::size_of::<(crate::store::DocKey, u64)>() as u64;
 /// Bytes of an `_id` index leaf.
 const ID_LEAF: u64 = 64
     + (LEAF_MAX as u64 + 1)
@@ -460,7 +463,7 @@ const SESSION_BASE: u64 = 4096;
 
 fn footprint_bytes(f: &Footprint, docs: u64, doc_bytes: u64) -> u64 {
     SESSION_BASE
-        + f.leaf_pointers * 8
+        + f.leaf_pointers * LEAF_INDEX
         + f.doc_leaves * DOC_LEAF
         + f.doc_entries * KEY_HEAP
         + f.id_leaves * ID_LEAF
