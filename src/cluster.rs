@@ -675,19 +675,24 @@ impl Cluster {
     /// Inserts documents in order (like an ordered `insertMany`), routing each to its
     /// chunk. A document without `_id` gets a deterministic ObjectId first. Stops at the
     /// first error and returns the `_id`s inserted so far with it.
-    pub fn insert_many(
+    ///
+    /// The documents may be owned or borrowed (`&[Document]`): each is stored as its
+    /// BSON encoding, so the engine never needs to keep them.
+    pub fn insert_many<D: std::borrow::Borrow<Document>>(
         &mut self,
         ns: &str,
-        docs: Vec<Document>,
+        docs: impl IntoIterator<Item = D>,
     ) -> Result<Vec<Bson>, (Vec<Bson>, ClusterError)> {
         if let Err(e) = self.ensure_collection(ns) {
             return Err((Vec::new(), e));
         }
         let mut per_shard = vec![0u64; self.shards.len()];
         let primary = self.primary_of(ns);
-        let mut ids = Vec::with_capacity(docs.len());
+        let docs = docs.into_iter();
+        let mut ids = Vec::with_capacity(docs.size_hint().0);
         let mut failure = None;
         for doc in docs {
+            let doc = doc.borrow();
             // A document without `_id` gets a generated ObjectId in front.
             let (id, generated) = match doc.get("_id") {
                 Some(id) => (id.clone(), None),
@@ -702,7 +707,7 @@ impl Cluster {
                 ));
                 break;
             }
-            let inserted = Stored::encode(&doc, generated)
+            let inserted = Stored::encode(doc, generated)
                 .and_then(|stored| self.insert_one_inner(ns, stored, primary));
             match inserted {
                 Ok(shard) => {

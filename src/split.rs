@@ -511,7 +511,7 @@ mod tests {
         let mut c = Cluster::new(ClusterConfig::default());
         c.set_chunk_size(1024)?;
         c.shard_collection("test.h", &doc! { "k": 1 }, false, None)?;
-        let docs = (0..200).map(|i| doc! { "k": 7, "i": i }).collect();
+        let docs: Vec<_> = (0..200).map(|i| doc! { "k": 7, "i": i }).collect();
         c.insert_many("test.h", docs).map_err(|(_, e)| e)?;
         let chunk = |c: &Cluster| {
             c.sharding("test.h").map(|s| {

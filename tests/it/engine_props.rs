@@ -186,7 +186,7 @@ impl Run {
         let c = &mut self.cluster;
         match op {
             Op::Insert(docs) => {
-                let docs = docs
+                let docs: Vec<Document> = docs
                     .iter()
                     .map(|d| {
                         let mut out = Document::new();

@@ -61,7 +61,7 @@ fn split_chunks_stay_within_the_max_size() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_chunk_of_one_repeated_key_turns_jumbo() {
     let mut c = cluster(1024);
-    let docs = (0..100)
+    let docs: Vec<_> = (0..100)
         .map(|i| doc! {"_id": i, "x": 7, "pad": "0123456789012345678901234567890123456789"})
         .collect();
     c.insert_many("test.c", docs).expect("inserts");
