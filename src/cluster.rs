@@ -154,6 +154,9 @@ pub struct Collection {
     /// size then. Like MongoDB's chunk writes tracker, the splitter tries such a chunk
     /// again only after another fifth of the chunk size has been written to it.
     pub(crate) fruitless_splits: BTreeMap<KeyValue, u64>,
+    /// The vector of the key value that last left `recent`, reused for the next insert's
+    /// key (a steady stream of inserts then allocates nothing for keys).
+    pub(crate) key_scratch: Vec<Bson>,
 }
 
 /// The largest BSON document MongoDB stores (16 MiB).
@@ -319,6 +322,7 @@ impl Cluster {
                     indexes: Vec::new(),
                     recent: std::collections::VecDeque::new(),
                     fruitless_splits: BTreeMap::new(),
+                    key_scratch: Vec::new(),
                 },
             );
         }
@@ -433,6 +437,7 @@ impl Cluster {
                 indexes: Vec::new(),
                 recent: std::collections::VecDeque::new(),
                 fruitless_splits: BTreeMap::new(),
+                key_scratch: Vec::new(),
             });
         Ok(())
     }
@@ -752,7 +757,9 @@ impl Cluster {
             .get_mut(ns)
             .ok_or_else(|| not_sharded(ns))?;
         let key = match &coll.sharding {
-            Some(s) => s.pattern.extract_raw(stored.raw())?,
+            Some(s) => s
+                .pattern
+                .extract_raw_into(stored.raw(), std::mem::take(&mut coll.key_scratch))?,
             None => KeyValue(Vec::new()),
         };
         let shard = match &coll.sharding {
@@ -808,7 +815,9 @@ impl Cluster {
             }
         }
         if coll.recent.len() == RECENT_INSERTS {
-            coll.recent.pop_front();
+            if let Some((_, old)) = coll.recent.pop_front() {
+                coll.key_scratch = old.0;
+            }
         }
         coll.recent.push_back((seq, key));
         coll.docs.insert((doc_key, seq), stored);

@@ -225,19 +225,33 @@ impl KeyPattern {
     /// value is an error. The hashed field becomes `NumberLong(hash64(value, 0))`,
     /// null when missing. A regular expression in a ranged field is refused.
     pub fn extract(&self, doc: &Document) -> Result<KeyValue, ShardKeyError> {
-        self.extract_with(|path| Ok(lookup(doc, path)?.map(Cow::Borrowed)))
+        self.extract_with(
+            |path| Ok(lookup(doc, path)?.map(Cow::Borrowed)),
+            Vec::with_capacity(self.fields.len()),
+        )
     }
 
     /// [`KeyPattern::extract`] on a document stored as raw BSON.
     pub(crate) fn extract_raw(&self, doc: &RawDocument) -> Result<KeyValue, ShardKeyError> {
-        self.extract_with(|path| Ok(lookup_raw(doc, path)?.map(Cow::Owned)))
+        self.extract_raw_into(doc, Vec::with_capacity(self.fields.len()))
+    }
+
+    /// [`KeyPattern::extract_raw`] into a vector the caller lends (cleared first), so that
+    /// a stream of inserts can reuse one allocation.
+    pub(crate) fn extract_raw_into(
+        &self,
+        doc: &RawDocument,
+        out: Vec<Bson>,
+    ) -> Result<KeyValue, ShardKeyError> {
+        self.extract_with(|path| Ok(lookup_raw(doc, path)?.map(Cow::Owned)), out)
     }
 
     fn extract_with<'a>(
         &self,
         mut find: impl FnMut(&str) -> Result<Option<Cow<'a, Bson>>, ShardKeyError>,
+        mut out: Vec<Bson>,
     ) -> Result<KeyValue, ShardKeyError> {
-        let mut out = Vec::with_capacity(self.fields.len());
+        out.clear();
         for (path, kind) in &self.fields {
             let value = find(path)?.unwrap_or(Cow::Owned(Bson::Null));
             match kind {
