@@ -189,14 +189,38 @@ pub struct Playground {
     pub after_done: bool,
     /// Bumped on every action.
     pub rev: u64,
-    /// Follows `rev`, but while a workload plays only on every [`CALM_EVERY`]th tick: the
-    /// panels beside the picture (timeline, charts, controls) redraw on this, so that a
-    /// tick redraws the cluster alone. It catches up at once when playing stops.
-    pub calm_rev: u64,
+    /// One revision per [`Calm`] panel. Each follows `rev`, but while a workload plays only
+    /// on one tick in [`CALM_EVERY`], and each panel on a different one, so that no tick
+    /// redraws the cluster, the timeline and the charts together. They catch up at once
+    /// when playing stops or on any other action.
+    pub calm_revs: [u64; 2],
 }
 
-/// While playing, the side panels redraw on one tick in this many (a few times a second).
+/// While playing, each side panel redraws on one tick in this many (a few times a second).
 pub const CALM_EVERY: u64 = 8;
+
+/// The side panels that redraw calmly while a workload plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Calm {
+    /// The timeline and its event log.
+    Timeline,
+    /// The insights: analyzeShardKey and the charts.
+    Insights,
+}
+
+impl Calm {
+    /// Both panels.
+    const ALL: [Calm; 2] = [Calm::Timeline, Calm::Insights];
+
+    /// The tick (modulo [`CALM_EVERY`]) on which this panel catches up while playing:
+    /// half a cycle apart.
+    fn phase(self) -> u64 {
+        match self {
+            Calm::Timeline => 0,
+            Calm::Insights => CALM_EVERY / 2,
+        }
+    }
+}
 
 impl PartialEq for Playground {
     fn eq(&self, other: &Self) -> bool {
@@ -374,7 +398,7 @@ impl Playground {
             notice: None,
             after_done: false,
             rev: 0,
-            calm_rev: 0,
+            calm_revs: [0; 2],
         }
     }
 
@@ -524,9 +548,15 @@ impl Reducible for Playground {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let tick = matches!(action, Action::Tick);
         let next = self.apply(action);
-        if next.calm_rev != next.rev && (!tick || !next.playing || next.rev % CALM_EVERY == 0) {
+        let due = |panel: Calm| {
+            next.calm_rev(panel) != next.rev
+                && (!tick || !next.playing || next.rev % CALM_EVERY == panel.phase())
+        };
+        if Calm::ALL.iter().any(|p| due(*p)) {
             let mut calm = (*next).clone();
-            calm.calm_rev = calm.rev;
+            for panel in Calm::ALL.into_iter().filter(|p| due(*p)) {
+                calm.calm_revs[panel as usize] = calm.rev;
+            }
             return Rc::new(calm);
         }
         next
@@ -534,7 +564,12 @@ impl Reducible for Playground {
 }
 
 impl Playground {
-    /// The reducer proper; [`Reducible::reduce`] adds the calm revision.
+    /// The revision a calm panel redraws on (see [`Playground::calm_revs`]).
+    pub fn calm_rev(&self, panel: Calm) -> u64 {
+        self.calm_revs[panel as usize]
+    }
+
+    /// The reducer proper; [`Reducible::reduce`] adds the calm revisions.
     fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {

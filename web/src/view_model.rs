@@ -53,6 +53,9 @@ impl ChunkView {
     }
 }
 
+/// A shard's chunks in key order, shared between frames while none of them changed.
+pub type ChunkList = Rc<[Rc<ChunkView>]>;
+
 /// One shard as drawn.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShardView {
@@ -64,8 +67,9 @@ pub struct ShardView {
     pub draining: bool,
     /// Its zones.
     pub zones: Vec<String>,
-    /// Its chunks of the shown collection, in key order.
-    pub chunks: Vec<Rc<ChunkView>>,
+    /// Its chunks of the shown collection, in key order. The list keeps its `Rc` from frame
+    /// to frame while none of its chunks changed, so comparing it is one pointer test.
+    pub chunks: ChunkList,
     /// Documents on the shard.
     pub docs: u64,
     /// Bytes on the shard.
@@ -88,6 +92,8 @@ struct Remembered {
 pub struct FrameMemory {
     /// The chunks in key order.
     chunks: Rc<Vec<Rc<Remembered>>>,
+    /// Each shard's chunk list (by shard index), to be kept if nothing in it changed.
+    lists: Rc<Vec<(usize, ChunkList)>>,
     /// The collection's insertion counter at that frame: later inserts are new.
     pub next_insert: u64,
 }
@@ -116,6 +122,8 @@ pub struct ClusterView {
     pub next_insert: u64,
     /// This frame's chunks, for the next frame.
     remembered: Rc<Vec<Rc<Remembered>>>,
+    /// This frame's chunk lists by shard index, for the next frame.
+    lists: Rc<Vec<(usize, ChunkList)>>,
 }
 
 /// One chunk on the key-space bar.
@@ -138,6 +146,7 @@ impl ClusterView {
     pub fn memory(&self) -> FrameMemory {
         FrameMemory {
             chunks: self.remembered.clone(),
+            lists: self.lists.clone(),
             next_insert: self.next_insert,
         }
     }
@@ -169,7 +178,7 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             index: i as usize,
             draining: s.draining,
             zones: s.zones.iter().cloned().collect(),
-            chunks: Vec::new(),
+            chunks: Rc::from([]),
             docs: 0,
             bytes: 0,
         })
@@ -230,6 +239,7 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     let before: &[Rc<Remembered>] = &previous.chunks;
     let mut j = 0;
     let mut remembered = Vec::with_capacity(sharding.table.len());
+    let mut lists: Vec<Vec<Rc<ChunkView>>> = vec![Vec::new(); shards.len()];
     view.bar.reserve(sharding.table.len());
     for c in sharding.table.iter() {
         let span = if view.hashed {
@@ -317,21 +327,28 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             min: entry.view.min.clone(),
             gained,
         });
-        if let Some(s) = slot
-            .get(c.shard as usize)
-            .copied()
-            .flatten()
-            .and_then(|pos| shards.get_mut(pos))
-        {
-            s.docs += c.docs;
-            s.bytes += c.bytes;
-            s.chunks.push(entry.view.clone());
+        if let Some(pos) = slot.get(c.shard as usize).copied().flatten() {
+            shards[pos].docs += c.docs;
+            shards[pos].bytes += c.bytes;
+            lists[pos].push(entry.view.clone());
         }
         remembered.push(entry);
         view.chunks += 1;
         view.docs += c.docs;
     }
     view.remembered = Rc::new(remembered);
+    for (s, list) in shards.iter_mut().zip(lists) {
+        let prior = previous.lists.iter().find(|(i, _)| *i == s.index);
+        s.chunks = match prior {
+            Some((_, p))
+                if p.len() == list.len() && p.iter().zip(&list).all(|(a, b)| Rc::ptr_eq(a, b)) =>
+            {
+                p.clone()
+            }
+            _ => list.into(),
+        };
+    }
+    view.lists = Rc::new(shards.iter().map(|s| (s.index, s.chunks.clone())).collect());
     view.shards = shards;
     view
 }

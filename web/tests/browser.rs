@@ -94,13 +94,31 @@ fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
     let hot: Vec<_> = second
         .shards
         .iter()
-        .flat_map(|s| &s.chunks)
+        .flat_map(|s| s.chunks.iter())
         .filter(|c| c.gained > 0)
         .collect();
     assert_eq!(hot.len(), 1, "only the MaxKey chunk took the new keys");
     assert!(hot[0].is_max);
     assert_eq!(hot[0].gained, 5);
     assert_eq!(second.ticks.iter().filter(|(_, new)| *new).count(), 5);
+    // Once the heat is gone and nothing is new, every shard keeps its chunk list, so the
+    // page compares each column with one pointer test.
+    let third = cluster_view(&cluster, "test.c", &second.memory());
+    let fourth = cluster_view(&cluster, "test.c", &third.memory());
+    assert!(third
+        .shards
+        .iter()
+        .zip(&fourth.shards)
+        .all(|(a, b)| std::rc::Rc::ptr_eq(&a.chunks, &b.chunks)));
+    let busy = second
+        .shards
+        .iter()
+        .position(|s| s.chunks.iter().any(|c| c.gained > 0))
+        .unwrap();
+    assert!(!std::rc::Rc::ptr_eq(
+        &first.shards[busy].chunks,
+        &second.shards[busy].chunks
+    ));
 }
 
 #[wasm_bindgen_test]

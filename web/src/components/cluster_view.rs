@@ -57,15 +57,23 @@ struct ShardColumnProps {
 }
 
 /// One shard. A component of its own, so that Yew skips shards whose picture did not
-/// change; its chunk blocks likewise. Comparing two shards is cheap: unchanged chunks are
-/// the same `Rc` from frame to frame, so most comparisons are one pointer test.
+/// change; its chunk blocks likewise. Comparing two shards is cheap: a shard whose chunks
+/// all stayed the same keeps the same `Rc<[..]>` list, so the comparison is one pointer
+/// test, and within a changed list unchanged chunks are the same `Rc` too.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
+    // Whether the column draws all its chunks: from the first scroll or focus inside it.
+    let all = use_state_eq(|| false);
+    let show_all = {
+        let all = all.clone();
+        Callback::from(move |()| all.set(true))
+    };
     shard_column(
         &props.shard,
         &props.dispatch,
         props.targeted,
         props.last_inserts,
+        (!*all).then_some(show_all),
     )
 }
 
@@ -74,23 +82,61 @@ fn shard_column_component(props: &ShardColumnProps) -> Html {
 struct ChunkBlockProps {
     shard: AttrValue,
     chunk: Rc<ChunkView>,
+    /// Out of sight below the column's scroll area: drawn as an empty, hidden block that
+    /// keeps the test contract's attributes.
+    far: bool,
 }
 
 #[function_component(ChunkBlock)]
 fn chunk_block_component(props: &ChunkBlockProps) -> Html {
-    chunk_block(&props.shard, &props.chunk)
+    if props.far {
+        far_chunk_block(&props.shard, &props.chunk)
+    } else {
+        chunk_block(&props.shard, &props.chunk)
+    }
 }
+
+/// Chunks a column draws before it is scrolled or focused: more than its scroll area
+/// (520 px, at least 44 px a block) can show. The rest wait, hidden, behind a spacer of
+/// about their height, so that a shard of hundreds of chunks costs the browser no layout
+/// or paint for blocks nobody can see. Badged blocks (MinKey, MaxKey, jumbo) are always
+/// drawn, in place, so that the guide can point at them.
+const DRAWN_AT_FIRST: usize = 14;
+
+/// The height, in pixels, a spacer gives each hidden block (58 px on average, and the
+/// 5 px gap).
+const HIDDEN_BLOCK_PX: usize = 63;
 
 fn shard_column(
     s: &ShardView,
     dispatch: &Callback<Action>,
     targeted: bool,
     last_inserts: u64,
+    show_all: Option<Callback<()>>,
 ) -> Html {
     let name = s.name.clone();
     let drain = dispatch
         .reform(move |_| Action::Auto(format!("db.adminCommand({{removeShard: \"{name}\"}})")));
     let shard_id = AttrValue::from(s.name.clone());
+    let windowed = show_all.is_some() && s.chunks.len() > DRAWN_AT_FIRST;
+    let mut blocks = Vec::with_capacity(s.chunks.len() + 1);
+    let mut hidden = 0;
+    for (i, c) in s.chunks.iter().enumerate() {
+        let far = windowed && i >= DRAWN_AT_FIRST && !(c.is_min || c.is_max || c.jumbo);
+        if !far && hidden > 0 {
+            blocks.push(spacer(hidden, &c.min));
+            hidden = 0;
+        }
+        hidden += usize::from(far);
+        blocks.push(html! {
+            <ChunkBlock key={c.min.clone()} shard={shard_id.clone()} chunk={c.clone()} far={far} />
+        });
+    }
+    if hidden > 0 {
+        blocks.push(spacer(hidden, "end"));
+    }
+    let on_scroll = show_all.as_ref().map(|f| f.reform(|_: Event| ()));
+    let on_focus = show_all.map(|f| f.reform(|_: FocusEvent| ()));
     html! {
         <section class={classes!("shard", SHARD_COLOURS[s.index % 8], s.draining.then_some("draining"), targeted.then_some("targeted"))}
             data-testid="shard" data-shard-id={shard_id.clone()} data-last-inserts={last_inserts.to_string()}
@@ -103,17 +149,26 @@ fn shard_column(
                 </button>
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
-                { format!("{} chunks · {} docs · {}", s.chunks.len(), s.docs, human_bytes(s.bytes)) }
+                // Three pieces that wrap between, never inside, one another (two lines at most).
+                <span>{ format!("{} chunks", s.chunks.len()) }</span>{ " · " }
+                <span>{ format!("{} docs", s.docs) }</span>{ " · " }
+                <span>{ human_bytes(s.bytes) }</span>
             </p>
             if !s.zones.is_empty() {
                 <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ format!("zone {z}") }</span> }) }</p>
             }
-            <ol class="chunks">
-                { for s.chunks.iter().map(|c| html! {
-                    <ChunkBlock key={c.min.clone()} shard={shard_id.clone()} chunk={c.clone()} />
-                }) }
+            <ol class="chunks" onscroll={on_scroll} onfocusin={on_focus}>
+                { for blocks }
             </ol>
         </section>
+    }
+}
+
+/// Stands in for `n` hidden blocks before the block starting at `next` (or at the end).
+fn spacer(n: usize, next: &str) -> Html {
+    html! {
+        <li key={format!("hidden-before-{next}")} class="chunks-hidden" aria-hidden="true"
+            style={format!("height: {}px", n * HIDDEN_BLOCK_PX - 5)}></li>
     }
 }
 
@@ -126,6 +181,16 @@ pub const SHARD_COLOURS: [&str; 8] = [
 /// steps (1-10, 11-20, 21-30, more). A class rather than an inline style, so a hot block
 /// changes one attribute.
 const HEAT: [&str; 4] = ["heat-1", "heat-2", "heat-3", "heat-4"];
+
+/// A block out of sight: the test contract's attributes only, hidden by the stylesheet.
+fn far_chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
+    html! {
+        <li class="chunk far" data-testid="chunk" data-shard-id={shard.clone()}
+            data-min={c.min.clone()} data-max={c.max.clone()} data-count={c.docs.to_string()}
+            data-jumbo={if c.jumbo { "true" } else { "false" }} data-recent={c.gained.to_string()}>
+        </li>
+    }
+}
 
 fn chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
     let heat = (c.gained > 0).then(|| HEAT[((c.gained - 1) / 10).min(3) as usize]);

@@ -165,7 +165,7 @@ impl CompareColumn {
                 .view
                 .shards
                 .iter()
-                .flat_map(|s| &s.chunks)
+                .flat_map(|s| s.chunks.iter())
                 .filter(|c| c.jumbo)
                 .count() as u64,
             single: f64::from(single) / n,

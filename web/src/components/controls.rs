@@ -1,7 +1,7 @@
 //! The scenario controls: lessons, version mode, shards, chunk size, and the shard key
 //! editor that validates as you type.
 
-use crate::state::{Action, Playground, Settings};
+use crate::state::{Action, Calm, Playground, Settings};
 use shardlab::cluster::VersionMode;
 use shardlab::presets::PRESETS;
 use shardlab::shard_key::KeyPattern;
@@ -18,8 +18,8 @@ pub struct PanelProps {
     pub dispatch: Callback<Action>,
 }
 
-/// Properties of the side panels, which redraw on the calm revision only (see
-/// [`Playground::calm_rev`]): while a workload plays, a few times a second.
+/// Properties of the timeline panel, which redraws on its calm revision only (see
+/// [`Playground::calm_revs`]): while a workload plays, a few times a second.
 #[derive(Properties)]
 pub struct CalmPanelProps {
     /// The page state.
@@ -30,7 +30,26 @@ pub struct CalmPanelProps {
 
 impl PartialEq for CalmPanelProps {
     fn eq(&self, other: &Self) -> bool {
-        self.state.calm_rev == other.state.calm_rev && self.dispatch == other.dispatch
+        self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
+            && self.dispatch == other.dispatch
+    }
+}
+
+/// Properties of [`Controls`]. The controls show the settings and the lesson only, so they
+/// redraw when those change and never on a workload's tick.
+#[derive(Properties)]
+pub struct ControlsProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+impl PartialEq for ControlsProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.state.settings == other.state.settings
+            && self.state.preset.map(|p| p.id) == other.state.preset.map(|p| p.id)
+            && self.dispatch == other.dispatch
     }
 }
 
@@ -53,7 +72,7 @@ pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
 
 /// The controls bar.
 #[function_component(Controls)]
-pub fn controls(props: &CalmPanelProps) -> Html {
+pub fn controls(props: &ControlsProps) -> Html {
     let settings = props.state.settings.clone();
     let draft = use_state(|| settings.clone());
     {

@@ -1,15 +1,15 @@
 //! Insights: analyzeShardKey's verdict on the current key, charts over time, and a query
 //! box that lights up the shards a filter targets.
 
-use crate::state::Playground;
+use crate::state::{Calm, Playground};
 use bson::{Bson, Document};
 use shardlab::shell::{parse_value, EvalContext};
 use shardlab::Session;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// Properties of [`Insights`]. The panel redraws on the calm revision only (see
-/// [`Playground::calm_rev`]).
+/// Properties of [`Insights`]. The panel redraws on its calm revision only (see
+/// [`Playground::calm_revs`]).
 #[derive(Properties)]
 pub struct InsightsProps {
     /// The page state.
@@ -20,7 +20,8 @@ pub struct InsightsProps {
 
 impl PartialEq for InsightsProps {
     fn eq(&self, other: &Self) -> bool {
-        self.state.calm_rev == other.state.calm_rev && self.on_target == other.on_target
+        self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
+            && self.on_target == other.on_target
     }
 }
 
