@@ -3,7 +3,8 @@
 //   node scripts/measure-ui.mjs   (after `trunk build --release`)
 // Figures: time to interactive on localhost, the transfer size of wasm + JS + CSS
 // (gzipped), and frame times while a workload plays on 16 shards with ~1,000 chunks.
-// SHARDS, DOCS and MIN_CHUNKS change the scenario; REDUCED=1 measures with
+// SHARDS, DOCS, MIN_CHUNKS, WORKLOAD (a generator; uniform by default) and BATCH (documents
+// per tick, 20) change the scenario; REDUCED=1 measures with
 // prefers-reduced-motion; SHARDLAB_DIST measures another build directory. rAF intervals
 // come in whole display frames (16.7 ms at 60 Hz, also when idle), so "over16" counts the
 // frames that missed one.
@@ -52,8 +53,9 @@ await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk
 const chunks = await page.locator('[data-testid="chunk"]').count();
 const shards = await page.locator('[data-testid="shard"]').count();
 
-await page.getByLabel('Workload generator').selectOption('uniform');
-await page.getByLabel('Documents per tick').fill('20');
+const BATCH = Number(process.env.BATCH ?? 20);
+await page.getByLabel('Workload generator').selectOption(process.env.WORKLOAD ?? 'uniform');
+await page.getByLabel('Documents per tick').fill(String(BATCH));
 await page.getByLabel('Documents per tick').press('Tab');
 await page.getByLabel('Total documents').fill('100000');
 await page.getByLabel('Total documents').press('Tab');
@@ -75,11 +77,12 @@ await page.evaluate(() => {
 await page.getByTestId('play').click();
 await page.waitForTimeout(8000);
 await page.getByTestId('pause').click();
-const { frames, long, ticks } = await page.evaluate(() => ({
+const { frames, long, done } = await page.evaluate(() => ({
   frames: window.__frames.slice(5),
   long: window.__long,
-  ticks: Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')) / 20,
+  done: Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')),
 }));
+const ticks = done / BATCH;
 const sorted = [...frames].sort((a, b) => a - b);
 const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 console.log(JSON.stringify({
