@@ -247,7 +247,13 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             let hi = hash_position(&c.max.0[0]).unwrap_or(lo);
             (lo, hi.max(lo))
         } else {
-            let weight = 0.5 / n + 0.5 * (c.docs as f64 / total_docs.max(1) as f64);
+            // Half the strip is shared equally, half by documents; with no documents
+            // yet, all of it is shared equally, so the chunks still fill the strip.
+            let weight = if total_docs == 0 {
+                1.0 / n
+            } else {
+                0.5 / n + 0.5 * (c.docs as f64 / total_docs as f64)
+            };
             let span = (cursor, (cursor + weight).min(1.0));
             cursor += weight;
             span

@@ -121,6 +121,38 @@ fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
     ));
 }
 
+/// The key-space strip is drawn from the segments' own positions, so they must tile
+/// [0, 1] exactly: with no documents yet as well as with some.
+#[wasm_bindgen_test]
+fn the_key_space_segments_fill_the_strip() {
+    let mut cluster = Cluster::new(ClusterConfig {
+        chunk_size: Some(1024),
+        ..ClusterConfig::default()
+    });
+    cluster
+        .shard_collection("test.c", &bson::doc! {"x": 1}, false, None)
+        .unwrap();
+    let tiles = |cluster: &Cluster| {
+        let view = cluster_view(cluster, "test.c", &FrameMemory::default());
+        let bar = &view.bar;
+        let joined = bar.windows(2).all(|w| (w[0].hi - w[1].lo).abs() < 1e-9);
+        let ends = bar.first().map(|b| b.lo) == Some(0.0)
+            && bar.last().is_some_and(|b| (b.hi - 1.0).abs() < 1e-9);
+        (bar.len(), joined && ends)
+    };
+    assert_eq!(
+        tiles(&cluster),
+        (1, true),
+        "one empty chunk spans the strip"
+    );
+    let docs: Vec<_> = (0..60)
+        .map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"})
+        .collect();
+    cluster.insert_many("test.c", &docs).unwrap();
+    let (n, ok) = tiles(&cluster);
+    assert!(n > 1 && ok, "{n} segments tile the strip");
+}
+
 #[wasm_bindgen_test]
 fn page_options_are_read_from_the_address() {
     let o = PageOptions::parse("?embed=1&autoplay=1&hide=console,insights&preset=hashed");
