@@ -73,8 +73,8 @@ fn the_console_waits_for_closing_brackets() {
     assert!(!is_incomplete("sh.status()"));
 }
 
-#[wasm_bindgen_test]
-fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
+/// A cluster with 1 KiB chunks and `test.c` sharded on `{x: 1}`, still empty.
+fn sharded_on_x() -> Cluster {
     let mut cluster = Cluster::new(ClusterConfig {
         chunk_size: Some(1024),
         ..ClusterConfig::default()
@@ -82,6 +82,12 @@ fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
     cluster
         .shard_collection("test.c", &bson::doc! {"x": 1}, false, None)
         .unwrap();
+    cluster
+}
+
+#[wasm_bindgen_test]
+fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
+    let mut cluster = sharded_on_x();
     let docs = |r: std::ops::Range<i32>| {
         r.map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"})
             .collect::<Vec<_>>()
@@ -125,13 +131,7 @@ fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
 /// [0, 1] exactly: with no documents yet as well as with some.
 #[wasm_bindgen_test]
 fn the_key_space_segments_fill_the_strip() {
-    let mut cluster = Cluster::new(ClusterConfig {
-        chunk_size: Some(1024),
-        ..ClusterConfig::default()
-    });
-    cluster
-        .shard_collection("test.c", &bson::doc! {"x": 1}, false, None)
-        .unwrap();
+    let mut cluster = sharded_on_x();
     let tiles = |cluster: &Cluster| {
         let view = cluster_view(cluster, "test.c", &FrameMemory::default());
         let bar = &view.bar;
