@@ -66,3 +66,27 @@ test('compare: space plays the comparison and the right arrow steps it, not the 
   await page.getByTestId('tab-playground').click();
   assert.equal(await page.getByTestId('progress').getAttribute('aria-valuenow'), '0', 'the playground did not play');
 });
+
+test('compare: the comparison keeps its columns and progress across a visit to another tab', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  await page.goto(env.server.url);
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-step').click();
+  await page.getByTestId('compare-step').click();
+  await page.getByTestId('compare-add').click();
+  const bar = page.getByTestId('compare-progress');
+  const done = await bar.getAttribute('data-done');
+  assert.equal(done, '50');
+  // Start playing, then leave: the comparison pauses, and the playground's own keys work.
+  await page.getByTestId('compare-play').click();
+  await page.getByTestId('tab-playground').click();
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')) > 0);
+  const paused = await bar.getAttribute('data-done');
+  await page.waitForTimeout(500);
+  assert.equal(await bar.getAttribute('data-done'), paused, 'hidden comparison is paused');
+  await page.getByTestId('tab-compare').click();
+  assert.equal(await page.getByTestId('compare-column').count(), 3, 'the added column is still there');
+  assert.ok(Number(await bar.getAttribute('data-done')) >= 50, 'progress kept');
+});

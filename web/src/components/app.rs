@@ -39,6 +39,11 @@ pub fn app() -> Html {
     };
     let targeted = use_state(Vec::<String>::new);
     let mode = use_state(Mode::default);
+    // Whether the comparison tab was ever opened (it is mounted from then on).
+    let compare_opened = use_mut_ref(|| false);
+    if *mode == Mode::Compare {
+        *compare_opened.borrow_mut() = true;
+    }
     let (workshop, toggle_workshop) = use_workshop();
     // Callbacks that stay the same from render to render, so that memoised components
     // whose props hold them can skip rendering.
@@ -139,9 +144,14 @@ pub fn app() -> Html {
                         onclick={dispatch.reform(|_| Action::Notice(None))}>{ "×" }</button>
                 </div>
             }
-            if *mode == Mode::Compare {
-            <CompareView />
-            } else {
+            // Once opened, the comparison stays mounted (hidden on other tabs) so that its
+            // columns and progress survive a visit to the playground.
+            if *compare_opened.borrow() {
+                <div hidden={*mode != Mode::Compare}>
+                    <CompareView visible={*mode == Mode::Compare} />
+                </div>
+            }
+            if *mode != Mode::Compare {
             if *mode == Mode::Guide {
                 <Guide state={(*state).clone()} dispatch={dispatch.clone()}
                     on_close={{ let mode = mode.clone(); Callback::from(move |()| mode.set(Mode::Playground)) }} />

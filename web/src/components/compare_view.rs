@@ -404,10 +404,27 @@ impl Reducible for Comparison {
     }
 }
 
+/// Properties of [`CompareView`].
+#[derive(Properties, PartialEq)]
+pub struct CompareViewProps {
+    /// Whether the comparison tab is the one shown. The page keeps the comparison mounted
+    /// once opened, so that its columns and progress survive a visit to another tab; while
+    /// hidden it is paused and leaves the keyboard to the playground.
+    pub visible: bool,
+}
+
 /// The comparison page.
 #[function_component(CompareView)]
-pub fn compare_view() -> Html {
+pub fn compare_view(props: &CompareViewProps) -> Html {
     let state = use_reducer(Comparison::default);
+    {
+        let state = state.clone();
+        use_effect_with(props.visible, move |visible| {
+            if !*visible {
+                state.dispatch(CompareAction::Pause);
+            }
+        });
+    }
     {
         let state = state.clone();
         use_effect_with(state.playing, move |playing| {
@@ -424,9 +441,9 @@ pub fn compare_view() -> Html {
     // (the playground's own shortcuts stand aside in this mode).
     {
         let state = state.clone();
-        use_effect_with(state.playing, move |playing| {
+        use_effect_with((state.playing, props.visible), move |(playing, visible)| {
             let playing = *playing;
-            let listener =
+            let listener = visible.then(|| {
                 gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
                     let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
                         return;
@@ -445,7 +462,8 @@ pub fn compare_view() -> Html {
                     };
                     e.prevent_default();
                     state.dispatch(action);
-                });
+                })
+            });
             move || drop(listener)
         });
     }
