@@ -33,6 +33,7 @@ use crate::error::ClusterError;
 use crate::rng::SplitMix64;
 use crate::shard_key::{FieldKind, KeyPattern, KeyValue};
 use crate::targeting::{self, TargetKind};
+use crate::workload::lookup_path;
 use bson::{Bson, Document};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -237,27 +238,11 @@ fn percentage(part: u64, total: u64) -> f64 {
 fn raw_key_document(pattern: &KeyPattern, doc: &Document) -> Document {
     let mut out = Document::new();
     for (name, _) in pattern.fields() {
-        if let Some(v) = lookup(doc, name) {
+        if let Some(v) = lookup_path(doc, name) {
             out.insert(name.clone(), v.clone());
         }
     }
     out
-}
-
-fn lookup<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
-    let mut current = doc;
-    let mut parts = path.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let v = current.get(part)?;
-        if parts.peek().is_none() {
-            return Some(v);
-        }
-        match v {
-            Bson::Document(inner) => current = inner,
-            _ => return None,
-        }
-    }
-    None
 }
 
 /// The value shown in `mostCommonValues`: the index key (null for a missing field), or,
@@ -611,7 +596,7 @@ fn updates_key(pattern: &KeyPattern, filter: &Document, update: &Document) -> bo
 fn replacement_filter(pattern: &KeyPattern, replacement: &Document) -> Option<Document> {
     let mut filter = Document::new();
     for (name, _) in pattern.fields() {
-        filter.insert(name.clone(), lookup(replacement, name)?.clone());
+        filter.insert(name.clone(), lookup_path(replacement, name)?.clone());
     }
     Some(filter)
 }

@@ -855,7 +855,7 @@ pub fn generate_queries(
 }
 
 /// The value at a dotted path, descending through embedded documents only.
-fn lookup_path<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+pub(crate) fn lookup_path<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
     let mut current = doc;
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {

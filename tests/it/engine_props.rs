@@ -444,16 +444,21 @@ fn bson_value() -> impl Strategy<Value = Bson> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+#![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// The engine measures documents without encoding them; the number must be the
-    /// encoder's, including 0 for a document the encoder refuses.
-    #[test]
-    fn bson_size_is_the_encoded_length(
-        fields in prop::collection::vec(("[a-z_\0]{0,5}", bson_value()), 0..8),
-    ) {
-        let doc: Document = fields.into_iter().collect();
-        let encoded = doc.to_vec().map_or(0, |b| b.len() as u32);
-        prop_assert_eq!(shardlab::cluster::bson_size(&doc), encoded);
-    }
-}
+/// The engine stores documents as their BSON encoding: a collection's data size is the
+/// encoder's length, and a document the encoder refuses (a NUL in a field name) is
+/// refused, not stored.
+#[test]
+fn stored_size_is_the_encoded_length(
+    fields in prop::collection::vec(("[a-z_\0]{0,5}", bson_value()), 0..8),
+) {
+    let mut doc = bson::doc! { "_id": 1 };
+    doc.extend(fields.into_iter().filter(|(k, _)| k != "_id"));
+    let encoded = doc.to_vec().map_or(0, |b| b.len() as u64);
+    let mut cluster = Cluster::new(ClusterConfig::default());
+    let inserted = cluster.insert_many("test.sizes", [&doc]).is_ok();
+    prop_assert_eq!(inserted, encoded > 0);
+    let stored = cluster.collection("test.sizes").map_or(0, |c| c.data_size());
+    prop_assert_eq!(stored, encoded);
+}}

@@ -34,26 +34,14 @@ pub fn workload_panel(props: &PanelProps) -> Html {
     let on_batch = {
         let set = set.clone();
         Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let n = input
-                .value()
-                .trim()
-                .parse::<u32>()
-                .unwrap_or(25)
-                .clamp(1, 5000);
+            let n = typed_number(&e, 25u32, 1, 5000);
             set(Box::new(move |w| w.batch = n));
         })
     };
     let on_total = {
         let set = set.clone();
         Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let n = input
-                .value()
-                .trim()
-                .parse::<u64>()
-                .unwrap_or(1000)
-                .clamp(1, 1_000_000);
+            let n = typed_number(&e, 1000u64, 1, 1_000_000);
             set(Box::new(move |w| {
                 w.total = n;
                 w.done = w.done.min(n);
@@ -138,4 +126,15 @@ pub fn workload_panel(props: &PanelProps) -> Html {
             </div>
         </section>
     }
+}
+
+/// The number typed in the event's input, `fallback` when it is not one, held to `lo..=hi`.
+fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T) -> T {
+    let input: HtmlInputElement = e.target_unchecked_into();
+    input
+        .value()
+        .trim()
+        .parse::<T>()
+        .unwrap_or(fallback)
+        .clamp(lo, hi)
 }
