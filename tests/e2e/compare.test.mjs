@@ -6,6 +6,17 @@ import { suite, screenshot, readCompareRows, playComparison } from './harness.mj
 
 const env = suite();
 
+// The comparison tab after two steps of the workload, with a third column added.
+async function twoStepsAndAThirdColumn() {
+  const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  await page.goto(env.server.url);
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-step').click();
+  await page.getByTestId('compare-step').click();
+  await page.getByTestId('compare-add').click();
+  return page;
+}
+
 test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed spreads them', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors = [];
@@ -30,12 +41,7 @@ test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed sp
 });
 
 test('compare: a third column can be added and edited, and it replays the same workload', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
-  await page.goto(env.server.url);
-  await page.getByTestId('tab-compare').click();
-  await page.getByTestId('compare-step').click();
-  await page.getByTestId('compare-step').click();
-  await page.getByTestId('compare-add').click();
+  const page = await twoStepsAndAThirdColumn();
   assert.equal(await page.getByTestId('compare-column').count(), 3);
   const third = page.getByTestId('compare-column').nth(2);
   await third.getByTestId('compare-key').fill('{ts: 1}');
@@ -68,12 +74,7 @@ test('compare: space plays the comparison and the right arrow steps it, not the 
 });
 
 test('compare: the comparison keeps its columns and progress across a visit to another tab', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
-  await page.goto(env.server.url);
-  await page.getByTestId('tab-compare').click();
-  await page.getByTestId('compare-step').click();
-  await page.getByTestId('compare-step').click();
-  await page.getByTestId('compare-add').click();
+  const page = await twoStepsAndAThirdColumn();
   const bar = page.getByTestId('compare-progress');
   const done = await bar.getAttribute('data-done');
   assert.equal(done, '50');
