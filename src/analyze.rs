@@ -435,6 +435,7 @@ fn candidate_ranges(
             version: ChunkVersion { major: 1, minor: 0 },
             docs: 0,
             bytes: 0,
+            written: 0,
         })
         .collect();
     Ok(RoutingTable::from_chunks(chunks))

@@ -83,6 +83,8 @@ impl Cluster {
             return None;
         }
         chunk.shard = to;
+        // The recipient's routing table starts the moved chunk's writes tracker afresh.
+        chunk.written = 0;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         sharding.table.set_version(&cmin, version);
         for ((_, _), stored) in crate::store::range(&coll.docs, &cmin, &cmax) {

@@ -34,6 +34,10 @@ pub struct Chunk {
     pub docs: u64,
     /// Total BSON size of those documents, in bytes.
     pub bytes: u64,
+    /// Bytes inserted or updated into the chunk since it was created, moved, or last
+    /// considered for an auto-split: MongoDB's `ChunkWritesTracker`. The 5.0 splitter looks
+    /// at a chunk each time a fifth of the maximum chunk size has been written to it.
+    pub written: u64,
 }
 
 /// Chunks keyed by their lower bound. The invariant, checked by [`RoutingTable::check`], is
@@ -72,6 +76,7 @@ impl RoutingTable {
                 version: INITIAL_VERSION,
                 docs: 0,
                 bytes: 0,
+                written: 0,
             },
         );
         RoutingTable {

@@ -10,6 +10,7 @@ pub use crate::error::ClusterError;
 use crate::event_log::EventLog;
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+use crate::split::SPLIT_TEST_FACTOR;
 pub(crate) use crate::store::{id_add, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored};
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
@@ -150,10 +151,6 @@ pub struct Collection {
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
     pub(crate) recent: std::collections::VecDeque<(u64, KeyValue)>,
-    /// Chunks (by lower bound) whose last split attempt found no split point, with their
-    /// size then. Like MongoDB's chunk writes tracker, the splitter tries such a chunk
-    /// again only after another fifth of the chunk size has been written to it.
-    pub(crate) fruitless_splits: BTreeMap<KeyValue, u64>,
     /// The vector of the key value that last left `recent`, reused for the next insert's
     /// key (a steady stream of inserts then allocates nothing for keys).
     pub(crate) key_scratch: Vec<Bson>,
@@ -321,7 +318,6 @@ impl Cluster {
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
                     recent: std::collections::VecDeque::new(),
-                    fruitless_splits: BTreeMap::new(),
                     key_scratch: Vec::new(),
                 },
             );
@@ -436,7 +432,6 @@ impl Cluster {
                 next_doc: 0,
                 indexes: Vec::new(),
                 recent: std::collections::VecDeque::new(),
-                fruitless_splits: BTreeMap::new(),
                 key_scratch: Vec::new(),
             });
         Ok(())
@@ -571,7 +566,6 @@ impl Cluster {
         }
         coll.docs.clear();
         coll.recent.clear();
-        coll.fruitless_splits.clear();
         for (i, (k, stored)) in rekeyed.into_iter().enumerate() {
             coll.docs.insert((k, i as u64), stored);
         }
@@ -589,17 +583,10 @@ impl Cluster {
             ns: ns.to_string(),
             key: format_bson_obj(&key.to_pattern_document()),
         });
-        // A collection that already holds more than a chunk's worth splits right away.
+        // A collection that already holds more than a chunk's worth is cut into chunks
+        // of the maximum size right away, all on the primary shard.
         if !empty && self.autosplit_enabled {
-            let mins: Vec<KeyValue> = self
-                .sharding(ns)?
-                .table
-                .iter()
-                .map(|c| c.min.clone())
-                .collect();
-            for min in mins {
-                self.maybe_auto_split(ns, &min);
-            }
+            self.initial_split(ns);
         }
         Ok(())
     }
@@ -671,6 +658,7 @@ impl Cluster {
                 },
                 docs: 0,
                 bytes: 0,
+                written: 0,
             });
             lo = hi;
         }
@@ -807,9 +795,11 @@ impl Cluster {
             if let Some(chunk) = s.table.chunk_for_mut(&key) {
                 chunk.docs += 1;
                 chunk.bytes += u64::from(size);
-                // Only a chunk past the maximum size is a split candidate; cloning its
-                // bound for every insert would be wasted work.
-                if autosplit && chunk.bytes > max_size {
+                chunk.written += u64::from(size);
+                // The splitter looks at a chunk once a fifth of the maximum chunk size has
+                // been written to it (`ChunkWritesTracker::shouldSplit`); cloning its bound
+                // for every insert would be wasted work.
+                if autosplit && chunk.written >= max_size / SPLIT_TEST_FACTOR {
                     split_candidate = Some(chunk.min.clone());
                 }
             }

@@ -266,6 +266,7 @@ impl Cluster {
             if let Some(c) = s.table.chunk_for_mut(&new_key) {
                 c.docs += 1;
                 c.bytes += u64::from(size);
+                c.written += u64::from(size);
                 split_candidate = Some(c.min.clone());
             }
         }

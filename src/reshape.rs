@@ -114,6 +114,8 @@ impl Cluster {
                 min: extend(&c.min),
                 max: extend(&c.max),
                 jumbo: false,
+                // A refined key is a new routing table: every writes tracker starts over.
+                written: 0,
                 ..c.clone()
             })
             .collect();
@@ -127,7 +129,6 @@ impl Cluster {
         if let Some(coll) = self.collections.get_mut(ns) {
             coll.docs = docs;
             coll.recent.clear();
-            coll.fruitless_splits.clear();
         }
         self.push_event(EventKind::Refine {
             ns: ns.to_string(),
@@ -189,6 +190,7 @@ impl Cluster {
                 },
                 docs: 0,
                 bytes: 0,
+                written: 0,
             });
             lo = hi;
         }
@@ -207,7 +209,6 @@ impl Cluster {
         coll.docs = docs;
         coll.ids = ids;
         coll.recent.clear();
-        coll.fruitless_splits.clear();
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;

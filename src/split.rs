@@ -1,154 +1,236 @@
 //! Splitting and merging chunks (spec §6): 5.0's auto-split with the top-chunk rule,
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
-use crate::chunks::Chunk;
+use crate::chunks::{Chunk, ShardIdx};
 use crate::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use bson::{Bson, Document};
 
-/// Chooses split points as 5.0's `autoSplitVector` does (spec §6).
+/// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
+/// been written to it (`ChunkWritesTracker::kSplitTestFactor`).
+pub(crate) const SPLIT_TEST_FACTOR: u64 = 5;
+
+/// At most this many of the last split points are recomputed when the last piece would be
+/// small (`kMaxSplitPointsToReposition`).
+const MAX_SPLIT_POINTS_TO_REPOSITION: usize = 3;
+
+/// What `autoSplitVector` reads of the shard besides the chunk's keys: the collection's
+/// document count and data size on the shard that owns the chunk (`numRecords` and
+/// `dataSize` of the shard's local collection), and the maximum chunk size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SplitInput {
+    pub(crate) shard_docs: u64,
+    pub(crate) shard_bytes: u64,
+    pub(crate) max_size: u64,
+}
+
+/// Chooses split points as MongoDB 5.0's `autoSplitVector` does (spec §6), returning the
+/// positions in `keys` (the chunk's keys in order) whose values are the split points.
 ///
-/// `keys` are the chunk's keys in order with each document's size. Nothing is split unless
-/// the chunk holds more than `max_size` bytes. Walking the keys, a piece is closed once it
-/// holds `max_size / average document size` documents, at the next change of key value, so
-/// a run of equal keys always stays in one chunk. If the last piece would hold under 80% of
-/// a full piece, the last cut is moved so that the last two pieces are even.
-pub(crate) fn split_points(keys: &[(&DocKey, u32)], max_size: u64) -> Vec<KeyValue> {
-    let total: u64 = keys.iter().map(|(_, s)| u64::from(*s)).sum();
-    if keys.is_empty() || total <= max_size {
+/// - Nothing is split while the shard's data is under the maximum chunk size, nor when the
+///   chunk's first and last keys are equal.
+/// - `maxDocs = max size / (shard data / shard documents)`, in integers. The scan counts
+///   the chunk's first key as scanned and takes the key where the count reaches `maxDocs`,
+///   unless it equals the last split point (a run of equal keys stays in one chunk); the
+///   count then starts again from zero.
+/// - If the last piece holds fewer than 80% of `maxDocs`, the last (at most 3) split points
+///   are recomputed with `maxDocs - (maxDocs - left) / (n + 1)` documents per piece, or,
+///   when that would leave pieces under about 67% full, the last point is dropped.
+/// - `limit` (what `moveRange` asks for) computes `limit + 1` points, then keeps `limit`.
+pub(crate) fn auto_split_vector(
+    keys: &[&DocKey],
+    input: SplitInput,
+    limit: Option<usize>,
+) -> Vec<usize> {
+    let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+        return Vec::new();
+    };
+    if input.shard_bytes < input.max_size || input.shard_docs == 0 || first == last {
         return Vec::new();
     }
-    split_points_every(keys, max_docs_for(keys, total, max_size), None)
-}
-
-/// How many documents of this chunk's average size fit in `max_size` bytes.
-fn max_docs_for(keys: &[(&DocKey, u32)], total: u64, max_size: u64) -> usize {
-    let avg = (total / keys.len().max(1) as u64).max(1);
-    usize::try_from(max_size / avg).unwrap_or(usize::MAX).max(1)
-}
-
-/// Cuts `keys` every `max_docs` documents at changes of key value, then evens out the
-/// last two pieces (the 80% rule). `limit` stops after that many points, without evening.
-fn split_points_every(
-    keys: &[(&DocKey, u32)],
-    max_docs: usize,
-    limit: Option<usize>,
-) -> Vec<KeyValue> {
-    let n = keys.len();
-    let boundary = |i: usize| i > 0 && i < n && keys[i].0 != keys[i - 1].0;
+    let avg = (input.shard_bytes / input.shard_docs).max(1);
+    let max_docs = i64::try_from(input.max_size / avg).unwrap_or(i64::MAX);
     let mut cuts: Vec<usize> = Vec::new();
-    let mut piece_start = 0;
-    for i in 1..n {
-        if i - piece_start >= max_docs && boundary(i) {
-            cuts.push(i);
-            piece_start = i;
-            if limit.is_some_and(|l| cuts.len() >= l) {
-                return cuts.into_iter().map(|i| keys[i].0.to_key()).collect();
+    // The chunk's first key has been read before the scan starts.
+    let mut scanned: i64 = 1;
+    let mut last_point = 0;
+    for i in 1..keys.len() {
+        scanned += 1;
+        if scanned < max_docs {
+            continue;
+        }
+        if keys[i] == keys[last_point] {
+            continue;
+        }
+        cuts.push(i);
+        last_point = i;
+        scanned = 0;
+        if limit.is_some_and(|l| cuts.len() == l + 1) {
+            break;
+        }
+    }
+    let last_piece_full = scanned as f64 >= max_docs as f64 * 0.8;
+    if !last_piece_full && !cuts.is_empty() {
+        let n = cuts.len().min(MAX_SPLIT_POINTS_TO_REPOSITION);
+        let per_piece = max_docs - (max_docs - scanned) / (n as i64 + 1);
+        if scanned < max_docs - per_piece {
+            // Too few documents left over to even out: the last piece just grows.
+            cuts.pop();
+        } else {
+            cuts.truncate(cuts.len() - n);
+            // The new scan starts at the first key equal to the last kept split point (an
+            // index scan from that value), or at the chunk's first key.
+            let start = cuts
+                .last()
+                .map_or(0, |&c| keys[..c].partition_point(|k| *k < keys[c]));
+            let mut previous = start;
+            let mut left = n;
+            scanned = 0;
+            for i in start..keys.len() {
+                scanned += 1;
+                if scanned < per_piece || keys[i] == keys[previous] {
+                    continue;
+                }
+                cuts.push(i);
+                previous = i;
+                scanned = 0;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
             }
         }
     }
-    if let Some(&last) = cuts.last() {
-        if ((n - last) as f64) < 0.8 * max_docs as f64 {
-            let prev = if cuts.len() >= 2 {
-                cuts[cuts.len() - 2]
-            } else {
-                0
-            };
-            let mut mid = prev + (n - prev) / 2;
-            while mid < n && !boundary(mid) {
-                mid += 1;
-            }
-            if mid < n && mid > prev {
-                cuts.pop();
-                cuts.push(mid);
-            }
-        }
+    if let Some(l) = limit {
+        cuts.truncate(l);
     }
-    cuts.into_iter().map(|i| keys[i].0.to_key()).collect()
+    cuts
 }
 
 impl Cluster {
-    /// Splits the chunk starting at `min` if it has grown past the maximum chunk size, as
-    /// 5.0's chunk splitter would; marks it jumbo if it cannot be split.
+    /// The collection's document count and data size on `shard`, read from its chunks.
+    fn split_input(&self, ns: &str, shard: ShardIdx) -> Option<SplitInput> {
+        let table = &self.sharding(ns).ok()?.table;
+        let (shard_docs, shard_bytes) = table
+            .iter()
+            .filter(|c| c.shard == shard)
+            .fold((0, 0), |(d, b), c| (d + c.docs, b + c.bytes));
+        Some(SplitInput {
+            shard_docs,
+            shard_bytes,
+            max_size: self.chunk_size(),
+        })
+    }
+
+    /// The split points `autoSplitVector` finds in `chunk`, as key values.
+    fn chunk_split_points(
+        &self,
+        ns: &str,
+        chunk: &Chunk,
+        limit: Option<usize>,
+    ) -> Option<Vec<KeyValue>> {
+        let input = self.split_input(ns, chunk.shard)?;
+        let coll = self.collections.get(ns)?;
+        let keys: Vec<&DocKey> = coll
+            .keys_in(&chunk.min, &chunk.max)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        let cuts = auto_split_vector(&keys, input, limit);
+        Some(cuts.into_iter().map(|i| keys[i].to_key()).collect())
+    }
+
+    /// Looks at the chunk starting at `min` once a fifth of the maximum chunk size has been
+    /// written to it, as 5.0's chunk splitter does: splits it at the points
+    /// `autoSplitVector` finds (with the top-chunk rule for ordered keys), or marks it jumbo
+    /// if it is over the maximum size and all its documents share one key value.
     pub(crate) fn maybe_auto_split(&mut self, ns: &str, min: &KeyValue) {
         let max_size = self.chunk_size();
-        let Some(coll) = self.collections.get(ns) else {
+        let Ok(sharding) = self.sharding_mut(ns) else {
             return;
         };
-        let Some(sharding) = coll.sharding.as_ref() else {
+        let Some(chunk) = sharding.table.get_mut(min) else {
             return;
         };
-        let Some(chunk) = sharding.table.get(min) else {
-            return;
-        };
-        if chunk.bytes <= max_size {
+        if chunk.written < max_size / SPLIT_TEST_FACTOR {
             return;
         }
-        // After a fruitless attempt, wait for another fifth of a chunk's worth of writes
-        // (`ChunkWritesTracker::kSplitTestFactor`), rather than rescanning the chunk on
-        // every insert.
-        if let Some(&then) = coll.fruitless_splits.get(min) {
-            if chunk.bytes >= then && chunk.bytes < then + max_size / 5 {
-                return;
-            }
-        }
-        // A chunk whose documents all share one key value has no split point, whatever
-        // its size: the first and last entries of its range tell in O(log n), where
-        // collecting its keys would cost O(n) on every insert into a hot jumbo chunk.
-        if coll.single_key_in(&chunk.min, &chunk.max) {
-            let chunk = chunk.clone();
-            self.mark_jumbo(ns, &chunk);
-            return;
-        }
+        // An attempt, fruitful or not, starts the count of writes over.
+        chunk.written = 0;
         let chunk = chunk.clone();
-        let keys = coll.keys_in(&chunk.min, &chunk.max);
-        let mut points = split_points(&keys, max_size);
         let ordered = !sharding.pattern.is_hashed();
         let global_min = sharding.pattern.global_min();
         let global_max = sharding.pattern.global_max();
-        // Top-chunk optimisation (5.0 chunk_splitter): a chunk at either end of the key
-        // space is likely to keep receiving inserts, so the cut is made next to its extreme
-        // key: the second smallest key for the chunk starting at MinKey, else the largest
-        // key for the chunk ending at MaxKey.
-        if ordered && !points.is_empty() {
+        let Some(coll) = self.collections.get(ns) else {
+            return;
+        };
+        // A chunk whose documents all share one key value has no split point: the first
+        // and last entries of its range tell in O(log n). Past the maximum size it is jumbo.
+        if coll.single_key_in(&chunk.min, &chunk.max) {
+            if chunk.bytes > max_size {
+                self.mark_jumbo(ns, &chunk);
+            }
+            return;
+        }
+        let Some(mut points) = self.chunk_split_points(ns, &chunk, None) else {
+            return;
+        };
+        if points.is_empty() {
+            return;
+        }
+        // Top-chunk optimisation (5.0 chunk_splitter, `findExtremeKeyForShard`): a chunk at
+        // either end of an ordered key space is likely to keep receiving inserts, so its
+        // first split point becomes the key of the shard's second document (skipping one, so
+        // the new MinKey chunk holds a single document), or its last split point the key of
+        // the shard's last document. The chunk owns the shard's extreme documents.
+        if ordered {
+            let coll = self.collections.get(ns);
             if chunk.min == global_min {
-                let mut distinct = keys.iter().map(|(k, _)| *k).collect::<Vec<_>>();
-                distinct.dedup();
-                if let Some(second) = distinct.get(1) {
-                    points[0] = second.to_key();
+                let second = coll.and_then(|c| {
+                    crate::store::range(&c.docs, &chunk.min, &chunk.max)
+                        .nth(1)
+                        .map(|((k, _), _)| k.to_key())
+                });
+                if let Some(second) = second {
+                    points[0] = second;
                 }
             } else if chunk.max == global_max {
-                if let Some((last, _)) = keys.last() {
-                    if last.cmp_key(&chunk.min) != std::cmp::Ordering::Equal {
-                        let n = points.len();
-                        points[n - 1] = last.to_key();
-                    }
+                let last = coll.and_then(|c| {
+                    crate::store::range(&c.docs, &chunk.min, &chunk.max)
+                        .next_back()
+                        .map(|((k, _), _)| k.to_key())
+                });
+                if let (Some(last), Some(back)) = (last, points.last_mut()) {
+                    *back = last;
                 }
             }
             points.sort();
             points.dedup();
         }
-        // With no split point, a chunk whose keys are all one value can never be split:
-        // it is jumbo. Otherwise MongoDB's splitter simply finds no point yet and the
-        // chunk keeps growing until a change of key value falls past a full piece.
-        let single_value = keys
-            .first()
-            .zip(keys.last())
-            .is_some_and(|(a, b)| a.0 == b.0);
-        drop(keys);
-        if points.is_empty() {
-            if single_value {
-                self.mark_jumbo(ns, &chunk);
-            } else if let Some(coll) = self.collections.get_mut(ns) {
-                coll.fruitless_splits.insert(chunk.min.clone(), chunk.bytes);
-            }
-            return;
-        }
-        if let Some(coll) = self.collections.get_mut(ns) {
-            coll.fruitless_splits.remove(&chunk.min);
-        }
         self.apply_split(ns, &chunk, &points);
+        // A piece over the maximum size whose documents all share one key value has no
+        // split point of its own: it is jumbo from the start (spec §6).
+        let mut bounds = Vec::with_capacity(points.len() + 1);
+        bounds.push(chunk.min.clone());
+        bounds.extend(points.iter().cloned());
+        for lo in bounds {
+            let piece = self
+                .sharding(ns)
+                .ok()
+                .and_then(|s| s.table.get(&lo))
+                .filter(|p| p.bytes > max_size)
+                .cloned();
+            if let Some(piece) = piece {
+                if self
+                    .collections
+                    .get(ns)
+                    .is_some_and(|c| c.single_key_in(&piece.min, &piece.max))
+                {
+                    self.mark_jumbo(ns, &piece);
+                }
+            }
+        }
         // After the split, MongoDB (split_chunk.cpp) moves the back piece if it ends at
         // MaxKey and holds a single document, else the front piece if it starts at MinKey
         // and holds a single document, so the hot spot does not stay on one shard.
@@ -172,6 +254,24 @@ impl Cluster {
                 if self.sharding(ns).is_ok_and(|s| s.balancing) {
                     self.rebalance_single_chunk(ns, &min);
                 }
+            }
+        }
+    }
+
+    /// Cuts a collection that was sharded with documents already in it into chunks of at
+    /// most the maximum size, all on the primary shard: `shardCollection`'s initial split,
+    /// with `autoSplitVector`'s points and no top-chunk rule.
+    pub(crate) fn initial_split(&mut self, ns: &str) {
+        let Ok(sharding) = self.sharding(ns) else {
+            return;
+        };
+        let chunks: Vec<Chunk> = sharding.table.iter().cloned().collect();
+        for chunk in chunks {
+            let Some(points) = self.chunk_split_points(ns, &chunk, None) else {
+                continue;
+            };
+            if !points.is_empty() {
+                self.apply_split(ns, &chunk, &points);
             }
         }
     }
@@ -218,6 +318,7 @@ impl Cluster {
                     version,
                     docs,
                     bytes,
+                    written: 0,
                 }
             })
             .collect();
@@ -342,6 +443,7 @@ impl Cluster {
             version,
             docs: chunks.iter().map(|c| c.docs).sum(),
             bytes: chunks.iter().map(|c| c.bytes).sum(),
+            written: 0,
         };
         let sharding = self.sharding_mut(ns)?;
         for c in &chunks[1..] {
@@ -384,25 +486,28 @@ impl Cluster {
         Ok(())
     }
 
-    /// Splits off the front of the chunk starting at `min` so that it holds about
-    /// `max_size` bytes (what `moveRange` with only a lower bound does), returning the
-    /// new piece's upper bound, or `None` if the chunk is small enough or cannot be cut.
+    /// Splits off the front of the chunk starting at `min` where `moveRange` with only a
+    /// lower bound would end the range it moves: at the first split point
+    /// `autoSplitVector` finds with a limit of one (for a maximum size of `max_size`).
+    /// Returns the new piece's upper bound, or `None` if the whole chunk would move.
     pub(crate) fn split_front(
         &mut self,
         ns: &str,
         min: &KeyValue,
         max_size: u64,
     ) -> Option<KeyValue> {
+        let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
+        let mut input = self.split_input(ns, chunk.shard)?;
+        input.max_size = max_size;
         let coll = self.collections.get(ns)?;
-        let chunk = coll.sharding.as_ref()?.table.get(min)?.clone();
-        if chunk.bytes <= max_size {
-            return None;
-        }
-        let keys = coll.keys_in(&chunk.min, &chunk.max);
-        let max_docs = max_docs_for(&keys, chunk.bytes, max_size);
-        let point = split_points_every(&keys, max_docs, Some(1))
+        let keys: Vec<&DocKey> = coll
+            .keys_in(&chunk.min, &chunk.max)
             .into_iter()
-            .next();
+            .map(|(k, _)| k)
+            .collect();
+        let point = auto_split_vector(&keys, input, Some(1))
+            .first()
+            .map(|&i| keys[i].to_key());
         drop(keys);
         let point = point?;
         self.apply_split(ns, &chunk, std::slice::from_ref(&point));
@@ -455,52 +560,154 @@ pub fn format_range(min: &str, max: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Cluster, ClusterConfig};
+    use super::*;
+    use crate::ClusterConfig;
     use bson::doc;
 
-    /// A chunk over the maximum size whose keys give no split point is not rescanned on
-    /// every insert: the next attempt waits for another fifth of a chunk size of writes.
+    const MIB: u64 = 1024 * 1024;
+
+    /// The keys `0..n`, one document each.
+    fn keys(n: i32) -> Vec<DocKey> {
+        (0..n)
+            .map(|i| DocKey::new(KeyValue(vec![Bson::Int32(i)])))
+            .collect()
+    }
+
+    /// `autoSplitVector` over `n` documents of exactly 1 MiB with keys `0..n`, all of them
+    /// in the chunk and on its shard, for a maximum chunk size of `max_mib` MiB.
+    fn split_mib(n: i32, max_mib: u64, limit: Option<usize>) -> Vec<i32> {
+        let keys = keys(n);
+        let refs: Vec<&DocKey> = keys.iter().collect();
+        let input = SplitInput {
+            shard_docs: n as u64,
+            shard_bytes: n as u64 * MIB,
+            max_size: max_mib * MIB,
+        };
+        auto_split_vector(&refs, input, limit)
+            .into_iter()
+            .map(|i| i as i32)
+            .collect()
+    }
+
+    /// The cases of MongoDB's `auto_split_vector_test.cpp`: ten 1 MiB documents and a
+    /// 10 MiB maximum, plus a surplus of documents.
     #[test]
-    fn a_fruitless_split_is_retried_after_a_fifth_of_a_chunk() -> Result<(), crate::ClusterError> {
+    fn auto_split_vector_matches_mongodb_cases() {
+        // Data under, or equal to, the maximum: no split point.
+        assert_eq!(split_mib(10, 11, None), Vec::<i32>::new());
+        assert_eq!(split_mib(10, 10, None), Vec::<i32>::new());
+        // Over the maximum, but the last piece would be too small to even out.
+        assert_eq!(split_mib(12, 10, None), Vec::<i32>::new());
+        // Slightly more: the one split point is moved back so both pieces are even.
+        assert_eq!(split_mib(14, 10, None), vec![6]);
+        // Over twice the maximum: both points are recomputed.
+        assert_eq!(split_mib(24, 10, None), vec![7, 15]);
+        // The last piece is at least 80% full: no recomputing.
+        assert_eq!(split_mib(18, 10, None), vec![9]);
+    }
+
+    /// With a limit, `autoSplitVector` returns exactly that many points when more exist.
+    #[test]
+    fn auto_split_vector_honours_its_limit() {
+        let all = split_mib(14, 2, None);
+        assert!(all.len() > 3, "{all:?}");
+        for limit in 1..=3 {
+            let some = split_mib(14, 2, Some(limit));
+            assert_eq!(some.len(), limit);
+            assert_eq!(some[0], all[0]);
+        }
+    }
+
+    /// MongoDB's repositioning test, over a grid rather than one random draw: with
+    /// `maxDocs * n + surplus` documents, the points fall about every `maxDocs` documents,
+    /// or, when the surplus allows evening out, every `total / (n + 1)` documents.
+    #[test]
+    fn last_split_points_are_repositioned_fairly() {
+        for max_docs in [10, 11, 17, 33, 64, 109] {
+            for surplus in 0..max_docs {
+                for n in 1..4 {
+                    let per_new = max_docs - (max_docs - surplus) / (n + 1);
+                    let reposition = surplus >= max_docs - per_new
+                        && f64::from(surplus) < f64::from(max_docs) * 0.8;
+                    let total = max_docs * n + surplus;
+                    let expected = if reposition {
+                        total / (n + 1)
+                    } else {
+                        max_docs
+                    };
+                    let points = split_mib(total, max_docs as u64, None);
+                    let mut next = expected;
+                    for p in &points {
+                        assert!(
+                            (next - 2..=next + 2).contains(p),
+                            "maxDocs {max_docs}, surplus {surplus}, n {n}: {points:?}"
+                        );
+                        next = p + expected;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A run of equal keys is never cut: the point moves to the next change of key, and a
+    /// chunk whose first and last keys are equal has no point at all.
+    #[test]
+    fn equal_keys_stay_together() {
+        let key = |i: i32| DocKey::new(KeyValue(vec![Bson::Int32(i)]));
+        // Three documents fill a piece (1 MiB each, 3 MiB maximum): key 0 once, key 1 six
+        // times, then keys 2..=9.
+        let mut keys = vec![key(0)];
+        keys.extend((0..6).map(|_| key(1)));
+        keys.extend((2..10).map(key));
+        let refs: Vec<&DocKey> = keys.iter().collect();
+        let input = SplitInput {
+            shard_docs: keys.len() as u64,
+            shard_bytes: keys.len() as u64 * MIB,
+            max_size: 3 * MIB,
+        };
+        let values: Vec<KeyValue> = auto_split_vector(&refs, input, None)
+            .into_iter()
+            .map(|i| refs[i].to_key())
+            .collect();
+        // The count reaches 3 at the second 1: a cut at 1. It reaches 3 again on later 1s,
+        // which equal that point, so the next cut waits for key 2, then 5 and 8. The last
+        // piece (9) is small, so the last three points are recomputed from the first 1,
+        // three documents a piece, again skipping the rest of the run of 1s.
+        let expected: Vec<KeyValue> = [1, 2, 5, 8]
+            .iter()
+            .map(|&i| KeyValue(vec![Bson::Int32(i)]))
+            .collect();
+        assert_eq!(values, expected);
+        let same: Vec<DocKey> = (0..20).map(|_| key(3)).collect();
+        let refs: Vec<&DocKey> = same.iter().collect();
+        assert!(auto_split_vector(&refs, input, None).is_empty());
+    }
+
+    /// The splitter looks at a chunk only each time a fifth of the maximum chunk size has
+    /// been written to it, and reads the average document size of the shard's collection.
+    #[test]
+    fn a_chunk_is_considered_every_fifth_of_a_chunk_of_writes() -> Result<(), crate::ClusterError> {
         let mut c = Cluster::new(ClusterConfig::default());
         c.set_chunk_size(1024)?;
         c.shard_collection("test.f", &doc! { "k": 1 }, false, None)?;
-        let insert = |c: &mut Cluster, k: i32| {
+        let mut attempts_at = Vec::new();
+        let mut chunks_before = 1;
+        for k in 0..400 {
             c.insert_many("test.f", vec![doc! { "k": k }])
-                .map(|_| ())
-                .map_err(|(_, e)| e)
-        };
-        let state = |c: &Cluster| {
-            c.sharding("test.f").map(|s| {
-                (
-                    s.table.len(),
-                    s.table.iter().map(|ch| ch.bytes).sum::<u64>(),
-                )
-            })
-        };
-        // 29-byte documents: 35 fit in a chunk. Thirty of key 1, then key 2 until the chunk
-        // is over the maximum: the only change of key is before a full piece.
-        for _ in 0..30 {
-            insert(&mut c, 1)?;
-        }
-        while state(&c)?.1 <= 1024 {
-            insert(&mut c, 2)?;
-        }
-        let (chunks, over) = state(&c)?;
-        assert_eq!(chunks, 1);
-        // Key 3 would now give a split point, but the splitter waits for more writes.
-        loop {
-            insert(&mut c, 3)?;
-            let (chunks, bytes) = state(&c)?;
-            if bytes >= over + 1024 / 5 {
-                assert!(chunks > 1, "split once a fifth of a chunk more was written");
-                break;
+                .map_err(|(_, e)| e)?;
+            let s = c.sharding("test.f")?;
+            let written: u64 = s.table.iter().map(|ch| ch.written).sum();
+            if s.table.len() != chunks_before {
+                attempts_at.push((k, written));
+                chunks_before = s.table.len();
             }
-            assert_eq!(
-                chunks, 1,
-                "no new attempt before a fifth of a chunk is written"
-            );
+            // No chunk ever holds a fifth of a chunk size of unconsidered writes.
+            assert!(s
+                .table
+                .iter()
+                .all(|ch| ch.written < 1024 / SPLIT_TEST_FACTOR));
         }
+        assert!(!attempts_at.is_empty());
         Ok(())
     }
 

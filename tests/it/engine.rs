@@ -76,11 +76,10 @@ fn monotonic_inserts_split_at_the_top_and_move_the_new_top_chunk() {
     );
     expect![[r#"
         [{ ts: MinKey() }, { ts: 1 }) shard02 docs=1 v2|0
-        [{ ts: 1 }, { ts: 13 }) shard01 docs=12 v2|1
-        [{ ts: 13 }, { ts: 25 }) shard03 docs=12 v3|1
-        [{ ts: 25 }, { ts: 37 }) shard01 docs=12 v4|1
-        [{ ts: 37 }, { ts: 49 }) shard02 docs=12 v5|1
-        [{ ts: 49 }, { ts: MaxKey() }) shard03 docs=11 v6|0
+        [{ ts: 1 }, { ts: 20 }) shard01 docs=19 v2|1
+        [{ ts: 20 }, { ts: 35 }) shard03 docs=15 v3|1
+        [{ ts: 35 }, { ts: 50 }) shard01 docs=15 v4|1
+        [{ ts: 50 }, { ts: MaxKey() }) shard02 docs=10 v5|0
     "#]]
     .assert_eq(&run_and_chunks(&script, "test.events"));
 }
@@ -92,11 +91,10 @@ fn decreasing_inserts_pile_into_the_minkey_chunk() {
         insert("events", "ts", (0..60).rev())
     );
     expect![[r#"
-        [{ ts: MinKey() }, { ts: 12 }) shard02 docs=12 v5|0
-        [{ ts: 12 }, { ts: 24 }) shard01 docs=12 v4|2
-        [{ ts: 24 }, { ts: 36 }) shard03 docs=12 v3|2
-        [{ ts: 36 }, { ts: 48 }) shard02 docs=12 v2|2
-        [{ ts: 48 }, { ts: MaxKey() }) shard01 docs=12 v1|2
+        [{ ts: MinKey() }, { ts: 13 }) shard01 docs=13 v4|0
+        [{ ts: 13 }, { ts: 28 }) shard03 docs=15 v3|2
+        [{ ts: 28 }, { ts: 43 }) shard02 docs=15 v2|2
+        [{ ts: 43 }, { ts: MaxKey() }) shard01 docs=17 v1|2
     "#]]
     .assert_eq(&run_and_chunks(&script, "test.events"));
 }
@@ -384,24 +382,21 @@ fn the_50_balancer_moves_chunks_by_count_one_per_shard_per_round() {
     expect![[r#"
         [{ x: MinKey() }, { x: 28 }) shard02 docs=6 v2|0
         [{ x: 28 }, { x: 84 }) shard03 docs=11 v3|0
-        [{ x: 84 }, { x: 137 }) shard02 docs=11 v4|0
-        [{ x: 137 }, { x: 193 }) shard03 docs=11 v5|0
-        [{ x: 193 }, { x: 224 }) shard01 docs=7 v1|39
-        [{ x: 224 }, { x: 271 }) shard01 docs=8 v1|40
-        [{ x: 271 }, { x: 327 }) shard01 docs=11 v1|29
-        [{ x: 327 }, { x: 380 }) shard01 docs=11 v1|30
-        [{ x: 380 }, { x: 436 }) shard01 docs=11 v1|21
-        [{ x: 436 }, { x: 467 }) shard01 docs=7 v1|37
-        [{ x: 467 }, { x: 514 }) shard01 docs=8 v1|38
-        [{ x: 514 }, { x: 570 }) shard01 docs=11 v1|27
-        [{ x: 570 }, { x: 623 }) shard01 docs=11 v1|28
-        [{ x: 623 }, { x: 679 }) shard01 docs=11 v1|19
-        [{ x: 679 }, { x: 710 }) shard01 docs=7 v1|35
-        [{ x: 710 }, { x: 757 }) shard01 docs=8 v1|36
-        [{ x: 757 }, { x: 791 }) shard01 docs=8 v1|33
-        [{ x: 791 }, { x: 841 }) shard01 docs=9 v1|34
-        [{ x: 841 }, { x: 894 }) shard01 docs=11 v1|25
-        [{ x: 894 }, { x: 947 }) shard01 docs=11 v1|26
+        [{ x: 84 }, { x: 140 }) shard02 docs=12 v4|0
+        [{ x: 140 }, { x: 196 }) shard03 docs=11 v5|0
+        [{ x: 196 }, { x: 271 }) shard01 docs=14 v1|24
+        [{ x: 271 }, { x: 327 }) shard01 docs=11 v1|31
+        [{ x: 327 }, { x: 380 }) shard01 docs=11 v1|32
+        [{ x: 380 }, { x: 436 }) shard01 docs=11 v1|19
+        [{ x: 436 }, { x: 514 }) shard01 docs=15 v1|20
+        [{ x: 514 }, { x: 570 }) shard01 docs=11 v1|29
+        [{ x: 570 }, { x: 623 }) shard01 docs=11 v1|30
+        [{ x: 623 }, { x: 676 }) shard01 docs=10 v1|33
+        [{ x: 676 }, { x: 732 }) shard01 docs=11 v1|34
+        [{ x: 732 }, { x: 769 }) shard01 docs=9 v1|27
+        [{ x: 769 }, { x: 838 }) shard01 docs=12 v1|28
+        [{ x: 838 }, { x: 875 }) shard01 docs=9 v1|21
+        [{ x: 875 }, { x: 947 }) shard01 docs=14 v1|22
         [{ x: 947 }, { x: MaxKey() }) shard01 docs=11 v1|4
     "#]]
     .assert_eq(&run_and_chunks(&script, "test.b"));
@@ -416,29 +411,29 @@ fn the_80_balancer_moves_about_one_chunk_size_of_data_at_a_time() {
     expect![[r#"
         Shard shard01 at shard01/localhost:27117
         {
-          data: '12.65KiB',
-          docs: 164,
+          data: '12.88KiB',
+          docs: 167,
           chunks: 1,
-          'estimated data per chunk': '12.65KiB',
-          'estimated docs per chunk': 164
+          'estimated data per chunk': '12.88KiB',
+          'estimated docs per chunk': 167
         }
         ---
         Shard shard02 at shard02/localhost:27217
         {
-          data: '1.85KiB',
-          docs: 24,
+          data: '1.69KiB',
+          docs: 22,
           chunks: 2,
-          'estimated data per chunk': '948B',
-          'estimated docs per chunk': 12
+          'estimated data per chunk': '869B',
+          'estimated docs per chunk': 11
         }
         ---
         Shard shard03 at shard03/localhost:27317
         {
-          data: '948B',
-          docs: 12,
+          data: '869B',
+          docs: 11,
           chunks: 1,
-          'estimated data per chunk': '948B',
-          'estimated docs per chunk': 12
+          'estimated data per chunk': '869B',
+          'estimated docs per chunk': 11
         }
         ---
         Totals
@@ -446,14 +441,22 @@ fn the_80_balancer_moves_about_one_chunk_size_of_data_at_a_time() {
           data: '15.42KiB',
           docs: 200,
           chunks: 4,
-          'Shard shard01': [ '82 % data', '82 % docs in cluster', '79B avg obj size on shard' ],
-          'Shard shard02': [ '12 % data', '12 % docs in cluster', '79B avg obj size on shard' ],
-          'Shard shard03': [ '6 % data', '6 % docs in cluster', '79B avg obj size on shard' ]
+          'Shard shard01': [
+            '83.5 % data',
+            '83.5 % docs in cluster',
+            '79B avg obj size on shard'
+          ],
+          'Shard shard02': [ '11 % data', '11 % docs in cluster', '79B avg obj size on shard' ],
+          'Shard shard03': [
+            '5.5 % data',
+            '5.5 % docs in cluster',
+            '79B avg obj size on shard'
+          ]
         }
-        [{ x: MinKey() }, { x: 12 }) shard02 docs=12 v2|0
-        [{ x: 12 }, { x: 24 }) shard03 docs=12 v3|0
-        [{ x: 24 }, { x: 36 }) shard02 docs=12 v4|0
-        [{ x: 36 }, { x: MaxKey() }) shard01 docs=164 v3|2
+        [{ x: MinKey() }, { x: 11 }) shard02 docs=11 v2|0
+        [{ x: 11 }, { x: 22 }) shard03 docs=11 v3|0
+        [{ x: 22 }, { x: 33 }) shard02 docs=11 v4|0
+        [{ x: 33 }, { x: MaxKey() }) shard01 docs=167 v3|2
     "#]]
     .assert_eq(&transcript_tail(&script, "test.b"));
 }
@@ -479,20 +482,15 @@ fn the_36_balancer_waits_for_its_threshold() {
     );
     expect![[r#"
         [{ x: MinKey() }, { x: 28 }) shard02 docs=4 v2|0
-        [{ x: 28 }, { x: 137 }) shard03 docs=12 v3|0
-        [{ x: 137 }, { x: 193 }) shard01 docs=7 v1|23
-        [{ x: 193 }, { x: 271 }) shard01 docs=8 v1|24
-        [{ x: 271 }, { x: 327 }) shard01 docs=6 v1|29
-        [{ x: 327 }, { x: 380 }) shard01 docs=7 v1|30
-        [{ x: 380 }, { x: 436 }) shard01 docs=7 v1|21
-        [{ x: 436 }, { x: 514 }) shard01 docs=9 v1|22
-        [{ x: 514 }, { x: 570 }) shard01 docs=7 v1|27
-        [{ x: 570 }, { x: 623 }) shard01 docs=7 v1|28
-        [{ x: 623 }, { x: 679 }) shard01 docs=7 v1|19
-        [{ x: 679 }, { x: 757 }) shard01 docs=9 v1|20
-        [{ x: 757 }, { x: 841 }) shard01 docs=11 v1|17
-        [{ x: 841 }, { x: 894 }) shard01 docs=6 v1|25
-        [{ x: 894 }, { x: 947 }) shard01 docs=7 v1|26
+        [{ x: 28 }, { x: 140 }) shard03 docs=13 v3|0
+        [{ x: 140 }, { x: 271 }) shard01 docs=14 v1|14
+        [{ x: 271 }, { x: 380 }) shard01 docs=13 v1|11
+        [{ x: 380 }, { x: 436 }) shard01 docs=7 v1|19
+        [{ x: 436 }, { x: 514 }) shard01 docs=9 v1|20
+        [{ x: 514 }, { x: 623 }) shard01 docs=14 v1|17
+        [{ x: 623 }, { x: 732 }) shard01 docs=13 v1|18
+        [{ x: 732 }, { x: 838 }) shard01 docs=13 v1|15
+        [{ x: 838 }, { x: 947 }) shard01 docs=14 v1|16
         [{ x: 947 }, { x: MaxKey() }) shard01 docs=6 v1|4
     "#]]
     .assert_eq(&run_and_chunks(&script, "test.b"));
@@ -621,12 +619,10 @@ fn resharding_redistributes_every_document() {
         insert("r", "x", 0..50)
     );
     expect![[r#"
-        [{ pad: MinKey(), x: MinKey() }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 8 }) shard01 docs=8 v1|0
-        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 8 }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 16 }) shard02 docs=8 v1|1
-        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 16 }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 25 }) shard03 docs=9 v1|2
-        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 25 }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 33 }) shard01 docs=8 v1|3
-        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 33 }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 41 }) shard02 docs=8 v1|4
-        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 41 }, { pad: MaxKey(), x: MaxKey() }) shard03 docs=9 v1|5
+        [{ pad: MinKey(), x: MinKey() }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 12 }) shard01 docs=12 v1|0
+        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 12 }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 25 }) shard02 docs=13 v1|1
+        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 25 }, { pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 37 }) shard03 docs=12 v1|2
+        [{ pad: 'pppppppppppppppppppppppppppppppppppppppp', x: 37 }, { pad: MaxKey(), x: MaxKey() }) shard01 docs=13 v1|3
     "#]].assert_eq(&run_and_chunks(&script, "test.r"));
 }
 
@@ -777,180 +773,180 @@ fn removing_a_shard_drains_it_first() {
     check(
         &script,
         expect![[r#"
-        > sim.chunkSize(1024)
-        { chunkSize: 1024, ok: 1 }
-        > sh.shardCollection('test.d', {x: 1})
-        { collectionsharded: 'test.d', ok: 1 }
-        > db.d.insertMany([{x: 0, pad: 'pppppppppppppppppppppppppppppppppppppppp'}, {x: 37, pad: 'pppppppppppp…
-        {
-          acknowledged: true,
-          insertedIds: {
-            '0': ObjectId('6553f101c1675e0bb9150280'),
-            '1': ObjectId('6553f101c1675e0bb9150281'),
-            '2': ObjectId('6553f101c1675e0bb9150282'),
-            '3': ObjectId('6553f101c1675e0bb9150283'),
-            '4': ObjectId('6553f101c1675e0bb9150284'),
-            '5': ObjectId('6553f101c1675e0bb9150285'),
-            '6': ObjectId('6553f101c1675e0bb9150286'),
-            '7': ObjectId('6553f101c1675e0bb9150287'),
-            '8': ObjectId('6553f101c1675e0bb9150288'),
-            '9': ObjectId('6553f101c1675e0bb9150289'),
-            '10': ObjectId('6553f101c1675e0bb915028a'),
-            '11': ObjectId('6553f101c1675e0bb915028b'),
-            '12': ObjectId('6553f101c1675e0bb915028c'),
-            '13': ObjectId('6553f104c1675e0bb915028d'),
-            '14': ObjectId('6553f104c1675e0bb915028e'),
-            '15': ObjectId('6553f107c1675e0bb915028f'),
-            '16': ObjectId('6553f107c1675e0bb9150290'),
-            '17': ObjectId('6553f108c1675e0bb9150291'),
-            '18': ObjectId('6553f108c1675e0bb9150292'),
-            '19': ObjectId('6553f108c1675e0bb9150293'),
-            '20': ObjectId('6553f108c1675e0bb9150294'),
-            '21': ObjectId('6553f108c1675e0bb9150295'),
-            '22': ObjectId('6553f108c1675e0bb9150296'),
-            '23': ObjectId('6553f108c1675e0bb9150297'),
-            '24': ObjectId('6553f108c1675e0bb9150298'),
-            '25': ObjectId('6553f108c1675e0bb9150299'),
-            '26': ObjectId('6553f108c1675e0bb915029a'),
-            '27': ObjectId('6553f108c1675e0bb915029b'),
-            '28': ObjectId('6553f109c1675e0bb915029c'),
-            '29': ObjectId('6553f109c1675e0bb915029d'),
-            '30': ObjectId('6553f109c1675e0bb915029e'),
-            '31': ObjectId('6553f109c1675e0bb915029f'),
-            '32': ObjectId('6553f109c1675e0bb91502a0'),
-            '33': ObjectId('6553f109c1675e0bb91502a1'),
-            '34': ObjectId('6553f10ac1675e0bb91502a2'),
-            '35': ObjectId('6553f10ac1675e0bb91502a3'),
-            '36': ObjectId('6553f10ac1675e0bb91502a4'),
-            '37': ObjectId('6553f10ac1675e0bb91502a5'),
-            '38': ObjectId('6553f10ac1675e0bb91502a6'),
-            '39': ObjectId('6553f10ac1675e0bb91502a7'),
-            '40': ObjectId('6553f10ac1675e0bb91502a8'),
-            '41': ObjectId('6553f10ac1675e0bb91502a9'),
-            '42': ObjectId('6553f10ac1675e0bb91502aa'),
-            '43': ObjectId('6553f10ac1675e0bb91502ab'),
-            '44': ObjectId('6553f10ac1675e0bb91502ac'),
-            '45': ObjectId('6553f10ac1675e0bb91502ad'),
-            '46': ObjectId('6553f10bc1675e0bb91502ae'),
-            '47': ObjectId('6553f10bc1675e0bb91502af'),
-            '48': ObjectId('6553f10bc1675e0bb91502b0'),
-            '49': ObjectId('6553f10bc1675e0bb91502b1'),
-            '50': ObjectId('6553f10bc1675e0bb91502b2'),
-            '51': ObjectId('6553f10bc1675e0bb91502b3'),
-            '52': ObjectId('6553f10bc1675e0bb91502b4'),
-            '53': ObjectId('6553f10bc1675e0bb91502b5'),
-            '54': ObjectId('6553f10bc1675e0bb91502b6'),
-            '55': ObjectId('6553f10bc1675e0bb91502b7'),
-            '56': ObjectId('6553f10bc1675e0bb91502b8'),
-            '57': ObjectId('6553f10bc1675e0bb91502b9'),
-            '58': ObjectId('6553f10bc1675e0bb91502ba'),
-            '59': ObjectId('6553f10bc1675e0bb91502bb'),
-            '60': ObjectId('6553f10cc1675e0bb91502bc'),
-            '61': ObjectId('6553f10cc1675e0bb91502bd'),
-            '62': ObjectId('6553f10cc1675e0bb91502be'),
-            '63': ObjectId('6553f10cc1675e0bb91502bf'),
-            '64': ObjectId('6553f10cc1675e0bb91502c0'),
-            '65': ObjectId('6553f10cc1675e0bb91502c1'),
-            '66': ObjectId('6553f10cc1675e0bb91502c2'),
-            '67': ObjectId('6553f10cc1675e0bb91502c3'),
-            '68': ObjectId('6553f10cc1675e0bb91502c4'),
-            '69': ObjectId('6553f10cc1675e0bb91502c5'),
-            '70': ObjectId('6553f10cc1675e0bb91502c6'),
-            '71': ObjectId('6553f10cc1675e0bb91502c7'),
-            '72': ObjectId('6553f10cc1675e0bb91502c8'),
-            '73': ObjectId('6553f10cc1675e0bb91502c9'),
-            '74': ObjectId('6553f10cc1675e0bb91502ca'),
-            '75': ObjectId('6553f10dc1675e0bb91502cb'),
-            '76': ObjectId('6553f10dc1675e0bb91502cc'),
-            '77': ObjectId('6553f10dc1675e0bb91502cd'),
-            '78': ObjectId('6553f10ec1675e0bb91502ce'),
-            '79': ObjectId('6553f10ec1675e0bb91502cf')
-          }
-        }
-        > sim.balance()
-        {
-          migrations: [
+            > sim.chunkSize(1024)
+            { chunkSize: 1024, ok: 1 }
+            > sh.shardCollection('test.d', {x: 1})
+            { collectionsharded: 'test.d', ok: 1 }
+            > db.d.insertMany([{x: 0, pad: 'pppppppppppppppppppppppppppppppppppppppp'}, {x: 37, pad: 'pppppppppppp…
             {
-              ns: 'test.d',
-              min: { x: 7 },
-              max: { x: 14 },
-              from: 'shard01',
-              to: 'shard02'
+              acknowledged: true,
+              insertedIds: {
+                '0': ObjectId('6553f101c1675e0bb9150280'),
+                '1': ObjectId('6553f101c1675e0bb9150281'),
+                '2': ObjectId('6553f101c1675e0bb9150282'),
+                '3': ObjectId('6553f101c1675e0bb9150283'),
+                '4': ObjectId('6553f101c1675e0bb9150284'),
+                '5': ObjectId('6553f101c1675e0bb9150285'),
+                '6': ObjectId('6553f101c1675e0bb9150286'),
+                '7': ObjectId('6553f101c1675e0bb9150287'),
+                '8': ObjectId('6553f101c1675e0bb9150288'),
+                '9': ObjectId('6553f101c1675e0bb9150289'),
+                '10': ObjectId('6553f101c1675e0bb915028a'),
+                '11': ObjectId('6553f101c1675e0bb915028b'),
+                '12': ObjectId('6553f101c1675e0bb915028c'),
+                '13': ObjectId('6553f101c1675e0bb915028d'),
+                '14': ObjectId('6553f101c1675e0bb915028e'),
+                '15': ObjectId('6553f101c1675e0bb915028f'),
+                '16': ObjectId('6553f101c1675e0bb9150290'),
+                '17': ObjectId('6553f101c1675e0bb9150291'),
+                '18': ObjectId('6553f104c1675e0bb9150292'),
+                '19': ObjectId('6553f104c1675e0bb9150293'),
+                '20': ObjectId('6553f104c1675e0bb9150294'),
+                '21': ObjectId('6553f107c1675e0bb9150295'),
+                '22': ObjectId('6553f107c1675e0bb9150296'),
+                '23': ObjectId('6553f107c1675e0bb9150297'),
+                '24': ObjectId('6553f108c1675e0bb9150298'),
+                '25': ObjectId('6553f108c1675e0bb9150299'),
+                '26': ObjectId('6553f108c1675e0bb915029a'),
+                '27': ObjectId('6553f108c1675e0bb915029b'),
+                '28': ObjectId('6553f108c1675e0bb915029c'),
+                '29': ObjectId('6553f108c1675e0bb915029d'),
+                '30': ObjectId('6553f108c1675e0bb915029e'),
+                '31': ObjectId('6553f108c1675e0bb915029f'),
+                '32': ObjectId('6553f108c1675e0bb91502a0'),
+                '33': ObjectId('6553f108c1675e0bb91502a1'),
+                '34': ObjectId('6553f108c1675e0bb91502a2'),
+                '35': ObjectId('6553f108c1675e0bb91502a3'),
+                '36': ObjectId('6553f109c1675e0bb91502a4'),
+                '37': ObjectId('6553f10ac1675e0bb91502a5'),
+                '38': ObjectId('6553f10ac1675e0bb91502a6'),
+                '39': ObjectId('6553f10ac1675e0bb91502a7'),
+                '40': ObjectId('6553f10ac1675e0bb91502a8'),
+                '41': ObjectId('6553f10ac1675e0bb91502a9'),
+                '42': ObjectId('6553f10ac1675e0bb91502aa'),
+                '43': ObjectId('6553f10ac1675e0bb91502ab'),
+                '44': ObjectId('6553f10ac1675e0bb91502ac'),
+                '45': ObjectId('6553f10ac1675e0bb91502ad'),
+                '46': ObjectId('6553f10ac1675e0bb91502ae'),
+                '47': ObjectId('6553f10ac1675e0bb91502af'),
+                '48': ObjectId('6553f10ac1675e0bb91502b0'),
+                '49': ObjectId('6553f10ac1675e0bb91502b1'),
+                '50': ObjectId('6553f10ac1675e0bb91502b2'),
+                '51': ObjectId('6553f10ac1675e0bb91502b3'),
+                '52': ObjectId('6553f10ac1675e0bb91502b4'),
+                '53': ObjectId('6553f10ac1675e0bb91502b5'),
+                '54': ObjectId('6553f10ac1675e0bb91502b6'),
+                '55': ObjectId('6553f10ac1675e0bb91502b7'),
+                '56': ObjectId('6553f10ac1675e0bb91502b8'),
+                '57': ObjectId('6553f10ac1675e0bb91502b9'),
+                '58': ObjectId('6553f10ac1675e0bb91502ba'),
+                '59': ObjectId('6553f10ac1675e0bb91502bb'),
+                '60': ObjectId('6553f10ac1675e0bb91502bc'),
+                '61': ObjectId('6553f10ac1675e0bb91502bd'),
+                '62': ObjectId('6553f10ac1675e0bb91502be'),
+                '63': ObjectId('6553f10ac1675e0bb91502bf'),
+                '64': ObjectId('6553f10ac1675e0bb91502c0'),
+                '65': ObjectId('6553f10ac1675e0bb91502c1'),
+                '66': ObjectId('6553f10ac1675e0bb91502c2'),
+                '67': ObjectId('6553f10ac1675e0bb91502c3'),
+                '68': ObjectId('6553f10ac1675e0bb91502c4'),
+                '69': ObjectId('6553f10ac1675e0bb91502c5'),
+                '70': ObjectId('6553f10ac1675e0bb91502c6'),
+                '71': ObjectId('6553f10ac1675e0bb91502c7'),
+                '72': ObjectId('6553f10ac1675e0bb91502c8'),
+                '73': ObjectId('6553f10bc1675e0bb91502c9'),
+                '74': ObjectId('6553f10cc1675e0bb91502ca'),
+                '75': ObjectId('6553f10dc1675e0bb91502cb'),
+                '76': ObjectId('6553f10ec1675e0bb91502cc'),
+                '77': ObjectId('6553f10ec1675e0bb91502cd'),
+                '78': ObjectId('6553f10ec1675e0bb91502ce'),
+                '79': ObjectId('6553f10ec1675e0bb91502cf')
+              }
             }
-          ],
-          ok: 1
-        }
-        > db.adminCommand({removeShard: 'shard02'})
-        {
-          msg: 'draining started successfully',
-          state: 'started',
-          shard: 'shard02',
-          note: 'you need to drop or movePrimary these databases',
-          dbsToMove: [],
-          ok: 1
-        }
-        > sim.balance()
-        {
-          migrations: [
+            > sim.balance()
             {
-              ns: 'test.d',
-              min: { x: MinKey() },
-              max: { x: 7 },
-              from: 'shard02',
-              to: 'shard03'
+              migrations: [
+                {
+                  ns: 'test.d',
+                  min: { x: 1 },
+                  max: { x: 10 },
+                  from: 'shard01',
+                  to: 'shard02'
+                }
+              ],
+              ok: 1
             }
-          ],
-          ok: 1
-        }
-        > sim.balance()
-        {
-          migrations: [
+            > db.adminCommand({removeShard: 'shard02'})
             {
-              ns: 'test.d',
-              min: { x: 7 },
-              max: { x: 14 },
-              from: 'shard02',
-              to: 'shard03'
+              msg: 'draining started successfully',
+              state: 'started',
+              shard: 'shard02',
+              note: 'you need to drop or movePrimary these databases',
+              dbsToMove: [],
+              ok: 1
             }
-          ],
-          ok: 1
-        }
-        > sim.balance()
-        {
-          migrations: [
+            > sim.balance()
             {
-              ns: 'test.d',
-              min: { x: 14 },
-              max: { x: 21 },
-              from: 'shard01',
-              to: 'shard03'
+              migrations: [
+                {
+                  ns: 'test.d',
+                  min: { x: MinKey() },
+                  max: { x: 1 },
+                  from: 'shard02',
+                  to: 'shard03'
+                }
+              ],
+              ok: 1
             }
-          ],
-          ok: 1
-        }
-        > sim.balance()
-        {
-          migrations: [
+            > sim.balance()
             {
-              ns: 'test.d',
-              min: { x: 21 },
-              max: { x: 28 },
-              from: 'shard01',
-              to: 'shard03'
+              migrations: [
+                {
+                  ns: 'test.d',
+                  min: { x: 1 },
+                  max: { x: 10 },
+                  from: 'shard02',
+                  to: 'shard03'
+                }
+              ],
+              ok: 1
             }
-          ],
-          ok: 1
-        }
-        > db.adminCommand({removeShard: 'shard02'})
-        {
-          msg: 'removeshard completed successfully',
-          state: 'completed',
-          shard: 'shard02',
-          ok: 1
-        }
-        > db.adminCommand({removeShard: 'shard02'})
-        MongoServerError[ShardNotFound]: Shard shard02 does not exist
-    "#]],
+            > sim.balance()
+            {
+              migrations: [
+                {
+                  ns: 'test.d',
+                  min: { x: 10 },
+                  max: { x: 20 },
+                  from: 'shard01',
+                  to: 'shard03'
+                }
+              ],
+              ok: 1
+            }
+            > sim.balance()
+            {
+              migrations: [
+                {
+                  ns: 'test.d',
+                  min: { x: 20 },
+                  max: { x: 28 },
+                  from: 'shard01',
+                  to: 'shard03'
+                }
+              ],
+              ok: 1
+            }
+            > db.adminCommand({removeShard: 'shard02'})
+            {
+              msg: 'removeshard completed successfully',
+              state: 'completed',
+              shard: 'shard02',
+              ok: 1
+            }
+            > db.adminCommand({removeShard: 'shard02'})
+            MongoServerError[ShardNotFound]: Shard shard02 does not exist
+        "#]],
     );
 }
 

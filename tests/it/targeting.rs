@@ -18,6 +18,7 @@ fn chunk(min: Vec<Bson>, max: Vec<Bson>, shard: u32) -> Chunk {
         version: ChunkVersion { major: 1, minor: 0 },
         docs: 0,
         bytes: 0,
+        written: 0,
     }
 }
 
