@@ -471,11 +471,11 @@ impl Cluster {
                 }
             }
         }
-        // 3. Each zone, and the chunks in no zone, are balanced on their own.
+        // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
+        // their own (MongoDB's `tagsPlusEmpty`).
         let Ok(s) = self.sharding(ns) else { return };
-        let mut zone_names: BTreeSet<Option<String>> =
-            s.zones.iter().map(|z| Some(z.zone.clone())).collect();
-        zone_names.insert(None);
+        let named: BTreeSet<String> = s.zones.iter().map(|z| z.zone.clone()).collect();
+        let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
             match self.config.version {
                 VersionMode::V36 => {
@@ -583,8 +583,12 @@ impl Cluster {
         self.move_first_chunk(ns, zone, from, to, used, done)
     }
 
-    /// 4.4/5.0: ideal = round(chunks / shards); the donor must exceed it and the
-    /// recipient must be under it.
+    /// 4.4/5.0 (`BalancerPolicy::_singleZoneBalance`): ideal = `roundf(chunks / shards)`,
+    /// where a zone counts its own chunks over the shards in the zone, and the chunks in no
+    /// zone count every chunk of the collection over every shard (draining ones included).
+    /// The donor is the available shard with the most chunks of the zone and must hold
+    /// more than the ideal; the recipient is the suitable shard with the fewest and must
+    /// hold fewer. Ties go to the first shard.
     fn balance_zone_v50(
         &mut self,
         ns: &str,
@@ -592,23 +596,32 @@ impl Cluster {
         used: &mut BTreeSet<ShardIdx>,
         done: &mut Vec<Migration>,
     ) -> bool {
-        let shards = self.zone_shards(zone);
-        if shards.is_empty() {
-            return false;
-        }
-        let loads = self.loads(ns, zone);
-        let total: u64 =
-            shards.iter().map(|&i| loads[i as usize]).sum::<u64>() + self.draining_load(&loads);
-        let ideal = (total as f64 / shards.len() as f64).round() as u64;
-        let Some((from, max)) = Cluster::most_loaded(&loads, &shards, used) else {
+        let Ok(s) = self.sharding(ns) else {
             return false;
         };
-        if max < ideal + 1 {
+        let (total_chunks, total_shards) = match zone {
+            None => (s.table.len(), self.shards().count()),
+            Some(z) => (
+                s.table
+                    .iter()
+                    .filter(|c| zone_name(&s.zones, c) == Some(z))
+                    .count(),
+                self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
+            ),
+        };
+        if total_shards == 0 {
             return false;
         }
-        let mut excluded = used.clone();
-        excluded.insert(from);
-        let Some(to) = self.least_loaded_in(&loads, zone, &excluded) else {
+        let ideal = (total_chunks as f32 / total_shards as f32).round() as u64;
+        let loads = self.loads(ns, zone);
+        let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
+        let Some((from, max)) = Cluster::most_loaded(&loads, &available, used) else {
+            return false;
+        };
+        if max <= ideal {
+            return false;
+        }
+        let Some(to) = self.least_loaded_in(&loads, zone, used) else {
             return false;
         };
         if loads[to as usize] >= ideal {
