@@ -828,3 +828,279 @@ impl Cluster {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The cases of MongoDB's `balancer_policy_test.cpp` for the 4.4/5.0 chunk-count
+    //! policy, on clusters built the way its `generateCluster` builds them.
+    use super::*;
+    use crate::ClusterConfig;
+    use bson::{doc, Bson};
+
+    const NS: &str = "test.c";
+
+    /// One shard of a generated cluster: its chunk count, whether it is draining, and
+    /// its zones.
+    type Spec<'a> = (usize, bool, &'a [&'a str]);
+
+    /// Shards `0..n` with consecutive chunks `[MinKey, 1), [1, 2), …, [N - 1, MaxKey)`
+    /// dealt in order: the first shard's chunks first.
+    fn generate(specs: &[Spec]) -> Cluster {
+        let mut c = Cluster::new(ClusterConfig {
+            shards: specs.len() as u32,
+            version: VersionMode::V50,
+            chunk_size: None,
+            seed: 1,
+        });
+        c.shard_collection(NS, &doc! { "x": 1 }, false, None)
+            .expect("shardCollection");
+        let total: usize = specs.iter().map(|s| s.0).sum();
+        for i in 1..total {
+            c.split_at(NS, &doc! { "x": i as i32 }).expect("split");
+        }
+        let mins: Vec<KeyValue> = c
+            .sharding(NS)
+            .expect("sharded")
+            .table
+            .iter()
+            .map(|ch| ch.min.clone())
+            .collect();
+        let owners = specs
+            .iter()
+            .enumerate()
+            .flat_map(|(shard, s)| std::iter::repeat_n(shard as ShardIdx, s.0));
+        for (min, shard) in mins.iter().zip(owners) {
+            if let Some(ch) = c.sharding_mut(NS).expect("sharded").table.get_mut(min) {
+                ch.shard = shard;
+            }
+        }
+        for (i, (_, draining, zones)) in specs.iter().enumerate() {
+            c.shards[i].draining = *draining;
+            c.shards[i].zones = zones.iter().map(|z| z.to_string()).collect();
+        }
+        c
+    }
+
+    /// The lower bound of the `i`-th chunk (`MinKey` for the first).
+    fn chunk_min(i: usize) -> KeyValue {
+        KeyValue(vec![if i == 0 {
+            Bson::MinKey
+        } else {
+            Bson::Int32(i as i32)
+        }])
+    }
+
+    /// Marks every chunk jumbo except those listed.
+    fn all_jumbo_except(c: &mut Cluster, movable: &[usize]) {
+        let table = &mut c.sharding_mut(NS).expect("sharded").table;
+        let mins: Vec<KeyValue> = table.iter().map(|ch| ch.min.clone()).collect();
+        for (i, min) in mins.iter().enumerate() {
+            if let Some(ch) = table.get_mut(min) {
+                ch.jumbo = !movable.contains(&i);
+            }
+        }
+    }
+
+    /// One round with some shards already busy: (donor, recipient, first chunk) per move.
+    fn round(c: &mut Cluster, busy: &[ShardIdx]) -> Vec<(ShardIdx, ShardIdx, KeyValue)> {
+        let mut used: BTreeSet<ShardIdx> = busy.iter().copied().collect();
+        let mut done = Vec::new();
+        c.split_at_zone_boundaries(NS);
+        c.balance_collection(NS, &mut used, &mut done);
+        done.into_iter().map(|m| (m.from, m.to, m.min)).collect()
+    }
+
+    const NONE: &[&str] = &[];
+
+    #[test]
+    fn basic_and_small_clusters() {
+        let mut c = generate(&[(4, false, NONE), (0, false, NONE), (3, false, NONE)]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 1, chunk_min(0))]);
+        // A small cluster is balanced down to one chunk of difference.
+        let mut c = generate(&[(1, false, NONE), (2, false, NONE), (0, false, NONE)]);
+        assert_eq!(round(&mut c, &[]), vec![(1, 2, chunk_min(1))]);
+        let mut c = generate(&[(1, false, NONE), (0, false, NONE)]);
+        assert!(round(&mut c, &[]).is_empty(), "a single chunk stays");
+        let mut c = generate(&[
+            (2, false, NONE),
+            (2, false, NONE),
+            (1, false, NONE),
+            (1, false, NONE),
+        ]);
+        assert!(round(&mut c, &[]).is_empty(), "within the threshold");
+    }
+
+    #[test]
+    fn parallel_balancing() {
+        let mut c = generate(&[
+            (4, false, NONE),
+            (4, false, NONE),
+            (0, false, NONE),
+            (0, false, NONE),
+        ]);
+        assert_eq!(
+            round(&mut c, &[]),
+            vec![(0, 2, chunk_min(0)), (1, 3, chunk_min(4))]
+        );
+        // No chunk goes to a shard above the ideal (360 / 6 = 60).
+        let mut c = generate(&[
+            (100, false, NONE),
+            (90, false, NONE),
+            (90, false, NONE),
+            (80, false, NONE),
+            (0, false, NONE),
+            (0, false, NONE),
+        ]);
+        assert_eq!(
+            round(&mut c, &[]),
+            vec![(0, 4, chunk_min(0)), (1, 5, chunk_min(100))]
+        );
+        // No chunk leaves a shard below the ideal (round(135 / 4) = 34).
+        let mut c = generate(&[
+            (100, false, NONE),
+            (30, false, NONE),
+            (5, false, NONE),
+            (0, false, NONE),
+        ]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 3, chunk_min(0))]);
+    }
+
+    #[test]
+    fn busy_shards_take_no_part() {
+        let specs = [
+            (8, false, NONE),
+            (4, false, NONE),
+            (0, false, NONE),
+            (0, false, NONE),
+        ];
+        let mut c = generate(&specs);
+        assert_eq!(round(&mut c, &[0]), vec![(1, 2, chunk_min(8))]);
+        let mut c = generate(&[
+            (12, false, NONE),
+            (4, false, NONE),
+            (0, false, NONE),
+            (0, false, NONE),
+        ]);
+        assert!(round(&mut c, &[0]).is_empty());
+        let mut c = generate(&[
+            (4, false, NONE),
+            (4, false, NONE),
+            (0, false, NONE),
+            (1, false, NONE),
+        ]);
+        assert_eq!(round(&mut c, &[2]), vec![(0, 3, chunk_min(0))]);
+    }
+
+    #[test]
+    fn jumbo_chunks_are_not_moved() {
+        let mut c = generate(&[(4, false, NONE), (0, false, NONE)]);
+        all_jumbo_except(&mut c, &[1]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 1, chunk_min(1))]);
+        let mut c = generate(&[
+            (4, false, NONE),
+            (0, false, NONE),
+            (4, false, NONE),
+            (0, false, NONE),
+        ]);
+        all_jumbo_except(&mut c, &[1, 6]);
+        assert_eq!(
+            round(&mut c, &[]),
+            vec![(0, 1, chunk_min(1)), (2, 3, chunk_min(6))]
+        );
+        // Enforcing a zone skips jumbo chunks too.
+        let mut c = generate(&[(3, false, NONE), (3, false, &["a"])]);
+        c.update_zone_key_range(
+            NS,
+            &doc! { "x": Bson::MinKey },
+            &doc! { "x": Bson::MaxKey },
+            Some("a"),
+        )
+        .expect("zone range");
+        all_jumbo_except(&mut c, &[1]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 1, chunk_min(1))]);
+    }
+
+    #[test]
+    fn draining_shards_are_emptied_first() {
+        let mut c = generate(&[(1, true, NONE), (5, false, NONE)]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 1, chunk_min(0))]);
+        let mut c = generate(&[
+            (1, true, NONE),
+            (5, false, NONE),
+            (1, true, NONE),
+            (5, false, NONE),
+        ]);
+        assert_eq!(
+            round(&mut c, &[]),
+            vec![(0, 1, chunk_min(0)), (2, 3, chunk_min(6))]
+        );
+        let mut c = generate(&[(2, true, NONE), (5, false, NONE)]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 1, chunk_min(0))]);
+        let mut c = generate(&[(1, true, NONE), (2, true, NONE), (16, false, NONE)]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 2, chunk_min(0))]);
+        // Draining shards accept nothing.
+        let mut c = generate(&[(4, false, NONE), (0, true, NONE), (0, true, NONE)]);
+        assert!(round(&mut c, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_draining_shard_gives_its_zone_chunks_to_the_zone() {
+        let zone_on_last = |c: &mut Cluster, zone: &str| {
+            c.update_zone_key_range(
+                NS,
+                &doc! { "x": 8 },
+                &doc! { "x": Bson::MaxKey },
+                Some(zone),
+            )
+            .expect("zone range");
+        };
+        let mut c = generate(&[
+            (4, false, &["NYC"]),
+            (4, false, &["LAX"]),
+            (1, true, &["LAX"]),
+        ]);
+        zone_on_last(&mut c, "LAX");
+        assert_eq!(round(&mut c, &[]), vec![(2, 1, chunk_min(8))]);
+        let mut c = generate(&[
+            (4, false, &["NYC"]),
+            (4, false, &["LAX"]),
+            (1, true, &["SEA"]),
+        ]);
+        zone_on_last(&mut c, "SEA");
+        assert!(
+            round(&mut c, &[]).is_empty(),
+            "no shard of the zone can take it"
+        );
+    }
+
+    #[test]
+    fn zones_are_enforced_then_balanced_in_name_order() {
+        let zones = |c: &mut Cluster| {
+            for (lo, hi, zone) in [(None, 1, "a"), (Some(1), 3, "b"), (Some(3), 5, "c")] {
+                let min = lo.map_or(doc! { "x": Bson::MinKey }, |v: i32| doc! { "x": v });
+                c.update_zone_key_range(NS, &min, &doc! { "x": hi }, Some(zone))
+                    .expect("zone range");
+            }
+        };
+        let specs: [Spec; 3] = [
+            (5, false, &["a", "b", "c"]),
+            (1, false, &["b"]),
+            (1, false, &["c"]),
+        ];
+        // Zone b comes before c: shard0's first chunk of b goes to shard1.
+        let mut c = generate(&specs);
+        zones(&mut c);
+        assert_eq!(round(&mut c, &[]), vec![(0, 1, chunk_min(1))]);
+        // With shard1 busy, b cannot be balanced and c is: its first chunk goes to shard2.
+        let mut c = generate(&specs);
+        zones(&mut c);
+        assert_eq!(round(&mut c, &[1]), vec![(0, 2, chunk_min(3))]);
+        // A shard that must both give and take a zone's chunks does one of them a round.
+        let mut c = generate(&[(3, false, &["a"]), (3, false, &["a"]), (3, false, &["b"])]);
+        c.update_zone_key_range(NS, &doc! { "x": Bson::MinKey }, &doc! { "x": 1 }, Some("b"))
+            .expect("zone range");
+        c.update_zone_key_range(NS, &doc! { "x": 8 }, &doc! { "x": Bson::MaxKey }, Some("a"))
+            .expect("zone range");
+        assert_eq!(round(&mut c, &[]), vec![(0, 2, chunk_min(0))]);
+    }
+}
