@@ -29,6 +29,82 @@ fn spec_examples() {
     }
 }
 
+/// The vectors of MongoDB's `hasher_test.cpp` (`BSONElementHasher::hash64` with seed 0).
+/// Its timestamp cases date from when timestamps shared dates' canonical type (45) and so
+/// their hash; since timestamps have a class of their own (47, spec §1), they hash apart,
+/// which `hash_relationships` checks.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn mongodb_hasher_vectors() {
+    let oid12 = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0x10, 0x11, 0x12];
+    let cases: Vec<(Bson, i64)> = vec![
+        (Bson::Int32(42), -944302157085130861),
+        (Bson::Double(42.123), -944302157085130861),
+        (Bson::Int64(42), -944302157085130861),
+        (Bson::Int32(0), 4854801880128277513),
+        (Bson::Double(0.456), 4854801880128277513),
+        (Bson::Int64(0), 4854801880128277513),
+        (Bson::Double(f64::NAN), 4854801880128277513),
+        (Bson::Int32(1), 5902408780260971510),
+        (Bson::Double(1.987), 5902408780260971510),
+        (Bson::Int64(1), 5902408780260971510),
+        (Bson::Int32(-1), 1140205862565771219),
+        (Bson::Double(-1.789), 1140205862565771219),
+        (Bson::Int64(-1), 1140205862565771219),
+        (Bson::Int32(i32::MIN), 6165898260261354870),
+        (Bson::Double(f64::from(i32::MIN)), 6165898260261354870),
+        (Bson::Int64(i64::from(i32::MIN)), 6165898260261354870),
+        (Bson::Int32(i32::MAX), 1143184177162245883),
+        (Bson::Double(f64::from(i32::MAX)), 1143184177162245883),
+        (Bson::Int64(i64::from(i32::MAX)), 1143184177162245883),
+        (Bson::Double(f64::MAX), 921523596458303250),
+        (Bson::Int64(i64::MAX), 921523596458303250),
+        (Bson::Double(-f64::MAX), 4532067210535695462),
+        (Bson::Int64(i64::MIN), 4532067210535695462),
+        (Bson::MinKey, 7961148599568647290),
+        (Bson::MaxKey, 5504842513779440750),
+        (Bson::Undefined, 40158834000849533),
+        (Bson::String("abc".into()), 8478485326885698097),
+        (Bson::Symbol("abc".into()), 8478485326885698097),
+        (Bson::String(String::new()), 2049396243249673340),
+        (Bson::Symbol(String::new()), 2049396243249673340),
+        (
+            Bson::Document(doc! {"a": "abc", "b": 123i64}),
+            4771603801758380216,
+        ),
+        (Bson::Document(Document::new()), 7980500913326740417),
+        (
+            Bson::Array(vec!["bar".into(), "baz".into(), "qux".into()]),
+            -2938911267422831539,
+        ),
+        (Bson::Array(Vec::new()), 8849948234993459283),
+        (bin(0, &[0, 1, 2, 3, 4, 6]), 7252465090394235301),
+        (bin(0x80, &[0, 1, 2, 3, 4, 6]), 5736670452907618262),
+        (bin(4, &(0..16).collect::<Vec<u8>>()), 6084661258071355978),
+        (oid("010203040506070809101112"), -5588663249627035708),
+        (oid("000000000000000000000000"), -4293118519463489418),
+        (Bson::Boolean(true), 6405873908747105701),
+        (Bson::Boolean(false), 6289544573401934092),
+        (date(0x5566778811223344), 4476222765095560467),
+        (date(0), -1178696894582842035),
+        (regex("mongodb", ""), -7275792090268217043),
+        (regex(".*", "i"), 7095855029187981886),
+        (dbpointer("c", oid12), 940175826736461384),
+        (dbpointer("db.c", oid12), 2426768198104018194),
+        (
+            Bson::JavaScriptCode("func f() { return 1; }".into()),
+            6861638109178014270,
+        ),
+        (
+            cws("func f() { return 1; }", doc! {"c": true}),
+            501342939894575968,
+        ),
+    ];
+    for (v, want) in cases {
+        assert_eq!(hash64(&v, 0), want, "{v:?}");
+    }
+}
+
 /// Pairs of values that must hash alike (`true`) or differently (`false`).
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
@@ -149,6 +225,12 @@ fn hash_relationships() {
         (Bson::Boolean(false), Bson::Boolean(true), false),
         (date(0), long(0), false),
         (ts(1, 2), ts(2, 1), false),
+        // A timestamp and a date with the same 8 bytes differ by canonical class.
+        (
+            ts(0x5566_7788, 0x1122_3344),
+            date(0x5566_7788_1122_3344),
+            false,
+        ),
         (bin(0, &[1]), bin(5, &[1]), false),
         (regex("a", "i"), regex("a", ""), false),
     ];
