@@ -414,3 +414,96 @@ mod properties {
         }
     }
 }
+
+/// The cases of MongoDB's `chunk_manager_query_test.cpp` (`getShardIdsForQuery`): chunks
+/// split at the given points, the i-th chunk on shard i.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn mongodb_chunk_manager_query_cases() {
+    let table_of = |pattern: &KeyPattern, points: Vec<Vec<Bson>>| {
+        let mut bounds = vec![pattern.global_min().0];
+        bounds.extend(points);
+        bounds.push(pattern.global_max().0);
+        RoutingTable::from_chunks(
+            bounds
+                .windows(2)
+                .enumerate()
+                .map(|(i, w)| chunk(w[0].clone(), w[1].clone(), i as u32))
+                .collect(),
+        )
+    };
+    let s = |v: &str| Bson::String(v.to_string());
+    let a = KeyPattern::parse(&doc! {"a": 1}).unwrap();
+    let xyz = table_of(&a, vec![vec![s("x")], vec![s("y")], vec![s("z")]]);
+    let single = table_of(&a, Vec::new());
+    let cases: Vec<(&RoutingTable, Document, Vec<u32>)> = vec![
+        (&single, doc! {}, vec![0]),
+        (&xyz, doc! {}, vec![0, 1, 2, 3]),
+        (&xyz, doc! {"b": 1}, vec![0, 1, 2, 3]),
+        (&single, doc! {"a": "x"}, vec![0]),
+        (&xyz, doc! {"a": "y"}, vec![2]),
+        (&xyz, doc! {"a": {"$in": ["u", "y"]}}, vec![0, 2]),
+        (&xyz, doc! {"a": {"$gt": "x"}}, vec![1, 2, 3]),
+        (&xyz, doc! {"a": {"$gte": "x"}}, vec![1, 2, 3]),
+        (&xyz, doc! {"a": {"$lt": "y"}}, vec![0, 1, 2]),
+        (&xyz, doc! {"a": {"$lte": "y"}}, vec![0, 1, 2]),
+        (&xyz, doc! {"$or": [{"a": "u"}, {"a": "y"}]}, vec![0, 2]),
+        (
+            &xyz,
+            doc! {"$or": [{"a": "u"}, {"a": {"$gte": "y"}}]},
+            vec![0, 2, 3],
+        ),
+        (
+            &xyz,
+            doc! {"$or": [{"a": "u"}, {"a": {"$gte": "zz"}}, {}]},
+            vec![0, 1, 2, 3],
+        ),
+        // An unsatisfiable filter still goes to one shard: the first chunk's.
+        (&single, doc! {"a": {"$gt": "x", "$lt": "x"}}, vec![0]),
+        (&xyz, doc! {"a": {"$gt": "x", "$lt": "x"}}, vec![0]),
+        (
+            &xyz,
+            doc! {"$or": [{"a": "x"}, {"a": {"$gt": "u", "$lt": "u"}}, {"a": {"$gte": "y"}}]},
+            vec![1, 2, 3],
+        ),
+        (&xyz, doc! {"a": 5}, vec![0]),
+    ];
+    for (table, filter, want) in cases {
+        let t = target(&a, table, &filter).unwrap();
+        assert_eq!(t.shards, want, "filter {filter}");
+    }
+    let ab = KeyPattern::parse(&doc! {"a": 1, "b": 1}).unwrap();
+    let xyz2 = table_of(
+        &ab,
+        vec![
+            vec![s("x"), Bson::MinKey],
+            vec![s("y"), Bson::MinKey],
+            vec![s("z"), Bson::MinKey],
+        ],
+    );
+    let in_table = table_of(
+        &ab,
+        vec![
+            vec![Bson::Int32(5), Bson::Int32(10)],
+            vec![Bson::Int32(5), Bson::Int32(20)],
+        ],
+    );
+    let cases: Vec<(&RoutingTable, Document, Vec<u32>)> = vec![
+        (&xyz2, doc! {"a": 1, "b": {"$gt": 4, "$lt": 4}}, vec![0]),
+        (
+            &xyz2,
+            doc! {"a": {"$gt": 1}, "b": {"$gt": 4, "$lt": 4}},
+            vec![0],
+        ),
+        // Only the first `$in` fans out; the second widens each range.
+        (
+            &in_table,
+            doc! {"a": {"$in": [0, 5, 10]}, "b": {"$in": [0, 5, 25]}},
+            vec![0, 1, 2],
+        ),
+    ];
+    for (table, filter, want) in cases {
+        let t = target(&ab, table, &filter).unwrap();
+        assert_eq!(t.shards, want, "filter {filter}");
+    }
+}
