@@ -596,14 +596,14 @@ fn a_preset_runs() {
         panic!("{}", values[0])
     };
     assert_eq!(reply.get_str("preset").unwrap(), "monotonic");
-    assert_eq!(reply.get_i32("documents").unwrap(), 1000);
+    assert_eq!(reply.get_i32("documents").unwrap(), 900);
     assert!(!reply.contains_key("errors"), "{reply}");
     let per_shard = reply.get_document("shards").unwrap();
     let docs: i32 = per_shard
         .values()
         .map(|s| s.as_document().unwrap().get_i32("docs").unwrap())
         .sum();
-    assert_eq!(docs, 1000);
+    assert_eq!(docs, 900, "every document is on some shard");
     assert_eq!(values[1], Bson::Int32(1));
 }
 

@@ -200,15 +200,15 @@ pub const LESSONS: &[Lesson] = &[
                 explain: "Cardinality is the number of distinct values a key can take, and it caps the number of chunks: documents that share a key value can never be split apart. This collection is sharded on continent, which has seven values, across nine shards.",
                 watch: "Watch how many shard columns receive data, and look for jumbo badges.",
                 question: Question {
-                    prompt: "How many of the nine shards can end up holding chunks?",
+                    prompt: "How many of the nine shards can end up holding documents?",
                     choices: &[
-                        Choice { text: "All nine, given enough data.", correct: false, why: "More documents do not bring more continents. Seven values allow seven chunks at most." },
+                        Choice { text: "All nine, given enough data.", correct: false, why: "More documents do not bring more continents. Seven values allow at most seven chunks with documents in them." },
                         Choice { text: "Seven at most.", correct: true, why: "Each continent can have a chunk of its own and no more, so at least two shards stay empty however much is inserted." },
                         Choice { text: "Only the primary shard.", correct: false, why: "The balancer does move the chunks there are; there are simply too few of them to go round." },
                     ],
                 },
                 run: Run::Play,
-                result: "Once each continent sat in its own chunk, splitting stopped. The big continents' chunks are marked jumbo, and some shards never received a chunk.",
+                result: "Once each continent sat in its own chunk, splitting stopped. The big continents' chunks are marked jumbo, and some shards never received a document. The first split also left an empty chunk below the smallest continent: the splitter cuts at the second document's key.",
                 highlight: JUMBO_CHUNK,
             },
             Step {

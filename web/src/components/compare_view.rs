@@ -253,7 +253,8 @@ impl Default for Comparison {
             ],
             workload: "monotonic".to_string(),
             batch: 25,
-            total: 1000,
+            // Like the monotonic lesson, ends between two splits of the top chunk.
+            total: 900,
             chunk_size,
             commands: Rc::new(Vec::new()),
             playing: false,
