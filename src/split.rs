@@ -109,8 +109,9 @@ pub(crate) fn auto_split_vector(
 }
 
 impl Cluster {
-    /// The collection's document count and data size on `shard`, read from its chunks.
-    fn split_input(&self, ns: &str, shard: ShardIdx) -> Option<SplitInput> {
+    /// The collection's document count and data size on `shard`, read from its chunks, and
+    /// the maximum chunk size `max_size`.
+    fn split_input(&self, ns: &str, shard: ShardIdx, max_size: u64) -> Option<SplitInput> {
         let table = &self.sharding(ns).ok()?.table;
         let (shard_docs, shard_bytes) = table
             .iter()
@@ -119,18 +120,20 @@ impl Cluster {
         Some(SplitInput {
             shard_docs,
             shard_bytes,
-            max_size: self.chunk_size(),
+            max_size,
         })
     }
 
-    /// The split points `autoSplitVector` finds in `chunk`, as key values.
+    /// The split points `autoSplitVector` finds in `chunk` for a maximum chunk size of
+    /// `max_size`, as key values.
     fn chunk_split_points(
         &self,
         ns: &str,
         chunk: &Chunk,
+        max_size: u64,
         limit: Option<usize>,
     ) -> Option<Vec<KeyValue>> {
-        let input = self.split_input(ns, chunk.shard)?;
+        let input = self.split_input(ns, chunk.shard, max_size)?;
         let coll = self.collections.get(ns)?;
         let keys: Vec<&DocKey> = coll
             .keys_in(&chunk.min, &chunk.max)
@@ -173,7 +176,7 @@ impl Cluster {
             }
             return;
         }
-        let Some(mut points) = self.chunk_split_points(ns, &chunk, None) else {
+        let Some(mut points) = self.chunk_split_points(ns, &chunk, max_size, None) else {
             return;
         };
         if points.is_empty() {
@@ -267,7 +270,7 @@ impl Cluster {
         };
         let chunks: Vec<Chunk> = sharding.table.iter().cloned().collect();
         for chunk in chunks {
-            let Some(points) = self.chunk_split_points(ns, &chunk, None) else {
+            let Some(points) = self.chunk_split_points(ns, &chunk, self.chunk_size(), None) else {
                 continue;
             };
             if !points.is_empty() {
@@ -497,19 +500,10 @@ impl Cluster {
         max_size: u64,
     ) -> Option<KeyValue> {
         let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
-        let mut input = self.split_input(ns, chunk.shard)?;
-        input.max_size = max_size;
-        let coll = self.collections.get(ns)?;
-        let keys: Vec<&DocKey> = coll
-            .keys_in(&chunk.min, &chunk.max)
+        let point = self
+            .chunk_split_points(ns, &chunk, max_size, Some(1))?
             .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        let point = auto_split_vector(&keys, input, Some(1))
-            .first()
-            .map(|&i| keys[i].to_key());
-        drop(keys);
-        let point = point?;
+            .next()?;
         self.apply_split(ns, &chunk, std::slice::from_ref(&point));
         Some(point)
     }
