@@ -11,6 +11,7 @@ use crate::event_log::EventLog;
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use crate::split::SPLIT_TEST_FACTOR;
+use crate::store::extract_key;
 pub(crate) use crate::store::{id_add, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored};
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
@@ -700,8 +701,11 @@ impl Cluster {
                 ));
                 break;
             }
-            let inserted = Stored::encode(doc, generated)
-                .and_then(|stored| self.insert_one_inner(ns, stored, primary));
+            let inserted = Stored::encode(doc, generated).and_then(|stored| {
+                // A generated `_id` is known without reading it back from the bytes.
+                let id = generated.map(IdKey::object_id);
+                self.insert_one_inner(ns, stored, id, primary)
+            });
             match inserted {
                 Ok(shard) => {
                     per_shard[shard as usize] += 1;
@@ -731,12 +735,14 @@ impl Cluster {
         }
     }
 
-    /// Stores one encoded document; `primary` is the database's primary shard, where an
+    /// Stores one encoded document; `id` is its `_id` if the caller knows it (read from
+    /// the document otherwise); `primary` is the database's primary shard, where an
     /// unsharded collection's documents go.
     fn insert_one_inner(
         &mut self,
         ns: &str,
         stored: Stored,
+        id: Option<IdKey>,
         primary: ShardIdx,
     ) -> Result<ShardIdx, ClusterError> {
         let (autosplit, max_size) = (self.autosplit_enabled, self.chunk_size());
@@ -744,18 +750,28 @@ impl Cluster {
             .collections
             .get_mut(ns)
             .ok_or_else(|| not_sharded(ns))?;
-        let key = match &coll.sharding {
-            Some(s) => s
-                .pattern
-                .extract_raw_into(stored.raw(), std::mem::take(&mut coll.key_scratch))?,
-            None => KeyValue(Vec::new()),
+        // The collection's parts, borrowed separately: the document's chunk is found once
+        // and held while the indexes are checked, and counted only once they pass.
+        let Collection {
+            sharding,
+            docs,
+            ids,
+            next_doc,
+            recent,
+            key_scratch,
+            ..
+        } = coll;
+        let (key, chunk, unique) = match sharding {
+            Some(s) => {
+                let key = extract_key(&s.pattern, stored.raw(), std::mem::take(key_scratch))?;
+                let chunk = s.table.chunk_for_mut(&key);
+                (key, chunk, s.unique.then_some(&s.pattern))
+            }
+            None => (KeyValue(Vec::new()), None, None),
         };
-        let shard = match &coll.sharding {
-            Some(s) => s.table.chunk_for(&key).map_or(primary, |c| c.shard),
-            None => primary,
-        };
-        let id = (stored.id(), shard);
-        if coll.ids.contains_key(&id) {
+        let shard = chunk.as_ref().map_or(primary, |c| c.shard);
+        let id = (id.unwrap_or_else(|| stored.id()), shard);
+        let Some(id_slot) = ids.vacant(&id) else {
             return Err(duplicate_key(
                 ns,
                 "_id_",
@@ -764,18 +780,16 @@ impl Cluster {
                     crate::shard_key::format_bson_value(&id.0.to_bson())
                 ),
             ));
-        }
+        };
         let doc_key = DocKey::of(&key);
-        if let Some(s) = &coll.sharding {
-            if s.unique
-                && coll
-                    .docs
-                    .range((doc_key.clone(), 0)..=(doc_key.clone(), u64::MAX))
-                    .next()
-                    .is_some()
+        if let Some(pattern) = unique {
+            if docs
+                .range((doc_key.clone(), 0)..=(doc_key.clone(), u64::MAX))
+                .next()
+                .is_some()
             {
-                let name = index_name(&s.pattern.to_pattern_document());
-                let shown = format_bson_obj(&s.pattern.to_document(&key));
+                let name = index_name(&pattern.to_pattern_document());
+                let shown = format_bson_obj(&pattern.to_document(&key));
                 return Err(duplicate_key(ns, &name, &shown));
             }
         }
@@ -786,31 +800,29 @@ impl Cluster {
                 "object to insert too large. size in bytes: {size}, max size: {MAX_DOCUMENT_BYTES}"
             )));
         }
-        let seq = coll.next_doc;
-        coll.next_doc += 1;
+        let seq = *next_doc;
+        *next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.
-        coll.ids.insert(id, 1);
+        ids.insert_vacant(id_slot, id, 1);
         let mut split_candidate = None;
-        if let Some(s) = coll.sharding.as_mut() {
-            if let Some(chunk) = s.table.chunk_for_mut(&key) {
-                chunk.docs += 1;
-                chunk.bytes += u64::from(size);
-                chunk.written += u64::from(size);
-                // The splitter looks at a chunk once a fifth of the maximum chunk size has
-                // been written to it (`ChunkWritesTracker::shouldSplit`); cloning its bound
-                // for every insert would be wasted work.
-                if autosplit && chunk.written >= max_size / SPLIT_TEST_FACTOR {
-                    split_candidate = Some(chunk.min.clone());
-                }
+        if let Some(chunk) = chunk {
+            chunk.docs += 1;
+            chunk.bytes += u64::from(size);
+            chunk.written += u64::from(size);
+            // The splitter looks at a chunk once a fifth of the maximum chunk size has
+            // been written to it (`ChunkWritesTracker::shouldSplit`); cloning its bound
+            // for every insert would be wasted work.
+            if autosplit && chunk.written >= max_size / SPLIT_TEST_FACTOR {
+                split_candidate = Some(chunk.min.clone());
             }
         }
-        if coll.recent.len() == RECENT_INSERTS {
-            if let Some((_, old)) = coll.recent.pop_front() {
-                coll.key_scratch = old.0;
+        if recent.len() == RECENT_INSERTS {
+            if let Some((_, old)) = recent.pop_front() {
+                *key_scratch = old.0;
             }
         }
-        coll.recent.push_back((seq, key));
-        coll.docs.insert((doc_key, seq), stored);
+        recent.push_back((seq, key));
+        docs.insert((doc_key, seq), stored);
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
         }

@@ -11,6 +11,7 @@
 //! iteration order, so that replacing one by the other changes no behaviour. The core is
 //! single-threaded (wasm32), so `Rc` suffices.
 
+use std::cmp::Ordering::{Greater, Less};
 use std::ops::{Bound, RangeBounds};
 use std::rc::Rc;
 
@@ -19,6 +20,11 @@ pub(crate) const LEAF_MAX: usize = 32;
 
 /// A position in the map: a leaf index and an offset within that leaf.
 type Pos = (usize, usize);
+
+/// Where an absent key goes, from [`SharedMap::vacant`]: valid for that key until the map
+/// next changes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Vacant(Option<(usize, usize)>);
 
 /// An ordered map with cheap, structure-sharing clones (see the module documentation).
 #[derive(Debug)]
@@ -118,12 +124,18 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     fn leaf_for(&self, key: &K) -> usize {
         // Appends (increasing keys: ObjectIds, timestamps) go to the last leaf; checking it
         // first saves a binary search that chases a pointer per step.
+        // Keys are compared with `cmp` alone: `<=` on a tuple key may compare its first
+        // element twice.
         let last = self.firsts.len().saturating_sub(1);
-        if self.firsts.get(last).is_some_and(|first| first <= key) {
+        if self
+            .firsts
+            .get(last)
+            .is_some_and(|first| first.cmp(key) != Greater)
+        {
             return last;
         }
         self.firsts
-            .partition_point(|first| first <= key)
+            .partition_point(|first| first.cmp(key) != Greater)
             .saturating_sub(1)
     }
 
@@ -135,7 +147,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         let i = self.leaf_for(key);
         let leaf = &self.leaves[i];
         // An append (a key above every other) needs no search within the leaf either.
-        if i + 1 == self.leaves.len() && leaf.last().is_some_and(|e| e.0 < *key) {
+        if i + 1 == self.leaves.len() && leaf.last().is_some_and(|e| e.0.cmp(key) == Less) {
             return Some((i, Err(leaf.len())));
         }
         Some((i, leaf.binary_search_by(|e| e.0.cmp(key))))
@@ -164,38 +176,62 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
 
     /// Inserts or replaces; returns the value replaced.
     pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let Some((i, at)) = self.find(&key) else {
+        match self.find(&key) {
+            Some((i, Ok(j))) => Some(std::mem::replace(
+                &mut Rc::make_mut(&mut self.leaves[i])[j].1,
+                value,
+            )),
+            Some((i, Err(j))) => {
+                self.insert_vacant(Vacant(Some((i, j))), key, value);
+                None
+            }
+            None => {
+                self.insert_vacant(Vacant(None), key, value);
+                None
+            }
+        }
+    }
+
+    /// Where `key` would go if it is absent (`None` if it has a value), so that a caller
+    /// can check other things before inserting it with [`SharedMap::insert_vacant`] without
+    /// searching twice.
+    pub(crate) fn vacant(&self, key: &K) -> Option<Vacant> {
+        match self.find(key) {
+            Some((_, Ok(_))) => None,
+            Some((i, Err(j))) => Some(Vacant(Some((i, j)))),
+            None => Some(Vacant(None)),
+        }
+    }
+
+    /// Inserts `key`, absent, where [`SharedMap::vacant`] found for it (the map must not
+    /// have changed since).
+    pub(crate) fn insert_vacant(&mut self, at: Vacant, key: K, value: V) {
+        let Vacant(Some((i, j))) = at else {
             let mut leaf = Vec::with_capacity(LEAF_MAX + 1);
             self.firsts = Rc::new(vec![key.clone()]);
             leaf.push((key, value));
             self.leaves.push(Rc::new(leaf));
             self.len = 1;
-            return None;
+            return;
         };
         let leaf = Rc::make_mut(&mut self.leaves[i]);
-        match at {
-            Ok(j) => Some(std::mem::replace(&mut leaf[j].1, value)),
-            Err(j) => {
-                if j == 0 {
-                    Rc::make_mut(&mut self.firsts)[i] = key.clone();
-                }
-                leaf.insert(j, (key, value));
-                self.len += 1;
-                if leaf.len() > LEAF_MAX {
-                    // An append leaves the full leaf as it is and starts a new one, so that
-                    // increasing keys fill their leaves; otherwise the leaf splits in half.
-                    let mid = if j == LEAF_MAX {
-                        LEAF_MAX
-                    } else {
-                        leaf.len() / 2
-                    };
-                    let mut right = Vec::with_capacity(LEAF_MAX + 1);
-                    right.extend(leaf.drain(mid..));
-                    Rc::make_mut(&mut self.firsts).insert(i + 1, right[0].0.clone());
-                    self.leaves.insert(i + 1, Rc::new(right));
-                }
-                None
-            }
+        if j == 0 {
+            Rc::make_mut(&mut self.firsts)[i] = key.clone();
+        }
+        leaf.insert(j, (key, value));
+        self.len += 1;
+        if leaf.len() > LEAF_MAX {
+            // An append leaves the full leaf as it is and starts a new one, so that
+            // increasing keys fill their leaves; otherwise the leaf splits in half.
+            let mid = if j == LEAF_MAX {
+                LEAF_MAX
+            } else {
+                leaf.len() / 2
+            };
+            let mut right = Vec::with_capacity(LEAF_MAX + 1);
+            right.extend(leaf.drain(mid..));
+            Rc::make_mut(&mut self.firsts).insert(i + 1, right[0].0.clone());
+            self.leaves.insert(i + 1, Rc::new(right));
         }
     }
 
@@ -222,11 +258,11 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             Bound::Unbounded => (0, 0),
             Bound::Included(k) => {
                 let i = self.leaf_for(k);
-                (i, self.leaves[i].partition_point(|e| e.0 < *k))
+                (i, self.leaves[i].partition_point(|e| e.0.cmp(k) == Less))
             }
             Bound::Excluded(k) => {
                 let i = self.leaf_for(k);
-                (i, self.leaves[i].partition_point(|e| e.0 <= *k))
+                (i, self.leaves[i].partition_point(|e| e.0.cmp(k) != Greater))
             }
         }
     }
@@ -237,11 +273,11 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             Bound::Unbounded => (self.leaves.len(), 0),
             Bound::Included(k) => {
                 let i = self.leaf_for(k);
-                (i, self.leaves[i].partition_point(|e| e.0 <= *k))
+                (i, self.leaves[i].partition_point(|e| e.0.cmp(k) != Greater))
             }
             Bound::Excluded(k) => {
                 let i = self.leaf_for(k);
-                (i, self.leaves[i].partition_point(|e| e.0 < *k))
+                (i, self.leaves[i].partition_point(|e| e.0.cmp(k) == Less))
             }
         }
     }

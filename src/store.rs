@@ -10,7 +10,7 @@
 use crate::chunks::ShardIdx;
 use crate::error::ClusterError;
 use crate::order::compare_values;
-use crate::shard_key::KeyValue;
+use crate::shard_key::{FieldKind, KeyPattern, KeyValue, ShardKeyError};
 use crate::shared_map::SharedMap;
 use bson::oid::ObjectId;
 use bson::{Bson, Document, RawBsonRef, RawDocument};
@@ -37,6 +37,18 @@ impl Atom {
             Bson::Double(v) => Atom::Double(v),
             Bson::ObjectId(o) => Atom::ObjectId(o.bytes()),
             other => Atom::Other(Box::new(other)),
+        }
+    }
+
+    /// The compact form of a borrowed value: copies a number or an ObjectId without
+    /// cloning the `Bson` first.
+    pub(crate) fn of(value: &Bson) -> Atom {
+        match value {
+            Bson::Int32(v) => Atom::Int32(*v),
+            Bson::Int64(v) => Atom::Int64(*v),
+            Bson::Double(v) => Atom::Double(*v),
+            Bson::ObjectId(o) => Atom::ObjectId(o.bytes()),
+            other => Atom::Other(Box::new(other.clone())),
         }
     }
 
@@ -72,7 +84,7 @@ impl Atom {
             (Atom::Int64(a), Atom::Int64(b)) => a.cmp(b),
             (Atom::Int32(a), Atom::Int64(b)) => i64::from(*a).cmp(b),
             (Atom::Int64(a), Atom::Int32(b)) => a.cmp(&i64::from(*b)),
-            (Atom::ObjectId(a), Atom::ObjectId(b)) => a.cmp(b),
+            (Atom::ObjectId(a), Atom::ObjectId(b)) => oid_cmp(a, b),
             _ => self.with(|a| other.with(|b| compare_values(a, b))),
         }
     }
@@ -81,10 +93,24 @@ impl Atom {
         match (self, other) {
             (Atom::Int64(a), Bson::Int64(b)) => a.cmp(b),
             (Atom::Int32(a), Bson::Int32(b)) => a.cmp(b),
-            (Atom::ObjectId(a), Bson::ObjectId(b)) => a.cmp(&b.bytes()),
+            (Atom::ObjectId(a), Bson::ObjectId(b)) => oid_cmp(a, &b.bytes()),
             _ => self.with(|a| compare_values(a, other)),
         }
     }
+}
+
+/// Compares two ObjectIds' bytes as `[u8; 12]` does (lexicographically), as two
+/// big-endian integers: the `_id` index compares ObjectIds on every insert, and this avoids
+/// a call to `memcmp` for twelve bytes.
+fn oid_cmp(a: &[u8; 12], b: &[u8; 12]) -> Ordering {
+    let split = |x: &[u8; 12]| {
+        let (hi, lo) = x.split_at(8);
+        (
+            u64::from_be_bytes(hi.try_into().unwrap_or_default()),
+            u32::from_be_bytes(lo.try_into().unwrap_or_default()),
+        )
+    };
+    split(a).cmp(&split(b))
 }
 
 /// A shard key value as the store keeps it: one compact value per key field. Orders as
@@ -116,8 +142,8 @@ impl DocKey {
     pub(crate) fn of(key: &KeyValue) -> DocKey {
         match key.0.as_slice() {
             [] => DocKey::Empty,
-            [one] => DocKey::One(Atom::new(one.clone())),
-            many => DocKey::Many(Box::new(many.iter().cloned().map(Atom::new).collect())),
+            [one] => DocKey::One(Atom::of(one)),
+            many => DocKey::Many(Box::new(many.iter().map(Atom::of).collect())),
         }
     }
 
@@ -150,6 +176,10 @@ impl DocKey {
 eq_from_ord!(DocKey);
 impl Ord for DocKey {
     fn cmp(&self, other: &Self) -> Ordering {
+        // The usual case, a key of one field, without going through slices.
+        if let (DocKey::One(a), DocKey::One(b)) = (self, other) {
+            return a.compare(b);
+        }
         let (a, b) = (self.atoms(), other.atoms());
         for (x, y) in a.iter().zip(b) {
             match x.compare(y) {
@@ -213,7 +243,9 @@ impl Stored {
     /// The document's `_id` (null when it has none).
     pub(crate) fn id(&self) -> IdKey {
         match raw_get(self.raw(), "_id") {
-            Some(v) => IdKey(Atom::from_raw(v).unwrap_or(Atom::Other(Box::new(Bson::Null)))),
+            Some(v) => {
+                IdKey(Atom::from_raw(v).unwrap_or_else(|| Atom::Other(Box::new(Bson::Null))))
+            }
             _ => IdKey(Atom::Other(Box::new(Bson::Null))),
         }
     }
@@ -356,6 +388,34 @@ pub(crate) fn raw_get<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef
     })
 }
 
+/// A document's shard key value, as [`KeyPattern::extract_raw_into`] extracts it into
+/// `out`. The usual key, one top-level ascending field holding a number or an ObjectId, is
+/// read here directly (the same value that extraction would copy out); anything else goes
+/// through the pattern.
+pub(crate) fn extract_key(
+    pattern: &KeyPattern,
+    doc: &RawDocument,
+    mut out: Vec<Bson>,
+) -> Result<KeyValue, ShardKeyError> {
+    if let [(path, FieldKind::Ascending)] = pattern.fields() {
+        if !path.as_bytes().contains(&b'.') {
+            let value = match raw_get(doc, path) {
+                Some(RawBsonRef::Int64(v)) => Some(Bson::Int64(v)),
+                Some(RawBsonRef::Int32(v)) => Some(Bson::Int32(v)),
+                Some(RawBsonRef::Double(v)) => Some(Bson::Double(v)),
+                Some(RawBsonRef::ObjectId(o)) => Some(Bson::ObjectId(o)),
+                _ => None,
+            };
+            if let Some(value) = value {
+                out.clear();
+                out.push(value);
+                return Ok(KeyValue(out));
+            }
+        }
+    }
+    pattern.extract_raw_into(doc, out)
+}
+
 /// The type byte and value bytes of the top-level element named `name` in BSON `bytes`.
 fn find_element<'a>(bytes: &'a [u8], name: &[u8]) -> Option<(u8, &'a [u8])> {
     let mut at = 4;
@@ -423,6 +483,12 @@ impl IdKey {
     /// The `_id` of a document (null when it has none).
     pub(crate) fn of(doc: &Document) -> IdKey {
         IdKey(Atom::new(doc.get("_id").cloned().unwrap_or(Bson::Null)))
+    }
+
+    /// The `_id` of a document that got the generated ObjectId `oid` (what [`Stored::id`]
+    /// reads back from its bytes, without reading them).
+    pub(crate) fn object_id(oid: ObjectId) -> IdKey {
+        IdKey(Atom::ObjectId(oid.bytes()))
     }
 
     /// The value as BSON.
