@@ -127,14 +127,15 @@ impl Cluster {
     }
 
     /// The load the balancer compares, for every shard (indexed by shard index): chunk
-    /// counts of `zone` before 6.0, data size after. One pass over the chunks serves a
-    /// whole balancing decision, instead of one pass per shard asked about.
+    /// counts of `zone` before 6.0; after, the collection's whole data size on the shard,
+    /// whatever the zone (`shardToDataSizeMap`). One pass over the chunks serves a whole
+    /// balancing decision, instead of one pass per shard asked about.
     fn loads(&self, ns: &str, zone: Option<&str>) -> Vec<u64> {
         let mut out = vec![0u64; self.shards.len()];
         let Ok(s) = self.sharding(ns) else { return out };
         let by_size = self.config.version == VersionMode::V80;
         for c in s.table.iter() {
-            if zone_name(&s.zones, c) == zone {
+            if by_size || zone_name(&s.zones, c) == zone {
                 if let Some(load) = out.get_mut(c.shard as usize) {
                     *load += if by_size { c.bytes } else { 1 };
                 }
@@ -436,7 +437,7 @@ impl Cluster {
                 let mut excluded = used.clone();
                 excluded.insert(from);
                 if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded) {
-                    if let Some(m) = self.commit_move(ns, &chunk.min, to) {
+                    if let Some(m) = self.balancer_move(ns, &chunk.min, to) {
                         used.insert(from);
                         used.insert(to);
                         done.push(m);
@@ -462,7 +463,7 @@ impl Cluster {
                 .collect();
             for (chunk, zone) in violating {
                 if let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) {
-                    if let Some(m) = self.commit_move(ns, &chunk.min, to) {
+                    if let Some(m) = self.balancer_move(ns, &chunk.min, to) {
                         used.insert(from);
                         used.insert(to);
                         done.push(m);
@@ -536,11 +537,7 @@ impl Cluster {
         let Some(chunk) = self.first_movable_chunk(ns, zone, from) else {
             return false;
         };
-        if self.config.version == VersionMode::V80 {
-            let size = self.chunk_size();
-            self.split_front(ns, &chunk.min, size);
-        }
-        match self.commit_move(ns, &chunk.min, to) {
+        match self.balancer_move(ns, &chunk.min, to) {
             Some(m) => {
                 used.insert(from);
                 used.insert(to);
@@ -630,8 +627,12 @@ impl Cluster {
         self.move_first_chunk(ns, zone, from, to, used, done)
     }
 
-    /// 6.0.3+: balance by data size. The donor must hold more than the ideal, the
-    /// recipient less, and they must differ by at least three chunk sizes.
+    /// 6.0.3+ (`_singleZoneBalanceBasedOnDataSize`): balance by the collection's data
+    /// size on each shard. The ideal is the data on the zone's shards (every shard, draining
+    /// ones included, for the chunks in no zone) over their number. The donor is the
+    /// available shard with the most data, the recipient the suitable one with the least;
+    /// the donor must hold more than the ideal, the recipient less, and they must differ by
+    /// at least three chunk sizes. Ties go to the first shard.
     fn balance_zone_v80(
         &mut self,
         ns: &str,
@@ -639,35 +640,40 @@ impl Cluster {
         used: &mut BTreeSet<ShardIdx>,
         done: &mut Vec<Migration>,
     ) -> bool {
-        let shards = self.zone_shards(zone);
-        if shards.is_empty() {
+        let loads = self.loads(ns, zone);
+        let in_zone: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| zone.is_none_or(|z| s.zones.contains(z)))
+            .map(|(i, _)| i)
+            .collect();
+        let total: u64 = in_zone.iter().map(|&i| loads[i as usize]).sum();
+        if in_zone.is_empty() || total == 0 {
             return false;
         }
-        let loads = self.loads(ns, zone);
-        let total: u64 =
-            shards.iter().map(|&i| loads[i as usize]).sum::<u64>() + self.draining_load(&loads);
-        let ideal = total / shards.len() as u64;
-        let Some((from, max)) = Cluster::most_loaded(&loads, &shards, used) else {
+        let ideal = total / in_zone.len() as u64;
+        let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
+        let Some((from, max)) = Cluster::most_loaded(&loads, &available, used) else {
             return false;
         };
-        let mut excluded = used.clone();
-        excluded.insert(from);
-        let Some(to) = self.least_loaded_in(&loads, zone, &excluded) else {
+        let Some(to) = self.least_loaded_in(&loads, zone, used) else {
             return false;
         };
         let min = loads[to as usize];
-        if max <= ideal || min >= ideal || max - min < 3 * self.chunk_size() {
+        if from == to || max <= ideal || min >= ideal || max - min < 3 * self.chunk_size() {
             return false;
         }
         self.move_first_chunk(ns, zone, from, to, used, done)
     }
 
-    /// The load still on draining shards, which counts towards the ideal.
-    fn draining_load(&self, loads: &[u64]) -> u64 {
-        self.shards()
-            .filter(|(_, s)| s.draining)
-            .map(|(i, _)| loads[i as usize])
-            .sum()
+    /// A migration the balancer asks for: before 6.0 a whole chunk (`moveChunk`); after, a
+    /// `moveRange` from the chunk's lower bound, which the donor first cuts to about one
+    /// chunk size.
+    fn balancer_move(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) -> Option<Migration> {
+        if self.config.version == VersionMode::V80 {
+            let size = self.chunk_size();
+            self.split_front(ns, min, size);
+        }
+        self.commit_move(ns, min, to)
     }
 
     /// `sh.addShardToZone(shard, zone)`.
@@ -1102,5 +1108,48 @@ mod tests {
         c.update_zone_key_range(NS, &doc! { "x": 8 }, &doc! { "x": Bson::MaxKey }, Some("a"))
             .expect("zone range");
         assert_eq!(round(&mut c, &[]), vec![(0, 2, chunk_min(0))]);
+    }
+
+    /// 8.0: `generate` with each chunk holding `MIB` bytes and a 1 MiB chunk size.
+    fn generate_v80(specs: &[Spec]) -> Cluster {
+        let mut c = generate(specs);
+        c.config.version = VersionMode::V80;
+        c.set_chunk_size(MIB).expect("chunk size");
+        let table = &mut c.sharding_mut(NS).expect("sharded").table;
+        let mins: Vec<KeyValue> = table.iter().map(|ch| ch.min.clone()).collect();
+        for min in mins {
+            if let Some(ch) = table.get_mut(&min) {
+                ch.bytes = MIB;
+            }
+        }
+        c
+    }
+
+    const MIB: u64 = 1024 * 1024;
+
+    #[test]
+    fn the_80_policy_moves_data_when_shards_differ_by_three_chunk_sizes() {
+        // 4, 1 and 0 MiB: the ideal is 5/3 MiB; 4 - 0 >= 3 chunk sizes.
+        let mut c = generate_v80(&[(4, false, NONE), (1, false, NONE), (0, false, NONE)]);
+        assert_eq!(round(&mut c, &[]), vec![(0, 2, chunk_min(0))]);
+        // 3, 1 and 1 MiB: 3 - 1 is under three chunk sizes.
+        let mut c = generate_v80(&[(3, false, NONE), (1, false, NONE), (1, false, NONE)]);
+        assert!(round(&mut c, &[]).is_empty());
+        // The draining shard gives a chunk first. It still counts towards the ideal (8 / 4 =
+        // 2 MiB), so the shard holding 3 MiB is over it and gives to the other empty shard.
+        let mut c = generate_v80(&[
+            (3, false, NONE),
+            (5, true, NONE),
+            (0, false, NONE),
+            (0, false, NONE),
+        ]);
+        assert_eq!(
+            round(&mut c, &[]),
+            vec![(1, 2, chunk_min(3)), (0, 3, chunk_min(0))]
+        );
+        // Without the draining shard in the ideal (3 / 3 = 1 MiB) the same would hold; with
+        // 2 MiB on the donor instead, 2 - 0 is under three chunk sizes: nothing moves.
+        let mut c = generate_v80(&[(2, false, NONE), (0, false, NONE), (0, false, NONE)]);
+        assert!(round(&mut c, &[]).is_empty());
     }
 }
