@@ -16,6 +16,25 @@ async function openPage() {
   return { page, errors };
 }
 
+test('guide: every step of both lessons outlines what its result talks about', async () => {
+  const { page, errors } = await openPage();
+  await page.getByTestId('tab-guide').click();
+  for (const lesson of ['key-basics', 'key-design']) {
+    await page.locator(`[data-testid="guide-start"][data-lesson="${lesson}"]`).click();
+    const total = Number((await page.getByTestId('guide-progress').innerText()).match(/of (\d+)$/)[1]);
+    for (let i = 1; i <= total; i++) {
+      await walkGuideStep(page, { correct: true });
+      const title = await page.getByTestId('guide-step-title').innerText();
+      await page.locator('.guide-highlight').first().waitFor({ timeout: 5_000 }).catch(() => {});
+      assert.ok((await page.locator('.guide-highlight').count()) >= 1, `${lesson}, step ${i} (${title}) outlines nothing`);
+      await page.getByTestId('guide-next').click();
+    }
+    await page.getByTestId('guide-complete').waitFor();
+    await page.getByTestId('tab-guide').click();
+  }
+  assert.deepEqual(errors, []);
+});
+
 test('guide: a lesson walked from its first step to its last reports completion', async () => {
   const { page, errors } = await openPage();
   await page.getByTestId('tab-guide').click();

@@ -151,6 +151,7 @@ pub fn lesson(id: &str) -> Option<&'static Lesson> {
 const CLUSTER: &str = "[data-testid=cluster]";
 const MAX_CHUNK: &str = "[data-testid=chunk][data-max$=\"MaxKey() }\"]";
 const JUMBO_CHUNK: &str = "[data-testid=chunk][data-jumbo=\"true\"]";
+const NULL_CHUNK: &str = "[data-testid=chunk][data-min=\"{ x: null }\"]";
 const CONSOLE: &str = "[data-testid=console-output]";
 
 /// Every lesson, in teaching order.
@@ -283,8 +284,8 @@ pub const LESSONS: &[Lesson] = &[
                     ],
                 },
                 run: Run::Play,
-                result: "All the documents without x share the key null, so they piled into a single chunk that could not be split and turned jumbo. The console shows {x: null} routed to one shard.",
-                highlight: JUMBO_CHUNK,
+                result: "All the documents without x share the key null, so they piled into the one chunk that starts at null, just above MinKey. The splitter cannot cut a run of equal keys, and it will not cut off the couple of small x values behind them either (it keeps a bigger last piece rather than a tiny one), so that chunk just keeps growing. The console shows {x: null} routed to one shard.",
+                highlight: NULL_CHUNK,
             },
             Step {
                 title: "Jumbo chunks and refining the key",
