@@ -301,7 +301,7 @@ fn key_characteristics(
         }
         let distinct = runs.len() as u64;
         // The stable sort keeps equal frequencies in key order.
-        runs.sort_by_key(|r| std::cmp::Reverse(r.1));
+        crate::sort::sort_by_key(&mut runs, |r| std::cmp::Reverse(r.1));
         let values: Vec<(Document, u64)> = runs
             .iter()
             .take(NUM_MOST_COMMON_VALUES)

@@ -358,7 +358,7 @@ impl Cluster {
             .iter()
             .flat_map(|z| [z.min.clone(), z.max.clone()])
             .collect();
-        bounds.sort();
+        crate::sort::sort(&mut bounds);
         bounds.dedup();
         for b in bounds {
             let Ok(s) = self.sharding(ns) else { return };
@@ -425,7 +425,7 @@ impl Cluster {
                 .filter(|c| c.shard == from)
                 .cloned()
                 .collect();
-            candidates.sort_by_key(|c| c.jumbo);
+            crate::sort::sort_by_key(&mut candidates, |c| c.jumbo);
             for chunk in candidates {
                 let zone = Cluster::zone_of(
                     &self
@@ -475,7 +475,10 @@ impl Cluster {
         // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
         // their own (MongoDB's `tagsPlusEmpty`).
         let Ok(s) = self.sharding(ns) else { return };
-        let named: BTreeSet<String> = s.zones.iter().map(|z| z.zone.clone()).collect();
+        let mut named = BTreeSet::new();
+        for z in &s.zones {
+            named.insert(z.zone.clone());
+        }
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
             match self.config.version {
@@ -769,7 +772,7 @@ impl Cluster {
             max: hi,
             zone: zone.to_string(),
         });
-        sm.zones.sort_by(|a, b| a.min.cmp(&b.min));
+        crate::sort::sort_by(&mut sm.zones, |a, b| a.min.cmp(&b.min));
         self.push_event(EventKind::Zone {
             detail: format!("zone {zone} got a range of {ns}"),
         });

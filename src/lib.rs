@@ -45,6 +45,7 @@ pub mod session;
 pub mod shard_key;
 mod shared_map;
 pub mod shell;
+mod sort;
 pub mod split;
 mod store;
 pub mod targeting;

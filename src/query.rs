@@ -871,7 +871,7 @@ pub fn sort_documents(docs: &mut [Document], sort: &Document) {
             (path.as_str(), descending)
         })
         .collect();
-    docs.sort_by(|a, b| {
+    crate::sort::sort_by(docs, |a, b| {
         for (path, descending) in &keys {
             let ka = sort_key(a, path, *descending);
             let kb = sort_key(b, path, *descending);

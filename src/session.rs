@@ -308,7 +308,7 @@ impl Session {
             let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
             items.push((stmt.span.start, Outcome { source, result }));
         }
-        items.sort_by_key(|(start, _)| *start);
+        crate::sort::sort_by_key(&mut items, |(start, _)| *start);
         items.into_iter().map(|(_, o)| o).collect()
     }
 

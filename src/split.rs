@@ -208,7 +208,7 @@ impl Cluster {
                     *back = last;
                 }
             }
-            points.sort();
+            crate::sort::sort(&mut points);
             points.dedup();
         }
         self.apply_split(ns, &chunk, &points);

@@ -791,7 +791,7 @@ pub fn generate_queries(
         .iter()
         .map(|d| lookup_path(d, &keys[0]).cloned().unwrap_or(Bson::Null))
         .collect();
-    sorted_first.sort_by(compare_values);
+    crate::sort::sort_by(&mut sorted_first, compare_values);
     let n = known_docs.len() as u64;
     let key_filter = |values: Vec<Bson>| -> Document { keys.iter().cloned().zip(values).collect() };
     let mut out = Vec::with_capacity(count as usize);

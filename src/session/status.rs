@@ -123,7 +123,7 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
                     meta.push((cluster.shard_name(i as u32).to_string(), stat.chunks));
                 }
             }
-            meta.sort();
+            crate::sort::sort(&mut meta);
             let chunks: Bson = if s.table.len() >= MAX_CHUNKS_PRINTED && !verbose {
                 Bson::String(
                     "too many chunks to print, use verbose if you want to force print".into(),

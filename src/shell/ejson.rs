@@ -133,7 +133,7 @@ fn write_value(out: &mut String, value: &Bson) {
             write_json_string(o, r.pattern.as_str());
             o.push_str(",\"options\":");
             let mut opts: Vec<char> = r.options.as_str().chars().collect();
-            opts.sort_unstable();
+            crate::sort::sort(&mut opts);
             write_json_string(o, &opts.into_iter().collect::<String>());
             o.push('}');
         }),

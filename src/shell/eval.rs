@@ -279,7 +279,7 @@ fn bson_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
             _ => return Err(format!("Invalid regular expression flags '{flags}'")),
         }
     }
-    opts.sort_unstable();
+    crate::sort::sort(&mut opts);
     let options: String = opts.into_iter().collect();
     Ok(Regex {
         pattern: CString::try_from(pattern.to_string())
@@ -396,7 +396,7 @@ pub fn js_key_order(doc: Document) -> Document {
             rest.push((k, v));
         }
     }
-    ints.sort_by_key(|(n, _, _)| *n);
+    crate::sort::sort_by_key(&mut ints, |(n, _, _)| *n);
     let mut out = Document::new();
     for (_, k, v) in ints {
         out.insert(k, v);
