@@ -300,11 +300,18 @@ fn key_characteristics(
             }
         }
         let distinct = runs.len() as u64;
-        // The stable sort keeps equal frequencies in key order.
-        crate::sort::sort_by_key(&mut runs, |r| std::cmp::Reverse(r.1));
-        let values: Vec<(Document, u64)> = runs
+        // The most frequent runs, equal frequencies in key order (as a stable sort by
+        // descending frequency would give), picked in one pass.
+        let mut top: Vec<(usize, u64)> = Vec::with_capacity(NUM_MOST_COMMON_VALUES + 1);
+        for &run in &runs {
+            let at = top.iter().position(|t| t.1 < run.1).unwrap_or(top.len());
+            if at < NUM_MOST_COMMON_VALUES {
+                top.insert(at, run);
+                top.truncate(NUM_MOST_COMMON_VALUES);
+            }
+        }
+        let values: Vec<(Document, u64)> = top
             .iter()
-            .take(NUM_MOST_COMMON_VALUES)
             .map(|&(i, f)| (shown_value(pattern, &entries[i]), f))
             .collect();
         (distinct, values)
