@@ -1,6 +1,8 @@
 //! The routing table: chunks `[min, max)` that cover a collection's key space (spec §5).
 
 use crate::shard_key::KeyValue;
+use bson::Bson;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
@@ -140,7 +142,7 @@ impl RoutingTable {
     pub fn chunk_for(&self, key: &KeyValue) -> Option<&Chunk> {
         // Increasing keys all land in the MaxKey chunk: check it before searching.
         if let Some((min, c)) = self.chunks.last_key_value() {
-            if min <= key {
+            if key_cmp(min, key) != Ordering::Greater {
                 return Some(c);
             }
         }
@@ -155,7 +157,7 @@ impl RoutingTable {
         if self
             .chunks
             .last_key_value()
-            .is_some_and(|(min, _)| min <= key)
+            .is_some_and(|(min, _)| key_cmp(min, key) != Ordering::Greater)
         {
             return self.chunks.last_entry().map(|e| e.into_mut());
         }
@@ -236,6 +238,16 @@ impl RoutingTable {
             ));
         }
         Ok(())
+    }
+}
+
+/// `a.cmp(b)`, with keys of one integer (what a stream of inserts is routed by) compared
+/// directly rather than through the general BSON order.
+fn key_cmp(a: &KeyValue, b: &KeyValue) -> Ordering {
+    match (a.0.as_slice(), b.0.as_slice()) {
+        ([Bson::Int64(x)], [Bson::Int64(y)]) => x.cmp(y),
+        ([Bson::Int32(x)], [Bson::Int32(y)]) => x.cmp(y),
+        _ => a.cmp(b),
     }
 }
 

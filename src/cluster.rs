@@ -687,20 +687,18 @@ impl Cluster {
         let mut failure = None;
         for doc in docs {
             let doc = doc.borrow();
-            // A document without `_id` gets a generated ObjectId in front.
-            let (id, generated) = match doc.get("_id") {
-                Some(id) => (id.clone(), None),
-                None => {
-                    let oid = self.next_object_id();
-                    (Bson::ObjectId(oid), Some(oid))
-                }
-            };
-            if let Bson::Array(_) = id {
+            let given = doc.get("_id");
+            if let Some(Bson::Array(_)) = given {
                 failure = Some(ClusterError::BadValue(
                     "can't use an array for _id".to_string(),
                 ));
                 break;
             }
+            // A document without `_id` gets a generated ObjectId in front.
+            let generated = match given {
+                Some(_) => None,
+                None => Some(self.next_object_id()),
+            };
             let inserted = Stored::encode(doc, generated).and_then(|stored| {
                 // A generated `_id` is known without reading it back from the bytes.
                 let id = generated.map(IdKey::object_id);
@@ -709,7 +707,11 @@ impl Cluster {
             match inserted {
                 Ok(shard) => {
                     per_shard[shard as usize] += 1;
-                    ids.push(id);
+                    // Built once the document is in (`given` is there unless generated).
+                    ids.push(match generated {
+                        Some(oid) => Bson::ObjectId(oid),
+                        None => given.cloned().unwrap_or_default(),
+                    });
                 }
                 Err(e) => {
                     failure = Some(e);

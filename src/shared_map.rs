@@ -342,6 +342,26 @@ impl<'a, K, V> Iterator for Iter<'a, K, V> {
         }
         None
     }
+
+    /// Exact, from the leaves' lengths (one addition per leaf between the two ends), so
+    /// that collecting a range allocates once.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len();
+        (n, Some(n))
+    }
+}
+
+impl<K, V> ExactSizeIterator for Iter<'_, K, V> {
+    fn len(&self) -> usize {
+        let ((i, j), (k, l)) = (self.front, self.back);
+        if (i, j) >= (k, l) {
+            return 0;
+        }
+        // Every entry of leaves `i..k`, less the `j` before the front, plus the `l` of leaf
+        // `k` before the back (`k` may be one past the last leaf, with `l` = 0).
+        let whole: usize = self.leaves[i..k].iter().map(|leaf| leaf.len()).sum();
+        whole + l - j
+    }
 }
 
 impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
@@ -389,6 +409,16 @@ mod tests {
                 let got: Vec<_> = map.range(lo..hi).collect();
                 let want: Vec<_> = model.range(lo..hi).collect();
                 assert_eq!(got, want);
+                assert_eq!(map.range(lo..hi).len(), want.len());
+                let mut it = map.range(lo..=hi);
+                let mut left = model.range(lo..=hi).count();
+                while left > 0 {
+                    assert_eq!(it.len(), left);
+                    it.next();
+                    it.next_back();
+                    left = left.saturating_sub(2);
+                }
+                assert_eq!(it.len(), 0);
                 let got: Vec<_> = map.range(lo..=hi).rev().collect();
                 let want: Vec<_> = model.range(lo..=hi).rev().collect();
                 assert_eq!(got, want);

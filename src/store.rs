@@ -78,6 +78,9 @@ impl Atom {
         }
     }
 
+    // The indexes compare atoms a few times per insert: the usual pairs are compared
+    // inline, the others by a call.
+    #[inline(always)]
     fn compare(&self, other: &Atom) -> Ordering {
         match (self, other) {
             (Atom::Int32(a), Atom::Int32(b)) => a.cmp(b),
@@ -85,8 +88,13 @@ impl Atom {
             (Atom::Int32(a), Atom::Int64(b)) => i64::from(*a).cmp(b),
             (Atom::Int64(a), Atom::Int32(b)) => a.cmp(&i64::from(*b)),
             (Atom::ObjectId(a), Atom::ObjectId(b)) => oid_cmp(a, b),
-            _ => self.with(|a| other.with(|b| compare_values(a, b))),
+            _ => self.compare_as_bson(other),
         }
+    }
+
+    #[inline(never)]
+    fn compare_as_bson(&self, other: &Atom) -> Ordering {
+        self.with(|a| other.with(|b| compare_values(a, b)))
     }
 
     fn compare_bson(&self, other: &Bson) -> Ordering {
@@ -102,6 +110,7 @@ impl Atom {
 /// Compares two ObjectIds' bytes as `[u8; 12]` does (lexicographically), as two
 /// big-endian integers: the `_id` index compares ObjectIds on every insert, and this avoids
 /// a call to `memcmp` for twelve bytes.
+#[inline]
 fn oid_cmp(a: &[u8; 12], b: &[u8; 12]) -> Ordering {
     let split = |x: &[u8; 12]| {
         let (hi, lo) = x.split_at(8);
@@ -175,6 +184,7 @@ impl DocKey {
 
 eq_from_ord!(DocKey);
 impl Ord for DocKey {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         // The usual case, a key of one field, without going through slices.
         if let (DocKey::One(a), DocKey::One(b)) = (self, other) {
@@ -278,14 +288,27 @@ fn close_document(buf: &mut Vec<u8>, start: usize) {
 fn write_elements(buf: &mut Vec<u8>, doc: &Document) -> Result<(), String> {
     for (key, value) in doc {
         buf.push(value.element_type() as u8);
-        write_cstring(buf, key).map_err(|()| format!("key {key} must not contain null bytes"))?;
-        write_value(buf, value)?;
+        if write_cstring(buf, key).is_err() {
+            return Err(format!("key {key} must not contain null bytes"));
+        }
+        // The scalars of a typical document are written here, without a call.
+        match value {
+            Bson::Int32(v) => buf.extend_from_slice(&v.to_le_bytes()),
+            Bson::Int64(v) => buf.extend_from_slice(&v.to_le_bytes()),
+            Bson::Double(v) => buf.extend_from_slice(&v.to_le_bytes()),
+            Bson::String(s) => write_string(buf, s),
+            Bson::ObjectId(o) => buf.extend_from_slice(&o.bytes()),
+            Bson::Boolean(v) => buf.push(u8::from(*v)),
+            _ => write_value(buf, value)?,
+        }
     }
     Ok(())
 }
 
+#[inline]
 fn write_cstring(buf: &mut Vec<u8>, s: &str) -> Result<(), ()> {
-    if s.as_bytes().contains(&0) {
+    // A plain loop rather than `contains` (a call to `memchr`): names are short.
+    if s.bytes().any(|b| b == 0) {
         return Err(());
     }
     buf.extend_from_slice(s.as_bytes());
@@ -293,6 +316,7 @@ fn write_cstring(buf: &mut Vec<u8>, s: &str) -> Result<(), ()> {
     Ok(())
 }
 
+#[inline]
 fn write_string(buf: &mut Vec<u8>, s: &str) {
     buf.extend_from_slice(&((s.len() + 1) as i32).to_le_bytes());
     buf.extend_from_slice(s.as_bytes());
@@ -407,8 +431,20 @@ pub(crate) fn extract_key(
                 _ => None,
             };
             if let Some(value) = value {
-                out.clear();
-                out.push(value);
+                match out.as_mut_slice() {
+                    // The vector usually holds the previous key's scalar: overwriting it
+                    // needs no drop (`Bson`'s drop glue is a call per insert otherwise).
+                    [old @ (Bson::Int64(_)
+                    | Bson::Int32(_)
+                    | Bson::Double(_)
+                    | Bson::ObjectId(_))] => {
+                        std::mem::forget(std::mem::replace(old, value));
+                    }
+                    _ => {
+                        out.clear();
+                        out.push(value);
+                    }
+                }
                 return Ok(KeyValue(out));
             }
         }
@@ -424,10 +460,12 @@ fn find_element<'a>(bytes: &'a [u8], name: &[u8]) -> Option<(u8, &'a [u8])> {
         if kind == 0 {
             return None;
         }
-        let key_len = bytes.get(at + 1..)?.iter().position(|&b| b == 0)?;
+        let key = bytes.get(at + 1..)?;
+        let key_len = key.iter().position(|&b| b == 0)?;
         let value_at = at + 1 + key_len + 1;
         let len = value_len(kind, bytes.get(value_at..)?)?;
-        if &bytes[at + 1..at + 1 + key_len] == name {
+        // Names are short: a loop compares them faster than a call to `memcmp`.
+        if key_len == name.len() && key.iter().zip(name).all(|(a, b)| a == b) {
             return Some((kind, bytes.get(value_at..value_at + len)?));
         }
         at = value_at + len;
@@ -499,6 +537,7 @@ impl IdKey {
 
 eq_from_ord!(IdKey);
 impl Ord for IdKey {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.compare(&other.0)
     }
