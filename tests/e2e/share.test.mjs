@@ -46,6 +46,10 @@ test('corrupt saved data shows a notice and a working page; a good session survi
   const context = await env.browser.newContext();
   const page = await context.newPage();
   await page.goto(env.server.url);
+  // The page saves its fresh session once it has drawn; corrupt the store only after that,
+  // or the page's own save could land on top of the corruption.
+  await page.waitForSelector('[data-testid="chunk"]');
+  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
   await page.evaluate(() => localStorage.setItem('shardlab.session.v1', '{"format": "nonsense"'));
   await page.reload();
   await page.getByTestId('notice').waitFor();
