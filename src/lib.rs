@@ -26,6 +26,7 @@ macro_rules! eq_from_ord {
 
 pub mod analyze;
 pub mod balancer;
+mod case_fold;
 pub mod chunks;
 pub mod cluster;
 pub mod compare;
@@ -34,6 +35,7 @@ pub mod decimal;
 pub mod error;
 pub mod event_log;
 pub mod events;
+mod float;
 pub mod hash;
 pub mod order;
 pub mod presets;

@@ -1104,6 +1104,7 @@ fn exclude_fields(doc: &Document, tree: &PathTree) -> Document {
 /// "is there a match"). Options: `i`, `m`, `s`, `x`. Back-references and look-around
 /// are refused. A step budget keeps pathological patterns from running away.
 mod regex_lite {
+    use crate::case_fold::{lower, upper};
     use std::cell::Cell;
 
     /// The most backtracking steps one match may take before giving up (no match).
@@ -1589,15 +1590,5 @@ mod regex_lite {
             let hit = |c: char| items.iter().any(|item| item.contains(c));
             hit(c) || (self.program.ignore_case && (hit(lower(c)) || hit(upper(c))))
         }
-    }
-
-    /// The simple lowercase form of a character.
-    fn lower(c: char) -> char {
-        c.to_lowercase().next().unwrap_or(c)
-    }
-
-    /// The simple uppercase form of a character.
-    fn upper(c: char) -> char {
-        c.to_uppercase().next().unwrap_or(c)
     }
 }

@@ -260,7 +260,7 @@ fn parse_int(s: &str) -> Option<f64> {
     if end == 0 {
         return None;
     }
-    let v: f64 = t[..end].parse().ok()?;
+    let v = crate::float::parse_f64(&t[..end])?;
     Some(if neg { -v } else { v })
 }
 
@@ -668,7 +668,7 @@ pub fn parse_double_string(s: &str) -> Option<f64> {
             return None;
         }
     }
-    s.parse().ok()
+    crate::float::parse_f64(s)
 }
 
 struct Evaluator<'a> {
@@ -1127,7 +1127,7 @@ fn construct(
             let n = match a0 {
                 None => 0.0,
                 Some(Bson::String(s)) if name == "NumberInt" => parse_int(s).unwrap_or(f64::NAN),
-                Some(Bson::String(s)) => s.trim().parse::<f64>().unwrap_or(f64::NAN),
+                Some(Bson::String(s)) => crate::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
                 Some(Bson::Int64(i)) => *i as f64,
                 Some(v) => to_number(v)
                     .ok_or_else(|| bad_arg(name, "expected a number or a string", span))?,
@@ -1187,7 +1187,7 @@ fn construct(
         "Double" => {
             let n = match a0 {
                 None => 0.0,
-                Some(Bson::String(s)) => s.trim().parse::<f64>().unwrap_or(f64::NAN),
+                Some(Bson::String(s)) => crate::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
                 Some(Bson::Int64(i)) => *i as f64,
                 Some(v) => to_number(v).ok_or_else(|| bad_arg(name, "expected a number", span))?,
             };

@@ -306,7 +306,7 @@ fn picker(
             }
             if let Some((l, i)) = resume {
                 <div class="guide-resume">
-                    <span>{ format!("You left \u{201c}{}\u{201d} at {}.", l.title, progress_label(i, l.steps.len()).to_lowercase()) }</span>
+                    <span>{ format!("You left \u{201c}{}\u{201d} at {}.", l.title, progress_label(i, l.steps.len()).to_ascii_lowercase()) }</span>
                     <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ "Continue" }</button>
                 </div>
             }
