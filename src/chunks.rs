@@ -89,8 +89,12 @@ impl RoutingTable {
 
     /// A table from chunks that tile the key space.
     pub fn from_chunks(chunks: Vec<Chunk>) -> Self {
-        let chunks: BTreeMap<KeyValue, Chunk> =
-            chunks.into_iter().map(|c| (c.min.clone(), c)).collect();
+        // Inserted one by one: collecting would instantiate a sort for this type.
+        let mut by_min = BTreeMap::new();
+        for c in chunks {
+            by_min.insert(c.min.clone(), c);
+        }
+        let chunks = by_min;
         RoutingTable {
             version: max_version(&chunks),
             chunks,

@@ -1039,7 +1039,7 @@ pub fn hashed_split_points(n: u32) -> Vec<i64> {
         points.push(-current);
         current = current.saturating_add(interval);
     }
-    points.sort_unstable();
+    crate::sort::sort(&mut points);
     points
 }
 

@@ -77,7 +77,7 @@ impl Cluster {
             }
             Ok(())
         })?;
-        hits.sort_by_key(|(shard, seq, _)| (*shard, *seq));
+        crate::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
         Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
     }
 
@@ -124,7 +124,7 @@ impl Cluster {
             }
             Ok(())
         })?;
-        hits.sort_by_key(|(shard, _, seq)| (*shard, *seq));
+        crate::sort::sort_by_key(&mut hits, |(shard, _, seq)| (*shard, *seq));
         Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
     }
 
