@@ -213,8 +213,11 @@ fn sorted_entries<'a>(
     }
     if !same_key {
         // Documents are stored in the current key's order; the candidate's differs.
-        // Record ids are unique, so an unstable sort gives the one index order.
-        out.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(a.record.cmp(&b.record)));
+        // Record ids are unique, so any sort gives the one index order; the crate's
+        // shared sort keeps another copy of the standard one out of the wasm.
+        crate::sort::sort_by(&mut out, |a, b| {
+            a.key.cmp(&b.key).then(a.record.cmp(&b.record))
+        });
     }
     Ok(out)
 }

@@ -145,18 +145,20 @@ fn compare_db_pointers(a: &DbPointer, b: &DbPointer) -> Ordering {
 
 /// Reads a DBPointer's namespace and ObjectId bytes.
 ///
-/// The `bson` crate keeps both fields private; its `Display` output,
-/// `DbPointer(<namespace>, <24 hex digits>)`, is the only public way to reach them.
-/// The ObjectId is taken from the end, so a namespace holding ", " is still read
-/// correctly.
+/// The `bson` crate keeps both fields private, so they are read back from the value's
+/// BSON encoding, where the namespace is length-prefixed (a namespace holding ", " or
+/// anything else is read exactly).
 pub fn db_pointer_parts(p: &DbPointer) -> Option<(String, [u8; 12])> {
-    let text = Bson::DbPointer(p.clone()).to_string();
-    let inner = text.strip_prefix("DbPointer(")?.strip_suffix(')')?;
-    let split = inner.len().checked_sub(24 + 2)?;
-    let (namespace, rest) = inner.split_at_checked(split)?;
-    let hex = rest.strip_prefix(", ")?;
-    let id = bson::oid::ObjectId::parse_str(hex).ok()?;
-    Some((namespace.to_owned(), id.bytes()))
+    let mut doc = bson::Document::new();
+    doc.insert("p", Bson::DbPointer(p.clone()));
+    let bytes = doc.to_vec().ok()?;
+    // Layout: i32 total, 0x0c, "p\0", i32 string length, string bytes, NUL, 12-byte id.
+    let len_bytes: [u8; 4] = bytes.get(7..11)?.try_into().ok()?;
+    let len = usize::try_from(i32::from_le_bytes(len_bytes)).ok()?;
+    let ns_end = 11 + len.checked_sub(1)?;
+    let ns = String::from_utf8(bytes.get(11..ns_end)?.to_vec()).ok()?;
+    let id: [u8; 12] = bytes.get(ns_end + 1..ns_end + 13)?.try_into().ok()?;
+    Some((ns, id))
 }
 
 /// A BSON number, borrowed for comparison.

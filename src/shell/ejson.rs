@@ -176,7 +176,10 @@ fn write_value(out: &mut String, value: &Bson) {
         Bson::MaxKey => out.push_str("{\"$maxKey\":1}"),
         Bson::MinKey => out.push_str("{\"$minKey\":1}"),
         Bson::DbPointer(_) => {
-            let (ns, id) = db_pointer_parts(value).unwrap_or_default();
+            // Not `unwrap_or_default`: `ObjectId::default()` generates a random id, which
+            // would pull an RNG into the build for a branch that never runs.
+            let (ns, id) = db_pointer_parts(value)
+                .unwrap_or_else(|| (String::new(), bson::oid::ObjectId::from_bytes([0; 12])));
             wrap(out, "$dbPointer", |o| {
                 o.push_str("{\"$ref\":");
                 write_json_string(o, &ns);

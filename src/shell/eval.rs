@@ -308,18 +308,14 @@ pub fn make_db_pointer(namespace: &str, id: ObjectId) -> Option<Bson> {
     doc.get("p").cloned()
 }
 
-/// Reads a DBPointer's namespace and id by encoding it to raw BSON bytes.
+/// A DBPointer's namespace and id (`None` for any other value).
 pub fn db_pointer_parts(value: &Bson) -> Option<(String, ObjectId)> {
-    let mut doc = Document::new();
-    doc.insert("p", value.clone());
-    let bytes = doc.to_vec().ok()?;
-    // Layout: i32 total, 0x0c, "p\0", i32 string length, string bytes, NUL, 12-byte id.
-    let len_bytes: [u8; 4] = bytes.get(7..11)?.try_into().ok()?;
-    let len = usize::try_from(i32::from_le_bytes(len_bytes)).ok()?;
-    let ns_end = 11 + len.checked_sub(1)?;
-    let ns = String::from_utf8(bytes.get(11..ns_end)?.to_vec()).ok()?;
-    let id: [u8; 12] = bytes.get(ns_end + 1..ns_end + 13)?.try_into().ok()?;
-    Some((ns, ObjectId::from_bytes(id)))
+    match value {
+        Bson::DbPointer(p) => {
+            crate::order::db_pointer_parts(p).map(|(ns, id)| (ns, ObjectId::from_bytes(id)))
+        }
+        _ => None,
+    }
 }
 
 /// Parses a Decimal128 string as MongoDB does: digits with an optional point and
