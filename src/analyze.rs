@@ -36,7 +36,6 @@ use crate::targeting::{self, TargetKind};
 use crate::workload::lookup_path;
 use bson::{Bson, Document};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 /// A sampled query, as `configureQueryAnalyzer` records it; the same shape as a generated
 /// [`QueryOp`](crate::workload::QueryOp).
@@ -405,24 +404,40 @@ fn candidate_ranges(
     } else {
         // Floyd's algorithm: `sample_size` distinct positions, seeded.
         let mut rng = SplitMix64::new(cluster.config().seed ^ fnv1a(ns));
-        let mut set = BTreeSet::new();
+        // The chosen positions as a bitmap: read back in increasing order.
+        let mut set = vec![0u64; n.div_ceil(64)];
+        let insert = |set: &mut [u64], t: usize| {
+            let (word, bit) = (t / 64, 1u64 << (t % 64));
+            let new = set[word] & bit == 0;
+            set[word] |= bit;
+            new
+        };
         for j in (n - sample_size)..n {
             let t = rng.below(j as u64 + 1) as usize;
-            if !set.insert(t) {
-                set.insert(j);
+            if !insert(&mut set, t) {
+                insert(&mut set, j);
             }
         }
-        set.into_iter().collect()
+        (0..n)
+            .filter(|&t| set[t / 64] & (1 << (t % 64)) != 0)
+            .collect()
     };
     // Positions are in index order, so the sampled keys are already sorted. The last key
     // of every group of 10 is a split point candidate, as the resharding sampler skips 9.
-    let mut points: BTreeSet<&DocKey> = BTreeSet::new();
+    // Sorted, so a repeated key can only follow itself.
+    let mut points: Vec<&DocKey> = Vec::new();
     for group in picked.chunks(SAMPLES_PER_RANGE) {
         if points.len() >= wanted {
             break;
         }
         if let Some(&last) = group.last() {
-            points.insert(entries[last].key.as_ref());
+            let key = entries[last].key.as_ref();
+            if points
+                .last()
+                .is_none_or(|p| p.cmp(&key) != std::cmp::Ordering::Equal)
+            {
+                points.push(key);
+            }
         }
     }
     if points.len() < wanted {

@@ -150,7 +150,7 @@ impl Cluster {
         &self,
         ns: &str,
         zone: Option<&str>,
-        used: &BTreeSet<ShardIdx>,
+        used: &ShardSet,
     ) -> Option<ShardIdx> {
         self.least_loaded_in(&self.loads(ns, zone), zone, used)
     }
@@ -160,7 +160,7 @@ impl Cluster {
         &self,
         loads: &[u64],
         zone: Option<&str>,
-        used: &BTreeSet<ShardIdx>,
+        used: &ShardSet,
     ) -> Option<ShardIdx> {
         let mut best: Option<(ShardIdx, u64)> = None;
         for (i, _) in self.shards() {
@@ -184,7 +184,7 @@ impl Cluster {
         };
         let zone = Cluster::zone_of(&s.zones, chunk);
         let from = chunk.shard;
-        if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &BTreeSet::new()) {
+        if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &ShardSet::default()) {
             if to != from {
                 self.commit_move(ns, min, to);
             }
@@ -327,7 +327,7 @@ impl Cluster {
         if !self.balancer_enabled {
             return done;
         }
-        let mut used: BTreeSet<ShardIdx> = BTreeSet::new();
+        let mut used = ShardSet::default();
         let namespaces: Vec<String> = self
             .collections
             .iter()
@@ -346,7 +346,7 @@ impl Cluster {
         self.sharding(ns)?;
         let mut done = Vec::new();
         self.split_at_zone_boundaries(ns);
-        self.balance_collection(ns, &mut BTreeSet::new(), &mut done);
+        self.balance_collection(ns, &mut ShardSet::default(), &mut done);
         Ok(done)
     }
 
@@ -398,16 +398,11 @@ impl Cluster {
         // probe leaves the documents behind.
         let mut probe = self.routing_probe(ns);
         let mut done = Vec::new();
-        probe.balance_collection(ns, &mut BTreeSet::new(), &mut done);
+        probe.balance_collection(ns, &mut ShardSet::default(), &mut done);
         (!done.is_empty()).then_some("chunksImbalance")
     }
 
-    fn balance_collection(
-        &mut self,
-        ns: &str,
-        used: &mut BTreeSet<ShardIdx>,
-        done: &mut Vec<Migration>,
-    ) {
+    fn balance_collection(&mut self, ns: &str, used: &mut ShardSet, done: &mut Vec<Migration>) {
         // 1. Draining shards give up one chunk each, non-jumbo chunks first.
         let draining: Vec<ShardIdx> = self
             .shards()
@@ -509,11 +504,7 @@ impl Cluster {
     }
 
     /// The most loaded shard not yet used this round (ties go to the first shard).
-    fn most_loaded(
-        loads: &[u64],
-        shards: &[ShardIdx],
-        used: &BTreeSet<ShardIdx>,
-    ) -> Option<(ShardIdx, u64)> {
+    fn most_loaded(loads: &[u64], shards: &[ShardIdx], used: &ShardSet) -> Option<(ShardIdx, u64)> {
         let mut best: Option<(ShardIdx, u64)> = None;
         for &i in shards {
             if used.contains(&i) {
@@ -534,7 +525,7 @@ impl Cluster {
         zone: Option<&str>,
         from: ShardIdx,
         to: ShardIdx,
-        used: &mut BTreeSet<ShardIdx>,
+        used: &mut ShardSet,
         done: &mut Vec<Migration>,
     ) -> bool {
         let Some(chunk) = self.first_movable_chunk(ns, zone, from) else {
@@ -557,7 +548,7 @@ impl Cluster {
         &mut self,
         ns: &str,
         zone: Option<&str>,
-        used: &mut BTreeSet<ShardIdx>,
+        used: &mut ShardSet,
         done: &mut Vec<Migration>,
     ) -> bool {
         let total = self.sharding(ns).map_or(0, |s| s.table.len());
@@ -593,7 +584,7 @@ impl Cluster {
         &mut self,
         ns: &str,
         zone: Option<&str>,
-        used: &mut BTreeSet<ShardIdx>,
+        used: &mut ShardSet,
         done: &mut Vec<Migration>,
     ) -> bool {
         let Ok(s) = self.sharding(ns) else {
@@ -640,7 +631,7 @@ impl Cluster {
         &mut self,
         ns: &str,
         zone: Option<&str>,
-        used: &mut BTreeSet<ShardIdx>,
+        used: &mut ShardSet,
         done: &mut Vec<Migration>,
     ) -> bool {
         let loads = self.loads(ns, zone);
@@ -838,6 +829,27 @@ impl Cluster {
     }
 }
 
+/// The shards already in a migration this round. A round touches a handful of shards, so
+/// a short list does; a `BTreeSet` would add another copy of the B-tree code to the wasm.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ShardSet(Vec<ShardIdx>);
+
+impl ShardSet {
+    /// Whether `shard` is in the set.
+    pub(crate) fn contains(&self, shard: &ShardIdx) -> bool {
+        self.0.contains(shard)
+    }
+
+    /// Adds `shard`; returns whether it was new.
+    pub(crate) fn insert(&mut self, shard: ShardIdx) -> bool {
+        let new = !self.contains(&shard);
+        if new {
+            self.0.push(shard);
+        }
+        new
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The cases of MongoDB's `balancer_policy_test.cpp` for the 4.4/5.0 chunk-count
@@ -912,7 +924,10 @@ mod tests {
 
     /// One round with some shards already busy: (donor, recipient, first chunk) per move.
     fn round(c: &mut Cluster, busy: &[ShardIdx]) -> Vec<(ShardIdx, ShardIdx, KeyValue)> {
-        let mut used: BTreeSet<ShardIdx> = busy.iter().copied().collect();
+        let mut used = ShardSet::default();
+        for &s in busy {
+            used.insert(s);
+        }
         let mut done = Vec::new();
         c.split_at_zone_boundaries(NS);
         c.balance_collection(NS, &mut used, &mut done);

@@ -13,7 +13,6 @@ use crate::session::status::data_format;
 use crate::session::Session;
 use crate::targeting::TargetKind;
 use bson::Document;
-use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Why a comparison could not run.
@@ -195,19 +194,17 @@ fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> Compariso
             _ => None,
         })
         .collect();
-    let mut inserts: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut inserts: Vec<(&str, u64)> = Vec::new();
     for batch in &batches {
         for (shard, n) in *batch {
-            *inserts.entry(shard.as_str()).or_insert(0) += n;
+            bump(&mut inserts, shard, *n);
         }
     }
     let inserts_per_shard: Vec<(String, u64)> = live
         .iter()
         .map(|(_, name)| {
-            (
-                name.clone(),
-                inserts.get(name.as_str()).copied().unwrap_or(0),
-            )
+            let n = inserts.iter().find(|(s, _)| *s == name.as_str());
+            (name.clone(), n.map_or(0, |(_, n)| *n))
         })
         .collect();
     let hottest_shard_share = hottest_share(&batches);
@@ -260,15 +257,15 @@ pub const HOT_WINDOW: u64 = 100;
 fn hottest_share(batches: &[&[(String, u64)]]) -> f64 {
     let mut hot = 0u64;
     let mut total = 0u64;
-    let mut window: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut window: Vec<(&str, u64)> = Vec::new();
     let mut in_window = 0u64;
     for (i, batch) in batches.iter().enumerate() {
         for (shard, n) in *batch {
-            *window.entry(shard.as_str()).or_insert(0) += n;
+            bump(&mut window, shard, *n);
             in_window += n;
         }
         if in_window >= HOT_WINDOW || i + 1 == batches.len() {
-            hot += window.values().copied().max().unwrap_or(0);
+            hot += window.iter().map(|(_, n)| *n).max().unwrap_or(0);
             total += in_window;
             window.clear();
             in_window = 0;
@@ -278,6 +275,15 @@ fn hottest_share(batches: &[&[(String, u64)]]) -> f64 {
         0.0
     } else {
         hot as f64 / total as f64
+    }
+}
+
+/// Adds `n` to `shard`'s count. A cluster has a handful of shards, so a list does (a map
+/// would add another copy of the B-tree code to the wasm).
+fn bump<'a>(counts: &mut Vec<(&'a str, u64)>, shard: &'a str, n: u64) {
+    match counts.iter_mut().find(|(s, _)| *s == shard) {
+        Some((_, c)) => *c += n,
+        None => counts.push((shard, n)),
     }
 }
 

@@ -4,12 +4,11 @@
 
 use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
 use crate::cluster::{
-    id_add, not_sharded, recount_all, Cluster, ClusterError, DocKey, DocStore, IdIndex,
+    id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
 };
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use bson::{Bson, Document};
-use std::collections::BTreeMap;
 
 /// Whether `index` (a createIndex key pattern) starts with the fields of `pattern`, with
 /// the same kind (1 or "hashed") for each.
@@ -30,6 +29,18 @@ fn index_supports(index: &Document, pattern: &KeyPattern) -> bool {
                         }
                     }
             })
+}
+
+/// The collection's documents keyed by `new` instead, in that key's order. Fails, and
+/// changes nothing, if a document cannot be keyed.
+fn rekeyed(coll: &Collection, new: &KeyPattern) -> Result<DocStore, ClusterError> {
+    let mut docs = Vec::new();
+    for ((_, seq), stored) in &coll.docs {
+        let key = DocKey::new(new.extract_raw(stored.raw())?);
+        docs.push(((key, *seq), stored.clone()));
+    }
+    crate::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
+    Ok(DocStore::from_sorted(docs))
 }
 
 impl Cluster {
@@ -86,14 +97,7 @@ impl Cluster {
         }
         // Re-key every document first so that a bad document changes nothing.
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
-        let mut docs = BTreeMap::new();
-        for ((_, seq), stored) in &coll.docs {
-            docs.insert(
-                (DocKey::new(new.extract_raw(stored.raw())?), *seq),
-                stored.clone(),
-            );
-        }
-        let docs = DocStore::from_sorted(docs);
+        let docs = rekeyed(coll, &new)?;
         let extra = new.len() - old.len();
         let old_max = old.global_max();
         let extend = |k: &KeyValue| {
@@ -146,14 +150,7 @@ impl Cluster {
         let unique = self.sharding(ns)?.unique;
         new.check_unique(unique)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
-        let mut docs = BTreeMap::new();
-        for ((_, seq), stored) in &coll.docs {
-            docs.insert(
-                (DocKey::new(new.extract_raw(stored.raw())?), *seq),
-                stored.clone(),
-            );
-        }
-        let docs = DocStore::from_sorted(docs);
+        let docs = rekeyed(coll, &new)?;
         let shards: Vec<ShardIdx> = self
             .shards()
             .filter(|(_, s)| !s.draining)

@@ -223,13 +223,21 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     let window_start = next_insert.saturating_sub(100);
     // Each recent insert is placed in its chunk once, by the routing table's O(log n)
     // lookup, rather than testing every chunk against every insert.
-    let mut per_chunk: BTreeMap<&KeyValue, Vec<(u64, &KeyValue)>> = BTreeMap::new();
+    // At most a hundred inserts land in at most a hundred chunks, so a short list keyed by
+    // the chunk's identity does (a map would add another copy of the B-tree code).
+    let mut per_chunk: Vec<(&KeyValue, Vec<(u64, &KeyValue)>)> = Vec::new();
     for (seq, key) in coll.into_iter().flat_map(|c| c.recent_inserts()) {
         if *seq < window_start.min(fresh_from) {
             continue;
         }
         if let Some(chunk) = sharding.table.chunk_for(key) {
-            per_chunk.entry(&chunk.min).or_default().push((*seq, key));
+            match per_chunk
+                .iter_mut()
+                .find(|(min, _)| std::ptr::eq(*min, &chunk.min))
+            {
+                Some((_, list)) => list.push((*seq, key)),
+                None => per_chunk.push((&chunk.min, vec![(*seq, key)])),
+            }
         }
     }
     let n = sharding.table.len().max(1) as f64;
@@ -258,7 +266,10 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             cursor += weight;
             span
         };
-        let inserts = per_chunk.get(&c.min).map(Vec::as_slice).unwrap_or(&[]);
+        let inserts = per_chunk
+            .iter()
+            .find(|(min, _)| std::ptr::eq(*min, &c.min))
+            .map_or(&[][..], |(_, list)| list.as_slice());
         let gained = inserts.iter().filter(|(seq, _)| *seq >= fresh_from).count() as u64;
         // The previous frame's chunk with the same lower bound, if any.
         while j < before.len() && before[j].min < c.min {

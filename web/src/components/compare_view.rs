@@ -199,21 +199,25 @@ pub struct SummaryRow {
 /// The busiest shard's share of the latest `window` inserts: whole ticks are counted,
 /// newest first, until at least `window` documents are in (0 when nothing was inserted).
 pub fn hottest_share(ticks: &[BTreeMap<String, u64>], window: u64) -> f64 {
-    let mut per_shard: BTreeMap<&str, u64> = BTreeMap::new();
+    // A handful of shards: a list, not another B-tree instantiation.
+    let mut per_shard: Vec<(&str, u64)> = Vec::new();
     let mut counted = 0u64;
     for tick in ticks.iter().rev() {
         if counted >= window {
             break;
         }
         for (shard, n) in tick {
-            *per_shard.entry(shard.as_str()).or_insert(0) += n;
+            match per_shard.iter_mut().find(|(s, _)| *s == shard.as_str()) {
+                Some((_, c)) => *c += n,
+                None => per_shard.push((shard.as_str(), *n)),
+            }
             counted += n;
         }
     }
     if counted == 0 {
         return 0.0;
     }
-    per_shard.values().copied().max().unwrap_or(0) as f64 / counted as f64
+    per_shard.iter().map(|(_, n)| *n).max().unwrap_or(0) as f64 / counted as f64
 }
 
 /// The comparison's state.
