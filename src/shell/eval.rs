@@ -18,7 +18,6 @@ use bson::spec::BinarySubtype;
 use bson::{
     Binary, Bson, DateTime, Decimal128, Document, JavaScriptCodeWithScope, Regex, Timestamp,
 };
-use std::collections::BTreeMap;
 use std::str::FromStr;
 use thiserror::Error;
 
@@ -33,8 +32,10 @@ pub struct EvalContext {
     pub object_id_counter: u32,
     /// The state of the generator behind `UUID()` without arguments.
     pub uuid_state: u64,
-    /// Variables bound by `var`, `let`, `const` or assignment.
-    pub variables: BTreeMap<String, Bson>,
+    /// Variables bound by `var`, `let`, `const` or assignment, in the order they were first
+    /// bound. (A `Document` rather than a `BTreeMap`: the bson crate's map is in the build
+    /// anyway, and another B-tree instantiation is not.)
+    pub variables: Document,
     /// Whether object literals order integer-like keys first, as JavaScript objects do.
     pub js_key_order: bool,
 }
@@ -46,7 +47,7 @@ impl Default for EvalContext {
             object_id_process: [0; 5],
             object_id_counter: 0,
             uuid_state: 0,
-            variables: BTreeMap::new(),
+            variables: Document::new(),
             js_key_order: true,
         }
     }

@@ -383,10 +383,8 @@ fn recovering_parse_keeps_good_statements() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn variables_are_read_back() {
     let mut c = ctx();
-    c.variables.insert(
-        "d".into(),
-        parse_value("{a: {b: [1, 2]}}", &mut ctx()).unwrap(),
-    );
+    c.variables
+        .insert("d", parse_value("{a: {b: [1, 2]}}", &mut ctx()).unwrap());
     let got = parse_value("[d.a.b[1], d['a'].b.length, d.missing]", &mut c).unwrap();
     assert_eq!(
         to_canonical_ejson(&got),
