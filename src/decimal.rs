@@ -466,3 +466,200 @@ impl Ord for BigUint {
         })
     }
 }
+
+/// Encodes decimal text as Decimal128 bytes (little-endian, as BSON stores them), with the
+/// bson crate's rules: an optional sign, `NaN`, `Inf` or `Infinity` in any case, or digits
+/// with an optional point and exponent; at most 34 significant digits, and exponents
+/// clamped into range only where no nonzero digit is lost (inexact rounding is refused).
+///
+/// The bson crate's own parser goes through a bit-slice library, several kilobytes of the
+/// playground's download; this one is plain integer arithmetic, and a test holds the two
+/// to the same bytes.
+pub(crate) fn parse_decimal128_bytes(s: &str) -> Option<[u8; 16]> {
+    const TINY: i128 = -6176;
+    const MAX: i128 = 6111;
+    const MAX_DIGITS: usize = 34;
+    let (negative, body) = match s.strip_prefix(['-', '+']) {
+        Some(rest) => (s.starts_with('-'), rest),
+        None => (false, s),
+    };
+    let sign = u128::from(negative) << 127;
+    let lower = body.to_ascii_lowercase();
+    let bits = match lower.as_str() {
+        "nan" => sign | (0x7c << 120),
+        "snan" => sign | (0x7e << 120),
+        "inf" | "infinity" => sign | (0x78 << 120),
+        finite => {
+            let (mantissa, exp_text) = match finite.split_once('e') {
+                None => (finite, "0"),
+                Some((_, "")) => return None,
+                Some(parts) => parts,
+            };
+            let mut exponent: i128 = exp_text.parse().ok()?;
+            let mut digits = match mantissa.split_once('.') {
+                Some((int, frac)) => {
+                    exponent = exponent.checked_sub(i128::try_from(frac.len()).ok()?)?;
+                    format!("{int}{frac}")
+                }
+                None => mantissa.to_owned(),
+            };
+            let trimmed = digits.trim_start_matches('0');
+            digits = if trimmed.is_empty() {
+                "0".to_owned()
+            } else {
+                trimmed.to_owned()
+            };
+            // Dropping digits is allowed only when they are all zeros.
+            let exact_cut = |digits: &str, keep: usize| -> Option<String> {
+                let (kept, dropped) = digits.split_at_checked(keep)?;
+                dropped.bytes().all(|c| c == b'0').then(|| kept.to_owned())
+            };
+            if digits.len() > MAX_DIGITS {
+                let len = digits.len();
+                digits = exact_cut(&digits, MAX_DIGITS)?;
+                exponent = exponent.checked_add(i128::try_from(len - digits.len()).ok()?)?;
+            }
+            if exponent < TINY {
+                if digits != "0" {
+                    let delta = usize::try_from(TINY - exponent).ok()?;
+                    digits = exact_cut(&digits, digits.len().checked_sub(delta)?)?;
+                }
+                exponent = TINY;
+            }
+            if exponent > MAX {
+                if digits != "0" {
+                    let delta = usize::try_from(exponent - MAX).ok()?;
+                    if digits.len().checked_add(delta)? > MAX_DIGITS {
+                        return None;
+                    }
+                    digits.extend(std::iter::repeat_n('0', delta));
+                }
+                exponent = MAX;
+            }
+            let coefficient: u128 = digits.parse().ok()?;
+            // Below 10^34 < 2^113, so the coefficient always fits the plain layout: sign,
+            // 14 exponent bits biased by 6176, 113 coefficient bits.
+            sign | (((exponent - TINY) as u128) << 113) | coefficient
+        }
+    };
+    Some(bits.to_le_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Decimal;
+    use proptest::prelude::*;
+
+    /// Our `Display` stands in for the bson crate's: they must agree on every encoding.
+    fn same(bytes: [u8; 16]) {
+        let ours = Decimal::from_bytes(bytes).to_string();
+        let theirs = bson::Decimal128::from_bytes(bytes).to_string();
+        assert_eq!(ours, theirs, "{bytes:02x?}");
+    }
+
+    #[test]
+    fn special_encodings_print_as_the_bson_crate_prints_them() {
+        let mut cases: Vec<[u8; 16]> = vec![[0; 16], [0xff; 16]];
+        for top in [
+            0x78u8, 0x7c, 0x7e, 0xf8, 0xfc, 0xfe, 0x60, 0x6f, 0x30, 0xb0, 0x22, 0x5f,
+        ] {
+            for low in [0u8, 1, 9, 0xff] {
+                let mut b = [0u8; 16];
+                b[15] = top;
+                b[14] = 0x40;
+                b[0] = low;
+                cases.push(b);
+            }
+        }
+        for b in cases {
+            same(b);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_encodings_print_as_the_bson_crate_prints_them(bytes in any::<[u8; 16]>()) {
+            same(bytes);
+        }
+
+        #[test]
+        fn canonical_values_print_as_the_bson_crate_prints_them(
+            coefficient in any::<u64>(), exponent in 0u16..12288, negative in any::<bool>()
+        ) {
+            // Exponent field in bits 49..63 of the high word, a 64-bit coefficient.
+            let high: u64 = (u64::from(negative) << 63) | (u64::from(exponent) << 49);
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&coefficient.to_le_bytes());
+            b[8..].copy_from_slice(&high.to_le_bytes());
+            same(b);
+        }
+    }
+
+    fn same_parse(s: &str) {
+        let ours = super::parse_decimal128_bytes(s);
+        let theirs = s.parse::<bson::Decimal128>().ok().map(|d| d.bytes());
+        assert_eq!(ours, theirs, "{s}");
+    }
+
+    #[test]
+    fn edge_texts_parse_as_the_bson_crate_parses_them() {
+        for s in [
+            "0",
+            "-0",
+            "+0",
+            "1",
+            "-1",
+            "1.5",
+            ".5",
+            "5.",
+            "1e5",
+            "1E-5",
+            "1e+5",
+            "1e",
+            "e5",
+            "",
+            "NaN",
+            "-nan",
+            "sNaN",
+            "Inf",
+            "-Infinity",
+            "infinity",
+            "1.2.3",
+            "1e1e1",
+            "12a",
+            "1234567890123456789012345678901234",
+            "12345678901234567890123456789012345",
+            "12345678901234567890123456789012340",
+            "1e6111",
+            "1e6112",
+            "1e6144",
+            "1e6145",
+            "1e-6176",
+            "1e-6177",
+            "10e-6177",
+            "0e99999",
+            "0e-99999",
+            "1e99999999999999999999999999999999999999999",
+            "0.000000000000000000000000000000000000001",
+            "-1.23e-6170",
+            "9.999999999999999999999999999999999e6144",
+            "+",
+            "-",
+            ".",
+            "1e+",
+            "1e-",
+            "00012.3400",
+        ] {
+            same_parse(s);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_texts_parse_as_the_bson_crate_parses_them(
+            s in "[+-]?[0-9]{0,40}(\\.[0-9]{0,40})?([eE][+-]?[0-9]{1,5})?"
+        ) {
+            same_parse(&s);
+        }
+    }
+}

@@ -170,7 +170,7 @@ fn write_value(out: &mut String, value: &Bson) {
         }),
         Bson::Symbol(s) => wrap(out, "$symbol", |o| write_json_string(o, s)),
         Bson::Decimal128(d) => wrap(out, "$numberDecimal", |o| {
-            let _ = write!(o, "\"{d}\"");
+            let _ = write!(o, "\"{}\"", crate::decimal::Decimal::from_bson(d));
         }),
         Bson::Undefined => out.push_str("{\"$undefined\":true}"),
         Bson::MaxKey => out.push_str("{\"$maxKey\":1}"),

@@ -18,7 +18,6 @@ use bson::spec::BinarySubtype;
 use bson::{
     Binary, Bson, DateTime, Decimal128, Document, JavaScriptCodeWithScope, Regex, Timestamp,
 };
-use std::str::FromStr;
 use thiserror::Error;
 
 /// The inputs that make evaluation deterministic, plus the variables a script set.
@@ -342,7 +341,7 @@ pub fn parse_decimal128(s: &str) -> Option<Decimal128> {
             }
         }
     }
-    Decimal128::from_str(s).ok()
+    crate::decimal::parse_decimal128_bytes(s).map(Decimal128::from_bytes)
 }
 
 /// Parses an ObjectId from 24 hex digits.
@@ -1037,7 +1036,7 @@ fn to_js_string(v: &Bson) -> Option<String> {
         Bson::Null => Some("null".into()),
         Bson::Undefined => Some("undefined".into()),
         Bson::Int64(i) => Some(i.to_string()),
-        Bson::Decimal128(d) => Some(d.to_string()),
+        Bson::Decimal128(d) => Some(crate::decimal::Decimal::from_bson(d).to_string()),
         Bson::ObjectId(o) => Some(o.to_hex()),
         Bson::DateTime(d) => Some(format_js_date_string(d.timestamp_millis())),
         _ => None,

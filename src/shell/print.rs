@@ -265,7 +265,9 @@ impl Ctx {
             Bson::Double(d) => format_number(*d),
             Bson::Int32(i) => i.to_string(),
             Bson::Int64(i) => format!("Long('{i}')"),
-            Bson::Decimal128(d) => format!("Decimal128('{d}')"),
+            Bson::Decimal128(d) => {
+                format!("Decimal128('{}')", crate::decimal::Decimal::from_bson(d))
+            }
             Bson::String(s) => self.string(s),
             Bson::Boolean(b) => b.to_string(),
             Bson::Null => "null".into(),

@@ -24,7 +24,14 @@ pub fn timeline_panel(props: &CalmPanelProps) -> Html {
     let ns = props.state.settings.ns.clone();
     let fmt_key = |k: &shardlab::KeyValue| match session.cluster.sharding(&ns) {
         Ok(s) => s.bound_string(k),
-        Err(_) => format!("{:?}", k.0),
+        // The collection is gone at this point of the timeline: the values, as mongosh
+        // prints them.
+        Err(_) => {
+            k.0.iter()
+                .map(shardlab::shell::format_value)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
     };
     let events = session.cluster.events();
     {
