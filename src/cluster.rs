@@ -974,20 +974,17 @@ impl Cluster {
             f.leaf_pointers += (coll.docs.leaf_count() + coll.ids.leaf_count()) as u64;
             // The documents of `previous`'s leaves that this cluster does not share: a
             // document of an unshared leaf of ours is new unless it is among them.
-            let theirs: std::collections::HashSet<*const u8> = before
-                .map(|b| {
-                    b.docs
-                        .unshared_leaves(Some(&coll.docs))
-                        .flat_map(|l| l.iter().map(|(_, s)| s.ptr()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let theirs = crate::sort::PtrSet::new(before.into_iter().flat_map(|b| {
+                b.docs
+                    .unshared_leaves(Some(&coll.docs))
+                    .flat_map(|l| l.iter().map(|(_, s)| s.ptr()))
+            }));
             for leaf in coll.docs.unshared_leaves(before.map(|b| &b.docs)) {
                 f.doc_leaves += 1;
                 f.doc_entries += leaf.len() as u64;
                 for (_, s) in leaf {
                     f.doc_bytes += u64::from(s.size());
-                    if !theirs.contains(&s.ptr()) {
+                    if !theirs.contains(s.ptr()) {
                         f.new_docs += 1;
                         f.new_doc_bytes += u64::from(s.size());
                     }

@@ -116,13 +116,15 @@ impl EventLog {
     /// The number of events that `other` does not share with `self` (all of them without
     /// `other`): the open tail and the segments `other` lacks.
     pub(crate) fn unshared_events(&self, other: Option<&EventLog>) -> usize {
-        let theirs: std::collections::HashSet<*const [Event]> = other
-            .map(|o| o.sealed.iter().map(Rc::as_ptr).collect())
-            .unwrap_or_default();
+        let theirs = crate::sort::PtrSet::new(
+            other
+                .into_iter()
+                .flat_map(|o| o.sealed.iter().map(Rc::as_ptr)),
+        );
         let segments: usize = self
             .sealed
             .iter()
-            .filter(|s| !theirs.contains(&Rc::as_ptr(s)))
+            .filter(|s| !theirs.contains(Rc::as_ptr(s)))
             .map(|s| s.len())
             .sum();
         segments + self.tail.len()

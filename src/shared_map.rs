@@ -111,12 +111,14 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         &'a self,
         other: Option<&SharedMap<K, V>>,
     ) -> impl Iterator<Item = &'a [(K, V)]> + 'a {
-        let theirs: std::collections::HashSet<*const Vec<(K, V)>> = other
-            .map(|o| o.leaves.iter().map(Rc::as_ptr).collect())
-            .unwrap_or_default();
+        let theirs = crate::sort::PtrSet::new(
+            other
+                .into_iter()
+                .flat_map(|o| o.leaves.iter().map(Rc::as_ptr)),
+        );
         self.leaves
             .iter()
-            .filter(move |l| !theirs.contains(&Rc::as_ptr(l)))
+            .filter(move |l| !theirs.contains(Rc::as_ptr(l)))
             .map(|l| l.as_slice())
     }
 

@@ -48,6 +48,28 @@ fn permute<T>(v: &mut [T], mut order: Vec<usize>) {
     }
 }
 
+/// A set of addresses, for telling which shared pieces two snapshots have in common:
+/// sorted once, then searched. (A `HashSet` per pointer type would add a hash table
+/// instantiation for each to the wasm.)
+pub(crate) struct PtrSet(Vec<usize>);
+
+impl PtrSet {
+    /// The set of the given addresses.
+    pub(crate) fn new<T: ?Sized>(pointers: impl IntoIterator<Item = *const T>) -> PtrSet {
+        let mut v: Vec<usize> = pointers
+            .into_iter()
+            .map(|p| p.cast::<()>() as usize)
+            .collect();
+        sort(&mut v);
+        PtrSet(v)
+    }
+
+    /// Whether `p` is in the set.
+    pub(crate) fn contains<T: ?Sized>(&self, p: *const T) -> bool {
+        self.0.binary_search(&(p.cast::<()>() as usize)).is_ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
