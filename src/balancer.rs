@@ -9,7 +9,6 @@ use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyValue};
 use crate::split::key_from_bound;
 use bson::Document;
-use std::collections::BTreeSet;
 
 /// One chunk migration, as the balancer or a user asked for it.
 #[derive(Debug, Clone, PartialEq)]
@@ -470,10 +469,9 @@ impl Cluster {
         // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
         // their own (MongoDB's `tagsPlusEmpty`).
         let Ok(s) = self.sharding(ns) else { return };
-        let mut named = BTreeSet::new();
-        for z in &s.zones {
-            named.insert(z.zone.clone());
-        }
+        let mut named: Vec<String> = s.zones.iter().map(|z| z.zone.clone()).collect();
+        crate::sort::sort(&mut named);
+        named.dedup();
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
             match self.config.version {

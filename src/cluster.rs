@@ -16,7 +16,7 @@ pub(crate) use crate::store::{id_add, id_remove, DocKey, DocStore, IdIndex, IdKe
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Which MongoDB release's sharding behaviour the cluster follows (spec §6, §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -100,7 +100,70 @@ pub struct Shard {
     /// Set once the shard has left the cluster. Indices of other shards stay stable.
     pub removed: bool,
     /// The zones the shard belongs to.
-    pub zones: BTreeSet<String>,
+    pub zones: ZoneSet,
+}
+
+/// A shard's zone names, sorted and distinct. A shard has a few zones at most; a sorted
+/// list does, where a `BTreeSet<String>` would add another B-tree instantiation to the wasm.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ZoneSet(Vec<String>);
+
+impl ZoneSet {
+    /// Whether the shard is in `zone`.
+    pub fn contains(&self, zone: &str) -> bool {
+        self.0.iter().any(|z| z == zone)
+    }
+
+    /// Adds `zone`; returns whether it was new.
+    pub fn insert(&mut self, zone: String) -> bool {
+        match self.0.binary_search(&zone) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, zone);
+                true
+            }
+        }
+    }
+
+    /// Removes `zone`; returns whether it was there.
+    pub fn remove(&mut self, zone: &str) -> bool {
+        let before = self.0.len();
+        self.0.retain(|z| z != zone);
+        self.0.len() != before
+    }
+
+    /// The zone names in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, String> {
+        self.0.iter()
+    }
+
+    /// The number of zones.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the shard is in no zone.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<String> for ZoneSet {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Self {
+        let mut set = ZoneSet::default();
+        for z in iter {
+            set.insert(z);
+        }
+        set
+    }
+}
+
+impl<'a> IntoIterator for &'a ZoneSet {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 /// A database and its primary shard.
@@ -230,7 +293,7 @@ impl Cluster {
             name: name.clone(),
             draining: false,
             removed: false,
-            zones: BTreeSet::new(),
+            zones: ZoneSet::default(),
         });
         name
     }

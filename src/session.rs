@@ -247,8 +247,7 @@ pub struct Session {
     pub db: String,
     pub(crate) ctx: EvalContext,
     /// Sampled queries for analyzeShardKey, when `configureQueryAnalyzer` is on.
-    pub(crate) sampling:
-        std::collections::BTreeMap<String, Vec<crate::session::admin::SampledQuery>>,
+    pub(crate) sampling: crate::session::admin::Sampling,
     /// The generator behind workloads, seeded from the cluster's seed.
     pub(crate) rng: crate::rng::SplitMix64,
     /// How many documents each (namespace, workload spec) has generated, so counters
@@ -279,7 +278,7 @@ impl Session {
             rng: crate::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
             ctx,
-            sampling: std::collections::BTreeMap::new(),
+            sampling: Default::default(),
             generated: std::collections::BTreeMap::new(),
         }
     }

@@ -10,6 +10,42 @@ use bson::{doc, Bson, Document};
 /// A query recorded while `configureQueryAnalyzer` sampling is on.
 pub use crate::workload::QueryOp as SampledQuery;
 
+/// The namespaces with query sampling on, and what each has sampled. A few namespaces at
+/// most, so a list (a map would add another B-tree instantiation to the wasm).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sampling(Vec<(String, Vec<SampledQuery>)>);
+
+impl Sampling {
+    /// The samples of `ns`, if sampling is on for it.
+    fn get_mut(&mut self, ns: &str) -> Option<&mut Vec<SampledQuery>> {
+        self.0
+            .iter_mut()
+            .find(|(n, _)| n == ns)
+            .map(|(_, list)| list)
+    }
+
+    /// The samples of `ns` so far (none if sampling is off).
+    fn samples(&self, ns: &str) -> Vec<SampledQuery> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == ns)
+            .map(|(_, list)| list.clone())
+            .unwrap_or_default()
+    }
+
+    /// Turns sampling on for `ns`, keeping what it has sampled.
+    fn start(&mut self, ns: &str) {
+        if self.get_mut(ns).is_none() {
+            self.0.push((ns.to_owned(), Vec::new()));
+        }
+    }
+
+    /// Turns sampling off for `ns`, dropping its samples.
+    fn stop(&mut self, ns: &str) {
+        self.0.retain(|(n, _)| n != ns);
+    }
+}
+
 fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
     match cmd.get(name) {
         Some(Bson::String(s)) => Ok(s.clone()),
@@ -220,16 +256,16 @@ impl Session {
                     .cloned()
                     .unwrap_or(Bson::Int32(1));
                 if mode == "full" {
-                    self.sampling.entry(ns.clone()).or_default();
+                    self.sampling.start(&ns);
                 } else {
-                    self.sampling.remove(&ns);
+                    self.sampling.stop(&ns);
                 }
                 doc! { "ok": 1, "newConfiguration": { "mode": mode, "samplesPerSecond": rate } }
             }
             "analyzeShardKey" => {
                 let ns = ns_of(cmd, &name)?;
                 let key = doc_field(cmd, "key")?;
-                let samples = self.sampling.get(&ns).cloned().unwrap_or_default();
+                let samples = self.sampling.samples(&ns);
                 let flag = |name: &str| !matches!(cmd.get(name), Some(Bson::Boolean(false)));
                 let options = crate::analyze::AnalyzeOptions {
                     key_characteristics: flag("keyCharacteristics"),
