@@ -225,7 +225,7 @@ impl fmt::Display for Decimal {
                 if negative {
                     f.write_str("-")?;
                 }
-                let digits = coefficient.to_string();
+                let digits = coefficient_digits(coefficient);
                 // A coefficient has at most 34 digits, so the cast is exact.
                 let adjusted = exponent + digits.len() as i32 - 1;
                 if exponent <= 0 && adjusted >= -6 {
@@ -252,6 +252,17 @@ impl fmt::Display for Decimal {
                 }
             }
         }
+    }
+}
+
+/// The decimal digits of a coefficient (below 10^34), printed as two `u64` halves:
+/// formatting a `u128` directly would link another integer formatter into the wasm.
+fn coefficient_digits(c: u128) -> String {
+    const HALF: u128 = 10_000_000_000_000_000_000; // 10^19
+    match u64::try_from(c) {
+        Ok(small) => small.to_string(),
+        // c < 10^34, so c / 10^19 < 10^15 and both halves fit a u64.
+        Err(_) => format!("{}{:019}", (c / HALF) as u64, (c % HALF) as u64),
     }
 }
 
@@ -584,14 +595,18 @@ mod tests {
 
         #[test]
         fn canonical_values_print_as_the_bson_crate_prints_them(
-            coefficient in any::<u64>(), exponent in 0u16..12288, negative in any::<bool>()
+            coefficient in any::<u128>(), exponent in 0u16..12288, negative in any::<bool>(),
+            wide in any::<bool>()
         ) {
-            // Exponent field in bits 49..63 of the high word, a 64-bit coefficient.
-            let high: u64 = (u64::from(negative) << 63) | (u64::from(exponent) << 49);
-            let mut b = [0u8; 16];
-            b[..8].copy_from_slice(&coefficient.to_le_bytes());
-            b[8..].copy_from_slice(&high.to_le_bytes());
-            same(b);
+            // Sign, a 14-bit biased exponent, then a coefficient below 10^34 (wider than
+            // 64 bits half the time).
+            let coefficient = if wide {
+                coefficient % (super::MAX_COEFFICIENT + 1)
+            } else {
+                coefficient % (1 << 64)
+            };
+            let bits = (u128::from(negative) << 127) | (u128::from(exponent) << 113) | coefficient;
+            same(bits.to_le_bytes());
         }
     }
 

@@ -12,12 +12,26 @@ use yew::prelude::*;
 const SHOWN_EVENTS: usize = 100;
 
 /// The timeline panel.
+/// The description of event `seq`, from `cache` (sorted by sequence number) or made now
+/// and kept.
+fn described(cache: &mut Vec<(u64, String)>, seq: u64, make: impl FnOnce() -> String) -> String {
+    match cache.binary_search_by_key(&seq, |(s, _)| *s) {
+        Ok(i) => cache[i].1.clone(),
+        Err(i) => {
+            let text = make();
+            cache.insert(i, (seq, text.clone()));
+            text
+        }
+    }
+}
+
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &CalmPanelProps) -> Html {
     let dispatch = props.dispatch.clone();
-    // Descriptions of events already shown, by sequence number. Events never change while
-    // the timeline only grows; a jump or fork can reuse numbers, so the cache is dropped then.
-    let cache = use_mut_ref(|| (0u64, std::collections::HashMap::<u64, String>::new()));
+    // Descriptions of events already shown, sorted by sequence number (a short list: a hash
+    // map would add another table type to the wasm). Events never change while the
+    // timeline only grows; a jump or fork can reuse numbers, so the cache is dropped then.
+    let cache = use_mut_ref(|| (0u64, Vec::<(u64, String)>::new()));
     let timeline = props.state.timeline.borrow();
     let (position, len) = (timeline.position(), timeline.len());
     let session = timeline.session();
@@ -58,7 +72,7 @@ pub fn timeline_panel(props: &CalmPanelProps) -> Html {
                 <li key={e.seq} class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind}>
                     <span class="ev-seq">{ format!("#{}", e.seq) }</span>
                     <span class="ev-kind">{ kind }</span>
-                    <span class="ev-text">{ cache.borrow_mut().1.entry(e.seq).or_insert_with(|| describe_event(&e.kind, &fmt_key)).clone() }</span>
+                    <span class="ev-text">{ described(&mut cache.borrow_mut().1, e.seq, || describe_event(&e.kind, &fmt_key)) }</span>
                     if let (Some(jump), Some(step)) = (jump, step) {
                         <button class="link-button" onclick={jump} aria-label={format!("Jump to step {step}")}
                             title={format!("Jump to step {step}, just after this event")}>{ format!("step {step}") }</button>
