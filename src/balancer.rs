@@ -838,13 +838,11 @@ impl ShardSet {
         self.0.contains(shard)
     }
 
-    /// Adds `shard`; returns whether it was new.
-    pub(crate) fn insert(&mut self, shard: ShardIdx) -> bool {
-        let new = !self.contains(&shard);
-        if new {
+    /// Adds `shard` (nothing changes if it is in already).
+    pub(crate) fn insert(&mut self, shard: ShardIdx) {
+        if !self.contains(&shard) {
             self.0.push(shard);
         }
-        new
     }
 }
 

@@ -114,32 +114,21 @@ impl ZoneSet {
         self.0.iter().any(|z| z == zone)
     }
 
-    /// Adds `zone`; returns whether it was new.
-    pub fn insert(&mut self, zone: String) -> bool {
-        match self.0.binary_search(&zone) {
-            Ok(_) => false,
-            Err(at) => {
-                self.0.insert(at, zone);
-                true
-            }
+    /// Adds `zone` (nothing changes if the shard is in it already).
+    pub fn insert(&mut self, zone: String) {
+        if let Err(at) = self.0.binary_search(&zone) {
+            self.0.insert(at, zone);
         }
     }
 
-    /// Removes `zone`; returns whether it was there.
-    pub fn remove(&mut self, zone: &str) -> bool {
-        let before = self.0.len();
+    /// Removes `zone`, if the shard is in it.
+    pub fn remove(&mut self, zone: &str) {
         self.0.retain(|z| z != zone);
-        self.0.len() != before
     }
 
     /// The zone names in order.
     pub fn iter(&self) -> std::slice::Iter<'_, String> {
         self.0.iter()
-    }
-
-    /// The number of zones.
-    pub fn len(&self) -> usize {
-        self.0.len()
     }
 
     /// Whether the shard is in no zone.
@@ -155,14 +144,6 @@ impl FromIterator<String> for ZoneSet {
             set.insert(z);
         }
         set
-    }
-}
-
-impl<'a> IntoIterator for &'a ZoneSet {
-    type Item = &'a String;
-    type IntoIter = std::slice::Iter<'a, String>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
     }
 }
 

@@ -280,7 +280,7 @@ fn hottest_share(batches: &[&[(String, u64)]]) -> f64 {
 
 /// Adds `n` to `shard`'s count. A cluster has a handful of shards, so a list does (a map
 /// would add another copy of the B-tree code to the wasm).
-fn bump<'a>(counts: &mut Vec<(&'a str, u64)>, shard: &'a str, n: u64) {
+pub fn bump<'a>(counts: &mut Vec<(&'a str, u64)>, shard: &'a str, n: u64) {
     match counts.iter_mut().find(|(s, _)| *s == shard) {
         Some((_, c)) => *c += n,
         None => counts.push((shard, n)),

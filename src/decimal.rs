@@ -6,6 +6,7 @@
 //! decodes the bytes into sign, exponent and coefficient and does that arithmetic
 //! exactly, with a tiny private big integer where `u128` is not wide enough.
 
+use crate::bigint::BigUint;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -367,14 +368,14 @@ fn cmp_decimal_with_double_magnitude(c: u128, e: i32, d: f64) -> Ordering {
     let mut left = BigUint::from_u128(c);
     let mut right = BigUint::from_u128(u128::from(m));
     if e >= 0 {
-        left.mul_pow10(e.unsigned_abs());
+        left.mul_pow10(u64::from(e.unsigned_abs()));
     } else {
-        right.mul_pow10(e.unsigned_abs());
+        right.mul_pow10(u64::from(e.unsigned_abs()));
     }
     if k >= 0 {
-        right.shl(k.unsigned_abs());
+        right.shl(u64::from(k.unsigned_abs()));
     } else {
-        left.shl(k.unsigned_abs());
+        left.shl(u64::from(k.unsigned_abs()));
     }
     left.cmp(&right)
 }
@@ -389,92 +390,6 @@ fn decompose_double(d: f64) -> (u64, i32) {
         (fraction, -1074)
     } else {
         (fraction | (1u64 << 52), biased - 1075)
-    }
-}
-
-/// A minimal unsigned big integer (little-endian 32-bit limbs), only for the exact
-/// decimal-versus-double comparison.
-#[derive(Debug, Clone)]
-struct BigUint {
-    limbs: Vec<u32>,
-}
-
-impl BigUint {
-    /// Builds a big integer from a `u128`.
-    fn from_u128(mut v: u128) -> Self {
-        let mut limbs = Vec::with_capacity(8);
-        while v > 0 {
-            // Keeping the low 32 bits is the intent of this cast.
-            limbs.push(v as u32);
-            v >>= 32;
-        }
-        BigUint { limbs }
-    }
-
-    /// Multiplies by a small factor.
-    fn mul_small(&mut self, factor: u32) {
-        let mut carry: u64 = 0;
-        for limb in &mut self.limbs {
-            let product = u64::from(*limb) * u64::from(factor) + carry;
-            *limb = product as u32;
-            carry = product >> 32;
-        }
-        if carry > 0 {
-            self.limbs.push(carry as u32);
-        }
-    }
-
-    /// Multiplies by `10^n`, nine digits at a time.
-    fn mul_pow10(&mut self, mut n: u32) {
-        while n >= 9 {
-            self.mul_small(1_000_000_000);
-            n -= 9;
-        }
-        if n > 0 {
-            self.mul_small(10u32.pow(n));
-        }
-    }
-
-    /// Multiplies by `2^n`.
-    fn shl(&mut self, n: u32) {
-        if self.limbs.is_empty() {
-            return;
-        }
-        let whole = (n / 32) as usize;
-        let bits = n % 32;
-        if bits > 0 {
-            let mut carry = 0u32;
-            for limb in &mut self.limbs {
-                let next = *limb >> (32 - bits);
-                *limb = (*limb << bits) | carry;
-                carry = next;
-            }
-            if carry > 0 {
-                self.limbs.push(carry);
-            }
-        }
-        if whole > 0 {
-            let mut shifted = vec![0u32; whole];
-            shifted.append(&mut self.limbs);
-            self.limbs = shifted;
-        }
-    }
-}
-
-eq_from_ord!(BigUint);
-
-impl Ord for BigUint {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Leading zero limbs carry no value, so they are ignored; the significant
-        // lengths then decide, and equal lengths compare limb by limb from the top.
-        let trim = |l: &[u32]| l.iter().rposition(|&x| x != 0).map_or(0, |p| p + 1);
-        let (la, lb) = (trim(&self.limbs), trim(&other.limbs));
-        la.cmp(&lb).then_with(|| {
-            self.limbs[..la]
-                .iter()
-                .rev()
-                .cmp(other.limbs[..lb].iter().rev())
-        })
     }
 }
 

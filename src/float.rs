@@ -9,6 +9,8 @@
 //! Both paths round to nearest, ties to even, as IEEE 754 and `str::parse` do, and the
 //! unit tests hold this module to `str::parse` on every kind of input.
 
+use crate::bigint::BigUint;
+
 /// Parses `s` as `str::parse::<f64>` does, with the same grammar: an optional sign, then
 /// `inf`, `infinity` or `nan` in any case, or decimal digits with an optional fraction
 /// and an optional exponent. No whitespace, no underscores.
@@ -123,8 +125,11 @@ fn fast_path(digits: &[u8], exp10: i64) -> Option<f64> {
 /// Exact arithmetic: `q = floor(n × 2^s / d)` with about 66 significant bits plus a
 /// sticky bit for the remainder, then one rounding to the `f64` grid.
 fn slow_path(digits: &[u8], exp10: i64) -> f64 {
-    let mut num = Big::from_digits(digits);
-    let mut den = Big::one();
+    let mut num = BigUint::from_u128(0);
+    for &d in digits {
+        num.mul_add(10, u32::from(d));
+    }
+    let mut den = BigUint::from_u128(1);
     if exp10 >= 0 {
         num.mul_pow10(exp10.unsigned_abs());
     } else {
@@ -179,117 +184,6 @@ fn round_to_f64(q: u128, sticky: bool, s: i64) -> f64 {
         return f64::INFINITY;
     }
     f64::from_bits(((biased as u64) << 52) | (m as u64 & ((1 << 52) - 1)))
-}
-
-/// A non-negative big integer, little-endian in 32-bit limbs.
-struct Big(Vec<u32>);
-
-impl Big {
-    fn one() -> Big {
-        Big(vec![1])
-    }
-
-    fn from_digits(digits: &[u8]) -> Big {
-        let mut b = Big(vec![0]);
-        for &d in digits {
-            b.mul_add(10, u32::from(d));
-        }
-        b
-    }
-
-    fn mul_add(&mut self, m: u32, add: u32) {
-        let mut carry = u64::from(add);
-        for limb in &mut self.0 {
-            let v = u64::from(*limb) * u64::from(m) + carry;
-            *limb = v as u32;
-            carry = v >> 32;
-        }
-        if carry > 0 {
-            self.0.push(carry as u32);
-        }
-    }
-
-    fn mul_pow10(&mut self, mut n: u64) {
-        while n > 0 {
-            let step = n.min(9);
-            self.mul_add(10u32.pow(step as u32), 0);
-            n -= step;
-        }
-    }
-
-    fn bits(&self) -> u64 {
-        let top = self.0.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1);
-        match top {
-            0 => 0,
-            n => (n as u64 - 1) * 32 + u64::from(32 - self.0[n - 1].leading_zeros()),
-        }
-    }
-
-    fn shl(&mut self, n: u64) {
-        let limbs = (n / 32) as usize;
-        let bits = (n % 32) as u32;
-        if bits > 0 {
-            let mut carry = 0u32;
-            for limb in &mut self.0 {
-                let v = (*limb << bits) | carry;
-                carry = *limb >> (32 - bits);
-                *limb = v;
-            }
-            if carry > 0 {
-                self.0.push(carry);
-            }
-        }
-        self.0.splice(0..0, std::iter::repeat_n(0, limbs));
-    }
-
-    fn shr1(&mut self) {
-        let mut carry = 0u32;
-        for limb in self.0.iter_mut().rev() {
-            let v = (*limb >> 1) | carry;
-            carry = *limb << 31;
-            *limb = v;
-        }
-    }
-
-    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
-        let n = self.0.len().max(other.0.len());
-        for i in (0..n).rev() {
-            let a = self.0.get(i).copied().unwrap_or(0);
-            let b = other.0.get(i).copied().unwrap_or(0);
-            if a != b {
-                return a.cmp(&b);
-            }
-        }
-        std::cmp::Ordering::Equal
-    }
-
-    /// `self -= other`, where `other ≤ self`.
-    fn sub(&mut self, other: &Big) {
-        let mut borrow = 0i64;
-        for (i, limb) in self.0.iter_mut().enumerate() {
-            let v = i64::from(*limb) - i64::from(other.0.get(i).copied().unwrap_or(0)) - borrow;
-            borrow = i64::from(v < 0);
-            *limb = v.rem_euclid(1 << 32) as u32;
-        }
-    }
-
-    /// `(self / den, self % den != 0)` for a quotient known to be below 2^66: restoring
-    /// division, one quotient bit at a time.
-    fn div_small_quotient(mut self, den: &Big) -> (u128, bool) {
-        let mut shifted = Big(den.0.clone());
-        shifted.shl(66);
-        let mut q = 0u128;
-        for _ in 0..=66 {
-            q <<= 1;
-            if self.cmp(&shifted) != std::cmp::Ordering::Less {
-                self.sub(&shifted);
-                q |= 1;
-            }
-            shifted.shr1();
-        }
-        let sticky = self.0.iter().any(|&l| l != 0);
-        (q, sticky)
-    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ macro_rules! eq_from_ord {
 
 pub mod analyze;
 pub mod balancer;
+mod bigint;
 mod case_fold;
 pub mod chunks;
 pub mod cluster;

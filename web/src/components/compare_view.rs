@@ -207,10 +207,7 @@ pub fn hottest_share(ticks: &[BTreeMap<String, u64>], window: u64) -> f64 {
             break;
         }
         for (shard, n) in tick {
-            match per_shard.iter_mut().find(|(s, _)| *s == shard.as_str()) {
-                Some((_, c)) => *c += n,
-                None => per_shard.push((shard.as_str(), *n)),
-            }
+            shardlab::compare::bump(&mut per_shard, shard, *n);
             counted += n;
         }
     }
