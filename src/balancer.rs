@@ -2,9 +2,7 @@
 //! for each version mode, zones, and draining shards for `removeShard`.
 
 use crate::chunks::{Chunk, ShardIdx};
-use crate::cluster::{
-    id_add, id_remove, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange,
-};
+use crate::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyValue};
 use crate::split::key_from_bound;
@@ -87,9 +85,7 @@ impl Cluster {
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         sharding.table.set_version(&cmin, version);
         for ((_, _), stored) in crate::store::range(&coll.docs, &cmin, &cmax) {
-            let id = stored.id();
-            id_remove(&mut coll.ids, id.clone(), from);
-            id_add(&mut coll.ids, id, to);
+            id_move(&mut coll.ids, stored.id(), from, to);
         }
         let (from_name, to_name) = (
             self.shard_name(from).to_string(),

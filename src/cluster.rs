@@ -12,7 +12,10 @@ use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use crate::split::SPLIT_TEST_FACTOR;
 use crate::store::extract_key;
-pub(crate) use crate::store::{id_add, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored};
+use crate::store::StoredBatch;
+pub(crate) use crate::store::{
+    id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored,
+};
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
@@ -206,6 +209,22 @@ pub const MAX_DOCUMENT_BYTES: u32 = 16 * 1024 * 1024;
 
 /// How many of the latest inserts a collection remembers (see [`Collection::recent_inserts`]).
 pub const RECENT_INSERTS: usize = 512;
+
+/// A document's `_id`. Small documents are scanned rather than hashed into: `get` hashes
+/// the name with SipHash, which costs more than comparing a few short names.
+fn get_id(doc: &Document) -> Option<&Bson> {
+    if doc.len() > 16 {
+        return doc.get("_id");
+    }
+    doc.iter()
+        .find(|(k, _)| k.as_str() == "_id")
+        .map(|(_, v)| v)
+}
+
+/// `insertMany` encodes its documents into shared buffers of about this many bytes...
+const STORED_GROUP_BYTES: u32 = 64 * 1024;
+/// ...and at most this many documents.
+const STORED_GROUP_DOCS: usize = 1024;
 
 /// The whole simulated cluster.
 #[derive(Debug, Clone)]
@@ -726,42 +745,58 @@ impl Cluster {
         }
         let mut per_shard = vec![0u64; self.shards.len()];
         let primary = self.primary_of(ns);
-        let docs = docs.into_iter();
+        let mut docs = docs.into_iter().peekable();
         let mut ids = Vec::with_capacity(docs.size_hint().0);
         let mut failure = None;
-        for doc in docs {
-            let doc = doc.borrow();
-            let given = doc.get("_id");
-            if let Some(Bson::Array(_)) = given {
-                failure = Some(ClusterError::BadValue(
-                    "can't use an array for _id".to_string(),
-                ));
-                break;
-            }
-            // A document without `_id` gets a generated ObjectId in front.
-            let generated = match given {
-                Some(_) => None,
-                None => Some(self.next_object_id()),
-            };
-            let inserted = Stored::encode(doc, generated).and_then(|stored| {
-                // A generated `_id` is known without reading it back from the bytes.
-                let id = generated.map(IdKey::object_id);
-                self.insert_one_inner(ns, stored, id, primary)
-            });
-            match inserted {
-                Ok(shard) => {
-                    per_shard[shard as usize] += 1;
-                    // Built once the document is in (`given` is there unless generated).
-                    ids.push(match generated {
-                        Some(oid) => Bson::ObjectId(oid),
-                        None => given.cloned().unwrap_or_default(),
-                    });
-                }
-                Err(e) => {
-                    failure = Some(e);
+        // Documents are encoded a group at a time into one buffer (one allocation per
+        // group), then inserted one by one, in order. Like the shell, which gives every
+        // document of an `insertMany` its `_id` before sending it, a group's ObjectIds
+        // are generated before any of its documents goes in.
+        let mut group: Vec<(D, Option<ObjectId>)> = Vec::new();
+        while failure.is_none() && docs.peek().is_some() {
+            let mut batch = StoredBatch::new();
+            // A document that cannot be stored ends the group; its error is reported once
+            // the documents before it are in (unless one of those fails first).
+            let mut bad = None;
+            while batch.bytes() < STORED_GROUP_BYTES && group.len() < STORED_GROUP_DOCS {
+                let Some(doc) = docs.next() else { break };
+                let d = doc.borrow();
+                let generated = match get_id(d) {
+                    Some(Bson::Array(_)) => {
+                        bad = Some(ClusterError::BadValue(
+                            "can't use an array for _id".to_string(),
+                        ));
+                        break;
+                    }
+                    Some(_) => None,
+                    // A document without `_id` gets a generated ObjectId in front.
+                    None => Some(self.next_object_id()),
+                };
+                if let Err(e) = batch.push(d, generated) {
+                    bad = Some(e);
                     break;
                 }
+                group.push((doc, generated));
             }
+            for ((doc, generated), stored) in group.drain(..).zip(batch.finish()) {
+                // A generated `_id` is known without reading it back from the bytes.
+                let id = generated.map(IdKey::object_id);
+                match self.insert_one_inner(ns, stored, id, primary) {
+                    Ok(shard) => {
+                        per_shard[shard as usize] += 1;
+                        // Built once the document is in (`_id` is there unless generated).
+                        ids.push(match generated {
+                            Some(oid) => Bson::ObjectId(oid),
+                            None => get_id(doc.borrow()).cloned().unwrap_or_default(),
+                        });
+                    }
+                    Err(e) => {
+                        bad = Some(e);
+                        break;
+                    }
+                }
+            }
+            failure = bad;
         }
         if !ids.is_empty() {
             let per_shard = per_shard

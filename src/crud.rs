@@ -3,7 +3,7 @@
 
 use crate::chunks::ShardIdx;
 use crate::cluster::{
-    id_add, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, Stored,
+    id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, Stored,
     VersionMode,
 };
 use crate::events::EventKind;
@@ -255,8 +255,7 @@ impl Cluster {
         };
         let size = stored.size();
         let id = stored.id();
-        id_remove(&mut coll.ids, id.clone(), from);
-        id_add(&mut coll.ids, id, to);
+        id_move(&mut coll.ids, id, from, to);
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(c) = s.table.chunk_for_mut(key) {

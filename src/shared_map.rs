@@ -237,6 +237,43 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         }
     }
 
+    /// Gives the entry of `old` the key `new`, in place, if its value passes `keep` and
+    /// `new` sorts where `old` is (strictly between its neighbours, so that no other entry
+    /// has it). Returns whether it did; otherwise nothing changes. One search instead of
+    /// the four of a removal and an insertion.
+    pub(crate) fn rekey_in_place(
+        &mut self,
+        old: &K,
+        new: K,
+        keep: impl FnOnce(&V) -> bool,
+    ) -> bool {
+        let Some((i, Ok(j))) = self.find(old) else {
+            return false;
+        };
+        let leaf = &self.leaves[i];
+        if !keep(&leaf[j].1) {
+            return false;
+        }
+        let prev = match j.checked_sub(1) {
+            Some(p) => leaf.get(p),
+            None => i.checked_sub(1).and_then(|p| self.leaves[p].last()),
+        };
+        let next = match leaf.get(j + 1) {
+            Some(n) => Some(n),
+            None => self.leaves.get(i + 1).and_then(|l| l.first()),
+        };
+        if prev.is_some_and(|p| p.0.cmp(&new) != Less)
+            || next.is_some_and(|n| n.0.cmp(&new) != Greater)
+        {
+            return false;
+        }
+        if j == 0 {
+            Rc::make_mut(&mut self.firsts)[i] = new.clone();
+        }
+        Rc::make_mut(&mut self.leaves[i])[j].0 = new;
+        true
+    }
+
     /// Removes `key`; returns its value.
     pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
         let (i, Ok(j)) = self.find(key)? else {
@@ -435,5 +472,46 @@ mod tests {
         let rebuilt = SharedMap::from_sorted(model.clone());
         assert!(rebuilt.iter().eq(model.iter()));
         assert_eq!(rebuilt.len(), model.len());
+    }
+
+    /// Re-keying in place agrees with a `BTreeMap` model: it happens exactly when the old
+    /// key is there, its value passes, and no other key lies between the old and the new.
+    #[test]
+    fn rekey_in_place_agrees_with_btreemap() {
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut map = SharedMap::new();
+        let mut model = BTreeMap::new();
+        for step in 0..30_000u64 {
+            let k = rng.below(4_000);
+            match rng.below(3) {
+                0 => {
+                    let new = if rng.below(2) == 0 {
+                        k + 1
+                    } else {
+                        k.saturating_sub(1)
+                    };
+                    let (lo, hi) = (k.min(new), k.max(new));
+                    let others = model.range(lo..=hi).filter(|(x, _)| **x != k).count();
+                    let expected = model.get(&k).is_some_and(|v| v % 2 == 0) && others == 0;
+                    assert_eq!(
+                        map.rekey_in_place(&k, new, |v| v % 2 == 0),
+                        expected,
+                        "{k} -> {new}"
+                    );
+                    if expected {
+                        let v = model.remove(&k).unwrap_or_default();
+                        model.insert(new, v);
+                    }
+                }
+                _ => {
+                    assert_eq!(map.insert(k, step), model.insert(k, step));
+                }
+            }
+            if step % 211 == 0 {
+                assert!(map.iter().eq(model.iter()));
+                assert!(map.firsts.iter().eq(map.leaves.iter().map(|l| &l[0].0)));
+            }
+        }
+        assert!(map.iter().eq(model.iter()));
     }
 }

@@ -25,6 +25,18 @@ pub(crate) struct SplitInput {
     pub(crate) max_size: u64,
 }
 
+impl SplitInput {
+    /// The documents a piece holds, `max size / (shard data / shard documents)`; `None`
+    /// while the shard's data is under the maximum chunk size (nothing splits then).
+    fn max_docs(&self) -> Option<i64> {
+        if self.shard_bytes < self.max_size || self.shard_docs == 0 {
+            return None;
+        }
+        let avg = (self.shard_bytes / self.shard_docs).max(1);
+        Some(i64::try_from(self.max_size / avg).unwrap_or(i64::MAX))
+    }
+}
+
 /// Chooses split points as MongoDB 5.0's `autoSplitVector` does (spec §6), returning the
 /// positions in `keys` (the chunk's keys in order) whose values are the split points.
 ///
@@ -46,11 +58,12 @@ pub(crate) fn auto_split_vector(
     let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
         return Vec::new();
     };
-    if input.shard_bytes < input.max_size || input.shard_docs == 0 || first == last {
+    let Some(max_docs) = input.max_docs() else {
+        return Vec::new();
+    };
+    if first == last {
         return Vec::new();
     }
-    let avg = (input.shard_bytes / input.shard_docs).max(1);
-    let max_docs = i64::try_from(input.max_size / avg).unwrap_or(i64::MAX);
     let mut cuts: Vec<usize> = Vec::new();
     // The chunk's first key has been read before the scan starts.
     let mut scanned: i64 = 1;
@@ -134,11 +147,17 @@ impl Cluster {
         limit: Option<usize>,
     ) -> Option<Vec<KeyValue>> {
         let input = self.split_input(ns, chunk.shard, max_size)?;
+        // The scan cuts nothing before `maxDocs` keys: a chunk with fewer documents (most
+        // attempts, every fifth of a chunk size written) needs no scan at all.
+        if input
+            .max_docs()
+            .is_none_or(|m| i64::try_from(chunk.docs).is_ok_and(|n| n < m))
+        {
+            return Some(Vec::new());
+        }
         let coll = self.collections.get(ns)?;
-        let keys: Vec<&DocKey> = coll
-            .keys_in(&chunk.min, &chunk.max)
-            .into_iter()
-            .map(|(k, _)| k)
+        let keys: Vec<&DocKey> = crate::store::range(&coll.docs, &chunk.min, &chunk.max)
+            .map(|((k, _), _)| k)
             .collect();
         let cuts = auto_split_vector(&keys, input, limit);
         Some(cuts.into_iter().map(|i| keys[i].to_key()).collect())

@@ -205,44 +205,75 @@ impl Ord for DocKey {
 const EMPTY_DOCUMENT: [u8; 5] = [5, 0, 0, 0, 0];
 
 /// A stored document: its BSON bytes, shared between the snapshots that hold it.
+///
+/// The bytes are a slice of a buffer that may hold other documents too: `insertMany`
+/// encodes a whole batch into one buffer ([`StoredBatch`]), so that storing a thousand
+/// documents costs one allocation rather than a thousand. A buffer is freed once the last
+/// document in it is gone.
 #[derive(Debug, Clone)]
-pub(crate) struct Stored(Rc<[u8]>);
+pub(crate) struct Stored {
+    buf: Rc<[u8]>,
+    start: u32,
+    len: u32,
+}
+
+thread_local! {
+    // One buffer reused by every encoding, so that encoding allocates nothing but the
+    // stored bytes themselves.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Encodes `doc` at the end of `buf`, putting `id` first as `_id` when given. On failure
+/// `buf` is left as it was.
+fn encode_into(
+    buf: &mut Vec<u8>,
+    doc: &Document,
+    id: Option<ObjectId>,
+) -> Result<(), ClusterError> {
+    let start = open_document(buf);
+    if let Some(id) = id {
+        buf.push(0x07);
+        buf.extend_from_slice(b"_id\0");
+        buf.extend_from_slice(&id.bytes());
+    }
+    let written = write_elements(buf, doc);
+    close_document(buf, start);
+    written.map_err(|message| {
+        buf.truncate(start);
+        ClusterError::BadValue(message)
+    })
+}
 
 impl Stored {
     /// Encodes a document, putting `id` first as `_id` when given (a document without
     /// one gets a generated ObjectId in front, as the shell does).
     pub(crate) fn encode(doc: &Document, id: Option<ObjectId>) -> Result<Stored, ClusterError> {
-        thread_local! {
-            // One buffer reused by every encoding, so that a stored document costs a
-            // single allocation (its own).
-            static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-        }
         SCRATCH.with(|scratch| {
             let mut buf = scratch.borrow_mut();
             buf.clear();
-            let start = open_document(&mut buf);
-            if let Some(id) = id {
-                buf.push(0x07);
-                buf.extend_from_slice(b"_id\0");
-                buf.extend_from_slice(&id.bytes());
-            }
-            let written = write_elements(&mut buf, doc);
-            close_document(&mut buf, start);
-            match written {
-                Ok(()) => Ok(Stored(Rc::from(&buf[..]))),
-                Err(message) => Err(ClusterError::BadValue(message)),
-            }
+            encode_into(&mut buf, doc, id)?;
+            Ok(Stored {
+                len: buf.len() as u32,
+                buf: Rc::from(&buf[..]),
+                start: 0,
+            })
         })
     }
 
     /// The BSON size in bytes.
     pub(crate) fn size(&self) -> u32 {
-        self.0.len() as u32
+        self.len
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.buf
+            .get(self.start as usize..(self.start + self.len) as usize)
+            .unwrap_or(&EMPTY_DOCUMENT)
     }
 
     /// The document as raw BSON.
     pub(crate) fn raw(&self) -> &RawDocument {
-        RawDocument::from_bytes(&self.0[..]).unwrap_or_else(|_| empty_raw())
+        RawDocument::from_bytes(self.bytes()).unwrap_or_else(|_| empty_raw())
     }
 
     /// The document, decoded.
@@ -260,9 +291,66 @@ impl Stored {
         }
     }
 
-    /// Whether two stored documents are the same allocation (one document shared).
+    /// Where the document's bytes start: two stored documents with the same address are
+    /// one document, shared.
     pub(crate) fn ptr(&self) -> *const u8 {
-        self.0.as_ptr()
+        self.bytes().as_ptr()
+    }
+}
+
+/// Documents encoded together into one buffer: `insertMany`'s batch, stored with a single
+/// allocation. Documents are added with [`StoredBatch::push`], then [`StoredBatch::finish`]
+/// hands out one [`Stored`] per document.
+#[derive(Debug, Default)]
+pub(crate) struct StoredBatch {
+    /// The encodings, one after another (the thread's scratch buffer, borrowed for the
+    /// batch's life so that its capacity is reused from batch to batch).
+    buf: Vec<u8>,
+    ends: Vec<u32>,
+}
+
+impl StoredBatch {
+    /// Starts an empty batch.
+    pub(crate) fn new() -> StoredBatch {
+        let mut buf = SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut()));
+        buf.clear();
+        StoredBatch {
+            buf,
+            ends: Vec::new(),
+        }
+    }
+
+    /// Encodes one more document; a document that cannot be encoded is not added.
+    pub(crate) fn push(
+        &mut self,
+        doc: &Document,
+        id: Option<ObjectId>,
+    ) -> Result<(), ClusterError> {
+        encode_into(&mut self.buf, doc, id)?;
+        self.ends.push(self.buf.len() as u32);
+        Ok(())
+    }
+
+    /// The bytes encoded so far.
+    pub(crate) fn bytes(&self) -> u32 {
+        self.buf.len() as u32
+    }
+
+    /// The encoded documents, in the order they were pushed, sharing one buffer.
+    pub(crate) fn finish(self) -> impl Iterator<Item = Stored> {
+        let StoredBatch { buf, ends } = self;
+        let shared: Rc<[u8]> = Rc::from(&buf[..]);
+        SCRATCH.with(|scratch| *scratch.borrow_mut() = buf);
+        let mut start = 0;
+        ends.into_iter().map(move |end| {
+            let stored = Stored {
+                buf: Rc::clone(&shared),
+                start,
+                len: end - start,
+            };
+            start = end;
+            stored
+        })
     }
 }
 
@@ -568,6 +656,18 @@ pub(crate) fn id_remove(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
     }
 }
 
+/// Moves one document with `id` from `from`'s count to `to`'s (a migration). A lone
+/// document is re-keyed in place; the general case removes and adds.
+pub(crate) fn id_move(ids: &mut IdIndex, id: IdKey, from: ShardIdx, to: ShardIdx) {
+    let key = (id, from);
+    if ids.rekey_in_place(&key, (key.0.clone(), to), |n| *n == 1) {
+        return;
+    }
+    let (id, _) = key;
+    id_remove(ids, id.clone(), from);
+    id_add(ids, id, to);
+}
+
 /// The entries of `docs` whose keys are in `[min, max)`.
 pub(crate) fn range<'a>(
     docs: &'a DocStore,
@@ -607,14 +707,49 @@ mod tests {
             "dec": Decimal128::from_bytes([3; 16]), "min": Bson::MinKey, "max": Bson::MaxKey,
         };
         let ours = Stored::encode(&doc, None)?;
-        assert_eq!(&*ours.0, &doc.to_vec()?[..]);
+        assert_eq!(ours.bytes(), &doc.to_vec()?[..]);
         assert_eq!(ours.doc(), doc);
         let id = ObjectId::from_bytes([1; 12]);
         let with_id = Stored::encode(&doc, Some(id))?;
         let mut expected = doc! { "_id": id };
         expected.extend(doc);
-        assert_eq!(&*with_id.0, &expected.to_vec()?[..]);
+        assert_eq!(with_id.bytes(), &expected.to_vec()?[..]);
         assert!(Stored::encode(&doc! { "a\0b": 1 }, None).is_err());
+        Ok(())
+    }
+
+    /// A batch encodes each document as `encode` does, skips one that cannot be encoded,
+    /// and hands them out in order, sharing one buffer.
+    #[test]
+    fn a_batch_encodes_like_single_documents() -> Result<(), Box<dyn std::error::Error>> {
+        let docs = [
+            doc! { "a": 1, "s": "x" },
+            doc! { "bad\0name": 1 },
+            doc! { "b": [1, 2, { "c": 3.5 }] },
+            doc! {},
+        ];
+        let ids = [None, None, Some(ObjectId::from_bytes([7; 12])), None];
+        let mut batch = StoredBatch::new();
+        let mut expected = Vec::new();
+        for (d, id) in docs.iter().zip(ids) {
+            match Stored::encode(d, id) {
+                Ok(one) => {
+                    batch.push(d, id)?;
+                    expected.push(one);
+                }
+                Err(_) => assert!(batch.push(d, id).is_err()),
+            }
+        }
+        let total: u32 = expected.iter().map(Stored::size).sum();
+        assert_eq!(batch.bytes(), total);
+        let stored: Vec<Stored> = batch.finish().collect();
+        assert_eq!(stored.len(), 3);
+        for (got, want) in stored.iter().zip(&expected) {
+            assert_eq!(got.bytes(), want.bytes());
+            assert_eq!(got.doc(), want.doc());
+        }
+        assert!(Rc::ptr_eq(&stored[0].buf, &stored[2].buf));
+        assert_ne!(stored[0].ptr(), stored[1].ptr());
         Ok(())
     }
 

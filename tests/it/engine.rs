@@ -799,68 +799,68 @@ fn removing_a_shard_drains_it_first() {
                 '15': ObjectId('6553f101c1675e0bb915028f'),
                 '16': ObjectId('6553f101c1675e0bb9150290'),
                 '17': ObjectId('6553f101c1675e0bb9150291'),
-                '18': ObjectId('6553f104c1675e0bb9150292'),
-                '19': ObjectId('6553f104c1675e0bb9150293'),
-                '20': ObjectId('6553f104c1675e0bb9150294'),
-                '21': ObjectId('6553f107c1675e0bb9150295'),
-                '22': ObjectId('6553f107c1675e0bb9150296'),
-                '23': ObjectId('6553f107c1675e0bb9150297'),
-                '24': ObjectId('6553f108c1675e0bb9150298'),
-                '25': ObjectId('6553f108c1675e0bb9150299'),
-                '26': ObjectId('6553f108c1675e0bb915029a'),
-                '27': ObjectId('6553f108c1675e0bb915029b'),
-                '28': ObjectId('6553f108c1675e0bb915029c'),
-                '29': ObjectId('6553f108c1675e0bb915029d'),
-                '30': ObjectId('6553f108c1675e0bb915029e'),
-                '31': ObjectId('6553f108c1675e0bb915029f'),
-                '32': ObjectId('6553f108c1675e0bb91502a0'),
-                '33': ObjectId('6553f108c1675e0bb91502a1'),
-                '34': ObjectId('6553f108c1675e0bb91502a2'),
-                '35': ObjectId('6553f108c1675e0bb91502a3'),
-                '36': ObjectId('6553f109c1675e0bb91502a4'),
-                '37': ObjectId('6553f10ac1675e0bb91502a5'),
-                '38': ObjectId('6553f10ac1675e0bb91502a6'),
-                '39': ObjectId('6553f10ac1675e0bb91502a7'),
-                '40': ObjectId('6553f10ac1675e0bb91502a8'),
-                '41': ObjectId('6553f10ac1675e0bb91502a9'),
-                '42': ObjectId('6553f10ac1675e0bb91502aa'),
-                '43': ObjectId('6553f10ac1675e0bb91502ab'),
-                '44': ObjectId('6553f10ac1675e0bb91502ac'),
-                '45': ObjectId('6553f10ac1675e0bb91502ad'),
-                '46': ObjectId('6553f10ac1675e0bb91502ae'),
-                '47': ObjectId('6553f10ac1675e0bb91502af'),
-                '48': ObjectId('6553f10ac1675e0bb91502b0'),
-                '49': ObjectId('6553f10ac1675e0bb91502b1'),
-                '50': ObjectId('6553f10ac1675e0bb91502b2'),
-                '51': ObjectId('6553f10ac1675e0bb91502b3'),
-                '52': ObjectId('6553f10ac1675e0bb91502b4'),
-                '53': ObjectId('6553f10ac1675e0bb91502b5'),
-                '54': ObjectId('6553f10ac1675e0bb91502b6'),
-                '55': ObjectId('6553f10ac1675e0bb91502b7'),
-                '56': ObjectId('6553f10ac1675e0bb91502b8'),
-                '57': ObjectId('6553f10ac1675e0bb91502b9'),
-                '58': ObjectId('6553f10ac1675e0bb91502ba'),
-                '59': ObjectId('6553f10ac1675e0bb91502bb'),
-                '60': ObjectId('6553f10ac1675e0bb91502bc'),
-                '61': ObjectId('6553f10ac1675e0bb91502bd'),
-                '62': ObjectId('6553f10ac1675e0bb91502be'),
-                '63': ObjectId('6553f10ac1675e0bb91502bf'),
-                '64': ObjectId('6553f10ac1675e0bb91502c0'),
-                '65': ObjectId('6553f10ac1675e0bb91502c1'),
-                '66': ObjectId('6553f10ac1675e0bb91502c2'),
-                '67': ObjectId('6553f10ac1675e0bb91502c3'),
-                '68': ObjectId('6553f10ac1675e0bb91502c4'),
-                '69': ObjectId('6553f10ac1675e0bb91502c5'),
-                '70': ObjectId('6553f10ac1675e0bb91502c6'),
-                '71': ObjectId('6553f10ac1675e0bb91502c7'),
-                '72': ObjectId('6553f10ac1675e0bb91502c8'),
-                '73': ObjectId('6553f10bc1675e0bb91502c9'),
-                '74': ObjectId('6553f10cc1675e0bb91502ca'),
-                '75': ObjectId('6553f10dc1675e0bb91502cb'),
-                '76': ObjectId('6553f10ec1675e0bb91502cc'),
-                '77': ObjectId('6553f10ec1675e0bb91502cd'),
-                '78': ObjectId('6553f10ec1675e0bb91502ce'),
-                '79': ObjectId('6553f10ec1675e0bb91502cf')
+                '18': ObjectId('6553f101c1675e0bb9150292'),
+                '19': ObjectId('6553f101c1675e0bb9150293'),
+                '20': ObjectId('6553f101c1675e0bb9150294'),
+                '21': ObjectId('6553f101c1675e0bb9150295'),
+                '22': ObjectId('6553f101c1675e0bb9150296'),
+                '23': ObjectId('6553f101c1675e0bb9150297'),
+                '24': ObjectId('6553f101c1675e0bb9150298'),
+                '25': ObjectId('6553f101c1675e0bb9150299'),
+                '26': ObjectId('6553f101c1675e0bb915029a'),
+                '27': ObjectId('6553f101c1675e0bb915029b'),
+                '28': ObjectId('6553f101c1675e0bb915029c'),
+                '29': ObjectId('6553f101c1675e0bb915029d'),
+                '30': ObjectId('6553f101c1675e0bb915029e'),
+                '31': ObjectId('6553f101c1675e0bb915029f'),
+                '32': ObjectId('6553f101c1675e0bb91502a0'),
+                '33': ObjectId('6553f101c1675e0bb91502a1'),
+                '34': ObjectId('6553f101c1675e0bb91502a2'),
+                '35': ObjectId('6553f101c1675e0bb91502a3'),
+                '36': ObjectId('6553f101c1675e0bb91502a4'),
+                '37': ObjectId('6553f101c1675e0bb91502a5'),
+                '38': ObjectId('6553f101c1675e0bb91502a6'),
+                '39': ObjectId('6553f101c1675e0bb91502a7'),
+                '40': ObjectId('6553f101c1675e0bb91502a8'),
+                '41': ObjectId('6553f101c1675e0bb91502a9'),
+                '42': ObjectId('6553f101c1675e0bb91502aa'),
+                '43': ObjectId('6553f101c1675e0bb91502ab'),
+                '44': ObjectId('6553f101c1675e0bb91502ac'),
+                '45': ObjectId('6553f101c1675e0bb91502ad'),
+                '46': ObjectId('6553f101c1675e0bb91502ae'),
+                '47': ObjectId('6553f101c1675e0bb91502af'),
+                '48': ObjectId('6553f101c1675e0bb91502b0'),
+                '49': ObjectId('6553f101c1675e0bb91502b1'),
+                '50': ObjectId('6553f101c1675e0bb91502b2'),
+                '51': ObjectId('6553f101c1675e0bb91502b3'),
+                '52': ObjectId('6553f101c1675e0bb91502b4'),
+                '53': ObjectId('6553f101c1675e0bb91502b5'),
+                '54': ObjectId('6553f101c1675e0bb91502b6'),
+                '55': ObjectId('6553f101c1675e0bb91502b7'),
+                '56': ObjectId('6553f101c1675e0bb91502b8'),
+                '57': ObjectId('6553f101c1675e0bb91502b9'),
+                '58': ObjectId('6553f101c1675e0bb91502ba'),
+                '59': ObjectId('6553f101c1675e0bb91502bb'),
+                '60': ObjectId('6553f101c1675e0bb91502bc'),
+                '61': ObjectId('6553f101c1675e0bb91502bd'),
+                '62': ObjectId('6553f101c1675e0bb91502be'),
+                '63': ObjectId('6553f101c1675e0bb91502bf'),
+                '64': ObjectId('6553f101c1675e0bb91502c0'),
+                '65': ObjectId('6553f101c1675e0bb91502c1'),
+                '66': ObjectId('6553f101c1675e0bb91502c2'),
+                '67': ObjectId('6553f101c1675e0bb91502c3'),
+                '68': ObjectId('6553f101c1675e0bb91502c4'),
+                '69': ObjectId('6553f101c1675e0bb91502c5'),
+                '70': ObjectId('6553f101c1675e0bb91502c6'),
+                '71': ObjectId('6553f101c1675e0bb91502c7'),
+                '72': ObjectId('6553f101c1675e0bb91502c8'),
+                '73': ObjectId('6553f101c1675e0bb91502c9'),
+                '74': ObjectId('6553f101c1675e0bb91502ca'),
+                '75': ObjectId('6553f101c1675e0bb91502cb'),
+                '76': ObjectId('6553f101c1675e0bb91502cc'),
+                '77': ObjectId('6553f101c1675e0bb91502cd'),
+                '78': ObjectId('6553f101c1675e0bb91502ce'),
+                '79': ObjectId('6553f101c1675e0bb91502cf')
               }
             }
             > sim.balance()
@@ -1025,4 +1025,90 @@ fn a_chunk_across_a_zone_boundary_is_a_zone_violation_until_the_balancer_splits_
             }
         "#]],
     );
+}
+
+/// An ordered `insertMany` stops at its first bad document, whatever stopped it (a
+/// duplicate `_id`, an array `_id`, a field name with a NUL), with the documents before it
+/// stored and their `_id`s returned; a batch longer than one encoding group (the engine
+/// encodes about 64 KiB at a time) goes in whole and in order.
+#[test]
+fn insert_many_stops_at_the_first_bad_document_and_keeps_the_ones_before() {
+    use bson::{doc, Bson, Document};
+    use shardlab::{Cluster, ClusterConfig};
+    let mut cluster = Cluster::new(ClusterConfig::default());
+    cluster
+        .shard_collection("test.c", &doc! { "x": 1 }, false, None)
+        .unwrap();
+    let cases: [(Vec<Document>, usize, &str); 3] = [
+        (
+            vec![
+                doc! { "_id": 1, "x": 1 },
+                doc! { "_id": 2, "x": 2 },
+                doc! { "_id": 1, "x": 3 },
+                doc! { "_id": [1], "x": 4 },
+            ],
+            2,
+            "DuplicateKey",
+        ),
+        (
+            vec![
+                doc! { "x": 5 },
+                doc! { "_id": [1], "x": 6 },
+                doc! { "x": 7 },
+            ],
+            1,
+            "BadValue",
+        ),
+        (
+            vec![
+                doc! { "x": 8 },
+                doc! { "x": 9, "a\0b": 1 },
+                doc! { "_id": 2, "x": 10 },
+            ],
+            1,
+            "BadValue",
+        ),
+    ];
+    let mut stored = 0;
+    for (docs, inserted, kind) in cases {
+        let (ids, err) = cluster.insert_many("test.c", &docs).unwrap_err();
+        assert_eq!(ids.len(), inserted, "{docs:?}");
+        assert!(format!("{err:?}").starts_with(kind), "{err:?}");
+        stored += inserted;
+        assert_eq!(
+            cluster.collection("test.c").unwrap().doc_count(),
+            stored as u64
+        );
+        cluster.check().unwrap();
+    }
+    let many: Vec<Document> = (0..3_000)
+        .map(|i| doc! { "x": 100 + i, "pad": "p".repeat(i as usize % 50) })
+        .collect();
+    let ids = cluster.insert_many("test.c", &many).unwrap();
+    assert_eq!(ids.len(), many.len());
+    assert!(ids
+        .windows(2)
+        .all(|w| matches!((&w[0], &w[1]), (Bson::ObjectId(a), Bson::ObjectId(b)) if a < b)));
+    assert_eq!(
+        cluster.collection("test.c").unwrap().doc_count(),
+        stored as u64 + 3_000
+    );
+    let found: std::collections::BTreeMap<i32, String> = cluster
+        .collection("test.c")
+        .unwrap()
+        .documents()
+        .map(|d| {
+            (
+                d.get_i32("x").unwrap(),
+                d.get_str("pad").unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    for d in &many {
+        assert_eq!(
+            found.get(&d.get_i32("x").unwrap()).map(String::as_str),
+            d.get_str("pad").ok()
+        );
+    }
+    cluster.check().unwrap();
 }
