@@ -183,6 +183,17 @@ fn child(phase: &str, n: usize) {
     );
 }
 
+/// The best of three fresh processes for 1M inserts (each run in its own process, since a
+/// second run in one process would reuse the first one's memory), else one process (which
+/// keeps its best of three).
+fn best_of_processes(phase: &str, n: usize) -> (Duration, f64, String) {
+    let processes = if n >= 1_000_000 { 3 } else { 1 };
+    (0..processes)
+        .map(|_| spawn(phase, n))
+        .min_by_key(|(t, _, _)| *t)
+        .unwrap()
+}
+
 /// Runs one phase in a fresh process, so that each phase's peak memory is its own.
 fn spawn(phase: &str, n: usize) -> (Duration, f64, String) {
     let exe = std::env::current_exe().unwrap();
@@ -217,13 +228,13 @@ fn main() {
         "cluster engine: monotonic inserts, 4 shards, 5.0, chunk size {} KiB, batches of {BATCH}, a balancer round per batch",
         chunk_size() / 1024
     );
-    println!("(best of 3 runs for 10k and 100k, one run for 1M; each phase in its own process)");
+    println!("(best of 3 runs: in one process for 10k and 100k, in three fresh processes for 1M, so that every 1M run pays for fresh memory)");
     let sizes = [10_000usize, 100_000, 1_000_000];
     let mut per_insert = Vec::new();
     for &n in &sizes {
-        let (t, engine_peak, print) = spawn("engine", n);
-        let (f, floor_peak, _) = spawn("floor", n);
-        let (bare, _, _) = spawn("keys", n);
+        let (t, engine_peak, print) = best_of_processes("engine", n);
+        let (f, floor_peak, _) = best_of_processes("floor", n);
+        let (bare, _, _) = best_of_processes("keys", n);
         let ns = t.as_nanos() as f64 / n as f64;
         let floor_ns = f.as_nanos() as f64 / n as f64;
         per_insert.push(ns);
@@ -238,10 +249,11 @@ fn main() {
             ""
         );
         println!(
-            "{:>18} keys alone into a BTreeMap<i64, ()>: {:.1} ms ({:.0} ns/insert)",
+            "{:>18} keys alone into a BTreeMap<i64, ()>: {:.1} ms ({:.0} ns/insert), engine ratio {:.2}x",
             "",
             ms(bare),
-            bare.as_nanos() as f64 / n as f64
+            bare.as_nanos() as f64 / n as f64,
+            t.as_secs_f64() / bare.as_secs_f64()
         );
         println!("{:>18} {print}", "");
     }

@@ -212,7 +212,9 @@ const EMPTY_DOCUMENT: [u8; 5] = [5, 0, 0, 0, 0];
 /// document in it is gone.
 #[derive(Debug, Clone)]
 pub(crate) struct Stored {
-    buf: Rc<[u8]>,
+    // A thin pointer (the slice's length lives in the shared allocation), so that a
+    // stored document costs 16 bytes besides its encoding.
+    buf: Rc<Box<[u8]>>,
     start: u32,
     len: u32,
 }
@@ -254,7 +256,7 @@ impl Stored {
             encode_into(&mut buf, doc, id)?;
             Ok(Stored {
                 len: buf.len() as u32,
-                buf: Rc::from(&buf[..]),
+                buf: Rc::new(Box::from(&buf[..])),
                 start: 0,
             })
         })
@@ -339,7 +341,7 @@ impl StoredBatch {
     /// The encoded documents, in the order they were pushed, sharing one buffer.
     pub(crate) fn finish(self) -> impl Iterator<Item = Stored> {
         let StoredBatch { buf, ends } = self;
-        let shared: Rc<[u8]> = Rc::from(&buf[..]);
+        let shared = Rc::new(Box::<[u8]>::from(&buf[..]));
         SCRATCH.with(|scratch| *scratch.borrow_mut() = buf);
         let mut start = 0;
         ends.into_iter().map(move |end| {
@@ -777,6 +779,7 @@ mod tests {
 
     #[test]
     fn compact_forms_are_small() {
+        assert_eq!(std::mem::size_of::<Stored>(), 16);
         assert_eq!(std::mem::size_of::<Atom>(), 16);
         assert_eq!(std::mem::size_of::<DocKey>(), 16);
     }
