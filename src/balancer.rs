@@ -436,9 +436,10 @@ impl Cluster {
                 }
             }
         }
-        // 2. Chunks on a shard outside their zone move into it.
+        // 2. Chunks on a shard outside their zone move into it (none without zones).
+        let zoned = self.sharding(ns).is_ok_and(|s| !s.zones.is_empty());
         let shard_ids: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
-        for from in shard_ids.iter().copied() {
+        for from in shard_ids.iter().copied().filter(|_| zoned) {
             if used.contains(&from) {
                 continue;
             }

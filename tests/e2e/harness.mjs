@@ -75,7 +75,11 @@ export async function launch() {
 export async function screenshot(page, name) {
   await mkdir('target/screenshots', { recursive: true });
   const path = `target/screenshots/${name}.png`;
+  // The panels under the cluster are skipped while off screen (content-visibility: auto),
+  // and a full-page capture does not wait for them to be drawn: draw them for the capture.
+  const all = await page.addStyleTag({ content: '.lower, .insights { content-visibility: visible !important; }' });
   await page.screenshot({ path, fullPage: true });
+  await all.evaluate((el) => el.remove());
   return path;
 }
 

@@ -271,11 +271,19 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             .find(|(min, _)| std::ptr::eq(*min, &c.min))
             .map_or(&[][..], |(_, list)| list.as_slice());
         let gained = inserts.iter().filter(|(seq, _)| *seq >= fresh_from).count() as u64;
-        // The previous frame's chunk with the same lower bound, if any.
-        while j < before.len() && before[j].min < c.min {
-            j += 1;
+        // The previous frame's chunk with the same lower bound, if any (one comparison per
+        // chunk when the bounds stayed put, which is most of them).
+        let mut prior = None;
+        while let Some(p) = before.get(j) {
+            match p.min.cmp(&c.min) {
+                std::cmp::Ordering::Less => j += 1,
+                std::cmp::Ordering::Equal => {
+                    prior = Some(p);
+                    break;
+                }
+                std::cmp::Ordering::Greater => break,
+            }
         }
-        let prior = before.get(j).filter(|p| p.min == c.min);
         let unchanged = prior.filter(|p| {
             gained == 0
                 && !p.view.is_transient()

@@ -249,3 +249,65 @@ async fn stepping_runs_one_batch_and_back_undoes_it() {
     yew::scheduler::flush().await;
     assert_eq!(count(&root), 0);
 }
+
+/// A shard as drawn, with `docs` documents and no chunks.
+fn shard_view(name: &str, docs: u64) -> shardlab_web::view_model::ShardView {
+    shardlab_web::view_model::ShardView {
+        name: name.to_string(),
+        index: 0,
+        draining: false,
+        zones: Vec::new(),
+        chunks: Rc::from([]),
+        docs,
+        bytes: 0,
+    }
+}
+
+/// While a workload plays fast, the shard columns take turns redrawing: over `every`
+/// ticks each column shows the cluster as it is exactly once, and keeps what it drew on
+/// the others. Paused, slow, or new, a column shows the cluster as it is.
+#[wasm_bindgen_test]
+fn shard_columns_take_turns_redrawing_while_playing_fast() {
+    use shardlab_web::components::cluster_view::{stagger, staggered, MAX_STAGGER};
+    assert_eq!(stagger(false, 30), 1);
+    assert_eq!(stagger(true, 8), 1);
+    assert_eq!(stagger(true, 9), 2);
+    assert_eq!(stagger(true, 30), MAX_STAGGER);
+    let names: Vec<String> = (0..16).map(|i| format!("shard{i:02}")).collect();
+    let mut drawn = Vec::new();
+    // Tick 0 draws every column (none was drawn before).
+    let at = |docs: u64| {
+        names
+            .iter()
+            .map(|n| shard_view(n, docs))
+            .collect::<Vec<_>>()
+    };
+    let first = staggered(&mut drawn, &at(0), |s| s.docs, 4, 0);
+    assert!(first.iter().all(|(s, _)| s.docs == 0));
+    let mut redrawn = vec![0; names.len()];
+    for tick in 1..=4 {
+        let columns = staggered(&mut drawn, &at(tick), |s| s.docs + 100, 4, tick);
+        assert_eq!(columns.len(), names.len());
+        let fresh: Vec<usize> = (0..names.len())
+            .filter(|&i| columns[i].0.docs == tick)
+            .collect();
+        assert_eq!(fresh.len(), names.len() / 4, "tick {tick}: {fresh:?}");
+        for &i in &fresh {
+            redrawn[i] += 1;
+            assert_eq!(columns[i].1, tick + 100);
+        }
+        // The others show what they drew last, not older and not newer.
+        for (i, (s, _)) in columns.iter().enumerate() {
+            assert!(s.docs <= tick);
+            assert_eq!(s.name, names[i]);
+        }
+    }
+    assert!(redrawn.iter().all(|&n| n == 1), "{redrawn:?}");
+    // A column that appears mid-play is drawn at once; paused, every column is current.
+    let mut more = at(9);
+    more.push(shard_view("shard16", 9));
+    let columns = staggered(&mut drawn, &more, |s| s.docs, 4, 5);
+    assert_eq!(columns.last().map(|(s, _)| s.docs), Some(9));
+    let columns = staggered(&mut drawn, &at(10), |s| s.docs, 1, 6);
+    assert!(columns.iter().all(|(s, _)| s.docs == 10));
+}

@@ -23,6 +23,15 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let dispatch = props.dispatch.clone();
     let targeted = &props.targeted;
     let (last, window) = props.state.last_inserts(100);
+    // The columns as last drawn, with their recent-insert counts.
+    let drawn = use_mut_ref(Vec::<(ShardView, u64)>::new);
+    let columns = staggered(
+        &mut drawn.borrow_mut(),
+        &v.shards,
+        |s| last.get(&s.name).copied().unwrap_or(0),
+        stagger(props.state.playing, props.state.speed),
+        props.state.rev,
+    );
     html! {
         <section class="panel cluster" aria-label="Cluster" data-testid="cluster" data-last-window={window.to_string()}>
             <div class="cluster-head">
@@ -38,13 +47,57 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
                 </button>
             </div>
             <div class="shards" style={format!("--columns: {}", v.shards.len().max(1))}>
-                { for v.shards.iter().map(|s| html! {
-                    <ShardColumn key={s.name.clone()} shard={s.clone()} dispatch={dispatch.clone()}
-                        targeted={targeted.contains(&s.name)} last_inserts={last.get(&s.name).copied().unwrap_or(0)} />
+                { for columns.into_iter().map(|(s, last_inserts)| {
+                    let (key, targeted) = (s.name.clone(), targeted.contains(&s.name));
+                    html! {
+                        <ShardColumn key={key} targeted={targeted} shard={s}
+                            dispatch={dispatch.clone()} last_inserts={last_inserts} />
+                    }
                 }) }
             </div>
         </section>
     }
+}
+
+/// While a workload plays fast, how many ticks a shard column waits between redraws: at
+/// most [`MAX_STAGGER`], so that a column still redraws about eight times a second or
+/// more; 1 (every tick) when paused or at up to eight ticks a second.
+pub fn stagger(playing: bool, speed: u32) -> u64 {
+    if playing {
+        u64::from(speed.div_ceil(8)).clamp(1, MAX_STAGGER)
+    } else {
+        1
+    }
+}
+
+/// The most ticks a column waits between redraws (at 30 ticks a second, 7.5 redraws).
+pub const MAX_STAGGER: u64 = 4;
+
+/// The columns to draw on tick `tick`: with `every` above 1, a column redraws only on one
+/// tick in `every`, the columns taking turns (a quarter of them per tick at top speed), so
+/// that no tick redraws every column at once; the others keep what they last drew. A new
+/// column, or any column when `every` is 1, shows the cluster as it is. `drawn` remembers
+/// what each column shows.
+pub fn staggered(
+    drawn: &mut Vec<(ShardView, u64)>,
+    shards: &[ShardView],
+    recent: impl Fn(&ShardView) -> u64,
+    every: u64,
+    tick: u64,
+) -> Vec<(ShardView, u64)> {
+    let columns: Vec<(ShardView, u64)> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let waiting = every > 1 && (tick + i as u64) % every != 0;
+            match drawn.iter().find(|(d, _)| d.name == s.name) {
+                Some(old) if waiting => old.clone(),
+                _ => (s.clone(), recent(s)),
+            }
+        })
+        .collect();
+    drawn.clone_from(&columns);
+    columns
 }
 
 /// Properties of [`ShardColumn`].
