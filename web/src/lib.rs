@@ -2,6 +2,7 @@
 
 pub mod components;
 pub mod export;
+pub mod frames;
 pub mod lessons;
 pub mod share;
 pub mod state;

@@ -194,6 +194,12 @@ pub struct Playground {
     /// redraws the cluster, the timeline and the charts together. They catch up at once
     /// when playing stops or on any other action.
     pub calm_revs: [u64; 2],
+    /// Whether the picture (`view`, `rev`) lags behind the timeline: a tick ran and the
+    /// next [`Action::Draw`] has not come yet.
+    pub stale: bool,
+    /// Whether each [`Calm`] panel is out of sight (skipped by the browser): while a
+    /// workload plays, a hidden panel is not redrawn, and it catches up when it comes back.
+    pub hidden: [bool; 2],
 }
 
 /// While playing, each side panel redraws on one tick in this many (a few times a second).
@@ -254,8 +260,15 @@ pub enum Action {
     Step,
     /// One step back.
     StepBack,
-    /// Run one tick of the playing workload.
+    /// Run one tick of the playing workload. The picture is redrawn on the next
+    /// [`Action::Draw`] (or at once if the previous tick was not drawn yet, or when the
+    /// workload ends), so that a tick's work and its drawing fall on different frames.
     Tick,
+    /// Draw what the ticks since the last drawing changed (nothing if none did).
+    Draw,
+    /// A calm panel went out of sight (`true`) or came back into it (`false`), as the
+    /// browser reports for `content-visibility: auto`.
+    Hidden(Calm, bool),
     /// Move the cursor to step `n`.
     Jump(u64),
     /// Discard the steps after the cursor.
@@ -399,11 +412,14 @@ impl Playground {
             after_done: false,
             rev: 0,
             calm_revs: [0; 2],
+            stale: false,
+            hidden: [false; 2],
         }
     }
 
     /// Recomputes the picture after the timeline moved.
     fn refresh(&mut self) {
+        self.stale = false;
         let memory = self.view.memory();
         let timeline = self.timeline.borrow();
         self.view = Rc::new(cluster_view(
@@ -453,7 +469,12 @@ impl Playground {
             self.console = Rc::new(console);
         }
         self.stats = Rc::new(stats);
-        self.refresh();
+        if self.playing && !self.stale {
+            // A playing tick: drawn by the next `Draw`.
+            self.stale = true;
+        } else {
+            self.refresh();
+        }
     }
 
     /// Runs one batch of the workload; stops playing when the total is reached.
@@ -546,11 +567,13 @@ impl Reducible for Playground {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let tick = matches!(action, Action::Tick);
+        let tick = matches!(action, Action::Tick | Action::Draw);
         let next = self.apply(action);
         let due = |panel: Calm| {
             next.calm_rev(panel) != next.rev
-                && (!tick || !next.playing || next.rev % CALM_EVERY == panel.phase())
+                && (!tick
+                    || !next.playing
+                    || (!next.hidden[panel as usize] && next.rev % CALM_EVERY == panel.phase()))
         };
         if Calm::ALL.iter().any(|p| due(*p)) {
             let mut calm = (*next).clone();
@@ -626,6 +649,22 @@ impl Playground {
                     return self;
                 }
                 next.tick();
+                if !next.playing && next.stale {
+                    // The workload ended: nothing will come to draw it.
+                    next.refresh();
+                }
+            }
+            Action::Hidden(panel, hidden) => {
+                if next.hidden[panel as usize] == hidden {
+                    return self;
+                }
+                next.hidden[panel as usize] = hidden;
+            }
+            Action::Draw => {
+                if !next.stale {
+                    return self;
+                }
+                next.refresh();
             }
             Action::Step => {
                 next.playing = false;
@@ -679,6 +718,10 @@ impl Playground {
                 state.rev = next.rev + 1;
                 return Rc::new(state);
             }
+        }
+        // Nothing draws a stale picture once the workload stops (a pause, a step): draw it.
+        if next.stale && !next.playing {
+            next.refresh();
         }
         Rc::new(next)
     }
