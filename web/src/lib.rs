@@ -2,7 +2,6 @@
 
 pub mod components;
 pub mod export;
-pub mod frames;
 pub mod lessons;
 pub mod share;
 pub mod state;

@@ -194,13 +194,17 @@ pub struct Playground {
     /// redraws the cluster, the timeline and the charts together. They catch up at once
     /// when playing stops or on any other action.
     pub calm_revs: [u64; 2],
-    /// Whether the picture (`view`, `rev`) lags behind the timeline: a tick ran and the
-    /// next [`Action::Draw`] has not come yet.
+    /// Whether the picture (`view`, `rev`) lags one fast tick behind the timeline (see
+    /// [`DRAW_EVERY_TICK_UP_TO`]).
     pub stale: bool,
     /// Whether each [`Calm`] panel is out of sight (skipped by the browser): while a
     /// workload plays, a hidden panel is not redrawn, and it catches up when it comes back.
     pub hidden: [bool; 2],
 }
+
+/// Up to this many ticks a second, every tick is drawn; faster, every second tick is (at
+/// least eight pictures a second), so that the drawing keeps within the frame budget.
+pub const DRAW_EVERY_TICK_UP_TO: u32 = 15;
 
 /// While playing, each side panel redraws on one tick in this many (a few times a second).
 pub const CALM_EVERY: u64 = 8;
@@ -260,12 +264,9 @@ pub enum Action {
     Step,
     /// One step back.
     StepBack,
-    /// Run one tick of the playing workload. The picture is redrawn on the next
-    /// [`Action::Draw`] (or at once if the previous tick was not drawn yet, or when the
-    /// workload ends), so that a tick's work and its drawing fall on different frames.
+    /// Run one tick of the playing workload. Above [`DRAW_EVERY_TICK_UP_TO`] ticks a
+    /// second, the picture is redrawn on every second tick (and when playing stops).
     Tick,
-    /// Draw what the ticks since the last drawing changed (nothing if none did).
-    Draw,
     /// A calm panel went out of sight (`true`) or came back into it (`false`), as the
     /// browser reports for `content-visibility: auto`.
     Hidden(Calm, bool),
@@ -469,8 +470,8 @@ impl Playground {
             self.console = Rc::new(console);
         }
         self.stats = Rc::new(stats);
-        if self.playing && !self.stale {
-            // A playing tick: drawn by the next `Draw`.
+        if self.playing && self.speed > DRAW_EVERY_TICK_UP_TO && !self.stale {
+            // A fast tick: drawn with the next one.
             self.stale = true;
         } else {
             self.refresh();
@@ -567,7 +568,7 @@ impl Reducible for Playground {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let tick = matches!(action, Action::Tick | Action::Draw);
+        let tick = matches!(action, Action::Tick);
         let next = self.apply(action);
         let due = |panel: Calm| {
             next.calm_rev(panel) != next.rev
@@ -649,22 +650,12 @@ impl Playground {
                     return self;
                 }
                 next.tick();
-                if !next.playing && next.stale {
-                    // The workload ended: nothing will come to draw it.
-                    next.refresh();
-                }
             }
             Action::Hidden(panel, hidden) => {
                 if next.hidden[panel as usize] == hidden {
                     return self;
                 }
                 next.hidden[panel as usize] = hidden;
-            }
-            Action::Draw => {
-                if !next.stale {
-                    return self;
-                }
-                next.refresh();
             }
             Action::Step => {
                 next.playing = false;

@@ -312,83 +312,37 @@ fn shard_columns_take_turns_redrawing_while_playing_fast() {
     assert!(columns.iter().all(|(s, _)| s.docs == 10));
 }
 
-/// Ticks per simulated second of frames every `frame_ms`, at `speed` ticks a second, with
-/// the frames between `gap` (start, end) missing (a busy or hidden page).
-fn simulated_ticks(speed: f64, frame_ms: f64, gap: (f64, f64)) -> Vec<f64> {
-    use shardlab_web::frames::{is_due, next_due};
-    let period = 1000.0 / speed;
-    let mut due = None;
-    let mut ticks = Vec::new();
-    let mut now = 0.0;
-    while now < 2000.0 {
-        if !(gap.0..gap.1).contains(&now) {
-            let at = due.unwrap_or(now);
-            if is_due(at, now) {
-                due = Some(next_due(at, now, period));
-                ticks.push(now);
-            }
-        }
-        now += frame_ms;
-    }
-    ticks
-}
-
-/// The frame ticker keeps the chosen rate on average, never ticks twice in a frame, and
-/// does not burst to catch up after frames went missing.
-#[wasm_bindgen_test]
-fn the_frame_ticker_keeps_its_rate_without_bursts() {
-    for speed in [1.0, 4.0, 10.0, 25.0, 30.0] {
-        for frame_ms in [1000.0 / 60.0, 1000.0 / 144.0] {
-            let ticks = simulated_ticks(speed, frame_ms, (0.0, 0.0));
-            let expected = 2.0 * speed;
-            assert!(
-                (ticks.len() as f64 - expected).abs() <= 1.0,
-                "speed {speed} at {frame_ms} ms frames: {} ticks",
-                ticks.len()
-            );
-            assert!(ticks.windows(2).all(|w| w[1] > w[0]));
-        }
-    }
-    // At 60 Hz, 30 ticks a second fall on every second frame.
-    let ticks = simulated_ticks(30.0, 1000.0 / 60.0, (0.0, 0.0));
-    assert!(ticks
-        .windows(2)
-        .all(|w| (w[1] - w[0] - 2000.0 / 60.0).abs() < 0.01));
-    // Half a second without frames: the next frames tick at the usual spacing, not in a
-    // burst of the ticks that were missed.
-    let ticks = simulated_ticks(30.0, 1000.0 / 60.0, (500.0, 1000.0));
-    let after: Vec<f64> = ticks.iter().copied().filter(|t| *t >= 1000.0).collect();
-    assert!(after.windows(2).all(|w| w[1] - w[0] > 30.0), "{after:?}");
-}
-
-/// While playing, a tick's picture is drawn by the next `Draw` (or by the next tick if no
-/// `Draw` came); a calm panel out of sight is not redrawn until it comes back, while the
+/// Playing fast, every second tick is drawn (the other waits for it); playing slowly,
+/// every tick is. A calm panel out of sight is not redrawn until it comes back, while the
 /// other keeps its pace; a pause draws whatever is pending.
 #[wasm_bindgen_test]
-fn ticks_are_drawn_on_the_next_frame_and_hidden_panels_wait() {
-    use shardlab_web::state::Calm;
+fn fast_ticks_are_drawn_in_pairs_and_hidden_panels_wait() {
+    use shardlab_web::state::{Calm, DRAW_EVERY_TICK_UP_TO};
     let mut s = Rc::new(Playground::default());
-    s = s.reduce(Action::Hidden(Calm::Timeline, true));
+    s = s.reduce(Action::SetSpeed(DRAW_EVERY_TICK_UP_TO));
     s = s.reduce(Action::Play);
-    let start = s.calm_rev(Calm::Timeline);
     let rev = s.rev;
     s = s.reduce(Action::Tick);
-    assert!(s.stale, "a playing tick waits for its frame");
-    assert_eq!(s.rev, rev, "nothing redraws before the frame");
-    let before = s.view.docs;
-    s = s.reduce(Action::Draw);
+    assert!(!s.stale && s.rev > rev, "a slow tick is drawn at once");
+    s = s.reduce(Action::SetSpeed(30));
+    s = s.reduce(Action::Hidden(Calm::Timeline, true));
+    let start = s.calm_rev(Calm::Timeline);
+    let (rev, before) = (s.rev, s.view.docs);
+    s = s.reduce(Action::Tick);
+    assert!(s.stale, "a fast tick waits for the next");
+    assert_eq!(
+        (s.rev, s.view.docs),
+        (rev, before),
+        "nothing redraws in between"
+    );
+    s = s.reduce(Action::Tick);
     assert!(!s.stale);
     assert!(
-        s.rev > rev && s.view.docs > before,
-        "the frame draws the tick"
+        s.rev > rev && s.view.docs == s.workload.done,
+        "the second tick draws both"
     );
-    // Two ticks in a row (no frame between): the second draws both.
-    s = s.reduce(Action::Tick);
-    s = s.reduce(Action::Tick);
-    assert!(!s.stale);
     for _ in 0..20 {
         s = s.reduce(Action::Tick);
-        s = s.reduce(Action::Draw);
     }
     assert!(s.playing);
     assert_eq!(
@@ -406,7 +360,9 @@ fn ticks_are_drawn_on_the_next_frame_and_hidden_panels_wait() {
         s.rev,
         "shown again, it catches up"
     );
-    s = s.reduce(Action::Tick);
+    if !s.stale {
+        s = s.reduce(Action::Tick);
+    }
     assert!(s.stale);
     s = s.reduce(Action::Pause);
     assert!(!s.stale, "a pause draws the pending tick");

@@ -16,7 +16,7 @@ use super::workshop::use_workshop;
 use crate::share::{
     playground_from_link, restore_saved, saved_form, share_query, PageOptions, STORAGE_KEY,
 };
-use crate::state::{Action, Playground};
+use crate::state::{Action, Calm, Playground};
 use crate::storage;
 use gloo::timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -53,8 +53,9 @@ pub fn app() -> Html {
     };
     let dispatch: Callback<Action> = state.dispatcher().into();
 
-    // While playing, a timer runs one workload batch per tick. Each tick is a small slice
-    // of work, so the page stays responsive however long the workload is.
+    // While playing, a timer runs one workload batch per tick (drawn on every tick, or
+    // every second one when fast: `DRAW_EVERY_TICK_UP_TO`). Each tick is a small slice of
+    // work, so the page stays responsive however long the workload is.
     {
         let state = state.clone();
         use_effect_with((state.playing, state.speed), move |(playing, speed)| {
@@ -63,6 +64,47 @@ pub fn app() -> Html {
                 Interval::new(1000 / (*speed).max(1), move || state.dispatch(Action::Tick))
             });
             move || drop(interval)
+        });
+    }
+
+    // The panels under the cluster are skipped by the browser while out of sight
+    // (`content-visibility: auto` in the stylesheet); it says when that changes, and a
+    // hidden panel is not redrawn while a workload plays.
+    {
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            let options = gloo::events::EventListenerOptions {
+                phase: gloo::events::EventListenerPhase::Capture,
+                passive: true,
+            };
+            // The event does not bubble: it is caught on its way down.
+            let listener = gloo::events::EventListener::new_with_options(
+                &gloo::utils::document(),
+                "contentvisibilityautostatechange",
+                options,
+                move |e| {
+                    let Some(el) = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    else {
+                        return;
+                    };
+                    let classes = el.class_name();
+                    let panel = if classes.split(' ').any(|c| c == "lower") {
+                        Calm::Timeline
+                    } else if classes.split(' ').any(|c| c == "insights") {
+                        Calm::Insights
+                    } else {
+                        return;
+                    };
+                    let skipped = js_sys::Reflect::get(e, &"skipped".into())
+                        .ok()
+                        .and_then(|v| v.as_bool())
+                        .unwrap_or(false);
+                    state.dispatch(Action::Hidden(panel, skipped));
+                },
+            );
+            move || drop(listener)
         });
     }
 
