@@ -41,8 +41,8 @@ for (const f of await readdir(DIST)) {
 
 // 16 shards, 1 KiB chunks, then enough uniform documents for about a thousand chunks.
 const SHARDS = process.env.SHARDS ?? '16';
-const DOCS = process.env.DOCS ?? '5500';
-const MIN_CHUNKS = Number(process.env.MIN_CHUNKS ?? 500);
+const DOCS = process.env.DOCS ?? '6500';
+const MIN_CHUNKS = Number(process.env.MIN_CHUNKS ?? 900);
 await page.getByLabel('Number of shards').fill(SHARDS);
 await page.getByLabel('Chunk size in KiB').fill('1');
 await page.getByTestId('apply-key').click();

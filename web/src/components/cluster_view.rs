@@ -1,6 +1,6 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
-use crate::state::{Action, Playground};
+use crate::state::{Action, Playground, DRAW_EVERY_TICK_UP_TO};
 use crate::view_model::{human_bytes, ChunkView, ShardView};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -23,6 +23,9 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let dispatch = props.dispatch.clone();
     let targeted = &props.targeted;
     let (last, window) = props.state.last_inserts(100);
+    // Playing fast, blocks appear without their split and arrival animations (the
+    // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
+    let fast = props.state.playing && props.state.speed > DRAW_EVERY_TICK_UP_TO;
     // The columns as last drawn, with their recent-insert counts.
     let drawn = use_mut_ref(Vec::<(ShardView, u64)>::new);
     let columns = staggered(
@@ -33,7 +36,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
         props.state.rev,
     );
     html! {
-        <section class="panel cluster" aria-label="Cluster" data-testid="cluster" data-last-window={window.to_string()}>
+        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={window.to_string()}>
             <div class="cluster-head">
                 <p class="summary" data-testid="summary">
                     if v.sharded {
@@ -59,18 +62,24 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     }
 }
 
-/// While a workload plays fast, how many ticks a shard column waits between redraws: at
-/// most [`MAX_STAGGER`], so that a column still redraws about eight times a second or
-/// more; 1 (every tick) when paused or at up to eight ticks a second.
+/// While a workload plays fast, how many drawings a shard column waits between redraws:
+/// at most [`MAX_STAGGER`], so that a column still redraws about four times a second or
+/// more; 1 (every drawing) when paused or at up to eight ticks a second. Above
+/// [`DRAW_EVERY_TICK_UP_TO`] ticks a second only every second tick is drawn.
 pub fn stagger(playing: bool, speed: u32) -> u64 {
-    if playing {
-        u64::from(speed.div_ceil(8)).clamp(1, MAX_STAGGER)
-    } else {
-        1
+    if !playing || speed <= 8 {
+        return 1;
     }
+    let drawings = if speed > DRAW_EVERY_TICK_UP_TO {
+        speed.div_ceil(2)
+    } else {
+        speed
+    };
+    u64::from(drawings.div_ceil(4)).clamp(1, MAX_STAGGER)
 }
 
-/// The most ticks a column waits between redraws (at 30 ticks a second, 7.5 redraws).
+/// The most drawings a column waits between redraws (at 30 ticks a second, 15 drawings,
+/// a column redraws 3.75 times a second).
 pub const MAX_STAGGER: u64 = 4;
 
 /// The columns to draw on tick `tick`: with `every` above 1, a column redraws only on one
