@@ -220,8 +220,8 @@ pub(crate) struct Stored {
 }
 
 thread_local! {
-    // One buffer reused by every encoding, so that encoding allocates nothing but the
-    // stored bytes themselves.
+    // One buffer reused by every batch, so that encoding allocates nothing but the stored
+    // bytes themselves.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -250,16 +250,13 @@ impl Stored {
     /// Encodes a document, putting `id` first as `_id` when given (a document without
     /// one gets a generated ObjectId in front, as the shell does).
     pub(crate) fn encode(doc: &Document, id: Option<ObjectId>) -> Result<Stored, ClusterError> {
-        SCRATCH.with(|scratch| {
-            let mut buf = scratch.borrow_mut();
-            buf.clear();
-            encode_into(&mut buf, doc, id)?;
-            Ok(Stored {
-                len: buf.len() as u32,
-                buf: Rc::new(Box::from(&buf[..])),
-                start: 0,
-            })
-        })
+        let mut batch = StoredBatch::new();
+        batch.push(doc, id)?;
+        Ok(batch.finish().next().unwrap_or_else(|| Stored {
+            buf: Rc::new(Box::from(&EMPTY_DOCUMENT[..])),
+            start: 0,
+            len: EMPTY_DOCUMENT.len() as u32,
+        }))
     }
 
     /// The BSON size in bytes.

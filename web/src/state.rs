@@ -206,6 +206,15 @@ pub struct Playground {
 /// least eight pictures a second), so that the drawing keeps within the frame budget.
 pub const DRAW_EVERY_TICK_UP_TO: u32 = 15;
 
+/// How many pictures a second a workload playing at `speed` ticks a second draws.
+pub fn drawings_per_second(speed: u32) -> u32 {
+    if speed > DRAW_EVERY_TICK_UP_TO {
+        speed.div_ceil(2)
+    } else {
+        speed
+    }
+}
+
 /// While playing, each side panel redraws on one tick in this many (a few times a second).
 pub const CALM_EVERY: u64 = 8;
 
@@ -418,6 +427,12 @@ impl Playground {
         }
     }
 
+    /// Whether ticks come too fast to draw each one: a workload playing above
+    /// [`DRAW_EVERY_TICK_UP_TO`] ticks a second.
+    pub fn draws_in_pairs(&self) -> bool {
+        self.playing && self.speed > DRAW_EVERY_TICK_UP_TO
+    }
+
     /// Recomputes the picture after the timeline moved.
     fn refresh(&mut self) {
         self.stale = false;
@@ -470,7 +485,7 @@ impl Playground {
             self.console = Rc::new(console);
         }
         self.stats = Rc::new(stats);
-        if self.playing && self.speed > DRAW_EVERY_TICK_UP_TO && !self.stale {
+        if self.draws_in_pairs() && !self.stale {
             // A fast tick: drawn with the next one.
             self.stale = true;
         } else {

@@ -1,6 +1,6 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
-use crate::state::{Action, Playground, DRAW_EVERY_TICK_UP_TO};
+use crate::state::{drawings_per_second, Action, Playground};
 use crate::view_model::{human_bytes, ChunkView, ShardView};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -25,7 +25,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let (last, window) = props.state.last_inserts(100);
     // Playing fast, blocks appear without their split and arrival animations (the
     // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
-    let fast = props.state.playing && props.state.speed > DRAW_EVERY_TICK_UP_TO;
+    let fast = props.state.draws_in_pairs();
     // The columns as last drawn, with their recent-insert counts.
     let drawn = use_mut_ref(Vec::<(ShardView, u64)>::new);
     let columns = staggered(
@@ -64,18 +64,12 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
 
 /// While a workload plays fast, how many drawings a shard column waits between redraws:
 /// at most [`MAX_STAGGER`], so that a column still redraws about four times a second or
-/// more; 1 (every drawing) when paused or at up to eight ticks a second. Above
-/// [`DRAW_EVERY_TICK_UP_TO`] ticks a second only every second tick is drawn.
+/// more; 1 (every drawing) when paused or at up to eight ticks a second.
 pub fn stagger(playing: bool, speed: u32) -> u64 {
     if !playing || speed <= 8 {
         return 1;
     }
-    let drawings = if speed > DRAW_EVERY_TICK_UP_TO {
-        speed.div_ceil(2)
-    } else {
-        speed
-    };
-    u64::from(drawings.div_ceil(4)).clamp(1, MAX_STAGGER)
+    u64::from(drawings_per_second(speed).div_ceil(4)).clamp(1, MAX_STAGGER)
 }
 
 /// The most drawings a column waits between redraws (at 30 ticks a second, 15 drawings,
