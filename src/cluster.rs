@@ -226,6 +226,33 @@ const STORED_GROUP_BYTES: u32 = 64 * 1024;
 /// ...and at most this many documents.
 const STORED_GROUP_DOCS: usize = 1024;
 
+/// The `_id`s of the documents an `insertMany` stored, in order: kept compactly (16 bytes
+/// each for a number or an ObjectId) and given out as BSON values.
+#[derive(Debug, Clone, Default)]
+pub struct InsertedIds(Vec<IdKey>);
+
+impl InsertedIds {
+    /// How many documents were stored.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The `_id`s, in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Bson> + '_ {
+        self.0.iter().map(IdKey::to_bson)
+    }
+
+    /// The `_id`s as a list of values.
+    pub fn to_vec(&self) -> Vec<Bson> {
+        self.iter().collect()
+    }
+}
+
 /// The whole simulated cluster.
 #[derive(Debug, Clone)]
 pub struct Cluster {
@@ -739,9 +766,9 @@ impl Cluster {
         &mut self,
         ns: &str,
         docs: impl IntoIterator<Item = D>,
-    ) -> Result<Vec<Bson>, (Vec<Bson>, ClusterError)> {
+    ) -> Result<InsertedIds, (InsertedIds, ClusterError)> {
         if let Err(e) = self.ensure_collection(ns) {
-            return Err((Vec::new(), e));
+            return Err((InsertedIds::default(), e));
         }
         let mut per_shard = vec![0u64; self.shards.len()];
         let primary = self.primary_of(ns);
@@ -786,8 +813,8 @@ impl Cluster {
                         per_shard[shard as usize] += 1;
                         // Built once the document is in (`_id` is there unless generated).
                         ids.push(match generated {
-                            Some(oid) => Bson::ObjectId(oid),
-                            None => get_id(doc.borrow()).cloned().unwrap_or_default(),
+                            Some(oid) => IdKey::object_id(oid),
+                            None => IdKey::of_value(get_id(doc.borrow()).unwrap_or(&Bson::Null)),
                         });
                     }
                     Err(e) => {
@@ -810,6 +837,7 @@ impl Cluster {
                 per_shard,
             });
         }
+        let ids = InsertedIds(ids);
         match failure {
             Some(e) => Err((ids, e)),
             None => Ok(ids),

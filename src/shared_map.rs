@@ -368,6 +368,67 @@ pub(crate) struct Iter<'a, K, V> {
     back: Pos,
 }
 
+impl<'a, K, V> Iter<'a, K, V> {
+    /// The entries left, with positional access ([`Slices::get`]) instead of iteration.
+    pub(crate) fn slices(&self) -> Slices<'a, K, V> {
+        let mut parts = Vec::new();
+        let mut ends = Vec::new();
+        let mut total = 0;
+        let ((i, j), (k, l)) = (self.front, self.back);
+        if (i, j) < (k, l) {
+            for leaf in i..=k.min(self.leaves.len().saturating_sub(1)) {
+                let entries = self.leaves[leaf].as_slice();
+                let from = if leaf == i { j } else { 0 };
+                let to = if leaf == k { l } else { entries.len() };
+                if let Some(part) = entries.get(from..to).filter(|p| !p.is_empty()) {
+                    total += part.len();
+                    parts.push(part);
+                    ends.push(total);
+                }
+            }
+        }
+        Slices { parts, ends }
+    }
+}
+
+/// A run of consecutive entries of a [`SharedMap`], by position: the pieces of leaves it
+/// spans, so that reading the `i`th entry costs a search over the pieces rather than a
+/// walk over the entries before it.
+#[derive(Debug, Clone)]
+pub(crate) struct Slices<'a, K, V> {
+    parts: Vec<&'a [(K, V)]>,
+    /// The number of entries up to the end of each part.
+    ends: Vec<usize>,
+}
+
+impl<'a, K, V> Slices<'a, K, V> {
+    /// The number of entries.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    /// The entry at position `i` (`None` past the end).
+    pub(crate) fn get(&self, i: usize) -> Option<&'a (K, V)> {
+        let p = self.ends.partition_point(|&end| end <= i);
+        let before = p.checked_sub(1).map_or(0, |q| self.ends[q]);
+        self.parts.get(p)?.get(i - before)
+    }
+
+    /// The first position in `from..` whose entry fails `pred`, for a `pred` that holds
+    /// for a prefix of the entries (as [`slice::partition_point`]).
+    pub(crate) fn partition_point(&self, from: usize, pred: impl Fn(&(K, V)) -> bool) -> usize {
+        let (mut lo, mut hi) = (from, self.len().max(from));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid) {
+                Some(e) if pred(e) => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        lo
+    }
+}
+
 impl<'a, K, V> Iterator for Iter<'a, K, V> {
     type Item = (&'a K, &'a V);
     fn next(&mut self) -> Option<Self::Item> {
@@ -472,6 +533,44 @@ mod tests {
         let rebuilt = SharedMap::from_sorted(model.clone());
         assert!(rebuilt.iter().eq(model.iter()));
         assert_eq!(rebuilt.len(), model.len());
+    }
+
+    /// A range read by position holds the range's entries, in order, whatever leaves it
+    /// starts and ends in, and a partition point found on it is the slice's.
+    #[test]
+    fn slices_read_a_range_by_position() {
+        let mut rng = crate::rng::SplitMix64::new(5);
+        let mut map = SharedMap::new();
+        for _ in 0..3_000 {
+            let k = rng.below(5_000);
+            map.insert(k, k * 2);
+        }
+        for _ in 0..500 {
+            let (a, b) = (rng.below(5_200), rng.below(5_200));
+            let (lo, hi) = (a.min(b), a.max(b));
+            let want: Vec<_> = map.range(lo..hi).collect();
+            let slices = map.range(lo..hi).slices();
+            assert_eq!(slices.len(), want.len());
+            let got: Vec<_> = (0..slices.len())
+                .filter_map(|i| slices.get(i).map(|(k, v)| (k, v)))
+                .collect();
+            assert_eq!(got, want);
+            assert!(slices.get(slices.len()).is_none());
+            let mid = rng.below(5_200);
+            let from = rng.below(want.len() as u64 + 1) as usize;
+            let expected = from + want[from..].partition_point(|(k, _)| **k < mid);
+            assert_eq!(slices.partition_point(from, |(k, _)| *k < mid), expected);
+            // Part of a range, once its ends have been read.
+            let mut it = map.range(lo..hi);
+            it.next();
+            it.next_back();
+            let rest: Vec<_> = it.clone().collect();
+            let part = it.slices();
+            assert!((0..part.len())
+                .filter_map(|i| part.get(i))
+                .map(|(k, v)| (k, v))
+                .eq(rest));
+        }
     }
 
     /// Re-keying in place agrees with a `BTreeMap` model: it happens exactly when the old

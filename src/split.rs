@@ -6,6 +6,7 @@ use crate::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use bson::{Bson, Document};
+use std::cmp::Ordering;
 
 /// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
 /// been written to it (`ChunkWritesTracker::kSplitTestFactor`).
@@ -37,6 +38,100 @@ impl SplitInput {
     }
 }
 
+/// A chunk's keys in order, read by position: a slice, or a run of the document store's
+/// leaves ([`crate::shared_map::Slices`]), which the splitter reads without copying.
+pub(crate) trait KeyRun {
+    /// The number of keys.
+    fn len(&self) -> usize;
+    /// The key at position `i` (below [`KeyRun::len`]).
+    fn key(&self, i: usize) -> &DocKey;
+    /// The first position at or after `from` whose key fails `pred`, for a `pred` that
+    /// holds for a prefix of the keys.
+    fn first_failing(&self, from: usize, pred: impl Fn(&DocKey) -> bool) -> usize {
+        let (mut lo, mut hi) = (from, self.len().max(from));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.key(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// What [`KeyRun::key`] gives past the end (never read by the splitter).
+const NO_KEY: &DocKey = &DocKey::Empty;
+
+impl KeyRun for [&DocKey] {
+    fn len(&self) -> usize {
+        <[&DocKey]>::len(self)
+    }
+    fn key(&self, i: usize) -> &DocKey {
+        self.get(i).copied().unwrap_or(NO_KEY)
+    }
+}
+
+impl<V> KeyRun for crate::shared_map::Slices<'_, (DocKey, u64), V> {
+    fn len(&self) -> usize {
+        crate::shared_map::Slices::len(self)
+    }
+    fn key(&self, i: usize) -> &DocKey {
+        self.get(i).map_or(NO_KEY, |((k, _), _)| k)
+    }
+}
+
+/// `autoSplitVector`'s scan from position `i`, with `scanned` keys counted so far and the
+/// last split point (or the scan's first key) at `last`: every key counts as scanned, and
+/// a key is cut where the count reaches `per_piece` unless it equals the last split point;
+/// the count then starts again from zero. Stops after the key where `cuts` reaches `max`
+/// points. Returns the count after the last key scanned.
+///
+/// The count only grows between cuts, so the scan jumps straight to the key where it
+/// reaches `per_piece`, and over a run of keys equal to the last point by a binary search
+/// (the keys are sorted): a chunk of `n` keys costs `O(points · log n)`, not `O(n)`.
+fn scan_for_cuts<K: KeyRun + ?Sized>(
+    keys: &K,
+    mut i: usize,
+    mut scanned: i64,
+    mut last: usize,
+    per_piece: i64,
+    cuts: &mut Vec<usize>,
+    max: Option<usize>,
+) -> i64 {
+    let len = keys.len();
+    while i < len {
+        // Keys `i..i + skip` leave the count under `per_piece`.
+        let skip = usize::try_from(per_piece - scanned - 1).unwrap_or(0);
+        if skip >= len - i {
+            return scanned + (len - i) as i64;
+        }
+        i += skip;
+        scanned += skip as i64 + 1;
+        let point = keys.key(last);
+        if keys.key(i) == point {
+            // The rest of the run equal to the last point counts, but is not cut.
+            let end = keys.first_failing(i, |k| k == point);
+            scanned += (end - i) as i64;
+            if end >= len {
+                return scanned - 1;
+            }
+            scanned -= 1;
+            i = end;
+            continue;
+        }
+        cuts.push(i);
+        last = i;
+        scanned = 0;
+        i += 1;
+        if max.is_some_and(|m| cuts.len() >= m) {
+            break;
+        }
+    }
+    scanned
+}
+
 /// Chooses split points as MongoDB 5.0's `autoSplitVector` does (spec §6), returning the
 /// positions in `keys` (the chunk's keys in order) whose values are the split points.
 ///
@@ -50,39 +145,24 @@ impl SplitInput {
 ///   are recomputed with `maxDocs - (maxDocs - left) / (n + 1)` documents per piece, or,
 ///   when that would leave pieces under about 67% full, the last point is dropped.
 /// - `limit` (what `moveRange` asks for) computes `limit + 1` points, then keeps `limit`.
-pub(crate) fn auto_split_vector(
-    keys: &[&DocKey],
+pub(crate) fn auto_split_vector<K: KeyRun + ?Sized>(
+    keys: &K,
     input: SplitInput,
     limit: Option<usize>,
 ) -> Vec<usize> {
-    let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+    let len = keys.len();
+    if len == 0 {
         return Vec::new();
-    };
+    }
     let Some(max_docs) = input.max_docs() else {
         return Vec::new();
     };
-    if first == last {
+    if keys.key(0) == keys.key(len - 1) {
         return Vec::new();
     }
     let mut cuts: Vec<usize> = Vec::new();
     // The chunk's first key has been read before the scan starts.
-    let mut scanned: i64 = 1;
-    let mut last_point = 0;
-    for i in 1..keys.len() {
-        scanned += 1;
-        if scanned < max_docs {
-            continue;
-        }
-        if keys[i] == keys[last_point] {
-            continue;
-        }
-        cuts.push(i);
-        last_point = i;
-        scanned = 0;
-        if limit.is_some_and(|l| cuts.len() == l + 1) {
-            break;
-        }
-    }
+    let scanned = scan_for_cuts(keys, 1, 1, 0, max_docs, &mut cuts, limit.map(|l| l + 1));
     let last_piece_full = scanned as f64 >= max_docs as f64 * 0.8;
     if !last_piece_full && !cuts.is_empty() {
         let n = cuts.len().min(MAX_SPLIT_POINTS_TO_REPOSITION);
@@ -94,25 +174,12 @@ pub(crate) fn auto_split_vector(
             cuts.truncate(cuts.len() - n);
             // The new scan starts at the first key equal to the last kept split point (an
             // index scan from that value), or at the chunk's first key.
-            let start = cuts
-                .last()
-                .map_or(0, |&c| keys[..c].partition_point(|k| *k < keys[c]));
-            let mut previous = start;
-            let mut left = n;
-            scanned = 0;
-            for i in start..keys.len() {
-                scanned += 1;
-                if scanned < per_piece || keys[i] == keys[previous] {
-                    continue;
-                }
-                cuts.push(i);
-                previous = i;
-                scanned = 0;
-                left -= 1;
-                if left == 0 {
-                    break;
-                }
-            }
+            let start = cuts.last().map_or(0, |&c| {
+                let point = keys.key(c);
+                keys.first_failing(0, |k| k < point)
+            });
+            let max = Some(cuts.len() + n);
+            scan_for_cuts(keys, start, 0, start, per_piece, &mut cuts, max);
         }
     }
     if let Some(l) = limit {
@@ -156,11 +223,10 @@ impl Cluster {
             return Some(Vec::new());
         }
         let coll = self.collections.get(ns)?;
-        let keys: Vec<&DocKey> = crate::store::range(&coll.docs, &chunk.min, &chunk.max)
-            .map(|((k, _), _)| k)
-            .collect();
+        // The chunk's keys are read in place, by position: the scan reads only a few.
+        let keys = crate::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
         let cuts = auto_split_vector(&keys, input, limit);
-        Some(cuts.into_iter().map(|i| keys[i].to_key()).collect())
+        Some(cuts.into_iter().map(|i| keys.key(i).to_key()).collect())
     }
 
     /// Looks at the chunk starting at `min` once a fifth of the maximum chunk size has been
@@ -187,6 +253,15 @@ impl Cluster {
         let Some(coll) = self.collections.get(ns) else {
             return;
         };
+        // Most attempts end here: a chunk holding fewer than `maxDocs` documents has no
+        // split point, and one within the maximum size cannot be jumbo either.
+        let splittable = self
+            .split_input(ns, chunk.shard, max_size)
+            .and_then(|input| input.max_docs())
+            .is_some_and(|m| i64::try_from(chunk.docs).is_ok_and(|n| n >= m));
+        if !splittable && chunk.bytes <= max_size {
+            return;
+        }
         // A chunk whose documents all share one key value has no split point: the first
         // and last entries of its range tell in O(log n). Past the maximum size it is jumbo.
         if coll.single_key_in(&chunk.min, &chunk.max) {
@@ -327,11 +402,51 @@ impl Cluster {
         bounds.push(chunk.min.clone());
         bounds.extend(points.iter().cloned());
         bounds.push(chunk.max.clone());
+        // Each piece's count and size is summed from its documents, except the piece with
+        // the most documents, which gets what is left of the chunk's (its totals equal its
+        // documents', `Cluster::check`): a split at the top of an ordered key space cuts
+        // off a single document, so only that one is read.
+        let run = crate::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
+        let at = |bound: &KeyValue| {
+            run.partition_point(0, |((k, _), _)| k.cmp_key(bound) == Ordering::Less)
+        };
+        let mut largest = (0, 0);
+        let mut from = 0;
+        for (i, bound) in bounds.iter().enumerate().skip(1) {
+            let to = if i + 1 == bounds.len() {
+                run.len()
+            } else {
+                at(bound)
+            };
+            if to.saturating_sub(from) > largest.1 {
+                largest = (i - 1, to - from);
+            }
+            from = to;
+        }
+        let mut others = (0, 0);
+        let mut totals: Vec<(u64, u64)> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                if i == largest.0 {
+                    return (0, 0);
+                }
+                let (docs, bytes) = range_totals(&coll.docs, &w[0], &w[1]);
+                others = (others.0 + docs, others.1 + bytes);
+                (docs, bytes)
+            })
+            .collect();
+        if let Some(rest) = totals.get_mut(largest.0) {
+            *rest = (
+                chunk.docs.saturating_sub(others.0),
+                chunk.bytes.saturating_sub(others.1),
+            );
+        }
         let pieces = bounds
             .windows(2)
-            .map(|w| {
+            .zip(totals)
+            .map(|(w, (docs, bytes))| {
                 version.minor += 1;
-                let (docs, bytes) = range_totals(&coll.docs, &w[0], &w[1]);
                 Chunk {
                     min: w[0].clone(),
                     max: w[1].clone(),
@@ -596,10 +711,118 @@ mod tests {
             shard_bytes: n as u64 * MIB,
             max_size: max_mib * MIB,
         };
-        auto_split_vector(&refs, input, limit)
+        auto_split_vector(&refs[..], input, limit)
             .into_iter()
             .map(|i| i as i32)
             .collect()
+    }
+
+    /// `autoSplitVector` as a plain loop over every key: the model the jumping scan is
+    /// held to.
+    fn model_split_vector(keys: &[&DocKey], input: SplitInput, limit: Option<usize>) -> Vec<usize> {
+        let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+            return Vec::new();
+        };
+        let Some(max_docs) = input.max_docs() else {
+            return Vec::new();
+        };
+        if first == last {
+            return Vec::new();
+        }
+        let mut cuts: Vec<usize> = Vec::new();
+        // The chunk's first key has been read before the scan starts.
+        let mut scanned: i64 = 1;
+        let mut last_point = 0;
+        for i in 1..keys.len() {
+            scanned += 1;
+            if scanned < max_docs {
+                continue;
+            }
+            if keys[i] == keys[last_point] {
+                continue;
+            }
+            cuts.push(i);
+            last_point = i;
+            scanned = 0;
+            if limit.is_some_and(|l| cuts.len() == l + 1) {
+                break;
+            }
+        }
+        let last_piece_full = scanned as f64 >= max_docs as f64 * 0.8;
+        if !last_piece_full && !cuts.is_empty() {
+            let n = cuts.len().min(MAX_SPLIT_POINTS_TO_REPOSITION);
+            let per_piece = max_docs - (max_docs - scanned) / (n as i64 + 1);
+            if scanned < max_docs - per_piece {
+                // Too few documents left over to even out: the last piece just grows.
+                cuts.pop();
+            } else {
+                cuts.truncate(cuts.len() - n);
+                // The new scan starts at the first key equal to the last kept split point (an
+                // index scan from that value), or at the chunk's first key.
+                let start = cuts
+                    .last()
+                    .map_or(0, |&c| keys[..c].partition_point(|k| *k < keys[c]));
+                let mut previous = start;
+                let mut left = n;
+                scanned = 0;
+                for i in start..keys.len() {
+                    scanned += 1;
+                    if scanned < per_piece || keys[i] == keys[previous] {
+                        continue;
+                    }
+                    cuts.push(i);
+                    previous = i;
+                    scanned = 0;
+                    left -= 1;
+                    if left == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(l) = limit {
+            cuts.truncate(l);
+        }
+        cuts
+    }
+
+    /// The scan that jumps over keys agrees with the plain loop on random sorted keys with
+    /// runs of equal values, for small and large pieces, with and without a limit.
+    #[test]
+    fn jumping_scan_agrees_with_the_plain_loop() {
+        let mut rng = crate::rng::SplitMix64::new(17);
+        for case in 0..4_000 {
+            let n = rng.below(300) as usize;
+            // Runs of equal keys: mostly single keys, some short runs, a few long ones
+            // (which can reach the end of the chunk).
+            let long = rng.below(3) == 0;
+            let mut value = 0i64;
+            let mut keys: Vec<DocKey> = Vec::with_capacity(n);
+            while keys.len() < n {
+                value += 1 + rng.below(2) as i64;
+                let run = match rng.below(8) {
+                    0 if long => 1 + rng.below(60),
+                    0..=1 => 1 + rng.below(6),
+                    _ => 1,
+                };
+                for _ in 0..run.min((n - keys.len()) as u64) {
+                    keys.push(DocKey::new(KeyValue(vec![Bson::Int64(value)])));
+                }
+            }
+            let refs: Vec<&DocKey> = keys.iter().collect();
+            let max_docs = rng.below(40) + 1;
+            let input = SplitInput {
+                shard_docs: 1_000,
+                shard_bytes: 1_000 * (1 + rng.below(3)),
+                max_size: max_docs * 2,
+            };
+            let limit = (rng.below(3) == 0).then(|| rng.below(4) as usize);
+            assert_eq!(
+                auto_split_vector(&refs[..], input, limit),
+                model_split_vector(&refs, input, limit),
+                "case {case}: {n} keys, {input:?}, limit {limit:?}"
+            );
+        }
     }
 
     /// The cases of MongoDB's `auto_split_vector_test.cpp`: ten 1 MiB documents and a
@@ -678,7 +901,7 @@ mod tests {
             shard_bytes: keys.len() as u64 * MIB,
             max_size: 3 * MIB,
         };
-        let values: Vec<KeyValue> = auto_split_vector(&refs, input, None)
+        let values: Vec<KeyValue> = auto_split_vector(&refs[..], input, None)
             .into_iter()
             .map(|i| refs[i].to_key())
             .collect();
@@ -693,7 +916,7 @@ mod tests {
         assert_eq!(values, expected);
         let same: Vec<DocKey> = (0..20).map(|_| key(3)).collect();
         let refs: Vec<&DocKey> = same.iter().collect();
-        assert!(auto_split_vector(&refs, input, None).is_empty());
+        assert!(auto_split_vector(&refs[..], input, None).is_empty());
     }
 
     /// The splitter looks at a chunk only each time a fifth of the maximum chunk size has

@@ -610,6 +610,11 @@ impl IdKey {
         IdKey(Atom::new(doc.get("_id").cloned().unwrap_or(Bson::Null)))
     }
 
+    /// An `_id` value.
+    pub(crate) fn of_value(id: &Bson) -> IdKey {
+        IdKey(Atom::of(id))
+    }
+
     /// The `_id` of a document that got the generated ObjectId `oid` (what [`Stored::id`]
     /// reads back from its bytes, without reading them).
     pub(crate) fn object_id(oid: ObjectId) -> IdKey {

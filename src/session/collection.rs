@@ -66,7 +66,7 @@ impl Session {
             "insertOne" => {
                 let d = self.doc_arg(args, 0, "document")?;
                 let ids = self.cluster.insert_many(ns, vec![d]).map_err(|(_, e)| e)?;
-                doc! { "acknowledged": true, "insertedId": ids.into_iter().next().unwrap_or(Bson::Null) }
+                doc! { "acknowledged": true, "insertedId": ids.iter().next().unwrap_or(Bson::Null) }
             }
             "insertMany" | "insert" => {
                 let docs = match self.arg(args, 0, "documents")? {
@@ -283,8 +283,8 @@ impl Session {
 }
 
 /// `insertedIds` as mongosh prints it: `{ '0': .., '1': .. }`.
-fn ids_doc(ids: Vec<Bson>) -> Document {
-    ids.into_iter()
+fn ids_doc(ids: crate::cluster::InsertedIds) -> Document {
+    ids.iter()
         .enumerate()
         .map(|(i, id)| (i.to_string(), id))
         .collect()

@@ -1084,7 +1084,7 @@ fn insert_many_stops_at_the_first_bad_document_and_keeps_the_ones_before() {
     let many: Vec<Document> = (0..3_000)
         .map(|i| doc! { "x": 100 + i, "pad": "p".repeat(i as usize % 50) })
         .collect();
-    let ids = cluster.insert_many("test.c", &many).unwrap();
+    let ids = cluster.insert_many("test.c", &many).unwrap().to_vec();
     assert_eq!(ids.len(), many.len());
     assert!(ids
         .windows(2)
