@@ -1,6 +1,7 @@
 //! The routing table: chunks `[min, max)` that cover a collection's key space (spec §5).
 
 use crate::shard_key::KeyValue;
+use crate::store::DocKey;
 use bson::Bson;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -169,6 +170,31 @@ impl RoutingTable {
             .range_mut((Bound::Unbounded, Bound::Included(key)))
             .next_back()
             .map(|(_, c)| c)
+    }
+
+    /// Mutable access to the chunk containing the compact key `key`. Only a key below
+    /// the top chunk is written out as a `KeyValue` (in `scratch`'s vector, handed back)
+    /// for the search.
+    pub(crate) fn chunk_for_doc_key_mut(
+        &mut self,
+        key: &DocKey,
+        scratch: &mut Vec<Bson>,
+    ) -> Option<&mut Chunk> {
+        if self
+            .chunks
+            .last_key_value()
+            .is_some_and(|(min, _)| key.cmp_key(min) != Ordering::Less)
+        {
+            return self.chunks.last_entry().map(|e| e.into_mut());
+        }
+        let probe = key.to_key_in(std::mem::take(scratch));
+        let chunk = self
+            .chunks
+            .range_mut((Bound::Unbounded, Bound::Included(&probe)))
+            .next_back()
+            .map(|(_, c)| c);
+        *scratch = probe.0;
+        chunk
     }
 
     /// The chunk whose lower bound is exactly `min`.

@@ -11,7 +11,7 @@ use crate::event_log::EventLog;
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use crate::split::SPLIT_TEST_FACTOR;
-use crate::store::extract_key;
+use crate::store::extract_doc_key;
 use crate::store::StoredBatch;
 pub(crate) use crate::store::{
     id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored,
@@ -198,9 +198,9 @@ pub struct Collection {
     pub indexes: Vec<Document>,
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
-    pub(crate) recent: std::collections::VecDeque<(u64, KeyValue)>,
-    /// The vector of the key value that last left `recent`, reused for the next insert's
-    /// key (a steady stream of inserts then allocates nothing for keys).
+    pub(crate) recent: std::collections::VecDeque<(u64, DocKey)>,
+    /// A vector lent to each insert for the key values it needs as `KeyValue`s, so that a
+    /// steady stream of inserts allocates nothing for keys.
     pub(crate) key_scratch: Vec<Bson>,
 }
 
@@ -870,13 +870,16 @@ impl Cluster {
             key_scratch,
             ..
         } = coll;
-        let (key, chunk, unique) = match sharding {
+        // The key is read straight into its compact form; `key_scratch` lends its vector
+        // to the keys that need a `KeyValue` on the way (routing off the top chunk, keys
+        // of several fields).
+        let (doc_key, chunk, unique) = match sharding {
             Some(s) => {
-                let key = extract_key(&s.pattern, stored.raw(), std::mem::take(key_scratch))?;
-                let chunk = s.table.chunk_for_mut(&key);
-                (key, chunk, s.unique.then_some(&s.pattern))
+                let doc_key = extract_doc_key(&s.pattern, stored.raw(), key_scratch)?;
+                let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
+                (doc_key, chunk, s.unique.then_some(&s.pattern))
             }
-            None => (KeyValue(Vec::new()), None, None),
+            None => (DocKey::Empty, None, None),
         };
         let shard = chunk.as_ref().map_or(primary, |c| c.shard);
         let id = (id.unwrap_or_else(|| stored.id()), shard);
@@ -890,7 +893,6 @@ impl Cluster {
                 ),
             ));
         };
-        let doc_key = DocKey::of(&key);
         if let Some(pattern) = unique {
             if docs
                 .range((doc_key.clone(), 0)..=(doc_key.clone(), u64::MAX))
@@ -898,7 +900,7 @@ impl Cluster {
                 .is_some()
             {
                 let name = index_name(&pattern.to_pattern_document());
-                let shown = format_bson_obj(&pattern.to_document(&key));
+                let shown = format_bson_obj(&pattern.to_document(&doc_key.to_key()));
                 return Err(duplicate_key(ns, &name, &shown));
             }
         }
@@ -926,11 +928,9 @@ impl Cluster {
             }
         }
         if recent.len() == RECENT_INSERTS {
-            if let Some((_, old)) = recent.pop_front() {
-                *key_scratch = old.0;
-            }
+            recent.pop_front();
         }
-        recent.push_back((seq, key));
+        recent.push_back((seq, doc_key.clone()));
         docs.insert((doc_key, seq), stored);
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
@@ -1010,8 +1010,17 @@ impl Collection {
 
     /// The shard keys of the latest inserts with their insertion numbers, oldest first
     /// (at most [`RECENT_INSERTS`]).
-    pub fn recent_inserts(&self) -> impl Iterator<Item = &(u64, KeyValue)> {
-        self.recent.iter()
+    pub fn recent_inserts(&self) -> impl Iterator<Item = (u64, KeyValue)> + '_ {
+        self.recent_inserts_from(0)
+    }
+
+    /// The recent inserts numbered `from` or later (see [`Collection::recent_inserts`]),
+    /// oldest first: only their keys are copied out.
+    pub fn recent_inserts_from(&self, from: u64) -> impl Iterator<Item = (u64, KeyValue)> + '_ {
+        let skip = self.recent.partition_point(|(seq, _)| *seq < from);
+        self.recent
+            .range(skip..)
+            .map(|(seq, key)| (*seq, key.to_key()))
     }
 
     /// The number of documents stored.

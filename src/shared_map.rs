@@ -123,6 +123,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     }
 
     /// The leaf that holds `key` if any leaf does: the last leaf starting at or before it.
+    #[inline]
     fn leaf_for(&self, key: &K) -> usize {
         // Appends (increasing keys: ObjectIds, timestamps) go to the last leaf; checking it
         // first saves a binary search that chases a pointer per step.
@@ -142,6 +143,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     }
 
     /// Where `key` is or would be inserted.
+    #[inline]
     fn find(&self, key: &K) -> Option<(usize, Result<usize, usize>)> {
         if self.leaves.is_empty() {
             return None;

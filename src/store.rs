@@ -97,13 +97,19 @@ impl Atom {
         self.with(|a| other.with(|b| compare_values(a, b)))
     }
 
+    #[inline]
     fn compare_bson(&self, other: &Bson) -> Ordering {
         match (self, other) {
             (Atom::Int64(a), Bson::Int64(b)) => a.cmp(b),
             (Atom::Int32(a), Bson::Int32(b)) => a.cmp(b),
             (Atom::ObjectId(a), Bson::ObjectId(b)) => oid_cmp(a, &b.bytes()),
-            _ => self.with(|a| compare_values(a, other)),
+            _ => self.compare_bson_slow(other),
         }
+    }
+
+    #[inline(never)]
+    fn compare_bson_slow(&self, other: &Bson) -> Ordering {
+        self.with(|a| compare_values(a, other))
     }
 }
 
@@ -124,7 +130,7 @@ fn oid_cmp(a: &[u8; 12], b: &[u8; 12]) -> Ordering {
 
 /// A shard key value as the store keeps it: one compact value per key field. Orders as
 /// the [`KeyValue`] it stands for.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) enum DocKey {
     /// The empty key of an unsharded collection.
     Empty,
@@ -134,7 +140,29 @@ pub(crate) enum DocKey {
     Many(Box<Vec<Atom>>),
 }
 
+// Every insert copies its key once (the store and the recent inserts each keep one): the
+// usual key, a number or an ObjectId, is copied inline.
+impl Clone for DocKey {
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            DocKey::One(Atom::Int64(v)) => DocKey::One(Atom::Int64(*v)),
+            DocKey::One(Atom::ObjectId(b)) => DocKey::One(Atom::ObjectId(*b)),
+            other => other.clone_slow(),
+        }
+    }
+}
+
 impl DocKey {
+    #[inline(never)]
+    fn clone_slow(&self) -> Self {
+        match self {
+            DocKey::Empty => DocKey::Empty,
+            DocKey::One(a) => DocKey::One(a.clone()),
+            DocKey::Many(v) => DocKey::Many(v.clone()),
+        }
+    }
+
     /// The compact form of a key value.
     pub(crate) fn new(key: KeyValue) -> DocKey {
         let mut values = key.0;
@@ -164,13 +192,25 @@ impl DocKey {
         }
     }
 
+    /// The key value this stands for, built in `out`'s vector (its contents are dropped).
+    pub(crate) fn to_key_in(&self, mut out: Vec<Bson>) -> KeyValue {
+        out.clear();
+        out.extend(self.atoms().iter().map(Atom::to_bson));
+        KeyValue(out)
+    }
+
     /// The key value this stands for.
     pub(crate) fn to_key(&self) -> KeyValue {
         KeyValue(self.atoms().iter().map(Atom::to_bson).collect())
     }
 
     /// Compares with a key value, as `self.to_key().cmp(key)` would, without copying.
+    #[inline]
     pub(crate) fn cmp_key(&self, key: &KeyValue) -> Ordering {
+        // The usual case, a key of one field, without going through slices.
+        if let (DocKey::One(a), [b]) = (self, key.0.as_slice()) {
+            return a.compare_bson(b);
+        }
         let atoms = self.atoms();
         for (a, b) in atoms.iter().zip(&key.0) {
             match a.compare_bson(b) {
@@ -499,44 +539,42 @@ pub(crate) fn raw_get<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef
     })
 }
 
-/// A document's shard key value, as [`KeyPattern::extract_raw_into`] extracts it into
-/// `out`. The usual key, one top-level ascending field holding a number or an ObjectId, is
-/// read here directly (the same value that extraction would copy out); anything else goes
-/// through the pattern.
-pub(crate) fn extract_key(
+/// A document's shard key value in its compact form: what `DocKey::of` makes of the value
+/// [`KeyPattern::extract_raw_into`] extracts. The usual key, one top-level ascending field
+/// holding a number or an ObjectId, is read from the bytes straight into a [`DocKey`];
+/// anything else goes through the pattern, extracting into `scratch`'s vector (which is
+/// handed back, so that it is reused).
+pub(crate) fn extract_doc_key(
     pattern: &KeyPattern,
     doc: &RawDocument,
-    mut out: Vec<Bson>,
-) -> Result<KeyValue, ShardKeyError> {
+    scratch: &mut Vec<Bson>,
+) -> Result<DocKey, ShardKeyError> {
     if let [(path, FieldKind::Ascending)] = pattern.fields() {
         if !path.as_bytes().contains(&b'.') {
-            let value = match raw_get(doc, path) {
-                Some(RawBsonRef::Int64(v)) => Some(Bson::Int64(v)),
-                Some(RawBsonRef::Int32(v)) => Some(Bson::Int32(v)),
-                Some(RawBsonRef::Double(v)) => Some(Bson::Double(v)),
-                Some(RawBsonRef::ObjectId(o)) => Some(Bson::ObjectId(o)),
-                _ => None,
-            };
-            if let Some(value) = value {
-                match out.as_mut_slice() {
-                    // The vector usually holds the previous key's scalar: overwriting it
-                    // needs no drop (`Bson`'s drop glue is a call per insert otherwise).
-                    [old @ (Bson::Int64(_)
-                    | Bson::Int32(_)
-                    | Bson::Double(_)
-                    | Bson::ObjectId(_))] => {
-                        std::mem::forget(std::mem::replace(old, value));
-                    }
-                    _ => {
-                        out.clear();
-                        out.push(value);
-                    }
-                }
-                return Ok(KeyValue(out));
+            if let Some(atom) = find_element(doc.as_bytes(), path.as_bytes())
+                .and_then(|(kind, value)| scalar_atom(kind, value))
+            {
+                return Ok(DocKey::One(atom));
             }
         }
     }
-    pattern.extract_raw_into(doc, out)
+    let key = pattern.extract_raw_into(doc, std::mem::take(scratch))?;
+    let compact = DocKey::of(&key);
+    *scratch = key.0;
+    Ok(compact)
+}
+
+/// The compact form of a number or an ObjectId from its BSON type byte and value bytes
+/// (`None` for other types, or too few bytes).
+fn scalar_atom(kind: u8, value: &[u8]) -> Option<Atom> {
+    let fixed = |n: usize| value.get(..n);
+    Some(match kind {
+        0x01 => Atom::Double(f64::from_le_bytes(fixed(8)?.try_into().ok()?)),
+        0x07 => Atom::ObjectId(fixed(12)?.try_into().ok()?),
+        0x10 => Atom::Int32(i32::from_le_bytes(fixed(4)?.try_into().ok()?)),
+        0x12 => Atom::Int64(i64::from_le_bytes(fixed(8)?.try_into().ok()?)),
+        _ => return None,
+    })
 }
 
 /// The type byte and value bytes of the top-level element named `name` in BSON `bytes`.
@@ -776,6 +814,57 @@ mod tests {
             let theirs = raw.get(name)?.map(Bson::try_from).transpose()?;
             assert_eq!(ours, theirs, "{name}");
         }
+        Ok(())
+    }
+
+    /// The quick read of a key from the bytes gives what the pattern's own extraction
+    /// gives, for every type of value, missing and nested fields, hashed and compound
+    /// patterns, and the scratch vector lent to it is handed back.
+    #[test]
+    fn extract_doc_key_agrees_with_the_pattern() -> Result<(), Box<dyn std::error::Error>> {
+        let values = [
+            Bson::Int32(-3),
+            Bson::Int64(1 << 40),
+            Bson::Double(2.5),
+            Bson::Double(f64::NAN),
+            Bson::ObjectId(ObjectId::from_bytes([9; 12])),
+            Bson::String("k".into()),
+            Bson::Null,
+            Bson::Boolean(true),
+            Bson::Document(doc! { "b": 4 }),
+            Bson::Array(vec![Bson::Int32(1)]),
+            Bson::MaxKey,
+        ];
+        let patterns = [
+            doc! { "k": 1 },
+            doc! { "k": "hashed" },
+            doc! { "k.b": 1 },
+            doc! { "k": 1, "z": 1 },
+            doc! { "z": 1 },
+        ];
+        let mut scratch: Vec<Bson> = Vec::new();
+        for pattern in &patterns {
+            let pattern = KeyPattern::parse(pattern)?;
+            for value in &values {
+                for d in [
+                    doc! { "_id": 1, "k": value.clone(), "z": 7 },
+                    doc! { "k": value.clone() },
+                ] {
+                    let stored = Stored::encode(&d, None)?;
+                    let ours = extract_doc_key(&pattern, stored.raw(), &mut scratch);
+                    let theirs = pattern.extract_raw(stored.raw()).map(|k| DocKey::of(&k));
+                    match (ours, theirs) {
+                        (Ok(a), Ok(b)) => {
+                            assert_eq!(a.to_key(), b.to_key(), "{pattern:?} {d}");
+                            assert_eq!(a.cmp(&b), Ordering::Equal);
+                        }
+                        (Err(a), Err(b)) => assert_eq!(a, b),
+                        (a, b) => panic!("{pattern:?} {d}: {a:?} against {b:?}"),
+                    }
+                }
+            }
+        }
+        assert!(scratch.capacity() > 0, "the lent vector comes back");
         Ok(())
     }
 

@@ -456,8 +456,8 @@ const ID_LEAF: u64 = 64
 const EVENT_BYTES: u64 = 360;
 /// Bytes per chunk in a routing table.
 const CHUNK_BYTES: u64 = 256;
-/// Bytes per recent-insert entry: a number and a shard key value (a vector of `Bson`).
-const RECENT_BYTES: u64 = 32 + std::mem::size_of::<bson::Bson>() as u64 + 16;
+/// Bytes per recent-insert entry: a number and a compact shard key value.
+const RECENT_BYTES: u64 = std::mem::size_of::<(u64, crate::store::DocKey)>() as u64 + KEY_HEAP;
 /// Everything else a session holds: shards, databases, variables.
 const SESSION_BASE: u64 = 4096;
 

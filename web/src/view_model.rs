@@ -225,18 +225,19 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     // lookup, rather than testing every chunk against every insert.
     // At most a hundred inserts land in at most a hundred chunks, so a short list keyed by
     // the chunk's identity does (a map would add another copy of the B-tree code).
-    let mut per_chunk: Vec<(&KeyValue, Vec<(u64, &KeyValue)>)> = Vec::new();
-    for (seq, key) in coll.into_iter().flat_map(|c| c.recent_inserts()) {
-        if *seq < window_start.min(fresh_from) {
-            continue;
-        }
-        if let Some(chunk) = sharding.table.chunk_for(key) {
+    let mut per_chunk: Vec<(&KeyValue, Vec<(u64, KeyValue)>)> = Vec::new();
+    let shown_from = window_start.min(fresh_from);
+    for (seq, key) in coll
+        .into_iter()
+        .flat_map(|c| c.recent_inserts_from(shown_from))
+    {
+        if let Some(chunk) = sharding.table.chunk_for(&key) {
             match per_chunk
                 .iter_mut()
                 .find(|(min, _)| std::ptr::eq(*min, &chunk.min))
             {
-                Some((_, list)) => list.push((*seq, key)),
-                None => per_chunk.push((&chunk.min, vec![(*seq, key)])),
+                Some((_, list)) => list.push((seq, key)),
+                None => per_chunk.push((&chunk.min, vec![(seq, key)])),
             }
         }
     }
@@ -334,7 +335,7 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             }
         };
         // Ticks for the latest 100 inserts that fall in this chunk.
-        let mine: Vec<&(u64, &KeyValue)> = inserts
+        let mine: Vec<&(u64, KeyValue)> = inserts
             .iter()
             .filter(|(seq, _)| *seq >= window_start)
             .collect();
