@@ -781,7 +781,10 @@ impl Cluster {
         // are generated before any of its documents goes in.
         let mut group: Vec<(D, Option<ObjectId>)> = Vec::new();
         while failure.is_none() && docs.peek().is_some() {
-            let mut batch = StoredBatch::new();
+            // Room for a whole group, or for the documents left at a guess of 256 bytes
+            // each (the buffer grows if they need more).
+            let room = (docs.size_hint().0.max(1) * 256).min(STORED_GROUP_BYTES as usize + 1024);
+            let mut batch = StoredBatch::with_capacity(room);
             // A document that cannot be stored ends the group; its error is reported once
             // the documents before it are in (unless one of those fails first).
             let mut bad = None;

@@ -14,7 +14,6 @@ use crate::shard_key::{FieldKind, KeyPattern, KeyValue, ShardKeyError};
 use crate::shared_map::SharedMap;
 use bson::oid::ObjectId;
 use bson::{Bson, Document, RawBsonRef, RawDocument};
-use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::io::Write as _;
 use std::rc::Rc;
@@ -259,12 +258,6 @@ pub(crate) struct Stored {
     len: u32,
 }
 
-thread_local! {
-    // One buffer reused by every batch, so that encoding allocates nothing but the stored
-    // bytes themselves.
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Encodes `doc` at the end of `buf`, putting `id` first as `_id` when given. On failure
 /// `buf` is left as it was.
 fn encode_into(
@@ -290,7 +283,7 @@ impl Stored {
     /// Encodes a document, putting `id` first as `_id` when given (a document without
     /// one gets a generated ObjectId in front, as the shell does).
     pub(crate) fn encode(doc: &Document, id: Option<ObjectId>) -> Result<Stored, ClusterError> {
-        let mut batch = StoredBatch::new();
+        let mut batch = StoredBatch::with_capacity(256);
         batch.push(doc, id)?;
         Ok(batch.finish().next().unwrap_or_else(|| Stored {
             buf: Rc::new(Box::from(&EMPTY_DOCUMENT[..])),
@@ -342,19 +335,17 @@ impl Stored {
 /// hands out one [`Stored`] per document.
 #[derive(Debug, Default)]
 pub(crate) struct StoredBatch {
-    /// The encodings, one after another (the thread's scratch buffer, borrowed for the
-    /// batch's life so that its capacity is reused from batch to batch).
+    /// The encodings, one after another, written where they will stay.
     buf: Vec<u8>,
     ends: Vec<u32>,
 }
 
 impl StoredBatch {
-    /// Starts an empty batch.
-    pub(crate) fn new() -> StoredBatch {
-        let mut buf = SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut()));
-        buf.clear();
+    /// Starts an empty batch with room for about `bytes` bytes of documents (it grows if
+    /// they need more).
+    pub(crate) fn with_capacity(bytes: usize) -> StoredBatch {
         StoredBatch {
-            buf,
+            buf: Vec::with_capacity(bytes),
             ends: Vec::new(),
         }
     }
@@ -378,8 +369,9 @@ impl StoredBatch {
     /// The encoded documents, in the order they were pushed, sharing one buffer.
     pub(crate) fn finish(self) -> impl Iterator<Item = Stored> {
         let StoredBatch { buf, ends } = self;
-        let shared = Rc::new(Box::<[u8]>::from(&buf[..]));
-        SCRATCH.with(|scratch| *scratch.borrow_mut() = buf);
+        // The bytes stay where they were encoded: the buffer only gives back its spare
+        // room (which shrinks it in place).
+        let shared = Rc::new(buf.into_boxed_slice());
         let mut start = 0;
         ends.into_iter().map(move |end| {
             let stored = Stored {
@@ -771,7 +763,7 @@ mod tests {
             doc! {},
         ];
         let ids = [None, None, Some(ObjectId::from_bytes([7; 12])), None];
-        let mut batch = StoredBatch::new();
+        let mut batch = StoredBatch::with_capacity(16);
         let mut expected = Vec::new();
         for (d, id) in docs.iter().zip(ids) {
             match Stored::encode(d, id) {
