@@ -14,7 +14,7 @@ use crate::split::SPLIT_TEST_FACTOR;
 use crate::store::extract_doc_key;
 use crate::store::StoredBatch;
 pub(crate) use crate::store::{
-    id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, Stored,
+    id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
@@ -885,14 +885,14 @@ impl Cluster {
             None => (DocKey::Empty, None, None),
         };
         let shard = chunk.as_ref().map_or(primary, |c| c.shard);
-        let id = (id.unwrap_or_else(|| stored.id()), shard);
+        let id = IdSlot::new(id.unwrap_or_else(|| stored.id()), shard);
         let Some(id_slot) = ids.vacant(&id) else {
             return Err(duplicate_key(
                 ns,
                 "_id_",
                 &format!(
                     "{{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.0.to_bson())
+                    crate::shard_key::format_bson_value(&id.id.to_bson())
                 ),
             ));
         };
@@ -917,7 +917,7 @@ impl Cluster {
         let seq = *next_doc;
         *next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.
-        ids.insert_vacant(id_slot, id, 1);
+        ids.insert_vacant(id_slot, id, ());
         let mut split_candidate = None;
         if let Some(chunk) = chunk {
             chunk.docs += 1;
@@ -974,7 +974,7 @@ impl Cluster {
                     }
                 }
             }
-            let id_total: u64 = coll.ids.values().map(|n| u64::from(*n)).sum();
+            let id_total: u64 = coll.ids.iter().map(|(s, _)| u64::from(s.count())).sum();
             if id_total != coll.docs.len() as u64 {
                 return Err(format!(
                     "{ns}: _id index holds {id_total} of {} documents",

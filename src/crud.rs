@@ -3,8 +3,8 @@
 
 use crate::chunks::ShardIdx;
 use crate::cluster::{
-    id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, Stored,
-    VersionMode,
+    id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, IdSlot,
+    Stored, VersionMode,
 };
 use crate::events::EventKind;
 use crate::query;
@@ -242,7 +242,7 @@ impl Cluster {
                 }
             }
             let id = IdKey::of(&new_doc);
-            if from != to && coll.ids.contains_key(&(id.clone(), to)) {
+            if from != to && coll.ids.contains_key(&IdSlot::new(id.clone(), to)) {
                 return Err(ClusterError::DuplicateKey(format!(
                     "E11000 duplicate key error collection: {ns} index: _id_ dup key: {{ _id: {} }}",
                     crate::shard_key::format_bson_value(&id.to_bson())

@@ -170,14 +170,6 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         self.get(key).is_some()
     }
 
-    /// The value of `key`, mutably (its leaf is copied first if a clone shares it).
-    pub(crate) fn get_mut(&mut self, key: &K) -> Option<&mut V> {
-        match self.find(key)? {
-            (i, Ok(j)) => Some(&mut Rc::make_mut(&mut self.leaves[i])[j].1),
-            _ => None,
-        }
-    }
-
     /// Inserts or replaces; returns the value replaced.
     pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.find(&key) {
@@ -239,7 +231,28 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         }
     }
 
-    /// Gives the entry of `old` the key `new`, in place, if its value passes `keep` and
+    /// The stored key equal to `key`: the entry's own copy, with whatever it carries
+    /// beyond what orders it.
+    pub(crate) fn get_key(&self, key: &K) -> Option<&K> {
+        match self.find(key)? {
+            (i, Ok(j)) => Some(&self.leaves[i][j].0),
+            _ => None,
+        }
+    }
+
+    /// Changes the stored key equal to `key` with `f`, which must leave its order as it is
+    /// (it may change what the key carries beyond that). Returns whether the key was there.
+    pub(crate) fn update_key(&mut self, key: &K, f: impl FnOnce(&mut K)) -> bool {
+        let Some((i, Ok(j))) = self.find(key) else {
+            return false;
+        };
+        // The index of first keys is only searched, so its copy of the key can stay as
+        // it was: it orders the same.
+        f(&mut Rc::make_mut(&mut self.leaves[i])[j].0);
+        true
+    }
+
+    /// Gives the entry of `old` the key `new`, in place, if its entry passes `keep` and
     /// `new` sorts where `old` is (strictly between its neighbours, so that no other entry
     /// has it). Returns whether it did; otherwise nothing changes. One search instead of
     /// the four of a removal and an insertion.
@@ -247,13 +260,13 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         &mut self,
         old: &K,
         new: K,
-        keep: impl FnOnce(&V) -> bool,
+        keep: impl FnOnce(&K, &V) -> bool,
     ) -> bool {
         let Some((i, Ok(j))) = self.find(old) else {
             return false;
         };
         let leaf = &self.leaves[i];
-        if !keep(&leaf[j].1) {
+        if !keep(&leaf[j].0, &leaf[j].1) {
             return false;
         }
         let prev = match j.checked_sub(1) {
@@ -595,7 +608,7 @@ mod tests {
                     let others = model.range(lo..=hi).filter(|(x, _)| **x != k).count();
                     let expected = model.get(&k).is_some_and(|v| v % 2 == 0) && others == 0;
                     assert_eq!(
-                        map.rekey_in_place(&k, new, |v| v % 2 == 0),
+                        map.rekey_in_place(&k, new, |_, v| v % 2 == 0),
                         expected,
                         "{k} -> {new}"
                     );

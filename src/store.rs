@@ -665,39 +665,77 @@ impl Ord for IdKey {
     }
 }
 
+/// An entry of the `_id` index: an `_id` on one shard, and how many documents there hold
+/// it. Entries order (and are equal) by `_id` and shard alone; the count rides in the
+/// bytes the pair leaves spare, so that an entry takes 24 bytes rather than the 32 of a
+/// `((IdKey, ShardIdx), u32)`.
+#[derive(Debug, Clone)]
+pub(crate) struct IdSlot {
+    pub(crate) id: IdKey,
+    pub(crate) shard: ShardIdx,
+    count: u32,
+}
+
+impl IdSlot {
+    /// The entry for `id` on `shard` holding one document; as a search key, any entry for
+    /// that `_id` and shard.
+    pub(crate) fn new(id: IdKey, shard: ShardIdx) -> IdSlot {
+        IdSlot {
+            id,
+            shard,
+            count: 1,
+        }
+    }
+
+    /// How many documents on the shard hold the `_id`.
+    pub(crate) fn count(&self) -> u32 {
+        self.count
+    }
+}
+
+eq_from_ord!(IdSlot);
+impl Ord for IdSlot {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.id
+            .cmp(&other.id)
+            .then_with(|| self.shard.cmp(&other.shard))
+    }
+}
+
 /// The `_id` index: how many documents hold each `_id` on each shard.
-pub(crate) type IdIndex = SharedMap<(IdKey, ShardIdx), u32>;
+pub(crate) type IdIndex = SharedMap<IdSlot, ()>;
 
 /// Counts one more document with `id` on `shard`.
 pub(crate) fn id_add(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
-    let key = (id, shard);
-    match ids.get_mut(&key) {
-        Some(n) => *n += 1,
-        None => {
-            ids.insert(key, 1);
-        }
+    let slot = IdSlot::new(id, shard);
+    if !ids.update_key(&slot, |s| s.count += 1) {
+        ids.insert(slot, ());
     }
 }
 
 /// Counts one document fewer with `id` on `shard`.
 pub(crate) fn id_remove(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
-    let key = (id, shard);
-    if let Some(n) = ids.get_mut(&key) {
-        *n -= 1;
-        if *n == 0 {
-            ids.remove(&key);
+    let slot = IdSlot::new(id, shard);
+    match ids.get_key(&slot).map(IdSlot::count) {
+        Some(1) => {
+            ids.remove(&slot);
         }
+        Some(_) => {
+            ids.update_key(&slot, |s| s.count -= 1);
+        }
+        None => {}
     }
 }
 
 /// Moves one document with `id` from `from`'s count to `to`'s (a migration). A lone
 /// document is re-keyed in place; the general case removes and adds.
 pub(crate) fn id_move(ids: &mut IdIndex, id: IdKey, from: ShardIdx, to: ShardIdx) {
-    let key = (id, from);
-    if ids.rekey_in_place(&key, (key.0.clone(), to), |n| *n == 1) {
+    let slot = IdSlot::new(id, from);
+    if ids.rekey_in_place(&slot, IdSlot::new(slot.id.clone(), to), |s, _| s.count == 1) {
         return;
     }
-    let (id, _) = key;
+    let IdSlot { id, .. } = slot;
     id_remove(ids, id.clone(), from);
     id_add(ids, id, to);
 }
@@ -860,9 +898,61 @@ mod tests {
         Ok(())
     }
 
+    /// The `_id` index counts like a map of (`_id`, shard) to counts through random adds,
+    /// removals and moves, including several documents with one `_id` on one shard.
+    #[test]
+    fn id_index_counts_like_a_map() {
+        let mut rng = crate::rng::SplitMix64::new(23);
+        let mut ids = IdIndex::new();
+        let mut model: std::collections::BTreeMap<(i64, ShardIdx), u32> = Default::default();
+        let key = |i: i64| IdKey::of_value(&Bson::Int64(i));
+        for step in 0..20_000 {
+            let (id, shard) = (rng.below(60) as i64, rng.below(3) as ShardIdx);
+            match rng.below(3) {
+                0 => {
+                    id_add(&mut ids, key(id), shard);
+                    *model.entry((id, shard)).or_default() += 1;
+                }
+                1 => {
+                    id_remove(&mut ids, key(id), shard);
+                    if let Some(n) = model.get_mut(&(id, shard)) {
+                        *n -= 1;
+                        if *n == 0 {
+                            model.remove(&(id, shard));
+                        }
+                    }
+                }
+                _ if model.contains_key(&(id, shard)) => {
+                    let to = rng.below(3) as ShardIdx;
+                    id_move(&mut ids, key(id), shard, to);
+                    for (s, delta) in [(shard, -1i64), (to, 1)] {
+                        let n = model.entry((id, s)).or_default();
+                        *n = (i64::from(*n) + delta) as u32;
+                        if *n == 0 {
+                            model.remove(&(id, s));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if step % 101 == 0 {
+                let got: Vec<(Bson, ShardIdx, u32)> = ids
+                    .iter()
+                    .map(|(s, _)| (s.id.to_bson(), s.shard, s.count()))
+                    .collect();
+                let want: Vec<(Bson, ShardIdx, u32)> = model
+                    .iter()
+                    .map(|(&(i, s), &n)| (Bson::Int64(i), s, n))
+                    .collect();
+                assert_eq!(got, want, "step {step}");
+            }
+        }
+    }
+
     #[test]
     fn compact_forms_are_small() {
         assert_eq!(std::mem::size_of::<Stored>(), 16);
+        assert_eq!(std::mem::size_of::<(IdSlot, ())>(), 24);
         assert_eq!(std::mem::size_of::<Atom>(), 16);
         assert_eq!(std::mem::size_of::<DocKey>(), 16);
     }

@@ -448,9 +448,8 @@ const DOC_LEAF: u64 = 64
 /// document key and number, or an `_id` and shard), copied by a snapshot's first write.
 const LEAF_INDEX: u64 = 8 + std::mem::size_of::<(crate::store::DocKey, u64)>() as u64;
 /// Bytes of an `_id` index leaf.
-const ID_LEAF: u64 = 64
-    + (LEAF_MAX as u64 + 1)
-        * std::mem::size_of::<((crate::store::IdKey, crate::chunks::ShardIdx), u32)>() as u64;
+const ID_LEAF: u64 =
+    64 + (LEAF_MAX as u64 + 1) * std::mem::size_of::<(crate::store::IdSlot, ())>() as u64;
 /// Bytes per event in the log: an insert event holds a namespace and a per-shard list of
 /// shard names and counts.
 const EVENT_BYTES: u64 = 360;
