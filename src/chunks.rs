@@ -3,6 +3,7 @@
 use crate::shard_key::KeyValue;
 use crate::store::DocKey;
 use bson::Bson;
+use std::cell::OnceCell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -50,10 +51,16 @@ pub struct Chunk {
 /// and migrations need not scan every chunk for it. Versions change only through
 /// [`RoutingTable::replace`] and [`RoutingTable::set_version`], which keep it exact;
 /// [`RoutingTable::check`] verifies it.
+///
+/// It keeps each shard's document count and data size, summed over its chunks, once they
+/// are asked for (the 5.0 splitter reads them on every attempt): any change made through a
+/// mutable chunk drops them, except an insert's, which reports itself
+/// ([`RoutingTable::chunk_for_doc_key_mut`]).
 #[derive(Debug, Clone, Default)]
 pub struct RoutingTable {
     chunks: BTreeMap<KeyValue, Chunk>,
     version: ChunkVersion,
+    shard_totals: OnceCell<Vec<(u64, u64)>>,
 }
 
 /// The version of a table without chunks.
@@ -85,6 +92,7 @@ impl RoutingTable {
         RoutingTable {
             chunks,
             version: INITIAL_VERSION,
+            shard_totals: OnceCell::new(),
         }
     }
 
@@ -99,6 +107,7 @@ impl RoutingTable {
         RoutingTable {
             version: max_version(&chunks),
             chunks,
+            shard_totals: OnceCell::new(),
         }
     }
 
@@ -117,6 +126,7 @@ impl RoutingTable {
 
     /// All chunks in key order, mutably (change versions with [`RoutingTable::set_version`]).
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Chunk> {
+        self.shard_totals.take();
         self.chunks.values_mut()
     }
 
@@ -159,6 +169,7 @@ impl RoutingTable {
 
     /// Mutable access to the chunk containing `key`.
     pub fn chunk_for_mut(&mut self, key: &KeyValue) -> Option<&mut Chunk> {
+        self.shard_totals.take();
         if self
             .chunks
             .last_key_value()
@@ -172,9 +183,10 @@ impl RoutingTable {
             .map(|(_, c)| c)
     }
 
-    /// Mutable access to the chunk containing the compact key `key`. Only a key below
-    /// the top chunk is written out as a `KeyValue` (in `scratch`'s vector, handed back)
-    /// for the search.
+    /// Mutable access to the chunk containing the compact key `key`, for an insert. Only a
+    /// key below the top chunk is written out as a `KeyValue` (in `scratch`'s vector,
+    /// handed back) for the search. The caller reports the document it counts in the
+    /// chunk with [`RoutingTable::note_insert`], which keeps the shard totals.
     pub(crate) fn chunk_for_doc_key_mut(
         &mut self,
         key: &DocKey,
@@ -197,8 +209,51 @@ impl RoutingTable {
         chunk
     }
 
+    /// If the chunk starting at `min` has had at least `threshold` bytes written to it
+    /// since it was last considered for a split, starts that count over and returns the
+    /// chunk as it is now (its documents are unchanged, so the shard totals stay).
+    pub(crate) fn take_writes(&mut self, min: &KeyValue, threshold: u64) -> Option<Chunk> {
+        let chunk = self
+            .chunks
+            .get_mut(min)
+            .filter(|c| c.written >= threshold)?;
+        chunk.written = 0;
+        Some(chunk.clone())
+    }
+
+    /// Counts in the shard totals a document of `size` bytes that the caller counted in
+    /// one of `shard`'s chunks (see [`RoutingTable::chunk_for_doc_key_mut`]).
+    pub(crate) fn note_insert(&mut self, shard: ShardIdx, size: u64) {
+        if let Some(t) = self
+            .shard_totals
+            .get_mut()
+            .and_then(|totals| totals.get_mut(shard as usize))
+        {
+            t.0 += 1;
+            t.1 += size;
+        }
+    }
+
+    /// `shard`'s document count and data size, summed over its chunks.
+    pub fn shard_totals(&self, shard: ShardIdx) -> (u64, u64) {
+        let totals = self.shard_totals.get_or_init(|| {
+            let mut totals = Vec::new();
+            for c in self.chunks.values() {
+                let i = c.shard as usize;
+                if totals.len() <= i {
+                    totals.resize(i + 1, (0, 0));
+                }
+                totals[i].0 += c.docs;
+                totals[i].1 += c.bytes;
+            }
+            totals
+        });
+        totals.get(shard as usize).copied().unwrap_or((0, 0))
+    }
+
     /// The chunk whose lower bound is exactly `min`.
     pub fn get_mut(&mut self, min: &KeyValue) -> Option<&mut Chunk> {
+        self.shard_totals.take();
         self.chunks.get_mut(min)
     }
 
@@ -225,6 +280,7 @@ impl RoutingTable {
     /// Removes the chunk starting at `min` and inserts `pieces` in its place. The caller
     /// guarantees that the pieces tile the removed chunk's range.
     pub fn replace(&mut self, min: &KeyValue, pieces: Vec<Chunk>) {
+        self.shard_totals.take();
         let removed = self.chunks.remove(min).map(|c| c.version);
         let mut top = None;
         for p in pieces {
@@ -260,6 +316,20 @@ impl RoutingTable {
         }
         if expected != *max {
             return Err(format!("chunks end at {expected:?}, not at the global max"));
+        }
+        if let Some(kept) = self.shard_totals.get() {
+            let fresh = RoutingTable {
+                chunks: self.chunks.clone(),
+                version: self.version,
+                shard_totals: OnceCell::new(),
+            };
+            for (shard, totals) in kept.iter().enumerate() {
+                if *totals != fresh.shard_totals(shard as ShardIdx) {
+                    return Err(format!(
+                        "shard {shard}'s kept totals {totals:?} are not its chunks'"
+                    ));
+                }
+            }
         }
         if self.version != max_version(&self.chunks) {
             return Err(format!(

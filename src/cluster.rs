@@ -216,8 +216,9 @@ fn get_id(doc: &Document) -> Option<&Bson> {
     if doc.len() > 16 {
         return doc.get("_id");
     }
+    // Three bytes compared inline: a string comparison calls `memcmp` for each field.
     doc.iter()
-        .find(|(k, _)| k.as_str() == "_id")
+        .find(|(k, _)| matches!(k.as_bytes(), [b'_', b'i', b'd']))
         .map(|(_, v)| v)
 }
 
@@ -876,7 +877,7 @@ impl Cluster {
         // The key is read straight into its compact form; `key_scratch` lends its vector
         // to the keys that need a `KeyValue` on the way (routing off the top chunk, keys
         // of several fields).
-        let (doc_key, chunk, unique) = match sharding {
+        let (doc_key, chunk, unique) = match sharding.as_mut() {
             Some(s) => {
                 let doc_key = extract_doc_key(&s.pattern, stored.raw(), key_scratch)?;
                 let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
@@ -928,6 +929,9 @@ impl Cluster {
             // for every insert would be wasted work.
             if autosplit && chunk.written >= max_size / SPLIT_TEST_FACTOR {
                 split_candidate = Some(chunk.min.clone());
+            }
+            if let Some(s) = sharding.as_mut() {
+                s.table.note_insert(shard, u64::from(size));
             }
         }
         if recent.len() == RECENT_INSERTS {

@@ -192,11 +192,7 @@ impl Cluster {
     /// The collection's document count and data size on `shard`, read from its chunks, and
     /// the maximum chunk size `max_size`.
     fn split_input(&self, ns: &str, shard: ShardIdx, max_size: u64) -> Option<SplitInput> {
-        let table = &self.sharding(ns).ok()?.table;
-        let (shard_docs, shard_bytes) = table
-            .iter()
-            .filter(|c| c.shard == shard)
-            .fold((0, 0), |(d, b), c| (d + c.docs, b + c.bytes));
+        let (shard_docs, shard_bytes) = self.sharding(ns).ok()?.table.shard_totals(shard);
         Some(SplitInput {
             shard_docs,
             shard_bytes,
@@ -238,15 +234,13 @@ impl Cluster {
         let Ok(sharding) = self.sharding_mut(ns) else {
             return;
         };
-        let Some(chunk) = sharding.table.get_mut(min) else {
+        // An attempt, fruitful or not, starts the count of writes over.
+        let Some(chunk) = sharding
+            .table
+            .take_writes(min, max_size / SPLIT_TEST_FACTOR)
+        else {
             return;
         };
-        if chunk.written < max_size / SPLIT_TEST_FACTOR {
-            return;
-        }
-        // An attempt, fruitful or not, starts the count of writes over.
-        chunk.written = 0;
-        let chunk = chunk.clone();
         let ordered = !sharding.pattern.is_hashed();
         let global_min = sharding.pattern.global_min();
         let global_max = sharding.pattern.global_max();
