@@ -54,8 +54,7 @@ pub struct Chunk {
 ///
 /// It keeps each shard's document count and data size, summed over its chunks, once they
 /// are asked for (the 5.0 splitter reads them on every attempt): any change made through a
-/// mutable chunk drops them, except an insert's, which reports itself
-/// ([`RoutingTable::chunk_for_doc_key_mut`]).
+/// mutable chunk drops them, except an insert's, which reports itself.
 #[derive(Debug, Clone, Default)]
 pub struct RoutingTable {
     chunks: BTreeMap<KeyValue, Chunk>,

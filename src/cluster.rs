@@ -12,10 +12,10 @@ use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use crate::split::SPLIT_TEST_FACTOR;
 use crate::store::extract_doc_key;
-use crate::store::StoredBatch;
 pub(crate) use crate::store::{
     id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
+use crate::store::{Pushed, StoredBatch};
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
@@ -780,7 +780,17 @@ impl Cluster {
         // group), then inserted one by one, in order. Like the shell, which gives every
         // document of an `insertMany` its `_id` before sending it, a group's ObjectIds
         // are generated before any of its documents goes in.
-        let mut group: Vec<(D, Option<ObjectId>)> = Vec::new();
+        let mut group: Vec<(D, Pushed)> = Vec::new();
+        // The shard key's field, when the key is one top-level ascending field: the encoder
+        // notes where each document holds it.
+        let key_field = self
+            .collections
+            .get(ns)
+            .and_then(|c| c.sharding.as_ref())
+            .and_then(|s| match s.pattern.fields() {
+                [(path, FieldKind::Ascending)] if !path.contains('.') => Some(path.clone()),
+                _ => None,
+            });
         while failure.is_none() && docs.peek().is_some() {
             // Room for a whole group, or for the documents left at a guess of 256 bytes
             // each (the buffer grows if they need more).
@@ -791,28 +801,20 @@ impl Cluster {
             let mut bad = None;
             while batch.bytes() < STORED_GROUP_BYTES && group.len() < STORED_GROUP_DOCS {
                 let Some(doc) = docs.next() else { break };
-                let d = doc.borrow();
-                let generated = match get_id(d) {
-                    Some(Bson::Array(_)) => {
-                        bad = Some(ClusterError::BadValue(
-                            "can't use an array for _id".to_string(),
-                        ));
+                // A document without `_id` gets a generated ObjectId in front.
+                match batch.push_new(doc.borrow(), key_field.as_deref(), || self.next_object_id()) {
+                    Ok(pushed) => group.push((doc, pushed)),
+                    Err(e) => {
+                        bad = Some(e);
                         break;
                     }
-                    Some(_) => None,
-                    // A document without `_id` gets a generated ObjectId in front.
-                    None => Some(self.next_object_id()),
-                };
-                if let Err(e) = batch.push(d, generated) {
-                    bad = Some(e);
-                    break;
                 }
-                group.push((doc, generated));
             }
-            for ((doc, generated), stored) in group.drain(..).zip(batch.finish()) {
+            for ((doc, pushed), stored) in group.drain(..).zip(batch.finish()) {
+                let generated = pushed.generated;
                 // A generated `_id` is known without reading it back from the bytes.
                 let id = generated.map(IdKey::object_id);
-                match self.insert_one_inner(ns, stored, id, primary) {
+                match self.insert_one_inner(ns, stored, id, pushed.key_at, primary) {
                     Ok(shard) => {
                         per_shard[shard as usize] += 1;
                         // Built once the document is in (`_id` is there unless generated).
@@ -849,13 +851,15 @@ impl Cluster {
     }
 
     /// Stores one encoded document; `id` is its `_id` if the caller knows it (read from
-    /// the document otherwise); `primary` is the database's primary shard, where an
-    /// unsharded collection's documents go.
+    /// the document otherwise), `key_at` where the encoder saw the shard key's field (see
+    /// [`Pushed`]); `primary` is the database's primary shard, where an unsharded
+    /// collection's documents go.
     fn insert_one_inner(
         &mut self,
         ns: &str,
         stored: Stored,
         id: Option<IdKey>,
+        key_at: Option<u32>,
         primary: ShardIdx,
     ) -> Result<ShardIdx, ClusterError> {
         let (autosplit, max_size) = (self.autosplit_enabled, self.chunk_size());
@@ -879,7 +883,10 @@ impl Cluster {
         // of several fields).
         let (doc_key, chunk, unique) = match sharding.as_mut() {
             Some(s) => {
-                let doc_key = extract_doc_key(&s.pattern, stored.raw(), key_scratch)?;
+                let doc_key = match key_at.and_then(|at| stored.scalar_at(at)) {
+                    Some(atom) => DocKey::One(atom),
+                    None => extract_doc_key(&s.pattern, stored.raw(), key_scratch)?,
+                };
                 let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
                 (doc_key, chunk, s.unique.then_some(&s.pattern))
             }

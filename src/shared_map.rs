@@ -145,16 +145,14 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     /// Where `key` is or would be inserted.
     #[inline]
     fn find(&self, key: &K) -> Option<(usize, Result<usize, usize>)> {
-        if self.leaves.is_empty() {
-            return None;
+        let last = self.leaves.last()?;
+        // An append (a key above every other: increasing ObjectIds, timestamps, insertion
+        // numbers) is told by one comparison with the last entry.
+        if last.last().is_some_and(|e| e.0.cmp(key) == Less) {
+            return Some((self.leaves.len() - 1, Err(last.len())));
         }
         let i = self.leaf_for(key);
-        let leaf = &self.leaves[i];
-        // An append (a key above every other) needs no search within the leaf either.
-        if i + 1 == self.leaves.len() && leaf.last().is_some_and(|e| e.0.cmp(key) == Less) {
-            return Some((i, Err(leaf.len())));
-        }
-        Some((i, leaf.binary_search_by(|e| e.0.cmp(key))))
+        Some((i, self.leaves[i].binary_search_by(|e| e.0.cmp(key))))
     }
 
     /// The value of `key`.

@@ -323,11 +323,36 @@ impl Stored {
         }
     }
 
+    /// The number or ObjectId held by the element starting at `at` (a [`Pushed::key_at`]),
+    /// in compact form; `None` for any other type.
+    pub(crate) fn scalar_at(&self, at: u32) -> Option<Atom> {
+        let element = self.bytes().get(at as usize..)?;
+        let (&kind, rest) = element.split_first()?;
+        let name_len = rest.iter().position(|&b| b == 0)?;
+        scalar_atom(kind, rest.get(name_len + 1..)?)
+    }
+
     /// Where the document's bytes start: two stored documents with the same address are
     /// one document, shared.
     pub(crate) fn ptr(&self) -> *const u8 {
         self.bytes().as_ptr()
     }
+}
+
+/// An `_id` element holding a zero ObjectId: the room `insertMany` keeps for a generated
+/// `_id` at the front of a document.
+const ID_PLACEHOLDER: [u8; 17] = [
+    0x07, b'_', b'i', b'd', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+];
+
+/// What [`StoredBatch::push_new`] learnt of a document while encoding it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pushed {
+    /// The ObjectId given to a document that had no `_id`.
+    pub(crate) generated: Option<ObjectId>,
+    /// Where the shard key's field starts in the encoding (its type byte), when the key is
+    /// one top-level field and the document has it.
+    pub(crate) key_at: Option<u32>,
 }
 
 /// Documents encoded together into one buffer: `insertMany`'s batch, stored with a single
@@ -359,6 +384,78 @@ impl StoredBatch {
         encode_into(&mut self.buf, doc, id)?;
         self.ends.push(self.buf.len() as u32);
         Ok(())
+    }
+
+    /// Encodes one more document for `insertMany`, in one pass over its fields: a
+    /// document without `_id` gets an ObjectId from `next_id` in front (as the shell
+    /// gives one), and the position of its top-level field `key_field` (the shard key's,
+    /// when that is a single top-level field) is noted, so that neither needs another
+    /// look at the document. A document with an array `_id`, or that cannot be encoded,
+    /// is not added; `next_id` is then called as it would have been had it been stored.
+    pub(crate) fn push_new(
+        &mut self,
+        doc: &Document,
+        key_field: Option<&str>,
+        next_id: impl FnOnce() -> ObjectId,
+    ) -> Result<Pushed, ClusterError> {
+        let buf = &mut self.buf;
+        let start = open_document(buf);
+        // Room for a generated `_id`, first; taken out again if the document has one.
+        buf.extend_from_slice(&ID_PLACEHOLDER);
+        let mut own_id = None;
+        let mut key_at = None;
+        let mut failed = None;
+        for (name, value) in doc {
+            let at = buf.len() - start;
+            if let Err(message) = write_element(buf, name, value) {
+                failed = Some(message);
+                break;
+            }
+            if matches!(name.as_bytes(), [b'_', b'i', b'd']) {
+                own_id = Some(value);
+            }
+            if key_field.is_some_and(|f| f == name) {
+                key_at = Some(at);
+            }
+        }
+        let array_id = || ClusterError::BadValue("can't use an array for _id".to_string());
+        if let Some(message) = failed {
+            buf.truncate(start);
+            // An array `_id` is reported before a field the encoder refused, and a
+            // document without `_id` has used up an ObjectId, as when `_id` is looked
+            // for before encoding.
+            return Err(match doc.get("_id") {
+                Some(Bson::Array(_)) => array_id(),
+                Some(_) => ClusterError::BadValue(message),
+                None => {
+                    next_id();
+                    ClusterError::BadValue(message)
+                }
+            });
+        }
+        let generated = match own_id {
+            Some(Bson::Array(_)) => {
+                buf.truncate(start);
+                return Err(array_id());
+            }
+            Some(_) => {
+                buf.drain(start + 4..start + 4 + ID_PLACEHOLDER.len());
+                key_at = key_at.map(|at| at - ID_PLACEHOLDER.len());
+                None
+            }
+            None => {
+                let oid = next_id();
+                let id_at = start + 4 + ID_PLACEHOLDER.len() - 12;
+                buf[id_at..id_at + 12].copy_from_slice(&oid.bytes());
+                Some(oid)
+            }
+        };
+        close_document(buf, start);
+        self.ends.push(buf.len() as u32);
+        Ok(Pushed {
+            generated,
+            key_at: key_at.map(|at| at as u32),
+        })
     }
 
     /// The bytes encoded so far.
@@ -406,20 +503,27 @@ fn close_document(buf: &mut Vec<u8>, start: usize) {
 /// Writes a document's elements; fails on a field name (or regex) holding NUL.
 fn write_elements(buf: &mut Vec<u8>, doc: &Document) -> Result<(), String> {
     for (key, value) in doc {
-        buf.push(value.element_type() as u8);
-        if write_cstring(buf, key).is_err() {
-            return Err(format!("key {key} must not contain null bytes"));
-        }
-        // The scalars of a typical document are written here, without a call.
-        match value {
-            Bson::Int32(v) => buf.extend_from_slice(&v.to_le_bytes()),
-            Bson::Int64(v) => buf.extend_from_slice(&v.to_le_bytes()),
-            Bson::Double(v) => buf.extend_from_slice(&v.to_le_bytes()),
-            Bson::String(s) => write_string(buf, s),
-            Bson::ObjectId(o) => buf.extend_from_slice(&o.bytes()),
-            Bson::Boolean(v) => buf.push(u8::from(*v)),
-            _ => write_value(buf, value)?,
-        }
+        write_element(buf, key, value)?;
+    }
+    Ok(())
+}
+
+/// Writes one element: its type, its name and its value.
+#[inline]
+fn write_element(buf: &mut Vec<u8>, key: &str, value: &Bson) -> Result<(), String> {
+    buf.push(value.element_type() as u8);
+    if write_cstring(buf, key).is_err() {
+        return Err(format!("key {key} must not contain null bytes"));
+    }
+    // The scalars of a typical document are written here, without a call.
+    match value {
+        Bson::Int32(v) => buf.extend_from_slice(&v.to_le_bytes()),
+        Bson::Int64(v) => buf.extend_from_slice(&v.to_le_bytes()),
+        Bson::Double(v) => buf.extend_from_slice(&v.to_le_bytes()),
+        Bson::String(s) => write_string(buf, s),
+        Bson::ObjectId(o) => buf.extend_from_slice(&o.bytes()),
+        Bson::Boolean(v) => buf.push(u8::from(*v)),
+        _ => write_value(buf, value)?,
     }
     Ok(())
 }
@@ -822,6 +926,62 @@ mod tests {
         }
         assert!(Rc::ptr_eq(&stored[0].buf, &stored[2].buf));
         assert_ne!(stored[0].ptr(), stored[1].ptr());
+        Ok(())
+    }
+
+    /// `push_new` stores what `push` stores given the `_id` it generates, notes where the
+    /// key's field is, refuses an array `_id` before a bad field name, and uses up an
+    /// ObjectId exactly for each document without `_id`.
+    #[test]
+    fn push_new_encodes_in_one_pass() -> Result<(), Box<dyn std::error::Error>> {
+        let docs = [
+            doc! { "k": 5_i64, "s": "x" },
+            doc! { "a": 1, "_id": "mine", "k": 2.5 },
+            doc! { "_id": 7, "k": "text" },
+            doc! { "s": 1 },
+            doc! { "k": ObjectId::from_bytes([3; 12]), "_id": ObjectId::from_bytes([4; 12]) },
+            doc! { "_id": [1, 2], "k": 1 },
+            doc! { "bad\0name": 1, "k": 1 },
+            doc! { "bad\0name": 1, "_id": [1] },
+            doc! { "k": 9, "bad\0name": 1, "_id": 3 },
+        ];
+        let mut batch = StoredBatch::with_capacity(64);
+        let mut counter = 0u8;
+        let mut expected = Vec::new();
+        for d in &docs {
+            let before = counter;
+            let pushed = batch.push_new(d, Some("k"), || {
+                counter += 1;
+                ObjectId::from_bytes([counter; 12])
+            });
+            let has_id = d.get("_id").is_some();
+            assert_eq!(counter - before, u8::from(!has_id), "{d}");
+            let array_id = matches!(d.get("_id"), Some(Bson::Array(_)));
+            let bad_name = d.keys().any(|k| k.contains('\0'));
+            match pushed {
+                Ok(p) => {
+                    assert!(!array_id && !bad_name, "{d}");
+                    assert_eq!(p.generated.is_some(), !has_id);
+                    let one = Stored::encode(d, p.generated)?;
+                    let found =
+                        find_element(one.bytes(), b"k").and_then(|(t, v)| scalar_atom(t, v));
+                    let at = p.key_at.and_then(|at| one.scalar_at(at));
+                    assert_eq!(format!("{at:?}"), format!("{found:?}"), "{d}");
+                    assert_eq!(p.key_at.is_some(), d.contains_key("k"), "{d}");
+                    expected.push(one);
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    assert!(array_id || bad_name, "{d}");
+                    assert_eq!(message.contains("array"), array_id, "{d}: {message}");
+                }
+            }
+        }
+        let stored: Vec<Stored> = batch.finish().collect();
+        assert_eq!(stored.len(), expected.len());
+        for (got, want) in stored.iter().zip(&expected) {
+            assert_eq!(got.bytes(), want.bytes());
+        }
         Ok(())
     }
 
