@@ -60,6 +60,9 @@ pub struct RoutingTable {
     chunks: BTreeMap<KeyValue, Chunk>,
     version: ChunkVersion,
     shard_totals: OnceCell<Vec<(u64, u64)>>,
+    /// The lower bound of the top chunk (the one increasing keys all land in), so that
+    /// routing an insert there takes one descent of the tree rather than two.
+    top_min: Option<KeyValue>,
 }
 
 /// The version of a table without chunks.
@@ -88,10 +91,12 @@ impl RoutingTable {
                 written: 0,
             },
         );
+        let top_min = top_min(&chunks);
         RoutingTable {
             chunks,
             version: INITIAL_VERSION,
             shard_totals: OnceCell::new(),
+            top_min,
         }
     }
 
@@ -105,6 +110,7 @@ impl RoutingTable {
         let chunks = by_min;
         RoutingTable {
             version: max_version(&chunks),
+            top_min: top_min(&chunks),
             chunks,
             shard_totals: OnceCell::new(),
         }
@@ -192,9 +198,9 @@ impl RoutingTable {
         scratch: &mut Vec<Bson>,
     ) -> Option<&mut Chunk> {
         if self
-            .chunks
-            .last_key_value()
-            .is_some_and(|(min, _)| key.cmp_key(min) != Ordering::Less)
+            .top_min
+            .as_ref()
+            .is_some_and(|min| key.cmp_key(min) != Ordering::Less)
         {
             return self.chunks.last_entry().map(|e| e.into_mut());
         }
@@ -292,6 +298,7 @@ impl RoutingTable {
             _ if removed == Some(self.version) => self.version = max_version(&self.chunks),
             _ => {}
         }
+        self.top_min = top_min(&self.chunks);
     }
 
     /// Checks that the chunks tile `[min, max)` exactly. Returns a description of the
@@ -316,11 +323,18 @@ impl RoutingTable {
         if expected != *max {
             return Err(format!("chunks end at {expected:?}, not at the global max"));
         }
+        if self.top_min != top_min(&self.chunks) {
+            return Err(format!(
+                "kept top bound {:?} is not the last chunk's",
+                self.top_min
+            ));
+        }
         if let Some(kept) = self.shard_totals.get() {
             let fresh = RoutingTable {
                 chunks: self.chunks.clone(),
                 version: self.version,
                 shard_totals: OnceCell::new(),
+                top_min: None,
             };
             for (shard, totals) in kept.iter().enumerate() {
                 if *totals != fresh.shard_totals(shard as ShardIdx) {
@@ -348,6 +362,11 @@ fn key_cmp(a: &KeyValue, b: &KeyValue) -> Ordering {
         ([Bson::Int32(x)], [Bson::Int32(y)]) => x.cmp(y),
         _ => a.cmp(b),
     }
+}
+
+/// The lower bound of the last chunk.
+fn top_min(chunks: &BTreeMap<KeyValue, Chunk>) -> Option<KeyValue> {
+    chunks.last_key_value().map(|(min, _)| min.clone())
 }
 
 /// The highest version of any chunk, or the initial version without chunks.

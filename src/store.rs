@@ -414,7 +414,12 @@ impl StoredBatch {
             if matches!(name.as_bytes(), [b'_', b'i', b'd']) {
                 own_id = Some(value);
             }
-            if key_field.is_some_and(|f| f == name) {
+            // Names are short: compared byte by byte rather than by a call to `memcmp`.
+            if key_at.is_none()
+                && key_field.is_some_and(|f| {
+                    f.len() == name.len() && f.bytes().zip(name.bytes()).all(|(a, b)| a == b)
+                })
+            {
                 key_at = Some(at);
             }
         }
