@@ -210,18 +210,6 @@ pub const MAX_DOCUMENT_BYTES: u32 = 16 * 1024 * 1024;
 /// How many of the latest inserts a collection remembers (see [`Collection::recent_inserts`]).
 pub const RECENT_INSERTS: usize = 512;
 
-/// A document's `_id`. Small documents are scanned rather than hashed into: `get` hashes
-/// the name with SipHash, which costs more than comparing a few short names.
-fn get_id(doc: &Document) -> Option<&Bson> {
-    if doc.len() > 16 {
-        return doc.get("_id");
-    }
-    // Three bytes compared inline: a string comparison calls `memcmp` for each field.
-    doc.iter()
-        .find(|(k, _)| matches!(k.as_bytes(), [b'_', b'i', b'd']))
-        .map(|(_, v)| v)
-}
-
 /// `insertMany` encodes its documents into shared buffers of about this many bytes...
 const STORED_GROUP_BYTES: u32 = 64 * 1024;
 /// ...and at most this many documents.
@@ -780,7 +768,7 @@ impl Cluster {
         // group), then inserted one by one, in order. Like the shell, which gives every
         // document of an `insertMany` its `_id` before sending it, a group's ObjectIds
         // are generated before any of its documents goes in.
-        let mut group: Vec<(D, Pushed)> = Vec::new();
+        let mut group: Vec<Pushed> = Vec::new();
         // The shard key's field, when the key is one top-level ascending field: the encoder
         // notes where each document holds it.
         let key_field = self
@@ -803,25 +791,20 @@ impl Cluster {
                 let Some(doc) = docs.next() else { break };
                 // A document without `_id` gets a generated ObjectId in front.
                 match batch.push_new(doc.borrow(), key_field.as_deref(), || self.next_object_id()) {
-                    Ok(pushed) => group.push((doc, pushed)),
+                    Ok(pushed) => group.push(pushed),
                     Err(e) => {
                         bad = Some(e);
                         break;
                     }
                 }
             }
-            for ((doc, pushed), stored) in group.drain(..).zip(batch.finish()) {
-                let generated = pushed.generated;
+            for (pushed, stored) in group.drain(..).zip(batch.finish()) {
                 // A generated `_id` is known without reading it back from the bytes.
-                let id = generated.map(IdKey::object_id);
+                let id = pushed.generated.map(IdKey::object_id);
                 match self.insert_one_inner(ns, stored, id, pushed.key_at, primary) {
-                    Ok(shard) => {
+                    Ok((shard, id)) => {
                         per_shard[shard as usize] += 1;
-                        // Built once the document is in (`_id` is there unless generated).
-                        ids.push(match generated {
-                            Some(oid) => IdKey::object_id(oid),
-                            None => IdKey::of_value(get_id(doc.borrow()).unwrap_or(&Bson::Null)),
-                        });
+                        ids.push(id);
                     }
                     Err(e) => {
                         bad = Some(e);
@@ -850,8 +833,8 @@ impl Cluster {
         }
     }
 
-    /// Stores one encoded document; `id` is its `_id` if the caller knows it (read from
-    /// the document otherwise), `key_at` where the encoder saw the shard key's field (see
+    /// Stores one encoded document and returns its shard and `_id`; `id` is its `_id` if
+    /// the caller knows it (read from the document otherwise), `key_at` where the encoder saw the shard key's field (see
     /// [`Pushed`]); `primary` is the database's primary shard, where an unsharded
     /// collection's documents go.
     fn insert_one_inner(
@@ -861,7 +844,7 @@ impl Cluster {
         id: Option<IdKey>,
         key_at: Option<u32>,
         primary: ShardIdx,
-    ) -> Result<ShardIdx, ClusterError> {
+    ) -> Result<(ShardIdx, IdKey), ClusterError> {
         let (autosplit, max_size) = (self.autosplit_enabled, self.chunk_size());
         let coll = self
             .collections
@@ -925,6 +908,7 @@ impl Cluster {
         let seq = *next_doc;
         *next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.
+        let inserted = id.id.clone();
         ids.insert_vacant(id_slot, id, ());
         let mut split_candidate = None;
         if let Some(chunk) = chunk {
@@ -949,7 +933,7 @@ impl Cluster {
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
         }
-        Ok(shard)
+        Ok((shard, inserted))
     }
 
     /// Changes whether the balancer may move a collection's chunks.

@@ -426,20 +426,6 @@ impl<'a, K, V> Slices<'a, K, V> {
         let before = p.checked_sub(1).map_or(0, |q| self.ends[q]);
         self.parts.get(p)?.get(i - before)
     }
-
-    /// The first position in `from..` whose entry fails `pred`, for a `pred` that holds
-    /// for a prefix of the entries (as [`slice::partition_point`]).
-    pub(crate) fn partition_point(&self, from: usize, pred: impl Fn(&(K, V)) -> bool) -> usize {
-        let (mut lo, mut hi) = (from, self.len().max(from));
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.get(mid) {
-                Some(e) if pred(e) => lo = mid + 1,
-                _ => hi = mid,
-            }
-        }
-        lo
-    }
 }
 
 impl<'a, K, V> Iterator for Iter<'a, K, V> {
@@ -549,7 +535,7 @@ mod tests {
     }
 
     /// A range read by position holds the range's entries, in order, whatever leaves it
-    /// starts and ends in, and a partition point found on it is the slice's.
+    /// starts and ends in.
     #[test]
     fn slices_read_a_range_by_position() {
         let mut rng = crate::rng::SplitMix64::new(5);
@@ -569,10 +555,6 @@ mod tests {
                 .collect();
             assert_eq!(got, want);
             assert!(slices.get(slices.len()).is_none());
-            let mid = rng.below(5_200);
-            let from = rng.below(want.len() as u64 + 1) as usize;
-            let expected = from + want[from..].partition_point(|(k, _)| **k < mid);
-            assert_eq!(slices.partition_point(from, |(k, _)| *k < mid), expected);
             // Part of a range, once its ends have been read.
             let mut it = map.range(lo..hi);
             it.next();

@@ -6,7 +6,6 @@ use crate::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use bson::{Bson, Document};
-use std::cmp::Ordering;
 
 /// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
 /// been written to it (`ChunkWritesTracker::kSplitTestFactor`).
@@ -396,46 +395,19 @@ impl Cluster {
         bounds.push(chunk.min.clone());
         bounds.extend(points.iter().cloned());
         bounds.push(chunk.max.clone());
-        // Each piece's count and size is summed from its documents, except the piece with
-        // the most documents, which gets what is left of the chunk's (its totals equal its
-        // documents', `Cluster::check`): a split at the top of an ordered key space cuts
-        // off a single document, so only that one is read.
-        let run = crate::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
-        let at = |bound: &KeyValue| {
-            run.partition_point(0, |((k, _), _)| k.cmp_key(bound) == Ordering::Less)
-        };
-        let mut largest = (0, 0);
-        let mut from = 0;
-        for (i, bound) in bounds.iter().enumerate().skip(1) {
-            let to = if i + 1 == bounds.len() {
-                run.len()
-            } else {
-                at(bound)
-            };
-            if to.saturating_sub(from) > largest.1 {
-                largest = (i - 1, to - from);
-            }
-            from = to;
+        // Each piece's count and size is summed from its documents, except the first's,
+        // which is what is left of the chunk's (a chunk's totals are its documents',
+        // `Cluster::check`): a split at the top of an ordered key space cuts a single
+        // document off the top, so only that one is read.
+        let mut rest = (chunk.docs, chunk.bytes);
+        let mut totals = Vec::with_capacity(bounds.len() - 1);
+        totals.push((0, 0));
+        for w in bounds.windows(2).skip(1) {
+            let (docs, bytes) = range_totals(&coll.docs, &w[0], &w[1]);
+            rest = (rest.0.saturating_sub(docs), rest.1.saturating_sub(bytes));
+            totals.push((docs, bytes));
         }
-        let mut others = (0, 0);
-        let mut totals: Vec<(u64, u64)> = bounds
-            .windows(2)
-            .enumerate()
-            .map(|(i, w)| {
-                if i == largest.0 {
-                    return (0, 0);
-                }
-                let (docs, bytes) = range_totals(&coll.docs, &w[0], &w[1]);
-                others = (others.0 + docs, others.1 + bytes);
-                (docs, bytes)
-            })
-            .collect();
-        if let Some(rest) = totals.get_mut(largest.0) {
-            *rest = (
-                chunk.docs.saturating_sub(others.0),
-                chunk.bytes.saturating_sub(others.1),
-            );
-        }
+        totals[0] = rest;
         let pieces = bounds
             .windows(2)
             .zip(totals)

@@ -429,7 +429,8 @@ impl StoredBatch {
             // An array `_id` is reported before a field the encoder refused, and a
             // document without `_id` has used up an ObjectId, as when `_id` is looked
             // for before encoding.
-            return Err(match doc.get("_id") {
+            let id = doc.iter().find(|(name, _)| matches!(name.as_bytes(), [b'_', b'i', b'd']));
+            return Err(match id.map(|(_, value)| value) {
                 Some(Bson::Array(_)) => array_id(),
                 Some(_) => ClusterError::BadValue(message),
                 None => {
@@ -513,8 +514,9 @@ fn write_elements(buf: &mut Vec<u8>, doc: &Document) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes one element: its type, its name and its value.
-#[inline]
+/// Writes one element: its type, its name and its value. (Inlined natively, where it
+/// is hot; a single copy in the downloaded wasm.)
+#[cfg_attr(not(target_arch = "wasm32"), inline)]
 fn write_element(buf: &mut Vec<u8>, key: &str, value: &Bson) -> Result<(), String> {
     buf.push(value.element_type() as u8);
     if write_cstring(buf, key).is_err() {
@@ -747,11 +749,6 @@ impl IdKey {
     /// The `_id` of a document (null when it has none).
     pub(crate) fn of(doc: &Document) -> IdKey {
         IdKey(Atom::new(doc.get("_id").cloned().unwrap_or(Bson::Null)))
-    }
-
-    /// An `_id` value.
-    pub(crate) fn of_value(id: &Bson) -> IdKey {
-        IdKey(Atom::of(id))
     }
 
     /// The `_id` of a document that got the generated ObjectId `oid` (what [`Stored::id`]
@@ -1070,7 +1067,7 @@ mod tests {
         let mut rng = crate::rng::SplitMix64::new(23);
         let mut ids = IdIndex::new();
         let mut model: std::collections::BTreeMap<(i64, ShardIdx), u32> = Default::default();
-        let key = |i: i64| IdKey::of_value(&Bson::Int64(i));
+        let key = |i: i64| IdKey(Atom::Int64(i));
         for step in 0..20_000 {
             let (id, shard) = (rng.below(60) as i64, rng.below(3) as ShardIdx);
             match rng.below(3) {
