@@ -429,7 +429,9 @@ impl StoredBatch {
             // An array `_id` is reported before a field the encoder refused, and a
             // document without `_id` has used up an ObjectId, as when `_id` is looked
             // for before encoding.
-            let id = doc.iter().find(|(name, _)| matches!(name.as_bytes(), [b'_', b'i', b'd']));
+            let id = doc
+                .iter()
+                .find(|(name, _)| matches!(name.as_bytes(), [b'_', b'i', b'd']));
             return Err(match id.map(|(_, value)| value) {
                 Some(Bson::Array(_)) => array_id(),
                 Some(_) => ClusterError::BadValue(message),
