@@ -198,7 +198,7 @@ pub struct Collection {
     pub indexes: Vec<Document>,
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
-    pub(crate) recent: std::collections::VecDeque<(u64, DocKey)>,
+    pub(crate) recent: RecentInserts,
     /// A vector lent to each insert for the key values it needs as `KeyValue`s, so that a
     /// steady stream of inserts allocates nothing for keys.
     pub(crate) key_scratch: Vec<Bson>,
@@ -209,6 +209,48 @@ pub const MAX_DOCUMENT_BYTES: u32 = 16 * 1024 * 1024;
 
 /// How many of the latest inserts a collection remembers (see [`Collection::recent_inserts`]).
 pub const RECENT_INSERTS: usize = 512;
+
+/// The insertion numbers and shard keys of a collection's latest inserts, at most
+/// [`RECENT_INSERTS`]: a ring whose newest entry takes the place of the oldest.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RecentInserts {
+    ring: Vec<(u64, DocKey)>,
+    /// Where the next entry goes: the oldest entry, once the ring is full.
+    next: usize,
+}
+
+impl RecentInserts {
+    fn push(&mut self, seq: u64, key: DocKey) {
+        if self.ring.len() < RECENT_INSERTS {
+            self.ring.reserve_exact(RECENT_INSERTS - self.ring.len());
+            self.ring.push((seq, key));
+        } else if let Some(slot) = self.ring.get_mut(self.next) {
+            *slot = (seq, key);
+        }
+        self.next = (self.next + 1) % RECENT_INSERTS;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ring.len()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.ring.clear();
+        self.next = 0;
+    }
+
+    /// The entries numbered `from` or later, oldest first.
+    fn from(&self, from: u64) -> impl Iterator<Item = &(u64, DocKey)> {
+        let (old, new) = if self.ring.len() == RECENT_INSERTS {
+            let (new, old) = self.ring.split_at(self.next);
+            (old, new)
+        } else {
+            (&self.ring[..], &[][..])
+        };
+        let later = |part: &'_ [(u64, DocKey)]| part.partition_point(|(seq, _)| *seq < from);
+        old[later(old)..].iter().chain(&new[later(new)..])
+    }
+}
 
 /// `insertMany` encodes its documents into shared buffers of about this many bytes...
 const STORED_GROUP_BYTES: u32 = 64 * 1024;
@@ -397,7 +439,7 @@ impl Cluster {
                     ids: Default::default(),
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
-                    recent: std::collections::VecDeque::new(),
+                    recent: RecentInserts::default(),
                     key_scratch: Vec::new(),
                 },
             );
@@ -511,7 +553,7 @@ impl Cluster {
                 ids: Default::default(),
                 next_doc: 0,
                 indexes: Vec::new(),
-                recent: std::collections::VecDeque::new(),
+                recent: RecentInserts::default(),
                 key_scratch: Vec::new(),
             });
         Ok(())
@@ -925,10 +967,7 @@ impl Cluster {
                 s.table.note_insert(shard, u64::from(size));
             }
         }
-        if recent.len() == RECENT_INSERTS {
-            recent.pop_front();
-        }
-        recent.push_back((seq, doc_key.clone()));
+        recent.push(seq, doc_key.clone());
         docs.insert((doc_key, seq), stored);
         if let Some(min) = split_candidate {
             self.maybe_auto_split(ns, &min);
@@ -1015,9 +1054,8 @@ impl Collection {
     /// The recent inserts numbered `from` or later (see [`Collection::recent_inserts`]),
     /// oldest first: only their keys are copied out.
     pub fn recent_inserts_from(&self, from: u64) -> impl Iterator<Item = (u64, KeyValue)> + '_ {
-        let skip = self.recent.partition_point(|(seq, _)| *seq < from);
         self.recent
-            .range(skip..)
+            .from(from)
             .map(|(seq, key)| (*seq, key.to_key()))
     }
 

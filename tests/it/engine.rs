@@ -1112,3 +1112,35 @@ fn insert_many_stops_at_the_first_bad_document_and_keeps_the_ones_before() {
     }
     cluster.check().unwrap();
 }
+
+/// A collection remembers the keys of its latest 512 inserts, oldest first, also once the
+/// ring has wrapped around several times; asking from an insertion number gives the later
+/// ones alone.
+#[test]
+fn the_latest_inserts_are_remembered_in_order() {
+    use bson::{doc, Bson};
+    use shardlab::{Cluster, ClusterConfig, KeyValue};
+    let mut cluster = Cluster::new(ClusterConfig::default());
+    cluster
+        .shard_collection("test.r", &doc! { "k": 1 }, false, None)
+        .unwrap();
+    let key = |i: i64| KeyValue(vec![Bson::Int64(i * 7 % 1000)]);
+    let mut inserted = 0i64;
+    for batch in [1i64, 300, 211, 1, 900, 345] {
+        let docs: Vec<_> = (inserted..inserted + batch)
+            .map(|i| doc! { "k": i * 7 % 1000 })
+            .collect();
+        cluster.insert_many("test.r", &docs).unwrap();
+        inserted += batch;
+        let coll = cluster.collection("test.r").unwrap();
+        let first = (inserted - 512).max(0);
+        let all: Vec<(u64, KeyValue)> = coll.recent_inserts().collect();
+        let expected: Vec<(u64, KeyValue)> =
+            (first..inserted).map(|i| (i as u64, key(i))).collect();
+        assert_eq!(all, expected, "after {inserted}");
+        let from = (inserted - 100).max(0) as u64;
+        assert!(coll
+            .recent_inserts_from(from)
+            .eq(expected.into_iter().filter(|(s, _)| *s >= from)));
+    }
+}
