@@ -11,7 +11,7 @@ use crate::event_log::EventLog;
 use crate::events::EventKind;
 use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use crate::split::SPLIT_TEST_FACTOR;
-use crate::store::extract_doc_key;
+use crate::store::{doc_key, key_field};
 pub(crate) use crate::store::{
     id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
@@ -817,10 +817,8 @@ impl Cluster {
             .collections
             .get(ns)
             .and_then(|c| c.sharding.as_ref())
-            .and_then(|s| match s.pattern.fields() {
-                [(path, FieldKind::Ascending)] if !path.contains('.') => Some(path.clone()),
-                _ => None,
-            });
+            .and_then(|s| key_field(&s.pattern))
+            .map(str::to_owned);
         while failure.is_none() && docs.peek().is_some() {
             // Room for a whole group, or for the documents left at a guess of 256 bytes
             // each (the buffer grows if they need more).
@@ -876,9 +874,9 @@ impl Cluster {
     }
 
     /// Stores one encoded document and returns its shard and `_id`; `id` is its `_id` if
-    /// the caller knows it (read from the document otherwise), `key_at` where the encoder saw the shard key's field (see
-    /// [`Pushed`]); `primary` is the database's primary shard, where an unsharded
-    /// collection's documents go.
+    /// the caller knows it (read from the document otherwise), `key_at` where the encoder
+    /// saw the shard key's field (see [`Pushed`]); `primary` is the database's primary
+    /// shard, where an unsharded collection's documents go.
     fn insert_one_inner(
         &mut self,
         ns: &str,
@@ -908,10 +906,7 @@ impl Cluster {
         // of several fields).
         let (doc_key, chunk, unique) = match sharding.as_mut() {
             Some(s) => {
-                let doc_key = match key_at.and_then(|at| stored.scalar_at(at)) {
-                    Some(atom) => DocKey::One(atom),
-                    None => extract_doc_key(&s.pattern, stored.raw(), key_scratch)?,
-                };
+                let doc_key = doc_key(&s.pattern, &stored, key_at, key_scratch)?;
                 let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
                 (doc_key, chunk, s.unique.then_some(&s.pattern))
             }

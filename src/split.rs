@@ -683,84 +683,42 @@ mod tests {
             .collect()
     }
 
-    /// `autoSplitVector` as a plain loop over every key: the model the jumping scan is
+    /// `autoSplitVector`'s scan as a plain loop over every key, from position `i` with
+    /// `scanned` keys counted and the last cut at `last`: the model the jumping scan is
     /// held to.
-    fn model_split_vector(keys: &[&DocKey], input: SplitInput, limit: Option<usize>) -> Vec<usize> {
-        let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
-            return Vec::new();
-        };
-        let Some(max_docs) = input.max_docs() else {
-            return Vec::new();
-        };
-        if first == last {
-            return Vec::new();
-        }
-        let mut cuts: Vec<usize> = Vec::new();
-        // The chunk's first key has been read before the scan starts.
-        let mut scanned: i64 = 1;
-        let mut last_point = 0;
-        for i in 1..keys.len() {
+    fn model_scan(
+        keys: &[&DocKey],
+        i: usize,
+        mut scanned: i64,
+        mut last: usize,
+        per_piece: i64,
+        max: Option<usize>,
+    ) -> (Vec<usize>, i64) {
+        let mut cuts = Vec::new();
+        for j in i..keys.len() {
             scanned += 1;
-            if scanned < max_docs {
+            if scanned < per_piece || keys[j] == keys[last] {
                 continue;
             }
-            if keys[i] == keys[last_point] {
-                continue;
-            }
-            cuts.push(i);
-            last_point = i;
+            cuts.push(j);
+            last = j;
             scanned = 0;
-            if limit.is_some_and(|l| cuts.len() == l + 1) {
+            if max.is_some_and(|m| cuts.len() >= m) {
                 break;
             }
         }
-        let last_piece_full = scanned as f64 >= max_docs as f64 * 0.8;
-        if !last_piece_full && !cuts.is_empty() {
-            let n = cuts.len().min(MAX_SPLIT_POINTS_TO_REPOSITION);
-            let per_piece = max_docs - (max_docs - scanned) / (n as i64 + 1);
-            if scanned < max_docs - per_piece {
-                // Too few documents left over to even out: the last piece just grows.
-                cuts.pop();
-            } else {
-                cuts.truncate(cuts.len() - n);
-                // The new scan starts at the first key equal to the last kept split point (an
-                // index scan from that value), or at the chunk's first key.
-                let start = cuts
-                    .last()
-                    .map_or(0, |&c| keys[..c].partition_point(|k| *k < keys[c]));
-                let mut previous = start;
-                let mut left = n;
-                scanned = 0;
-                for i in start..keys.len() {
-                    scanned += 1;
-                    if scanned < per_piece || keys[i] == keys[previous] {
-                        continue;
-                    }
-                    cuts.push(i);
-                    previous = i;
-                    scanned = 0;
-                    left -= 1;
-                    if left == 0 {
-                        break;
-                    }
-                }
-            }
-        }
-        if let Some(l) = limit {
-            cuts.truncate(l);
-        }
-        cuts
+        (cuts, scanned)
     }
 
-    /// The scan that jumps over keys agrees with the plain loop on random sorted keys with
-    /// runs of equal values, for small and large pieces, with and without a limit.
+    /// The scan that jumps over keys finds the cuts and the final count the plain loop
+    /// finds, on random sorted keys with runs of equal values (some reaching the end),
+    /// from any starting point, for small and large pieces, with and without a limit.
     #[test]
     fn jumping_scan_agrees_with_the_plain_loop() {
         let mut rng = crate::rng::SplitMix64::new(17);
         for case in 0..4_000 {
-            let n = rng.below(300) as usize;
-            // Runs of equal keys: mostly single keys, some short runs, a few long ones
-            // (which can reach the end of the chunk).
+            let n = rng.below(300) as usize + 1;
+            // Runs of equal keys: mostly single keys, some short runs, a few long ones.
             let long = rng.below(3) == 0;
             let mut value = 0i64;
             let mut keys: Vec<DocKey> = Vec::with_capacity(n);
@@ -776,17 +734,17 @@ mod tests {
                 }
             }
             let refs: Vec<&DocKey> = keys.iter().collect();
-            let max_docs = rng.below(40) + 1;
-            let input = SplitInput {
-                shard_docs: 1_000,
-                shard_bytes: 1_000 * (1 + rng.below(3)),
-                max_size: max_docs * 2,
-            };
-            let limit = (rng.below(3) == 0).then(|| rng.below(4) as usize);
+            let last = rng.below(n as u64) as usize;
+            let from = last + rng.below(2) as usize;
+            let scanned = rng.below(5) as i64;
+            let per_piece = rng.below(40) as i64;
+            let max = (rng.below(3) == 0).then(|| 1 + rng.below(4) as usize);
+            let mut cuts = Vec::new();
+            let count = scan_for_cuts(&refs[..], from, scanned, last, per_piece, &mut cuts, max);
             assert_eq!(
-                auto_split_vector(&refs[..], input, limit),
-                model_split_vector(&refs, input, limit),
-                "case {case}: {n} keys, {input:?}, limit {limit:?}"
+                (cuts, count),
+                model_scan(&refs, from, scanned, last, per_piece, max),
+                "case {case}: {n} keys, from {from}, last {last}, per piece {per_piece}"
             );
         }
     }
