@@ -9,7 +9,7 @@
 use bson::oid::ObjectId;
 use bson::Bson;
 use md5::{Digest, Md5};
-use shardlab::hash::hash64;
+use shardlab::values::hash64;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

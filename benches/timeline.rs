@@ -15,8 +15,8 @@
 //! calibration session, so that the resident growth is the timeline's alone. A hand-rolled harness keeps the build light.
 #![allow(clippy::unwrap_used)]
 
-use shardlab::rng::SplitMix64;
-use shardlab::timeline::{estimate_session_bytes, Timeline, TimelineOptions};
+use shardlab::sim::{estimate_session_bytes, Timeline, TimelineOptions};
+use shardlab::support::SplitMix64;
 use shardlab::{ClusterConfig, Session, VersionMode};
 use std::time::{Duration, Instant};
 

@@ -7,8 +7,8 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::doc;
-use shardlab::analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions};
-use shardlab::rng::SplitMix64;
+use shardlab::engine::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions};
+use shardlab::support::SplitMix64;
 use shardlab::workload::{generate, generate_queries, preset, preset_names};
 use shardlab::{Cluster, ClusterConfig};
 use std::hint::black_box;

@@ -14,15 +14,15 @@
 //! [`ejson`] writes and reads canonical Extended JSON v2. The commands' meaning
 //! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
 
-pub mod ejson;
-pub mod encoding;
-pub mod eval;
-pub mod lexer;
-pub mod parser;
-pub mod print;
+pub(crate) mod ejson;
+pub(crate) mod encoding;
+pub(crate) mod eval;
+pub(crate) mod lexer;
+pub(crate) mod parser;
+pub(crate) mod print;
 
 pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
-pub use eval::{eval_value, EvalContext, EvalError};
+pub use eval::{eval_value, js_key_order, js_number, EvalContext, EvalError};
 pub use lexer::{Span, Token, TokenKind};
 pub use parser::{
     flatten, parse_expression, parse_script, parse_script_recovering, Expr, ExprKind, ParseError,

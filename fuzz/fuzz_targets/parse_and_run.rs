@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shardlab::shell::parser::BinaryOp;
+use shardlab::shell::BinaryOp;
 use shardlab::shell::{parse_script_recovering, Expr, ExprKind, StmtKind};
 use shardlab::Session;
 

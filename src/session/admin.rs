@@ -1,14 +1,15 @@
 //! `db.adminCommand(...)` / `db.runCommand(...)` and the `sim.` helpers, which are not
 //! mongosh and so cannot be mistaken for it.
 
+use super::interpreter::{call_args, ok_doc, Output, Session, StatementError};
 use super::sh::remove_shard_reply;
-use super::{call_args, ok_doc, status, Output, Session, StatementError};
-use crate::cluster::{ClusterConfig, ClusterError, VersionMode};
+use super::status;
+use crate::engine::cluster::{ClusterConfig, ClusterError, VersionMode};
 use crate::shell::parser::Segment;
 use bson::{doc, Bson, Document};
 
 /// A query recorded while `configureQueryAnalyzer` sampling is on.
-pub use crate::workload::QueryOp as SampledQuery;
+pub use crate::workload::generate::QueryOp as SampledQuery;
 
 /// The namespaces with query sampling on, and what each has sampled. A few namespaces at
 /// most, so a list (a map would add another B-tree instantiation to the wasm).
@@ -212,7 +213,7 @@ impl Session {
                         return Err(ClusterError::BadValue("seed must be a number".into()).into())
                     }
                 };
-                let out = crate::hash::hash64(&key, seed);
+                let out = crate::values::hash::hash64(&key, seed);
                 doc! { "key": key, "seed": seed, "out": out, "ok": 1 }
             }
             "addShard" => {
@@ -267,11 +268,17 @@ impl Session {
                 let key = doc_field(cmd, "key")?;
                 let samples = self.sampling.samples(&ns);
                 let flag = |name: &str| !matches!(cmd.get(name), Some(Bson::Boolean(false)));
-                let options = crate::analyze::AnalyzeOptions {
+                let options = crate::engine::analyze::AnalyzeOptions {
                     key_characteristics: flag("keyCharacteristics"),
                     read_write_distribution: flag("readWriteDistribution"),
                 };
-                crate::analyze::analyze_shard_key_with(&self.cluster, &ns, &key, &samples, options)?
+                crate::engine::analyze::analyze_shard_key_with(
+                    &self.cluster,
+                    &ns,
+                    &key,
+                    &samples,
+                    options,
+                )?
             }
             other => {
                 return Err(
@@ -290,10 +297,10 @@ impl Session {
     ) -> Result<Document, StatementError> {
         match self.arg(args, i, "workload")? {
             Bson::Document(d) => Ok(d),
-            Bson::String(name) => crate::workload::preset(&name).ok_or_else(|| {
+            Bson::String(name) => crate::workload::generate::preset(&name).ok_or_else(|| {
                 ClusterError::BadValue(format!(
                     "unknown workload '{name}'; the presets are: {}",
-                    crate::workload::preset_names().join(", ")
+                    crate::workload::generate::preset_names().join(", ")
                 ))
                 .into()
             }),
@@ -341,7 +348,7 @@ impl Session {
             "seed" => {
                 let seed = self.int_arg(args, 0, "seed")?;
                 self.cluster.reseed(seed as u64);
-                self.rng = crate::rng::SplitMix64::new(seed as u64);
+                self.rng = crate::support::rng::SplitMix64::new(seed as u64);
                 doc! { "seed": seed, "ok": 1 }
             }
             "reset" => {
@@ -384,7 +391,7 @@ impl Session {
                     .iter()
                     .map(|m| {
                         let s = self.cluster.sharding(&m.ns).ok();
-                        let show = |k: &crate::shard_key::KeyValue| {
+                        let show = |k: &crate::keys::shard_key::KeyValue| {
                             s.map_or(Bson::Null, |s| Bson::Document(s.pattern.to_document(k)))
                         };
                         Bson::Document(doc! {
@@ -412,7 +419,7 @@ impl Session {
                     crate::shell::ejson::document_to_canonical_ejson(&spec)
                 );
                 let start = self.generated.get(&counter_key).copied().unwrap_or(0);
-                let docs = crate::workload::generate(&spec, count, start, &mut self.rng)?;
+                let docs = crate::workload::generate::generate(&spec, count, start, &mut self.rng)?;
                 self.generated.insert(counter_key, start + count);
                 let n = docs.len() as i64;
                 self.cluster.insert_many(&ns, docs).map_err(|(_, e)| e)?;
@@ -431,14 +438,19 @@ impl Session {
                             .collect()
                     })
                     .unwrap_or_default();
-                let ops = crate::workload::generate_queries(&spec, count, &mut self.rng, &known)?;
+                let ops = crate::workload::generate::generate_queries(
+                    &spec,
+                    count,
+                    &mut self.rng,
+                    &known,
+                )?;
                 let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
                 for op in &ops {
                     let target = self.cluster.target(&ns, &op.filter)?;
                     match target.kind {
-                        crate::targeting::TargetKind::SingleShard => single += 1,
-                        crate::targeting::TargetKind::MultiShard => multi += 1,
-                        crate::targeting::TargetKind::ScatterGather => scatter += 1,
+                        crate::engine::targeting::TargetKind::SingleShard => single += 1,
+                        crate::engine::targeting::TargetKind::MultiShard => multi += 1,
+                        crate::engine::targeting::TargetKind::ScatterGather => scatter += 1,
                     }
                     match (op.command.as_str(), &op.update) {
                         ("find", _) => self.record_read(&ns, &op.filter),
@@ -467,10 +479,10 @@ impl Session {
             }
             "preset" => {
                 let id = self.str_arg(args, 0, "preset")?;
-                let preset = crate::presets::preset(&id).ok_or_else(|| {
+                let preset = crate::workload::presets::preset(&id).ok_or_else(|| {
                     StatementError::from(ClusterError::BadValue(format!(
                         "unknown preset '{id}'; the presets are: {}",
-                        crate::presets::PRESETS
+                        crate::workload::presets::PRESETS
                             .iter()
                             .map(|p| p.id)
                             .collect::<Vec<_>>()
@@ -523,7 +535,7 @@ impl Session {
                 d
             }
             "presets" => {
-                let list: Vec<Bson> = crate::presets::PRESETS
+                let list: Vec<Bson> = crate::workload::presets::PRESETS
                     .iter()
                     .map(|p| Bson::Document(doc! { "id": p.id, "title": p.title }))
                     .collect();

@@ -1,8 +1,9 @@
 //! `db.<collection>.` methods, with the result shapes mongosh returns.
 
-use super::{call_args, status, Output, Session, StatementError};
-use crate::crud::QueryTarget;
-use crate::query;
+use super::interpreter::{call_args, Output, Session, StatementError};
+use super::status;
+use crate::engine::crud::QueryTarget;
+use crate::query::filter as query;
 use crate::shell::parser::Segment;
 use bson::{doc, Bson, Document};
 
@@ -32,7 +33,7 @@ impl Session {
             return self.find_chain(ns, name, args, chained);
         }
         let out = self.collection_method(ns, name, args)?;
-        super::navigate(out, chained)
+        super::interpreter::navigate(out, chained)
     }
 
     fn find_chain(
@@ -158,7 +159,7 @@ impl Session {
                 )];
                 if let Some(c) = self.cluster.collection(ns) {
                     for k in &c.indexes {
-                        list.push(Bson::Document(doc! { "v": 2, "key": k.clone(), "name": crate::cluster::index_name(k) }));
+                        list.push(Bson::Document(doc! { "v": 2, "key": k.clone(), "name": crate::engine::cluster::index_name(k) }));
                     }
                 }
                 return Ok(Output::Value(Bson::Array(list)));
@@ -223,7 +224,7 @@ impl Session {
         let (mut docs, target) = self.cluster.find(ns, &cursor.filter)?;
         if explain {
             let out = Output::Value(Bson::Document(self.explain(ns, &cursor.filter, &target)));
-            return super::navigate(out, rest);
+            return super::interpreter::navigate(out, rest);
         }
         if let Some(sort) = &cursor.sort {
             query::sort_documents(&mut docs, sort);
@@ -239,7 +240,10 @@ impl Session {
             )
             .collect();
         if count {
-            return super::navigate(Output::Value(Bson::Int32(docs.len() as i32)), rest);
+            return super::interpreter::navigate(
+                Output::Value(Bson::Int32(docs.len() as i32)),
+                rest,
+            );
         }
         let docs = match &cursor.projection {
             Some(p) => docs
@@ -250,9 +254,9 @@ impl Session {
         };
         if one {
             let out = Output::Value(docs.into_iter().next().map_or(Bson::Null, Bson::Document));
-            return super::navigate(out, rest);
+            return super::interpreter::navigate(out, rest);
         }
-        super::navigate(Output::Cursor(docs), rest)
+        super::interpreter::navigate(Output::Cursor(docs), rest)
     }
 
     /// mongos's `explain()` shape: the winning plan's stage and the shards it went to.
@@ -283,7 +287,7 @@ impl Session {
 }
 
 /// `insertedIds` as mongosh prints it: `{ '0': .., '1': .. }`.
-fn ids_doc(ids: crate::cluster::InsertedIds) -> Document {
+fn ids_doc(ids: crate::engine::cluster::InsertedIds) -> Document {
     ids.iter()
         .enumerate()
         .map(|(i, id)| (i.to_string(), id))

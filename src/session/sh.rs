@@ -1,8 +1,9 @@
 //! `sh.` helpers, with the result shapes mongosh returns.
 
-use super::{call_args, ok_doc, status, Output, Session, StatementError};
+use super::interpreter::{call_args, ok_doc, Output, Session, StatementError};
+use super::status;
 
-use crate::balancer::RemoveShardState;
+use crate::engine::balancer::RemoveShardState;
 use crate::shell::parser::Segment;
 use bson::{doc, Bson, Document};
 
@@ -12,7 +13,7 @@ impl Session {
             return Err(StatementError::type_error("sh is not a value"));
         };
         let out = self.sh_method(method)?;
-        super::navigate(out, &rest[1..])
+        super::interpreter::navigate(out, &rest[1..])
     }
 
     fn sh_method(&mut self, method: &Segment) -> Result<Output, StatementError> {

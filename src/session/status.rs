@@ -1,7 +1,7 @@
 //! The shapes of `sh.status()`, `getShardDistribution()` and `balancerCollectionStatus`
 //! (spec §11), built from the cluster.
 
-use crate::cluster::{Cluster, ClusterError, VersionMode};
+use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
 use crate::shell::eval::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
 
@@ -123,7 +123,7 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
                     meta.push((cluster.shard_name(i as u32).to_string(), stat.chunks));
                 }
             }
-            crate::sort::sort(&mut meta);
+            crate::support::sort::sort(&mut meta);
             let chunks: Bson = if s.table.len() >= MAX_CHUNKS_PRINTED && !verbose {
                 Bson::String(
                     "too many chunks to print, use verbose if you want to force print".into(),

@@ -133,7 +133,7 @@ fn write_value(out: &mut String, value: &Bson) {
             write_json_string(o, r.pattern.as_str());
             o.push_str(",\"options\":");
             let mut opts: Vec<char> = r.options.as_str().chars().collect();
-            crate::sort::sort(&mut opts);
+            crate::support::sort::sort(&mut opts);
             write_json_string(o, &opts.into_iter().collect::<String>());
             o.push('}');
         }),
@@ -170,7 +170,7 @@ fn write_value(out: &mut String, value: &Bson) {
         }),
         Bson::Symbol(s) => wrap(out, "$symbol", |o| write_json_string(o, s)),
         Bson::Decimal128(d) => wrap(out, "$numberDecimal", |o| {
-            let _ = write!(o, "\"{}\"", crate::decimal::Decimal::from_bson(d));
+            let _ = write!(o, "\"{}\"", crate::values::decimal::Decimal::from_bson(d));
         }),
         Bson::Undefined => out.push_str("{\"$undefined\":true}"),
         Bson::MaxKey => out.push_str("{\"$maxKey\":1}"),

@@ -7,9 +7,7 @@
 //! any other number is a Double. Nothing here reads a clock or a random source: the
 //! current time and the `ObjectId()`/`UUID()` generators come from [`EvalContext`].
 
-use super::encoding::{
-    base64_decode, format_iso, format_js_date_string, hex_decode, parse_iso, utc_millis,
-};
+use super::encoding::{base64_decode, format_js_date_string, hex_decode, parse_iso, utc_millis};
 use super::lexer::Span;
 use super::parser::{BinaryOp, Expr, ExprKind, UnaryOp};
 use bson::oid::ObjectId;
@@ -260,7 +258,7 @@ fn parse_int(s: &str) -> Option<f64> {
     if end == 0 {
         return None;
     }
-    let v = crate::float::parse_f64(&t[..end])?;
+    let v = crate::values::float::parse_f64(&t[..end])?;
     Some(if neg { -v } else { v })
 }
 
@@ -279,7 +277,7 @@ fn bson_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
             _ => return Err(format!("Invalid regular expression flags '{flags}'")),
         }
     }
-    crate::sort::sort(&mut opts);
+    crate::support::sort::sort(&mut opts);
     let options: String = opts.into_iter().collect();
     Ok(Regex {
         pattern: CString::try_from(pattern.to_string())
@@ -312,7 +310,7 @@ pub fn make_db_pointer(namespace: &str, id: ObjectId) -> Option<Bson> {
 pub fn db_pointer_parts(value: &Bson) -> Option<(String, ObjectId)> {
     match value {
         Bson::DbPointer(p) => {
-            crate::order::db_pointer_parts(p).map(|(ns, id)| (ns, ObjectId::from_bytes(id)))
+            crate::values::order::db_pointer_parts(p).map(|(ns, id)| (ns, ObjectId::from_bytes(id)))
         }
         _ => None,
     }
@@ -341,7 +339,7 @@ pub fn parse_decimal128(s: &str) -> Option<Decimal128> {
             }
         }
     }
-    crate::decimal::parse_decimal128_bytes(s).map(Decimal128::from_bytes)
+    crate::values::decimal::parse_decimal128_bytes(s).map(Decimal128::from_bytes)
 }
 
 /// Parses an ObjectId from 24 hex digits.
@@ -392,7 +390,7 @@ pub fn js_key_order(doc: Document) -> Document {
             rest.push((k, v));
         }
     }
-    crate::sort::sort_by_key(&mut ints, |(n, _, _)| *n);
+    crate::support::sort::sort_by_key(&mut ints, |(n, _, _)| *n);
     let mut out = Document::new();
     for (_, k, v) in ints {
         out.insert(k, v);
@@ -664,7 +662,7 @@ pub fn parse_double_string(s: &str) -> Option<f64> {
             return None;
         }
     }
-    crate::float::parse_f64(s)
+    crate::values::float::parse_f64(s)
 }
 
 struct Evaluator<'a> {
@@ -1036,7 +1034,7 @@ fn to_js_string(v: &Bson) -> Option<String> {
         Bson::Null => Some("null".into()),
         Bson::Undefined => Some("undefined".into()),
         Bson::Int64(i) => Some(i.to_string()),
-        Bson::Decimal128(d) => Some(crate::decimal::Decimal::from_bson(d).to_string()),
+        Bson::Decimal128(d) => Some(crate::values::decimal::Decimal::from_bson(d).to_string()),
         Bson::ObjectId(o) => Some(o.to_hex()),
         Bson::DateTime(d) => Some(format_js_date_string(d.timestamp_millis())),
         _ => None,
@@ -1123,7 +1121,9 @@ fn construct(
             let n = match a0 {
                 None => 0.0,
                 Some(Bson::String(s)) if name == "NumberInt" => parse_int(s).unwrap_or(f64::NAN),
-                Some(Bson::String(s)) => crate::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
+                Some(Bson::String(s)) => {
+                    crate::values::float::parse_f64(s.trim()).unwrap_or(f64::NAN)
+                }
                 Some(Bson::Int64(i)) => *i as f64,
                 Some(v) => to_number(v)
                     .ok_or_else(|| bad_arg(name, "expected a number or a string", span))?,
@@ -1183,7 +1183,9 @@ fn construct(
         "Double" => {
             let n = match a0 {
                 None => 0.0,
-                Some(Bson::String(s)) => crate::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
+                Some(Bson::String(s)) => {
+                    crate::values::float::parse_f64(s.trim()).unwrap_or(f64::NAN)
+                }
                 Some(Bson::Int64(i)) => *i as f64,
                 Some(v) => to_number(v).ok_or_else(|| bad_arg(name, "expected a number", span))?,
             };
@@ -1347,9 +1349,4 @@ fn construct(
             span,
         }),
     }
-}
-
-/// Formats a date as `ISODate('...')` text without quotes: the ISO string.
-pub fn iso_string(d: DateTime) -> String {
-    format_iso(d.timestamp_millis())
 }

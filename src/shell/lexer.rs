@@ -710,7 +710,8 @@ impl Lexer<'_> {
                     return Err(self.bad_number(begin, start));
                 }
             }
-            value = crate::float::parse_f64(&text).ok_or_else(|| self.bad_number(begin, start))?;
+            value = crate::values::float::parse_f64(&text)
+                .ok_or_else(|| self.bad_number(begin, start))?;
         }
         if self.peek().is_some_and(is_ident_continue) {
             while self.peek().is_some_and(is_ident_continue) {

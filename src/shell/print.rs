@@ -84,15 +84,6 @@ pub fn format_value_with(value: &Bson, options: &FormatOptions) -> String {
     ctx.value(value, 0)
 }
 
-/// Formats a shell result the way the REPL echoes it: a top-level string prints bare,
-/// everything else as [`format_value`] does.
-pub fn format_result(value: &Bson) -> String {
-    match value {
-        Bson::String(s) => s.clone(),
-        other => format_value(other),
-    }
-}
-
 /// Quotes and escapes a string as `util.inspect` does: single quotes, or double quotes
 /// when the text has a `'` but no `"`, or backticks when it has both but no backtick.
 pub fn quote_js_string(s: &str) -> String {
@@ -266,7 +257,10 @@ impl Ctx {
             Bson::Int32(i) => i.to_string(),
             Bson::Int64(i) => format!("Long('{i}')"),
             Bson::Decimal128(d) => {
-                format!("Decimal128('{}')", crate::decimal::Decimal::from_bson(d))
+                format!(
+                    "Decimal128('{}')",
+                    crate::values::decimal::Decimal::from_bson(d)
+                )
             }
             Bson::String(s) => self.string(s),
             Bson::Boolean(b) => b.to_string(),

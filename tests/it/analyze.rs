@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Bson, Document};
-use shardlab::analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
-use shardlab::rng::SplitMix64;
+use shardlab::engine::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
+use shardlab::support::SplitMix64;
 use shardlab::workload::{generate, generate_queries, preset};
 use shardlab::{Cluster, ClusterConfig};
 

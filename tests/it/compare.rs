@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Document};
-use shardlab::compare::{compare, render_table, CompareError, ComparisonRow};
+use shardlab::sim::{compare, render_table, CompareError, ComparisonRow};
 use shardlab::{ClusterConfig, VersionMode};
 
 fn config() -> ClusterConfig {

@@ -279,7 +279,7 @@ impl Run {
                 let name = shard(*s);
                 for _ in 0..12 {
                     match self.cluster.remove_shard(&name) {
-                        Ok(shardlab::balancer::RemoveShardState::Completed) | Err(_) => break,
+                        Ok(shardlab::engine::RemoveShardState::Completed) | Err(_) => break,
                         Ok(_) => {}
                     }
                     self.cluster.balance_round();

@@ -7,7 +7,7 @@
 use crate::order::{bin, cws, date, dbpointer, dec, oid, regex, ts};
 use bson::{doc, Bson, Document};
 use md5::{Digest, Md5};
-use shardlab::hash::{convert_shard_key_to_hashed, hash64};
+use shardlab::values::{convert_shard_key_to_hashed, hash64};
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
@@ -297,7 +297,7 @@ pub fn naive_hash(v: &Bson, seed: i32) -> i64 {
 
 /// Appends the encoding of spec §4, step 2.
 fn encode(out: &mut Vec<u8>, v: &Bson, name: Option<&str>) {
-    out.extend_from_slice(&shardlab::order::canonical_class(v).to_le_bytes());
+    out.extend_from_slice(&shardlab::values::canonical_class(v).to_le_bytes());
     if let Some(name) = name {
         out.extend_from_slice(name.as_bytes());
         out.push(0);
@@ -309,7 +309,7 @@ fn encode(out: &mut Vec<u8>, v: &Bson, name: Option<&str>) {
     };
     match v {
         Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => {
-            let n = shardlab::hash::number_for_hash(v).unwrap();
+            let n = shardlab::values::number_for_hash(v).unwrap();
             out.extend_from_slice(&n.to_le_bytes());
         }
         Bson::String(s) | Bson::Symbol(s) | Bson::JavaScriptCode(s) => string(out, s),

@@ -7,7 +7,7 @@
 
 use bson::spec::BinarySubtype;
 use bson::{doc, Bson, Document};
-use shardlab::order::{canonical_class, compare_values};
+use shardlab::values::{canonical_class, compare_values};
 
 /// A decimal128 parsed from its string form.
 pub fn dec(s: &str) -> Bson {

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use expect_test::expect;
-use shardlab::scenario::{
+use shardlab::sim::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
     MAX_COMMANDS,
 };

@@ -3,10 +3,10 @@
 
 use crate::order::{bin, cws, date, dec, oid, regex, ts};
 use bson::{doc, Bson, Document};
-use shardlab::hash::hash64;
-use shardlab::shard_key::{
+use shardlab::keys::{
     format_bson_obj, format_bson_value, FieldKind, KeyPattern, KeyValue, ShardKeyError,
 };
+use shardlab::values::hash64;
 
 /// Every refusal of `parseShardKeyPattern`, with MongoDB's words and code name.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

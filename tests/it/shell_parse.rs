@@ -5,11 +5,11 @@
 
 use bson::Bson;
 use proptest::prelude::*;
-use shardlab::shell::print::{format_value_with, FormatOptions};
 use shardlab::shell::{
     flatten, parse_ejson, parse_script, parse_script_recovering, parse_value, to_canonical_ejson,
     EvalContext, Expr, StmtKind,
 };
+use shardlab::shell::{format_value_with, FormatOptions};
 
 /// 2020-01-01T00:00:00Z, the clock every test context reads.
 const NOW: i64 = 1_577_836_800_000;
@@ -519,9 +519,9 @@ fn arb_bson() -> impl Strategy<Value = Bson> {
 /// prints like an Int32 and reads back as one; documents take JavaScript's key order.
 fn as_mongosh_sees_it(v: &Bson) -> Bson {
     match v {
-        Bson::Double(d) => shardlab::shell::eval::js_number(*d),
+        Bson::Double(d) => shardlab::shell::js_number(*d),
         Bson::Array(a) => Bson::Array(a.iter().map(as_mongosh_sees_it).collect()),
-        Bson::Document(d) => Bson::Document(shardlab::shell::eval::js_key_order(
+        Bson::Document(d) => Bson::Document(shardlab::shell::js_key_order(
             d.iter()
                 .map(|(k, v)| (k.clone(), as_mongosh_sees_it(v)))
                 .collect(),
@@ -529,7 +529,7 @@ fn as_mongosh_sees_it(v: &Bson) -> Bson {
         Bson::JavaScriptCodeWithScope(c) => {
             Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope {
                 code: c.code.clone(),
-                scope: shardlab::shell::eval::js_key_order(
+                scope: shardlab::shell::js_key_order(
                     c.scope
                         .iter()
                         .map(|(k, v)| (k.clone(), as_mongosh_sees_it(v)))

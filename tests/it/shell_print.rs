@@ -7,10 +7,10 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Bson};
-use shardlab::shell::print::{format_value_with, FormatOptions};
 use shardlab::shell::{
     format_document, format_value, parse_value, to_canonical_ejson, EvalContext,
 };
+use shardlab::shell::{format_value_with, FormatOptions};
 
 fn value(src: &str) -> Bson {
     let mut ctx = EvalContext::at(1_577_836_800_000);

@@ -2,10 +2,10 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Bson, Document};
-use shardlab::chunks::{Chunk, ChunkVersion, RoutingTable};
-use shardlab::hash::convert_shard_key_to_hashed;
-use shardlab::shard_key::{KeyPattern, KeyValue};
-use shardlab::targeting::{is_full_key_equality, target, TargetKind};
+use shardlab::engine::{is_full_key_equality, target, TargetKind};
+use shardlab::engine::{Chunk, ChunkVersion, RoutingTable};
+use shardlab::keys::{KeyPattern, KeyValue};
+use shardlab::values::convert_shard_key_to_hashed;
 use TargetKind::{MultiShard, ScatterGather, SingleShard};
 
 /// A chunk `[min, max)` on a shard.

@@ -2,9 +2,9 @@
 //! many steps from scratch; forks drop the future; snapshots stay within their bounds.
 #![allow(clippy::unwrap_used)]
 
-use shardlab::events::EventKind;
-use shardlab::scenario::{from_query, to_query};
-use shardlab::timeline::{Timeline, TimelineError, TimelineOptions};
+use shardlab::engine::EventKind;
+use shardlab::sim::{from_query, to_query};
+use shardlab::sim::{Timeline, TimelineError, TimelineOptions};
 use shardlab::{ClusterConfig, Session, VersionMode};
 
 fn config() -> ClusterConfig {

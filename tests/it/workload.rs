@@ -3,8 +3,8 @@
 
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;
-use shardlab::order::compare_values;
-use shardlab::rng::SplitMix64;
+use shardlab::support::SplitMix64;
+use shardlab::values::compare_values;
 use shardlab::workload::{generate, generate_queries, preset, preset_names, CONTINENTS};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;

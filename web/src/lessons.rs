@@ -5,7 +5,7 @@
 //! content (every preset exists, every question has one right answer) without a page.
 
 use crate::state::Settings;
-use shardlab::cluster::VersionMode;
+use shardlab::engine::VersionMode;
 
 /// The localStorage key that remembers where the learner left a lesson.
 pub const STORAGE_KEY: &str = "shardlab.guide.v1";
@@ -13,7 +13,7 @@ pub const STORAGE_KEY: &str = "shardlab.guide.v1";
 /// How a step prepares the playground.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scenario {
-    /// Load a lesson preset from [`shardlab::presets`].
+    /// Load a lesson preset from [`shardlab::workload::presets`].
     Preset(&'static str),
     /// Start over with a fresh collection sharded on `key`.
     Key {

@@ -3,8 +3,8 @@
 //! holds shell commands of our language and data, never JavaScript.
 
 use crate::state::{Playground, Settings, Workload};
-use shardlab::scenario::{from_json, from_query, to_json, to_query, Scenario};
-use shardlab::timeline::Timeline;
+use shardlab::sim::Timeline;
+use shardlab::sim::{from_json, from_query, to_json, to_query, Scenario};
 
 /// The localStorage key of the saved session; the suffix is its format version.
 pub const STORAGE_KEY: &str = "shardlab.session.v1";

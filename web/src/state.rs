@@ -6,9 +6,9 @@
 //! something changed.
 
 use crate::view_model::{cluster_view, ClusterView, FrameMemory};
-use shardlab::cluster::{ClusterConfig, VersionMode};
-use shardlab::presets::Preset;
-use shardlab::timeline::Timeline;
+use shardlab::engine::{ClusterConfig, VersionMode};
+use shardlab::sim::Timeline;
+use shardlab::workload::presets::Preset;
 use shardlab::Outcome;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -568,7 +568,7 @@ fn step_stats(timeline: &Timeline, ns: &str) -> StepStats {
     }
     let mut inserts = BTreeMap::new();
     for e in timeline.events_at() {
-        if let shardlab::events::EventKind::Insert { ns: n, per_shard } = &e.kind {
+        if let shardlab::engine::EventKind::Insert { ns: n, per_shard } = &e.kind {
             if n == ns {
                 for (shard, count) in per_shard {
                     *inserts.entry(shard.clone()).or_insert(0) += count;
@@ -634,7 +634,7 @@ impl Playground {
                 return Rc::new(fresh);
             }
             Action::LoadPreset(id) => {
-                if let Some(preset) = shardlab::presets::preset(id) {
+                if let Some(preset) = shardlab::workload::presets::preset(id) {
                     let mut fresh = Playground::from_preset(preset);
                     fresh.history = next.history.clone();
                     fresh.speed = next.speed;

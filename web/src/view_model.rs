@@ -2,9 +2,9 @@
 //! functions so they can be tested without a browser. Nothing here decides anything
 //! about sharding; it only reads what the core decided.
 
-use shardlab::chunks::ChunkVersion;
-use shardlab::cluster::Cluster;
-use shardlab::events::EventKind;
+use shardlab::engine::ChunkVersion;
+use shardlab::engine::Cluster;
+use shardlab::engine::EventKind;
 use shardlab::KeyValue;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -437,5 +437,5 @@ pub fn describe_event(kind: &EventKind, fmt_key: &dyn Fn(&shardlab::KeyValue) ->
 
 /// Formats a byte count as mongosh does (`B`, `KiB`, `MiB`, `GiB`).
 pub fn human_bytes(bytes: u64) -> String {
-    shardlab::session::status::data_format(bytes as f64)
+    shardlab::session::data_format(bytes as f64)
 }

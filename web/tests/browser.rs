@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
-use shardlab::cluster::{Cluster, ClusterConfig};
+use shardlab::engine::{Cluster, ClusterConfig};
 use shardlab_web::components::console::is_incomplete;
 use shardlab_web::components::controls::validate_key;
 use shardlab_web::components::App;
@@ -168,7 +168,7 @@ fn page_options_are_read_from_the_address() {
 #[wasm_bindgen_test]
 fn a_share_link_round_trips_the_scenario() {
     let state = Rc::new(Playground::from_preset(
-        shardlab::presets::preset("monotonic").unwrap(),
+        shardlab::workload::presets::preset("monotonic").unwrap(),
     ));
     let state = state.reduce(Action::Step).reduce(Action::Step);
     let query = share_query(&state);

@@ -20,7 +20,7 @@ fn every_preset_a_step_loads_exists() {
         for step in l.steps {
             if let Scenario::Preset(id) = step.scenario {
                 assert!(
-                    shardlab::presets::preset(id).is_some(),
+                    shardlab::workload::presets::preset(id).is_some(),
                     "{} / {}: no preset {id}",
                     l.id,
                     step.title

@@ -228,7 +228,7 @@ fn initial_state(options: &PageOptions) -> Playground {
         };
     }
     if let Some(id) = &options.preset {
-        return match shardlab::presets::preset(id) {
+        return match shardlab::workload::presets::preset(id) {
             Some(p) => Playground::from_preset(p),
             None => Playground {
                 notice: Some(format!(

@@ -5,16 +5,16 @@
 //! onto each of them, so at any moment every cluster has seen exactly the same commands;
 //! changing one column's key or version rebuilds that column by replaying the shared list,
 //! which keeps the lockstep. The summary table reads each cluster the way
-//! [`shardlab::compare`] does: where the latest inserts went, chunks and jumbo chunks, and
+//! [`shardlab::sim`] does: where the latest inserts went, chunks and jumbo chunks, and
 //! how a fixed mix of queries is routed.
 
 use super::controls::validate_key;
 use crate::view_model::{cluster_view, ClusterView, ShardView};
 use bson::{doc, Document};
-use shardlab::cluster::{ClusterConfig, VersionMode};
-use shardlab::compare::HOT_WINDOW;
-use shardlab::targeting::TargetKind;
-use shardlab::timeline::Timeline;
+use shardlab::engine::TargetKind;
+use shardlab::engine::{ClusterConfig, VersionMode};
+use shardlab::sim::Timeline;
+use shardlab::sim::HOT_WINDOW;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -103,7 +103,7 @@ impl CompareColumn {
         timeline.push(command);
         let mut per_shard = BTreeMap::new();
         for e in timeline.events_at() {
-            if let shardlab::events::EventKind::Insert { ns, per_shard: p } = &e.kind {
+            if let shardlab::engine::EventKind::Insert { ns, per_shard: p } = &e.kind {
                 if ns == COMPARE_NS {
                     for (shard, n) in p {
                         *per_shard.entry(shard.clone()).or_insert(0) += n;
@@ -207,7 +207,7 @@ pub fn hottest_share(ticks: &[BTreeMap<String, u64>], window: u64) -> f64 {
             break;
         }
         for (shard, n) in tick {
-            shardlab::compare::bump(&mut per_shard, shard, *n);
+            shardlab::sim::bump(&mut per_shard, shard, *n);
             counted += n;
         }
     }

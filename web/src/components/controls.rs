@@ -2,10 +2,10 @@
 //! editor that validates as you type.
 
 use crate::state::{Action, Calm, Playground, Settings};
-use shardlab::cluster::VersionMode;
-use shardlab::presets::PRESETS;
-use shardlab::shard_key::KeyPattern;
+use shardlab::engine::VersionMode;
+use shardlab::keys::KeyPattern;
 use shardlab::shell::{parse_value, EvalContext};
+use shardlab::workload::presets::PRESETS;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 

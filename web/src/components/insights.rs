@@ -36,7 +36,7 @@ pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
         .first()
         .map(|(f, _)| f.clone())
         .unwrap_or_default();
-    let key_text = shardlab::shell::print::format_value_with(
+    let key_text = shardlab::shell::format_value_with(
         &Bson::Document(key),
         &shardlab::shell::FormatOptions::lossless(),
     );

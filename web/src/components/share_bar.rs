@@ -4,7 +4,7 @@
 use super::controls::PanelProps;
 use crate::share::{playground_from_scenario, scenario_of, share_query};
 use crate::state::Action;
-use shardlab::scenario::{from_json, to_json};
+use shardlab::sim::{from_json, to_json};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

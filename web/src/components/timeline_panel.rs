@@ -4,7 +4,7 @@
 use super::controls::CalmPanelProps;
 use crate::state::Action;
 use crate::view_model::describe_event;
-use shardlab::events::EventKind;
+use shardlab::engine::EventKind;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 

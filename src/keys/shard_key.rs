@@ -4,9 +4,9 @@
 //! check by check and in the same order, so the first error reported for a bad
 //! pattern is the one MongoDB would report, word for word.
 
-use crate::decimal::Decimal;
-use crate::hash::convert_shard_key_to_hashed;
-use crate::order::{compare_values, db_pointer_parts};
+use crate::values::decimal::Decimal;
+use crate::values::hash::convert_shard_key_to_hashed;
+use crate::values::order::{compare_values, db_pointer_parts};
 use bson::{Bson, Document, RawBsonRef, RawDocument};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -191,11 +191,6 @@ impl KeyPattern {
             .position(|(_, k)| *k == FieldKind::Hashed)
     }
 
-    /// The name of the hashed field, if there is one.
-    pub fn hashed_field(&self) -> Option<&str> {
-        self.hashed_index().map(|i| self.fields[i].0.as_str())
-    }
-
     /// True when the first field is hashed (`{a: "hashed"}`, `{a: "hashed", b: 1}`).
     pub fn has_hashed_prefix(&self) -> bool {
         self.hashed_index() == Some(0)
@@ -372,7 +367,7 @@ fn lookup<'a>(doc: &'a Document, path: &str) -> Result<Option<&'a Bson>, ShardKe
 fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyError> {
     if !path.as_bytes().contains(&b'.') {
         // A top-level field, the usual case.
-        return match crate::store::raw_get(doc, path) {
+        return match crate::engine::store::raw_get(doc, path) {
             Some(RawBsonRef::Array(_)) => Err(ShardKeyError::ArrayValue),
             Some(v) => Ok(Bson::try_from(v).ok()),
             None => Ok(None),
@@ -382,7 +377,7 @@ fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyErr
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {
         let last = parts.peek().is_none();
-        match crate::store::raw_get(current, part) {
+        match crate::engine::store::raw_get(current, part) {
             None => return Ok(None),
             Some(RawBsonRef::Array(_)) => return Err(ShardKeyError::ArrayValue),
             Some(v) if last => return Ok(Bson::try_from(v).ok()),

@@ -7,11 +7,11 @@
 //! the values they stand for: the common pairs (two integers, two ObjectIds) compare
 //! directly and every other pair is compared as BSON.
 
-use crate::chunks::ShardIdx;
-use crate::error::ClusterError;
-use crate::order::compare_values;
-use crate::shard_key::{FieldKind, KeyPattern, KeyValue, ShardKeyError};
-use crate::shared_map::SharedMap;
+use crate::engine::chunks::ShardIdx;
+use crate::engine::error::ClusterError;
+use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue, ShardKeyError};
+use crate::support::shared_map::SharedMap;
+use crate::values::order::compare_values;
 use bson::oid::ObjectId;
 use bson::{Bson, Document, RawBsonRef, RawDocument};
 use std::cmp::Ordering;
@@ -860,7 +860,7 @@ pub(crate) fn range<'a>(
     docs: &'a DocStore,
     min: &KeyValue,
     max: &KeyValue,
-) -> crate::shared_map::Iter<'a, (DocKey, u64), Stored> {
+) -> crate::support::shared_map::Iter<'a, (DocKey, u64), Stored> {
     docs.range((DocKey::of(min), 0)..(DocKey::of(max), 0))
 }
 
@@ -1076,7 +1076,7 @@ mod tests {
     /// removals and moves, including several documents with one `_id` on one shard.
     #[test]
     fn id_index_counts_like_a_map() {
-        let mut rng = crate::rng::SplitMix64::new(23);
+        let mut rng = crate::support::rng::SplitMix64::new(23);
         let mut ids = IdIndex::new();
         let mut model: std::collections::BTreeMap<(i64, ShardIdx), u32> = Default::default();
         let key = |i: i64| IdKey(Atom::Int64(i));

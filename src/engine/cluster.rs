@@ -5,17 +5,17 @@
 //! migrations are atomic, so there are no orphans. Unsharded collections live on their
 //! database's primary shard.
 
-use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
-pub use crate::error::ClusterError;
-use crate::event_log::EventLog;
-use crate::events::EventKind;
-use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
-use crate::split::SPLIT_TEST_FACTOR;
-use crate::store::{doc_key, key_field};
-pub(crate) use crate::store::{
+use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+pub use crate::engine::error::ClusterError;
+use crate::engine::event_log::EventLog;
+use crate::engine::events::EventKind;
+use crate::engine::split::SPLIT_TEST_FACTOR;
+use crate::engine::store::{doc_key, key_field};
+pub(crate) use crate::engine::store::{
     id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
-use crate::store::{Pushed, StoredBatch};
+use crate::engine::store::{Pushed, StoredBatch};
+use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
@@ -318,7 +318,7 @@ impl Cluster {
     /// `test` database, as mongosh connected to a fresh sharded cluster would see it.
     pub fn new(config: ClusterConfig) -> Self {
         let mut process = [0u8; 5];
-        let mut x = crate::rng::SplitMix64::new(config.seed);
+        let mut x = crate::support::rng::SplitMix64::new(config.seed);
         for b in &mut process {
             *b = (x.next_u64() & 0xff) as u8;
         }
@@ -566,7 +566,7 @@ impl Cluster {
 
     /// Sets the seed of every later pseudo-random choice.
     pub fn reseed(&mut self, seed: u64) {
-        let mut x = crate::rng::SplitMix64::new(seed);
+        let mut x = crate::support::rng::SplitMix64::new(seed);
         for b in &mut self.oid_process {
             *b = (x.next_u64() & 0xff) as u8;
         }
@@ -920,7 +920,7 @@ impl Cluster {
                 "_id_",
                 &format!(
                     "{{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.id.to_bson())
+                    crate::keys::shard_key::format_bson_value(&id.id.to_bson())
                 ),
             ));
         };
@@ -1067,7 +1067,7 @@ impl Collection {
     /// Whether the documents in `[min, max)` all have the same key (false when there are
     /// none), from the first and last entries of the range alone.
     pub(crate) fn single_key_in(&self, min: &KeyValue, max: &KeyValue) -> bool {
-        let mut range = crate::store::range(&self.docs, min, max);
+        let mut range = crate::engine::store::range(&self.docs, min, max);
         match (range.next(), range.next_back()) {
             (Some(((first, _), _)), Some(((last, _), _))) => first == last,
             (Some(_), None) => true,
@@ -1077,14 +1077,14 @@ impl Collection {
 
     /// The keys and sizes of the documents in `[min, max)`.
     pub(crate) fn keys_in(&self, min: &KeyValue, max: &KeyValue) -> Vec<(&DocKey, u32)> {
-        crate::store::range(&self.docs, min, max)
+        crate::engine::store::range(&self.docs, min, max)
             .map(|((k, _), s)| (k, s.size()))
             .collect()
     }
 }
 
 /// What a cluster holds that another (an earlier snapshot) does not share with it, in
-/// counts from which [`crate::timeline`] estimates bytes.
+/// counts from which [`crate::sim::timeline`] estimates bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Footprint {
     /// Leaf pointers of the document stores and `_id` indexes (each clone has its own).
@@ -1121,7 +1121,7 @@ impl Cluster {
             f.leaf_pointers += (coll.docs.leaf_count() + coll.ids.leaf_count()) as u64;
             // The documents of `previous`'s leaves that this cluster does not share: a
             // document of an unshared leaf of ours is new unless it is among them.
-            let theirs = crate::sort::PtrSet::new(before.into_iter().flat_map(|b| {
+            let theirs = crate::support::sort::PtrSet::new(before.into_iter().flat_map(|b| {
                 b.docs
                     .unshared_leaves(Some(&coll.docs))
                     .flat_map(|l| l.iter().map(|(_, s)| s.ptr()))
@@ -1150,7 +1150,7 @@ impl Cluster {
 
 /// Document count and bytes of the documents in `[min, max)`.
 pub(crate) fn range_totals(docs: &DocStore, min: &KeyValue, max: &KeyValue) -> (u64, u64) {
-    crate::store::range(docs, min, max)
+    crate::engine::store::range(docs, min, max)
         .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size())))
 }
 
@@ -1183,7 +1183,7 @@ pub fn hashed_split_points(n: u32) -> Vec<i64> {
         points.push(-current);
         current = current.saturating_add(interval);
     }
-    crate::sort::sort(&mut points);
+    crate::support::sort::sort(&mut points);
     points
 }
 
@@ -1222,9 +1222,4 @@ fn duplicate_key(ns: &str, index: &str, key: &str) -> ClusterError {
     ClusterError::DuplicateKey(format!(
         "E11000 duplicate key error collection: {ns} index: {index} dup key: {key}"
     ))
-}
-
-/// A chunk version rendered as mongosh prints "last modified".
-pub fn version_string(v: ChunkVersion) -> String {
-    format!("Timestamp({{ t: {}, i: {} }})", v.major, v.minor)
 }

@@ -1,7 +1,7 @@
 //! The routing table: chunks `[min, max)` that cover a collection's key space (spec §5).
 
-use crate::shard_key::KeyValue;
-use crate::store::DocKey;
+use crate::engine::store::DocKey;
+use crate::keys::shard_key::KeyValue;
 use bson::Bson;
 use std::cell::OnceCell;
 use std::cmp::Ordering;

@@ -111,7 +111,7 @@ impl PtrSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::SplitMix64;
+    use crate::support::rng::SplitMix64;
 
     /// Agrees with the standard stable sort on random slices with many ties.
     #[test]

@@ -1,15 +1,15 @@
 //! Reads and writes routed through the routing table: find, count, update (including
 //! shard key changes that move a document between shards, spec §9) and delete.
 
-use crate::chunks::ShardIdx;
-use crate::cluster::{
+use crate::engine::chunks::ShardIdx;
+use crate::engine::cluster::{
     id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, IdSlot,
     Stored, VersionMode,
 };
-use crate::events::EventKind;
-use crate::query;
-use crate::shard_key::{format_bson_obj, KeyValue};
-use crate::targeting::{self, TargetKind};
+use crate::engine::events::EventKind;
+use crate::engine::targeting::{self, TargetKind};
+use crate::keys::shard_key::{format_bson_obj, KeyValue};
+use crate::query::filter as query;
 use bson::{Bson, Document};
 
 /// Where a query went, as mongos decided it (spec §8).
@@ -77,7 +77,7 @@ impl Cluster {
             }
             Ok(())
         })?;
-        crate::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
+        crate::support::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
         Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
     }
 
@@ -92,7 +92,9 @@ impl Cluster {
         match &coll.sharding {
             Some(s) => {
                 for c in s.table.iter() {
-                    for ((key, seq), stored) in crate::store::range(&coll.docs, &c.min, &c.max) {
+                    for ((key, seq), stored) in
+                        crate::engine::store::range(&coll.docs, &c.min, &c.max)
+                    {
                         f(c.shard, key, *seq, stored)?;
                     }
                 }
@@ -124,7 +126,7 @@ impl Cluster {
             }
             Ok(())
         })?;
-        crate::sort::sort_by_key(&mut hits, |(shard, _, seq)| (*shard, *seq));
+        crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq)| (*shard, *seq));
         Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
     }
 
@@ -223,7 +225,7 @@ impl Cluster {
         let coll = self
             .collections
             .get_mut(ns)
-            .ok_or_else(|| crate::cluster::not_sharded(ns))?;
+            .ok_or_else(|| crate::engine::cluster::not_sharded(ns))?;
         if new_key != *key {
             if let Some(s) = &coll.sharding {
                 let k = DocKey::of(&new_key);
@@ -245,7 +247,7 @@ impl Cluster {
             if from != to && coll.ids.contains_key(&IdSlot::new(id.clone(), to)) {
                 return Err(ClusterError::DuplicateKey(format!(
                     "E11000 duplicate key error collection: {ns} index: _id_ dup key: {{ _id: {} }}",
-                    crate::shard_key::format_bson_value(&id.to_bson())
+                    crate::keys::shard_key::format_bson_value(&id.to_bson())
                 )));
             }
         }

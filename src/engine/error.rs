@@ -1,6 +1,6 @@
 //! The errors the cluster reports, each carrying MongoDB's code and message.
 
-use crate::shard_key::ShardKeyError;
+use crate::keys::shard_key::ShardKeyError;
 
 /// An error from a cluster operation. The variant is MongoDB's code name and the string is
 /// MongoDB's message, so the shell can print `MongoServerError[CodeName]: message`.

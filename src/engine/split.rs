@@ -1,10 +1,10 @@
 //! Splitting and merging chunks (spec §6): 5.0's auto-split with the top-chunk rule,
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
-use crate::chunks::{Chunk, ShardIdx};
-use crate::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
-use crate::events::EventKind;
-use crate::shard_key::{format_bson_obj, KeyPattern, KeyValue};
+use crate::engine::chunks::{Chunk, ShardIdx};
+use crate::engine::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
+use crate::engine::events::EventKind;
+use crate::keys::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use bson::{Bson, Document};
 
 /// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
@@ -38,7 +38,7 @@ impl SplitInput {
 }
 
 /// A chunk's keys in order, read by position: a slice, or a run of the document store's
-/// leaves ([`crate::shared_map::Slices`]), which the splitter reads without copying.
+/// leaves ([`crate::support::shared_map::Slices`]), which the splitter reads without copying.
 pub(crate) trait KeyRun {
     /// The number of keys.
     fn len(&self) -> usize;
@@ -72,9 +72,9 @@ impl KeyRun for [&DocKey] {
     }
 }
 
-impl<V> KeyRun for crate::shared_map::Slices<'_, (DocKey, u64), V> {
+impl<V> KeyRun for crate::support::shared_map::Slices<'_, (DocKey, u64), V> {
     fn len(&self) -> usize {
-        crate::shared_map::Slices::len(self)
+        crate::support::shared_map::Slices::len(self)
     }
     fn key(&self, i: usize) -> &DocKey {
         self.get(i).map_or(NO_KEY, |((k, _), _)| k)
@@ -219,7 +219,7 @@ impl Cluster {
         }
         let coll = self.collections.get(ns)?;
         // The chunk's keys are read in place, by position: the scan reads only a few.
-        let keys = crate::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
+        let keys = crate::engine::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
         let cuts = auto_split_vector(&keys, input, limit);
         Some(cuts.into_iter().map(|i| keys.key(i).to_key()).collect())
     }
@@ -278,7 +278,7 @@ impl Cluster {
             let coll = self.collections.get(ns);
             if chunk.min == global_min {
                 let second = coll.and_then(|c| {
-                    crate::store::range(&c.docs, &chunk.min, &chunk.max)
+                    crate::engine::store::range(&c.docs, &chunk.min, &chunk.max)
                         .nth(1)
                         .map(|((k, _), _)| k.to_key())
                 });
@@ -287,7 +287,7 @@ impl Cluster {
                 }
             } else if chunk.max == global_max {
                 let last = coll.and_then(|c| {
-                    crate::store::range(&c.docs, &chunk.min, &chunk.max)
+                    crate::engine::store::range(&c.docs, &chunk.min, &chunk.max)
                         .next_back()
                         .map(|((k, _), _)| k.to_key())
                 });
@@ -295,7 +295,7 @@ impl Cluster {
                     *back = last;
                 }
             }
-            crate::sort::sort(&mut points);
+            crate::support::sort::sort(&mut points);
             points.dedup();
         }
         self.apply_split(ns, &chunk, &points);
@@ -715,7 +715,7 @@ mod tests {
     /// from any starting point, for small and large pieces, with and without a limit.
     #[test]
     fn jumping_scan_agrees_with_the_plain_loop() {
-        let mut rng = crate::rng::SplitMix64::new(17);
+        let mut rng = crate::support::rng::SplitMix64::new(17);
         for case in 0..4_000 {
             let n = rng.below(300) as usize + 1;
             // Runs of equal keys: mostly single keys, some short runs, a few long ones.

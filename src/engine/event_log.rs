@@ -7,7 +7,7 @@
 //! (the timeline, between steps), so the events of the step just run are always one
 //! contiguous slice of the tail ([`EventLog::open_since`]).
 
-use crate::events::{Event, EventKind};
+use crate::engine::events::{Event, EventKind};
 use std::iter::{Chain, FlatMap};
 use std::rc::Rc;
 use std::slice;
@@ -116,7 +116,7 @@ impl EventLog {
     /// The number of events that `other` does not share with `self` (all of them without
     /// `other`): the open tail and the segments `other` lacks.
     pub(crate) fn unshared_events(&self, other: Option<&EventLog>) -> usize {
-        let theirs = crate::sort::PtrSet::new(
+        let theirs = crate::support::sort::PtrSet::new(
             other
                 .into_iter()
                 .flat_map(|o| o.sealed.iter().map(Rc::as_ptr)),

@@ -12,8 +12,8 @@
 //! unknown tags, corrupt base64, truncated or trailing data and absurd sizes with a clear
 //! [`ScenarioError`], and it never allocates more than [`MAX_DECODED_BYTES`] for the record.
 
-use crate::cluster::{ClusterConfig, VersionMode};
-use crate::session::Session;
+use crate::engine::cluster::{ClusterConfig, VersionMode};
+use crate::session::interpreter::Session;
 use crate::shell::ejson::{parse_ejson, write_json_string};
 use bson::Bson;
 use thiserror::Error;
@@ -119,7 +119,7 @@ impl Scenario {
 
     /// A session with the commands up to the position run, one after another. Errors in
     /// commands are part of the story (a scenario may show a refused command), so they are
-    /// not reported here; replay through a [`crate::timeline::Timeline`] to see outcomes.
+    /// not reported here; replay through a [`crate::sim::timeline::Timeline`] to see outcomes.
     pub fn build(&self) -> Session {
         let mut session = Session::new(self.config());
         let upto = self.applied();

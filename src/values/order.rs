@@ -5,7 +5,7 @@
 //! It mirrors MongoDB's `compareElementValues` and `BSONObj::woCompare` with field
 //! names considered and no collation.
 
-use crate::decimal::Decimal;
+use crate::values::decimal::Decimal;
 use bson::{Bson, DbPointer, Document};
 use std::cmp::Ordering;
 

@@ -7,8 +7,8 @@
 //!
 //! The digest is fed piece by piece, so hashing a scalar allocates nothing.
 
-use crate::decimal::Decimal;
-use crate::order::{canonical_class, db_pointer_parts};
+use crate::values::decimal::Decimal;
+use crate::values::order::{canonical_class, db_pointer_parts};
 use bson::{Bson, Document};
 use md5::{Digest, Md5};
 

@@ -7,11 +7,11 @@
 //! the workload's inserts landed, how the data and chunks are spread, how many chunks are
 //! jumbo, and how a set of query filters would be routed.
 
-use crate::cluster::{Cluster, ClusterConfig};
-use crate::events::EventKind;
+use crate::engine::cluster::{Cluster, ClusterConfig};
+use crate::engine::events::EventKind;
+use crate::engine::targeting::TargetKind;
+use crate::session::interpreter::Session;
 use crate::session::status::data_format;
-use crate::session::Session;
-use crate::targeting::TargetKind;
 use bson::Document;
 use thiserror::Error;
 
@@ -210,7 +210,7 @@ fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> Compariso
     let hottest_shard_share = hottest_share(&batches);
 
     let stats = cluster.shard_stats(ns);
-    let per_shard = |f: &dyn Fn(&crate::cluster::ShardStats) -> u64| -> Vec<(String, u64)> {
+    let per_shard = |f: &dyn Fn(&crate::engine::cluster::ShardStats) -> u64| -> Vec<(String, u64)> {
         live.iter()
             .map(|(i, name)| (name.clone(), stats.get(*i as usize).map_or(0, f)))
             .collect()

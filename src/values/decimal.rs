@@ -6,7 +6,7 @@
 //! decodes the bytes into sign, exponent and coefficient and does that arithmetic
 //! exactly, with a tiny private big integer where `u128` is not wide enough.
 
-use crate::bigint::BigUint;
+use crate::values::bigint::BigUint;
 use std::cmp::Ordering;
 use std::fmt;
 

@@ -1,11 +1,11 @@
 //! Migrations and the balancer (spec §7): manual `moveChunk`/`moveRange`, balancer rounds
 //! for each version mode, zones, and draining shards for `removeShard`.
 
-use crate::chunks::{Chunk, ShardIdx};
-use crate::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
-use crate::events::EventKind;
-use crate::shard_key::{format_bson_obj, KeyValue};
-use crate::split::key_from_bound;
+use crate::engine::chunks::{Chunk, ShardIdx};
+use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
+use crate::engine::events::EventKind;
+use crate::engine::split::key_from_bound;
+use crate::keys::shard_key::{format_bson_obj, KeyValue};
 use bson::Document;
 
 /// One chunk migration, as the balancer or a user asked for it.
@@ -84,7 +84,7 @@ impl Cluster {
         chunk.written = 0;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         sharding.table.set_version(&cmin, version);
-        for ((_, _), stored) in crate::store::range(&coll.docs, &cmin, &cmax) {
+        for ((_, _), stored) in crate::engine::store::range(&coll.docs, &cmin, &cmax) {
             id_move(&mut coll.ids, stored.id(), from, to);
         }
         let (from_name, to_name) = (
@@ -353,7 +353,7 @@ impl Cluster {
             .iter()
             .flat_map(|z| [z.min.clone(), z.max.clone()])
             .collect();
-        crate::sort::sort(&mut bounds);
+        crate::support::sort::sort(&mut bounds);
         bounds.dedup();
         for b in bounds {
             let Ok(s) = self.sharding(ns) else { return };
@@ -377,7 +377,7 @@ impl Cluster {
         }
         // A chunk outside its zone's shards violates the zone, and so does a chunk that
         // straddles a zone boundary: the balancer must first split it there.
-        let straddles = |c: &crate::chunks::Chunk| {
+        let straddles = |c: &crate::engine::chunks::Chunk| {
             s.zones
                 .iter()
                 .any(|z| (c.min < z.min && z.min < c.max) || (c.min < z.max && z.max < c.max))
@@ -415,7 +415,7 @@ impl Cluster {
                 .filter(|c| c.shard == from)
                 .cloned()
                 .collect();
-            crate::sort::sort_by_key(&mut candidates, |c| c.jumbo);
+            crate::support::sort::sort_by_key(&mut candidates, |c| c.jumbo);
             for chunk in candidates {
                 let zone = Cluster::zone_of(
                     &self
@@ -467,7 +467,7 @@ impl Cluster {
         // their own (MongoDB's `tagsPlusEmpty`).
         let Ok(s) = self.sharding(ns) else { return };
         let mut named: Vec<String> = s.zones.iter().map(|z| z.zone.clone()).collect();
-        crate::sort::sort(&mut named);
+        crate::support::sort::sort(&mut named);
         named.dedup();
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
@@ -758,7 +758,7 @@ impl Cluster {
             max: hi,
             zone: zone.to_string(),
         });
-        crate::sort::sort_by(&mut sm.zones, |a, b| a.min.cmp(&b.min));
+        crate::support::sort::sort_by(&mut sm.zones, |a, b| a.min.cmp(&b.min));
         self.push_event(EventKind::Zone {
             detail: format!("zone {zone} got a range of {ns}"),
         });

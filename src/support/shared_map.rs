@@ -111,7 +111,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         &'a self,
         other: Option<&SharedMap<K, V>>,
     ) -> impl Iterator<Item = &'a [(K, V)]> + 'a {
-        let theirs = crate::sort::PtrSet::new(
+        let theirs = crate::support::sort::PtrSet::new(
             other
                 .into_iter()
                 .flat_map(|o| o.leaves.iter().map(Rc::as_ptr)),
@@ -488,7 +488,7 @@ mod tests {
     /// taken midway keeps its own contents.
     #[test]
     fn agrees_with_btreemap() {
-        let mut rng = crate::rng::SplitMix64::new(3);
+        let mut rng = crate::support::rng::SplitMix64::new(3);
         let mut map = SharedMap::new();
         let mut model = BTreeMap::new();
         let mut frozen = None;
@@ -538,7 +538,7 @@ mod tests {
     /// starts and ends in.
     #[test]
     fn slices_read_a_range_by_position() {
-        let mut rng = crate::rng::SplitMix64::new(5);
+        let mut rng = crate::support::rng::SplitMix64::new(5);
         let mut map = SharedMap::new();
         for _ in 0..3_000 {
             let k = rng.below(5_000);
@@ -572,7 +572,7 @@ mod tests {
     /// key is there, its value passes, and no other key lies between the old and the new.
     #[test]
     fn rekey_in_place_agrees_with_btreemap() {
-        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut rng = crate::support::rng::SplitMix64::new(11);
         let mut map = SharedMap::new();
         let mut model = BTreeMap::new();
         for step in 0..30_000u64 {

@@ -9,7 +9,7 @@
 //! Both paths round to nearest, ties to even, as IEEE 754 and `str::parse` do, and the
 //! unit tests hold this module to `str::parse` on every kind of input.
 
-use crate::bigint::BigUint;
+use crate::values::bigint::BigUint;
 
 /// Parses `s` as `str::parse::<f64>` does, with the same grammar: an optional sign, then
 /// `inf`, `infinity` or `nan` in any case, or decimal digits with an optional fraction

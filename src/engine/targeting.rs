@@ -23,12 +23,12 @@
 //! The classification ([`TargetKind`]) is analyzeShardKey's and depends on the
 //! filter's shape, not on how many shards happen to be hit.
 
-use crate::chunks::{RoutingTable, ShardIdx};
-use crate::error::ClusterError;
-use crate::hash::convert_shard_key_to_hashed;
-use crate::order::{canonical_class, compare_values};
-use crate::query::{is_nan, parse_filter, Filter, Predicate};
-use crate::shard_key::{FieldKind, KeyPattern, KeyValue};
+use crate::engine::chunks::{RoutingTable, ShardIdx};
+use crate::engine::error::ClusterError;
+use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
+use crate::query::filter::{is_nan, parse_filter, Filter, Predicate};
+use crate::values::hash::convert_shard_key_to_hashed;
+use crate::values::order::{canonical_class, compare_values};
 use bson::oid::ObjectId;
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, DateTime, Document, Timestamp};
@@ -114,7 +114,7 @@ pub fn target(
         // goes to the owner of the first chunk.
         shards.extend(table.iter().next().map(|c| c.shard));
     }
-    crate::sort::sort(&mut shards);
+    crate::support::sort::sort(&mut shards);
     shards.dedup();
     Ok(Targeting {
         shards,
@@ -191,7 +191,7 @@ fn collect_equalities<'a>(filter: &'a Filter, out: &mut Vec<(&'a str, &'a Bson)>
 /// The scatter-gather answer: every shard owning a chunk.
 fn scatter_gather(pattern: &KeyPattern, table: &RoutingTable) -> Targeting {
     let mut shards: Vec<ShardIdx> = table.iter().map(|c| c.shard).collect();
-    crate::sort::sort(&mut shards);
+    crate::support::sort::sort(&mut shards);
     shards.dedup();
     Targeting {
         shards,
@@ -273,7 +273,7 @@ impl Interval {
 /// (`IndexBoundsBuilder::unionize`).
 fn normalize(mut list: Vec<Interval>) -> Vec<Interval> {
     list.retain(|i| !i.is_empty());
-    crate::sort::sort_by(&mut list, |a, b| {
+    crate::support::sort::sort_by(&mut list, |a, b| {
         compare_values(&a.lo, &b.lo).then_with(|| b.lo_inclusive.cmp(&a.lo_inclusive))
     });
     let mut out: Vec<Interval> = Vec::with_capacity(list.len());

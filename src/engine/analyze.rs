@@ -27,19 +27,19 @@
 //!   shape, not by how many ranges it hits), and `numReadsByRange` counts every range a
 //!   query touches. The `$sample` here is drawn from the cluster's seed, so it repeats.
 
-use crate::chunks::{Chunk, ChunkVersion, RoutingTable};
-use crate::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
-use crate::error::ClusterError;
-use crate::rng::SplitMix64;
-use crate::shard_key::{FieldKind, KeyPattern, KeyValue};
-use crate::targeting::{self, TargetKind};
-use crate::workload::lookup_path;
+use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable};
+use crate::engine::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
+use crate::engine::error::ClusterError;
+use crate::engine::targeting::{self, TargetKind};
+use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
+use crate::support::rng::SplitMix64;
+use crate::workload::generate::lookup_path;
 use bson::{Bson, Document};
 use std::borrow::Cow;
 
 /// A sampled query, as `configureQueryAnalyzer` records it; the same shape as a generated
-/// [`QueryOp`](crate::workload::QueryOp).
-pub use crate::workload::QueryOp as QuerySample;
+/// [`QueryOp`](crate::workload::generate::QueryOp).
+pub use crate::workload::generate::QueryOp as QuerySample;
 
 /// The number of key ranges for the read and write distribution (MongoDB's
 /// `analyzeShardKeyNumRanges` default).
@@ -214,7 +214,7 @@ fn sorted_entries<'a>(
         // Documents are stored in the current key's order; the candidate's differs.
         // Record ids are unique, so any sort gives the one index order; the crate's
         // shared sort keeps another copy of the standard one out of the wasm.
-        crate::sort::sort_by(&mut out, |a, b| {
+        crate::support::sort::sort_by(&mut out, |a, b| {
             a.key.cmp(&b.key).then(a.record.cmp(&b.record))
         });
     }

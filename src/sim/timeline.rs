@@ -42,11 +42,11 @@
 //! insert): a median of 18 ms and a 95th percentile of 40 ms over random jumps in that
 //! history, against 133 ms and 231 ms when snapshots were deep copies 16,384 steps apart.
 
-use crate::cluster::{ClusterConfig, Footprint};
-use crate::events::Event;
-use crate::scenario::Scenario;
-use crate::session::{Outcome, Session};
-use crate::shared_map::LEAF_MAX;
+use crate::engine::cluster::{ClusterConfig, Footprint};
+use crate::engine::events::Event;
+use crate::session::interpreter::{Outcome, Session};
+use crate::sim::scenario::Scenario;
+use crate::support::shared_map::LEAF_MAX;
 use thiserror::Error;
 
 /// Why the cursor could not move.
@@ -443,20 +443,24 @@ const KEY_HEAP: u64 = (std::mem::size_of::<bson::Bson>() as u64 + 16) / 2;
 /// Bytes of a document store leaf: its `Rc` box and a vector of up to 33 entries.
 const DOC_LEAF: u64 = 64
     + (LEAF_MAX as u64 + 1)
-        * std::mem::size_of::<((crate::store::DocKey, u64), crate::store::Stored)>() as u64;
+        * std::mem::size_of::<(
+            (crate::engine::store::DocKey, u64),
+            crate::engine::store::Stored,
+        )>() as u64;
 /// Bytes per leaf in a map's own index: the leaf pointer and the leaf's first key (a
 /// document key and number, or an `_id` and shard), copied by a snapshot's first write.
-const LEAF_INDEX: u64 = 8 + std::mem::size_of::<(crate::store::DocKey, u64)>() as u64;
+const LEAF_INDEX: u64 = 8 + std::mem::size_of::<(crate::engine::store::DocKey, u64)>() as u64;
 /// Bytes of an `_id` index leaf.
 const ID_LEAF: u64 =
-    64 + (LEAF_MAX as u64 + 1) * std::mem::size_of::<(crate::store::IdSlot, ())>() as u64;
+    64 + (LEAF_MAX as u64 + 1) * std::mem::size_of::<(crate::engine::store::IdSlot, ())>() as u64;
 /// Bytes per event in the log: an insert event holds a namespace and a per-shard list of
 /// shard names and counts.
 const EVENT_BYTES: u64 = 360;
 /// Bytes per chunk in a routing table.
 const CHUNK_BYTES: u64 = 256;
 /// Bytes per recent-insert entry: a number and a compact shard key value.
-const RECENT_BYTES: u64 = std::mem::size_of::<(u64, crate::store::DocKey)>() as u64 + KEY_HEAP;
+const RECENT_BYTES: u64 =
+    std::mem::size_of::<(u64, crate::engine::store::DocKey)>() as u64 + KEY_HEAP;
 /// Everything else a session holds: shards, databases, variables.
 const SESSION_BASE: u64 = 4096;
 

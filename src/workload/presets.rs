@@ -4,7 +4,7 @@
 //! balancer round after each batch when the balancer is on), then any closing commands.
 //! The CLI runs one with `sim.preset("<id>")`; the playground loads the same steps.
 
-use crate::cluster::VersionMode;
+use crate::engine::cluster::VersionMode;
 
 /// A lesson's scenario.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,7 +25,7 @@ pub struct Preset {
     pub ns: &'static str,
     /// Commands that set the scene (sharding the collection and so on).
     pub setup: &'static [&'static str],
-    /// The workload: a preset name (see [`crate::workload::preset`]) or a template
+    /// The workload: a preset name (see [`crate::workload::generate::preset`]) or a template
     /// literal in shell syntax.
     pub workload: &'static str,
     /// Documents per batch.

@@ -2,12 +2,12 @@
 //! bounds extended with MinKey/MaxKey, jumbo flags cleared) and `reshardCollection`
 //! (every document redistributed under a new key).
 
-use crate::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
-use crate::cluster::{
+use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+use crate::engine::cluster::{
     id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
 };
-use crate::events::EventKind;
-use crate::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+use crate::engine::events::EventKind;
+use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
 use bson::{Bson, Document};
 
 /// Whether `index` (a createIndex key pattern) starts with the fields of `pattern`, with
@@ -39,7 +39,7 @@ fn rekeyed(coll: &Collection, new: &KeyPattern) -> Result<DocStore, ClusterError
         let key = DocKey::new(new.extract_raw(stored.raw())?);
         docs.push(((key, *seq), stored.clone()));
     }
-    crate::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
+    crate::support::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
     Ok(DocStore::from_sorted(docs))
 }
 
@@ -52,7 +52,7 @@ impl Cluster {
             ));
         }
         self.ensure_collection(ns)?;
-        let name = crate::cluster::index_name(keys);
+        let name = crate::engine::cluster::index_name(keys);
         let coll = self
             .collections
             .get_mut(ns)
@@ -195,7 +195,7 @@ impl Cluster {
         recount_all(&mut table, &docs);
         let mut ids = IdIndex::new();
         for c in table.iter() {
-            for (_, stored) in crate::store::range(&docs, &c.min, &c.max) {
+            for (_, stored) in crate::engine::store::range(&docs, &c.min, &c.max) {
                 id_add(&mut ids, stored.id(), c.shard);
             }
         }

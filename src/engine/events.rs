@@ -1,6 +1,6 @@
 //! The event log: everything that changes a cluster, in order (spec §11 changelog names).
 
-use crate::shard_key::KeyValue;
+use crate::keys::shard_key::KeyValue;
 
 /// A shard's identifier, such as `shard01`.
 pub type ShardName = String;
@@ -140,7 +140,7 @@ pub enum EventKind {
 fn key_text(k: &KeyValue) -> String {
     let parts: Vec<String> =
         k.0.iter()
-            .map(crate::shard_key::format_bson_value)
+            .map(crate::keys::shard_key::format_bson_value)
             .collect();
     format!("{{ {} }}", parts.join(", "))
 }

@@ -1,0 +1,25 @@
+//! The sharding model itself: the cluster, its routing table and storage, the
+//! auto-splitter, the balancer, CRUD with routing, resharding, mongos targeting,
+//! `analyzeShardKey` and the event log. Imports only the layers below it; it knows
+//! nothing of the shell language ([`crate::shell`] sits beside it).
+
+pub(crate) mod analyze;
+pub(crate) mod balancer;
+pub(crate) mod chunks;
+pub(crate) mod cluster;
+pub(crate) mod crud;
+pub(crate) mod error;
+pub(crate) mod event_log;
+pub(crate) mod events;
+pub(crate) mod reshape;
+pub(crate) mod split;
+pub(crate) mod store;
+pub(crate) mod targeting;
+
+pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
+pub use balancer::RemoveShardState;
+pub use chunks::{Chunk, ChunkVersion, RoutingTable};
+pub use cluster::{Cluster, ClusterConfig, VersionMode};
+pub use error::ClusterError;
+pub use events::{Event, EventKind};
+pub use targeting::{is_full_key_equality, target, TargetKind};

@@ -1,0 +1,635 @@
+//! The mongosh-compatible interpreter: runs scripts against a [`Cluster`] and returns
+//! one outcome per statement, printed the way mongosh prints it.
+//!
+//! The language layer ([`crate::shell`]) turns text into statements and values; this
+//! module gives them meaning. The same [`Session`] drives the `shardlab` CLI and the
+//! playground's console, so both answer alike.
+
+use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
+use crate::shell::eval::{eval_value, EvalContext, EvalError};
+use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
+use crate::shell::print::format_value;
+use crate::shell::{to_canonical_ejson, Span};
+use bson::{Bson, Document};
+
+/// What a statement produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// A value, echoed as mongosh echoes it (a top-level string prints bare).
+    Value(Bson),
+    /// A cursor's documents, printed as an array.
+    Cursor(Vec<Document>),
+    /// A result mongosh prints as titled sections separated by `---` (`sh.status()`,
+    /// `getShardDistribution()`): each key is a title, each value its body.
+    Sections(Document),
+    /// A plain message, such as `switched to db test`.
+    Message(String),
+    /// Nothing to print (a declaration).
+    Nothing,
+}
+
+/// Which kind of error a statement raised, as mongosh names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// An error the (simulated) server returned.
+    Server,
+    /// The text does not parse.
+    Syntax,
+    /// A method or argument of the wrong kind.
+    Type,
+    /// An unknown variable.
+    Reference,
+}
+
+/// An error from one statement, with MongoDB's code and words and where it happened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatementError {
+    /// How mongosh classifies it.
+    pub kind: ErrorKind,
+    /// MongoDB's numeric code (0 when it has none).
+    pub code: i32,
+    /// MongoDB's code name (empty when it has none).
+    pub code_name: String,
+    /// The message.
+    pub message: String,
+    /// Where in the script, when known.
+    pub span: Option<Span>,
+}
+
+impl StatementError {
+    fn server(e: ClusterError) -> Self {
+        StatementError {
+            kind: ErrorKind::Server,
+            code: e.code(),
+            code_name: e.code_name().to_string(),
+            message: e.to_string(),
+            span: None,
+        }
+    }
+
+    /// A TypeError, as mongosh raises for misuse of its API.
+    pub(crate) fn type_error(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::Type,
+            code: 0,
+            code_name: String::new(),
+            message: message.into(),
+            span: None,
+        }
+    }
+
+    fn syntax(e: &ParseError) -> Self {
+        // The parser's text is "line:col: Kind: message"; mongosh prints
+        // "SyntaxError: message (line:col)".
+        let span = e.span();
+        let text = e.to_string();
+        let without_place = text
+            .strip_prefix(&format!("{span}: "))
+            .unwrap_or(&text)
+            .to_string();
+        let message = without_place
+            .strip_prefix("SyntaxError: ")
+            .unwrap_or(&without_place)
+            .to_string();
+        StatementError {
+            kind: ErrorKind::Syntax,
+            code: 0,
+            code_name: String::new(),
+            message: format!("{message} ({}:{})", span.line, span.column),
+            span: Some(span),
+        }
+    }
+
+    fn at(mut self, span: Span) -> Self {
+        self.span.get_or_insert(span);
+        self
+    }
+
+    /// The error as the one JSON line `shardlab --json` prints:
+    /// `{"error": {"code": <int>, "codeName": "...", "errmsg": "..."}}`.
+    pub fn to_json(&self) -> String {
+        let code_name = match self.kind {
+            ErrorKind::Server => self.code_name.as_str(),
+            ErrorKind::Syntax => "SyntaxError",
+            ErrorKind::Type => "TypeError",
+            ErrorKind::Reference => "ReferenceError",
+        };
+        let mut out = format!("{{\"error\": {{\"code\": {}, \"codeName\": ", self.code);
+        crate::shell::ejson::write_json_string(&mut out, code_name);
+        out.push_str(", \"errmsg\": ");
+        crate::shell::ejson::write_json_string(&mut out, &self.message);
+        out.push_str("}}");
+        out
+    }
+}
+
+impl std::fmt::Display for StatementError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            ErrorKind::Server if self.code_name.is_empty() => {
+                write!(f, "MongoServerError: {}", self.message)
+            }
+            ErrorKind::Server => {
+                write!(f, "MongoServerError[{}]: {}", self.code_name, self.message)
+            }
+            ErrorKind::Syntax => write!(f, "SyntaxError: {}", self.message),
+            ErrorKind::Type => write!(f, "TypeError: {}", self.message),
+            ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
+        }
+    }
+}
+
+impl From<ClusterError> for StatementError {
+    fn from(e: ClusterError) -> Self {
+        StatementError::server(e)
+    }
+}
+
+impl From<EvalError> for StatementError {
+    fn from(e: EvalError) -> Self {
+        let (kind, message, span) = match &e {
+            EvalError::Reference { name, span } => (
+                ErrorKind::Reference,
+                format!("{name} is not defined"),
+                *span,
+            ),
+            EvalError::Type { detail, span } => (ErrorKind::Type, detail.clone(), *span),
+            EvalError::NotAValue { what, span } => {
+                (ErrorKind::Type, format!("{what} is not a value"), *span)
+            }
+            EvalError::BadArgument { func, detail, span } => {
+                (ErrorKind::Type, format!("{func}: {detail}"), *span)
+            }
+            EvalError::BadWrapper { key, detail, span } => (
+                ErrorKind::Syntax,
+                format!("invalid Extended JSON {key}: {detail}"),
+                *span,
+            ),
+            EvalError::NotJson { detail, span } => (
+                ErrorKind::Syntax,
+                format!("not valid Extended JSON: {detail}"),
+                *span,
+            ),
+        };
+        StatementError {
+            kind,
+            code: 0,
+            code_name: String::new(),
+            message,
+            span: Some(span),
+        }
+    }
+}
+
+/// What one statement did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The statement's text.
+    pub source: String,
+    /// Its result or error.
+    pub result: Result<Output, StatementError>,
+}
+
+impl Outcome {
+    /// The outcome printed as mongosh prints it; `None` when there is nothing to print.
+    pub fn render(&self) -> Option<String> {
+        match &self.result {
+            Ok(out) => render_output(out),
+            Err(e) => Some(e.to_string()),
+        }
+    }
+
+    /// The outcome as one line of canonical Extended JSON; `None` when there is nothing.
+    pub fn render_json(&self) -> Option<String> {
+        match &self.result {
+            Ok(Output::Value(v)) => Some(to_canonical_ejson(v)),
+            Ok(Output::Cursor(docs)) => Some(to_canonical_ejson(&Bson::Array(
+                docs.iter().cloned().map(Bson::Document).collect(),
+            ))),
+            Ok(Output::Sections(d)) => Some(crate::shell::ejson::document_to_canonical_ejson(d)),
+            Ok(Output::Message(m)) => Some(to_canonical_ejson(&Bson::String(m.clone()))),
+            Ok(Output::Nothing) => None,
+            Err(e) => Some(e.to_json()),
+        }
+    }
+}
+
+/// Renders an output as mongosh prints it.
+pub fn render_output(out: &Output) -> Option<String> {
+    match out {
+        Output::Value(Bson::String(s)) => Some(s.clone()),
+        Output::Value(v) => Some(format_value(v)),
+        Output::Cursor(docs) => Some(format_value(&Bson::Array(
+            docs.iter().cloned().map(Bson::Document).collect(),
+        ))),
+        Output::Sections(d) => Some(
+            d.iter()
+                .map(|(title, body)| format!("{title}\n{}", format_value(body)))
+                .collect::<Vec<_>>()
+                .join("\n---\n"),
+        ),
+        Output::Message(m) => Some(m.clone()),
+        Output::Nothing => None,
+    }
+}
+
+/// A shell session: a cluster, the current database and the script's variables.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The simulated cluster.
+    pub cluster: Cluster,
+    /// The current database (`use <db>`).
+    pub db: String,
+    pub(crate) ctx: EvalContext,
+    /// Sampled queries for analyzeShardKey, when `configureQueryAnalyzer` is on.
+    pub(crate) sampling: crate::session::admin::Sampling,
+    /// The generator behind workloads, seeded from the cluster's seed.
+    pub(crate) rng: crate::support::rng::SplitMix64,
+    /// How many documents each (namespace, workload spec) has generated, so counters
+    /// continue across `sim.generate` calls.
+    pub(crate) generated: std::collections::BTreeMap<String, u64>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new(ClusterConfig::default())
+    }
+}
+
+/// The clock every session's `new Date()` reads: the core never reads the real time.
+const EPOCH_MILLIS: i64 = 1_735_689_600_000;
+
+impl Session {
+    /// A session on a new cluster, using the `test` database.
+    pub fn new(config: ClusterConfig) -> Self {
+        let mut ctx = EvalContext::at(EPOCH_MILLIS);
+        let mut rng = crate::support::rng::SplitMix64::new(config.seed ^ 0x5348_454c_4c00);
+        for b in &mut ctx.object_id_process {
+            *b = (rng.next_u64() & 0xff) as u8;
+        }
+        ctx.uuid_state = rng.next_u64();
+        Session {
+            db: "test".to_string(),
+            rng: crate::support::rng::SplitMix64::new(config.seed),
+            cluster: Cluster::new(config),
+            ctx,
+            sampling: Default::default(),
+            generated: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Runs a script: every statement runs, even after an error, and each yields an
+    /// outcome. Statements that do not parse yield a SyntaxError with line and column.
+    pub fn run(&mut self, src: &str) -> Vec<Outcome> {
+        let (script, errors) = parse_script_recovering(src);
+        let mut items: Vec<(u32, Outcome)> = errors
+            .iter()
+            .map(|e| {
+                (
+                    e.span().start,
+                    Outcome {
+                        source: String::new(),
+                        result: Err(StatementError::syntax(e)),
+                    },
+                )
+            })
+            .collect();
+        for stmt in &script.statements {
+            let source = src
+                .get(stmt.span.start as usize..stmt.span.end as usize)
+                .unwrap_or("")
+                .to_string();
+            let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
+            items.push((stmt.span.start, Outcome { source, result }));
+        }
+        crate::support::sort::sort_by_key(&mut items, |(start, _)| *start);
+        items.into_iter().map(|(_, o)| o).collect()
+    }
+
+    fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
+        match kind {
+            StmtKind::Use { db } => {
+                self.db = db.clone();
+                Ok(Output::Message(format!("switched to db {db}")))
+            }
+            StmtKind::Show { what, .. } => self.show(what),
+            StmtKind::Declare { name, init, .. } => {
+                let value = match init {
+                    Some(e) => self.value_of(e)?,
+                    None => Bson::Undefined,
+                };
+                self.ctx.variables.insert(name.clone(), value);
+                Ok(Output::Nothing)
+            }
+            StmtKind::Assign { name, value } => {
+                let v = self.value_of(value)?;
+                self.ctx.variables.insert(name.clone(), v);
+                Ok(Output::Nothing)
+            }
+            StmtKind::Expr(e) => self.expression(e),
+        }
+    }
+
+    /// Evaluates an expression that must produce a value (commands included).
+    fn value_of(&mut self, e: &Expr) -> Result<Bson, StatementError> {
+        match self.expression(e)? {
+            Output::Value(v) => Ok(v),
+            Output::Cursor(docs) => Ok(Bson::Array(docs.into_iter().map(Bson::Document).collect())),
+            Output::Sections(d) => Ok(Bson::Document(d)),
+            Output::Message(m) => Ok(Bson::String(m)),
+            Output::Nothing => Ok(Bson::Undefined),
+        }
+    }
+
+    fn show(&mut self, what: &str) -> Result<Output, StatementError> {
+        match what {
+            "dbs" | "databases" => {
+                let lines: Vec<String> = self
+                    .cluster
+                    .databases()
+                    .keys()
+                    .map(|db| {
+                        let bytes: u64 = self
+                            .cluster
+                            .collections()
+                            .iter()
+                            .filter(|(ns, _)| ns.split('.').next() == Some(db.as_str()))
+                            .map(|(_, c)| c.data_size())
+                            .sum();
+                        format!("{db}  {}", super::status::data_format(bytes as f64))
+                    })
+                    .collect();
+                Ok(Output::Message(lines.join("\n")))
+            }
+            "collections" | "tables" => {
+                let prefix = format!("{}.", self.db);
+                let names: Vec<String> = self
+                    .cluster
+                    .collections()
+                    .keys()
+                    .filter_map(|ns| ns.strip_prefix(&prefix).map(str::to_string))
+                    .collect();
+                Ok(Output::Message(names.join("\n")))
+            }
+            other => Err(StatementError::type_error(format!(
+                "Unknown show argument: {other}"
+            ))),
+        }
+    }
+
+    fn expression(&mut self, e: &Expr) -> Result<Output, StatementError> {
+        let Some(segments) = flatten(e) else {
+            return Ok(Output::Value(self.eval(e)?));
+        };
+        let head = segments[0].name.as_str();
+        match head {
+            "db" => self.db_chain(&segments[1..]),
+            "sh" => self.sh_command(&segments[1..]),
+            "sim" => self.sim_command(&segments[1..]),
+            "convertShardKeyToHashed" => {
+                let args = call_args(&segments[0])?;
+                let v = self.arg(args, 0, "value")?;
+                let out = Output::Value(Bson::Int64(
+                    crate::values::hash::convert_shard_key_to_hashed(&v),
+                ));
+                navigate(out, &segments[1..])
+            }
+            "print" | "printjson" => {
+                let args = call_args(&segments[0])?;
+                let values = args
+                    .iter()
+                    .map(|a| self.value_of(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Output::Message(
+                    values
+                        .iter()
+                        .map(|v| match (head, v) {
+                            ("print", Bson::String(s)) => s.clone(),
+                            _ => format_value(v),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ))
+            }
+            name if self.ctx.variables.contains_key(name) => {
+                let value = self
+                    .ctx
+                    .variables
+                    .get(name)
+                    .cloned()
+                    .unwrap_or(Bson::Undefined);
+                navigate(Output::Value(value), &segments[1..])
+            }
+            _ => Ok(Output::Value(self.eval(e)?)),
+        }
+    }
+
+    /// `db.<...>`: database methods, or a collection and its methods.
+    fn db_chain(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
+        let Some(first) = rest.first() else {
+            return Ok(Output::Message(self.db.clone()));
+        };
+        match (first.name.as_str(), &first.args) {
+            ("getSiblingDB", Some(args)) => {
+                let name = self.str_arg(args, 0, "database name")?;
+                let saved = std::mem::replace(&mut self.db, name);
+                let out = self.db_chain(&rest[1..]);
+                if rest.len() > 1 {
+                    self.db = saved;
+                }
+                out
+            }
+            ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
+            ("getCollection", Some(args)) => {
+                let name = self.str_arg(args, 0, "collection name")?;
+                let ns = format!("{}.{name}", self.db);
+                self.collection_chain(&ns, &rest[1..])
+            }
+            ("adminCommand" | "runCommand", Some(args)) => {
+                let cmd = self.doc_arg(args, 0, "command")?;
+                let out = self.admin_command(&cmd)?;
+                navigate(out, &rest[1..])
+            }
+            ("getCollectionNames", Some(_)) => {
+                let prefix = format!("{}.", self.db);
+                Ok(Output::Value(Bson::Array(
+                    self.cluster
+                        .collections()
+                        .keys()
+                        .filter_map(|ns| {
+                            ns.strip_prefix(&prefix)
+                                .map(|s| Bson::String(s.to_string()))
+                        })
+                        .collect(),
+                )))
+            }
+            (_, None) => {
+                let ns = format!("{}.{}", self.db, first.name);
+                self.collection_chain(&ns, &rest[1..])
+            }
+            (name, Some(_)) => Err(StatementError::type_error(format!(
+                "db.{name} is not a function"
+            ))),
+        }
+    }
+
+    fn eval(&mut self, e: &Expr) -> Result<Bson, StatementError> {
+        eval_value(e, &mut self.ctx).map_err(|err| StatementError::from(err).at(e.span))
+    }
+
+    /// The `i`th argument as a value.
+    pub(crate) fn arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<Bson, StatementError> {
+        match args.get(i) {
+            Some(e) => self.value_of(e),
+            None => Err(StatementError::type_error(format!(
+                "missing argument: {what}"
+            ))),
+        }
+    }
+
+    /// The `i`th argument, if present and not undefined.
+    pub(crate) fn opt_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+    ) -> Result<Option<Bson>, StatementError> {
+        match args.get(i) {
+            Some(e) => match self.value_of(e)? {
+                Bson::Undefined => Ok(None),
+                v => Ok(Some(v)),
+            },
+            None => Ok(None),
+        }
+    }
+
+    /// The `i`th argument as a document.
+    pub(crate) fn doc_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<Document, StatementError> {
+        match self.arg(args, i, what)? {
+            Bson::Document(d) => Ok(d),
+            other => Err(StatementError::type_error(format!(
+                "{what} must be an object, got {}",
+                format_value(&other)
+            ))),
+        }
+    }
+
+    /// The `i`th argument as a document, or an empty document when absent.
+    pub(crate) fn opt_doc_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<Document, StatementError> {
+        match self.opt_arg(args, i)? {
+            None | Some(Bson::Null) => Ok(Document::new()),
+            Some(Bson::Document(d)) => Ok(d),
+            Some(other) => Err(StatementError::type_error(format!(
+                "{what} must be an object, got {}",
+                format_value(&other)
+            ))),
+        }
+    }
+
+    /// The `i`th argument as a string.
+    pub(crate) fn str_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<String, StatementError> {
+        match self.arg(args, i, what)? {
+            Bson::String(s) => Ok(s),
+            other => Err(StatementError::type_error(format!(
+                "{what} must be a string, got {}",
+                format_value(&other)
+            ))),
+        }
+    }
+
+    /// The `i`th argument as a whole number.
+    pub(crate) fn int_arg(
+        &mut self,
+        args: &[Expr],
+        i: usize,
+        what: &str,
+    ) -> Result<i64, StatementError> {
+        match self.arg(args, i, what)? {
+            Bson::Int32(n) => Ok(i64::from(n)),
+            Bson::Int64(n) => Ok(n),
+            Bson::Double(d) if d.fract() == 0.0 && d.abs() < 9.0e15 => Ok(d as i64),
+            other => Err(StatementError::type_error(format!(
+                "{what} must be a number, got {}",
+                format_value(&other)
+            ))),
+        }
+    }
+}
+
+/// Reads properties of a result, as `sh.status().databases` or
+/// `explain().queryPlanner.winningPlan.stage` do in mongosh.
+pub(crate) fn navigate(out: Output, path: &[Segment]) -> Result<Output, StatementError> {
+    if path.is_empty() {
+        return Ok(out);
+    }
+    let mut value = match out {
+        Output::Value(v) => v,
+        Output::Cursor(docs) => Bson::Array(docs.into_iter().map(Bson::Document).collect()),
+        Output::Sections(d) => Bson::Document(d),
+        Output::Message(m) => Bson::String(m),
+        Output::Nothing => Bson::Undefined,
+    };
+    for seg in path {
+        if seg.args.is_some() {
+            return Err(StatementError::type_error(format!(
+                "{} is not a function",
+                seg.name
+            )));
+        }
+        value = match (&value, seg.name.as_str()) {
+            (Bson::Array(a), "length") => Bson::Int32(a.len() as i32),
+            (Bson::String(s), "length") => Bson::Int32(s.encode_utf16().count() as i32),
+            (Bson::Array(a), idx) => idx
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| a.get(i).cloned())
+                .unwrap_or(Bson::Undefined),
+            (Bson::Document(d), key) => d.get(key).cloned().unwrap_or(Bson::Undefined),
+            (Bson::Undefined | Bson::Null, key) => {
+                return Err(StatementError::type_error(format!(
+                    "Cannot read properties of {} (reading '{key}')",
+                    if value == Bson::Null {
+                        "null"
+                    } else {
+                        "undefined"
+                    }
+                )));
+            }
+            _ => Bson::Undefined,
+        };
+    }
+    Ok(Output::Value(value))
+}
+
+/// The arguments of a segment that must be a call.
+pub(crate) fn call_args(seg: &Segment) -> Result<&[Expr], StatementError> {
+    seg.args
+        .as_deref()
+        .ok_or_else(|| StatementError::type_error(format!("{} must be called", seg.name)))
+}
+
+/// `{ ok: 1 }`, the reply of commands with nothing else to say.
+pub(crate) fn ok_doc() -> Document {
+    let mut d = Document::new();
+    d.insert("ok", 1);
+    d
+}

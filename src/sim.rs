@@ -1,0 +1,14 @@
+//! The top layer: the timeline of steps with snapshots and replay, the versioned
+//! scenario codec behind share links and saved sessions, and the comparison of several
+//! configurations in lockstep.
+
+pub(crate) mod compare;
+pub(crate) mod scenario;
+pub(crate) mod timeline;
+
+pub use compare::{bump, compare, render_table, CompareError, ComparisonRow, HOT_WINDOW};
+pub use scenario::{
+    from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
+    MAX_COMMANDS,
+};
+pub use timeline::{estimate_session_bytes, Timeline, TimelineError, TimelineOptions};

@@ -1,0 +1,9 @@
+//! The lowest layer: general-purpose pieces that know nothing of BSON or sharding. A
+//! seeded random number generator, the crate's one sort, and an ordered map whose clones
+//! share storage.
+
+pub(crate) mod rng;
+pub(crate) mod shared_map;
+pub(crate) mod sort;
+
+pub use rng::SplitMix64;

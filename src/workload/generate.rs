@@ -1,0 +1,872 @@
+//! Seeded document and query generators: the workloads behind `sim.generate(...)` and the
+//! lesson presets (monotonic keys, low cardinality, skewed frequency, multi-tenant keys,
+//! missing fields).
+//!
+//! A workload spec is a template document whose field values describe how to fill each
+//! field, the way a mongosh user would write it:
+//!
+//! ```text
+//! { x: "increasing", ts: "date", continent: "continent",
+//!   n: { gen: "uniformInt", min: 0, max: 1000 },
+//!   projectId: { gen: "tenant", tenants: 50, skew: 1.2 },
+//!   email: { gen: "missing", p: 0.3, of: "uniformString" },
+//!   payload: { gen: "padding", bytes: 200 },
+//!   meta: { source: "import", seq: "increasing" } }
+//! ```
+//!
+//! A string naming a generator, or an object with a `gen` field, is a generator; an object
+//! without `gen` is a nested template; anything else is copied as is. Generation is
+//! deterministic: the same spec, seed and `start` give the same documents natively and in
+//! wasm32, because every random draw comes from [`SplitMix64`] and every floating point
+//! step uses only IEEE basic arithmetic (no platform `pow`, `exp` or `ln`).
+
+use crate::engine::error::ClusterError;
+use crate::support::rng::SplitMix64;
+use crate::values::order::compare_values;
+use bson::oid::ObjectId;
+use bson::spec::BinarySubtype;
+use bson::{Binary, Bson, DateTime, Document};
+
+/// The most documents one `generate` call may produce.
+pub const MAX_GENERATE: u64 = 1_000_000;
+
+/// The most queries one `generate_queries` call may produce.
+pub const MAX_QUERIES: u64 = 1_000_000;
+
+/// The largest `n` a Zipf or tenant generator accepts; its table holds one weight per value.
+pub const MAX_ZIPF_N: u64 = 1_000_000;
+
+/// The largest filler a `padding` generator makes, in bytes (well under BSON's 16 MB).
+pub const MAX_PADDING: u64 = 1_000_000;
+
+/// The generator names a spec may use, as listed in error messages.
+pub const GENERATOR_NAMES: &[&str] = &[
+    "increasing",
+    "decreasing",
+    "objectId",
+    "date",
+    "uniformInt",
+    "uniformString",
+    "continent",
+    "zipf",
+    "uuid",
+    "choice",
+    "tenant",
+    "missing",
+    "const",
+    "padding",
+];
+
+/// The seven continents, in the order the `continent` generator's weights follow.
+pub const CONTINENTS: [&str; 7] = [
+    "Asia",
+    "Africa",
+    "Europe",
+    "North America",
+    "South America",
+    "Oceania",
+    "Antarctica",
+];
+
+/// Rough population shares: low cardinality *and* uneven frequency, yet every continent
+/// shows up in a few hundred documents.
+const CONTINENT_WEIGHTS: [f64; 7] = [0.30, 0.18, 0.18, 0.14, 0.10, 0.06, 0.04];
+
+/// The first second of generated ObjectIds and dates: 2023-11-14T22:13:20Z.
+const EPOCH_SECONDS: u32 = 1_700_000_000;
+
+/// A compiled field generator.
+#[derive(Debug, Clone)]
+enum Gen {
+    /// `start + i * step`.
+    Increasing { start: i64, step: i64 },
+    /// `start - i * step`.
+    Decreasing { start: i64, step: i64 },
+    /// ObjectIds that grow with the document number: seconds, a fixed process, a counter.
+    ObjectId { process: [u8; 5], per_second: u64 },
+    /// Dates `step_ms` apart, starting at `start_ms`.
+    Date { start_ms: i64, step_ms: i64 },
+    /// A uniform integer in `[min, max]`.
+    UniformInt { min: i64, max: i64 },
+    /// A random lowercase alphanumeric string.
+    UniformString { len: u32 },
+    /// A continent, population-weighted.
+    Continent,
+    /// A value `1..=n` with probability proportional to `1 / k^s`.
+    Zipf { cdf: Vec<f64> },
+    /// A random version 4 UUID (BSON binary subtype 4).
+    Uuid,
+    /// One of `values`, optionally weighted.
+    Choice {
+        values: Vec<Bson>,
+        cdf: Option<Vec<f64>>,
+    },
+    /// A tenant's ObjectId, tenants drawn with Zipf skew so a few tenants are huge.
+    Tenant { cdf: Vec<f64> },
+    /// The inner generator, or no field at all with probability `p`.
+    Missing { p: f64, of: Box<Gen> },
+    /// Always `value`.
+    Const(Bson),
+    /// A string of `bytes` filler characters.
+    Padding(String),
+    /// A nested template.
+    Object(Vec<(String, Gen)>),
+}
+
+/// A compiled workload spec; build it once and draw many documents from it.
+#[derive(Debug, Clone)]
+pub struct Template {
+    fields: Vec<(String, Gen)>,
+}
+
+impl Template {
+    /// Compiles a spec document, or explains what is wrong with it.
+    pub fn compile(spec: &Document) -> Result<Self, ClusterError> {
+        Ok(Template {
+            fields: compile_fields(spec, "")?,
+        })
+    }
+
+    /// The document with number `i` (0-based over the life of the generator).
+    pub fn document(&self, i: u64, rng: &mut SplitMix64) -> Document {
+        fill(&self.fields, i, rng)
+    }
+}
+
+/// Generates `count` documents from `spec`. `start` is how many documents this spec has
+/// already produced, so counters (`increasing`, `objectId`, `date`, ...) continue where
+/// the previous call stopped; random fields draw from `rng`.
+pub fn generate(
+    spec: &Document,
+    count: u64,
+    start: u64,
+    rng: &mut SplitMix64,
+) -> Result<Vec<Document>, ClusterError> {
+    if count > MAX_GENERATE {
+        return Err(ClusterError::BadValue(format!(
+            "cannot generate {count} documents in one call; the limit is {MAX_GENERATE}"
+        )));
+    }
+    let template = Template::compile(spec)?;
+    let mut out = Vec::with_capacity(count as usize);
+    for n in 0..count {
+        out.push(template.document(start.saturating_add(n), rng));
+    }
+    Ok(out)
+}
+
+/// The names accepted by [`preset`], in the order the UI lists them.
+pub fn preset_names() -> &'static [&'static str] {
+    &[
+        "monotonic",
+        "decreasing",
+        "objectIds",
+        "hashedId",
+        "uniform",
+        "continents",
+        "zipf",
+        "multiTenant",
+        "missingFields",
+    ]
+}
+
+/// A named workload spec for the lessons, or `None` for an unknown name.
+///
+/// - `monotonic`: `x` grows with every insert, like a counter or a timestamp.
+/// - `decreasing`: `x` shrinks with every insert.
+/// - `objectIds` (alias `hashedId`): `_id` is a growing ObjectId, the case for `{_id: "hashed"}`.
+/// - `uniform`: `x` is uniformly random over a million values.
+/// - `continents`: `continent` has seven values only, with uneven shares.
+/// - `zipf`: `x` follows a Zipf law, so a few values hold most documents.
+/// - `multiTenant`: `projectId` names one of 50 tenants of very different sizes and `_id`
+///   is a growing ObjectId, the `{projectId: 1, _id: 1}` case.
+/// - `missingFields`: `x` is absent from about a third of the documents.
+pub fn preset(name: &str) -> Option<Document> {
+    let padding = |bytes: i32| Bson::Document(bson::doc! { "gen": "padding", "bytes": bytes });
+    let spec = match name {
+        "monotonic" => bson::doc! { "x": "increasing", "ts": "date", "payload": padding(100) },
+        "decreasing" => bson::doc! { "x": "decreasing", "ts": "date", "payload": padding(100) },
+        "objectIds" | "hashedId" => {
+            bson::doc! { "_id": "objectId", "ts": "date", "payload": padding(100) }
+        }
+        "uniform" => bson::doc! {
+            "x": { "gen": "uniformInt", "min": 0, "max": 999_999 },
+            "payload": padding(100),
+        },
+        "continents" => bson::doc! {
+            "continent": "continent",
+            "user": "uniformString",
+            "payload": padding(100),
+        },
+        "zipf" => bson::doc! {
+            "x": { "gen": "zipf", "n": 1000, "s": 1.1 },
+            "payload": padding(100),
+        },
+        "multiTenant" => bson::doc! {
+            "_id": "objectId",
+            "projectId": { "gen": "tenant", "tenants": 50, "skew": 1.2 },
+            "event": { "gen": "choice", "values": ["error", "warning", "info"] },
+            "payload": padding(100),
+        },
+        "missingFields" => bson::doc! {
+            "x": { "gen": "missing", "p": 0.3, "of": { "gen": "uniformInt", "min": 0, "max": 999_999 } },
+            "payload": padding(100),
+        },
+        _ => return None,
+    };
+    Some(spec)
+}
+
+fn bad(msg: impl Into<String>) -> ClusterError {
+    ClusterError::BadValue(msg.into())
+}
+
+fn unknown_generator(path: &str, name: &str) -> ClusterError {
+    bad(format!(
+        "unknown generator \"{name}\" for field '{path}'; valid generators are: {}",
+        GENERATOR_NAMES.join(", ")
+    ))
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+fn compile_fields(spec: &Document, prefix: &str) -> Result<Vec<(String, Gen)>, ClusterError> {
+    spec.iter()
+        .map(|(name, value)| Ok((name.clone(), compile_value(value, &join(prefix, name))?)))
+        .collect()
+}
+
+fn compile_value(value: &Bson, path: &str) -> Result<Gen, ClusterError> {
+    match value {
+        Bson::String(name) => match compile_named(name, &Document::new(), path) {
+            Ok(gen) => Ok(gen),
+            // A string that names no generator is a literal value.
+            Err(None) => Ok(Gen::Const(value.clone())),
+            Err(Some(e)) => Err(e),
+        },
+        Bson::Document(d) => match d.get("gen") {
+            Some(Bson::String(name)) => compile_named(name, d, path)
+                .map_err(|e| e.unwrap_or_else(|| unknown_generator(path, name))),
+            Some(other) => Err(bad(format!(
+                "'gen' of field '{path}' must be a generator name string, got {other}"
+            ))),
+            None => Ok(Gen::Object(compile_fields(d, path)?)),
+        },
+        other => Ok(Gen::Const(other.clone())),
+    }
+}
+
+/// Compiles a named generator with its options; `Err(None)` means the name is unknown.
+fn compile_named(name: &str, opts: &Document, path: &str) -> Result<Gen, Option<ClusterError>> {
+    let int = |key: &str, default: i64| -> Result<i64, Option<ClusterError>> {
+        opt_int(opts, key, path)
+            .map(|v| v.unwrap_or(default))
+            .map_err(Some)
+    };
+    let float = |key: &str, default: f64| -> Result<f64, Option<ClusterError>> {
+        opt_float(opts, key, path)
+            .map(|v| v.unwrap_or(default))
+            .map_err(Some)
+    };
+    let gen = match name {
+        "increasing" => Gen::Increasing {
+            start: int("start", 0)?,
+            step: int("step", 1)?,
+        },
+        "decreasing" => Gen::Decreasing {
+            start: int("start", 1_000_000_000)?,
+            step: int("step", 1)?,
+        },
+        "objectId" => {
+            let per_second = int("perSecond", 1)?;
+            if per_second < 1 {
+                return Err(Some(bad(format!(
+                    "'perSecond' of field '{path}' must be at least 1"
+                ))));
+            }
+            Gen::ObjectId {
+                process: process_bytes(path),
+                per_second: per_second as u64,
+            }
+        }
+        "date" => Gen::Date {
+            start_ms: int("start", i64::from(EPOCH_SECONDS) * 1000)?,
+            step_ms: int("stepMs", 1000)?,
+        },
+        "uniformInt" => {
+            let min = int("min", 0)?;
+            let max = int("max", 1_000_000)?;
+            if min > max {
+                return Err(Some(bad(format!(
+                    "'min' ({min}) of field '{path}' is greater than 'max' ({max})"
+                ))));
+            }
+            Gen::UniformInt { min, max }
+        }
+        "uniformString" => {
+            let len = int("length", 12)?;
+            if !(1..=1024).contains(&len) {
+                return Err(Some(bad(format!(
+                    "'length' of field '{path}' must be between 1 and 1024, got {len}"
+                ))));
+            }
+            Gen::UniformString { len: len as u32 }
+        }
+        "continent" => Gen::Continent,
+        "zipf" => {
+            let n = bounded_n(int("n", 1000)?, "n", path).map_err(Some)?;
+            let s = float("s", 1.1)?;
+            Gen::Zipf {
+                cdf: zipf_cdf(n, s, path).map_err(Some)?,
+            }
+        }
+        "tenant" => {
+            let n = bounded_n(int("tenants", 50)?, "tenants", path).map_err(Some)?;
+            let s = float("skew", 1.2)?;
+            Gen::Tenant {
+                cdf: zipf_cdf(n, s, path).map_err(Some)?,
+            }
+        }
+        "uuid" => Gen::Uuid,
+        "choice" => {
+            let values = match opts.get("values") {
+                Some(Bson::Array(a)) if !a.is_empty() => a.clone(),
+                _ => {
+                    return Err(Some(bad(format!(
+                        "'values' of field '{path}' must be a non-empty array"
+                    ))))
+                }
+            };
+            let cdf = match opts.get("weights") {
+                None => None,
+                Some(Bson::Array(w)) if w.len() == values.len() => {
+                    let mut weights = Vec::with_capacity(w.len());
+                    for x in w {
+                        match as_f64(x) {
+                            Some(v) if v >= 0.0 && v.is_finite() => weights.push(v),
+                            _ => {
+                                return Err(Some(bad(format!(
+                                    "'weights' of field '{path}' must be non-negative numbers"
+                                ))))
+                            }
+                        }
+                    }
+                    Some(normalise(&weights, path).map_err(Some)?)
+                }
+                Some(_) => {
+                    return Err(Some(bad(format!(
+                        "'weights' of field '{path}' must be an array as long as 'values'"
+                    ))))
+                }
+            };
+            Gen::Choice { values, cdf }
+        }
+        "missing" => {
+            let p = float("p", 0.5)?;
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Some(bad(format!(
+                    "'p' of field '{path}' must be between 0 and 1, got {p}"
+                ))));
+            }
+            let of = match opts.get("of") {
+                Some(v) => compile_value(v, path).map_err(Some)?,
+                None => {
+                    return Err(Some(bad(format!(
+                        "generator \"missing\" of field '{path}' needs 'of', the generator to use when the field is present"
+                    ))))
+                }
+            };
+            Gen::Missing {
+                p,
+                of: Box::new(of),
+            }
+        }
+        "const" => match opts.get("value") {
+            Some(v) => Gen::Const(v.clone()),
+            None => {
+                return Err(Some(bad(format!(
+                    "generator \"const\" of field '{path}' needs 'value'"
+                ))))
+            }
+        },
+        "padding" => {
+            let bytes = int("bytes", 100)?;
+            if !(0..=MAX_PADDING as i64).contains(&bytes) {
+                return Err(Some(bad(format!(
+                    "'bytes' of field '{path}' must be between 0 and {MAX_PADDING}, got {bytes}"
+                ))));
+            }
+            Gen::Padding("x".repeat(bytes as usize))
+        }
+        _ => return Err(None),
+    };
+    Ok(gen)
+}
+
+fn as_f64(v: &Bson) -> Option<f64> {
+    match v {
+        Bson::Int32(n) => Some(f64::from(*n)),
+        Bson::Int64(n) => Some(*n as f64),
+        Bson::Double(d) => Some(*d),
+        _ => None,
+    }
+}
+
+fn opt_int(opts: &Document, key: &str, path: &str) -> Result<Option<i64>, ClusterError> {
+    match opts.get(key) {
+        None => Ok(None),
+        Some(Bson::Int32(n)) => Ok(Some(i64::from(*n))),
+        Some(Bson::Int64(n)) => Ok(Some(*n)),
+        Some(Bson::Double(d)) if d.fract() == 0.0 && d.abs() < 9.0e15 => Ok(Some(*d as i64)),
+        Some(other) => Err(bad(format!(
+            "'{key}' of field '{path}' must be an integer, got {other}"
+        ))),
+    }
+}
+
+fn opt_float(opts: &Document, key: &str, path: &str) -> Result<Option<f64>, ClusterError> {
+    match opts.get(key) {
+        None => Ok(None),
+        Some(v) => match as_f64(v) {
+            Some(x) if x.is_finite() => Ok(Some(x)),
+            _ => Err(bad(format!(
+                "'{key}' of field '{path}' must be a number, got {v}"
+            ))),
+        },
+    }
+}
+
+fn bounded_n(n: i64, key: &str, path: &str) -> Result<u64, ClusterError> {
+    if n < 1 || n as u64 > MAX_ZIPF_N {
+        return Err(bad(format!(
+            "'{key}' of field '{path}' must be between 1 and {MAX_ZIPF_N}, got {n}"
+        )));
+    }
+    Ok(n as u64)
+}
+
+/// A per-field "process" part for ObjectIds, fixed by the field's path so that ids stay
+/// ordered across calls (FNV-1a of the path).
+fn process_bytes(path: &str) -> [u8; 5] {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in path.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let b = h.to_be_bytes();
+    [b[0], b[1], b[2], b[3], b[4]]
+}
+
+/// The cumulative distribution of a Zipf law over `1..=n` with exponent `s`.
+fn zipf_cdf(n: u64, s: f64, path: &str) -> Result<Vec<f64>, ClusterError> {
+    if !(0.0..=10.0).contains(&s) {
+        return Err(bad(format!(
+            "the exponent of field '{path}' must be between 0 and 10, got {s}"
+        )));
+    }
+    let weights: Vec<f64> = (1..=n).map(|k| det_exp(-s * det_ln(k as f64))).collect();
+    normalise(&weights, path)
+}
+
+fn normalise(weights: &[f64], path: &str) -> Result<Vec<f64>, ClusterError> {
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 || !total.is_finite() {
+        return Err(bad(format!(
+            "the weights of field '{path}' must not all be 0"
+        )));
+    }
+    let mut acc = 0.0;
+    Ok(weights
+        .iter()
+        .map(|w| {
+            acc += w / total;
+            acc
+        })
+        .collect())
+}
+
+/// The index drawn from a cumulative distribution.
+fn pick(cdf: &[f64], rng: &mut SplitMix64) -> usize {
+    let u = rng.unit();
+    cdf.partition_point(|&c| c <= u)
+        .min(cdf.len().saturating_sub(1))
+}
+
+/// `e^x` from basic arithmetic only, so that it rounds the same on every platform:
+/// `x = k ln 2 + r` with `|r| <= ln 2 / 2`, a Taylor series for `e^r`, then a scale by 2^k.
+fn det_exp(x: f64) -> f64 {
+    const LN2: f64 = std::f64::consts::LN_2;
+    if x < -745.0 {
+        return 0.0;
+    }
+    if x > 709.0 {
+        return f64::INFINITY;
+    }
+    let k = (x / LN2).round();
+    let r = x - k * LN2;
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    for i in 1..=20 {
+        term *= r / f64::from(i);
+        sum += term;
+    }
+    let mut scale = 1.0;
+    let (base, steps) = if k >= 0.0 { (2.0, k) } else { (0.5, -k) };
+    for _ in 0..(steps as u32) {
+        scale *= base;
+    }
+    sum * scale
+}
+
+/// `ln x` for `x >= 1` from basic arithmetic only: halve to `[1, 2)`, then the series
+/// `ln m = 2 atanh((m - 1) / (m + 1))`.
+fn det_ln(x: f64) -> f64 {
+    const LN2: f64 = std::f64::consts::LN_2;
+    let mut m = x;
+    let mut k = 0u32;
+    while m >= 2.0 {
+        m /= 2.0;
+        k += 1;
+    }
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    let mut term = t;
+    let mut sum = 0.0;
+    let mut i = 1.0;
+    while i < 80.0 {
+        sum += term / i;
+        term *= t2;
+        i += 2.0;
+    }
+    2.0 * sum + f64::from(k) * LN2
+}
+
+/// An integer as mongosh would store it: Int32 when it fits, else Int64.
+pub fn int_value(v: i64) -> Bson {
+    match i32::try_from(v) {
+        Ok(small) => Bson::Int32(small),
+        Err(_) => Bson::Int64(v),
+    }
+}
+
+fn object_id(seconds: u32, process: [u8; 5], counter: u32) -> ObjectId {
+    let mut bytes = [0u8; 12];
+    bytes[0..4].copy_from_slice(&seconds.to_be_bytes());
+    bytes[4..9].copy_from_slice(&process);
+    bytes[9..12].copy_from_slice(&counter.to_be_bytes()[1..4]);
+    ObjectId::from_bytes(bytes)
+}
+
+fn fill(fields: &[(String, Gen)], i: u64, rng: &mut SplitMix64) -> Document {
+    let mut doc = Document::new();
+    for (name, gen) in fields {
+        if let Some(v) = value(gen, i, rng) {
+            doc.insert(name.clone(), v);
+        }
+    }
+    doc
+}
+
+/// The value of one field of document `i`, or `None` when the field is left out.
+fn value(gen: &Gen, i: u64, rng: &mut SplitMix64) -> Option<Bson> {
+    let i_signed = i64::try_from(i).unwrap_or(i64::MAX);
+    let v = match gen {
+        Gen::Increasing { start, step } => {
+            int_value(start.saturating_add(i_signed.saturating_mul(*step)))
+        }
+        Gen::Decreasing { start, step } => {
+            int_value(start.saturating_sub(i_signed.saturating_mul(*step)))
+        }
+        Gen::ObjectId {
+            process,
+            per_second,
+        } => {
+            let seconds = EPOCH_SECONDS.wrapping_add((i / per_second) as u32);
+            Bson::ObjectId(object_id(seconds, *process, (i & 0x00ff_ffff) as u32))
+        }
+        Gen::Date { start_ms, step_ms } => Bson::DateTime(DateTime::from_millis(
+            start_ms.saturating_add(i_signed.saturating_mul(*step_ms)),
+        )),
+        Gen::UniformInt { min, max } => {
+            let span = (*max as i128 - *min as i128 + 1) as u128;
+            let draw = if span > u128::from(u64::MAX) {
+                u128::from(rng.next_u64())
+            } else {
+                u128::from(rng.below(span as u64))
+            };
+            int_value((*min as i128 + draw as i128) as i64)
+        }
+        Gen::UniformString { len } => {
+            const ALPHABET: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+            let s: String = (0..*len)
+                .map(|_| char::from(ALPHABET[rng.below(36) as usize]))
+                .collect();
+            Bson::String(s)
+        }
+        Gen::Continent => {
+            let u = rng.unit();
+            let mut acc = 0.0;
+            let mut chosen = CONTINENTS[CONTINENTS.len() - 1];
+            for (name, w) in CONTINENTS.iter().zip(CONTINENT_WEIGHTS) {
+                acc += w;
+                if u < acc {
+                    chosen = name;
+                    break;
+                }
+            }
+            Bson::String(chosen.to_string())
+        }
+        Gen::Zipf { cdf } => int_value(pick(cdf, rng) as i64 + 1),
+        Gen::Uuid => {
+            let mut bytes = [0u8; 16];
+            bytes[0..8].copy_from_slice(&rng.next_u64().to_be_bytes());
+            bytes[8..16].copy_from_slice(&rng.next_u64().to_be_bytes());
+            // Version 4, variant 10xx, as RFC 4122 random UUIDs are marked.
+            bytes[6] = (bytes[6] & 0x0f) | 0x40;
+            bytes[8] = (bytes[8] & 0x3f) | 0x80;
+            Bson::Binary(Binary {
+                subtype: BinarySubtype::Uuid,
+                bytes: bytes.to_vec(),
+            })
+        }
+        Gen::Choice { values, cdf } => {
+            let idx = match cdf {
+                Some(cdf) => pick(cdf, rng),
+                None => rng.below(values.len() as u64) as usize,
+            };
+            values.get(idx).cloned().unwrap_or(Bson::Null)
+        }
+        Gen::Tenant { cdf } => {
+            // Tenant k (1 = biggest) gets an ObjectId from the day it "signed up", so
+            // tenant ids look real and sort by age.
+            let k = pick(cdf, rng) as u32 + 1;
+            let seconds = 1_600_000_000u32.wrapping_add(k.wrapping_mul(86_400));
+            Bson::ObjectId(object_id(seconds, [0x7e, 0x4a, 0x11, 0x00, 0x01], k))
+        }
+        Gen::Missing { p, of } => {
+            if rng.unit() < *p {
+                return None;
+            }
+            return value(of, i, rng);
+        }
+        Gen::Const(v) => v.clone(),
+        Gen::Padding(s) => Bson::String(s.clone()),
+        Gen::Object(fields) => Bson::Document(fill(fields, i, rng)),
+    };
+    Some(v)
+}
+
+/// A generated operation, shaped like a sampled query: the command name (`find`,
+/// `updateOne`, `updateMany`, `replaceOne`, `deleteOne`, `deleteMany`), its filter and,
+/// for updates, the update document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryOp {
+    /// The command, as mongosh names the method.
+    pub command: String,
+    /// The query filter.
+    pub filter: Document,
+    /// The update (operators or a replacement) for update commands.
+    pub update: Option<Document>,
+}
+
+/// The operation kinds a query workload mixes, in the order their ratios are read.
+pub const QUERY_KINDS: &[&str] = &[
+    "eq",
+    "range",
+    "other",
+    "update",
+    "updateKey",
+    "updateMany",
+    "delete",
+];
+
+/// Generates `count` operations against a collection holding `known_docs`.
+///
+/// The spec: `{kind, key, other, ratios, rangeWidth}`.
+/// - `key`: the field (or array of fields) the operations target as the shard key; values
+///   are drawn from `known_docs` (a missing field gives `null`, as the key would).
+/// - `other`: a field that is not part of the key, for non-targeted queries (default
+///   `payload`).
+/// - `kind`: `"mixed"` (the default) uses `ratios`; a kind name below alone means 100%
+///   of that kind.
+/// - `ratios`: weights for each kind (they need not sum to 1), default
+///   `{eq: 0.5, range: 0.2, other: 0.2, update: 0.1}`:
+///   - `eq`: `find` with equality on every key field, taken from a random document;
+///   - `range`: `find` with `{$gte, $lt}` on the first key field, spanning about
+///     `rangeWidth` documents (default 10) in key order;
+///   - `other`: `find` with equality on the `other` field only;
+///   - `update`: `updateOne` by key equality that `$set`s the `other` field;
+///   - `updateKey`: `updateOne` by key equality that `$set`s the first key field to another
+///     document's value, moving the document in key space;
+///   - `updateMany`: `updateMany` by equality on the `other` field;
+///   - `delete`: `deleteOne` by key equality.
+pub fn generate_queries(
+    spec: &Document,
+    count: u64,
+    rng: &mut SplitMix64,
+    known_docs: &[Document],
+) -> Result<Vec<QueryOp>, ClusterError> {
+    if count > MAX_QUERIES {
+        return Err(bad(format!(
+            "cannot generate {count} queries in one call; the limit is {MAX_QUERIES}"
+        )));
+    }
+    let keys: Vec<String> = match spec.get("key") {
+        Some(Bson::String(s)) => vec![s.clone()],
+        Some(Bson::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|v| match v {
+                Bson::String(s) => Ok(s.clone()),
+                _ => Err(bad("'key' must be a field name or an array of field names")),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err(bad("'key' must be a field name or an array of field names")),
+    };
+    let other = match spec.get("other") {
+        None => "payload".to_string(),
+        Some(Bson::String(s)) => s.clone(),
+        Some(_) => return Err(bad("'other' must be a field name")),
+    };
+    let width = opt_int(spec, "rangeWidth", "rangeWidth")?
+        .unwrap_or(10)
+        .max(1) as usize;
+    let mut weights = [0.0f64; 7];
+    let mixed = Bson::String("mixed".into());
+    match spec.get("kind").unwrap_or(&mixed) {
+        Bson::String(k) if k == "mixed" => match spec.get("ratios") {
+            None => weights[..4].copy_from_slice(&[0.5, 0.2, 0.2, 0.1]),
+            Some(Bson::Document(r)) => {
+                for (name, v) in r {
+                    let idx = QUERY_KINDS.iter().position(|k| k == name).ok_or_else(|| {
+                        bad(format!(
+                            "unknown query kind '{name}' in 'ratios'; valid kinds are: {}",
+                            QUERY_KINDS.join(", ")
+                        ))
+                    })?;
+                    match as_f64(v) {
+                        Some(x) if x >= 0.0 && x.is_finite() => weights[idx] = x,
+                        _ => {
+                            return Err(bad(format!(
+                                "ratio '{name}' must be a non-negative number"
+                            )))
+                        }
+                    }
+                }
+            }
+            Some(_) => return Err(bad("'ratios' must be an object")),
+        },
+        Bson::String(k) => {
+            let idx = QUERY_KINDS.iter().position(|q| q == k).ok_or_else(|| {
+                bad(format!(
+                    "unknown query workload kind '{k}'; valid kinds are: mixed, {}",
+                    QUERY_KINDS.join(", ")
+                ))
+            })?;
+            weights[idx] = 1.0;
+        }
+        _ => return Err(bad("'kind' must be a string")),
+    }
+    let cdf = normalise(&weights, "ratios")?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if known_docs.is_empty() {
+        return Err(bad(
+            "a query workload draws its values from existing documents, but the collection is empty",
+        ));
+    }
+    let key_of = |d: &Document| -> Vec<Bson> {
+        keys.iter()
+            .map(|k| lookup_path(d, k).cloned().unwrap_or(Bson::Null))
+            .collect()
+    };
+    // The first key field's values in order, for ranges that span `width` documents.
+    let mut sorted_first: Vec<Bson> = known_docs
+        .iter()
+        .map(|d| lookup_path(d, &keys[0]).cloned().unwrap_or(Bson::Null))
+        .collect();
+    crate::support::sort::sort_by(&mut sorted_first, compare_values);
+    let n = known_docs.len() as u64;
+    let key_filter = |values: Vec<Bson>| -> Document { keys.iter().cloned().zip(values).collect() };
+    let mut out = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let doc = &known_docs[rng.below(n) as usize];
+        let op = match QUERY_KINDS[pick(&cdf, rng)] {
+            "eq" => QueryOp {
+                command: "find".into(),
+                filter: key_filter(key_of(doc)),
+                update: None,
+            },
+            "range" => {
+                let lo_idx = rng.below(n) as usize;
+                let hi_idx = lo_idx + width;
+                let lo = sorted_first[lo_idx].clone();
+                let mut range = bson::doc! { "$gte": lo };
+                if let Some(hi) = sorted_first.get(hi_idx) {
+                    range.insert("$lt", hi.clone());
+                }
+                QueryOp {
+                    command: "find".into(),
+                    filter: bson::doc! { keys[0].clone(): range },
+                    update: None,
+                }
+            }
+            "other" => QueryOp {
+                command: "find".into(),
+                filter: bson::doc! { other.clone(): lookup_path(doc, &other).cloned().unwrap_or(Bson::Null) },
+                update: None,
+            },
+            "update" => QueryOp {
+                command: "updateOne".into(),
+                filter: key_filter(key_of(doc)),
+                update: Some(
+                    bson::doc! { "$set": { other.clone(): int_value(rng.below(1_000_000) as i64) } },
+                ),
+            },
+            "updateKey" => {
+                let target = &known_docs[rng.below(n) as usize];
+                let new_value = lookup_path(target, &keys[0]).cloned().unwrap_or(Bson::Null);
+                QueryOp {
+                    command: "updateOne".into(),
+                    filter: key_filter(key_of(doc)),
+                    update: Some(bson::doc! { "$set": { keys[0].clone(): new_value } }),
+                }
+            }
+            "updateMany" => QueryOp {
+                command: "updateMany".into(),
+                filter: bson::doc! { other.clone(): lookup_path(doc, &other).cloned().unwrap_or(Bson::Null) },
+                update: Some(bson::doc! { "$set": { "touched": true } }),
+            },
+            _ => QueryOp {
+                command: "deleteOne".into(),
+                filter: key_filter(key_of(doc)),
+                update: None,
+            },
+        };
+        out.push(op);
+    }
+    Ok(out)
+}
+
+/// The value at a dotted path, descending through embedded documents only.
+pub(crate) fn lookup_path<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+    let mut current = doc;
+    let mut parts = path.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let v = current.get(part)?;
+        if parts.peek().is_none() {
+            return Some(v);
+        }
+        match v {
+            Bson::Document(inner) => current = inner,
+            _ => return None,
+        }
+    }
+    None
+}
