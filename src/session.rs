@@ -5,8 +5,9 @@
 mod admin;
 mod collection;
 pub(crate) mod interpreter;
+mod sampling;
 mod sh;
 pub(crate) mod status;
 
+pub use crate::values::inspect::data_format;
 pub use interpreter::{Outcome, Output, Session};
-pub use status::data_format;

@@ -15,20 +15,19 @@
 //! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
 
 pub(crate) mod ejson;
-pub(crate) mod encoding;
 pub(crate) mod eval;
 pub(crate) mod lexer;
 pub(crate) mod parser;
-pub(crate) mod print;
 
+pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
+pub use crate::values::js::{js_key_order, js_number};
 pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
-pub use eval::{eval_value, js_key_order, js_number, EvalContext, EvalError};
+pub use eval::{eval_value, EvalContext, EvalError};
 pub use lexer::{Span, Token, TokenKind};
 pub use parser::{
     flatten, parse_expression, parse_script, parse_script_recovering, Expr, ExprKind, ParseError,
     Script, Segment, Stmt, StmtKind,
 };
-pub use print::{format_document, format_value, format_value_with, FormatOptions};
 
 use bson::Bson;
 use thiserror::Error;

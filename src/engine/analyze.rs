@@ -29,17 +29,27 @@
 
 use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable};
 use crate::engine::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
-use crate::engine::error::ClusterError;
 use crate::engine::targeting::{self, TargetKind};
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
 use crate::support::rng::SplitMix64;
-use crate::workload::generate::lookup_path;
+use crate::values::error::ClusterError;
+use crate::values::path::lookup_path;
 use bson::{Bson, Document};
 use std::borrow::Cow;
 
-/// A sampled query, as `configureQueryAnalyzer` records it; the same shape as a generated
-/// [`QueryOp`](crate::workload::generate::QueryOp).
-pub use crate::workload::generate::QueryOp as QuerySample;
+/// A sampled query, as `configureQueryAnalyzer` records it, or a generated one (the query
+/// workloads produce the same shape): the command name (`find`, `updateOne`, `updateMany`,
+/// `replaceOne`, `deleteOne`, `deleteMany`), its filter and, for updates, the update
+/// document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuerySample {
+    /// The command, as mongosh names the method.
+    pub command: String,
+    /// The query filter.
+    pub filter: Document,
+    /// The update (operators or a replacement) for update commands.
+    pub update: Option<Document>,
+}
 
 /// The number of key ranges for the read and write distribution (MongoDB's
 /// `analyzeShardKeyNumRanges` default).

@@ -8,8 +8,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-/// Index of a shard in the cluster's shard list.
-pub type ShardIdx = u32;
+pub use crate::engine::store::ShardIdx;
 
 /// A chunk version as mongosh prints it in "last modified": `Timestamp({ t: major, i: minor })`.
 /// Migrations bump the major version, splits the minor.

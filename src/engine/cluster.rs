@@ -6,20 +6,23 @@
 //! database's primary shard.
 
 use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
-pub use crate::engine::error::ClusterError;
 use crate::engine::event_log::EventLog;
 use crate::engine::events::EventKind;
-use crate::engine::split::SPLIT_TEST_FACTOR;
 use crate::engine::store::{doc_key, key_field};
 pub(crate) use crate::engine::store::{
     id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
 use crate::engine::store::{Pushed, StoredBatch};
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+pub use crate::values::error::ClusterError;
 use bson::oid::ObjectId;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+
+/// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
+/// been written to it (`ChunkWritesTracker::kSplitTestFactor`).
+pub(crate) const SPLIT_TEST_FACTOR: u64 = 5;
 
 /// Which MongoDB release's sharding behaviour the cluster follows (spec §6, §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -1018,7 +1021,7 @@ impl Cluster {
 impl Sharding {
     /// Renders a key value as mongosh prints a chunk bound: `{ x: MinKey() }`.
     pub fn bound_string(&self, key: &KeyValue) -> String {
-        crate::shell::print::format_document(&self.pattern.to_document(key))
+        crate::values::inspect::format_document(&self.pattern.to_document(key))
     }
 }
 

@@ -2,14 +2,11 @@
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
 use crate::engine::chunks::{Chunk, ShardIdx};
+use crate::engine::cluster::SPLIT_TEST_FACTOR;
 use crate::engine::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use bson::{Bson, Document};
-
-/// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
-/// been written to it (`ChunkWritesTracker::kSplitTestFactor`).
-pub(crate) const SPLIT_TEST_FACTOR: u64 = 5;
 
 /// At most this many of the last split points are recomputed when the last piece would be
 /// small (`kMaxSplitPointsToReposition`).

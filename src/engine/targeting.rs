@@ -24,9 +24,9 @@
 //! filter's shape, not on how many shards happen to be hit.
 
 use crate::engine::chunks::{RoutingTable, ShardIdx};
-use crate::engine::error::ClusterError;
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
 use crate::query::filter::{is_nan, parse_filter, Filter, Predicate};
+use crate::values::error::ClusterError;
 use crate::values::hash::convert_shard_key_to_hashed;
 use crate::values::order::{canonical_class, compare_values};
 use bson::oid::ObjectId;

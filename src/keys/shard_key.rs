@@ -5,6 +5,7 @@
 //! pattern is the one MongoDB would report, word for word.
 
 use crate::values::decimal::Decimal;
+use crate::values::error::ClusterError;
 use crate::values::hash::convert_shard_key_to_hashed;
 use crate::values::order::{compare_values, db_pointer_parts};
 use bson::{Bson, Document, RawBsonRef, RawDocument};
@@ -367,7 +368,7 @@ fn lookup<'a>(doc: &'a Document, path: &str) -> Result<Option<&'a Bson>, ShardKe
 fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyError> {
     if !path.as_bytes().contains(&b'.') {
         // A top-level field, the usual case.
-        return match crate::engine::store::raw_get(doc, path) {
+        return match crate::values::raw::raw_get(doc, path) {
             Some(RawBsonRef::Array(_)) => Err(ShardKeyError::ArrayValue),
             Some(v) => Ok(Bson::try_from(v).ok()),
             None => Ok(None),
@@ -377,7 +378,7 @@ fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyErr
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {
         let last = parts.peek().is_none();
-        match crate::engine::store::raw_get(current, part) {
+        match crate::values::raw::raw_get(current, part) {
             None => return Ok(None),
             Some(RawBsonRef::Array(_)) => return Err(ShardKeyError::ArrayValue),
             Some(v) if last => return Ok(Bson::try_from(v).ok()),
@@ -601,5 +602,17 @@ fn strip_fraction_zeros(s: &str) -> &str {
         s.trim_end_matches('0').trim_end_matches('.')
     } else {
         s
+    }
+}
+
+impl From<ShardKeyError> for ClusterError {
+    fn from(e: ShardKeyError) -> Self {
+        let message = e.to_string();
+        match e.code_name() {
+            "ShardKeyNotFound" => ClusterError::ShardKeyNotFound(message),
+            "InvalidOptions" => ClusterError::InvalidOptions(message),
+            "CannotCreateIndex" | "BadValue" => ClusterError::BadValue(message),
+            _ => ClusterError::BadValue(message),
+        }
     }
 }

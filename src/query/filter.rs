@@ -9,8 +9,8 @@
 //! `$gt`, `$gte`, `$lt` and `$lte` only match values of the operand's canonical type
 //! class, except that MinKey and MaxKey operands compare with everything.
 
-use crate::engine::error::ClusterError;
 use crate::keys::shard_key::format_bson_element;
+use crate::values::error::ClusterError;
 use crate::values::order::{canonical_class, compare_values};
 use bson::{Bson, Document};
 use std::cmp::Ordering;

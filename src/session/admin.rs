@@ -8,44 +8,7 @@ use crate::engine::cluster::{ClusterConfig, ClusterError, VersionMode};
 use crate::shell::parser::Segment;
 use bson::{doc, Bson, Document};
 
-/// A query recorded while `configureQueryAnalyzer` sampling is on.
-pub use crate::workload::generate::QueryOp as SampledQuery;
-
-/// The namespaces with query sampling on, and what each has sampled. A few namespaces at
-/// most, so a list (a map would add another B-tree instantiation to the wasm).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Sampling(Vec<(String, Vec<SampledQuery>)>);
-
-impl Sampling {
-    /// The samples of `ns`, if sampling is on for it.
-    fn get_mut(&mut self, ns: &str) -> Option<&mut Vec<SampledQuery>> {
-        self.0
-            .iter_mut()
-            .find(|(n, _)| n == ns)
-            .map(|(_, list)| list)
-    }
-
-    /// The samples of `ns` so far (none if sampling is off).
-    fn samples(&self, ns: &str) -> Vec<SampledQuery> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == ns)
-            .map(|(_, list)| list.clone())
-            .unwrap_or_default()
-    }
-
-    /// Turns sampling on for `ns`, keeping what it has sampled.
-    fn start(&mut self, ns: &str) {
-        if self.get_mut(ns).is_none() {
-            self.0.push((ns.to_owned(), Vec::new()));
-        }
-    }
-
-    /// Turns sampling off for `ns`, dropping its samples.
-    fn stop(&mut self, ns: &str) {
-        self.0.retain(|(n, _)| n != ns);
-    }
-}
+use super::sampling::SampledQuery;
 
 fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
     match cmd.get(name) {
@@ -343,7 +306,7 @@ impl Session {
                     self.cluster
                         .set_chunk_size(u64::try_from(bytes).unwrap_or(0))?;
                 }
-                doc! { "chunkSize": crate::shell::eval::js_number(self.cluster.chunk_size() as f64), "ok": 1 }
+                doc! { "chunkSize": crate::values::js::js_number(self.cluster.chunk_size() as f64), "ok": 1 }
             }
             "seed" => {
                 let seed = self.int_arg(args, 0, "seed")?;
@@ -423,7 +386,7 @@ impl Session {
                 self.generated.insert(counter_key, start + count);
                 let n = docs.len() as i64;
                 self.cluster.insert_many(&ns, docs).map_err(|(_, e)| e)?;
-                doc! { "ns": ns, "inserted": crate::shell::eval::js_number(n as f64), "ok": 1 }
+                doc! { "ns": ns, "inserted": crate::values::js::js_number(n as f64), "ok": 1 }
             }
             "queries" => {
                 let ns = self.str_arg(args, 0, "namespace")?;

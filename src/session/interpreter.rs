@@ -8,8 +8,8 @@
 use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::shell::eval::{eval_value, EvalContext, EvalError};
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
-use crate::shell::print::format_value;
 use crate::shell::{to_canonical_ejson, Span};
+use crate::values::inspect::format_value;
 use bson::{Bson, Document};
 
 /// What a statement produced.
@@ -242,7 +242,7 @@ pub struct Session {
     pub db: String,
     pub(crate) ctx: EvalContext,
     /// Sampled queries for analyzeShardKey, when `configureQueryAnalyzer` is on.
-    pub(crate) sampling: crate::session::admin::Sampling,
+    pub(crate) sampling: super::sampling::Sampling,
     /// The generator behind workloads, seeded from the cluster's seed.
     pub(crate) rng: crate::support::rng::SplitMix64,
     /// How many documents each (namespace, workload spec) has generated, so counters
@@ -356,7 +356,10 @@ impl Session {
                             .filter(|(ns, _)| ns.split('.').next() == Some(db.as_str()))
                             .map(|(_, c)| c.data_size())
                             .sum();
-                        format!("{db}  {}", super::status::data_format(bytes as f64))
+                        format!(
+                            "{db}  {}",
+                            crate::values::inspect::data_format(bytes as f64)
+                        )
                     })
                     .collect();
                 Ok(Output::Message(lines.join("\n")))

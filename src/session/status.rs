@@ -2,31 +2,12 @@
 //! (spec §11), built from the cluster.
 
 use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
-use crate::shell::eval::js_number_to_string;
+use crate::values::inspect::data_format;
+use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
 
 /// Above this many chunks, `sh.status()` without `verbose` prints a notice instead.
 const MAX_CHUNKS_PRINTED: usize = 20;
-
-/// Formats a size as mongosh's `dataFormat` does: `B` below 1 KiB, then KiB, MiB, GiB
-/// truncated to two decimals (`'292.26MiB'`).
-pub fn data_format(bytes: f64) -> String {
-    const KIB: f64 = 1024.0;
-    if bytes < KIB {
-        return format!("{}B", js_number_to_string(bytes.floor()));
-    }
-    let (value, unit) = if bytes < KIB * KIB {
-        (bytes / KIB, "KiB")
-    } else if bytes < KIB * KIB * KIB {
-        (bytes / KIB / KIB, "MiB")
-    } else {
-        (bytes / KIB / KIB / KIB, "GiB")
-    };
-    format!(
-        "{}{unit}",
-        js_number_to_string((value * 100.0).floor() / 100.0)
-    )
-}
 
 /// A count as a JavaScript number prints in mongosh: an int32 when it fits.
 fn js_count(n: u64) -> Bson {

@@ -7,9 +7,10 @@
 //! `Number.prototype.toString()` (`"2.5"`, `"1e-7"`), and `"-0.0"`, `"NaN"`,
 //! `"Infinity"`, `"-Infinity"`. Strings are escaped as `JSON.stringify` does.
 
-use super::encoding::{base64_encode, hex_encode};
-use super::eval::{db_pointer_parts, eval_json, js_number_to_string, EvalError};
+use super::eval::{eval_json, EvalError};
 use super::parser::{parse_expression, ParseError};
+use crate::values::encoding::{base64_encode, hex_encode};
+use crate::values::js::{db_pointer_parts, js_number_to_string};
 use bson::{Bson, Document};
 use std::fmt::Write;
 use thiserror::Error;

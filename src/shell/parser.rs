@@ -980,7 +980,7 @@ impl<'a> Parser<'a> {
             let key = match &t.kind {
                 TokenKind::Punct(Punct::RBrace) => return Ok((fields, t.span)),
                 TokenKind::Ident(s) | TokenKind::Str(s) => s.clone(),
-                TokenKind::Number { value, .. } => super::eval::js_number_to_string(*value),
+                TokenKind::Number { value, .. } => crate::values::js::js_number_to_string(*value),
                 TokenKind::Punct(Punct::LBracket) => {
                     return Err(ParseError::Unsupported {
                         what: "computed property names".into(),

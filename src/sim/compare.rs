@@ -11,7 +11,7 @@ use crate::engine::cluster::{Cluster, ClusterConfig};
 use crate::engine::events::EventKind;
 use crate::engine::targeting::TargetKind;
 use crate::session::interpreter::Session;
-use crate::session::status::data_format;
+use crate::values::inspect::data_format;
 use bson::Document;
 use thiserror::Error;
 

@@ -20,9 +20,11 @@
 //! wasm32, because every random draw comes from [`SplitMix64`] and every floating point
 //! step uses only IEEE basic arithmetic (no platform `pow`, `exp` or `ln`).
 
-use crate::engine::error::ClusterError;
+use crate::engine::analyze::QuerySample as QueryOp;
 use crate::support::rng::SplitMix64;
+use crate::values::error::ClusterError;
 use crate::values::order::compare_values;
+use crate::values::path::lookup_path;
 use bson::oid::ObjectId;
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, DateTime, Document};
@@ -662,19 +664,6 @@ fn value(gen: &Gen, i: u64, rng: &mut SplitMix64) -> Option<Bson> {
     Some(v)
 }
 
-/// A generated operation, shaped like a sampled query: the command name (`find`,
-/// `updateOne`, `updateMany`, `replaceOne`, `deleteOne`, `deleteMany`), its filter and,
-/// for updates, the update document.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QueryOp {
-    /// The command, as mongosh names the method.
-    pub command: String,
-    /// The query filter.
-    pub filter: Document,
-    /// The update (operators or a replacement) for update commands.
-    pub update: Option<Document>,
-}
-
 /// The operation kinds a query workload mixes, in the order their ratios are read.
 pub const QUERY_KINDS: &[&str] = &[
     "eq",
@@ -852,21 +841,4 @@ pub fn generate_queries(
         out.push(op);
     }
     Ok(out)
-}
-
-/// The value at a dotted path, descending through embedded documents only.
-pub(crate) fn lookup_path<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
-    let mut current = doc;
-    let mut parts = path.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let v = current.get(part)?;
-        if parts.peek().is_none() {
-            return Some(v);
-        }
-        match v {
-            Bson::Document(inner) => current = inner,
-            _ => return None,
-        }
-    }
-    None
 }

@@ -18,7 +18,7 @@
 //! not reproduced.
 
 use super::encoding::{base64_encode, format_iso, hex_encode};
-use super::eval::{db_pointer_parts, js_key_order, js_number_to_string};
+use super::js::{db_pointer_parts, js_key_order, js_number_to_string};
 use bson::spec::BinarySubtype;
 use bson::{Bson, Document};
 
@@ -508,4 +508,24 @@ impl Ctx {
         }
         tmp
     }
+}
+
+/// Formats a size as mongosh's `dataFormat` does: `B` below 1 KiB, then KiB, MiB, GiB
+/// truncated to two decimals (`'292.26MiB'`).
+pub fn data_format(bytes: f64) -> String {
+    const KIB: f64 = 1024.0;
+    if bytes < KIB {
+        return format!("{}B", js_number_to_string(bytes.floor()));
+    }
+    let (value, unit) = if bytes < KIB * KIB {
+        (bytes / KIB, "KiB")
+    } else if bytes < KIB * KIB * KIB {
+        (bytes / KIB / KIB, "MiB")
+    } else {
+        (bytes / KIB / KIB / KIB, "GiB")
+    };
+    format!(
+        "{}{unit}",
+        js_number_to_string((value * 100.0).floor() / 100.0)
+    )
 }

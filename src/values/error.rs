@@ -1,7 +1,5 @@
 //! The errors the cluster reports, each carrying MongoDB's code and message.
 
-use crate::keys::shard_key::ShardKeyError;
-
 /// An error from a cluster operation. The variant is MongoDB's code name and the string is
 /// MongoDB's message, so the shell can print `MongoServerError[CodeName]: message`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -154,18 +152,6 @@ impl ClusterError {
             ClusterError::NamespaceNotSharded(_) => 118,
             ClusterError::DuplicateKey(_) => 11000,
             ClusterError::ImmutableField(_) => 66,
-        }
-    }
-}
-
-impl From<ShardKeyError> for ClusterError {
-    fn from(e: ShardKeyError) -> Self {
-        let message = e.to_string();
-        match e.code_name() {
-            "ShardKeyNotFound" => ClusterError::ShardKeyNotFound(message),
-            "InvalidOptions" => ClusterError::InvalidOptions(message),
-            "CannotCreateIndex" | "BadValue" => ClusterError::BadValue(message),
-            _ => ClusterError::BadValue(message),
         }
     }
 }
