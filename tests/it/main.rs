@@ -6,6 +6,7 @@ mod compare;
 mod engine;
 mod engine_props;
 mod hash;
+mod layers;
 mod order;
 mod query;
 mod scenario;
