@@ -9,7 +9,7 @@
 
 use super::eval::{eval_json, EvalError};
 use super::parser::{parse_expression, ParseError};
-use crate::values::encoding::{base64_encode, hex_encode};
+use crate::values::encoding::{hex_encode, BASE64};
 use crate::values::js::{db_pointer_parts, js_number_to_string};
 use bson::{Bson, Document};
 use std::fmt::Write;
@@ -159,7 +159,7 @@ fn write_value(out: &mut String, value: &Bson) {
             let _ = write!(
                 o,
                 "{{\"base64\":\"{}\",\"subType\":\"{}\"}}",
-                base64_encode(&b.bytes),
+                BASE64.encode(&b.bytes),
                 hex_encode(&[u8::from(b.subtype)])
             );
         }),

@@ -9,9 +9,7 @@
 
 use super::lexer::Span;
 use super::parser::{BinaryOp, Expr, ExprKind, UnaryOp};
-use crate::values::encoding::{
-    base64_decode, format_js_date_string, hex_decode, parse_iso, utc_millis,
-};
+use crate::values::encoding::{format_js_date_string, hex_decode, parse_iso, utc_millis, BASE64};
 use crate::values::js::{js_key_order, js_number, js_number_to_string, make_db_pointer};
 use bson::oid::ObjectId;
 use bson::raw::CString;
@@ -499,7 +497,9 @@ pub fn convert_wrapper(doc: Document, span: Span) -> Result<Bson, EvalError> {
 }
 
 fn binary_from(b64: &str, subtype_hex: &str, key: &str, span: Span) -> Result<Bson, EvalError> {
-    let bytes = base64_decode(b64).ok_or_else(|| bad_wrapper(key, "invalid base64", span))?;
+    let bytes = BASE64
+        .decode(b64)
+        .map_err(|_| bad_wrapper(key, "invalid base64", span))?;
     if subtype_hex.is_empty() || subtype_hex.len() > 2 {
         return Err(bad_wrapper(
             key,
@@ -1144,7 +1144,9 @@ fn construct(
                     arg_str(name, a0, "data", span)?,
                 )
             };
-            let bytes = base64_decode(data).ok_or_else(|| bad_arg(name, "invalid base64", span))?;
+            let bytes = BASE64
+                .decode(data)
+                .map_err(|_| bad_arg(name, "invalid base64", span))?;
             Ok(Bson::Binary(Binary { subtype: st, bytes }))
         }
         "HexData" | "Binary.createFromHexString" | "MD5" => {

@@ -4,60 +4,118 @@
 //! Dates follow JavaScript's `Date`: proleptic Gregorian calendar, UTC, millisecond
 //! precision, years outside 0..=9999 written with a sign and six (or more) digits.
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// A base64 dialect: its alphabet, whether it pads, and how strictly it decodes.
+///
+/// The crate needs two: [`BASE64`] for Extended JSON and mongosh's `BinData`, and
+/// [`BASE64URL`] for scenario links. One coder serves both, so that the two differ only
+/// in these three settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Base64 {
+    /// The 64 letters, in value order.
+    alphabet: &'static [u8; 64],
+    /// Whether the encoder pads with `=` to a multiple of four characters, and the
+    /// decoder accepts (but does not require) up to two trailing `=`.
+    padded: bool,
+    /// Whether the decoder takes this alphabet only and refuses a non-zero unused tail,
+    /// so that every byte string has exactly one spelling. A lenient decoder also takes
+    /// the other dialect's two last letters (`-` for `+`, `_` for `/` and back) and ignores
+    /// the tail bits, as drivers do.
+    strict: bool,
+}
 
-/// Encodes bytes as standard base64 with `=` padding.
-pub fn base64_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(B64[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
+/// Standard base64 (RFC 4648 section 4) with `=` padding; decodes leniently.
+pub const BASE64: Base64 = Base64 {
+    alphabet: b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+    padded: true,
+    strict: false,
+};
+
+/// URL-safe base64 (RFC 4648 section 5) without padding; decodes strictly.
+pub const BASE64URL: Base64 = Base64 {
+    alphabet: b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+    padded: false,
+    strict: true,
+};
+
+impl Base64 {
+    /// Encodes bytes.
+    pub fn encode(&self, bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        self.encode_into(bytes, &mut out);
+        out
+    }
+
+    /// Encodes bytes at the end of `out`.
+    pub fn encode_into(&self, bytes: &[u8], out: &mut String) {
+        for chunk in bytes.chunks(3) {
+            let b = [
+                chunk[0],
+                chunk.get(1).copied().unwrap_or(0),
+                chunk.get(2).copied().unwrap_or(0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            // A chunk of k bytes needs k + 1 letters; padding fills the rest of four.
+            for i in 0..=chunk.len() {
+                out.push(char::from(
+                    self.alphabet[((n >> (18 - 6 * i)) & 63) as usize],
+                ));
+            }
+            if self.padded {
+                for _ in chunk.len()..3 {
+                    out.push('=');
+                }
             }
         }
     }
-    out
-}
 
-/// Decodes standard base64; padding is optional, whitespace and other characters are
-/// errors. Returns `None` on malformed input.
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let trimmed = text.trim_end_matches('=');
-    if text.len() - trimmed.len() > 2 {
-        return None;
+    /// Decodes text, or returns the byte offset of the first character that makes it
+    /// invalid: a letter outside the alphabet, a group of four that ends after one
+    /// letter, padding where there may be none, or (when strict) a non-zero unused tail.
+    pub fn decode(&self, text: &str) -> Result<Vec<u8>, usize> {
+        let body = if self.padded {
+            let trimmed = text.trim_end_matches('=');
+            if text.len() - trimmed.len() > 2 {
+                return Err(trimmed.len() + 2);
+            }
+            trimmed
+        } else {
+            text
+        };
+        let mut out = Vec::with_capacity(body.len() / 4 * 3 + 2);
+        for (ci, chunk) in body.as_bytes().chunks(4).enumerate() {
+            // A single leftover letter cannot encode a byte.
+            if chunk.len() == 1 {
+                return Err(ci * 4);
+            }
+            let mut n = 0u32;
+            for (k, &c) in chunk.iter().enumerate() {
+                let v = self.letter_value(c).ok_or(ci * 4 + k)?;
+                n |= v << (18 - 6 * k);
+            }
+            let produced = chunk.len() - 1;
+            let full = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            if self.strict && full[produced..].iter().any(|&b| b != 0) {
+                return Err(ci * 4 + chunk.len() - 1);
+            }
+            out.extend_from_slice(&full[..produced]);
+        }
+        Ok(out)
     }
-    let mut out = Vec::with_capacity(trimmed.len() * 3 / 4);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for c in trimmed.bytes() {
+
+    /// The six bits a letter stands for.
+    fn letter_value(&self, c: u8) -> Option<u32> {
         let v = match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
             b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
+            _ if c == self.alphabet[62] => 62,
+            _ if c == self.alphabet[63] => 63,
+            b'+' | b'-' if !self.strict => 62,
+            b'/' | b'_' if !self.strict => 63,
             _ => return None,
         };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push(((acc >> bits) & 0xff) as u8);
-        }
+        Some(u32::from(v))
     }
-    // A single leftover sextet cannot encode a byte.
-    if trimmed.len() % 4 == 1 {
-        return None;
-    }
-    Some(out)
 }
 
 /// Encodes bytes as lowercase hex.
@@ -197,86 +255,119 @@ pub fn utc_millis(y: f64, mon: f64, d: f64, h: f64, mi: f64, s: f64, ms: f64) ->
 /// without separators) and `Z` or `±HH[:MM]`; extended years `±YYYYYY` too.
 /// Date-only and zone-less forms are UTC. Returns milliseconds since the epoch.
 pub fn parse_iso(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    let digits = |i: &mut usize, n: usize| -> Option<i64> {
-        let s = text.get(*i..*i + n)?;
+    let mut cur = IsoCursor { text, i: 0 };
+    let (year, month, day) = cur.date()?;
+    let (mut clock, mut offset) = (0i64, 0i64);
+    if matches!(cur.peek(), Some(b'T' | b't' | b' ')) {
+        cur.i += 1;
+        clock = cur.time()?;
+        offset = cur.zone()?;
+    } else if cur.peek() == Some(b'Z') {
+        cur.i += 1;
+    }
+    if cur.i != text.len() || year.abs() > 300_000_000 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    days.checked_mul(86_400_000)?
+        .checked_add(clock)?
+        .checked_sub(offset)
+}
+
+/// [`parse_iso`]'s position in the text, with a reader for each part of a date.
+struct IsoCursor<'a> {
+    /// The whole text.
+    text: &'a str,
+    /// The byte offset of the next character to read.
+    i: usize,
+}
+
+impl<'a> IsoCursor<'a> {
+    /// The byte at the position.
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.i).copied()
+    }
+
+    /// True when the byte at the position is a digit.
+    fn at_digit(&self) -> bool {
+        self.peek().is_some_and(|c| c.is_ascii_digit())
+    }
+
+    /// Steps over `c` if it is next; says whether it was.
+    fn eat(&mut self, c: u8) -> bool {
+        let found = self.peek() == Some(c);
+        if found {
+            self.i += 1;
+        }
+        found
+    }
+
+    /// Exactly `n` digits.
+    fn digits(&mut self, n: usize) -> Option<i64> {
+        let s = self.text.get(self.i..self.i + n)?;
         if !s.bytes().all(|c| c.is_ascii_digit()) {
             return None;
         }
-        *i += n;
+        self.i += n;
         s.parse().ok()
-    };
-    let year = match b.first()? {
-        b'+' | b'-' => {
-            let neg = b[0] == b'-';
-            i = 1;
-            let start = i;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            if i - start < 6 {
-                return None;
-            }
-            let y: i64 = text[start..i].parse().ok()?;
-            if neg {
-                -y
-            } else {
-                y
-            }
-        }
-        _ => digits(&mut i, 4)?,
-    };
-    let sep = b.get(i) == Some(&b'-');
-    if sep {
-        i += 1;
     }
-    let month = digits(&mut i, 2)?;
-    if sep {
-        if b.get(i) != Some(&b'-') {
+
+    /// A run of digits, possibly empty.
+    fn digit_run(&mut self) -> &'a str {
+        let start = self.i;
+        while self.at_digit() {
+            self.i += 1;
+        }
+        &self.text[start..self.i]
+    }
+
+    /// `YYYY-MM-DD` or `YYYYMMDD` (or an extended year), checked against the calendar.
+    fn date(&mut self) -> Option<(i64, u32, u32)> {
+        let year = match self.peek()? {
+            sign @ (b'+' | b'-') => {
+                self.i += 1;
+                let run = self.digit_run();
+                if run.len() < 6 {
+                    return None;
+                }
+                let y: i64 = run.parse().ok()?;
+                if sign == b'-' {
+                    -y
+                } else {
+                    y
+                }
+            }
+            _ => self.digits(4)?,
+        };
+        let sep = self.eat(b'-');
+        let month = self.digits(2)?;
+        if sep && !self.eat(b'-') {
             return None;
         }
-        i += 1;
-    }
-    let day = digits(&mut i, 2)?;
-    if !(1..=12).contains(&month) {
-        return None;
-    }
-    let (month, day) = (u32::try_from(month).ok()?, u32::try_from(day).ok()?);
-    if day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    let (mut h, mut mi, mut s, mut ms, mut offset) = (0i64, 0i64, 0i64, 0i64, 0i64);
-    if matches!(b.get(i), Some(b'T' | b't' | b' ')) {
-        i += 1;
-        h = digits(&mut i, 2)?;
-        let colon = b.get(i) == Some(&b':');
-        if colon {
-            i += 1;
+        let day = self.digits(2)?;
+        if !(1..=12).contains(&month) {
+            return None;
         }
-        if b.get(i).is_some_and(u8::is_ascii_digit) {
-            mi = digits(&mut i, 2)?;
-            let colon2 = b.get(i) == Some(&b':');
-            if colon2 {
-                i += 1;
-            }
-            if b.get(i).is_some_and(u8::is_ascii_digit) {
-                s = digits(&mut i, 2)?;
-                if matches!(b.get(i), Some(b'.' | b',')) {
-                    i += 1;
-                    let start = i;
-                    while b.get(i).is_some_and(u8::is_ascii_digit) {
-                        i += 1;
-                    }
-                    let frac = &text[start..i];
-                    if frac.is_empty() {
-                        return None;
-                    }
-                    let mut three: String = frac.chars().take(3).collect();
-                    while three.len() < 3 {
-                        three.push('0');
-                    }
-                    ms = three.parse().ok()?;
+        let (month, day) = (u32::try_from(month).ok()?, u32::try_from(day).ok()?);
+        if day < 1 || day > days_in_month(year, month) {
+            return None;
+        }
+        Some((year, month, day))
+    }
+
+    /// `HH[:MM[:SS[.fff]]]` (colons optional) after the `T`: milliseconds into the day.
+    fn time(&mut self) -> Option<i64> {
+        let h = self.digits(2)?;
+        let (mut mi, mut s, mut ms) = (0i64, 0i64, 0i64);
+        let colon = self.eat(b':');
+        if self.at_digit() {
+            mi = self.digits(2)?;
+            let colon2 = self.eat(b':');
+            if self.at_digit() {
+                s = self.digits(2)?;
+                if matches!(self.peek(), Some(b'.' | b',')) {
+                    self.i += 1;
+                    ms = self.fraction()?;
                 }
             } else if colon2 {
                 return None;
@@ -287,37 +378,70 @@ pub fn parse_iso(text: &str) -> Option<i64> {
         if h > 24 || mi > 59 || s > 59 || (h == 24 && (mi, s, ms) != (0, 0, 0)) {
             return None;
         }
-        match b.get(i) {
-            Some(b'Z' | b'z') => i += 1,
-            Some(&c @ (b'+' | b'-')) => {
-                i += 1;
-                let oh = digits(&mut i, 2)?;
-                if b.get(i) == Some(&b':') {
-                    i += 1;
-                }
-                let om = if b.get(i).is_some_and(u8::is_ascii_digit) {
-                    digits(&mut i, 2)?
-                } else {
-                    0
-                };
+        Some(h * 3_600_000 + mi * 60_000 + s * 1000 + ms)
+    }
+
+    /// The digits after a decimal point, as milliseconds (cut or padded to three).
+    fn fraction(&mut self) -> Option<i64> {
+        let frac = self.digit_run();
+        if frac.is_empty() {
+            return None;
+        }
+        let mut three: String = frac.chars().take(3).collect();
+        while three.len() < 3 {
+            three.push('0');
+        }
+        three.parse().ok()
+    }
+
+    /// An optional `Z` or `±HH[:MM]` zone: milliseconds east of UTC.
+    fn zone(&mut self) -> Option<i64> {
+        match self.peek() {
+            Some(b'Z' | b'z') => {
+                self.i += 1;
+                Some(0)
+            }
+            Some(sign @ (b'+' | b'-')) => {
+                self.i += 1;
+                let oh = self.digits(2)?;
+                self.eat(b':');
+                let om = if self.at_digit() { self.digits(2)? } else { 0 };
                 if oh > 23 || om > 59 {
                     return None;
                 }
-                offset = (oh * 60 + om) * 60_000;
-                if c == b'-' {
-                    offset = -offset;
-                }
+                let offset = (oh * 60 + om) * 60_000;
+                Some(if sign == b'-' { -offset } else { offset })
             }
-            _ => {}
+            _ => Some(0),
         }
-    } else if b.get(i) == Some(&b'Z') {
-        i += 1;
     }
-    if i != b.len() || year.abs() > 300_000_000 {
-        return None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BASE64, BASE64URL};
+
+    #[test]
+    fn base64url_round_trips_every_tail_length() {
+        for n in 0..8u8 {
+            let bytes: Vec<u8> = (0..n).map(|i| i.wrapping_mul(97)).collect();
+            let mut s = String::new();
+            BASE64URL.encode_into(&bytes, &mut s);
+            assert_eq!(BASE64URL.decode(&s), Ok(bytes));
+        }
     }
-    let days = days_from_civil(year, month, day);
-    days.checked_mul(86_400_000)?
-        .checked_add(h * 3_600_000 + mi * 60_000 + s * 1000 + ms)?
-        .checked_sub(offset)
+
+    #[test]
+    fn base64_pads_and_decodes_either_alphabet() {
+        assert_eq!(BASE64.encode(b"\xfb\xff"), "+/8=");
+        assert_eq!(BASE64URL.encode(b"\xfb\xff"), "-_8");
+        assert_eq!(BASE64.decode("+/8="), Ok(vec![0xfb, 0xff]));
+        assert_eq!(BASE64.decode("-_8"), Ok(vec![0xfb, 0xff]));
+        // The lenient decoder ignores a non-zero tail; the strict one refuses it.
+        assert_eq!(BASE64.decode("-_9"), Ok(vec![0xfb, 0xff]));
+        assert_eq!(BASE64URL.decode("-_9"), Err(2));
+        assert_eq!(BASE64URL.decode("+/8"), Err(0));
+        assert!(BASE64.decode("AA===").is_err());
+        assert!(BASE64.decode("A").is_err());
+    }
 }

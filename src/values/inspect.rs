@@ -17,7 +17,7 @@
 //! measures East Asian wide characters as two columns when grouping arrays, which is
 //! not reproduced.
 
-use super::encoding::{base64_encode, format_iso, hex_encode};
+use super::encoding::{format_iso, hex_encode, BASE64};
 use super::js::{db_pointer_parts, js_key_order, js_number_to_string};
 use bson::spec::BinarySubtype;
 use bson::{Bson, Document};
@@ -300,7 +300,7 @@ impl Ctx {
                 BinarySubtype::Md5 => format!("MD5('{}')", hex_encode(&b.bytes)),
                 st => format!(
                     "Binary.createFromBase64('{}', {})",
-                    base64_encode(&b.bytes),
+                    BASE64.encode(&b.bytes),
                     u8::from(st)
                 ),
             },
