@@ -611,18 +611,11 @@ impl Cluster {
 pub fn key_from_bound(pattern: &KeyPattern, bound: &Document) -> Result<KeyValue, ClusterError> {
     let mut values = Vec::with_capacity(pattern.len());
     for (field, _) in pattern.fields() {
-        let value = bound.get(field).cloned().or_else(|| {
-            let mut cur = bound;
-            let parts: Vec<&str> = field.split('.').collect();
-            for (i, part) in parts.iter().enumerate() {
-                match cur.get(*part) {
-                    Some(Bson::Document(d)) if i + 1 < parts.len() => cur = d,
-                    Some(v) if i + 1 == parts.len() => return Some(v.clone()),
-                    _ => return None,
-                }
-            }
-            None
-        });
+        // A dotted field may be written as one key (`{"a.b": 1}`) or nested (`{a: {b: 1}}`).
+        let value: Option<Bson> = bound
+            .get(field)
+            .or_else(|| crate::values::path::lookup_path(bound, field))
+            .cloned();
         match value {
             Some(v) => values.push(v),
             None => {

@@ -8,6 +8,7 @@ use crate::values::decimal::Decimal;
 use crate::values::error::ClusterError;
 use crate::values::hash::convert_shard_key_to_hashed;
 use crate::values::order::{compare_values, db_pointer_parts};
+use crate::values::path::{walk_path, PathEnd};
 use bson::{Bson, Document, RawBsonRef, RawDocument};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -348,46 +349,26 @@ fn safe_number_int(v: &Bson) -> Option<i64> {
 /// Finds the value at a dotted path, as MongoDB's `getFieldDottedOrArray` does for
 /// shard key extraction: `Ok(None)` when missing, an error on any array met.
 fn lookup<'a>(doc: &'a Document, path: &str) -> Result<Option<&'a Bson>, ShardKeyError> {
-    let mut current = doc;
-    let mut parts = path.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let last = parts.peek().is_none();
-        match current.get(part) {
-            None => return Ok(None),
-            Some(Bson::Array(_)) => return Err(ShardKeyError::ArrayValue),
-            Some(v) if last => return Ok(Some(v)),
-            Some(Bson::Document(inner)) => current = inner,
-            // A scalar in the middle of the path: the field is simply missing.
-            Some(_) => return Ok(None),
+    match walk_path(doc, path) {
+        PathEnd::Found(Bson::Array(_)) | PathEnd::Blocked(Bson::Array(_)) => {
+            Err(ShardKeyError::ArrayValue)
         }
+        PathEnd::Found(v) => Ok(Some(v)),
+        // A scalar in the middle of the path: the field is simply missing.
+        PathEnd::Missing | PathEnd::Blocked(_) => Ok(None),
     }
-    Ok(None)
 }
 
 /// [`lookup`] in raw BSON, copying the value found.
 fn lookup_raw(doc: &RawDocument, path: &str) -> Result<Option<Bson>, ShardKeyError> {
-    if !path.as_bytes().contains(&b'.') {
-        // A top-level field, the usual case.
-        return match crate::values::raw::raw_get(doc, path) {
-            Some(RawBsonRef::Array(_)) => Err(ShardKeyError::ArrayValue),
-            Some(v) => Ok(Bson::try_from(v).ok()),
-            None => Ok(None),
-        };
-    }
-    let mut current = doc;
-    let mut parts = path.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let last = parts.peek().is_none();
-        match crate::values::raw::raw_get(current, part) {
-            None => return Ok(None),
-            Some(RawBsonRef::Array(_)) => return Err(ShardKeyError::ArrayValue),
-            Some(v) if last => return Ok(Bson::try_from(v).ok()),
-            Some(RawBsonRef::Document(inner)) => current = inner,
-            // A scalar in the middle of the path: the field is simply missing.
-            Some(_) => return Ok(None),
+    match walk_path(doc, path) {
+        PathEnd::Found(RawBsonRef::Array(_)) | PathEnd::Blocked(RawBsonRef::Array(_)) => {
+            Err(ShardKeyError::ArrayValue)
         }
+        PathEnd::Found(v) => Ok(Bson::try_from(v).ok()),
+        // A scalar in the middle of the path: the field is simply missing.
+        PathEnd::Missing | PathEnd::Blocked(_) => Ok(None),
     }
-    Ok(None)
 }
 
 /// A shard key value: one BSON value per pattern field, compared field by field.
