@@ -8,7 +8,7 @@
 //! - An error does not stop the script. The exit status is 1 if any statement failed.
 
 use shardlab::Session;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: shardlab [--json] [FILE]\n\nRuns a mongosh-style script against a simulated sharded cluster.\nFILE absent or '-' reads standard input.";
@@ -51,7 +51,11 @@ fn main() -> ExitCode {
     }
     let mut session = Session::default();
     let mut failed = false;
-    for outcome in session.run(&text) {
+    let mut out = std::io::stdout().lock();
+    let mut closed = false;
+    // Each result is written and flushed as soon as its statement completes, so nothing
+    // already computed is lost if a later statement fails or the reader goes away.
+    session.run_each(&text, |outcome| {
         failed |= outcome.result.is_err();
         let line = if json {
             outcome.render_json()
@@ -59,9 +63,17 @@ fn main() -> ExitCode {
             outcome.render()
         };
         if let Some(line) = line {
-            println!("{line}");
+            if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                // A closed pipe (`shardlab script.js | head -1`) ends the output quietly;
+                // any other write error is reported once.
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("shardlab: cannot write the output: {e}");
+                }
+                closed = true;
+            }
         }
-    }
+        !closed
+    });
     if failed {
         ExitCode::FAILURE
     } else {

@@ -769,7 +769,13 @@ impl Cluster {
     /// the call after the shard is empty removes it.
     pub fn remove_shard(&mut self, name: &str) -> Result<RemoveShardState, ClusterError> {
         let idx = self.shard_index(name)?;
-        if self.live_shard_count() <= 1 {
+        // MongoDB counts the *other* shards that are not draining: removing this one must
+        // leave at least one shard that keeps its data.
+        let others_kept = self
+            .shards()
+            .filter(|(i, s)| *i != idx && !s.draining)
+            .count();
+        if others_kept == 0 {
             return Err(ClusterError::IllegalOperation(
                 "Operation not allowed because it would remove the last shard".to_string(),
             ));

@@ -577,6 +577,20 @@ impl Cluster {
         self.config.seed = seed;
     }
 
+    /// `addShard` with a connection string: refuses one with an empty host as MongoDB's
+    /// `HostAndPort` parser does (the playground's shards have no hosts, so any other
+    /// string adds the next shard), and returns the new shard's name.
+    pub fn add_shard_at(&mut self, host: &str) -> Result<String, ClusterError> {
+        let single_host = !host.contains('/') && !host.contains(',');
+        let host_part = host.rfind(':').map_or(host, |colon| &host[..colon]);
+        if single_host && host_part.is_empty() {
+            return Err(ClusterError::FailedToParse(format!(
+                "Empty host component parsing HostAndPort from \"{host}\""
+            )));
+        }
+        Ok(self.add_shard())
+    }
+
     /// Adds a shard and returns its name.
     pub fn add_shard(&mut self) -> String {
         let name = self.push_shard();
@@ -911,6 +925,14 @@ impl Cluster {
             Some(s) => {
                 let doc_key = doc_key(&s.pattern, &stored, key_at, key_scratch)?;
                 let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
+                // Every chunk's range excludes its upper bound, so a key equal to the
+                // collection's global maximum (MaxKey in every field) has no chunk: mongos
+                // refuses it rather than store a document no range query could find.
+                if let Some(c) = chunk.as_ref() {
+                    if doc_key.cmp_key(&c.max) != Ordering::Less {
+                        return Err(untargetable_key(ns, &s.pattern, &doc_key.to_key()));
+                    }
+                }
                 (doc_key, chunk, s.unique.then_some(&s.pattern))
             }
             None => (DocKey::Empty, None, None),
@@ -1193,9 +1215,19 @@ pub fn hashed_split_points(n: u32) -> Vec<i64> {
 /// Splits `db.coll` into its database and collection names.
 pub fn split_ns(ns: &str) -> Result<(&str, &str), ClusterError> {
     match ns.split_once('.') {
-        Some((db, coll)) if !db.is_empty() => Ok((db, coll)),
+        // A NUL byte would end the name in any C string MongoDB makes of it.
+        Some((db, coll)) if !db.is_empty() && !ns.contains('\0') => Ok((db, coll)),
         _ => Err(invalid_ns(ns)),
     }
+}
+
+/// mongos's error for a shard key value that falls in no chunk: only a key equal to the
+/// global maximum, since chunks are `[min, max)` and the last one ends there.
+pub(crate) fn untargetable_key(ns: &str, pattern: &KeyPattern, key: &KeyValue) -> ClusterError {
+    ClusterError::ShardKeyNotFound(format!(
+        "Cannot target single shard using key {} for namespace {ns}",
+        format_bson_obj(&pattern.to_document(key))
+    ))
 }
 
 fn invalid_ns(ns: &str) -> ClusterError {

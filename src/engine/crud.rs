@@ -228,6 +228,11 @@ impl Cluster {
             .ok_or_else(|| crate::engine::cluster::not_sharded(ns))?;
         if new_key != *key {
             if let Some(s) = &coll.sharding {
+                if new_key >= s.pattern.global_max() {
+                    return Err(crate::engine::cluster::untargetable_key(
+                        ns, &s.pattern, &new_key,
+                    ));
+                }
                 let k = DocKey::of(&new_key);
                 if s.unique
                     && coll

@@ -33,10 +33,16 @@ fn index_supports(index: &Document, pattern: &KeyPattern) -> bool {
 
 /// The collection's documents keyed by `new` instead, in that key's order. Fails, and
 /// changes nothing, if a document cannot be keyed.
-fn rekeyed(coll: &Collection, new: &KeyPattern) -> Result<DocStore, ClusterError> {
+fn rekeyed(ns: &str, coll: &Collection, new: &KeyPattern) -> Result<DocStore, ClusterError> {
     let mut docs = Vec::new();
+    let global_max = new.global_max();
     for ((_, seq), stored) in &coll.docs {
-        let key = DocKey::new(new.extract_raw(stored.raw())?);
+        let key = new.extract_raw(stored.raw())?;
+        if key >= global_max {
+            // No chunk of the new key could hold it (see `untargetable_key`).
+            return Err(crate::engine::cluster::untargetable_key(ns, new, &key));
+        }
+        let key = DocKey::new(key);
         docs.push(((key, *seq), stored.clone()));
     }
     crate::support::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
@@ -97,7 +103,7 @@ impl Cluster {
         }
         // Re-key every document first so that a bad document changes nothing.
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
-        let docs = rekeyed(coll, &new)?;
+        let docs = rekeyed(ns, coll, &new)?;
         let extra = new.len() - old.len();
         let old_max = old.global_max();
         let extend = |k: &KeyValue| {
@@ -150,7 +156,7 @@ impl Cluster {
         let unique = self.sharding(ns)?.unique;
         new.check_unique(unique)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
-        let docs = rekeyed(coll, &new)?;
+        let docs = rekeyed(ns, coll, &new)?;
         let shards: Vec<ShardIdx> = self
             .shards()
             .filter(|(_, s)| !s.draining)

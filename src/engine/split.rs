@@ -440,8 +440,10 @@ impl Cluster {
             .chunk_for(&key)
             .cloned()
             .ok_or_else(|| not_sharded(ns))?;
-        if key == chunk.min {
-            // mongos's split command refuses a key that is already a chunk boundary.
+        if key == chunk.min || key == chunk.max {
+            // mongos's split command refuses a key that is already a chunk boundary, which
+            // is how it refuses MinKey and MaxKey too: the chunk found for MaxKey is the
+            // last one, whose upper bound it is.
             return Err(ClusterError::Errmsg(format!(
                 "new split key {} is a boundary key of existing chunk [{},{})",
                 format_bson_obj(&sharding.pattern.to_document(&key)),

@@ -452,6 +452,18 @@ impl StoredBatch {
                 buf.truncate(start);
                 return Err(array_id());
             }
+            Some(Bson::RegularExpression(_)) => {
+                buf.truncate(start);
+                return Err(ClusterError::BadValue(
+                    "can't use a regex for _id".to_string(),
+                ));
+            }
+            Some(Bson::Undefined) => {
+                buf.truncate(start);
+                return Err(ClusterError::BadValue(
+                    "can't use a undefined for _id".to_string(),
+                ));
+            }
             Some(_) => {
                 buf.drain(start + 4..start + 4 + ID_PLACEHOLDER.len());
                 key_at = key_at.map(|at| at - ID_PLACEHOLDER.len());

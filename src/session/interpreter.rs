@@ -281,29 +281,44 @@ impl Session {
     /// Runs a script: every statement runs, even after an error, and each yields an
     /// outcome. Statements that do not parse yield a SyntaxError with line and column.
     pub fn run(&mut self, src: &str) -> Vec<Outcome> {
+        let mut all = Vec::new();
+        self.run_each(src, |o| {
+            all.push(o);
+            true
+        });
+        all
+    }
+
+    /// Runs a script like [`Session::run`], handing each outcome to `each` as soon as its
+    /// statement completes, in source order (syntax errors in their place). `each`
+    /// returns whether to go on: the CLI stops when its reader goes away.
+    pub fn run_each(&mut self, src: &str, mut each: impl FnMut(Outcome) -> bool) {
         let (script, errors) = parse_script_recovering(src);
-        let mut items: Vec<(u32, Outcome)> = errors
-            .iter()
-            .map(|e| {
-                (
-                    e.span().start,
-                    Outcome {
-                        source: String::new(),
-                        result: Err(StatementError::syntax(e)),
-                    },
-                )
-            })
-            .collect();
+        let mut errors = errors.iter().peekable();
+        let syntax = |e: &ParseError| Outcome {
+            source: String::new(),
+            result: Err(StatementError::syntax(e)),
+        };
         for stmt in &script.statements {
+            while let Some(e) = errors.next_if(|e| e.span().start <= stmt.span.start) {
+                if !each(syntax(e)) {
+                    return;
+                }
+            }
             let source = src
                 .get(stmt.span.start as usize..stmt.span.end as usize)
                 .unwrap_or("")
                 .to_string();
             let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
-            items.push((stmt.span.start, Outcome { source, result }));
+            if !each(Outcome { source, result }) {
+                return;
+            }
         }
-        crate::support::sort::sort_by_key(&mut items, |(start, _)| *start);
-        items.into_iter().map(|(_, o)| o).collect()
+        for e in errors {
+            if !each(syntax(e)) {
+                return;
+            }
+        }
     }
 
     fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {

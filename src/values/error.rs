@@ -65,7 +65,9 @@ pub enum ClusterError {
     /// 100 ranges.
     #[error("{0}")]
     Location4952606(String),
-    /// A failure mongos reports with only an `errmsg`, no code.
+    /// Code 8: a failure mongos reports with only an `errmsg`. The reply carries no code,
+    /// and MongoDB's own reading of such a reply (`getStatusFromCommandResult`) gives it
+    /// `UnknownError`, so that is the code and name shown.
     #[error("{0}")]
     Errmsg(String),
     /// Code 70: no shard has that name.
@@ -114,7 +116,7 @@ impl ClusterError {
             ClusterError::DollarPrefixedFieldName(_) => "DollarPrefixedFieldName",
             ClusterError::EmptyFieldName(_) => "EmptyFieldName",
             ClusterError::Location4952606(_) => "Location4952606",
-            ClusterError::Errmsg(_) => "",
+            ClusterError::Errmsg(_) => "UnknownError",
             ClusterError::InvalidNamespace(_) => "InvalidNamespace",
             ClusterError::NamespaceNotSharded(_) => "NamespaceNotSharded",
             ClusterError::DuplicateKey(_) => "DuplicateKey",
@@ -145,7 +147,7 @@ impl ClusterError {
             ClusterError::DollarPrefixedFieldName(_) => 52,
             ClusterError::EmptyFieldName(_) => 56,
             ClusterError::Location4952606(_) => 4_952_606,
-            ClusterError::Errmsg(_) => 0,
+            ClusterError::Errmsg(_) => 8,
             ClusterError::ShardNotFound(_) => 70,
             ClusterError::InvalidOptions(_) => 72,
             ClusterError::InvalidNamespace(_) => 73,

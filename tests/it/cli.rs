@@ -640,3 +640,30 @@ fn an_unreadable_file_exits_2() {
     let dir = shardlab(&[std::env::temp_dir().to_str().unwrap()], "");
     assert_eq!(dir.code, 2);
 }
+
+/// A reader that goes away after the first line (`shardlab script.js | head -1`) ends the
+/// run quietly: no panic, no message, and the statements after it are not run.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    let script: String = (0..20_000).map(|i| format!("{i}\n")).collect();
+    let file = ScriptFile::new(&script);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .arg(file.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    out.read_line(&mut first).unwrap();
+    assert_eq!(
+        first, "0\n",
+        "each result is written as its statement completes"
+    );
+    drop(out);
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&done.stderr), "");
+    assert_eq!(done.status.code(), Some(0), "{:?}", done.status);
+}

@@ -9,6 +9,7 @@ mod hash;
 mod layers;
 mod order;
 mod query;
+mod reliability;
 mod scenario;
 mod shard_key;
 mod shell_parse;

@@ -1,0 +1,167 @@
+//! Hostile and edge-case input keeps the model's invariants: no acknowledged document is
+//! lost, the chunks always tile the key space, and every refusal carries MongoDB's code,
+//! code name and words.
+#![allow(clippy::unwrap_used)]
+
+use shardlab::{ClusterConfig, Session};
+
+/// Runs `script` in a fresh session and returns each statement's printed result.
+fn run(script: &str) -> (Session, Vec<String>) {
+    let mut s = Session::new(ClusterConfig::default());
+    let out = s
+        .run(script)
+        .iter()
+        .map(|o| o.render().unwrap_or_default())
+        .collect();
+    (s, out)
+}
+
+/// The last statement's printed result.
+fn last(script: &str) -> String {
+    let (s, out) = run(script);
+    s.cluster.check().expect("the model's invariants hold");
+    out.last().cloned().unwrap_or_default()
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn a_maxkey_shard_key_is_refused_not_lost() {
+    let setup = r#"sh.shardCollection("test.c", {a: 1})
+db.c.insertOne({_id: 1, a: MaxKey()})"#;
+    assert_eq!(
+        last(setup),
+        "MongoServerError[ShardKeyNotFound]: Cannot target single shard using key { a: MaxKey } for namespace test.c"
+    );
+    // Nothing was stored: the count agrees with the distribution, and the `_id` is free.
+    let (s, out) = run(&format!(
+        "{setup}\ndb.c.countDocuments()\ndb.c.insertOne({{_id: 1, a: 5}})\ndb.c.countDocuments()"
+    ));
+    s.cluster.check().unwrap();
+    assert_eq!(out[2], "0");
+    assert!(out[3].contains("acknowledged: true"), "{}", out[3]);
+    assert_eq!(out[4], "1");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn maxkey_below_the_global_maximum_routes_and_is_found() {
+    // A compound key whose first field is MaxKey is still below { MaxKey, MaxKey }, and a
+    // hashed MaxKey is a number: both route, and find() returns them.
+    let out = last(
+        r#"sh.shardCollection("test.c", {a: 1, b: 1})
+db.c.insertOne({_id: 1, a: MaxKey(), b: 1})
+db.c.countDocuments()"#,
+    );
+    assert_eq!(out, "1");
+    let out = last(
+        r#"sh.shardCollection("test.h", {a: "hashed"})
+db.h.insertOne({_id: 1, a: MaxKey()})
+db.h.find({}, {_id: 1}).toArray().length"#,
+    );
+    assert_eq!(out, "1");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn an_update_to_a_maxkey_shard_key_is_refused() {
+    let out = last(
+        r#"sh.shardCollection("test.c", {a: 1})
+db.c.insertOne({_id: 1, a: 1})
+db.c.updateOne({a: 1}, {$set: {a: MaxKey()}})"#,
+    );
+    assert_eq!(
+        out,
+        "MongoServerError[ShardKeyNotFound]: Cannot target single shard using key { a: MaxKey } for namespace test.c"
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn splitting_at_minkey_or_maxkey_is_refused_with_a_code() {
+    let out = last(
+        r#"sh.shardCollection("test.c", {a: 1})
+sh.splitAt("test.c", {a: MaxKey()})"#,
+    );
+    assert_eq!(
+        out,
+        "MongoServerError[UnknownError]: new split key { a: MaxKey } is a boundary key of existing chunk [{ a: MinKey },{ a: MaxKey })"
+    );
+    let (s, out) = run(r#"sh.shardCollection("test.c", {a: 1})
+sh.splitAt("test.c", {a: MinKey()})
+db.adminCommand({split: "test.c", middle: {a: MaxKey()}})
+sh.status()"#);
+    s.cluster.check().unwrap();
+    assert_eq!(
+        out[1],
+        "MongoServerError[UnknownError]: new split key { a: MinKey } is a boundary key of existing chunk [{ a: MinKey },{ a: MaxKey })"
+    );
+    assert!(
+        out[2].starts_with("MongoServerError[UnknownError]: new split key { a: MaxKey }"),
+        "{}",
+        out[2]
+    );
+    let chunks = s.cluster.sharding("test.c").unwrap().table.len();
+    assert_eq!(chunks, 1, "no chunk was added");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn regex_and_undefined_ids_are_refused() {
+    assert_eq!(
+        last("db.c.insertOne({_id: /x/})"),
+        "MongoServerError[BadValue]: can't use a regex for _id"
+    );
+    assert_eq!(
+        last("db.c.insertOne({_id: undefined, a: 1})"),
+        "MongoServerError[BadValue]: can't use a undefined for _id"
+    );
+    assert_eq!(
+        last("db.c.insertOne({_id: /x/})\ndb.c.countDocuments()"),
+        "0"
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn the_last_shard_that_keeps_data_cannot_be_drained() {
+    let (s, out) = run(r#"sh.removeShard("shard01")
+sh.removeShard("shard02")
+sh.removeShard("shard03")"#);
+    s.cluster.check().unwrap();
+    assert!(out[0].contains("started"), "{}", out[0]);
+    assert!(out[1].contains("started"), "{}", out[1]);
+    assert_eq!(
+        out[2],
+        "MongoServerError[IllegalOperation]: Operation not allowed because it would remove the last shard"
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn a_shard_with_an_empty_host_is_refused() {
+    let mut c = shardlab::Cluster::new(ClusterConfig::default());
+    let before = c.live_shard_count();
+    let err = c.add_shard_at("").unwrap_err();
+    assert_eq!(err.code_name(), "FailedToParse");
+    assert_eq!(
+        err.to_string(),
+        "Empty host component parsing HostAndPort from \"\""
+    );
+    assert!(c.add_shard_at(":27018").is_err());
+    assert_eq!(c.live_shard_count(), before);
+    assert!(c.add_shard_at("host4:27018").is_ok());
+    assert_eq!(c.live_shard_count(), before + 1);
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn a_nul_in_a_namespace_is_refused() {
+    let mut c = shardlab::Cluster::new(ClusterConfig::default());
+    let err = c
+        .shard_collection("te\0st.c", &bson::doc! {"a": 1}, false, None)
+        .unwrap_err();
+    assert_eq!(err.code_name(), "InvalidNamespace");
+    assert!(c
+        .insert_many("test.c\0x", vec![bson::doc! {"a": 1}])
+        .is_err());
+}
