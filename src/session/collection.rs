@@ -3,7 +3,7 @@
 use super::interpreter::{call_args, Output, Session, StatementError};
 use super::status;
 use crate::engine::crud::QueryTarget;
-use crate::query::filter as query;
+use crate::query;
 use crate::shell::parser::Segment;
 use bson::{doc, Bson, Document};
 

@@ -1,0 +1,62 @@
+//! `sort()`: the order of documents by one or more paths, with MongoDB's rules for
+//! arrays and missing fields.
+
+use super::filter::walk_document;
+use super::path::MAX_PATH_PARTS;
+use crate::values::order::compare_values;
+use bson::{Bson, Document};
+use std::cmp::Ordering;
+
+/// Sorts documents as MongoDB's `sort()` does: field by field with
+/// [`compare_values`], a missing field as null, a negative value meaning descending
+/// (anything else ascends). An array
+/// sorts by its smallest element ascending and its largest descending; an empty
+/// array sorts below null. The sort is stable.
+pub fn sort_documents(docs: &mut [Document], sort: &Document) {
+    let keys: Vec<(&str, bool)> = sort
+        .iter()
+        .map(|(path, dir)| {
+            let descending = match dir {
+                Bson::Int32(i) => *i < 0,
+                Bson::Int64(i) => *i < 0,
+                Bson::Double(d) => *d < 0.0,
+                _ => false,
+            };
+            (path.as_str(), descending)
+        })
+        .collect();
+    crate::support::sort::sort_by(docs, |a, b| {
+        for (path, descending) in &keys {
+            let ka = sort_key(a, path, *descending);
+            let kb = sort_key(b, path, *descending);
+            let o = compare_values(&ka, &kb);
+            let o = if *descending { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+}
+
+/// The value a document sorts by on one path.
+fn sort_key(doc: &Document, path: &str, descending: bool) -> Bson {
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.len() > MAX_PATH_PARTS {
+        // No filter or update accepts such a path; a sort by it sorts as missing.
+        return Bson::Null;
+    }
+    let mut values = Vec::new();
+    walk_document(doc, &parts, &mut values, false);
+    if values.is_empty() {
+        // Only empty arrays were reached: MongoDB sorts them as undefined.
+        return Bson::Undefined;
+    }
+    let pick = values.into_iter().map(|v| v.unwrap_or(&Bson::Null));
+    let best = if descending {
+        pick.max_by(|a, b| compare_values(a, b))
+    } else {
+        pick.min_by(|a, b| compare_values(a, b))
+    };
+    best.cloned().unwrap_or(Bson::Null)
+}
