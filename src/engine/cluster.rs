@@ -301,8 +301,48 @@ pub struct Cluster {
     pub autosplit_enabled: bool,
     /// Successful migrations, for `sh.status()`.
     pub migrations: u64,
+    /// Documents and bytes written over the cluster's life (inserts and updates), which
+    /// the memory budget bounds: a timeline's snapshots keep what was written even after
+    /// a delete, so this, not what is stored now, is what the cluster costs.
+    pub(crate) written: Written,
     oid_counter: u32,
     oid_process: [u8; 5],
+}
+
+/// The most documents a cluster takes in over its life: twice the largest workload the
+/// lessons and benchmarks run, and about 300 MB of memory for small documents.
+pub const MAX_WRITTEN_DOCS: u64 = 2_000_000;
+
+/// The most BSON bytes a cluster takes in over its life (inserts and updates): what a
+/// phone's browser can hold next to the page, with the timeline's snapshots.
+pub const MAX_WRITTEN_BYTES: u64 = 512 * 1024 * 1024;
+
+/// What a cluster has taken in so far (see [`Cluster::written`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Written {
+    pub(crate) docs: u64,
+    pub(crate) bytes: u64,
+}
+
+impl Written {
+    /// Counts `docs` documents of `bytes` bytes, or refuses them if that would go past
+    /// the budget, counting nothing.
+    pub(crate) fn take(&mut self, docs: u64, bytes: u64) -> Result<(), ClusterError> {
+        let (d, b) = (self.docs + docs, self.bytes + bytes);
+        if d > MAX_WRITTEN_DOCS || b > MAX_WRITTEN_BYTES {
+            return Err(ClusterError::ExceededMemoryLimit(format!(
+                "this write would take the playground's cluster past its budget of {} \
+                 documents or {} MiB written over its life ({} documents and {} MiB so far); \
+                 start again with sim.reset()",
+                MAX_WRITTEN_DOCS,
+                MAX_WRITTEN_BYTES >> 20,
+                self.docs,
+                self.bytes >> 20
+            )));
+        }
+        (self.docs, self.bytes) = (d, b);
+        Ok(())
+    }
 }
 
 /// Statistics of one shard for one collection.
@@ -333,6 +373,7 @@ impl Cluster {
             balancer_enabled: true,
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
+            written: Written::default(),
             oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
             oid_process: process,
             config,
@@ -456,6 +497,7 @@ impl Cluster {
             balancer_enabled: self.balancer_enabled,
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
+            written: self.written,
             oid_counter: self.oid_counter,
             oid_process: self.oid_process,
         }
@@ -854,6 +896,13 @@ impl Cluster {
                         break;
                     }
                 }
+            }
+            // The whole group is counted against the memory budget before any of it goes
+            // in; past the budget, nothing more is inserted.
+            if let Err(e) = self.written.take(group.len() as u64, batch.bytes() as u64) {
+                group.clear();
+                failure = Some(e);
+                break;
             }
             for (pushed, stored) in group.drain(..).zip(batch.finish()) {
                 // A generated `_id` is known without reading it back from the bytes.
@@ -1257,4 +1306,27 @@ fn duplicate_key(ns: &str, index: &str, key: &str) -> ClusterError {
     ClusterError::DuplicateKey(format!(
         "E11000 duplicate key error collection: {ns} index: {index} dup key: {key}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_write_budget_refuses_what_would_go_past_it_and_counts_nothing() {
+        let mut w = Written::default();
+        assert!(w.take(MAX_WRITTEN_DOCS - 1, 10).is_ok());
+        let err = w.take(2, 10).expect_err("past the document budget");
+        assert_eq!(err.code_name(), "ExceededMemoryLimit");
+        assert!(err.to_string().contains("2000000 documents"), "{err}");
+        assert_eq!(
+            w,
+            Written {
+                docs: MAX_WRITTEN_DOCS - 1,
+                bytes: 10
+            }
+        );
+        assert!(w.take(1, MAX_WRITTEN_BYTES - 10).is_ok());
+        assert!(w.take(0, 1).is_err());
+    }
 }

@@ -257,6 +257,7 @@ impl Cluster {
             }
         }
         let stored = Stored::encode(&new_doc, None)?;
+        self.written.take(1, u64::from(stored.size()))?;
         let Some(old) = coll.docs.remove(&(DocKey::of(key), seq)) else {
             return Ok(false);
         };

@@ -274,11 +274,11 @@ fn encode_into(
         buf.extend_from_slice(b"_id\0");
         buf.extend_from_slice(&id.bytes());
     }
-    let written = write_elements(buf, doc);
+    let written = write_elements(buf, doc, 1);
     close_document(buf, start);
-    written.map_err(|message| {
+    written.map_err(|refused| {
         buf.truncate(start);
-        ClusterError::BadValue(message)
+        refused.into_error()
     })
 }
 
@@ -415,8 +415,8 @@ impl StoredBatch {
         let mut failed = None;
         for (name, value) in doc {
             let at = buf.len() - start;
-            if let Err(message) = write_element(buf, name, value) {
-                failed = Some(message);
+            if let Err(refused) = write_element(buf, name, value, 1) {
+                failed = Some(refused);
                 break;
             }
             if is_id(name) {
@@ -432,7 +432,7 @@ impl StoredBatch {
             }
         }
         let array_id = || ClusterError::BadValue("can't use an array for _id".to_string());
-        if let Some(message) = failed {
+        if let Some(refused) = failed {
             buf.truncate(start);
             // An array `_id` is reported before a field the encoder refused, and a
             // document without `_id` has used up an ObjectId, as when `_id` is looked
@@ -440,10 +440,10 @@ impl StoredBatch {
             let id = doc.iter().find(|(name, _)| is_id(name));
             return Err(match id.map(|(_, value)| value) {
                 Some(Bson::Array(_)) => array_id(),
-                Some(_) => ClusterError::BadValue(message),
+                Some(_) => refused.into_error(),
                 None => {
                     next_id();
-                    ClusterError::BadValue(message)
+                    refused.into_error()
                 }
             });
         }
@@ -526,21 +526,62 @@ fn close_document(buf: &mut Vec<u8>, start: usize) {
     buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
 }
 
-/// Writes a document's elements; fails on a field name (or regex) holding NUL.
-fn write_elements(buf: &mut Vec<u8>, doc: &Document) -> Result<(), String> {
+/// The deepest a stored document may nest, counting itself: MongoDB's
+/// `BSONDepth::getMaxDepthForUserStorage()`, the 200 levels any BSON may have less the 20
+/// the server keeps for itself. (The manual rounds this down to "100 levels".)
+pub const MAX_STORED_DEPTH: u32 = 180;
+
+/// Why the encoder refused a document.
+#[derive(Debug)]
+enum Refused {
+    /// A field name or regex holding NUL; the message says which.
+    Invalid(String),
+    /// Nested past [`MAX_STORED_DEPTH`].
+    TooDeep,
+}
+
+impl Refused {
+    fn into_error(self) -> ClusterError {
+        match self {
+            Refused::Invalid(message) => ClusterError::BadValue(message),
+            Refused::TooDeep => ClusterError::Overflow(format!(
+                "cannot insert document because it exceeds {MAX_STORED_DEPTH} levels of nesting"
+            )),
+        }
+    }
+}
+
+/// Writes the elements of a document at nesting level `depth` (the stored document
+/// itself is level 1); fails on a field name (or regex) holding NUL, or past
+/// [`MAX_STORED_DEPTH`].
+fn write_elements(buf: &mut Vec<u8>, doc: &Document, depth: u32) -> Result<(), Refused> {
     for (key, value) in doc {
-        write_element(buf, key, value)?;
+        write_element(buf, key, value, depth)?;
     }
     Ok(())
+}
+
+/// Whether a value at level `depth` descends one level too far. Empty documents and
+/// arrays do not count, as in MongoDB's `validateDepth`.
+fn too_deep(value: &Bson, depth: u32) -> bool {
+    depth >= MAX_STORED_DEPTH
+        && match value {
+            Bson::Document(d) => !d.is_empty(),
+            Bson::Array(a) => !a.is_empty(),
+            Bson::JavaScriptCodeWithScope(c) => !c.scope.is_empty(),
+            _ => false,
+        }
 }
 
 /// Writes one element: its type, its name and its value. (Inlined natively, where it
 /// is hot; a single copy in the downloaded wasm.)
 #[cfg_attr(not(target_arch = "wasm32"), inline)]
-fn write_element(buf: &mut Vec<u8>, key: &str, value: &Bson) -> Result<(), String> {
+fn write_element(buf: &mut Vec<u8>, key: &str, value: &Bson, depth: u32) -> Result<(), Refused> {
     buf.push(value.element_type() as u8);
     if write_cstring(buf, key).is_err() {
-        return Err(format!("key {key} must not contain null bytes"));
+        return Err(Refused::Invalid(format!(
+            "key {key} must not contain null bytes"
+        )));
     }
     // The scalars of a typical document are written here, without a call.
     match value {
@@ -550,7 +591,7 @@ fn write_element(buf: &mut Vec<u8>, key: &str, value: &Bson) -> Result<(), Strin
         Bson::String(s) => write_string(buf, s),
         Bson::ObjectId(o) => buf.extend_from_slice(&o.bytes()),
         Bson::Boolean(v) => buf.push(u8::from(*v)),
-        _ => write_value(buf, value)?,
+        _ => write_value(buf, value, depth)?,
     }
     Ok(())
 }
@@ -573,13 +614,16 @@ fn write_string(buf: &mut Vec<u8>, s: &str) {
     buf.push(0);
 }
 
-fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
+fn write_value(buf: &mut Vec<u8>, value: &Bson, depth: u32) -> Result<(), Refused> {
+    if too_deep(value, depth) {
+        return Err(Refused::TooDeep);
+    }
     match value {
         Bson::Double(v) => buf.extend_from_slice(&v.to_le_bytes()),
         Bson::String(s) | Bson::JavaScriptCode(s) | Bson::Symbol(s) => write_string(buf, s),
         Bson::Document(d) => {
             let start = open_document(buf);
-            write_elements(buf, d)?;
+            write_elements(buf, d, depth + 1)?;
             close_document(buf, start);
         }
         Bson::Array(items) => {
@@ -588,7 +632,7 @@ fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
                 buf.push(item.element_type() as u8);
                 let _ = write!(buf, "{i}");
                 buf.push(0);
-                write_value(buf, item)?;
+                write_value(buf, item, depth + 1)?;
             }
             close_document(buf, start);
         }
@@ -607,7 +651,7 @@ fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
         Bson::Boolean(v) => buf.push(u8::from(*v)),
         Bson::DateTime(d) => buf.extend_from_slice(&d.timestamp_millis().to_le_bytes()),
         Bson::RegularExpression(re) => {
-            let bad = || "regular expression must not contain null bytes".to_string();
+            let bad = || Refused::Invalid("regular expression must not contain null bytes".into());
             write_cstring(buf, re.pattern.as_str()).map_err(|()| bad())?;
             write_cstring(buf, re.options.as_str()).map_err(|()| bad())?;
         }
@@ -617,7 +661,7 @@ fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
             buf.extend_from_slice(&[0; 4]);
             write_string(buf, &c.code);
             let scope = open_document(buf);
-            write_elements(buf, &c.scope)?;
+            write_elements(buf, &c.scope, depth + 1)?;
             close_document(buf, scope);
             let len = (buf.len() - start) as i32;
             buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -635,7 +679,9 @@ fn write_value(buf: &mut Vec<u8>, value: &Bson) -> Result<(), String> {
             // name's NUL; before the document's NUL).
             let mut alone = Document::new();
             alone.insert("", value.clone());
-            let bytes = alone.to_vec().map_err(|_| String::new())?;
+            let bytes = alone
+                .to_vec()
+                .map_err(|_| Refused::Invalid(String::new()))?;
             buf.extend_from_slice(bytes.get(6..bytes.len() - 1).unwrap_or_default());
         }
     }

@@ -88,6 +88,14 @@ pub enum ClusterError {
     /// Code 66: an update tried to change an immutable field.
     #[error("{0}")]
     ImmutableField(String),
+    /// Code 15: a value past a numeric or nesting limit (a document nested too deep, an
+    /// integer update past int64).
+    #[error("{0}")]
+    Overflow(String),
+    /// Code 146: the work or memory a statement would take is past the playground's
+    /// budget (MongoDB's name for an operation over its memory limit).
+    #[error("{0}")]
+    ExceededMemoryLimit(String),
 }
 
 impl ClusterError {
@@ -121,6 +129,8 @@ impl ClusterError {
             ClusterError::NamespaceNotSharded(_) => "NamespaceNotSharded",
             ClusterError::DuplicateKey(_) => "DuplicateKey",
             ClusterError::ImmutableField(_) => "ImmutableField",
+            ClusterError::Overflow(_) => "Overflow",
+            ClusterError::ExceededMemoryLimit(_) => "ExceededMemoryLimit",
         }
     }
 
@@ -154,6 +164,8 @@ impl ClusterError {
             ClusterError::NamespaceNotSharded(_) => 118,
             ClusterError::DuplicateKey(_) => 11000,
             ClusterError::ImmutableField(_) => 66,
+            ClusterError::Overflow(_) => 15,
+            ClusterError::ExceededMemoryLimit(_) => 146,
         }
     }
 }

@@ -16,6 +16,10 @@ enum Key {
     Int(i64),
     Str(u8),
     Missing,
+    /// MinKey and MaxKey as shard key values: MinKey routes to the first chunk, MaxKey
+    /// (the global maximum of a one-field key) is refused, and neither may be lost.
+    MinKey,
+    MaxKey,
 }
 
 /// One generated document: its key, a second field and a padding length; `id` is an
@@ -35,6 +39,10 @@ const RESHARD_KEYS: [&str; 4] = ["k1", "j1", "khashed", "j1k1"];
 enum Op {
     Insert(Vec<Doc>),
     SplitAt(i64),
+    /// `splitAt` at the key space's ends, MinKey (`false`) or MaxKey (`true`): refused.
+    SplitAtEnd(bool),
+    /// Sets the first key field of the `n`-th document to MinKey or MaxKey.
+    UpdateKeyToEnd(usize, bool),
     MoveChunk(i64, u32),
     Merge(usize, usize),
     Balance(u8),
@@ -58,6 +66,8 @@ fn key() -> impl Strategy<Value = Key> {
         6 => (-40i64..40).prop_map(Key::Int),
         2 => (0u8..6).prop_map(Key::Str),
         1 => Just(Key::Missing),
+        1 => Just(Key::MinKey),
+        1 => Just(Key::MaxKey),
     ]
 }
 
@@ -83,6 +93,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         8 => prop::collection::vec(document(), 1..25).prop_map(Op::Insert),
         2 => (-40i64..40).prop_map(Op::SplitAt),
+        1 => any::<bool>().prop_map(Op::SplitAtEnd),
+        1 => ((0usize..500), any::<bool>()).prop_map(|(n, m)| Op::UpdateKeyToEnd(n, m)),
         2 => ((-40i64..40), 0u32..5).prop_map(|(k, s)| Op::MoveChunk(k, s)),
         1 => ((0usize..20), 1usize..4).prop_map(|(a, n)| Op::Merge(a, n)),
         3 => (1u8..4).prop_map(Op::Balance),
@@ -139,6 +151,8 @@ fn to_bson(key: &Key) -> Option<Bson> {
         Key::Int(i) => Some(Bson::Int64(*i)),
         Key::Str(s) => Some(Bson::String(format!("s{s}"))),
         Key::Missing => None,
+        Key::MinKey => Some(Bson::MinKey),
+        Key::MaxKey => Some(Bson::MaxKey),
     }
 }
 
@@ -210,6 +224,36 @@ impl Run {
             Op::SplitAt(k) => {
                 let bound = self.bound(*k);
                 let _ = self.cluster.split_at(NS, &bound);
+            }
+            Op::SplitAtEnd(max) => {
+                let end = if *max { Bson::MaxKey } else { Bson::MinKey };
+                let bound: Document = self
+                    .key_fields()
+                    .into_iter()
+                    .map(|f| (f, end.clone()))
+                    .collect();
+                let before = self.cluster.sharding(NS).unwrap().table.len();
+                assert!(
+                    self.cluster.split_at(NS, &bound).is_err(),
+                    "split at {bound}"
+                );
+                assert_eq!(self.cluster.sharding(NS).unwrap().table.len(), before);
+            }
+            Op::UpdateKeyToEnd(n, max) => {
+                let coll = c.collection(NS).unwrap();
+                let count = coll.doc_count() as usize;
+                if count == 0 {
+                    return;
+                }
+                let target = coll.documents().nth(n % count).unwrap().clone();
+                let fields = self.key_fields();
+                let mut filter = Document::new();
+                for f in &fields {
+                    filter.insert(f.clone(), target.get(f).cloned().unwrap_or(Bson::Null));
+                }
+                let end = if *max { Bson::MaxKey } else { Bson::MinKey };
+                let update = doc! { "$set": { fields[0].clone(): end } };
+                let _ = self.cluster.update(NS, &filter, &update, false);
             }
             Op::MoveChunk(k, s) => {
                 let find = self.bound(*k);

@@ -165,3 +165,37 @@ fn a_nul_in_a_namespace_is_refused() {
         .insert_many("test.c\0x", vec![bson::doc! {"a": 1}])
         .is_err());
 }
+
+/// A document of `levels` levels counting itself (`{a: {a: ... {a: inner}}}`).
+fn nested(levels: usize, inner: bson::Bson) -> bson::Document {
+    let mut d = bson::doc! { "a": inner };
+    for _ in 1..levels {
+        d = bson::doc! { "a": d };
+    }
+    d
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn documents_nested_past_180_levels_are_refused() {
+    let mut c = shardlab::Cluster::new(ClusterConfig::default());
+    // 180 levels counting the document itself are stored; an empty document one level
+    // further does not count; a non-empty one does.
+    assert!(c
+        .insert_many("test.c", [nested(180, bson::Bson::Int32(1))])
+        .is_ok());
+    assert!(c
+        .insert_many("test.c", [nested(180, bson::Bson::Document(bson::doc! {}))])
+        .is_ok());
+    let (_, err) = c
+        .insert_many("test.c", [nested(181, bson::Bson::Int32(1))])
+        .unwrap_err();
+    assert_eq!(err.code(), 15);
+    assert_eq!(err.code_name(), "Overflow");
+    assert_eq!(
+        err.to_string(),
+        "cannot insert document because it exceeds 180 levels of nesting"
+    );
+    assert_eq!(c.collection("test.c").unwrap().doc_count(), 2);
+    c.check().unwrap();
+}
