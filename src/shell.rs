@@ -7,22 +7,28 @@
 //!   with line and column on every error, and [`flatten`]s call chains such as
 //!   `db.coll.find({}).sort({x: 1})` into segments an interpreter can match;
 //! - [`eval`] turns value expressions into BSON: literals with mongosh's number rule,
-//!   the constructors (`ObjectId()`, `NumberLong()`, `ISODate()`, ...) and Extended
-//!   JSON wrappers, deterministically through an [`EvalContext`].
+//!   the [`constructors`] (`ObjectId()`, `NumberLong()`, `ISODate()`, ...) and Extended
+//!   JSON [`wrappers`], deterministically through an [`EvalContext`] ([`context`]), with
+//!   the text forms both read in [`literals`].
 //!
 //! On the way out, [`print`](mod@print) formats values exactly as mongosh prints them and
 //! [`ejson`] writes and reads canonical Extended JSON v2. The commands' meaning
 //! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
 
+pub(crate) mod constructors;
+pub(crate) mod context;
 pub(crate) mod ejson;
 pub(crate) mod eval;
 pub(crate) mod lexer;
+pub(crate) mod literals;
 pub(crate) mod parser;
+pub(crate) mod wrappers;
 
 pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
 pub use crate::values::js::{js_key_order, js_number};
+pub use context::{EvalContext, EvalError};
 pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
-pub use eval::{eval_value, EvalContext, EvalError};
+pub use eval::eval_value;
 pub use lexer::{Span, Token, TokenKind};
 pub use parser::{
     flatten, parse_expression, parse_script, parse_script_recovering, Expr, ExprKind, ParseError,

@@ -6,7 +6,8 @@
 //! playground's console, so both answer alike.
 
 use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
-use crate::shell::eval::{eval_value, EvalContext, EvalError};
+use crate::shell::context::{EvalContext, EvalError};
+use crate::shell::eval::eval_value;
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
 use crate::shell::{to_canonical_ejson, Span};
 use crate::values::inspect::format_value;

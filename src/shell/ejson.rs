@@ -7,7 +7,8 @@
 //! `Number.prototype.toString()` (`"2.5"`, `"1e-7"`), and `"-0.0"`, `"NaN"`,
 //! `"Infinity"`, `"-Infinity"`. Strings are escaped as `JSON.stringify` does.
 
-use super::eval::{eval_json, EvalError};
+use super::context::EvalError;
+use super::eval::eval_json;
 use super::parser::{parse_expression, ParseError};
 use crate::values::encoding::{hex_encode, BASE64};
 use crate::values::js::{db_pointer_parts, js_number_to_string};
