@@ -146,8 +146,15 @@ fn key_text(k: &KeyValue) -> String {
 }
 
 impl EventKind {
-    /// A one-line description in words, for `sim.events()` and logs.
+    /// A one-line description in words, for `sim.events()` and logs, with shard key values
+    /// as MongoDB prints them in log lines (`{ 5, "a" }`).
     pub fn describe(&self) -> String {
+        self.describe_with(&key_text)
+    }
+
+    /// [`EventKind::describe`] with shard key values written by `bound` (the playground
+    /// writes them with their field names, as mongosh prints chunk bounds).
+    pub fn describe_with(&self, bound: &dyn Fn(&KeyValue) -> String) -> String {
         match self {
             EventKind::Insert { ns, per_shard } => {
                 let parts: Vec<String> =
@@ -161,9 +168,9 @@ impl EventKind {
                 points,
             } => format!(
                 "{ns}: split [{}, {}) at {}",
-                key_text(min),
-                key_text(max),
-                points.iter().map(key_text).collect::<Vec<_>>().join(", ")
+                bound(min),
+                bound(max),
+                points.iter().map(bound).collect::<Vec<_>>().join(", ")
             ),
             EventKind::MoveChunkStart {
                 ns,
@@ -174,8 +181,8 @@ impl EventKind {
             } => {
                 format!(
                     "{ns}: moving [{}, {}) from {from} to {to}",
-                    key_text(min),
-                    key_text(max)
+                    bound(min),
+                    bound(max)
                 )
             }
             EventKind::MoveChunkCommit {
@@ -187,19 +194,19 @@ impl EventKind {
             } => {
                 format!(
                     "{ns}: moved [{}, {}) from {from} to {to}",
-                    key_text(min),
-                    key_text(max)
+                    bound(min),
+                    bound(max)
                 )
             }
             EventKind::Jumbo { ns, min, max } => {
-                format!("{ns}: [{}, {}) is jumbo", key_text(min), key_text(max))
+                format!("{ns}: [{}, {}) is jumbo", bound(min), bound(max))
             }
             EventKind::ShardCollection { ns, key } => format!("{ns}: sharded on {key}"),
             EventKind::Merge { ns, min, max } => {
-                format!("{ns}: merged into [{}, {})", key_text(min), key_text(max))
+                format!("{ns}: merged into [{}, {})", bound(min), bound(max))
             }
             EventKind::ClearJumbo { ns, min } => {
-                format!("{ns}: cleared the jumbo flag at {}", key_text(min))
+                format!("{ns}: cleared the jumbo flag at {}", bound(min))
             }
             EventKind::Refine { ns, key } => format!("{ns}: refined the shard key to {key}"),
             EventKind::Reshard { ns, key } => format!("{ns}: resharded on {key}"),
@@ -211,6 +218,15 @@ impl EventKind {
                 format!("{ns}: a document moved from {from} to {to}")
             }
             EventKind::Delete { ns, count } => format!("{ns}: deleted {count}"),
+        }
+    }
+
+    /// The documents this event inserted into `ns`, per shard in shard order: empty unless
+    /// it is an insert into `ns`.
+    pub fn inserts_into(&self, ns: &str) -> &[(ShardName, u64)] {
+        match self {
+            EventKind::Insert { ns: n, per_shard } if n == ns => per_shard,
+            _ => &[],
         }
     }
 
@@ -246,4 +262,25 @@ pub struct Event {
     pub seq: u64,
     /// What happened.
     pub kind: EventKind,
+}
+
+/// The documents `events` inserted into `ns`, per shard: each shard that received any once,
+/// in the order the shards first appear. The one place inserts are counted per shard: the
+/// comparison, the playground's charts and its recent-insert shares all read it.
+pub fn inserts_per_shard<'a>(
+    events: impl IntoIterator<Item = &'a Event>,
+    ns: &str,
+) -> Vec<(ShardName, u64)> {
+    // A cluster has a handful of shards, so a list does (a map would add another copy of
+    // the B-tree code to the wasm).
+    let mut counts: Vec<(ShardName, u64)> = Vec::new();
+    for e in events {
+        for (shard, n) in e.kind.inserts_into(ns) {
+            match counts.iter_mut().find(|(s, _)| s == shard) {
+                Some((_, c)) => *c += n,
+                None => counts.push((shard.clone(), *n)),
+            }
+        }
+    }
+    counts
 }
