@@ -7,6 +7,7 @@ mod collection;
 pub(crate) mod interpreter;
 mod sampling;
 mod sh;
+mod sim;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;

@@ -69,44 +69,7 @@ impl Session {
                 let ids = self.cluster.insert_many(ns, vec![d]).map_err(|(_, e)| e)?;
                 doc! { "acknowledged": true, "insertedId": ids.iter().next().unwrap_or(Bson::Null) }
             }
-            "insertMany" | "insert" => {
-                let docs = match self.arg(args, 0, "documents")? {
-                    Bson::Array(a) => a,
-                    Bson::Document(d) if name == "insert" => vec![Bson::Document(d)],
-                    other => {
-                        return Err(StatementError::type_error(format!(
-                            "documents must be an array, got {}",
-                            crate::shell::format_value(&other)
-                        )))
-                    }
-                };
-                let mut list = Vec::with_capacity(docs.len());
-                for d in docs {
-                    match d {
-                        Bson::Document(d) => list.push(d),
-                        other => {
-                            return Err(StatementError::type_error(format!(
-                                "each document must be an object, got {}",
-                                crate::shell::format_value(&other)
-                            )))
-                        }
-                    }
-                }
-                match self.cluster.insert_many(ns, list) {
-                    Ok(ids) => doc! { "acknowledged": true, "insertedIds": ids_doc(ids) },
-                    Err((ids, e)) => {
-                        let mut err = StatementError::from(e);
-                        if !ids.is_empty() {
-                            err.message = format!(
-                                "{} (inserted {} before the error)",
-                                err.message,
-                                ids.len()
-                            );
-                        }
-                        return Err(err);
-                    }
-                }
-            }
+            "insertMany" | "insert" => self.insert_many(ns, name, args)?,
             "countDocuments" | "count" => {
                 let filter = self.opt_doc_arg(args, 0, "filter")?;
                 let (docs, _) = self.cluster.find(ns, &filter)?;
@@ -116,32 +79,7 @@ impl Session {
                 let n = self.cluster.collection(ns).map_or(0, |c| c.doc_count());
                 return Ok(Output::Value(Bson::Int32(n as i32)));
             }
-            "updateOne" | "updateMany" | "replaceOne" => {
-                let filter = self.doc_arg(args, 0, "filter")?;
-                let update = self.doc_arg(args, 1, "update")?;
-                let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
-                if name == "replaceOne" && is_ops {
-                    return Err(StatementError::type_error(
-                        "Replacement document must not contain atomic operators",
-                    ));
-                }
-                if name != "replaceOne" && !is_ops {
-                    return Err(StatementError::type_error(
-                        "Update document requires atomic operators",
-                    ));
-                }
-                self.record_write(ns, &filter, name, Some(&update));
-                let r = self
-                    .cluster
-                    .update(ns, &filter, &update, name == "updateMany")?;
-                doc! {
-                    "acknowledged": true,
-                    "insertedId": Bson::Null,
-                    "matchedCount": r.matched as i32,
-                    "modifiedCount": r.modified as i32,
-                    "upsertedCount": 0,
-                }
-            }
+            "updateOne" | "updateMany" | "replaceOne" => self.update_method(ns, name, args)?,
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
                 self.record_write(ns, &filter, name, None);
@@ -153,17 +91,7 @@ impl Session {
                 let name = self.cluster.create_index(ns, &keys)?;
                 return Ok(Output::Value(Bson::String(name)));
             }
-            "getIndexes" => {
-                let mut list = vec![Bson::Document(
-                    doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
-                )];
-                if let Some(c) = self.cluster.collection(ns) {
-                    for k in &c.indexes {
-                        list.push(Bson::Document(doc! { "v": 2, "key": k.clone(), "name": crate::engine::cluster::index_name(k) }));
-                    }
-                }
-                return Ok(Output::Value(Bson::Array(list)));
-            }
+            "getIndexes" => return Ok(Output::Value(Bson::Array(self.indexes(ns)))),
             "getShardDistribution" => {
                 return Ok(Output::Sections(status::shard_distribution(
                     &self.cluster,
@@ -184,6 +112,97 @@ impl Session {
             }
         };
         Ok(Output::Value(Bson::Document(out)))
+    }
+
+    /// `insertMany(docs)`, and the legacy `insert(doc or docs)`.
+    fn insert_many(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Document, StatementError> {
+        let docs = match self.arg(args, 0, "documents")? {
+            Bson::Array(a) => a,
+            Bson::Document(d) if name == "insert" => vec![Bson::Document(d)],
+            other => {
+                return Err(StatementError::type_error(format!(
+                    "documents must be an array, got {}",
+                    crate::shell::format_value(&other)
+                )))
+            }
+        };
+        let mut list = Vec::with_capacity(docs.len());
+        for d in docs {
+            match d {
+                Bson::Document(d) => list.push(d),
+                other => {
+                    return Err(StatementError::type_error(format!(
+                        "each document must be an object, got {}",
+                        crate::shell::format_value(&other)
+                    )))
+                }
+            }
+        }
+        match self.cluster.insert_many(ns, list) {
+            Ok(ids) => Ok(doc! { "acknowledged": true, "insertedIds": ids_doc(ids) }),
+            Err((ids, e)) => {
+                let mut err = StatementError::from(e);
+                if !ids.is_empty() {
+                    err.message =
+                        format!("{} (inserted {} before the error)", err.message, ids.len());
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// `updateOne`, `updateMany` (operator updates) and `replaceOne` (a replacement).
+    fn update_method(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Document, StatementError> {
+        let filter = self.doc_arg(args, 0, "filter")?;
+        let update = self.doc_arg(args, 1, "update")?;
+        let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
+        if name == "replaceOne" && is_ops {
+            return Err(StatementError::type_error(
+                "Replacement document must not contain atomic operators",
+            ));
+        }
+        if name != "replaceOne" && !is_ops {
+            return Err(StatementError::type_error(
+                "Update document requires atomic operators",
+            ));
+        }
+        self.record_write(ns, &filter, name, Some(&update));
+        let r = self
+            .cluster
+            .update(ns, &filter, &update, name == "updateMany")?;
+        Ok(doc! {
+            "acknowledged": true,
+            "insertedId": Bson::Null,
+            "matchedCount": r.matched as i32,
+            "modifiedCount": r.modified as i32,
+            "upsertedCount": 0,
+        })
+    }
+
+    /// `getIndexes()`: `_id_` first, then the indexes created, in order.
+    fn indexes(&self, ns: &str) -> Vec<Bson> {
+        let mut list = vec![Bson::Document(
+            doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+        )];
+        if let Some(c) = self.cluster.collection(ns) {
+            for k in &c.indexes {
+                let name = crate::engine::cluster::index_name(k);
+                list.push(Bson::Document(
+                    doc! { "v": 2, "key": k.clone(), "name": name },
+                ));
+            }
+        }
+        list
     }
 
     fn run_cursor(

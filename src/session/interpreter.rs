@@ -115,7 +115,9 @@ impl StatementError {
             ErrorKind::Type => "TypeError",
             ErrorKind::Reference => "ReferenceError",
         };
-        let mut out = format!("{{\"error\": {{\"code\": {}, \"codeName\": ", self.code);
+        let mut out = String::from("{\"error\": {\"code\": ");
+        out.push_str(&self.code.to_string());
+        out.push_str(", \"codeName\": ");
         crate::shell::ejson::write_json_string(&mut out, code_name);
         out.push_str(", \"errmsg\": ");
         crate::shell::ejson::write_json_string(&mut out, &self.message);

@@ -5,6 +5,7 @@ use super::status;
 
 use crate::engine::balancer::RemoveShardState;
 use crate::shell::parser::Segment;
+use crate::shell::Expr;
 use bson::{doc, Bson, Document};
 
 impl Session {
@@ -19,154 +20,252 @@ impl Session {
     fn sh_method(&mut self, method: &Segment) -> Result<Output, StatementError> {
         let args = call_args(method)?;
         let name = method.name.as_str();
-        let value = match name {
-            "shardCollection" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let key = self.doc_arg(args, 1, "key")?;
-                let unique = matches!(self.opt_arg(args, 2)?, Some(Bson::Boolean(true)));
-                let options = self.opt_doc_arg(args, 3, "options")?;
-                let n = match options.get("numInitialChunks") {
-                    Some(Bson::Int32(n)) => Some(u32::try_from(*n).unwrap_or(0)),
-                    Some(Bson::Int64(n)) => Some(u32::try_from(*n).unwrap_or(0)),
-                    Some(Bson::Double(d)) => Some(*d as u32),
-                    _ => None,
-                };
-                self.cluster.shard_collection(&ns, &key, unique, n)?;
-                doc! { "collectionsharded": ns, "ok": 1 }
-            }
-            "enableSharding" => {
-                let db = self.str_arg(args, 0, "database")?;
-                self.cluster.enable_sharding(&db)?;
-                doc! { "ok": 1 }
-            }
-            "status" => {
-                let opts = self.opt_arg(args, 0)?;
-                let verbose = match opts {
-                    Some(Bson::Boolean(b)) => b,
-                    Some(Bson::Document(d)) => {
-                        matches!(d.get("verbose"), Some(Bson::Boolean(true)))
-                    }
-                    _ => false,
-                };
-                return Ok(Output::Sections(status::sh_status(&self.cluster, verbose)));
-            }
-            "addShard" => {
-                let _host = self.opt_arg(args, 0)?;
-                let name = self.cluster.add_shard();
-                doc! { "shardAdded": name, "ok": 1 }
-            }
-            "removeShard" => {
-                let shard = self.str_arg(args, 0, "shard")?;
-                remove_shard_reply(&shard, self.cluster.remove_shard(&shard)?)
-            }
-            "splitAt" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let middle = self.doc_arg(args, 1, "middle")?;
-                self.cluster.split_at(&ns, &middle)?;
-                ok_doc()
-            }
-            "splitFind" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let query = self.doc_arg(args, 1, "query")?;
-                self.cluster.split_find(&ns, &query)?;
-                ok_doc()
-            }
-            "moveChunk" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let find = self.doc_arg(args, 1, "query")?;
-                let to = self.str_arg(args, 2, "destination shard")?;
-                self.cluster.move_chunk(&ns, &find, &to)?;
-                doc! { "millis": 0, "ok": 1 }
-            }
-            "moveRange" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let to = self.str_arg(args, 1, "destination shard")?;
-                let min = self.doc_arg(args, 2, "min")?;
-                let max = match self.opt_arg(args, 3)? {
-                    Some(Bson::Document(d)) => Some(d),
-                    _ => None,
-                };
-                self.cluster.move_range(&ns, &to, &min, max.as_ref())?;
-                ok_doc()
-            }
-            "addShardToZone" | "addShardTag" => {
-                let shard = self.str_arg(args, 0, "shard")?;
-                let zone = self.str_arg(args, 1, "zone")?;
-                self.cluster.add_shard_to_zone(&shard, &zone)?;
-                ok_doc()
-            }
-            "removeShardFromZone" | "removeShardTag" => {
-                let shard = self.str_arg(args, 0, "shard")?;
-                let zone = self.str_arg(args, 1, "zone")?;
-                self.cluster.remove_shard_from_zone(&shard, &zone)?;
-                ok_doc()
-            }
-            "updateZoneKeyRange" | "addTagRange" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let min = self.doc_arg(args, 1, "min")?;
-                let max = self.doc_arg(args, 2, "max")?;
-                let zone = match self.opt_arg(args, 3)? {
-                    Some(Bson::String(z)) => Some(z),
-                    _ => None,
-                };
-                self.cluster
-                    .update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
-                ok_doc()
-            }
-            "removeRangeFromZone" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let min = self.doc_arg(args, 1, "min")?;
-                let max = self.doc_arg(args, 2, "max")?;
-                self.cluster.update_zone_key_range(&ns, &min, &max, None)?;
-                ok_doc()
-            }
-            "startBalancer" | "stopBalancer" | "setBalancerState" => {
-                let on = match name {
-                    "startBalancer" => true,
-                    "stopBalancer" => false,
-                    _ => matches!(self.opt_arg(args, 0)?, Some(Bson::Boolean(true))),
-                };
-                self.cluster.balancer_enabled = on;
-                ok_doc()
-            }
-            "getBalancerState" => {
-                return Ok(Output::Value(Bson::Boolean(self.cluster.balancer_enabled)))
-            }
-            "isBalancerRunning" => doc! {
-                "mode": if self.cluster.balancer_enabled { "full" } else { "off" },
-                "inBalancerRound": false,
-                "numBalancerRounds": 0_i64,
-                "ok": 1,
-            },
-            "enableBalancing" | "disableBalancing" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                self.cluster
-                    .set_collection_balancing(&ns, name == "enableBalancing")?;
-                update_reply()
-            }
-            "enableAutoSplit" | "disableAutoSplit" => {
-                self.cluster.autosplit_enabled =
-                    name == "enableAutoSplit" && self.cluster.version().auto_splits();
-                update_reply()
-            }
-            "balancerCollectionStatus" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                status::balancer_collection_status(&self.cluster, &ns)?
-            }
-            "reshardCollection" => {
-                let ns = self.str_arg(args, 0, "namespace")?;
-                let key = self.doc_arg(args, 1, "key")?;
-                self.cluster.reshard_collection(&ns, &key)?;
-                ok_doc()
-            }
-            other => {
-                return Err(StatementError::type_error(format!(
-                    "sh.{other} is not a function"
-                )));
-            }
+        let Some((_, helper)) = SH_HELPERS.iter().find(|(n, _)| *n == name) else {
+            return Err(StatementError::type_error(format!(
+                "sh.{name} is not a function"
+            )));
         };
-        Ok(Output::Value(Bson::Document(value)))
+        helper(self, args, name)
     }
+}
+
+/// Runs one `sh.` helper: the session, the argument expressions and the name called
+/// (some helpers answer to two names).
+type ShHelper = fn(&mut Session, &[Expr], &str) -> Result<Output, StatementError>;
+
+/// Every `sh.` helper, by the names it answers to.
+const SH_HELPERS: &[(&str, ShHelper)] = &[
+    ("shardCollection", shard_collection),
+    ("enableSharding", enable_sharding),
+    ("status", status_sections),
+    ("addShard", add_shard),
+    ("removeShard", remove_shard),
+    ("splitAt", split_at),
+    ("splitFind", split_find),
+    ("moveChunk", move_chunk),
+    ("moveRange", move_range),
+    ("addShardToZone", add_shard_to_zone),
+    ("addShardTag", add_shard_to_zone),
+    ("removeShardFromZone", remove_shard_from_zone),
+    ("removeShardTag", remove_shard_from_zone),
+    ("updateZoneKeyRange", update_zone_key_range),
+    ("addTagRange", update_zone_key_range),
+    ("removeRangeFromZone", remove_range_from_zone),
+    ("startBalancer", set_balancer_state),
+    ("stopBalancer", set_balancer_state),
+    ("setBalancerState", set_balancer_state),
+    ("getBalancerState", get_balancer_state),
+    ("isBalancerRunning", is_balancer_running),
+    ("enableBalancing", set_balancing),
+    ("disableBalancing", set_balancing),
+    ("enableAutoSplit", set_auto_split),
+    ("disableAutoSplit", set_auto_split),
+    ("balancerCollectionStatus", balancer_collection_status),
+    ("reshardCollection", reshard_collection),
+];
+
+/// A helper's reply document as the value mongosh prints.
+fn reply(d: Document) -> Result<Output, StatementError> {
+    Ok(Output::Value(Bson::Document(d)))
+}
+
+/// `sh.shardCollection(ns, key, unique, options)`.
+fn shard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let key = s.doc_arg(args, 1, "key")?;
+    let unique = matches!(s.opt_arg(args, 2)?, Some(Bson::Boolean(true)));
+    let options = s.opt_doc_arg(args, 3, "options")?;
+    let n = match options.get("numInitialChunks") {
+        Some(Bson::Int32(n)) => Some(u32::try_from(*n).unwrap_or(0)),
+        Some(Bson::Int64(n)) => Some(u32::try_from(*n).unwrap_or(0)),
+        Some(Bson::Double(d)) => Some(*d as u32),
+        _ => None,
+    };
+    s.cluster.shard_collection(&ns, &key, unique, n)?;
+    reply(doc! { "collectionsharded": ns, "ok": 1 })
+}
+
+/// `sh.enableSharding(db)`.
+fn enable_sharding(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let db = s.str_arg(args, 0, "database")?;
+    s.cluster.enable_sharding(&db)?;
+    reply(doc! { "ok": 1 })
+}
+
+/// `sh.status()`, `sh.status(true)` or `sh.status({verbose: true})`.
+fn status_sections(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let verbose = match s.opt_arg(args, 0)? {
+        Some(Bson::Boolean(b)) => b,
+        Some(Bson::Document(d)) => matches!(d.get("verbose"), Some(Bson::Boolean(true))),
+        _ => false,
+    };
+    Ok(Output::Sections(status::sh_status(&s.cluster, verbose)))
+}
+
+/// `sh.addShard(host)`: the host is not used; the new shard gets the next name.
+fn add_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let _host = s.opt_arg(args, 0)?;
+    let name = s.cluster.add_shard();
+    reply(doc! { "shardAdded": name, "ok": 1 })
+}
+
+/// `sh.removeShard(name)`.
+fn remove_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let shard = s.str_arg(args, 0, "shard")?;
+    reply(remove_shard_reply(&shard, s.cluster.remove_shard(&shard)?))
+}
+
+/// `sh.splitAt(ns, middle)`.
+fn split_at(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let middle = s.doc_arg(args, 1, "middle")?;
+    s.cluster.split_at(&ns, &middle)?;
+    reply(ok_doc())
+}
+
+/// `sh.splitFind(ns, query)`.
+fn split_find(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let query = s.doc_arg(args, 1, "query")?;
+    s.cluster.split_find(&ns, &query)?;
+    reply(ok_doc())
+}
+
+/// `sh.moveChunk(ns, query, shard)`.
+fn move_chunk(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let find = s.doc_arg(args, 1, "query")?;
+    let to = s.str_arg(args, 2, "destination shard")?;
+    s.cluster.move_chunk(&ns, &find, &to)?;
+    reply(doc! { "millis": 0, "ok": 1 })
+}
+
+/// `sh.moveRange(ns, shard, min, max)`.
+fn move_range(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let to = s.str_arg(args, 1, "destination shard")?;
+    let min = s.doc_arg(args, 2, "min")?;
+    let max = match s.opt_arg(args, 3)? {
+        Some(Bson::Document(d)) => Some(d),
+        _ => None,
+    };
+    s.cluster.move_range(&ns, &to, &min, max.as_ref())?;
+    reply(ok_doc())
+}
+
+/// `sh.addShardToZone(shard, zone)` (alias `addShardTag`).
+fn add_shard_to_zone(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let shard = s.str_arg(args, 0, "shard")?;
+    let zone = s.str_arg(args, 1, "zone")?;
+    s.cluster.add_shard_to_zone(&shard, &zone)?;
+    reply(ok_doc())
+}
+
+/// `sh.removeShardFromZone(shard, zone)` (alias `removeShardTag`).
+fn remove_shard_from_zone(
+    s: &mut Session,
+    args: &[Expr],
+    _: &str,
+) -> Result<Output, StatementError> {
+    let shard = s.str_arg(args, 0, "shard")?;
+    let zone = s.str_arg(args, 1, "zone")?;
+    s.cluster.remove_shard_from_zone(&shard, &zone)?;
+    reply(ok_doc())
+}
+
+/// `sh.updateZoneKeyRange(ns, min, max, zone)` (alias `addTagRange`); a null zone
+/// removes the range.
+fn update_zone_key_range(
+    s: &mut Session,
+    args: &[Expr],
+    _: &str,
+) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let min = s.doc_arg(args, 1, "min")?;
+    let max = s.doc_arg(args, 2, "max")?;
+    let zone = match s.opt_arg(args, 3)? {
+        Some(Bson::String(z)) => Some(z),
+        _ => None,
+    };
+    s.cluster
+        .update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
+    reply(ok_doc())
+}
+
+/// `sh.removeRangeFromZone(ns, min, max)`.
+fn remove_range_from_zone(
+    s: &mut Session,
+    args: &[Expr],
+    _: &str,
+) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let min = s.doc_arg(args, 1, "min")?;
+    let max = s.doc_arg(args, 2, "max")?;
+    s.cluster.update_zone_key_range(&ns, &min, &max, None)?;
+    reply(ok_doc())
+}
+
+/// `sh.startBalancer()`, `sh.stopBalancer()` and `sh.setBalancerState(on)`.
+fn set_balancer_state(
+    s: &mut Session,
+    args: &[Expr],
+    name: &str,
+) -> Result<Output, StatementError> {
+    let on = match name {
+        "startBalancer" => true,
+        "stopBalancer" => false,
+        _ => matches!(s.opt_arg(args, 0)?, Some(Bson::Boolean(true))),
+    };
+    s.cluster.balancer_enabled = on;
+    reply(ok_doc())
+}
+
+/// `sh.getBalancerState()`.
+fn get_balancer_state(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
+    Ok(Output::Value(Bson::Boolean(s.cluster.balancer_enabled)))
+}
+
+/// `sh.isBalancerRunning()`.
+fn is_balancer_running(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
+    reply(doc! {
+        "mode": if s.cluster.balancer_enabled { "full" } else { "off" },
+        "inBalancerRound": false,
+        "numBalancerRounds": 0_i64,
+        "ok": 1,
+    })
+}
+
+/// `sh.enableBalancing(ns)` and `sh.disableBalancing(ns)`.
+fn set_balancing(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    s.cluster
+        .set_collection_balancing(&ns, name == "enableBalancing")?;
+    reply(update_reply())
+}
+
+/// `sh.enableAutoSplit()` and `sh.disableAutoSplit()`; versions without auto-splitting
+/// keep it off.
+fn set_auto_split(s: &mut Session, _: &[Expr], name: &str) -> Result<Output, StatementError> {
+    s.cluster.autosplit_enabled = name == "enableAutoSplit" && s.cluster.version().auto_splits();
+    reply(update_reply())
+}
+
+/// `sh.balancerCollectionStatus(ns)`.
+fn balancer_collection_status(
+    s: &mut Session,
+    args: &[Expr],
+    _: &str,
+) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    reply(status::balancer_collection_status(&s.cluster, &ns)?)
+}
+
+/// `sh.reshardCollection(ns, key)`.
+fn reshard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let key = s.doc_arg(args, 1, "key")?;
+    s.cluster.reshard_collection(&ns, &key)?;
+    reply(ok_doc())
 }
 
 /// The reply of an update of `config.settings`, as mongosh prints it for the balancing

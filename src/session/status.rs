@@ -1,7 +1,7 @@
 //! The shapes of `sh.status()`, `getShardDistribution()` and `balancerCollectionStatus`
 //! (spec §11), built from the cluster.
 
-use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
+use crate::engine::cluster::{Cluster, ClusterError, Sharding, VersionMode};
 use crate::values::inspect::data_format;
 use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
@@ -38,7 +38,41 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         "shardingVersion",
         doc! { "_id": 1, "clusterId": bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]) },
     );
-    let shards: Vec<Bson> = cluster
+    out.insert("shards", shards_section(cluster));
+    out.insert(
+        "active mongoses",
+        vec![Bson::Document(
+            doc! { mongos_version(cluster.version()): 1 },
+        )],
+    );
+    out.insert(
+        "autosplit",
+        doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
+    );
+    out.insert("balancer", balancer_section(cluster));
+    let mut databases = Vec::new();
+    for (db, info) in cluster.databases() {
+        let mut collections = Document::new();
+        for (ns, coll) in cluster.collections() {
+            if ns.split('.').next() != Some(db.as_str()) {
+                continue;
+            }
+            let Some(s) = &coll.sharding else { continue };
+            collections.insert(ns.clone(), collection_section(cluster, ns, s, verbose));
+        }
+        databases.push(Bson::Document(doc! {
+            "database": { "_id": db.clone(), "primary": cluster.shard_name(info.primary), "partitioned": true },
+            "collections": collections,
+        }));
+    }
+    out.insert("databases", databases);
+    out
+}
+
+/// `sh.status()`'s `shards` section: each shard with its draining flag, zones and
+/// topology time.
+fn shards_section(cluster: &Cluster) -> Vec<Bson> {
+    cluster
         .shards()
         .map(|(_, s)| {
             let mut d = doc! { "_id": s.name.clone(), "host": s.host.clone(), "state": 1 };
@@ -64,100 +98,74 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
             );
             Bson::Document(d)
         })
-        .collect();
-    out.insert("shards", shards);
-    out.insert(
-        "active mongoses",
-        vec![Bson::Document(
-            doc! { mongos_version(cluster.version()): 1 },
-        )],
-    );
-    out.insert(
-        "autosplit",
-        doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
-    );
+        .collect()
+}
+
+/// `sh.status()`'s `balancer` section.
+fn balancer_section(cluster: &Cluster) -> Document {
     let migrations = if cluster.migrations == 0 {
         Bson::String("No recent migrations".to_string())
     } else {
         Bson::Document(doc! { cluster.migrations.to_string(): "Success" })
     };
-    out.insert(
-        "balancer",
-        doc! {
-            "Currently enabled": if cluster.balancer_enabled { "yes" } else { "no" },
-            "Currently running": "no",
-            "Failed balancer rounds in last 5 attempts": 0,
-            "Migration Results for the last 24 hours": migrations,
-        },
-    );
-    let mut databases = Vec::new();
-    for (db, info) in cluster.databases() {
-        let mut collections = Document::new();
-        for (ns, coll) in cluster.collections() {
-            if ns.split('.').next() != Some(db.as_str()) {
-                continue;
-            }
-            let Some(s) = &coll.sharding else { continue };
-            let mut meta: Vec<(String, u64)> = Vec::new();
-            for (i, stat) in cluster.shard_stats(ns).iter().enumerate() {
-                if stat.chunks > 0 {
-                    meta.push((cluster.shard_name(i as u32).to_string(), stat.chunks));
-                }
-            }
-            crate::support::sort::sort(&mut meta);
-            let chunks: Bson = if s.table.len() >= MAX_CHUNKS_PRINTED && !verbose {
-                Bson::String(
-                    "too many chunks to print, use verbose if you want to force print".into(),
-                )
-            } else {
-                Bson::Array(
-                    s.table
-                        .iter()
-                        .map(|c| {
-                            let mut d = doc! {
-                                "min": s.pattern.to_document(&c.min),
-                                "max": s.pattern.to_document(&c.max),
-                                "on shard": cluster.shard_name(c.shard),
-                                "last modified": Timestamp { time: c.version.major, increment: c.version.minor },
-                            };
-                            if c.jumbo {
-                                d.insert("jumbo", "yes");
-                            }
-                            Bson::Document(d)
-                        })
-                        .collect(),
-                )
-            };
-            let tags: Vec<Bson> = s
-                .zones
-                .iter()
-                .map(|z| {
-                    Bson::Document(doc! {
-                        "tag": z.zone.clone(),
-                        "min": s.pattern.to_document(&z.min),
-                        "max": s.pattern.to_document(&z.max),
-                    })
-                })
-                .collect();
-            collections.insert(
-                ns.clone(),
-                doc! {
-                    "shardKey": s.pattern.to_pattern_document(),
-                    "unique": s.unique,
-                    "balancing": s.balancing,
-                    "chunkMetadata": meta.into_iter().map(|(shard, n)| Bson::Document(doc! { "shard": shard, "nChunks": js_count(n) })).collect::<Vec<_>>(),
-                    "chunks": chunks,
-                    "tags": tags,
-                },
-            );
-        }
-        databases.push(Bson::Document(doc! {
-            "database": { "_id": db.clone(), "primary": cluster.shard_name(info.primary), "partitioned": true },
-            "collections": collections,
-        }));
+    doc! {
+        "Currently enabled": if cluster.balancer_enabled { "yes" } else { "no" },
+        "Currently running": "no",
+        "Failed balancer rounds in last 5 attempts": 0,
+        "Migration Results for the last 24 hours": migrations,
     }
-    out.insert("databases", databases);
-    out
+}
+
+/// One sharded collection in `sh.status()`: its key, chunk counts per shard, the chunks
+/// themselves (unless there are too many and `verbose` is off) and its zone ranges.
+fn collection_section(cluster: &Cluster, ns: &str, s: &Sharding, verbose: bool) -> Document {
+    let mut meta: Vec<(String, u64)> = Vec::new();
+    for (i, stat) in cluster.shard_stats(ns).iter().enumerate() {
+        if stat.chunks > 0 {
+            meta.push((cluster.shard_name(i as u32).to_string(), stat.chunks));
+        }
+    }
+    crate::support::sort::sort(&mut meta);
+    let chunks: Bson = if s.table.len() >= MAX_CHUNKS_PRINTED && !verbose {
+        Bson::String("too many chunks to print, use verbose if you want to force print".into())
+    } else {
+        Bson::Array(
+            s.table
+                .iter()
+                .map(|c| {
+                    let mut d = doc! {
+                        "min": s.pattern.to_document(&c.min),
+                        "max": s.pattern.to_document(&c.max),
+                        "on shard": cluster.shard_name(c.shard),
+                        "last modified": Timestamp { time: c.version.major, increment: c.version.minor },
+                    };
+                    if c.jumbo {
+                        d.insert("jumbo", "yes");
+                    }
+                    Bson::Document(d)
+                })
+                .collect(),
+        )
+    };
+    let tags: Vec<Bson> = s
+        .zones
+        .iter()
+        .map(|z| {
+            Bson::Document(doc! {
+                "tag": z.zone.clone(),
+                "min": s.pattern.to_document(&z.min),
+                "max": s.pattern.to_document(&z.max),
+            })
+        })
+        .collect();
+    doc! {
+        "shardKey": s.pattern.to_pattern_document(),
+        "unique": s.unique,
+        "balancing": s.balancing,
+        "chunkMetadata": meta.into_iter().map(|(shard, n)| Bson::Document(doc! { "shard": shard, "nChunks": js_count(n) })).collect::<Vec<_>>(),
+        "chunks": chunks,
+        "tags": tags,
+    }
 }
 
 /// `db.coll.getShardDistribution()` as the sections mongosh prints.

@@ -1,0 +1,341 @@
+//! The `sim.` helpers: ShardLab's own commands (not mongosh's, so they cannot be mistaken
+//! for it) to set the simulated cluster up, generate workloads and load the lesson
+//! presets. One function per helper, found through a table by the helper's name.
+
+use super::interpreter::{call_args, Output, Session, StatementError};
+use super::sampling::SampledQuery;
+use crate::engine::cluster::{ClusterConfig, ClusterError, VersionMode};
+use crate::engine::targeting::TargetKind;
+use crate::shell::parser::Segment;
+use crate::shell::Expr;
+use bson::{doc, Bson, Document};
+
+/// Runs one `sim.` helper with its argument expressions.
+type SimHelper = fn(&mut Session, &[Expr]) -> Result<Bson, StatementError>;
+
+/// Every `sim.` helper, by name.
+const SIM_HELPERS: &[(&str, SimHelper)] = &[
+    ("version", version),
+    ("chunkSize", chunk_size),
+    ("seed", seed),
+    ("reset", reset),
+    ("balance", balance),
+    ("generate", generate),
+    ("queries", queries),
+    ("preset", preset),
+    ("presets", presets),
+    ("events", events),
+];
+
+impl Session {
+    /// Runs `sim.<helper>(...)`.
+    pub(super) fn sim_command(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
+        let Some(method) = rest.first() else {
+            return Err(StatementError::type_error("sim is not a value"));
+        };
+        let args = call_args(method)?;
+        let name = method.name.as_str();
+        let Some((_, helper)) = SIM_HELPERS.iter().find(|(n, _)| *n == name) else {
+            return Err(StatementError::type_error(format!(
+                "sim.{name} is not a function"
+            )));
+        };
+        Ok(Output::Value(helper(self, args)?))
+    }
+
+    /// The workload spec an argument names: a preset name or a template document.
+    fn workload_spec(&mut self, args: &[Expr], i: usize) -> Result<Document, StatementError> {
+        match self.arg(args, i, "workload")? {
+            Bson::Document(d) => Ok(d),
+            Bson::String(name) => crate::workload::generate::preset(&name).ok_or_else(|| {
+                ClusterError::BadValue(format!(
+                    "unknown workload '{name}'; the presets are: {}",
+                    crate::workload::generate::preset_names().join(", ")
+                ))
+                .into()
+            }),
+            other => Err(StatementError::type_error(format!(
+                "workload must be a preset name or a template object, got {}",
+                crate::shell::format_value(&other)
+            ))),
+        }
+    }
+}
+
+/// `sim.version()` reads the MongoDB version mode; `sim.version("5.0")` sets it.
+fn version(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    if let Some(v) = s.opt_arg(args, 0)? {
+        let text = match v {
+            Bson::String(text) => text,
+            other => crate::shell::format_value(&other),
+        };
+        let mode = VersionMode::parse(&text).ok_or_else(|| {
+            StatementError::from(ClusterError::BadValue(format!(
+                "unknown version mode '{text}': use \"3.6\", \"5.0\" or \"8.0\""
+            )))
+        })?;
+        s.cluster.set_version(mode);
+    }
+    Ok(Bson::Document(
+        doc! { "version": s.cluster.version().label(), "ok": 1 },
+    ))
+}
+
+/// `sim.chunkSize()` reads the chunk size in bytes; `sim.chunkSize(n)` sets it.
+fn chunk_size(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    if let Some(v) = s.opt_arg(args, 0)? {
+        let bytes = match v {
+            Bson::Int32(n) => i64::from(n),
+            Bson::Int64(n) => n,
+            Bson::Double(d) => d as i64,
+            _ => -1,
+        };
+        s.cluster
+            .set_chunk_size(u64::try_from(bytes).unwrap_or(0))?;
+    }
+    let size = crate::values::js::js_number(s.cluster.chunk_size() as f64);
+    Ok(Bson::Document(doc! { "chunkSize": size, "ok": 1 }))
+}
+
+/// `sim.seed(n)`: reseeds the cluster and the workload generators.
+fn seed(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let seed = s.int_arg(args, 0, "seed")?;
+    s.cluster.reseed(seed as u64);
+    s.rng = crate::support::rng::SplitMix64::new(seed as u64);
+    Ok(Bson::Document(doc! { "seed": seed, "ok": 1 }))
+}
+
+/// `sim.reset({shards, version, chunkSize, seed})`: a new, empty cluster.
+fn reset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let opts = s.opt_doc_arg(args, 0, "options")?;
+    let mut config = ClusterConfig {
+        seed: s.cluster.config().seed,
+        ..ClusterConfig::default()
+    };
+    if let Some(Bson::Int32(n)) = opts.get("shards") {
+        config.shards = (*n).clamp(1, 64) as u32;
+    }
+    if let Some(Bson::String(v)) = opts.get("version") {
+        config.version = VersionMode::parse(v).ok_or_else(|| {
+            StatementError::from(ClusterError::BadValue(format!(
+                "unknown version mode '{v}'"
+            )))
+        })?;
+    }
+    let int_opt = |key: &str| {
+        opts.get(key)
+            .and_then(|v| v.as_i64().or(v.as_i32().map(i64::from)))
+    };
+    if let Some(n) = int_opt("chunkSize") {
+        config.chunk_size = Some(u64::try_from(n).unwrap_or(1024).max(1024));
+    }
+    if let Some(n) = int_opt("seed") {
+        config.seed = n as u64;
+    }
+    *s = Session::new(config);
+    Ok(Bson::Document(doc! { "ok": 1 }))
+}
+
+/// `sim.balance()` runs one balancer round (`sim.balance(ns)`: for one collection) and
+/// lists the migrations it made.
+fn balance(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let migrations = match s.opt_arg(args, 0)? {
+        Some(Bson::String(ns)) => s.cluster.balance_collection_round(&ns)?,
+        _ => s.cluster.balance_round(),
+    };
+    let list: Vec<Bson> = migrations
+        .iter()
+        .map(|m| {
+            let sharding = s.cluster.sharding(&m.ns).ok();
+            let show = |k: &crate::keys::shard_key::KeyValue| {
+                sharding.map_or(Bson::Null, |sh| Bson::Document(sh.pattern.to_document(k)))
+            };
+            Bson::Document(doc! {
+                "ns": m.ns.clone(),
+                "min": show(&m.min),
+                "max": show(&m.max),
+                "from": s.cluster.shard_name(m.from),
+                "to": s.cluster.shard_name(m.to),
+            })
+        })
+        .collect();
+    Ok(Bson::Document(doc! { "migrations": list, "ok": 1 }))
+}
+
+/// `sim.generate(ns, workload, count)`: inserts generated documents, continuing the
+/// spec's counters where the previous call for the same namespace and spec stopped.
+fn generate(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let spec = s.workload_spec(args, 1)?;
+    let count = s.int_arg(args, 2, "count")?;
+    let count = u64::try_from(count).map_err(|_| {
+        StatementError::from(ClusterError::BadValue("count must not be negative".into()))
+    })?;
+    let counter_key = format!(
+        "{ns} {}",
+        crate::shell::ejson::document_to_canonical_ejson(&spec)
+    );
+    let start = s.generated.get(&counter_key).copied().unwrap_or(0);
+    let docs = crate::workload::generate::generate(&spec, count, start, &mut s.rng)?;
+    s.generated.insert(counter_key, start + count);
+    let n = docs.len() as i64;
+    s.cluster.insert_many(&ns, docs).map_err(|(_, e)| e)?;
+    let inserted = crate::values::js::js_number(n as f64);
+    Ok(Bson::Document(
+        doc! { "ns": ns, "inserted": inserted, "ok": 1 },
+    ))
+}
+
+/// `sim.queries(ns, spec, count)`: runs a generated query workload against a collection
+/// and counts how each operation was targeted.
+fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let spec = s.doc_arg(args, 1, "query workload")?;
+    let count = s.int_arg(args, 2, "count")?.max(0) as u64;
+    // About a thousand documents to draw values from, spread over the collection.
+    let known: Vec<Document> = s
+        .cluster
+        .collection(&ns)
+        .map(|c| {
+            c.documents()
+                .step_by(((c.doc_count() / 1000).max(1)) as usize)
+                .collect()
+        })
+        .unwrap_or_default();
+    let ops = crate::workload::generate::generate_queries(&spec, count, &mut s.rng, &known)?;
+    let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
+    for op in &ops {
+        match run_generated_op(s, &ns, op)? {
+            TargetKind::SingleShard => single += 1,
+            TargetKind::MultiShard => multi += 1,
+            TargetKind::ScatterGather => scatter += 1,
+        }
+    }
+    Ok(Bson::Document(doc! {
+        "ns": ns,
+        "queries": ops.len() as i32,
+        "singleShard": single as i32,
+        "multiShard": multi as i32,
+        "scatterGather": scatter as i32,
+        "ok": 1,
+    }))
+}
+
+/// Targets and runs one generated operation, sampling it as the shell's own would be;
+/// returns how it was targeted.
+fn run_generated_op(
+    s: &mut Session,
+    ns: &str,
+    op: &SampledQuery,
+) -> Result<TargetKind, StatementError> {
+    let target = s.cluster.target(ns, &op.filter)?;
+    match (op.command.as_str(), &op.update) {
+        ("find", _) => s.record_read(ns, &op.filter),
+        (cmd, Some(update)) => {
+            s.record_write(ns, &op.filter, cmd, Some(update));
+            // A generated write that MongoDB would refuse is counted but not applied,
+            // as a failed write changes nothing.
+            let _ = s
+                .cluster
+                .update(ns, &op.filter, update, cmd == "updateMany");
+        }
+        (cmd, None) => {
+            s.record_write(ns, &op.filter, cmd, None);
+            let _ = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
+        }
+    }
+    Ok(target.kind)
+}
+
+/// `sim.preset(id)`: a new cluster of the preset's shape, its script run, and a summary
+/// of where the documents went.
+fn preset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let id = s.str_arg(args, 0, "preset")?;
+    let preset = crate::workload::presets::preset(&id).ok_or_else(|| {
+        StatementError::from(ClusterError::BadValue(format!(
+            "unknown preset '{id}'; the presets are: {}",
+            crate::workload::presets::PRESETS
+                .iter()
+                .map(|p| p.id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    })?;
+    // A preset starts from a new cluster of its own shape, then runs its script; the
+    // reply summarises where the documents went.
+    *s = Session::new(ClusterConfig {
+        shards: preset.shards,
+        version: preset.version,
+        chunk_size: None,
+        seed: s.cluster.config().seed,
+    });
+    let mut failures = Vec::new();
+    for outcome in s.run(&preset.script()) {
+        if let Err(e) = outcome.result {
+            failures.push(Bson::String(format!("{}: {e}", outcome.source)));
+        }
+    }
+    let mut d = doc! { "preset": preset.id, "title": preset.title, "lesson": preset.lesson };
+    summarise_collection(s, preset.ns, &mut d);
+    if !failures.is_empty() {
+        d.insert("errors", failures);
+    }
+    d.insert("ok", 1);
+    Ok(Bson::Document(d))
+}
+
+/// Adds where a collection's documents are to a preset's reply: the total, each shard's
+/// documents and chunks, and the jumbo chunks.
+fn summarise_collection(s: &Session, ns: &str, d: &mut Document) {
+    let stats = s.cluster.shard_stats(ns);
+    let total: u64 = stats.iter().map(|st| st.docs).sum();
+    let per_shard: Document = s
+        .cluster
+        .shards()
+        .map(|(i, shard)| {
+            let st = stats[i as usize];
+            (
+                shard.name.clone(),
+                Bson::Document(doc! { "docs": st.docs as i32, "chunks": st.chunks as i32 }),
+            )
+        })
+        .collect();
+    d.insert("documents", total as i32);
+    d.insert("shards", per_shard);
+    let jumbo = s
+        .cluster
+        .sharding(ns)
+        .map(|sh| sh.table.iter().filter(|c| c.jumbo).count())
+        .unwrap_or(0);
+    d.insert("jumboChunks", jumbo as i32);
+}
+
+/// `sim.presets()`: the lesson presets, by id and title.
+fn presets(_: &mut Session, _: &[Expr]) -> Result<Bson, StatementError> {
+    let list: Vec<Bson> = crate::workload::presets::PRESETS
+        .iter()
+        .map(|p| Bson::Document(doc! { "id": p.id, "title": p.title }))
+        .collect();
+    Ok(Bson::Array(list))
+}
+
+/// `sim.events(n)`: the last `n` (default 20) events of the cluster's log.
+fn events(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let n = s
+        .opt_arg(args, 0)?
+        .and_then(|v| v.as_i32())
+        .unwrap_or(20)
+        .max(0) as usize;
+    let events = s.cluster.events();
+    let list: Vec<Bson> = events
+        .since(events.len().saturating_sub(n))
+        .map(|e| {
+            Bson::Document(doc! {
+                "seq": e.seq as i64,
+                "what": e.kind.changelog_name(),
+                "details": e.kind.describe(),
+            })
+        })
+        .collect();
+    Ok(Bson::Array(list))
+}
