@@ -502,32 +502,7 @@ fn write_value(out: &mut String, value: &Bson) {
         Bson::RegularExpression(re) => {
             let _ = write!(out, "/{}/{}", re.pattern.as_str(), re.options.as_str());
         }
-        Bson::Binary(bin) => {
-            let subtype = u8::from(bin.subtype);
-            if subtype == 4 && bin.bytes.len() == 16 {
-                let hex: String = bin.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                let _ = write!(
-                    out,
-                    "UUID(\"{}-{}-{}-{}-{}\")",
-                    &hex[0..8],
-                    &hex[8..12],
-                    &hex[12..16],
-                    &hex[16..20],
-                    &hex[20..32]
-                );
-            } else {
-                let _ = write!(out, "BinData({subtype}, ");
-                let shown = if bin.bytes.len() > 80 {
-                    &bin.bytes[..70]
-                } else {
-                    &bin.bytes[..]
-                };
-                for b in shown {
-                    let _ = write!(out, "{b:02X}");
-                }
-                out.push_str(if bin.bytes.len() > 80 { "...)" } else { ")" });
-            }
-        }
+        Bson::Binary(bin) => write_binary(out, bin),
         Bson::DbPointer(p) => {
             let (namespace, id) = db_pointer_parts(p).unwrap_or_default();
             let _ = write!(
@@ -536,6 +511,35 @@ fn write_value(out: &mut String, value: &Bson) {
                 bson::oid::ObjectId::from_bytes(id).to_hex()
             );
         }
+    }
+}
+
+/// Writes binary data in `BSONElement::toString` form: `UUID("...")` for a 16-byte
+/// UUID, else `BinData(subtype, HEX)` cut after 70 bytes when longer than 80.
+fn write_binary(out: &mut String, bin: &bson::Binary) {
+    let subtype = u8::from(bin.subtype);
+    if subtype == 4 && bin.bytes.len() == 16 {
+        let hex: String = bin.bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let _ = write!(
+            out,
+            "UUID(\"{}-{}-{}-{}-{}\")",
+            &hex[0..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..32]
+        );
+    } else {
+        let _ = write!(out, "BinData({subtype}, ");
+        let shown = if bin.bytes.len() > 80 {
+            &bin.bytes[..70]
+        } else {
+            &bin.bytes[..]
+        };
+        for b in shown {
+            let _ = write!(out, "{b:02X}");
+        }
+        out.push_str(if bin.bytes.len() > 80 { "...)" } else { ")" });
     }
 }
 

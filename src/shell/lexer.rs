@@ -12,6 +12,9 @@
 use std::fmt;
 use thiserror::Error;
 
+/// What opens a substitution inside a template literal, which the shell refuses.
+const SUBSTITUTION_OPEN: &str = "${";
+
 /// A place in the source: byte range plus the 1-based line and column (in characters)
 /// of its first character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -622,7 +625,7 @@ impl Lexer<'_> {
                     self.bump();
                     break;
                 }
-                Some('$') if self.peek_at(1) == Some('{') => {
+                Some('$') if self.src[self.offset()..].starts_with(SUBSTITUTION_OPEN) => {
                     return Err(LexError::TemplateSubstitution { span: self.here() })
                 }
                 Some('\\') => {

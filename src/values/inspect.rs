@@ -20,7 +20,7 @@
 use super::encoding::{format_iso, hex_encode, BASE64};
 use super::js::{db_pointer_parts, js_key_order, js_number_to_string};
 use bson::spec::BinarySubtype;
-use bson::{Bson, Document};
+use bson::{Binary, Bson, Document};
 
 /// Layout settings, named after `util.inspect`'s options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,13 +84,41 @@ pub fn format_value_with(value: &Bson, options: &FormatOptions) -> String {
     ctx.value(value, 0)
 }
 
+/// Binary data as mongosh prints it: `UUID('...')`, `MD5('...')` or
+/// `Binary.createFromBase64('...', subtype)`.
+fn binary(b: &Binary) -> String {
+    match b.subtype {
+        BinarySubtype::Uuid if b.bytes.len() == 16 => {
+            let h = hex_encode(&b.bytes);
+            format!(
+                "UUID('{}-{}-{}-{}-{}')",
+                &h[0..8],
+                &h[8..12],
+                &h[12..16],
+                &h[16..20],
+                &h[20..32]
+            )
+        }
+        BinarySubtype::Md5 => format!("MD5('{}')", hex_encode(&b.bytes)),
+        st => format!(
+            "Binary.createFromBase64('{}', {})",
+            BASE64.encode(&b.bytes),
+            u8::from(st)
+        ),
+    }
+}
+
+/// What opens a substitution inside a JavaScript template literal: a string holding it
+/// cannot be quoted with backticks.
+const SUBSTITUTION_OPEN: &str = "${";
+
 /// Quotes and escapes a string as `util.inspect` does: single quotes, or double quotes
 /// when the text has a `'` but no `"`, or backticks when it has both but no backtick.
 pub fn quote_js_string(s: &str) -> String {
     let quote = if s.contains('\'') {
         if !s.contains('"') {
             '"'
-        } else if !s.contains('`') && !s.contains("${") {
+        } else if !s.contains('`') && !s.contains(SUBSTITUTION_OPEN) {
             '`'
         } else {
             '\''
@@ -285,25 +313,7 @@ impl Ctx {
                 self.nested(&Bson::Document(c.scope.clone()), recurse_times)
             ),
             Bson::Symbol(s) => format!("BSONSymbol({})", quote_js_string(s)),
-            Bson::Binary(b) => match b.subtype {
-                BinarySubtype::Uuid if b.bytes.len() == 16 => {
-                    let h = hex_encode(&b.bytes);
-                    format!(
-                        "UUID('{}-{}-{}-{}-{}')",
-                        &h[0..8],
-                        &h[8..12],
-                        &h[12..16],
-                        &h[16..20],
-                        &h[20..32]
-                    )
-                }
-                BinarySubtype::Md5 => format!("MD5('{}')", hex_encode(&b.bytes)),
-                st => format!(
-                    "Binary.createFromBase64('{}', {})",
-                    BASE64.encode(&b.bytes),
-                    u8::from(st)
-                ),
-            },
+            Bson::Binary(b) => binary(b),
             Bson::DbPointer(_) => match db_pointer_parts(v) {
                 Some((ns, id)) => format!(
                     "DBRef({}, ObjectId('{}'))",
@@ -312,69 +322,75 @@ impl Ctx {
                 ),
                 None => "DBRef()".into(),
             },
-            Bson::Document(d) => {
-                if let Some((ns, id, db)) = as_dbref(d) {
-                    let mut s = format!(
-                        "DBRef({}, {}",
-                        quote_js_string(ns),
-                        self.nested(id, recurse_times)
-                    );
-                    if let Some(db) = db {
-                        s.push_str(", ");
-                        s.push_str(&quote_js_string(db));
-                    }
-                    s.push(')');
-                    return s;
-                }
-                let ordered = js_key_order(d.clone());
-                let entries: Vec<(&String, &Bson)> = ordered.iter().collect();
-                if entries.is_empty() {
-                    return "{}".into();
-                }
-                if self.opts.depth.is_some_and(|depth| recurse_times > depth) {
-                    return "[Object]".into();
-                }
-                let recurse_times = recurse_times + 1;
-                self.current_depth = recurse_times;
-                let mut output = Vec::with_capacity(entries.len());
-                for (k, v) in entries {
-                    self.indentation += 2;
-                    let s = self.value(v, recurse_times);
-                    self.indentation -= 2;
-                    output.push(format!("{}: {s}", format_key(k)));
-                }
-                self.reduce(output, false, recurse_times, &[])
-            }
-            Bson::Array(a) => {
-                if a.is_empty() {
-                    return "[]".into();
-                }
-                if self.opts.depth.is_some_and(|depth| recurse_times > depth) {
-                    return "[Array]".into();
-                }
-                let recurse_times = recurse_times + 1;
-                self.current_depth = recurse_times;
-                let shown = match self.opts.max_array_length {
-                    Some(max) => a.len().min(max as usize),
-                    None => a.len(),
-                };
-                let mut output = Vec::with_capacity(shown + 1);
-                for v in &a[..shown] {
-                    self.indentation += 2;
-                    let s = self.value(v, recurse_times);
-                    self.indentation -= 2;
-                    output.push(s);
-                }
-                let remaining = a.len() - shown;
-                if remaining > 0 {
-                    output.push(format!(
-                        "... {remaining} more item{}",
-                        if remaining > 1 { "s" } else { "" }
-                    ));
-                }
-                self.reduce(output, true, recurse_times, a)
-            }
+            Bson::Document(d) => self.document(d, recurse_times),
+            Bson::Array(a) => self.array(a, recurse_times),
         }
+    }
+
+    /// An embedded document: a DBRef's constructor form, or its fields.
+    fn document(&mut self, d: &Document, recurse_times: u32) -> String {
+        if let Some((ns, id, db)) = as_dbref(d) {
+            let mut s = format!(
+                "DBRef({}, {}",
+                quote_js_string(ns),
+                self.nested(id, recurse_times)
+            );
+            if let Some(db) = db {
+                s.push_str(", ");
+                s.push_str(&quote_js_string(db));
+            }
+            s.push(')');
+            return s;
+        }
+        let ordered = js_key_order(d.clone());
+        let entries: Vec<(&String, &Bson)> = ordered.iter().collect();
+        if entries.is_empty() {
+            return "{}".into();
+        }
+        if self.opts.depth.is_some_and(|depth| recurse_times > depth) {
+            return "[Object]".into();
+        }
+        let recurse_times = recurse_times + 1;
+        self.current_depth = recurse_times;
+        let mut output = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            self.indentation += 2;
+            let s = self.value(v, recurse_times);
+            self.indentation -= 2;
+            output.push(format!("{}: {s}", format_key(k)));
+        }
+        self.reduce(output, false, recurse_times, &[])
+    }
+
+    /// An array: its elements, up to `max_array_length` of them.
+    fn array(&mut self, a: &[Bson], recurse_times: u32) -> String {
+        if a.is_empty() {
+            return "[]".into();
+        }
+        if self.opts.depth.is_some_and(|depth| recurse_times > depth) {
+            return "[Array]".into();
+        }
+        let recurse_times = recurse_times + 1;
+        self.current_depth = recurse_times;
+        let shown = match self.opts.max_array_length {
+            Some(max) => a.len().min(max as usize),
+            None => a.len(),
+        };
+        let mut output = Vec::with_capacity(shown + 1);
+        for v in &a[..shown] {
+            self.indentation += 2;
+            let s = self.value(v, recurse_times);
+            self.indentation -= 2;
+            output.push(s);
+        }
+        let remaining = a.len() - shown;
+        if remaining > 0 {
+            output.push(format!(
+                "... {remaining} more item{}",
+                if remaining > 1 { "s" } else { "" }
+            ));
+        }
+        self.reduce(output, true, recurse_times, a)
     }
 
     /// `reduceToSingleString`: one line when the entries fit, else one entry per line.
