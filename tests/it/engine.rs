@@ -361,7 +361,7 @@ fn manual_split_move_merge_and_their_errors() {
         insert("m", "x", 0..40)
     );
     expect![[r#"
-        MongoServerError: new split key { x: 10 } is a boundary key of existing chunk [{ x: 10 },{ x: 20 })
+        MongoServerError[UnknownError]: new split key { x: 10 } is a boundary key of existing chunk [{ x: 10 },{ x: 20 })
         MongoServerError[InvalidOptions]: Destination shard cannot be the same as source
         MongoServerError[ShardNotFound]: Shard shard09 does not exist
         MongoServerError[IllegalOperation]: could not merge chunks, collection test.m range starting at { x: MinKey } and ending at { x: 20 } does not belong to shard shard01

@@ -240,20 +240,7 @@ impl Run {
                 assert_eq!(self.cluster.sharding(NS).unwrap().table.len(), before);
             }
             Op::UpdateKeyToEnd(n, max) => {
-                let coll = c.collection(NS).unwrap();
-                let count = coll.doc_count() as usize;
-                if count == 0 {
-                    return;
-                }
-                let target = coll.documents().nth(n % count).unwrap().clone();
-                let fields = self.key_fields();
-                let mut filter = Document::new();
-                for f in &fields {
-                    filter.insert(f.clone(), target.get(f).cloned().unwrap_or(Bson::Null));
-                }
-                let end = if *max { Bson::MaxKey } else { Bson::MinKey };
-                let update = doc! { "$set": { fields[0].clone(): end } };
-                let _ = self.cluster.update(NS, &filter, &update, false);
+                self.update_key(*n, if *max { Bson::MaxKey } else { Bson::MinKey })
             }
             Op::MoveChunk(k, s) => {
                 let find = self.bound(*k);
@@ -279,21 +266,7 @@ impl Run {
             }
             Op::Version(v) => c.set_version(*v),
             Op::ChunkSize(b) => c.set_chunk_size(*b).unwrap(),
-            Op::UpdateKey(n, v) => {
-                let coll = c.collection(NS).unwrap();
-                let count = coll.doc_count() as usize;
-                if count == 0 {
-                    return;
-                }
-                let target = coll.documents().nth(n % count).unwrap().clone();
-                let fields = self.key_fields();
-                let mut filter = Document::new();
-                for f in &fields {
-                    filter.insert(f.clone(), target.get(f).cloned().unwrap_or(Bson::Null));
-                }
-                let update = doc! { "$set": { fields[0].clone(): *v } };
-                let _ = self.cluster.update(NS, &filter, &update, false);
-            }
+            Op::UpdateKey(n, v) => self.update_key(*n, Bson::Int64(*v)),
             Op::Delete(k, multi) => {
                 if let Ok(n) = c.delete(NS, &doc! { "k": *k }, *multi) {
                     self.expected -= n;
@@ -345,6 +318,24 @@ impl Run {
                     .update_zone_key_range(NS, &lo, &hi, z.map(zone_name));
             }
         }
+    }
+
+    /// Sets the first shard key field of the `n`-th document (modulo the count) to
+    /// `value`, with a filter on the full shard key.
+    fn update_key(&mut self, n: usize, value: Bson) {
+        let coll = self.cluster.collection(NS).unwrap();
+        let count = coll.doc_count() as usize;
+        if count == 0 {
+            return;
+        }
+        let target = coll.documents().nth(n % count).unwrap().clone();
+        let fields = self.key_fields();
+        let mut filter = Document::new();
+        for f in &fields {
+            filter.insert(f.clone(), target.get(f).cloned().unwrap_or(Bson::Null));
+        }
+        let update = doc! { "$set": { fields[0].clone(): value } };
+        let _ = self.cluster.update(NS, &filter, &update, false);
     }
 
     /// A full key bound for the current shard key: `k` (or the first field) is `v`, later
