@@ -266,129 +266,33 @@ fn compile_value(value: &Bson, path: &str) -> Result<Gen, ClusterError> {
 
 /// Compiles a named generator with its options; `Err(None)` means the name is unknown.
 fn compile_named(name: &str, opts: &Document, path: &str) -> Result<Gen, Option<ClusterError>> {
-    let int = |key: &str, default: i64| -> Result<i64, Option<ClusterError>> {
-        opt_int(opts, key, path)
-            .map(|v| v.unwrap_or(default))
-            .map_err(Some)
-    };
-    let float = |key: &str, default: f64| -> Result<f64, Option<ClusterError>> {
-        opt_float(opts, key, path)
-            .map(|v| v.unwrap_or(default))
-            .map_err(Some)
-    };
+    let o = Options { opts, path };
     let gen = match name {
         "increasing" => Gen::Increasing {
-            start: int("start", 0)?,
-            step: int("step", 1)?,
+            start: o.int("start", 0)?,
+            step: o.int("step", 1)?,
         },
         "decreasing" => Gen::Decreasing {
-            start: int("start", 1_000_000_000)?,
-            step: int("step", 1)?,
+            start: o.int("start", 1_000_000_000)?,
+            step: o.int("step", 1)?,
         },
-        "objectId" => {
-            let per_second = int("perSecond", 1)?;
-            if per_second < 1 {
-                return Err(Some(bad(format!(
-                    "'perSecond' of field '{path}' must be at least 1"
-                ))));
-            }
-            Gen::ObjectId {
-                process: process_bytes(path),
-                per_second: per_second as u64,
-            }
-        }
+        "objectId" => compile_object_id(&o)?,
         "date" => Gen::Date {
-            start_ms: int("start", i64::from(EPOCH_SECONDS) * 1000)?,
-            step_ms: int("stepMs", 1000)?,
+            start_ms: o.int("start", i64::from(EPOCH_SECONDS) * 1000)?,
+            step_ms: o.int("stepMs", 1000)?,
         },
-        "uniformInt" => {
-            let min = int("min", 0)?;
-            let max = int("max", 1_000_000)?;
-            if min > max {
-                return Err(Some(bad(format!(
-                    "'min' ({min}) of field '{path}' is greater than 'max' ({max})"
-                ))));
-            }
-            Gen::UniformInt { min, max }
-        }
-        "uniformString" => {
-            let len = int("length", 12)?;
-            if !(1..=1024).contains(&len) {
-                return Err(Some(bad(format!(
-                    "'length' of field '{path}' must be between 1 and 1024, got {len}"
-                ))));
-            }
-            Gen::UniformString { len: len as u32 }
-        }
+        "uniformInt" => compile_uniform_int(&o)?,
+        "uniformString" => compile_uniform_string(&o)?,
         "continent" => Gen::Continent,
-        "zipf" => {
-            let n = bounded_n(int("n", 1000)?, "n", path).map_err(Some)?;
-            let s = float("s", 1.1)?;
-            Gen::Zipf {
-                cdf: zipf_cdf(n, s, path).map_err(Some)?,
-            }
-        }
-        "tenant" => {
-            let n = bounded_n(int("tenants", 50)?, "tenants", path).map_err(Some)?;
-            let s = float("skew", 1.2)?;
-            Gen::Tenant {
-                cdf: zipf_cdf(n, s, path).map_err(Some)?,
-            }
-        }
+        "zipf" => Gen::Zipf {
+            cdf: compile_zipf(&o, ("n", 1000), ("s", 1.1))?,
+        },
+        "tenant" => Gen::Tenant {
+            cdf: compile_zipf(&o, ("tenants", 50), ("skew", 1.2))?,
+        },
         "uuid" => Gen::Uuid,
-        "choice" => {
-            let values = match opts.get("values") {
-                Some(Bson::Array(a)) if !a.is_empty() => a.clone(),
-                _ => {
-                    return Err(Some(bad(format!(
-                        "'values' of field '{path}' must be a non-empty array"
-                    ))))
-                }
-            };
-            let cdf = match opts.get("weights") {
-                None => None,
-                Some(Bson::Array(w)) if w.len() == values.len() => {
-                    let mut weights = Vec::with_capacity(w.len());
-                    for x in w {
-                        match as_f64(x) {
-                            Some(v) if v >= 0.0 && v.is_finite() => weights.push(v),
-                            _ => {
-                                return Err(Some(bad(format!(
-                                    "'weights' of field '{path}' must be non-negative numbers"
-                                ))))
-                            }
-                        }
-                    }
-                    Some(normalise(&weights, path).map_err(Some)?)
-                }
-                Some(_) => {
-                    return Err(Some(bad(format!(
-                        "'weights' of field '{path}' must be an array as long as 'values'"
-                    ))))
-                }
-            };
-            Gen::Choice { values, cdf }
-        }
-        "missing" => {
-            let p = float("p", 0.5)?;
-            if !(0.0..=1.0).contains(&p) {
-                return Err(Some(bad(format!(
-                    "'p' of field '{path}' must be between 0 and 1, got {p}"
-                ))));
-            }
-            let of = match opts.get("of") {
-                Some(v) => compile_value(v, path).map_err(Some)?,
-                None => {
-                    return Err(Some(bad(format!(
-                        "generator \"missing\" of field '{path}' needs 'of', the generator to use when the field is present"
-                    ))))
-                }
-            };
-            Gen::Missing {
-                p,
-                of: Box::new(of),
-            }
-        }
+        "choice" => compile_choice(&o)?,
+        "missing" => compile_missing(&o)?,
         "const" => match opts.get("value") {
             Some(v) => Gen::Const(v.clone()),
             None => {
@@ -397,18 +301,151 @@ fn compile_named(name: &str, opts: &Document, path: &str) -> Result<Gen, Option<
                 ))))
             }
         },
-        "padding" => {
-            let bytes = int("bytes", 100)?;
-            if !(0..=MAX_PADDING as i64).contains(&bytes) {
-                return Err(Some(bad(format!(
-                    "'bytes' of field '{path}' must be between 0 and {MAX_PADDING}, got {bytes}"
-                ))));
-            }
-            Gen::Padding("x".repeat(bytes as usize))
-        }
+        "padding" => compile_padding(&o)?,
         _ => return Err(None),
     };
     Ok(gen)
+}
+
+/// A generator's options and the path of the field it fills (for error messages).
+struct Options<'a> {
+    opts: &'a Document,
+    path: &'a str,
+}
+
+impl Options<'_> {
+    /// An integer option, or `default` when it is absent.
+    fn int(&self, key: &str, default: i64) -> Result<i64, ClusterError> {
+        opt_int(self.opts, key, self.path).map(|v| v.unwrap_or(default))
+    }
+
+    /// A number option, or `default` when it is absent.
+    fn float(&self, key: &str, default: f64) -> Result<f64, ClusterError> {
+        opt_float(self.opts, key, self.path).map(|v| v.unwrap_or(default))
+    }
+}
+
+/// `{gen: "objectId", perSecond}`.
+fn compile_object_id(o: &Options) -> Result<Gen, ClusterError> {
+    let per_second = o.int("perSecond", 1)?;
+    if per_second < 1 {
+        return Err(bad(format!(
+            "'perSecond' of field '{}' must be at least 1",
+            o.path
+        )));
+    }
+    Ok(Gen::ObjectId {
+        process: process_bytes(o.path),
+        per_second: per_second as u64,
+    })
+}
+
+/// `{gen: "uniformInt", min, max}`.
+fn compile_uniform_int(o: &Options) -> Result<Gen, ClusterError> {
+    let min = o.int("min", 0)?;
+    let max = o.int("max", 1_000_000)?;
+    if min > max {
+        return Err(bad(format!(
+            "'min' ({min}) of field '{}' is greater than 'max' ({max})",
+            o.path
+        )));
+    }
+    Ok(Gen::UniformInt { min, max })
+}
+
+/// `{gen: "uniformString", length}`.
+fn compile_uniform_string(o: &Options) -> Result<Gen, ClusterError> {
+    let len = o.int("length", 12)?;
+    if !(1..=1024).contains(&len) {
+        return Err(bad(format!(
+            "'length' of field '{}' must be between 1 and 1024, got {len}",
+            o.path
+        )));
+    }
+    Ok(Gen::UniformString { len: len as u32 })
+}
+
+/// The distribution of a `zipf` or `tenant` generator: its count option and exponent
+/// option, each with its key and default.
+fn compile_zipf(
+    o: &Options,
+    (n_key, n_default): (&str, i64),
+    (s_key, s_default): (&str, f64),
+) -> Result<Vec<f64>, ClusterError> {
+    let n = bounded_n(o.int(n_key, n_default)?, n_key, o.path)?;
+    let s = o.float(s_key, s_default)?;
+    zipf_cdf(n, s, o.path)
+}
+
+/// `{gen: "choice", values, weights}`.
+fn compile_choice(o: &Options) -> Result<Gen, ClusterError> {
+    let path = o.path;
+    let values = match o.opts.get("values") {
+        Some(Bson::Array(a)) if !a.is_empty() => a.clone(),
+        _ => {
+            return Err(bad(format!(
+                "'values' of field '{path}' must be a non-empty array"
+            )))
+        }
+    };
+    let cdf = match o.opts.get("weights") {
+        None => None,
+        Some(Bson::Array(w)) if w.len() == values.len() => {
+            let mut weights = Vec::with_capacity(w.len());
+            for x in w {
+                match as_f64(x) {
+                    Some(v) if v >= 0.0 && v.is_finite() => weights.push(v),
+                    _ => {
+                        return Err(bad(format!(
+                            "'weights' of field '{path}' must be non-negative numbers"
+                        )))
+                    }
+                }
+            }
+            Some(normalise(&weights, path)?)
+        }
+        Some(_) => {
+            return Err(bad(format!(
+                "'weights' of field '{path}' must be an array as long as 'values'"
+            )))
+        }
+    };
+    Ok(Gen::Choice { values, cdf })
+}
+
+/// `{gen: "missing", p, of}`.
+fn compile_missing(o: &Options) -> Result<Gen, ClusterError> {
+    let path = o.path;
+    let p = o.float("p", 0.5)?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(bad(format!(
+            "'p' of field '{path}' must be between 0 and 1, got {p}"
+        )));
+    }
+    let of = match o.opts.get("of") {
+        Some(v) => compile_value(v, path)?,
+        None => {
+            return Err(bad(format!(
+                "generator \"missing\" of field '{path}' needs 'of', the generator to use when the field is present"
+            )))
+        }
+    };
+    Ok(Gen::Missing {
+        p,
+        of: Box::new(of),
+    })
+}
+
+/// `{gen: "padding", bytes}`.
+fn compile_padding(o: &Options) -> Result<Gen, ClusterError> {
+    let bytes = o.int("bytes", 100)?;
+    if !(0..=MAX_PADDING as i64).contains(&bytes) {
+        return Err(bad(format!(
+            "'bytes' of field '{}' must be between 0 and {MAX_PADDING}, got {bytes}",
+            o.path
+        )));
+    }
+    Ok(Gen::Padding("x".repeat(bytes as usize)))
 }
 
 fn as_f64(v: &Bson) -> Option<f64> {
@@ -706,25 +743,83 @@ pub fn generate_queries(
             "cannot generate {count} queries in one call; the limit is {MAX_QUERIES}"
         )));
     }
-    let keys: Vec<String> = match spec.get("key") {
-        Some(Bson::String(s)) => vec![s.clone()],
-        Some(Bson::Array(a)) if !a.is_empty() => a
-            .iter()
-            .map(|v| match v {
-                Bson::String(s) => Ok(s.clone()),
-                _ => Err(bad("'key' must be a field name or an array of field names")),
-            })
-            .collect::<Result<_, _>>()?,
-        _ => return Err(bad("'key' must be a field name or an array of field names")),
+    let spec = QuerySpec::parse(spec)?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if known_docs.is_empty() {
+        return Err(bad(
+            "a query workload draws its values from existing documents, but the collection is empty",
+        ));
+    }
+    // The first key field's values in order, for ranges that span `width` documents.
+    let mut sorted_first: Vec<Bson> = known_docs
+        .iter()
+        .map(|d| field_or_null(d, &spec.keys[0]))
+        .collect();
+    crate::support::sort::sort_by(&mut sorted_first, compare_values);
+    let draw = QueryDraw {
+        spec: &spec,
+        known_docs,
+        sorted_first,
     };
-    let other = match spec.get("other") {
-        None => "payload".to_string(),
-        Some(Bson::String(s)) => s.clone(),
-        Some(_) => return Err(bad("'other' must be a field name")),
-    };
-    let width = opt_int(spec, "rangeWidth", "rangeWidth")?
-        .unwrap_or(10)
-        .max(1) as usize;
+    let n = known_docs.len() as u64;
+    let mut out = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let doc = &known_docs[rng.below(n) as usize];
+        let kind = QUERY_KINDS[pick(&spec.cdf, rng)];
+        out.push(draw.op(kind, doc, rng));
+    }
+    Ok(out)
+}
+
+/// A query workload spec, read and checked.
+struct QuerySpec {
+    /// The shard key's fields.
+    keys: Vec<String>,
+    /// The field that is not part of the key.
+    other: String,
+    /// How many documents a range spans.
+    width: usize,
+    /// The cumulative distribution of [`QUERY_KINDS`].
+    cdf: Vec<f64>,
+}
+
+impl QuerySpec {
+    /// Reads `{kind, key, other, ratios, rangeWidth}`.
+    fn parse(spec: &Document) -> Result<Self, ClusterError> {
+        let keys: Vec<String> = match spec.get("key") {
+            Some(Bson::String(s)) => vec![s.clone()],
+            Some(Bson::Array(a)) if !a.is_empty() => a
+                .iter()
+                .map(|v| match v {
+                    Bson::String(s) => Ok(s.clone()),
+                    _ => Err(bad("'key' must be a field name or an array of field names")),
+                })
+                .collect::<Result<_, _>>()?,
+            _ => return Err(bad("'key' must be a field name or an array of field names")),
+        };
+        let other = match spec.get("other") {
+            None => "payload".to_string(),
+            Some(Bson::String(s)) => s.clone(),
+            Some(_) => return Err(bad("'other' must be a field name")),
+        };
+        let width = opt_int(spec, "rangeWidth", "rangeWidth")?
+            .unwrap_or(10)
+            .max(1) as usize;
+        let cdf = normalise(&query_weights(spec)?, "ratios")?;
+        Ok(QuerySpec {
+            keys,
+            other,
+            width,
+            cdf,
+        })
+    }
+}
+
+/// The weight of each of [`QUERY_KINDS`]: from `ratios` for the `mixed` kind (the
+/// default), else all of it on the one kind named.
+fn query_weights(spec: &Document) -> Result<[f64; 7], ClusterError> {
     let mut weights = [0.0f64; 7];
     let mixed = Bson::String("mixed".into());
     match spec.get("kind").unwrap_or(&mixed) {
@@ -761,84 +856,77 @@ pub fn generate_queries(
         }
         _ => return Err(bad("'kind' must be a string")),
     }
-    let cdf = normalise(&weights, "ratios")?;
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if known_docs.is_empty() {
-        return Err(bad(
-            "a query workload draws its values from existing documents, but the collection is empty",
-        ));
-    }
-    let key_of = |d: &Document| -> Vec<Bson> {
-        keys.iter()
-            .map(|k| lookup_path(d, k).cloned().unwrap_or(Bson::Null))
+    Ok(weights)
+}
+
+/// The value at a dotted path, or null when it is missing (as a shard key reads it).
+fn field_or_null(doc: &Document, path: &str) -> Bson {
+    lookup_path(doc, path).cloned().unwrap_or(Bson::Null)
+}
+
+/// What the operations of one query workload are drawn from.
+struct QueryDraw<'a> {
+    spec: &'a QuerySpec,
+    known_docs: &'a [Document],
+    /// The first key field's values over `known_docs`, in key order.
+    sorted_first: Vec<Bson>,
+}
+
+impl QueryDraw<'_> {
+    /// An equality filter on every key field, with `doc`'s values.
+    fn key_filter(&self, doc: &Document) -> Document {
+        self.spec
+            .keys
+            .iter()
+            .map(|k| (k.clone(), field_or_null(doc, k)))
             .collect()
-    };
-    // The first key field's values in order, for ranges that span `width` documents.
-    let mut sorted_first: Vec<Bson> = known_docs
-        .iter()
-        .map(|d| lookup_path(d, &keys[0]).cloned().unwrap_or(Bson::Null))
-        .collect();
-    crate::support::sort::sort_by(&mut sorted_first, compare_values);
-    let n = known_docs.len() as u64;
-    let key_filter = |values: Vec<Bson>| -> Document { keys.iter().cloned().zip(values).collect() };
-    let mut out = Vec::with_capacity(count as usize);
-    for _ in 0..count {
-        let doc = &known_docs[rng.below(n) as usize];
-        let op = match QUERY_KINDS[pick(&cdf, rng)] {
-            "eq" => QueryOp {
-                command: "find".into(),
-                filter: key_filter(key_of(doc)),
-                update: None,
-            },
-            "range" => {
-                let lo_idx = rng.below(n) as usize;
-                let hi_idx = lo_idx + width;
-                let lo = sorted_first[lo_idx].clone();
-                let mut range = bson::doc! { "$gte": lo };
-                if let Some(hi) = sorted_first.get(hi_idx) {
-                    range.insert("$lt", hi.clone());
-                }
-                QueryOp {
-                    command: "find".into(),
-                    filter: bson::doc! { keys[0].clone(): range },
-                    update: None,
-                }
-            }
-            "other" => QueryOp {
-                command: "find".into(),
-                filter: bson::doc! { other.clone(): lookup_path(doc, &other).cloned().unwrap_or(Bson::Null) },
-                update: None,
-            },
-            "update" => QueryOp {
-                command: "updateOne".into(),
-                filter: key_filter(key_of(doc)),
-                update: Some(
-                    bson::doc! { "$set": { other.clone(): int_value(rng.below(1_000_000) as i64) } },
-                ),
-            },
-            "updateKey" => {
-                let target = &known_docs[rng.below(n) as usize];
-                let new_value = lookup_path(target, &keys[0]).cloned().unwrap_or(Bson::Null);
-                QueryOp {
-                    command: "updateOne".into(),
-                    filter: key_filter(key_of(doc)),
-                    update: Some(bson::doc! { "$set": { keys[0].clone(): new_value } }),
-                }
-            }
-            "updateMany" => QueryOp {
-                command: "updateMany".into(),
-                filter: bson::doc! { other.clone(): lookup_path(doc, &other).cloned().unwrap_or(Bson::Null) },
-                update: Some(bson::doc! { "$set": { "touched": true } }),
-            },
-            _ => QueryOp {
-                command: "deleteOne".into(),
-                filter: key_filter(key_of(doc)),
-                update: None,
-            },
-        };
-        out.push(op);
     }
-    Ok(out)
+
+    /// An equality filter on the `other` field, with `doc`'s value.
+    fn other_filter(&self, doc: &Document) -> Document {
+        let other = &self.spec.other;
+        bson::doc! { other.clone(): field_or_null(doc, other) }
+    }
+
+    /// One operation of `kind` about `doc` (see [`generate_queries`] for each kind).
+    fn op(&self, kind: &str, doc: &Document, rng: &mut SplitMix64) -> QueryOp {
+        let (command, filter, update) = match kind {
+            "eq" => ("find", self.key_filter(doc), None),
+            "range" => ("find", self.range_filter(rng), None),
+            "other" => ("find", self.other_filter(doc), None),
+            "update" => {
+                let value = int_value(rng.below(1_000_000) as i64);
+                let set = bson::doc! { "$set": { self.spec.other.clone(): value } };
+                ("updateOne", self.key_filter(doc), Some(set))
+            }
+            "updateKey" => {
+                let n = self.known_docs.len() as u64;
+                let target = &self.known_docs[rng.below(n) as usize];
+                let first = &self.spec.keys[0];
+                let set = bson::doc! { "$set": { first.clone(): field_or_null(target, first) } };
+                ("updateOne", self.key_filter(doc), Some(set))
+            }
+            "updateMany" => {
+                let set = bson::doc! { "$set": { "touched": true } };
+                ("updateMany", self.other_filter(doc), Some(set))
+            }
+            _ => ("deleteOne", self.key_filter(doc), None),
+        };
+        QueryOp {
+            command: command.into(),
+            filter,
+            update,
+        }
+    }
+
+    /// `{$gte, $lt}` on the first key field, about `width` documents wide in key order.
+    fn range_filter(&self, rng: &mut SplitMix64) -> Document {
+        let lo_idx = rng.below(self.known_docs.len() as u64) as usize;
+        let hi_idx = lo_idx + self.spec.width;
+        let mut range = bson::doc! { "$gte": self.sorted_first[lo_idx].clone() };
+        if let Some(hi) = self.sorted_first.get(hi_idx) {
+            range.insert("$lt", hi.clone());
+        }
+        bson::doc! { self.spec.keys[0].clone(): range }
+    }
 }
