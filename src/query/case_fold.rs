@@ -4,8 +4,14 @@
 //! MongoDB's PCRE does in UTF mode. `char::to_lowercase` would do, but it drags in two
 //! 12 KB tables, a tenth of the playground's download budget. The same mappings, stored
 //! as runs (a start, a length, a stride of one or two, and a constant offset), take a
-//! quarter of that. The tables below were generated from the standard library's own
-//! mappings, and a unit test checks every character against it.
+//! quarter of that. The tables below are generated from the standard library's own
+//! mappings by `tests/it/case_fold_table.rs`, which also fails when they are out of date;
+//! a unit test checks every character against the standard library too. To regenerate
+//! them (after a toolchain update brings new Unicode data):
+//!
+//! ```text
+//! UPDATE_CASE_FOLD=1 cargo test -p shardlab --test it case_fold_table
+//! ```
 
 /// The first character of `c.to_lowercase()`.
 pub(crate) fn lower(c: char) -> char {
