@@ -1,10 +1,10 @@
 //! MongoDB's query language over documents: filters, update operators, sort and
 //! projection, and the regex engine behind `$regex`. Imports only the layers below.
 //!
-//! One file each: [`filter`] parses and matches filters, [`update`] applies update
-//! operators, [`sort`] and [`projection`] shape what `find` returns, [`regex`] is the
-//! matcher behind `$regex` (with [`case_fold`] for its `i` flag), and [`path`] holds the
-//! limits on dotted paths they share.
+//! One file each: `filter.rs` parses and matches filters, `update.rs` applies update
+//! operators, `sort.rs` and `projection.rs` shape what `find` returns, `regex.rs` is the
+//! matcher behind `$regex` (with `case_fold.rs` for its `i` flag), and `path.rs` holds
+//! the limits on dotted paths they share.
 
 pub(crate) mod case_fold;
 pub(crate) mod filter;

@@ -1,18 +1,20 @@
 //! The language layer of the mongosh-compatible shell.
 //!
-//! What a user types goes through three steps, each its own module:
+//! What a user types goes through three steps, each its own file:
 //!
-//! - [`lexer`] splits text into tokens (regex literals told from division by context);
-//! - [`parser`] builds statements and expressions ([`Script`], [`Stmt`], [`Expr`]),
+//! - `lexer.rs` splits text into tokens (regex literals told from division by context);
+//! - `parser.rs` builds statements and expressions ([`Script`], [`Stmt`], [`Expr`]),
 //!   with line and column on every error, and [`flatten`]s call chains such as
 //!   `db.coll.find({}).sort({x: 1})` into segments an interpreter can match;
-//! - [`eval`] turns value expressions into BSON: literals with mongosh's number rule,
-//!   the [`constructors`] (`ObjectId()`, `NumberLong()`, `ISODate()`, ...) and Extended
-//!   JSON [`wrappers`], deterministically through an [`EvalContext`] ([`context`]), with
-//!   the text forms both read in [`literals`].
+//! - `eval.rs` turns value expressions into BSON: literals with mongosh's number rule,
+//!   the constructors (`ObjectId()`, `NumberLong()`, `ISODate()`, ..., in
+//!   `constructors.rs`) and Extended JSON wrappers (`wrappers.rs`), deterministically
+//!   through an [`EvalContext`] (`context.rs`), with the text forms both read in
+//!   `literals.rs`.
 //!
-//! On the way out, [`print`](mod@print) formats values exactly as mongosh prints them and
-//! [`ejson`] writes and reads canonical Extended JSON v2. The commands' meaning
+//! On the way out, [`format_value`] formats values exactly as mongosh prints them (the
+//! layout itself is `values::inspect`'s) and `ejson.rs` writes and reads canonical
+//! Extended JSON v2 ([`to_canonical_ejson`], [`parse_ejson`]). The commands' meaning
 //! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
 
 pub(crate) mod constructors;

@@ -40,6 +40,10 @@ pub fn sort_documents(docs: &mut [Document], sort: &Document) {
 }
 
 /// The value a document sorts by on one path.
+///
+/// It walks the path as a filter does (into every element of an array on the way), not
+/// with `values::path`'s walk, which stops at arrays: MongoDB sorts by the smallest or
+/// largest of all the values a path reaches.
 fn sort_key(doc: &Document, path: &str, descending: bool) -> Bson {
     let parts: Vec<&str> = path.split('.').collect();
     if parts.len() > MAX_PATH_PARTS {
