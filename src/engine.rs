@@ -19,6 +19,6 @@ pub use crate::values::error::ClusterError;
 pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
 pub use balancer::RemoveShardState;
 pub use chunks::{Chunk, ChunkVersion, RoutingTable};
-pub use cluster::{Cluster, ClusterConfig, Collection, Sharding, VersionMode};
+pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
 pub use events::{inserts_per_shard, Event, EventKind};
 pub use targeting::{is_full_key_equality, target, TargetKind};

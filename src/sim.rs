@@ -6,7 +6,9 @@ pub(crate) mod compare;
 pub(crate) mod scenario;
 pub(crate) mod timeline;
 
-pub use compare::{bump, compare, render_table, CompareError, ComparisonRow, HOT_WINDOW};
+pub use compare::{
+    bump, compare, render_table, summarise, CompareError, ComparisonRow, LatestInserts, HOT_WINDOW,
+};
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
     MAX_COMMANDS,

@@ -6,9 +6,12 @@
 //! the same commands. At the end each cluster is summarised in a [`ComparisonRow`]: where
 //! the workload's inserts landed, how the data and chunks are spread, how many chunks are
 //! jumbo, and how a set of query filters would be routed.
+//!
+//! [`summarise`] is the one place these figures are computed: the CLI's table and the
+//! playground's Compare tab (which runs its columns on timelines of its own) both call it.
 
-use crate::engine::cluster::{Cluster, ClusterConfig};
-use crate::engine::events::EventKind;
+use crate::engine::cluster::{Cluster, ClusterConfig, ShardStats};
+use crate::engine::events::{inserts_per_shard, ShardName};
 use crate::engine::targeting::TargetKind;
 use crate::session::interpreter::Session;
 use crate::values::inspect::data_format;
@@ -50,10 +53,10 @@ pub struct ComparisonRow {
     pub data_per_shard: Vec<(String, u64)>,
     /// Documents per shard at the end.
     pub docs_per_shard: Vec<(String, u64)>,
-    /// The share of the workload's inserts that landed on the busiest shard of their moment,
-    /// measured over windows of [`HOT_WINDOW`] consecutive documents (0 to 1; 0 when the
-    /// workload inserted nothing). A shard key that spreads writes scores near
-    /// `1 / shards`; a monotonically increasing key scores near 1.
+    /// The busiest shard's share of the workload's latest [`HOT_WINDOW`] inserts (see
+    /// [`LatestInserts`]; 0 to 1, and 0 when the workload inserted nothing). A shard key
+    /// that spreads writes scores near `1 / shards`; a monotonically increasing key scores
+    /// near 1.
     pub hottest_shard_share: f64,
     /// Chunks flagged jumbo at the end.
     pub jumbo_chunks: u64,
@@ -111,24 +114,29 @@ pub fn compare_configs(
             let mut run = Run {
                 session: Session::new(c.config.clone()),
                 errors: Vec::new(),
-                workload_start: 0,
+                steps: Vec::new(),
             };
             for command in &c.setup {
                 run.execute(command);
             }
-            run.workload_start = run.session.cluster.events().len();
             run
         })
         .collect();
     for command in workload {
         for run in &mut runs {
-            run.execute(command);
+            run.step(command, ns);
         }
     }
     Ok(configs
         .iter()
         .zip(runs)
-        .map(|(c, run)| summarise(&c.label, run, ns, queries))
+        .map(|(c, run)| {
+            let mut row = summarise(&c.label, &run.session.cluster, ns, &run.steps, queries);
+            let mut errors = run.errors;
+            errors.append(&mut row.errors);
+            row.errors = errors;
+            row
+        })
         .collect())
 }
 
@@ -136,11 +144,21 @@ pub fn compare_configs(
 struct Run {
     session: Session,
     errors: Vec<String>,
-    /// Where the workload's events begin in the log.
-    workload_start: usize,
+    /// Inserts into the compared collection per workload command, oldest first.
+    steps: Vec<Vec<(ShardName, u64)>>,
 }
 
 impl Run {
+    /// Runs one workload command and records where its inserts into `ns` went.
+    fn step(&mut self, command: &str, ns: &str) {
+        let before = self.session.cluster.events().len();
+        self.execute(command);
+        let events = self.session.cluster.events();
+        // A `sim.reset` in the command shortens the log: then all of it is the command's.
+        let start = if events.len() >= before { before } else { 0 };
+        self.steps.push(inserts_per_shard(events.since(start), ns));
+    }
+
     fn execute(&mut self, command: &str) {
         for outcome in self.session.run(command) {
             if let Err(e) = &outcome.result {
@@ -167,50 +185,42 @@ fn abbreviate(source: &str) -> String {
     }
 }
 
-fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> ComparisonRow {
-    let Run {
-        session,
-        mut errors,
-        workload_start,
-    } = run;
-    let cluster = &session.cluster;
+/// How collection `ns` of `cluster` fared under a workload whose inserts into it were
+/// `steps` (per step, oldest first, as [`inserts_per_shard`] counts them): inserts, data,
+/// documents and chunks per live shard, the hottest shard's share of the latest
+/// [`HOT_WINDOW`] inserts, jumbo chunks, and how `queries` are routed on the cluster as it
+/// is. A query that cannot be routed is listed in `errors` and left out of the shares.
+pub fn summarise(
+    label: &str,
+    cluster: &Cluster,
+    ns: &str,
+    steps: &[Vec<(ShardName, u64)>],
+    queries: &[Document],
+) -> ComparisonRow {
     let live: Vec<(u32, String)> = cluster.shards().map(|(i, s)| (i, s.name.clone())).collect();
-
-    // Inserts by shard name, from the workload's insert events. A `sim.reset` inside the
-    // workload shortens the log; then every event in it belongs to the workload.
-    let events = cluster.events();
-    let start = if workload_start <= events.len() {
-        workload_start
-    } else {
-        0
-    };
-    let batches: Vec<&[(String, u64)]> = events
-        .since(start)
-        .filter_map(|e| match &e.kind {
-            EventKind::Insert {
-                ns: e_ns,
-                per_shard,
-            } if e_ns == ns => Some(per_shard.as_slice()),
-            _ => None,
-        })
-        .collect();
-    let mut inserts: Vec<(&str, u64)> = Vec::new();
-    for batch in &batches {
-        for (shard, n) in *batch {
-            bump(&mut inserts, shard, *n);
+    let mut totals: Vec<(&str, u64)> = Vec::new();
+    for step in steps {
+        for (shard, n) in step {
+            bump(&mut totals, shard, *n);
         }
     }
     let inserts_per_shard: Vec<(String, u64)> = live
         .iter()
         .map(|(_, name)| {
-            let n = inserts.iter().find(|(s, _)| *s == name.as_str());
+            let n = totals.iter().find(|(s, _)| *s == name.as_str());
             (name.clone(), n.map_or(0, |(_, n)| *n))
         })
         .collect();
-    let hottest_shard_share = hottest_share(&batches);
+    let latest = LatestInserts::of(
+        steps
+            .iter()
+            .rev()
+            .map(|step| step.iter().map(|(s, n)| (s.as_str(), *n))),
+        HOT_WINDOW,
+    );
 
     let stats = cluster.shard_stats(ns);
-    let per_shard = |f: &dyn Fn(&crate::engine::cluster::ShardStats) -> u64| -> Vec<(String, u64)> {
+    let per_shard = |f: &dyn Fn(&ShardStats) -> u64| -> Vec<(String, u64)> {
         live.iter()
             .map(|(i, name)| (name.clone(), stats.get(*i as usize).map_or(0, f)))
             .collect()
@@ -222,6 +232,7 @@ fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> Compariso
         .sharding(ns)
         .map_or(0, |s| s.table.iter().filter(|c| c.jumbo).count() as u64);
 
+    let mut errors = Vec::new();
     let (single, multi, scatter, routed) = route(cluster, ns, queries, &mut errors);
     let share = |n: u64| {
         if routed == 0 {
@@ -236,7 +247,7 @@ fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> Compariso
         chunks_per_shard,
         data_per_shard,
         docs_per_shard,
-        hottest_shard_share,
+        hottest_shard_share: latest.hottest_share(),
         jumbo_chunks,
         single_shard_share: share(single),
         multi_shard_share: share(multi),
@@ -245,36 +256,72 @@ fn summarise(label: &str, run: Run, ns: &str, queries: &[Document]) -> Compariso
     }
 }
 
-/// The number of consecutive inserted documents over which the busiest shard is measured.
+impl ComparisonRow {
+    /// The collection's chunks, on all shards together.
+    pub fn chunks(&self) -> u64 {
+        self.chunks_per_shard.iter().map(|(_, n)| n).sum()
+    }
+
+    /// The documents the workload inserted, on all shards together.
+    pub fn inserts(&self) -> u64 {
+        self.inserts_per_shard.iter().map(|(_, n)| n).sum()
+    }
+}
+
+/// The number of latest inserted documents over which the busiest shard is measured.
 pub const HOT_WINDOW: u64 = 100;
 
-/// The share of inserts that went to the busiest shard of their moment: the insert batches
-/// are grouped, in order, into windows of at least [`HOT_WINDOW`] documents (a batch is
-/// never cut), and each window counts the documents of its busiest shard. Measuring per
-/// window rather than over the whole run matters: with a monotonically increasing key every
-/// insert goes to the chunk holding MaxKey, and the balancer moves that chunk from shard to
-/// shard, so whole-run totals look even while each moment has one hot shard.
-fn hottest_share(batches: &[&[(String, u64)]]) -> f64 {
-    let mut hot = 0u64;
-    let mut total = 0u64;
-    let mut window: Vec<(&str, u64)> = Vec::new();
-    let mut in_window = 0u64;
-    for (i, batch) in batches.iter().enumerate() {
-        for (shard, n) in *batch {
-            bump(&mut window, shard, *n);
-            in_window += n;
+/// Where the latest inserts went: whole steps (a workload's ticks, or the commands of a
+/// timeline) are counted newest first until at least the window's number of documents is
+/// in, and a step is never cut.
+///
+/// Measuring the latest window rather than the whole run matters: with a monotonically
+/// increasing key every insert goes to the chunk holding MaxKey, and the balancer moves
+/// that chunk from shard to shard, so whole-run totals look even while each moment has
+/// one hot shard. The comparison's hottest-shard share and the playground's recent
+/// inserts per shard are both read from here.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LatestInserts<'a> {
+    /// Documents per shard, each shard once, in the order they were met.
+    pub per_shard: Vec<(&'a str, u64)>,
+    /// Documents counted: at least the window unless the steps hold fewer.
+    pub counted: u64,
+}
+
+impl<'a> LatestInserts<'a> {
+    /// Counts `steps_newest_first`, each a step's inserts per shard, until at least
+    /// `window` documents are counted.
+    pub fn of<S>(steps_newest_first: impl IntoIterator<Item = S>, window: u64) -> Self
+    where
+        S: IntoIterator<Item = (&'a str, u64)>,
+    {
+        let mut latest = LatestInserts::default();
+        for step in steps_newest_first {
+            if latest.counted >= window {
+                break;
+            }
+            for (shard, n) in step {
+                bump(&mut latest.per_shard, shard, n);
+                latest.counted += n;
+            }
         }
-        if in_window >= HOT_WINDOW || i + 1 == batches.len() {
-            hot += window.iter().map(|(_, n)| *n).max().unwrap_or(0);
-            total += in_window;
-            window.clear();
-            in_window = 0;
-        }
+        latest
     }
-    if total == 0 {
-        0.0
-    } else {
-        hot as f64 / total as f64
+
+    /// The documents counted on `shard`.
+    pub fn on(&self, shard: &str) -> u64 {
+        self.per_shard
+            .iter()
+            .find(|(s, _)| *s == shard)
+            .map_or(0, |(_, n)| *n)
+    }
+
+    /// The busiest shard's share of the documents counted (0 when none were).
+    pub fn hottest_share(&self) -> f64 {
+        if self.counted == 0 {
+            return 0.0;
+        }
+        self.per_shard.iter().map(|(_, n)| *n).max().unwrap_or(0) as f64 / self.counted as f64
     }
 }
 

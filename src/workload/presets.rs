@@ -23,8 +23,12 @@ pub struct Preset {
     pub chunk_size: u64,
     /// The collection the lesson uses.
     pub ns: &'static str,
-    /// Commands that set the scene (sharding the collection and so on).
-    pub setup: &'static [&'static str],
+    /// The shard key, in shell syntax, such as `{x: 1}`: the setup shards [`Preset::ns`]
+    /// on it first.
+    pub key: &'static str,
+    /// Commands run once the collection is sharded, to finish setting the scene (zones
+    /// and so on).
+    pub after_sharding: &'static [&'static str],
     /// The workload: a preset name (see [`crate::workload::generate::preset`]) or a template
     /// literal in shell syntax.
     pub workload: &'static str,
@@ -50,7 +54,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 32 * KIB,
         ns: "test.events",
-        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        key: "{x: 1}",
+        after_sharding: &[],
         workload: "monotonic",
         batch: 25,
         // Ends between two splits of the top chunk, so the hot shard is plain to see.
@@ -66,7 +71,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 32 * KIB,
         ns: "test.events",
-        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        key: "{x: 1}",
+        after_sharding: &[],
         workload: "decreasing",
         batch: 25,
         total: 1000,
@@ -81,7 +87,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 32 * KIB,
         ns: "test.events",
-        setup: &["sh.shardCollection(\"test.events\", {_id: \"hashed\"})"],
+        key: "{_id: \"hashed\"}",
+        after_sharding: &[],
         workload: "objectIds",
         batch: 50,
         total: 1000,
@@ -98,7 +105,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 9,
         chunk_size: 8 * KIB,
         ns: "test.people",
-        setup: &["sh.shardCollection(\"test.people\", {continent: 1})"],
+        key: "{continent: 1}",
+        after_sharding: &[],
         workload: "continents",
         batch: 50,
         total: 1000,
@@ -113,7 +121,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.orders",
-        setup: &["sh.shardCollection(\"test.orders\", {x: 1})"],
+        key: "{x: 1}",
+        after_sharding: &[],
         workload: "zipf",
         batch: 50,
         total: 1000,
@@ -128,7 +137,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.records",
-        setup: &["sh.shardCollection(\"test.records\", {projectId: 1, _id: 1})"],
+        key: "{projectId: 1, _id: 1}",
+        after_sharding: &[],
         workload: "multiTenant",
         batch: 50,
         total: 1000,
@@ -143,7 +153,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.events",
-        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        key: "{x: 1}",
+        after_sharding: &[],
         workload: "missingFields",
         batch: 50,
         total: 600,
@@ -158,7 +169,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.users",
-        setup: &["sh.shardCollection(\"test.users\", {x: 1})"],
+        key: "{x: 1}",
+        after_sharding: &[],
         workload: "uniform",
         batch: 100,
         total: 800,
@@ -176,7 +188,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.orders",
-        setup: &["sh.shardCollection(\"test.orders\", {customer: 1})"],
+        key: "{customer: 1}",
+        after_sharding: &[],
         workload: "{customer: {gen: \"choice\", values: [\"acme\", \"acme\", \"acme\", \"globex\", \"initech\"]}, order: \"increasing\", payload: {gen: \"padding\", bytes: 100}}",
         batch: 50,
         total: 400,
@@ -196,7 +209,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.events",
-        setup: &["sh.shardCollection(\"test.events\", {_id: \"hashed\"})"],
+        key: "{_id: \"hashed\"}",
+        after_sharding: &[],
         workload: "objectIds",
         batch: 50,
         total: 300,
@@ -211,8 +225,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.people",
-        setup: &[
-            "sh.shardCollection(\"test.people\", {continent: 1, x: 1})",
+        key: "{continent: 1, x: 1}",
+        after_sharding: &[
             "sh.addShardToZone(\"shard03\", \"EU\")",
             "sh.updateZoneKeyRange(\"test.people\", {continent: \"Europe\", x: MinKey}, {continent: \"Europe\", x: MaxKey}, \"EU\")",
         ],
@@ -230,7 +244,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.floats",
-        setup: &["sh.shardCollection(\"test.floats\", {v: \"hashed\"})"],
+        key: "{v: \"hashed\"}",
+        after_sharding: &[],
         workload: "{v: {gen: \"choice\", values: [2.2, 2.3, 2.9, 5.5, 7.1, 9.9]}, payload: {gen: \"padding\", bytes: 100}}",
         batch: 50,
         total: 200,
@@ -250,7 +265,8 @@ pub const PRESETS: &[Preset] = &[
         shards: 3,
         chunk_size: 8 * KIB,
         ns: "test.events",
-        setup: &["sh.shardCollection(\"test.events\", {x: 1})"],
+        key: "{x: 1}",
+        after_sharding: &[],
         workload: "uniform",
         batch: 100,
         total: 1000,
@@ -264,20 +280,29 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+/// The command that inserts `count` documents of `workload` into `ns`, followed by a
+/// balancer round when `balance` is set. `workload` is a generator preset's name (see
+/// [`crate::workload::generate::preset`]) or a template literal in shell syntax (starting
+/// with `{`). The presets' batches, the playground's ticks and the comparison's ticks are
+/// all written by this one function.
+pub fn generate_command(ns: &str, workload: &str, count: u32, balance: bool) -> String {
+    let workload = if workload.trim_start().starts_with('{') {
+        workload.trim().to_string()
+    } else {
+        format!("\"{workload}\"")
+    };
+    let generate = format!("sim.generate(\"{ns}\", {workload}, {count})");
+    if balance {
+        format!("{generate}; sim.balance()")
+    } else {
+        generate
+    }
+}
+
 impl Preset {
     /// The workload step run once per batch.
     pub fn batch_command(&self, count: u32) -> String {
-        let workload = if self.workload.starts_with('{') {
-            self.workload.to_string()
-        } else {
-            format!("\"{}\"", self.workload)
-        };
-        let generate = format!("sim.generate(\"{}\", {workload}, {count})", self.ns);
-        if self.balance {
-            format!("{generate}; sim.balance()")
-        } else {
-            generate
-        }
+        generate_command(self.ns, self.workload, count, self.balance)
     }
 
     /// Commands that configure the cluster before the setup (chunk size).
@@ -285,18 +310,78 @@ impl Preset {
         vec![format!("sim.chunkSize({})", self.chunk_size)]
     }
 
-    /// The whole preset as one script, as the CLI runs it.
-    pub fn script(&self) -> String {
-        let mut lines = vec![format!("sim.version(\"{}\")", self.version.label())];
-        lines.extend(self.config_commands());
-        lines.extend(self.setup.iter().map(|s| s.to_string()));
+    /// The command that shards the collection on the preset's key.
+    pub fn shard_command(&self) -> String {
+        format!("sh.shardCollection(\"{}\", {})", self.ns, self.key)
+    }
+
+    /// Everything that runs before the workload, in order: the configuration, sharding
+    /// the collection, then the rest of the scene (the settings of the version mode and
+    /// the shard count are in [`Preset::version`] and [`Preset::shards`]).
+    pub fn setup_commands(&self) -> Vec<String> {
+        let mut commands = self.config_commands();
+        commands.push(self.shard_command());
+        commands.extend(self.after_sharding.iter().map(|s| s.to_string()));
+        commands
+    }
+
+    /// The batches of the workload, in order: [`Preset::total`] documents,
+    /// [`Preset::batch`] at a time.
+    pub fn batch_commands(&self) -> Vec<String> {
+        let mut commands = Vec::new();
         let mut done = 0;
         while done < self.total {
             let n = self.batch.min(self.total - done);
-            lines.push(self.batch_command(n));
+            commands.push(self.batch_command(n));
             done += n;
         }
+        commands
+    }
+
+    /// The whole preset as one script, as the CLI runs it.
+    pub fn script(&self) -> String {
+        let mut lines = vec![format!("sim.version(\"{}\")", self.version.label())];
+        lines.extend(self.setup_commands());
+        lines.extend(self.batch_commands());
         lines.extend(self.after.iter().map(|s| s.to_string()));
         lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_shards_its_collection_first() {
+        for p in PRESETS {
+            let setup = p.setup_commands();
+            assert_eq!(setup[0], format!("sim.chunkSize({})", p.chunk_size));
+            assert_eq!(
+                setup[1],
+                format!("sh.shardCollection(\"{}\", {})", p.ns, p.key),
+                "{}",
+                p.id
+            );
+            assert_eq!(setup.len(), 2 + p.after_sharding.len(), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn a_batch_names_its_workload_or_writes_its_template() {
+        assert_eq!(
+            generate_command("test.c", "monotonic", 25, true),
+            "sim.generate(\"test.c\", \"monotonic\", 25); sim.balance()"
+        );
+        assert_eq!(
+            generate_command("test.c", " {x: \"increasing\"} ", 5, false),
+            "sim.generate(\"test.c\", {x: \"increasing\"}, 5)"
+        );
+        let p = preset("refine").expect("the refine preset");
+        assert_eq!(
+            p.batch_command(50),
+            generate_command(p.ns, p.workload, 50, true)
+        );
+        assert_eq!(p.batch_commands().len(), 8);
     }
 }

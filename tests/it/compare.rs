@@ -2,7 +2,9 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Document};
-use shardlab::sim::{compare, render_table, CompareError, ComparisonRow};
+use shardlab::engine::inserts_per_shard;
+use shardlab::sim::{compare, render_table, CompareError, ComparisonRow, LatestInserts};
+use shardlab::workload::presets::generate_command;
 use shardlab::{ClusterConfig, VersionMode};
 
 fn config() -> ClusterConfig {
@@ -59,9 +61,44 @@ fn ranged_vs_hashed() -> Vec<ComparisonRow> {
     compare(&configs, &increasing_inserts(), "test.c", &queries()).unwrap()
 }
 
+/// The Compare tab's default run: 900 documents of the monotonic generator into 32 KiB
+/// chunks, 25 per tick with a balancer round after each.
+fn page_default(key: &str) -> (String, ClusterConfig, Vec<String>) {
+    let setup = vec![
+        "sim.chunkSize(32768)".to_string(),
+        format!("sh.shardCollection(\"test.c\", {key})"),
+    ];
+    (key.to_string(), config(), setup)
+}
+
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn increasing_keys_pile_onto_one_shard_unless_hashed() {
+    let tick = generate_command("test.c", "monotonic", 25, true);
+    let workload = vec![tick; 36];
+    let configs = vec![page_default("{x: 1}"), page_default("{x: \"hashed\"}")];
+    let rows = compare(&configs, &workload, "test.c", &queries()).unwrap();
+    let (ranged, hashed) = (&rows[0], &rows[1]);
+    for r in &rows {
+        assert!(r.errors.is_empty(), "{}: {:?}", r.label, r.errors);
+        assert_eq!(r.inserts(), 900);
+        assert!(r.chunks() > 1, "{}: {:?}", r.label, r.chunks_per_shard);
+    }
+    // Every one of the latest inserts went to the shard holding the top chunk...
+    assert_eq!(ranged.hottest_shard_share, 1.0);
+    // ...although the balancer moved that chunk, so the whole run is spread out.
+    let used = ranged.inserts_per_shard.iter().filter(|(_, n)| *n > 0);
+    assert!(used.count() > 1, "{:?}", ranged.inserts_per_shard);
+    assert!(
+        hashed.hottest_shard_share < 0.5,
+        "{}",
+        hashed.hottest_shard_share
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn queries_are_routed_by_the_key() {
     let rows = ranged_vs_hashed();
     let (ranged, hashed) = (&rows[0], &rows[1]);
     for r in &rows {
@@ -70,12 +107,8 @@ fn increasing_keys_pile_onto_one_shard_unless_hashed() {
         assert_eq!(r.docs_per_shard.iter().map(|(_, n)| n).sum::<u64>(), 500);
         assert_eq!(r.inserts_per_shard.len(), 3);
     }
-    assert!(
-        ranged.hottest_shard_share > hashed.hottest_shard_share,
-        "ranged {} vs hashed {}",
-        ranged.hottest_shard_share,
-        hashed.hottest_shard_share
-    );
+    // With 2 KiB chunks the top chunk is split and moved several times per batch, so even
+    // the latest 100 inserts are spread; the hashed key spreads them in any case.
     assert!(
         hashed.hottest_shard_share < 0.5,
         "{}",
@@ -148,4 +181,42 @@ fn failures_are_reported_not_fatal() {
         compare(&twice, &workload, "test.c", &[]),
         Err(CompareError::DuplicateLabel("same".to_string()))
     );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn the_latest_window_counts_whole_steps_newest_first() {
+    let steps: Vec<Vec<(&str, u64)>> = vec![
+        vec![("shard01", 80)],
+        vec![("shard02", 30)],
+        vec![("shard01", 10), ("shard02", 50)],
+    ];
+    let newest_first = || steps.iter().rev().map(|s| s.iter().copied());
+    // 60, then 90: still short of 100, so the oldest step is counted whole.
+    let latest = LatestInserts::of(newest_first(), 100);
+    assert_eq!(latest.counted, 170);
+    assert_eq!((latest.on("shard01"), latest.on("shard02")), (90, 80));
+    assert_eq!(latest.on("shard03"), 0);
+    assert_eq!(latest.hottest_share(), 90.0 / 170.0);
+    let latest = LatestInserts::of(newest_first(), 60);
+    assert_eq!((latest.counted, latest.hottest_share()), (60, 50.0 / 60.0));
+    assert_eq!(LatestInserts::of(newest_first(), 0).hottest_share(), 0.0);
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn inserts_are_counted_per_shard_from_the_events() {
+    let mut session = shardlab::Session::new(config());
+    for command in setup("{x: 1}").iter().chain(&increasing_inserts()) {
+        session.run(command);
+    }
+    session.run("db.other.insertOne({x: 1})");
+    let events = session.cluster.events();
+    let counts = inserts_per_shard(events.iter(), "test.c");
+    assert_eq!(counts.iter().map(|(_, n)| n).sum::<u64>(), 500);
+    for (shard, _) in &counts {
+        let times = counts.iter().filter(|(s, _)| s == shard).count();
+        assert_eq!(times, 1, "each shard once: {counts:?}");
+    }
+    assert_eq!(inserts_per_shard(events.iter(), "test.other").len(), 1);
 }

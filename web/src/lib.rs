@@ -1,5 +1,6 @@
 //! The ShardLab playground UI as a library, so that browser tests can mount its components.
 
+pub mod comparison;
 pub mod components;
 pub mod export;
 pub mod lessons;

@@ -6,9 +6,11 @@
 //! something changed.
 
 use crate::view_model::{cluster_view, ClusterView, FrameMemory};
+use shardlab::engine::inserts_per_shard;
 use shardlab::engine::{ClusterConfig, VersionMode};
+use shardlab::sim::LatestInserts;
 use shardlab::sim::Timeline;
-use shardlab::workload::presets::Preset;
+use shardlab::workload::presets::{generate_command, Preset};
 use shardlab::Outcome;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -107,23 +109,6 @@ impl Default for Workload {
             total: 1000,
             done: 0,
             balance: true,
-        }
-    }
-}
-
-impl Workload {
-    /// The command for one batch of `n` documents into `ns`.
-    pub fn batch_command(&self, ns: &str, n: u32) -> String {
-        let spec = if self.spec.trim_start().starts_with('{') {
-            self.spec.trim().to_string()
-        } else {
-            format!("\"{}\"", self.spec)
-        };
-        let generate = format!("sim.generate(\"{ns}\", {spec}, {n})");
-        if self.balance {
-            format!("{generate}; sim.balance()")
-        } else {
-            generate
         }
     }
 }
@@ -309,19 +294,11 @@ impl Playground {
 
     /// A new scenario from a lesson preset.
     pub fn from_preset(preset: &'static Preset) -> Self {
-        let key = preset
-            .setup
-            .first()
-            .and_then(|s| {
-                s.split_once(", ")
-                    .map(|(_, k)| k.trim_end_matches(')').to_string())
-            })
-            .unwrap_or_else(|| "{x: 1}".into());
         let settings = Settings {
             version: preset.version,
             shards: preset.shards,
             chunk_size: preset.chunk_size,
-            key,
+            key: preset.key.to_string(),
             unique: false,
             initial_chunks: None,
             ns: preset.ns.to_string(),
@@ -333,8 +310,7 @@ impl Playground {
             done: 0,
             balance: preset.balance,
         };
-        let mut commands = vec![format!("sim.chunkSize({})", preset.chunk_size)];
-        commands.extend(preset.setup.iter().map(|s| s.to_string()));
+        let commands = preset.setup_commands();
         let config = settings.config();
         let intro = format!("Lesson: {}. {}", preset.title, preset.lesson);
         let mut state = Playground::build(settings, workload, config, &commands, None, Some(intro));
@@ -501,7 +477,8 @@ impl Playground {
             return;
         }
         let n = u64::from(self.workload.batch.max(1)).min(left) as u32;
-        let command = self.workload.batch_command(&self.settings.ns, n);
+        let w = &self.workload;
+        let command = generate_command(&self.settings.ns, &w.spec, n, w.balance);
         // Workload batches are not echoed one by one: the play button's first batch is.
         let kind = if self.workload.done == 0 {
             LineKind::Auto
@@ -523,22 +500,19 @@ impl Playground {
         }
     }
 
-    /// Inserts per shard over the last `window` inserted documents (whole steps, newest
-    /// first, until at least `window` documents are counted), and how many were counted.
-    pub fn last_inserts(&self, window: u64) -> (BTreeMap<String, u64>, u64) {
+    /// Inserts per shard over the last `window` inserted documents up to the cursor, as
+    /// the core counts the latest inserts (whole steps, newest first, until at least
+    /// `window` documents are counted).
+    pub fn last_inserts(&self, window: u64) -> LatestInserts<'_> {
         let position = self.timeline.borrow().position() as usize;
-        let mut out = BTreeMap::new();
-        let mut counted = 0;
-        for step in self.stats[..position.min(self.stats.len())].iter().rev() {
-            if counted >= window {
-                break;
-            }
-            for (shard, n) in &step.inserts {
-                *out.entry(shard.clone()).or_insert(0) += n;
-                counted += n;
-            }
-        }
-        (out, counted)
+        let steps = &self.stats[..position.min(self.stats.len())];
+        LatestInserts::of(
+            steps
+                .iter()
+                .rev()
+                .map(|step| step.inserts.iter().map(|(s, n)| (s.as_str(), *n))),
+            window,
+        )
     }
 }
 
@@ -567,14 +541,8 @@ fn step_stats(timeline: &Timeline, ns: &str) -> StepStats {
         }
     }
     let mut inserts = BTreeMap::new();
-    for e in timeline.events_at() {
-        if let shardlab::engine::EventKind::Insert { ns: n, per_shard } = &e.kind {
-            if n == ns {
-                for (shard, count) in per_shard {
-                    *inserts.entry(shard.clone()).or_insert(0) += count;
-                }
-            }
-        }
+    for (shard, n) in inserts_per_shard(timeline.events_at(), ns) {
+        inserts.insert(shard, n);
     }
     StepStats { docs, inserts }
 }
@@ -610,125 +578,145 @@ impl Playground {
 
     /// The reducer proper; [`Reducible::reduce`] adds the calm revisions.
     fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
+        if self.ignores(&action) {
+            return self;
+        }
         let mut next = (*self).clone();
         match action {
-            Action::Command(cmd) => {
-                let cmd = cmd.trim().to_string();
-                if cmd.is_empty() {
-                    return self;
-                }
-                let mut history = (*next.history).clone();
-                if history.last() != Some(&cmd) {
-                    history.push(cmd.clone());
-                }
-                next.history = Rc::new(history);
-                next.push(&cmd, LineKind::Input);
-            }
-            Action::Auto(cmd) => next.push(&cmd, LineKind::Auto),
             Action::Setup(settings) => {
                 let mut fresh = Playground::from_settings(settings, next.workload.clone());
                 fresh.workload.done = 0;
-                fresh.history = next.history.clone();
-                fresh.speed = next.speed;
-                fresh.rev = next.rev + 1;
-                return Rc::new(fresh);
+                return Rc::new(next.carry_over(fresh));
             }
-            Action::LoadPreset(id) => {
-                if let Some(preset) = shardlab::workload::presets::preset(id) {
-                    let mut fresh = Playground::from_preset(preset);
-                    fresh.history = next.history.clone();
-                    fresh.speed = next.speed;
-                    fresh.rev = next.rev + 1;
-                    return Rc::new(fresh);
+            Action::LoadPreset(id) => match shardlab::workload::presets::preset(id) {
+                Some(preset) => return Rc::new(next.carry_over(Playground::from_preset(preset))),
+                None => {
+                    next.notice = Some(format!("There is no lesson called '{id}'."));
+                    next.rev += 1;
                 }
-                next.notice = Some(format!("There is no lesson called '{id}'."));
-                next.rev += 1;
-            }
-            Action::SetWorkload(w) => {
-                next.workload = w;
-                next.playing = false;
-                next.rev += 1;
-            }
-            Action::Play => {
-                if next.workload.done >= next.workload.total {
-                    next.workload.done = 0;
-                }
-                next.playing = true;
-                next.rev += 1;
-            }
-            Action::Pause => {
-                next.playing = false;
-                next.rev += 1;
-            }
-            Action::Tick => {
-                if !next.playing {
-                    return self;
-                }
-                next.tick();
-            }
-            Action::Hidden(panel, hidden) => {
-                if next.hidden[panel as usize] == hidden {
-                    return self;
-                }
-                next.hidden[panel as usize] = hidden;
-            }
-            Action::Step => {
-                next.playing = false;
-                let at_end = next.timeline.borrow().at_end();
-                if at_end {
-                    if next.workload.done >= next.workload.total {
-                        next.workload.done = 0;
-                    }
-                    next.tick();
-                    next.playing = false;
-                } else {
-                    next.timeline.borrow_mut().step_forward();
-                    next.refresh();
-                }
-            }
-            Action::StepBack => {
-                next.playing = false;
-                next.timeline.borrow_mut().step_back();
-                next.refresh();
-            }
-            Action::Jump(n) => {
-                next.playing = false;
-                let result = next.timeline.borrow_mut().jump(n);
-                if let Err(e) = result {
-                    next.notice = Some(e.to_string());
-                }
-                next.refresh();
-            }
-            Action::Fork => {
-                next.playing = false;
-                let position = {
-                    let mut t = next.timeline.borrow_mut();
-                    t.fork();
-                    t.position() as usize
-                };
-                let mut stats = (*next.stats).clone();
-                stats.truncate(position);
-                next.stats = Rc::new(stats);
-                next.refresh();
-            }
-            Action::SetSpeed(s) => {
-                next.speed = s.clamp(1, 30);
-                next.rev += 1;
-            }
-            Action::Notice(n) => {
-                next.notice = n;
-                next.rev += 1;
-            }
+            },
             Action::Restore(state) => {
                 let mut state = *state;
                 state.rev = next.rev + 1;
                 return Rc::new(state);
             }
+            other => next.act(other),
         }
         // Nothing draws a stale picture once the workload stops (a pause, a step): draw it.
         if next.stale && !next.playing {
             next.refresh();
         }
         Rc::new(next)
+    }
+
+    /// Whether `action` would change nothing: an empty command, a tick while paused, or a
+    /// panel's visibility as it already is.
+    fn ignores(&self, action: &Action) -> bool {
+        match action {
+            Action::Command(cmd) => cmd.trim().is_empty(),
+            Action::Tick => !self.playing,
+            Action::Hidden(panel, hidden) => self.hidden[*panel as usize] == *hidden,
+            _ => false,
+        }
+    }
+
+    /// A new scenario that keeps this one's console history, speed and revisions.
+    fn carry_over(&self, mut fresh: Playground) -> Playground {
+        fresh.history = self.history.clone();
+        fresh.speed = self.speed;
+        fresh.rev = self.rev + 1;
+        fresh
+    }
+
+    /// The actions that change the scenario in place.
+    fn act(&mut self, action: Action) {
+        match action {
+            Action::Command(cmd) => self.command(cmd.trim()),
+            Action::Auto(cmd) => self.push(&cmd, LineKind::Auto),
+            Action::SetWorkload(w) => {
+                self.workload = w;
+                self.playing = false;
+                self.rev += 1;
+            }
+            Action::Play => {
+                if self.workload.done >= self.workload.total {
+                    self.workload.done = 0;
+                }
+                self.playing = true;
+                self.rev += 1;
+            }
+            Action::Pause => {
+                self.playing = false;
+                self.rev += 1;
+            }
+            Action::Tick => self.tick(),
+            Action::Hidden(panel, hidden) => self.hidden[panel as usize] = hidden,
+            Action::Step => self.step(),
+            Action::StepBack => {
+                self.playing = false;
+                self.timeline.borrow_mut().step_back();
+                self.refresh();
+            }
+            Action::Jump(n) => {
+                self.playing = false;
+                let result = self.timeline.borrow_mut().jump(n);
+                if let Err(e) = result {
+                    self.notice = Some(e.to_string());
+                }
+                self.refresh();
+            }
+            Action::Fork => self.fork(),
+            Action::SetSpeed(s) => {
+                self.speed = s.clamp(1, 30);
+                self.rev += 1;
+            }
+            Action::Notice(n) => {
+                self.notice = n;
+                self.rev += 1;
+            }
+            // Each starts a new scenario: see `apply`.
+            Action::Setup(_) | Action::LoadPreset(_) | Action::Restore(_) => {}
+        }
+    }
+
+    /// Runs a command typed in the console and adds it to the history.
+    fn command(&mut self, cmd: &str) {
+        let mut history = (*self.history).clone();
+        if history.last().map(String::as_str) != Some(cmd) {
+            history.push(cmd.to_string());
+        }
+        self.history = Rc::new(history);
+        self.push(cmd, LineKind::Input);
+    }
+
+    /// One batch forward at the end of the timeline (starting the workload over when it
+    /// is done), else one step forward.
+    fn step(&mut self) {
+        self.playing = false;
+        let at_end = self.timeline.borrow().at_end();
+        if at_end {
+            if self.workload.done >= self.workload.total {
+                self.workload.done = 0;
+            }
+            self.tick();
+            self.playing = false;
+        } else {
+            self.timeline.borrow_mut().step_forward();
+            self.refresh();
+        }
+    }
+
+    /// Discards the steps after the cursor, and their statistics.
+    fn fork(&mut self) {
+        self.playing = false;
+        let position = {
+            let mut t = self.timeline.borrow_mut();
+            t.fork();
+            t.position() as usize
+        };
+        let mut stats = (*self.stats).clone();
+        stats.truncate(position);
+        self.stats = Rc::new(stats);
+        self.refresh();
     }
 }

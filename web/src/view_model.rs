@@ -2,11 +2,8 @@
 //! functions so they can be tested without a browser. Nothing here decides anything
 //! about sharding; it only reads what the core decided.
 
-use shardlab::engine::ChunkVersion;
-use shardlab::engine::Cluster;
-use shardlab::engine::EventKind;
+use shardlab::engine::{Chunk, ChunkVersion, Cluster, RoutingTable, Sharding};
 use shardlab::KeyValue;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// One chunk as drawn. Unchanged chunks keep the same `Rc<ChunkView>` from frame to frame,
@@ -171,30 +168,9 @@ fn hash_position(v: &bson::Bson) -> Option<f64> {
 /// `Rc<ChunkView>` and costs no formatting. The previous frame's chunks are walked in key
 /// order beside the routing table, so matching them needs no lookup.
 pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> ClusterView {
-    let mut shards: Vec<ShardView> = cluster
-        .shards()
-        .map(|(i, s)| ShardView {
-            name: s.name.clone(),
-            index: i as usize,
-            draining: s.draining,
-            zones: s.zones.iter().cloned().collect(),
-            chunks: Rc::from([]),
-            docs: 0,
-            bytes: 0,
-        })
-        .collect();
-    let mut view = ClusterView::default();
+    let mut shards = shard_views(cluster);
     let Ok(sharding) = cluster.sharding(ns) else {
-        if let Some(coll) = cluster.collection(ns) {
-            view.docs = coll.doc_count();
-            let primary = cluster.primary_of(ns) as usize;
-            if let Some(s) = shards.iter_mut().find(|s| s.index == primary) {
-                s.docs = coll.doc_count();
-                s.bytes = coll.data_size();
-            }
-        }
-        view.shards = shards;
-        return view;
+        return unsharded_view(cluster, ns, shards);
     };
     // Where each shard index sits in `shards`.
     let mut slot: Vec<Option<usize>> = Vec::new();
@@ -204,148 +180,36 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
         }
         slot[s.index] = Some(pos);
     }
-    view.sharded = true;
-    let hashed_idx = sharding.pattern.hashed_index();
-    view.hashed = hashed_idx == Some(0);
-    view.key = shardlab::shell::format_document(&sharding.pattern.to_pattern_document());
-    // Ranged keys have no natural width, so each chunk gets a share of the bar that grows
-    // with its documents; hashed keys use the real int64 hash space.
-    let total_docs: u64 = sharding.table.iter().map(|c| c.docs).sum();
     let coll = cluster.collection(ns);
     let next_insert = coll.map_or(0, |c| c.next_insert());
-    view.next_insert = next_insert;
-    // Inserts since the previous frame; on the first frame (or after a jump back) none.
-    let fresh_from = if previous.next_insert <= next_insert {
-        previous.next_insert
-    } else {
-        next_insert
-    };
-    let window_start = next_insert.saturating_sub(100);
-    // Each recent insert is placed in its chunk once, by the routing table's O(log n)
-    // lookup, rather than testing every chunk against every insert.
-    // At most a hundred inserts land in at most a hundred chunks, so a short list keyed by
-    // the chunk's identity does (a map would add another copy of the B-tree code).
-    let mut per_chunk: Vec<(&KeyValue, Vec<(u64, KeyValue)>)> = Vec::new();
-    let shown_from = window_start.min(fresh_from);
-    for (seq, key) in coll
+    let mut frame = Frame::new(cluster, sharding, previous, next_insert);
+    let shown_from = frame.window_start.min(frame.fresh_from);
+    let recent = coll
         .into_iter()
-        .flat_map(|c| c.recent_inserts_from(shown_from))
-    {
-        if let Some(chunk) = sharding.table.chunk_for(&key) {
-            match per_chunk
-                .iter_mut()
-                .find(|(min, _)| std::ptr::eq(*min, &chunk.min))
-            {
-                Some((_, list)) => list.push((seq, key)),
-                None => per_chunk.push((&chunk.min, vec![(seq, key)])),
-            }
-        }
-    }
-    let n = sharding.table.len().max(1) as f64;
-    let mut cursor = 0.0;
-    let global_min = sharding.pattern.global_min();
-    let global_max = sharding.pattern.global_max();
-    let before: &[Rc<Remembered>] = &previous.chunks;
-    let mut j = 0;
+        .flat_map(|c| c.recent_inserts_from(shown_from));
+    let per_chunk = recent_by_chunk(recent, &sharding.table);
+    let mut view = ClusterView {
+        sharded: true,
+        hashed: frame.hashed,
+        key: shardlab::shell::format_document(&sharding.pattern.to_pattern_document()),
+        next_insert,
+        ..ClusterView::default()
+    };
     let mut remembered = Vec::with_capacity(sharding.table.len());
     let mut lists: Vec<Vec<Rc<ChunkView>>> = vec![Vec::new(); shards.len()];
     view.bar.reserve(sharding.table.len());
     for c in sharding.table.iter() {
-        let span = if view.hashed {
-            let lo = hash_position(&c.min.0[0]).unwrap_or(cursor);
-            let hi = hash_position(&c.max.0[0]).unwrap_or(lo);
-            (lo, hi.max(lo))
-        } else {
-            // Half the strip is shared equally, half by documents; with no documents
-            // yet, all of it is shared equally, so the chunks still fill the strip.
-            let weight = if total_docs == 0 {
-                1.0 / n
-            } else {
-                0.5 / n + 0.5 * (c.docs as f64 / total_docs as f64)
-            };
-            let span = (cursor, (cursor + weight).min(1.0));
-            cursor += weight;
-            span
-        };
+        let span = frame.span(c);
         let inserts = per_chunk
             .iter()
             .find(|(min, _)| std::ptr::eq(*min, &c.min))
             .map_or(&[][..], |(_, list)| list.as_slice());
-        let gained = inserts.iter().filter(|(seq, _)| *seq >= fresh_from).count() as u64;
-        // The previous frame's chunk with the same lower bound, if any (one comparison per
-        // chunk when the bounds stayed put, which is most of them).
-        let mut prior = None;
-        while let Some(p) = before.get(j) {
-            match p.min.cmp(&c.min) {
-                std::cmp::Ordering::Less => j += 1,
-                std::cmp::Ordering::Equal => {
-                    prior = Some(p);
-                    break;
-                }
-                std::cmp::Ordering::Greater => break,
-            }
-        }
-        let unchanged = prior.filter(|p| {
-            gained == 0
-                && !p.view.is_transient()
-                && p.shard == c.shard
-                && p.version == c.version
-                && p.view.docs == c.docs
-                && p.view.bytes == c.bytes
-                && p.view.jumbo == c.jumbo
-                && p.max == c.max
-        });
-        let entry = match unchanged {
-            Some(p) => p.clone(),
-            None => {
-                let (arrived_from, fresh) = match prior {
-                    Some(p) => (
-                        (p.shard != c.shard).then(|| cluster.shard_name(p.shard).to_string()),
-                        false,
-                    ),
-                    None => (None, !before.is_empty()),
-                };
-                let min = match prior {
-                    Some(p) => p.view.min.clone(),
-                    None => Rc::from(sharding.bound_string(&c.min)),
-                };
-                let max = match prior.filter(|p| p.max == c.max) {
-                    Some(p) => p.view.max.clone(),
-                    None => Rc::from(sharding.bound_string(&c.max)),
-                };
-                Rc::new(Remembered {
-                    min: c.min.clone(),
-                    max: c.max.clone(),
-                    shard: c.shard,
-                    version: c.version,
-                    view: Rc::new(ChunkView {
-                        min,
-                        max,
-                        is_min: c.min == global_min,
-                        is_max: c.max == global_max,
-                        docs: c.docs,
-                        bytes: c.bytes,
-                        jumbo: c.jumbo,
-                        gained,
-                        arrived_from,
-                        fresh,
-                        version: (c.version.major, c.version.minor),
-                    }),
-                })
-            }
-        };
-        // Ticks for the latest 100 inserts that fall in this chunk.
-        let mine: Vec<&(u64, KeyValue)> = inserts
+        let gained = inserts
             .iter()
-            .filter(|(seq, _)| *seq >= window_start)
-            .collect();
-        for (i, (seq, k)) in mine.iter().enumerate() {
-            let x = match (view.hashed, k.0.first().and_then(hash_position)) {
-                (true, Some(x)) => x,
-                _ => span.0 + (span.1 - span.0) * ((i as f64 + 0.5) / mine.len() as f64),
-            };
-            view.ticks.push((x, *seq >= fresh_from));
-        }
+            .filter(|(seq, _)| *seq >= frame.fresh_from)
+            .count() as u64;
+        let entry = frame.entry(c, gained);
+        frame.ticks(&mut view.ticks, inserts, span);
         view.bar.push(BarSegment {
             lo: span.0,
             hi: span.1,
@@ -364,74 +228,238 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     }
     view.remembered = Rc::new(remembered);
     for (s, list) in shards.iter_mut().zip(lists) {
-        let prior = previous.lists.iter().find(|(i, _)| *i == s.index);
-        s.chunks = match prior {
-            Some((_, p))
-                if p.len() == list.len() && p.iter().zip(&list).all(|(a, b)| Rc::ptr_eq(a, b)) =>
-            {
-                p.clone()
-            }
-            _ => list.into(),
-        };
+        s.chunks = keep_list(previous, s.index, list);
     }
     view.lists = Rc::new(shards.iter().map(|s| (s.index, s.chunks.clone())).collect());
     view.shards = shards;
     view
 }
 
-/// Inserts per shard over the events since `from` (an index into the event log).
-pub fn inserts_per_shard(cluster: &Cluster, ns: &str, from: usize) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    for e in cluster.events().iter().skip(from) {
-        if let EventKind::Insert { ns: n, per_shard } = &e.kind {
-            if n == ns {
-                for (shard, count) in per_shard {
-                    *out.entry(shard.clone()).or_insert(0) += count;
-                }
+/// The cluster's live shards, with no chunks or documents yet.
+fn shard_views(cluster: &Cluster) -> Vec<ShardView> {
+    cluster
+        .shards()
+        .map(|(i, s)| ShardView {
+            name: s.name.clone(),
+            index: i as usize,
+            draining: s.draining,
+            zones: s.zones.iter().cloned().collect(),
+            chunks: Rc::from([]),
+            docs: 0,
+            bytes: 0,
+        })
+        .collect()
+}
+
+/// The picture of a collection that is not sharded: its documents on its primary shard.
+fn unsharded_view(cluster: &Cluster, ns: &str, mut shards: Vec<ShardView>) -> ClusterView {
+    let mut view = ClusterView::default();
+    if let Some(coll) = cluster.collection(ns) {
+        view.docs = coll.doc_count();
+        let primary = cluster.primary_of(ns) as usize;
+        if let Some(s) = shards.iter_mut().find(|s| s.index == primary) {
+            s.docs = coll.doc_count();
+            s.bytes = coll.data_size();
+        }
+    }
+    view.shards = shards;
+    view
+}
+
+/// The `recent` inserts (insertion number and shard key), grouped by the chunk they fall in
+/// (named by its lower bound in the routing table).
+///
+/// Each insert is placed in its chunk once, by the routing table's O(log n) lookup, rather
+/// than testing every chunk against every insert. At most a hundred inserts land in at
+/// most a hundred chunks, so a short list keyed by the chunk's identity does (a map would
+/// add another copy of the B-tree code).
+fn recent_by_chunk(
+    recent: impl Iterator<Item = (u64, KeyValue)>,
+    table: &RoutingTable,
+) -> Vec<(&KeyValue, Vec<(u64, KeyValue)>)> {
+    let mut per_chunk: Vec<(&KeyValue, Vec<(u64, KeyValue)>)> = Vec::new();
+    for (seq, key) in recent {
+        if let Some(chunk) = table.chunk_for(&key) {
+            match per_chunk
+                .iter_mut()
+                .find(|(min, _)| std::ptr::eq(*min, &chunk.min))
+            {
+                Some((_, list)) => list.push((seq, key)),
+                None => per_chunk.push((&chunk.min, vec![(seq, key)])),
             }
         }
     }
-    out
+    per_chunk
 }
 
-/// A one-line description of an event for the timeline's log.
-pub fn describe_event(kind: &EventKind, fmt_key: &dyn Fn(&shardlab::KeyValue) -> String) -> String {
-    match kind {
-        EventKind::Insert { per_shard, .. } => {
-            let total: u64 = per_shard.iter().map(|(_, n)| n).sum();
-            let parts: Vec<String> = per_shard.iter().map(|(s, n)| format!("{s} {n}")).collect();
-            format!("inserted {total} ({})", parts.join(", "))
+/// A shard's chunk list: the previous frame's own `Rc` when it holds the same blocks, so
+/// that the page can tell in one pointer test that the column needs no redrawing.
+fn keep_list(previous: &FrameMemory, index: usize, list: Vec<Rc<ChunkView>>) -> ChunkList {
+    let prior = previous.lists.iter().find(|(i, _)| *i == index);
+    match prior {
+        Some((_, p))
+            if p.len() == list.len() && p.iter().zip(&list).all(|(a, b)| Rc::ptr_eq(a, b)) =>
+        {
+            p.clone()
         }
-        EventKind::Split {
-            min, max, points, ..
-        } => format!(
-            "split [{}, {}) at {}",
-            fmt_key(min),
-            fmt_key(max),
-            points.iter().map(fmt_key).collect::<Vec<_>>().join(", ")
-        ),
-        EventKind::MoveChunkStart { min, from, to, .. } => {
-            format!("moving chunk at {} from {from} to {to}", fmt_key(min))
+        _ => list.into(),
+    }
+}
+
+/// What building one frame needs while it walks the routing table in key order.
+struct Frame<'a> {
+    cluster: &'a Cluster,
+    sharding: &'a Sharding,
+    /// The previous frame's chunks, in key order, and how far the walk has come in them.
+    before: &'a [Rc<Remembered>],
+    j: usize,
+    /// Whether the key is hashed (the bar is then the int64 hash space).
+    hashed: bool,
+    /// Insertion numbers from here on are new since the previous frame.
+    fresh_from: u64,
+    /// Insertion numbers from here on are among the latest hundred.
+    window_start: u64,
+    /// Where the next ranged chunk starts on the bar.
+    cursor: f64,
+    /// The number of chunks, at least 1.
+    n: f64,
+    /// The documents in all chunks.
+    total_docs: u64,
+    global_min: KeyValue,
+    global_max: KeyValue,
+}
+
+impl<'a> Frame<'a> {
+    fn new(
+        cluster: &'a Cluster,
+        sharding: &'a Sharding,
+        previous: &'a FrameMemory,
+        next_insert: u64,
+    ) -> Self {
+        Frame {
+            cluster,
+            sharding,
+            before: &previous.chunks,
+            j: 0,
+            hashed: sharding.pattern.hashed_index() == Some(0),
+            // Inserts since the previous frame; on the first frame (or after a jump back)
+            // none.
+            fresh_from: if previous.next_insert <= next_insert {
+                previous.next_insert
+            } else {
+                next_insert
+            },
+            window_start: next_insert.saturating_sub(100),
+            cursor: 0.0,
+            n: sharding.table.len().max(1) as f64,
+            total_docs: sharding.table.iter().map(|c| c.docs).sum(),
+            global_min: sharding.pattern.global_min(),
+            global_max: sharding.pattern.global_max(),
         }
-        EventKind::MoveChunkCommit {
-            min, max, from, to, ..
-        } => {
-            format!("moved [{}, {}) {from} → {to}", fmt_key(min), fmt_key(max))
+    }
+
+    /// Where chunk `c` sits on the bar. Ranged keys have no natural width, so each chunk
+    /// gets a share of the bar that grows with its documents; hashed keys use the real
+    /// int64 hash space.
+    fn span(&mut self, c: &Chunk) -> (f64, f64) {
+        if self.hashed {
+            let lo = hash_position(&c.min.0[0]).unwrap_or(self.cursor);
+            let hi = hash_position(&c.max.0[0]).unwrap_or(lo);
+            return (lo, hi.max(lo));
         }
-        EventKind::Jumbo { min, max, .. } => {
-            format!("jumbo chunk [{}, {})", fmt_key(min), fmt_key(max))
+        // Half the strip is shared equally, half by documents; with no documents yet, all
+        // of it is shared equally, so the chunks still fill the strip.
+        let weight = if self.total_docs == 0 {
+            1.0 / self.n
+        } else {
+            0.5 / self.n + 0.5 * (c.docs as f64 / self.total_docs as f64)
+        };
+        let span = (self.cursor, (self.cursor + weight).min(1.0));
+        self.cursor += weight;
+        span
+    }
+
+    /// The previous frame's chunk with the same lower bound as `c`, if any (one comparison
+    /// per chunk when the bounds stayed put, which is most of them).
+    fn prior(&mut self, c: &Chunk) -> Option<&'a Rc<Remembered>> {
+        let before = self.before;
+        while let Some(p) = before.get(self.j) {
+            match p.min.cmp(&c.min) {
+                std::cmp::Ordering::Less => self.j += 1,
+                std::cmp::Ordering::Equal => return Some(p),
+                std::cmp::Ordering::Greater => return None,
+            }
         }
-        EventKind::ShardCollection { ns, key } => format!("sharded {ns} on {key}"),
-        EventKind::Merge { min, max, .. } => format!("merged [{}, {})", fmt_key(min), fmt_key(max)),
-        EventKind::ClearJumbo { min, .. } => format!("cleared jumbo flag at {}", fmt_key(min)),
-        EventKind::Refine { key, .. } => format!("refined the key to {key}"),
-        EventKind::Reshard { key, .. } => format!("resharded on {key}"),
-        EventKind::AddShard { shard } => format!("added {shard}"),
-        EventKind::RemoveShardStart { shard } => format!("{shard} started draining"),
-        EventKind::RemoveShard { shard } => format!("{shard} left the cluster"),
-        EventKind::Zone { detail } => detail.clone(),
-        EventKind::DocumentMoved { from, to, .. } => format!("a document moved {from} → {to}"),
-        EventKind::Delete { count, .. } => format!("deleted {count}"),
+        None
+    }
+
+    /// What this frame draws and remembers for chunk `c`, which gained `gained` documents:
+    /// the previous frame's entry when nothing about the chunk changed, else a new one.
+    fn entry(&mut self, c: &Chunk, gained: u64) -> Rc<Remembered> {
+        let prior = self.prior(c);
+        let unchanged = prior.filter(|p| {
+            gained == 0
+                && !p.view.is_transient()
+                && p.shard == c.shard
+                && p.version == c.version
+                && p.view.docs == c.docs
+                && p.view.bytes == c.bytes
+                && p.view.jumbo == c.jumbo
+                && p.max == c.max
+        });
+        if let Some(p) = unchanged {
+            return p.clone();
+        }
+        let (arrived_from, fresh) = match prior {
+            Some(p) => (
+                (p.shard != c.shard).then(|| self.cluster.shard_name(p.shard).to_string()),
+                false,
+            ),
+            None => (None, !self.before.is_empty()),
+        };
+        let min = match prior {
+            Some(p) => p.view.min.clone(),
+            None => Rc::from(self.sharding.bound_string(&c.min)),
+        };
+        let max = match prior.filter(|p| p.max == c.max) {
+            Some(p) => p.view.max.clone(),
+            None => Rc::from(self.sharding.bound_string(&c.max)),
+        };
+        Rc::new(Remembered {
+            min: c.min.clone(),
+            max: c.max.clone(),
+            shard: c.shard,
+            version: c.version,
+            view: Rc::new(ChunkView {
+                min,
+                max,
+                is_min: c.min == self.global_min,
+                is_max: c.max == self.global_max,
+                docs: c.docs,
+                bytes: c.bytes,
+                jumbo: c.jumbo,
+                gained,
+                arrived_from,
+                fresh,
+                version: (c.version.major, c.version.minor),
+            }),
+        })
+    }
+
+    /// Adds to `ticks` the latest hundred inserts that fall in a chunk at `span`: at their
+    /// hash on a hashed key, else spread evenly across the chunk.
+    fn ticks(&self, ticks: &mut Vec<(f64, bool)>, inserts: &[(u64, KeyValue)], span: (f64, f64)) {
+        let mine: Vec<&(u64, KeyValue)> = inserts
+            .iter()
+            .filter(|(seq, _)| *seq >= self.window_start)
+            .collect();
+        for (i, (seq, k)) in mine.iter().enumerate() {
+            let x = match (self.hashed, k.0.first().and_then(hash_position)) {
+                (true, Some(x)) => x,
+                _ => span.0 + (span.1 - span.0) * ((i as f64 + 0.5) / mine.len() as f64),
+            };
+            ticks.push((x, *seq >= self.fresh_from));
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::state::{drawings_per_second, Action, Playground};
 use crate::view_model::{human_bytes, ChunkView, ShardView};
+use shardlab::sim::HOT_WINDOW;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -22,7 +23,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let v = props.state.view.clone();
     let dispatch = props.dispatch.clone();
     let targeted = &props.targeted;
-    let (last, window) = props.state.last_inserts(100);
+    let last = props.state.last_inserts(HOT_WINDOW);
     // Playing fast, blocks appear without their split and arrival animations (the
     // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
     let fast = props.state.draws_in_pairs();
@@ -31,12 +32,12 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let columns = staggered(
         &mut drawn.borrow_mut(),
         &v.shards,
-        |s| last.get(&s.name).copied().unwrap_or(0),
+        |s| last.on(&s.name),
         stagger(props.state.playing, props.state.speed),
         props.state.rev,
     );
     html! {
-        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={window.to_string()}>
+        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={last.counted.to_string()}>
             <div class="cluster-head">
                 <p class="summary" data-testid="summary">
                     if v.sharded {

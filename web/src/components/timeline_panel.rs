@@ -3,7 +3,6 @@
 
 use super::controls::CalmPanelProps;
 use crate::state::Action;
-use crate::view_model::describe_event;
 use shardlab::engine::EventKind;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -11,7 +10,6 @@ use yew::prelude::*;
 /// How many of the latest events the log lists.
 const SHOWN_EVENTS: usize = 100;
 
-/// The timeline panel.
 /// The description of event `seq`, from `cache` (sorted by sequence number) or made now
 /// and kept.
 fn described(cache: &mut Vec<(u64, String)>, seq: u64, make: impl FnOnce() -> String) -> String {
@@ -25,6 +23,7 @@ fn described(cache: &mut Vec<(u64, String)>, seq: u64, make: impl FnOnce() -> St
     }
 }
 
+/// The timeline panel.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &CalmPanelProps) -> Html {
     let dispatch = props.dispatch.clone();
@@ -72,7 +71,7 @@ pub fn timeline_panel(props: &CalmPanelProps) -> Html {
                 <li key={e.seq} class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind}>
                     <span class="ev-seq">{ format!("#{}", e.seq) }</span>
                     <span class="ev-kind">{ kind }</span>
-                    <span class="ev-text">{ described(&mut cache.borrow_mut().1, e.seq, || describe_event(&e.kind, &fmt_key)) }</span>
+                    <span class="ev-text">{ described(&mut cache.borrow_mut().1, e.seq, || e.kind.describe_with(&fmt_key)) }</span>
                     if let (Some(jump), Some(step)) = (jump, step) {
                         <button class="link-button" onclick={jump} aria-label={format!("Jump to step {step}")}
                             title={format!("Jump to step {step}, just after this event")}>{ format!("step {step}") }</button>
