@@ -53,122 +53,15 @@ pub fn app() -> Html {
     };
     let dispatch: Callback<Action> = state.dispatcher().into();
 
-    // While playing, a timer runs one workload batch per tick (drawn on every tick, or
-    // every second one when fast: `DRAW_EVERY_TICK_UP_TO`). Each tick is a small slice of
-    // work, so the page stays responsive however long the workload is.
-    {
-        let state = state.clone();
-        use_effect_with((state.playing, state.speed), move |(playing, speed)| {
-            let interval = playing.then(|| {
-                let state = state.clone();
-                Interval::new(1000 / (*speed).max(1), move || state.dispatch(Action::Tick))
-            });
-            move || drop(interval)
-        });
-    }
-
-    // The panels under the cluster are skipped by the browser while out of sight
-    // (`content-visibility: auto` in the stylesheet); it says when that changes, and a
-    // hidden panel is not redrawn while a workload plays.
-    {
-        let state = state.clone();
-        use_effect_with((), move |_| {
-            let options = gloo::events::EventListenerOptions {
-                phase: gloo::events::EventListenerPhase::Capture,
-                passive: true,
-            };
-            // The event does not bubble: it is caught on its way down.
-            let listener = gloo::events::EventListener::new_with_options(
-                &gloo::utils::document(),
-                "contentvisibilityautostatechange",
-                options,
-                move |e| {
-                    let Some(el) = e
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                    else {
-                        return;
-                    };
-                    let classes = el.class_name();
-                    let panel = if classes.split(' ').any(|c| c == "lower") {
-                        Calm::Timeline
-                    } else if classes.split(' ').any(|c| c == "insights") {
-                        Calm::Insights
-                    } else {
-                        return;
-                    };
-                    let skipped = js_sys::Reflect::get(e, &"skipped".into())
-                        .ok()
-                        .and_then(|v| v.as_bool())
-                        .unwrap_or(false);
-                    state.dispatch(Action::Hidden(panel, skipped));
-                },
-            );
-            move || drop(listener)
-        });
-    }
-
-    // The session survives a reload: it is saved after each change (every 25th change
-    // while playing, to keep ticks cheap). Embedded views never overwrite it.
-    {
-        let state = state.clone();
-        let embed = options.embed;
-        use_effect_with(state.rev, move |rev| {
-            if !embed && (!state.playing || rev % 25 == 0) {
-                storage::set_string(STORAGE_KEY, &saved_form(&state));
-            }
-            || ()
-        });
-    }
-
-    // `autoplay=1` starts the workload once the page is up.
-    {
-        let state = state.clone();
-        let autoplay = options.autoplay;
-        use_effect_with((), move |_| {
-            if autoplay {
-                state.dispatch(Action::Play);
-            }
-            || ()
-        });
-    }
+    use_ticks(&state);
+    use_panel_visibility(&state);
+    use_saving(&state, options.embed);
+    use_autoplay(&state, options.autoplay);
 
     if options.embed {
         return embed_view(&state, &dispatch, &options);
     }
-
-    // Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step.
-    {
-        let state = state.clone();
-        use_effect_with((state.playing, *mode), move |(playing, mode)| {
-            let playing = *playing;
-            // The comparison has its own transport and listens for these keys itself.
-            let compare = *mode == Mode::Compare;
-            let listener =
-                gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
-                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                        return;
-                    };
-                    let typing = gloo::utils::document().active_element().is_some_and(|el| {
-                        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
-                    });
-                    if compare || typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
-                        return;
-                    }
-                    let action = match e.key().as_str() {
-                        " " => Some(if playing { Action::Pause } else { Action::Play }),
-                        "ArrowRight" => Some(Action::Step),
-                        "ArrowLeft" => Some(Action::StepBack),
-                        _ => None,
-                    };
-                    if let Some(action) = action {
-                        e.prevent_default();
-                        state.dispatch(action);
-                    }
-                });
-            move || drop(listener)
-        });
-    }
+    use_playground_keys(&state, *mode);
 
     html! {
         <div class={classes!("page", workshop.then_some("workshop"))}>
@@ -210,6 +103,122 @@ pub fn app() -> Html {
             }
         </div>
     }
+}
+
+/// While playing, a timer runs one workload batch per tick (drawn on every tick, or every
+/// second one when fast: `DRAW_EVERY_TICK_UP_TO`). Each tick is a small slice of work, so
+/// the page stays responsive however long the workload is.
+#[hook]
+fn use_ticks(state: &UseReducerHandle<Playground>) {
+    let state = state.clone();
+    use_effect_with((state.playing, state.speed), move |(playing, speed)| {
+        let interval = playing.then(|| {
+            let state = state.clone();
+            Interval::new(1000 / (*speed).max(1), move || state.dispatch(Action::Tick))
+        });
+        move || drop(interval)
+    });
+}
+
+/// The panels under the cluster are skipped by the browser while out of sight
+/// (`content-visibility: auto` in the stylesheet); it says when that changes, and a hidden
+/// panel is not redrawn while a workload plays.
+#[hook]
+fn use_panel_visibility(state: &UseReducerHandle<Playground>) {
+    let state = state.clone();
+    use_effect_with((), move |_| {
+        let options = gloo::events::EventListenerOptions {
+            phase: gloo::events::EventListenerPhase::Capture,
+            passive: true,
+        };
+        // The event does not bubble: it is caught on its way down.
+        let listener = gloo::events::EventListener::new_with_options(
+            &gloo::utils::document(),
+            "contentvisibilityautostatechange",
+            options,
+            move |e| {
+                let Some(el) = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                else {
+                    return;
+                };
+                let classes = el.class_name();
+                let panel = if classes.split(' ').any(|c| c == "lower") {
+                    Calm::Timeline
+                } else if classes.split(' ').any(|c| c == "insights") {
+                    Calm::Insights
+                } else {
+                    return;
+                };
+                let skipped = js_sys::Reflect::get(e, &"skipped".into())
+                    .ok()
+                    .and_then(|v| v.as_bool())
+                    .unwrap_or(false);
+                state.dispatch(Action::Hidden(panel, skipped));
+            },
+        );
+        move || drop(listener)
+    });
+}
+
+/// The session survives a reload: it is saved after each change (every 25th change while
+/// playing, to keep ticks cheap). Embedded views never overwrite it.
+#[hook]
+fn use_saving(state: &UseReducerHandle<Playground>, embed: bool) {
+    let state = state.clone();
+    use_effect_with(state.rev, move |rev| {
+        if !embed && (!state.playing || rev % 25 == 0) {
+            storage::set_string(STORAGE_KEY, &saved_form(&state));
+        }
+        || ()
+    });
+}
+
+/// `autoplay=1` starts the workload once the page is up.
+#[hook]
+fn use_autoplay(state: &UseReducerHandle<Playground>, autoplay: bool) {
+    let state = state.clone();
+    use_effect_with((), move |_| {
+        if autoplay {
+            state.dispatch(Action::Play);
+        }
+        || ()
+    });
+}
+
+/// Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step. The
+/// comparison has its own transport and listens for these keys itself.
+#[hook]
+fn use_playground_keys(state: &UseReducerHandle<Playground>, mode: Mode) {
+    let state = state.clone();
+    use_effect_with((state.playing, mode), move |(playing, mode)| {
+        let playing = *playing;
+        let compare = *mode == Mode::Compare;
+        let listener =
+            gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                let typing = gloo::utils::document().active_element().is_some_and(|el| {
+                    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                });
+                if compare || typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                let action = match e.key().as_str() {
+                    " " => Some(if playing { Action::Pause } else { Action::Play }),
+                    "ArrowRight" => Some(Action::Step),
+                    "ArrowLeft" => Some(Action::StepBack),
+                    _ => None,
+                };
+                if let Some(action) = action {
+                    e.prevent_default();
+                    state.dispatch(action);
+                }
+            });
+        move || drop(listener)
+    });
 }
 
 /// The state the page starts in: a shared link, else a lesson named in the address, else

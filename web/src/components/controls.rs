@@ -5,7 +5,7 @@ use crate::state::{Action, Calm, Playground, Settings};
 use shardlab::engine::VersionMode;
 use shardlab::keys::KeyPattern;
 use shardlab::shell::{parse_value, EvalContext};
-use shardlab::workload::presets::PRESETS;
+use shardlab::workload::presets::{Preset, PRESETS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -84,84 +84,6 @@ pub fn controls(props: &ControlsProps) -> Html {
         });
     }
     let validation = validate_key(&draft.key, draft.unique);
-
-    let on_key = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            draft.set(Settings {
-                key: input.value(),
-                ..(*draft).clone()
-            });
-        })
-    };
-    let on_unique = {
-        let draft = draft.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            draft.set(Settings {
-                unique: input.checked(),
-                ..(*draft).clone()
-            });
-        })
-    };
-    let on_initial = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let n = input.value().trim().parse::<u32>().ok().filter(|n| *n > 0);
-            draft.set(Settings {
-                initial_chunks: n,
-                ..(*draft).clone()
-            });
-        })
-    };
-    let on_version = {
-        let draft = draft.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            if let Some(v) = VersionMode::parse(&select.value()) {
-                draft.set(Settings {
-                    version: v,
-                    ..(*draft).clone()
-                });
-            }
-        })
-    };
-    let on_shards = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(n) = input.value().trim().parse::<u32>() {
-                draft.set(Settings {
-                    shards: n.clamp(1, 16),
-                    ..(*draft).clone()
-                });
-            }
-        })
-    };
-    let on_chunk = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(kib) = input.value().trim().parse::<u64>() {
-                draft.set(Settings {
-                    chunk_size: kib.clamp(1, 1 << 20) * 1024,
-                    ..(*draft).clone()
-                });
-            }
-        })
-    };
-    let on_ns = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            draft.set(Settings {
-                ns: input.value(),
-                ..(*draft).clone()
-            });
-        })
-    };
     let on_apply = {
         let draft = draft.clone();
         let dispatch = props.dispatch.clone();
@@ -173,74 +95,30 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
-    let on_lesson = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            if let Some(p) = PRESETS.iter().find(|p| p.id == select.value()) {
-                dispatch.emit(Action::LoadPreset(p.id));
-            }
-        })
-    };
-    let current_lesson = props.state.preset.map(|p| p.id).unwrap_or("");
-
     html! {
         <section class="panel controls" aria-label="Scenario">
-            <div class="control-row">
-                <label class="field">
-                    <span>{ "Lesson" }</span>
-                    <select data-testid="preset" onchange={on_lesson} aria-label="Lesson">
-                        <option value="" selected={current_lesson.is_empty()}>{ "Free play" }</option>
-                        { for PRESETS.iter().map(|p| html! {
-                            <option value={p.id} selected={p.id == current_lesson}>{ p.title }</option>
-                        }) }
-                    </select>
-                </label>
-                if let Some(p) = props.state.preset {
-                    <p class="lesson-text" data-testid="lesson-text">{ p.lesson }</p>
-                }
-            </div>
+            { lesson_row(props.state.preset, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
                     <span>{ "Collection" }</span>
-                    <input class="narrow" value={draft.ns.clone()} oninput={on_ns} spellcheck="false"
+                    <input class="narrow" value={draft.ns.clone()} spellcheck="false"
+                        oninput={edit(&draft, |s, input| { s.ns = input.value(); true })}
                         aria-label="Collection namespace" />
                 </label>
                 <label class="field grow">
                     <span>{ "Shard key" }</span>
-                    <input data-testid="shard-key" value={draft.key.clone()} oninput={on_key}
+                    <input data-testid="shard-key" value={draft.key.clone()}
+                        oninput={edit(&draft, |s, input| { s.key = input.value(); true })}
                         spellcheck="false" aria-label="Shard key"
                         aria-invalid={validation.is_err().to_string()}
                         aria-describedby="key-validation" />
                 </label>
                 <label class="check">
-                    <input type="checkbox" checked={draft.unique} onchange={on_unique} aria-label="Unique shard key" />
+                    <input type="checkbox" checked={draft.unique} aria-label="Unique shard key"
+                        onchange={edit(&draft, |s, input| { s.unique = input.checked(); true })} />
                     <span>{ "unique" }</span>
                 </label>
-                <label class="field">
-                    <span>{ "numInitialChunks" }</span>
-                    <input class="tiny" type="number" min="1" max="8192"
-                        value={draft.initial_chunks.map(|n| n.to_string()).unwrap_or_default()}
-                        oninput={on_initial} aria-label="numInitialChunks" placeholder="auto" />
-                </label>
-                <label class="field">
-                    <span>{ "Version" }</span>
-                    <select onchange={on_version} aria-label="MongoDB version mode" data-testid="version">
-                        { for [VersionMode::V36, VersionMode::V50, VersionMode::V80].iter().map(|v| html! {
-                            <option value={v.label()} selected={*v == draft.version}>{ v.label() }</option>
-                        }) }
-                    </select>
-                </label>
-                <label class="field">
-                    <span>{ "Shards" }</span>
-                    <input class="tiny" type="number" min="1" max="16" value={draft.shards.to_string()}
-                        oninput={on_shards} aria-label="Number of shards" />
-                </label>
-                <label class="field">
-                    <span>{ "Chunk size (KiB)" }</span>
-                    <input class="tiny" type="number" min="1" value={(draft.chunk_size / 1024).to_string()}
-                        oninput={on_chunk} aria-label="Chunk size in KiB" />
-                </label>
+                { cluster_fields(&draft) }
                 <button type="submit" data-testid="apply-key" disabled={validation.is_err()}>
                     { "Shard collection" }
                 </button>
@@ -253,5 +131,106 @@ pub fn controls(props: &ControlsProps) -> Html {
                 } }
             </p>
         </section>
+    }
+}
+
+/// The cluster's settings in the draft: initial chunks, version mode, shards and chunk size.
+fn cluster_fields(draft: &UseStateHandle<Settings>) -> Html {
+    let on_version = {
+        let draft = draft.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Some(v) = VersionMode::parse(&select.value()) {
+                draft.set(Settings {
+                    version: v,
+                    ..(*draft).clone()
+                });
+            }
+        })
+    };
+    html! {
+        <>
+            <label class="field">
+                <span>{ "numInitialChunks" }</span>
+                <input class="tiny" type="number" min="1" max="8192"
+                    value={draft.initial_chunks.map(|n| n.to_string()).unwrap_or_default()}
+                    oninput={edit(draft, |s, input| {
+                        s.initial_chunks = input.value().trim().parse::<u32>().ok().filter(|n| *n > 0);
+                        true
+                    })}
+                    aria-label="numInitialChunks" placeholder="auto" />
+            </label>
+            <label class="field">
+                <span>{ "Version" }</span>
+                <select onchange={on_version} aria-label="MongoDB version mode" data-testid="version">
+                    { for [VersionMode::V36, VersionMode::V50, VersionMode::V80].iter().map(|v| html! {
+                        <option value={v.label()} selected={*v == draft.version}>{ v.label() }</option>
+                    }) }
+                </select>
+            </label>
+            <label class="field">
+                <span>{ "Shards" }</span>
+                <input class="tiny" type="number" min="1" max="16" value={draft.shards.to_string()}
+                    oninput={edit(draft, |s, input| match input.value().trim().parse::<u32>() {
+                        Ok(n) => { s.shards = n.clamp(1, 16); true }
+                        Err(_) => false,
+                    })}
+                    aria-label="Number of shards" />
+            </label>
+            <label class="field">
+                <span>{ "Chunk size (KiB)" }</span>
+                <input class="tiny" type="number" min="1" value={(draft.chunk_size / 1024).to_string()}
+                    oninput={edit(draft, |s, input| match input.value().trim().parse::<u64>() {
+                        Ok(kib) => { s.chunk_size = kib.clamp(1, 1 << 20) * 1024; true }
+                        Err(_) => false,
+                    })}
+                    aria-label="Chunk size in KiB" />
+            </label>
+        </>
+    }
+}
+
+/// A callback for one of the draft's inputs: `change` edits a copy of the draft from the
+/// input the event came from, and the copy replaces the draft when `change` says it took.
+fn edit<E: TargetCast + 'static>(
+    draft: &UseStateHandle<Settings>,
+    change: impl Fn(&mut Settings, HtmlInputElement) -> bool + 'static,
+) -> Callback<E> {
+    let draft = draft.clone();
+    Callback::from(move |e: E| {
+        let mut next = (*draft).clone();
+        if change(&mut next, e.target_unchecked_into()) {
+            draft.set(next);
+        }
+    })
+}
+
+/// The lesson picker, and the loaded lesson's text.
+fn lesson_row(preset: Option<&'static Preset>, dispatch: &Callback<Action>) -> Html {
+    let on_lesson = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Some(p) = PRESETS.iter().find(|p| p.id == select.value()) {
+                dispatch.emit(Action::LoadPreset(p.id));
+            }
+        })
+    };
+    let current_lesson = preset.map(|p| p.id).unwrap_or("");
+    html! {
+        <div class="control-row">
+            <label class="field">
+                <span>{ "Lesson" }</span>
+                <select data-testid="preset" onchange={on_lesson} aria-label="Lesson">
+                    <option value="" selected={current_lesson.is_empty()}>{ "Free play" }</option>
+                    { for PRESETS.iter().map(|p| html! {
+                        <option value={p.id} selected={p.id == current_lesson}>{ p.title }</option>
+                    }) }
+                </select>
+            </label>
+            if let Some(p) = preset {
+                <p class="lesson-text" data-testid="lesson-text">{ p.lesson }</p>
+            }
+        </div>
     }
 }

@@ -36,74 +36,30 @@ struct StepState {
     started: bool,
 }
 
+/// The open lesson and step.
+type At = (&'static Lesson, usize);
+
 /// The guided-lesson panel: a lesson picker, or the open lesson's current step.
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
     // The open lesson and step; `None` shows the picker.
-    let open = use_state(|| None::<(&'static Lesson, usize)>);
+    let open = use_state(|| None::<At>);
     let step_state = use_state(StepState::default);
     let complete = use_state(|| None::<&'static Lesson>);
     let saved = use_state(load_progress);
-
-    // Entering a step loads its scenario and remembers where the learner is.
-    {
-        let dispatch = props.dispatch.clone();
-        let step_state = step_state.clone();
-        let at = (*open).map(|(l, i)| (l.id, i));
-        use_effect_with(at, move |at| {
-            if let Some((id, i)) = *at {
-                if let Some(step) = lesson(id).and_then(|l| l.steps.get(i)) {
-                    step_state.set(StepState::default());
-                    match step.scenario {
-                        Scenario::Preset(preset) => dispatch.emit(Action::LoadPreset(preset)),
-                        other => {
-                            if let Some(settings) = other.settings() {
-                                dispatch.emit(Action::Setup(settings));
-                            }
-                        }
-                    }
-                    save_progress(&Progress {
-                        lesson: id.to_string(),
-                        step: i as u32,
-                    });
-                }
-            }
-            || ()
-        });
-    }
+    use_enter_step(*open, &props.dispatch, &step_state);
 
     let current = (*open).and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
     let finished =
         step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, &props.state));
-
-    // Once the step has run, outline the element its result is about and bring it into
-    // view; leaving the step removes the outline.
-    {
-        let selector = current.map(|(_, _, s)| s.highlight);
-        use_effect_with((selector, finished), move |(selector, finished)| {
-            if let (Some(selector), true) = (selector, finished) {
-                if let Some(el) = highlight(selector) {
-                    el.scroll_into_view_with_bool(false);
-                }
-            }
-            clear_highlights
-        });
-    }
-    // A re-render can rewrite the outlined element's classes; put the outline back.
-    {
-        let selector = current.filter(|_| finished).map(|(_, _, s)| s.highlight);
-        use_effect_with((selector, props.state.rev), move |(selector, _)| {
-            if let Some(selector) = selector {
-                highlight(selector);
-            }
-            || ()
-        });
-    }
+    use_result_highlight(
+        current.map(|(_, _, s)| s.highlight),
+        finished,
+        props.state.rev,
+    );
 
     let go = {
-        let open = open.clone();
-        let complete = complete.clone();
-        let saved = saved.clone();
+        let (open, complete, saved) = (open.clone(), complete.clone(), saved.clone());
         Callback::from(move |delta: i32| {
             let Some((l, i)) = *open else { return };
             let next = i as i32 + delta;
@@ -120,42 +76,20 @@ pub fn guide(props: &GuideProps) -> Html {
             open.set(Some((l, next as usize)));
         })
     };
+    use_step_keys(open.is_some(), &go);
 
-    // `n` and `p` move through the steps while a lesson is open.
-    {
-        let go = go.clone();
-        let is_open = open.is_some();
-        use_effect_with(is_open, move |is_open| {
-            let listener = is_open.then(|| {
-                gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
-                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                        return;
-                    };
-                    if typing() || e.ctrl_key() || e.meta_key() || e.alt_key() {
-                        return;
-                    }
-                    match e.key().as_str() {
-                        "n" => go.emit(1),
-                        "p" => go.emit(-1),
-                        _ => {}
-                    }
-                })
-            });
-            move || drop(listener)
-        });
-    }
-
-    let start = {
-        let open = open.clone();
-        let complete = complete.clone();
-        Callback::from(move |(l, i): (&'static Lesson, usize)| {
-            complete.set(None);
-            open.set(Some((l, i)));
-        })
+    let Some((l, i, step)) = current else {
+        let start = {
+            let (open, complete) = (open.clone(), complete.clone());
+            Callback::from(move |at: At| {
+                complete.set(None);
+                open.set(Some(at));
+            })
+        };
+        return picker(*complete, (*saved).clone(), &start);
     };
     let close = {
-        let open = open.clone();
-        let saved = saved.clone();
+        let (open, saved) = (open.clone(), saved.clone());
         let on_close = props.on_close.clone();
         Callback::from(move |_| {
             open.set(None);
@@ -163,11 +97,6 @@ pub fn guide(props: &GuideProps) -> Html {
             on_close.emit(());
         })
     };
-
-    let Some((l, i, step)) = current else {
-        return picker(*complete, (*saved).clone(), &start);
-    };
-
     let on_choose = {
         let step_state = step_state.clone();
         Callback::from(move |c: usize| {
@@ -188,22 +117,130 @@ pub fn guide(props: &GuideProps) -> Html {
                 started: true,
                 ..*step_state
             });
-            match run {
-                Run::Play => {
-                    dispatch.emit(Action::SetSpeed(15));
-                    dispatch.emit(Action::Play);
-                }
-                Run::Commands(commands) => {
-                    for c in commands {
-                        dispatch.emit(Action::Auto((*c).to_string()));
-                    }
-                }
-            }
+            start_run(run, &dispatch);
         })
     };
-    let running = step_state.started && !finished;
+    let callbacks = StepCallbacks {
+        choose: on_choose,
+        run: on_run,
+        go,
+        close,
+    };
+    step_panel((l, i), *step_state, finished, &callbacks)
+}
+
+/// Entering a step loads its scenario and remembers where the learner is.
+#[hook]
+fn use_enter_step(
+    at: Option<At>,
+    dispatch: &Callback<Action>,
+    step_state: &UseStateHandle<StepState>,
+) {
+    let dispatch = dispatch.clone();
+    let step_state = step_state.clone();
+    let at = at.map(|(l, i)| (l.id, i));
+    use_effect_with(at, move |at| {
+        if let Some((id, i)) = *at {
+            if let Some(step) = lesson(id).and_then(|l| l.steps.get(i)) {
+                step_state.set(StepState::default());
+                match step.scenario {
+                    Scenario::Preset(preset) => dispatch.emit(Action::LoadPreset(preset)),
+                    other => {
+                        if let Some(settings) = other.settings() {
+                            dispatch.emit(Action::Setup(settings));
+                        }
+                    }
+                }
+                save_progress(&Progress {
+                    lesson: id.to_string(),
+                    step: i as u32,
+                });
+            }
+        }
+        || ()
+    });
+}
+
+/// Once the step has run, outlines the element its result is about (matching `selector`)
+/// and brings it into view; leaving the step removes the outline. A re-render (a new
+/// `rev`) can rewrite the outlined element's classes, so the outline is put back then.
+#[hook]
+fn use_result_highlight(selector: Option<&'static str>, finished: bool, rev: u64) {
+    use_effect_with((selector, finished), move |(selector, finished)| {
+        if let (Some(selector), true) = (selector, finished) {
+            if let Some(el) = highlight(selector) {
+                el.scroll_into_view_with_bool(false);
+            }
+        }
+        clear_highlights
+    });
+    let shown = selector.filter(|_| finished);
+    use_effect_with((shown, rev), move |(selector, _)| {
+        if let Some(selector) = selector {
+            highlight(selector);
+        }
+        || ()
+    });
+}
+
+/// `n` and `p` move through the steps while a lesson is open.
+#[hook]
+fn use_step_keys(is_open: bool, go: &Callback<i32>) {
+    let go = go.clone();
+    use_effect_with(is_open, move |is_open| {
+        let listener = is_open.then(|| {
+            gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                if typing() || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                match e.key().as_str() {
+                    "n" => go.emit(1),
+                    "p" => go.emit(-1),
+                    _ => {}
+                }
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// Starts a step's run: plays the workload, or runs the commands.
+fn start_run(run: Run, dispatch: &Callback<Action>) {
+    match run {
+        Run::Play => {
+            dispatch.emit(Action::SetSpeed(15));
+            dispatch.emit(Action::Play);
+        }
+        Run::Commands(commands) => {
+            for c in commands {
+                dispatch.emit(Action::Auto((*c).to_string()));
+            }
+        }
+    }
+}
+
+/// What the open step's buttons do.
+struct StepCallbacks {
+    /// Picks answer `k`.
+    choose: Callback<usize>,
+    /// Runs the step.
+    run: Callback<MouseEvent>,
+    /// Moves by a number of steps.
+    go: Callback<i32>,
+    /// Leaves the lesson.
+    close: Callback<MouseEvent>,
+}
+
+/// The open lesson's current step: its text, the prediction, the actions and the result.
+fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) -> Html {
+    let Some(step) = l.steps.get(i) else {
+        return html! {};
+    };
+    let running = state.started && !finished;
     let last = i + 1 == l.steps.len();
-    let question = step.question;
     html! {
         <section class="panel guide" data-testid="guide" aria-label={format!("Guided lesson: {}", l.title)}
             data-lesson={l.id} data-step={i.to_string()}>
@@ -215,45 +252,24 @@ pub fn guide(props: &GuideProps) -> Html {
                         <li class={classes!((k < i).then_some("done"), (k == i).then_some("current"))}></li>
                     }) }
                 </ol>
-                <button class="link-button guide-close" data-testid="guide-close" onclick={close}
+                <button class="link-button guide-close" data-testid="guide-close" onclick={on.close.clone()}
                     title="Leave the lesson; you can resume it later">{ "Leave lesson" }</button>
             </header>
             <h2 class="guide-title" data-testid="guide-step-title">{ step.title }</h2>
             <p class="guide-explain">{ step.explain }</p>
             <p class="guide-watch"><strong>{ "Watch: " }</strong>{ step.watch }</p>
-            <fieldset class="guide-question">
-                <legend>{ "Predict: " }{ question.prompt }</legend>
-                { for question.choices.iter().enumerate().map(|(k, c)| {
-                    let chosen = step_state.choice == Some(k);
-                    let revealed = step_state.choice.is_some();
-                    let class = classes!(
-                        "guide-choice",
-                        chosen.then_some("chosen"),
-                        (revealed && c.correct).then_some("right"),
-                        (chosen && !c.correct).then_some("wrong"),
-                    );
-                    html! {
-                        <label class={class}>
-                            <input type="radio" name={format!("guide-{}-{i}", l.id)} value={k.to_string()}
-                                data-testid="guide-choice" data-correct={c.correct.to_string()}
-                                checked={chosen} disabled={revealed && !chosen}
-                                onchange={on_choose.reform(move |_| k)} />
-                            <span>{ c.text }</span>
-                        </label>
-                    }
-                }) }
-            </fieldset>
-            if let Some(k) = step_state.choice {
-                { verdict(&question, k) }
+            { question_view(&step.question, &format!("guide-{}-{i}", l.id), state.choice, &on.choose) }
+            if let Some(k) = state.choice {
+                { verdict(&step.question, k) }
             }
             <div class="guide-actions">
                 <button class="secondary" data-testid="guide-back" disabled={i == 0}
-                    onclick={go.reform(|_| -1)} title="Previous step (p)">{ "‹ Back" }</button>
-                <button class="primary" data-testid="guide-run" disabled={step_state.choice.is_none() || step_state.started}
-                    onclick={on_run} title={if step_state.choice.is_none() { "Make a prediction first" } else { "Run the scenario" }}>
+                    onclick={on.go.reform(|_| -1)} title="Previous step (p)">{ "‹ Back" }</button>
+                <button class="primary" data-testid="guide-run" disabled={state.choice.is_none() || state.started}
+                    onclick={on.run.clone()} title={if state.choice.is_none() { "Make a prediction first" } else { "Run the scenario" }}>
                     { if running { "Running…" } else if finished { "Done" } else { "Run it" } }
                 </button>
-                <button data-testid="guide-next" onclick={go.reform(|_| 1)} title="Next step (n)">
+                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title="Next step (n)">
                     { if last { "Finish lesson ›" } else { "Next step ›" } }
                 </button>
             </div>
@@ -263,6 +279,40 @@ pub fn guide(props: &GuideProps) -> Html {
                 </p>
             }
         </section>
+    }
+}
+
+/// The prediction: one radio button per answer, named `name`; once one is `chosen`, the
+/// others are disabled and the right one is marked.
+fn question_view(
+    question: &crate::lessons::Question,
+    name: &str,
+    chosen: Option<usize>,
+    on_choose: &Callback<usize>,
+) -> Html {
+    let revealed = chosen.is_some();
+    html! {
+        <fieldset class="guide-question">
+            <legend>{ "Predict: " }{ question.prompt }</legend>
+            { for question.choices.iter().enumerate().map(|(k, c)| {
+                let picked = chosen == Some(k);
+                let class = classes!(
+                    "guide-choice",
+                    picked.then_some("chosen"),
+                    (revealed && c.correct).then_some("right"),
+                    (picked && !c.correct).then_some("wrong"),
+                );
+                html! {
+                    <label class={class}>
+                        <input type="radio" name={name.to_string()} value={k.to_string()}
+                            data-testid="guide-choice" data-correct={c.correct.to_string()}
+                            checked={picked} disabled={revealed && !picked}
+                            onchange={on_choose.reform(move |_| k)} />
+                        <span>{ c.text }</span>
+                    </label>
+                }
+            }) }
+        </fieldset>
     }
 }
 

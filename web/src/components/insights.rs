@@ -205,27 +205,7 @@ pub fn insights(props: &InsightsProps) -> Html {
         let ns = ns.clone();
         Callback::from(move |_| report.set(Some(analyze(timeline.borrow().session(), &ns))))
     };
-    // Target the typed filter against the cluster at the cursor.
-    let targeting: Result<(String, Vec<String>), String> = {
-        let timeline = props.state.timeline.borrow();
-        let cluster = &timeline.session().cluster;
-        match parse_value(&query, &mut EvalContext::default()) {
-            Ok(Bson::Document(filter)) => cluster
-                .target(&ns, &filter)
-                .map(|t| {
-                    (
-                        t.stage.to_string(),
-                        t.shards
-                            .iter()
-                            .map(|&i| cluster.shard_name(i).to_string())
-                            .collect(),
-                    )
-                })
-                .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name())),
-            Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
-            Err(e) => Err(format!("SyntaxError: {e}")),
-        }
-    };
+    let targeting = target_query(&props.state, &ns, &query);
     {
         let on_target = props.on_target.clone();
         let shards = targeting
@@ -254,37 +234,7 @@ pub fn insights(props: &InsightsProps) -> Html {
                 { match &*report {
                     None => html! { <p class="muted">{ "Measures cardinality, frequency, monotonicity and how a mixed query workload would be routed." }</p> },
                     Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
-                    Some(Ok(d)) => {
-                        let mcv: Vec<Html> = match d.get_document("keyCharacteristics").ok().and_then(|k| k.get_array("mostCommonValues").ok()) {
-                            Some(list) => list.iter().filter_map(|v| v.as_document()).map(|v| {
-                                let value = v.get("value").map(shardlab::shell::format_value).unwrap_or_default();
-                                let freq = num(v, &["frequency"]);
-                                html! { <li><code>{ value }</code><span class="freq">{ format!("× {freq}") }</span></li> }
-                            }).collect(),
-                            None => Vec::new(),
-                        };
-                        let mono = text(d, &["keyCharacteristics", "monotonicity", "type"]);
-                        html! {
-                            <div class="report" data-testid="analyze-report">
-                                <dl>
-                                    <dt>{ "documents" }</dt><dd>{ num(d, &["keyCharacteristics", "numDocsTotal"]) }</dd>
-                                    <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ num(d, &["keyCharacteristics", "numDistinctValues"]) }</dd>
-                                    <dt>{ "monotonicity" }</dt>
-                                    <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
-                                        { format!("{mono} (r = {:.2})", num(d, &["keyCharacteristics", "monotonicity", "recordIdCorrelationCoefficient"])) }
-                                    </dd>
-                                    <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", num(d, &["keyCharacteristics", "avgDocSizeBytes"])) }</dd>
-                                </dl>
-                                if let Ok(note) = d.get_str("note") { <p class="muted">{ note }</p> }
-                                <h3>{ "Most common values" }</h3>
-                                <ol class="mcv">{ for mcv }</ol>
-                                if d.contains_key("readDistribution") {
-                                    { distribution("Reads", d, "readDistribution", "Reads") }
-                                    { distribution("Writes", d, "writeDistribution", "Writes") }
-                                }
-                            </div>
-                        }
-                    }
+                    Some(Ok(d)) => report_view(d),
                 } }
             </div>
             <div class="insight">
@@ -292,24 +242,101 @@ pub fn insights(props: &InsightsProps) -> Html {
                 { docs_chart(&props.state) }
                 { inserts_chart(&props.state) }
             </div>
-            <div class="insight query" data-testid="query-panel">
-                <h2>{ "Query targeting" }</h2>
-                <label class="field">
-                    <span>{ format!("db.{}.find(", ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)) }</span>
-                    <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label="Query filter" />
-                    <span>{ ")" }</span>
-                </label>
-                { match &targeting {
-                    Ok((stage, shards)) => html! {
-                        <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
-                            <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>{ stage.clone() }</span>
-                            { format!(" → {}", shards.join(", ")) }
-                        </p>
-                    },
-                    Err(e) => html! { <p class="error">{ e.clone() }</p> },
-                } }
-                <p class="muted">{ "The shards this query would be sent to are outlined in the cluster above." }</p>
-            </div>
+            { query_panel(&ns, &query, on_query, &targeting) }
         </section>
+    }
+}
+
+/// Targets the typed `query` against `ns` on the cluster at the cursor: the explain stage
+/// and the shards it goes to, or why it cannot be targeted.
+fn target_query(
+    state: &Playground,
+    ns: &str,
+    query: &str,
+) -> Result<(String, Vec<String>), String> {
+    let timeline = state.timeline.borrow();
+    let cluster = &timeline.session().cluster;
+    match parse_value(query, &mut EvalContext::default()) {
+        Ok(Bson::Document(filter)) => cluster
+            .target(ns, &filter)
+            .map(|t| {
+                (
+                    t.stage.to_string(),
+                    t.shards
+                        .iter()
+                        .map(|&i| cluster.shard_name(i).to_string())
+                        .collect(),
+                )
+            })
+            .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name())),
+        Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
+        Err(e) => Err(format!("SyntaxError: {e}")),
+    }
+}
+
+/// analyzeShardKey's report: the key's characteristics, its most common values, and the
+/// read and write distributions when MongoDB measured them.
+fn report_view(d: &Document) -> Html {
+    let mcv: Vec<Html> = match d
+        .get_document("keyCharacteristics")
+        .ok()
+        .and_then(|k| k.get_array("mostCommonValues").ok())
+    {
+        Some(list) => list.iter().filter_map(|v| v.as_document()).map(|v| {
+            let value = v.get("value").map(shardlab::shell::format_value).unwrap_or_default();
+            let freq = num(v, &["frequency"]);
+            html! { <li><code>{ value }</code><span class="freq">{ format!("× {freq}") }</span></li> }
+        }).collect(),
+        None => Vec::new(),
+    };
+    let mono = text(d, &["keyCharacteristics", "monotonicity", "type"]);
+    html! {
+        <div class="report" data-testid="analyze-report">
+            <dl>
+                <dt>{ "documents" }</dt><dd>{ num(d, &["keyCharacteristics", "numDocsTotal"]) }</dd>
+                <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ num(d, &["keyCharacteristics", "numDistinctValues"]) }</dd>
+                <dt>{ "monotonicity" }</dt>
+                <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
+                    { format!("{mono} (r = {:.2})", num(d, &["keyCharacteristics", "monotonicity", "recordIdCorrelationCoefficient"])) }
+                </dd>
+                <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", num(d, &["keyCharacteristics", "avgDocSizeBytes"])) }</dd>
+            </dl>
+            if let Ok(note) = d.get_str("note") { <p class="muted">{ note }</p> }
+            <h3>{ "Most common values" }</h3>
+            <ol class="mcv">{ for mcv }</ol>
+            if d.contains_key("readDistribution") {
+                { distribution("Reads", d, "readDistribution", "Reads") }
+                { distribution("Writes", d, "writeDistribution", "Writes") }
+            }
+        </div>
+    }
+}
+
+/// The query box and where its filter goes.
+fn query_panel(
+    ns: &str,
+    query: &str,
+    on_query: Callback<InputEvent>,
+    targeting: &Result<(String, Vec<String>), String>,
+) -> Html {
+    html! {
+        <div class="insight query" data-testid="query-panel">
+            <h2>{ "Query targeting" }</h2>
+            <label class="field">
+                <span>{ format!("db.{}.find(", ns.split_once('.').map_or(ns, |(_, c)| c)) }</span>
+                <input data-testid="query-filter" value={query.to_string()} oninput={on_query} spellcheck="false" aria-label="Query filter" />
+                <span>{ ")" }</span>
+            </label>
+            { match targeting {
+                Ok((stage, shards)) => html! {
+                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
+                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>{ stage.clone() }</span>
+                        { format!(" → {}", shards.join(", ")) }
+                    </p>
+                },
+                Err(e) => html! { <p class="error">{ e.clone() }</p> },
+            } }
+            <p class="muted">{ "The shards this query would be sent to are outlined in the cluster above." }</p>
+        </div>
     }
 }

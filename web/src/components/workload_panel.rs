@@ -1,7 +1,7 @@
 //! The workload picker and the transport: play, pause, step, step back, speed, progress.
 
 use super::controls::PanelProps;
-use crate::state::{Action, Workload};
+use crate::state::{Action, Playground, Workload};
 use shardlab::workload::preset_names;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -9,8 +9,17 @@ use yew::prelude::*;
 /// The workload and transport bar.
 #[function_component(WorkloadPanel)]
 pub fn workload_panel(props: &PanelProps) -> Html {
-    let w = props.state.workload.clone();
-    let dispatch = props.dispatch.clone();
+    html! {
+        <section class="panel transport" aria-label="Workload">
+            { workload_fields(&props.state.workload, &props.dispatch) }
+            { transport(&props.state, &props.dispatch) }
+        </section>
+    }
+}
+
+/// The workload's settings: the generator, documents per tick and in all, and whether the
+/// balancer runs after each tick. Each change replaces the workload (and stops playing).
+fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
     let set = {
         let dispatch = dispatch.clone();
         let w = w.clone();
@@ -48,33 +57,14 @@ pub fn workload_panel(props: &PanelProps) -> Html {
             }));
         })
     };
-    let on_balance = {
-        let set = set.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let on = input.checked();
-            set(Box::new(move |w| w.balance = on));
-        })
-    };
-    let on_speed = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            dispatch.emit(Action::SetSpeed(input.value().parse().unwrap_or(4)));
-        })
-    };
-    let progress = if w.total == 0 {
-        0.0
-    } else {
-        w.done as f64 / w.total as f64
-    };
-    let (position, len) = {
-        let t = props.state.timeline.borrow();
-        (t.position(), t.len())
-    };
+    let on_balance = Callback::from(move |e: Event| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        let on = input.checked();
+        set(Box::new(move |w| w.balance = on));
+    });
     let known = preset_names().contains(&w.spec.as_str());
     html! {
-        <section class="panel transport" aria-label="Workload">
+        <>
             <label class="field">
                 <span>{ "Workload" }</span>
                 <select data-testid="workload" onchange={on_spec} aria-label="Workload generator">
@@ -100,10 +90,32 @@ pub fn workload_panel(props: &PanelProps) -> Html {
                 <input type="checkbox" checked={w.balance} onchange={on_balance} aria-label="Run the balancer after each tick" />
                 <span>{ "balancer" }</span>
             </label>
+        </>
+    }
+}
+
+/// The playback buttons, the speed and the progress bar.
+fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
+    let w = &state.workload;
+    let on_speed = dispatch.reform(|e: InputEvent| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        Action::SetSpeed(input.value().parse().unwrap_or(4))
+    });
+    let progress = if w.total == 0 {
+        0.0
+    } else {
+        w.done as f64 / w.total as f64
+    };
+    let (position, len) = {
+        let t = state.timeline.borrow();
+        (t.position(), t.len())
+    };
+    html! {
+        <>
             <div class="buttons" role="group" aria-label="Playback">
                 <button data-testid="step-back" title="Step back (←)" aria-label="Step back"
                     disabled={position == 0} onclick={dispatch.reform(|_| Action::StepBack)}>{ "‹ Back" }</button>
-                if props.state.playing {
+                if state.playing {
                     <button data-testid="pause" class="primary" aria-label="Pause" title="Pause (space)"
                         onclick={dispatch.reform(|_| Action::Pause)}>{ "Pause" }</button>
                 } else {
@@ -114,8 +126,8 @@ pub fn workload_panel(props: &PanelProps) -> Html {
                     onclick={dispatch.reform(|_| Action::Step)}>{ "Step ›" }</button>
             </div>
             <label class="field">
-                <span>{ format!("Speed {}×", props.state.speed) }</span>
-                <input type="range" min="1" max="30" value={props.state.speed.to_string()}
+                <span>{ format!("Speed {}×", state.speed) }</span>
+                <input type="range" min="1" max="30" value={state.speed.to_string()}
                     oninput={on_speed} aria-label="Speed" data-testid="speed" />
             </label>
             <div class="progress" role="progressbar" aria-label="Workload progress"
@@ -124,7 +136,7 @@ pub fn workload_panel(props: &PanelProps) -> Html {
                 <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
                 <span class="progress-text">{ format!("{} / {} docs · step {position} of {len}", w.done, w.total) }</span>
             </div>
-        </section>
+        </>
     }
 }
 
