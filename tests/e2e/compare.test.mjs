@@ -6,9 +6,12 @@ import { suite, screenshot, readCompareRows, playComparison } from './harness.mj
 
 const env = suite();
 
-// The comparison tab after two steps of the workload, with a third column added.
-async function twoStepsAndAThirdColumn() {
+// The comparison tab after two steps of the workload, with a third column added. With
+// `clock`, the page runs on Playwright's clock (time still flows on its own), so that a
+// test can also move the page's timers forward itself.
+async function twoStepsAndAThirdColumn({ clock = false } = {}) {
   const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  if (clock) await page.clock.install();
   await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-step').click();
@@ -74,7 +77,7 @@ test('compare: space plays the comparison and the right arrow steps it, not the 
 });
 
 test('compare: the comparison keeps its columns and progress across a visit to another tab', async () => {
-  const page = await twoStepsAndAThirdColumn();
+  const page = await twoStepsAndAThirdColumn({ clock: true });
   const bar = page.getByTestId('compare-progress');
   const done = await bar.getAttribute('data-done');
   assert.equal(done, '50');
@@ -84,8 +87,13 @@ test('compare: the comparison keeps its columns and progress across a visit to a
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')) > 0);
+  // Leaving the tab paused the comparison: its hidden button offers to play again.
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="compare-play"]').getAttribute('aria-label') === 'Play the comparison',
+  );
   const paused = await bar.getAttribute('data-done');
-  await page.waitForTimeout(500);
+  // Playing, the comparison ticks every 100 ms: half a second of the page's timers moves nothing.
+  await page.clock.runFor(500);
   assert.equal(await bar.getAttribute('data-done'), paused, 'hidden comparison is paused');
   await page.getByTestId('tab-compare').click();
   assert.equal(await page.getByTestId('compare-column').count(), 3, 'the added column is still there');

@@ -107,7 +107,11 @@ test('the embed demo page shows two playgrounds inside iframes', async () => {
   await first.getByTestId('pause').waitFor();
   const href = await first.getByTestId('open-in-shardlab').getAttribute('href');
   assert.match(href, /\?s=v1\./);
-  await page.waitForTimeout(1500);
+  // Let the autoplayed workload get going before the picture: four ticks of 25 documents.
+  const frame = await (await page.getByTestId('demo-frame-monotonic').elementHandle()).contentFrame();
+  await frame.waitForFunction(
+    () => Number(document.querySelector('[data-testid="progress"]')?.getAttribute('aria-valuenow')) >= 100,
+  );
   await screenshot(page, 'embed-demo');
   assert.deepEqual(errors, []);
 });
