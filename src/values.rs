@@ -10,6 +10,7 @@ pub(crate) mod float;
 pub mod hash;
 pub mod inspect;
 pub mod js;
+pub mod limits;
 pub mod order;
 pub(crate) mod path;
 pub(crate) mod raw;

@@ -309,6 +309,9 @@ pub struct Cluster {
     oid_process: [u8; 5],
 }
 
+/// The most shards a cluster is configured with (`sim.reset`, a share link).
+pub const MAX_SHARDS: u32 = 64;
+
 /// The most documents a cluster takes in over its life: twice the largest workload the
 /// lessons and benchmarks run, and about 300 MB of memory for small documents.
 pub const MAX_WRITTEN_DOCS: u64 = 2_000_000;

@@ -290,6 +290,27 @@ fn increment(
         return Ok(by.clone());
     };
     let field = path.rsplit('.').next().unwrap_or(path);
+    let id = || {
+        doc.get("_id")
+            .map(|id| format_bson_element("_id", id))
+            .unwrap_or_else(|| "no id".to_owned())
+    };
+    // Integers add as MongoDB's `SafeNum` does: int32 overflow widens to int64, but an
+    // int64 overflow is an error, not a double.
+    let integer = |v: &Bson| match v {
+        Bson::Int32(i) => Some((i64::from(*i), "NumberInt")),
+        Bson::Int64(i) => Some((*i, "NumberLong")),
+        _ => None,
+    };
+    if let (Some((x, kind)), Some((y, _))) = (integer(current), integer(by)) {
+        let both_int32 = matches!((current, by), (Bson::Int32(_), Bson::Int32(_)));
+        if !both_int32 && x.checked_add(y).is_none() {
+            return Err(ClusterError::BadValue(format!(
+                "Failed to apply $inc operations to current value (({kind}){x}) for document {{{}}}",
+                id()
+            )));
+        }
+    }
     match add_numbers(current, by) {
         Some(sum) => Ok(sum),
         None if matches!(current, Bson::Decimal128(_)) || matches!(by, Bson::Decimal128(_)) => {
@@ -299,17 +320,15 @@ fn increment(
         }
         None => Err(ClusterError::TypeMismatch(format!(
             "Cannot apply $inc to a value of non-numeric type. {{{}}} has the field '{field}' of non-numeric type {}",
-            doc.get("_id")
-                .map(|id| format_bson_element("_id", id))
-                .unwrap_or_else(|| "no id".to_owned()),
+            id(),
             type_name(current)
         ))),
     }
 }
 
 /// Adds two numbers as MongoDB's `SafeNum` does: int + int stays int32 unless it
-/// overflows (then int64), int64 overflow becomes a double, and a double on either
-/// side gives a double. Decimals are not supported (`None`).
+/// overflows (then int64), and a double on either side gives a double. Decimals are not
+/// supported (`None`). An int64 overflow is refused by the caller before this is asked.
 fn add_numbers(a: &Bson, b: &Bson) -> Option<Bson> {
     let as_i64 = |v: &Bson| match v {
         Bson::Int32(i) => Some(i64::from(*i)),

@@ -40,6 +40,8 @@ pub enum ErrorKind {
     Type,
     /// An unknown variable.
     Reference,
+    /// A value out of JavaScript's range (a string too long to build).
+    Range,
 }
 
 /// An error from one statement, with MongoDB's code and words and where it happened.
@@ -114,6 +116,7 @@ impl StatementError {
             ErrorKind::Syntax => "SyntaxError",
             ErrorKind::Type => "TypeError",
             ErrorKind::Reference => "ReferenceError",
+            ErrorKind::Range => "RangeError",
         };
         let mut out = String::from("{\"error\": {\"code\": ");
         out.push_str(&self.code.to_string());
@@ -138,6 +141,7 @@ impl std::fmt::Display for StatementError {
             ErrorKind::Syntax => write!(f, "SyntaxError: {}", self.message),
             ErrorKind::Type => write!(f, "TypeError: {}", self.message),
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
+            ErrorKind::Range => write!(f, "RangeError: {}", self.message),
         }
     }
 }
@@ -168,6 +172,12 @@ impl From<EvalError> for StatementError {
                 format!("invalid Extended JSON {key}: {detail}"),
                 *span,
             ),
+            EvalError::Limit { error, span } => {
+                return StatementError::server(error.clone()).at(*span);
+            }
+            EvalError::StringLength { span } => {
+                (ErrorKind::Range, "Invalid string length".to_string(), *span)
+            }
             EvalError::NotJson { detail, span } => (
                 ErrorKind::Syntax,
                 format!("not valid Extended JSON: {detail}"),
@@ -336,16 +346,23 @@ impl Session {
                     Some(e) => self.value_of(e)?,
                     None => Bson::Undefined,
                 };
-                self.ctx.variables.insert(name.clone(), value);
-                Ok(Output::Nothing)
+                self.bind(name, value)
             }
             StmtKind::Assign { name, value } => {
                 let v = self.value_of(value)?;
-                self.ctx.variables.insert(name.clone(), v);
-                Ok(Output::Nothing)
+                self.bind(name, v)
             }
             StmtKind::Expr(e) => self.expression(e),
         }
+    }
+
+    /// Keeps `value` in variable `name`. A variable holds at most what one BSON value
+    /// may (see [`crate::values::limits`]): a command's result past that, such as
+    /// `find().toArray()` of a large collection, is refused rather than kept.
+    fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
+        crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
+        self.ctx.variables.insert(name.to_string(), value);
+        Ok(Output::Nothing)
     }
 
     /// Evaluates an expression that must produce a value (commands included).

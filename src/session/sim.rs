@@ -105,34 +105,53 @@ fn seed(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     Ok(Bson::Document(doc! { "seed": seed, "ok": 1 }))
 }
 
-/// `sim.reset({shards, version, chunkSize, seed})`: a new, empty cluster.
+/// `sim.reset({shards, version, chunkSize, seed})`: a new, empty cluster. Options out of
+/// range are refused with the errors the same settings give elsewhere (`sim.chunkSize`,
+/// a share link's shard count), never quietly clamped.
 fn reset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let opts = s.opt_doc_arg(args, 0, "options")?;
     let mut config = ClusterConfig {
         seed: s.cluster.config().seed,
         ..ClusterConfig::default()
     };
-    if let Some(Bson::Int32(n)) = opts.get("shards") {
-        config.shards = (*n).clamp(1, 64) as u32;
-    }
-    if let Some(Bson::String(v)) = opts.get("version") {
-        config.version = VersionMode::parse(v).ok_or_else(|| {
-            StatementError::from(ClusterError::BadValue(format!(
-                "unknown version mode '{v}'"
-            )))
-        })?;
-    }
-    let int_opt = |key: &str| {
-        opts.get(key)
-            .and_then(|v| v.as_i64().or(v.as_i32().map(i64::from)))
+    let bad = |m: String| StatementError::from(ClusterError::BadValue(m));
+    // An integral number, as JavaScript would pass it, or the option's own error.
+    let integer = |key: &str| -> Result<Option<i64>, StatementError> {
+        match opts.get(key) {
+            None => Ok(None),
+            Some(Bson::Int32(n)) => Ok(Some(i64::from(*n))),
+            Some(Bson::Int64(n)) => Ok(Some(*n)),
+            Some(Bson::Double(d)) if d.fract() == 0.0 && d.abs() < 9.0e15 => Ok(Some(*d as i64)),
+            Some(other) => Err(bad(format!(
+                "{key} must be an integer, got {}",
+                crate::values::inspect::format_value(other)
+            ))),
+        }
     };
-    if let Some(n) = int_opt("chunkSize") {
-        config.chunk_size = Some(u64::try_from(n).unwrap_or(1024).max(1024));
+    if let Some(n) = integer("shards")? {
+        let max = crate::engine::cluster::MAX_SHARDS;
+        config.shards = u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| bad(format!("shards must be between 1 and {max}, got {n}")))?;
     }
-    if let Some(n) = int_opt("seed") {
-        config.seed = n as u64;
+    if let Some(v) = opts.get("version") {
+        let Bson::String(v) = v else {
+            return Err(bad("version must be a string such as \"8.0\"".to_string()));
+        };
+        config.version = VersionMode::parse(v)
+            .ok_or_else(|| bad(format!("unknown version mode '{v}'")))?;
     }
-    *s = Session::new(config);
+    if let Some(seed) = integer("seed")? {
+        config.seed = seed as u64;
+    }
+    let chunk_size = integer("chunkSize")?;
+    let mut fresh = Session::new(config);
+    if let Some(n) = chunk_size {
+        // The same rule, and error, as `sim.chunkSize(n)`.
+        fresh.cluster.set_chunk_size(u64::try_from(n).unwrap_or(0))?;
+    }
+    *s = fresh;
     Ok(Bson::Document(doc! { "ok": 1 }))
 }
 

@@ -125,6 +125,21 @@ pub enum EvalError {
         /// Where it is.
         span: Span,
     },
+    /// A value past one of MongoDB's limits (nested too deep, too large): MongoDB's own
+    /// error, as the server would return it for the command carrying the value.
+    #[error("{span}: {error}")]
+    Limit {
+        /// The error, with MongoDB's code.
+        error: crate::values::error::ClusterError,
+        /// Where the value is built.
+        span: Span,
+    },
+    /// A string longer than any document could hold: JavaScript's `RangeError`.
+    #[error("{span}: RangeError: Invalid string length")]
+    StringLength {
+        /// Where the string is built.
+        span: Span,
+    },
     /// A construct that Extended JSON text may not contain.
     #[error("{span}: not valid Extended JSON: {detail}")]
     NotJson {

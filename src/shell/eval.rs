@@ -15,6 +15,7 @@ use super::parser::{BinaryOp, Expr, ExprKind, UnaryOp};
 use super::wrappers::convert_wrapper;
 use crate::values::encoding::format_js_date_string;
 use crate::values::js::{js_key_order, js_number, js_number_to_string};
+use crate::values::limits;
 use bson::{Bson, Document};
 
 /// How literals are read.
@@ -100,16 +101,32 @@ impl Evaluator<'_> {
             ExprKind::Null => Ok(Bson::Null),
             ExprKind::Undefined => Ok(Bson::Undefined),
             ExprKind::Ident(name) => self.ident(name, span),
-            ExprKind::Array(items) => Ok(Bson::Array(
-                items
-                    .iter()
-                    .map(|e| self.eval(e))
-                    .collect::<Result<_, _>>()?,
-            )),
+            ExprKind::Array(items) => {
+                let mut size = Within::new(span);
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    if let Some(var) = self.variable(item) {
+                        size.add(var, "0")?;
+                        out.push(var.clone());
+                        continue;
+                    }
+                    let v = self.eval(item)?;
+                    size.add(&v, "0")?;
+                    out.push(v);
+                }
+                Ok(Bson::Array(out))
+            }
             ExprKind::Object(fields) => {
+                let mut size = Within::new(span);
                 let mut doc = Document::new();
                 for (k, v) in fields {
+                    if let Some(var) = self.variable(v) {
+                        size.add(var, k)?;
+                        doc.insert(k.clone(), var.clone());
+                        continue;
+                    }
                     let v = self.eval(v)?;
+                    size.add(&v, k)?;
                     doc.insert(k.clone(), v);
                 }
                 if self.ctx.js_key_order {
@@ -139,6 +156,15 @@ impl Evaluator<'_> {
                 let r = self.eval(right)?;
                 binary(*op, &l, &r, span)
             }
+        }
+    }
+
+    /// The variable `expr` names, if it is a bare variable name: read in place, so that
+    /// it can be measured before it is copied.
+    fn variable(&self, expr: &Expr) -> Option<&Bson> {
+        match &expr.kind {
+            ExprKind::Ident(name) => self.ctx.variables.get(name),
+            _ => None,
         }
     }
 
@@ -301,6 +327,44 @@ fn unary(op: UnaryOp, v: &Bson, span: Span) -> Result<Bson, EvalError> {
     }
 }
 
+/// The running size of a document or array being built, so that one built from large
+/// variables (`[x, x, x]`, `{l: x, r: x}`) is refused as soon as it passes MongoDB's
+/// limits, before the rest of it is copied.
+struct Within {
+    so_far: limits::Measure,
+    span: Span,
+}
+
+impl Within {
+    fn new(span: Span) -> Self {
+        // A document's length prefix and final NUL, and the document itself.
+        let so_far = limits::Measure {
+            depth: 0,
+            bytes: 5,
+            values: 1,
+        };
+        Within { so_far, span }
+    }
+
+    /// Counts an element named `name` holding `v`, whose nesting must leave room for
+    /// the level being built.
+    fn add(&mut self, v: &Bson, name: &str) -> Result<(), EvalError> {
+        let limit = |error| EvalError::Limit {
+            error,
+            span: self.span,
+        };
+        let mut before = self.so_far;
+        before.bytes += 2 + name.len() as u64;
+        let m = limits::measure_after(v, &before, limits::MAX_BSON_BYTES).map_err(limit)?;
+        if m.depth >= limits::MAX_BSON_DEPTH {
+            return Err(limit(limits::too_deep()));
+        }
+        self.so_far.bytes = before.bytes + m.bytes;
+        self.so_far.values += m.values;
+        Ok(())
+    }
+}
+
 /// A binary operator applied to two values: string concatenation when either side of
 /// `+` is a string, JavaScript arithmetic otherwise.
 fn binary(op: BinaryOp, l: &Bson, r: &Bson, span: Span) -> Result<Bson, EvalError> {
@@ -311,6 +375,11 @@ fn binary(op: BinaryOp, l: &Bson, r: &Bson, span: Span) -> Result<Bson, EvalErro
                 span,
             });
         };
+        // Strings longer than any document could hold are refused before they are
+        // built, so doubling a string cannot exhaust memory.
+        if a.len() + b.len() > limits::MAX_STRING_BYTES {
+            return Err(EvalError::StringLength { span });
+        }
         return Ok(Bson::String(a + &b));
     }
     let (Some(a), Some(b)) = (to_number(l), to_number(r)) else {

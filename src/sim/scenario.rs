@@ -26,7 +26,7 @@ pub const MAX_DECODED_BYTES: usize = 256 * 1024;
 pub const MAX_COMMANDS: usize = 65_536;
 
 /// The most shards a scenario may ask for (the same cap as `sim.reset`).
-pub const MAX_SHARDS: u32 = 64;
+pub use crate::engine::cluster::MAX_SHARDS;
 
 /// The longest query string [`from_query`] looks at. A valid `v1` string can never be
 /// longer: the encoder stores the record raw when compression does not help, and base64

@@ -29,11 +29,17 @@ use bson::oid::ObjectId;
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, DateTime, Document};
 
-/// The most documents one `generate` call may produce.
-pub const MAX_GENERATE: u64 = 1_000_000;
+/// The most documents one `generate` call may produce: about a second of work in a
+/// phone's browser, so that no single command freezes the page for long.
+pub const MAX_GENERATE: u64 = 100_000;
 
-/// The most queries one `generate_queries` call may produce.
-pub const MAX_QUERIES: u64 = 1_000_000;
+/// The most bytes of documents one `generate` call may produce (estimated from the first
+/// document before any is made): with [`MAX_GENERATE`], the work budget of one call.
+pub const MAX_GENERATE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most queries one `generate_queries` call may produce. Each may be an update or a
+/// delete that scans the collection, so fewer than documents.
+pub const MAX_QUERIES: u64 = 10_000;
 
 /// The largest `n` a Zipf or tenant generator accepts; its table holds one weight per value.
 pub const MAX_ZIPF_N: u64 = 1_000_000;
@@ -150,6 +156,21 @@ pub fn generate(
         )));
     }
     let template = Template::compile(spec)?;
+    // The first document, made on a copy of the generator's state so that the real run
+    // draws the same values, estimates the whole call's size before any work is done.
+    if count > 0 {
+        let sample = template.document(start, &mut rng.clone());
+        let each = sample.to_vec().map_or(0, |b| b.len() as u64);
+        let total = each.saturating_mul(count);
+        if total > MAX_GENERATE_BYTES {
+            return Err(ClusterError::ExceededMemoryLimit(format!(
+                "cannot generate {count} documents of about {each} bytes in one call \
+                 ({} MiB); the limit is {} MiB per call",
+                total >> 20,
+                MAX_GENERATE_BYTES >> 20
+            )));
+        }
+    }
     let mut out = Vec::with_capacity(count as usize);
     for n in 0..count {
         out.push(template.document(start.saturating_add(n), rng));

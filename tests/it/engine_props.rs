@@ -18,8 +18,8 @@ enum Key {
     Missing,
     /// MinKey and MaxKey as shard key values: MinKey routes to the first chunk, MaxKey
     /// (the global maximum of a one-field key) is refused, and neither may be lost.
-    MinKey,
-    MaxKey,
+    Min,
+    Max,
 }
 
 /// One generated document: its key, a second field and a padding length; `id` is an
@@ -66,8 +66,8 @@ fn key() -> impl Strategy<Value = Key> {
         6 => (-40i64..40).prop_map(Key::Int),
         2 => (0u8..6).prop_map(Key::Str),
         1 => Just(Key::Missing),
-        1 => Just(Key::MinKey),
-        1 => Just(Key::MaxKey),
+        1 => Just(Key::Min),
+        1 => Just(Key::Max),
     ]
 }
 
@@ -151,8 +151,8 @@ fn to_bson(key: &Key) -> Option<Bson> {
         Key::Int(i) => Some(Bson::Int64(*i)),
         Key::Str(s) => Some(Bson::String(format!("s{s}"))),
         Key::Missing => None,
-        Key::MinKey => Some(Bson::MinKey),
-        Key::MaxKey => Some(Bson::MaxKey),
+        Key::Min => Some(Bson::MinKey),
+        Key::Max => Some(Bson::MaxKey),
     }
 }
 

@@ -199,3 +199,134 @@ fn documents_nested_past_180_levels_are_refused() {
     assert_eq!(c.collection("test.c").unwrap().doc_count(), 2);
     c.check().unwrap();
 }
+
+/// `lines` copies of `line`, after `first`.
+fn script(first: &str, line: &str, lines: usize) -> String {
+    let mut s = format!("{first}\n");
+    for _ in 0..lines {
+        s.push_str(line);
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn values_built_through_variables_stop_at_200_levels() {
+    // 10,000 `x = {a: x}` (once quadratic and unbounded) stop at MongoDB's depth, and
+    // the insert of what was built is refused at the storage depth.
+    let s = script("var x = 1", "x = {a: x}", 10_000) + "db.c.insertOne(x)";
+    let (session, out) = run(&s);
+    assert_eq!(out[200], "", "200 levels are built");
+    assert_eq!(
+        out[201],
+        "MongoServerError[Overflow]: BSONObj exceeds maximum nested object depth"
+    );
+    assert_eq!(
+        out.last().unwrap(),
+        "MongoServerError[Overflow]: cannot insert document because it exceeds 180 levels of nesting"
+    );
+    session.cluster.check().unwrap();
+    // Deep literals assigned 60 levels at a time stop the same way.
+    let deep = format!("x = {}x{}", "{a:".repeat(60), "}".repeat(60));
+    let out = last(&(script("var x = 1", &deep, 74) + "db.c.insertOne({_id: x})"));
+    assert!(out.starts_with("MongoServerError[Overflow]: "), "{out}");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn doubling_a_value_or_a_string_stops_at_the_limits() {
+    let (_, out) =
+        run(&(script("var a = {x: 1}", "a = {l: a, r: a}", 22) + "db.c.insertOne({a: a})"));
+    assert!(
+        out.iter().any(|l| l.starts_with("MongoServerError[ExceededMemoryLimit]: a value built in the shell may hold at most 250000 values")),
+        "{out:?}"
+    );
+    assert!(
+        out.last().unwrap().contains("acknowledged: true"),
+        "what was built is kept"
+    );
+    let (_, out) = run(&(script("var s = \"ab\"", "s = s + s", 33) + "s.length"));
+    assert_eq!(out[24], "RangeError: Invalid string length");
+    assert_eq!(out.last().unwrap(), "16777216");
+    // Many copies of a large value are refused before they are all made.
+    let (_, out) = run(
+        &(script("var s = \"ab\"", "s = s + s", 23) + "var t = [s, s, s, s, s, s, s, s, s, s]")
+    );
+    assert!(
+        out.last()
+            .unwrap()
+            .starts_with("MongoServerError[BSONObjectTooLarge]: BSONObj size: "),
+        "{out:?}"
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn generation_past_its_budget_is_refused_up_front() {
+    assert_eq!(
+        last(r#"sim.generate("test.e", "monotonic", 1000000)"#),
+        "MongoServerError[BadValue]: cannot generate 1000000 documents in one call; the limit is 100000"
+    );
+    let out = last(
+        r#"sim.generate("test.e", {x: "increasing", pad: {gen: "padding", bytes: 1000000}}, 1000)
+db.e.countDocuments()"#,
+    );
+    assert_eq!(out, "0");
+    let (_, out) = run(
+        r#"sim.generate("test.e", {x: "increasing", pad: {gen: "padding", bytes: 1000000}}, 1000)"#,
+    );
+    assert!(
+        out[0].starts_with(
+            "MongoServerError[ExceededMemoryLimit]: cannot generate 1000 documents of about 1000"
+        ),
+        "{}",
+        out[0]
+    );
+    assert!(
+        out[0].ends_with("the limit is 64 MiB per call"),
+        "{}",
+        out[0]
+    );
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn reset_refuses_options_out_of_range() {
+    let (_, out) = run(r#"sim.reset({shards: 100000})
+sim.reset({shards: NaN})
+sim.reset({chunkSize: 0})
+sim.chunkSize(0)
+sim.reset({shards: 5, chunkSize: 2048})
+sh.status().shards.length"#);
+    assert_eq!(
+        out[0],
+        "MongoServerError[BadValue]: shards must be between 1 and 64, got 100000"
+    );
+    assert_eq!(
+        out[1],
+        "MongoServerError[BadValue]: shards must be an integer, got NaN"
+    );
+    assert_eq!(out[2], out[3], "sim.reset and sim.chunkSize refuse alike");
+    assert_eq!(out[4], "{ ok: 1 }");
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn inc_past_int64_is_refused() {
+    let (s, out) = run(
+        r#"db.c.insertOne({_id: 1, a: NumberLong("9223372036854775807"), b: 2147483647})
+db.c.updateOne({_id: 1}, {$inc: {a: 1}})
+db.c.updateOne({_id: 1}, {$inc: {b: 1}})
+db.c.findOne()"#,
+    );
+    assert_eq!(
+        out[1],
+        "MongoServerError[BadValue]: Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) for document {_id: 1}"
+    );
+    assert_eq!(
+        out[3], "{ _id: 1, a: Long('9223372036854775807'), b: Long('2147483648') }",
+        "int32 overflow widens to int64; the int64 is unchanged"
+    );
+    s.cluster.check().unwrap();
+}

@@ -161,7 +161,7 @@ fn errors() {
             1,
             "unknown generator \"fibonacci\" for field 'x'; valid generators are: increasing, decreasing, objectId, date, uniformInt, uniformString, continent, zipf, uuid, choice, tenant, missing, const, padding",
         ),
-        (doc! { "x": "increasing" }, 1_000_001, "cannot generate 1000001 documents in one call; the limit is 1000000"),
+        (doc! { "x": "increasing" }, 100_001, "cannot generate 100001 documents in one call; the limit is 100000"),
         (doc! { "a": { "b": { "gen": "uniformInt", "min": 5, "max": 1 } } }, 1, "'min' (5) of field 'a.b' is greater than 'max' (1)"),
         (doc! { "x": { "gen": "missing", "p": 2 } }, 1, "'p' of field 'x' must be between 0 and 1, got 2"),
         (doc! { "x": { "gen": "choice", "values": [] } }, 1, "'values' of field 'x' must be a non-empty array"),
