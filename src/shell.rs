@@ -17,6 +17,7 @@
 //! Extended JSON v2 ([`to_canonical_ejson`], [`parse_ejson`]). The commands' meaning
 //! (`find`, `sh.status()`, ...) lives elsewhere; this module only reads and writes values.
 
+pub(crate) mod completeness;
 pub(crate) mod constructors;
 pub(crate) mod context;
 pub(crate) mod ejson;
@@ -28,6 +29,7 @@ pub(crate) mod wrappers;
 
 pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
 pub use crate::values::js::{js_key_order, js_number};
+pub use completeness::needs_more_input;
 pub use context::{EvalContext, EvalError};
 pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
 pub use eval::eval_value;
