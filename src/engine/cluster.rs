@@ -507,7 +507,7 @@ impl Cluster {
     }
 
     /// Seals the event log's open tail into a shared segment if it is long enough (see
-    /// [`EventLog::seal`]), so that copies of the cluster share it. The timeline calls it
+    /// `EventLog::seal`), so that copies of the cluster share it. The timeline calls it
     /// between steps; a driver keeping its own copies may do the same.
     pub fn seal_events(&mut self) {
         self.events.seal();
