@@ -35,8 +35,8 @@ pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
 pub use eval::eval_value;
 pub use lexer::{Span, Token, TokenKind};
 pub use parser::{
-    flatten, parse_expression, parse_script, parse_script_recovering, Expr, ExprKind, ParseError,
-    Script, Segment, Stmt, StmtKind,
+    flatten, parse_expression, parse_script, parse_script_recovering, BinaryOp, Expr, ExprKind,
+    ParseError, Script, Segment, Stmt, StmtKind,
 };
 
 use bson::Bson;
