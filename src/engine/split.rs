@@ -238,8 +238,6 @@ impl Cluster {
             return;
         };
         let ordered = !sharding.pattern.is_hashed();
-        let global_min = sharding.pattern.global_min();
-        let global_max = sharding.pattern.global_max();
         let Some(coll) = self.collections.get(ns) else {
             return;
         };
@@ -266,46 +264,64 @@ impl Cluster {
         if points.is_empty() {
             return;
         }
-        // Top-chunk optimisation (5.0 chunk_splitter, `findExtremeKeyForShard`): a chunk at
-        // either end of an ordered key space is likely to keep receiving inserts, so its
-        // first split point becomes the key of the shard's second document (skipping one, so
-        // the new MinKey chunk holds a single document), or its last split point the key of
-        // the shard's last document. The chunk owns the shard's extreme documents.
         if ordered {
-            let coll = self.collections.get(ns);
-            if chunk.min == global_min {
-                let second = coll.and_then(|c| {
-                    crate::engine::store::range(&c.docs, &chunk.min, &chunk.max)
-                        .nth(1)
-                        .map(|((k, _), _)| k.to_key())
-                });
-                if let Some(second) = second {
-                    points[0] = second;
-                }
-            } else if chunk.max == global_max {
-                let last = coll.and_then(|c| {
-                    crate::engine::store::range(&c.docs, &chunk.min, &chunk.max)
-                        .next_back()
-                        .map(|((k, _), _)| k.to_key())
-                });
-                if let (Some(last), Some(back)) = (last, points.last_mut()) {
-                    *back = last;
-                }
-            }
-            crate::support::sort::sort(&mut points);
-            points.dedup();
+            self.top_chunk_points(ns, &chunk, &mut points);
         }
         self.apply_split(ns, &chunk, &points);
-        // A piece over the maximum size whose documents all share one key value has no
-        // split point of its own: it is jumbo from the start (spec §6).
-        let mut bounds = Vec::with_capacity(points.len() + 1);
-        bounds.push(chunk.min.clone());
-        bounds.extend(points.iter().cloned());
-        for lo in bounds {
+        self.mark_jumbo_pieces(ns, &chunk.min, &points, max_size);
+        if ordered && self.balancer_enabled {
+            self.move_single_document_end(ns, &chunk, &points);
+        }
+    }
+
+    /// Top-chunk optimisation (5.0 chunk_splitter, `findExtremeKeyForShard`): a chunk at
+    /// either end of an ordered key space is likely to keep receiving inserts, so its first
+    /// split point becomes the key of the shard's second document (skipping one, so the new
+    /// MinKey chunk holds a single document), or its last split point the key of the
+    /// shard's last document. The chunk owns the shard's extreme documents.
+    fn top_chunk_points(&self, ns: &str, chunk: &Chunk, points: &mut Vec<KeyValue>) {
+        let Ok(sharding) = self.sharding(ns) else {
+            return;
+        };
+        let coll = self.collections.get(ns);
+        if chunk.min == sharding.pattern.global_min() {
+            let second = coll.and_then(|c| {
+                crate::engine::store::range(&c.docs, &chunk.min, &chunk.max)
+                    .nth(1)
+                    .map(|((k, _), _)| k.to_key())
+            });
+            if let Some(second) = second {
+                points[0] = second;
+            }
+        } else if chunk.max == sharding.pattern.global_max() {
+            let last = coll.and_then(|c| {
+                crate::engine::store::range(&c.docs, &chunk.min, &chunk.max)
+                    .next_back()
+                    .map(|((k, _), _)| k.to_key())
+            });
+            if let (Some(last), Some(back)) = (last, points.last_mut()) {
+                *back = last;
+            }
+        }
+        crate::support::sort::sort(points);
+        points.dedup();
+    }
+
+    /// A piece over the maximum size whose documents all share one key value has no split
+    /// point of its own: it is jumbo from the start (spec §6). The pieces start at `first`
+    /// and at each of `points`.
+    fn mark_jumbo_pieces(
+        &mut self,
+        ns: &str,
+        first: &KeyValue,
+        points: &[KeyValue],
+        max_size: u64,
+    ) {
+        for lo in std::iter::once(first).chain(points) {
             let piece = self
                 .sharding(ns)
                 .ok()
-                .and_then(|s| s.table.get(&lo))
+                .and_then(|s| s.table.get(lo))
                 .filter(|p| p.bytes > max_size)
                 .cloned();
             if let Some(piece) = piece {
@@ -318,29 +334,37 @@ impl Cluster {
                 }
             }
         }
-        // After the split, MongoDB (split_chunk.cpp) moves the back piece if it ends at
-        // MaxKey and holds a single document, else the front piece if it starts at MinKey
-        // and holds a single document, so the hot spot does not stay on one shard.
-        if ordered && self.balancer_enabled {
-            let back_min = points[points.len() - 1].clone();
-            let single = |cluster: &Cluster, min: &KeyValue| {
-                cluster
-                    .sharding(ns)
-                    .ok()
-                    .and_then(|s| s.table.get(min))
-                    .is_some_and(|c| c.docs == 1)
-            };
-            let candidate = if chunk.max == global_max && single(self, &back_min) {
-                Some(back_min)
-            } else if chunk.min == global_min && single(self, &chunk.min) {
-                Some(chunk.min.clone())
-            } else {
-                None
-            };
-            if let Some(min) = candidate {
-                if self.sharding(ns).is_ok_and(|s| s.balancing) {
-                    self.rebalance_single_chunk(ns, &min);
-                }
+    }
+
+    /// After a split, MongoDB (split_chunk.cpp) moves the back piece if it ends at MaxKey
+    /// and holds a single document, else the front piece if it starts at MinKey and holds a
+    /// single document, so the hot spot does not stay on one shard.
+    fn move_single_document_end(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue]) {
+        let Some(back_min) = points.last().cloned() else {
+            return;
+        };
+        let Ok(sharding) = self.sharding(ns) else {
+            return;
+        };
+        let (global_min, global_max) =
+            (sharding.pattern.global_min(), sharding.pattern.global_max());
+        let single = |cluster: &Cluster, min: &KeyValue| {
+            cluster
+                .sharding(ns)
+                .ok()
+                .and_then(|s| s.table.get(min))
+                .is_some_and(|c| c.docs == 1)
+        };
+        let candidate = if chunk.max == global_max && single(self, &back_min) {
+            Some(back_min)
+        } else if chunk.min == global_min && single(self, &chunk.min) {
+            Some(chunk.min.clone())
+        } else {
+            None
+        };
+        if let Some(min) = candidate {
+            if self.sharding(ns).is_ok_and(|s| s.balancing) {
+                self.rebalance_single_chunk(ns, &min);
             }
         }
     }
