@@ -139,8 +139,8 @@ fn reset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         let Bson::String(v) = v else {
             return Err(bad("version must be a string such as \"8.0\"".to_string()));
         };
-        config.version = VersionMode::parse(v)
-            .ok_or_else(|| bad(format!("unknown version mode '{v}'")))?;
+        config.version =
+            VersionMode::parse(v).ok_or_else(|| bad(format!("unknown version mode '{v}'")))?;
     }
     if let Some(seed) = integer("seed")? {
         config.seed = seed as u64;
@@ -149,7 +149,9 @@ fn reset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let mut fresh = Session::new(config);
     if let Some(n) = chunk_size {
         // The same rule, and error, as `sim.chunkSize(n)`.
-        fresh.cluster.set_chunk_size(u64::try_from(n).unwrap_or(0))?;
+        fresh
+            .cluster
+            .set_chunk_size(u64::try_from(n).unwrap_or(0))?;
     }
     *s = fresh;
     Ok(Bson::Document(doc! { "ok": 1 }))
