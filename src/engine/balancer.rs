@@ -4,7 +4,7 @@
 use crate::engine::chunks::{Chunk, ShardIdx};
 use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
 use crate::engine::events::EventKind;
-use crate::engine::split::key_from_bound;
+use crate::engine::split::{chunk_query_key, key_from_bound, shard_key_bound};
 use crate::keys::shard_key::{format_bson_obj, KeyValue};
 use bson::Document;
 
@@ -194,13 +194,31 @@ impl Cluster {
         to: &str,
     ) -> Result<Migration, ClusterError> {
         let s = self.sharding(ns)?;
-        let key = s.pattern.extract(find)?;
+        // mongos checks the destination before it reads `find` (`cluster_move_chunk_cmd.cpp`).
+        self.move_destination(ns, to)?;
+        let key = chunk_query_key(&s.pattern, find)?;
         let chunk = s
             .table
             .chunk_for(&key)
             .cloned()
             .ok_or_else(|| not_sharded(ns))?;
         self.move_chunk_at(ns, &chunk, to)
+    }
+
+    /// The destination shard of a `moveChunk`, or mongos's `ShardNotFound` in the words of
+    /// the mode's release: 3.6 quotes the namespace and shard, 4.4+ logs and asserts the
+    /// LOGV2 message 22755 (`cluster_move_chunk_cmd.cpp`).
+    fn move_destination(&self, ns: &str, to: &str) -> Result<ShardIdx, ClusterError> {
+        self.shard_index(to).map_err(|_| {
+            ClusterError::ShardNotFound(match self.version() {
+                VersionMode::V36 => format!(
+                    "Could not move chunk in '{ns}' to shard '{to}' because that shard does not exist"
+                ),
+                _ => format!(
+                    "Could not move chunk in {ns} to {to} because that shard does not exist"
+                ),
+            })
+        })
     }
 
     /// `moveChunk` with `bounds: [min, max]`: moves exactly that chunk.
@@ -212,8 +230,18 @@ impl Cluster {
         to: &str,
     ) -> Result<Migration, ClusterError> {
         let s = self.sharding(ns)?;
-        let lo = key_from_bound(&s.pattern, min)?;
-        let hi = key_from_bound(&s.pattern, max)?;
+        self.move_destination(ns, to)?;
+        let (Some(lo), Some(hi)) = (
+            shard_key_bound(&s.pattern, min),
+            shard_key_bound(&s.pattern, max),
+        ) else {
+            return Err(ClusterError::Errmsg(format!(
+                "shard key bounds [{},{}) are not valid for shard key pattern {}",
+                format_bson_obj(min),
+                format_bson_obj(max),
+                format_bson_obj(&s.pattern.to_pattern_document())
+            )));
+        };
         let chunk = s
             .table
             .get(&lo)
@@ -472,21 +500,11 @@ impl Cluster {
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
             match self.config.version {
-                VersionMode::V36 => {
-                    self.balance_zone_v36(ns, zone.as_deref(), used, done);
-                }
+                VersionMode::V36 => while self.balance_zone_v36(ns, zone.as_deref(), used, done) {},
                 VersionMode::V50 => while self.balance_zone_v50(ns, zone.as_deref(), used, done) {},
                 VersionMode::V80 => while self.balance_zone_v80(ns, zone.as_deref(), used, done) {},
             }
         }
-    }
-
-    /// The live, non-draining shards that may hold chunks of `zone`.
-    fn zone_shards(&self, zone: Option<&str>) -> Vec<ShardIdx> {
-        self.shards()
-            .filter(|(_, s)| !s.draining && zone.is_none_or(|z| s.zones.contains(z)))
-            .map(|(i, _)| i)
-            .collect()
     }
 
     /// The first non-jumbo chunk of `ns` in `zone` on `shard`, in key order.
@@ -537,8 +555,12 @@ impl Cluster {
         }
     }
 
-    /// 3.x: migrate one chunk when the most and least loaded shards differ by the
-    /// threshold (2 under 20 chunks, 4 under 80, else 8).
+    /// 3.4/3.6 (`BalancerPolicy::_singleZoneBalance` of that line, spec §7): ideal =
+    /// `ceil(chunks / shards)`, counted as 4.4/5.0 counts them (a zone's chunks over the
+    /// zone's shards; the chunks in no zone count every chunk over every shard). The donor
+    /// must hold more than the ideal and the recipient fewer, and the donor's excess over
+    /// the ideal must reach the threshold: 1 while the collection has fewer than 20 chunks,
+    /// 2 from then on. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
     fn balance_zone_v36(
         &mut self,
         ns: &str,
@@ -546,27 +568,47 @@ impl Cluster {
         used: &mut ShardSet,
         done: &mut Vec<Migration>,
     ) -> bool {
-        let total = self.sharding(ns).map_or(0, |s| s.table.len());
-        let threshold = if total < 20 {
-            2
-        } else if total < 80 {
-            4
-        } else {
-            8
-        };
-        let shards = self.zone_shards(zone);
-        let loads = self.loads(ns, zone);
-        let Some((from, max)) = Cluster::most_loaded(&loads, &shards, used) else {
+        let Ok(s) = self.sharding(ns) else {
             return false;
         };
+        let threshold = if s.table.len() < 20 { 1 } else { 2 };
+        let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
+            return false;
+        };
+        let ideal = total_chunks.div_ceil(total_shards) as u64;
+        let loads = self.loads(ns, zone);
+        let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
+        let Some((from, max)) = Cluster::most_loaded(&loads, &available, used) else {
+            return false;
+        };
+        if max <= ideal || max - ideal < threshold {
+            return false;
+        }
         let Some(to) = self.least_loaded_in(&loads, zone, used) else {
             return false;
         };
-        let min = loads[to as usize];
-        if to == from || max - min.min(max) < threshold {
+        if loads[to as usize] >= ideal {
             return false;
         }
         self.move_first_chunk(ns, zone, from, to, used, done)
+    }
+
+    /// The chunks a zone balances and the shards it balances them over: a zone's own
+    /// chunks over the shards in the zone, and for the chunks in no zone every chunk of
+    /// the collection over every shard (draining ones included). `None` without shards.
+    fn zone_totals(&self, ns: &str, zone: Option<&str>) -> Option<(usize, usize)> {
+        let s = self.sharding(ns).ok()?;
+        let (chunks, shards) = match zone {
+            None => (s.table.len(), self.shards().count()),
+            Some(z) => (
+                s.table
+                    .iter()
+                    .filter(|c| zone_name(&s.zones, c) == Some(z))
+                    .count(),
+                self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
+            ),
+        };
+        (shards > 0).then_some((chunks, shards))
     }
 
     /// 4.4/5.0 (`BalancerPolicy::_singleZoneBalance`): ideal = `roundf(chunks / shards)`,
@@ -582,22 +624,9 @@ impl Cluster {
         used: &mut ShardSet,
         done: &mut Vec<Migration>,
     ) -> bool {
-        let Ok(s) = self.sharding(ns) else {
+        let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
             return false;
         };
-        let (total_chunks, total_shards) = match zone {
-            None => (s.table.len(), self.shards().count()),
-            Some(z) => (
-                s.table
-                    .iter()
-                    .filter(|c| zone_name(&s.zones, c) == Some(z))
-                    .count(),
-                self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
-            ),
-        };
-        if total_shards == 0 {
-            return false;
-        }
         let ideal = (total_chunks as f32 / total_shards as f32).round() as u64;
         let loads = self.loads(ns, zone);
         let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
@@ -667,7 +696,7 @@ impl Cluster {
 
     /// `sh.addShardToZone(shard, zone)`.
     pub fn add_shard_to_zone(&mut self, shard: &str, zone: &str) -> Result<(), ClusterError> {
-        let idx = self.shard_index(shard)?;
+        let idx = self.zone_shard_index(shard)?;
         self.shards[idx as usize].zones.insert(zone.to_string());
         self.push_event(EventKind::Zone {
             detail: format!("{shard} joined zone {zone}"),
@@ -678,7 +707,7 @@ impl Cluster {
     /// `sh.removeShardFromZone(shard, zone)`. Refused while the zone has ranges and this
     /// is its last shard.
     pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), ClusterError> {
-        let idx = self.shard_index(shard)?;
+        let idx = self.zone_shard_index(shard)?;
         let others = self
             .shards()
             .filter(|(i, s)| *i != idx && s.zones.contains(zone))
@@ -701,6 +730,13 @@ impl Cluster {
         Ok(())
     }
 
+    /// A shard named in a zone command, or the config server's `ShardNotFound`
+    /// (`ShardingCatalogManager::addShardToZone`, `removeShardFromZone`).
+    fn zone_shard_index(&self, shard: &str) -> Result<ShardIdx, ClusterError> {
+        self.shard_index(shard)
+            .map_err(|_| ClusterError::ShardNotFound(format!("shard {shard} does not exist")))
+    }
+
     /// `sh.updateZoneKeyRange(ns, min, max, zone)`; `zone: None` removes the range.
     pub fn update_zone_key_range(
         &mut self,
@@ -710,8 +746,31 @@ impl Cluster {
         zone: Option<&str>,
     ) -> Result<(), ClusterError> {
         let s = self.sharding(ns)?;
-        let lo = key_from_bound(&s.pattern, min)?;
-        let hi = key_from_bound(&s.pattern, max)?;
+        // The order of the config server's checks: the range itself (`ChunkRange`'s
+        // parser), the zone (`assignKeyRangeToZone`), then the bounds against the shard
+        // key (`includeFullShardKey`, which fills a prefix out with MinKey).
+        if compare_bound_docs(min, max) != std::cmp::Ordering::Less {
+            let message = format!(
+                "min: {} should be less than max: {}",
+                format_bson_obj(min),
+                format_bson_obj(max)
+            );
+            // 3.6 and 5.0 parse the range with `ChunkRange::fromBSON` (FailedToParse);
+            // 8.0's `ChunkRange::validate` answers BadValue.
+            return Err(match self.version() {
+                VersionMode::V80 => ClusterError::BadValue(message),
+                _ => ClusterError::FailedToParse(message),
+            });
+        }
+        if let Some(zone) = zone {
+            if !self.shards().any(|(_, sh)| sh.zones.contains(zone)) {
+                return Err(ClusterError::ZoneNotFound(format!(
+                    "zone {zone} does not exist"
+                )));
+            }
+        }
+        let lo = zone_bound(&s.pattern, min, "min", ns)?;
+        let hi = zone_bound(&s.pattern, max, "max", ns)?;
         let show = |a: &KeyValue, b: &KeyValue, z: &str| {
             format!(
                 "{} -->> {}  on  {z}",
@@ -719,13 +778,6 @@ impl Cluster {
                 format_bson_obj(&s.pattern.to_document(b))
             )
         };
-        if lo >= hi {
-            return Err(ClusterError::BadValue(format!(
-                "min: {} should be less than max: {}",
-                format_bson_obj(&s.pattern.to_document(&lo)),
-                format_bson_obj(&s.pattern.to_document(&hi))
-            )));
-        }
         let Some(zone) = zone else {
             let before = s.zones.len();
             let sm = self.sharding_mut(ns)?;
@@ -737,11 +789,6 @@ impl Cluster {
             }
             return Ok(());
         };
-        if !self.shards().any(|(_, sh)| sh.zones.contains(zone)) {
-            return Err(ClusterError::ZoneNotFound(format!(
-                "zone {zone} does not exist"
-            )));
-        }
         if let Some(existing) = s.zones.iter().find(|z| z.min < hi && lo < z.max) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
                 return Ok(());
@@ -827,6 +874,52 @@ impl Cluster {
             .ok_or_else(|| ClusterError::NamespaceNotFound(format!("Database {db} not found")))?;
         d.primary = idx;
         Ok(())
+    }
+}
+
+/// A zone range bound as `includeFullShardKey` takes it: its field names must be a prefix
+/// of the shard key's, in order (`ShardKeyNotFound` otherwise), and the missing fields
+/// are filled with MinKey (`extendRangeBound`).
+fn zone_bound(
+    pattern: &crate::keys::shard_key::KeyPattern,
+    bound: &Document,
+    which: &str,
+    ns: &str,
+) -> Result<KeyValue, ClusterError> {
+    let fields = pattern.fields();
+    let prefix = bound.len() <= fields.len() && bound.keys().zip(fields).all(|(k, (f, _))| k == f);
+    if !prefix {
+        return Err(ClusterError::ShardKeyNotFound(format!(
+            "{which}: {} is not a prefix of the shard key {} of ns: {ns}",
+            format_bson_obj(bound),
+            format_bson_obj(&pattern.to_pattern_document())
+        )));
+    }
+    let mut values: Vec<bson::Bson> = bound.values().cloned().collect();
+    values.resize(fields.len(), bson::Bson::MinKey);
+    Ok(KeyValue(values))
+}
+
+/// Two bounds compared element by element, as `BSONObj::woCompare` does for bounds of
+/// the same fields: by value in the BSON order (field names only break ties, where
+/// MongoDB would compare them after the type), and a bound that runs out first is the
+/// smaller.
+fn compare_bound_docs(a: &Document, b: &Document) -> std::cmp::Ordering {
+    let mut left = a.iter();
+    let mut right = b.iter();
+    loop {
+        match (left.next(), right.next()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some((ka, va)), Some((kb, vb))) => {
+                let by_value = crate::values::order::compare_values(va, vb);
+                let order = by_value.then_with(|| ka.cmp(kb));
+                if order != std::cmp::Ordering::Equal {
+                    return order;
+                }
+            }
+        }
     }
 }
 

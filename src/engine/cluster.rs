@@ -27,7 +27,7 @@ pub(crate) const SPLIT_TEST_FACTOR: u64 = 5;
 /// Which MongoDB release's sharding behaviour the cluster follows (spec §6, §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum VersionMode {
-    /// 3.x: auto-split, chunk-count balancer with the 2/4/8 thresholds.
+    /// 3.4/3.6: auto-split, chunk-count balancer around `ceil(chunks / shards)`.
     V36,
     /// 4.4/5.0: auto-split, chunk-count balancer around the ideal count, 64 MB chunks.
     V50,

@@ -153,6 +153,13 @@ impl Cluster {
     pub fn reshard_collection(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
         let old_chunks = self.sharding(ns)?.table.len();
         let new = KeyPattern::parse(key)?;
+        // Resharding to the current key is a no-op that succeeds and leaves every chunk
+        // where it is, the collection keeping its UUID (MongoDB's
+        // `jstests/sharding/resharding_nop.js`, 5.0 on; 8.0 rebuilds only when asked with
+        // `forceRedistribution`, which the playground does not take).
+        if self.sharding(ns)?.pattern == new {
+            return Ok(());
+        }
         let unique = self.sharding(ns)?.unique;
         new.check_unique(unique)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;

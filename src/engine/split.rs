@@ -458,7 +458,14 @@ impl Cluster {
     /// `sh.splitAt(ns, key)`: splits the chunk containing `key` at exactly that key.
     pub fn split_at(&mut self, ns: &str, middle: &Document) -> Result<(), ClusterError> {
         let sharding = self.sharding(ns)?;
-        let key = key_from_bound(&sharding.pattern, middle)?;
+        // `cluster_split_cmd.cpp`: the point must be a whole shard key (`isShardKey`).
+        let Some(key) = shard_key_bound(&sharding.pattern, middle) else {
+            return Err(ClusterError::Errmsg(format!(
+                "new split key {} is not valid for shard key pattern {}",
+                format_bson_obj(middle),
+                format_bson_obj(&sharding.pattern.to_pattern_document())
+            )));
+        };
         let chunk = sharding
             .table
             .chunk_for(&key)
@@ -483,7 +490,7 @@ impl Cluster {
     /// shard key value points to, at the median key of its documents.
     pub fn split_find(&mut self, ns: &str, query: &Document) -> Result<(), ClusterError> {
         let sharding = self.sharding(ns)?;
-        let key = sharding.pattern.extract(query)?;
+        let key = chunk_query_key(&sharding.pattern, query)?;
         let chunk = sharding
             .table
             .chunk_for(&key)
@@ -519,8 +526,18 @@ impl Cluster {
         max: &Document,
     ) -> Result<(), ClusterError> {
         let sharding = self.sharding(ns)?;
-        let lo = key_from_bound(&sharding.pattern, min)?;
-        let hi = key_from_bound(&sharding.pattern, max)?;
+        // `cluster_merge_chunks_cmd.cpp`: both bounds must be whole shard keys.
+        let (Some(lo), Some(hi)) = (
+            shard_key_bound(&sharding.pattern, min),
+            shard_key_bound(&sharding.pattern, max),
+        ) else {
+            return Err(ClusterError::Errmsg(format!(
+                "shard key bounds [{},{}) are not valid for shard key pattern {}",
+                format_bson_obj(min),
+                format_bson_obj(max),
+                format_bson_obj(&sharding.pattern.to_pattern_document())
+            )));
+        };
         let shown = |k: &KeyValue| format_bson_obj(&sharding.pattern.to_document(k));
         let chunks: Vec<Chunk> = sharding
             .table
@@ -587,12 +604,54 @@ impl Cluster {
     /// `clearJumboFlag`: clears the jumbo flag of the chunk containing the key of `find`.
     pub fn clear_jumbo_flag(&mut self, ns: &str, find: &Document) -> Result<(), ClusterError> {
         let sharding = self.sharding(ns)?;
-        let key = sharding.pattern.extract(find)?;
+        // `cluster_clear_jumbo_flag_cmd.cpp`: `find` must give the whole shard key (51260).
+        let key = chunk_query_key(&sharding.pattern, find).map_err(|_| {
+            ClusterError::Location51260(format!(
+                "no shard key found in chunk query {}",
+                format_bson_obj(find)
+            ))
+        })?;
         let min = sharding
             .table
             .chunk_for(&key)
             .map(|c| c.min.clone())
             .ok_or_else(|| not_sharded(ns))?;
+        self.clear_jumbo_at(ns, min)
+    }
+
+    /// `clearJumboFlag` with `bounds: [min, max]`: the bounds must be exactly one chunk's
+    /// (51261, `cluster_clear_jumbo_flag_cmd.cpp`). mongos normalizes the bounds without
+    /// checking them, so a bound that is not a shard key finds no chunk.
+    pub fn clear_jumbo_flag_bounds(
+        &mut self,
+        ns: &str,
+        min: &Document,
+        max: &Document,
+    ) -> Result<(), ClusterError> {
+        let sharding = self.sharding(ns)?;
+        let pattern = &sharding.pattern;
+        let lo = shard_key_bound(pattern, min);
+        let hi = shard_key_bound(pattern, max);
+        let found = match (&lo, &hi) {
+            (Some(lo), Some(hi)) => sharding.table.get(lo).filter(|c| c.max == *hi),
+            _ => None,
+        };
+        let Some(chunk) = found else {
+            let show = |k: &Option<KeyValue>, given: &Document| match k {
+                Some(k) => format_bson_obj(&pattern.to_document(k)),
+                None => format_bson_obj(given),
+            };
+            return Err(ClusterError::Location51261(format!(
+                "no chunk found with the shard key bounds {}",
+                format_range(&show(&lo, min), &show(&hi, max))
+            )));
+        };
+        let min = chunk.min.clone();
+        self.clear_jumbo_at(ns, min)
+    }
+
+    /// Clears the jumbo flag of the chunk starting at `min`.
+    fn clear_jumbo_at(&mut self, ns: &str, min: KeyValue) -> Result<(), ClusterError> {
         // As MongoDB's `ShardingCatalogManager::clearJumboFlag`: a chunk that is not jumbo
         // is left alone (and the command succeeds); a jumbo chunk loses the flag and gets
         // the next major version of the collection.
@@ -661,6 +720,37 @@ pub fn key_from_bound(pattern: &KeyPattern, bound: &Document) -> Result<KeyValue
         )));
     }
     Ok(KeyValue(values))
+}
+
+/// A chunk bound as MongoDB's `ShardKeyPattern::isShardKey` accepts it and
+/// `normalizeShardKey` orders it: every field of the pattern by its full (dotted) name, in
+/// any order, none an array, and no other field. `None` otherwise. Bounds are in key
+/// space: a hashed field's bound is the hash itself.
+pub fn shard_key_bound(pattern: &KeyPattern, bound: &Document) -> Option<KeyValue> {
+    if bound.len() != pattern.len() {
+        return None;
+    }
+    let mut values = Vec::with_capacity(pattern.len());
+    for (field, _) in pattern.fields() {
+        match bound.get(field)? {
+            Bson::Array(_) => return None,
+            v => values.push(v.clone()),
+        }
+    }
+    Some(KeyValue(values))
+}
+
+/// The shard key a chunk command's `find` names, as mongos's `extractShardKeyFromQuery`
+/// reads it: an equality on every shard key field (a dotted field by its dotted name), the
+/// hashed one hashed. Without one, the `errmsg` of `cluster_move_chunk_cmd.cpp` and
+/// `cluster_split_cmd.cpp`.
+pub fn chunk_query_key(pattern: &KeyPattern, find: &Document) -> Result<KeyValue, ClusterError> {
+    crate::engine::targeting::is_full_key_equality(pattern, find).ok_or_else(|| {
+        ClusterError::Errmsg(format!(
+            "no shard key found in chunk query {}",
+            format_bson_obj(find)
+        ))
+    })
 }
 
 /// A chunk range as MongoDB prints it in messages: `[{ x: 1 }, { x: 5 })`.

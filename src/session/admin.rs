@@ -154,6 +154,11 @@ fn merge_chunks(s: &mut Session, cmd: &Document, name: &str) -> Result<Document,
     Ok(ok_doc())
 }
 
+/// An `InvalidOptions` error for the shell.
+fn invalid(message: &str) -> StatementError {
+    ClusterError::InvalidOptions(message.to_string()).into()
+}
+
 /// `{clearJumboFlag: ns, find}` or `{clearJumboFlag: ns, bounds}`.
 fn clear_jumbo_flag(
     s: &mut Session,
@@ -161,11 +166,21 @@ fn clear_jumbo_flag(
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let find = match cmd.get("find") {
-        Some(Bson::Document(d)) => d.clone(),
-        _ => bounds(cmd)?.0,
-    };
-    s.cluster.clear_jumbo_flag(&ns, &find)?;
+    s.cluster.sharding(&ns)?;
+    // The checks of `cluster_clear_jumbo_flag_cmd.cpp`, in its order.
+    let bounds_given = cmd.get("bounds");
+    if matches!(bounds_given, Some(Bson::Array(a)) if a.len() != 2) {
+        return Err(invalid("bounds can only have exactly 2 elements"));
+    }
+    match (cmd.get("find"), bounds_given) {
+        (Some(_), Some(_)) => Err(invalid("cannot specify bounds and find at the same time")),
+        (None, None) => Err(invalid("need to specify find or bounds")),
+        (Some(Bson::Document(find)), None) => Ok(s.cluster.clear_jumbo_flag(&ns, find)?),
+        _ => {
+            let (lo, hi) = bounds(cmd)?;
+            Ok(s.cluster.clear_jumbo_flag_bounds(&ns, &lo, &hi)?)
+        }
+    }?;
     Ok(ok_doc())
 }
 

@@ -92,6 +92,21 @@ pub enum ClusterError {
     /// integer update past int64).
     #[error("{0}")]
     Overflow(String),
+    /// Code 51260, which has no name: no shard key in `clearJumboFlag`'s `find`.
+    #[error("{0}")]
+    Location51260(String),
+    /// Code 51261, which has no name: no chunk has `clearJumboFlag`'s bounds.
+    #[error("{0}")]
+    Location51261(String),
+    /// Code 31387, which has no name: `presplitHashedZones` without an empty collection, zones and a hashed field.
+    #[error("{0}")]
+    Location31387(String),
+    /// Code 31412, which has no name: `presplitHashedZones` on a hashed prefix key without one zone over the whole key space.
+    #[error("{0}")]
+    Location31412(String),
+    /// Code 50973, which has no name: a zone with a range but no shard, when `shardCollection` creates chunks along zones.
+    #[error("{0}")]
+    Location50973(String),
     /// Code 146: the work or memory a statement would take is past the playground's
     /// budget (MongoDB's name for an operation over its memory limit).
     #[error("{0}")]
@@ -131,6 +146,11 @@ impl ClusterError {
             ClusterError::ImmutableField(_) => "ImmutableField",
             ClusterError::Overflow(_) => "Overflow",
             ClusterError::ExceededMemoryLimit(_) => "ExceededMemoryLimit",
+            ClusterError::Location51260(_) => "Location51260",
+            ClusterError::Location51261(_) => "Location51261",
+            ClusterError::Location31387(_) => "Location31387",
+            ClusterError::Location31412(_) => "Location31412",
+            ClusterError::Location50973(_) => "Location50973",
         }
     }
 
@@ -166,6 +186,11 @@ impl ClusterError {
             ClusterError::ImmutableField(_) => 66,
             ClusterError::Overflow(_) => 15,
             ClusterError::ExceededMemoryLimit(_) => 146,
+            ClusterError::Location51260(_) => 51_260,
+            ClusterError::Location51261(_) => 51_261,
+            ClusterError::Location31387(_) => 31_387,
+            ClusterError::Location31412(_) => 31_412,
+            ClusterError::Location50973(_) => 50_973,
         }
     }
 }

@@ -363,7 +363,7 @@ fn manual_split_move_merge_and_their_errors() {
     expect![[r#"
         MongoServerError[UnknownError]: new split key { x: 10 } is a boundary key of existing chunk [{ x: 10 },{ x: 20 })
         MongoServerError[InvalidOptions]: Destination shard cannot be the same as source
-        MongoServerError[ShardNotFound]: Shard shard09 does not exist
+        MongoServerError[ShardNotFound]: Could not move chunk in test.m to shard09 because that shard does not exist
         MongoServerError[IllegalOperation]: could not merge chunks, collection test.m range starting at { x: MinKey } and ending at { x: 20 } does not belong to shard shard01
         MongoServerError[IllegalOperation]: could not merge chunks, collection test.m does not contain a chunk starting at { x: 20 } or ending at { x: 25 }
         MongoServerError[IllegalOperation]: could not merge chunks, collection test.m does not contain a chunk starting at { x: 5 }
