@@ -6,8 +6,9 @@ use crate::values::inspect::data_format;
 use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
 
-/// Above this many chunks, `sh.status()` without `verbose` prints a notice instead.
-const MAX_CHUNKS_PRINTED: usize = 20;
+/// How many chunks (and zone ranges) of a collection `sh.status()` prints without
+/// `verbose` before its notice.
+const MAX_PRINTED: usize = 20;
 
 /// A count as a JavaScript number prints in mongosh: an int32 when it fits.
 fn js_count(n: u64) -> Bson {
@@ -50,23 +51,117 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
     );
     out.insert("balancer", balancer_section(cluster));
-    let mut databases = Vec::new();
-    for (db, info) in cluster.databases() {
-        let mut collections = Document::new();
-        for (ns, coll) in cluster.collections() {
-            if ns.split('.').next() != Some(db.as_str()) {
-                continue;
-            }
-            let Some(s) = &coll.sharding else { continue };
-            collections.insert(ns.clone(), collection_section(cluster, ns, s, verbose));
-        }
-        databases.push(Bson::Document(doc! {
-            "database": { "_id": db.clone(), "primary": cluster.shard_name(info.primary), "partitioned": true },
-            "collections": collections,
-        }));
-    }
-    out.insert("databases", databases);
+    out.insert("databases", databases_section(cluster, verbose));
     out
+}
+
+/// `sh.status()`'s `databases` list, as `getPrintableShardStatus` (mongosh's
+/// packages/shell-api/src/helpers.ts) builds it: every document of `config.databases`,
+/// plus the `config` database that mongosh adds itself (it has no such document), sorted
+/// with JavaScript's `localeCompare`. Each entry holds the database's document and its
+/// sharded collections by namespace.
+fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
+    let mut databases: Vec<(String, Document)> = cluster
+        .databases()
+        .iter()
+        .map(|(db, info)| {
+            let primary = cluster.shard_name(info.primary).to_string();
+            (
+                db.clone(),
+                database_document(cluster.version(), db, primary),
+            )
+        })
+        .collect();
+    databases.push((
+        "config".to_string(),
+        doc! { "_id": "config", "primary": "config", "partitioned": true },
+    ));
+    crate::support::sort::sort_by(&mut databases, |a, b| locale_compare(&a.0, &b.0));
+    databases
+        .into_iter()
+        .map(|(db, database)| {
+            let mut collections = Document::new();
+            for (ns, coll) in cluster.collections() {
+                if !ns.starts_with(&format!("{db}.")) {
+                    continue;
+                }
+                let Some(s) = &coll.sharding else { continue };
+                collections.insert(ns.clone(), collection_section(cluster, ns, s, verbose));
+            }
+            Bson::Document(doc! { "database": database, "collections": collections })
+        })
+        .collect()
+}
+
+/// A database's document in `config.databases`, in the shape its release stores: 3.6
+/// has `_id`, `primary` and `partitioned`; 5.0 adds the database version (`uuid`,
+/// `timestamp`, `lastMod`, the field order of `DatabaseVersion` in
+/// src/mongo/s/database_version.idl); from 7.0 on `partitioned`, deprecated in 6.0, is
+/// gone (src/mongo/s/catalog/type_database.idl).
+///
+/// ShardLab does not record whether `sh.enableSharding` was run, so `partitioned` is
+/// always `true`; the version's UUID is derived from the name so that it is stable, and
+/// `lastMod` stays at 1 because ShardLab does not count primary moves.
+fn database_document(version: VersionMode, db: &str, primary: String) -> Document {
+    let mut d = doc! { "_id": db, "primary": primary };
+    if version != VersionMode::V80 {
+        d.insert("partitioned", true);
+    }
+    if version != VersionMode::V36 {
+        d.insert(
+            "version",
+            doc! {
+                "uuid": database_uuid(db),
+                "timestamp": Timestamp { time: 1_735_689_600, increment: 1 },
+                "lastMod": 1,
+            },
+        );
+    }
+    d
+}
+
+/// A stable version 4 UUID for a database, made from two hashes of its name.
+fn database_uuid(db: &str) -> Bson {
+    let name = Bson::String(db.to_string());
+    let mut bytes = Vec::with_capacity(16);
+    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 0).to_be_bytes());
+    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 1).to_be_bytes());
+    // Version 4 and the RFC 4122 variant, as a randomly made UUID is marked.
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    Bson::Binary(bson::Binary {
+        subtype: bson::spec::BinarySubtype::Uuid,
+        bytes,
+    })
+}
+
+/// The primary weights of ICU's root collation for printable ASCII, lowest first, as
+/// Node's `localeCompare` orders them: punctuation, then symbols, then digits, then
+/// letters (case-folded here; case only breaks ties).
+const ASCII_COLLATION: &str =
+    "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
+
+/// JavaScript's `a.localeCompare(b)` for the names a cluster holds, which mongosh uses to
+/// sort the databases: characters compare by their primary weight (ASCII as
+/// [`ASCII_COLLATION`], anything else after it by code point), then lowercase sorts
+/// before uppercase at the first difference, then the bytes decide.
+fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+    let primary = |c: char| {
+        let folded = c.to_ascii_lowercase();
+        ASCII_COLLATION
+            .find(folded)
+            .map_or(ASCII_COLLATION.len() as u32 + c as u32, |i| i as u32)
+    };
+    let weights = |s: &str| s.chars().map(primary).collect::<Vec<_>>();
+    let uppers = |s: &str| {
+        s.chars()
+            .map(|c| c.is_ascii_uppercase())
+            .collect::<Vec<_>>()
+    };
+    weights(a)
+        .cmp(&weights(b))
+        .then_with(|| uppers(a).cmp(&uppers(b)))
+        .then_with(|| a.cmp(b))
 }
 
 /// `sh.status()`'s `shards` section: each shard with its draining flag, zones and
@@ -116,8 +211,10 @@ fn balancer_section(cluster: &Cluster) -> Document {
     }
 }
 
-/// One sharded collection in `sh.status()`: its key, chunk counts per shard, the chunks
-/// themselves (unless there are too many and `verbose` is off) and its zone ranges.
+/// One sharded collection in `sh.status()`, in the field order of mongosh's
+/// `getPrintableShardStatus`: its key, `unique`, `balancing`, `allowMigrations` (ShardLab
+/// has no `setAllowMigrations`, so always `true`), chunk counts per shard, the chunks and
+/// its zone ranges.
 fn collection_section(cluster: &Cluster, ns: &str, s: &Sharding, verbose: bool) -> Document {
     let mut meta: Vec<(String, u64)> = Vec::new();
     for (i, stat) in cluster.shard_stats(ns).iter().enumerate() {
@@ -126,46 +223,71 @@ fn collection_section(cluster: &Cluster, ns: &str, s: &Sharding, verbose: bool) 
         }
     }
     crate::support::sort::sort(&mut meta);
-    let chunks: Bson = if s.table.len() >= MAX_CHUNKS_PRINTED && !verbose {
-        Bson::String("too many chunks to print, use verbose if you want to force print".into())
-    } else {
-        Bson::Array(
-            s.table
-                .iter()
-                .map(|c| {
-                    let mut d = doc! {
-                        "min": s.pattern.to_document(&c.min),
-                        "max": s.pattern.to_document(&c.max),
-                        "on shard": cluster.shard_name(c.shard),
-                        "last modified": Timestamp { time: c.version.major, increment: c.version.minor },
-                    };
-                    if c.jumbo {
-                        d.insert("jumbo", "yes");
-                    }
-                    Bson::Document(d)
-                })
-                .collect(),
-        )
-    };
-    let tags: Vec<Bson> = s
-        .zones
-        .iter()
-        .map(|z| {
-            Bson::Document(doc! {
-                "tag": z.zone.clone(),
-                "min": s.pattern.to_document(&z.min),
-                "max": s.pattern.to_document(&z.max),
-            })
-        })
-        .collect();
+    let chunks = s.table.iter().map(|c| {
+        let mut d = doc! {
+            "min": s.pattern.to_document(&c.min),
+            "max": s.pattern.to_document(&c.max),
+            "on shard": cluster.shard_name(c.shard),
+            "last modified": Timestamp { time: c.version.major, increment: c.version.minor },
+        };
+        if c.jumbo {
+            d.insert("jumbo", "yes");
+        }
+        d
+    });
+    let tags = s.zones.iter().map(|z| {
+        doc! {
+            "tag": z.zone.clone(),
+            "min": s.pattern.to_document(&z.min),
+            "max": s.pattern.to_document(&z.max),
+        }
+    });
     doc! {
         "shardKey": s.pattern.to_pattern_document(),
         "unique": s.unique,
         "balancing": s.balancing,
+        "allowMigrations": true,
         "chunkMetadata": meta.into_iter().map(|(shard, n)| Bson::Document(doc! { "shard": shard, "nChunks": js_count(n) })).collect::<Vec<_>>(),
-        "chunks": chunks,
-        "tags": tags,
+        "chunks": first_chunks(chunks, verbose),
+        "tags": first_tags(tags, verbose),
     }
+}
+
+/// The chunk list as mongosh's loop over `config.chunks` builds it: every chunk with
+/// `verbose`; otherwise the first [`MAX_PRINTED`], and when a 21st exists, the notice
+/// in its place.
+fn first_chunks(chunks: impl Iterator<Item = Document>, verbose: bool) -> Vec<Bson> {
+    let mut out = Vec::new();
+    for c in chunks {
+        if out.len() < MAX_PRINTED || verbose {
+            out.push(Bson::Document(c));
+        } else {
+            out.push(Bson::String(
+                "too many chunks to print, use verbose if you want to force print".into(),
+            ));
+            break;
+        }
+    }
+    out
+}
+
+/// The zone list as mongosh's loop over `config.tags` builds it. Unlike the chunk loop,
+/// it checks for the notice right after adding a range, so exactly 20 ranges already
+/// print the notice after them.
+fn first_tags(tags: impl Iterator<Item = Document>, verbose: bool) -> Vec<Bson> {
+    let mut out = Vec::new();
+    for t in tags {
+        if out.len() < MAX_PRINTED || verbose {
+            out.push(Bson::Document(t));
+        }
+        if out.len() == MAX_PRINTED && !verbose {
+            out.push(Bson::String(
+                "too many tags to print, use verbose if you want to force print".into(),
+            ));
+            break;
+        }
+    }
+    out
 }
 
 /// `db.coll.getShardDistribution()` as the sections mongosh prints.
@@ -194,15 +316,20 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
         if !holds {
             continue;
         }
-        let chunks = st.chunks.max(1) as f64;
+        // mongosh's `getShardDistribution` (collection.ts) estimates 0 for a shard
+        // without chunks rather than dividing by zero.
+        let (per_chunk_bytes, per_chunk_docs) = match st.chunks {
+            0 => (0.0, 0),
+            n => (st.bytes as f64 / n as f64, st.docs / n),
+        };
         out.insert(
             format!("Shard {} at {}", shard.name, shard.host),
             doc! {
                 "data": data_format(st.bytes as f64),
                 "docs": js_count(st.docs),
                 "chunks": js_count(st.chunks),
-                "estimated data per chunk": data_format(st.bytes as f64 / chunks),
-                "estimated docs per chunk": js_count((st.docs as f64 / chunks).floor() as u64),
+                "estimated data per chunk": data_format(per_chunk_bytes),
+                "estimated docs per chunk": js_count(per_chunk_docs),
             },
         );
         let avg = st.bytes.checked_div(st.docs).unwrap_or(0) as f64;

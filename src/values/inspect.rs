@@ -526,22 +526,27 @@ impl Ctx {
     }
 }
 
-/// Formats a size as mongosh's `dataFormat` does: `B` below 1 KiB, then KiB, MiB, GiB
-/// truncated to two decimals (`'292.26MiB'`).
+/// Formats a size as mongosh's `dataFormat` (packages/shell-api/src/helpers.ts) does.
+///
+/// Each unit rounds in its own way, and the rounding is part of what mongosh prints:
+/// below 1 KiB the bytes are floored (`'1023B'`); below 1 MiB the size is a whole number
+/// of KiB, floored (`'1023KiB'`, no decimals); below 1 GiB the bytes are first floored to
+/// whole KiB, then divided by 1024 and truncated to two decimals (`'292.26MiB'`); above
+/// that the bytes are floored to whole MiB before the same step gives GiB (there is no
+/// TiB). A NaN, as a collection without a size gives, prints as mongosh's `'NaNGiB'`,
+/// since every comparison with NaN is false.
 pub fn data_format(bytes: f64) -> String {
     const KIB: f64 = 1024.0;
+    const MIB: f64 = KIB * KIB;
+    // Truncates to two decimals as `Math.floor(x * 100) / 100` does.
+    let two_decimals = |x: f64| js_number_to_string((x * 100.0).floor() / 100.0);
     if bytes < KIB {
-        return format!("{}B", js_number_to_string(bytes.floor()));
-    }
-    let (value, unit) = if bytes < KIB * KIB {
-        (bytes / KIB, "KiB")
-    } else if bytes < KIB * KIB * KIB {
-        (bytes / KIB / KIB, "MiB")
+        format!("{}B", js_number_to_string(bytes.floor()))
+    } else if bytes < MIB {
+        format!("{}KiB", js_number_to_string((bytes / KIB).floor()))
+    } else if bytes < MIB * KIB {
+        format!("{}MiB", two_decimals((bytes / KIB).floor() / KIB))
     } else {
-        (bytes / KIB / KIB / KIB, "GiB")
-    };
-    format!(
-        "{}{unit}",
-        js_number_to_string((value * 100.0).floor() / 100.0)
-    )
+        format!("{}GiB", two_decimals((bytes / MIB).floor() / KIB))
+    }
 }

@@ -314,12 +314,26 @@ sim.seed(7)
             databases
             [
               {
-                database: { _id: 'test', primary: 'shard01', partitioned: true },
+                database: { _id: 'config', primary: 'config', partitioned: true },
+                collections: {}
+              },
+              {
+                database: {
+                  _id: 'test',
+                  primary: 'shard01',
+                  partitioned: true,
+                  version: {
+                    uuid: UUID('d4b11706-1186-465c-aa83-b9c0daaef29a'),
+                    timestamp: Timestamp({ t: 1735689600, i: 1 }),
+                    lastMod: 1
+                  }
+                },
                 collections: {
                   'test.orders': {
                     shardKey: { customer: 1, _id: 1 },
                     unique: false,
                     balancing: true,
+                    allowMigrations: true,
                     chunkMetadata: [
                       { shard: 'shard01', nChunks: 1 },
                       { shard: 'shard02', nChunks: 1 }
@@ -560,10 +574,16 @@ fn sh_status_under_json_is_the_status_object() {
     ] {
         assert!(balancer.contains_key(key), "balancer lacks {key}");
     }
+    // mongosh's getPrintableShardStatus (helpers.ts) lists the `config` database too,
+    // sorted with localeCompare, so `test` comes second.
     let databases = status.get_array("databases").unwrap();
-    let Bson::Document(test) = &databases[0] else {
+    let Bson::Document(test) = &databases[1] else {
         panic!("{databases:?}")
     };
+    assert_eq!(
+        test.get_document("database").unwrap().get_str("_id").unwrap(),
+        "test"
+    );
     let coll = test
         .get_document("collections")
         .unwrap()
@@ -604,7 +624,8 @@ fn a_preset_runs() {
         .map(|s| s.as_document().unwrap().get_i32("docs").unwrap())
         .sum();
     assert_eq!(docs, 900, "every document is on some shard");
-    assert_eq!(values[1], Bson::Int32(1));
+    // `config` (which mongosh's getPrintableShardStatus always adds) and `test`.
+    assert_eq!(values[1], Bson::Int32(2));
 }
 
 #[test]

@@ -124,12 +124,26 @@ fn hashed_keys_are_presplit_per_version() {
             > sh.status().databases
             [
               {
-                database: { _id: 'test', primary: 'shard01', partitioned: true },
+                database: { _id: 'config', primary: 'config', partitioned: true },
+                collections: {}
+              },
+              {
+                database: {
+                  _id: 'test',
+                  primary: 'shard01',
+                  partitioned: true,
+                  version: {
+                    uuid: UUID('d4b11706-1186-465c-aa83-b9c0daaef29a'),
+                    timestamp: Timestamp({ t: 1735689600, i: 1 }),
+                    lastMod: 1
+                  }
+                },
                 collections: {
                   'test.h5': {
                     shardKey: { _id: 'hashed' },
                     unique: false,
                     balancing: true,
+                    allowMigrations: true,
                     chunkMetadata: [
                       { shard: 'shard01', nChunks: 2 },
                       { shard: 'shard02', nChunks: 2 },
@@ -240,12 +254,25 @@ fn hashed_keys_are_presplit_per_version() {
             databases
             [
               {
-                database: { _id: 'test', primary: 'shard01', partitioned: true },
+                database: { _id: 'config', primary: 'config', partitioned: true },
+                collections: {}
+              },
+              {
+                database: {
+                  _id: 'test',
+                  primary: 'shard01',
+                  version: {
+                    uuid: UUID('d4b11706-1186-465c-aa83-b9c0daaef29a'),
+                    timestamp: Timestamp({ t: 1735689600, i: 1 }),
+                    lastMod: 1
+                  }
+                },
                 collections: {
                   'test.ch': {
                     shardKey: { h: 'hashed', a: 1 },
                     unique: false,
                     balancing: true,
+                    allowMigrations: true,
                     chunkMetadata: [
                       { shard: 'shard01', nChunks: 1 },
                       { shard: 'shard02', nChunks: 1 },
@@ -277,6 +304,7 @@ fn hashed_keys_are_presplit_per_version() {
                     shardKey: { _id: 'hashed' },
                     unique: false,
                     balancing: true,
+                    allowMigrations: true,
                     chunkMetadata: [
                       { shard: 'shard01', nChunks: 1 },
                       { shard: 'shard02', nChunks: 1 },
@@ -308,6 +336,7 @@ fn hashed_keys_are_presplit_per_version() {
                     shardKey: { _id: 'hashed' },
                     unique: false,
                     balancing: true,
+                    allowMigrations: true,
                     chunkMetadata: [
                       { shard: 'shard01', nChunks: 2 },
                       { shard: 'shard02', nChunks: 2 },
@@ -411,16 +440,16 @@ fn the_80_balancer_moves_about_one_chunk_size_of_data_at_a_time() {
     expect![[r#"
         Shard shard01 at shard01/localhost:27117
         {
-          data: '12.88KiB',
+          data: '12KiB',
           docs: 167,
           chunks: 1,
-          'estimated data per chunk': '12.88KiB',
+          'estimated data per chunk': '12KiB',
           'estimated docs per chunk': 167
         }
         ---
         Shard shard02 at shard02/localhost:27217
         {
-          data: '1.69KiB',
+          data: '1KiB',
           docs: 22,
           chunks: 2,
           'estimated data per chunk': '869B',
@@ -438,7 +467,7 @@ fn the_80_balancer_moves_about_one_chunk_size_of_data_at_a_time() {
         ---
         Totals
         {
-          data: '15.42KiB',
+          data: '15KiB',
           docs: 200,
           chunks: 4,
           'Shard shard01': [
@@ -546,12 +575,26 @@ fn zones_pull_their_chunks_and_refuse_overlaps() {
             > sh.status().databases
             [
               {
-                database: { _id: 'test', primary: 'shard01', partitioned: true },
+                database: { _id: 'config', primary: 'config', partitioned: true },
+                collections: {}
+              },
+              {
+                database: {
+                  _id: 'test',
+                  primary: 'shard01',
+                  partitioned: true,
+                  version: {
+                    uuid: UUID('d4b11706-1186-465c-aa83-b9c0daaef29a'),
+                    timestamp: Timestamp({ t: 1735689600, i: 1 }),
+                    lastMod: 1
+                  }
+                },
                 collections: {
                   'test.z': {
                     shardKey: { region: 1, id: 1 },
                     unique: false,
                     balancing: true,
+                    allowMigrations: true,
                     chunkMetadata: [
                       { shard: 'shard01', nChunks: 2 },
                       { shard: 'shard03', nChunks: 1 }

@@ -6,6 +6,7 @@ mod cli;
 mod compare;
 mod engine;
 mod engine_props;
+mod fidelity_output;
 mod fidelity_commands;
 mod hash;
 mod layers;
