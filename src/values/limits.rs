@@ -20,8 +20,10 @@ pub const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
 
 /// The most values (documents, arrays and scalars, counted one each) a value built in
 /// the shell may hold. BSON's 16 MiB would allow about two million tiny ones, which take
-/// about 200 bytes each once decoded: ten times what a page can spare for one variable.
-pub const MAX_VALUES: u64 = 250_000;
+/// about 200 bytes each once decoded, and a statement may hold a few copies of a value
+/// on its way into a document (fuzzing found 100,000 values to cost about a second and a
+/// few hundred MB natively in the worst case): far more would not fit in a page.
+pub const MAX_VALUES: u64 = 100_000;
 
 /// MongoDB's error for a value holding more than [`MAX_VALUES`] values.
 pub fn too_many_values() -> ClusterError {

@@ -239,7 +239,7 @@ fn doubling_a_value_or_a_string_stops_at_the_limits() {
     let (_, out) =
         run(&(script("var a = {x: 1}", "a = {l: a, r: a}", 22) + "db.c.insertOne({a: a})"));
     assert!(
-        out.iter().any(|l| l.starts_with("MongoServerError[ExceededMemoryLimit]: a value built in the shell may hold at most 250000 values")),
+        out.iter().any(|l| l.starts_with("MongoServerError[ExceededMemoryLimit]: a value built in the shell may hold at most 100000 values")),
         "{out:?}"
     );
     assert!(
