@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use shardlab::engine::{Cluster, ClusterConfig};
-use shardlab_web::components::console::is_incomplete;
+use shardlab::shell::needs_more_input;
 use shardlab_web::components::controls::validate_key;
 use shardlab_web::components::App;
 use shardlab_web::share::{playground_from_link, share_query, PageOptions};
@@ -67,10 +67,56 @@ fn the_key_editor_validates_as_mongodb_does() {
 
 #[wasm_bindgen_test]
 fn the_console_waits_for_closing_brackets() {
-    assert!(is_incomplete("db.c.find({"));
-    assert!(is_incomplete("db.c.insertOne({s: '}'"));
-    assert!(!is_incomplete("db.c.find({s: '{'})"));
-    assert!(!is_incomplete("sh.status()"));
+    assert!(needs_more_input("db.c.find({"));
+    assert!(needs_more_input("db.c.insertOne({s: '}'"));
+    assert!(!needs_more_input("db.c.find({s: '{'})"));
+    assert!(!needs_more_input("sh.status()"));
+    // An unterminated string and a comment holding a bracket run, and show their error:
+    // waiting for more would leave the person typing with no clue why nothing happens.
+    assert!(!needs_more_input("\"abc"));
+    assert!(!needs_more_input("sh.status() // :("));
+}
+
+/// Types `text` into the console and presses Enter, as a person would.
+async fn enter_in_console(root: &Element, text: &str) {
+    let area: web_sys::HtmlTextAreaElement = root
+        .query_selector("[data-testid=console-input]")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    area.set_value(text);
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key("Enter");
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let event =
+        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    area.dispatch_event(&event).unwrap();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn an_unterminated_string_runs_on_enter_and_shows_its_error() {
+    let root = mount().await;
+    let errors = |root: &Element| all(root, "[data-testid=console-output] .err").len();
+    enter_in_console(&root, "\"abc").await;
+    assert_eq!(
+        errors(&root),
+        1,
+        "the string is refused in the shell's words"
+    );
+    enter_in_console(&root, "sh.status() // :(").await;
+    let output = root
+        .query_selector("[data-testid=console-output]")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(
+        output.contains("test> sh.status() // :("),
+        "it ran: {output}"
+    );
 }
 
 /// A cluster with 1 KiB chunks and `test.c` sharded on `{x: 1}`, still empty.

@@ -1,37 +1,12 @@
-//! A mongosh-style console on the core's shell: Enter runs, Shift+Enter adds a line
-//! (and an unclosed bracket continues the input), Up and Down walk the history.
+//! A mongosh-style console on the core's shell: Enter runs, Shift+Enter adds a line (and
+//! input the core says is unfinished continues: see [`needs_more_input`]), Up and Down walk
+//! the history.
 
 use crate::state::{Action, ConsoleLine, LineKind};
+use shardlab::shell::needs_more_input;
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
-
-/// Whether the text has more opening than closing brackets (outside strings), so that
-/// Enter should add a line instead of running it.
-pub fn is_incomplete(text: &str) -> bool {
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for ch in text.chars() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '"' | '\'' | '`' => quote = Some(ch),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    depth > 0 || quote.is_some()
-}
 
 /// Properties of [`Console`]: only what it draws, so that ticks that do not print skip it.
 #[derive(Properties)]
@@ -83,7 +58,7 @@ pub fn console(props: &ConsoleProps) -> Html {
             let area: HtmlTextAreaElement = e.target_unchecked_into();
             let value = area.value();
             match e.key().as_str() {
-                "Enter" if !e.shift_key() && !is_incomplete(&value) => {
+                "Enter" if !e.shift_key() && !needs_more_input(&value) => {
                     e.prevent_default();
                     if !value.trim().is_empty() {
                         dispatch.emit(Action::Command(value));
