@@ -6,9 +6,11 @@
 //!    hashed field hashed), the key is looked up and one shard is targeted.
 //! 2. Otherwise the filter becomes index bounds over the shard key index: for each
 //!    field, a sorted list of intervals. `$and` intersects, `$or` unions field by field
-//!    (as `collapseQuerySolution` does), and `$nor`, `$ne`, `$nin`, `$not`, `$exists`
-//!    and regular expressions leave a field unconstrained. A range on the hashed
-//!    field leaves it unconstrained too, since a hashed index cannot answer ranges.
+//!    (as `collapseQuerySolution` does), and `$nor`, `$ne`, `$nin`, `$not` and
+//!    `$exists` leave a field unconstrained. A regular expression on a ranged field
+//!    covers the strings it can match plus the regular expression value itself
+//!    (`IndexBoundsBuilder::translateRegex`). A range or regular expression on the
+//!    hashed field leaves it unconstrained, since a hashed index cannot answer either.
 //! 3. When the first key field is unconstrained the shard key index cannot be used,
 //!    and the query goes to every shard that owns chunks of the collection.
 //! 4. Otherwise the bounds are flattened into key ranges (`flattenBounds`): while
@@ -61,14 +63,23 @@ pub struct Targeting {
 }
 
 impl Targeting {
-    /// The stage mongos `explain()` reports: `SINGLE_SHARD` when one shard is
-    /// targeted, `SHARD_MERGE` otherwise.
+    /// The stage mongos `explain()` reports for an unsorted read: `SINGLE_SHARD` when
+    /// one shard is targeted, `SHARD_MERGE` otherwise (see [`mongos_stage`]).
     pub fn stage(&self) -> &'static str {
-        if self.shards.len() == 1 {
-            "SINGLE_SHARD"
-        } else {
-            "SHARD_MERGE"
-        }
+        mongos_stage(self.shards.len(), false)
+    }
+}
+
+/// The stage mongos `explain()` names for a read sent to `shards` shards, as
+/// `ClusterExplain::getStageNameForReadOp` (src/mongo/s/commands/cluster_explain.cpp)
+/// picks it: `SINGLE_SHARD` for one shard; otherwise `SHARD_MERGE_SORT` when the
+/// command has a sort, since mongos then merges the shards' sorted streams, and
+/// `SHARD_MERGE` when it has none.
+pub fn mongos_stage(shards: usize, sorted: bool) -> &'static str {
+    match (shards, sorted) {
+        (1, _) => "SINGLE_SHARD",
+        (_, true) => "SHARD_MERGE_SORT",
+        (_, false) => "SHARD_MERGE",
     }
 }
 
@@ -390,16 +401,213 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
             Some(normalize(items.iter().map(hashed_point).collect()))
         }
         (FieldKind::Ascending, Predicate::Eq(v)) => Some(normalize(equality_points(v))),
-        (FieldKind::Ascending, Predicate::In(items)) if !has_regex(items) => {
-            Some(normalize(items.iter().flat_map(equality_points).collect()))
+        // `$in` unions its values' points with its regular expressions' bounds.
+        (FieldKind::Ascending, Predicate::In(items)) => Some(normalize(
+            items
+                .iter()
+                .flat_map(|v| match v {
+                    Bson::RegularExpression(r) => {
+                        regex_bounds(r.pattern.as_str(), r.options.as_str())
+                    }
+                    other => equality_points(other),
+                })
+                .collect(),
+        )),
+        (FieldKind::Ascending, Predicate::Regex(r)) => {
+            Some(normalize(regex_bounds(&r.pattern, &r.options)))
         }
         (FieldKind::Ascending, Predicate::Gt(v)) => Some(normalize(range(v, true, false))),
         (FieldKind::Ascending, Predicate::Gte(v)) => Some(normalize(range(v, true, true))),
         (FieldKind::Ascending, Predicate::Lt(v)) => Some(normalize(range(v, false, false))),
         (FieldKind::Ascending, Predicate::Lte(v)) => Some(normalize(range(v, false, true))),
-        // A hashed index cannot answer ranges, and the negations and regular
-        // expressions are left to the shards' own filtering.
+        // A hashed index cannot answer ranges or regular expressions, and the
+        // negations are left to the shards' own filtering.
         _ => None,
+    }
+}
+
+/// The bounds of a regular expression on a ranged field, as
+/// `IndexBoundsBuilder::translateRegex` (src/mongo/db/query/index_bounds_builder.cpp)
+/// builds them: the strings starting with its literal prefix, `[prefix, prefix with its
+/// last byte raised by one)`, or every string `["", {})` when it has no prefix; and the
+/// regular expression itself as a point, since regular expression values sort after
+/// strings and an index holds them too.
+fn regex_bounds(pattern: &str, options: &str) -> Vec<Interval> {
+    let prefix = regex_prefix(pattern.as_bytes(), options);
+    let mut out = Vec::with_capacity(2);
+    if prefix.is_empty() {
+        out.push(Interval {
+            lo: Bson::String(String::new()),
+            lo_inclusive: true,
+            hi: Bson::Document(Document::new()),
+            hi_inclusive: false,
+        });
+    } else if let Some(lo) = least_string_from(&prefix) {
+        let mut end = prefix;
+        if let Some(last) = end.last_mut() {
+            *last = last.wrapping_add(1);
+        }
+        // When no string sorts at or above the raised prefix, the range runs to the
+        // end of the strings.
+        let hi = least_string_from(&end).map_or(Bson::Document(Document::new()), Bson::String);
+        out.push(Interval {
+            lo: Bson::String(lo),
+            lo_inclusive: true,
+            hi,
+            hi_inclusive: false,
+        });
+    }
+    let regex = (
+        bson::raw::CString::try_from(pattern),
+        bson::raw::CString::try_from(options),
+    );
+    if let (Ok(pattern), Ok(options)) = regex {
+        out.push(Interval::point(Bson::RegularExpression(bson::Regex {
+            pattern,
+            options,
+        })));
+    }
+    out
+}
+
+/// The literal prefix every match of a regular expression starts with, read as
+/// `analyze_regex::getRegexPrefixMatch` (src/mongo/db/query/analyze_regex.cpp) reads
+/// it, byte by byte: the pattern must be anchored with `^` (or `\A`, which also allows
+/// the `m` flag), hold no unescaped `|`, and have no flags but `m`, `s` and `x`; the
+/// prefix then runs up to the first metacharacter or escape of a letter or digit, and
+/// a following `*` or `?` takes its last byte back. Empty when there is none.
+fn regex_prefix(pattern: &[u8], options: &str) -> Vec<u8> {
+    let (rest, multiline_ok) = if let Some(r) = pattern.strip_prefix(b"\\A") {
+        (r, true)
+    } else if let Some(r) = pattern.strip_prefix(b"^") {
+        (r, false)
+    } else {
+        return Vec::new();
+    };
+    if may_have_unescaped_pipe(rest) {
+        return Vec::new();
+    }
+    let mut extended = false;
+    for flag in options.bytes() {
+        match flag {
+            b'm' if multiline_ok => {}
+            b's' => {}
+            b'x' => extended = true,
+            _ => return Vec::new(),
+        }
+    }
+    let mut prefix = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = rest.get(i) {
+        i += 1;
+        match c {
+            b'*' | b'?' => {
+                prefix.pop();
+                return prefix;
+            }
+            b'\\' => {
+                let Some(&escaped) = rest.get(i) else {
+                    return prefix;
+                };
+                i += 1;
+                if escaped == b'Q' {
+                    // `\Q...\E` quotes everything up to the `\E`.
+                    while let Some(&q) = rest.get(i) {
+                        i += 1;
+                        if q == b'\\' && rest.get(i) == Some(&b'E') {
+                            i += 1;
+                            break;
+                        }
+                        prefix.push(q);
+                    }
+                } else if escaped.is_ascii_alphanumeric() {
+                    return prefix;
+                } else {
+                    prefix.push(escaped);
+                }
+            }
+            b'^' | b'$' | b'.' | b'[' | b'(' | b')' | b'+' | b'{' => return prefix,
+            b'#' if extended => return prefix,
+            b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' if extended => {}
+            other => prefix.push(other),
+        }
+    }
+    prefix
+}
+
+/// `stringMayHaveUnescapedPipe`: a `|` not preceded by a backslash, or preceded by an
+/// escaped backslash. Like MongoDB's, it may report a pipe that has no meaning (inside
+/// a class), which only costs the prefix.
+fn may_have_unescaped_pipe(s: &[u8]) -> bool {
+    s.iter().enumerate().any(|(i, &c)| {
+        c == b'|'
+            && match i {
+                0 => true,
+                1 => s[0] != b'\\',
+                _ => s[i - 1] != b'\\' || s[i - 2] == b'\\',
+            }
+    })
+}
+
+/// The least UTF-8 string whose bytes sort at or above `bytes`, or `None` when every
+/// string sorts below them. MongoDB builds regex bounds byte by byte, so a prefix cut
+/// inside a character (by `?` or `*`), or a last byte raised past a character's end,
+/// is not UTF-8; this finds the string that bounds the same set of strings.
+fn least_string_from(bytes: &[u8]) -> Option<String> {
+    let err = match std::str::from_utf8(bytes) {
+        Ok(s) => return Some(s.to_owned()),
+        Err(e) => e,
+    };
+    let (valid, rest) = bytes.split_at(err.valid_up_to());
+    let mut out = String::from_utf8(valid.to_vec()).ok()?;
+    match least_char_above(rest) {
+        Some(c) => {
+            out.push(c);
+            Some(out)
+        }
+        // No character sorts above the rest: step past every string starting with
+        // `valid` by raising its last character.
+        None => loop {
+            let last = out.pop()?;
+            if let Some(next) = next_char(last) {
+                out.push(next);
+                return Some(out);
+            }
+        },
+    }
+}
+
+/// The least character whose UTF-8 bytes sort above `rest` (UTF-8 preserves code point
+/// order, so a binary search over code points finds it).
+fn least_char_above(rest: &[u8]) -> Option<char> {
+    // Code points without the surrogates, numbered densely.
+    const COUNT: u32 = 0x11_0000 - 0x800;
+    let nth = |n: u32| char::from_u32(if n < 0xD800 { n } else { n + 0x800 });
+    let above = |n: u32| {
+        let mut buf = [0u8; 4];
+        nth(n).is_some_and(|c| c.encode_utf8(&mut buf).as_bytes() > rest)
+    };
+    let (mut lo, mut hi) = (0, COUNT);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if above(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if lo < COUNT {
+        nth(lo)
+    } else {
+        None
+    }
+}
+
+/// The character after `c` in code point order, skipping the surrogates.
+fn next_char(c: char) -> Option<char> {
+    match c as u32 {
+        0xD7FF => char::from_u32(0xE000),
+        n => char::from_u32(n + 1),
     }
 }
 

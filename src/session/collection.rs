@@ -2,6 +2,7 @@
 
 use super::interpreter::{call_args, Output, Session, StatementError};
 use super::status;
+use crate::engine::cluster::VersionMode;
 use crate::engine::crud::QueryTarget;
 use crate::query;
 use crate::shell::parser::Segment;
@@ -242,7 +243,13 @@ impl Session {
         self.record_read(ns, &cursor.filter);
         let (mut docs, target) = self.cluster.find(ns, &cursor.filter)?;
         if explain {
-            let out = Output::Value(Bson::Document(self.explain(ns, &cursor.filter, &target)));
+            let sorted = cursor.sort.as_ref().is_some_and(|s| !s.is_empty());
+            let out = Output::Value(Bson::Document(self.explain(
+                ns,
+                &cursor.filter,
+                &target,
+                sorted,
+            )));
             return super::interpreter::navigate(out, rest);
         }
         if let Some(sort) = &cursor.sort {
@@ -278,27 +285,46 @@ impl Session {
         super::interpreter::navigate(Output::Cursor(docs), rest)
     }
 
-    /// mongos's `explain()` shape: the winning plan's stage and the shards it went to.
-    fn explain(&self, ns: &str, filter: &Document, target: &QueryTarget) -> Document {
+    /// mongos's `explain()` shape, as `ClusterExplain::buildPlannerInfo`
+    /// (src/mongo/s/commands/cluster_explain.cpp) builds it: the mongos stage
+    /// (`SINGLE_SHARD`, `SHARD_MERGE`, or `SHARD_MERGE_SORT` for a sorted read on several
+    /// shards) over one entry per targeted shard, `shardName` and `connectionString`
+    /// first, then the shard's own `queryPlanner` fields in their era's order
+    /// (`namespace`, `indexFilterSet` and `parsedQuery`, `winningPlan`, `rejectedPlans`).
+    fn explain(&self, ns: &str, filter: &Document, target: &QueryTarget, sorted: bool) -> Document {
         let shards: Vec<Bson> = target
             .shards
             .iter()
             .map(|&i| {
                 let shard = &self.cluster.all_shards()[i as usize];
-                Bson::Document(doc! {
+                let mut d = doc! {
                     "shardName": shard.name.clone(),
                     "connectionString": shard.host.clone(),
                     "namespace": ns,
-                    "parsedQuery": filter.clone(),
-                    "winningPlan": { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" },
-                    "rejectedPlans": [],
-                })
+                };
+                // `generatePlannerInfo` (src/mongo/db/query/explain.cpp) writes
+                // `indexFilterSet` before `parsedQuery` up to 7.0; 8.0, which brought
+                // query settings, writes it after.
+                if self.cluster.version() == VersionMode::V80 {
+                    d.insert("parsedQuery", filter.clone());
+                    d.insert("indexFilterSet", false);
+                } else {
+                    d.insert("indexFilterSet", false);
+                    d.insert("parsedQuery", filter.clone());
+                }
+                d.insert(
+                    "winningPlan",
+                    doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" },
+                );
+                d.insert("rejectedPlans", Bson::Array(Vec::new()));
+                Bson::Document(d)
             })
             .collect();
+        let stage = crate::engine::targeting::mongos_stage(target.shards.len(), sorted);
         doc! {
             "queryPlanner": {
                 "mongosPlannerVersion": 1,
-                "winningPlan": { "stage": target.stage, "shards": shards },
+                "winningPlan": { "stage": stage, "shards": shards },
             },
             "ok": 1,
         }

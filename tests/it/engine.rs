@@ -709,6 +709,7 @@ fn shard_key_updates_move_documents_only_with_the_full_key() {
                 shardName: 'shard02',
                 connectionString: 'shard02/localhost:27217',
                 namespace: 'test.u',
+                indexFilterSet: false,
                 parsedQuery: { x: 150 },
                 winningPlan: { stage: 'COLLSCAN', filter: { x: 150 }, direction: 'forward' },
                 rejectedPlans: []

@@ -8,6 +8,8 @@
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Bson, Document};
+use shardlab::engine::{target, Chunk, ChunkVersion, RoutingTable, TargetKind};
+use shardlab::keys::{KeyPattern, KeyValue};
 use shardlab::values::data_format;
 use shardlab::{Output, Session};
 
@@ -335,4 +337,191 @@ fn status_prints_the_tags_notice_after_the_20th_range() {
     assert_eq!(twenty.len(), 21);
     assert_eq!(twenty[20], notice);
     assert_eq!(tags_of(22).len(), 21);
+}
+
+/// `db.c.find(...)[.sort(...)].explain().queryPlanner.winningPlan.stage` on `test.e`,
+/// sharded on `{x: 1}` with `[MinKey, 10)` on shard01 and `[10, MaxKey)` on shard02.
+fn explain_stage(query: &str) -> Bson {
+    let script = format!(
+        "sh.shardCollection('test.e', {{x: 1}})\n\
+         sh.splitAt('test.e', {{x: 10}})\n\
+         sh.moveChunk('test.e', {{x: 10}}, 'shard02')\n\
+         db.e.{query}.explain().queryPlanner.winningPlan.stage"
+    );
+    last_value(&script)
+}
+
+/// `ClusterExplain::getStageNameForReadOp` (src/mongo/s/commands/cluster_explain.cpp):
+/// one shard is `SINGLE_SHARD` whatever the sort; several are `SHARD_MERGE_SORT` when the
+/// find has a sort and `SHARD_MERGE` when it has none (an empty sort is no sort).
+#[test]
+fn explain_names_the_mongos_stage_by_shards_and_sort() {
+    let cases = [
+        ("find({x: {$gt: 0}}).sort({x: 1})", "SHARD_MERGE_SORT"),
+        ("find().sort({y: -1})", "SHARD_MERGE_SORT"),
+        ("find({x: {$gt: 0}})", "SHARD_MERGE"),
+        ("find().sort({})", "SHARD_MERGE"),
+        ("find({x: 5}).sort({x: 1})", "SINGLE_SHARD"),
+        ("find({x: 15})", "SINGLE_SHARD"),
+    ];
+    for (query, stage) in cases {
+        assert_eq!(explain_stage(query), Bson::String(stage.into()), "{query}");
+    }
+}
+
+/// `ClusterExplain::buildPlannerInfo` (src/mongo/s/commands/cluster_explain.cpp): each
+/// shard's entry starts with `shardName` and `connectionString`, then the shard's own
+/// `queryPlanner` fields, whose order `generatePlannerInfo`
+/// (src/mongo/db/query/explain.cpp) sets: `namespace`, `indexFilterSet`, `parsedQuery`,
+/// `winningPlan`, `rejectedPlans` up to 7.0 (8.0 moves `indexFilterSet` after
+/// `parsedQuery`).
+#[test]
+fn explain_lists_each_shard_in_mongos_order() {
+    let script = "sim.reset({version: '5.0'})\n\
+                  sh.shardCollection('test.e', {x: 1})\n\
+                  sh.splitAt('test.e', {x: 10})\n\
+                  sh.moveChunk('test.e', {x: 10}, 'shard02')\n\
+                  db.e.find().sort({x: 1}).explain()";
+    let explain = last_value(script);
+    let planner = at(&explain, &["queryPlanner"]).as_document().unwrap();
+    let keys: Vec<&str> = planner.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["mongosPlannerVersion", "winningPlan"]);
+    let Bson::Array(shards) = at(&explain, &["queryPlanner", "winningPlan", "shards"]) else {
+        panic!("{explain}")
+    };
+    let names: Vec<&str> = shards
+        .iter()
+        .map(|s| at(s, &["shardName"]).as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shard01", "shard02"]);
+    let keys: Vec<&str> = shards[0]
+        .as_document()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "shardName",
+            "connectionString",
+            "namespace",
+            "indexFilterSet",
+            "parsedQuery",
+            "winningPlan",
+            "rejectedPlans"
+        ]
+    );
+}
+
+/// A chunk `[min, max)` of `{x: 1}` on a shard.
+fn chunk(min: Bson, max: Bson, shard: u32) -> Chunk {
+    Chunk {
+        min: KeyValue(vec![min]),
+        max: KeyValue(vec![max]),
+        shard,
+        jumbo: false,
+        version: ChunkVersion { major: 1, minor: 0 },
+        docs: 0,
+        bytes: 0,
+        written: 0,
+    }
+}
+
+/// `IndexBoundsBuilder::translateRegex` (src/mongo/db/query/index_bounds_builder.cpp)
+/// with the prefix of `analyze_regex::getRegexPrefixMatch`
+/// (src/mongo/db/query/analyze_regex.cpp), looked up chunk by chunk as
+/// `ChunkManager::getShardIdsForQuery` does (bounds inclusive at both ends): a prefix
+/// regex covers `[prefix, prefix with its last byte + 1)`, any other covers every string
+/// `["", {})`, and both add the regular expression itself as a point, which sorts after
+/// strings and objects (here into the top chunk, on shard 4).
+#[test]
+fn a_regex_on_a_ranged_key_targets_its_strings_and_itself() {
+    let pattern = KeyPattern::parse(&doc! {"x": 1}).unwrap();
+    let s = |v: &str| Bson::String(v.into());
+    let table = RoutingTable::from_chunks(vec![
+        chunk(Bson::MinKey, Bson::Int32(0), 0),
+        chunk(Bson::Int32(0), s("abc"), 1),
+        chunk(s("abc"), s("abe"), 2),
+        chunk(s("abe"), s("b"), 3),
+        chunk(s("b"), Bson::Document(doc! {"a": 1}), 5),
+        chunk(Bson::Document(doc! {"a": 1}), Bson::MaxKey, 4),
+    ]);
+    let re = |p: &str, o: &str| {
+        Bson::RegularExpression(bson::Regex {
+            pattern: bson::raw::CString::try_from(p).unwrap(),
+            options: bson::raw::CString::try_from(o).unwrap(),
+        })
+    };
+    let strings = vec![1, 2, 3, 4, 5];
+    let cases: Vec<(Document, Vec<u32>)> = vec![
+        // Prefix "abc": ["abc", "abd") lies in shard 2's chunk, plus the regex point.
+        (doc! {"x": re("^abc", "")}, vec![2, 4]),
+        (doc! {"x": {"$regex": "^abc"}}, vec![2, 4]),
+        // `.*` at the end keeps the prefix (and makes the bounds exact).
+        (doc! {"x": re("^abc.*", "")}, vec![2, 4]),
+        // `\A` anchors too, and allows the `m` flag.
+        (doc! {"x": re("\\Aabc", "m")}, vec![2, 4]),
+        // `x` skips white space in the prefix; `s` is allowed.
+        (
+            doc! {"x": {"$regex": "^a b c", "$options": "xs"}},
+            vec![2, 4],
+        ),
+        // Not anchored: every string, but never the numbers of shard 0.
+        (doc! {"x": re("abc", "")}, strings.clone()),
+        // `i` (any flag but m, s, x) and `^` with `m` give no prefix.
+        (doc! {"x": re("^abc", "i")}, strings.clone()),
+        (
+            doc! {"x": {"$regex": "^abc", "$options": "m"}},
+            strings.clone(),
+        ),
+        // An unescaped pipe gives no prefix; an escaped one is a literal: "a|b".
+        (doc! {"x": re("^abc|^b", "")}, strings.clone()),
+        (doc! {"x": re("^a\\|b", "")}, vec![3, 4]),
+        // `?` and `*` take the last character back: "ab" covers ["ab", "ac").
+        (doc! {"x": re("^abd?", "")}, vec![1, 2, 3, 4]),
+        // An escaped punctuation mark is literal, `\Q...\E` quotes: "a.c" < "abc".
+        (doc! {"x": re("^a\\.c", "")}, vec![1, 4]),
+        (doc! {"x": re("^\\Qa.c\\E", "")}, vec![1, 4]),
+        // An escaped letter or digit, or a metacharacter, ends the prefix.
+        (doc! {"x": re("^a\\d", "")}, strings.clone()),
+        (doc! {"x": re("^(abc)", "")}, strings.clone()),
+        // UTF-8: "é" covers ["é", "ê"), above "b".
+        (doc! {"x": re("^é", "")}, vec![4, 5]),
+        // `$in` unions its values' points with its regexes' bounds.
+        (doc! {"x": {"$in": [re("^abc", ""), 7]}}, vec![1, 2, 4]),
+    ];
+    for (filter, shards) in cases {
+        let t = target(&pattern, &table, &filter).unwrap();
+        assert_eq!(
+            (t.shards.clone(), t.kind),
+            (shards, TargetKind::MultiShard),
+            "{filter}"
+        );
+    }
+    // `$not` of a regex cannot use the index (index_bounds_builder.cpp: a NOT's child
+    // "can't be things like $mod, $regex"): every shard.
+    let t = target(&pattern, &table, &doc! {"x": {"$not": re("^abc", "")}}).unwrap();
+    assert_eq!(
+        (t.shards, t.kind),
+        (vec![0, 1, 2, 3, 4, 5], TargetKind::ScatterGather)
+    );
+}
+
+/// A hashed index cannot answer a regular expression (`IndexBoundsBuilder::translate`
+/// accepts only equalities and `$in` on a hashed field), so mongos sends it everywhere.
+#[test]
+fn a_regex_on_a_hashed_key_is_scatter_gather() {
+    let pattern = KeyPattern::parse(&doc! {"x": "hashed"}).unwrap();
+    let table = RoutingTable::from_chunks(vec![
+        chunk(Bson::MinKey, Bson::Int64(0), 0),
+        chunk(Bson::Int64(0), Bson::MaxKey, 1),
+    ]);
+    for filter in [
+        doc! {"x": {"$regex": "^abc"}},
+        doc! {"x": {"$regex": "abc"}},
+    ] {
+        let t = target(&pattern, &table, &filter).unwrap();
+        assert_eq!((t.shards, t.kind), (vec![0, 1], TargetKind::ScatterGather));
+    }
 }
