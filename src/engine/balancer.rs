@@ -716,7 +716,12 @@ impl Cluster {
             .collections
             .values()
             .filter_map(|c| c.sharding.as_ref())
-            .any(|s| s.zones.iter().any(|z| z.zone == zone));
+            .any(|s| s.zones.iter().any(|z| z.zone == zone))
+            || self
+                .pending_zones
+                .values()
+                .flatten()
+                .any(|z| z.zone == zone);
         if others == 0 && in_use {
             return Err(ClusterError::ZoneStillInUse(
                 "cannot remove a shard from zone if a chunk range is associated with it"
@@ -738,6 +743,8 @@ impl Cluster {
     }
 
     /// `sh.updateZoneKeyRange(ns, min, max, zone)`; `zone: None` removes the range.
+    /// 4.0+ takes a range for a namespace that is not sharded (not even created) as
+    /// given, to be checked against the key when it is sharded; 3.6 refuses it.
     pub fn update_zone_key_range(
         &mut self,
         ns: &str,
@@ -745,10 +752,10 @@ impl Cluster {
         max: &Document,
         zone: Option<&str>,
     ) -> Result<(), ClusterError> {
-        let s = self.sharding(ns)?;
         // The order of the config server's checks: the range itself (`ChunkRange`'s
-        // parser), the zone (`assignKeyRangeToZone`), then the bounds against the shard
-        // key (`includeFullShardKey`, which fills a prefix out with MinKey).
+        // parser), then in 4.0+ the zone and the bounds against the shard key
+        // (`includeFullShardKey`, which fills a prefix out with MinKey); 3.6's
+        // `assignKeyRangeToZone` looks at the shard key before the zone.
         if compare_bound_docs(min, max) != std::cmp::Ordering::Less {
             let message = format!(
                 "min: {} should be less than max: {}",
@@ -762,12 +769,20 @@ impl Cluster {
                 _ => ClusterError::FailedToParse(message),
             });
         }
-        if let Some(zone) = zone {
-            if !self.shards().any(|(_, sh)| sh.zones.contains(zone)) {
-                return Err(ClusterError::ZoneNotFound(format!(
-                    "zone {zone} does not exist"
+        let Ok(s) = self.sharding(ns) else {
+            if self.version() == VersionMode::V36 {
+                return Err(ClusterError::NamespaceNotSharded(format!(
+                    "{ns} is not sharded"
                 )));
             }
+            return self.update_pending_zone(ns, min, max, zone);
+        };
+        if self.version() == VersionMode::V36 {
+            zone_bound(&s.pattern, min, "min", ns)?;
+            zone_bound(&s.pattern, max, "max", ns)?;
+        }
+        if let Some(zone) = zone {
+            self.check_zone_exists(zone)?;
         }
         let lo = zone_bound(&s.pattern, min, "min", ns)?;
         let hi = zone_bound(&s.pattern, max, "max", ns)?;
@@ -806,6 +821,83 @@ impl Cluster {
             zone: zone.to_string(),
         });
         crate::support::sort::sort_by(&mut sm.zones, |a, b| a.min.cmp(&b.min));
+        self.push_event(EventKind::Zone {
+            detail: format!("zone {zone} got a range of {ns}"),
+        });
+        Ok(())
+    }
+
+    /// The config server's `ZoneNotFound` for a zone no shard is in.
+    fn check_zone_exists(&self, zone: &str) -> Result<(), ClusterError> {
+        if self.shards().any(|(_, sh)| sh.zones.contains(zone)) {
+            return Ok(());
+        }
+        Err(ClusterError::ZoneNotFound(format!(
+            "zone {zone} does not exist"
+        )))
+    }
+
+    /// A zone range of a namespace that is not sharded (4.0+ `assignKeyRangeToZone` and
+    /// `removeKeyRangeFromZone`): the bounds must name the same fields
+    /// (`ChunkRange::extractKeyPattern`), must not overlap another range of the namespace
+    /// (compared on those fields, the others' filled out with MinKey), and a range with
+    /// the same lower bound is replaced, as the upsert on `{ns, min}` does.
+    fn update_pending_zone(
+        &mut self,
+        ns: &str,
+        min: &Document,
+        max: &Document,
+        zone: Option<&str>,
+    ) -> Result<(), ClusterError> {
+        if let Some(zone) = zone {
+            self.check_zone_exists(zone)?;
+        }
+        if !min.keys().eq(max.keys()) {
+            return Err(ClusterError::ShardKeyNotFound(format!(
+                "the shard key of min {} doesn't match with the shard key of max {}",
+                format_bson_obj(min),
+                format_bson_obj(max)
+            )));
+        }
+        let ranges = self.pending_zones.entry(ns.to_string()).or_default();
+        let Some(zone) = zone else {
+            ranges.retain(|p| !(p.min == *min && p.max == *max));
+            return Ok(());
+        };
+        let width = min.len();
+        let extend = |d: &Document| {
+            let mut values: Vec<bson::Bson> = d.values().take(width).cloned().collect();
+            values.resize(width, bson::Bson::MinKey);
+            KeyValue(values)
+        };
+        let (lo, hi) = (extend(min), extend(max));
+        let show = |a: &Document, b: &Document, z: &str| {
+            format!(
+                "{} -->> {}  on  {z}",
+                format_bson_obj(a),
+                format_bson_obj(b)
+            )
+        };
+        if let Some(existing) = ranges
+            .iter()
+            .find(|p| extend(&p.min) < hi && lo < extend(&p.max))
+        {
+            if extend(&existing.min) == lo && extend(&existing.max) == hi && existing.zone == zone {
+                return Ok(());
+            }
+            return Err(ClusterError::RangeOverlapConflict(format!(
+                "Zone range: {} is overlapping with existing: {}",
+                show(min, max, zone),
+                show(&existing.min, &existing.max, &existing.zone)
+            )));
+        }
+        ranges.retain(|p| p.min != *min);
+        ranges.push(crate::engine::cluster::PendingZone {
+            min: min.clone(),
+            max: max.clone(),
+            zone: zone.to_string(),
+        });
+        crate::support::sort::sort_by(ranges, |a, b| compare_bound_docs(&a.min, &b.min));
         self.push_event(EventKind::Zone {
             detail: format!("zone {zone} got a range of {ns}"),
         });

@@ -171,6 +171,32 @@ pub struct ZoneRange {
     pub zone: String,
 }
 
+/// A zone range set before its collection is sharded (4.0+). It is kept as given:
+/// with no shard key yet there is nothing to extend it to (`assignKeyRangeToZone` stores
+/// `givenRange` when `includeFullShardKey` finds the namespace unsharded).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PendingZone {
+    /// The lower bound, as given.
+    pub min: Document,
+    /// The upper bound, as given.
+    pub max: Document,
+    /// The zone's name.
+    pub zone: String,
+}
+
+/// `shardCollection`'s options besides the key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ShardOptions {
+    /// `unique`.
+    pub unique: bool,
+    /// `numInitialChunks`, as given (negative values are refused in 4.4+).
+    pub num_initial_chunks: Option<i64>,
+    /// `presplitHashedZones` (4.4+).
+    pub presplit_hashed_zones: bool,
+    /// `collation`: only `{locale: 'simple'}` is allowed.
+    pub collation: Option<Document>,
+}
+
 /// How a collection is sharded.
 #[derive(Debug, Clone)]
 pub struct Sharding {
@@ -305,6 +331,8 @@ pub struct Cluster {
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
     pub(crate) written: Written,
+    /// Zone ranges of namespaces not sharded yet, by namespace, in `min` order.
+    pub(crate) pending_zones: BTreeMap<String, Vec<PendingZone>>,
     oid_counter: u32,
     oid_process: [u8; 5],
 }
@@ -377,6 +405,7 @@ impl Cluster {
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
             written: Written::default(),
+            pending_zones: BTreeMap::new(),
             oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
             oid_process: process,
             config,
@@ -501,6 +530,7 @@ impl Cluster {
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
             written: self.written,
+            pending_zones: BTreeMap::new(),
             oid_counter: self.oid_counter,
             oid_process: self.oid_process,
         }
@@ -677,14 +707,33 @@ impl Cluster {
         out
     }
 
-    /// Shards a collection (spec §2, §6). Hashed keys on an empty collection get
-    /// pre-split chunks; otherwise the collection starts as one chunk on the primary.
+    /// Shards a collection (spec §2, §6) with only `unique` and `numInitialChunks`; see
+    /// [`Cluster::shard_collection_with`].
     pub fn shard_collection(
         &mut self,
         ns: &str,
         pattern: &Document,
         unique: bool,
         num_initial_chunks: Option<u32>,
+    ) -> Result<(), ClusterError> {
+        let options = ShardOptions {
+            unique,
+            num_initial_chunks: num_initial_chunks.map(i64::from),
+            presplit_hashed_zones: false,
+            collation: None,
+        };
+        self.shard_collection_with(ns, pattern, &options)
+    }
+
+    /// Shards a collection (spec §2, §6). The first chunks follow the era's initial split
+    /// policy (`InitialSplitPolicy::calculateOptimizationStrategy`): along the zone ranges
+    /// set before sharding, pre-split for a hashed prefix on an empty collection, or one
+    /// chunk on the primary.
+    pub(crate) fn shard_collection_with(
+        &mut self,
+        ns: &str,
+        pattern: &Document,
+        options: &ShardOptions,
     ) -> Result<(), ClusterError> {
         split_ns(ns).and_then(|(_, c)| {
             if c.is_empty() {
@@ -694,28 +743,27 @@ impl Cluster {
             }
         })?;
         let key = KeyPattern::parse(pattern)?;
-        key.check_unique(unique)?;
+        key.check_unique(options.unique)?;
         if let Some(existing) = self.collections.get(ns).and_then(|c| c.sharding.as_ref()) {
             // Sharding again with the same key and options succeeds and changes nothing.
-            if existing.pattern == key && existing.unique == unique {
+            if existing.pattern == key && existing.unique == options.unique {
                 return Ok(());
             }
             return Err(ClusterError::AlreadyInitialized(format!(
                 "sharding already enabled for collection {ns}"
             )));
         }
-        if let Some(n) = num_initial_chunks {
-            if !key.is_hashed() && n > 0 {
-                return Err(ClusterError::InvalidOptions(
-                    "numInitialChunks is only supported when the collection is empty and has a hashed field in the shard key pattern".into(),
-                ));
-            }
-            if n > 8192 * self.live_shard_count() as u32 {
-                return Err(ClusterError::InvalidOptions(format!(
-                    "numInitialChunks cannot be more than either: 8192 * number of shards; or 1000000 chunks. Got {n}"
+        // Any collation but the simple one makes a collator (`CollatorFactoryInterface::
+        // makeFromBSON`), and shard keys compare without one.
+        if let Some(collation) = &options.collation {
+            if collation.get("locale") != Some(&Bson::String("simple".into())) {
+                return Err(ClusterError::BadValue(format!(
+                    "The collation for shardCollection must be {{locale: 'simple'}}, but found: {}",
+                    format_bson_obj(collation)
                 )));
             }
         }
+        self.check_num_initial_chunks(options.num_initial_chunks)?;
         self.ensure_collection(ns)?;
         let primary = self.primary_of(ns);
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
@@ -725,17 +773,36 @@ impl Cluster {
                 "Please create an index that starts with the proposed shard key before sharding the collection".into(),
             ));
         }
+        let zones = self.zones_for_new_key(ns, pattern, &key)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         // Every existing document must have a storable key before anything changes.
         let mut rekeyed = Vec::with_capacity(coll.docs.len());
         for stored in coll.docs.values() {
             rekeyed.push((DocKey::new(key.extract_raw(stored.raw())?), stored.clone()));
         }
-        let table = if empty && key.has_hashed_prefix() {
-            self.initial_hashed_chunks(&key, num_initial_chunks, primary)
-        } else {
-            RoutingTable::single(key.global_min(), key.global_max(), primary)
-        };
+        let table = self.initial_table(ns, &key, empty, options, &zones, primary)?;
+        self.pending_zones.remove(ns);
+        let split_later = !empty && zones.is_empty();
+        self.install_sharding(ns, key, options.unique, table, zones, rekeyed)?;
+        // A collection that already holds more than a chunk's worth is cut into chunks
+        // of the maximum size right away, all on the primary shard; with zones it stays
+        // one chunk on the primary (`SingleChunkOnPrimarySplitPolicy`).
+        if split_later && self.autosplit_enabled {
+            self.initial_split(ns);
+        }
+        Ok(())
+    }
+
+    /// Files the collection's documents under the new key and records how it is sharded.
+    fn install_sharding(
+        &mut self,
+        ns: &str,
+        key: KeyPattern,
+        unique: bool,
+        table: RoutingTable,
+        zones: Vec<ZoneRange>,
+        rekeyed: Vec<(DocKey, Stored)>,
+    ) -> Result<(), ClusterError> {
         let coll = self
             .collections
             .get_mut(ns)
@@ -754,23 +821,39 @@ impl Cluster {
             coll.docs.insert((k, i as u64), stored);
         }
         coll.next_doc = coll.docs.len() as u64;
+        let shown = format_bson_obj(&key.to_pattern_document());
         let mut sharding = Sharding {
-            pattern: key.clone(),
+            pattern: key,
             unique,
             table,
-            zones: Vec::new(),
+            zones,
             balancing: true,
         };
         recount_all(&mut sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
         self.push_event(EventKind::ShardCollection {
             ns: ns.to_string(),
-            key: format_bson_obj(&key.to_pattern_document()),
+            key: shown,
         });
-        // A collection that already holds more than a chunk's worth is cut into chunks
-        // of the maximum size right away, all on the primary shard.
-        if !empty && self.autosplit_enabled {
-            self.initial_split(ns);
+        Ok(())
+    }
+
+    /// `numInitialChunks`' bounds, checked before anything else looks at the collection:
+    /// at most 8192 per shard and 1,000,000 in all (3.6's `configsvrShardCollection`,
+    /// 4.4/5.0's `CreateCollectionCoordinator::_checkCommandArguments`, which also refuses
+    /// a negative count). 7.2 dropped the option: 8.0 accepts it and ignores it
+    /// (SERVER-74747, SERVER-83005).
+    fn check_num_initial_chunks(&self, n: Option<i64>) -> Result<(), ClusterError> {
+        let (Some(n), false) = (n, self.version() == VersionMode::V80) else {
+            return Ok(());
+        };
+        let for_shards = 8192 * self.live_shard_count() as i64;
+        let total = 1_000_000;
+        let negative_refused = self.version() != VersionMode::V36;
+        if n > for_shards || n > total || (negative_refused && n < 0) {
+            return Err(ClusterError::InvalidOptions(format!(
+                "numInitialChunks cannot be more than either: {for_shards}, 8192 * number of shards; or {total}"
+            )));
         }
         Ok(())
     }
@@ -781,7 +864,7 @@ impl Cluster {
     }
 
     /// The pre-split chunks of an empty collection with a hashed prefix (spec §6).
-    fn initial_hashed_chunks(
+    pub(crate) fn initial_hashed_chunks(
         &self,
         key: &KeyPattern,
         num_initial_chunks: Option<u32>,

@@ -1,12 +1,16 @@
 //! Splitting and merging chunks (spec §6): 5.0's auto-split with the top-chunk rule,
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
-use crate::engine::chunks::{Chunk, ShardIdx};
-use crate::engine::cluster::SPLIT_TEST_FACTOR;
+use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+use crate::engine::cluster::{
+    hashed_split_points, ShardOptions, VersionMode, ZoneRange, SPLIT_TEST_FACTOR,
+};
 use crate::engine::cluster::{not_sharded, range_totals, Cluster, ClusterError, DocKey};
 use crate::engine::events::EventKind;
-use crate::keys::shard_key::{format_bson_obj, KeyPattern, KeyValue};
+use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
+use crate::values::order::compare_values;
 use bson::{Bson, Document};
+use std::collections::BTreeMap;
 
 /// At most this many of the last split points are recomputed when the last piece would be
 /// small (`kMaxSplitPointsToReposition`).
@@ -756,6 +760,317 @@ pub fn chunk_query_key(pattern: &KeyPattern, find: &Document) -> Result<KeyValue
 /// A chunk range as MongoDB prints it in messages: `[{ x: 1 }, { x: 5 })`.
 pub fn format_range(min: &str, max: &str) -> String {
     format!("[{min}, {max})")
+}
+
+/// `presplitHashedZones`' rule for a zone of a key whose prefix is not hashed
+/// (`PresplitHashedZonesSplitPolicy::_validate`): every lower-bound field before the
+/// hashed field is neither MinKey nor MaxKey (31388), the bounds differ in one of those
+/// fields (31390), the hashed field (31389) and every field after it (31391) are MinKey
+/// in the lower bound.
+fn check_presplit_zone(key: &KeyPattern, hashed: usize, z: &ZoneRange) -> Result<(), ClusterError> {
+    let why = "One or more zones are not defined in a manner that supports hashed pre-splitting.";
+    let zone = &z.zone;
+    let mut prefix_differs = false;
+    for i in 0..hashed {
+        if matches!(z.min.0[i], Bson::MinKey | Bson::MaxKey) {
+            return Err(ClusterError::Location31388(format!(
+                "{why} Cannot have MinKey or MaxKey in the lower bound for fields preceding the hashed field but found one, for zone {zone}"
+            )));
+        }
+        prefix_differs |= compare_values(&z.min.0[i], &z.max.0[i]).is_ne();
+    }
+    if !prefix_differs {
+        return Err(ClusterError::Location31390(format!(
+            "{why} The value preceding hashed field of the upper bound should be greater than that of lower bound, for zone {zone}"
+        )));
+    }
+    if z.min.0[hashed] != Bson::MinKey {
+        return Err(ClusterError::Location31389(format!(
+            "{why} The hashed field value for lower bound must be MinKey, for zone {zone}"
+        )));
+    }
+    if z.min.0[hashed + 1..key.len()]
+        .iter()
+        .any(|v| *v != Bson::MinKey)
+    {
+        return Err(ClusterError::Location31391(format!(
+            "{why} The fields after the hashed field must have MinKey value, for zone {zone}"
+        )));
+    }
+    Ok(())
+}
+
+/// A chunk of a new collection: version 1.`minor`, empty.
+fn new_chunk(min: KeyValue, max: KeyValue, shard: ShardIdx, minor: usize) -> Chunk {
+    Chunk {
+        min,
+        max,
+        shard,
+        jumbo: false,
+        version: ChunkVersion {
+            major: 1,
+            minor: minor as u32,
+        },
+        docs: 0,
+        bytes: 0,
+        written: 0,
+    }
+}
+
+/// A zone's shards, and how many chunks of the zone go to each (in the shards' order).
+type ZoneShares = Vec<(ShardIdx, usize)>;
+
+impl Cluster {
+    /// The zone ranges set on `ns` before sharding, as ranges of `key`, after
+    /// `shardkeyutil::validateShardKeyAgainstExistingZones`: each must name exactly the
+    /// key's fields, in order, and a hashed field's bounds must be NumberLong, MinKey or
+    /// MaxKey.
+    pub(crate) fn zones_for_new_key(
+        &self,
+        ns: &str,
+        pattern: &Document,
+        key: &KeyPattern,
+    ) -> Result<Vec<ZoneRange>, ClusterError> {
+        let Some(pending) = self.pending_zones.get(ns) else {
+            return Ok(Vec::new());
+        };
+        let proposed = format_bson_obj(pattern);
+        let mut zones = Vec::with_capacity(pending.len());
+        for z in pending {
+            let range = format!(
+                "{} -->> {}",
+                format_bson_obj(&z.min),
+                format_bson_obj(&z.max)
+            );
+            let mut maxes = z.max.iter();
+            for (i, (name, value)) in z.min.iter().enumerate() {
+                let Some((field, kind)) = key.fields().get(i) else {
+                    break;
+                };
+                if maxes.next().map(|(n, _)| n) != Some(name) {
+                    return Err(ClusterError::InvalidOptions(format!(
+                        "the min and max of the existing zone {range} have non-matching keys"
+                    )));
+                }
+                let last_of_both = (i + 1 == z.min.len()) == (i + 1 == key.len());
+                if name != field || !last_of_both {
+                    return Err(ClusterError::InvalidOptions(format!(
+                        "the proposed shard key {proposed} does not match with the shard key of the existing zone {range}"
+                    )));
+                }
+                let valid_hash = |v: Option<&Bson>| {
+                    matches!(v, Some(Bson::Int64(_) | Bson::MinKey | Bson::MaxKey))
+                };
+                if *kind == FieldKind::Hashed
+                    && !(valid_hash(Some(value)) && valid_hash(z.max.get(name)))
+                {
+                    return Err(ClusterError::InvalidOptions(format!(
+                        "cannot do hash sharding with the proposed key {proposed} because there exists a zone {range} whose boundaries are not of type NumberLong, MinKey or MaxKey"
+                    )));
+                }
+            }
+            zones.push(ZoneRange {
+                min: KeyValue(z.min.values().cloned().collect()),
+                max: KeyValue(z.max.values().cloned().collect()),
+                zone: z.zone.clone(),
+            });
+        }
+        Ok(zones)
+    }
+
+    /// The first chunks of a collection being sharded, as the era's
+    /// `InitialSplitPolicy::calculateOptimizationStrategy` picks them.
+    pub(crate) fn initial_table(
+        &self,
+        ns: &str,
+        key: &KeyPattern,
+        empty: bool,
+        options: &ShardOptions,
+        zones: &[ZoneRange],
+        primary: ShardIdx,
+    ) -> Result<RoutingTable, ClusterError> {
+        let version = self.version();
+        // 3.6 has neither option's checks (it ignores `numInitialChunks` without a hashed
+        // key, and knows no `presplitHashedZones`); 8.0 ignores `numInitialChunks`.
+        let n = match version {
+            VersionMode::V80 => None,
+            _ => options.num_initial_chunks.filter(|&n| n > 0),
+        };
+        let presplit = options.presplit_hashed_zones && version != VersionMode::V36;
+        if version == VersionMode::V50 && n.is_some() {
+            if !(key.is_hashed() && empty) {
+                return Err(ClusterError::InvalidOptions(
+                    "numInitialChunks is only supported when the collection is empty and has a hashed field in the shard key pattern".into(),
+                ));
+            }
+            if !key.has_hashed_prefix() && !presplit {
+                return Err(ClusterError::InvalidOptions(
+                    "When the prefix of the hashed shard key is a range field, 'numInitialChunks' can only be used when the 'presplitHashedZones' is true".into(),
+                ));
+            }
+        }
+        if presplit {
+            self.check_presplit(key, empty, zones)?;
+            return self.zone_chunks(ns, key, zones, Some(n.unwrap_or(0) as u64));
+        }
+        if zones.is_empty() && key.has_hashed_prefix() && empty {
+            let n = n.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+            return Ok(self.initial_hashed_chunks(key, n, primary));
+        }
+        if !zones.is_empty() && empty {
+            return self.zone_chunks(ns, key, zones, None);
+        }
+        Ok(RoutingTable::single(
+            key.global_min(),
+            key.global_max(),
+            primary,
+        ))
+    }
+
+    /// `PresplitHashedZonesSplitPolicy::_validate`: an empty collection, zones and a
+    /// hashed field (31387); with a hashed prefix, one zone over the whole key (31412);
+    /// otherwise each zone as [`check_presplit_zone`] says.
+    fn check_presplit(
+        &self,
+        key: &KeyPattern,
+        empty: bool,
+        zones: &[ZoneRange],
+    ) -> Result<(), ClusterError> {
+        let Some(hashed) = key.hashed_index().filter(|_| empty && !zones.is_empty()) else {
+            return Err(ClusterError::Location31387(
+                "'presplitHashedZones' is only supported when the collection is empty, zones are set up and shard key pattern has a hashed field".into(),
+            ));
+        };
+        if hashed == 0 {
+            let whole = zones.len() == 1
+                && zones[0].min == key.global_min()
+                && zones[0].max == key.global_max();
+            if !whole {
+                return Err(ClusterError::Location31412(
+                    "For hashed prefix shard keys, 'presplitHashedZones' is only supported when there is a single zone defined which covers entire shard key range".into(),
+                ));
+            }
+            return Ok(());
+        }
+        zones
+            .iter()
+            .try_for_each(|z| check_presplit_zone(key, hashed, z))
+    }
+
+    /// The shards of each zone range, in the shards' order (`buildTagsToShardIdsMap`),
+    /// with one chunk each for `SingleChunkPerTagSplitPolicy` (which then takes one of
+    /// them round-robin), or `presplitHashedZones`' share (`buildSplitInfoForTag`): each
+    /// shard in a zone gets ⌈per shard / the shard's zone ranges⌉ chunks of it, where per
+    /// shard is ⌈numInitialChunks / shards with zones⌉ in 4.4/5.0 (numInitialChunks
+    /// defaulting to twice those shards) and 1 in 8.0.
+    fn zone_shares(&self, zones: &[ZoneRange], num_initial: Option<u64>) -> Vec<ZoneShares> {
+        let members: Vec<Vec<ShardIdx>> = zones
+            .iter()
+            .map(|z| {
+                self.shards()
+                    .filter(|(_, s)| s.zones.contains(&z.zone))
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect();
+        let mut ranges_per_shard: BTreeMap<ShardIdx, u64> = BTreeMap::new();
+        for &shard in members.iter().flatten() {
+            *ranges_per_shard.entry(shard).or_default() += 1;
+        }
+        let with_zones = (ranges_per_shard.len() as u64).max(1);
+        let per_shard = match (num_initial, self.version()) {
+            (None, _) | (_, VersionMode::V80) => 1,
+            (Some(0), _) => 2,
+            (Some(n), _) => n.div_ceil(with_zones),
+        };
+        members
+            .into_iter()
+            .map(|shards| {
+                shards
+                    .into_iter()
+                    .map(|s| (s, per_shard.div_ceil(ranges_per_shard[&s]) as usize))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Chunks along the zone ranges (`AbstractTagsBasedSplitPolicy::createFirstChunks`):
+    /// each gap between ranges is one chunk, round-robin over the shards; each range is one
+    /// chunk on its zone's shards in turn, or with `presplit` (its `numInitialChunks`, 0
+    /// for the default) pre-split on the hashed field across all of them. A zone without
+    /// shards is error 50973.
+    fn zone_chunks(
+        &self,
+        ns: &str,
+        key: &KeyPattern,
+        zones: &[ZoneRange],
+        presplit: Option<u64>,
+    ) -> Result<RoutingTable, ClusterError> {
+        // 4.4/5.0 take every shard, sorted; 8.0 those not draining (shuffled there).
+        let gap_shards: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| self.version() != VersionMode::V80 || !s.draining)
+            .map(|(i, _)| i)
+            .collect();
+        let shares = self.zone_shares(zones, presplit);
+        let mut next_in_zone: BTreeMap<&str, usize> = BTreeMap::new();
+        let (mut chunks, mut gaps, mut last) = (Vec::new(), 0, key.global_min());
+        for (z, share) in zones.iter().zip(shares) {
+            if z.min > last {
+                let shard = gap_shards[gaps % gap_shards.len()];
+                gaps += 1;
+                chunks.push(new_chunk(last, z.min.clone(), shard, chunks.len()));
+            }
+            if share.is_empty() {
+                return Err(ClusterError::Location50973(format!(
+                    "Cannot shard collection {ns} due to zone {} which is not assigned to a shard. Please assign this zone to a shard.",
+                    z.zone
+                )));
+            }
+            let share = match presplit {
+                Some(_) => share,
+                None => {
+                    let turn = next_in_zone.entry(&z.zone).or_default();
+                    *turn += 1;
+                    vec![(share[(*turn - 1) % share.len()].0, 1)]
+                }
+            };
+            let total: usize = share.iter().map(|(_, n)| n).sum();
+            let points = presplit_points(key, z, total);
+            let mut lo = z.min.clone();
+            let mut bounds = points.into_iter().chain(std::iter::once(z.max.clone()));
+            for (shard, n) in share {
+                for hi in bounds.by_ref().take(n) {
+                    chunks.push(new_chunk(lo, hi.clone(), shard, chunks.len()));
+                    lo = hi;
+                }
+            }
+            last = z.max.clone();
+        }
+        if last < key.global_max() {
+            let shard = gap_shards[gaps % gap_shards.len()];
+            chunks.push(new_chunk(last, key.global_max(), shard, chunks.len()));
+        }
+        Ok(RoutingTable::from_chunks(chunks))
+    }
+}
+
+/// The split points of `total` chunks over a zone range: the zone's lower-bound values
+/// before the hashed field, then `calculateHashedSplitPoints`' hash, then MinKey (none
+/// for one chunk).
+fn presplit_points(key: &KeyPattern, z: &ZoneRange, total: usize) -> Vec<KeyValue> {
+    let Some(hashed) = key.hashed_index().filter(|_| total > 1) else {
+        return Vec::new();
+    };
+    hashed_split_points(total as u32)
+        .into_iter()
+        .map(|h| {
+            let mut values: Vec<Bson> = z.min.0[..hashed].to_vec();
+            values.push(Bson::Int64(h));
+            values.resize(key.len(), Bson::MinKey);
+            KeyValue(values)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("analyzeShardKey", analyze_shard_key),
 ];
 
-/// `{shardCollection: ns, key, unique, numInitialChunks}`.
+/// `{shardCollection: ns, key, unique, numInitialChunks, presplitHashedZones, collation}`.
 fn shard_collection(
     s: &mut Session,
     cmd: &Document,
@@ -113,12 +113,8 @@ fn shard_collection(
     let ns = ns_of(cmd, name)?;
     let key = doc_field(cmd, "key")?;
     let unique = matches!(cmd.get("unique"), Some(Bson::Boolean(true)));
-    let n = match cmd.get("numInitialChunks") {
-        Some(Bson::Int32(n)) => Some(u32::try_from(*n).unwrap_or(0)),
-        Some(Bson::Int64(n)) => Some(u32::try_from(*n).unwrap_or(0)),
-        _ => None,
-    };
-    s.cluster.shard_collection(&ns, &key, unique, n)?;
+    s.cluster
+        .shard_collection_with(&ns, &key, &super::sh::shard_options(unique, cmd))?;
     Ok(doc! { "collectionsharded": ns, "ok": 1 })
 }
 

@@ -4,6 +4,7 @@ use super::interpreter::{call_args, ok_doc, Output, Session, StatementError};
 use super::status;
 
 use crate::engine::balancer::RemoveShardState;
+use crate::engine::cluster::ShardOptions;
 use crate::shell::parser::Segment;
 use crate::shell::Expr;
 use bson::{doc, Bson, Document};
@@ -69,20 +70,37 @@ fn reply(d: Document) -> Result<Output, StatementError> {
     Ok(Output::Value(Bson::Document(d)))
 }
 
-/// `sh.shardCollection(ns, key, unique, options)`.
+/// `sh.shardCollection(ns, key, unique, options)`: mongosh merges `options` into the
+/// command (`numInitialChunks`, `presplitHashedZones`, `collation`).
 fn shard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
     let ns = s.str_arg(args, 0, "namespace")?;
     let key = s.doc_arg(args, 1, "key")?;
     let unique = matches!(s.opt_arg(args, 2)?, Some(Bson::Boolean(true)));
     let options = s.opt_doc_arg(args, 3, "options")?;
-    let n = match options.get("numInitialChunks") {
-        Some(Bson::Int32(n)) => Some(u32::try_from(*n).unwrap_or(0)),
-        Some(Bson::Int64(n)) => Some(u32::try_from(*n).unwrap_or(0)),
-        Some(Bson::Double(d)) => Some(*d as u32),
+    let options = shard_options(unique, &options);
+    s.cluster.shard_collection_with(&ns, &key, &options)?;
+    reply(doc! { "collectionsharded": ns, "ok": 1 })
+}
+
+/// `shardCollection`'s options read from a command or mongosh's options document: a
+/// number of any type for `numInitialChunks` (truncated, as the command's integer field
+/// takes it), a true value for `presplitHashedZones`.
+pub(super) fn shard_options(unique: bool, d: &Document) -> ShardOptions {
+    let num_initial_chunks = match d.get("numInitialChunks") {
+        Some(Bson::Int32(n)) => Some(i64::from(*n)),
+        Some(Bson::Int64(n)) => Some(*n),
+        Some(Bson::Double(x)) => Some(*x as i64),
         _ => None,
     };
-    s.cluster.shard_collection(&ns, &key, unique, n)?;
-    reply(doc! { "collectionsharded": ns, "ok": 1 })
+    ShardOptions {
+        unique,
+        num_initial_chunks,
+        presplit_hashed_zones: matches!(d.get("presplitHashedZones"), Some(Bson::Boolean(true))),
+        collation: match d.get("collation") {
+            Some(Bson::Document(c)) => Some(c.clone()),
+            _ => None,
+        },
+    }
 }
 
 /// `sh.enableSharding(db)`.

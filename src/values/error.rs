@@ -104,6 +104,22 @@ pub enum ClusterError {
     /// Code 31412, which has no name: `presplitHashedZones` on a hashed prefix key without one zone over the whole key space.
     #[error("{0}")]
     Location31412(String),
+    /// Code 31388, which has no name: a `presplitHashedZones` zone with MinKey or MaxKey in
+    /// a lower bound field before the hashed field.
+    #[error("{0}")]
+    Location31388(String),
+    /// Code 31389, which has no name: a `presplitHashedZones` zone whose lower bound's
+    /// hashed field is not MinKey.
+    #[error("{0}")]
+    Location31389(String),
+    /// Code 31390, which has no name: a `presplitHashedZones` zone whose bounds agree on
+    /// every field before the hashed field.
+    #[error("{0}")]
+    Location31390(String),
+    /// Code 31391, which has no name: a `presplitHashedZones` zone whose lower bound has a
+    /// value other than MinKey after the hashed field.
+    #[error("{0}")]
+    Location31391(String),
     /// Code 50973, which has no name: a zone with a range but no shard, when `shardCollection` creates chunks along zones.
     #[error("{0}")]
     Location50973(String),
@@ -150,6 +166,10 @@ impl ClusterError {
             ClusterError::Location51261(_) => "Location51261",
             ClusterError::Location31387(_) => "Location31387",
             ClusterError::Location31412(_) => "Location31412",
+            ClusterError::Location31388(_) => "Location31388",
+            ClusterError::Location31389(_) => "Location31389",
+            ClusterError::Location31390(_) => "Location31390",
+            ClusterError::Location31391(_) => "Location31391",
             ClusterError::Location50973(_) => "Location50973",
         }
     }
@@ -190,6 +210,10 @@ impl ClusterError {
             ClusterError::Location51261(_) => 51_261,
             ClusterError::Location31387(_) => 31_387,
             ClusterError::Location31412(_) => 31_412,
+            ClusterError::Location31388(_) => 31_388,
+            ClusterError::Location31389(_) => 31_389,
+            ClusterError::Location31390(_) => 31_390,
+            ClusterError::Location31391(_) => 31_391,
             ClusterError::Location50973(_) => 50_973,
         }
     }

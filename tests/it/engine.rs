@@ -338,40 +338,28 @@ fn hashed_keys_are_presplit_per_version() {
                     balancing: true,
                     allowMigrations: true,
                     chunkMetadata: [
-                      { shard: 'shard01', nChunks: 2 },
-                      { shard: 'shard02', nChunks: 2 },
+                      { shard: 'shard01', nChunks: 1 },
+                      { shard: 'shard02', nChunks: 1 },
                       { shard: 'shard03', nChunks: 1 }
                     ],
                     chunks: [
                       {
                         min: { _id: MinKey() },
-                        max: { _id: Long('-5534023222112865483') },
+                        max: { _id: Long('-3074457345618258602') },
                         'on shard': 'shard01',
                         'last modified': Timestamp({ t: 1, i: 0 })
                       },
                       {
-                        min: { _id: Long('-5534023222112865483') },
-                        max: { _id: Long('-1844674407370955161') },
+                        min: { _id: Long('-3074457345618258602') },
+                        max: { _id: Long('3074457345618258602') },
                         'on shard': 'shard02',
                         'last modified': Timestamp({ t: 1, i: 1 })
                       },
                       {
-                        min: { _id: Long('-1844674407370955161') },
-                        max: { _id: Long('1844674407370955161') },
+                        min: { _id: Long('3074457345618258602') },
+                        max: { _id: MaxKey() },
                         'on shard': 'shard03',
                         'last modified': Timestamp({ t: 1, i: 2 })
-                      },
-                      {
-                        min: { _id: Long('1844674407370955161') },
-                        max: { _id: Long('5534023222112865483') },
-                        'on shard': 'shard01',
-                        'last modified': Timestamp({ t: 1, i: 3 })
-                      },
-                      {
-                        min: { _id: Long('5534023222112865483') },
-                        max: { _id: MaxKey() },
-                        'on shard': 'shard02',
-                        'last modified': Timestamp({ t: 1, i: 4 })
                       }
                     ],
                     tags: []

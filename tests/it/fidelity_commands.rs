@@ -284,3 +284,242 @@ fn the_36_balancer_follows_its_ideal_and_threshold() {
         assert_eq!(v36_round(*counts), *moves, "{counts:?}");
     }
 }
+
+const V36: &str = "sim.version('3.6')\n";
+const V80: &str = "sim.version('8.0')\n";
+/// Zone `A` on shard02 and `B` on shard03.
+const ZONES: &str = "sh.addShardToZone('shard02', 'A')\nsh.addShardToZone('shard03', 'B')\n";
+
+/// Zone ranges before sharding and `shardCollection`'s options: (setup, command, answer).
+const SHARDING_CASES: &[(&str, &str, &str)] = &[
+    // sharding_catalog_manager_zone_operations.cpp (3.6), includeFullShardKey: no
+    // config.collections entry is NamespaceNotSharded, before the zone is looked up.
+    (
+        V36,
+        "sh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')",
+        "MongoServerError[NamespaceNotSharded]: test.c is not sharded",
+    ),
+    // sharding_catalog_manager_zone_operations.cpp (4.0+), assignKeyRangeToZone: an
+    // unsharded namespace keeps the range as given.
+    (ZONES, "sh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')", "ok"),
+    (ZONES, "sh.addTagRange('test.c', {x: 0}, {x: 10}, 'A')", "ok"),
+    // assignKeyRangeToZone: the zone is still checked first.
+    (
+        "",
+        "sh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')",
+        "MongoServerError[ZoneNotFound]: zone A does not exist",
+    ),
+    // chunk_range.cpp, ChunkRange::extractKeyPattern: both bounds must name the same fields.
+    (
+        ZONES,
+        "sh.updateZoneKeyRange('test.c', {x: 0}, {y: 10}, 'A')",
+        "MongoServerError[ShardKeyNotFound]: the shard key of min { x: 0 } doesn't match with the shard key of max { y: 10 }",
+    ),
+    // checkForOverlappingZonedKeyRange over the namespace's ranges (DistributionStatus::
+    // addRangeToZone's message).
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n",
+        "sh.updateZoneKeyRange('test.c', {x: 5}, {x: 15}, 'A')",
+        "MongoServerError[RangeOverlapConflict]: Zone range: { x: 5 } -->> { x: 15 }  on  A is overlapping with existing: { x: 0 } -->> { x: 10 }  on  A",
+    ),
+    // removeShardFromZone: a range of a namespace not sharded yet keeps the zone in use.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n",
+        "sh.removeShardFromZone('shard02', 'A')",
+        "MongoServerError[ZoneStillInUse]: cannot remove a shard from zone if a chunk range is associated with it",
+    ),
+    // shard_key_util.cpp, validateShardKeyAgainstExistingZones: the zone must name every
+    // field of the key, in order.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n",
+        "sh.shardCollection('test.c', {x: 1, y: 1})",
+        "MongoServerError[InvalidOptions]: the proposed shard key { x: 1, y: 1 } does not match with the shard key of the existing zone { x: 0 } -->> { x: 10 }",
+    ),
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {y: 0}, {y: 10}, 'A')\n",
+        "sh.shardCollection('test.c', {x: 1})",
+        "MongoServerError[InvalidOptions]: the proposed shard key { x: 1 } does not match with the shard key of the existing zone { y: 0 } -->> { y: 10 }",
+    ),
+    // validateShardKeyAgainstExistingZones: a hashed field's bounds must be NumberLong,
+    // MinKey or MaxKey.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n",
+        "sh.shardCollection('test.c', {x: 'hashed'})",
+        "MongoServerError[InvalidOptions]: cannot do hash sharding with the proposed key { x: \"hashed\" } because there exists a zone { x: 0 } -->> { x: 10 } whose boundaries are not of type NumberLong, MinKey or MaxKey",
+    ),
+    // initial_split_policy.cpp (4.4/5.0), AbstractTagsBasedSplitPolicy::createFirstChunks:
+    // uassert 50973 for a zone left without shards.
+    (
+        "sh.addShardToZone('shard03', 'Z')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'Z')\n\
+         db.adminCommand({removeShard: 'shard03'})\ndb.adminCommand({removeShard: 'shard03'})\n",
+        "sh.shardCollection('test.c', {x: 1})",
+        "MongoServerError[Location50973]: Cannot shard collection test.c due to zone Z which is not assigned to a shard. Please assign this zone to a shard.",
+    ),
+    // initial_split_policy.cpp, PresplitHashedZonesSplitPolicy::_validate: uassert 31387.
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31387]: 'presplitHashedZones' is only supported when the collection is empty, zones are set up and shard key pattern has a hashed field",
+    ),
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n",
+        "sh.shardCollection('test.c', {x: 1}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31387]: 'presplitHashedZones' is only supported when the collection is empty, zones are set up and shard key pattern has a hashed field",
+    ),
+    // _validate: uassert 31412, a hashed prefix needs one zone over the whole key.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {x: NumberLong(0)}, {x: MaxKey}, 'A')\n",
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31412]: For hashed prefix shard keys, 'presplitHashedZones' is only supported when there is a single zone defined which covers entire shard key range",
+    ),
+    // _validate: uassert 31388, MinKey before the hashed field in the lower bound.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {c: MinKey, h: MinKey}, {c: 'US', h: MinKey}, 'A')\n",
+        "sh.shardCollection('test.c', {c: 1, h: 'hashed'}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31388]: One or more zones are not defined in a manner that supports hashed pre-splitting. Cannot have MinKey or MaxKey in the lower bound for fields preceding the hashed field but found one, for zone A",
+    ),
+    // _validate: uassert 31390, the bounds agree before the hashed field.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {c: 'US', h: MinKey}, {c: 'US', h: MaxKey}, 'A')\n",
+        "sh.shardCollection('test.c', {c: 1, h: 'hashed'}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31390]: One or more zones are not defined in a manner that supports hashed pre-splitting. The value preceding hashed field of the upper bound should be greater than that of lower bound, for zone A",
+    ),
+    // _validate: uassert 31389, the hashed field of the lower bound is not MinKey.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {c: 'US', h: NumberLong(5)}, {c: 'UT', h: MinKey}, 'A')\n",
+        "sh.shardCollection('test.c', {c: 1, h: 'hashed'}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31389]: One or more zones are not defined in a manner that supports hashed pre-splitting. The hashed field value for lower bound must be MinKey, for zone A",
+    ),
+    // _validate: uassert 31391, a field after the hashed one is not MinKey.
+    (
+        "sh.addShardToZone('shard02', 'A')\nsh.updateZoneKeyRange('test.c', {c: 'US', h: MinKey, s: 5}, {c: 'UT', h: MinKey, s: MinKey}, 'A')\n",
+        "sh.shardCollection('test.c', {c: 1, h: 'hashed', s: 1}, false, {presplitHashedZones: true})",
+        "MongoServerError[Location31391]: One or more zones are not defined in a manner that supports hashed pre-splitting. The fields after the hashed field must have MinKey value, for zone A",
+    ),
+    // create_collection_coordinator.cpp (5.0), _checkCommandArguments: at most 8192 per
+    // shard and 1,000,000 in all.
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: 30000})",
+        "MongoServerError[InvalidOptions]: numInitialChunks cannot be more than either: 24576, 8192 * number of shards; or 1000000",
+    ),
+    // _checkCommandArguments (4.4+): a negative count too.
+    (
+        "",
+        "db.adminCommand({shardCollection: 'test.c', key: {x: 'hashed'}, numInitialChunks: -1})",
+        "MongoServerError[InvalidOptions]: numInitialChunks cannot be more than either: 24576, 8192 * number of shards; or 1000000",
+    ),
+    // configsvr_shard_collection_command.cpp (3.6): the same bound, negatives pass.
+    (
+        V36,
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: 30000})",
+        "MongoServerError[InvalidOptions]: numInitialChunks cannot be more than either: 24576, 8192 * number of shards; or 1000000",
+    ),
+    (V36, "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: -1})", "ok"),
+    // 3.6 has no numInitialChunks check for a ranged key: the option is not used.
+    (V36, "sh.shardCollection('test.c', {x: 1}, false, {numInitialChunks: 5})", "ok"),
+    // 7.2 removed the option (SERVER-74747); 8.0 parses it and ignores it (SERVER-83005).
+    (V80, "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: 30000})", "ok"),
+    (V80, "sh.shardCollection('test.c', {x: 1}, false, {numInitialChunks: 5})", "ok"),
+    // initial_split_policy.cpp (4.4/5.0), calculateOptimizationStrategy: a ranged key.
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 1}, false, {numInitialChunks: 5})",
+        "MongoServerError[InvalidOptions]: numInitialChunks is only supported when the collection is empty and has a hashed field in the shard key pattern",
+    ),
+    // calculateOptimizationStrategy: a collection that is not empty.
+    (
+        "db.c.insertOne({x: 1})\ndb.c.createIndex({x: 'hashed'})\n",
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: 5})",
+        "MongoServerError[InvalidOptions]: numInitialChunks is only supported when the collection is empty and has a hashed field in the shard key pattern",
+    ),
+    // calculateOptimizationStrategy: a ranged prefix without presplitHashedZones.
+    (
+        "",
+        "sh.shardCollection('test.c', {c: 1, h: 'hashed'}, false, {numInitialChunks: 4})",
+        "MongoServerError[InvalidOptions]: When the prefix of the hashed shard key is a range field, 'numInitialChunks' can only be used when the 'presplitHashedZones' is true",
+    ),
+    // configsvr_shard_collection_command.cpp (3.6) and the 4.4+ coordinator: a collation
+    // other than simple makes a collator.
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 1}, false, {collation: {locale: 'fr'}})",
+        "MongoServerError[BadValue]: The collation for shardCollection must be {locale: 'simple'}, but found: { locale: \"fr\" }",
+    ),
+    ("", "sh.shardCollection('test.c', {x: 1}, false, {collation: {locale: 'simple'}})", "ok"),
+];
+
+#[test]
+fn zones_before_sharding_and_shard_collection_options_answer_as_mongodb() {
+    let mut failures = Vec::new();
+    for (setup, command, expected) in SHARDING_CASES {
+        let got = last_answer(&format!("{setup}{command}"));
+        if got != *expected {
+            failures.push(format!(
+                "{setup}{command}\n  expected: {expected}\n       got: {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `SingleChunkPerTagSplitPolicy` (initial_split_policy.cpp, AbstractTagsBasedSplitPolicy::
+/// createFirstChunks): one chunk per zone range on the zone's shards in turn, and one per
+/// gap round-robin over every shard (sorted in 4.4/5.0).
+#[test]
+fn sharding_an_empty_collection_follows_the_zones_set_before() {
+    let script = format!(
+        "{ZONES}sh.updateZoneKeyRange('test.z', {{x: 0}}, {{x: 10}}, 'A')\n\
+         sh.updateZoneKeyRange('test.z', {{x: 20}}, {{x: 30}}, 'B')\n\
+         sh.updateZoneKeyRange('test.z', {{x: 40}}, {{x: 50}}, 'A')\n\
+         sh.shardCollection('test.z', {{x: 1}})"
+    );
+    assert_eq!(
+        chunks_after(&script, "test.z"),
+        "{ x: MinKey() } -> { x: 0 } on shard01\n\
+         { x: 0 } -> { x: 10 } on shard02\n\
+         { x: 10 } -> { x: 20 } on shard02\n\
+         { x: 20 } -> { x: 30 } on shard03\n\
+         { x: 30 } -> { x: 40 } on shard03\n\
+         { x: 40 } -> { x: 50 } on shard02\n\
+         { x: 50 } -> { x: MaxKey() } on shard01\n"
+    );
+}
+
+/// `PresplitHashedZonesSplitPolicy::buildSplitInfoForTag` (4.4/5.0): numInitialChunks
+/// defaults to twice the shards with zones (3 here: 6), each gets ⌈6 / 3⌉ = 2 chunks of
+/// each of its zone ranges, split on the hashed field after the zone's prefix
+/// (`calculateHashedSplitPoints`).
+#[test]
+fn presplit_hashed_zones_spreads_each_zone_over_its_shards() {
+    let setup = "sh.addShardToZone('shard01', 'A')\nsh.addShardToZone('shard02', 'A')\n\
+                 sh.addShardToZone('shard03', 'B')\n\
+                 sh.updateZoneKeyRange('test.p', {c: 'A', h: MinKey}, {c: 'B', h: MinKey}, 'A')\n\
+                 sh.updateZoneKeyRange('test.p', {c: 'B', h: MinKey}, {c: 'C', h: MinKey}, 'B')\n";
+    let command =
+        "sh.shardCollection('test.p', {c: 1, h: 'hashed'}, false, {presplitHashedZones: true})";
+    let half = i64::MAX / 4 * 2;
+    assert_eq!(
+        chunks_after(&format!("{setup}{command}"), "test.p"),
+        format!(
+            "{{ c: MinKey(), h: MinKey() }} -> {{ c: 'A', h: MinKey() }} on shard01\n\
+             {{ c: 'A', h: MinKey() }} -> {{ c: 'A', h: Long('-{half}') }} on shard01\n\
+             {{ c: 'A', h: Long('-{half}') }} -> {{ c: 'A', h: Long('0') }} on shard01\n\
+             {{ c: 'A', h: Long('0') }} -> {{ c: 'A', h: Long('{half}') }} on shard02\n\
+             {{ c: 'A', h: Long('{half}') }} -> {{ c: 'B', h: MinKey() }} on shard02\n\
+             {{ c: 'B', h: MinKey() }} -> {{ c: 'B', h: Long('0') }} on shard03\n\
+             {{ c: 'B', h: Long('0') }} -> {{ c: 'C', h: MinKey() }} on shard03\n\
+             {{ c: 'C', h: MinKey() }} -> {{ c: MaxKey(), h: MaxKey() }} on shard02\n"
+        )
+    );
+    // 8.0 (gOneChunkPerShardEmptyCollectionWithHashedShardKey): one chunk per shard of
+    // each zone.
+    assert_eq!(
+        chunks_after(&format!("{V80}{setup}{command}"), "test.p"),
+        "{ c: MinKey(), h: MinKey() } -> { c: 'A', h: MinKey() } on shard01\n\
+         { c: 'A', h: MinKey() } -> { c: 'A', h: Long('0') } on shard01\n\
+         { c: 'A', h: Long('0') } -> { c: 'B', h: MinKey() } on shard02\n\
+         { c: 'B', h: MinKey() } -> { c: 'C', h: MinKey() } on shard03\n\
+         { c: 'C', h: MinKey() } -> { c: MaxKey(), h: MaxKey() } on shard02\n"
+    );
+}
