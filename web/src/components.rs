@@ -8,6 +8,7 @@ pub mod controls;
 pub mod guide;
 pub mod insights;
 pub mod key_bar;
+pub mod notice;
 pub mod share_bar;
 pub mod tabs;
 pub mod timeline_panel;

@@ -2,12 +2,29 @@
 //! comes back. Everything goes through the core's versioned scenario codec, so a link
 //! holds shell commands of our language and data, never JavaScript.
 
-use crate::state::{Playground, Settings, Workload};
-use shardlab::sim::Timeline;
+use crate::state::{Budget, Cut, Playground};
 use shardlab::sim::{from_json, from_query, to_json, to_query, Scenario};
 
 /// The localStorage key of the saved session; the suffix is its format version.
 pub const STORAGE_KEY: &str = "shardlab.session.v1";
+
+/// localStorage: the user's session as it was before a link or a lesson in the address
+/// replaced it, for "Return to your session".
+pub const PREVIOUS_KEY: &str = "shardlab.session.previous";
+
+/// localStorage: the saved session as the last link or lesson opened it, before any change.
+/// A saved session equal to it is not the user's work, so opening another link does not
+/// copy it over [`PREVIOUS_KEY`] (which still holds the user's own session).
+pub const LINKED_KEY: &str = "shardlab.session.linked";
+
+/// localStorage: a saved session set aside because it could not be restored (it killed the
+/// page, could not be read, or ran past the replay budget). It is never replayed on its own
+/// again; the page offers it for download.
+pub const FAILED_KEY: &str = "shardlab.session.failed";
+
+/// localStorage: set while the saved session replays on start, as JSON `{"tab", "at"}`. If
+/// it is still there at the next start, that replay never finished.
+pub const LOADING_KEY: &str = "shardlab.session.loading";
 
 /// Options read from the page address.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,6 +39,9 @@ pub struct PageOptions {
     pub preset: Option<String>,
     /// `s=<scenario>`: a shared scenario.
     pub scenario: Option<String>,
+    /// `selftest=trap`: the test-only trap command is available (see
+    /// [`crate::recovery::selftest`]).
+    pub selftest: Option<String>,
 }
 
 impl PageOptions {
@@ -47,6 +67,7 @@ impl PageOptions {
                 }
                 "preset" => out.preset = Some(value),
                 "s" => out.scenario = Some(value),
+                "selftest" => out.selftest = Some(value),
                 _ => {}
             }
         }
@@ -56,6 +77,26 @@ impl PageOptions {
     /// Whether a panel is hidden.
     pub fn hides(&self, panel: &str) -> bool {
         self.hide.iter().any(|h| h == panel)
+    }
+}
+
+/// The query string without the parameters that open a scenario (`s` and `preset`), so
+/// that a reload keeps the session the page now holds; the other options stay. Returns
+/// `""` or `?…`.
+pub fn query_without_link(query: &str) -> String {
+    let kept: Vec<&str> = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| {
+            let key = p.split_once('=').map_or(*p, |(k, _)| k);
+            key != "s" && key != "preset"
+        })
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", kept.join("&"))
     }
 }
 
@@ -84,6 +125,14 @@ fn decode_component(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A `data:` URL for text of a MIME type.
+pub fn data_url(mime: &str, text: &str) -> String {
+    format!(
+        "data:{mime};charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(text))
+    )
+}
+
 /// The scenario of the current state: its commands, settings and timeline position.
 pub fn scenario_of(state: &Playground) -> Scenario {
     let timeline = state.timeline.borrow();
@@ -97,51 +146,35 @@ pub fn share_query(state: &Playground) -> String {
     format!("s={}", to_query(&scenario_of(state)))
 }
 
-/// Rebuilds a playground from a scenario: the commands are replayed step by step (so the
-/// charts have their history), then the cursor moves to the saved position.
-pub fn playground_from_scenario(scenario: &Scenario) -> Playground {
-    let config = scenario.config();
-    // The collection shown is the first one the commands shard.
-    let mut probe = Timeline::new(config.clone());
-    for c in &scenario.commands {
-        probe.push(c);
-    }
-    let cluster = &probe.session().cluster;
-    let shown = cluster
-        .collections()
-        .iter()
-        .find(|(_, c)| c.sharding.is_some())
-        .map(|(ns, c)| {
-            (
-                ns.clone(),
-                c.sharding
-                    .as_ref()
-                    .map(|s| shardlab::shell::format_document(&s.pattern.to_pattern_document())),
-            )
-        });
-    let mut settings = Settings {
-        version: config.version,
-        shards: config.shards,
-        chunk_size: cluster.chunk_size(),
-        ..Settings::default()
-    };
-    if let Some((ns, key)) = shown {
-        settings.ns = ns;
-        if let Some(key) = key {
-            settings.key = key;
-        }
-    }
-    Playground::replay(
-        settings,
-        Workload::default(),
-        config,
+/// A playground rebuilt from a scenario, and where the replay stopped if it ran out of
+/// budget.
+pub struct Replayed {
+    /// The playground: every command replayed, or those before the cut.
+    pub state: Playground,
+    /// Where the replay stopped, if it did.
+    pub cut: Option<Cut>,
+}
+
+/// Rebuilds a playground from a scenario within the replay budget: the commands are
+/// replayed step by step (so the charts have their history), then the cursor moves to the
+/// saved position.
+pub fn playground_from_scenario(scenario: &Scenario) -> Replayed {
+    playground_within(scenario, &Budget::REPLAY)
+}
+
+/// [`playground_from_scenario`] with another budget.
+pub fn playground_within(scenario: &Scenario, budget: &Budget) -> Replayed {
+    let (state, cut) = Playground::replay(
+        scenario.config(),
         &scenario.commands,
         scenario.applied() as u64,
-    )
+        budget,
+    );
+    Replayed { state, cut }
 }
 
 /// Reads a shared scenario from a link's `s` value.
-pub fn playground_from_link(s: &str) -> Result<Playground, String> {
+pub fn playground_from_link(s: &str) -> Result<Replayed, String> {
     from_query(s)
         .map(|sc| playground_from_scenario(&sc))
         .map_err(|e| e.to_string())
@@ -153,7 +186,7 @@ pub fn saved_form(state: &Playground) -> String {
 }
 
 /// Restores a saved session, or explains why it cannot be.
-pub fn restore_saved(text: &str) -> Result<Playground, String> {
+pub fn restore_saved(text: &str) -> Result<Replayed, String> {
     from_json(text)
         .map(|sc| playground_from_scenario(&sc))
         .map_err(|e| e.to_string())

@@ -135,6 +135,99 @@ pub enum LineKind {
     Error,
 }
 
+/// Something the page tells the user, and what they can do about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    /// The text.
+    pub text: String,
+    /// What the notice offers, if anything.
+    pub offer: Option<Offer>,
+}
+
+impl Notice {
+    /// A notice that only informs.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Notice {
+            text: text.into(),
+            offer: None,
+        }
+    }
+}
+
+/// What a notice offers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Offer {
+    /// "Return to your session": the user's session kept under
+    /// [`crate::share::PREVIOUS_KEY`] before a link or a lesson replaced it.
+    ReturnToSession,
+    /// A download of a session that was set aside (a `data:` URL of its scenario JSON).
+    Download(Rc<str>),
+}
+
+/// How much replaying a stored or shared scenario may spend before it stops: a hostile or
+/// runaway scenario must not freeze the page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Budget {
+    /// The most commands replayed.
+    pub commands: usize,
+    /// The most time spent, in milliseconds (`performance.now`). The check is made before
+    /// each command; each command is bounded by the core's own limits.
+    pub millis: f64,
+}
+
+impl Budget {
+    /// The budget of every replay the page starts: 20,000 commands or 5 seconds.
+    pub const REPLAY: Budget = Budget {
+        commands: 20_000,
+        millis: 5_000.0,
+    };
+}
+
+/// Where a replay stopped because it ran out of [`Budget`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cut {
+    /// The commands replayed before the stop.
+    pub replayed: usize,
+    /// The commands the scenario holds.
+    pub total: usize,
+    /// Whether the time ran out (else the number of commands did).
+    pub timed_out: bool,
+}
+
+impl Cut {
+    /// Why and where the replay stopped, as a sentence about `what` ("Your saved session").
+    pub fn describe(&self, what: &str, budget: &Budget) -> String {
+        let why = if self.timed_out {
+            format!(
+                "replaying it took longer than {} seconds",
+                budget.millis / 1000.0
+            )
+        } else {
+            format!("it has more than {} steps", budget.commands)
+        };
+        format!(
+            "{what} stopped replaying at step {} of {}: {why}. The playground holds the {} steps before it.",
+            self.replayed + 1,
+            self.total,
+            self.replayed
+        )
+    }
+}
+
+/// The time in milliseconds from the page's clock (`performance.now`), or 0 without one.
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Runs one command on the timeline. Every command the page runs goes through here, so the
+/// test-only trap (see [`crate::recovery::selftest`]) fires wherever a command runs.
+fn run(timeline: &mut Timeline, command: &str) -> Vec<Outcome> {
+    crate::recovery::selftest(command);
+    timeline.push(command)
+}
+
 /// Per timeline step: documents per shard after the step, and inserts per shard during it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepStats {
@@ -169,7 +262,7 @@ pub struct Playground {
     /// The preset the scenario came from, if any.
     pub preset: Option<&'static Preset>,
     /// A notice for the user (a bad link, corrupt storage, ...).
-    pub notice: Option<String>,
+    pub notice: Option<Notice>,
     /// Whether the lesson's closing commands already ran.
     pub after_done: bool,
     /// Bumped on every action.
@@ -271,7 +364,7 @@ pub enum Action {
     /// Change the speed.
     SetSpeed(u32),
     /// Show or clear a notice.
-    Notice(Option<String>),
+    Notice(Option<Notice>),
     /// Replace the state (a shared link, a restored session).
     Restore(Box<Playground>),
 }
@@ -282,14 +375,7 @@ impl Playground {
         let intro = "ShardLab shell: type mongosh commands, e.g. sh.status() or db.events.find({x: 5}).explain()";
         let commands = settings.setup_commands();
         let config = settings.config();
-        Playground::build(
-            settings,
-            workload,
-            config,
-            &commands,
-            None,
-            Some(intro.to_string()),
-        )
+        Playground::build(settings, workload, config, &commands, intro.to_string())
     }
 
     /// A new scenario from a lesson preset.
@@ -313,71 +399,104 @@ impl Playground {
         let commands = preset.setup_commands();
         let config = settings.config();
         let intro = format!("Lesson: {}. {}", preset.title, preset.lesson);
-        let mut state = Playground::build(settings, workload, config, &commands, None, Some(intro));
+        let mut state = Playground::build(settings, workload, config, &commands, intro);
         state.preset = Some(preset);
         state
     }
 
-    /// A playground that replays `commands` step by step (recording the charts' history),
-    /// then moves the cursor to `position`.
+    /// A playground that replays `commands` step by step within `budget` (recording the
+    /// charts' history), then moves the cursor to `position`. The settings shown come from
+    /// the cluster: the collection is the first one the commands shard. When the budget
+    /// runs out, the replay stops before the next command and keeps the steps before it;
+    /// the [`Cut`] says where.
     pub fn replay(
-        settings: Settings,
-        workload: Workload,
         config: ClusterConfig,
         commands: &[String],
         position: u64,
-    ) -> Self {
+        budget: &Budget,
+    ) -> (Self, Option<Cut>) {
+        let started = now_ms();
+        let mut timeline = Timeline::new(config.clone());
+        let mut stats = Vec::with_capacity(commands.len().min(budget.commands));
+        let mut shown: Option<(String, String)> = None;
+        let mut cut = None;
+        for (i, cmd) in commands.iter().enumerate() {
+            let timed_out = now_ms() - started > budget.millis;
+            if i >= budget.commands || timed_out {
+                cut = Some(Cut {
+                    replayed: i,
+                    total: commands.len(),
+                    timed_out,
+                });
+                break;
+            }
+            run(&mut timeline, cmd);
+            if shown.is_none() {
+                shown = first_sharded(&timeline);
+            }
+            let ns = shown.as_ref().map_or(DEFAULT_NS, |(ns, _)| ns.as_str());
+            stats.push(Rc::new(step_stats(&timeline, ns)));
+        }
+        let _ = timeline.jump(position.min(timeline.len()));
+        let mut settings = Settings {
+            version: config.version,
+            shards: config.shards,
+            chunk_size: timeline.session().cluster.chunk_size(),
+            ..Settings::default()
+        };
+        if let Some((ns, key)) = shown {
+            settings.ns = ns;
+            settings.key = key;
+        }
+        let console = vec![ConsoleLine {
+            kind: LineKind::Output,
+            text: format!(
+                "Restored a scenario of {} steps, at step {}.",
+                timeline.len(),
+                timeline.position()
+            ),
+        }];
         let mut state =
-            Playground::build(settings, workload, config, commands, Some(position), None);
+            Playground::assemble(settings, Workload::default(), timeline, console, stats);
         state.after_done = true;
-        state
+        (state, cut)
     }
 
-    /// Runs `commands` on a new timeline, one step each, recording the charts' history.
-    /// With an `intro`, the commands and their results are echoed in the console after
-    /// it; without one (a restored scenario), the console says what was restored. With a
-    /// `position`, the cursor then moves there.
+    /// Runs `commands` on a new timeline, one step each, recording the charts' history, and
+    /// echoes them and their results in the console after the `intro`.
     fn build(
         settings: Settings,
         workload: Workload,
         config: ClusterConfig,
         commands: &[String],
-        position: Option<u64>,
-        intro: Option<String>,
+        intro: String,
     ) -> Self {
         let mut timeline = Timeline::new(config);
-        let mut console = Vec::new();
+        let mut console = vec![ConsoleLine {
+            kind: LineKind::Output,
+            text: intro,
+        }];
         let mut stats = Vec::with_capacity(commands.len());
-        if let Some(text) = &intro {
-            console.push(ConsoleLine {
-                kind: LineKind::Output,
-                text: text.clone(),
-            });
-        }
         for cmd in commands {
-            let outcomes = timeline.push(cmd);
-            if intro.is_some() {
-                console.push(ConsoleLine {
-                    kind: LineKind::Auto,
-                    text: cmd.clone(),
-                });
-                log_outcomes(&mut console, &outcomes);
-            }
+            let outcomes = run(&mut timeline, cmd);
+            console.push(ConsoleLine {
+                kind: LineKind::Auto,
+                text: cmd.clone(),
+            });
+            log_outcomes(&mut console, &outcomes);
             stats.push(Rc::new(step_stats(&timeline, &settings.ns)));
         }
-        if let Some(position) = position {
-            let _ = timeline.jump(position.min(timeline.len()));
-        }
-        if intro.is_none() {
-            console.push(ConsoleLine {
-                kind: LineKind::Output,
-                text: format!(
-                    "Restored a scenario of {} steps, at step {}.",
-                    timeline.len(),
-                    timeline.position()
-                ),
-            });
-        }
+        Playground::assemble(settings, workload, timeline, console, stats)
+    }
+
+    /// A playground around a timeline that has run its commands.
+    fn assemble(
+        settings: Settings,
+        workload: Workload,
+        timeline: Timeline,
+        console: Vec<ConsoleLine>,
+        stats: Vec<Rc<StepStats>>,
+    ) -> Self {
         let view = cluster_view(
             &timeline.session().cluster,
             &settings.ns,
@@ -437,7 +556,7 @@ impl Playground {
         {
             let mut timeline = self.timeline.borrow_mut();
             stats.truncate(timeline.position() as usize);
-            let outcomes = timeline.push(command);
+            let outcomes = run(&mut timeline, command);
             if kind != LineKind::Output {
                 log_outcomes(&mut printed, &outcomes);
             } else {
@@ -469,16 +588,32 @@ impl Playground {
         }
     }
 
-    /// Runs one batch of the workload; stops playing when the total is reached.
-    fn tick(&mut self) {
-        let left = self.workload.total.saturating_sub(self.workload.done);
+    /// Whether the workload has inserted all its documents.
+    fn workload_done(&self) -> bool {
+        self.workload.done >= self.workload.total
+    }
+
+    /// The command of the workload's next batch, once `done` documents are in, and its
+    /// number of documents; `None` when the workload is done.
+    fn next_batch(&self, done: u64) -> Option<(String, u32)> {
+        let left = self.workload.total.saturating_sub(done);
         if left == 0 {
-            self.playing = false;
-            return;
+            return None;
         }
         let n = u64::from(self.workload.batch.max(1)).min(left) as u32;
         let w = &self.workload;
-        let command = generate_command(&self.settings.ns, &w.spec, n, w.balance);
+        Some((
+            generate_command(&self.settings.ns, &w.spec, n, w.balance),
+            n,
+        ))
+    }
+
+    /// Runs one batch of the workload; stops playing when the total is reached.
+    fn tick(&mut self) {
+        let Some((command, n)) = self.next_batch(self.workload.done) else {
+            self.playing = false;
+            return;
+        };
         // Workload batches are not echoed one by one: the play button's first batch is.
         let kind = if self.workload.done == 0 {
             LineKind::Auto
@@ -530,6 +665,20 @@ fn log_outcomes(console: &mut Vec<ConsoleLine>, outcomes: &[Outcome]) {
     }
 }
 
+/// The first sharded collection of the timeline's cluster and its shard key as mongosh
+/// prints it, if any collection is sharded.
+fn first_sharded(timeline: &Timeline) -> Option<(String, String)> {
+    timeline
+        .session()
+        .cluster
+        .collections()
+        .iter()
+        .find_map(|(ns, c)| {
+            let key = c.sharding.as_ref()?.pattern.to_pattern_document();
+            Some((ns.clone(), shardlab::shell::format_document(&key)))
+        })
+}
+
 /// The statistics of the step just run.
 fn step_stats(timeline: &Timeline, ns: &str) -> StepStats {
     let cluster = &timeline.session().cluster;
@@ -552,7 +701,15 @@ impl Reducible for Playground {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let tick = matches!(action, Action::Tick);
+        // The command is recorded before it runs, so that if it kills the page the banner
+        // after the reload can name it. It is cleared once the result is drawn and saved
+        // (the page's saving hook), or here when nothing changed and nothing is drawn.
+        let running = !self.ignores(&action) && self.announce(&action);
+        let rev = self.rev;
         let next = self.apply(action);
+        if running && next.rev == rev {
+            crate::recovery::end();
+        }
         let due = |panel: Calm| {
             next.calm_rev(panel) != next.rev
                 && (!tick
@@ -591,7 +748,7 @@ impl Playground {
             Action::LoadPreset(id) => match shardlab::workload::presets::preset(id) {
                 Some(preset) => return Rc::new(next.carry_over(Playground::from_preset(preset))),
                 None => {
-                    next.notice = Some(format!("There is no lesson called '{id}'."));
+                    next.notice = Some(Notice::plain(format!("There is no lesson called '{id}'.")));
                     next.rev += 1;
                 }
             },
@@ -607,6 +764,45 @@ impl Playground {
             next.refresh();
         }
         Rc::new(next)
+    }
+
+    /// Records the command in flight (see [`crate::recovery`]) for the actions that come
+    /// from the user and run commands or replay the timeline; says whether it did.
+    fn announce(&self, action: &Action) -> bool {
+        // A step at the end of the timeline runs a batch; elsewhere it replays one.
+        let batch = match action {
+            Action::Tick => true,
+            Action::Step => self.timeline.borrow().at_end(),
+            _ => false,
+        };
+        let (doing, command) = match action {
+            Action::Command(c) | Action::Auto(c) => ("running", c.trim().to_string()),
+            Action::Setup(s) => (
+                "applying the cluster settings",
+                s.setup_commands().join("; "),
+            ),
+            Action::LoadPreset(id) => ("opening the lesson", (*id).to_string()),
+            Action::Tick | Action::Step if batch => {
+                // Step starts a finished workload over; see `step`.
+                let done = if matches!(action, Action::Step) && self.workload_done() {
+                    0
+                } else {
+                    self.workload.done
+                };
+                match self.next_batch(done) {
+                    Some((c, _)) => ("running the workload's next batch", c),
+                    None => return false,
+                }
+            }
+            Action::Step | Action::StepBack | Action::Jump(_) => {
+                ("moving along the timeline", String::new())
+            }
+            Action::Fork => ("forking the timeline", String::new()),
+            _ => return false,
+        };
+        let command = (!command.is_empty()).then_some(command.as_str());
+        crate::recovery::begin(doing, command);
+        true
     }
 
     /// Whether `action` would change nothing: an empty command, a tick while paused, or a
@@ -661,7 +857,7 @@ impl Playground {
                 self.playing = false;
                 let result = self.timeline.borrow_mut().jump(n);
                 if let Err(e) = result {
-                    self.notice = Some(e.to_string());
+                    self.notice = Some(Notice::plain(e.to_string()));
                 }
                 self.refresh();
             }

@@ -3,11 +3,39 @@
 //! JSON string literal, the guide's progress as `{"lesson":…,"step":…}`), so saved
 //! sessions and progress from earlier versions keep loading. Keeping serde_json out of the
 //! wasm makes the download smaller.
+//!
+//! sessionStorage (per tab, kept across reloads) holds what the crash recovery needs: the
+//! command in flight and the record of a crash (see [`crate::recovery`]). Its helpers are
+//! the `session_*` functions.
 
 use wasm_bindgen::JsValue;
 
 fn local() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
+}
+
+fn session() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
+/// The raw text stored under `key` in sessionStorage.
+pub fn session_get(key: &str) -> Option<String> {
+    session()?.get_item(key).ok()?
+}
+
+/// Stores raw text under `key` in sessionStorage. A full or refused store is ignored: the
+/// recovery it serves is a best effort, and the page must work without it.
+pub fn session_set(key: &str, text: &str) {
+    if let Some(s) = session() {
+        let _ = s.set_item(key, text);
+    }
+}
+
+/// Removes `key` from sessionStorage.
+pub fn session_remove(key: &str) {
+    if let Some(s) = session() {
+        let _ = s.remove_item(key);
+    }
 }
 
 /// The raw text stored under `key`.
@@ -47,10 +75,20 @@ pub fn get_string(key: &str) -> Option<String> {
 
 /// Reads the JSON object stored under `key`.
 pub fn get_object(key: &str) -> Option<js_sys::Object> {
-    let value = js_sys::JSON::parse(&get(key)?).ok()?;
+    parse_object(&get(key)?)
+}
+
+/// Parses JSON text that should hold an object.
+pub fn parse_object(text: &str) -> Option<js_sys::Object> {
+    let value = js_sys::JSON::parse(text).ok()?;
     value
         .is_object()
         .then(|| wasm_bindgen::JsCast::unchecked_into(value))
+}
+
+/// The JSON text of an object built with [`set_field`].
+pub fn to_json_text(object: &js_sys::Object) -> Option<String> {
+    js_sys::JSON::stringify(object).ok().map(String::from)
 }
 
 /// A string field of a JSON object.
@@ -58,6 +96,14 @@ pub fn string_field(object: &js_sys::Object, name: &str) -> Option<String> {
     js_sys::Reflect::get(object, &JsValue::from_str(name))
         .ok()?
         .as_string()
+}
+
+/// A boolean field of a JSON object (`false` when absent).
+pub fn bool_field(object: &js_sys::Object, name: &str) -> bool {
+    js_sys::Reflect::get(object, &JsValue::from_str(name))
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
 }
 
 /// A numeric field of a JSON object.

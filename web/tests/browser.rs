@@ -20,9 +20,13 @@ use yew::Reducible;
 wasm_bindgen_test_configure!(run_in_browser);
 
 async fn mount() -> Element {
-    // Each test starts from a clean slate: the app restores a saved session otherwise.
-    if let Some(storage) = gloo::utils::window().local_storage().ok().flatten() {
-        storage.clear().unwrap();
+    // Each test starts from a clean slate: the app restores a saved session otherwise, or
+    // recovers from a crash recorded in sessionStorage.
+    let window = gloo::utils::window();
+    for storage in [window.local_storage(), window.session_storage()] {
+        if let Some(storage) = storage.ok().flatten() {
+            storage.clear().unwrap();
+        }
     }
     let document = gloo::utils::document();
     let root = document.create_element("div").unwrap();
@@ -205,6 +209,11 @@ fn page_options_are_read_from_the_address() {
     assert!(o.embed && o.autoplay);
     assert!(o.hides("console") && o.hides("insights") && !o.hides("timeline"));
     assert_eq!(o.preset.as_deref(), Some("hashed"));
+    assert_eq!(o.selftest, None);
+    assert_eq!(
+        PageOptions::parse("?selftest=trap").selftest.as_deref(),
+        Some("trap")
+    );
     assert_eq!(
         PageOptions::parse("?s=v1.abc%2Bd").scenario.as_deref(),
         Some("v1.abc+d")
@@ -218,7 +227,9 @@ fn a_share_link_round_trips_the_scenario() {
     ));
     let state = state.reduce(Action::Step).reduce(Action::Step);
     let query = share_query(&state);
-    let restored = playground_from_link(query.trim_start_matches("s=")).unwrap();
+    let restored = playground_from_link(query.trim_start_matches("s="))
+        .unwrap()
+        .state;
     let a = state.timeline.borrow();
     let b = restored.timeline.borrow();
     assert_eq!(a.steps(), b.steps());

@@ -8,19 +8,67 @@ use super::controls::Controls;
 use super::guide::Guide;
 use super::insights::Insights;
 use super::key_bar::KeyBar;
+use super::notice::{CrashBanner, NoticeBar};
 use super::share_bar::{base_url, ShareBar};
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
-use crate::share::{
-    playground_from_link, restore_saved, saved_form, share_query, PageOptions, STORAGE_KEY,
-};
-use crate::state::{Action, Calm, Playground};
+use crate::recovery;
+use crate::share::{saved_form, share_query, PageOptions, STORAGE_KEY};
+use crate::startup::{self, Banner, Boot};
+use crate::state::{Action, Calm, Notice, Playground};
 use crate::storage;
 use gloo::timers::callback::Interval;
+use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// The start, worked out once (see [`startup::boot`]): the reducer takes the playground
+/// and the page keeps the rest.
+struct Started {
+    state: RefCell<Option<Playground>>,
+    banner: Option<Banner>,
+    hold: bool,
+    recovering: bool,
+}
+
+impl From<Boot> for Started {
+    fn from(boot: Boot) -> Self {
+        Started {
+            state: RefCell::new(Some(boot.state)),
+            banner: boot.banner,
+            hold: boot.hold,
+            recovering: boot.recovering,
+        }
+    }
+}
+
+/// What the page shows above its panels, in the full page and the embedded view alike.
+#[derive(Clone)]
+struct Messages {
+    banner: UseStateHandle<Option<Banner>>,
+    notice: Option<Notice>,
+    dispatch: Callback<Action>,
+    on_return: Callback<()>,
+}
+
+impl Messages {
+    fn view(&self) -> Html {
+        let banner = self.banner.clone();
+        html! {
+            <>
+            if let Some(b) = &*self.banner {
+                <CrashBanner banner={b.clone()} on_dismiss={Callback::from(move |()| banner.set(None))} />
+            }
+            if let Some(notice) = &self.notice {
+                <NoticeBar notice={notice.clone()} on_return={self.on_return.clone()}
+                    on_dismiss={self.dispatch.reform(|()| Action::Notice(None))} />
+            }
+            </>
+        }
+    }
+}
 
 /// The root component.
 #[function_component(App)]
@@ -33,10 +81,15 @@ pub fn app() -> Html {
                 .unwrap_or_default(),
         )
     });
-    let state = {
+    let started = {
         let options = options.clone();
-        use_reducer(move || initial_state(&options))
+        use_memo((), move |_| Started::from(startup::boot(&options)))
     };
+    let state = {
+        let started = started.clone();
+        use_reducer(move || started.state.borrow_mut().take().unwrap_or_default())
+    };
+    let banner = use_state(|| started.banner.clone());
     let targeted = use_state(Vec::<String>::new);
     let mode = use_state(Mode::default);
     // Whether the comparison tab was ever opened (it is mounted from then on).
@@ -52,14 +105,26 @@ pub fn app() -> Html {
         use_callback((), move |s: Vec<String>, _| set.set(s))
     };
     let dispatch: Callback<Action> = state.dispatcher().into();
+    let messages = Messages {
+        banner,
+        notice: state.notice.clone(),
+        dispatch: dispatch.clone(),
+        on_return: use_return_to_session(&dispatch),
+    };
 
     use_ticks(&state);
     use_panel_visibility(&state);
-    use_saving(&state, options.embed);
-    use_autoplay(&state, options.autoplay);
+    use_saving(&state, options.embed, started.hold);
+    use_started();
+    // Nothing plays on its own after a crash (it could be what died) or in place of a link
+    // that could not be opened.
+    use_autoplay(
+        &state,
+        options.autoplay && !started.recovering && !started.hold,
+    );
 
     if options.embed {
-        return embed_view(&state, &dispatch, &options);
+        return embed_view(&state, &dispatch, &options, &messages);
     }
     use_playground_keys(&state, *mode);
 
@@ -72,13 +137,7 @@ pub fn app() -> Html {
             </header>
             <Tabs mode={*mode} on_select={{ let mode = mode.clone(); Callback::from(move |m| mode.set(m)) }}
                 workshop={workshop} on_workshop={toggle_workshop} />
-            if let Some(notice) = &state.notice {
-                <div class="notice" role="status" data-testid="notice">
-                    <span>{ notice.clone() }</span>
-                    <button class="link-button" aria-label="Dismiss notice"
-                        onclick={dispatch.reform(|_| Action::Notice(None))}>{ "×" }</button>
-                </div>
-            }
+            { messages.view() }
             // Once opened, the comparison stays mounted (hidden on other tabs) so that its
             // columns and progress survive a visit to the playground.
             if *compare_opened.borrow() {
@@ -163,14 +222,45 @@ fn use_panel_visibility(state: &UseReducerHandle<Playground>) {
 }
 
 /// The session survives a reload: it is saved after each change (every 25th change while
-/// playing, to keep ticks cheap). Embedded views never overwrite it.
+/// playing, to keep ticks cheap). Embedded views never overwrite it, nor does a fresh
+/// playground in place of a link that could not be opened (`hold`) until the user changes
+/// something.
+///
+/// This runs once a change is drawn, so the session is only saved after a command has
+/// returned: a command that kills the page leaves the session from before it. Then the
+/// record of the command in flight is cleared (see [`crate::recovery`]).
 #[hook]
-fn use_saving(state: &UseReducerHandle<Playground>, embed: bool) {
+fn use_saving(state: &UseReducerHandle<Playground>, embed: bool, hold: bool) {
     let state = state.clone();
     use_effect_with(state.rev, move |rev| {
-        if !embed && (!state.playing || rev % 25 == 0) {
+        let held = hold && *rev == 0;
+        if !embed && !held && (!state.playing || rev % 25 == 0) {
             storage::set_string(STORAGE_KEY, &saved_form(&state));
         }
+        recovery::end();
+        || ()
+    });
+}
+
+/// "Return to your session": the session a link or a lesson replaced, restored (see
+/// [`startup::return_to_session`]).
+#[hook]
+fn use_return_to_session(dispatch: &Callback<Action>) -> Callback<()> {
+    let dispatch = dispatch.clone();
+    use_callback((), move |(), _| {
+        dispatch.emit(match startup::return_to_session() {
+            Ok(restored) => Action::Restore(Box::new(restored)),
+            Err(e) => Action::Notice(Some(Notice::plain(e))),
+        })
+    })
+}
+
+/// Once the page is up (its first picture drawn), a crash it recovered from is over: a
+/// later one may reload the page again (see [`crate::recovery`]).
+#[hook]
+fn use_started() {
+    use_effect_with((), |_| {
+        recovery::started();
         || ()
     });
 }
@@ -221,57 +311,13 @@ fn use_playground_keys(state: &UseReducerHandle<Playground>, mode: Mode) {
     });
 }
 
-/// The state the page starts in: a shared link, else a lesson named in the address, else
-/// the saved session, else a fresh playground. A link or saved session that cannot be read
-/// gives a notice and a clean playground; nothing in it is ever executed but shell commands.
-fn initial_state(options: &PageOptions) -> Playground {
-    if let Some(s) = &options.scenario {
-        return match playground_from_link(s) {
-            Ok(p) => p,
-            Err(e) => Playground {
-                notice: Some(format!(
-                    "This link could not be opened ({e}). Here is a fresh playground instead."
-                )),
-                ..Playground::default()
-            },
-        };
-    }
-    if let Some(id) = &options.preset {
-        return match shardlab::workload::presets::preset(id) {
-            Some(p) => Playground::from_preset(p),
-            None => Playground {
-                notice: Some(format!(
-                    "There is no lesson called '{id}'. Here is a fresh playground instead."
-                )),
-                ..Playground::default()
-            },
-        };
-    }
-    if options.embed {
-        return Playground::default();
-    }
-    match storage::get_string(STORAGE_KEY) {
-        // Stored as a JSON string holding our scenario JSON.
-        Some(inner) => match restore_saved(&inner) {
-            Ok(p) => p,
-            Err(e) => {
-                storage::remove(STORAGE_KEY);
-                Playground {
-                        notice: Some(format!("Your saved session could not be restored ({e}), so it was cleared. Starting fresh.")),
-                        ..Playground::default()
-                    }
-            }
-        },
-        _ => Playground::default(),
-    }
-}
-
 /// The compact view for an iframe: the transport, the key-space bar, the cluster and the
 /// console (unless hidden), with a link that opens the same scenario in the full page.
 fn embed_view(
     state: &UseReducerHandle<Playground>,
     dispatch: &Callback<Action>,
     options: &PageOptions,
+    messages: &Messages,
 ) -> Html {
     let open = format!("{}?{}", base_url(), share_query(state));
     let title = state
@@ -284,6 +330,7 @@ fn embed_view(
                 <strong class="embed-title">{ title }</strong>
                 <a class="open-link" href={open} target="_blank" rel="noopener" data-testid="open-in-shardlab">{ "Open in ShardLab ↗" }</a>
             </header>
+            { messages.view() }
             if let Some(p) = state.preset {
                 <p class="lesson-text compact">{ p.lesson }</p>
             }

@@ -2,8 +2,8 @@
 //! cluster picture as SVG or PNG.
 
 use super::controls::PanelProps;
-use crate::share::{playground_from_scenario, scenario_of, share_query};
-use crate::state::Action;
+use crate::share::{data_url, playground_from_scenario, scenario_of, share_query, Replayed};
+use crate::state::{Action, Budget, Notice};
 use shardlab::sim::{from_json, to_json};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlInputElement;
@@ -19,14 +19,6 @@ fn download(name: &str, href: &str) {
             a.click();
         }
     }
-}
-
-/// A `data:` URL for text of a MIME type.
-fn data_url(mime: &str, text: &str) -> String {
-    format!(
-        "data:{mime};charset=utf-8,{}",
-        String::from(js_sys::encode_uri_component(text))
-    )
 }
 
 /// Copies text to the clipboard where the browser allows it; failures are harmless since
@@ -112,15 +104,8 @@ pub fn share_bar(props: &PanelProps) -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
                 let action = match text.ok().and_then(|t| t.as_string()) {
-                    Some(text) => match from_json(&text) {
-                        Ok(scenario) => {
-                            Action::Restore(Box::new(playground_from_scenario(&scenario)))
-                        }
-                        Err(e) => Action::Notice(Some(format!(
-                            "That file is not a ShardLab scenario: {e}"
-                        ))),
-                    },
-                    None => Action::Notice(Some("That file could not be read.".into())),
+                    Some(text) => import(&text),
+                    None => Action::Notice(Some(Notice::plain("That file could not be read."))),
                 };
                 dispatch.emit(action);
             });
@@ -141,6 +126,26 @@ pub fn share_bar(props: &PanelProps) -> Html {
                 <input class="share-url" readonly=true value={url.clone()} data-testid="share-url" aria-label="Share link" />
             }
         </div>
+    }
+}
+
+/// The action that opens an imported scenario file: its replay (within the replay budget,
+/// recorded as the command in flight in case it kills the page), or why it cannot be opened.
+fn import(text: &str) -> Action {
+    match from_json(text) {
+        Ok(scenario) => {
+            crate::recovery::begin("importing a scenario file", None);
+            let Replayed { mut state, cut } = playground_from_scenario(&scenario);
+            if let Some(cut) = cut {
+                state.notice = Some(Notice::plain(
+                    cut.describe("The imported scenario", &Budget::REPLAY),
+                ));
+            }
+            Action::Restore(Box::new(state))
+        }
+        Err(e) => Action::Notice(Some(Notice::plain(format!(
+            "That file is not a ShardLab scenario: {e}"
+        )))),
     }
 }
 

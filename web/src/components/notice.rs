@@ -1,0 +1,90 @@
+//! The page's notices (a link that could not be opened, a session set aside) with what
+//! they offer, and the banner after a crash.
+
+use crate::startup::Banner;
+use crate::state::{Notice, Offer};
+use yew::prelude::*;
+
+/// Properties of [`NoticeBar`].
+#[derive(Properties, PartialEq)]
+pub struct NoticeProps {
+    /// The notice.
+    pub notice: Notice,
+    /// Dismisses it.
+    pub on_dismiss: Callback<()>,
+    /// "Return to your session".
+    pub on_return: Callback<()>,
+}
+
+/// A notice, with its button or download link.
+#[function_component(NoticeBar)]
+pub fn notice_bar(props: &NoticeProps) -> Html {
+    let offer = match &props.notice.offer {
+        Some(Offer::ReturnToSession) => html! {
+            <button class="secondary" data-testid="return-to-session"
+                onclick={props.on_return.reform(|_| ())}>{ "Return to your session" }</button>
+        },
+        Some(Offer::Download(href)) => html! {
+            <a class="button-like secondary" href={AttrValue::Rc(href.clone())}
+                download="shardlab-session.json" data-testid="download-session">{ "Download the session" }</a>
+        },
+        None => Html::default(),
+    };
+    html! {
+        <div class="notice" role="status" data-testid="notice">
+            <span class="notice-text">{ props.notice.text.clone() }</span>
+            <span class="notice-actions">
+                { offer }
+                <button class="link-button" aria-label="Dismiss notice"
+                    onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
+            </span>
+        </div>
+    }
+}
+
+/// Properties of [`CrashBanner`].
+#[derive(Properties, PartialEq)]
+pub struct BannerProps {
+    /// What failed and how the page came back.
+    pub banner: Banner,
+    /// Dismisses it.
+    pub on_dismiss: Callback<()>,
+}
+
+/// The banner after a crash: what failed, during which command, and how the page came back.
+#[function_component(CrashBanner)]
+pub fn crash_banner(props: &BannerProps) -> Html {
+    let b = &props.banner;
+    let during = match (&b.doing, &b.command) {
+        (Some(doing), Some(command)) => html! {
+            <>{ format!(" while {doing} ") }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
+        },
+        (Some(doing), None) => html! { { format!(" while {doing}.") } },
+        (None, _) => html! { { "." } },
+    };
+    html! {
+        <div class="crash-banner" role="alert" data-testid="crash-banner">
+            <div class="crash-text">
+                <p>
+                    <strong>{ format!("ShardLab stopped: {}", b.what) }</strong>
+                    { during }
+                    { " " }{ b.outcome.clone() }
+                </p>
+                if let Some(detail) = &b.detail {
+                    <p class="crash-detail">{ shorten(detail) }</p>
+                }
+            </div>
+            <button class="link-button" aria-label="Dismiss the message"
+                onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
+        </div>
+    }
+}
+
+/// A long command or message cut to a readable length.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 240;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
