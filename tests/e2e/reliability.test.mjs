@@ -1,0 +1,275 @@
+// Nothing a person types, links or loads kills the page, freezes it, or loses their work:
+// hostile links and stored sessions, deep values typed in the console, damaged links over
+// saved work, and a real panic (the test-only trap `sim.__trap()`, available with
+// ?selftest=trap) that the page recovers from with a banner.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { suite, screenshot, readShards } from './harness.mjs';
+
+const env = suite();
+
+const SETUP = ['sim.chunkSize(8192)', 'sh.shardCollection("test.events", {x: 1})'];
+const times = (n, command) => Array.from({ length: n }, () => command);
+
+// Commands that would overflow the stack or exhaust memory if the shell let them.
+const BOMBS = {
+  'shared halves (2^22 values)': ['var a = {x: 1}', ...times(22, 'a = {l: a, r: a}'), 'db.c.insertOne(a)'],
+  'a doubling string (2^33 characters)': ['var s = "x"', ...times(33, 's = s + s'), 'db.c.insertOne({s: s})'],
+  'a value 300 levels deep': ['var x = 1', ...times(300, 'x = {a: x}'), 'db.c.insertOne(x)'],
+  'a million documents at once': ['sim.generate("test.events", "monotonic", 1000000)'],
+};
+
+/** A scenario file, as the share bar exports it. */
+function scenarioJson(commands) {
+  return JSON.stringify({
+    format: 'shardlab-scenario', version: 1, mongodb: '5.0', shards: 3, chunkSize: null, seed: 1, position: null,
+    commands: [...SETUP, ...commands],
+  });
+}
+
+/** Makes a share link of `commands` with the page's own codec: import them, copy the link. */
+async function linkFor(page, commands) {
+  await page.getByTestId('import-json').setInputFiles({
+    name: 'scenario.json', mimeType: 'application/json', buffer: Buffer.from(scenarioJson(commands)),
+  });
+  const steps = SETUP.length + commands.length;
+  await page.getByTestId('position').filter({ hasText: `of ${steps}` }).waitFor();
+  await page.getByTestId('share-link').click();
+  return page.getByTestId('share-url').inputValue();
+}
+
+/** Types a command into the console, presses Enter and returns what the console printed for it. */
+async function ask(page, command, { timeout = 10_000 } = {}) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  const handle = await page.waitForFunction((command) => {
+    const inputs = [...document.querySelectorAll('[data-testid="console-output"] .line.in')];
+    const last = inputs[inputs.length - 1];
+    if (!last || last.textContent !== `test> ${command}` || !last.nextElementSibling) return null;
+    const out = [];
+    for (let el = last.nextElementSibling; el; el = el.nextElementSibling) out.push(el.textContent);
+    return out;
+  }, command, { timeout });
+  return handle.jsonValue();
+}
+
+/** Documents in the shown collection, from the shard columns. */
+async function documents(page) {
+  return (await readShards(page)).reduce((n, s) => n + s.docs, 0);
+}
+
+/** Inserts 50 documents with two workload steps and waits until the session is saved. */
+async function makeWork(page) {
+  await page.getByTestId('step').click();
+  await page.getByTestId('step').click();
+  await page.waitForFunction(() => (localStorage.getItem('shardlab.session.v1') ?? '').split('sim.generate').length === 3);
+  assert.equal(await documents(page), 50);
+  return page.evaluate(() => localStorage.getItem('shardlab.session.v1'));
+}
+
+/** Records the longest stretch between animation frames from the page's first script on. */
+function frameGapProbe() {
+  window.__longestGap = 0;
+  let last = performance.now();
+  const frame = (t) => {
+    window.__longestGap = Math.max(window.__longestGap, t - last);
+    last = t;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
+test('hostile links open and the page answers sh.status() within seconds', async () => {
+  const maker = await env.browser.newPage();
+  await maker.goto(env.server.url);
+  const links = {};
+  for (const [name, commands] of Object.entries(BOMBS)) links[name] = await linkFor(maker, commands);
+  await maker.close();
+  for (const [name, url] of Object.entries(links)) {
+    const context = await env.browser.newContext();
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.addInitScript(frameGapProbe);
+    const start = Date.now();
+    await page.goto(url);
+    const out = await ask(page, 'sh.status()');
+    assert.match(out.join('\n'), /shardingVersion/, name);
+    const gap = await page.evaluate(() => window.__longestGap);
+    console.log(`${name}: answered ${Date.now() - start} ms after opening; longest frame gap ${Math.round(gap)} ms`);
+    assert.ok(gap < 4000, `${name}: the page froze for ${Math.round(gap)} ms`);
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
+});
+
+test('a hostile stored session loads and the page answers after each of two reloads', async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
+  const bombs = Object.values(BOMBS).flat();
+  // Stored as the page stores it: a JSON string holding the scenario JSON.
+  await page.evaluate((text) => localStorage.setItem('shardlab.session.v1', JSON.stringify(text)), scenarioJson(bombs));
+  for (const round of [1, 2]) {
+    await page.reload();
+    // The session restored, with the sh.status() of the round before as a step of its own.
+    const steps = SETUP.length + bombs.length + round - 1;
+    await page.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
+    assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/, `reload ${round}`);
+    await page.waitForFunction((n) => localStorage.getItem('shardlab.session.v1').split('sh.status()').length === n + 1, round);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('deep values typed in the console are refused in MongoDB words and the console keeps answering', async () => {
+  const page = await (await env.browser.newContext()).newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  // One multi-line paste: each assignment past the nesting limit is refused.
+  const paste = ['var x = 1', ...times(300, 'x = {a: x}')].join('\n');
+  const refused = await ask(page, paste);
+  assert.ok(refused.length > 0 && refused.every((l) => l === refused[0]), 'one refusal per statement past the limit');
+  assert.match(refused[0], /^MongoServerError\[Overflow\]: BSONObj exceeds maximum nested object depth/);
+  const insert = await ask(page, 'db.c.insertOne(x)');
+  assert.match(insert.join('\n'), /^MongoServerError\[\w+\]|acknowledged/);
+  await ask(page, 'db.c.find()');
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  assert.deepEqual(errors, []);
+});
+
+test('a damaged link over saved work leaves it saved, and "Return to your session" brings it back', async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(env.server.url);
+  const saved = await makeWork(page);
+
+  await page.goto(`${env.server.url}?s=v1.%21%21damaged`);
+  const notice = page.getByTestId('notice');
+  await notice.waitFor();
+  assert.match(await notice.innerText(), /could not be opened.*your saved session is untouched/s);
+  assert.equal(await documents(page), 0, 'a fresh playground');
+  assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.session.v1')), saved);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await screenshot(page, 'notice-damaged-link-1440');
+  await page.setViewportSize({ width: 400, height: 900 });
+  await screenshot(page, 'notice-damaged-link-400');
+  await page.getByTestId('return-to-session').click();
+  await page.waitForFunction(() => !location.search.includes('s='));
+  await notice.waitFor({ state: 'detached' });
+  assert.equal(await documents(page), 50);
+
+  // A good link over saved work: the work is kept and comes back the same way.
+  const other = await (await env.browser.newContext()).newPage();
+  await other.goto(env.server.url);
+  await other.getByTestId('step').click();
+  await other.getByTestId('share-link').click();
+  const link = await other.getByTestId('share-url').inputValue();
+  await page.goto(link);
+  await notice.waitFor();
+  assert.match(await notice.innerText(), /You opened a shared scenario\. Your own session is kept/);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 0);
+  assert.equal(await documents(page), 25);
+  await page.getByTestId('return-to-session').click();
+  await page.waitForFunction(() => !location.search.includes('s='));
+  await notice.waitFor({ state: 'detached' });
+  assert.equal(await documents(page), 50);
+  await context.close();
+});
+
+test('a panic shows the banner, keeps the documents inserted before it, and the page answers', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.server.url}?selftest=trap`);
+  await makeWork(page);
+  const input = page.getByTestId('console-input');
+  await input.fill('sim.__trap()');
+  await input.press('Enter');
+  const banner = page.getByTestId('crash-banner');
+  await banner.waitFor();
+  assert.equal(await banner.getAttribute('role'), 'alert');
+  assert.match(await banner.innerText(), /ShardLab stopped: an internal error while running sim\.__trap\(\)\. The page reloaded with your saved session/);
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  assert.equal(await documents(page), 50);
+  assert.deepEqual(errors, ['unreachable'], 'the panic aborts: one trap, then nothing');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'crash-banner-1440');
+  await page.setViewportSize({ width: 400, height: 900 });
+  await screenshot(page, 'crash-banner-400');
+  await banner.getByRole('button', { name: 'Dismiss the message' }).click();
+  await banner.waitFor({ state: 'detached' });
+  // Without ?selftest=trap the command is an ordinary unknown one.
+  await page.goto(env.server.url);
+  assert.match((await ask(page, 'sim.__trap()')).join('\n'), /Error/);
+  await context.close();
+});
+
+test('a stored session that kills the page is set aside after one reload and offered for download', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  let loads = 0;
+  page.on('load', () => { loads += 1; });
+  await page.goto(`${env.server.url}?selftest=trap`);
+  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
+  const deadly = scenarioJson(['db.c.insertOne({x: 1})', 'sim.__trap()']);
+  await page.evaluate((text) => localStorage.setItem('shardlab.session.v1', JSON.stringify(text)), deadly);
+  await page.reload();
+  await page.getByTestId('crash-banner').waitFor();
+  assert.match(await page.getByTestId('crash-banner').innerText(), /while restoring your saved session\. Your saved session was set aside/);
+  assert.match(await page.getByTestId('notice').innerText(), /set aside and this is a fresh playground/);
+  assert.equal(loads, 3, 'the first load, the reload the test asked for, and one reload after the trap');
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.session.failed'))), deadly);
+  assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.session.loading')), null);
+  await screenshot(page, 'set-aside-1440');
+  await page.setViewportSize({ width: 400, height: 900 });
+  await screenshot(page, 'set-aside-400');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-session').click()]);
+  assert.equal(download.suggestedFilename(), 'shardlab-session.json');
+  assert.equal(await readFile(await download.path(), 'utf8'), deadly);
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  await context.close();
+});
+
+test('a second trap while starting after the reload does not reload again: a clean playground says so', async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  let loads = 0;
+  page.on('load', () => { loads += 1; });
+  await page.goto(`${env.server.url}?selftest=trap`);
+  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
+  // As just after the reload that follows a crash: the record is there, and the saved
+  // session (saved before the failing command) dies too while it is restored.
+  const deadly = scenarioJson(['sim.__trap()']);
+  await page.evaluate((text) => {
+    localStorage.setItem('shardlab.session.v1', JSON.stringify(text));
+    sessionStorage.setItem('shardlab.crash', JSON.stringify({
+      what: 'a stack overflow', detail: 'Maximum call stack size exceeded',
+      running: JSON.stringify({ doing: 'running', command: 'db.c.find()' }),
+    }));
+  }, deadly);
+  await page.reload();
+  const banner = page.getByTestId('crash-banner');
+  await banner.waitFor();
+  assert.match(await banner.innerText(), /Starting again after the reload failed too .*your saved session was set aside and this is a clean playground/s);
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  assert.equal(loads, 2, 'no reload after the second trap');
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.session.failed'))), deadly);
+  await context.close();
+});
+
+test('the embedded view shows the same notices', async () => {
+  const page = await (await env.browser.newContext()).newPage();
+  await page.goto(`${env.server.url}?embed=1&s=v1.%21%21damaged`);
+  await page.getByTestId('embed').waitFor();
+  assert.match(await page.getByTestId('notice').innerText(), /This link could not be opened/);
+  await page.goto(`${env.server.url}?embed=1&preset=no-such-lesson`);
+  assert.match(await page.getByTestId('notice').innerText(), /There is no lesson called 'no-such-lesson'/);
+});
