@@ -91,7 +91,11 @@ fn open_link(s: &str, embed: bool) -> (Playground, bool) {
         Ok(scenario) => scenario,
         Err(e) => return fresh_instead(&format!("This link could not be opened ({e})."), embed),
     };
-    let kept = !embed && keep_session(|saved| from_json(saved).ok().as_ref() == Some(&scenario));
+    let kept = if embed {
+        Kept::Nothing
+    } else {
+        keep_session(|saved| from_json(saved).ok().as_ref() == Some(&scenario))
+    };
     recovery::begin("opening the shared link", None);
     let Replayed { mut state, cut } = playground_from_scenario(&scenario);
     let cut = cut.map(|c| c.describe("This link's scenario", &Budget::REPLAY));
@@ -99,7 +103,7 @@ fn open_link(s: &str, embed: bool) -> (Playground, bool) {
     if !embed {
         storage::set_string(LINKED_KEY, &saved_form(&state));
     }
-    (state, false)
+    (state, kept == Kept::Unsaved)
 }
 
 /// Opens a lesson named in the address (`?preset=`), keeping the user's session first.
@@ -110,64 +114,93 @@ fn open_preset(id: &str, embed: bool) -> (Playground, bool) {
     recovery::begin("opening the lesson", Some(id));
     let mut state = Playground::from_preset(preset);
     let opened = saved_form(&state);
-    let kept = !embed && keep_session(|saved| saved == opened);
+    let kept = if embed {
+        Kept::Nothing
+    } else {
+        keep_session(|saved| saved == opened)
+    };
     let text = format!("You opened the lesson '{}'.", preset.title);
     state.notice = opened_notice(&text, None, kept);
     if !embed {
         storage::set_string(LINKED_KEY, &opened);
     }
-    (state, false)
+    (state, kept == Kept::Unsaved)
 }
 
 /// A fresh playground in place of a link or lesson that could not be opened. The saved
 /// session is left untouched (held until the user changes something) and offered back.
 fn fresh_instead(problem: &str, embed: bool) -> (Playground, bool) {
-    let kept = !embed && keep_session(|_| false);
-    let untouched = if kept {
-        "; your saved session is untouched"
+    let kept = if embed {
+        Kept::Nothing
     } else {
+        keep_session(|_| false)
+    };
+    let untouched = if kept == Kept::Nothing {
         ""
+    } else {
+        "; your saved session is untouched"
     };
     let state = fresh_with(Notice {
         text: format!("{problem} Here is a fresh playground instead{untouched}."),
-        offer: kept.then_some(Offer::ReturnToSession),
+        offer: (kept == Kept::Previous).then_some(Offer::ReturnToSession),
     });
     (state, !embed)
 }
 
 /// The notice after opening a link or a lesson: where its replay stopped, if it did, and
 /// the way back to the user's own session, if one was kept.
-fn opened_notice(opened: &str, cut: Option<String>, kept: bool) -> Option<Notice> {
+fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice> {
     let cut = cut.unwrap_or_default();
-    if kept {
-        Some(Notice {
-            text: format!("{opened} Your own session is kept. {cut}")
-                .trim_end()
-                .to_string(),
-            offer: Some(Offer::ReturnToSession),
-        })
-    } else {
-        (!cut.is_empty()).then(|| Notice::plain(cut))
-    }
+    let (kept, offer) = match kept {
+        Kept::Nothing => return (!cut.is_empty()).then(|| Notice::plain(cut)),
+        Kept::Previous => ("Your own session is kept.", Some(Offer::ReturnToSession)),
+        Kept::Unsaved => (
+            "Your own session stays saved until you change something here: the browser's \
+             storage is too full to keep a copy.",
+            None,
+        ),
+    };
+    Some(Notice {
+        text: format!("{opened} {kept} {cut}").trim_end().to_string(),
+        offer,
+    })
 }
 
 /// Before a link or a lesson replaces the saved session: copies the user's session to
 /// [`PREVIOUS_KEY`], unless it is the scenario being opened, a fresh playground, or a link
 /// opened earlier and left untouched (then [`PREVIOUS_KEY`] still holds the user's own
 /// session). Says whether there is a session to return to.
-fn keep_session(same_as_opened: impl Fn(&str) -> bool) -> bool {
+fn keep_session(same_as_opened: impl Fn(&str) -> bool) -> Kept {
     let Some(saved) = storage::get_string(STORAGE_KEY) else {
-        return false;
+        return Kept::Nothing;
     };
     if same_as_opened(&saved) {
-        return false;
+        return Kept::Nothing;
     }
     let untouched_link = storage::get_string(LINKED_KEY).as_deref() == Some(saved.as_str());
     if untouched_link || saved == saved_form(&Playground::default()) {
-        return storage::get(PREVIOUS_KEY).is_some();
+        return match storage::get(PREVIOUS_KEY) {
+            Some(_) => Kept::Previous,
+            None => Kept::Nothing,
+        };
     }
-    storage::set_string(PREVIOUS_KEY, &saved);
-    true
+    if storage::try_set_string(PREVIOUS_KEY, &saved) {
+        Kept::Previous
+    } else {
+        Kept::Unsaved
+    }
+}
+
+/// Whether the user's session was kept before a link or a lesson replaced it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kept {
+    /// There was no work of the user's to keep.
+    Nothing,
+    /// It is under [`PREVIOUS_KEY`].
+    Previous,
+    /// The copy could not be stored (the store is full): the saved session must not be
+    /// overwritten until the user changes something, as for a link that could not be opened.
+    Unsaved,
 }
 
 /// How restoring the saved session went.
@@ -226,10 +259,12 @@ fn restore_session() -> (Playground, Restore) {
 }
 
 /// Moves the saved session to [`FAILED_KEY`] and gives a fresh playground whose notice
-/// says `message` and offers the session for download.
+/// says `message` and offers the session for download. If the copy cannot be stored (the
+/// store is full), the session stays where it is, so that it is not lost.
 fn set_aside(text: &str, message: &str) -> Playground {
-    storage::set_string(FAILED_KEY, text);
-    storage::remove(STORAGE_KEY);
+    if storage::try_set_string(FAILED_KEY, text) {
+        storage::remove(STORAGE_KEY);
+    }
     fresh_with(Notice {
         text: message.to_string(),
         offer: Some(download_offer(text)),

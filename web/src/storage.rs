@@ -62,6 +62,13 @@ pub fn set_string(key: &str, text: &str) {
     set_json(key, &JsValue::from_str(text));
 }
 
+/// Stores a string as [`set_string`] does and says whether it is stored: a full store
+/// refuses it, and a copy that must exist before its original is removed needs to know.
+pub fn try_set_string(key: &str, text: &str) -> bool {
+    set_string(key, text);
+    get_string(key).as_deref() == Some(text)
+}
+
 /// Reads a string stored as a JSON string literal; text that is not one is returned as is.
 pub fn get_string(key: &str) -> Option<String> {
     let text = get(key)?;

@@ -245,3 +245,44 @@ fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command() {
     assert_eq!(recovery::crash_record(), None);
     clean_storage();
 }
+
+/// Fills localStorage until it refuses more, as a store full of other data would be.
+fn fill_storage() {
+    let store = gloo::utils::window().local_storage().unwrap().unwrap();
+    let mut piece = "x".repeat(1 << 20);
+    let mut n = 0;
+    while piece.len() >= 1024 {
+        if store.set_item(&format!("filler.{n}"), &piece).is_ok() {
+            n += 1;
+        } else {
+            piece.truncate(piece.len() / 2);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn with_a_full_store_a_link_does_not_overwrite_the_session_it_could_not_copy() {
+    clean_storage();
+    let mine = save(&work(3));
+    fill_storage();
+    let other = shardlab_web::share::share_query(&work(1));
+    let start = boot(&link(other.trim_start_matches("s=")));
+    assert!(
+        start.hold,
+        "the link's playground is not saved over the session"
+    );
+    let notice = start.state.notice.unwrap();
+    assert!(notice.text.contains("too full"), "{}", notice.text);
+    assert_eq!(notice.offer, None);
+    assert_eq!(storage::get_string(STORAGE_KEY), Some(mine.clone()));
+    // Nor is a session that cannot be copied aside removed.
+    let marker = js_sys::Object::new();
+    storage::set_field(&marker, "tab", &JsValue::from_str(&recovery::tab_id()));
+    storage::set_field(&marker, "at", &JsValue::from_f64(js_sys::Date::now()));
+    storage::set_json(LOADING_KEY, &marker);
+    if storage::get(LOADING_KEY).is_some() {
+        boot(&PageOptions::default());
+        assert_eq!(storage::get_string(STORAGE_KEY), Some(mine));
+    }
+    clean_storage();
+}
