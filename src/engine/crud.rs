@@ -8,7 +8,7 @@ use crate::engine::cluster::{
 };
 use crate::engine::events::EventKind;
 use crate::engine::targeting::{self, TargetKind};
-use crate::keys::shard_key::{format_bson_obj, KeyValue};
+use crate::keys::shard_key::{format_bson_obj, KeyPattern, KeyValue};
 use crate::query::filter as query;
 use bson::{Bson, Document};
 
@@ -110,12 +110,18 @@ impl Cluster {
     }
 
     /// The (key, seq) entries matching `filter` on the targeted shards, in find order.
+    /// `only` narrows the write to the one shard mongos sent it to by other means than the
+    /// filter (a replacement document's key).
     fn matching_entries(
         &self,
         ns: &str,
         filter: &Document,
+        only: Option<ShardIdx>,
     ) -> Result<Vec<(KeyValue, u64)>, ClusterError> {
-        let target = self.target(ns, filter)?;
+        let mut target = self.target(ns, filter)?;
+        if let Some(shard) = only {
+            target.shards = vec![shard];
+        }
         let Some(coll) = self.collection(ns) else {
             return Ok(Vec::new());
         };
@@ -130,28 +136,74 @@ impl Cluster {
         Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
     }
 
-    /// 4.4/5.0 refuse a single-document write whose filter pins neither the shard key nor
-    /// `_id`; 7.1+ accepts it.
+    /// The check mongos's ChunkManagerTargeter makes before a single-document write
+    /// (`multi: false`) or an upsert on a sharded collection, in the mode's era. `update` is
+    /// `None` for a delete. Returns the one shard the write must go to when mongos targets
+    /// it by a replacement document rather than by the filter.
     fn check_single_write(
         &self,
         ns: &str,
         filter: &Document,
-        what: &str,
-    ) -> Result<(), ClusterError> {
+        update: Option<&Document>,
+        upsert: bool,
+    ) -> Result<Option<ShardIdx>, ClusterError> {
         let Ok(s) = self.sharding(ns) else {
-            return Ok(());
+            return Ok(None);
         };
-        if self.version() == VersionMode::V80 {
-            return Ok(());
+        let version = self.version();
+        // 7.1+ runs such a write through updateOneWithoutShardKey / the two-phase write
+        // protocol (write_without_shard_key_util.cpp), so 8.0 refuses none of them.
+        if version == VersionMode::V80 {
+            return Ok(None);
         }
-        let has_key = targeting::is_full_key_equality(&s.pattern, filter).is_some();
-        let has_id = matches!(filter.get("_id"), Some(v) if !matches!(v, Bson::Document(d) if d.keys().any(|k| k.starts_with('$') && k != "$eq")));
-        if has_key || has_id {
-            return Ok(());
+        let replacement = update.filter(|u| !is_op_style(u));
+        let refused = |targeted: Option<usize>| {
+            single_write_refusal(version, &s.pattern, filter, update, upsert, targeted)
+        };
+        if version == VersionMode::V36 {
+            // chunk_manager_targeter.cpp (3.6), targetUpdate/targetDelete: an op-style
+            // write or a delete targets by the filter's full key, a replacement by the
+            // replacement's own key (extractShardKeyFromDoc: every field present).
+            let by_doc = replacement.filter(|r| has_every_key_field(&s.pattern, r));
+            if let Some(r) = by_doc {
+                let key = s.pattern.extract(r)?;
+                return Ok(Some(self.shard_for_key(ns, &key)));
+            }
+            let by_query = replacement.is_none()
+                && targeting::is_full_key_equality(&s.pattern, filter).is_some();
+            if by_query || (!upsert && is_exact_id_query(filter)) {
+                return Ok(None);
+            }
+            return Err(refused(None));
         }
-        Err(ClusterError::InvalidOptions(format!(
-            "A single {what} on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation)."
-        )))
+        // chunk_manager_targeter.cpp (4.4/5.0), targetUpdate: an upsert needs the full key
+        // in its filter; any other update may go wherever the filter targets one shard.
+        let full_key = targeting::is_full_key_equality(&s.pattern, filter).is_some();
+        if upsert && !full_key {
+            return Err(refused(None));
+        }
+        let Some(_) = update else {
+            // targetDelete (4.4/5.0) still wants the full key or an exact _id.
+            return if full_key || is_exact_id_query(filter) {
+                Ok(None)
+            } else {
+                Err(refused(None))
+            };
+        };
+        let target = self.target(ns, filter)?;
+        if full_key || target.shards.len() == 1 {
+            return Ok(None);
+        }
+        if let Some(r) = replacement {
+            // getUpdateExprForTargeting: missing key fields count as null
+            // (emplaceMissingShardKeyValuesForDocument), so a replacement always targets one.
+            let key = s.pattern.extract(r)?;
+            return Ok(Some(self.shard_for_key(ns, &key)));
+        }
+        if is_exact_id_query(filter) {
+            return Ok(None);
+        }
+        Err(refused(Some(target.shards.len())))
     }
 
     /// Updates one (`multi: false`) or all matching documents with an update document
@@ -163,10 +215,25 @@ impl Cluster {
         update: &Document,
         multi: bool,
     ) -> Result<UpdateOutcome, ClusterError> {
-        if !multi {
-            self.check_single_write(ns, filter, "update")?;
-        }
-        let mut entries = self.matching_entries(ns, filter)?;
+        self.update_with(ns, filter, update, multi, false)
+    }
+
+    /// [`Cluster::update`] with the `upsert` option, whose targeting mongos checks; the
+    /// insert an upsert would make when nothing matches is not modelled.
+    pub fn update_with(
+        &mut self,
+        ns: &str,
+        filter: &Document,
+        update: &Document,
+        multi: bool,
+        upsert: bool,
+    ) -> Result<UpdateOutcome, ClusterError> {
+        let only = if multi && !upsert {
+            None
+        } else {
+            self.check_single_write(ns, filter, Some(update), upsert)?
+        };
+        let mut entries = self.matching_entries(ns, filter, only)?;
         if !multi {
             entries.truncate(1);
         }
@@ -192,6 +259,9 @@ impl Cluster {
             };
             if new_key != key {
                 let s = self.sharding(ns)?;
+                if self.version() == VersionMode::V36 {
+                    return Err(immutable_key_error(&s.pattern, update, &old_doc, &new_doc));
+                }
                 if multi {
                     return Err(ClusterError::InvalidOptions(
                         "Multi-update operations are not allowed when updating the shard key field.".into(),
@@ -303,9 +373,9 @@ impl Cluster {
         multi: bool,
     ) -> Result<u64, ClusterError> {
         if !multi {
-            self.check_single_write(ns, filter, "delete")?;
+            self.check_single_write(ns, filter, None, false)?;
         }
-        let mut entries = self.matching_entries(ns, filter)?;
+        let mut entries = self.matching_entries(ns, filter, None)?;
         if !multi {
             entries.truncate(1);
         }
@@ -335,5 +405,160 @@ impl Cluster {
             });
         }
         Ok(count)
+    }
+}
+
+/// An update document of `$` operators rather than a replacement.
+fn is_op_style(update: &Document) -> bool {
+    update.keys().next().is_some_and(|k| k.starts_with('$'))
+}
+
+/// True when `doc` has every field of the key, as 3.6's `extractShardKeyFromDoc` wants
+/// (it gives an empty key, not nulls, for a missing field).
+fn has_every_key_field(pattern: &KeyPattern, doc: &Document) -> bool {
+    pattern
+        .fields()
+        .iter()
+        .all(|(path, _)| path_value(doc, path).is_some())
+}
+
+/// The value at a dotted path, descending through embedded documents only.
+fn path_value<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
+    let (head, rest) = match path.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (path, None),
+    };
+    match (doc.get(head)?, rest) {
+        (value, None) => Some(value),
+        (Bson::Document(d), Some(rest)) => path_value(d, rest),
+        _ => None,
+    }
+}
+
+/// `isExactIdQuery`: the filter pins `_id` to one value (`{_id: v}` or `{_id: {$eq: v}}`,
+/// beside any other conditions).
+fn is_exact_id_query(filter: &Document) -> bool {
+    match filter.get("_id") {
+        Some(Bson::Document(d)) => {
+            !d.keys().any(|k| k.starts_with('$')) || (d.len() == 1 && d.contains_key("$eq"))
+        }
+        Some(Bson::Array(_) | Bson::RegularExpression(_)) | None => false,
+        Some(_) => true,
+    }
+}
+
+/// The write as mongos prints it in a targeting error: `UpdateOpEntry::toBSON()` or
+/// `DeleteOpEntry::toBSON()` from write_ops.idl. 3.6's entries hold q, u, multi, upsert
+/// (q, limit for a delete); 4.2+ added `hint` (default `{}`, serialized always) to updates
+/// and 4.4+ to deletes. mongosh sends neither collation nor arrayFilters here.
+fn write_request(
+    version: VersionMode,
+    filter: &Document,
+    update: Option<&Document>,
+    upsert: bool,
+) -> String {
+    let hint = if version == VersionMode::V36 {
+        ""
+    } else {
+        "hint: {}, "
+    };
+    match update {
+        Some(u) => format!(
+            "{{ q: {}, u: {}, {hint}multi: false, upsert: {upsert} }}",
+            format_bson_obj(filter),
+            format_bson_obj(u)
+        ),
+        None => {
+            let hint = hint.trim_end_matches(", ");
+            let tail = if hint.is_empty() {
+                String::new()
+            } else {
+                format!(", {hint}")
+            };
+            format!("{{ q: {}, limit: 1{tail} }}", format_bson_obj(filter))
+        }
+    }
+}
+
+/// The error mongos gives when it cannot target a single-document write or an upsert,
+/// in the era's words (chunk_manager_targeter.cpp, targetUpdate/targetDelete).
+/// `targeted` is the number of shards a 4.4/5.0 op-style update reached.
+fn single_write_refusal(
+    version: VersionMode,
+    pattern: &KeyPattern,
+    filter: &Document,
+    update: Option<&Document>,
+    upsert: bool,
+    targeted: Option<usize>,
+) -> ClusterError {
+    let request = write_request(version, filter, update, upsert);
+    let key = format_bson_obj(&pattern.to_pattern_document());
+    if let Some(n) = targeted {
+        return ClusterError::InvalidOptions(format!(
+            "A {{multi:false}} update on a sharded collection must contain an exact match on _id (and have the collection default collation) or target a single shard (and have the simple collation), but this update targeted {n} shards. Update request: {request}, shard key pattern: {key}"
+        ));
+    }
+    if upsert && version == VersionMode::V36 {
+        return ClusterError::ShardKeyNotFound(format!(
+            "An upsert on a sharded collection must contain the shard key and have the simple collation. Update request: {request}, shard key pattern: {key}"
+        ));
+    }
+    if upsert {
+        // targetByShardKey's uassert on an empty key, under uassertStatusOKWithContext's
+        // message.
+        return ClusterError::ShardKeyNotFound(
+            "Failed to target upsert by query :: could not extract exact shard key".into(),
+        );
+    }
+    let (what, name) = match update {
+        Some(_) => ("update", "Update"),
+        None => ("delete", "Delete"),
+    };
+    ClusterError::ShardKeyNotFound(format!(
+        "A single {what} on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). {name} request: {request}, shard key pattern: {key}"
+    ))
+}
+
+/// 3.6 keeps the shard key immutable (4.2 made it mutable, spec §9): the shard's update
+/// refuses a change to it as it refuses one to `_id`. An operator update names the path it
+/// took (modifier_node.cpp, checkImmutablePathsNotModified), a replacement the new value or
+/// the original document (object_replace_node.cpp, ObjectReplaceNode::apply).
+fn immutable_key_error(
+    pattern: &KeyPattern,
+    update: &Document,
+    old_doc: &Document,
+    new_doc: &Document,
+) -> ClusterError {
+    let changed = pattern
+        .fields()
+        .iter()
+        .map(|(f, _)| f.as_str())
+        .find(|f| path_value(old_doc, f) != path_value(new_doc, f))
+        .unwrap_or_default();
+    if is_op_style(update) {
+        let touches = |p: &str| {
+            p == changed
+                || p.starts_with(&format!("{changed}."))
+                || changed.starts_with(&format!("{p}."))
+        };
+        let path = update
+            .values()
+            .filter_map(Bson::as_document)
+            .flat_map(Document::keys)
+            .find(|p| touches(p))
+            .map_or(changed, String::as_str);
+        return ClusterError::ImmutableField(format!(
+            "Performing an update on the path '{path}' would modify the immutable field '{changed}'"
+        ));
+    }
+    match path_value(new_doc, changed) {
+        Some(v) => ClusterError::ImmutableField(format!(
+            "After applying the update, the (immutable) field '{changed}' was found to have been altered to {}",
+            crate::keys::shard_key::format_bson_element(changed, v)
+        )),
+        None => ClusterError::ImmutableField(format!(
+            "After applying the update, the '{changed}' (required and immutable) field was found to have been removed --{}",
+            format_bson_obj(old_doc)
+        )),
     }
 }

@@ -177,10 +177,16 @@ impl Session {
                 "Update document requires atomic operators",
             ));
         }
+        // Only `upsert` changes how mongos targets the write; the other options (hint,
+        // collation, arrayFilters, writeConcern) are accepted and not modelled.
+        let upsert = matches!(
+            self.opt_doc_arg(args, 2, "options")?.get("upsert"),
+            Some(Bson::Boolean(true))
+        );
         self.record_write(ns, &filter, name, Some(&update));
         let r = self
             .cluster
-            .update(ns, &filter, &update, name == "updateMany")?;
+            .update_with(ns, &filter, &update, name == "updateMany", upsert)?;
         Ok(doc! {
             "acknowledged": true,
             "insertedId": Bson::Null,

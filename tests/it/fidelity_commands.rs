@@ -523,3 +523,110 @@ fn presplit_hashed_zones_spreads_each_zone_over_its_shards() {
          { c: 'C', h: MinKey() } -> { c: MaxKey(), h: MaxKey() } on shard02\n"
     );
 }
+
+/// A collection on `{x: 1}` split at 10 with the upper chunk on shard02, so a filter without
+/// the key reaches two shards; one document on each side.
+const TWO: &str = "sh.shardCollection('test.c', {x: 1})\nsh.splitAt('test.c', {x: 10})\nsh.moveChunk('test.c', {x: 10}, 'shard02')\ndb.c.insertOne({_id: 1, x: 5, y: 1})\ndb.c.insertOne({_id: 2, x: 15, y: 2})\n";
+
+/// (version, command after [`TWO`], expected answer): single-document writes and upserts on
+/// a sharded collection, as each era's mongos targets them.
+const CRUD_CASES: &[(&str, &str, &str)] = &[
+    // chunk_manager_targeter.cpp (3.6), ChunkManagerTargeter::targetUpdate: no full key,
+    // no exact _id; the request is UpdateOpEntry::toBSON() of 3.6's write_ops.idl.
+    (
+        "3.6",
+        "db.c.updateOne({y: 1}, {$set: {z: 1}})",
+        "MongoServerError[ShardKeyNotFound]: A single update on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). Update request: { q: { y: 1 }, u: { $set: { z: 1 } }, multi: false, upsert: false }, shard key pattern: { x: 1 }",
+    ),
+    // chunk_manager_targeter.cpp (3.6), targetDelete: DeleteOpEntry::toBSON() (q, limit).
+    (
+        "3.6",
+        "db.c.deleteOne({y: 1})",
+        "MongoServerError[ShardKeyNotFound]: A single delete on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). Delete request: { q: { y: 1 }, limit: 1 }, shard key pattern: { x: 1 }",
+    ),
+    // targetUpdate (3.6): isExactIdQuery lets an exact _id through.
+    ("3.6", "db.c.updateOne({_id: 2}, {$set: {z: 1}})", "ok"),
+    // targetUpdate (3.6): a replacement targets by its own key (extractShardKeyFromDoc) ...
+    ("3.6", "db.c.replaceOne({y: 1}, {x: 5, y: 3})", "ok"),
+    // ... and one without every key field gives an empty key, then the same refusal.
+    (
+        "3.6",
+        "db.c.replaceOne({y: 1}, {y: 3})",
+        "MongoServerError[ShardKeyNotFound]: A single update on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). Update request: { q: { y: 1 }, u: { y: 3 }, multi: false, upsert: false }, shard key pattern: { x: 1 }",
+    ),
+    // targetUpdate (3.6): an upsert must target one shard by its key.
+    (
+        "3.6",
+        "db.c.updateOne({y: 1}, {$set: {z: 1}}, {upsert: true})",
+        "MongoServerError[ShardKeyNotFound]: An upsert on a sharded collection must contain the shard key and have the simple collation. Update request: { q: { y: 1 }, u: { $set: { z: 1 } }, multi: false, upsert: true }, shard key pattern: { x: 1 }",
+    ),
+    // modifier_node.cpp (3.6), checkImmutablePathsNotModified: the shard key is immutable
+    // before 4.2.
+    (
+        "3.6",
+        "db.c.updateOne({x: 5}, {$set: {x: 20}})",
+        "MongoServerError[ImmutableField]: Performing an update on the path 'x' would modify the immutable field 'x'",
+    ),
+    // object_replace_node.cpp (3.6), ObjectReplaceNode::apply: a replacement's new value.
+    (
+        "3.6",
+        "db.c.replaceOne({_id: 1}, {x: 6})",
+        "MongoServerError[ImmutableField]: After applying the update, the (immutable) field 'x' was found to have been altered to x: 6",
+    ),
+    // ObjectReplaceNode::apply (3.6): a removed key field names the original document.
+    (
+        "3.6",
+        "db.c.replaceOne({_id: 1}, {y: 9})",
+        "MongoServerError[ImmutableField]: After applying the update, the 'x' (required and immutable) field was found to have been removed --{ _id: 1, x: 5, y: 1 }",
+    ),
+    // chunk_manager_targeter.cpp (5.0), targetUpdate: an op-style update that reaches two
+    // shards; UpdateOpEntry::toBSON() of 4.2+'s write_ops.idl serializes hint (default {}).
+    (
+        "5.0",
+        "db.c.updateOne({y: 1}, {$set: {z: 1}})",
+        "MongoServerError[InvalidOptions]: A {multi:false} update on a sharded collection must contain an exact match on _id (and have the collection default collation) or target a single shard (and have the simple collation), but this update targeted 2 shards. Update request: { q: { y: 1 }, u: { $set: { z: 1 } }, hint: {}, multi: false, upsert: false }, shard key pattern: { x: 1 }",
+    ),
+    // targetUpdate (5.0): a filter that targets one shard is enough, full key or not.
+    ("5.0", "db.c.updateOne({x: {$gte: 12}}, {$set: {z: 1}})", "ok"),
+    // targetDelete (5.0) still wants the full key or an exact _id (extractShardKeyFromQuery).
+    (
+        "5.0",
+        "db.c.deleteOne({x: {$gte: 12}})",
+        "MongoServerError[ShardKeyNotFound]: A single delete on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). Delete request: { q: { x: { $gte: 12 } }, limit: 1, hint: {} }, shard key pattern: { x: 1 }",
+    ),
+    ("5.0", "db.c.deleteOne({_id: 2})", "ok"),
+    // targetUpdate (5.0): targetByShardKey on the upsert's query.
+    (
+        "5.0",
+        "db.c.updateOne({x: {$gte: 12}}, {$set: {z: 1}}, {upsert: true})",
+        "MongoServerError[ShardKeyNotFound]: Failed to target upsert by query :: could not extract exact shard key",
+    ),
+    // targetUpdate (5.0): a replacement without the key targets the null key's shard
+    // (emplaceMissingShardKeyValuesForDocument); the document there loses its key, a key
+    // change without the full key in the query (update_stage.cpp, 31025).
+    (
+        "5.0",
+        "db.c.replaceOne({y: 1}, {y: 3})",
+        "MongoServerError[Location31025]: Shard key update is not allowed without specifying the full shard key in the query",
+    ),
+    // update_stage.cpp (4.2+): a key change with the full key in the query moves the document.
+    ("5.0", "db.c.updateOne({x: 5}, {$set: {x: 20}})", "ok"),
+    // write_without_shard_key_util.cpp (7.1+): 8.0 runs these without the shard key.
+    ("8.0", "db.c.updateOne({y: 1}, {$set: {z: 1}})", "ok"),
+    ("8.0", "db.c.deleteOne({y: 1})", "ok"),
+    ("8.0", "db.c.updateOne({y: 1}, {$set: {z: 1}}, {upsert: true})", "ok"),
+];
+
+#[test]
+fn single_writes_on_a_sharded_collection_are_targeted_as_each_era_did() {
+    let mut failures = Vec::new();
+    for (version, command, expected) in CRUD_CASES {
+        let got = last_answer(&format!("sim.version('{version}')\n{TWO}{command}"));
+        if got != *expected {
+            failures.push(format!(
+                "{version} {command}\n  expected: {expected}\n       got: {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
