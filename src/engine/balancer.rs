@@ -907,7 +907,13 @@ impl Cluster {
     /// `removeShard`: the first call starts draining; later calls report progress, and
     /// the call after the shard is empty removes it.
     pub fn remove_shard(&mut self, name: &str) -> Result<RemoveShardState, ClusterError> {
-        let idx = self.shard_index(name)?;
+        // configsvr_remove_shard_command.cpp (3.6, 4.x): the shard registry lookup fails
+        // first, in the command's own words rather than the registry's.
+        let idx = self.shard_index(name).map_err(|_| {
+            ClusterError::ShardNotFound(format!(
+                "Could not drop shard '{name}' because it does not exist"
+            ))
+        })?;
         // MongoDB counts the *other* shards that are not draining: removing this one must
         // leave at least one shard that keeps its data.
         let others_kept = self

@@ -955,7 +955,7 @@ fn removing_a_shard_drains_it_first() {
               ok: 1
             }
             > db.adminCommand({removeShard: 'shard02'})
-            MongoServerError[ShardNotFound]: Shard shard02 does not exist
+            MongoServerError[ShardNotFound]: Could not drop shard 'shard02' because it does not exist
         "#]],
     );
 }

@@ -156,6 +156,17 @@ const CASES: &[(&str, &str, &str)] = &[
         "sh.removeShardFromZone('shard99', 'EU')",
         "MongoServerError[ShardNotFound]: shard shard99 does not exist",
     ),
+    // configsvr_remove_shard_command.cpp (3.6 and 4.x), run: the registry has no such shard.
+    (
+        X,
+        "db.adminCommand({removeShard: 'shard99'})",
+        "MongoServerError[ShardNotFound]: Could not drop shard 'shard99' because it does not exist",
+    ),
+    (
+        "sim.version('3.6')\n",
+        "db.adminCommand({removeShard: 'shard99'})",
+        "MongoServerError[ShardNotFound]: Could not drop shard 'shard99' because it does not exist",
+    ),
     // cluster_clear_jumbo_flag_cmd.cpp, ClearJumboFlagCommand::run: neither find nor bounds.
     (
         X,
