@@ -102,6 +102,14 @@ impl Evaluator<'_> {
             ExprKind::Undefined => Ok(Bson::Undefined),
             ExprKind::Ident(name) => self.ident(name, span),
             ExprKind::Array(items) => {
+                // Variables are measured together before any is copied, so an array of
+                // large variables that cannot be built costs no copy at all.
+                let mut ahead = Within::new(span);
+                for item in items {
+                    if let Some(var) = self.variable(item) {
+                        ahead.add(var, "0")?;
+                    }
+                }
                 let mut size = Within::new(span);
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
@@ -117,6 +125,13 @@ impl Evaluator<'_> {
                 Ok(Bson::Array(out))
             }
             ExprKind::Object(fields) => {
+                // As for arrays: the variables are measured before any is copied.
+                let mut ahead = Within::new(span);
+                for (k, v) in fields {
+                    if let Some(var) = self.variable(v) {
+                        ahead.add(var, k)?;
+                    }
+                }
                 let mut size = Within::new(span);
                 let mut doc = Document::new();
                 for (k, v) in fields {
