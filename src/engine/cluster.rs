@@ -708,7 +708,7 @@ impl Cluster {
     }
 
     /// Shards a collection (spec §2, §6) with only `unique` and `numInitialChunks`; see
-    /// [`Cluster::shard_collection_with`].
+    /// `Cluster::shard_collection_with`.
     pub fn shard_collection(
         &mut self,
         ns: &str,

@@ -581,7 +581,10 @@ fn sh_status_under_json_is_the_status_object() {
         panic!("{databases:?}")
     };
     assert_eq!(
-        test.get_document("database").unwrap().get_str("_id").unwrap(),
+        test.get_document("database")
+            .unwrap()
+            .get_str("_id")
+            .unwrap(),
         "test"
     );
     let coll = test
