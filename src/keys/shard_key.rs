@@ -20,6 +20,13 @@ pub enum ShardKeyError {
     /// The pattern has no fields.
     #[error("Shard key is empty")]
     Empty,
+    /// A field name holds a NUL byte, which no BSON document can carry: the driver
+    /// refuses to encode it before any command is sent.
+    #[error("key {field} must not contain null bytes")]
+    NulInName {
+        /// The offending field name.
+        field: String,
+    },
     /// A field name of the pattern is the empty string.
     #[error("Field {field} is empty")]
     EmptyField {
@@ -300,6 +307,11 @@ impl fmt::Display for KeyPattern {
 
 /// Checks one field name of a pattern the way MongoDB's `FieldRef` sees it.
 fn check_field_name(name: &str) -> Result<(), ShardKeyError> {
+    if name.contains('\0') {
+        return Err(ShardKeyError::NulInName {
+            field: name.to_owned(),
+        });
+    }
     if name.is_empty() {
         return Err(ShardKeyError::EmptyField {
             field: name.to_owned(),

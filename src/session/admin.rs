@@ -272,9 +272,13 @@ fn hash_bson_element(
     Ok(doc! { "key": key, "seed": seed, "out": out, "ok": 1 })
 }
 
-/// `{addShard: host}`: the host is not used; the new shard gets the next name.
-fn add_shard(s: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
-    let shard = s.cluster.add_shard();
+/// `{addShard: host}`: the host is only checked, as MongoDB parses it (an empty host is
+/// refused); the new shard gets the next name.
+fn add_shard(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
+    let shard = match cmd.get(name) {
+        Some(Bson::String(host)) => s.cluster.add_shard_at(host)?,
+        _ => s.cluster.add_shard(),
+    };
     Ok(doc! { "shardAdded": shard, "ok": 1 })
 }
 

@@ -120,10 +120,13 @@ fn status_sections(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, St
     Ok(Output::Sections(status::sh_status(&s.cluster, verbose)))
 }
 
-/// `sh.addShard(host)`: the host is not used; the new shard gets the next name.
+/// `sh.addShard(host)`: the host is only checked, as MongoDB parses it (an empty host is
+/// refused); the new shard gets the next name. Without a host, ShardLab adds one anyway.
 fn add_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let _host = s.opt_arg(args, 0)?;
-    let name = s.cluster.add_shard();
+    let name = match s.opt_arg(args, 0)? {
+        Some(Bson::String(host)) => s.cluster.add_shard_at(&host)?,
+        _ => s.cluster.add_shard(),
+    };
     reply(doc! { "shardAdded": name, "ok": 1 })
 }
 

@@ -330,3 +330,22 @@ db.c.findOne()"#,
     );
     s.cluster.check().unwrap();
 }
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn an_empty_shard_host_and_a_nul_in_a_key_field_are_refused() {
+    let (s, out) = run(r#"sh.addShard("")
+db.adminCommand({addShard: ""})
+sh.addShard("host4:27018")
+sh.shardCollection("test.c", {"a\u0000b": 1})"#);
+    let refused =
+        "MongoServerError[FailedToParse]: Empty host component parsing HostAndPort from \"\"";
+    assert_eq!(out[0], refused);
+    assert_eq!(out[1], refused);
+    assert_eq!(out[2], "{ shardAdded: 'shard04', ok: 1 }");
+    assert_eq!(
+        out[3],
+        "MongoServerError[BadValue]: key a\0b must not contain null bytes"
+    );
+    assert!(s.cluster.sharding("test.c").is_err());
+}
