@@ -37,8 +37,9 @@ pub enum RemoveShardState {
         chunks: u64,
         /// Databases whose primary is still on the shard.
         dbs_to_move: Vec<String>,
-        /// Jumbo chunks left on the shard.
-        jumbo_chunks: u64,
+        /// Jumbo chunks left on the shard; `None` in 3.6, whose reply has no such count
+        /// (configsvr_remove_shard_command.cpp 3.6 counts only chunks and databases).
+        jumbo_chunks: Option<u64>,
     },
     /// The shard left the cluster.
     Completed,
@@ -914,17 +915,7 @@ impl Cluster {
                 "Could not drop shard '{name}' because it does not exist"
             ))
         })?;
-        // MongoDB counts the *other* shards that are not draining: removing this one must
-        // leave at least one shard that keeps its data.
-        let others_kept = self
-            .shards()
-            .filter(|(i, s)| *i != idx && !s.draining)
-            .count();
-        if others_kept == 0 {
-            return Err(ClusterError::IllegalOperation(
-                "Operation not allowed because it would remove the last shard".to_string(),
-            ));
-        }
+        self.check_removable(idx)?;
         let dbs_to_move: Vec<String> = self
             .databases
             .iter()
@@ -953,7 +944,7 @@ impl Cluster {
             return Ok(RemoveShardState::Ongoing {
                 chunks,
                 dbs_to_move,
-                jumbo_chunks: jumbo,
+                jumbo_chunks: (self.version() != VersionMode::V36).then_some(jumbo),
             });
         }
         self.shards[idx as usize].removed = true;
@@ -961,6 +952,37 @@ impl Cluster {
             shard: name.to_string(),
         });
         Ok(RemoveShardState::Completed)
+    }
+
+    /// `removeShard`'s preconditions on the other shards, as each era checks them.
+    fn check_removable(&self, idx: ShardIdx) -> Result<(), ClusterError> {
+        if self.version() == VersionMode::V36 {
+            // 3.6 ShardingCatalogManager::removeShard: one draining shard at a time, then
+            // any other shard at all (draining or not) must remain.
+            if self.shards().any(|(i, s)| i != idx && s.draining) {
+                return Err(ClusterError::ConflictingOperationInProgress(
+                    "Can't have more than one draining shard at a time".to_string(),
+                ));
+            }
+            if self.shards().all(|(i, _)| i == idx) {
+                return Err(ClusterError::IllegalOperation(
+                    "Can't remove last shard".to_string(),
+                ));
+            }
+            return Ok(());
+        }
+        // 4.4 on, several shards may drain at once, so MongoDB counts the *other* shards
+        // that are not draining: removing this one must leave one that keeps its data.
+        let others_kept = self
+            .shards()
+            .filter(|(i, s)| *i != idx && !s.draining)
+            .count();
+        if others_kept == 0 {
+            return Err(ClusterError::IllegalOperation(
+                "Operation not allowed because it would remove the last shard".to_string(),
+            ));
+        }
+        Ok(())
     }
 
     /// `movePrimary`: moves a database's unsharded collections to another shard.

@@ -5,6 +5,7 @@
 use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
     id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
+    VersionMode,
 };
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -49,6 +50,18 @@ fn rekeyed(ns: &str, coll: &Collection, new: &KeyPattern) -> Result<DocStore, Cl
     Ok(DocStore::from_sorted(docs))
 }
 
+/// `reshardCollection`'s options beyond the key.
+#[derive(Debug, Clone, Default)]
+pub struct ReshardOptions {
+    /// `unique: true`, which resharding refuses.
+    pub unique: bool,
+    /// `numInitialChunks`: how many chunks the new key starts with.
+    pub num_initial_chunks: Option<i64>,
+    /// Whether `zones` was given. Its ranges are not taken: the collection's zones are
+    /// dropped, as resharding with `zones: []` drops them.
+    pub zones_given: bool,
+}
+
 impl Cluster {
     /// `createIndex(keys)`: records an index; returns its name.
     pub fn create_index(&mut self, ns: &str, keys: &Document) -> Result<String, ClusterError> {
@@ -81,6 +94,38 @@ impl Cluster {
         id_key || coll.indexes.iter().any(|i| index_supports(i, pattern))
     }
 
+    /// `shardkeyutil::validateShardKeyIndexExistsOrCreateIfPossible` with the refine
+    /// behaviours (shard_key_util.cpp), for the indexes the playground keeps: keys only,
+    /// none sparse, partial or collated, and none unique but the shard key index of a
+    /// collection sharded with `unique: true`.
+    fn check_refine_index(
+        &self,
+        ns: &str,
+        old: &KeyPattern,
+        new: &KeyPattern,
+    ) -> Result<(), ClusterError> {
+        let unique = self.sharding(ns)?.unique;
+        let new_doc = format_bson_obj(&new.to_pattern_document());
+        // Step 1: every unique index must keep uniqueness under the new key, which only a
+        // key that is a field-name prefix of the index can (`isUniqueIndexCompatible`; an
+        // `_id` index always can). The old key's unique index is shorter than the new key.
+        if unique && old.fields()[0].0 != "_id" {
+            return Err(ClusterError::InvalidOptions(format!(
+                "can't shard collection '{ns}' with unique index on {} and proposed shard key {new_doc}. Uniqueness can't be maintained unless shard key is a prefix",
+                format_bson_obj(&old.to_pattern_document())
+            )));
+        }
+        if self.has_supporting_index(ns, new) {
+            return Ok(());
+        }
+        // Step 4, `ValidationBehaviorsRefineShardKey::verifyCanCreateShardKeyIndex`: the
+        // 4.4 wording, and from 7.x the reasons (none for a plain missing index) after it.
+        Err(ClusterError::InvalidOptions(match self.version() {
+            VersionMode::V80 => "Please create an index that starts with the proposed shard key before refining the collection's shard key. ".into(),
+            _ => "Please create an index that starts with the proposed shard key before refining the shard key of the collection".into(),
+        }))
+    }
+
     /// `refineCollectionShardKey`: extends the shard key with new suffix fields.
     pub fn refine_shard_key(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
         let old = self.sharding(ns)?.pattern.clone();
@@ -96,11 +141,7 @@ impl Cluster {
                 format_bson_obj(&old.to_pattern_document())
             )));
         }
-        if !self.has_supporting_index(ns, &new) {
-            return Err(ClusterError::InvalidOptions(
-                "Please create an index that starts with the proposed shard key before refining the shard key of the collection".into(),
-            ));
-        }
+        self.check_refine_index(ns, &old, &new)?;
         // Re-key every document first so that a bad document changes nothing.
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let docs = rekeyed(ns, coll, &new)?;
@@ -151,7 +192,33 @@ impl Cluster {
     /// chunks split the documents evenly by count (as many chunks as before, at least one
     /// per shard) and are dealt to the shards round robin.
     pub fn reshard_collection(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
-        let old_chunks = self.sharding(ns)?.table.len();
+        self.reshard_collection_with(ns, key, &ReshardOptions::default())
+    }
+
+    /// `reshardCollection` with its options, checked in the order of the 5.0 router and
+    /// config server (cluster_reshard_collection_cmd.cpp, configsvr_reshard_collection_cmd
+    /// .cpp): sharded, `unique` false, `zones` given when the collection has zones.
+    pub(crate) fn reshard_collection_with(
+        &mut self,
+        ns: &str,
+        key: &Document,
+        opts: &ReshardOptions,
+    ) -> Result<(), ClusterError> {
+        let current = self.sharding(ns)?;
+        if opts.unique {
+            return Err(ClusterError::BadValue(
+                "The unique field must be false".into(),
+            ));
+        }
+        if !current.zones.is_empty() && !opts.zones_given {
+            return Err(ClusterError::BadValue(
+                "Must specify value for zones field".into(),
+            ));
+        }
+        // numInitialChunks defaults to the collection's chunk count (`cm.numChunks()`).
+        let old_chunks = opts
+            .num_initial_chunks
+            .map_or(current.table.len(), |n| n.max(1) as usize);
         let new = KeyPattern::parse(key)?;
         // Resharding to the current key is a no-op that succeeds and leaves every chunk
         // where it is, the collection keeping its UUID (MongoDB's

@@ -2,9 +2,10 @@
 //! a table by the command's name, and the sampling of the queries the shell runs.
 
 use super::interpreter::{ok_doc, Output, Session, StatementError};
-use super::sh::remove_shard_reply;
+use super::sh::{no_such_command, remove_shard_reply, require_command};
 use super::status;
 use crate::engine::cluster::ClusterError;
+use crate::engine::reshape::ReshardOptions;
 use bson::{doc, Bson, Document};
 
 use super::sampling::SampledQuery;
@@ -71,8 +72,9 @@ impl Session {
             return Err(ClusterError::FailedToParse("no command specified".into()).into());
         };
         let Some((_, command)) = ADMIN_COMMANDS.iter().find(|(n, _)| *n == name) else {
-            return Err(ClusterError::CommandNotFound(format!("no such command: '{name}'")).into());
+            return Err(no_such_command(&name).into());
         };
+        require_command(self, &name)?;
         let reply = command(self, cmd, &name)?;
         Ok(Output::Value(Bson::Document(reply)))
     }
@@ -138,7 +140,12 @@ fn reshard_collection(
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
     let key = doc_field(cmd, "key")?;
-    s.cluster.reshard_collection(&ns, &key)?;
+    let opts = ReshardOptions {
+        unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
+        num_initial_chunks: super::sh::shard_options(false, cmd).num_initial_chunks,
+        zones_given: cmd.contains_key("zones"),
+    };
+    s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     Ok(ok_doc())
 }
 

@@ -4,7 +4,7 @@ use super::interpreter::{call_args, ok_doc, Output, Session, StatementError};
 use super::status;
 
 use crate::engine::balancer::RemoveShardState;
-use crate::engine::cluster::ShardOptions;
+use crate::engine::cluster::{ClusterError, ShardOptions, VersionMode};
 use crate::shell::parser::Segment;
 use crate::shell::Expr;
 use bson::{doc, Bson, Document};
@@ -163,6 +163,7 @@ fn move_chunk(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, Stateme
 
 /// `sh.moveRange(ns, shard, min, max)`.
 fn move_range(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    require_command(s, "moveRange")?;
     let ns = s.str_arg(args, 0, "namespace")?;
     let to = s.str_arg(args, 1, "destination shard")?;
     let min = s.doc_arg(args, 2, "min")?;
@@ -283,6 +284,7 @@ fn balancer_collection_status(
 
 /// `sh.reshardCollection(ns, key)`.
 fn reshard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    require_command(s, "reshardCollection")?;
     let ns = s.str_arg(args, 0, "namespace")?;
     let key = s.doc_arg(args, 1, "key")?;
     s.cluster.reshard_collection(&ns, &key)?;
@@ -298,6 +300,32 @@ fn update_reply() -> Document {
         "matchedCount": 1,
         "modifiedCount": 1,
         "upsertedCount": 0,
+    }
+}
+
+/// mongos's answer to a command it does not have: `Strategy::clientCommand`'s
+/// `runCommand` (strategy.cpp, 3.6 to 5.0) and `ParseAndRunCommand` (8.0) both say
+/// "no such cmd: <name>" (mongod's "no such command: '<name>'" is not the router's).
+pub(super) fn no_such_command(name: &str) -> ClusterError {
+    ClusterError::CommandNotFound(format!("no such cmd: {name}"))
+}
+
+/// The commands newer than some version mode, with the mode they first exist in:
+/// refineCollectionShardKey came in 4.4, reshardCollection in 5.0 (both in the 5.0 mode,
+/// which stands for 4.4 and 5.0), moveRange in 6.0.
+const SINCE: &[(&str, VersionMode)] = &[
+    ("refineCollectionShardKey", VersionMode::V50),
+    ("reshardCollection", VersionMode::V50),
+    ("moveRange", VersionMode::V80),
+];
+
+/// Refuses, as an older mongos does, a command its version mode did not have yet. The
+/// shell's helpers (`sh.reshardCollection`, `sh.moveRange`) send the same command, so the
+/// server's answer is the same.
+pub(super) fn require_command(s: &Session, name: &str) -> Result<(), StatementError> {
+    match SINCE.iter().find(|(n, _)| *n == name) {
+        Some((_, since)) if s.cluster.version() < *since => Err(no_such_command(name).into()),
+        _ => Ok(()),
     }
 }
 
@@ -317,18 +345,23 @@ pub(super) fn remove_shard_reply(shard: &str, state: RemoveShardState) -> Docume
             chunks,
             dbs_to_move,
             jumbo_chunks,
-        } => doc! {
-            "msg": "draining ongoing",
-            "state": "ongoing",
-            "remaining": {
+        } => {
+            let mut remaining = doc! {
                 "chunks": chunks as i64,
                 "dbs": dbs_to_move.len() as i64,
-                "jumboChunks": jumbo_chunks as i64,
-            },
-            "note": note,
-            "dbsToMove": dbs_to_move,
-            "ok": 1,
-        },
+            };
+            if let Some(jumbo) = jumbo_chunks {
+                remaining.insert("jumboChunks", jumbo as i64);
+            }
+            doc! {
+                "msg": "draining ongoing",
+                "state": "ongoing",
+                "remaining": remaining,
+                "note": note,
+                "dbsToMove": dbs_to_move,
+                "ok": 1,
+            }
+        }
         RemoveShardState::Completed => doc! {
             "msg": "removeshard completed successfully",
             "state": "completed",

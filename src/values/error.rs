@@ -79,6 +79,9 @@ pub enum ClusterError {
     /// Code 73: the namespace is malformed.
     #[error("{0}")]
     InvalidNamespace(String),
+    /// Code 117: another operation of the kind is under way (3.6: a second draining shard).
+    #[error("{0}")]
+    ConflictingOperationInProgress(String),
     /// Code 118: the collection is not sharded.
     #[error("{0}")]
     NamespaceNotSharded(String),
@@ -157,6 +160,7 @@ impl ClusterError {
             ClusterError::Location4952606(_) => "Location4952606",
             ClusterError::Errmsg(_) => "UnknownError",
             ClusterError::InvalidNamespace(_) => "InvalidNamespace",
+            ClusterError::ConflictingOperationInProgress(_) => "ConflictingOperationInProgress",
             ClusterError::NamespaceNotSharded(_) => "NamespaceNotSharded",
             ClusterError::DuplicateKey(_) => "DuplicateKey",
             ClusterError::ImmutableField(_) => "ImmutableField",
@@ -201,6 +205,7 @@ impl ClusterError {
             ClusterError::ShardNotFound(_) => 70,
             ClusterError::InvalidOptions(_) => 72,
             ClusterError::InvalidNamespace(_) => 73,
+            ClusterError::ConflictingOperationInProgress(_) => 117,
             ClusterError::NamespaceNotSharded(_) => 118,
             ClusterError::DuplicateKey(_) => 11000,
             ClusterError::ImmutableField(_) => 66,

@@ -262,7 +262,7 @@ sim.seed(7)
             { key: Long('1'), seed: 0, out: Long('5902408780260971510'), ok: 1 }
             { ok: 1 }
             { ok: 1 }
-            MongoServerError[CommandNotFound]: no such command: 'noSuchCommand'
+            MongoServerError[CommandNotFound]: no such cmd: noSuchCommand
             TypeError: db.orders.noSuchMethod is not a function
             shardingVersion
             { _id: 1, clusterId: ObjectId('658f00000000000000000001') }
@@ -439,7 +439,7 @@ fn json_errors_have_the_error_line_shape() {
     assert_eq!(
         lines,
         [
-            r#"{"error": {"code": 59, "codeName": "CommandNotFound", "errmsg": "no such command: 'noSuchCommand'"}}"#,
+            r#"{"error": {"code": 59, "codeName": "CommandNotFound", "errmsg": "no such cmd: noSuchCommand"}}"#,
             r#"{"error": {"code": 2, "codeName": "BadValue", "errmsg": "Shard key { k: \"sideways\" }numerical fields must be set to a value of 1 (ascending). Failed to parse field k"}}"#,
             r#"{"error": {"code": 0, "codeName": "TypeError", "errmsg": "db.c.bogus is not a function"}}"#,
             r#"{"error": {"code": 0, "codeName": "SyntaxError", "errmsg": "Unexpected end of input, expected an expression (5:1)"}}"#,

@@ -641,3 +641,246 @@ fn single_writes_on_a_sharded_collection_are_targeted_as_each_era_did() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `{x: 1}` sharded in `version`, one document, and a collection that is not sharded.
+fn refine_setup(version: &str, unique: bool) -> String {
+    format!(
+        "sim.version('{version}')\n\
+         sh.shardCollection('test.c', {{x: 1}}, {unique})\n\
+         db.c.insertOne({{x: 1, y: 2}})\n\
+         db.u.insertOne({{x: 1}})\n"
+    )
+}
+
+/// (version, unique, command, expected answer): refineCollectionShardKey and
+/// reshardCollection, their error paths and the versions without them.
+const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
+    // cluster_refine_collection_shard_key_cmd.cpp (4.4/5.0) and
+    // refine_collection_shard_key_coordinator.cpp (8.0) read the routing table with
+    // `getShardedCollectionRoutingInfoWithRefresh` (catalog_cache.cpp), whose answer for a
+    // collection that is missing or not sharded this is.
+    (
+        "5.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.nope', key: {x: 1, y: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection test.nope is not sharded.",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.u', key: {x: 1, y: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection test.u is not sharded.",
+    ),
+    // configsvr_refine_collection_shard_key_command.cpp, _internalRun: the new key must
+    // extend the current one (`ShardKeyPattern::isExtendedBy`, field names and values)...
+    (
+        "5.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.c', key: {y: 1, x: 1}})",
+        "MongoServerError[InvalidOptions]: refineCollectionShardKey shard key { y: 1, x: 1 } does not extend the current shard key { x: 1 }",
+    ),
+    // ... so a field turned hashed does not extend it either.
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 'hashed', y: 1}})",
+        "MongoServerError[InvalidOptions]: refineCollectionShardKey shard key { x: \"hashed\", y: 1 } does not extend the current shard key { x: 1 }",
+    ),
+    // _internalRun: the very same key returns at once.
+    (
+        "5.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1}})",
+        "ok",
+    ),
+    // shard_key_util.cpp, ValidationBehaviorsRefineShardKey::verifyCanCreateShardKeyIndex
+    // (4.4): no index starts with the new key.
+    (
+        "5.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "MongoServerError[InvalidOptions]: Please create an index that starts with the proposed shard key before refining the shard key of the collection",
+    ),
+    // The same (7.x/8.0, and ValidationBehaviorsLocalRefineShardKey): new words, then the
+    // reasons an index was unusable, none here.
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "MongoServerError[InvalidOptions]: Please create an index that starts with the proposed shard key before refining the collection's shard key. ",
+    ),
+    // validShardKeyIndexExists, step 1: the unique index on the current key cannot keep
+    // uniqueness under a longer key (`isUniqueIndexCompatible`), even with an index for it.
+    (
+        "5.0",
+        true,
+        "db.c.createIndex({x: 1, y: 1})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "MongoServerError[InvalidOptions]: can't shard collection 'test.c' with unique index on { x: 1 } and proposed shard key { x: 1, y: 1 }. Uniqueness can't be maintained unless shard key is a prefix",
+    ),
+    (
+        "5.0",
+        false,
+        "db.c.createIndex({x: 1, y: 1, z: 1})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "ok",
+    ),
+    // strategy.cpp (3.6), runCommand: mongos has no such command before 4.4 / 5.0 / 6.0.
+    (
+        "3.6",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "MongoServerError[CommandNotFound]: no such cmd: refineCollectionShardKey",
+    ),
+    (
+        "3.6",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}})",
+        "MongoServerError[CommandNotFound]: no such cmd: reshardCollection",
+    ),
+    (
+        "3.6",
+        false,
+        "sh.reshardCollection('test.c', {y: 1})",
+        "MongoServerError[CommandNotFound]: no such cmd: reshardCollection",
+    ),
+    (
+        "5.0",
+        false,
+        "sh.moveRange('test.c', 'shard02', {x: 5})",
+        "MongoServerError[CommandNotFound]: no such cmd: moveRange",
+    ),
+    (
+        "5.0",
+        false,
+        "db.adminCommand({noSuchCommand: 1})",
+        "MongoServerError[CommandNotFound]: no such cmd: noSuchCommand",
+    ),
+    // cluster_reshard_collection_cmd.cpp / configsvr_reshard_collection_cmd.cpp (5.0):
+    // the routing table first, then `unique`.
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.u', key: {y: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection test.u is not sharded.",
+    ),
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, unique: true})",
+        "MongoServerError[BadValue]: The unique field must be false",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, unique: true})",
+        "MongoServerError[BadValue]: The unique field must be false",
+    ),
+    // configsvr_reshard_collection_cmd.cpp: a collection with zones needs `zones`.
+    (
+        "5.0",
+        false,
+        "sh.addShardToZone('shard01', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}})",
+        "MongoServerError[BadValue]: Must specify value for zones field",
+    ),
+    (
+        "5.0",
+        false,
+        "sh.addShardToZone('shard01', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: []})",
+        "ok",
+    ),
+    // The key is parsed as shardCollection parses it (ShardKeyPattern).
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {}})",
+        "MongoServerError[BadValue]: Shard key is empty",
+    ),
+];
+
+#[test]
+fn refine_and_reshard_answer_as_each_era_did() {
+    let mut failures = Vec::new();
+    for (version, unique, command, expected) in RESHAPE_CASES {
+        let got = last_answer(&format!("{}{command}", refine_setup(version, *unique)));
+        if got != *expected {
+            failures.push(format!(
+                "{version} {command}\n  expected: {expected}\n       got: {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// configsvr_reshard_collection_cmd.cpp (5.0): `numInitialChunks` sets the new key's
+/// chunk count (it defaults to the collection's).
+#[test]
+fn reshard_takes_num_initial_chunks() {
+    let script = "sh.shardCollection('test.r', {x: 1})\n\
+                  db.r.insertMany([{y: 1}, {y: 2}, {y: 3}, {y: 4}, {y: 5}, {y: 6}, {y: 7}, {y: 8}])\n\
+                  db.adminCommand({reshardCollection: 'test.r', key: {y: 1}, numInitialChunks: 4})";
+    assert_eq!(chunks_after(script, "test.r").lines().count(), 4);
+}
+
+/// The last statement's reply document after `script`.
+fn last_reply(script: &str) -> bson::Document {
+    let mut session = Session::default();
+    let outcomes = session.run(script);
+    match outcomes.last().map(|o| &o.result) {
+        Some(Ok(shardlab::session::Output::Value(bson::Bson::Document(d)))) => d.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A collection with a chunk on shard02.
+const DRAIN: &str = "sh.shardCollection('test.c', {x: 1})\n\
+                     sh.splitAt('test.c', {x: 10})\n\
+                     sh.moveChunk('test.c', {x: 10}, 'shard02')\n\
+                     db.adminCommand({removeShard: 'shard02'})\n";
+
+/// ShardingCatalogManager::removeShard (3.6): one draining shard at a time
+/// (ConflictingOperationInProgress); 4.4 on, several may drain.
+#[test]
+fn removing_a_second_shard_while_one_drains_is_refused_only_in_36() {
+    assert_eq!(
+        last_answer(&format!(
+            "sim.version('3.6')\n{DRAIN}db.adminCommand({{removeShard: 'shard03'}})"
+        )),
+        "MongoServerError[ConflictingOperationInProgress]: Can't have more than one draining shard at a time"
+    );
+    for version in ["5.0", "8.0"] {
+        assert_eq!(
+            last_answer(&format!(
+                "sim.version('{version}')\n{DRAIN}db.adminCommand({{removeShard: 'shard03'}})"
+            )),
+            "ok"
+        );
+    }
+}
+
+/// The reply while the shard drains: configsvr_remove_shard_command.cpp (3.6) counts
+/// `remaining: {chunks, dbs}`; 4.4 on (ShardingCatalogManager::appendShardDrainingStatus
+/// in 8.0) adds `jumboChunks`; `note` and `dbsToMove` follow in both.
+#[test]
+fn a_draining_shard_reports_what_remains_as_each_era_did() {
+    let expected = [
+        ("3.6", "{ \"chunks\": 1, \"dbs\": 0 }"),
+        ("5.0", "{ \"chunks\": 1, \"dbs\": 0, \"jumboChunks\": 0 }"),
+        ("8.0", "{ \"chunks\": 1, \"dbs\": 0, \"jumboChunks\": 0 }"),
+    ];
+    for (version, remaining) in expected {
+        let reply = last_reply(&format!(
+            "sim.version('{version}')\n{DRAIN}db.adminCommand({{removeShard: 'shard02'}})"
+        ));
+        let keys: Vec<&str> = reply.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            ["msg", "state", "remaining", "note", "dbsToMove", "ok"],
+            "{version}"
+        );
+        assert_eq!(reply.get_str("state").unwrap(), "ongoing");
+        assert_eq!(
+            reply.get_document("remaining").unwrap().to_string(),
+            remaining,
+            "{version}"
+        );
+    }
+}
