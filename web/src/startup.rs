@@ -11,18 +11,18 @@
 
 use crate::recovery::{self, CrashRecord};
 use crate::share::{
-    data_url, playground_from_scenario, query_without_link, restore_saved, saved_form, PageOptions,
-    Replayed, FAILED_KEY, LINKED_KEY, LOADING_KEY, PREVIOUS_KEY, STORAGE_KEY,
+    data_url, query_without_link, restore_saved, saved_form, PageOptions, Replayed, FAILED_KEY,
+    LINKED_KEY, LOADING_KEY, PREVIOUS_KEY, STORAGE_KEY,
 };
-use crate::state::{Budget, Notice, Offer, Playground};
+use crate::state::{Budget, Notice, Offer, Playground, Replay};
 use crate::storage;
-use shardlab::sim::{from_json, from_query};
+use shardlab::sim::{from_json, from_query, to_json, Scenario};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
 /// A marker in [`LOADING_KEY`] older than this (in milliseconds) was left by a load that
-/// died, even in another tab: a replay stops after 5 seconds.
-const STALE_MARKER_MS: f64 = 15_000.0;
+/// died, even in another tab: a replay stops after 30 seconds ([`Budget::SLICED`]).
+const STALE_MARKER_MS: f64 = 60_000.0;
 
 /// What the page starts with.
 pub struct Boot {
@@ -35,6 +35,9 @@ pub struct Boot {
     pub hold: bool,
     /// Whether the page is starting again after a crash (nothing plays on its own then).
     pub recovering: bool,
+    /// The replay the page runs a slice at a time after it starts (a shared link, the
+    /// saved session); `state` is its first picture until it is over.
+    pub replay: Option<Pending>,
 }
 
 /// The banner that says the page died and how it came back.
@@ -52,19 +55,146 @@ pub struct Banner {
     pub outcome: String,
 }
 
-/// The state the page starts in.
+/// The state the page starts in, with any replay run to its end at once (see
+/// [`boot_sliced`] for the page's own start).
 pub fn boot(options: &PageOptions) -> Boot {
+    let mut boot = boot_sliced(options);
+    if let Some(pending) = boot.replay.take() {
+        boot.state = pending.run_to_end();
+    }
+    boot
+}
+
+/// The state the page starts in. A shared link or the saved session is not replayed yet:
+/// [`Boot::replay`] holds its replay, for the page to run a slice at a time.
+pub fn boot_sliced(options: &PageOptions) -> Boot {
     match recovery::crash_record() {
         Some(crash) => after_crash(options, crash),
         None => {
-            let (state, hold) = first_start(options);
+            let (state, hold, replay) = first_start(options);
             Boot {
                 state,
                 banner: None,
                 hold,
                 recovering: false,
+                replay,
             }
         }
+    }
+}
+
+/// A replay the page runs a slice at a time after it starts, and what to do when it is
+/// over or cancelled. While it runs, the crash-recovery record names it and, for the saved
+/// session, the marker in [`LOADING_KEY`] stays set, so that a replay that kills the page
+/// is not run again.
+pub struct Pending {
+    replay: Replay,
+    source: Source,
+}
+
+/// Where a pending replay comes from.
+enum Source {
+    /// A shared link: what became of the user's session, whether the view is embedded,
+    /// and the scenario's JSON, offered for download after a cancel.
+    Link {
+        kept: Kept,
+        embed: bool,
+        json: String,
+    },
+    /// The saved session, as stored.
+    Session { text: String },
+}
+
+impl Pending {
+    /// The most work in one slice, in milliseconds: half a frame, so that the browser can
+    /// draw and answer input between slices.
+    pub const SLICE_MS: f64 = 8.0;
+
+    /// Replays one slice; says whether the replay is over.
+    pub fn advance(&mut self) -> bool {
+        self.replay.advance(Self::SLICE_MS)
+    }
+
+    /// The commands replayed so far.
+    pub fn replayed(&self) -> usize {
+        self.replay.replayed()
+    }
+
+    /// The playground as replayed so far, with the progress bar's figures.
+    pub fn snapshot(&self) -> Playground {
+        self.replay.snapshot(match self.source {
+            Source::Link { .. } => "Replaying the shared scenario",
+            Source::Session { .. } => "Restoring your saved session",
+        })
+    }
+
+    /// Replays what is left in one go and gives the playground it ends with.
+    pub fn run_to_end(mut self) -> Playground {
+        while !self.advance() {}
+        self.finish(false)
+    }
+
+    /// The playground the replay ends with, over or `cancelled`, with its notice.
+    pub fn finish(self, cancelled: bool) -> Playground {
+        self.conclude(cancelled).0
+    }
+
+    /// [`Pending::finish`], saying how a saved session's restore went. A cancel keeps the
+    /// steps replayed so far and offers the whole scenario for download; a cancelled
+    /// saved session is also set aside whole, as one cut by the budget is.
+    fn conclude(self, cancelled: bool) -> (Playground, Restore) {
+        let replayed = self.replay.replayed();
+        let stopped = cancelled.then(|| {
+            format!(
+                "was cancelled at step {} of {}. The playground holds the {replayed} steps before it.",
+                replayed + 1,
+                self.replay.total()
+            )
+        });
+        let budget = self.replay.budget().clone();
+        let (mut state, cut) = self.replay.finish();
+        match self.source {
+            Source::Link { kept, embed, json } => {
+                let cut = match stopped {
+                    Some(stopped) => Some(format!("Opening it {stopped}")),
+                    None => cut.map(|c| c.describe("This link's scenario", &budget)),
+                };
+                state.notice = opened_notice("You opened a shared scenario.", cut, kept);
+                if cancelled {
+                    if let Some(notice) = &mut state.notice {
+                        notice.offer = Some(download_or_return(&json, kept));
+                    }
+                }
+                if !embed {
+                    storage::set_string(LINKED_KEY, &saved_form(&state));
+                }
+                (state, Restore::Whole)
+            }
+            Source::Session { text } => {
+                storage::remove(LOADING_KEY);
+                let why = match (stopped, cut) {
+                    (Some(stopped), _) => format!("Restoring your saved session {stopped}"),
+                    (None, Some(cut)) => cut.describe("Your saved session", &budget),
+                    (None, None) => return (state, Restore::Whole),
+                };
+                storage::set_string(FAILED_KEY, &text);
+                state.notice = Some(Notice {
+                    text: format!("{why} The whole session was set aside."),
+                    offer: Some(download_offer(&text)),
+                });
+                (state, Restore::Part)
+            }
+        }
+    }
+}
+
+/// The offer after a link's replay was cancelled: its scenario for download, and the way
+/// back to the user's own session if it was kept.
+fn download_or_return(json: &str, kept: Kept) -> Offer {
+    let href = Rc::from(data_url("application/json", json));
+    match kept {
+        Kept::Previous => Offer::DownloadOrReturn(href),
+        Kept::Nothing | Kept::Unsaved => Offer::Download(href),
     }
 }
 
@@ -72,24 +202,33 @@ pub fn boot(options: &PageOptions) -> Boot {
 /// playground; says whether the saved session must be held (see [`Boot::hold`]). A link
 /// that cannot be read gives a notice and a clean playground; nothing in it is ever
 /// executed but shell commands. Embedded views never read or write the saved session.
-fn first_start(options: &PageOptions) -> (Playground, bool) {
+fn first_start(options: &PageOptions) -> (Playground, bool, Option<Pending>) {
     if let Some(s) = &options.scenario {
         return open_link(s, options.embed);
     }
     if let Some(id) = &options.preset {
-        return open_preset(id, options.embed);
+        let (state, hold) = open_preset(id, options.embed);
+        return (state, hold, None);
     }
     if options.embed {
-        return (Playground::default(), false);
+        return (Playground::default(), false, None);
     }
-    (restore_session().0, false)
+    match start_restore(&Budget::SLICED) {
+        Ok(pending) => (pending.snapshot(), false, Some(pending)),
+        Err(done) => (done.0, false, None),
+    }
 }
 
-/// Opens a shared link (`?s=`), keeping the user's session first.
-fn open_link(s: &str, embed: bool) -> (Playground, bool) {
+/// Opens a shared link (`?s=`), keeping the user's session first. Its replay is pending:
+/// the page runs it a slice at a time, recorded as the command in flight until it is over.
+fn open_link(s: &str, embed: bool) -> (Playground, bool, Option<Pending>) {
     let scenario = match from_query(s) {
         Ok(scenario) => scenario,
-        Err(e) => return fresh_instead(&format!("This link could not be opened ({e})."), embed),
+        Err(e) => {
+            let (state, hold) =
+                fresh_instead(&format!("This link could not be opened ({e})."), embed);
+            return (state, hold, None);
+        }
     };
     let kept = if embed {
         Kept::Nothing
@@ -97,13 +236,26 @@ fn open_link(s: &str, embed: bool) -> (Playground, bool) {
         keep_session(|saved| from_json(saved).ok().as_ref() == Some(&scenario))
     };
     recovery::begin("opening the shared link", None);
-    let Replayed { mut state, cut } = playground_from_scenario(&scenario);
-    let cut = cut.map(|c| c.describe("This link's scenario", &Budget::REPLAY));
-    state.notice = opened_notice("You opened a shared scenario.", cut, kept);
-    if !embed {
-        storage::set_string(LINKED_KEY, &saved_form(&state));
+    let json = to_json(&scenario);
+    let pending = pending(
+        &scenario,
+        Source::Link { kept, embed, json },
+        &Budget::SLICED,
+    );
+    (pending.snapshot(), kept == Kept::Unsaved, Some(pending))
+}
+
+/// The pending replay of a scenario within `budget`.
+fn pending(scenario: &Scenario, source: Source, budget: &Budget) -> Pending {
+    Pending {
+        replay: Replay::new(
+            scenario.config(),
+            scenario.commands.clone(),
+            scenario.applied() as u64,
+            budget.clone(),
+        ),
+        source,
     }
-    (state, kept == Kept::Unsaved)
 }
 
 /// Opens a lesson named in the address (`?preset=`), keeping the user's session first.
@@ -216,44 +368,46 @@ enum Restore {
     SetAside,
 }
 
-/// Restores the saved session. A session whose last replay never finished (the marker in
-/// [`LOADING_KEY`] is still there) is set aside without replaying it, as is one that
-/// cannot be read; one that runs past the replay budget keeps the steps before the stop
-/// and is set aside whole.
+/// Restores the saved session in one go (the start after a crash), within
+/// [`Budget::REPLAY`]; see [`start_restore`].
 fn restore_session() -> (Playground, Restore) {
+    match start_restore(&Budget::REPLAY) {
+        Ok(pending) => {
+            let mut pending = pending;
+            while !pending.advance() {}
+            pending.conclude(false)
+        }
+        Err(done) => *done,
+    }
+}
+
+/// Starts restoring the saved session within `budget`: its pending replay, with the
+/// marker in [`LOADING_KEY`] set until it is over. A session whose last replay never
+/// finished (the marker is still there) is set aside without replaying it, as is one that
+/// cannot be read; one that runs past the budget keeps the steps before the stop and is
+/// set aside whole (see [`Pending::finish`]). Without a replay to run, the playground to
+/// start with and how the restore went.
+fn start_restore(budget: &Budget) -> Result<Pending, Box<(Playground, Restore)>> {
     let Some(text) = storage::get_string(STORAGE_KEY) else {
-        return (Playground::default(), Restore::Nothing);
+        return Err(Box::new((Playground::default(), Restore::Nothing)));
     };
     if previous_load_died() {
         storage::remove(LOADING_KEY);
         let message = "Restoring your saved session stopped the page last time, so it was set \
                        aside and this is a fresh playground.";
-        return (set_aside(&text, message), Restore::SetAside);
+        return Err(Box::new((set_aside(&text, message), Restore::SetAside)));
     }
-    mark_loading();
-    recovery::begin("restoring your saved session", None);
-    let result = restore_saved(&text);
-    storage::remove(LOADING_KEY);
-    match result {
-        Ok(Replayed { state, cut: None }) => (state, Restore::Whole),
-        Ok(Replayed {
-            mut state,
-            cut: Some(cut),
-        }) => {
-            storage::set_string(FAILED_KEY, &text);
-            state.notice = Some(Notice {
-                text: format!(
-                    "{} The whole session was set aside.",
-                    cut.describe("Your saved session", &Budget::REPLAY)
-                ),
-                offer: Some(download_offer(&text)),
-            });
-            (state, Restore::Part)
+    match from_json(&text) {
+        Ok(scenario) => {
+            mark_loading();
+            recovery::begin("restoring your saved session", None);
+            Ok(pending(&scenario, Source::Session { text }, budget))
         }
         Err(e) => {
-            let message =
-                format!("Your saved session could not be restored ({e}), so it was set aside. Starting fresh.");
-            (set_aside(&text, &message), Restore::SetAside)
+            let message = format!(
+                "Your saved session could not be restored ({e}), so it was set aside. Starting fresh."
+            );
+            Err(Box::new((set_aside(&text, &message), Restore::SetAside)))
         }
     }
 }
@@ -322,7 +476,8 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
             ),
         )
     } else if embed {
-        let (state, _) = first_start(options);
+        let (state, _, pending) = first_start(options);
+        let state = pending.map_or(state, Pending::run_to_end);
         (
             state,
             "The page reloaded and started this scenario over.".to_string(),
@@ -349,6 +504,7 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
         }),
         hold: false,
         recovering: true,
+        replay: None,
     }
 }
 

@@ -162,6 +162,9 @@ pub enum Offer {
     ReturnToSession,
     /// A download of a session that was set aside (a `data:` URL of its scenario JSON).
     Download(Rc<str>),
+    /// Both: a download of a scenario whose replay was cancelled, and the way back to the
+    /// user's own session that it replaced.
+    DownloadOrReturn(Rc<str>),
 }
 
 /// How much replaying a stored or shared scenario may spend before it stops: a hostile or
@@ -176,10 +179,20 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The budget of every replay the page starts: 20,000 commands or 5 seconds.
+    /// The budget of a replay run in one go (an import, a return to the user's session,
+    /// the start after a crash): 20,000 commands or 5 seconds, since the page does not
+    /// answer until it is over.
     pub const REPLAY: Budget = Budget {
         commands: 20_000,
         millis: 5_000.0,
+    };
+
+    /// The budget of a replay the page runs a slice at a time (a shared link, the saved
+    /// session): 20,000 commands or 30 seconds. The page answers throughout, so the time
+    /// only caps how long the user waits.
+    pub const SLICED: Budget = Budget {
+        commands: 20_000,
+        millis: 30_000.0,
     };
 }
 
@@ -210,6 +223,175 @@ impl Cut {
             self.replayed + 1,
             self.total,
             self.replayed
+        )
+    }
+}
+
+/// A replay of a stored or shared scenario that runs a slice at a time: the page runs
+/// [`Replay::advance`] for a few milliseconds, draws [`Replay::snapshot`] now and then and
+/// yields to the browser in between, so that it answers input throughout a long replay.
+pub struct Replay {
+    /// The cluster the scenario starts from.
+    config: ClusterConfig,
+    /// The scenario's commands.
+    commands: Vec<String>,
+    /// Where the cursor goes once the replay is over.
+    position: u64,
+    /// What the whole replay may spend.
+    budget: Budget,
+    /// The timeline the commands run on, shared with the pictures drawn while it runs.
+    timeline: Rc<RefCell<Timeline>>,
+    /// The charts' history, one entry per replayed step.
+    stats: Vec<Rc<StepStats>>,
+    /// The first sharded collection and its key, which the panels show.
+    shown: Option<(String, String)>,
+    /// The index of the next command to replay.
+    next: usize,
+    /// When the replay started (`performance.now`).
+    started: f64,
+    /// Where it stopped, if the budget ran out.
+    cut: Option<Cut>,
+    /// Whether it is over (every command replayed, or the budget ran out).
+    over: bool,
+}
+
+impl Replay {
+    /// A replay of `commands` on a new cluster of `config` within `budget`, which moves the
+    /// cursor to `position` once it is over. Nothing runs until [`Replay::advance`].
+    pub fn new(
+        config: ClusterConfig,
+        commands: Vec<String>,
+        position: u64,
+        budget: Budget,
+    ) -> Self {
+        Replay {
+            timeline: Rc::new(RefCell::new(Timeline::new(config.clone()))),
+            stats: Vec::with_capacity(commands.len().min(budget.commands)),
+            config,
+            commands,
+            position,
+            budget,
+            shown: None,
+            next: 0,
+            started: now_ms(),
+            cut: None,
+            over: false,
+        }
+    }
+
+    /// Replays commands for about `slice_ms` milliseconds (at least one command, each
+    /// bounded by the core's own limits); says whether the replay is over. The budget is
+    /// checked before each command, so a replay cut short keeps the steps before the cut.
+    pub fn advance(&mut self, slice_ms: f64) -> bool {
+        let slice_started = now_ms();
+        while !self.over {
+            let Some(command) = self.commands.get(self.next) else {
+                self.over = true;
+                break;
+            };
+            let timed_out = now_ms() - self.started > self.budget.millis;
+            if self.next >= self.budget.commands || timed_out {
+                self.cut = Some(Cut {
+                    replayed: self.next,
+                    total: self.commands.len(),
+                    timed_out,
+                });
+                self.over = true;
+                break;
+            }
+            let mut timeline = self.timeline.borrow_mut();
+            run(&mut timeline, command);
+            if self.shown.is_none() {
+                self.shown = first_sharded(&timeline);
+            }
+            let ns = self
+                .shown
+                .as_ref()
+                .map_or(DEFAULT_NS, |(ns, _)| ns.as_str());
+            self.stats.push(Rc::new(step_stats(&timeline, ns)));
+            drop(timeline);
+            self.next += 1;
+            if now_ms() - slice_started >= slice_ms {
+                break;
+            }
+        }
+        self.over
+    }
+
+    /// The commands replayed so far.
+    pub fn replayed(&self) -> usize {
+        self.next
+    }
+
+    /// The commands the scenario holds.
+    pub fn total(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// The budget the replay runs within.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// The playground as replayed so far, marked as replaying `what`, for the page to draw
+    /// while the replay runs.
+    pub fn snapshot(&self, what: &'static str) -> Playground {
+        let mut state = self.playground(format!(
+            "Replaying a scenario of {} steps: {} replayed so far.",
+            self.total(),
+            self.next
+        ));
+        state.replaying = Some(Progress {
+            what,
+            done: self.next,
+            goal: self.total().min(self.budget.commands),
+        });
+        state
+    }
+
+    /// The playground the replay ends with, whether it is over or was cancelled: the
+    /// steps replayed, with the cursor at the saved position (or the last step replayed),
+    /// and where the budget cut it short, if it did.
+    pub fn finish(self) -> (Playground, Option<Cut>) {
+        {
+            let mut timeline = self.timeline.borrow_mut();
+            let end = self.position.min(timeline.len());
+            let _ = timeline.jump(end);
+        }
+        let (len, position) = {
+            let timeline = self.timeline.borrow();
+            (timeline.len(), timeline.position())
+        };
+        let mut state = self.playground(format!(
+            "Restored a scenario of {len} steps, at step {position}."
+        ));
+        state.after_done = true;
+        (state, self.cut)
+    }
+
+    /// A playground around the timeline as it is, with one console line. The settings
+    /// shown come from the cluster: the collection is the first one the commands shard.
+    fn playground(&self, line: String) -> Playground {
+        let mut settings = Settings {
+            version: self.config.version,
+            shards: self.config.shards,
+            chunk_size: self.timeline.borrow().session().cluster.chunk_size(),
+            ..Settings::default()
+        };
+        if let Some((ns, key)) = &self.shown {
+            settings.ns = ns.clone();
+            settings.key = key.clone();
+        }
+        let console = vec![ConsoleLine {
+            kind: LineKind::Output,
+            text: line,
+        }];
+        Playground::assemble_shared(
+            settings,
+            Workload::default(),
+            self.timeline.clone(),
+            console,
+            self.stats.clone(),
         )
     }
 }
@@ -278,6 +460,21 @@ pub struct Playground {
     /// Whether each [`Calm`] panel is out of sight (skipped by the browser): while a
     /// workload plays, a hidden panel is not redrawn, and it catches up when it comes back.
     pub hidden: [bool; 2],
+    /// A replay under way (see [`Replay`]): while it runs, the playground shows the steps
+    /// replayed so far and takes no action but the replay's own, so that nothing the user
+    /// does lands in the middle of it.
+    pub replaying: Option<Progress>,
+}
+
+/// How far a replay under way has come, for the progress bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// What is replaying, as the start of a sentence ("Replaying the shared scenario").
+    pub what: &'static str,
+    /// The commands replayed so far.
+    pub done: usize,
+    /// The commands it will replay: the scenario's, or the budget's if fewer.
+    pub goal: usize,
 }
 
 /// Up to this many ticks a second, every tick is drawn; faster, every second tick is (at
@@ -367,6 +564,9 @@ pub enum Action {
     Notice(Option<Notice>),
     /// Replace the state (a shared link, a restored session).
     Restore(Box<Playground>),
+    /// Replace the state with a replay's: the steps replayed so far while it runs, then
+    /// the playground it ends with. The only action taken while a replay runs.
+    Replayed(Box<Playground>),
 }
 
 impl Playground {
@@ -405,61 +605,19 @@ impl Playground {
     }
 
     /// A playground that replays `commands` step by step within `budget` (recording the
-    /// charts' history), then moves the cursor to `position`. The settings shown come from
-    /// the cluster: the collection is the first one the commands shard. When the budget
-    /// runs out, the replay stops before the next command and keeps the steps before it;
-    /// the [`Cut`] says where.
+    /// charts' history), then moves the cursor to `position`, all in one go (see [`Replay`]
+    /// for the replay the page runs a slice at a time). When the budget runs out, the
+    /// replay stops before the next command and keeps the steps before it; the [`Cut`]
+    /// says where.
     pub fn replay(
         config: ClusterConfig,
         commands: &[String],
         position: u64,
         budget: &Budget,
     ) -> (Self, Option<Cut>) {
-        let started = now_ms();
-        let mut timeline = Timeline::new(config.clone());
-        let mut stats = Vec::with_capacity(commands.len().min(budget.commands));
-        let mut shown: Option<(String, String)> = None;
-        let mut cut = None;
-        for (i, cmd) in commands.iter().enumerate() {
-            let timed_out = now_ms() - started > budget.millis;
-            if i >= budget.commands || timed_out {
-                cut = Some(Cut {
-                    replayed: i,
-                    total: commands.len(),
-                    timed_out,
-                });
-                break;
-            }
-            run(&mut timeline, cmd);
-            if shown.is_none() {
-                shown = first_sharded(&timeline);
-            }
-            let ns = shown.as_ref().map_or(DEFAULT_NS, |(ns, _)| ns.as_str());
-            stats.push(Rc::new(step_stats(&timeline, ns)));
-        }
-        let _ = timeline.jump(position.min(timeline.len()));
-        let mut settings = Settings {
-            version: config.version,
-            shards: config.shards,
-            chunk_size: timeline.session().cluster.chunk_size(),
-            ..Settings::default()
-        };
-        if let Some((ns, key)) = shown {
-            settings.ns = ns;
-            settings.key = key;
-        }
-        let console = vec![ConsoleLine {
-            kind: LineKind::Output,
-            text: format!(
-                "Restored a scenario of {} steps, at step {}.",
-                timeline.len(),
-                timeline.position()
-            ),
-        }];
-        let mut state =
-            Playground::assemble(settings, Workload::default(), timeline, console, stats);
-        state.after_done = true;
-        (state, cut)
+        let mut replay = Replay::new(config, commands.to_vec(), position, budget.clone());
+        while !replay.advance(f64::INFINITY) {}
+        replay.finish()
     }
 
     /// Runs `commands` on a new timeline, one step each, recording the charts' history, and
@@ -497,13 +655,26 @@ impl Playground {
         console: Vec<ConsoleLine>,
         stats: Vec<Rc<StepStats>>,
     ) -> Self {
+        let timeline = Rc::new(RefCell::new(timeline));
+        Playground::assemble_shared(settings, workload, timeline, console, stats)
+    }
+
+    /// [`Playground::assemble`] around a shared timeline: a replay under way keeps running
+    /// commands on the timeline its pictures show.
+    fn assemble_shared(
+        settings: Settings,
+        workload: Workload,
+        timeline: Rc<RefCell<Timeline>>,
+        console: Vec<ConsoleLine>,
+        stats: Vec<Rc<StepStats>>,
+    ) -> Self {
         let view = cluster_view(
-            &timeline.session().cluster,
+            &timeline.borrow().session().cluster,
             &settings.ns,
             &FrameMemory::default(),
         );
         Playground {
-            timeline: Rc::new(RefCell::new(timeline)),
+            timeline,
             settings,
             workload,
             playing: false,
@@ -519,6 +690,7 @@ impl Playground {
             calm_revs: [0; 2],
             stale: false,
             hidden: [false; 2],
+            replaying: None,
         }
     }
 
@@ -752,7 +924,7 @@ impl Playground {
                     next.rev += 1;
                 }
             },
-            Action::Restore(state) => {
+            Action::Restore(state) | Action::Replayed(state) => {
                 let mut state = *state;
                 state.rev = next.rev + 1;
                 return Rc::new(state);
@@ -806,9 +978,16 @@ impl Playground {
     }
 
     /// Whether `action` would change nothing: an empty command, a tick while paused, or a
-    /// panel's visibility as it already is.
+    /// panel's visibility as it already is, or anything but the replay's own pictures while
+    /// a replay runs.
     fn ignores(&self, action: &Action) -> bool {
+        // While a replay runs, only its own pictures (and the browser's visibility reports)
+        // come in; once it is over, a late picture of it would go back in time.
+        if self.replaying.is_some() {
+            return !matches!(action, Action::Replayed(_) | Action::Hidden(..));
+        }
         match action {
+            Action::Replayed(_) => true,
             Action::Command(cmd) => cmd.trim().is_empty(),
             Action::Tick => !self.playing,
             Action::Hidden(panel, hidden) => self.hidden[*panel as usize] == *hidden,
@@ -871,7 +1050,8 @@ impl Playground {
                 self.rev += 1;
             }
             // Each starts a new scenario: see `apply`.
-            Action::Setup(_) | Action::LoadPreset(_) | Action::Restore(_) => {}
+            Action::Setup(_) | Action::LoadPreset(_) | Action::Restore(_) | Action::Replayed(_) => {
+            }
         }
     }
 

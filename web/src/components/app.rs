@@ -8,7 +8,7 @@ use super::controls::Controls;
 use super::guide::Guide;
 use super::insights::Insights;
 use super::key_bar::KeyBar;
-use super::notice::{CrashBanner, NoticeBar};
+use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::share_bar::{base_url, ShareBar};
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
@@ -16,11 +16,12 @@ use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
 use crate::recovery;
 use crate::share::{saved_form, share_query, PageOptions, STORAGE_KEY};
-use crate::startup::{self, Banner, Boot};
+use crate::startup::{self, Banner, Boot, Pending};
 use crate::state::{Action, Calm, Notice, Playground};
 use crate::storage;
-use gloo::timers::callback::Interval;
+use gloo::timers::callback::{Interval, Timeout};
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -31,6 +32,8 @@ struct Started {
     banner: Option<Banner>,
     hold: bool,
     recovering: bool,
+    /// The replay the page runs a slice at a time, until it is over or cancelled.
+    replay: Rc<RefCell<Option<Pending>>>,
 }
 
 impl From<Boot> for Started {
@@ -40,6 +43,7 @@ impl From<Boot> for Started {
             banner: boot.banner,
             hold: boot.hold,
             recovering: boot.recovering,
+            replay: Rc::new(RefCell::new(boot.replay)),
         }
     }
 }
@@ -49,8 +53,10 @@ impl From<Boot> for Started {
 struct Messages {
     banner: UseStateHandle<Option<Banner>>,
     notice: Option<Notice>,
+    progress: Option<crate::state::Progress>,
     dispatch: Callback<Action>,
     on_return: Callback<()>,
+    on_cancel: Callback<()>,
 }
 
 impl Messages {
@@ -60,6 +66,9 @@ impl Messages {
             <>
             if let Some(b) = &*self.banner {
                 <CrashBanner banner={b.clone()} on_dismiss={Callback::from(move |()| banner.set(None))} />
+            }
+            if let Some(progress) = &self.progress {
+                <ReplayBar progress={progress.clone()} on_cancel={self.on_cancel.clone()} />
             }
             if let Some(notice) = &self.notice {
                 <NoticeBar notice={notice.clone()} on_return={self.on_return.clone()}
@@ -83,7 +92,7 @@ pub fn app() -> Html {
     });
     let started = {
         let options = options.clone();
-        use_memo((), move |_| Started::from(startup::boot(&options)))
+        use_memo((), move |_| Started::from(startup::boot_sliced(&options)))
     };
     let state = {
         let started = started.clone();
@@ -108,14 +117,16 @@ pub fn app() -> Html {
     let messages = Messages {
         banner,
         notice: state.notice.clone(),
+        progress: state.replaying.clone(),
         dispatch: dispatch.clone(),
         on_return: use_return_to_session(&dispatch),
+        on_cancel: use_replay(&started.replay, &dispatch),
     };
 
     use_ticks(&state);
     use_panel_visibility(&state);
     use_saving(&state, options.embed, started.hold);
-    use_started();
+    use_started(state.replaying.is_none());
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
@@ -229,15 +240,21 @@ fn use_panel_visibility(state: &UseReducerHandle<Playground>) {
 /// This runs once a change is drawn, so the session is only saved after a command has
 /// returned: a command that kills the page leaves the session from before it. Then the
 /// record of the command in flight is cleared (see [`crate::recovery`]).
+///
+/// Nothing is saved while a replay runs: the saved session stays the one being restored
+/// (or the user's, under a link) until the replay is over, and the record of the replay in
+/// flight stays until its last picture is drawn.
 #[hook]
 fn use_saving(state: &UseReducerHandle<Playground>, embed: bool, hold: bool) {
     let state = state.clone();
     use_effect_with(state.rev, move |rev| {
-        let held = hold && *rev == 0;
-        if !embed && !held && (!state.playing || rev % 25 == 0) {
-            storage::set_string(STORAGE_KEY, &saved_form(&state));
+        if state.replaying.is_none() {
+            let held = hold && *rev == 0;
+            if !embed && !held && (!state.playing || rev % 25 == 0) {
+                storage::set_string(STORAGE_KEY, &saved_form(&state));
+            }
+            recovery::end();
         }
-        recovery::end();
         || ()
     });
 }
@@ -255,22 +272,87 @@ fn use_return_to_session(dispatch: &Callback<Action>) -> Callback<()> {
     })
 }
 
-/// Once the page is up (its first picture drawn), a crash it recovered from is over: a
-/// later one may reload the page again (see [`crate::recovery`]).
+/// Once the page is up (its first picture drawn, and its replay over), a crash it
+/// recovered from is over: a later one may reload the page again (see
+/// [`crate::recovery`]). Until then, a crash does not reload the page a second time.
 #[hook]
-fn use_started() {
-    use_effect_with((), |_| {
-        recovery::started();
-        || ()
+fn use_started(up: bool) {
+    use_effect_with(up, |up| {
+        if *up {
+            recovery::started();
+        }
     });
 }
 
-/// `autoplay=1` starts the workload once the page is up.
+/// A replay draws at most this often (in milliseconds) while it runs: drawing every panel
+/// costs more than a slice, so the slices between two pictures go to the replay.
+const DRAW_EVERY_MS: f64 = 100.0;
+
+/// Runs the page's pending replay (see [`startup::Pending`]) a slice at a time, yielding to
+/// the browser between slices with a zero timeout, so that the page draws and answers
+/// input throughout. Gives the Cancel button's callback, which ends the replay with the
+/// steps replayed so far.
+#[hook]
+fn use_replay(replay: &Rc<RefCell<Option<Pending>>>, dispatch: &Callback<Action>) -> Callback<()> {
+    {
+        let replay = replay.clone();
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            if replay.borrow().is_some() {
+                next_slice(replay, dispatch, now_ms());
+            }
+        });
+    }
+    let replay = replay.clone();
+    let dispatch = dispatch.clone();
+    use_callback((), move |(), _| {
+        let cancelled = replay.borrow_mut().take();
+        if let Some(pending) = cancelled {
+            dispatch.emit(Action::Replayed(Box::new(pending.finish(true))));
+        }
+    })
+}
+
+/// Schedules the next slice of the replay, unless it was cancelled in the meantime. A
+/// timeout (rather than an animation frame) keeps it going in a tab out of sight.
+fn next_slice(replay: Rc<RefCell<Option<Pending>>>, dispatch: Callback<Action>, drawn: f64) {
+    Timeout::new(0, move || {
+        let over = match replay.borrow_mut().as_mut() {
+            Some(pending) => pending.advance(),
+            None => return,
+        };
+        if over {
+            let finished = replay.borrow_mut().take();
+            if let Some(pending) = finished {
+                dispatch.emit(Action::Replayed(Box::new(pending.finish(false))));
+            }
+            return;
+        }
+        let mut drawn = drawn;
+        if now_ms() - drawn >= DRAW_EVERY_MS {
+            if let Some(pending) = replay.borrow().as_ref() {
+                dispatch.emit(Action::Replayed(Box::new(pending.snapshot())));
+            }
+            drawn = now_ms();
+        }
+        next_slice(replay, dispatch, drawn);
+    })
+    .forget();
+}
+
+/// The time in milliseconds from the page's clock (`performance.now`).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// `autoplay=1` starts the workload once the page is up and its replay is over.
 #[hook]
 fn use_autoplay(state: &UseReducerHandle<Playground>, autoplay: bool) {
     let state = state.clone();
-    use_effect_with((), move |_| {
-        if autoplay {
+    use_effect_with(state.replaying.is_none(), move |up| {
+        if autoplay && *up {
             state.dispatch(Action::Play);
         }
         || ()

@@ -2,7 +2,7 @@
 //! they offer, and the banner after a crash.
 
 use crate::startup::Banner;
-use crate::state::{Notice, Offer};
+use crate::state::{Notice, Offer, Progress};
 use yew::prelude::*;
 
 /// Properties of [`NoticeBar`].
@@ -19,15 +19,20 @@ pub struct NoticeProps {
 /// A notice, with its button or download link.
 #[function_component(NoticeBar)]
 pub fn notice_bar(props: &NoticeProps) -> Html {
-    let offer = match &props.notice.offer {
-        Some(Offer::ReturnToSession) => html! {
-            <button class="secondary" data-testid="return-to-session"
-                onclick={props.on_return.reform(|_| ())}>{ "Return to your session" }</button>
-        },
-        Some(Offer::Download(href)) => html! {
+    let back = html! {
+        <button class="secondary" data-testid="return-to-session"
+            onclick={props.on_return.reform(|_| ())}>{ "Return to your session" }</button>
+    };
+    let download = |href: &std::rc::Rc<str>| {
+        html! {
             <a class="button-like secondary" href={AttrValue::Rc(href.clone())}
                 download="shardlab-session.json" data-testid="download-session">{ "Download the session" }</a>
-        },
+        }
+    };
+    let offer = match &props.notice.offer {
+        Some(Offer::ReturnToSession) => back,
+        Some(Offer::Download(href)) => download(href),
+        Some(Offer::DownloadOrReturn(href)) => html! { <>{ download(href) }{ back }</> },
         None => Html::default(),
     };
     html! {
@@ -40,6 +45,50 @@ pub fn notice_bar(props: &NoticeProps) -> Html {
             </span>
         </div>
     }
+}
+
+/// Properties of [`ReplayBar`].
+#[derive(Properties, PartialEq)]
+pub struct ReplayProps {
+    /// How far the replay has come.
+    pub progress: Progress,
+    /// Stops the replay, keeping the steps replayed so far.
+    pub on_cancel: Callback<()>,
+}
+
+/// The progress of a replay under way, with its Cancel button.
+#[function_component(ReplayBar)]
+pub fn replay_bar(props: &ReplayProps) -> Html {
+    let p = &props.progress;
+    let text = format!(
+        "{}: {} of {} commands",
+        p.what,
+        thousands(p.done),
+        thousands(p.goal)
+    );
+    html! {
+        <div class="notice replay-progress" role="status" data-testid="replay-progress">
+            <span class="notice-text" data-testid="replay-text">{ text }</span>
+            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label="Replay progress" />
+            <span class="notice-actions">
+                <button class="secondary" data-testid="replay-cancel"
+                    onclick={props.on_cancel.reform(|_| ())}>{ "Cancel" }</button>
+            </span>
+        </div>
+    }
+}
+
+/// A count with commas between thousands ("20,000").
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Properties of [`CrashBanner`].
