@@ -705,25 +705,31 @@ impl Cluster {
         Ok(())
     }
 
-    /// `sh.removeShardFromZone(shard, zone)`. Refused while the zone has ranges and this
-    /// is its last shard.
-    pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), ClusterError> {
-        let idx = self.zone_shard_index(shard)?;
+    /// Whether shard `idx` is the only shard of `zone` and the zone has a range
+    /// (`ShardingCatalogManager::_isShardRequiredByZoneStillInUse`).
+    fn only_shard_of_zone_in_use(&self, idx: ShardIdx, zone: &str) -> bool {
         let others = self
             .shards()
             .filter(|(i, s)| *i != idx && s.zones.contains(zone))
             .count();
-        let in_use = self
-            .collections
-            .values()
-            .filter_map(|c| c.sharding.as_ref())
-            .any(|s| s.zones.iter().any(|z| z.zone == zone))
-            || self
-                .pending_zones
+        others == 0
+            && (self
+                .collections
                 .values()
-                .flatten()
-                .any(|z| z.zone == zone);
-        if others == 0 && in_use {
+                .filter_map(|c| c.sharding.as_ref())
+                .any(|s| s.zones.iter().any(|z| z.zone == zone))
+                || self
+                    .pending_zones
+                    .values()
+                    .flatten()
+                    .any(|z| z.zone == zone))
+    }
+
+    /// `sh.removeShardFromZone(shard, zone)`. Refused while the zone has ranges and this
+    /// is its last shard.
+    pub fn remove_shard_from_zone(&mut self, shard: &str, zone: &str) -> Result<(), ClusterError> {
+        let idx = self.zone_shard_index(shard)?;
+        if self.only_shard_of_zone_in_use(idx, zone) {
             return Err(ClusterError::ZoneStillInUse(
                 "cannot remove a shard from zone if a chunk range is associated with it"
                     .to_string(),
@@ -981,6 +987,20 @@ impl Cluster {
             return Err(ClusterError::IllegalOperation(
                 "Operation not allowed because it would remove the last shard".to_string(),
             ));
+        }
+        // ShardingCatalogManager::removeShard (6.0 on; not in the 4.4 source): the only
+        // shard of a zone that has ranges stays, on every call, draining or not.
+        if self.version() == VersionMode::V80 {
+            let shard = &self.shards[idx as usize];
+            if let Some(zone) = shard
+                .zones
+                .iter()
+                .find(|z| self.only_shard_of_zone_in_use(idx, z))
+            {
+                return Err(ClusterError::ZoneStillInUse(format!(
+                    "Operation not allowed because it would remove the only shard for zone {zone} which has a chunk range is associated with it"
+                )));
+            }
         }
         Ok(())
     }

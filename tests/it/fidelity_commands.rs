@@ -884,3 +884,59 @@ fn a_draining_shard_reports_what_remains_as_each_era_did() {
         );
     }
 }
+
+/// (version, script, expected answer of its last statement): removeShard's refusals.
+const REMOVE_CASES: &[(&str, &str, &str)] = &[
+    // ShardingCatalogManager::removeShard (3.6): at least one other shard must remain.
+    (
+        "3.6",
+        "db.adminCommand({removeShard: 'shard02'})\n\
+         db.adminCommand({removeShard: 'shard02'})\n\
+         db.adminCommand({removeShard: 'shard03'})\n\
+         db.adminCommand({removeShard: 'shard03'})\n\
+         db.adminCommand({removeShard: 'shard01'})",
+        "MongoServerError[IllegalOperation]: Can't remove last shard",
+    ),
+    // ShardingCatalogManager::removeShard (4.4 on): at least one other shard that is not
+    // draining must remain.
+    (
+        "5.0",
+        "db.adminCommand({removeShard: 'shard02'})\n\
+         db.adminCommand({removeShard: 'shard03'})\n\
+         db.adminCommand({removeShard: 'shard01'})",
+        "MongoServerError[IllegalOperation]: Operation not allowed because it would remove the last shard",
+    ),
+    // ShardingCatalogManager::removeShard (6.0 on), `_isShardRequiredByZoneStillInUse`:
+    // the only shard of a zone with a range stays.
+    (
+        "8.0",
+        "sh.addShardToZone('shard02', 'A')\n\
+         sh.shardCollection('test.c', {x: 1})\n\
+         sh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n\
+         db.adminCommand({removeShard: 'shard02'})",
+        "MongoServerError[ZoneStillInUse]: Operation not allowed because it would remove the only shard for zone A which has a chunk range is associated with it",
+    ),
+    (
+        "8.0",
+        "sh.addShardToZone('shard02', 'A')\n\
+         sh.addShardToZone('shard03', 'A')\n\
+         sh.shardCollection('test.c', {x: 1})\n\
+         sh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\n\
+         db.adminCommand({removeShard: 'shard02'})",
+        "ok",
+    ),
+];
+
+#[test]
+fn remove_shard_refuses_as_each_era_did() {
+    let mut failures = Vec::new();
+    for (version, script, expected) in REMOVE_CASES {
+        let got = last_answer(&format!("sim.version('{version}')\n{script}"));
+        if got != *expected {
+            failures.push(format!(
+                "{version} {script}\n  expected: {expected}\n       got: {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
