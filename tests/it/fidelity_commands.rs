@@ -754,6 +754,13 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         "db.adminCommand({noSuchCommand: 1})",
         "MongoServerError[CommandNotFound]: no such cmd: noSuchCommand",
     ),
+    // cluster_move_range_cmd.cpp (7.0 on), typedRun: neither bound given.
+    (
+        "8.0",
+        false,
+        "db.adminCommand({moveRange: 'test.c', toShard: 'shard02'})",
+        "MongoServerError[InvalidOptions]: Missing required parameter 'min' or 'max'",
+    ),
     // cluster_reshard_collection_cmd.cpp / configsvr_reshard_collection_cmd.cpp (5.0):
     // the routing table first, then `unique`.
     (
