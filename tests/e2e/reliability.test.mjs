@@ -4,7 +4,7 @@
 // ?selftest=trap) that the page recovers from with a banner.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { suite, screenshot, readShards } from './harness.mjs';
 
 const env = suite();
@@ -272,4 +272,65 @@ test('the embedded view shows the same notices', async () => {
   assert.match(await page.getByTestId('notice').innerText(), /This link could not be opened/);
   await page.goto(`${env.server.url}?embed=1&preset=no-such-lesson`);
   assert.match(await page.getByTestId('notice').innerText(), /There is no lesson called 'no-such-lesson'/);
+});
+
+test('a long link replays in slices: progress, a page that answers, and Cancel keeps what was replayed', async () => {
+  // A link of a few thousand commands, made with the page's own codec. Its import runs in
+  // one go within the 5-second budget, so the link holds whatever that replayed.
+  const maker = await env.browser.newPage();
+  await maker.goto(env.server.url);
+  const batch = 'sim.generate("test.events", "monotonic", 200)';
+  await maker.getByTestId('import-json').setInputFiles({
+    name: 'scenario.json', mimeType: 'application/json', buffer: Buffer.from(scenarioJson(times(4000, batch))),
+  });
+  const position = await maker.waitForFunction(() => {
+    const m = /of (\d+)/.exec(document.querySelector('[data-testid="position"]')?.textContent ?? '');
+    return m && Number(m[1]) > 1000 ? Number(m[1]) : null;
+  }, null, { timeout: 30_000 });
+  const steps = await position.jsonValue();
+  await maker.getByTestId('share-link').click();
+  const url = await maker.getByTestId('share-url').inputValue();
+  await maker.close();
+
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.addInitScript(frameGapProbe);
+  await page.goto(url);
+  const progress = page.getByTestId('replay-text');
+  await progress.waitFor();
+  // Frames are measured from here: the replay, not the page's own load.
+  await page.evaluate(() => { window.__longestGap = 0; });
+  const first = await progress.textContent();
+  const total = steps.toLocaleString('en-US');
+  assert.match(first, new RegExp(`^Replaying the shared scenario: [\\d,]+ of ${total} commands$`));
+  await page.waitForFunction((first) => {
+    const text = document.querySelector('[data-testid="replay-text"]')?.textContent;
+    return text && text !== first;
+  }, first);
+  const running = await page.evaluate(() => sessionStorage.getItem('shardlab.running'));
+  assert.match(running, /opening the shared link/, 'the crash record names the replay');
+  await mkdir('target/screenshots', { recursive: true });
+  await page.screenshot({ path: 'target/screenshots/replay-progress-1440.png' });
+  await page.setViewportSize({ width: 400, height: 800 });
+  await page.screenshot({ path: 'target/screenshots/replay-progress-400.png' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // The page answers input while it replays: typing lands in the console.
+  await page.getByTestId('console-input').fill('db.events.countDocuments()');
+  assert.equal(await page.getByTestId('console-input').inputValue(), 'db.events.countDocuments()');
+  const gap = await page.evaluate(() => window.__longestGap);
+  await page.getByTestId('replay-cancel').click();
+  await page.getByTestId('replay-progress').waitFor({ state: 'detached' });
+  const notice = await page.getByTestId('notice').textContent();
+  assert.match(notice, /Opening it was cancelled at step \d+ of \d+/);
+  assert.equal(await page.getByTestId('download-session').count(), 1, 'the scenario is offered for download');
+  const kept = await documents(page);
+  console.log(`long link of ${steps} steps: longest frame gap during the replay ${Math.round(gap)} ms; cancelled with ${kept} documents (the whole scenario holds ${(steps - 2) * 200})`);
+  assert.ok(gap < 1000, `the page froze for ${Math.round(gap)} ms during the replay`);
+  assert.ok(kept > 0 && kept < (steps - 2) * 200, `${kept} documents kept`);
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  await page.waitForFunction(() => sessionStorage.getItem('shardlab.running') === null);
+  assert.deepEqual(errors, []);
+  await context.close();
 });

@@ -882,10 +882,13 @@ impl Reducible for Playground {
         if running && next.rev == rev {
             crate::recovery::end();
         }
+        // While a workload plays, the side panels catch up in turn, a few times a second,
+        // rather than with every tick. A replay draws every panel with each picture: it
+        // spaces its pictures by what they cost to draw (see the page's `Pace`).
+        let paced = tick && next.playing;
         let due = |panel: Calm| {
             next.calm_rev(panel) != next.rev
-                && (!tick
-                    || !next.playing
+                && (!paced
                     || (!next.hidden[panel as usize] && next.rev % CALM_EVERY == panel.phase()))
         };
         if Calm::ALL.iter().any(|p| due(*p)) {

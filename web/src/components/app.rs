@@ -284,9 +284,26 @@ fn use_started(up: bool) {
     });
 }
 
-/// A replay draws at most this often (in milliseconds) while it runs: drawing every panel
-/// costs more than a slice, so the slices between two pictures go to the replay.
+/// A replay draws at most this often (in milliseconds) while it runs.
 const DRAW_EVERY_MS: f64 = 100.0;
+
+/// When a replay under way last drew its picture and what drawing it cost: the time from
+/// handing the picture over to the next slice, which covers the render and the browser's
+/// paint. The next picture waits at least three times that long, so that drawing takes at
+/// most a third of the replay's time however costly the panels are.
+#[derive(Clone, Copy)]
+struct Pace {
+    drawn_at: f64,
+    cost: f64,
+    drew: bool,
+}
+
+impl Pace {
+    /// Whether the next picture is due.
+    fn due(&self, now: f64) -> bool {
+        now - self.drawn_at >= DRAW_EVERY_MS.max(3.0 * self.cost)
+    }
+}
 
 /// Runs the page's pending replay (see [`startup::Pending`]) a slice at a time, yielding to
 /// the browser between slices with a zero timeout, so that the page draws and answers
@@ -299,7 +316,12 @@ fn use_replay(replay: &Rc<RefCell<Option<Pending>>>, dispatch: &Callback<Action>
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
             if replay.borrow().is_some() {
-                next_slice(replay, dispatch, now_ms());
+                let pace = Pace {
+                    drawn_at: now_ms(),
+                    cost: 0.0,
+                    drew: true,
+                };
+                next_slice(replay, dispatch, pace);
             }
         });
     }
@@ -313,10 +335,14 @@ fn use_replay(replay: &Rc<RefCell<Option<Pending>>>, dispatch: &Callback<Action>
     })
 }
 
-/// Schedules the next slice of the replay, unless it was cancelled in the meantime. A
-/// timeout (rather than an animation frame) keeps it going in a tab out of sight.
-fn next_slice(replay: Rc<RefCell<Option<Pending>>>, dispatch: Callback<Action>, drawn: f64) {
-    Timeout::new(0, move || {
+/// Schedules the next slice of the replay, unless it was cancelled in the meantime.
+fn next_slice(replay: Rc<RefCell<Option<Pending>>>, dispatch: Callback<Action>, pace: Pace) {
+    after_yielding(move || {
+        let mut pace = pace;
+        if pace.drew {
+            pace.cost = now_ms() - pace.drawn_at;
+            pace.drew = false;
+        }
         let over = match replay.borrow_mut().as_mut() {
             Some(pending) => pending.advance(),
             None => return,
@@ -328,16 +354,46 @@ fn next_slice(replay: Rc<RefCell<Option<Pending>>>, dispatch: Callback<Action>, 
             }
             return;
         }
-        let mut drawn = drawn;
-        if now_ms() - drawn >= DRAW_EVERY_MS {
-            if let Some(pending) = replay.borrow().as_ref() {
-                dispatch.emit(Action::Replayed(Box::new(pending.snapshot())));
+        let now = now_ms();
+        if pace.due(now) {
+            let picture = replay.borrow().as_ref().map(Pending::snapshot);
+            if let Some(picture) = picture {
+                dispatch.emit(Action::Replayed(Box::new(picture)));
             }
-            drawn = now_ms();
+            pace.drawn_at = now;
+            pace.drew = true;
         }
-        next_slice(replay, dispatch, drawn);
-    })
-    .forget();
+        next_slice(replay, dispatch, pace);
+    });
+}
+
+/// Runs `f` in a task of its own, once the browser has had its turn: drawing, input. A
+/// message on a fresh channel is used rather than a zero timeout, which browsers delay by
+/// 4 ms once timeouts nest (half a slice lost each time), and rather than an animation
+/// frame, which a tab out of sight never gets. Without channels, a timeout it is.
+fn after_yielding(f: impl FnOnce() + 'static) {
+    let Ok(channel) = web_sys::MessageChannel::new() else {
+        Timeout::new(0, f).forget();
+        return;
+    };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    channel
+        .port1()
+        .set_onmessage(Some(callback.unchecked_ref()));
+    if channel
+        .port2()
+        .post_message(&wasm_bindgen::JsValue::NULL)
+        .is_err()
+    {
+        // The message never leaves: run the slice from a timeout instead. The callback
+        // is taken off the port first, so that it runs once.
+        channel.port1().set_onmessage(None);
+        let callback: js_sys::Function = callback.unchecked_into();
+        Timeout::new(0, move || {
+            let _ = callback.call0(&wasm_bindgen::JsValue::NULL);
+        })
+        .forget();
+    }
 }
 
 /// The time in milliseconds from the page's clock (`performance.now`).
