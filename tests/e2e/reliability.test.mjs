@@ -275,19 +275,18 @@ test('the embedded view shows the same notices', async () => {
 });
 
 test('a long link replays in slices: progress, a page that answers, and Cancel keeps what was replayed', async () => {
-  // A link of a few thousand commands, made with the page's own codec. Its import runs in
-  // one go within the 5-second budget, so the link holds whatever that replayed.
+  // A link of a few thousand commands, made with the page's own codec: import them (the
+  // import replays in slices too), then copy the link.
   const maker = await env.browser.newPage();
   await maker.goto(env.server.url);
   const batch = 'sim.generate("test.events", "monotonic", 200)';
   await maker.getByTestId('import-json').setInputFiles({
     name: 'scenario.json', mimeType: 'application/json', buffer: Buffer.from(scenarioJson(times(4000, batch))),
   });
-  const position = await maker.waitForFunction(() => {
-    const m = /of (\d+)/.exec(document.querySelector('[data-testid="position"]')?.textContent ?? '');
-    return m && Number(m[1]) > 1000 ? Number(m[1]) : null;
-  }, null, { timeout: 30_000 });
-  const steps = await position.jsonValue();
+  await maker.getByTestId('replay-progress').waitFor();
+  await maker.getByTestId('replay-progress').waitFor({ state: 'detached', timeout: 60_000 });
+  const steps = SETUP.length + 4000;
+  await maker.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
   await maker.getByTestId('share-link').click();
   const url = await maker.getByTestId('share-url').inputValue();
   await maker.close();

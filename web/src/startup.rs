@@ -103,6 +103,8 @@ enum Source {
     },
     /// The saved session, as stored.
     Session { text: String },
+    /// A scenario file the user imported, as read.
+    Import { json: String },
 }
 
 impl Pending {
@@ -125,6 +127,7 @@ impl Pending {
         self.replay.snapshot(match self.source {
             Source::Link { .. } => "Replaying the shared scenario",
             Source::Session { .. } => "Restoring your saved session",
+            Source::Import { .. } => "Replaying the imported scenario",
         })
     }
 
@@ -170,6 +173,18 @@ impl Pending {
                 }
                 (state, Restore::Whole)
             }
+            Source::Import { json } => {
+                let why = match (stopped, cut) {
+                    (Some(stopped), _) => format!("Importing the scenario {stopped}"),
+                    (None, Some(cut)) => cut.describe("The imported scenario", &budget),
+                    (None, None) => return (state, Restore::Whole),
+                };
+                state.notice = Some(Notice {
+                    text: why,
+                    offer: Some(download_offer(&json)),
+                });
+                (state, Restore::Whole)
+            }
             Source::Session { text } => {
                 storage::remove(LOADING_KEY);
                 let why = match (stopped, cut) {
@@ -186,6 +201,17 @@ impl Pending {
             }
         }
     }
+}
+
+/// The replay of an imported scenario file, to run a slice at a time, recorded as the
+/// command in flight until it is over; or why the file cannot be opened.
+pub fn import(text: &str) -> Result<Pending, String> {
+    let scenario = from_json(text).map_err(|e| e.to_string())?;
+    recovery::begin("importing a scenario file", None);
+    let source = Source::Import {
+        json: text.to_string(),
+    };
+    Ok(pending(&scenario, source, &Budget::SLICED))
 }
 
 /// The offer after a link's replay was cancelled: its scenario for download, and the way

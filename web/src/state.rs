@@ -311,6 +311,9 @@ impl Replay {
             self.stats.push(Rc::new(step_stats(&timeline, ns)));
             drop(timeline);
             self.next += 1;
+            // Over with its last command, so that no picture shows every step replayed
+            // while the replay still runs.
+            self.over = self.next == self.commands.len();
             if now_ms() - slice_started >= slice_ms {
                 break;
             }
@@ -464,6 +467,9 @@ pub struct Playground {
     /// replayed so far and takes no action but the replay's own, so that nothing the user
     /// does lands in the middle of it.
     pub replaying: Option<Progress>,
+    /// Commands typed in the console while a replay runs: they run, in order, once it is
+    /// over (or cancelled), so that nothing typed meanwhile is lost or lands mid-replay.
+    pub waiting: Rc<Vec<String>>,
 }
 
 /// How far a replay under way has come, for the progress bar.
@@ -691,6 +697,7 @@ impl Playground {
             stale: false,
             hidden: [false; 2],
             replaying: None,
+            waiting: Rc::new(Vec::new()),
         }
     }
 
@@ -930,7 +937,22 @@ impl Playground {
             Action::Restore(state) | Action::Replayed(state) => {
                 let mut state = *state;
                 state.rev = next.rev + 1;
+                if state.replaying.is_some() {
+                    state.waiting = next.waiting.clone();
+                } else {
+                    // Each is recorded as the command in flight, as if typed now.
+                    for cmd in next.waiting.iter() {
+                        crate::recovery::begin("running", Some(cmd));
+                        state.command(cmd);
+                    }
+                }
                 return Rc::new(state);
+            }
+            Action::Command(cmd) if next.replaying.is_some() => {
+                let mut waiting = (*next.waiting).clone();
+                waiting.push(cmd.trim().to_string());
+                next.waiting = Rc::new(waiting);
+                next.rev += 1;
             }
             other => next.act(other),
         }
@@ -944,6 +966,10 @@ impl Playground {
     /// Records the command in flight (see [`crate::recovery`]) for the actions that come
     /// from the user and run commands or replay the timeline; says whether it did.
     fn announce(&self, action: &Action) -> bool {
+        // While a replay runs, the record names it; a command typed meanwhile waits.
+        if self.replaying.is_some() {
+            return false;
+        }
         // A step at the end of the timeline runs a batch; elsewhere it replays one.
         let batch = match action {
             Action::Tick => true,
@@ -984,13 +1010,19 @@ impl Playground {
     /// panel's visibility as it already is, or anything but the replay's own pictures while
     /// a replay runs.
     fn ignores(&self, action: &Action) -> bool {
-        // While a replay runs, only its own pictures (and the browser's visibility reports)
-        // come in; once it is over, a late picture of it would go back in time.
+        // While a replay runs, only its own pictures, commands typed in the console (they
+        // wait for its end) and the browser's visibility reports come in.
         if self.replaying.is_some() {
-            return !matches!(action, Action::Replayed(_) | Action::Hidden(..));
+            return match action {
+                Action::Command(cmd) => cmd.trim().is_empty(),
+                Action::Replayed(_) | Action::Hidden(..) => false,
+                _ => true,
+            };
         }
         match action {
-            Action::Replayed(_) => true,
+            // A picture of a replay that is starting (an import) comes in; the end of one
+            // that is over already came.
+            Action::Replayed(picture) => picture.replaying.is_none(),
             Action::Command(cmd) => cmd.trim().is_empty(),
             Action::Tick => !self.playing,
             Action::Hidden(panel, hidden) => self.hidden[*panel as usize] == *hidden,

@@ -89,20 +89,36 @@ fn each_slice_replays_on_and_the_pictures_show_the_steps_so_far() {
 }
 
 #[wasm_bindgen_test]
-fn a_replay_takes_no_other_action_until_it_is_over() {
+fn a_replay_takes_no_other_action_and_typed_commands_wait_for_its_end() {
     let mut replay = Replay::new(ClusterConfig::default(), inserts(3), 5, Budget::SLICED);
     replay.advance(0.0);
     let state = Rc::new(replay.snapshot("Restoring your saved session"));
-    let rev = state.rev;
     let state = state.reduce(Action::Command("db.events.insertOne({x: -1})".into()));
     assert_eq!(
-        state.rev, rev,
-        "a command typed during the replay is not run"
+        state.waiting.len(),
+        1,
+        "a command typed during the replay waits"
     );
-    assert_eq!(state.timeline.borrow().len(), 1);
+    assert_eq!(state.timeline.borrow().len(), 1, "and does not run yet");
+    let state = state.reduce(Action::Step);
+    assert_eq!(state.timeline.borrow().len(), 1, "nothing else runs");
+    replay.advance(0.0);
+    let state = state.reduce(Action::Replayed(Box::new(
+        replay.snapshot("Restoring your saved session"),
+    )));
+    assert_eq!(
+        state.waiting.len(),
+        1,
+        "it waits across the replay's pictures"
+    );
     while !replay.advance(8.0) {}
     let state = state.reduce(Action::Replayed(Box::new(replay.finish().0)));
-    assert_eq!((state.replaying.clone(), state.view.docs), (None, 3));
+    assert_eq!(state.replaying, None);
+    assert_eq!(
+        state.view.docs, 4,
+        "the waiting command ran once it was over"
+    );
+    assert_eq!(state.timeline.borrow().len(), 6);
     // Once it is over, the page takes actions again, and no late picture of the replay.
     let late = state.clone();
     let state = state.reduce(Action::Step);
@@ -110,6 +126,13 @@ fn a_replay_takes_no_other_action_until_it_is_over() {
     let rev = state.rev;
     let state = state.reduce(Action::Replayed(Box::new((*late).clone())));
     assert_eq!(state.rev, rev);
+    // The first picture of a replay that starts (an import) comes in.
+    let mut import = Replay::new(ClusterConfig::default(), inserts(3), 5, Budget::SLICED);
+    import.advance(0.0);
+    let state = state.reduce(Action::Replayed(Box::new(
+        import.snapshot("Replaying the imported scenario"),
+    )));
+    assert!(state.rev > rev && state.replaying.is_some());
 }
 
 #[wasm_bindgen_test]

@@ -54,6 +54,7 @@ struct Messages {
     banner: UseStateHandle<Option<Banner>>,
     notice: Option<Notice>,
     progress: Option<crate::state::Progress>,
+    waiting: usize,
     dispatch: Callback<Action>,
     on_return: Callback<()>,
     on_cancel: Callback<()>,
@@ -68,7 +69,7 @@ impl Messages {
                 <CrashBanner banner={b.clone()} on_dismiss={Callback::from(move |()| banner.set(None))} />
             }
             if let Some(progress) = &self.progress {
-                <ReplayBar progress={progress.clone()} on_cancel={self.on_cancel.clone()} />
+                <ReplayBar progress={progress.clone()} waiting={self.waiting} on_cancel={self.on_cancel.clone()} />
             }
             if let Some(notice) = &self.notice {
                 <NoticeBar notice={notice.clone()} on_return={self.on_return.clone()}
@@ -114,13 +115,15 @@ pub fn app() -> Html {
         use_callback((), move |s: Vec<String>, _| set.set(s))
     };
     let dispatch: Callback<Action> = state.dispatcher().into();
+    let replays = use_replay(&started.replay, &dispatch);
     let messages = Messages {
         banner,
         notice: state.notice.clone(),
         progress: state.replaying.clone(),
+        waiting: state.waiting.len(),
         dispatch: dispatch.clone(),
         on_return: use_return_to_session(&dispatch),
-        on_cancel: use_replay(&started.replay, &dispatch),
+        on_cancel: replays.cancel.clone(),
     };
 
     use_ticks(&state);
@@ -144,7 +147,7 @@ pub fn app() -> Html {
             <header class="masthead">
                 <h1>{ "ShardLab" }</h1>
                 <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
-                <ShareBar state={(*state).clone()} dispatch={dispatch.clone()} />
+                <ShareBar state={(*state).clone()} dispatch={dispatch.clone()} on_replay={replays.start.clone()} />
             </header>
             <Tabs mode={*mode} on_select={{ let mode = mode.clone(); Callback::from(move |m| mode.set(m)) }}
                 workshop={workshop} on_workshop={toggle_workshop} />
@@ -299,40 +302,66 @@ struct Pace {
 }
 
 impl Pace {
+    /// The pace of a replay whose first picture is being drawn now.
+    fn start() -> Self {
+        Pace {
+            drawn_at: now_ms(),
+            cost: 0.0,
+            drew: true,
+        }
+    }
+
     /// Whether the next picture is due.
     fn due(&self, now: f64) -> bool {
         now - self.drawn_at >= DRAW_EVERY_MS.max(3.0 * self.cost)
     }
 }
 
+/// The callbacks that start and cancel a replay (see [`use_replay`]).
+struct Replays {
+    /// Starts the replay of an imported scenario, unless one is running.
+    start: Callback<Pending>,
+    /// Ends the replay under way with the steps replayed so far.
+    cancel: Callback<()>,
+}
+
 /// Runs the page's pending replay (see [`startup::Pending`]) a slice at a time, yielding to
-/// the browser between slices with a zero timeout, so that the page draws and answers
-/// input throughout. Gives the Cancel button's callback, which ends the replay with the
-/// steps replayed so far.
+/// the browser between slices, so that the page draws and answers input throughout: the
+/// start's replay at once, an import's when it comes.
 #[hook]
-fn use_replay(replay: &Rc<RefCell<Option<Pending>>>, dispatch: &Callback<Action>) -> Callback<()> {
+fn use_replay(replay: &Rc<RefCell<Option<Pending>>>, dispatch: &Callback<Action>) -> Replays {
     {
         let replay = replay.clone();
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
             if replay.borrow().is_some() {
-                let pace = Pace {
-                    drawn_at: now_ms(),
-                    cost: 0.0,
-                    drew: true,
-                };
-                next_slice(replay, dispatch, pace);
+                next_slice(replay, dispatch, Pace::start());
             }
         });
     }
-    let replay = replay.clone();
-    let dispatch = dispatch.clone();
-    use_callback((), move |(), _| {
-        let cancelled = replay.borrow_mut().take();
-        if let Some(pending) = cancelled {
-            dispatch.emit(Action::Replayed(Box::new(pending.finish(true))));
-        }
-    })
+    let start = {
+        let replay = replay.clone();
+        let dispatch = dispatch.clone();
+        use_callback((), move |pending: Pending, _| {
+            if replay.borrow().is_some() {
+                return;
+            }
+            dispatch.emit(Action::Replayed(Box::new(pending.snapshot())));
+            *replay.borrow_mut() = Some(pending);
+            next_slice(replay.clone(), dispatch.clone(), Pace::start());
+        })
+    };
+    let cancel = {
+        let replay = replay.clone();
+        let dispatch = dispatch.clone();
+        use_callback((), move |(), _| {
+            let cancelled = replay.borrow_mut().take();
+            if let Some(pending) = cancelled {
+                dispatch.emit(Action::Replayed(Box::new(pending.finish(true))));
+            }
+        })
+    };
+    Replays { start, cancel }
 }
 
 /// Schedules the next slice of the replay, unless it was cancelled in the meantime.

@@ -52,6 +52,8 @@ pub fn notice_bar(props: &NoticeProps) -> Html {
 pub struct ReplayProps {
     /// How far the replay has come.
     pub progress: Progress,
+    /// How many commands typed meanwhile wait for its end.
+    pub waiting: usize,
     /// Stops the replay, keeping the steps replayed so far.
     pub on_cancel: Callback<()>,
 }
@@ -60,8 +62,13 @@ pub struct ReplayProps {
 #[function_component(ReplayBar)]
 pub fn replay_bar(props: &ReplayProps) -> Html {
     let p = &props.progress;
+    let waiting = match props.waiting {
+        0 => String::new(),
+        1 => " · 1 typed command runs when it is over".to_string(),
+        n => format!(" · {n} typed commands run when it is over"),
+    };
     let text = format!(
-        "{}: {} of {} commands",
+        "{}: {} of {} commands{waiting}",
         p.what,
         thousands(p.done),
         thousands(p.goal)

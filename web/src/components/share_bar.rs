@@ -1,10 +1,10 @@
 //! The share bar: copy a link, export or import the scenario as JSON, and export the
 //! cluster picture as SVG or PNG.
 
-use super::controls::PanelProps;
-use crate::share::{data_url, playground_from_scenario, scenario_of, share_query, Replayed};
-use crate::state::{Action, Budget, Notice};
-use shardlab::sim::{from_json, to_json};
+use crate::share::{data_url, scenario_of, share_query};
+use crate::startup::Pending;
+use crate::state::{Action, Notice, Playground};
+use shardlab::sim::to_json;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -46,9 +46,21 @@ pub fn base_url() -> String {
     format!("{origin}{path}")
 }
 
+/// Properties of [`ShareBar`].
+#[derive(Properties, PartialEq)]
+pub struct ShareBarProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+    /// Runs the replay of an imported scenario a slice at a time (see
+    /// [`crate::startup::Pending`]).
+    pub on_replay: Callback<Pending>,
+}
+
 /// The share bar.
 #[function_component(ShareBar)]
-pub fn share_bar(props: &PanelProps) -> Html {
+pub fn share_bar(props: &ShareBarProps) -> Html {
     let link = use_state(|| None::<String>);
     let on_copy = {
         let link = link.clone();
@@ -95,19 +107,24 @@ pub fn share_bar(props: &PanelProps) -> Html {
     };
     let on_import = {
         let dispatch = props.dispatch.clone();
+        let on_replay = props.on_replay.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             let Some(file) = input.files().and_then(|f| f.get(0)) else {
                 return;
             };
             let dispatch = dispatch.clone();
+            let on_replay = on_replay.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
-                let action = match text.ok().and_then(|t| t.as_string()) {
-                    Some(text) => import(&text),
-                    None => Action::Notice(Some(Notice::plain("That file could not be read."))),
+                let problem = match text.ok().and_then(|t| t.as_string()) {
+                    Some(text) => match crate::startup::import(&text) {
+                        Ok(pending) => return on_replay.emit(pending),
+                        Err(e) => format!("That file is not a ShardLab scenario: {e}"),
+                    },
+                    None => "That file could not be read.".to_string(),
                 };
-                dispatch.emit(action);
+                dispatch.emit(Action::Notice(Some(Notice::plain(problem))));
             });
             input.set_value("");
         })
@@ -118,7 +135,8 @@ pub fn share_bar(props: &PanelProps) -> Html {
             <button class="secondary" data-testid="export-json" onclick={on_export_json}>{ "Export JSON" }</button>
             <label class="button-like secondary" title="Open a scenario exported as JSON">
                 { "Import JSON" }
-                <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import} aria-label="Import a scenario JSON file" />
+                <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
+                    disabled={props.state.replaying.is_some()} aria-label="Import a scenario JSON file" />
             </label>
             <button class="secondary" data-testid="export-svg" onclick={on_export_svg}>{ "SVG" }</button>
             <button class="secondary" data-testid="export-png" onclick={on_export_png}>{ "PNG" }</button>
@@ -126,26 +144,6 @@ pub fn share_bar(props: &PanelProps) -> Html {
                 <input class="share-url" readonly=true value={url.clone()} data-testid="share-url" aria-label="Share link" />
             }
         </div>
-    }
-}
-
-/// The action that opens an imported scenario file: its replay (within the replay budget,
-/// recorded as the command in flight in case it kills the page), or why it cannot be opened.
-fn import(text: &str) -> Action {
-    match from_json(text) {
-        Ok(scenario) => {
-            crate::recovery::begin("importing a scenario file", None);
-            let Replayed { mut state, cut } = playground_from_scenario(&scenario);
-            if let Some(cut) = cut {
-                state.notice = Some(Notice::plain(
-                    cut.describe("The imported scenario", &Budget::REPLAY),
-                ));
-            }
-            Action::Restore(Box::new(state))
-        }
-        Err(e) => Action::Notice(Some(Notice::plain(format!(
-            "That file is not a ShardLab scenario: {e}"
-        )))),
     }
 }
 
