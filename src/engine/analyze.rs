@@ -27,7 +27,7 @@
 //!   shape, not by how many ranges it hits), and `numReadsByRange` counts every range a
 //!   query touches. The `$sample` here is drawn from the cluster's seed, so it repeats.
 
-use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable};
+use crate::engine::chunks::{Chunk, RoutingTable};
 use crate::engine::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
 use crate::engine::targeting::{self, TargetKind};
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
@@ -462,16 +462,7 @@ fn candidate_ranges(
     let chunks = bounds
         .windows(2)
         .enumerate()
-        .map(|(i, w)| Chunk {
-            min: w[0].clone(),
-            max: w[1].clone(),
-            shard: i as u32,
-            jumbo: false,
-            version: ChunkVersion { major: 1, minor: 0 },
-            docs: 0,
-            bytes: 0,
-            written: 0,
-        })
+        .map(|(i, w)| Chunk::empty(w[0].clone(), w[1].clone(), i as u32, 0))
         .collect();
     Ok(RoutingTable::from_chunks(chunks))
 }

@@ -43,6 +43,23 @@ pub struct Chunk {
     pub written: u64,
 }
 
+impl Chunk {
+    /// An empty chunk of a new routing table, at version 1.`minor`: what `shardCollection`,
+    /// a pre-split and a reshard create.
+    pub fn empty(min: KeyValue, max: KeyValue, shard: ShardIdx, minor: u32) -> Chunk {
+        Chunk {
+            min,
+            max,
+            shard,
+            jumbo: false,
+            version: ChunkVersion { major: 1, minor },
+            docs: 0,
+            bytes: 0,
+            written: 0,
+        }
+    }
+}
+
 /// Chunks keyed by their lower bound. The invariant, checked by [`RoutingTable::check`], is
 /// that they tile `[global min, global max)` with no gap and no overlap.
 ///
@@ -79,16 +96,7 @@ impl RoutingTable {
         let mut chunks = BTreeMap::new();
         chunks.insert(
             min.clone(),
-            Chunk {
-                min,
-                max,
-                shard,
-                jumbo: false,
-                version: INITIAL_VERSION,
-                docs: 0,
-                bytes: 0,
-                written: 0,
-            },
+            Chunk::empty(min, max, shard, INITIAL_VERSION.minor),
         );
         let top_min = top_min(&chunks);
         RoutingTable {

@@ -5,7 +5,7 @@
 //! migrations are atomic, so there are no orphans. Unsharded collections live on their
 //! database's primary shard.
 
-use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::event_log::EventLog;
 use crate::engine::events::EventKind;
 use crate::engine::store::{doc_key, key_field};
@@ -914,19 +914,7 @@ impl Cluster {
             } else {
                 live[(i / contiguous) % live.len()]
             };
-            chunks.push(Chunk {
-                min: lo,
-                max: hi.clone(),
-                shard,
-                jumbo: false,
-                version: ChunkVersion {
-                    major: 1,
-                    minor: i as u32,
-                },
-                docs: 0,
-                bytes: 0,
-                written: 0,
-            });
+            chunks.push(Chunk::empty(lo, hi.clone(), shard, i as u32));
             lo = hi;
         }
         RoutingTable::from_chunks(chunks)

@@ -2,7 +2,7 @@
 //! bounds extended with MinKey/MaxKey, jumbo flags cleared) and `reshardCollection`
 //! (every document redistributed under a new key).
 
-use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
     id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
     VersionMode,
@@ -256,19 +256,8 @@ impl Cluster {
         let mut lo = new.global_min();
         for i in 0..=points.len() {
             let hi = points.get(i).cloned().unwrap_or_else(|| new.global_max());
-            chunks.push(Chunk {
-                min: lo,
-                max: hi.clone(),
-                shard: shards.get(i % shards.len().max(1)).copied().unwrap_or(0),
-                jumbo: false,
-                version: ChunkVersion {
-                    major: 1,
-                    minor: i as u32,
-                },
-                docs: 0,
-                bytes: 0,
-                written: 0,
-            });
+            let shard = shards.get(i % shards.len().max(1)).copied().unwrap_or(0);
+            chunks.push(Chunk::empty(lo, hi.clone(), shard, i as u32));
             lo = hi;
         }
         let mut table = RoutingTable::from_chunks(chunks);

@@ -1,7 +1,7 @@
 //! Splitting and merging chunks (spec §6): 5.0's auto-split with the top-chunk rule,
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
-use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
+use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
     hashed_split_points, ShardOptions, VersionMode, ZoneRange, SPLIT_TEST_FACTOR,
 };
@@ -800,23 +800,6 @@ fn check_presplit_zone(key: &KeyPattern, hashed: usize, z: &ZoneRange) -> Result
     Ok(())
 }
 
-/// A chunk of a new collection: version 1.`minor`, empty.
-fn new_chunk(min: KeyValue, max: KeyValue, shard: ShardIdx, minor: usize) -> Chunk {
-    Chunk {
-        min,
-        max,
-        shard,
-        jumbo: false,
-        version: ChunkVersion {
-            major: 1,
-            minor: minor as u32,
-        },
-        docs: 0,
-        bytes: 0,
-        written: 0,
-    }
-}
-
 /// A zone's shards, and how many chunks of the zone go to each (in the shards' order).
 type ZoneShares = Vec<(ShardIdx, usize)>;
 
@@ -1019,7 +1002,12 @@ impl Cluster {
             if z.min > last {
                 let shard = gap_shards[gaps % gap_shards.len()];
                 gaps += 1;
-                chunks.push(new_chunk(last, z.min.clone(), shard, chunks.len()));
+                chunks.push(Chunk::empty(
+                    last,
+                    z.min.clone(),
+                    shard,
+                    chunks.len() as u32,
+                ));
             }
             if share.is_empty() {
                 return Err(ClusterError::Location50973(format!(
@@ -1041,7 +1029,7 @@ impl Cluster {
             let mut bounds = points.into_iter().chain(std::iter::once(z.max.clone()));
             for (shard, n) in share {
                 for hi in bounds.by_ref().take(n) {
-                    chunks.push(new_chunk(lo, hi.clone(), shard, chunks.len()));
+                    chunks.push(Chunk::empty(lo, hi.clone(), shard, chunks.len() as u32));
                     lo = hi;
                 }
             }
@@ -1049,7 +1037,12 @@ impl Cluster {
         }
         if last < key.global_max() {
             let shard = gap_shards[gaps % gap_shards.len()];
-            chunks.push(new_chunk(last, key.global_max(), shard, chunks.len()));
+            chunks.push(Chunk::empty(
+                last,
+                key.global_max(),
+                shard,
+                chunks.len() as u32,
+            ));
         }
         Ok(RoutingTable::from_chunks(chunks))
     }
