@@ -6,6 +6,7 @@ pub mod export;
 pub mod lessons;
 pub mod recovery;
 pub mod share;
+pub mod shortcuts;
 pub mod startup;
 pub mod state;
 pub mod storage;

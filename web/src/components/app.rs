@@ -452,28 +452,25 @@ fn use_playground_keys(state: &UseReducerHandle<Playground>, mode: Mode) {
     use_effect_with((state.playing, mode), move |(playing, mode)| {
         let playing = *playing;
         let compare = *mode == Mode::Compare;
-        let listener =
-            gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
-                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                    return;
-                };
-                let typing = gloo::utils::document().active_element().is_some_and(|el| {
-                    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
-                });
-                if compare || typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
-                    return;
+        let listener = crate::shortcuts::listen(move |key| {
+            if compare {
+                return false;
+            }
+            let action = match key {
+                " " => {
+                    if playing {
+                        Action::Pause
+                    } else {
+                        Action::Play
+                    }
                 }
-                let action = match e.key().as_str() {
-                    " " => Some(if playing { Action::Pause } else { Action::Play }),
-                    "ArrowRight" => Some(Action::Step),
-                    "ArrowLeft" => Some(Action::StepBack),
-                    _ => None,
-                };
-                if let Some(action) = action {
-                    e.prevent_default();
-                    state.dispatch(action);
-                }
-            });
+                "ArrowRight" => Action::Step,
+                "ArrowLeft" => Action::StepBack,
+                _ => return false,
+            };
+            state.dispatch(action);
+            true
+        });
         move || drop(listener)
     });
 }

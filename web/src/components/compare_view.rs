@@ -9,7 +9,6 @@ use crate::comparison::{
 use crate::view_model::{ClusterView, ShardView};
 use shardlab::engine::VersionMode;
 use shardlab::sim::{ComparisonRow, HOT_WINDOW};
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -81,24 +80,15 @@ fn use_compare_keys(state: &UseReducerHandle<Comparison>, visible: bool) {
     use_effect_with((state.playing, visible), move |(playing, visible)| {
         let playing = *playing;
         let listener = visible.then(|| {
-            gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
-                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                    return;
-                };
-                let typing = gloo::utils::document().active_element().is_some_and(|el| {
-                    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
-                });
-                if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
-                    return;
-                }
-                let action = match e.key().as_str() {
+            crate::shortcuts::listen(move |key| {
+                let action = match key {
                     " " if playing => CompareAction::Pause,
                     " " => CompareAction::Play,
                     "ArrowRight" => CompareAction::Step,
-                    _ => return,
+                    _ => return false,
                 };
-                e.prevent_default();
                 state.dispatch(action);
+                true
             })
         });
         move || drop(listener)

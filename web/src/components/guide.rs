@@ -10,7 +10,6 @@ use crate::lessons::{
 };
 use crate::state::{Action, Playground};
 use crate::storage;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// The CSS class that outlines the element a step's result points at.
@@ -189,18 +188,14 @@ fn use_step_keys(is_open: bool, go: &Callback<i32>) {
     let go = go.clone();
     use_effect_with(is_open, move |is_open| {
         let listener = is_open.then(|| {
-            gloo::events::EventListener::new(&gloo::utils::document(), "keydown", move |e| {
-                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                    return;
+            crate::shortcuts::listen(move |key| {
+                let step = match key {
+                    "n" => 1,
+                    "p" => -1,
+                    _ => return false,
                 };
-                if typing() || e.ctrl_key() || e.meta_key() || e.alt_key() {
-                    return;
-                }
-                match e.key().as_str() {
-                    "n" => go.emit(1),
-                    "p" => go.emit(-1),
-                    _ => {}
-                }
+                go.emit(step);
+                true
             })
         });
         move || drop(listener)
@@ -405,13 +400,6 @@ fn save_progress(progress: &Progress) {
     storage::set_field(&object, "lesson", &progress.lesson.as_str().into());
     storage::set_field(&object, "step", &progress.step.into());
     storage::set_json(STORAGE_KEY, &object);
-}
-
-/// Whether the keyboard is in a text field.
-fn typing() -> bool {
-    gloo::utils::document()
-        .active_element()
-        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
 }
 
 /// Adds the outline class to the first element matching `selector`.
