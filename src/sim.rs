@@ -11,6 +11,7 @@ pub use compare::{
 };
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
-    MAX_COMMANDS, MAX_DECODED_BYTES, MAX_SHARDS,
+    MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,
+    MAX_SHARDS,
 };
 pub use timeline::{estimate_session_bytes, Timeline, TimelineError, TimelineOptions};

@@ -4,4 +4,7 @@
 pub(crate) mod generate;
 pub mod presets;
 
-pub use generate::{generate, generate_queries, preset, preset_names, CONTINENTS};
+pub use generate::{
+    generate, generate_queries, key_fit, preset, preset_names, presets_fitting, with_key_fields,
+    KeyFit, Template, CONTINENTS,
+};

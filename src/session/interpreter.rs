@@ -6,6 +6,7 @@
 //! playground's console, so both answer alike.
 
 use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
+use crate::engine::events::EventKind;
 use crate::shell::context::{EvalContext, EvalError};
 use crate::shell::eval::eval_value;
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
@@ -261,6 +262,8 @@ pub struct Session {
     /// How many documents each (namespace, workload spec) has generated, so counters
     /// continue across `sim.generate` calls.
     pub(crate) generated: std::collections::BTreeMap<String, u64>,
+    /// The collection the last command that named one touched (see [`Session::touched`]).
+    pub(crate) touched: Option<String>,
 }
 
 impl Default for Session {
@@ -288,7 +291,17 @@ impl Session {
             ctx,
             sampling: Default::default(),
             generated: std::collections::BTreeMap::new(),
+            touched: None,
         }
+    }
+
+    /// The collection the last command that touched one named: a `db.<collection>` call,
+    /// or a command whose effects name a namespace (`sh.shardCollection`, `sim.generate`,
+    /// an admin command). `None` until one did, or when that collection no longer exists.
+    /// The playground shows this collection, whatever ran the command.
+    pub fn touched(&self) -> Option<&str> {
+        let ns = self.touched.as_deref()?;
+        self.cluster.collections().contains_key(ns).then_some(ns)
     }
 
     /// Runs a script: every statement runs, even after an error, and each yields an
@@ -322,7 +335,17 @@ impl Session {
                 .get(stmt.span.start as usize..stmt.span.end as usize)
                 .unwrap_or("")
                 .to_string();
+            let events_before = self.cluster.events().len();
             let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
+            if let Some(ns) = self
+                .cluster
+                .events()
+                .since(events_before)
+                .filter_map(|e| event_namespace(&e.kind))
+                .last()
+            {
+                self.touched = Some(ns.to_string());
+            }
             if !each(Outcome { source, result }) {
                 return;
             }
@@ -481,6 +504,7 @@ impl Session {
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);
+                self.touched = Some(ns.clone());
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
@@ -503,6 +527,7 @@ impl Session {
             }
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
+                self.touched = Some(ns.clone());
                 self.collection_chain(&ns, &rest[1..])
             }
             (name, Some(_)) => Err(StatementError::type_error(format!(
@@ -670,4 +695,26 @@ pub(crate) fn ok_doc() -> Document {
     let mut d = Document::new();
     d.insert("ok", 1);
     d
+}
+
+/// The namespace an event names, if it names one (shard events and zone changes do not).
+fn event_namespace(kind: &EventKind) -> Option<&str> {
+    match kind {
+        EventKind::Insert { ns, .. }
+        | EventKind::Split { ns, .. }
+        | EventKind::MoveChunkStart { ns, .. }
+        | EventKind::MoveChunkCommit { ns, .. }
+        | EventKind::Jumbo { ns, .. }
+        | EventKind::ShardCollection { ns, .. }
+        | EventKind::Merge { ns, .. }
+        | EventKind::ClearJumbo { ns, .. }
+        | EventKind::Refine { ns, .. }
+        | EventKind::Reshard { ns, .. }
+        | EventKind::DocumentMoved { ns, .. }
+        | EventKind::Delete { ns, .. } => Some(ns),
+        EventKind::AddShard { .. }
+        | EventKind::RemoveShardStart { .. }
+        | EventKind::RemoveShard { .. }
+        | EventKind::Zone { .. } => None,
+    }
 }

@@ -6,7 +6,10 @@
 //! holds only settings and shell statements of ShardLab's own language, never code to
 //! evaluate: opening a link replays the statements through the same interpreter as the
 //! console. The format is versioned and old links keep decoding forever: a new layout gets
-//! a new tag (`v2.`) and a new decoder beside the old one; the `v1` decoder never changes.
+//! a new tag and a new decoder beside the old one; the `v1` decoder never changes. `v2.`
+//! is the `v1` record followed by the page's own state ([`Scenario::page`]: the lesson,
+//! the workload, the tab...), as plain name/value strings the page reads back and checks;
+//! a scenario without page state is still written as `v1.`.
 //!
 //! Decoding is defensive. Anything typed or pasted can reach [`from_query`], so it refuses
 //! unknown tags, corrupt base64, truncated or trailing data and absurd sizes with a clear
@@ -36,13 +39,25 @@ const MAX_QUERY_CHARS: usize = 3 + (MAX_DECODED_BYTES + 16) * 4 / 3 + 4;
 /// The tag in front of every version 1 string.
 const V1_TAG: &str = "v1.";
 
+/// The tag of links that carry page state after the `v1` record.
+const V2_TAG: &str = "v2.";
+
+/// The most name/value entries a scenario's page state may hold.
+pub const MAX_PAGE_ENTRIES: usize = 32;
+
+/// The longest name of a page state entry, in bytes.
+pub const MAX_PAGE_NAME_BYTES: usize = 64;
+
+/// The longest value of a page state entry, in bytes.
+pub const MAX_PAGE_VALUE_BYTES: usize = 8 * 1024;
+
 /// The `format` field of a scenario file.
 const JSON_FORMAT: &str = "shardlab-scenario";
 
 /// Why a scenario could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ScenarioError {
-    /// The string does not start with a format tag this build knows (`v1.`).
+    /// The string does not start with a format tag this build knows (`v1.` or `v2.`).
     #[error("unknown scenario format '{0}': it may come from a newer ShardLab")]
     UnknownVersion(String),
     /// The text after the tag is not base64url.
@@ -83,6 +98,12 @@ pub struct Scenario {
     pub commands: Vec<String>,
     /// The timeline position (how many commands are applied); `None` means all of them.
     pub position: Option<u64>,
+    /// What the page showed besides the cluster (the lesson, the workload, the tab, the
+    /// viewed collection...), as name/value strings in order. The core only carries them,
+    /// within [`MAX_PAGE_ENTRIES`], [`MAX_PAGE_NAME_BYTES`] and [`MAX_PAGE_VALUE_BYTES`];
+    /// the page gives them meaning and must check every value, since a link can say
+    /// anything.
+    pub page: Vec<(String, String)>,
 }
 
 impl Default for Scenario {
@@ -105,7 +126,16 @@ impl Scenario {
             seed: config.seed,
             commands,
             position,
+            page: Vec::new(),
         }
+    }
+
+    /// The page state entry called `name`, if there is one.
+    pub fn page_value(&self, name: &str) -> Option<&str> {
+        self.page
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The cluster configuration the scenario starts from.
@@ -146,7 +176,13 @@ impl Scenario {
 /// [`MAX_COMMANDS`], [`MAX_SHARDS`]) gives a string that [`from_query`] refuses, so check
 /// with [`to_query_checked`] before offering a link.
 pub fn to_query(scenario: &Scenario) -> String {
-    let record = encode_record(scenario);
+    let mut record = encode_record(scenario);
+    let tag = if scenario.page.is_empty() {
+        V1_TAG
+    } else {
+        encode_page(&scenario.page, &mut record);
+        V2_TAG
+    };
     let packed = compress(&record);
     let mut body = Vec::with_capacity(1 + record.len().min(packed.len()));
     if packed.len() < record.len() {
@@ -156,7 +192,7 @@ pub fn to_query(scenario: &Scenario) -> String {
         body.push(METHOD_STORED);
         body.extend_from_slice(&record);
     }
-    let mut out = String::from(V1_TAG);
+    let mut out = String::from(tag);
     BASE64URL.encode_into(&body, &mut out);
     out
 }
@@ -164,7 +200,9 @@ pub fn to_query(scenario: &Scenario) -> String {
 /// Encodes a scenario as [`to_query`] does, or says why the string would not decode.
 pub fn to_query_checked(scenario: &Scenario) -> Result<String, ScenarioError> {
     validate(scenario)?;
-    let record_len = encode_record(scenario).len();
+    let mut record = encode_record(scenario);
+    encode_page(&scenario.page, &mut record);
+    let record_len = record.len();
     if record_len > MAX_DECODED_BYTES {
         return Err(ScenarioError::TooLarge(format!(
             "{record_len} bytes of commands and settings, at most {MAX_DECODED_BYTES} fit in a link"
@@ -182,7 +220,12 @@ pub fn from_query(text: &str) -> Result<Scenario, ScenarioError> {
             text.len()
         )));
     }
-    let Some(payload) = text.strip_prefix(V1_TAG) else {
+    let (tag, with_page) = if text.starts_with(V2_TAG) {
+        (V2_TAG, true)
+    } else {
+        (V1_TAG, false)
+    };
+    let Some(payload) = text.strip_prefix(tag) else {
         let tag: String = text
             .split('.')
             .next()
@@ -195,7 +238,7 @@ pub fn from_query(text: &str) -> Result<Scenario, ScenarioError> {
     // The offset reported for errors is counted in the whole string, tag included.
     let body = BASE64URL
         .decode(payload)
-        .map_err(|at| ScenarioError::Base64(at + V1_TAG.len()))?;
+        .map_err(|at| ScenarioError::Base64(at + tag.len()))?;
     let (&method, data) = body
         .split_first()
         .ok_or(ScenarioError::Truncated("the header"))?;
@@ -209,7 +252,7 @@ pub fn from_query(text: &str) -> Result<Scenario, ScenarioError> {
         METHOD_LZ => decompress(data)?,
         _ => return Err(ScenarioError::Corrupt("unknown compression method")),
     };
-    let scenario = decode_record(&record)?;
+    let scenario = decode_record(&record, with_page)?;
     validate(&scenario)?;
     Ok(scenario)
 }
@@ -235,11 +278,37 @@ fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             s.commands.len()
         )));
     }
+    validate_page(&s.page)?;
     if let Some(p) = s.position {
         if p > s.commands.len() as u64 {
             return Err(ScenarioError::InvalidValue(format!(
                 "position {p} is past the last of {} commands",
                 s.commands.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a scenario's page state against its limits.
+fn validate_page(page: &[(String, String)]) -> Result<(), ScenarioError> {
+    if page.len() > MAX_PAGE_ENTRIES {
+        return Err(ScenarioError::TooLarge(format!(
+            "{} page settings, at most {MAX_PAGE_ENTRIES} are accepted",
+            page.len()
+        )));
+    }
+    for (name, value) in page {
+        if name.is_empty() || name.len() > MAX_PAGE_NAME_BYTES {
+            return Err(ScenarioError::InvalidValue(format!(
+                "a page setting's name must hold 1 to {MAX_PAGE_NAME_BYTES} bytes, got {}",
+                name.len()
+            )));
+        }
+        if value.len() > MAX_PAGE_VALUE_BYTES {
+            return Err(ScenarioError::TooLarge(format!(
+                "the page setting '{name}' holds {} bytes, at most {MAX_PAGE_VALUE_BYTES} are accepted",
+                value.len()
             )));
         }
     }
@@ -267,6 +336,11 @@ fn too_large_record(len: u64) -> ScenarioError {
 //
 // The body behind the tag is one method byte (0 = stored, 1 = LZ) and then the record
 // itself or its compressed form.
+//
+// The v2 record is the v1 record followed by the page state:
+//
+//   count       varint: number of entries
+//   entries     count × (varint byte length, UTF-8 name, varint byte length, UTF-8 value)
 
 const METHOD_STORED: u8 = 0;
 const METHOD_LZ: u8 = 1;
@@ -308,7 +382,35 @@ fn encode_record(s: &Scenario) -> Vec<u8> {
     out
 }
 
-fn decode_record(data: &[u8]) -> Result<Scenario, ScenarioError> {
+/// Appends the v2 page state to a record.
+fn encode_page(page: &[(String, String)], out: &mut Vec<u8>) {
+    put_varint(out, page.len() as u64);
+    for (name, value) in page {
+        for text in [name, value] {
+            put_varint(out, text.len() as u64);
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+}
+
+/// A length-prefixed UTF-8 string of at most `max` bytes.
+fn read_text(r: &mut Reader<'_>, max: usize, what: &'static str) -> Result<String, ScenarioError> {
+    let len = r.varint(what)?;
+    if len > r.remaining() as u64 {
+        return Err(ScenarioError::Truncated(what));
+    }
+    if len > max as u64 {
+        return Err(ScenarioError::TooLarge(format!(
+            "{what} holds {len} bytes, at most {max} are accepted"
+        )));
+    }
+    let bytes = r.take(len as usize, what)?;
+    std::str::from_utf8(bytes)
+        .map(str::to_string)
+        .map_err(|_| ScenarioError::InvalidValue(format!("{what} is not valid UTF-8")))
+}
+
+fn decode_record(data: &[u8], with_page: bool) -> Result<Scenario, ScenarioError> {
     let mut r = Reader { data, pos: 0 };
     let version = match r.byte("the version")? {
         0 => VersionMode::V36,
@@ -363,6 +465,20 @@ fn decode_record(data: &[u8]) -> Result<Scenario, ScenarioError> {
             .map_err(|_| ScenarioError::InvalidValue("a command is not valid UTF-8".to_string()))?;
         commands.push(text.to_string());
     }
+    let mut page = Vec::new();
+    if with_page {
+        let count = r.varint("the page settings")?;
+        if count > MAX_PAGE_ENTRIES as u64 {
+            return Err(ScenarioError::TooLarge(format!(
+                "{count} page settings, at most {MAX_PAGE_ENTRIES} are accepted"
+            )));
+        }
+        for _ in 0..count {
+            let name = read_text(&mut r, MAX_PAGE_NAME_BYTES, "a page setting's name")?;
+            let value = read_text(&mut r, MAX_PAGE_VALUE_BYTES, "a page setting's value")?;
+            page.push((name, value));
+        }
+    }
     if r.remaining() > 0 {
         return Err(ScenarioError::TrailingBytes(r.remaining()));
     }
@@ -373,6 +489,7 @@ fn decode_record(data: &[u8]) -> Result<Scenario, ScenarioError> {
         seed,
         commands,
         position,
+        page,
     })
 }
 
@@ -565,6 +682,16 @@ pub fn to_json(scenario: &Scenario) -> String {
         Some(p) => out.push_str(&format!("  \"position\": {},\n", json_u64(p))),
         None => out.push_str("  \"position\": null,\n"),
     }
+    if !scenario.page.is_empty() {
+        out.push_str("  \"page\": {");
+        for (i, (name, value)) in scenario.page.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            write_json_string(&mut out, name);
+            out.push_str(": ");
+            write_json_string(&mut out, value);
+        }
+        out.push_str("\n  },\n");
+    }
     if scenario.commands.is_empty() {
         out.push_str("  \"commands\": []\n}\n");
         return out;
@@ -663,6 +790,31 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
             ))
         }
     };
+    let page = match doc.get("page") {
+        None | Some(Bson::Null) => Vec::new(),
+        Some(Bson::Document(d)) => {
+            if d.len() > MAX_PAGE_ENTRIES {
+                return Err(ScenarioError::TooLarge(format!(
+                    "{} page settings, at most {MAX_PAGE_ENTRIES} are accepted",
+                    d.len()
+                )));
+            }
+            d.iter()
+                .map(|(name, value)| match value {
+                    Bson::String(v) => Ok((name.clone(), v.clone())),
+                    _ => Err(ScenarioError::InvalidValue(format!(
+                        "the page setting '{}' must be a string",
+                        name.chars().take(MAX_PAGE_NAME_BYTES).collect::<String>()
+                    ))),
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        }
+        Some(_) => {
+            return Err(ScenarioError::InvalidValue(
+                "\"page\" must be an object of strings".to_string(),
+            ))
+        }
+    };
     let scenario = Scenario {
         version,
         shards,
@@ -670,6 +822,7 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         seed,
         commands,
         position,
+        page,
     };
     validate(&scenario)?;
     Ok(scenario)

@@ -21,6 +21,7 @@
 //! step uses only IEEE basic arithmetic (no platform `pow`, `exp` or `ln`).
 
 use crate::engine::analyze::QuerySample as QueryOp;
+use crate::keys::shard_key::KeyPattern;
 use crate::support::rng::SplitMix64;
 use crate::values::error::ClusterError;
 use crate::values::order::compare_values;
@@ -950,4 +951,127 @@ impl QueryDraw<'_> {
         }
         bson::doc! { self.spec.keys[0].clone(): range }
     }
+}
+
+// --- Workloads and shard keys --------------------------------------------------------
+
+/// How a workload's documents fit a shard key: the key's fields its documents never hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyFit {
+    /// The key's fields the workload never generates, in key order. From 4.4 a missing
+    /// key field is routed as `null` (spec §3), so all such documents share one key value
+    /// and one chunk that can never be split; 3.6 refuses them.
+    pub missing: Vec<String>,
+    /// The key's fields the workload leaves out of some documents (a `missing` generator).
+    pub sometimes: Vec<String>,
+}
+
+impl KeyFit {
+    /// Whether every document holds every key field.
+    pub fn fits(&self) -> bool {
+        self.missing.is_empty() && self.sometimes.is_empty()
+    }
+}
+
+impl Template {
+    /// Every field the template writes, as dotted paths in template order (a nested
+    /// template's fields after its own name), each with whether some documents leave it
+    /// out.
+    pub fn fields(&self) -> Vec<(String, bool)> {
+        fn walk(
+            fields: &[(String, Gen)],
+            prefix: &str,
+            optional: bool,
+            out: &mut Vec<(String, bool)>,
+        ) {
+            for (name, gen) in fields {
+                let path = join(prefix, name);
+                let (gen, optional) = match gen {
+                    Gen::Missing { of, .. } => (&**of, true),
+                    other => (other, optional),
+                };
+                out.push((path.clone(), optional));
+                if let Gen::Object(inner) = gen {
+                    walk(inner, &path, optional, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.fields, "", false, &mut out);
+        out
+    }
+}
+
+/// How the documents of workload `spec` fit the shard key `pattern`. `_id` always fits:
+/// an insert without one gets an ObjectId.
+pub fn key_fit(spec: &Document, pattern: &KeyPattern) -> Result<KeyFit, ClusterError> {
+    let fields = Template::compile(spec)?.fields();
+    let mut fit = KeyFit {
+        missing: Vec::new(),
+        sometimes: Vec::new(),
+    };
+    for (key, _) in pattern.fields() {
+        if key == "_id" {
+            continue;
+        }
+        match fields.iter().find(|(path, _)| path == key) {
+            None => fit.missing.push(key.clone()),
+            Some((_, true)) => fit.sometimes.push(key.clone()),
+            Some((_, false)) => {}
+        }
+    }
+    Ok(fit)
+}
+
+/// The named workloads whose documents always hold every field of `pattern`, in the
+/// order [`preset_names`] lists them (aliases left out).
+pub fn presets_fitting(pattern: &KeyPattern) -> Vec<&'static str> {
+    preset_names()
+        .iter()
+        .copied()
+        .filter(|name| *name != "hashedId")
+        .filter(|name| {
+            preset(name)
+                .and_then(|spec| key_fit(&spec, pattern).ok())
+                .is_some_and(|fit| fit.fits())
+        })
+        .collect()
+}
+
+/// `spec` with generators added for the key fields it never writes (see [`key_fit`]): a
+/// uniform integer over a million values, nested under its parent for a dotted path. A
+/// field whose parent the template already writes as a plain value cannot be added and
+/// is left out.
+pub fn with_key_fields(spec: &Document, pattern: &KeyPattern) -> Result<Document, ClusterError> {
+    fn put(doc: &mut Document, path: &[&str]) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        if rest.is_empty() {
+            if !doc.contains_key(*first) {
+                doc.insert(
+                    *first,
+                    bson::doc! { "gen": "uniformInt", "min": 0, "max": 999_999 },
+                );
+            }
+            return;
+        }
+        let entry = doc
+            .entry(first.to_string())
+            .or_insert_with(|| Bson::Document(Document::new()));
+        // A nested template is a document without `gen`; anything else is a value.
+        if let Bson::Document(inner) = entry {
+            if !inner.contains_key("gen") {
+                put(inner, rest);
+            }
+        }
+    }
+    let fit = key_fit(spec, pattern)?;
+    let mut out = spec.clone();
+    for field in &fit.missing {
+        let parts: Vec<&str> = field.split('.').collect();
+        put(&mut out, &parts);
+    }
+    Template::compile(&out)?;
+    Ok(out)
 }

@@ -11,6 +11,7 @@ mod fidelity_output;
 mod hash;
 mod layers;
 mod order;
+mod page_model;
 mod query;
 mod reliability;
 mod scenario;

@@ -25,6 +25,7 @@ fn frozen_scenario() -> Scenario {
             "db.c.insertOne({x: 2})".to_string(),
         ],
         position: Some(2),
+        page: Vec::new(),
     }
 }
 
@@ -107,7 +108,7 @@ fn bad_links_are_refused_with_a_reason() {
     let lz_trailing = encode_body(1, &[4, 4, b'a', b'b', b'c', b'd', 0]);
 
     let cases: Vec<(String, &str)> = vec![
-        ("v2.AAAA".into(), "unknown scenario format 'v2': it may come from a newer ShardLab"),
+        ("v3.AAAA".into(), "unknown scenario format 'v3': it may come from a newer ShardLab"),
         ("https://example.com".into(), "unknown scenario format 'https://example': it may come from a newer ShardLab"),
         ("".into(), "unknown scenario format '': it may come from a newer ShardLab"),
         ("v1.".into(), "the scenario link is truncated: the header is missing"),
@@ -290,9 +291,11 @@ mod properties {
             seed in any::<u64>(),
             commands in proptest::collection::vec(arb_command(), 0..40),
             position in proptest::option::of(any::<u64>()),
+            page in proptest::collection::btree_map("[a-z]{1,8}", any::<String>(), 0..4),
         ) -> Scenario {
             let position = position.map(|p| p % (commands.len() as u64 + 1));
-            Scenario { version, shards, chunk_size, seed, commands, position }
+            let page = page.into_iter().collect();
+            Scenario { version, shards, chunk_size, seed, commands, position, page }
         }
     }
 
@@ -313,6 +316,7 @@ mod properties {
         fn decoder_never_panics_on_any_text(text in any::<String>()) {
             let _ = from_query(&text);
             let _ = from_query(&format!("v1.{text}"));
+            let _ = from_query(&format!("v2.{text}"));
             let _ = from_json(&text);
         }
 
@@ -339,4 +343,73 @@ mod properties {
             let _ = from_query(&String::from_utf8(bytes).unwrap());
         }
     }
+}
+
+/// A scenario with page state travels as `v2.`, and both the link and the JSON file bring
+/// every entry back in order; without page state the link stays `v1.`.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn page_state_round_trips_as_v2() {
+    let plain = to_query(&frozen_scenario());
+    assert!(plain.starts_with("v1."), "{plain}");
+    let mut s = frozen_scenario();
+    s.page = vec![
+        ("lesson".to_string(), "high-frequency".to_string()),
+        (
+            "workload".to_string(),
+            "{x: {gen: \"zipf\", n: 50}}".to_string(),
+        ),
+        ("tab".to_string(), "compare".to_string()),
+    ];
+    let link = to_query(&s);
+    assert!(link.starts_with("v2."), "{link}");
+    assert_eq!(from_query(&link), Ok(s.clone()));
+    assert_eq!(
+        from_query(&link).expect("decodes").page_value("tab"),
+        Some("compare")
+    );
+    assert_eq!(from_json(&to_json(&s)), Ok(s.clone()));
+    // The v1 decoder is untouched: the frozen link still reads, with no page state.
+    assert_eq!(from_query(FROZEN_V1).expect("decodes").page, Vec::new());
+}
+
+/// Page state is checked like the rest of the record: too many entries, an empty name or
+/// a huge value is refused with a clear error, by the link and the file alike.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn hostile_page_state_is_refused() {
+    let entry = |n: usize, len: usize| (format!("k{n}"), "v".repeat(len));
+    let mut many = frozen_scenario();
+    many.page = (0..=shardlab::sim::MAX_PAGE_ENTRIES)
+        .map(|n| entry(n, 1))
+        .collect();
+    assert!(matches!(
+        from_query(&to_query(&many)),
+        Err(ScenarioError::TooLarge(_))
+    ));
+    assert!(matches!(
+        to_query_checked(&many),
+        Err(ScenarioError::TooLarge(_))
+    ));
+    let mut huge = frozen_scenario();
+    huge.page = vec![entry(0, shardlab::sim::MAX_PAGE_VALUE_BYTES + 1)];
+    assert!(matches!(
+        from_query(&to_query(&huge)),
+        Err(ScenarioError::TooLarge(_))
+    ));
+    let mut nameless = frozen_scenario();
+    nameless.page = vec![(String::new(), "x".to_string())];
+    assert!(matches!(
+        from_query(&to_query(&nameless)),
+        Err(ScenarioError::InvalidValue(_))
+    ));
+    assert!(matches!(
+        from_json("{\"format\": \"shardlab-scenario\", \"version\": 1, \"page\": {\"tab\": 3}}"),
+        Err(ScenarioError::InvalidValue(_))
+    ));
+    // A v2 link cut inside its page state says what is missing.
+    let mut s = frozen_scenario();
+    s.page = vec![entry(0, 40)];
+    let link = to_query(&s);
+    assert!(from_query(&link[..link.len() - 8]).is_err());
 }
