@@ -522,7 +522,18 @@ impl Cluster {
     }
 
     /// `mergeChunks`: merges the contiguous chunks of one shard exactly covering
-    /// `[min, max)` into one chunk.
+    /// `[min, max)` into one chunk, with each era's checks and words.
+    ///
+    /// Every era's mongos (cluster_merge_chunks_cmd.cpp) checks that both bounds are shard
+    /// keys and sends the command to the shard owning the chunk that holds `min`; that
+    /// shard's chunks decide. 3.6's shard checks the range itself (merge_chunks_command
+    /// .cpp, `mergeChunks`); 5.0's shard leaves it to the config server's
+    /// `ShardingCatalogManager::commitChunksMerge` and wraps its refusal in "Failed to
+    /// commit chunk merge"; 6.0 on, the shard first checks that it owns a run of chunks
+    /// exactly filling the range (chunk_operation_precondition_checks.cpp,
+    /// `checkRangeOwnership`), whose `StaleConfig` mongos returns once its retries are
+    /// spent. From 5.0 a range that already is one chunk of that shard is a success that
+    /// changes nothing.
     pub fn merge_chunks(
         &mut self,
         ns: &str,
@@ -542,44 +553,36 @@ impl Cluster {
                 format_bson_obj(&sharding.pattern.to_pattern_document())
             )));
         };
-        let shown = |k: &KeyValue| format_bson_obj(&sharding.pattern.to_document(k));
-        let chunks: Vec<Chunk> = sharding
+        let shard = sharding
             .table
-            .iter()
-            .filter(|c| c.min >= lo && c.max <= hi)
-            .cloned()
-            .collect();
-        let starts = chunks.first().is_some_and(|c| c.min == lo);
-        let ends = chunks.last().is_some_and(|c| c.max == hi);
-        if !starts || !ends {
-            let what = match (starts, ends) {
-                (false, false) => format!(
-                    "does not contain a chunk starting at {} or ending at {}",
-                    shown(&lo),
-                    shown(&hi)
-                ),
-                (false, true) => format!("does not contain a chunk starting at {}", shown(&lo)),
-                _ => format!("does not contain a chunk ending at {}", shown(&hi)),
-            };
-            return Err(ClusterError::IllegalOperation(format!(
-                "could not merge chunks, collection {ns} {what}"
-            )));
-        }
-        if chunks.len() < 2 {
-            return Err(ClusterError::IllegalOperation(format!(
-                "could not merge chunks, collection {ns} already contains chunk for {}",
-                format_range(&shown(&lo), &shown(&hi))
-            )));
-        }
-        let shard = chunks[0].shard;
-        if chunks.iter().any(|c| c.shard != shard) {
-            return Err(ClusterError::IllegalOperation(format!(
-                "could not merge chunks, collection {ns} range starting at {} and ending at {} does not belong to shard {}",
-                shown(&lo),
-                shown(&hi),
-                self.shard_name(shard)
-            )));
-        }
+            .chunk_for(&lo)
+            .map(|c| c.shard)
+            .ok_or_else(|| not_sharded(ns))?;
+        // The shard's own chunks, in key order: what its metadata holds.
+        let own: Vec<&Chunk> = sharding.table.iter().filter(|c| c.shard == shard).collect();
+        let check = MergeCheck {
+            ns,
+            pattern: &sharding.pattern,
+            shard: self.shard_name(shard).to_string(),
+            own: &own,
+            lo: &lo,
+            hi: &hi,
+        };
+        let chunks: Vec<Chunk> = match self.version() {
+            VersionMode::V36 => check.shard_36()?,
+            VersionMode::V50 => match check.config_server() {
+                Err(e) => return Err(failed_to_commit_merge(e)),
+                Ok(None) => return Ok(()),
+                Ok(Some(chunks)) => chunks,
+            },
+            VersionMode::V80 => {
+                check.range_ownership()?;
+                match check.config_server().map_err(failed_to_commit_merge)? {
+                    None => return Ok(()),
+                    Some(chunks) => chunks,
+                }
+            }
+        };
         let mut version = sharding.table.collection_version();
         version.minor += 1;
         let merged = Chunk {
@@ -1064,6 +1067,179 @@ fn presplit_points(key: &KeyPattern, z: &ZoneRange, total: usize) -> Vec<KeyValu
             KeyValue(values)
         })
         .collect()
+}
+
+/// The config server's refusal as the shard returns it (merge_chunks_command.cpp, 5.0 on:
+/// `uassertStatusOKWithContext(commandStatus, "Failed to commit chunk merge")`), keeping
+/// its code.
+fn failed_to_commit_merge(e: ClusterError) -> ClusterError {
+    match e {
+        ClusterError::IllegalOperation(m) => ClusterError::IllegalOperation(format!(
+            "Failed to commit chunk merge :: caused by :: {m}"
+        )),
+        other => other,
+    }
+}
+
+/// What each era checks before merging `[lo, hi)` on `shard`, over the chunks that shard
+/// owns (`own`, in key order).
+struct MergeCheck<'a> {
+    ns: &'a str,
+    pattern: &'a KeyPattern,
+    shard: String,
+    own: &'a [&'a Chunk],
+    lo: &'a KeyValue,
+    hi: &'a KeyValue,
+}
+
+impl MergeCheck<'_> {
+    fn shown(&self, k: &KeyValue) -> String {
+        format_bson_obj(&self.pattern.to_document(k))
+    }
+
+    fn range(&self) -> String {
+        format_range(&self.shown(self.lo), &self.shown(self.hi))
+    }
+
+    /// `CollectionMetadata::getNextChunk`: the shard's chunk holding `key`, else its first
+    /// chunk above it.
+    fn next_chunk(&self, key: &KeyValue) -> Option<&Chunk> {
+        self.own.iter().copied().find(|c| c.max > *key)
+    }
+
+    /// 3.6's shard, merge_chunks_command.cpp `mergeChunks`, in its order: walk the shard's
+    /// chunks from `lo` while below `hi`, then check where the walk starts and ends, that
+    /// it is more than one chunk, and that it has no hole.
+    fn shard_36(&self) -> Result<Vec<Chunk>, ClusterError> {
+        let ns = self.ns;
+        let refuse =
+            |m: String| ClusterError::IllegalOperation(format!("could not merge chunks, {m}"));
+        let mut chunks: Vec<&Chunk> = Vec::new();
+        let mut at = self.lo.clone();
+        while at < *self.hi {
+            let Some(c) = self.next_chunk(&at) else { break };
+            chunks.push(c);
+            at = c.max.clone();
+        }
+        let (Some(first), Some(last)) = (chunks.first(), chunks.last()) else {
+            return Err(refuse(format!(
+                "collection {ns} range starting at {} and ending at {} does not belong to shard {}",
+                self.shown(self.lo),
+                self.shown(self.hi),
+                self.shard
+            )));
+        };
+        if !(first.min <= *self.lo && *self.lo < first.max) {
+            return Err(refuse(format!(
+                "collection {ns} range starting at {} does not belong to shard {}",
+                self.shown(self.lo),
+                self.shard
+            )));
+        }
+        if !(last.min < *self.hi && last.max >= *self.hi) {
+            return Err(refuse(format!(
+                "collection {ns} range ending at {} does not belong to shard {}",
+                self.shown(self.hi),
+                self.shard
+            )));
+        }
+        let starts = first.min == *self.lo;
+        let ends = last.max == *self.hi;
+        if !starts || !ends {
+            let what = match (starts, ends) {
+                (false, false) => format!(
+                    "starting at {} or ending at {}",
+                    self.shown(self.lo),
+                    self.shown(self.hi)
+                ),
+                (false, true) => format!("starting at {}", self.shown(self.lo)),
+                _ => format!("ending at {}", self.shown(self.hi)),
+            };
+            return Err(refuse(format!(
+                "collection {ns} does not contain a chunk {what}"
+            )));
+        }
+        if chunks.len() == 1 {
+            return Err(refuse(format!(
+                "collection {ns} already contains chunk for {}",
+                self.range()
+            )));
+        }
+        for pair in chunks.windows(2) {
+            if pair[0].max != pair[1].min {
+                return Err(refuse(format!(
+                    "collection {ns} has a hole in the range {} at {}",
+                    self.range(),
+                    format_range(&self.shown(&pair[0].max), &self.shown(&pair[1].min))
+                )));
+            }
+        }
+        Ok(chunks.into_iter().cloned().collect())
+    }
+
+    /// 6.0 on, the shard's `checkRangeOwnership` (chunk_operation_precondition_checks.cpp):
+    /// from `lo`, each next chunk of the shard must start where the last one ended, until
+    /// one reaches `hi`, which it must end on exactly.
+    fn range_ownership(&self) -> Result<(), ClusterError> {
+        let mut at = self.lo.clone();
+        loop {
+            let Some(c) = self.next_chunk(&at).filter(|c| c.min == at) else {
+                return Err(ClusterError::StaleConfig(format!(
+                    "Range with bounds {} is not owned by this shard.",
+                    self.range()
+                )));
+            };
+            at = c.max.clone();
+            if c.max >= *self.hi {
+                break;
+            }
+        }
+        if at != *self.hi {
+            return Err(ClusterError::StaleConfig(format!(
+                "Shard does not contain a sequence of chunks that exactly fills the range {}",
+                self.range()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The config server's `ShardingCatalogManager::commitChunksMerge` (5.0 on): the
+    /// shard's chunks whose lower bound lies in `[lo, hi)` must run without a gap from
+    /// `lo` to `hi`. One chunk that is the whole range was merged already: success with
+    /// nothing to do (`None`).
+    fn config_server(&self) -> Result<Option<Vec<Chunk>>, ClusterError> {
+        let refuse = || {
+            ClusterError::IllegalOperation(format!(
+                "could not merge chunks, shard {} does not contain a sequence of chunks that exactly fills the range {}",
+                self.shard,
+                self.range()
+            ))
+        };
+        let chunks: Vec<&Chunk> = self
+            .own
+            .iter()
+            .copied()
+            .filter(|c| c.min >= *self.lo && c.min < *self.hi)
+            .collect();
+        if let [only] = chunks.as_slice() {
+            return if only.min == *self.lo && only.max == *self.hi {
+                Ok(None)
+            } else {
+                Err(refuse())
+            };
+        }
+        let mut end = self.lo;
+        for c in &chunks {
+            if c.min != *end {
+                return Err(refuse());
+            }
+            end = &c.max;
+        }
+        if chunks.is_empty() || end != self.hi {
+            return Err(refuse());
+        }
+        Ok(Some(chunks.into_iter().cloned().collect()))
+    }
 }
 
 #[cfg(test)]

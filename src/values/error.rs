@@ -126,6 +126,10 @@ pub enum ClusterError {
     /// Code 50973, which has no name: a zone with a range but no shard, when `shardCollection` creates chunks along zones.
     #[error("{0}")]
     Location50973(String),
+    /// Code 13388: a shard's routing information does not match the request; mongos
+    /// retries and, when its retries are spent, returns the shard's message.
+    #[error("{0}")]
+    StaleConfig(String),
     /// Code 146: the work or memory a statement would take is past the playground's
     /// budget (MongoDB's name for an operation over its memory limit).
     #[error("{0}")]
@@ -175,6 +179,7 @@ impl ClusterError {
             ClusterError::Location31390(_) => "Location31390",
             ClusterError::Location31391(_) => "Location31391",
             ClusterError::Location50973(_) => "Location50973",
+            ClusterError::StaleConfig(_) => "StaleConfig",
         }
     }
 
@@ -220,6 +225,7 @@ impl ClusterError {
             ClusterError::Location31390(_) => 31_390,
             ClusterError::Location31391(_) => 31_391,
             ClusterError::Location50973(_) => 50_973,
+            ClusterError::StaleConfig(_) => 13_388,
         }
     }
 }

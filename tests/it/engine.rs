@@ -381,9 +381,9 @@ fn manual_split_move_merge_and_their_errors() {
         MongoServerError[UnknownError]: new split key { x: 10 } is a boundary key of existing chunk [{ x: 10 },{ x: 20 })
         MongoServerError[InvalidOptions]: Destination shard cannot be the same as source
         MongoServerError[ShardNotFound]: Could not move chunk in test.m to shard09 because that shard does not exist
-        MongoServerError[IllegalOperation]: could not merge chunks, collection test.m range starting at { x: MinKey } and ending at { x: 20 } does not belong to shard shard01
-        MongoServerError[IllegalOperation]: could not merge chunks, collection test.m does not contain a chunk starting at { x: 20 } or ending at { x: 25 }
-        MongoServerError[IllegalOperation]: could not merge chunks, collection test.m does not contain a chunk starting at { x: 5 }
+        MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: MinKey }, { x: 20 })
+        MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 20 }, { x: 25 })
+        MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 5 }, { x: 20 })
         [{ x: MinKey() }, { x: 10 }) shard01 docs=10 v1|1
         [{ x: 10 }, { x: 20 }) shard02 docs=10 v2|0
         [{ x: 20 }, { x: MaxKey() }) shard01 docs=20 v2|1

@@ -947,3 +947,173 @@ fn remove_shard_refuses_as_each_era_did() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `{x: 1}` split at 0, 10, 20 and 30 with `[10, 20)` moved to shard02, in `version`:
+/// shard01 holds `[MinKey, 0)`, `[0, 10)`, `[20, 30)`, `[30, MaxKey)`.
+fn merge_setup(version: &str) -> String {
+    format!(
+        "sim.version('{version}')\n\
+         sh.shardCollection('test.c', {{x: 1}})\n\
+         sh.splitAt('test.c', {{x: 0}})\n\
+         sh.splitAt('test.c', {{x: 10}})\n\
+         sh.splitAt('test.c', {{x: 20}})\n\
+         sh.splitAt('test.c', {{x: 30}})\n\
+         sh.moveChunk('test.c', {{x: 15}}, 'shard02')\n"
+    )
+}
+
+/// (version, bounds, expected answer): mergeChunks over [`merge_setup`]'s chunks. Every
+/// era's mongos (cluster_merge_chunks_cmd.cpp) sends the command to the shard owning the
+/// chunk that holds the lower bound, shard01 here, and passes its error on with its code.
+const MERGE_CASES: &[(&str, &str, &str)] = &[
+    // 3.6, merge_chunks_command.cpp `mergeChunks`: the walk over shard01's chunks from 0
+    // reaches [20, 30), which does not start below 20.
+    (
+        "3.6",
+        "[{x: 0}, {x: 20}]",
+        "MongoServerError[IllegalOperation]: could not merge chunks, collection test.c range ending at { x: 20 } does not belong to shard shard01",
+    ),
+    // 5.0: the shard's merge_chunks_command.cpp wraps the config server's refusal
+    // (ShardingCatalogManager::commitChunksMerge: shard01's chunks starting in the range
+    // are [0, 10) alone) with uassertStatusOKWithContext.
+    (
+        "5.0",
+        "[{x: 0}, {x: 20}]",
+        "MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 0 }, { x: 20 })",
+    ),
+    // 8.0: chunk_operation_precondition_checks.cpp `checkRangeOwnership` on the shard:
+    // after [0, 10) shard01's next chunk starts at 20, not 10. StaleConfig, which mongos
+    // (strategy.cpp, RunAndRetry::_onNeedRetargetting) returns once its retries are spent.
+    (
+        "8.0",
+        "[{x: 0}, {x: 20}]",
+        "MongoServerError[StaleConfig]: Range with bounds [{ x: 0 }, { x: 20 }) is not owned by this shard.",
+    ),
+    // 3.6 `mergeChunks`: both ends are shard01's, with [10, 20) between them.
+    (
+        "3.6",
+        "[{x: 0}, {x: 30}]",
+        "MongoServerError[IllegalOperation]: could not merge chunks, collection test.c has a hole in the range [{ x: 0 }, { x: 30 }) at [{ x: 10 }, { x: 20 })",
+    ),
+    (
+        "5.0",
+        "[{x: 0}, {x: 30}]",
+        "MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 0 }, { x: 30 })",
+    ),
+    (
+        "8.0",
+        "[{x: 0}, {x: 30}]",
+        "MongoServerError[StaleConfig]: Range with bounds [{ x: 0 }, { x: 30 }) is not owned by this shard.",
+    ),
+    // A lower bound inside [0, 10): 3.6 names the bound; 5.0's config server finds only
+    // [20, 30) starting in the range; 8.0's walk does not start at 5.
+    (
+        "3.6",
+        "[{x: 5}, {x: 30}]",
+        "MongoServerError[IllegalOperation]: could not merge chunks, collection test.c does not contain a chunk starting at { x: 5 }",
+    ),
+    (
+        "5.0",
+        "[{x: 5}, {x: 30}]",
+        "MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 5 }, { x: 30 })",
+    ),
+    (
+        "8.0",
+        "[{x: 5}, {x: 30}]",
+        "MongoServerError[StaleConfig]: Range with bounds [{ x: 5 }, { x: 30 }) is not owned by this shard.",
+    ),
+    // An upper bound inside [30, MaxKey): 8.0's walk passes 35 without ending on it.
+    (
+        "3.6",
+        "[{x: 20}, {x: 35}]",
+        "MongoServerError[IllegalOperation]: could not merge chunks, collection test.c does not contain a chunk ending at { x: 35 }",
+    ),
+    (
+        "5.0",
+        "[{x: 20}, {x: 35}]",
+        "MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 20 }, { x: 35 })",
+    ),
+    (
+        "8.0",
+        "[{x: 20}, {x: 35}]",
+        "MongoServerError[StaleConfig]: Shard does not contain a sequence of chunks that exactly fills the range [{ x: 20 }, { x: 35 })",
+    ),
+    // Both bounds off the chunk boundaries (3.6 names both).
+    (
+        "3.6",
+        "[{x: 5}, {x: 35}]",
+        "MongoServerError[IllegalOperation]: could not merge chunks, collection test.c does not contain a chunk starting at { x: 5 } or ending at { x: 35 }",
+    ),
+    // One chunk: 3.6 refuses it; 5.0 on the config server answers that it was merged
+    // already ("Check if the chunk(s) have already been merged. If so, return success").
+    (
+        "3.6",
+        "[{x: 20}, {x: 30}]",
+        "MongoServerError[IllegalOperation]: could not merge chunks, collection test.c already contains chunk for [{ x: 20 }, { x: 30 })",
+    ),
+    ("5.0", "[{x: 20}, {x: 30}]", "ok"),
+    ("8.0", "[{x: 20}, {x: 30}]", "ok"),
+    // Chunks of one shard exactly filling the range merge in every era.
+    ("3.6", "[{x: 20}, {x: MaxKey}]", "ok"),
+    ("5.0", "[{x: MinKey}, {x: 10}]", "ok"),
+    ("8.0", "[{x: 20}, {x: MaxKey}]", "ok"),
+];
+
+#[test]
+fn merge_chunks_refuses_as_each_era_did() {
+    let mut failures = Vec::new();
+    for (version, bounds, expected) in MERGE_CASES {
+        let got = last_answer(&format!(
+            "{}db.adminCommand({{mergeChunks: 'test.c', bounds: {bounds}}})",
+            merge_setup(version)
+        ));
+        if got != *expected {
+            failures.push(format!(
+                "{version} {bounds}\n  expected: {expected}\n       got: {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A merge changes the chunks only when it merges: 5.0's no-op on one chunk leaves the
+/// table as it was, and a merge leaves one chunk on the shard for the range.
+#[test]
+fn merge_chunks_merges_only_what_it_accepts() {
+    let base = merge_setup("5.0");
+    let before = chunks_after(&base, "test.c");
+    assert_eq!(
+        chunks_after(
+            &format!(
+                "{base}db.adminCommand({{mergeChunks: 'test.c', bounds: [{{x: 20}}, {{x: 30}}]}})"
+            ),
+            "test.c"
+        ),
+        before
+    );
+    assert_eq!(
+        chunks_after(
+            &format!("{base}db.adminCommand({{mergeChunks: 'test.c', bounds: [{{x: 20}}, {{x: MaxKey}}]}})"),
+            "test.c"
+        ),
+        "{ x: MinKey() } -> { x: 0 } on shard01\n\
+         { x: 0 } -> { x: 10 } on shard01\n\
+         { x: 10 } -> { x: 20 } on shard02\n\
+         { x: 20 } -> { x: MaxKey() } on shard01\n"
+    );
+}
+
+/// mergeChunks on a collection that is not sharded: mongos reads the routing table
+/// first (cluster_merge_chunks_cmd.cpp, `getShardedCollectionRoutingInfo` in 5.0/7.0,
+/// `getRefreshedCollectionRoutingInfoAssertSharded_DEPRECATED` in 8.0).
+#[test]
+fn merge_chunks_on_an_unsharded_collection_is_namespace_not_sharded() {
+    for version in ["5.0", "8.0"] {
+        assert_eq!(
+            last_answer(&format!(
+                "sim.version('{version}')\ndb.adminCommand({{mergeChunks: 'test.nope', bounds: [{{x: 0}}, {{x: 5}}]}})"
+            )),
+            "MongoServerError[NamespaceNotSharded]: Collection test.nope is not sharded."
+        );
+    }
+}
