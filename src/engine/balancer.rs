@@ -289,18 +289,30 @@ impl Cluster {
 
     /// `sh.moveRange(ns, toShard, min, max)` (6.0+): moves `[min, max)`, splitting the
     /// chunk that holds it as needed. Without `max`, the range is about one chunk size of
-    /// data starting at `min`.
+    /// data starting at `min`; without `min` (7.0 on), about one chunk size of data ending
+    /// at `max` ([`Cluster::lower_bound_for`]). One of them must be given.
     pub fn move_range(
         &mut self,
         ns: &str,
         to: &str,
-        min: &Document,
+        min: Option<&Document>,
         max: Option<&Document>,
     ) -> Result<Migration, ClusterError> {
         let to_idx = self.shard_index(to)?;
         let s = self.sharding(ns)?;
-        let lo = key_from_bound(&s.pattern, min)?;
         let hi = max.map(|m| key_from_bound(&s.pattern, m)).transpose()?;
+        let lo = match (min, &hi) {
+            (Some(m), _) => key_from_bound(&s.pattern, m)?,
+            (None, Some(hi)) => self
+                .lower_bound_for(ns, hi, self.chunk_size())
+                .ok_or_else(|| not_sharded(ns))?,
+            (None, None) => {
+                return Err(ClusterError::InvalidOptions(
+                    "Missing required parameter 'min' or 'max'".into(),
+                ))
+            }
+        };
+        let s = self.sharding(ns)?;
         let chunk = s
             .table
             .chunk_for(&lo)

@@ -82,6 +82,22 @@ impl<V> KeyRun for crate::support::shared_map::Slices<'_, (DocKey, u64), V> {
     }
 }
 
+/// A run of keys read from its end: what `autoSplitVector` scans when asked for the lower
+/// bound of a range that ends at a given key (7.0 on, `forward: false`).
+struct Backward<'a, K: KeyRun + ?Sized>(&'a K);
+
+impl<K: KeyRun + ?Sized> KeyRun for Backward<'_, K> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn key(&self, i: usize) -> &DocKey {
+        match self.0.len().checked_sub(i + 1) {
+            Some(j) => self.0.key(j),
+            None => NO_KEY,
+        }
+    }
+}
+
 /// `autoSplitVector`'s scan from position `i`, with `scanned` keys counted so far and the
 /// last split point (or the scan's first key) at `last`: every key counts as scanned, and
 /// a key is cut where the count reaches `per_piece` unless it equals the last split point;
@@ -695,6 +711,32 @@ impl Cluster {
             .next()?;
         self.apply_split(ns, &chunk, std::slice::from_ref(&point));
         Some(point)
+    }
+
+    /// The lower bound `moveRange` with only an upper bound `max` gives its range (7.0 on,
+    /// migration_source_manager.cpp): in the chunk that ends at `max`, or else holds it
+    /// (`getChunkForMaxBound`), the first split point `autoSplitVector` finds scanning
+    /// back from `max` with a limit of one (`computeOtherBound`, `needMaxBound: false`),
+    /// or the chunk's lower bound if there is none.
+    pub(crate) fn lower_bound_for(
+        &self,
+        ns: &str,
+        max: &KeyValue,
+        max_size: u64,
+    ) -> Option<KeyValue> {
+        let table = &self.sharding(ns).ok()?.table;
+        let chunk = table
+            .iter()
+            .find(|c| c.max == *max)
+            .or_else(|| table.chunk_for(max))?;
+        let input = self.split_input(ns, chunk.shard, max_size)?;
+        let coll = self.collections.get(ns)?;
+        let keys = crate::engine::store::range(&coll.docs, &chunk.min, max).slices();
+        let back = Backward(&keys);
+        let point = auto_split_vector(&back, input, Some(1))
+            .first()
+            .map(|&i| back.key(i).to_key());
+        Some(point.unwrap_or_else(|| chunk.min.clone()))
     }
 }
 

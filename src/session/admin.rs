@@ -222,20 +222,16 @@ fn move_chunk(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, S
 fn move_range(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
     let to = ns_of(cmd, "toShard")?;
-    // cluster_move_range_cmd.cpp (7.0 on), typedRun: one bound at least. A range given by
-    // `max` alone is not taken by the playground, which then asks for `min`.
-    if !cmd.contains_key("min") && !cmd.contains_key("max") {
-        return Err(ClusterError::InvalidOptions(
-            "Missing required parameter 'min' or 'max'".into(),
-        )
-        .into());
-    }
-    let min = doc_field(cmd, "min")?;
-    let max = match cmd.get("max") {
-        Some(Bson::Document(d)) => Some(d.clone()),
-        _ => None,
+    // cluster_move_range_cmd.cpp (7.0 on), typedRun: one bound at least, checked by the
+    // engine; the missing one is computed on the donor shard.
+    let bound = |field: &str| match cmd.get(field) {
+        None => Ok(None),
+        Some(Bson::Document(d)) => Ok(Some(d.clone())),
+        Some(_) => doc_field(cmd, field).map(Some),
     };
-    s.cluster.move_range(&ns, &to, &min, max.as_ref())?;
+    let min = bound("min")?;
+    let max = bound("max")?;
+    s.cluster.move_range(&ns, &to, min.as_ref(), max.as_ref())?;
     Ok(ok_doc())
 }
 

@@ -171,7 +171,7 @@ fn move_range(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, Stateme
         Some(Bson::Document(d)) => Some(d),
         _ => None,
     };
-    s.cluster.move_range(&ns, &to, &min, max.as_ref())?;
+    s.cluster.move_range(&ns, &to, Some(&min), max.as_ref())?;
     reply(ok_doc())
 }
 

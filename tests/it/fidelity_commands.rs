@@ -1117,3 +1117,68 @@ fn merge_chunks_on_an_unsharded_collection_is_namespace_not_sharded() {
         );
     }
 }
+
+/// moveRange with only `max` (8.0 mode; cluster_move_range_cmd.cpp 7.0 on accepts
+/// `min` or `max`). The donor computes the lower bound (migration_source_manager.cpp,
+/// `MigrationSourceManager` with `computeOtherBound(..., needMaxBound: false)`): in the
+/// chunk ending at `max`, or holding it (`getChunkForMaxBound`), the first split point of
+/// `autoSplitVector` scanning back from `max` with a limit of one, else the chunk's min.
+#[test]
+fn move_range_with_only_max_computes_min_in_80() {
+    // Under the chunk size nothing splits: the whole chunk ending at 50 moves.
+    let base = "sim.version('8.0')\n\
+                sh.shardCollection('test.c', {x: 1})\n\
+                db.c.insertMany([{x: 1}, {x: 20}, {x: 60}])\n\
+                sh.splitAt('test.c', {x: 50})\n";
+    assert_eq!(
+        chunks_after(
+            &format!("{base}db.adminCommand({{moveRange: 'test.c', toShard: 'shard02', max: {{x: 50}}}})"),
+            "test.c"
+        ),
+        "{ x: MinKey() } -> { x: 50 } on shard02\n\
+         { x: 50 } -> { x: MaxKey() } on shard01\n"
+    );
+    // A bound inside a chunk: the range ends there and starts at the chunk's min.
+    assert_eq!(
+        chunks_after(
+            &format!("{base}db.adminCommand({{moveRange: 'test.c', toShard: 'shard02', max: {{x: 70}}}})"),
+            "test.c"
+        ),
+        "{ x: MinKey() } -> { x: 50 } on shard01\n\
+         { x: 50 } -> { x: 70 } on shard02\n\
+         { x: 70 } -> { x: MaxKey() } on shard01\n"
+    );
+    // Over the chunk size the lower bound is about one chunk size of data below `max`,
+    // as `min` alone gives about one chunk size above it.
+    let docs: Vec<String> = (0..100).map(|i| format!("{{x: {i}}}")).collect();
+    let big = format!(
+        "sim.version('8.0')\n\
+         sim.chunkSize(1024)\n\
+         sh.stopBalancer()\n\
+         sh.shardCollection('test.c', {{x: 1}})\n\
+         db.c.insertMany([{}])\n",
+        docs.join(", ")
+    );
+    let back = chunks_after(
+        &format!(
+            "{big}db.adminCommand({{moveRange: 'test.c', toShard: 'shard02', max: {{x: 50}}}})"
+        ),
+        "test.c",
+    );
+    let forward = chunks_after(
+        &format!(
+            "{big}db.adminCommand({{moveRange: 'test.c', toShard: 'shard02', min: {{x: 50}}}})"
+        ),
+        "test.c",
+    );
+    expect_test::expect![[r#"
+        { x: MinKey() } -> { x: 25 } on shard01
+        { x: 25 } -> { x: 50 } on shard02
+        { x: 50 } -> { x: MaxKey() } on shard01
+        ---
+        { x: MinKey() } -> { x: 50 } on shard01
+        { x: 50 } -> { x: 74 } on shard02
+        { x: 74 } -> { x: MaxKey() } on shard01
+    "#]]
+    .assert_eq(&format!("{back}---\n{forward}"));
+}
