@@ -5,6 +5,6 @@ pub(crate) mod generate;
 pub mod presets;
 
 pub use generate::{
-    generate, generate_queries, key_fit, preset, preset_names, presets_fitting, with_key_fields,
-    KeyFit, Template, CONTINENTS,
+    generate, generate_queries, key_fit, preset, preset_names, presets_fitting, spec_of,
+    with_key_fields, KeyFit, Template, CONTINENTS,
 };

@@ -264,6 +264,8 @@ pub struct Session {
     pub(crate) generated: std::collections::BTreeMap<String, u64>,
     /// The collection the last command that named one touched (see [`Session::touched`]).
     pub(crate) touched: Option<String>,
+    /// How many times a command touched a collection (see [`Session::touches`]).
+    pub(crate) touches: u64,
 }
 
 impl Default for Session {
@@ -292,7 +294,14 @@ impl Session {
             sampling: Default::default(),
             generated: std::collections::BTreeMap::new(),
             touched: None,
+            touches: 0,
         }
+    }
+
+    /// How many times a command touched a collection, the same one again included: the
+    /// page tells by it whether a command touched one at all.
+    pub fn touches(&self) -> u64 {
+        self.touches
     }
 
     /// The collection the last command that touched one named: a `db.<collection>` call,
@@ -345,6 +354,7 @@ impl Session {
                 .last()
             {
                 self.touched = Some(ns.to_string());
+                self.touches += 1;
             }
             if !each(Outcome { source, result }) {
                 return;
@@ -505,6 +515,7 @@ impl Session {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);
                 self.touched = Some(ns.clone());
+                self.touches += 1;
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
@@ -528,6 +539,7 @@ impl Session {
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
                 self.touched = Some(ns.clone());
+                self.touches += 1;
                 self.collection_chain(&ns, &rest[1..])
             }
             (name, Some(_)) => Err(StatementError::type_error(format!(

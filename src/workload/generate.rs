@@ -1075,3 +1075,26 @@ pub fn with_key_fields(spec: &Document, pattern: &KeyPattern) -> Result<Document
     Template::compile(&out)?;
     Ok(out)
 }
+
+/// A workload as the page names it: a preset's name (see [`preset`]) or a template in
+/// shell syntax (`{x: "increasing"}`), checked by compiling it; the error says what is
+/// wrong, in the shell's words.
+pub fn spec_of(text: &str) -> Result<Document, String> {
+    let text = text.trim();
+    if !text.starts_with('{') {
+        return preset(text).ok_or_else(|| {
+            format!(
+                "unknown workload '{}'; the presets are: {}",
+                text.chars().take(40).collect::<String>(),
+                preset_names().join(", ")
+            )
+        });
+    }
+    let value = crate::shell::parse_value(text, &mut Default::default())
+        .map_err(|e| format!("SyntaxError: {e}"))?;
+    let Bson::Document(spec) = value else {
+        return Err("a workload template is an object such as {x: \"increasing\"}".to_string());
+    };
+    Template::compile(&spec).map_err(|e| e.to_string())?;
+    Ok(spec)
+}

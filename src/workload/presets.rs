@@ -299,6 +299,69 @@ pub fn generate_command(ns: &str, workload: &str, count: u32, balance: bool) -> 
     }
 }
 
+/// `text` as a string literal of the shell, quotes and control characters escaped.
+fn literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    crate::shell::ejson::write_json_string(&mut out, text);
+    out
+}
+
+/// The collection `ns` as a shell expression that works whatever database is in use:
+/// `db.getSiblingDB("test").getCollection("events")`.
+fn collection_expr(ns: &str) -> String {
+    let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
+    format!(
+        "db.getSiblingDB({}).getCollection({})",
+        literal(db),
+        literal(coll)
+    )
+}
+
+/// `sh.shardCollection` of `ns` on `key` (a pattern in shell syntax, such as `{x: 1}`),
+/// with `unique` and `numInitialChunks` when they are set.
+pub fn shard_command(ns: &str, key: &str, unique: bool, initial_chunks: Option<u32>) -> String {
+    let mut args = format!("{}, {}", literal(ns), key.trim());
+    if unique || initial_chunks.is_some() {
+        args.push_str(&format!(", {unique}"));
+    }
+    if let Some(n) = initial_chunks {
+        args.push_str(&format!(", {{numInitialChunks: {n}}}"));
+    }
+    format!("sh.shardCollection({args})")
+}
+
+/// Refining `ns`'s shard key to `key`, as a user does it: an index on the new key, then
+/// `refineCollectionShardKey` (which requires that index). One step, so that stepping
+/// back undoes both.
+pub fn refine_command(ns: &str, key: &str) -> String {
+    format!(
+        "{}.createIndex({}); db.adminCommand({{refineCollectionShardKey: {}, key: {}}})",
+        collection_expr(ns),
+        key.trim(),
+        literal(ns),
+        key.trim()
+    )
+}
+
+/// Resharding `ns` on `key`, keeping its documents.
+pub fn reshard_command(ns: &str, key: &str) -> String {
+    format!("sh.reshardCollection({}, {})", literal(ns), key.trim())
+}
+
+/// Starting `ns` over on `key`: the collection dropped, then sharded again. One step.
+pub fn start_over_command(
+    ns: &str,
+    key: &str,
+    unique: bool,
+    initial_chunks: Option<u32>,
+) -> String {
+    format!(
+        "{}.drop(); {}",
+        collection_expr(ns),
+        shard_command(ns, key, unique, initial_chunks)
+    )
+}
+
 impl Preset {
     /// The workload step run once per batch.
     pub fn batch_command(&self, count: u32) -> String {

@@ -105,3 +105,61 @@ fn a_workload_that_lacks_a_key_field_says_so_and_can_be_fixed() {
     );
     assert!(presets_fitting(&key).is_empty());
 }
+
+fn docs(s: &Session, ns: &str) -> u64 {
+    s.cluster.collections().get(ns).map_or(0, |c| c.doc_count())
+}
+
+fn key_of(s: &Session, ns: &str) -> String {
+    let sharding = s.cluster.sharding(ns).expect("sharded");
+    shardlab::shell::format_document(&sharding.pattern.to_pattern_document())
+}
+
+/// The three ways the page changes a full collection's key are single shell steps that
+/// run as typed: refine and reshard keep the documents, starting over drops them.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn key_changes_are_one_step_each_and_keep_or_drop_as_they_say() {
+    use shardlab::workload::presets::{
+        refine_command, reshard_command, shard_command, start_over_command,
+    };
+    let setup = |s: &mut Session| {
+        s.run("use other");
+        for o in s.run(&shard_command("test.events", "{customer: 1}", false, None)) {
+            assert!(o.result.is_ok(), "{:?}", o.result);
+        }
+        s.run("sim.generate(\"test.events\", {customer: {gen: \"zipf\", n: 20}, order: \"increasing\"}, 300)");
+        assert_eq!(docs(s, "test.events"), 300);
+    };
+
+    let mut s = Session::default();
+    setup(&mut s);
+    for o in s.run(&refine_command("test.events", "{customer: 1, order: 1}")) {
+        assert!(o.result.is_ok(), "{:?}", o.result);
+    }
+    assert_eq!(key_of(&s, "test.events"), "{ customer: 1, order: 1 }");
+    assert_eq!(docs(&s, "test.events"), 300);
+
+    let mut s = Session::default();
+    setup(&mut s);
+    for o in s.run(&reshard_command("test.events", "{order: \"hashed\"}")) {
+        assert!(o.result.is_ok(), "{:?}", o.result);
+    }
+    assert_eq!(key_of(&s, "test.events"), "{ order: 'hashed' }");
+    assert_eq!(docs(&s, "test.events"), 300);
+
+    let mut s = Session::default();
+    setup(&mut s);
+    for o in s.run(&start_over_command("test.events", "{order: 1}", true, None)) {
+        assert!(o.result.is_ok(), "{:?}", o.result);
+    }
+    assert_eq!(key_of(&s, "test.events"), "{ order: 1 }");
+    assert!(s.cluster.sharding("test.events").expect("sharded").unique);
+    assert_eq!(docs(&s, "test.events"), 0);
+
+    // A namespace with quotes stays one string: no statement can be smuggled in.
+    let mut s = Session::default();
+    let odd = "test.a\"); db.x.insertOne({y: 1}); (\"";
+    s.run(&shard_command(odd, "{x: 1}", false, Some(4)));
+    assert!(s.cluster.collections().get("test.x").is_none());
+}
