@@ -225,6 +225,9 @@ pub struct Collection {
     pub(crate) next_doc: u64,
     /// Secondary indexes created with `createIndex`, as key patterns.
     pub indexes: Vec<Document>,
+    /// The key patterns of [`Collection::indexes`] that are unique (`createIndex` with
+    /// `unique: true`, or the shard key index of `shardCollection` with `unique: true`).
+    pub unique_indexes: Vec<Document>,
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
     pub(crate) recent: RecentInserts,
@@ -515,6 +518,7 @@ impl Cluster {
                     ids: Default::default(),
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
+                    unique_indexes: Vec::new(),
                     recent: RecentInserts::default(),
                     key_scratch: Vec::new(),
                 },
@@ -631,6 +635,7 @@ impl Cluster {
                 ids: Default::default(),
                 next_doc: 0,
                 indexes: Vec::new(),
+                unique_indexes: Vec::new(),
                 recent: RecentInserts::default(),
                 key_scratch: Vec::new(),
             });
@@ -813,7 +818,11 @@ impl Cluster {
         let served_by_id_index =
             key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed();
         if !coll.indexes.contains(&key_doc) && !served_by_id_index {
-            coll.indexes.push(key_doc);
+            coll.indexes.push(key_doc.clone());
+        }
+        // A unique shard key's index is created unique.
+        if unique && !served_by_id_index && !coll.unique_indexes.contains(&key_doc) {
+            coll.unique_indexes.push(key_doc);
         }
         coll.docs.clear();
         coll.recent.clear();

@@ -32,6 +32,21 @@ fn index_supports(index: &Document, pattern: &KeyPattern) -> bool {
             })
 }
 
+/// `ShardKeyPattern::isUniqueIndexCompatible`: a unique index keeps uniqueness under shard
+/// key `pattern` if it starts with `_id` or the key's field names are a prefix of its own.
+fn unique_index_compatible(pattern: &KeyPattern, index: &Document) -> bool {
+    if index.keys().next().is_some_and(|k| k == "_id") {
+        return true;
+    }
+    let fields: Vec<&String> = index.keys().collect();
+    pattern.fields().len() <= fields.len()
+        && pattern
+            .fields()
+            .iter()
+            .zip(fields)
+            .all(|((name, _), iname)| name == iname)
+}
+
 /// The collection's documents keyed by `new` instead, in that key's order. Fails, and
 /// changes nothing, if a document cannot be keyed.
 fn rekeyed(ns: &str, coll: &Collection, new: &KeyPattern) -> Result<DocStore, ClusterError> {
@@ -65,10 +80,34 @@ pub struct ReshardOptions {
 impl Cluster {
     /// `createIndex(keys)`: records an index; returns its name.
     pub fn create_index(&mut self, ns: &str, keys: &Document) -> Result<String, ClusterError> {
+        self.create_index_with(ns, keys, false)
+    }
+
+    /// `createIndex(keys, {unique})`: records an index, unique if asked; returns its name.
+    /// On a sharded collection a unique index must keep uniqueness under the shard key
+    /// (create_indexes.cpp, `checkUniqueIndexConstraints`: the shard key is a field-name
+    /// prefix of the index, or the index starts with `_id`).
+    pub fn create_index_with(
+        &mut self,
+        ns: &str,
+        keys: &Document,
+        unique: bool,
+    ) -> Result<String, ClusterError> {
         if keys.is_empty() {
             return Err(ClusterError::BadValue(
                 "Index keys cannot be an empty field.".into(),
             ));
+        }
+        if unique {
+            if let Some(s) = self.collection(ns).and_then(|c| c.sharding.as_ref()) {
+                if !unique_index_compatible(&s.pattern, keys) {
+                    return Err(ClusterError::CannotCreateIndex(format!(
+                        "cannot create unique index over {} with shard key pattern {}",
+                        format_bson_obj(keys),
+                        format_bson_obj(&s.pattern.to_pattern_document())
+                    )));
+                }
+            }
         }
         self.ensure_collection(ns)?;
         let name = crate::engine::cluster::index_name(keys);
@@ -78,6 +117,9 @@ impl Cluster {
             .ok_or_else(|| not_sharded(ns))?;
         if !coll.indexes.contains(keys) {
             coll.indexes.push(keys.clone());
+            if unique {
+                coll.unique_indexes.push(keys.clone());
+            }
         }
         Ok(name)
     }
@@ -96,24 +138,32 @@ impl Cluster {
 
     /// `shardkeyutil::validateShardKeyIndexExistsOrCreateIfPossible` with the refine
     /// behaviours (shard_key_util.cpp), for the indexes the playground keeps: keys only,
-    /// none sparse, partial or collated, and none unique but the shard key index of a
-    /// collection sharded with `unique: true`.
+    /// none sparse, partial or collated; unique as created (`createIndex` with `unique:
+    /// true`, or the shard key index of a collection sharded with `unique: true`).
     fn check_refine_index(
         &self,
         ns: &str,
         old: &KeyPattern,
         new: &KeyPattern,
     ) -> Result<(), ClusterError> {
-        let unique = self.sharding(ns)?.unique;
-        let new_doc = format_bson_obj(&new.to_pattern_document());
-        // Step 1: every unique index must keep uniqueness under the new key, which only a
-        // key that is a field-name prefix of the index can (`isUniqueIndexCompatible`; an
-        // `_id` index always can). The old key's unique index is shorter than the new key.
-        if unique && old.fields()[0].0 != "_id" {
-            return Err(ClusterError::InvalidOptions(format!(
-                "can't shard collection '{ns}' with unique index on {} and proposed shard key {new_doc}. Uniqueness can't be maintained unless shard key is a prefix",
-                format_bson_obj(&old.to_pattern_document())
-            )));
+        let sharding = self.sharding(ns)?;
+        let coll = self.collection(ns).ok_or_else(|| not_sharded(ns))?;
+        let old_doc = old.to_pattern_document();
+        // Step 1, `validShardKeyIndexExists`: every unique index, in listIndexes order
+        // (`_id` first, which is always compatible, then in creation order), must keep
+        // uniqueness under the new key (`ShardKeyPattern::isUniqueIndexCompatible`).
+        let unique = coll
+            .indexes
+            .iter()
+            .filter(|i| coll.unique_indexes.contains(i) || (sharding.unique && **i == old_doc));
+        for index in unique {
+            if !unique_index_compatible(new, index) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "can't shard collection '{ns}' with unique index on {} and proposed shard key {}. Uniqueness can't be maintained unless shard key is a prefix",
+                    format_bson_obj(index),
+                    format_bson_obj(&new.to_pattern_document())
+                )));
+            }
         }
         if self.has_supporting_index(ns, new) {
             return Ok(());

@@ -89,7 +89,12 @@ impl Session {
             }
             "createIndex" | "ensureIndex" => {
                 let keys = self.doc_arg(args, 0, "keys")?;
-                let name = self.cluster.create_index(ns, &keys)?;
+                // `{unique: true}` in the options; the other options are not modelled.
+                let unique = matches!(
+                    self.opt_arg(args, 1)?,
+                    Some(Bson::Document(o)) if matches!(o.get("unique"), Some(Bson::Boolean(true)))
+                );
+                let name = self.cluster.create_index_with(ns, &keys, unique)?;
                 return Ok(Output::Value(Bson::String(name)));
             }
             "getIndexes" => return Ok(Output::Value(Bson::Array(self.indexes(ns)))),
@@ -204,9 +209,11 @@ impl Session {
         if let Some(c) = self.cluster.collection(ns) {
             for k in &c.indexes {
                 let name = crate::engine::cluster::index_name(k);
-                list.push(Bson::Document(
-                    doc! { "v": 2, "key": k.clone(), "name": name },
-                ));
+                let mut spec = doc! { "v": 2, "key": k.clone(), "name": name };
+                if c.unique_indexes.contains(k) {
+                    spec.insert("unique", true);
+                }
+                list.push(Bson::Document(spec));
             }
         }
         list

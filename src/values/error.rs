@@ -126,6 +126,9 @@ pub enum ClusterError {
     /// Code 50973, which has no name: a zone with a range but no shard, when `shardCollection` creates chunks along zones.
     #[error("{0}")]
     Location50973(String),
+    /// Code 67: an index cannot be created as asked.
+    #[error("{0}")]
+    CannotCreateIndex(String),
     /// Code 13388: a shard's routing information does not match the request; mongos
     /// retries and, when its retries are spent, returns the shard's message.
     #[error("{0}")]
@@ -180,6 +183,7 @@ impl ClusterError {
             ClusterError::Location31391(_) => "Location31391",
             ClusterError::Location50973(_) => "Location50973",
             ClusterError::StaleConfig(_) => "StaleConfig",
+            ClusterError::CannotCreateIndex(_) => "CannotCreateIndex",
         }
     }
 
@@ -226,6 +230,7 @@ impl ClusterError {
             ClusterError::Location31391(_) => 31_391,
             ClusterError::Location50973(_) => 50_973,
             ClusterError::StaleConfig(_) => 13_388,
+            ClusterError::CannotCreateIndex(_) => 67,
         }
     }
 }

@@ -723,6 +723,45 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         "db.c.createIndex({x: 1, y: 1, z: 1})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
         "ok",
     ),
+    // shard_key_util.cpp, validShardKeyIndexExists step 1: every unique index counts, a
+    // user's as well as the shard key's, in listIndexes order; `isUniqueIndexCompatible`
+    // wants the new key's field names as a prefix of the index's.
+    (
+        "5.0",
+        false,
+        "db.c.createIndex({x: 1, z: 1}, {unique: true})\ndb.c.createIndex({x: 1, y: 1})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "MongoServerError[InvalidOptions]: can't shard collection 'test.c' with unique index on { x: 1, z: 1 } and proposed shard key { x: 1, y: 1 }. Uniqueness can't be maintained unless shard key is a prefix",
+    ),
+    (
+        "8.0",
+        false,
+        "db.c.createIndex({x: 1, z: 1}, {unique: true})\ndb.c.createIndex({x: 1, y: 1})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "MongoServerError[InvalidOptions]: can't shard collection 'test.c' with unique index on { x: 1, z: 1 } and proposed shard key { x: 1, y: 1 }. Uniqueness can't be maintained unless shard key is a prefix",
+    ),
+    // A unique index the new key prefixes is compatible, and supports the new key.
+    (
+        "5.0",
+        false,
+        "db.c.createIndex({x: 1, y: 1, z: 1}, {unique: true})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "ok",
+    ),
+    // An index starting with `_id` is always compatible.
+    (
+        "5.0",
+        false,
+        "db.c.createIndex({_id: 1, z: 1}, {unique: true})\ndb.c.createIndex({x: 1, y: 1})\ndb.adminCommand({refineCollectionShardKey: 'test.c', key: {x: 1, y: 1}})",
+        "ok",
+    ),
+    // create_indexes.cpp, checkUniqueIndexConstraints: on a sharded collection a unique
+    // index must be compatible with the shard key (CannotCreateIndex).
+    (
+        "5.0",
+        false,
+        "db.c.createIndex({z: 1}, {unique: true})",
+        "MongoServerError[CannotCreateIndex]: cannot create unique index over { z: 1 } with shard key pattern { x: 1 }",
+    ),
+    ("8.0", false, "db.c.createIndex({x: 1, z: 1}, {unique: true})", "ok"),
+    ("5.0", false, "db.u.createIndex({z: 1}, {unique: true})", "ok"),
     // strategy.cpp (3.6), runCommand: mongos has no such command before 4.4 / 5.0 / 6.0.
     (
         "3.6",
