@@ -10,6 +10,8 @@ pub(crate) mod cluster;
 pub(crate) mod crud;
 pub(crate) mod event_log;
 pub(crate) mod events;
+pub(crate) mod explain;
+pub(crate) mod inspect;
 pub(crate) mod reshape;
 pub(crate) mod split;
 pub(crate) mod store;
@@ -17,8 +19,13 @@ pub(crate) mod targeting;
 
 pub use crate::values::error::ClusterError;
 pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
-pub use balancer::RemoveShardState;
+pub use balancer::{
+    BalancePolicy, Migration, RemoveShardState, RoundStep, ZoneDecision, ZoneOutcome,
+    MIGRATION_SIZE_FACTOR,
+};
 pub use chunks::{Chunk, ChunkVersion, RoutingTable};
 pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
 pub use events::{inserts_per_shard, Event, EventKind};
+pub use explain::{Explanation, Landing, Topic};
+pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
 pub use targeting::{is_full_key_equality, target, TargetKind};

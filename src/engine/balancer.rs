@@ -45,6 +45,120 @@ pub enum RemoveShardState {
     Completed,
 }
 
+/// How many chunk sizes the most and least loaded shards must differ by before the 6.0.3+
+/// balancer moves data (`_singleZoneBalanceBasedOnDataSize`, spec §7).
+pub const MIGRATION_SIZE_FACTOR: u64 = 3;
+
+/// The balancing policy of a version mode (spec §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BalancePolicy {
+    /// 3.4/3.6: chunk counts around `ceil(chunks / shards)`, with a threshold of 1 or 2.
+    ChunkCountCeil,
+    /// 4.4/5.0: chunk counts around `round(chunks / shards)`.
+    ChunkCountRound,
+    /// 6.0.3+: data size around `data / shards`, moving when shards differ by three chunk
+    /// sizes.
+    DataSize,
+}
+
+impl BalancePolicy {
+    /// The policy `version` balances with.
+    pub fn of(version: VersionMode) -> BalancePolicy {
+        match version {
+            VersionMode::V36 => BalancePolicy::ChunkCountCeil,
+            VersionMode::V50 => BalancePolicy::ChunkCountRound,
+            VersionMode::V80 => BalancePolicy::DataSize,
+        }
+    }
+
+    /// Whether loads are bytes (else chunk counts).
+    pub fn by_size(self) -> bool {
+        self == BalancePolicy::DataSize
+    }
+}
+
+/// What one pass of a zone's policy found (see [`Cluster::zone_decision`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ZoneOutcome {
+    /// The donor's first non-jumbo chunk of the zone moves to the recipient.
+    Move {
+        /// The chunk, as it was before the move (8.0 first cuts about one chunk size off
+        /// its front).
+        chunk: Chunk,
+    },
+    /// No shard is in the zone.
+    NoShards,
+    /// 6.0.3+: the zone's shards hold no data.
+    NoData,
+    /// Every shard already takes part in a migration this round.
+    NoDonor,
+    /// No suitable recipient: none is free, in the zone and not draining.
+    NoRecipient,
+    /// The most loaded shard is also the least loaded suitable one.
+    SameShard,
+    /// The most loaded shard holds no more than the ideal.
+    DonorNotAboveIdeal,
+    /// The least loaded shard holds no less than the ideal.
+    RecipientNotBelowIdeal,
+    /// The imbalance is under the threshold (3.6: the donor's excess over the ideal; 8.0:
+    /// the difference between donor and recipient).
+    BelowThreshold,
+    /// The donor's chunks of the zone are all jumbo.
+    NoMovableChunk,
+}
+
+/// One decision of a zone's policy, with the figures it used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneDecision {
+    /// The zone, or `None` for the chunks in no zone.
+    pub zone: Option<String>,
+    /// The policy that decided.
+    pub policy: BalancePolicy,
+    /// Each shard's load, by shard index: chunks of the zone, or (6.0.3+) the
+    /// collection's bytes.
+    pub loads: Vec<u64>,
+    /// The chunks (or bytes) the ideal divides.
+    pub total: u64,
+    /// The shards it divides them over.
+    pub shards: u64,
+    /// The ideal load per shard.
+    pub ideal: u64,
+    /// The threshold: 3.6's excess in chunks, 5.0's 1 chunk over the ideal, 8.0's bytes
+    /// between donor and recipient.
+    pub threshold: u64,
+    /// The most loaded shard not busy this round, with its load.
+    pub donor: Option<(ShardIdx, u64)>,
+    /// The least loaded suitable shard, with its load (when the policy looked for one).
+    pub recipient: Option<(ShardIdx, u64)>,
+    /// What the policy decided.
+    pub outcome: ZoneOutcome,
+}
+
+/// One step of a balancer round, as [`Cluster::balancer_round_plan`] reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundStep {
+    /// A draining shard's turn to give up a chunk (non-jumbo first).
+    Drain {
+        /// The draining shard.
+        from: ShardIdx,
+        /// The chunks it still holds.
+        chunks: u64,
+        /// The migration made, or `None` when no shard could take any of its chunks.
+        migration: Option<Migration>,
+    },
+    /// A chunk on a shard outside its zone was sent into the zone.
+    ZoneViolation {
+        /// The shard holding the chunk.
+        from: ShardIdx,
+        /// The chunk's zone.
+        zone: String,
+        /// The migration made.
+        migration: Option<Migration>,
+    },
+    /// One pass of a zone's policy.
+    Zone(ZoneDecision),
+}
+
 /// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
 fn zone_name<'a>(zones: &'a [ZoneRange], chunk: &Chunk) -> Option<&'a str> {
     zones
@@ -439,6 +553,18 @@ impl Cluster {
     }
 
     fn balance_collection(&mut self, ns: &str, used: &mut ShardSet, done: &mut Vec<Migration>) {
+        self.balance_collection_traced(ns, used, done, None);
+    }
+
+    /// The round of [`Cluster::balance_collection`], noting each decision in `trace` when
+    /// one is given: the explanations read the very decisions the balancer takes.
+    fn balance_collection_traced(
+        &mut self,
+        ns: &str,
+        used: &mut ShardSet,
+        done: &mut Vec<Migration>,
+        mut trace: Option<&mut Vec<RoundStep>>,
+    ) {
         // 1. Draining shards give up one chunk each, non-jumbo chunks first.
         let draining: Vec<ShardIdx> = self
             .shards()
@@ -457,6 +583,11 @@ impl Cluster {
                 .cloned()
                 .collect();
             crate::support::sort::sort_by_key(&mut candidates, |c| c.jumbo);
+            let mut step = RoundStep::Drain {
+                from,
+                chunks: candidates.len() as u64,
+                migration: None,
+            };
             for chunk in candidates {
                 let zone = Cluster::zone_of(
                     &self
@@ -471,10 +602,16 @@ impl Cluster {
                     if let Some(m) = self.balancer_move(ns, &chunk.min, to) {
                         used.insert(from);
                         used.insert(to);
+                        if let RoundStep::Drain { migration, .. } = &mut step {
+                            *migration = Some(m.clone());
+                        }
                         done.push(m);
                     }
                     break;
                 }
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(step);
             }
         }
         // 2. Chunks on a shard outside their zone move into it (none without zones).
@@ -495,10 +632,18 @@ impl Cluster {
                 .collect();
             for (chunk, zone) in violating {
                 if let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) {
-                    if let Some(m) = self.balancer_move(ns, &chunk.min, to) {
+                    let moved = self.balancer_move(ns, &chunk.min, to);
+                    if let Some(m) = &moved {
                         used.insert(from);
                         used.insert(to);
-                        done.push(m);
+                        done.push(m.clone());
+                    }
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.push(RoundStep::ZoneViolation {
+                            from,
+                            zone,
+                            migration: moved,
+                        });
                     }
                     break;
                 }
@@ -512,11 +657,7 @@ impl Cluster {
         named.dedup();
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
-            match self.config.version {
-                VersionMode::V36 => while self.balance_zone_v36(ns, zone.as_deref(), used, done) {},
-                VersionMode::V50 => while self.balance_zone_v50(ns, zone.as_deref(), used, done) {},
-                VersionMode::V80 => while self.balance_zone_v80(ns, zone.as_deref(), used, done) {},
-            }
+            while self.balance_zone(ns, zone.as_deref(), used, done, trace.as_deref_mut()) {}
         }
     }
 
@@ -544,66 +685,35 @@ impl Cluster {
         best
     }
 
-    /// Moves the donor's first non-jumbo chunk of the zone to the recipient.
-    fn move_first_chunk(
+    /// One pass of the mode's policy over `zone`: decides, then makes the migration it
+    /// decided on. Returns whether a chunk moved.
+    fn balance_zone(
         &mut self,
         ns: &str,
         zone: Option<&str>,
-        from: ShardIdx,
-        to: ShardIdx,
         used: &mut ShardSet,
         done: &mut Vec<Migration>,
+        trace: Option<&mut Vec<RoundStep>>,
     ) -> bool {
-        let Some(chunk) = self.first_movable_chunk(ns, zone, from) else {
-            return false;
-        };
-        match self.balancer_move(ns, &chunk.min, to) {
-            Some(m) => {
-                used.insert(from);
-                used.insert(to);
-                done.push(m);
-                true
+        let decision = self.zone_decision(ns, zone, used);
+        let moved = match (&decision.outcome, decision.donor, decision.recipient) {
+            (ZoneOutcome::Move { chunk }, Some((from, _)), Some((to, _))) => {
+                match self.balancer_move(ns, &chunk.min, to) {
+                    Some(m) => {
+                        used.insert(from);
+                        used.insert(to);
+                        done.push(m);
+                        true
+                    }
+                    None => false,
+                }
             }
-            None => false,
+            _ => false,
+        };
+        if let Some(t) = trace {
+            t.push(RoundStep::Zone(decision));
         }
-    }
-
-    /// 3.4/3.6 (`BalancerPolicy::_singleZoneBalance` of that line, spec §7): ideal =
-    /// `ceil(chunks / shards)`, counted as 4.4/5.0 counts them (a zone's chunks over the
-    /// zone's shards; the chunks in no zone count every chunk over every shard). The donor
-    /// must hold more than the ideal and the recipient fewer, and the donor's excess over
-    /// the ideal must reach the threshold: 1 while the collection has fewer than 20 chunks,
-    /// 2 from then on. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
-    fn balance_zone_v36(
-        &mut self,
-        ns: &str,
-        zone: Option<&str>,
-        used: &mut ShardSet,
-        done: &mut Vec<Migration>,
-    ) -> bool {
-        let Ok(s) = self.sharding(ns) else {
-            return false;
-        };
-        let threshold = if s.table.len() < 20 { 1 } else { 2 };
-        let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
-            return false;
-        };
-        let ideal = total_chunks.div_ceil(total_shards) as u64;
-        let loads = self.loads(ns, zone);
-        let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
-        let Some((from, max)) = Cluster::most_loaded(&loads, &available, used) else {
-            return false;
-        };
-        if max <= ideal || max - ideal < threshold {
-            return false;
-        }
-        let Some(to) = self.least_loaded_in(&loads, zone, used) else {
-            return false;
-        };
-        if loads[to as usize] >= ideal {
-            return false;
-        }
-        self.move_first_chunk(ns, zone, from, to, used, done)
+        moved
     }
 
     /// The chunks a zone balances and the shards it balances them over: a zone's own
@@ -624,78 +734,158 @@ impl Cluster {
         (shards > 0).then_some((chunks, shards))
     }
 
-    /// 4.4/5.0 (`BalancerPolicy::_singleZoneBalance`): ideal = `roundf(chunks / shards)`,
-    /// where a zone counts its own chunks over the shards in the zone, and the chunks in no
-    /// zone count every chunk of the collection over every shard (draining ones included).
-    /// The donor is the available shard with the most chunks of the zone and must hold
-    /// more than the ideal; the recipient is the suitable shard with the fewest and must
-    /// hold fewer. Ties go to the first shard.
-    fn balance_zone_v50(
-        &mut self,
+    /// What the mode's policy decides for `zone` (`None`: the chunks in no zone) with the
+    /// shards in `used` already busy this round. The one place each era's rule lives:
+    ///
+    /// - 3.4/3.6 (`BalancerPolicy::_singleZoneBalance` of that line, spec §7): ideal =
+    ///   `ceil(chunks / shards)`, counted as 4.4/5.0 counts them. The donor must hold more
+    ///   than the ideal and the recipient fewer, and the donor's excess over the ideal
+    ///   must reach the threshold: 1 while the collection has fewer than 20 chunks, 2 from
+    ///   then on. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
+    /// - 4.4/5.0 (`_singleZoneBalance`): ideal = `roundf(chunks / shards)`, where a zone
+    ///   counts its own chunks over the shards in the zone, and the chunks in no zone count
+    ///   every chunk of the collection over every shard (draining ones included). The donor
+    ///   is the available shard with the most chunks of the zone and must hold more than
+    ///   the ideal; the recipient is the suitable shard with the fewest and must hold fewer.
+    /// - 6.0.3+ (`_singleZoneBalanceBasedOnDataSize`): the collection's data size on each
+    ///   shard. The ideal is the data on the zone's shards (every shard, draining ones
+    ///   included, for the chunks in no zone) over their number; the donor must hold more
+    ///   than the ideal, the recipient less, and they must differ by at least
+    ///   [`MIGRATION_SIZE_FACTOR`] chunk sizes.
+    ///
+    /// Ties go to the first shard. The donor gives its first non-jumbo chunk of the zone.
+    pub(crate) fn zone_decision(
+        &self,
         ns: &str,
         zone: Option<&str>,
-        used: &mut ShardSet,
-        done: &mut Vec<Migration>,
-    ) -> bool {
-        let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
-            return false;
-        };
-        let ideal = (total_chunks as f32 / total_shards as f32).round() as u64;
+        used: &ShardSet,
+    ) -> ZoneDecision {
+        let policy = BalancePolicy::of(self.config.version);
         let loads = self.loads(ns, zone);
+        let mut d = ZoneDecision {
+            zone: zone.map(str::to_string),
+            policy,
+            loads,
+            total: 0,
+            shards: 0,
+            ideal: 0,
+            threshold: 0,
+            donor: None,
+            recipient: None,
+            outcome: ZoneOutcome::NoShards,
+        };
         let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
-        let Some((from, max)) = Cluster::most_loaded(&loads, &available, used) else {
-            return false;
-        };
-        if max <= ideal {
-            return false;
+        match policy {
+            BalancePolicy::ChunkCountCeil | BalancePolicy::ChunkCountRound => {
+                let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
+                    return d;
+                };
+                d.total = total_chunks as u64;
+                d.shards = total_shards as u64;
+                if policy == BalancePolicy::ChunkCountCeil {
+                    let chunks = self.sharding(ns).map_or(0, |s| s.table.len());
+                    d.threshold = if chunks < 20 { 1 } else { 2 };
+                    d.ideal = total_chunks.div_ceil(total_shards) as u64;
+                } else {
+                    d.threshold = 1;
+                    d.ideal = (total_chunks as f32 / total_shards as f32).round() as u64;
+                }
+                d.donor = Cluster::most_loaded(&d.loads, &available, used);
+                let Some((_, max)) = d.donor else {
+                    d.outcome = ZoneOutcome::NoDonor;
+                    return d;
+                };
+                if max <= d.ideal {
+                    d.outcome = ZoneOutcome::DonorNotAboveIdeal;
+                    return d;
+                }
+                if max - d.ideal < d.threshold {
+                    d.outcome = ZoneOutcome::BelowThreshold;
+                    return d;
+                }
+                d.recipient = self
+                    .least_loaded_in(&d.loads, zone, used)
+                    .map(|to| (to, d.loads[to as usize]));
+                let Some((_, min)) = d.recipient else {
+                    d.outcome = ZoneOutcome::NoRecipient;
+                    return d;
+                };
+                if min >= d.ideal {
+                    d.outcome = ZoneOutcome::RecipientNotBelowIdeal;
+                    return d;
+                }
+            }
+            BalancePolicy::DataSize => {
+                let in_zone: Vec<ShardIdx> = self
+                    .shards()
+                    .filter(|(_, s)| zone.is_none_or(|z| s.zones.contains(z)))
+                    .map(|(i, _)| i)
+                    .collect();
+                d.shards = in_zone.len() as u64;
+                d.total = in_zone.iter().map(|&i| d.loads[i as usize]).sum();
+                d.threshold = MIGRATION_SIZE_FACTOR * self.chunk_size();
+                if in_zone.is_empty() {
+                    return d;
+                }
+                if d.total == 0 {
+                    d.outcome = ZoneOutcome::NoData;
+                    return d;
+                }
+                d.ideal = d.total / d.shards;
+                d.donor = Cluster::most_loaded(&d.loads, &available, used);
+                d.recipient = self
+                    .least_loaded_in(&d.loads, zone, used)
+                    .map(|to| (to, d.loads[to as usize]));
+                let (Some((from, max)), Some((to, min))) = (d.donor, d.recipient) else {
+                    d.outcome = if d.donor.is_none() {
+                        ZoneOutcome::NoDonor
+                    } else {
+                        ZoneOutcome::NoRecipient
+                    };
+                    return d;
+                };
+                d.outcome = if from == to {
+                    ZoneOutcome::SameShard
+                } else if max <= d.ideal {
+                    ZoneOutcome::DonorNotAboveIdeal
+                } else if min >= d.ideal {
+                    ZoneOutcome::RecipientNotBelowIdeal
+                } else if max - min < d.threshold {
+                    ZoneOutcome::BelowThreshold
+                } else {
+                    ZoneOutcome::NoMovableChunk
+                };
+                if d.outcome != ZoneOutcome::NoMovableChunk {
+                    return d;
+                }
+            }
         }
-        let Some(to) = self.least_loaded_in(&loads, zone, used) else {
-            return false;
+        let from = d.donor.map_or(0, |(f, _)| f);
+        d.outcome = match self.first_movable_chunk(ns, zone, from) {
+            Some(chunk) => ZoneOutcome::Move { chunk },
+            None => ZoneOutcome::NoMovableChunk,
         };
-        if loads[to as usize] >= ideal {
-            return false;
-        }
-        self.move_first_chunk(ns, zone, from, to, used, done)
+        d
     }
 
-    /// 6.0.3+ (`_singleZoneBalanceBasedOnDataSize`): balance by the collection's data
-    /// size on each shard. The ideal is the data on the zone's shards (every shard, draining
-    /// ones included, for the chunks in no zone) over their number. The donor is the
-    /// available shard with the most data, the recipient the suitable one with the least;
-    /// the donor must hold more than the ideal, the recipient less, and they must differ by
-    /// at least three chunk sizes. Ties go to the first shard.
-    fn balance_zone_v80(
-        &mut self,
-        ns: &str,
-        zone: Option<&str>,
-        used: &mut ShardSet,
-        done: &mut Vec<Migration>,
-    ) -> bool {
-        let loads = self.loads(ns, zone);
-        let in_zone: Vec<ShardIdx> = self
-            .shards()
-            .filter(|(_, s)| zone.is_none_or(|z| s.zones.contains(z)))
-            .map(|(i, _)| i)
-            .collect();
-        let total: u64 = in_zone.iter().map(|&i| loads[i as usize]).sum();
-        if in_zone.is_empty() || total == 0 {
-            return false;
-        }
-        let ideal = total / in_zone.len() as u64;
-        let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
-        let Some((from, max)) = Cluster::most_loaded(&loads, &available, used) else {
-            return false;
-        };
-        let Some(to) = self.least_loaded_in(&loads, zone, used) else {
-            return false;
-        };
-        let min = loads[to as usize];
-        if from == to || max <= ideal || min >= ideal || max - min < 3 * self.chunk_size() {
-            return false;
-        }
-        self.move_first_chunk(ns, zone, from, to, used, done)
+    /// The steps one balancer round would take for `ns` now, with the decision behind
+    /// each, worked out on a copy of the routing table (nothing moves): the round
+    /// [`Cluster::balance_collection_round`] would run.
+    pub fn balancer_round_plan(&self, ns: &str) -> Result<Vec<RoundStep>, ClusterError> {
+        self.sharding(ns)?;
+        // A whole copy (documents are shared, not copied): a split at a zone boundary
+        // counts the documents of each piece, which the 6.0.3+ policy weighs.
+        let mut probe = self.clone();
+        probe.split_at_zone_boundaries(ns);
+        let mut trace = Vec::new();
+        probe.balance_collection_traced(
+            ns,
+            &mut ShardSet::default(),
+            &mut Vec::new(),
+            Some(&mut trace),
+        );
+        Ok(trace)
     }
-
     /// A migration the balancer asks for: before 6.0 a whole chunk (`moveChunk`); after, a
     /// `moveRange` from the chunk's lower bound, which the donor first cuts to about one
     /// chunk size.

@@ -1,0 +1,936 @@
+//! Why the cluster looks the way it does: explanations of a chunk (not split yet, jumbo,
+//! left where it is), a shard (what it holds and why), a balancer round and a document's
+//! landing, as data the page draws and `sim.explain` prints.
+//!
+//! Nothing here decides anything: every figure is read from the engine's state, and every
+//! verdict comes from the rule's own code. The split check reads the chunk's write tracker
+//! against [`SPLIT_TEST_FACTOR`] and asks [`auto_split_vector`] for the points it would cut;
+//! the balancer's verdicts are the decisions of [`Cluster::balancer_round_plan`], which runs
+//! the balancer's own policy code on a copy of the cluster.
+
+use crate::engine::balancer::{BalancePolicy, RoundStep, ZoneDecision, ZoneOutcome};
+use crate::engine::chunks::{Chunk, ShardIdx};
+use crate::engine::cluster::{
+    not_sharded, untargetable_key, Cluster, ClusterError, Sharding, VersionMode, SPLIT_TEST_FACTOR,
+};
+use crate::engine::events::EventKind;
+use crate::engine::split::{auto_split_vector, SplitInput};
+use crate::keys::shard_key::KeyValue;
+use crate::values::inspect::data_format;
+use bson::{Bson, Document};
+
+/// What an explanation is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// Whether and when a chunk splits.
+    Split,
+    /// Why a chunk is jumbo.
+    Jumbo,
+    /// Why the balancer moves a chunk or leaves it.
+    Balancer,
+    /// Why a shard holds what it holds.
+    Holding,
+    /// A draining shard.
+    Draining,
+    /// Zones.
+    Zones,
+    /// 5.0's move of a new single-document top (or bottom) chunk.
+    TopChunk,
+    /// One step of a balancer round.
+    Round,
+    /// Where a document lands.
+    Landing,
+}
+
+impl Topic {
+    /// The topic's name, as `sim.explain` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Topic::Split => "split",
+            Topic::Jumbo => "jumbo",
+            Topic::Balancer => "balancer",
+            Topic::Holding => "holding",
+            Topic::Draining => "draining",
+            Topic::Zones => "zones",
+            Topic::TopChunk => "topChunk",
+            Topic::Round => "round",
+            Topic::Landing => "landing",
+        }
+    }
+}
+
+/// One answer to "why": the MongoDB rule at work, a sentence in plain language naming it,
+/// and the figures the sentence uses, read from the engine's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// What it explains.
+    pub topic: Topic,
+    /// The rule's short name, e.g. `"split-check threshold"` or `"data-size balancing"`.
+    pub rule: &'static str,
+    /// One or two sentences saying why, naming the rule.
+    pub sentence: String,
+    /// The figures, in the order worth showing: sizes in bytes and counts as integers,
+    /// bounds as documents, shards by name.
+    pub facts: Vec<(&'static str, Bson)>,
+}
+
+impl Explanation {
+    fn new(topic: Topic, rule: &'static str, sentence: String) -> Explanation {
+        Explanation {
+            topic,
+            rule,
+            sentence,
+            facts: Vec::new(),
+        }
+    }
+
+    fn fact(mut self, name: &'static str, value: impl Into<Bson>) -> Explanation {
+        self.facts.push((name, value.into()));
+        self
+    }
+
+    /// The figure named `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&Bson> {
+        self.facts.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// The figure named `name` as an integer, if it is one.
+    pub fn number(&self, name: &str) -> Option<i64> {
+        match self.get(name)? {
+            Bson::Int32(v) => Some(i64::from(*v)),
+            Bson::Int64(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The explanation as `sim.explain` prints it: `{topic, rule, why, facts}`.
+    pub fn to_document(&self) -> Document {
+        let facts: Document = self
+            .facts
+            .iter()
+            .map(|(n, v)| ((*n).to_string(), v.clone()))
+            .collect();
+        bson::doc! {
+            "topic": self.topic.name(),
+            "rule": self.rule,
+            "why": self.sentence.clone(),
+            "facts": facts,
+        }
+    }
+}
+
+/// Where a document lands (spec §3, §5): its shard key value, for a hashed key the hash,
+/// the chunk `[min, max)` holding that value, the chunk's shard, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Landing {
+    /// The document's shard key value (the hashed field holds the hash).
+    pub key: KeyValue,
+    /// For a hashed key, the hashed field's name, its value in the document and the hash
+    /// (`convertShardKeyToHashed`).
+    pub hashed: Option<(String, Bson, i64)>,
+    /// The chunk's lower bound (inclusive).
+    pub chunk_min: KeyValue,
+    /// The chunk's upper bound (exclusive).
+    pub chunk_max: KeyValue,
+    /// The chunk's shard.
+    pub shard: ShardIdx,
+    /// The sentence saying why, with its facts.
+    pub explanation: Explanation,
+}
+
+/// A count as a BSON integer: an int32 when it fits (printed as a plain number), else an
+/// int64.
+fn n(v: u64) -> Bson {
+    match i32::try_from(v) {
+        Ok(small) => Bson::Int32(small),
+        Err(_) => Bson::Int64(i64::try_from(v).unwrap_or(i64::MAX)),
+    }
+}
+
+/// Bytes as mongosh prints sizes (`51.76KiB`).
+fn size(bytes: u64) -> String {
+    data_format(bytes as f64)
+}
+
+/// A bound as a document, for the facts.
+fn bound(s: &Sharding, key: &KeyValue) -> Bson {
+    Bson::Document(s.pattern.to_document(key))
+}
+
+impl BalancePolicy {
+    /// The rule's short name.
+    pub fn rule(self) -> &'static str {
+        match self {
+            BalancePolicy::ChunkCountCeil => "3.6 chunk-count balancing",
+            BalancePolicy::ChunkCountRound => "5.0 chunk-count balancing",
+            BalancePolicy::DataSize => "8.0 data-size balancing",
+        }
+    }
+
+    /// A load in the policy's unit.
+    fn load(self, v: u64) -> String {
+        if self.by_size() {
+            size(v)
+        } else if v == 1 {
+            "1 chunk".to_string()
+        } else {
+            format!("{v} chunks")
+        }
+    }
+
+    /// How the policy's ideal is computed, in words.
+    fn ideal_text(self, d: &ZoneDecision) -> String {
+        match self {
+            BalancePolicy::ChunkCountCeil => format!(
+                "ceil({} chunks / {} shards) = {}",
+                d.total, d.shards, d.ideal
+            ),
+            BalancePolicy::ChunkCountRound => format!(
+                "round({} chunks / {} shards) = {}",
+                d.total, d.shards, d.ideal
+            ),
+            BalancePolicy::DataSize => format!(
+                "{} / {} shards = {}",
+                size(d.total),
+                d.shards,
+                size(d.ideal)
+            ),
+        }
+    }
+}
+
+impl Cluster {
+    /// The chunk of `ns` containing `key` (a key value in key space: a hashed field's
+    /// value is the hash), with the collection's sharding.
+    fn chunk_at(&self, ns: &str, key: &KeyValue) -> Result<(&Sharding, Chunk), ClusterError> {
+        let s = self.sharding(ns)?;
+        if key.0.len() != s.pattern.len() {
+            return Err(ClusterError::BadValue(format!(
+                "a chunk of {ns} is named by a shard key value of {} field(s), got {}",
+                s.pattern.len(),
+                key.0.len()
+            )));
+        }
+        let chunk = s
+            .table
+            .chunk_for(key)
+            .cloned()
+            .ok_or_else(|| not_sharded(ns))?;
+        Ok((s, chunk))
+    }
+
+    /// Why the chunk of `ns` containing `key` is as it is: whether and when it splits (or
+    /// why it is jumbo), then what the balancer does with it.
+    pub fn explain_chunk(
+        &self,
+        ns: &str,
+        key: &KeyValue,
+    ) -> Result<Vec<Explanation>, ClusterError> {
+        let (s, chunk) = self.chunk_at(ns, key)?;
+        let mut out = vec![self.explain_split(ns, s, &chunk)];
+        out.push(self.explain_chunk_balancing(ns, s, &chunk)?);
+        Ok(out)
+    }
+
+    /// The split side of [`Cluster::explain_chunk`].
+    fn explain_split(&self, ns: &str, s: &Sharding, chunk: &Chunk) -> Explanation {
+        let max_size = self.chunk_size();
+        let (shard_docs, shard_bytes) = s.table.shard_totals(chunk.shard);
+        let single = self
+            .collections
+            .get(ns)
+            .is_some_and(|c| c.single_key_in(&chunk.min, &chunk.max));
+        let base = |e: Explanation| {
+            e.fact("min", bound(s, &chunk.min))
+                .fact("max", bound(s, &chunk.max))
+                .fact("shard", self.shard_name(chunk.shard))
+                .fact("docs", n(chunk.docs))
+                .fact("bytes", n(chunk.bytes))
+                .fact("maxChunkSizeBytes", n(max_size))
+        };
+        if chunk.jumbo {
+            let sentence = if single {
+                format!(
+                    "Jumbo chunk: it grew past the maximum chunk size ({} > {}) and all of its {} documents share one shard key value, so autoSplitVector finds no split point. The balancer does not move a jumbo chunk (except off a draining shard) until clearJumboFlag clears the flag.",
+                    size(chunk.bytes),
+                    size(max_size),
+                    chunk.docs
+                )
+            } else {
+                format!(
+                    "Jumbo chunk: it was marked when it was over the maximum chunk size ({}) with a single shard key value. It now holds more than one value, but the flag stays until a split or clearJumboFlag; the balancer does not move it meanwhile.",
+                    size(max_size)
+                )
+            };
+            return base(Explanation::new(Topic::Jumbo, "jumbo chunk", sentence))
+                .fact("oneKeyValue", single);
+        }
+        if !self.autosplit_enabled {
+            let (rule, sentence) = if self.version() == VersionMode::V80 {
+                (
+                    "no auto-split (6.0.3+)",
+                    format!(
+                        "MongoDB 6.0.3 and later never split a chunk as it grows: this one holds {} against a range size of {}, and stays whole until the balancer cuts about one range size off it to move it.",
+                        size(chunk.bytes),
+                        size(max_size)
+                    ),
+                )
+            } else {
+                (
+                    "auto-split disabled",
+                    format!(
+                        "Auto-splitting is turned off (sh.disableAutoSplit()), so this chunk ({}) is not split however large it grows.",
+                        size(chunk.bytes)
+                    ),
+                )
+            };
+            return base(Explanation::new(Topic::Split, rule, sentence));
+        }
+        // What the splitter would find if it looked now: autoSplitVector's own answer.
+        let input = SplitInput {
+            shard_docs,
+            shard_bytes,
+            max_size,
+        };
+        let points = self.collections.get(ns).map_or(0, |c| {
+            let keys = crate::engine::store::range(&c.docs, &chunk.min, &chunk.max).slices();
+            auto_split_vector(&keys, input, None).len()
+        });
+        let threshold = max_size / SPLIT_TEST_FACTOR;
+        let check = if points > 0 {
+            format!("When it is checked, autoSplitVector will cut it at {points} point(s).")
+        } else if single && chunk.docs > 0 {
+            format!(
+                "Even then it has no split point: all {} documents share one shard key value{}.",
+                chunk.docs,
+                if chunk.bytes > max_size {
+                    ", so the check will mark it jumbo"
+                } else {
+                    ""
+                }
+            )
+        } else if shard_bytes < max_size {
+            format!(
+                "Even then autoSplitVector cuts nothing while the collection's data on {} ({}) is under the maximum chunk size ({}).",
+                self.shard_name(chunk.shard),
+                size(shard_bytes),
+                size(max_size)
+            )
+        } else {
+            format!(
+                "Even then autoSplitVector finds no split point: it cuts every (maximum chunk size / average document size on the shard) documents, and this chunk's {} documents do not reach that.",
+                chunk.docs
+            )
+        };
+        let next_check = threshold.saturating_sub(chunk.written);
+        let (rule, sentence) = if single && chunk.docs > 1 {
+            (
+                "no split point (one key value)",
+                format!(
+                    "No split point: all {} documents share one shard key value, and a chunk is only ever cut between different values, so autoSplitVector returns nothing{}.",
+                    chunk.docs,
+                    if chunk.bytes > max_size {
+                        format!(
+                            "; it is over the maximum chunk size ({} > {}), so the splitter's next check (after {} more written) marks it jumbo",
+                            size(chunk.bytes),
+                            size(max_size),
+                            size(next_check)
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+        } else if chunk.written < threshold {
+            (
+                "split-check threshold",
+                format!(
+                    "Not split yet: 5.0's splitter looks at a chunk only after a fifth of the maximum chunk size ({}) has been written to it since it was created, moved or last checked; {} has been written since, so the next check comes after {} more. {check}",
+                    size(threshold),
+                    size(chunk.written),
+                    size(next_check)
+                ),
+            )
+        } else if points > 0 {
+            (
+                "autoSplitVector",
+                format!("The splitter's check is due. {check}"),
+            )
+        } else {
+            ("autoSplitVector", check)
+        };
+        let avg = shard_bytes.checked_div(shard_docs).unwrap_or(0);
+        base(Explanation::new(Topic::Split, rule, sentence))
+            .fact("writtenSinceCheck", n(chunk.written))
+            .fact("splitCheckThreshold", n(threshold))
+            .fact("shardDataBytes", n(shard_bytes))
+            .fact("avgDocSizeOnShard", n(avg))
+            .fact("oneKeyValue", single)
+            .fact("splitPointsNow", n(points as u64))
+    }
+
+    /// The balancer side of [`Cluster::explain_chunk`].
+    fn explain_chunk_balancing(
+        &self,
+        ns: &str,
+        s: &Sharding,
+        chunk: &Chunk,
+    ) -> Result<Explanation, ClusterError> {
+        let here = self.shard_name(chunk.shard).to_string();
+        let zone = Cluster::zone_of(&s.zones, chunk);
+        let with_facts = |e: Explanation| {
+            e.fact("shard", here.as_str())
+                .fact("zone", zone.clone().map_or(Bson::Null, Bson::String))
+        };
+        if !self.balancer_enabled {
+            return Ok(with_facts(Explanation::new(
+                Topic::Balancer,
+                "balancer stopped",
+                "The balancer is stopped (sh.stopBalancer()), so no chunk moves unless you move it.".to_string(),
+            )));
+        }
+        if !s.balancing {
+            return Ok(with_facts(Explanation::new(
+                Topic::Balancer,
+                "balancing disabled",
+                format!("Balancing is disabled for {ns} (sh.disableBalancing), so its chunks stay where they are."),
+            )));
+        }
+        let plan = self.balancer_round_plan(ns)?;
+        let moved = plan.iter().find_map(|step| match step {
+            RoundStep::Drain { migration, .. } | RoundStep::ZoneViolation { migration, .. } => {
+                migration
+                    .as_ref()
+                    .filter(|m| m.min == chunk.min)
+                    .map(|m| (step, m.to))
+            }
+            RoundStep::Zone(d) => match &d.outcome {
+                ZoneOutcome::Move { chunk: c } if c.min == chunk.min => {
+                    d.recipient.map(|(to, _)| (step, to))
+                }
+                _ => None,
+            },
+        });
+        if let Some((step, to)) = moved {
+            let (rule, sentence) = self.round_step_text(ns, step);
+            return Ok(with_facts(Explanation::new(
+                Topic::Balancer,
+                rule,
+                format!(
+                    "The next balancer round moves this chunk to {}. {sentence}",
+                    self.shard_name(to)
+                ),
+            ))
+            .fact("to", self.shard_name(to)));
+        }
+        if chunk.jumbo && !self.shards[chunk.shard as usize].draining {
+            return Ok(with_facts(Explanation::new(
+                Topic::Balancer,
+                "jumbo chunk",
+                "The balancer skips jumbo chunks: it moves a jumbo chunk only off a draining shard.".to_string(),
+            )));
+        }
+        // The decision that ended the balancing of this chunk's zone.
+        let decision = plan.iter().rev().find_map(|step| match step {
+            RoundStep::Zone(d) if d.zone == zone => Some(d),
+            _ => None,
+        });
+        let Some(d) = decision else {
+            return Ok(with_facts(Explanation::new(
+                Topic::Balancer,
+                "balancer round",
+                "The next balancer round does not reach this chunk's zone.".to_string(),
+            )));
+        };
+        let (rule, text) = self.decision_text(d);
+        let sentence = match &d.outcome {
+            ZoneOutcome::Move { chunk: c } => format!(
+                "{text} The balancer moves the donor's first movable chunk, {}, not this one.",
+                crate::engine::split::format_range(
+                    &s.bound_string(&c.min),
+                    &s.bound_string(&c.max)
+                )
+            ),
+            _ => format!("{text} So this chunk stays on {here}."),
+        };
+        Ok(with_facts(self.decision_facts(
+            Explanation::new(Topic::Balancer, rule, sentence),
+            d,
+        )))
+    }
+
+    /// The rule and sentence of one zone decision.
+    fn decision_text(&self, d: &ZoneDecision) -> (&'static str, String) {
+        let p = d.policy;
+        let whose = match &d.zone {
+            Some(z) => format!("zone {z}'s chunks over its {} shard(s)", d.shards),
+            None => "the chunks in no zone".to_string(),
+        };
+        let name = |s: Option<(ShardIdx, u64)>| {
+            s.map_or(String::from("none"), |(i, l)| {
+                format!("{} ({})", self.shard_name(i), p.load(l))
+            })
+        };
+        let ideal = p.ideal_text(d);
+        let unit = if p.by_size() {
+            "data size"
+        } else {
+            "chunk counts"
+        };
+        let text = match &d.outcome {
+            ZoneOutcome::Move { .. } => format!(
+                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard, {}, is above it and the least loaded, {}, below{}, so a chunk moves.",
+                self.version().label(),
+                name(d.donor),
+                name(d.recipient),
+                if p == BalancePolicy::DataSize {
+                    format!(
+                        ", and they differ by at least {} × the range size ({})",
+                        crate::engine::balancer::MIGRATION_SIZE_FACTOR,
+                        size(d.threshold)
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            ZoneOutcome::NoShards => format!("No shard is in the zone of {whose}, so nothing can balance them."),
+            ZoneOutcome::NoData => "The collection holds no data yet, so the data-size balancer has nothing to move.".to_string(),
+            ZoneOutcome::NoDonor => "Every shard already takes part in a migration this round (each shard joins at most one per round).".to_string(),
+            ZoneOutcome::NoRecipient => "No shard can receive a chunk: every candidate is busy this round, draining, or outside the zone.".to_string(),
+            ZoneOutcome::SameShard => format!(
+                "The {} balancer compares {unit} of {whose}: the most loaded shard, {}, is also the least loaded that may receive, so nothing moves.",
+                self.version().label(),
+                name(d.donor)
+            ),
+            ZoneOutcome::DonorNotAboveIdeal => format!(
+                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}, and the most loaded shard, {}, is not above it, so the collection counts as balanced.",
+                self.version().label(),
+                name(d.donor)
+            ),
+            ZoneOutcome::RecipientNotBelowIdeal => format!(
+                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard is {}, but the least loaded that may receive, {}, is not below the ideal, so nothing moves.",
+                self.version().label(),
+                name(d.donor),
+                name(d.recipient)
+            ),
+            ZoneOutcome::BelowThreshold => match p {
+                BalancePolicy::DataSize => {
+                    let gap = d.donor.map_or(0, |x| x.1).saturating_sub(d.recipient.map_or(0, |x| x.1));
+                    format!(
+                        "The 8.0 balancer compares data size, not chunk counts: {} and {} differ by {}, under {} × the range size ({}), so nothing moves.",
+                        name(d.donor),
+                        name(d.recipient),
+                        size(gap),
+                        crate::engine::balancer::MIGRATION_SIZE_FACTOR,
+                        size(d.threshold)
+                    )
+                }
+                _ => format!(
+                    "The 3.6 balancer compares chunk counts of {whose}: the ideal is {ideal}, and the most loaded shard, {}, is only {} over it; 3.6 moves a chunk when the excess reaches {} (1 under 20 chunks, 2 from 20 on).",
+                    name(d.donor),
+                    d.donor.map_or(0, |x| x.1).saturating_sub(d.ideal),
+                    d.threshold
+                ),
+            },
+            ZoneOutcome::NoMovableChunk => format!(
+                "The most loaded shard, {}, should give a chunk, but all its chunks of {whose} are jumbo, and the balancer skips jumbo chunks.",
+                name(d.donor)
+            ),
+        };
+        (p.rule(), text)
+    }
+
+    /// A decision's figures.
+    fn decision_facts(&self, e: Explanation, d: &ZoneDecision) -> Explanation {
+        let loads: Document = self
+            .shards()
+            .filter(|(_, s)| !s.removed)
+            .map(|(i, s)| {
+                (
+                    s.name.clone(),
+                    n(d.loads.get(i as usize).copied().unwrap_or(0)),
+                )
+            })
+            .collect();
+        let shard = |s: Option<(ShardIdx, u64)>| {
+            s.map_or(Bson::Null, |(i, _)| {
+                Bson::String(self.shard_name(i).to_string())
+            })
+        };
+        e.fact("policy", d.policy.rule())
+            .fact(
+                "unit",
+                if d.policy.by_size() {
+                    "bytes"
+                } else {
+                    "chunks"
+                },
+            )
+            .fact("loads", loads)
+            .fact("ideal", n(d.ideal))
+            .fact("threshold", n(d.threshold))
+            .fact("donor", shard(d.donor))
+            .fact("recipient", shard(d.recipient))
+    }
+
+    /// The rule and sentence of one round step.
+    fn round_step_text(&self, ns: &str, step: &RoundStep) -> (&'static str, String) {
+        let range = |m: &crate::engine::balancer::Migration| {
+            self.sharding(ns).map_or(String::new(), |s| {
+                crate::engine::split::format_range(&s.bound_string(&m.min), &s.bound_string(&m.max))
+            })
+        };
+        match step {
+            RoundStep::Drain {
+                from,
+                chunks,
+                migration,
+            } => (
+                "draining",
+                match migration {
+                    Some(m) => format!(
+                        "{} is draining (removeShard): the balancer empties it first, one chunk per round, non-jumbo chunks first, to the least loaded shard; {} goes to {} ({chunks} chunk(s) were left on it).",
+                        self.shard_name(*from),
+                        range(m),
+                        self.shard_name(m.to)
+                    ),
+                    None => format!(
+                        "{} is draining (removeShard), but no shard can take its chunks this round.",
+                        self.shard_name(*from)
+                    ),
+                },
+            ),
+            RoundStep::ZoneViolation {
+                from,
+                zone,
+                migration,
+            } => (
+                "zones",
+                match migration {
+                    Some(m) => format!(
+                        "{} lies in zone {zone}'s range but sits on {}, which is not in the zone: the balancer moves it to {}, a shard of the zone, before any other balancing.",
+                        range(m),
+                        self.shard_name(*from),
+                        self.shard_name(m.to)
+                    ),
+                    None => format!(
+                        "A chunk of zone {zone} sits on {}, outside the zone, but could not move this round.",
+                        self.shard_name(*from)
+                    ),
+                },
+            ),
+            RoundStep::Zone(d) => self.decision_text(d),
+        }
+    }
+
+    /// What one balancer round would do now, step by step, for `ns` (or for every
+    /// collection whose balancing is on), each step with its rule: a round with nothing to
+    /// do still explains why.
+    pub fn explain_round(&self, ns: Option<&str>) -> Result<Vec<Explanation>, ClusterError> {
+        let namespaces: Vec<String> = match ns {
+            Some(ns) => {
+                self.sharding(ns)?;
+                vec![ns.to_string()]
+            }
+            None => self
+                .collections
+                .iter()
+                .filter(|(_, c)| c.sharding.as_ref().is_some_and(|s| s.balancing))
+                .map(|(ns, _)| ns.clone())
+                .collect(),
+        };
+        if !self.balancer_enabled {
+            return Ok(vec![Explanation::new(
+                Topic::Round,
+                "balancer stopped",
+                "The balancer is stopped (sh.stopBalancer()): rounds do not run.".to_string(),
+            )]);
+        }
+        let mut out = Vec::new();
+        for ns in namespaces {
+            if self.sharding(&ns).is_ok_and(|s| !s.balancing) {
+                out.push(
+                    Explanation::new(
+                        Topic::Round,
+                        "balancing disabled",
+                        format!("Balancing is disabled for {ns}."),
+                    )
+                    .fact("ns", ns.as_str()),
+                );
+                continue;
+            }
+            for step in self.balancer_round_plan(&ns)? {
+                let (rule, sentence) = self.round_step_text(&ns, &step);
+                let mut e = Explanation::new(Topic::Round, rule, sentence).fact("ns", ns.as_str());
+                match &step {
+                    RoundStep::Zone(d) => {
+                        e = self.decision_facts(e, d);
+                        if let (ZoneOutcome::Move { chunk }, Ok(s)) =
+                            (&d.outcome, self.sharding(&ns))
+                        {
+                            e = e.fact("moves", bound(s, &chunk.min));
+                        }
+                    }
+                    RoundStep::Drain { migration, .. }
+                    | RoundStep::ZoneViolation { migration, .. } => {
+                        if let (Some(m), Ok(s)) = (migration, self.sharding(&ns)) {
+                            e = e
+                                .fact("moves", bound(s, &m.min))
+                                .fact("from", self.shard_name(m.from))
+                                .fact("to", self.shard_name(m.to));
+                        }
+                    }
+                }
+                out.push(e);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Why shard `shard` holds what it holds of `ns`: the balancing policy's view of it,
+    /// then draining, zones and 5.0's top-chunk moves where they apply.
+    pub fn explain_shard(&self, ns: &str, shard: &str) -> Result<Vec<Explanation>, ClusterError> {
+        let s = self.sharding(ns)?;
+        let idx = self
+            .shard_index(shard)
+            .map_err(|_| ClusterError::ShardNotFound(format!("shard {shard} does not exist")))?;
+        let sh = &self.shards[idx as usize];
+        let (docs, bytes) = s.table.shard_totals(idx);
+        let (mut chunks, mut jumbo, mut total_docs) = (0u64, 0u64, 0u64);
+        for c in s.table.iter() {
+            total_docs += c.docs;
+            if c.shard == idx {
+                chunks += 1;
+                jumbo += u64::from(c.jumbo);
+            }
+        }
+        let holding = |e: Explanation| {
+            e.fact("shard", shard)
+                .fact("chunks", n(chunks))
+                .fact("docs", n(docs))
+                .fact("bytes", n(bytes))
+                .fact("jumboChunks", n(jumbo))
+                .fact("collectionDocs", n(total_docs))
+                .fact("collectionChunks", n(s.table.len() as u64))
+        };
+        let mut out = Vec::new();
+        // The policy's view: the last decision for the chunks in no zone (or a zone of
+        // the shard's) in the round the balancer would run now.
+        let plan = if self.balancer_enabled && s.balancing {
+            self.balancer_round_plan(ns)?
+        } else {
+            Vec::new()
+        };
+        let decision = plan.iter().rev().find_map(|step| match step {
+            RoundStep::Zone(d) if d.zone.as_deref().is_none_or(|z| sh.zones.contains(z)) => Some(d),
+            _ => None,
+        });
+        match decision {
+            Some(d) => {
+                let (rule, text) = self.decision_text(d);
+                let mut sentence = format!(
+                    "{shard} holds {chunks} of {} chunks ({} documents, {}). {text}",
+                    s.table.len(),
+                    docs,
+                    size(bytes)
+                );
+                if d.policy == BalancePolicy::DataSize && !self.autosplit_enabled {
+                    sentence.push_str(&format!(
+                        " In 6.0.3+ chunks never split on insert, and one range may grow to {} before the balancer cuts it: a sharded collection can sit whole on one shard.",
+                        size(self.chunk_size())
+                    ));
+                }
+                out.push(
+                    self.decision_facts(
+                        holding(Explanation::new(Topic::Holding, rule, sentence)),
+                        d,
+                    ),
+                );
+            }
+            None => {
+                let why = if !self.balancer_enabled {
+                    "The balancer is stopped, so chunks stay where splits and manual moves put them."
+                } else {
+                    "Balancing is disabled for the collection, so chunks stay where splits and manual moves put them."
+                };
+                out.push(holding(Explanation::new(
+                    Topic::Holding,
+                    "balancer stopped",
+                    format!(
+                        "{shard} holds {chunks} of {} chunks ({docs} documents). {why}",
+                        s.table.len()
+                    ),
+                )));
+            }
+        }
+        if sh.draining {
+            out.push(
+                Explanation::new(
+                    Topic::Draining,
+                    "draining",
+                    format!(
+                        "removeShard started draining {shard}: each round the balancer first moves one of its chunks (non-jumbo first) to the least loaded shard that may take it; {chunks} chunk(s) remain, {jumbo} of them jumbo, and it leaves the cluster once it holds none."
+                    ),
+                )
+                .fact("shard", shard)
+                .fact("chunks", n(chunks))
+                .fact("jumboChunks", n(jumbo)),
+            );
+        }
+        if !s.zones.is_empty() || !sh.zones.is_empty() {
+            let zones: Vec<Bson> = sh.zones.iter().map(|z| Bson::String(z.clone())).collect();
+            let in_zones = s
+                .table
+                .iter()
+                .filter(|c| c.shard == idx && Cluster::zone_of(&s.zones, c).is_some())
+                .count() as u64;
+            let sentence = if sh.zones.is_empty() {
+                format!(
+                    "{shard} is in no zone: a chunk inside a zone's range may live only on that zone's shards, so {shard} holds only chunks outside every zone range (the balancer moves the others away first)."
+                )
+            } else {
+                format!(
+                    "{shard} is in zone(s) {}: chunks inside those zones' ranges may live only on their shards, and each zone is balanced over its own shards; {in_zones} of its chunks lie in a zone range.",
+                    sh.zones.iter().cloned().collect::<Vec<_>>().join(", ")
+                )
+            };
+            out.push(
+                Explanation::new(Topic::Zones, "zones", sentence)
+                    .fact("shard", shard)
+                    .fact("zones", zones)
+                    .fact("chunksInZoneRanges", n(in_zones)),
+            );
+        }
+        let moves = self.top_chunk_moves(ns, shard);
+        if moves > 0 {
+            out.push(
+                Explanation::new(
+                    Topic::TopChunk,
+                    "top-chunk move",
+                    format!(
+                        "{shard} received {moves} single-document top (or bottom) chunk(s): when 5.0 splits the chunk at either end of an ordered key, it cuts at the extreme key, so the new end chunk holds one document, and moves that chunk to the least loaded shard (the top-chunk optimisation). That is how a shard ends up holding a chunk with one document."
+                    ),
+                )
+                .fact("shard", shard)
+                .fact("topChunkMoves", n(moves)),
+            );
+        }
+        Ok(out)
+    }
+
+    /// How many of the moves into `shard` recorded in the event log were 5.0's top-chunk
+    /// moves: a move of a chunk ending at the global maximum (or starting at the global
+    /// minimum) right after the split that created it.
+    fn top_chunk_moves(&self, ns: &str, shard: &str) -> u64 {
+        let Ok(s) = self.sharding(ns) else { return 0 };
+        let (gmin, gmax) = (s.pattern.global_min(), s.pattern.global_max());
+        let mut last_split: Option<(&KeyValue, &KeyValue, Option<&KeyValue>)> = None;
+        let mut count = 0;
+        for e in self.events().iter() {
+            match &e.kind {
+                EventKind::Split {
+                    ns: n,
+                    min,
+                    max,
+                    points,
+                } if n == ns => last_split = Some((min, max, points.last())),
+                EventKind::MoveChunkStart { .. } | EventKind::Jumbo { .. } => {}
+                EventKind::MoveChunkCommit {
+                    ns: n,
+                    min,
+                    max,
+                    to,
+                    ..
+                } if n == ns => {
+                    let top = *max == gmax
+                        && last_split.is_some_and(|(_, m, p)| *m == gmax && p == Some(min));
+                    let bottom = *min == gmin
+                        && last_split.is_some_and(|(m, _, p)| *m == gmin && p == Some(max));
+                    if to == shard && (top || bottom) {
+                        count += 1;
+                    }
+                    last_split = None;
+                }
+                _ => last_split = None,
+            }
+        }
+        count
+    }
+
+    /// Where `doc` would land in `ns` (spec §3, §5): its shard key value (for a hashed key
+    /// its hash, `convertShardKeyToHashed`), the chunk `[min, max)` holding the value, and
+    /// that chunk's shard, with a sentence saying why.
+    pub fn explain_document(&self, ns: &str, doc: &Document) -> Result<Landing, ClusterError> {
+        let s = self.sharding(ns)?;
+        let key = s.pattern.extract(doc)?;
+        let chunk = s
+            .table
+            .chunk_for(&key)
+            .cloned()
+            .ok_or_else(|| not_sharded(ns))?;
+        if key >= chunk.max {
+            return Err(untargetable_key(ns, &s.pattern, &key));
+        }
+        let hashed = s.pattern.hashed_index().and_then(|i| {
+            let (name, _) = s.pattern.fields().get(i)?;
+            let value = crate::values::path::lookup_path(doc, name)
+                .cloned()
+                .unwrap_or(Bson::Null);
+            match key.0.get(i) {
+                Some(Bson::Int64(h)) => Some((name.clone(), value, *h)),
+                _ => None,
+            }
+        });
+        let missing: Vec<&str> = s
+            .pattern
+            .fields()
+            .iter()
+            .filter(|(name, _)| crate::values::path::lookup_path(doc, name).is_none())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let range = crate::engine::split::format_range(
+            &s.bound_string(&chunk.min),
+            &s.bound_string(&chunk.max),
+        );
+        let shard = self.shard_name(chunk.shard);
+        let key_text = s.bound_string(&key);
+        let mut sentence = match &hashed {
+            Some((name, value, h)) => format!(
+                "Its {name} {} hashes to {} (convertShardKeyToHashed: the first 8 bytes of an MD5 of the value, read as a signed 64-bit integer). A hashed key's chunks are ranges of hashes, and {range} (min included, max excluded) holds that hash, on {shard}, so mongos routes the document to {shard}.",
+                crate::values::inspect::format_value(value),
+                crate::values::inspect::format_value(&Bson::Int64(*h))
+            ),
+            None => format!(
+                "Its shard key value {key_text} falls in the chunk {range} (min included, max excluded), which lives on {shard}, so mongos routes the document to {shard}."
+            ),
+        };
+        if !missing.is_empty() {
+            sentence.push_str(&format!(
+                " A missing shard key field ({}) counts as null.",
+                missing.join(", ")
+            ));
+        }
+        let rule = if hashed.is_some() {
+            "hashed routing"
+        } else {
+            "range routing"
+        };
+        let mut e = Explanation::new(Topic::Landing, rule, sentence)
+            .fact("key", Bson::Document(s.pattern.to_document(&key)));
+        if let Some((_, value, h)) = &hashed {
+            e = e.fact("value", value.clone()).fact("hash", Bson::Int64(*h));
+        }
+        let e = e
+            .fact("min", bound(s, &chunk.min))
+            .fact("max", bound(s, &chunk.max))
+            .fact("shard", shard);
+        Ok(Landing {
+            key,
+            hashed,
+            chunk_min: chunk.min.clone(),
+            chunk_max: chunk.max.clone(),
+            shard: chunk.shard,
+            explanation: e,
+        })
+    }
+}

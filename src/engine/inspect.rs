@@ -1,0 +1,107 @@
+//! The document inspector: a chunk's documents, a page at a time, in the chunk's key
+//! order, each with its `_id`, its shard key value and, for a hashed key, the value that
+//! was hashed beside the hash.
+//!
+//! A page costs what it shows: the store keeps documents in key order in leaves of at most
+//! 32 entries, so a page is read by position ([`crate::support::shared_map::Slices`]) after
+//! one search for the chunk's range; nothing is sorted and nothing before `skip` is read.
+
+use crate::engine::chunks::ShardIdx;
+use crate::engine::cluster::{not_sharded, Cluster, ClusterError};
+use crate::keys::shard_key::KeyValue;
+use bson::Bson;
+
+/// The most documents one page may hold.
+pub const MAX_PAGE_DOCS: u64 = 1000;
+
+/// One document of a page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocRow {
+    /// The document's `_id`.
+    pub id: Bson,
+    /// Its shard key value (the hashed field holds the hash).
+    pub key: KeyValue,
+    /// For a hashed key, the hashed field's value in the document (null when missing).
+    pub hashed_value: Option<Bson>,
+}
+
+/// A page of a chunk's documents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocPage {
+    /// The chunk's lower bound.
+    pub min: KeyValue,
+    /// The chunk's upper bound.
+    pub max: KeyValue,
+    /// The chunk's shard.
+    pub shard: ShardIdx,
+    /// The position of the hashed field in the key, if the key is hashed.
+    pub hashed_field: Option<usize>,
+    /// The documents in the chunk.
+    pub total: u64,
+    /// How many were skipped before this page.
+    pub skip: u64,
+    /// The page, in key order (documents with equal keys in insertion order).
+    pub rows: Vec<DocRow>,
+}
+
+impl Cluster {
+    /// The documents `skip..skip + limit` of the chunk of `ns` that contains `key` (a key
+    /// value in key space, such as the chunk's lower bound), in key order. `limit` is at
+    /// most [`MAX_PAGE_DOCS`]; a `skip` past the end gives an empty page.
+    pub fn chunk_documents(
+        &self,
+        ns: &str,
+        key: &KeyValue,
+        skip: u64,
+        limit: u64,
+    ) -> Result<DocPage, ClusterError> {
+        if limit > MAX_PAGE_DOCS {
+            return Err(ClusterError::BadValue(format!(
+                "limit must be between 0 and {MAX_PAGE_DOCS}, got {limit}"
+            )));
+        }
+        let s = self.sharding(ns)?;
+        if key.0.len() != s.pattern.len() {
+            return Err(ClusterError::BadValue(format!(
+                "a chunk of {ns} is named by a shard key value of {} field(s), got {}",
+                s.pattern.len(),
+                key.0.len()
+            )));
+        }
+        let chunk = s.table.chunk_for(key).ok_or_else(|| not_sharded(ns))?;
+        let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
+        let slices = crate::engine::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
+        let total = slices.len() as u64;
+        let hashed_field = s.pattern.hashed_index();
+        let hashed_name = hashed_field
+            .and_then(|i| s.pattern.fields().get(i))
+            .map(|(n, _)| n);
+        let start = skip.min(total);
+        let end = start.saturating_add(limit).min(total);
+        let mut rows = Vec::with_capacity((end - start) as usize);
+        for i in start..end {
+            let Some(((k, _), stored)) = slices.get(i as usize) else {
+                break;
+            };
+            let hashed_value = hashed_name.map(|name| {
+                crate::values::path::lookup_path(&stored.doc(), name)
+                    .cloned()
+                    .unwrap_or(Bson::Null)
+            });
+            rows.push(DocRow {
+                id: stored.id().to_bson(),
+                key: k.to_key(),
+                hashed_value,
+            });
+        }
+        Ok(DocPage {
+            min: chunk.min.clone(),
+            max: chunk.max.clone(),
+            shard: chunk.shard,
+            hashed_field,
+            total,
+            skip,
+            rows,
+        })
+    }
+}
