@@ -3,6 +3,7 @@
 //! configurations in lockstep.
 
 pub(crate) mod compare;
+pub(crate) mod heat;
 pub(crate) mod scenario;
 pub(crate) mod timeline;
 
@@ -13,5 +14,9 @@ pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
     MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,
     MAX_SHARDS,
+};
+pub use heat::{
+    key_coordinate, ChunkMark, HeatGrid, HeatLog, HeatOptions, HeatPattern, HeatRow, PatternKind,
+    MAX_RANGES_PER_STEP,
 };
 pub use timeline::{estimate_session_bytes, Timeline, TimelineError, TimelineOptions};

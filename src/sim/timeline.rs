@@ -45,6 +45,7 @@
 use crate::engine::cluster::{ClusterConfig, Footprint};
 use crate::engine::events::Event;
 use crate::session::interpreter::{Outcome, Session};
+use crate::sim::heat::{HeatGrid, HeatLog, HeatOptions, HeatPattern};
 use crate::sim::scenario::Scenario;
 use crate::support::shared_map::LEAF_MAX;
 use thiserror::Error;
@@ -128,6 +129,9 @@ pub struct Timeline {
     /// session is cheaper to make than to copy).
     snapshots: Vec<Snapshot>,
     spacing: u64,
+    /// Where each step's inserts landed in the key space (recorded as steps are pushed;
+    /// a step's record does not depend on the cursor).
+    heat: HeatLog,
 }
 
 impl Timeline {
@@ -152,6 +156,7 @@ impl Timeline {
             event_starts: Vec::new(),
             position: 0,
             snapshots: Vec::new(),
+            heat: HeatLog::default(),
         }
     }
 
@@ -249,9 +254,12 @@ impl Timeline {
         }
         self.current.cluster.seal_events();
         let before = self.current.cluster.events().len() as u64;
+        let heat_before = HeatLog::before(&self.current);
         let outcomes = self.current.run(command);
         let after = self.current.cluster.events().len() as u64;
         self.steps.push(command.to_string());
+        self.heat
+            .record(self.steps.len() as u64, heat_before, &self.current);
         self.event_starts
             .push(if after >= before { before } else { 0 });
         self.position += 1;
@@ -315,6 +323,7 @@ impl Timeline {
         let keep = self.position as usize;
         self.steps.truncate(keep);
         self.event_starts.truncate(keep);
+        self.heat.truncate(keep as u64);
         self.snapshots.retain(|s| s.position <= self.position);
         // A shorter timeline may afford a denser grid again; the missing snapshots are
         // taken as replays pass their positions.
@@ -331,7 +340,8 @@ impl Timeline {
             .steps
             .iter()
             .map(|s| s.capacity() as u64 + std::mem::size_of::<String>() as u64 + 8)
-            .sum();
+            .sum::<u64>()
+            + self.heat.kept_bytes();
         MemoryEstimate {
             snapshots: self.snapshots.len() as u64,
             snapshot_bytes: self.snapshots.iter().map(|s| s.bytes).sum(),
@@ -496,6 +506,30 @@ pub fn estimate_snapshot_bytes(session: &Session, previous: Option<&Session>) ->
 }
 
 impl Timeline {
+    /// The key space of `ns` over every step, as a grid of key ranges by groups of steps,
+    /// its rows and chunk boundaries read at the cursor (see [`crate::sim::heat`]).
+    /// `None` when `ns` is not sharded at the cursor.
+    pub fn heat_grid(&self, ns: &str, options: HeatOptions) -> Option<HeatGrid> {
+        self.heat.grid(
+            ns,
+            &self.current.cluster,
+            self.len(),
+            self.position,
+            options,
+        )
+    }
+
+    /// The pattern of `ns`'s inserts up to the cursor: hot edge, band or even, with the
+    /// figures behind the name.
+    pub fn heat_pattern(&self, ns: &str) -> HeatPattern {
+        self.heat.classify(ns, &self.current.cluster, self.position)
+    }
+
+    /// The per-step insert aggregates behind [`Timeline::heat_grid`].
+    pub fn heat(&self) -> &HeatLog {
+        &self.heat
+    }
+
     /// The step (1-based position) whose command produced the event with sequence number
     /// `seq`, if that event is in the log at the cursor.
     pub fn step_of_event(&self, seq: u64) -> Option<u64> {

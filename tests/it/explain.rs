@@ -7,7 +7,8 @@
 use bson::{doc, Bson};
 use expect_test::{expect, Expect};
 use shardlab::engine::{Chunk, Explanation, Topic};
-use shardlab::{KeyValue, Session};
+use shardlab::sim::{key_coordinate, HeatGrid, HeatOptions, HeatPattern, PatternKind, Timeline};
+use shardlab::{ClusterConfig, KeyValue, Session};
 
 /// A session that ran `script`, every statement succeeding.
 fn session(script: &str) -> Session {
@@ -402,4 +403,222 @@ fn the_inspector_pages_a_chunk_in_key_order() {
         .chunk_documents("test.h", &first.min, u64::MAX, 1000)
         .unwrap();
     assert!(far.rows.is_empty());
+}
+
+/// A timeline of `batches` steps of `sim.generate(ns, workload, per)` after `setup`.
+fn heat_timeline(setup: &[&str], ns: &str, workload: &str, batches: usize, per: u32) -> Timeline {
+    let mut t = Timeline::new(ClusterConfig::default());
+    for s in setup {
+        let out = t.push(s);
+        assert!(out.iter().all(|o| o.result.is_ok()), "{s}: {out:?}");
+    }
+    for _ in 0..batches {
+        t.push(&format!("sim.generate('{ns}', '{workload}', {per})"));
+    }
+    t
+}
+
+/// The stored documents of `ns` counted per row of `grid`, from their keys: what the
+/// grid's rows must add up to when nothing was deleted.
+fn docs_per_row(t: &Timeline, ns: &str, grid: &HeatGrid) -> Vec<u64> {
+    let cluster = &t.session().cluster;
+    let pattern = &cluster.sharding(ns).unwrap().pattern;
+    let span = (grid.axis.1 - grid.axis.0) as f64 + 1.0;
+    let mut rows = vec![0u64; grid.rows.len()];
+    for (k, _, _) in cluster.collection(ns).unwrap().entries() {
+        let p = key_coordinate(pattern, &k).clamp(grid.axis.0, grid.axis.1);
+        let f = (p - grid.axis.0) as f64 / span;
+        let n = rows.len();
+        rows[((f * n as f64) as usize).min(n - 1)] += 1;
+    }
+    rows
+}
+
+fn figures(p: &HeatPattern) -> String {
+    let mut out = format!("{}: {}\n", p.name, p.sentence);
+    for (name, v) in &p.figures {
+        out.push_str(&format!("{name} = {v:.3}\n"));
+    }
+    out
+}
+
+#[test]
+fn the_heat_of_a_monotonic_key_is_a_hot_edge() {
+    let t = heat_timeline(
+        &[
+            "sim.reset({shards: 3, version: '5.0', chunkSize: 32768})",
+            "sh.shardCollection('test.events', {x: 1})",
+        ],
+        "test.events",
+        "monotonic",
+        40,
+        25,
+    );
+    let grid = t
+        .heat_grid(
+            "test.events",
+            HeatOptions {
+                rows: 32,
+                columns: 64,
+            },
+        )
+        .unwrap();
+    assert_eq!(grid.columns as u64, t.len());
+    // Every insert is in the grid, in the row its key is in.
+    let rows: Vec<u64> = grid.rows.iter().map(|r| r.inserts.round() as u64).collect();
+    assert_eq!(rows, docs_per_row(&t, "test.events", &grid));
+    assert_eq!(rows.iter().sum::<u64>(), 1000);
+    // Each step's heat sits at the top of what was there: the last step's in the top row.
+    let last = grid.columns as usize - 1;
+    assert!(
+        grid.cell(31, last) >= 25.0 - 0.01,
+        "{}",
+        grid.cell(31, last)
+    );
+    let p = t.heat_pattern("test.events");
+    assert_eq!(p.kind, PatternKind::HotEdge { max_side: true });
+    expect![[r#"
+        hot edge: Hot edge: 100% of the inserts after the first step went above every earlier key, so they all hit the chunk at the MaxKey end of the key space: the sign of a monotonic shard key, whose writes one shard takes at a time.
+        inserts = 1000.000
+        steps = 40.000
+        maxSideShare = 1.000
+        minSideShare = 0.000
+        hottestShare = 0.500
+        hottestWidth = 0.500
+        persistence = 0.500
+        evenness = 1.000
+    "#]].assert_eq(&figures(&p));
+}
+
+#[test]
+fn the_heat_of_a_hashed_key_is_even() {
+    let t = heat_timeline(
+        &[
+            "sim.reset({shards: 4, version: '5.0'})",
+            "sh.shardCollection('test.h', {_id: 'hashed'})",
+        ],
+        "test.h",
+        "hashedId",
+        40,
+        50,
+    );
+    let grid = t
+        .heat_grid(
+            "test.h",
+            HeatOptions {
+                rows: 32,
+                columns: 40,
+            },
+        )
+        .unwrap();
+    assert!(grid.hashed);
+    assert_eq!(grid.axis, (0, u64::MAX));
+    let rows: Vec<u64> = grid.rows.iter().map(|r| r.inserts.round() as u64).collect();
+    assert_eq!(rows, docs_per_row(&t, "test.h", &grid));
+    // The strip of shards follows the chunks: each row's shard owns its middle.
+    let s = t.session().cluster.sharding("test.h").unwrap();
+    for row in &grid.rows {
+        let mid = (row.lo / 2 + row.hi / 2) as i64 ^ i64::MIN;
+        let owner = s
+            .table
+            .chunk_for(&KeyValue(vec![Bson::Int64(mid)]))
+            .unwrap()
+            .shard;
+        assert_eq!(row.shard, owner);
+    }
+    let p = t.heat_pattern("test.h");
+    assert_eq!(p.kind, PatternKind::Even);
+    expect![[r#"
+        even: Even: inserts spread over the whole key space (evenness 1.00 of 1), as a hashed key or random values spread them, so every chunk's shard shares the writes.
+        inserts = 2000.000
+        steps = 40.000
+        maxSideShare = 0.003
+        minSideShare = 0.001
+        hottestShare = 0.507
+        hottestWidth = 0.500
+        persistence = 0.525
+        evenness = 0.998
+    "#]].assert_eq(&figures(&p));
+}
+
+#[test]
+fn the_heat_of_a_zipf_key_is_a_band() {
+    let t = heat_timeline(
+        &[
+            "sim.reset({shards: 3, version: '5.0', chunkSize: 65536})",
+            "sh.shardCollection('test.z', {x: 1})",
+        ],
+        "test.z",
+        "zipf",
+        40,
+        50,
+    );
+    let grid = t
+        .heat_grid(
+            "test.z",
+            HeatOptions {
+                rows: 32,
+                columns: 40,
+            },
+        )
+        .unwrap();
+    let rows: Vec<u64> = grid.rows.iter().map(|r| r.inserts.round() as u64).collect();
+    assert_eq!(rows, docs_per_row(&t, "test.z", &grid));
+    let p = t.heat_pattern("test.z");
+    assert_eq!(p.kind, PatternKind::Band);
+    expect![[r#"
+        band: Band: 3% of the key space takes 65% of the inserts, in 100% of the steps: a hot value (or tenant) whose documents share a range, and whose chunk's shard takes most writes.
+        inserts = 2000.000
+        steps = 40.000
+        maxSideShare = 0.002
+        minSideShare = 0.000
+        hottestShare = 0.649
+        hottestWidth = 0.031
+        persistence = 1.000
+        evenness = 0.471
+    "#]].assert_eq(&figures(&p));
+}
+
+#[test]
+fn large_steps_count_every_insert_and_forks_forget_theirs() {
+    let mut t = heat_timeline(
+        &[
+            "sim.reset({shards: 3, version: '5.0', chunkSize: 32768})",
+            "sh.shardCollection('test.events', {x: 1})",
+        ],
+        "test.events",
+        "monotonic",
+        6,
+        2000,
+    );
+    let grid = t
+        .heat_grid(
+            "test.events",
+            HeatOptions {
+                rows: 16,
+                columns: 8,
+            },
+        )
+        .unwrap();
+    let total: f64 = grid.rows.iter().map(|r| r.inserts).sum();
+    assert_eq!(total.round() as u64, 12_000);
+    assert_eq!(
+        t.heat_pattern("test.events").kind,
+        PatternKind::HotEdge { max_side: true }
+    );
+    // Back two steps and a new branch: the dropped steps' heat goes with them.
+    t.jump(t.len() - 2).unwrap();
+    t.push("db.events.insertOne({x: -5})");
+    let grid = t
+        .heat_grid(
+            "test.events",
+            HeatOptions {
+                rows: 16,
+                columns: 8,
+            },
+        )
+        .unwrap();
+    let total: f64 = grid.rows.iter().map(|r| r.inserts).sum();
+    assert_eq!(total.round() as u64, 8_001);
+    assert!(t.heat_grid("test.nope", HeatOptions::default()).is_none());
 }
