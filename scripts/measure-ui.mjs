@@ -1,36 +1,174 @@
 // Measures the playground in headless Chromium with the Performance API. This is a
 // measurement, not a test: it prints figures and asserts nothing about time.
 //   node scripts/measure-ui.mjs   (after `trunk build --release`)
-// Figures: time to interactive on localhost, the transfer size of wasm + JS + CSS
-// (gzipped), and frame times while a workload plays on 16 shards with ~1,000 chunks.
+// The build is served gzip-compressed, as a static host would serve it, by a small server
+// here (each file compressed once, at level 9, before the first request).
+// Figures:
+// - time to interactive: from navigation start until the console accepts input, that is,
+//   until a command typed into it (as a person types) has printed its answer. Measured on
+//   a desktop window with no throttling, and on a phone profile set through the DevTools
+//   protocol: 1.6 Mbps down (200,000 bytes/s), 750 kbps up, 150 ms round trip, CPU 4x
+//   slower, a 400x800 window at 2x. Each is the median of RUNS loads (3), cache disabled.
+//   "inputMs" is when the console's input first appeared enabled, "answerAfterEnterMs" how
+//   long the answer took after Enter (the rest is the driver typing).
+// - the initial transfer: the bytes the server sent (gzipped) for the page's load, HTML,
+//   JS glue, wasm and CSS, and the same files gzipped offline.
+// - frame times while a workload plays on 16 shards with ~1,000 chunks.
 // SHARDS, DOCS, MIN_CHUNKS, WORKLOAD (a generator; uniform by default) and BATCH (documents
-// per tick, 20) change the scenario; REDUCED=1 measures with
-// prefers-reduced-motion; SHARDLAB_DIST measures another build directory. rAF intervals
-// come in whole display frames (16.7 ms at 60 Hz, also when idle), so "over16" counts the
-// frames that missed one.
+// per tick, 20) change the scenario; REDUCED=1 measures with prefers-reduced-motion;
+// SHARDLAB_DIST measures another build directory; TTI_ONLY=1 stops after the load figures.
+// rAF intervals come in whole display frames (16.7 ms at 60 Hz, also when idle), so
+// "over16" counts the frames that missed one.
+import { createServer } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { serve, launch } from '../tests/e2e/harness.mjs';
+import { launch } from '../tests/e2e/harness.mjs';
 
 const DIST = process.env.SHARDLAB_DIST ?? 'dist';
-const server = await serve(DIST);
+const RUNS = Number(process.env.RUNS ?? 3);
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
+// Already compressed: sent as they are.
+const STORED = new Set(['.png', '.jpg', '.gif', '.webp', '.woff2']);
+
+/** Serves `dir` on 127.0.0.1, gzip-compressed for clients that accept it, and logs
+ * every response: `{ path, bytes, gzip }`. Resolves to `{ url, log, close }`. */
+async function serveGzip(dir) {
+  const files = new Map();
+  for (const name of await readdir(dir, { recursive: true })) {
+    let raw;
+    try {
+      raw = await readFile(join(dir, name));
+    } catch {
+      continue; // a directory
+    }
+    const ext = extname(name);
+    files.set(`/${name.split('\\').join('/')}`, {
+      raw,
+      gz: STORED.has(ext) ? null : gzipSync(raw, { level: 9 }),
+      type: TYPES[ext] ?? 'application/octet-stream',
+    });
+  }
+  const log = [];
+  const server = createServer((req, res) => {
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path.endsWith('/')) path += 'index.html';
+    const file = files.get(path);
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    const gzip = file.gz !== null && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const body = gzip ? file.gz : file.raw;
+    res.writeHead(200, {
+      'content-type': file.type,
+      'content-length': body.length,
+      'cache-control': 'no-cache',
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    res.end(body);
+    log.push({ path, bytes: body.length, gzip });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, log, close: () => new Promise((r) => server.close(r)) };
+}
+
+const server = await serveGzip(DIST);
 const browser = await launch();
-const page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, reducedMotion: process.env.REDUCED ? 'reduce' : 'no-preference' });
 
-// Time to interactive: navigation start until the first chunk is drawn and the Play
-// button responds.
-await page.goto(server.url);
-await page.getByTestId('play').waitFor();
-const tti = await page.evaluate(() => {
-  const nav = performance.getEntriesByType('navigation')[0];
-  return performance.now() - (nav ? nav.startTime : 0);
-});
+const PROFILES = {
+  desktop: { viewport: { width: 1440, height: 1000 } },
+  mobile: {
+    viewport: { width: 400, height: 800 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+    network: { offline: false, latency: 150, downloadThroughput: 200_000, uploadThroughput: 93_750 },
+    cpu: 4,
+  },
+};
 
+// Notes, in page time (ms since navigation start), when the console's input first appears
+// enabled and when the first answer to a command sent from it is printed.
+function watchConsole() {
+  const t = (window.__tti = {});
+  let before = 0;
+  const answers = () => document.querySelectorAll('[data-testid="console-output"] .line:not(.in)').length;
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && e.target?.dataset?.testid === 'console-input' && t.sent === undefined) {
+      t.sent = performance.now();
+      before = answers();
+    }
+  }, true);
+  new MutationObserver(() => {
+    if (t.input === undefined) {
+      const input = document.querySelector('[data-testid="console-input"]');
+      if (input && !input.disabled) t.input = performance.now();
+    }
+    if (t.sent !== undefined && t.answer === undefined && answers() > before) t.answer = performance.now();
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+
+/** Loads the page once under `profile` and types a command into the console. */
+async function loadOnce(name) {
+  const { network, cpu, ...options } = PROFILES[name];
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  if (network) await cdp.send('Network.emulateNetworkConditions', network);
+  if (cpu) await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpu });
+  await page.addInitScript(watchConsole);
+  server.log.length = 0;
+  await page.goto(server.url, { waitUntil: 'commit' });
+  const input = page.getByTestId('console-input');
+  await input.waitFor({ timeout: 120_000 });
+  await input.fill('db.events.countDocuments()');
+  await input.press('Enter');
+  await page.waitForFunction(() => window.__tti.answer !== undefined, null, { timeout: 120_000 });
+  const t = await page.evaluate(() => window.__tti);
+  const sent = server.log.slice();
+  await context.close();
+  return { inputMs: t.input, consoleAnswersMs: t.answer, typedAtMs: t.sent, sent };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const load = {};
+let transfer = null;
+for (const name of Object.keys(PROFILES)) {
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await loadOnce(name));
+  load[name] = {
+    timeToInteractiveMs: Math.round(median(runs.map((r) => r.consoleAnswersMs))),
+    inputMs: Math.round(median(runs.map((r) => r.inputMs))),
+    answerAfterEnterMs: Math.round(median(runs.map((r) => r.consoleAnswersMs - r.typedAtMs))),
+    runsMs: runs.map((r) => Math.round(r.consoleAnswersMs)),
+  };
+  transfer ??= runs[0].sent;
+}
+
+// The initial transfer as served (gzip), and every build file gzipped offline.
+const initial = {};
+for (const { path, bytes, gzip } of transfer) {
+  const key = path.replace(/-[0-9a-f]{16}/, '');
+  initial[key] = (initial[key] ?? 0) + bytes;
+  if (!gzip) initial[`${key} (not gzipped)`] = true;
+}
+const initialBytes = transfer.reduce((n, r) => n + r.bytes, 0);
 let gz = 0;
 let raw = 0;
 const files = {};
 for (const f of await readdir(DIST)) {
-  if (/\.(wasm|js|css)$/.test(f)) {
+  if (/\.(wasm|js|css|html)$/.test(f) && f !== 'embed-demo.html') {
     const bytes = await readFile(`${DIST}/${f}`);
     raw += bytes.length;
     const z = gzipSync(bytes, { level: 9 }).length;
@@ -38,6 +176,17 @@ for (const f of await readdir(DIST)) {
     files[f.replace(/-[0-9a-f]{16}/, '')] = z;
   }
 }
+console.log(`time to interactive (console answers): ${load.desktop.timeToInteractiveMs} ms unthrottled, ${load.mobile.timeToInteractiveMs} ms on the phone profile`);
+console.log(`initial transfer (gzip, as served): ${initialBytes} bytes in ${transfer.length} responses`);
+if (process.env.TTI_ONLY) {
+  console.log(JSON.stringify({ load, initialTransfer: { bytes: initialBytes, byFile: initial }, bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files } }, null, 2));
+  await browser.close();
+  await server.close();
+  process.exit(0);
+}
+const page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, reducedMotion: process.env.REDUCED ? 'reduce' : 'no-preference' });
+await page.goto(server.url);
+await page.getByTestId('play').waitFor();
 
 // 16 shards, 1 KiB chunks, then enough uniform documents for about a thousand chunks.
 const SHARDS = process.env.SHARDS ?? '16';
@@ -86,7 +235,8 @@ const ticks = done / BATCH;
 const sorted = [...frames].sort((a, b) => a - b);
 const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 console.log(JSON.stringify({
-  timeToInteractiveMs: Math.round(tti),
+  load,
+  initialTransfer: { bytes: initialBytes, byFile: initial },
   bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files },
   playing: {
     shards, chunks, ticks,
