@@ -83,10 +83,12 @@ test('guide: leaving a lesson and coming back resumes at the same step, even aft
   await page.getByTestId('guide-resume').click();
   assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
   assert.equal(await page.getByTestId('guide-step-title').innerText(), title);
+  // A reload shows exactly what was there: the guide tab, open at the same step, over
+  // the same cluster.
   await page.reload();
-  await page.getByTestId('tab-guide').click();
-  await page.getByTestId('guide-resume').click();
+  await page.getByTestId('guide-step-title').waitFor();
   assert.equal(await page.getByTestId('guide-step-title').innerText(), title);
+  await page.getByTestId('summary').filter({ hasText: 'test.orders' }).waitFor();
   // n and p move through the steps.
   await page.keyboard.press('n');
   assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 4 of \d+$/);

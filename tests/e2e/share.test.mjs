@@ -14,7 +14,7 @@ test('a share link reproduces the same chunk table in a fresh browser', async ()
   const before = table(await readChunks(page));
   await page.getByTestId('share-link').click();
   const url = await page.getByTestId('share-url').inputValue();
-  assert.match(url, /\?s=v1\./);
+  assert.match(url, /\?s=v2\./);
 
   const context = await env.browser.newContext();
   const other = await context.newPage();
@@ -106,7 +106,7 @@ test('the embed demo page shows two playgrounds inside iframes', async () => {
   // autoplay=1 plays the first scenario on its own.
   await first.getByTestId('pause').waitFor();
   const href = await first.getByTestId('open-in-shardlab').getAttribute('href');
-  assert.match(href, /\?s=v1\./);
+  assert.match(href, /\?s=v2\./);
   // Let the autoplayed workload get going before the picture: four ticks of 25 documents.
   const frame = await (await page.getByTestId('demo-frame-monotonic').elementHandle()).contentFrame();
   await frame.waitForFunction(

@@ -9,6 +9,7 @@ pub mod guide;
 pub mod insights;
 pub mod key_bar;
 pub mod notice;
+pub mod query_box;
 pub mod share_bar;
 pub mod tabs;
 pub mod timeline_panel;

@@ -42,6 +42,9 @@ pub struct PageOptions {
     /// `selftest=trap`: the test-only trap command is available (see
     /// [`crate::recovery::selftest`]).
     pub selftest: Option<String>,
+    /// Options the address holds that this page does not know (a typo in an embed, an
+    /// option of a newer ShardLab), by name: the page says it ignored them.
+    pub unknown: Vec<String>,
 }
 
 impl PageOptions {
@@ -68,7 +71,12 @@ impl PageOptions {
                 "preset" => out.preset = Some(value),
                 "s" => out.scenario = Some(value),
                 "selftest" => out.selftest = Some(value),
-                _ => {}
+                other => {
+                    let name: String = decode_component(other).chars().take(40).collect();
+                    if out.unknown.len() < 8 && !out.unknown.contains(&name) {
+                        out.unknown.push(name);
+                    }
+                }
             }
         }
         out
@@ -138,6 +146,7 @@ pub fn scenario_of(state: &Playground) -> Scenario {
     let timeline = state.timeline.borrow();
     let mut scenario = timeline.to_scenario();
     scenario.position = Some(timeline.position());
+    scenario.page = state.page_entries();
     scenario
 }
 
@@ -169,6 +178,7 @@ pub fn playground_within(scenario: &Scenario, budget: &Budget) -> Replayed {
         &scenario.commands,
         scenario.applied() as u64,
         budget,
+        &scenario.page,
     );
     Replayed { state, cut }
 }

@@ -279,7 +279,8 @@ fn pending(scenario: &Scenario, source: Source, budget: &Budget) -> Pending {
             scenario.commands.clone(),
             scenario.applied() as u64,
             budget.clone(),
-        ),
+        )
+        .with_page(scenario.page.clone()),
         source,
     }
 }
@@ -552,7 +553,11 @@ pub fn clear_link_from_address() {
     let window = gloo::utils::window();
     let location = window.location();
     let path = location.pathname().unwrap_or_else(|_| "/".into());
-    let query = query_without_link(&location.search().unwrap_or_default());
+    let search = location.search().unwrap_or_default();
+    let query = query_without_link(&search);
+    if query == search {
+        return;
+    }
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{query}")));
     }

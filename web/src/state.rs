@@ -56,21 +56,13 @@ impl Default for Settings {
 impl Settings {
     /// The commands that build this scenario's starting point.
     pub fn setup_commands(&self) -> Vec<String> {
-        let mut options = String::new();
-        if let Some(n) = self.initial_chunks {
-            options = format!(", {{numInitialChunks: {n}}}");
-        }
-        let unique = if self.unique || !options.is_empty() {
-            format!(", {}", self.unique)
-        } else {
-            String::new()
-        };
         vec![
             format!("sim.chunkSize({})", self.chunk_size),
-            format!(
-                "sh.shardCollection(\"{}\", {}{unique}{options})",
-                self.ns,
-                self.key.trim()
+            shardlab::workload::presets::shard_command(
+                &self.ns,
+                &self.key,
+                self.unique,
+                self.initial_chunks,
             ),
         ]
     }
@@ -93,10 +85,10 @@ pub struct Workload {
     pub spec: String,
     /// Documents per tick.
     pub batch: u32,
-    /// Documents to insert in all.
+    /// The collection's size the workload fills up to: Play inserts batches until the
+    /// viewed collection holds this many documents. How far it has come is read from the
+    /// cluster ([`Playground::count`]), never kept beside it.
     pub total: u64,
-    /// Documents inserted so far by this run.
-    pub done: u64,
     /// Whether a balancer round follows each batch.
     pub balance: bool,
 }
@@ -107,9 +99,38 @@ impl Default for Workload {
             spec: "monotonic".to_string(),
             batch: 25,
             total: 1000,
-            done: 0,
             balance: true,
         }
+    }
+}
+
+/// What the page shows: its tab.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The playground: one cluster, the console, the timeline.
+    #[default]
+    Playground,
+    /// Several clusters running one workload side by side.
+    Compare,
+    /// A guided lesson above the playground.
+    Guide,
+}
+
+impl Mode {
+    /// The name a link carries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Playground => "playground",
+            Mode::Compare => "compare",
+            Mode::Guide => "guide",
+        }
+    }
+
+    /// The mode a link names.
+    pub fn parse(name: &str) -> Option<Mode> {
+        [Mode::Playground, Mode::Compare, Mode::Guide]
+            .into_iter()
+            .find(|m| m.name() == name)
     }
 }
 
@@ -243,8 +264,9 @@ pub struct Replay {
     timeline: Rc<RefCell<Timeline>>,
     /// The charts' history, one entry per replayed step.
     stats: Vec<Rc<StepStats>>,
-    /// The first sharded collection and its key, which the panels show.
-    shown: Option<(String, String)>,
+    /// The page state the scenario carries (see [`Playground::apply_page`]), applied once
+    /// the replay is over.
+    page: Vec<(String, String)>,
     /// The index of the next command to replay.
     next: usize,
     /// When the replay started (`performance.now`).
@@ -271,12 +293,18 @@ impl Replay {
             commands,
             position,
             budget,
-            shown: None,
+            page: Vec::new(),
             next: 0,
             started: now_ms(),
             cut: None,
             over: false,
         }
+    }
+
+    /// The replay with the page state a scenario carries, applied once it is over.
+    pub fn with_page(mut self, page: Vec<(String, String)>) -> Self {
+        self.page = page;
+        self
     }
 
     /// Replays commands for about `slice_ms` milliseconds (at least one command, each
@@ -301,14 +329,7 @@ impl Replay {
             }
             let mut timeline = self.timeline.borrow_mut();
             run(&mut timeline, command);
-            if self.shown.is_none() {
-                self.shown = first_sharded(&timeline);
-            }
-            let ns = self
-                .shown
-                .as_ref()
-                .map_or(DEFAULT_NS, |(ns, _)| ns.as_str());
-            self.stats.push(Rc::new(step_stats(&timeline, ns)));
+            self.stats.push(Rc::new(step_stats(&timeline)));
             drop(timeline);
             self.next += 1;
             // Over with its last command, so that no picture shows every step replayed
@@ -369,22 +390,25 @@ impl Replay {
             "Restored a scenario of {len} steps, at step {position}."
         ));
         state.after_done = true;
+        let problems = state.apply_page(&self.page);
+        if !problems.is_empty() {
+            state.notice = Some(Notice::plain(format!(
+                "Parts of the scenario's page settings were left out: {}.",
+                problems.join("; ")
+            )));
+        }
+        state.refresh();
         (state, self.cut)
     }
 
     /// A playground around the timeline as it is, with one console line. The settings
-    /// shown come from the cluster: the collection is the first one the commands shard.
+    /// shown come from the cluster (see [`Playground::derive_settings`]).
     fn playground(&self, line: String) -> Playground {
-        let mut settings = Settings {
+        let settings = Settings {
             version: self.config.version,
             shards: self.config.shards,
-            chunk_size: self.timeline.borrow().session().cluster.chunk_size(),
             ..Settings::default()
         };
-        if let Some((ns, key)) = &self.shown {
-            settings.ns = ns.clone();
-            settings.key = key.clone();
-        }
         let console = vec![ConsoleLine {
             kind: LineKind::Output,
             text: line,
@@ -413,13 +437,31 @@ fn run(timeline: &mut Timeline, command: &str) -> Vec<Outcome> {
     timeline.push(command)
 }
 
-/// Per timeline step: documents per shard after the step, and inserts per shard during it.
+/// Per timeline step and collection: documents per shard after the step, and inserts per
+/// shard during it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepStats {
+    /// Each collection's figures, in namespace order.
+    pub collections: Vec<(String, CollectionStats)>,
+}
+
+/// One collection's figures for one step (see [`StepStats`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CollectionStats {
     /// Documents per shard (by shard name) after the step.
     pub docs: BTreeMap<String, u64>,
     /// Inserts per shard during the step.
     pub inserts: BTreeMap<String, u64>,
+}
+
+impl StepStats {
+    /// The figures of collection `ns`, if it existed after the step.
+    pub fn of(&self, ns: &str) -> Option<&CollectionStats> {
+        self.collections
+            .iter()
+            .find(|(n, _)| n == ns)
+            .map(|(_, c)| c)
+    }
 }
 
 /// Everything the page shows.
@@ -463,6 +505,16 @@ pub struct Playground {
     /// Whether each [`Calm`] panel is out of sight (skipped by the browser): while a
     /// workload plays, a hidden panel is not redrawn, and it catches up when it comes back.
     pub hidden: [bool; 2],
+    /// The collection picked in the collection list, until a command touches another
+    /// one (see [`Playground::derive_settings`]).
+    pub picked: Option<String>,
+    /// The tab the page shows.
+    pub mode: Mode,
+    /// State the page's other panels publish for links and the saved session (the guided
+    /// lesson's step, the comparison), by name (see [`Playground::page_entries`]).
+    pub page: Rc<Vec<(String, String)>>,
+    /// Whether the next workload batch is echoed in the console (the first of a run).
+    pub echo_batch: bool,
     /// A replay under way (see [`Replay`]): while it runs, the playground shows the steps
     /// replayed so far and takes no action but the replay's own, so that nothing the user
     /// does lands in the middle of it.
@@ -540,8 +592,15 @@ pub enum Action {
     Command(String),
     /// Run a command on the user's behalf (a button), echoed in the console.
     Auto(String),
-    /// Start over with these settings.
+    /// Start over with these settings, on a new cluster.
     Setup(Settings),
+    /// Show this collection.
+    View(String),
+    /// Show this tab.
+    SetMode(Mode),
+    /// A panel's state for links and the saved session (see [`Playground::page`]):
+    /// `None` removes it.
+    Page(&'static str, Option<String>),
     /// Start over with a lesson preset.
     LoadPreset(&'static str),
     /// Change the workload (stops playing).
@@ -599,7 +658,6 @@ impl Playground {
             spec: preset.workload.to_string(),
             batch: preset.batch,
             total: u64::from(preset.total),
-            done: 0,
             balance: preset.balance,
         };
         let commands = preset.setup_commands();
@@ -608,6 +666,157 @@ impl Playground {
         let mut state = Playground::build(settings, workload, config, &commands, intro);
         state.preset = Some(preset);
         state
+    }
+
+    /// The collection's documents at the cursor, the workload's progress.
+    pub fn count(&self) -> u64 {
+        let timeline = self.timeline.borrow();
+        timeline
+            .session()
+            .cluster
+            .collections()
+            .get(&self.settings.ns)
+            .map_or(0, |c| c.doc_count())
+    }
+
+    /// Makes the settings the page shows those of the cluster at the cursor: the viewed
+    /// collection is the one picked in the list, else the one the last command touched,
+    /// else the first sharded one, else the one the form named; its key and uniqueness,
+    /// the live shards, the chunk size and the version come from the cluster. Nothing the
+    /// page shows about the cluster is kept apart from it.
+    pub fn derive_settings(&mut self) {
+        let timeline = self.timeline.borrow();
+        let session = timeline.session();
+        let cluster = &session.cluster;
+        let collections = cluster.collections();
+        let ns = self
+            .picked
+            .clone()
+            .filter(|ns| collections.contains_key(ns))
+            .or_else(|| session.touched().map(str::to_string))
+            .or_else(|| first_sharded(&timeline).map(|(ns, _)| ns))
+            .unwrap_or_else(|| self.settings.ns.clone());
+        let mut settings = self.settings.clone();
+        if let Some(sharding) = collections.get(&ns).and_then(|c| c.sharding.as_ref()) {
+            settings.key =
+                shardlab::shell::format_document(&sharding.pattern.to_pattern_document());
+            settings.unique = sharding.unique;
+        }
+        settings.ns = ns;
+        settings.version = cluster.config().version;
+        settings.shards = cluster.all_shards().iter().filter(|s| !s.removed).count() as u32;
+        settings.chunk_size = cluster.chunk_size();
+        drop(timeline);
+        self.settings = settings;
+    }
+
+    /// The page's own state for links and the saved session: the lesson, the workload,
+    /// the viewed collection, the tab, and what the other panels published.
+    pub fn page_entries(&self) -> Vec<(String, String)> {
+        let w = &self.workload;
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut put = |name: &str, value: String| out.push((name.to_string(), value));
+        if let Some(p) = self.preset {
+            put("lesson", p.id.to_string());
+            put("after", if self.after_done { "1" } else { "0" }.to_string());
+        }
+        put("workload", w.spec.clone());
+        put("batch", w.batch.to_string());
+        put("total", w.total.to_string());
+        put("balance", if w.balance { "1" } else { "0" }.to_string());
+        put("view", self.settings.ns.clone());
+        put("tab", self.mode.name().to_string());
+        for (name, value) in self.page.iter() {
+            put(name, value.clone());
+        }
+        out
+    }
+
+    /// Applies page state read from a link or a saved session (see
+    /// [`Playground::page_entries`]), checking every value: a link can say anything.
+    /// Returns what was left out and why, one phrase each.
+    pub fn apply_page(&mut self, page: &[(String, String)]) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (name, value) in page {
+            let shown: String = value.chars().take(40).collect();
+            let ok = match name.as_str() {
+                "lesson" => match shardlab::workload::presets::preset(value) {
+                    Some(p) => {
+                        self.preset = Some(p);
+                        true
+                    }
+                    None => {
+                        problems.push(format!("there is no lesson called '{shown}'"));
+                        continue;
+                    }
+                },
+                "after" => {
+                    self.after_done = value == "1";
+                    true
+                }
+                "workload" => {
+                    let known = shardlab::workload::preset_names().contains(&value.as_str());
+                    let ok = known || shardlab::workload::spec_of(value).is_ok();
+                    if ok {
+                        self.workload.spec = value.clone();
+                    }
+                    ok
+                }
+                "batch" => match value.parse::<u32>() {
+                    Ok(n) if (1..=5000).contains(&n) => {
+                        self.workload.batch = n;
+                        true
+                    }
+                    _ => false,
+                },
+                "total" => match value.parse::<u64>() {
+                    Ok(n) if (1..=1_000_000).contains(&n) => {
+                        self.workload.total = n;
+                        true
+                    }
+                    _ => false,
+                },
+                "balance" => {
+                    self.workload.balance = value != "0";
+                    true
+                }
+                "view" => {
+                    self.picked = Some(value.clone());
+                    true
+                }
+                "tab" => match Mode::parse(value) {
+                    Some(m) => {
+                        self.mode = m;
+                        true
+                    }
+                    None => false,
+                },
+                "guide" | "compare" => {
+                    let mut page = (*self.page).clone();
+                    page.retain(|(n, _)| n != name);
+                    page.push((name.clone(), value.clone()));
+                    self.page = Rc::new(page);
+                    true
+                }
+                other => {
+                    let other: String = other.chars().take(40).collect();
+                    problems.push(format!("unknown setting '{other}'"));
+                    continue;
+                }
+            };
+            if !ok {
+                problems.push(format!("'{shown}' is not a valid {name}"));
+            }
+        }
+        problems
+    }
+
+    /// A panel's published state (see [`Playground::page`]).
+    pub fn page_value(&self, name: &str) -> Option<&str> {
+        self.page
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// A playground that replays `commands` step by step within `budget` (recording the
@@ -620,8 +829,10 @@ impl Playground {
         commands: &[String],
         position: u64,
         budget: &Budget,
+        page: &[(String, String)],
     ) -> (Self, Option<Cut>) {
-        let mut replay = Replay::new(config, commands.to_vec(), position, budget.clone());
+        let mut replay = Replay::new(config, commands.to_vec(), position, budget.clone())
+            .with_page(page.to_vec());
         while !replay.advance(f64::INFINITY) {}
         replay.finish()
     }
@@ -648,7 +859,7 @@ impl Playground {
                 text: cmd.clone(),
             });
             log_outcomes(&mut console, &outcomes);
-            stats.push(Rc::new(step_stats(&timeline, &settings.ns)));
+            stats.push(Rc::new(step_stats(&timeline)));
         }
         Playground::assemble(settings, workload, timeline, console, stats)
     }
@@ -674,12 +885,7 @@ impl Playground {
         console: Vec<ConsoleLine>,
         stats: Vec<Rc<StepStats>>,
     ) -> Self {
-        let view = cluster_view(
-            &timeline.borrow().session().cluster,
-            &settings.ns,
-            &FrameMemory::default(),
-        );
-        Playground {
+        let mut state = Playground {
             timeline,
             settings,
             workload,
@@ -687,7 +893,7 @@ impl Playground {
             speed: 4,
             console: Rc::new(console),
             history: Rc::new(Vec::new()),
-            view: Rc::new(view),
+            view: Rc::new(ClusterView::default()),
             stats: Rc::new(stats),
             preset: None,
             notice: None,
@@ -696,9 +902,20 @@ impl Playground {
             calm_revs: [0; 2],
             stale: false,
             hidden: [false; 2],
+            picked: None,
+            mode: Mode::default(),
+            page: Rc::new(Vec::new()),
+            echo_batch: true,
             replaying: None,
             waiting: Rc::new(Vec::new()),
-        }
+        };
+        state.derive_settings();
+        state.view = Rc::new(cluster_view(
+            &state.timeline.borrow().session().cluster,
+            &state.settings.ns,
+            &FrameMemory::default(),
+        ));
+        state
     }
 
     /// Whether ticks come too fast to draw each one: a workload playing above
@@ -707,8 +924,9 @@ impl Playground {
         self.playing && self.speed > DRAW_EVERY_TICK_UP_TO
     }
 
-    /// Recomputes the picture after the timeline moved.
+    /// Recomputes the settings and the picture after the timeline moved.
     fn refresh(&mut self) {
+        self.derive_settings();
         self.stale = false;
         let memory = self.view.memory();
         let timeline = self.timeline.borrow();
@@ -720,8 +938,9 @@ impl Playground {
         self.rev += 1;
     }
 
-    /// Runs one command at the cursor (forking if scrubbed back) and logs it.
-    fn push(&mut self, command: &str, kind: LineKind) {
+    /// Runs one command at the cursor (forking if scrubbed back) and logs it; says whether
+    /// it failed. A command that touches a collection makes it the viewed one.
+    fn push(&mut self, command: &str, kind: LineKind) -> bool {
         // The console's lines are only copied when something is printed, so a quiet tick
         // keeps the same `Rc` and the console skips rendering.
         let mut printed: Vec<ConsoleLine> = Vec::new();
@@ -732,10 +951,14 @@ impl Playground {
             });
         }
         let mut stats = (*self.stats).clone();
-        {
+        let failed = {
             let mut timeline = self.timeline.borrow_mut();
             stats.truncate(timeline.position() as usize);
+            let touches = timeline.session().touches();
             let outcomes = run(&mut timeline, command);
+            if timeline.session().touches() != touches {
+                self.picked = None;
+            }
             if kind != LineKind::Output {
                 log_outcomes(&mut printed, &outcomes);
             } else {
@@ -748,8 +971,9 @@ impl Playground {
                     }
                 }
             }
-            stats.push(Rc::new(step_stats(&timeline, &self.settings.ns)));
-        }
+            stats.push(Rc::new(step_stats(&timeline)));
+            outcomes.iter().any(|o| o.result.is_err())
+        };
         if !printed.is_empty() {
             let mut console = (*self.console).clone();
             console.extend(printed);
@@ -760,22 +984,35 @@ impl Playground {
         }
         self.stats = Rc::new(stats);
         if self.draws_in_pairs() && !self.stale {
-            // A fast tick: drawn with the next one.
+            // A fast tick: drawn with the next one. The settings follow at once: the next
+            // batch is counted against them.
+            self.derive_settings();
             self.stale = true;
         } else {
             self.refresh();
         }
+        failed
     }
 
-    /// Whether the workload has inserted all its documents.
+    /// Whether the viewed collection holds the workload's total.
     fn workload_done(&self) -> bool {
-        self.workload.done >= self.workload.total
+        self.count() >= self.workload.total
     }
 
-    /// The command of the workload's next batch, once `done` documents are in, and its
-    /// number of documents; `None` when the workload is done.
-    fn next_batch(&self, done: u64) -> Option<(String, u32)> {
-        let left = self.workload.total.saturating_sub(done);
+    /// The notice for a workload asked to run on a collection that is already full.
+    fn full_notice(&self) -> Notice {
+        Notice::plain(format!(
+            "{} already holds {} documents, the workload's total of {}. Raise Total to insert more.",
+            self.settings.ns,
+            self.count(),
+            self.workload.total
+        ))
+    }
+
+    /// The command of the workload's next batch into the viewed collection and its number
+    /// of documents; `None` when the collection holds the workload's total.
+    fn next_batch(&self) -> Option<(String, u32)> {
+        let left = self.workload.total.saturating_sub(self.count());
         if left == 0 {
             return None;
         }
@@ -787,21 +1024,25 @@ impl Playground {
         ))
     }
 
-    /// Runs one batch of the workload; stops playing when the total is reached.
+    /// Runs one batch of the workload; stops playing when the total is reached, or when a
+    /// batch fails (its error is in the console).
     fn tick(&mut self) {
-        let Some((command, n)) = self.next_batch(self.workload.done) else {
+        let Some((command, _)) = self.next_batch() else {
             self.playing = false;
             return;
         };
-        // Workload batches are not echoed one by one: the play button's first batch is.
-        let kind = if self.workload.done == 0 {
+        // Workload batches are not echoed one by one: the first batch of a run is.
+        let kind = if self.echo_batch {
             LineKind::Auto
         } else {
             LineKind::Output
         };
-        self.push(&command, kind);
-        self.workload.done += u64::from(n);
-        if self.workload.done >= self.workload.total {
+        self.echo_batch = false;
+        if self.push(&command, kind) {
+            self.playing = false;
+            return;
+        }
+        if self.workload_done() {
             self.playing = false;
             // A lesson's closing commands (a refine, an explain, ...) run once its
             // workload is done.
@@ -820,11 +1061,13 @@ impl Playground {
     pub fn last_inserts(&self, window: u64) -> LatestInserts<'_> {
         let position = self.timeline.borrow().position() as usize;
         let steps = &self.stats[..position.min(self.stats.len())];
+        let ns = self.settings.ns.as_str();
         LatestInserts::of(
-            steps
-                .iter()
-                .rev()
-                .map(|step| step.inserts.iter().map(|(s, n)| (s.as_str(), *n))),
+            steps.iter().rev().map(move |step| {
+                step.of(ns)
+                    .into_iter()
+                    .flat_map(|c| c.inserts.iter().map(|(s, n)| (s.as_str(), *n)))
+            }),
             window,
         )
     }
@@ -858,21 +1101,26 @@ fn first_sharded(timeline: &Timeline) -> Option<(String, String)> {
         })
 }
 
-/// The statistics of the step just run.
-fn step_stats(timeline: &Timeline, ns: &str) -> StepStats {
+/// The statistics of the step just run, for every collection.
+fn step_stats(timeline: &Timeline) -> StepStats {
     let cluster = &timeline.session().cluster;
-    // Filled by insertion: collecting into a map sorts, and every sort is kilobytes of wasm.
-    let mut docs = BTreeMap::new();
-    for (i, s) in cluster.shard_stats(ns).iter().enumerate() {
-        if !cluster.all_shards()[i].removed {
-            docs.insert(cluster.shard_name(i as u32).to_string(), s.docs);
+    let mut collections = Vec::new();
+    for ns in cluster.collections().keys() {
+        // Filled by insertion: collecting into a map sorts, and every sort is kilobytes of
+        // wasm.
+        let mut docs = BTreeMap::new();
+        for (i, s) in cluster.shard_stats(ns).iter().enumerate() {
+            if !cluster.all_shards()[i].removed {
+                docs.insert(cluster.shard_name(i as u32).to_string(), s.docs);
+            }
         }
+        let mut inserts = BTreeMap::new();
+        for (shard, n) in inserts_per_shard(timeline.events_at(), ns) {
+            inserts.insert(shard, n);
+        }
+        collections.push((ns.clone(), CollectionStats { docs, inserts }));
     }
-    let mut inserts = BTreeMap::new();
-    for (shard, n) in inserts_per_shard(timeline.events_at(), ns) {
-        inserts.insert(shard, n);
-    }
-    StepStats { docs, inserts }
+    StepStats { collections }
 }
 
 impl Reducible for Playground {
@@ -923,12 +1171,18 @@ impl Playground {
         let mut next = (*self).clone();
         match action {
             Action::Setup(settings) => {
-                let mut fresh = Playground::from_settings(settings, next.workload.clone());
-                fresh.workload.done = 0;
-                return Rc::new(next.carry_over(fresh));
+                let fresh = Playground::from_settings(settings, next.workload.clone());
+                let mut fresh = next.carry_over(fresh);
+                fresh.notice = next.set_aside("Started a new cluster.");
+                return Rc::new(fresh);
             }
             Action::LoadPreset(id) => match shardlab::workload::presets::preset(id) {
-                Some(preset) => return Rc::new(next.carry_over(Playground::from_preset(preset))),
+                Some(preset) => {
+                    let mut fresh = next.carry_over(Playground::from_preset(preset));
+                    fresh.notice =
+                        next.set_aside(&format!("Opened the lesson '{}'.", preset.title));
+                    return Rc::new(fresh);
+                }
                 None => {
                     next.notice = Some(Notice::plain(format!("There is no lesson called '{id}'.")));
                     next.rev += 1;
@@ -983,18 +1237,10 @@ impl Playground {
                 s.setup_commands().join("; "),
             ),
             Action::LoadPreset(id) => ("opening the lesson", (*id).to_string()),
-            Action::Tick | Action::Step if batch => {
-                // Step starts a finished workload over; see `step`.
-                let done = if matches!(action, Action::Step) && self.workload_done() {
-                    0
-                } else {
-                    self.workload.done
-                };
-                match self.next_batch(done) {
-                    Some((c, _)) => ("running the workload's next batch", c),
-                    None => return false,
-                }
-            }
+            Action::Tick | Action::Step if batch => match self.next_batch() {
+                Some((c, _)) => ("running the workload's next batch", c),
+                None => return false,
+            },
             Action::Step | Action::StepBack | Action::Jump(_) => {
                 ("moving along the timeline", String::new())
             }
@@ -1030,29 +1276,75 @@ impl Playground {
         }
     }
 
-    /// A new scenario that keeps this one's console history, speed and revisions.
+    /// A new scenario that keeps this one's console history, speed, tab and revisions.
     fn carry_over(&self, mut fresh: Playground) -> Playground {
         fresh.history = self.history.clone();
         fresh.speed = self.speed;
+        fresh.mode = self.mode;
+        fresh.page = self.page.clone();
         fresh.rev = self.rev + 1;
         fresh
+    }
+
+    /// Keeps this session for "Return to your session" before a new scenario replaces it,
+    /// unless it holds nothing of the user's (no more steps than its own setup); the
+    /// notice the new scenario shows, starting with `what`.
+    fn set_aside(&self, what: &str) -> Option<Notice> {
+        let steps = self.timeline.borrow().len();
+        let own = self.preset.map_or(2, |p| p.setup_commands().len() as u64);
+        // A guided lesson replaces the cluster at every step by design.
+        if steps <= own || self.mode == Mode::Guide {
+            return None;
+        }
+        let saved = crate::share::saved_form(self);
+        if crate::storage::try_set_string(crate::share::PREVIOUS_KEY, &saved) {
+            Some(Notice {
+                text: format!("{what} Your previous session of {steps} steps is kept."),
+                offer: Some(Offer::ReturnToSession),
+            })
+        } else {
+            Some(Notice::plain(format!(
+                "{what} Your previous session could not be kept: the browser's storage refused it."
+            )))
+        }
     }
 
     /// The actions that change the scenario in place.
     fn act(&mut self, action: Action) {
         match action {
             Action::Command(cmd) => self.command(cmd.trim()),
-            Action::Auto(cmd) => self.push(&cmd, LineKind::Auto),
+            Action::Auto(cmd) => {
+                self.push(&cmd, LineKind::Auto);
+            }
             Action::SetWorkload(w) => {
                 self.workload = w;
                 self.playing = false;
                 self.rev += 1;
             }
             Action::Play => {
-                if self.workload.done >= self.workload.total {
-                    self.workload.done = 0;
+                if self.workload_done() {
+                    self.notice = Some(self.full_notice());
+                } else {
+                    self.playing = true;
+                    self.echo_batch = true;
                 }
-                self.playing = true;
+                self.rev += 1;
+            }
+            Action::View(ns) => {
+                self.picked = Some(ns);
+                self.refresh();
+            }
+            Action::SetMode(mode) => {
+                self.mode = mode;
+                self.rev += 1;
+            }
+            Action::Page(name, value) => {
+                let mut page = (*self.page).clone();
+                page.retain(|(n, _)| n != name);
+                if let Some(v) = value {
+                    page.push((name.to_string(), v));
+                }
+                self.page = Rc::new(page);
                 self.rev += 1;
             }
             Action::Pause => {
@@ -1106,9 +1398,12 @@ impl Playground {
         self.playing = false;
         let at_end = self.timeline.borrow().at_end();
         if at_end {
-            if self.workload.done >= self.workload.total {
-                self.workload.done = 0;
+            if self.workload_done() {
+                self.notice = Some(self.full_notice());
+                self.rev += 1;
+                return;
             }
+            self.echo_batch = true;
             self.tick();
             self.playing = false;
         } else {

@@ -395,7 +395,7 @@ fn fast_ticks_are_drawn_in_pairs_and_hidden_panels_wait() {
     s = s.reduce(Action::Tick);
     assert!(!s.stale);
     assert!(
-        s.rev > rev && s.view.docs == s.workload.done,
+        s.rev > rev && s.view.docs == s.count(),
         "the second tick draws both"
     );
     for _ in 0..20 {
@@ -423,5 +423,5 @@ fn fast_ticks_are_drawn_in_pairs_and_hidden_panels_wait() {
     assert!(s.stale);
     s = s.reduce(Action::Pause);
     assert!(!s.stale, "a pause draws the pending tick");
-    assert_eq!(s.view.docs, s.workload.done);
+    assert_eq!(s.view.docs, s.count());
 }

@@ -68,7 +68,7 @@ fn a_replay_stops_at_its_budget_and_keeps_the_steps_before() {
         commands: 5,
         millis: 1e9,
     };
-    let (state, cut) = Playground::replay(config.clone(), &commands, 8, &few);
+    let (state, cut) = Playground::replay(config.clone(), &commands, 8, &few, &[]);
     let cut = cut.unwrap();
     assert_eq!((cut.replayed, cut.total, cut.timed_out), (5, 8, false));
     assert_eq!(state.timeline.borrow().len(), 5);
@@ -84,7 +84,7 @@ fn a_replay_stops_at_its_budget_and_keeps_the_steps_before() {
         commands: 100,
         millis: -1.0,
     };
-    let (state, cut) = Playground::replay(config, &commands, 8, &none);
+    let (state, cut) = Playground::replay(config, &commands, 8, &none, &[]);
     assert!(cut.unwrap().timed_out);
     assert_eq!(state.timeline.borrow().len(), 0);
 }
@@ -97,7 +97,7 @@ fn a_replayed_scenario_shows_the_first_collection_it_shards() {
         "sh.shardCollection(\"test.aa\", {x: 1})".to_string(),
     ];
     let config = shardlab::engine::ClusterConfig::default();
-    let (state, cut) = Playground::replay(config, &commands, 3, &Budget::REPLAY);
+    let (state, cut) = Playground::replay(config, &commands, 3, &Budget::REPLAY, &[]);
     assert!(cut.is_none());
     assert_eq!(state.settings.ns, "test.zz");
     assert_eq!(state.settings.key, "{ k: 'hashed' }");

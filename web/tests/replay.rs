@@ -45,6 +45,7 @@ fn replayed(commands: &[String]) -> Playground {
         commands,
         commands.len() as u64,
         &Budget::SLICED,
+        &[],
     );
     assert!(cut.is_none());
     state

@@ -9,6 +9,7 @@ use super::guide::Guide;
 use super::insights::Insights;
 use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
+use super::query_box::QueryBox;
 use super::share_bar::{base_url, ShareBar};
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
@@ -101,10 +102,10 @@ pub fn app() -> Html {
     };
     let banner = use_state(|| started.banner.clone());
     let targeted = use_state(Vec::<String>::new);
-    let mode = use_state(Mode::default);
+    let mode = state.mode;
     // Whether the comparison tab was ever opened (it is mounted from then on).
     let compare_opened = use_mut_ref(|| false);
-    if *mode == Mode::Compare {
+    if mode == Mode::Compare {
         *compare_opened.borrow_mut() = true;
     }
     let (workshop, toggle_workshop) = use_workshop();
@@ -130,6 +131,7 @@ pub fn app() -> Html {
     use_panel_visibility(&state);
     use_saving(&state, options.embed, started.hold);
     use_started(state.replaying.is_none());
+    use_unknown_options(&state, &options.unknown);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
@@ -140,7 +142,7 @@ pub fn app() -> Html {
     if options.embed {
         return embed_view(&state, &dispatch, &options, &messages);
     }
-    use_playground_keys(&state, *mode);
+    use_playground_keys(&state, mode);
 
     html! {
         <div class={classes!("page", workshop.then_some("workshop"))}>
@@ -149,30 +151,31 @@ pub fn app() -> Html {
                 <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
                 <ShareBar state={(*state).clone()} dispatch={dispatch.clone()} on_replay={replays.start.clone()} />
             </header>
-            <Tabs mode={*mode} on_select={{ let mode = mode.clone(); Callback::from(move |m| mode.set(m)) }}
+            <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                 workshop={workshop} on_workshop={toggle_workshop} />
             { messages.view() }
             // Once opened, the comparison stays mounted (hidden on other tabs) so that its
             // columns and progress survive a visit to the playground.
             if *compare_opened.borrow() {
-                <div hidden={*mode != Mode::Compare}>
-                    <CompareView visible={*mode == Mode::Compare} />
+                <div hidden={mode != Mode::Compare}>
+                    <CompareView visible={mode == Mode::Compare} />
                 </div>
             }
-            if *mode != Mode::Compare {
-            if *mode == Mode::Guide {
+            if mode != Mode::Compare {
+            if mode == Mode::Guide {
                 <Guide state={(*state).clone()} dispatch={dispatch.clone()}
-                    on_close={{ let mode = mode.clone(); Callback::from(move |()| mode.set(Mode::Playground)) }} />
+                    on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
             }
             <Controls state={(*state).clone()} dispatch={dispatch.clone()} />
             <WorkloadPanel state={(*state).clone()} dispatch={dispatch.clone()} />
             <KeyBar view={state.view.clone()} />
+            <QueryBox state={(*state).clone()} on_target={on_target} />
             <ClusterPanel state={(*state).clone()} dispatch={dispatch.clone()} targeted={(*targeted).clone()} />
             <div class="lower">
                 <TimelinePanel state={(*state).clone()} dispatch={dispatch.clone()} />
                 <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
             </div>
-            <Insights state={(*state).clone()} on_target={on_target} />
+            <Insights state={(*state).clone()} />
             }
         </div>
     }
@@ -255,8 +258,42 @@ fn use_saving(state: &UseReducerHandle<Playground>, embed: bool, hold: bool) {
             let held = hold && *rev == 0;
             if !embed && !held && (!state.playing || rev % 25 == 0) {
                 storage::set_string(STORAGE_KEY, &saved_form(&state));
+                // Once the user changes what a link or lesson opened (or what the address
+                // held when they copied a link), a reload shows their session as saved,
+                // lesson, workload and tab included, not the link again.
+                if *rev > 0 {
+                    startup::clear_link_from_address();
+                }
             }
             recovery::end();
+        }
+        || ()
+    });
+}
+
+/// Once the page is up, a notice names the options of its address it does not know, so
+/// that a typo in an embed or a link does not go unnoticed.
+#[hook]
+fn use_unknown_options(state: &UseReducerHandle<Playground>, unknown: &[String]) {
+    let state = state.clone();
+    let unknown = unknown.to_vec();
+    let told = use_mut_ref(|| false);
+    use_effect_with(state.replaying.is_none(), move |up| {
+        if *up && !unknown.is_empty() && !*told.borrow() {
+            *told.borrow_mut() = true;
+            let names: Vec<String> = unknown.iter().map(|n| format!("'{n}'")).collect();
+            let text = format!(
+                "The address has options ShardLab does not know, which were ignored: {}.",
+                names.join(", ")
+            );
+            let notice = match &state.notice {
+                Some(n) => Notice {
+                    text: format!("{} {text}", n.text),
+                    offer: n.offer.clone(),
+                },
+                None => Notice::plain(text),
+            };
+            state.dispatch(Action::Notice(Some(notice)));
         }
         || ()
     });

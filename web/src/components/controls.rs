@@ -6,6 +6,7 @@ use shardlab::engine::VersionMode;
 use shardlab::keys::KeyPattern;
 use shardlab::shell::{parse_value, EvalContext};
 use shardlab::workload::presets::{Preset, PRESETS};
+use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -47,8 +48,10 @@ pub struct ControlsProps {
 
 impl PartialEq for ControlsProps {
     fn eq(&self, other: &Self) -> bool {
+        // The collection list's counts follow the cluster: redrawn with the picture.
         self.state.settings == other.state.settings
             && self.state.preset.map(|p| p.id) == other.state.preset.map(|p| p.id)
+            && Rc::ptr_eq(&self.state.view, &other.state.view)
             && self.dispatch == other.dispatch
     }
 }
@@ -70,38 +73,116 @@ pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
     ))
 }
 
+/// What applying the draft does to the cluster at the cursor.
+#[derive(Clone, Debug, PartialEq)]
+enum Apply {
+    /// Nothing differs from the cluster.
+    Nothing,
+    /// Commands on this cluster, one timeline step.
+    Step(String),
+    /// The viewed collection holds documents and the key changes: refine, reshard or
+    /// start over, as the user chooses.
+    ChangeKey {
+        /// The documents at stake.
+        docs: u64,
+        /// The chunk size command to run first, if the size changes.
+        prefix: String,
+    },
+    /// The version or the shard count changes: a new cluster.
+    NewCluster,
+}
+
+/// What applying `draft` on top of `current` (the cluster's settings, see
+/// [`Playground::derive_settings`]) does, given the documents in the draft's collection
+/// and whether it is sharded.
+fn plan(draft: &Settings, current: &Settings, docs: u64, sharded_on: Option<&str>) -> Apply {
+    use shardlab::workload::presets::{shard_command, start_over_command};
+    if draft.version != current.version || draft.shards != current.shards {
+        return Apply::NewCluster;
+    }
+    let prefix = if draft.chunk_size != current.chunk_size {
+        format!("sim.chunkSize({}); ", draft.chunk_size)
+    } else {
+        String::new()
+    };
+    let key = validate_key(&draft.key, draft.unique).unwrap_or_default();
+    let ns = draft.ns.trim();
+    let command = match sharded_on {
+        None => shard_command(ns, &draft.key, draft.unique, draft.initial_chunks),
+        Some(current_key) if current_key == key && draft.unique == current.unique => String::new(),
+        Some(_) if docs > 0 => return Apply::ChangeKey { docs, prefix },
+        Some(_) => start_over_command(ns, &draft.key, draft.unique, draft.initial_chunks),
+    };
+    let script = format!("{prefix}{command}");
+    let script = script.trim().trim_end_matches(';').trim().to_string();
+    if script.is_empty() {
+        Apply::Nothing
+    } else {
+        Apply::Step(script)
+    }
+}
+
 /// The controls bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let settings = props.state.settings.clone();
     let draft = use_state(|| settings.clone());
+    // The key change or new cluster waiting for the user's choice or confirmation.
+    let asking = use_state(|| None::<Apply>);
+    let confirm_drop = use_state(|| false);
     {
-        // A new scenario (a lesson, a link) resets the editor to what is running.
-        let draft = draft.clone();
+        // The cluster changed (a command, a step, a lesson, a link): the editor shows it.
+        let (draft, asking, confirm_drop) = (draft.clone(), asking.clone(), confirm_drop.clone());
         use_effect_with(settings.clone(), move |s| {
             draft.set(s.clone());
+            asking.set(None);
+            confirm_drop.set(false);
             || ()
         });
     }
     let validation = validate_key(&draft.key, draft.unique);
+    let (docs, sharded_on) = {
+        let timeline = props.state.timeline.borrow();
+        let cluster = &timeline.session().cluster;
+        let coll = cluster.collections().get(draft.ns.trim());
+        (
+            coll.map_or(0, |c| c.doc_count()),
+            coll.and_then(|c| c.sharding.as_ref())
+                .map(|s| shardlab::shell::format_document(&s.pattern.to_pattern_document())),
+        )
+    };
+    let apply = plan(&draft, &settings, docs, sharded_on.as_deref());
     let on_apply = {
-        let draft = draft.clone();
         let dispatch = props.dispatch.clone();
+        let (asking, apply) = (asking.clone(), apply.clone());
         let valid = validation.is_ok();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            if valid {
-                dispatch.emit(Action::Setup((*draft).clone()));
+            if !valid {
+                return;
+            }
+            match &apply {
+                Apply::Nothing => {}
+                Apply::Step(script) => dispatch.emit(Action::Auto(script.clone())),
+                other => asking.set(Some(other.clone())),
             }
         })
+    };
+    let label = match apply {
+        Apply::Nothing => "Nothing to apply",
+        Apply::Step(_) if sharded_on.is_none() => "Shard collection",
+        Apply::Step(_) => "Apply",
+        Apply::ChangeKey { .. } => "Change the key…",
+        Apply::NewCluster => "New cluster…",
     };
     html! {
         <section class="panel controls" aria-label="Scenario">
             { lesson_row(props.state.preset, &props.dispatch) }
+            { collection_picker(&props.state, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
                     <span>{ "Collection" }</span>
-                    <input class="narrow" value={draft.ns.clone()} spellcheck="false"
+                    <input class="narrow" value={draft.ns.clone()} spellcheck="false" data-testid="collection"
                         oninput={edit(&draft, |s, input| { s.ns = input.value(); true })}
                         aria-label="Collection namespace" />
                 </label>
@@ -119,8 +200,8 @@ pub fn controls(props: &ControlsProps) -> Html {
                     <span>{ "unique" }</span>
                 </label>
                 { cluster_fields(&draft) }
-                <button type="submit" data-testid="apply-key" disabled={validation.is_err()}>
-                    { "Shard collection" }
+                <button type="submit" data-testid="apply-key" disabled={validation.is_err() || apply == Apply::Nothing}>
+                    { label }
                 </button>
             </form>
             <p id="key-validation" class={classes!("validation", validation.is_err().then_some("invalid"))}
@@ -130,7 +211,175 @@ pub fn controls(props: &ControlsProps) -> Html {
                     Err(e) => e.clone(),
                 } }
             </p>
+            if let Some(choice) = &*asking {
+                { choice_view(choice, &draft, &settings, sharded_on.as_deref(), &props.dispatch, &asking, &confirm_drop) }
+            }
         </section>
+    }
+}
+
+/// The choices for a key change on a collection with documents, or the confirmation of a
+/// new cluster. Each choice is one timeline step (a new cluster keeps the old session for
+/// "Return to your session").
+fn choice_view(
+    choice: &Apply,
+    draft: &Settings,
+    current: &Settings,
+    sharded_on: Option<&str>,
+    dispatch: &Callback<Action>,
+    asking: &UseStateHandle<Option<Apply>>,
+    confirm_drop: &UseStateHandle<bool>,
+) -> Html {
+    use shardlab::workload::presets::{refine_command, reshard_command, start_over_command};
+    let cancel = {
+        let (asking, confirm_drop) = (asking.clone(), confirm_drop.clone());
+        Callback::from(move |_: MouseEvent| {
+            asking.set(None);
+            confirm_drop.set(false);
+        })
+    };
+    let run = |script: String| {
+        let dispatch = dispatch.clone();
+        let asking = asking.clone();
+        Callback::from(move |_: MouseEvent| {
+            asking.set(None);
+            dispatch.emit(Action::Auto(script.clone()));
+        })
+    };
+    let ns = draft.ns.trim().to_string();
+    let new_key = validate_key(&draft.key, draft.unique).unwrap_or_default();
+    match choice {
+        Apply::NewCluster => {
+            let on_new = {
+                let (dispatch, asking, draft) = (dispatch.clone(), asking.clone(), draft.clone());
+                Callback::from(move |_: MouseEvent| {
+                    asking.set(None);
+                    dispatch.emit(Action::Setup(draft.clone()));
+                })
+            };
+            html! {
+                <div class="choice" role="group" aria-label="Start a new cluster" data-testid="new-cluster">
+                    <p>{ format!(
+                        "The version mode and the shard count are fixed for a cluster's life: {} shards in {} mode need a new cluster, which starts empty. Your current session is kept, and a notice offers the way back to it.",
+                        draft.shards, draft.version.label()
+                    ) }</p>
+                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ "Start the new cluster" }</button>
+                    <button class="secondary" onclick={cancel}>{ "Cancel" }</button>
+                </div>
+            }
+        }
+        Apply::ChangeKey { docs, prefix } => {
+            let old = sharded_on.unwrap_or_default();
+            let extends = old_pattern(old)
+                .zip(old_pattern(&new_key))
+                .is_some_and(|(o, n)| o.is_extended_by(&n) && o.len() < n.len());
+            let v36 = current.version == VersionMode::V36;
+            let refine_why = if v36 {
+                Some("3.6 has no refineCollectionShardKey (4.4+).".to_string())
+            } else if !extends {
+                Some(format!("Refining only adds fields after the current key's: {new_key} does not start with {old}."))
+            } else {
+                None
+            };
+            let reshard_why = v36.then(|| "3.6 has no reshardCollection (5.0+).".to_string());
+            let refine = format!("{prefix}{}", refine_command(&ns, &draft.key));
+            let reshard = format!("{prefix}{}", reshard_command(&ns, &draft.key));
+            let over = format!(
+                "{prefix}{}",
+                start_over_command(&ns, &draft.key, draft.unique, draft.initial_chunks)
+            );
+            html! {
+                <div class="choice" role="group" aria-label="Change the shard key" data-testid="key-change">
+                    <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
+                    <div class="choice-row">
+                        <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine)}>
+                            { format!("Refine to {new_key}") }
+                        </button>
+                        <span class="muted">{ refine_why.unwrap_or_else(|| "Keeps every document and chunk; adds an index on the new key first.".to_string()) }</span>
+                    </div>
+                    <div class="choice-row">
+                        <button data-testid="key-reshard" disabled={reshard_why.is_some()} onclick={run(reshard)}>
+                            { format!("Reshard on {new_key}") }
+                        </button>
+                        <span class="muted">{ reshard_why.unwrap_or_else(|| format!("Keeps the {docs} documents and redistributes them by the new key.")) }</span>
+                    </div>
+                    <div class="choice-row">
+                        if **confirm_drop {
+                            <button class="danger" data-testid="key-start-over-confirm" onclick={run(over)}>
+                                { format!("Drop the {docs} documents and shard again") }
+                            </button>
+                        } else {
+                            <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
+                                { "Start over…" }
+                            </button>
+                        }
+                        <span class="muted">{ format!("Drops {ns} and shards it again, empty, on {new_key}.") }</span>
+                    </div>
+                    <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ "Cancel" }</button>
+                </div>
+            }
+        }
+        Apply::Nothing | Apply::Step(_) => html! {},
+    }
+}
+
+/// A key pattern as mongosh prints it, parsed back.
+fn old_pattern(text: &str) -> Option<KeyPattern> {
+    match parse_value(text, &mut EvalContext::default()) {
+        Ok(bson::Bson::Document(d)) => KeyPattern::parse(&d).ok(),
+        _ => None,
+    }
+}
+
+/// The collections of the cluster at the cursor, to pick the one the page shows: sharded
+/// ones with their key, unsharded ones with their primary shard.
+fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
+    let timeline = state.timeline.borrow();
+    let cluster = &timeline.session().cluster;
+    let viewed = state.settings.ns.clone();
+    let options: Vec<(String, String)> = cluster
+        .collections()
+        .iter()
+        .map(|(ns, c)| {
+            let about = match &c.sharding {
+                Some(s) => format!(
+                    "sharded on {}",
+                    shardlab::shell::format_document(&s.pattern.to_pattern_document())
+                ),
+                None => {
+                    let db = ns.split('.').next().unwrap_or_default();
+                    match cluster.databases().get(db) {
+                        Some(primary) => {
+                            format!("unsharded, on {}", cluster.shard_name(primary.primary))
+                        }
+                        None => "unsharded".to_string(),
+                    }
+                }
+            };
+            (
+                ns.clone(),
+                format!("{ns} · {about} · {} docs", c.doc_count()),
+            )
+        })
+        .collect();
+    let on_pick = dispatch.reform(|e: Event| {
+        let select: HtmlSelectElement = e.target_unchecked_into();
+        Action::View(select.value())
+    });
+    html! {
+        <div class="control-row">
+            <label class="field grow">
+                <span>{ "Showing" }</span>
+                <select data-testid="collection-picker" onchange={on_pick} aria-label="Collection shown">
+                    if !options.iter().any(|(ns, _)| *ns == viewed) {
+                        <option value={viewed.clone()} selected=true>{ format!("{viewed} · does not exist yet") }</option>
+                    }
+                    { for options.iter().map(|(ns, text)| html! {
+                        <option value={ns.clone()} selected={*ns == viewed}>{ text.clone() }</option>
+                    }) }
+                </select>
+            </label>
+        </div>
     }
 }
 

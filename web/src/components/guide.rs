@@ -10,6 +10,8 @@ use crate::lessons::{
 };
 use crate::state::{Action, Playground};
 use crate::storage;
+use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The CSS class that outlines the element a step's result points at.
@@ -42,11 +44,25 @@ type At = (&'static Lesson, usize);
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
     // The open lesson and step; `None` shows the picker.
-    let open = use_state(|| None::<At>);
+    // A link, the saved session or an earlier visit to this tab can name the lesson and
+    // step (see `Action::Page`): the playground already holds that step's cluster, so it
+    // is not loaded again.
+    let published = props.state.page_value("guide").and_then(parse_at);
+    let open = use_state(move || published);
+    let resumed = use_mut_ref(move || published.map(|(l, i)| (l.id, i)));
+    {
+        // The open lesson and step travel with links and the saved session.
+        let dispatch = props.dispatch.clone();
+        use_effect_with(*open, move |open| {
+            let value = open.map(|(l, i)| format!("{}:{i}", l.id));
+            dispatch.emit(Action::Page("guide", value));
+            || ()
+        });
+    }
     let step_state = use_state(StepState::default);
     let complete = use_state(|| None::<&'static Lesson>);
     let saved = use_state(load_progress);
-    use_enter_step(*open, &props.dispatch, &step_state);
+    use_enter_step(*open, &props.dispatch, &step_state, &resumed);
 
     let current = (*open).and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
     let finished =
@@ -134,12 +150,16 @@ fn use_enter_step(
     at: Option<At>,
     dispatch: &Callback<Action>,
     step_state: &UseStateHandle<StepState>,
+    resumed: &Rc<RefCell<Option<(&'static str, usize)>>>,
 ) {
     let dispatch = dispatch.clone();
     let step_state = step_state.clone();
+    let resumed = resumed.clone();
     let at = at.map(|(l, i)| (l.id, i));
     use_effect_with(at, move |at| {
-        if let Some((id, i)) = *at {
+        // The step the page came back to is already loaded: only later steps load.
+        let resuming = resumed.borrow_mut().take().is_some_and(|r| Some(r) == *at);
+        if let Some((id, i)) = at.filter(|_| !resuming) {
             if let Some(step) = lesson(id).and_then(|l| l.steps.get(i)) {
                 step_state.set(StepState::default());
                 match step.scenario {
@@ -379,9 +399,7 @@ fn picker(
 fn run_finished(run: Run, state: &Playground) -> bool {
     match run {
         Run::Commands(_) => true,
-        Run::Play => {
-            !state.playing && state.workload.done > 0 && state.workload.done >= state.workload.total
-        }
+        Run::Play => !state.playing && state.count() >= state.workload.total,
     }
 }
 
@@ -430,4 +448,12 @@ fn clear_highlights() {
             break;
         }
     }
+}
+
+/// A lesson and step as published (`key-basics:2`), checked against the lessons there are.
+fn parse_at(text: &str) -> Option<At> {
+    let (id, step) = text.split_once(':')?;
+    let lesson = lesson(id)?;
+    let step: usize = step.parse().ok()?;
+    (step < lesson.steps.len()).then_some((lesson, step))
 }

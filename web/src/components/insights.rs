@@ -1,11 +1,8 @@
-//! Insights: analyzeShardKey's verdict on the current key, charts over time, and a query
-//! box that lights up the shards a filter targets.
+//! Insights: analyzeShardKey's verdict on the current key, and charts over time.
 
 use crate::state::{Calm, Playground};
 use bson::{Bson, Document};
-use shardlab::shell::{parse_value, EvalContext};
 use shardlab::Session;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Properties of [`Insights`]. The panel redraws on its calm revision only (see
@@ -14,14 +11,11 @@ use yew::prelude::*;
 pub struct InsightsProps {
     /// The page state.
     pub state: Playground,
-    /// Called with the shards a typed query targets, to light them up.
-    pub on_target: Callback<Vec<String>>,
 }
 
 impl PartialEq for InsightsProps {
     fn eq(&self, other: &Self) -> bool {
         self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
-            && self.on_target == other.on_target
     }
 }
 
@@ -116,9 +110,11 @@ fn distribution(title: &str, d: &Document, section: &str, noun: &str) -> Html {
 /// Lines of documents per shard over the steps, as an SVG.
 fn docs_chart(state: &Playground) -> Html {
     let stats = &state.stats;
+    let ns = state.settings.ns.as_str();
     let shards: Vec<String> = state.view.shards.iter().map(|s| s.name.clone()).collect();
     let max = stats
         .iter()
+        .filter_map(|s| s.of(ns))
         .flat_map(|s| s.docs.values())
         .copied()
         .max()
@@ -137,7 +133,7 @@ fn docs_chart(state: &Playground) -> Html {
                     let points: Vec<String> = stats.iter().enumerate()
                         .filter(|(x, _)| x % stride == 0 || *x + 1 == stats.len())
                         .map(|(x, s)| {
-                            let y = s.docs.get(name).copied().unwrap_or(0) as f64;
+                            let y = s.of(ns).and_then(|c| c.docs.get(name)).copied().unwrap_or(0) as f64;
                             format!("{:.1},{:.1}", x as f64 / n * w, h - 4.0 - y / max * (h - 8.0))
                         }).collect();
                     html! { <polyline class={classes!("line", format!("stroke-c{}", idx % 8))} points={points.join(" ")} /> }
@@ -153,8 +149,10 @@ fn inserts_chart(state: &Playground) -> Html {
     let stats = &state.stats;
     let start = stats.len().saturating_sub(60);
     let recent = &stats[start..];
+    let ns = state.settings.ns.as_str();
     let max = recent
         .iter()
+        .filter_map(|s| s.of(ns))
         .map(|s| s.inserts.values().sum::<u64>())
         .max()
         .unwrap_or(0)
@@ -179,7 +177,7 @@ fn inserts_chart(state: &Playground) -> Html {
                 { for recent.iter().enumerate().map(|(i, s)| {
                     let step = start + i;
                     let mut y = h;
-                    html! { <g key={step}>{ for s.inserts.iter().map(|(name, n)| {
+                    html! { <g key={step}>{ for s.of(ns).into_iter().flat_map(|c| c.inserts.iter()).map(|(name, n)| {
                         let height = *n as f64 / max * (h - 4.0);
                         y -= height;
                         html! { <rect class={format!("fill-c{}", index_of(name) % 8)} x={format!("{:.1}", step as f64 * bar)}
@@ -193,48 +191,67 @@ fn inserts_chart(state: &Playground) -> Html {
     }
 }
 
+/// An analyzeShardKey report and what it was computed for.
+#[derive(Clone, PartialEq)]
+struct Report {
+    /// The collection.
+    ns: String,
+    /// The shard key, as mongosh prints it.
+    key: String,
+    /// The timeline step.
+    step: u64,
+    /// The report, or MongoDB's error.
+    result: Result<Document, String>,
+}
+
 /// The insights panel.
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
-    let report = use_state(|| None::<Result<Document, String>>);
-    let query = use_state(|| "{x: 42}".to_string());
+    let report = use_state(|| None::<Report>);
     let ns = props.state.settings.ns.clone();
+    let key = props.state.view.key.clone();
+    let step = props.state.timeline.borrow().position();
     let on_analyze = {
         let report = report.clone();
         let timeline = props.state.timeline.clone();
-        let ns = ns.clone();
-        Callback::from(move |_| report.set(Some(analyze(timeline.borrow().session(), &ns))))
-    };
-    let targeting = target_query(&props.state, &ns, &query);
-    {
-        let on_target = props.on_target.clone();
-        let shards = targeting
-            .as_ref()
-            .map(|(_, s)| s.clone())
-            .unwrap_or_default();
-        use_effect_with(shards, move |s| {
-            on_target.emit(s.clone());
-            || ()
-        });
-    }
-    let on_query = {
-        let query = query.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            query.set(input.value());
+        let (ns, key) = (ns.clone(), key.clone());
+        Callback::from(move |_| {
+            let result = analyze(timeline.borrow().session(), &ns);
+            report.set(Some(Report {
+                ns: ns.clone(),
+                key: key.clone(),
+                step,
+                result,
+            }));
         })
     };
+    // A report on another collection or key says nothing about this one: it is dropped.
+    let current = report.as_ref().filter(|r| r.ns == ns && r.key == key);
     html! {
         <section class="panel insights" aria-label="Insights">
             <div class="insight analyze" data-testid="analyze-panel">
                 <div class="insight-head">
                     <h2>{ "analyzeShardKey" }</h2>
-                    <button class="secondary" data-testid="analyze" onclick={on_analyze}>{ "Analyze this key" }</button>
+                    <button class="secondary" data-testid="analyze" onclick={on_analyze}>
+                        { if current.is_some_and(|r| r.step != step) { "Analyze again" } else { "Analyze this key" } }
+                    </button>
                 </div>
-                { match &*report {
-                    None => html! { <p class="muted">{ "Measures cardinality, frequency, monotonicity and how a mixed query workload would be routed." }</p> },
-                    Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
-                    Some(Ok(d)) => report_view(d),
+                { match current {
+                    None => html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> },
+                    Some(r) => html! {
+                        <>
+                        <p class="muted report-for" data-testid="analyze-for">
+                            { format!("{} on {} at step {}", r.ns, r.key, r.step) }
+                            if r.step != step {
+                                <strong>{ format!(" · the cluster is now at step {step}") }</strong>
+                            }
+                        </p>
+                        { match &r.result {
+                            Err(e) => html! { <p class="error">{ e.clone() }</p> },
+                            Ok(d) => report_view(d),
+                        } }
+                        </>
+                    },
                 } }
             </div>
             <div class="insight">
@@ -242,35 +259,7 @@ pub fn insights(props: &InsightsProps) -> Html {
                 { docs_chart(&props.state) }
                 { inserts_chart(&props.state) }
             </div>
-            { query_panel(&ns, &query, on_query, &targeting) }
         </section>
-    }
-}
-
-/// Targets the typed `query` against `ns` on the cluster at the cursor: the explain stage
-/// and the shards it goes to, or why it cannot be targeted.
-fn target_query(
-    state: &Playground,
-    ns: &str,
-    query: &str,
-) -> Result<(String, Vec<String>), String> {
-    let timeline = state.timeline.borrow();
-    let cluster = &timeline.session().cluster;
-    match parse_value(query, &mut EvalContext::default()) {
-        Ok(Bson::Document(filter)) => cluster
-            .target(ns, &filter)
-            .map(|t| {
-                (
-                    t.stage.to_string(),
-                    t.shards
-                        .iter()
-                        .map(|&i| cluster.shard_name(i).to_string())
-                        .collect(),
-                )
-            })
-            .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name())),
-        Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
-        Err(e) => Err(format!("SyntaxError: {e}")),
     }
 }
 
@@ -308,35 +297,6 @@ fn report_view(d: &Document) -> Html {
                 { distribution("Reads", d, "readDistribution", "Reads") }
                 { distribution("Writes", d, "writeDistribution", "Writes") }
             }
-        </div>
-    }
-}
-
-/// The query box and where its filter goes.
-fn query_panel(
-    ns: &str,
-    query: &str,
-    on_query: Callback<InputEvent>,
-    targeting: &Result<(String, Vec<String>), String>,
-) -> Html {
-    html! {
-        <div class="insight query" data-testid="query-panel">
-            <h2>{ "Query targeting" }</h2>
-            <label class="field">
-                <span>{ format!("db.{}.find(", ns.split_once('.').map_or(ns, |(_, c)| c)) }</span>
-                <input data-testid="query-filter" value={query.to_string()} oninput={on_query} spellcheck="false" aria-label="Query filter" />
-                <span>{ ")" }</span>
-            </label>
-            { match targeting {
-                Ok((stage, shards)) => html! {
-                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
-                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>{ stage.clone() }</span>
-                        { format!(" → {}", shards.join(", ")) }
-                    </p>
-                },
-                Err(e) => html! { <p class="error">{ e.clone() }</p> },
-            } }
-            <p class="muted">{ "The shards this query would be sent to are outlined in the cluster above." }</p>
         </div>
     }
 }

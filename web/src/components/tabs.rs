@@ -3,17 +3,7 @@
 
 use yew::prelude::*;
 
-/// What the page shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// The playground: one cluster, the console, the timeline.
-    #[default]
-    Playground,
-    /// Several clusters running one workload side by side.
-    Compare,
-    /// A guided lesson above the playground.
-    Guide,
-}
+pub use crate::state::Mode;
 
 /// Properties of [`Tabs`].
 #[derive(Properties, PartialEq)]

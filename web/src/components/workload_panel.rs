@@ -13,6 +13,8 @@ pub fn workload_panel(props: &PanelProps) -> Html {
         <section class="panel transport" aria-label="Workload">
             { workload_fields(&props.state.workload, &props.dispatch) }
             { transport(&props.state, &props.dispatch) }
+            { key_fit(&props.state, &props.dispatch) }
+            <WorkloadTemplate workload={props.state.workload.clone()} dispatch={props.dispatch.clone()} />
         </section>
     }
 }
@@ -34,10 +36,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
         Callback::from(move |e: Event| {
             let select: HtmlSelectElement = e.target_unchecked_into();
             let v = select.value();
-            set(Box::new(move |w| {
-                w.spec = v.clone();
-                w.done = 0;
-            }));
+            set(Box::new(move |w| w.spec = v.clone()));
         })
     };
     let on_batch = {
@@ -51,10 +50,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
         let set = set.clone();
         Callback::from(move |e: Event| {
             let n = typed_number(&e, 1000u64, 1, 1_000_000);
-            set(Box::new(move |w| {
-                w.total = n;
-                w.done = w.done.min(n);
-            }));
+            set(Box::new(move |w| w.total = n));
         })
     };
     let on_balance = Callback::from(move |e: Event| {
@@ -72,7 +68,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
                         <option value={*n} selected={*n == w.spec}>{ *n }</option>
                     }) }
                     if !known {
-                        <option value={w.spec.clone()} selected=true>{ "lesson workload" }</option>
+                        <option value={w.spec.clone()} selected=true>{ "custom template" }</option>
                     }
                 </select>
             </label>
@@ -101,10 +97,11 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::SetSpeed(input.value().parse().unwrap_or(4))
     });
+    let done = state.count();
     let progress = if w.total == 0 {
         0.0
     } else {
-        w.done as f64 / w.total as f64
+        (done as f64 / w.total as f64).min(1.0)
     };
     let (position, len) = {
         let t = state.timeline.borrow();
@@ -131,10 +128,10 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
                     oninput={on_speed} aria-label="Speed" data-testid="speed" />
             </label>
             <div class="progress" role="progressbar" aria-label="Workload progress"
-                aria-valuemin="0" aria-valuemax={w.total.to_string()} aria-valuenow={w.done.to_string()}
+                aria-valuemin="0" aria-valuemax={w.total.to_string()} aria-valuenow={done.min(w.total).to_string()}
                 data-testid="progress">
                 <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                <span class="progress-text">{ format!("{} / {} docs · step {position} of {len}", w.done, w.total) }</span>
+                <span class="progress-text">{ format!("{done} / {} docs · step {position} of {len}", w.total) }</span>
             </div>
         </>
     }
@@ -149,4 +146,136 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
         .parse::<T>()
         .unwrap_or(fallback)
         .clamp(lo, hi)
+}
+
+/// A warning when the workload's documents lack a field of the viewed collection's shard
+/// key, with one-click fixes: add the field to the template, or pick a workload that
+/// writes it (see [`shardlab::workload::key_fit`]).
+fn key_fit(state: &Playground, dispatch: &Callback<Action>) -> Html {
+    let timeline = state.timeline.borrow();
+    let Ok(sharding) = timeline.session().cluster.sharding(&state.settings.ns) else {
+        return html! {};
+    };
+    let Ok(spec) = shardlab::workload::spec_of(&state.workload.spec) else {
+        return html! {};
+    };
+    let Ok(fit) = shardlab::workload::key_fit(&spec, &sharding.pattern) else {
+        return html! {};
+    };
+    let key = shardlab::shell::format_document(&sharding.pattern.to_pattern_document());
+    let name = workload_name(&state.workload.spec);
+    if !fit.missing.is_empty() {
+        let fields = fit.missing.join(", ");
+        let add = {
+            let fixed = shardlab::workload::with_key_fields(&spec, &sharding.pattern)
+                .map(|d| shardlab::shell::format_document(&d));
+            let w = state.workload.clone();
+            let dispatch = dispatch.clone();
+            Callback::from(move |_: MouseEvent| {
+                if let Ok(text) = &fixed {
+                    dispatch.emit(Action::SetWorkload(Workload {
+                        spec: text.clone(),
+                        ..w.clone()
+                    }));
+                }
+            })
+        };
+        let fitting = shardlab::workload::presets_fitting(&sharding.pattern);
+        return html! {
+            <div class="fit-warning" role="alert" data-testid="key-fit-warning">
+                <p>{ format!(
+                    "The {name} workload never writes {fields}, part of the shard key {key}. From 4.4 a missing key field counts as null, so every document would share one key value and pile into one chunk that can never split (3.6 refuses the inserts)."
+                ) }</p>
+                <button data-testid="fit-add-field" onclick={add}>{ format!("Add {fields} to the template") }</button>
+                { for fitting.iter().map(|p| {
+                    let w = Workload { spec: (*p).to_string(), ..state.workload.clone() };
+                    html! {
+                        <button class="secondary" data-testid={format!("fit-use-{p}")}
+                            onclick={dispatch.reform(move |_| Action::SetWorkload(w.clone()))}>
+                            { format!("Use {p}") }
+                        </button>
+                    }
+                }) }
+            </div>
+        };
+    }
+    if !fit.sometimes.is_empty() {
+        return html! {
+            <p class="muted fit-note" data-testid="key-fit-note">{ format!(
+                "The {name} workload leaves {} out of some documents: those count as null for the key {key} and share one chunk.",
+                fit.sometimes.join(", ")
+            ) }</p>
+        };
+    }
+    html! {}
+}
+
+/// A workload's name for sentences: the preset's, or "template" for a template.
+fn workload_name(spec: &str) -> String {
+    if spec.trim_start().starts_with('{') {
+        "template".to_string()
+    } else {
+        format!("'{spec}'")
+    }
+}
+
+/// Properties of [`WorkloadTemplate`].
+#[derive(Properties, PartialEq)]
+pub struct TemplateProps {
+    /// The workload.
+    pub workload: Workload,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+/// The shape of the documents the workload generates, as a `sim.generate` template that
+/// can be edited: applying it makes the template the workload.
+#[function_component(WorkloadTemplate)]
+pub fn workload_template(props: &TemplateProps) -> Html {
+    let shown = shardlab::workload::spec_of(&props.workload.spec)
+        .map(|d| shardlab::shell::format_document(&d))
+        .unwrap_or_else(|_| props.workload.spec.clone());
+    let draft = use_state(|| shown.clone());
+    {
+        let draft = draft.clone();
+        use_effect_with(shown.clone(), move |s| {
+            draft.set(s.clone());
+            || ()
+        });
+    }
+    let check = shardlab::workload::spec_of(&draft);
+    let on_input = {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| {
+            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            draft.set(area.value());
+        })
+    };
+    let on_use = {
+        let (draft, w, dispatch) = (
+            draft.clone(),
+            props.workload.clone(),
+            props.dispatch.clone(),
+        );
+        Callback::from(move |_: MouseEvent| {
+            dispatch.emit(Action::SetWorkload(Workload {
+                spec: draft.trim().to_string(),
+                ..w.clone()
+            }));
+        })
+    };
+    html! {
+        <details class="template" data-testid="workload-template-box">
+            <summary>{ "Document shape: " }<code>{ shown.clone() }</code></summary>
+            <p class="muted">{ "Each document the workload inserts follows this sim.generate template: a field's value is a generator (increasing, uniformInt, zipf, tenant, missing, ...) or a literal." }</p>
+            <textarea data-testid="workload-template" rows="3" spellcheck="false" aria-label="Workload template"
+                value={(*draft).clone()} oninput={on_input} />
+            <div class="template-actions">
+                <button data-testid="use-template" disabled={check.is_err() || *draft == shown} onclick={on_use}>{ "Use this template" }</button>
+                if let Err(e) = &check {
+                    <span class="error" data-testid="template-error">{ e.clone() }</span>
+                }
+            </div>
+        </details>
+    }
 }

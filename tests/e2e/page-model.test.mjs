@@ -1,0 +1,205 @@
+// The page is a view of the core's session, whatever drove it: the console, the form, a
+// lesson or a link. Each test acts as a person would and checks the panels follow.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, screenshot, readShards, readChunks } from './harness.mjs';
+
+const env = suite();
+
+async function openPage(query = '') {
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`${env.server.url}${query}`);
+  await page.getByTestId('summary').waitFor();
+  return { page, errors };
+}
+
+async function type(page, command) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+}
+
+const summary = (page) => page.getByTestId('summary').innerText();
+const progress = (page) => page.getByTestId('progress').getAttribute('aria-valuenow');
+
+test('a console-only session: the view, key bar and charts follow the collection the console touched', async () => {
+  const { page, errors } = await openPage();
+  await type(page, 'use t');
+  await type(page, 'sh.shardCollection("t.h", {ts: "hashed"})');
+  const docs = Array.from({ length: 300 }, (_, i) => `{ts: ${i}}`).join(', ');
+  await type(page, `db.h.insertMany([${docs}])`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('t.h'));
+  assert.match(await summary(page), /t\.h sharded on \{ ts: 'hashed' \} · 300 documents/);
+  const shards = await readShards(page);
+  assert.equal(shards.reduce((n, s) => n + s.docs, 0), 300, 'the shard columns count t.h');
+  assert.ok(shards.filter((s) => s.docs > 0).length >= 2, 'hashing spreads the documents');
+  // The form, the picker and the query box show t.h too.
+  assert.equal(await page.getByTestId('shard-key').inputValue(), "{ ts: 'hashed' }");
+  assert.equal(await page.getByTestId('collection').inputValue(), 't.h');
+  assert.equal(await page.getByTestId('collection-picker').inputValue(), 't.h');
+  assert.equal(await page.getByTestId('query-filter').inputValue(), '{ts: 42}');
+  // The key bar spans the hash space: its chunks are the collection's.
+  const bounds = (await readChunks(page)).map((c) => c.min);
+  assert.ok(bounds.some((b) => b.includes('Long(')), `hashed bounds, got ${bounds}`);
+  // Picking the other collection shows it, and the picker lists both.
+  await page.getByTestId('collection-picker').selectOption('test.events');
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.events'));
+  assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1 }');
+  // A new command on t.h brings it back.
+  await type(page, 'db.h.insertOne({ts: 1000})');
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('301 documents'));
+  await screenshot(page, 'console-only');
+  assert.deepEqual(errors, []);
+});
+
+test('fork then play: the progress bar counts what the cluster holds', async () => {
+  const { page, errors } = await openPage('?preset=monotonic');
+  await page.getByLabel('Speed').fill('30');
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="progress"]');
+    return bar.getAttribute('aria-valuenow') === bar.getAttribute('aria-valuemax');
+  }, null, { timeout: 60_000 });
+  await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+  const total = Number(await page.getByTestId('progress').getAttribute('aria-valuemax'));
+  // Scrub back to step 17 and fork there.
+  await page.getByTestId('timeline').fill('17');
+  await page.getByTestId('fork').click();
+  const held = (await readShards(page)).reduce((n, s) => n + s.docs, 0);
+  assert.ok(held > 0 && held < total, `held ${held} of ${total}`);
+  assert.equal(Number(await progress(page)), held, 'progress is what the cluster holds');
+  assert.match(await page.getByTestId('progress').innerText(), new RegExp(`^${held} / ${total} docs`));
+  // Play inserts what is missing, no more.
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.waitForFunction((t) => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') === String(t), total, { timeout: 60_000 });
+  await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+  assert.equal((await readShards(page)).reduce((n, s) => n + s.docs, 0), total);
+  // Play on a full collection says so instead of inserting more.
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.getByText(/already holds \d+ documents, the workload's total/).waitFor();
+  assert.equal((await readShards(page)).reduce((n, s) => n + s.docs, 0), total);
+  assert.deepEqual(errors, []);
+});
+
+async function fullCollection(page) {
+  await page.getByLabel('Workload generator').selectOption('monotonic');
+  await page.getByLabel('Documents per tick').fill('300');
+  await page.getByLabel('Documents per tick').press('Tab');
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('300 documents'));
+}
+
+test('changing the key of a full collection: refine, reshard or start over, each undone by Back', async () => {
+  const { page, errors } = await openPage();
+  await fullCollection(page);
+  const step = async () => Number((await page.getByTestId('position').innerText()).match(/step (\d+)/)[1]);
+
+  // Refine: {x: 1} to {x: 1, ts: 1} keeps the documents.
+  const before = await step();
+  await page.getByTestId('shard-key').fill('{x: 1, ts: 1}');
+  await page.getByRole('button', { name: 'Change the key…' }).click();
+  await page.getByTestId('key-change').waitFor();
+  await screenshot(page, 'key-change');
+  await page.getByTestId('key-refine').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('{ x: 1, ts: 1 }'));
+  assert.match(await summary(page), /300 documents/);
+  assert.equal(await step(), before + 1, 'one step');
+  assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1, ts: 1 }');
+  await page.getByTestId('step-back').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { x: 1 } '));
+  assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1 }');
+
+  // Refine is refused for a key that does not extend the old one; reshard keeps the data.
+  await page.getByTestId('shard-key').fill('{ts: 1}');
+  await page.getByRole('button', { name: 'Change the key…' }).click();
+  assert.ok(await page.getByTestId('key-refine').isDisabled());
+  await page.getByTestId('key-reshard').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { ts: 1 }'));
+  assert.match(await summary(page), /300 documents/);
+  await page.getByTestId('step-back').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { x: 1 } '));
+
+  // Start over asks first, then drops the documents; Back brings them back.
+  await page.getByTestId('shard-key').fill('{x: "hashed"}');
+  await page.getByRole('button', { name: 'Change the key…' }).click();
+  await page.getByTestId('key-start-over').click();
+  assert.match(await summary(page), /300 documents/, 'nothing is dropped before the confirmation');
+  await page.getByTestId('key-start-over-confirm').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes("sharded on { x: 'hashed' } · 0 documents"));
+  // The event log says what happened, newest first.
+  await page.getByTestId('event').first().waitFor();
+  await page.getByTestId('step-back').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { x: 1 } · 300 documents'));
+  assert.deepEqual(errors, []);
+});
+
+test('a workload without the key field: the warning, then the one-click fix', async () => {
+  const { page, errors } = await openPage();
+  await page.getByTestId('shard-key').fill('{userId: 1}');
+  // The collection is empty: the new key is one step, with no question.
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('{ userId: 1 }'));
+  await page.getByLabel('Workload generator').selectOption('uniform');
+  const warning = page.getByTestId('key-fit-warning');
+  await warning.waitFor();
+  assert.match(await warning.innerText(), /never writes userId/);
+  await screenshot(page, 'key-fit-warning');
+  await page.getByTestId('fit-add-field').click();
+  await warning.waitFor({ state: 'detached' });
+  assert.match(await page.getByTestId('workload-template-box').innerText(), /userId/);
+  await page.getByLabel('Documents per tick').fill('400');
+  await page.getByLabel('Documents per tick').press('Tab');
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 2);
+  assert.ok((await readChunks(page)).every((c) => !c.jumbo), 'userId spreads: no jumbo chunk');
+  assert.deepEqual(errors, []);
+});
+
+test('share links and reloads carry the lesson, the workload, its progress, the tab and the viewed collection', async () => {
+  const { page, errors } = await openPage('?preset=high-frequency');
+  for (let i = 0; i < 12; i++) await page.getByRole('button', { name: 'Step', exact: true }).click();
+  const held = await progress(page);
+  const workload = await page.getByLabel('Workload generator').inputValue();
+  const batch = await page.getByLabel('Documents per tick').inputValue();
+  await page.getByTestId('share-link').click();
+  const url = await page.getByTestId('share-url').inputValue();
+  const chunks = await readChunks(page);
+
+  const fresh = await env.browser.newContext();
+  const other = await fresh.newPage({ viewport: { width: 1400, height: 1000 } });
+  await other.goto(url);
+  await other.getByTestId('lesson-text').waitFor();
+  await other.waitForFunction((n) => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') === n, held);
+  assert.equal(await other.getByLabel('Lesson', { exact: true }).inputValue(), 'high-frequency');
+  assert.equal(await other.getByLabel('Workload generator').inputValue(), workload);
+  assert.equal(await other.getByLabel('Documents per tick').inputValue(), batch);
+  assert.deepEqual(await readChunks(other), chunks);
+  await fresh.close();
+
+  // A reload keeps the tab and the viewed collection too.
+  await type(page, 'db.side.insertOne({a: 1})');
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.side'));
+  await page.getByTestId('tab-compare').click();
+  // The session is saved once the change is drawn.
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('shardlab.session.v1') ?? '""').includes('"tab": "compare"'));
+  await page.reload();
+  // The saved session replays, then the page shows the tab it was on.
+  await page.waitForFunction(() => document.querySelector('[data-testid="tab-compare"]')?.getAttribute('aria-selected') === 'true');
+  await page.getByTestId('tab-playground').click();
+  assert.match(await summary(page), /test\.side/);
+  assert.equal(await page.getByLabel('Lesson', { exact: true }).inputValue(), 'high-frequency');
+  assert.deepEqual(errors, []);
+});
+
+test('an unknown preset or option is named in a notice', async () => {
+  const { page } = await openPage('?preset=monotnic&hide=nothing&colour=red');
+  const notice = page.getByTestId('notice');
+  await notice.waitFor();
+  const text = await notice.innerText();
+  assert.match(text, /There is no lesson called 'monotnic'/);
+  assert.match(text, /'colour'/);
+});

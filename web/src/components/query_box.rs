@@ -1,0 +1,115 @@
+//! The query box: a filter on the viewed collection, and the shards it would be sent to,
+//! outlined in the cluster view right below it.
+
+use crate::state::Playground;
+use bson::Bson;
+use shardlab::shell::{parse_value, EvalContext};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// Properties of [`QueryBox`].
+#[derive(Properties, PartialEq)]
+pub struct QueryBoxProps {
+    /// The page state.
+    pub state: Playground,
+    /// Called with the shards the typed query targets, to outline them.
+    pub on_target: Callback<Vec<String>>,
+}
+
+/// A filter to start from for a key: an equality on its first field.
+fn example_filter(key: &str) -> String {
+    let field = match parse_value(key, &mut EvalContext::default()) {
+        Ok(Bson::Document(d)) => d.keys().next().cloned(),
+        _ => None,
+    };
+    match field {
+        Some(f)
+            if f.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
+        {
+            format!("{{{f}: 42}}")
+        }
+        Some(f) => format!("{{\"{}\": 42}}", f.replace('"', "\\\"")),
+        None => "{}".to_string(),
+    }
+}
+
+/// The query box. The filter starts as an equality on the key's first field and starts
+/// over when the collection or its key changes, so it never targets a key that is gone.
+#[function_component(QueryBox)]
+pub fn query_box(props: &QueryBoxProps) -> Html {
+    let ns = props.state.settings.ns.clone();
+    let key = props.state.view.key.clone();
+    let query = use_state(|| example_filter(&key));
+    {
+        let query = query.clone();
+        use_effect_with((ns.clone(), key.clone()), move |(_, key)| {
+            query.set(example_filter(key));
+            || ()
+        });
+    }
+    let targeting = target_query(&props.state, &ns, &query);
+    {
+        let on_target = props.on_target.clone();
+        let shards = targeting
+            .as_ref()
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
+        use_effect_with(shards, move |s| {
+            on_target.emit(s.clone());
+            || ()
+        });
+    }
+    let on_query = {
+        let query = query.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            query.set(input.value());
+        })
+    };
+    html! {
+        <section class="panel query" data-testid="query-panel" aria-label="Query targeting">
+            <label class="field">
+                <span>{ format!("Query targeting: db.{}.find(", ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)) }</span>
+                <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label="Query filter" />
+                <span>{ ")" }</span>
+            </label>
+            { match &targeting {
+                Ok((stage, shards)) => html! {
+                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
+                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>{ stage.clone() }</span>
+                        { format!(" → {} (outlined below)", shards.join(", ")) }
+                    </p>
+                },
+                Err(e) => html! { <p class="error">{ e.clone() }</p> },
+            } }
+        </section>
+    }
+}
+
+/// Targets the typed `query` against `ns` on the cluster at the cursor: the explain stage
+/// and the shards it goes to, or why it cannot be targeted.
+fn target_query(
+    state: &Playground,
+    ns: &str,
+    query: &str,
+) -> Result<(String, Vec<String>), String> {
+    let timeline = state.timeline.borrow();
+    let cluster = &timeline.session().cluster;
+    match parse_value(query, &mut EvalContext::default()) {
+        Ok(Bson::Document(filter)) => cluster
+            .target(ns, &filter)
+            .map(|t| {
+                (
+                    t.stage.to_string(),
+                    t.shards
+                        .iter()
+                        .map(|&i| cluster.shard_name(i).to_string())
+                        .collect(),
+                )
+            })
+            .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name())),
+        Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
+        Err(e) => Err(format!("SyntaxError: {e}")),
+    }
+}
