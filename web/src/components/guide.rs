@@ -106,8 +106,10 @@ pub fn guide(props: &GuideProps) -> Html {
     let close = {
         let (open, saved) = (open.clone(), saved.clone());
         let on_close = props.on_close.clone();
+        let dispatch = props.dispatch.clone();
         Callback::from(move |_| {
             open.set(None);
+            dispatch.emit(Action::Page("guide", None));
             saved.set(load_progress());
             on_close.emit(());
         })
