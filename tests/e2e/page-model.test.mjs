@@ -2,7 +2,7 @@
 // lesson or a link. Each test acts as a person would and checks the panels follow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, readShards, readChunks } from './harness.mjs';
+import { suite, screenshot, readShards, readChunks, readCompareRows } from './harness.mjs';
 
 const env = suite();
 
@@ -202,4 +202,27 @@ test('an unknown preset or option is named in a notice', async () => {
   const text = await notice.innerText();
   assert.match(text, /There is no lesson called 'monotnic'/);
   assert.match(text, /'colour'/);
+});
+
+test('the Compare tab shares its configurations and progress through the link', async () => {
+  const { page, errors } = await openPage();
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-key').nth(1).fill('{x: -1}');
+  await page.getByTestId('compare-key').nth(1).press('Enter');
+  for (let i = 0; i < 5; i++) await page.getByTestId('compare-step').click();
+  const rows = await readCompareRows(page);
+  const done = await page.getByTestId('compare-progress').getAttribute('data-done');
+  assert.equal(done, '125');
+  await page.getByTestId('share-link').click();
+  const url = await page.getByTestId('share-url').inputValue();
+
+  const fresh = await env.browser.newContext();
+  const other = await fresh.newPage({ viewport: { width: 1400, height: 1000 } });
+  await other.goto(url);
+  await other.waitForFunction(() => document.querySelector('[data-testid="compare-progress"]')?.dataset.done === '125');
+  assert.equal(await other.getByTestId('tab-compare').getAttribute('aria-selected'), 'true');
+  assert.deepEqual(await readCompareRows(other), rows);
+  await screenshot(other, 'compare-from-link');
+  await fresh.close();
+  assert.deepEqual(errors, []);
 });

@@ -238,6 +238,96 @@ impl Comparison {
     }
 }
 
+/// The most ticks a shared comparison may ask to replay.
+pub const MAX_SHARED_TICKS: u64 = 2_000;
+
+impl Comparison {
+    /// The comparison as a link carries it, one item a line: the workload, documents per
+    /// tick, in all, the chunk size, the ticks run, then one line per column (`5.0 {x: 1}`).
+    pub fn encode(&self) -> String {
+        let mut lines = vec![
+            self.workload.clone(),
+            self.batch.to_string(),
+            self.total.to_string(),
+            self.chunk_size.to_string(),
+            self.commands.len().to_string(),
+        ];
+        for c in &self.columns {
+            lines.push(format!(
+                "{} {}",
+                c.version.label(),
+                c.key.trim().replace('\n', " ")
+            ));
+        }
+        lines.join("\n")
+    }
+
+    /// A comparison rebuilt from [`Comparison::encode`]'s text, every value checked (a link
+    /// can say anything), with its ticks replayed on every column.
+    pub fn decode(text: &str) -> Result<Comparison, String> {
+        let lines: Vec<&str> = text.lines().collect();
+        let [workload, batch, total, chunk_size, ticks, columns @ ..] = lines.as_slice() else {
+            return Err("the comparison is incomplete".to_string());
+        };
+        if !COMPARE_WORKLOADS.contains(workload) {
+            return Err(format!(
+                "the comparison's workload '{}' is not one it offers",
+                workload.chars().take(40).collect::<String>()
+            ));
+        }
+        let number = |text: &str, what: &str, lo: u64, hi: u64| {
+            text.parse::<u64>()
+                .ok()
+                .filter(|n| (lo..=hi).contains(n))
+                .ok_or_else(|| format!("the comparison's {what} must be between {lo} and {hi}"))
+        };
+        let batch = number(batch, "documents per tick", 1, 5_000)? as u32;
+        let total = number(total, "total", 1, 1_000_000)?;
+        let chunk_size = number(chunk_size, "chunk size", 1024, 1 << 30)?;
+        let ticks = number(ticks, "ticks", 0, MAX_SHARED_TICKS)?;
+        if !(2..=MAX_COLUMNS).contains(&columns.len()) {
+            return Err(format!("a comparison has 2 to {MAX_COLUMNS} columns"));
+        }
+        let mut configs = Vec::new();
+        for line in columns {
+            let (version, key) = line.split_once(' ').unwrap_or((line, ""));
+            let version = VersionMode::parse(version)
+                .ok_or_else(|| "a comparison column names an unknown version".to_string())?;
+            if key.len() > 1024 {
+                return Err("a comparison column's key is too long".to_string());
+            }
+            configs.push((key.to_string(), version));
+        }
+        let mut out = Comparison {
+            columns: Vec::new(),
+            workload: (*workload).to_string(),
+            batch,
+            total,
+            chunk_size,
+            commands: Rc::new(Vec::new()),
+            playing: false,
+            rev: 0,
+        };
+        // The shared commands, as the ticks wrote them.
+        let mut commands = Vec::new();
+        while (commands.len() as u64) < ticks {
+            let done = (commands.len() as u64 * u64::from(batch)).min(total);
+            let left = total.saturating_sub(done);
+            if left == 0 {
+                break;
+            }
+            let n = u64::from(batch).min(left) as u32;
+            commands.push(generate_command(COMPARE_NS, &out.workload, n, true));
+        }
+        for (key, version) in configs {
+            out.columns
+                .push(CompareColumn::build(&key, version, chunk_size, &commands));
+        }
+        out.commands = Rc::new(commands);
+        Ok(out)
+    }
+}
+
 /// What the comparison's controls can do.
 pub enum CompareAction {
     /// Start playing the shared workload.

@@ -116,6 +116,15 @@ pub fn app() -> Html {
         use_callback((), move |s: Vec<String>, _| set.set(s))
     };
     let dispatch: Callback<Action> = state.dispatcher().into();
+    let on_publish_compare = {
+        let dispatch = dispatch.clone();
+        let published = state.page_value("compare").map(str::to_string);
+        use_callback(published, move |text: String, published| {
+            if published.as_deref() != Some(text.as_str()) {
+                dispatch.emit(Action::Page("compare", Some(text)));
+            }
+        })
+    };
     let replays = use_replay(&started.replay, &dispatch);
     let messages = Messages {
         banner,
@@ -158,7 +167,9 @@ pub fn app() -> Html {
             // columns and progress survive a visit to the playground.
             if *compare_opened.borrow() {
                 <div hidden={mode != Mode::Compare}>
-                    <CompareView visible={mode == Mode::Compare} />
+                    <CompareView visible={mode == Mode::Compare}
+                        published={state.page_value("compare").map(str::to_string)}
+                        on_publish={on_publish_compare} />
                 </div>
             }
             if mode != Mode::Compare {

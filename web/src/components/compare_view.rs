@@ -19,12 +19,37 @@ pub struct CompareViewProps {
     /// once opened, so that its columns and progress survive a visit to another tab; while
     /// hidden it is paused and leaves the keyboard to the playground.
     pub visible: bool,
+    /// The comparison a link or the saved session carries (see [`Comparison::encode`]).
+    #[prop_or_default]
+    pub published: Option<String>,
+    /// Called with the comparison, encoded, whenever it settles (paused or changed), so
+    /// that links and the saved session carry it.
+    #[prop_or_default]
+    pub on_publish: Callback<String>,
 }
 
 /// The comparison page.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
-    let state = use_reducer(Comparison::default);
+    let state = {
+        let published = props.published.clone();
+        use_reducer(move || {
+            published
+                .and_then(|text| Comparison::decode(&text).ok())
+                .unwrap_or_default()
+        })
+    };
+    {
+        // Published when it settles: not on every tick while it plays.
+        let on_publish = props.on_publish.clone();
+        let settled = (!state.playing).then_some(state.rev);
+        let state = state.clone();
+        use_effect_with(settled, move |settled| {
+            if settled.is_some() {
+                on_publish.emit(state.encode());
+            }
+        });
+    }
     {
         let state = state.clone();
         use_effect_with(props.visible, move |visible| {
