@@ -10,7 +10,9 @@ pub(crate) mod cluster;
 pub(crate) mod crud;
 pub(crate) mod event_log;
 pub(crate) mod events;
+#[cfg(feature = "insight")]
 pub(crate) mod explain;
+#[cfg(feature = "insight")]
 pub(crate) mod inspect;
 pub(crate) mod reshape;
 pub(crate) mod split;
@@ -26,6 +28,8 @@ pub use balancer::{
 pub use chunks::{Chunk, ChunkVersion, RoutingTable};
 pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
 pub use events::{inserts_per_shard, Event, EventKind};
+#[cfg(feature = "insight")]
 pub use explain::{Explanation, Landing, Topic};
+#[cfg(feature = "insight")]
 pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
 pub use targeting::{is_full_key_equality, target, TargetKind};

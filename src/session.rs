@@ -4,6 +4,8 @@
 
 mod admin;
 mod collection;
+#[cfg(feature = "insight")]
+mod insight;
 pub(crate) mod interpreter;
 mod sampling;
 mod sh;

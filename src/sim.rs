@@ -3,6 +3,7 @@
 //! configurations in lockstep.
 
 pub(crate) mod compare;
+#[cfg(feature = "insight")]
 pub(crate) mod heat;
 pub(crate) mod scenario;
 pub(crate) mod timeline;
@@ -15,6 +16,7 @@ pub use scenario::{
     MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,
     MAX_SHARDS,
 };
+#[cfg(feature = "insight")]
 pub use heat::{
     key_coordinate, ChunkMark, HeatGrid, HeatLog, HeatOptions, HeatPattern, HeatRow, PatternKind,
     MAX_RANGES_PER_STEP,

@@ -15,7 +15,6 @@ use crate::values::raw::raw_get;
 use bson::oid::ObjectId;
 use bson::{Bson, Document, RawBsonRef, RawDocument};
 use std::cmp::Ordering;
-use std::io::Write as _;
 use std::rc::Rc;
 
 /// Index of a shard in the cluster's shard list.
@@ -630,7 +629,9 @@ fn write_value(buf: &mut Vec<u8>, value: &Bson, depth: u32) -> Result<(), Refuse
             let start = open_document(buf);
             for (i, item) in items.iter().enumerate() {
                 buf.push(item.element_type() as u8);
-                let _ = write!(buf, "{i}");
+                // Not `write!` on the buffer: `std::io::Write` brings io::Error's code and
+                // texts into the wasm.
+                buf.extend_from_slice(i.to_string().as_bytes());
                 buf.push(0);
                 write_value(buf, item, depth + 1)?;
             }

@@ -45,6 +45,7 @@
 use crate::engine::cluster::{ClusterConfig, Footprint};
 use crate::engine::events::Event;
 use crate::session::interpreter::{Outcome, Session};
+#[cfg(feature = "insight")]
 use crate::sim::heat::{HeatGrid, HeatLog, HeatOptions, HeatPattern};
 use crate::sim::scenario::Scenario;
 use crate::support::shared_map::LEAF_MAX;
@@ -131,6 +132,7 @@ pub struct Timeline {
     spacing: u64,
     /// Where each step's inserts landed in the key space (recorded as steps are pushed;
     /// a step's record does not depend on the cursor).
+    #[cfg(feature = "insight")]
     heat: HeatLog,
 }
 
@@ -156,6 +158,7 @@ impl Timeline {
             event_starts: Vec::new(),
             position: 0,
             snapshots: Vec::new(),
+            #[cfg(feature = "insight")]
             heat: HeatLog::default(),
         }
     }
@@ -254,10 +257,12 @@ impl Timeline {
         }
         self.current.cluster.seal_events();
         let before = self.current.cluster.events().len() as u64;
+        #[cfg(feature = "insight")]
         let heat_before = HeatLog::before(&self.current);
         let outcomes = self.current.run(command);
         let after = self.current.cluster.events().len() as u64;
         self.steps.push(command.to_string());
+        #[cfg(feature = "insight")]
         self.heat
             .record(self.steps.len() as u64, heat_before, &self.current);
         self.event_starts
@@ -323,6 +328,7 @@ impl Timeline {
         let keep = self.position as usize;
         self.steps.truncate(keep);
         self.event_starts.truncate(keep);
+        #[cfg(feature = "insight")]
         self.heat.truncate(keep as u64);
         self.snapshots.retain(|s| s.position <= self.position);
         // A shorter timeline may afford a denser grid again; the missing snapshots are
@@ -340,8 +346,9 @@ impl Timeline {
             .steps
             .iter()
             .map(|s| s.capacity() as u64 + std::mem::size_of::<String>() as u64 + 8)
-            .sum::<u64>()
-            + self.heat.kept_bytes();
+            .sum::<u64>();
+        #[cfg(feature = "insight")]
+        let steps_bytes = steps_bytes + self.heat.kept_bytes();
         MemoryEstimate {
             snapshots: self.snapshots.len() as u64,
             snapshot_bytes: self.snapshots.iter().map(|s| s.bytes).sum(),
@@ -505,6 +512,7 @@ pub fn estimate_snapshot_bytes(session: &Session, previous: Option<&Session>) ->
     footprint_bytes(&f, f.new_docs, f.new_doc_bytes)
 }
 
+#[cfg(feature = "insight")]
 impl Timeline {
     /// The key space of `ns` over every step, as a grid of key ranges by groups of steps,
     /// its rows and chunk boundaries read at the cursor (see [`crate::sim::heat`]).
@@ -529,7 +537,9 @@ impl Timeline {
     pub fn heat(&self) -> &HeatLog {
         &self.heat
     }
+}
 
+impl Timeline {
     /// The step (1-based position) whose command produced the event with sequence number
     /// `seq`, if that event is in the log at the cursor.
     pub fn step_of_event(&self, seq: u64) -> Option<u64> {

@@ -6,6 +6,7 @@ mod cli;
 mod compare;
 mod engine;
 mod engine_props;
+#[cfg(feature = "insight")]
 mod explain;
 mod fidelity_commands;
 mod fidelity_output;

@@ -6,7 +6,16 @@
 
 use shardlab_web::components::guide::HIGHLIGHT_CLASS;
 use shardlab_web::components::App;
-use shardlab_web::lessons::{lesson, progress_label, Progress, Run, Scenario, LESSONS};
+use shardlab_web::lessons::{
+    install, lesson, parse_lessons, progress_label, Lesson, Progress, Run, Scenario,
+};
+
+/// The lessons the page fetches, read and checked as the page reads them.
+fn all() -> &'static [Lesson] {
+    install(
+        parse_lessons(include_str!("../../static/lessons.json")).expect("the lessons file reads"),
+    )
+}
 use std::collections::BTreeSet;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -16,7 +25,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 fn every_preset_a_step_loads_exists() {
-    for l in LESSONS {
+    for l in all() {
         for step in l.steps {
             if let Scenario::Preset(id) = step.scenario {
                 assert!(
@@ -32,7 +41,7 @@ fn every_preset_a_step_loads_exists() {
 
 #[wasm_bindgen_test]
 fn every_key_scenario_is_a_valid_shard_key() {
-    for step in LESSONS.iter().flat_map(|l| l.steps) {
+    for step in all().iter().flat_map(|l| l.steps) {
         if let Some(settings) = step.scenario.settings() {
             assert!(
                 shardlab_web::components::controls::validate_key(&settings.key, false).is_ok(),
@@ -46,7 +55,7 @@ fn every_key_scenario_is_a_valid_shard_key() {
 
 #[wasm_bindgen_test]
 fn every_question_has_exactly_one_right_answer_and_says_why() {
-    for step in LESSONS.iter().flat_map(|l| l.steps) {
+    for step in all().iter().flat_map(|l| l.steps) {
         let q = step.question;
         assert!(q.choices.len() >= 2, "{}: too few choices", step.title);
         let right = q.choices.iter().filter(|c| c.correct).count();
@@ -67,7 +76,7 @@ fn every_question_has_exactly_one_right_answer_and_says_why() {
 fn steps_have_text_a_run_and_a_selector_the_page_can_parse() {
     let document = gloo::utils::document();
     let mut ids = BTreeSet::new();
-    for l in LESSONS {
+    for l in all() {
         assert!(ids.insert(l.id), "lesson id {} is used twice", l.id);
         assert!(!l.steps.is_empty());
         let mut titles = BTreeSet::new();
@@ -96,7 +105,7 @@ fn steps_have_text_a_run_and_a_selector_the_page_can_parse() {
 
 #[wasm_bindgen_test]
 fn the_lessons_cover_the_topics_in_order() {
-    let titles: Vec<String> = LESSONS
+    let titles: Vec<String> = all()
         .iter()
         .flat_map(|l| l.steps)
         .map(|s| s.title.to_lowercase())
@@ -127,7 +136,7 @@ fn the_lessons_cover_the_topics_in_order() {
 #[wasm_bindgen_test]
 fn progress_labels_and_stale_progress() {
     assert_eq!(progress_label(1, 7), "Step 2 of 7");
-    let basics = &LESSONS[0];
+    let basics = &all()[0];
     let ok = Progress {
         lesson: basics.id.to_string(),
         step: 1,
@@ -158,6 +167,8 @@ fn click(root: &Element, selector: &str) {
 
 #[wasm_bindgen_test]
 async fn a_commands_step_runs_and_outlines_its_result() {
+    // The page fetches the lessons when the tab opens; here they are in already.
+    all();
     gloo::utils::window()
         .local_storage()
         .unwrap()
@@ -177,7 +188,7 @@ async fn a_commands_step_runs_and_outlines_its_result() {
         .query_selector("[data-testid=guide-progress]")
         .unwrap()
         .unwrap();
-    let len = LESSONS[0].steps.len();
+    let len = all()[0].steps.len();
     assert_eq!(progress.text_content().unwrap(), format!("Step 1 of {len}"));
     // Step 1 runs commands at once: predict, run, and the cluster is outlined.
     click(&root, "[data-testid=guide-choice][data-correct=true]");

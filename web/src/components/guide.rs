@@ -6,7 +6,7 @@
 //! [`STORAGE_KEY`], so a lesson left halfway can be resumed later.
 
 use crate::lessons::{
-    lesson, progress_label, Lesson, Progress, Run, Scenario, LESSONS, STORAGE_KEY,
+    lesson, lessons, progress_label, Lesson, Progress, Run, Scenario, STORAGE_KEY,
 };
 use crate::state::{Action, Playground};
 use crate::storage;
@@ -41,8 +41,43 @@ struct StepState {
 type At = (&'static Lesson, usize);
 
 /// The guided-lesson panel: a lesson picker, or the open lesson's current step.
+///
+/// The lessons are content, fetched the first time the panel opens (see
+/// [`crate::lessons::load`]); until they are in, the panel says so.
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
+    // None while loading, then the outcome.
+    let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
+    {
+        let loaded = loaded.clone();
+        use_effect_with((), move |_| {
+            if loaded.is_none() {
+                wasm_bindgen_futures::spawn_local(async move {
+                    loaded.set(Some(crate::lessons::load().await.map(|_| ())));
+                });
+            }
+        });
+    }
+    match &*loaded {
+        Some(Ok(())) => html! {
+            <LessonGuide state={props.state.clone()} dispatch={props.dispatch.clone()} on_close={props.on_close.clone()} />
+        },
+        Some(Err(e)) => html! {
+            <section class="panel guide" aria-label="Guided lessons" data-testid="guide-error">
+                <p class="error">{ format!("The guided lessons could not be opened: {e}. Reload the page to try again.") }</p>
+            </section>
+        },
+        None => html! {
+            <section class="panel guide" aria-label="Guided lessons" data-testid="guide-loading">
+                <p class="muted">{ "Loading the guided lessons…" }</p>
+            </section>
+        },
+    }
+}
+
+/// The guided-lesson panel once the lessons are in.
+#[function_component(LessonGuide)]
+fn lesson_guide(props: &GuideProps) -> Html {
     // The open lesson and step; `None` shows the picker.
     // A link, the saved session or an earlier visit to this tab can name the lesson and
     // step (see `Action::Page`): the playground already holds that step's cluster, so it
@@ -380,7 +415,7 @@ fn picker(
             <h2>{ "Guided lessons" }</h2>
             <p class="muted">{ "Each step sets up a cluster below, asks you to predict what will happen, runs it, and points at the result. Use n and p to move between steps." }</p>
             <ul class="guide-lessons">
-                { for LESSONS.iter().map(|l| html! {
+                { for lessons().unwrap_or_default().iter().map(|l| html! {
                     <li class="guide-lesson-card">
                         <div>
                             <strong>{ l.title }</strong>

@@ -1,0 +1,180 @@
+//! `sim.explain` and `sim.chunkDocs`: why the cluster looks as it does, and a chunk's
+//! documents page by page. Built with the `insight` feature (on by default; the
+//! playground's wasm leaves it out to keep within its download budget, see
+//! ARCHITECTURE.md).
+
+use super::interpreter::{Session, StatementError};
+use crate::engine::cluster::ClusterError;
+use crate::shell::Expr;
+use bson::{doc, Bson, Document};
+
+/// What `sim.explain` takes, for its error messages.
+const EXPLAIN_FORMS: &str =
+    "sim.explain takes {ns, chunk: <key>}, {ns, shard: <name>}, {ns, doc: <document>} or {balancer: true, ns?}";
+
+/// `sim.explain(spec)`: why the cluster looks as it does, each answer naming MongoDB's rule.
+/// `{ns, chunk: <key>}` explains the chunk holding that key value (its lower bound, or any
+/// value inside it, in key space: a hashed field takes a hash); `{ns, shard}` what a shard
+/// holds; `{ns, doc}` where a document lands; `{balancer: true}` (with `ns` or for every
+/// collection) what the next balancer round does and why.
+pub(super) fn explain(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let spec = s.doc_arg(args, 0, "explain spec")?;
+    let bad = |m: String| StatementError::from(ClusterError::InvalidOptions(m));
+    for key in spec.keys() {
+        if !["ns", "chunk", "shard", "doc", "balancer"].contains(&key.as_str()) {
+            return Err(bad(format!("unknown field '{key}': {EXPLAIN_FORMS}")));
+        }
+    }
+    let ns = match spec.get("ns") {
+        None => None,
+        Some(Bson::String(ns)) => Some(ns.clone()),
+        Some(other) => {
+            return Err(bad(format!(
+                "ns must be a string, got {}",
+                crate::shell::format_value(other)
+            )))
+        }
+    };
+    let subjects = ["chunk", "shard", "doc", "balancer"]
+        .iter()
+        .filter(|k| spec.contains_key(**k))
+        .count();
+    if subjects != 1 {
+        return Err(bad(format!("give exactly one subject: {EXPLAIN_FORMS}")));
+    }
+    let list = |es: Vec<crate::engine::Explanation>| -> Bson {
+        Bson::Array(es.iter().map(|e| Bson::Document(e.to_document())).collect())
+    };
+    if let Some(b) = spec.get("balancer") {
+        if *b != Bson::Boolean(true) {
+            return Err(bad(format!("balancer must be true: {EXPLAIN_FORMS}")));
+        }
+        let es = s.cluster.explain_round(ns.as_deref())?;
+        let mut d = Document::new();
+        if let Some(ns) = ns {
+            d.insert("ns", ns);
+        }
+        d.insert("subject", "balancer round");
+        d.insert("explanations", list(es));
+        d.insert("ok", 1);
+        return Ok(Bson::Document(d));
+    }
+    let Some(ns) = ns else {
+        return Err(bad(format!("missing ns: {EXPLAIN_FORMS}")));
+    };
+    let mut d = doc! { "ns": ns.clone() };
+    match (spec.get("chunk"), spec.get("shard"), spec.get("doc")) {
+        (Some(Bson::Document(bound)), _, _) => {
+            let sharding = s.cluster.sharding(&ns)?;
+            let key = crate::engine::split::key_from_bound(&sharding.pattern, bound)?;
+            let chunk = sharding.table.chunk_for(&key).cloned();
+            let es = s.cluster.explain_chunk(&ns, &key)?;
+            if let (Some(c), Ok(sh)) = (chunk, s.cluster.sharding(&ns)) {
+                d.insert(
+                    "chunk",
+                    doc! {
+                        "min": sh.pattern.to_document(&c.min),
+                        "max": sh.pattern.to_document(&c.max),
+                        "shard": s.cluster.shard_name(c.shard),
+                    },
+                );
+            }
+            d.insert("explanations", list(es));
+        }
+        (_, Some(Bson::String(shard)), _) => {
+            let es = s.cluster.explain_shard(&ns, shard)?;
+            d.insert("shard", shard.clone());
+            d.insert("explanations", list(es));
+        }
+        (_, _, Some(Bson::Document(doc))) => {
+            let landing = s.cluster.explain_document(&ns, doc)?;
+            let sh = s.cluster.sharding(&ns)?;
+            d.insert("key", sh.pattern.to_document(&landing.key));
+            if let Some((field, value, hash)) = &landing.hashed {
+                d.insert(
+                    "hashed",
+                    doc! { "field": field.clone(), "value": value.clone(), "hash": *hash },
+                );
+            }
+            d.insert(
+                "chunk",
+                doc! {
+                    "min": sh.pattern.to_document(&landing.chunk_min),
+                    "max": sh.pattern.to_document(&landing.chunk_max),
+                    "shard": s.cluster.shard_name(landing.shard),
+                },
+            );
+            d.insert("explanations", list(vec![landing.explanation]));
+        }
+        _ => {
+            return Err(bad(format!(
+                "chunk and doc must be objects, shard a string: {EXPLAIN_FORMS}"
+            )))
+        }
+    }
+    d.insert("ok", 1);
+    Ok(Bson::Document(d))
+}
+
+/// `sim.chunkDocs(ns, key, {skip, limit})`: a page of the documents of the chunk holding
+/// `key` (its lower bound or any key value inside it), in key order: each document's
+/// `_id`, shard key value and, for a hashed key, the hashed value and its hash. `limit`
+/// defaults to 20 and is at most 1,000.
+pub(super) fn chunk_docs(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let bound = s.doc_arg(args, 1, "chunk key")?;
+    let opts = s.opt_doc_arg(args, 2, "options")?;
+    let bad = |m: String| StatementError::from(ClusterError::BadValue(m));
+    let count = |key: &str, default: u64| -> Result<u64, StatementError> {
+        let v = match opts.get(key) {
+            None => return Ok(default),
+            Some(Bson::Int32(n)) => i64::from(*n),
+            Some(Bson::Int64(n)) => *n,
+            Some(Bson::Double(d)) if d.fract() == 0.0 && d.abs() < 9.0e15 => *d as i64,
+            Some(other) => {
+                return Err(bad(format!(
+                    "{key} must be a whole number, got {}",
+                    crate::shell::format_value(other)
+                )))
+            }
+        };
+        u64::try_from(v).map_err(|_| bad(format!("{key} must not be negative, got {v}")))
+    };
+    for key in opts.keys() {
+        if key != "skip" && key != "limit" {
+            return Err(StatementError::from(ClusterError::InvalidOptions(format!(
+                "unknown option '{key}': sim.chunkDocs takes {{skip, limit}}"
+            ))));
+        }
+    }
+    let (skip, limit) = (count("skip", 0)?, count("limit", 20)?);
+    let sharding = s.cluster.sharding(&ns)?;
+    let key = crate::engine::split::key_from_bound(&sharding.pattern, &bound)?;
+    let page = s.cluster.chunk_documents(&ns, &key, skip, limit)?;
+    let sharding = s.cluster.sharding(&ns)?;
+    let docs: Vec<Bson> = page
+        .rows
+        .iter()
+        .map(|r| {
+            let mut d = doc! { "_id": r.id.clone(), "key": sharding.pattern.to_document(&r.key) };
+            if let (Some(v), Some(i)) = (&r.hashed_value, page.hashed_field) {
+                d.insert("value", v.clone());
+                d.insert("hash", r.key.0.get(i).cloned().unwrap_or(Bson::Null));
+            }
+            Bson::Document(d)
+        })
+        .collect();
+    let js = |n: u64| crate::values::js::js_number(n as f64);
+    Ok(Bson::Document(doc! {
+        "ns": ns.clone(),
+        "chunk": {
+            "min": sharding.pattern.to_document(&page.min),
+            "max": sharding.pattern.to_document(&page.max),
+            "shard": s.cluster.shard_name(page.shard),
+        },
+        "total": js(page.total),
+        "skip": js(page.skip),
+        "docs": docs,
+        "ok": 1,
+    }))
+}
