@@ -11,14 +11,14 @@ pub(crate) mod timeline;
 pub use compare::{
     bump, compare, render_table, summarise, CompareError, ComparisonRow, LatestInserts, HOT_WINDOW,
 };
-pub use scenario::{
-    from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
-    MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,
-    MAX_SHARDS,
-};
 #[cfg(feature = "insight")]
 pub use heat::{
     key_coordinate, ChunkMark, HeatGrid, HeatLog, HeatOptions, HeatPattern, HeatRow, PatternKind,
     MAX_RANGES_PER_STEP,
+};
+pub use scenario::{
+    from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
+    MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,
+    MAX_SHARDS,
 };
 pub use timeline::{estimate_session_bytes, Timeline, TimelineError, TimelineOptions};
