@@ -5,7 +5,7 @@
 use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
     id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
-    VersionMode,
+    VersionMode, ZoneRange,
 };
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -65,6 +65,18 @@ fn rekeyed(ns: &str, coll: &Collection, new: &KeyPattern) -> Result<DocStore, Cl
     Ok(DocStore::from_sorted(docs))
 }
 
+/// A range of `reshardCollection`'s `zones` (`ReshardingZoneType`: `zone`, `min`, `max`),
+/// its bounds as given, in the new key's fields.
+#[derive(Debug, Clone)]
+pub struct ReshardZone {
+    /// The zone's name.
+    pub zone: String,
+    /// The inclusive lower bound.
+    pub min: Document,
+    /// The exclusive upper bound.
+    pub max: Document,
+}
+
 /// `reshardCollection`'s options beyond the key.
 #[derive(Debug, Clone, Default)]
 pub struct ReshardOptions {
@@ -72,9 +84,54 @@ pub struct ReshardOptions {
     pub unique: bool,
     /// `numInitialChunks`: how many chunks the new key starts with.
     pub num_initial_chunks: Option<i64>,
-    /// Whether `zones` was given. Its ranges are not taken: the collection's zones are
-    /// dropped, as resharding with `zones: []` drops them.
-    pub zones_given: bool,
+    /// `zones`, when given: the collection's zone ranges under the new key, replacing its
+    /// current ones (`[]` drops them).
+    pub zones: Option<Vec<ReshardZone>>,
+}
+
+/// `resharding::checkForOverlappingZones` (resharding_util.cpp): sorted by lower bound,
+/// each range must start at or after the previous one's upper bound. Bounds compare by
+/// value, as given (before they are extended to the new key).
+fn check_for_overlapping_zones(zones: &[ReshardZone]) -> Result<(), ClusterError> {
+    let raw = |d: &Document| KeyValue(d.values().cloned().collect());
+    let mut ranges: Vec<(KeyValue, KeyValue)> =
+        zones.iter().map(|z| (raw(&z.min), raw(&z.max))).collect();
+    crate::support::sort::sort_by(&mut ranges, |a, b| a.0.cmp(&b.0));
+    if ranges.windows(2).any(|w| w[0].1 > w[1].0) {
+        return Err(ClusterError::BadValue(
+            "Zone ranges must not overlap".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `KeyPattern::extendRangeBound(bound, false)` (keypattern.cpp), as
+/// `ReshardingSplitPolicy::createFirstChunks` applies it to each zone bound: the bound's
+/// fields must be the key's first fields, in order (massert 16649 for a bound longer than
+/// the key, 16634 for another name), and the key's remaining fields are MinKey.
+///
+/// ShardLab has no error variant for those two codes (nor for 4952607 below), so they
+/// answer with MongoDB's words and `UnknownError`.
+fn extend_range_bound(key: &KeyPattern, bound: &Document) -> Result<KeyValue, ClusterError> {
+    let pattern = format_bson_obj(&key.to_pattern_document());
+    let shown = format_bson_obj(bound);
+    let mut fields = key.fields().iter();
+    let mut values = Vec::with_capacity(key.len());
+    for (name, value) in bound {
+        let Some((field, _)) = fields.next() else {
+            return Err(ClusterError::Errmsg(format!(
+                "keyPattern {pattern} shorter than bound {shown}"
+            )));
+        };
+        if name != field {
+            return Err(ClusterError::Errmsg(format!(
+                "field names of bound {shown} do not match those of keyPattern {pattern}"
+            )));
+        }
+        values.push(value.clone());
+    }
+    values.resize(key.len(), Bson::MinKey);
+    Ok(KeyValue(values))
 }
 
 impl Cluster {
@@ -240,14 +297,18 @@ impl Cluster {
 
     /// `reshardCollection`: redistributes every document under a new shard key. The new
     /// chunks split the documents evenly by count (as many chunks as before, at least one
-    /// per shard) and are dealt to the shards round robin.
+    /// per shard) and each goes to the shard with the fewest of them so far.
     pub fn reshard_collection(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
         self.reshard_collection_with(ns, key, &ReshardOptions::default())
     }
 
     /// `reshardCollection` with its options, checked in the order of the 5.0 router and
     /// config server (cluster_reshard_collection_cmd.cpp, configsvr_reshard_collection_cmd
-    /// .cpp): sharded, `unique` false, `zones` given when the collection has zones.
+    /// .cpp): sharded, `unique` false, `zones` given when the collection has zones, the
+    /// same key a no-op, then `zones` must not overlap. The given zones replace the
+    /// collection's (the coordinator's commit deletes the old `config.tags` documents and
+    /// renames the new ones, resharding_coordinator_service.cpp); without `zones` the
+    /// collection had none, and has none after.
     pub(crate) fn reshard_collection_with(
         &mut self,
         ns: &str,
@@ -260,7 +321,7 @@ impl Cluster {
                 "The unique field must be false".into(),
             ));
         }
-        if !current.zones.is_empty() && !opts.zones_given {
+        if !current.zones.is_empty() && opts.zones.is_none() {
             return Err(ClusterError::BadValue(
                 "Must specify value for zones field".into(),
             ));
@@ -277,39 +338,14 @@ impl Cluster {
         if self.sharding(ns)?.pattern == new {
             return Ok(());
         }
+        if let Some(zones) = &opts.zones {
+            check_for_overlapping_zones(zones)?;
+        }
         let unique = self.sharding(ns)?.unique;
         new.check_unique(unique)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let docs = rekeyed(ns, coll, &new)?;
-        let shards: Vec<ShardIdx> = self
-            .shards()
-            .filter(|(_, s)| !s.draining)
-            .map(|(i, _)| i)
-            .collect();
-        let n = old_chunks.max(shards.len()).max(1);
-        let keys: Vec<&DocKey> = docs.iter().map(|((k, _), _)| k).collect();
-        let mut points: Vec<KeyValue> = Vec::new();
-        let global_min = new.global_min();
-        for i in 1..n {
-            let idx = i * keys.len() / n;
-            if let Some(k) = keys.get(idx) {
-                if points
-                    .last()
-                    .is_none_or(|p| k.cmp_key(p) != std::cmp::Ordering::Equal)
-                    && k.cmp_key(&global_min) != std::cmp::Ordering::Equal
-                {
-                    points.push(k.to_key());
-                }
-            }
-        }
-        let mut chunks = Vec::with_capacity(points.len() + 1);
-        let mut lo = new.global_min();
-        for i in 0..=points.len() {
-            let hi = points.get(i).cloned().unwrap_or_else(|| new.global_max());
-            let shard = shards.get(i % shards.len().max(1)).copied().unwrap_or(0);
-            chunks.push(Chunk::empty(lo, hi.clone(), shard, i as u32));
-            lo = hi;
-        }
+        let (chunks, zones) = self.resharded_chunks(&new, &docs, old_chunks, opts)?;
         let mut table = RoutingTable::from_chunks(chunks);
         recount_all(&mut table, &docs);
         let mut ids = IdIndex::new();
@@ -328,12 +364,93 @@ impl Cluster {
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;
-            s.zones.clear();
+            s.zones = zones;
         }
         self.push_event(EventKind::Reshard {
             ns: ns.to_string(),
             key: format_bson_obj(&new.to_pattern_document()),
         });
         Ok(())
+    }
+
+    /// The new key's first chunks and zone ranges, as `ReshardingSplitPolicy::
+    /// createFirstChunks` (initial_split_policy.cpp) makes them: every zone bound (extended
+    /// to the new key) is a split point, then sampled keys until there are
+    /// `numInitialChunks` chunks (ShardLab's sample: the documents at even steps of the
+    /// new key's order); each chunk goes, in key order, to the shard with the fewest new
+    /// chunks among those of its zone (`selectBestShard`; any shard outside the zones),
+    /// the first in shard order on a tie.
+    fn resharded_chunks(
+        &self,
+        new: &KeyPattern,
+        docs: &DocStore,
+        num_initial: usize,
+        opts: &ReshardOptions,
+    ) -> Result<(Vec<Chunk>, Vec<ZoneRange>), ClusterError> {
+        let mut zones = Vec::new();
+        for z in opts.zones.iter().flatten() {
+            zones.push(ZoneRange {
+                min: extend_range_bound(new, &z.min)?,
+                max: extend_range_bound(new, &z.max)?,
+                zone: z.zone.clone(),
+            });
+        }
+        crate::support::sort::sort_by(&mut zones, |a, b| a.min.cmp(&b.min));
+        let (global_min, global_max) = (new.global_min(), new.global_max());
+        let mut points: Vec<KeyValue> = zones
+            .iter()
+            .flat_map(|z| [z.min.clone(), z.max.clone()])
+            .filter(|p| *p != global_min && *p != global_max)
+            .collect();
+        crate::support::sort::sort_by(&mut points, |a, b| a.cmp(b));
+        points.dedup();
+        let shards: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| !s.draining)
+            .map(|(i, _)| i)
+            .collect();
+        let n = num_initial.max(shards.len()).max(1);
+        let keys: Vec<&DocKey> = docs.iter().map(|((k, _), _)| k).collect();
+        let mut wanted = (n - 1).saturating_sub(points.len());
+        for i in 1..n {
+            if wanted == 0 {
+                break;
+            }
+            let Some(k) = keys.get(i * keys.len() / n) else {
+                continue;
+            };
+            let k = k.to_key();
+            if k != global_min && k < global_max {
+                if let Err(at) = points.binary_search(&k) {
+                    points.insert(at, k);
+                    wanted -= 1;
+                }
+            }
+        }
+        let mut counts: Vec<usize> = Vec::new();
+        let mut chunks = Vec::with_capacity(points.len() + 1);
+        let mut lo = global_min;
+        for hi in points.into_iter().chain(std::iter::once(global_max)) {
+            // `ZoneInfo::getZoneForChunk`: the zone whose range holds the whole chunk.
+            let zone = zones.iter().find(|z| z.min <= lo && hi <= z.max);
+            let candidates = match zone {
+                Some(z) => self.zone_members(&z.zone),
+                None => shards.clone(),
+            };
+            let count = |s: ShardIdx| counts.get(s as usize).copied().unwrap_or(0);
+            let Some(best) = candidates.iter().copied().min_by_key(|&s| count(s)) else {
+                return Err(ClusterError::Errmsg(format!(
+                    "no shards found for zone: {}, while creating initial chunks for new resharded collection",
+                    zone.map_or("", |z| z.zone.as_str())
+                )));
+            };
+            if counts.len() <= best as usize {
+                counts.resize(best as usize + 1, 0);
+            }
+            counts[best as usize] += 1;
+            chunks.push(Chunk::empty(lo, hi.clone(), best, chunks.len() as u32));
+            lo = hi;
+        }
+        Ok((chunks, zones))
     }
 }

@@ -985,6 +985,14 @@ impl Cluster {
             .try_for_each(|z| check_presplit_zone(key, hashed, z))
     }
 
+    /// The shards that have `zone`, in the shards' order (`buildTagsToShardIdsMap`).
+    pub(crate) fn zone_members(&self, zone: &str) -> Vec<ShardIdx> {
+        self.shards()
+            .filter(|(_, s)| s.zones.contains(zone))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// The shards of each zone range, in the shards' order (`buildTagsToShardIdsMap`),
     /// with one chunk each for `SingleChunkPerTagSplitPolicy` (which then takes one of
     /// them round-robin), or `presplitHashedZones`' share (`buildSplitInfoForTag`): each
@@ -992,15 +1000,8 @@ impl Cluster {
     /// shard is ⌈numInitialChunks / shards with zones⌉ in 4.4/5.0 (numInitialChunks
     /// defaulting to twice those shards) and 1 in 8.0.
     fn zone_shares(&self, zones: &[ZoneRange], num_initial: Option<u64>) -> Vec<ZoneShares> {
-        let members: Vec<Vec<ShardIdx>> = zones
-            .iter()
-            .map(|z| {
-                self.shards()
-                    .filter(|(_, s)| s.zones.contains(&z.zone))
-                    .map(|(i, _)| i)
-                    .collect()
-            })
-            .collect();
+        let members: Vec<Vec<ShardIdx>> =
+            zones.iter().map(|z| self.zone_members(&z.zone)).collect();
         let mut ranges_per_shard: BTreeMap<ShardIdx, u64> = BTreeMap::new();
         for &shard in members.iter().flatten() {
             *ranges_per_shard.entry(shard).or_default() += 1;

@@ -5,7 +5,7 @@ use super::interpreter::{ok_doc, Output, Session, StatementError};
 use super::sh::{no_such_command, remove_shard_reply, require_command};
 use super::status;
 use crate::engine::cluster::ClusterError;
-use crate::engine::reshape::ReshardOptions;
+use crate::engine::reshape::{ReshardOptions, ReshardZone};
 use bson::{doc, Bson, Document};
 
 use super::sampling::SampledQuery;
@@ -132,7 +132,7 @@ fn refine_collection_shard_key(
     Ok(ok_doc())
 }
 
-/// `{reshardCollection: ns, key}`.
+/// `{reshardCollection: ns, key, unique, numInitialChunks, zones}`.
 fn reshard_collection(
     s: &mut Session,
     cmd: &Document,
@@ -140,13 +140,54 @@ fn reshard_collection(
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
     let key = doc_field(cmd, "key")?;
-    let opts = ReshardOptions {
-        unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
-        num_initial_chunks: super::sh::shard_options(false, cmd).num_initial_chunks,
-        zones_given: cmd.contains_key("zones"),
-    };
+    let opts = reshard_options(cmd)?;
     s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     Ok(ok_doc())
+}
+
+/// `reshardCollection`'s options read from the command: `zones` is an array of
+/// `{zone, min, max}` documents (`ReshardingZoneType`, a string and two objects).
+pub(super) fn reshard_options(cmd: &Document) -> Result<ReshardOptions, StatementError> {
+    let zones = match cmd.get("zones") {
+        None => None,
+        Some(Bson::Array(items)) => {
+            let mut zones = Vec::with_capacity(items.len());
+            for item in items {
+                let zone = match item {
+                    Bson::Document(d) => match (d.get("zone"), d.get("min"), d.get("max")) {
+                        (
+                            Some(Bson::String(zone)),
+                            Some(Bson::Document(min)),
+                            Some(Bson::Document(max)),
+                        ) => ReshardZone {
+                            zone: zone.clone(),
+                            min: min.clone(),
+                            max: max.clone(),
+                        },
+                        _ => return Err(bad_zones()),
+                    },
+                    _ => return Err(bad_zones()),
+                };
+                zones.push(zone);
+            }
+            Some(zones)
+        }
+        Some(_) => return Err(bad_zones()),
+    };
+    Ok(ReshardOptions {
+        unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
+        num_initial_chunks: super::sh::shard_options(false, cmd).num_initial_chunks,
+        zones,
+    })
+}
+
+/// A `zones` option that is not an array of `{zone: <string>, min: <object>, max:
+/// <object>}` (ShardLab's words, not the IDL parser's).
+fn bad_zones() -> StatementError {
+    ClusterError::BadValue(
+        "'zones' must be an array of {zone: <string>, min: <object>, max: <object>}".into(),
+    )
+    .into()
 }
 
 /// `{mergeChunks: ns, bounds: [min, max]}`.

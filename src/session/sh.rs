@@ -282,12 +282,25 @@ fn balancer_collection_status(
     reply(status::balancer_collection_status(&s.cluster, &ns)?)
 }
 
-/// `sh.reshardCollection(ns, key)`.
+/// `sh.reshardCollection(ns, key, unique, options)`: as for `sh.shardCollection`, mongosh
+/// takes an object in `unique`'s place as the options, and merges the options into the
+/// command (shard.ts, `_runShardCollection`).
 fn reshard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
     require_command(s, "reshardCollection")?;
     let ns = s.str_arg(args, 0, "namespace")?;
     let key = s.doc_arg(args, 1, "key")?;
-    s.cluster.reshard_collection(&ns, &key)?;
+    let mut cmd = doc! { "reshardCollection": ns.clone(), "key": key.clone() };
+    let options = match s.opt_arg(args, 2)? {
+        Some(Bson::Document(d)) => d,
+        Some(unique) => {
+            cmd.insert("unique", unique);
+            s.opt_doc_arg(args, 3, "options")?
+        }
+        None => s.opt_doc_arg(args, 3, "options")?,
+    };
+    cmd.extend(options);
+    let opts = super::admin::reshard_options(&cmd)?;
+    s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     reply(ok_doc())
 }
 

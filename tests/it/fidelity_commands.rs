@@ -833,6 +833,48 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         "sh.addShardToZone('shard01', 'A')\nsh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: []})",
         "ok",
     ),
+    // configsvr_reshard_collection_cmd.cpp (5.0 on): `resharding::checkForOverlappingZones`
+    // (resharding_util.cpp), after the same-key no-op.
+    (
+        "5.0",
+        false,
+        "sh.addShardToZone('shard01', 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'A', min: {y: 0}, max: {y: 10}}, {zone: 'A', min: {y: 5}, max: {y: 20}}]})",
+        "MongoServerError[BadValue]: Zone ranges must not overlap",
+    ),
+    (
+        "8.0",
+        false,
+        "sh.addShardToZone('shard01', 'A')\nsh.reshardCollection('test.c', {y: 1}, {zones: [{zone: 'A', min: {y: 5}, max: {y: 20}}, {zone: 'A', min: {y: 0}, max: {y: 10}}]})",
+        "MongoServerError[BadValue]: Zone ranges must not overlap",
+    ),
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {x: 1}, zones: [{zone: 'A', min: {x: 0}, max: {x: 10}}, {zone: 'A', min: {x: 5}, max: {x: 20}}]})",
+        "ok",
+    ),
+    // keypattern.cpp, KeyPattern::extendRangeBound (massert 16634 and 16649), as
+    // ReshardingSplitPolicy::createFirstChunks (initial_split_policy.cpp) applies it to
+    // each zone bound. ShardLab has no variant for those codes: UnknownError.
+    (
+        "5.0",
+        false,
+        "sh.addShardToZone('shard01', 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'A', min: {z: 0}, max: {z: 10}}]})",
+        "MongoServerError[UnknownError]: field names of bound { z: 0 } do not match those of keyPattern { y: 1 }",
+    ),
+    (
+        "5.0",
+        false,
+        "sh.addShardToZone('shard01', 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'A', min: {y: 0, z: 0}, max: {y: 10, z: 0}}]})",
+        "MongoServerError[UnknownError]: keyPattern { y: 1 } shorter than bound { y: 0, z: 0 }",
+    ),
+    // initial_split_policy.cpp, selectBestShard (uassert 4952607): a zone no shard has.
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'B', min: {y: 0}, max: {y: 10}}]})",
+        "MongoServerError[UnknownError]: no shards found for zone: B, while creating initial chunks for new resharded collection",
+    ),
     // The key is parsed as shardCollection parses it (ShardKeyPattern).
     (
         "5.0",
@@ -864,6 +906,37 @@ fn reshard_takes_num_initial_chunks() {
                   db.r.insertMany([{y: 1}, {y: 2}, {y: 3}, {y: 4}, {y: 5}, {y: 6}, {y: 7}, {y: 8}])\n\
                   db.adminCommand({reshardCollection: 'test.r', key: {y: 1}, numInitialChunks: 4})";
     assert_eq!(chunks_after(script, "test.r").lines().count(), 4);
+}
+
+/// initial_split_policy.cpp, ReshardingSplitPolicy::createFirstChunks: the zone bounds
+/// (a prefix bound extended with MinKey, `extendRangeBound`) are split points, and each
+/// chunk goes to the least-loaded shard of its zone, or of all shards outside the zones
+/// (`selectBestShard`). resharding_coordinator_service.cpp: the given zones replace the
+/// collection's (`removeTagsDocs`, then `updateTagsDocsForTempNss`).
+#[test]
+fn reshard_places_chunks_by_the_given_zones_and_keeps_them() {
+    let script = "sh.shardCollection('test.r', {x: 1})\n\
+                  sh.addShardToZone('shard02', 'A')\n\
+                  sh.addShardToZone('shard03', 'OLD')\n\
+                  sh.updateZoneKeyRange('test.r', {x: 0}, {x: 5}, 'OLD')\n\
+                  db.adminCommand({reshardCollection: 'test.r', key: {y: 1, z: 1}, zones: [{zone: 'A', min: {y: 0}, max: {y: 10}}]})";
+    assert_eq!(
+        chunks_after(script, "test.r"),
+        "{ y: MinKey(), z: MinKey() } -> { y: 0, z: MinKey() } on shard01\n\
+         { y: 0, z: MinKey() } -> { y: 10, z: MinKey() } on shard02\n\
+         { y: 10, z: MinKey() } -> { y: MaxKey(), z: MaxKey() } on shard03\n"
+    );
+    let mut session = Session::default();
+    session.run(script);
+    let zones: Vec<String> = session
+        .cluster
+        .sharding("test.r")
+        .unwrap()
+        .zones
+        .iter()
+        .map(|z| z.zone.clone())
+        .collect();
+    assert_eq!(zones, ["A"]);
 }
 
 /// The last statement's reply document after `script`.
