@@ -77,7 +77,7 @@ impl BalancePolicy {
     }
 }
 
-/// What one pass of a zone's policy found (see [`Cluster::zone_decision`]).
+/// What one pass of a zone's policy found (see `Cluster::zone_decision`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ZoneOutcome {
     /// The donor's first non-jumbo chunk of the zone moves to the recipient.
@@ -404,7 +404,7 @@ impl Cluster {
     /// `sh.moveRange(ns, toShard, min, max)` (6.0+): moves `[min, max)`, splitting the
     /// chunk that holds it as needed. Without `max`, the range is about one chunk size of
     /// data starting at `min`; without `min` (7.0 on), about one chunk size of data ending
-    /// at `max` ([`Cluster::lower_bound_for`]). One of them must be given.
+    /// at `max` (`Cluster::lower_bound_for`). One of them must be given.
     pub fn move_range(
         &mut self,
         ns: &str,

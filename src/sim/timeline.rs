@@ -515,7 +515,7 @@ pub fn estimate_snapshot_bytes(session: &Session, previous: Option<&Session>) ->
 #[cfg(feature = "insight")]
 impl Timeline {
     /// The key space of `ns` over every step, as a grid of key ranges by groups of steps,
-    /// its rows and chunk boundaries read at the cursor (see [`crate::sim::heat`]).
+    /// its rows and chunk boundaries read at the cursor (see `sim::heat`).
     /// `None` when `ns` is not sharded at the cursor.
     pub fn heat_grid(&self, ns: &str, options: HeatOptions) -> Option<HeatGrid> {
         self.heat.grid(

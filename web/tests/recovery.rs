@@ -90,18 +90,33 @@ fn a_replay_stops_at_its_budget_and_keeps_the_steps_before() {
 }
 
 #[wasm_bindgen_test]
-fn a_replayed_scenario_shows_the_first_collection_it_shards() {
+fn a_replayed_scenario_shows_the_collection_it_touched_last_or_the_one_it_names() {
     let commands = vec![
         "sim.chunkSize(1024)".to_string(),
         "sh.shardCollection(\"test.zz\", {k: 'hashed'})".to_string(),
         "sh.shardCollection(\"test.aa\", {x: 1})".to_string(),
     ];
     let config = shardlab::engine::ClusterConfig::default();
-    let (state, cut) = Playground::replay(config, &commands, 3, &Budget::REPLAY, &[]);
+    let (state, cut) = Playground::replay(config.clone(), &commands, 3, &Budget::REPLAY, &[]);
     assert!(cut.is_none());
+    assert_eq!(state.settings.ns, "test.aa", "the last command touched test.aa");
+    assert_eq!(state.settings.key, "{ x: 1 }");
+    assert_eq!(state.settings.chunk_size, 1024);
+    // The page state a link carries names the collection that was shown.
+    let page = vec![("view".to_string(), "test.zz".to_string())];
+    let (state, _) = Playground::replay(config.clone(), &commands, 3, &Budget::REPLAY, &page);
     assert_eq!(state.settings.ns, "test.zz");
     assert_eq!(state.settings.key, "{ k: 'hashed' }");
-    assert_eq!(state.settings.chunk_size, 1024);
+    // A view of a collection that does not exist falls back to what the commands touched,
+    // and an unknown setting is named in the notice.
+    let page = vec![
+        ("view".to_string(), "test.nope".to_string()),
+        ("colour".to_string(), "red".to_string()),
+    ];
+    let (state, _) = Playground::replay(config, &commands, 3, &Budget::REPLAY, &page);
+    assert_eq!(state.settings.ns, "test.aa");
+    let notice = state.notice.expect("a notice names what was left out");
+    assert!(notice.text.contains("unknown setting 'colour'"), "{}", notice.text);
 }
 
 #[wasm_bindgen_test]
