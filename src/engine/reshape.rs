@@ -109,9 +109,6 @@ fn check_for_overlapping_zones(zones: &[ReshardZone]) -> Result<(), ClusterError
 /// `ReshardingSplitPolicy::createFirstChunks` applies it to each zone bound: the bound's
 /// fields must be the key's first fields, in order (massert 16649 for a bound longer than
 /// the key, 16634 for another name), and the key's remaining fields are MinKey.
-///
-/// ShardLab has no error variant for those two codes (nor for 4952607 below), so they
-/// answer with MongoDB's words and `UnknownError`.
 fn extend_range_bound(key: &KeyPattern, bound: &Document) -> Result<KeyValue, ClusterError> {
     let pattern = format_bson_obj(&key.to_pattern_document());
     let shown = format_bson_obj(bound);
@@ -119,12 +116,12 @@ fn extend_range_bound(key: &KeyPattern, bound: &Document) -> Result<KeyValue, Cl
     let mut values = Vec::with_capacity(key.len());
     for (name, value) in bound {
         let Some((field, _)) = fields.next() else {
-            return Err(ClusterError::Errmsg(format!(
+            return Err(ClusterError::Location16649(format!(
                 "keyPattern {pattern} shorter than bound {shown}"
             )));
         };
         if name != field {
-            return Err(ClusterError::Errmsg(format!(
+            return Err(ClusterError::Location16634(format!(
                 "field names of bound {shown} do not match those of keyPattern {pattern}"
             )));
         }
@@ -439,7 +436,7 @@ impl Cluster {
             };
             let count = |s: ShardIdx| counts.get(s as usize).copied().unwrap_or(0);
             let Some(best) = candidates.iter().copied().min_by_key(|&s| count(s)) else {
-                return Err(ClusterError::Errmsg(format!(
+                return Err(ClusterError::Location4952607(format!(
                     "no shards found for zone: {}, while creating initial chunks for new resharded collection",
                     zone.map_or("", |z| z.zone.as_str())
                 )));

@@ -101,6 +101,17 @@ pub enum ClusterError {
     /// Code 51261, which has no name: no chunk has `clearJumboFlag`'s bounds.
     #[error("{0}")]
     Location51261(String),
+    /// Code 16634, which has no name: a range bound's field names are not the key's
+    /// (`KeyPattern::extendRangeBound`).
+    #[error("{0}")]
+    Location16634(String),
+    /// Code 16649, which has no name: a range bound is longer than the key
+    /// (`KeyPattern::extendRangeBound`).
+    #[error("{0}")]
+    Location16649(String),
+    /// Code 4952607, which has no name: resharding found no shard for a zone.
+    #[error("{0}")]
+    Location4952607(String),
     /// Code 31387, which has no name: `presplitHashedZones` without an empty collection, zones and a hashed field.
     #[error("{0}")]
     Location31387(String),
@@ -175,6 +186,9 @@ impl ClusterError {
             ClusterError::ExceededMemoryLimit(_) => "ExceededMemoryLimit",
             ClusterError::Location51260(_) => "Location51260",
             ClusterError::Location51261(_) => "Location51261",
+            ClusterError::Location16634(_) => "Location16634",
+            ClusterError::Location16649(_) => "Location16649",
+            ClusterError::Location4952607(_) => "Location4952607",
             ClusterError::Location31387(_) => "Location31387",
             ClusterError::Location31412(_) => "Location31412",
             ClusterError::Location31388(_) => "Location31388",
@@ -222,6 +236,9 @@ impl ClusterError {
             ClusterError::ExceededMemoryLimit(_) => 146,
             ClusterError::Location51260(_) => 51_260,
             ClusterError::Location51261(_) => 51_261,
+            ClusterError::Location16634(_) => 16_634,
+            ClusterError::Location16649(_) => 16_649,
+            ClusterError::Location4952607(_) => 4_952_607,
             ClusterError::Location31387(_) => 31_387,
             ClusterError::Location31412(_) => 31_412,
             ClusterError::Location31388(_) => 31_388,

@@ -855,25 +855,25 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
     ),
     // keypattern.cpp, KeyPattern::extendRangeBound (massert 16634 and 16649), as
     // ReshardingSplitPolicy::createFirstChunks (initial_split_policy.cpp) applies it to
-    // each zone bound. ShardLab has no variant for those codes: UnknownError.
+    // each zone bound; mongos reports the shard's massert code.
     (
         "5.0",
         false,
         "sh.addShardToZone('shard01', 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'A', min: {z: 0}, max: {z: 10}}]})",
-        "MongoServerError[UnknownError]: field names of bound { z: 0 } do not match those of keyPattern { y: 1 }",
+        "MongoServerError[Location16634]: field names of bound { z: 0 } do not match those of keyPattern { y: 1 }",
     ),
     (
         "5.0",
         false,
         "sh.addShardToZone('shard01', 'A')\ndb.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'A', min: {y: 0, z: 0}, max: {y: 10, z: 0}}]})",
-        "MongoServerError[UnknownError]: keyPattern { y: 1 } shorter than bound { y: 0, z: 0 }",
+        "MongoServerError[Location16649]: keyPattern { y: 1 } shorter than bound { y: 0, z: 0 }",
     ),
     // initial_split_policy.cpp, selectBestShard (uassert 4952607): a zone no shard has.
     (
         "5.0",
         false,
         "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, zones: [{zone: 'B', min: {y: 0}, max: {y: 10}}]})",
-        "MongoServerError[UnknownError]: no shards found for zone: B, while creating initial chunks for new resharded collection",
+        "MongoServerError[Location4952607]: no shards found for zone: B, while creating initial chunks for new resharded collection",
     ),
     // The key is parsed as shardCollection parses it (ShardKeyPattern).
     (
