@@ -2,10 +2,9 @@
 //! a table by the command's name, and the sampling of the queries the shell runs.
 
 use super::interpreter::{ok_doc, Output, Session, StatementError};
-use super::sh::{no_such_command, remove_shard_reply, require_command};
+use super::sh::{no_such_command, remove_shard_reply, require_command, reshard_options};
 use super::status;
 use crate::engine::cluster::ClusterError;
-use crate::engine::reshape::{ReshardOptions, ReshardZone};
 use bson::{doc, Bson, Document};
 
 use super::sampling::SampledQuery;
@@ -143,51 +142,6 @@ fn reshard_collection(
     let opts = reshard_options(cmd)?;
     s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     Ok(ok_doc())
-}
-
-/// `reshardCollection`'s options read from the command: `zones` is an array of
-/// `{zone, min, max}` documents (`ReshardingZoneType`, a string and two objects).
-pub(super) fn reshard_options(cmd: &Document) -> Result<ReshardOptions, StatementError> {
-    let zones = match cmd.get("zones") {
-        None => None,
-        Some(Bson::Array(items)) => {
-            let mut zones = Vec::with_capacity(items.len());
-            for item in items {
-                let zone = match item {
-                    Bson::Document(d) => match (d.get("zone"), d.get("min"), d.get("max")) {
-                        (
-                            Some(Bson::String(zone)),
-                            Some(Bson::Document(min)),
-                            Some(Bson::Document(max)),
-                        ) => ReshardZone {
-                            zone: zone.clone(),
-                            min: min.clone(),
-                            max: max.clone(),
-                        },
-                        _ => return Err(bad_zones()),
-                    },
-                    _ => return Err(bad_zones()),
-                };
-                zones.push(zone);
-            }
-            Some(zones)
-        }
-        Some(_) => return Err(bad_zones()),
-    };
-    Ok(ReshardOptions {
-        unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
-        num_initial_chunks: super::sh::shard_options(false, cmd).num_initial_chunks,
-        zones,
-    })
-}
-
-/// A `zones` option that is not an array of `{zone: <string>, min: <object>, max:
-/// <object>}` (ShardLab's words, not the IDL parser's).
-fn bad_zones() -> StatementError {
-    ClusterError::BadValue(
-        "'zones' must be an array of {zone: <string>, min: <object>, max: <object>}".into(),
-    )
-    .into()
 }
 
 /// `{mergeChunks: ns, bounds: [min, max]}`.

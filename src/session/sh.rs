@@ -5,6 +5,7 @@ use super::status;
 
 use crate::engine::balancer::RemoveShardState;
 use crate::engine::cluster::{ClusterError, ShardOptions, VersionMode};
+use crate::engine::reshape::{ReshardOptions, ReshardZone};
 use crate::shell::parser::Segment;
 use crate::shell::Expr;
 use bson::{doc, Bson, Document};
@@ -299,7 +300,7 @@ fn reshard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output,
         None => s.opt_doc_arg(args, 3, "options")?,
     };
     cmd.extend(options);
-    let opts = super::admin::reshard_options(&cmd)?;
+    let opts = reshard_options(&cmd)?;
     s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     reply(ok_doc())
 }
@@ -382,4 +383,49 @@ pub(super) fn remove_shard_reply(shard: &str, state: RemoveShardState) -> Docume
             "ok": 1,
         },
     }
+}
+
+/// `reshardCollection`'s options read from the command: `zones` is an array of
+/// `{zone, min, max}` documents (`ReshardingZoneType`, a string and two objects).
+pub(super) fn reshard_options(cmd: &Document) -> Result<ReshardOptions, StatementError> {
+    let zones = match cmd.get("zones") {
+        None => None,
+        Some(Bson::Array(items)) => {
+            let mut zones = Vec::with_capacity(items.len());
+            for item in items {
+                let zone = match item {
+                    Bson::Document(d) => match (d.get("zone"), d.get("min"), d.get("max")) {
+                        (
+                            Some(Bson::String(zone)),
+                            Some(Bson::Document(min)),
+                            Some(Bson::Document(max)),
+                        ) => ReshardZone {
+                            zone: zone.clone(),
+                            min: min.clone(),
+                            max: max.clone(),
+                        },
+                        _ => return Err(bad_zones()),
+                    },
+                    _ => return Err(bad_zones()),
+                };
+                zones.push(zone);
+            }
+            Some(zones)
+        }
+        Some(_) => return Err(bad_zones()),
+    };
+    Ok(ReshardOptions {
+        unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
+        num_initial_chunks: shard_options(false, cmd).num_initial_chunks,
+        zones,
+    })
+}
+
+/// A `zones` option that is not an array of `{zone: <string>, min: <object>, max:
+/// <object>}` (ShardLab's words, not the IDL parser's).
+fn bad_zones() -> StatementError {
+    ClusterError::BadValue(
+        "'zones' must be an array of {zone: <string>, min: <object>, max: <object>}".into(),
+    )
+    .into()
 }

@@ -99,7 +99,10 @@ fn a_replayed_scenario_shows_the_collection_it_touched_last_or_the_one_it_names(
     let config = shardlab::engine::ClusterConfig::default();
     let (state, cut) = Playground::replay(config.clone(), &commands, 3, &Budget::REPLAY, &[]);
     assert!(cut.is_none());
-    assert_eq!(state.settings.ns, "test.aa", "the last command touched test.aa");
+    assert_eq!(
+        state.settings.ns, "test.aa",
+        "the last command touched test.aa"
+    );
     assert_eq!(state.settings.key, "{ x: 1 }");
     assert_eq!(state.settings.chunk_size, 1024);
     // The page state a link carries names the collection that was shown.
@@ -116,7 +119,11 @@ fn a_replayed_scenario_shows_the_collection_it_touched_last_or_the_one_it_names(
     let (state, _) = Playground::replay(config, &commands, 3, &Budget::REPLAY, &page);
     assert_eq!(state.settings.ns, "test.aa");
     let notice = state.notice.expect("a notice names what was left out");
-    assert!(notice.text.contains("unknown setting 'colour'"), "{}", notice.text);
+    assert!(
+        notice.text.contains("unknown setting 'colour'"),
+        "{}",
+        notice.text
+    );
 }
 
 #[wasm_bindgen_test]
