@@ -226,3 +226,37 @@ test('the Compare tab shares its configurations and progress through the link', 
   await fresh.close();
   assert.deepEqual(errors, []);
 });
+
+test('panels that went stale now follow: analyzeShardKey, the query box, the key after a refine, the shard count', async () => {
+  const { page, errors } = await openPage('?preset=monotonic');
+  // analyzeShardKey says what it measured, and a new lesson (another collection) clears it.
+  for (let i = 0; i < 8; i++) await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await page.getByTestId('analyze').click();
+  await page.getByTestId('analyze-report').waitFor();
+  assert.match(await page.getByTestId('analyze-for').innerText(), /^test\.events on \{ x: 1 \} at step \d+/);
+  await page.getByLabel('Lesson', { exact: true }).selectOption('multi-tenant');
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.records'));
+  assert.equal(await page.getByTestId('analyze-report').count(), 0, 'the old report is gone');
+  assert.match(await page.getByTestId('analyze-panel').innerText(), /\{ projectId: 1, _id: 1 \} on test\.records/);
+  // The query box starts over on the new key.
+  assert.equal(await page.getByTestId('query-filter').inputValue(), '{projectId: 42}');
+  await page.getByLabel('Lesson', { exact: true }).selectOption('hashed');
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes("'hashed'"));
+  assert.equal(await page.getByTestId('query-filter').inputValue(), '{_id: 42}');
+  // "+ Add shard" shows in the Shards field.
+  assert.equal(await page.getByLabel('Number of shards').inputValue(), '3');
+  await page.getByTestId('add-shard').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="shard"]').length === 4);
+  assert.equal(await page.getByLabel('Number of shards').inputValue(), '4');
+  // The refine lesson's closing commands refine the key: the key field follows.
+  await page.getByLabel('Lesson', { exact: true }).selectOption('refine');
+  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.orders'));
+  assert.equal(await page.getByTestId('shard-key').inputValue(), '{ customer: 1 }');
+  await page.getByLabel('Speed').fill('30');
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.waitForFunction(() => /sharded on \{ customer: 1, \w+: 1 \}/.test(document.querySelector('[data-testid="summary"]').innerText), null, { timeout: 60_000 });
+  const key = (await summary(page)).match(/sharded on (\{[^}]*\})/)[1];
+  assert.equal(await page.getByTestId('shard-key').inputValue(), key);
+  await screenshot(page, 'after-refine');
+  assert.deepEqual(errors, []);
+});
