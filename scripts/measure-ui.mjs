@@ -52,9 +52,20 @@ async function serveGzip(dir) {
       continue; // a directory
     }
     const ext = extname(name);
+    if (ext === '.gz') continue;
+    // A precompressed file beside it (scripts/precompress.mjs) is served as it is, as
+    // static hosts do (nginx gzip_static); otherwise zlib at level 9.
+    let gz = null;
+    if (!STORED.has(ext)) {
+      try {
+        gz = await readFile(join(dir, `${name}.gz`));
+      } catch {
+        gz = gzipSync(raw, { level: 9 });
+      }
+    }
     files.set(`/${name.split('\\').join('/')}`, {
       raw,
-      gz: STORED.has(ext) ? null : gzipSync(raw, { level: 9 }),
+      gz,
       type: TYPES[ext] ?? 'application/octet-stream',
     });
   }

@@ -25,3 +25,6 @@ const old = sri(before);
 if (!html.includes(old)) throw new Error(`index.html does not carry the glue's integrity hash ${old}`);
 await writeFile(indexPath, html.replaceAll(old, sri(code)));
 console.log(`minified ${glue[0]}: ${before.length} -> ${code.length} bytes`);
+
+// Then the precompressed copies, of the files as they are now.
+await import('./precompress.mjs');

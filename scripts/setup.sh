@@ -61,6 +61,15 @@ else
   npm ci --no-audit --no-fund
 fi
 
+# zopfli precompresses the release build (scripts/precompress.mjs); zlib stands in without it.
+if command -v zopfli >/dev/null; then
+  say "zopfli: present"
+else
+  say "installing zopfli from Debian"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq zopfli
+fi
+
 if [ "$mode" = test ]; then
   if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
     say "chromium and chromedriver: present"
