@@ -12,6 +12,7 @@ pub mod notice;
 pub mod query_box;
 pub mod share_bar;
 pub mod tabs;
+pub mod term;
 pub mod timeline_panel;
 pub mod workload_panel;
 pub mod workshop;

@@ -181,32 +181,31 @@ pub async fn load() -> Result<&'static [Lesson], String> {
     if let Some(loaded) = lessons() {
         return Ok(loaded);
     }
-    let window = gloo::utils::window();
-    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(LESSONS_URL))
-        .await
-        .map_err(|_| "the lessons could not be fetched: the network refused".to_string())?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| "the lessons could not be fetched".to_string())?;
-    if !response.ok() {
-        return Err(format!(
-            "the lessons could not be fetched: HTTP {}",
-            response.status()
-        ));
-    }
-    let text = response
-        .text()
-        .map_err(|_| "the lessons could not be read".to_string())?;
-    let text = wasm_bindgen_futures::JsFuture::from(text)
-        .await
-        .map_err(|_| "the lessons could not be read".to_string())?
-        .as_string()
-        .unwrap_or_default();
+    let text = fetch_text(LESSONS_URL, "the lessons").await?;
     Ok(install(parse_lessons(&text)?))
 }
 
+/// Fetches a text file that ships beside the page (the lessons, the glossary); `what`
+/// names it in the error.
+pub async fn fetch_text(url: &str, what: &str) -> Result<String, String> {
+    let failed = |why: &str| format!("{what} could not be fetched{why}");
+    let response = wasm_bindgen_futures::JsFuture::from(gloo::utils::window().fetch_with_str(url))
+        .await
+        .map_err(|_| failed(": the network refused"))?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| failed(""))?;
+    if !response.ok() {
+        return Err(failed(&format!(": HTTP {}", response.status())));
+    }
+    let text = response.text().map_err(|_| failed(""))?;
+    Ok(wasm_bindgen_futures::JsFuture::from(text)
+        .await
+        .map_err(|_| failed(""))?
+        .as_string()
+        .unwrap_or_default())
+}
+
 /// A text leaked for the page's life.
-fn leak(text: &str) -> &'static str {
+pub(crate) fn leak(text: &str) -> &'static str {
     Box::leak(text.to_string().into_boxed_str())
 }
 

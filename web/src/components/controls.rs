@@ -1,6 +1,7 @@
 //! The scenario controls: lessons, version mode, shards, chunk size, and the shard key
 //! editor that validates as you type.
 
+use super::term::Term;
 use crate::state::{Action, Calm, Playground, Settings};
 use shardlab::engine::VersionMode;
 use shardlab::keys::KeyPattern;
@@ -187,7 +188,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                         aria-label="Collection namespace" />
                 </label>
                 <label class="field grow">
-                    <span>{ "Shard key" }</span>
+                    <span><Term id="shard-key" label="Shard key" /></span>
                     <input data-testid="shard-key" value={draft.key.clone()}
                         oninput={edit(&draft, |s, input| { s.key = input.value(); true })}
                         spellcheck="false" aria-label="Shard key"
@@ -400,7 +401,7 @@ fn cluster_fields(draft: &UseStateHandle<Settings>) -> Html {
     html! {
         <>
             <label class="field">
-                <span>{ "numInitialChunks" }</span>
+                <span><Term id="numInitialChunks" label="numInitialChunks" /></span>
                 <input class="tiny" type="number" min="1" max="8192"
                     value={draft.initial_chunks.map(|n| n.to_string()).unwrap_or_default()}
                     oninput={edit(draft, |s, input| {
@@ -410,7 +411,7 @@ fn cluster_fields(draft: &UseStateHandle<Settings>) -> Html {
                     aria-label="numInitialChunks" placeholder="auto" />
             </label>
             <label class="field">
-                <span>{ "Version" }</span>
+                <span><Term id="version" label="Version" /></span>
                 <select onchange={on_version} aria-label="MongoDB version mode" data-testid="version">
                     { for [VersionMode::V36, VersionMode::V50, VersionMode::V80].iter().map(|v| html! {
                         <option value={v.label()} selected={*v == draft.version}>{ v.label() }</option>

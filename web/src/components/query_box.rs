@@ -1,6 +1,7 @@
 //! The query box: a filter on the viewed collection, and the shards it would be sent to,
 //! outlined in the cluster view right below it.
 
+use super::term::Term;
 use crate::state::Playground;
 use bson::Bson;
 use shardlab::shell::{parse_value, EvalContext};
@@ -77,7 +78,9 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
             { match &targeting {
                 Ok((stage, shards)) => html! {
                     <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
-                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>{ stage.clone() }</span>
+                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
+                            <Term id={stage.clone()} label={stage.clone()} />
+                        </span>
                         { format!(" → {} (outlined below)", shards.join(", ")) }
                     </p>
                 },

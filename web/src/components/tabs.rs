@@ -1,6 +1,8 @@
 //! The tab bar that switches the page between the playground, the side-by-side
-//! comparison and the guided lessons, with the workshop (presenter) toggle at its end.
+//! comparison and the guided lessons, with the glossary and the workshop (presenter)
+//! toggles at its end.
 
+use super::term::glossary_panel;
 use yew::prelude::*;
 
 pub use crate::state::Mode;
@@ -21,6 +23,17 @@ pub struct TabsProps {
 /// The tab bar.
 #[function_component(Tabs)]
 pub fn tabs(props: &TabsProps) -> Html {
+    let glossary = use_state(|| false);
+    let toggle = |on: bool| {
+        let glossary = glossary.clone();
+        Callback::from(move |_| {
+            if on {
+                let glossary = glossary.clone();
+                crate::glossary::fetch(move || glossary.set(true));
+            }
+            glossary.set(on)
+        })
+    };
     let tab = |mode: Mode, label: &'static str, id: &'static str| {
         let selected = props.mode == mode;
         html! {
@@ -30,17 +43,26 @@ pub fn tabs(props: &TabsProps) -> Html {
         }
     };
     html! {
+        <>
         <nav class="tabs" aria-label="Views">
             <div role="tablist" class="tab-list">
                 { tab(Mode::Playground, "Playground", "tab-playground") }
                 { tab(Mode::Compare, "Compare", "tab-compare") }
                 { tab(Mode::Guide, "Guided lessons", "tab-guide") }
             </div>
+            <span class="tab-tools">
+            <button class="secondary" data-testid="glossary-toggle" aria-expanded={glossary.to_string()}
+                onclick={toggle(!*glossary)}>{ "Glossary" }</button>
             <button class={classes!("secondary", "workshop-toggle")} data-testid="workshop-toggle"
                 aria-pressed={props.workshop.to_string()} title="Large type for presenting (w)"
                 onclick={props.on_workshop.reform(|_| ())}>
                 { if props.workshop { "Leave workshop mode" } else { "Workshop mode" } }
             </button>
+            </span>
         </nav>
+        if *glossary {
+            { glossary_panel(toggle(false)) }
+        }
+        </>
     }
 }

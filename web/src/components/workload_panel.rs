@@ -1,6 +1,7 @@
 //! The workload picker and the transport: play, pause, step, step back, speed, progress.
 
 use super::controls::PanelProps;
+use super::term::Term;
 use crate::state::{Action, Playground, Workload};
 use shardlab::workload::preset_names;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -62,7 +63,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
     html! {
         <>
             <label class="field">
-                <span>{ "Workload" }</span>
+                <span><Term id={if known { w.spec.clone() } else { "template".into() }} label="Workload" /></span>
                 <select data-testid="workload" onchange={on_spec} aria-label="Workload generator">
                     { for preset_names().iter().map(|n| html! {
                         <option value={*n} selected={*n == w.spec}>{ *n }</option>
@@ -73,7 +74,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
                 </select>
             </label>
             <label class="field">
-                <span>{ "Per tick" }</span>
+                <span><Term id="per-tick" label="Per tick" /></span>
                 <input class="tiny" type="number" min="1" max="5000" value={w.batch.to_string()}
                     onchange={on_batch} aria-label="Documents per tick" data-testid="batch" />
             </label>
