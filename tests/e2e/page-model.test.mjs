@@ -260,3 +260,23 @@ test('panels that went stale now follow: analyzeShardKey, the query box, the key
   await screenshot(page, 'after-refine');
   assert.deepEqual(errors, []);
 });
+
+test('the charts have axes with units and a legend of the shards, and bounds shorten ObjectIds', async () => {
+  const { page, errors } = await openPage('?preset=multi-tenant');
+  for (let i = 0; i < 6; i++) await page.getByRole('button', { name: 'Step', exact: true }).click();
+  const shards = await readShards(page);
+  const most = Math.max(...shards.map((s) => s.docs));
+  const docsChart = page.getByTestId('docs-chart');
+  assert.equal(await docsChart.getByTestId('axis-top').innerText(), `↑ ${most} docs`);
+  const steps = Number((await page.getByTestId('position').innerText()).match(/of (\d+)/)[1]);
+  assert.equal(await docsChart.getByTestId('axis-steps').innerText(), `step 1 → step ${steps}`);
+  assert.deepEqual(await docsChart.getByTestId('chart-legend').locator('li').allInnerTexts(), shards.map((s) => s.name));
+  // A chunk's text shortens its ObjectIds; its tooltip and data keep the whole bound.
+  const chunk = page.locator('[data-testid="chunk"]').filter({ hasText: 'ObjectId(' }).first();
+  const text = await chunk.locator('.range').innerText();
+  assert.match(text, /ObjectId\('…[0-9a-f]{5}'\)/);
+  const full = await chunk.locator('.range').getAttribute('title');
+  assert.match(full, /ObjectId\('[0-9a-f]{24}'\)/);
+  assert.ok(full.includes(await chunk.getAttribute('data-min')));
+  assert.deepEqual(errors, []);
+});

@@ -467,3 +467,36 @@ impl<'a> Frame<'a> {
 pub fn human_bytes(bytes: u64) -> String {
     shardlab::session::data_format(bytes as f64)
 }
+
+/// A bound as mongosh prints it, shortened for a narrow block: an ObjectId keeps its last
+/// five hex digits (`ObjectId('…e0bb9')`), and any other quoted value longer than 14
+/// characters (a hashed `Long`, a long string) keeps its first 7 and last 4. The full text
+/// goes in the block's tooltip. Nothing but quoted values changes, so the bound's shape
+/// (fields, commas) stays readable and breaks only between values.
+pub fn short_bound(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('\'') {
+        let Some(len) = rest[open + 1..].find('\'') else {
+            break;
+        };
+        let (before, quoted) = (&rest[..open], &rest[open + 1..open + 1 + len]);
+        out.push_str(before);
+        out.push('\'');
+        let chars: Vec<char> = quoted.chars().collect();
+        if before.ends_with("ObjectId(") && chars.len() > 6 {
+            out.push('…');
+            out.extend(&chars[chars.len() - 5..]);
+        } else if chars.len() > 14 {
+            out.extend(&chars[..7]);
+            out.push('…');
+            out.extend(&chars[chars.len() - 4..]);
+        } else {
+            out.push_str(quoted);
+        }
+        out.push('\'');
+        rest = &rest[open + 1 + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -425,3 +425,23 @@ fn fast_ticks_are_drawn_in_pairs_and_hidden_panels_wait() {
     assert!(!s.stale, "a pause draws the pending tick");
     assert_eq!(s.view.docs, s.count());
 }
+
+/// Long values in chunk bounds are shortened for the narrow blocks, never mid-structure:
+/// ObjectIds keep their last five digits, other long quoted values their ends.
+#[wasm_bindgen_test]
+fn long_bounds_are_shortened_between_their_quotes() {
+    use shardlab_web::view_model::short_bound;
+    assert_eq!(
+        short_bound("{ projectId: ObjectId('65a1f2c3d4e5f60718293a4b'), _id: MinKey() }"),
+        "{ projectId: ObjectId('…93a4b'), _id: MinKey() }"
+    );
+    assert_eq!(
+        short_bound("{ _id: Long('-3074457345618258602') }"),
+        "{ _id: Long('-307445…8602') }"
+    );
+    assert_eq!(
+        short_bound("{ x: 'Europe', y: 5 }"),
+        "{ x: 'Europe', y: 5 }"
+    );
+    assert_eq!(short_bound("{ x: 'unclosed }"), "{ x: 'unclosed }");
+}

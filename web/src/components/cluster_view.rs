@@ -1,7 +1,7 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
 use crate::state::{drawings_per_second, Action, Playground};
-use crate::view_model::{human_bytes, ChunkView, ShardView};
+use crate::view_model::{human_bytes, short_bound, ChunkView, ShardView};
 use shardlab::sim::HOT_WINDOW;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -275,7 +275,9 @@ fn chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
                     if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ format!("from {from}") }</span> }
                 </div>
             }
-            <code class="range">{ format!("[{}, {})", c.min, c.max) }</code>
+            <code class="range" title={format!("[{}, {})", c.min, c.max)}>
+                { format!("[{},", short_bound(&c.min)) }<wbr />{ format!(" {})", short_bound(&c.max)) }
+            </code>
             <span class="chunk-stats">{ format!("{} docs · {}", c.docs, human_bytes(c.bytes)) }
                 // Always there, so that heat coming and going changes a text, not the tree.
                 <span class="gained">{ if c.gained > 0 { format!(" +{}", c.gained) } else { String::new() } }</span>

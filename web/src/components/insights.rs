@@ -123,8 +123,9 @@ fn docs_chart(state: &Playground) -> Html {
     let n = stats.len().max(2) as f64 - 1.0;
     let (w, h) = (320.0, 110.0);
     html! {
-        <figure class="chart">
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Documents per shard over time">
+        <figure class="chart" data-testid="docs-chart">
+            { axis_labels(&format!("{} docs", max as u64), "step 1", &format!("step {}", stats.len().max(1))) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {} steps, up to {} documents", stats.len(), max as u64)}>
                 { for shards.iter().enumerate().map(|(i, name)| {
                     let idx = state.view.shards[i].index;
                     // At most about 160 points per line, however long the timeline: the
@@ -139,7 +140,8 @@ fn docs_chart(state: &Playground) -> Html {
                     html! { <polyline class={classes!("line", format!("stroke-c{}", idx % 8))} points={points.join(" ")} /> }
                 }) }
             </svg>
-            <figcaption>{ "Documents per shard, step by step" }</figcaption>
+            { legend(state) }
+            <figcaption>{ "Documents per shard (vertical) at each step of the timeline (horizontal)" }</figcaption>
         </figure>
     }
 }
@@ -171,8 +173,9 @@ fn inserts_chart(state: &Playground) -> Html {
     // bar instead of moving all sixty.
     let shift = format!("translate({:.1} 0)", -(start as f64) * bar);
     html! {
-        <figure class="chart">
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Inserts per shard per step">
+        <figure class="chart" data-testid="inserts-chart">
+            { axis_labels(&format!("{} inserts", max as u64), &format!("step {}", start + 1), &format!("step {}", stats.len().max(1))) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {}, up to {} a step", start + 1, stats.len(), max as u64)}>
                 <g transform={shift}>
                 { for recent.iter().enumerate().map(|(i, s)| {
                     let step = start + i;
@@ -186,7 +189,8 @@ fn inserts_chart(state: &Playground) -> Html {
                 }) }
                 </g>
             </svg>
-            <figcaption>{ "Inserts per shard in each of the last 60 steps" }</figcaption>
+            { legend(state) }
+            <figcaption>{ "Inserts per shard (vertical, stacked) in each of the last 60 steps (horizontal)" }</figcaption>
         </figure>
     }
 }
@@ -298,5 +302,27 @@ fn report_view(d: &Document) -> Html {
                 { distribution("Writes", d, "writeDistribution", "Writes") }
             }
         </div>
+    }
+}
+
+/// A chart's axis labels: the vertical axis's top value with its unit (it starts at 0),
+/// and the horizontal axis's first and last steps.
+fn axis_labels(top: &str, first: &str, last: &str) -> Html {
+    html! {
+        <div class="axes" aria-hidden="true">
+            <span data-testid="axis-top">{ format!("↑ {top}") }</span>
+            <span data-testid="axis-steps">{ format!("{first} → {last}") }</span>
+        </div>
+    }
+}
+
+/// The shards' colours, named.
+fn legend(state: &Playground) -> Html {
+    html! {
+        <ul class="legend" data-testid="chart-legend">
+            { for state.view.shards.iter().map(|s| html! {
+                <li><span class={format!("swatch bg-c{}", s.index % 8)}></span>{ s.name.clone() }</li>
+            }) }
+        </ul>
     }
 }

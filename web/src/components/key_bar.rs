@@ -38,6 +38,9 @@ pub fn segments(v: &ClusterView) -> Vec<BarSegment> {
     segments
 }
 
+/// The narrowest chunk, in CSS pixels, that gets a white line at its end.
+const SEPARATED_FROM: f64 = 4.0;
+
 /// Draws the strip `width` CSS pixels wide.
 fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, width: f64) {
     let Some(ctx) = canvas
@@ -65,8 +68,11 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, width: f64) {
     let rects: Vec<(f64, f64, usize, bool)> = segments(v)
         .iter()
         .map(|b| {
-            let x = b.lo * width;
-            let w = ((b.hi - b.lo) * width).max(0.0015 * width);
+            // Edges snapped to device pixels, so that neighbours meet without an
+            // anti-aliased seam (white gaps once there are many chunks).
+            let snap = |f: f64| (f * width * ratio).round() / ratio;
+            let x = snap(b.lo);
+            let w = (snap(b.hi) - x).max(1.0 / ratio);
             (x, w, b.shard % 8, b.gained > 0)
         })
         .collect();
@@ -84,8 +90,10 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, width: f64) {
     for &(x, w, _, _) in rects.iter().filter(|r| r.3) {
         ctx.fill_rect(x, HEIGHT - 5.0, w, 5.0);
     }
+    // A white line between chunks wide enough to show one; narrower chunks meet without,
+    // or their lines would turn the strip white.
     ctx.set_fill_style_str("#ffffff");
-    for &(x, w, _, _) in &rects {
+    for &(x, w, _, _) in rects.iter().filter(|r| r.1 >= SEPARATED_FROM) {
         ctx.fill_rect(x + w - 1.0, 0.0, 1.0, HEIGHT);
     }
     for (new, top, h, colour) in [
