@@ -202,7 +202,11 @@ impl BalancePolicy {
 impl Cluster {
     /// The chunk of `ns` containing `key` (a key value in key space: a hashed field's
     /// value is the hash), with the collection's sharding.
-    fn chunk_at(&self, ns: &str, key: &KeyValue) -> Result<(&Sharding, Chunk), ClusterError> {
+    pub(super) fn chunk_at(
+        &self,
+        ns: &str,
+        key: &KeyValue,
+    ) -> Result<(&Sharding, Chunk), ClusterError> {
         let s = self.sharding(ns)?;
         if key.0.len() != s.pattern.len() {
             return Err(ClusterError::BadValue(format!(

@@ -60,15 +60,7 @@ impl Cluster {
                 "limit must be between 0 and {MAX_PAGE_DOCS}, got {limit}"
             )));
         }
-        let s = self.sharding(ns)?;
-        if key.0.len() != s.pattern.len() {
-            return Err(ClusterError::BadValue(format!(
-                "a chunk of {ns} is named by a shard key value of {} field(s), got {}",
-                s.pattern.len(),
-                key.0.len()
-            )));
-        }
-        let chunk = s.table.chunk_for(key).ok_or_else(|| not_sharded(ns))?;
+        let (s, chunk) = self.chunk_at(ns, key)?;
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let slices = crate::engine::store::range(&coll.docs, &chunk.min, &chunk.max).slices();
         let total = slices.len() as u64;
