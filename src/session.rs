@@ -14,3 +14,4 @@ pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
 pub use interpreter::{Outcome, Output, Session};
+pub use sh::has_command;

@@ -69,15 +69,8 @@ pub(super) fn explain(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementE
             let key = crate::engine::split::key_from_bound(&sharding.pattern, bound)?;
             let chunk = sharding.table.chunk_for(&key).cloned();
             let es = s.cluster.explain_chunk(&ns, &key)?;
-            if let (Some(c), Ok(sh)) = (chunk, s.cluster.sharding(&ns)) {
-                d.insert(
-                    "chunk",
-                    doc! {
-                        "min": sh.pattern.to_document(&c.min),
-                        "max": sh.pattern.to_document(&c.max),
-                        "shard": s.cluster.shard_name(c.shard),
-                    },
-                );
+            if let Some(c) = chunk {
+                d.insert("chunk", chunk_doc(s, &ns, &c.min, &c.max, c.shard)?);
             }
             d.insert("explanations", list(es));
         }
@@ -98,11 +91,13 @@ pub(super) fn explain(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementE
             }
             d.insert(
                 "chunk",
-                doc! {
-                    "min": sh.pattern.to_document(&landing.chunk_min),
-                    "max": sh.pattern.to_document(&landing.chunk_max),
-                    "shard": s.cluster.shard_name(landing.shard),
-                },
+                chunk_doc(
+                    s,
+                    &ns,
+                    &landing.chunk_min,
+                    &landing.chunk_max,
+                    landing.shard,
+                )?,
             );
             d.insert("explanations", list(vec![landing.explanation]));
         }
@@ -167,14 +162,26 @@ pub(super) fn chunk_docs(s: &mut Session, args: &[Expr]) -> Result<Bson, Stateme
     let js = |n: u64| crate::values::js::js_number(n as f64);
     Ok(Bson::Document(doc! {
         "ns": ns.clone(),
-        "chunk": {
-            "min": sharding.pattern.to_document(&page.min),
-            "max": sharding.pattern.to_document(&page.max),
-            "shard": s.cluster.shard_name(page.shard),
-        },
+        "chunk": chunk_doc(s, &ns, &page.min, &page.max, page.shard)?,
         "total": js(page.total),
         "skip": js(page.skip),
         "docs": docs,
         "ok": 1,
     }))
+}
+
+/// A chunk of `ns` as the answers show it: `{min, max, shard}`, the bounds as documents.
+fn chunk_doc(
+    s: &Session,
+    ns: &str,
+    min: &crate::keys::shard_key::KeyValue,
+    max: &crate::keys::shard_key::KeyValue,
+    shard: crate::engine::store::ShardIdx,
+) -> Result<Document, StatementError> {
+    let pattern = &s.cluster.sharding(ns)?.pattern;
+    Ok(doc! {
+        "min": pattern.to_document(min),
+        "max": pattern.to_document(max),
+        "shard": s.cluster.shard_name(shard),
+    })
 }

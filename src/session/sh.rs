@@ -337,10 +337,20 @@ const SINCE: &[(&str, VersionMode)] = &[
 /// shell's helpers (`sh.reshardCollection`, `sh.moveRange`) send the same command, so the
 /// server's answer is the same.
 pub(super) fn require_command(s: &Session, name: &str) -> Result<(), StatementError> {
-    match SINCE.iter().find(|(n, _)| *n == name) {
-        Some((_, since)) if s.cluster.version() < *since => Err(no_such_command(name).into()),
-        _ => Ok(()),
+    if has_command(s.cluster.version(), name) {
+        Ok(())
+    } else {
+        Err(no_such_command(name).into())
     }
+}
+
+/// Whether a mongos of `version`'s era has the admin command `name` (see `SINCE`); the
+/// page asks before it offers a refine or a reshard.
+pub fn has_command(version: VersionMode, name: &str) -> bool {
+    SINCE
+        .iter()
+        .find(|(n, _)| *n == name)
+        .is_none_or(|(_, since)| version >= *since)
 }
 
 /// `removeShard`'s reply for each state.

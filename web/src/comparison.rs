@@ -8,6 +8,7 @@
 //! [`shardlab::sim::summarise`], which the CLI's comparison uses too: this module only
 //! records where each tick's inserts went and hands that to it.
 
+use crate::state::Workload;
 use crate::view_model::{cluster_view, ClusterView};
 use bson::{doc, Document};
 use shardlab::engine::{inserts_per_shard, ClusterConfig, VersionMode};
@@ -281,8 +282,13 @@ impl Comparison {
                 .filter(|n| (lo..=hi).contains(n))
                 .ok_or_else(|| format!("the comparison's {what} must be between {lo} and {hi}"))
         };
-        let batch = number(batch, "documents per tick", 1, 5_000)? as u32;
-        let total = number(total, "total", 1, 1_000_000)?;
+        let batch = number(
+            batch,
+            "documents per tick",
+            1,
+            u64::from(Workload::MAX_BATCH),
+        )? as u32;
+        let total = number(total, "total", 1, Workload::MAX_TOTAL)?;
         let chunk_size = number(chunk_size, "chunk size", 1024, 1 << 30)?;
         let ticks = number(ticks, "ticks", 0, MAX_SHARED_TICKS)?;
         if !(2..=MAX_COLUMNS).contains(&columns.len()) {

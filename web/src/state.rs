@@ -93,6 +93,13 @@ pub struct Workload {
     pub balance: bool,
 }
 
+impl Workload {
+    /// The most documents a tick inserts.
+    pub const MAX_BATCH: u32 = 5_000;
+    /// The largest total a workload fills up to.
+    pub const MAX_TOTAL: u64 = 1_000_000;
+}
+
 impl Default for Workload {
     fn default() -> Self {
         Workload {
@@ -763,14 +770,14 @@ impl Playground {
                     ok
                 }
                 "batch" => match value.parse::<u32>() {
-                    Ok(n) if (1..=5000).contains(&n) => {
+                    Ok(n) if (1..=Workload::MAX_BATCH).contains(&n) => {
                         self.workload.batch = n;
                         true
                     }
                     _ => false,
                 },
                 "total" => match value.parse::<u64>() {
-                    Ok(n) if (1..=1_000_000).contains(&n) => {
+                    Ok(n) if (1..=Workload::MAX_TOTAL).contains(&n) => {
                         self.workload.total = n;
                         true
                     }

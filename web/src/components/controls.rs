@@ -57,8 +57,8 @@ impl PartialEq for ControlsProps {
     }
 }
 
-/// Checks a shard key as typed; `Ok` holds the pattern as mongosh prints it.
-pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
+/// Reads a shard key as typed, with the core's checks; the error is in MongoDB's words.
+pub fn parse_key(text: &str, unique: bool) -> Result<KeyPattern, String> {
     let value =
         parse_value(text, &mut EvalContext::default()).map_err(|e| format!("SyntaxError: {e}"))?;
     let bson::Bson::Document(doc) = value else {
@@ -69,9 +69,17 @@ pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
     pattern
         .check_unique(unique)
         .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name()))?;
-    Ok(shardlab::shell::format_document(
-        &pattern.to_pattern_document(),
-    ))
+    Ok(pattern)
+}
+
+/// A key pattern as mongosh prints it.
+fn key_text(pattern: &KeyPattern) -> String {
+    shardlab::shell::format_document(&pattern.to_pattern_document())
+}
+
+/// Checks a shard key as typed; `Ok` holds the pattern as mongosh prints it.
+pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
+    parse_key(text, unique).map(|p| key_text(&p))
 }
 
 /// What applying the draft does to the cluster at the cursor.
@@ -96,7 +104,7 @@ enum Apply {
 /// What applying `draft` on top of `current` (the cluster's settings, see
 /// [`Playground::derive_settings`]) does, given the documents in the draft's collection
 /// and whether it is sharded.
-fn plan(draft: &Settings, current: &Settings, docs: u64, sharded_on: Option<&str>) -> Apply {
+fn plan(draft: &Settings, current: &Settings, docs: u64, sharded_on: Option<&KeyPattern>) -> Apply {
     use shardlab::workload::presets::{shard_command, start_over_command};
     if draft.version != current.version || draft.shards != current.shards {
         return Apply::NewCluster;
@@ -106,11 +114,11 @@ fn plan(draft: &Settings, current: &Settings, docs: u64, sharded_on: Option<&str
     } else {
         String::new()
     };
-    let key = validate_key(&draft.key, draft.unique).unwrap_or_default();
+    let key = parse_key(&draft.key, draft.unique).ok();
     let ns = draft.ns.trim();
     let command = match sharded_on {
         None => shard_command(ns, &draft.key, draft.unique, draft.initial_chunks),
-        Some(current_key) if current_key == key && draft.unique == current.unique => String::new(),
+        Some(old) if key.as_ref() == Some(old) && draft.unique == current.unique => String::new(),
         Some(_) if docs > 0 => return Apply::ChangeKey { docs, prefix },
         Some(_) => start_over_command(ns, &draft.key, draft.unique, draft.initial_chunks),
     };
@@ -149,10 +157,10 @@ pub fn controls(props: &ControlsProps) -> Html {
         (
             coll.map_or(0, |c| c.doc_count()),
             coll.and_then(|c| c.sharding.as_ref())
-                .map(|s| shardlab::shell::format_document(&s.pattern.to_pattern_document())),
+                .map(|s| s.pattern.clone()),
         )
     };
-    let apply = plan(&draft, &settings, docs, sharded_on.as_deref());
+    let apply = plan(&draft, &settings, docs, sharded_on.as_ref());
     let on_apply = {
         let dispatch = props.dispatch.clone();
         let (asking, apply) = (asking.clone(), apply.clone());
@@ -213,7 +221,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 } }
             </p>
             if let Some(choice) = &*asking {
-                { choice_view(choice, &draft, &settings, sharded_on.as_deref(), &props.dispatch, &asking, &confirm_drop) }
+                { choice_view(choice, &draft, &settings, sharded_on.as_ref(), &props.dispatch, &asking, &confirm_drop) }
             }
         </section>
     }
@@ -226,7 +234,7 @@ fn choice_view(
     choice: &Apply,
     draft: &Settings,
     current: &Settings,
-    sharded_on: Option<&str>,
+    sharded_on: Option<&KeyPattern>,
     dispatch: &Callback<Action>,
     asking: &UseStateHandle<Option<Apply>>,
     confirm_drop: &UseStateHandle<bool>,
@@ -248,7 +256,8 @@ fn choice_view(
         })
     };
     let ns = draft.ns.trim().to_string();
-    let new_key = validate_key(&draft.key, draft.unique).unwrap_or_default();
+    let new_pattern = parse_key(&draft.key, draft.unique).ok();
+    let new_key = new_pattern.as_ref().map(key_text).unwrap_or_default();
     match choice {
         Apply::NewCluster => {
             let on_new = {
@@ -270,19 +279,19 @@ fn choice_view(
             }
         }
         Apply::ChangeKey { docs, prefix } => {
-            let old = sharded_on.unwrap_or_default();
-            let extends = old_pattern(old)
-                .zip(old_pattern(&new_key))
-                .is_some_and(|(o, n)| o.is_extended_by(&n) && o.len() < n.len());
-            let v36 = current.version == VersionMode::V36;
-            let refine_why = if v36 {
-                Some("3.6 has no refineCollectionShardKey (4.4+).".to_string())
-            } else if !extends {
-                Some(format!("Refining only adds fields after the current key's: {new_key} does not start with {old}."))
-            } else {
-                None
+            let old = sharded_on.map(key_text).unwrap_or_default();
+            let extends = sharded_on
+                .zip(new_pattern.as_ref())
+                .is_some_and(|(o, n)| o.is_extended_by(n) && o.len() < n.len());
+            // The core says which commands this version mode's mongos has.
+            let missing = |command: &str| {
+                (!shardlab::session::has_command(current.version, command))
+                    .then(|| format!("{} mode has no {command}.", current.version.label()))
             };
-            let reshard_why = v36.then(|| "3.6 has no reshardCollection (5.0+).".to_string());
+            let refine_why = missing("refineCollectionShardKey").or_else(|| {
+                (!extends).then(|| format!("Refining only adds fields after the current key's: {new_key} does not start with {old}."))
+            });
+            let reshard_why = missing("reshardCollection");
             let refine = format!("{prefix}{}", refine_command(&ns, &draft.key));
             let reshard = format!("{prefix}{}", reshard_command(&ns, &draft.key));
             let over = format!(
@@ -321,14 +330,6 @@ fn choice_view(
             }
         }
         Apply::Nothing | Apply::Step(_) => html! {},
-    }
-}
-
-/// A key pattern as mongosh prints it, parsed back.
-fn old_pattern(text: &str) -> Option<KeyPattern> {
-    match parse_value(text, &mut EvalContext::default()) {
-        Ok(bson::Bson::Document(d)) => KeyPattern::parse(&d).ok(),
-        _ => None,
     }
 }
 

@@ -17,13 +17,12 @@ pub struct QueryBoxProps {
     pub on_target: Callback<Vec<String>>,
 }
 
-/// A filter to start from for a key: an equality on its first field.
-fn example_filter(key: &str) -> String {
-    let field = match parse_value(key, &mut EvalContext::default()) {
-        Ok(Bson::Document(d)) => d.keys().next().cloned(),
-        _ => None,
-    };
-    match field {
+/// A filter to start from: an equality on the first field of `ns`'s shard key (`{}` when
+/// it is not sharded).
+fn example_filter(state: &Playground, ns: &str) -> String {
+    let timeline = state.timeline.borrow();
+    let sharding = timeline.session().cluster.sharding(ns).ok();
+    match sharding.and_then(|s| s.pattern.fields().first().map(|(f, _)| f.clone())) {
         Some(f)
             if f.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
@@ -41,11 +40,12 @@ fn example_filter(key: &str) -> String {
 pub fn query_box(props: &QueryBoxProps) -> Html {
     let ns = props.state.settings.ns.clone();
     let key = props.state.view.key.clone();
-    let query = use_state(|| example_filter(&key));
+    let query = use_state(|| example_filter(&props.state, &ns));
     {
         let query = query.clone();
-        use_effect_with((ns.clone(), key.clone()), move |(_, key)| {
-            query.set(example_filter(key));
+        let example = example_filter(&props.state, &ns);
+        use_effect_with((ns.clone(), key), move |_| {
+            query.set(example);
             || ()
         });
     }

@@ -43,14 +43,14 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
     let on_batch = {
         let set = set.clone();
         Callback::from(move |e: Event| {
-            let n = typed_number(&e, 25u32, 1, 5000);
+            let n = typed_number(&e, 25u32, 1, Workload::MAX_BATCH);
             set(Box::new(move |w| w.batch = n));
         })
     };
     let on_total = {
         let set = set.clone();
         Callback::from(move |e: Event| {
-            let n = typed_number(&e, 1000u64, 1, 1_000_000);
+            let n = typed_number(&e, 1000u64, 1, Workload::MAX_TOTAL);
             set(Box::new(move |w| w.total = n));
         })
     };
@@ -75,7 +75,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
             </label>
             <label class="field">
                 <span><Term id="per-tick" label="Per tick" /></span>
-                <input class="tiny" type="number" min="1" max="5000" value={w.batch.to_string()}
+                <input class="tiny" type="number" min="1" max={Workload::MAX_BATCH.to_string()} value={w.batch.to_string()}
                     onchange={on_batch} aria-label="Documents per tick" data-testid="batch" />
             </label>
             <label class="field">
