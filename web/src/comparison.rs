@@ -242,6 +242,10 @@ impl Comparison {
 /// The most ticks a shared comparison may ask to replay.
 pub const MAX_SHARED_TICKS: u64 = 2_000;
 
+/// The most documents a shared comparison may ask each column to replay when it opens: the
+/// replay runs in one go on every column, so a link must not be able to freeze the page.
+pub const MAX_SHARED_DOCS: u64 = 50_000;
+
 impl Comparison {
     /// The comparison as a link carries it, one item a line: the workload, documents per
     /// tick, in all, the chunk size, the ticks run, then one line per column (`5.0 {x: 1}`).
@@ -291,6 +295,12 @@ impl Comparison {
         let total = number(total, "total", 1, Workload::MAX_TOTAL)?;
         let chunk_size = number(chunk_size, "chunk size", 1024, 1 << 30)?;
         let ticks = number(ticks, "ticks", 0, MAX_SHARED_TICKS)?;
+        let replayed = ticks.saturating_mul(u64::from(batch)).min(total);
+        if replayed > MAX_SHARED_DOCS {
+            return Err(format!(
+                "the comparison asks to replay {replayed} documents, at most {MAX_SHARED_DOCS} are replayed from a link"
+            ));
+        }
         if !(2..=MAX_COLUMNS).contains(&columns.len()) {
             return Err(format!("a comparison has 2 to {MAX_COLUMNS} columns"));
         }

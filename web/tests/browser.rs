@@ -445,3 +445,21 @@ fn long_bounds_are_shortened_between_their_quotes() {
     );
     assert_eq!(short_bound("{ x: 'unclosed }"), "{ x: 'unclosed }");
 }
+
+/// A comparison read from a link is checked before anything replays: it round-trips, and a
+/// hostile one (too many documents to replay, an unknown workload, too few columns) is
+/// refused with a reason.
+#[wasm_bindgen_test]
+fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
+    use shardlab_web::comparison::{Comparison, MAX_SHARED_DOCS};
+    let text = "monotonic\n25\n900\n32768\n3\n5.0 {x: 1}\n8.0 {x: \"hashed\"}";
+    let c = Comparison::decode(text).expect("a valid comparison");
+    assert_eq!(c.encode(), text);
+    assert_eq!(c.done(), 75);
+    let huge = "uniform\n5000\n1000000\n32768\n2000\n5.0 {x: 1}\n5.0 {x: 1}";
+    let err = Comparison::decode(huge).err().expect("refused");
+    assert!(err.contains(&MAX_SHARED_DOCS.to_string()), "{err}");
+    assert!(Comparison::decode("rm -rf\n25\n900\n32768\n3\n5.0 {x: 1}\n5.0 {x: 1}").is_err());
+    assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n5.0 {x: 1}").is_err());
+    assert!(Comparison::decode("").is_err());
+}
