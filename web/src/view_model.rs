@@ -93,6 +93,10 @@ pub struct FrameMemory {
     lists: Rc<Vec<(usize, ChunkList)>>,
     /// The collection's insertion counter at that frame: later inserts are new.
     pub next_insert: u64,
+    /// The collection and shard key that frame drew: a frame of another collection or key
+    /// remembers nothing of it (the same bounds, `{x: MinKey}` and `{userId: MinKey}`,
+    /// hold the same values).
+    drawn_for: (String, String),
 }
 
 /// The whole picture of one collection.
@@ -117,6 +121,8 @@ pub struct ClusterView {
     pub ticks: Vec<(f64, bool)>,
     /// The collection's insertion counter.
     pub next_insert: u64,
+    /// The collection drawn.
+    pub ns: String,
     /// This frame's chunks, for the next frame.
     remembered: Rc<Vec<Rc<Remembered>>>,
     /// This frame's chunk lists by shard index, for the next frame.
@@ -145,6 +151,7 @@ impl ClusterView {
             chunks: self.remembered.clone(),
             lists: self.lists.clone(),
             next_insert: self.next_insert,
+            drawn_for: (self.ns.clone(), self.key.clone()),
         }
     }
 }
@@ -180,6 +187,13 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
         }
         slot[s.index] = Some(pos);
     }
+    let key = shardlab::shell::format_document(&sharding.pattern.to_pattern_document());
+    let forgotten = FrameMemory::default();
+    let previous = if previous.drawn_for.0 == ns && previous.drawn_for.1 == key {
+        previous
+    } else {
+        &forgotten
+    };
     let coll = cluster.collection(ns);
     let next_insert = coll.map_or(0, |c| c.next_insert());
     let mut frame = Frame::new(cluster, sharding, previous, next_insert);
@@ -191,7 +205,8 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
     let mut view = ClusterView {
         sharded: true,
         hashed: frame.hashed,
-        key: shardlab::shell::format_document(&sharding.pattern.to_pattern_document()),
+        key,
+        ns: ns.to_string(),
         next_insert,
         ..ClusterView::default()
     };
@@ -253,7 +268,10 @@ fn shard_views(cluster: &Cluster) -> Vec<ShardView> {
 
 /// The picture of a collection that is not sharded: its documents on its primary shard.
 fn unsharded_view(cluster: &Cluster, ns: &str, mut shards: Vec<ShardView>) -> ClusterView {
-    let mut view = ClusterView::default();
+    let mut view = ClusterView {
+        ns: ns.to_string(),
+        ..ClusterView::default()
+    };
     if let Some(coll) = cluster.collection(ns) {
         view.docs = coll.doc_count();
         let primary = cluster.primary_of(ns) as usize;

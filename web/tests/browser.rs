@@ -463,3 +463,22 @@ fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
     assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n5.0 {x: 1}").is_err());
     assert!(Comparison::decode("").is_err());
 }
+
+/// A frame of another collection or key remembers nothing of the last: after the
+/// collection is sharded again on `{userId: 1}`, its one chunk shows `userId` bounds,
+/// although `{x: MinKey}` and `{userId: MinKey}` hold the same values.
+#[wasm_bindgen_test]
+fn a_new_key_draws_its_own_bounds_not_the_last_frames() {
+    let mut session = shardlab::Session::default();
+    session.run("sh.shardCollection(\"test.c\", {x: 1})");
+    let before = cluster_view(&session.cluster, "test.c", &FrameMemory::default());
+    session.run("db.c.drop(); sh.shardCollection(\"test.c\", {userId: 1})");
+    let after = cluster_view(&session.cluster, "test.c", &before.memory());
+    let mins: Vec<String> = after
+        .shards
+        .iter()
+        .flat_map(|s| s.chunks.iter())
+        .map(|c| c.min.to_string())
+        .collect();
+    assert_eq!(mins, vec!["{ userId: MinKey() }".to_string()]);
+}
