@@ -6,7 +6,9 @@ use super::compare_view::CompareView;
 use super::console::Console;
 use super::controls::Controls;
 use super::guide::Guide;
+use super::heatmap::Heatmap;
 use super::insights::Insights;
+use super::inspector::Inspector;
 use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
@@ -182,11 +184,13 @@ pub fn app() -> Html {
             <KeyBar view={state.view.clone()} />
             <QueryBox state={(*state).clone()} on_target={on_target} />
             <ClusterPanel state={(*state).clone()} dispatch={dispatch.clone()} targeted={(*targeted).clone()} />
+            <Inspector state={(*state).clone()} dispatch={dispatch.clone()} />
             <div class="lower">
                 <TimelinePanel state={(*state).clone()} dispatch={dispatch.clone()} />
                 <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
             </div>
             <Insights state={(*state).clone()} />
+            <Heatmap state={(*state).clone()} dispatch={dispatch.clone()} />
             }
         </div>
     }
