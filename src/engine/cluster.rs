@@ -271,6 +271,16 @@ impl RecentInserts {
         self.next = 0;
     }
 
+    /// The newest entry.
+    #[cfg(feature = "insight")]
+    pub(crate) fn newest(&self) -> Option<(u64, &DocKey)> {
+        let i = self
+            .next
+            .checked_sub(1)
+            .unwrap_or(self.ring.len().checked_sub(1)?);
+        self.ring.get(i).map(|(seq, key)| (*seq, key))
+    }
+
     /// The entries numbered `from` or later, oldest first.
     fn from(&self, from: u64) -> impl Iterator<Item = &(u64, DocKey)> {
         let (old, new) = if self.ring.len() == RECENT_INSERTS {

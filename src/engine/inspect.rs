@@ -8,6 +8,8 @@
 
 use crate::engine::chunks::ShardIdx;
 use crate::engine::cluster::{not_sharded, Cluster, ClusterError};
+use crate::engine::explain::Landing;
+use crate::engine::store::DocKey;
 use crate::keys::shard_key::KeyValue;
 use bson::Bson;
 
@@ -23,6 +25,9 @@ pub struct DocRow {
     pub key: KeyValue,
     /// For a hashed key, the hashed field's value in the document (null when missing).
     pub hashed_value: Option<Bson>,
+    /// The document's insertion number in its collection (see
+    /// [`Collection::recent_inserts`](crate::engine::cluster::Collection::recent_inserts)).
+    pub seq: u64,
 }
 
 /// A page of a chunk's documents.
@@ -72,7 +77,7 @@ impl Cluster {
         let end = start.saturating_add(limit).min(total);
         let mut rows = Vec::with_capacity((end - start) as usize);
         for i in start..end {
-            let Some(((k, _), stored)) = slices.get(i as usize) else {
+            let Some(((k, seq), stored)) = slices.get(i as usize) else {
                 break;
             };
             let hashed_value = hashed_name.map(|name| {
@@ -84,6 +89,7 @@ impl Cluster {
                 id: stored.id().to_bson(),
                 key: k.to_key(),
                 hashed_value,
+                seq: *seq,
             });
         }
         Ok(DocPage {
@@ -95,5 +101,32 @@ impl Cluster {
             skip,
             rows,
         })
+    }
+
+    /// Where the document inserted `seq`-th with shard key `key` sits in its chunk of `ns`:
+    /// the chunk's lower bound and the document's position in the chunk's key order (the
+    /// `skip` of [`Cluster::chunk_documents`] that starts at it). `None` when no such
+    /// document is stored.
+    pub fn document_position(&self, ns: &str, key: &KeyValue, seq: u64) -> Option<(KeyValue, u64)> {
+        let (_, chunk) = self.chunk_at(ns, key).ok()?;
+        let coll = self.collections.get(ns)?;
+        let at = (DocKey::of(key), seq);
+        coll.docs.get(&at)?;
+        let before = coll
+            .docs
+            .range((DocKey::of(&chunk.min), 0)..at)
+            .slices()
+            .len() as u64;
+        Some((chunk.min, before))
+    }
+
+    /// Where the newest document of `ns` landed ([`Cluster::explain_document`]), with its
+    /// insertion number. `None` when `ns` has no documents inserted since it was last
+    /// emptied, or the newest one is gone (deleted or moved by an update).
+    pub fn latest_landing(&self, ns: &str) -> Option<(u64, Result<Landing, ClusterError>)> {
+        let coll = self.collections.get(ns)?;
+        let (seq, key) = coll.recent.newest()?;
+        let stored = coll.docs.get(&(key.clone(), seq))?;
+        Some((seq, self.explain_document(ns, &stored.doc())))
     }
 }

@@ -348,6 +348,43 @@ pub fn reshard_command(ns: &str, key: &str) -> String {
     format!("sh.reshardCollection({}, {})", literal(ns), key.trim())
 }
 
+/// Inserting one document into `ns`: `doc` is a document in shell syntax, as typed.
+pub fn insert_one_command(ns: &str, doc: &str) -> String {
+    format!("{}.insertOne({})", collection_expr(ns), doc.trim())
+}
+
+/// A document to start an insert from: every field of `pattern` set to 42 (a dotted field
+/// as the embedded documents it names), e.g. `{x: 42}` or `{customer: 42, order: 42}`.
+pub fn example_document(pattern: &crate::keys::shard_key::KeyPattern) -> String {
+    fn name(part: &str) -> String {
+        if !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        {
+            part.to_string()
+        } else {
+            literal(part)
+        }
+    }
+    let fields: Vec<String> = pattern
+        .fields()
+        .iter()
+        .map(|(field, _)| {
+            let parts: Vec<&str> = field.split('.').collect();
+            let mut value = "42".to_string();
+            for part in parts.iter().skip(1).rev() {
+                value = format!("{{{}: {value}}}", name(part));
+            }
+            format!(
+                "{}: {value}",
+                name(parts.first().copied().unwrap_or_default())
+            )
+        })
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
 /// Starting `ns` over on `key`: the collection dropped, then sharded again. One step.
 pub fn start_over_command(
     ns: &str,

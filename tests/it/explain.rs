@@ -405,6 +405,82 @@ fn the_inspector_pages_a_chunk_in_key_order() {
     assert!(far.rows.is_empty());
 }
 
+#[test]
+fn the_latest_insert_lands_and_is_found_in_its_chunk() {
+    let mut s = session(
+        "sim.reset({shards: 3, version: '5.0'})\n\
+         sh.shardCollection('test.r', {x: 1})",
+    );
+    assert!(s.cluster.latest_landing("test.r").is_none());
+    run(&mut s, &insert("r", 0..200));
+    // Several documents share a key value: the newest one is found, not its elders.
+    run(&mut s, "db.r.insertOne({_id: 'newest', x: 7})");
+    let (seq, landing) = s.cluster.latest_landing("test.r").unwrap();
+    let landing = landing.unwrap();
+    assert_eq!(landing.key, key(7));
+    assert_eq!(seq, 200);
+    let explained = s
+        .cluster
+        .explain_document("test.r", &doc! {"_id": "newest", "x": 7})
+        .unwrap();
+    assert_eq!(landing, explained);
+    // Its position in its chunk is where the inspector shows it, with its insertion number.
+    let (min, at) = s.cluster.document_position("test.r", &key(7), seq).unwrap();
+    assert_eq!(min, landing.chunk_min);
+    let page = s.cluster.chunk_documents("test.r", &min, at, 1).unwrap();
+    assert_eq!(page.rows[0].id, Bson::String("newest".into()));
+    assert_eq!(page.rows[0].seq, seq);
+    // The document with the same key inserted before it sits just before it.
+    let before = s
+        .cluster
+        .chunk_documents("test.r", &min, at - 1, 1)
+        .unwrap();
+    assert_eq!(before.rows[0].key, key(7));
+    assert!(matches!(before.rows[0].id, Bson::ObjectId(_)));
+    assert!(before.rows[0].seq < seq);
+    // A number that was never stored, or a key it was not stored under, is not found.
+    assert!(s
+        .cluster
+        .document_position("test.r", &key(7), 999)
+        .is_none());
+    assert!(s
+        .cluster
+        .document_position("test.r", &key(8), seq)
+        .is_none());
+    // Once the newest document is deleted there is nothing to show.
+    run(&mut s, "db.r.deleteOne({_id: 'newest'})");
+    assert!(s.cluster.latest_landing("test.r").is_none());
+    assert!(s.cluster.latest_landing("test.nope").is_none());
+}
+
+#[test]
+fn the_page_builds_its_insert_from_the_key() {
+    use shardlab::workload::presets::{example_document, insert_one_command};
+    let mut s = session(
+        "sim.reset({shards: 2})\n\
+         sh.shardCollection('test.c', {customer: 1, 'a.b': 'hashed'})",
+    );
+    let pattern = s.cluster.sharding("test.c").unwrap().pattern.clone();
+    let doc = example_document(&pattern);
+    assert_eq!(doc, "{customer: 42, a: {b: 42}}");
+    // The command inserts exactly that document, wherever the shell's database is.
+    run(&mut s, "use other");
+    run(&mut s, &insert_one_command("test.c", &doc));
+    let (_, landing) = s.cluster.latest_landing("test.c").unwrap();
+    let landing = landing.unwrap();
+    assert_eq!(landing.key.0[0], Bson::Int32(42));
+    assert_eq!(
+        landing.hashed.map(|(f, v, _)| (f, v)),
+        Some(("a.b".to_string(), Bson::Int32(42)))
+    );
+    // A namespace with quotes stays one string literal.
+    let odd = insert_one_command("we\"ird.c\"); db.x.drop(", "{a: 1}");
+    assert_eq!(
+        odd,
+        r#"db.getSiblingDB("we\"ird").getCollection("c\"); db.x.drop(").insertOne({a: 1})"#
+    );
+}
+
 /// A timeline of `batches` steps of `sim.generate(ns, workload, per)` after `setup`.
 fn heat_timeline(setup: &[&str], ns: &str, workload: &str, batches: usize, per: u32) -> Timeline {
     let mut t = Timeline::new(ClusterConfig::default());
