@@ -16,8 +16,7 @@ async function heatmap(page) {
     const el = document.querySelector('[data-testid="heatmap"]');
     const canvas = el?.querySelector('[data-testid="heatmap-canvas"]');
     const at = document.querySelector('[data-testid="position"]')?.innerText.match(/step (\d+) of (\d+)/);
-    return canvas?.dataset.drawMs !== undefined && el.dataset.columns !== undefined && at
-      && el.dataset.cursor === at[1] && el.dataset.steps === at[2];
+    return canvas?.dataset.drawnAt === at?.[1] && el.dataset.cursor === at[1] && el.dataset.steps === at[2];
   });
   return panel;
 }
@@ -131,6 +130,11 @@ test('monotonic: the heat rides the top edge of the key space and the panel says
   }
   assert.ok(peaks[0] - peaks[peaks.length - 1] > all.height / 2, 'the edge climbs the key space');
   await screenshot(page, 'heatmap-monotonic');
+  // Another lesson: nothing of this picture stays.
+  await page.getByLabel('Lesson', { exact: true }).selectOption('hashed');
+  await page.getByTestId('heatmap-empty').waitFor();
+  assert.match(await page.getByTestId('heatmap-empty').innerText(), /No inserts into test\.events yet/);
+  assert.equal(await page.getByTestId('heatmap').getAttribute('data-pattern'), '');
   assert.deepEqual(errors, []);
 });
 
@@ -202,6 +206,13 @@ test('clicking a cell moves the timeline cursor to its step, and the heatmap fol
   assert.equal(last, steps);
   await page.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
   assert.equal(await page.getByTestId('timeline').inputValue(), String(steps));
+  // A fork from an earlier column drops the later steps: the heatmap ends there.
+  await clickColumn(Math.floor(columns / 3));
+  await page.getByTestId('position').filter({ hasText: `step ${target} of ${steps}` }).waitFor();
+  await page.getByTestId('fork').click();
+  await page.getByTestId('position').filter({ hasText: `step ${target} of ${target}` }).waitFor();
+  await heatmap(page);
+  assert.equal(await page.getByTestId('heat-last').innerText(), `step ${target}`);
   // The canvas is focusable and says what it is.
   await canvas.focus();
   assert.match(await canvas.getAttribute('aria-label'), /^Key space over time of test\.events/);

@@ -388,6 +388,9 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
             paint(&c, &grid, measured, steps);
             let total = grid_ms + now_ms() - started;
             let _ = c.set_attribute("data-draw-ms", &format!("{total:.2}"));
+            // The cursor this picture shows, so that a reader can wait for the picture of
+            // a given step.
+            let _ = c.set_attribute("data-drawn-at", &grid.cursor.to_string());
             if let Some(p) = panel.cast::<web_sys::Element>() {
                 let (w, h) = measured.pixels();
                 for (name, value) in [
