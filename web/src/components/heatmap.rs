@@ -232,7 +232,8 @@ fn paint(canvas: &HtmlCanvasElement, grid: &HeatGrid, size: Size, steps: u64) {
     }
     let line = (2.0 * size.ratio).round();
     ctx.set_fill_style_str(CURSOR);
-    ctx.fill_rect((x - line / 2.0).clamp(0.0, cw - line), 0.0, line, hf);
+    // Kept inside the cells (`max` last: a canvas narrower than the line starts at 0).
+    ctx.fill_rect((x - line / 2.0).min(cw - line).max(0.0), 0.0, line, hf);
 }
 
 /// The legend's colour scale in CSS pixels (the stylesheet's `.heat-legend-ramp`).
@@ -264,13 +265,14 @@ fn paint_legend(canvas: &HtmlCanvasElement) {
     }
 }
 
-/// The canvas's size now.
-fn measure(canvas: &HtmlCanvasElement) -> Size {
-    Size {
-        width: f64::from(canvas.client_width().max(1)),
-        height: f64::from(canvas.client_height().max(1)),
+/// The canvas's size now, if it is laid out (not inside something hidden).
+fn measure(canvas: &HtmlCanvasElement) -> Option<Size> {
+    let (width, height) = (canvas.client_width(), canvas.client_height());
+    (width > 0 && height > 0).then(|| Size {
+        width: f64::from(width),
+        height: f64::from(height),
         ratio: ratio(),
-    }
+    })
 }
 
 /// A number of inserts for the legend: whole above 10, one decimal below.
@@ -315,7 +317,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                        *size.borrow_mut() = Some(measure(&c));
+                        *size.borrow_mut() = measure(&c);
                         redraw.force_update();
                     }
                 });
@@ -371,7 +373,10 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
             let Some(mut grid) = grid else { return };
             let mut grid_ms = grid_ms;
             let known = *size.borrow();
-            let measured = known.unwrap_or_else(|| measure(&c));
+            // Not laid out (hidden): nothing to paint until it is measured again.
+            let Some(measured) = known.or_else(|| measure(&c)) else {
+                return;
+            };
             *size.borrow_mut() = Some(measured);
             if measured.options(steps) != guess.options(steps) {
                 let started = now_ms();
