@@ -102,8 +102,10 @@ impl Size {
 /// What the last painting laid out, for clicks.
 #[derive(Clone, Copy, Debug)]
 struct Layout {
-    /// The cells' width in CSS pixels.
-    cells_css: f64,
+    /// The share of the canvas's width the cells take (the rest is the strip). A share
+    /// rather than pixels, so that a click maps right even on a canvas stretched by a
+    /// layout change that is not yet measured.
+    cells_share: f64,
     columns: u32,
     per_column: u64,
     steps: u64,
@@ -411,7 +413,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
                 }
             }
             *layout.borrow_mut() = Some(Layout {
-                cells_css: f64::from(measured.cells_width()) / measured.ratio,
+                cells_share: f64::from(measured.cells_width()) / f64::from(measured.pixels().0),
                 columns: grid.columns,
                 per_column: grid.per_column,
                 steps,
@@ -452,12 +454,20 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: MouseEvent| {
             let Some(l) = *layout.borrow() else { return };
-            let x = f64::from(e.offset_x());
-            if x < 0.0 || x >= l.cells_css || l.steps == 0 {
+            let Some(width) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .map(|el| f64::from(el.client_width()))
+                .filter(|w| *w > 0.0)
+            else {
+                return;
+            };
+            // Where in the cells, from 0 (the first step) to 1 (the last).
+            let at = f64::from(e.offset_x()) / width / l.cells_share;
+            if !(0.0..1.0).contains(&at) || l.steps == 0 {
                 return;
             }
-            let column = ((x / l.cells_css * f64::from(l.columns)) as u64)
-                .min(u64::from(l.columns.max(1)) - 1);
+            let column = ((at * f64::from(l.columns)) as u64).min(u64::from(l.columns.max(1)) - 1);
             // The column's last step, the timeline's last for a partial column.
             let step = ((column + 1) * l.per_column).clamp(1, l.steps);
             dispatch.emit(Action::Jump(step));
