@@ -1,4 +1,5 @@
-// Trunk post-build hook: minifies wasm-bindgen's JS glue in release builds.
+// Trunk post-build hook: builds the extras module (scripts/build-extras.mjs), then
+// minifies wasm-bindgen's JS glue in release builds.
 //
 // Trunk 0.21's own JS minifier stops at the glue's `export default`, so release builds
 // ship it unminified. This hook runs terser over it in the staging directory and
@@ -9,6 +10,9 @@ import { join } from 'node:path';
 import { minify } from 'terser';
 
 const staging = process.env.TRUNK_STAGING_DIR;
+// First the extras module, in every build (the page needs it for its Compare tab, its
+// inspector and its heatmap); it writes its <meta> into index.html.
+if (staging) await import('./build-extras.mjs');
 if (process.env.TRUNK_PROFILE !== 'release' || !staging) process.exit(0);
 
 const glue = (await readdir(staging)).filter((f) => /^shardlab-web-[0-9a-f]+\.js$/.test(f));

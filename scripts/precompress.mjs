@@ -17,7 +17,16 @@ const COMPRESSED = new Set(['.wasm', '.js', '.css', '.html', '.json', '.svg']);
 const zopfli = spawnSync('zopfli', ['-h'], { stdio: 'ignore' }).error === undefined;
 if (!zopfli) console.warn('precompress: zopfli is not installed; using zlib level 9 instead');
 
-for (const name of await readdir(staging)) {
+// The staging directory and the extras module's directory in it.
+const names = [];
+for (const entry of await readdir(staging, { withFileTypes: true })) {
+  if (entry.isDirectory()) {
+    for (const inner of await readdir(join(staging, entry.name))) names.push(join(entry.name, inner));
+  } else {
+    names.push(entry.name);
+  }
+}
+for (const name of names) {
   if (!COMPRESSED.has(extname(name))) continue;
   const path = join(staging, name);
   let gz;

@@ -1,6 +1,7 @@
 // Takes the README's screenshots from the release build in dist/: the monotonic lesson played
 // to its end (static/screenshot.png), the Compare tab's default run (static/compare.png) and
-// the embed view of the hashed lesson (static/embed.png). Run after `trunk build --release`:
+// the embed view of the hashed lesson (static/embed.png), the inspector after an insert by
+// hand (static/inspector.png) and the monotonic lesson's heatmap (static/heatmap.png). Run after `trunk build --release`:
 //   node scripts/readme-shots.mjs
 import { serve, launch, playLesson, playComparison } from '../tests/e2e/harness.mjs';
 
@@ -14,6 +15,8 @@ try {
   const compare = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   await compare.goto(server.url);
   await compare.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await compare.getByTestId('compare-progress').waitFor();
   await playComparison(compare);
   await compare.getByTestId('compare').screenshot({ path: 'static/compare.png' });
   await compare.close();
@@ -26,7 +29,25 @@ try {
   }, null, { timeout: 60_000 });
   await embed.screenshot({ path: 'static/embed.png' });
   await embed.close();
-  console.log('wrote static/screenshot.png, static/compare.png, static/embed.png');
+
+  // The inspector: a document inserted by hand on the hashed lesson, its path, then its chunk.
+  const inspect = await playLesson(browser, server.url, 'hashed', { viewport: { width: 1440, height: 1000 } });
+  await inspect.page.getByTestId('insert-doc').fill('{_id: 12345, note: "by hand"}');
+  await inspect.page.getByTestId('insert-button').click();
+  await inspect.page.getByTestId('landing').waitFor();
+  await inspect.page.getByTestId('landing-open').click();
+  await inspect.page.locator('[data-testid="doc-row"].marked').waitFor();
+  await inspect.page.getByTestId('extras-inspector').screenshot({ path: 'static/inspector.png' });
+  await inspect.page.close();
+
+  // The heatmap of the monotonic lesson: the hot edge climbing with the key.
+  const heat = await playLesson(browser, server.url, 'monotonic', { viewport: { width: 1440, height: 1000 } });
+  const panel = heat.page.getByTestId('heatmap');
+  await panel.scrollIntoViewIfNeeded();
+  await heat.page.waitForFunction(() => document.querySelector('[data-testid="heatmap"]')?.dataset.pattern === 'hot edge');
+  await panel.screenshot({ path: 'static/heatmap.png' });
+  await heat.page.close();
+  console.log('wrote static/screenshot.png, static/compare.png, static/embed.png, static/inspector.png, static/heatmap.png');
 } finally {
   await browser.close();
   server.close();

@@ -272,7 +272,6 @@ impl RecentInserts {
     }
 
     /// The newest entry.
-    #[cfg(feature = "insight")]
     pub(crate) fn newest(&self) -> Option<(u64, &DocKey)> {
         let i = self
             .next
@@ -1219,6 +1218,15 @@ impl Collection {
         self.recent
             .from(from)
             .map(|(seq, key)| (*seq, key.to_key()))
+    }
+
+    /// The newest document inserted, while it is still stored (not deleted, nor moved
+    /// by an update of its shard key): its insertion number, its shard key value, and the
+    /// document.
+    pub fn latest_insert(&self) -> Option<(u64, KeyValue, Document)> {
+        let (seq, key) = self.recent.newest()?;
+        let stored = self.docs.get(&(key.clone(), seq))?;
+        Some((seq, key.to_key(), stored.doc()))
     }
 
     /// The number of documents stored.

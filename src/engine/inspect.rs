@@ -25,8 +25,8 @@ pub struct DocRow {
     pub key: KeyValue,
     /// For a hashed key, the hashed field's value in the document (null when missing).
     pub hashed_value: Option<Bson>,
-    /// The document's insertion number in its collection (see
-    /// [`Collection::recent_inserts`](crate::engine::cluster::Collection::recent_inserts)).
+    /// The document's insertion number in its collection (the one its collection's
+    /// record of recent inserts gives it).
     pub seq: u64,
 }
 
@@ -124,9 +124,7 @@ impl Cluster {
     /// insertion number. `None` when `ns` has no documents inserted since it was last
     /// emptied, or the newest one is gone (deleted or moved by an update).
     pub fn latest_landing(&self, ns: &str) -> Option<(u64, Result<Landing, ClusterError>)> {
-        let coll = self.collections.get(ns)?;
-        let (seq, key) = coll.recent.newest()?;
-        let stored = coll.docs.get(&(key.clone(), seq))?;
-        Some((seq, self.explain_document(ns, &stored.doc())))
+        let (seq, _, doc) = self.collections.get(ns)?.latest_insert()?;
+        Some((seq, self.explain_document(ns, &doc)))
     }
 }

@@ -14,6 +14,8 @@ async function twoStepsAndAThirdColumn({ clock = false } = {}) {
   if (clock) await page.clock.install();
   await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await page.getByTestId('compare-progress').waitFor();
   await page.getByTestId('compare-step').click();
   await page.getByTestId('compare-step').click();
   await page.getByTestId('compare-add').click();
@@ -26,6 +28,8 @@ test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed sp
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await page.getByTestId('compare-progress').waitFor();
   assert.equal(await page.getByTestId('compare-column').count(), 2);
   await playComparison(page);
   const rows = await readCompareRows(page);
@@ -64,6 +68,8 @@ test('compare: space plays the comparison and the right arrow steps it, not the 
   const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
   await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await page.getByTestId('compare-progress').waitFor();
   await page.keyboard.press('ArrowRight');
   const bar = page.getByTestId('compare-progress');
   assert.equal(await bar.getAttribute('data-done'), '25');
@@ -96,6 +102,8 @@ test('compare: the comparison keeps its columns and progress across a visit to a
   await page.clock.runFor(500);
   assert.equal(await bar.getAttribute('data-done'), paused, 'hidden comparison is paused');
   await page.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await page.getByTestId('compare-progress').waitFor();
   assert.equal(await page.getByTestId('compare-column').count(), 3, 'the added column is still there');
   assert.ok(Number(await bar.getAttribute('data-done')) >= 50, 'progress kept');
 });

@@ -184,6 +184,8 @@ test('share links and reloads carry the lesson, the workload, its progress, the 
   await type(page, 'db.side.insertOne({a: 1})');
   await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.side'));
   await page.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await page.getByTestId('compare-progress').waitFor();
   // The session is saved once the change is drawn.
   await page.waitForFunction(() => JSON.parse(localStorage.getItem('shardlab.session.v1') ?? '""').includes('"tab": "compare"'));
   await page.reload();
@@ -207,6 +209,8 @@ test('an unknown preset or option is named in a notice', async () => {
 test('the Compare tab shares its configurations and progress through the link', async () => {
   const { page, errors } = await openPage();
   await page.getByTestId('tab-compare').click();
+  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  await page.getByTestId('compare-progress').waitFor();
   await page.getByTestId('compare-key').nth(1).fill('{x: -1}');
   await page.getByTestId('compare-key').nth(1).press('Enter');
   for (let i = 0; i < 5; i++) await page.getByTestId('compare-step').click();

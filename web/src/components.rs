@@ -6,8 +6,10 @@ pub mod compare_view;
 pub mod console;
 pub mod controls;
 pub mod guide;
+#[cfg(feature = "insight")]
 pub mod heatmap;
 pub mod insights;
+#[cfg(feature = "insight")]
 pub mod inspector;
 pub mod key_bar;
 pub mod notice;

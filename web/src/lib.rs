@@ -3,6 +3,7 @@
 pub mod comparison;
 pub mod components;
 pub mod export;
+pub mod extras;
 pub mod glossary;
 pub mod lessons;
 pub mod recovery;

@@ -11,7 +11,7 @@ use shardlab::engine::{ClusterConfig, VersionMode};
 use shardlab::sim::LatestInserts;
 use shardlab::sim::Timeline;
 use shardlab::workload::presets::{generate_command, Preset};
-use shardlab::Outcome;
+use shardlab::{KeyValue, Outcome};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -515,6 +515,9 @@ pub struct Playground {
     /// The collection picked in the collection list, until a command touches another
     /// one (see [`Playground::derive_settings`]).
     pub picked: Option<String>,
+    /// What the inspector shows, for the collection named first (see
+    /// [`Playground::inspecting`]): read from the cluster at the cursor on every drawing.
+    pub inspect: Option<(String, Inspect)>,
     /// The tab the page shows.
     pub mode: Mode,
     /// State the page's other panels publish for links and the saved session (the guided
@@ -593,6 +596,71 @@ impl Default for Playground {
     }
 }
 
+/// What the inspector was asked to show. Only the subject is kept: what it shows is read
+/// from the cluster at the cursor each time it is drawn, so it follows the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inspect {
+    /// The chunk holding `key` (a key value in key space: a hashed field holds the hash),
+    /// its documents from position `skip` (by default the page holding `mark`, else the
+    /// first), the one inserted `mark`-th highlighted.
+    Chunk {
+        /// A key value in the chunk.
+        key: KeyValue,
+        /// The first document shown.
+        skip: Option<u64>,
+        /// The insertion number of a document to highlight.
+        mark: Option<u64>,
+    },
+    /// Why a shard holds what it holds.
+    Shard(String),
+    /// Why the balancer moves (or does not move) chunks of the collection.
+    Round,
+}
+
+impl Inspect {
+    /// The subject as text (canonical Extended JSON), to hand it to the extras module.
+    pub fn to_text(&self) -> String {
+        let num = |n: u64| bson::Bson::Int64(i64::try_from(n).unwrap_or(i64::MAX));
+        let doc = match self {
+            Inspect::Chunk { key, skip, mark } => {
+                let mut d = bson::doc! { "chunk": key.0.clone() };
+                if let Some(s) = skip {
+                    d.insert("skip", num(*s));
+                }
+                if let Some(m) = mark {
+                    d.insert("mark", num(*m));
+                }
+                d
+            }
+            Inspect::Shard(name) => bson::doc! { "shard": name.clone() },
+            Inspect::Round => bson::doc! { "round": true },
+        };
+        shardlab::shell::to_canonical_ejson(&bson::Bson::Document(doc))
+    }
+
+    /// Reads [`Inspect::to_text`]'s text back; `None` for anything else.
+    pub fn from_text(text: &str) -> Option<Inspect> {
+        let bson::Bson::Document(d) = shardlab::shell::parse_ejson(text).ok()? else {
+            return None;
+        };
+        let num = |name: &str| match d.get(name) {
+            None => Some(None),
+            Some(bson::Bson::Int64(n)) => u64::try_from(*n).ok().map(Some),
+            Some(_) => None,
+        };
+        match (d.get("chunk"), d.get("shard"), d.get("round")) {
+            (Some(bson::Bson::Array(key)), None, None) if !key.is_empty() => Some(Inspect::Chunk {
+                key: KeyValue(key.clone()),
+                skip: num("skip")?,
+                mark: num("mark")?,
+            }),
+            (None, Some(bson::Bson::String(name)), None) => Some(Inspect::Shard(name.clone())),
+            (None, None, Some(bson::Bson::Boolean(true))) => Some(Inspect::Round),
+            _ => None,
+        }
+    }
+}
+
 /// What the user can do.
 pub enum Action {
     /// Run a command typed in the console.
@@ -628,6 +696,8 @@ pub enum Action {
     Hidden(Calm, bool),
     /// Move the cursor to step `n`.
     Jump(u64),
+    /// Shows a subject in the inspector (of the collection shown), or closes it.
+    Inspect(Option<Inspect>),
     /// Discard the steps after the cursor.
     Fork,
     /// Change the speed.
@@ -910,6 +980,7 @@ impl Playground {
             stale: false,
             hidden: [false; 2],
             picked: None,
+            inspect: None,
             mode: Mode::default(),
             page: Rc::new(Vec::new()),
             echo_batch: true,
@@ -1060,6 +1131,45 @@ impl Playground {
                 }
             }
         }
+    }
+
+    /// The document of the latest insert up to the cursor, when that insert was of exactly
+    /// one document into the collection shown (an `insertOne`) and it is still stored:
+    /// its insertion number and shard key value.
+    pub fn landed(&self) -> Option<(u64, KeyValue)> {
+        if self.latest_insert_count() != 1 {
+            return None;
+        }
+        let timeline = self.timeline.borrow();
+        let (seq, key, _) = timeline
+            .session()
+            .cluster
+            .collection(&self.settings.ns)?
+            .latest_insert()?;
+        Some((seq, key))
+    }
+
+    /// The inspector's subject, if it is one of the collection shown.
+    pub fn inspecting(&self) -> Option<&Inspect> {
+        self.inspect
+            .as_ref()
+            .filter(|(ns, _)| *ns == self.settings.ns)
+            .map(|(_, i)| i)
+    }
+
+    /// How many documents the latest step up to the cursor that inserted into the
+    /// collection shown inserted (0 when none did). Steps that insert nothing (a read, a
+    /// balancer round) leave it as it was.
+    pub fn latest_insert_count(&self) -> u64 {
+        let position = self.timeline.borrow().position() as usize;
+        let steps = &self.stats[..position.min(self.stats.len())];
+        steps
+            .iter()
+            .rev()
+            .filter_map(|step| step.of(&self.settings.ns))
+            .map(|c| c.inserts.values().sum::<u64>())
+            .find(|n| *n > 0)
+            .unwrap_or(0)
     }
 
     /// Inserts per shard over the last `window` inserted documents up to the cursor, as
@@ -1316,6 +1426,32 @@ impl Playground {
         }
     }
 
+    /// Brings this playground (a copy kept elsewhere: the extras module's) up to a
+    /// scenario of the same cluster whose steps are `commands`, with the cursor at step
+    /// `position`: the steps it lacks are run, when its own steps are the start of
+    /// `commands`. Returns `false`, changing nothing, when they are not (a fork, a new
+    /// lesson): the caller then replays the scenario.
+    pub fn follow(&mut self, commands: &[String], position: u64) -> bool {
+        let len = {
+            let timeline = self.timeline.borrow();
+            if !commands.starts_with(timeline.steps()) {
+                return false;
+            }
+            timeline.steps().len()
+        };
+        if len < commands.len() {
+            let _ = self.timeline.borrow_mut().jump(len as u64);
+            for command in &commands[len..] {
+                self.push(command, LineKind::Auto);
+            }
+        }
+        if self.timeline.borrow().position() != position {
+            let _ = self.timeline.borrow_mut().jump(position);
+            self.refresh();
+        }
+        true
+    }
+
     /// The actions that change the scenario in place.
     fn act(&mut self, action: Action) {
         match action {
@@ -1375,6 +1511,10 @@ impl Playground {
                 self.refresh();
             }
             Action::Fork => self.fork(),
+            Action::Inspect(subject) => {
+                self.inspect = subject.map(|i| (self.settings.ns.clone(), i));
+                self.rev += 1;
+            }
             Action::SetSpeed(s) => {
                 self.speed = s.clamp(1, 30);
                 self.rev += 1;

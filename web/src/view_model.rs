@@ -32,6 +32,8 @@ pub struct ChunkView {
     pub fresh: bool,
     /// The chunk version (major, minor): "last modified" as `Timestamp({ t, i })`.
     pub version: (u32, u32),
+    /// The lower bound as a key value, to name the chunk to the core (the inspector).
+    pub key: KeyValue,
 }
 
 impl ChunkView {
@@ -119,6 +121,8 @@ pub struct ClusterView {
     /// Where the latest inserts (up to 100) fall on the bar, in [0, 1], and whether each is
     /// new since the previous frame.
     pub ticks: Vec<(f64, bool)>,
+    /// The document behind each of `ticks`: its insertion number and shard key.
+    pub tick_docs: Vec<(u64, KeyValue)>,
     /// The collection's insertion counter.
     pub next_insert: u64,
     /// The collection drawn.
@@ -142,6 +146,8 @@ pub struct BarSegment {
     pub min: Rc<str>,
     /// Documents it gained since the previous frame.
     pub gained: u64,
+    /// The chunk as drawn in its shard's column.
+    pub chunk: Rc<ChunkView>,
 }
 
 impl ClusterView {
@@ -224,13 +230,14 @@ pub fn cluster_view(cluster: &Cluster, ns: &str, previous: &FrameMemory) -> Clus
             .filter(|(seq, _)| *seq >= frame.fresh_from)
             .count() as u64;
         let entry = frame.entry(c, gained);
-        frame.ticks(&mut view.ticks, inserts, span);
+        frame.ticks(&mut view, inserts, span);
         view.bar.push(BarSegment {
             lo: span.0,
             hi: span.1,
             shard: c.shard as usize,
             min: entry.view.min.clone(),
             gained,
+            chunk: entry.view.clone(),
         });
         if let Some(pos) = slot.get(c.shard as usize).copied().flatten() {
             shards[pos].docs += c.docs;
@@ -460,13 +467,14 @@ impl<'a> Frame<'a> {
                 arrived_from,
                 fresh,
                 version: (c.version.major, c.version.minor),
+                key: c.min.clone(),
             }),
         })
     }
 
     /// Adds to `ticks` the latest hundred inserts that fall in a chunk at `span`: at their
     /// hash on a hashed key, else spread evenly across the chunk.
-    fn ticks(&self, ticks: &mut Vec<(f64, bool)>, inserts: &[(u64, KeyValue)], span: (f64, f64)) {
+    fn ticks(&self, view: &mut ClusterView, inserts: &[(u64, KeyValue)], span: (f64, f64)) {
         let mine: Vec<&(u64, KeyValue)> = inserts
             .iter()
             .filter(|(seq, _)| *seq >= self.window_start)
@@ -476,7 +484,8 @@ impl<'a> Frame<'a> {
                 (true, Some(x)) => x,
                 _ => span.0 + (span.1 - span.0) * ((i as f64 + 0.5) / mine.len() as f64),
             };
-            ticks.push((x, *seq >= self.fresh_from));
+            view.ticks.push((x, *seq >= self.fresh_from));
+            view.tick_docs.push((*seq, k.clone()));
         }
     }
 }
@@ -517,4 +526,18 @@ pub fn short_bound(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Where the document inserted `seq`-th, with shard key `key`, sits on the key-space bar,
+/// in [0, 1]: its tick when it is one of the latest inserts drawn, else the middle of the
+/// chunk holding `key`.
+pub fn bar_position(view: &ClusterView, key: &KeyValue, seq: u64) -> Option<f64> {
+    if let Some(i) = view.tick_docs.iter().position(|(s, _)| *s == seq) {
+        return view.ticks.get(i).map(|(x, _)| *x);
+    }
+    let i = view
+        .bar
+        .partition_point(|b| b.chunk.key <= *key)
+        .checked_sub(1)?;
+    view.bar.get(i).map(|b| (b.lo + b.hi) / 2.0)
 }

@@ -2,13 +2,10 @@
 //! middle, the timeline, console and insights below.
 
 use super::cluster_view::ClusterPanel;
-use super::compare_view::CompareView;
 use super::console::Console;
 use super::controls::Controls;
 use super::guide::Guide;
-use super::heatmap::Heatmap;
 use super::insights::Insights;
-use super::inspector::Inspector;
 use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
@@ -17,6 +14,7 @@ use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
+use crate::extras::ExtrasSlot;
 use crate::recovery;
 use crate::share::{saved_form, share_query, PageOptions, STORAGE_KEY};
 use crate::startup::{self, Banner, Boot, Pending};
@@ -25,7 +23,7 @@ use crate::storage;
 use gloo::timers::callback::{Interval, Timeout};
 use std::cell::RefCell;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 /// The start, worked out once (see [`startup::boot`]): the reducer takes the playground
@@ -118,14 +116,64 @@ pub fn app() -> Html {
         use_callback((), move |s: Vec<String>, _| set.set(s))
     };
     let dispatch: Callback<Action> = state.dispatcher().into();
-    let on_publish_compare = {
+    let published = state.page_value("compare").map(str::to_string);
+    let on_compare = {
         let dispatch = dispatch.clone();
-        let published = state.page_value("compare").map(str::to_string);
-        use_callback(published, move |text: String, published| {
-            if published.as_deref() != Some(text.as_str()) {
-                dispatch.emit(Action::Page("compare", Some(text)));
+        use_callback(
+            published.clone(),
+            move |(kind, text): (String, String), published| {
+                if kind == "publish" && published.as_deref() != Some(text.as_str()) {
+                    dispatch.emit(Action::Page("compare", Some(text)));
+                }
+            },
+        )
+    };
+    let compare_input = use_memo(
+        (mode == Mode::Compare, published),
+        |(visible, published)| {
+            extras_input(&[
+                ("visible", JsValue::from_bool(*visible)),
+                (
+                    "published",
+                    published
+                        .as_deref()
+                        .map_or(JsValue::NULL, JsValue::from_str),
+                ),
+            ])
+        },
+    );
+    let on_extras = {
+        let dispatch = dispatch.clone();
+        use_callback((), move |(kind, text): (String, String), _| {
+            if let Some(action) = extras_action(&kind, &text) {
+                dispatch.emit(action);
             }
         })
+    };
+    // What the inspector and the heatmap draw: the session (replayed on the extras
+    // module's side, a step at a time once it has it), the collection shown and the
+    // inspector's subject. Made again only when those panels would redraw.
+    let insight_input = {
+        let state = (*state).clone();
+        use_memo(
+            (
+                state.calm_rev(Calm::Insights),
+                state.settings.ns.clone(),
+                state.inspecting().cloned(),
+            ),
+            move |(_, ns, subject)| {
+                extras_input(&[
+                    ("scenario", JsValue::from_str(&saved_form(&state))),
+                    ("ns", JsValue::from_str(ns)),
+                    (
+                        "inspect",
+                        subject
+                            .as_ref()
+                            .map_or(JsValue::NULL, |s| JsValue::from_str(&s.to_text())),
+                    ),
+                ])
+            },
+        )
     };
     let replays = use_replay(&started.replay, &dispatch);
     let messages = Messages {
@@ -169,9 +217,7 @@ pub fn app() -> Html {
             // columns and progress survive a visit to the playground.
             if *compare_opened.borrow() {
                 <div hidden={mode != Mode::Compare}>
-                    <CompareView visible={mode == Mode::Compare}
-                        published={state.page_value("compare").map(str::to_string)}
-                        on_publish={on_publish_compare} />
+                    <ExtrasSlot part="compare" input={(*compare_input).clone()} on_message={on_compare} />
                 </div>
             }
             if mode != Mode::Compare {
@@ -181,19 +227,46 @@ pub fn app() -> Html {
             }
             <Controls state={(*state).clone()} dispatch={dispatch.clone()} />
             <WorkloadPanel state={(*state).clone()} dispatch={dispatch.clone()} />
-            <KeyBar view={state.view.clone()} />
+            <KeyBar view={state.view.clone()} mark={landing_mark(&state)} dispatch={dispatch.clone()} />
             <QueryBox state={(*state).clone()} on_target={on_target} />
             <ClusterPanel state={(*state).clone()} dispatch={dispatch.clone()} targeted={(*targeted).clone()} />
-            <Inspector state={(*state).clone()} dispatch={dispatch.clone()} />
+            <ExtrasSlot part="inspector" input={(*insight_input).clone()} on_message={on_extras.clone()} deferred={true} />
             <div class="lower">
                 <TimelinePanel state={(*state).clone()} dispatch={dispatch.clone()} />
                 <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
             </div>
             <Insights state={(*state).clone()} />
-            <Heatmap state={(*state).clone()} dispatch={dispatch.clone()} />
+            <ExtrasSlot part="heatmap" input={(*insight_input).clone()} on_message={on_extras} deferred={true} />
             }
         </div>
     }
+}
+
+/// One line of text for an extras part: a JSON object of `fields`.
+fn extras_input(fields: &[(&str, JsValue)]) -> Rc<str> {
+    let object = js_sys::Object::new();
+    for (name, value) in fields {
+        storage::set_field(&object, name, value);
+    }
+    Rc::from(storage::to_json_text(&object).unwrap_or_default())
+}
+
+/// The action an extras part asks for: a jump to a step, a command (the insert form's),
+/// or a subject for the inspector (none closes it). Anything else is dropped.
+fn extras_action(kind: &str, text: &str) -> Option<Action> {
+    match kind {
+        "jump" => text.parse().ok().map(Action::Jump),
+        "command" => Some(Action::Command(text.to_string())),
+        "inspect" if text.is_empty() => Some(Action::Inspect(None)),
+        "inspect" => crate::state::Inspect::from_text(text).map(|i| Action::Inspect(Some(i))),
+        _ => None,
+    }
+}
+
+/// Where the document the step at the cursor inserted sits on the key-space bar.
+fn landing_mark(state: &Playground) -> Option<f64> {
+    let (seq, key) = state.landed()?;
+    crate::view_model::bar_position(&state.view, &key, seq)
 }
 
 /// While playing, a timer runs one workload batch per tick (drawn on every tick, or every

@@ -1,8 +1,9 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
-use crate::state::{drawings_per_second, Action, Playground};
+use crate::state::{drawings_per_second, Action, Inspect, Playground};
 use crate::view_model::{human_bytes, short_bound, ChunkView, ShardView};
 use shardlab::sim::HOT_WINDOW;
+use shardlab::KeyValue;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -29,6 +30,20 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let fast = props.state.draws_in_pairs();
     // The columns as last drawn, with their recent-insert counts.
     let drawn = use_mut_ref(Vec::<(ShardView, u64)>::new);
+    // The chunk the document just inserted landed in, and the one the inspector shows.
+    let chunk_of = |key: &KeyValue| {
+        let timeline = props.state.timeline.borrow();
+        let cluster = &timeline.session().cluster;
+        cluster
+            .sharding(&props.state.settings.ns)
+            .ok()
+            .and_then(|s| s.table.chunk_for(key).map(|c| c.min.clone()))
+    };
+    let landed = props.state.landed().and_then(|(_, key)| chunk_of(&key));
+    let selected = match props.state.inspecting() {
+        Some(Inspect::Chunk { key, .. }) => chunk_of(key),
+        _ => None,
+    };
     let columns = staggered(
         &mut drawn.borrow_mut(),
         &v.shards,
@@ -46,6 +61,10 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
                         { format!("{} is not sharded yet", props.state.settings.ns) }
                     }
                 </p>
+                if v.sharded {
+                    <button class="link-button" data-testid="why-balancer" title="Why the balancer moves, or leaves, this collection's chunks"
+                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspect::Round)))}>{ "Balancer: why?" }</button>
+                }
                 <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
                     { "+ Add shard" }
                 </button>
@@ -55,7 +74,8 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
                     let (key, targeted) = (s.name.clone(), targeted.contains(&s.name));
                     html! {
                         <ShardColumn key={key} targeted={targeted} shard={s}
-                            dispatch={dispatch.clone()} last_inserts={last_inserts} />
+                            dispatch={dispatch.clone()} last_inserts={last_inserts}
+                            landed={landed.clone()} selected={selected.clone()} />
                     }
                 }) }
             </div>
@@ -111,6 +131,10 @@ struct ShardColumnProps {
     dispatch: Callback<Action>,
     targeted: bool,
     last_inserts: u64,
+    /// The lower bound of the chunk the document just inserted landed in.
+    landed: Option<KeyValue>,
+    /// The lower bound of the chunk the inspector shows.
+    selected: Option<KeyValue>,
 }
 
 /// One shard. A component of its own, so that Yew skips shards whose picture did not
@@ -125,13 +149,7 @@ fn shard_column_component(props: &ShardColumnProps) -> Html {
         let all = all.clone();
         Callback::from(move |()| all.set(true))
     };
-    shard_column(
-        &props.shard,
-        &props.dispatch,
-        props.targeted,
-        props.last_inserts,
-        (!*all).then_some(show_all),
-    )
+    shard_column(props, (!*all).then_some(show_all))
 }
 
 /// Properties of [`ChunkBlock`]: only what the block draws.
@@ -142,6 +160,11 @@ struct ChunkBlockProps {
     /// Out of sight below the column's scroll area: drawn as an empty, hidden block that
     /// keeps the test contract's attributes.
     far: bool,
+    /// Whether the document just inserted landed here.
+    landed: bool,
+    /// Whether the inspector shows this chunk.
+    selected: bool,
+    dispatch: Callback<Action>,
 }
 
 #[function_component(ChunkBlock)]
@@ -149,7 +172,7 @@ fn chunk_block_component(props: &ChunkBlockProps) -> Html {
     if props.far {
         far_chunk_block(&props.shard, &props.chunk)
     } else {
-        chunk_block(&props.shard, &props.chunk)
+        chunk_block(props)
     }
 }
 
@@ -164,29 +187,38 @@ const DRAWN_AT_FIRST: usize = 14;
 /// 5 px gap).
 const HIDDEN_BLOCK_PX: usize = 63;
 
-fn shard_column(
-    s: &ShardView,
-    dispatch: &Callback<Action>,
-    targeted: bool,
-    last_inserts: u64,
-    show_all: Option<Callback<()>>,
-) -> Html {
+fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Html {
+    let (s, dispatch, targeted, last_inserts) = (
+        &props.shard,
+        &props.dispatch,
+        props.targeted,
+        props.last_inserts,
+    );
     let name = s.name.clone();
     let drain = dispatch
         .reform(move |_| Action::Auto(format!("db.adminCommand({{removeShard: \"{name}\"}})")));
+    let why = {
+        let name = s.name.clone();
+        dispatch.reform(move |_| Action::Inspect(Some(Inspect::Shard(name.clone()))))
+    };
     let shard_id = AttrValue::from(s.name.clone());
     let windowed = show_all.is_some() && s.chunks.len() > DRAWN_AT_FIRST;
     let mut blocks = Vec::with_capacity(s.chunks.len() + 1);
     let mut hidden = 0;
     for (i, c) in s.chunks.iter().enumerate() {
-        let far = windowed && i >= DRAWN_AT_FIRST && !(c.is_min || c.is_max || c.jumbo);
+        let landed = props.landed.as_ref() == Some(&c.key);
+        let selected = props.selected.as_ref() == Some(&c.key);
+        let far = windowed
+            && i >= DRAWN_AT_FIRST
+            && !(c.is_min || c.is_max || c.jumbo || landed || selected);
         if !far && hidden > 0 {
             blocks.push(spacer(hidden, &c.min));
             hidden = 0;
         }
         hidden += usize::from(far);
         blocks.push(html! {
-            <ChunkBlock key={c.min.clone()} shard={shard_id.clone()} chunk={c.clone()} far={far} />
+            <ChunkBlock key={c.min.clone()} shard={shard_id.clone()} chunk={c.clone()} far={far}
+                landed={landed} selected={selected} dispatch={dispatch.clone()} />
         });
     }
     if hidden > 0 {
@@ -200,6 +232,9 @@ fn shard_column(
             data-targeted={if targeted { "true" } else { "false" }} aria-label={format!("Shard {}", s.name)}>
             <header class="shard-head">
                 <h2 class="shard-name">{ s.name.clone() }</h2>
+                <button class="link-button" title={format!("Why {} holds what it holds", s.name)}
+                    aria-label={format!("Why does {} hold what it holds?", s.name)} data-testid="why-shard"
+                    onclick={why}>{ "why?" }</button>
                 <button class="link-button" title={format!("Drain {} (removeShard)", s.name)}
                     aria-label={format!("Drain {}", s.name)} data-testid="drain" onclick={drain}>
                     { if s.draining { "draining…" } else { "drain" } }
@@ -249,7 +284,31 @@ fn far_chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
     }
 }
 
-fn chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
+fn chunk_block(props: &ChunkBlockProps) -> Html {
+    let (shard, c) = (&props.shard, &props.chunk);
+    let inspect = {
+        let key = c.key.clone();
+        move || {
+            Action::Inspect(Some(Inspect::Chunk {
+                key: key.clone(),
+                skip: None,
+                mark: None,
+            }))
+        }
+    };
+    let onclick = {
+        let inspect = inspect.clone();
+        props.dispatch.reform(move |_: MouseEvent| inspect())
+    };
+    let onkeydown = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                dispatch.emit(inspect());
+            }
+        })
+    };
     let heat = (c.gained > 0).then(|| HEAT[((c.gained - 1) / 10).min(3) as usize]);
     let class = classes!(
         "chunk",
@@ -258,13 +317,17 @@ fn chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
         heat,
         c.fresh.then_some("fresh"),
         c.arrived_from.is_some().then_some("arrived"),
+        props.landed.then_some("landed"),
+        props.selected.then_some("selected"),
     );
     let badges = c.is_min || c.is_max || c.jumbo || c.arrived_from.is_some();
     html! {
         <li class={class} data-testid="chunk" data-shard-id={shard.clone()}
             data-min={c.min.clone()} data-max={c.max.clone()} data-count={c.docs.to_string()}
             data-jumbo={if c.jumbo { "true" } else { "false" }} data-recent={c.gained.to_string()}
-            tabindex="0"
+            tabindex="0" role="button" {onclick} {onkeydown}
+            data-landed={if props.landed { "true" } else { "false" }}
+            aria-pressed={if props.selected { "true" } else { "false" }}
             aria-label={format!("Chunk from {} to {}, {} documents{}", c.min, c.max, c.docs, if c.jumbo { ", jumbo" } else { "" })}
             title={format!("last modified {}", c.last_modified())}>
             if badges {

@@ -6,6 +6,7 @@
 //! paint. Hovering the strip names the chunk under the pointer.
 
 use crate::export::COLOURS;
+use crate::state::{Action, Inspect};
 use crate::view_model::{BarSegment, ClusterView};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -20,7 +21,17 @@ const HEIGHT: f64 = 34.0;
 pub struct KeyBarProps {
     /// The picture to draw.
     pub view: Rc<ClusterView>,
+    /// Where the document just inserted landed, in [0, 1], marked on the strip.
+    #[prop_or_default]
+    pub mark: Option<f64>,
+    /// Where a click on the strip goes: it opens the chunk, or the document of the tick,
+    /// under the pointer in the inspector.
+    #[prop_or_default]
+    pub dispatch: Option<Callback<Action>>,
 }
+
+/// How close, in CSS pixels, a click must come to a tick to open its document.
+const TICK_REACH: f64 = 4.0;
 
 /// The segments to draw: with many chunks, neighbours on the same shard are merged, since
 /// each would be under a pixel wide.
@@ -42,7 +53,7 @@ pub fn segments(v: &ClusterView) -> Vec<BarSegment> {
 const SEPARATED_FROM: f64 = 4.0;
 
 /// Draws the strip `width` CSS pixels wide.
-fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, width: f64) {
+fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, mark: Option<f64>, width: f64) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -105,6 +116,14 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, width: f64) {
             ctx.fill_rect(x * width - 1.0, top, 2.0, h);
         }
     }
+    // The document just inserted: a dark bar with a white edge, over everything.
+    if let Some(x) = mark {
+        let x = (x * width).clamp(2.0, width - 2.0);
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_rect(x - 3.0, 0.0, 6.0, HEIGHT);
+        ctx.set_fill_style_str("#b3001b");
+        ctx.fill_rect(x - 2.0, 0.0, 4.0, HEIGHT);
+    }
 }
 
 /// The key-space bar.
@@ -117,12 +136,12 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
     {
         let canvas = canvas.clone();
         let width = width.clone();
-        use_effect_with(props.view.clone(), move |view| {
+        use_effect_with((props.view.clone(), props.mark), move |(view, mark)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 let w = *width
                     .borrow_mut()
                     .get_or_insert_with(|| f64::from(c.client_width().max(1)));
-                draw(&c, view, w);
+                draw(&c, view, *mark, w);
             }
             || ()
         });
@@ -131,13 +150,14 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
         // A new width redraws the strip at the new size.
         let canvas = canvas.clone();
         let view = props.view.clone();
-        use_effect_with(props.view.clone(), move |_| {
+        let mark = props.mark;
+        use_effect_with((props.view.clone(), mark), move |_| {
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                         let w = f64::from(c.client_width().max(1));
                         *width.borrow_mut() = Some(w);
-                        draw(&c, &view, w);
+                        draw(&c, &view, mark, w);
                     }
                 });
             move || drop(listener)
@@ -165,6 +185,40 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             }
         })
     };
+    let on_click = props.dispatch.clone().map(|dispatch| {
+        let view = props.view.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
+                return;
+            };
+            let width = f64::from(c.client_width().max(1));
+            let x = f64::from(e.offset_x()) / width;
+            let near = view
+                .ticks
+                .iter()
+                .enumerate()
+                .map(|(i, (t, _))| (i, ((t - x) * width).abs()))
+                .filter(|(_, d)| *d <= TICK_REACH)
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let subject = match near.and_then(|(i, _)| view.tick_docs.get(i)) {
+                Some((seq, key)) => Inspect::Chunk {
+                    key: key.clone(),
+                    skip: None,
+                    mark: Some(*seq),
+                },
+                None => {
+                    let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
+                    let Some(b) = view.bar.get(i) else { return };
+                    Inspect::Chunk {
+                        key: b.chunk.key.clone(),
+                        skip: None,
+                        mark: None,
+                    }
+                }
+            };
+            dispatch.emit(Action::Inspect(Some(subject)));
+        })
+    });
     let caption = if v.hashed {
         "Hashed key space: Long('-9223372036854775808') … Long('9223372036854775807'); chunks sit where their hashes fall"
     } else {
@@ -177,8 +231,9 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
                 <span class="keybar-caption">{ caption }</span>
             </div>
             <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
+                data-mark={props.mark.map(|m| format!("{m:.6}"))}
                 aria-label={format!("{} chunks across the key space", v.bar.len())}>
-                <canvas ref={canvas} class="bar-canvas" onmousemove={on_hover}></canvas>
+                <canvas ref={canvas} class="bar-canvas" onmousemove={on_hover} onclick={on_click}></canvas>
             </div>
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
         </section>
