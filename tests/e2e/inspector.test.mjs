@@ -3,7 +3,7 @@
 // Every figure is checked against the shell's own answer in the page's console.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, playLesson } from './harness.mjs';
+import { suite, playLesson } from './harness.mjs';
 // The 1440 px captures are of the inspector alone: a full-page capture of a page holding the
 // heatmap's canvas does not finish in headless Chromium (see the closing note of issue 19).
 
@@ -115,7 +115,7 @@ test('inserting a document by hand highlights its path: hash, chunk, shard and i
   assert.equal(await page.getByTestId('landing-hash').count(), 0, 'no hash on a ranged key');
   assert.equal(await page.locator('[data-testid="chunk"][data-landed="true"]').getAttribute('data-min'), '{ x: MinKey() }');
   // Stepping back to before the insert clears the path: nothing shown is stale.
-  await page.getByRole('button', { name: /Back/ }).first().click();
+  await page.getByTestId('step-back').click();
   await page.getByTestId('landing').waitFor({ state: 'detached' });
   assert.equal(await page.locator('[data-testid="chunk"][data-landed="true"]').count(), 0);
   assert.equal(await page.getByTestId('key-bar').getAttribute('data-mark'), null);
@@ -159,6 +159,6 @@ test('the inspector fits a phone screen', async () => {
   await page.locator('[data-testid="doc-row"].marked').waitFor();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `page wider than the screen by ${overflow}px`);
-  await screenshot(page, 'inspector-400');
+  await page.getByTestId('extras-inspector').screenshot({ path: 'target/screenshots/inspector-400.png' });
   assert.deepEqual(errors, []);
 });
