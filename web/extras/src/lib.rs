@@ -58,6 +58,9 @@ struct PartProps {
 struct Copy {
     /// The saved form it was last brought to (a repeat costs nothing).
     text: String,
+    /// The configuration the session started from (the cluster's own may have changed
+    /// since, with `sim.chunkSize` for one).
+    config: shardlab::ClusterConfig,
     state: Playground,
 }
 
@@ -75,8 +78,9 @@ fn session(text: &str, ns: &str, inspect: Option<Inspect>) -> Result<Playground,
         let same = copy.as_ref().is_some_and(|c| c.text == text);
         if !same {
             let scenario = shardlab::sim::from_json(text).map_err(|e| e.to_string())?;
+            let config = scenario.config();
             let followed = copy.as_mut().is_some_and(|c| {
-                c.state.timeline.borrow().session().cluster.config() == &scenario.config()
+                c.config == config
                     && c.state
                         .follow(&scenario.commands, scenario.applied() as u64)
             });
@@ -84,6 +88,7 @@ fn session(text: &str, ns: &str, inspect: Option<Inspect>) -> Result<Playground,
                 let replayed = shardlab_web::share::playground_from_scenario(&scenario);
                 *copy = Some(Copy {
                     text: String::new(),
+                    config,
                     state: replayed.state,
                 });
             }

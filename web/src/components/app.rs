@@ -155,14 +155,21 @@ pub fn app() -> Html {
     // inspector's subject. Made again only when those panels would redraw.
     let insight_input = {
         let state = (*state).clone();
-        use_memo(
+        // While a replay runs, the panels keep what they show: the copy would follow every
+        // picture of it.
+        let settled = state.replaying.is_none();
+        let last = use_mut_ref(|| Rc::<str>::from(""));
+        let input = use_memo(
             (
-                state.calm_rev(Calm::Insights),
+                settled.then(|| state.calm_rev(Calm::Insights)),
                 state.settings.ns.clone(),
                 state.inspecting().cloned(),
             ),
-            move |(_, ns, subject)| {
-                extras_input(&[
+            move |(rev, ns, subject)| {
+                if rev.is_none() && !last.borrow().is_empty() {
+                    return last.borrow().clone();
+                }
+                let input = extras_input(&[
                     ("scenario", JsValue::from_str(&saved_form(&state))),
                     ("ns", JsValue::from_str(ns)),
                     (
@@ -171,9 +178,12 @@ pub fn app() -> Html {
                             .as_ref()
                             .map_or(JsValue::NULL, |s| JsValue::from_str(&s.to_text())),
                     ),
-                ])
+                ]);
+                *last.borrow_mut() = input.clone();
+                input
             },
-        )
+        );
+        input
     };
     let replays = use_replay(&started.replay, &dispatch);
     let messages = Messages {
