@@ -83,6 +83,22 @@ export async function screenshot(page, name) {
   return path;
 }
 
+/**
+ * Opens the playground in a new page with nothing saved from an earlier test, at `query`
+ * (such as `?preset=hashed`), and waits for the cluster's summary. Returns the page and the
+ * page errors it collects.
+ */
+export async function openFresh(env, query = '', viewport = { width: 1400, height: 1000 }) {
+  const page = await env.browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`${env.server.url}${query}`);
+  await page.getByTestId('summary').waitFor();
+  return { page, errors };
+}
+
 /** Reads every chunk block's data attributes from the page. */
 export async function readChunks(page) {
   return page.$$eval('[data-testid="chunk"]', (els) =>

@@ -3,22 +3,13 @@
 // Every figure is checked against the shell's own answer in the page's console.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, playLesson } from './harness.mjs';
+import { suite, openFresh, playLesson } from './harness.mjs';
 // The 1440 px captures are of the inspector alone: a full-page capture of a page holding the
 // heatmap's canvas does not finish in headless Chromium (see the closing note of issue 19).
 
 const env = suite();
 
-async function openPage(query = '', viewport = { width: 1400, height: 1000 }) {
-  const page = await env.browser.newPage({ viewport });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(env.server.url);
-  await page.evaluate(() => localStorage.clear());
-  await page.goto(`${env.server.url}${query}`);
-  await page.getByTestId('summary').waitFor();
-  return { page, errors };
-}
+const openPage = (query, viewport) => openFresh(env, query, viewport);
 
 /** Types `command` in the console and returns the text of the answer it prints. */
 async function ask(page, command) {

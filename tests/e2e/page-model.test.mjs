@@ -2,20 +2,11 @@
 // lesson or a link. Each test acts as a person would and checks the panels follow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, readShards, readChunks, readCompareRows } from './harness.mjs';
+import { suite, openFresh, screenshot, readShards, readChunks, readCompareRows } from './harness.mjs';
 
 const env = suite();
 
-async function openPage(query = '') {
-  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(env.server.url);
-  await page.evaluate(() => localStorage.clear());
-  await page.goto(`${env.server.url}${query}`);
-  await page.getByTestId('summary').waitFor();
-  return { page, errors };
-}
+const openPage = (query, viewport) => openFresh(env, query, viewport);
 
 async function type(page, command) {
   const input = page.getByTestId('console-input');

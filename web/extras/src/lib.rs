@@ -12,7 +12,7 @@
 use shardlab_web::components::compare_view::CompareView;
 use shardlab_web::components::heatmap::Heatmap;
 use shardlab_web::components::inspector::Inspector;
-use shardlab_web::state::{Action, Inspect, Playground};
+use shardlab_web::state::{Action, Calm, Inspect, Playground};
 use shardlab_web::storage::{bool_field, parse_object, string_field};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -158,9 +158,9 @@ impl Component for Part {
                     _ => {}
                 });
                 if part == "inspector" {
-                    html! { <Inspector {state} {dispatch} /> }
+                    html! { <Inspector {state} {dispatch} calm={Calm::Insights} /> }
                 } else {
-                    html! { <Heatmap {state} {dispatch} /> }
+                    html! { <Heatmap {state} {dispatch} calm={Calm::Insights} /> }
                 }
             }
             _ => html! {},

@@ -20,7 +20,8 @@ pub struct PanelProps {
     pub dispatch: Callback<Action>,
 }
 
-/// Properties of the timeline panel, which redraws on its calm revision only (see
+/// Properties of a panel that redraws on its calm revision only (the timeline, the
+/// inspector, the heatmap) (see
 /// [`Playground::calm_revs`]): while a workload plays, a few times a second.
 #[derive(Properties)]
 pub struct CalmPanelProps {
@@ -28,11 +29,15 @@ pub struct CalmPanelProps {
     pub state: Playground,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
+    /// Whose calm revision the panel follows (the timeline's unless said).
+    #[prop_or(Calm::Timeline)]
+    pub calm: Calm,
 }
 
 impl PartialEq for CalmPanelProps {
     fn eq(&self, other: &Self) -> bool {
-        self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
+        self.calm == other.calm
+            && self.state.calm_rev(self.calm) == other.state.calm_rev(other.calm)
             && self.dispatch == other.dispatch
     }
 }

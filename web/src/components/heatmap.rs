@@ -13,7 +13,7 @@
 
 use super::term::Term;
 use crate::export::COLOURS;
-use crate::state::{Action, Calm, Playground};
+use crate::state::Action;
 use shardlab::sim::{HeatGrid, HeatOptions, HeatPattern};
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -46,21 +46,6 @@ const CURSOR: &str = "#1b2130";
 const BOUNDARY: &str = "rgba(27, 33, 48, 0.32)";
 /// The veil over the steps after the cursor.
 const FUTURE: &str = "rgba(255, 255, 255, 0.55)";
-
-/// Properties of [`Heatmap`].
-#[derive(Properties, Clone)]
-pub struct HeatmapProps {
-    /// The page state.
-    pub state: Playground,
-    /// Where actions go (a click on a cell jumps to its step).
-    pub dispatch: Callback<Action>,
-}
-
-impl PartialEq for HeatmapProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
-    }
-}
 
 /// The canvas's size: CSS pixels and the device pixel ratio.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -303,7 +288,7 @@ fn empty_reason(ns: &str, steps: u64, grid: Option<&HeatGrid>) -> Option<String>
 
 /// The heatmap panel.
 #[function_component(Heatmap)]
-pub fn heatmap(props: &HeatmapProps) -> Html {
+pub fn heatmap(props: &super::controls::CalmPanelProps) -> Html {
     let canvas = use_node_ref();
     let legend = use_node_ref();
     let panel = use_node_ref();

@@ -4,7 +4,7 @@
 //! the cluster at the cursor ([`Playground::inspecting`] keeps only the subject); the
 //! sentences and rules are the core's (`Cluster::explain_*`, `Cluster::chunk_documents`).
 
-use crate::state::{Action, Calm, Inspect, Playground};
+use crate::state::{Action, Inspect, Playground};
 use bson::Bson;
 use shardlab::engine::{Explanation, Landing};
 use shardlab::shell::format_value;
@@ -16,30 +16,12 @@ use yew::prelude::*;
 /// Documents a page of the chunk inspector lists.
 pub const PAGE: u64 = 25;
 
-/// Properties of [`Inspector`]. It redraws with the insights, calmly while a workload
-/// plays (see [`Playground::calm_revs`]), and at once on anything else.
-#[derive(Properties, Clone)]
-pub struct InspectorProps {
-    /// The page state.
-    pub state: Playground,
-    /// Where actions go.
-    pub dispatch: Callback<Action>,
-}
-
-impl PartialEq for InspectorProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
-            && self.dispatch == other.dispatch
-    }
-}
-
 /// Where the document of the latest insert up to the cursor is, with its insertion
 /// number: only when that insert was of exactly one document into the collection shown
 /// (an `insertOne`, from the console or the form), and while it is still stored.
 pub fn landing(state: &Playground) -> Option<(u64, Landing)> {
-    if state.latest_insert_count() != 1 {
-        return None;
-    }
+    // The same rule as the page's outline of the chunk: `Playground::landed`.
+    state.landed()?;
     let timeline = state.timeline.borrow();
     let (seq, landing) = timeline
         .session()
@@ -251,7 +233,7 @@ fn insert_form(props: &InsertFormProps) -> Html {
 
 /// The inspector panel.
 #[function_component(Inspector)]
-pub fn inspector(props: &InspectorProps) -> Html {
+pub fn inspector(props: &super::controls::CalmPanelProps) -> Html {
     let state = &props.state;
     let dispatch = &props.dispatch;
     let ns = state.settings.ns.clone();
