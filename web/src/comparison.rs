@@ -9,37 +9,19 @@
 //! records where each tick's inserts went and hands that to it.
 
 use crate::state::Workload;
-use crate::view_model::{cluster_view, ClusterView};
-use bson::{doc, Document};
+use bson::Document;
 use shardlab::engine::{inserts_per_shard, ClusterConfig, VersionMode};
 use shardlab::sim::{summarise, ComparisonRow, Timeline};
 use shardlab::workload::presets::generate_command;
+use shardlab_engine::view_model::{cluster_view, ClusterView};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The collection every column shards and fills.
-pub const COMPARE_NS: &str = "test.events";
+pub use shardlab_engine::comparison::{query_mix, COMPARE_NS, COMPARE_WORKLOADS};
 
 /// The most columns the comparison shows at once.
-pub const MAX_COLUMNS: usize = 4;
-
-/// Workloads offered for the comparison: all of them have the numeric field `x` that the
-/// query mix filters on.
-pub const COMPARE_WORKLOADS: &[&str] = &["monotonic", "decreasing", "uniform"];
-
-/// The fixed query mix whose routing the table reports, with a caption per query.
-pub fn query_mix() -> Vec<(&'static str, Document)> {
-    vec![
-        ("{x: 500}", doc! { "x": 500 }),
-        (
-            "{x: {$gte: 100, $lt: 200}}",
-            doc! { "x": { "$gte": 100, "$lt": 200 } },
-        ),
-        ("{x: {$in: [10, 900]}}", doc! { "x": { "$in": [10, 900] } }),
-        ("{ts: {$exists: true}}", doc! { "ts": { "$exists": true } }),
-    ]
-}
+pub const MAX_COLUMNS: usize = shardlab_protocol::MAX_COLUMNS;
 
 /// One configuration under comparison.
 #[derive(Clone)]
@@ -70,8 +52,8 @@ impl CompareColumn {
         });
         let mut error = None;
         for cmd in [
-            format!("sim.chunkSize({chunk_size})"),
-            format!("sh.shardCollection(\"{COMPARE_NS}\", {})", key.trim()),
+            shardlab::workload::presets::chunk_size_command(chunk_size),
+            shardlab::workload::presets::shard_command(COMPARE_NS, key, false, None),
         ] {
             for outcome in timeline.push(&cmd) {
                 if let Err(e) = &outcome.result {

@@ -12,7 +12,6 @@ pub mod shortcuts;
 pub mod startup;
 pub mod state;
 pub mod storage;
-pub mod view_model;
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
 pub fn start() {

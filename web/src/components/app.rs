@@ -276,7 +276,7 @@ fn extras_action(kind: &str, text: &str) -> Option<Action> {
 /// Where the document the step at the cursor inserted sits on the key-space bar.
 fn landing_mark(state: &Playground) -> Option<f64> {
     let (seq, key) = state.landed()?;
-    crate::view_model::bar_position(&state.view, &key, seq)
+    shardlab_engine::view_model::bar_position(&state.view, &key, seq)
 }
 
 /// While playing, a timer runs one workload batch per tick (drawn on every tick, or every

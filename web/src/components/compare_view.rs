@@ -6,9 +6,9 @@ use super::controls::validate_key;
 use crate::comparison::{
     query_mix, CompareAction, CompareColumn, Comparison, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
-use crate::view_model::{ClusterView, ShardView};
 use shardlab::engine::VersionMode;
 use shardlab::sim::{ComparisonRow, HOT_WINDOW};
+use shardlab_engine::view_model::{ClusterView, ShardView};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 

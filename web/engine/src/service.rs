@@ -1,0 +1,298 @@
+//! The engine's sessions and its dispatch: one request in, one answer and any events out.
+//!
+//! Every request is checked ([`Request::check`]) before anything runs, because other pages
+//! will be able to send them; a request that decodes but names no open session, or a
+//! chunk that is not there, is refused with an error, never a panic.
+
+use crate::frames::SentFrames;
+use crate::queries;
+use crate::view_model::cluster_view;
+use shardlab::sim::{from_json, from_query, to_query, Timeline};
+use shardlab::{ClusterConfig, VersionMode};
+use shardlab_protocol::{
+    Call, ConsoleLine, EngineError, Event, EventMessage, LineKind, Outcome, Position, Reply,
+    Request, Response, SessionConfig, Start, MAX_SESSIONS, PROTOCOL_VERSION,
+};
+use std::collections::BTreeMap;
+
+/// The methods this engine takes, as requests name them.
+pub const METHODS: &[&str] = &[
+    "hello",
+    "open",
+    "close",
+    "run",
+    "step",
+    "jump",
+    "fork",
+    "frame",
+    "checkKey",
+    "needsMoreInput",
+    "target",
+    "chunkDocs",
+    "explain",
+    "compare",
+    "scenario",
+];
+
+/// One open session: its timeline and what its view was last sent.
+struct Held {
+    timeline: Timeline,
+    sent: SentFrames,
+}
+
+/// The engine: every open session, by name.
+#[derive(Default)]
+pub struct Engine {
+    sessions: BTreeMap<String, Held>,
+}
+
+/// What one request produced.
+pub struct Handled {
+    /// The answer, to send first.
+    pub response: Response,
+    /// Events to send after it.
+    pub events: Vec<EventMessage>,
+}
+
+impl Engine {
+    /// An engine with no sessions.
+    pub fn new() -> Self {
+        Engine::default()
+    }
+
+    /// The names of the open sessions, in order.
+    pub fn sessions(&self) -> impl Iterator<Item = &str> {
+        self.sessions.keys().map(String::as_str)
+    }
+
+    /// Carries out one request.
+    pub fn handle(&mut self, request: Request) -> Handled {
+        let mut events = Vec::new();
+        let outcome = match request.check() {
+            Ok(()) => self.dispatch(&request.session, request.call, &mut events),
+            Err(e) => Err(e),
+        };
+        let events = events
+            .into_iter()
+            .map(|event| EventMessage {
+                session: request.session.clone(),
+                event,
+            })
+            .collect();
+        Handled {
+            response: Response {
+                id: request.id,
+                outcome: match outcome {
+                    Ok(reply) => Outcome::Result(reply),
+                    Err(e) => Outcome::Error(e),
+                },
+            },
+            events,
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        session: &str,
+        call: Call,
+        events: &mut Vec<Event>,
+    ) -> Result<Reply, EngineError> {
+        match call {
+            Call::Hello => Ok(Reply::Hello {
+                version: PROTOCOL_VERSION,
+                methods: METHODS.iter().map(|m| m.to_string()).collect(),
+            }),
+            Call::Open(start) => self.open(session, start, events),
+            Call::Close => match self.sessions.remove(session) {
+                Some(_) => Ok(Reply::Closed),
+                None => Err(EngineError::no_such_session(session)),
+            },
+            Call::CheckKey { key } => Ok(match queries::validate_key(&key, false) {
+                Ok(key) => Reply::KeyCheck {
+                    key: Some(key),
+                    error: None,
+                },
+                Err(message) => Reply::KeyCheck {
+                    key: None,
+                    error: Some(EngineError::bad_value(message)),
+                },
+            }),
+            Call::NeedsMoreInput { source } => Ok(Reply::NeedsMoreInput {
+                more: shardlab::shell::needs_more_input(&source),
+            }),
+            Call::Compare(spec) => {
+                crate::comparison::run(&spec).map(|rows| Reply::Compared { rows })
+            }
+            call => {
+                let held = self
+                    .sessions
+                    .get_mut(session)
+                    .ok_or_else(|| EngineError::no_such_session(session))?;
+                on_session(held, call, events)
+            }
+        }
+    }
+
+    fn open(
+        &mut self,
+        session: &str,
+        start: Start,
+        events: &mut Vec<Event>,
+    ) -> Result<Reply, EngineError> {
+        if self.sessions.contains_key(session) {
+            return Err(EngineError::bad_value(format!(
+                "a session named '{session}' is open already"
+            )));
+        }
+        if self.sessions.len() >= MAX_SESSIONS {
+            return Err(EngineError::bad_value(format!(
+                "an engine holds at most {MAX_SESSIONS} sessions: close one first"
+            )));
+        }
+        let timeline = match start {
+            Start::Config(config) => Timeline::new(cluster_config(&config)?),
+            Start::Scenario { text } => {
+                let scenario = if text.trim_start().starts_with('{') {
+                    from_json(&text)
+                } else {
+                    from_query(text.trim())
+                }
+                .map_err(|e| EngineError::bad_value(e.to_string()))?;
+                events.push(Event::Progress {
+                    done: 0,
+                    total: scenario.commands.len() as u64,
+                });
+                Timeline::from_scenario(&scenario)
+            }
+        };
+        let held = Held {
+            timeline,
+            sent: SentFrames::default(),
+        };
+        let reply = Reply::Position(position(&held.timeline));
+        events.push(save_event(&held.timeline));
+        self.sessions.insert(session.to_string(), held);
+        Ok(reply)
+    }
+}
+
+/// A new cluster's settings, from the protocol's (already checked) form.
+fn cluster_config(c: &SessionConfig) -> Result<ClusterConfig, EngineError> {
+    let version = VersionMode::parse(&c.version)
+        .ok_or_else(|| EngineError::bad_value(format!("unknown version mode '{}'", c.version)))?;
+    Ok(ClusterConfig {
+        shards: c.shards,
+        version,
+        chunk_size: c.chunk_size,
+        seed: c.seed,
+    })
+}
+
+fn position(timeline: &Timeline) -> Position {
+    Position {
+        position: timeline.position(),
+        length: timeline.len(),
+    }
+}
+
+fn save_event(timeline: &Timeline) -> Event {
+    Event::Save {
+        text: to_query(&timeline.to_scenario()),
+        steps: timeline.len(),
+    }
+}
+
+/// The calls that read or change one open session.
+fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
+    let timeline = &mut held.timeline;
+    match call {
+        Call::Run { source } => {
+            let outcomes = timeline.push(&source);
+            let lines = outcomes
+                .iter()
+                .filter_map(|o| {
+                    o.render().map(|text| ConsoleLine {
+                        kind: if o.result.is_err() {
+                            LineKind::Error
+                        } else {
+                            LineKind::Output
+                        },
+                        text,
+                    })
+                })
+                .collect();
+            events.push(save_event(timeline));
+            Ok(Reply::Ran {
+                lines,
+                position: position(timeline),
+            })
+        }
+        Call::Step { by } => {
+            for _ in 0..by.unsigned_abs().min(timeline.len()) {
+                let moved = if by > 0 {
+                    timeline.step_forward()
+                } else {
+                    timeline.step_back()
+                };
+                if !moved {
+                    break;
+                }
+            }
+            Ok(Reply::Position(position(timeline)))
+        }
+        Call::Jump { to } => {
+            timeline
+                .jump(to)
+                .map_err(|e| EngineError::bad_value(e.to_string()))?;
+            Ok(Reply::Position(position(timeline)))
+        }
+        Call::Fork => {
+            timeline.fork();
+            events.push(save_event(timeline));
+            Ok(Reply::Position(position(timeline)))
+        }
+        Call::Scenario => Ok(Reply::Scenario {
+            text: to_query(&timeline.to_scenario()),
+        }),
+        call => read_session(held, call),
+    }
+}
+
+/// The calls that only read one open session.
+fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
+    let timeline = &held.timeline;
+    let session = timeline.session();
+    let cluster = &session.cluster;
+    let server = |e: shardlab::ClusterError| EngineError {
+        code: e.code(),
+        code_name: e.code_name().to_string(),
+        message: e.to_string(),
+    };
+    match call {
+        Call::Frame { ns } => {
+            let ns = ns
+                .or_else(|| session.touched().map(str::to_string))
+                .or_else(|| cluster.collections().keys().next().cloned())
+                .unwrap_or_default();
+            let view = cluster_view(cluster, &ns, &held.sent.memory());
+            Ok(Reply::Frame(held.sent.send(view, timeline.position())))
+        }
+        Call::Target { ns, filter } => queries::target_filter(cluster, &ns, &filter)
+            .map(Reply::Targets)
+            .map_err(EngineError::bad_value),
+        Call::ChunkDocs { ns, chunk, page } => queries::chunk_page(cluster, &ns, chunk, page)
+            .map(Reply::ChunkDocs)
+            .map_err(server),
+        #[cfg(feature = "insight")]
+        Call::Explain(subject) => queries::explain(cluster, &subject)
+            .map(|sentences| Reply::Explained { sentences })
+            .map_err(server),
+        #[cfg(not(feature = "insight"))]
+        Call::Explain(_) => Err(EngineError::bad_value(
+            "this engine was built without explanations",
+        )),
+        _ => Err(EngineError::bad_value(
+            "this method does not read a session",
+        )),
+    }
+}
