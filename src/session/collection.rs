@@ -81,6 +81,12 @@ impl Session {
                 return Ok(Output::Value(Bson::Int32(n as i32)));
             }
             "updateOne" | "updateMany" | "replaceOne" => self.update_method(ns, name, args)?,
+            "findOneAndUpdate" | "findOneAndReplace" | "findOneAndDelete" | "findAndModify" => {
+                return self.find_and_modify_method(ns, name, args);
+            }
+            "analyzeShardKey" | "configureQueryAnalyzer" => {
+                return self.analyzer_helper(ns, name, args);
+            }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
                 self.record_write(ns, &filter, name, None);
@@ -192,13 +198,36 @@ impl Session {
         let r = self
             .cluster
             .update_with(ns, &filter, &update, name == "updateMany", upsert)?;
+        // mongosh's UpdateResult (result.ts) names the upserted `_id` `insertedId`.
         Ok(doc! {
             "acknowledged": true,
-            "insertedId": Bson::Null,
+            "insertedId": r.upserted_id.clone().unwrap_or(Bson::Null),
             "matchedCount": r.matched as i32,
             "modifiedCount": r.modified as i32,
-            "upsertedCount": 0,
+            "upsertedCount": i32::from(r.upserted_id.is_some()),
         })
+    }
+
+    /// `db.coll.analyzeShardKey(key, options)` and `db.coll.configureQueryAnalyzer(options)`
+    /// (collection.ts): the admin command on this namespace with the options merged in,
+    /// so a mongos without the command (before 7.0) refuses it as the command does.
+    fn analyzer_helper(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
+        let mut cmd = doc! { name: ns };
+        let options = if name == "analyzeShardKey" {
+            cmd.insert("key", self.doc_arg(args, 0, "key")?);
+            self.opt_doc_arg(args, 1, "options")?
+        } else {
+            self.opt_doc_arg(args, 0, "options")?
+        };
+        for (k, v) in options {
+            cmd.insert(k, v);
+        }
+        self.admin_command(&cmd)
     }
 
     /// `getIndexes()`: `_id_` first, then the indexes created, in order.

@@ -43,6 +43,9 @@ pub enum ErrorKind {
     Reference,
     /// A value out of JavaScript's range (a string too long to build).
     Range,
+    /// mongosh's own check of a helper's arguments (`MongoshInvalidInputError`), which
+    /// never reaches the server.
+    InvalidInput,
 }
 
 /// An error from one statement, with MongoDB's code and words and where it happened.
@@ -78,6 +81,18 @@ impl StatementError {
             code: 0,
             code_name: String::new(),
             message: message.into(),
+            span: None,
+        }
+    }
+
+    /// A `MongoshInvalidInputError` with mongosh's code for an invalid argument
+    /// (`CommonErrors.InvalidArgument`, `COMMON-10001`), as shell-api's helpers raise.
+    pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::InvalidInput,
+            code: 0,
+            code_name: String::new(),
+            message: format!("[COMMON-10001] {}", message.into()),
             span: None,
         }
     }
@@ -118,6 +133,7 @@ impl StatementError {
             ErrorKind::Type => "TypeError",
             ErrorKind::Reference => "ReferenceError",
             ErrorKind::Range => "RangeError",
+            ErrorKind::InvalidInput => "MongoshInvalidInputError",
         };
         let mut out = String::from("{\"error\": {\"code\": ");
         out.push_str(&self.code.to_string());
@@ -143,6 +159,7 @@ impl std::fmt::Display for StatementError {
             ErrorKind::Type => write!(f, "TypeError: {}", self.message),
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
             ErrorKind::Range => write!(f, "RangeError: {}", self.message),
+            ErrorKind::InvalidInput => write!(f, "MongoshInvalidInputError: {}", self.message),
         }
     }
 }
