@@ -210,6 +210,13 @@ pub struct Sharding {
     pub zones: Vec<ZoneRange>,
     /// Whether the balancer may move this collection's chunks.
     pub balancing: bool,
+    /// The collection's own maximum chunk size in bytes (`maxChunkSizeBytes` in
+    /// `config.collections`, set by `configureCollectionBalancing`); the cluster's when
+    /// `None`.
+    pub chunk_size: Option<u64>,
+    /// `enableAutoMerge` in `config.collections`: `None` when the collection follows the
+    /// cluster's AutoMerger setting.
+    pub auto_merge: Option<bool>,
 }
 
 /// A collection: sharded or not, with its documents.
@@ -339,6 +346,10 @@ pub struct Cluster {
     pub autosplit_enabled: bool,
     /// Successful migrations, for `sh.status()`.
     pub migrations: u64,
+    /// `config.settings`' `automerge` document (`{_id: 'automerge', enabled}`) as
+    /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
+    /// runs, which mongosh reads as enabled.
+    pub automerge: Option<bool>,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
@@ -416,6 +427,7 @@ impl Cluster {
             balancer_enabled: true,
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
+            automerge: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
             oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
@@ -465,6 +477,16 @@ impl Cluster {
         self.config
             .chunk_size
             .unwrap_or_else(|| self.config.version.default_chunk_size())
+    }
+
+    /// The maximum chunk size of `ns` in bytes: its own (`configureCollectionBalancing`),
+    /// else the cluster's. The splitter, the balancer and `moveRange` use it.
+    pub fn chunk_size_for(&self, ns: &str) -> u64 {
+        self.collections
+            .get(ns)
+            .and_then(|c| c.sharding.as_ref())
+            .and_then(|s| s.chunk_size)
+            .unwrap_or_else(|| self.chunk_size())
     }
 
     /// Sets the maximum chunk size in bytes (at least 1 KiB).
@@ -542,6 +564,7 @@ impl Cluster {
             balancer_enabled: self.balancer_enabled,
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
+            automerge: self.automerge,
             written: self.written,
             pending_zones: BTreeMap::new(),
             oid_counter: self.oid_counter,
@@ -782,6 +805,21 @@ impl Cluster {
         let primary = self.primary_of(ns);
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let empty = coll.docs.is_empty();
+        // shard_key_util.cpp, validShardKeyIndexExists step 1 (shardCollection's own check
+        // in 3.6): every unique index must stay unique across shards under the new key.
+        let unique = coll
+            .indexes
+            .iter()
+            .filter(|i| coll.unique_indexes.contains(i));
+        for index in unique {
+            if !key.is_unique_index_compatible(index) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "can't shard collection '{ns}' with unique index on {} and proposed shard key {}. Uniqueness can't be maintained unless shard key is a prefix",
+                    format_bson_obj(index),
+                    format_bson_obj(&key.to_pattern_document())
+                )));
+            }
+        }
         if !empty && !self.has_supporting_index(ns, &key) {
             return Err(ClusterError::InvalidOptions(
                 "Please create an index that starts with the proposed shard key before sharding the collection".into(),
@@ -846,6 +884,8 @@ impl Cluster {
             table,
             zones,
             balancing: true,
+            chunk_size: None,
+            auto_merge: None,
         };
         recount_all(&mut sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
@@ -1139,6 +1179,53 @@ impl Cluster {
     /// Changes whether the balancer may move a collection's chunks.
     pub fn set_collection_balancing(&mut self, ns: &str, on: bool) -> Result<(), ClusterError> {
         self.sharding_mut(ns)?.balancing = on;
+        Ok(())
+    }
+
+    /// `configureCollectionBalancing` (5.3 on), as the config server's
+    /// `ShardingCatalogManager::configureCollectionBalancing` applies it: nothing to do
+    /// without an option; `chunkSize` in MB within [1, 1024] (0 restores the cluster's),
+    /// checked before the collection is looked up; `enableAutoMerger` recorded; then the
+    /// update of `config.collections` must match the sharded collection.
+    /// `defragmentCollection` is accepted and not modelled.
+    pub fn configure_collection_balancing(
+        &mut self,
+        ns: &str,
+        chunk_size_mb: Option<i64>,
+        defragment: Option<bool>,
+        auto_merge: Option<bool>,
+    ) -> Result<(), ClusterError> {
+        if !split_ns(ns).is_ok_and(|(d, c)| !d.is_empty() && !c.is_empty()) {
+            return Err(ClusterError::InvalidNamespace(format!(
+                "Invalid namespace specified '{ns}'"
+            )));
+        }
+        if chunk_size_mb.is_none() && defragment.is_none() && auto_merge.is_none() {
+            return Ok(());
+        }
+        if let Some(mb) = chunk_size_mb.filter(|mb| *mb != 0) {
+            if !(1..=1024).contains(&mb) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "Chunk size '{mb}' out of range [1MB, 1GB]"
+                )));
+            }
+        }
+        let Some(s) = self
+            .collections
+            .get_mut(ns)
+            .and_then(|c| c.sharding.as_mut())
+        else {
+            return Err(ClusterError::NamespaceNotSharded(format!(
+                "Expected to match one doc for query {} but matched 0",
+                format_bson_obj(&bson::doc! { "_id": ns })
+            )));
+        };
+        if let Some(mb) = chunk_size_mb {
+            s.chunk_size = (mb != 0).then_some(mb as u64 * 1024 * 1024);
+        }
+        if auto_merge.is_some() {
+            s.auto_merge = auto_merge;
+        }
         Ok(())
     }
 

@@ -209,14 +209,19 @@ impl Session {
     }
 
     /// `db.coll.analyzeShardKey(key, options)` and `db.coll.configureQueryAnalyzer(options)`
-    /// (collection.ts): the admin command on this namespace with the options merged in,
-    /// so a mongos without the command (before 7.0) refuses it as the command does.
+    /// (collection.ts, 7.0 on): the admin command on this namespace with the options merged
+    /// in. A mongos before 7.0 has no such command, so in the 3.6 and 5.0 modes the helper
+    /// gets its "no such cmd" (the admin commands themselves stay open in every mode: the
+    /// page's insights run them whatever the version).
     fn analyzer_helper(
         &mut self,
         ns: &str,
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Output, StatementError> {
+        if self.cluster.version() < VersionMode::V80 {
+            return Err(super::sh::no_such_command(name).into());
+        }
         let mut cmd = doc! { name: ns };
         let options = if name == "analyzeShardKey" {
             cmd.insert("key", self.doc_arg(args, 0, "key")?);
