@@ -178,10 +178,7 @@ fn supporting_index(coll: &Collection, pattern: &KeyPattern) -> Option<IndexSpec
     }
     for index in &coll.indexes {
         // A unique index created with `createIndex(keys, {unique: true})` is one too.
-        candidates.push((
-            index.keys().cloned().collect(),
-            coll.unique_indexes.contains(index),
-        ));
+        candidates.push((index.keys().cloned().collect(), coll.is_unique_index(index)));
     }
     let mut best: Option<(usize, bool)> = None;
     for (fields, unique) in candidates {

@@ -243,6 +243,11 @@ pub struct Collection {
     pub(crate) key_scratch: Vec<Bson>,
 }
 
+/// Two key patterns with the same fields and values in the same order.
+pub fn same_pattern(a: &Document, b: &Document) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
+}
+
 /// The largest BSON document MongoDB stores (16 MiB).
 pub const MAX_DOCUMENT_BYTES: u32 = 16 * 1024 * 1024;
 
@@ -807,10 +812,7 @@ impl Cluster {
         let empty = coll.docs.is_empty();
         // shard_key_util.cpp, validShardKeyIndexExists step 1 (shardCollection's own check
         // in 3.6): every unique index must stay unique across shards under the new key.
-        let unique = coll
-            .indexes
-            .iter()
-            .filter(|i| coll.unique_indexes.contains(i));
+        let unique = coll.indexes.iter().filter(|i| coll.is_unique_index(i));
         for index in unique {
             if !key.is_unique_index_compatible(index) {
                 return Err(ClusterError::InvalidOptions(format!(
@@ -864,11 +866,11 @@ impl Cluster {
         // `{_id: 1}` needs no index of its own: the `_id` index serves it.
         let served_by_id_index =
             key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed();
-        if !coll.indexes.contains(&key_doc) && !served_by_id_index {
+        if !coll.has_index(&key_doc) && !served_by_id_index {
             coll.indexes.push(key_doc.clone());
         }
         // A unique shard key's index is created unique.
-        if unique && !served_by_id_index && !coll.unique_indexes.contains(&key_doc) {
+        if unique && !served_by_id_index && !coll.is_unique_index(&key_doc) {
             coll.unique_indexes.push(key_doc);
         }
         coll.docs.clear();
@@ -1276,6 +1278,18 @@ impl Sharding {
 }
 
 impl Collection {
+    /// Whether the collection has an index on exactly `keys`, fields in the same order
+    /// (`bson::Document`'s own equality ignores the order, and `{a: 1, b: 1}` and
+    /// `{b: 1, a: 1}` are two indexes).
+    pub fn has_index(&self, keys: &Document) -> bool {
+        self.indexes.iter().any(|i| same_pattern(i, keys))
+    }
+
+    /// Whether the index on exactly `keys` is unique.
+    pub fn is_unique_index(&self, keys: &Document) -> bool {
+        self.unique_indexes.iter().any(|i| same_pattern(i, keys))
+    }
+
     /// The stored documents in shard key order.
     pub fn documents(&self) -> impl Iterator<Item = Document> + '_ {
         self.docs.values().map(Stored::doc)

@@ -36,6 +36,9 @@ pub struct UpdateOutcome {
     pub upserted_id: Option<Bson>,
 }
 
+/// Where a stored document is: its shard key and its insertion number.
+type Entry = (KeyValue, u64);
+
 /// What a findAndModify does to the one document it finds.
 #[derive(Debug, Clone, Copy)]
 pub enum Modify<'a> {
@@ -144,7 +147,7 @@ impl Cluster {
         ns: &str,
         filter: &Document,
         only: Option<ShardIdx>,
-    ) -> Result<Vec<(KeyValue, u64)>, ClusterError> {
+    ) -> Result<Vec<Entry>, ClusterError> {
         Ok(self.matching_docs(ns, filter, only)?.0)
     }
 
@@ -154,7 +157,7 @@ impl Cluster {
         ns: &str,
         filter: &Document,
         only: Option<ShardIdx>,
-    ) -> Result<(Vec<(KeyValue, u64)>, Vec<Document>), ClusterError> {
+    ) -> Result<(Vec<Entry>, Vec<Document>), ClusterError> {
         let mut target = self.target(ns, filter)?;
         if let Some(shard) = only {
             target.shards = vec![shard];

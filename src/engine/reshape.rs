@@ -154,7 +154,7 @@ impl Cluster {
             .collections
             .get_mut(ns)
             .ok_or_else(|| not_sharded(ns))?;
-        if !coll.indexes.contains(keys) {
+        if !coll.has_index(keys) {
             coll.indexes.push(keys.clone());
             if unique {
                 coll.unique_indexes.push(keys.clone());
@@ -191,10 +191,10 @@ impl Cluster {
         // Step 1, `validShardKeyIndexExists`: every unique index, in listIndexes order
         // (`_id` first, which is always compatible, then in creation order), must keep
         // uniqueness under the new key (`ShardKeyPattern::isUniqueIndexCompatible`).
-        let unique = coll
-            .indexes
-            .iter()
-            .filter(|i| coll.unique_indexes.contains(i) || (sharding.unique && **i == old_doc));
+        let unique = coll.indexes.iter().filter(|i| {
+            coll.is_unique_index(i)
+                || (sharding.unique && crate::engine::cluster::same_pattern(i, &old_doc))
+        });
         for index in unique {
             if !new.is_unique_index_compatible(index) {
                 return Err(ClusterError::InvalidOptions(format!(

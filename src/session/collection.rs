@@ -179,12 +179,12 @@ impl Session {
         let update = self.doc_arg(args, 1, "update")?;
         let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
         if name == "replaceOne" && is_ops {
-            return Err(StatementError::type_error(
+            return Err(StatementError::invalid_argument(
                 "Replacement document must not contain atomic operators",
             ));
         }
         if name != "replaceOne" && !is_ops {
-            return Err(StatementError::type_error(
+            return Err(StatementError::invalid_argument(
                 "Update document requires atomic operators",
             ));
         }
@@ -244,7 +244,7 @@ impl Session {
             for k in &c.indexes {
                 let name = crate::engine::cluster::index_name(k);
                 let mut spec = doc! { "v": 2, "key": k.clone(), "name": name };
-                if c.unique_indexes.contains(k) {
+                if c.is_unique_index(k) {
                     spec.insert("unique", true);
                 }
                 list.push(Bson::Document(spec));

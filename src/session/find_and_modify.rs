@@ -81,10 +81,10 @@ impl Session {
 /// update must be operators, a replacement must hold none.
 fn check_update_kind(name: &str, update: &Document) -> Result<(), StatementError> {
     match (name, is_operator_update(update)) {
-        ("findOneAndReplace", true) => Err(StatementError::type_error(
+        ("findOneAndReplace", true) => Err(StatementError::invalid_argument(
             "Replacement document must not contain atomic operators",
         )),
-        ("findOneAndUpdate", false) => Err(StatementError::type_error(
+        ("findOneAndUpdate", false) => Err(StatementError::invalid_argument(
             "Update document requires atomic operators",
         )),
         _ => Ok(()),

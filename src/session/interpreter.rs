@@ -46,6 +46,9 @@ pub enum ErrorKind {
     /// mongosh's own check of a helper's arguments (`MongoshInvalidInputError`), which
     /// never reaches the server.
     InvalidInput,
+    /// The Node driver's check of a command's arguments (`MongoInvalidArgumentError`),
+    /// made before it sends the command.
+    InvalidArgument,
 }
 
 /// An error from one statement, with MongoDB's code and words and where it happened.
@@ -97,6 +100,18 @@ impl StatementError {
         }
     }
 
+    /// A `MongoInvalidArgumentError`, as the Node driver raises before sending a command
+    /// (an update without operators, a replacement with them).
+    pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::InvalidArgument,
+            code: 0,
+            code_name: String::new(),
+            message: message.into(),
+            span: None,
+        }
+    }
+
     fn syntax(e: &ParseError) -> Self {
         // The parser's text is "line:col: Kind: message"; mongosh prints
         // "SyntaxError: message (line:col)".
@@ -134,6 +149,7 @@ impl StatementError {
             ErrorKind::Reference => "ReferenceError",
             ErrorKind::Range => "RangeError",
             ErrorKind::InvalidInput => "MongoshInvalidInputError",
+            ErrorKind::InvalidArgument => "MongoInvalidArgumentError",
         };
         let mut out = String::from("{\"error\": {\"code\": ");
         out.push_str(&self.code.to_string());
@@ -160,6 +176,9 @@ impl std::fmt::Display for StatementError {
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
             ErrorKind::Range => write!(f, "RangeError: {}", self.message),
             ErrorKind::InvalidInput => write!(f, "MongoshInvalidInputError: {}", self.message),
+            ErrorKind::InvalidArgument => {
+                write!(f, "MongoInvalidArgumentError: {}", self.message)
+            }
         }
     }
 }
