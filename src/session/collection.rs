@@ -224,7 +224,13 @@ impl Session {
         }
         let mut cmd = doc! { name: ns };
         let options = if name == "analyzeShardKey" {
-            cmd.insert("key", self.doc_arg(args, 0, "key")?);
+            // assertArgsDefinedType([key], [true], 'Collection.analyzeShardKey').
+            let key = self.opt_arg(args, 0)?.ok_or_else(|| {
+                StatementError::invalid_input(
+                    "Missing required argument at position 0 (Collection.analyzeShardKey)",
+                )
+            })?;
+            cmd.insert("key", key);
             self.opt_doc_arg(args, 1, "options")?
         } else {
             self.opt_doc_arg(args, 0, "options")?

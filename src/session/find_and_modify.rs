@@ -24,17 +24,27 @@ impl Session {
         name: &str,
         args: &[Expr],
     ) -> Result<Output, StatementError> {
+        let first = self.opt_arg(args, 0)?.ok_or_else(|| {
+            StatementError::invalid_input(format!(
+                "Missing required argument at position 0 (Collection.{name})"
+            ))
+        })?;
         let req = match name {
             "findOneAndDelete" => Request {
-                filter: self.doc_arg(args, 0, "filter")?,
+                filter: driver_object(Some(first), "filter")?,
                 update: None,
                 options: self.opt_doc_arg(args, 1, "options")?,
                 return_new: false,
             },
             "findAndModify" => legacy_request(self.doc_arg(args, 0, "options")?)?,
             _ => {
-                let filter = self.doc_arg(args, 0, "filter")?;
-                let update = self.doc_arg(args, 1, "update")?;
+                let filter = driver_object(Some(first), "filter")?;
+                let what = if name == "findOneAndReplace" {
+                    "replacement"
+                } else {
+                    "update"
+                };
+                let update = driver_object(self.opt_arg(args, 1)?, what)?;
                 check_update_kind(name, &update)?;
                 let options = self.opt_doc_arg(args, 2, "options")?;
                 let return_new = return_new(&options)?;
@@ -74,6 +84,17 @@ impl Session {
             (None, _) => Bson::Null,
         };
         Ok(Output::Value(value))
+    }
+}
+
+/// An argument the Node driver wants as an object (`FindOneAndUpdateOperation` and its
+/// siblings, operations/find_and_modify.ts): `Argument "<name>" must be an object`.
+fn driver_object(value: Option<Bson>, name: &str) -> Result<Document, StatementError> {
+    match value {
+        Some(Bson::Document(d)) => Ok(d),
+        _ => Err(StatementError::invalid_argument(format!(
+            "Argument \"{name}\" must be an object"
+        ))),
     }
 }
 

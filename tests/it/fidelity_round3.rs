@@ -61,10 +61,11 @@ fn on_owning_shard(filter: &str) -> String {
 }
 
 // mongosh packages/shell-api/src/collection.ts (findOneAndUpdate, findOneAndReplace,
-// findOneAndDelete return `result.value`: the document or null) and helpers.ts
-// (processFindAndModifyOptions: returnDocument, else returnOriginal, else
-// returnNewDocument, else new; the document before by default; any other returnDocument
-// is a MongoshInvalidInputError).
+// findOneAndDelete return `result.value`: the document or null; findAndModify maps onto
+// them) and helpers.ts (processFindAndModifyOptions: returnDocument, else returnOriginal,
+// else returnNewDocument, else new; the document before by default; any other
+// returnDocument is a MongoshInvalidInputError; assertArgsDefinedType); the Node driver's
+// src/operations/find_and_modify.ts (its MongoInvalidArgumentErrors).
 #[test]
 fn find_one_and_modify_options_and_shapes() {
     check(
@@ -86,6 +87,11 @@ db.c.findAndModify({query: {x: 3}})
 db.c.findOneAndUpdate({x: 1}, {$inc: {v: 1}}, {returnDocument: 'later'})
 db.c.findOneAndUpdate({x: 1}, {v: 1})
 db.c.findOneAndReplace({x: 1}, {$set: {v: 1}})
+db.c.findOneAndUpdate()
+db.c.findOneAndUpdate({x: 1})
+db.c.findOneAndReplace({x: 1}, null)
+db.c.findOneAndDelete(5)
+db.c.findAndModify()
 db.c.countDocuments()",
         expect![[r#"
             > db.c.insertMany([{_id: 1, x: 1, v: 1}, {_id: 2, x: 2, v: 2}, {_id: 3, x: 3, v: 3}])
@@ -124,6 +130,16 @@ db.c.countDocuments()",
             MongoInvalidArgumentError: Update document requires atomic operators
             > db.c.findOneAndReplace({x: 1}, {$set: {v: 1}})
             MongoInvalidArgumentError: Replacement document must not contain atomic operators
+            > db.c.findOneAndUpdate()
+            MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Collection.findOneAndUpdate)
+            > db.c.findOneAndUpdate({x: 1})
+            MongoInvalidArgumentError: Argument "update" must be an object
+            > db.c.findOneAndReplace({x: 1}, null)
+            MongoInvalidArgumentError: Argument "replacement" must be an object
+            > db.c.findOneAndDelete(5)
+            MongoInvalidArgumentError: Argument "filter" must be an object
+            > db.c.findAndModify()
+            MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Collection.findAndModify)
             > db.c.countDocuments()
             3
         "#]],
@@ -454,7 +470,8 @@ db.getCollection('system.views').configureQueryAnalyzer({mode: 'full', samplesPe
 
 // src/mongo/db/s/analyze_shard_key_cmd_util.cpp (calculateCardinalityAndFrequency): the
 // supporting index decides `isUnique`, true when it is unique and has exactly the key's
-// fields; a unique index made by createIndex counts as well as the shard key's own.
+// fields; a unique index made by createIndex counts as well as the shard key's own, and
+// `{y: 1, x: 1}` is not `{x: 1, y: 1}`.
 #[test]
 fn analyze_shard_key_is_unique_with_a_unique_index() {
     let setup = "sim.version('8.0')
@@ -475,6 +492,11 @@ db.c.createIndex({x: 1, y: 1})";
     assert_eq!(is_unique("{y: 1}"), "false");
     assert_eq!(is_unique("{y: 1, x: 1}"), "true");
     assert_eq!(is_unique("{x: 1, y: 1}"), "false");
+    // collection.ts: assertArgsDefinedType([key], [true], 'Collection.analyzeShardKey').
+    assert_eq!(
+        answer(setup, "db.c.analyzeShardKey()"),
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Collection.analyzeShardKey)"
+    );
 }
 
 // src/mongo/db/s/shard_key_util.cpp (validShardKeyIndexExists, step 1; shardCollection's
