@@ -148,7 +148,7 @@ impl Cluster {
         filter: &Document,
         only: Option<ShardIdx>,
     ) -> Result<Vec<Entry>, ClusterError> {
-        Ok(self.matching_docs(ns, filter, only)?.0)
+        Ok(self.matching(ns, filter, only, false)?.0)
     }
 
     /// [`Cluster::matching_entries`] with the documents themselves, in the same order.
@@ -157,6 +157,19 @@ impl Cluster {
         ns: &str,
         filter: &Document,
         only: Option<ShardIdx>,
+    ) -> Result<(Vec<Entry>, Vec<Document>), ClusterError> {
+        self.matching(ns, filter, only, true)
+    }
+
+    /// The shared body of [`Cluster::matching_entries`] and [`Cluster::matching_docs`]:
+    /// the documents are kept only when asked for, so that an `updateMany` holds no copy
+    /// of what it matched.
+    fn matching(
+        &self,
+        ns: &str,
+        filter: &Document,
+        only: Option<ShardIdx>,
+        keep_docs: bool,
     ) -> Result<(Vec<Entry>, Vec<Document>), ClusterError> {
         let mut target = self.target(ns, filter)?;
         if let Some(shard) = only {
@@ -170,13 +183,19 @@ impl Cluster {
             if target.shards.contains(&shard) {
                 let doc = stored.doc();
                 if query::matches(filter, &doc)? {
-                    hits.push((shard, key.to_key(), seq, doc));
+                    hits.push((shard, key.to_key(), seq, keep_docs.then_some(doc)));
                 }
             }
             Ok(())
         })?;
         crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq, _)| (*shard, *seq));
-        Ok(hits.into_iter().map(|(_, k, s, d)| ((k, s), d)).unzip())
+        let mut entries = Vec::with_capacity(hits.len());
+        let mut docs = Vec::with_capacity(if keep_docs { hits.len() } else { 0 });
+        for (_, key, seq, doc) in hits {
+            entries.push((key, seq));
+            docs.extend(doc);
+        }
+        Ok((entries, docs))
     }
 
     /// The check mongos's ChunkManagerTargeter makes before a single-document write
