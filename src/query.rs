@@ -17,5 +17,5 @@ pub(crate) mod update;
 pub use filter::matches;
 pub use projection::project;
 pub use regex::Regex;
-pub use sort::sort_documents;
-pub use update::{apply_update, apply_update_for_insert};
+pub use sort::{sort_documents, sort_order};
+pub use update::{apply_update, apply_update_for_insert, upsert_document};

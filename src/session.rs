@@ -4,6 +4,7 @@
 
 mod admin;
 mod collection;
+mod find_and_modify;
 #[cfg(feature = "insight")]
 mod insight;
 pub(crate) mod interpreter;

@@ -384,13 +384,14 @@ impl Cluster {
                 "Destination shard cannot be the same as source".to_string(),
             ));
         }
-        if chunk.jumbo || chunk.bytes > self.chunk_size().saturating_mul(2) && chunk.docs > 1 {
+        if chunk.jumbo || chunk.bytes > self.chunk_size_for(ns).saturating_mul(2) && chunk.docs > 1
+        {
             return Err(ClusterError::ChunkTooBig(format!(
                 "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {}, average document size is {}. Found {} documents in chunk  ns: {ns} {} -> {}",
-                (self.chunk_size() * 13 / 10)
+                (self.chunk_size_for(ns) * 13 / 10)
                     .checked_div(chunk.bytes.checked_div(chunk.docs).unwrap_or(0).max(1))
                     .unwrap_or(0),
-                self.chunk_size(),
+                self.chunk_size_for(ns),
                 chunk.bytes.checked_div(chunk.docs).unwrap_or(0),
                 chunk.docs,
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.min)),
@@ -418,7 +419,7 @@ impl Cluster {
         let lo = match (min, &hi) {
             (Some(m), _) => key_from_bound(&s.pattern, m)?,
             (None, Some(hi)) => self
-                .lower_bound_for(ns, hi, self.chunk_size())
+                .lower_bound_for(ns, hi, self.chunk_size_for(ns))
                 .ok_or_else(|| not_sharded(ns))?,
             (None, None) => {
                 return Err(ClusterError::InvalidOptions(
@@ -462,7 +463,7 @@ impl Cluster {
                 }
             }
             None => {
-                let size = self.chunk_size();
+                let size = self.chunk_size_for(ns);
                 self.split_front(ns, &lo, size);
             }
         }
@@ -823,7 +824,7 @@ impl Cluster {
                     .collect();
                 d.shards = in_zone.len() as u64;
                 d.total = in_zone.iter().map(|&i| d.loads[i as usize]).sum();
-                d.threshold = MIGRATION_SIZE_FACTOR * self.chunk_size();
+                d.threshold = MIGRATION_SIZE_FACTOR * self.chunk_size_for(ns);
                 if in_zone.is_empty() {
                     return d;
                 }
@@ -891,7 +892,7 @@ impl Cluster {
     /// chunk size.
     fn balancer_move(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) -> Option<Migration> {
         if self.config.version == VersionMode::V80 {
-            let size = self.chunk_size();
+            let size = self.chunk_size_for(ns);
             self.split_front(ns, min, size);
         }
         self.commit_move(ns, min, to)

@@ -210,6 +210,13 @@ pub struct Sharding {
     pub zones: Vec<ZoneRange>,
     /// Whether the balancer may move this collection's chunks.
     pub balancing: bool,
+    /// The collection's own maximum chunk size in bytes (`maxChunkSizeBytes` in
+    /// `config.collections`, set by `configureCollectionBalancing`); the cluster's when
+    /// `None`.
+    pub chunk_size: Option<u64>,
+    /// `enableAutoMerge` in `config.collections`: `None` when the collection follows the
+    /// cluster's AutoMerger setting.
+    pub auto_merge: Option<bool>,
 }
 
 /// A collection: sharded or not, with its documents.
@@ -234,6 +241,11 @@ pub struct Collection {
     /// A vector lent to each insert for the key values it needs as `KeyValue`s, so that a
     /// steady stream of inserts allocates nothing for keys.
     pub(crate) key_scratch: Vec<Bson>,
+}
+
+/// Two key patterns with the same fields and values in the same order.
+pub fn same_pattern(a: &Document, b: &Document) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
 }
 
 /// The largest BSON document MongoDB stores (16 MiB).
@@ -339,6 +351,10 @@ pub struct Cluster {
     pub autosplit_enabled: bool,
     /// Successful migrations, for `sh.status()`.
     pub migrations: u64,
+    /// `config.settings`' `automerge` document (`{_id: 'automerge', enabled}`) as
+    /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
+    /// runs, which mongosh reads as enabled.
+    pub automerge: Option<bool>,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
@@ -416,6 +432,7 @@ impl Cluster {
             balancer_enabled: true,
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
+            automerge: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
             oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
@@ -465,6 +482,16 @@ impl Cluster {
         self.config
             .chunk_size
             .unwrap_or_else(|| self.config.version.default_chunk_size())
+    }
+
+    /// The maximum chunk size of `ns` in bytes: its own (`configureCollectionBalancing`),
+    /// else the cluster's. The splitter, the balancer and `moveRange` use it.
+    pub fn chunk_size_for(&self, ns: &str) -> u64 {
+        self.collections
+            .get(ns)
+            .and_then(|c| c.sharding.as_ref())
+            .and_then(|s| s.chunk_size)
+            .unwrap_or_else(|| self.chunk_size())
     }
 
     /// Sets the maximum chunk size in bytes (at least 1 KiB).
@@ -542,6 +569,7 @@ impl Cluster {
             balancer_enabled: self.balancer_enabled,
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
+            automerge: self.automerge,
             written: self.written,
             pending_zones: BTreeMap::new(),
             oid_counter: self.oid_counter,
@@ -782,6 +810,18 @@ impl Cluster {
         let primary = self.primary_of(ns);
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let empty = coll.docs.is_empty();
+        // shard_key_util.cpp, validShardKeyIndexExists step 1 (shardCollection's own check
+        // in 3.6): every unique index must stay unique across shards under the new key.
+        let unique = coll.indexes.iter().filter(|i| coll.is_unique_index(i));
+        for index in unique {
+            if !key.is_unique_index_compatible(index) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "can't shard collection '{ns}' with unique index on {} and proposed shard key {}. Uniqueness can't be maintained unless shard key is a prefix",
+                    format_bson_obj(index),
+                    format_bson_obj(&key.to_pattern_document())
+                )));
+            }
+        }
         if !empty && !self.has_supporting_index(ns, &key) {
             return Err(ClusterError::InvalidOptions(
                 "Please create an index that starts with the proposed shard key before sharding the collection".into(),
@@ -826,11 +866,11 @@ impl Cluster {
         // `{_id: 1}` needs no index of its own: the `_id` index serves it.
         let served_by_id_index =
             key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed();
-        if !coll.indexes.contains(&key_doc) && !served_by_id_index {
+        if !coll.has_index(&key_doc) && !served_by_id_index {
             coll.indexes.push(key_doc.clone());
         }
         // A unique shard key's index is created unique.
-        if unique && !served_by_id_index && !coll.unique_indexes.contains(&key_doc) {
+        if unique && !served_by_id_index && !coll.is_unique_index(&key_doc) {
             coll.unique_indexes.push(key_doc);
         }
         coll.docs.clear();
@@ -846,6 +886,8 @@ impl Cluster {
             table,
             zones,
             balancing: true,
+            chunk_size: None,
+            auto_merge: None,
         };
         recount_all(&mut sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
@@ -1142,6 +1184,53 @@ impl Cluster {
         Ok(())
     }
 
+    /// `configureCollectionBalancing` (5.3 on), as the config server's
+    /// `ShardingCatalogManager::configureCollectionBalancing` applies it: nothing to do
+    /// without an option; `chunkSize` in MB within [1, 1024] (0 restores the cluster's),
+    /// checked before the collection is looked up; `enableAutoMerger` recorded; then the
+    /// update of `config.collections` must match the sharded collection.
+    /// `defragmentCollection` is accepted and not modelled.
+    pub fn configure_collection_balancing(
+        &mut self,
+        ns: &str,
+        chunk_size_mb: Option<i64>,
+        defragment: Option<bool>,
+        auto_merge: Option<bool>,
+    ) -> Result<(), ClusterError> {
+        if !split_ns(ns).is_ok_and(|(d, c)| !d.is_empty() && !c.is_empty()) {
+            return Err(ClusterError::InvalidNamespace(format!(
+                "Invalid namespace specified '{ns}'"
+            )));
+        }
+        if chunk_size_mb.is_none() && defragment.is_none() && auto_merge.is_none() {
+            return Ok(());
+        }
+        if let Some(mb) = chunk_size_mb.filter(|mb| *mb != 0) {
+            if !(1..=1024).contains(&mb) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "Chunk size '{mb}' out of range [1MB, 1GB]"
+                )));
+            }
+        }
+        let Some(s) = self
+            .collections
+            .get_mut(ns)
+            .and_then(|c| c.sharding.as_mut())
+        else {
+            return Err(ClusterError::NamespaceNotSharded(format!(
+                "Expected to match one doc for query {} but matched 0",
+                format_bson_obj(&bson::doc! { "_id": ns })
+            )));
+        };
+        if let Some(mb) = chunk_size_mb {
+            s.chunk_size = (mb != 0).then_some(mb as u64 * 1024 * 1024);
+        }
+        if auto_merge.is_some() {
+            s.auto_merge = auto_merge;
+        }
+        Ok(())
+    }
+
     /// Checks the invariants of every collection: chunks tile the key space, chunk counts
     /// and sizes match their documents, every document is on its chunk's shard.
     pub fn check(&self) -> Result<(), String> {
@@ -1189,6 +1278,18 @@ impl Sharding {
 }
 
 impl Collection {
+    /// Whether the collection has an index on exactly `keys`, fields in the same order
+    /// (`bson::Document`'s own equality ignores the order, and `{a: 1, b: 1}` and
+    /// `{b: 1, a: 1}` are two indexes).
+    pub fn has_index(&self, keys: &Document) -> bool {
+        self.indexes.iter().any(|i| same_pattern(i, keys))
+    }
+
+    /// Whether the index on exactly `keys` is unique.
+    pub fn is_unique_index(&self, keys: &Document) -> bool {
+        self.unique_indexes.iter().any(|i| same_pattern(i, keys))
+    }
+
     /// The stored documents in shard key order.
     pub fn documents(&self) -> impl Iterator<Item = Document> + '_ {
         self.docs.values().map(Stored::doc)

@@ -246,7 +246,7 @@ impl Cluster {
     /// `autoSplitVector` finds (with the top-chunk rule for ordered keys), or marks it jumbo
     /// if it is over the maximum size and all its documents share one key value.
     pub(crate) fn maybe_auto_split(&mut self, ns: &str, min: &KeyValue) {
-        let max_size = self.chunk_size();
+        let max_size = self.chunk_size_for(ns);
         let Ok(sharding) = self.sharding_mut(ns) else {
             return;
         };
@@ -398,7 +398,8 @@ impl Cluster {
         };
         let chunks: Vec<Chunk> = sharding.table.iter().cloned().collect();
         for chunk in chunks {
-            let Some(points) = self.chunk_split_points(ns, &chunk, self.chunk_size(), None) else {
+            let Some(points) = self.chunk_split_points(ns, &chunk, self.chunk_size_for(ns), None)
+            else {
                 continue;
             };
             if !points.is_empty() {

@@ -81,6 +81,12 @@ impl Session {
                 return Ok(Output::Value(Bson::Int32(n as i32)));
             }
             "updateOne" | "updateMany" | "replaceOne" => self.update_method(ns, name, args)?,
+            "findOneAndUpdate" | "findOneAndReplace" | "findOneAndDelete" | "findAndModify" => {
+                return self.find_and_modify_method(ns, name, args);
+            }
+            "analyzeShardKey" | "configureQueryAnalyzer" => {
+                return self.analyzer_helper(ns, name, args);
+            }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
                 self.record_write(ns, &filter, name, None);
@@ -173,12 +179,12 @@ impl Session {
         let update = self.doc_arg(args, 1, "update")?;
         let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
         if name == "replaceOne" && is_ops {
-            return Err(StatementError::type_error(
+            return Err(StatementError::invalid_argument(
                 "Replacement document must not contain atomic operators",
             ));
         }
         if name != "replaceOne" && !is_ops {
-            return Err(StatementError::type_error(
+            return Err(StatementError::invalid_argument(
                 "Update document requires atomic operators",
             ));
         }
@@ -192,13 +198,47 @@ impl Session {
         let r = self
             .cluster
             .update_with(ns, &filter, &update, name == "updateMany", upsert)?;
+        // mongosh's UpdateResult (result.ts) names the upserted `_id` `insertedId`.
         Ok(doc! {
             "acknowledged": true,
-            "insertedId": Bson::Null,
+            "insertedId": r.upserted_id.clone().unwrap_or(Bson::Null),
             "matchedCount": r.matched as i32,
             "modifiedCount": r.modified as i32,
-            "upsertedCount": 0,
+            "upsertedCount": i32::from(r.upserted_id.is_some()),
         })
+    }
+
+    /// `db.coll.analyzeShardKey(key, options)` and `db.coll.configureQueryAnalyzer(options)`
+    /// (collection.ts, 7.0 on): the admin command on this namespace with the options merged
+    /// in. A mongos before 7.0 has no such command, so in the 3.6 and 5.0 modes the helper
+    /// gets its "no such cmd" (the admin commands themselves stay open in every mode: the
+    /// page's insights run them whatever the version).
+    fn analyzer_helper(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
+        if self.cluster.version() < VersionMode::V80 {
+            return Err(super::sh::no_such_command(name).into());
+        }
+        let mut cmd = doc! { name: ns };
+        let options = if name == "analyzeShardKey" {
+            // assertArgsDefinedType([key], [true], 'Collection.analyzeShardKey').
+            let key = self.opt_arg(args, 0)?.ok_or_else(|| {
+                StatementError::invalid_input(
+                    "Missing required argument at position 0 (Collection.analyzeShardKey)",
+                )
+            })?;
+            cmd.insert("key", key);
+            self.opt_doc_arg(args, 1, "options")?
+        } else {
+            self.opt_doc_arg(args, 0, "options")?
+        };
+        for (k, v) in options {
+            cmd.insert(k, v);
+        }
+        self.admin_command(&cmd)
     }
 
     /// `getIndexes()`: `_id_` first, then the indexes created, in order.
@@ -210,7 +250,7 @@ impl Session {
             for k in &c.indexes {
                 let name = crate::engine::cluster::index_name(k);
                 let mut spec = doc! { "v": 2, "key": k.clone(), "name": name };
-                if c.unique_indexes.contains(k) {
+                if c.is_unique_index(k) {
                     spec.insert("unique", true);
                 }
                 list.push(Bson::Document(spec));

@@ -43,6 +43,12 @@ pub enum ErrorKind {
     Reference,
     /// A value out of JavaScript's range (a string too long to build).
     Range,
+    /// mongosh's own check of a helper's arguments (`MongoshInvalidInputError`), which
+    /// never reaches the server.
+    InvalidInput,
+    /// The Node driver's check of a command's arguments (`MongoInvalidArgumentError`),
+    /// made before it sends the command.
+    InvalidArgument,
 }
 
 /// An error from one statement, with MongoDB's code and words and where it happened.
@@ -75,6 +81,30 @@ impl StatementError {
     pub(crate) fn type_error(message: impl Into<String>) -> Self {
         StatementError {
             kind: ErrorKind::Type,
+            code: 0,
+            code_name: String::new(),
+            message: message.into(),
+            span: None,
+        }
+    }
+
+    /// A `MongoshInvalidInputError` with mongosh's code for an invalid argument
+    /// (`CommonErrors.InvalidArgument`, `COMMON-10001`), as shell-api's helpers raise.
+    pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::InvalidInput,
+            code: 0,
+            code_name: String::new(),
+            message: format!("[COMMON-10001] {}", message.into()),
+            span: None,
+        }
+    }
+
+    /// A `MongoInvalidArgumentError`, as the Node driver raises before sending a command
+    /// (an update without operators, a replacement with them).
+    pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::InvalidArgument,
             code: 0,
             code_name: String::new(),
             message: message.into(),
@@ -118,6 +148,8 @@ impl StatementError {
             ErrorKind::Type => "TypeError",
             ErrorKind::Reference => "ReferenceError",
             ErrorKind::Range => "RangeError",
+            ErrorKind::InvalidInput => "MongoshInvalidInputError",
+            ErrorKind::InvalidArgument => "MongoInvalidArgumentError",
         };
         let mut out = String::from("{\"error\": {\"code\": ");
         out.push_str(&self.code.to_string());
@@ -143,6 +175,10 @@ impl std::fmt::Display for StatementError {
             ErrorKind::Type => write!(f, "TypeError: {}", self.message),
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
             ErrorKind::Range => write!(f, "RangeError: {}", self.message),
+            ErrorKind::InvalidInput => write!(f, "MongoshInvalidInputError: {}", self.message),
+            ErrorKind::InvalidArgument => {
+                write!(f, "MongoInvalidArgumentError: {}", self.message)
+            }
         }
     }
 }

@@ -50,6 +50,13 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         "autosplit",
         doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
     );
+    // helpers.ts adds `automerge` only when `config.settings` has its document.
+    if let Some(on) = cluster.automerge {
+        out.insert(
+            "automerge",
+            doc! { "Currently enabled": if on { "yes" } else { "no" } },
+        );
+    }
     out.insert("balancer", balancer_section(cluster));
     out.insert("databases", databases_section(cluster, verbose));
     out
@@ -353,7 +360,17 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
 }
 
 /// `sh.balancerCollectionStatus(ns)`.
+/// A name without a collection part (a database's) is refused first, as the config
+/// server's `_configsvrBalancerCollectionStatus` does (`nss.isValid()`).
 pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Document, ClusterError> {
+    if !ns
+        .split_once('.')
+        .is_some_and(|(db, c)| !db.is_empty() && !c.is_empty())
+    {
+        return Err(ClusterError::InvalidNamespace(format!(
+            "Invalid namespace specified '{ns}'"
+        )));
+    }
     if cluster.sharding(ns).is_err() {
         return Err(ClusterError::NamespaceNotSharded(
             "Collection unsharded or undefined".into(),
@@ -362,7 +379,7 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     let mut d = Document::new();
     d.insert(
         "chunkSize",
-        (cluster.chunk_size() as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
+        (cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
     );
     match cluster.first_violation(ns) {
         None => {

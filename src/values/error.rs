@@ -40,6 +40,10 @@ pub enum ClusterError {
     /// Code 31025, which has no name: a shard key update without the full shard key.
     #[error("{0}")]
     Location31025(String),
+    /// Code 40414, which has no name: a required field of a command is missing (the IDL
+    /// parser's `throwMissingField`).
+    #[error("{0}")]
+    Location40414(String),
     /// Code 14: a value has the wrong type for the operation.
     #[error("{0}")]
     TypeMismatch(String),
@@ -168,6 +172,7 @@ impl ClusterError {
             ClusterError::ZoneNotFound(_) => "ZoneNotFound",
             ClusterError::RangeOverlapConflict(_) => "RangeOverlapConflict",
             ClusterError::Location31025(_) => "Location31025",
+            ClusterError::Location40414(_) => "Location40414",
             ClusterError::CommandNotFound(_) => "CommandNotFound",
             ClusterError::BsonObjectTooLarge(_) => "BSONObjectTooLarge",
             ClusterError::TypeMismatch(_) => "TypeMismatch",
@@ -216,6 +221,7 @@ impl ClusterError {
             ClusterError::ZoneNotFound(_) => 177,
             ClusterError::RangeOverlapConflict(_) => 178,
             ClusterError::Location31025(_) => 31025,
+            ClusterError::Location40414(_) => 40414,
             ClusterError::CommandNotFound(_) => 59,
             ClusterError::BsonObjectTooLarge(_) => 10334,
             ClusterError::TypeMismatch(_) => 14,

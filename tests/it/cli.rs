@@ -252,10 +252,32 @@ sim.seed(7)
             }
             {
               shards: [
-                { _id: 'shard01', host: 'shard01/localhost:27117', state: 1 },
-                { _id: 'shard02', host: 'shard02/localhost:27217', state: 1 },
-                { _id: 'shard03', host: 'shard03/localhost:27317', state: 1 },
-                { _id: 'shard04', host: 'shard04/localhost:27417', state: 1 }
+                {
+                  _id: 'shard01',
+                  host: 'shard01/localhost:27117',
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                },
+                {
+                  _id: 'shard02',
+                  host: 'shard02/localhost:27217',
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                },
+                {
+                  _id: 'shard03',
+                  host: 'shard03/localhost:27317',
+                  tags: [ 'EU' ],
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                },
+                {
+                  _id: 'shard04',
+                  host: 'shard04/localhost:27417',
+                  draining: true,
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                }
               ],
               ok: 1
             }

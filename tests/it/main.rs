@@ -10,6 +10,7 @@ mod engine_props;
 mod explain;
 mod fidelity_commands;
 mod fidelity_output;
+mod fidelity_round3;
 mod hash;
 mod layers;
 mod order;
