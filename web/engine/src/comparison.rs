@@ -81,6 +81,19 @@ pub fn run(spec: &CompareSpec) -> Result<Vec<CompareRow>, EngineError> {
     Ok(rows.into_iter().map(row).collect())
 }
 
+/// The comparison's row for `ns` of `cluster`, whose workload's inserts were `steps`.
+pub fn summarise(
+    label: &str,
+    cluster: &shardlab::Cluster,
+    ns: &str,
+    steps: &[Vec<(String, u64)>],
+) -> CompareRow {
+    let queries: Vec<Document> = query_mix().into_iter().map(|(_, q)| q).collect();
+    row(shardlab::sim::summarise(
+        label, cluster, ns, steps, &queries,
+    ))
+}
+
 fn row(r: ComparisonRow) -> CompareRow {
     CompareRow {
         label: r.label,
@@ -90,6 +103,7 @@ fn row(r: ComparisonRow) -> CompareRow {
         hottest_shard_share: r.hottest_shard_share,
         jumbo_chunks: r.jumbo_chunks,
         single_shard_share: r.single_shard_share,
+        multi_shard_share: r.multi_shard_share,
         scatter_gather_share: r.scatter_gather_share,
         errors: r.errors,
     }

@@ -7,7 +7,9 @@
 use crate::frames::SentFrames;
 use crate::queries;
 use crate::view_model::cluster_view;
+use shardlab::engine::inserts_per_shard;
 use shardlab::sim::{from_json, from_query, to_query, Timeline};
+use shardlab::workload::presets::generate_command;
 use shardlab::{ClusterConfig, VersionMode};
 use shardlab_protocol::{
     Call, ConsoleLine, EngineError, Event, EventMessage, LineKind, Outcome, Position, Reply,
@@ -32,12 +34,63 @@ pub const METHODS: &[&str] = &[
     "explain",
     "compare",
     "scenario",
+    "generate",
+    "summary",
 ];
 
-/// One open session: its timeline and what its view was last sent.
+/// One open session: its timeline, what its view was last sent, and the inserts of each
+/// step (per collection and shard), which a summary's hottest-shard share reads.
 struct Held {
     timeline: Timeline,
     sent: SentFrames,
+    inserts: Vec<StepInserts>,
+    /// The key as typed, for a Compare column whose key MongoDB refused.
+    typed_key: Option<(String, VersionMode)>,
+}
+
+/// One step's inserts: per collection, per shard.
+type StepInserts = Vec<(String, Vec<(String, u64)>)>;
+
+impl Held {
+    fn new(timeline: Timeline) -> Self {
+        Held {
+            timeline,
+            sent: SentFrames::default(),
+            inserts: Vec::new(),
+            typed_key: None,
+        }
+    }
+
+    /// Runs `command` as the next step (discarding the steps after the cursor) and records
+    /// where its inserts went.
+    fn push(&mut self, command: &str) -> Vec<shardlab::Outcome> {
+        let outcomes = self.timeline.push(command);
+        self.inserts
+            .truncate(self.timeline.position().saturating_sub(1) as usize);
+        let cluster = &self.timeline.session().cluster;
+        let step = cluster
+            .collections()
+            .keys()
+            .map(|ns| (ns.clone(), inserts_per_shard(self.timeline.events_at(), ns)))
+            .filter(|(_, per_shard)| !per_shard.is_empty())
+            .collect();
+        self.inserts.push(step);
+        outcomes
+    }
+
+    /// The inserts into `ns` of each step up to the cursor, oldest first.
+    fn inserts_into(&self, ns: &str) -> Vec<Vec<(String, u64)>> {
+        let upto = (self.timeline.position() as usize).min(self.inserts.len());
+        self.inserts[..upto]
+            .iter()
+            .map(|step| {
+                step.iter()
+                    .find(|(n, _)| n == ns)
+                    .map(|(_, per_shard)| per_shard.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
 }
 
 /// The engine: every open session, by name.
@@ -149,8 +202,12 @@ impl Engine {
                 "an engine holds at most {MAX_SESSIONS} sessions: close one first"
             )));
         }
-        let timeline = match start {
-            Start::Config(config) => Timeline::new(cluster_config(&config)?),
+        let mut errors = Vec::new();
+        let mut held = match start {
+            Start::Config(config) => Held::new(Timeline::new(cluster_config(&config)?)),
+            Start::Compare { column, chunk_size } => {
+                compare_column(&column, chunk_size, &mut errors)?
+            }
             Start::Scenario { text } => {
                 let scenario = if text.trim_start().starts_with('{') {
                     from_json(&text)
@@ -162,18 +219,49 @@ impl Engine {
                     done: 0,
                     total: scenario.commands.len() as u64,
                 });
-                Timeline::from_scenario(&scenario)
+                Held::new(Timeline::from_scenario(&scenario))
             }
         };
-        let held = Held {
-            timeline,
-            sent: SentFrames::default(),
+        // A replayed scenario's steps are recorded as inserting nothing: a summary counts
+        // the steps this engine ran (a Compare column runs all of its own).
+        held.inserts
+            .resize(held.timeline.len() as usize, Vec::new());
+        let reply = Reply::Opened {
+            position: position(&held.timeline),
+            errors,
         };
-        let reply = Reply::Position(position(&held.timeline));
         events.push(save_event(&held.timeline));
         self.sessions.insert(session.to_string(), held);
         Ok(reply)
     }
+}
+
+/// A Compare column: its cluster and setup steps, with the errors the setup met.
+fn compare_column(
+    column: &shardlab_protocol::CompareColumn,
+    chunk_size: u64,
+    errors: &mut Vec<String>,
+) -> Result<Held, EngineError> {
+    let version = VersionMode::parse(&column.version).ok_or_else(|| {
+        EngineError::bad_value(format!("unknown version mode '{}'", column.version))
+    })?;
+    // The key is pasted into the setup command, so it must read as one shard key pattern.
+    let key = queries::validate_key(&column.key, false).map_err(EngineError::bad_value)?;
+    let mut held = Held::new(Timeline::new(ClusterConfig {
+        shards: 3,
+        version,
+        chunk_size: None,
+        seed: 1,
+    }));
+    held.typed_key = Some((column.key.trim().to_string(), version));
+    for command in crate::comparison::setup_commands(&key, chunk_size) {
+        for outcome in held.push(&command) {
+            if let Err(e) = &outcome.result {
+                errors.push(e.to_string());
+            }
+        }
+    }
+    Ok(held)
 }
 
 /// A new cluster's settings, from the protocol's (already checked) form.
@@ -204,10 +292,10 @@ fn save_event(timeline: &Timeline) -> Event {
 
 /// The calls that read or change one open session.
 fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
-    let timeline = &mut held.timeline;
     match call {
         Call::Run { source } => {
-            let outcomes = timeline.push(&source);
+            let outcomes = held.push(&source);
+            let timeline = &held.timeline;
             let lines = outcomes
                 .iter()
                 .filter_map(|o| {
@@ -227,7 +315,23 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
                 position: position(timeline),
             })
         }
+        Call::Generate {
+            ns,
+            workload,
+            count,
+            balance,
+        } => {
+            if !shardlab::workload::preset_names().contains(&workload.as_str()) {
+                return Err(EngineError::bad_value(format!(
+                    "unknown workload: use one of {}",
+                    shardlab::workload::preset_names().join(", ")
+                )));
+            }
+            let command = generate_command(&ns, &workload, count, balance);
+            on_session(held, Call::Run { source: command }, events)
+        }
         Call::Step { by } => {
+            let timeline = &mut held.timeline;
             for _ in 0..by.unsigned_abs().min(timeline.len()) {
                 let moved = if by > 0 {
                     timeline.step_forward()
@@ -241,18 +345,21 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             Ok(Reply::Position(position(timeline)))
         }
         Call::Jump { to } => {
+            let timeline = &mut held.timeline;
             timeline
                 .jump(to)
                 .map_err(|e| EngineError::bad_value(e.to_string()))?;
             Ok(Reply::Position(position(timeline)))
         }
         Call::Fork => {
+            let timeline = &mut held.timeline;
             timeline.fork();
+            held.inserts.truncate(timeline.position() as usize);
             events.push(save_event(timeline));
             Ok(Reply::Position(position(timeline)))
         }
         Call::Scenario => Ok(Reply::Scenario {
-            text: to_query(&timeline.to_scenario()),
+            text: to_query(&held.timeline.to_scenario()),
         }),
         call => read_session(held, call),
     }
@@ -283,6 +390,7 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
         Call::ChunkDocs { ns, chunk, page } => queries::chunk_page(cluster, &ns, chunk, page)
             .map(Reply::ChunkDocs)
             .map_err(server),
+        Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => queries::explain(cluster, &subject)
             .map(|sentences| Reply::Explained { sentences })
@@ -295,4 +403,23 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             "this method does not read a session",
         )),
     }
+}
+
+/// How `ns` fared: the comparison's row, labelled with the key as the cluster has it (as
+/// typed when MongoDB refused it) and the version.
+fn summary(held: &Held, ns: &str) -> shardlab_protocol::CompareRow {
+    let cluster = &held.timeline.session().cluster;
+    let version = held
+        .typed_key
+        .as_ref()
+        .map_or(cluster.config().version, |(_, v)| *v);
+    let key = match cluster.sharding(ns) {
+        Ok(s) => queries::key_text(&s.pattern),
+        Err(_) => held
+            .typed_key
+            .as_ref()
+            .map_or_else(String::new, |(k, _)| k.clone()),
+    };
+    let label = format!("{key} · {}", version.label());
+    crate::comparison::summarise(&label, cluster, ns, &held.inserts_into(ns))
 }

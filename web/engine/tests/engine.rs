@@ -385,7 +385,7 @@ fn compare_runs_the_cores_comparison_and_refuses_injection() {
         "columns": [{"key": "{x: 1}", "version": "8.0"}, {"key": "{x: 'hashed'}", "version": "8.0"}],
         "workload": "monotonic", "batch": 200, "ticks": 5, "chunkSize": 32768
     });
-    let rows = result(call(&mut e, "cmp", "compare", spec));
+    let rows = result(call(&mut e, "cmp", "compare", spec.clone()));
     let rows = rows["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     // The ranged key on a counter sends the latest inserts to one shard; hashing spreads them.
@@ -410,4 +410,58 @@ fn compare_runs_the_cores_comparison_and_refuses_injection() {
         "workload": "\"); db.dropDatabase(); (\"", "batch": 10, "ticks": 1, "chunkSize": 32768
     });
     assert_eq!(call(&mut e, "cmp", "compare", unknown)["error"]["code"], 2);
+}
+
+#[test]
+fn compare_columns_step_in_lockstep_and_sum_up_as_the_one_shot_comparison() {
+    let mut e = Engine::new();
+    for (i, key) in ["{x: 1}", "{x: 'hashed'}"].iter().enumerate() {
+        let column = json!({"from": "compare", "column": {"key": key, "version": "8.0"}, "chunkSize": 32768});
+        let opened = result(call(&mut e, &format!("c{i}"), "open", column));
+        assert_eq!(opened["errors"], json!([]));
+        assert_eq!(
+            opened["position"]["position"], 2,
+            "chunk size and shardCollection"
+        );
+    }
+    for _ in 0..5 {
+        for i in 0..2 {
+            let params = json!({"ns": "test.events", "workload": "monotonic", "count": 200, "balance": true});
+            result(call(&mut e, &format!("c{i}"), "generate", params));
+        }
+    }
+    let one_shot = result(call(
+        &mut e,
+        "x",
+        "compare",
+        json!({
+            "columns": [{"key": "{x: 1}", "version": "8.0"}, {"key": "{x: 'hashed'}", "version": "8.0"}],
+            "workload": "monotonic", "batch": 200, "ticks": 5, "chunkSize": 32768
+        }),
+    ));
+    for i in 0..2 {
+        let row = result(call(
+            &mut e,
+            &format!("c{i}"),
+            "summary",
+            json!({"ns": "test.events"}),
+        ));
+        let mut expected = one_shot["rows"][i].clone();
+        expected["kind"] = json!("summary");
+        assert_eq!(row, expected);
+    }
+    // Back one step: the summary follows the cursor.
+    result(call(&mut e, "c0", "step", json!({"by": -1})));
+    let back = result(call(&mut e, "c0", "summary", json!({"ns": "test.events"})));
+    let inserted: u64 = back["insertsPerShard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_u64().unwrap())
+        .sum();
+    assert_eq!(inserted, 800);
+    let refused = json!({"from": "compare", "column": {"key": "{a: 'hashed', b: 'hashed'}", "version": "8.0"}, "chunkSize": 32768});
+    assert_eq!(call(&mut e, "c9", "open", refused)["error"]["code"], 2);
+    let injected = json!({"ns": "test.events", "workload": "monotonic\"); db.dropDatabase(); (\"", "count": 10, "balance": false});
+    assert_eq!(call(&mut e, "c0", "generate", injected)["error"]["code"], 2);
 }

@@ -46,7 +46,12 @@ pub struct Request {
 
 /// What a request asks, serialised as `"method"` and `"params"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "params", rename_all = "camelCase")]
+#[serde(
+    tag = "method",
+    content = "params",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Call {
     /// Which protocol version and methods the engine speaks.
     Hello,
@@ -111,11 +116,34 @@ pub enum Call {
     Compare(CompareSpec),
     /// The session in its shareable, versioned form (what a link or a saved session holds).
     Scenario,
+    /// Inserts `count` documents of a named workload into `ns` as the next step, followed
+    /// by a balancer round when `balance` is set: the step the workload player and the
+    /// Compare tab take.
+    Generate {
+        /// The collection.
+        ns: String,
+        /// The workload generator's name, such as `monotonic`.
+        workload: String,
+        /// Documents to insert, 1 to [`MAX_COMPARE_BATCH`].
+        count: u32,
+        /// Whether a balancer round follows.
+        balance: bool,
+    },
+    /// How `ns` fared under the session's workload: the Compare tab's row, with the
+    /// comparison's fixed query mix routed on the cluster at the cursor.
+    Summary {
+        /// The collection.
+        ns: String,
+    },
 }
 
 /// How a session starts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "from", rename_all = "camelCase")]
+#[serde(
+    tag = "from",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Start {
     /// A new cluster.
     Config(SessionConfig),
@@ -123,6 +151,14 @@ pub enum Start {
     Scenario {
         /// The scenario as a link carries it (`v1.…`, `v2.…`) or as its JSON form.
         text: String,
+    },
+    /// A column of the Compare tab: a 3-shard cluster of one version with `test.events`
+    /// sharded on `key` and the given chunk size.
+    Compare {
+        /// The shard key and version.
+        column: CompareColumn,
+        /// The chunk size in bytes.
+        chunk_size: u64,
     },
 }
 
@@ -143,7 +179,11 @@ pub struct SessionConfig {
 
 /// What an explanation is about.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "about", rename_all = "camelCase")]
+#[serde(
+    tag = "about",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Subject {
     /// A chunk of a collection, by its position in key order.
     Chunk {
@@ -214,7 +254,11 @@ pub enum Outcome {
 
 /// A request's result, tagged by `kind`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Reply {
     /// The engine's protocol version and the methods it takes.
     Hello {
@@ -223,8 +267,15 @@ pub enum Reply {
         /// The methods, as a request names them.
         methods: Vec<String>,
     },
-    /// The session's cursor after `open`, `step`, `jump` or `fork`.
+    /// The session's cursor after `step`, `jump` or `fork`.
     Position(Position),
+    /// A session opened: its cursor, and the errors its setup met (a key MongoDB refuses).
+    Opened {
+        /// The cursor.
+        position: Position,
+        /// MongoDB's messages, in the order the setup met them.
+        errors: Vec<String>,
+    },
     /// What `run` printed, and where the cursor is now.
     Ran {
         /// The console lines, one per statement that printed something.
@@ -257,6 +308,8 @@ pub enum Reply {
         /// The sentences, in the order MongoDB's rules apply.
         sentences: Vec<String>,
     },
+    /// One collection's summary under its workload.
+    Summary(CompareRow),
     /// A comparison's rows.
     Compared {
         /// One row per configuration, in the request's order.
@@ -359,6 +412,8 @@ pub struct CompareRow {
     pub jumbo_chunks: u64,
     /// The share of the query mix sent to one shard.
     pub single_shard_share: f64,
+    /// The share routed by key ranges to a subset of the chunks.
+    pub multi_shard_share: f64,
     /// The share sent to every shard.
     pub scatter_gather_share: f64,
     /// Commands that failed, with MongoDB's message.
@@ -409,7 +464,12 @@ pub struct EventMessage {
 
 /// What the engine pushes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", content = "data", rename_all = "camelCase")]
+#[serde(
+    tag = "event",
+    content = "data",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Event {
     /// A replay or a long command advanced.
     Progress {

@@ -93,6 +93,29 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             version(&c.version)
         }
         Call::Open(Start::Scenario { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
+        Call::Open(Start::Compare {
+            column,
+            chunk_size: size,
+        }) => {
+            chunk_size(*size)?;
+            within("the shard key", &column.key, MAX_FIELD_BYTES)?;
+            version(&column.version)
+        }
+        Call::Generate {
+            ns,
+            workload,
+            count,
+            ..
+        } => {
+            if *count == 0 || *count > MAX_COMPARE_BATCH {
+                return Err(EngineError::bad_value(format!(
+                    "a workload step inserts 1 to {MAX_COMPARE_BATCH} documents"
+                )));
+            }
+            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within("the workload", workload, MAX_FIELD_BYTES)
+        }
+        Call::Summary { ns } => within("the namespace", ns, MAX_FIELD_BYTES),
         Call::Run { source } => within("the source", source, MAX_SOURCE_BYTES),
         Call::NeedsMoreInput { source } => within("the source", source, MAX_SOURCE_BYTES),
         Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
