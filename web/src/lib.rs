@@ -2,6 +2,7 @@
 
 pub mod comparison;
 pub mod components;
+pub mod engine_client;
 pub mod export;
 pub mod extras;
 pub mod glossary;

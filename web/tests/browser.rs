@@ -457,7 +457,7 @@ fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
     assert_eq!(c.encode(), text);
     assert_eq!(c.done(), 75);
     let huge = "uniform\n5000\n1000000\n32768\n2000\n5.0 {x: 1}\n5.0 {x: 1}";
-    let err = Comparison::decode(huge).err().expect("refused");
+    let err = Comparison::decode(huge).expect_err("refused");
     assert!(err.contains(&MAX_SHARED_DOCS.to_string()), "{err}");
     assert!(Comparison::decode("rm -rf\n25\n900\n32768\n3\n5.0 {x: 1}\n5.0 {x: 1}").is_err());
     assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n5.0 {x: 1}").is_err());

@@ -124,7 +124,7 @@ pub enum Call {
         ns: String,
         /// The workload generator's name, such as `monotonic`.
         workload: String,
-        /// Documents to insert, 1 to [`MAX_COMPARE_BATCH`].
+        /// Documents to insert, 1 to [`MAX_BATCH`].
         count: u32,
         /// Whether a balancer round follows.
         balance: bool,

@@ -17,8 +17,8 @@ pub const MAX_SHARDS: u32 = 64;
 pub const MAX_COLUMNS: usize = 4;
 /// Most workload commands one comparison runs.
 pub const MAX_COMPARE_TICKS: u32 = 2_000;
-/// Most documents one comparison command inserts.
-pub const MAX_COMPARE_BATCH: u32 = 1_000;
+/// Most documents one workload step inserts, as the playground's workload form allows.
+pub const MAX_BATCH: u32 = 5_000;
 /// The smallest chunk size a session takes, in bytes (the core's floor).
 pub const MIN_CHUNK_SIZE: u64 = 1024;
 /// The largest chunk size, in bytes: 1024 MB, MongoDB's upper bound for `chunksize`.
@@ -107,9 +107,9 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             count,
             ..
         } => {
-            if *count == 0 || *count > MAX_COMPARE_BATCH {
+            if *count == 0 || *count > MAX_BATCH {
                 return Err(EngineError::bad_value(format!(
-                    "a workload step inserts 1 to {MAX_COMPARE_BATCH} documents"
+                    "a workload step inserts 1 to {MAX_BATCH} documents"
                 )));
             }
             within("the namespace", ns, MAX_FIELD_BYTES)?;
@@ -147,9 +147,9 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
                     "a comparison has 1 to {MAX_COLUMNS} configurations"
                 )));
             }
-            if spec.ticks > MAX_COMPARE_TICKS || spec.batch == 0 || spec.batch > MAX_COMPARE_BATCH {
+            if spec.ticks > MAX_COMPARE_TICKS || spec.batch == 0 || spec.batch > MAX_BATCH {
                 return Err(EngineError::bad_value(format!(
-                    "a comparison runs at most {MAX_COMPARE_TICKS} commands of 1 to {MAX_COMPARE_BATCH} documents"
+                    "a comparison runs at most {MAX_COMPARE_TICKS} commands of 1 to {MAX_BATCH} documents"
                 )));
             }
             chunk_size(spec.chunk_size)?;
