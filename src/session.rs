@@ -3,6 +3,7 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
+mod clock;
 mod collection;
 #[cfg(feature = "insight")]
 mod insight;
