@@ -45,7 +45,8 @@ impl Session {
                 "sim.{name} is not a function"
             )));
         };
-        Ok(Output::Value(helper(self, args)?))
+        let out = Output::Value(helper(self, args)?);
+        super::interpreter::navigate(out, &rest[1..])
     }
 
     /// The workload spec an argument names: a preset name or a template document.
