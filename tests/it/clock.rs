@@ -173,6 +173,14 @@ fn a_stopped_balancer_moves_nothing_but_counts_its_rounds() {
           ok: 1
         }"#]]
     .assert_eq(&out[2]);
+    // sim.balance() is a round run on demand: it counts, and moves nothing while the
+    // balancer is off (balancer.cpp, _moveChunks: "Skipping balancing round").
+    let out = run_ok(
+        &mut s,
+        "sim.balance()\nsh.isBalancerRunning().numBalancerRounds",
+    );
+    assert_eq!(out[0], "{ migrations: [], ok: 1 }");
+    assert_eq!(out[1], "Long('7')");
     run_ok(&mut s, "sh.startBalancer()\nsleep(60000)");
     let after = chunk_counts(&s);
     assert!(
@@ -394,4 +402,28 @@ sh.isBalancerRunning().numBalancerRounds
         Long('36')
     "#]]
     .assert_eq(&String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn one_advance_takes_at_most_the_stated_number_of_moving_rounds() {
+    // 2,101 chunks on shard01 of two: about 1,050 rounds of one migration each (a shard
+    // takes part in one migration a round), more than one advance may take.
+    let mut s = Session::default();
+    let mut script = String::from(
+        "sim.reset({shards: 2, version: \"5.0\"})\nsh.shardCollection(\"test.c\", {x: 1})\n",
+    );
+    for x in 1..=2100 {
+        script.push_str(&format!("sh.splitAt(\"test.c\", {{x: {x}}})\n"));
+    }
+    run_ok(&mut s, &script);
+    let done = s.cluster.advance_clock(3_000_000);
+    let cap = u64::from(shardlab::engine::MAX_ROUNDS_PER_ADVANCE);
+    assert_eq!((done.rounds, done.migrations), (cap, cap));
+    // The rounds left are due at once: the next advance, however short, takes one.
+    assert_eq!(s.cluster.next_balancer_round_ms(), s.now_ms());
+    let more = s.cluster.advance_clock(1);
+    assert_eq!((more.rounds, more.migrations), (1, 1));
+    s.cluster.advance_clock(3_000_000);
+    let counts = chunk_counts(&s);
+    assert!(counts[0].abs_diff(counts[1]) <= 1, "{counts:?}");
 }
