@@ -81,22 +81,34 @@ impl Cluster {
             }
             // The round happens at its own time, so its events carry it.
             self.clock.now_us = self.clock.next_round_us.max(self.clock.now_us);
+            let before = self.events.len();
             let moved = if self.balancer_enabled {
                 self.balance_round().len() as u64
             } else {
                 0
             };
             done.rounds += 1;
+            done.migrations += moved;
             self.clock.rounds += 1;
-            if moved > 0 {
+            // A chunk too big to move counts as processed (`_moveChunks`), like a move.
+            let processed = moved > 0
+                || self
+                    .events
+                    .since(before)
+                    .any(|e| matches!(e.kind, EventKind::Jumbo { .. }));
+            let idle = ROUND_INTERVAL_MS * 1_000;
+            if processed {
                 active += 1;
-                done.migrations += moved;
                 self.clock.next_round_us = self.clock.now_us + SHORT_ROUND_INTERVAL_MS * 1_000;
                 continue;
             }
-            // Nothing moved, and nothing changes until the next command: every round
-            // still due in this advance would find the same, so count them, don't run them.
-            let idle = ROUND_INTERVAL_MS * 1_000;
+            if self.events.len() > before {
+                // Splits at zone boundaries only: the next round runs for real.
+                self.clock.next_round_us = self.clock.now_us + idle;
+                continue;
+            }
+            // Nothing changed, and nothing will until the next command: every round still
+            // due in this advance would find the same, so count them, don't run them.
             let next = self.clock.now_us.saturating_add(idle);
             let skipped = if next <= target {
                 (target - next) / idle + 1

@@ -427,3 +427,33 @@ fn one_advance_takes_at_most_the_stated_number_of_moving_rounds() {
     let counts = chunk_counts(&s);
     assert!(counts[0].abs_diff(counts[1]) <= 1, "{counts:?}");
 }
+
+#[test]
+fn a_chunk_too_big_to_move_is_marked_jumbo_not_moved_back_and_forth() {
+    // Every document has the same key, so no split can shrink the chunk that holds them.
+    // The donor refuses it (migration_chunk_cloner_source.cpp: ChunkTooBig) and the
+    // balancer marks it jumbo (balancer.cpp, _moveChunks -> splitOrMarkJumbo), after
+    // which it stays put: the background balancer must not carry it round forever.
+    let mut s = Session::default();
+    run_ok(
+        &mut s,
+        "sim.reset({shards: 3, version: \"8.0\", chunkSize: 8192})\n\
+         sh.shardCollection(\"test.c\", {x: 1})\n\
+         sim.generate(\"test.c\", {x: \"same\", pad: {gen: \"padding\", bytes: 100}}, 3000)\n\
+         sh.splitAt(\"test.c\", {x: 0})\n\
+         sleep(60000)",
+    );
+    let jumbo = |s: &Session| {
+        s.cluster
+            .events()
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Jumbo { .. }))
+            .count()
+    };
+    assert_eq!(jumbo(&s), 1);
+    let moved = migration_times(&s).len();
+    run_ok(&mut s, "sleep(600000)");
+    assert_eq!(migration_times(&s).len(), moved);
+    assert_eq!(jumbo(&s), 1);
+    s.cluster.check().unwrap();
+}
