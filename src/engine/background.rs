@@ -7,7 +7,7 @@
 //! cost model are described in [`crate::engine::clock`].
 
 use crate::engine::clock::{
-    SimClock, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
+    to_ms, END_US, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
     STATEMENT_US, WRITE_US,
 };
 use crate::engine::cluster::Cluster;
@@ -32,11 +32,7 @@ impl Cluster {
 
     /// When the balancer's next round is due, in milliseconds since the Unix epoch.
     pub fn next_balancer_round_ms(&self) -> i64 {
-        SimClock {
-            now_us: self.clock.next_round_us,
-            ..self.clock.clone()
-        }
-        .now_ms()
+        to_ms(self.clock.next_round_us)
     }
 
     /// The balancer rounds ended so far: `balancerStatus`'s `numBalancerRounds`.
@@ -70,7 +66,7 @@ impl Cluster {
     }
 
     fn advance_us(&mut self, us: i64) -> Background {
-        let target = self.clock.now_us.saturating_add(us.max(0));
+        let target = self.clock.now_us.saturating_add(us.max(0)).min(END_US);
         let mut done = Background::default();
         let mut active = 0;
         while self.clock.next_round_us <= target {

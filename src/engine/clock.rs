@@ -74,9 +74,20 @@ impl Default for SimClock {
     }
 }
 
+/// The latest time the clock reaches, in microseconds since [`EPOCH_MS`]: about 146,000
+/// years, far past any script, and half of `i64`'s range, so that the balancer's
+/// schedule can always be worked out past it without overflowing.
+pub(crate) const END_US: i64 = i64::MAX / 2;
+
 impl SimClock {
     /// Milliseconds since the Unix epoch.
     pub(crate) fn now_ms(&self) -> i64 {
-        EPOCH_MS.saturating_add(self.now_us.div_euclid(1_000))
+        to_ms(self.now_us)
     }
+}
+
+/// A time of the clock (microseconds since [`EPOCH_MS`]) in milliseconds since the Unix
+/// epoch.
+pub(crate) fn to_ms(us: i64) -> i64 {
+    EPOCH_MS.saturating_add(us.div_euclid(1_000))
 }

@@ -457,3 +457,17 @@ fn a_chunk_too_big_to_move_is_marked_jumbo_not_moved_back_and_forth() {
     assert_eq!(jumbo(&s), 1);
     s.cluster.check().unwrap();
 }
+
+#[test]
+fn the_clock_stops_at_its_end_without_overflowing() {
+    let mut s = Session::default();
+    s.cluster.advance_clock(i64::MAX);
+    let end = s.now_ms();
+    s.cluster.advance_clock(i64::MAX);
+    run_ok(
+        &mut s,
+        "sleep(2147483647)\nsim.clock()\nsh.isBalancerRunning()",
+    );
+    assert_eq!(s.now_ms(), end);
+    assert!(s.cluster.next_balancer_round_ms() > end);
+}
