@@ -4,8 +4,10 @@
 //! nothing of the shell language ([`crate::shell`] sits beside it).
 
 pub(crate) mod analyze;
+pub(crate) mod background;
 pub(crate) mod balancer;
 pub(crate) mod chunks;
+pub(crate) mod clock;
 pub(crate) mod cluster;
 pub(crate) mod crud;
 pub(crate) mod event_log;
@@ -21,11 +23,16 @@ pub(crate) mod targeting;
 
 pub use crate::values::error::ClusterError;
 pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
+pub use background::Background;
 pub use balancer::{
     BalancePolicy, Migration, RemoveShardState, RoundStep, ZoneDecision, ZoneOutcome,
     MIGRATION_SIZE_FACTOR,
 };
 pub use chunks::{Chunk, ChunkVersion, RoutingTable};
+pub use clock::{
+    EPOCH_MS, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
+    STATEMENT_US, WRITE_US,
+};
 pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
 pub use events::{inserts_per_shard, Event, EventKind};
 #[cfg(feature = "insight")]

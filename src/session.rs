@@ -3,6 +3,7 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
+mod clock;
 mod collection;
 mod find_and_modify;
 #[cfg(feature = "insight")]

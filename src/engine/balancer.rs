@@ -891,9 +891,17 @@ impl Cluster {
     /// `moveRange` from the chunk's lower bound, which the donor first cuts to about one
     /// chunk size.
     fn balancer_move(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) -> Option<Migration> {
+        let size = self.chunk_size_for(ns);
         if self.config.version == VersionMode::V80 {
-            let size = self.chunk_size_for(ns);
             self.split_front(ns, min, size);
+        }
+        // The donor refuses a chunk too big to move (ChunkTooBig, the test of
+        // `move_chunk_at`), and the balancer then splits it or marks it jumbo
+        // (balancer.cpp, `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again.
+        let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
+        if chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
+            self.mark_jumbo(ns, &chunk);
+            return None;
         }
         self.commit_move(ns, min, to)
     }

@@ -361,6 +361,8 @@ pub struct Cluster {
     pub(crate) written: Written,
     /// Zone ranges of namespaces not sharded yet, by namespace, in `min` order.
     pub(crate) pending_zones: BTreeMap<String, Vec<PendingZone>>,
+    /// The simulated clock and the balancer's schedule (`engine/background.rs`).
+    pub(crate) clock: crate::engine::clock::SimClock,
     oid_counter: u32,
     oid_process: [u8; 5],
 }
@@ -435,6 +437,7 @@ impl Cluster {
             automerge: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
+            clock: Default::default(),
             oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
             oid_process: process,
             config,
@@ -572,6 +575,7 @@ impl Cluster {
             automerge: self.automerge,
             written: self.written,
             pending_zones: BTreeMap::new(),
+            clock: self.clock.clone(),
             oid_counter: self.oid_counter,
             oid_process: self.oid_process,
         }
@@ -615,7 +619,8 @@ impl Cluster {
     }
 
     pub(crate) fn push_event(&mut self, kind: EventKind) {
-        self.events.push(kind);
+        let at = self.now_ms();
+        self.events.push(kind, at);
     }
 
     /// A deterministic ObjectId: a logical timestamp, a per-cluster "process" value drawn

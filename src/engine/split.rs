@@ -408,7 +408,8 @@ impl Cluster {
         }
     }
 
-    fn mark_jumbo(&mut self, ns: &str, chunk: &Chunk) {
+    /// Marks `chunk` jumbo (once: a chunk already marked logs nothing).
+    pub(crate) fn mark_jumbo(&mut self, ns: &str, chunk: &Chunk) {
         if let Ok(s) = self.sharding_mut(ns) {
             if let Some(c) = s.table.get_mut(&chunk.min) {
                 if c.jumbo {

@@ -296,12 +296,7 @@ fn balancer_start_stop(
 
 /// `{balancerStatus: 1}`.
 fn balancer_status(s: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
-    Ok(doc! {
-        "mode": if s.cluster.balancer_enabled { "full" } else { "off" },
-        "inBalancerRound": false,
-        "numBalancerRounds": 0_i64,
-        "ok": 1,
-    })
+    Ok(super::clock::balancer_status(&s.cluster))
 }
 
 /// `{_hashBSONElement: value, seed}`: the shard key hash of a value.

@@ -310,8 +310,9 @@ impl Default for Session {
     }
 }
 
-/// The clock every session's `new Date()` reads: the core never reads the real time.
-const EPOCH_MILLIS: i64 = 1_735_689_600_000;
+/// The time every session starts at: the core never reads the real time (the cluster's
+/// simulated clock moves on from here, and `new Date()` follows it).
+const EPOCH_MILLIS: i64 = crate::engine::EPOCH_MS;
 
 impl Session {
     /// A session on a new cluster, using the `test` database.
@@ -381,7 +382,9 @@ impl Session {
                 .unwrap_or("")
                 .to_string();
             let events_before = self.cluster.events().len();
+            self.start_statement();
             let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
+            self.end_statement(&result);
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -493,6 +496,10 @@ impl Session {
             "db" => self.db_chain(&segments[1..]),
             "sh" => self.sh_command(&segments[1..]),
             "sim" => self.sim_command(&segments[1..]),
+            "sleep" if !self.ctx.variables.contains_key("sleep") => {
+                let out = self.sleep_segment(&segments[0])?;
+                navigate(out, &segments[1..])
+            }
             "convertShardKeyToHashed" => {
                 let args = call_args(&segments[0])?;
                 let v = self.arg(args, 0, "value")?;

@@ -255,12 +255,7 @@ fn get_balancer_state(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, St
 
 /// `sh.isBalancerRunning()`.
 fn is_balancer_running(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
-    reply(doc! {
-        "mode": if s.cluster.balancer_enabled { "full" } else { "off" },
-        "inBalancerRound": false,
-        "numBalancerRounds": 0_i64,
-        "ok": 1,
-    })
+    reply(super::clock::balancer_status(&s.cluster))
 }
 
 /// `sh.enableBalancing(ns)` and `sh.disableBalancing(ns)`.

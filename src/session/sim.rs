@@ -20,6 +20,7 @@ const SIM_HELPERS: &[(&str, SimHelper)] = &[
     ("seed", seed),
     ("reset", reset),
     ("balance", balance),
+    ("clock", super::clock::sim_clock),
     ("generate", generate),
     ("queries", queries),
     ("preset", preset),
@@ -44,7 +45,8 @@ impl Session {
                 "sim.{name} is not a function"
             )));
         };
-        Ok(Output::Value(helper(self, args)?))
+        let out = Output::Value(helper(self, args)?);
+        super::interpreter::navigate(out, &rest[1..])
     }
 
     /// The workload spec an argument names: a preset name or a template document.
@@ -168,6 +170,7 @@ fn balance(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         Some(Bson::String(ns)) => s.cluster.balance_collection_round(&ns)?,
         _ => s.cluster.balance_round(),
     };
+    s.cluster.note_manual_round();
     let list: Vec<Bson> = migrations
         .iter()
         .map(|m| {
@@ -357,6 +360,7 @@ fn events(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         .map(|e| {
             Bson::Document(doc! {
                 "seq": e.seq as i64,
+                "time": bson::DateTime::from_millis(e.at_ms),
                 "what": e.kind.changelog_name(),
                 "details": e.kind.describe(),
             })

@@ -205,10 +205,12 @@ fn shards_section(cluster: &Cluster) -> Vec<Bson> {
 
 /// `sh.status()`'s `balancer` section.
 fn balancer_section(cluster: &Cluster) -> Document {
-    let migrations = if cluster.migrations == 0 {
+    // mongosh counts `moveChunk.from` changelog entries with `time > yesterday`.
+    let recent = cluster.migrations_after(cluster.now_ms() - 86_400_000);
+    let migrations = if recent == 0 {
         Bson::String("No recent migrations".to_string())
     } else {
-        Bson::Document(doc! { cluster.migrations.to_string(): "Success" })
+        Bson::Document(doc! { recent.to_string(): "Success" })
     };
     doc! {
         "Currently enabled": if cluster.balancer_enabled { "yes" } else { "no" },

@@ -405,11 +405,13 @@ sim.seed(7)
             [
               {
                 seq: Long('1'),
+                time: ISODate('2025-01-01T00:00:00.001Z'),
                 what: 'shardCollection.end',
                 details: 'test.events: sharded on { x: 1 }'
               },
               {
                 seq: Long('2'),
+                time: ISODate('2025-01-01T00:00:00.002Z'),
                 what: 'insert',
                 details: 'test.events: inserted shard01: 5'
               }

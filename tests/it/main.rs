@@ -3,6 +3,7 @@
 mod analyze;
 mod case_fold_table;
 mod cli;
+mod clock;
 mod compare;
 mod engine;
 mod engine_props;
