@@ -5,9 +5,9 @@
 
 use bson::Bson;
 use shardlab::keys::KeyPattern;
-use shardlab::shell::{format_value, parse_value, EvalContext};
+use shardlab::shell::{parse_value, EvalContext};
 use shardlab::{Cluster, ClusterError, KeyValue, ShardKeyError};
-use shardlab_protocol::{ChunkPage, DocRow, Targeting, CHUNK_PAGE_ROWS};
+use shardlab_protocol::Targeting;
 
 /// MongoDB's error as mongosh prints a server error.
 pub fn server_error(e: &ClusterError) -> String {
@@ -72,62 +72,4 @@ pub fn chunk_min(cluster: &Cluster, ns: &str, order: u32) -> Result<KeyValue, Cl
                 sharding.table.len()
             ))
         })
-}
-
-/// A shard key value as mongosh prints a bound (`{ x: 42 }`).
-fn bound_text(cluster: &Cluster, ns: &str, key: &KeyValue) -> String {
-    match cluster.sharding(ns) {
-        Ok(s) => s.bound_string(key),
-        Err(_) => key
-            .0
-            .iter()
-            .map(format_value)
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
-}
-
-/// Page `page` of the `order`-th chunk's documents.
-pub fn chunk_page(
-    cluster: &Cluster,
-    ns: &str,
-    order: u32,
-    page: u32,
-) -> Result<ChunkPage, ClusterError> {
-    let min = chunk_min(cluster, ns, order)?;
-    let rows = u64::from(CHUNK_PAGE_ROWS);
-    let docs = cluster.chunk_documents(ns, &min, u64::from(page) * rows, rows)?;
-    Ok(ChunkPage {
-        min: bound_text(cluster, ns, &docs.min),
-        max: bound_text(cluster, ns, &docs.max),
-        shard: cluster.shard_name(docs.shard).to_string(),
-        total: docs.total,
-        page,
-        rows: docs
-            .rows
-            .iter()
-            .map(|r| DocRow {
-                seq: r.seq,
-                id: format_value(&r.id),
-                key: bound_text(cluster, ns, &r.key),
-            })
-            .collect(),
-    })
-}
-
-/// Why MongoDB did what it did, one sentence per rule.
-#[cfg(feature = "insight")]
-pub fn explain(
-    cluster: &Cluster,
-    subject: &shardlab_protocol::Subject,
-) -> Result<Vec<String>, ClusterError> {
-    use shardlab_protocol::Subject;
-    let list = match subject {
-        Subject::Chunk { ns, chunk } => {
-            cluster.explain_chunk(ns, &chunk_min(cluster, ns, *chunk)?)?
-        }
-        Subject::Shard { ns, shard } => cluster.explain_shard(ns, shard)?,
-        Subject::Round { ns } => cluster.explain_round(ns.as_deref())?,
-    };
-    Ok(list.into_iter().map(|e| e.sentence).collect())
 }

@@ -370,11 +370,6 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
     let timeline = &held.timeline;
     let session = timeline.session();
     let cluster = &session.cluster;
-    let server = |e: shardlab::ClusterError| EngineError {
-        code: e.code(),
-        code_name: e.code_name().to_string(),
-        message: e.to_string(),
-    };
     match call {
         Call::Frame { ns } => {
             let ns = ns
@@ -387,14 +382,21 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
         Call::Target { ns, filter } => queries::target_filter(cluster, &ns, &filter)
             .map(Reply::Targets)
             .map_err(EngineError::bad_value),
-        Call::ChunkDocs { ns, chunk, page } => queries::chunk_page(cluster, &ns, chunk, page)
-            .map(Reply::ChunkDocs)
-            .map_err(server),
+        #[cfg(feature = "insight")]
+        Call::ChunkDocs { ns, chunk, page } => {
+            crate::insight::chunk_page(cluster, &ns, chunk, page)
+                .map(Reply::ChunkDocs)
+                .map_err(|e| server(&e))
+        }
+        #[cfg(not(feature = "insight"))]
+        Call::ChunkDocs { .. } => Err(EngineError::bad_value(
+            "this engine was built without the inspector",
+        )),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
         #[cfg(feature = "insight")]
-        Call::Explain(subject) => queries::explain(cluster, &subject)
+        Call::Explain(subject) => crate::insight::explain(cluster, &subject)
             .map(|sentences| Reply::Explained { sentences })
-            .map_err(server),
+            .map_err(|e| server(&e)),
         #[cfg(not(feature = "insight"))]
         Call::Explain(_) => Err(EngineError::bad_value(
             "this engine was built without explanations",
@@ -422,4 +424,14 @@ fn summary(held: &Held, ns: &str) -> shardlab_protocol::CompareRow {
     };
     let label = format!("{key} · {}", version.label());
     crate::comparison::summarise(&label, cluster, ns, &held.inserts_into(ns))
+}
+
+/// MongoDB's error, as the protocol carries it.
+#[cfg(feature = "insight")]
+fn server(e: &shardlab::ClusterError) -> EngineError {
+    EngineError {
+        code: e.code(),
+        code_name: e.code_name().to_string(),
+        message: e.to_string(),
+    }
 }
