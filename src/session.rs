@@ -3,7 +3,9 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
+mod aggregate;
 mod collection;
+mod config_db;
 #[cfg(feature = "insight")]
 mod insight;
 pub(crate) mod interpreter;
@@ -13,5 +15,6 @@ mod sim;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
+pub use aggregate::sharded_data_distribution;
 pub use interpreter::{Outcome, Output, Session};
 pub use sh::has_command;

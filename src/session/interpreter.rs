@@ -432,6 +432,9 @@ impl Session {
                     .collect();
                 Ok(Output::Message(lines.join("\n")))
             }
+            "collections" | "tables" if self.db == "config" => Ok(Output::Message(
+                crate::engine::config_catalog::CONFIG_COLLECTIONS.join("\n"),
+            )),
             "collections" | "tables" => {
                 let prefix = format!("{}.", self.db);
                 let names: Vec<String> = self
@@ -511,6 +514,7 @@ impl Session {
                 out
             }
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
+            ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);

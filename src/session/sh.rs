@@ -64,6 +64,9 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("disableAutoSplit", set_auto_split),
     ("balancerCollectionStatus", balancer_collection_status),
     ("reshardCollection", reshard_collection),
+    ("getShardedDataDistribution", |s, _, _| {
+        s.get_sharded_data_distribution()
+    }),
 ];
 
 /// A helper's reply document as the value mongosh prints.

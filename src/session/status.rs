@@ -51,6 +51,19 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
     );
     out.insert("balancer", balancer_section(cluster));
+    // mongosh asks every server for `$shardedDataDistribution` and keeps `undefined`
+    // where the stage is unknown, as before 6.0.3 (`getPrintableShardStatus`,
+    // packages/shell-api/src/helpers.ts); 3.6 predates mongosh and prints no section.
+    match cluster.version() {
+        VersionMode::V36 => {}
+        VersionMode::V50 => {
+            out.insert("shardedDataDistribution", Bson::Undefined);
+        }
+        VersionMode::V80 => {
+            let sdd = super::aggregate::sharded_data_distribution(cluster);
+            out.insert("shardedDataDistribution", sdd);
+        }
+    }
     out.insert("databases", databases_section(cluster, verbose));
     out
 }

@@ -311,6 +311,9 @@ sim.seed(7)
               'Migration Results for the last 24 hours': { '1': 'Success' }
             }
             ---
+            shardedDataDistribution
+            undefined
+            ---
             databases
             [
               {
@@ -553,6 +556,7 @@ fn sh_status_under_json_is_the_status_object() {
             "active mongoses",
             "autosplit",
             "balancer",
+            "shardedDataDistribution",
             "databases"
         ]
     );
