@@ -2,6 +2,7 @@
 //! (spec §11), built from the cluster.
 
 use crate::engine::cluster::{Cluster, ClusterError, Sharding, VersionMode};
+use crate::engine::config_catalog::DatabaseDoc;
 use crate::values::inspect::data_format;
 use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
@@ -106,46 +107,10 @@ fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
         .collect()
 }
 
-/// A database's document in `config.databases`, in the shape its release stores: 3.6
-/// has `_id`, `primary` and `partitioned`; 5.0 adds the database version (`uuid`,
-/// `timestamp`, `lastMod`, the field order of `DatabaseVersion` in
-/// src/mongo/s/database_version.idl); from 7.0 on `partitioned`, deprecated in 6.0, is
-/// gone (src/mongo/s/catalog/type_database.idl).
-///
-/// ShardLab does not record whether `sh.enableSharding` was run, so `partitioned` is
-/// always `true`; the version's UUID is derived from the name so that it is stable, and
-/// `lastMod` stays at 1 because ShardLab does not count primary moves.
+/// A database's document in `config.databases`, in the shape its release stores
+/// (see [`DatabaseDoc::of`]).
 fn database_document(version: VersionMode, db: &str, primary: String) -> Document {
-    let mut d = doc! { "_id": db, "primary": primary };
-    if version != VersionMode::V80 {
-        d.insert("partitioned", true);
-    }
-    if version != VersionMode::V36 {
-        d.insert(
-            "version",
-            doc! {
-                "uuid": database_uuid(db),
-                "timestamp": Timestamp { time: 1_735_689_600, increment: 1 },
-                "lastMod": 1,
-            },
-        );
-    }
-    d
-}
-
-/// A stable version 4 UUID for a database, made from two hashes of its name.
-fn database_uuid(db: &str) -> Bson {
-    let name = Bson::String(db.to_string());
-    let mut bytes = Vec::with_capacity(16);
-    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 0).to_be_bytes());
-    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 1).to_be_bytes());
-    // Version 4 and the RFC 4122 variant, as a randomly made UUID is marked.
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    Bson::Binary(bson::Binary {
-        subtype: bson::spec::BinarySubtype::Uuid,
-        bytes,
-    })
+    DatabaseDoc::of(version, db, &primary).to_document()
 }
 
 /// The primary weights of ICU's root collation for printable ASCII, lowest first, as

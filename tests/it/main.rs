@@ -4,6 +4,7 @@ mod analyze;
 mod case_fold_table;
 mod cli;
 mod compare;
+mod config_db;
 mod engine;
 mod engine_props;
 #[cfg(feature = "insight")]
