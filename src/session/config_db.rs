@@ -73,6 +73,7 @@ impl Session {
                 let docs = docs();
                 self.aggregate_documents(docs, args, chained)
             }
+            "distinct" => self.config_distinct(docs(), args, chained),
             _ => return None,
         })
     }
@@ -161,6 +162,36 @@ impl Session {
             n = n.min(l);
         }
         super::interpreter::navigate(Output::Value(Bson::Int32(n as i32)), chained)
+    }
+
+    /// `distinct(field, filter)`: each value of `field` once (an array's elements
+    /// counted one by one), in the order first met, as an array.
+    fn config_distinct(
+        &mut self,
+        docs: Vec<Document>,
+        args: &[Expr],
+        chained: &[Segment],
+    ) -> Result<Output, StatementError> {
+        let field = self.str_arg(args, 0, "field")?;
+        let filter = self.opt_doc_arg(args, 1, "filter")?;
+        let mut values: Vec<Bson> = Vec::new();
+        for d in matching(docs, &filter)? {
+            for v in crate::query::filter::path_values(&d, &field)
+                .into_iter()
+                .flatten()
+            {
+                if matches!(v, Bson::Array(_)) {
+                    continue;
+                }
+                let seen = values.iter().any(|s| {
+                    crate::values::order::compare_values(s, v) == std::cmp::Ordering::Equal
+                });
+                if !seen {
+                    values.push(v.clone());
+                }
+            }
+        }
+        super::interpreter::navigate(Output::Value(Bson::Array(values)), chained)
     }
 
     /// A write to the config database, refused as a mongos refuses a user without the

@@ -403,7 +403,7 @@ db.chunks.countDocuments()",
 #[test]
 fn count_documents_find_options_and_the_chunks_per_shard_query() {
     // The tutorials' query: chunks per shard with $group and $sum, sorted; countDocuments
-    // with a filter; find with sort, skip, limit and projection.
+    // with a filter; find with sort, skip, limit and projection; distinct.
     check(
         "5.0",
         "sh.shardCollection('test.c', {x: 1})
@@ -418,7 +418,8 @@ db.chunks.countDocuments({shard: 'shard01'})
 db.chunks.find({}, {_id: 0, min: 1, shard: 1}).sort({shard: -1}).skip(1).limit(2)
 db.chunks.find().count()
 db.chunks.aggregate([{$match: {shard: {$ne: 'shard01'}}}, {$count: 'moved'}])
-db.chunks.aggregate([{$project: {_id: 0, shard: 1, lastmod: 1}}, {$limit: 1}])",
+db.chunks.aggregate([{$project: {_id: 0, shard: 1, lastmod: 1}}, {$limit: 1}])
+db.chunks.distinct('shard', {shard: {$ne: 'shard02'}})",
         expect![[r#"
             { collectionsharded: 'test.c', ok: 1 }
             { ok: 1 }
@@ -439,7 +440,8 @@ db.chunks.aggregate([{$project: {_id: 0, shard: 1, lastmod: 1}}, {$limit: 1}])",
             ]
             4
             [ { moved: 2 } ]
-            [ { shard: 'shard01', lastmod: Timestamp({ t: 1, i: 1 }) } ]"#]],
+            [ { shard: 'shard01', lastmod: Timestamp({ t: 1, i: 1 }) } ]
+            [ 'shard01', 'shard03' ]"#]],
     );
 }
 
