@@ -968,11 +968,20 @@ fn range_doc(min: &Document, max: &Document) -> Document {
     d
 }
 
-/// The entries one event writes to `config.changelog`: `(what, logging shard, details)`.
+/// The entries one event writes to `config.changelog`: `(what, logging shard,
+/// details)`. Splits and merges name the shard that owned the chunk (`owningShard`,
+/// 4.4+) when it is known.
 fn changelog_entries(
     kind: &EventKind,
     pattern: Option<&KeyPattern>,
+    owning: Option<&str>,
 ) -> Vec<(&'static str, String, Document)> {
+    let owned = |mut d: Document| {
+        if let Some(shard) = owning {
+            d.insert("owningShard", shard);
+        }
+        d
+    };
     match kind {
         EventKind::Split {
             min, max, points, ..
@@ -988,7 +997,7 @@ fn changelog_entries(
                 d.insert("before", before);
                 d.insert("left", pieces[0].clone());
                 d.insert("right", pieces[1].clone());
-                vec![("split", "config".to_string(), d)]
+                vec![("split", "config".to_string(), owned(d))]
             } else {
                 let of = pieces.len() as i32;
                 pieces
@@ -1000,7 +1009,7 @@ fn changelog_entries(
                         d.insert("number", i as i32 + 1);
                         d.insert("of", of);
                         d.insert("chunk", p);
-                        ("multi-split", "config".to_string(), d)
+                        ("multi-split", "config".to_string(), owned(d))
                     })
                     .collect()
             }
@@ -1032,61 +1041,132 @@ fn changelog_entries(
             ]
         }
         EventKind::Merge { min, max, .. } => {
+            // 7.0's logMergeToChangelog writes `owningShard` before the range.
             let (lo, hi) = bounds(pattern, min, max);
-            vec![("merge", "config".to_string(), range_doc(&lo, &hi))]
+            let mut d = owned(Document::new());
+            d.extend(range_doc(&lo, &hi));
+            vec![("merge", "config".to_string(), d)]
         }
         _ => Vec::new(),
+    }
+}
+
+/// The migrations of each namespace, oldest first: `(seq, min, max, donor)`.
+type Moves = std::collections::BTreeMap<String, Vec<(u64, KeyValue, KeyValue, String)>>;
+
+fn moves_by_namespace(cluster: &Cluster) -> Moves {
+    let mut moves = Moves::new();
+    for e in cluster.events() {
+        if let EventKind::MoveChunkCommit {
+            ns, min, max, from, ..
+        } = &e.kind
+        {
+            moves.entry(ns.clone()).or_default().push((
+                e.seq,
+                min.clone(),
+                max.clone(),
+                from.clone(),
+            ));
+        }
+    }
+    moves
+}
+
+/// The shard that owned the key range starting at `key` of `ns` when event `seq`
+/// happened: the donor of the first later migration of a range holding `key` (nothing
+/// else moves a range), else its owner now, if the collection is still the one the event
+/// changed; `None` when that cannot be told.
+fn owner_at(
+    cluster: &Cluster,
+    ns: &str,
+    seq: u64,
+    key: &KeyValue,
+    moves: &Moves,
+    created: Option<u64>,
+) -> Option<String> {
+    let recreated = created.is_some_and(|c| c > seq);
+    let later = moves.get(ns).into_iter().flatten().find(|(s, lo, hi, _)| {
+        *s > seq && !(recreated && created.is_some_and(|c| *s > c)) && contains(lo, hi, key)
+    });
+    match later {
+        Some((_, _, _, from)) => Some(from.clone()),
+        None if !recreated && cluster.sharding(ns).is_ok() => Some(
+            cluster
+                .shard_name(cluster.shard_for_key(ns, key))
+                .to_string(),
+        ),
+        None => None,
     }
 }
 
 /// `config.changelog`: the splits, migrations and merges of the event log, oldest first.
 pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
     let v = cluster.version();
+    let moves = moves_by_namespace(cluster);
+    let incs = incarnations(cluster);
     let mut out = Vec::new();
     for e in cluster.events() {
-        let ns = match &e.kind {
-            EventKind::Split { ns, .. }
-            | EventKind::MoveChunkStart { ns, .. }
-            | EventKind::MoveChunkCommit { ns, .. }
-            | EventKind::Merge { ns, .. } => ns,
+        let (ns, first) = match &e.kind {
+            EventKind::Split { ns, min, .. } | EventKind::Merge { ns, min, .. } => (ns, Some(min)),
+            EventKind::MoveChunkStart { ns, .. } | EventKind::MoveChunkCommit { ns, .. } => {
+                (ns, None)
+            }
             _ => continue,
         };
+        let owning = match first {
+            Some(min) if v != VersionMode::V36 => {
+                let created = incs.get(ns).map(|i| i.created);
+                owner_at(cluster, ns, e.seq, min, &moves, created)
+            }
+            _ => None,
+        };
         let pattern = cluster.sharding(ns).ok().map(|s| &s.pattern);
-        for (i, (what, shard, details)) in
-            changelog_entries(&e.kind, pattern).into_iter().enumerate()
-        {
-            let server = if shard == "config" {
-                CONFIG_SERVER_HOST.to_string()
-            } else {
-                cluster
-                    .all_shards()
-                    .iter()
-                    .find(|s| s.name == shard)
-                    .and_then(|s| s.host.split_once('/').map(|(_, h)| h.to_string()))
-                    .unwrap_or_else(|| shard.clone())
-            };
-            let millis = i64::from(event_secs(e.seq)) * 1000 + i as i64;
-            let time = DateTime::from_millis(millis);
-            let oid = name_oid(event_secs(e.seq), &Bson::Int64(e.seq as i64 * 8 + i as i64));
-            out.push(ChangelogDoc {
-                id: format!("{server}-{}-{}", iso_time(millis), oid.to_hex()),
-                server,
-                shard: (v != VersionMode::V36).then_some(shard),
-                client_addr: String::new(),
-                time,
-                what: what.to_string(),
-                ns: ns.clone(),
-                details,
-            });
+        let entries = changelog_entries(&e.kind, pattern, owning.as_deref());
+        for (i, (what, shard, details)) in entries.into_iter().enumerate() {
+            out.push(changelog_doc(cluster, e.seq, i, what, shard, ns, details));
         }
     }
     out
 }
 
+/// One `config.changelog` document: the `i`th entry event `seq` wrote.
+fn changelog_doc(
+    cluster: &Cluster,
+    seq: u64,
+    i: usize,
+    what: &str,
+    shard: String,
+    ns: &str,
+    details: Document,
+) -> ChangelogDoc {
+    let server = if shard == "config" {
+        CONFIG_SERVER_HOST.to_string()
+    } else {
+        cluster
+            .all_shards()
+            .iter()
+            .find(|s| s.name == shard)
+            .and_then(|s| s.host.split_once('/').map(|(_, h)| h.to_string()))
+            .unwrap_or_else(|| shard.clone())
+    };
+    let millis = i64::from(event_secs(seq)) * 1000 + i as i64;
+    let oid = name_oid(event_secs(seq), &Bson::Int64(seq as i64 * 8 + i as i64));
+    ChangelogDoc {
+        id: format!("{server}-{}-{}", iso_time(millis), oid.to_hex()),
+        server,
+        shard: (cluster.version() != VersionMode::V36).then_some(shard),
+        client_addr: String::new(),
+        time: DateTime::from_millis(millis),
+        what: what.to_string(),
+        ns: ns.to_string(),
+        details,
+    }
+}
+
 /// `Date_t::toString`'s form of a time, as changelog ids carry it: `2025-01-01T00:00:01.000+00:00`.
 fn iso_time(millis: i64) -> String {
     let iso = crate::values::encoding::format_iso(millis);
-    // `iso_date` ends in `Z`; the server writes the offset.
+    // `format_iso` ends in `Z`; the server writes the offset.
     format!("{}+00:00", iso.trim_end_matches('Z'))
 }
 

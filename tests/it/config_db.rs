@@ -371,7 +371,8 @@ db.getSiblingDB('config').changelog.find({what: 'split'}, {_id: 0, details: 1})"
             details: {
               before: { min: { x: MinKey() }, max: { x: MaxKey() } },
               left: { min: { x: MinKey() }, max: { x: 10 } },
-              right: { min: { x: 10 }, max: { x: MaxKey() } }
+              right: { min: { x: 10 }, max: { x: MaxKey() } },
+              owningShard: 'shard01'
             }
           }
         ]"#]]
@@ -674,4 +675,37 @@ db.chunks.insertOne({})
         "switched to db config"
         {"error": {"code": 13, "codeName": "Unauthorized", "errmsg": "not authorized on config to execute command { insert: \"chunks\", documents: [ {} ], ordered: true, $db: \"config\" }"}}
     "#]].assert_eq(&run(&["--json"]));
+}
+
+#[test]
+fn splits_and_merges_name_the_shard_that_owned_the_chunk_then() {
+    // commitChunkSplit logs `owningShard` (the shard the split ran on) after `right`;
+    // 7.0's logMergeToChangelog writes `owningShard` before the merged range. The split
+    // at 20 ran on shard01, before its range moved to shard02; 3.6 has no such field.
+    let script = "sh.shardCollection('test.c', {x: 1})
+sh.splitAt('test.c', {x: 10})
+sh.splitAt('test.c', {x: 20})
+sh.moveChunk('test.c', {x: 10}, 'shard02')
+sh.splitAt('test.c', {x: 30})
+db.adminCommand({mergeChunks: 'test.c', bounds: [{x: 20}, {x: MaxKey}]})
+db.getSiblingDB('config').changelog.aggregate([
+  {$match: {what: {$in: ['split', 'merge']}}},
+  {$project: {_id: 0, what: 1, min: {$ifNull: ['$details.left.min', '$details.min']}, owningShard: '$details.owningShard'}}
+])";
+    expect![[r#"
+        [
+          { what: 'split', min: { x: MinKey() }, owningShard: 'shard01' },
+          { what: 'split', min: { x: 10 }, owningShard: 'shard01' },
+          { what: 'split', min: { x: 20 }, owningShard: 'shard01' },
+          { what: 'merge', min: { x: 20 }, owningShard: 'shard01' }
+        ]"#]]
+    .assert_eq(&last_output("8.0", script));
+    expect![[r#"
+        [
+          { what: 'split', min: { x: MinKey() } },
+          { what: 'split', min: { x: 10 } },
+          { what: 'split', min: { x: 20 } },
+          { what: 'merge', min: { x: 20 } }
+        ]"#]]
+    .assert_eq(&last_output("3.6", script));
 }
