@@ -1,5 +1,6 @@
 //! The aggregation stages learners run on the config database and on their own
-//! collections: `$match`, `$group`, `$sort`, `$project`, `$count`, `$limit` and `$skip`,
+//! collections: `$match`, `$group`, `$sort`, `$project`, `$count`, `$limit`, `$skip`,
+//! `$unwind` and `$lookup` (its equality form),
 //! over documents already read, with MongoDB's parse errors
 //! (src/mongo/db/pipeline/document_source_*.cpp, accumulator.h, expression.cpp).
 //!
@@ -21,7 +22,22 @@ enum Stage {
     Count(String),
     Limit(u64),
     Skip(u64),
+    Lookup(Lookup),
+    Unwind { path: String, keep_empty: bool },
 }
+
+/// A `$lookup` of the equality form: documents of `from` whose `foreign` field equals
+/// the input's `local` field, as the array `as_field`.
+#[derive(Debug, Clone)]
+struct Lookup {
+    from: String,
+    local: String,
+    foreign: String,
+    as_field: String,
+}
+
+/// Reads the documents of another collection of the same database, for `$lookup`.
+pub type CollectionReader<'a> = &'a dyn Fn(&str) -> Result<Vec<Document>, ClusterError>;
 
 /// A `$group`: the `_id` expression and each output field's accumulator.
 #[derive(Debug, Clone)]
@@ -61,10 +77,21 @@ pub fn stage_name(stage: &Document) -> Result<(&str, &Bson), ClusterError> {
     }
 }
 
-/// Runs `pipeline` over `docs` and returns what its last stage produces.
+/// Runs `pipeline` over `docs` and returns what its last stage produces; a `$lookup`
+/// finds nothing to join.
 pub fn run_pipeline(
     docs: Vec<Document>,
     pipeline: &[Document],
+) -> Result<Vec<Document>, ClusterError> {
+    run_pipeline_with(docs, pipeline, &|_| Ok(Vec::new()))
+}
+
+/// Runs `pipeline` over `docs`, with `read` giving `$lookup` the documents of the
+/// collection it names.
+pub fn run_pipeline_with(
+    docs: Vec<Document>,
+    pipeline: &[Document],
+    read: CollectionReader<'_>,
 ) -> Result<Vec<Document>, ClusterError> {
     let stages = pipeline
         .iter()
@@ -72,7 +99,11 @@ pub fn run_pipeline(
         .collect::<Result<Vec<_>, _>>()?;
     let mut docs = docs;
     for stage in &stages {
-        docs = run_stage(stage, docs)?;
+        docs = match stage {
+            Stage::Lookup(l) => lookup(l, docs, &read(&l.from)?),
+            Stage::Unwind { path, keep_empty } => unwind(path, *keep_empty, docs),
+            _ => run_stage(stage, docs)?,
+        };
     }
     Ok(docs)
 }
@@ -118,11 +149,148 @@ fn parse_stage(stage: &Document) -> Result<Stage, ClusterError> {
                 "invalid argument to $skip stage: Expected a non-negative number in: $skip",
             )),
         },
+        "$lookup" => parse_lookup(value).map(Stage::Lookup),
+        "$unwind" => parse_unwind(value),
         other => Err(coded(
             Code::Location40324,
             format!("Unrecognized pipeline stage name: '{other}'"),
         )),
     }
+}
+
+/// `$lookup`'s equality form, as `DocumentSourceLookUp::createFromBson` reads it; the
+/// `pipeline` form is not modelled.
+fn parse_lookup(value: &Bson) -> Result<Lookup, ClusterError> {
+    let Bson::Document(spec) = value else {
+        return Err(ClusterError::FailedToParse(
+            "the $lookup specification must be an Object".into(),
+        ));
+    };
+    let field = |name: &str| match spec.get(name) {
+        Some(Bson::String(s)) => Ok(s.clone()),
+        Some(_) => Err(ClusterError::FailedToParse(format!(
+            "$lookup argument '{name}: {}' must be a string",
+            crate::keys::shard_key::format_bson_value(
+                &spec.get(name).cloned().unwrap_or(Bson::Null)
+            )
+        ))),
+        None if name == "from" => Err(ClusterError::FailedToParse(format!(
+            "missing 'from' option to $lookup stage specification: {}",
+            crate::keys::shard_key::format_bson_obj(spec)
+        ))),
+        None if name == "as" => Err(ClusterError::FailedToParse(
+            "must specify 'as' field for a $lookup".into(),
+        )),
+        None => Err(ClusterError::FailedToParse(
+            "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be \
+             specified"
+                .into(),
+        )),
+    };
+    Ok(Lookup {
+        from: field("from")?,
+        local: field("localField")?,
+        foreign: field("foreignField")?,
+        as_field: field("as")?,
+    })
+}
+
+/// `$unwind: '$path'` or `{path, preserveNullAndEmptyArrays}`
+/// (`DocumentSourceUnwind::createFromBson`).
+fn parse_unwind(value: &Bson) -> Result<Stage, ClusterError> {
+    let (path, keep_empty) = match value {
+        Bson::String(p) => (p.clone(), false),
+        Bson::Document(d) => match d.get("path") {
+            Some(Bson::String(p)) => (
+                p.clone(),
+                matches!(
+                    d.get("preserveNullAndEmptyArrays"),
+                    Some(Bson::Boolean(true))
+                ),
+            ),
+            _ => {
+                return Err(coded(
+                    Code::Location28812,
+                    "No path specified to $unwind stage",
+                ))
+            }
+        },
+        _ => {
+            return Err(coded(
+                Code::Location15981,
+                format!(
+                "expected either a string or an object as specification for $unwind stage, got {}",
+                crate::values::inspect::format_value(value)
+            ),
+            ))
+        }
+    };
+    match path.strip_prefix('$') {
+        Some(p) if !p.is_empty() => Ok(Stage::Unwind {
+            path: p.to_string(),
+            keep_empty,
+        }),
+        _ => Err(coded(
+            Code::Location28818,
+            format!("path option to $unwind stage should be prefixed with a '$': {path}"),
+        )),
+    }
+}
+
+/// Joins each document with the `foreign` documents whose field equals its own (a
+/// missing field as null, an array by any of its elements).
+fn lookup(l: &Lookup, docs: Vec<Document>, foreign: &[Document]) -> Vec<Document> {
+    let values = |d: &Document, path: &str| -> Vec<Bson> {
+        super::filter::path_values(d, path)
+            .into_iter()
+            .map(|v| v.cloned().unwrap_or(Bson::Null))
+            .collect()
+    };
+    let keyed: Vec<(Vec<Bson>, &Document)> =
+        foreign.iter().map(|f| (values(f, &l.foreign), f)).collect();
+    docs.into_iter()
+        .map(|mut d| {
+            let mine = values(&d, &l.local);
+            let joined: Vec<Bson> = keyed
+                .iter()
+                .filter(|(theirs, _)| {
+                    theirs
+                        .iter()
+                        .any(|t| mine.iter().any(|m| compare_values(m, t) == Ordering::Equal))
+                })
+                .map(|(_, f)| Bson::Document((*f).clone()))
+                .collect();
+            d.insert(l.as_field.clone(), joined);
+            d
+        })
+        .collect()
+}
+
+/// One document per element of the array at top-level field `path`; a document whose
+/// field is missing, null or an empty array goes only with `preserveNullAndEmptyArrays`,
+/// and one whose field is not an array goes as it is.
+fn unwind(path: &str, keep_empty: bool, docs: Vec<Document>) -> Vec<Document> {
+    let mut out = Vec::new();
+    for d in docs {
+        match d.get(path) {
+            Some(Bson::Array(items)) if !items.is_empty() => {
+                for item in items.clone() {
+                    let mut copy = d.clone();
+                    copy.insert(path, item);
+                    out.push(copy);
+                }
+            }
+            Some(Bson::Array(_)) | Some(Bson::Null) | None => {
+                if keep_empty {
+                    let mut copy = d.clone();
+                    copy.remove(path);
+                    out.push(copy);
+                }
+            }
+            Some(_) => out.push(d),
+        }
+    }
+    out
 }
 
 /// A number with no fraction, as `$limit` and `$skip` take.
@@ -255,6 +423,8 @@ fn run_stage(stage: &Stage, docs: Vec<Document>) -> Result<Vec<Document>, Cluste
         }
         Stage::Limit(n) => docs.into_iter().take(*n as usize).collect(),
         Stage::Skip(n) => docs.into_iter().skip(*n as usize).collect(),
+        // Joins need the other collection: `run_pipeline_with` runs them.
+        Stage::Lookup(_) | Stage::Unwind { .. } => docs,
     })
 }
 

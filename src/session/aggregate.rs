@@ -5,7 +5,8 @@
 
 use super::interpreter::{Output, Session, StatementError};
 use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
-use crate::query::pipeline::{run_pipeline, stage_name};
+use crate::engine::config_catalog::config_documents;
+use crate::query::pipeline::{run_pipeline, run_pipeline_with, stage_name};
 use crate::shell::parser::Segment;
 use crate::shell::Expr;
 use crate::values::error::Code;
@@ -40,9 +41,12 @@ impl Session {
             .collect()
     }
 
-    /// `db.<coll>.aggregate(pipeline)` over `docs`, the collection's documents.
+    /// `db.<coll>.aggregate(pipeline)` over `docs`, the documents of `ns`; a `$lookup`
+    /// reads the other collections of its database (the config database's from its
+    /// layout).
     pub(super) fn aggregate_documents(
         &mut self,
+        ns: &str,
         docs: Vec<Document>,
         args: &[Expr],
         chained: &[Segment],
@@ -51,7 +55,15 @@ impl Session {
         if let Some(i) = position_of(&pipeline, SHARDED_DATA_DISTRIBUTION) {
             return Err(stage_misplaced(self.cluster.version(), i).into());
         }
-        let out = run_pipeline(docs, &pipeline)?;
+        let db = ns.split_once('.').map_or(ns, |(db, _)| db);
+        let cluster = &self.cluster;
+        let read = |coll: &str| -> Result<Vec<Document>, ClusterError> {
+            if db == "config" {
+                return Ok(config_documents(cluster, coll).unwrap_or_default());
+            }
+            Ok(cluster.find(&format!("{db}.{coll}"), &Document::new())?.0)
+        };
+        let out = run_pipeline_with(docs, &pipeline, &read)?;
         cursor_result(out, chained)
     }
 

@@ -38,7 +38,7 @@ impl Session {
         }
         if name == "aggregate" {
             let (docs, _) = self.cluster.find(ns, &Document::new())?;
-            return self.aggregate_documents(docs, args, chained);
+            return self.aggregate_documents(ns, docs, args, chained);
         }
         let out = self.collection_method(ns, name, args)?;
         super::interpreter::navigate(out, chained)

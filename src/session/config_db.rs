@@ -71,7 +71,7 @@ impl Session {
             }
             "aggregate" => {
                 let docs = docs();
-                self.aggregate_documents(docs, args, chained)
+                self.aggregate_documents(ns, docs, args, chained)
             }
             "distinct" => self.config_distinct(docs(), args, chained),
             _ => return None,

@@ -206,6 +206,12 @@ pub enum Code {
     Location17276,
     /// 51272: an empty `$project`.
     Location51272,
+    /// 15981: an `$unwind` that is neither a string nor an object.
+    Location15981,
+    /// 28812: an `$unwind` without `path`.
+    Location28812,
+    /// 28818: an `$unwind` path without its `$`.
+    Location28818,
     /// 6789100: a `$shardedDataDistribution` with options.
     Location6789100,
     /// 6789102: a `$shardedDataDistribution` outside the admin database.
@@ -240,6 +246,9 @@ impl Code {
             Code::Location17124 => "Location17124",
             Code::Location17276 => "Location17276",
             Code::Location51272 => "Location51272",
+            Code::Location15981 => "Location15981",
+            Code::Location28812 => "Location28812",
+            Code::Location28818 => "Location28818",
             Code::Location6789100 => "Location6789100",
             Code::Location6789102 => "Location6789102",
         }
@@ -272,6 +281,9 @@ impl Code {
             Code::Location17124 => 17_124,
             Code::Location17276 => 17_276,
             Code::Location51272 => 51_272,
+            Code::Location15981 => 15_981,
+            Code::Location28812 => 28_812,
+            Code::Location28818 => 28_818,
             Code::Location6789100 => 6_789_100,
             Code::Location6789102 => 6_789_102,
         }

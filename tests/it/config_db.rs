@@ -709,3 +709,34 @@ db.getSiblingDB('config').changelog.aggregate([
         ]"#]]
     .assert_eq(&last_output("3.6", script));
 }
+
+#[test]
+fn lookup_joins_chunks_to_their_collection_by_uuid() {
+    // From 5.0 a chunk names its collection by `uuid` only, so counting chunks per
+    // namespace joins config.collections ($lookup's equality form,
+    // document_source_lookup.cpp; $unwind, document_source_unwind.cpp).
+    let script = "sh.shardCollection('test.a', {x: 1})
+sh.shardCollection('test.b', {y: 1})
+sh.splitAt('test.a', {x: 5})
+use config
+db.chunks.aggregate([
+  {$lookup: {from: 'collections', localField: 'uuid', foreignField: 'uuid', as: 'coll'}},
+  {$unwind: '$coll'},
+  {$group: {_id: '$coll._id', chunks: {$sum: 1}}},
+  {$sort: {_id: 1}}
+])
+db.chunks.aggregate([{$lookup: {from: 'collections', localField: 'uuid', as: 'c'}}])
+db.chunks.aggregate([{$unwind: 'history'}])";
+    check(
+        "5.0",
+        script,
+        expect![[r#"
+            { collectionsharded: 'test.a', ok: 1 }
+            { collectionsharded: 'test.b', ok: 1 }
+            { ok: 1 }
+            switched to db config
+            [ { _id: 'test.a', chunks: 2 }, { _id: 'test.b', chunks: 1 } ]
+            MongoServerError[FailedToParse]: $lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified
+            MongoServerError[Location28818]: path option to $unwind stage should be prefixed with a '$': history"#]],
+    );
+}
