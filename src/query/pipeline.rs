@@ -11,6 +11,7 @@ use crate::values::error::{ClusterError, Code};
 use crate::values::order::compare_values;
 use bson::{Bson, Document};
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 /// One parsed stage.
 #[derive(Debug, Clone)]
@@ -246,19 +247,28 @@ fn lookup(l: &Lookup, docs: Vec<Document>, foreign: &[Document]) -> Vec<Document
             .map(|v| v.cloned().unwrap_or(Bson::Null))
             .collect()
     };
-    let keyed: Vec<(Vec<Bson>, &Document)> =
-        foreign.iter().map(|f| (values(f, &l.foreign), f)).collect();
+    // The foreign documents by each value of their field, so that a join costs a lookup
+    // per value rather than a pass over the other collection per document.
+    let mut by_value: BTreeMap<ByValue, Vec<usize>> = BTreeMap::new();
+    for (i, f) in foreign.iter().enumerate() {
+        for v in distinct_values(values(f, &l.foreign)) {
+            by_value.entry(ByValue(v)).or_default().push(i);
+        }
+    }
     docs.into_iter()
         .map(|mut d| {
-            let mine = values(&d, &l.local);
-            let joined: Vec<Bson> = keyed
-                .iter()
-                .filter(|(theirs, _)| {
-                    theirs
-                        .iter()
-                        .any(|t| mine.iter().any(|m| compare_values(m, t) == Ordering::Equal))
-                })
-                .map(|(_, f)| Bson::Document((*f).clone()))
+            let mut hits: Vec<usize> = distinct_values(values(&d, &l.local))
+                .into_iter()
+                .filter_map(|m| by_value.get(&ByValue(m)))
+                .flatten()
+                .copied()
+                .collect();
+            // In the other collection's order, each document once.
+            crate::support::sort::sort(&mut hits);
+            hits.dedup();
+            let joined: Vec<Bson> = hits
+                .into_iter()
+                .map(|i| Bson::Document(foreign[i].clone()))
                 .collect();
             d.insert(l.as_field.clone(), joined);
             d
@@ -437,17 +447,18 @@ fn count_value(n: u64) -> Bson {
 /// order unspecified; first seen keeps the playground deterministic).
 fn group(g: &Group, docs: &[Document]) -> Result<Vec<Document>, ClusterError> {
     let mut groups: Vec<(Bson, Vec<Vec<Bson>>)> = Vec::new();
+    // Each key's group, found in a tree: a list searched end to end would make a group
+    // by `_id` of many documents take time in the square of their number.
+    let mut index: BTreeMap<ByValue, usize> = BTreeMap::new();
     for d in docs {
         let key = match eval(&g.id, d)? {
             Bson::Undefined => Bson::Null,
             k => k,
         };
-        let idx = match groups
-            .iter()
-            .position(|(k, _)| compare_values(k, &key) == Ordering::Equal)
-        {
-            Some(i) => i,
+        let idx = match index.get(&ByValue(key.clone())) {
+            Some(i) => *i,
             None => {
+                index.insert(ByValue(key.clone()), groups.len());
                 groups.push((key, vec![Vec::new(); g.fields.len()]));
                 groups.len() - 1
             }
@@ -517,16 +528,42 @@ fn accumulate(acc: Accumulator, values: Vec<Bson>) -> Bson {
         Accumulator::First => present.next().unwrap_or(Bson::Null),
         Accumulator::Last => present.next_back().unwrap_or(Bson::Null),
         Accumulator::Push => Bson::Array(present.collect()),
-        Accumulator::AddToSet => {
-            let mut set: Vec<Bson> = Vec::new();
-            for v in present {
-                if !set.iter().any(|s| compare_values(s, &v) == Ordering::Equal) {
-                    set.push(v);
-                }
-            }
-            Bson::Array(set)
-        }
+        Accumulator::AddToSet => Bson::Array(distinct_values(present)),
     }
+}
+
+/// A value ordered by MongoDB's comparison ([`compare_values`], a total order), so
+/// that values can key a tree: `1` and `1.0` are the same key, as they are one group.
+#[derive(Debug, Clone)]
+pub(crate) struct ByValue(pub Bson);
+
+impl PartialEq for ByValue {
+    fn eq(&self, other: &Self) -> bool {
+        compare_values(&self.0, &other.0) == Ordering::Equal
+    }
+}
+
+impl Eq for ByValue {}
+
+impl PartialOrd for ByValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ByValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_values(&self.0, &other.0)
+    }
+}
+
+/// Each value once, in the order first met (MongoDB's equality: `1` and `1.0` are one).
+pub(crate) fn distinct_values(values: impl IntoIterator<Item = Bson>) -> Vec<Bson> {
+    let mut seen = std::collections::BTreeSet::new();
+    values
+        .into_iter()
+        .filter(|v| seen.insert(ByValue(v.clone())))
+        .collect()
 }
 
 fn is_number(v: &Bson) -> bool {

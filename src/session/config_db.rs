@@ -174,23 +174,16 @@ impl Session {
     ) -> Result<Output, StatementError> {
         let field = self.str_arg(args, 0, "field")?;
         let filter = self.opt_doc_arg(args, 1, "filter")?;
-        let mut values: Vec<Bson> = Vec::new();
-        for d in matching(docs, &filter)? {
-            for v in crate::query::filter::path_values(&d, &field)
+        let docs = matching(docs, &filter)?;
+        let all = docs.iter().flat_map(|d| {
+            crate::query::filter::path_values(d, &field)
                 .into_iter()
                 .flatten()
-            {
-                if matches!(v, Bson::Array(_)) {
-                    continue;
-                }
-                let seen = values.iter().any(|s| {
-                    crate::values::order::compare_values(s, v) == std::cmp::Ordering::Equal
-                });
-                if !seen {
-                    values.push(v.clone());
-                }
-            }
-        }
+                .filter(|v| !matches!(v, Bson::Array(_)))
+                .cloned()
+                .collect::<Vec<_>>()
+        });
+        let values = crate::query::pipeline::distinct_values(all);
         super::interpreter::navigate(Output::Value(Bson::Array(values)), chained)
     }
 

@@ -740,3 +740,25 @@ db.chunks.aggregate([{$unwind: 'history'}])";
             MongoServerError[Location28818]: path option to $unwind stage should be prefixed with a '$': history"#]],
     );
 }
+
+#[test]
+fn groups_and_sets_compare_values_as_mongodb_does() {
+    // $group and $addToSet compare with MongoDB's value order: 1, 1.0 and Long(1) are
+    // one key (src/mongo/db/pipeline/document_source_group.cpp keys by value). A group
+    // by `_id` over many documents keeps every group.
+    check(
+        "8.0",
+        "db.c.insertMany([{_id: 1, v: 1, s: 'a'}, {_id: 2, v: 1.0, s: 'a'}, {_id: 3, v: NumberLong(1), s: 'b'}, {_id: 4, s: 'b'}])
+db.c.aggregate([{$group: {_id: '$v', n: {$count: {}}, s: {$addToSet: '$s'}, first: {$first: '$_id'}, last: {$last: '$_id'}}}])
+sim.generate('test.many', {x: {counter: {start: 1}}}, 5000)
+db.many.aggregate([{$group: {_id: '$_id'}}, {$count: 'groups'}])",
+        expect![[r#"
+            { acknowledged: true, insertedIds: { '0': 1, '1': 2, '2': 3, '3': 4 } }
+            [
+              { _id: 1, n: 3, s: [ 'a', 'b' ], first: 1, last: 3 },
+              { _id: null, n: 1, s: [ 'b' ], first: 4, last: 4 }
+            ]
+            { ns: 'test.many', inserted: 5000, ok: 1 }
+            [ { groups: 5000 } ]"#]],
+    );
+}
