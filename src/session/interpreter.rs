@@ -518,8 +518,7 @@ impl Session {
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);
-                self.touched = Some(ns.clone());
-                self.touches += 1;
+                self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
@@ -542,13 +541,22 @@ impl Session {
             }
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
-                self.touched = Some(ns.clone());
-                self.touches += 1;
+                self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])
             }
             (name, Some(_)) => Err(StatementError::type_error(format!(
                 "db.{name} is not a function"
             ))),
+        }
+    }
+
+    /// Notes that a command named collection `ns` (see [`Session::touched`]). Reading
+    /// the config database is not looking at a collection of the cluster's: it leaves the
+    /// collection the page shows as it was.
+    fn touch(&mut self, ns: &str) {
+        if !ns.starts_with("config.") {
+            self.touched = Some(ns.to_string());
+            self.touches += 1;
         }
     }
 

@@ -762,3 +762,15 @@ db.many.aggregate([{$group: {_id: '$_id'}}, {$count: 'groups'}])",
             [ { groups: 5000 } ]"#]],
     );
 }
+
+#[test]
+fn reading_the_config_database_leaves_the_viewed_collection() {
+    // The page shows the collection the last command touched; a look at config.chunks
+    // is a look at the cluster, not a change of collection.
+    let mut s = Session::default();
+    s.run("sh.shardCollection('test.c', {x: 1})\ndb.c.find()");
+    let (touched, touches) = (s.touched().map(str::to_string), s.touches());
+    s.run("db.getSiblingDB('config').chunks.find()\nuse config\ndb.chunks.countDocuments()\ndb.getCollection('tags').find()");
+    assert_eq!(s.touched().map(str::to_string), touched);
+    assert_eq!(s.touches(), touches);
+}
