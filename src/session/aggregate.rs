@@ -115,11 +115,16 @@ impl Session {
         )))
     }
 
-    /// `sh.getShardedDataDistribution()`: the admin database's aggregation, with
-    /// mongosh's note added to the server's error where the stage is unknown.
-    pub(super) fn get_sharded_data_distribution(&mut self) -> Result<Output, StatementError> {
+    /// `sh.getShardedDataDistribution(options)`: the admin database's aggregation with
+    /// `options` as the stage's specification, with mongosh's note added to the
+    /// server's error where the stage is unknown.
+    pub(super) fn get_sharded_data_distribution(
+        &mut self,
+        args: &[Expr],
+    ) -> Result<Output, StatementError> {
+        let options = self.opt_doc_arg(args, 0, "options")?;
         let saved = std::mem::replace(&mut self.db, "admin".to_string());
-        let stage = bson::doc! { SHARDED_DATA_DISTRIBUTION: {} };
+        let stage = bson::doc! { SHARDED_DATA_DISTRIBUTION: options };
         let out = self.collectionless(std::slice::from_ref(&stage));
         self.db = saved;
         match out {

@@ -64,8 +64,8 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("disableAutoSplit", set_auto_split),
     ("balancerCollectionStatus", balancer_collection_status),
     ("reshardCollection", reshard_collection),
-    ("getShardedDataDistribution", |s, _, _| {
-        s.get_sharded_data_distribution()
+    ("getShardedDataDistribution", |s, args, _| {
+        s.get_sharded_data_distribution(args)
     }),
 ];
 

@@ -507,7 +507,8 @@ sh.getShardedDataDistribution().toArray()[0].shards[1]
 db.aggregate([{{$shardedDataDistribution: {{}}}}])
 db.getSiblingDB('admin').aggregate([{{$shardedDataDistribution: {{x: 1}}}}])
 db.getSiblingDB('admin').aggregate([{{$match: {{}}}}, {{$shardedDataDistribution: {{}}}}])
-db.users.aggregate([{{$shardedDataDistribution: {{}}}}])"
+db.users.aggregate([{{$shardedDataDistribution: {{}}}}])
+sh.getShardedDataDistribution({{x: 1}})"
         ),
         expect![[r#"
             { collectionsharded: 'test.users', ok: 1 }
@@ -527,7 +528,8 @@ db.users.aggregate([{{$shardedDataDistribution: {{}}}}])"
             MongoServerError[Location6789102]: The $shardedDataDistribution stage must be run on the admin database
             MongoServerError[Location6789100]: The $shardedDataDistribution stage specification must be an empty object
             MongoServerError[Location40602]: $shardedDataDistribution is only valid as the first stage in a pipeline
-            MongoServerError[Location6789102]: The $shardedDataDistribution stage must be run on the admin database"#]],
+            MongoServerError[Location6789102]: The $shardedDataDistribution stage must be run on the admin database
+            MongoServerError[Location6789100]: The $shardedDataDistribution stage specification must be an empty object"#]],
     );
 }
 
