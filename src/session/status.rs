@@ -2,7 +2,7 @@
 //! (spec §11), built from the cluster.
 
 use crate::engine::cluster::{Cluster, ClusterError, Sharding, VersionMode};
-use crate::engine::config_catalog::DatabaseDoc;
+use crate::engine::config_catalog::{shard_docs, DatabaseDoc};
 use crate::values::inspect::data_format;
 use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
@@ -142,35 +142,12 @@ fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
-/// `sh.status()`'s `shards` section: each shard with its draining flag, zones and
-/// topology time.
+/// `sh.status()`'s `shards` section: mongosh prints the documents of `config.shards`
+/// (`getPrintableShardStatus`), so they are [`shard_docs`]'s, in their era's layout.
 fn shards_section(cluster: &Cluster) -> Vec<Bson> {
-    cluster
-        .shards()
-        .map(|(_, s)| {
-            let mut d = doc! { "_id": s.name.clone(), "host": s.host.clone(), "state": 1 };
-            if s.draining {
-                d.insert("draining", true);
-            }
-            if !s.zones.is_empty() {
-                d.insert(
-                    "tags",
-                    s.zones
-                        .iter()
-                        .cloned()
-                        .map(Bson::String)
-                        .collect::<Vec<_>>(),
-                );
-            }
-            d.insert(
-                "topologyTime",
-                Timestamp {
-                    time: 1_735_689_600,
-                    increment: 1,
-                },
-            );
-            Bson::Document(d)
-        })
+    shard_docs(cluster)
+        .iter()
+        .map(|s| Bson::Document(s.to_document()))
         .collect()
 }
 

@@ -284,15 +284,15 @@ sim.seed(7)
               {
                 _id: 'shard03',
                 host: 'shard03/localhost:27317',
-                state: 1,
                 tags: [ 'EU' ],
+                state: 1,
                 topologyTime: Timestamp({ t: 1735689600, i: 1 })
               },
               {
                 _id: 'shard04',
                 host: 'shard04/localhost:27417',
-                state: 1,
                 draining: true,
+                state: 1,
                 topologyTime: Timestamp({ t: 1735689600, i: 1 })
               }
             ]

@@ -776,3 +776,22 @@ fn reading_the_config_database_leaves_the_viewed_collection() {
     assert_eq!(s.touched().map(str::to_string), touched);
     assert_eq!(s.touches(), touches);
 }
+
+#[test]
+fn sh_status_prints_the_config_shards_documents() {
+    // helpers.ts, getPrintableShardStatus: `shards` is config.shards sorted by `_id`,
+    // so a draining or zoned shard prints as type_shard.cpp writes it, and 3.6 has no
+    // `topologyTime`.
+    for version in ["3.6", "8.0"] {
+        let script = "sh.addShardToZone('shard02', 'EU')
+db.adminCommand({removeShard: 'shard03'})
+sh.status().shards
+db.getSiblingDB('config').shards.find().sort({_id: 1})";
+        let mut s = Session::default();
+        s.run(&format!("sim.reset({{version: '{version}'}})"));
+        let out = s.run(script);
+        assert_eq!(out[2].render(), out[3].render(), "{version}");
+        let has_time = out[2].render().unwrap().contains("topologyTime");
+        assert_eq!(has_time, version == "8.0");
+    }
+}
