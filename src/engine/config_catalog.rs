@@ -12,7 +12,7 @@
 //! the event log, in seconds, the same instant the shell's `new Date()` starts from.
 
 use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
-use crate::engine::events::{Event, EventKind};
+use crate::engine::events::EventKind;
 use crate::keys::shard_key::{KeyPattern, KeyValue};
 use bson::oid::ObjectId;
 use bson::spec::BinarySubtype;
@@ -790,22 +790,8 @@ pub fn collection_docs(cluster: &Cluster) -> Vec<CollectionDoc> {
     out
 }
 
-/// When each chunk of `ns` came to its shard: the last migration whose range held the
-/// chunk's lower bound, or the collection's creation.
-fn arrivals<'a>(
-    events: impl Iterator<Item = &'a Event>,
-    ns: &str,
-) -> Vec<(u64, KeyValue, KeyValue)> {
-    events
-        .filter_map(|e| match &e.kind {
-            EventKind::MoveChunkCommit {
-                ns: n, min, max, ..
-            } if n == ns => Some((e.seq, min.clone(), max.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
+/// Whether `[min, max)` holds `key`, comparing the fields both have (a key from before
+/// a refine has fewer).
 fn contains(min: &KeyValue, max: &KeyValue, key: &KeyValue) -> bool {
     use std::cmp::Ordering;
     let cmp = |a: &KeyValue, b: &KeyValue| {
@@ -822,19 +808,23 @@ fn contains(min: &KeyValue, max: &KeyValue, key: &KeyValue) -> bool {
 pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
     let v = cluster.version();
     let incs = incarnations(cluster);
+    let moves = moves_by_namespace(cluster);
     let mut out = Vec::new();
     for (ns, coll) in cluster.collections() {
         let Some(s) = &coll.sharding else { continue };
         let inc = incs.get(ns).cloned().unwrap_or_default();
-        let moves = arrivals(cluster.events().iter(), ns);
         let uuid = inc.uuid(ns);
         for c in s.table.iter() {
             let min = s.pattern.to_document(&c.min);
+            // The chunk came to its shard with the last migration of a range holding its
+            // lower bound, or with the collection.
             let since = moves
-                .iter()
+                .get(ns)
+                .into_iter()
+                .flatten()
                 .rev()
-                .find(|(seq, lo, hi)| *seq > inc.created && contains(lo, hi, &c.min))
-                .map_or(inc.created, |(seq, _, _)| *seq);
+                .find(|(seq, lo, hi, _)| *seq > inc.created && contains(lo, hi, &c.min))
+                .map_or(inc.created, |(seq, _, _, _)| *seq);
             let shard = cluster.shard_name(c.shard).to_string();
             let id = match v {
                 VersionMode::V36 => Bson::String(chunk_id_36(ns, &min)),
