@@ -795,3 +795,37 @@ db.getSiblingDB('config').shards.find().sort({_id: 1})";
         assert_eq!(has_time, version == "8.0");
     }
 }
+
+#[test]
+fn a_split_at_several_points_logs_one_multi_split_per_chunk() {
+    // commitChunkSplit: more than one split point logs `multi-split` once per new chunk,
+    // each with the chunk `before`, its `number` `of` the total, the `chunk` and
+    // `owningShard`. ShardLab cuts a collection that holds more than a chunk's worth when
+    // it is sharded, at several points at once, and logs that cut as a split (see
+    // ARCHITECTURE.md, "Known differences").
+    let script = "sim.chunkSize(32768)
+sim.generate('test.e', 'monotonic', 3000)
+db.e.createIndex({x: 1})
+sh.shardCollection('test.e', {x: 1})
+db.getSiblingDB('config').changelog.find({what: 'multi-split'}, {_id: 0, 'details.number': 1, 'details.of': 1, 'details.chunk': 1, 'details.owningShard': 1}).limit(2)";
+    expect![[r#"
+        [
+          {
+            details: {
+              number: 1,
+              of: 15,
+              chunk: { min: { x: MinKey() }, max: { x: 210 } },
+              owningShard: 'shard01'
+            }
+          },
+          {
+            details: {
+              number: 2,
+              of: 15,
+              chunk: { min: { x: 210 }, max: { x: 421 } },
+              owningShard: 'shard01'
+            }
+          }
+        ]"#]]
+    .assert_eq(&last_output("5.0", script));
+}
