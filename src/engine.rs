@@ -9,6 +9,7 @@ pub(crate) mod balancer;
 pub(crate) mod chunks;
 pub(crate) mod clock;
 pub(crate) mod cluster;
+pub(crate) mod config_catalog;
 pub(crate) mod crud;
 pub(crate) mod event_log;
 pub(crate) mod events;
@@ -34,6 +35,10 @@ pub use clock::{
     STATEMENT_US, WRITE_US,
 };
 pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
+pub use config_catalog::{
+    config_documents, ChangelogDoc, ChunkDoc, ChunkHistory, CollectionDoc, DatabaseDoc,
+    DatabaseVersion, SettingDoc, ShardDoc, TagDoc, CONFIG_COLLECTIONS,
+};
 pub use events::{inserts_per_shard, Event, EventKind};
 #[cfg(feature = "insight")]
 pub use explain::{Explanation, Landing, Topic};

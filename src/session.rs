@@ -3,8 +3,10 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
+mod aggregate;
 mod clock;
 mod collection;
+mod config_db;
 mod find_and_modify;
 #[cfg(feature = "insight")]
 mod insight;
@@ -15,5 +17,6 @@ mod sim;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
+pub use aggregate::sharded_data_distribution;
 pub use interpreter::{Outcome, Output, Session};
 pub use sh::has_command;

@@ -27,11 +27,18 @@ impl Session {
         let Some(method) = rest.first() else {
             return Ok(Output::Message(ns.to_string()));
         };
+        if let Some(out) = self.config_chain(ns, rest) {
+            return out;
+        }
         let args = call_args(method)?;
         let chained = &rest[1..];
         let name = method.name.as_str();
         if matches!(name, "find" | "findOne") {
             return self.find_chain(ns, name, args, chained);
+        }
+        if name == "aggregate" {
+            let (docs, _) = self.cluster.find(ns, &Document::new())?;
+            return self.aggregate_documents(ns, docs, args, chained);
         }
         let out = self.collection_method(ns, name, args)?;
         super::interpreter::navigate(out, chained)

@@ -471,6 +471,9 @@ impl Session {
                     .collect();
                 Ok(Output::Message(lines.join("\n")))
             }
+            "collections" | "tables" if self.db == "config" => Ok(Output::Message(
+                crate::engine::config_catalog::CONFIG_COLLECTIONS.join("\n"),
+            )),
             "collections" | "tables" => {
                 let prefix = format!("{}.", self.db);
                 let names: Vec<String> = self
@@ -554,11 +557,11 @@ impl Session {
                 out
             }
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
+            ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);
-                self.touched = Some(ns.clone());
-                self.touches += 1;
+                self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
@@ -581,13 +584,22 @@ impl Session {
             }
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
-                self.touched = Some(ns.clone());
-                self.touches += 1;
+                self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])
             }
             (name, Some(_)) => Err(StatementError::type_error(format!(
                 "db.{name} is not a function"
             ))),
+        }
+    }
+
+    /// Notes that a command named collection `ns` (see [`Session::touched`]). Reading
+    /// the config database is not looking at a collection of the cluster's: it leaves the
+    /// collection the page shows as it was.
+    fn touch(&mut self, ns: &str) {
+        if !ns.starts_with("config.") {
+            self.touched = Some(ns.to_string());
+            self.touches += 1;
         }
     }
 

@@ -69,6 +69,9 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("isAutoMergerEnabled", is_auto_merger_enabled),
     ("enableAutoMerger", set_collection_auto_merger),
     ("disableAutoMerger", set_collection_auto_merger),
+    ("getShardedDataDistribution", |s, args, _| {
+        s.get_sharded_data_distribution(args)
+    }),
 ];
 
 /// A helper's reply document as the value mongosh prints.

@@ -2,6 +2,7 @@
 //! (spec §11), built from the cluster.
 
 use crate::engine::cluster::{Cluster, ClusterError, Sharding, VersionMode};
+use crate::engine::config_catalog::{shard_docs, DatabaseDoc};
 use crate::values::inspect::data_format;
 use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
@@ -58,6 +59,19 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         );
     }
     out.insert("balancer", balancer_section(cluster));
+    // mongosh asks every server for `$shardedDataDistribution` and keeps `undefined`
+    // where the stage is unknown, as before 6.0.3 (`getPrintableShardStatus`,
+    // packages/shell-api/src/helpers.ts); 3.6 predates mongosh and prints no section.
+    match cluster.version() {
+        VersionMode::V36 => {}
+        VersionMode::V50 => {
+            out.insert("shardedDataDistribution", Bson::Undefined);
+        }
+        VersionMode::V80 => {
+            let sdd = super::aggregate::sharded_data_distribution(cluster);
+            out.insert("shardedDataDistribution", sdd);
+        }
+    }
     out.insert("databases", databases_section(cluster, verbose));
     out
 }
@@ -100,46 +114,10 @@ fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
         .collect()
 }
 
-/// A database's document in `config.databases`, in the shape its release stores: 3.6
-/// has `_id`, `primary` and `partitioned`; 5.0 adds the database version (`uuid`,
-/// `timestamp`, `lastMod`, the field order of `DatabaseVersion` in
-/// src/mongo/s/database_version.idl); from 7.0 on `partitioned`, deprecated in 6.0, is
-/// gone (src/mongo/s/catalog/type_database.idl).
-///
-/// ShardLab does not record whether `sh.enableSharding` was run, so `partitioned` is
-/// always `true`; the version's UUID is derived from the name so that it is stable, and
-/// `lastMod` stays at 1 because ShardLab does not count primary moves.
+/// A database's document in `config.databases`, in the shape its release stores
+/// (see [`DatabaseDoc::of`]).
 fn database_document(version: VersionMode, db: &str, primary: String) -> Document {
-    let mut d = doc! { "_id": db, "primary": primary };
-    if version != VersionMode::V80 {
-        d.insert("partitioned", true);
-    }
-    if version != VersionMode::V36 {
-        d.insert(
-            "version",
-            doc! {
-                "uuid": database_uuid(db),
-                "timestamp": Timestamp { time: 1_735_689_600, increment: 1 },
-                "lastMod": 1,
-            },
-        );
-    }
-    d
-}
-
-/// A stable version 4 UUID for a database, made from two hashes of its name.
-fn database_uuid(db: &str) -> Bson {
-    let name = Bson::String(db.to_string());
-    let mut bytes = Vec::with_capacity(16);
-    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 0).to_be_bytes());
-    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 1).to_be_bytes());
-    // Version 4 and the RFC 4122 variant, as a randomly made UUID is marked.
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    Bson::Binary(bson::Binary {
-        subtype: bson::spec::BinarySubtype::Uuid,
-        bytes,
-    })
+    DatabaseDoc::of(version, db, &primary).to_document()
 }
 
 /// The primary weights of ICU's root collation for printable ASCII, lowest first, as
@@ -171,35 +149,12 @@ fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
-/// `sh.status()`'s `shards` section: each shard with its draining flag, zones and
-/// topology time.
+/// `sh.status()`'s `shards` section: mongosh prints the documents of `config.shards`
+/// (`getPrintableShardStatus`), so they are [`shard_docs`]'s, in their era's layout.
 fn shards_section(cluster: &Cluster) -> Vec<Bson> {
-    cluster
-        .shards()
-        .map(|(_, s)| {
-            let mut d = doc! { "_id": s.name.clone(), "host": s.host.clone(), "state": 1 };
-            if s.draining {
-                d.insert("draining", true);
-            }
-            if !s.zones.is_empty() {
-                d.insert(
-                    "tags",
-                    s.zones
-                        .iter()
-                        .cloned()
-                        .map(Bson::String)
-                        .collect::<Vec<_>>(),
-                );
-            }
-            d.insert(
-                "topologyTime",
-                Timestamp {
-                    time: 1_735_689_600,
-                    increment: 1,
-                },
-            );
-            Bson::Document(d)
-        })
+    shard_docs(cluster)
+        .iter()
+        .map(|s| Bson::Document(s.to_document()))
         .collect()
 }
 

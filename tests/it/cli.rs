@@ -306,15 +306,15 @@ sim.seed(7)
               {
                 _id: 'shard03',
                 host: 'shard03/localhost:27317',
-                state: 1,
                 tags: [ 'EU' ],
+                state: 1,
                 topologyTime: Timestamp({ t: 1735689600, i: 1 })
               },
               {
                 _id: 'shard04',
                 host: 'shard04/localhost:27417',
-                state: 1,
                 draining: true,
+                state: 1,
                 topologyTime: Timestamp({ t: 1735689600, i: 1 })
               }
             ]
@@ -332,6 +332,9 @@ sim.seed(7)
               'Failed balancer rounds in last 5 attempts': 0,
               'Migration Results for the last 24 hours': { '1': 'Success' }
             }
+            ---
+            shardedDataDistribution
+            undefined
             ---
             databases
             [
@@ -577,6 +580,7 @@ fn sh_status_under_json_is_the_status_object() {
             "active mongoses",
             "autosplit",
             "balancer",
+            "shardedDataDistribution",
             "databases"
         ]
     );

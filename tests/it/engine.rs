@@ -251,6 +251,88 @@ fn hashed_keys_are_presplit_per_version() {
               'Migration Results for the last 24 hours': 'No recent migrations'
             }
             ---
+            shardedDataDistribution
+            [
+              {
+                ns: 'test.ch',
+                shards: [
+                  {
+                    shardName: 'shard01',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard02',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard03',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  }
+                ]
+              },
+              {
+                ns: 'test.h8',
+                shards: [
+                  {
+                    shardName: 'shard01',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard02',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard03',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  }
+                ]
+              },
+              {
+                ns: 'test.n5',
+                shards: [
+                  {
+                    shardName: 'shard01',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard02',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard03',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  }
+                ]
+              }
+            ]
+            ---
             databases
             [
               {

@@ -5,6 +5,7 @@ mod case_fold_table;
 mod cli;
 mod clock;
 mod compare;
+mod config_db;
 mod engine;
 mod engine_props;
 #[cfg(feature = "insight")]
