@@ -2,11 +2,10 @@
 //! projection, and the regex engine behind `$regex`. Imports only the layers below.
 //!
 //! One file each: `filter.rs` parses and matches filters, `update.rs` applies update
-//! operators, `sort.rs` and `projection.rs` shape what `find` returns, `regex.rs` is the
-//! matcher behind `$regex` (with `case_fold.rs` for its `i` flag), and `path.rs` holds
+//! operators, `sort.rs` and `projection.rs` shape what `find` returns, `regex.rs` is
+//! `$regex` (PCRE's syntax through the `fancy-regex` crate, bounded), and `path.rs` holds
 //! the limits on dotted paths they share.
 
-pub(crate) mod case_fold;
 pub(crate) mod filter;
 pub(crate) mod path;
 pub(crate) mod projection;

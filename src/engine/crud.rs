@@ -62,16 +62,17 @@ impl Cluster {
         filter: &Document,
     ) -> Result<(Vec<Document>, QueryTarget), ClusterError> {
         let target = self.target(ns, filter)?;
+        // Parsed once for every document: a regular expression compiles once.
+        let parsed = query::parse_filter(filter)?;
         let Some(coll) = self.collection(ns) else {
             // Like MongoDB, reading a collection that does not exist finds nothing.
-            query::matches(filter, &Document::new())?;
             return Ok((Vec::new(), target));
         };
         let mut hits: Vec<(ShardIdx, u64, Document)> = Vec::new();
         self.for_each_placed(ns, coll, |shard, _, seq, stored| {
             if target.shards.contains(&shard) {
                 let doc = stored.doc();
-                if query::matches(filter, &doc)? {
+                if parsed.matches(&doc)? {
                     hits.push((shard, seq, doc));
                 }
             }
@@ -125,9 +126,10 @@ impl Cluster {
         let Some(coll) = self.collection(ns) else {
             return Ok(Vec::new());
         };
+        let parsed = query::parse_filter(filter)?;
         let mut hits = Vec::new();
         self.for_each_placed(ns, coll, |shard, key, seq, stored| {
-            if target.shards.contains(&shard) && query::matches(filter, &stored.doc())? {
+            if target.shards.contains(&shard) && parsed.matches(&stored.doc())? {
                 hits.push((shard, key.to_key(), seq));
             }
             Ok(())

@@ -345,7 +345,8 @@ impl Session {
                 .unwrap_or("")
                 .to_string();
             let events_before = self.cluster.events().len();
-            let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
+            let result = self.atomic_statement(&stmt.kind, source.len() as u64);
+            let result = result.map_err(|e| e.at(stmt.span));
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -365,6 +366,57 @@ impl Session {
                 return;
             }
         }
+    }
+
+    /// Runs one statement under the statement's work budget
+    /// ([`crate::support::budget::STATEMENT_WORK`], its text's bytes included). A
+    /// statement that passes it fails with `MaxTimeMSExpired` and leaves the session as
+    /// it was before it: the cluster and the session's counters come back from a
+    /// checkpoint (cheap: the cluster's clones share their storage). Variables are set
+    /// only by a statement that succeeds, so they need no copy.
+    fn atomic_statement(
+        &mut self,
+        kind: &StmtKind,
+        text_bytes: u64,
+    ) -> Result<Output, StatementError> {
+        use crate::support::budget;
+        let checkpoint = self.checkpoint();
+        let result = budget::within(budget::STATEMENT_WORK, || {
+            budget::charge(text_bytes).map_err(ClusterError::from)?;
+            self.statement(kind)
+        });
+        if matches!(&result, Err(e) if is_budget_error(e)) {
+            self.restore(checkpoint);
+        }
+        result
+    }
+
+    /// What a statement may change besides the variables.
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            cluster: self.cluster.clone(),
+            db: self.db.clone(),
+            sampling: self.sampling.clone(),
+            rng: self.rng.clone(),
+            generated: self.generated.clone(),
+            touched: self.touched.clone(),
+            touches: self.touches,
+            object_id_counter: self.ctx.object_id_counter,
+            uuid_state: self.ctx.uuid_state,
+        }
+    }
+
+    /// Puts back what [`Session::checkpoint`] kept.
+    fn restore(&mut self, c: Checkpoint) {
+        self.cluster = c.cluster;
+        self.db = c.db;
+        self.sampling = c.sampling;
+        self.rng = c.rng;
+        self.generated = c.generated;
+        self.touched = c.touched;
+        self.touches = c.touches;
+        self.ctx.object_id_counter = c.object_id_counter;
+        self.ctx.uuid_state = c.uuid_state;
     }
 
     fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
@@ -707,6 +759,25 @@ pub(crate) fn ok_doc() -> Document {
     let mut d = Document::new();
     d.insert("ok", 1);
     d
+}
+
+/// The session as it was before a statement (see [`Session::atomic_statement`]).
+struct Checkpoint {
+    cluster: Cluster,
+    db: String,
+    sampling: super::sampling::Sampling,
+    rng: crate::support::rng::SplitMix64,
+    generated: std::collections::BTreeMap<String, u64>,
+    touched: Option<String>,
+    touches: u64,
+    object_id_counter: u32,
+    uuid_state: u64,
+}
+
+/// Whether an error is the statement's work budget running out (`MaxTimeMSExpired`),
+/// which a command running other statements or operations must pass on, not count.
+pub(crate) fn is_budget_error(e: &StatementError) -> bool {
+    e.kind == ErrorKind::Server && e.code == 50
 }
 
 /// The namespace an event names, if it names one (shard events and zone changes do not).

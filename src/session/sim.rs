@@ -259,17 +259,28 @@ fn run_generated_op(
         (cmd, Some(update)) => {
             s.record_write(ns, &op.filter, cmd, Some(update));
             // A generated write that MongoDB would refuse is counted but not applied,
-            // as a failed write changes nothing.
-            let _ = s
+            // as a failed write changes nothing; running out of budget ends the run.
+            let result = s
                 .cluster
                 .update(ns, &op.filter, update, cmd == "updateMany");
+            out_of_budget(result.map(|_| ()))?;
         }
         (cmd, None) => {
             s.record_write(ns, &op.filter, cmd, None);
-            let _ = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
+            let result = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
+            out_of_budget(result.map(|_| ()))?;
         }
     }
     Ok(target.kind)
+}
+
+/// Passes on the statement's budget running out, and nothing else: a generated
+/// operation's own error is part of the workload's result.
+fn out_of_budget(result: Result<(), ClusterError>) -> Result<(), StatementError> {
+    match result {
+        Err(e @ ClusterError::MaxTimeMSExpired(_)) => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 /// `sim.preset(id)`: a new cluster of the preset's shape, its script run, and a summary
@@ -288,6 +299,9 @@ fn preset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     })?;
     // A preset starts from a new cluster of its own shape, then runs its script; the
     // reply summarises where the documents went.
+    // Kept whole (variables included) in case the script runs out of budget, when the
+    // session must be left as it was.
+    let before = s.clone();
     *s = Session::new(ClusterConfig {
         shards: preset.shards,
         version: preset.version,
@@ -297,6 +311,10 @@ fn preset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let mut failures = Vec::new();
     for outcome in s.run(&preset.script()) {
         if let Err(e) = outcome.result {
+            if super::interpreter::is_budget_error(&e) {
+                *s = before;
+                return Err(e);
+            }
             failures.push(Bson::String(format!("{}: {e}", outcome.source)));
         }
     }

@@ -1,7 +1,6 @@
 //! The core's integration tests: one binary, one module per area.
 
 mod analyze;
-mod case_fold_table;
 mod cli;
 mod compare;
 mod engine;
