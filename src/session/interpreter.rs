@@ -547,21 +547,45 @@ impl Session {
         }
     }
 
-    /// `db.<...>`: database methods, or a collection and its methods.
+    /// `db.<...>`: database methods, or a collection and its methods, after any number
+    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). A
+    /// lone `getSiblingDB` switches the database, as it always has here; a longer chain
+    /// reads the other database and leaves the current one as it was.
     fn db_chain(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
+        let saved = self.db.clone();
+        let whole = rest.len();
+        let mut rest = rest;
+        while let Some((first, after)) = rest.split_first() {
+            let ("getSiblingDB", Some(args)) = (first.name.as_str(), &first.args) else {
+                break;
+            };
+            match self.str_arg(args, 0, "database name") {
+                Ok(name) => self.db = name,
+                Err(e) => {
+                    self.db = saved;
+                    return Err(e);
+                }
+            }
+            if after.is_empty() {
+                let out = Output::Message(self.db.clone());
+                if whole > 1 {
+                    self.db = saved;
+                }
+                return Ok(out);
+            }
+            rest = after;
+        }
+        let out = self.db_method(rest);
+        self.db = saved;
+        out
+    }
+
+    /// `db.<...>` past its `getSiblingDB` links.
+    fn db_method(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(first) = rest.first() else {
             return Ok(Output::Message(self.db.clone()));
         };
         match (first.name.as_str(), &first.args) {
-            ("getSiblingDB", Some(args)) => {
-                let name = self.str_arg(args, 0, "database name")?;
-                let saved = std::mem::replace(&mut self.db, name);
-                let out = self.db_chain(&rest[1..]);
-                if rest.len() > 1 {
-                    self.db = saved;
-                }
-                out
-            }
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
@@ -577,7 +601,7 @@ impl Session {
             }
             ("getCollectionNames", Some(_)) => {
                 let prefix = format!("{}.", self.db);
-                Ok(Output::Value(Bson::Array(
+                let names = Output::Value(Bson::Array(
                     self.cluster
                         .collections()
                         .keys()
@@ -586,7 +610,9 @@ impl Session {
                                 .map(|s| Bson::String(s.to_string()))
                         })
                         .collect(),
-                )))
+                ));
+                // `db.getCollectionNames().length` and the like read the array.
+                navigate(names, &rest[1..])
             }
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
