@@ -266,6 +266,9 @@ pub struct Session {
     pub(crate) touched: Option<String>,
     /// How many times a command touched a collection (see [`Session::touches`]).
     pub(crate) touches: u64,
+    /// Each variable's size in BSON bytes, so that the session's memory budget (shared
+    /// with the cluster's documents) is checked without measuring every variable again.
+    pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
 }
 
 impl Default for Session {
@@ -295,6 +298,7 @@ impl Session {
             generated: std::collections::BTreeMap::new(),
             touched: None,
             touches: 0,
+            variable_bytes: std::collections::BTreeMap::new(),
         }
     }
 
@@ -380,6 +384,9 @@ impl Session {
         text_bytes: u64,
     ) -> Result<Output, StatementError> {
         use crate::support::budget;
+        // A new cluster (`sim.reset`) starts with nothing held: the variables are noted
+        // again before every statement.
+        self.cluster.hold(self.variable_bytes.values().sum());
         let checkpoint = self.checkpoint();
         let result = budget::within(budget::STATEMENT_WORK, || {
             budget::charge(text_bytes).map_err(ClusterError::from)?;
@@ -443,9 +450,30 @@ impl Session {
 
     /// Keeps `value` in variable `name`. A variable holds at most what one BSON value
     /// may (see [`crate::values::limits`]): a command's result past that, such as
-    /// `find().toArray()` of a large collection, is refused rather than kept.
+    /// `find().toArray()` of a large collection, is refused rather than kept. All the
+    /// variables together share one budget with the documents the cluster took in
+    /// ([`crate::engine::cluster::MAX_WRITTEN_BYTES`]): past it the assignment is refused
+    /// and the variable keeps its old value.
     fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
-        crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
+        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+        let size = crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
+        let others: u64 = self.variable_bytes.values().sum::<u64>()
+            - self.variable_bytes.get(name).copied().unwrap_or(0);
+        let held = others + size.bytes;
+        let written = self.cluster.written_bytes();
+        if written.saturating_add(held) > MAX_WRITTEN_BYTES {
+            return Err(ClusterError::ExceededMemoryLimit(format!(
+                "assigning {name} would take the session past its memory budget of {} MiB \
+                 for the shell's variables and the cluster's documents together ({} MiB in \
+                 the other variables, {} MiB written); {name} is left as it was",
+                MAX_WRITTEN_BYTES >> 20,
+                others >> 20,
+                written >> 20
+            ))
+            .into());
+        }
+        self.variable_bytes.insert(name.to_string(), size.bytes);
+        self.cluster.hold(held);
         self.ctx.variables.insert(name.to_string(), value);
         Ok(Output::Nothing)
     }

@@ -230,6 +230,16 @@ pub enum ParseError {
         /// Where the nesting went past the limit.
         span: Span,
     },
+    /// An array or object literal with more items than a shell value may hold
+    /// ([`crate::values::limits::MAX_VALUES`]), refused before it is built.
+    #[error(
+        "{span}: SyntaxError: literal too long: more than {} items in one array or object",
+        crate::values::limits::MAX_VALUES
+    )]
+    TooManyItems {
+        /// Where the literal went past the limit.
+        span: Span,
+    },
     /// A chain of operators, accesses or calls taller than [`MAX_HEIGHT`].
     #[error(
         "{span}: SyntaxError: expression too long: more than {MAX_HEIGHT} operators, property accesses and calls in a row"
@@ -258,7 +268,8 @@ impl ParseError {
             | ParseError::Unsupported { span, .. }
             | ParseError::MissingUseArgument { span }
             | ParseError::TooDeep { span }
-            | ParseError::TooLong { span } => *span,
+            | ParseError::TooLong { span }
+            | ParseError::TooManyItems { span } => *span,
         }
     }
 }
@@ -948,6 +959,9 @@ impl<'a> Parser<'a> {
                     span: t.span,
                 });
             }
+            if items.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             items.push(self.expression()?);
             tallest = tallest.max(self.height);
             let t = self.peek().clone();
@@ -1104,6 +1118,9 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected(&colon, "':'"));
             }
             self.pos += 1;
+            if fields.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             let value = self.expression()?;
             tallest = tallest.max(self.height);
             fields.push((key, value));

@@ -15,6 +15,7 @@ mod order;
 mod page_model;
 mod query;
 mod reliability;
+mod robustness3;
 mod scenario;
 mod shard_key;
 mod shell_parse;
