@@ -48,10 +48,10 @@ pub enum Predicate {
     /// `$lte`.
     Lte(Bson),
     /// `$in`: some value equals one of the operands (a regular expression operand
-    /// matches strings).
-    In(Vec<Bson>),
+    /// matches strings); the operands' regular expressions come compiled, once.
+    In(Vec<Bson>, Vec<Regex>),
     /// `$nin`: the negation of `$in`.
-    Nin(Vec<Bson>),
+    Nin(Vec<Bson>, Vec<Regex>),
     /// `$exists`.
     Exists(bool),
     /// A regular expression literal or `$regex` (with `$options`).
@@ -157,6 +157,7 @@ fn parse_operators(d: &Document, depth: u32) -> Result<Vec<Predicate>, ClusterEr
                 let Bson::Array(items) = operand else {
                     return Err(bad(&format!("{op} needs an array")));
                 };
+                let mut regexes = Vec::new();
                 for item in items {
                     if let Bson::Document(inner) = item {
                         if is_operator_object(inner) {
@@ -164,14 +165,13 @@ fn parse_operators(d: &Document, depth: u32) -> Result<Vec<Predicate>, ClusterEr
                         }
                     }
                     if let Bson::RegularExpression(r) = item {
-                        // Compiling early reports an unsupported pattern at parse time.
-                        Regex::new(r.pattern.as_str(), r.options.as_str())?;
+                        regexes.push(Regex::new(r.pattern.as_str(), r.options.as_str())?);
                     }
                 }
                 if op == "$in" {
-                    Predicate::In(items.clone())
+                    Predicate::In(items.clone(), regexes)
                 } else {
-                    Predicate::Nin(items.clone())
+                    Predicate::Nin(items.clone(), regexes)
                 }
             }
             "$exists" => Predicate::Exists(truthy(operand)),
@@ -290,8 +290,8 @@ impl Predicate {
             Predicate::Lte(v) => values
                 .iter()
                 .any(|c| compares(*c, v, &[Ordering::Less, Ordering::Equal])),
-            Predicate::In(items) => try_any(values, |c| in_list(*c, items))?,
-            Predicate::Nin(items) => !try_any(values, |c| in_list(*c, items))?,
+            Predicate::In(items, regexes) => try_any(values, |c| in_list(*c, items, regexes))?,
+            Predicate::Nin(items, regexes) => !try_any(values, |c| in_list(*c, items, regexes))?,
             Predicate::Exists(want) => values.iter().any(Option::is_some) == *want,
             Predicate::Regex(r) => {
                 try_any(values, |c| c.map_or(Ok(false), |c| r.matches_value(c)))?
@@ -333,17 +333,21 @@ fn equals(candidate: Option<&Bson>, operand: &Bson) -> bool {
     canonical_class(c) == canonical_class(operand) && compare_values(c, operand).is_eq()
 }
 
-/// True when one value found at a path equals (or, for a regular expression, is
-/// matched by) one of the `$in` operands.
-/// A regular expression among them was checked when the filter was parsed.
-fn in_list(candidate: Option<&Bson>, items: &[Bson]) -> Result<bool, ClusterError> {
-    try_any(items, |item| match (item, candidate) {
-        (Bson::RegularExpression(r), Some(c)) => {
-            Regex::new(r.pattern.as_str(), r.options.as_str())?.matches_value(c)
-        }
-        (Bson::RegularExpression(_), None) => Ok(false),
-        _ => Ok(equals(candidate, item)),
-    })
+/// True when one value found at a path equals one of the `$in` operands, or is matched
+/// by one of its regular expressions (compiled with the filter).
+fn in_list(
+    candidate: Option<&Bson>,
+    items: &[Bson],
+    regexes: &[Regex],
+) -> Result<bool, ClusterError> {
+    let equal = items
+        .iter()
+        .any(|item| !matches!(item, Bson::RegularExpression(_)) && equals(candidate, item));
+    match candidate {
+        _ if equal => Ok(true),
+        Some(c) => try_any(regexes, |r| r.matches_value(c)),
+        None => Ok(false),
+    }
 }
 
 /// A range comparison of one value with an operand under type bracketing

@@ -199,6 +199,18 @@ fn rewrite(pattern: &str, multiline: bool) -> Result<Rewritten, String> {
                     backtracks = !in_class || backtracks;
                 }
                 out.push_str(&ascii_class(next, in_class).unwrap_or_else(|| format!("\\{next}")));
+                // `\p{L}`, `\x{263a}`, `\g{1}`, `\k{name}`: the braces belong to the escape.
+                if matches!(next, 'p' | 'P' | 'x' | 'g' | 'k' | 'o' | 'N')
+                    && chars.get(i) == Some(&'{')
+                {
+                    while let Some(&c) = chars.get(i) {
+                        out.push(c);
+                        i += 1;
+                        if c == '}' {
+                            break;
+                        }
+                    }
+                }
                 continue;
             }
             '[' if !in_class => {

@@ -374,10 +374,11 @@ impl Session {
 
     /// Runs one statement under the statement's work budget
     /// ([`crate::support::budget::STATEMENT_WORK`], its text's bytes included). A
-    /// statement that passes it fails with `MaxTimeMSExpired` and leaves the session as
-    /// it was before it: the cluster and the session's counters come back from a
-    /// checkpoint (cheap: the cluster's clones share their storage). Variables are set
-    /// only by a statement that succeeds, so they need no copy.
+    /// statement that passes it fails with `MaxTimeMSExpired` and keeps nothing it half
+    /// did: a single read or write charges all its work before it changes anything, and
+    /// the commands that run several writes (`sim.queries`, `sim.preset`) put the session
+    /// back as it was (see [`Session::checkpoint`]). A copy per statement would cost more
+    /// than the statement on a large collection.
     fn atomic_statement(
         &mut self,
         kind: &StmtKind,
@@ -387,19 +388,16 @@ impl Session {
         // A new cluster (`sim.reset`) starts with nothing held: the variables are noted
         // again before every statement.
         self.cluster.hold(self.variable_bytes.values().sum());
-        let checkpoint = self.checkpoint();
-        let result = budget::within(budget::STATEMENT_WORK, || {
+        budget::within(budget::STATEMENT_WORK, || {
             budget::charge(text_bytes).map_err(ClusterError::from)?;
             self.statement(kind)
-        });
-        if matches!(&result, Err(e) if is_budget_error(e)) {
-            self.restore(checkpoint);
-        }
-        result
+        })
     }
 
-    /// What a statement may change besides the variables.
-    fn checkpoint(&self) -> Checkpoint {
+    /// What a command running several writes may change besides the variables, to be
+    /// put back by [`Session::restore`] if it runs out of budget part way. The cluster's
+    /// clones share their storage, so this costs about a pointer per 32 documents.
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             cluster: self.cluster.clone(),
             db: self.db.clone(),
@@ -414,7 +412,7 @@ impl Session {
     }
 
     /// Puts back what [`Session::checkpoint`] kept.
-    fn restore(&mut self, c: Checkpoint) {
+    pub(crate) fn restore(&mut self, c: Checkpoint) {
         self.cluster = c.cluster;
         self.db = c.db;
         self.sampling = c.sampling;
@@ -815,8 +813,8 @@ pub(crate) fn ok_doc() -> Document {
     d
 }
 
-/// The session as it was before a statement (see [`Session::atomic_statement`]).
-struct Checkpoint {
+/// The session as it was before a command (see [`Session::checkpoint`]).
+pub(crate) struct Checkpoint {
     cluster: Cluster,
     db: String,
     sampling: super::sampling::Sampling,

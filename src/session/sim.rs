@@ -227,13 +227,20 @@ fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
                 .collect()
         })
         .unwrap_or_default();
+    // Several writes in one statement: if the budget runs out part way, the session goes
+    // back to what it was before the first (see `support::budget`).
+    let checkpoint = s.checkpoint();
     let ops = crate::workload::generate::generate_queries(&spec, count, &mut s.rng, &known)?;
     let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
     for op in &ops {
-        match run_generated_op(s, &ns, op)? {
-            TargetKind::SingleShard => single += 1,
-            TargetKind::MultiShard => multi += 1,
-            TargetKind::ScatterGather => scatter += 1,
+        match run_generated_op(s, &ns, op) {
+            Ok(TargetKind::SingleShard) => single += 1,
+            Ok(TargetKind::MultiShard) => multi += 1,
+            Ok(TargetKind::ScatterGather) => scatter += 1,
+            Err(e) => {
+                s.restore(checkpoint);
+                return Err(e);
+            }
         }
     }
     Ok(Bson::Document(doc! {
@@ -299,15 +306,18 @@ fn preset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     })?;
     // A preset starts from a new cluster of its own shape, then runs its script; the
     // reply summarises where the documents went.
-    // Kept whole (variables included) in case the script runs out of budget, when the
-    // session must be left as it was.
-    let before = s.clone();
-    *s = Session::new(ClusterConfig {
-        shards: preset.shards,
-        version: preset.version,
-        chunk_size: None,
-        seed: s.cluster.config().seed,
-    });
+    // The old session is moved aside whole (variables included, nothing copied) and put
+    // back if the script runs out of budget, so that the session is left as it was.
+    let seed = s.cluster.config().seed;
+    let before = std::mem::replace(
+        s,
+        Session::new(ClusterConfig {
+            shards: preset.shards,
+            version: preset.version,
+            chunk_size: None,
+            seed,
+        }),
+    );
     let mut failures = Vec::new();
     for outcome in s.run(&preset.script()) {
         if let Err(e) = outcome.result {

@@ -8,6 +8,12 @@
 //! them. It counts work, never time, so the core stays deterministic: the same statement
 //! on the same session fails at the same step natively and in wasm. Outside a statement
 //! (a library caller driving the engine directly) nothing is metered.
+//!
+//! A statement that runs out keeps nothing it half did. Every charge of a single read or
+//! write comes before its first change (an update or delete scans for its documents, and
+//! pays for the scan, before it writes; inserts are bounded by the memory budget
+//! instead), so it fails untouched; a command that runs several writes (`sim.queries`,
+//! `sim.preset`) puts the session back as it was before its first.
 
 use std::cell::Cell;
 

@@ -104,13 +104,19 @@ fn pcre_features_and_options() {
         ("é", "i", "É", true),
         ("A B", "x", "AB", true),
         ("x", "u", "x", true),
+        (r"^\p{L}+$", "", "héllo", true),
+        (r"\p{Greek}", "", "λ", true),
+        (r"\bcat\b", "", "a cat", true),
+        (r"[\W]", "", "abc", false),
         // \d and \w are ASCII: MongoDB compiles with UTF but not UCP.
         (r"^\d$", "", "٣", false),
         (r"^\w$", "", "é", false),
     ];
     for (pattern, options, text, expected) in cases {
         assert_eq!(
-            Regex::new(pattern, options).unwrap().is_match(text),
+            Regex::new(pattern, options)
+                .unwrap_or_else(|e| panic!("/{pattern}/: {e}"))
+                .is_match(text),
             Ok(expected),
             "/{pattern}/{options} on {text:?}"
         );
@@ -211,6 +217,14 @@ sim.events(1)"#;
     assert_eq!(with_out, without_out);
     assert_eq!(with_out[1].as_deref(), Some("2001"));
     with.cluster.check().unwrap();
+    // A single write pays for its scan before it changes anything.
+    let failed = budget::within(50_000, || with.run("db.q.updateMany({}, {$set: {y: 1}})"));
+    assert_eq!(
+        failed[0].render().unwrap(),
+        "MongoServerError[MaxTimeMSExpired]: operation exceeded time limit"
+    );
+    let out = with.run("db.q.countDocuments({y: 1})");
+    assert_eq!(out[0].render().unwrap(), "0");
 }
 
 /// `sim.queries` at its documented limit (10,000 operations) on a collection that makes
