@@ -195,6 +195,11 @@ fn rewrite(pattern: &str, multiline: bool) -> Result<Rewritten, String> {
                     out.push_str(END_OF_SUBJECT);
                     continue;
                 }
+                if let Some((code, end)) = code_escape(next, &chars, i) {
+                    out.push_str(&code);
+                    i = end;
+                    continue;
+                }
                 if next.is_ascii_digit() && next != '0' || matches!(next, 'k' | 'g') {
                     backtracks = !in_class || backtracks;
                 }
@@ -226,6 +231,16 @@ fn rewrite(pattern: &str, multiline: bool) -> Result<Rewritten, String> {
                     out.push_str("\\]");
                     i += 1;
                 }
+                continue;
+            }
+            // A POSIX class (`[:alpha:]`, ASCII as in PCRE without UCP) is copied whole.
+            '[' if chars.get(i + 1) == Some(&':') => {
+                let end = chars[i + 2..]
+                    .windows(2)
+                    .position(|w| w == [':', ']'])
+                    .map_or(chars.len(), |p| i + 2 + p + 2);
+                out.extend(&chars[i..end]);
+                i = end;
                 continue;
             }
             '[' => out.push_str("\\["),
@@ -306,23 +321,52 @@ fn quote(chars: &[char], mut i: usize, out: &mut String) -> usize {
     i
 }
 
-/// PCRE's ASCII meaning of `\d \D \w \W \s \S` (MongoDB compiles without UCP), inside a
-/// class or out; `None` for any other escape.
+/// PCRE's meaning of its class escapes, inside a class or out; `None` for any other
+/// escape. `\d \w \s` are ASCII (MongoDB compiles without UCP); `\h` and `\v` are
+/// horizontal and vertical white space, which the crate reads as a hex digit and a
+/// vertical tab.
 fn ascii_class(c: char, in_class: bool) -> Option<String> {
     let body = match c.to_ascii_lowercase() {
         'd' => "0-9",
         'w' => "0-9A-Za-z_",
         's' => "\\t\\n\\x0B\\x0C\\r ",
+        'h' => "\\t \\xA0\\x{1680}\\x{180E}\\x{2000}-\\x{200A}\\x{202F}\\x{205F}\\x{3000}",
+        'v' => "\\n\\x0B\\x0C\\r\\x{85}\\x{2028}\\x{2029}",
         _ => return None,
     };
     let negated = c.is_ascii_uppercase();
     Some(match (in_class, negated) {
         (false, false) => format!("[{body}]"),
-        (false, true) => format!("[^{body}]"),
         (true, false) => body.to_string(),
-        // A negated class inside a class: the crate's own form, Unicode-aware.
-        (true, true) => format!("\\{c}"),
+        // Inside a class, a negated one nests (the crate takes `[x[^0-9]]`).
+        (_, true) => format!("[^{body}]"),
     })
+}
+
+/// PCRE's `\cX` (a control character) and `\0`, `\0o`, `\0oo` (octal), read from
+/// `chars` at `i` just past the escape letter, as the crate's `\x{..}`; returns it and
+/// where the pattern goes on.
+fn code_escape(letter: char, chars: &[char], mut i: usize) -> Option<(String, usize)> {
+    let code = match letter {
+        'c' => {
+            let x = chars.get(i)?.to_ascii_uppercase();
+            i += 1;
+            u32::from(x) ^ 0x40
+        }
+        '0' => {
+            let mut n = 0;
+            for _ in 0..2 {
+                match chars.get(i).and_then(|c| c.to_digit(8)) {
+                    Some(d) => n = n * 8 + d,
+                    None => break,
+                }
+                i += 1;
+            }
+            n
+        }
+        _ => return None,
+    };
+    Some((format!("\\x{{{code:X}}}"), i))
 }
 
 /// Reads a `{n}`, `{n,}` or `{n,m}` quantifier at `i`: `Some(end)` past its `}`, `None`

@@ -108,6 +108,18 @@ fn pcre_features_and_options() {
         (r"\p{Greek}", "", "λ", true),
         (r"\bcat\b", "", "a cat", true),
         (r"[\W]", "", "abc", false),
+        (r"[x\D]", "", "1a", true),
+        // `\h`, `\v` are white space in PCRE (hex digit and vertical tab in the crate).
+        (r"\h", "", "abc", false),
+        (r"a\hb", "", "a\tb", true),
+        (r"\v", "", "a\nb", true),
+        (r"[[:alpha:]]+$", "", "12ab", true),
+        (r"[[:digit:]]", "", "ab", false),
+        (r"a\cMb", "", "a\rb", true),
+        (r"a\012b", "", "a\nb", true),
+        (r"b\Rc", "", "b\r\nc", true),
+        ("^(a)?(?(1)b|c)$", "", "c", true),
+        ("^(a)?(?(1)b|c)$", "", "ac", false),
         // \d and \w are ASCII: MongoDB compiles with UTF but not UCP.
         (r"^\d$", "", "٣", false),
         (r"^\w$", "", "é", false),
