@@ -25,6 +25,13 @@ use bson::Bson;
 /// may match thousands of documents: a match at the limit takes a few milliseconds.
 pub const BACKTRACK_LIMIT: usize = 200_000;
 
+/// The backtracking steps of a first, cheap try at a match that may backtrack. Most
+/// matches finish within it and are charged that much at most; one that does not is
+/// charged the whole [`BACKTRACK_LIMIT`] before the full search runs, so the statement's
+/// budget bounds how many full searches it makes (250 in 50 million units), however
+/// many documents it tests.
+pub const PROBE_LIMIT: usize = 2_000;
+
 /// PCRE's largest count in a `{n,m}` quantifier (`MAX_REPEAT_COUNT`).
 pub const MAX_REPEAT_COUNT: u32 = 65_535;
 
@@ -37,9 +44,9 @@ pub struct Regex {
     pub options: String,
     /// The compiled form.
     compiled: fancy_regex::Regex,
-    /// Whether the pattern needs the backtracking matcher (back-references,
-    /// look-around, atomic groups): such matches cost more of the budget.
-    backtracks: bool,
+    /// For a pattern that needs the backtracking matcher (back-references,
+    /// look-around, atomic groups), the same pattern under [`PROBE_LIMIT`].
+    probe: Option<fancy_regex::Regex>,
 }
 
 impl PartialEq for Regex {
@@ -71,15 +78,22 @@ impl Regex {
         } else {
             format!("(?{flags}){}", rewritten.text)
         };
-        let compiled = fancy_regex::RegexBuilder::new(&source)
-            .backtrack_limit(BACKTRACK_LIMIT)
-            .build()
-            .map_err(|e| invalid(crate_message(&e)))?;
+        let build = |limit| {
+            fancy_regex::RegexBuilder::new(&source)
+                .backtrack_limit(limit)
+                .build()
+                .map_err(|e| invalid(crate_message(&e)))
+        };
+        let compiled = build(BACKTRACK_LIMIT)?;
+        let probe = rewritten
+            .backtracks
+            .then(|| build(PROBE_LIMIT))
+            .transpose()?;
         Ok(Regex {
             pattern: pattern.to_owned(),
             options: options.to_owned(),
             compiled,
-            backtracks: rewritten.backtracks,
+            probe,
         })
     }
 
@@ -87,14 +101,18 @@ impl Regex {
     /// fails with `MaxTimeMSExpired` when the budget or the backtracking limit is spent.
     pub fn is_match(&self, text: &str) -> Result<bool, ClusterError> {
         let len = text.len() as u64 + 1;
-        let cost = if self.backtracks {
-            // An estimate of the backtracking matcher's steps: the subject once per
-            // pattern byte, up to the limit that bounds one match.
-            (len * (self.pattern.len() as u64 + 1)).min(BACKTRACK_LIMIT as u64)
+        if let Some(probe) = &self.probe {
+            // The subject once per pattern byte: an estimate of a short search's steps,
+            // at most what the probe may take.
+            let estimate = len * (self.pattern.len() as u64 + 1);
+            budget::charge(estimate.min(PROBE_LIMIT as u64))?;
+            if let Ok(found) = probe.is_match(text) {
+                return Ok(found);
+            }
+            budget::charge(BACKTRACK_LIMIT as u64)?;
         } else {
-            len
-        };
-        budget::charge(cost)?;
+            budget::charge(len)?;
+        }
         self.compiled
             .is_match(text)
             .map_err(|_| budget::Exhausted.into())
