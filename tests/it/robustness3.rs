@@ -200,6 +200,25 @@ fn a_pathological_regex_over_2000_documents_fails_fast() {
     assert!(took.as_secs() < 20, "took {took:?}");
 }
 
+/// A pattern whose every match stays under the per-match limit but past the cheap probe
+/// pays the whole limit up front for each: the statement's budget, not the number of
+/// documents, bounds how many such searches it makes.
+#[test]
+fn searches_under_the_per_match_limit_add_up_to_the_budget() {
+    let mut s = Session::default();
+    s.run(&documents_of_as(2_000, 15));
+    let out = budget::within(3_000_000, || {
+        s.run(r"db.p.countDocuments({s: /^(a*)*\1b$/})")
+    });
+    assert_eq!(
+        out[0].render().unwrap(),
+        "MongoServerError[MaxTimeMSExpired]: operation exceeded time limit"
+    );
+    // Under the probe's limit, each match costs little: a short subject passes.
+    let out = budget::within(3_000_000, || s.run(r"db.p.countDocuments({s: /^(a)\1/})"));
+    assert_eq!(out[0].render().unwrap(), "2000");
+}
+
 /// A statement whose work passes its budget fails as a whole and leaves nothing it half
 /// did: the same script with and without the failed statement ends in the same session
 /// (documents, events, ObjectIds, variables). `budget::within` gives the statements run
