@@ -405,7 +405,8 @@ pub struct ShardStats {
 }
 
 impl Cluster {
-    /// The BSON bytes the cluster has taken in over its life (see [`MAX_WRITTEN_BYTES`]).
+    /// The BSON bytes the cluster has taken in over its life (at most 512 MiB, with the
+    /// session's variables).
     pub fn written_bytes(&self) -> u64 {
         self.written.bytes
     }

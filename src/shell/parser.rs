@@ -240,7 +240,8 @@ pub enum ParseError {
         /// Where the literal went past the limit.
         span: Span,
     },
-    /// A chain of operators, accesses or calls taller than [`MAX_HEIGHT`].
+    /// A chain of operators, accesses or calls taller than the parser accepts (1,000
+    /// levels).
     #[error(
         "{span}: SyntaxError: expression too long: more than {MAX_HEIGHT} operators, property accesses and calls in a row"
     )]
