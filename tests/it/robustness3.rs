@@ -453,8 +453,8 @@ fn oversized_input_is_refused_before_it_is_built() {
 // Small wrong answers.
 // ---------------------------------------------------------------------------------------
 
-/// `db.getCollectionNames()` is an array in mongosh (src/mongo/shell/db.js,
-/// `DB.prototype.getCollectionNames`), so `.length` and `[i]` read it.
+/// `db.getCollectionNames()` is an array in mongosh (packages/shell-api/src/database.ts,
+/// `getCollectionNames(): Promise<string[]>`), so `.length` and `[i]` read it.
 #[test]
 fn get_collection_names_reads_on() {
     let (_, out) = run(
