@@ -454,7 +454,7 @@ fn oversized_input_is_refused_before_it_is_built() {
 // ---------------------------------------------------------------------------------------
 
 /// `db.getCollectionNames()` is an array in mongosh (packages/shell-api/src/database.ts,
-/// `getCollectionNames(): Promise<string[]>`), so `.length` and `[i]` read it.
+/// `getCollectionNames(): Promise<StringKey<D>[]>`), so `.length` and `[i]` read it.
 #[test]
 fn get_collection_names_reads_on() {
     let (_, out) = run(
