@@ -3,11 +3,10 @@
 //!
 //! One file each: `filter.rs` parses and matches filters, `update.rs` applies update
 //! operators, `sort.rs` and `projection.rs` shape what `find` returns, `pipeline.rs` runs
-//! the aggregation stages learners use, `regex.rs` is the
-//! matcher behind `$regex` (with `case_fold.rs` for its `i` flag), and `path.rs` holds
+//! the aggregation stages learners use, `regex.rs` is `$regex` (PCRE's syntax through the
+//! `fancy-regex` crate, bounded), and `path.rs` holds
 //! the limits on dotted paths they share.
 
-pub(crate) mod case_fold;
 pub(crate) mod filter;
 pub(crate) mod path;
 pub(crate) mod pipeline;

@@ -383,6 +383,10 @@ pub const MAX_WRITTEN_BYTES: u64 = 512 * 1024 * 1024;
 pub(crate) struct Written {
     pub(crate) docs: u64,
     pub(crate) bytes: u64,
+    /// Bytes the session holds outside the cluster (the shell's variables), which share
+    /// the budget of [`MAX_WRITTEN_BYTES`] with what was written: one memory budget per
+    /// session.
+    pub(crate) held: u64,
 }
 
 impl Written {
@@ -390,15 +394,16 @@ impl Written {
     /// the budget, counting nothing.
     pub(crate) fn take(&mut self, docs: u64, bytes: u64) -> Result<(), ClusterError> {
         let (d, b) = (self.docs + docs, self.bytes + bytes);
-        if d > MAX_WRITTEN_DOCS || b > MAX_WRITTEN_BYTES {
+        if d > MAX_WRITTEN_DOCS || b.saturating_add(self.held) > MAX_WRITTEN_BYTES {
             return Err(ClusterError::ExceededMemoryLimit(format!(
                 "this write would take the playground's cluster past its budget of {} \
-                 documents or {} MiB written over its life ({} documents and {} MiB so far); \
-                 start again with sim.reset()",
+                 documents or {} MiB written over its life ({} documents and {} MiB so far, \
+                 and {} MiB in the shell's variables); start again with sim.reset()",
                 MAX_WRITTEN_DOCS,
                 MAX_WRITTEN_BYTES >> 20,
                 self.docs,
-                self.bytes >> 20
+                self.bytes >> 20,
+                self.held >> 20
             )));
         }
         (self.docs, self.bytes) = (d, b);
@@ -418,6 +423,18 @@ pub struct ShardStats {
 }
 
 impl Cluster {
+    /// The BSON bytes the cluster has taken in over its life (at most 512 MiB, with the
+    /// session's variables).
+    pub fn written_bytes(&self) -> u64 {
+        self.written.bytes
+    }
+
+    /// Notes the bytes the session holds outside the cluster (its variables), which share
+    /// the cluster's budget of [`MAX_WRITTEN_BYTES`].
+    pub(crate) fn hold(&mut self, bytes: u64) {
+        self.written.held = bytes;
+    }
+
     /// A new cluster with `config.shards` shards named `shard01`, `shard02`, ... and the
     /// `test` database, as mongosh connected to a fresh sharded cluster would see it.
     pub fn new(config: ClusterConfig) -> Self {
@@ -1530,10 +1547,18 @@ mod tests {
             w,
             Written {
                 docs: MAX_WRITTEN_DOCS - 1,
-                bytes: 10
+                bytes: 10,
+                held: 0
             }
         );
         assert!(w.take(1, MAX_WRITTEN_BYTES - 10).is_ok());
         assert!(w.take(0, 1).is_err());
+        // What the session holds outside the cluster counts against the same budget.
+        let mut w = Written {
+            held: MAX_WRITTEN_BYTES - 5,
+            ..Written::default()
+        };
+        assert!(w.take(1, 5).is_ok());
+        assert!(w.take(1, 1).is_err());
     }
 }

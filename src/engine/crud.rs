@@ -92,16 +92,17 @@ impl Cluster {
         filter: &Document,
     ) -> Result<(Vec<Document>, QueryTarget), ClusterError> {
         let target = self.target(ns, filter)?;
+        // Parsed once for every document: a regular expression compiles once.
+        let parsed = query::parse_filter(filter)?;
         let Some(coll) = self.collection(ns) else {
             // Like MongoDB, reading a collection that does not exist finds nothing.
-            query::matches(filter, &Document::new())?;
             return Ok((Vec::new(), target));
         };
         let mut hits: Vec<(ShardIdx, u64, Document)> = Vec::new();
         self.for_each_placed(ns, coll, |shard, _, seq, stored| {
             if target.shards.contains(&shard) {
                 let doc = stored.doc();
-                if query::matches(filter, &doc)? {
+                if parsed.matches(&doc)? {
                     hits.push((shard, seq, doc));
                 }
             }
@@ -178,11 +179,12 @@ impl Cluster {
         let Some(coll) = self.collection(ns) else {
             return Ok((Vec::new(), Vec::new()));
         };
+        let parsed = query::parse_filter(filter)?;
         let mut hits = Vec::new();
         self.for_each_placed(ns, coll, |shard, key, seq, stored| {
             if target.shards.contains(&shard) {
                 let doc = stored.doc();
-                if query::matches(filter, &doc)? {
+                if parsed.matches(&doc)? {
                     hits.push((shard, key.to_key(), seq, keep_docs.then_some(doc)));
                 }
             }

@@ -184,7 +184,7 @@ fn collect_equalities<'a>(filter: &'a Filter, out: &mut Vec<(&'a str, &'a Bson)>
                 match p {
                     Predicate::Eq(v) => out.push((path, v)),
                     // A `$in` of one value is rewritten to an equality.
-                    Predicate::In(items) => {
+                    Predicate::In(items, _) => {
                         if let [v] = items.as_slice() {
                             if !matches!(v, Bson::RegularExpression(_)) {
                                 out.push((path, v));
@@ -397,12 +397,12 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
     };
     match (kind, pred) {
         (FieldKind::Hashed, Predicate::Eq(v)) => Some(vec![hashed_point(v)]),
-        (FieldKind::Hashed, Predicate::In(items)) if !has_regex(items) => {
+        (FieldKind::Hashed, Predicate::In(items, _)) if !has_regex(items) => {
             Some(normalize(items.iter().map(hashed_point).collect()))
         }
         (FieldKind::Ascending, Predicate::Eq(v)) => Some(normalize(equality_points(v))),
         // `$in` unions its values' points with its regular expressions' bounds.
-        (FieldKind::Ascending, Predicate::In(items)) => Some(normalize(
+        (FieldKind::Ascending, Predicate::In(items, _)) => Some(normalize(
             items
                 .iter()
                 .flat_map(|v| match v {

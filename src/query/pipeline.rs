@@ -409,9 +409,23 @@ fn accumulator(op: &str) -> Result<Accumulator, ClusterError> {
     })
 }
 
+/// The documents `filter` matches; a regex past its budget fails the stage.
+pub(crate) fn keep_matching(
+    filter: &super::filter::Filter,
+    docs: Vec<Document>,
+) -> Result<Vec<Document>, ClusterError> {
+    let mut out = Vec::with_capacity(docs.len());
+    for d in docs {
+        if filter.matches(&d)? {
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
 fn run_stage(stage: &Stage, docs: Vec<Document>) -> Result<Vec<Document>, ClusterError> {
     Ok(match stage {
-        Stage::Match(f) => docs.into_iter().filter(|d| f.matches(d)).collect(),
+        Stage::Match(f) => keep_matching(f, docs)?,
         Stage::Group(g) => group(g, &docs)?,
         Stage::Sort(spec) => {
             let mut docs = docs;

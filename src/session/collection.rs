@@ -313,6 +313,11 @@ impl Session {
             return super::interpreter::navigate(out, rest);
         }
         if let Some(sort) = &cursor.sort {
+            // The keys a merge sort compares: about n log2 n per sort field.
+            let n = docs.len() as u64;
+            let compared = n * u64::from(64 - n.leading_zeros()) * sort.len() as u64;
+            crate::support::budget::charge(compared)
+                .map_err(crate::values::error::ClusterError::from)?;
             query::sort_documents(&mut docs, sort);
         }
         let docs: Vec<Document> = docs

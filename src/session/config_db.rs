@@ -247,5 +247,5 @@ impl Session {
 /// The documents that match `filter`.
 fn matching(docs: Vec<Document>, filter: &Document) -> Result<Vec<Document>, ClusterError> {
     let f = crate::query::filter::parse_filter(filter)?;
-    Ok(docs.into_iter().filter(|d| f.matches(d)).collect())
+    crate::query::pipeline::keep_matching(&f, docs)
 }

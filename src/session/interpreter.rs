@@ -302,6 +302,9 @@ pub struct Session {
     pub(crate) touched: Option<String>,
     /// How many times a command touched a collection (see [`Session::touches`]).
     pub(crate) touches: u64,
+    /// Each variable's size in BSON bytes, so that the session's memory budget (shared
+    /// with the cluster's documents) is checked without measuring every variable again.
+    pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
 }
 
 impl Default for Session {
@@ -332,6 +335,7 @@ impl Session {
             generated: std::collections::BTreeMap::new(),
             touched: None,
             touches: 0,
+            variable_bytes: std::collections::BTreeMap::new(),
         }
     }
 
@@ -383,7 +387,8 @@ impl Session {
                 .to_string();
             let events_before = self.cluster.events().len();
             self.start_statement();
-            let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
+            let result = self.atomic_statement(&stmt.kind, source.len() as u64);
+            let result = result.map_err(|e| e.at(stmt.span));
             self.end_statement(&result);
             if let Some(ns) = self
                 .cluster
@@ -404,6 +409,58 @@ impl Session {
                 return;
             }
         }
+    }
+
+    /// Runs one statement under the statement's work budget
+    /// ([`crate::support::budget::STATEMENT_WORK`], its text's bytes included). A
+    /// statement that passes it fails with `MaxTimeMSExpired` and keeps nothing it half
+    /// did: a single read or write charges all its work before it changes anything, and
+    /// the commands that run several writes (`sim.queries`, `sim.preset`) put the session
+    /// back as it was (see [`Session::checkpoint`]). A copy per statement would cost more
+    /// than the statement on a large collection.
+    fn atomic_statement(
+        &mut self,
+        kind: &StmtKind,
+        text_bytes: u64,
+    ) -> Result<Output, StatementError> {
+        use crate::support::budget;
+        // A new cluster (`sim.reset`) starts with nothing held: the variables are noted
+        // again before every statement.
+        self.cluster.hold(self.variable_bytes.values().sum());
+        budget::within(budget::STATEMENT_WORK, || {
+            budget::charge(text_bytes).map_err(ClusterError::from)?;
+            self.statement(kind)
+        })
+    }
+
+    /// What a command running several writes may change besides the variables, to be
+    /// put back by [`Session::restore`] if it runs out of budget part way. The cluster's
+    /// clones share their storage, so this costs about a pointer per 32 documents.
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            cluster: self.cluster.clone(),
+            db: self.db.clone(),
+            sampling: self.sampling.clone(),
+            rng: self.rng.clone(),
+            generated: self.generated.clone(),
+            touched: self.touched.clone(),
+            touches: self.touches,
+            object_id_counter: self.ctx.object_id_counter,
+            uuid_state: self.ctx.uuid_state,
+        }
+    }
+
+    /// Puts back what [`Session::checkpoint`] kept.
+    pub(crate) fn restore(&mut self, c: Checkpoint) {
+        self.cluster = c.cluster;
+        self.db = c.db;
+        self.sampling = c.sampling;
+        self.rng = c.rng;
+        self.generated = c.generated;
+        self.touched = c.touched;
+        self.touches = c.touches;
+        self.ctx.object_id_counter = c.object_id_counter;
+        self.ctx.uuid_state = c.uuid_state;
     }
 
     fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
@@ -430,9 +487,30 @@ impl Session {
 
     /// Keeps `value` in variable `name`. A variable holds at most what one BSON value
     /// may (see [`crate::values::limits`]): a command's result past that, such as
-    /// `find().toArray()` of a large collection, is refused rather than kept.
+    /// `find().toArray()` of a large collection, is refused rather than kept. All the
+    /// variables together share one budget with the documents the cluster took in
+    /// ([`crate::engine::cluster::MAX_WRITTEN_BYTES`]): past it the assignment is refused
+    /// and the variable keeps its old value.
     fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
-        crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
+        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+        let size = crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
+        let others: u64 = self.variable_bytes.values().sum::<u64>()
+            - self.variable_bytes.get(name).copied().unwrap_or(0);
+        let held = others + size.bytes;
+        let written = self.cluster.written_bytes();
+        if written.saturating_add(held) > MAX_WRITTEN_BYTES {
+            return Err(ClusterError::ExceededMemoryLimit(format!(
+                "assigning {name} would take the session past its memory budget of {} MiB \
+                 for the shell's variables and the cluster's documents together ({} MiB in \
+                 the other variables, {} MiB written); {name} is left as it was",
+                MAX_WRITTEN_BYTES >> 20,
+                others >> 20,
+                written >> 20
+            ))
+            .into());
+        }
+        self.variable_bytes.insert(name.to_string(), size.bytes);
+        self.cluster.hold(held);
         self.ctx.variables.insert(name.to_string(), value);
         Ok(Output::Nothing)
     }
@@ -541,21 +619,45 @@ impl Session {
         }
     }
 
-    /// `db.<...>`: database methods, or a collection and its methods.
+    /// `db.<...>`: database methods, or a collection and its methods, after any number
+    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). A
+    /// lone `getSiblingDB` switches the database, as it always has here; a longer chain
+    /// reads the other database and leaves the current one as it was.
     fn db_chain(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
+        let saved = self.db.clone();
+        let whole = rest.len();
+        let mut rest = rest;
+        while let Some((first, after)) = rest.split_first() {
+            let ("getSiblingDB", Some(args)) = (first.name.as_str(), &first.args) else {
+                break;
+            };
+            match self.str_arg(args, 0, "database name") {
+                Ok(name) => self.db = name,
+                Err(e) => {
+                    self.db = saved;
+                    return Err(e);
+                }
+            }
+            if after.is_empty() {
+                let out = Output::Message(self.db.clone());
+                if whole > 1 {
+                    self.db = saved;
+                }
+                return Ok(out);
+            }
+            rest = after;
+        }
+        let out = self.db_method(rest);
+        self.db = saved;
+        out
+    }
+
+    /// `db.<...>` past its `getSiblingDB` links.
+    fn db_method(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(first) = rest.first() else {
             return Ok(Output::Message(self.db.clone()));
         };
         match (first.name.as_str(), &first.args) {
-            ("getSiblingDB", Some(args)) => {
-                let name = self.str_arg(args, 0, "database name")?;
-                let saved = std::mem::replace(&mut self.db, name);
-                let out = self.db_chain(&rest[1..]);
-                if rest.len() > 1 {
-                    self.db = saved;
-                }
-                out
-            }
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
             ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
             ("getCollection", Some(args)) => {
@@ -571,7 +673,7 @@ impl Session {
             }
             ("getCollectionNames", Some(_)) => {
                 let prefix = format!("{}.", self.db);
-                Ok(Output::Value(Bson::Array(
+                let names = Output::Value(Bson::Array(
                     self.cluster
                         .collections()
                         .keys()
@@ -580,7 +682,9 @@ impl Session {
                                 .map(|s| Bson::String(s.to_string()))
                         })
                         .collect(),
-                )))
+                ));
+                // `db.getCollectionNames().length` and the like read the array.
+                navigate(names, &rest[1..])
             }
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
@@ -762,6 +866,25 @@ pub(crate) fn ok_doc() -> Document {
     let mut d = Document::new();
     d.insert("ok", 1);
     d
+}
+
+/// The session as it was before a command (see [`Session::checkpoint`]).
+pub(crate) struct Checkpoint {
+    cluster: Cluster,
+    db: String,
+    sampling: super::sampling::Sampling,
+    rng: crate::support::rng::SplitMix64,
+    generated: std::collections::BTreeMap<String, u64>,
+    touched: Option<String>,
+    touches: u64,
+    object_id_counter: u32,
+    uuid_state: u64,
+}
+
+/// Whether an error is the statement's work budget running out (`MaxTimeMSExpired`),
+/// which a command running other statements or operations must pass on, not count.
+pub(crate) fn is_budget_error(e: &StatementError) -> bool {
+    e.kind == ErrorKind::Server && e.code == 50
 }
 
 /// The namespace an event names, if it names one (shard events and zone changes do not).

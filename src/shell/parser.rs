@@ -230,6 +230,25 @@ pub enum ParseError {
         /// Where the nesting went past the limit.
         span: Span,
     },
+    /// An array or object literal with more items than a shell value may hold
+    /// ([`crate::values::limits::MAX_VALUES`]), refused before it is built.
+    #[error(
+        "{span}: SyntaxError: literal too long: more than {} items in one array or object",
+        crate::values::limits::MAX_VALUES
+    )]
+    TooManyItems {
+        /// Where the literal went past the limit.
+        span: Span,
+    },
+    /// A chain of operators, accesses or calls taller than the parser accepts (1,000
+    /// levels).
+    #[error(
+        "{span}: SyntaxError: expression too long: more than {MAX_HEIGHT} operators, property accesses and calls in a row"
+    )]
+    TooLong {
+        /// Where the chain went past the limit.
+        span: Span,
+    },
 }
 
 fn expected_note(expected: &str) -> String {
@@ -249,7 +268,9 @@ impl ParseError {
             | ParseError::UnexpectedEnd { span, .. }
             | ParseError::Unsupported { span, .. }
             | ParseError::MissingUseArgument { span }
-            | ParseError::TooDeep { span } => *span,
+            | ParseError::TooDeep { span }
+            | ParseError::TooLong { span }
+            | ParseError::TooManyItems { span } => *span,
         }
     }
 }
@@ -259,8 +280,17 @@ impl ParseError {
 /// program 1 MiB.
 pub const MAX_DEPTH: u32 = 64;
 
+/// The tallest expression tree accepted: operators, property accesses, indexes and
+/// calls in a row (`'a' + 'a' + …`, `x.a.a…`, `c.limit(1).limit(1)…`) each add a level,
+/// and so does each bracket. The parser reads such chains in a loop, but what it builds
+/// is walked recursively (evaluated, flattened, dropped), so its height, not only its
+/// nesting, is bounded: at 1,000 levels the walks fit a 1 MiB stack (wasm32's) in a
+/// debug build, and no hand-written command comes near it.
+pub const MAX_HEIGHT: u32 = 1_000;
+
 /// Parses a whole script.
 pub fn parse_script(src: &str) -> Result<Script, ParseError> {
+    let src = &*lone_cr_as_lf(src);
     let tokens = tokenize(src)?;
     let mut p = Parser::new(src, tokens, 0);
     let mut statements = Vec::new();
@@ -279,6 +309,7 @@ pub fn parse_script(src: &str) -> Result<Script, ParseError> {
 /// After an error the parser skips to the next line break at bracket depth zero or the
 /// next `;`, so one mistyped line does not hide the rest of a script.
 pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
+    let src = &*lone_cr_as_lf(src);
     let tokens = match tokenize(src) {
         Ok(t) => t,
         Err(e) => return (Script { statements: vec![] }, vec![e.into()]),
@@ -307,6 +338,7 @@ pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
 
 /// Parses exactly one expression (surrounding whitespace and comments allowed).
 pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
+    let src = &*lone_cr_as_lf(src);
     let tokens = tokenize(src)?;
     let mut p = Parser::new(src, tokens, 1);
     let e = p.expression()?;
@@ -315,6 +347,28 @@ pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
         return Err(p.unexpected(&t, "end of input"));
     }
     Ok(e)
+}
+
+/// The script with each carriage return that no line feed follows read as a line feed:
+/// JavaScript counts a lone CR as a line terminator (a script saved with old Mac line
+/// endings), and the lexer knows only LF. Both are one byte, so every span into the
+/// result is a span into the script as given.
+fn lone_cr_as_lf(src: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\r' && chars.peek() != Some(&'\n') {
+            '\n'
+        } else {
+            c
+        });
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `object.property`, spanning from the object to the property name.
@@ -347,31 +401,52 @@ pub struct Segment {
 /// Returns `None` when the expression is not such a chain (a literal, `new`, a call
 /// of a call, a computed non-string index).
 pub fn flatten(expr: &Expr) -> Option<Vec<Segment>> {
-    let mut out = Vec::new();
-    flatten_into(expr, &mut out)?;
+    // The chain is walked from its end to its root, then read root first: a loop, not
+    // recursion, so a long chain costs no stack.
+    let mut spine = Vec::new();
+    let mut node = expr;
+    loop {
+        match &node.kind {
+            ExprKind::Member { object, .. } | ExprKind::Index { object, .. } => {
+                spine.push(node);
+                node = object;
+            }
+            ExprKind::Call { callee, .. } => {
+                spine.push(node);
+                node = callee;
+            }
+            ExprKind::Ident(_) => break,
+            _ => return None,
+        }
+    }
+    let mut out = Vec::with_capacity(spine.len() + 1);
+    out.push(Segment {
+        name: match &node.kind {
+            ExprKind::Ident(name) => name.clone(),
+            _ => return None,
+        },
+        args: None,
+        span: node.span,
+    });
+    for node in spine.iter().rev() {
+        segment_of(node, &mut out)?;
+    }
     Some(out)
 }
 
-fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
+/// Adds one link of a chain to its flattened form.
+fn segment_of(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
     match &expr.kind {
-        ExprKind::Ident(name) => out.push(Segment {
-            name: name.clone(),
-            args: None,
-            span: expr.span,
-        }),
         ExprKind::Member {
-            object,
             property,
             property_span,
-        } => {
-            flatten_into(object, out)?;
-            out.push(Segment {
-                name: property.clone(),
-                args: None,
-                span: *property_span,
-            });
-        }
-        ExprKind::Index { object, index } => {
+            ..
+        } => out.push(Segment {
+            name: property.clone(),
+            args: None,
+            span: *property_span,
+        }),
+        ExprKind::Index { index, .. } => {
             // A string index names a property; a whole-number index (`databases[0]`) an
             // array element.
             let name = match &index.kind {
@@ -381,15 +456,13 @@ fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
                 }
                 _ => return None,
             };
-            flatten_into(object, out)?;
             out.push(Segment {
                 name,
                 args: None,
                 span: index.span,
             });
         }
-        ExprKind::Call { callee, args } => {
-            flatten_into(callee, out)?;
+        ExprKind::Call { args, .. } => {
             let last = out.last_mut()?;
             if last.args.is_some() {
                 return None;
@@ -411,6 +484,9 @@ struct Parser<'a> {
     depth: u32,
     /// An already parsed operand that the postfix loop should start from.
     parked: Option<Expr>,
+    /// The height of the expression the last parsing function returned (a leaf is 1),
+    /// bounded by [`MAX_HEIGHT`].
+    height: u32,
 }
 
 fn describe(t: &Token) -> String {
@@ -434,6 +510,7 @@ impl<'a> Parser<'a> {
             nesting,
             depth: 0,
             parked: None,
+            height: 0,
         }
     }
 
@@ -673,6 +750,14 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Checks a height for a node about to be built at `span`.
+    fn grow(&self, height: u32, span: Span) -> Result<u32, ParseError> {
+        if height > MAX_HEIGHT {
+            return Err(ParseError::TooLong { span });
+        }
+        Ok(height)
+    }
+
     /// Parses an expression: additive level, the lowest precedence supported.
     pub fn expression(&mut self) -> Result<Expr, ParseError> {
         let span = self.peek().span;
@@ -697,11 +782,13 @@ impl<'a> Parser<'a> {
 
     fn additive(&mut self) -> Result<Expr, ParseError> {
         let mut left = self.multiplicative()?;
+        let mut height = self.height;
         while let Some(op) =
             self.binary_op(&[(Punct::Plus, BinaryOp::Add), (Punct::Minus, BinaryOp::Sub)])
         {
             let right = self.multiplicative()?;
             let span = left.span.to(right.span);
+            height = self.grow(height.max(self.height) + 1, right.span)?;
             left = Expr {
                 kind: ExprKind::Binary {
                     op,
@@ -711,6 +798,7 @@ impl<'a> Parser<'a> {
                 span,
             };
         }
+        self.height = height;
         self.reject_operator()?;
         Ok(left)
     }
@@ -729,6 +817,7 @@ impl<'a> Parser<'a> {
 
     fn multiplicative(&mut self) -> Result<Expr, ParseError> {
         let mut left = self.unary()?;
+        let mut height = self.height;
         while let Some(op) = self.binary_op(&[
             (Punct::Star, BinaryOp::Mul),
             (Punct::Slash, BinaryOp::Div),
@@ -736,6 +825,7 @@ impl<'a> Parser<'a> {
         ]) {
             let right = self.unary()?;
             let span = left.span.to(right.span);
+            height = self.grow(height.max(self.height) + 1, right.span)?;
             left = Expr {
                 kind: ExprKind::Binary {
                     op,
@@ -745,6 +835,7 @@ impl<'a> Parser<'a> {
                 span,
             };
         }
+        self.height = height;
         Ok(left)
     }
 
@@ -764,6 +855,7 @@ impl<'a> Parser<'a> {
             self.depth -= 1;
             let operand = operand?;
             let span = t.span.to(operand.span);
+            self.height = self.grow(self.height + 1, t.span)?;
             return Ok(Expr {
                 kind: ExprKind::Unary {
                     op,
@@ -777,6 +869,7 @@ impl<'a> Parser<'a> {
 
     fn postfix(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.primary()?;
+        let mut height = self.height;
         loop {
             // A chained call may continue on the next line when that line starts with `.`.
             if self.nesting == 0 && self.raw_peek().kind == TokenKind::Newline {
@@ -802,6 +895,7 @@ impl<'a> Parser<'a> {
                     let TokenKind::Ident(property) = name_tok.kind.clone() else {
                         return Err(self.unexpected(&name_tok, "a property name"));
                     };
+                    height = self.grow(height + 1, name_tok.span)?;
                     e = member(e, property, name_tok.span);
                 }
                 TokenKind::Punct(Punct::LBracket) => {
@@ -812,6 +906,7 @@ impl<'a> Parser<'a> {
                     self.nesting -= 1;
                     let (index, close) = close?;
                     let span = e.span.to(close);
+                    height = self.grow(height.max(self.height) + 1, close)?;
                     e = Expr {
                         kind: ExprKind::Index {
                             object: Box::new(e),
@@ -823,6 +918,7 @@ impl<'a> Parser<'a> {
                 TokenKind::Punct(Punct::LParen) => {
                     let (args, close) = self.arguments()?;
                     let span = e.span.to(close);
+                    height = self.grow(height.max(self.height) + 1, close)?;
                     e = Expr {
                         kind: ExprKind::Call {
                             callee: Box::new(e),
@@ -834,6 +930,7 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
+        self.height = height;
         Ok(e)
     }
 
@@ -846,12 +943,15 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// Parses items up to `close`; leaves the height of the tallest item plus one.
     fn list(&mut self, close: Punct) -> Result<(Vec<Expr>, Span), ParseError> {
         let mut items = Vec::new();
+        let mut tallest = 0;
         loop {
             let t = self.peek().clone();
             if t.kind == TokenKind::Punct(close) {
                 self.pos += 1;
+                self.height = tallest + 1;
                 return Ok((items, t.span));
             }
             if close == Punct::RBracket && t.kind == TokenKind::Punct(Punct::Comma) {
@@ -860,7 +960,11 @@ impl<'a> Parser<'a> {
                     span: t.span,
                 });
             }
+            if items.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             items.push(self.expression()?);
+            tallest = tallest.max(self.height);
             let t = self.peek().clone();
             match t.kind {
                 TokenKind::Punct(Punct::Comma) => {
@@ -928,6 +1032,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected(&t, "an expression")),
         };
+        self.height = 1;
         Ok(Expr { kind, span })
     }
 
@@ -941,19 +1046,24 @@ impl<'a> Parser<'a> {
             kind: ExprKind::Ident(name),
             span: t.span,
         };
+        let mut height = 1;
         while self.is_punct(Punct::Dot) {
             self.pos += 1;
             let p = self.advance();
             let TokenKind::Ident(property) = p.kind.clone() else {
                 return Err(self.unexpected(&p, "a property name"));
             };
+            height = self.grow(height + 1, p.span)?;
             callee = member(callee, property, p.span);
         }
         let (args, end) = if self.is_punct(Punct::LParen) {
-            self.arguments()?
+            let r = self.arguments()?;
+            height = height.max(self.height);
+            r
         } else {
             (Vec::new(), callee.span)
         };
+        self.height = self.grow(height + 1, end)?;
         let e = Expr {
             kind: ExprKind::New {
                 callee: Box::new(callee),
@@ -973,12 +1083,17 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// Parses an object's fields; leaves the height of the tallest value plus one.
     fn object_body(&mut self) -> Result<(Vec<(String, Expr)>, Span), ParseError> {
         let mut fields = Vec::new();
+        let mut tallest = 0;
         loop {
             let t = self.advance_skipping();
             let key = match &t.kind {
-                TokenKind::Punct(Punct::RBrace) => return Ok((fields, t.span)),
+                TokenKind::Punct(Punct::RBrace) => {
+                    self.height = tallest + 1;
+                    return Ok((fields, t.span));
+                }
                 TokenKind::Ident(s) | TokenKind::Str(s) => s.clone(),
                 TokenKind::Number { value, .. } => crate::values::js::js_number_to_string(*value),
                 TokenKind::Punct(Punct::LBracket) => {
@@ -1004,7 +1119,11 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected(&colon, "':'"));
             }
             self.pos += 1;
+            if fields.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             let value = self.expression()?;
+            tallest = tallest.max(self.height);
             fields.push((key, value));
             let t = self.peek().clone();
             match t.kind {

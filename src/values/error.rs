@@ -156,6 +156,24 @@ pub enum ClusterError {
     /// the config database's refusals use, kept in their own list.
     #[error("{1}")]
     Coded(Code, String),
+    /// Code 50: the statement passed its work budget (`support::budget`), ShardLab's
+    /// stand-in for `maxTimeMS`; the message is MongoDB's, "operation exceeded time limit".
+    #[error("{0}")]
+    MaxTimeMSExpired(String),
+    /// Code 51091: a regular expression that does not compile
+    /// (`RegexMatchExpression`, "Regular expression is invalid: ...").
+    #[error("{0}")]
+    Location51091(String),
+    /// Code 51108: a regular expression option letter that PCRE does not take
+    /// ("invalid flag in regex options: ...").
+    #[error("{0}")]
+    Location51108(String),
+}
+
+impl From<crate::support::budget::Exhausted> for ClusterError {
+    fn from(_: crate::support::budget::Exhausted) -> Self {
+        ClusterError::MaxTimeMSExpired("operation exceeded time limit".to_string())
+    }
 }
 
 /// MongoDB codes used by the aggregation pipeline and by the config database's refusal
@@ -330,6 +348,9 @@ impl ClusterError {
             ClusterError::Overflow(_) => "Overflow",
             ClusterError::ExceededMemoryLimit(_) => "ExceededMemoryLimit",
             ClusterError::Coded(code, _) => code.name(),
+            ClusterError::MaxTimeMSExpired(_) => "MaxTimeMSExpired",
+            ClusterError::Location51091(_) => "Location51091",
+            ClusterError::Location51108(_) => "Location51108",
             ClusterError::Location51260(_) => "Location51260",
             ClusterError::Location51261(_) => "Location51261",
             ClusterError::Location16634(_) => "Location16634",
@@ -382,6 +403,9 @@ impl ClusterError {
             ClusterError::Overflow(_) => 15,
             ClusterError::ExceededMemoryLimit(_) => 146,
             ClusterError::Coded(code, _) => code.number(),
+            ClusterError::MaxTimeMSExpired(_) => 50,
+            ClusterError::Location51091(_) => 51_091,
+            ClusterError::Location51108(_) => 51_108,
             ClusterError::Location51260(_) => 51_260,
             ClusterError::Location51261(_) => 51_261,
             ClusterError::Location16634(_) => 16_634,

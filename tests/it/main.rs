@@ -1,7 +1,6 @@
 //! The core's integration tests: one binary, one module per area.
 
 mod analyze;
-mod case_fold_table;
 mod cli;
 mod clock;
 mod compare;
@@ -19,6 +18,7 @@ mod order;
 mod page_model;
 mod query;
 mod reliability;
+mod robustness3;
 mod scenario;
 mod shard_key;
 mod shell_parse;
