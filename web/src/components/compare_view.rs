@@ -164,7 +164,8 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
                 </div>
                 <div class="progress" role="progressbar" aria-label="Comparison progress"
                     aria-valuemin="0" aria-valuemax={state.total.to_string()} aria-valuenow={done.to_string()}
-                    data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}>
+                    data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}
+                    data-settled={state.settled().to_string()} aria-busy={(!state.settled()).to_string()}>
                     <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
                     <span class="progress-text">{ format!("{done} / {} docs", state.total) }</span>
                 </div>
