@@ -391,7 +391,9 @@ sim.seed(7)
             3
             switched to db other
             other
-            test  154B
+            admin       59 B
+            config  3.61 KiB
+            test       154 B
             printed 1 { a: [ 1, 2 ] }
             { ok: 1 }
             { collectionsharded: 'test.events', ok: 1 }
