@@ -147,14 +147,18 @@ impl Cluster {
         }
         // Nothing changed, and nothing will until the next command: every round still
         // due in this advance would find the same, so count them, don't run them; but
-        // run the one that starts the AutoMerger's next round.
+        // run the one that starts the AutoMerger's next round, and while its round is
+        // under way the one after its next shard, which sees whether it has drained.
         let next = self.clock.now_us.saturating_add(idle);
         let mut skipped = if next <= target {
             (target - next) / idle + 1
         } else {
             0
         };
-        if let Some(due) = self.merger_round_due_us() {
+        let merger = self
+            .merger_round_due_us()
+            .or(self.clock.merger.next_visit_us);
+        if let Some(due) = merger {
             let until_due = (due.saturating_sub(next) + idle - 1)
                 .div_euclid(idle)
                 .max(0);

@@ -594,3 +594,18 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
         "#]],
     );
 }
+
+// One long sleep takes every AutoMerger round that falls in it, an hour apart, as the
+// balancer's rounds go on meanwhile: the chunk too new for the first round merges in the
+// second.
+#[test]
+fn one_long_sleep_takes_every_auto_merger_round_in_it() {
+    let script = format!(
+        "{}sleep(3590000)\n\
+         sh.moveChunk('test.c', {{x: 120}}, 'shard01')\n\
+         sleep(2147483647)\n\
+         {COUNT_CHUNKS}",
+        split_up("8.0")
+    );
+    assert_eq!(last(&script), "1");
+}
