@@ -4,6 +4,7 @@
 //! nothing of the shell language ([`crate::shell`] sits beside it).
 
 pub(crate) mod analyze;
+pub(crate) mod auto_merger;
 pub(crate) mod background;
 pub(crate) mod balancer;
 pub(crate) mod chunks;

@@ -7,6 +7,7 @@ mod aggregate;
 mod clock;
 mod collection;
 mod config_db;
+mod databases;
 mod find_and_modify;
 #[cfg(feature = "insight")]
 mod insight;

@@ -1,4 +1,5 @@
-//! What runs in the background while simulated time passes: the balancer's rounds.
+//! What runs in the background while simulated time passes: the balancer's rounds and,
+//! beside them, the AutoMerger's (`engine/auto_merger.rs`).
 //!
 //! Nothing here reads the machine's clock. Time passes when a statement is charged for its
 //! work ([`Cluster::finish_statement`]) or when a script waits ([`Cluster::advance_clock`],
@@ -6,6 +7,7 @@
 //! its own time, so its migrations are logged when they happened. The schedule and the
 //! cost model are described in [`crate::engine::clock`].
 
+use crate::engine::auto_merger::MAX_MERGE_VISITS_PER_ADVANCE;
 use crate::engine::clock::{
     to_ms, END_US, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
     STATEMENT_US, WRITE_US,
@@ -21,6 +23,8 @@ pub struct Background {
     pub rounds: u64,
     /// Chunks the balancer moved.
     pub migrations: u64,
+    /// Chunks the AutoMerger merged (8.0 mode).
+    pub merged_chunks: u64,
 }
 
 impl Cluster {
@@ -69,54 +73,101 @@ impl Cluster {
         let target = self.clock.now_us.saturating_add(us.max(0)).min(END_US);
         let mut done = Background::default();
         let mut active = 0;
-        while self.clock.next_round_us <= target {
-            if active == MAX_ROUNDS_PER_ADVANCE {
-                // The rest waits for the next advance, due at once.
-                self.clock.next_round_us = target;
-                break;
+        let mut visits = 0;
+        let mut rounds_capped = false;
+        loop {
+            let round = Some(self.clock.next_round_us).filter(|r| *r <= target && !rounds_capped);
+            let visit = self
+                .clock
+                .merger
+                .next_visit_us
+                .filter(|v| *v <= target && visits < MAX_MERGE_VISITS_PER_ADVANCE);
+            match (round, visit) {
+                (None, None) => break,
+                // The earlier of the two; at the same time the balancer's round first, as
+                // its round is what starts the AutoMerger's.
+                (Some(r), Some(v)) if v < r => self.visit_at(v, &mut visits, &mut done),
+                (None, Some(v)) => self.visit_at(v, &mut visits, &mut done),
+                (Some(_), _) if active == MAX_ROUNDS_PER_ADVANCE => {
+                    // The rest waits for the next advance, due at once.
+                    self.clock.next_round_us = target;
+                    rounds_capped = true;
+                }
+                (Some(_), _) => {
+                    if self.background_round(target, &mut done) {
+                        active += 1;
+                    }
+                }
             }
-            // The round happens at its own time, so its events carry it.
-            self.clock.now_us = self.clock.next_round_us.max(self.clock.now_us);
-            let before = self.events.len();
-            let moved = if self.balancer_enabled {
-                self.balance_round().len() as u64
-            } else {
-                0
-            };
-            done.rounds += 1;
-            done.migrations += moved;
-            self.clock.rounds += 1;
-            // A chunk too big to move counts as processed (`_moveChunks`), like a move.
-            let processed = moved > 0
-                || self
-                    .events
-                    .since(before)
-                    .any(|e| matches!(e.kind, EventKind::Jumbo { .. }));
-            let idle = ROUND_INTERVAL_MS * 1_000;
-            if processed {
-                active += 1;
-                self.clock.next_round_us = self.clock.now_us + SHORT_ROUND_INTERVAL_MS * 1_000;
-                continue;
-            }
-            if self.events.len() > before {
-                // Splits at zone boundaries only: the next round runs for real.
-                self.clock.next_round_us = self.clock.now_us + idle;
-                continue;
-            }
-            // Nothing changed, and nothing will until the next command: every round still
-            // due in this advance would find the same, so count them, don't run them.
-            let next = self.clock.now_us.saturating_add(idle);
-            let skipped = if next <= target {
-                (target - next) / idle + 1
-            } else {
-                0
-            };
-            done.rounds += skipped as u64;
-            self.clock.rounds += skipped as u64;
-            self.clock.next_round_us = next.saturating_add(skipped.saturating_mul(idle));
         }
         self.clock.now_us = target.max(self.clock.now_us);
         done
+    }
+
+    /// The AutoMerger's visit due at `v`. Past [`MAX_MERGE_VISITS_PER_ADVANCE`] in one
+    /// advance the rest stay due, and the next advance takes them at once.
+    fn visit_at(&mut self, v: i64, visits: &mut u32, done: &mut Background) {
+        self.clock.now_us = v.max(self.clock.now_us);
+        done.merged_chunks += self.merger_visit();
+        *visits += 1;
+    }
+
+    /// The balancer's round due now (at `next_round_us`): the AutoMerger's turn in it,
+    /// its migrations, and when the next is due. Returns whether it moved anything (a
+    /// round that did waits only 1 s). Idle rounds still due before `target` are counted,
+    /// not run, up to the one that would start the AutoMerger's next round.
+    fn background_round(&mut self, target: i64, done: &mut Background) -> bool {
+        // The round happens at its own time, so its events carry it.
+        self.clock.now_us = self.clock.next_round_us.max(self.clock.now_us);
+        self.merger_on_balancer_round();
+        let before = self.events.len();
+        let moved = if self.balancer_enabled {
+            self.balance_round().len() as u64
+        } else {
+            0
+        };
+        done.rounds += 1;
+        done.migrations += moved;
+        self.clock.rounds += 1;
+        // A chunk too big to move counts as processed (`_moveChunks`), like a move.
+        let processed = moved > 0
+            || self
+                .events
+                .since(before)
+                .any(|e| matches!(e.kind, EventKind::Jumbo { .. }));
+        let idle = ROUND_INTERVAL_MS * 1_000;
+        if processed {
+            self.clock.next_round_us = self.clock.now_us + SHORT_ROUND_INTERVAL_MS * 1_000;
+            return true;
+        }
+        if self.events.len() > before {
+            // Splits at zone boundaries only: the next round runs for real.
+            self.clock.next_round_us = self.clock.now_us + idle;
+            return false;
+        }
+        // Nothing changed, and nothing will until the next command: every round still
+        // due in this advance would find the same, so count them, don't run them; but
+        // run the one that starts the AutoMerger's next round, and while its round is
+        // under way the one after its next shard, which sees whether it has drained.
+        let next = self.clock.now_us.saturating_add(idle);
+        let mut skipped = if next <= target {
+            (target - next) / idle + 1
+        } else {
+            0
+        };
+        let merger = self
+            .merger_round_due_us()
+            .or(self.clock.merger.next_visit_us);
+        if let Some(due) = merger {
+            let until_due = (due.saturating_sub(next) + idle - 1)
+                .div_euclid(idle)
+                .max(0);
+            skipped = skipped.min(until_due);
+        }
+        done.rounds += skipped as u64;
+        self.clock.rounds += skipped as u64;
+        self.clock.next_round_us = next.saturating_add(skipped.saturating_mul(idle));
+        false
     }
 
     /// The chunk migrations committed after `after_ms` (milliseconds since the Unix

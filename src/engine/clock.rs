@@ -48,6 +48,41 @@ pub const SHORT_ROUND_INTERVAL_MS: i64 = 1_000;
 /// `Cluster::advance_clock`.)
 pub const MAX_ROUNDS_PER_ADVANCE: u32 = 1_000;
 
+/// The AutoMerger's place in its loop (7.0+, `AutoMergerPolicy`): see
+/// `engine/auto_merger.rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MergerState {
+    /// When its interval timer was last reset (its current round began), in microseconds
+    /// since [`EPOCH_MS`]; `None` while it is disabled.
+    pub(crate) round_start_us: Option<i64>,
+    /// Whether the round has yet to find its work (`_firstAction`).
+    pub(crate) fresh: bool,
+    /// The namespaces still to merge on each shard this pass, shards in name order and
+    /// each shard's namespaces taken from the back (`_collectionsToMergePerShard`).
+    pub(crate) queue: Vec<(String, Vec<String>)>,
+    /// The pairs that merged something, taken again once the pass is through
+    /// (`_rescheduledCollectionsToMergePerShard`).
+    pub(crate) rescheduled: Vec<(String, Vec<String>)>,
+    /// When its next shard is due (after `autoMergerThrottlingMS`), in microseconds since
+    /// [`EPOCH_MS`]; `None` once the round has drained.
+    pub(crate) next_visit_us: Option<i64>,
+}
+
+impl Default for MergerState {
+    /// Enabled at the epoch with the balancer's idle round there (in every mode: the
+    /// balancer's first round disables it where there is no AutoMerger), its round
+    /// drained: the cluster had nothing to merge.
+    fn default() -> Self {
+        MergerState {
+            round_start_us: Some(0),
+            fresh: false,
+            queue: Vec::new(),
+            rescheduled: Vec::new(),
+            next_visit_us: None,
+        }
+    }
+}
+
 /// The clock and the balancer's place in its loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SimClock {
@@ -59,6 +94,8 @@ pub(crate) struct SimClock {
     pub(crate) rounds: u64,
     /// The documents written that statements have already been charged for.
     pub(crate) docs_charged: u64,
+    /// The AutoMerger beside the balancer.
+    pub(crate) merger: MergerState,
 }
 
 impl Default for SimClock {
@@ -70,6 +107,7 @@ impl Default for SimClock {
             next_round_us: ROUND_INTERVAL_MS * 1_000,
             rounds: 0,
             docs_charged: 0,
+            merger: MergerState::default(),
         }
     }
 }

@@ -8,8 +8,10 @@
 //! document has is decided once, when it is built for a [`VersionMode`]; writing it and
 //! reading it back need no mode.
 //!
-//! ShardLab keeps no wall clock: the time of an event is [`EPOCH_SECS`] plus its place in
-//! the event log, in seconds, the same instant the shell's `new Date()` starts from.
+//! ShardLab keeps no wall clock: the time of an event is the simulated clock's when it
+//! happened (`Event::at_ms`, see `engine/clock.rs`), and its cluster time (a `Timestamp`)
+//! is that second with the event's order among the events of the same second, so that two
+//! events never share one, as the config server's oplog times never do.
 
 use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
 use crate::engine::events::EventKind;
@@ -35,17 +37,87 @@ pub const EPOCH_SECS: u32 = 1_735_689_600;
 /// The host name the config server logs its changes under (`server` in `config.changelog`).
 pub const CONFIG_SERVER_HOST: &str = "localhost:27019";
 
-/// The seconds of the event with sequence number `seq`.
-fn event_secs(seq: u64) -> u32 {
-    EPOCH_SECS.saturating_add(u32::try_from(seq).unwrap_or(u32::MAX - EPOCH_SECS))
+/// When something happened, as the config layout records it: the simulated time in
+/// milliseconds since 1970 and the cluster time the config server stamps its writes with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Stamp {
+    /// Milliseconds since the Unix epoch (the simulated clock).
+    pub(crate) ms: i64,
+    /// The cluster time: the second, and the order of the write within it.
+    pub(crate) ts: Timestamp,
 }
 
-/// The cluster time of event `seq`, as the config server stamps what it writes.
-pub fn event_timestamp(seq: u64) -> Timestamp {
-    Timestamp {
-        time: event_secs(seq),
-        increment: 1,
+impl Default for Stamp {
+    fn default() -> Self {
+        Stamp::START
     }
+}
+
+impl Stamp {
+    /// The cluster's start (2025-01-01), when its shards and databases were set up: the
+    /// first increment of the first second.
+    pub(crate) const START: Stamp = Stamp {
+        ms: crate::engine::clock::EPOCH_MS,
+        ts: Timestamp {
+            time: EPOCH_SECS,
+            increment: 1,
+        },
+    };
+
+    /// The whole seconds of the stamp (what an ObjectId made then carries).
+    fn secs(&self) -> u32 {
+        self.ts.time
+    }
+}
+
+/// Gives each event of the log, oldest first, its [`Stamp`]: its own time, and an
+/// increment that counts the events of its second from 1 (from 2 in the first second,
+/// whose first increment is [`Stamp::START`]'s).
+#[derive(Debug, Clone)]
+pub(crate) struct Stamper {
+    last: Timestamp,
+}
+
+impl Default for Stamper {
+    fn default() -> Self {
+        Stamper {
+            last: Stamp::START.ts,
+        }
+    }
+}
+
+impl Stamper {
+    /// The stamp of the next event, which happened at `at_ms` (never before the last).
+    pub(crate) fn stamp(&mut self, at_ms: i64) -> Stamp {
+        let secs = u32::try_from(at_ms.div_euclid(1000).max(0)).unwrap_or(u32::MAX);
+        // The log is in time order; a second already passed would still count on.
+        self.last = if secs <= self.last.time {
+            Timestamp {
+                time: self.last.time,
+                increment: self.last.increment.saturating_add(1),
+            }
+        } else {
+            Timestamp {
+                time: secs,
+                increment: 1,
+            }
+        };
+        Stamp {
+            ms: at_ms,
+            ts: self.last,
+        }
+    }
+}
+
+/// Every event of the cluster's log with its [`Stamp`], oldest first.
+pub(crate) fn stamped_events(
+    cluster: &Cluster,
+) -> impl Iterator<Item = (&crate::engine::events::Event, Stamp)> {
+    let mut stamper = Stamper::default();
+    cluster
+        .events()
+        .iter()
+        .map(move |e| (e, stamper.stamp(e.at_ms)))
 }
 
 /// A stable version 4 UUID made from two hashes of `name`.
@@ -251,7 +323,7 @@ impl DatabaseDoc {
             partitioned: (version != VersionMode::V80).then_some(true),
             version: (version != VersionMode::V36).then(|| DatabaseVersion {
                 uuid: name_uuid(db),
-                timestamp: event_timestamp(0),
+                timestamp: Stamp::START.ts,
                 last_mod: 1,
             }),
         }
@@ -312,7 +384,12 @@ impl DatabaseDoc {
 /// `lastmodEpoch`, `lastmod`, `dropped`, `key`, `unique`, `uuid`, `noBalance` when
 /// set), or type_collection.idl's from 5.0 (`_id`, `lastmodEpoch`, `lastmod`,
 /// `timestamp`, `uuid`, `key`, `unique`, `noBalance`, the last two always written
-/// because the IDL gives them defaults).
+/// because the IDL gives them defaults). `maxChunkSizeBytes` (a long) and
+/// `enableAutoMerge` follow when `configureCollectionBalancing` or
+/// `sh.disableAutoMerger` set them: `$set` appends a field the document lacks, so they
+/// come last, in the IDL's order. (`noAutoSplit` was 6.0's answer to
+/// `enableAutoSplitter`; 7.0's type_collection.idl has neither, and ShardLab's
+/// `configureCollectionBalancing` takes 7.0's options.)
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectionDoc {
     /// The namespace.
@@ -333,6 +410,10 @@ pub struct CollectionDoc {
     pub unique: bool,
     /// `noBalance`, when written.
     pub no_balance: Option<bool>,
+    /// The collection's own maximum chunk size in bytes, when set.
+    pub max_chunk_size_bytes: Option<i64>,
+    /// Whether the AutoMerger may merge this collection's chunks, when set.
+    pub enable_auto_merge: Option<bool>,
 }
 
 impl CollectionDoc {
@@ -358,6 +439,12 @@ impl CollectionDoc {
         if let Some(nb) = self.no_balance {
             d.insert("noBalance", nb);
         }
+        if let Some(bytes) = self.max_chunk_size_bytes {
+            d.insert("maxChunkSizeBytes", bytes);
+        }
+        if let Some(on) = self.enable_auto_merge {
+            d.insert("enableAutoMerge", on);
+        }
         d
     }
 
@@ -380,6 +467,12 @@ impl CollectionDoc {
             key: r.document("key")?,
             unique: r.opt("unique", as_bool)?.unwrap_or(false),
             no_balance: r.opt("noBalance", as_bool)?,
+            max_chunk_size_bytes: r.opt("maxChunkSizeBytes", |v| match v {
+                Bson::Int64(n) => Some(*n),
+                Bson::Int32(n) => Some(i64::from(*n)),
+                _ => None,
+            })?,
+            enable_auto_merge: r.opt("enableAutoMerge", as_bool)?,
         })
     }
 }
@@ -703,21 +796,29 @@ struct Incarnation {
     count: u32,
     created: u64,
     epoch_seq: u64,
+    /// When it was made.
+    created_at: Stamp,
+    /// When it was made or its key last refined.
+    epoch_at: Stamp,
 }
 
 /// The incarnation of each namespace sharded so far, from the event log.
 fn incarnations(cluster: &Cluster) -> std::collections::BTreeMap<String, Incarnation> {
     let mut map: std::collections::BTreeMap<String, Incarnation> = Default::default();
-    for e in cluster.events() {
+    for (e, at) in stamped_events(cluster) {
         match &e.kind {
             EventKind::ShardCollection { ns, .. } | EventKind::Reshard { ns, .. } => {
                 let inc = map.entry(ns.clone()).or_default();
                 inc.count += 1;
                 inc.created = e.seq;
                 inc.epoch_seq = e.seq;
+                inc.created_at = at;
+                inc.epoch_at = at;
             }
             EventKind::Refine { ns, .. } => {
-                map.entry(ns.clone()).or_default().epoch_seq = e.seq;
+                let inc = map.entry(ns.clone()).or_default();
+                inc.epoch_seq = e.seq;
+                inc.epoch_at = at;
             }
             _ => {}
         }
@@ -731,7 +832,7 @@ impl Incarnation {
     }
     fn epoch(&self, ns: &str) -> ObjectId {
         name_oid(
-            event_secs(self.epoch_seq),
+            self.epoch_at.secs(),
             &Bson::String(format!("{ns}@{}", self.epoch_seq)),
         )
     }
@@ -740,6 +841,17 @@ impl Incarnation {
 /// `config.shards`: the shards that have not left.
 pub fn shard_docs(cluster: &Cluster) -> Vec<ShardDoc> {
     let v = cluster.version();
+    // `topologyTime` is the cluster time `addShard` committed at (add_shard.cpp); the
+    // shards the cluster started with joined at its start.
+    let mut joined: Vec<(&str, Timestamp)> = Vec::new();
+    if v != VersionMode::V36 {
+        for (e, at) in stamped_events(cluster) {
+            if let EventKind::AddShard { shard } = &e.kind {
+                joined.retain(|(s, _)| *s != shard.as_str());
+                joined.push((shard.as_str(), at.ts));
+            }
+        }
+    }
     cluster
         .shards()
         .map(|(_, s)| ShardDoc {
@@ -748,7 +860,12 @@ pub fn shard_docs(cluster: &Cluster) -> Vec<ShardDoc> {
             draining: s.draining,
             tags: (!s.zones.is_empty()).then(|| s.zones.iter().cloned().collect()),
             state: 1,
-            topology_time: (v != VersionMode::V36).then(|| event_timestamp(0)),
+            topology_time: (v != VersionMode::V36).then(|| {
+                joined
+                    .iter()
+                    .find(|(n, _)| *n == s.name)
+                    .map_or(Stamp::START.ts, |(_, t)| *t)
+            }),
         })
         .collect()
 }
@@ -774,9 +891,9 @@ pub fn collection_docs(cluster: &Cluster) -> Vec<CollectionDoc> {
         out.push(CollectionDoc {
             id: ns.clone(),
             epoch: inc.epoch(ns),
-            lastmod: DateTime::from_millis(i64::from(event_secs(inc.created)) * 1000),
+            lastmod: DateTime::from_millis(inc.created_at.ms),
             dropped: (!modern).then_some(false),
-            timestamp: modern.then(|| event_timestamp(inc.epoch_seq)),
+            timestamp: modern.then_some(inc.epoch_at.ts),
             uuid: inc.uuid(ns),
             key: s.pattern.to_pattern_document(),
             unique: s.unique,
@@ -785,6 +902,8 @@ pub fn collection_docs(cluster: &Cluster) -> Vec<CollectionDoc> {
             } else {
                 (!s.balancing).then_some(true)
             },
+            max_chunk_size_bytes: s.chunk_size.map(|b| i64::try_from(b).unwrap_or(i64::MAX)),
+            enable_auto_merge: s.auto_merge,
         });
     }
     out
@@ -794,14 +913,22 @@ pub fn collection_docs(cluster: &Cluster) -> Vec<CollectionDoc> {
 /// a refine has fewer).
 fn contains(min: &KeyValue, max: &KeyValue, key: &KeyValue) -> bool {
     use std::cmp::Ordering;
-    let cmp = |a: &KeyValue, b: &KeyValue| {
-        a.0.iter()
-            .zip(&b.0)
-            .map(|(x, y)| crate::values::order::compare_values(x, y))
-            .find(|o| *o != Ordering::Equal)
-            .unwrap_or(Ordering::Equal)
-    };
-    cmp(min, key) != Ordering::Greater && cmp(key, max) == Ordering::Less
+    key_cmp(min, key) != Ordering::Greater && key_cmp(key, max) == Ordering::Less
+}
+
+/// Whether `[a_min, a_max)` and `[b_min, b_max)` share a key, comparing as [`contains`].
+fn overlaps(a_min: &KeyValue, a_max: &KeyValue, b_min: &KeyValue, b_max: &KeyValue) -> bool {
+    use std::cmp::Ordering;
+    key_cmp(a_min, b_max) == Ordering::Less && key_cmp(b_min, a_max) == Ordering::Less
+}
+
+/// Compares two keys on the fields both have.
+fn key_cmp(a: &KeyValue, b: &KeyValue) -> std::cmp::Ordering {
+    a.0.iter()
+        .zip(&b.0)
+        .map(|(x, y)| crate::values::order::compare_values(x, y))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 /// `config.chunks`, in namespace then key order.
@@ -816,20 +943,12 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
         let uuid = inc.uuid(ns);
         for c in s.table.iter() {
             let min = s.pattern.to_document(&c.min);
-            // The chunk came to its shard with the last migration of a range holding its
-            // lower bound, or with the collection.
-            let since = moves
-                .get(ns)
-                .into_iter()
-                .flatten()
-                .rev()
-                .find(|(seq, lo, hi, _)| *seq > inc.created && contains(lo, hi, &c.min))
-                .map_or(inc.created, |(seq, _, _, _)| *seq);
+            let since = on_shard_since(moves.get(ns).map_or(&[], Vec::as_slice), &inc, c);
             let shard = cluster.shard_name(c.shard).to_string();
             let id = match v {
                 VersionMode::V36 => Bson::String(chunk_id_36(ns, &min)),
                 _ => Bson::ObjectId(name_oid(
-                    event_secs(inc.created),
+                    inc.created_at.secs(),
                     &Bson::Array(vec![
                         Bson::Binary(uuid.clone()),
                         Bson::Document(min.clone()),
@@ -848,12 +967,12 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
                 },
                 epoch: (v == VersionMode::V36).then(|| inc.epoch(ns)),
                 jumbo: c.jumbo,
-                on_current_shard_since: (v == VersionMode::V80).then(|| event_timestamp(since)),
+                on_current_shard_since: (v == VersionMode::V80).then_some(since.ts),
                 history: if v == VersionMode::V36 {
                     Vec::new()
                 } else {
                     vec![ChunkHistory {
-                        valid_after: event_timestamp(since),
+                        valid_after: since.ts,
                         shard: shard.clone(),
                     }]
                 },
@@ -922,7 +1041,8 @@ pub fn tag_docs(cluster: &Cluster) -> Vec<TagDoc> {
 
 /// `config.settings`: a document for each setting changed from its default, as the
 /// helpers that change them write one (the balancer stopped, auto-split off, a chunk
-/// size other than the era's).
+/// size other than the era's), and `automerge` once `sh.startAutoMerger()` or
+/// `sh.stopAutoMerger()` has upserted it (mongosh's shard.ts sends them to any server).
 pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     let v = cluster.version();
     let mut out = Vec::new();
@@ -934,6 +1054,9 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     }
     if v != VersionMode::V80 && !cluster.autosplit_enabled {
         out.push(SettingDoc::AutoSplit { enabled: false });
+    }
+    if let Some(enabled) = cluster.automerge {
+        out.push(SettingDoc::AutoMerge { enabled });
     }
     if cluster.chunk_size() != v.default_chunk_size() {
         out.push(SettingDoc::ChunkSize {
@@ -1041,25 +1164,71 @@ fn changelog_entries(
     }
 }
 
-/// The migrations of each namespace, oldest first: `(seq, min, max, donor)`.
-type Moves = std::collections::BTreeMap<String, Vec<(u64, KeyValue, KeyValue, String)>>;
+/// One committed migration, as the chunks' history and the changelog need it.
+#[derive(Debug, Clone)]
+struct Move {
+    seq: u64,
+    at: Stamp,
+    min: KeyValue,
+    max: KeyValue,
+    from: String,
+}
+
+/// The migrations of each namespace, oldest first.
+type Moves = std::collections::BTreeMap<String, Vec<Move>>;
 
 fn moves_by_namespace(cluster: &Cluster) -> Moves {
     let mut moves = Moves::new();
-    for e in cluster.events() {
+    for (e, at) in stamped_events(cluster) {
         if let EventKind::MoveChunkCommit {
             ns, min, max, from, ..
         } = &e.kind
         {
-            moves.entry(ns.clone()).or_default().push((
-                e.seq,
-                min.clone(),
-                max.clone(),
-                from.clone(),
-            ));
+            moves.entry(ns.clone()).or_default().push(Move {
+                seq: e.seq,
+                at,
+                min: min.clone(),
+                max: max.clone(),
+                from: from.clone(),
+            });
         }
     }
     moves
+}
+
+/// When `chunk` came to its shard (`onCurrentShardSince`, the newest `history` entry):
+/// the time of the last migration of this incarnation that moved any of its keys, else
+/// the collection's creation. A migration gives the chunk it moves its own time, a split
+/// keeps the chunk's, and a merge takes the latest of the merged chunks' (the config
+/// server's `commitMergeAllChunksOnShard` and `mergeChunks`), which is this rule's answer
+/// too: the latest migration among all the merged keys.
+fn on_shard_since(
+    moves: &[Move],
+    inc: &Incarnation,
+    chunk: &crate::engine::chunks::Chunk,
+) -> Stamp {
+    moves
+        .iter()
+        .rev()
+        .take_while(|m| m.seq > inc.created)
+        .find(|m| overlaps(&m.min, &m.max, &chunk.min, &chunk.max))
+        .map_or(inc.created_at, |m| m.at)
+}
+
+/// When each chunk of `ns` came to its shard, in key order (see [`on_shard_since`]), in
+/// milliseconds since the Unix epoch: what the AutoMerger compares with its history window.
+pub(crate) fn chunks_on_shard_since_ms(cluster: &Cluster, ns: &str) -> Vec<i64> {
+    let Ok(s) = cluster.sharding(ns) else {
+        return Vec::new();
+    };
+    let incs = incarnations(cluster);
+    let inc = incs.get(ns).cloned().unwrap_or_default();
+    let moves = moves_by_namespace(cluster);
+    let moves = moves.get(ns).map_or(&[][..], Vec::as_slice);
+    s.table
+        .iter()
+        .map(|c| on_shard_since(moves, &inc, c).ms)
+        .collect()
 }
 
 /// The shard that owned the key range starting at `key` of `ns` when event `seq`
@@ -1075,11 +1244,13 @@ fn owner_at(
     created: Option<u64>,
 ) -> Option<String> {
     let recreated = created.is_some_and(|c| c > seq);
-    let later = moves.get(ns).into_iter().flatten().find(|(s, lo, hi, _)| {
-        *s > seq && !(recreated && created.is_some_and(|c| *s > c)) && contains(lo, hi, key)
+    let later = moves.get(ns).into_iter().flatten().find(|m| {
+        m.seq > seq
+            && !(recreated && created.is_some_and(|c| m.seq > c))
+            && contains(&m.min, &m.max, key)
     });
     match later {
-        Some((_, _, _, from)) => Some(from.clone()),
+        Some(m) => Some(m.from.clone()),
         None if !recreated && cluster.sharding(ns).is_ok() => Some(
             cluster
                 .shard_name(cluster.shard_for_key(ns, key))
@@ -1095,7 +1266,7 @@ pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
     let moves = moves_by_namespace(cluster);
     let incs = incarnations(cluster);
     let mut out = Vec::new();
-    for e in cluster.events() {
+    for (e, at) in stamped_events(cluster) {
         let (ns, first) = match &e.kind {
             EventKind::Split { ns, min, .. } | EventKind::Merge { ns, min, .. } => (ns, Some(min)),
             EventKind::MoveChunkStart { ns, .. } | EventKind::MoveChunkCommit { ns, .. } => {
@@ -1113,17 +1284,26 @@ pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
         let pattern = cluster.sharding(ns).ok().map(|s| &s.pattern);
         let entries = changelog_entries(&e.kind, pattern, owning.as_deref());
         for (i, (what, shard, details)) in entries.into_iter().enumerate() {
-            out.push(changelog_doc(cluster, e.seq, i, what, shard, ns, details));
+            let entry = Entry { seq: e.seq, at, i };
+            out.push(changelog_doc(cluster, entry, what, shard, ns, details));
         }
     }
     out
 }
 
-/// One `config.changelog` document: the `i`th entry event `seq` wrote.
+/// Which entry of the changelog: the `i`th that event `seq`, stamped `at`, wrote.
+struct Entry {
+    seq: u64,
+    at: Stamp,
+    i: usize,
+}
+
+/// One `config.changelog` document. Its `time` is the event's on the simulated clock
+/// (every entry of one event shares it); its `_id` is `ShardingLogging`'s
+/// `<server>-<time>-<ObjectId>`, the ObjectId made from the entry's place.
 fn changelog_doc(
     cluster: &Cluster,
-    seq: u64,
-    i: usize,
+    entry: Entry,
     what: &str,
     shard: String,
     ns: &str,
@@ -1139,8 +1319,9 @@ fn changelog_doc(
             .and_then(|s| s.host.split_once('/').map(|(_, h)| h.to_string()))
             .unwrap_or_else(|| shard.clone())
     };
-    let millis = i64::from(event_secs(seq)) * 1000 + i as i64;
-    let oid = name_oid(event_secs(seq), &Bson::Int64(seq as i64 * 8 + i as i64));
+    let Entry { seq, at, i } = entry;
+    let millis = at.ms;
+    let oid = name_oid(at.secs(), &Bson::Int64(seq as i64 * 8 + i as i64));
     ChangelogDoc {
         id: format!("{server}-{}-{}", iso_time(millis), oid.to_hex()),
         server,

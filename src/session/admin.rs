@@ -84,6 +84,7 @@ type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, Statem
 
 /// Every admin command, by name.
 const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
+    ("listDatabases", list_databases),
     ("shardCollection", shard_collection),
     ("refineCollectionShardKey", refine_collection_shard_key),
     ("reshardCollection", reshard_collection),
@@ -242,6 +243,41 @@ fn balancer_collection_status(
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
     Ok(status::balancer_collection_status(&s.cluster, &ns)?)
+}
+
+/// `{listDatabases: 1, nameOnly, filter}`: mongos's list (`session/databases.rs`). The
+/// shards apply a `filter` to their own entries before mongos sums them; ShardLab
+/// applies it to the summed entries, which is the same for a filter on `name`.
+fn list_databases(s: &mut Session, cmd: &Document, _: &str) -> Result<Document, StatementError> {
+    let name_only = cmd.get("nameOnly").is_some_and(truthy);
+    let filter = match cmd.get("filter") {
+        None => None,
+        Some(Bson::Document(f)) => Some(crate::query::filter::parse_filter(f)?),
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field 'listDatabases.filter' is the wrong type '{}', expected type 'object'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    Ok(super::databases::list_databases(
+        &s.cluster,
+        name_only,
+        filter.as_ref(),
+    ))
+}
+
+/// JavaScript's truthiness of a command option, as `BSONElement::trueValue` reads it.
+fn truthy(v: &Bson) -> bool {
+    match v {
+        Bson::Boolean(b) => *b,
+        Bson::Int32(n) => *n != 0,
+        Bson::Int64(n) => *n != 0,
+        Bson::Double(d) => *d != 0.0,
+        Bson::Null | Bson::Undefined => false,
+        _ => true,
+    }
 }
 
 /// `{configureCollectionBalancing: ns, chunkSize, defragmentCollection, enableAutoMerger}`

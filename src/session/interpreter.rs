@@ -528,27 +528,7 @@ impl Session {
 
     fn show(&mut self, what: &str) -> Result<Output, StatementError> {
         match what {
-            "dbs" | "databases" => {
-                let lines: Vec<String> = self
-                    .cluster
-                    .databases()
-                    .keys()
-                    .map(|db| {
-                        let bytes: u64 = self
-                            .cluster
-                            .collections()
-                            .iter()
-                            .filter(|(ns, _)| ns.split('.').next() == Some(db.as_str()))
-                            .map(|(_, c)| c.data_size())
-                            .sum();
-                        format!(
-                            "{db}  {}",
-                            crate::values::inspect::data_format(bytes as f64)
-                        )
-                    })
-                    .collect();
-                Ok(Output::Message(lines.join("\n")))
-            }
+            "dbs" | "databases" => Ok(Output::Message(super::databases::show_dbs(&self.cluster))),
             "collections" | "tables" if self.db == "config" => Ok(Output::Message(
                 crate::engine::config_catalog::CONFIG_COLLECTIONS.join("\n"),
             )),

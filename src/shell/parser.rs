@@ -625,7 +625,9 @@ impl<'a> Parser<'a> {
     }
 
     /// The rest of the current line (up to `;`, a comment or a line break), trimmed.
-    fn rest_of_line_from(&self, start: u32) -> (String, usize) {
+    /// The rest of the line from `start` (up to a newline, `;` or `//`), trimmed; the
+    /// token position after it; and where the trimmed text ends in the source.
+    fn rest_of_line_from(&self, start: u32) -> (String, usize, u32) {
         let from = usize::try_from(start)
             .unwrap_or(usize::MAX)
             .min(self.src.len());
@@ -638,6 +640,7 @@ impl<'a> Parser<'a> {
             }
         }
         let line = text[..end].trim().to_string();
+        let line_end = u32::try_from(from + text[..end].trim_end().len()).unwrap_or(u32::MAX);
         // Skip the tokens that lie inside the consumed text.
         let stop = from + end;
         let mut pos = self.pos;
@@ -649,7 +652,7 @@ impl<'a> Parser<'a> {
             }
             pos += 1;
         }
-        (line, pos)
+        (line, pos, line_end)
     }
 
     fn statement(&mut self) -> Result<Stmt, ParseError> {
@@ -662,10 +665,12 @@ impl<'a> Parser<'a> {
             ) || (matches!(next, Some(TokenKind::Punct(Punct::Minus))));
             match word.as_str() {
                 "use" | "show" if starts_command => {
-                    let (line, pos) = self.rest_of_line_from(t.span.end);
+                    let (line, pos, line_end) = self.rest_of_line_from(t.span.end);
                     self.pos = pos;
+                    // The statement's text runs to the end of its argument, whatever
+                    // space came before it.
                     let span = Span {
-                        end: t.span.end + u32::try_from(line.len()).unwrap_or(0),
+                        end: line_end.max(t.span.end),
                         ..t.span
                     };
                     if word == "use" {

@@ -315,7 +315,7 @@ sim.seed(7)
                 host: 'shard04/localhost:27417',
                 draining: true,
                 state: 1,
-                topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                topologyTime: Timestamp({ t: 1735689600, i: 9 })
               }
             ]
             ---
@@ -391,7 +391,9 @@ sim.seed(7)
             3
             switched to db other
             other
-            test  154B
+            admin       59 B
+            config  3.61 KiB
+            test       154 B
             printed 1 { a: [ 1, 2 ] }
             { ok: 1 }
             { collectionsharded: 'test.events', ok: 1 }

@@ -111,7 +111,7 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
             lastmod: Timestamp({ t: 1, i: 1 }),
             history: [
               {
-                validAfter: Timestamp({ t: 1735689601, i: 1 }),
+                validAfter: Timestamp({ t: 1735689600, i: 2 }),
                 shard: 'shard01'
               }
             ]
@@ -122,7 +122,7 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
             lastmod: Timestamp({ t: 2, i: 0 }),
             history: [
               {
-                validAfter: Timestamp({ t: 1735689605, i: 1 }),
+                validAfter: Timestamp({ t: 1735689600, i: 6 }),
                 shard: 'shard02'
               }
             ]
@@ -135,10 +135,10 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
             max: { x: 10 },
             shard: 'shard01',
             lastmod: Timestamp({ t: 1, i: 1 }),
-            onCurrentShardSince: Timestamp({ t: 1735689601, i: 1 }),
+            onCurrentShardSince: Timestamp({ t: 1735689600, i: 2 }),
             history: [
               {
-                validAfter: Timestamp({ t: 1735689601, i: 1 }),
+                validAfter: Timestamp({ t: 1735689600, i: 2 }),
                 shard: 'shard01'
               }
             ]
@@ -147,10 +147,10 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
             max: { x: MaxKey() },
             shard: 'shard02',
             lastmod: Timestamp({ t: 2, i: 0 }),
-            onCurrentShardSince: Timestamp({ t: 1735689605, i: 1 }),
+            onCurrentShardSince: Timestamp({ t: 1735689600, i: 6 }),
             history: [
               {
-                validAfter: Timestamp({ t: 1735689605, i: 1 }),
+                validAfter: Timestamp({ t: 1735689600, i: 6 }),
                 shard: 'shard02'
               }
             ]
@@ -186,7 +186,7 @@ db.getSiblingDB('config').collections.find({}, {lastmodEpoch: 0})";
         [
           {
             _id: 'test.c',
-            lastmod: ISODate('2025-01-01T00:00:01.000Z'),
+            lastmod: ISODate('2025-01-01T00:00:00.001Z'),
             dropped: false,
             key: { x: 'hashed' },
             unique: false,
@@ -199,8 +199,8 @@ db.getSiblingDB('config').collections.find({}, {lastmodEpoch: 0})";
         [
           {
             _id: 'test.c',
-            lastmod: ISODate('2025-01-01T00:00:01.000Z'),
-            timestamp: Timestamp({ t: 1735689601, i: 1 }),
+            lastmod: ISODate('2025-01-01T00:00:00.001Z'),
+            timestamp: Timestamp({ t: 1735689600, i: 2 }),
             uuid: UUID('e3a526b3-0216-4165-bcbc-e424755297e1'),
             key: { x: 'hashed' },
             unique: false,

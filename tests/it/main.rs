@@ -12,6 +12,7 @@ mod explain;
 mod fidelity_commands;
 mod fidelity_output;
 mod fidelity_round3;
+mod glue_round3;
 mod hash;
 mod layers;
 mod order;
