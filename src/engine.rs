@@ -14,6 +14,7 @@ pub(crate) mod events;
 pub(crate) mod explain;
 #[cfg(feature = "insight")]
 pub(crate) mod inspect;
+pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;
 pub(crate) mod store;

@@ -3,8 +3,8 @@
 
 use crate::engine::chunks::ShardIdx;
 use crate::engine::cluster::{
-    id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, IdSlot,
-    Stored, VersionMode,
+    id_move, id_remove, index_name, Cluster, ClusterError, DocKey, IdKey, IdSlot, Stored,
+    VersionMode,
 };
 use crate::engine::events::EventKind;
 use crate::engine::targeting::{self, TargetKind};
@@ -68,45 +68,17 @@ impl Cluster {
             return Ok((Vec::new(), target));
         };
         let mut hits: Vec<(ShardIdx, u64, Document)> = Vec::new();
-        self.for_each_placed(ns, coll, |shard, _, seq, stored| {
-            if target.shards.contains(&shard) {
-                let doc = stored.doc();
-                if query::matches(filter, &doc)? {
-                    hits.push((shard, seq, doc));
-                }
+        self.for_each_candidate(ns, coll, filter, &target.shards, |shard, _, seq, stored| {
+            let doc = stored.doc();
+            if query::matches(filter, &doc)? {
+                hits.push((shard, seq, doc));
             }
             Ok(())
         })?;
         crate::support::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
+        // Overlapping key ranges may read a document twice; its seq is unique.
+        hits.dedup_by_key(|(shard, seq, _)| (*shard, *seq));
         Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
-    }
-
-    /// Calls `f` with every stored document of `coll` and the shard holding it, chunk by
-    /// chunk in key order.
-    fn for_each_placed<'a>(
-        &self,
-        ns: &str,
-        coll: &'a Collection,
-        mut f: impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
-    ) -> Result<(), ClusterError> {
-        match &coll.sharding {
-            Some(s) => {
-                for c in s.table.iter() {
-                    for ((key, seq), stored) in
-                        crate::engine::store::range(&coll.docs, &c.min, &c.max)
-                    {
-                        f(c.shard, key, *seq, stored)?;
-                    }
-                }
-            }
-            None => {
-                let primary = self.primary_of(ns);
-                for ((key, seq), stored) in &coll.docs {
-                    f(primary, key, *seq, stored)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The (key, seq) entries matching `filter` on the targeted shards, in find order.
@@ -126,13 +98,20 @@ impl Cluster {
             return Ok(Vec::new());
         };
         let mut hits = Vec::new();
-        self.for_each_placed(ns, coll, |shard, key, seq, stored| {
-            if target.shards.contains(&shard) && query::matches(filter, &stored.doc())? {
-                hits.push((shard, key.to_key(), seq));
-            }
-            Ok(())
-        })?;
+        self.for_each_candidate(
+            ns,
+            coll,
+            filter,
+            &target.shards,
+            |shard, key, seq, stored| {
+                if query::matches(filter, &stored.doc())? {
+                    hits.push((shard, key.to_key(), seq));
+                }
+                Ok(())
+            },
+        )?;
         crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq)| (*shard, *seq));
+        hits.dedup_by_key(|(shard, _, seq)| (*shard, *seq));
         Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
     }
 
