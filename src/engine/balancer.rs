@@ -5,6 +5,7 @@ use crate::engine::chunks::{Chunk, ShardIdx};
 use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
 use crate::engine::events::EventKind;
 use crate::engine::split::{chunk_query_key, key_from_bound, shard_key_bound};
+use crate::engine::zone_chunks::{self, zone_at, ZoneChunks};
 use crate::keys::shard_key::{format_bson_obj, KeyValue};
 use bson::Document;
 
@@ -161,19 +162,13 @@ pub enum RoundStep {
 
 /// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
 fn zone_name<'a>(zones: &'a [ZoneRange], chunk: &Chunk) -> Option<&'a str> {
-    zones
-        .iter()
-        .find(|z| z.min <= chunk.min && chunk.max <= z.max)
-        .map(|z| z.zone.as_str())
+    zone_at(zones, chunk).map(|z| z.zone.as_str())
 }
 
 impl Cluster {
     /// The zone a chunk belongs to: the zone range that contains it entirely, if any.
     pub fn zone_of(zones: &[ZoneRange], chunk: &Chunk) -> Option<String> {
-        zones
-            .iter()
-            .find(|z| z.min <= chunk.min && chunk.max <= z.max)
-            .map(|z| z.zone.clone())
+        zone_at(zones, chunk).map(|z| z.zone.clone())
     }
 
     /// Moves the chunk starting at `min` to `to`: the chunk gets the next major version,
@@ -532,15 +527,10 @@ impl Cluster {
         }
         // A chunk outside its zone's shards violates the zone, and so does a chunk that
         // straddles a zone boundary: the balancer must first split it there.
-        let straddles = |c: &crate::engine::chunks::Chunk| {
-            s.zones
-                .iter()
-                .any(|z| (c.min < z.min && z.min < c.max) || (c.min < z.max && z.max < c.max))
-        };
         if s.table.iter().any(|c| {
-            straddles(c)
-                || Cluster::zone_of(&s.zones, c)
-                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(&z))
+            zone_chunks::straddles(&s.zones, c)
+                || zone_name(&s.zones, c)
+                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(z))
         }) {
             return Some("zoneViolation");
         }
@@ -589,13 +579,10 @@ impl Cluster {
                 migration: None,
             };
             for chunk in candidates {
-                let zone = Cluster::zone_of(
-                    &self
-                        .sharding(ns)
-                        .map(|s| s.zones.clone())
-                        .unwrap_or_default(),
-                    &chunk,
-                );
+                let zone = self
+                    .sharding(ns)
+                    .ok()
+                    .and_then(|s| Cluster::zone_of(&s.zones, &chunk));
                 let mut excluded = used.clone();
                 excluded.insert(from);
                 if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded) {
@@ -651,23 +638,27 @@ impl Cluster {
         }
         // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
         // their own (MongoDB's `tagsPlusEmpty`).
-        let Ok(s) = self.sharding(ns) else { return };
-        let mut named: Vec<String> = s.zones.iter().map(|z| z.zone.clone()).collect();
-        crate::support::sort::sort(&mut named);
-        named.dedup();
+        let Some(mut index) = self.chunks_by_zone(ns) else {
+            return;
+        };
+        let named = index.names().to_vec();
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
-            while self.balance_zone(ns, zone.as_deref(), used, done, trace.as_deref_mut()) {}
+            while self.balance_zone(
+                ns,
+                zone.as_deref(),
+                used,
+                done,
+                trace.as_deref_mut(),
+                &mut index,
+            ) {}
         }
     }
 
-    /// The first non-jumbo chunk of `ns` in `zone` on `shard`, in key order.
-    fn first_movable_chunk(&self, ns: &str, zone: Option<&str>, shard: ShardIdx) -> Option<Chunk> {
+    /// The chunks of each zone of `ns`, sorted out for a round's decisions.
+    fn chunks_by_zone(&self, ns: &str) -> Option<ZoneChunks> {
         let s = self.sharding(ns).ok()?;
-        s.table
-            .iter()
-            .find(|c| c.shard == shard && zone_name(&s.zones, c) == zone && !c.jumbo)
-            .cloned()
+        Some(ZoneChunks::new(&s.table, &s.zones, self.shards.len()))
     }
 
     /// The most loaded shard not yet used this round (ties go to the first shard).
@@ -686,7 +677,8 @@ impl Cluster {
     }
 
     /// One pass of the mode's policy over `zone`: decides, then makes the migration it
-    /// decided on. Returns whether a chunk moved.
+    /// decided on. Returns whether a chunk moved. `index` holds the chunks of each zone;
+    /// a migration sorts them out again (a round makes at most one per pair of shards).
     fn balance_zone(
         &mut self,
         ns: &str,
@@ -694,8 +686,9 @@ impl Cluster {
         used: &mut ShardSet,
         done: &mut Vec<Migration>,
         trace: Option<&mut Vec<RoundStep>>,
+        index: &mut ZoneChunks,
     ) -> bool {
-        let decision = self.zone_decision(ns, zone, used);
+        let decision = self.zone_decision(ns, zone, used, index);
         let moved = match (&decision.outcome, decision.donor, decision.recipient) {
             (ZoneOutcome::Move { chunk }, Some((from, _)), Some((to, _))) => {
                 match self.balancer_move(ns, &chunk.min, to) {
@@ -703,6 +696,7 @@ impl Cluster {
                         used.insert(from);
                         used.insert(to);
                         done.push(m);
+                        *index = self.chunks_by_zone(ns).unwrap_or_default();
                         true
                     }
                     None => false,
@@ -719,15 +713,17 @@ impl Cluster {
     /// The chunks a zone balances and the shards it balances them over: a zone's own
     /// chunks over the shards in the zone, and for the chunks in no zone every chunk of
     /// the collection over every shard (draining ones included). `None` without shards.
-    fn zone_totals(&self, ns: &str, zone: Option<&str>) -> Option<(usize, usize)> {
+    fn zone_totals(
+        &self,
+        ns: &str,
+        zone: Option<&str>,
+        index: &ZoneChunks,
+    ) -> Option<(usize, usize)> {
         let s = self.sharding(ns).ok()?;
         let (chunks, shards) = match zone {
             None => (s.table.len(), self.shards().count()),
             Some(z) => (
-                s.table
-                    .iter()
-                    .filter(|c| zone_name(&s.zones, c) == Some(z))
-                    .count(),
+                index.of(zone).len(),
                 self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
             ),
         };
@@ -759,9 +755,10 @@ impl Cluster {
         ns: &str,
         zone: Option<&str>,
         used: &ShardSet,
+        index: &ZoneChunks,
     ) -> ZoneDecision {
         let policy = BalancePolicy::of(self.config.version);
-        let loads = self.loads(ns, zone);
+        let loads = index.loads(zone, policy == BalancePolicy::DataSize);
         let mut d = ZoneDecision {
             zone: zone.map(str::to_string),
             policy,
@@ -777,7 +774,7 @@ impl Cluster {
         let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
         match policy {
             BalancePolicy::ChunkCountCeil | BalancePolicy::ChunkCountRound => {
-                let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
+                let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone, index) else {
                     return d;
                 };
                 d.total = total_chunks as u64;
@@ -861,8 +858,10 @@ impl Cluster {
             }
         }
         let from = d.donor.map_or(0, |(f, _)| f);
-        d.outcome = match self.first_movable_chunk(ns, zone, from) {
-            Some(chunk) => ZoneOutcome::Move { chunk },
+        d.outcome = match index.first_movable(zone, from) {
+            Some(chunk) => ZoneOutcome::Move {
+                chunk: chunk.clone(),
+            },
             None => ZoneOutcome::NoMovableChunk,
         };
         d
@@ -1003,17 +1002,19 @@ impl Cluster {
             )
         };
         let Some(zone) = zone else {
-            let before = s.zones.len();
             let sm = self.sharding_mut(ns)?;
-            sm.zones.retain(|z| !(z.min == lo && z.max == hi));
-            if sm.zones.len() != before {
+            // At most one range starts at `lo`, since ranges do not overlap.
+            let at = sm.zones.partition_point(|z| z.min < lo);
+            let exact = sm.zones.get(at).is_some_and(|z| z.min == lo && z.max == hi);
+            if exact {
+                sm.zones.remove(at);
                 self.push_event(EventKind::Zone {
                     detail: format!("removed a zone range of {ns}"),
                 });
             }
             return Ok(());
         };
-        if let Some(existing) = s.zones.iter().find(|z| z.min < hi && lo < z.max) {
+        if let Some(existing) = zone_chunks::first_overlap(&s.zones, &lo, &hi) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
                 return Ok(());
             }
@@ -1024,12 +1025,15 @@ impl Cluster {
             )));
         }
         let sm = self.sharding_mut(ns)?;
-        sm.zones.push(ZoneRange {
-            min: lo,
-            max: hi,
-            zone: zone.to_string(),
-        });
-        crate::support::sort::sort_by(&mut sm.zones, |a, b| a.min.cmp(&b.min));
+        let at = zone_chunks::insert_at(&sm.zones, &lo);
+        sm.zones.insert(
+            at,
+            ZoneRange {
+                min: lo,
+                max: hi,
+                zone: zone.to_string(),
+            },
+        );
         self.push_event(EventKind::Zone {
             detail: format!("zone {zone} got a range of {ns}"),
         });

@@ -566,6 +566,18 @@ impl Cluster {
         &self.collections
     }
 
+    /// The collections of database `db`, by namespace: a range of the namespaces that
+    /// start with `db.`, so that listing every database's collections reads each once.
+    pub fn collections_in<'a>(
+        &'a self,
+        db: &str,
+    ) -> impl Iterator<Item = (&'a String, &'a Collection)> + 'a {
+        let prefix = format!("{db}.");
+        self.collections
+            .range(prefix.clone()..)
+            .take_while(move |(ns, _)| ns.starts_with(&prefix))
+    }
+
     /// A collection by namespace.
     pub fn collection(&self, ns: &str) -> Option<&Collection> {
         self.collections.get(ns)

@@ -419,9 +419,7 @@ impl Session {
                     .map(|db| {
                         let bytes: u64 = self
                             .cluster
-                            .collections()
-                            .iter()
-                            .filter(|(ns, _)| ns.split('.').next() == Some(db.as_str()))
+                            .collections_in(db)
                             .map(|(_, c)| c.data_size())
                             .sum();
                         format!(
