@@ -495,7 +495,12 @@ impl Cluster {
         Ok(done)
     }
 
-    /// Splits chunks that straddle a zone boundary, so every chunk is in at most one zone.
+    /// Splits chunks that straddle a zone boundary, so every chunk is in at most one zone:
+    /// each such chunk once, at every boundary inside it, as the balancer's
+    /// `_splitChunksIfNeeded` does with `splitChunkAtMultiplePoints`
+    /// (src/mongo/s/balancer/balancer.cpp; the split keys per chunk come from the chunk
+    /// selection policy's split candidates). Splitting once per chunk also reads each
+    /// document once, where a split per boundary re-counted the rest of the chunk each time.
     fn split_at_zone_boundaries(&mut self, ns: &str) {
         let Ok(s) = self.sharding(ns) else { return };
         let mut bounds: Vec<KeyValue> = s
@@ -505,13 +510,21 @@ impl Cluster {
             .collect();
         crate::support::sort::sort(&mut bounds);
         bounds.dedup();
+        let mut splits: Vec<(Chunk, Vec<KeyValue>)> = Vec::new();
         for b in bounds {
-            let Ok(s) = self.sharding(ns) else { return };
-            if let Some(c) = s.table.chunk_for(&b).cloned() {
-                if c.min != b {
-                    self.apply_split(ns, &c, std::slice::from_ref(&b));
-                }
+            let Some(c) = s.table.chunk_for(&b) else {
+                continue;
+            };
+            if c.min == b {
+                continue;
             }
+            match splits.last_mut() {
+                Some((last, points)) if last.min == c.min => points.push(b),
+                _ => splits.push((c.clone(), vec![b])),
+            }
+        }
+        for (c, points) in splits {
+            self.apply_split(ns, &c, &points);
         }
     }
 

@@ -604,7 +604,7 @@ fn zones_pull_their_chunks_and_refuse_overlaps() {
                         min: { region: 'EU', id: MaxKey() },
                         max: { region: MaxKey(), id: MaxKey() },
                         'on shard': 'shard01',
-                        'last modified': Timestamp({ t: 1, i: 4 })
+                        'last modified': Timestamp({ t: 1, i: 3 })
                       }
                     ],
                     tags: [
