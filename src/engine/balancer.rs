@@ -5,6 +5,7 @@ use crate::engine::chunks::{Chunk, ShardIdx};
 use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
 use crate::engine::events::EventKind;
 use crate::engine::split::{chunk_query_key, key_from_bound, shard_key_bound};
+use crate::engine::store::DocAt;
 use crate::engine::zone_chunks::{self, zone_at, ZoneChunks};
 use crate::keys::shard_key::{format_bson_obj, KeyValue};
 use bson::Document;
@@ -194,8 +195,9 @@ impl Cluster {
         chunk.written = 0;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         sharding.table.set_version(&cmin, version);
-        for ((_, _), stored) in crate::engine::store::range(&coll.docs, &cmin, &cmax) {
-            id_move(&mut coll.ids, stored.id(), from, to);
+        for ((key, seq), stored) in crate::engine::store::range(&coll.docs, &cmin, &cmax) {
+            let at = DocAt::new(key.clone(), *seq);
+            id_move(&mut coll.ids, stored.id(), from, to, at);
         }
         let (from_name, to_name) = (
             self.shard_name(from).to_string(),

@@ -10,7 +10,7 @@ use crate::engine::event_log::EventLog;
 use crate::engine::events::EventKind;
 use crate::engine::store::{doc_key, key_field};
 pub(crate) use crate::engine::store::{
-    id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
+    id_add, id_move, id_remove, DocAt, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
 use crate::engine::store::{Pushed, StoredBatch};
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -860,6 +860,8 @@ impl Cluster {
             balancing: true,
         };
         recount_all(&mut sharding.table, &coll.docs);
+        // The documents were filed again under their keys and new numbers.
+        coll.ids = index_ids(&sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
         self.push_event(EventKind::ShardCollection {
             ns: ns.to_string(),
@@ -1124,7 +1126,7 @@ impl Cluster {
         *next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.
         let inserted = id.id.clone();
-        ids.insert_vacant(id_slot, id, ());
+        ids.insert_vacant(id_slot, id, DocAt::new(doc_key.clone(), seq));
         let mut split_candidate = None;
         if let Some(chunk) = chunk {
             chunk.docs += 1;
@@ -1339,6 +1341,23 @@ impl Cluster {
 pub(crate) fn range_totals(docs: &DocStore, min: &KeyValue, max: &KeyValue) -> (u64, u64) {
     crate::engine::store::range(docs, min, max)
         .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size())))
+}
+
+/// The `_id` index of `docs` placed by `table`: each document counted on the shard
+/// owning its chunk, with its place in the store.
+pub(crate) fn index_ids(table: &RoutingTable, docs: &DocStore) -> IdIndex {
+    let mut ids = IdIndex::new();
+    for c in table.iter() {
+        for ((key, seq), stored) in crate::engine::store::range(docs, &c.min, &c.max) {
+            id_add(
+                &mut ids,
+                stored.id(),
+                c.shard,
+                DocAt::new(key.clone(), *seq),
+            );
+        }
+    }
+    ids
 }
 
 /// Recomputes every chunk's count and size from the documents.

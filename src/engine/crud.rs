@@ -3,7 +3,7 @@
 
 use crate::engine::chunks::ShardIdx;
 use crate::engine::cluster::{
-    id_move, id_remove, index_name, Cluster, ClusterError, DocKey, IdKey, IdSlot, Stored,
+    id_move, id_remove, index_name, Cluster, ClusterError, DocAt, DocKey, IdKey, IdSlot, Stored,
     VersionMode,
 };
 use crate::engine::events::EventKind;
@@ -312,7 +312,13 @@ impl Cluster {
         };
         let size = stored.size();
         let id = stored.id();
-        id_move(&mut coll.ids, id, from, to);
+        id_move(
+            &mut coll.ids,
+            id,
+            from,
+            to,
+            DocAt::new(DocKey::of(&new_key), seq),
+        );
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(c) = s.table.chunk_for_mut(key) {

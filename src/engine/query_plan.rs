@@ -13,7 +13,7 @@
 
 use crate::engine::chunks::ShardIdx;
 use crate::engine::cluster::{index_name, Cluster, ClusterError, Collection, VersionMode};
-use crate::engine::store::{DocKey, IdIndex, IdKey, IdSlot, Stored};
+use crate::engine::store::{DocKey, IdKey, IdSlot, Stored};
 use crate::engine::targeting;
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
 use bson::{doc, Bson, Document};
@@ -25,8 +25,8 @@ enum Access {
     Scan,
     /// The shard key index over these ranges, inclusive at both ends.
     ShardKey(Vec<(KeyValue, KeyValue)>),
-    /// The `_id` index: only these shards hold a matching `_id`.
-    Id(Vec<ShardIdx>),
+    /// The `_id` index over these ranges of `_id` values, inclusive at both ends.
+    Id(Vec<(KeyValue, KeyValue)>),
 }
 
 /// The pattern of the `_id` index.
@@ -34,53 +34,35 @@ fn id_pattern() -> Option<KeyPattern> {
     KeyPattern::parse(&doc! { "_id": 1 }).ok()
 }
 
-/// The shards holding an `_id` in one of `ranges` (each inclusive), in shard order.
-/// Stops reading the index once every shard has been seen.
-fn id_holders(ids: &IdIndex, ranges: &[(KeyValue, KeyValue)], shards: usize) -> Vec<ShardIdx> {
-    let mut out: Vec<ShardIdx> = Vec::new();
-    let id_of =
-        |k: &KeyValue| IdKey::of(&doc! { "_id": k.0.first().cloned().unwrap_or(Bson::Null) });
-    for (lo, hi) in ranges {
-        let (lo, hi) = (
-            IdSlot::new(id_of(lo), 0),
-            IdSlot::new(id_of(hi), ShardIdx::MAX),
-        );
-        for (slot, ()) in ids.range(lo..=hi) {
-            if !out.contains(&slot.shard) {
-                out.push(slot.shard);
-                if out.len() >= shards {
-                    break;
-                }
-            }
-        }
-    }
-    crate::support::sort::sort(&mut out);
-    out
+/// The `_id` index entry bound for the first value of a one-field key.
+fn id_slot(key: &KeyValue, shard: ShardIdx) -> IdSlot {
+    let value = key.0.first().cloned().unwrap_or(Bson::Null);
+    IdSlot::new(IdKey::of(&doc! { "_id": value }), shard)
 }
 
 impl Cluster {
     /// How the documents of `coll` matching `filter` are read: the shard key index when
     /// the filter bounds the key's first field, else the `_id` index when it bounds
     /// `_id`, else a scan.
-    fn access(&self, coll: &Collection, filter: &Document) -> Access {
+    fn access(coll: &Collection, filter: &Document) -> Access {
         if let Some(s) = &coll.sharding {
             if let Some(ranges) = targeting::key_ranges(&s.pattern, filter) {
                 return Access::ShardKey(ranges);
             }
         }
         if filter.contains_key("_id") {
-            let ranges = id_pattern().and_then(|p| targeting::key_ranges(&p, filter));
-            if let Some(ranges) = ranges {
-                return Access::Id(id_holders(&coll.ids, &ranges, self.all_shards().len()));
+            if let Some(ranges) = id_pattern().and_then(|p| targeting::key_ranges(&p, filter)) {
+                return Access::Id(ranges);
             }
         }
         Access::Scan
     }
 
     /// Calls `f` with every document of `coll` on one of `shards` that `filter` may match,
-    /// read as [`Cluster::access`] decides, with the shard holding it. A document is
-    /// visited at most once per key range it falls in; the caller applies the filter and
-    /// puts the documents in its order.
+    /// read as [`Cluster::access`] decides, with the shard holding it. A document may be
+    /// visited more than once (overlapping ranges, or an `_id` both found by its place and
+    /// on a shard read whole); the caller applies the filter, puts the documents in its
+    /// order and drops repeats.
     pub(crate) fn for_each_candidate<'a>(
         &self,
         ns: &str,
@@ -89,41 +71,99 @@ impl Cluster {
         shards: &[ShardIdx],
         mut f: impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
     ) -> Result<(), ClusterError> {
-        let access = self.access(coll, filter);
-        let wanted = |shard: ShardIdx| match &access {
-            Access::Id(holders) => holders.contains(&shard) && shards.contains(&shard),
-            _ => shards.contains(&shard),
+        match Cluster::access(coll, filter) {
+            Access::Scan => self.scan_shards(ns, coll, shards, &mut f),
+            Access::ShardKey(ranges) => {
+                let Some(s) = &coll.sharding else {
+                    return self.scan_shards(ns, coll, shards, &mut f);
+                };
+                for (lo, hi) in &ranges {
+                    for c in s.table.overlapping(lo, hi) {
+                        if !shards.contains(&c.shard) {
+                            continue;
+                        }
+                        // The part of [lo, hi] in the chunk's [min, max).
+                        let start = (DocKey::of(if c.min > *lo { &c.min } else { lo }), 0);
+                        let entries = if *hi < c.max {
+                            coll.docs.range(start..=(DocKey::of(hi), u64::MAX))
+                        } else {
+                            coll.docs.range(start..(DocKey::of(&c.max), 0))
+                        };
+                        for ((key, seq), stored) in entries {
+                            f(c.shard, key, *seq, stored)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Access::Id(ranges) => self.id_lookup(ns, coll, &ranges, shards, &mut f),
+        }
+    }
+
+    /// The documents whose `_id` is in one of `ranges`, found through the `_id` index:
+    /// each lone `_id` on a shard at its place in the store, checked there (the document
+    /// must have the `_id` and sit on that shard); a shard where that fails, or which
+    /// holds the `_id` several times, is read whole.
+    fn id_lookup<'a>(
+        &self,
+        ns: &str,
+        coll: &'a Collection,
+        ranges: &[(KeyValue, KeyValue)],
+        shards: &[ShardIdx],
+        f: &mut impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError> {
+        let primary = self.primary_of(ns);
+        // An unsharded collection's documents are all on its primary, whichever shard
+        // its `_id` entries name (they keep the shard of their insert).
+        let owner = |key: &DocKey| match &coll.sharding {
+            Some(s) => s.table.chunk_for(&key.to_key()).map(|c| c.shard),
+            None => Some(primary),
         };
+        let mut whole: Vec<ShardIdx> = Vec::new();
+        for (lo, hi) in ranges {
+            let entries = coll.ids.range(id_slot(lo, 0)..=id_slot(hi, ShardIdx::MAX));
+            for (slot, at) in entries {
+                let shard = if coll.sharding.is_some() {
+                    slot.shard
+                } else {
+                    primary
+                };
+                if !shards.contains(&shard) || whole.contains(&shard) {
+                    continue;
+                }
+                let found = coll.docs.get_key_value(&(at.key.clone(), at.seq));
+                let placed = found.filter(|(_, stored)| {
+                    slot.count() == 1 && stored.id() == slot.id && owner(&at.key) == Some(shard)
+                });
+                match placed {
+                    Some(((key, seq), stored)) => f(shard, key, *seq, stored)?,
+                    None => whole.push(shard),
+                }
+            }
+        }
+        self.scan_shards(ns, coll, &whole, f)
+    }
+
+    /// Every document of `coll` on one of `shards`, chunk by chunk in key order.
+    fn scan_shards<'a>(
+        &self,
+        ns: &str,
+        coll: &'a Collection,
+        shards: &[ShardIdx],
+        f: &mut impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError> {
         let Some(s) = &coll.sharding else {
             let primary = self.primary_of(ns);
-            if wanted(primary) {
+            if shards.contains(&primary) {
                 for ((key, seq), stored) in &coll.docs {
                     f(primary, key, *seq, stored)?;
                 }
             }
             return Ok(());
         };
-        let Access::ShardKey(ranges) = &access else {
-            for c in s.table.iter().filter(|c| wanted(c.shard)) {
-                for ((key, seq), stored) in crate::engine::store::range(&coll.docs, &c.min, &c.max)
-                {
-                    f(c.shard, key, *seq, stored)?;
-                }
-            }
-            return Ok(());
-        };
-        for (lo, hi) in ranges {
-            for c in s.table.overlapping(lo, hi).filter(|c| wanted(c.shard)) {
-                // The part of [lo, hi] in the chunk's [min, max).
-                let start = (DocKey::of(if c.min > *lo { &c.min } else { lo }), 0);
-                let entries = if *hi < c.max {
-                    coll.docs.range(start..=(DocKey::of(hi), u64::MAX))
-                } else {
-                    coll.docs.range(start..(DocKey::of(&c.max), 0))
-                };
-                for ((key, seq), stored) in entries {
-                    f(c.shard, key, *seq, stored)?;
-                }
+        for c in s.table.iter().filter(|c| shards.contains(&c.shard)) {
+            for ((key, seq), stored) in crate::engine::store::range(&coll.docs, &c.min, &c.max) {
+                f(c.shard, key, *seq, stored)?;
             }
         }
         Ok(())

@@ -4,7 +4,7 @@
 
 use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
-    id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
+    index_ids, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore,
     VersionMode, ZoneRange,
 };
 use crate::engine::events::EventKind;
@@ -281,8 +281,11 @@ impl Cluster {
         }
         sharding.pattern = new.clone();
         recount_all(&mut sharding.table, &docs);
+        // The documents are filed under their refined keys: the `_id` index's places follow.
+        let ids = index_ids(&sharding.table, &docs);
         if let Some(coll) = self.collections.get_mut(ns) {
             coll.docs = docs;
+            coll.ids = ids;
             coll.recent.clear();
         }
         self.push_event(EventKind::Refine {
@@ -345,12 +348,7 @@ impl Cluster {
         let (chunks, zones) = self.resharded_chunks(&new, &docs, old_chunks, opts)?;
         let mut table = RoutingTable::from_chunks(chunks);
         recount_all(&mut table, &docs);
-        let mut ids = IdIndex::new();
-        for c in table.iter() {
-            for (_, stored) in crate::engine::store::range(&docs, &c.min, &c.max) {
-                id_add(&mut ids, stored.id(), c.shard);
-            }
-        }
+        let ids = index_ids(&table, &docs);
         let coll = self
             .collections
             .get_mut(ns)
