@@ -229,6 +229,15 @@ fn is_simple_id_query(filter: &Document) -> bool {
     }
 }
 
+/// An index's name: `_id_` for the `_id` index (MongoDB names it so rather than by its
+/// pattern), else the fields and kinds joined by `_`.
+fn index_name_of(key_pattern: &Document) -> String {
+    if *key_pattern == doc! { "_id": 1 } {
+        return "_id_".to_string();
+    }
+    index_name(key_pattern)
+}
+
 /// `FETCH` over `IXSCAN`, as `statsToBSON` (src/mongo/db/query/plan_explainer_impl.cpp)
 /// writes them: the fetch's `filter` (what the index bounds do not answer exactly) before
 /// its `inputStage`; the scan's `keyPattern`, `indexName`, `isMultiKey`,
@@ -244,7 +253,7 @@ fn fetch_ixscan(
     let mut scan = doc! {
         "stage": "IXSCAN",
         "keyPattern": key_pattern.clone(),
-        "indexName": index_name(&key_pattern),
+        "indexName": index_name_of(&key_pattern),
         "isMultiKey": false,
     };
     if !pattern.is_hashed() {

@@ -11,6 +11,7 @@ mod explain;
 mod fidelity_commands;
 mod fidelity_output;
 mod hash;
+mod indexes;
 mod layers;
 mod order;
 mod page_model;
