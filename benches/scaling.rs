@@ -7,11 +7,12 @@
 //! - adding that many zone ranges with `updateZoneKeyRange`, in key order and in a
 //!   shuffled order;
 //! - a balancer round over that many zone ranges (two zones on four shards, ranges
-//!   alternating between them, with 100 documents per range): the first round splits every
+//!   alternating between them, with 10 documents per range): the first round splits every
 //!   straddling chunk and moves chunks into their zones, the second is the steady state.
 //!
 //! Run with `cargo bench --bench scaling`. `SHARDLAB_SIZES` changes the sizes (for example
-//! `1000,10000`). A hand-rolled harness keeps the build light.
+//! `1000,10000`), `SHARDLAB_PATHS` picks the paths (`dbs`, `zones`, `balancer`; all by
+//! default). A hand-rolled harness keeps the build light.
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Document};
@@ -26,6 +27,11 @@ fn sizes() -> Vec<u64> {
         .ok()
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000])
+}
+
+/// Whether the path `name` is to be measured.
+fn wanted(name: &str) -> bool {
+    std::env::var("SHARDLAB_PATHS").map_or(true, |p| p.split(',').any(|x| x.trim() == name))
 }
 
 fn config() -> ClusterConfig {
@@ -54,6 +60,12 @@ fn many_databases(n: u64) -> Session {
 fn statement(session: &mut Session, src: &str) -> Duration {
     let start = Instant::now();
     let outcomes = session.run(src);
+    if std::env::var("SHARDLAB_SPLIT").is_ok() {
+        eprintln!(
+            "{src}: ran in {:.1} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
     let printed: usize = outcomes
         .iter()
         .map(|o| o.render().map_or(0, |s| s.len()))
@@ -112,8 +124,9 @@ fn shuffled(n: u64) -> Vec<u64> {
     order
 }
 
-/// Two balancer rounds over `n` zone ranges with 100 documents per range; returns each
-/// round's time and the migrations it made.
+/// Two balancer rounds over `n` zone ranges with 10 documents per range (one per key
+/// value, half of them inside the ranges); returns each round's time and the migrations
+/// it made.
 fn balancer_rounds(n: u64) -> [(Duration, usize); 2] {
     let mut cluster = zoned_cluster();
     for i in 0..n {
@@ -122,9 +135,7 @@ fn balancer_rounds(n: u64) -> [(Duration, usize); 2] {
             .update_zone_key_range(NS, &lo, &hi, Some(zone))
             .unwrap();
     }
-    let docs: Vec<Document> = (0..n * 100)
-        .map(|k| doc! { "x": (k / 10) as i64, "k": k as i64 })
-        .collect();
+    let docs: Vec<Document> = (0..n * 10).map(|k| doc! { "x": k as i64 }).collect();
     for batch in docs.chunks(10_000) {
         cluster.insert_many(NS, batch).unwrap();
     }
@@ -159,37 +170,44 @@ fn main() {
     let sizes = sizes();
     let header: Vec<String> = sizes.iter().map(|n| format!("{n:>13}")).collect();
     println!("{:<34}{}  ratios", "path", header.join(""));
-    let mut show = Vec::new();
-    let mut status = Vec::new();
-    for &n in &sizes {
-        let mut session = many_databases(n);
-        show.push(statement(&mut session, "show dbs"));
-        status.push(statement(&mut session, "sh.status()"));
+    if wanted("dbs") {
+        let mut show = Vec::new();
+        let mut status = Vec::new();
+        for &n in &sizes {
+            let mut session = many_databases(n);
+            show.push(statement(&mut session, "show dbs"));
+            status.push(statement(&mut session, "sh.status()"));
+        }
+        row("show dbs", &show);
+        row("sh.status()", &status);
     }
-    row("show dbs", &show);
-    row("sh.status()", &status);
-    let ascending: Vec<Duration> = sizes
-        .iter()
-        .map(|&n| add_ranges(&(0..n).collect::<Vec<_>>()))
-        .collect();
-    row("updateZoneKeyRange, in key order", &ascending);
-    let random: Vec<Duration> = sizes.iter().map(|&n| add_ranges(&shuffled(n))).collect();
-    row("updateZoneKeyRange, shuffled", &random);
-    let rounds: Vec<[(Duration, usize); 2]> = sizes.iter().map(|&n| balancer_rounds(n)).collect();
-    row(
-        "balancer round 1 (splits, moves)",
-        &rounds.iter().map(|r| r[0].0).collect::<Vec<_>>(),
-    );
-    row(
-        "balancer round 2",
-        &rounds.iter().map(|r| r[1].0).collect::<Vec<_>>(),
-    );
-    let moved: Vec<String> = rounds
-        .iter()
-        .map(|r| format!("{}+{}", r[0].1, r[1].1))
-        .collect();
-    println!(
-        "migrations per size (round 1 + round 2): {}",
-        moved.join(", ")
-    );
+    if wanted("zones") {
+        let ascending: Vec<Duration> = sizes
+            .iter()
+            .map(|&n| add_ranges(&(0..n).collect::<Vec<_>>()))
+            .collect();
+        row("updateZoneKeyRange, in key order", &ascending);
+        let random: Vec<Duration> = sizes.iter().map(|&n| add_ranges(&shuffled(n))).collect();
+        row("updateZoneKeyRange, shuffled", &random);
+    }
+    if wanted("balancer") {
+        let rounds: Vec<[(Duration, usize); 2]> =
+            sizes.iter().map(|&n| balancer_rounds(n)).collect();
+        row(
+            "balancer round 1 (splits, moves)",
+            &rounds.iter().map(|r| r[0].0).collect::<Vec<_>>(),
+        );
+        row(
+            "balancer round 2",
+            &rounds.iter().map(|r| r[1].0).collect::<Vec<_>>(),
+        );
+        let moved: Vec<String> = rounds
+            .iter()
+            .map(|r| format!("{}+{}", r[0].1, r[1].1))
+            .collect();
+        println!(
+            "migrations per size (round 1 + round 2): {}",
+            moved.join(", ")
+        );
+    }
 }

@@ -6,7 +6,7 @@ use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, Versio
 use crate::engine::events::EventKind;
 use crate::engine::split::{chunk_query_key, key_from_bound, shard_key_bound};
 use crate::engine::store::DocAt;
-use crate::engine::zone_chunks::{self, zone_at, ZoneChunks};
+use crate::engine::zone_chunks::{ZoneChunks, ZoneRanges};
 use crate::keys::shard_key::{format_bson_obj, KeyValue};
 use bson::Document;
 
@@ -162,14 +162,14 @@ pub enum RoundStep {
 }
 
 /// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
-fn zone_name<'a>(zones: &'a [ZoneRange], chunk: &Chunk) -> Option<&'a str> {
-    zone_at(zones, chunk).map(|z| z.zone.as_str())
+fn zone_name<'a>(zones: &'a ZoneRanges, chunk: &Chunk) -> Option<&'a str> {
+    zones.zone_at(chunk).map(|z| z.zone.as_str())
 }
 
 impl Cluster {
     /// The zone a chunk belongs to: the zone range that contains it entirely, if any.
-    pub fn zone_of(zones: &[ZoneRange], chunk: &Chunk) -> Option<String> {
-        zone_at(zones, chunk).map(|z| z.zone.clone())
+    pub fn zone_of(zones: &ZoneRanges, chunk: &Chunk) -> Option<String> {
+        zones.zone_at(chunk).map(|z| z.zone.clone())
     }
 
     /// Moves the chunk starting at `min` to `to`: the chunk gets the next major version,
@@ -543,7 +543,7 @@ impl Cluster {
         // A chunk outside its zone's shards violates the zone, and so does a chunk that
         // straddles a zone boundary: the balancer must first split it there.
         if s.table.iter().any(|c| {
-            zone_chunks::straddles(&s.zones, c)
+            s.zones.straddles(c)
                 || zone_name(&s.zones, c)
                     .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(z))
         }) {
@@ -1018,18 +1018,14 @@ impl Cluster {
         };
         let Some(zone) = zone else {
             let sm = self.sharding_mut(ns)?;
-            // At most one range starts at `lo`, since ranges do not overlap.
-            let at = sm.zones.partition_point(|z| z.min < lo);
-            let exact = sm.zones.get(at).is_some_and(|z| z.min == lo && z.max == hi);
-            if exact {
-                sm.zones.remove(at);
+            if sm.zones.remove_exact(&lo, &hi) {
                 self.push_event(EventKind::Zone {
                     detail: format!("removed a zone range of {ns}"),
                 });
             }
             return Ok(());
         };
-        if let Some(existing) = zone_chunks::first_overlap(&s.zones, &lo, &hi) {
+        if let Some(existing) = s.zones.first_overlap(&lo, &hi) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
                 return Ok(());
             }
@@ -1040,15 +1036,11 @@ impl Cluster {
             )));
         }
         let sm = self.sharding_mut(ns)?;
-        let at = zone_chunks::insert_at(&sm.zones, &lo);
-        sm.zones.insert(
-            at,
-            ZoneRange {
-                min: lo,
-                max: hi,
-                zone: zone.to_string(),
-            },
-        );
+        sm.zones.insert(ZoneRange {
+            min: lo,
+            max: hi,
+            zone: zone.to_string(),
+        });
         self.push_event(EventKind::Zone {
             detail: format!("zone {zone} got a range of {ns}"),
         });

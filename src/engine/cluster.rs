@@ -160,16 +160,7 @@ pub struct Database {
     pub primary: ShardIdx,
 }
 
-/// A zone range of a sharded collection (`sh.updateZoneKeyRange`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneRange {
-    /// The inclusive lower bound.
-    pub min: KeyValue,
-    /// The exclusive upper bound.
-    pub max: KeyValue,
-    /// The zone's name.
-    pub zone: String,
-}
+pub use crate::engine::zone_chunks::{ZoneRange, ZoneRanges};
 
 /// A zone range set before its collection is sharded (4.0+). It is kept as given:
 /// with no shard key yet there is nothing to extend it to (`assignKeyRangeToZone` stores
@@ -207,7 +198,7 @@ pub struct Sharding {
     /// The routing table.
     pub table: RoutingTable,
     /// Zone ranges, in key order.
-    pub zones: Vec<ZoneRange>,
+    pub zones: ZoneRanges,
     /// Whether the balancer may move this collection's chunks.
     pub balancing: bool,
 }
@@ -856,7 +847,7 @@ impl Cluster {
             pattern: key,
             unique,
             table,
-            zones,
+            zones: ZoneRanges::from_ranges(zones),
             balancing: true,
         };
         recount_all(&mut sharding.table, &coll.docs);

@@ -5,7 +5,7 @@
 use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
     index_ids, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore,
-    VersionMode, ZoneRange,
+    VersionMode, ZoneRange, ZoneRanges,
 };
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -275,10 +275,16 @@ impl Cluster {
             })
             .collect();
         sharding.table = RoutingTable::from_chunks(chunks);
-        for z in &mut sharding.zones {
-            z.min = extend(&z.min);
-            z.max = extend(&z.max);
-        }
+        let zones = sharding
+            .zones
+            .iter()
+            .map(|z| ZoneRange {
+                min: extend(&z.min),
+                max: extend(&z.max),
+                zone: z.zone.clone(),
+            })
+            .collect();
+        sharding.zones = ZoneRanges::from_ranges(zones);
         sharding.pattern = new.clone();
         recount_all(&mut sharding.table, &docs);
         // The documents are filed under their refined keys: the `_id` index's places follow.
@@ -359,7 +365,7 @@ impl Cluster {
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;
-            s.zones = zones;
+            s.zones = ZoneRanges::from_ranges(zones);
         }
         self.push_event(EventKind::Reshard {
             ns: ns.to_string(),

@@ -8,43 +8,103 @@
 //! of an unsharded namespace), so their upper bounds are sorted too.
 
 use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
-use crate::engine::cluster::ZoneRange;
 use crate::keys::shard_key::KeyValue;
+use crate::support::shared_map::SharedMap;
+use std::ops::Bound;
 
-/// The zone range that holds `chunk` entirely, if any: only the last range starting at or
-/// before the chunk's lower bound can.
-pub(crate) fn zone_at<'a>(zones: &'a [ZoneRange], chunk: &Chunk) -> Option<&'a ZoneRange> {
-    let i = zones.partition_point(|z| z.min <= chunk.min);
-    let z = zones.get(i.checked_sub(1)?)?;
-    (chunk.max <= z.max).then_some(z)
+/// A zone range of a sharded collection (`sh.updateZoneKeyRange`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneRange {
+    /// The inclusive lower bound.
+    pub min: KeyValue,
+    /// The exclusive upper bound.
+    pub max: KeyValue,
+    /// The zone's name.
+    pub zone: String,
 }
 
-/// Whether a zone boundary lies strictly inside `chunk`, so that the balancer must split
-/// it there first.
-pub(crate) fn straddles(zones: &[ZoneRange], chunk: &Chunk) -> bool {
-    // The first range ending after the chunk's lower bound is the only one whose bounds
-    // can fall inside the chunk before any later range's do.
-    let i = zones.partition_point(|z| z.max <= chunk.min);
-    zones.get(i).is_some_and(|z| {
+/// A collection's zone ranges in key order, filed by lower bound in sorted leaves shared
+/// between copies (a timeline snapshot copies pointers): adding or removing one, and
+/// finding the range of a chunk, cost a search rather than a pass over every range.
+#[derive(Debug, Clone, Default)]
+pub struct ZoneRanges(SharedMap<KeyValue, ZoneRange>);
+
+impl ZoneRanges {
+    /// The ranges of `ranges`, put in key order.
+    pub(crate) fn from_ranges(mut ranges: Vec<ZoneRange>) -> ZoneRanges {
+        crate::support::sort::sort_by(&mut ranges, |a, b| a.min.cmp(&b.min));
+        ZoneRanges(SharedMap::from_sorted(
+            ranges.into_iter().map(|z| (z.min.clone(), z)),
+        ))
+    }
+
+    /// How many ranges there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The ranges in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &ZoneRange> {
+        self.0.values()
+    }
+
+    /// The last range starting at or before `key`.
+    fn at_or_before(&self, key: &KeyValue) -> Option<&ZoneRange> {
+        let below = (Bound::Unbounded, Bound::Included(key));
+        self.0.range(below).next_back().map(|(_, z)| z)
+    }
+
+    /// The first range starting after `key`.
+    fn after(&self, key: &KeyValue) -> Option<&ZoneRange> {
+        let above = (Bound::Excluded(key), Bound::Unbounded);
+        self.0.range(above).next().map(|(_, z)| z)
+    }
+
+    /// The range that holds `chunk` entirely, if any: only the last range starting at or
+    /// before the chunk's lower bound can.
+    pub(crate) fn zone_at(&self, chunk: &Chunk) -> Option<&ZoneRange> {
+        self.at_or_before(&chunk.min).filter(|z| chunk.max <= z.max)
+    }
+
+    /// Whether a range's bound lies strictly inside `chunk`, so that the balancer must
+    /// split it there first: the upper bound of the range around the chunk's lower bound,
+    /// or the lower bound of the next range.
+    pub(crate) fn straddles(&self, chunk: &Chunk) -> bool {
         let inside = |b: &KeyValue| chunk.min < *b && *b < chunk.max;
-        inside(&z.min) || inside(&z.max)
-    })
-}
+        self.at_or_before(&chunk.min)
+            .is_some_and(|z| inside(&z.max))
+            || self.after(&chunk.min).is_some_and(|z| inside(&z.min))
+    }
 
-/// Where a zone range `[lo, hi)` would overlap an existing one: the first such range in
-/// key order, as a scan from the start would find it.
-pub(crate) fn first_overlap<'a>(
-    zones: &'a [ZoneRange],
-    lo: &KeyValue,
-    hi: &KeyValue,
-) -> Option<&'a ZoneRange> {
-    let i = zones.partition_point(|z| z.max <= *lo);
-    zones.get(i).filter(|z| z.min < *hi)
-}
+    /// The first range in key order that `[lo, hi)` would overlap.
+    pub(crate) fn first_overlap(&self, lo: &KeyValue, hi: &KeyValue) -> Option<&ZoneRange> {
+        // A range starting at or before `lo` overlaps when it ends after it; the ranges
+        // before it end before it starts. Otherwise only the next range can be first.
+        if let Some(z) = self.at_or_before(lo).filter(|z| z.max > *lo) {
+            return Some(z);
+        }
+        self.after(lo).filter(|z| z.min < *hi)
+    }
 
-/// The position a new range starting at `lo` takes among `zones`.
-pub(crate) fn insert_at(zones: &[ZoneRange], lo: &KeyValue) -> usize {
-    zones.partition_point(|z| z.min <= *lo)
+    /// Adds a range (which must not overlap another).
+    pub(crate) fn insert(&mut self, range: ZoneRange) {
+        self.0.insert(range.min.clone(), range);
+    }
+
+    /// Removes the range `[lo, hi)` if there is one with exactly these bounds; returns
+    /// whether there was.
+    pub(crate) fn remove_exact(&mut self, lo: &KeyValue, hi: &KeyValue) -> bool {
+        let exact = self.0.get(lo).is_some_and(|z| z.min == *lo && z.max == *hi);
+        if exact {
+            self.0.remove(lo);
+        }
+        exact
+    }
 }
 
 /// The chunks of each zone of one collection, for the decisions of a balancer round.
@@ -62,14 +122,15 @@ pub(crate) struct ZoneChunks {
 impl ZoneChunks {
     /// Sorts out the chunks of `table` by the zone of `zones` holding them, for a cluster
     /// of `shards` shards.
-    pub(crate) fn new(table: &RoutingTable, zones: &[ZoneRange], shards: usize) -> ZoneChunks {
+    pub(crate) fn new(table: &RoutingTable, zones: &ZoneRanges, shards: usize) -> ZoneChunks {
         let mut names: Vec<String> = zones.iter().map(|z| z.zone.clone()).collect();
         crate::support::sort::sort(&mut names);
         names.dedup();
         let mut chunks = vec![Vec::new(); names.len() + 1];
         let mut sizes = vec![0u64; shards];
         for c in table.iter() {
-            let slot = zone_at(zones, c)
+            let slot = zones
+                .zone_at(c)
                 .and_then(|z| names.binary_search(&z.zone).ok())
                 .unwrap_or(names.len());
             if let Some(list) = chunks.get_mut(slot) {
