@@ -505,24 +505,24 @@ impl Cluster {
     /// document once, where a split per boundary re-counted the rest of the chunk each time.
     fn split_at_zone_boundaries(&mut self, ns: &str) {
         let Ok(s) = self.sharding(ns) else { return };
-        let mut bounds: Vec<KeyValue> = s
-            .zones
-            .iter()
-            .flat_map(|z| [z.min.clone(), z.max.clone()])
-            .collect();
-        crate::support::sort::sort(&mut bounds);
-        bounds.dedup();
+        // The ranges are in key order and do not overlap, so their bounds come sorted (a
+        // range's upper bound may equal the next one's lower bound).
+        let bounds = s.zones.iter().flat_map(|z| [&z.min, &z.max]);
         let mut splits: Vec<(Chunk, Vec<KeyValue>)> = Vec::new();
         for b in bounds {
-            let Some(c) = s.table.chunk_for(&b) else {
+            let Some(c) = s.table.chunk_for(b) else {
                 continue;
             };
-            if c.min == b {
+            if c.min == *b {
                 continue;
             }
             match splits.last_mut() {
-                Some((last, points)) if last.min == c.min => points.push(b),
-                _ => splits.push((c.clone(), vec![b])),
+                Some((last, points)) if last.min == c.min => {
+                    if points.last() != Some(b) {
+                        points.push(b.clone());
+                    }
+                }
+                _ => splits.push((c.clone(), vec![b.clone()])),
             }
         }
         for (c, points) in splits {
