@@ -6,7 +6,15 @@
 //!
 //! A point query reads the shard key index (the store is ordered by shard key): the cost
 //! should not grow with the collection. Before the index was used, each query scanned
-//! every document of the targeted shard (50 to 180 ms on 100,000 documents).
+//! every document of the targeted shard (50 to 180 ms on 100,000 documents). Measured on
+//! the development machine (2 shared cores, bench profile without LTO), a query on 1,000,000
+//! documents took, before (8c1efe4, 50 queries of each kind) and after:
+//!
+//! | query                 | before     | after  | ratio   |
+//! |-----------------------|------------|--------|---------|
+//! | `find({ts: v})`       | 306 ms     | 13 us  | ~23,000 |
+//! | `updateOne({ts: v})`  | 341 ms     | 27 us  | ~12,600 |
+//! | `find({_id: v})`      | 1,331 ms   | 27 us  | ~49,000 |
 //!
 //! Run with `cargo bench --bench point_queries`. `SHARDLAB_DOCS` changes the number of
 //! documents, `SHARDLAB_QUERIES` the number of queries. A hand-rolled harness keeps the
