@@ -16,6 +16,8 @@
 use bson::{doc, Bson, Document};
 use expect_test::{expect, Expect};
 use proptest::prelude::*;
+use shardlab::engine::{Chunk, ChunkVersion};
+use shardlab::keys::KeyValue;
 use shardlab::{Cluster, ClusterConfig, Session, VersionMode};
 
 /// Runs a script and prints each statement with its result.
@@ -450,5 +452,94 @@ proptest! {
         prop_assert_eq!(deleted, want, "delete {}", f);
         prop_assert!(scanned(&cluster, f).is_ok_and(|d| d.is_empty()));
         cluster.check().unwrap();
+    }
+}
+
+/// One zone command of the model below: add `[lo, hi)` to a zone, or remove it.
+#[derive(Debug, Clone)]
+enum ZoneOp {
+    Add(i64, i64, bool),
+    Remove(i64, i64),
+}
+
+fn zone_op() -> impl Strategy<Value = ZoneOp> {
+    prop_oneof![
+        4 => (0i64..60, 1i64..8, any::<bool>()).prop_map(|(lo, w, a)| ZoneOp::Add(lo, lo + w, a)),
+        1 => (0i64..60, 1i64..8).prop_map(|(lo, w)| ZoneOp::Remove(lo, lo + w)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Zone ranges found by search behave as a list searched from the start: the same
+    /// commands succeed, an overlap names the same existing range (the first in key
+    /// order), the ranges end up the same, and every chunk is in the same zone.
+    #[test]
+    fn zone_ranges_answer_as_a_scan_would(ops in prop::collection::vec(zone_op(), 0..40)) {
+        let ns = "test.z";
+        let mut cluster = Cluster::new(ClusterConfig::default());
+        cluster.shard_collection(ns, &doc! { "x": 1 }, false, None).unwrap();
+        cluster.add_shard_to_zone("shard01", "A").unwrap();
+        cluster.add_shard_to_zone("shard02", "B").unwrap();
+        let mut model: Vec<(i64, i64, &str)> = Vec::new();
+        for op in &ops {
+            let (lo, hi, zone) = match *op {
+                ZoneOp::Add(lo, hi, a) => (lo, hi, Some(if a { "A" } else { "B" })),
+                ZoneOp::Remove(lo, hi) => (lo, hi, None),
+            };
+            let got = cluster
+                .update_zone_key_range(ns, &doc! { "x": lo }, &doc! { "x": hi }, zone)
+                .map_err(|e| e.to_string());
+            let want = match zone {
+                None => {
+                    model.retain(|&(l, h, _)| !(l == lo && h == hi));
+                    Ok(())
+                }
+                Some(z) => match model.iter().find(|&&(l, h, _)| l < hi && lo < h) {
+                    Some(&(l, h, _)) if l == lo && h == hi && model.contains(&(l, h, z)) => Ok(()),
+                    Some(&(l, h, other)) => Err(format!(
+                        "Zone range: {{ x: {lo} }} -->> {{ x: {hi} }}  on  {z} is overlapping with existing: {{ x: {l} }} -->> {{ x: {h} }}  on  {other}"
+                    )),
+                    None => {
+                        model.push((lo, hi, z));
+                        model.sort();
+                        Ok(())
+                    }
+                },
+            };
+            prop_assert_eq!(got, want);
+        }
+        let s = cluster.sharding(ns).unwrap();
+        let ranges: Vec<(i64, i64, String)> = s
+            .zones
+            .iter()
+            .map(|z| {
+                let n = |k: &KeyValue| k.0[0].as_i64().unwrap();
+                (n(&z.min), n(&z.max), z.zone.clone())
+            })
+            .collect();
+        let expected: Vec<(i64, i64, String)> =
+            model.iter().map(|&(l, h, z)| (l, h, z.to_string())).collect();
+        prop_assert_eq!(ranges, expected);
+        for lo in 0..70i64 {
+            for w in 1..6i64 {
+                let chunk = Chunk {
+                    min: KeyValue(vec![Bson::Int64(lo)]),
+                    max: KeyValue(vec![Bson::Int64(lo + w)]),
+                    shard: 0,
+                    jumbo: false,
+                    version: ChunkVersion { major: 1, minor: 0 },
+                    docs: 0,
+                    bytes: 0,
+                    written: 0,
+                };
+                let want = model
+                    .iter()
+                    .find(|&&(l, h, _)| l <= lo && lo + w <= h)
+                    .map(|&(_, _, z)| z.to_string());
+                prop_assert_eq!(Cluster::zone_of(&s.zones, &chunk), want, "chunk [{}, {})", lo, lo + w);
+            }
+        }
     }
 }
