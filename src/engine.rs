@@ -18,10 +18,12 @@ pub(crate) mod events;
 pub(crate) mod explain;
 #[cfg(feature = "insight")]
 pub(crate) mod inspect;
+pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;
 pub(crate) mod store;
 pub(crate) mod targeting;
+pub(crate) mod zone_chunks;
 
 pub use crate::values::error::ClusterError;
 pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};

@@ -10,7 +10,7 @@ use crate::engine::event_log::EventLog;
 use crate::engine::events::EventKind;
 use crate::engine::store::{doc_key, key_field};
 pub(crate) use crate::engine::store::{
-    id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
+    id_add, id_move, id_remove, DocAt, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
 use crate::engine::store::{Pushed, StoredBatch};
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -160,16 +160,7 @@ pub struct Database {
     pub primary: ShardIdx,
 }
 
-/// A zone range of a sharded collection (`sh.updateZoneKeyRange`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneRange {
-    /// The inclusive lower bound.
-    pub min: KeyValue,
-    /// The exclusive upper bound.
-    pub max: KeyValue,
-    /// The zone's name.
-    pub zone: String,
-}
+pub use crate::engine::zone_chunks::{ZoneRange, ZoneRanges};
 
 /// A zone range set before its collection is sharded (4.0+). It is kept as given:
 /// with no shard key yet there is nothing to extend it to (`assignKeyRangeToZone` stores
@@ -207,7 +198,7 @@ pub struct Sharding {
     /// The routing table.
     pub table: RoutingTable,
     /// Zone ranges, in key order.
-    pub zones: Vec<ZoneRange>,
+    pub zones: ZoneRanges,
     /// Whether the balancer may move this collection's chunks.
     pub balancing: bool,
     /// The collection's own maximum chunk size in bytes (`maxChunkSizeBytes` in
@@ -615,6 +606,18 @@ impl Cluster {
         &self.collections
     }
 
+    /// The collections of database `db`, by namespace: a range of the namespaces that
+    /// start with `db.`, so that listing every database's collections reads each once.
+    pub fn collections_in<'a>(
+        &'a self,
+        db: &str,
+    ) -> impl Iterator<Item = (&'a String, &'a Collection)> + 'a {
+        let prefix = format!("{db}.");
+        self.collections
+            .range(prefix.clone()..)
+            .take_while(move |(ns, _)| ns.starts_with(&prefix))
+    }
+
     /// A collection by namespace.
     pub fn collection(&self, ns: &str) -> Option<&Collection> {
         self.collections.get(ns)
@@ -906,12 +909,14 @@ impl Cluster {
             pattern: key,
             unique,
             table,
-            zones,
+            zones: ZoneRanges::from_ranges(zones),
             balancing: true,
             chunk_size: None,
             auto_merge: None,
         };
         recount_all(&mut sharding.table, &coll.docs);
+        // The documents were filed again under their keys and new numbers.
+        coll.ids = index_ids(&sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
         self.push_event(EventKind::ShardCollection {
             ns: ns.to_string(),
@@ -1176,7 +1181,7 @@ impl Cluster {
         *next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.
         let inserted = id.id.clone();
-        ids.insert_vacant(id_slot, id, ());
+        ids.insert_vacant(id_slot, id, DocAt::new(doc_key.clone(), seq));
         let mut split_candidate = None;
         if let Some(chunk) = chunk {
             chunk.docs += 1;
@@ -1450,6 +1455,23 @@ impl Cluster {
 pub(crate) fn range_totals(docs: &DocStore, min: &KeyValue, max: &KeyValue) -> (u64, u64) {
     crate::engine::store::range(docs, min, max)
         .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size())))
+}
+
+/// The `_id` index of `docs` placed by `table`: each document counted on the shard
+/// owning its chunk, with its place in the store.
+pub(crate) fn index_ids(table: &RoutingTable, docs: &DocStore) -> IdIndex {
+    let mut ids = IdIndex::new();
+    for c in table.iter() {
+        for ((key, seq), stored) in crate::engine::store::range(docs, &c.min, &c.max) {
+            id_add(
+                &mut ids,
+                stored.id(),
+                c.shard,
+                DocAt::new(key.clone(), *seq),
+            );
+        }
+    }
+    ids
 }
 
 /// Recomputes every chunk's count and size from the documents.

@@ -1026,7 +1026,7 @@ pub fn tag_docs(cluster: &Cluster) -> Vec<TagDoc> {
     let mut out = Vec::new();
     for (ns, coll) in cluster.collections() {
         let Some(s) = &coll.sharding else { continue };
-        for z in &s.zones {
+        for z in s.zones.iter() {
             let (min, max) = (s.pattern.to_document(&z.min), s.pattern.to_document(&z.max));
             out.push(make(ns, min, max, &z.zone));
         }

@@ -3,8 +3,8 @@
 
 use crate::engine::chunks::ShardIdx;
 use crate::engine::cluster::{
-    id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, IdSlot,
-    Stored, VersionMode,
+    id_move, id_remove, index_name, Cluster, ClusterError, DocAt, DocKey, IdKey, IdSlot, Stored,
+    VersionMode,
 };
 use crate::engine::events::EventKind;
 use crate::engine::targeting::{self, TargetKind};
@@ -99,45 +99,17 @@ impl Cluster {
             return Ok((Vec::new(), target));
         };
         let mut hits: Vec<(ShardIdx, u64, Document)> = Vec::new();
-        self.for_each_placed(ns, coll, |shard, _, seq, stored| {
-            if target.shards.contains(&shard) {
-                let doc = stored.doc();
-                if parsed.matches(&doc)? {
-                    hits.push((shard, seq, doc));
-                }
+        self.for_each_candidate(ns, coll, filter, &target.shards, |shard, _, seq, stored| {
+            let doc = stored.doc();
+            if parsed.matches(&doc)? {
+                hits.push((shard, seq, doc));
             }
             Ok(())
         })?;
         crate::support::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
+        // Overlapping key ranges may read a document twice; its seq is unique.
+        hits.dedup_by_key(|(shard, seq, _)| (*shard, *seq));
         Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
-    }
-
-    /// Calls `f` with every stored document of `coll` and the shard holding it, chunk by
-    /// chunk in key order.
-    fn for_each_placed<'a>(
-        &self,
-        ns: &str,
-        coll: &'a Collection,
-        mut f: impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
-    ) -> Result<(), ClusterError> {
-        match &coll.sharding {
-            Some(s) => {
-                for c in s.table.iter() {
-                    for ((key, seq), stored) in
-                        crate::engine::store::range(&coll.docs, &c.min, &c.max)
-                    {
-                        f(c.shard, key, *seq, stored)?;
-                    }
-                }
-            }
-            None => {
-                let primary = self.primary_of(ns);
-                for ((key, seq), stored) in &coll.docs {
-                    f(primary, key, *seq, stored)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The (key, seq) entries matching `filter` on the targeted shards, in find order.
@@ -181,16 +153,22 @@ impl Cluster {
         };
         let parsed = query::parse_filter(filter)?;
         let mut hits = Vec::new();
-        self.for_each_placed(ns, coll, |shard, key, seq, stored| {
-            if target.shards.contains(&shard) {
+        self.for_each_candidate(
+            ns,
+            coll,
+            filter,
+            &target.shards,
+            |shard, key, seq, stored| {
                 let doc = stored.doc();
                 if parsed.matches(&doc)? {
                     hits.push((shard, key.to_key(), seq, keep_docs.then_some(doc)));
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq, _)| (*shard, *seq));
+        // Overlapping key ranges may read a document twice; its seq is unique.
+        hits.dedup_by_key(|(shard, _, seq, _)| (*shard, *seq));
         let mut entries = Vec::with_capacity(hits.len());
         let mut docs = Vec::with_capacity(if keep_docs { hits.len() } else { 0 });
         for (_, key, seq, doc) in hits {
@@ -510,7 +488,13 @@ impl Cluster {
         };
         let size = stored.size();
         let id = stored.id();
-        id_move(&mut coll.ids, id, from, to);
+        id_move(
+            &mut coll.ids,
+            id,
+            from,
+            to,
+            DocAt::new(DocKey::of(&new_key), seq),
+        );
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(c) = s.table.chunk_for_mut(key) {

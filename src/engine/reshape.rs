@@ -4,8 +4,8 @@
 
 use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
-    id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
-    VersionMode, ZoneRange,
+    index_ids, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore,
+    VersionMode, ZoneRange, ZoneRanges,
 };
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -260,14 +260,23 @@ impl Cluster {
             })
             .collect();
         sharding.table = RoutingTable::from_chunks(chunks);
-        for z in &mut sharding.zones {
-            z.min = extend(&z.min);
-            z.max = extend(&z.max);
-        }
+        let zones = sharding
+            .zones
+            .iter()
+            .map(|z| ZoneRange {
+                min: extend(&z.min),
+                max: extend(&z.max),
+                zone: z.zone.clone(),
+            })
+            .collect();
+        sharding.zones = ZoneRanges::from_ranges(zones);
         sharding.pattern = new.clone();
         recount_all(&mut sharding.table, &docs);
+        // The documents are filed under their refined keys: the `_id` index's places follow.
+        let ids = index_ids(&sharding.table, &docs);
         if let Some(coll) = self.collections.get_mut(ns) {
             coll.docs = docs;
+            coll.ids = ids;
             coll.recent.clear();
         }
         self.push_event(EventKind::Refine {
@@ -330,12 +339,7 @@ impl Cluster {
         let (chunks, zones) = self.resharded_chunks(&new, &docs, old_chunks, opts)?;
         let mut table = RoutingTable::from_chunks(chunks);
         recount_all(&mut table, &docs);
-        let mut ids = IdIndex::new();
-        for c in table.iter() {
-            for (_, stored) in crate::engine::store::range(&docs, &c.min, &c.max) {
-                id_add(&mut ids, stored.id(), c.shard);
-            }
-        }
+        let ids = index_ids(&table, &docs);
         let coll = self
             .collections
             .get_mut(ns)
@@ -346,7 +350,7 @@ impl Cluster {
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;
-            s.zones = zones;
+            s.zones = ZoneRanges::from_ranges(zones);
         }
         self.push_event(EventKind::Reshard {
             ns: ns.to_string(),

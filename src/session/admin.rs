@@ -265,7 +265,7 @@ fn list_databases(s: &mut Session, cmd: &Document, _: &str) -> Result<Document, 
         &s.cluster,
         name_only,
         filter.as_ref(),
-    ))
+    )?)
 }
 
 /// JavaScript's truthiness of a command option, as `BSONElement::trueValue` reads it.

@@ -377,10 +377,7 @@ impl Session {
                     d.insert("indexFilterSet", false);
                     d.insert("parsedQuery", filter.clone());
                 }
-                d.insert(
-                    "winningPlan",
-                    doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" },
-                );
+                d.insert("winningPlan", self.cluster.shard_winning_plan(ns, filter));
                 d.insert("rejectedPlans", Bson::Array(Vec::new()));
                 Bson::Document(d)
             })

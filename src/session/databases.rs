@@ -44,12 +44,9 @@ fn listed(cluster: &Cluster) -> Vec<Listed> {
         let mut sizes = vec![0u64; cluster.all_shards().len()];
         let mut holds = vec![false; sizes.len()];
         holds[info.primary as usize] = true;
-        let prefix = format!("{db}.");
-        for ns in cluster
-            .collections()
-            .keys()
-            .filter(|ns| ns.starts_with(&prefix))
-        {
+        // The database's collections as one range of names, so listing many databases
+        // stays linear (a filter over every collection per database was quadratic).
+        for (ns, _) in cluster.collections_in(db) {
             for (i, st) in cluster.shard_stats(ns).iter().enumerate() {
                 sizes[i] += st.bytes;
                 holds[i] |= st.chunks > 0 || st.bytes > 0;
@@ -98,13 +95,18 @@ pub(super) fn list_databases(
     cluster: &Cluster,
     name_only: bool,
     filter: Option<&Filter>,
-) -> Document {
+) -> Result<Document, crate::values::error::ClusterError> {
     let v = cluster.version();
-    let all = listed(cluster);
+    let mut all = Vec::new();
+    for db in listed(cluster) {
+        // A filter that cannot be answered (a regex past its budget) fails the command.
+        if filter.map_or(Ok(true), |f| f.matches(&entry(v, &db)))? {
+            all.push(db);
+        }
+    }
     let mut total = 0;
     let databases: Vec<Bson> = all
         .iter()
-        .filter(|db| filter.is_none_or(|f| f.matches(&entry(v, db))))
         .map(|db| {
             if name_only {
                 return Bson::Document(doc! { "name": db.name.clone() });
@@ -119,7 +121,7 @@ pub(super) fn list_databases(
         reply.insert("totalSizeMb", size_value(v, total / (1024 * 1024)));
     }
     reply.insert("ok", 1);
-    reply
+    Ok(reply)
 }
 
 /// A database's entry with its sizes, which a filter reads.

@@ -97,15 +97,18 @@ fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
         "config".to_string(),
         doc! { "_id": "config", "primary": "config", "partitioned": true },
     ));
-    crate::support::sort::sort_by(&mut databases, |a, b| locale_compare(&a.0, &b.0));
+    // Each name's collation key is made once, not once per comparison.
+    let mut keyed: Vec<(CollationKey, (String, Document))> = databases
+        .into_iter()
+        .map(|entry| (collation_key(&entry.0), entry))
+        .collect();
+    crate::support::sort::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    let databases = keyed.into_iter().map(|(_, entry)| entry);
     databases
         .into_iter()
         .map(|(db, database)| {
             let mut collections = Document::new();
-            for (ns, coll) in cluster.collections() {
-                if !ns.starts_with(&format!("{db}.")) {
-                    continue;
-                }
+            for (ns, coll) in cluster.collections_in(&db) {
                 let Some(s) = &coll.sharding else { continue };
                 collections.insert(ns.clone(), collection_section(cluster, ns, s, verbose));
             }
@@ -120,33 +123,31 @@ fn database_document(version: VersionMode, db: &str, primary: String) -> Documen
     DatabaseDoc::of(version, db, &primary).to_document()
 }
 
+/// What [`collation_key`] makes of a name.
+type CollationKey = (Vec<u32>, Vec<bool>, String);
+
 /// The primary weights of ICU's root collation for printable ASCII, lowest first, as
 /// Node's `localeCompare` orders them: punctuation, then symbols, then digits, then
 /// letters (case-folded here; case only breaks ties).
 const ASCII_COLLATION: &str =
     "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
 
-/// JavaScript's `a.localeCompare(b)` for the names a cluster holds, which mongosh uses to
-/// sort the databases: characters compare by their primary weight (ASCII as
-/// [`ASCII_COLLATION`], anything else after it by code point), then lowercase sorts
-/// before uppercase at the first difference, then the bytes decide.
-fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+/// A name's key for JavaScript's `a.localeCompare(b)` over the names a cluster holds,
+/// which mongosh uses to sort the databases: keys compare as the characters' primary
+/// weights (ASCII as [`ASCII_COLLATION`], anything else after it by code point), then
+/// lowercase before uppercase at the first difference, then the bytes.
+fn collation_key(s: &str) -> CollationKey {
     let primary = |c: char| {
         let folded = c.to_ascii_lowercase();
         ASCII_COLLATION
             .find(folded)
             .map_or(ASCII_COLLATION.len() as u32 + c as u32, |i| i as u32)
     };
-    let weights = |s: &str| s.chars().map(primary).collect::<Vec<_>>();
-    let uppers = |s: &str| {
-        s.chars()
-            .map(|c| c.is_ascii_uppercase())
-            .collect::<Vec<_>>()
-    };
-    weights(a)
-        .cmp(&weights(b))
-        .then_with(|| uppers(a).cmp(&uppers(b)))
-        .then_with(|| a.cmp(b))
+    (
+        s.chars().map(primary).collect(),
+        s.chars().map(|c| c.is_ascii_uppercase()).collect(),
+        s.to_string(),
+    )
 }
 
 /// `sh.status()`'s `shards` section: mongosh prints the documents of `config.shards`

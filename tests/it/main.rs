@@ -14,6 +14,7 @@ mod fidelity_output;
 mod fidelity_round3;
 mod glue_round3;
 mod hash;
+mod indexes;
 mod layers;
 mod order;
 mod page_model;
