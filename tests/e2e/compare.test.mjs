@@ -6,6 +6,16 @@ import { suite, screenshot, readCompareRows, playComparison } from './harness.mj
 
 const env = suite();
 
+// Waits until the comparison shows `columns` columns that have all caught up with the
+// shared workload (a new or rebuilt column replays it in the engine's worker).
+async function waitForSettled(page, columns) {
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-testid="compare-column"]').length === n
+      && document.querySelector('[data-testid="compare-progress"]')?.dataset.settled === 'true',
+    columns,
+  );
+}
+
 // Waits until every column has run and drawn `done` documents (the engine answers from
 // its worker, after the click).
 async function waitForDone(page, done) {
@@ -29,6 +39,7 @@ async function twoStepsAndAThirdColumn({ clock = false } = {}) {
   // The engine answers in its worker: the bar counts what every column has drawn.
   await waitForDone(page, '50');
   await page.getByTestId('compare-add').click();
+  await waitForSettled(page, 3);
   return page;
 }
 
@@ -66,7 +77,7 @@ test('compare: a third column can be added and edited, and it replays the same w
   await third.getByTestId('compare-version').selectOption('5.0');
   // The rebuilt column replays the ticks in the engine; its row appears when it is done.
   await page.locator('[data-testid="compare-row"][data-label="{ ts: 1 } · 5.0"]').waitFor();
-  await waitForDone(page, '50');
+  await waitForSettled(page, 3);
   const rows = await readCompareRows(page);
   assert.equal(rows.length, 3);
   // The new column caught up: it holds the 50 documents the others have.

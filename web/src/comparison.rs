@@ -166,10 +166,13 @@ impl Comparison {
     /// One more shared tick, when every column has caught up (so that a slow engine
     /// slows the comparison rather than piling up requests); stops playing at the end.
     fn tick(&mut self) {
+        if self.done() < self.total && self.settled() {
+            self.ticks += 1;
+        }
+        // The last tick is asked for: the comparison has played to its end (the columns
+        // may still be drawing it, which the progress bar shows).
         if self.done() >= self.total {
             self.playing = false;
-        } else if self.settled() {
-            self.ticks += 1;
         }
     }
 }
