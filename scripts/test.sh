@@ -25,6 +25,7 @@ run "clippy (host)" cargo clippy --workspace --all-targets -- -D warnings
 run "clippy (wasm32)" cargo clippy --workspace --all-targets --target wasm32-unknown-unknown -- -D warnings
 run "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 run "core tests (native)" cargo test -p shardlab
+run "protocol and engine tests (native)" cargo test -p shardlab-protocol -p shardlab-engine
 run "core tests (wasm32, Node)" cargo test -p shardlab --target wasm32-unknown-unknown --lib --test it
 run "web tests (wasm32, headless Chromium)" cargo test -p shardlab-web --target wasm32-unknown-unknown
 run "release build (trunk + wasm-opt)" trunk build --release --offline
