@@ -269,6 +269,9 @@ pub fn render_output(out: &Output) -> Option<String> {
     match out {
         Output::Value(Bson::String(s)) => Some(s.clone()),
         Output::Value(v) => Some(format_value(v)),
+        // mongosh prints nothing for a cursor without documents (`formatCursor` in
+        // packages/cli-repl/src/format-output.ts returns '').
+        Output::Cursor(docs) if docs.is_empty() => None,
         Output::Cursor(docs) => Some(format_value(&Bson::Array(
             docs.iter().cloned().map(Bson::Document).collect(),
         ))),

@@ -203,7 +203,6 @@ fn settings_and_collections_show_what_the_auto_merger_helpers_wrote() {
             > sh.shardCollection('test.c', {x: 1})
             { collectionsharded: 'test.c', ok: 1 }
             > db.getSiblingDB('config').settings.find()
-            []
             > sh.stopAutoMerger()
             {
               acknowledged: true,

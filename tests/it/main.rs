@@ -26,6 +26,7 @@ mod shard_key;
 mod shell_parse;
 mod shell_print;
 mod skeleton;
+mod source_pages;
 mod targeting;
 mod throughput;
 mod timeline;
