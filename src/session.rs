@@ -4,14 +4,21 @@
 
 mod admin;
 mod collection;
+mod help;
 #[cfg(feature = "insight")]
 mod insight;
 pub(crate) mod interpreter;
+mod js_eval;
+mod js_methods;
+mod js_values;
 mod sampling;
+pub(crate) mod script;
+mod script_state;
 mod sh;
 mod sim;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
 pub use interpreter::{Outcome, Output, Session};
+pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::has_command;

@@ -8,7 +8,6 @@
 use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::engine::events::EventKind;
 use crate::shell::context::{EvalContext, EvalError};
-use crate::shell::eval::eval_value;
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
 use crate::shell::{to_canonical_ejson, Span};
 use crate::values::inspect::format_value;
@@ -104,7 +103,8 @@ impl StatementError {
         }
     }
 
-    fn at(mut self, span: Span) -> Self {
+    /// The error placed at `span`, unless it already has a place.
+    pub(crate) fn at(mut self, span: Span) -> Self {
         self.span.get_or_insert(span);
         self
     }
@@ -266,6 +266,11 @@ pub struct Session {
     pub(crate) touched: Option<String>,
     /// How many times a command touched a collection (see [`Session::touches`]).
     pub(crate) touches: u64,
+    /// The script interpreter's globals, random stream and running statement.
+    pub(crate) script: super::script_state::ScriptState,
+    /// The running script's completion value: the last expression statement's result,
+    /// which mongosh prints after a loop.
+    pub(crate) completion: Option<Output>,
 }
 
 impl Default for Session {
@@ -287,6 +292,8 @@ impl Session {
         }
         ctx.uuid_state = rng.next_u64();
         Session {
+            script: super::script_state::ScriptState::new(config.seed),
+            completion: None,
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
@@ -345,7 +352,8 @@ impl Session {
                 .unwrap_or("")
                 .to_string();
             let events_before = self.cluster.events().len();
-            let result = self.statement(&stmt.kind).map_err(|e| e.at(stmt.span));
+            let (printed, result) = self.run_statement(&stmt.kind);
+            let result = result.map_err(|e| e.at(stmt.span));
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -355,6 +363,14 @@ impl Session {
             {
                 self.touched = Some(ns.to_string());
                 self.touches += 1;
+            }
+            // Lines a script printed come first, as one message of their own.
+            if !printed.is_empty() {
+                let result = Ok(Output::Message(printed.join("\n")));
+                let source = source.clone();
+                if !each(Outcome { source, result }) {
+                    return;
+                }
             }
             if !each(Outcome { source, result }) {
                 return;
@@ -367,35 +383,18 @@ impl Session {
         }
     }
 
-    fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
+    pub(crate) fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
         match kind {
             StmtKind::Use { db } => {
                 self.db = db.clone();
                 Ok(Output::Message(format!("switched to db {db}")))
             }
             StmtKind::Show { what, .. } => self.show(what),
-            StmtKind::Declare { name, init, .. } => {
-                let value = match init {
-                    Some(e) => self.value_of(e)?,
-                    None => Bson::Undefined,
-                };
-                self.bind(name, value)
-            }
-            StmtKind::Assign { name, value } => {
-                let v = self.value_of(value)?;
-                self.bind(name, v)
-            }
-            StmtKind::Expr(e) => self.expression(e),
+            StmtKind::Declare { kind, name, init } => self.js_declare(*kind, name, init.as_ref()),
+            StmtKind::Assign { name, value } => self.js_assign_statement(name, value),
+            StmtKind::Expr(e) => self.expression_statement(e, true),
+            StmtKind::Js(js) => self.js_statement(js),
         }
-    }
-
-    /// Keeps `value` in variable `name`. A variable holds at most what one BSON value
-    /// may (see [`crate::values::limits`]): a command's result past that, such as
-    /// `find().toArray()` of a large collection, is refused rather than kept.
-    fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
-        crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
-        self.ctx.variables.insert(name.to_string(), value);
-        Ok(Output::Nothing)
     }
 
     /// Evaluates an expression that must produce a value (commands included).
@@ -448,7 +447,7 @@ impl Session {
         }
     }
 
-    fn expression(&mut self, e: &Expr) -> Result<Output, StatementError> {
+    pub(crate) fn expression(&mut self, e: &Expr) -> Result<Output, StatementError> {
         let Some(segments) = flatten(e) else {
             return Ok(Output::Value(self.eval(e)?));
         };
@@ -481,15 +480,6 @@ impl Session {
                         .collect::<Vec<_>>()
                         .join(" "),
                 ))
-            }
-            name if self.ctx.variables.contains_key(name) => {
-                let value = self
-                    .ctx
-                    .variables
-                    .get(name)
-                    .cloned()
-                    .unwrap_or(Bson::Undefined);
-                navigate(Output::Value(value), &segments[1..])
             }
             _ => Ok(Output::Value(self.eval(e)?)),
         }
@@ -549,7 +539,7 @@ impl Session {
     }
 
     fn eval(&mut self, e: &Expr) -> Result<Bson, StatementError> {
-        eval_value(e, &mut self.ctx).map_err(|err| StatementError::from(err).at(e.span))
+        self.js_data(e).map_err(|err| err.at(e.span))
     }
 
     /// The `i`th argument as a value.

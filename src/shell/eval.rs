@@ -171,6 +171,11 @@ impl Evaluator<'_> {
                 let r = self.eval(right)?;
                 binary(*op, &l, &r, span)
             }
+            // The session's script evaluator runs these; a bare value has none.
+            ExprKind::Js(_) => Err(EvalError::NotAValue {
+                what: describe(expr),
+                span,
+            }),
         }
     }
 

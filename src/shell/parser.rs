@@ -8,6 +8,7 @@
 //! are typed into mongosh one at a time.
 
 use super::lexer::{tokenize, LexError, Punct, Span, Token, TokenKind};
+use std::rc::Rc;
 use thiserror::Error;
 
 /// A parsed script.
@@ -59,6 +60,8 @@ pub enum StmtKind {
     },
     /// Any other expression, evaluated and printed.
     Expr(Expr),
+    /// A JavaScript statement: a loop, a branch, a function declaration, ...
+    Js(Box<JsStmt>),
 }
 
 /// The keyword of a declaration.
@@ -158,6 +161,8 @@ pub enum ExprKind {
         /// Right operand.
         right: Box<Expr>,
     },
+    /// A JavaScript operator beyond the value language (comparison, assignment, ...).
+    Js(Box<JsExpr>),
 }
 
 /// Prefix operators.
@@ -184,6 +189,177 @@ pub enum BinaryOp {
     Div,
     /// `%`
     Rem,
+}
+
+/// An expression of the JavaScript subset that is not a plain value expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsExpr {
+    /// `a < b`, `a === b`, ...
+    Compare {
+        /// The operator.
+        op: CompareOp,
+        /// Left operand.
+        left: Expr,
+        /// Right operand.
+        right: Expr,
+    },
+    /// `a && b`, `a || b`, `a ?? b`: the right side runs only when needed.
+    Logical {
+        /// The operator.
+        op: LogicalOp,
+        /// Left operand.
+        left: Expr,
+        /// Right operand.
+        right: Expr,
+    },
+    /// `test ? then : otherwise`.
+    Conditional {
+        /// The condition.
+        test: Expr,
+        /// The value when it holds.
+        then: Expr,
+        /// The value when it does not.
+        otherwise: Expr,
+    },
+    /// `target = value`, or `target op= value` when `op` is set.
+    Assign {
+        /// A variable, `object.property` or `object[index]`.
+        target: Expr,
+        /// The operator of a compound assignment (`+=` is `Add`).
+        op: Option<BinaryOp>,
+        /// The value.
+        value: Expr,
+    },
+    /// `++x`, `x++`, `--x`, `x--`.
+    Update {
+        /// A variable, `object.property` or `object[index]`.
+        target: Expr,
+        /// `++` rather than `--`.
+        increment: bool,
+        /// Written before the target: the expression's value is the new one.
+        prefix: bool,
+    },
+    /// `` `text ${expr} text` ``: `texts` has one more piece than `exprs`.
+    Template {
+        /// The text pieces.
+        texts: Vec<String>,
+        /// The substitutions.
+        exprs: Vec<Expr>,
+    },
+    /// A function expression or an arrow function.
+    Function(Rc<FunctionDef>),
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `===`
+    StrictEq,
+    /// `!==`
+    StrictNe,
+}
+
+/// Short-circuiting operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogicalOp {
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+    /// `??`
+    Nullish,
+}
+
+/// A function's parameters and body, shared by every closure made from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionDef {
+    /// Its name, when declared or written with one.
+    pub name: Option<String>,
+    /// The parameter names.
+    pub params: Vec<String>,
+    /// What it runs.
+    pub body: FunctionBody,
+}
+
+/// A function's body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FunctionBody {
+    /// `{ statements }`.
+    Block(Vec<Stmt>),
+    /// An arrow function's expression body: `x => x * 2`.
+    Expr(Expr),
+}
+
+/// A statement of the JavaScript subset beyond the shell's own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsStmt {
+    /// `{ statements }` as a body.
+    Block(Vec<Stmt>),
+    /// `if (test) then [else otherwise]`.
+    If {
+        /// The condition.
+        test: Expr,
+        /// What runs when it holds.
+        then: Stmt,
+        /// What runs when it does not.
+        otherwise: Option<Stmt>,
+    },
+    /// `for (init; test; update) body`.
+    For {
+        /// A declaration or expression run once, first.
+        init: Option<Stmt>,
+        /// Checked before each iteration; none means forever.
+        test: Option<Expr>,
+        /// Run after each iteration.
+        update: Option<Expr>,
+        /// The loop body.
+        body: Stmt,
+    },
+    /// `for ([var|let|const] name of iterable) body`.
+    ForOf {
+        /// The declaration keyword, if any.
+        decl: Option<DeclKind>,
+        /// The loop variable.
+        name: String,
+        /// What is iterated (an array or a string).
+        iterable: Expr,
+        /// The loop body.
+        body: Stmt,
+    },
+    /// `while (test) body`.
+    While {
+        /// Checked before each iteration.
+        test: Expr,
+        /// The loop body.
+        body: Stmt,
+    },
+    /// `do body while (test)`.
+    DoWhile {
+        /// The loop body, run at least once.
+        body: Stmt,
+        /// Checked after each iteration.
+        test: Expr,
+    },
+    /// `function name(params) { body }`.
+    Function(Rc<FunctionDef>),
+    /// `return [value]`.
+    Return(Option<Expr>),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
 }
 
 /// Why the input is not a valid script.
@@ -401,14 +577,14 @@ fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
     Some(())
 }
 
-struct Parser<'a> {
+pub(super) struct Parser<'a> {
     src: &'a str,
-    tokens: Vec<Token>,
-    pos: usize,
+    pub(super) tokens: Vec<Token>,
+    pub(super) pos: usize,
     /// How many brackets are open; inside any bracket line breaks mean nothing.
-    nesting: u32,
+    pub(super) nesting: u32,
     /// Recursion depth, bounded by [`MAX_DEPTH`].
-    depth: u32,
+    pub(super) depth: u32,
     /// An already parsed operand that the postfix loop should start from.
     parked: Option<Expr>,
 }
@@ -418,6 +594,7 @@ fn describe(t: &Token) -> String {
         TokenKind::Ident(s) => s.clone(),
         TokenKind::Number { raw, .. } => raw.clone(),
         TokenKind::Str(s) => format!("{s:?}"),
+        TokenKind::Template { .. } => "template literal".into(),
         TokenKind::Regex { pattern, flags } => format!("/{pattern}/{flags}"),
         TokenKind::Punct(p) => p.as_str().to_string(),
         TokenKind::Newline => "line break".into(),
@@ -437,26 +614,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn raw_peek(&self) -> &Token {
+    pub(super) fn raw_peek(&self) -> &Token {
         let last = self.tokens.len().saturating_sub(1);
         &self.tokens[self.pos.min(last)]
     }
 
     /// The next token; line breaks are skipped while a bracket is open.
-    fn peek(&mut self) -> &Token {
+    pub(super) fn peek(&mut self) -> &Token {
         if self.nesting > 0 {
             self.skip_newlines();
         }
         self.raw_peek()
     }
 
-    fn skip_newlines(&mut self) {
+    pub(super) fn skip_newlines(&mut self) {
         while self.raw_peek().kind == TokenKind::Newline {
             self.pos += 1;
         }
     }
 
-    fn skip_separators(&mut self) {
+    pub(super) fn skip_separators(&mut self) {
         while matches!(
             self.raw_peek().kind,
             TokenKind::Newline | TokenKind::Punct(Punct::Semicolon)
@@ -469,7 +646,7 @@ impl<'a> Parser<'a> {
         self.raw_peek().kind == TokenKind::Eof
     }
 
-    fn advance(&mut self) -> Token {
+    pub(super) fn advance(&mut self) -> Token {
         let t = self.raw_peek().clone();
         if t.kind != TokenKind::Eof {
             self.pos += 1;
@@ -477,11 +654,11 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn is_punct(&mut self, p: Punct) -> bool {
+    pub(super) fn is_punct(&mut self, p: Punct) -> bool {
         self.peek().kind == TokenKind::Punct(p)
     }
 
-    fn eat_punct(&mut self, p: Punct) -> bool {
+    pub(super) fn eat_punct(&mut self, p: Punct) -> bool {
         if self.is_punct(p) {
             self.pos += 1;
             true
@@ -490,7 +667,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect_punct(&mut self, p: Punct) -> Result<Span, ParseError> {
+    pub(super) fn expect_punct(&mut self, p: Punct) -> Result<Span, ParseError> {
         let t = self.peek().clone();
         if t.kind == TokenKind::Punct(p) {
             self.pos += 1;
@@ -500,7 +677,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn unexpected(&self, t: &Token, expected: &str) -> ParseError {
+    pub(super) fn unexpected(&self, t: &Token, expected: &str) -> ParseError {
         match t.kind {
             TokenKind::Eof => ParseError::UnexpectedEnd {
                 expected: expected.to_string(),
@@ -539,10 +716,12 @@ impl<'a> Parser<'a> {
     }
 
     /// Ends a statement: `;`, a line break, or the end of input must follow.
-    fn end_statement(&mut self) -> Result<(), ParseError> {
+    pub(super) fn end_statement(&mut self) -> Result<(), ParseError> {
         let t = self.raw_peek().clone();
         match t.kind {
-            TokenKind::Eof | TokenKind::Newline | TokenKind::Punct(Punct::Semicolon) => Ok(()),
+            TokenKind::Eof
+            | TokenKind::Newline
+            | TokenKind::Punct(Punct::Semicolon | Punct::RBrace) => Ok(()),
             _ => Err(self.unexpected(&t, "';' or a line break")),
         }
     }
@@ -575,7 +754,10 @@ impl<'a> Parser<'a> {
         (line, pos)
     }
 
-    fn statement(&mut self) -> Result<Stmt, ParseError> {
+    pub(super) fn statement(&mut self) -> Result<Stmt, ParseError> {
+        if let Some(s) = self.js_statement()? {
+            return Ok(s);
+        }
         let t = self.raw_peek().clone();
         if let TokenKind::Ident(word) = &t.kind {
             let next = self.tokens.get(self.pos + 1).map(|n| n.kind.clone());
@@ -665,7 +847,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn enter(&mut self, span: Span) -> Result<(), ParseError> {
+    pub(super) fn enter(&mut self, span: Span) -> Result<(), ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(ParseError::TooDeep { span });
@@ -673,11 +855,13 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Parses an expression: additive level, the lowest precedence supported.
+    /// Parses an expression: assignment level, the lowest precedence supported.
     pub fn expression(&mut self) -> Result<Expr, ParseError> {
         let span = self.peek().span;
         self.enter(span)?;
-        let r = self.additive();
+        let r = self
+            .assignment()
+            .and_then(|e| self.reject_operator().map(|()| e));
         self.depth -= 1;
         r
     }
@@ -695,7 +879,7 @@ impl<'a> Parser<'a> {
         None
     }
 
-    fn additive(&mut self) -> Result<Expr, ParseError> {
+    pub(super) fn additive(&mut self) -> Result<Expr, ParseError> {
         let mut left = self.multiplicative()?;
         while let Some(op) =
             self.binary_op(&[(Punct::Plus, BinaryOp::Add), (Punct::Minus, BinaryOp::Sub)])
@@ -711,7 +895,6 @@ impl<'a> Parser<'a> {
                 span,
             };
         }
-        self.reject_operator()?;
         Ok(left)
     }
 
@@ -757,6 +940,9 @@ impl<'a> Parser<'a> {
             TokenKind::Punct(Punct::Bang) => Some(UnaryOp::Not),
             _ => None,
         };
+        if let Some(e) = self.prefix_update()? {
+            return Ok(e);
+        }
         if let Some(op) = op {
             self.pos += 1;
             self.enter(t.span)?;
@@ -772,10 +958,10 @@ impl<'a> Parser<'a> {
                 span,
             });
         }
-        self.postfix()
+        self.postfix_update()
     }
 
-    fn postfix(&mut self) -> Result<Expr, ParseError> {
+    pub(super) fn postfix(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.primary()?;
         loop {
             // A chained call may continue on the next line when that line starts with `.`.
@@ -884,6 +1070,7 @@ impl<'a> Parser<'a> {
         let kind = match t.kind {
             TokenKind::Number { value, raw } => ExprKind::Number { value, raw },
             TokenKind::Str(s) => ExprKind::String(s),
+            TokenKind::Template { texts, exprs } => return self.template(texts, exprs, span),
             TokenKind::Regex { pattern, flags } => ExprKind::Regex { pattern, flags },
             TokenKind::Ident(name) => match name.as_str() {
                 "true" => ExprKind::Bool(true),
@@ -891,8 +1078,9 @@ impl<'a> Parser<'a> {
                 "null" => ExprKind::Null,
                 "undefined" => ExprKind::Undefined,
                 "new" => return self.new_expr(span),
-                "function" | "async" | "await" | "class" | "if" | "for" | "while" | "do"
-                | "return" | "typeof" | "delete" | "void" | "throw" | "try" | "switch" => {
+                "function" => return self.function_expr(span),
+                "async" | "await" | "class" | "if" | "for" | "while" | "do" | "return"
+                | "typeof" | "delete" | "void" | "throw" | "try" | "switch" => {
                     return Err(ParseError::Unsupported { what: name, span })
                 }
                 _ => ExprKind::Ident(name),
@@ -965,7 +1153,7 @@ impl<'a> Parser<'a> {
         self.postfix_from(e)
     }
 
-    fn postfix_from(&mut self, e: Expr) -> Result<Expr, ParseError> {
+    pub(super) fn postfix_from(&mut self, e: Expr) -> Result<Expr, ParseError> {
         // Re-use the postfix loop by parking `e` as a pseudo primary.
         let saved = self.parked.replace(e);
         let r = self.postfix();

@@ -18,6 +18,7 @@ mod query;
 mod reliability;
 mod scenario;
 mod shard_key;
+mod shell_js;
 mod shell_parse;
 mod shell_print;
 mod skeleton;

@@ -1,0 +1,93 @@
+//! What the script interpreter keeps: its values ([`Value`]: BSON data or functions),
+//! the scope chain of a running script ([`Scope`]), and the session's part of it
+//! ([`ScriptState`]: global functions, the `Math.random()` stream, the running
+//! statement's scope, budget and printed lines).
+
+use crate::shell::parser::FunctionDef;
+use crate::support::rng::SplitMix64;
+use bson::Bson;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// A script's value: BSON data, a function written in the script, or a shell function
+/// (`print`, `printjson`) passed as a value.
+#[derive(Debug, Clone)]
+pub(crate) enum Value {
+    /// Data, as the shell's commands take and return it.
+    Data(Bson),
+    /// A function written in the script, with the scope it was written in.
+    Func(Rc<Closure>),
+    /// A shell function or namespace by name (`print`, `Math`, `Math.floor`, ...).
+    Native(String),
+}
+
+impl Value {
+    pub(crate) const UNDEFINED: Value = Value::Data(Bson::Undefined);
+}
+
+/// A function and the scope it closes over (`None`: the global scope).
+pub(crate) struct Closure {
+    pub(crate) def: Rc<FunctionDef>,
+    pub(crate) env: Option<Rc<Scope>>,
+}
+
+impl std::fmt::Debug for Closure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the scope: a closure stored in its own scope would print forever.
+        write!(f, "Closure({:?})", self.def.name)
+    }
+}
+
+/// One level of the scope chain: a call's or a block's own variables.
+#[derive(Default)]
+pub(crate) struct Scope {
+    pub(crate) vars: RefCell<BTreeMap<String, Binding>>,
+    pub(crate) parent: Option<Rc<Scope>>,
+}
+
+/// A variable's value and whether it was declared `const`.
+pub(crate) struct Binding {
+    pub(crate) value: Value,
+    pub(crate) constant: bool,
+}
+
+/// What the script interpreter keeps in a session: global functions, the generator
+/// behind `Math.random()`, and the running statement's scope, budget and printed lines.
+#[derive(Clone)]
+pub(crate) struct ScriptState {
+    pub(crate) functions: BTreeMap<String, Rc<Closure>>,
+    pub(crate) random: SplitMix64,
+    pub(crate) scope: Option<Rc<Scope>>,
+    pub(crate) steps: u64,
+    pub(crate) depth: u32,
+    /// Where the stack was when the running statement began.
+    pub(crate) stack_base: usize,
+    /// Lines `print()` wrote during the running statement.
+    pub(crate) printed: Vec<String>,
+}
+
+impl std::fmt::Debug for ScriptState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptState")
+            .field("functions", &self.functions.keys().collect::<Vec<_>>())
+            .field("random", &self.random)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ScriptState {
+    /// The state of a new session with this seed: `Math.random()` draws from its own
+    /// stream, so scripts do not shift the workloads' draws.
+    pub(crate) fn new(seed: u64) -> Self {
+        ScriptState {
+            functions: BTreeMap::new(),
+            random: SplitMix64::new(seed ^ 0x4d61_7468_2e72_6e64),
+            scope: None,
+            steps: 0,
+            depth: 0,
+            stack_base: 0,
+            printed: Vec::new(),
+        }
+    }
+}
