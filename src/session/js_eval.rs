@@ -132,7 +132,27 @@ impl Session {
             } => self.js_update(target, *increment, *prefix),
             JsExpr::Template { texts, exprs } => self.js_template(texts, exprs),
             JsExpr::Function(def) => Ok(self.closure(def)),
+            JsExpr::Typeof(operand) => self.js_typeof(operand),
+            JsExpr::Sequence(all) => {
+                let mut last = Value::UNDEFINED;
+                for e in all {
+                    last = self.js_eval(e)?;
+                }
+                Ok(last)
+            }
         }
+    }
+
+    /// `typeof x`: an undeclared name is `"undefined"`, not a ReferenceError.
+    fn js_typeof(&mut self, operand: &Expr) -> Result<Value, StatementError> {
+        let v = match &operand.kind {
+            ExprKind::Ident(n) if !self.is_variable(n) => match self.js_eval(operand) {
+                Ok(v) => v,
+                Err(_) => Value::UNDEFINED,
+            },
+            _ => self.js_eval(operand)?,
+        };
+        Ok(Value::Data(Bson::String(jv::type_of(&v).to_string())))
     }
 
     fn js_compare(

@@ -61,6 +61,21 @@ pub(crate) fn value_output(v: Value) -> Output {
     }
 }
 
+/// What `typeof` answers: mongosh's BSON values other than strings, numbers and booleans
+/// (`Long`, `ObjectId`, dates, ...) are objects.
+pub(crate) fn type_of(v: &Value) -> &'static str {
+    match v {
+        Value::Func(_) | Value::Native(_) => "function",
+        Value::Data(b) => match b {
+            Bson::String(_) => "string",
+            Bson::Int32(_) | Bson::Double(_) => "number",
+            Bson::Boolean(_) => "boolean",
+            Bson::Undefined => "undefined",
+            _ => "object",
+        },
+    }
+}
+
 /// JavaScript's truthiness.
 pub(crate) fn truthy(v: &Value) -> bool {
     match v {

@@ -340,6 +340,7 @@ impl Session {
             JsStmt::DoWhile { body, test } => self.while_loop(test, body, true),
             JsStmt::Function(def) => self.declare_function(def).map(|()| Flow::Normal),
             JsStmt::Return(value) => self.exec_return(value.as_ref()),
+            JsStmt::Declarations(all) => self.exec_all(all),
             JsStmt::Break => Ok(Flow::Break),
             JsStmt::Continue => Ok(Flow::Continue),
         }
@@ -438,7 +439,14 @@ impl Session {
                 }
             }
         };
-        let scoped = matches!(init.map(|s| &s.kind), Some(StmtKind::Declare { kind, .. }) if *kind != DeclKind::Var);
+        let lexical =
+            |s: &Stmt| matches!(&s.kind, StmtKind::Declare { kind, .. } if *kind != DeclKind::Var);
+        let scoped = init.is_some_and(|s| match &s.kind {
+            StmtKind::Js(js) => {
+                matches!(&**js, JsStmt::Declarations(all) if all.iter().any(lexical))
+            }
+            _ => lexical(s),
+        });
         if scoped {
             self.scoped(run)
         } else {

@@ -334,6 +334,16 @@ impl Parser<'_> {
         Ok((def, start.to(close)))
     }
 
+    /// `typeof operand`, the keyword already read.
+    pub(super) fn typeof_expr(&mut self, start: Span) -> Result<Expr, ParseError> {
+        self.enter(start)?;
+        let operand = self.unary();
+        self.depth -= 1;
+        let operand = operand?;
+        let span = start.to(operand.span);
+        Ok(js(JsExpr::Typeof(operand), span))
+    }
+
     /// A function expression, the keyword already read.
     pub(super) fn function_expr(&mut self, start: Span) -> Result<Expr, ParseError> {
         let (def, span) = self.function_def(start)?;

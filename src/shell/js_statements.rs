@@ -5,7 +5,7 @@
 //! as mongosh's REPL reads `{ a: 1 }`.
 
 use super::lexer::{Punct, Span, Token, TokenKind};
-use super::parser::{DeclKind, Expr, JsStmt, ParseError, Parser, Stmt, StmtKind};
+use super::parser::{DeclKind, Expr, ExprKind, JsExpr, JsStmt, ParseError, Parser, Stmt, StmtKind};
 use std::rc::Rc;
 
 fn stmt(kind: JsStmt, span: Span) -> Stmt {
@@ -33,6 +33,7 @@ impl Parser<'_> {
                 let (def, span) = self.function_def(t.span)?;
                 stmt(JsStmt::Function(Rc::new(def)), span)
             }
+            "var" | "let" | "const" if self.declares_several() => self.declarations(word)?,
             "return" => {
                 self.pos += 1;
                 let value = if self.at_statement_end() {
@@ -57,6 +58,51 @@ impl Parser<'_> {
             _ => return Ok(None),
         };
         Ok(Some(s))
+    }
+
+    /// Whether the declaration starting here lists several names (`var a = 1, b`): a
+    /// `,` outside brackets before the statement ends.
+    fn declares_several(&self) -> bool {
+        let mut depth = 0u32;
+        for t in &self.tokens[self.pos..] {
+            match t.kind {
+                TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) if depth == 0 => {
+                    return false
+                }
+                TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => depth -= 1,
+                TokenKind::Punct(Punct::Comma) if depth == 0 => return true,
+                TokenKind::Newline | TokenKind::Punct(Punct::Semicolon) | TokenKind::Eof
+                    if depth == 0 =>
+                {
+                    return false
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// `var a = 1, b = 2`.
+    fn declarations(&mut self, word: &str) -> Result<Stmt, ParseError> {
+        let kind = match word {
+            "var" => DeclKind::Var,
+            "let" => DeclKind::Let,
+            _ => DeclKind::Const,
+        };
+        let start = self.advance().span;
+        let mut all = Vec::new();
+        loop {
+            let name_tok = self.peek().clone();
+            all.push(self.for_init(Some(kind), &name_tok)?);
+            if !self.eat_punct(Punct::Comma) {
+                break;
+            }
+            self.skip_newlines();
+        }
+        self.end_statement()?;
+        let end = all.last().map_or(start, |s| s.span);
+        Ok(stmt(JsStmt::Declarations(all), start.to(end)))
     }
 
     /// Runs a statement parser one nesting level deeper (bounded by `MAX_DEPTH`).
@@ -240,12 +286,24 @@ impl Parser<'_> {
                     });
                 }
             }
-            Some(self.for_init(decl, &name_tok)?)
+            let first = self.for_init(decl, &name_tok)?;
+            let mut all = vec![first];
+            // `var i = 0, j = 10` or `i = 0, j = 10`.
+            while self.eat_punct(Punct::Comma) {
+                let next = self.peek().clone();
+                all.push(self.for_init(decl, &next)?);
+            }
+            Some(if all.len() == 1 {
+                all.remove(0)
+            } else {
+                let span = all[0].span.to(all[all.len() - 1].span);
+                stmt(JsStmt::Declarations(all), span)
+            })
         };
         self.expect_punct(Punct::Semicolon)?;
         let test = self.optional_expression(Punct::Semicolon)?;
         self.expect_punct(Punct::Semicolon)?;
-        let update = self.optional_expression(Punct::RParen)?;
+        let update = self.update_list()?;
         self.expect_punct(Punct::RParen)?;
         Ok(ForHead::Classic { init, test, update })
     }
@@ -272,6 +330,25 @@ impl Parser<'_> {
             kind: StmtKind::Declare { kind, name, init },
             span: name_tok.span.to(end),
         })
+    }
+
+    /// A for loop's update: expressions separated by `,` (`i++, j--`).
+    fn update_list(&mut self) -> Result<Option<Expr>, ParseError> {
+        let Some(first) = self.optional_expression(Punct::RParen)? else {
+            return Ok(None);
+        };
+        let mut all = vec![first];
+        while self.eat_punct(Punct::Comma) {
+            all.push(self.expression()?);
+        }
+        if all.len() == 1 {
+            return Ok(all.pop());
+        }
+        let span = all[0].span.to(all[all.len() - 1].span);
+        Ok(Some(Expr {
+            kind: ExprKind::Js(Box::new(JsExpr::Sequence(all))),
+            span,
+        }))
     }
 
     fn optional_expression(&mut self, close: Punct) -> Result<Option<Expr>, ParseError> {

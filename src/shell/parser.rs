@@ -248,6 +248,10 @@ pub enum JsExpr {
     },
     /// A function expression or an arrow function.
     Function(Rc<FunctionDef>),
+    /// `typeof operand`.
+    Typeof(Expr),
+    /// `a, b`: each in turn, the last one's value (a for loop's update).
+    Sequence(Vec<Expr>),
 }
 
 /// Comparison operators.
@@ -354,6 +358,8 @@ pub enum JsStmt {
     },
     /// `function name(params) { body }`.
     Function(Rc<FunctionDef>),
+    /// `var a = 1, b`: several declarations in one statement, in the current scope.
+    Declarations(Vec<Stmt>),
     /// `return [value]`.
     Return(Option<Expr>),
     /// `break`.
@@ -931,7 +937,7 @@ impl<'a> Parser<'a> {
         Ok(left)
     }
 
-    fn unary(&mut self) -> Result<Expr, ParseError> {
+    pub(super) fn unary(&mut self) -> Result<Expr, ParseError> {
         self.skip_newlines();
         let t = self.raw_peek().clone();
         let op = match t.kind {
@@ -1079,8 +1085,9 @@ impl<'a> Parser<'a> {
                 "undefined" => ExprKind::Undefined,
                 "new" => return self.new_expr(span),
                 "function" => return self.function_expr(span),
+                "typeof" => return self.typeof_expr(span),
                 "async" | "await" | "class" | "if" | "for" | "while" | "do" | "return"
-                | "typeof" | "delete" | "void" | "throw" | "try" | "switch" => {
+                | "delete" | "void" | "throw" | "try" | "switch" => {
                     return Err(ParseError::Unsupported { what: name, span })
                 }
                 _ => ExprKind::Ident(name),
@@ -1178,22 +1185,27 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected(&t, "a property name or '}'")),
             };
             let colon = self.peek().clone();
+            let shorthand = matches!(colon.kind, TokenKind::Punct(Punct::Comma | Punct::RBrace));
             if colon.kind != TokenKind::Punct(Punct::Colon) {
-                if matches!(
-                    colon.kind,
-                    TokenKind::Punct(Punct::Comma | Punct::RBrace | Punct::LParen)
-                ) && matches!(t.kind, TokenKind::Ident(_))
+                if shorthand && matches!(t.kind, TokenKind::Ident(_)) {
+                    // `{ name }` is `{ name: name }`.
+                    let kind = ExprKind::Ident(key.clone());
+                    fields.push((key, Expr { kind, span: t.span }));
+                } else if matches!(colon.kind, TokenKind::Punct(Punct::LParen))
+                    && matches!(t.kind, TokenKind::Ident(_))
                 {
                     return Err(ParseError::Unsupported {
                         what: "shorthand properties and methods".into(),
                         span: t.span,
                     });
+                } else {
+                    return Err(self.unexpected(&colon, "':'"));
                 }
-                return Err(self.unexpected(&colon, "':'"));
+            } else {
+                self.pos += 1;
+                let value = self.expression()?;
+                fields.push((key, value));
             }
-            self.pos += 1;
-            let value = self.expression()?;
-            fields.push((key, value));
             let t = self.peek().clone();
             match t.kind {
                 TokenKind::Punct(Punct::Comma) => self.pos += 1,

@@ -94,6 +94,10 @@ for (const w of ["a", "b"]) print(w)
 for (const c of "hi") print(c)
 var total = 0; for (var k of [1, 2, 3]) { total += k }
 total
+for (let i = 0, j = 5; i < j; i += 2, j--) print(i, j)
+typeof j
+var p = 1, q
+q
 "#,
         expect![[r#"
             -
@@ -113,6 +117,12 @@ total
             -
             6
             6
+            0 5
+            2 4
+            -
+            undefined
+            -
+            -
         "#]],
     );
 }
@@ -186,6 +196,14 @@ null ?? "default"
 3 > 2 ? "yes" : "no"
 0.1 + 0.2
 1 / 0
+typeof 1
+typeof "s"
+typeof nothingDeclared
+typeof print
+typeof {a: 1}
+typeof NumberLong(1)
+var a = 1, b
+var name = "n"; ({name, size: 2})
 "#,
         expect![[r#"
             3.5
@@ -215,6 +233,15 @@ null ?? "default"
             yes
             0.30000000000000004
             Infinity
+            number
+            string
+            undefined
+            function
+            object
+            object
+            -
+            -
+            { name: 'n', size: 2 }
         "#]],
     );
 }

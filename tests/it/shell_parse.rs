@@ -329,7 +329,7 @@ const SCRIPTS: &[(&str, &[&str])] = &[
     ("'\\uZZ'", &["error: 1:2: SyntaxError: Invalid escape sequence in string: expected 4 hex digits"]),
     ("a ** b", &["error: 1:3: SyntaxError: '**' is not supported by this shell"]),
     ("use", &["error: 1:1: MongoshInvalidInputError: Missing required argument for 'use'"]),
-    ("db.c.find({x})", &["error: 1:12: SyntaxError: 'shorthand properties and methods' is not supported by this shell"]),
+    ("db.c.find({x() {}})", &["error: 1:12: SyntaxError: 'shorthand properties and methods' is not supported by this shell"]),
     ("[1,,2]", &["error: 1:4: SyntaxError: 'array holes' is not supported by this shell"]),
     ("db.c.\nfind(", &["error: 2:6: SyntaxError: Unexpected end of input, expected an expression"]),
     ("x = /abc", &["error: 1:5: SyntaxError: Unterminated regexp literal"]),
