@@ -53,7 +53,7 @@ pub(crate) fn value_output(v: Value) -> Output {
     match v {
         Value::Data(Bson::Undefined) => Output::Nothing,
         Value::Data(b) => Output::Value(b),
-        Value::Func(c) => Output::Message(match &c.def.name {
+        Value::Func(c) => Output::Message(match c.name() {
             Some(n) => format!("[Function: {n}]"),
             None => "[Function (anonymous)]".to_string(),
         }),
@@ -261,8 +261,8 @@ pub(crate) fn property(base: &Value, key: &str) -> Result<Value, StatementError>
         Value::Data(b) => b,
         Value::Native(ns) => return Ok(namespace_member(ns, key)),
         Value::Func(f) => {
-            return Ok(Value::Data(match (key, &f.def.name) {
-                ("name", Some(n)) => Bson::String(n.clone()),
+            return Ok(Value::Data(match (key, f.name()) {
+                ("name", Some(n)) => Bson::String(n.to_string()),
                 ("length", _) => js_number(f.def.params.len() as f64),
                 _ => Bson::Undefined,
             }))

@@ -164,7 +164,7 @@ impl Session {
         init: Option<&Expr>,
     ) -> Result<Output, StatementError> {
         let value = match init {
-            Some(e) => self.js_eval(e)?,
+            Some(e) => named(self.js_eval(e)?, name),
             None => Value::UNDEFINED,
         };
         self.define(name, value, kind == DeclKind::Const)?;
@@ -380,6 +380,7 @@ impl Session {
         Value::Func(Rc::new(Closure {
             def: def.clone(),
             env: self.script.scope.clone(),
+            inferred: None,
         }))
     }
 
@@ -394,7 +395,9 @@ impl Session {
         });
         let saved = self.script.scope.replace(inner);
         let r = f(self);
-        self.script.scope = saved;
+        if let Some(done) = std::mem::replace(&mut self.script.scope, saved) {
+            release(done);
+        }
         r
     }
 
@@ -564,7 +567,9 @@ impl Session {
         self.script.depth += 1;
         let r = self.run_body(&c.def.body);
         self.script.depth -= 1;
-        self.script.scope = saved;
+        if let Some(done) = std::mem::replace(&mut self.script.scope, saved) {
+            release(done);
+        }
         r
     }
 
@@ -623,4 +628,42 @@ impl Session {
 fn at(mut e: StatementError, s: &Stmt) -> StatementError {
     e.span.get_or_insert(s.span);
     e
+}
+
+/// Empties a finished scope that nothing outside it still holds. A function declared in
+/// a scope closes over that scope, a cycle that reference counting never frees: without
+/// this, each call of a function with an inner function would keep its scope forever.
+/// A scope stays whole when a closure over it escaped (a returned counter, say).
+fn release(scope: Rc<Scope>) {
+    let inner = {
+        let vars = scope.vars.borrow();
+        let mut inner = 0;
+        for b in vars.values() {
+            if let Value::Func(c) = &b.value {
+                if c.env.as_ref().is_some_and(|e| Rc::ptr_eq(e, &scope)) {
+                    if Rc::strong_count(c) > 1 {
+                        return;
+                    }
+                    inner += 1;
+                }
+            }
+        }
+        inner
+    };
+    if Rc::strong_count(&scope) == 1 + inner {
+        scope.vars.borrow_mut().clear();
+    }
+}
+
+/// A function declared as `name` takes that name when it has none (JavaScript's name
+/// inference: `const f = x => x` prints as `[Function: f]`).
+fn named(v: Value, name: &str) -> Value {
+    match v {
+        Value::Func(c) if c.name().is_none() => Value::Func(Rc::new(Closure {
+            def: c.def.clone(),
+            env: c.env.clone(),
+            inferred: Some(name.to_string()),
+        })),
+        other => other,
+    }
 }

@@ -30,12 +30,22 @@ impl Value {
 pub(crate) struct Closure {
     pub(crate) def: Rc<FunctionDef>,
     pub(crate) env: Option<Rc<Scope>>,
+    /// The name JavaScript infers for an anonymous function declared as a variable
+    /// (`const f = x => x`), when the function has none of its own.
+    pub(crate) inferred: Option<String>,
+}
+
+impl Closure {
+    /// The function's name, if it has one.
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.def.name.as_deref().or(self.inferred.as_deref())
+    }
 }
 
 impl std::fmt::Debug for Closure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Not the scope: a closure stored in its own scope would print forever.
-        write!(f, "Closure({:?})", self.def.name)
+        write!(f, "Closure({:?})", self.name())
     }
 }
 

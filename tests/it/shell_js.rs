@@ -147,6 +147,10 @@ early()
 function noReturn() {}
 noReturn()
 fact
+function outer(n) { function inner(k) { return k + n } const twice = k => inner(inner(k)); return twice }
+var plus2 = outer(1)
+for (let i = 0; i < 3; i++) { const add = outer(i); plus2 = add }
+plus2(10)
 "#,
         expect![[r#"
             -
@@ -167,6 +171,10 @@ fact
             -
             -
             [Function: fact]
+            -
+            -
+            [Function: twice]
+            14
         "#]],
     );
 }
