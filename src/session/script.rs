@@ -222,7 +222,17 @@ impl Session {
                     .insert(name.to_string(), Binding { value, constant });
                 Ok(())
             }
-            None => self.set_global(name, value),
+            None => {
+                self.set_global(name, value)?;
+                // A new declaration replaces an old one, `const` or not, so that a
+                // lesson's lines can run again.
+                if constant {
+                    self.script.constants.insert(name.to_string());
+                } else {
+                    self.script.constants.remove(name);
+                }
+                Ok(())
+            }
         }
     }
 
@@ -240,6 +250,11 @@ impl Session {
                 return Ok(());
             }
             scope = s.parent.clone();
+        }
+        if self.script.constants.contains(name) {
+            return Err(StatementError::type_error(
+                "Assignment to constant variable.",
+            ));
         }
         self.set_global(name, value)
     }

@@ -67,6 +67,8 @@ pub(crate) struct Binding {
 #[derive(Clone)]
 pub(crate) struct ScriptState {
     pub(crate) functions: BTreeMap<String, Rc<Closure>>,
+    /// The global variables declared `const`.
+    pub(crate) constants: std::collections::BTreeSet<String>,
     pub(crate) random: SplitMix64,
     pub(crate) scope: Option<Rc<Scope>>,
     pub(crate) steps: u64,
@@ -92,6 +94,7 @@ impl ScriptState {
     pub(crate) fn new(seed: u64) -> Self {
         ScriptState {
             functions: BTreeMap::new(),
+            constants: std::collections::BTreeSet::new(),
             random: SplitMix64::new(seed ^ 0x4d61_7468_2e72_6e64),
             scope: None,
             steps: 0,

@@ -360,15 +360,20 @@ new Date(0).toISOString()
 #[test]
 fn assignments_echo_and_declarations_do_not() {
     check(
-        "x = 5\nvar y = 6\nlet z = 7\nconst w = 8\nx = 'text'\nw = 9\nx\n",
+        "x = 5\nvar y = 6\nlet z = 7\nconst w = 8\nx = 'text'\nw = 9\nw\nfunction f() { w++ }\nf()\nconst w = 1\nvar w = 2\nw = 3\n",
         expect![[r#"
             5
             -
             -
             -
             text
-            9
-            text
+            TypeError: Assignment to constant variable.
+            8
+            -
+            TypeError: Assignment to constant variable.
+            -
+            -
+            3
         "#]],
     );
 }
