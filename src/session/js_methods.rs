@@ -250,7 +250,13 @@ impl Session {
     ) -> Result<Value, StatementError> {
         let mut mapped = Vec::new();
         for (i, x) in a.into_iter().enumerate() {
-            let r = self.call_value(f, vec![data(x.clone()), num(i as f64)])?;
+            // A shell function gets the element alone, as a cursor's `forEach` passes
+            // it: `db.c.find().forEach(printjson)` prints each document.
+            let args = match f {
+                Value::Native(_) => vec![data(x.clone())],
+                _ => vec![data(x.clone()), num(i as f64)],
+            };
+            let r = self.call_value(f, args)?;
             match method {
                 "map" => mapped.push(into_bson(r)?),
                 "filter" if truthy(&r) => mapped.push(x),

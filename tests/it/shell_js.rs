@@ -355,6 +355,42 @@ new Date(0).toISOString()
     );
 }
 
+/// A command's result is data the script can walk: a cursor's documents take
+/// `forEach`, `map` and the other array methods, and a command's reply its properties.
+#[test]
+fn command_results_feed_the_script() {
+    check(
+        r#"db.c.insertMany([{_id: 1, n: 5}, {_id: 2, n: 7}]).insertedIds
+db.c.find().forEach(d => print(d._id, d.n))
+db.c.find().toArray().map(d => d.n * 2)
+db.c.find().sort({n: -1}).toArray()[0].n
+var docs = db.c.find().toArray(); docs.length
+let sum = 0; db.c.find().forEach(function (d) { sum += d.n }); sum
+function count(coll) { return db.getCollection(coll).countDocuments() }
+count("c") + 1
+db.c.find().forEach(printjson)
+"#,
+        expect![[r#"
+            { '0': 1, '1': 2 }
+            1 5
+            2 7
+            -
+            [ 10, 14 ]
+            7
+            -
+            2
+            -
+            -
+            12
+            -
+            3
+            { _id: 1, n: 5 }
+            { _id: 2, n: 7 }
+            -
+        "#]],
+    );
+}
+
 /// mongosh echoes an assignment's value (`x = 5` prints 5) and prints nothing for a
 /// declaration (`var x = 5`), whose completion value is empty.
 #[test]
