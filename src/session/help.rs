@@ -135,3 +135,29 @@ pub(crate) fn collection_help() -> String {
     ];
     format_help("Collection Class", COLLECTION, None)
 }
+
+/// `db.help()`: the database methods ShardLab has (`shell-api.classes.Database.help`), in
+/// the order `packages/shell-api/src/database.ts` declares them.
+pub(crate) fn database_help() -> String {
+    format_help(
+        "Database Class",
+        &[
+            ("getName", "Returns the name of the DB"),
+            (
+                "getCollectionNames",
+                "Returns an array containing the names of all collections in the current database.",
+            ),
+            ("runCommand", "Runs an arbitrary command on the database."),
+            ("adminCommand", "Runs an arbitrary command against the admin database."),
+            (
+                "getSiblingDB",
+                "Returns another database without modifying the db variable in the shell environment.",
+            ),
+            (
+                "getCollection",
+                "Returns a collection or a view object that is functionally equivalent to using the db.<collectionName>.",
+            ),
+        ],
+        None,
+    )
+}

@@ -501,6 +501,7 @@ impl Session {
                 out
             }
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
+            ("help", Some(_)) => Ok(Output::Message(super::help::database_help())),
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);

@@ -414,10 +414,10 @@ fn assignments_echo_and_declarations_do_not() {
     );
 }
 
-/// `help`, `sh.help()` and `db.coll.help()` in mongosh's layout (`formatHelp` in
+/// `help`, `sh.help()`, `db.help()` and `db.coll.help()` in mongosh's layout (`formatHelp` in
 /// `packages/cli-repl/src/format-output.ts`) with mongosh's words
 /// (`packages/i18n/src/locales/en_US.ts`, `shell-api.classes.ShellApi.help`,
-/// `...Shard.help`, `...Collection.help`).
+/// `...Shard.help`, `...Database.help`, `...Collection.help`).
 #[test]
 fn help_texts_have_mongosh_layout() {
     let mut session = Session::default();
@@ -444,6 +444,11 @@ fn help_texts_have_mongosh_layout() {
     assert!(sh.contains(
         "\n    shardCollection                            Enables sharding for a collection. Uses the shardCollection command\n"
     ));
+    let db = console(&mut session, "db.help()");
+    assert!(
+        db.starts_with("\n  Database Class:\n\n    getName "),
+        "{db}"
+    );
     let coll = console(&mut session, "db.users.help()");
     assert!(coll.starts_with("\n  Collection Class:\n\n"), "{coll}");
     assert!(coll.contains(
