@@ -103,18 +103,13 @@ pub(crate) fn sh_help(has: impl Fn(&str) -> bool) -> String {
 /// (`shell-api.classes.Collection.help`), in the order mongosh lists them.
 pub(crate) fn collection_help() -> String {
     const COLLECTION: &[(&str, &str)] = &[
-        ("aggregate", "Calculates aggregate values for the data in a collection or a view."),
         ("countDocuments", "Returns the count of documents that match the query for a collection or view."),
         ("count", "Returns the count of documents that would match a find() query for the collection or view."),
         ("deleteMany", "Removes all documents that match the filter from a collection."),
         ("deleteOne", "Removes a single document from a collection."),
-        ("distinct", "Finds the distinct values for a specified field across a single collection or view and returns the results in an array."),
         ("estimatedDocumentCount", "Returns the count of all documents in a collection or view."),
         ("find", "Selects documents in a collection or view."),
         ("findOne", "Selects documents in a collection or view."),
-        ("findOneAndDelete", "Deletes a single document based on the filter and sort criteria, returning the deleted document."),
-        ("findOneAndReplace", "Modifies and replaces a single document based on the filter and sort criteria."),
-        ("findOneAndUpdate", "Updates a single document based on the filter and sort criteria."),
         ("getIndexes", "Returns an array that holds a list of documents that identify and describe the existing indexes on the collection."),
         ("insert", "Inserts a document or documents into a collection."),
         ("insertMany", "Inserts multiple documents into a collection."),
@@ -127,7 +122,6 @@ pub(crate) fn collection_help() -> String {
         ("drop", "Removes a collection or view from the database."),
         ("getFullName", "Returns the name of the collection prefixed with the database name."),
         ("getName", "Returns the name of the collection."),
-        ("explain", "Returns information on the query plan."),
         ("updateOne", "Updates a single document within the collection based on the filter."),
         ("getShardDistribution", "Prints the data distribution statistics for a sharded collection."),
         ("analyzeShardKey", "Returns metrics for evaluating a shard key. That is, ‘key’ can be a candidate shard key for an unsharded or sharded collection, or the current shard key for a sharded collection."),
