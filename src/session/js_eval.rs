@@ -307,6 +307,13 @@ impl Session {
             }
             _ => {
                 let f = self.js_eval(callee)?;
+                if let Value::Data(_) = f {
+                    // JavaScript names the expression: `x is not a function`.
+                    return Err(StatementError::type_error(format!(
+                        "{} is not a function",
+                        jv::place_text(callee)
+                    )));
+                }
                 let argv = self.js_args(args)?;
                 self.call_value(&f, argv)
             }
@@ -326,6 +333,12 @@ impl Session {
             return self.js_method(object, data, property, argv);
         }
         let f = jv::property(&base, property)?;
+        if let Value::Data(_) = f {
+            return Err(StatementError::type_error(format!(
+                "{}.{property} is not a function",
+                jv::place_text(object)
+            )));
+        }
         self.call_value(&f, argv)
     }
 

@@ -572,6 +572,28 @@ fn syntax_errors_in_scripts_have_a_place() {
     );
 }
 
+/// Mistakes while a script runs get JavaScript's own words (V8's messages, as mongosh
+/// shows them).
+#[test]
+fn runtime_errors_use_javascripts_words() {
+    check(
+        "var x = 5\nx()\nMath.nope()\nvar o = {a: 1}\no.a()\no.b.c()\nnothing + 1\nfor (const v of 5) {}\n[].reduce((a, b) => a)\nfunction f() { continue }\nf()\n",
+        expect![[r#"
+            -
+            TypeError: x is not a function
+            TypeError: Math.nope is not a function
+            -
+            TypeError: o.a is not a function
+            TypeError: Cannot read properties of undefined (reading 'c')
+            ReferenceError: nothing is not defined
+            TypeError: 5 is not iterable
+            TypeError: Reduce of empty array with no initial value
+            -
+            SyntaxError: Illegal continue statement: no surrounding iteration statement
+        "#]],
+    );
+}
+
 /// The timeline keeps one step per top-level statement, a loop being one statement, and
 /// replays it to the same cluster.
 #[test]
