@@ -17,7 +17,6 @@ use crate::shell::parser::{
     flatten, DeclKind, Expr, ExprKind, FunctionBody, FunctionDef, JsStmt, Stmt, StmtKind,
 };
 use bson::Bson;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// How many loop iterations and function calls one statement may run. A million is ten
@@ -197,7 +196,7 @@ impl Session {
             if let Some(b) = s.vars.borrow().get(name) {
                 return Some(b.value.clone());
             }
-            scope = s.parent.as_ref();
+            scope = s.parent.get();
         }
         None
     }
@@ -249,7 +248,7 @@ impl Session {
                 b.value = value;
                 return Ok(());
             }
-            scope = s.parent.clone();
+            scope = s.parent.get().cloned();
         }
         if self.script.constants.contains(name) {
             return Err(StatementError::type_error(
@@ -404,10 +403,7 @@ impl Session {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, StatementError>,
     ) -> Result<T, StatementError> {
-        let inner = Rc::new(Scope {
-            vars: RefCell::default(),
-            parent: self.script.scope.clone(),
-        });
+        let inner = Scope::under(self.script.scope.clone());
         let saved = self.script.scope.replace(inner);
         let r = f(self);
         if let Some(done) = std::mem::replace(&mut self.script.scope, saved) {
@@ -560,10 +556,7 @@ impl Session {
         if self.script.depth >= MAX_CALL_DEPTH || self.stack_used() > STACK_BUDGET {
             return Err(range_error("Maximum call stack size exceeded"));
         }
-        let scope = Rc::new(Scope {
-            vars: RefCell::default(),
-            parent: c.env.clone(),
-        });
+        let scope = Scope::under(c.env.clone());
         {
             let mut vars = scope.vars.borrow_mut();
             let mut args = args.into_iter();

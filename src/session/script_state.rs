@@ -53,7 +53,20 @@ impl std::fmt::Debug for Closure {
 #[derive(Default)]
 pub(crate) struct Scope {
     pub(crate) vars: RefCell<BTreeMap<String, Binding>>,
-    pub(crate) parent: Option<Rc<Scope>>,
+    /// The scope around it (`None`: the global scope). Set once, when the scope is
+    /// made, or when a copy of it is made (see [`ScriptState`]'s `Clone`).
+    pub(crate) parent: std::cell::OnceCell<Rc<Scope>>,
+}
+
+impl Scope {
+    /// A new, empty scope inside `parent`.
+    pub(crate) fn under(parent: Option<Rc<Scope>>) -> Rc<Scope> {
+        let scope = Scope::default();
+        if let Some(p) = parent {
+            let _ = scope.parent.set(p);
+        }
+        Rc::new(scope)
+    }
 }
 
 /// A variable's value and whether it was declared `const`.
@@ -64,7 +77,6 @@ pub(crate) struct Binding {
 
 /// What the script interpreter keeps in a session: global functions, the generator
 /// behind `Math.random()`, and the running statement's scope, budget and printed lines.
-#[derive(Clone)]
 pub(crate) struct ScriptState {
     pub(crate) functions: BTreeMap<String, Rc<Closure>>,
     /// The global variables declared `const`.
@@ -102,5 +114,84 @@ impl ScriptState {
             stack_base: 0,
             printed: Vec::new(),
         }
+    }
+}
+
+/// A copy shares nothing with the original: a closure's scope can change (a counter's
+/// `count++`), and the timeline's snapshots are copies that must not see the steps
+/// after them. Sharing within the copy is kept (two closures over one scope still share
+/// the copy of it), cycles included (a function stored in the scope it closes over).
+impl Clone for ScriptState {
+    fn clone(&self) -> Self {
+        let mut copier = Copier::default();
+        ScriptState {
+            functions: self
+                .functions
+                .iter()
+                .map(|(k, c)| (k.clone(), copier.closure(c)))
+                .collect(),
+            constants: self.constants.clone(),
+            random: self.random.clone(),
+            scope: self.scope.as_ref().map(|s| copier.scope(s)),
+            steps: self.steps,
+            depth: self.depth,
+            stack_base: self.stack_base,
+            printed: self.printed.clone(),
+        }
+    }
+}
+
+/// Deep copies of closures and scopes, each copied once.
+#[derive(Default)]
+struct Copier {
+    scopes: BTreeMap<usize, Rc<Scope>>,
+    closures: BTreeMap<usize, Rc<Closure>>,
+}
+
+impl Copier {
+    fn closure(&mut self, c: &Rc<Closure>) -> Rc<Closure> {
+        let key = Rc::as_ptr(c) as usize;
+        if let Some(done) = self.closures.get(&key) {
+            return done.clone();
+        }
+        let copy = Rc::new(Closure {
+            def: c.def.clone(),
+            env: c.env.as_ref().map(|e| self.scope(e)),
+            inferred: c.inferred.clone(),
+        });
+        self.closures.insert(key, copy.clone());
+        copy
+    }
+
+    fn scope(&mut self, s: &Rc<Scope>) -> Rc<Scope> {
+        let key = Rc::as_ptr(s) as usize;
+        if let Some(done) = self.scopes.get(&key) {
+            return done.clone();
+        }
+        // Registered before its parent and variables are copied, so that a cycle back
+        // to it ends here.
+        let copy = Rc::new(Scope::default());
+        self.scopes.insert(key, copy.clone());
+        if let Some(p) = s.parent.get() {
+            let _ = copy.parent.set(self.scope(p));
+        }
+        let vars: BTreeMap<String, Binding> = s
+            .vars
+            .borrow()
+            .iter()
+            .map(|(k, b)| {
+                let value = match &b.value {
+                    Value::Func(c) => Value::Func(self.closure(c)),
+                    other => other.clone(),
+                };
+                let binding = Binding {
+                    value,
+                    constant: b.constant,
+                };
+                (k.clone(), binding)
+            })
+            .collect();
+        *copy.vars.borrow_mut() = vars;
+        copy
     }
 }

@@ -594,6 +594,24 @@ fn runtime_errors_use_javascripts_words() {
     );
 }
 
+/// A copy of a session (a timeline snapshot is one) shares no closure state with the
+/// original: a counter advanced in one is not advanced in the other.
+#[test]
+fn a_session_copy_has_its_own_closures() {
+    let mut a = Session::default();
+    a.run("function make() { let c = 10; return () => ++c }\nvar next = make(); next()");
+    let mut b = a.clone();
+    assert_eq!(last(&mut a, "next()"), Bson::Int32(12));
+    assert_eq!(last(&mut a, "next()"), Bson::Int32(13));
+    assert_eq!(last(&mut b, "next()"), Bson::Int32(12));
+    // Two closures over one scope still share it in the copy.
+    let mut c = Session::default();
+    c.run("var inc = null, get = null\nfunction setup() { let n = 0; inc = () => ++n; get = () => n }\nsetup()\ninc(); inc()");
+    let mut d = c.clone();
+    assert_eq!(last(&mut d, "inc(); get()"), Bson::Int32(3));
+    assert_eq!(last(&mut c, "get()"), Bson::Int32(2));
+}
+
 /// The timeline keeps one step per top-level statement, a loop being one statement, and
 /// replays it to the same cluster.
 #[test]
