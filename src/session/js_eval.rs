@@ -267,6 +267,7 @@ impl Session {
     /// A member access, an index or a call.
     fn js_chain(&mut self, e: &Expr) -> Result<Value, StatementError> {
         if self.is_shell_chain(e) {
+            self.step()?;
             return Ok(Value::Data(output_value(self.expression(e)?)));
         }
         match &e.kind {

@@ -19,12 +19,12 @@ use crate::shell::parser::{
 use bson::Bson;
 use std::rc::Rc;
 
-/// How many loop iterations and function calls one statement may run. A million is ten
-/// times what the tutorials' biggest loop needs (filling a collection with 100,000
-/// documents takes 100,000 iterations), and a runaway `while (true) {}` reaches it in
-/// well under a second natively and in the page (a few seconds in an unoptimised build),
-/// so the console answers instead of hanging. mongosh has no such limit; the error
-/// borrows that of its server-side counterpart, `maxTimeMS`.
+/// How many loop iterations, function calls and commands one statement may run. A
+/// million is five times what the tutorials' biggest loop needs (filling a collection
+/// with 100,000 documents takes 100,000 iterations and 100,000 commands), and a runaway `while (true) {}` reaches it in
+/// well under a second (about a second in an unoptimised build, which runs 1 µs per
+/// iteration of `n++`), so the console answers instead of hanging. mongosh has no such
+/// limit; the error borrows that of its server-side counterpart, `maxTimeMS`.
 pub const MAX_STEPS: u64 = 1_000_000;
 
 /// How deep function calls may nest: JavaScript engines allow thousands of frames, but
@@ -150,7 +150,14 @@ impl Session {
             {
                 Ok(Output::Message(super::help::shell_help()))
             }
-            _ if self.is_shell_chain(e) => self.expression(e),
+            _ if self.is_shell_chain(e) => {
+                if !top {
+                    // A command inside a script counts as a step too, so that a
+                    // runaway loop of commands ends sooner.
+                    self.step()?;
+                }
+                self.expression(e)
+            }
             _ => Ok(value_output(self.js_eval(e)?)),
         }
     }
@@ -293,7 +300,7 @@ impl Session {
                 code: 50,
                 code_name: "MaxTimeMSExpired".into(),
                 message: format!(
-                    "operation exceeded time limit: the statement ran more than {MAX_STEPS} loop iterations and function calls"
+                    "operation exceeded time limit: the statement ran more than {MAX_STEPS} loop iterations, function calls and commands"
                 ),
                 span: None,
             });

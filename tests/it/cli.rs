@@ -712,7 +712,7 @@ while (true) total++
         item 1
         item 2
         0
-        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations and function calls
+        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands
     "#]]
     .assert_eq(&run.stdout);
     assert_eq!(run.code, 1);
@@ -723,7 +723,7 @@ while (true) total++
     assert_eq!(
         values[4],
         Bson::Document(
-            doc! {"error": {"code": 50, "codeName": "MaxTimeMSExpired", "errmsg": "operation exceeded time limit: the statement ran more than 1000000 loop iterations and function calls"}}
+            doc! {"error": {"code": 50, "codeName": "MaxTimeMSExpired", "errmsg": "operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands"}}
         )
     );
 }

@@ -492,12 +492,12 @@ fn runaway_loops_and_recursion_end_with_an_error() {
         "while (true) {}\nfor (;;) {}\nfunction f(n) { return f(n + 1) }\nf(0)\nvar n = 0; do { n++ } while (true)\nn\n[1, 2].forEach(function g(x) { g(x) })",
     );
     expect![[r#"
-        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations and function calls
-        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations and function calls
+        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands
+        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands
         -
         RangeError: Maximum call stack size exceeded
         -
-        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations and function calls
+        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands
         1000000
         ReferenceError: g is not defined"#]]
     .assert_eq(&out);
