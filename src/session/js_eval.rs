@@ -31,7 +31,7 @@ const CALLBACK_METHODS: [&str; 8] = [
 ];
 
 /// Global objects whose members are shell functions (`Math.floor`, `Date.now`, ...).
-const NAMESPACES: [&str; 4] = ["Math", "Object", "Date", "JSON"];
+const NAMESPACES: [&str; 5] = ["Math", "Object", "Date", "JSON", "Array"];
 
 /// Functions the script knows by name besides the constructors.
 const GLOBAL_FUNCTIONS: [&str; 7] = [

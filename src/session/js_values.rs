@@ -302,7 +302,7 @@ fn namespace_member(ns: &str, key: &str) -> Value {
     match (ns, key) {
         ("Math", "PI") => Value::Data(Bson::Double(std::f64::consts::PI)),
         ("Math", "E") => Value::Data(Bson::Double(std::f64::consts::E)),
-        ("Math" | "Object" | "Date" | "JSON", _) => Value::Native(format!("{ns}.{key}")),
+        ("Math" | "Object" | "Date" | "JSON" | "Array", _) => Value::Native(format!("{ns}.{key}")),
         _ => Value::Data(Bson::Undefined),
     }
 }
@@ -393,6 +393,11 @@ impl Session {
         match name {
             "print" | "printjson" => return self.print_line(name, args),
             "Object.keys" => return Ok(object_keys(&arg(&args, 0))),
+            "Array.isArray" => {
+                let is = matches!(arg(&args, 0), Value::Data(Bson::Array(_)));
+                return Ok(Value::Data(Bson::Boolean(is)));
+            }
+            "Array.from" => return self.array_from(&args),
             "String" => {
                 return Ok(Value::Data(Bson::String(if args.is_empty() {
                     String::new()
@@ -424,6 +429,49 @@ impl Session {
         Err(StatementError::type_error(format!(
             "{name} is not a function"
         )))
+    }
+}
+
+/// How many elements `Array.from({length: n})` may make: MongoDB's limit on the values
+/// one shell value may hold (see [`crate::values::limits`]).
+const MAX_FROM_LENGTH: f64 = crate::values::limits::MAX_VALUES as f64;
+
+impl Session {
+    /// `Array.from(array or string or {length: n}, [f])`: the elements, each through `f`
+    /// (with its index) when given.
+    fn array_from(&mut self, args: &[Value]) -> Result<Value, StatementError> {
+        let items: Vec<Bson> = match arg(args, 0) {
+            Value::Data(Bson::Array(a)) => a,
+            Value::Data(Bson::String(s)) => {
+                s.chars().map(|c| Bson::String(c.to_string())).collect()
+            }
+            Value::Data(Bson::Document(d)) => {
+                let n = number(&Value::Data(
+                    d.get("length").cloned().unwrap_or(Bson::Undefined),
+                ));
+                let n = if n.is_nan() { 0.0 } else { n.max(0.0).trunc() };
+                if n > MAX_FROM_LENGTH {
+                    return Err(StatementError::from(
+                        crate::values::limits::too_many_values(),
+                    ));
+                }
+                vec![Bson::Undefined; n as usize]
+            }
+            _ => Vec::new(),
+        };
+        let Some(f) = args.get(1) else {
+            return Ok(Value::Data(Bson::Array(items)));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, x) in items.into_iter().enumerate() {
+            let v = self.call_value(f, vec![Value::Data(x), num(i as f64)])?;
+            out.push(into_bson(v)?);
+        }
+        crate::values::limits::measure(
+            &Bson::Array(out.clone()),
+            crate::values::limits::MAX_BSON_BYTES,
+        )?;
+        Ok(Value::Data(Bson::Array(out)))
     }
 }
 

@@ -284,6 +284,8 @@ doc.n = 2
 doc.m = [1]
 doc.m.push(2)
 doc
+Array.from({length: 3}, (_, i) => ({x: i}))
+Array.isArray(doc.m)
 "#,
         expect![[r#"
             -
@@ -317,6 +319,8 @@ doc
             [ 1 ]
             2
             { n: 2, m: [ 1, 2 ] }
+            [ { x: 0 }, { x: 1 }, { x: 2 } ]
+            true
         "#]],
     );
 }
