@@ -355,8 +355,12 @@ impl Session {
                 decl,
                 name,
                 iterable,
+                keys,
                 body,
-            } => self.for_of(*decl, name, iterable, body),
+            } => {
+                let items = self.iterated(iterable, *keys)?;
+                self.for_of(*decl, name, items, body)
+            }
             JsStmt::While { test, body } => self.while_loop(test, body, false),
             JsStmt::DoWhile { body, test } => self.while_loop(test, body, true),
             JsStmt::Function(def) => self.declare_function(def).map(|()| Flow::Normal),
@@ -475,25 +479,37 @@ impl Session {
         }
     }
 
-    fn for_of(
-        &mut self,
-        decl: Option<DeclKind>,
-        name: &str,
-        iterable: &Expr,
-        body: &Stmt,
-    ) -> Result<Flow, StatementError> {
-        let items: Vec<Bson> = match self.js_eval(iterable)? {
-            Value::Data(Bson::Array(a)) => a,
-            Value::Data(Bson::String(s)) => {
+    /// What a `for ... of` walks (the values) or a `for ... in` (the keys).
+    fn iterated(&mut self, iterable: &Expr, keys: bool) -> Result<Vec<Bson>, StatementError> {
+        let key = |i: usize| Bson::String(i.to_string());
+        Ok(match (self.js_eval(iterable)?, keys) {
+            (Value::Data(Bson::Array(a)), false) => a,
+            (Value::Data(Bson::Array(a)), true) => (0..a.len()).map(key).collect(),
+            (Value::Data(Bson::String(s)), false) => {
                 s.chars().map(|c| Bson::String(c.to_string())).collect()
             }
-            other => {
+            (Value::Data(Bson::String(s)), true) => (0..s.chars().count()).map(key).collect(),
+            (Value::Data(Bson::Document(d)), true) => {
+                d.keys().map(|k| Bson::String(k.clone())).collect()
+            }
+            // JavaScript walks no keys of `null`, `undefined` or a number.
+            (_, true) => Vec::new(),
+            (other, false) => {
                 return Err(StatementError::type_error(format!(
                     "{} is not iterable",
                     describe(&other)
                 )))
             }
-        };
+        })
+    }
+
+    fn for_of(
+        &mut self,
+        decl: Option<DeclKind>,
+        name: &str,
+        items: Vec<Bson>,
+        body: &Stmt,
+    ) -> Result<Flow, StatementError> {
         let declare = decl.is_some_and(|d| d != DeclKind::Var);
         let run = |s: &mut Self| -> Result<Flow, StatementError> {
             for item in items {

@@ -239,10 +239,12 @@ impl Parser<'_> {
                 decl,
                 name,
                 iterable,
+                keys,
             } => JsStmt::ForOf {
                 decl,
                 name,
                 iterable,
+                keys,
                 body,
             },
             ForHead::Classic { init, test, update } => JsStmt::For {
@@ -272,9 +274,11 @@ impl Parser<'_> {
         } else {
             let name_tok = self.peek().clone();
             if let TokenKind::Ident(name) = &name_tok.kind {
-                if matches!(self.tokens.get(self.pos + 1).map(|t| &t.kind),
-                    Some(TokenKind::Ident(w)) if w == "of")
-                {
+                let word = match self.tokens.get(self.pos + 1).map(|t| &t.kind) {
+                    Some(TokenKind::Ident(w)) if w == "of" || w == "in" => Some(w == "in"),
+                    _ => None,
+                };
+                if let Some(keys) = word {
                     self.pos += 2;
                     let iterable = self.expression()?;
                     self.expect_punct(Punct::RParen)?;
@@ -283,6 +287,7 @@ impl Parser<'_> {
                         decl,
                         name,
                         iterable,
+                        keys,
                     });
                 }
             }
@@ -364,6 +369,7 @@ enum ForHead {
         decl: Option<DeclKind>,
         name: String,
         iterable: Expr,
+        keys: bool,
     },
     Classic {
         init: Option<Stmt>,

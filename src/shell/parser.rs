@@ -331,14 +331,17 @@ pub enum JsStmt {
         /// The loop body.
         body: Stmt,
     },
-    /// `for ([var|let|const] name of iterable) body`.
+    /// `for ([var|let|const] name of iterable) body`, or `in` for the keys.
     ForOf {
         /// The declaration keyword, if any.
         decl: Option<DeclKind>,
         /// The loop variable.
         name: String,
-        /// What is iterated (an array or a string).
+        /// What is iterated (an array or a string; any object with `in`).
         iterable: Expr,
+        /// `for ... in`: the keys (a document's names, an array's indexes) rather than
+        /// the values.
+        keys: bool,
         /// The loop body.
         body: Stmt,
     },

@@ -98,6 +98,8 @@ for (let i = 0, j = 5; i < j; i += 2, j--) print(i, j)
 typeof j
 var p = 1, q
 q
+for (const key in {a: 1, b: 2}) print(key)
+for (var ix in ["x", "y"]) print(ix)
 "#,
         expect![[r#"
             -
@@ -122,6 +124,12 @@ q
             -
             undefined
             -
+            -
+            a
+            b
+            -
+            0
+            1
             -
         "#]],
     );
