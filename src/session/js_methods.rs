@@ -5,7 +5,7 @@
 
 use super::interpreter::{Session, StatementError};
 use super::js_values::{
-    compare, into_bson, js_string, number, place_text, string_too_long, truthy,
+    characters, compare, into_bson, js_string, number, pieces, place_text, string_too_long, truthy,
 };
 use super::script_state::Value;
 use crate::shell::parser::{CompareOp, Expr};
@@ -332,12 +332,10 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>,
         }
         "split" => {
             let sep = text(0);
-            let parts: Vec<Bson> = if sep.is_empty() {
-                s.chars().map(|c| Bson::String(c.to_string())).collect()
+            let parts = if sep.is_empty() {
+                characters(s)?
             } else {
-                s.split(sep.as_str())
-                    .map(|p| Bson::String(p.to_string()))
-                    .collect()
+                pieces(s.split(sep.as_str()))?
             };
             data(Bson::Array(parts))
         }
@@ -378,6 +376,10 @@ fn grow_string(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>, S
                 return Err(string_too_long());
             }
             let want = (n as usize).saturating_sub(len);
+            let fill_bytes = fill.len() / fill.chars().count().max(1) + 1;
+            if want.saturating_mul(fill_bytes) + s.len() > MAX_STRING_BYTES {
+                return Err(string_too_long());
+            }
             if fill.is_empty() || want == 0 {
                 s.to_string()
             } else {

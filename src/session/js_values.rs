@@ -61,6 +61,29 @@ pub(crate) fn value_output(v: Value) -> Output {
     }
 }
 
+/// Strings made from the pieces of a string (its characters, the parts `split` cuts),
+/// refused past the number of values one shell value may hold, so that splitting a long
+/// string cannot exhaust memory.
+pub(crate) fn pieces<'a>(
+    parts: impl Iterator<Item = &'a str>,
+) -> Result<Vec<Bson>, StatementError> {
+    let mut out = Vec::new();
+    for p in parts {
+        if out.len() as u64 >= crate::values::limits::MAX_VALUES {
+            return Err(StatementError::from(
+                crate::values::limits::too_many_values(),
+            ));
+        }
+        out.push(Bson::String(p.to_string()));
+    }
+    Ok(out)
+}
+
+/// The characters of a string, each as a string (see [`pieces`]).
+pub(crate) fn characters(s: &str) -> Result<Vec<Bson>, StatementError> {
+    pieces(s.char_indices().map(|(i, c)| &s[i..i + c.len_utf8()]))
+}
+
 /// What `typeof` answers: mongosh's BSON values other than strings, numbers and booleans
 /// (`Long`, `ObjectId`, dates, ...) are objects.
 pub(crate) fn type_of(v: &Value) -> &'static str {
@@ -442,9 +465,7 @@ impl Session {
     fn array_from(&mut self, args: &[Value]) -> Result<Value, StatementError> {
         let items: Vec<Bson> = match arg(args, 0) {
             Value::Data(Bson::Array(a)) => a,
-            Value::Data(Bson::String(s)) => {
-                s.chars().map(|c| Bson::String(c.to_string())).collect()
-            }
+            Value::Data(Bson::String(s)) => characters(&s)?,
             Value::Data(Bson::Document(d)) => {
                 let n = number(&Value::Data(
                     d.get("length").cloned().unwrap_or(Bson::Undefined),

@@ -485,10 +485,11 @@ impl Session {
         Ok(match (self.js_eval(iterable)?, keys) {
             (Value::Data(Bson::Array(a)), false) => a,
             (Value::Data(Bson::Array(a)), true) => (0..a.len()).map(key).collect(),
-            (Value::Data(Bson::String(s)), false) => {
-                s.chars().map(|c| Bson::String(c.to_string())).collect()
+            (Value::Data(Bson::String(s)), false) => super::js_values::characters(&s)?,
+            (Value::Data(Bson::String(s)), true) => {
+                let n = super::js_values::characters(&s)?.len();
+                (0..n).map(key).collect()
             }
-            (Value::Data(Bson::String(s)), true) => (0..s.chars().count()).map(key).collect(),
             (Value::Data(Bson::Document(d)), true) => {
                 d.keys().map(|k| Bson::String(k.clone())).collect()
             }

@@ -589,7 +589,7 @@ fn syntax_errors_in_scripts_have_a_place() {
 #[test]
 fn runtime_errors_use_javascripts_words() {
     check(
-        "var x = 5\nx()\nMath.nope()\nvar o = {a: 1}\no.a()\no.b.c()\nnothing + 1\nfor (const v of 5) {}\n[].reduce((a, b) => a)\nfunction f() { continue }\nf()\n",
+        "var x = 5\nx()\nMath.nope()\nvar o = {a: 1}\no.a()\no.b.c()\nnothing + 1\nfor (const v of 5) {}\n[].reduce((a, b) => a)\nfunction f() { continue }\nf()\n\"ab\".repeat(60000).split(\"\").length\n\"x\".padStart(2e7)\n",
         expect![[r#"
             -
             TypeError: x is not a function
@@ -602,6 +602,8 @@ fn runtime_errors_use_javascripts_words() {
             TypeError: Reduce of empty array with no initial value
             -
             SyntaxError: Illegal continue statement: no surrounding iteration statement
+            MongoServerError[ExceededMemoryLimit]: a value built in the shell may hold at most 100000 values (documents, arrays and scalars)
+            RangeError: Invalid string length
         "#]],
     );
 }
