@@ -10,6 +10,7 @@ mod insight;
 pub(crate) mod interpreter;
 mod js_eval;
 mod js_methods;
+mod js_places;
 mod js_values;
 mod sampling;
 pub(crate) mod script;

@@ -4,6 +4,7 @@
 //! `js_values.rs`).
 
 use super::interpreter::{Session, StatementError};
+use super::js_places::IN_PLACE_METHODS;
 use super::js_values::{self as jv, into_bson};
 use super::script::{chain_head, output_value};
 use super::script_state::Value;
@@ -273,18 +274,25 @@ impl Session {
         match &e.kind {
             ExprKind::Member {
                 object, property, ..
-            } => {
-                let base = self.js_eval(object)?;
-                jv::property(&base, property)
-            }
+            } => self.js_property(object, property),
             ExprKind::Index { object, index } => {
-                let base = self.js_eval(object)?;
                 let key = self.js_key(index)?;
-                jv::property(&base, &key)
+                self.js_property(object, &key)
             }
             ExprKind::Call { callee, args } => self.js_call(callee, args),
             _ => self.literal(e),
         }
+    }
+
+    /// `object.key`: read where the variable lives when `object` names one.
+    fn js_property(&mut self, object: &Expr, key: &str) -> Result<Value, StatementError> {
+        if let ExprKind::Ident(name) = &object.kind {
+            if let Some(r) = self.var_property(name, key) {
+                return r;
+            }
+        }
+        let base = self.js_eval(object)?;
+        jv::property(&base, key)
     }
 
     /// The property name an index expression (`a[i]`) reads or writes.
@@ -328,6 +336,19 @@ impl Session {
         property: &str,
         args: &[Expr],
     ) -> Result<Value, StatementError> {
+        if let ExprKind::Ident(name) = &object.kind {
+            if IN_PLACE_METHODS.contains(&property) && self.var_holds(name) == Some(true) {
+                let items = self
+                    .js_args(args)?
+                    .into_iter()
+                    .map(into_bson)
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(r) = self.var_array_method(name, property, items) {
+                    return r;
+                }
+            }
+        }
+
         let base = self.js_eval(object)?;
         let argv = self.js_args(args)?;
         if let Value::Data(data) = base {
@@ -438,6 +459,18 @@ impl Session {
     }
 
     fn assign_key(&mut self, object: &Expr, key: &str, value: Value) -> Result<(), StatementError> {
+        if let ExprKind::Ident(name) = &object.kind {
+            if self.var_holds(name).is_some() {
+                let v = into_bson(value)?;
+                if let Some(r) = self.var_set_key(name, key, v) {
+                    return r;
+                }
+                return Err(StatementError::type_error(format!(
+                    "{name} changed while being set"
+                )));
+            }
+        }
+
         let container = self.js_eval(object)?;
         let v = into_bson(value)?;
         let updated = match container {

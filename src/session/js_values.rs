@@ -291,6 +291,11 @@ pub(crate) fn property(base: &Value, key: &str) -> Result<Value, StatementError>
             }))
         }
     };
+    data_property(data, key).map(Value::Data)
+}
+
+/// `data.key` (or `data[key]`) of a BSON value, copying only the result.
+pub(crate) fn data_property(data: &Bson, key: &str) -> Result<Bson, StatementError> {
     let v = match data {
         Bson::Document(d) => d.get(key).cloned().unwrap_or(Bson::Undefined),
         Bson::Array(a) if key == "length" => js_number(a.len() as f64),
@@ -313,7 +318,7 @@ pub(crate) fn property(base: &Value, key: &str) -> Result<Value, StatementError>
         }
         _ => Bson::Undefined,
     };
-    Ok(Value::Data(v))
+    Ok(v)
 }
 
 fn index(key: &str) -> Option<usize> {

@@ -608,6 +608,43 @@ fn runtime_errors_use_javascripts_words() {
     );
 }
 
+/// Building an array with `push` in a loop, then inserting it, is linear: the array
+/// changes where it lives (10,000 pushes once took minutes). What it holds is still
+/// bounded by MongoDB's limits, and a push past them leaves the array as it was.
+#[test]
+fn arrays_built_in_loops_grow_in_place_within_the_limits() {
+    let started = Instant::now();
+    check(
+        r#"const docs = []
+for (let i = 0; i < 10000; i++) docs.push({x: i, name: "user" + i})
+db.c.insertMany(docs).acknowledged
+db.c.countDocuments({x: {$gte: 9990}})
+const byIndex = []
+for (let i = 0; i < 5000; i++) byIndex[i] = i * 2
+byIndex[4999] + byIndex.length
+var h = []; for (let i = 0; i < 20; i++) h.push("x".repeat(1000000))
+h.length
+function local() { const b = []; for (let i = 0; i < 3; i++) b.push(i); b.pop(); b.unshift(9); return b }
+local()
+"#,
+        expect![[r#"
+            -
+            10000
+            true
+            10
+            -
+            9998
+            14998
+            -
+            MongoServerError[BSONObjectTooLarge]: BSONObj size: 17000148 (0x10366D4) is invalid. Size must be between 0 and 16793600(16MB)
+            16
+            -
+            [ 9, 0, 1 ]
+        "#]],
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
 /// A copy of a session (a timeline snapshot is one) shares no closure state with the
 /// original: a counter advanced in one is not advanced in the other.
 #[test]
