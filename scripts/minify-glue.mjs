@@ -13,6 +13,8 @@ const staging = process.env.TRUNK_STAGING_DIR;
 // First the extras module, in every build (the page needs it for its Compare tab, its
 // inspector and its heatmap); it writes its <meta> into index.html.
 if (staging) await import('./build-extras.mjs');
+// Then the engine the worker runs; it writes its <meta> into index.html too.
+if (staging) await import('./build-engine.mjs');
 if (process.env.TRUNK_PROFILE !== 'release' || !staging) process.exit(0);
 
 const glue = (await readdir(staging)).filter((f) => /^shardlab-web-[0-9a-f]+\.js$/.test(f));

@@ -4,9 +4,13 @@
 //! nothing of the shell language ([`crate::shell`] sits beside it).
 
 pub(crate) mod analyze;
+pub(crate) mod auto_merger;
+pub(crate) mod background;
 pub(crate) mod balancer;
 pub(crate) mod chunks;
+pub(crate) mod clock;
 pub(crate) mod cluster;
+pub(crate) mod config_catalog;
 pub(crate) mod crud;
 pub(crate) mod event_log;
 pub(crate) mod events;
@@ -14,19 +18,30 @@ pub(crate) mod events;
 pub(crate) mod explain;
 #[cfg(feature = "insight")]
 pub(crate) mod inspect;
+pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;
 pub(crate) mod store;
 pub(crate) mod targeting;
+pub(crate) mod zone_chunks;
 
 pub use crate::values::error::ClusterError;
 pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
+pub use background::Background;
 pub use balancer::{
     BalancePolicy, Migration, RemoveShardState, RoundStep, ZoneDecision, ZoneOutcome,
     MIGRATION_SIZE_FACTOR,
 };
 pub use chunks::{Chunk, ChunkVersion, RoutingTable};
+pub use clock::{
+    EPOCH_MS, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
+    STATEMENT_US, WRITE_US,
+};
 pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
+pub use config_catalog::{
+    config_documents, ChangelogDoc, ChunkDoc, ChunkHistory, CollectionDoc, DatabaseDoc,
+    DatabaseVersion, SettingDoc, ShardDoc, TagDoc, CONFIG_COLLECTIONS,
+};
 pub use events::{inserts_per_shard, Event, EventKind};
 #[cfg(feature = "insight")]
 pub use explain::{Explanation, Landing, Topic};

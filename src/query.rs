@@ -2,20 +2,22 @@
 //! projection, and the regex engine behind `$regex`. Imports only the layers below.
 //!
 //! One file each: `filter.rs` parses and matches filters, `update.rs` applies update
-//! operators, `sort.rs` and `projection.rs` shape what `find` returns, `regex.rs` is the
-//! matcher behind `$regex` (with `case_fold.rs` for its `i` flag), and `path.rs` holds
+//! operators, `sort.rs` and `projection.rs` shape what `find` returns, `pipeline.rs` runs
+//! the aggregation stages learners use, `regex.rs` is `$regex` (PCRE's syntax through the
+//! `fancy-regex` crate, bounded), and `path.rs` holds
 //! the limits on dotted paths they share.
 
-pub(crate) mod case_fold;
 pub(crate) mod filter;
 pub(crate) mod path;
+pub(crate) mod pipeline;
 pub(crate) mod projection;
 pub(crate) mod regex;
 pub(crate) mod sort;
 pub(crate) mod update;
 
 pub use filter::matches;
+pub use pipeline::run_pipeline;
 pub use projection::project;
 pub use regex::Regex;
-pub use sort::sort_documents;
-pub use update::{apply_update, apply_update_for_insert};
+pub use sort::{sort_documents, sort_order};
+pub use update::{apply_update, apply_update_for_insert, upsert_document};

@@ -3,7 +3,12 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
+mod aggregate;
+mod clock;
 mod collection;
+mod config_db;
+mod databases;
+mod find_and_modify;
 mod help;
 #[cfg(feature = "insight")]
 mod insight;
@@ -20,6 +25,7 @@ mod sim;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
+pub use aggregate::sharded_data_distribution;
 pub use interpreter::{Outcome, Output, Session};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::has_command;

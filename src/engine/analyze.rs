@@ -177,7 +177,8 @@ fn supporting_index(coll: &Collection, pattern: &KeyPattern) -> Option<IndexSpec
         ));
     }
     for index in &coll.indexes {
-        candidates.push((index.keys().cloned().collect(), false));
+        // A unique index created with `createIndex(keys, {unique: true})` is one too.
+        candidates.push((index.keys().cloned().collect(), coll.is_unique_index(index)));
     }
     let mut best: Option<(usize, bool)> = None;
     for (fields, unique) in candidates {

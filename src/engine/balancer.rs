@@ -5,6 +5,8 @@ use crate::engine::chunks::{Chunk, ShardIdx};
 use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
 use crate::engine::events::EventKind;
 use crate::engine::split::{chunk_query_key, key_from_bound, shard_key_bound};
+use crate::engine::store::DocAt;
+use crate::engine::zone_chunks::{ZoneChunks, ZoneRanges};
 use crate::keys::shard_key::{format_bson_obj, KeyValue};
 use bson::Document;
 
@@ -160,20 +162,14 @@ pub enum RoundStep {
 }
 
 /// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
-fn zone_name<'a>(zones: &'a [ZoneRange], chunk: &Chunk) -> Option<&'a str> {
-    zones
-        .iter()
-        .find(|z| z.min <= chunk.min && chunk.max <= z.max)
-        .map(|z| z.zone.as_str())
+fn zone_name<'a>(zones: &'a ZoneRanges, chunk: &Chunk) -> Option<&'a str> {
+    zones.zone_at(chunk).map(|z| z.zone.as_str())
 }
 
 impl Cluster {
     /// The zone a chunk belongs to: the zone range that contains it entirely, if any.
-    pub fn zone_of(zones: &[ZoneRange], chunk: &Chunk) -> Option<String> {
-        zones
-            .iter()
-            .find(|z| z.min <= chunk.min && chunk.max <= z.max)
-            .map(|z| z.zone.clone())
+    pub fn zone_of(zones: &ZoneRanges, chunk: &Chunk) -> Option<String> {
+        zones.zone_at(chunk).map(|z| z.zone.clone())
     }
 
     /// Moves the chunk starting at `min` to `to`: the chunk gets the next major version,
@@ -199,8 +195,9 @@ impl Cluster {
         chunk.written = 0;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         sharding.table.set_version(&cmin, version);
-        for ((_, _), stored) in crate::engine::store::range(&coll.docs, &cmin, &cmax) {
-            id_move(&mut coll.ids, stored.id(), from, to);
+        for ((key, seq), stored) in crate::engine::store::range(&coll.docs, &cmin, &cmax) {
+            let at = DocAt::new(key.clone(), *seq);
+            id_move(&mut coll.ids, stored.id(), from, to, at);
         }
         let (from_name, to_name) = (
             self.shard_name(from).to_string(),
@@ -384,13 +381,14 @@ impl Cluster {
                 "Destination shard cannot be the same as source".to_string(),
             ));
         }
-        if chunk.jumbo || chunk.bytes > self.chunk_size().saturating_mul(2) && chunk.docs > 1 {
+        if chunk.jumbo || chunk.bytes > self.chunk_size_for(ns).saturating_mul(2) && chunk.docs > 1
+        {
             return Err(ClusterError::ChunkTooBig(format!(
                 "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {}, average document size is {}. Found {} documents in chunk  ns: {ns} {} -> {}",
-                (self.chunk_size() * 13 / 10)
+                (self.chunk_size_for(ns) * 13 / 10)
                     .checked_div(chunk.bytes.checked_div(chunk.docs).unwrap_or(0).max(1))
                     .unwrap_or(0),
-                self.chunk_size(),
+                self.chunk_size_for(ns),
                 chunk.bytes.checked_div(chunk.docs).unwrap_or(0),
                 chunk.docs,
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.min)),
@@ -418,7 +416,7 @@ impl Cluster {
         let lo = match (min, &hi) {
             (Some(m), _) => key_from_bound(&s.pattern, m)?,
             (None, Some(hi)) => self
-                .lower_bound_for(ns, hi, self.chunk_size())
+                .lower_bound_for(ns, hi, self.chunk_size_for(ns))
                 .ok_or_else(|| not_sharded(ns))?,
             (None, None) => {
                 return Err(ClusterError::InvalidOptions(
@@ -462,7 +460,7 @@ impl Cluster {
                 }
             }
             None => {
-                let size = self.chunk_size();
+                let size = self.chunk_size_for(ns);
                 self.split_front(ns, &lo, size);
             }
         }
@@ -500,23 +498,36 @@ impl Cluster {
         Ok(done)
     }
 
-    /// Splits chunks that straddle a zone boundary, so every chunk is in at most one zone.
+    /// Splits chunks that straddle a zone boundary, so every chunk is in at most one zone:
+    /// each such chunk once, at every boundary inside it, as the balancer's
+    /// `_splitChunksIfNeeded` does with `splitChunkAtMultiplePoints`
+    /// (src/mongo/s/balancer/balancer.cpp; the split keys per chunk come from the chunk
+    /// selection policy's split candidates). Splitting once per chunk also reads each
+    /// document once, where a split per boundary re-counted the rest of the chunk each time.
     fn split_at_zone_boundaries(&mut self, ns: &str) {
         let Ok(s) = self.sharding(ns) else { return };
-        let mut bounds: Vec<KeyValue> = s
-            .zones
-            .iter()
-            .flat_map(|z| [z.min.clone(), z.max.clone()])
-            .collect();
-        crate::support::sort::sort(&mut bounds);
-        bounds.dedup();
+        // The ranges are in key order and do not overlap, so their bounds come sorted (a
+        // range's upper bound may equal the next one's lower bound).
+        let bounds = s.zones.iter().flat_map(|z| [&z.min, &z.max]);
+        let mut splits: Vec<(Chunk, Vec<KeyValue>)> = Vec::new();
         for b in bounds {
-            let Ok(s) = self.sharding(ns) else { return };
-            if let Some(c) = s.table.chunk_for(&b).cloned() {
-                if c.min != b {
-                    self.apply_split(ns, &c, std::slice::from_ref(&b));
-                }
+            let Some(c) = s.table.chunk_for(b) else {
+                continue;
+            };
+            if c.min == *b {
+                continue;
             }
+            match splits.last_mut() {
+                Some((last, points)) if last.min == c.min => {
+                    if points.last() != Some(b) {
+                        points.push(b.clone());
+                    }
+                }
+                _ => splits.push((c.clone(), vec![b.clone()])),
+            }
+        }
+        for (c, points) in splits {
+            self.apply_split(ns, &c, &points);
         }
     }
 
@@ -532,15 +543,10 @@ impl Cluster {
         }
         // A chunk outside its zone's shards violates the zone, and so does a chunk that
         // straddles a zone boundary: the balancer must first split it there.
-        let straddles = |c: &crate::engine::chunks::Chunk| {
-            s.zones
-                .iter()
-                .any(|z| (c.min < z.min && z.min < c.max) || (c.min < z.max && z.max < c.max))
-        };
         if s.table.iter().any(|c| {
-            straddles(c)
-                || Cluster::zone_of(&s.zones, c)
-                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(&z))
+            s.zones.straddles(c)
+                || zone_name(&s.zones, c)
+                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(z))
         }) {
             return Some("zoneViolation");
         }
@@ -589,13 +595,10 @@ impl Cluster {
                 migration: None,
             };
             for chunk in candidates {
-                let zone = Cluster::zone_of(
-                    &self
-                        .sharding(ns)
-                        .map(|s| s.zones.clone())
-                        .unwrap_or_default(),
-                    &chunk,
-                );
+                let zone = self
+                    .sharding(ns)
+                    .ok()
+                    .and_then(|s| Cluster::zone_of(&s.zones, &chunk));
                 let mut excluded = used.clone();
                 excluded.insert(from);
                 if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded) {
@@ -651,23 +654,27 @@ impl Cluster {
         }
         // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
         // their own (MongoDB's `tagsPlusEmpty`).
-        let Ok(s) = self.sharding(ns) else { return };
-        let mut named: Vec<String> = s.zones.iter().map(|z| z.zone.clone()).collect();
-        crate::support::sort::sort(&mut named);
-        named.dedup();
+        let Some(mut index) = self.chunks_by_zone(ns) else {
+            return;
+        };
+        let named = index.names().to_vec();
         let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
         for zone in zone_names {
-            while self.balance_zone(ns, zone.as_deref(), used, done, trace.as_deref_mut()) {}
+            while self.balance_zone(
+                ns,
+                zone.as_deref(),
+                used,
+                done,
+                trace.as_deref_mut(),
+                &mut index,
+            ) {}
         }
     }
 
-    /// The first non-jumbo chunk of `ns` in `zone` on `shard`, in key order.
-    fn first_movable_chunk(&self, ns: &str, zone: Option<&str>, shard: ShardIdx) -> Option<Chunk> {
+    /// The chunks of each zone of `ns`, sorted out for a round's decisions.
+    fn chunks_by_zone(&self, ns: &str) -> Option<ZoneChunks> {
         let s = self.sharding(ns).ok()?;
-        s.table
-            .iter()
-            .find(|c| c.shard == shard && zone_name(&s.zones, c) == zone && !c.jumbo)
-            .cloned()
+        Some(ZoneChunks::new(&s.table, &s.zones, self.shards.len()))
     }
 
     /// The most loaded shard not yet used this round (ties go to the first shard).
@@ -686,7 +693,8 @@ impl Cluster {
     }
 
     /// One pass of the mode's policy over `zone`: decides, then makes the migration it
-    /// decided on. Returns whether a chunk moved.
+    /// decided on. Returns whether a chunk moved. `index` holds the chunks of each zone;
+    /// a migration sorts them out again (a round makes at most one per pair of shards).
     fn balance_zone(
         &mut self,
         ns: &str,
@@ -694,8 +702,9 @@ impl Cluster {
         used: &mut ShardSet,
         done: &mut Vec<Migration>,
         trace: Option<&mut Vec<RoundStep>>,
+        index: &mut ZoneChunks,
     ) -> bool {
-        let decision = self.zone_decision(ns, zone, used);
+        let decision = self.zone_decision(ns, zone, used, index);
         let moved = match (&decision.outcome, decision.donor, decision.recipient) {
             (ZoneOutcome::Move { chunk }, Some((from, _)), Some((to, _))) => {
                 match self.balancer_move(ns, &chunk.min, to) {
@@ -703,6 +712,7 @@ impl Cluster {
                         used.insert(from);
                         used.insert(to);
                         done.push(m);
+                        *index = self.chunks_by_zone(ns).unwrap_or_default();
                         true
                     }
                     None => false,
@@ -719,15 +729,17 @@ impl Cluster {
     /// The chunks a zone balances and the shards it balances them over: a zone's own
     /// chunks over the shards in the zone, and for the chunks in no zone every chunk of
     /// the collection over every shard (draining ones included). `None` without shards.
-    fn zone_totals(&self, ns: &str, zone: Option<&str>) -> Option<(usize, usize)> {
+    fn zone_totals(
+        &self,
+        ns: &str,
+        zone: Option<&str>,
+        index: &ZoneChunks,
+    ) -> Option<(usize, usize)> {
         let s = self.sharding(ns).ok()?;
         let (chunks, shards) = match zone {
             None => (s.table.len(), self.shards().count()),
             Some(z) => (
-                s.table
-                    .iter()
-                    .filter(|c| zone_name(&s.zones, c) == Some(z))
-                    .count(),
+                index.of(zone).len(),
                 self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
             ),
         };
@@ -759,9 +771,10 @@ impl Cluster {
         ns: &str,
         zone: Option<&str>,
         used: &ShardSet,
+        index: &ZoneChunks,
     ) -> ZoneDecision {
         let policy = BalancePolicy::of(self.config.version);
-        let loads = self.loads(ns, zone);
+        let loads = index.loads(zone, policy == BalancePolicy::DataSize);
         let mut d = ZoneDecision {
             zone: zone.map(str::to_string),
             policy,
@@ -777,7 +790,7 @@ impl Cluster {
         let available: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
         match policy {
             BalancePolicy::ChunkCountCeil | BalancePolicy::ChunkCountRound => {
-                let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone) else {
+                let Some((total_chunks, total_shards)) = self.zone_totals(ns, zone, index) else {
                     return d;
                 };
                 d.total = total_chunks as u64;
@@ -823,7 +836,7 @@ impl Cluster {
                     .collect();
                 d.shards = in_zone.len() as u64;
                 d.total = in_zone.iter().map(|&i| d.loads[i as usize]).sum();
-                d.threshold = MIGRATION_SIZE_FACTOR * self.chunk_size();
+                d.threshold = MIGRATION_SIZE_FACTOR * self.chunk_size_for(ns);
                 if in_zone.is_empty() {
                     return d;
                 }
@@ -861,8 +874,10 @@ impl Cluster {
             }
         }
         let from = d.donor.map_or(0, |(f, _)| f);
-        d.outcome = match self.first_movable_chunk(ns, zone, from) {
-            Some(chunk) => ZoneOutcome::Move { chunk },
+        d.outcome = match index.first_movable(zone, from) {
+            Some(chunk) => ZoneOutcome::Move {
+                chunk: chunk.clone(),
+            },
             None => ZoneOutcome::NoMovableChunk,
         };
         d
@@ -890,9 +905,17 @@ impl Cluster {
     /// `moveRange` from the chunk's lower bound, which the donor first cuts to about one
     /// chunk size.
     fn balancer_move(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) -> Option<Migration> {
+        let size = self.chunk_size_for(ns);
         if self.config.version == VersionMode::V80 {
-            let size = self.chunk_size();
             self.split_front(ns, min, size);
+        }
+        // The donor refuses a chunk too big to move (ChunkTooBig, the test of
+        // `move_chunk_at`), and the balancer then splits it or marks it jumbo
+        // (balancer.cpp, `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again.
+        let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
+        if chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
+            self.mark_jumbo(ns, &chunk);
+            return None;
         }
         self.commit_move(ns, min, to)
     }
@@ -1003,17 +1026,15 @@ impl Cluster {
             )
         };
         let Some(zone) = zone else {
-            let before = s.zones.len();
             let sm = self.sharding_mut(ns)?;
-            sm.zones.retain(|z| !(z.min == lo && z.max == hi));
-            if sm.zones.len() != before {
+            if sm.zones.remove_exact(&lo, &hi) {
                 self.push_event(EventKind::Zone {
                     detail: format!("removed a zone range of {ns}"),
                 });
             }
             return Ok(());
         };
-        if let Some(existing) = s.zones.iter().find(|z| z.min < hi && lo < z.max) {
+        if let Some(existing) = s.zones.first_overlap(&lo, &hi) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
                 return Ok(());
             }
@@ -1024,12 +1045,11 @@ impl Cluster {
             )));
         }
         let sm = self.sharding_mut(ns)?;
-        sm.zones.push(ZoneRange {
+        sm.zones.insert(ZoneRange {
             min: lo,
             max: hi,
             zone: zone.to_string(),
         });
-        crate::support::sort::sort_by(&mut sm.zones, |a, b| a.min.cmp(&b.min));
         self.push_event(EventKind::Zone {
             detail: format!("zone {zone} got a range of {ns}"),
         });

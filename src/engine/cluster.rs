@@ -10,7 +10,7 @@ use crate::engine::event_log::EventLog;
 use crate::engine::events::EventKind;
 use crate::engine::store::{doc_key, key_field};
 pub(crate) use crate::engine::store::{
-    id_add, id_move, id_remove, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
+    id_add, id_move, id_remove, DocAt, DocKey, DocStore, IdIndex, IdKey, IdSlot, Stored,
 };
 use crate::engine::store::{Pushed, StoredBatch};
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -160,16 +160,7 @@ pub struct Database {
     pub primary: ShardIdx,
 }
 
-/// A zone range of a sharded collection (`sh.updateZoneKeyRange`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneRange {
-    /// The inclusive lower bound.
-    pub min: KeyValue,
-    /// The exclusive upper bound.
-    pub max: KeyValue,
-    /// The zone's name.
-    pub zone: String,
-}
+pub use crate::engine::zone_chunks::{ZoneRange, ZoneRanges};
 
 /// A zone range set before its collection is sharded (4.0+). It is kept as given:
 /// with no shard key yet there is nothing to extend it to (`assignKeyRangeToZone` stores
@@ -207,9 +198,16 @@ pub struct Sharding {
     /// The routing table.
     pub table: RoutingTable,
     /// Zone ranges, in key order.
-    pub zones: Vec<ZoneRange>,
+    pub zones: ZoneRanges,
     /// Whether the balancer may move this collection's chunks.
     pub balancing: bool,
+    /// The collection's own maximum chunk size in bytes (`maxChunkSizeBytes` in
+    /// `config.collections`, set by `configureCollectionBalancing`); the cluster's when
+    /// `None`.
+    pub chunk_size: Option<u64>,
+    /// `enableAutoMerge` in `config.collections`: `None` when the collection follows the
+    /// cluster's AutoMerger setting.
+    pub auto_merge: Option<bool>,
 }
 
 /// A collection: sharded or not, with its documents.
@@ -234,6 +232,11 @@ pub struct Collection {
     /// A vector lent to each insert for the key values it needs as `KeyValue`s, so that a
     /// steady stream of inserts allocates nothing for keys.
     pub(crate) key_scratch: Vec<Bson>,
+}
+
+/// Two key patterns with the same fields and values in the same order.
+pub fn same_pattern(a: &Document, b: &Document) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
 }
 
 /// The largest BSON document MongoDB stores (16 MiB).
@@ -339,12 +342,18 @@ pub struct Cluster {
     pub autosplit_enabled: bool,
     /// Successful migrations, for `sh.status()`.
     pub migrations: u64,
+    /// `config.settings`' `automerge` document (`{_id: 'automerge', enabled}`) as
+    /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
+    /// runs, which mongosh reads as enabled.
+    pub automerge: Option<bool>,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
     pub(crate) written: Written,
     /// Zone ranges of namespaces not sharded yet, by namespace, in `min` order.
     pub(crate) pending_zones: BTreeMap<String, Vec<PendingZone>>,
+    /// The simulated clock and the balancer's schedule (`engine/background.rs`).
+    pub(crate) clock: crate::engine::clock::SimClock,
     oid_counter: u32,
     oid_process: [u8; 5],
 }
@@ -365,6 +374,10 @@ pub const MAX_WRITTEN_BYTES: u64 = 512 * 1024 * 1024;
 pub(crate) struct Written {
     pub(crate) docs: u64,
     pub(crate) bytes: u64,
+    /// Bytes the session holds outside the cluster (the shell's variables), which share
+    /// the budget of [`MAX_WRITTEN_BYTES`] with what was written: one memory budget per
+    /// session.
+    pub(crate) held: u64,
 }
 
 impl Written {
@@ -372,15 +385,16 @@ impl Written {
     /// the budget, counting nothing.
     pub(crate) fn take(&mut self, docs: u64, bytes: u64) -> Result<(), ClusterError> {
         let (d, b) = (self.docs + docs, self.bytes + bytes);
-        if d > MAX_WRITTEN_DOCS || b > MAX_WRITTEN_BYTES {
+        if d > MAX_WRITTEN_DOCS || b.saturating_add(self.held) > MAX_WRITTEN_BYTES {
             return Err(ClusterError::ExceededMemoryLimit(format!(
                 "this write would take the playground's cluster past its budget of {} \
-                 documents or {} MiB written over its life ({} documents and {} MiB so far); \
-                 start again with sim.reset()",
+                 documents or {} MiB written over its life ({} documents and {} MiB so far, \
+                 and {} MiB in the shell's variables); start again with sim.reset()",
                 MAX_WRITTEN_DOCS,
                 MAX_WRITTEN_BYTES >> 20,
                 self.docs,
-                self.bytes >> 20
+                self.bytes >> 20,
+                self.held >> 20
             )));
         }
         (self.docs, self.bytes) = (d, b);
@@ -400,6 +414,18 @@ pub struct ShardStats {
 }
 
 impl Cluster {
+    /// The BSON bytes the cluster has taken in over its life (at most 512 MiB, with the
+    /// session's variables).
+    pub fn written_bytes(&self) -> u64 {
+        self.written.bytes
+    }
+
+    /// Notes the bytes the session holds outside the cluster (its variables), which share
+    /// the cluster's budget of [`MAX_WRITTEN_BYTES`].
+    pub(crate) fn hold(&mut self, bytes: u64) {
+        self.written.held = bytes;
+    }
+
     /// A new cluster with `config.shards` shards named `shard01`, `shard02`, ... and the
     /// `test` database, as mongosh connected to a fresh sharded cluster would see it.
     pub fn new(config: ClusterConfig) -> Self {
@@ -416,8 +442,10 @@ impl Cluster {
             balancer_enabled: true,
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
+            automerge: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
+            clock: Default::default(),
             oid_counter: (x.next_u64() & 0x00ff_ffff) as u32,
             oid_process: process,
             config,
@@ -465,6 +493,16 @@ impl Cluster {
         self.config
             .chunk_size
             .unwrap_or_else(|| self.config.version.default_chunk_size())
+    }
+
+    /// The maximum chunk size of `ns` in bytes: its own (`configureCollectionBalancing`),
+    /// else the cluster's. The splitter, the balancer and `moveRange` use it.
+    pub fn chunk_size_for(&self, ns: &str) -> u64 {
+        self.collections
+            .get(ns)
+            .and_then(|c| c.sharding.as_ref())
+            .and_then(|s| s.chunk_size)
+            .unwrap_or_else(|| self.chunk_size())
     }
 
     /// Sets the maximum chunk size in bytes (at least 1 KiB).
@@ -542,8 +580,10 @@ impl Cluster {
             balancer_enabled: self.balancer_enabled,
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
+            automerge: self.automerge,
             written: self.written,
             pending_zones: BTreeMap::new(),
+            clock: self.clock.clone(),
             oid_counter: self.oid_counter,
             oid_process: self.oid_process,
         }
@@ -564,6 +604,18 @@ impl Cluster {
     /// All collections by namespace.
     pub fn collections(&self) -> &BTreeMap<String, Collection> {
         &self.collections
+    }
+
+    /// The collections of database `db`, by namespace: a range of the namespaces that
+    /// start with `db.`, so that listing every database's collections reads each once.
+    pub fn collections_in<'a>(
+        &'a self,
+        db: &str,
+    ) -> impl Iterator<Item = (&'a String, &'a Collection)> + 'a {
+        let prefix = format!("{db}.");
+        self.collections
+            .range(prefix.clone()..)
+            .take_while(move |(ns, _)| ns.starts_with(&prefix))
     }
 
     /// A collection by namespace.
@@ -587,7 +639,8 @@ impl Cluster {
     }
 
     pub(crate) fn push_event(&mut self, kind: EventKind) {
-        self.events.push(kind);
+        let at = self.now_ms();
+        self.events.push(kind, at);
     }
 
     /// A deterministic ObjectId: a logical timestamp, a per-cluster "process" value drawn
@@ -782,6 +835,18 @@ impl Cluster {
         let primary = self.primary_of(ns);
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let empty = coll.docs.is_empty();
+        // shard_key_util.cpp, validShardKeyIndexExists step 1 (shardCollection's own check
+        // in 3.6): every unique index must stay unique across shards under the new key.
+        let unique = coll.indexes.iter().filter(|i| coll.is_unique_index(i));
+        for index in unique {
+            if !key.is_unique_index_compatible(index) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "can't shard collection '{ns}' with unique index on {} and proposed shard key {}. Uniqueness can't be maintained unless shard key is a prefix",
+                    format_bson_obj(index),
+                    format_bson_obj(&key.to_pattern_document())
+                )));
+            }
+        }
         if !empty && !self.has_supporting_index(ns, &key) {
             return Err(ClusterError::InvalidOptions(
                 "Please create an index that starts with the proposed shard key before sharding the collection".into(),
@@ -826,11 +891,11 @@ impl Cluster {
         // `{_id: 1}` needs no index of its own: the `_id` index serves it.
         let served_by_id_index =
             key_doc.len() == 1 && key_doc.contains_key("_id") && !key.is_hashed();
-        if !coll.indexes.contains(&key_doc) && !served_by_id_index {
+        if !coll.has_index(&key_doc) && !served_by_id_index {
             coll.indexes.push(key_doc.clone());
         }
         // A unique shard key's index is created unique.
-        if unique && !served_by_id_index && !coll.unique_indexes.contains(&key_doc) {
+        if unique && !served_by_id_index && !coll.is_unique_index(&key_doc) {
             coll.unique_indexes.push(key_doc);
         }
         coll.docs.clear();
@@ -844,10 +909,14 @@ impl Cluster {
             pattern: key,
             unique,
             table,
-            zones,
+            zones: ZoneRanges::from_ranges(zones),
             balancing: true,
+            chunk_size: None,
+            auto_merge: None,
         };
         recount_all(&mut sharding.table, &coll.docs);
+        // The documents were filed again under their keys and new numbers.
+        coll.ids = index_ids(&sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
         self.push_event(EventKind::ShardCollection {
             ns: ns.to_string(),
@@ -1112,7 +1181,7 @@ impl Cluster {
         *next_doc += 1;
         // The `_id` is not on this shard yet (checked above), so its count starts at 1.
         let inserted = id.id.clone();
-        ids.insert_vacant(id_slot, id, ());
+        ids.insert_vacant(id_slot, id, DocAt::new(doc_key.clone(), seq));
         let mut split_candidate = None;
         if let Some(chunk) = chunk {
             chunk.docs += 1;
@@ -1139,6 +1208,53 @@ impl Cluster {
     /// Changes whether the balancer may move a collection's chunks.
     pub fn set_collection_balancing(&mut self, ns: &str, on: bool) -> Result<(), ClusterError> {
         self.sharding_mut(ns)?.balancing = on;
+        Ok(())
+    }
+
+    /// `configureCollectionBalancing` (5.3 on), as the config server's
+    /// `ShardingCatalogManager::configureCollectionBalancing` applies it: nothing to do
+    /// without an option; `chunkSize` in MB within [1, 1024] (0 restores the cluster's),
+    /// checked before the collection is looked up; `enableAutoMerger` recorded; then the
+    /// update of `config.collections` must match the sharded collection.
+    /// `defragmentCollection` is accepted and not modelled.
+    pub fn configure_collection_balancing(
+        &mut self,
+        ns: &str,
+        chunk_size_mb: Option<i64>,
+        defragment: Option<bool>,
+        auto_merge: Option<bool>,
+    ) -> Result<(), ClusterError> {
+        if !split_ns(ns).is_ok_and(|(d, c)| !d.is_empty() && !c.is_empty()) {
+            return Err(ClusterError::InvalidNamespace(format!(
+                "Invalid namespace specified '{ns}'"
+            )));
+        }
+        if chunk_size_mb.is_none() && defragment.is_none() && auto_merge.is_none() {
+            return Ok(());
+        }
+        if let Some(mb) = chunk_size_mb.filter(|mb| *mb != 0) {
+            if !(1..=1024).contains(&mb) {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "Chunk size '{mb}' out of range [1MB, 1GB]"
+                )));
+            }
+        }
+        let Some(s) = self
+            .collections
+            .get_mut(ns)
+            .and_then(|c| c.sharding.as_mut())
+        else {
+            return Err(ClusterError::NamespaceNotSharded(format!(
+                "Expected to match one doc for query {} but matched 0",
+                format_bson_obj(&bson::doc! { "_id": ns })
+            )));
+        };
+        if let Some(mb) = chunk_size_mb {
+            s.chunk_size = (mb != 0).then_some(mb as u64 * 1024 * 1024);
+        }
+        if auto_merge.is_some() {
+            s.auto_merge = auto_merge;
+        }
         Ok(())
     }
 
@@ -1189,6 +1305,18 @@ impl Sharding {
 }
 
 impl Collection {
+    /// Whether the collection has an index on exactly `keys`, fields in the same order
+    /// (`bson::Document`'s own equality ignores the order, and `{a: 1, b: 1}` and
+    /// `{b: 1, a: 1}` are two indexes).
+    pub fn has_index(&self, keys: &Document) -> bool {
+        self.indexes.iter().any(|i| same_pattern(i, keys))
+    }
+
+    /// Whether the index on exactly `keys` is unique.
+    pub fn is_unique_index(&self, keys: &Document) -> bool {
+        self.unique_indexes.iter().any(|i| same_pattern(i, keys))
+    }
+
     /// The stored documents in shard key order.
     pub fn documents(&self) -> impl Iterator<Item = Document> + '_ {
         self.docs.values().map(Stored::doc)
@@ -1329,6 +1457,23 @@ pub(crate) fn range_totals(docs: &DocStore, min: &KeyValue, max: &KeyValue) -> (
         .fold((0, 0), |(n, b), (_, s)| (n + 1, b + u64::from(s.size())))
 }
 
+/// The `_id` index of `docs` placed by `table`: each document counted on the shard
+/// owning its chunk, with its place in the store.
+pub(crate) fn index_ids(table: &RoutingTable, docs: &DocStore) -> IdIndex {
+    let mut ids = IdIndex::new();
+    for c in table.iter() {
+        for ((key, seq), stored) in crate::engine::store::range(docs, &c.min, &c.max) {
+            id_add(
+                &mut ids,
+                stored.id(),
+                c.shard,
+                DocAt::new(key.clone(), *seq),
+            );
+        }
+    }
+    ids
+}
+
 /// Recomputes every chunk's count and size from the documents.
 pub(crate) fn recount_all(table: &mut RoutingTable, docs: &DocStore) {
     for c in table.iter_mut() {
@@ -1424,10 +1569,18 @@ mod tests {
             w,
             Written {
                 docs: MAX_WRITTEN_DOCS - 1,
-                bytes: 10
+                bytes: 10,
+                held: 0
             }
         );
         assert!(w.take(1, MAX_WRITTEN_BYTES - 10).is_ok());
         assert!(w.take(0, 1).is_err());
+        // What the session holds outside the cluster counts against the same budget.
+        let mut w = Written {
+            held: MAX_WRITTEN_BYTES - 5,
+            ..Written::default()
+        };
+        assert!(w.take(1, 5).is_ok());
+        assert!(w.take(1, 1).is_err());
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::engine::chunks::ShardIdx;
 use crate::engine::cluster::{
-    id_move, id_remove, index_name, Cluster, ClusterError, Collection, DocKey, IdKey, IdSlot,
-    Stored, VersionMode,
+    id_move, id_remove, index_name, Cluster, ClusterError, DocAt, DocKey, IdKey, IdSlot, Stored,
+    VersionMode,
 };
 use crate::engine::events::EventKind;
 use crate::engine::targeting::{self, TargetKind};
@@ -24,7 +24,7 @@ pub struct QueryTarget {
 }
 
 /// What an update did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UpdateOutcome {
     /// Documents the filter matched.
     pub matched: u64,
@@ -32,6 +32,36 @@ pub struct UpdateOutcome {
     pub modified: u64,
     /// Documents that moved to another shard because their shard key changed.
     pub moved: u64,
+    /// The `_id` of the document an upsert inserted, when nothing matched.
+    pub upserted_id: Option<Bson>,
+}
+
+/// Where a stored document is: its shard key and its insertion number.
+type Entry = (KeyValue, u64);
+
+/// What a findAndModify does to the one document it finds.
+#[derive(Debug, Clone, Copy)]
+pub enum Modify<'a> {
+    /// An operator update or a replacement.
+    Update(&'a Document),
+    /// Deletes it (`findOneAndDelete`).
+    Remove,
+}
+
+/// A findAndModify request (`findOneAndUpdate`, `findOneAndReplace`, `findOneAndDelete`).
+#[derive(Debug, Clone, Copy)]
+pub struct FindAndModify<'a> {
+    /// Which documents qualify.
+    pub filter: &'a Document,
+    /// Which of them is taken first; natural order without one.
+    pub sort: Option<&'a Document>,
+    /// What is done to it.
+    pub modify: Modify<'a>,
+    /// Insert a document when none matches (updates only).
+    pub upsert: bool,
+    /// Return the document after the change (`returnDocument: 'after'`) rather than
+    /// before it.
+    pub return_new: bool,
 }
 
 impl Cluster {
@@ -62,51 +92,24 @@ impl Cluster {
         filter: &Document,
     ) -> Result<(Vec<Document>, QueryTarget), ClusterError> {
         let target = self.target(ns, filter)?;
+        // Parsed once for every document: a regular expression compiles once.
+        let parsed = query::parse_filter(filter)?;
         let Some(coll) = self.collection(ns) else {
             // Like MongoDB, reading a collection that does not exist finds nothing.
-            query::matches(filter, &Document::new())?;
             return Ok((Vec::new(), target));
         };
         let mut hits: Vec<(ShardIdx, u64, Document)> = Vec::new();
-        self.for_each_placed(ns, coll, |shard, _, seq, stored| {
-            if target.shards.contains(&shard) {
-                let doc = stored.doc();
-                if query::matches(filter, &doc)? {
-                    hits.push((shard, seq, doc));
-                }
+        self.for_each_candidate(ns, coll, filter, &target.shards, |shard, _, seq, stored| {
+            let doc = stored.doc();
+            if parsed.matches(&doc)? {
+                hits.push((shard, seq, doc));
             }
             Ok(())
         })?;
         crate::support::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
+        // Overlapping key ranges may read a document twice; its seq is unique.
+        hits.dedup_by_key(|(shard, seq, _)| (*shard, *seq));
         Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
-    }
-
-    /// Calls `f` with every stored document of `coll` and the shard holding it, chunk by
-    /// chunk in key order.
-    fn for_each_placed<'a>(
-        &self,
-        ns: &str,
-        coll: &'a Collection,
-        mut f: impl FnMut(ShardIdx, &'a DocKey, u64, &'a Stored) -> Result<(), ClusterError>,
-    ) -> Result<(), ClusterError> {
-        match &coll.sharding {
-            Some(s) => {
-                for c in s.table.iter() {
-                    for ((key, seq), stored) in
-                        crate::engine::store::range(&coll.docs, &c.min, &c.max)
-                    {
-                        f(c.shard, key, *seq, stored)?;
-                    }
-                }
-            }
-            None => {
-                let primary = self.primary_of(ns);
-                for ((key, seq), stored) in &coll.docs {
-                    f(primary, key, *seq, stored)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The (key, seq) entries matching `filter` on the targeted shards, in find order.
@@ -117,23 +120,62 @@ impl Cluster {
         ns: &str,
         filter: &Document,
         only: Option<ShardIdx>,
-    ) -> Result<Vec<(KeyValue, u64)>, ClusterError> {
+    ) -> Result<Vec<Entry>, ClusterError> {
+        Ok(self.matching(ns, filter, only, false)?.0)
+    }
+
+    /// [`Cluster::matching_entries`] with the documents themselves, in the same order.
+    fn matching_docs(
+        &self,
+        ns: &str,
+        filter: &Document,
+        only: Option<ShardIdx>,
+    ) -> Result<(Vec<Entry>, Vec<Document>), ClusterError> {
+        self.matching(ns, filter, only, true)
+    }
+
+    /// The shared body of [`Cluster::matching_entries`] and [`Cluster::matching_docs`]:
+    /// the documents are kept only when asked for, so that an `updateMany` holds no copy
+    /// of what it matched.
+    fn matching(
+        &self,
+        ns: &str,
+        filter: &Document,
+        only: Option<ShardIdx>,
+        keep_docs: bool,
+    ) -> Result<(Vec<Entry>, Vec<Document>), ClusterError> {
         let mut target = self.target(ns, filter)?;
         if let Some(shard) = only {
             target.shards = vec![shard];
         }
         let Some(coll) = self.collection(ns) else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
+        let parsed = query::parse_filter(filter)?;
         let mut hits = Vec::new();
-        self.for_each_placed(ns, coll, |shard, key, seq, stored| {
-            if target.shards.contains(&shard) && query::matches(filter, &stored.doc())? {
-                hits.push((shard, key.to_key(), seq));
-            }
-            Ok(())
-        })?;
-        crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq)| (*shard, *seq));
-        Ok(hits.into_iter().map(|(_, k, s)| (k, s)).collect())
+        self.for_each_candidate(
+            ns,
+            coll,
+            filter,
+            &target.shards,
+            |shard, key, seq, stored| {
+                let doc = stored.doc();
+                if parsed.matches(&doc)? {
+                    hits.push((shard, key.to_key(), seq, keep_docs.then_some(doc)));
+                }
+                Ok(())
+            },
+        )?;
+        crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq, _)| (*shard, *seq));
+        // Overlapping key ranges may read a document twice; its seq is unique.
+        hits.dedup_by_key(|(shard, _, seq, _)| (*shard, *seq));
+        let mut entries = Vec::with_capacity(hits.len());
+        let mut docs = Vec::with_capacity(if keep_docs { hits.len() } else { 0 });
+        for (_, key, seq, doc) in hits {
+            entries.push((key, seq));
+            docs.extend(doc);
+        }
+        Ok((entries, docs))
     }
 
     /// The check mongos's ChunkManagerTargeter makes before a single-document write
@@ -218,8 +260,10 @@ impl Cluster {
         self.update_with(ns, filter, update, multi, false)
     }
 
-    /// [`Cluster::update`] with the `upsert` option, whose targeting mongos checks; the
-    /// insert an upsert would make when nothing matches is not modelled.
+    /// [`Cluster::update`] with the `upsert` option, whose targeting mongos checks. An
+    /// upsert that matches nothing inserts the document the filter and the update make
+    /// ([`crate::query::upsert_document`]), as mongod does: with a shard key equal to
+    /// `null` in the filter, that is a document whose key is `null`.
     pub fn update_with(
         &mut self,
         ns: &str,
@@ -241,43 +285,154 @@ impl Cluster {
             matched: entries.len() as u64,
             ..UpdateOutcome::default()
         };
+        if entries.is_empty() && upsert {
+            let doc = self.upsert_insert(ns, filter, update)?;
+            outcome.upserted_id = doc.get("_id").cloned();
+            return Ok(outcome);
+        }
         for (key, seq) in entries {
-            let Some(coll) = self.collections.get(ns) else {
-                break;
-            };
-            let Some(stored) = coll.docs.get(&(DocKey::of(&key), seq)) else {
-                continue;
-            };
-            let old_doc = stored.doc();
-            let new_doc = query::apply_update(&old_doc, update)?;
-            if new_doc == old_doc {
-                continue;
+            if let Some((_, _, moved)) =
+                self.update_entry(ns, filter, update, multi, &key, seq, true)?
+            {
+                outcome.modified += 1;
+                outcome.moved += u64::from(moved);
             }
-            let new_key = match &coll.sharding {
-                Some(s) => s.pattern.extract(&new_doc)?,
-                None => KeyValue(Vec::new()),
-            };
-            if new_key != key {
-                let s = self.sharding(ns)?;
-                if self.version() == VersionMode::V36 {
-                    return Err(immutable_key_error(&s.pattern, update, &old_doc, &new_doc));
-                }
-                if multi {
-                    return Err(ClusterError::InvalidOptions(
-                        "Multi-update operations are not allowed when updating the shard key field.".into(),
-                    ));
-                }
-                if targeting::is_full_key_equality(&s.pattern, filter).is_none() {
-                    return Err(ClusterError::Location31025(
-                        "Shard key update is not allowed without specifying the full shard key in the query".into(),
-                    ));
-                }
-            }
-            let moved = self.replace_entry(ns, &key, seq, new_key, new_doc)?;
-            outcome.modified += 1;
-            outcome.moved += u64::from(moved);
         }
         Ok(outcome)
+    }
+
+    /// Inserts the document an upsert makes when nothing matched, and returns it as stored.
+    fn upsert_insert(
+        &mut self,
+        ns: &str,
+        filter: &Document,
+        update: &Document,
+    ) -> Result<Document, ClusterError> {
+        let mut doc = crate::query::upsert_document(filter, update)?;
+        if !doc.contains_key("_id") {
+            let mut with_id = bson::doc! { "_id": self.next_object_id() };
+            with_id.extend(doc);
+            doc = with_id;
+        }
+        self.insert_many(ns, [&doc]).map_err(|(_, e)| e)?;
+        Ok(doc)
+    }
+
+    /// Applies `update` to the stored document at (key, seq): returns the document before
+    /// and after and whether it moved to another shard, or `None` when the update changed
+    /// nothing. A shard key change follows the era's rules (spec §9); `full_key_needed`
+    /// is false for a write mongos runs without a shard key (8.0's findAndModify), which
+    /// a retryable write may use to change the key.
+    #[allow(clippy::too_many_arguments)]
+    fn update_entry(
+        &mut self,
+        ns: &str,
+        filter: &Document,
+        update: &Document,
+        multi: bool,
+        key: &KeyValue,
+        seq: u64,
+        full_key_needed: bool,
+    ) -> Result<Option<(Document, Document, bool)>, ClusterError> {
+        let Some(coll) = self.collections.get(ns) else {
+            return Ok(None);
+        };
+        let Some(stored) = coll.docs.get(&(DocKey::of(key), seq)) else {
+            return Ok(None);
+        };
+        let old_doc = stored.doc();
+        let new_doc = query::apply_update(&old_doc, update)?;
+        if new_doc == old_doc {
+            return Ok(None);
+        }
+        let new_key = match &coll.sharding {
+            Some(s) => s.pattern.extract(&new_doc)?,
+            None => KeyValue(Vec::new()),
+        };
+        if new_key != *key {
+            let s = self.sharding(ns)?;
+            if self.version() == VersionMode::V36 {
+                return Err(immutable_key_error(&s.pattern, update, &old_doc, &new_doc));
+            }
+            if multi {
+                return Err(ClusterError::InvalidOptions(
+                    "Multi-update operations are not allowed when updating the shard key field."
+                        .into(),
+                ));
+            }
+            if full_key_needed && targeting::is_full_key_equality(&s.pattern, filter).is_none() {
+                return Err(ClusterError::Location31025(
+                    "Shard key update is not allowed without specifying the full shard key in the query".into(),
+                ));
+            }
+        }
+        let moved = self.replace_entry(ns, key, seq, new_key, new_doc.clone())?;
+        Ok(Some((old_doc, new_doc, moved)))
+    }
+
+    /// Where mongos sends a findAndModify on `ns` (cluster_find_and_modify_cmd.cpp): to
+    /// the shard owning the filter's shard key (`getShardKey`, an equality on every key
+    /// field, `null` included), refused without one up to 6.x; from 7.0 a filter without
+    /// it runs through the two-phase write protocol (`useTwoPhaseProtocol`,
+    /// write_without_shard_key_util.cpp) on the shards the filter targets (`None`).
+    fn find_and_modify_target(
+        &self,
+        ns: &str,
+        filter: &Document,
+    ) -> Result<Option<ShardIdx>, ClusterError> {
+        let Ok(s) = self.sharding(ns) else {
+            return Ok(None);
+        };
+        match targeting::is_full_key_equality(&s.pattern, filter) {
+            Some(key) => Ok(Some(self.shard_for_key(ns, &key))),
+            None if self.version() == VersionMode::V80 => Ok(None),
+            None => Err(ClusterError::ShardKeyNotFound(
+                "Query for sharded findAndModify must contain the shard key".into(),
+            )),
+        }
+    }
+
+    /// Runs a findAndModify: finds the first matching document (by `sort` when given),
+    /// updates, replaces or deletes it, and returns it before or after the change; an
+    /// upsert that matches nothing inserts, and returns the new document only when asked
+    /// for the document after. `None` is mongosh's `null`.
+    pub fn find_and_modify(
+        &mut self,
+        ns: &str,
+        req: &FindAndModify<'_>,
+    ) -> Result<Option<Document>, ClusterError> {
+        let only = self.find_and_modify_target(ns, req.filter)?;
+        let (entries, mut docs) = self.matching_docs(ns, req.filter, only)?;
+        let pick = match req.sort.filter(|s| !s.is_empty()) {
+            Some(sort) => crate::query::sort_order(&docs, sort).first().copied(),
+            None => (!docs.is_empty()).then_some(0),
+        };
+        let Some(i) = pick else {
+            return match req.modify {
+                Modify::Update(update) if req.upsert => {
+                    let doc = self.upsert_insert(ns, req.filter, update)?;
+                    Ok(req.return_new.then_some(doc))
+                }
+                _ => Ok(None),
+            };
+        };
+        let (key, seq) = entries[i].clone();
+        let found = docs.swap_remove(i);
+        match req.modify {
+            Modify::Remove => {
+                self.remove_entries(ns, vec![(key, seq)]);
+                Ok(Some(found))
+            }
+            Modify::Update(update) => {
+                let full_key_needed = only.is_some() || self.sharding(ns).is_err();
+                let changed =
+                    self.update_entry(ns, req.filter, update, false, &key, seq, full_key_needed)?;
+                Ok(Some(match (changed, req.return_new) {
+                    (Some((_, new, _)), true) => new,
+                    _ => found,
+                }))
+            }
+        }
     }
 
     /// Replaces the stored document at (key, seq), re-routing it if its key changed.
@@ -333,7 +488,13 @@ impl Cluster {
         };
         let size = stored.size();
         let id = stored.id();
-        id_move(&mut coll.ids, id, from, to);
+        id_move(
+            &mut coll.ids,
+            id,
+            from,
+            to,
+            DocAt::new(DocKey::of(&new_key), seq),
+        );
         let mut split_candidate = None;
         if let Some(s) = coll.sharding.as_mut() {
             if let Some(c) = s.table.chunk_for_mut(key) {
@@ -379,6 +540,12 @@ impl Cluster {
         if !multi {
             entries.truncate(1);
         }
+        Ok(self.remove_entries(ns, entries))
+    }
+
+    /// Removes the stored documents at `entries` and records one delete event; returns
+    /// how many it removed.
+    fn remove_entries(&mut self, ns: &str, entries: Vec<(KeyValue, u64)>) -> u64 {
         let count = entries.len() as u64;
         for (key, seq) in entries {
             let shard = self.shard_for_key(ns, &key);
@@ -404,7 +571,7 @@ impl Cluster {
                 count,
             });
         }
-        Ok(count)
+        count
     }
 }
 

@@ -99,10 +99,10 @@ impl EventLog {
         self.tail.get(from.min(self.tail.len())..)
     }
 
-    /// Appends an event with the next sequence number.
-    pub(crate) fn push(&mut self, kind: EventKind) {
+    /// Appends an event with the next sequence number, at simulated time `at_ms`.
+    pub(crate) fn push(&mut self, kind: EventKind, at_ms: i64) {
         let seq = self.len() as u64 + 1;
-        self.tail.push(Event { seq, kind });
+        self.tail.push(Event { seq, at_ms, kind });
     }
 
     /// Turns the open tail into a shared segment if it holds at least [`SEGMENT`] events.

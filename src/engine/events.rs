@@ -255,11 +255,14 @@ impl EventKind {
 }
 
 /// An event with its place in the log. `seq` is a logical clock: it starts at 1 and
-/// grows by one per event, so the log never depends on wall-clock time.
+/// grows by one per event; `at_ms` is the cluster's simulated clock when it happened
+/// ([`crate::engine::EPOCH_MS`] onwards), so the log never depends on wall-clock time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// The logical time of the event.
     pub seq: u64,
+    /// The simulated time of the event, in milliseconds since the Unix epoch.
+    pub at_ms: i64,
     /// What happened.
     pub kind: EventKind,
 }

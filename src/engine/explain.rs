@@ -238,7 +238,7 @@ impl Cluster {
 
     /// The split side of [`Cluster::explain_chunk`].
     fn explain_split(&self, ns: &str, s: &Sharding, chunk: &Chunk) -> Explanation {
-        let max_size = self.chunk_size();
+        let max_size = self.chunk_size_for(ns);
         let (shard_docs, shard_bytes) = s.table.shard_totals(chunk.shard);
         let single = self
             .collections
@@ -741,7 +741,7 @@ impl Cluster {
                 if d.policy == BalancePolicy::DataSize && !self.autosplit_enabled {
                     sentence.push_str(&format!(
                         " In 6.0.3+ chunks never split on insert, and one range may grow to {} before the balancer cuts it: a sharded collection can sit whole on one shard.",
-                        size(self.chunk_size())
+                        size(self.chunk_size_for(ns))
                     ));
                 }
                 out.push(

@@ -4,8 +4,8 @@
 
 use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
-    id_add, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore, IdIndex,
-    VersionMode, ZoneRange,
+    index_ids, not_sharded, recount_all, Cluster, ClusterError, Collection, DocKey, DocStore,
+    VersionMode, ZoneRange, ZoneRanges,
 };
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{format_bson_obj, FieldKind, KeyPattern, KeyValue};
@@ -30,21 +30,6 @@ fn index_supports(index: &Document, pattern: &KeyPattern) -> bool {
                         }
                     }
             })
-}
-
-/// `ShardKeyPattern::isUniqueIndexCompatible`: a unique index keeps uniqueness under shard
-/// key `pattern` if it starts with `_id` or the key's field names are a prefix of its own.
-fn unique_index_compatible(pattern: &KeyPattern, index: &Document) -> bool {
-    if index.keys().next().is_some_and(|k| k == "_id") {
-        return true;
-    }
-    let fields: Vec<&String> = index.keys().collect();
-    pattern.fields().len() <= fields.len()
-        && pattern
-            .fields()
-            .iter()
-            .zip(fields)
-            .all(|((name, _), iname)| name == iname)
 }
 
 /// The collection's documents keyed by `new` instead, in that key's order. Fails, and
@@ -154,7 +139,7 @@ impl Cluster {
         }
         if unique {
             if let Some(s) = self.collection(ns).and_then(|c| c.sharding.as_ref()) {
-                if !unique_index_compatible(&s.pattern, keys) {
+                if !s.pattern.is_unique_index_compatible(keys) {
                     return Err(ClusterError::CannotCreateIndex(format!(
                         "cannot create unique index over {} with shard key pattern {}",
                         format_bson_obj(keys),
@@ -169,7 +154,7 @@ impl Cluster {
             .collections
             .get_mut(ns)
             .ok_or_else(|| not_sharded(ns))?;
-        if !coll.indexes.contains(keys) {
+        if !coll.has_index(keys) {
             coll.indexes.push(keys.clone());
             if unique {
                 coll.unique_indexes.push(keys.clone());
@@ -206,12 +191,12 @@ impl Cluster {
         // Step 1, `validShardKeyIndexExists`: every unique index, in listIndexes order
         // (`_id` first, which is always compatible, then in creation order), must keep
         // uniqueness under the new key (`ShardKeyPattern::isUniqueIndexCompatible`).
-        let unique = coll
-            .indexes
-            .iter()
-            .filter(|i| coll.unique_indexes.contains(i) || (sharding.unique && **i == old_doc));
+        let unique = coll.indexes.iter().filter(|i| {
+            coll.is_unique_index(i)
+                || (sharding.unique && crate::engine::cluster::same_pattern(i, &old_doc))
+        });
         for index in unique {
-            if !unique_index_compatible(new, index) {
+            if !new.is_unique_index_compatible(index) {
                 return Err(ClusterError::InvalidOptions(format!(
                     "can't shard collection '{ns}' with unique index on {} and proposed shard key {}. Uniqueness can't be maintained unless shard key is a prefix",
                     format_bson_obj(index),
@@ -275,14 +260,23 @@ impl Cluster {
             })
             .collect();
         sharding.table = RoutingTable::from_chunks(chunks);
-        for z in &mut sharding.zones {
-            z.min = extend(&z.min);
-            z.max = extend(&z.max);
-        }
+        let zones = sharding
+            .zones
+            .iter()
+            .map(|z| ZoneRange {
+                min: extend(&z.min),
+                max: extend(&z.max),
+                zone: z.zone.clone(),
+            })
+            .collect();
+        sharding.zones = ZoneRanges::from_ranges(zones);
         sharding.pattern = new.clone();
         recount_all(&mut sharding.table, &docs);
+        // The documents are filed under their refined keys: the `_id` index's places follow.
+        let ids = index_ids(&sharding.table, &docs);
         if let Some(coll) = self.collections.get_mut(ns) {
             coll.docs = docs;
+            coll.ids = ids;
             coll.recent.clear();
         }
         self.push_event(EventKind::Refine {
@@ -345,12 +339,7 @@ impl Cluster {
         let (chunks, zones) = self.resharded_chunks(&new, &docs, old_chunks, opts)?;
         let mut table = RoutingTable::from_chunks(chunks);
         recount_all(&mut table, &docs);
-        let mut ids = IdIndex::new();
-        for c in table.iter() {
-            for (_, stored) in crate::engine::store::range(&docs, &c.min, &c.max) {
-                id_add(&mut ids, stored.id(), c.shard);
-            }
-        }
+        let ids = index_ids(&table, &docs);
         let coll = self
             .collections
             .get_mut(ns)
@@ -361,7 +350,7 @@ impl Cluster {
         if let Some(s) = coll.sharding.as_mut() {
             s.pattern = new.clone();
             s.table = table;
-            s.zones = zones;
+            s.zones = ZoneRanges::from_ranges(zones);
         }
         self.push_event(EventKind::Reshard {
             ns: ns.to_string(),

@@ -246,7 +246,7 @@ impl Cluster {
     /// `autoSplitVector` finds (with the top-chunk rule for ordered keys), or marks it jumbo
     /// if it is over the maximum size and all its documents share one key value.
     pub(crate) fn maybe_auto_split(&mut self, ns: &str, min: &KeyValue) {
-        let max_size = self.chunk_size();
+        let max_size = self.chunk_size_for(ns);
         let Ok(sharding) = self.sharding_mut(ns) else {
             return;
         };
@@ -398,7 +398,8 @@ impl Cluster {
         };
         let chunks: Vec<Chunk> = sharding.table.iter().cloned().collect();
         for chunk in chunks {
-            let Some(points) = self.chunk_split_points(ns, &chunk, self.chunk_size(), None) else {
+            let Some(points) = self.chunk_split_points(ns, &chunk, self.chunk_size_for(ns), None)
+            else {
                 continue;
             };
             if !points.is_empty() {
@@ -407,7 +408,8 @@ impl Cluster {
         }
     }
 
-    fn mark_jumbo(&mut self, ns: &str, chunk: &Chunk) {
+    /// Marks `chunk` jumbo (once: a chunk already marked logs nothing).
+    pub(crate) fn mark_jumbo(&mut self, ns: &str, chunk: &Chunk) {
         if let Ok(s) = self.sharding_mut(ns) {
             if let Some(c) = s.table.get_mut(&chunk.min) {
                 if c.jumbo {

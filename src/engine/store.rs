@@ -812,14 +812,34 @@ impl Ord for IdSlot {
     }
 }
 
-/// The `_id` index: how many documents hold each `_id` on each shard.
-pub(crate) type IdIndex = SharedMap<IdSlot, ()>;
+/// Where a document is filed in the store: its key and insertion number, the key of its
+/// [`DocStore`] entry.
+#[derive(Debug, Clone)]
+pub(crate) struct DocAt {
+    /// The document's shard key, compact.
+    pub(crate) key: DocKey,
+    /// Its insertion number.
+    pub(crate) seq: u64,
+}
 
-/// Counts one more document with `id` on `shard`.
-pub(crate) fn id_add(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
+impl DocAt {
+    /// The place of the document filed under `key` and `seq`.
+    pub(crate) fn new(key: DocKey, seq: u64) -> DocAt {
+        DocAt { key, seq }
+    }
+}
+
+/// The `_id` index: how many documents hold each `_id` on each shard, and where one of
+/// them is filed. The place is exact while the count is 1 and was last set by an insert,
+/// a migration or a move; a reader checks it against the store (the document there must
+/// have the `_id` and sit on the shard) and otherwise reads the shard.
+pub(crate) type IdIndex = SharedMap<IdSlot, DocAt>;
+
+/// Counts one more document with `id` on `shard`, filed at `at`.
+pub(crate) fn id_add(ids: &mut IdIndex, id: IdKey, shard: ShardIdx, at: DocAt) {
     let slot = IdSlot::new(id, shard);
     if !ids.update_key(&slot, |s| s.count += 1) {
-        ids.insert(slot, ());
+        ids.insert(slot, at);
     }
 }
 
@@ -837,16 +857,19 @@ pub(crate) fn id_remove(ids: &mut IdIndex, id: IdKey, shard: ShardIdx) {
     }
 }
 
-/// Moves one document with `id` from `from`'s count to `to`'s (a migration). A lone
-/// document is re-keyed in place; the general case removes and adds.
-pub(crate) fn id_move(ids: &mut IdIndex, id: IdKey, from: ShardIdx, to: ShardIdx) {
+/// Moves one document with `id` from `from`'s count to `to`'s (a migration, or an update
+/// that changed its shard key), now filed at `at`. A lone document is re-keyed in place;
+/// the general case removes and adds.
+pub(crate) fn id_move(ids: &mut IdIndex, id: IdKey, from: ShardIdx, to: ShardIdx, at: DocAt) {
     let slot = IdSlot::new(id, from);
-    if ids.rekey_in_place(&slot, IdSlot::new(slot.id.clone(), to), |s, _| s.count == 1) {
+    let to_slot = IdSlot::new(slot.id.clone(), to);
+    if ids.rekey_in_place(&slot, to_slot.clone(), |s, _| s.count == 1) {
+        ids.insert(to_slot, at);
         return;
     }
     let IdSlot { id, .. } = slot;
     id_remove(ids, id.clone(), from);
-    id_add(ids, id, to);
+    id_add(ids, id, to, at);
 }
 
 /// The entries of `docs` whose keys are in `[min, max)`.
@@ -1078,7 +1101,7 @@ mod tests {
             let (id, shard) = (rng.below(60) as i64, rng.below(3) as ShardIdx);
             match rng.below(3) {
                 0 => {
-                    id_add(&mut ids, key(id), shard);
+                    id_add(&mut ids, key(id), shard, DocAt::new(DocKey::Empty, 0));
                     *model.entry((id, shard)).or_default() += 1;
                 }
                 1 => {
@@ -1092,7 +1115,7 @@ mod tests {
                 }
                 _ if model.contains_key(&(id, shard)) => {
                     let to = rng.below(3) as ShardIdx;
-                    id_move(&mut ids, key(id), shard, to);
+                    id_move(&mut ids, key(id), shard, to, DocAt::new(DocKey::Empty, 0));
                     for (s, delta) in [(shard, -1i64), (to, 1)] {
                         let n = model.entry((id, s)).or_default();
                         *n = (i64::from(*n) + delta) as u32;
@@ -1120,7 +1143,9 @@ mod tests {
     #[test]
     fn compact_forms_are_small() {
         assert_eq!(std::mem::size_of::<Stored>(), 16);
-        assert_eq!(std::mem::size_of::<(IdSlot, ())>(), 24);
+        // The `_id` index's entry: the `_id`, shard and count in 24 bytes, the document's
+        // place in 24 more.
+        assert_eq!(std::mem::size_of::<(IdSlot, DocAt)>(), 48);
         assert_eq!(std::mem::size_of::<Atom>(), 16);
         assert_eq!(std::mem::size_of::<DocKey>(), 16);
     }

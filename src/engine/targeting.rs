@@ -184,7 +184,7 @@ fn collect_equalities<'a>(filter: &'a Filter, out: &mut Vec<(&'a str, &'a Bson)>
                 match p {
                     Predicate::Eq(v) => out.push((path, v)),
                     // A `$in` of one value is rewritten to an equality.
-                    Predicate::In(items) => {
+                    Predicate::In(items, _) => {
                         if let [v] = items.as_slice() {
                             if !matches!(v, Bson::RegularExpression(_)) {
                                 out.push((path, v));
@@ -397,12 +397,12 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
     };
     match (kind, pred) {
         (FieldKind::Hashed, Predicate::Eq(v)) => Some(vec![hashed_point(v)]),
-        (FieldKind::Hashed, Predicate::In(items)) if !has_regex(items) => {
+        (FieldKind::Hashed, Predicate::In(items, _)) if !has_regex(items) => {
             Some(normalize(items.iter().map(hashed_point).collect()))
         }
         (FieldKind::Ascending, Predicate::Eq(v)) => Some(normalize(equality_points(v))),
         // `$in` unions its values' points with its regular expressions' bounds.
-        (FieldKind::Ascending, Predicate::In(items)) => Some(normalize(
+        (FieldKind::Ascending, Predicate::In(items, _)) => Some(normalize(
             items
                 .iter()
                 .flat_map(|v| match v {
@@ -785,4 +785,54 @@ fn flatten(bounds: Vec<FieldBounds>) -> Vec<(KeyValue, KeyValue)> {
         .into_iter()
         .map(|(lo, hi)| (KeyValue(lo), KeyValue(hi)))
         .collect()
+}
+
+/// The key ranges `[min, max]` (inclusive at both ends) of the index `pattern` that hold
+/// every document `filter` can match, as [`target`] looks them up: `None` when the
+/// index cannot narrow the search (its first field is unconstrained) or the filter does
+/// not parse; an empty list when nothing can match.
+pub(crate) fn key_ranges(
+    pattern: &KeyPattern,
+    filter: &Document,
+) -> Option<Vec<(KeyValue, KeyValue)>> {
+    let parsed = parse_filter(filter).ok()?;
+    if let Some(key) = full_key_equality(pattern, &parsed) {
+        return Some(vec![(key.clone(), key)]);
+    }
+    let bounds = field_bounds(pattern, &parsed);
+    if bounds.first().is_none_or(Option::is_none) {
+        return None;
+    }
+    Some(flatten(bounds))
+}
+
+/// The bounds a shard's planner scans the index `pattern` with for `filter`: per key
+/// field, its intervals in `Interval::toString` form (src/mongo/db/query/interval.cpp:
+/// `[` or `(`, the bounds as `BSONElement::toString` prints them, `]` or `)`), an
+/// unconstrained field as `[MinKey, MaxKey]`. `None` when the index cannot be used
+/// (its first field is unconstrained) or the filter does not parse.
+pub(crate) fn index_bounds(pattern: &KeyPattern, filter: &Document) -> Option<Vec<Vec<String>>> {
+    let parsed = parse_filter(filter).ok()?;
+    let bounds = field_bounds(pattern, &parsed);
+    if bounds.first().is_none_or(Option::is_none) {
+        return None;
+    }
+    let show = |i: &Interval| {
+        format!(
+            "{}{}, {}{}",
+            if i.lo_inclusive { '[' } else { '(' },
+            crate::keys::shard_key::format_bson_value(&i.lo),
+            crate::keys::shard_key::format_bson_value(&i.hi),
+            if i.hi_inclusive { ']' } else { ')' }
+        )
+    };
+    Some(
+        bounds
+            .into_iter()
+            .map(|b| match b {
+                Some(list) => list.iter().map(show).collect(),
+                None => vec![show(&Interval::everything())],
+            })
+            .collect(),
+    )
 }

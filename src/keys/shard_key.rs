@@ -172,6 +172,22 @@ impl KeyPattern {
         }
     }
 
+    /// `ShardKeyPattern::isUniqueIndexCompatible` (shard_key_pattern.cpp): a unique index
+    /// stays unique across shards under this key if it starts with `_id` or this key's
+    /// field names are a prefix of its own.
+    pub fn is_unique_index_compatible(&self, index: &Document) -> bool {
+        if index.keys().next().is_some_and(|k| k == "_id") {
+            return true;
+        }
+        let fields: Vec<&String> = index.keys().collect();
+        self.fields.len() <= fields.len()
+            && self
+                .fields
+                .iter()
+                .zip(fields)
+                .all(|((name, _), iname)| name == iname)
+    }
+
     /// The fields in pattern order.
     pub fn fields(&self) -> &[(String, FieldKind)] {
         &self.fields

@@ -48,10 +48,10 @@ pub enum Predicate {
     /// `$lte`.
     Lte(Bson),
     /// `$in`: some value equals one of the operands (a regular expression operand
-    /// matches strings).
-    In(Vec<Bson>),
+    /// matches strings); the operands' regular expressions come compiled, once.
+    In(Vec<Bson>, Vec<Regex>),
     /// `$nin`: the negation of `$in`.
-    Nin(Vec<Bson>),
+    Nin(Vec<Bson>, Vec<Regex>),
     /// `$exists`.
     Exists(bool),
     /// A regular expression literal or `$regex` (with `$options`).
@@ -157,6 +157,7 @@ fn parse_operators(d: &Document, depth: u32) -> Result<Vec<Predicate>, ClusterEr
                 let Bson::Array(items) = operand else {
                     return Err(bad(&format!("{op} needs an array")));
                 };
+                let mut regexes = Vec::new();
                 for item in items {
                     if let Bson::Document(inner) = item {
                         if is_operator_object(inner) {
@@ -164,14 +165,13 @@ fn parse_operators(d: &Document, depth: u32) -> Result<Vec<Predicate>, ClusterEr
                         }
                     }
                     if let Bson::RegularExpression(r) = item {
-                        // Compiling early reports an unsupported pattern at parse time.
-                        Regex::new(r.pattern.as_str(), r.options.as_str())?;
+                        regexes.push(Regex::new(r.pattern.as_str(), r.options.as_str())?);
                     }
                 }
                 if op == "$in" {
-                    Predicate::In(items.clone())
+                    Predicate::In(items.clone(), regexes)
                 } else {
-                    Predicate::Nin(items.clone())
+                    Predicate::Nin(items.clone(), regexes)
                 }
             }
             "$exists" => Predicate::Exists(truthy(operand)),
@@ -245,20 +245,31 @@ pub(super) fn bad(message: &str) -> ClusterError {
 /// numeric position); an array at the end of a path matches when the array itself
 /// or any of its elements matches. A missing field counts as null, so `{x: null}`
 /// matches documents without `x`.
+///
+/// Fails when a regular expression cannot finish within the statement's work budget,
+/// or the budget is spent (each document tested costs `DOC_SCAN_UNITS`).
 pub fn matches(filter: &Document, doc: &Document) -> Result<bool, ClusterError> {
-    Ok(parse_filter(filter)?.matches(doc))
+    parse_filter(filter)?.matches(doc)
 }
 
 impl Filter {
-    /// True when the document satisfies this filter.
-    pub fn matches(&self, doc: &Document) -> bool {
+    /// True when the document satisfies this filter; charges the statement's work
+    /// budget for one document scanned, and fails when it is spent or a regular
+    /// expression cannot finish (see [`matches`]).
+    pub fn matches(&self, doc: &Document) -> Result<bool, ClusterError> {
+        crate::support::budget::charge(crate::support::budget::DOC_SCAN_UNITS)?;
+        self.test(doc)
+    }
+
+    /// [`Filter::matches`] without the charge, for the children of one document's test.
+    fn test(&self, doc: &Document) -> Result<bool, ClusterError> {
         match self {
-            Filter::And(children) => children.iter().all(|c| c.matches(doc)),
-            Filter::Or(children) => children.iter().any(|c| c.matches(doc)),
-            Filter::Nor(children) => !children.iter().any(|c| c.matches(doc)),
+            Filter::And(children) => try_all(children, |c| c.test(doc)),
+            Filter::Or(children) => try_any(children, |c| c.test(doc)),
+            Filter::Nor(children) => Ok(!try_any(children, |c| c.test(doc))?),
             Filter::Field(path, preds) => {
                 let values = path_values(doc, path);
-                preds.iter().all(|p| p.matches(&values))
+                try_all(preds, |p| p.matches(&values))
             }
         }
     }
@@ -267,8 +278,8 @@ impl Filter {
 impl Predicate {
     /// True when the values found at a path (`None` for a missing field) satisfy
     /// the predicate.
-    fn matches(&self, values: &[Option<&Bson>]) -> bool {
-        match self {
+    fn matches(&self, values: &[Option<&Bson>]) -> Result<bool, ClusterError> {
+        Ok(match self {
             Predicate::Eq(v) => values.iter().any(|c| equals(*c, v)),
             Predicate::Ne(v) => !values.iter().any(|c| equals(*c, v)),
             Predicate::Gt(v) => values.iter().any(|c| compares(*c, v, &[Ordering::Greater])),
@@ -279,13 +290,41 @@ impl Predicate {
             Predicate::Lte(v) => values
                 .iter()
                 .any(|c| compares(*c, v, &[Ordering::Less, Ordering::Equal])),
-            Predicate::In(items) => values.iter().any(|c| in_list(*c, items)),
-            Predicate::Nin(items) => !values.iter().any(|c| in_list(*c, items)),
+            Predicate::In(items, regexes) => try_any(values, |c| in_list(*c, items, regexes))?,
+            Predicate::Nin(items, regexes) => !try_any(values, |c| in_list(*c, items, regexes))?,
             Predicate::Exists(want) => values.iter().any(Option::is_some) == *want,
-            Predicate::Regex(r) => values.iter().flatten().any(|c| r.matches_value(c)),
-            Predicate::Not(preds) => !preds.iter().all(|p| p.matches(values)),
+            Predicate::Regex(r) => {
+                try_any(values, |c| c.map_or(Ok(false), |c| r.matches_value(c)))?
+            }
+            Predicate::Not(preds) => !try_all(preds, |p| p.matches(values))?,
+        })
+    }
+}
+
+/// `Iterator::all` for a test that may fail: stops at the first `false` or error.
+fn try_all<T>(
+    items: &[T],
+    mut f: impl FnMut(&T) -> Result<bool, ClusterError>,
+) -> Result<bool, ClusterError> {
+    for item in items {
+        if !f(item)? {
+            return Ok(false);
         }
     }
+    Ok(true)
+}
+
+/// `Iterator::any` for a test that may fail: stops at the first `true` or error.
+fn try_any<T>(
+    items: &[T],
+    mut f: impl FnMut(&T) -> Result<bool, ClusterError>,
+) -> Result<bool, ClusterError> {
+    for item in items {
+        if f(item)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Equality of one value found at a path with an operand; missing equals null.
@@ -294,19 +333,21 @@ fn equals(candidate: Option<&Bson>, operand: &Bson) -> bool {
     canonical_class(c) == canonical_class(operand) && compare_values(c, operand).is_eq()
 }
 
-/// True when one value found at a path equals (or, for a regular expression, is
-/// matched by) one of the `$in` operands.
-fn in_list(candidate: Option<&Bson>, items: &[Bson]) -> bool {
-    items.iter().any(|item| match item {
-        Bson::RegularExpression(r) => match (
-            candidate,
-            Regex::new(r.pattern.as_str(), r.options.as_str()),
-        ) {
-            (Some(c), Ok(re)) => re.matches_value(c),
-            _ => false,
-        },
-        _ => equals(candidate, item),
-    })
+/// True when one value found at a path equals one of the `$in` operands, or is matched
+/// by one of its regular expressions (compiled with the filter).
+fn in_list(
+    candidate: Option<&Bson>,
+    items: &[Bson],
+    regexes: &[Regex],
+) -> Result<bool, ClusterError> {
+    let equal = items
+        .iter()
+        .any(|item| !matches!(item, Bson::RegularExpression(_)) && equals(candidate, item));
+    match candidate {
+        _ if equal => Ok(true),
+        Some(c) => try_any(regexes, |r| r.matches_value(c)),
+        None => Ok(false),
+    }
 }
 
 /// A range comparison of one value with an operand under type bracketing

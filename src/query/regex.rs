@@ -1,539 +1,423 @@
-//! A small backtracking regular expression matcher, enough for the patterns people
-//! type in a playground: literals, `.`, classes (`[a-z]`, `[^0-9]`, `\d \w \s` and
-//! their negations), anchors `^ $ \A \z`, word boundaries `\b \B`, groups
-//! `( )` and `(?: )`, alternation `|` and the quantifiers `* + ? {n} {n,} {n,m}`
-//! (lazy and possessive forms behave as greedy ones, which gives the same answer to
-//! "is there a match"). Options: `i`, `m`, `s`, `x`. Back-references and look-around
-//! are refused. A step budget keeps pathological patterns from running away.
+//! `$regex` through the `fancy-regex` crate: PCRE's syntax as MongoDB uses it (options
+//! `i`, `m`, `s`, `x`, `u`), back-references and look-around included, matched under a
+//! bound so that a pattern either matches, does not, or fails with an error: never a
+//! silent "no match" for a search cut short.
+//!
+//! `fancy-regex` hands every part of a pattern that needs no backtracking to the `regex`
+//! crate's automata, which run in time linear in the subject, and backtracks only for
+//! back-references, look-around, atomic groups and possessive quantifiers, under a limit
+//! per match ([`BACKTRACK_LIMIT`]). Each match also charges the statement's work budget
+//! (`support::budget`), so many cheap matches cannot add up past it either.
+//!
+//! The pattern is rewritten before the crate reads it where PCRE and the crate read
+//! the same text differently: `\d`, `\w`, `\s` are ASCII in PCRE (MongoDB compiles with
+//! UTF but not UCP), `\Q...\E` quotes, a `{` that starts no quantifier is a literal, and
+//! counts past 65,535 are PCRE's error. ARCHITECTURE.md ("Known differences") lists the
+//! PCRE features the crate lacks; such a pattern fails with MongoDB's code 51091.
 
-use super::case_fold::{lower, upper};
+use crate::support::budget;
 use crate::values::error::ClusterError;
 use bson::Bson;
-use std::cell::Cell;
 
-/// A regular expression from a filter, compiled by ShardLab's small matcher.
-#[derive(Debug, Clone, PartialEq)]
+/// The most backtracking steps one match may take: a match that needs more fails with
+/// the time-limit error rather than answering "no match". A tenth of PCRE2's default
+/// `match_limit` (10,000,000), since `fancy-regex` counts coarser steps and a statement
+/// may match thousands of documents: a match at the limit takes a few milliseconds.
+pub const BACKTRACK_LIMIT: usize = 200_000;
+
+/// The backtracking steps of a first, cheap try at a match that may backtrack. Most
+/// matches finish within it and are charged that much at most; one that does not is
+/// charged the whole [`BACKTRACK_LIMIT`] before the full search runs, so the statement's
+/// budget bounds how many full searches it makes (250 in 50 million units), however
+/// many documents it tests.
+pub const PROBE_LIMIT: usize = 2_000;
+
+/// PCRE's largest count in a `{n,m}` quantifier (`MAX_REPEAT_COUNT`).
+pub const MAX_REPEAT_COUNT: u32 = 65_535;
+
+/// A regular expression from a filter, compiled.
+#[derive(Debug, Clone)]
 pub struct Regex {
     /// The pattern as written.
     pub pattern: String,
-    /// The option letters as written (`i`, `m`, `s`, `x` are understood).
+    /// The option letters as written.
     pub options: String,
     /// The compiled form.
-    program: Program,
+    compiled: fancy_regex::Regex,
+    /// For a pattern that needs the backtracking matcher (back-references,
+    /// look-around, atomic groups), the same pattern under [`PROBE_LIMIT`].
+    probe: Option<fancy_regex::Regex>,
+}
+
+impl PartialEq for Regex {
+    fn eq(&self, other: &Self) -> bool {
+        self.pattern == other.pattern && self.options == other.options
+    }
 }
 
 impl Regex {
-    /// Compiles a pattern with its options, refusing syntax the matcher does not know.
+    /// Compiles a pattern with its options, with MongoDB's errors: 51108 for an option
+    /// letter PCRE does not take, 51091 for a pattern that does not compile.
     pub fn new(pattern: &str, options: &str) -> Result<Self, ClusterError> {
-        let program = Program::compile(pattern, options).map_err(|why| {
-            ClusterError::BadValue(format!(
-                "Regular expression is invalid or not supported by ShardLab: {why}"
-            ))
-        })?;
+        let mut flags = String::new();
+        for o in options.chars() {
+            match o {
+                'i' | 'm' | 's' | 'x' => flags.push(o),
+                // UTF mode is always on.
+                'u' => {}
+                _ => {
+                    return Err(ClusterError::Location51108(format!(
+                        "invalid flag in regex options: {o}"
+                    )))
+                }
+            }
+        }
+        let rewritten = rewrite(pattern, flags.contains('m')).map_err(invalid)?;
+        let source = if flags.is_empty() {
+            rewritten.text
+        } else {
+            format!("(?{flags}){}", rewritten.text)
+        };
+        let build = |limit| {
+            fancy_regex::RegexBuilder::new(&source)
+                .backtrack_limit(limit)
+                .build()
+                .map_err(|e| invalid(crate_message(&e)))
+        };
+        let compiled = build(BACKTRACK_LIMIT)?;
+        let probe = rewritten
+            .backtracks
+            .then(|| build(PROBE_LIMIT))
+            .transpose()?;
         Ok(Regex {
             pattern: pattern.to_owned(),
             options: options.to_owned(),
-            program,
+            compiled,
+            probe,
         })
     }
 
-    /// True when the pattern matches somewhere in `text`.
-    pub fn is_match(&self, text: &str) -> bool {
-        self.program.is_match(text)
+    /// Whether the pattern matches somewhere in `text`, charging the statement's budget;
+    /// fails with `MaxTimeMSExpired` when the budget or the backtracking limit is spent.
+    pub fn is_match(&self, text: &str) -> Result<bool, ClusterError> {
+        let len = text.len() as u64 + 1;
+        if let Some(probe) = &self.probe {
+            // The subject once per pattern byte: an estimate of a short search's steps,
+            // at most what the probe may take.
+            let estimate = len * (self.pattern.len() as u64 + 1);
+            budget::charge(estimate.min(PROBE_LIMIT as u64))?;
+            if let Ok(found) = probe.is_match(text) {
+                return Ok(found);
+            }
+            budget::charge(BACKTRACK_LIMIT as u64)?;
+        } else {
+            budget::charge(len)?;
+        }
+        self.compiled
+            .is_match(text)
+            .map_err(|_| budget::Exhausted.into())
     }
 
-    /// True when a value matches: a string (or symbol) the pattern finds, or the very
+    /// Whether a value matches: a string (or symbol) the pattern finds, or the very
     /// same regular expression stored as a value.
-    pub(super) fn matches_value(&self, value: &Bson) -> bool {
+    pub(super) fn matches_value(&self, value: &Bson) -> Result<bool, ClusterError> {
         match value {
             Bson::String(s) | Bson::Symbol(s) => self.is_match(s),
             Bson::RegularExpression(r) => {
-                r.pattern.as_str() == self.pattern && r.options.as_str() == self.options
+                Ok(r.pattern.as_str() == self.pattern && r.options.as_str() == self.options)
             }
-            _ => false,
+            _ => Ok(false),
         }
     }
 }
 
-/// The most backtracking steps one match may take before giving up (no match).
-const STEP_BUDGET: u32 = 1_000_000;
-
-/// The deepest the backtracking may nest (each repetition round nests once), so
-/// a long subject cannot exhaust the stack, natively or in wasm. A match that
-/// would need deeper nesting backs off to fewer repetitions or fails.
-const DEPTH_LIMIT: u32 = 1_000;
-
-/// The deepest groups may nest in a pattern.
-const GROUP_DEPTH_LIMIT: u32 = 50;
-
-/// A compiled pattern.
-#[derive(Debug, Clone, PartialEq)]
-struct Program {
-    /// The alternatives of the whole pattern.
-    root: Vec<Vec<Node>>,
-    /// `i`: ignore case.
-    ignore_case: bool,
-    /// `m`: `^` and `$` also match at line breaks.
-    multiline: bool,
-    /// `s`: `.` also matches a line break.
-    dot_all: bool,
+/// MongoDB's error for a pattern that does not compile.
+fn invalid(why: String) -> ClusterError {
+    ClusterError::Location51091(format!("Regular expression is invalid: {why}"))
 }
 
-/// One element of a sequence.
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    /// A literal character.
-    Char(char),
-    /// `.`.
-    Any,
-    /// A bracketed or escaped class; the flag negates it.
-    Class(Vec<ClassItem>, bool),
-    /// `^`, or `\A` when the flag is set (text start only).
-    Start(bool),
-    /// `$`, or `\z` when the flag is set (text end only).
-    End(bool),
-    /// `\b` (true) or `\B` (false).
-    WordBoundary(bool),
-    /// A group's alternatives.
-    Group(Vec<Vec<Node>>),
-    /// A repeated node with its minimum and optional maximum count.
-    Repeat(Box<Node>, u32, Option<u32>),
-}
-
-/// One member of a character class.
-#[derive(Debug, Clone, PartialEq)]
-enum ClassItem {
-    /// An inclusive character range (a single character is a range of one).
-    Range(char, char),
-    /// `\d` or, negated, `\D`.
-    Digit(bool),
-    /// `\w` or, negated, `\W`.
-    Word(bool),
-    /// `\s` or, negated, `\S`.
-    Space(bool),
-}
-
-impl ClassItem {
-    /// True when the character belongs to this member.
-    fn contains(&self, c: char) -> bool {
-        match self {
-            ClassItem::Range(lo, hi) => *lo <= c && c <= *hi,
-            ClassItem::Digit(neg) => c.is_ascii_digit() != *neg,
-            ClassItem::Word(neg) => is_word(c) != *neg,
-            ClassItem::Space(neg) => c.is_whitespace() != *neg,
-        }
+/// The crate's reason for refusing a pattern, in PCRE's words where they are known,
+/// else the innermost cause the crate gives.
+fn crate_message(e: &fancy_regex::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(inner) = cause.source() {
+        cause = inner;
     }
+    let text = cause.to_string();
+    // `regex-syntax` draws the pattern with a caret; its last line says what is wrong.
+    let text = match text.lines().rev().find_map(|l| l.strip_prefix("error: ")) {
+        Some(line) => line.to_string(),
+        None => text,
+    };
+    let known = [
+        (
+            "Invalid character class",
+            "missing terminating ] for character class",
+        ),
+        ("without closing parenthesis", "missing closing parenthesis"),
+        ("end of string not reached", "unmatched closing parenthesis"),
+        (
+            "invalid character class range",
+            "range out of order in character class",
+        ),
+        (
+            "Target of repeat operator is invalid",
+            "quantifier does not follow a repeatable item",
+        ),
+        // The crate hides the automaton builder's reason (a bad range, an unknown
+        // property name, a pattern too large to compile).
+        (
+            "error parsing pattern",
+            "the pattern does not compile (ShardLab's engine)",
+        ),
+        ("exceeds size limit", "regular expression is too large"),
+    ];
+    known
+        .iter()
+        .find(|(crate_text, _)| text.contains(crate_text))
+        .map_or(text.clone(), |(_, pcre)| (*pcre).to_string())
 }
 
-/// PCRE's word characters.
-fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
+/// PCRE's `$` without the `m` option (and `\Z`): the end of the subject or just before
+/// a newline that ends it. The crate's `$` is the end only; taking the newline in is
+/// the same answer to "is there a match", which is all `$regex` asks.
+const END_OF_SUBJECT: &str = "(?:\\n?\\z)";
+
+/// A pattern rewritten for the crate.
+struct Rewritten {
+    text: String,
+    backtracks: bool,
 }
 
-/// The pattern parser's state.
-struct Parser {
-    chars: Vec<char>,
-    pos: usize,
-    extended: bool,
-    groups: u32,
-}
-
-impl Program {
-    /// Parses a pattern with its option letters.
-    fn compile(pattern: &str, options: &str) -> Result<Program, String> {
-        for o in options.chars() {
-            if !matches!(o, 'i' | 'm' | 's' | 'x' | 'u' | 'l') {
-                return Err(format!("invalid flag in regex options: {o}"));
-            }
-        }
-        let mut parser = Parser {
-            chars: pattern.chars().collect(),
-            pos: 0,
-            extended: options.contains('x'),
-            groups: 0,
-        };
-        let root = parser.alternation()?;
-        if parser.pos < parser.chars.len() {
-            return Err("unmatched closing parenthesis".to_owned());
-        }
-        Ok(Program {
-            root,
-            ignore_case: options.contains('i'),
-            multiline: options.contains('m'),
-            dot_all: options.contains('s'),
-        })
-    }
-
-    /// True when the pattern matches somewhere in `text`.
-    fn is_match(&self, text: &str) -> bool {
-        let m = Matcher {
-            program: self,
-            text: text.chars().collect(),
-            steps: Cell::new(0),
-            depth: Cell::new(0),
-        };
-        (0..=m.text.len()).any(|start| m.alternatives(&self.root, start, &mut |_| true))
-    }
-}
-
-impl Parser {
-    /// The next character, skipping whitespace and comments in `x` mode.
-    fn peek(&mut self) -> Option<char> {
-        if self.extended {
-            while let Some(&c) = self.chars.get(self.pos) {
-                if c.is_whitespace() {
-                    self.pos += 1;
-                } else if c == '#' {
-                    while self.chars.get(self.pos).is_some_and(|c| *c != '\n') {
-                        self.pos += 1;
-                    }
-                } else {
-                    break;
+/// Rewrites PCRE syntax the crate reads differently (see the module's comment) and
+/// notes whether the pattern needs backtracking.
+fn rewrite(pattern: &str, multiline: bool) -> Result<Rewritten, String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut backtracks = false;
+    let mut in_class = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                let Some(&next) = chars.get(i + 1) else {
+                    return Err("\\ at end of pattern".to_string());
+                };
+                i += 2;
+                if next == 'Q' {
+                    i = quote(&chars, i, &mut out);
+                    continue;
                 }
-            }
-        }
-        self.chars.get(self.pos).copied()
-    }
-
-    /// Takes the next raw character.
-    fn bump(&mut self) -> Option<char> {
-        let c = self.chars.get(self.pos).copied();
-        self.pos += 1;
-        c
-    }
-
-    /// `seq | seq | ...` up to a `)` or the end.
-    fn alternation(&mut self) -> Result<Vec<Vec<Node>>, String> {
-        let mut branches = vec![self.sequence()?];
-        while self.peek() == Some('|') {
-            self.pos += 1;
-            branches.push(self.sequence()?);
-        }
-        Ok(branches)
-    }
-
-    /// Atoms with their quantifiers up to `|`, `)` or the end.
-    fn sequence(&mut self) -> Result<Vec<Node>, String> {
-        let mut nodes = Vec::new();
-        while let Some(c) = self.peek() {
-            if c == '|' || c == ')' {
-                break;
-            }
-            let atom = self.atom()?;
-            nodes.push(self.quantified(atom)?);
-        }
-        Ok(nodes)
-    }
-
-    /// One atom.
-    fn atom(&mut self) -> Result<Node, String> {
-        let c = self.bump().ok_or("unexpected end of pattern")?;
-        Ok(match c {
-            '.' => Node::Any,
-            '^' => Node::Start(false),
-            '$' => Node::End(false),
-            '*' | '+' | '?' => {
-                return Err("quantifier does not follow a repeatable item".to_owned())
-            }
-            '(' => {
-                if self.chars.get(self.pos) == Some(&'?') {
-                    if self.chars.get(self.pos + 1) == Some(&':') {
-                        self.pos += 2;
-                    } else {
-                        return Err("look-around and other (? groups are not supported".to_owned());
-                    }
+                if next == 'Z' && !in_class {
+                    out.push_str(END_OF_SUBJECT);
+                    continue;
                 }
-                self.groups += 1;
-                if self.groups > GROUP_DEPTH_LIMIT {
-                    return Err("groups are nested too deeply".to_owned());
+                if let Some((code, end)) = code_escape(next, &chars, i) {
+                    out.push_str(&code);
+                    i = end;
+                    continue;
                 }
-                let inner = self.alternation()?;
-                self.groups -= 1;
-                if self.bump() != Some(')') {
-                    return Err("missing closing parenthesis".to_owned());
+                if next.is_ascii_digit() && next != '0' || matches!(next, 'k' | 'g') {
+                    backtracks = !in_class || backtracks;
                 }
-                Node::Group(inner)
-            }
-            '[' => self.class()?,
-            '\\' => self.escape()?,
-            other => Node::Char(other),
-        })
-    }
-
-    /// An escape outside a class.
-    fn escape(&mut self) -> Result<Node, String> {
-        let c = self.bump().ok_or("\\ at end of pattern")?;
-        Ok(match c {
-            'd' => Node::Class(vec![ClassItem::Digit(false)], false),
-            'D' => Node::Class(vec![ClassItem::Digit(true)], false),
-            'w' => Node::Class(vec![ClassItem::Word(false)], false),
-            'W' => Node::Class(vec![ClassItem::Word(true)], false),
-            's' => Node::Class(vec![ClassItem::Space(false)], false),
-            'S' => Node::Class(vec![ClassItem::Space(true)], false),
-            'b' => Node::WordBoundary(true),
-            'B' => Node::WordBoundary(false),
-            'A' => Node::Start(true),
-            'z' | 'Z' => Node::End(true),
-            '1'..='9' => return Err("back-references are not supported".to_owned()),
-            other => Node::Char(simple_escape(other)),
-        })
-    }
-
-    /// A bracketed class; the `[` is already taken.
-    fn class(&mut self) -> Result<Node, String> {
-        let mut negated = false;
-        if self.chars.get(self.pos) == Some(&'^') {
-            negated = true;
-            self.pos += 1;
-        }
-        let mut items = Vec::new();
-        let mut first = true;
-        loop {
-            let c = self
-                .bump()
-                .ok_or("missing terminating ] for character class")?;
-            if c == ']' && !first {
-                break;
-            }
-            first = false;
-            let lo = if c == '\\' {
-                let e = self.bump().ok_or("\\ at end of pattern")?;
-                match e {
-                    'd' | 'D' => {
-                        items.push(ClassItem::Digit(e == 'D'));
-                        continue;
-                    }
-                    'w' | 'W' => {
-                        items.push(ClassItem::Word(e == 'W'));
-                        continue;
-                    }
-                    's' | 'S' => {
-                        items.push(ClassItem::Space(e == 'S'));
-                        continue;
-                    }
-                    other => simple_escape(other),
-                }
-            } else {
-                c
-            };
-            let is_range = self.chars.get(self.pos) == Some(&'-')
-                && self.chars.get(self.pos + 1).is_some_and(|n| *n != ']');
-            if is_range {
-                self.pos += 1;
-                let mut hi = self
-                    .bump()
-                    .ok_or("missing terminating ] for character class")?;
-                if hi == '\\' {
-                    hi = simple_escape(self.bump().ok_or("\\ at end of pattern")?);
-                }
-                if hi < lo {
-                    return Err("range out of order in character class".to_owned());
-                }
-                items.push(ClassItem::Range(lo, hi));
-            } else {
-                items.push(ClassItem::Range(lo, lo));
-            }
-        }
-        Ok(Node::Class(items, negated))
-    }
-
-    /// Wraps an atom in the quantifier that follows it, if any.
-    fn quantified(&mut self, atom: Node) -> Result<Node, String> {
-        let (min, max) = match self.peek() {
-            Some('*') => {
-                self.pos += 1;
-                (0, None)
-            }
-            Some('+') => {
-                self.pos += 1;
-                (1, None)
-            }
-            Some('?') => {
-                self.pos += 1;
-                (0, Some(1))
-            }
-            Some('{') => match self.braces() {
-                Some(bounds) => bounds,
-                None => return Ok(atom),
-            },
-            _ => return Ok(atom),
-        };
-        if matches!(atom, Node::Start(_) | Node::End(_) | Node::WordBoundary(_)) {
-            return Err("quantifier does not follow a repeatable item".to_owned());
-        }
-        // Lazy (`?`) and possessive (`+`) suffixes do not change whether a match exists.
-        if matches!(self.chars.get(self.pos), Some('?' | '+')) {
-            self.pos += 1;
-        }
-        Ok(Node::Repeat(Box::new(atom), min, max))
-    }
-
-    /// Reads `{n}`, `{n,}` or `{n,m}`; anything else leaves `{` as a literal.
-    fn braces(&mut self) -> Option<(u32, Option<u32>)> {
-        let rest: String = self.chars.get(self.pos..)?.iter().collect();
-        let end = rest.find('}')?;
-        let body = rest.get(1..end)?;
-        let (min, max) = match body.split_once(',') {
-            None => {
-                let n = body.parse().ok()?;
-                (n, Some(n))
-            }
-            Some((a, "")) => (a.parse().ok()?, None),
-            Some((a, b)) => (a.parse().ok()?, Some(b.parse().ok()?)),
-        };
-        if max.is_some_and(|m| m < min) || min > 1000 {
-            return None;
-        }
-        self.pos += body.chars().count() + 2;
-        Some((min, max))
-    }
-}
-
-/// The character an escape such as `\n` or `\.` stands for.
-fn simple_escape(c: char) -> char {
-    match c {
-        'n' => '\n',
-        't' => '\t',
-        'r' => '\r',
-        'f' => '\u{c}',
-        'v' => '\u{b}',
-        '0' => '\0',
-        other => other,
-    }
-}
-
-/// One run of a program over one text.
-struct Matcher<'p> {
-    program: &'p Program,
-    text: Vec<char>,
-    steps: Cell<u32>,
-    depth: Cell<u32>,
-}
-
-impl Matcher<'_> {
-    /// Tries each alternative at `i`, then the continuation.
-    fn alternatives(
-        &self,
-        branches: &[Vec<Node>],
-        i: usize,
-        k: &mut dyn FnMut(usize) -> bool,
-    ) -> bool {
-        branches.iter().any(|b| self.sequence(b, i, k))
-    }
-
-    /// Matches a sequence at `i`, then the continuation.
-    fn sequence(&self, seq: &[Node], i: usize, k: &mut dyn FnMut(usize) -> bool) -> bool {
-        let steps = self.steps.get() + 1;
-        self.steps.set(steps);
-        if steps > STEP_BUDGET || self.depth.get() >= DEPTH_LIMIT {
-            return false;
-        }
-        self.depth.set(self.depth.get() + 1);
-        let found = self.sequence_inner(seq, i, k);
-        self.depth.set(self.depth.get() - 1);
-        found
-    }
-
-    /// The body of [`Matcher::sequence`], inside the depth accounting.
-    fn sequence_inner(&self, seq: &[Node], i: usize, k: &mut dyn FnMut(usize) -> bool) -> bool {
-        let Some((node, rest)) = seq.split_first() else {
-            return k(i);
-        };
-        match node {
-            Node::Group(branches) => {
-                self.alternatives(branches, i, &mut |j| self.sequence(rest, j, k))
-            }
-            Node::Repeat(inner, min, max)
-                if !matches!(**inner, Node::Group(_) | Node::Repeat(..)) =>
-            {
-                // A repeated single character: find the longest run iteratively,
-                // then back off one at a time, without nesting.
-                let mut ends = vec![i];
-                let mut at = i;
-                while max.is_none_or(|m| ends.len() <= m as usize) {
-                    match self.single(inner, at) {
-                        Some(next) if next != at => {
-                            at = next;
-                            ends.push(at);
+                out.push_str(&ascii_class(next, in_class).unwrap_or_else(|| format!("\\{next}")));
+                // `\p{L}`, `\x{263a}`, `\g{1}`, `\k{name}`: the braces belong to the escape.
+                if matches!(next, 'p' | 'P' | 'x' | 'g' | 'k' | 'o' | 'N')
+                    && chars.get(i) == Some(&'{')
+                {
+                    while let Some(&c) = chars.get(i) {
+                        out.push(c);
+                        i += 1;
+                        if c == '}' {
+                            break;
                         }
-                        _ => break,
                     }
                 }
-                let min = *min as usize;
-                (min..ends.len())
-                    .rev()
-                    .any(|count| ends.get(count).is_some_and(|e| self.sequence(rest, *e, k)))
+                continue;
             }
-            Node::Repeat(inner, min, max) => self.repeat(inner, *min, *max, 0, i, rest, k),
-            single => self
-                .single(single, i)
-                .is_some_and(|j| self.sequence(rest, j, k)),
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                i += 1;
+                // A `]` (after an optional `^`) first in a class is a literal.
+                if chars.get(i) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if chars.get(i) == Some(&']') {
+                    out.push_str("\\]");
+                    i += 1;
+                }
+                continue;
+            }
+            // A POSIX class (`[:alpha:]`, ASCII as in PCRE without UCP) is copied whole.
+            '[' if chars.get(i + 1) == Some(&':') => {
+                let end = chars[i + 2..]
+                    .windows(2)
+                    .position(|w| w == [':', ']'])
+                    .map_or(chars.len(), |p| i + 2 + p + 2);
+                out.extend(&chars[i..end]);
+                i = end;
+                continue;
+            }
+            '[' => out.push_str("\\["),
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
+                let kind: String = chars[i + 2..chars.len().min(i + 4)].iter().collect();
+                if let Some(what) = unsupported_group(&kind) {
+                    return Err(format!("{what} is not supported by ShardLab"));
+                }
+                if kind.starts_with('=')
+                    || kind.starts_with('!')
+                    || kind.starts_with('>')
+                    || kind.starts_with('(')
+                    || kind.starts_with("P=")
+                    || kind == "<="
+                    || kind == "<!"
+                {
+                    backtracks = true;
+                }
+                out.push('(');
+            }
+            '{' if !in_class => match quantifier(&chars, i)? {
+                Some(end) => {
+                    out.extend(&chars[i..end]);
+                    i = end;
+                    if chars.get(i) == Some(&'+') {
+                        backtracks = true;
+                    }
+                    continue;
+                }
+                None => out.push_str("\\{"),
+            },
+            '}' if !in_class => out.push_str("\\}"),
+            '$' if !in_class && !multiline => out.push_str(END_OF_SUBJECT),
+            '*' | '+' | '?' if !in_class && chars.get(i + 1) == Some(&'+') => {
+                backtracks = true;
+                out.push(c);
+            }
+            _ => out.push(c),
         }
+        i += 1;
     }
+    Ok(Rewritten {
+        text: out,
+        backtracks,
+    })
+}
 
-    /// Greedy repetition: one more round of `inner` first, then the rest.
-    #[allow(clippy::too_many_arguments)]
-    fn repeat(
-        &self,
-        inner: &Node,
-        min: u32,
-        max: Option<u32>,
-        count: u32,
-        i: usize,
-        rest: &[Node],
-        k: &mut dyn FnMut(usize) -> bool,
-    ) -> bool {
-        if max.is_none_or(|m| count < m) {
-            let more = self.sequence(std::slice::from_ref(inner), i, &mut |j| {
-                // An empty round cannot make progress; stop once the minimum is met.
-                (j != i || count < min) && self.repeat(inner, min, max, count + 1, j, rest, k)
-            });
-            if more {
-                return true;
-            }
+/// The PCRE group kinds the crate lacks, by the two characters after `(?`: recursion
+/// and subroutine calls (`(?R)`, `(?1)`, `(?+1)`, `(?&name)`, `(?P>name)`), callouts
+/// and backtracking verbs. `(?R` must not reach the crate, which reads `R` as a flag.
+fn unsupported_group(kind: &str) -> Option<&'static str> {
+    let mut it = kind.chars();
+    let (first, second) = (it.next()?, it.next());
+    match (first, second) {
+        ('R', _) | ('&', _) | ('P', Some('>')) => Some("recursion"),
+        ('+' | '-', Some(d)) if d.is_ascii_digit() => Some("a subroutine call"),
+        (d, _) if d.is_ascii_digit() => Some("a subroutine call"),
+        ('C', _) => Some("a callout"),
+        _ => None,
+    }
+}
+
+/// Copies `\Q...\E`'s text (from `i`, just past `\Q`) as escaped literals; returns
+/// where the pattern goes on (past `\E`, or at the end).
+fn quote(chars: &[char], mut i: usize, out: &mut String) -> usize {
+    while i < chars.len() {
+        if chars[i] == '\\' && chars.get(i + 1) == Some(&'E') {
+            return i + 2;
         }
-        count >= min && self.sequence(rest, i, k)
+        let mut buf = [0u8; 4];
+        out.push_str(&fancy_regex::escape(chars[i].encode_utf8(&mut buf)));
+        i += 1;
     }
+    i
+}
 
-    /// Matches a node that is neither a group nor a repetition; the position after it.
-    fn single(&self, node: &Node, i: usize) -> Option<usize> {
-        let p = self.program;
-        let at = self.text.get(i).copied();
-        let before = i.checked_sub(1).and_then(|b| self.text.get(b)).copied();
-        match node {
-            Node::Char(c) => at.filter(|t| self.same(*t, *c)).map(|_| i + 1),
-            Node::Any => at.filter(|t| p.dot_all || *t != '\n').map(|_| i + 1),
-            Node::Class(items, negated) => at
-                .filter(|t| self.in_class(items, *t) != *negated)
-                .map(|_| i + 1),
-            Node::Start(strict) => {
-                (i == 0 || (!strict && p.multiline && before == Some('\n'))).then_some(i)
-            }
-            Node::End(strict) => {
-                let at_end = i == self.text.len();
-                // PCRE's `$` also matches before a final line break.
-                let before_final_newline = at == Some('\n') && i + 1 == self.text.len();
-                (at_end
-                    || (!strict && before_final_newline)
-                    || (!strict && p.multiline && at == Some('\n')))
-                .then_some(i)
-            }
-            Node::WordBoundary(want) => {
-                let boundary = before.is_some_and(is_word) != at.is_some_and(is_word);
-                (boundary == *want).then_some(i)
-            }
-            Node::Group(_) | Node::Repeat(..) => None,
+/// PCRE's meaning of its class escapes, inside a class or out; `None` for any other
+/// escape. `\d \w \s` are ASCII (MongoDB compiles without UCP); `\h` and `\v` are
+/// horizontal and vertical white space, which the crate reads as a hex digit and a
+/// vertical tab.
+fn ascii_class(c: char, in_class: bool) -> Option<String> {
+    let body = match c.to_ascii_lowercase() {
+        'd' => "0-9",
+        'w' => "0-9A-Za-z_",
+        's' => "\\t\\n\\x0B\\x0C\\r ",
+        'h' => "\\t \\xA0\\x{1680}\\x{180E}\\x{2000}-\\x{200A}\\x{202F}\\x{205F}\\x{3000}",
+        'v' => "\\n\\x0B\\x0C\\r\\x{85}\\x{2028}\\x{2029}",
+        _ => return None,
+    };
+    let negated = c.is_ascii_uppercase();
+    Some(match (in_class, negated) {
+        (false, false) => format!("[{body}]"),
+        (true, false) => body.to_string(),
+        // Inside a class, a negated one nests (the crate takes `[x[^0-9]]`).
+        (_, true) => format!("[^{body}]"),
+    })
+}
+
+/// PCRE's `\cX` (a control character) and `\0`, `\0o`, `\0oo` (octal), read from
+/// `chars` at `i` just past the escape letter, as the crate's `\x{..}`; returns it and
+/// where the pattern goes on.
+fn code_escape(letter: char, chars: &[char], mut i: usize) -> Option<(String, usize)> {
+    let code = match letter {
+        'c' => {
+            let x = chars.get(i)?.to_ascii_uppercase();
+            i += 1;
+            u32::from(x) ^ 0x40
         }
-    }
+        '0' => {
+            let mut n = 0;
+            for _ in 0..2 {
+                match chars.get(i).and_then(|c| c.to_digit(8)) {
+                    Some(d) => n = n * 8 + d,
+                    None => break,
+                }
+                i += 1;
+            }
+            n
+        }
+        _ => return None,
+    };
+    Some((format!("\\x{{{code:X}}}"), i))
+}
 
-    /// Character equality, ignoring case under `i`.
-    fn same(&self, a: char, b: char) -> bool {
-        a == b || (self.program.ignore_case && lower(a) == lower(b))
+/// Reads a `{n}`, `{n,}` or `{n,m}` quantifier at `i`: `Some(end)` past its `}`, `None`
+/// when the brace starts no quantifier (PCRE then reads it as a literal), or PCRE's
+/// error for counts too big or out of order.
+fn quantifier(chars: &[char], i: usize) -> Result<Option<usize>, String> {
+    let mut j = i + 1;
+    let number = |j: &mut usize| -> Option<u64> {
+        let start = *j;
+        let mut n: u64 = 0;
+        while let Some(d) = chars.get(*j).and_then(|c| c.to_digit(10)) {
+            n = (n * 10 + u64::from(d)).min(u64::from(u32::MAX));
+            *j += 1;
+        }
+        (*j > start).then_some(n)
+    };
+    let Some(min) = number(&mut j) else {
+        return Ok(None);
+    };
+    let mut max = Some(min);
+    if chars.get(j) == Some(&',') {
+        j += 1;
+        max = number(&mut j);
     }
-
-    /// Class membership, ignoring case under `i`.
-    fn in_class(&self, items: &[ClassItem], c: char) -> bool {
-        let hit = |c: char| items.iter().any(|item| item.contains(c));
-        hit(c) || (self.program.ignore_case && (hit(lower(c)) || hit(upper(c))))
+    if chars.get(j) != Some(&'}') {
+        return Ok(None);
     }
+    let too_big = |n: u64| n > u64::from(MAX_REPEAT_COUNT);
+    if too_big(min) || max.is_some_and(too_big) {
+        return Err("number too big in {} quantifier".to_string());
+    }
+    if max.is_some_and(|m| m < min) {
+        return Err("numbers out of order in {} quantifier".to_string());
+    }
+    Ok(Some(j + 1))
 }

@@ -13,8 +13,22 @@ use std::cmp::Ordering;
 /// sorts by its smallest element ascending and its largest descending; an empty
 /// array sorts below null. The sort is stable.
 pub fn sort_documents(docs: &mut [Document], sort: &Document) {
-    let keys: Vec<(&str, bool)> = sort
-        .iter()
+    let keys = sort_keys(sort);
+    crate::support::sort::sort_by(docs, |a, b| compare_by(&keys, a, b));
+}
+
+/// The positions of `docs` in the order [`sort_documents`] would put them: what a
+/// findAndModify's `sort` needs to pick one document without moving any.
+pub fn sort_order(docs: &[Document], sort: &Document) -> Vec<usize> {
+    let keys = sort_keys(sort);
+    let mut order: Vec<usize> = (0..docs.len()).collect();
+    crate::support::sort::sort_by(&mut order, |a, b| compare_by(&keys, &docs[*a], &docs[*b]));
+    order
+}
+
+/// A sort document's paths, each with whether it descends.
+fn sort_keys(sort: &Document) -> Vec<(&str, bool)> {
+    sort.iter()
         .map(|(path, dir)| {
             let descending = match dir {
                 Bson::Int32(i) => *i < 0,
@@ -24,19 +38,21 @@ pub fn sort_documents(docs: &mut [Document], sort: &Document) {
             };
             (path.as_str(), descending)
         })
-        .collect();
-    crate::support::sort::sort_by(docs, |a, b| {
-        for (path, descending) in &keys {
-            let ka = sort_key(a, path, *descending);
-            let kb = sort_key(b, path, *descending);
-            let o = compare_values(&ka, &kb);
-            let o = if *descending { o.reverse() } else { o };
-            if o != Ordering::Equal {
-                return o;
-            }
+        .collect()
+}
+
+/// Two documents compared path by path.
+fn compare_by(keys: &[(&str, bool)], a: &Document, b: &Document) -> Ordering {
+    for (path, descending) in keys {
+        let ka = sort_key(a, path, *descending);
+        let kb = sort_key(b, path, *descending);
+        let o = compare_values(&ka, &kb);
+        let o = if *descending { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
         }
-        Ordering::Equal
-    });
+    }
+    Ordering::Equal
 }
 
 /// The value a document sorts by on one path.

@@ -387,3 +387,63 @@ pub fn type_name(v: &Bson) -> &'static str {
         Bson::MaxKey => "maxKey",
     }
 }
+
+/// The document an upsert inserts when nothing matched, as MongoDB's update driver builds
+/// it (`UpdateDriver::populateDocumentWithQueryFields`, then the update applied for an
+/// insert): an operator update starts from the filter's equalities (`field: value`,
+/// `field: {$eq: value}`, reached through `$and`; dotted paths make embedded documents)
+/// and applies its operators, `$setOnInsert` included; a replacement keeps only the
+/// filter's `_id`. `_id`, when there is one, comes first (`ensureIdFieldIsFirst`). A
+/// document that still lacks `_id` gets one where it is stored.
+pub fn upsert_document(filter: &Document, update: &Document) -> Result<Document, ClusterError> {
+    let mut equalities = Document::new();
+    filter_equalities(filter, &mut equalities);
+    let is_operator = update.keys().next().is_some_and(|k| k.starts_with('$'));
+    let seed = if is_operator {
+        apply_update_with(&Document::new(), &bson::doc! { "$set": equalities }, true)?
+    } else {
+        let mut seed = Document::new();
+        if let Some(id) = equalities.get("_id") {
+            seed.insert("_id", id.clone());
+        }
+        seed
+    };
+    let mut out = apply_update_with(&seed, update, true)?;
+    if let Some(id) = out.remove("_id") {
+        let mut first = bson::doc! { "_id": id };
+        first.extend(out);
+        out = first;
+    }
+    Ok(out)
+}
+
+/// The equality conditions of a filter, path to value: a later one on the same path wins,
+/// as the last `$set` on a path would.
+fn filter_equalities(filter: &Document, out: &mut Document) {
+    for (field, value) in filter {
+        if field == "$and" {
+            if let Bson::Array(items) = value {
+                for item in items {
+                    if let Bson::Document(d) = item {
+                        filter_equalities(d, out);
+                    }
+                }
+            }
+            continue;
+        }
+        if field.starts_with('$') {
+            continue;
+        }
+        match value {
+            Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => {
+                if let (1, Some(v)) = (d.len(), d.get("$eq")) {
+                    out.insert(field.clone(), v.clone());
+                }
+            }
+            Bson::RegularExpression(_) => {}
+            v => {
+                out.insert(field.clone(), v.clone());
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ use super::status;
 use crate::engine::cluster::ClusterError;
 use bson::{doc, Bson, Document};
 
-use super::sampling::SampledQuery;
+use super::sampling::{AnalyzerConfig, SampledQuery};
 
 fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
     match cmd.get(name) {
@@ -84,6 +84,7 @@ type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, Statem
 
 /// Every admin command, by name.
 const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
+    ("listDatabases", list_databases),
     ("shardCollection", shard_collection),
     ("refineCollectionShardKey", refine_collection_shard_key),
     ("reshardCollection", reshard_collection),
@@ -93,6 +94,10 @@ const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("moveChunk", move_chunk),
     ("moveRange", move_range),
     ("balancerCollectionStatus", balancer_collection_status),
+    (
+        "configureCollectionBalancing",
+        configure_collection_balancing,
+    ),
     ("balancerStart", balancer_start_stop),
     ("balancerStop", balancer_start_stop),
     ("balancerStatus", balancer_status),
@@ -240,6 +245,81 @@ fn balancer_collection_status(
     Ok(status::balancer_collection_status(&s.cluster, &ns)?)
 }
 
+/// `{listDatabases: 1, nameOnly, filter}`: mongos's list (`session/databases.rs`). The
+/// shards apply a `filter` to their own entries before mongos sums them; ShardLab
+/// applies it to the summed entries, which is the same for a filter on `name`.
+fn list_databases(s: &mut Session, cmd: &Document, _: &str) -> Result<Document, StatementError> {
+    let name_only = cmd.get("nameOnly").is_some_and(truthy);
+    let filter = match cmd.get("filter") {
+        None => None,
+        Some(Bson::Document(f)) => Some(crate::query::filter::parse_filter(f)?),
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field 'listDatabases.filter' is the wrong type '{}', expected type 'object'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    Ok(super::databases::list_databases(
+        &s.cluster,
+        name_only,
+        filter.as_ref(),
+    )?)
+}
+
+/// JavaScript's truthiness of a command option, as `BSONElement::trueValue` reads it.
+fn truthy(v: &Bson) -> bool {
+    match v {
+        Bson::Boolean(b) => *b,
+        Bson::Int32(n) => *n != 0,
+        Bson::Int64(n) => *n != 0,
+        Bson::Double(d) => *d != 0.0,
+        Bson::Null | Bson::Undefined => false,
+        _ => true,
+    }
+}
+
+/// `{configureCollectionBalancing: ns, chunkSize, defragmentCollection, enableAutoMerger}`
+/// (5.3 on; mongosh has no helper for it): the options as the IDL reads them (`chunkSize`
+/// a number in MB, the others booleans), applied by the engine.
+fn configure_collection_balancing(
+    s: &mut Session,
+    cmd: &Document,
+    name: &str,
+) -> Result<Document, StatementError> {
+    let ns = ns_of(cmd, name)?;
+    let chunk_size = match cmd.get("chunkSize") {
+        None => None,
+        Some(Bson::Int32(n)) => Some(i64::from(*n)),
+        Some(Bson::Int64(n)) => Some(*n),
+        Some(Bson::Double(d)) if d.is_finite() => Some(*d as i64),
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field 'configureCollectionBalancing.chunkSize' is the wrong type '{}', expected types '[long, int, decimal, double]'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    let flag = |field: &str| -> Result<Option<bool>, StatementError> {
+        match cmd.get(field) {
+            None => Ok(None),
+            Some(Bson::Boolean(b)) => Ok(Some(*b)),
+            Some(other) => Err(ClusterError::TypeMismatch(format!(
+                "BSON field 'configureCollectionBalancing.{field}' is the wrong type '{}', expected type 'bool'",
+                crate::query::update::type_name(other)
+            ))
+            .into()),
+        }
+    };
+    let defragment = flag("defragmentCollection")?;
+    let auto_merge = flag("enableAutoMerger")?;
+    s.cluster
+        .configure_collection_balancing(&ns, chunk_size, defragment, auto_merge)?;
+    Ok(ok_doc())
+}
+
 /// `{balancerStart: 1}` and `{balancerStop: 1}`.
 fn balancer_start_stop(
     s: &mut Session,
@@ -252,12 +332,7 @@ fn balancer_start_stop(
 
 /// `{balancerStatus: 1}`.
 fn balancer_status(s: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
-    Ok(doc! {
-        "mode": if s.cluster.balancer_enabled { "full" } else { "off" },
-        "inBalancerRound": false,
-        "numBalancerRounds": 0_i64,
-        "ok": 1,
-    })
+    Ok(super::clock::balancer_status(&s.cluster))
 }
 
 /// `{_hashBSONElement: value, seed}`: the shard key hash of a value.
@@ -302,39 +377,160 @@ fn move_primary(s: &mut Session, cmd: &Document, name: &str) -> Result<Document,
     Ok(ok_doc())
 }
 
-/// `{listShards: 1}`.
+/// `{listShards: 1}`: each shard's `config.shards` document in its era's layout
+/// (`ShardType::toBSON`, type_shard.cpp): `_id`, `host`, `draining: true` while it drains,
+/// its zones as `tags`, `state`, and from 5.0 `topologyTime`.
 fn list_shards(s: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
+    let version = s.cluster.version();
     let shards: Vec<Bson> = s
         .cluster
         .shards()
         .map(|(_, sh)| {
-            Bson::Document(doc! { "_id": sh.name.clone(), "host": sh.host.clone(), "state": 1 })
+            let mut d = doc! { "_id": sh.name.clone(), "host": sh.host.clone() };
+            if sh.draining {
+                d.insert("draining", true);
+            }
+            if !sh.zones.is_empty() {
+                d.insert(
+                    "tags",
+                    sh.zones
+                        .iter()
+                        .cloned()
+                        .map(Bson::String)
+                        .collect::<Vec<_>>(),
+                );
+            }
+            d.insert("state", 1);
+            if version != crate::engine::cluster::VersionMode::V36 {
+                d.insert(
+                    "topologyTime",
+                    bson::Timestamp {
+                        time: 1_735_689_600,
+                        increment: 1,
+                    },
+                );
+            }
+            Bson::Document(d)
         })
         .collect();
     Ok(doc! { "shards": shards, "ok": 1 })
 }
 
-/// `{configureQueryAnalyzer: ns, mode, samplesPerSecond}`: turns query sampling on or off.
+/// `{configureQueryAnalyzer: ns, mode, samplesPerSecond}`: turns query sampling on or off,
+/// checked as the IDL parser and configure_query_analyzer_cmd.cpp (7.0 on) check it, and
+/// answers `{newConfiguration, oldConfiguration, ok}` (the pre-image's configuration only
+/// when the command replaced one).
 fn configure_query_analyzer(
     s: &mut Session,
     cmd: &Document,
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let mode = match cmd.get("mode") {
-        Some(Bson::String(m)) if m == "full" || m == "off" => m.clone(),
-        _ => return Err(ClusterError::BadValue("mode must be 'full' or 'off'".into()).into()),
-    };
-    let rate = cmd
-        .get("samplesPerSecond")
-        .cloned()
-        .unwrap_or(Bson::Int32(1));
-    if mode == "full" {
-        s.sampling.start(&ns);
-    } else {
-        s.sampling.stop(&ns);
+    let new = analyzer_config(cmd)?;
+    check_analyzer_namespace(&ns)?;
+    if new.full {
+        let Some(rate) = new.rate else {
+            return Err(invalid(
+                "'samplesPerSecond' must be specified when 'mode' is not \"off\"",
+            ));
+        };
+        if rate <= 0.0 {
+            return Err(invalid("'samplesPerSecond' must be greater than 0"));
+        }
+        if rate > MAX_SAMPLES_PER_SECOND {
+            return Err(invalid(
+                "'samplesPerSecond' must be less than or equal to 50",
+            ));
+        }
+    } else if new.rate.is_some() {
+        return Err(invalid(
+            "Cannot specify 'samplesPerSecond' when 'mode' is \"off\"",
+        ));
     }
-    Ok(doc! { "ok": 1, "newConfiguration": { "mode": mode, "samplesPerSecond": rate } })
+    if s.cluster.collection(&ns).is_none() {
+        return Err(ClusterError::NamespaceNotFound("The namespace does not exist".into()).into());
+    }
+    let old = s.sampling.configure(&ns, new);
+    let mut reply = doc! { "newConfiguration": config_document(new) };
+    if let Some(old) = old {
+        reply.insert("oldConfiguration", config_document(old));
+    }
+    reply.insert("ok", 1);
+    Ok(reply)
+}
+
+/// `kMaxSamplesPerSecond` (configure_query_analyzer_cmd.cpp).
+const MAX_SAMPLES_PER_SECOND: f64 = 50.0;
+
+/// The request's `QueryAnalyzerConfiguration` as the IDL parser reads it: `mode` is
+/// required and one of "full" or "off"; `samplesPerSecond` is any number.
+fn analyzer_config(cmd: &Document) -> Result<AnalyzerConfig, StatementError> {
+    let full = match cmd.get("mode") {
+        None => {
+            return Err(ClusterError::Location40414(
+                "BSON field 'configureQueryAnalyzer.mode' is missing but a required field".into(),
+            )
+            .into())
+        }
+        Some(Bson::String(m)) if m == "full" => true,
+        Some(Bson::String(m)) if m == "off" => false,
+        Some(Bson::String(m)) => {
+            return Err(ClusterError::BadValue(format!(
+                "Enumeration value '{m}' for field 'configureQueryAnalyzer.mode' is not a valid value."
+            ))
+            .into())
+        }
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field 'configureQueryAnalyzer.mode' is the wrong type '{}', expected type 'string'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    let rate = match cmd.get("samplesPerSecond") {
+        None => None,
+        Some(Bson::Int32(n)) => Some(f64::from(*n)),
+        Some(Bson::Int64(n)) => Some(*n as f64),
+        Some(Bson::Double(d)) => Some(*d),
+        Some(Bson::Decimal128(d)) => Some(crate::values::decimal::Decimal::from_bson(d).to_i64_saturating() as f64),
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field 'configureQueryAnalyzer.samplesPerSecond' is the wrong type '{}', expected types '[long, int, decimal, double]'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    Ok(AnalyzerConfig { full, rate })
+}
+
+/// `validateNamespace` (analyze_shard_key_util.cpp): no internal database, no system
+/// collection.
+fn check_analyzer_namespace(ns: &str) -> Result<(), StatementError> {
+    let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
+    if matches!(db, "admin" | "config" | "local") {
+        return Err(ClusterError::IllegalOperation(
+            "Cannot run against an internal collection".into(),
+        )
+        .into());
+    }
+    if coll.starts_with("system.") {
+        return Err(ClusterError::IllegalOperation(
+            "Cannot run against a system collection".into(),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A configuration as the reply prints it: the mode, then the rate when there is one.
+fn config_document(c: AnalyzerConfig) -> Document {
+    let mut d = doc! { "mode": if c.full { "full" } else { "off" } };
+    if let Some(rate) = c.rate {
+        d.insert("samplesPerSecond", rate);
+    }
+    d
 }
 
 /// `{analyzeShardKey: ns, key, keyCharacteristics, readWriteDistribution}`.

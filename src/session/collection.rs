@@ -27,6 +27,9 @@ impl Session {
         let Some(method) = rest.first() else {
             return Ok(Output::Message(ns.to_string()));
         };
+        if let Some(out) = self.config_chain(ns, rest) {
+            return out;
+        }
         let args = call_args(method)?;
         let chained = &rest[1..];
         let name = method.name.as_str();
@@ -35,6 +38,10 @@ impl Session {
         }
         if matches!(name, "find" | "findOne") {
             return self.find_chain(ns, name, args, chained);
+        }
+        if name == "aggregate" {
+            let (docs, _) = self.cluster.find(ns, &Document::new())?;
+            return self.aggregate_documents(ns, docs, args, chained);
         }
         let out = self.collection_method(ns, name, args)?;
         super::interpreter::navigate(out, chained)
@@ -84,6 +91,12 @@ impl Session {
                 return Ok(Output::Value(Bson::Int32(n as i32)));
             }
             "updateOne" | "updateMany" | "replaceOne" => self.update_method(ns, name, args)?,
+            "findOneAndUpdate" | "findOneAndReplace" | "findOneAndDelete" | "findAndModify" => {
+                return self.find_and_modify_method(ns, name, args);
+            }
+            "analyzeShardKey" | "configureQueryAnalyzer" => {
+                return self.analyzer_helper(ns, name, args);
+            }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
                 self.record_write(ns, &filter, name, None);
@@ -176,12 +189,12 @@ impl Session {
         let update = self.doc_arg(args, 1, "update")?;
         let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
         if name == "replaceOne" && is_ops {
-            return Err(StatementError::type_error(
+            return Err(StatementError::invalid_argument(
                 "Replacement document must not contain atomic operators",
             ));
         }
         if name != "replaceOne" && !is_ops {
-            return Err(StatementError::type_error(
+            return Err(StatementError::invalid_argument(
                 "Update document requires atomic operators",
             ));
         }
@@ -195,13 +208,47 @@ impl Session {
         let r = self
             .cluster
             .update_with(ns, &filter, &update, name == "updateMany", upsert)?;
+        // mongosh's UpdateResult (result.ts) names the upserted `_id` `insertedId`.
         Ok(doc! {
             "acknowledged": true,
-            "insertedId": Bson::Null,
+            "insertedId": r.upserted_id.clone().unwrap_or(Bson::Null),
             "matchedCount": r.matched as i32,
             "modifiedCount": r.modified as i32,
-            "upsertedCount": 0,
+            "upsertedCount": i32::from(r.upserted_id.is_some()),
         })
+    }
+
+    /// `db.coll.analyzeShardKey(key, options)` and `db.coll.configureQueryAnalyzer(options)`
+    /// (collection.ts, 7.0 on): the admin command on this namespace with the options merged
+    /// in. A mongos before 7.0 has no such command, so in the 3.6 and 5.0 modes the helper
+    /// gets its "no such cmd" (the admin commands themselves stay open in every mode: the
+    /// page's insights run them whatever the version).
+    fn analyzer_helper(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
+        if self.cluster.version() < VersionMode::V80 {
+            return Err(super::sh::no_such_command(name).into());
+        }
+        let mut cmd = doc! { name: ns };
+        let options = if name == "analyzeShardKey" {
+            // assertArgsDefinedType([key], [true], 'Collection.analyzeShardKey').
+            let key = self.opt_arg(args, 0)?.ok_or_else(|| {
+                StatementError::invalid_input(
+                    "Missing required argument at position 0 (Collection.analyzeShardKey)",
+                )
+            })?;
+            cmd.insert("key", key);
+            self.opt_doc_arg(args, 1, "options")?
+        } else {
+            self.opt_doc_arg(args, 0, "options")?
+        };
+        for (k, v) in options {
+            cmd.insert(k, v);
+        }
+        self.admin_command(&cmd)
     }
 
     /// `getIndexes()`: `_id_` first, then the indexes created, in order.
@@ -213,7 +260,7 @@ impl Session {
             for k in &c.indexes {
                 let name = crate::engine::cluster::index_name(k);
                 let mut spec = doc! { "v": 2, "key": k.clone(), "name": name };
-                if c.unique_indexes.contains(k) {
+                if c.is_unique_index(k) {
                     spec.insert("unique", true);
                 }
                 list.push(Bson::Document(spec));
@@ -269,6 +316,11 @@ impl Session {
             return super::interpreter::navigate(out, rest);
         }
         if let Some(sort) = &cursor.sort {
+            // The keys a merge sort compares: about n log2 n per sort field.
+            let n = docs.len() as u64;
+            let compared = n * u64::from(64 - n.leading_zeros()) * sort.len() as u64;
+            crate::support::budget::charge(compared)
+                .map_err(crate::values::error::ClusterError::from)?;
             query::sort_documents(&mut docs, sort);
         }
         let docs: Vec<Document> = docs
@@ -328,10 +380,7 @@ impl Session {
                     d.insert("indexFilterSet", false);
                     d.insert("parsedQuery", filter.clone());
                 }
-                d.insert(
-                    "winningPlan",
-                    doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" },
-                );
+                d.insert("winningPlan", self.cluster.shard_winning_plan(ns, filter));
                 d.insert("rejectedPlans", Bson::Array(Vec::new()));
                 Bson::Document(d)
             })

@@ -93,6 +93,8 @@ pub(crate) fn sh_help(has: impl Fn(&str) -> bool) -> String {
         ("startAutoMerger", "Globally enable auto-merger (active only if balancer is up)"),
         ("stopAutoMerger", "Globally disable auto-merger"),
         ("isAutoMergerEnabled", "Returns whether the auto-merger is enabled"),
+        ("disableAutoMerger", "Disable auto-merging on one collection"),
+        ("enableAutoMerger", "Re-enable auto-merge on one collection"),
         ("listShards", "Returns a list of the configured shards in a sharded cluster, optionally filtered (e.g. by draining state)"),
     ];
     let methods: Vec<(&str, &str)> = SHARD.iter().copied().filter(|(n, _)| has(n)).collect();
@@ -103,13 +105,18 @@ pub(crate) fn sh_help(has: impl Fn(&str) -> bool) -> String {
 /// (`shell-api.classes.Collection.help`), in the order mongosh lists them.
 pub(crate) fn collection_help() -> String {
     const COLLECTION: &[(&str, &str)] = &[
+        ("aggregate", "Calculates aggregate values for the data in a collection or a view."),
         ("countDocuments", "Returns the count of documents that match the query for a collection or view."),
         ("count", "Returns the count of documents that would match a find() query for the collection or view."),
         ("deleteMany", "Removes all documents that match the filter from a collection."),
         ("deleteOne", "Removes a single document from a collection."),
         ("estimatedDocumentCount", "Returns the count of all documents in a collection or view."),
         ("find", "Selects documents in a collection or view."),
+        ("findAndModify", "Modifies and returns a single document."),
         ("findOne", "Selects documents in a collection or view."),
+        ("findOneAndDelete", "Deletes a single document based on the filter and sort criteria, returning the deleted document."),
+        ("findOneAndReplace", "Modifies and replaces a single document based on the filter and sort criteria."),
+        ("findOneAndUpdate", "Updates a single document based on the filter and sort criteria."),
         ("getIndexes", "Returns an array that holds a list of documents that identify and describe the existing indexes on the collection."),
         ("insert", "Inserts a document or documents into a collection."),
         ("insertMany", "Inserts multiple documents into a collection."),

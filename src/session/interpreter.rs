@@ -42,6 +42,12 @@ pub enum ErrorKind {
     Reference,
     /// A value out of JavaScript's range (a string too long to build).
     Range,
+    /// mongosh's own check of a helper's arguments (`MongoshInvalidInputError`), which
+    /// never reaches the server.
+    InvalidInput,
+    /// The Node driver's check of a command's arguments (`MongoInvalidArgumentError`),
+    /// made before it sends the command.
+    InvalidArgument,
 }
 
 /// An error from one statement, with MongoDB's code and words and where it happened.
@@ -74,6 +80,30 @@ impl StatementError {
     pub(crate) fn type_error(message: impl Into<String>) -> Self {
         StatementError {
             kind: ErrorKind::Type,
+            code: 0,
+            code_name: String::new(),
+            message: message.into(),
+            span: None,
+        }
+    }
+
+    /// A `MongoshInvalidInputError` with mongosh's code for an invalid argument
+    /// (`CommonErrors.InvalidArgument`, `COMMON-10001`), as shell-api's helpers raise.
+    pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::InvalidInput,
+            code: 0,
+            code_name: String::new(),
+            message: format!("[COMMON-10001] {}", message.into()),
+            span: None,
+        }
+    }
+
+    /// A `MongoInvalidArgumentError`, as the Node driver raises before sending a command
+    /// (an update without operators, a replacement with them).
+    pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::InvalidArgument,
             code: 0,
             code_name: String::new(),
             message: message.into(),
@@ -118,6 +148,8 @@ impl StatementError {
             ErrorKind::Type => "TypeError",
             ErrorKind::Reference => "ReferenceError",
             ErrorKind::Range => "RangeError",
+            ErrorKind::InvalidInput => "MongoshInvalidInputError",
+            ErrorKind::InvalidArgument => "MongoInvalidArgumentError",
         };
         let mut out = String::from("{\"error\": {\"code\": ");
         out.push_str(&self.code.to_string());
@@ -143,6 +175,10 @@ impl std::fmt::Display for StatementError {
             ErrorKind::Type => write!(f, "TypeError: {}", self.message),
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
             ErrorKind::Range => write!(f, "RangeError: {}", self.message),
+            ErrorKind::InvalidInput => write!(f, "MongoshInvalidInputError: {}", self.message),
+            ErrorKind::InvalidArgument => {
+                write!(f, "MongoInvalidArgumentError: {}", self.message)
+            }
         }
     }
 }
@@ -271,6 +307,9 @@ pub struct Session {
     /// The running script's completion value: the last expression statement's result,
     /// which mongosh prints after a loop.
     pub(crate) completion: Option<Output>,
+    /// Each variable's size in BSON bytes, so that the session's memory budget (shared
+    /// with the cluster's documents) is checked without measuring every variable again.
+    pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
 }
 
 impl Default for Session {
@@ -279,8 +318,9 @@ impl Default for Session {
     }
 }
 
-/// The clock every session's `new Date()` reads: the core never reads the real time.
-const EPOCH_MILLIS: i64 = 1_735_689_600_000;
+/// The time every session starts at: the core never reads the real time (the cluster's
+/// simulated clock moves on from here, and `new Date()` follows it).
+const EPOCH_MILLIS: i64 = crate::engine::EPOCH_MS;
 
 impl Session {
     /// A session on a new cluster, using the `test` database.
@@ -302,6 +342,7 @@ impl Session {
             generated: std::collections::BTreeMap::new(),
             touched: None,
             touches: 0,
+            variable_bytes: std::collections::BTreeMap::new(),
         }
     }
 
@@ -352,8 +393,10 @@ impl Session {
                 .unwrap_or("")
                 .to_string();
             let events_before = self.cluster.events().len();
-            let (printed, result) = self.run_statement(&stmt.kind);
+            self.start_statement();
+            let (printed, result) = self.run_statement(&stmt.kind, source.len() as u64);
             let result = result.map_err(|e| e.at(stmt.span));
+            self.end_statement(&result);
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -383,6 +426,58 @@ impl Session {
         }
     }
 
+    /// Runs one statement under the statement's work budget
+    /// ([`crate::support::budget::STATEMENT_WORK`], its text's bytes included). A
+    /// statement that passes it fails with `MaxTimeMSExpired` and keeps nothing it half
+    /// did: a single read or write charges all its work before it changes anything, and
+    /// the commands that run several writes (`sim.queries`, `sim.preset`) put the session
+    /// back as it was (see [`Session::checkpoint`]). A copy per statement would cost more
+    /// than the statement on a large collection.
+    pub(crate) fn atomic_statement(
+        &mut self,
+        kind: &StmtKind,
+        text_bytes: u64,
+    ) -> Result<Output, StatementError> {
+        use crate::support::budget;
+        // A new cluster (`sim.reset`) starts with nothing held: the variables are noted
+        // again before every statement.
+        self.cluster.hold(self.variable_bytes.values().sum());
+        budget::within(budget::STATEMENT_WORK, || {
+            budget::charge(text_bytes).map_err(ClusterError::from)?;
+            self.statement(kind)
+        })
+    }
+
+    /// What a command running several writes may change besides the variables, to be
+    /// put back by [`Session::restore`] if it runs out of budget part way. The cluster's
+    /// clones share their storage, so this costs about a pointer per 32 documents.
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            cluster: self.cluster.clone(),
+            db: self.db.clone(),
+            sampling: self.sampling.clone(),
+            rng: self.rng.clone(),
+            generated: self.generated.clone(),
+            touched: self.touched.clone(),
+            touches: self.touches,
+            object_id_counter: self.ctx.object_id_counter,
+            uuid_state: self.ctx.uuid_state,
+        }
+    }
+
+    /// Puts back what [`Session::checkpoint`] kept.
+    pub(crate) fn restore(&mut self, c: Checkpoint) {
+        self.cluster = c.cluster;
+        self.db = c.db;
+        self.sampling = c.sampling;
+        self.rng = c.rng;
+        self.generated = c.generated;
+        self.touched = c.touched;
+        self.touches = c.touches;
+        self.ctx.object_id_counter = c.object_id_counter;
+        self.ctx.uuid_state = c.uuid_state;
+    }
+
     pub(crate) fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
         match kind {
             StmtKind::Use { db } => {
@@ -395,6 +490,55 @@ impl Session {
             StmtKind::Expr(e) => self.expression_statement(e, true),
             StmtKind::Js(js) => self.js_statement(js),
         }
+    }
+
+    /// Keeps `value` in variable `name`. A variable holds at most what one BSON value
+    /// may (see [`crate::values::limits`]): a command's result past that, such as
+    /// `find().toArray()` of a large collection, is refused rather than kept. All the
+    /// variables together share one budget with the documents the cluster took in
+    /// ([`crate::engine::cluster::MAX_WRITTEN_BYTES`]): past it the assignment is refused
+    /// and the variable keeps its old value.
+    pub(crate) fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
+        let size = crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
+        if size.bytes > self.room_for_variable(name) {
+            return Err(self.memory_refusal("assigning", name));
+        }
+        self.note_variable(name, size.bytes);
+        self.ctx.variables.insert(name.to_string(), value);
+        Ok(Output::Nothing)
+    }
+
+    /// How many bytes global variable `name` may hold within the session's memory budget,
+    /// given the other variables and what the cluster took in.
+    pub(crate) fn room_for_variable(&self, name: &str) -> u64 {
+        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+        let others: u64 = self.variable_bytes.values().sum::<u64>()
+            - self.variable_bytes.get(name).copied().unwrap_or(0);
+        MAX_WRITTEN_BYTES.saturating_sub(self.cluster.written_bytes().saturating_add(others))
+    }
+
+    /// Notes that global variable `name` holds `bytes`, and tells the cluster what all the
+    /// variables hold.
+    pub(crate) fn note_variable(&mut self, name: &str, bytes: u64) {
+        self.variable_bytes.insert(name.to_string(), bytes);
+        self.cluster.hold(self.variable_bytes.values().sum());
+    }
+
+    /// The error for `doing` (assigning, changing) variable `name` past the session's
+    /// memory budget.
+    pub(crate) fn memory_refusal(&self, doing: &str, name: &str) -> StatementError {
+        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+        let others: u64 = self.variable_bytes.values().sum::<u64>()
+            - self.variable_bytes.get(name).copied().unwrap_or(0);
+        ClusterError::ExceededMemoryLimit(format!(
+            "{doing} {name} would take the session past its memory budget of {} MiB \
+             for the shell's variables and the cluster's documents together ({} MiB in \
+             the other variables, {} MiB written); {name} is left as it was",
+            MAX_WRITTEN_BYTES >> 20,
+            others >> 20,
+            self.cluster.written_bytes() >> 20
+        ))
+        .into()
     }
 
     /// Evaluates an expression that must produce a value (commands included).
@@ -410,27 +554,10 @@ impl Session {
 
     fn show(&mut self, what: &str) -> Result<Output, StatementError> {
         match what {
-            "dbs" | "databases" => {
-                let lines: Vec<String> = self
-                    .cluster
-                    .databases()
-                    .keys()
-                    .map(|db| {
-                        let bytes: u64 = self
-                            .cluster
-                            .collections()
-                            .iter()
-                            .filter(|(ns, _)| ns.split('.').next() == Some(db.as_str()))
-                            .map(|(_, c)| c.data_size())
-                            .sum();
-                        format!(
-                            "{db}  {}",
-                            crate::values::inspect::data_format(bytes as f64)
-                        )
-                    })
-                    .collect();
-                Ok(Output::Message(lines.join("\n")))
-            }
+            "dbs" | "databases" => Ok(Output::Message(super::databases::show_dbs(&self.cluster))),
+            "collections" | "tables" if self.db == "config" => Ok(Output::Message(
+                crate::engine::config_catalog::CONFIG_COLLECTIONS.join("\n"),
+            )),
             "collections" | "tables" => {
                 let prefix = format!("{}.", self.db);
                 let names: Vec<String> = self
@@ -456,6 +583,10 @@ impl Session {
             "db" => self.db_chain(&segments[1..]),
             "sh" => self.sh_command(&segments[1..]),
             "sim" => self.sim_command(&segments[1..]),
+            "sleep" if !self.is_variable("sleep") => {
+                let out = self.sleep_segment(&segments[0])?;
+                navigate(out, &segments[1..])
+            }
             "convertShardKeyToHashed" => {
                 let args = call_args(&segments[0])?;
                 let v = self.arg(args, 0, "value")?;
@@ -485,28 +616,52 @@ impl Session {
         }
     }
 
-    /// `db.<...>`: database methods, or a collection and its methods.
+    /// `db.<...>`: database methods, or a collection and its methods, after any number
+    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). A
+    /// lone `getSiblingDB` switches the database, as it always has here; a longer chain
+    /// reads the other database and leaves the current one as it was.
     fn db_chain(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
+        let saved = self.db.clone();
+        let whole = rest.len();
+        let mut rest = rest;
+        while let Some((first, after)) = rest.split_first() {
+            let ("getSiblingDB", Some(args)) = (first.name.as_str(), &first.args) else {
+                break;
+            };
+            match self.str_arg(args, 0, "database name") {
+                Ok(name) => self.db = name,
+                Err(e) => {
+                    self.db = saved;
+                    return Err(e);
+                }
+            }
+            if after.is_empty() {
+                let out = Output::Message(self.db.clone());
+                if whole > 1 {
+                    self.db = saved;
+                }
+                return Ok(out);
+            }
+            rest = after;
+        }
+        let out = self.db_method(rest);
+        self.db = saved;
+        out
+    }
+
+    /// `db.<...>` past its `getSiblingDB` links.
+    fn db_method(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(first) = rest.first() else {
             return Ok(Output::Message(self.db.clone()));
         };
         match (first.name.as_str(), &first.args) {
-            ("getSiblingDB", Some(args)) => {
-                let name = self.str_arg(args, 0, "database name")?;
-                let saved = std::mem::replace(&mut self.db, name);
-                let out = self.db_chain(&rest[1..]);
-                if rest.len() > 1 {
-                    self.db = saved;
-                }
-                out
-            }
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
             ("help", Some(_)) => Ok(Output::Message(super::help::database_help())),
+            ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);
-                self.touched = Some(ns.clone());
-                self.touches += 1;
+                self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
@@ -516,7 +671,7 @@ impl Session {
             }
             ("getCollectionNames", Some(_)) => {
                 let prefix = format!("{}.", self.db);
-                Ok(Output::Value(Bson::Array(
+                let names = Output::Value(Bson::Array(
                     self.cluster
                         .collections()
                         .keys()
@@ -525,17 +680,28 @@ impl Session {
                                 .map(|s| Bson::String(s.to_string()))
                         })
                         .collect(),
-                )))
+                ));
+                // `db.getCollectionNames().length` and the like read the array.
+                navigate(names, &rest[1..])
             }
             (_, None) => {
                 let ns = format!("{}.{}", self.db, first.name);
-                self.touched = Some(ns.clone());
-                self.touches += 1;
+                self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])
             }
             (name, Some(_)) => Err(StatementError::type_error(format!(
                 "db.{name} is not a function"
             ))),
+        }
+    }
+
+    /// Notes that a command named collection `ns` (see [`Session::touched`]). Reading
+    /// the config database is not looking at a collection of the cluster's: it leaves the
+    /// collection the page shows as it was.
+    fn touch(&mut self, ns: &str) {
+        if !ns.starts_with("config.") {
+            self.touched = Some(ns.to_string());
+            self.touches += 1;
         }
     }
 
@@ -698,6 +864,25 @@ pub(crate) fn ok_doc() -> Document {
     let mut d = Document::new();
     d.insert("ok", 1);
     d
+}
+
+/// The session as it was before a command (see [`Session::checkpoint`]).
+pub(crate) struct Checkpoint {
+    cluster: Cluster,
+    db: String,
+    sampling: super::sampling::Sampling,
+    rng: crate::support::rng::SplitMix64,
+    generated: std::collections::BTreeMap<String, u64>,
+    touched: Option<String>,
+    touches: u64,
+    object_id_counter: u32,
+    uuid_state: u64,
+}
+
+/// Whether an error is the statement's work budget running out (`MaxTimeMSExpired`),
+/// which a command running other statements or operations must pass on, not count.
+pub(crate) fn is_budget_error(e: &StatementError) -> bool {
+    e.kind == ErrorKind::Server && e.code == 50
 }
 
 /// The namespace an event names, if it names one (shard events and zone changes do not).

@@ -10,13 +10,13 @@ use super::script::{chain_head, output_value};
 use super::script_state::Value;
 use crate::shell::constructors::{construct, is_constructor};
 use crate::shell::eval::eval_value;
-use crate::shell::parser::{BinaryOp, CompareOp, Expr, ExprKind, JsExpr, LogicalOp, UnaryOp};
+use crate::shell::parser::{BinaryOp, Expr, ExprKind, JsExpr, LogicalOp, UnaryOp};
 use crate::shell::Span;
 use crate::values::limits;
 use bson::{Bson, Document};
 
 /// Names whose calls the session's command dispatcher answers (`db.c.find()`, ...).
-const SHELL_HEADS: [&str; 4] = ["db", "sh", "sim", "convertShardKeyToHashed"];
+const SHELL_HEADS: [&str; 5] = ["db", "sh", "sim", "sleep", "convertShardKeyToHashed"];
 
 /// Array methods that take a function: on a command's result (`db.c.find().forEach(f)`)
 /// the script runs them on the result's documents.
@@ -82,7 +82,7 @@ impl Session {
             ExprKind::Array(items) => self.js_array(items, e.span),
             ExprKind::Object(fields) => self.js_object(fields, e.span),
             ExprKind::Unary { op, operand } => self.js_unary(*op, operand),
-            ExprKind::Binary { op, left, right } => self.js_binary(*op, left, right),
+            ExprKind::Binary { .. } => self.js_binary_chain(e),
             ExprKind::Js(js) => self.js_operator(js, e.span),
             _ => self.literal(e),
         }
@@ -104,22 +104,29 @@ impl Session {
         jv::unary(op, &v).map(Value::Data)
     }
 
-    fn js_binary(
-        &mut self,
-        op: BinaryOp,
-        left: &Expr,
-        right: &Expr,
-    ) -> Result<Value, StatementError> {
-        let l = self.js_eval(left)?;
-        let r = self.js_eval(right)?;
-        jv::binary(op, &l, &r).map(Value::Data)
+    /// `a + b - c …`, evaluated along its left spine in a loop: a long chain costs no
+    /// stack (the parser bounds its height; a debug build spends kilobytes per level).
+    fn js_binary_chain(&mut self, e: &Expr) -> Result<Value, StatementError> {
+        let mut spine = Vec::new();
+        let mut leftmost = e;
+        while let ExprKind::Binary { left, .. } = &leftmost.kind {
+            spine.push(leftmost);
+            leftmost = left;
+        }
+        let mut acc = self.js_eval(leftmost)?;
+        for node in spine.iter().rev() {
+            if let ExprKind::Binary { op, right, .. } = &node.kind {
+                let r = self.js_eval(right)?;
+                acc = Value::Data(jv::binary(*op, &acc, &r)?);
+            }
+        }
+        Ok(acc)
     }
 
     /// The value of a JavaScript operator expression.
     fn js_operator(&mut self, js: &JsExpr, _span: Span) -> Result<Value, StatementError> {
         match js {
-            JsExpr::Compare { op, left, right } => self.js_compare(*op, left, right),
-            JsExpr::Logical { op, left, right } => self.js_logical(*op, left, right),
+            JsExpr::Compare { .. } | JsExpr::Logical { .. } => self.js_operator_chain(js),
             JsExpr::Conditional {
                 test,
                 then,
@@ -156,34 +163,49 @@ impl Session {
         Ok(Value::Data(Bson::String(jv::type_of(&v).to_string())))
     }
 
-    fn js_compare(
-        &mut self,
-        op: CompareOp,
-        left: &Expr,
-        right: &Expr,
-    ) -> Result<Value, StatementError> {
-        let l = self.js_eval(left)?;
-        let r = self.js_eval(right)?;
-        Ok(Value::Data(Bson::Boolean(jv::compare(op, &l, &r))))
-    }
-
-    fn js_logical(
-        &mut self,
-        op: LogicalOp,
-        left: &Expr,
-        right: &Expr,
-    ) -> Result<Value, StatementError> {
-        let l = self.js_eval(left)?;
-        let take_left = match op {
-            LogicalOp::And => !jv::truthy(&l),
-            LogicalOp::Or => jv::truthy(&l),
-            LogicalOp::Nullish => !matches!(l, Value::Data(Bson::Null | Bson::Undefined)),
+    /// A chain of comparisons or logical operators (`a && b && c …`, `a < b < c`),
+    /// evaluated along its left spine in a loop like [`Session::js_binary_chain`];
+    /// `&&`, `||` and `??` still skip a right side their left side decides.
+    fn js_operator_chain(&mut self, top: &JsExpr) -> Result<Value, StatementError> {
+        let mut spine = vec![top];
+        let mut leftmost = match top {
+            JsExpr::Compare { left, .. } | JsExpr::Logical { left, .. } => left,
+            _ => return Ok(Value::UNDEFINED),
         };
-        if take_left {
-            Ok(l)
-        } else {
-            self.js_eval(right)
+        while let ExprKind::Js(js) = &leftmost.kind {
+            match &**js {
+                JsExpr::Compare { left, .. } | JsExpr::Logical { left, .. } => {
+                    spine.push(js);
+                    leftmost = left;
+                }
+                _ => break,
+            }
         }
+        let mut acc = self.js_eval(leftmost)?;
+        for node in spine.iter().rev() {
+            acc = match node {
+                JsExpr::Compare { op, right, .. } => {
+                    let r = self.js_eval(right)?;
+                    Value::Data(Bson::Boolean(jv::compare(*op, &acc, &r)))
+                }
+                JsExpr::Logical { op, right, .. } => {
+                    let take_left = match op {
+                        LogicalOp::And => !jv::truthy(&acc),
+                        LogicalOp::Or => jv::truthy(&acc),
+                        LogicalOp::Nullish => {
+                            !matches!(acc, Value::Data(Bson::Null | Bson::Undefined))
+                        }
+                    };
+                    if take_left {
+                        acc
+                    } else {
+                        self.js_eval(right)?
+                    }
+                }
+                _ => acc,
+            };
+        }
+        Ok(acc)
     }
 
     fn js_conditional(
@@ -272,15 +294,37 @@ impl Session {
             return Ok(Value::Data(output_value(self.expression(e)?)));
         }
         match &e.kind {
-            ExprKind::Member {
-                object, property, ..
-            } => self.js_property(object, property),
-            ExprKind::Index { object, index } => {
-                let key = self.js_key(index)?;
-                self.js_property(object, &key)
-            }
+            ExprKind::Member { .. } | ExprKind::Index { .. } => self.js_access_chain(e),
             ExprKind::Call { callee, args } => self.js_call(callee, args),
             _ => self.literal(e),
+        }
+    }
+
+    /// `v.a[0].b …`: the properties read one after another in a loop from the value at
+    /// the chain's root (a long chain costs no stack), the first where the variable
+    /// lives when the root names one.
+    fn js_access_chain(&mut self, e: &Expr) -> Result<Value, StatementError> {
+        let mut spine = Vec::new();
+        let mut root = e;
+        while let ExprKind::Member { object, .. } | ExprKind::Index { object, .. } = &root.kind {
+            spine.push(root);
+            root = object;
+        }
+        let mut value: Option<Value> = None;
+        for node in spine.iter().rev() {
+            let key = match &node.kind {
+                ExprKind::Member { property, .. } => property.clone(),
+                ExprKind::Index { index, .. } => self.js_key(index)?,
+                _ => continue,
+            };
+            value = Some(match value {
+                Some(base) => jv::property(&base, &key)?,
+                None => self.js_property(root, &key)?,
+            });
+        }
+        match value {
+            Some(v) => Ok(v),
+            None => self.js_eval(root),
         }
     }
 

@@ -8,7 +8,9 @@
 //! power of two, rather than after every change: measuring is linear in its size, and
 //! this keeps the cost of building one linear. Between two measures it grows by at most
 //! its length times [`SMALL_ELEMENT_BYTES`], so it never holds more than twice MongoDB's
-//! limit before it is refused.
+//! limit before it is refused. A global variable's measured size is also checked against
+//! the session's memory budget, which it shares with the other variables and the
+//! cluster's documents ([`Session::bind`]): past it the change is undone and refused.
 
 use super::interpreter::{Session, StatementError};
 use super::js_values::{data_property, set_element};
@@ -24,7 +26,64 @@ const SMALL_ELEMENT_BYTES: u64 = 160;
 /// The array methods changed in place when called on a variable.
 pub(crate) const IN_PLACE_METHODS: [&str; 4] = ["push", "pop", "shift", "unshift"];
 
+/// Why a change in place was refused.
+enum Refused {
+    /// Past one value's limits.
+    Limit(StatementError),
+    /// Past the session's memory budget.
+    Budget,
+}
+
+impl From<StatementError> for Refused {
+    fn from(e: StatementError) -> Self {
+        Refused::Limit(e)
+    }
+}
+
 impl Session {
+    /// Whether `name` is a variable of a call's or block's scope (not a global).
+    fn is_local(&self, name: &str) -> bool {
+        let mut scope = self.script.scope.as_ref();
+        while let Some(s) = scope {
+            if s.vars.borrow().contains_key(name) {
+                return true;
+            }
+            scope = s.parent.get();
+        }
+        false
+    }
+
+    /// How many bytes a variable changed in place may reach: a global's room in the
+    /// session's memory budget; a local's is bounded by one value's limits alone.
+    fn room_in_place(&self, name: &str) -> u64 {
+        if self.is_local(name) {
+            u64::MAX
+        } else {
+            self.room_for_variable(name)
+        }
+    }
+
+    /// Ends a change in place: notes a global's new measured size, or turns a refusal
+    /// into its error.
+    fn settle<T>(
+        &mut self,
+        name: &str,
+        r: Result<(T, Option<u64>), Refused>,
+    ) -> Result<T, StatementError> {
+        match r {
+            Ok((v, measured)) => {
+                if let Some(bytes) = measured {
+                    if !self.is_local(name) {
+                        self.note_variable(name, bytes);
+                    }
+                }
+                Ok(v)
+            }
+            Err(Refused::Limit(e)) => Err(e),
+            Err(Refused::Budget) => Err(self.memory_refusal("changing", name)),
+        }
+    }
+
     /// Runs `f` on the data a variable holds, in place; `None` when `name` is not a
     /// variable or holds a function. `f` must not run script code.
     fn with_data_var<T>(&mut self, name: &str, f: impl FnOnce(&mut Bson) -> T) -> Option<T> {
@@ -69,13 +128,16 @@ impl Session {
         method: &str,
         items: Vec<Bson>,
     ) -> Option<Result<Value, StatementError>> {
-        self.with_data_var(name, |d| {
-            let Bson::Array(a) = d else {
-                return None;
-            };
-            Some(array_in_place(a, method, items))
-        })
-        .flatten()
+        let room = self.room_in_place(name);
+        let r = self
+            .with_data_var(name, |d| {
+                let Bson::Array(a) = d else {
+                    return None;
+                };
+                Some(array_in_place(a, method, items, room))
+            })
+            .flatten()?;
+        Some(self.settle(name, r))
     }
 
     /// `name[key] = v` or `name.key = v` on a variable holding an array or a document;
@@ -86,34 +148,15 @@ impl Session {
         key: &str,
         v: Bson,
     ) -> Option<Result<(), StatementError>> {
-        self.with_data_var(name, |d| match d {
-            Bson::Array(a) => Some(set_in_array(a, key, v)),
-            Bson::Document(doc) => {
-                let small = match is_small(&v) {
-                    Ok(small) => small,
-                    Err(e) => return Some(Err(e)),
-                };
-                let old = doc.insert(key, v);
-                if small && !doc.len().is_power_of_two() {
-                    return Some(Ok(()));
-                }
-                let whole = Bson::Document(std::mem::take(doc));
-                let checked = measure(&whole, MAX_BSON_BYTES).map(|_| ());
-                let Bson::Document(back) = whole else {
-                    return None;
-                };
-                *doc = back;
-                if checked.is_err() {
-                    match old {
-                        Some(o) => doc.insert(key, o),
-                        None => doc.remove(key),
-                    };
-                }
-                Some(checked.map_err(StatementError::from))
-            }
-            _ => None,
-        })
-        .flatten()
+        let room = self.room_in_place(name);
+        let r = self
+            .with_data_var(name, |d| match d {
+                Bson::Array(a) => Some(set_in_array(a, key, v, room).map(|m| ((), m))),
+                Bson::Document(doc) => Some(set_in_document(doc, key, v, room).map(|m| ((), m))),
+                _ => None,
+            })
+            .flatten()?;
+        Some(self.settle(name, r))
     }
 }
 
@@ -123,33 +166,73 @@ fn is_small(v: &Bson) -> Result<bool, StatementError> {
     Ok(measure(v, MAX_BSON_BYTES)?.bytes <= SMALL_ELEMENT_BYTES)
 }
 
-/// Measures a grown array when the growth calls for it (see the module's note); on
-/// failure the array is put back as it was by `undo`.
+/// `doc[key] = v` on a variable's document, measured as [`check_growth`] measures an
+/// array.
+fn set_in_document(
+    doc: &mut bson::Document,
+    key: &str,
+    v: Bson,
+    room: u64,
+) -> Result<Option<u64>, Refused> {
+    let small = is_small(&v)?;
+    let old = doc.insert(key, v);
+    if small && !doc.len().is_power_of_two() {
+        return Ok(None);
+    }
+    let whole = Bson::Document(std::mem::take(doc));
+    let checked = measured_within(&whole, room);
+    if let Bson::Document(back) = whole {
+        *doc = back;
+    }
+    if checked.is_err() {
+        match old {
+            Some(o) => doc.insert(key, o),
+            None => doc.remove(key),
+        };
+    }
+    checked.map(Some)
+}
+
+/// A value's size, refused past one value's limits or past `room` bytes.
+fn measured_within(whole: &Bson, room: u64) -> Result<u64, Refused> {
+    let bytes = measure(whole, MAX_BSON_BYTES)
+        .map_err(|e| Refused::Limit(e.into()))?
+        .bytes;
+    if bytes > room {
+        return Err(Refused::Budget);
+    }
+    Ok(bytes)
+}
+
+/// Measures a grown array when the growth calls for it (see the module's note), and
+/// returns its size if it did; on failure the array is put back as it was by `undo`.
 fn check_growth(
     a: &mut Vec<Bson>,
     small: bool,
     undo: impl FnOnce(&mut Vec<Bson>),
-) -> Result<(), StatementError> {
+    room: u64,
+) -> Result<Option<u64>, Refused> {
     if small && !a.len().is_power_of_two() {
-        return Ok(());
+        return Ok(None);
     }
     let whole = Bson::Array(std::mem::take(a));
-    let checked = measure(&whole, MAX_BSON_BYTES);
+    let checked = measured_within(&whole, room);
     if let Bson::Array(back) = whole {
         *a = back;
     }
-    if let Err(e) = checked {
+    if checked.is_err() {
         undo(a);
-        return Err(e.into());
     }
-    Ok(())
+    checked.map(Some)
 }
 
 fn array_in_place(
     a: &mut Vec<Bson>,
     method: &str,
     items: Vec<Bson>,
-) -> Result<Value, StatementError> {
+    room: u64,
+) -> Result<(Value, Option<u64>), Refused> {
+    let shrunk = |v: Bson| Ok((Value::Data(v), None));
     match method {
         "push" | "unshift" => {
             let mut small = true;
@@ -157,37 +240,45 @@ fn array_in_place(
                 small &= is_small(item)?;
             }
             let n = items.len();
-            if method == "push" {
+            let measured = if method == "push" {
                 a.extend(items);
-                check_growth(a, small, |a| a.truncate(a.len() - n))?;
+                check_growth(a, small, |a| a.truncate(a.len() - n), room)?
             } else {
                 a.splice(0..0, items);
-                check_growth(a, small, |a| {
-                    a.drain(0..n);
-                })?;
-            }
-            Ok(Value::Data(js_number(a.len() as f64)))
+                check_growth(
+                    a,
+                    small,
+                    |a| {
+                        a.drain(0..n);
+                    },
+                    room,
+                )?
+            };
+            Ok((Value::Data(js_number(a.len() as f64)), measured))
         }
-        "pop" => Ok(Value::Data(a.pop().unwrap_or(Bson::Undefined))),
-        _ => Ok(Value::Data(if a.is_empty() {
+        "pop" => shrunk(a.pop().unwrap_or(Bson::Undefined)),
+        _ => shrunk(if a.is_empty() {
             Bson::Undefined
         } else {
             a.remove(0)
-        })),
+        }),
     }
 }
 
-fn set_in_array(a: &mut Vec<Bson>, key: &str, v: Bson) -> Result<(), StatementError> {
+fn set_in_array(a: &mut Vec<Bson>, key: &str, v: Bson, room: u64) -> Result<Option<u64>, Refused> {
     let small = is_small(&v)?;
     let before = a.len();
     let index = key.parse::<usize>().ok();
     let old = index.and_then(|i| a.get(i).cloned());
     set_element(a, key, v)?;
     let grew = a.len() != before;
-    check_growth(a, small && (grew || old.is_some()), |a| {
-        match (index, old) {
+    check_growth(
+        a,
+        small && (grew || old.is_some()),
+        |a| match (index, old) {
             (Some(i), Some(o)) => a[i] = o,
             _ => a.truncate(before),
-        }
-    })
+        },
+        room,
+    )
 }

@@ -105,11 +105,13 @@ pub(crate) fn output_value(out: Output) -> Bson {
 }
 
 impl Session {
-    /// Runs one top-level statement with a fresh budget: the lines it printed, then its
-    /// result.
+    /// Runs one top-level statement with a fresh step budget, under the statement's work
+    /// budget ([`Session::atomic_statement`], `text_bytes` being its source's length): the
+    /// lines it printed, then its result.
     pub(crate) fn run_statement(
         &mut self,
         kind: &StmtKind,
+        text_bytes: u64,
     ) -> (Vec<String>, Result<Output, StatementError>) {
         let s = &mut self.script;
         s.stack_base = stack_address();
@@ -118,7 +120,7 @@ impl Session {
         s.scope = None;
         s.printed.clear();
         self.completion = None;
-        let result = self.statement(kind);
+        let result = self.atomic_statement(kind, text_bytes);
         self.script.scope = None;
         (std::mem::take(&mut self.script.printed), result)
     }
@@ -265,16 +267,19 @@ impl Session {
         self.set_global(name, value)
     }
 
-    /// A global holds at most what one BSON value may (see [`crate::values::limits`]).
+    /// A global holds at most what one BSON value may (see [`crate::values::limits`]),
+    /// and all of them together stay within the session's memory budget
+    /// ([`Session::bind`]).
     fn set_global(&mut self, name: &str, value: Value) -> Result<(), StatementError> {
         match value {
             Value::Data(b) => {
-                crate::values::limits::measure(&b, crate::values::limits::MAX_BSON_BYTES)?;
+                // Measured against one value's limit and the session's memory budget.
+                self.bind(name, b)?;
                 self.script.functions.remove(name);
-                self.ctx.variables.insert(name.to_string(), b);
             }
             Value::Func(f) => {
                 self.ctx.variables.remove(name);
+                self.variable_bytes.remove(name);
                 self.script.functions.insert(name.to_string(), f);
             }
             Value::Native(n) => {

@@ -68,6 +68,14 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("disableAutoSplit", set_auto_split),
     ("balancerCollectionStatus", balancer_collection_status),
     ("reshardCollection", reshard_collection),
+    ("startAutoMerger", set_auto_merger),
+    ("stopAutoMerger", set_auto_merger),
+    ("isAutoMergerEnabled", is_auto_merger_enabled),
+    ("enableAutoMerger", set_collection_auto_merger),
+    ("disableAutoMerger", set_collection_auto_merger),
+    ("getShardedDataDistribution", |s, args, _| {
+        s.get_sharded_data_distribution(args)
+    }),
 ];
 
 /// A helper's reply document as the value mongosh prints.
@@ -254,12 +262,7 @@ fn get_balancer_state(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, St
 
 /// `sh.isBalancerRunning()`.
 fn is_balancer_running(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
-    reply(doc! {
-        "mode": if s.cluster.balancer_enabled { "full" } else { "off" },
-        "inBalancerRound": false,
-        "numBalancerRounds": 0_i64,
-        "ok": 1,
-    })
+    reply(super::clock::balancer_status(&s.cluster))
 }
 
 /// `sh.enableBalancing(ns)` and `sh.disableBalancing(ns)`.
@@ -275,6 +278,66 @@ fn set_balancing(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, S
 fn set_auto_split(s: &mut Session, _: &[Expr], name: &str) -> Result<Output, StatementError> {
     s.cluster.autosplit_enabled = name == "enableAutoSplit" && s.cluster.version().auto_splits();
     reply(update_reply())
+}
+
+/// `sh.startAutoMerger()` and `sh.stopAutoMerger()` (shard.ts, 7.0 on): an upsert of
+/// `{_id: 'automerge'}` in `config.settings` setting `enabled`, answered with its
+/// `UpdateResult` (the first one inserts the document). mongosh sends it whatever the
+/// server, so every mode keeps the setting; only 7.0+ servers run an AutoMerger.
+fn set_auto_merger(s: &mut Session, _: &[Expr], name: &str) -> Result<Output, StatementError> {
+    let on = name == "startAutoMerger";
+    let before = s.cluster.automerge.replace(on);
+    reply(match before {
+        None => doc! {
+            "acknowledged": true,
+            "insertedId": "automerge",
+            "matchedCount": 0,
+            "modifiedCount": 0,
+            "upsertedCount": 1,
+        },
+        Some(was) => settings_update_reply(1, i32::from(was != on)),
+    })
+}
+
+/// `sh.isAutoMergerEnabled()`: the `automerge` setting, `true` when there is none.
+fn is_auto_merger_enabled(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
+    Ok(Output::Value(Bson::Boolean(
+        s.cluster.automerge.unwrap_or(true),
+    )))
+}
+
+/// `sh.disableAutoMerger(ns)` and `sh.enableAutoMerger(ns)`: `config.collections`'
+/// `enableAutoMerge` set to false, or unset; an unsharded namespace has no document there,
+/// so nothing matches.
+fn set_collection_auto_merger(
+    s: &mut Session,
+    args: &[Expr],
+    name: &str,
+) -> Result<Output, StatementError> {
+    let ns = s.str_arg(args, 0, "namespace")?;
+    let new = (name == "disableAutoMerger").then_some(false);
+    let Some(sharding) = s
+        .cluster
+        .collections
+        .get_mut(&ns)
+        .and_then(|c| c.sharding.as_mut())
+    else {
+        return reply(settings_update_reply(0, 0));
+    };
+    let changed = sharding.auto_merge != new;
+    sharding.auto_merge = new;
+    reply(settings_update_reply(1, i32::from(changed)))
+}
+
+/// An `UpdateResult` of a `config` update that inserted nothing.
+fn settings_update_reply(matched: i32, modified: i32) -> Document {
+    doc! {
+        "acknowledged": true,
+        "insertedId": Bson::Null,
+        "matchedCount": matched,
+        "modifiedCount": modified,
+        "upsertedCount": 0,
+    }
 }
 
 /// `sh.balancerCollectionStatus(ns)`.
@@ -330,11 +393,12 @@ pub(super) fn no_such_command(name: &str) -> ClusterError {
 
 /// The commands newer than some version mode, with the mode they first exist in:
 /// refineCollectionShardKey came in 4.4, reshardCollection in 5.0 (both in the 5.0 mode,
-/// which stands for 4.4 and 5.0), moveRange in 6.0.
+/// which stands for 4.4 and 5.0), configureCollectionBalancing in 5.3 and moveRange in 6.0.
 const SINCE: &[(&str, VersionMode)] = &[
     ("refineCollectionShardKey", VersionMode::V50),
     ("reshardCollection", VersionMode::V50),
     ("moveRange", VersionMode::V80),
+    ("configureCollectionBalancing", VersionMode::V80),
 ];
 
 /// Refuses, as an older mongos does, a command its version mode did not have yet. The

@@ -20,6 +20,7 @@ const SIM_HELPERS: &[(&str, SimHelper)] = &[
     ("seed", seed),
     ("reset", reset),
     ("balance", balance),
+    ("clock", super::clock::sim_clock),
     ("generate", generate),
     ("queries", queries),
     ("preset", preset),
@@ -44,7 +45,8 @@ impl Session {
                 "sim.{name} is not a function"
             )));
         };
-        Ok(Output::Value(helper(self, args)?))
+        let out = Output::Value(helper(self, args)?);
+        super::interpreter::navigate(out, &rest[1..])
     }
 
     /// The workload spec an argument names: a preset name or a template document.
@@ -168,6 +170,7 @@ fn balance(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         Some(Bson::String(ns)) => s.cluster.balance_collection_round(&ns)?,
         _ => s.cluster.balance_round(),
     };
+    s.cluster.note_manual_round();
     let list: Vec<Bson> = migrations
         .iter()
         .map(|m| {
@@ -227,13 +230,20 @@ fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
                 .collect()
         })
         .unwrap_or_default();
+    // Several writes in one statement: if the budget runs out part way, the session goes
+    // back to what it was before the first (see `support::budget`).
+    let checkpoint = s.checkpoint();
     let ops = crate::workload::generate::generate_queries(&spec, count, &mut s.rng, &known)?;
     let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
     for op in &ops {
-        match run_generated_op(s, &ns, op)? {
-            TargetKind::SingleShard => single += 1,
-            TargetKind::MultiShard => multi += 1,
-            TargetKind::ScatterGather => scatter += 1,
+        match run_generated_op(s, &ns, op) {
+            Ok(TargetKind::SingleShard) => single += 1,
+            Ok(TargetKind::MultiShard) => multi += 1,
+            Ok(TargetKind::ScatterGather) => scatter += 1,
+            Err(e) => {
+                s.restore(checkpoint);
+                return Err(e);
+            }
         }
     }
     Ok(Bson::Document(doc! {
@@ -259,17 +269,28 @@ fn run_generated_op(
         (cmd, Some(update)) => {
             s.record_write(ns, &op.filter, cmd, Some(update));
             // A generated write that MongoDB would refuse is counted but not applied,
-            // as a failed write changes nothing.
-            let _ = s
+            // as a failed write changes nothing; running out of budget ends the run.
+            let result = s
                 .cluster
                 .update(ns, &op.filter, update, cmd == "updateMany");
+            out_of_budget(result.map(|_| ()))?;
         }
         (cmd, None) => {
             s.record_write(ns, &op.filter, cmd, None);
-            let _ = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
+            let result = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
+            out_of_budget(result.map(|_| ()))?;
         }
     }
     Ok(target.kind)
+}
+
+/// Passes on the statement's budget running out, and nothing else: a generated
+/// operation's own error is part of the workload's result.
+fn out_of_budget(result: Result<(), ClusterError>) -> Result<(), StatementError> {
+    match result {
+        Err(e @ ClusterError::MaxTimeMSExpired(_)) => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 /// `sim.preset(id)`: a new cluster of the preset's shape, its script run, and a summary
@@ -288,15 +309,25 @@ fn preset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     })?;
     // A preset starts from a new cluster of its own shape, then runs its script; the
     // reply summarises where the documents went.
-    *s = Session::new(ClusterConfig {
-        shards: preset.shards,
-        version: preset.version,
-        chunk_size: None,
-        seed: s.cluster.config().seed,
-    });
+    // The old session is moved aside whole (variables included, nothing copied) and put
+    // back if the script runs out of budget, so that the session is left as it was.
+    let seed = s.cluster.config().seed;
+    let before = std::mem::replace(
+        s,
+        Session::new(ClusterConfig {
+            shards: preset.shards,
+            version: preset.version,
+            chunk_size: None,
+            seed,
+        }),
+    );
     let mut failures = Vec::new();
     for outcome in s.run(&preset.script()) {
         if let Err(e) = outcome.result {
+            if super::interpreter::is_budget_error(&e) {
+                *s = before;
+                return Err(e);
+            }
             failures.push(Bson::String(format!("{}: {e}", outcome.source)));
         }
     }
@@ -357,6 +388,7 @@ fn events(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         .map(|e| {
             Bson::Document(doc! {
                 "seq": e.seq as i64,
+                "time": bson::DateTime::from_millis(e.at_ms),
                 "what": e.kind.changelog_name(),
                 "details": e.kind.describe(),
             })

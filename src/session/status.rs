@@ -2,6 +2,7 @@
 //! (spec §11), built from the cluster.
 
 use crate::engine::cluster::{Cluster, ClusterError, Sharding, VersionMode};
+use crate::engine::config_catalog::{shard_docs, DatabaseDoc};
 use crate::values::inspect::data_format;
 use crate::values::js::js_number_to_string;
 use bson::{doc, Bson, Document, Timestamp};
@@ -50,7 +51,27 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         "autosplit",
         doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
     );
+    // helpers.ts adds `automerge` only when `config.settings` has its document.
+    if let Some(on) = cluster.automerge {
+        out.insert(
+            "automerge",
+            doc! { "Currently enabled": if on { "yes" } else { "no" } },
+        );
+    }
     out.insert("balancer", balancer_section(cluster));
+    // mongosh asks every server for `$shardedDataDistribution` and keeps `undefined`
+    // where the stage is unknown, as before 6.0.3 (`getPrintableShardStatus`,
+    // packages/shell-api/src/helpers.ts); 3.6 predates mongosh and prints no section.
+    match cluster.version() {
+        VersionMode::V36 => {}
+        VersionMode::V50 => {
+            out.insert("shardedDataDistribution", Bson::Undefined);
+        }
+        VersionMode::V80 => {
+            let sdd = super::aggregate::sharded_data_distribution(cluster);
+            out.insert("shardedDataDistribution", sdd);
+        }
+    }
     out.insert("databases", databases_section(cluster, verbose));
     out
 }
@@ -76,15 +97,18 @@ fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
         "config".to_string(),
         doc! { "_id": "config", "primary": "config", "partitioned": true },
     ));
-    crate::support::sort::sort_by(&mut databases, |a, b| locale_compare(&a.0, &b.0));
+    // Each name's collation key is made once, not once per comparison.
+    let mut keyed: Vec<(CollationKey, (String, Document))> = databases
+        .into_iter()
+        .map(|entry| (collation_key(&entry.0), entry))
+        .collect();
+    crate::support::sort::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    let databases = keyed.into_iter().map(|(_, entry)| entry);
     databases
         .into_iter()
         .map(|(db, database)| {
             let mut collections = Document::new();
-            for (ns, coll) in cluster.collections() {
-                if !ns.starts_with(&format!("{db}.")) {
-                    continue;
-                }
+            for (ns, coll) in cluster.collections_in(&db) {
                 let Some(s) = &coll.sharding else { continue };
                 collections.insert(ns.clone(), collection_section(cluster, ns, s, verbose));
             }
@@ -93,47 +117,14 @@ fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
         .collect()
 }
 
-/// A database's document in `config.databases`, in the shape its release stores: 3.6
-/// has `_id`, `primary` and `partitioned`; 5.0 adds the database version (`uuid`,
-/// `timestamp`, `lastMod`, the field order of `DatabaseVersion` in
-/// src/mongo/s/database_version.idl); from 7.0 on `partitioned`, deprecated in 6.0, is
-/// gone (src/mongo/s/catalog/type_database.idl).
-///
-/// ShardLab does not record whether `sh.enableSharding` was run, so `partitioned` is
-/// always `true`; the version's UUID is derived from the name so that it is stable, and
-/// `lastMod` stays at 1 because ShardLab does not count primary moves.
+/// A database's document in `config.databases`, in the shape its release stores
+/// (see [`DatabaseDoc::of`]).
 fn database_document(version: VersionMode, db: &str, primary: String) -> Document {
-    let mut d = doc! { "_id": db, "primary": primary };
-    if version != VersionMode::V80 {
-        d.insert("partitioned", true);
-    }
-    if version != VersionMode::V36 {
-        d.insert(
-            "version",
-            doc! {
-                "uuid": database_uuid(db),
-                "timestamp": Timestamp { time: 1_735_689_600, increment: 1 },
-                "lastMod": 1,
-            },
-        );
-    }
-    d
+    DatabaseDoc::of(version, db, &primary).to_document()
 }
 
-/// A stable version 4 UUID for a database, made from two hashes of its name.
-fn database_uuid(db: &str) -> Bson {
-    let name = Bson::String(db.to_string());
-    let mut bytes = Vec::with_capacity(16);
-    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 0).to_be_bytes());
-    bytes.extend_from_slice(&crate::values::hash::hash64(&name, 1).to_be_bytes());
-    // Version 4 and the RFC 4122 variant, as a randomly made UUID is marked.
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    Bson::Binary(bson::Binary {
-        subtype: bson::spec::BinarySubtype::Uuid,
-        bytes,
-    })
-}
+/// What [`collation_key`] makes of a name.
+type CollationKey = (Vec<u32>, Vec<bool>, String);
 
 /// The primary weights of ICU's root collation for printable ASCII, lowest first, as
 /// Node's `localeCompare` orders them: punctuation, then symbols, then digits, then
@@ -141,67 +132,41 @@ fn database_uuid(db: &str) -> Bson {
 const ASCII_COLLATION: &str =
     "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
 
-/// JavaScript's `a.localeCompare(b)` for the names a cluster holds, which mongosh uses to
-/// sort the databases: characters compare by their primary weight (ASCII as
-/// [`ASCII_COLLATION`], anything else after it by code point), then lowercase sorts
-/// before uppercase at the first difference, then the bytes decide.
-fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+/// A name's key for JavaScript's `a.localeCompare(b)` over the names a cluster holds,
+/// which mongosh uses to sort the databases: keys compare as the characters' primary
+/// weights (ASCII as [`ASCII_COLLATION`], anything else after it by code point), then
+/// lowercase before uppercase at the first difference, then the bytes.
+fn collation_key(s: &str) -> CollationKey {
     let primary = |c: char| {
         let folded = c.to_ascii_lowercase();
         ASCII_COLLATION
             .find(folded)
             .map_or(ASCII_COLLATION.len() as u32 + c as u32, |i| i as u32)
     };
-    let weights = |s: &str| s.chars().map(primary).collect::<Vec<_>>();
-    let uppers = |s: &str| {
-        s.chars()
-            .map(|c| c.is_ascii_uppercase())
-            .collect::<Vec<_>>()
-    };
-    weights(a)
-        .cmp(&weights(b))
-        .then_with(|| uppers(a).cmp(&uppers(b)))
-        .then_with(|| a.cmp(b))
+    (
+        s.chars().map(primary).collect(),
+        s.chars().map(|c| c.is_ascii_uppercase()).collect(),
+        s.to_string(),
+    )
 }
 
-/// `sh.status()`'s `shards` section: each shard with its draining flag, zones and
-/// topology time.
+/// `sh.status()`'s `shards` section: mongosh prints the documents of `config.shards`
+/// (`getPrintableShardStatus`), so they are [`shard_docs`]'s, in their era's layout.
 fn shards_section(cluster: &Cluster) -> Vec<Bson> {
-    cluster
-        .shards()
-        .map(|(_, s)| {
-            let mut d = doc! { "_id": s.name.clone(), "host": s.host.clone(), "state": 1 };
-            if s.draining {
-                d.insert("draining", true);
-            }
-            if !s.zones.is_empty() {
-                d.insert(
-                    "tags",
-                    s.zones
-                        .iter()
-                        .cloned()
-                        .map(Bson::String)
-                        .collect::<Vec<_>>(),
-                );
-            }
-            d.insert(
-                "topologyTime",
-                Timestamp {
-                    time: 1_735_689_600,
-                    increment: 1,
-                },
-            );
-            Bson::Document(d)
-        })
+    shard_docs(cluster)
+        .iter()
+        .map(|s| Bson::Document(s.to_document()))
         .collect()
 }
 
 /// `sh.status()`'s `balancer` section.
 fn balancer_section(cluster: &Cluster) -> Document {
-    let migrations = if cluster.migrations == 0 {
+    // mongosh counts `moveChunk.from` changelog entries with `time > yesterday`.
+    let recent = cluster.migrations_after(cluster.now_ms() - 86_400_000);
+    let migrations = if recent == 0 {
         Bson::String("No recent migrations".to_string())
     } else {
-        Bson::Document(doc! { cluster.migrations.to_string(): "Success" })
+        Bson::Document(doc! { recent.to_string(): "Success" })
     };
     doc! {
         "Currently enabled": if cluster.balancer_enabled { "yes" } else { "no" },
@@ -353,7 +318,17 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
 }
 
 /// `sh.balancerCollectionStatus(ns)`.
+/// A name without a collection part (a database's) is refused first, as the config
+/// server's `_configsvrBalancerCollectionStatus` does (`nss.isValid()`).
 pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Document, ClusterError> {
+    if !ns
+        .split_once('.')
+        .is_some_and(|(db, c)| !db.is_empty() && !c.is_empty())
+    {
+        return Err(ClusterError::InvalidNamespace(format!(
+            "Invalid namespace specified '{ns}'"
+        )));
+    }
     if cluster.sharding(ns).is_err() {
         return Err(ClusterError::NamespaceNotSharded(
             "Collection unsharded or undefined".into(),
@@ -362,7 +337,7 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     let mut d = Document::new();
     d.insert(
         "chunkSize",
-        (cluster.chunk_size() as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
+        (cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
     );
     match cluster.first_violation(ns) {
         None => {

@@ -101,82 +101,121 @@ impl Evaluator<'_> {
             ExprKind::Null => Ok(Bson::Null),
             ExprKind::Undefined => Ok(Bson::Undefined),
             ExprKind::Ident(name) => self.ident(name, span),
-            ExprKind::Array(items) => {
-                // Variables are measured together before any is copied, so an array of
-                // large variables that cannot be built costs no copy at all.
-                let mut ahead = Within::new(span);
-                for item in items {
-                    if let Some(var) = self.variable(item) {
-                        ahead.add(var, "0")?;
-                    }
-                }
-                let mut size = Within::new(span);
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    if let Some(var) = self.variable(item) {
-                        size.add(var, "0")?;
-                        out.push(var.clone());
-                        continue;
-                    }
-                    let v = self.eval(item)?;
-                    size.add(&v, "0")?;
-                    out.push(v);
-                }
-                Ok(Bson::Array(out))
-            }
-            ExprKind::Object(fields) => {
-                // As for arrays: the variables are measured before any is copied.
-                let mut ahead = Within::new(span);
-                for (k, v) in fields {
-                    if let Some(var) = self.variable(v) {
-                        ahead.add(var, k)?;
-                    }
-                }
-                let mut size = Within::new(span);
-                let mut doc = Document::new();
-                for (k, v) in fields {
-                    if let Some(var) = self.variable(v) {
-                        size.add(var, k)?;
-                        doc.insert(k.clone(), var.clone());
-                        continue;
-                    }
-                    let v = self.eval(v)?;
-                    size.add(&v, k)?;
-                    doc.insert(k.clone(), v);
-                }
-                if self.ctx.js_key_order {
-                    doc = js_key_order(doc);
-                }
-                convert_wrapper(doc, span)
-            }
-            ExprKind::Member {
-                object, property, ..
-            } => {
-                let obj = self.value_root(expr, object)?;
-                Ok(property_of(&obj, property))
-            }
-            ExprKind::Index { object, index } => {
-                let obj = self.value_root(expr, object)?;
-                let key = self.index_key(index)?;
-                Ok(property_of(&obj, &key))
-            }
+            ExprKind::Array(items) => self.array(items, span),
+            ExprKind::Object(fields) => self.object(fields, span),
+            ExprKind::Member { .. } | ExprKind::Index { .. } => self.access_chain(expr),
             ExprKind::Call { callee, args } => self.call(callee, args, false, span),
             ExprKind::New { callee, args } => self.call(callee, args, true, span),
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
                 unary(*op, &v, span)
             }
-            ExprKind::Binary { op, left, right } => {
-                let l = self.eval(left)?;
-                let r = self.eval(right)?;
-                binary(*op, &l, &r, span)
-            }
+            ExprKind::Binary { .. } => self.binary_chain(expr),
             // The session's script evaluator runs these; a bare value has none.
             ExprKind::Js(_) => Err(EvalError::NotAValue {
                 what: describe(expr),
                 span,
             }),
         }
+    }
+
+    /// A chain of infix operators, `a + b - c …`, evaluated along its left spine in a
+    /// loop: a long chain costs no stack (the parser bounds its height, and a debug
+    /// build spends kilobytes of stack per `eval`).
+    fn binary_chain(&mut self, expr: &Expr) -> Result<Bson, EvalError> {
+        let mut spine = Vec::new();
+        let mut leftmost = expr;
+        while let ExprKind::Binary { left, .. } = &leftmost.kind {
+            spine.push(leftmost);
+            leftmost = left;
+        }
+        let mut acc = self.eval(leftmost)?;
+        for node in spine.iter().rev() {
+            if let ExprKind::Binary { op, right, .. } = &node.kind {
+                let r = self.eval(right)?;
+                acc = binary(*op, &acc, &r, node.span)?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// A chain of property reads, `v.a[0].b …`, from a value at its root, walked in a
+    /// loop like [`Evaluator::binary_chain`].
+    fn access_chain(&mut self, expr: &Expr) -> Result<Bson, EvalError> {
+        let mut spine = Vec::new();
+        let mut root = expr;
+        while let ExprKind::Member { object, .. } | ExprKind::Index { object, .. } = &root.kind {
+            spine.push(root);
+            root = object;
+        }
+        if !self.is_value_root(root) {
+            return Err(EvalError::NotAValue {
+                what: describe(expr),
+                span: expr.span,
+            });
+        }
+        let mut value = self.eval(root)?;
+        for node in spine.iter().rev() {
+            value = match &node.kind {
+                ExprKind::Member { property, .. } => property_of(&value, property),
+                ExprKind::Index { index, .. } => {
+                    let key = self.index_key(index)?;
+                    property_of(&value, &key)
+                }
+                _ => value,
+            };
+        }
+        Ok(value)
+    }
+
+    /// An array literal. Variables are measured together before any is copied, so an
+    /// array of large variables that cannot be built costs no copy at all.
+    fn array(&mut self, items: &[Expr], span: Span) -> Result<Bson, EvalError> {
+        let mut ahead = Within::new(span);
+        for item in items {
+            if let Some(var) = self.variable(item) {
+                ahead.add(var, "0")?;
+            }
+        }
+        let mut size = Within::new(span);
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            if let Some(var) = self.variable(item) {
+                size.add(var, "0")?;
+                out.push(var.clone());
+                continue;
+            }
+            let v = self.eval(item)?;
+            size.add(&v, "0")?;
+            out.push(v);
+        }
+        Ok(Bson::Array(out))
+    }
+
+    /// An object literal, its variables measured before any is copied as for arrays.
+    fn object(&mut self, fields: &[(String, Expr)], span: Span) -> Result<Bson, EvalError> {
+        let mut ahead = Within::new(span);
+        for (k, v) in fields {
+            if let Some(var) = self.variable(v) {
+                ahead.add(var, k)?;
+            }
+        }
+        let mut size = Within::new(span);
+        let mut doc = Document::new();
+        for (k, v) in fields {
+            if let Some(var) = self.variable(v) {
+                size.add(var, k)?;
+                doc.insert(k.clone(), var.clone());
+                continue;
+            }
+            let v = self.eval(v)?;
+            size.add(&v, k)?;
+            doc.insert(k.clone(), v);
+        }
+        if self.ctx.js_key_order {
+            doc = js_key_order(doc);
+        }
+        convert_wrapper(doc, span)
     }
 
     /// The variable `expr` names, if it is a bare variable name: read in place, so that
@@ -206,18 +245,6 @@ impl Evaluator<'_> {
             name: name.to_string(),
             span,
         })
-    }
-
-    /// The value a member or index expression (`expr`) reads from, if `object` holds
-    /// a value rather than a shell object.
-    fn value_root(&mut self, expr: &Expr, object: &Expr) -> Result<Bson, EvalError> {
-        if !self.is_value_root(object) {
-            return Err(EvalError::NotAValue {
-                what: describe(expr),
-                span: expr.span,
-            });
-        }
-        self.eval(object)
     }
 
     /// The property name an index expression (`a[i]`) reads.

@@ -46,9 +46,11 @@ impl Parser<'_> {
             return Ok(left);
         };
         check_target(&left)?;
+        let left_height = self.height;
         self.pos += 1;
         let value = self.expression()?;
         let span = left.span.to(value.span);
+        self.height = self.grow(left_height.max(self.height) + 1, span)?;
         Ok(js(
             JsExpr::Assign {
                 target: left,
@@ -64,6 +66,7 @@ impl Parser<'_> {
         if self.peek().kind != TokenKind::Punct(Punct::Other("?")) {
             return Ok(test);
         }
+        let mut height = self.height;
         self.pos += 1;
         // Line breaks mean nothing until the `:`, as inside brackets.
         self.nesting += 1;
@@ -72,8 +75,10 @@ impl Parser<'_> {
             .and_then(|then| self.expect_punct(Punct::Colon).map(|_| then));
         self.nesting -= 1;
         let then = then?;
+        height = height.max(self.height);
         let otherwise = self.expression()?;
         let span = test.span.to(otherwise.span);
+        self.height = self.grow(height.max(self.height) + 1, span)?;
         Ok(js(
             JsExpr::Conditional {
                 test,
@@ -91,6 +96,7 @@ impl Parser<'_> {
             LogicalOp::And => p.equality(),
         };
         let mut left = operand(self)?;
+        let mut height = self.height;
         loop {
             let op = match self.peek().kind {
                 TokenKind::Punct(Punct::Other("&&")) if level == LogicalOp::And => LogicalOp::And,
@@ -98,11 +104,16 @@ impl Parser<'_> {
                 TokenKind::Punct(Punct::Other("??")) if level != LogicalOp::And => {
                     LogicalOp::Nullish
                 }
-                _ => return Ok(left),
+                _ => {
+                    self.height = height;
+                    return Ok(left);
+                }
             };
             self.pos += 1;
             let right = operand(self)?;
             let span = left.span.to(right.span);
+            // A long `a && a && …` is built in this loop but walked recursively.
+            height = self.grow(height.max(self.height) + 1, right.span)?;
             left = js(JsExpr::Logical { op, left, right }, span);
         }
     }
@@ -133,16 +144,20 @@ impl Parser<'_> {
         operand: fn(&mut Self) -> Result<Expr, ParseError>,
     ) -> Result<Expr, ParseError> {
         let mut left = operand(self)?;
+        let mut height = self.height;
         loop {
             let TokenKind::Punct(Punct::Other(s)) = self.peek().kind else {
+                self.height = height;
                 return Ok(left);
             };
             let Some((_, op)) = ops.iter().find(|(o, _)| *o == s) else {
+                self.height = height;
                 return Ok(left);
             };
             self.pos += 1;
             let right = operand(self)?;
             let span = left.span.to(right.span);
+            height = self.grow(height.max(self.height) + 1, right.span)?;
             left = js(
                 JsExpr::Compare {
                     op: *op,
@@ -166,6 +181,7 @@ impl Parser<'_> {
         let target = self.postfix()?;
         check_target(&target)?;
         let span = t.span.to(target.span);
+        self.height = self.grow(self.height + 1, span)?;
         Ok(Some(js(
             JsExpr::Update {
                 target,
@@ -188,6 +204,7 @@ impl Parser<'_> {
         check_target(&target)?;
         self.pos += 1;
         let span = target.span.to(t.span);
+        self.height = self.grow(self.height + 1, span)?;
         Ok(js(
             JsExpr::Update {
                 target,
@@ -206,12 +223,18 @@ impl Parser<'_> {
         span: Span,
     ) -> Result<Expr, ParseError> {
         let mut parsed = Vec::with_capacity(exprs.len());
+        let mut tallest = 0;
         for (_, src) in &exprs {
+            // Each substitution is parsed one level deeper than the literal, so that
+            // templates nested in substitutions stay bounded by `MAX_DEPTH`.
             self.enter(span)?;
-            let e = super::parser::parse_expression(src);
+            let e = super::parser::parse_nested_expression(src, self.depth);
             self.depth -= 1;
-            parsed.push(e.map_err(|e| relocate(e, span))?);
+            let (e, height) = e.map_err(|e| relocate(e, span))?;
+            tallest = tallest.max(height);
+            parsed.push(e);
         }
+        self.height = self.grow(tallest + 1, span)?;
         Ok(js(
             JsExpr::Template {
                 texts,
@@ -247,11 +270,14 @@ impl Parser<'_> {
         }
         self.pos += 1;
         self.skip_newlines();
-        let body = if self.raw_peek().kind == TokenKind::Punct(Punct::LBrace) {
-            FunctionBody::Block(self.block()?.0)
-        } else {
-            FunctionBody::Expr(self.expression()?)
-        };
+        let (body, height) = self.measured(|p| {
+            Ok(if p.raw_peek().kind == TokenKind::Punct(Punct::LBrace) {
+                FunctionBody::Block(p.block()?.0)
+            } else {
+                FunctionBody::Expr(p.expression()?)
+            })
+        })?;
+        self.height = self.grow(height + 1, start.span)?;
         let end = self.tokens[self.pos.saturating_sub(1)].span;
         let def = FunctionDef {
             name: None,
@@ -325,13 +351,28 @@ impl Parser<'_> {
         self.nesting -= 1;
         let params = params?;
         self.skip_newlines();
-        let (body, close) = self.block()?;
+        let ((body, close), height) = self.measured(Self::block)?;
+        self.height = self.grow(height + 1, start)?;
         let def = FunctionDef {
             name,
             params,
             body: FunctionBody::Block(body),
         };
         Ok((def, start.to(close)))
+    }
+
+    /// Runs `f` (a function's body) and returns with its result the tallest node built
+    /// in it, so that a function is as tall as what it holds: dropping or copying a
+    /// function's definition walks its body recursively.
+    fn measured<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<(T, u32), ParseError> {
+        let saved = std::mem::replace(&mut self.peak, 0);
+        let r = f(self);
+        let peak = self.peak;
+        self.peak = saved.max(peak);
+        Ok((r?, peak))
     }
 
     /// `typeof operand`, the keyword already read.
@@ -341,6 +382,7 @@ impl Parser<'_> {
         self.depth -= 1;
         let operand = operand?;
         let span = start.to(operand.span);
+        self.height = self.grow(self.height + 1, span)?;
         Ok(js(JsExpr::Typeof(operand), span))
     }
 
@@ -382,5 +424,7 @@ fn relocate(e: ParseError, span: Span) -> ParseError {
         ParseError::Unsupported { what, .. } => ParseError::Unsupported { what, span },
         ParseError::MissingUseArgument { .. } => ParseError::MissingUseArgument { span },
         ParseError::TooDeep { .. } => ParseError::TooDeep { span },
+        ParseError::TooLong { .. } => ParseError::TooLong { span },
+        ParseError::TooManyItems { .. } => ParseError::TooManyItems { span },
     }
 }

@@ -208,6 +208,17 @@ pub enum LexError {
         /// Where it is.
         span: Span,
     },
+    /// A script longer than [`MAX_SCRIPT_BYTES`] or [`MAX_TOKENS`], refused before it is
+    /// read whole.
+    #[error(
+        "{span}: SyntaxError: script too long: more than {what}; split it into smaller scripts"
+    )]
+    TooLong {
+        /// Which limit was passed.
+        what: String,
+        /// Where the lexer stopped.
+        span: Span,
+    },
     /// A template literal substitution `${...}` that is never closed.
     #[error("{span}: SyntaxError: Unterminated template literal")]
     TemplateSubstitution {
@@ -226,16 +237,40 @@ impl LexError {
             | LexError::UnterminatedRegex { span }
             | LexError::BadEscape { span, .. }
             | LexError::BadNumber { span, .. }
-            | LexError::TemplateSubstitution { span } => *span,
+            | LexError::TemplateSubstitution { span }
+            | LexError::TooLong { span, .. } => *span,
         }
     }
 }
 
-/// Splits `src` into tokens, ending with [`TokenKind::Eof`].
+/// The longest script read, in bytes: what one BSON value may hold (16 MiB). Reading
+/// costs about 8 bytes a character and 56 a token before anything is built, so this
+/// and [`MAX_TOKENS`] bound a script's parse to a few hundred MB whatever it holds (a
+/// 50 MB array literal would otherwise take gigabytes).
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most tokens one script is split into (about 110 MB of tokens): a script of
+/// 100,000 small documents fits several times over.
+pub const MAX_TOKENS: usize = 2_000_000;
+
+/// Splits `src` into tokens, ending with [`TokenKind::Eof`]; refuses a script past
+/// [`MAX_SCRIPT_BYTES`] before reading it, or past [`MAX_TOKENS`] as soon as it gets there.
 pub fn tokenize(src: &str) -> Result<Vec<Token>, LexError> {
+    if src.len() > MAX_SCRIPT_BYTES {
+        return Err(LexError::TooLong {
+            what: format!("{MAX_SCRIPT_BYTES} bytes"),
+            span: Span {
+                start: 0,
+                end: 0,
+                line: 1,
+                column: 1,
+            },
+        });
+    }
     let mut lx = Lexer {
         src,
-        chars: src.char_indices().collect(),
+        // Offsets fit in 32 bits below the size limit; half the memory of `usize`.
+        chars: src.char_indices().map(|(o, c)| (to_u32(o), c)).collect(),
         pos: 0,
         line: 1,
         col: 1,
@@ -257,7 +292,7 @@ pub fn is_ident_continue(c: char) -> bool {
 
 struct Lexer<'a> {
     src: &'a str,
-    chars: Vec<(usize, char)>,
+    chars: Vec<(u32, char)>,
     pos: usize,
     line: u32,
     col: u32,
@@ -278,7 +313,9 @@ impl Lexer<'_> {
     }
 
     fn offset(&self) -> usize {
-        self.chars.get(self.pos).map_or(self.src.len(), |&(o, _)| o)
+        self.chars
+            .get(self.pos)
+            .map_or(self.src.len(), |&(o, _)| o as usize)
     }
 
     fn bump(&mut self) -> Option<char> {
@@ -358,6 +395,12 @@ impl Lexer<'_> {
     fn run(&mut self) -> Result<(), LexError> {
         while let Some(c) = self.peek() {
             let start = self.here();
+            if self.tokens.len() >= MAX_TOKENS {
+                return Err(LexError::TooLong {
+                    what: format!("{MAX_TOKENS} tokens"),
+                    span: start,
+                });
+            }
             match c {
                 '\n' | '\u{2028}' | '\u{2029}' => {
                     self.bump();

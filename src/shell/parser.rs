@@ -415,6 +415,25 @@ pub enum ParseError {
         /// Where the nesting went past the limit.
         span: Span,
     },
+    /// An array or object literal with more items than a shell value may hold
+    /// ([`crate::values::limits::MAX_VALUES`]), refused before it is built.
+    #[error(
+        "{span}: SyntaxError: literal too long: more than {} items in one array or object",
+        crate::values::limits::MAX_VALUES
+    )]
+    TooManyItems {
+        /// Where the literal went past the limit.
+        span: Span,
+    },
+    /// A chain of operators, accesses or calls taller than the parser accepts (1,000
+    /// levels).
+    #[error(
+        "{span}: SyntaxError: expression too long: more than {MAX_HEIGHT} operators, property accesses and calls in a row"
+    )]
+    TooLong {
+        /// Where the chain went past the limit.
+        span: Span,
+    },
 }
 
 fn expected_note(expected: &str) -> String {
@@ -434,7 +453,9 @@ impl ParseError {
             | ParseError::UnexpectedEnd { span, .. }
             | ParseError::Unsupported { span, .. }
             | ParseError::MissingUseArgument { span }
-            | ParseError::TooDeep { span } => *span,
+            | ParseError::TooDeep { span }
+            | ParseError::TooLong { span }
+            | ParseError::TooManyItems { span } => *span,
         }
     }
 }
@@ -444,8 +465,17 @@ impl ParseError {
 /// program 1 MiB.
 pub const MAX_DEPTH: u32 = 64;
 
+/// The tallest expression tree accepted: operators, property accesses, indexes and
+/// calls in a row (`'a' + 'a' + …`, `x.a.a…`, `c.limit(1).limit(1)…`) each add a level,
+/// and so does each bracket. The parser reads such chains in a loop, but what it builds
+/// is walked recursively (evaluated, flattened, dropped), so its height, not only its
+/// nesting, is bounded: at 1,000 levels the walks fit a 1 MiB stack (wasm32's) in a
+/// debug build, and no hand-written command comes near it.
+pub const MAX_HEIGHT: u32 = 1_000;
+
 /// Parses a whole script.
 pub fn parse_script(src: &str) -> Result<Script, ParseError> {
+    let src = &*lone_cr_as_lf(src);
     let tokens = tokenize(src)?;
     let mut p = Parser::new(src, tokens, 0);
     let mut statements = Vec::new();
@@ -464,6 +494,7 @@ pub fn parse_script(src: &str) -> Result<Script, ParseError> {
 /// After an error the parser skips to the next line break at bracket depth zero or the
 /// next `;`, so one mistyped line does not hide the rest of a script.
 pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
+    let src = &*lone_cr_as_lf(src);
     let tokens = match tokenize(src) {
         Ok(t) => t,
         Err(e) => return (Script { statements: vec![] }, vec![e.into()]),
@@ -492,14 +523,45 @@ pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
 
 /// Parses exactly one expression (surrounding whitespace and comments allowed).
 pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
+    parse_nested_expression(src, 0).map(|(e, _)| e)
+}
+
+/// Parses exactly one expression found inside another (a template literal's
+/// substitution) `depth` levels deep, so that nesting them stays bounded by
+/// [`MAX_DEPTH`]; returns the expression and its height.
+pub(super) fn parse_nested_expression(src: &str, depth: u32) -> Result<(Expr, u32), ParseError> {
+    let src = &*lone_cr_as_lf(src);
     let tokens = tokenize(src)?;
     let mut p = Parser::new(src, tokens, 1);
+    p.depth = depth;
     let e = p.expression()?;
     let t = p.peek().clone();
     if t.kind != TokenKind::Eof {
         return Err(p.unexpected(&t, "end of input"));
     }
-    Ok(e)
+    Ok((e, p.height.max(p.peak)))
+}
+
+/// The script with each carriage return that no line feed follows read as a line feed:
+/// JavaScript counts a lone CR as a line terminator (a script saved with old Mac line
+/// endings), and the lexer knows only LF. Both are one byte, so every span into the
+/// result is a span into the script as given.
+fn lone_cr_as_lf(src: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\r' && chars.peek() != Some(&'\n') {
+            '\n'
+        } else {
+            c
+        });
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `object.property`, spanning from the object to the property name.
@@ -532,31 +594,52 @@ pub struct Segment {
 /// Returns `None` when the expression is not such a chain (a literal, `new`, a call
 /// of a call, a computed non-string index).
 pub fn flatten(expr: &Expr) -> Option<Vec<Segment>> {
-    let mut out = Vec::new();
-    flatten_into(expr, &mut out)?;
+    // The chain is walked from its end to its root, then read root first: a loop, not
+    // recursion, so a long chain costs no stack.
+    let mut spine = Vec::new();
+    let mut node = expr;
+    loop {
+        match &node.kind {
+            ExprKind::Member { object, .. } | ExprKind::Index { object, .. } => {
+                spine.push(node);
+                node = object;
+            }
+            ExprKind::Call { callee, .. } => {
+                spine.push(node);
+                node = callee;
+            }
+            ExprKind::Ident(_) => break,
+            _ => return None,
+        }
+    }
+    let mut out = Vec::with_capacity(spine.len() + 1);
+    out.push(Segment {
+        name: match &node.kind {
+            ExprKind::Ident(name) => name.clone(),
+            _ => return None,
+        },
+        args: None,
+        span: node.span,
+    });
+    for node in spine.iter().rev() {
+        segment_of(node, &mut out)?;
+    }
     Some(out)
 }
 
-fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
+/// Adds one link of a chain to its flattened form.
+fn segment_of(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
     match &expr.kind {
-        ExprKind::Ident(name) => out.push(Segment {
-            name: name.clone(),
-            args: None,
-            span: expr.span,
-        }),
         ExprKind::Member {
-            object,
             property,
             property_span,
-        } => {
-            flatten_into(object, out)?;
-            out.push(Segment {
-                name: property.clone(),
-                args: None,
-                span: *property_span,
-            });
-        }
-        ExprKind::Index { object, index } => {
+            ..
+        } => out.push(Segment {
+            name: property.clone(),
+            args: None,
+            span: *property_span,
+        }),
+        ExprKind::Index { index, .. } => {
             // A string index names a property; a whole-number index (`databases[0]`) an
             // array element.
             let name = match &index.kind {
@@ -566,15 +649,13 @@ fn flatten_into(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
                 }
                 _ => return None,
             };
-            flatten_into(object, out)?;
             out.push(Segment {
                 name,
                 args: None,
                 span: index.span,
             });
         }
-        ExprKind::Call { callee, args } => {
-            flatten_into(callee, out)?;
+        ExprKind::Call { args, .. } => {
             let last = out.last_mut()?;
             if last.args.is_some() {
                 return None;
@@ -596,6 +677,12 @@ pub(super) struct Parser<'a> {
     pub(super) depth: u32,
     /// An already parsed operand that the postfix loop should start from.
     parked: Option<Expr>,
+    /// The height of the expression the last parsing function returned (a leaf is 1),
+    /// bounded by [`MAX_HEIGHT`].
+    pub(super) height: u32,
+    /// The tallest node built since it was last reset: a function's body is measured
+    /// by it, so that a function's height counts what it holds.
+    pub(super) peak: u32,
 }
 
 fn describe(t: &Token) -> String {
@@ -620,6 +707,8 @@ impl<'a> Parser<'a> {
             nesting,
             depth: 0,
             parked: None,
+            height: 0,
+            peak: 0,
         }
     }
 
@@ -736,7 +825,9 @@ impl<'a> Parser<'a> {
     }
 
     /// The rest of the current line (up to `;`, a comment or a line break), trimmed.
-    fn rest_of_line_from(&self, start: u32) -> (String, usize) {
+    /// The rest of the line from `start` (up to a newline, `;` or `//`), trimmed; the
+    /// token position after it; and where the trimmed text ends in the source.
+    fn rest_of_line_from(&self, start: u32) -> (String, usize, u32) {
         let from = usize::try_from(start)
             .unwrap_or(usize::MAX)
             .min(self.src.len());
@@ -749,6 +840,7 @@ impl<'a> Parser<'a> {
             }
         }
         let line = text[..end].trim().to_string();
+        let line_end = u32::try_from(from + text[..end].trim_end().len()).unwrap_or(u32::MAX);
         // Skip the tokens that lie inside the consumed text.
         let stop = from + end;
         let mut pos = self.pos;
@@ -760,7 +852,7 @@ impl<'a> Parser<'a> {
             }
             pos += 1;
         }
-        (line, pos)
+        (line, pos, line_end)
     }
 
     pub(super) fn statement(&mut self) -> Result<Stmt, ParseError> {
@@ -776,10 +868,12 @@ impl<'a> Parser<'a> {
             ) || (matches!(next, Some(TokenKind::Punct(Punct::Minus))));
             match word.as_str() {
                 "use" | "show" if starts_command => {
-                    let (line, pos) = self.rest_of_line_from(t.span.end);
+                    let (line, pos, line_end) = self.rest_of_line_from(t.span.end);
                     self.pos = pos;
+                    // The statement's text runs to the end of its argument, whatever
+                    // space came before it.
                     let span = Span {
-                        end: t.span.end + u32::try_from(line.len()).unwrap_or(0),
+                        end: line_end.max(t.span.end),
                         ..t.span
                     };
                     if word == "use" {
@@ -864,6 +958,15 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Checks a height for a node about to be built at `span`.
+    pub(super) fn grow(&mut self, height: u32, span: Span) -> Result<u32, ParseError> {
+        if height > MAX_HEIGHT {
+            return Err(ParseError::TooLong { span });
+        }
+        self.peak = self.peak.max(height);
+        Ok(height)
+    }
+
     /// Parses an expression: assignment level, the lowest precedence supported.
     pub fn expression(&mut self) -> Result<Expr, ParseError> {
         let span = self.peek().span;
@@ -890,11 +993,13 @@ impl<'a> Parser<'a> {
 
     pub(super) fn additive(&mut self) -> Result<Expr, ParseError> {
         let mut left = self.multiplicative()?;
+        let mut height = self.height;
         while let Some(op) =
             self.binary_op(&[(Punct::Plus, BinaryOp::Add), (Punct::Minus, BinaryOp::Sub)])
         {
             let right = self.multiplicative()?;
             let span = left.span.to(right.span);
+            height = self.grow(height.max(self.height) + 1, right.span)?;
             left = Expr {
                 kind: ExprKind::Binary {
                     op,
@@ -904,6 +1009,7 @@ impl<'a> Parser<'a> {
                 span,
             };
         }
+        self.height = height;
         Ok(left)
     }
 
@@ -921,6 +1027,7 @@ impl<'a> Parser<'a> {
 
     fn multiplicative(&mut self) -> Result<Expr, ParseError> {
         let mut left = self.unary()?;
+        let mut height = self.height;
         while let Some(op) = self.binary_op(&[
             (Punct::Star, BinaryOp::Mul),
             (Punct::Slash, BinaryOp::Div),
@@ -928,6 +1035,7 @@ impl<'a> Parser<'a> {
         ]) {
             let right = self.unary()?;
             let span = left.span.to(right.span);
+            height = self.grow(height.max(self.height) + 1, right.span)?;
             left = Expr {
                 kind: ExprKind::Binary {
                     op,
@@ -937,6 +1045,7 @@ impl<'a> Parser<'a> {
                 span,
             };
         }
+        self.height = height;
         Ok(left)
     }
 
@@ -959,6 +1068,7 @@ impl<'a> Parser<'a> {
             self.depth -= 1;
             let operand = operand?;
             let span = t.span.to(operand.span);
+            self.height = self.grow(self.height + 1, t.span)?;
             return Ok(Expr {
                 kind: ExprKind::Unary {
                     op,
@@ -972,6 +1082,7 @@ impl<'a> Parser<'a> {
 
     pub(super) fn postfix(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.primary()?;
+        let mut height = self.height;
         loop {
             // A chained call may continue on the next line when that line starts with `.`.
             if self.nesting == 0 && self.raw_peek().kind == TokenKind::Newline {
@@ -997,6 +1108,7 @@ impl<'a> Parser<'a> {
                     let TokenKind::Ident(property) = name_tok.kind.clone() else {
                         return Err(self.unexpected(&name_tok, "a property name"));
                     };
+                    height = self.grow(height + 1, name_tok.span)?;
                     e = member(e, property, name_tok.span);
                 }
                 TokenKind::Punct(Punct::LBracket) => {
@@ -1007,6 +1119,7 @@ impl<'a> Parser<'a> {
                     self.nesting -= 1;
                     let (index, close) = close?;
                     let span = e.span.to(close);
+                    height = self.grow(height.max(self.height) + 1, close)?;
                     e = Expr {
                         kind: ExprKind::Index {
                             object: Box::new(e),
@@ -1018,6 +1131,7 @@ impl<'a> Parser<'a> {
                 TokenKind::Punct(Punct::LParen) => {
                     let (args, close) = self.arguments()?;
                     let span = e.span.to(close);
+                    height = self.grow(height.max(self.height) + 1, close)?;
                     e = Expr {
                         kind: ExprKind::Call {
                             callee: Box::new(e),
@@ -1029,6 +1143,7 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
+        self.height = height;
         Ok(e)
     }
 
@@ -1041,12 +1156,15 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// Parses items up to `close`; leaves the height of the tallest item plus one.
     fn list(&mut self, close: Punct) -> Result<(Vec<Expr>, Span), ParseError> {
         let mut items = Vec::new();
+        let mut tallest = 0;
         loop {
             let t = self.peek().clone();
             if t.kind == TokenKind::Punct(close) {
                 self.pos += 1;
+                self.height = tallest + 1;
                 return Ok((items, t.span));
             }
             if close == Punct::RBracket && t.kind == TokenKind::Punct(Punct::Comma) {
@@ -1055,7 +1173,11 @@ impl<'a> Parser<'a> {
                     span: t.span,
                 });
             }
+            if items.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             items.push(self.expression()?);
+            tallest = tallest.max(self.height);
             let t = self.peek().clone();
             match t.kind {
                 TokenKind::Punct(Punct::Comma) => {
@@ -1126,6 +1248,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected(&t, "an expression")),
         };
+        self.height = 1;
         Ok(Expr { kind, span })
     }
 
@@ -1139,19 +1262,24 @@ impl<'a> Parser<'a> {
             kind: ExprKind::Ident(name),
             span: t.span,
         };
+        let mut height = 1;
         while self.is_punct(Punct::Dot) {
             self.pos += 1;
             let p = self.advance();
             let TokenKind::Ident(property) = p.kind.clone() else {
                 return Err(self.unexpected(&p, "a property name"));
             };
+            height = self.grow(height + 1, p.span)?;
             callee = member(callee, property, p.span);
         }
         let (args, end) = if self.is_punct(Punct::LParen) {
-            self.arguments()?
+            let r = self.arguments()?;
+            height = height.max(self.height);
+            r
         } else {
             (Vec::new(), callee.span)
         };
+        self.height = self.grow(height + 1, end)?;
         let e = Expr {
             kind: ExprKind::New {
                 callee: Box::new(callee),
@@ -1171,12 +1299,17 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// Parses an object's fields; leaves the height of the tallest value plus one.
     fn object_body(&mut self) -> Result<(Vec<(String, Expr)>, Span), ParseError> {
         let mut fields = Vec::new();
+        let mut tallest = 0;
         loop {
             let t = self.advance_skipping();
             let key = match &t.kind {
-                TokenKind::Punct(Punct::RBrace) => return Ok((fields, t.span)),
+                TokenKind::Punct(Punct::RBrace) => {
+                    self.height = tallest + 1;
+                    return Ok((fields, t.span));
+                }
                 TokenKind::Ident(s) | TokenKind::Str(s) => s.clone(),
                 TokenKind::Number { value, .. } => crate::values::js::js_number_to_string(*value),
                 TokenKind::Punct(Punct::LBracket) => {
@@ -1187,12 +1320,16 @@ impl<'a> Parser<'a> {
                 }
                 _ => return Err(self.unexpected(&t, "a property name or '}'")),
             };
+            if fields.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             let colon = self.peek().clone();
             let shorthand = matches!(colon.kind, TokenKind::Punct(Punct::Comma | Punct::RBrace));
             if colon.kind != TokenKind::Punct(Punct::Colon) {
                 if shorthand && matches!(t.kind, TokenKind::Ident(_)) {
                     // `{ name }` is `{ name: name }`.
                     let kind = ExprKind::Ident(key.clone());
+                    tallest = tallest.max(1);
                     fields.push((key, Expr { kind, span: t.span }));
                 } else if matches!(colon.kind, TokenKind::Punct(Punct::LParen))
                     && matches!(t.kind, TokenKind::Ident(_))
@@ -1207,6 +1344,7 @@ impl<'a> Parser<'a> {
             } else {
                 self.pos += 1;
                 let value = self.expression()?;
+                tallest = tallest.max(self.height);
                 fields.push((key, value));
             }
             let t = self.peek().clone();

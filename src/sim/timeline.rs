@@ -468,8 +468,9 @@ const DOC_LEAF: u64 = 64
 /// document key and number, or an `_id` and shard), copied by a snapshot's first write.
 const LEAF_INDEX: u64 = 8 + std::mem::size_of::<(crate::engine::store::DocKey, u64)>() as u64;
 /// Bytes of an `_id` index leaf.
-const ID_LEAF: u64 =
-    64 + (LEAF_MAX as u64 + 1) * std::mem::size_of::<(crate::engine::store::IdSlot, ())>() as u64;
+const ID_LEAF: u64 = 64
+    + (LEAF_MAX as u64 + 1)
+        * std::mem::size_of::<(crate::engine::store::IdSlot, crate::engine::store::DocAt)>() as u64;
 /// Bytes per event in the log: an insert event holds a namespace and a per-shard list of
 /// shard names and counts.
 const EVENT_BYTES: u64 = 360;

@@ -163,6 +163,17 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         }
     }
 
+    /// The stored entry of `key`: its own copy of the key, and its value.
+    pub(crate) fn get_key_value(&self, key: &K) -> Option<(&K, &V)> {
+        match self.find(key)? {
+            (i, Ok(j)) => {
+                let (k, v) = &self.leaves[i][j];
+                Some((k, v))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `key` has a value.
     pub(crate) fn contains_key(&self, key: &K) -> bool {
         self.get(key).is_some()

@@ -40,6 +40,10 @@ pub enum ClusterError {
     /// Code 31025, which has no name: a shard key update without the full shard key.
     #[error("{0}")]
     Location31025(String),
+    /// Code 40414, which has no name: a required field of a command is missing (the IDL
+    /// parser's `throwMissingField`).
+    #[error("{0}")]
+    Location40414(String),
     /// Code 14: a value has the wrong type for the operation.
     #[error("{0}")]
     TypeMismatch(String),
@@ -148,6 +152,164 @@ pub enum ClusterError {
     /// budget (MongoDB's name for an operation over its memory limit).
     #[error("{0}")]
     ExceededMemoryLimit(String),
+    /// An error whose code is one of [`Code`]'s: the codes the aggregation pipeline and
+    /// the config database's refusals use, kept in their own list.
+    #[error("{1}")]
+    Coded(Code, String),
+    /// Code 50: the statement passed its work budget (`support::budget`), ShardLab's
+    /// stand-in for `maxTimeMS`; the message is MongoDB's, "operation exceeded time limit".
+    #[error("{0}")]
+    MaxTimeMSExpired(String),
+    /// Code 51091: a regular expression that does not compile
+    /// (`RegexMatchExpression`, "Regular expression is invalid: ...").
+    #[error("{0}")]
+    Location51091(String),
+    /// Code 51108: a regular expression option letter that PCRE does not take
+    /// ("invalid flag in regex options: ...").
+    #[error("{0}")]
+    Location51108(String),
+}
+
+impl From<crate::support::budget::Exhausted> for ClusterError {
+    fn from(_: crate::support::budget::Exhausted) -> Self {
+        ClusterError::MaxTimeMSExpired("operation exceeded time limit".to_string())
+    }
+}
+
+/// MongoDB codes used by the aggregation pipeline and by the config database's refusal
+/// of writes, each with its code name (a `Location<n>` name for a bare `uassert` code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// 13: the user may not run the command (writes to the config database).
+    Unauthorized,
+    /// 168: an unknown expression operator in a pipeline.
+    InvalidPipelineOperator,
+    /// 15952: an unknown `$group` accumulator.
+    Location15952,
+    /// 15955: a `$group` without `_id`.
+    Location15955,
+    /// 15958: a `$limit` that is not positive.
+    Location15958,
+    /// 15973: a `$sort` whose value is not an object.
+    Location15973,
+    /// 15974: a `$sort` key ordering that is not a number or `$meta`.
+    Location15974,
+    /// 15975: a `$sort` key ordering other than 1 or -1.
+    Location15975,
+    /// 15976: an empty `$sort`.
+    Location15976,
+    /// 16410: a field path given as a `$group` field name, or a bad field path.
+    Location16410,
+    /// 40156: a `$count` field name that is not a non-empty string.
+    Location40156,
+    /// 40234: a `$group` field that is not an accumulator object.
+    Location40234,
+    /// 40323: a stage document that has not exactly one field.
+    Location40323,
+    /// 40324: an unknown stage name.
+    Location40324,
+    /// 40602: a stage that must come first somewhere else in the pipeline.
+    Location40602,
+    /// 15947: a `$group` that is not an object.
+    Location15947,
+    /// 15950: a `$group` output field named like an operator.
+    Location15950,
+    /// 15956: a `$skip` that is not a non-negative number.
+    Location15956,
+    /// 15959: a `$match` that is not an object.
+    Location15959,
+    /// 15969: a `$project` that is not an object.
+    Location15969,
+    /// 15983: an expression object with more than one field.
+    Location15983,
+    /// 17124: a `$size` of something that is not an array.
+    Location17124,
+    /// 17276: an undefined `$$` variable.
+    Location17276,
+    /// 51272: an empty `$project`.
+    Location51272,
+    /// 15981: an `$unwind` that is neither a string nor an object.
+    Location15981,
+    /// 28812: an `$unwind` without `path`.
+    Location28812,
+    /// 28818: an `$unwind` path without its `$`.
+    Location28818,
+    /// 6789100: a `$shardedDataDistribution` with options.
+    Location6789100,
+    /// 6789102: a `$shardedDataDistribution` outside the admin database.
+    Location6789102,
+}
+
+impl Code {
+    /// MongoDB's code name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Unauthorized => "Unauthorized",
+            Code::InvalidPipelineOperator => "InvalidPipelineOperator",
+            Code::Location15952 => "Location15952",
+            Code::Location15955 => "Location15955",
+            Code::Location15958 => "Location15958",
+            Code::Location15973 => "Location15973",
+            Code::Location15974 => "Location15974",
+            Code::Location15975 => "Location15975",
+            Code::Location15976 => "Location15976",
+            Code::Location16410 => "Location16410",
+            Code::Location40156 => "Location40156",
+            Code::Location40234 => "Location40234",
+            Code::Location40602 => "Location40602",
+            Code::Location40323 => "Location40323",
+            Code::Location40324 => "Location40324",
+            Code::Location15947 => "Location15947",
+            Code::Location15950 => "Location15950",
+            Code::Location15956 => "Location15956",
+            Code::Location15959 => "Location15959",
+            Code::Location15969 => "Location15969",
+            Code::Location15983 => "Location15983",
+            Code::Location17124 => "Location17124",
+            Code::Location17276 => "Location17276",
+            Code::Location51272 => "Location51272",
+            Code::Location15981 => "Location15981",
+            Code::Location28812 => "Location28812",
+            Code::Location28818 => "Location28818",
+            Code::Location6789100 => "Location6789100",
+            Code::Location6789102 => "Location6789102",
+        }
+    }
+
+    /// MongoDB's numeric code.
+    pub fn number(self) -> i32 {
+        match self {
+            Code::Unauthorized => 13,
+            Code::InvalidPipelineOperator => 168,
+            Code::Location15952 => 15_952,
+            Code::Location15955 => 15_955,
+            Code::Location15958 => 15_958,
+            Code::Location15973 => 15_973,
+            Code::Location15974 => 15_974,
+            Code::Location15975 => 15_975,
+            Code::Location15976 => 15_976,
+            Code::Location16410 => 16_410,
+            Code::Location40156 => 40_156,
+            Code::Location40234 => 40_234,
+            Code::Location40602 => 40_602,
+            Code::Location40323 => 40_323,
+            Code::Location40324 => 40_324,
+            Code::Location15947 => 15_947,
+            Code::Location15950 => 15_950,
+            Code::Location15956 => 15_956,
+            Code::Location15959 => 15_959,
+            Code::Location15969 => 15_969,
+            Code::Location15983 => 15_983,
+            Code::Location17124 => 17_124,
+            Code::Location17276 => 17_276,
+            Code::Location51272 => 51_272,
+            Code::Location15981 => 15_981,
+            Code::Location28812 => 28_812,
+            Code::Location28818 => 28_818,
+            Code::Location6789100 => 6_789_100,
+            Code::Location6789102 => 6_789_102,
+        }
+    }
 }
 
 impl ClusterError {
@@ -168,6 +330,7 @@ impl ClusterError {
             ClusterError::ZoneNotFound(_) => "ZoneNotFound",
             ClusterError::RangeOverlapConflict(_) => "RangeOverlapConflict",
             ClusterError::Location31025(_) => "Location31025",
+            ClusterError::Location40414(_) => "Location40414",
             ClusterError::CommandNotFound(_) => "CommandNotFound",
             ClusterError::BsonObjectTooLarge(_) => "BSONObjectTooLarge",
             ClusterError::TypeMismatch(_) => "TypeMismatch",
@@ -184,6 +347,10 @@ impl ClusterError {
             ClusterError::ImmutableField(_) => "ImmutableField",
             ClusterError::Overflow(_) => "Overflow",
             ClusterError::ExceededMemoryLimit(_) => "ExceededMemoryLimit",
+            ClusterError::Coded(code, _) => code.name(),
+            ClusterError::MaxTimeMSExpired(_) => "MaxTimeMSExpired",
+            ClusterError::Location51091(_) => "Location51091",
+            ClusterError::Location51108(_) => "Location51108",
             ClusterError::Location51260(_) => "Location51260",
             ClusterError::Location51261(_) => "Location51261",
             ClusterError::Location16634(_) => "Location16634",
@@ -216,6 +383,7 @@ impl ClusterError {
             ClusterError::ZoneNotFound(_) => 177,
             ClusterError::RangeOverlapConflict(_) => 178,
             ClusterError::Location31025(_) => 31025,
+            ClusterError::Location40414(_) => 40414,
             ClusterError::CommandNotFound(_) => 59,
             ClusterError::BsonObjectTooLarge(_) => 10334,
             ClusterError::TypeMismatch(_) => 14,
@@ -234,6 +402,10 @@ impl ClusterError {
             ClusterError::ImmutableField(_) => 66,
             ClusterError::Overflow(_) => 15,
             ClusterError::ExceededMemoryLimit(_) => 146,
+            ClusterError::Coded(code, _) => code.number(),
+            ClusterError::MaxTimeMSExpired(_) => 50,
+            ClusterError::Location51091(_) => 51_091,
+            ClusterError::Location51108(_) => 51_108,
             ClusterError::Location51260(_) => 51_260,
             ClusterError::Location51261(_) => 51_261,
             ClusterError::Location16634(_) => 16_634,

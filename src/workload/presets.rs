@@ -280,6 +280,12 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+/// The command that sets the cluster's chunk size to `bytes`. The playground's settings,
+/// its new clusters and the comparison's columns all write it with this one function.
+pub fn chunk_size_command(bytes: u64) -> String {
+    format!("sim.chunkSize({bytes})")
+}
+
 /// The command that inserts `count` documents of `workload` into `ns`, followed by a
 /// balancer round when `balance` is set. `workload` is a generator preset's name (see
 /// [`crate::workload::generate::preset`]) or a template literal in shell syntax (starting
@@ -407,12 +413,12 @@ impl Preset {
 
     /// Commands that configure the cluster before the setup (chunk size).
     pub fn config_commands(&self) -> Vec<String> {
-        vec![format!("sim.chunkSize({})", self.chunk_size)]
+        vec![chunk_size_command(self.chunk_size)]
     }
 
     /// The command that shards the collection on the preset's key.
     pub fn shard_command(&self) -> String {
-        format!("sh.shardCollection(\"{}\", {})", self.ns, self.key)
+        shard_command(self.ns, self.key, false, None)
     }
 
     /// Everything that runs before the workload, in order: the configuration, sharding

@@ -252,10 +252,32 @@ sim.seed(7)
             }
             {
               shards: [
-                { _id: 'shard01', host: 'shard01/localhost:27117', state: 1 },
-                { _id: 'shard02', host: 'shard02/localhost:27217', state: 1 },
-                { _id: 'shard03', host: 'shard03/localhost:27317', state: 1 },
-                { _id: 'shard04', host: 'shard04/localhost:27417', state: 1 }
+                {
+                  _id: 'shard01',
+                  host: 'shard01/localhost:27117',
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                },
+                {
+                  _id: 'shard02',
+                  host: 'shard02/localhost:27217',
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                },
+                {
+                  _id: 'shard03',
+                  host: 'shard03/localhost:27317',
+                  tags: [ 'EU' ],
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                },
+                {
+                  _id: 'shard04',
+                  host: 'shard04/localhost:27417',
+                  draining: true,
+                  state: 1,
+                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                }
               ],
               ok: 1
             }
@@ -284,16 +306,16 @@ sim.seed(7)
               {
                 _id: 'shard03',
                 host: 'shard03/localhost:27317',
-                state: 1,
                 tags: [ 'EU' ],
+                state: 1,
                 topologyTime: Timestamp({ t: 1735689600, i: 1 })
               },
               {
                 _id: 'shard04',
                 host: 'shard04/localhost:27417',
-                state: 1,
                 draining: true,
-                topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                state: 1,
+                topologyTime: Timestamp({ t: 1735689600, i: 9 })
               }
             ]
             ---
@@ -310,6 +332,9 @@ sim.seed(7)
               'Failed balancer rounds in last 5 attempts': 0,
               'Migration Results for the last 24 hours': { '1': 'Success' }
             }
+            ---
+            shardedDataDistribution
+            undefined
             ---
             databases
             [
@@ -366,7 +391,9 @@ sim.seed(7)
             3
             switched to db other
             other
-            test  154B
+            admin       59 B
+            config  3.61 KiB
+            test       154 B
             printed 1 { a: [ 1, 2 ] }
             { ok: 1 }
             { collectionsharded: 'test.events', ok: 1 }
@@ -383,11 +410,13 @@ sim.seed(7)
             [
               {
                 seq: Long('1'),
+                time: ISODate('2025-01-01T00:00:00.001Z'),
                 what: 'shardCollection.end',
                 details: 'test.events: sharded on { x: 1 }'
               },
               {
                 seq: Long('2'),
+                time: ISODate('2025-01-01T00:00:00.002Z'),
                 what: 'insert',
                 details: 'test.events: inserted shard01: 5'
               }
@@ -553,6 +582,7 @@ fn sh_status_under_json_is_the_status_object() {
             "active mongoses",
             "autosplit",
             "balancer",
+            "shardedDataDistribution",
             "databases"
         ]
     );

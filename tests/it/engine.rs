@@ -251,6 +251,88 @@ fn hashed_keys_are_presplit_per_version() {
               'Migration Results for the last 24 hours': 'No recent migrations'
             }
             ---
+            shardedDataDistribution
+            [
+              {
+                ns: 'test.ch',
+                shards: [
+                  {
+                    shardName: 'shard01',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard02',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard03',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  }
+                ]
+              },
+              {
+                ns: 'test.h8',
+                shards: [
+                  {
+                    shardName: 'shard01',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard02',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard03',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  }
+                ]
+              },
+              {
+                ns: 'test.n5',
+                shards: [
+                  {
+                    shardName: 'shard01',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard02',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  },
+                  {
+                    shardName: 'shard03',
+                    numOrphanedDocs: 0,
+                    numOwnedDocuments: 0,
+                    ownedSizeBytes: 0,
+                    orphanedSizeBytes: 0
+                  }
+                ]
+              }
+            ]
+            ---
             databases
             [
               {
@@ -604,7 +686,7 @@ fn zones_pull_their_chunks_and_refuse_overlaps() {
                         min: { region: 'EU', id: MaxKey() },
                         max: { region: MaxKey(), id: MaxKey() },
                         'on shard': 'shard01',
-                        'last modified': Timestamp({ t: 1, i: 4 })
+                        'last modified': Timestamp({ t: 1, i: 3 })
                       }
                     ],
                     tags: [
@@ -699,7 +781,22 @@ fn shard_key_updates_move_documents_only_with_the_full_key() {
                 namespace: 'test.u',
                 indexFilterSet: false,
                 parsedQuery: { x: 150 },
-                winningPlan: { stage: 'COLLSCAN', filter: { x: 150 }, direction: 'forward' },
+                winningPlan: {
+                  stage: 'FETCH',
+                  inputStage: {
+                    stage: 'IXSCAN',
+                    keyPattern: { x: 1 },
+                    indexName: 'x_1',
+                    isMultiKey: false,
+                    multiKeyPaths: { x: [] },
+                    isUnique: false,
+                    isSparse: false,
+                    isPartial: false,
+                    indexVersion: 2,
+                    direction: 'forward',
+                    indexBounds: { x: [ '[150, 150]' ] }
+                  }
+                },
                 rejectedPlans: []
               }
             ]

@@ -359,8 +359,8 @@ new Date(0).toISOString()
             -
             true
             [ 1, 2 ]
-            1735689600000
-            ISODate('2025-01-01T00:00:00.000Z')
+            1735689600009
+            ISODate('2025-01-01T00:00:00.010Z')
             true
             1970-01-01T00:00:00.000Z
         "#]],
@@ -682,4 +682,139 @@ fn a_loop_is_one_timeline_step_and_replays_the_same() {
     t.jump(0).unwrap();
     t.jump(3).unwrap();
     assert_eq!(docs(&t), before);
+}
+
+// ---------------------------------------------------------------------------------------
+// The script language on the simulated clock and the statement's work budget (main's
+// h/clock and h/robust).
+// ---------------------------------------------------------------------------------------
+
+/// `sleep(ms)` works at top level, in a loop, in a function and in a callback, and
+/// `Date.now()` / `new Date()` read the simulated clock it advances: mongosh's `sleep` is
+/// `setTimeout` (`packages/shell-api/src/shell-api.ts`), so a script's clock moves by
+/// what it slept. A function named `sleep` replaces the shell's.
+#[test]
+fn sleep_and_dates_follow_the_simulated_clock_in_scripts() {
+    let mut session = Session::default();
+    let out = console(
+        &mut session,
+        r#"var t0 = Date.now()
+sleep(1000)
+for (let i = 0; i < 3; i++) { sleep(1000) }
+function nap(ms) { sleep(ms); return Date.now() }
+nap(500) - t0 >= 4500
+[1, 2].forEach(x => sleep(1000))
+var t1 = new Date().getTime(); t1 - t0 >= 6500 && t1 - t0 < 7000
+Date.now() >= t1
+function sleep(x) { return x * 2 }
+sleep(21)"#,
+    );
+    expect![[r#"
+        -
+        -
+        -
+        -
+        true
+        -
+        -
+        true
+        true
+        -
+        42"#]]
+    .assert_eq(&out);
+}
+
+/// A loop is one statement: its commands share the statement's work budget
+/// (`support::budget`), so a loop of scans ends with MongoDB's `MaxTimeMSExpired`
+/// (code 50, "operation exceeded time limit", src/mongo/base/error_codes.yml) once their
+/// work adds up, long before the step budget; the next statement has a budget of its own.
+#[test]
+fn a_loops_commands_share_the_statements_work_budget() {
+    use shardlab::support::budget;
+    let mut session = Session::default();
+    let docs = vec!["{s: 'a'}"; 2_000].join(", ");
+    session.run(&format!("db.p.insertMany([{docs}])\nvar n = 0"));
+    let out = budget::within(400_000, || {
+        console(
+            &mut session,
+            "for (let i = 0; i < 1000; i++) { db.p.countDocuments({s: 'x'}); n++ }",
+        )
+    });
+    assert_eq!(
+        out,
+        "MongoServerError[MaxTimeMSExpired]: operation exceeded time limit"
+    );
+    let n = last(&mut session, "n");
+    let n = n.as_f64().or(n.as_i32().map(f64::from)).unwrap();
+    assert!((1.0..20.0).contains(&n), "{n}");
+    assert_eq!(
+        last(
+            &mut session,
+            "var k = 0; for (let i = 0; i < 5; i++) { db.p.countDocuments({s: 'a'}); k++ }; k"
+        ),
+        Bson::Int32(5)
+    );
+}
+
+/// `db.coll.help()` lists the collection methods ShardLab now answers (aggregate,
+/// findAndModify, findOneAndDelete/Replace/Update) and `sh.help()` the AutoMerger's
+/// helpers, in mongosh's order and words (`packages/i18n/src/locales/en_US.ts`,
+/// `shell-api.classes.Collection.help` and `...Shard.help`). `distinct` is left out: on
+/// a collection other than the config database's, ShardLab does not answer it.
+#[test]
+fn help_lists_the_methods_main_answers() {
+    let mut session = Session::default();
+    let coll = console(&mut session, "db.users.help()");
+    let names: Vec<&str> = coll
+        .lines()
+        .filter_map(|l| l.strip_prefix("    "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let want = [
+        "aggregate",
+        "countDocuments",
+        "find",
+        "findAndModify",
+        "findOne",
+        "findOneAndDelete",
+        "findOneAndReplace",
+        "findOneAndUpdate",
+        "getIndexes",
+    ];
+    let at: Vec<usize> = want
+        .iter()
+        .map(|w| names.iter().position(|n| n == w).unwrap_or(usize::MAX))
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+    assert!(!names.contains(&"distinct"));
+    assert!(coll.contains(
+        "\n    findOneAndUpdate                           Updates a single document based on the filter and sort criteria.\n"
+    ));
+    let sh = console(&mut session, "sh.help()");
+    for (name, words) in [
+        (
+            "isBalancerRunning",
+            "Returns true if the balancer process is currently running",
+        ),
+        (
+            "getShardedDataDistribution",
+            "Returns data-size distribution information",
+        ),
+        ("startAutoMerger", "Globally enable auto-merger"),
+        (
+            "isAutoMergerEnabled",
+            "Returns whether the auto-merger is enabled",
+        ),
+        (
+            "disableAutoMerger",
+            "Disable auto-merging on one collection",
+        ),
+        ("enableAutoMerger", "Re-enable auto-merge on one collection"),
+    ] {
+        let line = sh
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} missing from {sh}"));
+        assert!(line.contains(words), "{line}");
+    }
 }

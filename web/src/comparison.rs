@@ -1,144 +1,50 @@
 //! The Compare tab's state: two or more clusters, each with its own shard key and version
-//! mode, run the same workload in lockstep.
+//! mode, run the same workload in lockstep, in the engine.
 //!
-//! Every configuration owns a [`Timeline`]. One shared list of workload commands is pushed
-//! onto each of them, so at any moment every cluster has seen exactly the same commands;
-//! changing one column's key or version rebuilds that column by replaying the shared list,
-//! which keeps the lockstep. The summary table's figures come from the core's
-//! [`shardlab::sim::summarise`], which the CLI's comparison uses too: this module only
-//! records where each tick's inserts went and hands that to it.
+//! Every configuration is an engine session (`Start::Compare`). The state here is what the
+//! tab shows and asks for: the shared ticks decided so far, and for each column the ticks
+//! its session has run and the picture and summary row it answered with. [`drive`] brings
+//! every column's session up to the shared ticks, one request at a time, so the page
+//! answers while the engine works; a column rebuilt with a new key or version gets a new
+//! session that replays the ticks. The summary's figures come from the core's
+//! `sim::summarise`, in the engine.
 
+use crate::engine_client;
 use crate::state::Workload;
-use crate::view_model::{cluster_view, ClusterView};
-use bson::{doc, Document};
-use shardlab::engine::{inserts_per_shard, ClusterConfig, VersionMode};
-use shardlab::sim::{summarise, ComparisonRow, Timeline};
-use shardlab::workload::presets::generate_command;
+use shardlab_protocol::{
+    Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, Start,
+};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
-use yew::Reducible;
+use yew::{Reducible, UseReducerHandle};
 
-/// The collection every column shards and fills.
-pub const COMPARE_NS: &str = "test.events";
+pub use shardlab_engine::comparison::{query_mix, COMPARE_NS, COMPARE_WORKLOADS};
 
 /// The most columns the comparison shows at once.
-pub const MAX_COLUMNS: usize = 4;
-
-/// Workloads offered for the comparison: all of them have the numeric field `x` that the
-/// query mix filters on.
-pub const COMPARE_WORKLOADS: &[&str] = &["monotonic", "decreasing", "uniform"];
-
-/// The fixed query mix whose routing the table reports, with a caption per query.
-pub fn query_mix() -> Vec<(&'static str, Document)> {
-    vec![
-        ("{x: 500}", doc! { "x": 500 }),
-        (
-            "{x: {$gte: 100, $lt: 200}}",
-            doc! { "x": { "$gte": 100, "$lt": 200 } },
-        ),
-        ("{x: {$in: [10, 900]}}", doc! { "x": { "$in": [10, 900] } }),
-        ("{ts: {$exists: true}}", doc! { "ts": { "$exists": true } }),
-    ]
-}
+pub const MAX_COLUMNS: usize = shardlab_protocol::MAX_COLUMNS;
 
 /// One configuration under comparison.
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompareColumn {
     /// The shard key as typed, such as `{x: "hashed"}`.
     pub key: String,
-    /// The behaviour era.
-    pub version: VersionMode,
-    /// The commands this cluster has run.
-    pub timeline: Rc<RefCell<Timeline>>,
-    /// Inserts per shard, one entry per workload tick, oldest first (as the core's
-    /// [`inserts_per_shard`] counts them).
-    pub inserts: Vec<Vec<(String, u64)>>,
-    /// The picture of the collection after the latest tick.
-    pub view: Rc<ClusterView>,
-    /// The first error a setup command reported (a key MongoDB refuses, say).
+    /// The behaviour era: `"5.0"` or `"8.0"`.
+    pub version: String,
+    /// The engine session that runs it (a new one each time the column is rebuilt).
+    pub session: String,
+    /// Shared ticks its session has run and drawn.
+    pub ran: u64,
+    /// Its picture after those ticks (every shard's chunks filled in).
+    pub picture: Option<Rc<Frame>>,
+    /// Its summary row after those ticks.
+    pub row: Option<CompareRow>,
+    /// The first error its setup met (a key MongoDB refuses, say), or the engine's.
     pub error: Option<String>,
 }
 
-impl CompareColumn {
-    /// A new cluster with this key and version that has run `workload` already.
-    pub fn build(key: &str, version: VersionMode, chunk_size: u64, workload: &[String]) -> Self {
-        let mut timeline = Timeline::new(ClusterConfig {
-            shards: 3,
-            version,
-            chunk_size: None,
-            seed: 1,
-        });
-        let mut error = None;
-        for cmd in [
-            format!("sim.chunkSize({chunk_size})"),
-            format!("sh.shardCollection(\"{COMPARE_NS}\", {})", key.trim()),
-        ] {
-            for outcome in timeline.push(&cmd) {
-                if let Err(e) = &outcome.result {
-                    error.get_or_insert_with(|| e.to_string());
-                }
-            }
-        }
-        let mut column = CompareColumn {
-            key: key.to_string(),
-            version,
-            timeline: Rc::new(RefCell::new(timeline)),
-            inserts: Vec::new(),
-            view: Rc::new(ClusterView::default()),
-            error,
-        };
-        for cmd in workload {
-            column.run(cmd);
-        }
-        column.refresh();
-        column
-    }
-
-    /// Pushes one workload command and records where its inserts went.
-    fn run(&mut self, command: &str) {
-        let mut timeline = self.timeline.borrow_mut();
-        timeline.push(command);
-        self.inserts
-            .push(inserts_per_shard(timeline.events_at(), COMPARE_NS));
-    }
-
-    /// Redraws the picture, remembering the previous frame for heat marks.
-    fn refresh(&mut self) {
-        let memory = self.view.memory();
-        let view = cluster_view(
-            &self.timeline.borrow().session().cluster,
-            COMPARE_NS,
-            &memory,
-        );
-        self.view = Rc::new(view);
-    }
-
-    /// The label of this column's row: the key as the cluster has it (as typed when the
-    /// collection is not sharded) and the version.
-    pub fn label(&self) -> String {
-        if self.view.sharded {
-            format!("{} · {}", self.view.key, self.version.label())
-        } else {
-            format!("{} · {}", self.key.trim(), self.version.label())
-        }
-    }
-
-    /// This column's row of the summary table, as the core sums it up.
-    pub fn summary(&self) -> ComparisonRow {
-        let queries: Vec<Document> = query_mix().into_iter().map(|(_, q)| q).collect();
-        let timeline = self.timeline.borrow();
-        summarise(
-            &self.label(),
-            &timeline.session().cluster,
-            COMPARE_NS,
-            &self.inserts,
-            &queries,
-        )
-    }
-}
-
 /// The comparison's state.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Comparison {
     /// The configurations, left to right.
     pub columns: Vec<CompareColumn>,
@@ -150,12 +56,14 @@ pub struct Comparison {
     pub total: u64,
     /// The maximum chunk size in bytes.
     pub chunk_size: u64,
-    /// The workload commands every column has run, in order.
-    pub commands: Rc<Vec<String>>,
+    /// Shared ticks decided so far.
+    pub ticks: u64,
     /// Whether the shared workload is playing.
     pub playing: bool,
     /// Bumped on every change.
     pub rev: u64,
+    /// The number the next session is named by.
+    next_session: u64,
 }
 
 impl PartialEq for Comparison {
@@ -166,75 +74,102 @@ impl PartialEq for Comparison {
 
 impl Default for Comparison {
     fn default() -> Self {
-        let chunk_size = 32 * 1024;
-        Comparison {
-            columns: vec![
-                CompareColumn::build("{x: 1}", VersionMode::V50, chunk_size, &[]),
-                CompareColumn::build("{x: \"hashed\"}", VersionMode::V50, chunk_size, &[]),
-            ],
+        let mut c = Comparison {
+            columns: Vec::new(),
             workload: "monotonic".to_string(),
             batch: 25,
             // Like the monotonic lesson, ends between two splits of the top chunk.
             total: 900,
-            chunk_size,
-            commands: Rc::new(Vec::new()),
+            chunk_size: 32 * 1024,
+            ticks: 0,
             playing: false,
             rev: 0,
-        }
+            next_session: 0,
+        };
+        c.push_column("{x: 1}", "5.0");
+        c.push_column("{x: \"hashed\"}", "5.0");
+        c
     }
 }
 
 impl Comparison {
-    /// Documents inserted so far.
+    /// Documents the shared ticks decided so far insert.
     pub fn done(&self) -> u64 {
-        (self.commands.len() as u64 * u64::from(self.batch)).min(self.total)
+        self.documents(self.ticks)
     }
 
-    /// Runs one shared tick on every column; stops playing at the end.
+    /// Documents every column has run and drawn: what the progress bar shows.
+    pub fn drawn(&self) -> u64 {
+        let ran = self.columns.iter().map(|c| c.ran).min().unwrap_or(0);
+        self.documents(ran)
+    }
+
+    /// Documents `ticks` ticks insert.
+    fn documents(&self, ticks: u64) -> u64 {
+        ticks.saturating_mul(u64::from(self.batch)).min(self.total)
+    }
+
+    /// Documents tick number `tick` (from 0) inserts.
+    pub fn tick_size(&self, tick: u64) -> u32 {
+        let left = self.total.saturating_sub(self.documents(tick));
+        u64::from(self.batch).min(left) as u32
+    }
+
+    /// Whether every column has caught up with the shared ticks.
+    pub fn settled(&self) -> bool {
+        self.columns.iter().all(|c| c.ran >= self.ticks)
+    }
+
+    fn new_session(&mut self) -> String {
+        self.next_session += 1;
+        format!("compare-{}", self.next_session)
+    }
+
+    fn push_column(&mut self, key: &str, version: &str) {
+        let session = self.new_session();
+        self.columns.push(CompareColumn {
+            key: key.to_string(),
+            version: version.to_string(),
+            session,
+            ran: 0,
+            picture: None,
+            row: None,
+            error: None,
+        });
+    }
+
+    /// Column `i` with a new key or version: a new session, which replays the ticks.
+    fn rebuild(&mut self, i: usize, key: String, version: String) {
+        let session = self.new_session();
+        if let Some(c) = self.columns.get_mut(i) {
+            *c = CompareColumn {
+                key,
+                version,
+                session,
+                ran: 0,
+                picture: None,
+                row: None,
+                error: None,
+            };
+        }
+    }
+
+    /// Every column starts over with no workload run.
+    fn reset(&mut self) {
+        self.ticks = 0;
+        for i in 0..self.columns.len() {
+            let (key, version) = (self.columns[i].key.clone(), self.columns[i].version.clone());
+            self.rebuild(i, key, version);
+        }
+    }
+
+    /// One more shared tick, when every column has caught up (so that a slow engine
+    /// slows the comparison rather than piling up requests); stops playing at the end.
     fn tick(&mut self) {
-        let left = self.total.saturating_sub(self.done());
-        if left == 0 {
-            self.playing = false;
-            return;
-        }
-        let n = u64::from(self.batch).min(left) as u32;
-        let command = generate_command(COMPARE_NS, &self.workload, n, true);
-        for column in &mut self.columns {
-            column.run(&command);
-            column.refresh();
-        }
-        let mut commands = (*self.commands).clone();
-        commands.push(command);
-        self.commands = Rc::new(commands);
         if self.done() >= self.total {
             self.playing = false;
-        }
-    }
-
-    /// Rebuilds every column from scratch with no workload run.
-    fn reset(&mut self) {
-        self.commands = Rc::new(Vec::new());
-        let chunk_size = self.chunk_size;
-        for column in &mut self.columns {
-            *column = CompareColumn::build(&column.key, column.version, chunk_size, &[]);
-        }
-    }
-
-    /// Rebuilds one column with a new key or version, replaying the shared workload.
-    fn rebuild(&mut self, i: usize, key: String, version: VersionMode) {
-        let chunk_size = self.chunk_size;
-        if let Some(column) = self.columns.get_mut(i) {
-            *column = CompareColumn::build(&key, version, chunk_size, &self.commands);
-        }
-    }
-
-    /// Adds a column, up to [`MAX_COLUMNS`]. A third column defaults to the ranged key
-    /// under 8.0's balancer, the other axis the comparison can show.
-    fn add_column(&mut self) {
-        if self.columns.len() < MAX_COLUMNS {
-            let column =
-                CompareColumn::build("{x: 1}", VersionMode::V80, self.chunk_size, &self.commands);
-            self.columns.push(column);
+        } else if self.settled() {
+            self.ticks += 1;
         }
     }
 }
@@ -242,8 +177,7 @@ impl Comparison {
 /// The most ticks a shared comparison may ask to replay.
 pub const MAX_SHARED_TICKS: u64 = 2_000;
 
-/// The most documents a shared comparison may ask each column to replay when it opens: the
-/// replay runs in one go on every column, so a link must not be able to freeze the page.
+/// The most documents a shared comparison may ask each column to replay when it opens.
 pub const MAX_SHARED_DOCS: u64 = 50_000;
 
 impl Comparison {
@@ -255,20 +189,16 @@ impl Comparison {
             self.batch.to_string(),
             self.total.to_string(),
             self.chunk_size.to_string(),
-            self.commands.len().to_string(),
+            self.ticks.to_string(),
         ];
         for c in &self.columns {
-            lines.push(format!(
-                "{} {}",
-                c.version.label(),
-                c.key.trim().replace('\n', " ")
-            ));
+            lines.push(format!("{} {}", c.version, c.key.trim().replace('\n', " ")));
         }
         lines.join("\n")
     }
 
     /// A comparison rebuilt from [`Comparison::encode`]'s text, every value checked (a link
-    /// can say anything), with its ticks replayed on every column.
+    /// can say anything); the engine replays its ticks.
     pub fn decode(text: &str) -> Result<Comparison, String> {
         let lines: Vec<&str> = text.lines().collect();
         let [workload, batch, total, chunk_size, ticks, columns @ ..] = lines.as_slice() else {
@@ -291,11 +221,11 @@ impl Comparison {
             "documents per tick",
             1,
             u64::from(Workload::MAX_BATCH),
-        )? as u32;
+        )?;
         let total = number(total, "total", 1, Workload::MAX_TOTAL)?;
         let chunk_size = number(chunk_size, "chunk size", 1024, 1 << 30)?;
         let ticks = number(ticks, "ticks", 0, MAX_SHARED_TICKS)?;
-        let replayed = ticks.saturating_mul(u64::from(batch)).min(total);
+        let replayed = ticks.saturating_mul(batch).min(total);
         if replayed > MAX_SHARED_DOCS {
             return Err(format!(
                 "the comparison asks to replay {replayed} documents, at most {MAX_SHARED_DOCS} are replayed from a link"
@@ -304,47 +234,34 @@ impl Comparison {
         if !(2..=MAX_COLUMNS).contains(&columns.len()) {
             return Err(format!("a comparison has 2 to {MAX_COLUMNS} columns"));
         }
-        let mut configs = Vec::new();
-        for line in columns {
-            let (version, key) = line.split_once(' ').unwrap_or((line, ""));
-            let version = VersionMode::parse(version)
-                .ok_or_else(|| "a comparison column names an unknown version".to_string())?;
-            if key.len() > 1024 {
-                return Err("a comparison column's key is too long".to_string());
-            }
-            configs.push((key.to_string(), version));
-        }
         let mut out = Comparison {
             columns: Vec::new(),
             workload: (*workload).to_string(),
-            batch,
+            batch: batch as u32,
             total,
             chunk_size,
-            commands: Rc::new(Vec::new()),
-            playing: false,
-            rev: 0,
+            ticks: 0,
+            ..Comparison::default()
         };
-        // The shared commands, as the ticks wrote them.
-        let mut commands = Vec::new();
-        while (commands.len() as u64) < ticks {
-            let done = (commands.len() as u64 * u64::from(batch)).min(total);
-            let left = total.saturating_sub(done);
-            if left == 0 {
-                break;
+        for line in columns {
+            let (version, key) = line.split_once(' ').unwrap_or((line, ""));
+            if !matches!(version, "3.6" | "5.0" | "8.0") {
+                return Err("a comparison column names an unknown version".to_string());
             }
-            let n = u64::from(batch).min(left) as u32;
-            commands.push(generate_command(COMPARE_NS, &out.workload, n, true));
+            if key.len() > 1024 {
+                return Err("a comparison column's key is too long".to_string());
+            }
+            out.push_column(key, version);
         }
-        for (key, version) in configs {
-            out.columns
-                .push(CompareColumn::build(&key, version, chunk_size, &commands));
+        // Only ticks that insert something count.
+        while out.ticks < ticks && out.done() < out.total {
+            out.ticks += 1;
         }
-        out.commands = Rc::new(commands);
         Ok(out)
     }
 }
 
-/// What the comparison's controls can do.
+/// What the comparison's controls, and the engine's answers, can do.
 pub enum CompareAction {
     /// Start playing the shared workload.
     Play,
@@ -359,13 +276,33 @@ pub enum CompareAction {
     /// Give column `i` a new shard key.
     SetKey(usize, String),
     /// Give column `i` a new version mode.
-    SetVersion(usize, VersionMode),
+    SetVersion(usize, String),
     /// Pick another workload (starts over).
     SetWorkload(String),
     /// Add a column.
     AddColumn,
     /// Remove column `i`.
     RemoveColumn(usize),
+    /// A session ran its ticks up to `ran` and answered with its picture and row.
+    Ran {
+        /// The session.
+        session: String,
+        /// The ticks it has run.
+        ran: u64,
+        /// Its picture (shards that did not change hold no chunks).
+        frame: Frame,
+        /// Its summary row.
+        row: CompareRow,
+    },
+    /// A session's setup or a request failed.
+    Failed {
+        /// The session.
+        session: String,
+        /// MongoDB's or the engine's message.
+        message: String,
+    },
+    /// The engine started again: every column's session is gone.
+    EngineRestarted,
 }
 
 impl Reducible for Comparison {
@@ -381,32 +318,31 @@ impl Reducible for Comparison {
                 next.playing = true;
             }
             CompareAction::Pause => next.playing = false,
-            CompareAction::Tick => {
-                if !next.playing {
-                    return self;
-                }
-                next.tick();
-            }
+            CompareAction::Tick if !next.playing => return self,
+            CompareAction::Tick => next.tick(),
             CompareAction::Step => {
                 next.playing = false;
                 if next.done() >= next.total {
                     next.reset();
                 }
-                next.tick();
+                next.ticks += u64::from(next.done() < next.total);
             }
             CompareAction::Reset => {
                 next.playing = false;
                 next.reset();
             }
             CompareAction::SetKey(i, key) => {
-                let version = next.columns.get(i).map_or(VersionMode::V50, |c| c.version);
+                let version = next
+                    .columns
+                    .get(i)
+                    .map_or_else(|| "5.0".into(), |c| c.version.clone());
                 next.rebuild(i, key, version);
             }
             CompareAction::SetVersion(i, version) => {
                 let key = next
                     .columns
                     .get(i)
-                    .map_or_else(|| "{x: 1}".to_string(), |c| c.key.clone());
+                    .map_or_else(|| "{x: 1}".into(), |c| c.key.clone());
                 next.rebuild(i, key, version);
             }
             CompareAction::SetWorkload(w) => {
@@ -414,14 +350,200 @@ impl Reducible for Comparison {
                 next.playing = false;
                 next.reset();
             }
-            CompareAction::AddColumn => next.add_column(),
+            CompareAction::AddColumn if next.columns.len() < MAX_COLUMNS => {
+                // A third column defaults to the ranged key under 8.0's balancer, the other
+                // axis the comparison can show.
+                next.push_column("{x: 1}", "8.0");
+            }
+            CompareAction::AddColumn => return self,
             CompareAction::RemoveColumn(i) => {
                 if next.columns.len() > 2 && i < next.columns.len() {
                     next.columns.remove(i);
+                }
+            }
+            CompareAction::Ran {
+                session,
+                ran,
+                frame,
+                row,
+            } => {
+                let Some(c) = next.columns.iter_mut().find(|c| c.session == session) else {
+                    return self;
+                };
+                c.picture = Some(Rc::new(merge(c.picture.as_deref(), frame)));
+                c.row = Some(row);
+                c.ran = ran;
+            }
+            CompareAction::Failed { session, message } => {
+                let Some(c) = next.columns.iter_mut().find(|c| c.session == session) else {
+                    return self;
+                };
+                c.error.get_or_insert(message);
+            }
+            CompareAction::EngineRestarted => {
+                for i in 0..next.columns.len() {
+                    let (key, version) =
+                        (next.columns[i].key.clone(), next.columns[i].version.clone());
+                    next.rebuild(i, key, version);
                 }
             }
         }
         next.rev += 1;
         Rc::new(next)
     }
+}
+
+/// A frame with every shard's chunks: those the engine left out (unchanged) are taken
+/// from the previous picture.
+fn merge(previous: Option<&Frame>, mut frame: Frame) -> Frame {
+    for s in &mut frame.shards {
+        if s.chunks.is_none() {
+            s.chunks = previous
+                .and_then(|p| p.shards.iter().find(|q| q.index == s.index))
+                .and_then(|q| q.chunks.clone());
+        }
+    }
+    frame
+}
+
+/// What the driver has asked of each session: opened, and ticks requested.
+#[derive(Default)]
+struct Asked {
+    sessions: BTreeMap<String, u64>,
+}
+
+thread_local! {
+    static ASKED: RefCell<Asked> = RefCell::new(Asked::default());
+}
+
+/// Sends the requests that bring every column's session up to the shared ticks: opens a
+/// new session, then runs its missing ticks one at a time, each answered with the column's
+/// picture and row. Sessions no column names any more are closed.
+pub fn drive(state: &UseReducerHandle<Comparison>) {
+    let live: Vec<String> = state.columns.iter().map(|c| c.session.clone()).collect();
+    let gone: Vec<String> = ASKED.with(|a| {
+        let mut a = a.borrow_mut();
+        let gone: Vec<String> = a
+            .sessions
+            .keys()
+            .filter(|s| !live.contains(s))
+            .cloned()
+            .collect();
+        for s in &gone {
+            a.sessions.remove(s);
+        }
+        gone
+    });
+    for session in gone {
+        engine_client::request(&session, Call::Close, |_| ());
+    }
+    for column in &state.columns {
+        let asked = ASKED.with(|a| a.borrow().sessions.get(&column.session).copied());
+        match asked {
+            None => open(state, column),
+            Some(asked) if asked == column.ran && asked < state.ticks && column.error.is_none() => {
+                run_tick(state, &column.session, asked);
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Opens a column's session; its setup's first error, if any, is the column's.
+fn open(state: &UseReducerHandle<Comparison>, column: &CompareColumn) {
+    ASKED.with(|a| a.borrow_mut().sessions.insert(column.session.clone(), 0));
+    let start = Start::Compare {
+        column: ColumnSpec {
+            key: column.key.clone(),
+            version: column.version.clone(),
+        },
+        chunk_size: state.chunk_size,
+    };
+    let session = column.session.clone();
+    let handle = state.clone();
+    engine_client::request(
+        &session.clone(),
+        Call::Open(start),
+        move |answer| match answer {
+            Ok(Reply::Opened { errors, .. }) if !errors.is_empty() => {
+                handle.dispatch(CompareAction::Failed {
+                    session,
+                    message: errors[0].clone(),
+                })
+            }
+            Ok(_) => picture(&handle, session, 0),
+            Err(e) => failed(&handle, session, e),
+        },
+    );
+}
+
+/// Runs tick number `tick` on `session`.
+fn run_tick(state: &UseReducerHandle<Comparison>, session: &str, tick: u64) {
+    ASKED.with(|a| {
+        a.borrow_mut()
+            .sessions
+            .insert(session.to_string(), tick + 1)
+    });
+    let call = Call::Generate {
+        ns: COMPARE_NS.to_string(),
+        workload: state.workload.clone(),
+        count: state.tick_size(tick),
+        balance: true,
+    };
+    let handle = state.clone();
+    let session = session.to_string();
+    engine_client::request(&session.clone(), call, move |answer| match answer {
+        Ok(_) => picture(&handle, session, tick + 1),
+        Err(e) => failed(&handle, session, e),
+    });
+}
+
+/// Asks for a session's picture and row after `ran` ticks, then hands both to the state.
+fn picture(state: &UseReducerHandle<Comparison>, session: String, ran: u64) {
+    let handle = state.clone();
+    let frame_call = Call::Frame {
+        ns: Some(COMPARE_NS.to_string()),
+    };
+    engine_client::request(&session.clone(), frame_call, move |answer| {
+        let frame = match answer {
+            Ok(Reply::Frame(f)) => f,
+            Ok(_) => return,
+            Err(e) => return failed(&handle, session, e),
+        };
+        let summary = Call::Summary {
+            ns: COMPARE_NS.to_string(),
+        };
+        engine_client::request(&session.clone(), summary, move |answer| match answer {
+            Ok(Reply::Summary(row)) => handle.dispatch(CompareAction::Ran {
+                session,
+                ran,
+                frame,
+                row,
+            }),
+            Ok(_) => {}
+            Err(e) => failed(&handle, session, e),
+        });
+    });
+}
+
+/// A request failed: the engine restarted (the driver reopens every session), or the
+/// column shows the error.
+fn failed(state: &UseReducerHandle<Comparison>, session: String, e: EngineError) {
+    if e.code_name == engine_client::ENGINE_RESTARTED {
+        // Every request in flight fails at once; the first one starts the columns over.
+        let first = ASKED.with(|a| {
+            let mut a = a.borrow_mut();
+            let first = !a.sessions.is_empty();
+            a.sessions.clear();
+            first
+        });
+        if first {
+            state.dispatch(CompareAction::EngineRestarted);
+        }
+        return;
+    }
+    state.dispatch(CompareAction::Failed {
+        session,
+        message: e.message,
+    });
 }

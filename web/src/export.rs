@@ -1,6 +1,6 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
-use crate::view_model::{human_bytes, ClusterView};
+use shardlab_engine::view_model::{human_bytes, ClusterView};
 
 /// The shard colours (the stylesheet's Okabe-Ito palette), by shard index modulo 8.
 pub const COLOURS: [&str; 8] = [

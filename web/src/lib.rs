@@ -2,6 +2,7 @@
 
 pub mod comparison;
 pub mod components;
+pub mod engine_client;
 pub mod export;
 pub mod extras;
 pub mod glossary;
@@ -12,7 +13,6 @@ pub mod shortcuts;
 pub mod startup;
 pub mod state;
 pub mod storage;
-pub mod view_model;
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
 pub fn start() {

@@ -5,13 +5,13 @@
 //! timeline lives behind `Rc<RefCell<..>>` and is changed in place; `rev` tells Yew that
 //! something changed.
 
-use crate::view_model::{cluster_view, ClusterView, FrameMemory};
 use shardlab::engine::inserts_per_shard;
 use shardlab::engine::{ClusterConfig, VersionMode};
 use shardlab::sim::LatestInserts;
 use shardlab::sim::Timeline;
 use shardlab::workload::presets::{generate_command, Preset};
 use shardlab::{KeyValue, Outcome};
+use shardlab_engine::view_model::{cluster_view, ClusterView, FrameMemory};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -57,7 +57,7 @@ impl Settings {
     /// The commands that build this scenario's starting point.
     pub fn setup_commands(&self) -> Vec<String> {
         vec![
-            format!("sim.chunkSize({})", self.chunk_size),
+            shardlab::workload::presets::chunk_size_command(self.chunk_size),
             shardlab::workload::presets::shard_command(
                 &self.ns,
                 &self.key,

@@ -6,11 +6,11 @@
 
 use shardlab::engine::{Cluster, ClusterConfig};
 use shardlab::shell::needs_more_input;
+use shardlab_engine::view_model::{cluster_view, FrameMemory};
 use shardlab_web::components::controls::validate_key;
 use shardlab_web::components::App;
 use shardlab_web::share::{playground_from_link, share_query, PageOptions};
 use shardlab_web::state::{Action, Playground};
-use shardlab_web::view_model::{cluster_view, FrameMemory};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -308,8 +308,8 @@ async fn stepping_runs_one_batch_and_back_undoes_it() {
 }
 
 /// A shard as drawn, with `docs` documents and no chunks.
-fn shard_view(name: &str, docs: u64) -> shardlab_web::view_model::ShardView {
-    shardlab_web::view_model::ShardView {
+fn shard_view(name: &str, docs: u64) -> shardlab_engine::view_model::ShardView {
+    shardlab_engine::view_model::ShardView {
         name: name.to_string(),
         index: 0,
         draining: false,
@@ -430,7 +430,7 @@ fn fast_ticks_are_drawn_in_pairs_and_hidden_panels_wait() {
 /// ObjectIds keep their last five digits, other long quoted values their ends.
 #[wasm_bindgen_test]
 fn long_bounds_are_shortened_between_their_quotes() {
-    use shardlab_web::view_model::short_bound;
+    use shardlab_engine::view_model::short_bound;
     assert_eq!(
         short_bound("{ projectId: ObjectId('65a1f2c3d4e5f60718293a4b'), _id: MinKey() }"),
         "{ projectId: ObjectId('…93a4b'), _id: MinKey() }"
@@ -457,7 +457,7 @@ fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
     assert_eq!(c.encode(), text);
     assert_eq!(c.done(), 75);
     let huge = "uniform\n5000\n1000000\n32768\n2000\n5.0 {x: 1}\n5.0 {x: 1}";
-    let err = Comparison::decode(huge).err().expect("refused");
+    let err = Comparison::decode(huge).expect_err("refused");
     assert!(err.contains(&MAX_SHARED_DOCS.to_string()), "{err}");
     assert!(Comparison::decode("rm -rf\n25\n900\n32768\n3\n5.0 {x: 1}\n5.0 {x: 1}").is_err());
     assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n5.0 {x: 1}").is_err());

@@ -1,6 +1,6 @@
 //! ShardLab's extras: the panels the page loads only when it needs them, as a second wasm
 //! module, so that its first download stays within budget (ARCHITECTURE.md, "Download
-//! budget"): the Compare tab, the inspector and the key-space heatmap, with the core's
+//! budget"): the inspector and the key-space heatmap, with the core's
 //! `insight` feature they read.
 //!
 //! The page hands each part one line of JSON through [`render`] and gets messages back
@@ -9,11 +9,10 @@
 //! at a time ([`Playground::follow`]) since the core is deterministic. Everything the page
 //! sends is checked as if an attacker wrote it.
 
-use shardlab_web::components::compare_view::CompareView;
 use shardlab_web::components::heatmap::Heatmap;
 use shardlab_web::components::inspector::Inspector;
 use shardlab_web::state::{Action, Calm, Inspect, Playground};
-use shardlab_web::storage::{bool_field, parse_object, string_field};
+use shardlab_web::storage::{parse_object, string_field};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -130,13 +129,6 @@ impl Component for Part {
         };
         let answer = p.answer.clone();
         match p.part.as_str() {
-            "compare" => {
-                let on_publish = Callback::from(move |text: String| answer.send("publish", &text));
-                html! {
-                    <CompareView visible={bool_field(&input, "visible")}
-                        published={string_field(&input, "published")} {on_publish} />
-                }
-            }
             part @ ("inspector" | "heatmap") => {
                 let (Some(text), Some(ns)) =
                     (string_field(&input, "scenario"), string_field(&input, "ns"))
@@ -212,7 +204,7 @@ fn gloo_document() -> web_sys::Document {
         .expect("a page has a document")
 }
 
-/// Draws `part` (`"compare"`, `"inspector"` or `"heatmap"`) into `element` from `input`,
+/// Draws `part` (`"inspector"` or `"heatmap"`) into `element` from `input`,
 /// a JSON object; the part's messages go to `answer(kind, text)`. A second call for the
 /// same part draws it again with the new input.
 #[wasm_bindgen]

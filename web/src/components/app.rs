@@ -2,6 +2,7 @@
 //! middle, the timeline, console and insights below.
 
 use super::cluster_view::ClusterPanel;
+use super::compare_view::CompareView;
 use super::console::Console;
 use super::controls::Controls;
 use super::guide::Guide;
@@ -119,29 +120,12 @@ pub fn app() -> Html {
     let published = state.page_value("compare").map(str::to_string);
     let on_compare = {
         let dispatch = dispatch.clone();
-        use_callback(
-            published.clone(),
-            move |(kind, text): (String, String), published| {
-                if kind == "publish" && published.as_deref() != Some(text.as_str()) {
-                    dispatch.emit(Action::Page("compare", Some(text)));
-                }
-            },
-        )
+        use_callback(published.clone(), move |text: String, published| {
+            if published.as_deref() != Some(text.as_str()) {
+                dispatch.emit(Action::Page("compare", Some(text)));
+            }
+        })
     };
-    let compare_input = use_memo(
-        (mode == Mode::Compare, published),
-        |(visible, published)| {
-            extras_input(&[
-                ("visible", JsValue::from_bool(*visible)),
-                (
-                    "published",
-                    published
-                        .as_deref()
-                        .map_or(JsValue::NULL, JsValue::from_str),
-                ),
-            ])
-        },
-    );
     let on_extras = {
         let dispatch = dispatch.clone();
         use_callback((), move |(kind, text): (String, String), _| {
@@ -227,7 +211,7 @@ pub fn app() -> Html {
             // columns and progress survive a visit to the playground.
             if *compare_opened.borrow() {
                 <div hidden={mode != Mode::Compare}>
-                    <ExtrasSlot part="compare" input={(*compare_input).clone()} on_message={on_compare} />
+                    <CompareView visible={mode == Mode::Compare} published={published.clone()} on_publish={on_compare} />
                 </div>
             }
             if mode != Mode::Compare {
@@ -276,7 +260,7 @@ fn extras_action(kind: &str, text: &str) -> Option<Action> {
 /// Where the document the step at the cursor inserted sits on the key-space bar.
 fn landing_mark(state: &Playground) -> Option<f64> {
     let (seq, key) = state.landed()?;
-    crate::view_model::bar_position(&state.view, &key, seq)
+    shardlab_engine::view_model::bar_position(&state.view, &key, seq)
 }
 
 /// While playing, a timer runs one workload batch per tick (drawn on every tick, or every

@@ -1,9 +1,9 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
 use crate::state::{drawings_per_second, Action, Inspect, Playground};
-use crate::view_model::{human_bytes, short_bound, ChunkView, ShardView};
 use shardlab::sim::HOT_WINDOW;
 use shardlab::KeyValue;
+use shardlab_engine::view_model::{human_bytes, short_bound, ChunkView, ShardView};
 use std::rc::Rc;
 use yew::prelude::*;
 

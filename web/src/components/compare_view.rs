@@ -6,9 +6,8 @@ use super::controls::validate_key;
 use crate::comparison::{
     query_mix, CompareAction, CompareColumn, Comparison, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
-use crate::view_model::{ClusterView, ShardView};
-use shardlab::engine::VersionMode;
-use shardlab::sim::{ComparisonRow, HOT_WINDOW};
+use shardlab::sim::HOT_WINDOW;
+use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -58,19 +57,24 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
             }
         });
     }
+    {
+        // Every change may leave a column's engine session behind the shared ticks.
+        let state = state.clone();
+        use_effect_with(state.rev, move |_| crate::comparison::drive(&state));
+    }
     use_playing(&state);
     use_compare_keys(&state, props.visible);
     let dispatch = {
         let state = state.clone();
         Callback::from(move |a: CompareAction| state.dispatch(a))
     };
-    let rows: Vec<ComparisonRow> = state.columns.iter().map(CompareColumn::summary).collect();
+    let rows: Vec<CompareRow> = state.columns.iter().filter_map(|c| c.row.clone()).collect();
     html! {
         <section class="panel compare" aria-label="Compare shard keys" data-testid="compare">
             { compare_head(&state, &dispatch) }
             <div class="compare-columns" style={format!("--columns: {}", state.columns.len())}>
                 { for state.columns.iter().enumerate().map(|(i, c)| html! {
-                    <CompareColumnView key={format!("{i}-{}-{}", c.key, c.version.label())} index={i}
+                    <CompareColumnView key={format!("{i}-{}-{}", c.key, c.version)} index={i}
                         column={ColumnProp(c.clone(), state.rev)} removable={state.columns.len() > 2}
                         dispatch={dispatch.clone()} />
                 }) }
@@ -126,7 +130,7 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
         let select: HtmlSelectElement = e.target_unchecked_into();
         CompareAction::SetWorkload(select.value())
     });
-    let done = state.done();
+    let done = state.drawn();
     let progress = done as f64 / state.total.max(1) as f64;
     html! {
         <div class="compare-head">
@@ -160,7 +164,8 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
                 </div>
                 <div class="progress" role="progressbar" aria-label="Comparison progress"
                     aria-valuemin="0" aria-valuemax={state.total.to_string()} aria-valuenow={done.to_string()}
-                    data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}>
+                    data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}
+                    data-settled={state.settled().to_string()} aria-busy={(!state.settled()).to_string()}>
                     <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
                     <span class="progress-text">{ format!("{done} / {} docs", state.total) }</span>
                 </div>
@@ -170,7 +175,7 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
 }
 
 /// The summary table below the columns.
-fn summary_table(rows: &[ComparisonRow]) -> Html {
+fn summary_table(rows: &[CompareRow]) -> Html {
     let hottest = rows
         .iter()
         .map(|r| r.hottest_shard_share)
@@ -207,8 +212,9 @@ fn pct(v: f64) -> String {
 
 /// One configuration's row: `hottest` is the highest hottest-shard share in the table,
 /// marked when the table `compares` more than one row.
-fn summary_row(r: &ComparisonRow, hottest: f64, compares: bool) -> Html {
-    let total = r.inserts();
+fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
+    let total: u64 = r.inserts_per_shard.iter().map(|(_, n)| n).sum();
+    let chunks: u64 = r.chunks_per_shard.iter().map(|(_, n)| n).sum();
     let (single, multi, scatter) = (
         r.single_shard_share,
         r.multi_shard_share,
@@ -225,7 +231,7 @@ fn summary_row(r: &ComparisonRow, hottest: f64, compares: bool) -> Html {
     html! {
         <tr data-testid="compare-row" data-label={r.label.clone()}
             data-hottest-share={format!("{:.4}", r.hottest_shard_share)}
-            data-chunks={r.chunks().to_string()} data-jumbo={r.jumbo_chunks.to_string()}
+            data-chunks={chunks.to_string()} data-jumbo={r.jumbo_chunks.to_string()}
             data-single={format!("{single:.4}")} data-multi={format!("{multi:.4}")}
             data-scatter={format!("{scatter:.4}")}>
             <th scope="row"><code>{ r.label.clone() }</code></th>
@@ -240,7 +246,7 @@ fn summary_row(r: &ComparisonRow, hottest: f64, compares: bool) -> Html {
                 <span class="muted">{ inserts(" · ") }</span>
             </td>
             <td class={classes!("num", worst.then_some("worst"))}>{ pct(r.hottest_shard_share) }</td>
-            <td class="num">{ r.chunks() }</td>
+            <td class="num">{ chunks }</td>
             <td class={classes!("num", (r.jumbo_chunks > 0).then_some("worst"))}>{ r.jumbo_chunks }</td>
             <td>
                 <div class="stack" role="img" aria-label={format!("single {}, multi {}, scatter {}", pct(single), pct(multi), pct(scatter))}>
@@ -312,16 +318,14 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     };
     let on_version = props.dispatch.reform(move |e: Event| {
         let select: HtmlSelectElement = e.target_unchecked_into();
-        CompareAction::SetVersion(
-            i,
-            VersionMode::parse(&select.value()).unwrap_or(VersionMode::V50),
-        )
+        CompareAction::SetVersion(i, select.value())
     });
-    let v = &column.view;
+    let empty = Frame::default();
+    let v = column.picture.as_deref().unwrap_or(&empty);
     let input_id = format!("compare-key-{i}");
     html! {
         <section class="compare-column" data-testid="compare-column" data-key={v.key.clone()}
-            data-version={column.version.label()} aria-label={format!("Configuration {}", i + 1)}>
+            data-version={column.version.clone()} aria-label={format!("Configuration {}", i + 1)}>
             <div class="compare-config">
                 <label class="field grow" for={input_id.clone()}>
                     <span>{ "Shard key" }</span>
@@ -332,8 +336,8 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
                 <label class="field">
                     <span>{ "Version" }</span>
                     <select onchange={on_version} data-testid="compare-version" aria-label={format!("Version of configuration {}", i + 1)}>
-                        { for [VersionMode::V50, VersionMode::V80].iter().map(|m| html! {
-                            <option value={m.label()} selected={*m == column.version}>{ m.label() }</option>
+                        { for ["5.0", "8.0"].iter().map(|m| html! {
+                            <option value={*m} selected={*m == column.version}>{ *m }</option>
                         }) }
                     </select>
                 </label>
@@ -358,34 +362,41 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
 }
 
 /// The key space as a thin strip of chunks coloured by shard.
-fn mini_bar(v: &ClusterView) -> Html {
+fn mini_bar(v: &Frame) -> Html {
     if !v.sharded {
         return html! {};
     }
+    let mut mins = vec![""; v.bar.len()];
+    for c in v.shards.iter().flat_map(|s| s.chunks.iter().flatten()) {
+        if let Some(m) = mins.get_mut(c.order as usize) {
+            *m = &c.min;
+        }
+    }
     html! {
         <div class="bar mini-bar" role="img" aria-label={format!("{} chunks across the key space", v.bar.len())}>
-            { for v.bar.iter().map(|b| html! {
+            { for v.bar.iter().zip(&mins).map(|(b, min)| html! {
                 <div class={classes!("segment", format!("shard-c{}", b.shard % 8))}
                     style={format!("left: {:.3}%; width: {:.3}%", b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
-                    title={format!("chunk starting at {}", b.min)}></div>
+                    title={format!("chunk starting at {min}")}></div>
             }) }
-            { for v.ticks.iter().map(|(x, new)| html! {
-                <span class={classes!("tick", new.then_some("new"))} style={format!("left: {:.3}%", x * 100.0)}></span>
+            { for v.ticks.iter().map(|t| html! {
+                <span class={classes!("tick", t.fresh.then_some("new"))} style={format!("left: {:.3}%", t.at * 100.0)}></span>
             }) }
         </div>
     }
 }
 
 /// One shard as a small column of chunk blocks.
-fn mini_shard(s: &ShardView) -> Html {
+fn mini_shard(s: &ShardFrame) -> Html {
+    let chunks = s.chunks.as_deref().unwrap_or(&[]);
     html! {
         <div class={classes!("mini-shard", format!("shard-c{}", s.index % 8))} data-shard-id={s.name.clone()}>
             <div class="mini-shard-head">
                 <strong>{ s.name.clone() }</strong>
                 <span class="muted">{ format!("{} docs", s.docs) }</span>
             </div>
-            <ol class="mini-chunks" aria-label={format!("{} chunks on {}", s.chunks.len(), s.name)}>
-                { for s.chunks.iter().map(|c| html! {
+            <ol class="mini-chunks" aria-label={format!("{} chunks on {}", chunks.len(), s.name)}>
+                { for chunks.iter().map(|c| html! {
                     <li class={classes!("mini-chunk", c.jumbo.then_some("jumbo"), (c.gained > 0).then_some("hot"),
                             c.is_max.then_some("is-max"), c.is_min.then_some("is-min"))}
                         data-testid="compare-chunk" data-min={c.min.clone()} data-max={c.max.clone()}

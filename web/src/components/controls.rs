@@ -5,7 +5,6 @@ use super::term::Term;
 use crate::state::{Action, Calm, Playground, Settings};
 use shardlab::engine::VersionMode;
 use shardlab::keys::KeyPattern;
-use shardlab::shell::{parse_value, EvalContext};
 use shardlab::workload::presets::{Preset, PRESETS};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -62,30 +61,7 @@ impl PartialEq for ControlsProps {
     }
 }
 
-/// Reads a shard key as typed, with the core's checks; the error is in MongoDB's words.
-pub fn parse_key(text: &str, unique: bool) -> Result<KeyPattern, String> {
-    let value =
-        parse_value(text, &mut EvalContext::default()).map_err(|e| format!("SyntaxError: {e}"))?;
-    let bson::Bson::Document(doc) = value else {
-        return Err("The shard key must be an object such as {x: 1}".to_string());
-    };
-    let pattern =
-        KeyPattern::parse(&doc).map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name()))?;
-    pattern
-        .check_unique(unique)
-        .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name()))?;
-    Ok(pattern)
-}
-
-/// A key pattern as mongosh prints it.
-fn key_text(pattern: &KeyPattern) -> String {
-    shardlab::shell::format_document(&pattern.to_pattern_document())
-}
-
-/// Checks a shard key as typed; `Ok` holds the pattern as mongosh prints it.
-pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
-    parse_key(text, unique).map(|p| key_text(&p))
-}
+pub use shardlab_engine::queries::{key_text, parse_key, validate_key};
 
 /// What applying the draft does to the cluster at the cursor.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,7 +91,10 @@ fn plan(draft: &Settings, current: &Settings, docs: u64, sharded_on: Option<&Key
         return Apply::NewCluster;
     }
     let prefix = if draft.chunk_size != current.chunk_size {
-        format!("sim.chunkSize({}); ", draft.chunk_size)
+        format!(
+            "{}; ",
+            shardlab::workload::presets::chunk_size_command(draft.chunk_size)
+        )
     } else {
         String::new()
     };

@@ -7,7 +7,7 @@
 
 use crate::export::COLOURS;
 use crate::state::{Action, Inspect};
-use crate::view_model::{BarSegment, ClusterView};
+use shardlab_engine::view_model::{BarSegment, ClusterView};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};

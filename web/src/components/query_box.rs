@@ -3,8 +3,6 @@
 
 use super::term::Term;
 use crate::state::Playground;
-use bson::Bson;
-use shardlab::shell::{parse_value, EvalContext};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -91,28 +89,13 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
 }
 
 /// Targets the typed `query` against `ns` on the cluster at the cursor: the explain stage
-/// and the shards it goes to, or why it cannot be targeted.
+/// and the shards it goes to, or why it cannot be targeted (the engine's answer).
 fn target_query(
     state: &Playground,
     ns: &str,
     query: &str,
 ) -> Result<(String, Vec<String>), String> {
     let timeline = state.timeline.borrow();
-    let cluster = &timeline.session().cluster;
-    match parse_value(query, &mut EvalContext::default()) {
-        Ok(Bson::Document(filter)) => cluster
-            .target(ns, &filter)
-            .map(|t| {
-                (
-                    t.stage.to_string(),
-                    t.shards
-                        .iter()
-                        .map(|&i| cluster.shard_name(i).to_string())
-                        .collect(),
-                )
-            })
-            .map_err(|e| format!("MongoServerError[{}]: {e}", e.code_name())),
-        Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
-        Err(e) => Err(format!("SyntaxError: {e}")),
-    }
+    shardlab_engine::queries::target_filter(&timeline.session().cluster, ns, query)
+        .map(|t| (t.stage, t.shards))
 }

@@ -1,0 +1,56 @@
+// Builds ShardLab's engine (web/engine: the core behind the protocol) for the browser: the
+// module the engine worker loads, and the worker script itself (ARCHITECTURE.md, "One
+// engine, many views"). Run by the Trunk post-build hook (scripts/minify-glue.mjs) in every
+// build:
+//   cargo (profile wasm-release) -> wasm-bindgen --target web -> wasm-opt -Oz (release)
+//   -> terser (release) -> engine-<hash>/ in the staging directory
+// and a <meta name="shardlab-engine"> in index.html naming the worker script, which is how
+// the page finds it. The directory's name is a hash of what it holds, so a host can cache
+// it for good. Nothing downloads it until a view first asks the engine something.
+import { mkdir, readFile, writeFile, rm, copyFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { minify } from 'terser';
+
+const staging = process.env.TRUNK_STAGING_DIR;
+if (!staging) throw new Error('build-engine: TRUNK_STAGING_DIR is not set (run it through trunk)');
+const release = process.env.TRUNK_PROFILE === 'release';
+const root = resolve(process.env.TRUNK_SOURCE_DIR ?? '.');
+const target = resolve(root, process.env.CARGO_TARGET_DIR ?? 'target');
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.error) throw new Error(`build-engine: ${cmd} could not run: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`build-engine: ${cmd} ${args.join(' ')} failed (${r.status})`);
+}
+
+run('cargo', ['build', '-p', 'shardlab-engine', '--lib', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-release', '--offline']);
+const out = join(tmpdir(), `shardlab-engine-${process.pid}`);
+await rm(out, { recursive: true, force: true });
+run('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out, '--out-name', 'engine',
+  join(target, 'wasm32-unknown-unknown', 'wasm-release', 'shardlab_engine.wasm')]);
+await copyFile(join(root, 'web', 'engine', 'js', 'worker.js'), join(out, 'worker.js'));
+if (release) {
+  run('wasm-opt', ['-Oz', '--converge', '--strip-producers', join(out, 'engine_bg.wasm'), '-o', join(out, 'engine_bg.wasm')]);
+  for (const f of ['engine.js', 'worker.js']) {
+    const text = await readFile(join(out, f), 'utf8');
+    const { code } = await minify(text, { module: true, compress: { passes: 2 }, mangle: true });
+    await writeFile(join(out, f), code);
+  }
+}
+const files = ['engine.js', 'engine_bg.wasm', 'worker.js'];
+const hash = createHash('sha256');
+for (const f of files) hash.update(await readFile(join(out, f)));
+const dir = `engine-${hash.digest('hex').slice(0, 16)}`;
+await mkdir(join(staging, dir), { recursive: true });
+for (const f of files) await copyFile(join(out, f), join(staging, dir, f));
+await rm(out, { recursive: true, force: true });
+
+const indexPath = join(staging, 'index.html');
+const html = await readFile(indexPath, 'utf8');
+const meta = `<meta name="shardlab-engine" content="${dir}/worker.js">`;
+if (!html.includes('</head>')) throw new Error('build-engine: index.html has no </head>');
+await writeFile(indexPath, html.replace(/<meta name="shardlab-engine"[^>]*>/g, '').replace('</head>', `${meta}</head>`));
+console.log(`engine: ${dir}/`);

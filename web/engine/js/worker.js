@@ -1,0 +1,29 @@
+// ShardLab's engine worker: a dedicated module worker that owns every session. It loads
+// the engine (wasm-bindgen's glue beside it), then hands each message to
+// `WorkerEngine.handle` and posts back what it returns: the answer first, then the events
+// (ARCHITECTURE.md, "One engine, many views"). Messages that arrive while the engine loads
+// wait in order. A trap in the engine throws out of `handle`; the page sees the worker's
+// error event and starts a new worker from the saved scenario.
+import init, { WorkerEngine } from './engine.js';
+
+let engine = null;
+const waiting = [];
+
+function serve(data) {
+  for (const message of engine.handle(data)) self.postMessage(message);
+}
+
+self.onmessage = (e) => {
+  if (engine) serve(e.data);
+  else waiting.push(e.data);
+};
+
+init().then(
+  () => {
+    engine = new WorkerEngine();
+    for (const data of waiting.splice(0)) serve(data);
+  },
+  (err) => {
+    self.postMessage({ session: '', event: 'notice', data: { text: `The engine could not start: ${err}` } });
+  },
+);

@@ -1,0 +1,24 @@
+//! ShardLab's engine: the core behind the protocol.
+//!
+//! One [`Engine`] owns every session of a page: the page's own, each Compare run and,
+//! later, each documentation element. Views send it [`shardlab_protocol::Request`]s and get
+//! [`shardlab_protocol::Response`]s and pushed events back. In the browser it runs in a
+//! dedicated Web Worker (`worker`, wasm32 only) or, where workers are forbidden, in the
+//! page through the same messages; natively it is what the protocol's tests drive.
+//!
+//! Layers, lowest first: `view_model` (pure pictures of a cluster), `frames` (those
+//! pictures as protocol frames, with what changed), `queries`, `insight` and `comparison`
+//! (the engine's read-only answers), `service` (sessions and dispatch), `worker` (the wasm
+//! entry). A module imports only from those before it.
+
+pub mod comparison;
+pub mod frames;
+#[cfg(feature = "insight")]
+pub mod insight;
+pub mod queries;
+pub mod service;
+pub mod view_model;
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
+pub mod worker;
+
+pub use service::Engine;

@@ -1,0 +1,75 @@
+//! The engine's read-only answers about a cluster: a shard key checked as typed, unfinished
+//! console input, where a filter goes, a chunk's documents and why MongoDB did what it did.
+//! Errors are in mongosh's words (`SyntaxError: …`, `MongoServerError[Code]: …`), as the
+//! console would print them.
+
+use bson::Bson;
+use shardlab::keys::KeyPattern;
+use shardlab::shell::{parse_value, EvalContext};
+use shardlab::{Cluster, ClusterError, KeyValue, ShardKeyError};
+use shardlab_protocol::Targeting;
+
+/// MongoDB's error as mongosh prints a server error.
+pub fn server_error(e: &ClusterError) -> String {
+    format!("MongoServerError[{}]: {e}", e.code_name())
+}
+
+/// Reads a shard key as typed, with the core's checks; the error is in MongoDB's words.
+pub fn parse_key(text: &str, unique: bool) -> Result<KeyPattern, String> {
+    let value =
+        parse_value(text, &mut EvalContext::default()).map_err(|e| format!("SyntaxError: {e}"))?;
+    let Bson::Document(doc) = value else {
+        return Err("The shard key must be an object such as {x: 1}".to_string());
+    };
+    let key_error = |e: ShardKeyError| format!("MongoServerError[{}]: {e}", e.code_name());
+    let pattern = KeyPattern::parse(&doc).map_err(key_error)?;
+    pattern.check_unique(unique).map_err(key_error)?;
+    Ok(pattern)
+}
+
+/// A key pattern as mongosh prints it.
+pub fn key_text(pattern: &KeyPattern) -> String {
+    shardlab::shell::format_document(&pattern.to_pattern_document())
+}
+
+/// Checks a shard key as typed; `Ok` holds the pattern as mongosh prints it.
+pub fn validate_key(text: &str, unique: bool) -> Result<String, String> {
+    parse_key(text, unique).map(|p| key_text(&p))
+}
+
+/// Where the filter typed as `text` on `ns` goes: the explain stage and the shards, or why
+/// it cannot be targeted.
+pub fn target_filter(cluster: &Cluster, ns: &str, text: &str) -> Result<Targeting, String> {
+    match parse_value(text, &mut EvalContext::default()) {
+        Ok(Bson::Document(filter)) => cluster
+            .target(ns, &filter)
+            .map(|t| Targeting {
+                stage: t.stage.to_string(),
+                broadcast: matches!(t.kind, shardlab::engine::TargetKind::ScatterGather),
+                shards: t
+                    .shards
+                    .iter()
+                    .map(|&i| cluster.shard_name(i).to_string())
+                    .collect(),
+            })
+            .map_err(|e| server_error(&e)),
+        Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
+        Err(e) => Err(format!("SyntaxError: {e}")),
+    }
+}
+
+/// The lower bound of the `order`-th chunk of `ns` in key order.
+pub fn chunk_min(cluster: &Cluster, ns: &str, order: u32) -> Result<KeyValue, ClusterError> {
+    let sharding = cluster.sharding(ns)?;
+    sharding
+        .table
+        .iter()
+        .nth(order as usize)
+        .map(|c| c.min.clone())
+        .ok_or_else(|| {
+            ClusterError::BadValue(format!(
+                "{ns} has {} chunks; there is no chunk {order}",
+                sharding.table.len()
+            ))
+        })
+}

@@ -1,0 +1,437 @@
+//! The engine's sessions and its dispatch: one request in, one answer and any events out.
+//!
+//! Every request is checked ([`Request::check`]) before anything runs, because other pages
+//! will be able to send them; a request that decodes but names no open session, or a
+//! chunk that is not there, is refused with an error, never a panic.
+
+use crate::frames::SentFrames;
+use crate::queries;
+use crate::view_model::cluster_view;
+use shardlab::engine::inserts_per_shard;
+use shardlab::sim::{from_json, from_query, to_query, Timeline};
+use shardlab::workload::presets::generate_command;
+use shardlab::{ClusterConfig, VersionMode};
+use shardlab_protocol::{
+    Call, ConsoleLine, EngineError, Event, EventMessage, LineKind, Outcome, Position, Reply,
+    Request, Response, SessionConfig, Start, MAX_SESSIONS, PROTOCOL_VERSION,
+};
+use std::collections::BTreeMap;
+
+/// The methods this engine takes, as requests name them.
+pub const METHODS: &[&str] = &[
+    "hello",
+    "open",
+    "close",
+    "run",
+    "step",
+    "jump",
+    "fork",
+    "frame",
+    "checkKey",
+    "needsMoreInput",
+    "target",
+    "chunkDocs",
+    "explain",
+    "compare",
+    "scenario",
+    "generate",
+    "summary",
+];
+
+/// One open session: its timeline, what its view was last sent, and the inserts of each
+/// step (per collection and shard), which a summary's hottest-shard share reads.
+struct Held {
+    timeline: Timeline,
+    sent: SentFrames,
+    inserts: Vec<StepInserts>,
+    /// The key as typed, for a Compare column whose key MongoDB refused.
+    typed_key: Option<(String, VersionMode)>,
+}
+
+/// One step's inserts: per collection, per shard.
+type StepInserts = Vec<(String, Vec<(String, u64)>)>;
+
+impl Held {
+    fn new(timeline: Timeline) -> Self {
+        Held {
+            timeline,
+            sent: SentFrames::default(),
+            inserts: Vec::new(),
+            typed_key: None,
+        }
+    }
+
+    /// Runs `command` as the next step (discarding the steps after the cursor) and records
+    /// where its inserts went.
+    fn push(&mut self, command: &str) -> Vec<shardlab::Outcome> {
+        let outcomes = self.timeline.push(command);
+        self.inserts
+            .truncate(self.timeline.position().saturating_sub(1) as usize);
+        let cluster = &self.timeline.session().cluster;
+        let step = cluster
+            .collections()
+            .keys()
+            .map(|ns| (ns.clone(), inserts_per_shard(self.timeline.events_at(), ns)))
+            .filter(|(_, per_shard)| !per_shard.is_empty())
+            .collect();
+        self.inserts.push(step);
+        outcomes
+    }
+
+    /// The inserts into `ns` of each step up to the cursor, oldest first.
+    fn inserts_into(&self, ns: &str) -> Vec<Vec<(String, u64)>> {
+        let upto = (self.timeline.position() as usize).min(self.inserts.len());
+        self.inserts[..upto]
+            .iter()
+            .map(|step| {
+                step.iter()
+                    .find(|(n, _)| n == ns)
+                    .map(|(_, per_shard)| per_shard.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+/// The engine: every open session, by name.
+#[derive(Default)]
+pub struct Engine {
+    sessions: BTreeMap<String, Held>,
+}
+
+/// What one request produced.
+pub struct Handled {
+    /// The answer, to send first.
+    pub response: Response,
+    /// Events to send after it.
+    pub events: Vec<EventMessage>,
+}
+
+impl Engine {
+    /// An engine with no sessions.
+    pub fn new() -> Self {
+        Engine::default()
+    }
+
+    /// The names of the open sessions, in order.
+    pub fn sessions(&self) -> impl Iterator<Item = &str> {
+        self.sessions.keys().map(String::as_str)
+    }
+
+    /// Carries out one request.
+    pub fn handle(&mut self, request: Request) -> Handled {
+        let mut events = Vec::new();
+        let outcome = match request.check() {
+            Ok(()) => self.dispatch(&request.session, request.call, &mut events),
+            Err(e) => Err(e),
+        };
+        let events = events
+            .into_iter()
+            .map(|event| EventMessage {
+                session: request.session.clone(),
+                event,
+            })
+            .collect();
+        Handled {
+            response: Response {
+                id: request.id,
+                outcome: match outcome {
+                    Ok(reply) => Outcome::Result(reply),
+                    Err(e) => Outcome::Error(e),
+                },
+            },
+            events,
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        session: &str,
+        call: Call,
+        events: &mut Vec<Event>,
+    ) -> Result<Reply, EngineError> {
+        match call {
+            Call::Hello => Ok(Reply::Hello {
+                version: PROTOCOL_VERSION,
+                methods: METHODS.iter().map(|m| m.to_string()).collect(),
+            }),
+            Call::Open(start) => self.open(session, start, events),
+            Call::Close => match self.sessions.remove(session) {
+                Some(_) => Ok(Reply::Closed),
+                None => Err(EngineError::no_such_session(session)),
+            },
+            Call::CheckKey { key } => Ok(match queries::validate_key(&key, false) {
+                Ok(key) => Reply::KeyCheck {
+                    key: Some(key),
+                    error: None,
+                },
+                Err(message) => Reply::KeyCheck {
+                    key: None,
+                    error: Some(EngineError::bad_value(message)),
+                },
+            }),
+            Call::NeedsMoreInput { source } => Ok(Reply::NeedsMoreInput {
+                more: shardlab::shell::needs_more_input(&source),
+            }),
+            Call::Compare(spec) => {
+                crate::comparison::run(&spec).map(|rows| Reply::Compared { rows })
+            }
+            call => {
+                let held = self
+                    .sessions
+                    .get_mut(session)
+                    .ok_or_else(|| EngineError::no_such_session(session))?;
+                on_session(held, call, events)
+            }
+        }
+    }
+
+    fn open(
+        &mut self,
+        session: &str,
+        start: Start,
+        events: &mut Vec<Event>,
+    ) -> Result<Reply, EngineError> {
+        if self.sessions.contains_key(session) {
+            return Err(EngineError::bad_value(format!(
+                "a session named '{session}' is open already"
+            )));
+        }
+        if self.sessions.len() >= MAX_SESSIONS {
+            return Err(EngineError::bad_value(format!(
+                "an engine holds at most {MAX_SESSIONS} sessions: close one first"
+            )));
+        }
+        let mut errors = Vec::new();
+        let mut held = match start {
+            Start::Config(config) => Held::new(Timeline::new(cluster_config(&config)?)),
+            Start::Compare { column, chunk_size } => {
+                compare_column(&column, chunk_size, &mut errors)?
+            }
+            Start::Scenario { text } => {
+                let scenario = if text.trim_start().starts_with('{') {
+                    from_json(&text)
+                } else {
+                    from_query(text.trim())
+                }
+                .map_err(|e| EngineError::bad_value(e.to_string()))?;
+                events.push(Event::Progress {
+                    done: 0,
+                    total: scenario.commands.len() as u64,
+                });
+                Held::new(Timeline::from_scenario(&scenario))
+            }
+        };
+        // A replayed scenario's steps are recorded as inserting nothing: a summary counts
+        // the steps this engine ran (a Compare column runs all of its own).
+        held.inserts
+            .resize(held.timeline.len() as usize, Vec::new());
+        let reply = Reply::Opened {
+            position: position(&held.timeline),
+            errors,
+        };
+        events.push(save_event(&held.timeline));
+        self.sessions.insert(session.to_string(), held);
+        Ok(reply)
+    }
+}
+
+/// A Compare column: its cluster and setup steps, with the errors the setup met.
+fn compare_column(
+    column: &shardlab_protocol::CompareColumn,
+    chunk_size: u64,
+    errors: &mut Vec<String>,
+) -> Result<Held, EngineError> {
+    let version = VersionMode::parse(&column.version).ok_or_else(|| {
+        EngineError::bad_value(format!("unknown version mode '{}'", column.version))
+    })?;
+    // The key is pasted into the setup command, so it must read as one shard key pattern.
+    let key = queries::validate_key(&column.key, false).map_err(EngineError::bad_value)?;
+    let mut held = Held::new(Timeline::new(ClusterConfig {
+        shards: 3,
+        version,
+        chunk_size: None,
+        seed: 1,
+    }));
+    held.typed_key = Some((column.key.trim().to_string(), version));
+    for command in crate::comparison::setup_commands(&key, chunk_size) {
+        for outcome in held.push(&command) {
+            if let Err(e) = &outcome.result {
+                errors.push(e.to_string());
+            }
+        }
+    }
+    Ok(held)
+}
+
+/// A new cluster's settings, from the protocol's (already checked) form.
+fn cluster_config(c: &SessionConfig) -> Result<ClusterConfig, EngineError> {
+    let version = VersionMode::parse(&c.version)
+        .ok_or_else(|| EngineError::bad_value(format!("unknown version mode '{}'", c.version)))?;
+    Ok(ClusterConfig {
+        shards: c.shards,
+        version,
+        chunk_size: c.chunk_size,
+        seed: c.seed,
+    })
+}
+
+fn position(timeline: &Timeline) -> Position {
+    Position {
+        position: timeline.position(),
+        length: timeline.len(),
+    }
+}
+
+fn save_event(timeline: &Timeline) -> Event {
+    Event::Save {
+        text: to_query(&timeline.to_scenario()),
+        steps: timeline.len(),
+    }
+}
+
+/// The calls that read or change one open session.
+fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
+    match call {
+        Call::Run { source } => {
+            let outcomes = held.push(&source);
+            let timeline = &held.timeline;
+            let lines = outcomes
+                .iter()
+                .filter_map(|o| {
+                    o.render().map(|text| ConsoleLine {
+                        kind: if o.result.is_err() {
+                            LineKind::Error
+                        } else {
+                            LineKind::Output
+                        },
+                        text,
+                    })
+                })
+                .collect();
+            events.push(save_event(timeline));
+            Ok(Reply::Ran {
+                lines,
+                position: position(timeline),
+            })
+        }
+        Call::Generate {
+            ns,
+            workload,
+            count,
+            balance,
+        } => {
+            if !shardlab::workload::preset_names().contains(&workload.as_str()) {
+                return Err(EngineError::bad_value(format!(
+                    "unknown workload: use one of {}",
+                    shardlab::workload::preset_names().join(", ")
+                )));
+            }
+            let command = generate_command(&ns, &workload, count, balance);
+            on_session(held, Call::Run { source: command }, events)
+        }
+        Call::Step { by } => {
+            let timeline = &mut held.timeline;
+            for _ in 0..by.unsigned_abs().min(timeline.len()) {
+                let moved = if by > 0 {
+                    timeline.step_forward()
+                } else {
+                    timeline.step_back()
+                };
+                if !moved {
+                    break;
+                }
+            }
+            Ok(Reply::Position(position(timeline)))
+        }
+        Call::Jump { to } => {
+            let timeline = &mut held.timeline;
+            timeline
+                .jump(to)
+                .map_err(|e| EngineError::bad_value(e.to_string()))?;
+            Ok(Reply::Position(position(timeline)))
+        }
+        Call::Fork => {
+            let timeline = &mut held.timeline;
+            timeline.fork();
+            held.inserts.truncate(timeline.position() as usize);
+            events.push(save_event(timeline));
+            Ok(Reply::Position(position(timeline)))
+        }
+        Call::Scenario => Ok(Reply::Scenario {
+            text: to_query(&held.timeline.to_scenario()),
+        }),
+        call => read_session(held, call),
+    }
+}
+
+/// The calls that only read one open session.
+fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
+    let timeline = &held.timeline;
+    let session = timeline.session();
+    let cluster = &session.cluster;
+    match call {
+        Call::Frame { ns } => {
+            let ns = ns
+                .or_else(|| session.touched().map(str::to_string))
+                .or_else(|| cluster.collections().keys().next().cloned())
+                .unwrap_or_default();
+            let view = cluster_view(cluster, &ns, &held.sent.memory());
+            Ok(Reply::Frame(held.sent.send(view, timeline.position())))
+        }
+        Call::Target { ns, filter } => queries::target_filter(cluster, &ns, &filter)
+            .map(Reply::Targets)
+            .map_err(EngineError::bad_value),
+        #[cfg(feature = "insight")]
+        Call::ChunkDocs { ns, chunk, page } => {
+            crate::insight::chunk_page(cluster, &ns, chunk, page)
+                .map(Reply::ChunkDocs)
+                .map_err(|e| server(&e))
+        }
+        #[cfg(not(feature = "insight"))]
+        Call::ChunkDocs { .. } => Err(EngineError::bad_value(
+            "this engine was built without the inspector",
+        )),
+        Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
+        #[cfg(feature = "insight")]
+        Call::Explain(subject) => crate::insight::explain(cluster, &subject)
+            .map(|sentences| Reply::Explained { sentences })
+            .map_err(|e| server(&e)),
+        #[cfg(not(feature = "insight"))]
+        Call::Explain(_) => Err(EngineError::bad_value(
+            "this engine was built without explanations",
+        )),
+        _ => Err(EngineError::bad_value(
+            "this method does not read a session",
+        )),
+    }
+}
+
+/// How `ns` fared: the comparison's row, labelled with the key as the cluster has it (as
+/// typed when MongoDB refused it) and the version.
+fn summary(held: &Held, ns: &str) -> shardlab_protocol::CompareRow {
+    let cluster = &held.timeline.session().cluster;
+    let version = held
+        .typed_key
+        .as_ref()
+        .map_or(cluster.config().version, |(_, v)| *v);
+    let key = match cluster.sharding(ns) {
+        Ok(s) => queries::key_text(&s.pattern),
+        Err(_) => held
+            .typed_key
+            .as_ref()
+            .map_or_else(String::new, |(k, _)| k.clone()),
+    };
+    let label = format!("{key} · {}", version.label());
+    crate::comparison::summarise(&label, cluster, ns, &held.inserts_into(ns))
+}
+
+/// MongoDB's error, as the protocol carries it.
+#[cfg(feature = "insight")]
+fn server(e: &shardlab::ClusterError) -> EngineError {
+    EngineError {
+        code: e.code(),
+        code_name: e.code_name().to_string(),
+        message: e.to_string(),
+    }
+}

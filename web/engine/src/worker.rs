@@ -1,0 +1,66 @@
+//! The engine's entry in the browser (wasm32 only): a Web Worker, or the page when workers
+//! are forbidden, hands each message to [`WorkerEngine::handle`] and posts back what it
+//! returns, the answer first and then the events.
+
+use crate::service::Engine;
+use serde::Deserialize;
+use shardlab_protocol::{EngineError, FromEngine, Outcome, Request, Response};
+use wasm_bindgen::prelude::*;
+
+/// The engine as JavaScript holds it.
+#[wasm_bindgen]
+pub struct WorkerEngine {
+    engine: Engine,
+}
+
+/// Just the `id` of a message that did not decode, to answer it.
+#[derive(Deserialize)]
+struct IdOnly {
+    id: u64,
+}
+
+#[wasm_bindgen]
+impl WorkerEngine {
+    /// An engine with no sessions.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> WorkerEngine {
+        WorkerEngine {
+            engine: Engine::new(),
+        }
+    }
+
+    /// Carries out one request (a plain object of the protocol's shape) and returns the
+    /// messages to post: the answer, then any events. A message that is not a request is
+    /// answered with `BadValue`, under its `id` when it has one.
+    pub fn handle(&mut self, message: JsValue) -> Vec<JsValue> {
+        let out: Vec<FromEngine> = match serde_wasm_bindgen::from_value::<Request>(message.clone())
+        {
+            Ok(request) => {
+                let handled = self.engine.handle(request);
+                std::iter::once(FromEngine::Answer(handled.response))
+                    .chain(handled.events.into_iter().map(FromEngine::Event))
+                    .collect()
+            }
+            Err(e) => {
+                let id = serde_wasm_bindgen::from_value::<IdOnly>(message).map_or(0, |m| m.id);
+                vec![FromEngine::Answer(Response {
+                    id,
+                    outcome: Outcome::Error(EngineError::bad_value(format!(
+                        "not a request of protocol version {}: {e}",
+                        shardlab_protocol::PROTOCOL_VERSION
+                    ))),
+                })]
+            }
+        };
+        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+        out.iter()
+            .filter_map(|m| serde::Serialize::serialize(m, &serializer).ok())
+            .collect()
+    }
+}
+
+impl Default for WorkerEngine {
+    fn default() -> Self {
+        WorkerEngine::new()
+    }
+}

@@ -1,0 +1,528 @@
+//! The one protocol between ShardLab's engine and its views.
+//!
+//! The engine (the core, in a Web Worker or, without one, in the page) owns every session;
+//! the page, its panels, the Compare tab and, later, documentation elements and the
+//! JavaScript module talk to it only through these messages. They are plain `serde` types
+//! that both sides compile, so a message is typed once and checked on both sides; in the
+//! browser they cross the boundary with `serde-wasm-bindgen`, and natively (tests, tools)
+//! they are JSON.
+//!
+//! The shapes, as JSON:
+//!
+//! - a request: `{"v": 1, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}}`;
+//! - its answer: `{"id": 7, "result": {"kind": "ran", ...}}` or
+//!   `{"id": 7, "error": {"code": 2, "codeName": "BadValue", "message": "..."}}`;
+//! - an event the engine pushes: `{"session": "page", "event": "frame", "data": {...}}`.
+//!
+//! A mistake in a user's shell command is not a protocol error: `run` answers with the
+//! console lines, MongoDB's error among them. A protocol error means the request itself was
+//! wrong (an unknown session, a field out of bounds, another protocol version). Every
+//! request is checked by [`Request::check`] as if an attacker wrote it, since other pages
+//! will be able to send them.
+
+mod frame;
+mod limits;
+
+pub use frame::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
+pub use limits::*;
+use serde::{Deserialize, Serialize};
+
+/// The protocol's version. A request carries it in `v`; the engine refuses another.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A request from a view to the engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The protocol version the sender speaks ([`PROTOCOL_VERSION`]).
+    pub v: u32,
+    /// The sender's number for this request, echoed in the answer.
+    pub id: u64,
+    /// The session the request is about (see [`check_session_id`]).
+    pub session: String,
+    /// What is asked, with its parameters.
+    #[serde(flatten)]
+    pub call: Call,
+}
+
+/// What a request asks, serialised as `"method"` and `"params"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "method",
+    content = "params",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Call {
+    /// Which protocol version and methods the engine speaks.
+    Hello,
+    /// Starts a session under the request's name, replacing none: opening a name in use is
+    /// an error.
+    Open(Start),
+    /// Ends a session and frees what it holds.
+    Close,
+    /// Runs shell source (one or more statements) as the next step of the session.
+    Run {
+        /// The statements, as typed.
+        source: String,
+    },
+    /// Moves the session's cursor one step forward (`by` > 0) or back.
+    Step {
+        /// Steps to move: +1 or -1, or more.
+        by: i64,
+    },
+    /// Moves the session's cursor to step `to`.
+    Jump {
+        /// The step to show, from 0 (before any command) to the session's length.
+        to: u64,
+    },
+    /// Forgets the steps after the cursor, so the next command continues from here.
+    Fork,
+    /// The picture of one collection at the cursor. The first frame of a session is whole;
+    /// later ones leave out what did not change since the previous frame.
+    Frame {
+        /// The collection to draw; the one the last command touched when absent.
+        ns: Option<String>,
+    },
+    /// Checks a shard key pattern as typed, as `shardCollection` would.
+    CheckKey {
+        /// The pattern, such as `{x: "hashed"}`.
+        key: String,
+    },
+    /// Whether console input is unfinished (an open bracket or string), so Enter should
+    /// start a new line rather than run it.
+    NeedsMoreInput {
+        /// The console's text.
+        source: String,
+    },
+    /// Which shards a filter on a collection would be sent to.
+    Target {
+        /// The collection.
+        ns: String,
+        /// The filter, in the shell's language, such as `{x: 42}`.
+        filter: String,
+    },
+    /// A page of one chunk's documents, in the chunk's key order.
+    ChunkDocs {
+        /// The collection.
+        ns: String,
+        /// The chunk, by its position in the collection's key order (0 is the MinKey chunk).
+        chunk: u32,
+        /// The page, from 0, of [`CHUNK_PAGE_ROWS`] rows.
+        page: u32,
+    },
+    /// Why MongoDB did what it did to a chunk, a shard, or in a balancer round.
+    Explain(Subject),
+    /// One workload on several configurations in lockstep, summarised per configuration.
+    Compare(CompareSpec),
+    /// The session in its shareable, versioned form (what a link or a saved session holds).
+    Scenario,
+    /// Inserts `count` documents of a named workload into `ns` as the next step, followed
+    /// by a balancer round when `balance` is set: the step the workload player and the
+    /// Compare tab take.
+    Generate {
+        /// The collection.
+        ns: String,
+        /// The workload generator's name, such as `monotonic`.
+        workload: String,
+        /// Documents to insert, 1 to [`MAX_BATCH`].
+        count: u32,
+        /// Whether a balancer round follows.
+        balance: bool,
+    },
+    /// How `ns` fared under the session's workload: the Compare tab's row, with the
+    /// comparison's fixed query mix routed on the cluster at the cursor.
+    Summary {
+        /// The collection.
+        ns: String,
+    },
+}
+
+/// How a session starts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "from",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Start {
+    /// A new cluster.
+    Config(SessionConfig),
+    /// A shared or saved scenario, replayed.
+    Scenario {
+        /// The scenario as a link carries it (`v1.…`, `v2.…`) or as its JSON form.
+        text: String,
+    },
+    /// A column of the Compare tab: a 3-shard cluster of one version with `test.events`
+    /// sharded on `key` and the given chunk size.
+    Compare {
+        /// The shard key and version.
+        column: CompareColumn,
+        /// The chunk size in bytes.
+        chunk_size: u64,
+    },
+}
+
+/// The settings of a new cluster.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionConfig {
+    /// Shards, from 1 to [`MAX_SHARDS`].
+    pub shards: u32,
+    /// The behaviour era: `"3.6"`, `"5.0"` or `"8.0"`.
+    pub version: String,
+    /// The chunk size in bytes ([`MIN_CHUNK_SIZE`] to [`MAX_CHUNK_SIZE`]); the era's
+    /// default (128 MB, or 64 MB in 3.6) when absent.
+    pub chunk_size: Option<u64>,
+    /// The seed of every random choice.
+    pub seed: u64,
+}
+
+/// What an explanation is about.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "about",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Subject {
+    /// A chunk of a collection, by its position in key order.
+    Chunk {
+        /// The collection.
+        ns: String,
+        /// The chunk's position in key order.
+        chunk: u32,
+    },
+    /// A shard, for one collection.
+    Shard {
+        /// The collection.
+        ns: String,
+        /// The shard's name.
+        shard: String,
+    },
+    /// The balancer's next round, for one collection or all of them.
+    Round {
+        /// The collection, or every collection.
+        ns: Option<String>,
+    },
+}
+
+/// A comparison to run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareSpec {
+    /// The configurations, one row each: at least one, at most [`MAX_COLUMNS`].
+    pub columns: Vec<CompareColumn>,
+    /// The workload's name (`monotonic`, `uniform`, ...).
+    pub workload: String,
+    /// Documents each workload command inserts.
+    pub batch: u32,
+    /// Workload commands to run, at most [`MAX_COMPARE_TICKS`].
+    pub ticks: u32,
+    /// The chunk size in bytes every column uses.
+    pub chunk_size: u64,
+}
+
+/// One configuration of a comparison.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareColumn {
+    /// The shard key as typed, such as `{x: "hashed"}`.
+    pub key: String,
+    /// The behaviour era: `"3.6"`, `"5.0"` or `"8.0"`.
+    pub version: String,
+}
+
+/// The engine's answer to one request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    /// The request's `id`.
+    pub id: u64,
+    /// `result` or `error`.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// An answer's result or error, serialised as the field `result` or `error`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// The request was carried out.
+    Result(Reply),
+    /// The request was refused.
+    Error(EngineError),
+}
+
+/// A request's result, tagged by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Reply {
+    /// The engine's protocol version and the methods it takes.
+    Hello {
+        /// [`PROTOCOL_VERSION`].
+        version: u32,
+        /// The methods, as a request names them.
+        methods: Vec<String>,
+    },
+    /// The session's cursor after `step`, `jump` or `fork`.
+    Position(Position),
+    /// A session opened: its cursor, and the errors its setup met (a key MongoDB refuses).
+    Opened {
+        /// The cursor.
+        position: Position,
+        /// MongoDB's messages, in the order the setup met them.
+        errors: Vec<String>,
+    },
+    /// What `run` printed, and where the cursor is now.
+    Ran {
+        /// The console lines, one per statement that printed something.
+        lines: Vec<ConsoleLine>,
+        /// The cursor after the step.
+        position: Position,
+    },
+    /// The session was closed.
+    Closed,
+    /// A picture of one collection.
+    Frame(Frame),
+    /// A shard key pattern checked.
+    KeyCheck {
+        /// The pattern as mongosh prints it, when MongoDB takes it.
+        key: Option<String>,
+        /// MongoDB's error, when it refuses it.
+        error: Option<EngineError>,
+    },
+    /// Whether console input is unfinished.
+    NeedsMoreInput {
+        /// True while a bracket or string is open.
+        more: bool,
+    },
+    /// Where a filter is sent.
+    Targets(Targeting),
+    /// A page of a chunk's documents.
+    ChunkDocs(ChunkPage),
+    /// Explanations, one sentence each.
+    Explained {
+        /// The sentences, in the order MongoDB's rules apply.
+        sentences: Vec<String>,
+    },
+    /// One collection's summary under its workload.
+    Summary(CompareRow),
+    /// A comparison's rows.
+    Compared {
+        /// One row per configuration, in the request's order.
+        rows: Vec<CompareRow>,
+    },
+    /// The session's shareable form.
+    Scenario {
+        /// The link form (`v2.…`), as `?s=` or `#s=` carries it.
+        text: String,
+    },
+}
+
+/// A session's timeline cursor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Position {
+    /// Steps run up to the cursor.
+    pub position: u64,
+    /// Steps in the session.
+    pub length: u64,
+}
+
+/// One console line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleLine {
+    /// Output or error.
+    pub kind: LineKind,
+    /// The text, as mongosh prints it.
+    pub text: String,
+}
+
+/// The kind of a console line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LineKind {
+    /// What a statement returned.
+    Output,
+    /// MongoDB's or the shell's error.
+    Error,
+}
+
+/// Where a filter goes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Targeting {
+    /// The explain stage: `SINGLE_SHARD` or `SHARD_MERGE`.
+    pub stage: String,
+    /// Whether mongos broadcasts it to every shard holding chunks.
+    pub broadcast: bool,
+    /// The shards it is sent to, in shard order.
+    pub shards: Vec<String>,
+}
+
+/// A page of one chunk's documents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChunkPage {
+    /// The chunk's lower bound, as mongosh prints it.
+    pub min: String,
+    /// Its upper bound.
+    pub max: String,
+    /// Its shard.
+    pub shard: String,
+    /// Documents in the chunk.
+    pub total: u64,
+    /// This page's number, from 0.
+    pub page: u32,
+    /// The page's rows.
+    pub rows: Vec<DocRow>,
+}
+
+/// One document of a chunk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocRow {
+    /// Its insertion number in the collection.
+    pub seq: u64,
+    /// Its `_id`, as mongosh prints it.
+    pub id: String,
+    /// Its shard key value, as mongosh prints it.
+    pub key: String,
+}
+
+/// One configuration's row of a comparison.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareRow {
+    /// The configuration: its key and version.
+    pub label: String,
+    /// Documents the workload inserted, per shard.
+    pub inserts_per_shard: Vec<(String, u64)>,
+    /// Chunks per shard at the end.
+    pub chunks_per_shard: Vec<(String, u64)>,
+    /// Documents per shard at the end.
+    pub docs_per_shard: Vec<(String, u64)>,
+    /// The busiest shard's share of the latest inserts, 0 to 1.
+    pub hottest_shard_share: f64,
+    /// Chunks flagged jumbo.
+    pub jumbo_chunks: u64,
+    /// The share of the query mix sent to one shard.
+    pub single_shard_share: f64,
+    /// The share routed by key ranges to a subset of the chunks.
+    pub multi_shard_share: f64,
+    /// The share sent to every shard.
+    pub scatter_gather_share: f64,
+    /// Commands that failed, with MongoDB's message.
+    pub errors: Vec<String>,
+}
+
+/// A refused request: a code and code name as MongoDB's errors have, and a message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineError {
+    /// The numeric code (MongoDB's, where the error is one of MongoDB's).
+    pub code: i32,
+    /// The code's name, such as `BadValue`.
+    pub code_name: String,
+    /// What went wrong, in a sentence.
+    pub message: String,
+}
+
+impl EngineError {
+    /// MongoDB's `BadValue` (2): a parameter out of bounds or of the wrong shape.
+    pub fn bad_value(message: impl Into<String>) -> Self {
+        EngineError {
+            code: 2,
+            code_name: "BadValue".into(),
+            message: message.into(),
+        }
+    }
+
+    /// MongoDB's `NoSuchSession` (206): the request names no open session.
+    pub fn no_such_session(session: &str) -> Self {
+        EngineError {
+            code: 206,
+            code_name: "NoSuchSession".into(),
+            message: format!("no session named '{session}' is open"),
+        }
+    }
+}
+
+/// An event the engine pushes to its views, unasked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventMessage {
+    /// The session it concerns.
+    pub session: String,
+    /// The event, as `event` and `data`.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+/// What the engine pushes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "event",
+    content = "data",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Event {
+    /// A replay or a long command advanced.
+    Progress {
+        /// Steps done.
+        done: u64,
+        /// Steps in all.
+        total: u64,
+    },
+    /// Something the user should be told (a replay cut short, a refused link).
+    Notice {
+        /// The sentence.
+        text: String,
+    },
+    /// The session changed: its shareable form, to save.
+    Save {
+        /// The link form of the session.
+        text: String,
+        /// Steps in the session.
+        steps: u64,
+    },
+}
+
+/// Anything the engine sends: an answer (it has an `id`) or an event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FromEngine {
+    /// The answer to a request.
+    Answer(Response),
+    /// An event.
+    Event(EventMessage),
+}
+
+impl Request {
+    /// A request in this protocol's version.
+    pub fn new(id: u64, session: impl Into<String>, call: Call) -> Self {
+        Request {
+            v: PROTOCOL_VERSION,
+            id,
+            session: session.into(),
+            call,
+        }
+    }
+
+    /// Checks everything a request carries against the protocol's limits, as if an
+    /// attacker wrote it: the version, the session's name, and each text and count.
+    pub fn check(&self) -> Result<(), EngineError> {
+        if self.v != PROTOCOL_VERSION {
+            return Err(EngineError::bad_value(format!(
+                "this engine speaks protocol version {PROTOCOL_VERSION}, not {}",
+                self.v
+            )));
+        }
+        check_session_id(&self.session)?;
+        limits::check_call(&self.call)
+    }
+}

@@ -1,0 +1,164 @@
+//! What a request may carry. The engine checks every request against these before it
+//! does anything, because other pages will be able to send requests.
+
+use crate::{Call, EngineError, Start, Subject};
+
+/// Longest session name, in bytes.
+pub const MAX_SESSION_ID_BYTES: usize = 64;
+/// Sessions one engine holds at once.
+pub const MAX_SESSIONS: usize = 64;
+/// Longest shell source one `run` carries (1 MiB), and longest scenario text.
+pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+/// Longest shard key, filter or collection name a request carries (16 KiB).
+pub const MAX_FIELD_BYTES: usize = 16 << 10;
+/// Most shards a session's cluster has, as the core allows.
+pub const MAX_SHARDS: u32 = 64;
+/// Most configurations one comparison runs.
+pub const MAX_COLUMNS: usize = 4;
+/// Most workload commands one comparison runs.
+pub const MAX_COMPARE_TICKS: u32 = 2_000;
+/// Most documents one workload step inserts, as the playground's workload form allows.
+pub const MAX_BATCH: u32 = 5_000;
+/// The smallest chunk size a session takes, in bytes (the core's floor).
+pub const MIN_CHUNK_SIZE: u64 = 1024;
+/// The largest chunk size, in bytes: 1024 MB, MongoDB's upper bound for `chunksize`.
+pub const MAX_CHUNK_SIZE: u64 = 1024 * 1024 * 1024;
+/// Rows in a page of a chunk's documents.
+pub const CHUNK_PAGE_ROWS: u32 = 25;
+/// Most steps one `step` or `jump` may name beyond the session (none).
+pub const MAX_STEP: i64 = 1 << 40;
+
+/// A session's name: 1 to [`MAX_SESSION_ID_BYTES`] bytes of ASCII letters, digits, `-`,
+/// `_`, `.` or `:`.
+pub fn check_session_id(id: &str) -> Result<(), EngineError> {
+    let ok = !id.is_empty()
+        && id.len() <= MAX_SESSION_ID_BYTES
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    if ok {
+        Ok(())
+    } else {
+        Err(EngineError::bad_value(format!(
+            "a session name is 1 to {MAX_SESSION_ID_BYTES} letters, digits, '-', '_', '.' or ':'"
+        )))
+    }
+}
+
+fn within(what: &str, text: &str, max: usize) -> Result<(), EngineError> {
+    if text.len() <= max {
+        Ok(())
+    } else {
+        Err(EngineError::bad_value(format!(
+            "{what} is {} bytes, over the limit of {max}",
+            text.len()
+        )))
+    }
+}
+
+fn version(text: &str) -> Result<(), EngineError> {
+    match text {
+        "3.6" | "5.0" | "8.0" => Ok(()),
+        _ => Err(EngineError::bad_value(format!(
+            "unknown version mode '{}': use \"3.6\", \"5.0\" or \"8.0\"",
+            text.chars().take(16).collect::<String>()
+        ))),
+    }
+}
+
+fn chunk_size(bytes: u64) -> Result<(), EngineError> {
+    if (MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&bytes) {
+        Ok(())
+    } else {
+        Err(EngineError::bad_value(format!(
+            "a chunk size is {MIN_CHUNK_SIZE} to {MAX_CHUNK_SIZE} bytes, not {bytes}"
+        )))
+    }
+}
+
+/// Checks one call's parameters.
+pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
+    match call {
+        Call::Hello | Call::Close | Call::Fork | Call::Scenario => Ok(()),
+        Call::Open(Start::Config(c)) => {
+            if c.shards == 0 || c.shards > MAX_SHARDS {
+                return Err(EngineError::bad_value(format!(
+                    "a cluster has 1 to {MAX_SHARDS} shards, not {}",
+                    c.shards
+                )));
+            }
+            if let Some(bytes) = c.chunk_size {
+                chunk_size(bytes)?;
+            }
+            version(&c.version)
+        }
+        Call::Open(Start::Scenario { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
+        Call::Open(Start::Compare {
+            column,
+            chunk_size: size,
+        }) => {
+            chunk_size(*size)?;
+            within("the shard key", &column.key, MAX_FIELD_BYTES)?;
+            version(&column.version)
+        }
+        Call::Generate {
+            ns,
+            workload,
+            count,
+            ..
+        } => {
+            if *count == 0 || *count > MAX_BATCH {
+                return Err(EngineError::bad_value(format!(
+                    "a workload step inserts 1 to {MAX_BATCH} documents"
+                )));
+            }
+            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within("the workload", workload, MAX_FIELD_BYTES)
+        }
+        Call::Summary { ns } => within("the namespace", ns, MAX_FIELD_BYTES),
+        Call::Run { source } => within("the source", source, MAX_SOURCE_BYTES),
+        Call::NeedsMoreInput { source } => within("the source", source, MAX_SOURCE_BYTES),
+        Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
+            Err(EngineError::bad_value("a step moves by at most 2^40"))
+        }
+        Call::Step { .. } | Call::Jump { .. } => Ok(()),
+        Call::Frame { ns } => ns
+            .as_deref()
+            .map_or(Ok(()), |ns| within("the namespace", ns, MAX_FIELD_BYTES)),
+        Call::CheckKey { key } => within("the shard key", key, MAX_FIELD_BYTES),
+        Call::Target { ns, filter } => {
+            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within("the filter", filter, MAX_FIELD_BYTES)
+        }
+        Call::ChunkDocs { ns, .. } => within("the namespace", ns, MAX_FIELD_BYTES),
+        Call::Explain(subject) => match subject {
+            Subject::Chunk { ns, .. } => within("the namespace", ns, MAX_FIELD_BYTES),
+            Subject::Shard { ns, shard } => {
+                within("the namespace", ns, MAX_FIELD_BYTES)?;
+                within("the shard", shard, MAX_FIELD_BYTES)
+            }
+            Subject::Round { ns } => ns
+                .as_deref()
+                .map_or(Ok(()), |ns| within("the namespace", ns, MAX_FIELD_BYTES)),
+        },
+        Call::Compare(spec) => {
+            if spec.columns.is_empty() || spec.columns.len() > MAX_COLUMNS {
+                return Err(EngineError::bad_value(format!(
+                    "a comparison has 1 to {MAX_COLUMNS} configurations"
+                )));
+            }
+            if spec.ticks > MAX_COMPARE_TICKS || spec.batch == 0 || spec.batch > MAX_BATCH {
+                return Err(EngineError::bad_value(format!(
+                    "a comparison runs at most {MAX_COMPARE_TICKS} commands of 1 to {MAX_BATCH} documents"
+                )));
+            }
+            chunk_size(spec.chunk_size)?;
+            within("the workload", &spec.workload, MAX_FIELD_BYTES)?;
+            for c in &spec.columns {
+                within("the shard key", &c.key, MAX_FIELD_BYTES)?;
+                version(&c.version)?;
+            }
+            Ok(())
+        }
+    }
+}

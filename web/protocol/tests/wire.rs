@@ -1,0 +1,140 @@
+//! The protocol's shapes on the wire: what a view written in JavaScript sends and reads.
+// A test fails loudly on a missing field; that is what unwrap is for here.
+#![allow(clippy::unwrap_used)]
+
+use serde_json::{json, Value};
+use shardlab_protocol::*;
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("serialises")
+}
+
+#[test]
+fn a_request_is_id_session_method_params() {
+    let r = Request::new(
+        7,
+        "page",
+        Call::Run {
+            source: "sh.status()".into(),
+        },
+    );
+    assert_eq!(
+        to_json(&r),
+        json!({"v": 1, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}})
+    );
+    let back: Request = serde_json::from_value(to_json(&r)).expect("decodes");
+    assert_eq!(back, r);
+}
+
+#[test]
+fn a_method_without_params_needs_none() {
+    let r: Request =
+        serde_json::from_value(json!({"v": 1, "id": 1, "session": "a", "method": "hello"}))
+            .expect("decodes");
+    assert_eq!(r.call, Call::Hello);
+    let open: Request = serde_json::from_value(json!({
+        "v": 1, "id": 2, "session": "a", "method": "open",
+        "params": {"from": "config", "shards": 3, "version": "8.0", "chunkSize": null, "seed": 1}
+    }))
+    .expect("decodes");
+    assert_eq!(
+        open.call,
+        Call::Open(Start::Config(SessionConfig {
+            shards: 3,
+            version: "8.0".into(),
+            chunk_size: None,
+            seed: 1
+        }))
+    );
+}
+
+#[test]
+fn answers_carry_result_or_error() {
+    let ok = Response {
+        id: 3,
+        outcome: Outcome::Result(Reply::Position(Position {
+            position: 2,
+            length: 5,
+        })),
+    };
+    assert_eq!(
+        to_json(&ok),
+        json!({"id": 3, "result": {"kind": "position", "position": 2, "length": 5}})
+    );
+    let err = Response {
+        id: 4,
+        outcome: Outcome::Error(EngineError::no_such_session("x")),
+    };
+    assert_eq!(
+        to_json(&err),
+        json!({"id": 4, "error": {"code": 206, "codeName": "NoSuchSession", "message": "no session named 'x' is open"}})
+    );
+    for r in [ok, err] {
+        let back: FromEngine = serde_json::from_value(to_json(&r)).expect("decodes");
+        assert_eq!(back, FromEngine::Answer(r));
+    }
+}
+
+#[test]
+fn events_carry_session_event_data() {
+    let e = EventMessage {
+        session: "page".into(),
+        event: Event::Progress { done: 3, total: 9 },
+    };
+    assert_eq!(
+        to_json(&e),
+        json!({"session": "page", "event": "progress", "data": {"done": 3, "total": 9}})
+    );
+    let back: FromEngine = serde_json::from_value(to_json(&e)).expect("decodes");
+    assert_eq!(back, FromEngine::Event(e));
+}
+
+#[test]
+fn check_refuses_what_an_attacker_might_send() {
+    let ok = |call: Call| Request::new(1, "page", call).check();
+    assert!(ok(Call::Hello).is_ok());
+    let mut wrong_version = Request::new(1, "page", Call::Hello);
+    wrong_version.v = 2;
+    assert_eq!(wrong_version.check().map_err(|e| e.code), Err(2));
+    for bad in ["", "a b", "x\"y", &"s".repeat(MAX_SESSION_ID_BYTES + 1)] {
+        assert!(
+            Request::new(1, bad, Call::Hello).check().is_err(),
+            "{bad:?}"
+        );
+    }
+    let huge = "1".repeat(MAX_SOURCE_BYTES + 1);
+    assert!(ok(Call::Run { source: huge }).is_err());
+    let config = |shards, version: &str, bytes| {
+        Call::Open(Start::Config(SessionConfig {
+            shards,
+            version: version.into(),
+            chunk_size: bytes,
+            seed: 1,
+        }))
+    };
+    assert!(ok(config(64, "8.0", Some(MAX_CHUNK_SIZE))).is_ok());
+    assert!(ok(config(0, "8.0", None)).is_err());
+    assert!(ok(config(65, "8.0", None)).is_err());
+    assert!(ok(config(3, "7.0", None)).is_err());
+    assert!(ok(config(3, "5.0", Some(MIN_CHUNK_SIZE - 1))).is_err());
+    let compare = |columns: usize, ticks| {
+        Call::Compare(CompareSpec {
+            columns: vec![
+                CompareColumn {
+                    key: "{x: 1}".into(),
+                    version: "8.0".into()
+                };
+                columns
+            ],
+            workload: "uniform".into(),
+            batch: 100,
+            ticks,
+            chunk_size: 32 * 1024,
+        })
+    };
+    assert!(ok(compare(2, 10)).is_ok());
+    assert!(ok(compare(0, 10)).is_err());
+    assert!(ok(compare(MAX_COLUMNS + 1, 10)).is_err());
+    assert!(ok(compare(2, MAX_COMPARE_TICKS + 1)).is_err());
+    assert!(ok(Call::Step { by: i64::MIN }).is_err());
+}

@@ -1,0 +1,324 @@
+//! The page's one client of the engine (ARCHITECTURE.md, "One engine, many views").
+//!
+//! The engine runs in a dedicated module Web Worker, started on the first request (its
+//! script's address is in the page's `<meta name="shardlab-engine">`, written by the
+//! build). Requests are the protocol's typed [`Request`]s; they cross with
+//! `serde-wasm-bindgen`, and each answer is handed to the callback its request gave.
+//!
+//! - **A trap in the engine ends the worker, not the page.** The worker's error event fails
+//!   every request in flight with [`ENGINE_RESTARTED`], the worker is dropped, and the next
+//!   request starts a new one; [`generation`] tells a view that its sessions are gone, so
+//!   it opens them again from what it keeps.
+//! - **No worker** (a Content Security Policy that forbids them): the same engine module is
+//!   imported into the page and answers through the same messages, a turn of the event loop
+//!   later, and [`in_page`] says so.
+//! - A message from the engine that does not decode is reported, not trusted.
+
+use serde::Serialize;
+use shardlab_protocol::{
+    Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, PROTOCOL_VERSION,
+};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The code name of the error a request gets when the engine stopped under it.
+pub const ENGINE_RESTARTED: &str = "EngineRestarted";
+
+/// What a request's answer is handed to.
+type Done = Box<dyn FnOnce(Result<Reply, EngineError>)>;
+
+/// What an event is handed to.
+type Listener = Rc<dyn Fn(&EventMessage)>;
+
+/// Where requests go.
+enum Host {
+    /// Not started yet (or stopped): the next request starts a worker.
+    Idle,
+    /// A worker, with the listeners that must live as long as it does.
+    Worker {
+        worker: web_sys::Worker,
+        _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+        _on_error: Closure<dyn FnMut(web_sys::Event)>,
+    },
+    /// The engine in the page, loading (requests wait) or ready.
+    InPage(Option<JsValue>, Vec<JsValue>),
+}
+
+struct Client {
+    host: Host,
+    next_id: u64,
+    pending: Vec<(u64, Done)>,
+    generation: u64,
+    listeners: Vec<Listener>,
+    notices: Vec<String>,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = RefCell::new(Client {
+        host: Host::Idle,
+        next_id: 1,
+        pending: Vec::new(),
+        generation: 0,
+        listeners: Vec::new(),
+        notices: Vec::new(),
+    });
+}
+
+/// How many times the engine has been started; a view that opened sessions under an
+/// earlier generation must open them again.
+pub fn generation() -> u64 {
+    CLIENT.with(|c| c.borrow().generation)
+}
+
+/// Whether the engine runs in the page (no worker could be started).
+pub fn in_page() -> bool {
+    CLIENT.with(|c| matches!(c.borrow().host, Host::InPage(..)))
+}
+
+/// What the client has had to say (a restart, a message that did not decode), oldest first.
+pub fn notices() -> Vec<String> {
+    CLIENT.with(|c| c.borrow().notices.clone())
+}
+
+/// Calls `listener` with every event the engine pushes.
+pub fn listen(listener: impl Fn(&EventMessage) + 'static) {
+    CLIENT.with(|c| c.borrow_mut().listeners.push(Rc::new(listener)));
+}
+
+/// Sends `call` about `session`; `done` gets the answer.
+pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, EngineError>) + 'static) {
+    let id = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let id = c.next_id;
+        c.next_id += 1;
+        c.pending.push((id, Box::new(done)));
+        id
+    });
+    let request = Request {
+        v: PROTOCOL_VERSION,
+        id,
+        session: session.to_string(),
+        call,
+    };
+    let message = match request.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) {
+        Ok(m) => m,
+        Err(e) => return answer(id, Err(failure(format!("a request did not encode: {e}")))),
+    };
+    if let Err(e) = post(message) {
+        answer(id, Err(failure(e)));
+    }
+}
+
+/// An error of the client's own (not the engine's answer).
+fn failure(message: String) -> EngineError {
+    EngineError {
+        code: 1,
+        code_name: "InternalError".into(),
+        message,
+    }
+}
+
+/// Hands `message` to the engine, starting it first if need be.
+fn post(message: JsValue) -> Result<(), String> {
+    let started = CLIENT.with(|c| !matches!(c.borrow().host, Host::Idle));
+    if !started {
+        start()?;
+    }
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        match &mut c.host {
+            Host::Worker { worker, .. } => worker
+                .post_message(&message)
+                .map_err(|e| format!("the engine refused a message: {e:?}")),
+            Host::InPage(Some(engine), _) => {
+                let engine = engine.clone();
+                drop(c);
+                handle_in_page(engine, message);
+                Ok(())
+            }
+            Host::InPage(None, waiting) => {
+                waiting.push(message);
+                Ok(())
+            }
+            Host::Idle => Err("the engine could not be started".to_string()),
+        }
+    })
+}
+
+/// The worker script's address, from the page's `<meta name="shardlab-engine">`.
+fn address() -> Option<String> {
+    gloo::utils::document()
+        .query_selector("meta[name=\"shardlab-engine\"]")
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("content"))
+        .filter(|c| !c.is_empty())
+}
+
+/// Starts a worker, or the engine in the page where workers are forbidden.
+fn start() -> Result<(), String> {
+    let url = address()
+        .ok_or("this page names no engine (its build wrote no <meta name=\"shardlab-engine\">)")?;
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    CLIENT.with(|c| c.borrow_mut().generation += 1);
+    match web_sys::Worker::new_with_options(&url, &options) {
+        Ok(worker) => {
+            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+                move |e: web_sys::MessageEvent| receive(e.data()),
+            );
+            let on_error =
+                Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| stopped(&e));
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            CLIENT.with(|c| {
+                c.borrow_mut().host = Host::Worker {
+                    worker,
+                    _on_message: on_message,
+                    _on_error: on_error,
+                }
+            });
+            Ok(())
+        }
+        Err(e) => {
+            note(format!(
+                "The engine runs in the page: this page may not start workers ({}).",
+                e.as_string().unwrap_or_else(|| format!("{e:?}"))
+            ));
+            start_in_page(&url)
+        }
+    }
+}
+
+/// The worker died (a trap in the engine): every request in flight fails, and the next
+/// request starts a new worker.
+fn stopped(event: &web_sys::Event) {
+    let why = event
+        .dyn_ref::<web_sys::ErrorEvent>()
+        .map(|e| e.message())
+        .unwrap_or_default();
+    let pending = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Host::Worker { worker, .. } = &c.host {
+            worker.terminate();
+        }
+        c.host = Host::Idle;
+        std::mem::take(&mut c.pending)
+    });
+    note(format!("The engine stopped ({why}) and will start again."));
+    for (_, done) in pending {
+        done(Err(EngineError {
+            code: 1,
+            code_name: ENGINE_RESTARTED.into(),
+            message: format!("the engine stopped: {why}"),
+        }));
+    }
+}
+
+/// Records a notice and logs it.
+fn note(text: String) {
+    gloo::console::warn!(text.clone());
+    CLIENT.with(|c| c.borrow_mut().notices.push(text));
+}
+
+/// One message from the engine: an answer to hand to its request, or an event.
+fn receive(data: JsValue) {
+    match serde_wasm_bindgen::from_value::<FromEngine>(data) {
+        Ok(FromEngine::Answer(response)) => answer(
+            response.id,
+            match response.outcome {
+                Outcome::Result(reply) => Ok(reply),
+                Outcome::Error(e) => Err(e),
+            },
+        ),
+        Ok(FromEngine::Event(event)) => {
+            let listeners = CLIENT.with(|c| c.borrow().listeners.clone());
+            for l in listeners {
+                l(&event);
+            }
+        }
+        Err(e) => note(format!("A message from the engine did not decode: {e}")),
+    }
+}
+
+/// Hands `result` to the request numbered `id`.
+fn answer(id: u64, result: Result<Reply, EngineError>) {
+    let done = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let at = c.pending.iter().position(|(i, _)| *i == id)?;
+        Some(c.pending.remove(at).1)
+    });
+    if let Some(done) = done {
+        done(result);
+    }
+}
+
+/// Loads the engine module into the page, beside the worker script, and serves the
+/// requests that waited.
+fn start_in_page(worker_url: &str) -> Result<(), String> {
+    CLIENT.with(|c| c.borrow_mut().host = Host::InPage(None, Vec::new()));
+    // A dynamic `import()` needs JavaScript syntax: one small function, made here.
+    let load = js_sys::Function::new_with_args(
+        "u",
+        "return import(new URL('engine.js', new URL(u, document.baseURI)).href)\
+         .then(function (m) { return m.default().then(function () { return new m.WorkerEngine(); }); })",
+    );
+    let promise = load
+        .call1(&JsValue::NULL, &JsValue::from_str(worker_url))
+        .map_err(|e| format!("the engine could not load: {e:?}"))?
+        .dyn_into::<js_sys::Promise>()
+        .map_err(|_| "the engine could not load".to_string())?;
+    wasm_bindgen_futures::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(engine) => {
+                let waiting = CLIENT.with(|c| {
+                    let mut c = c.borrow_mut();
+                    let waiting = match &mut c.host {
+                        Host::InPage(_, w) => std::mem::take(w),
+                        _ => Vec::new(),
+                    };
+                    c.host = Host::InPage(Some(engine.clone()), Vec::new());
+                    waiting
+                });
+                for m in waiting {
+                    handle_in_page(engine.clone(), m);
+                }
+            }
+            Err(e) => {
+                note(format!("The engine could not load: {e:?}"));
+                let pending = CLIENT.with(|c| {
+                    let mut c = c.borrow_mut();
+                    c.host = Host::Idle;
+                    std::mem::take(&mut c.pending)
+                });
+                for (_, done) in pending {
+                    done(Err(failure("the engine could not load".into())));
+                }
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Hands one message to the engine in the page, a turn of the event loop later, so that
+/// answers come as they would from a worker.
+fn handle_in_page(engine: JsValue, message: JsValue) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let handle = js_sys::Reflect::get(&engine, &JsValue::from_str("handle"))
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let Some(handle) = handle else {
+            return note("The engine in the page has no handle method.".into());
+        };
+        match handle.call1(&engine, &message) {
+            Ok(out) => {
+                for m in js_sys::Array::from(&out).iter() {
+                    receive(m);
+                }
+            }
+            Err(e) => note(format!("The engine in the page failed: {e:?}")),
+        }
+    });
+}
