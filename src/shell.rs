@@ -22,6 +22,8 @@ pub(crate) mod constructors;
 pub(crate) mod context;
 pub(crate) mod ejson;
 pub(crate) mod eval;
+mod js_operators;
+mod js_statements;
 pub(crate) mod lexer;
 pub(crate) mod literals;
 pub(crate) mod parser;
@@ -35,8 +37,9 @@ pub use ejson::{parse_ejson, to_canonical_ejson, EjsonError};
 pub use eval::eval_value;
 pub use lexer::{Span, Token, TokenKind};
 pub use parser::{
-    flatten, parse_expression, parse_script, parse_script_recovering, BinaryOp, Expr, ExprKind,
-    ParseError, Script, Segment, Stmt, StmtKind,
+    flatten, parse_expression, parse_script, parse_script_recovering, BinaryOp, CompareOp, Expr,
+    ExprKind, FunctionBody, FunctionDef, JsExpr, JsStmt, LogicalOp, ParseError, Script, Segment,
+    Stmt, StmtKind,
 };
 
 use bson::Bson;

@@ -33,6 +33,9 @@ impl Session {
         let args = call_args(method)?;
         let chained = &rest[1..];
         let name = method.name.as_str();
+        if name == "help" {
+            return Ok(Output::Message(super::help::collection_help()));
+        }
         if matches!(name, "find" | "findOne") {
             return self.find_chain(ns, name, args, chained);
         }

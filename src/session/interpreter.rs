@@ -8,7 +8,6 @@
 use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::engine::events::EventKind;
 use crate::shell::context::{EvalContext, EvalError};
-use crate::shell::eval::eval_value;
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
 use crate::shell::{to_canonical_ejson, Span};
 use crate::values::inspect::format_value;
@@ -134,7 +133,8 @@ impl StatementError {
         }
     }
 
-    fn at(mut self, span: Span) -> Self {
+    /// The error placed at `span`, unless it already has a place.
+    pub(crate) fn at(mut self, span: Span) -> Self {
         self.span.get_or_insert(span);
         self
     }
@@ -305,6 +305,11 @@ pub struct Session {
     pub(crate) touched: Option<String>,
     /// How many times a command touched a collection (see [`Session::touches`]).
     pub(crate) touches: u64,
+    /// The script interpreter's globals, random stream and running statement.
+    pub(crate) script: super::script_state::ScriptState,
+    /// The running script's completion value: the last expression statement's result,
+    /// which mongosh prints after a loop.
+    pub(crate) completion: Option<Output>,
     /// Each variable's size in BSON bytes, so that the session's memory budget (shared
     /// with the cluster's documents) is checked without measuring every variable again.
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
@@ -330,6 +335,8 @@ impl Session {
         }
         ctx.uuid_state = rng.next_u64();
         Session {
+            script: super::script_state::ScriptState::new(config.seed),
+            completion: None,
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
@@ -390,7 +397,7 @@ impl Session {
                 .to_string();
             let events_before = self.cluster.events().len();
             self.start_statement();
-            let result = self.atomic_statement(&stmt.kind, source.len() as u64);
+            let (printed, result) = self.run_statement(&stmt.kind, source.len() as u64);
             let result = result.map_err(|e| e.at(stmt.span));
             self.end_statement(&result);
             if let Some(ns) = self
@@ -402,6 +409,14 @@ impl Session {
             {
                 self.touched = Some(ns.to_string());
                 self.touches += 1;
+            }
+            // Lines a script printed come first, as one message of their own.
+            if !printed.is_empty() {
+                let result = Ok(Output::Message(printed.join("\n")));
+                let source = source.clone();
+                if !each(Outcome { source, result }) {
+                    return;
+                }
             }
             if !each(Outcome { source, result }) {
                 return;
@@ -421,7 +436,7 @@ impl Session {
     /// the commands that run several writes (`sim.queries`, `sim.preset`) put the session
     /// back as it was (see [`Session::checkpoint`]). A copy per statement would cost more
     /// than the statement on a large collection.
-    fn atomic_statement(
+    pub(crate) fn atomic_statement(
         &mut self,
         kind: &StmtKind,
         text_bytes: u64,
@@ -466,25 +481,17 @@ impl Session {
         self.ctx.uuid_state = c.uuid_state;
     }
 
-    fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
+    pub(crate) fn statement(&mut self, kind: &StmtKind) -> Result<Output, StatementError> {
         match kind {
             StmtKind::Use { db } => {
                 self.db = db.clone();
                 Ok(Output::Message(format!("switched to db {db}")))
             }
             StmtKind::Show { what, .. } => self.show(what),
-            StmtKind::Declare { name, init, .. } => {
-                let value = match init {
-                    Some(e) => self.value_of(e)?,
-                    None => Bson::Undefined,
-                };
-                self.bind(name, value)
-            }
-            StmtKind::Assign { name, value } => {
-                let v = self.value_of(value)?;
-                self.bind(name, v)
-            }
-            StmtKind::Expr(e) => self.expression(e),
+            StmtKind::Declare { kind, name, init } => self.js_declare(*kind, name, init.as_ref()),
+            StmtKind::Assign { name, value } => self.js_assign_statement(name, value),
+            StmtKind::Expr(e) => self.expression_statement(e, true),
+            StmtKind::Js(js) => self.js_statement(js),
         }
     }
 
@@ -494,28 +501,47 @@ impl Session {
     /// variables together share one budget with the documents the cluster took in
     /// ([`crate::engine::cluster::MAX_WRITTEN_BYTES`]): past it the assignment is refused
     /// and the variable keeps its old value.
-    fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
-        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+    pub(crate) fn bind(&mut self, name: &str, value: Bson) -> Result<Output, StatementError> {
         let size = crate::values::limits::measure(&value, crate::values::limits::MAX_BSON_BYTES)?;
-        let others: u64 = self.variable_bytes.values().sum::<u64>()
-            - self.variable_bytes.get(name).copied().unwrap_or(0);
-        let held = others + size.bytes;
-        let written = self.cluster.written_bytes();
-        if written.saturating_add(held) > MAX_WRITTEN_BYTES {
-            return Err(ClusterError::ExceededMemoryLimit(format!(
-                "assigning {name} would take the session past its memory budget of {} MiB \
-                 for the shell's variables and the cluster's documents together ({} MiB in \
-                 the other variables, {} MiB written); {name} is left as it was",
-                MAX_WRITTEN_BYTES >> 20,
-                others >> 20,
-                written >> 20
-            ))
-            .into());
+        if size.bytes > self.room_for_variable(name) {
+            return Err(self.memory_refusal("assigning", name));
         }
-        self.variable_bytes.insert(name.to_string(), size.bytes);
-        self.cluster.hold(held);
+        self.note_variable(name, size.bytes);
         self.ctx.variables.insert(name.to_string(), value);
         Ok(Output::Nothing)
+    }
+
+    /// How many bytes global variable `name` may hold within the session's memory budget,
+    /// given the other variables and what the cluster took in.
+    pub(crate) fn room_for_variable(&self, name: &str) -> u64 {
+        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+        let others: u64 = self.variable_bytes.values().sum::<u64>()
+            - self.variable_bytes.get(name).copied().unwrap_or(0);
+        MAX_WRITTEN_BYTES.saturating_sub(self.cluster.written_bytes().saturating_add(others))
+    }
+
+    /// Notes that global variable `name` holds `bytes`, and tells the cluster what all the
+    /// variables hold.
+    pub(crate) fn note_variable(&mut self, name: &str, bytes: u64) {
+        self.variable_bytes.insert(name.to_string(), bytes);
+        self.cluster.hold(self.variable_bytes.values().sum());
+    }
+
+    /// The error for `doing` (assigning, changing) variable `name` past the session's
+    /// memory budget.
+    pub(crate) fn memory_refusal(&self, doing: &str, name: &str) -> StatementError {
+        use crate::engine::cluster::MAX_WRITTEN_BYTES;
+        let others: u64 = self.variable_bytes.values().sum::<u64>()
+            - self.variable_bytes.get(name).copied().unwrap_or(0);
+        ClusterError::ExceededMemoryLimit(format!(
+            "{doing} {name} would take the session past its memory budget of {} MiB \
+             for the shell's variables and the cluster's documents together ({} MiB in \
+             the other variables, {} MiB written); {name} is left as it was",
+            MAX_WRITTEN_BYTES >> 20,
+            others >> 20,
+            self.cluster.written_bytes() >> 20
+        ))
+        .into()
     }
 
     /// Evaluates an expression that must produce a value (commands included).
@@ -551,7 +577,7 @@ impl Session {
         }
     }
 
-    fn expression(&mut self, e: &Expr) -> Result<Output, StatementError> {
+    pub(crate) fn expression(&mut self, e: &Expr) -> Result<Output, StatementError> {
         let Some(segments) = flatten(e) else {
             return Ok(Output::Value(self.eval(e)?));
         };
@@ -560,7 +586,7 @@ impl Session {
             "db" => self.db_chain(&segments[1..]),
             "sh" => self.sh_command(&segments[1..]),
             "sim" => self.sim_command(&segments[1..]),
-            "sleep" if !self.ctx.variables.contains_key("sleep") => {
+            "sleep" if !self.is_variable("sleep") => {
                 let out = self.sleep_segment(&segments[0])?;
                 navigate(out, &segments[1..])
             }
@@ -588,15 +614,6 @@ impl Session {
                         .collect::<Vec<_>>()
                         .join(" "),
                 ))
-            }
-            name if self.ctx.variables.contains_key(name) => {
-                let value = self
-                    .ctx
-                    .variables
-                    .get(name)
-                    .cloned()
-                    .unwrap_or(Bson::Undefined);
-                navigate(Output::Value(value), &segments[1..])
             }
             _ => Ok(Output::Value(self.eval(e)?)),
         }
@@ -642,6 +659,7 @@ impl Session {
         };
         match (first.name.as_str(), &first.args) {
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
+            ("help", Some(_)) => Ok(Output::Message(super::help::database_help())),
             ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
@@ -691,7 +709,7 @@ impl Session {
     }
 
     fn eval(&mut self, e: &Expr) -> Result<Bson, StatementError> {
-        eval_value(e, &mut self.ctx).map_err(|err| StatementError::from(err).at(e.span))
+        self.js_data(e).map_err(|err| err.at(e.span))
     }
 
     /// The `i`th argument as a value.

@@ -22,6 +22,10 @@ impl Session {
     fn sh_method(&mut self, method: &Segment) -> Result<Output, StatementError> {
         let args = call_args(method)?;
         let name = method.name.as_str();
+        if name == "help" {
+            let has = |n: &str| SH_HELPERS.iter().any(|(h, _)| *h == n);
+            return Ok(Output::Message(super::help::sh_help(has)));
+        }
         let Some((_, helper)) = SH_HELPERS.iter().find(|(n, _)| *n == name) else {
             return Err(StatementError::type_error(format!(
                 "sh.{name} is not a function"

@@ -42,11 +42,11 @@ pub fn needs_more_input(text: &str) -> bool {
                             | Punct::Percent
                             | Punct::Bang
                     )
-                )
+                ) || matches!(t.kind, TokenKind::Punct(Punct::Other(op)) if op != "++" && op != "--")
             });
             depth > 0 || dangling
         }
-        Err(LexError::UnterminatedComment { .. }) => true,
+        Err(LexError::UnterminatedComment { .. } | LexError::TemplateSubstitution { .. }) => true,
         Err(LexError::UnterminatedString { span }) => {
             text.as_bytes().get(span.start as usize) == Some(&b'`')
         }
@@ -66,6 +66,9 @@ mod tests {
             "`two\nlines",
             "/* a comment",
             "sh.status(\n// )",
+            "`a ${",
+            "x > 1 &&",
+            "const f = x =>",
         ] {
             assert!(needs_more_input(text), "{text:?} waits for more");
         }
@@ -78,6 +81,7 @@ mod tests {
             "x = \"{\"",
             ")",
             "",
+            "i++",
         ] {
             assert!(!needs_more_input(text), "{text:?} runs");
         }

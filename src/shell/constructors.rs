@@ -106,12 +106,12 @@ const CONSTRUCTORS: &[(&str, Constructor)] = &[
 ];
 
 /// Whether `name` is a constructor or static helper this module evaluates.
-pub(super) fn is_constructor(name: &str) -> bool {
+pub(crate) fn is_constructor(name: &str) -> bool {
     CONSTRUCTORS.iter().any(|(n, _)| *n == name)
 }
 
 /// Evaluates a constructor call. `is_new` tells `Date()` (a string) from `new Date()`.
-pub(super) fn construct(
+pub(crate) fn construct(
     name: &str,
     args: &[Bson],
     is_new: bool,

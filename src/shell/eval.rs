@@ -111,6 +111,11 @@ impl Evaluator<'_> {
                 unary(*op, &v, span)
             }
             ExprKind::Binary { .. } => self.binary_chain(expr),
+            // The session's script evaluator runs these; a bare value has none.
+            ExprKind::Js(_) => Err(EvalError::NotAValue {
+                what: describe(expr),
+                span,
+            }),
         }
     }
 

@@ -140,6 +140,14 @@ pub enum TokenKind {
     },
     /// Punctuation or an operator.
     Punct(Punct),
+    /// A template literal with `${...}` substitutions: the text pieces (one more than
+    /// the substitutions) and each substitution's source with its byte offset.
+    Template {
+        /// The decoded text around the substitutions.
+        texts: Vec<String>,
+        /// Each substitution's source text and where it starts.
+        exprs: Vec<(u32, String)>,
+    },
     /// One or more line breaks (comments spanning lines count too).
     Newline,
     /// End of input.
@@ -211,8 +219,8 @@ pub enum LexError {
         /// Where the lexer stopped.
         span: Span,
     },
-    /// A template literal with `${...}` substitutions, which the shell language omits.
-    #[error("{span}: SyntaxError: template literal substitutions are not supported")]
+    /// A template literal substitution `${...}` that is never closed.
+    #[error("{span}: SyntaxError: Unterminated template literal")]
     TemplateSubstitution {
         /// Where the substitution is.
         span: Span,
@@ -365,7 +373,12 @@ impl Lexer<'_> {
             .find(|t| t.kind != TokenKind::Newline);
         match last.map(|t| &t.kind) {
             None => true,
-            Some(TokenKind::Number { .. } | TokenKind::Str(_) | TokenKind::Regex { .. }) => false,
+            Some(
+                TokenKind::Number { .. }
+                | TokenKind::Str(_)
+                | TokenKind::Regex { .. }
+                | TokenKind::Template { .. },
+            ) => false,
             Some(TokenKind::Ident(name)) => {
                 matches!(
                     name.as_str(),
@@ -658,9 +671,42 @@ impl Lexer<'_> {
         Ok(())
     }
 
+    /// Reads `${ expression }` inside a template literal and returns the expression's
+    /// offset and source: up to the `}` that closes it, braces inside strings aside.
+    fn substitution(&mut self, at: Span) -> Result<(u32, String), LexError> {
+        self.bump();
+        self.bump();
+        let begin = self.offset();
+        let mut depth = 0u32;
+        let mut quote: Option<char> = None;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(LexError::TemplateSubstitution { span: at });
+            };
+            match (quote, c) {
+                (Some(_), '\\') => {
+                    self.bump();
+                }
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"' | '`') => quote = Some(c),
+                (None, '{') => depth += 1,
+                (None, '}') if depth == 0 => break,
+                (None, '}') => depth -= 1,
+                _ => {}
+            }
+            self.bump();
+        }
+        let text = self.src[begin..self.offset()].to_string();
+        self.bump();
+        Ok((u32::try_from(begin).unwrap_or(u32::MAX), text))
+    }
+
     fn template(&mut self, start: Span) -> Result<(), LexError> {
         self.bump();
         let mut out = StrBuilder::default();
+        let mut texts = Vec::new();
+        let mut exprs = Vec::new();
         loop {
             match self.peek() {
                 None => return Err(LexError::UnterminatedString { span: start }),
@@ -669,7 +715,9 @@ impl Lexer<'_> {
                     break;
                 }
                 Some('$') if self.src[self.offset()..].starts_with(SUBSTITUTION_OPEN) => {
-                    return Err(LexError::TemplateSubstitution { span: self.here() })
+                    let at = self.here();
+                    texts.push(std::mem::take(&mut out).finish(start)?);
+                    exprs.push(self.substitution(at)?);
                 }
                 Some('\\') => {
                     let esc_start = self.here();
@@ -685,7 +733,12 @@ impl Lexer<'_> {
             }
         }
         let s = out.finish(start)?;
-        self.push(TokenKind::Str(s), start);
+        if exprs.is_empty() {
+            self.push(TokenKind::Str(s), start);
+        } else {
+            texts.push(s);
+            self.push(TokenKind::Template { texts, exprs }, start);
+        }
         Ok(())
     }
 

@@ -151,7 +151,7 @@ pub(super) fn parse_double_string(s: &str) -> Option<f64> {
 
 /// JavaScript's `ToNumber` for the values a script can hold; `None` for those it does not
 /// convert here (objects, arrays, other BSON types).
-pub(super) fn to_number(v: &Bson) -> Option<f64> {
+pub(crate) fn to_number(v: &Bson) -> Option<f64> {
     match v {
         Bson::Int32(i) => Some(f64::from(*i)),
         Bson::Double(d) => Some(*d),

@@ -8,6 +8,7 @@
 //! are typed into mongosh one at a time.
 
 use super::lexer::{tokenize, LexError, Punct, Span, Token, TokenKind};
+use std::rc::Rc;
 use thiserror::Error;
 
 /// A parsed script.
@@ -59,6 +60,8 @@ pub enum StmtKind {
     },
     /// Any other expression, evaluated and printed.
     Expr(Expr),
+    /// A JavaScript statement: a loop, a branch, a function declaration, ...
+    Js(Box<JsStmt>),
 }
 
 /// The keyword of a declaration.
@@ -158,6 +161,8 @@ pub enum ExprKind {
         /// Right operand.
         right: Box<Expr>,
     },
+    /// A JavaScript operator beyond the value language (comparison, assignment, ...).
+    Js(Box<JsExpr>),
 }
 
 /// Prefix operators.
@@ -184,6 +189,186 @@ pub enum BinaryOp {
     Div,
     /// `%`
     Rem,
+}
+
+/// An expression of the JavaScript subset that is not a plain value expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsExpr {
+    /// `a < b`, `a === b`, ...
+    Compare {
+        /// The operator.
+        op: CompareOp,
+        /// Left operand.
+        left: Expr,
+        /// Right operand.
+        right: Expr,
+    },
+    /// `a && b`, `a || b`, `a ?? b`: the right side runs only when needed.
+    Logical {
+        /// The operator.
+        op: LogicalOp,
+        /// Left operand.
+        left: Expr,
+        /// Right operand.
+        right: Expr,
+    },
+    /// `test ? then : otherwise`.
+    Conditional {
+        /// The condition.
+        test: Expr,
+        /// The value when it holds.
+        then: Expr,
+        /// The value when it does not.
+        otherwise: Expr,
+    },
+    /// `target = value`, or `target op= value` when `op` is set.
+    Assign {
+        /// A variable, `object.property` or `object[index]`.
+        target: Expr,
+        /// The operator of a compound assignment (`+=` is `Add`).
+        op: Option<BinaryOp>,
+        /// The value.
+        value: Expr,
+    },
+    /// `++x`, `x++`, `--x`, `x--`.
+    Update {
+        /// A variable, `object.property` or `object[index]`.
+        target: Expr,
+        /// `++` rather than `--`.
+        increment: bool,
+        /// Written before the target: the expression's value is the new one.
+        prefix: bool,
+    },
+    /// `` `text ${expr} text` ``: `texts` has one more piece than `exprs`.
+    Template {
+        /// The text pieces.
+        texts: Vec<String>,
+        /// The substitutions.
+        exprs: Vec<Expr>,
+    },
+    /// A function expression or an arrow function.
+    Function(Rc<FunctionDef>),
+    /// `typeof operand`.
+    Typeof(Expr),
+    /// `a, b`: each in turn, the last one's value (a for loop's update).
+    Sequence(Vec<Expr>),
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `===`
+    StrictEq,
+    /// `!==`
+    StrictNe,
+}
+
+/// Short-circuiting operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogicalOp {
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+    /// `??`
+    Nullish,
+}
+
+/// A function's parameters and body, shared by every closure made from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionDef {
+    /// Its name, when declared or written with one.
+    pub name: Option<String>,
+    /// The parameter names.
+    pub params: Vec<String>,
+    /// What it runs.
+    pub body: FunctionBody,
+}
+
+/// A function's body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FunctionBody {
+    /// `{ statements }`.
+    Block(Vec<Stmt>),
+    /// An arrow function's expression body: `x => x * 2`.
+    Expr(Expr),
+}
+
+/// A statement of the JavaScript subset beyond the shell's own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsStmt {
+    /// `{ statements }` as a body.
+    Block(Vec<Stmt>),
+    /// `if (test) then [else otherwise]`.
+    If {
+        /// The condition.
+        test: Expr,
+        /// What runs when it holds.
+        then: Stmt,
+        /// What runs when it does not.
+        otherwise: Option<Stmt>,
+    },
+    /// `for (init; test; update) body`.
+    For {
+        /// A declaration or expression run once, first.
+        init: Option<Stmt>,
+        /// Checked before each iteration; none means forever.
+        test: Option<Expr>,
+        /// Run after each iteration.
+        update: Option<Expr>,
+        /// The loop body.
+        body: Stmt,
+    },
+    /// `for ([var|let|const] name of iterable) body`, or `in` for the keys.
+    ForOf {
+        /// The declaration keyword, if any.
+        decl: Option<DeclKind>,
+        /// The loop variable.
+        name: String,
+        /// What is iterated (an array or a string; any object with `in`).
+        iterable: Expr,
+        /// `for ... in`: the keys (a document's names, an array's indexes) rather than
+        /// the values.
+        keys: bool,
+        /// The loop body.
+        body: Stmt,
+    },
+    /// `while (test) body`.
+    While {
+        /// Checked before each iteration.
+        test: Expr,
+        /// The loop body.
+        body: Stmt,
+    },
+    /// `do body while (test)`.
+    DoWhile {
+        /// The loop body, run at least once.
+        body: Stmt,
+        /// Checked after each iteration.
+        test: Expr,
+    },
+    /// `function name(params) { body }`.
+    Function(Rc<FunctionDef>),
+    /// `var a = 1, b`: several declarations in one statement, in the current scope.
+    Declarations(Vec<Stmt>),
+    /// `return [value]`.
+    Return(Option<Expr>),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
 }
 
 /// Why the input is not a valid script.
@@ -338,15 +523,23 @@ pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
 
 /// Parses exactly one expression (surrounding whitespace and comments allowed).
 pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
+    parse_nested_expression(src, 0).map(|(e, _)| e)
+}
+
+/// Parses exactly one expression found inside another (a template literal's
+/// substitution) `depth` levels deep, so that nesting them stays bounded by
+/// [`MAX_DEPTH`]; returns the expression and its height.
+pub(super) fn parse_nested_expression(src: &str, depth: u32) -> Result<(Expr, u32), ParseError> {
     let src = &*lone_cr_as_lf(src);
     let tokens = tokenize(src)?;
     let mut p = Parser::new(src, tokens, 1);
+    p.depth = depth;
     let e = p.expression()?;
     let t = p.peek().clone();
     if t.kind != TokenKind::Eof {
         return Err(p.unexpected(&t, "end of input"));
     }
-    Ok(e)
+    Ok((e, p.height.max(p.peak)))
 }
 
 /// The script with each carriage return that no line feed follows read as a line feed:
@@ -474,19 +667,22 @@ fn segment_of(expr: &Expr, out: &mut Vec<Segment>) -> Option<()> {
     Some(())
 }
 
-struct Parser<'a> {
+pub(super) struct Parser<'a> {
     src: &'a str,
-    tokens: Vec<Token>,
-    pos: usize,
+    pub(super) tokens: Vec<Token>,
+    pub(super) pos: usize,
     /// How many brackets are open; inside any bracket line breaks mean nothing.
-    nesting: u32,
+    pub(super) nesting: u32,
     /// Recursion depth, bounded by [`MAX_DEPTH`].
-    depth: u32,
+    pub(super) depth: u32,
     /// An already parsed operand that the postfix loop should start from.
     parked: Option<Expr>,
     /// The height of the expression the last parsing function returned (a leaf is 1),
     /// bounded by [`MAX_HEIGHT`].
-    height: u32,
+    pub(super) height: u32,
+    /// The tallest node built since it was last reset: a function's body is measured
+    /// by it, so that a function's height counts what it holds.
+    pub(super) peak: u32,
 }
 
 fn describe(t: &Token) -> String {
@@ -494,6 +690,7 @@ fn describe(t: &Token) -> String {
         TokenKind::Ident(s) => s.clone(),
         TokenKind::Number { raw, .. } => raw.clone(),
         TokenKind::Str(s) => format!("{s:?}"),
+        TokenKind::Template { .. } => "template literal".into(),
         TokenKind::Regex { pattern, flags } => format!("/{pattern}/{flags}"),
         TokenKind::Punct(p) => p.as_str().to_string(),
         TokenKind::Newline => "line break".into(),
@@ -511,29 +708,30 @@ impl<'a> Parser<'a> {
             depth: 0,
             parked: None,
             height: 0,
+            peak: 0,
         }
     }
 
-    fn raw_peek(&self) -> &Token {
+    pub(super) fn raw_peek(&self) -> &Token {
         let last = self.tokens.len().saturating_sub(1);
         &self.tokens[self.pos.min(last)]
     }
 
     /// The next token; line breaks are skipped while a bracket is open.
-    fn peek(&mut self) -> &Token {
+    pub(super) fn peek(&mut self) -> &Token {
         if self.nesting > 0 {
             self.skip_newlines();
         }
         self.raw_peek()
     }
 
-    fn skip_newlines(&mut self) {
+    pub(super) fn skip_newlines(&mut self) {
         while self.raw_peek().kind == TokenKind::Newline {
             self.pos += 1;
         }
     }
 
-    fn skip_separators(&mut self) {
+    pub(super) fn skip_separators(&mut self) {
         while matches!(
             self.raw_peek().kind,
             TokenKind::Newline | TokenKind::Punct(Punct::Semicolon)
@@ -546,7 +744,7 @@ impl<'a> Parser<'a> {
         self.raw_peek().kind == TokenKind::Eof
     }
 
-    fn advance(&mut self) -> Token {
+    pub(super) fn advance(&mut self) -> Token {
         let t = self.raw_peek().clone();
         if t.kind != TokenKind::Eof {
             self.pos += 1;
@@ -554,11 +752,11 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn is_punct(&mut self, p: Punct) -> bool {
+    pub(super) fn is_punct(&mut self, p: Punct) -> bool {
         self.peek().kind == TokenKind::Punct(p)
     }
 
-    fn eat_punct(&mut self, p: Punct) -> bool {
+    pub(super) fn eat_punct(&mut self, p: Punct) -> bool {
         if self.is_punct(p) {
             self.pos += 1;
             true
@@ -567,7 +765,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect_punct(&mut self, p: Punct) -> Result<Span, ParseError> {
+    pub(super) fn expect_punct(&mut self, p: Punct) -> Result<Span, ParseError> {
         let t = self.peek().clone();
         if t.kind == TokenKind::Punct(p) {
             self.pos += 1;
@@ -577,7 +775,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn unexpected(&self, t: &Token, expected: &str) -> ParseError {
+    pub(super) fn unexpected(&self, t: &Token, expected: &str) -> ParseError {
         match t.kind {
             TokenKind::Eof => ParseError::UnexpectedEnd {
                 expected: expected.to_string(),
@@ -616,10 +814,12 @@ impl<'a> Parser<'a> {
     }
 
     /// Ends a statement: `;`, a line break, or the end of input must follow.
-    fn end_statement(&mut self) -> Result<(), ParseError> {
+    pub(super) fn end_statement(&mut self) -> Result<(), ParseError> {
         let t = self.raw_peek().clone();
         match t.kind {
-            TokenKind::Eof | TokenKind::Newline | TokenKind::Punct(Punct::Semicolon) => Ok(()),
+            TokenKind::Eof
+            | TokenKind::Newline
+            | TokenKind::Punct(Punct::Semicolon | Punct::RBrace) => Ok(()),
             _ => Err(self.unexpected(&t, "';' or a line break")),
         }
     }
@@ -655,7 +855,10 @@ impl<'a> Parser<'a> {
         (line, pos, line_end)
     }
 
-    fn statement(&mut self) -> Result<Stmt, ParseError> {
+    pub(super) fn statement(&mut self) -> Result<Stmt, ParseError> {
+        if let Some(s) = self.js_statement()? {
+            return Ok(s);
+        }
         let t = self.raw_peek().clone();
         if let TokenKind::Ident(word) = &t.kind {
             let next = self.tokens.get(self.pos + 1).map(|n| n.kind.clone());
@@ -747,7 +950,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn enter(&mut self, span: Span) -> Result<(), ParseError> {
+    pub(super) fn enter(&mut self, span: Span) -> Result<(), ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(ParseError::TooDeep { span });
@@ -756,18 +959,21 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks a height for a node about to be built at `span`.
-    fn grow(&self, height: u32, span: Span) -> Result<u32, ParseError> {
+    pub(super) fn grow(&mut self, height: u32, span: Span) -> Result<u32, ParseError> {
         if height > MAX_HEIGHT {
             return Err(ParseError::TooLong { span });
         }
+        self.peak = self.peak.max(height);
         Ok(height)
     }
 
-    /// Parses an expression: additive level, the lowest precedence supported.
+    /// Parses an expression: assignment level, the lowest precedence supported.
     pub fn expression(&mut self) -> Result<Expr, ParseError> {
         let span = self.peek().span;
         self.enter(span)?;
-        let r = self.additive();
+        let r = self
+            .assignment()
+            .and_then(|e| self.reject_operator().map(|()| e));
         self.depth -= 1;
         r
     }
@@ -785,7 +991,7 @@ impl<'a> Parser<'a> {
         None
     }
 
-    fn additive(&mut self) -> Result<Expr, ParseError> {
+    pub(super) fn additive(&mut self) -> Result<Expr, ParseError> {
         let mut left = self.multiplicative()?;
         let mut height = self.height;
         while let Some(op) =
@@ -804,7 +1010,6 @@ impl<'a> Parser<'a> {
             };
         }
         self.height = height;
-        self.reject_operator()?;
         Ok(left)
     }
 
@@ -844,7 +1049,7 @@ impl<'a> Parser<'a> {
         Ok(left)
     }
 
-    fn unary(&mut self) -> Result<Expr, ParseError> {
+    pub(super) fn unary(&mut self) -> Result<Expr, ParseError> {
         self.skip_newlines();
         let t = self.raw_peek().clone();
         let op = match t.kind {
@@ -853,6 +1058,9 @@ impl<'a> Parser<'a> {
             TokenKind::Punct(Punct::Bang) => Some(UnaryOp::Not),
             _ => None,
         };
+        if let Some(e) = self.prefix_update()? {
+            return Ok(e);
+        }
         if let Some(op) = op {
             self.pos += 1;
             self.enter(t.span)?;
@@ -869,10 +1077,10 @@ impl<'a> Parser<'a> {
                 span,
             });
         }
-        self.postfix()
+        self.postfix_update()
     }
 
-    fn postfix(&mut self) -> Result<Expr, ParseError> {
+    pub(super) fn postfix(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.primary()?;
         let mut height = self.height;
         loop {
@@ -993,6 +1201,7 @@ impl<'a> Parser<'a> {
         let kind = match t.kind {
             TokenKind::Number { value, raw } => ExprKind::Number { value, raw },
             TokenKind::Str(s) => ExprKind::String(s),
+            TokenKind::Template { texts, exprs } => return self.template(texts, exprs, span),
             TokenKind::Regex { pattern, flags } => ExprKind::Regex { pattern, flags },
             TokenKind::Ident(name) => match name.as_str() {
                 "true" => ExprKind::Bool(true),
@@ -1000,8 +1209,10 @@ impl<'a> Parser<'a> {
                 "null" => ExprKind::Null,
                 "undefined" => ExprKind::Undefined,
                 "new" => return self.new_expr(span),
-                "function" | "async" | "await" | "class" | "if" | "for" | "while" | "do"
-                | "return" | "typeof" | "delete" | "void" | "throw" | "try" | "switch" => {
+                "function" => return self.function_expr(span),
+                "typeof" => return self.typeof_expr(span),
+                "async" | "await" | "class" | "if" | "for" | "while" | "do" | "return"
+                | "delete" | "void" | "throw" | "try" | "switch" => {
                     return Err(ParseError::Unsupported { what: name, span })
                 }
                 _ => ExprKind::Ident(name),
@@ -1080,7 +1291,7 @@ impl<'a> Parser<'a> {
         self.postfix_from(e)
     }
 
-    fn postfix_from(&mut self, e: Expr) -> Result<Expr, ParseError> {
+    pub(super) fn postfix_from(&mut self, e: Expr) -> Result<Expr, ParseError> {
         // Re-use the postfix loop by parking `e` as a pseudo primary.
         let saved = self.parked.replace(e);
         let r = self.postfix();
@@ -1109,27 +1320,33 @@ impl<'a> Parser<'a> {
                 }
                 _ => return Err(self.unexpected(&t, "a property name or '}'")),
             };
+            if fields.len() as u64 >= crate::values::limits::MAX_VALUES {
+                return Err(ParseError::TooManyItems { span: t.span });
+            }
             let colon = self.peek().clone();
+            let shorthand = matches!(colon.kind, TokenKind::Punct(Punct::Comma | Punct::RBrace));
             if colon.kind != TokenKind::Punct(Punct::Colon) {
-                if matches!(
-                    colon.kind,
-                    TokenKind::Punct(Punct::Comma | Punct::RBrace | Punct::LParen)
-                ) && matches!(t.kind, TokenKind::Ident(_))
+                if shorthand && matches!(t.kind, TokenKind::Ident(_)) {
+                    // `{ name }` is `{ name: name }`.
+                    let kind = ExprKind::Ident(key.clone());
+                    tallest = tallest.max(1);
+                    fields.push((key, Expr { kind, span: t.span }));
+                } else if matches!(colon.kind, TokenKind::Punct(Punct::LParen))
+                    && matches!(t.kind, TokenKind::Ident(_))
                 {
                     return Err(ParseError::Unsupported {
                         what: "shorthand properties and methods".into(),
                         span: t.span,
                     });
+                } else {
+                    return Err(self.unexpected(&colon, "':'"));
                 }
-                return Err(self.unexpected(&colon, "':'"));
+            } else {
+                self.pos += 1;
+                let value = self.expression()?;
+                tallest = tallest.max(self.height);
+                fields.push((key, value));
             }
-            self.pos += 1;
-            if fields.len() as u64 >= crate::values::limits::MAX_VALUES {
-                return Err(ParseError::TooManyItems { span: t.span });
-            }
-            let value = self.expression()?;
-            tallest = tallest.max(self.height);
-            fields.push((key, value));
             let t = self.peek().clone();
             match t.kind {
                 TokenKind::Punct(Punct::Comma) => self.pos += 1,

@@ -721,3 +721,39 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(String::from_utf8_lossy(&done.stderr), "");
     assert_eq!(done.status.code(), Some(0), "{:?}", done.status);
 }
+
+/// A script with the tutorials' loop and function: the loop is one statement whose
+/// completion value (the last `insertOne`'s result) mongosh prints, `print()` inside a
+/// loop prints each line, and a runaway loop ends with an error and exit status 1 rather
+/// than hanging (see tests/it/shell_js.rs for the language itself).
+#[test]
+fn a_script_with_a_for_loop_runs() {
+    let script = r#"for (var i = 0; i < 1000; i++) db.c.insertOne({_id: i, x: i % 7})
+db.c.countDocuments({x: 3})
+function label(n) { return `item ${n}` }
+for (const n of [1, 2]) print(label(n))
+total = 0
+while (true) total++
+"#;
+    let run = run_file(script, false);
+    expect![[r#"
+        { acknowledged: true, insertedId: 999 }
+        143
+        item 1
+        item 2
+        0
+        MongoServerError[MaxTimeMSExpired]: operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands
+    "#]]
+    .assert_eq(&run.stdout);
+    assert_eq!(run.code, 1);
+    let run = run_file(script, true);
+    let values = json_values(&run.stdout);
+    assert_eq!(values[1], Bson::Int32(143));
+    assert_eq!(values[2], Bson::String("item 1\nitem 2".into()));
+    assert_eq!(
+        values[4],
+        Bson::Document(
+            doc! {"error": {"code": 50, "codeName": "MaxTimeMSExpired", "errmsg": "operation exceeded time limit: the statement ran more than 1000000 loop iterations, function calls and commands"}}
+        )
+    );
+}

@@ -23,6 +23,7 @@ mod reliability;
 mod robustness3;
 mod scenario;
 mod shard_key;
+mod shell_js;
 mod shell_parse;
 mod shell_print;
 mod skeleton;

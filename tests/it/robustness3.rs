@@ -551,3 +551,102 @@ fn the_cli_refuses_long_chains_and_goes_on() {
         .all(|l| l.starts_with("SyntaxError: expression too long")));
     assert_eq!(lines[4], "done");
 }
+
+// ---------------------------------------------------------------------------------------
+// The script language's operators and variables within the same bounds.
+// ---------------------------------------------------------------------------------------
+
+/// The script language's operator levels (`&&`, `||`, `??`, comparisons, equality,
+/// `*`/`%`) are read in loops like `+`: a 20,000-term chain is refused by its height on a
+/// 256 KiB stack, and the longest accepted runs in loops. Operators that nest instead
+/// (`?:`, `=`, `!`, `typeof`, templates inside templates) stop at the nesting limit, on
+/// the 1 MiB stack wasm32 gives.
+#[test]
+fn script_operator_chains_are_bounded_without_the_stack() {
+    let flat = |n: usize| {
+        vec![
+            ("and", format!("a{}", " && a".repeat(n))),
+            ("or", format!("a{}", " || a".repeat(n))),
+            ("nullish", format!("a{}", " ?? a".repeat(n))),
+            ("less", format!("1{}", " < 1".repeat(n))),
+            ("equal", format!("a{}", " === a".repeat(n))),
+            ("times", format!("1{}", " * 1".repeat(n))),
+            ("rem", format!("1{}", " % 7".repeat(n))),
+        ]
+    };
+    for (name, text) in flat(20_000) {
+        let out = on_small_stack(move || run(&format!("var a = 1\n{text}\n1 + 1")).1);
+        assert!(
+            out[1].starts_with("SyntaxError: expression too long: more than 1000 operators"),
+            "{name}: {}",
+            out[1]
+        );
+        assert_eq!(out[2], "2", "{name}: the next statement runs");
+    }
+    let want = ["1", "1", "1", "true", "false", "1", "1"];
+    for ((name, text), want) in flat(990).into_iter().zip(want) {
+        let out = on_small_stack(move || run(&format!("var a = 1\n{text}")).1);
+        assert_eq!(out[1], want, "{name}");
+    }
+    let nested = [
+        ("conditional", format!("{}a", "a ? a : ".repeat(20_000))),
+        ("assign", format!("{}1", "a = ".repeat(20_000))),
+        ("not", format!("{}a", "!".repeat(20_000))),
+        ("typeof", format!("{}a", "typeof ".repeat(20_000))),
+        (
+            "template",
+            format!("{}a{}", "`${".repeat(20_000), "}`".repeat(20_000)),
+        ),
+    ];
+    // Nesting recurses (at most `MAX_DEPTH` levels): on wasm32's 1 MiB stack.
+    for (name, text) in nested {
+        let out = std::thread::Builder::new()
+            .stack_size(1024 * 1024)
+            .spawn(move || run(&format!("var a = 1\n{text}\n1 + 1")).1)
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(
+            out[1].starts_with("SyntaxError: expression nested too deeply"),
+            "{name}: {}",
+            out[1]
+        );
+        assert_eq!(out[2], "2", "{name}: the next statement runs");
+    }
+}
+
+/// An array a global variable holds, grown in place by `push` in a loop, counts against
+/// the session's memory budget as an assignment does: past it the push is refused, the
+/// array keeps what it had, and the loop ends. Documents written and deleted take up most
+/// of the budget first (4 MiB strings, 125 of them), so the test holds little memory.
+#[test]
+fn arrays_grown_in_place_share_the_memory_budget() {
+    let mut script = String::from("var s = \"xxxxxxxx\"\n");
+    for _ in 0..19 {
+        script.push_str("s = s + s\n");
+    }
+    for _ in 0..125 {
+        script.push_str("db.big.insertOne({s: s})\ndb.big.deleteMany({})\n");
+    }
+    script.push_str("var t = s.substring(0, 1048576)\ns = 'x'\nvar a = []\n");
+    script.push_str("for (let i = 0; i < 15; i++) a.push(t)\na.length\nvar b = t\nb.length");
+    let (_, out) = run(&script);
+    let tail = &out[out.len() - 4..];
+    assert!(
+        tail[0].starts_with(
+            "MongoServerError[ExceededMemoryLimit]: changing a would take the session past its memory budget of 512 MiB"
+        ),
+        "{}",
+        tail[0]
+    );
+    assert!(tail[0].ends_with("a is left as it was"), "{}", tail[0]);
+    // 500 MiB written, t (1 MiB) held: ten more 1 MiB elements fit, not eleven.
+    assert_eq!(tail[1], "10");
+    // The array's measured size is held: another megabyte no longer fits.
+    assert!(
+        tail[2].contains("assigning b would take the session past"),
+        "{}",
+        tail[2]
+    );
+    assert_eq!(tail[3], "ReferenceError: b is not defined");
+}
