@@ -910,11 +910,12 @@ impl Cluster {
             self.split_front(ns, min, size);
         }
         // The donor refuses a chunk too big to move (ChunkTooBig, the test of
-        // `move_chunk_at`), and the balancer then splits it or marks it jumbo
-        // (balancer.cpp, `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again.
+        // `move_chunk_at`), and the balancer then splits it at the points splitVector finds
+        // for the chunk size, or marks it jumbo when there are none (balancer.cpp,
+        // `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again as it is.
         let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
         if chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
-            self.mark_jumbo(ns, &chunk);
+            self.split_or_mark_jumbo(ns, &chunk, size);
             return None;
         }
         self.commit_move(ns, min, to)

@@ -715,6 +715,16 @@ impl Cluster {
         Some(point)
     }
 
+    /// A chunk the donor refused as too big to move: split at the points `autoSplitVector`
+    /// finds for `max_size`, or marked jumbo when it has none (balancer.cpp,
+    /// `splitOrMarkJumbo`).
+    pub(crate) fn split_or_mark_jumbo(&mut self, ns: &str, chunk: &Chunk, max_size: u64) {
+        match self.chunk_split_points(ns, chunk, max_size, None) {
+            Some(points) if !points.is_empty() => self.apply_split(ns, chunk, &points),
+            _ => self.mark_jumbo(ns, chunk),
+        }
+    }
+
     /// The lower bound `moveRange` with only an upper bound `max` gives its range (7.0 on,
     /// migration_source_manager.cpp): in the chunk that ends at `max`, or else holds it
     /// (`getChunkForMaxBound`), the first split point `autoSplitVector` finds scanning
