@@ -280,6 +280,13 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+/// The command that lets `ms` milliseconds of simulated time pass (mongosh's `sleep`):
+/// the background balancer takes the rounds that fall due meanwhile. The playground's
+/// "Let time pass" takes one such step per tick.
+pub fn sleep_command(ms: u64) -> String {
+    format!("sleep({ms})")
+}
+
 /// The command that sets the cluster's chunk size to `bytes`. The playground's settings,
 /// its new clusters and the comparison's columns all write it with this one function.
 pub fn chunk_size_command(bytes: u64) -> String {

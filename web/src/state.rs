@@ -482,6 +482,9 @@ pub struct Playground {
     pub workload: Workload,
     /// Whether the workload is playing.
     pub playing: bool,
+    /// Whether simulated time passes while the user watches ("Let time pass"): each tick
+    /// is a `sleep` step, in which the background balancer takes its rounds.
+    pub passing: bool,
     /// Ticks per second.
     pub speed: u32,
     /// The console's lines.
@@ -557,6 +560,10 @@ pub fn drawings_per_second(speed: u32) -> u32 {
         speed
     }
 }
+
+/// Simulated time one tick of "Let time pass" lets pass, in milliseconds: two balancer
+/// rounds while it moves chunks (1 s apart), so migrations show one by one.
+pub const PASS_TIME_MS: u64 = 2_000;
 
 /// While playing, each side panel redraws on one tick in this many (a few times a second).
 pub const CALM_EVERY: u64 = 8;
@@ -691,6 +698,8 @@ pub enum Action {
     /// Run one tick of the playing workload. Above [`DRAW_EVERY_TICK_UP_TO`] ticks a
     /// second, the picture is redrawn on every second tick (and when playing stops).
     Tick,
+    /// Starts or stops letting simulated time pass (one `sleep` step a tick).
+    PassTime,
     /// A calm panel went out of sight (`true`) or came back into it (`false`), as the
     /// browser reports for `content-visibility: auto`.
     Hidden(Calm, bool),
@@ -967,6 +976,7 @@ impl Playground {
             settings,
             workload,
             playing: false,
+            passing: false,
             speed: 4,
             console: Rc::new(console),
             history: Rc::new(Vec::new()),
@@ -1105,6 +1115,9 @@ impl Playground {
     /// Runs one batch of the workload; stops playing when the total is reached, or when a
     /// batch fails (its error is in the console).
     fn tick(&mut self) {
+        if !self.playing {
+            return self.pass_time();
+        }
         let Some((command, _)) = self.next_batch() else {
             self.playing = false;
             return;
@@ -1130,6 +1143,21 @@ impl Playground {
                     self.push(cmd, LineKind::Auto);
                 }
             }
+        }
+    }
+
+    /// One tick of "Let time pass": a `sleep` step (echoed once per run, as workload
+    /// batches are); an error stops the clock.
+    fn pass_time(&mut self) {
+        let command = shardlab::workload::presets::sleep_command(PASS_TIME_MS);
+        let kind = if self.echo_batch {
+            LineKind::Auto
+        } else {
+            LineKind::Output
+        };
+        self.echo_batch = false;
+        if self.push(&command, kind) {
+            self.passing = false;
         }
     }
 
@@ -1387,7 +1415,7 @@ impl Playground {
             // that is over already came.
             Action::Replayed(picture) => picture.replaying.is_none(),
             Action::Command(cmd) => cmd.trim().is_empty(),
-            Action::Tick => !self.playing,
+            Action::Tick => !self.playing && !self.passing,
             Action::Hidden(panel, hidden) => self.hidden[*panel as usize] == *hidden,
             _ => false,
         }
@@ -1492,6 +1520,12 @@ impl Playground {
             }
             Action::Pause => {
                 self.playing = false;
+                self.passing = false;
+                self.rev += 1;
+            }
+            Action::PassTime => {
+                self.passing = !self.passing;
+                self.echo_batch = self.passing;
                 self.rev += 1;
             }
             Action::Tick => self.tick(),

@@ -269,13 +269,16 @@ fn landing_mark(state: &Playground) -> Option<f64> {
 #[hook]
 fn use_ticks(state: &UseReducerHandle<Playground>) {
     let state = state.clone();
-    use_effect_with((state.playing, state.speed), move |(playing, speed)| {
-        let interval = playing.then(|| {
-            let state = state.clone();
-            Interval::new(1000 / (*speed).max(1), move || state.dispatch(Action::Tick))
-        });
-        move || drop(interval)
-    });
+    use_effect_with(
+        (state.playing || state.passing, state.speed),
+        move |(playing, speed)| {
+            let interval = playing.then(|| {
+                let state = state.clone();
+                Interval::new(1000 / (*speed).max(1), move || state.dispatch(Action::Tick))
+            });
+            move || drop(interval)
+        },
+    );
 }
 
 /// The panels under the cluster are skipped by the browser while out of sight

@@ -122,6 +122,11 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
                 }
                 <button data-testid="step" title="Step (→)" aria-label="Step"
                     onclick={dispatch.reform(|_| Action::Step)}>{ "Step ›" }</button>
+                <button data-testid="pass-time" aria-pressed={state.passing.to_string()}
+                    title="Let simulated time pass, two seconds a tick: the balancer takes its rounds as a real one would"
+                    onclick={dispatch.reform(|_| Action::PassTime)}>
+                    { if state.passing { "Stop the clock" } else { "Let time pass" } }
+                </button>
             </div>
             <label class="field">
                 <span>{ format!("Speed {}×", state.speed) }</span>
