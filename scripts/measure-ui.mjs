@@ -14,6 +14,8 @@
 // - the initial transfer: the bytes the server sent (gzipped) for the page's load, HTML,
 //   JS glue, wasm and CSS, and the same files gzipped offline.
 // - frame times while a workload plays on 16 shards with ~1,000 chunks.
+// - a three-column Compare run, in the engine's worker: what the tab downloads on first
+//   use, how long the run takes, and the main thread's frames and long tasks meanwhile.
 // SHARDS, DOCS, MIN_CHUNKS, WORKLOAD (a generator; uniform by default) and BATCH (documents
 // per tick, 20) change the scenario; REDUCED=1 measures with prefers-reduced-motion;
 // SHARDLAB_DIST measures another build directory; TTI_ONLY=1 stops after the load figures.
@@ -245,6 +247,53 @@ const { frames, long, done } = await page.evaluate(() => ({
 const ticks = done / BATCH;
 const sorted = [...frames].sort((a, b) => a - b);
 const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+// A three-column Compare run, whose columns are engine sessions in the worker: what the
+// tab downloads on first use, and the main thread's frames and long tasks while it plays.
+const compare = await (async () => {
+  const from = server.log.length;
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-progress').waitFor();
+  await page.getByTestId('compare-add').click();
+  await page.evaluate(() => {
+    window.__cframes = [];
+    window.__clong = [];
+    let last = performance.now();
+    const loop = (t) => {
+      window.__cframes.push(t - last);
+      last = t;
+      if (!window.__cdone) requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__clong.push(e.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+  const start = Date.now();
+  await page.getByTestId('compare-play').click();
+  await page.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="compare-progress"]');
+    return bar.dataset.done === bar.dataset.total && bar.dataset.settled === 'true';
+  }, null, { timeout: 300000 });
+  const runMs = Date.now() - start;
+  const { cframes, clong } = await page.evaluate(() => {
+    window.__cdone = true;
+    return { cframes: window.__cframes.slice(5), clong: window.__clong };
+  });
+  const fs = [...cframes].sort((a, b) => a - b);
+  const at = (p) => fs[Math.min(fs.length - 1, Math.floor((p / 100) * fs.length))];
+  const fetched = server.log.slice(from);
+  return {
+    columns: await page.getByTestId('compare-column').count(),
+    runMs,
+    downloadedOnFirstUse: fetched.reduce((n, r) => n + r.bytes, 0),
+    files: fetched.map((r) => `${r.path.replace(/-[0-9a-f]{16}/, '')} ${r.bytes}`),
+    frameMs: { p50: +at(50).toFixed(1), p95: +at(95).toFixed(1), max: +fs[fs.length - 1].toFixed(1) },
+    longTasks: clong.length,
+    longestTaskMs: clong.length ? +Math.max(...clong).toFixed(1) : 0,
+  };
+})();
+
 console.log(JSON.stringify({
   load,
   initialTransfer: { bytes: initialBytes, byFile: initial },
@@ -257,6 +306,7 @@ console.log(JSON.stringify({
     longTasks: long.length,
     longTaskMsP95: long.length ? +[...long].sort((a, b) => a - b)[Math.floor(0.95 * long.length)].toFixed(1) : 0,
   },
+  compare,
 }, null, 2));
 await browser.close();
 await server.close();
