@@ -1115,9 +1115,6 @@ impl Playground {
     /// Runs one batch of the workload; stops playing when the total is reached, or when a
     /// batch fails (its error is in the console).
     fn tick(&mut self) {
-        if !self.playing {
-            return self.pass_time();
-        }
         let Some((command, _)) = self.next_batch() else {
             self.playing = false;
             return;
@@ -1528,6 +1525,8 @@ impl Playground {
                 self.echo_batch = self.passing;
                 self.rev += 1;
             }
+            // A tick plays the workload, or else lets time pass.
+            Action::Tick if !self.playing => self.pass_time(),
             Action::Tick => self.tick(),
             Action::Hidden(panel, hidden) => self.hidden[panel as usize] = hidden,
             Action::Step => self.step(),
