@@ -293,7 +293,7 @@ pub enum CompareAction {
         /// The ticks it has run.
         ran: u64,
         /// Its picture (shards that did not change hold no chunks).
-        frame: Frame,
+        frame: Box<Frame>,
         /// Its summary row.
         row: CompareRow,
     },
@@ -373,7 +373,7 @@ impl Reducible for Comparison {
                 let Some(c) = next.columns.iter_mut().find(|c| c.session == session) else {
                     return self;
                 };
-                c.picture = Some(Rc::new(merge(c.picture.as_deref(), frame)));
+                c.picture = Some(Rc::new(merge(c.picture.as_deref(), *frame)));
                 c.row = Some(row);
                 c.ran = ran;
             }
@@ -520,7 +520,7 @@ fn picture(state: &UseReducerHandle<Comparison>, session: String, ran: u64) {
             Ok(Reply::Summary(row)) => handle.dispatch(CompareAction::Ran {
                 session,
                 ran,
-                frame,
+                frame: Box::new(frame),
                 row,
             }),
             Ok(_) => {}
