@@ -201,52 +201,66 @@ const page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, re
 await page.goto(server.url);
 await page.getByTestId('play').waitFor();
 
-// 16 shards, 1 KiB chunks, then enough uniform documents for about a thousand chunks.
-const SHARDS = process.env.SHARDS ?? '16';
-const DOCS = process.env.DOCS ?? '6500';
-const MIN_CHUNKS = Number(process.env.MIN_CHUNKS ?? 900);
-await page.getByLabel('Number of shards').fill(SHARDS);
-await page.getByLabel('Chunk size in KiB').fill('1');
-await page.getByTestId('apply-key').click();
-const input = page.getByTestId('console-input');
-await input.fill(`sim.generate("test.events", "uniform", ${DOCS}); sim.balance()`);
-await input.press('Enter');
-await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length > n, MIN_CHUNKS, { timeout: 120000 });
-const chunks = await page.locator('[data-testid="chunk"]').count();
-const shards = await page.locator('[data-testid="shard"]').count();
+// 16 shards, 1 KiB chunks, then enough uniform documents for about a thousand chunks
+// (COMPARE_ONLY=1 skips this part and measures the Compare run alone).
+let playing = null;
+if (!process.env.COMPARE_ONLY) playing = await (async () => {
+  const SHARDS = process.env.SHARDS ?? '16';
+  const DOCS = process.env.DOCS ?? '6500';
+  const MIN_CHUNKS = Number(process.env.MIN_CHUNKS ?? 900);
+  await page.getByLabel('Number of shards').fill(SHARDS);
+  await page.getByLabel('Chunk size in KiB').fill('1');
+  await page.getByTestId('apply-key').click();
+  const input = page.getByTestId('console-input');
+  await input.fill(`sim.generate("test.events", "uniform", ${DOCS}); sim.balance()`);
+  await input.press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length > n, MIN_CHUNKS, { timeout: 120000 });
+  const chunks = await page.locator('[data-testid="chunk"]').count();
+  const shards = await page.locator('[data-testid="shard"]').count();
 
-const BATCH = Number(process.env.BATCH ?? 20);
-await page.getByLabel('Workload generator').selectOption(process.env.WORKLOAD ?? 'uniform');
-await page.getByLabel('Documents per tick').fill(String(BATCH));
-await page.getByLabel('Documents per tick').press('Tab');
-await page.getByLabel('Total documents').fill('100000');
-await page.getByLabel('Total documents').press('Tab');
-await page.getByLabel('Speed').fill('30');
-await page.evaluate(() => {
-  window.__frames = [];
-  window.__long = [];
-  let last = performance.now();
-  const loop = (t) => {
-    window.__frames.push(t - last);
-    last = t;
-    if (window.__frames.length < 100000) requestAnimationFrame(loop);
+  const BATCH = Number(process.env.BATCH ?? 20);
+  await page.getByLabel('Workload generator').selectOption(process.env.WORKLOAD ?? 'uniform');
+  await page.getByLabel('Documents per tick').fill(String(BATCH));
+  await page.getByLabel('Documents per tick').press('Tab');
+  await page.getByLabel('Total documents').fill('100000');
+  await page.getByLabel('Total documents').press('Tab');
+  await page.getByLabel('Speed').fill('30');
+  await page.evaluate(() => {
+    window.__frames = [];
+    window.__long = [];
+    let last = performance.now();
+    const loop = (t) => {
+      window.__frames.push(t - last);
+      last = t;
+      if (window.__frames.length < 100000) requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__long.push(e.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+  await page.getByTestId('play').click();
+  await page.waitForTimeout(8000);
+  await page.getByTestId('pause').click();
+  const { frames, long, done } = await page.evaluate(() => ({
+    frames: window.__frames.slice(5),
+    long: window.__long,
+    done: Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')),
+  }));
+  const ticks = done / BATCH;
+  const sorted = [...frames].sort((a, b) => a - b);
+  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+
+  return {
+    shards, chunks, ticks,
+    frames: frames.length,
+    frameMs: { p50: +pct(50).toFixed(1), p95: +pct(95).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
+    over16: +(frames.filter((f) => f > 17.5).length / frames.length).toFixed(3),
+    longTasks: long.length,
+    longTaskMsP95: long.length ? +[...long].sort((a, b) => a - b)[Math.floor(0.95 * long.length)].toFixed(1) : 0,
   };
-  requestAnimationFrame(loop);
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__long.push(e.duration);
-  }).observe({ type: 'longtask', buffered: false });
-});
-await page.getByTestId('play').click();
-await page.waitForTimeout(8000);
-await page.getByTestId('pause').click();
-const { frames, long, done } = await page.evaluate(() => ({
-  frames: window.__frames.slice(5),
-  long: window.__long,
-  done: Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')),
-}));
-const ticks = done / BATCH;
-const sorted = [...frames].sort((a, b) => a - b);
-const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+})();
 
 // A three-column Compare run, whose columns are engine sessions in the worker: what the
 // tab downloads on first use, and the main thread's frames and long tasks while it plays.
@@ -298,14 +312,7 @@ console.log(JSON.stringify({
   load,
   initialTransfer: { bytes: initialBytes, byFile: initial },
   bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files },
-  playing: {
-    shards, chunks, ticks,
-    frames: frames.length,
-    frameMs: { p50: +pct(50).toFixed(1), p95: +pct(95).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
-    over16: +(frames.filter((f) => f > 17.5).length / frames.length).toFixed(3),
-    longTasks: long.length,
-    longTaskMsP95: long.length ? +[...long].sort((a, b) => a - b)[Math.floor(0.95 * long.length)].toFixed(1) : 0,
-  },
+  playing,
   compare,
 }, null, 2));
 await browser.close();
