@@ -5,22 +5,13 @@
 use expect_test::{expect, Expect};
 use shardlab::Session;
 
-/// Runs a script and prints each statement with its result.
+/// Runs a script and prints each statement that printed something, with its result.
 fn transcript(script: &str) -> String {
-    let mut session = Session::default();
-    let mut out = String::new();
-    for o in session.run(script) {
-        if let Some(text) = o.render() {
-            let source = o.source.trim();
-            let shown = match source.char_indices().nth(100) {
-                Some((cut, _)) => format!("{}…", &source[..cut]),
-                None => source.to_string(),
-            };
-            out.push_str(&format!("> {shown}\n{text}\n"));
-        }
-    }
-    session.cluster.check().unwrap();
-    out
+    let shape = super::transcripts::Shape {
+        cut: true,
+        ..Default::default()
+    };
+    super::transcripts::of(script, shape)
 }
 
 fn check(script: &str, expected: Expect) {

@@ -10,19 +10,11 @@ use shardlab::Session;
 /// Runs `script` in a new session and returns every statement with what the shell printed
 /// (`> statement`, then the answer), checking the cluster's invariants at the end.
 fn transcript(script: &str) -> String {
-    let mut session = Session::default();
-    let mut out = String::new();
-    for o in session.run(script) {
-        out.push_str("> ");
-        out.push_str(&o.source);
-        out.push('\n');
-        if let Some(text) = o.render() {
-            out.push_str(&text);
-            out.push('\n');
-        }
-    }
-    session.cluster.check().unwrap();
-    out
+    let shape = super::transcripts::Shape {
+        every_statement: true,
+        ..Default::default()
+    };
+    super::transcripts::of(script, shape)
 }
 
 fn check(script: &str, expected: Expect) {

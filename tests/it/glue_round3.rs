@@ -11,21 +11,15 @@ use shardlab::Session;
 /// Runs `script` in a new session and returns every statement with what the shell printed
 /// (`> statement`, then the answer), checking the cluster's invariants at the end.
 fn transcript(script: &str) -> String {
-    let mut session = Session::default();
-    let mut out = String::new();
-    for o in session.run(script) {
-        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
-        out.push_str("> ");
-        out.push_str(&o.source);
-        out.push('\n');
-        if let Some(text) = o.render() {
-            out.push_str(&text);
-            out.push('\n');
-        }
-    }
-    session.cluster.check().unwrap();
-    out
+    super::transcripts::of(script, EVERY_OK)
 }
+
+/// Every statement shown, and every one must succeed.
+const EVERY_OK: super::transcripts::Shape = super::transcripts::Shape {
+    every_statement: true,
+    all_ok: true,
+    cut: false,
+};
 
 fn check(script: &str, expected: Expect) {
     expected.assert_eq(&transcript(script));
@@ -37,17 +31,7 @@ fn check_after(setup: &str, script: &str, expected: Expect) {
     for o in session.run(setup) {
         assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
     }
-    let mut out = String::new();
-    for o in session.run(script) {
-        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
-        out.push_str("> ");
-        out.push_str(&o.source);
-        out.push('\n');
-        if let Some(text) = o.render() {
-            out.push_str(&text);
-            out.push('\n');
-        }
-    }
+    let out = super::transcripts::write(&mut session, script, EVERY_OK);
     session.cluster.check().unwrap();
     expected.assert_eq(&out);
 }

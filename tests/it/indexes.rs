@@ -18,19 +18,11 @@ use expect_test::{expect, Expect};
 use proptest::prelude::*;
 use shardlab::engine::{Chunk, ChunkVersion};
 use shardlab::keys::KeyValue;
-use shardlab::{Cluster, ClusterConfig, Session, VersionMode};
+use shardlab::{Cluster, ClusterConfig, VersionMode};
 
-/// Runs a script and prints each statement with its result.
+/// Runs a script and prints each statement that printed something, with its result.
 fn transcript(script: &str) -> String {
-    let mut session = Session::default();
-    let mut out = String::new();
-    for o in session.run(script) {
-        if let Some(text) = o.render() {
-            out.push_str(&format!("> {}\n{text}\n", o.source.trim()));
-        }
-    }
-    session.cluster.check().unwrap();
-    out
+    super::transcripts::of(script, Default::default())
 }
 
 fn check(script: &str, expected: Expect) {

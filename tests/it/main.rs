@@ -31,4 +31,5 @@ mod source_pages;
 mod targeting;
 mod throughput;
 mod timeline;
+mod transcripts;
 mod workload;
