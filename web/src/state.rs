@@ -1119,13 +1119,7 @@ impl Playground {
             self.playing = false;
             return;
         };
-        // Workload batches are not echoed one by one: the first batch of a run is.
-        let kind = if self.echo_batch {
-            LineKind::Auto
-        } else {
-            LineKind::Output
-        };
-        self.echo_batch = false;
+        let kind = self.run_echo();
         if self.push(&command, kind) {
             self.playing = false;
             return;
@@ -1143,16 +1137,22 @@ impl Playground {
         }
     }
 
+    /// How a timer's step is shown: steps of a run (workload batches, `sleep` steps) are
+    /// not echoed one by one, only the first of each run is.
+    fn run_echo(&mut self) -> LineKind {
+        let first = std::mem::replace(&mut self.echo_batch, false);
+        if first {
+            LineKind::Auto
+        } else {
+            LineKind::Output
+        }
+    }
+
     /// One tick of "Let time pass": a `sleep` step (echoed once per run, as workload
     /// batches are); an error stops the clock.
     fn pass_time(&mut self) {
         let command = shardlab::workload::presets::sleep_command(PASS_TIME_MS);
-        let kind = if self.echo_batch {
-            LineKind::Auto
-        } else {
-            LineKind::Output
-        };
-        self.echo_batch = false;
+        let kind = self.run_echo();
         if self.push(&command, kind) {
             self.passing = false;
         }

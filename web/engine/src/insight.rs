@@ -1,23 +1,10 @@
 //! The engine's answers that need the core's `insight` feature: a page of a chunk's
 //! documents, and why MongoDB did what it did.
 
-use crate::queries::chunk_min;
+use crate::queries::{bound_text, chunk_min};
 use shardlab::shell::format_value;
-use shardlab::{Cluster, ClusterError, KeyValue};
+use shardlab::{Cluster, ClusterError};
 use shardlab_protocol::{ChunkPage, DocRow, CHUNK_PAGE_ROWS};
-
-/// A shard key value as mongosh prints a bound (`{ x: 42 }`).
-fn bound_text(cluster: &Cluster, ns: &str, key: &KeyValue) -> String {
-    match cluster.sharding(ns) {
-        Ok(s) => s.bound_string(key),
-        Err(_) => key
-            .0
-            .iter()
-            .map(format_value)
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
-}
 
 /// Page `page` of the `order`-th chunk's documents.
 pub fn chunk_page(

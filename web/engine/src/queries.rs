@@ -58,6 +58,20 @@ pub fn target_filter(cluster: &Cluster, ns: &str, text: &str) -> Result<Targetin
     }
 }
 
+/// A shard key value as mongosh prints a bound (`{ x: 42 }`), or its values when the
+/// collection's key is gone.
+pub fn bound_text(cluster: &Cluster, ns: &str, key: &KeyValue) -> String {
+    match cluster.sharding(ns) {
+        Ok(s) => s.bound_string(key),
+        Err(_) => key
+            .0
+            .iter()
+            .map(shardlab::shell::format_value)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 /// The lower bound of the `order`-th chunk of `ns` in key order.
 pub fn chunk_min(cluster: &Cluster, ns: &str, order: u32) -> Result<KeyValue, ClusterError> {
     let sharding = cluster.sharding(ns)?;

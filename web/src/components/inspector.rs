@@ -10,6 +10,7 @@ use shardlab::engine::{Explanation, Landing};
 use shardlab::shell::format_value;
 use shardlab::workload::presets::{example_document, insert_one_command};
 use shardlab::{Cluster, KeyValue};
+use shardlab_engine::queries::bound_text as key_text;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -33,15 +34,6 @@ pub fn landing(state: &Playground) -> Option<(u64, Landing)> {
 /// A value as mongosh prints it.
 fn shown(v: &Bson) -> String {
     format_value(v)
-}
-
-/// A shard key value as mongosh prints a bound (`{ x: 42 }`), or its values when the
-/// collection's key is gone.
-fn key_text(cluster: &Cluster, ns: &str, key: &KeyValue) -> String {
-    match cluster.sharding(ns) {
-        Ok(s) => s.bound_string(key),
-        Err(_) => key.0.iter().map(shown).collect::<Vec<_>>().join(", "),
-    }
 }
 
 /// One explanation: its rule, its sentence and its figures.
