@@ -76,6 +76,7 @@ pub fn to_frame(view: &ClusterView, previous: Option<&ClusterView>, position: u6
 fn chunk_frame(c: &ChunkView, order: u32) -> ChunkFrame {
     ChunkFrame {
         order,
+        key: crate::view_model::key_handle(&c.key),
         min: c.min.to_string(),
         max: c.max.to_string(),
         is_min: c.is_min,

@@ -87,3 +87,5 @@ pub fn chunk_min(cluster: &Cluster, ns: &str, order: u32) -> Result<KeyValue, Cl
             ))
         })
 }
+
+pub use crate::view_model::{key_handle, parse_key_handle};

@@ -204,6 +204,9 @@ impl Engine {
         }
         let mut errors = Vec::new();
         let mut held = match start {
+            Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. } => {
+                return Err(EngineError::bad_value("not built yet"))
+            }
             Start::Config(config) => Held::new(Timeline::new(cluster_config(&config)?)),
             Start::Compare { column, chunk_size } => {
                 compare_column(&column, chunk_size, &mut errors)?

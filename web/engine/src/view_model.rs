@@ -541,3 +541,18 @@ pub fn bar_position(view: &ClusterView, key: &KeyValue, seq: u64) -> Option<f64>
         .checked_sub(1)?;
     view.bar.get(i).map(|b| (b.lo + b.hi) / 2.0)
 }
+
+/// A key value's handle for views: its canonical Extended JSON, lossless, so that
+/// [`parse_key_handle`] gives back the same value.
+pub fn key_handle(key: &KeyValue) -> String {
+    shardlab::shell::to_canonical_ejson(&bson::Bson::Array(key.0.clone()))
+}
+
+/// The key value a view's handle names (see [`key_handle`]); `None` when the text is not
+/// one (a view can send anything).
+pub fn parse_key_handle(text: &str) -> Option<KeyValue> {
+    match shardlab::shell::parse_ejson(text).ok()? {
+        bson::Bson::Array(values) => Some(KeyValue(values)),
+        _ => None,
+    }
+}

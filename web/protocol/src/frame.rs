@@ -59,6 +59,9 @@ pub struct ShardFrame {
 pub struct ChunkFrame {
     /// Its position in the collection's key order, which names it to the engine.
     pub order: u32,
+    /// Its lower bound, lossless (canonical Extended JSON of the key value): the handle
+    /// that names the chunk holding it to the inspector, whatever the cursor.
+    pub key: String,
     /// The lower bound in mongosh notation, such as `{ x: MinKey() }`.
     pub min: String,
     /// The upper bound.

@@ -22,9 +22,13 @@
 
 mod frame;
 mod limits;
+mod page;
+mod panels;
 
 pub use frame::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
 pub use limits::*;
+pub use page::*;
+pub use panels::*;
 use serde::{Deserialize, Serialize};
 
 /// The protocol's version. A request carries it in `v`; the engine refuses another.
@@ -135,6 +139,54 @@ pub enum Call {
         /// The collection.
         ns: String,
     },
+    /// Something the user did to a playground session (see [`Act`]); answers with the
+    /// session's [`PageView`].
+    Act(Act),
+    /// The lessons, workloads and versions the engine knows, for the page's forms.
+    Catalog,
+    /// The latest events of the cluster's log (at most [`MAX_EVENTS`]), newest first.
+    Events {
+        /// The collection shown, whose bounds the sentences print.
+        ns: String,
+    },
+    /// The key-space heatmap of a collection.
+    Heat {
+        /// The collection.
+        ns: String,
+        /// Rows, 1 to 4,096.
+        rows: u32,
+        /// Columns, 1 to 8,192.
+        columns: u32,
+    },
+    /// analyzeShardKey's report on a collection's key (run on a copy of the session, after
+    /// a mixed query sample) and the charts' series.
+    Insights {
+        /// The collection.
+        ns: String,
+    },
+    /// What the inspector shows about a collection.
+    Inspect {
+        /// The collection.
+        ns: String,
+        /// The subject.
+        subject: Inspecting,
+    },
+    /// How a workload's documents fit a collection's shard key.
+    WorkloadFit {
+        /// The collection.
+        ns: String,
+        /// The workload's name or template.
+        spec: String,
+    },
+    /// The session in its shareable form with the page's own state (`page`, name/value
+    /// pairs the engine carries and never reads): the link form, or the JSON form a saved
+    /// session and an export hold.
+    Link {
+        /// The page's state, within the scenario format's limits.
+        page: Vec<(String, String)>,
+        /// Whether to answer with the JSON form rather than the link form.
+        json: bool,
+    },
 }
 
 /// How a session starts.
@@ -150,6 +202,20 @@ pub enum Start {
     /// A shared or saved scenario, replayed.
     Scenario {
         /// The scenario as a link carries it (`v1.…`, `v2.…`) or as its JSON form.
+        text: String,
+    },
+    /// A playground cluster from the settings form: the chunk size and `shardCollection`
+    /// as its first two steps.
+    Setup(PageSetup),
+    /// A playground cluster from a lesson, by id: its setup steps run.
+    Lesson {
+        /// The lesson's id, such as `monotonic`.
+        id: String,
+    },
+    /// A playground from a saved or shared scenario whose steps replay a slice at a time,
+    /// with [`Act::Advance`] until [`Act::Finish`], so that the page answers throughout.
+    Replay {
+        /// The scenario as a link carries it or as its JSON form.
         text: String,
     },
     /// A column of the Compare tab: a 3-shard cluster of one version with `test.events`
@@ -315,11 +381,78 @@ pub enum Reply {
         /// One row per configuration, in the request's order.
         rows: Vec<CompareRow>,
     },
+    /// A playground session at its cursor.
+    Page(Box<PageView>),
+    /// A playground session opened from a scenario to replay: the view before the first
+    /// step, and the page's own state the scenario carries (unchecked: a link can say
+    /// anything).
+    Replaying {
+        /// The view, with the replay's progress.
+        view: Box<PageView>,
+        /// The page's name/value pairs, as the scenario holds them.
+        page: Vec<(String, String)>,
+        /// The cursor the scenario asks for, when not at its end.
+        position: Option<u64>,
+    },
+    /// The lessons, workloads and versions.
+    Catalog(Catalog),
+    /// The latest events, newest first.
+    Events {
+        /// The rows.
+        rows: Vec<EventRow>,
+    },
+    /// A heatmap's grid.
+    Heat(Box<HeatView>),
+    /// The insights panel's content.
+    Insights(Box<InsightsView>),
+    /// The inspector's content.
+    Inspection(Box<Inspection>),
+    /// A workload's fit to a key.
+    WorkloadFit(FitView),
     /// The session's shareable form.
     Scenario {
         /// The link form (`v2.…`), as `?s=` or `#s=` carries it.
         text: String,
     },
+}
+
+/// What the engine knows that the page's forms offer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Catalog {
+    /// The lessons, in teaching order.
+    pub lessons: Vec<LessonInfo>,
+    /// The workloads' names.
+    pub workloads: Vec<String>,
+    /// The version modes, oldest first.
+    pub versions: Vec<VersionInfo>,
+}
+
+/// One lesson.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonInfo {
+    /// Its id, as links name it.
+    pub id: String,
+    /// A short title.
+    pub title: String,
+    /// What to watch for.
+    pub lesson: String,
+    /// Its cluster.
+    pub setup: PageSetup,
+    /// Its workload.
+    pub workload: WorkloadSpec,
+}
+
+/// One version mode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionInfo {
+    /// `"3.6"`, `"5.0"` or `"8.0"`.
+    pub label: String,
+    /// The shell helpers of the page's forms this version lacks, such as
+    /// `refineCollectionShardKey`.
+    pub lacks: Vec<String>,
 }
 
 /// A session's timeline cursor.

@@ -1,7 +1,9 @@
 //! What a request may carry. The engine checks every request against these before it
 //! does anything, because other pages will be able to send requests.
 
-use crate::{Call, EngineError, Start, Subject};
+use crate::{
+    Act, Call, EngineError, PageSetup, Start, Subject, WorkloadSpec, MAX_ADVANCE, MAX_TOTAL,
+};
 
 /// Longest session name, in bytes.
 pub const MAX_SESSION_ID_BYTES: usize = 64;
@@ -79,7 +81,38 @@ fn chunk_size(bytes: u64) -> Result<(), EngineError> {
 /// Checks one call's parameters.
 pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
     match call {
-        Call::Hello | Call::Close | Call::Fork | Call::Scenario => Ok(()),
+        Call::Hello | Call::Close | Call::Fork | Call::Scenario | Call::Catalog => Ok(()),
+        Call::Open(Start::Setup(setup)) => check_setup(setup),
+        Call::Open(Start::Lesson { id }) => within("the lesson", id, MAX_FIELD_BYTES),
+        Call::Open(Start::Replay { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
+        Call::Act(act) => check_act(act),
+        Call::Events { ns } | Call::Insights { ns } | Call::Inspect { ns, .. } => {
+            within("the namespace", ns, MAX_FIELD_BYTES)
+        }
+        Call::Heat { ns, rows, columns } => {
+            if *rows == 0 || *rows > 4096 || *columns == 0 || *columns > 8192 {
+                return Err(EngineError::bad_value(
+                    "a heatmap has 1 to 4096 rows and 1 to 8192 columns",
+                ));
+            }
+            within("the namespace", ns, MAX_FIELD_BYTES)
+        }
+        Call::WorkloadFit { ns, spec } => {
+            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within("the workload", spec, MAX_FIELD_BYTES)
+        }
+        Call::Link { page, .. } => {
+            if page.len() > MAX_PAGE_ENTRIES {
+                return Err(EngineError::bad_value(format!(
+                    "a scenario carries at most {MAX_PAGE_ENTRIES} page entries"
+                )));
+            }
+            for (name, value) in page {
+                within("a page entry's name", name, MAX_FIELD_BYTES)?;
+                within("a page entry's value", value, MAX_FIELD_BYTES)?;
+            }
+            Ok(())
+        }
         Call::Open(Start::Config(c)) => {
             if c.shards == 0 || c.shards > MAX_SHARDS {
                 return Err(EngineError::bad_value(format!(
@@ -162,3 +195,52 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         }
     }
 }
+
+/// Most name/value pairs of the page's own state one link carries.
+pub const MAX_PAGE_ENTRIES: usize = 64;
+
+fn check_setup(s: &PageSetup) -> Result<(), EngineError> {
+    if s.shards == 0 || s.shards > MAX_SHARDS {
+        return Err(EngineError::bad_value(format!(
+            "a cluster has 1 to {MAX_SHARDS} shards, not {}",
+            s.shards
+        )));
+    }
+    chunk_size(s.chunk_size)?;
+    within("the shard key", &s.key, MAX_FIELD_BYTES)?;
+    within("the namespace", &s.ns, MAX_FIELD_BYTES)?;
+    version(&s.version)
+}
+
+fn check_workload(w: &WorkloadSpec) -> Result<(), EngineError> {
+    if w.batch == 0 || w.batch > MAX_BATCH || w.total == 0 || w.total > MAX_TOTAL {
+        return Err(EngineError::bad_value(format!(
+            "a workload inserts 1 to {MAX_BATCH} documents a batch, up to a total of 1 to {MAX_TOTAL}"
+        )));
+    }
+    within("the workload", &w.spec, MAX_FIELD_BYTES)
+}
+
+fn check_act(act: &Act) -> Result<(), EngineError> {
+    match act {
+        Act::Command { source } | Act::Auto { source } => {
+            within("the source", source, MAX_SOURCE_BYTES)
+        }
+        Act::Batch { workload, .. } => check_workload(workload),
+        Act::View { ns } => within("the namespace", ns, MAX_FIELD_BYTES),
+        Act::Advance { commands } if *commands == 0 || *commands > MAX_ADVANCE => Err(
+            EngineError::bad_value(format!("an advance replays 1 to {MAX_ADVANCE} commands")),
+        ),
+        Act::PassTime { .. }
+        | Act::Forward
+        | Act::Back
+        | Act::Jump { .. }
+        | Act::Fork
+        | Act::Advance { .. }
+        | Act::Finish
+        | Act::Look => Ok(()),
+    }
+}
+
+/// Most events one `events` answer lists.
+pub const MAX_EVENTS: usize = 100;

@@ -1,0 +1,231 @@
+//! What the page's side panels draw, each asked of the engine for one session at its
+//! cursor: the event log, the key-space heatmap, the insights (analyzeShardKey and the
+//! charts), the inspector, and the workload's fit to the shard key. Every figure and
+//! sentence is the engine's; the page only lays them out.
+
+use serde::{Deserialize, Serialize};
+
+/// One event of the cluster's log, newest first in [`Reply::Events`](crate::Reply).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventRow {
+    /// Its sequence number.
+    pub seq: u64,
+    /// Its changelog name, such as `split` or `moveChunk.commit`.
+    pub kind: String,
+    /// What happened, in a sentence with bounds as mongosh prints them.
+    pub text: String,
+    /// The timeline step just after it, to jump to.
+    pub step: Option<u64>,
+}
+
+/// The heatmap's grid: the key space (rows) over groups of steps (columns).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeatView {
+    /// The collection.
+    pub ns: String,
+    /// Whether the axis is the int64 hash space.
+    pub hashed: bool,
+    /// The rows, bottom (MinKey side) first: the shard owning each row's middle at the
+    /// cursor, by shard index.
+    pub row_shards: Vec<u32>,
+    /// Steps per column.
+    pub per_column: u64,
+    /// Columns.
+    pub columns: u32,
+    /// The cursor, a step number.
+    pub cursor: u64,
+    /// Cells row by row (`cells[row * columns + column]`), in inserts.
+    pub cells: Vec<f32>,
+    /// The largest cell.
+    pub max_cell: f32,
+    /// Chunk boundaries at the cursor, as fractions of the axis from the bottom.
+    pub boundaries: Vec<f64>,
+    /// The pattern the engine reads in the grid, by name (`monotonic`, `hot spot`, ...),
+    /// with its sentence.
+    pub pattern: Option<(String, String)>,
+    /// Why the grid is empty, when it is.
+    pub empty: Option<String>,
+}
+
+/// The insights panel: analyzeShardKey's report on the key of the collection shown, and
+/// the charts' series.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InsightsView {
+    /// The collection.
+    pub ns: String,
+    /// The key as mongosh prints it.
+    pub key: String,
+    /// The report's figures, or MongoDB's error.
+    pub report: Result<Analysis, String>,
+    /// Shards by name, in the cluster's order, with their colour index.
+    pub shards: Vec<(String, u32)>,
+    /// Documents per shard after each step, oldest first (at most about 160 points).
+    pub docs: Vec<StepPoint>,
+    /// Inserts per shard in each of the latest 60 steps.
+    pub inserts: Vec<StepPoint>,
+}
+
+/// One step's figure per shard, in the order of [`InsightsView::shards`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepPoint {
+    /// The step's number, from 1.
+    pub step: u64,
+    /// The figure per shard.
+    pub per_shard: Vec<u64>,
+}
+
+/// analyzeShardKey's figures, as the page shows them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    /// Named figures of the key's characteristics (`numDistinctValues`, ...) as mongosh
+    /// prints them, in the report's order.
+    pub characteristics: Vec<(String, String)>,
+    /// Read distribution shares (single, multi, scatter) in percent, when reported.
+    pub reads: Option<[f64; 3]>,
+    /// Write distribution shares, when reported.
+    pub writes: Option<[f64; 3]>,
+    /// A note on what was left out and why (MongoDB's reason).
+    pub note: Option<String>,
+}
+
+/// What the inspector is asked about.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "about",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Inspecting {
+    /// Nothing: the insert form and where the latest insert landed.
+    Nothing,
+    /// The chunk holding a key (a chunk's `key` handle from a frame), from document `skip`
+    /// or from the page holding document `mark`.
+    Chunk {
+        /// The key, as [`crate::ChunkFrame::key`] carries it.
+        key: String,
+        /// The first document listed.
+        skip: Option<u64>,
+        /// A document to mark, by insertion number.
+        mark: Option<u64>,
+    },
+    /// The chunk at a point of the key-space bar, in [0, 1].
+    At {
+        /// The point.
+        at: f64,
+    },
+    /// Why a shard holds what it holds.
+    Shard {
+        /// Its name.
+        shard: String,
+    },
+    /// What a balancer round would do now.
+    Round,
+}
+
+/// What the inspector shows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inspection {
+    /// The insert form's example document, in the shell's syntax.
+    pub example: String,
+    /// Where the latest single-document insert landed.
+    pub landing: Option<LandingView>,
+    /// The chunk asked about.
+    pub chunk: Option<ChunkDocsView>,
+    /// The explanations asked about (a shard's, a round's), or MongoDB's error.
+    pub explanations: Option<Result<Vec<ExplanationView>, String>>,
+}
+
+/// Where a document landed and why.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LandingView {
+    /// Its insertion number.
+    pub seq: u64,
+    /// Its shard key value, as mongosh prints it.
+    pub key: String,
+    /// The chunk handle of its key, to open its chunk.
+    pub key_handle: String,
+    /// For a hashed key: the field, its value and its hash, as mongosh prints them.
+    pub hashed: Option<(String, String, i64)>,
+    /// The chunk's bounds.
+    pub chunk: (String, String),
+    /// Its shard.
+    pub shard: String,
+    /// Why.
+    pub why: String,
+}
+
+/// A page of a chunk's documents, with the chunk's explanations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChunkDocsView {
+    /// The chunk's lower bound, as mongosh prints it.
+    pub min: String,
+    /// Its upper bound.
+    pub max: String,
+    /// Its handle (for paging).
+    pub key: String,
+    /// Its shard.
+    pub shard: String,
+    /// Documents in it.
+    pub total: u64,
+    /// The first row's position in the chunk, from 0.
+    pub skip: u64,
+    /// Whether the key is hashed (rows then carry the hashed value).
+    pub hashed: bool,
+    /// The rows.
+    pub rows: Vec<DocView>,
+    /// Why the chunk is where and what it is, or MongoDB's error.
+    pub explanations: Result<Vec<ExplanationView>, String>,
+}
+
+/// One document of a chunk.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocView {
+    /// Its insertion number.
+    pub seq: u64,
+    /// Its `_id`, as mongosh prints it.
+    pub id: String,
+    /// Its shard key value.
+    pub key: String,
+    /// The hashed value, for a hashed key.
+    pub hashed: Option<String>,
+}
+
+/// One explanation: its rule, its sentence and its figures.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplanationView {
+    /// The topic's name (`chunk`, `shard`, `round`, ...).
+    pub topic: String,
+    /// The rule's short name.
+    pub rule: String,
+    /// The sentence.
+    pub sentence: String,
+    /// The figures, as mongosh prints them.
+    pub facts: Vec<(String, String)>,
+}
+
+/// How the workload's documents fit the shard key of the collection shown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FitView {
+    /// The workload as the form shows it (a name, or its template as mongosh prints it),
+    /// or why it cannot be read.
+    pub shown: Result<String, String>,
+    /// The key as mongosh prints it (empty when the collection is not sharded).
+    pub key: String,
+    /// Key fields the workload's documents never have.
+    pub missing: Vec<String>,
+    /// The template with the missing fields added, as mongosh prints it.
+    pub fixed: Option<String>,
+    /// Workloads that write every key field.
+    pub fitting: Vec<String>,
+}
