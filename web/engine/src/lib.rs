@@ -7,12 +7,13 @@
 //! page through the same messages; natively it is what the protocol's tests drive.
 //!
 //! Layers, lowest first: `view_model` (pure pictures of a cluster), `frames` (those
-//! pictures as protocol frames, with what changed), `queries`, `insight` and `comparison`
-//! (the engine's read-only answers), `service` (sessions and dispatch), `worker` (the wasm
+//! pictures as protocol frames, with what changed), `queries` and `insight` (the
+//! engine's read-only answers), `held` (one session's timeline and figures), `comparison`, `service` (sessions and dispatch), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
 pub mod comparison;
 pub mod frames;
+pub mod held;
 #[cfg(feature = "insight")]
 pub mod insight;
 pub mod queries;

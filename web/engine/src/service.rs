@@ -4,10 +4,9 @@
 //! will be able to send them; a request that decodes but names no open session, or a
 //! chunk that is not there, is refused with an error, never a panic.
 
-use crate::frames::SentFrames;
+use crate::held::Held;
 use crate::queries;
 use crate::view_model::cluster_view;
-use shardlab::engine::inserts_per_shard;
 use shardlab::sim::{from_json, from_query, to_query, Timeline};
 use shardlab::workload::presets::generate_command;
 use shardlab::{ClusterConfig, VersionMode};
@@ -37,61 +36,6 @@ pub const METHODS: &[&str] = &[
     "generate",
     "summary",
 ];
-
-/// One open session: its timeline, what its view was last sent, and the inserts of each
-/// step (per collection and shard), which a summary's hottest-shard share reads.
-struct Held {
-    timeline: Timeline,
-    sent: SentFrames,
-    inserts: Vec<StepInserts>,
-    /// The key as typed, for a Compare column whose key MongoDB refused.
-    typed_key: Option<(String, VersionMode)>,
-}
-
-/// One step's inserts: per collection, per shard.
-type StepInserts = Vec<(String, Vec<(String, u64)>)>;
-
-impl Held {
-    fn new(timeline: Timeline) -> Self {
-        Held {
-            timeline,
-            sent: SentFrames::default(),
-            inserts: Vec::new(),
-            typed_key: None,
-        }
-    }
-
-    /// Runs `command` as the next step (discarding the steps after the cursor) and records
-    /// where its inserts went.
-    fn push(&mut self, command: &str) -> Vec<shardlab::Outcome> {
-        let outcomes = self.timeline.push(command);
-        self.inserts
-            .truncate(self.timeline.position().saturating_sub(1) as usize);
-        let cluster = &self.timeline.session().cluster;
-        let step = cluster
-            .collections()
-            .keys()
-            .map(|ns| (ns.clone(), inserts_per_shard(self.timeline.events_at(), ns)))
-            .filter(|(_, per_shard)| !per_shard.is_empty())
-            .collect();
-        self.inserts.push(step);
-        outcomes
-    }
-
-    /// The inserts into `ns` of each step up to the cursor, oldest first.
-    fn inserts_into(&self, ns: &str) -> Vec<Vec<(String, u64)>> {
-        let upto = (self.timeline.position() as usize).min(self.inserts.len());
-        self.inserts[..upto]
-            .iter()
-            .map(|step| {
-                step.iter()
-                    .find(|(n, _)| n == ns)
-                    .map(|(_, per_shard)| per_shard.clone())
-                    .unwrap_or_default()
-            })
-            .collect()
-    }
-}
 
 /// The engine: every open session, by name.
 #[derive(Default)]
@@ -203,7 +147,7 @@ impl Engine {
             )));
         }
         let mut errors = Vec::new();
-        let mut held = match start {
+        let held = match start {
             Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. } => {
                 return Err(EngineError::bad_value("not built yet"))
             }
@@ -225,10 +169,6 @@ impl Engine {
                 Held::new(Timeline::from_scenario(&scenario))
             }
         };
-        // A replayed scenario's steps are recorded as inserting nothing: a summary counts
-        // the steps this engine ran (a Compare column runs all of its own).
-        held.inserts
-            .resize(held.timeline.len() as usize, Vec::new());
         let reply = Reply::Opened {
             position: position(&held.timeline),
             errors,
@@ -355,11 +295,9 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             Ok(Reply::Position(position(timeline)))
         }
         Call::Fork => {
-            let timeline = &mut held.timeline;
-            timeline.fork();
-            held.inserts.truncate(timeline.position() as usize);
-            events.push(save_event(timeline));
-            Ok(Reply::Position(position(timeline)))
+            held.fork();
+            events.push(save_event(&held.timeline));
+            Ok(Reply::Position(position(&held.timeline)))
         }
         Call::Scenario => Ok(Reply::Scenario {
             text: to_query(&held.timeline.to_scenario()),

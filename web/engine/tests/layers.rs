@@ -51,7 +51,10 @@ const ORDER: &[&str] = &[
     "frames",
     "queries",
     "insight",
+    "held",
+    "panels",
     "comparison",
+    "playground",
     "service",
     "worker",
 ];

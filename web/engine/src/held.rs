@@ -1,0 +1,116 @@
+//! One open session as the engine holds it: its timeline, what its view was last sent,
+//! and each step's statistics (documents and inserts per shard, per collection), which the
+//! charts, the hot window and the comparison's summary read without replaying anything.
+
+use crate::frames::SentFrames;
+use shardlab::engine::inserts_per_shard;
+use shardlab::sim::Timeline;
+use shardlab::VersionMode;
+
+/// One step's figures for one collection, by shard name in shard order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CollectionStats {
+    /// Documents per live shard after the step.
+    pub docs: Vec<(String, u64)>,
+    /// Inserts per shard during the step (shards that took none left out).
+    pub inserts: Vec<(String, u64)>,
+}
+
+/// One step's figures, per collection in namespace order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Each collection's figures.
+    pub collections: Vec<(String, CollectionStats)>,
+}
+
+impl StepStats {
+    /// The figures of the step just run on `timeline`.
+    pub fn of(timeline: &Timeline) -> StepStats {
+        let cluster = &timeline.session().cluster;
+        let collections = cluster
+            .collections()
+            .keys()
+            .map(|ns| {
+                let docs = cluster
+                    .shard_stats(ns)
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !cluster.all_shards()[*i].removed)
+                    .map(|(i, s)| (cluster.shard_name(i as u32).to_string(), s.docs))
+                    .collect();
+                let inserts = inserts_per_shard(timeline.events_at(), ns);
+                (ns.clone(), CollectionStats { docs, inserts })
+            })
+            .collect();
+        StepStats { collections }
+    }
+
+    /// The figures of collection `ns`, if it existed after the step.
+    pub fn of_ns(&self, ns: &str) -> Option<&CollectionStats> {
+        self.collections
+            .iter()
+            .find(|(n, _)| n == ns)
+            .map(|(_, c)| c)
+    }
+}
+
+/// One open session.
+pub struct Held {
+    /// The steps and the cluster at the cursor.
+    pub timeline: Timeline,
+    /// What its view was last sent.
+    pub sent: SentFrames,
+    /// Each step's figures, one entry per step of the timeline (a replayed scenario's
+    /// steps included).
+    pub stats: Vec<StepStats>,
+    /// The key as typed, for a Compare column whose key MongoDB refused.
+    pub typed_key: Option<(String, VersionMode)>,
+}
+
+impl Held {
+    /// A session around `timeline`, whose existing steps are recorded as inserting
+    /// nothing (a summary counts the steps this engine ran).
+    pub fn new(timeline: Timeline) -> Self {
+        let steps = timeline.len() as usize;
+        Held {
+            timeline,
+            sent: SentFrames::default(),
+            stats: vec![StepStats::default(); steps],
+            typed_key: None,
+        }
+    }
+
+    /// Runs `command` as the next step (discarding the steps after the cursor) and records
+    /// its figures.
+    pub fn push(&mut self, command: &str) -> Vec<shardlab::Outcome> {
+        let outcomes = self.timeline.push(command);
+        self.stats
+            .truncate(self.timeline.position().saturating_sub(1) as usize);
+        self.stats.push(StepStats::of(&self.timeline));
+        outcomes
+    }
+
+    /// Forgets the steps after the cursor, and their figures.
+    pub fn fork(&mut self) {
+        self.timeline.fork();
+        self.stats.truncate(self.timeline.position() as usize);
+    }
+
+    /// Each step's figures up to the cursor, oldest first.
+    pub fn stats_upto_cursor(&self) -> &[StepStats] {
+        let upto = (self.timeline.position() as usize).min(self.stats.len());
+        &self.stats[..upto]
+    }
+
+    /// The inserts into `ns` of each step up to the cursor, oldest first.
+    pub fn inserts_into(&self, ns: &str) -> Vec<Vec<(String, u64)>> {
+        self.stats_upto_cursor()
+            .iter()
+            .map(|step| {
+                step.of_ns(ns)
+                    .map(|c| c.inserts.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
