@@ -16,6 +16,8 @@ pub mod frames;
 pub mod held;
 #[cfg(feature = "insight")]
 pub mod insight;
+pub mod panels;
+pub mod playground;
 pub mod queries;
 pub mod service;
 pub mod view_model;
