@@ -1,9 +1,7 @@
-//! Share links, embed options and the saved session: how a scenario leaves the page and
-//! comes back. Everything goes through the core's versioned scenario codec, so a link
-//! holds shell commands of our language and data, never JavaScript.
-
-use crate::state::{Budget, Cut, Playground};
-use shardlab::sim::{from_json, from_query, to_json, to_query, Scenario};
+//! Share links, embed options and the saved session's keys: how a scenario leaves the
+//! page and comes back. The scenario's text (its link form and its JSON form) is the
+//! engine's (`Call::Link`), so a link holds shell commands of our language and data, never
+//! JavaScript; the page only carries it.
 
 /// The localStorage key of the saved session; the suffix is its format version.
 pub const STORAGE_KEY: &str = "shardlab.session.v1";
@@ -141,63 +139,7 @@ pub fn data_url(mime: &str, text: &str) -> String {
     )
 }
 
-/// The scenario of the current state: its commands, settings and timeline position.
-pub fn scenario_of(state: &Playground) -> Scenario {
-    let timeline = state.timeline.borrow();
-    let mut scenario = timeline.to_scenario();
-    scenario.position = Some(timeline.position());
-    scenario.page = state.page_entries();
-    scenario
-}
-
-/// The share link's query string for the current state (`s=...`).
-pub fn share_query(state: &Playground) -> String {
-    format!("s={}", to_query(&scenario_of(state)))
-}
-
-/// A playground rebuilt from a scenario, and where the replay stopped if it ran out of
-/// budget.
-pub struct Replayed {
-    /// The playground: every command replayed, or those before the cut.
-    pub state: Playground,
-    /// Where the replay stopped, if it did.
-    pub cut: Option<Cut>,
-}
-
-/// Rebuilds a playground from a scenario within the replay budget: the commands are
-/// replayed step by step (so the charts have their history), then the cursor moves to the
-/// saved position.
-pub fn playground_from_scenario(scenario: &Scenario) -> Replayed {
-    playground_within(scenario, &Budget::REPLAY)
-}
-
-/// [`playground_from_scenario`] with another budget.
-pub fn playground_within(scenario: &Scenario, budget: &Budget) -> Replayed {
-    let (state, cut) = Playground::replay(
-        scenario.config(),
-        &scenario.commands,
-        scenario.applied() as u64,
-        budget,
-        &scenario.page,
-    );
-    Replayed { state, cut }
-}
-
-/// Reads a shared scenario from a link's `s` value.
-pub fn playground_from_link(s: &str) -> Result<Replayed, String> {
-    from_query(s)
-        .map(|sc| playground_from_scenario(&sc))
-        .map_err(|e| e.to_string())
-}
-
-/// The saved session as stored: the scenario as JSON.
-pub fn saved_form(state: &Playground) -> String {
-    to_json(&scenario_of(state))
-}
-
-/// Restores a saved session, or explains why it cannot be.
-pub fn restore_saved(text: &str) -> Result<Replayed, String> {
-    from_json(text)
-        .map(|sc| playground_from_scenario(&sc))
-        .map_err(|e| e.to_string())
-}
+/// localStorage: how many steps the saved session holds, written beside it, so that a
+/// fresh playground (its two setup steps) is not kept as "your session" when a link
+/// replaces it.
+pub const STEPS_KEY: &str = "shardlab.session.steps";

@@ -2,32 +2,87 @@
 //! session, or a fresh playground; and how it starts again after a crash.
 //!
 //! Two rules hold throughout. Nothing the user had is lost: a link or a lesson never
-//! overwrites the user's saved session without keeping it under
-//! [`PREVIOUS_KEY`] first, and a session that cannot be
-//! restored is set aside under [`FAILED_KEY`] and offered for
+//! overwrites the user's saved session without keeping it under [`PREVIOUS_KEY`] first,
+//! and a session that cannot be restored is set aside under [`FAILED_KEY`] and offered for
 //! download rather than deleted. And nothing starts a loop: a stored session whose replay
 //! never finished is not replayed again, and after a crash the page restores the saved
 //! session instead of reopening a link that may have caused it.
+//!
+//! These are decisions about storage and the address; the sessions themselves are the
+//! engine's. A decision gives an [`Opening`]: what the engine opens, and, for a replay,
+//! how to conclude it ([`conclude`]) once the page's driver has replayed it a slice at a
+//! time.
 
 use crate::recovery::{self, CrashRecord};
 use crate::share::{
-    data_url, query_without_link, restore_saved, saved_form, PageOptions, Replayed, FAILED_KEY,
-    LINKED_KEY, LOADING_KEY, PREVIOUS_KEY, STORAGE_KEY,
+    data_url, query_without_link, PageOptions, FAILED_KEY, LINKED_KEY, LOADING_KEY, PREVIOUS_KEY,
+    STEPS_KEY, STORAGE_KEY,
 };
-use crate::state::{Budget, Notice, Offer, Playground, Replay};
+use crate::state::{default_setup, Notice, Offer};
 use crate::storage;
-use shardlab::sim::{from_json, from_query, to_json, Scenario};
+use shardlab_protocol::Start;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
 /// A marker in [`LOADING_KEY`] older than this (in milliseconds) was left by a load that
-/// died, even in another tab: a replay stops after 30 seconds ([`Budget::SLICED`]).
+/// died, even in another tab: a replay stops after 30 seconds ([`Budget::REPLAY`]).
 const STALE_MARKER_MS: f64 = 60_000.0;
+
+/// How much replaying a stored or shared scenario may spend before it stops: a hostile or
+/// runaway scenario must not hold the page's session for ever.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Budget {
+    /// The most commands replayed.
+    pub commands: usize,
+    /// The most time spent, in milliseconds.
+    pub millis: f64,
+}
+
+impl Budget {
+    /// Every replay's budget: 20,000 commands or 30 seconds. The engine replays in its
+    /// worker a slice at a time, so the page answers throughout; the time only caps how
+    /// long the user waits.
+    pub const REPLAY: Budget = Budget {
+        commands: 20_000,
+        millis: 30_000.0,
+    };
+}
+
+/// Where a replay stopped because it ran out of [`Budget`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cut {
+    /// The commands replayed before the stop.
+    pub replayed: usize,
+    /// The commands the scenario holds.
+    pub total: usize,
+    /// Whether the time ran out (else the number of commands did).
+    pub timed_out: bool,
+}
+
+impl Cut {
+    /// Why and where the replay stopped, as a sentence about `what` ("Your saved session").
+    pub fn describe(&self, what: &str, budget: &Budget) -> String {
+        let why = if self.timed_out {
+            format!(
+                "replaying it took longer than {} seconds",
+                budget.millis / 1000.0
+            )
+        } else {
+            format!("it has more than {} steps", budget.commands)
+        };
+        format!(
+            "{what} stopped replaying at step {} of {}: {why}. The playground holds the {} steps before it.",
+            self.replayed + 1,
+            self.total,
+            self.replayed
+        )
+    }
+}
 
 /// What the page starts with.
 pub struct Boot {
-    /// The playground, with its notice if the start has something to say.
-    pub state: Playground,
+    /// What the engine opens first.
+    pub opening: Opening,
     /// The banner after a crash.
     pub banner: Option<Banner>,
     /// Whether the saved session must stay as it is until the user changes something: a
@@ -35,9 +90,94 @@ pub struct Boot {
     pub hold: bool,
     /// Whether the page is starting again after a crash (nothing plays on its own then).
     pub recovering: bool,
-    /// The replay the page runs a slice at a time after it starts (a shared link, the
-    /// saved session); `state` is its first picture until it is over.
-    pub replay: Option<Pending>,
+}
+
+/// What the engine opens for the page's session, and what to say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening {
+    /// How the engine starts the session.
+    pub start: Start,
+    /// The notice to show once it is open (a lesson opened, a link refused).
+    pub notice: Option<Notice>,
+    /// For a replay: where it comes from, which decides how it concludes.
+    pub source: Option<Source>,
+    /// Whether the session is a lesson opened from the address, whose saved form is
+    /// recorded under [`LINKED_KEY`] once open.
+    pub linked: bool,
+}
+
+impl Opening {
+    /// A fresh playground.
+    pub fn fresh() -> Opening {
+        Opening {
+            start: Start::Setup(default_setup()),
+            notice: None,
+            source: None,
+            linked: false,
+        }
+    }
+
+    /// A fresh playground with a notice.
+    fn fresh_with(notice: Notice) -> Opening {
+        Opening {
+            notice: Some(notice),
+            ..Opening::fresh()
+        }
+    }
+
+    /// A replay of `text` from `source`.
+    fn replay(text: String, source: Source) -> Opening {
+        Opening {
+            start: Start::Replay { text },
+            notice: None,
+            source: Some(source),
+            linked: false,
+        }
+    }
+
+    /// What the progress bar says while it replays.
+    pub fn what(&self) -> &'static str {
+        match &self.source {
+            Some(Source::Link { .. }) => "Replaying the shared scenario",
+            Some(Source::Session { .. }) => "Restoring your saved session",
+            Some(Source::Import { .. }) => "Replaying the imported scenario",
+            Some(Source::Return { .. }) => "Returning to your session",
+            Some(Source::Restart { .. }) => "Restoring your session in a new engine",
+            None => "Replaying",
+        }
+    }
+}
+
+/// Where a replay comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A shared link: what became of the user's session, and whether the view is embedded.
+    Link {
+        /// The user's session.
+        kept: Kept,
+        /// Whether the view is embedded.
+        embed: bool,
+    },
+    /// The saved session, as stored.
+    Session {
+        /// Its text.
+        text: String,
+    },
+    /// A scenario file the user imported, as read.
+    Import {
+        /// Its text.
+        json: String,
+    },
+    /// The session kept before a link or a lesson replaced it ("Return to your session").
+    Return {
+        /// Its text.
+        text: String,
+    },
+    /// The page's own session, replayed into a new engine after the old one stopped.
+    Restart {
+        /// Its link form, as the engine last saved it.
+        text: String,
+    },
 }
 
 /// The banner that says the page died and how it came back.
@@ -55,163 +195,133 @@ pub struct Banner {
     pub outcome: String,
 }
 
-/// The state the page starts in, with any replay run to its end at once (see
-/// [`boot_sliced`] for the page's own start).
+/// What the page starts with.
 pub fn boot(options: &PageOptions) -> Boot {
-    let mut boot = boot_sliced(options);
-    if let Some(pending) = boot.replay.take() {
-        boot.state = pending.run_to_end();
-    }
-    boot
-}
-
-/// The state the page starts in. A shared link or the saved session is not replayed yet:
-/// [`Boot::replay`] holds its replay, for the page to run a slice at a time.
-pub fn boot_sliced(options: &PageOptions) -> Boot {
     match recovery::crash_record() {
         Some(crash) => after_crash(options, crash),
         None => {
-            let (state, hold, replay) = first_start(options);
+            let (opening, hold) = first_start(options);
             Boot {
-                state,
+                opening,
                 banner: None,
                 hold,
                 recovering: false,
-                replay,
             }
         }
     }
 }
 
-/// A replay the page runs a slice at a time after it starts, and what to do when it is
-/// over or cancelled. While it runs, the crash-recovery record names it and, for the saved
-/// session, the marker in [`LOADING_KEY`] stays set, so that a replay that kills the page
-/// is not run again.
-pub struct Pending {
-    replay: Replay,
-    source: Source,
-}
-
-/// Where a pending replay comes from.
-enum Source {
-    /// A shared link: what became of the user's session, whether the view is embedded,
-    /// and the scenario's JSON, offered for download after a cancel.
-    Link {
-        kept: Kept,
-        embed: bool,
-        json: String,
+/// How a replay ended: over, cut by the budget, or cancelled by the user.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// Every command replayed.
+    Over,
+    /// The budget ran out.
+    Cut(Cut),
+    /// The user cancelled it after `replayed` of `total` commands.
+    Cancelled {
+        /// Commands replayed.
+        replayed: usize,
+        /// Commands in the scenario.
+        total: usize,
     },
-    /// The saved session, as stored.
-    Session { text: String },
-    /// A scenario file the user imported, as read.
-    Import { json: String },
 }
 
-impl Pending {
-    /// The most work in one slice, in milliseconds: half a frame, so that the browser can
-    /// draw and answer input between slices.
-    pub const SLICE_MS: f64 = 8.0;
-
-    /// Replays one slice; says whether the replay is over.
-    pub fn advance(&mut self) -> bool {
-        self.replay.advance(Self::SLICE_MS)
-    }
-
-    /// The commands replayed so far.
-    pub fn replayed(&self) -> usize {
-        self.replay.replayed()
-    }
-
-    /// The playground as replayed so far, with the progress bar's figures.
-    pub fn snapshot(&self) -> Playground {
-        self.replay.snapshot(match self.source {
-            Source::Link { .. } => "Replaying the shared scenario",
-            Source::Session { .. } => "Restoring your saved session",
-            Source::Import { .. } => "Replaying the imported scenario",
-        })
-    }
-
-    /// Replays what is left in one go and gives the playground it ends with.
-    pub fn run_to_end(mut self) -> Playground {
-        while !self.advance() {}
-        self.finish(false)
-    }
-
-    /// The playground the replay ends with, over or `cancelled`, with its notice.
-    pub fn finish(self, cancelled: bool) -> Playground {
-        self.conclude(cancelled).0
-    }
-
-    /// [`Pending::finish`], saying how a saved session's restore went. A cancel keeps the
-    /// steps replayed so far and offers the whole scenario for download; a cancelled
-    /// saved session is also set aside whole, as one cut by the budget is.
-    fn conclude(self, cancelled: bool) -> (Playground, Restore) {
-        let replayed = self.replay.replayed();
-        let stopped = cancelled.then(|| {
-            format!(
-                "was cancelled at step {} of {}. The playground holds the {replayed} steps before it.",
-                replayed + 1,
-                self.replay.total()
-            )
-        });
-        let budget = self.replay.budget().clone();
-        let (mut state, cut) = self.replay.finish();
-        match self.source {
-            Source::Link { kept, embed, json } => {
-                let cut = match stopped {
-                    Some(stopped) => Some(format!("Opening it {stopped}")),
-                    None => cut.map(|c| c.describe("This link's scenario", &budget)),
-                };
-                state.notice = opened_notice("You opened a shared scenario.", cut, kept);
-                if cancelled {
-                    if let Some(notice) = &mut state.notice {
-                        notice.offer = Some(download_or_return(&json, kept));
-                    }
+/// The notice a replay from `source` ends with, and what it stores: a cancel keeps the
+/// steps replayed so far and offers the whole scenario (`json`, its JSON form) for
+/// download; a saved session cut short or cancelled is also set aside whole.
+pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> {
+    let budget = Budget::REPLAY;
+    let stopped = match ending {
+        Ending::Cancelled { replayed, total } => Some(format!(
+            "was cancelled at step {} of {total}. The playground holds the {replayed} steps before it.",
+            replayed + 1
+        )),
+        _ => None,
+    };
+    let cut = match ending {
+        Ending::Cut(c) => Some(c),
+        _ => None,
+    };
+    match source {
+        Source::Link { kept, .. } => {
+            let cut = match &stopped {
+                Some(stopped) => Some(format!("Opening it {stopped}")),
+                None => cut.map(|c| c.describe("This link's scenario", &budget)),
+            };
+            let mut notice = opened_notice("You opened a shared scenario.", cut, *kept);
+            if stopped.is_some() {
+                if let Some(notice) = &mut notice {
+                    notice.offer = Some(download_or_return(json, *kept));
                 }
-                if !embed {
-                    storage::set_string(LINKED_KEY, &saved_form(&state));
-                }
-                (state, Restore::Whole)
             }
-            Source::Import { json } => {
-                let why = match (stopped, cut) {
-                    (Some(stopped), _) => format!("Importing the scenario {stopped}"),
-                    (None, Some(cut)) => cut.describe("The imported scenario", &budget),
-                    (None, None) => return (state, Restore::Whole),
-                };
-                state.notice = Some(Notice {
-                    text: why,
-                    offer: Some(download_offer(&json)),
-                });
-                (state, Restore::Whole)
-            }
-            Source::Session { text } => {
-                storage::remove(LOADING_KEY);
-                let why = match (stopped, cut) {
-                    (Some(stopped), _) => format!("Restoring your saved session {stopped}"),
-                    (None, Some(cut)) => cut.describe("Your saved session", &budget),
-                    (None, None) => return (state, Restore::Whole),
-                };
-                storage::set_string(FAILED_KEY, &text);
-                state.notice = Some(Notice {
-                    text: format!("{why} The whole session was set aside."),
-                    offer: Some(download_offer(&text)),
-                });
-                (state, Restore::Part)
-            }
+            notice
+        }
+        Source::Import { json } => {
+            let why = match (stopped, cut) {
+                (Some(stopped), _) => format!("Importing the scenario {stopped}"),
+                (None, Some(cut)) => cut.describe("The imported scenario", &budget),
+                (None, None) => return None,
+            };
+            Some(Notice {
+                text: why,
+                offer: Some(download_offer(json)),
+            })
+        }
+        Source::Session { text } => {
+            storage::remove(LOADING_KEY);
+            let why = match (stopped, cut) {
+                (Some(stopped), _) => format!("Restoring your saved session {stopped}"),
+                (None, Some(cut)) => cut.describe("Your saved session", &budget),
+                (None, None) => return None,
+            };
+            storage::set_string(FAILED_KEY, text);
+            Some(Notice {
+                text: format!("{why} The whole session was set aside."),
+                offer: Some(download_offer(text)),
+            })
+        }
+        Source::Restart { text } => match (stopped, cut) {
+            (Some(stopped), _) => Some(Notice {
+                text: format!("The engine stopped and started again; restoring your session {stopped}"),
+                offer: Some(download_offer(text)),
+            }),
+            (None, Some(cut)) => Some(Notice::plain(cut.describe(
+                "The engine stopped and started again; your session",
+                &budget,
+            ))),
+            (None, None) => Some(Notice::plain(
+                "The engine stopped and started again; your session was replayed into it as it was.",
+            )),
+        },
+        Source::Return { text } => {
+            storage::remove(PREVIOUS_KEY);
+            storage::remove(LINKED_KEY);
+            clear_link_from_address();
+            let why = match (stopped, cut) {
+                (Some(stopped), _) => format!("Returning to your session {stopped}"),
+                (None, Some(cut)) => cut.describe("Your session", &budget),
+                (None, None) => return None,
+            };
+            storage::set_string(FAILED_KEY, text);
+            Some(Notice {
+                text: format!("{why} The whole session was set aside."),
+                offer: Some(download_offer(text)),
+            })
         }
     }
 }
 
-/// The replay of an imported scenario file, to run a slice at a time, recorded as the
-/// command in flight until it is over; or why the file cannot be opened.
-pub fn import(text: &str) -> Result<Pending, String> {
-    let scenario = from_json(text).map_err(|e| e.to_string())?;
+/// The replay of an imported scenario file, recorded as the command in flight until it is
+/// over.
+pub fn import(text: &str) -> Opening {
     recovery::begin("importing a scenario file", None);
-    let source = Source::Import {
-        json: text.to_string(),
-    };
-    Ok(pending(&scenario, source, &Budget::SLICED))
+    Opening::replay(
+        text.to_string(),
+        Source::Import {
+            json: text.to_string(),
+        },
+    )
 }
 
 /// The offer after a link's replay was cancelled: its scenario for download, and the way
@@ -225,105 +335,65 @@ fn download_or_return(json: &str, kept: Kept) -> Offer {
 }
 
 /// A shared link, else a lesson named in the address, else the saved session, else a fresh
-/// playground; says whether the saved session must be held (see [`Boot::hold`]). A link
-/// that cannot be read gives a notice and a clean playground; nothing in it is ever
-/// executed but shell commands. Embedded views never read or write the saved session.
-fn first_start(options: &PageOptions) -> (Playground, bool, Option<Pending>) {
+/// playground; says whether the saved session must be held (see [`Boot::hold`]). Embedded
+/// views never read or write the saved session.
+fn first_start(options: &PageOptions) -> (Opening, bool) {
     if let Some(s) = &options.scenario {
         return open_link(s, options.embed);
     }
     if let Some(id) = &options.preset {
-        let (state, hold) = open_preset(id, options.embed);
-        return (state, hold, None);
+        return open_preset(id, options.embed);
     }
     if options.embed {
-        return (Playground::default(), false, None);
+        return (Opening::fresh(), false);
     }
-    match start_restore(&Budget::SLICED) {
-        Ok(pending) => (pending.snapshot(), false, Some(pending)),
-        Err(done) => (done.0, false, None),
-    }
+    (start_restore(), false)
 }
 
-/// Opens a shared link (`?s=`), keeping the user's session first. Its replay is pending:
-/// the page runs it a slice at a time, recorded as the command in flight until it is over.
-fn open_link(s: &str, embed: bool) -> (Playground, bool, Option<Pending>) {
-    let scenario = match from_query(s) {
-        Ok(scenario) => scenario,
-        Err(e) => {
-            let (state, hold) =
-                fresh_instead(&format!("This link could not be opened ({e})."), embed);
-            return (state, hold, None);
-        }
-    };
-    let kept = if embed {
-        Kept::Nothing
-    } else {
-        keep_session(|saved| from_json(saved).ok().as_ref() == Some(&scenario))
-    };
+/// Opens a shared link (`?s=`), keeping the user's session first. The engine checks it:
+/// a link it cannot read gives a fresh playground instead (see [`refused`]).
+fn open_link(s: &str, embed: bool) -> (Opening, bool) {
+    let kept = if embed { Kept::Nothing } else { keep_session() };
     recovery::begin("opening the shared link", None);
-    let json = to_json(&scenario);
-    let pending = pending(
-        &scenario,
-        Source::Link { kept, embed, json },
-        &Budget::SLICED,
-    );
-    (pending.snapshot(), kept == Kept::Unsaved, Some(pending))
-}
-
-/// The pending replay of a scenario within `budget`.
-fn pending(scenario: &Scenario, source: Source, budget: &Budget) -> Pending {
-    Pending {
-        replay: Replay::new(
-            scenario.config(),
-            scenario.commands.clone(),
-            scenario.applied() as u64,
-            budget.clone(),
-        )
-        .with_page(scenario.page.clone()),
-        source,
-    }
+    let opening = Opening::replay(s.to_string(), Source::Link { kept, embed });
+    (opening, kept == Kept::Unsaved)
 }
 
 /// Opens a lesson named in the address (`?preset=`), keeping the user's session first.
-fn open_preset(id: &str, embed: bool) -> (Playground, bool) {
-    let Some(preset) = shardlab::workload::presets::preset(id) else {
-        return fresh_instead(&format!("There is no lesson called '{id}'."), embed);
-    };
+/// The engine knows the lessons: one it does not know gives a fresh playground instead.
+fn open_preset(id: &str, embed: bool) -> (Opening, bool) {
     recovery::begin("opening the lesson", Some(id));
-    let mut state = Playground::from_preset(preset);
-    let opened = saved_form(&state);
-    let kept = if embed {
-        Kept::Nothing
-    } else {
-        keep_session(|saved| saved == opened)
+    let kept = if embed { Kept::Nothing } else { keep_session() };
+    let opening = Opening {
+        start: Start::Lesson { id: id.to_string() },
+        notice: opened_notice("You opened the lesson '{lesson}'.", None, kept),
+        source: None,
+        linked: !embed,
     };
-    let text = format!("You opened the lesson '{}'.", preset.title);
-    state.notice = opened_notice(&text, None, kept);
-    if !embed {
-        storage::set_string(LINKED_KEY, &opened);
-    }
-    (state, kept == Kept::Unsaved)
+    (opening, kept == Kept::Unsaved)
 }
 
-/// A fresh playground in place of a link or lesson that could not be opened. The saved
-/// session is left untouched (held until the user changes something) and offered back.
-fn fresh_instead(problem: &str, embed: bool) -> (Playground, bool) {
+/// What to open when the engine refused an opening (a link it cannot read, a lesson it
+/// does not know): a fresh playground, the saved session left untouched (held until the
+/// user changes something) and offered back.
+pub fn refused(problem: &str, embed: bool) -> Opening {
     let kept = if embed {
         Kept::Nothing
     } else {
-        keep_session(|_| false)
+        match storage::get(PREVIOUS_KEY) {
+            Some(_) => Kept::Previous,
+            None => Kept::Nothing,
+        }
     };
-    let untouched = if kept == Kept::Nothing {
+    let untouched = if embed || storage::get(STORAGE_KEY).is_none() {
         ""
     } else {
         "; your saved session is untouched"
     };
-    let state = fresh_with(Notice {
+    Opening::fresh_with(Notice {
         text: format!("{problem} Here is a fresh playground instead{untouched}."),
         offer: (kept == Kept::Previous).then_some(Offer::ReturnToSession),
-    });
-    (state, !embed)
+    })
 }
 
 /// The notice after opening a link or a lesson: where its replay stopped, if it did, and
@@ -346,18 +416,18 @@ fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice
 }
 
 /// Before a link or a lesson replaces the saved session: copies the user's session to
-/// [`PREVIOUS_KEY`], unless it is the scenario being opened, a fresh playground, or a link
-/// opened earlier and left untouched (then [`PREVIOUS_KEY`] still holds the user's own
-/// session). Says whether there is a session to return to.
-fn keep_session(same_as_opened: impl Fn(&str) -> bool) -> Kept {
+/// [`PREVIOUS_KEY`], unless it is a fresh playground, or a link opened earlier and left
+/// untouched (then [`PREVIOUS_KEY`] still holds the user's own session). Says whether
+/// there is a session to return to.
+fn keep_session() -> Kept {
     let Some(saved) = storage::get_string(STORAGE_KEY) else {
         return Kept::Nothing;
     };
-    if same_as_opened(&saved) {
-        return Kept::Nothing;
-    }
     let untouched_link = storage::get_string(LINKED_KEY).as_deref() == Some(saved.as_str());
-    if untouched_link || saved == saved_form(&Playground::default()) {
+    let fresh = storage::get_string(STEPS_KEY)
+        .and_then(|s| s.parse::<u64>().ok())
+        .is_some_and(|steps| steps <= 2);
+    if untouched_link || fresh {
         return match storage::get(PREVIOUS_KEY) {
             Some(_) => Kept::Previous,
             None => Kept::Nothing,
@@ -372,92 +442,76 @@ fn keep_session(same_as_opened: impl Fn(&str) -> bool) -> Kept {
 
 /// Whether the user's session was kept before a link or a lesson replaced it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kept {
+pub enum Kept {
     /// There was no work of the user's to keep.
     Nothing,
     /// It is under [`PREVIOUS_KEY`].
     Previous,
     /// The copy could not be stored (the store is full): the saved session must not be
-    /// overwritten until the user changes something, as for a link that could not be opened.
+    /// overwritten until the user changes something.
     Unsaved,
 }
 
-/// How restoring the saved session went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Restore {
-    /// There was none.
-    Nothing,
-    /// All of it replayed.
-    Whole,
-    /// The replay ran out of budget; the whole session was set aside.
-    Part,
-    /// It could not be restored and was set aside.
-    SetAside,
-}
-
-/// Restores the saved session in one go (the start after a crash), within
-/// [`Budget::REPLAY`]; see [`start_restore`].
-fn restore_session() -> (Playground, Restore) {
-    match start_restore(&Budget::REPLAY) {
-        Ok(pending) => {
-            let mut pending = pending;
-            while !pending.advance() {}
-            pending.conclude(false)
-        }
-        Err(done) => *done,
-    }
-}
-
-/// Starts restoring the saved session within `budget`: its pending replay, with the
-/// marker in [`LOADING_KEY`] set until it is over. A session whose last replay never
-/// finished (the marker is still there) is set aside without replaying it, as is one that
-/// cannot be read; one that runs past the budget keeps the steps before the stop and is
-/// set aside whole (see [`Pending::finish`]). Without a replay to run, the playground to
-/// start with and how the restore went.
-fn start_restore(budget: &Budget) -> Result<Pending, Box<(Playground, Restore)>> {
+/// Starts restoring the saved session: its replay, with the marker in [`LOADING_KEY`] set
+/// until it is over. A session whose last replay never finished (the marker is still
+/// there) is set aside without replaying it; one the engine cannot read is set aside when
+/// it says so (see [`unreadable`]).
+fn start_restore() -> Opening {
     let Some(text) = storage::get_string(STORAGE_KEY) else {
-        return Err(Box::new((Playground::default(), Restore::Nothing)));
+        return Opening::fresh();
     };
     if previous_load_died() {
         storage::remove(LOADING_KEY);
         let message = "Restoring your saved session stopped the page last time, so it was set \
                        aside and this is a fresh playground.";
-        return Err(Box::new((set_aside(&text, message), Restore::SetAside)));
+        return set_aside(&text, message);
     }
-    match from_json(&text) {
-        Ok(scenario) => {
-            mark_loading();
-            recovery::begin("restoring your saved session", None);
-            Ok(pending(&scenario, Source::Session { text }, budget))
+    mark_loading();
+    recovery::begin("restoring your saved session", None);
+    Opening::replay(text.clone(), Source::Session { text })
+}
+
+/// What to open when the engine could not read the scenario of a replay from `source`
+/// (`error` is why): the saved session and a returned one are set aside for download;
+/// a link or an import gives a fresh playground with a notice.
+pub fn unreadable(source: &Source, error: &str) -> Opening {
+    match source {
+        Source::Session { text } => {
+            storage::remove(LOADING_KEY);
+            set_aside(
+                text,
+                &format!(
+                    "Your saved session could not be restored ({error}), so it was set aside. Starting fresh."
+                ),
+            )
         }
-        Err(e) => {
-            let message = format!(
-                "Your saved session could not be restored ({e}), so it was set aside. Starting fresh."
-            );
-            Err(Box::new((set_aside(&text, &message), Restore::SetAside)))
+        Source::Return { text } => set_aside(
+            text,
+            &format!("Your earlier session could not be restored ({error}), so it was set aside."),
+        ),
+        Source::Link { embed, .. } => {
+            refused(&format!("This link could not be opened ({error})."), *embed)
         }
+        Source::Import { .. } => {
+            Opening::fresh_with(Notice::plain(format!("The file could not be imported ({error}).")))
+        }
+        Source::Restart { .. } => Opening::fresh_with(Notice::plain(format!(
+            "The engine stopped, and your session could not be replayed into a new one ({error})."
+        ))),
     }
 }
 
 /// Moves the saved session to [`FAILED_KEY`] and gives a fresh playground whose notice
 /// says `message` and offers the session for download. If the copy cannot be stored (the
 /// store is full), the session stays where it is, so that it is not lost.
-fn set_aside(text: &str, message: &str) -> Playground {
+fn set_aside(text: &str, message: &str) -> Opening {
     if storage::try_set_string(FAILED_KEY, text) {
         storage::remove(STORAGE_KEY);
     }
-    fresh_with(Notice {
+    Opening::fresh_with(Notice {
         text: message.to_string(),
         offer: Some(download_offer(text)),
     })
-}
-
-/// A fresh playground with a notice.
-fn fresh_with(notice: Notice) -> Playground {
-    Playground {
-        notice: Some(notice),
-        ..Playground::default()
-    }
 }
 
 /// The download of a set-aside session: its scenario JSON, as the share bar exports it.
@@ -493,7 +547,7 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
     if !embed && (options.scenario.is_some() || options.preset.is_some()) {
         clear_link_from_address();
     }
-    let (state, outcome) = if crash.gave_up {
+    let (opening, outcome) = if crash.gave_up {
         let again = crash.again.as_deref().unwrap_or("it failed again");
         (
             given_up(embed),
@@ -503,25 +557,23 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
             ),
         )
     } else if embed {
-        let (state, _, pending) = first_start(options);
-        let state = pending.map_or(state, Pending::run_to_end);
         (
-            state,
+            first_start(options).0,
             "The page reloaded and started this scenario over.".to_string(),
         )
     } else {
-        let (state, restore) = restore_session();
-        let outcome = match restore {
-            Restore::Whole => "The page reloaded with your saved session as it was before that.",
-            Restore::Part => "The page reloaded with part of your saved session (see below).",
-            Restore::SetAside => "Your saved session was set aside (see below).",
-            Restore::Nothing => "The page reloaded with a fresh playground.",
+        let restored = storage::get(STORAGE_KEY).is_some();
+        let opening = start_restore();
+        let outcome = match (&opening.source, restored) {
+            (Some(_), _) => "The page reloaded with your saved session as it was before that.",
+            (None, true) => "Your saved session was set aside (see below).",
+            (None, false) => "The page reloaded with a fresh playground.",
         };
-        (state, outcome.to_string())
+        (opening, outcome.to_string())
     };
     let running = crash.running.clone();
     Boot {
-        state,
+        opening,
         banner: Some(Banner {
             what: crash.what,
             detail: crash.detail,
@@ -531,19 +583,18 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
         }),
         hold: false,
         recovering: true,
-        replay: None,
     }
 }
 
 /// The clean playground after the script gave up, offering the session it set aside.
-fn given_up(embed: bool) -> Playground {
+fn given_up(embed: bool) -> Opening {
     match storage::get_string(FAILED_KEY).filter(|_| !embed) {
-        Some(text) => fresh_with(Notice {
+        Some(text) => Opening::fresh_with(Notice {
             text: "Your saved session was set aside. It can be downloaded as a scenario file."
                 .to_string(),
             offer: Some(download_offer(&text)),
         }),
-        None => Playground::default(),
+        None => Opening::fresh(),
     }
 }
 
@@ -563,26 +614,16 @@ pub fn clear_link_from_address() {
     }
 }
 
-/// "Return to your session": the session kept under [`PREVIOUS_KEY`], replayed, with the
-/// link or lesson taken out of the address. A replay cut short sets the whole session aside
-/// for download, as on start.
-pub fn return_to_session() -> Result<Playground, String> {
+/// The page's session replayed into a new engine, from its last saved link form.
+pub fn restart(text: String) -> Opening {
+    Opening::replay(text.clone(), Source::Restart { text })
+}
+
+/// "Return to your session": the session kept under [`PREVIOUS_KEY`], to replay, or why
+/// it cannot be.
+pub fn return_to_session() -> Result<Opening, String> {
     let text = storage::get_string(PREVIOUS_KEY)
         .ok_or_else(|| "Your earlier session is no longer stored.".to_string())?;
     recovery::begin("returning to your session", None);
-    let Replayed { mut state, cut } = restore_saved(&text)?;
-    if let Some(cut) = cut {
-        storage::set_string(FAILED_KEY, &text);
-        state.notice = Some(Notice {
-            text: format!(
-                "{} The whole session was set aside.",
-                cut.describe("Your session", &Budget::REPLAY)
-            ),
-            offer: Some(download_offer(&text)),
-        });
-    }
-    storage::remove(PREVIOUS_KEY);
-    storage::remove(LINKED_KEY);
-    clear_link_from_address();
-    Ok(state)
+    Ok(Opening::replay(text.clone(), Source::Return { text }))
 }

@@ -1,0 +1,608 @@
+//! The page's effects in one place: what goes to the engine, the replays, and the saving.
+//!
+//! Components emit [`Action`]s to the driver. Those that only change the page's own state
+//! go straight to the reducer; those that ask the engine for something (a command, a
+//! batch, a step along the timeline, a new session) are sent here, and the engine's answer
+//! goes to the reducer as [`Action::Viewed`]. The engine runs in a worker, so nothing here
+//! waits: a slow engine slows the playground, never the page.
+
+use crate::engine_client::{self, ENGINE_RESTARTED};
+use crate::recovery;
+use crate::share::{LINKED_KEY, STEPS_KEY, STORAGE_KEY};
+use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
+use crate::state::{Action, Notice, Playground, Progress};
+use crate::storage;
+use shardlab_protocol::{Act, Call, EngineError, Event, PageView, Reply, Start, PASS_TIME_MS};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+thread_local! {
+    /// The number of the page's next session (`page-1`, `page-2`, ...).
+    static NEXT_SESSION: Cell<u64> = const { Cell::new(1) };
+}
+
+/// A replay under way: the engine replays the scenario a slice at a time, asked by
+/// `advance` after the page has drawn the previous slice.
+struct Run {
+    session: Rc<str>,
+    source: Source,
+    what: &'static str,
+    total: usize,
+    done: usize,
+    started: f64,
+    /// Commands per `advance`, tuned to take about [`SLICE_MS`] of the engine's time.
+    chunk: u32,
+    cancelled: bool,
+    page: Vec<(String, String)>,
+    json: String,
+}
+
+/// How long one `advance` should keep the engine busy, in milliseconds.
+const SLICE_MS: f64 = 60.0;
+
+/// The page's driver: cheap to clone, shared by every callback.
+#[derive(Clone)]
+pub struct Driver {
+    dispatch: Callback<Action>,
+    latest: Rc<RefCell<Rc<Playground>>>,
+    run: Rc<RefCell<Option<Run>>>,
+    /// The page session's link form as the engine last saved it, for a restart.
+    saved: Rc<RefCell<Option<(Rc<str>, String)>>>,
+    embed: bool,
+}
+
+impl PartialEq for Driver {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.latest, &other.latest)
+    }
+}
+
+impl Driver {
+    /// A driver dispatching to `dispatch`, reading the state from `latest` (which the app
+    /// keeps current on every render).
+    pub fn new(
+        dispatch: Callback<Action>,
+        latest: Rc<RefCell<Rc<Playground>>>,
+        embed: bool,
+    ) -> Driver {
+        let saved: Rc<RefCell<Option<(Rc<str>, String)>>> = Rc::default();
+        {
+            let saved = saved.clone();
+            engine_client::listen(move |message| {
+                if let Event::Save { text, .. } = &message.event {
+                    *saved.borrow_mut() = Some((Rc::from(message.session.as_str()), text.clone()));
+                }
+            });
+        }
+        Driver {
+            dispatch,
+            latest,
+            run: Rc::default(),
+            saved,
+            embed,
+        }
+    }
+
+    /// The state as last drawn.
+    fn state(&self) -> Rc<Playground> {
+        self.latest.borrow().clone()
+    }
+
+    /// The callback components emit actions to.
+    pub fn callback(&self) -> Callback<Action> {
+        let driver = self.clone();
+        Callback::from(move |action| driver.handle(action))
+    }
+
+    /// Takes one action: sends what the engine must do, and tells the reducer.
+    pub fn handle(&self, action: Action) {
+        let s = self.state();
+        if s.replaying.is_some() {
+            return self.while_replaying(action);
+        }
+        match &action {
+            Action::Command(cmd) => {
+                let cmd = cmd.trim().to_string();
+                if cmd.is_empty() {
+                    return;
+                }
+                if !s.ready {
+                    return self.dispatch.emit(Action::Wait(cmd));
+                }
+                self.dispatch.emit(Action::Command(cmd.clone()));
+                recovery::begin("running", Some(&cmd));
+                recovery::selftest(&cmd);
+                self.send(Act::Command { source: cmd });
+            }
+            Action::Auto(cmd) => self.send(Act::Auto {
+                source: cmd.clone(),
+            }),
+            Action::View(ns) => self.send(Act::View { ns: ns.clone() }),
+            Action::Setup(setup) => {
+                let notice = self.set_aside("Started a new cluster.");
+                self.open(
+                    Opening {
+                        start: Start::Setup(setup.clone()),
+                        notice,
+                        source: None,
+                        linked: false,
+                    },
+                    false,
+                );
+            }
+            Action::LoadPreset(id) => {
+                let notice = self.set_aside("Opened the lesson '{lesson}'.");
+                self.open(
+                    Opening {
+                        start: Start::Lesson { id: id.clone() },
+                        notice,
+                        source: None,
+                        linked: false,
+                    },
+                    false,
+                );
+            }
+            Action::Step => {
+                self.dispatch.emit(action.clone());
+                if s.at_end() {
+                    self.send(Act::Batch {
+                        workload: s.workload.clone(),
+                        echo: true,
+                    });
+                } else {
+                    self.send(Act::Forward);
+                }
+                return;
+            }
+            Action::StepBack => self.send(Act::Back),
+            Action::Jump(to) => self.send(Act::Jump { to: *to }),
+            Action::Fork => self.send(Act::Fork),
+            Action::Tick => return self.tick(&s),
+            _ => {}
+        }
+        self.dispatch.emit(action);
+    }
+
+    /// While a replay runs, only commands typed in the console (they wait for its end) and
+    /// the browser's visibility reports are taken.
+    fn while_replaying(&self, action: Action) {
+        match action {
+            Action::Command(cmd) if !cmd.trim().is_empty() => {
+                self.dispatch.emit(Action::Wait(cmd.trim().to_string()))
+            }
+            Action::Hidden(..) | Action::Notice(_) => self.dispatch.emit(action),
+            _ => {}
+        }
+    }
+
+    /// One tick of the timer: the workload's next batch, or a `sleep` step, unless the
+    /// engine is still busy with the previous one.
+    fn tick(&self, s: &Playground) {
+        if s.in_flight > 0 || !(s.playing || s.passing) {
+            return;
+        }
+        let echo = s.echo_batch;
+        if s.playing {
+            self.send(Act::Batch {
+                workload: s.workload.clone(),
+                echo,
+            });
+        } else {
+            let _ = PASS_TIME_MS;
+            self.send(Act::PassTime { echo });
+        }
+        self.dispatch.emit(Action::Tick);
+    }
+
+    /// Sends `act` for the page's session; its answer goes to the reducer.
+    pub fn send(&self, act: Act) {
+        let session = self.state().session.clone();
+        self.dispatch.emit(Action::Sent);
+        let driver = self.clone();
+        engine_client::request(&session.clone(), Call::Act(act), move |answer| {
+            recovery::end();
+            match answer {
+                Ok(Reply::Page(view)) => driver
+                    .dispatch
+                    .emit(Action::Viewed(session, Rc::new(*view))),
+                Ok(_) => driver.dispatch.emit(Action::Refused(
+                    session,
+                    "The engine answered something else.".into(),
+                )),
+                Err(e) if e.code_name == ENGINE_RESTARTED => {
+                    driver.dispatch.emit(Action::Refused(session, e.message));
+                    driver.restart();
+                }
+                Err(e) => driver
+                    .dispatch
+                    .emit(Action::Refused(session, engine_words(&e))),
+            }
+        });
+    }
+
+    /// Keeps this session for "Return to your session" before a new scenario replaces it,
+    /// unless it holds nothing of the user's (no more steps than its own setup); the
+    /// notice the new scenario shows, starting with `what`.
+    fn set_aside(&self, what: &str) -> Option<Notice> {
+        let s = self.state();
+        let steps = s.view.position.length;
+        let own = if s.view.lesson.is_some() { 3 } else { 2 };
+        if steps <= own || s.mode == crate::state::Mode::Guide || self.embed {
+            return None;
+        }
+        let Some(saved) = storage::get_string(STORAGE_KEY) else {
+            return None;
+        };
+        if storage::try_set_string(crate::share::PREVIOUS_KEY, &saved) {
+            Some(Notice {
+                text: format!("{what} Your previous session of {steps} steps is kept."),
+                offer: Some(crate::state::Offer::ReturnToSession),
+            })
+        } else {
+            Some(Notice::plain(format!(
+                "{what} Your previous session could not be kept: the browser's storage refused it."
+            )))
+        }
+    }
+
+    /// Opens a new session for the page and draws it from then on; the old one is closed.
+    /// `boot` keeps the state's UI as it is (the first opening).
+    pub fn open(&self, opening: Opening, boot: bool) {
+        let old = self.state();
+        let name: Rc<str> = Rc::from(
+            format!(
+                "page-{}",
+                NEXT_SESSION.with(|n| {
+                    let v = n.get();
+                    n.set(v + 1);
+                    v
+                })
+            )
+            .as_str(),
+        );
+        let mut fresh = old.successor(&name);
+        if boot {
+            fresh.mode = old.mode;
+        }
+        fresh.notice = opening.notice.clone();
+        fresh.waiting = old.waiting.clone();
+        if let Start::Setup(setup) = &opening.start {
+            fresh.settings = setup.clone();
+        }
+        if opening.source.is_some() {
+            fresh.replaying = Some(Progress {
+                what: opening.what(),
+                done: 0,
+                goal: 0,
+            });
+        }
+        self.latest.replace(Rc::new(fresh.clone()));
+        self.dispatch.emit(Action::Switch(Box::new(fresh)));
+        if !boot && !old.session.is_empty() {
+            engine_client::request(&old.session, Call::Close, |_| ());
+        }
+        let driver = self.clone();
+        let session = name.clone();
+        engine_client::request(&name, Call::Open(opening.start.clone()), move |answer| {
+            driver.opened(session, opening, answer)
+        });
+    }
+
+    /// The engine's answer to an opening.
+    fn opened(&self, session: Rc<str>, opening: Opening, answer: Result<Reply, EngineError>) {
+        match answer {
+            Ok(Reply::Page(view)) => {
+                let view = Rc::new(*view);
+                self.lesson_notice(&view);
+                self.dispatch.emit(Action::Viewed(session, view));
+                if opening.linked {
+                    self.store_link(LINKED_KEY);
+                }
+                recovery::end();
+                self.drain();
+            }
+            Ok(Reply::Replaying {
+                view,
+                page,
+                position: _,
+            }) => {
+                let total = view.replay.map_or(0, |r| r.total) as usize;
+                self.dispatch.emit(Action::Viewed(session.clone(), Rc::new(*view)));
+                let Some(source) = opening.source else {
+                    return;
+                };
+                let run = Run {
+                    session,
+                    what: opening.what(),
+                    source,
+                    total,
+                    done: 0,
+                    started: now_ms(),
+                    chunk: 8,
+                    cancelled: false,
+                    page,
+                    json: String::new(),
+                };
+                *self.run.borrow_mut() = Some(run);
+                self.advance();
+            }
+            Ok(_) => {}
+            Err(e) if e.code_name == ENGINE_RESTARTED => self.open(opening, false),
+            Err(e) => {
+                let message = engine_words(&e);
+                let next = match (&opening.source, &opening.start) {
+                    (Some(source), _) => startup::unreadable(source, &message),
+                    (None, Start::Lesson { id }) => {
+                        let id: String = id.chars().take(40).collect();
+                        startup::refused(&format!("There is no lesson called '{id}'."), self.embed)
+                    }
+                    _ => Opening {
+                        notice: Some(Notice::plain(message)),
+                        ..Opening::fresh()
+                    },
+                };
+                recovery::end();
+                self.open(next, false);
+            }
+        }
+    }
+
+    /// A lesson's notice names it, once the engine said which lesson it opened.
+    fn lesson_notice(&self, view: &PageView) {
+        let s = self.state();
+        let Some(notice) = s.notice.as_ref().filter(|n| n.text.contains("{lesson}")) else {
+            return;
+        };
+        let title = view
+            .lesson
+            .as_deref()
+            .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id))
+            .map_or_else(|| view.lesson.clone().unwrap_or_default(), |l| l.title.clone());
+        self.dispatch.emit(Action::Notice(Some(Notice {
+            text: notice.text.replace("{lesson}", &title),
+            offer: notice.offer.clone(),
+        })));
+    }
+
+    /// Asks the engine for the next slice of the replay under way, or ends it.
+    fn advance(&self) {
+        let ending = {
+            let run = self.run.borrow();
+            let Some(run) = run.as_ref() else { return };
+            let budget = Budget::REPLAY;
+            let elapsed = now_ms() - run.started;
+            if run.cancelled {
+                Some(Ending::Cancelled {
+                    replayed: run.done,
+                    total: run.total,
+                })
+            } else if run.done >= run.total {
+                Some(Ending::Over)
+            } else if run.done >= budget.commands || elapsed > budget.millis {
+                Some(Ending::Cut(Cut {
+                    replayed: run.done,
+                    total: run.total,
+                    timed_out: run.done < budget.commands,
+                }))
+            } else {
+                None
+            }
+        };
+        if let Some(ending) = ending {
+            return self.finish(ending);
+        }
+        let (session, chunk, done, total, what) = {
+            let run = self.run.borrow();
+            let Some(run) = run.as_ref() else { return };
+            let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
+            (run.session.clone(), run.chunk.min(left.max(1) as u32), run.done, run.total, run.what)
+        };
+        self.dispatch.emit(Action::Replaying(Some(Progress {
+            what,
+            done,
+            goal: total.min(Budget::REPLAY.commands),
+        })));
+        let asked = now_ms();
+        let driver = self.clone();
+        engine_client::request(
+            &session.clone(),
+            Call::Act(Act::Advance { commands: chunk }),
+            move |answer| {
+                let took = now_ms() - asked;
+                match answer {
+                    Ok(Reply::Page(view)) => {
+                        if let Some(run) = driver.run.borrow_mut().as_mut() {
+                            run.done = view.replay.map_or(run.total, |r| r.done as usize);
+                            // Aim each slice at SLICE_MS of the engine's time.
+                            let per = took / f64::from(chunk.max(1));
+                            run.chunk = ((SLICE_MS / per.max(0.01)) as u32).clamp(1, 2_000);
+                        }
+                        driver.dispatch.emit(Action::Viewed(session, Rc::new(*view)));
+                        after_yielding(move || driver.advance());
+                    }
+                    Err(e) if e.code_name == ENGINE_RESTARTED => driver.finish(Ending::Over),
+                    _ => driver.finish(Ending::Over),
+                }
+            },
+        );
+    }
+
+    /// Cancels the replay under way: it ends with the steps replayed so far.
+    pub fn cancel(&self) {
+        if let Some(run) = self.run.borrow_mut().as_mut() {
+            run.cancelled = true;
+        }
+    }
+
+    /// Ends the replay: the engine keeps what it replayed, the page applies the scenario's
+    /// own state, and the user is told how it went.
+    fn finish(&self, ending: Ending) {
+        let Some(run) = self.run.borrow_mut().take() else {
+            return;
+        };
+        let driver = self.clone();
+        let session = run.session.clone();
+        engine_client::request(&session.clone(), Call::Act(Act::Finish), move |answer| {
+            if let Ok(Reply::Page(view)) = answer {
+                driver.dispatch.emit(Action::Viewed(session, Rc::new(*view)));
+            }
+            driver.concluded(run, ending);
+        });
+    }
+
+    /// After a replay's last answer: the page's own state from the scenario, the notice,
+    /// and the commands that waited.
+    fn concluded(&self, run: Run, ending: Ending) {
+        let mut s = (*self.state()).clone();
+        let (problems, _lesson, view) = s.apply_page(&run.page);
+        let mut notice = startup::conclude(&run.source, &ending, &run.json);
+        if !problems.is_empty() {
+            let text = format!(
+                "Parts of the scenario's page settings were left out: {}.",
+                problems.join("; ")
+            );
+            notice = Some(match notice {
+                Some(n) => Notice {
+                    text: format!("{} {text}", n.text),
+                    offer: n.offer,
+                },
+                None => Notice::plain(text),
+            });
+        }
+        if notice.is_some() {
+            s.notice = notice;
+        }
+        s.replaying = None;
+        s.rev += 1;
+        self.latest.replace(Rc::new(s.clone()));
+        self.dispatch.emit(Action::Switch(Box::new(s)));
+        if let Some(ns) = view {
+            self.send(Act::View { ns });
+        }
+        if matches!(run.source, Source::Link { embed: false, .. }) {
+            self.store_link(LINKED_KEY);
+        }
+        recovery::end();
+        self.drain();
+    }
+
+    /// Runs the commands typed while the session was opening or replaying, in order.
+    fn drain(&self) {
+        let waiting = self.state().waiting.clone();
+        if waiting.is_empty() {
+            return;
+        }
+        self.dispatch.emit(Action::Drained);
+        let mut s = (*self.state()).clone();
+        s.waiting = Rc::new(Vec::new());
+        s.ready = true;
+        self.latest.replace(Rc::new(s));
+        for cmd in waiting.iter() {
+            self.handle(Action::Command(cmd.clone()));
+        }
+    }
+
+    /// The engine stopped under the page's session: it is replayed into a new engine from
+    /// its last saved form.
+    fn restart(&self) {
+        let s = self.state();
+        let text = self
+            .saved
+            .borrow()
+            .as_ref()
+            .filter(|(session, _)| *session == s.session)
+            .map(|(_, text)| text.clone());
+        match text {
+            Some(text) => self.open(startup::restart(text), false),
+            None => self.open(
+                Opening {
+                    notice: Some(Notice::plain(
+                        "The engine stopped and started again, with a fresh playground.",
+                    )),
+                    ..Opening::fresh()
+                },
+                false,
+            ),
+        }
+    }
+
+    /// Saves the page's session (its JSON form with the page's own state) under `key`.
+    pub fn store_link(&self, key: &'static str) {
+        let s = self.state();
+        let steps = s.view.position.length;
+        let driver = self.clone();
+        engine_client::request(
+            &s.session.clone(),
+            Call::Link {
+                page: s.page_entries(),
+                json: true,
+            },
+            move |answer| match answer {
+                Ok(Reply::Scenario { text }) => {
+                    if key == STORAGE_KEY {
+                        if !storage::try_set_string(STORAGE_KEY, &text) {
+                            driver.dispatch.emit(Action::Notice(Some(Notice::plain(
+                                "Your session could not be saved: the browser's storage is full. \
+                                 Export it to keep it.",
+                            ))));
+                        }
+                        storage::set_string(STEPS_KEY, &steps.to_string());
+                    } else {
+                        storage::set_string(key, &text);
+                    }
+                }
+                Ok(_) | Err(_) => {}
+            },
+        );
+    }
+
+    /// Asks the engine for the lessons, workloads and versions, once.
+    pub fn catalog(&self) {
+        let dispatch = self.dispatch.clone();
+        engine_client::request("page-catalog", Call::Catalog, move |answer| {
+            if let Ok(Reply::Catalog(catalog)) = answer {
+                dispatch.emit(Action::Cataloged(Rc::new(catalog)));
+            }
+        });
+    }
+}
+
+/// An engine error as the page shows it: MongoDB's words.
+pub fn engine_words(e: &EngineError) -> String {
+    e.message.clone()
+}
+
+/// The time in milliseconds from the page's clock (`performance.now`).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Runs `f` in a task of its own, once the browser has had its turn (drawing, input): a
+/// message on a fresh channel rather than a zero timeout, which browsers delay by 4 ms
+/// once timeouts nest.
+pub fn after_yielding(f: impl FnOnce() + 'static) {
+    let Ok(channel) = web_sys::MessageChannel::new() else {
+        gloo::timers::callback::Timeout::new(0, f).forget();
+        return;
+    };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    channel
+        .port1()
+        .set_onmessage(Some(callback.unchecked_ref()));
+    if channel
+        .port2()
+        .post_message(&wasm_bindgen::JsValue::NULL)
+        .is_err()
+    {
+        channel.port1().set_onmessage(None);
+        let callback: js_sys::Function = callback.unchecked_into();
+        gloo::timers::callback::Timeout::new(0, move || {
+            let _ = callback.call0(&wasm_bindgen::JsValue::NULL);
+        })
+        .forget();
+    }
+}
