@@ -35,6 +35,8 @@ pub const METHODS: &[&str] = &[
     "scenario",
     "generate",
     "summary",
+    "planSetup",
+    "insertCommand",
 ];
 
 /// The engine: every open session, by name.
@@ -113,6 +115,9 @@ impl Engine {
                     key: None,
                     error: Some(EngineError::bad_value(message)),
                 },
+            }),
+            Call::InsertCommand { ns, doc } => Ok(Reply::Command {
+                text: shardlab::workload::presets::insert_one_command(&ns, &doc),
             }),
             Call::NeedsMoreInput { source } => Ok(Reply::NeedsMoreInput {
                 more: shardlab::shell::needs_more_input(&source),
@@ -334,6 +339,7 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             "this engine was built without the inspector",
         )),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
+        Call::PlanSetup { draft } => Ok(Reply::Plan(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)
             .map(|sentences| Reply::Explained { sentences })

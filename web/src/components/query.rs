@@ -1,0 +1,43 @@
+//! Asking the engine from a component: a hook that sends one request whenever its key
+//! changes and keeps the latest answer (answers to older keys are dropped), showing the
+//! previous answer meanwhile so that nothing flickers.
+
+use crate::engine_client;
+use shardlab_protocol::{Call, EngineError, Reply};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// An answer from the engine.
+pub type Answer = Rc<Result<Reply, EngineError>>;
+
+/// Sends `call()` about `session` whenever `key` changes (and `enabled` holds); gives the
+/// answer to the latest request, or the previous one until it comes.
+#[hook]
+pub fn use_engine_query<K, F>(key: K, session: Rc<str>, enabled: bool, call: F) -> Option<Answer>
+where
+    K: PartialEq + Clone + 'static,
+    F: FnOnce() -> Call + 'static,
+{
+    let answer = use_state(|| None::<Answer>);
+    let asked = use_mut_ref(|| 0u64);
+    {
+        let answer = answer.clone();
+        let asked = asked.clone();
+        use_effect_with((key, enabled), move |(_, enabled)| {
+            if *enabled {
+                let ticket = {
+                    let mut n = asked.borrow_mut();
+                    *n += 1;
+                    *n
+                };
+                engine_client::request(&session, call(), move |result| {
+                    if *asked.borrow() == ticket {
+                        answer.set(Some(Rc::new(result)));
+                    }
+                });
+            }
+            || ()
+        });
+    }
+    (*answer).clone()
+}
