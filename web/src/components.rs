@@ -1,4 +1,5 @@
-//! The playground's components.
+//! The playground's components: each draws a slice of the page's state and the engine's
+//! answers to its own queries.
 
 pub mod app;
 pub mod cluster_view;
@@ -6,13 +7,12 @@ pub mod compare_view;
 pub mod console;
 pub mod controls;
 pub mod guide;
-#[cfg(feature = "insight")]
 pub mod heatmap;
 pub mod insights;
-#[cfg(feature = "insight")]
 pub mod inspector;
 pub mod key_bar;
 pub mod notice;
+pub mod query;
 pub mod query_box;
 pub mod share_bar;
 pub mod tabs;
