@@ -145,6 +145,8 @@ pub struct ViewSettings {
     pub key: String,
     /// Whether the key is unique.
     pub unique: bool,
+    /// The key's field names, in order (empty when the collection is not sharded).
+    pub fields: Vec<String>,
     /// Live shards.
     pub shards: u32,
     /// The era, `"3.6"`, `"5.0"` or `"8.0"`.
@@ -175,6 +177,8 @@ pub struct Landed {
     pub seq: u64,
     /// Where it falls on the key-space bar, in [0, 1].
     pub at: Option<f64>,
+    /// The key handle of the chunk it landed in (its lower bound).
+    pub chunk: Option<String>,
 }
 
 /// A replay under way.
@@ -221,6 +225,8 @@ pub struct PageView {
     /// Inserts per shard over the latest inserted documents (the hot window), by shard
     /// name, in shard order.
     pub hot: Vec<(String, u64)>,
+    /// How many inserted documents `hot` counts (whole steps, so at least the window).
+    pub hot_counted: u64,
     /// The lesson the session was opened from, by id.
     pub lesson: Option<String>,
     /// Whether the lesson's closing commands ran.
