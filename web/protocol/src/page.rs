@@ -173,6 +173,9 @@ pub struct Landed {
     pub seq: u64,
     /// Where it falls on the key-space bar, in [0, 1].
     pub at: Option<f64>,
+    /// The chunk holding it, by its position in key order (as [`crate::ChunkFrame::order`]),
+    /// so the page can outline it.
+    pub chunk: Option<u32>,
 }
 
 /// A replay under way.
