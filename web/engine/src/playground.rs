@@ -462,6 +462,9 @@ impl<'a> Playground<'a> {
             self.held.push(command);
         }
         replay.next = end;
+        // The page drew each picture of a replay afresh (no heat since the previous one,
+        // every shard's chunks), so the view does too.
+        self.held.sent.forget();
         let total = replay.commands.len();
         events.push(Event::Progress {
             done: end as u64,

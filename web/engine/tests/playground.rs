@@ -453,6 +453,8 @@ fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
         let (reply, events) = send(e, session, Call::Act(Act::Advance { commands: slice }));
         let view = page_of(reply.unwrap());
         let progress = view.replay.unwrap();
+        // Each picture of a replay is whole.
+        assert!(view.frame.shards.iter().all(|s| s.chunks.is_some()));
         assert_eq!(view.position.length, progress.done);
         assert!(events.contains(&Event::Progress {
             done: progress.done,
