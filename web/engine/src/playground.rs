@@ -448,12 +448,15 @@ impl<'a> Playground<'a> {
         let Some(replay) = self.state.replay.as_mut() else {
             return Err(no_replay());
         };
-        // Only this session's own calls could have moved the cursor; the replay continues
-        // at the end, never as a fork.
-        let len = self.held.timeline.len();
-        if !self.held.timeline.at_end() {
-            let _ = self.held.timeline.jump(len);
+        // Only the session's plain calls (`run`, `step`, `fork`) could have changed it
+        // meanwhile: the replay goes on from its own last step, or not at all.
+        let timeline = &mut self.held.timeline;
+        if timeline.steps() != &replay.commands[..replay.next.min(replay.commands.len())] {
+            return Err(EngineError::bad_value(
+                "the session changed during its replay: finish the replay",
+            ));
         }
+        let _ = timeline.jump(timeline.len());
         let end = replay
             .next
             .saturating_add(commands as usize)

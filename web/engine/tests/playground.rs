@@ -695,6 +695,18 @@ fn hostile_requests_get_errors_or_harmless_answers() {
     let error = send(&mut e, "plain", Call::Act(Act::Look)).0.unwrap_err();
     assert!(error.message.contains("not a playground"), "{error:?}");
     // A key MongoDB refuses is the shell's error, as the page showed it.
+    // numInitialChunks far beyond MongoDB's limit is MongoDB's error, quickly.
+    let many = PageSetup {
+        key: "{x: \"hashed\"}".into(),
+        initial_chunks: Some(u32::MAX),
+        ..setup()
+    };
+    let view = page_of(
+        send(&mut e, "many", Call::Open(Start::Setup(many)))
+            .0
+            .unwrap(),
+    );
+    assert!(view.failed, "{:?}", view.lines);
     let odd = PageSetup {
         key: "{x: \"sideways\"}".into(),
         ..setup()
@@ -747,4 +759,51 @@ fn hostile_requests_get_errors_or_harmless_answers() {
         },
     );
     assert!(link.0.is_err(), "a page value over the scenario's limit");
+}
+
+#[test]
+fn a_replay_goes_on_only_over_its_own_steps() {
+    let mut e = Engine::new();
+    let text = some_session(&mut e);
+    send(&mut e, "copy", Call::Open(Start::Replay { text }))
+        .0
+        .unwrap();
+    act_on(&mut e, "copy", Act::Advance { commands: 3 });
+    // A plain call that adds a step meanwhile stops the replay from going on.
+    let source = "sh.status()".to_string();
+    send(&mut e, "copy", Call::Run { source }).0.unwrap();
+    let error = send(&mut e, "copy", Call::Act(Act::Advance { commands: 1 }))
+        .0
+        .unwrap_err();
+    assert!(error.message.contains("changed"), "{error:?}");
+    // Back to its own steps, it goes on; a cursor moved meanwhile goes back to the end.
+    send(&mut e, "copy", Call::Jump { to: 3 }).0.unwrap();
+    send(&mut e, "copy", Call::Fork).0.unwrap();
+    send(&mut e, "copy", Call::Step { by: -2 }).0.unwrap();
+    let view = act_on(&mut e, "copy", Act::Advance { commands: 2 });
+    assert_eq!(view.replay, Some(ReplayProgress { done: 5, total: 8 }));
+    assert_eq!(
+        view.position,
+        Position {
+            position: 5,
+            length: 5
+        }
+    );
+    // Fewer steps than replayed: it cannot go on, but it can finish with them.
+    send(&mut e, "copy", Call::Jump { to: 2 }).0.unwrap();
+    send(&mut e, "copy", Call::Fork).0.unwrap();
+    assert!(
+        send(&mut e, "copy", Call::Act(Act::Advance { commands: 1 }))
+            .0
+            .is_err()
+    );
+    let done = act_on(&mut e, "copy", Act::Finish);
+    assert_eq!(
+        done.position,
+        Position {
+            position: 2,
+            length: 2
+        }
+    );
+    assert!(done.replay.is_none());
 }
