@@ -335,18 +335,19 @@ impl<'a> Playground<'a> {
                 let command = presets::sleep_command(PASS_TIME_MS);
                 self.push(&command, echo_kind(echo))
             }
-            Act::Forward => self.moved(|t| {
-                t.step_forward();
-            }),
-            Act::Back => self.moved(|t| {
-                t.step_back();
-            }),
-            Act::Jump { to } => {
-                let mut notice = None;
-                let mut printed = self.moved(|t| notice = t.jump(to).err().map(|e| e.to_string()));
-                printed.notice = notice;
-                printed
+            Act::Forward => {
+                self.held.timeline.step_forward();
+                Printed::default()
             }
+            Act::Back => {
+                self.held.timeline.step_back();
+                Printed::default()
+            }
+            // A step past the end moves nothing: the notice says why.
+            Act::Jump { to } => Printed {
+                notice: self.held.timeline.jump(to).err().map(|e| e.to_string()),
+                ..Printed::default()
+            },
             Act::Fork => {
                 self.held.fork();
                 Printed {
@@ -370,12 +371,6 @@ impl<'a> Playground<'a> {
             events.push(save_event(&self.held.timeline));
         }
         Ok(self.view(printed))
-    }
-
-    /// Moves the cursor; nothing is printed.
-    fn moved(&mut self, to: impl FnOnce(&mut Timeline)) -> Printed {
-        to(&mut self.held.timeline);
-        Printed::default()
     }
 
     /// Runs one command as the next step (forking when the cursor is not at the end),
