@@ -442,11 +442,17 @@ fn some_session(e: &mut Engine) -> String {
 /// Opens `text` as a replay under `session`, advances it `slice` commands at a time and
 /// finishes it.
 fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
-    let (reply, _) = send(e, session, Call::Open(Start::Replay { text: text.into() }));
+    let (reply, events) = send(e, session, Call::Open(Start::Replay { text: text.into() }));
     let Reply::Replaying { view, .. } = reply.unwrap() else {
         panic!("not a replay");
     };
     let total = view.replay.unwrap().total;
+    // Nothing is saved before the replay is over: the saved session is what it replays.
+    assert_eq!(events, [Event::Progress { done: 0, total }]);
+    assert_eq!(
+        view.lines[0].text,
+        format!("Replaying a scenario of {total} steps: 0 replayed so far.")
+    );
     assert_eq!(view.replay.unwrap().done, 0);
     assert_eq!(view.position.length, 0);
     loop {
