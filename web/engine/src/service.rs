@@ -5,6 +5,7 @@
 //! chunk that is not there, is refused with an error, never a panic.
 
 use crate::held::Held;
+use crate::playground::{self, save_event};
 use crate::queries;
 use crate::view_model::cluster_view;
 use shardlab::sim::{from_json, from_query, to_query, Timeline};
@@ -37,6 +38,9 @@ pub const METHODS: &[&str] = &[
     "summary",
     "planSetup",
     "insertCommand",
+    "act",
+    "catalog",
+    "link",
 ];
 
 /// The engine: every open session, by name.
@@ -125,6 +129,7 @@ impl Engine {
             Call::Compare(spec) => {
                 crate::comparison::run(&spec).map(|rows| Reply::Compared { rows })
             }
+            Call::Catalog => Ok(Reply::Catalog(playground::catalog())),
             call => {
                 let held = self
                     .sessions
@@ -153,8 +158,10 @@ impl Engine {
         }
         let mut errors = Vec::new();
         let held = match start {
-            Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. } => {
-                return Err(EngineError::bad_value("not built yet"))
+            start @ (Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. }) => {
+                let (held, reply) = playground::open(start, events)?;
+                self.sessions.insert(session.to_string(), held);
+                return Ok(reply);
             }
             Start::Config(config) => Held::new(Timeline::new(cluster_config(&config)?)),
             Start::Compare { column, chunk_size } => {
@@ -231,13 +238,6 @@ fn position(timeline: &Timeline) -> Position {
     }
 }
 
-fn save_event(timeline: &Timeline) -> Event {
-    Event::Save {
-        text: to_query(&timeline.to_scenario()),
-        steps: timeline.len(),
-    }
-}
-
 /// The calls that read or change one open session.
 fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
     match call {
@@ -307,6 +307,8 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
         Call::Scenario => Ok(Reply::Scenario {
             text: to_query(&held.timeline.to_scenario()),
         }),
+        Call::Act(act) => playground::act(held, act, events).map(|v| Reply::Page(Box::new(v))),
+        Call::Link { page, json } => playground::link(held, page, json),
         call => read_session(held, call),
     }
 }
