@@ -150,7 +150,10 @@ fn a_setup_echoes_its_two_steps_and_a_typed_command_its_lines() {
     assert_eq!(view.count, 1);
     assert_eq!(view.latest_inserts, 1);
     let landed = view.landed.clone().unwrap();
-    assert!(landed.at.is_some() && landed.chunk == Some(0), "{landed:?}");
+    // It landed in the only chunk, the one starting at MinKey: the first on the bar.
+    assert!(landed.at.is_some(), "{landed:?}");
+    assert_eq!(landed.chunk.as_ref(), Some(&view.frame.bar[0].key));
+    assert_eq!(view.hot_counted, 1);
     assert_eq!(view.hot.iter().map(|(_, n)| n).sum::<u64>(), 1);
     assert_eq!(view.hot.len(), 3);
     // A mistake is the shell's error among the lines, not a protocol error.
