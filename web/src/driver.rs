@@ -307,15 +307,17 @@ impl Driver {
                 view,
                 page,
                 position: _,
+                json,
             }) => {
                 let total = view.replay.map_or(0, |r| r.total) as usize;
                 self.dispatch.emit(Action::Viewed(session.clone(), Rc::new(*view)));
+                let what = opening.what();
                 let Some(source) = opening.source else {
                     return;
                 };
                 let run = Run {
                     session,
-                    what: opening.what(),
+                    what,
                     source,
                     total,
                     done: 0,
@@ -323,7 +325,7 @@ impl Driver {
                     chunk: 8,
                     cancelled: false,
                     page,
-                    json: String::new(),
+                    json,
                 };
                 *self.run.borrow_mut() = Some(run);
                 self.advance();

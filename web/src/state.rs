@@ -489,7 +489,11 @@ impl Playground {
         if s.chunk_size > 0 {
             self.settings.chunk_size = s.chunk_size;
         }
-        if !view.lines.is_empty() {
+        if view.replay.is_some() || self.view.replay.is_some() {
+            // A replay's pictures say how far it has come, each in place of the last, and
+            // its end says what it restored.
+            self.console = Rc::new(view.lines.clone());
+        } else if !view.lines.is_empty() {
             let mut console = (*self.console).clone();
             console.extend(view.lines.iter().cloned());
             // Keep the console to a readable length.

@@ -8,7 +8,7 @@
 //! command in flight and the record of a crash (see [`crate::recovery`]). Its helpers are
 //! the `session_*` functions.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 fn local() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?

@@ -186,6 +186,7 @@ fn open_replay(text: &str, events: &mut Vec<Event>) -> Result<(Held, Reply), Eng
     let view = first_view(&mut held, state, printed);
     let reply = Reply::Replaying {
         view: Box::new(view),
+        json: shardlab::sim::to_json(&scenario),
         page: scenario.page,
         position: (applied < total).then_some(applied as u64),
     };
