@@ -25,8 +25,13 @@ pub struct EventRow {
 pub struct HeatView {
     /// The collection.
     pub ns: String,
+    /// The key as mongosh prints it (empty when the collection is not sharded).
+    pub key: String,
     /// Whether the axis is the int64 hash space.
     pub hashed: bool,
+    /// Steps in the timeline (the x axis's last step; a click on column `c` jumps to
+    /// step `min((c + 1) * per_column, steps)`).
+    pub steps: u64,
     /// The rows, bottom (MinKey side) first: the shard owning each row's middle at the
     /// cursor, by shard index.
     pub row_shards: Vec<u32>,
@@ -40,10 +45,14 @@ pub struct HeatView {
     pub cells: Vec<f32>,
     /// The largest cell.
     pub max_cell: f32,
-    /// Chunk boundaries at the cursor, as fractions of the axis from the bottom.
+    /// Where each chunk at the cursor starts, in key order (the MinKey chunk first), as
+    /// fractions of the axis from the bottom: a line goes between neighbours.
     pub boundaries: Vec<f64>,
-    /// The pattern the engine reads in the grid, by name (`monotonic`, `hot spot`, ...),
-    /// with its sentence.
+    /// The shards in the strip, each once by index, with their names.
+    pub shards: Vec<(u32, String)>,
+    /// The pattern the engine reads in the grid, by name (`hot edge`, `band`, `even`,
+    /// `uneven`, `too little data`: a glossary term), with its sentence as the page shows
+    /// it beside the name (the name not repeated). Absent when the grid is empty.
     pub pattern: Option<(String, String)>,
     /// Why the grid is empty, when it is.
     pub empty: Option<String>,
@@ -82,9 +91,13 @@ pub struct StepPoint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Analysis {
-    /// Named figures of the key's characteristics (`numDistinctValues`, ...) as mongosh
-    /// prints them, in the report's order.
+    /// Named figures of the key's characteristics, in the order the page lists them:
+    /// `numDocsTotal`, `numDistinctValues`, `monotonicity` (its type),
+    /// `recordIdCorrelationCoefficient` (two decimals) and `avgDocSizeBytes`, numbers as
+    /// the page prints them (absent ones as 0).
     pub characteristics: Vec<(String, String)>,
+    /// The most common values as mongosh prints them, with their frequencies.
+    pub most_common: Vec<(String, String)>,
     /// Read distribution shares (single, multi, scatter) in percent, when reported.
     pub reads: Option<[f64; 3]>,
     /// Write distribution shares, when reported.
@@ -131,12 +144,15 @@ pub enum Inspecting {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Inspection {
-    /// The insert form's example document, in the shell's syntax.
+    /// The insert form's example document, in the shell's syntax; empty (and nothing else
+    /// set) when the collection is not sharded at the cursor, where the page shows no
+    /// inspector.
     pub example: String,
     /// Where the latest single-document insert landed.
     pub landing: Option<LandingView>,
-    /// The chunk asked about.
-    pub chunk: Option<ChunkDocsView>,
+    /// The chunk asked about, or why it cannot be shown (MongoDB's error, or a handle
+    /// that names no key).
+    pub chunk: Option<Result<ChunkDocsView, String>>,
     /// The explanations asked about (a shard's, a round's), or MongoDB's error.
     pub explanations: Option<Result<Vec<ExplanationView>, String>>,
 }
@@ -151,8 +167,9 @@ pub struct LandingView {
     pub key: String,
     /// The chunk handle of its key, to open its chunk.
     pub key_handle: String,
-    /// For a hashed key: the field, its value and its hash, as mongosh prints them.
-    pub hashed: Option<(String, String, i64)>,
+    /// For a hashed key: the field, its value and its hash as mongosh prints them, and
+    /// the hash as a number.
+    pub hashed: Option<(String, String, String, i64)>,
     /// The chunk's bounds.
     pub chunk: (String, String),
     /// Its shard.
@@ -224,6 +241,8 @@ pub struct FitView {
     pub key: String,
     /// Key fields the workload's documents never have.
     pub missing: Vec<String>,
+    /// Key fields the workload leaves out of some documents (when none is missing).
+    pub sometimes: Vec<String>,
     /// The template with the missing fields added, as mongosh prints it.
     pub fixed: Option<String>,
     /// Workloads that write every key field.
