@@ -25,6 +25,9 @@ use {
 const DOCS_POINTS: usize = 160;
 /// Steps the inserts chart shows.
 const INSERT_STEPS: usize = 60;
+/// The most cells a heatmap answers: past it, fewer columns (each holding more steps),
+/// so that an answer stays a few megabytes whatever a request asks.
+pub const MAX_HEAT_CELLS: u32 = 1 << 21;
 /// MongoDB's error when there are too few distinct values to measure the read and
 /// write distribution.
 const TOO_FEW_RANGES: i32 = 4_952_606;
@@ -66,8 +69,9 @@ pub fn events(held: &Held, ns: &str) -> Vec<EventRow> {
     let timeline = &held.timeline;
     let cluster = &timeline.session().cluster;
     let bound = |k: &KeyValue| bound_text(cluster, ns, k);
-    let all: Vec<_> = cluster.events().iter().collect();
-    all.iter()
+    cluster
+        .events()
+        .iter()
         .rev()
         .filter(|e| !matches!(e.kind, EventKind::MoveChunkStart { .. }))
         .take(MAX_EVENTS)
@@ -306,7 +310,8 @@ fn text(d: &Document, path: &[&str]) -> String {
 }
 
 /// The key-space heatmap of `ns`: `rows` key ranges by at most `columns` groups of steps
-/// (the core's `Timeline::heat_grid`), with the shard strip, the chunk boundaries, the
+/// (the core's `Timeline::heat_grid`; fewer columns when the grid would pass
+/// [`MAX_HEAT_CELLS`]), with the shard strip, the chunk boundaries, the
 /// cursor, the pattern the core reads in it, and why it is empty when it is.
 #[cfg(feature = "insight")]
 pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
@@ -324,7 +329,11 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
         ..HeatView::default()
     };
     let grid = (steps > 0)
-        .then(|| timeline.heat_grid(ns, HeatOptions { rows, columns }))
+        .then(|| {
+            let rows = rows.clamp(1, 4096);
+            let columns = columns.clamp(1, (MAX_HEAT_CELLS / rows).max(1));
+            timeline.heat_grid(ns, HeatOptions { rows, columns })
+        })
         .flatten();
     view.empty = empty_reason(ns, steps, grid.as_ref());
     let Some(grid) = grid else { return view };

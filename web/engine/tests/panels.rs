@@ -513,3 +513,16 @@ fn events_print_the_values_when_the_collection_is_gone() {
     let split = rows.iter().find(|r| r.kind == "split").unwrap();
     assert!(!split.text.contains("x: "), "{}", split.text);
 }
+
+#[test]
+fn a_heatmap_at_the_limits_stays_within_its_cell_budget() {
+    let mut e = sharded("{x: 1}");
+    monotonic(&mut e, 600, 1);
+    let h = heat(&mut e, NS, 4096, 8192);
+    assert_eq!(h.row_shards.len(), 4096);
+    assert!(h.cells.len() <= shardlab_engine::panels::MAX_HEAT_CELLS as usize);
+    assert_eq!(h.cells.len(), 4096 * h.columns as usize);
+    assert!(h.per_column > 1, "columns hold several steps");
+    assert!(u64::from(h.columns) * h.per_column >= h.steps);
+    assert_eq!(h.steps, 601);
+}
