@@ -415,9 +415,9 @@ pub fn inspect(held: &Held, ns: &str, subject: &Inspecting) -> Inspection {
                 None => Err(format!("{key} names no shard key value")),
             });
         }
-        Inspecting::At { at } => {
-            view.chunk = Some(match chunk_at(held, ns, *at) {
-                Some(key) => chunk_docs(held, ns, &key, None, None),
+        Inspecting::At { at, reach } => {
+            view.chunk = Some(match chunk_at(held, ns, *at, reach.unwrap_or(-1.0)) {
+                Some((key, mark)) => chunk_docs(held, ns, &key, None, mark),
                 None => Err(format!("{ns} has no chunk to show")),
             });
         }
@@ -431,15 +431,27 @@ pub fn inspect(held: &Held, ns: &str, subject: &Inspecting) -> Inspection {
     view
 }
 
-/// The lower bound of the chunk at point `at` of the key-space bar of `ns`, as the page
-/// draws the bar (the frame's segments); points outside [0, 1] take the nearest end.
+/// What a click at point `at` of the key-space bar of `ns` opens, as the page draws the
+/// bar (the frame's segments and ticks): the document of the tick nearest the point
+/// within `reach` (its key, and its insertion number to mark), else the lower bound of the
+/// chunk under the point. Points outside [0, 1] take the nearest end.
 #[cfg(feature = "insight")]
-fn chunk_at(held: &Held, ns: &str, at: f64) -> Option<KeyValue> {
+fn chunk_at(held: &Held, ns: &str, at: f64, reach: f64) -> Option<(KeyValue, Option<u64>)> {
     let cluster = &held.timeline.session().cluster;
     let view = crate::view_model::cluster_view(cluster, ns, &held.sent.memory());
     let at = if at.is_nan() { 0.0 } else { at.clamp(0.0, 1.0) };
+    let near = view
+        .ticks
+        .iter()
+        .enumerate()
+        .map(|(i, (t, _))| (i, (t - at).abs()))
+        .filter(|(_, d)| *d <= reach)
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((seq, key)) = near.and_then(|(i, _)| view.tick_docs.get(i)) {
+        return Some((key.clone(), Some(*seq)));
+    }
     let i = view.bar.partition_point(|b| b.lo <= at).saturating_sub(1);
-    view.bar.get(i).map(|b| b.chunk.key.clone())
+    view.bar.get(i).map(|b| (b.chunk.key.clone(), None))
 }
 
 /// Where the latest insert into `ns` landed: only when the latest step up to the cursor
@@ -509,6 +521,7 @@ fn chunk_docs(
         shard: cluster.shard_name(page.shard).to_string(),
         total: page.total,
         skip: page.skip,
+        mark,
         hashed: page.hashed_field.is_some(),
         rows: page
             .rows

@@ -336,6 +336,7 @@ fn a_chunk_pages_its_documents_from_the_marked_one() {
         .unwrap();
     assert!(c.total > 25, "{}", c.total);
     assert_eq!(c.skip % 25, 0);
+    assert_eq!(c.mark, Some(l.seq));
     assert!(c.rows.len() <= 25);
     assert!(
         c.rows.iter().any(|r| r.seq == l.seq),
@@ -395,7 +396,7 @@ fn a_point_of_the_key_bar_opens_its_chunk() {
     let mut e = sharded("{x: 1}");
     monotonic(&mut e, 3, 1000);
     let chunk = |e: &mut Engine, at| {
-        inspect(e, NS, Inspecting::At { at })
+        inspect(e, NS, Inspecting::At { at, reach: None })
             .chunk
             .unwrap()
             .unwrap()
@@ -412,7 +413,10 @@ fn a_point_of_the_key_bar_opens_its_chunk() {
         &mut e,
         Call::Inspect {
             ns: NS.into(),
-            subject: Inspecting::At { at: f64::NAN },
+            subject: Inspecting::At {
+                at: f64::NAN,
+                reach: None,
+            },
         },
     )
     .unwrap_err();
@@ -525,4 +529,36 @@ fn a_heatmap_at_the_limits_stays_within_its_cell_budget() {
     assert!(h.per_column > 1, "columns hold several steps");
     assert!(u64::from(h.columns) * h.per_column >= h.steps);
     assert_eq!(h.steps, 601);
+}
+
+#[test]
+fn a_point_near_a_tick_opens_its_document() {
+    let mut e = sharded("{x: 1}");
+    monotonic(&mut e, 3, 1000);
+    run(
+        &mut e,
+        "db.getSiblingDB(\"test\").events.insertOne({x: 1500})",
+    );
+    let Reply::Frame(frame) = ask(
+        &mut e,
+        Call::Frame {
+            ns: Some(NS.into()),
+        },
+    )
+    .unwrap() else {
+        panic!()
+    };
+    let tick = *frame.ticks.iter().find(|t| t.seq == 3000).unwrap();
+    let near = |e: &mut Engine, reach| {
+        let at = tick.at + 0.001;
+        inspect(e, NS, Inspecting::At { at, reach })
+            .chunk
+            .unwrap()
+            .unwrap()
+    };
+    let c = near(&mut e, Some(0.01));
+    assert_eq!(c.mark, Some(3000));
+    assert!(c.rows.iter().any(|r| r.seq == 3000), "the tick's page");
+    assert_eq!(near(&mut e, None).mark, None);
+    assert_eq!(near(&mut e, Some(0.0001)).mark, None, "out of reach");
 }

@@ -93,9 +93,13 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             match subject {
                 Inspecting::Chunk { key, .. } => within("the key handle", key, MAX_SOURCE_BYTES),
                 Inspecting::Shard { shard } => within("the shard", shard, MAX_FIELD_BYTES),
-                Inspecting::At { at } if !at.is_finite() => Err(EngineError::bad_value(
-                    "a point of the key-space bar is a number",
-                )),
+                Inspecting::At { at, reach }
+                    if !at.is_finite() || reach.is_some_and(|r| !r.is_finite()) =>
+                {
+                    Err(EngineError::bad_value(
+                        "a point of the key-space bar and its reach are numbers",
+                    ))
+                }
                 Inspecting::Nothing | Inspecting::At { .. } | Inspecting::Round => Ok(()),
             }
         }

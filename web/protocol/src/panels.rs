@@ -126,10 +126,16 @@ pub enum Inspecting {
         /// A document to mark, by insertion number.
         mark: Option<u64>,
     },
-    /// The chunk at a point of the key-space bar, in [0, 1].
+    /// The chunk at a point of the key-space bar, in [0, 1] (as the frame's bar lays
+    /// the chunks out), or the document of the latest insert whose tick is nearest within
+    /// `reach`, marked in its chunk.
     At {
         /// The point.
         at: f64,
+        /// How far from the point a tick may be to be taken, as a share of the bar (the
+        /// page's 4 CSS pixels over the bar's width); no tick is taken when absent.
+        #[serde(default)]
+        reach: Option<f64>,
     },
     /// Why a shard holds what it holds.
     Shard {
@@ -194,6 +200,8 @@ pub struct ChunkDocsView {
     pub total: u64,
     /// The first row's position in the chunk, from 0.
     pub skip: u64,
+    /// The document marked, by insertion number (the one asked for, or the tick's).
+    pub mark: Option<u64>,
     /// Whether the key is hashed (rows then carry the hashed value).
     pub hashed: bool,
     /// The rows.
