@@ -39,7 +39,9 @@ pub fn answer(held: &Held, call: Call) -> Result<Reply, EngineError> {
         Call::Events { ns } => Ok(Reply::Events {
             rows: events(held, &ns),
         }),
-        Call::Insights { ns } => Ok(Reply::Insights(Box::new(insights(held, &ns)))),
+        Call::Insights { ns, analyze } => {
+            Ok(Reply::Insights(Box::new(insights(held, &ns, analyze))))
+        }
         Call::WorkloadFit { ns, spec } => Ok(Reply::WorkloadFit(workload_fit(held, &ns, &spec))),
         #[cfg(feature = "insight")]
         Call::Heat { ns, rows, columns } => {
@@ -121,9 +123,9 @@ pub fn workload_fit(held: &Held, ns: &str, spec: &str) -> FitView {
     view
 }
 
-/// The insights panel: analyzeShardKey's report on the key of `ns` (see [`analyze`]) and
-/// the charts' series up to the cursor.
-pub fn insights(held: &Held, ns: &str) -> InsightsView {
+/// The insights panel: the charts' series up to the cursor and, when `run` is set,
+/// analyzeShardKey's report on the key of `ns` (see [`analyze`]).
+pub fn insights(held: &Held, ns: &str, run: bool) -> InsightsView {
     let cluster = &held.timeline.session().cluster;
     let key = cluster
         .sharding(ns)
@@ -134,7 +136,8 @@ pub fn insights(held: &Held, ns: &str) -> InsightsView {
     InsightsView {
         ns: ns.to_string(),
         key,
-        report: analyze(held.timeline.session(), ns).map(|d| analysis(&d)),
+        step: held.timeline.position(),
+        report: run.then(|| analyze(held.timeline.session(), ns).map(|d| analysis(&d))),
         shards,
         docs,
         inserts,

@@ -87,7 +87,9 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         Call::Open(Start::Lesson { id }) => within("the lesson", id, MAX_FIELD_BYTES),
         Call::Open(Start::Replay { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
         Call::Act(act) => check_act(act),
-        Call::Events { ns } | Call::Insights { ns } => within("the namespace", ns, MAX_FIELD_BYTES),
+        Call::Events { ns } | Call::Insights { ns, .. } => {
+            within("the namespace", ns, MAX_FIELD_BYTES)
+        }
         Call::Inspect { ns, subject } => {
             within("the namespace", ns, MAX_FIELD_BYTES)?;
             match subject {

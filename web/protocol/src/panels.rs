@@ -67,8 +67,10 @@ pub struct InsightsView {
     pub ns: String,
     /// The key as mongosh prints it.
     pub key: String,
-    /// The report's figures, or MongoDB's error.
-    pub report: Result<Analysis, String>,
+    /// The cursor the answer was computed at, a step number.
+    pub step: u64,
+    /// The report's figures, or MongoDB's error; absent unless asked for.
+    pub report: Option<Result<Analysis, String>>,
     /// Shards by name, in the cluster's order, with their colour index.
     pub shards: Vec<(String, u32)>,
     /// Documents per shard after each step, oldest first (at most about 160 points).
