@@ -575,3 +575,29 @@ fn a_point_near_a_tick_opens_its_document() {
     assert_eq!(near(&mut e, None).mark, None);
     assert_eq!(near(&mut e, Some(0.0001)).mark, None, "out of reach");
 }
+
+#[test]
+fn hello_names_the_panels_and_their_params_read_as_json() {
+    let mut e = Engine::new();
+    let Reply::Hello { methods, .. } = ask(&mut e, Call::Hello).unwrap() else {
+        panic!()
+    };
+    for m in ["events", "heat", "insights", "inspect", "workloadFit"] {
+        assert!(methods.iter().any(|x| x == m), "{m}");
+    }
+    // Optional parameters may be left out by a script.
+    let r: Request = serde_json::from_str(
+        r#"{"v": 1, "id": 3, "session": "page", "method": "inspect",
+            "params": {"ns": "test.events", "subject": {"about": "at", "at": 0.5}}}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        r.call,
+        Call::Inspect { subject: Inspecting::At { at, reach: None }, .. } if at == 0.5
+    ));
+    let r: Request = serde_json::from_str(
+        r#"{"v": 1, "id": 4, "session": "page", "method": "insights", "params": {"ns": "a.b"}}"#,
+    )
+    .unwrap();
+    assert!(matches!(r.call, Call::Insights { analyze: false, .. }));
+}
