@@ -219,12 +219,7 @@ impl Comparison {
                 .filter(|n| (lo..=hi).contains(n))
                 .ok_or_else(|| format!("the comparison's {what} must be between {lo} and {hi}"))
         };
-        let batch = number(
-            batch,
-            "documents per tick",
-            1,
-            u64::from(MAX_BATCH),
-        )?;
+        let batch = number(batch, "documents per tick", 1, u64::from(MAX_BATCH))?;
         let total = number(total, "total", 1, MAX_TOTAL)?;
         let chunk_size = number(chunk_size, "chunk size", 1024, 1 << 30)?;
         let ticks = number(ticks, "ticks", 0, MAX_SHARED_TICKS)?;

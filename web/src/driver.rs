@@ -310,7 +310,8 @@ impl Driver {
                 json,
             }) => {
                 let total = view.replay.map_or(0, |r| r.total) as usize;
-                self.dispatch.emit(Action::Viewed(session.clone(), Rc::new(*view)));
+                self.dispatch
+                    .emit(Action::Viewed(session.clone(), Rc::new(*view)));
                 let what = opening.what();
                 let Some(source) = opening.source else {
                     return;
@@ -361,7 +362,10 @@ impl Driver {
             .lesson
             .as_deref()
             .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id))
-            .map_or_else(|| view.lesson.clone().unwrap_or_default(), |l| l.title.clone());
+            .map_or_else(
+                || view.lesson.clone().unwrap_or_default(),
+                |l| l.title.clone(),
+            );
         self.dispatch.emit(Action::Notice(Some(Notice {
             text: notice.text.replace("{lesson}", &title),
             offer: notice.offer.clone(),
@@ -399,7 +403,13 @@ impl Driver {
             let run = self.run.borrow();
             let Some(run) = run.as_ref() else { return };
             let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
-            (run.session.clone(), run.chunk.min(left.max(1) as u32), run.done, run.total, run.what)
+            (
+                run.session.clone(),
+                run.chunk.min(left.max(1) as u32),
+                run.done,
+                run.total,
+                run.what,
+            )
         };
         self.dispatch.emit(Action::Replaying(Some(Progress {
             what,
@@ -421,7 +431,9 @@ impl Driver {
                             let per = took / f64::from(chunk.max(1));
                             run.chunk = ((SLICE_MS / per.max(0.01)) as u32).clamp(1, 2_000);
                         }
-                        driver.dispatch.emit(Action::Viewed(session, Rc::new(*view)));
+                        driver
+                            .dispatch
+                            .emit(Action::Viewed(session, Rc::new(*view)));
                         after_yielding(move || driver.advance());
                     }
                     Err(e) if e.code_name == ENGINE_RESTARTED => driver.finish(Ending::Over),
@@ -448,7 +460,9 @@ impl Driver {
         let session = run.session.clone();
         engine_client::request(&session.clone(), Call::Act(Act::Finish), move |answer| {
             if let Ok(Reply::Page(view)) = answer {
-                driver.dispatch.emit(Action::Viewed(session, Rc::new(*view)));
+                driver
+                    .dispatch
+                    .emit(Action::Viewed(session, Rc::new(*view)));
             }
             driver.concluded(run, ending);
         });

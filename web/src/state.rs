@@ -385,7 +385,10 @@ impl Playground {
         let mut put = |name: &str, value: String| out.push((name.to_string(), value));
         if let Some(id) = &self.view.lesson {
             put("lesson", id.clone());
-            put("after", if self.view.after_done { "1" } else { "0" }.to_string());
+            put(
+                "after",
+                if self.view.after_done { "1" } else { "0" }.to_string(),
+            );
         }
         put("workload", w.spec.clone());
         put("batch", w.batch.to_string());

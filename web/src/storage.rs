@@ -163,7 +163,11 @@ fn to_bson(v: &JsValue, depth: u32) -> Result<bson::Bson, String> {
     }
     if js_sys::Array::is_array(v) {
         let list: js_sys::Array = v.clone().unchecked_into();
-        return list.iter().map(|x| to_bson(&x, depth + 1)).collect::<Result<Vec<_>, _>>().map(Bson::Array);
+        return list
+            .iter()
+            .map(|x| to_bson(&x, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Bson::Array);
     }
     let object: js_sys::Object = v.clone().unchecked_into();
     let mut doc = bson::Document::new();

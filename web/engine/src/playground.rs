@@ -607,14 +607,17 @@ impl<'a> Playground<'a> {
             .map(|(ns, c)| CollectionInfo {
                 ns: ns.clone(),
                 key: c.sharding.as_ref().map(key_text).unwrap_or_default(),
-                primary: c.sharding.is_none().then(|| {
-                    let db = ns.split('.').next().unwrap_or_default();
-                    cluster
-                        .databases()
-                        .get(db)
-                        .map(|d| cluster.shard_name(d.primary).to_string())
-                })
-                .flatten(),
+                primary: c
+                    .sharding
+                    .is_none()
+                    .then(|| {
+                        let db = ns.split('.').next().unwrap_or_default();
+                        cluster
+                            .databases()
+                            .get(db)
+                            .map(|d| cluster.shard_name(d.primary).to_string())
+                    })
+                    .flatten(),
                 docs: c.doc_count(),
             })
             .collect()

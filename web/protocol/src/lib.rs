@@ -158,11 +158,15 @@ pub enum Call {
         /// Columns, 1 to 8,192.
         columns: u32,
     },
-    /// analyzeShardKey's report on a collection's key (run on a copy of the session, after
-    /// a mixed query sample) and the charts' series.
+    /// The insights panel's charts' series and, when `analyze` is set, analyzeShardKey's
+    /// report on a collection's key (run on a copy of the session, after a mixed query
+    /// sample: costly, so asked for only when the user asks).
     Insights {
         /// The collection.
         ns: String,
+        /// Whether to run analyzeShardKey; without it the answer has the charts alone.
+        #[serde(default)]
+        analyze: bool,
     },
     /// What the inspector shows about a collection.
     Inspect {

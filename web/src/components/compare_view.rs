@@ -3,10 +3,10 @@
 //! state and the figures are in [`crate::comparison`] and the core.
 
 use super::query::use_engine_query;
-use shardlab_protocol::{Call, Reply};
 use crate::comparison::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
+use shardlab_protocol::{Call, Reply};
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -292,10 +292,15 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let i = props.index;
     let draft = use_state(|| column.key.clone());
     // The key is checked as typed, by the engine, as shardCollection would.
-    let check = use_engine_query((*draft).clone(), std::rc::Rc::from("compare-check"), true, {
-        let key = (*draft).clone();
-        move || Call::CheckKey { key }
-    });
+    let check = use_engine_query(
+        (*draft).clone(),
+        std::rc::Rc::from("compare-check"),
+        true,
+        {
+            let key = (*draft).clone();
+            move || Call::CheckKey { key }
+        },
+    );
     let validation: Result<String, String> = match check.as_deref() {
         Some(Ok(Reply::KeyCheck { key: Some(k), .. })) => Ok(k.clone()),
         Some(Ok(Reply::KeyCheck { error: Some(e), .. })) => Err(e.message.clone()),
