@@ -6,13 +6,12 @@ pub mod compare_view;
 pub mod console;
 pub mod controls;
 pub mod guide;
-#[cfg(feature = "insight")]
 pub mod heatmap;
 pub mod insights;
-#[cfg(feature = "insight")]
 pub mod inspector;
 pub mod key_bar;
 pub mod notice;
+pub mod query;
 pub mod query_box;
 pub mod share_bar;
 pub mod tabs;
