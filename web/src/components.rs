@@ -1,4 +1,5 @@
-//! The playground's components.
+//! The playground's components: each draws a slice of the page's state and the engine's
+//! answers to its own queries.
 
 pub mod app;
 pub mod cluster_view;

@@ -1,6 +1,6 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
-use shardlab_engine::view_model::{human_bytes, ClusterView};
+use shardlab_protocol::Frame;
 
 /// The shard colours (the stylesheet's Okabe-Ito palette), by shard index modulo 8.
 pub const COLOURS: [&str; 8] = [
@@ -15,7 +15,7 @@ fn escape(s: &str) -> String {
 }
 
 /// Draws the shards as columns of chunk blocks, with the key-space bar on top.
-pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
+pub fn cluster_svg(view: &Frame, title: &str) -> String {
     const COL_W: f64 = 260.0;
     const GAP: f64 = 16.0;
     const CHUNK_H: f64 = 44.0;
@@ -24,7 +24,7 @@ pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
     let tallest = view
         .shards
         .iter()
-        .map(|s| s.chunks.len())
+        .map(|s| s.chunks.as_ref().map_or(0, Vec::len))
         .max()
         .unwrap_or(0) as f64;
     let height = 140.0 + tallest * (CHUNK_H + 6.0) + 20.0;
@@ -39,21 +39,22 @@ pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
             "<rect x=\"{:.1}\" y=\"40\" width=\"{:.1}\" height=\"18\" fill=\"{}\"/>\n",
             GAP + b.lo * bar_w,
             ((b.hi - b.lo) * bar_w).max(0.5),
-            COLOURS[b.shard % 8]
+            COLOURS[b.shard as usize % 8]
         ));
     }
     for (i, s) in view.shards.iter().enumerate() {
         let x = GAP + i as f64 * (COL_W + GAP);
-        let colour = COLOURS[s.index % 8];
+        let colour = COLOURS[s.index as usize % 8];
+        let chunks = s.chunks.as_deref().unwrap_or_default();
         out.push_str(&format!(
             "<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"{:.1}\" rx=\"8\" fill=\"#fafbfc\" stroke=\"#dde1e8\"/>\n<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"5\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"98\" font-size=\"15\" font-weight=\"700\">{}</text>\n<text x=\"{:.1}\" y=\"116\" font-size=\"11\" fill=\"#5d6678\">{}</text>\n",
             height - 84.0,
             x + 10.0,
             escape(&s.name),
             x + 10.0,
-            escape(&format!("{} chunks · {} docs · {}", s.chunks.len(), s.docs, human_bytes(s.bytes)))
+            escape(&format!("{} chunks · {} docs · {}", chunks.len(), s.docs, s.size))
         ));
-        for (j, c) in s.chunks.iter().enumerate() {
+        for (j, c) in chunks.iter().enumerate() {
             let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
             let stroke = if c.jumbo {
                 "#a2407a\" stroke-dasharray=\"5 3"
@@ -73,7 +74,7 @@ pub fn cluster_svg(view: &ClusterView, title: &str) -> String {
                 escape(&format!(
                     "{} docs · {}{}{}{}",
                     c.docs,
-                    human_bytes(c.bytes),
+                    c.size,
                     if c.is_min { " · MinKey chunk" } else { "" },
                     if c.is_max { " · MaxKey chunk" } else { "" },
                     if c.jumbo { " · jumbo" } else { "" }

@@ -61,7 +61,7 @@ pub fn fetch(then: impl FnOnce() + 'static) {
 /// Reads the glossary file, checking every entry: three non-empty strings, ids unique.
 pub fn parse_glossary(text: &str) -> Result<Vec<Entry>, String> {
     let bad = |what: &str| format!("the glossary file is malformed: {what}");
-    let Ok(Bson::Array(list)) = shardlab::shell::parse_ejson(text) else {
+    let Ok(Bson::Array(list)) = crate::storage::parse_json(text) else {
         return Err(bad("it must hold a list of terms"));
     };
     let mut out: Vec<Entry> = Vec::new();

@@ -6,9 +6,9 @@
 //! ([`parse_lessons`]), so that they are not part of the initial download. Browser tests
 //! check the same file (every preset exists, every question has one right answer).
 
-use crate::state::Settings;
+use crate::state::default_setup;
 use bson::{Bson, Document};
-use shardlab::engine::VersionMode;
+use shardlab_protocol::PageSetup as Settings;
 use wasm_bindgen::JsCast;
 
 /// The localStorage key that remembers where the learner left a lesson.
@@ -17,14 +17,14 @@ pub const STORAGE_KEY: &str = "shardlab.guide.v1";
 /// How a step prepares the playground.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scenario {
-    /// Load a lesson preset from [`shardlab::workload::presets`].
+    /// Load one of the engine's lessons, by id.
     Preset(&'static str),
     /// Start over with a fresh collection sharded on `key`.
     Key {
         /// The shard key, as typed.
         key: &'static str,
-        /// The behaviour era.
-        version: VersionMode,
+        /// The behaviour era: `"3.6"`, `"5.0"` or `"8.0"`.
+        version: &'static str,
         /// The chunk size in KiB.
         chunk_kib: u64,
     },
@@ -40,10 +40,10 @@ impl Scenario {
                 version,
                 chunk_kib,
             } => Some(Settings {
-                version,
+                version: version.to_string(),
                 chunk_size: chunk_kib * 1024,
                 key: key.to_string(),
-                ..Settings::default()
+                ..default_setup()
             }),
         }
     }
@@ -212,7 +212,7 @@ pub(crate) fn leak(text: &str) -> &'static str {
 /// Reads the lessons file, checking every field: a file can be malformed.
 pub fn parse_lessons(text: &str) -> Result<Vec<Lesson>, String> {
     let bad = |what: &str| format!("the lessons file is malformed: {what}");
-    let value = shardlab::shell::parse_ejson(text).map_err(|e| bad(&e.to_string()))?;
+    let value = crate::storage::parse_json(text).map_err(|e| bad(&e))?;
     let Bson::Array(list) = value else {
         return Err(bad("it must hold a list of lessons"));
     };
@@ -244,7 +244,8 @@ pub fn parse_lessons(text: &str) -> Result<Vec<Lesson>, String> {
                     version: scenario
                         .get_str("version")
                         .ok()
-                        .and_then(VersionMode::parse)
+                        .filter(|v| ["3.6", "5.0", "8.0"].contains(v))
+                        .map(leak)
                         .ok_or_else(|| bad("a scenario's 'version' must be 3.6, 5.0 or 8.0"))?,
                     chunk_kib: match scenario.get("chunkKib") {
                         Some(Bson::Int32(n)) if *n > 0 => *n as u64,

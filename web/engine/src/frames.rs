@@ -1,7 +1,7 @@
 //! The view model's pictures as protocol frames. A shard whose chunk list is the same
 //! `Rc` as in the previous frame sends no chunks: the view keeps what it has.
 
-use crate::view_model::{ChunkView, ClusterView, FrameMemory};
+use crate::view_model::{human_bytes, key_handle, short_bound, ChunkView, ClusterView, FrameMemory};
 use shardlab_protocol::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -32,6 +32,7 @@ pub fn to_frame(view: &ClusterView, previous: Option<&ClusterView>, position: u6
                 zones: s.zones.clone(),
                 docs: s.docs,
                 bytes: s.bytes,
+                size: human_bytes(s.bytes),
                 chunks: (!same).then(|| {
                     s.chunks
                         .iter()
@@ -54,6 +55,8 @@ pub fn to_frame(view: &ClusterView, previous: Option<&ClusterView>, position: u6
             .bar
             .iter()
             .map(|b| BarFrame {
+                min: b.min.to_string(),
+                key: key_handle(&b.chunk.key),
                 lo: b.lo,
                 hi: b.hi,
                 shard: b.shard as u32,
@@ -64,10 +67,11 @@ pub fn to_frame(view: &ClusterView, previous: Option<&ClusterView>, position: u6
             .ticks
             .iter()
             .zip(&view.tick_docs)
-            .map(|((at, fresh), (seq, _))| Tick {
+            .map(|((at, fresh), (seq, key))| Tick {
                 at: *at,
                 fresh: *fresh,
                 seq: *seq,
+                key: key_handle(key),
             })
             .collect(),
     }
@@ -76,7 +80,11 @@ pub fn to_frame(view: &ClusterView, previous: Option<&ClusterView>, position: u6
 fn chunk_frame(c: &ChunkView, order: u32) -> ChunkFrame {
     ChunkFrame {
         order,
-        key: crate::view_model::key_handle(&c.key),
+        key: key_handle(&c.key),
+        short_min: short_bound(&c.min),
+        short_max: short_bound(&c.max),
+        last_modified: c.last_modified(),
+        size: human_bytes(c.bytes),
         min: c.min.to_string(),
         max: c.max.to_string(),
         is_min: c.is_min,

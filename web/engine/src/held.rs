@@ -5,6 +5,7 @@
 use crate::frames::SentFrames;
 use shardlab::engine::inserts_per_shard;
 use shardlab::sim::Timeline;
+use shardlab::workload::presets::Preset;
 use shardlab::VersionMode;
 
 /// One step's figures for one collection, by shard name in shard order.
@@ -65,6 +66,42 @@ pub struct Held {
     pub stats: Vec<StepStats>,
     /// The key as typed, for a Compare column whose key MongoDB refused.
     pub typed_key: Option<(String, VersionMode)>,
+    /// The playground's own state, for a session opened for the page (`playground`).
+    pub page: Option<PageState>,
+}
+
+/// What a playground session keeps beside its timeline: what the page used to keep in its
+/// own state, and which decides what the next view shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PageState {
+    /// The collection picked in the list, until a command touches another one.
+    pub picked: Option<String>,
+    /// The lesson the session was opened from.
+    pub lesson: Option<&'static Preset>,
+    /// Whether the lesson's closing commands ran.
+    pub after_done: bool,
+    /// The collection shown as last derived (the setup's at first): what is shown when
+    /// nothing picked, touched or sharded names another.
+    pub ns: String,
+    /// Its key as last derived: the setup's, as typed, until a sharded collection is shown.
+    pub key: String,
+    /// Whether that key is unique.
+    pub unique: bool,
+    /// A replay under way.
+    pub replay: Option<PendingReplay>,
+}
+
+/// A scenario replaying into a playground session a slice at a time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PendingReplay {
+    /// The scenario's commands.
+    pub commands: Vec<String>,
+    /// How many of them ran.
+    pub next: usize,
+    /// The cursor once it is over (the scenario's position, clamped to its commands).
+    pub position: u64,
+    /// The page's own state the scenario carries.
+    pub page: Vec<(String, String)>,
 }
 
 impl Held {
@@ -77,6 +114,7 @@ impl Held {
             sent: SentFrames::default(),
             stats: vec![StepStats::default(); steps],
             typed_key: None,
+            page: None,
         }
     }
 

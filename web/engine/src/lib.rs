@@ -8,7 +8,9 @@
 //!
 //! Layers, lowest first: `view_model` (pure pictures of a cluster), `frames` (those
 //! pictures as protocol frames, with what changed), `queries` and `insight` (the
-//! engine's read-only answers), `held` (one session's timeline and figures), `comparison`, `service` (sessions and dispatch), `worker` (the wasm
+//! engine's read-only answers), `held` (one session's timeline and figures), `panels`
+//! (the page's side panels), `comparison`, `playground` (the playground's session: the
+//! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
 pub mod comparison;

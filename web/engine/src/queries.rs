@@ -7,7 +7,7 @@ use bson::Bson;
 use shardlab::keys::KeyPattern;
 use shardlab::shell::{parse_value, EvalContext};
 use shardlab::{Cluster, ClusterError, KeyValue, ShardKeyError};
-use shardlab_protocol::Targeting;
+use shardlab_protocol::{PageSetup, SetupPlan, Targeting};
 
 /// MongoDB's error as mongosh prints a server error.
 pub fn server_error(e: &ClusterError) -> String {
@@ -89,3 +89,81 @@ pub fn chunk_min(cluster: &Cluster, ns: &str, order: u32) -> Result<KeyValue, Cl
 }
 
 pub use crate::view_model::{key_handle, parse_key_handle};
+
+/// What applying the settings form's `draft` does to `cluster`: the same rules the form
+/// followed when the page decided them (a new version or shard count needs a new cluster;
+/// a new key on a collection with documents offers refine, reshard or start over; else
+/// one step of commands), with the commands written by the core's builders.
+pub fn plan_setup(cluster: &Cluster, draft: &PageSetup) -> SetupPlan {
+    use shardlab::workload::presets::{
+        chunk_size_command, refine_command, reshard_command, shard_command, start_over_command,
+    };
+    let pattern = match parse_key(&draft.key, draft.unique) {
+        Ok(p) => p,
+        Err(error) => return SetupPlan::Invalid { error },
+    };
+    let key = key_text(&pattern);
+    let version = cluster.config().version;
+    let shards = cluster.all_shards().iter().filter(|s| !s.removed).count() as u32;
+    if draft.version != version.label() || draft.shards != shards {
+        return SetupPlan::NewCluster { key };
+    }
+    let prefix = if draft.chunk_size != cluster.chunk_size() {
+        format!("{}; ", chunk_size_command(draft.chunk_size))
+    } else {
+        String::new()
+    };
+    let ns = draft.ns.trim();
+    let coll = cluster.collections().get(ns);
+    let docs = coll.map_or(0, |c| c.doc_count());
+    let sharding = coll.and_then(|c| c.sharding.as_ref());
+    let command = match sharding {
+        None => shard_command(ns, &draft.key, draft.unique, draft.initial_chunks),
+        Some(s) if s.pattern == pattern && s.unique == draft.unique => String::new(),
+        Some(s) if docs > 0 => {
+            let has = |c: &str| shardlab::session::has_command(version, c);
+            let missing = |c: &str| format!("{} mode has no {c}.", version.label());
+            let old = key_text(&s.pattern);
+            let extends = s.pattern.is_extended_by(&pattern) && s.pattern.len() < pattern.len();
+            let refine = if !has("refineCollectionShardKey") {
+                Err(missing("refineCollectionShardKey"))
+            } else if !extends {
+                Err(format!(
+                    "Refining only adds fields after the current key's: {key} does not start with {old}."
+                ))
+            } else {
+                Ok(format!("{prefix}{}", refine_command(ns, &draft.key)))
+            };
+            let reshard = if has("reshardCollection") {
+                Ok(format!("{prefix}{}", reshard_command(ns, &draft.key)))
+            } else {
+                Err(missing("reshardCollection"))
+            };
+            let over = format!(
+                "{prefix}{}",
+                start_over_command(ns, &draft.key, draft.unique, draft.initial_chunks)
+            );
+            return SetupPlan::ChangeKey {
+                key,
+                ns: ns.to_string(),
+                docs,
+                old,
+                refine,
+                reshard,
+                over,
+            };
+        }
+        Some(_) => start_over_command(ns, &draft.key, draft.unique, draft.initial_chunks),
+    };
+    let script = format!("{prefix}{command}");
+    let script = script.trim().trim_end_matches(';').trim().to_string();
+    if script.is_empty() {
+        SetupPlan::Nothing { key }
+    } else {
+        SetupPlan::Step {
+            key,
+            script,
+            shards: sharding.is_none(),
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! chunk that is not there, is refused with an error, never a panic.
 
 use crate::held::Held;
+use crate::playground::{self, save_event};
 use crate::queries;
 use crate::view_model::cluster_view;
 use shardlab::sim::{from_json, from_query, to_query, Timeline};
@@ -35,6 +36,11 @@ pub const METHODS: &[&str] = &[
     "scenario",
     "generate",
     "summary",
+    "planSetup",
+    "insertCommand",
+    "act",
+    "catalog",
+    "link",
 ];
 
 /// The engine: every open session, by name.
@@ -114,12 +120,16 @@ impl Engine {
                     error: Some(EngineError::bad_value(message)),
                 },
             }),
+            Call::InsertCommand { ns, doc } => Ok(Reply::Command {
+                text: shardlab::workload::presets::insert_one_command(&ns, &doc),
+            }),
             Call::NeedsMoreInput { source } => Ok(Reply::NeedsMoreInput {
                 more: shardlab::shell::needs_more_input(&source),
             }),
             Call::Compare(spec) => {
                 crate::comparison::run(&spec).map(|rows| Reply::Compared { rows })
             }
+            Call::Catalog => Ok(Reply::Catalog(playground::catalog())),
             call => {
                 let held = self
                     .sessions
@@ -148,8 +158,10 @@ impl Engine {
         }
         let mut errors = Vec::new();
         let held = match start {
-            Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. } => {
-                return Err(EngineError::bad_value("not built yet"))
+            start @ (Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. }) => {
+                let (held, reply) = playground::open(start, events)?;
+                self.sessions.insert(session.to_string(), held);
+                return Ok(reply);
             }
             Start::Config(config) => Held::new(Timeline::new(cluster_config(&config)?)),
             Start::Compare { column, chunk_size } => {
@@ -226,13 +238,6 @@ fn position(timeline: &Timeline) -> Position {
     }
 }
 
-fn save_event(timeline: &Timeline) -> Event {
-    Event::Save {
-        text: to_query(&timeline.to_scenario()),
-        steps: timeline.len(),
-    }
-}
-
 /// The calls that read or change one open session.
 fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
     match call {
@@ -302,6 +307,8 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
         Call::Scenario => Ok(Reply::Scenario {
             text: to_query(&held.timeline.to_scenario()),
         }),
+        Call::Act(act) => playground::act(held, act, events).map(|v| Reply::Page(Box::new(v))),
+        Call::Link { page, json } => playground::link(held, page, json),
         call => read_session(held, call),
     }
 }
@@ -334,6 +341,7 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             "this engine was built without the inspector",
         )),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
+        Call::PlanSetup { draft } => Ok(Reply::Plan(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)
             .map(|sentences| Reply::Explained { sentences })

@@ -49,6 +49,8 @@ pub struct ShardFrame {
     pub docs: u64,
     /// Bytes of the collection on it.
     pub bytes: u64,
+    /// The bytes as mongosh prints sizes (`51.76KiB`).
+    pub size: String,
     /// Its chunks in key order, or `None` when they are the blocks of the previous frame.
     pub chunks: Option<Vec<ChunkFrame>>,
 }
@@ -74,6 +76,14 @@ pub struct ChunkFrame {
     pub docs: u64,
     /// Bytes in it.
     pub bytes: u64,
+    /// The bytes as mongosh prints sizes.
+    pub size: String,
+    /// The lower bound shortened for a narrow block (long quoted values elided).
+    pub short_min: String,
+    /// The upper bound shortened.
+    pub short_max: String,
+    /// "Last modified", its version as mongosh prints it (`Timestamp({ t: 1, i: 2 })`).
+    pub last_modified: String,
     /// Whether it is jumbo.
     pub jumbo: bool,
     /// Documents it gained since the previous frame.
@@ -87,9 +97,13 @@ pub struct ChunkFrame {
 }
 
 /// One chunk on the key-space bar.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BarFrame {
+    /// The chunk's lower bound as mongosh prints it.
+    pub min: String,
+    /// Its key handle (see [`ChunkFrame::key`]).
+    pub key: String,
     /// Where it starts, in [0, 1].
     pub lo: f64,
     /// Where it ends.
@@ -101,7 +115,7 @@ pub struct BarFrame {
 }
 
 /// A recent insert on the key-space bar.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tick {
     /// Where it falls, in [0, 1].
@@ -110,4 +124,6 @@ pub struct Tick {
     pub fresh: bool,
     /// Its insertion number.
     pub seq: u64,
+    /// Its shard key value's handle, naming the chunk that holds it.
+    pub key: String,
 }

@@ -171,6 +171,18 @@ pub enum Call {
         /// The subject.
         subject: Inspecting,
     },
+    /// What applying the settings form's draft would do (see [`SetupPlan`]).
+    PlanSetup {
+        /// The draft.
+        draft: PageSetup,
+    },
+    /// The command that inserts one document, typed in the inspector's form, into `ns`.
+    InsertCommand {
+        /// The collection.
+        ns: String,
+        /// The document as typed.
+        doc: String,
+    },
     /// How a workload's documents fit a collection's shard key.
     WorkloadFit {
         /// The collection.
@@ -409,6 +421,13 @@ pub enum Reply {
     Inspection(Box<Inspection>),
     /// A workload's fit to a key.
     WorkloadFit(FitView),
+    /// What applying the draft would do.
+    Plan(SetupPlan),
+    /// A command to run.
+    Command {
+        /// The command's text.
+        text: String,
+    },
     /// The session's shareable form.
     Scenario {
         /// The link form (`v2.…`), as `?s=` or `#s=` carries it.

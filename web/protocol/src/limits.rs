@@ -97,6 +97,14 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             }
             within("the namespace", ns, MAX_FIELD_BYTES)
         }
+        Call::PlanSetup { draft } => {
+            within("the shard key", &draft.key, MAX_FIELD_BYTES)?;
+            within("the namespace", &draft.ns, MAX_FIELD_BYTES)
+        }
+        Call::InsertCommand { ns, doc } => {
+            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within("the document", doc, MAX_SOURCE_BYTES)
+        }
         Call::WorkloadFit { ns, spec } => {
             within("the namespace", ns, MAX_FIELD_BYTES)?;
             within("the workload", spec, MAX_FIELD_BYTES)

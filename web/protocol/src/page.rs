@@ -145,6 +145,8 @@ pub struct ViewSettings {
     pub key: String,
     /// Whether the key is unique.
     pub unique: bool,
+    /// The key's field names, in order (empty when the collection is not sharded).
+    pub fields: Vec<String>,
     /// Live shards.
     pub shards: u32,
     /// The era, `"3.6"`, `"5.0"` or `"8.0"`.
@@ -159,6 +161,8 @@ pub struct ViewSettings {
 pub struct CollectionInfo {
     /// Its namespace.
     pub ns: String,
+    /// For an unsharded collection, its database's primary shard.
+    pub primary: Option<String>,
     /// Its shard key as mongosh prints it, empty when it is not sharded.
     pub key: String,
     /// Its documents.
@@ -173,6 +177,8 @@ pub struct Landed {
     pub seq: u64,
     /// Where it falls on the key-space bar, in [0, 1].
     pub at: Option<f64>,
+    /// The key handle of the chunk it landed in (its lower bound).
+    pub chunk: Option<String>,
 }
 
 /// A replay under way.
@@ -219,6 +225,8 @@ pub struct PageView {
     /// Inserts per shard over the latest inserted documents (the hot window), by shard
     /// name, in shard order.
     pub hot: Vec<(String, u64)>,
+    /// How many inserted documents `hot` counts (whole steps, so at least the window).
+    pub hot_counted: u64,
     /// The lesson the session was opened from, by id.
     pub lesson: Option<String>,
     /// Whether the lesson's closing commands ran.
@@ -226,3 +234,55 @@ pub struct PageView {
     /// The replay under way, if any.
     pub replay: Option<ReplayProgress>,
 }
+
+/// What applying the settings form's draft does to the cluster at the cursor, as the
+/// engine plans it: the page shows the choice and runs the command the engine wrote.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "plan", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum SetupPlan {
+    /// The draft's key is not one MongoDB takes.
+    Invalid {
+        /// MongoDB's (or the shell's) error.
+        error: String,
+    },
+    /// Nothing differs from the cluster.
+    Nothing {
+        /// The key as mongosh prints it.
+        key: String,
+    },
+    /// Commands on this cluster, one timeline step.
+    Step {
+        /// The key as mongosh prints it.
+        key: String,
+        /// The script.
+        script: String,
+        /// Whether the collection is not sharded yet (the button says "Shard collection").
+        shards: bool,
+    },
+    /// The collection holds documents and the key changes: refine, reshard or start over.
+    ChangeKey {
+        /// The key as mongosh prints it.
+        key: String,
+        /// The collection.
+        ns: String,
+        /// The documents at stake.
+        docs: u64,
+        /// The current key as mongosh prints it.
+        old: String,
+        /// The refine script, or why this version or key cannot refine.
+        refine: Result<String, String>,
+        /// The reshard script, or why this version cannot reshard.
+        reshard: Result<String, String>,
+        /// The script that drops the collection and shards it again.
+        over: String,
+    },
+    /// The version or the shard count changes: a new cluster.
+    NewCluster {
+        /// The key as mongosh prints it.
+        key: String,
+    },
+}
+
+/// The command that inserts one document typed in the inspector's form into `ns`,
+/// as the engine writes it (see [`crate::Call::InsertCommand`]).
+pub type InsertCommand = String;

@@ -228,6 +228,8 @@ pub struct FitView {
     pub key: String,
     /// Key fields the workload's documents never have.
     pub missing: Vec<String>,
+    /// Key fields some of its documents leave out.
+    pub sometimes: Vec<String>,
     /// The template with the missing fields added, as mongosh prints it.
     pub fixed: Option<String>,
     /// Workloads that write every key field.

@@ -1,10 +1,7 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
-use crate::state::{drawings_per_second, Action, Inspect, Playground};
-use shardlab::sim::HOT_WINDOW;
-use shardlab::KeyValue;
-use shardlab_engine::view_model::{human_bytes, short_bound, ChunkView, ShardView};
-use std::rc::Rc;
+use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_TO};
+use shardlab_protocol::{ChunkFrame, Inspecting, ShardFrame};
 use yew::prelude::*;
 
 /// Properties of [`ClusterPanel`].
@@ -21,38 +18,31 @@ pub struct ClusterPanelProps {
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
-    let v = props.state.view.clone();
+    let v = props.state.frame.clone();
     let dispatch = props.dispatch.clone();
     let targeted = &props.targeted;
-    let last = props.state.last_inserts(HOT_WINDOW);
+    let hot = &props.state.view.hot;
+    let on = |name: &str| hot.iter().find(|(s, _)| s == name).map_or(0, |(_, n)| *n);
     // Playing fast, blocks appear without their split and arrival animations (the
     // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
-    let fast = props.state.draws_in_pairs();
+    let fast = props.state.playing && props.state.speed > DRAW_EVERY_TICK_UP_TO;
     // The columns as last drawn, with their recent-insert counts.
-    let drawn = use_mut_ref(Vec::<(ShardView, u64)>::new);
+    let drawn = use_mut_ref(Vec::<(ShardFrame, u64)>::new);
     // The chunk the document just inserted landed in, and the one the inspector shows.
-    let chunk_of = |key: &KeyValue| {
-        let timeline = props.state.timeline.borrow();
-        let cluster = &timeline.session().cluster;
-        cluster
-            .sharding(&props.state.settings.ns)
-            .ok()
-            .and_then(|s| s.table.chunk_for(key).map(|c| c.min.clone()))
-    };
-    let landed = props.state.landed().and_then(|(_, key)| chunk_of(&key));
+    let landed = props.state.view.landed.as_ref().and_then(|l| l.chunk.clone());
     let selected = match props.state.inspecting() {
-        Some(Inspect::Chunk { key, .. }) => chunk_of(key),
+        Some(Inspecting::Chunk { key, .. }) => Some(key.clone()),
         _ => None,
     };
     let columns = staggered(
         &mut drawn.borrow_mut(),
         &v.shards,
-        |s| last.on(&s.name),
+        |s| on(&s.name),
         stagger(props.state.playing, props.state.speed),
         props.state.rev,
     );
     html! {
-        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={last.counted.to_string()}>
+        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={props.state.view.hot_counted.to_string()}>
             <div class="cluster-head">
                 <p class="summary" data-testid="summary">
                     if v.sharded {
@@ -63,7 +53,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
                 </p>
                 if v.sharded {
                     <button class="link-button" data-testid="why-balancer" title="Why the balancer moves, or leaves, this collection's chunks"
-                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspect::Round)))}>{ "Balancer: why?" }</button>
+                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ "Balancer: why?" }</button>
                 }
                 <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
                     { "+ Add shard" }
@@ -103,13 +93,13 @@ pub const MAX_STAGGER: u64 = 4;
 /// column, or any column when `every` is 1, shows the cluster as it is. `drawn` remembers
 /// what each column shows.
 pub fn staggered(
-    drawn: &mut Vec<(ShardView, u64)>,
-    shards: &[ShardView],
-    recent: impl Fn(&ShardView) -> u64,
+    drawn: &mut Vec<(ShardFrame, u64)>,
+    shards: &[ShardFrame],
+    recent: impl Fn(&ShardFrame) -> u64,
     every: u64,
     tick: u64,
-) -> Vec<(ShardView, u64)> {
-    let columns: Vec<(ShardView, u64)> = shards
+) -> Vec<(ShardFrame, u64)> {
+    let columns: Vec<(ShardFrame, u64)> = shards
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -127,20 +117,18 @@ pub fn staggered(
 /// Properties of [`ShardColumn`].
 #[derive(Properties, PartialEq)]
 struct ShardColumnProps {
-    shard: ShardView,
+    shard: ShardFrame,
     dispatch: Callback<Action>,
     targeted: bool,
     last_inserts: u64,
-    /// The lower bound of the chunk the document just inserted landed in.
-    landed: Option<KeyValue>,
-    /// The lower bound of the chunk the inspector shows.
-    selected: Option<KeyValue>,
+    /// The key handle of the chunk the document just inserted landed in.
+    landed: Option<String>,
+    /// The key handle of the chunk the inspector shows.
+    selected: Option<String>,
 }
 
 /// One shard. A component of its own, so that Yew skips shards whose picture did not
-/// change; its chunk blocks likewise. Comparing two shards is cheap: a shard whose chunks
-/// all stayed the same keeps the same `Rc<[..]>` list, so the comparison is one pointer
-/// test, and within a changed list unchanged chunks are the same `Rc` too.
+/// change; its chunk blocks likewise.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
     // Whether the column draws all its chunks: from the first scroll or focus inside it.
@@ -156,7 +144,7 @@ fn shard_column_component(props: &ShardColumnProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct ChunkBlockProps {
     shard: AttrValue,
-    chunk: Rc<ChunkView>,
+    chunk: ChunkFrame,
     /// Out of sight below the column's scroll area: drawn as an empty, hidden block that
     /// keeps the test contract's attributes.
     far: bool,
@@ -199,13 +187,18 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
         .reform(move |_| Action::Auto(format!("db.adminCommand({{removeShard: \"{name}\"}})")));
     let why = {
         let name = s.name.clone();
-        dispatch.reform(move |_| Action::Inspect(Some(Inspect::Shard(name.clone()))))
+        dispatch.reform(move |_| {
+            Action::Inspect(Some(Inspecting::Shard {
+                shard: name.clone(),
+            }))
+        })
     };
     let shard_id = AttrValue::from(s.name.clone());
-    let windowed = show_all.is_some() && s.chunks.len() > DRAWN_AT_FIRST;
-    let mut blocks = Vec::with_capacity(s.chunks.len() + 1);
+    let chunks: &[ChunkFrame] = s.chunks.as_deref().unwrap_or_default();
+    let windowed = show_all.is_some() && chunks.len() > DRAWN_AT_FIRST;
+    let mut blocks = Vec::with_capacity(chunks.len() + 1);
     let mut hidden = 0;
-    for (i, c) in s.chunks.iter().enumerate() {
+    for (i, c) in chunks.iter().enumerate() {
         let landed = props.landed.as_ref() == Some(&c.key);
         let selected = props.selected.as_ref() == Some(&c.key);
         let far = windowed
@@ -227,7 +220,7 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
     let on_scroll = show_all.as_ref().map(|f| f.reform(|_: Event| ()));
     let on_focus = show_all.map(|f| f.reform(|_: FocusEvent| ()));
     html! {
-        <section class={classes!("shard", SHARD_COLOURS[s.index % 8], s.draining.then_some("draining"), targeted.then_some("targeted"))}
+        <section class={classes!("shard", SHARD_COLOURS[s.index as usize % 8], s.draining.then_some("draining"), targeted.then_some("targeted"))}
             data-testid="shard" data-shard-id={shard_id.clone()} data-last-inserts={last_inserts.to_string()}
             data-targeted={if targeted { "true" } else { "false" }} aria-label={format!("Shard {}", s.name)}>
             <header class="shard-head">
@@ -242,9 +235,9 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
                 // Three pieces that wrap between, never inside, one another (two lines at most).
-                <span>{ format!("{} chunks", s.chunks.len()) }</span>{ " · " }
+                <span>{ format!("{} chunks", chunks.len()) }</span>{ " · " }
                 <span>{ format!("{} docs", s.docs) }</span>{ " · " }
-                <span>{ human_bytes(s.bytes) }</span>
+                <span>{ s.size.clone() }</span>
             </p>
             if !s.zones.is_empty() {
                 <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ format!("zone {z}") }</span> }) }</p>
@@ -275,7 +268,7 @@ pub const SHARD_COLOURS: [&str; 8] = [
 const HEAT: [&str; 4] = ["heat-1", "heat-2", "heat-3", "heat-4"];
 
 /// A block out of sight: the test contract's attributes only, hidden by the stylesheet.
-fn far_chunk_block(shard: &AttrValue, c: &ChunkView) -> Html {
+fn far_chunk_block(shard: &AttrValue, c: &ChunkFrame) -> Html {
     html! {
         <li class="chunk far" data-testid="chunk" data-shard-id={shard.clone()}
             data-min={c.min.clone()} data-max={c.max.clone()} data-count={c.docs.to_string()}
@@ -289,7 +282,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
     let inspect = {
         let key = c.key.clone();
         move || {
-            Action::Inspect(Some(Inspect::Chunk {
+            Action::Inspect(Some(Inspecting::Chunk {
                 key: key.clone(),
                 skip: None,
                 mark: None,
@@ -329,7 +322,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             data-landed={if props.landed { "true" } else { "false" }}
             aria-pressed={if props.selected { "true" } else { "false" }}
             aria-label={format!("Chunk from {} to {}, {} documents{}", c.min, c.max, c.docs, if c.jumbo { ", jumbo" } else { "" })}
-            title={format!("last modified {}", c.last_modified())}>
+            title={format!("last modified {}", c.last_modified)}>
             if badges {
                 <div class="badges">
                     if c.is_min { <span class="badge badge-min">{ "MinKey chunk" }</span> }
@@ -339,9 +332,9 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
                 </div>
             }
             <code class="range" title={format!("[{}, {})", c.min, c.max)}>
-                { format!("[{},", short_bound(&c.min)) }<wbr />{ format!(" {})", short_bound(&c.max)) }
+                { format!("[{},", c.short_min) }<wbr />{ format!(" {})", c.short_max) }
             </code>
-            <span class="chunk-stats">{ format!("{} docs · {}", c.docs, human_bytes(c.bytes)) }
+            <span class="chunk-stats">{ format!("{} docs · {}", c.docs, c.size) }
                 // Always there, so that heat coming and going changes a text, not the tree.
                 <span class="gained">{ if c.gained > 0 { format!(" +{}", c.gained) } else { String::new() } }</span>
             </span>

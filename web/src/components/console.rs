@@ -1,9 +1,9 @@
-//! A mongosh-style console on the core's shell: Enter runs, Shift+Enter adds a line (and
-//! input the core says is unfinished continues: see [`needs_more_input`]), Up and Down walk
-//! the history.
+//! A mongosh-style console on the engine's shell: Enter runs, Shift+Enter adds a line (and
+//! input the engine says is unfinished continues), Up and Down walk the history.
 
+use crate::engine_client;
 use crate::state::{Action, ConsoleLine, LineKind};
-use shardlab::shell::needs_more_input;
+use shardlab_protocol::{Call, Reply};
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -58,13 +58,26 @@ pub fn console(props: &ConsoleProps) -> Html {
             let area: HtmlTextAreaElement = e.target_unchecked_into();
             let value = area.value();
             match e.key().as_str() {
-                "Enter" if !e.shift_key() && !needs_more_input(&value) => {
+                "Enter" if !e.shift_key() => {
+                    // Whether the input is finished is the shell's to say: the engine's.
                     e.prevent_default();
-                    if !value.trim().is_empty() {
-                        dispatch.emit(Action::Command(value));
-                    }
-                    text.set(String::new());
-                    cursor.set(None);
+                    let (text, cursor, dispatch) = (text.clone(), cursor.clone(), dispatch.clone());
+                    let source = value.clone();
+                    engine_client::request(
+                        "console",
+                        Call::NeedsMoreInput { source },
+                        move |answer| {
+                            if let Ok(Reply::NeedsMoreInput { more: true }) = answer {
+                                text.set(format!("{value}\n"));
+                                return;
+                            }
+                            if !value.trim().is_empty() {
+                                dispatch.emit(Action::Command(value));
+                            }
+                            text.set(String::new());
+                            cursor.set(None);
+                        },
+                    );
                 }
                 "ArrowUp" if !value.contains('\n') || cursor.is_some() => {
                     if history.is_empty() {

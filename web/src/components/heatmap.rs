@@ -643,16 +643,16 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     } else {
         String::new()
     };
-    let empty = |why: String, class: &'static str| {
+    let empty = |why: String, class: Option<&'static str>| {
         html! { <p class={classes!("heat-empty", class)} data-testid="heatmap-empty">{ why }</p> }
     };
     if let Some(why) = local {
-        return empty_view(&to.panel, &ns, &key, state, empty(why, ""));
+        return empty_view(&to.panel, &ns, &key, state, empty(why, None));
     }
     match answer.as_deref() {
         None => empty_view(&to.panel, &ns, &key, state, Html::default()),
         Some(Answer { result: Err(e), .. }) => {
-            empty_view(&to.panel, &ns, &key, state, empty(error_text(e), "error"))
+            empty_view(&to.panel, &ns, &key, state, empty(error_text(e), Some("error")))
         }
         Some(a) => match heat_of(a) {
             Some(grid) if grid.empty.is_none() => {
@@ -662,7 +662,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
             grid => {
                 let why = grid.and_then(|g| g.empty.clone()).unwrap_or_default();
                 let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
-                empty_view(&to.panel, drawn, &key, state, empty(why, ""))
+                empty_view(&to.panel, drawn, &key, state, empty(why, None))
             }
         },
     }

@@ -6,8 +6,8 @@
 //! paint. Hovering the strip names the chunk under the pointer.
 
 use crate::export::COLOURS;
-use crate::state::{Action, Inspect};
-use shardlab_engine::view_model::{BarSegment, ClusterView};
+use crate::state::Action;
+use shardlab_protocol::{BarFrame, Frame, Inspecting};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -20,7 +20,7 @@ const HEIGHT: f64 = 34.0;
 #[derive(Properties, PartialEq)]
 pub struct KeyBarProps {
     /// The picture to draw.
-    pub view: Rc<ClusterView>,
+    pub frame: Rc<Frame>,
     /// Where the document just inserted landed, in [0, 1], marked on the strip.
     #[prop_or_default]
     pub mark: Option<f64>,
@@ -35,8 +35,8 @@ const TICK_REACH: f64 = 4.0;
 
 /// The segments to draw: with many chunks, neighbours on the same shard are merged, since
 /// each would be under a pixel wide.
-pub fn segments(v: &ClusterView) -> Vec<BarSegment> {
-    let mut segments: Vec<BarSegment> = Vec::with_capacity(v.bar.len());
+pub fn segments(v: &Frame) -> Vec<BarFrame> {
+    let mut segments: Vec<BarFrame> = Vec::with_capacity(v.bar.len());
     for b in &v.bar {
         match segments.last_mut() {
             Some(last) if v.bar.len() > 150 && last.shard == b.shard => {
@@ -53,7 +53,7 @@ pub fn segments(v: &ClusterView) -> Vec<BarSegment> {
 const SEPARATED_FROM: f64 = 4.0;
 
 /// Draws the strip `width` CSS pixels wide.
-fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, mark: Option<f64>, width: f64) {
+fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -84,7 +84,7 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, mark: Option<f64>, width: f
             let snap = |f: f64| (f * width * ratio).round() / ratio;
             let x = snap(b.lo);
             let w = (snap(b.hi) - x).max(1.0 / ratio);
-            (x, w, b.shard % 8, b.gained > 0)
+            (x, w, b.shard as usize % 8, b.gained > 0)
         })
         .collect();
     for (colour, fill) in COLOURS.iter().enumerate() {
@@ -112,8 +112,8 @@ fn draw(canvas: &HtmlCanvasElement, v: &ClusterView, mark: Option<f64>, width: f
         (true, 2.0, 14.0, "#111111"),
     ] {
         ctx.set_fill_style_str(colour);
-        for (x, _) in v.ticks.iter().filter(|(_, n)| *n == new) {
-            ctx.fill_rect(x * width - 1.0, top, 2.0, h);
+        for t in v.ticks.iter().filter(|t| t.fresh == new) {
+            ctx.fill_rect(t.at * width - 1.0, top, 2.0, h);
         }
     }
     // The document just inserted: a dark bar with a white edge, over everything.
@@ -136,7 +136,7 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
     {
         let canvas = canvas.clone();
         let width = width.clone();
-        use_effect_with((props.view.clone(), props.mark), move |(view, mark)| {
+        use_effect_with((props.frame.clone(), props.mark), move |(view, mark)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 let w = *width
                     .borrow_mut()
@@ -149,9 +149,9 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
     {
         // A new width redraws the strip at the new size.
         let canvas = canvas.clone();
-        let view = props.view.clone();
+        let view = props.frame.clone();
         let mark = props.mark;
-        use_effect_with((props.view.clone(), mark), move |_| {
+        use_effect_with((props.frame.clone(), mark), move |_| {
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
@@ -163,12 +163,12 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             move || drop(listener)
         });
     }
-    let v = &props.view;
+    let v = &props.frame;
     if !v.sharded {
         return html! {};
     }
     let on_hover = {
-        let view = props.view.clone();
+        let view = props.frame.clone();
         Callback::from(move |e: MouseEvent| {
             let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
                 return;
@@ -186,7 +186,7 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
         })
     };
     let on_click = props.dispatch.clone().map(|dispatch| {
-        let view = props.view.clone();
+        let view = props.frame.clone();
         Callback::from(move |e: MouseEvent| {
             let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
                 return;
@@ -197,20 +197,20 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
                 .ticks
                 .iter()
                 .enumerate()
-                .map(|(i, (t, _))| (i, ((t - x) * width).abs()))
+                .map(|(i, t)| (i, ((t.at - x) * width).abs()))
                 .filter(|(_, d)| *d <= TICK_REACH)
                 .min_by(|a, b| a.1.total_cmp(&b.1));
-            let subject = match near.and_then(|(i, _)| view.tick_docs.get(i)) {
-                Some((seq, key)) => Inspect::Chunk {
-                    key: key.clone(),
+            let subject = match near.and_then(|(i, _)| view.ticks.get(i)) {
+                Some(t) => Inspecting::Chunk {
+                    key: t.key.clone(),
                     skip: None,
-                    mark: Some(*seq),
+                    mark: Some(t.seq),
                 },
                 None => {
                     let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
                     let Some(b) = view.bar.get(i) else { return };
-                    Inspect::Chunk {
-                        key: b.chunk.key.clone(),
+                    Inspecting::Chunk {
+                        key: b.key.clone(),
                         skip: None,
                         mark: None,
                     }

@@ -1,62 +1,80 @@
-//! The side panels' one way to ask the engine something: [`use_engine_query`].
-//!
-//! A panel names what its answer depends on (a key such as the session, a revision, the
-//! collection shown and the subject); whenever that key changes, the hook sends the
-//! panel's call and keeps the answer. The latest key wins: an answer that comes back for
-//! an older key is dropped. Until the new answer arrives the previous one stays, so a
-//! panel never flickers to empty between two steps.
+//! Asking the engine from a component: a hook that sends one request whenever its key
+//! changes and keeps the latest answer (answers to older keys are dropped), showing the
+//! previous answer meanwhile so that nothing flickers.
 
 use crate::engine_client;
 use shardlab_protocol::{Call, EngineError, Reply};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// An engine answer and the key it was asked for.
-#[derive(Debug)]
-pub struct Answer<K> {
-    /// What the panel depended on when it asked.
-    pub key: K,
-    /// The engine's reply, or its error.
-    pub result: Result<Reply, EngineError>,
-}
+/// An answer from the engine.
+pub type Answer = Rc<Result<Reply, EngineError>>;
 
-/// Asks the engine `call()` about `session` whenever `(session, key)` changes, and returns
-/// the latest answer (that of an earlier key until the new one arrives). `call` returning
-/// `None` asks nothing (a hidden panel, nothing to show) and keeps the last answer.
+/// Sends `call()` about `session` whenever `key` changes (and `enabled` holds); gives the
+/// answer to the latest request, or the previous one until it comes.
 #[hook]
-pub fn use_engine_query<K, F>(key: K, session: Rc<str>, call: F) -> Option<Rc<Answer<K>>>
+pub fn use_engine_query<K, F>(key: K, session: Rc<str>, enabled: bool, call: F) -> Option<Answer>
 where
     K: PartialEq + Clone + 'static,
-    F: FnOnce(&K) -> Option<Call> + 'static,
+    F: FnOnce() -> Call + 'static,
 {
-    let answer = use_state(|| None::<Rc<Answer<K>>>);
-    // The number of the latest request: an answer to any other is stale.
-    let latest = use_mut_ref(|| 0u64);
+    let answer = use_state(|| None::<Answer>);
+    let asked = use_mut_ref(|| 0u64);
     {
         let answer = answer.clone();
-        use_effect_with((session, key), move |(session, key)| {
-            // Whatever was asked before is now stale, even if nothing is asked anew.
+        let asked = asked.clone();
+        use_effect_with((key, enabled), move |(_, enabled)| {
+            // Whatever was asked before is stale now, even when nothing is asked anew (a
+            // panel hidden meanwhile keeps its last answer, not a later one for an old key).
             let ticket = {
-                let mut latest = latest.borrow_mut();
-                *latest += 1;
-                *latest
+                let mut n = asked.borrow_mut();
+                *n += 1;
+                *n
             };
-            if let Some(call) = call(key) {
-                let key = key.clone();
-                let latest = latest.clone();
-                engine_client::request(session, call, move |result| {
-                    if *latest.borrow() == ticket {
-                        answer.set(Some(Rc::new(Answer { key, result })));
+            if *enabled {
+                engine_client::request(&session, call(), move |result| {
+                    if *asked.borrow() == ticket {
+                        answer.set(Some(Rc::new(result)));
                     }
                 });
             }
+            || ()
         });
     }
     (*answer).clone()
 }
 
-/// An engine error as the page shows it: MongoDB's message, after its code name when it
-/// has one (`BadValue: ...`), as mongosh prints a server error's essentials.
+/// [`use_engine_query`], with the key each answer was asked for: a panel that says what
+/// its answer is about (the step a report was made at) reads it here rather than from
+/// the key asked last, which the answer may not be for yet.
+#[hook]
+pub fn use_keyed_query<K, F>(
+    key: K,
+    session: Rc<str>,
+    enabled: bool,
+    call: F,
+) -> Option<(K, Answer)>
+where
+    K: PartialEq + Clone + 'static,
+    F: FnOnce() -> Call + 'static,
+{
+    let answer = use_engine_query(key.clone(), session, enabled, call);
+    // Every answer that arrives is to the latest request, so to the key of the render it
+    // first shows in: it is recorded then, by its address.
+    let seen = use_mut_ref(|| None::<(Answer, K)>);
+    let mut seen = seen.borrow_mut();
+    match (&answer, seen.as_ref()) {
+        (None, _) => None,
+        (Some(a), Some((known, k))) if Rc::ptr_eq(a, known) => Some((k.clone(), a.clone())),
+        (Some(a), _) => {
+            *seen = Some((a.clone(), key.clone()));
+            Some((key, a.clone()))
+        }
+    }
+}
+
+/// An engine error as a panel shows it: MongoDB's code name and message
+/// (`BadValue: ...`), as mongosh prints a server error's essentials.
 pub fn error_text(error: &EngineError) -> String {
     if error.code_name.is_empty() {
         error.message.clone()

@@ -1,8 +1,10 @@
 //! The query box: a filter on the viewed collection, and the shards it would be sent to,
 //! outlined in the cluster view right below it.
 
+use super::query::use_engine_query;
 use super::term::Term;
 use crate::state::Playground;
+use shardlab_protocol::{Call, Reply};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -17,10 +19,8 @@ pub struct QueryBoxProps {
 
 /// A filter to start from: an equality on the first field of `ns`'s shard key (`{}` when
 /// it is not sharded).
-fn example_filter(state: &Playground, ns: &str) -> String {
-    let timeline = state.timeline.borrow();
-    let sharding = timeline.session().cluster.sharding(ns).ok();
-    match sharding.and_then(|s| s.pattern.fields().first().map(|(f, _)| f.clone())) {
+fn example_filter(state: &Playground) -> String {
+    match state.view.settings.fields.first() {
         Some(f)
             if f.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
@@ -37,17 +37,31 @@ fn example_filter(state: &Playground, ns: &str) -> String {
 #[function_component(QueryBox)]
 pub fn query_box(props: &QueryBoxProps) -> Html {
     let ns = props.state.settings.ns.clone();
-    let key = props.state.view.key.clone();
-    let query = use_state(|| example_filter(&props.state, &ns));
+    let key = props.state.frame.key.clone();
+    let query = use_state(|| example_filter(&props.state));
     {
         let query = query.clone();
-        let example = example_filter(&props.state, &ns);
+        let example = example_filter(&props.state);
         use_effect_with((ns.clone(), key), move |_| {
             query.set(example);
             || ()
         });
     }
-    let targeting = target_query(&props.state, &ns, &query);
+    // Where the filter goes is the engine's answer, on the cluster at the cursor.
+    let answer = use_engine_query(
+        ((*query).clone(), ns.clone(), props.state.rev),
+        props.state.session.clone(),
+        props.state.ready,
+        {
+            let (ns, filter) = (ns.clone(), (*query).clone());
+            move || Call::Target { ns, filter }
+        },
+    );
+    let targeting: Result<(String, Vec<String>), String> = match answer.as_deref() {
+        Some(Ok(Reply::Targets(t))) => Ok((t.stage.clone(), t.shards.clone())),
+        Some(Err(e)) => Err(e.message.clone()),
+        _ => Err(String::new()),
+    };
     {
         let on_target = props.on_target.clone();
         let shards = targeting
@@ -82,20 +96,10 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
                         { format!(" → {} (outlined below)", shards.join(", ")) }
                     </p>
                 },
+                Err(e) if e.is_empty() => html! {},
                 Err(e) => html! { <p class="error">{ e.clone() }</p> },
             } }
         </section>
     }
 }
 
-/// Targets the typed `query` against `ns` on the cluster at the cursor: the explain stage
-/// and the shards it goes to, or why it cannot be targeted (the engine's answer).
-fn target_query(
-    state: &Playground,
-    ns: &str,
-    query: &str,
-) -> Result<(String, Vec<String>), String> {
-    let timeline = state.timeline.borrow();
-    shardlab_engine::queries::target_filter(&timeline.session().cluster, ns, query)
-        .map(|t| (t.stage, t.shards))
-}

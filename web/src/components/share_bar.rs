@@ -1,10 +1,12 @@
 //! The share bar: copy a link, export or import the scenario as JSON, and export the
 //! cluster picture as SVG or PNG.
 
-use crate::share::{data_url, scenario_of, share_query};
-use crate::startup::Pending;
+use super::query::use_engine_query;
+use crate::engine_client;
+use crate::share::data_url;
+use crate::startup::Opening;
 use crate::state::{Action, Notice, Playground};
-use shardlab::sim::to_json;
+use shardlab_protocol::{Call, Reply};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -53,9 +55,8 @@ pub struct ShareBarProps {
     pub state: Playground,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
-    /// Runs the replay of an imported scenario a slice at a time (see
-    /// [`crate::startup::Pending`]).
-    pub on_replay: Callback<Pending>,
+    /// Opens an imported scenario (the engine replays it a slice at a time).
+    pub on_import: Callback<Opening>,
 }
 
 /// The share bar.
@@ -65,32 +66,48 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     let on_copy = {
         let link = link.clone();
         let state = props.state.clone();
+        let dispatch = props.dispatch.clone();
         Callback::from(move |_| {
-            let query = share_query(&state);
-            let url = format!("{}?{query}", base_url());
-            copy_to_clipboard(&url);
-            if let Ok(history) = gloo::utils::window().history() {
-                let _ =
-                    history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{query}")));
-            }
-            link.set(Some(url));
+            let link = link.clone();
+            let dispatch = dispatch.clone();
+            with_link(&state, false, move |answer| match answer {
+                Ok(text) => {
+                    let query = format!("s={text}");
+                    let url = format!("{}?{query}", base_url());
+                    copy_to_clipboard(&url);
+                    if let Ok(history) = gloo::utils::window().history() {
+                        let _ = history.replace_state_with_url(
+                            &JsValue::NULL,
+                            "",
+                            Some(&format!("?{query}")),
+                        );
+                    }
+                    link.set(Some(url));
+                }
+                Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
+            })
         })
     };
     let on_export_json = {
         let state = props.state.clone();
+        let dispatch = props.dispatch.clone();
         Callback::from(move |_| {
-            download(
-                "shardlab-scenario.json",
-                &data_url("application/json", &to_json(&scenario_of(&state))),
-            )
+            let dispatch = dispatch.clone();
+            with_link(&state, true, move |answer| match answer {
+                Ok(json) => download(
+                    "shardlab-scenario.json",
+                    &data_url("application/json", &json),
+                ),
+                Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
+            })
         })
     };
     let on_export_svg = {
         let state = props.state.clone();
         Callback::from(move |_| {
             let svg = crate::export::cluster_svg(
-                &state.view,
-                &format!("ShardLab · {} on {}", state.settings.ns, state.view.key),
+                &state.frame,
+                &format!("ShardLab · {} on {}", state.settings.ns, state.frame.key),
             );
             download("shardlab-cluster.svg", &data_url("image/svg+xml", &svg));
         })
@@ -99,32 +116,31 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
         let state = props.state.clone();
         Callback::from(move |_| {
             let svg = crate::export::cluster_svg(
-                &state.view,
-                &format!("ShardLab · {} on {}", state.settings.ns, state.view.key),
+                &state.frame,
+                &format!("ShardLab · {} on {}", state.settings.ns, state.frame.key),
             );
             export_png(svg);
         })
     };
     let on_import = {
         let dispatch = props.dispatch.clone();
-        let on_replay = props.on_replay.clone();
+        let on_import = props.on_import.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             let Some(file) = input.files().and_then(|f| f.get(0)) else {
                 return;
             };
             let dispatch = dispatch.clone();
-            let on_replay = on_replay.clone();
+            let on_import = on_import.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
-                let problem = match text.ok().and_then(|t| t.as_string()) {
-                    Some(text) => match crate::startup::import(&text) {
-                        Ok(pending) => return on_replay.emit(pending),
-                        Err(e) => format!("That file is not a ShardLab scenario: {e}"),
-                    },
-                    None => "That file could not be read.".to_string(),
-                };
-                dispatch.emit(Action::Notice(Some(Notice::plain(problem))));
+                match text.ok().and_then(|t| t.as_string()) {
+                    // The engine reads it: a file it cannot read gives a notice then.
+                    Some(text) => on_import.emit(crate::startup::import(&text)),
+                    None => dispatch.emit(Action::Notice(Some(Notice::plain(
+                        "That file could not be read.",
+                    )))),
+                }
             });
             input.set_value("");
         })
@@ -180,4 +196,52 @@ fn export_png(svg: String) {
     });
     img.set_onload(Some(onload.unchecked_ref()));
     img.set_src(&src);
+}
+
+/// Asks the engine for the session's shareable form (the link form, or the JSON form of an
+/// export), with the page's own state; `done` gets it or MongoDB's words on why not.
+fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, String>) + 'static) {
+    engine_client::request(
+        &state.session.clone(),
+        Call::Link {
+            page: state.page_entries(),
+            json,
+        },
+        move |answer| {
+            done(match answer {
+                Ok(Reply::Scenario { text }) => Ok(text),
+                Ok(_) => Err("The engine answered something else.".to_string()),
+                Err(e) => Err(e.message),
+            })
+        },
+    );
+}
+
+/// Properties of [`OpenLink`].
+#[derive(Properties, PartialEq)]
+pub struct OpenLinkProps {
+    /// The page state.
+    pub state: Playground,
+}
+
+/// The embedded view's "Open in ShardLab" link: the same scenario in the full page.
+#[function_component(OpenLink)]
+pub fn open_link(props: &OpenLinkProps) -> Html {
+    let state = &props.state;
+    let answer = use_engine_query(
+        (state.rev, state.session.clone()),
+        state.session.clone(),
+        state.ready && state.replaying.is_none(),
+        {
+            let (page, ) = (state.page_entries(), );
+            move || Call::Link { page, json: false }
+        },
+    );
+    let href = match answer.as_deref() {
+        Some(Ok(Reply::Scenario { text })) => format!("{}?s={text}", base_url()),
+        _ => base_url(),
+    };
+    html! {
+        <a class="open-link" href={href} target="_blank" rel="noopener" data-testid="open-in-shardlab">{ "Open in ShardLab ↗" }</a>
+    }
 }

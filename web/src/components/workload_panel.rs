@@ -1,9 +1,10 @@
 //! The workload picker and the transport: play, pause, step, step back, speed, progress.
 
 use super::controls::PanelProps;
+use super::query::use_engine_query;
 use super::term::Term;
-use crate::state::{Action, Playground, Workload};
-use shardlab::workload::preset_names;
+use crate::state::{Action, Playground, Workload, MAX_BATCH, MAX_TOTAL};
+use shardlab_protocol::{Call, FitView, Reply};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -12,17 +13,18 @@ use yew::prelude::*;
 pub fn workload_panel(props: &PanelProps) -> Html {
     html! {
         <section class="panel transport" aria-label="Workload">
-            { workload_fields(&props.state.workload, &props.dispatch) }
+            { workload_fields(&props.state.workload, &props.state.catalog.workloads, &props.dispatch) }
             { transport(&props.state, &props.dispatch) }
-            { key_fit(&props.state, &props.dispatch) }
-            <WorkloadTemplate workload={props.state.workload.clone()} dispatch={props.dispatch.clone()} />
+            <KeyFit state={props.state.clone()} dispatch={props.dispatch.clone()} />
+            <WorkloadTemplate workload={props.state.workload.clone()} dispatch={props.dispatch.clone()}
+                session={props.state.session.clone()} ns={props.state.settings.ns.clone()} />
         </section>
     }
 }
 
 /// The workload's settings: the generator, documents per tick and in all, and whether the
 /// balancer runs after each tick. Each change replaces the workload (and stops playing).
-fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
+fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) -> Html {
     let set = {
         let dispatch = dispatch.clone();
         let w = w.clone();
@@ -43,14 +45,14 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
     let on_batch = {
         let set = set.clone();
         Callback::from(move |e: Event| {
-            let n = typed_number(&e, 25u32, 1, Workload::MAX_BATCH);
+            let n = typed_number(&e, 25u32, 1, MAX_BATCH);
             set(Box::new(move |w| w.batch = n));
         })
     };
     let on_total = {
         let set = set.clone();
         Callback::from(move |e: Event| {
-            let n = typed_number(&e, 1000u64, 1, Workload::MAX_TOTAL);
+            let n = typed_number(&e, 1000u64, 1, MAX_TOTAL);
             set(Box::new(move |w| w.total = n));
         })
     };
@@ -59,14 +61,17 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
         let on = input.checked();
         set(Box::new(move |w| w.balance = on));
     });
-    let known = preset_names().contains(&w.spec.as_str());
+    let known = names.contains(&w.spec) || (names.is_empty() && !w.spec.trim_start().starts_with('{'));
     html! {
         <>
             <label class="field">
                 <span><Term id={if known { w.spec.clone() } else { "template".into() }} label="Workload" /></span>
                 <select data-testid="workload" onchange={on_spec} aria-label="Workload generator">
-                    { for preset_names().iter().map(|n| html! {
-                        <option value={*n} selected={*n == w.spec}>{ *n }</option>
+                    if names.is_empty() {
+                        <option value={w.spec.clone()} selected=true>{ w.spec.clone() }</option>
+                    }
+                    { for names.iter().map(|n| html! {
+                        <option value={n.clone()} selected={*n == w.spec}>{ n.clone() }</option>
                     }) }
                     if !known {
                         <option value={w.spec.clone()} selected=true>{ "custom template" }</option>
@@ -75,7 +80,7 @@ fn workload_fields(w: &Workload, dispatch: &Callback<Action>) -> Html {
             </label>
             <label class="field">
                 <span><Term id="per-tick" label="Per tick" /></span>
-                <input class="tiny" type="number" min="1" max={Workload::MAX_BATCH.to_string()} value={w.batch.to_string()}
+                <input class="tiny" type="number" min="1" max={MAX_BATCH.to_string()} value={w.batch.to_string()}
                     onchange={on_batch} aria-label="Documents per tick" data-testid="batch" />
             </label>
             <label class="field">
@@ -104,10 +109,7 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
     } else {
         (done as f64 / w.total as f64).min(1.0)
     };
-    let (position, len) = {
-        let t = state.timeline.borrow();
-        (t.position(), t.len())
-    };
+    let (position, len) = (state.view.position.position, state.view.position.length);
     html! {
         <>
             <div class="buttons" role="group" aria-label="Playback">
@@ -156,29 +158,37 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
 
 /// A warning when the workload's documents lack a field of the viewed collection's shard
 /// key, with one-click fixes: add the field to the template, or pick a workload that
-/// writes it (see [`shardlab::workload::key_fit`]).
-fn key_fit(state: &Playground, dispatch: &Callback<Action>) -> Html {
-    let timeline = state.timeline.borrow();
-    let Ok(sharding) = timeline.session().cluster.sharding(&state.settings.ns) else {
-        return html! {};
+/// writes it. The engine checks the fit.
+#[function_component(KeyFit)]
+fn key_fit(props: &PanelProps) -> Html {
+    let state = &props.state;
+    let dispatch = &props.dispatch;
+    let answer = use_engine_query(
+        (state.workload.spec.clone(), state.settings.ns.clone(), state.settings.key.clone()),
+        state.session.clone(),
+        state.ready,
+        {
+            let (ns, spec) = (state.settings.ns.clone(), state.workload.spec.clone());
+            move || Call::WorkloadFit { ns, spec }
+        },
+    );
+    let fit: FitView = match answer.as_deref() {
+        Some(Ok(Reply::WorkloadFit(fit))) => fit.clone(),
+        _ => return html! {},
     };
-    let Ok(spec) = shardlab::workload::spec_of(&state.workload.spec) else {
+    if fit.key.is_empty() || fit.shown.is_err() {
         return html! {};
-    };
-    let Ok(fit) = shardlab::workload::key_fit(&spec, &sharding.pattern) else {
-        return html! {};
-    };
-    let key = shardlab::shell::format_document(&sharding.pattern.to_pattern_document());
+    }
+    let key = fit.key.clone();
     let name = workload_name(&state.workload.spec);
     if !fit.missing.is_empty() {
         let fields = fit.missing.join(", ");
         let add = {
-            let fixed = shardlab::workload::with_key_fields(&spec, &sharding.pattern)
-                .map(|d| shardlab::shell::format_document(&d));
+            let fixed = fit.fixed.clone();
             let w = state.workload.clone();
             let dispatch = dispatch.clone();
             Callback::from(move |_: MouseEvent| {
-                if let Ok(text) = &fixed {
+                if let Some(text) = &fixed {
                     dispatch.emit(Action::SetWorkload(Workload {
                         spec: text.clone(),
                         ..w.clone()
@@ -186,15 +196,14 @@ fn key_fit(state: &Playground, dispatch: &Callback<Action>) -> Html {
                 }
             })
         };
-        let fitting = shardlab::workload::presets_fitting(&sharding.pattern);
         return html! {
             <div class="fit-warning" role="alert" data-testid="key-fit-warning">
                 <p>{ format!(
                     "The {name} workload never writes {fields}, part of the shard key {key}. From 4.4 a missing key field counts as null, so every document would share one key value and pile into one chunk that can never split (3.6 refuses the inserts)."
                 ) }</p>
                 <button data-testid="fit-add-field" onclick={add}>{ format!("Add {fields} to the template") }</button>
-                { for fitting.iter().map(|p| {
-                    let w = Workload { spec: (*p).to_string(), ..state.workload.clone() };
+                { for fit.fitting.iter().map(|p| {
+                    let w = Workload { spec: p.clone(), ..state.workload.clone() };
                     html! {
                         <button class="secondary" data-testid={format!("fit-use-{p}")}
                             onclick={dispatch.reform(move |_| Action::SetWorkload(w.clone()))}>
@@ -230,6 +239,10 @@ fn workload_name(spec: &str) -> String {
 pub struct TemplateProps {
     /// The workload.
     pub workload: Workload,
+    /// The engine session that checks templates.
+    pub session: std::rc::Rc<str>,
+    /// The collection shown.
+    pub ns: String,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
@@ -238,9 +251,22 @@ pub struct TemplateProps {
 /// can be edited: applying it makes the template the workload.
 #[function_component(WorkloadTemplate)]
 pub fn workload_template(props: &TemplateProps) -> Html {
-    let shown = shardlab::workload::spec_of(&props.workload.spec)
-        .map(|d| shardlab::shell::format_document(&d))
-        .unwrap_or_else(|_| props.workload.spec.clone());
+    let fit = |spec: &str, answer: Option<super::query::Answer>| match answer.as_deref() {
+        Some(Ok(Reply::WorkloadFit(f))) => Some(f.shown.clone()),
+        Some(Err(e)) => Some(Err(e.message.clone())),
+        _ => None,
+    }
+    .unwrap_or_else(|| Ok(spec.to_string()));
+    let workload_answer = use_engine_query(
+        (props.workload.spec.clone(), props.ns.clone()),
+        props.session.clone(),
+        true,
+        {
+            let (ns, spec) = (props.ns.clone(), props.workload.spec.clone());
+            move || Call::WorkloadFit { ns, spec }
+        },
+    );
+    let shown = fit(&props.workload.spec, workload_answer).unwrap_or_else(|_| props.workload.spec.clone());
     let draft = use_state(|| shown.clone());
     {
         let draft = draft.clone();
@@ -249,7 +275,11 @@ pub fn workload_template(props: &TemplateProps) -> Html {
             || ()
         });
     }
-    let check = shardlab::workload::spec_of(&draft);
+    let draft_answer = use_engine_query((*draft).clone(), props.session.clone(), true, {
+        let (ns, spec) = (props.ns.clone(), (*draft).clone());
+        move || Call::WorkloadFit { ns, spec }
+    });
+    let check = fit(&draft, draft_answer);
     let on_input = {
         let draft = draft.clone();
         Callback::from(move |e: InputEvent| {

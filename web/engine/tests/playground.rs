@@ -1,0 +1,818 @@
+//! The playground's session driven through the protocol, as the page drives it: opened
+//! from the settings, a lesson or a replay, then acted on; every answer is a page view.
+// A test fails loudly on a missing field; that is what unwrap and panics are for here.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use shardlab::sim::Timeline;
+use shardlab::workload::presets::{self, PRESETS};
+use shardlab_engine::playground::INTRO;
+use shardlab_engine::Engine;
+use shardlab_protocol::*;
+
+/// Sends one call and returns its outcome and the events it pushed.
+fn send(e: &mut Engine, session: &str, call: Call) -> (Result<Reply, EngineError>, Vec<Event>) {
+    // Every request crosses as JSON, as it does from a view.
+    let request = Request::new(1, session, call);
+    let text = serde_json::to_string(&request).unwrap();
+    let handled = e.handle(serde_json::from_str(&text).unwrap());
+    let events = handled.events.into_iter().map(|m| m.event).collect();
+    let outcome = match handled.response.outcome {
+        Outcome::Result(reply) => Ok(reply),
+        Outcome::Error(error) => Err(error),
+    };
+    (outcome, events)
+}
+
+fn page_of(reply: Reply) -> PageView {
+    match reply {
+        Reply::Page(view) => *view,
+        other => panic!("not a page view: {other:?}"),
+    }
+}
+
+fn act(e: &mut Engine, act: Act) -> PageView {
+    page_of(send(e, "page", Call::Act(act)).0.unwrap())
+}
+
+fn act_err(e: &mut Engine, act: Act) -> EngineError {
+    send(e, "page", Call::Act(act)).0.unwrap_err()
+}
+
+fn setup() -> PageSetup {
+    PageSetup {
+        shards: 3,
+        version: "5.0".into(),
+        chunk_size: 8 * 1024,
+        key: "{x: 1}".into(),
+        unique: false,
+        initial_chunks: None,
+        ns: "test.events".into(),
+    }
+}
+
+fn open_setup(e: &mut Engine) -> PageView {
+    page_of(
+        send(e, "page", Call::Open(Start::Setup(setup())))
+            .0
+            .unwrap(),
+    )
+}
+
+fn workload(total: u64) -> WorkloadSpec {
+    WorkloadSpec {
+        spec: "monotonic".into(),
+        batch: 25,
+        total,
+        balance: true,
+    }
+}
+
+fn command(source: &str) -> Act {
+    Act::Command {
+        source: source.into(),
+    }
+}
+
+fn lines(view: &PageView) -> Vec<(PageLineKind, &str)> {
+    view.lines
+        .iter()
+        .map(|l| (l.kind, l.text.as_str()))
+        .collect()
+}
+
+fn saves(events: &[Event]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::Save { .. }))
+        .count()
+}
+
+#[test]
+fn a_setup_echoes_its_two_steps_and_a_typed_command_its_lines() {
+    let mut e = Engine::new();
+    let (reply, events) = send(&mut e, "page", Call::Open(Start::Setup(setup())));
+    assert_eq!(saves(&events), 1);
+    let view = page_of(reply.unwrap());
+    // The same two steps straight on the core print the same lines.
+    let commands = [
+        presets::chunk_size_command(8 * 1024),
+        presets::shard_command("test.events", "{x: 1}", false, None),
+    ];
+    let mut direct = Timeline::new(shardlab::ClusterConfig {
+        shards: 3,
+        version: shardlab::VersionMode::V50,
+        chunk_size: None,
+        seed: 1,
+    });
+    let mut expected = vec![(PageLineKind::Output, INTRO.to_string())];
+    for c in &commands {
+        expected.push((PageLineKind::Auto, c.clone()));
+        for o in direct.push(c) {
+            let kind = if o.result.is_err() {
+                PageLineKind::Error
+            } else {
+                PageLineKind::Output
+            };
+            expected.extend(o.render().map(|t| (kind, t)));
+        }
+    }
+    let got: Vec<(PageLineKind, String)> = view
+        .lines
+        .iter()
+        .map(|l| (l.kind, l.text.clone()))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        view.position,
+        Position {
+            position: 2,
+            length: 2
+        }
+    );
+    assert_eq!(view.step.as_deref(), Some(commands[1].as_str()));
+    assert_eq!(view.settings.ns, "test.events");
+    assert_eq!(view.settings.key, "{ x: 1 }");
+    assert_eq!((view.settings.shards, view.settings.chunk_size), (3, 8192));
+    assert_eq!(view.settings.version, "5.0");
+    assert!(!view.failed && view.frame.sharded && view.lesson.is_none());
+
+    let (reply, events) = send(
+        &mut e,
+        "page",
+        Call::Act(command("  db.events.insertOne({x: 5})  ")),
+    );
+    let view = page_of(reply.unwrap());
+    assert_eq!(saves(&events), 1);
+    let got = lines(&view);
+    assert_eq!(got[0], (PageLineKind::Input, "db.events.insertOne({x: 5})"));
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[1].0, PageLineKind::Output);
+    assert_eq!(view.count, 1);
+    assert_eq!(view.latest_inserts, 1);
+    let landed = view.landed.clone().unwrap();
+    // It landed in the only chunk, the one starting at MinKey: the first on the bar.
+    assert!(landed.at.is_some(), "{landed:?}");
+    assert_eq!(landed.chunk.as_ref(), Some(&view.frame.bar[0].key));
+    assert_eq!(view.hot_counted, 1);
+    assert_eq!(view.hot.iter().map(|(_, n)| n).sum::<u64>(), 1);
+    assert_eq!(view.hot.len(), 3);
+    // A mistake is the shell's error among the lines, not a protocol error.
+    let view = act(&mut e, command("db.events.find({$bad: 1})"));
+    assert!(view.failed);
+    assert_eq!(view.lines.last().unwrap().kind, PageLineKind::Error);
+    // An empty command runs nothing.
+    let before = view.position;
+    let (reply, events) = send(&mut e, "page", Call::Act(command("   ")));
+    assert_eq!(page_of(reply.unwrap()).position, before);
+    assert_eq!(saves(&events), 0);
+}
+
+#[test]
+fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
+    let mut e = Engine::new();
+    let preset = presets::preset("missing-fields").unwrap();
+    let opened = page_of(
+        send(
+            &mut e,
+            "page",
+            Call::Open(Start::Lesson {
+                id: preset.id.into(),
+            }),
+        )
+        .0
+        .unwrap(),
+    );
+    assert_eq!(
+        opened.lines[0].text,
+        format!("Lesson: {}. {}", preset.title, preset.lesson)
+    );
+    assert_eq!(opened.lesson.as_deref(), Some("missing-fields"));
+    assert_eq!(opened.position.length, preset.setup_commands().len() as u64);
+    let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
+        Reply::Catalog(c) => c,
+        other => panic!("{other:?}"),
+    };
+    let lesson = catalog.lessons.iter().find(|l| l.id == preset.id).unwrap();
+    let mut batches = 0;
+    let last = loop {
+        let view = act(
+            &mut e,
+            Act::Batch {
+                workload: lesson.workload.clone(),
+                echo: batches == 0,
+            },
+        );
+        batches += 1;
+        assert!(!view.failed, "{:?}", view.lines);
+        if batches == 1 {
+            assert_eq!(view.lines[0].kind, PageLineKind::Auto);
+        }
+        if view.done {
+            break view;
+        }
+        assert!(view.lines.is_empty() || batches == 1, "{:?}", view.lines);
+        assert!(!view.after_done);
+        assert!(batches < 100);
+    };
+    assert_eq!(batches, preset.total.div_ceil(preset.batch));
+    assert_eq!(last.count, u64::from(preset.total));
+    assert!(last.after_done);
+    let closing: Vec<&str> = last
+        .lines
+        .iter()
+        .filter(|l| l.kind == PageLineKind::Auto)
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(closing, preset.after);
+    let length = last.position.length;
+    assert_eq!(
+        length,
+        (preset.setup_commands().len() + batches as usize + preset.after.len()) as u64
+    );
+    // Full: nothing runs, and the notice says why.
+    let again = act(
+        &mut e,
+        Act::Batch {
+            workload: lesson.workload.clone(),
+            echo: true,
+        },
+    );
+    assert!(again.done && again.lines.is_empty());
+    assert_eq!(again.position.length, length);
+    assert!(again
+        .notice
+        .unwrap()
+        .contains("already holds 600 documents"));
+    // Back before the last batch and on again: the closing commands do not run twice.
+    for _ in 0..=preset.after.len() {
+        act(&mut e, Act::Back);
+    }
+    let refilled = act(
+        &mut e,
+        Act::Batch {
+            workload: lesson.workload.clone(),
+            echo: true,
+        },
+    );
+    assert!(refilled.done && refilled.after_done);
+    let autos: Vec<&str> = refilled
+        .lines
+        .iter()
+        .filter(|l| l.kind == PageLineKind::Auto)
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(autos, [preset.batch_command(preset.batch)], "{autos:?}");
+    assert_eq!(refilled.position.length, length - preset.after.len() as u64);
+}
+
+#[test]
+fn a_full_collection_runs_nothing_and_says_so() {
+    let mut e = Engine::new();
+    open_setup(&mut e);
+    let first = act(
+        &mut e,
+        Act::Batch {
+            workload: workload(10),
+            echo: true,
+        },
+    );
+    assert!(first.done && first.count == 10);
+    assert_eq!(
+        first.lines[0].text,
+        "sim.generate(\"test.events\", \"monotonic\", 10); sim.balance()"
+    );
+    let (reply, events) = send(
+        &mut e,
+        "page",
+        Call::Act(Act::Batch {
+            workload: workload(10),
+            echo: true,
+        }),
+    );
+    let full = page_of(reply.unwrap());
+    assert_eq!(saves(&events), 0);
+    assert_eq!(full.position, first.position);
+    assert_eq!(
+        full.notice.as_deref(),
+        Some("test.events already holds 10 documents, the workload's total of 10. Raise Total to insert more.")
+    );
+}
+
+#[test]
+fn a_batch_not_echoed_prints_only_its_errors() {
+    let mut e = Engine::new();
+    open_setup(&mut e);
+    let quiet = act(
+        &mut e,
+        Act::Batch {
+            workload: workload(1000),
+            echo: false,
+        },
+    );
+    assert!(quiet.lines.is_empty() && !quiet.done && quiet.count == 25);
+    assert_eq!(quiet.latest_inserts, 25);
+    let bad = WorkloadSpec {
+        spec: "no-such-workload".into(),
+        ..workload(1000)
+    };
+    let failed = act(
+        &mut e,
+        Act::Batch {
+            workload: bad,
+            echo: false,
+        },
+    );
+    assert!(failed.failed && failed.done);
+    assert!(!failed.lines.is_empty());
+    assert!(failed.lines.iter().all(|l| l.kind == PageLineKind::Error));
+    let passed = act(&mut e, Act::PassTime { echo: true });
+    assert_eq!(passed.lines[0].text, presets::sleep_command(PASS_TIME_MS));
+    let quiet = act(&mut e, Act::PassTime { echo: false });
+    assert!(quiet.lines.is_empty() && !quiet.failed);
+    assert_eq!(quiet.step.as_deref(), Some("sleep(2000)"));
+}
+
+#[test]
+fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
+    let mut e = Engine::new();
+    open_setup(&mut e);
+    for x in 1..=3 {
+        act(&mut e, command(&format!("db.events.insertOne({{x: {x}}})")));
+    }
+    let back = act(&mut e, Act::Back);
+    assert_eq!(
+        back.position,
+        Position {
+            position: 4,
+            length: 5
+        }
+    );
+    assert_eq!((back.count, back.frame.docs), (2, 2));
+    assert_eq!(back.step.as_deref(), Some("db.events.insertOne({x: 2})"));
+    let forward = act(&mut e, Act::Forward);
+    assert_eq!((forward.position.position, forward.count), (5, 3));
+    // At the end, forward moves nothing (the page sends a batch there).
+    let still = act(&mut e, Act::Forward);
+    assert_eq!(still.position, forward.position);
+    let start = act(&mut e, Act::Jump { to: 2 });
+    assert_eq!((start.position.position, start.count), (2, 0));
+    assert_eq!(start.latest_inserts, 0);
+    assert!(start.landed.is_none());
+    let zero = act(&mut e, Act::Jump { to: 0 });
+    assert!(!zero.frame.sharded && zero.step.is_none());
+    let past = act(&mut e, Act::Jump { to: 99 });
+    assert_eq!(past.position, zero.position);
+    assert!(past.notice.is_some());
+    act(&mut e, Act::Jump { to: 3 });
+    let (reply, events) = send(&mut e, "page", Call::Act(Act::Fork));
+    let forked = page_of(reply.unwrap());
+    assert_eq!(saves(&events), 1);
+    assert_eq!(
+        forked.position,
+        Position {
+            position: 3,
+            length: 3
+        }
+    );
+    assert_eq!(forked.count, 1);
+    // A command after a scrub back forks too.
+    act(&mut e, Act::Back);
+    let typed = act(&mut e, command("db.events.insertOne({x: 9})"));
+    assert_eq!(
+        typed.position,
+        Position {
+            position: 3,
+            length: 3
+        }
+    );
+    assert_eq!(typed.count, 1);
+}
+
+#[test]
+fn view_shows_a_collection_until_a_command_touches_another() {
+    let mut e = Engine::new();
+    open_setup(&mut e);
+    act(&mut e, command("db.other.insertOne({a: 1})"));
+    act(&mut e, command("db.events.insertOne({x: 1})"));
+    let missing = act(
+        &mut e,
+        Act::View {
+            ns: "nope.nothing".into(),
+        },
+    );
+    assert_eq!(missing.settings.ns, "test.events");
+    assert!(missing.lines.is_empty() && missing.notice.is_none());
+    let other = act(
+        &mut e,
+        Act::View {
+            ns: "test.other".into(),
+        },
+    );
+    assert_eq!(other.settings.ns, "test.other");
+    assert_eq!((other.count, other.frame.ns.as_str()), (1, "test.other"));
+    assert!(!other.frame.sharded);
+    let names: Vec<&str> = other.collections.iter().map(|c| c.ns.as_str()).collect();
+    assert_eq!(names, ["test.events", "test.other"]);
+    assert_eq!(other.collections[0].key, "{ x: 1 }");
+    assert_eq!(other.collections[1].key, "");
+    // Stepping keeps the pick; a command that touches a collection replaces it.
+    assert_eq!(act(&mut e, Act::Back).settings.ns, "test.other");
+    act(&mut e, Act::Forward);
+    let touched = act(&mut e, command("db.events.insertOne({x: 2})"));
+    assert_eq!(touched.settings.ns, "test.events");
+}
+
+/// A session of a few batches and commands, its link form.
+fn some_session(e: &mut Engine) -> String {
+    open_setup(e);
+    for i in 0..4 {
+        act(
+            e,
+            Act::Batch {
+                workload: workload(1000),
+                echo: i == 0,
+            },
+        );
+    }
+    act(e, command("db.events.insertOne({x: -1})"));
+    act(e, Act::PassTime { echo: true });
+    match send(e, "page", Call::Scenario).0.unwrap() {
+        Reply::Scenario { text } => text,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Opens `text` as a replay under `session`, advances it `slice` commands at a time and
+/// finishes it.
+fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
+    let (reply, events) = send(e, session, Call::Open(Start::Replay { text: text.into() }));
+    let Reply::Replaying { view, .. } = reply.unwrap() else {
+        panic!("not a replay");
+    };
+    let total = view.replay.unwrap().total;
+    // Nothing is saved before the replay is over: the saved session is what it replays.
+    assert_eq!(events, [Event::Progress { done: 0, total }]);
+    assert_eq!(
+        view.lines[0].text,
+        format!("Replaying a scenario of {total} steps: 0 replayed so far.")
+    );
+    assert_eq!(view.replay.unwrap().done, 0);
+    assert_eq!(view.position.length, 0);
+    loop {
+        let (reply, events) = send(e, session, Call::Act(Act::Advance { commands: slice }));
+        let view = page_of(reply.unwrap());
+        let progress = view.replay.unwrap();
+        // Each picture of a replay is whole.
+        assert!(view.frame.shards.iter().all(|s| s.chunks.is_some()));
+        assert_eq!(view.position.length, progress.done);
+        assert!(events.contains(&Event::Progress {
+            done: progress.done,
+            total
+        }));
+        assert_eq!(saves(&events), 0, "a replay under way is not saved");
+        if progress.done == total {
+            break;
+        }
+    }
+    let (reply, events) = send(e, session, Call::Act(Act::Finish));
+    assert_eq!(saves(&events), 1);
+    let view = page_of(reply.unwrap());
+    assert!(view.replay.is_none());
+    view
+}
+
+fn look(e: &mut Engine, session: &str) -> PageView {
+    page_of(send(e, session, Call::Act(Act::Look)).0.unwrap())
+}
+
+#[test]
+fn a_replay_in_slices_ends_where_the_same_steps_run_directly_do() {
+    let mut e = Engine::new();
+    let text = some_session(&mut e);
+    let finished = replay(&mut e, "copy", &text, 3);
+    assert_eq!(
+        finished.lines[0].text,
+        "Restored a scenario of 8 steps, at step 8."
+    );
+    assert!(finished.after_done);
+    let (direct, copy) = (look(&mut e, "page"), look(&mut e, "copy"));
+    assert_eq!(copy.frame, direct.frame);
+    assert_eq!(copy.settings, direct.settings);
+    assert_eq!(copy.count, direct.count);
+    assert_eq!(copy.collections, direct.collections);
+    assert_eq!(copy.position, direct.position);
+    assert_eq!(copy.hot, direct.hot);
+    assert_eq!(copy.latest_inserts, direct.latest_inserts);
+    assert_eq!(copy.landed, direct.landed);
+    // Stepping back reads the replayed steps' figures too.
+    assert_eq!(
+        act_on(&mut e, "copy", Act::Back).hot,
+        act_on(&mut e, "page", Act::Back).hot
+    );
+}
+
+fn act_on(e: &mut Engine, session: &str, act: Act) -> PageView {
+    page_of(send(e, session, Call::Act(act)).0.unwrap())
+}
+
+#[test]
+fn finishing_midway_keeps_the_steps_replayed() {
+    let mut e = Engine::new();
+    let text = some_session(&mut e);
+    send(&mut e, "copy", Call::Open(Start::Replay { text }))
+        .0
+        .unwrap();
+    let view = act_on(&mut e, "copy", Act::Advance { commands: 3 });
+    assert_eq!(view.replay, Some(ReplayProgress { done: 3, total: 8 }));
+    assert_eq!(
+        view.lines[0].text,
+        "Replaying a scenario of 8 steps: 3 replayed so far."
+    );
+    // Nothing else lands in the middle of a replay.
+    let refused = send(&mut e, "copy", Call::Act(command("sh.status()")))
+        .0
+        .unwrap_err();
+    assert!(refused.message.contains("replay"), "{refused:?}");
+    let done = act_on(&mut e, "copy", Act::Finish);
+    assert_eq!(
+        done.position,
+        Position {
+            position: 3,
+            length: 3
+        }
+    );
+    assert_eq!(
+        done.lines[0].text,
+        "Restored a scenario of 3 steps, at step 3."
+    );
+    // The setup's two steps and the first batch.
+    assert_eq!(done.count, 25);
+    // Over: no more advancing or finishing, but acting again.
+    for late in [Act::Advance { commands: 1 }, Act::Finish] {
+        let error = send(&mut e, "copy", Call::Act(late)).0.unwrap_err();
+        assert_eq!(error.code_name, "BadValue");
+    }
+    assert_eq!(act_on(&mut e, "copy", Act::Back).position.position, 2);
+}
+
+#[test]
+fn a_link_round_trips_in_both_forms_with_the_page_state() {
+    let mut e = Engine::new();
+    some_session(&mut e);
+    act(&mut e, Act::Jump { to: 5 });
+    let entries = vec![
+        ("lesson".to_string(), "missing-fields".to_string()),
+        ("after".to_string(), "0".to_string()),
+        ("tab".to_string(), "playground".to_string()),
+    ];
+    let original = look(&mut e, "page");
+    for (i, json) in [false, true].into_iter().enumerate() {
+        let text = match send(
+            &mut e,
+            "page",
+            Call::Link {
+                page: entries.clone(),
+                json,
+            },
+        )
+        .0
+        .unwrap()
+        {
+            Reply::Scenario { text } => text,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text.starts_with('{'), json);
+        let session = format!("copy{i}");
+        let (reply, _) = send(
+            &mut e,
+            &session,
+            Call::Open(Start::Replay { text: text.clone() }),
+        );
+        let Reply::Replaying { page, position, .. } = reply.unwrap() else {
+            panic!("not a replay");
+        };
+        assert_eq!((page, position), (entries.clone(), Some(5)));
+        send(&mut e, &session, Call::Close).0.unwrap();
+        let finished = replay(&mut e, &session, &text, 100);
+        assert_eq!(
+            finished.lines[0].text,
+            "Restored a scenario of 8 steps, at step 5."
+        );
+        assert_eq!(finished.lesson.as_deref(), Some("missing-fields"));
+        assert!(!finished.after_done);
+        let copy = look(&mut e, &session);
+        assert_eq!(copy.frame, original.frame);
+        assert_eq!(copy.settings, original.settings);
+        assert_eq!(copy.count, original.count);
+        assert_eq!(copy.position, original.position);
+    }
+}
+
+#[test]
+fn the_catalog_lists_every_lesson_workload_and_version() {
+    let mut e = Engine::new();
+    let Reply::Catalog(catalog) = send(&mut e, "x", Call::Catalog).0.unwrap() else {
+        panic!("not a catalog");
+    };
+    assert_eq!(catalog.lessons.len(), PRESETS.len());
+    for (lesson, preset) in catalog.lessons.iter().zip(PRESETS) {
+        assert_eq!(lesson.id, preset.id);
+        assert_eq!(lesson.title, preset.title);
+        assert_eq!(lesson.lesson, preset.lesson);
+        assert_eq!(lesson.setup.key, preset.key);
+        assert_eq!(lesson.setup.ns, preset.ns);
+        assert_eq!(lesson.setup.shards, preset.shards);
+        assert_eq!(lesson.setup.chunk_size, preset.chunk_size);
+        assert_eq!(lesson.setup.version, preset.version.label());
+        assert_eq!(lesson.workload.spec, preset.workload);
+        assert_eq!(lesson.workload.batch, preset.batch);
+        assert_eq!(lesson.workload.total, u64::from(preset.total));
+        assert_eq!(lesson.workload.balance, preset.balance);
+    }
+    assert_eq!(catalog.workloads, shardlab::workload::preset_names());
+    let versions: Vec<(&str, Vec<&str>)> = catalog
+        .versions
+        .iter()
+        .map(|v| {
+            (
+                v.label.as_str(),
+                v.lacks.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("3.6", vec!["refineCollectionShardKey", "reshardCollection"]),
+            ("5.0", vec![]),
+            ("8.0", vec![]),
+        ]
+    );
+    // Every lesson opens, and the methods are announced.
+    for preset in PRESETS {
+        let start = Start::Lesson {
+            id: preset.id.into(),
+        };
+        let view = page_of(send(&mut e, preset.id, Call::Open(start)).0.unwrap());
+        assert_eq!(view.settings.ns, preset.ns, "{}", preset.id);
+    }
+    let Reply::Hello { methods, .. } = send(&mut e, "x", Call::Hello).0.unwrap() else {
+        panic!("no hello");
+    };
+    for m in ["act", "catalog", "link"] {
+        assert!(methods.iter().any(|n| n == m), "{m}");
+    }
+}
+
+#[test]
+fn hostile_requests_get_errors_or_harmless_answers() {
+    let mut e = Engine::new();
+    let lesson = |id: &str| Call::Open(Start::Lesson { id: id.to_string() });
+    let error = send(&mut e, "page", lesson("nope")).0.unwrap_err();
+    assert_eq!(error.message, "There is no lesson called 'nope'.");
+    let long = "y".repeat(5000);
+    let error = send(&mut e, "page", lesson(&long)).0.unwrap_err();
+    assert!(error.message.len() < 100, "{}", error.message);
+    let error = send(&mut e, "page", lesson(&"z".repeat(MAX_FIELD_BYTES + 1)))
+        .0
+        .unwrap_err();
+    assert_eq!(error.code_name, "BadValue");
+    for text in ["", "v9.abc", "v2.!!!!", "{\"format\": 1}", "{"] {
+        let start = Start::Replay { text: text.into() };
+        let error = send(&mut e, "page", Call::Open(start)).0.unwrap_err();
+        assert_eq!(error.code_name, "BadValue", "{text}");
+    }
+    let bad_setup = PageSetup {
+        version: "9.9".into(),
+        ..setup()
+    };
+    assert!(send(&mut e, "page", Call::Open(Start::Setup(bad_setup)))
+        .0
+        .is_err());
+    // No session yet: acting on it is refused.
+    assert_eq!(act_err(&mut e, Act::Look).code_name, "NoSuchSession");
+    // A session that is not a playground.
+    let config = SessionConfig {
+        shards: 2,
+        version: "5.0".into(),
+        chunk_size: None,
+        seed: 1,
+    };
+    send(&mut e, "plain", Call::Open(Start::Config(config)))
+        .0
+        .unwrap();
+    let error = send(&mut e, "plain", Call::Act(Act::Look)).0.unwrap_err();
+    assert!(error.message.contains("not a playground"), "{error:?}");
+    // A key MongoDB refuses is the shell's error, as the page showed it.
+    // numInitialChunks far beyond MongoDB's limit is MongoDB's error, quickly.
+    let many = PageSetup {
+        key: "{x: \"hashed\"}".into(),
+        initial_chunks: Some(u32::MAX),
+        ..setup()
+    };
+    let view = page_of(
+        send(&mut e, "many", Call::Open(Start::Setup(many)))
+            .0
+            .unwrap(),
+    );
+    assert!(view.failed, "{:?}", view.lines);
+    let odd = PageSetup {
+        key: "{x: \"sideways\"}".into(),
+        ..setup()
+    };
+    let view = page_of(
+        send(&mut e, "page", Call::Open(Start::Setup(odd)))
+            .0
+            .unwrap(),
+    );
+    assert!(view.failed && !view.frame.sharded);
+    for hostile in [
+        Act::Advance { commands: 1 },
+        Act::Finish,
+        Act::Jump { to: u64::MAX },
+        Act::View { ns: String::new() },
+        Act::View {
+            ns: "$".repeat(1000),
+        },
+        Act::Forward,
+        Act::Back,
+        Act::Back,
+        Act::Back,
+        Act::Fork,
+        Act::Auto {
+            source: "}{".into(),
+        },
+        Act::Batch {
+            workload: WorkloadSpec {
+                spec: "{x: ".into(),
+                ..workload(1)
+            },
+            echo: false,
+        },
+    ] {
+        // Each is refused or answered; none panics or leaves the session unusable.
+        let _ = send(&mut e, "page", Call::Act(hostile));
+    }
+    assert_eq!(
+        act_err(&mut e, Act::Advance { commands: 0 }).code_name,
+        "BadValue"
+    );
+    let look = act(&mut e, Act::Look);
+    assert!(look.position.position <= look.position.length);
+    let link = send(
+        &mut e,
+        "page",
+        Call::Link {
+            page: vec![("x".into(), "y".repeat(MAX_FIELD_BYTES))],
+            json: false,
+        },
+    );
+    assert!(link.0.is_err(), "a page value over the scenario's limit");
+}
+
+#[test]
+fn a_replay_goes_on_only_over_its_own_steps() {
+    let mut e = Engine::new();
+    let text = some_session(&mut e);
+    send(&mut e, "copy", Call::Open(Start::Replay { text }))
+        .0
+        .unwrap();
+    act_on(&mut e, "copy", Act::Advance { commands: 3 });
+    // A plain call that adds a step meanwhile stops the replay from going on.
+    let source = "sh.status()".to_string();
+    send(&mut e, "copy", Call::Run { source }).0.unwrap();
+    let error = send(&mut e, "copy", Call::Act(Act::Advance { commands: 1 }))
+        .0
+        .unwrap_err();
+    assert!(error.message.contains("changed"), "{error:?}");
+    // Back to its own steps, it goes on; a cursor moved meanwhile goes back to the end.
+    send(&mut e, "copy", Call::Jump { to: 3 }).0.unwrap();
+    send(&mut e, "copy", Call::Fork).0.unwrap();
+    send(&mut e, "copy", Call::Step { by: -2 }).0.unwrap();
+    let view = act_on(&mut e, "copy", Act::Advance { commands: 2 });
+    assert_eq!(view.replay, Some(ReplayProgress { done: 5, total: 8 }));
+    assert_eq!(
+        view.position,
+        Position {
+            position: 5,
+            length: 5
+        }
+    );
+    // Fewer steps than replayed: it cannot go on, but it can finish with them.
+    send(&mut e, "copy", Call::Jump { to: 2 }).0.unwrap();
+    send(&mut e, "copy", Call::Fork).0.unwrap();
+    assert!(
+        send(&mut e, "copy", Call::Act(Act::Advance { commands: 1 }))
+            .0
+            .is_err()
+    );
+    let done = act_on(&mut e, "copy", Act::Finish);
+    assert_eq!(
+        done.position,
+        Position {
+            position: 2,
+            length: 2
+        }
+    );
+    assert!(done.replay.is_none());
+}
