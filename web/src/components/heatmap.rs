@@ -301,8 +301,8 @@ fn local_empty(ns: &str, steps: u64) -> Option<String> {
 }
 
 /// The grid in an answer, if it is one.
-fn heat_of<K>(answer: &Answer<K>) -> Option<&HeatView> {
-    match &answer.result {
+fn heat_of(answer: &Answer) -> Option<&HeatView> {
+    match answer.as_ref() {
         Ok(Reply::Heat(view)) => Some(view),
         _ => None,
     }
@@ -325,10 +325,6 @@ impl PartialEq for HeatmapProps {
             && self.dispatch == other.dispatch
     }
 }
-
-/// The key the heatmap's question depends on: the calm revision, the collection, and the
-/// grid's rows and columns.
-type HeatKey = (u64, String, u32, u32);
 
 /// The canvas's size, measured anew on each resize of the window (reading it on every
 /// redraw would force a layout in the middle of rendering).
@@ -364,7 +360,7 @@ struct Canvases {
 
 /// Paints the latest answer after a render, unless that answer is already painted at this
 /// size on this canvas; measures the canvas first if it was not yet.
-fn paint_answer(to: &Canvases, answer: Option<&Rc<Answer<HeatKey>>>, steps: u64) {
+fn paint_answer(to: &Canvases, answer: Option<&Answer>, steps: u64) {
     let Some(c) = to.canvas.cast::<HtmlCanvasElement>() else {
         // The canvas is not shown: measure it anew when it comes back.
         *to.layout.borrow_mut() = None;
@@ -622,17 +618,17 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     let (rows, columns) = guess.grid(steps);
     let local = local_empty(&ns, steps);
     let asks = local.is_none();
-    let answer = use_engine_query(
-        (state.calm_rev(Calm::Timeline), ns.clone(), rows, columns),
-        state.session.clone(),
-        move |(_, ns, rows, columns): &HeatKey| {
-            asks.then(|| Call::Heat {
-                ns: ns.clone(),
-                rows: *rows,
-                columns: *columns,
-            })
-        },
-    );
+    // The grid the engine draws depends on the session, the calm revision, the collection
+    // and the canvas's size.
+    let answer = {
+        let ns = ns.clone();
+        use_engine_query(
+            (state.session.clone(), state.calm_rev(Calm::Timeline), ns.clone(), rows, columns),
+            state.session.clone(),
+            asks,
+            move || Call::Heat { ns, rows, columns },
+        )
+    };
     {
         // Paint after every render that brings a new answer or size.
         let (to, answer) = (to.clone(), answer.clone().filter(|_| asks));
@@ -649,17 +645,15 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     if let Some(why) = local {
         return empty_view(&to.panel, &ns, &key, state, empty(why, None));
     }
-    match answer.as_deref() {
+    match answer.as_ref() {
         None => empty_view(&to.panel, &ns, &key, state, Html::default()),
-        Some(Answer { result: Err(e), .. }) => {
-            empty_view(&to.panel, &ns, &key, state, empty(error_text(e), Some("error")))
-        }
-        Some(a) => match heat_of(a) {
-            Some(grid) if grid.empty.is_none() => {
+        Some(a) => match (a.as_ref(), heat_of(a)) {
+            (Err(e), _) => empty_view(&to.panel, &ns, &key, state, empty(error_text(e), Some("error"))),
+            (_, Some(grid)) if grid.empty.is_none() => {
                 let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
                 grid_view(&to, grid, state, &key, on_click)
             }
-            grid => {
+            (_, grid) => {
                 let why = grid.and_then(|g| g.empty.clone()).unwrap_or_default();
                 let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
                 empty_view(&to.panel, drawn, &key, state, empty(why, None))

@@ -5,7 +5,7 @@
 //! asks ("Analyze this key"), and it is kept with the collection, key and step it was
 //! asked at, so that it says how old it is.
 
-use super::query::{error_text, use_engine_query, Answer};
+use super::query::{error_text, use_engine_query, use_keyed_query, Answer};
 use crate::state::{Calm, Playground};
 use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
 use std::rc::Rc;
@@ -36,9 +36,9 @@ const RECENT: u64 = 60;
 /// asks anew).
 type ReportKey = (Rc<str>, String, String, u64, u32);
 
-/// The insights view in an answer, if it is one.
-fn view_of<K>(answer: &Option<Rc<Answer<K>>>) -> Option<Result<&InsightsView, String>> {
-    match &answer.as_ref()?.result {
+/// The insights view in an answer, if it is one, or the engine's error.
+fn view_of(answer: &Answer) -> Option<Result<&InsightsView, String>> {
+    match answer.as_ref() {
         Ok(Reply::Insights(view)) => Some(Ok(view)),
         Ok(_) => None,
         Err(e) => Some(Err(error_text(e))),
@@ -155,21 +155,25 @@ pub fn insights(props: &InsightsProps) -> Html {
     let step = state.view.position.position;
     let hidden = state.hidden[Calm::Insights as usize];
     // The charts follow the calm revision; out of sight they are not asked for.
-    let charts = use_engine_query(
-        (state.calm_rev(Calm::Insights), ns.clone()),
-        state.session.clone(),
-        move |(_, ns)| (!hidden).then(|| Call::Insights { ns: ns.clone() }),
-    );
-    // The report is asked for once per click, for the collection, key and step shown then.
+    let charts = {
+        let ns = ns.clone();
+        use_engine_query(
+            (state.session.clone(), state.calm_rev(Calm::Insights), ns.clone()),
+            state.session.clone(),
+            !hidden,
+            move || Call::Insights { ns },
+        )
+    };
+    // The report is asked for once per click, for the collection, key and step shown then
+    // (a report asked in an earlier session is not asked again of this one).
     let asked = use_state(|| None::<ReportKey>);
-    let session = state.session.clone();
-    let report = use_engine_query((*asked).clone(), state.session.clone(), move |asked| {
-        // A report asked in an earlier session is not asked again of this one.
-        asked
-            .as_ref()
-            .filter(|a| a.0 == session)
-            .map(|(_, ns, ..)| Call::Insights { ns: ns.clone() })
-    });
+    let report = {
+        let ask = (*asked).clone().filter(|a| a.0 == state.session);
+        let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
+        use_keyed_query(ask.clone(), state.session.clone(), ask.is_some(), move || {
+            Call::Insights { ns }
+        })
+    };
     let on_analyze = {
         let asked = asked.clone();
         let (session, ns, key) = (state.session.clone(), ns.clone(), key.clone());
@@ -181,8 +185,7 @@ pub fn insights(props: &InsightsProps) -> Html {
     // A report on another session, collection or key says nothing about this one: it is
     // dropped.
     let current = report
-        .as_ref()
-        .and_then(|a| a.key.clone().map(|k| (k, a.clone())))
+        .and_then(|(k, a)| Some((k?, a)))
         .filter(|((rs, rns, rkey, ..), _)| *rs == state.session && *rns == ns && *rkey == key);
     let again = current.as_ref().is_some_and(|((_, _, _, at, _), _)| *at != step);
     let body = match &current {
@@ -195,7 +198,7 @@ pub fn insights(props: &InsightsProps) -> Html {
                     <strong>{ format!(" · the cluster is now at step {step}") }</strong>
                 }
             </p>
-            { match view_of(&Some(answer.clone())) {
+            { match view_of(answer) {
                 None => Html::default(),
                 Some(Err(e)) => html! { <p class="error">{ e }</p> },
                 Some(Ok(v)) => match &v.report {
@@ -206,7 +209,7 @@ pub fn insights(props: &InsightsProps) -> Html {
             </>
         },
     };
-    let over_time = match view_of(&charts) {
+    let over_time = match charts.as_ref().and_then(view_of) {
         None => Html::default(),
         Some(Err(e)) => html! { <p class="error">{ e }</p> },
         Some(Ok(v)) => html! { <>{ docs_chart(v) }{ inserts_chart(v) }</> },

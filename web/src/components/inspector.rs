@@ -5,10 +5,12 @@
 //! Everything it shows is the engine's answer to `Call::Inspect` about the subject
 //! ([`Playground::inspecting`] keeps only the subject), asked again whenever the subject,
 //! the collection shown or the timeline's calm revision changes; the sentences and rules
-//! are the engine's.
+//! are the engine's, and so is the insert form's command (`Call::InsertCommand`).
 
 use super::query::{error_text, use_engine_query};
+use crate::engine_client;
 use crate::state::{Action, Calm, Playground};
+use std::rc::Rc;
 use shardlab_protocol::{
     Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
     CHUNK_PAGE_ROWS,
@@ -36,41 +38,6 @@ impl PartialEq for InspectorProps {
             && self.state.inspecting() == other.state.inspecting()
             && self.dispatch == other.dispatch
     }
-}
-
-/// A string as a shell string literal, escaped as JSON (the core's `write_json_string`).
-fn literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// The insert form's command: `insertOne(doc)` on `ns`, through an expression that works
-/// whatever database is in use. The same text as the core's
-/// `workload::presets::insert_one_command`, so that the console and a shared link show
-/// the command the form has always run.
-pub fn insert_one_command(ns: &str, doc: &str) -> String {
-    let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
-    format!(
-        "db.getSiblingDB({}).getCollection({}).insertOne({})",
-        literal(db),
-        literal(coll),
-        doc.trim()
-    )
 }
 
 /// One explanation: its rule, its sentence and its figures.
@@ -199,6 +166,8 @@ fn chunk_view(page: &ChunkDocsView, mark: Option<u64>, dispatch: &Callback<Actio
 /// Properties of the insert form.
 #[derive(Properties, PartialEq)]
 struct InsertFormProps {
+    /// The engine's session, which writes the command.
+    session: Rc<str>,
     /// The collection shown.
     ns: String,
     /// The document the form starts from (the engine's example for the key).
@@ -208,10 +177,12 @@ struct InsertFormProps {
 }
 
 /// The insert form: one document, run as `insertOne` on the collection shown, through the
-/// console like a typed command.
+/// console like a typed command. The command's text is the engine's (`Call::InsertCommand`),
+/// the same the console and a shared link have always shown for the form.
 #[function_component(InsertForm)]
 fn insert_form(props: &InsertFormProps) -> Html {
     let text = use_state(|| props.example.clone());
+    let error = use_state(|| None::<String>);
     {
         // A new key brings a new example; what the user typed gives way to it.
         let text = text.clone();
@@ -221,12 +192,26 @@ fn insert_form(props: &InsertFormProps) -> Html {
         });
     }
     let submit = {
-        let (text, ns, dispatch) = (text.clone(), props.ns.clone(), props.dispatch.clone());
+        let (text, error) = (text.clone(), error.clone());
+        let (session, ns, dispatch) = (props.session.clone(), props.ns.clone(), props.dispatch.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            if !text.trim().is_empty() {
-                dispatch.emit(Action::Command(insert_one_command(&ns, &text)));
+            if text.trim().is_empty() {
+                return;
             }
+            let (error, dispatch) = (error.clone(), dispatch.clone());
+            let call = Call::InsertCommand {
+                ns: ns.clone(),
+                doc: (*text).clone(),
+            };
+            engine_client::request(&session, call, move |answer| match answer {
+                Ok(Reply::Command { text }) => {
+                    error.set(None);
+                    dispatch.emit(Action::Command(text));
+                }
+                Ok(_) => {}
+                Err(e) => error.set(Some(error_text(&e))),
+            });
         })
     };
     let oninput = {
@@ -243,6 +228,9 @@ fn insert_form(props: &InsertFormProps) -> Html {
                     value={(*text).clone()} {oninput} />
                 <button type="submit" data-testid="insert-button">{ "Insert" }</button>
             </div>
+            if let Some(e) = &*error {
+                <p class="error">{ e.clone() }</p>
+            }
         </form>
     }
 }
@@ -294,13 +282,17 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let dispatch = &props.dispatch;
     let ns = state.settings.ns.clone();
     let subject = state.inspecting().cloned();
-    let key = (state.calm_rev(Calm::Timeline), ns.clone(), subject.clone());
-    let answer = use_engine_query(key, state.session.clone(), |(_, ns, subject)| {
-        Some(Call::Inspect {
-            ns: ns.clone(),
-            subject: subject.clone().unwrap_or(Inspecting::Nothing),
-        })
-    });
+    let key = (
+        state.session.clone(),
+        state.calm_rev(Calm::Timeline),
+        ns.clone(),
+        subject.clone(),
+    );
+    let call = Call::Inspect {
+        ns: ns.clone(),
+        subject: subject.clone().unwrap_or(Inspecting::Nothing),
+    };
+    let answer = use_engine_query(key, state.session.clone(), true, move || call);
     // The form keeps the last example the engine gave, so that an error about the subject
     // (a chunk gone after a step back) does not take the form away.
     let example = use_mut_ref(String::new);
@@ -312,7 +304,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     if !(state.frame.sharded && state.frame.ns == ns) {
         return slot(Html::default());
     }
-    let (found, error) = match answer.as_deref().map(|a| &a.result) {
+    let (found, error) = match answer.as_deref() {
         Some(Ok(Reply::Inspection(found))) => (Some(found.as_ref()), None),
         Some(Err(e)) => (None, Some(error_text(e))),
         Some(Ok(_)) | None => (None, None),
@@ -334,7 +326,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 }
             </div>
             if found.is_some() || !example.is_empty() {
-                <InsertForm ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
+                <InsertForm session={state.session.clone()} ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
             }
             if let Some(found) = found {
                 if let Some(l) = &found.landing {

@@ -73,12 +73,8 @@ where
     }
 }
 
-/// An engine error as a panel shows it: MongoDB's code name and message
-/// (`BadValue: ...`), as mongosh prints a server error's essentials.
+/// An engine error as a panel shows it: MongoDB's message (the code name stays out, as
+/// in the page's other panels).
 pub fn error_text(error: &EngineError) -> String {
-    if error.code_name.is_empty() {
-        error.message.clone()
-    } else {
-        format!("{}: {}", error.code_name, error.message)
-    }
+    error.message.clone()
 }

@@ -53,13 +53,14 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let hidden = state.hidden[Calm::Timeline as usize];
-    let key = (state.calm_rev(Calm::Timeline), state.settings.ns.clone());
+    let ns = state.settings.ns.clone();
+    let key = (state.session.clone(), state.calm_rev(Calm::Timeline), ns.clone());
     // Out of sight, the log is not asked for: it is when the panel comes back (which
     // moves its calm revision on).
-    let answer = use_engine_query(key, state.session.clone(), move |(_, ns)| {
-        (!hidden).then(|| Call::Events { ns: ns.clone() })
+    let answer = use_engine_query(key, state.session.clone(), !hidden, move || Call::Events {
+        ns,
     });
-    let events: Html = match answer.as_deref().map(|a| &a.result) {
+    let events: Html = match answer.as_deref() {
         None => Html::default(),
         Some(Ok(Reply::Events { rows })) => rows
             .iter()
