@@ -178,7 +178,7 @@ fn pixels(grid: &HeatView, (w, h): (usize, usize), cells_w: usize, strip_x: usiz
             px[3] = 255;
         }
         let shard = grid.row_shards.get(row).copied().unwrap_or(0) as usize % shards.len();
-        for px in line[(strip_x * 4).min(line.len())..].chunks_exact_mut(4) {
+        for px in line[(strip_x * 4).min(w * 4)..].chunks_exact_mut(4) {
             px[..3].copy_from_slice(&shards[shard]);
             px[3] = 255;
         }

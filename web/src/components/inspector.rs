@@ -292,7 +292,10 @@ pub fn inspector(props: &InspectorProps) -> Html {
         ns: ns.clone(),
         subject: subject.clone().unwrap_or(Inspecting::Nothing),
     };
-    let answer = use_engine_query(key, state.session.clone(), true, move || call);
+    // An unsharded collection has no chunks to inspect and no key to insert by: nothing to
+    // ask.
+    let sharded = state.frame.sharded && state.frame.ns == ns;
+    let answer = use_engine_query(key, state.session.clone(), sharded, move || call);
     // The form keeps the last example the engine gave, so that an error about the subject
     // (a chunk gone after a step back) does not take the form away.
     let example = use_mut_ref(String::new);
@@ -300,8 +303,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let slot = |inner: Html| {
         html! { <div class="extras-slot extras-inspector" data-testid="extras-inspector">{ inner }</div> }
     };
-    // An unsharded collection has no chunks to inspect and no key to insert by.
-    if !(state.frame.sharded && state.frame.ns == ns) {
+    if !sharded {
         return slot(Html::default());
     }
     let (found, error) = match answer.as_deref() {
