@@ -188,27 +188,7 @@ pub fn insights(props: &InsightsProps) -> Html {
         .and_then(|(k, a)| Some((k?, a)))
         .filter(|((rs, rns, rkey, ..), _)| *rs == state.session && *rns == ns && *rkey == key);
     let again = current.as_ref().is_some_and(|((_, _, _, at, _), _)| *at != step);
-    let body = match &current {
-        None => html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> },
-        Some(((_, rns, rkey, at, _), answer)) => html! {
-            <>
-            <p class="muted report-for" data-testid="analyze-for">
-                { format!("{rns} on {rkey} at step {at}") }
-                if *at != step {
-                    <strong>{ format!(" · the cluster is now at step {step}") }</strong>
-                }
-            </p>
-            { match view_of(answer) {
-                None => Html::default(),
-                Some(Err(e)) => html! { <p class="error">{ e }</p> },
-                Some(Ok(v)) => match &v.report {
-                    Err(e) => html! { <p class="error">{ e.clone() }</p> },
-                    Ok(a) => report_view(a),
-                },
-            } }
-            </>
-        },
-    };
+    let body = report_body(current.as_ref(), &ns, &key, step);
     let over_time = match charts.as_ref().and_then(view_of) {
         None => Html::default(),
         Some(Err(e)) => html! { <p class="error">{ e }</p> },
@@ -230,6 +210,32 @@ pub fn insights(props: &InsightsProps) -> Html {
                 { over_time }
             </div>
         </section>
+    }
+}
+
+/// The report part of the panel: what the report measures until one is asked for, then
+/// the report with the step it was made at (and the cursor's step when it has moved on).
+fn report_body(current: Option<&(ReportKey, Answer)>, ns: &str, key: &str, step: u64) -> Html {
+    match current {
+        None => html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> },
+        Some(((_, rns, rkey, at, _), answer)) => html! {
+            <>
+            <p class="muted report-for" data-testid="analyze-for">
+                { format!("{rns} on {rkey} at step {at}") }
+                if *at != step {
+                    <strong>{ format!(" · the cluster is now at step {step}") }</strong>
+                }
+            </p>
+            { match view_of(answer) {
+                None => Html::default(),
+                Some(Err(e)) => html! { <p class="error">{ e }</p> },
+                Some(Ok(v)) => match &v.report {
+                    Err(e) => html! { <p class="error">{ e.clone() }</p> },
+                    Ok(a) => report_view(a),
+                },
+            } }
+            </>
+        },
     }
 }
 
