@@ -1,4 +1,4 @@
-// Trunk post-build hook: builds the extras module (scripts/build-extras.mjs), then
+// Trunk post-build hook: builds the engine the worker runs (scripts/build-engine.mjs), then
 // minifies wasm-bindgen's JS glue in release builds.
 //
 // Trunk 0.21's own JS minifier stops at the glue's `export default`, so release builds
@@ -10,10 +10,8 @@ import { join } from 'node:path';
 import { minify } from 'terser';
 
 const staging = process.env.TRUNK_STAGING_DIR;
-// First the extras module, in every build (the page needs it for its Compare tab, its
-// inspector and its heatmap); it writes its <meta> into index.html.
-if (staging) await import('./build-extras.mjs');
-// Then the engine the worker runs; it writes its <meta> into index.html too.
+// First the engine the worker runs, in every build (the page has no core of its own); it
+// writes its <meta> into index.html.
 if (staging) await import('./build-engine.mjs');
 if (process.env.TRUNK_PROFILE !== 'release' || !staging) process.exit(0);
 

@@ -10,7 +10,7 @@
 //! `sim::summarise`, in the engine.
 
 use crate::engine_client;
-use crate::state::Workload;
+use crate::state::{MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{
     Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, Start,
 };
@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::{Reducible, UseReducerHandle};
 
-pub use shardlab_engine::comparison::{query_mix, COMPARE_NS, COMPARE_WORKLOADS};
+pub use shardlab_protocol::{COMPARE_NS, COMPARE_QUERIES, COMPARE_WORKLOADS};
 
 /// The most columns the comparison shows at once.
 pub const MAX_COLUMNS: usize = shardlab_protocol::MAX_COLUMNS;
@@ -219,13 +219,8 @@ impl Comparison {
                 .filter(|n| (lo..=hi).contains(n))
                 .ok_or_else(|| format!("the comparison's {what} must be between {lo} and {hi}"))
         };
-        let batch = number(
-            batch,
-            "documents per tick",
-            1,
-            u64::from(Workload::MAX_BATCH),
-        )?;
-        let total = number(total, "total", 1, Workload::MAX_TOTAL)?;
+        let batch = number(batch, "documents per tick", 1, u64::from(MAX_BATCH))?;
+        let total = number(total, "total", 1, MAX_TOTAL)?;
         let chunk_size = number(chunk_size, "chunk size", 1024, 1 << 30)?;
         let ticks = number(ticks, "ticks", 0, MAX_SHARED_TICKS)?;
         let replayed = ticks.saturating_mul(batch).min(total);

@@ -307,15 +307,18 @@ impl Driver {
                 view,
                 page,
                 position: _,
+                json,
             }) => {
                 let total = view.replay.map_or(0, |r| r.total) as usize;
-                self.dispatch.emit(Action::Viewed(session.clone(), Rc::new(*view)));
+                self.dispatch
+                    .emit(Action::Viewed(session.clone(), Rc::new(*view)));
+                let what = opening.what();
                 let Some(source) = opening.source else {
                     return;
                 };
                 let run = Run {
                     session,
-                    what: opening.what(),
+                    what,
                     source,
                     total,
                     done: 0,
@@ -323,7 +326,7 @@ impl Driver {
                     chunk: 8,
                     cancelled: false,
                     page,
-                    json: String::new(),
+                    json,
                 };
                 *self.run.borrow_mut() = Some(run);
                 self.advance();
@@ -359,7 +362,10 @@ impl Driver {
             .lesson
             .as_deref()
             .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id))
-            .map_or_else(|| view.lesson.clone().unwrap_or_default(), |l| l.title.clone());
+            .map_or_else(
+                || view.lesson.clone().unwrap_or_default(),
+                |l| l.title.clone(),
+            );
         self.dispatch.emit(Action::Notice(Some(Notice {
             text: notice.text.replace("{lesson}", &title),
             offer: notice.offer.clone(),
@@ -397,7 +403,13 @@ impl Driver {
             let run = self.run.borrow();
             let Some(run) = run.as_ref() else { return };
             let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
-            (run.session.clone(), run.chunk.min(left.max(1) as u32), run.done, run.total, run.what)
+            (
+                run.session.clone(),
+                run.chunk.min(left.max(1) as u32),
+                run.done,
+                run.total,
+                run.what,
+            )
         };
         self.dispatch.emit(Action::Replaying(Some(Progress {
             what,
@@ -419,10 +431,20 @@ impl Driver {
                             let per = took / f64::from(chunk.max(1));
                             run.chunk = ((SLICE_MS / per.max(0.01)) as u32).clamp(1, 2_000);
                         }
-                        driver.dispatch.emit(Action::Viewed(session, Rc::new(*view)));
+                        driver
+                            .dispatch
+                            .emit(Action::Viewed(session, Rc::new(*view)));
                         after_yielding(move || driver.advance());
                     }
-                    Err(e) if e.code_name == ENGINE_RESTARTED => driver.finish(Ending::Over),
+                    // The scenario stopped the engine: it is set aside, not replayed again.
+                    Err(e) if e.code_name == ENGINE_RESTARTED => {
+                        let run = driver.run.borrow_mut().take();
+                        if let Some(run) = run {
+                            recovery::end();
+                            let why = "replaying it stopped the engine";
+                            driver.open(startup::unreadable(&run.source, why), false);
+                        }
+                    }
                     _ => driver.finish(Ending::Over),
                 }
             },
@@ -446,7 +468,9 @@ impl Driver {
         let session = run.session.clone();
         engine_client::request(&session.clone(), Call::Act(Act::Finish), move |answer| {
             if let Ok(Reply::Page(view)) = answer {
-                driver.dispatch.emit(Action::Viewed(session, Rc::new(*view)));
+                driver
+                    .dispatch
+                    .emit(Action::Viewed(session, Rc::new(*view)));
             }
             driver.concluded(run, ending);
         });

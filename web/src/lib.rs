@@ -2,9 +2,9 @@
 
 pub mod comparison;
 pub mod components;
+pub mod driver;
 pub mod engine_client;
 pub mod export;
-pub mod extras;
 pub mod glossary;
 pub mod lessons;
 pub mod recovery;

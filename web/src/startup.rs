@@ -492,9 +492,9 @@ pub fn unreadable(source: &Source, error: &str) -> Opening {
         Source::Link { embed, .. } => {
             refused(&format!("This link could not be opened ({error})."), *embed)
         }
-        Source::Import { .. } => {
-            Opening::fresh_with(Notice::plain(format!("The file could not be imported ({error}).")))
-        }
+        Source::Import { .. } => Opening::fresh_with(Notice::plain(format!(
+            "The file could not be imported ({error})."
+        ))),
         Source::Restart { .. } => Opening::fresh_with(Notice::plain(format!(
             "The engine stopped, and your session could not be replayed into a new one ({error})."
         ))),

@@ -385,7 +385,10 @@ impl Playground {
         let mut put = |name: &str, value: String| out.push((name.to_string(), value));
         if let Some(id) = &self.view.lesson {
             put("lesson", id.clone());
-            put("after", if self.view.after_done { "1" } else { "0" }.to_string());
+            put(
+                "after",
+                if self.view.after_done { "1" } else { "0" }.to_string(),
+            );
         }
         put("workload", w.spec.clone());
         put("batch", w.batch.to_string());
@@ -489,7 +492,11 @@ impl Playground {
         if s.chunk_size > 0 {
             self.settings.chunk_size = s.chunk_size;
         }
-        if !view.lines.is_empty() {
+        if view.replay.is_some() || self.view.replay.is_some() {
+            // A replay's pictures say how far it has come, each in place of the last, and
+            // its end says what it restored.
+            self.console = Rc::new(view.lines.clone());
+        } else if !view.lines.is_empty() {
             let mut console = (*self.console).clone();
             console.extend(view.lines.iter().cloned());
             // Keep the console to a readable length.

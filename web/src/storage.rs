@@ -8,7 +8,7 @@
 //! command in flight and the record of a crash (see [`crate::recovery`]). Its helpers are
 //! the `session_*` functions.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 fn local() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -163,7 +163,11 @@ fn to_bson(v: &JsValue, depth: u32) -> Result<bson::Bson, String> {
     }
     if js_sys::Array::is_array(v) {
         let list: js_sys::Array = v.clone().unchecked_into();
-        return list.iter().map(|x| to_bson(&x, depth + 1)).collect::<Result<Vec<_>, _>>().map(Bson::Array);
+        return list
+            .iter()
+            .map(|x| to_bson(&x, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Bson::Array);
     }
     let object: js_sys::Object = v.clone().unchecked_into();
     let mut doc = bson::Document::new();

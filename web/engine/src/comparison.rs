@@ -2,7 +2,7 @@
 //! the core's [`shardlab::sim::compare`] (the CLI's comparison calls the same function).
 //! Only the fixed setup and query mix live here.
 
-use bson::{doc, Document};
+use bson::Document;
 use shardlab::engine::{ClusterConfig, VersionMode};
 use shardlab::sim::{compare, ComparisonRow};
 use shardlab::workload::preset_names;
@@ -10,23 +10,20 @@ use shardlab::workload::presets::{chunk_size_command, generate_command, shard_co
 use shardlab_protocol::{CompareRow, CompareSpec, EngineError};
 
 /// The collection every column shards and fills.
-pub const COMPARE_NS: &str = "test.events";
+pub use shardlab_protocol::{COMPARE_NS, COMPARE_WORKLOADS};
 
-/// Workloads the comparison offers: all of them have the numeric field `x` that the query
-/// mix filters on.
-pub const COMPARE_WORKLOADS: &[&str] = &["monotonic", "decreasing", "uniform"];
-
-/// The fixed query mix whose routing the table reports, with a caption per query.
+/// The fixed query mix whose routing the table reports ([`shardlab_protocol::COMPARE_QUERIES`],
+/// read with the shell's parser), with its text.
 pub fn query_mix() -> Vec<(&'static str, Document)> {
-    vec![
-        ("{x: 500}", doc! { "x": 500 }),
-        (
-            "{x: {$gte: 100, $lt: 200}}",
-            doc! { "x": { "$gte": 100, "$lt": 200 } },
-        ),
-        ("{x: {$in: [10, 900]}}", doc! { "x": { "$in": [10, 900] } }),
-        ("{ts: {$exists: true}}", doc! { "ts": { "$exists": true } }),
-    ]
+    shardlab_protocol::COMPARE_QUERIES
+        .iter()
+        .filter_map(|text| {
+            match shardlab::shell::parse_value(text, &mut shardlab::shell::EvalContext::default()) {
+                Ok(bson::Bson::Document(d)) => Some((*text, d)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// The workload commands of a comparison: `ticks` batches of `batch` documents, each
@@ -101,6 +98,7 @@ fn row(r: ComparisonRow) -> CompareRow {
         chunks_per_shard: r.chunks_per_shard,
         docs_per_shard: r.docs_per_shard,
         hottest_shard_share: r.hottest_shard_share,
+        hot_window: shardlab::sim::HOT_WINDOW,
         jumbo_chunks: r.jumbo_chunks,
         single_shard_share: r.single_shard_share,
         multi_shard_share: r.multi_shard_share,

@@ -1,7 +1,9 @@
 //! The view model's pictures as protocol frames. A shard whose chunk list is the same
 //! `Rc` as in the previous frame sends no chunks: the view keeps what it has.
 
-use crate::view_model::{human_bytes, key_handle, short_bound, ChunkView, ClusterView, FrameMemory};
+use crate::view_model::{
+    human_bytes, key_handle, short_bound, ChunkView, ClusterView, FrameMemory,
+};
 use shardlab_protocol::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
 use std::collections::HashMap;
 use std::rc::Rc;

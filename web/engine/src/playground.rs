@@ -186,6 +186,7 @@ fn open_replay(text: &str, events: &mut Vec<Event>) -> Result<(Held, Reply), Eng
     let view = first_view(&mut held, state, printed);
     let reply = Reply::Replaying {
         view: Box::new(view),
+        json: shardlab::sim::to_json(&scenario),
         page: scenario.page,
         position: (applied < total).then_some(applied as u64),
     };
@@ -606,14 +607,17 @@ impl<'a> Playground<'a> {
             .map(|(ns, c)| CollectionInfo {
                 ns: ns.clone(),
                 key: c.sharding.as_ref().map(key_text).unwrap_or_default(),
-                primary: c.sharding.is_none().then(|| {
-                    let db = ns.split('.').next().unwrap_or_default();
-                    cluster
-                        .databases()
-                        .get(db)
-                        .map(|d| cluster.shard_name(d.primary).to_string())
-                })
-                .flatten(),
+                primary: c
+                    .sharding
+                    .is_none()
+                    .then(|| {
+                        let db = ns.split('.').next().unwrap_or_default();
+                        cluster
+                            .databases()
+                            .get(db)
+                            .map(|d| cluster.shard_name(d.primary).to_string())
+                    })
+                    .flatten(),
                 docs: c.doc_count(),
             })
             .collect()

@@ -41,6 +41,11 @@ pub const METHODS: &[&str] = &[
     "act",
     "catalog",
     "link",
+    "events",
+    "heat",
+    "insights",
+    "inspect",
+    "workloadFit",
 ];
 
 /// The engine: every open session, by name.
@@ -350,6 +355,11 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
         Call::Explain(_) => Err(EngineError::bad_value(
             "this engine was built without explanations",
         )),
+        call @ (Call::Events { .. }
+        | Call::Heat { .. }
+        | Call::Insights { .. }
+        | Call::Inspect { .. }
+        | Call::WorkloadFit { .. }) => crate::panels::answer(held, call),
         _ => Err(EngineError::bad_value(
             "this method does not read a session",
         )),

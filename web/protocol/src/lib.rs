@@ -158,11 +158,15 @@ pub enum Call {
         /// Columns, 1 to 8,192.
         columns: u32,
     },
-    /// analyzeShardKey's report on a collection's key (run on a copy of the session, after
-    /// a mixed query sample) and the charts' series.
+    /// The insights panel's charts' series and, when `analyze` is set, analyzeShardKey's
+    /// report on a collection's key (run on a copy of the session, after a mixed query
+    /// sample: costly, so asked for only when the user asks).
     Insights {
         /// The collection.
         ns: String,
+        /// Whether to run analyzeShardKey; without it the answer has the charts alone.
+        #[serde(default)]
+        analyze: bool,
     },
     /// What the inspector shows about a collection.
     Inspect {
@@ -300,6 +304,22 @@ pub struct CompareSpec {
     pub chunk_size: u64,
 }
 
+/// The collection every Compare column shards and fills.
+pub const COMPARE_NS: &str = "test.events";
+
+/// Workloads the comparison offers: all of them write the numeric field `x` that the query
+/// mix filters on.
+pub const COMPARE_WORKLOADS: &[&str] = &["monotonic", "decreasing", "uniform"];
+
+/// The fixed query mix whose routing a comparison reports, in the shell's syntax: the
+/// engine reads each with its shell parser, and a view shows the same text.
+pub const COMPARE_QUERIES: &[&str] = &[
+    "{x: 500}",
+    "{x: {$gte: 100, $lt: 200}}",
+    "{x: {$in: [10, 900]}}",
+    "{ts: {$exists: true}}",
+];
+
 /// One configuration of a comparison.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -405,6 +425,9 @@ pub enum Reply {
         page: Vec<(String, String)>,
         /// The cursor the scenario asks for, when not at its end.
         position: Option<u64>,
+        /// The scenario's JSON form, which a page offers for download when the user
+        /// cancels the replay.
+        json: String,
     },
     /// The lessons, workloads and versions.
     Catalog(Catalog),
@@ -560,6 +583,8 @@ pub struct CompareRow {
     pub docs_per_shard: Vec<(String, u64)>,
     /// The busiest shard's share of the latest inserts, 0 to 1.
     pub hottest_shard_share: f64,
+    /// How many of the latest inserts that share counts.
+    pub hot_window: u64,
     /// Chunks flagged jumbo.
     pub jumbo_chunks: u64,
     /// The share of the query mix sent to one shard.

@@ -2,7 +2,8 @@
 //! does anything, because other pages will be able to send requests.
 
 use crate::{
-    Act, Call, EngineError, PageSetup, Start, Subject, WorkloadSpec, MAX_ADVANCE, MAX_TOTAL,
+    Act, Call, EngineError, Inspecting, PageSetup, Start, Subject, WorkloadSpec, MAX_ADVANCE,
+    MAX_TOTAL,
 };
 
 /// Longest session name, in bytes.
@@ -86,8 +87,23 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         Call::Open(Start::Lesson { id }) => within("the lesson", id, MAX_FIELD_BYTES),
         Call::Open(Start::Replay { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
         Call::Act(act) => check_act(act),
-        Call::Events { ns } | Call::Insights { ns } | Call::Inspect { ns, .. } => {
+        Call::Events { ns } | Call::Insights { ns, .. } => {
             within("the namespace", ns, MAX_FIELD_BYTES)
+        }
+        Call::Inspect { ns, subject } => {
+            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            match subject {
+                Inspecting::Chunk { key, .. } => within("the key handle", key, MAX_SOURCE_BYTES),
+                Inspecting::Shard { shard } => within("the shard", shard, MAX_FIELD_BYTES),
+                Inspecting::At { at, reach }
+                    if !at.is_finite() || reach.is_some_and(|r| !r.is_finite()) =>
+                {
+                    Err(EngineError::bad_value(
+                        "a point of the key-space bar and its reach are numbers",
+                    ))
+                }
+                Inspecting::Nothing | Inspecting::At { .. } | Inspecting::Round => Ok(()),
+            }
         }
         Call::Heat { ns, rows, columns } => {
             if *rows == 0 || *rows > 4096 || *columns == 0 || *columns > 8192 {

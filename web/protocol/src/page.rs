@@ -238,7 +238,11 @@ pub struct PageView {
 /// What applying the settings form's draft does to the cluster at the cursor, as the
 /// engine plans it: the page shows the choice and runs the command the engine wrote.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "plan", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "plan",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum SetupPlan {
     /// The draft's key is not one MongoDB takes.
     Invalid {

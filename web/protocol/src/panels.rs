@@ -25,8 +25,13 @@ pub struct EventRow {
 pub struct HeatView {
     /// The collection.
     pub ns: String,
+    /// The key as mongosh prints it (empty when the collection is not sharded).
+    pub key: String,
     /// Whether the axis is the int64 hash space.
     pub hashed: bool,
+    /// Steps in the timeline (the x axis's last step; a click on column `c` jumps to
+    /// step `min((c + 1) * per_column, steps)`).
+    pub steps: u64,
     /// The rows, bottom (MinKey side) first: the shard owning each row's middle at the
     /// cursor, by shard index.
     pub row_shards: Vec<u32>,
@@ -40,10 +45,14 @@ pub struct HeatView {
     pub cells: Vec<f32>,
     /// The largest cell.
     pub max_cell: f32,
-    /// Chunk boundaries at the cursor, as fractions of the axis from the bottom.
+    /// Where each chunk at the cursor starts, in key order (the MinKey chunk first), as
+    /// fractions of the axis from the bottom: a line goes between neighbours.
     pub boundaries: Vec<f64>,
-    /// The pattern the engine reads in the grid, by name (`monotonic`, `hot spot`, ...),
-    /// with its sentence.
+    /// The shards in the strip, each once by index, with their names.
+    pub shards: Vec<(u32, String)>,
+    /// The pattern the engine reads in the grid, by name (`hot edge`, `band`, `even`,
+    /// `uneven`, `too little data`: a glossary term), with its sentence as the page shows
+    /// it beside the name (the name not repeated). Absent when the grid is empty.
     pub pattern: Option<(String, String)>,
     /// Why the grid is empty, when it is.
     pub empty: Option<String>,
@@ -58,8 +67,10 @@ pub struct InsightsView {
     pub ns: String,
     /// The key as mongosh prints it.
     pub key: String,
-    /// The report's figures, or MongoDB's error.
-    pub report: Result<Analysis, String>,
+    /// The cursor the answer was computed at, a step number.
+    pub step: u64,
+    /// The report's figures, or MongoDB's error; absent unless asked for.
+    pub report: Option<Result<Analysis, String>>,
     /// Shards by name, in the cluster's order, with their colour index.
     pub shards: Vec<(String, u32)>,
     /// Documents per shard after each step, oldest first (at most about 160 points).
@@ -82,9 +93,13 @@ pub struct StepPoint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Analysis {
-    /// Named figures of the key's characteristics (`numDistinctValues`, ...) as mongosh
-    /// prints them, in the report's order.
+    /// Named figures of the key's characteristics, in the order the page lists them:
+    /// `numDocsTotal`, `numDistinctValues`, `monotonicity` (its type),
+    /// `recordIdCorrelationCoefficient` (two decimals) and `avgDocSizeBytes`, numbers as
+    /// the page prints them (absent ones as 0).
     pub characteristics: Vec<(String, String)>,
+    /// The most common values as mongosh prints them, with their frequencies.
+    pub most_common: Vec<(String, String)>,
     /// Read distribution shares (single, multi, scatter) in percent, when reported.
     pub reads: Option<[f64; 3]>,
     /// Write distribution shares, when reported.
@@ -117,10 +132,16 @@ pub enum Inspecting {
         /// A document to mark, by insertion number.
         mark: Option<u64>,
     },
-    /// The chunk at a point of the key-space bar, in [0, 1].
+    /// The chunk at a point of the key-space bar, in [0, 1] (as the frame's bar lays
+    /// the chunks out), or the document of the latest insert whose tick is nearest within
+    /// `reach`, marked in its chunk.
     At {
         /// The point.
         at: f64,
+        /// How far from the point a tick may be to be taken, as a share of the bar (the
+        /// page's 4 CSS pixels over the bar's width); no tick is taken when absent.
+        #[serde(default)]
+        reach: Option<f64>,
     },
     /// Why a shard holds what it holds.
     Shard {
@@ -135,12 +156,15 @@ pub enum Inspecting {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Inspection {
-    /// The insert form's example document, in the shell's syntax.
+    /// The insert form's example document, in the shell's syntax; empty (and nothing else
+    /// set) when the collection is not sharded at the cursor, where the page shows no
+    /// inspector.
     pub example: String,
     /// Where the latest single-document insert landed.
     pub landing: Option<LandingView>,
-    /// The chunk asked about.
-    pub chunk: Option<ChunkDocsView>,
+    /// The chunk asked about, or why it cannot be shown (MongoDB's error, or a handle
+    /// that names no key).
+    pub chunk: Option<Result<ChunkDocsView, String>>,
     /// The explanations asked about (a shard's, a round's), or MongoDB's error.
     pub explanations: Option<Result<Vec<ExplanationView>, String>>,
 }
@@ -155,8 +179,9 @@ pub struct LandingView {
     pub key: String,
     /// The chunk handle of its key, to open its chunk.
     pub key_handle: String,
-    /// For a hashed key: the field, its value and its hash, as mongosh prints them.
-    pub hashed: Option<(String, String, i64)>,
+    /// For a hashed key: the field, its value and its hash as mongosh prints them, and
+    /// the hash as a number.
+    pub hashed: Option<(String, String, String, i64)>,
     /// The chunk's bounds.
     pub chunk: (String, String),
     /// Its shard.
@@ -181,6 +206,8 @@ pub struct ChunkDocsView {
     pub total: u64,
     /// The first row's position in the chunk, from 0.
     pub skip: u64,
+    /// The document marked, by insertion number (the one asked for, or the tick's).
+    pub mark: Option<u64>,
     /// Whether the key is hashed (rows then carry the hashed value).
     pub hashed: bool,
     /// The rows.
@@ -228,7 +255,7 @@ pub struct FitView {
     pub key: String,
     /// Key fields the workload's documents never have.
     pub missing: Vec<String>,
-    /// Key fields some of its documents leave out.
+    /// Key fields the workload leaves out of some documents (when none is missing).
     pub sometimes: Vec<String>,
     /// The template with the missing fields added, as mongosh prints it.
     pub fixed: Option<String>,

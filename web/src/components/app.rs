@@ -102,7 +102,11 @@ pub fn app() -> Html {
         let latest = latest.clone();
         let embed = options.embed;
         use_memo((), move |_| {
-            Driver::new(Callback::from(move |a| dispatcher.dispatch(a)), latest, embed)
+            Driver::new(
+                Callback::from(move |a| dispatcher.dispatch(a)),
+                latest,
+                embed,
+            )
         })
     };
     {
@@ -149,7 +153,9 @@ pub fn app() -> Html {
     };
     let on_import = {
         let driver = (*driver).clone();
-        use_callback((), move |opening: startup::Opening, _| driver.open(opening, false))
+        use_callback((), move |opening: startup::Opening, _| {
+            driver.open(opening, false)
+        })
     };
     let messages = Messages {
         banner,
@@ -378,7 +384,11 @@ fn use_autoplay(state: &UseReducerHandle<Playground>, dispatch: &Callback<Action
 /// Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step. The
 /// comparison has its own transport and listens for these keys itself.
 #[hook]
-fn use_playground_keys(state: &UseReducerHandle<Playground>, dispatch: &Callback<Action>, mode: Mode) {
+fn use_playground_keys(
+    state: &UseReducerHandle<Playground>,
+    dispatch: &Callback<Action>,
+    mode: Mode,
+) {
     let dispatch = dispatch.clone();
     use_effect_with((state.playing, mode), move |(playing, mode)| {
         let playing = *playing;

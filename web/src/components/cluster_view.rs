@@ -29,7 +29,12 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     // The columns as last drawn, with their recent-insert counts.
     let drawn = use_mut_ref(Vec::<(ShardFrame, u64)>::new);
     // The chunk the document just inserted landed in, and the one the inspector shows.
-    let landed = props.state.view.landed.as_ref().and_then(|l| l.chunk.clone());
+    let landed = props
+        .state
+        .view
+        .landed
+        .as_ref()
+        .and_then(|l| l.chunk.clone());
     let selected = match props.state.inspecting() {
         Some(Inspecting::Chunk { key, .. }) => Some(key.clone()),
         _ => None,

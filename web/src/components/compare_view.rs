@@ -2,11 +2,11 @@
 //! and version editors and a compact picture of its cluster, and the summary table. The
 //! state and the figures are in [`crate::comparison`] and the core.
 
-use super::controls::validate_key;
+use super::query::use_engine_query;
 use crate::comparison::{
-    query_mix, CompareAction, CompareColumn, Comparison, COMPARE_WORKLOADS, MAX_COLUMNS,
+    CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
-use shardlab::sim::HOT_WINDOW;
+use shardlab_protocol::{Call, Reply};
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -180,15 +180,17 @@ fn summary_table(rows: &[CompareRow]) -> Html {
         .iter()
         .map(|r| r.hottest_shard_share)
         .fold(0.0, f64::max);
+    // The window the engine counted the hottest shard's share over.
+    let window = rows.first().map_or(0, |r| r.hot_window);
     html! {
         <div class="compare-summary">
             <table class="compare-table" data-testid="compare-table">
-                <caption>{ format!("Where the writes went, and how the query mix below is routed. The hottest-shard share counts the latest {HOT_WINDOW} inserts: near 100% means one shard takes every write; an even spread over three shards is about 33%.") }</caption>
+                <caption>{ format!("Where the writes went, and how the query mix below is routed. The hottest-shard share counts the latest {window} inserts: near 100% means one shard takes every write; an even spread over three shards is about 33%.") }</caption>
                 <thead>
                     <tr>
                         <th scope="col">{ "Configuration" }</th>
                         <th scope="col">{ "Inserts per shard" }</th>
-                        <th scope="col" class="num">{ format!("Hottest shard (last {HOT_WINDOW})") }</th>
+                        <th scope="col" class="num">{ format!("Hottest shard (last {window})") }</th>
                         <th scope="col" class="num">{ "Chunks" }</th>
                         <th scope="col" class="num">{ "Jumbo" }</th>
                         <th scope="col">{ "Query routing: single / multi / scatter" }</th>
@@ -199,7 +201,7 @@ fn summary_table(rows: &[CompareRow]) -> Html {
                 </tbody>
             </table>
             <p class="muted query-mix">{ "Query mix: " }
-                { for query_mix().iter().map(|(text, _)| html! { <code>{ *text }</code> }) }
+                { for COMPARE_QUERIES.iter().map(|text| html! { <code>{ *text }</code> }) }
             </p>
         </div>
     }
@@ -289,7 +291,23 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let column = &props.column.0;
     let i = props.index;
     let draft = use_state(|| column.key.clone());
-    let validation = validate_key(&draft, false);
+    // The key is checked as typed, by the engine, as shardCollection would.
+    let check = use_engine_query(
+        (*draft).clone(),
+        std::rc::Rc::from("compare-check"),
+        true,
+        {
+            let key = (*draft).clone();
+            move || Call::CheckKey { key }
+        },
+    );
+    let validation: Result<String, String> = match check.as_deref() {
+        Some(Ok(Reply::KeyCheck { key: Some(k), .. })) => Ok(k.clone()),
+        Some(Ok(Reply::KeyCheck { error: Some(e), .. })) => Err(e.message.clone()),
+        Some(Err(e)) => Err(e.message.clone()),
+        _ => Ok(String::new()),
+    };
+    let valid = validation.is_ok();
     let on_input = {
         let draft = draft.clone();
         Callback::from(move |e: InputEvent| {
@@ -302,7 +320,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
         let dispatch = props.dispatch.clone();
         let current = column.key.clone();
         Callback::from(move |()| {
-            if validate_key(&draft, false).is_ok() && *draft != current {
+            if valid && *draft != current {
                 dispatch.emit(CompareAction::SetKey(i, (*draft).clone()));
             }
         })

@@ -96,9 +96,7 @@ pub fn controls(props: &ControlsProps) -> Html {
         Some(Err(e)) => SetupPlan::Invalid {
             error: e.message.clone(),
         },
-        _ => SetupPlan::Nothing {
-            key: String::new(),
-        },
+        _ => SetupPlan::Nothing { key: String::new() },
     };
     let invalid = matches!(plan, SetupPlan::Invalid { .. });
     let nothing = matches!(plan, SetupPlan::Nothing { .. });
@@ -217,7 +215,15 @@ fn choice_view(
                 </div>
             }
         }
-        SetupPlan::ChangeKey { key: new_key, ns, docs, old, refine, reshard, over } => {
+        SetupPlan::ChangeKey {
+            key: new_key,
+            ns,
+            docs,
+            old,
+            refine,
+            reshard,
+            over,
+        } => {
             let why = |r: &Result<String, String>| r.as_ref().err().cloned();
             let (refine_why, reshard_why) = (why(refine), why(reshard));
             html! {
@@ -269,7 +275,10 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
                 (_, Some(primary)) => format!("unsharded, on {primary}"),
                 _ => "unsharded".to_string(),
             };
-            (c.ns.clone(), format!("{} · {about} · {} docs", c.ns, c.docs))
+            (
+                c.ns.clone(),
+                format!("{} · {about} · {} docs", c.ns, c.docs),
+            )
         })
         .collect();
     let on_pick = dispatch.reform(|e: Event| {
@@ -308,7 +317,12 @@ fn cluster_fields(draft: &UseStateHandle<Settings>, state: &Playground) -> Html 
     let versions: Vec<String> = if state.catalog.versions.is_empty() {
         vec![draft.version.clone()]
     } else {
-        state.catalog.versions.iter().map(|v| v.label.clone()).collect()
+        state
+            .catalog
+            .versions
+            .iter()
+            .map(|v| v.label.clone())
+            .collect()
     };
     html! {
         <>
@@ -368,7 +382,11 @@ fn edit<E: TargetCast + 'static>(
 }
 
 /// The lesson picker, and the loaded lesson's text.
-fn lesson_row(lessons: &[LessonInfo], lesson: Option<&LessonInfo>, dispatch: &Callback<Action>) -> Html {
+fn lesson_row(
+    lessons: &[LessonInfo],
+    lesson: Option<&LessonInfo>,
+    dispatch: &Callback<Action>,
+) -> Html {
     let on_lesson = {
         let dispatch = dispatch.clone();
         let ids: Vec<String> = lessons.iter().map(|l| l.id.clone()).collect();

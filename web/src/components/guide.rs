@@ -200,7 +200,9 @@ fn use_enter_step(
             if let Some(step) = lesson(id).and_then(|l| l.steps.get(i)) {
                 step_state.set(StepState::default());
                 match step.scenario {
-                    Scenario::Preset(preset) => dispatch.emit(Action::LoadPreset(preset)),
+                    Scenario::Preset(preset) => {
+                        dispatch.emit(Action::LoadPreset(preset.to_string()))
+                    }
                     other => {
                         if let Some(settings) = other.settings() {
                             dispatch.emit(Action::Setup(settings));

@@ -102,4 +102,3 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
         </section>
     }
 }
-

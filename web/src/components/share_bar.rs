@@ -233,7 +233,7 @@ pub fn open_link(props: &OpenLinkProps) -> Html {
         state.session.clone(),
         state.ready && state.replaying.is_none(),
         {
-            let (page, ) = (state.page_entries(), );
+            let (page,) = (state.page_entries(),);
             move || Call::Link { page, json: false }
         },
     );

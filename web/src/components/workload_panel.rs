@@ -61,7 +61,8 @@ fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) 
         let on = input.checked();
         set(Box::new(move |w| w.balance = on));
     });
-    let known = names.contains(&w.spec) || (names.is_empty() && !w.spec.trim_start().starts_with('{'));
+    let known =
+        names.contains(&w.spec) || (names.is_empty() && !w.spec.trim_start().starts_with('{'));
     html! {
         <>
             <label class="field">
@@ -164,7 +165,11 @@ fn key_fit(props: &PanelProps) -> Html {
     let state = &props.state;
     let dispatch = &props.dispatch;
     let answer = use_engine_query(
-        (state.workload.spec.clone(), state.settings.ns.clone(), state.settings.key.clone()),
+        (
+            state.workload.spec.clone(),
+            state.settings.ns.clone(),
+            state.settings.key.clone(),
+        ),
         state.session.clone(),
         state.ready,
         {
@@ -251,12 +256,14 @@ pub struct TemplateProps {
 /// can be edited: applying it makes the template the workload.
 #[function_component(WorkloadTemplate)]
 pub fn workload_template(props: &TemplateProps) -> Html {
-    let fit = |spec: &str, answer: Option<super::query::Answer>| match answer.as_deref() {
-        Some(Ok(Reply::WorkloadFit(f))) => Some(f.shown.clone()),
-        Some(Err(e)) => Some(Err(e.message.clone())),
-        _ => None,
-    }
-    .unwrap_or_else(|| Ok(spec.to_string()));
+    let fit = |spec: &str, answer: Option<super::query::Answer>| {
+        match answer.as_deref() {
+            Some(Ok(Reply::WorkloadFit(f))) => Some(f.shown.clone()),
+            Some(Err(e)) => Some(Err(e.message.clone())),
+            _ => None,
+        }
+        .unwrap_or_else(|| Ok(spec.to_string()))
+    };
     let workload_answer = use_engine_query(
         (props.workload.spec.clone(), props.ns.clone()),
         props.session.clone(),
@@ -266,7 +273,8 @@ pub fn workload_template(props: &TemplateProps) -> Html {
             move || Call::WorkloadFit { ns, spec }
         },
     );
-    let shown = fit(&props.workload.spec, workload_answer).unwrap_or_else(|_| props.workload.spec.clone());
+    let shown =
+        fit(&props.workload.spec, workload_answer).unwrap_or_else(|_| props.workload.spec.clone());
     let draft = use_state(|| shown.clone());
     {
         let draft = draft.clone();
