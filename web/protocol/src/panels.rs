@@ -106,10 +106,6 @@ pub struct Analysis {
     pub writes: Option<[f64; 3]>,
     /// A note on what was left out and why (MongoDB's reason).
     pub note: Option<String>,
-    /// The key's most common values (`keyCharacteristics.mostCommonValues`), most common
-    /// first: each value as mongosh prints it, with its frequency.
-    #[serde(default)]
-    pub most_common: Vec<(String, u64)>,
 }
 
 /// What the inspector is asked about.
