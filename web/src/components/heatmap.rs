@@ -196,7 +196,7 @@ fn chunk_starts(grid: &HeatView) -> Vec<f64> {
 
 /// Paints `grid` on `canvas` at `size`: the cells and the strip in one `putImageData`,
 /// then the chunk boundaries, the veil over the steps after the cursor and the cursor.
-fn paint(canvas: &HtmlCanvasElement, grid: &HeatView, size: Size, steps: u64) {
+fn paint(canvas: &HtmlCanvasElement, grid: &HeatView, size: Size) {
     let Some(ctx) = context(canvas) else { return };
     let (w, h) = size.pixels();
     if canvas.width() != w || canvas.height() != h {
@@ -230,7 +230,7 @@ fn paint(canvas: &HtmlCanvasElement, grid: &HeatView, size: Size, steps: u64) {
     }
     // The cursor at the right edge of its step; the steps after it under a veil.
     let span = (u64::from(grid.columns.max(1)) * grid.per_column.max(1)) as f64;
-    let x = (cw * grid.cursor.min(steps) as f64 / span).round();
+    let x = (cw * grid.cursor.min(grid.steps) as f64 / span).round();
     if x < cw {
         ctx.set_fill_style_str(FUTURE);
         ctx.fill_rect(x, 0.0, cw - x, hf);
@@ -360,7 +360,7 @@ struct Canvases {
 
 /// Paints the latest answer after a render, unless that answer is already painted at this
 /// size on this canvas; measures the canvas first if it was not yet.
-fn paint_answer(to: &Canvases, answer: Option<&Answer>, steps: u64) {
+fn paint_answer(to: &Canvases, answer: Option<&Answer>) {
     let Some(c) = to.canvas.cast::<HtmlCanvasElement>() else {
         // The canvas is not shown: measure it anew when it comes back.
         *to.layout.borrow_mut() = None;
@@ -386,7 +386,7 @@ fn paint_answer(to: &Canvases, answer: Option<&Answer>, steps: u64) {
     }
     *to.painted.borrow_mut() = Some(id);
     let started = now_ms();
-    paint(&c, grid, measured, steps);
+    paint(&c, grid, measured);
     let _ = c.set_attribute("data-draw-ms", &format!("{:.2}", now_ms() - started));
     // The cursor this picture shows, so that a reader can wait for the picture of a
     // given step.
@@ -409,7 +409,8 @@ fn paint_answer(to: &Canvases, answer: Option<&Answer>, steps: u64) {
         cells_share: f64::from(measured.cells_width()) / f64::from(measured.pixels().0),
         columns: grid.columns,
         per_column: grid.per_column,
-        steps,
+        // The steps of the picture drawn, which a click maps to.
+        steps: grid.steps,
     });
     if let Some(l) = to.legend.cast::<HtmlCanvasElement>() {
         paint_legend(&l);
@@ -464,21 +465,6 @@ fn intro() -> Html {
     }
 }
 
-/// The pattern's sentence without the pattern's name it starts with (the badge shows it).
-fn pattern_sentence(name: &str, sentence: &str) -> String {
-    sentence
-        .get(name.len() + 2..)
-        .filter(|_| sentence.to_lowercase().starts_with(&format!("{name}: ")))
-        .map_or_else(
-            || sentence.to_string(),
-            |rest| {
-                let mut c = rest.chars();
-                c.next()
-                    .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
-            },
-        )
-}
-
 /// The Y axis's ends and the sentence saying what it is.
 fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
     if hashed {
@@ -497,7 +483,7 @@ fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
 }
 
 /// The legend: the colour scale with its unit and top, and the strip's shards.
-fn legend_view(grid: &HeatView, state: &Playground, legend: &NodeRef) -> Html {
+fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     let max_per_step = f64::from(grid.max_cell) / grid.per_column.max(1) as f64;
     let unit = if grid.per_column > 1 {
         format!(
@@ -508,18 +494,9 @@ fn legend_view(grid: &HeatView, state: &Playground, legend: &NodeRef) -> Html {
         "inserts per key range per step".to_string()
     };
     // The shards in the strip, each once, in the page's colours.
-    let mut shown = grid.row_shards.clone();
-    shown.sort_unstable();
-    shown.dedup();
-    let shard_names = shown.iter().map(|&i| {
-        let name = state
-            .frame
-            .shards
-            .iter()
-            .find(|s| s.index == i)
-            .map_or_else(|| format!("shard {i}"), |s| s.name.clone());
+    let shard_names = grid.shards.iter().map(|(i, name)| {
         html! {
-            <li><span class="heat-swatch" style={format!("background: {}", COLOURS[i as usize % COLOURS.len()])}></span>{ name }</li>
+            <li><span class="heat-swatch" style={format!("background: {}", COLOURS[*i as usize % COLOURS.len()])}></span>{ name.clone() }</li>
         }
     });
     let cursor = grid.cursor;
@@ -557,22 +534,21 @@ fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Htm
 }
 
 /// The panel with the engine's grid.
-fn grid_view(to: &Canvases, grid: &HeatView, state: &Playground, key: &str, on_click: Callback<MouseEvent>) -> Html {
+fn grid_view(to: &Canvases, grid: &HeatView, state: &Playground, on_click: Callback<MouseEvent>) -> Html {
     let position = state.view.position;
     let (steps, cursor) = (position.length, position.position);
-    let (top, bottom, axis_note) = y_axis(grid.hashed, key);
+    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key);
     let (name, sentence) = grid.pattern.clone().unwrap_or_default();
     let label = format!(
         "Key space over time of {}: {steps} steps, cursor at step {cursor}, pattern: {name}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",
         grid.ns
     );
-    let sentence = pattern_sentence(&name, &sentence);
     html! {
         <section class="panel heatmap" ref={to.panel.clone()} aria-label="Key space over time"
             data-testid="heatmap" data-ns={grid.ns.clone()} data-pattern={name.clone()}
             data-steps={steps.to_string()} data-cursor={cursor.to_string()}
             data-hashed={grid.hashed.to_string()} data-max-cell={grid.max_cell.to_string()}>
-            { head(&grid.ns, key) }
+            { head(&grid.ns, &grid.key) }
             { intro() }
             <p class="muted heat-axis-note" data-testid="heat-axis">{ axis_note }</p>
             <div class="heat-figure">
@@ -585,7 +561,7 @@ fn grid_view(to: &Canvases, grid: &HeatView, state: &Playground, key: &str, on_c
                     <span data-testid="heat-last">{ format!("step {steps}") }</span>
                 </div>
             </div>
-            { legend_view(grid, state, &to.legend) }
+            { legend_view(grid, &to.legend) }
             <p class="heat-pattern" data-testid="heat-pattern">
                 <span class="heat-badge">{ name }</span>{ " " }{ sentence }
             </p>
@@ -632,7 +608,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     {
         // Paint after every render that brings a new answer or size.
         let (to, answer) = (to.clone(), answer.clone().filter(|_| asks));
-        use_effect(move || paint_answer(&to, answer.as_ref(), steps));
+        use_effect(move || paint_answer(&to, answer.as_ref()));
     }
     let key = if state.frame.sharded && state.frame.ns == ns {
         state.frame.key.clone()
@@ -651,7 +627,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
             (Err(e), _) => empty_view(&to.panel, &ns, &key, state, empty(error_text(e), Some("error"))),
             (_, Some(grid)) if grid.empty.is_none() => {
                 let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
-                grid_view(&to, grid, state, &key, on_click)
+                grid_view(&to, grid, state, on_click)
             }
             (_, grid) => {
                 let why = grid.and_then(|g| g.empty.clone()).unwrap_or_default();

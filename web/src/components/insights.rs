@@ -1,11 +1,11 @@
 //! Insights: analyzeShardKey's verdict on the current key, and charts over time.
 //!
 //! Both are the engine's (`Call::Insights`): the charts' series are asked for whenever the
-//! panel's calm revision or the collection shown changes; the report only when the user
-//! asks ("Analyze this key"), and it is kept with the collection, key and step it was
-//! asked at, so that it says how old it is.
+//! panel's calm revision or the collection shown changes; the report (`analyze: true`)
+//! only when the user asks ("Analyze this key"), and it says the collection, key and step
+//! it was made at, so that it says how old it is.
 
-use super::query::{error_text, use_engine_query, use_keyed_query, Answer};
+use super::query::{error_text, use_engine_query, Answer};
 use crate::state::{Calm, Playground};
 use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
 use std::rc::Rc;
@@ -31,10 +31,10 @@ const CHART: (f64, f64) = (320.0, 110.0);
 /// Steps the inserts chart shows.
 const RECENT: u64 = 60;
 
-/// What a report was asked for: the session, the collection, its key as mongosh prints
-/// it, the step, and the number of the request (so that "Analyze again" at the same step
-/// asks anew).
-type ReportKey = (Rc<str>, String, String, u64, u32);
+/// What a report was asked for: the session, the collection, and the number of the click
+/// (so that "Analyze again" at the same step asks anew). The answer itself says the key
+/// and the step it was made at.
+type ReportKey = (Rc<str>, String, u32);
 
 /// The insights view in an answer, if it is one, or the engine's error.
 fn view_of(answer: &Answer) -> Option<Result<&InsightsView, String>> {
@@ -161,33 +161,41 @@ pub fn insights(props: &InsightsProps) -> Html {
             (state.session.clone(), state.calm_rev(Calm::Insights), ns.clone()),
             state.session.clone(),
             !hidden,
-            move || Call::Insights { ns },
+            move || Call::Insights { ns, analyze: false },
         )
     };
-    // The report is asked for once per click, for the collection, key and step shown then
-    // (a report asked in an earlier session is not asked again of this one).
+    // The report is asked for once per click, for the collection shown then (a report
+    // asked in an earlier session is not asked again of this one).
     let asked = use_state(|| None::<ReportKey>);
     let report = {
         let ask = (*asked).clone().filter(|a| a.0 == state.session);
         let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
-        use_keyed_query(ask.clone(), state.session.clone(), ask.is_some(), move || {
-            Call::Insights { ns }
+        use_engine_query(ask.clone(), state.session.clone(), ask.is_some(), move || {
+            Call::Insights { ns, analyze: true }
         })
     };
     let on_analyze = {
         let asked = asked.clone();
-        let (session, ns, key) = (state.session.clone(), ns.clone(), key.clone());
+        let (session, ns) = (state.session.clone(), ns.clone());
         Callback::from(move |_| {
-            let n = asked.as_ref().map_or(0, |a| a.4.wrapping_add(1));
-            asked.set(Some((session.clone(), ns.clone(), key.clone(), step, n)));
+            let n = asked.as_ref().map_or(0, |a| a.2.wrapping_add(1));
+            asked.set(Some((session.clone(), ns.clone(), n)));
         })
     };
     // A report on another session, collection or key says nothing about this one: it is
-    // dropped.
+    // dropped. (An answer shown is for this session: a new session starts a new page
+    // state, and `asked` of an earlier session asks nothing.)
     let current = report
-        .and_then(|(k, a)| Some((k?, a)))
-        .filter(|((rs, rns, rkey, ..), _)| *rs == state.session && *rns == ns && *rkey == key);
-    let again = current.as_ref().is_some_and(|((_, _, _, at, _), _)| *at != step);
+        .filter(|_| asked.as_ref().is_some_and(|a| a.0 == state.session && a.1 == ns))
+        .and_then(|a| {
+            let keep = matches!(view_of(&a), Some(Ok(v)) if v.ns == ns && (v.key == key || key.is_empty()));
+            let failed = matches!(view_of(&a), Some(Err(_)));
+            (keep || failed).then_some(a)
+        });
+    let again = current
+        .as_ref()
+        .and_then(view_of)
+        .is_some_and(|v| matches!(v, Ok(v) if v.step != step));
     let body = report_body(current.as_ref(), &ns, &key, step);
     let over_time = match charts.as_ref().and_then(view_of) {
         None => Html::default(),
@@ -215,32 +223,33 @@ pub fn insights(props: &InsightsProps) -> Html {
 
 /// The report part of the panel: what the report measures until one is asked for, then
 /// the report with the step it was made at (and the cursor's step when it has moved on).
-fn report_body(current: Option<&(ReportKey, Answer)>, ns: &str, key: &str, step: u64) -> Html {
-    match current {
-        None => html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> },
-        Some(((_, rns, rkey, at, _), answer)) => html! {
-            <>
-            <p class="muted report-for" data-testid="analyze-for">
-                { format!("{rns} on {rkey} at step {at}") }
-                if *at != step {
-                    <strong>{ format!(" · the cluster is now at step {step}") }</strong>
-                }
-            </p>
-            { match view_of(answer) {
-                None => Html::default(),
-                Some(Err(e)) => html! { <p class="error">{ e }</p> },
-                Some(Ok(v)) => match &v.report {
-                    Err(e) => html! { <p class="error">{ e.clone() }</p> },
-                    Ok(a) => report_view(a),
-                },
-            } }
-            </>
-        },
+fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html {
+    let Some(found) = current.and_then(view_of) else {
+        return html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> };
+    };
+    let v = match found {
+        Ok(v) => v,
+        Err(e) => return html! { <p class="error">{ e }</p> },
+    };
+    html! {
+        <>
+        <p class="muted report-for" data-testid="analyze-for">
+            { format!("{} on {} at step {}", v.ns, v.key, v.step) }
+            if v.step != step {
+                <strong>{ format!(" · the cluster is now at step {step}") }</strong>
+            }
+        </p>
+        { match &v.report {
+            None => Html::default(),
+            Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
+            Some(Ok(a)) => report_view(a),
+        } }
+        </>
     }
 }
 
-/// A figure of the report by name (`numDocsTotal`, `monotonicity.type`, ...), as the
-/// engine printed it; empty when the report has none.
+/// A figure of the report by name (`numDocsTotal`, `monotonicity`, ...), as the engine
+/// printed it; empty when the report has none.
 fn figure(a: &Analysis, name: &str) -> String {
     a.characteristics
         .iter()
@@ -252,10 +261,8 @@ fn figure(a: &Analysis, name: &str) -> String {
 /// analyzeShardKey's report: the key's characteristics, its most common values, and the
 /// read and write distributions when MongoDB measured them.
 fn report_view(a: &Analysis) -> Html {
-    let mono = figure(a, "monotonicity.type");
-    let r = figure(a, "monotonicity.recordIdCorrelationCoefficient");
-    // The coefficient to two decimals, as the panel has always shown it.
-    let r = r.parse::<f64>().map_or(r, |x| format!("{x:.2}"));
+    let mono = figure(a, "monotonicity");
+    let r = figure(a, "recordIdCorrelationCoefficient");
     let mcv = a.most_common.iter().map(|(value, freq)| {
         html! { <li><code>{ value.clone() }</code><span class="freq">{ format!("× {freq}") }</span></li> }
     });

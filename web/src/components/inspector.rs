@@ -83,11 +83,10 @@ fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
             <ol class="path">
                 <li data-testid="landing-key"><span class="step-name">{ "shard key value" }</span>
                     <code>{ l.key.clone() }</code></li>
-                if let Some((field, value, hash)) = &l.hashed {
+                if let Some((field, value, printed, hash)) = &l.hashed {
                     <li data-testid="landing-hash" data-hash={hash.to_string()}>
                         <span class="step-name">{ format!("hash of {field}") }</span>
-                        // An int64 as mongosh prints it.
-                        <code>{ format!("{value} → Long('{hash}')") }</code></li>
+                        <code>{ format!("{value} → {printed}") }</code></li>
                 }
                 <li data-testid="landing-chunk"><span class="step-name">{ "chunk" }</span>
                     <code>{ format!("[{}, {})", l.chunk.0, l.chunk.1) }</code></li>
@@ -127,8 +126,10 @@ fn doc_table(page: &ChunkDocsView, mark: Option<u64>) -> Html {
 }
 
 /// A chunk's documents from the engine's page (which starts at `skip`, or at the page
-/// holding document `mark`), with the chunk's explanations.
-fn chunk_view(page: &ChunkDocsView, mark: Option<u64>, dispatch: &Callback<Action>) -> Html {
+/// holding the document marked), with the chunk's explanations.
+fn chunk_view(page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
+    // Paging keeps the mark: the engine's, whether asked for or found by a tick.
+    let mark = page.mark;
     let go = |to: u64| {
         let key = page.key.clone();
         dispatch.reform(move |_| {
@@ -251,16 +252,11 @@ fn subject_view(
         }
     };
     match subject {
-        Some(Inspecting::Chunk { mark, .. }) => found
-            .chunk
-            .as_ref()
-            .map(|page| chunk_view(page, *mark, dispatch))
-            .unwrap_or_default(),
-        Some(Inspecting::At { .. }) => found
-            .chunk
-            .as_ref()
-            .map(|page| chunk_view(page, None, dispatch))
-            .unwrap_or_default(),
+        Some(Inspecting::Chunk { .. } | Inspecting::At { .. }) => match &found.chunk {
+            Some(Ok(page)) => chunk_view(page, dispatch),
+            Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
+            None => Html::default(),
+        },
         Some(Inspecting::Shard { shard }) => listed(
             "shard-inspector",
             "shard-inspector",

@@ -44,35 +44,6 @@ where
     (*answer).clone()
 }
 
-/// [`use_engine_query`], with the key each answer was asked for: a panel that says what
-/// its answer is about (the step a report was made at) reads it here rather than from
-/// the key asked last, which the answer may not be for yet.
-#[hook]
-pub fn use_keyed_query<K, F>(
-    key: K,
-    session: Rc<str>,
-    enabled: bool,
-    call: F,
-) -> Option<(K, Answer)>
-where
-    K: PartialEq + Clone + 'static,
-    F: FnOnce() -> Call + 'static,
-{
-    let answer = use_engine_query(key.clone(), session, enabled, call);
-    // Every answer that arrives is to the latest request, so to the key of the render it
-    // first shows in: it is recorded then, by its address.
-    let seen = use_mut_ref(|| None::<(Answer, K)>);
-    let mut seen = seen.borrow_mut();
-    match (&answer, seen.as_ref()) {
-        (None, _) => None,
-        (Some(a), Some((known, k))) if Rc::ptr_eq(a, known) => Some((k.clone(), a.clone())),
-        (Some(a), _) => {
-            *seen = Some((a.clone(), key.clone()));
-            Some((key, a.clone()))
-        }
-    }
-}
-
 /// An engine error as a panel shows it: MongoDB's message (the code name stays out, as
 /// in the page's other panels).
 pub fn error_text(error: &EngineError) -> String {
