@@ -7,7 +7,7 @@
 //! the collection shown or the timeline's calm revision changes; the sentences and rules
 //! are the engine's, and so is the insert form's command (`Call::InsertCommand`).
 
-use super::query::{error_text, use_engine_query};
+use super::query::{error_text, use_keyed_query};
 use crate::engine_client;
 use crate::state::{Action, Calm, Playground};
 use std::rc::Rc;
@@ -291,7 +291,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     // An unsharded collection has no chunks to inspect and no key to insert by: nothing to
     // ask.
     let sharded = state.frame.sharded && state.frame.ns == ns;
-    let answer = use_engine_query(key, state.session.clone(), sharded, move || call);
+    let answer = use_keyed_query(key, state.session.clone(), sharded, move || call);
     // The form keeps the last example the engine gave, so that an error about the subject
     // (a chunk gone after a step back) does not take the form away.
     let example = use_mut_ref(String::new);
@@ -302,6 +302,9 @@ pub fn inspector(props: &InspectorProps) -> Html {
     if !sharded {
         return slot(Html::default());
     }
+    // The answer on show is drawn as what it was asked about: until the answer about a new
+    // subject arrives, the previous subject stays.
+    let (shown, answer) = answer.map_or((None, None), |((.., asked), a)| (asked, Some(a)));
     let (found, error) = match answer.as_deref() {
         Some(Ok(Reply::Inspection(found))) => (Some(found.as_ref()), None),
         Some(Err(e)) => (None, Some(error_text(e))),
@@ -330,7 +333,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 if let Some(l) = &found.landing {
                     { landing_view(l, dispatch) }
                 }
-                { subject_view(subject.as_ref(), found, dispatch) }
+                { subject_view(shown.as_ref(), found, dispatch) }
             }
             if let Some(e) = error {
                 <p class="error">{ e }</p>
