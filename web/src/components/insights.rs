@@ -92,7 +92,8 @@ fn docs_chart(view: &InsightsView) -> Html {
         html! { <polyline class={classes!("line", format!("stroke-c{}", index % 8))} points={coords.join(" ")} /> }
     };
     html! {
-        <figure class="chart" data-testid="docs-chart">
+        // The step the series were computed at, so that a reader can wait for a given one.
+        <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
             { axis_labels(&format!("{} docs", max as u64), "step 1", &format!("step {}", last_step(points))) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {steps} steps, up to {} documents", max as u64)}>
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
@@ -131,7 +132,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
         html! { <g key={p.step}>{ for rects }</g> }
     };
     html! {
-        <figure class="chart" data-testid="inserts-chart">
+        <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
             { axis_labels(&format!("{} inserts", max as u64), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {steps}, up to {} a step", start + 1, max as u64)}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
