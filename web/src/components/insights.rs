@@ -127,7 +127,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
             let height = *n as f64 / max * (h - 4.0);
             y -= height;
             html! { <rect class={format!("fill-c{}", index % 8)} x={x.clone()} y={format!("{y:.1}")}
-                width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
+            width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
         });
         html! { <g key={p.step}>{ for rects }</g> }
     };
@@ -159,7 +159,11 @@ pub fn insights(props: &InsightsProps) -> Html {
     let charts = {
         let ns = ns.clone();
         use_engine_query(
-            (state.session.clone(), state.calm_rev(Calm::Insights), ns.clone()),
+            (
+                state.session.clone(),
+                state.calm_rev(Calm::Insights),
+                ns.clone(),
+            ),
             state.session.clone(),
             !hidden,
             move || Call::Insights { ns, analyze: false },
@@ -171,9 +175,12 @@ pub fn insights(props: &InsightsProps) -> Html {
     let report = {
         let ask = (*asked).clone().filter(|a| a.0 == state.session);
         let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
-        use_engine_query(ask.clone(), state.session.clone(), ask.is_some(), move || {
-            Call::Insights { ns, analyze: true }
-        })
+        use_engine_query(
+            ask.clone(),
+            state.session.clone(),
+            ask.is_some(),
+            move || Call::Insights { ns, analyze: true },
+        )
     };
     let on_analyze = {
         let asked = asked.clone();
