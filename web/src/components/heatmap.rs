@@ -190,7 +190,12 @@ fn pixels(grid: &HeatView, (w, h): (usize, usize), cells_w: usize, strip_x: usiz
 /// (0) and each boundary inside the axis.
 fn chunk_starts(grid: &HeatView) -> Vec<f64> {
     let mut at = vec![0.0];
-    at.extend(grid.boundaries.iter().copied().filter(|b| *b > 0.0 && *b < 1.0));
+    at.extend(
+        grid.boundaries
+            .iter()
+            .copied()
+            .filter(|b| *b > 0.0 && *b < 1.0),
+    );
     at
 }
 
@@ -534,7 +539,12 @@ fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Htm
 }
 
 /// The panel with the engine's grid.
-fn grid_view(to: &Canvases, grid: &HeatView, state: &Playground, on_click: Callback<MouseEvent>) -> Html {
+fn grid_view(
+    to: &Canvases,
+    grid: &HeatView,
+    state: &Playground,
+    on_click: Callback<MouseEvent>,
+) -> Html {
     let position = state.view.position;
     let (steps, cursor) = (position.length, position.position);
     let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key);
@@ -599,7 +609,13 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     let answer = {
         let ns = ns.clone();
         use_engine_query(
-            (state.session.clone(), state.calm_rev(Calm::Timeline), ns.clone(), rows, columns),
+            (
+                state.session.clone(),
+                state.calm_rev(Calm::Timeline),
+                ns.clone(),
+                rows,
+                columns,
+            ),
             state.session.clone(),
             asks,
             move || Call::Heat { ns, rows, columns },
@@ -624,7 +640,13 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     match answer.as_ref() {
         None => empty_view(&to.panel, &ns, &key, state, Html::default()),
         Some(a) => match (a.as_ref(), heat_of(a)) {
-            (Err(e), _) => empty_view(&to.panel, &ns, &key, state, empty(error_text(e), Some("error"))),
+            (Err(e), _) => empty_view(
+                &to.panel,
+                &ns,
+                &key,
+                state,
+                empty(error_text(e), Some("error")),
+            ),
             (_, Some(grid)) if grid.empty.is_none() => {
                 let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
                 grid_view(&to, grid, state, on_click)

@@ -92,7 +92,8 @@ fn docs_chart(view: &InsightsView) -> Html {
         html! { <polyline class={classes!("line", format!("stroke-c{}", index % 8))} points={coords.join(" ")} /> }
     };
     html! {
-        <figure class="chart" data-testid="docs-chart">
+        // The step the series were computed at, so that a reader can wait for a given one.
+        <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
             { axis_labels(&format!("{} docs", max as u64), "step 1", &format!("step {}", last_step(points))) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {steps} steps, up to {} documents", max as u64)}>
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
@@ -126,12 +127,12 @@ fn inserts_chart(view: &InsightsView) -> Html {
             let height = *n as f64 / max * (h - 4.0);
             y -= height;
             html! { <rect class={format!("fill-c{}", index % 8)} x={x.clone()} y={format!("{y:.1}")}
-                width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
+            width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
         });
         html! { <g key={p.step}>{ for rects }</g> }
     };
     html! {
-        <figure class="chart" data-testid="inserts-chart">
+        <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
             { axis_labels(&format!("{} inserts", max as u64), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {steps}, up to {} a step", start + 1, max as u64)}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
@@ -158,7 +159,11 @@ pub fn insights(props: &InsightsProps) -> Html {
     let charts = {
         let ns = ns.clone();
         use_engine_query(
-            (state.session.clone(), state.calm_rev(Calm::Insights), ns.clone()),
+            (
+                state.session.clone(),
+                state.calm_rev(Calm::Insights),
+                ns.clone(),
+            ),
             state.session.clone(),
             !hidden,
             move || Call::Insights { ns, analyze: false },
@@ -170,9 +175,12 @@ pub fn insights(props: &InsightsProps) -> Html {
     let report = {
         let ask = (*asked).clone().filter(|a| a.0 == state.session);
         let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
-        use_engine_query(ask.clone(), state.session.clone(), ask.is_some(), move || {
-            Call::Insights { ns, analyze: true }
-        })
+        use_engine_query(
+            ask.clone(),
+            state.session.clone(),
+            ask.is_some(),
+            move || Call::Insights { ns, analyze: true },
+        )
     };
     let on_analyze = {
         let asked = asked.clone();

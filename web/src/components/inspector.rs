@@ -10,11 +10,11 @@
 use super::query::{error_text, use_keyed_query};
 use crate::engine_client;
 use crate::state::{Action, Calm, Playground};
-use std::rc::Rc;
 use shardlab_protocol::{
     Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
     CHUNK_PAGE_ROWS,
 };
+use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -194,7 +194,11 @@ fn insert_form(props: &InsertFormProps) -> Html {
     }
     let submit = {
         let (text, error) = (text.clone(), error.clone());
-        let (session, ns, dispatch) = (props.session.clone(), props.ns.clone(), props.dispatch.clone());
+        let (session, ns, dispatch) = (
+            props.session.clone(),
+            props.ns.clone(),
+            props.dispatch.clone(),
+        );
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             if text.trim().is_empty() {

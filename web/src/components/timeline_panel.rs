@@ -33,7 +33,9 @@ impl PartialEq for TimelineProps {
 /// One event of the log, with its jump button when a step follows it.
 fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
     let kind = e.kind.clone();
-    let jump = e.step.map(|s| (s, dispatch.reform(move |_| Action::Jump(s))));
+    let jump = e
+        .step
+        .map(|s| (s, dispatch.reform(move |_| Action::Jump(s))));
     html! {
         <li key={e.seq} class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind.clone()}>
             <span class="ev-seq">{ format!("#{}", e.seq) }</span>
@@ -54,7 +56,11 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
     let dispatch = props.dispatch.clone();
     let hidden = state.hidden[Calm::Timeline as usize];
     let ns = state.settings.ns.clone();
-    let key = (state.session.clone(), state.calm_rev(Calm::Timeline), ns.clone());
+    let key = (
+        state.session.clone(),
+        state.calm_rev(Calm::Timeline),
+        ns.clone(),
+    );
     // Out of sight, the log is not asked for: it is when the panel comes back (which
     // moves its calm revision on).
     let answer = use_engine_query(key, state.session.clone(), !hidden, move || Call::Events {
