@@ -120,6 +120,19 @@ impl Cluster {
         Some((chunk.min, before))
     }
 
+    /// Where the document inserted `seq`-th sits in the chunk of `ns` holding `key`, found
+    /// by its insertion number alone (a view names a chunk by its lower bound and a
+    /// document by its number): the chunk's lower bound and the document's position in the
+    /// chunk's key order. `None` when the chunk holds no such document. It reads the
+    /// chunk's documents once.
+    pub fn position_in_chunk(&self, ns: &str, key: &KeyValue, seq: u64) -> Option<(KeyValue, u64)> {
+        let (_, chunk) = self.chunk_at(ns, key).ok()?;
+        let coll = self.collections.get(ns)?;
+        let at = crate::engine::store::range(&coll.docs, &chunk.min, &chunk.max)
+            .position(|entry| entry.0 .1 == seq)?;
+        Some((chunk.min, at as u64))
+    }
+
     /// Where the newest document of `ns` landed ([`Cluster::explain_document`]), with its
     /// insertion number. `None` when `ns` has no documents inserted since it was last
     /// emptied, or the newest one is gone (deleted or moved by an update).

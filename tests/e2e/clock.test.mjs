@@ -3,14 +3,12 @@
 // migrations appear as they happen; Pause stops it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openFresh, readShards, screenshot } from './harness.mjs';
+import { suite, openFresh, readShards, screenshot, typeCommand } from './harness.mjs';
 
 const env = suite();
 
 async function type(page, command) {
-  const input = page.getByTestId('console-input');
-  await input.fill(command);
-  await input.press('Enter');
+  await typeCommand(page, command);
 }
 
 test('clock: letting time pass balances the chunks a console workload piled on one shard', async () => {

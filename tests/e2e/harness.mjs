@@ -186,3 +186,18 @@ export async function walkGuideStep(page, { correct }) {
   await page.getByTestId('guide-result').waitFor({ timeout: 60_000 });
   return result;
 }
+
+/**
+ * Types a command into the console and presses Enter, as a person does, then waits for
+ * the console to echo it: the engine answers from its worker, and the echo comes with its
+ * answer, so the page shows the command's effect from then on.
+ */
+export async function typeCommand(page, command) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  await page.waitForFunction((command) => {
+    const inputs = [...document.querySelectorAll('[data-testid="console-output"] .line.in')];
+    return inputs.length > 0 && inputs[inputs.length - 1].textContent === `test> ${command}`;
+  }, command.trim());
+}

@@ -2,16 +2,14 @@
 // lesson or a link. Each test acts as a person would and checks the panels follow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openFresh, screenshot, readShards, readChunks, readCompareRows } from './harness.mjs';
+import { suite, openFresh, screenshot, readShards, readChunks, readCompareRows, typeCommand } from './harness.mjs';
 
 const env = suite();
 
 const openPage = (query, viewport) => openFresh(env, query, viewport);
 
 async function type(page, command) {
-  const input = page.getByTestId('console-input');
-  await input.fill(command);
-  await input.press('Enter');
+  await typeCommand(page, command);
 }
 
 const summary = (page) => page.getByTestId('summary').innerText();

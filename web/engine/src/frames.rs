@@ -74,6 +74,13 @@ pub fn to_frame(view: &ClusterView, previous: Option<&ClusterView>, position: u6
                 fresh: *fresh,
                 seq: *seq,
                 key: key_handle(key),
+                chunk: view
+                    .bar
+                    .partition_point(|b| b.chunk.key <= *key)
+                    .checked_sub(1)
+                    .and_then(|i| view.bar.get(i))
+                    .map(|b| key_handle(&b.chunk.key))
+                    .unwrap_or_default(),
             })
             .collect(),
     }

@@ -478,7 +478,7 @@ fn landing(held: &Held, ns: &str) -> Option<LandingView> {
     Some(LandingView {
         seq,
         key: bound_text(cluster, ns, &l.key),
-        key_handle: crate::queries::key_handle(&l.key),
+        key_handle: crate::queries::key_handle(&l.chunk_min),
         hashed: l.hashed.as_ref().map(|(field, value, hash)| {
             (
                 field.clone(),
@@ -510,7 +510,11 @@ fn chunk_docs(
     let rows = u64::from(CHUNK_PAGE_ROWS);
     let skip = skip
         .or_else(|| {
-            let (_, at) = cluster.document_position(ns, key, mark?)?;
+            // The key names the chunk (its lower bound) or the document itself.
+            let mark = mark?;
+            let (_, at) = cluster
+                .document_position(ns, key, mark)
+                .or_else(|| cluster.position_in_chunk(ns, key, mark))?;
             Some(at / rows * rows)
         })
         .unwrap_or(0);

@@ -124,6 +124,8 @@ pub struct Tick {
     pub fresh: bool,
     /// Its insertion number.
     pub seq: u64,
-    /// Its shard key value's handle, naming the chunk that holds it.
+    /// Its shard key value's handle.
     pub key: String,
+    /// The key handle of the chunk holding it (see [`ChunkFrame::key`]).
+    pub chunk: String,
 }

@@ -173,7 +173,7 @@ pub struct LandingView {
     pub seq: u64,
     /// Its shard key value, as mongosh prints it.
     pub key: String,
-    /// The chunk handle of its key, to open its chunk.
+    /// The key handle of its chunk (the chunk's lower bound), to open it.
     pub key_handle: String,
     /// For a hashed key: the field, its value and its hash as mongosh prints them, and
     /// the hash as a number.

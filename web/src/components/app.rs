@@ -115,6 +115,9 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             driver.catalog();
             if let Some(boot) = started.boot.borrow_mut().take() {
+                if boot.hold {
+                    driver.hold();
+                }
                 driver.open(boot.opening, true);
             }
         });
@@ -169,7 +172,7 @@ pub fn app() -> Html {
 
     use_ticks(&state, &dispatch);
     use_panel_visibility(&dispatch);
-    use_saving(&state, &driver, options.embed, started.hold);
+    use_saving(&state, &driver, options.embed);
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(&state, &dispatch, &options.unknown);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
@@ -290,7 +293,7 @@ fn use_panel_visibility(dispatch: &Callback<Action>) {
 /// link that could not be opened (`hold`) until the user changes something. Nothing is
 /// saved while a replay runs or before the engine's first answer.
 #[hook]
-fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool, hold: bool) {
+fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool) {
     let state = state.clone();
     let driver = driver.clone();
     let first = use_mut_ref(|| None::<u64>);
@@ -298,8 +301,7 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
         if state.replaying.is_none() && state.ready {
             let start = *first.borrow_mut().get_or_insert(*rev);
             let changed = *rev > start;
-            let held = hold && !changed;
-            if !embed && !held && (!state.playing || rev % 25 == 0) {
+            if !embed && !driver.holding() && (!state.playing || rev % 25 == 0) {
                 driver.store_link(STORAGE_KEY);
                 // Once the user changes what a link or lesson opened, a reload shows their
                 // session as saved, not the link again.

@@ -202,7 +202,7 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
                 .min_by(|a, b| a.1.total_cmp(&b.1));
             let subject = match near.and_then(|(i, _)| view.ticks.get(i)) {
                 Some(t) => Inspecting::Chunk {
-                    key: t.key.clone(),
+                    key: t.chunk.clone(),
                     skip: None,
                     mark: Some(t.seq),
                 },

@@ -54,6 +54,9 @@ pub struct Driver {
     /// The page session's link form as the engine last saved it, for a restart.
     saved: Saved,
     embed: bool,
+    /// Whether the saved session must stay as it is until the user does something: a
+    /// link or a lesson that could not be opened gave a fresh playground instead.
+    hold: Rc<Cell<bool>>,
 }
 
 impl PartialEq for Driver {
@@ -85,7 +88,18 @@ impl Driver {
             run: Rc::default(),
             saved,
             embed,
+            hold: Rc::default(),
         }
+    }
+
+    /// Holds the saved session as it is until the user does something (see [`Driver::hold`]).
+    pub fn hold(&self) {
+        self.hold.set(true);
+    }
+
+    /// Whether the saved session is held.
+    pub fn holding(&self) -> bool {
+        self.hold.get()
     }
 
     /// The state as last drawn.
@@ -101,6 +115,11 @@ impl Driver {
 
     /// Takes one action: sends what the engine must do, and tells the reducer.
     pub fn handle(&self, action: Action) {
+        // Whatever the user does, the page is theirs again: it is saved from now on. (The
+        // browser's visibility reports, the timer and notices are not the user's doing.)
+        if !matches!(action, Action::Hidden(..) | Action::Tick | Action::Notice(_)) {
+            self.hold.set(false);
+        }
         let s = self.state();
         if s.replaying.is_some() {
             return self.while_replaying(action);
@@ -272,6 +291,13 @@ impl Driver {
         if let Start::Setup(setup) = &opening.start {
             fresh.settings = setup.clone();
         }
+        // A lesson brings its own cluster and workload (the catalog says which).
+        if let Start::Lesson { id } = &opening.start {
+            if let Some(lesson) = old.catalog.lessons.iter().find(|l| l.id == *id) {
+                fresh.settings = lesson.setup.clone();
+                fresh.workload = lesson.workload.clone();
+            }
+        }
         if opening.source.is_some() {
             fresh.replaying = Some(Progress {
                 what: opening.what(),
@@ -297,6 +323,18 @@ impl Driver {
             Ok(Reply::Page(view)) => {
                 let view = Rc::new(*view);
                 self.lesson_notice(&view);
+                // Opened before the catalog came (a lesson in the address): its workload now.
+                if matches!(opening.start, Start::Lesson { .. }) {
+                    let s = self.state();
+                    let lesson = view
+                        .lesson
+                        .as_deref()
+                        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
+                    if let Some(lesson) = lesson {
+                        self.dispatch
+                            .emit(Action::LessonWorkload(lesson.workload.clone()));
+                    }
+                }
                 self.dispatch.emit(Action::Viewed(session, view));
                 if opening.linked {
                     self.store_link(LINKED_KEY);
@@ -336,6 +374,12 @@ impl Driver {
             Err(e) if e.code_name == ENGINE_RESTARTED => self.open(opening, false),
             Err(e) => {
                 let message = engine_words(&e);
+                let refused_link = matches!(opening.source, Some(Source::Link { .. }))
+                    || matches!(opening.start, Start::Lesson { .. });
+                if refused_link && !self.embed {
+                    // The saved session stays as it was until the user changes something.
+                    self.hold();
+                }
                 let next = match (&opening.source, &opening.start) {
                     (Some(source), _) => startup::unreadable(source, &message),
                     (None, Start::Lesson { id }) => {
@@ -480,32 +524,11 @@ impl Driver {
     /// After a replay's last answer: the page's own state from the scenario, the notice,
     /// and the commands that waited.
     fn concluded(&self, run: Run, ending: Ending) {
-        let mut s = (*self.state()).clone();
-        let (problems, _lesson, view) = s.apply_page(&run.page);
-        let mut notice = startup::conclude(&run.source, &ending, &run.json);
-        if !problems.is_empty() {
-            let text = format!(
-                "Parts of the scenario's page settings were left out: {}.",
-                problems.join("; ")
-            );
-            notice = Some(match notice {
-                Some(n) => Notice {
-                    text: format!("{} {text}", n.text),
-                    offer: n.offer,
-                },
-                None => Notice::plain(text),
-            });
-        }
-        if notice.is_some() {
-            s.notice = notice;
-        }
-        s.replaying = None;
-        s.rev += 1;
-        self.latest.replace(Rc::new(s.clone()));
-        self.dispatch.emit(Action::Switch(Box::new(s)));
-        if let Some(ns) = view {
-            self.send(Act::View { ns });
-        }
+        let notice = startup::conclude(&run.source, &ending, &run.json);
+        self.dispatch.emit(Action::Concluded {
+            page: run.page,
+            notice,
+        });
         if matches!(run.source, Source::Link { embed: false, .. }) {
             self.store_link(LINKED_KEY);
         }
@@ -520,12 +543,13 @@ impl Driver {
             return;
         }
         self.dispatch.emit(Action::Drained);
-        let mut s = (*self.state()).clone();
-        s.waiting = Rc::new(Vec::new());
-        s.ready = true;
-        self.latest.replace(Rc::new(s));
         for cmd in waiting.iter() {
-            self.handle(Action::Command(cmd.clone()));
+            self.dispatch.emit(Action::Command(cmd.clone()));
+            recovery::begin("running", Some(cmd));
+            recovery::selftest(cmd);
+            self.send(Act::Command {
+                source: cmd.clone(),
+            });
         }
     }
 

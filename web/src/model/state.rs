@@ -251,6 +251,8 @@ pub enum Action {
     LoadPreset(String),
     /// Change the workload (stops playing).
     SetWorkload(Workload),
+    /// The workload of the lesson just opened (playing, if asked already, goes on).
+    LessonWorkload(Workload),
     /// Start playing the workload.
     Play,
     /// Stop playing.
@@ -292,6 +294,14 @@ pub enum Action {
     Wait(String),
     /// The waiting commands were handed to the engine.
     Drained,
+    /// A replay is over: the page's own state the scenario carried (checked here), and
+    /// the notice saying how it went.
+    Concluded {
+        /// The scenario's name/value pairs.
+        page: Vec<(String, String)>,
+        /// How the replay went.
+        notice: Option<Notice>,
+    },
 }
 
 impl Playground {
@@ -475,6 +485,30 @@ impl Playground {
         (problems, lesson, view)
     }
 
+    /// Ends a replay: applies the page's own state it carried and says how it went, with
+    /// any of that state that was left out.
+    fn conclude(&mut self, page: &[(String, String)], notice: Option<Notice>) {
+        let (problems, _, _) = self.apply_page(page);
+        let mut notice = notice;
+        if !problems.is_empty() {
+            let text = format!(
+                "Parts of the scenario's page settings were left out: {}.",
+                problems.join("; ")
+            );
+            notice = Some(match notice {
+                Some(n) => Notice {
+                    text: format!("{} {text}", n.text),
+                    offer: n.offer,
+                },
+                None => Notice::plain(text),
+            });
+        }
+        if notice.is_some() {
+            self.notice = notice;
+        }
+        self.replaying = None;
+    }
+
     /// Takes in the engine's view: the frame (carrying over unchanged shards' chunks), the
     /// settings, and the console lines it printed.
     fn take_view(&mut self, view: Rc<PageView>) {
@@ -548,6 +582,7 @@ impl Playground {
                 next.waiting = Rc::new(waiting);
             }
             Action::Drained => next.waiting = Rc::new(Vec::new()),
+            Action::Concluded { page, notice } => next.conclude(&page, notice),
             Action::Command(cmd) => {
                 let mut history = (*next.history).clone();
                 if history.last() != Some(&cmd) {
@@ -569,6 +604,7 @@ impl Playground {
                 self.workload = w;
                 self.playing = false;
             }
+            Action::LessonWorkload(w) => self.workload = w,
             Action::Play => {
                 self.playing = true;
                 self.echo_batch = true;
@@ -614,7 +650,8 @@ impl Playground {
             | Action::Switch(_)
             | Action::Replaying(_)
             | Action::Wait(_)
-            | Action::Drained => {}
+            | Action::Drained
+            | Action::Concluded { .. } => {}
         }
     }
 }
