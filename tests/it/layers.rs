@@ -40,7 +40,7 @@ fn show(f: &FileId) -> String {
 
 /// The source without comments, string literals and character literals, so that a path
 /// named in a doc comment or a message is not taken for an import.
-fn code_only(src: &str) -> String {
+pub(crate) fn code_only(src: &str) -> String {
     let mut out = String::with_capacity(src.len());
     let b = src.as_bytes();
     let mut i = 0;
@@ -161,7 +161,7 @@ fn expand_use(tree: &str, prefix: &str, out: &mut Vec<String>) {
 }
 
 /// Every `crate::` and `super::` path the code names, in `use` items and inline.
-fn paths(code: &str) -> Vec<String> {
+pub(crate) fn paths(code: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = code;
     while let Some(at) = rest.find("use ") {

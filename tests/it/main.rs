@@ -32,4 +32,5 @@ mod targeting;
 mod throughput;
 mod timeline;
 mod transcripts;
+mod web_layers;
 mod workload;

@@ -1,18 +1,19 @@
 //! The ShardLab playground UI as a library, so that browser tests can mount its components.
+//!
+//! The page is a view of the engine (ARCHITECTURE.md, "One engine, many views"). Its
+//! folders are its layers, lowest first: `model` (the state and its reducer), `platform`
+//! (storage, the address, the engine client), `effects` (start-up, the driver, content)
+//! and `components` (what is drawn). A layer imports only from those below it, which
+//! `tests/it/layers.rs` checks.
 
-pub mod comparison;
 pub mod components;
-pub mod driver;
-pub mod engine_client;
-pub mod export;
-pub mod glossary;
-pub mod lessons;
-pub mod recovery;
-pub mod share;
-pub mod shortcuts;
-pub mod startup;
-pub mod state;
-pub mod storage;
+pub mod effects;
+pub mod model;
+pub mod platform;
+
+pub use effects::{comparison, driver, export, glossary, lessons, startup};
+pub use model::state;
+pub use platform::{engine_client, recovery, share, shortcuts, storage};
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
 pub fn start() {

@@ -21,6 +21,8 @@ self.onmessage = (e) => {
 init().then(
   () => {
     engine = new WorkerEngine();
+    // The test-only trap, for the end-to-end tests of a dying engine.
+    if (new URL(self.location.href).searchParams.get('selftest') === 'trap') engine.armTrap();
     for (const data of waiting.splice(0)) serve(data);
   },
   (err) => {

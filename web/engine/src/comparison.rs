@@ -2,7 +2,7 @@
 //! the core's [`shardlab::sim::compare`] (the CLI's comparison calls the same function).
 //! Only the fixed setup and query mix live here.
 
-use bson::{doc, Document};
+use bson::Document;
 use shardlab::engine::{ClusterConfig, VersionMode};
 use shardlab::sim::{compare, ComparisonRow};
 use shardlab::workload::preset_names;

@@ -55,6 +55,20 @@ impl StepStats {
     }
 }
 
+/// The engine's test-only trap: with it armed ([`arm_trap`]), a step whose command is
+/// [`TEST_TRAP`] panics, killing the engine as a bug would, so that the end-to-end tests can
+/// check that the page survives its engine and restores the session into a new one.
+pub const TEST_TRAP: &str = "sim.__trapEngine()";
+
+thread_local! {
+    static TRAP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Arms the test-only trap (the worker does when its address says `?selftest=trap`).
+pub fn arm_trap() {
+    TRAP.with(|t| t.set(true));
+}
+
 /// One open session.
 pub struct Held {
     /// The steps and the cluster at the cursor.
@@ -121,6 +135,9 @@ impl Held {
     /// Runs `command` as the next step (discarding the steps after the cursor) and records
     /// its figures.
     pub fn push(&mut self, command: &str) -> Vec<shardlab::Outcome> {
+        if command.trim() == TEST_TRAP && TRAP.with(|t| t.get()) {
+            panic!("{TEST_TRAP} ran with the trap armed: a deliberate panic to test the recovery");
+        }
         let outcomes = self.timeline.push(command);
         self.stats
             .truncate(self.timeline.position().saturating_sub(1) as usize);

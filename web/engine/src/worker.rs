@@ -29,6 +29,13 @@ impl WorkerEngine {
         }
     }
 
+    /// Arms the test-only trap (see [`crate::held::TEST_TRAP`]): the worker does when its
+    /// address says `?selftest=trap`, which the page adds only when its own does.
+    #[wasm_bindgen(js_name = armTrap)]
+    pub fn arm_trap(&self) {
+        crate::held::arm_trap();
+    }
+
     /// Carries out one request (a plain object of the protocol's shape) and returns the
     /// messages to post: the answer, then any events. A message that is not a request is
     /// answered with `BadValue`, under its `id` when it has one.

@@ -436,7 +436,15 @@ impl Driver {
                             .emit(Action::Viewed(session, Rc::new(*view)));
                         after_yielding(move || driver.advance());
                     }
-                    Err(e) if e.code_name == ENGINE_RESTARTED => driver.finish(Ending::Over),
+                    // The scenario stopped the engine: it is set aside, not replayed again.
+                    Err(e) if e.code_name == ENGINE_RESTARTED => {
+                        let run = driver.run.borrow_mut().take();
+                        if let Some(run) = run {
+                            recovery::end();
+                            let why = "replaying it stopped the engine";
+                            driver.open(startup::unreadable(&run.source, why), false);
+                        }
+                    }
                     _ => driver.finish(Ending::Over),
                 }
             },

@@ -159,8 +159,21 @@ fn address() -> Option<String> {
 
 /// Starts a worker, or the engine in the page where workers are forbidden.
 fn start() -> Result<(), String> {
-    let url = address()
+    let mut url = address()
         .ok_or("this page names no engine (its build wrote no <meta name=\"shardlab-engine\">)")?;
+    // The end-to-end tests' trap, armed in the engine only when the page's address asks.
+    if crate::share::PageOptions::parse(
+        &gloo::utils::window()
+            .location()
+            .search()
+            .unwrap_or_default(),
+    )
+    .selftest
+    .as_deref()
+        == Some("trap")
+    {
+        url.push_str("?selftest=trap");
+    }
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
     CLIENT.with(|c| c.borrow_mut().generation += 1);

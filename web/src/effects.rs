@@ -1,0 +1,10 @@
+//! What the page does beyond drawing: its start-up decisions, the driver that sends acts
+//! to the engine and runs replays, the Compare tab's driver, content fetched on first use,
+//! and exports. It imports the model and the platform, never the components.
+
+pub mod comparison;
+pub mod driver;
+pub mod export;
+pub mod glossary;
+pub mod lessons;
+pub mod startup;

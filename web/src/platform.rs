@@ -1,0 +1,8 @@
+//! The browser's services the page uses: storage, the address and its options, the crash
+//! record, the keyboard, and the one client of the engine. It imports only the model.
+
+pub mod engine_client;
+pub mod recovery;
+pub mod share;
+pub mod shortcuts;
+pub mod storage;
