@@ -17,7 +17,7 @@ const COMPRESSED = new Set(['.wasm', '.js', '.css', '.html', '.json', '.svg']);
 const zopfli = spawnSync('zopfli', ['-h'], { stdio: 'ignore' }).error === undefined;
 if (!zopfli) console.warn('precompress: zopfli is not installed; using zlib level 9 instead');
 
-// The staging directory and the extras module's directory in it.
+// The staging directory and the engine's directory in it.
 const names = [];
 for (const entry of await readdir(staging, { withFileTypes: true })) {
   if (entry.isDirectory()) {

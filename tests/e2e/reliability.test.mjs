@@ -218,20 +218,24 @@ test('a panic shows the banner, keeps the documents inserted before it, and the 
   await context.close();
 });
 
-test('a stored session that kills the page is set aside after one reload and offered for download', async () => {
+test('a stored session that kills the engine is set aside, offered for download, and the page answers', async () => {
   const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   let loads = 0;
   page.on('load', () => { loads += 1; });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${env.server.url}?selftest=trap`);
   await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
-  const deadly = scenarioJson(['db.c.insertOne({x: 1})', 'sim.__trap()']);
+  // The replay runs in the engine's worker: the trap kills the worker, never the page.
+  const deadly = scenarioJson(['db.c.insertOne({x: 1})', 'sim.__trapEngine()']);
   await page.evaluate((text) => localStorage.setItem('shardlab.session.v1', JSON.stringify(text)), deadly);
   await page.reload();
-  await page.getByTestId('crash-banner').waitFor();
-  assert.match(await page.getByTestId('crash-banner').innerText(), /while restoring your saved session\. Your saved session was set aside/);
-  assert.match(await page.getByTestId('notice').innerText(), /set aside and this is a fresh playground/);
-  assert.equal(loads, 3, 'the first load, the reload the test asked for, and one reload after the trap');
+  const notice = page.getByTestId('notice');
+  await notice.filter({ hasText: 'set aside' }).waitFor();
+  assert.match(await notice.innerText(), /Your saved session could not be restored \(replaying it stopped the engine\), so it was set aside\. Starting fresh\./);
+  assert.equal(loads, 2, 'the first load and the reload the test asked for: the page itself never died');
+  assert.deepEqual(errors, [], 'nothing failed in the page');
   assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.session.failed'))), deadly);
   assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.session.loading')), null);
   await screenshot(page, 'set-aside-1440');
@@ -244,30 +248,31 @@ test('a stored session that kills the page is set aside after one reload and off
   await context.close();
 });
 
-test('a second trap while starting after the reload does not reload again: a clean playground says so', async () => {
-  const context = await env.browser.newContext();
+test('a worker killed mid-play starts again with the session intact, and the page never stops', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
-  let loads = 0;
-  page.on('load', () => { loads += 1; });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${env.server.url}?selftest=trap`);
-  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
-  // As just after the reload that follows a crash: the record is there, and the saved
-  // session (saved before the failing command) dies too while it is restored.
-  const deadly = scenarioJson(['sim.__trap()']);
-  await page.evaluate((text) => {
-    localStorage.setItem('shardlab.session.v1', JSON.stringify(text));
-    sessionStorage.setItem('shardlab.crash', JSON.stringify({
-      what: 'a stack overflow', detail: 'Maximum call stack size exceeded',
-      running: JSON.stringify({ doing: 'running', command: 'db.c.find()' }),
-    }));
-  }, deadly);
-  await page.reload();
-  const banner = page.getByTestId('crash-banner');
-  await banner.waitFor();
-  assert.match(await banner.innerText(), /Starting again after the reload failed too .*your saved session was set aside and this is a clean playground/s);
-  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
-  assert.equal(loads, 2, 'no reload after the second trap');
-  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.session.failed'))), deadly);
+  await makeWork(page);
+  // Play, then kill the engine under the playing workload.
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid="progress"] .progress-text')?.textContent ?? '';
+    return Number(t.split(' ')[0]) >= 100;
+  });
+  const input = page.getByTestId('console-input');
+  await input.fill('sim.__trapEngine()');
+  await input.press('Enter');
+  const notice = page.getByTestId('notice');
+  await notice.filter({ hasText: 'The engine stopped and started again' }).waitFor({ timeout: 30_000 });
+  // The session was replayed into a new engine: its documents are all there, and the
+  // console answers.
+  const docs = await documents(page);
+  assert.ok(docs >= 100, `documents after the restart: ${docs}`);
+  assert.match((await ask(page, 'db.events.countDocuments()')).join('\n'), /^\d+$/m);
+  assert.deepEqual(errors, [], 'the page itself never failed');
+  await screenshot(page, 'engine-restarted-1440');
   await context.close();
 });
 

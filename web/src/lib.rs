@@ -4,7 +4,7 @@
 //! folders are its layers, lowest first: `model` (the state and its reducer), `platform`
 //! (storage, the address, the engine client), `effects` (start-up, the driver, content)
 //! and `components` (what is drawn). A layer imports only from those below it, which
-//! `tests/it/layers.rs` checks.
+//! `tests/it/web_layers.rs` checks.
 
 pub mod components;
 pub mod effects;

@@ -1,6 +1,6 @@
 //! The Compare tab's drawing: the transport, one column per configuration with its key
 //! and version editors and a compact picture of its cluster, and the summary table. The
-//! state and the figures are in [`crate::comparison`] and the core.
+//! state is in [`crate::comparison`]; the figures are the engine's answers.
 
 use super::query::use_engine_query;
 use crate::comparison::{

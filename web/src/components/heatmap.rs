@@ -2,19 +2,22 @@
 //!
 //! Y is the viewed collection's key space (MinKey at the bottom, MaxKey at the top; for a
 //! hashed key the int64 hash space), X the timeline's steps, and the colour how many
-//! documents each key range received in each step. The core computes the grid, its chunk
-//! boundaries and the pattern's name (`Timeline::heat_grid`, `Timeline::heat_pattern`);
-//! this panel only paints them.
+//! documents each key range received in each step. The engine computes the grid, its chunk
+//! boundaries and the pattern's name (`Call::Heat`, asked again when the timeline's calm
+//! revision, the collection shown or the canvas's size changes); this panel only paints
+//! them, keeping the last picture until the next answer arrives.
 //!
 //! The cells are painted with one `putImageData` at the canvas's device-pixel size (one
 //! grid row per device pixel row, at most one column per device pixel column), so the cost
 //! is the canvas's pixels, whatever the number of chunks or steps. The few lines drawn over
 //! them (chunk boundaries, the cursor) are plain rectangles.
 
+use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
 use crate::export::COLOURS;
-use crate::state::Action;
-use shardlab::sim::{HeatGrid, HeatOptions, HeatPattern};
+use crate::state::{Action, Calm, Playground};
+use shardlab_protocol::{Call, HeatView, Reply};
+use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
@@ -71,16 +74,15 @@ impl Size {
             .max(1)
     }
 
-    /// The grid that fills the cells: a row per device pixel, and a column per device
-    /// pixel or per step, whichever is fewer.
-    fn options(&self, steps: u64) -> HeatOptions {
+    /// The grid that fills the cells, as `(rows, columns)`: a row per device pixel, and a
+    /// column per device pixel or per step, whichever is fewer (within `Call::Heat`'s
+    /// bounds).
+    fn grid(&self, steps: u64) -> (u32, u32) {
         let (_, h) = self.pixels();
-        HeatOptions {
-            rows: h.clamp(1, 4096),
-            columns: u32::try_from(steps.clamp(1, 8192))
-                .unwrap_or(8192)
-                .min(self.cells_width()),
-        }
+        let columns = u32::try_from(steps.clamp(1, 8192))
+            .unwrap_or(8192)
+            .min(self.cells_width());
+        (h.clamp(1, 4096), columns.max(1))
     }
 }
 
@@ -140,19 +142,10 @@ fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
 }
 
-/// Paints `grid` on `canvas` at `size`: the cells and the strip in one `putImageData`,
-/// then the chunk boundaries, the veil over the steps after the cursor and the cursor.
-fn paint(canvas: &HtmlCanvasElement, grid: &HeatGrid, size: Size, steps: u64) {
-    let Some(ctx) = context(canvas) else { return };
-    let (w, h) = size.pixels();
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    let cells_w = size.cells_width() as usize;
-    let strip_x = ((size.width - STRIP) * size.ratio).round().max(0.0) as usize;
-    let (w, h) = (w as usize, h as usize);
-    let rows = grid.rows.len().max(1);
+/// The cells and the shard strip of `grid` as RGBA pixels, `w` by `h` device pixels, the
+/// cells `cells_w` wide and the strip from `strip_x`.
+fn pixels(grid: &HeatView, (w, h): (usize, usize), cells_w: usize, strip_x: usize) -> Vec<u8> {
+    let rows = grid.row_shards.len().max(1);
     let columns = grid.columns.max(1) as usize;
     let ramp = ramp();
     let shards: Vec<[u8; 3]> = COLOURS.iter().map(|c| rgb(c)).collect();
@@ -163,15 +156,19 @@ fn paint(canvas: &HtmlCanvasElement, grid: &HeatGrid, size: Size, steps: u64) {
     };
     // The column under each pixel column, worked out once rather than per pixel.
     let column_of: Vec<usize> = (0..cells_w)
-        .map(|x| (x * columns / cells_w).min(columns - 1))
+        .map(|x| (x * columns / cells_w.max(1)).min(columns - 1))
         .collect();
     let mut data = vec![0u8; w * h * 4];
     for (y, line) in data.chunks_exact_mut(w * 4).enumerate() {
         // The top pixel row is the top (MaxKey side) row.
-        let row = rows - 1 - (y * rows / h).min(rows - 1);
-        let cells = &grid.cells[row * columns..(row + 1) * columns];
+        let row = rows - 1 - (y * rows / h.max(1)).min(rows - 1);
+        // A grid shorter than it says (a malformed answer) paints as empty, not a panic.
+        let cells = grid
+            .cells
+            .get(row * columns..(row + 1) * columns)
+            .unwrap_or(&[]);
         for (px, &c) in line.chunks_exact_mut(4).zip(&column_of) {
-            let v = cells[c];
+            let v = cells.get(c).copied().unwrap_or(0.0);
             let colour = if v > 0.0 {
                 ramp[((v * scale).ceil() as usize).clamp(1, 256) - 1]
             } else {
@@ -180,22 +177,48 @@ fn paint(canvas: &HtmlCanvasElement, grid: &HeatGrid, size: Size, steps: u64) {
             px[..3].copy_from_slice(&colour);
             px[3] = 255;
         }
-        let shard = grid.rows[row].shard as usize % shards.len();
-        for px in line[strip_x * 4..].chunks_exact_mut(4) {
+        let shard = grid.row_shards.get(row).copied().unwrap_or(0) as usize % shards.len();
+        for px in line[(strip_x * 4).min(w * 4)..].chunks_exact_mut(4) {
             px[..3].copy_from_slice(&shards[shard]);
             px[3] = 255;
         }
     }
-    if let Ok(image) =
-        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&data), w as u32, h as u32)
-    {
+    data
+}
+
+/// The chunks' lower bounds, as fractions of the axis from the bottom: the first chunk's
+/// (0) and each boundary inside the axis.
+fn chunk_starts(grid: &HeatView) -> Vec<f64> {
+    let mut at = vec![0.0];
+    at.extend(
+        grid.boundaries
+            .iter()
+            .copied()
+            .filter(|b| *b > 0.0 && *b < 1.0),
+    );
+    at
+}
+
+/// Paints `grid` on `canvas` at `size`: the cells and the strip in one `putImageData`,
+/// then the chunk boundaries, the veil over the steps after the cursor and the cursor.
+fn paint(canvas: &HtmlCanvasElement, grid: &HeatView, size: Size) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = size.pixels();
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let cells_w = size.cells_width() as usize;
+    let strip_x = ((size.width - STRIP) * size.ratio).round().max(0.0) as usize;
+    let data = pixels(grid, (w as usize, h as usize), cells_w, strip_x);
+    if let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&data), w, h) {
         let _ = ctx.put_image_data(&image, 0.0, 0.0);
     }
-    let (cw, hf) = (cells_w as f64, h as f64);
-    let strip_w = w as f64 - strip_x as f64;
+    let (cw, hf) = (cells_w as f64, f64::from(h));
+    let strip_w = f64::from(w) - strip_x as f64;
     // Chunk boundaries, where both neighbours are far enough away to tell lines apart.
     let spacing = LINE_SPACING * size.ratio / hf;
-    let at: Vec<f64> = grid.chunks.iter().map(|c| c.at).collect();
+    let at = chunk_starts(grid);
     let lines: Vec<f64> = (1..at.len())
         .filter(|&i| {
             at[i] - at[i - 1] >= spacing && at.get(i + 1).copied().unwrap_or(1.0) - at[i] >= spacing
@@ -211,8 +234,8 @@ fn paint(canvas: &HtmlCanvasElement, grid: &HeatGrid, size: Size, steps: u64) {
         ctx.fill_rect(strip_x as f64, y - 1.0, strip_w, 1.0);
     }
     // The cursor at the right edge of its step; the steps after it under a veil.
-    let span = (columns as u64 * grid.per_column).max(1) as f64;
-    let x = (cw * grid.cursor.min(steps) as f64 / span).round();
+    let span = (u64::from(grid.columns.max(1)) * grid.per_column.max(1)) as f64;
+    let x = (cw * grid.cursor.min(grid.steps) as f64 / span).round();
     if x < cw {
         ctx.set_fill_style_str(FUTURE);
         ctx.fill_rect(x, 0.0, cw - x, hf);
@@ -271,194 +294,185 @@ fn amount(v: f64) -> String {
     }
 }
 
-/// Why there is nothing to draw, if so.
-fn empty_reason(ns: &str, steps: u64, grid: Option<&HeatGrid>) -> Option<String> {
-    match grid {
-        None if ns.is_empty() => Some("No collection to show yet.".to_string()),
-        None if steps == 0 => Some("No steps yet: nothing has happened on the timeline.".to_string()),
-        None => Some(format!(
-            "{ns} is not sharded at this step, so it has no key space to draw. Shard it (or pick a sharded collection) to see where its inserts land."
-        )),
-        Some(g) if g.max_cell <= 0.0 => Some(format!(
-            "No inserts into {ns} yet: play or step the workload to see where they land."
-        )),
-        Some(_) => None,
+/// Why there is nothing to ask the engine for, if so.
+fn local_empty(ns: &str, steps: u64) -> Option<String> {
+    if ns.is_empty() {
+        Some("No collection to show yet.".to_string())
+    } else if steps == 0 {
+        Some("No steps yet: nothing has happened on the timeline.".to_string())
+    } else {
+        None
     }
 }
 
-/// The heatmap panel.
-#[function_component(Heatmap)]
-pub fn heatmap(props: &super::controls::CalmPanelProps) -> Html {
-    let canvas = use_node_ref();
-    let legend = use_node_ref();
-    let panel = use_node_ref();
-    // The canvas's size, measured when first drawn and on each resize only: reading it on
-    // every redraw would force a layout in the middle of rendering.
-    let size = use_mut_ref(|| None::<Size>);
-    let layout = use_mut_ref(|| None::<Layout>);
-    let redraw = use_force_update();
+/// The grid in an answer, if it is one.
+fn heat_of(answer: &Answer) -> Option<&HeatView> {
+    match answer.as_ref() {
+        Ok(Reply::Heat(view)) => Some(view),
+        _ => None,
+    }
+}
+
+/// Properties of [`Heatmap`]. It redraws on the timeline's calm revision, not on every
+/// tick of a workload.
+#[derive(Properties)]
+pub struct HeatmapProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action (a click on a column jumps to its step).
+    pub dispatch: Callback<Action>,
+}
+
+impl PartialEq for HeatmapProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.state.session == other.state.session
+            && self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
+            && self.dispatch == other.dispatch
+    }
+}
+
+/// The canvas's size, measured anew on each resize of the window (reading it on every
+/// redraw would force a layout in the middle of rendering).
+#[hook]
+fn use_canvas_size(canvas: &NodeRef) -> UseStateHandle<Option<Size>> {
+    let size = use_state(|| None::<Size>);
     {
-        let canvas = canvas.clone();
-        let size = size.clone();
+        let (canvas, size) = (canvas.clone(), size.clone());
         use_effect_with((), move |_| {
             let listener =
                 gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                        *size.borrow_mut() = measure(&c);
-                        redraw.force_update();
+                        size.set(measure(&c));
                     }
                 });
             move || drop(listener)
         });
     }
+    size
+}
 
-    let state = &props.state;
-    let ns = state.settings.ns.clone();
-    let timeline = state.timeline.borrow();
-    let steps = timeline.len();
-    let cursor = timeline.position();
-    // The grid at the size last measured (or a guess before the first measurement); the
-    // painting recomputes it only if the canvas turns out to have another size.
-    let guess = size.borrow().unwrap_or(Size {
-        width: GUESS.0,
-        height: GUESS.1,
-        ratio: ratio(),
-    });
-    let started = now_ms();
-    let grid = (steps > 0)
-        .then(|| timeline.heat_grid(&ns, guess.options(steps)))
-        .flatten();
-    let grid_ms = now_ms() - started;
-    let empty = empty_reason(&ns, steps, grid.as_ref());
-    let pattern: Option<HeatPattern> = empty.is_none().then(|| timeline.heat_pattern(&ns));
-    let key = timeline
-        .session()
-        .cluster
-        .sharding(&ns)
-        .map(|s| shardlab::shell::format_document(&s.pattern.to_pattern_document()))
-        .unwrap_or_default();
-    drop(timeline);
+/// Where a painting goes and what it records.
+#[derive(Clone)]
+struct Canvases {
+    canvas: NodeRef,
+    legend: NodeRef,
+    panel: NodeRef,
+    size: UseStateHandle<Option<Size>>,
+    layout: Rc<std::cell::RefCell<Option<Layout>>>,
+    /// The answer (by address) and size last painted.
+    painted: Rc<std::cell::RefCell<Option<(usize, Size)>>>,
+}
 
-    {
-        // Paint after every render (the panel renders on its calm revision, a resize or
-        // nothing else): the grid was computed for this render.
-        let canvas = canvas.clone();
-        let legend = legend.clone();
-        let panel = panel.clone();
-        let size = size.clone();
-        let layout = layout.clone();
-        let state = state.clone();
-        let ns = ns.clone();
-        let grid = grid.clone().filter(|_| empty.is_none());
-        use_effect(move || {
-            let Some(c) = canvas.cast::<HtmlCanvasElement>() else {
-                // The canvas is not shown: measure it anew when it comes back.
-                *size.borrow_mut() = None;
-                *layout.borrow_mut() = None;
-                return;
-            };
-            let Some(mut grid) = grid else { return };
-            let mut grid_ms = grid_ms;
-            let known = *size.borrow();
-            // Not laid out (hidden): nothing to paint until it is measured again.
-            let Some(measured) = known.or_else(|| measure(&c)) else {
-                return;
-            };
-            *size.borrow_mut() = Some(measured);
-            if measured.options(steps) != guess.options(steps) {
-                let started = now_ms();
-                if let Some(g) = state
-                    .timeline
-                    .borrow()
-                    .heat_grid(&ns, measured.options(steps))
-                {
-                    grid = g;
-                }
-                grid_ms = now_ms() - started;
+/// Paints the latest answer after a render, unless that answer is already painted at this
+/// size on this canvas; measures the canvas first if it was not yet.
+fn paint_answer(to: &Canvases, answer: Option<&Answer>) {
+    let Some(c) = to.canvas.cast::<HtmlCanvasElement>() else {
+        // The canvas is not shown: measure it anew when it comes back.
+        *to.layout.borrow_mut() = None;
+        return;
+    };
+    let Some((answer, grid)) = answer.and_then(|a| Some((a, heat_of(a)?))) else {
+        return;
+    };
+    let measured = match *to.size {
+        Some(s) => s,
+        // Not laid out (hidden): nothing to paint until it is measured again.
+        None => match measure(&c) {
+            Some(m) => {
+                to.size.set(Some(m));
+                m
             }
-            let started = now_ms();
-            paint(&c, &grid, measured, steps);
-            let total = grid_ms + now_ms() - started;
-            let _ = c.set_attribute("data-draw-ms", &format!("{total:.2}"));
-            // The cursor this picture shows, so that a reader can wait for the picture of
-            // a given step.
-            let _ = c.set_attribute("data-drawn-at", &grid.cursor.to_string());
-            if let Some(p) = panel.cast::<web_sys::Element>() {
-                let (w, h) = measured.pixels();
-                for (name, value) in [
-                    ("data-rows", grid.rows.len().to_string()),
-                    ("data-columns", grid.columns.to_string()),
-                    ("data-per-column", grid.per_column.to_string()),
-                    ("data-cells-width", measured.cells_width().to_string()),
-                    ("data-canvas-width", w.to_string()),
-                    ("data-canvas-height", h.to_string()),
-                    ("data-chunks", grid.chunks.len().to_string()),
-                ] {
-                    let _ = p.set_attribute(name, &value);
-                }
-            }
-            *layout.borrow_mut() = Some(Layout {
-                cells_share: f64::from(measured.cells_width()) / f64::from(measured.pixels().0),
-                columns: grid.columns,
-                per_column: grid.per_column,
-                steps,
-            });
-            if let Some(l) = legend.cast::<HtmlCanvasElement>() {
-                paint_legend(&l);
-            }
-        });
+            None => return,
+        },
+    };
+    let id = (Rc::as_ptr(answer) as usize, measured);
+    if *to.painted.borrow() == Some(id) && c.has_attribute("data-drawn-at") {
+        return;
     }
+    *to.painted.borrow_mut() = Some(id);
+    let started = now_ms();
+    paint(&c, grid, measured);
+    let _ = c.set_attribute("data-draw-ms", &format!("{:.2}", now_ms() - started));
+    // The cursor this picture shows, so that a reader can wait for the picture of a
+    // given step.
+    let _ = c.set_attribute("data-drawn-at", &grid.cursor.to_string());
+    if let Some(p) = to.panel.cast::<web_sys::Element>() {
+        let (w, h) = measured.pixels();
+        for (name, value) in [
+            ("data-rows", grid.row_shards.len().to_string()),
+            ("data-columns", grid.columns.to_string()),
+            ("data-per-column", grid.per_column.to_string()),
+            ("data-cells-width", measured.cells_width().to_string()),
+            ("data-canvas-width", w.to_string()),
+            ("data-canvas-height", h.to_string()),
+            ("data-chunks", chunk_starts(grid).len().to_string()),
+        ] {
+            let _ = p.set_attribute(name, &value);
+        }
+    }
+    *to.layout.borrow_mut() = Some(Layout {
+        cells_share: f64::from(measured.cells_width()) / f64::from(measured.pixels().0),
+        columns: grid.columns,
+        per_column: grid.per_column,
+        // The steps of the picture drawn, which a click maps to.
+        steps: grid.steps,
+    });
+    if let Some(l) = to.legend.cast::<HtmlCanvasElement>() {
+        paint_legend(&l);
+    }
+}
 
-    let head = html! {
+/// A click on the cells jumps to the last step of the column clicked.
+fn on_column_click(
+    layout: Rc<std::cell::RefCell<Option<Layout>>>,
+    dispatch: Callback<Action>,
+) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        let Some(l) = *layout.borrow() else { return };
+        let Some(width) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .map(|el| f64::from(el.client_width()))
+            .filter(|w| *w > 0.0)
+        else {
+            return;
+        };
+        // Where in the cells, from 0 (the first step) to 1 (the last).
+        let at = f64::from(e.offset_x()) / width / l.cells_share;
+        if !(0.0..1.0).contains(&at) || l.steps == 0 {
+            return;
+        }
+        let column = ((at * f64::from(l.columns)) as u64).min(u64::from(l.columns.max(1)) - 1);
+        // The column's last step, the timeline's last for a partial column.
+        let step = ((column + 1) * l.per_column).clamp(1, l.steps);
+        dispatch.emit(Action::Jump(step));
+    })
+}
+
+/// The panel's heading: its title, the collection and its key.
+fn head(ns: &str, key: &str) -> Html {
+    html! {
         <div class="heat-head">
             <h2>{ "Key space over time" }</h2>
-            <span class="muted">{ if key.is_empty() { ns.clone() } else { format!("{ns} · {key}") } }</span>
+            <span class="muted">{ if key.is_empty() { ns.to_string() } else { format!("{ns} · {key}") } }</span>
         </div>
-    };
-    let intro = html! {
+    }
+}
+
+/// What the panel is about, with the glossary's "heat".
+fn intro() -> Html {
+    html! {
         <p class="muted heat-intro">
             { "Each column is a step of the timeline and each row a range of the key space; the colour is the " }
             <Term id="heat" label="heat" />
             { ": how many documents each range received in that step. Click a column to jump to its step." }
         </p>
-    };
-    let (Some(grid), None, Some(pattern)) = (grid, empty.as_ref(), pattern) else {
-        return html! {
-            <section class="panel heatmap" ref={panel} aria-label="Key space over time"
-                data-testid="heatmap" data-ns={ns} data-pattern="" data-steps={steps.to_string()}
-                data-cursor={cursor.to_string()}>
-                { head }
-                { intro }
-                <p class="heat-empty" data-testid="heatmap-empty">{ empty.unwrap_or_default() }</p>
-            </section>
-        };
-    };
+    }
+}
 
-    let on_click = {
-        let layout = layout.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: MouseEvent| {
-            let Some(l) = *layout.borrow() else { return };
-            let Some(width) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .map(|el| f64::from(el.client_width()))
-                .filter(|w| *w > 0.0)
-            else {
-                return;
-            };
-            // Where in the cells, from 0 (the first step) to 1 (the last).
-            let at = f64::from(e.offset_x()) / width / l.cells_share;
-            if !(0.0..1.0).contains(&at) || l.steps == 0 {
-                return;
-            }
-            let column = ((at * f64::from(l.columns)) as u64).min(u64::from(l.columns.max(1)) - 1);
-            // The column's last step, the timeline's last for a partial column.
-            let step = ((column + 1) * l.per_column).clamp(1, l.steps);
-            dispatch.emit(Action::Jump(step));
-        })
-    };
-    let (top, bottom, axis_note) = if grid.hashed {
+/// The Y axis's ends and the sentence saying what it is.
+fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
+    if hashed {
         (
             html! { <span title="int64 max: 9223372036854775807">{ "MaxKey" }<br />{ "int64 max" }</span> },
             html! { <span title="int64 min: -9223372036854775808">{ "int64 min" }<br />{ "MinKey" }</span> },
@@ -470,8 +484,12 @@ pub fn heatmap(props: &super::controls::CalmPanelProps) -> Html {
             html! { <span>{ "MinKey" }</span> },
             format!("Y: the key space of {key}, from MinKey at the bottom to MaxKey at the top, stretched over the keys inserted so far."),
         )
-    };
-    let max_per_step = f64::from(grid.max_cell) / grid.per_column as f64;
+    }
+}
+
+/// The legend: the colour scale with its unit and top, and the strip's shards.
+fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
+    let max_per_step = f64::from(grid.max_cell) / grid.per_column.max(1) as f64;
     let unit = if grid.per_column > 1 {
         format!(
             "inserts per key range per step (each column averages {} steps)",
@@ -481,82 +499,163 @@ pub fn heatmap(props: &super::controls::CalmPanelProps) -> Html {
         "inserts per key range per step".to_string()
     };
     // The shards in the strip, each once, in the page's colours.
-    let mut shown: Vec<u32> = grid.rows.iter().map(|r| r.shard).collect();
-    shown.sort_unstable();
-    shown.dedup();
-    let shard_names: Vec<Html> = shown
-        .iter()
-        .map(|&i| {
-            let name = state
-                .view
-                .shards
-                .iter()
-                .find(|s| s.index == i as usize)
-                .map_or_else(|| format!("shard {i}"), |s| s.name.clone());
-            html! {
-                <li><span class="heat-swatch" style={format!("background: {}", COLOURS[i as usize % COLOURS.len()])}></span>{ name }</li>
-            }
-        })
-        .collect();
-    let label = format!(
-        "Key space over time of {ns}: {steps} steps, cursor at step {cursor}, pattern: {}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",
-        pattern.name
-    );
-    let last = steps.to_string();
-    // The sentence starts with the pattern's name, which the badge already shows.
-    let sentence = pattern
-        .sentence
-        .get(pattern.name.len() + 2..)
-        .filter(|_| {
-            pattern
-                .sentence
-                .to_lowercase()
-                .starts_with(&format!("{}: ", pattern.name))
-        })
-        .map_or_else(
-            || pattern.sentence.clone(),
-            |rest| {
-                let mut c = rest.chars();
-                c.next()
-                    .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
-            },
-        );
+    let shard_names = grid.shards.iter().map(|(i, name)| {
+        html! {
+            <li><span class="heat-swatch" style={format!("background: {}", COLOURS[*i as usize % COLOURS.len()])}></span>{ name.clone() }</li>
+        }
+    });
+    let cursor = grid.cursor;
     html! {
-        <section class="panel heatmap" ref={panel} aria-label="Key space over time"
-            data-testid="heatmap" data-ns={ns.clone()} data-pattern={pattern.name}
-            data-steps={last.clone()} data-cursor={cursor.to_string()}
+        <div class="heat-legend">
+            <span class="heat-scale">
+                <span class="heat-unit">{ "Colour: " }{ unit }</span>
+                <span class="heat-ramp">
+                    <span class="heat-swatch heat-none" title="no inserts"></span>
+                    <span>{ "0" }</span>
+                    <canvas ref={legend.clone()} class="heat-legend-ramp" data-testid="heat-legend" aria-hidden="true"></canvas>
+                    <span data-testid="heat-max">{ format!("{} (max)", amount(max_per_step)) }</span>
+                </span>
+            </span>
+            <span class="heat-shards">
+                <span class="heat-unit">{ format!("Strip: each range's shard at step {cursor}; lines: chunk boundaries") }</span>
+                <ul>{ for shard_names }</ul>
+            </span>
+        </div>
+    }
+}
+
+/// The panel with nothing to draw, and why.
+fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Html) -> Html {
+    let position = state.view.position;
+    html! {
+        <section class="panel heatmap" ref={panel.clone()} aria-label="Key space over time"
+            data-testid="heatmap" data-ns={ns.to_string()} data-pattern="" data-steps={position.length.to_string()}
+            data-cursor={position.position.to_string()}>
+            { head(ns, key) }
+            { intro() }
+            { why }
+        </section>
+    }
+}
+
+/// The panel with the engine's grid.
+fn grid_view(
+    to: &Canvases,
+    grid: &HeatView,
+    state: &Playground,
+    on_click: Callback<MouseEvent>,
+) -> Html {
+    let position = state.view.position;
+    let (steps, cursor) = (position.length, position.position);
+    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key);
+    let (name, sentence) = grid.pattern.clone().unwrap_or_default();
+    let label = format!(
+        "Key space over time of {}: {steps} steps, cursor at step {cursor}, pattern: {name}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",
+        grid.ns
+    );
+    html! {
+        <section class="panel heatmap" ref={to.panel.clone()} aria-label="Key space over time"
+            data-testid="heatmap" data-ns={grid.ns.clone()} data-pattern={name.clone()}
+            data-steps={steps.to_string()} data-cursor={cursor.to_string()}
             data-hashed={grid.hashed.to_string()} data-max-cell={grid.max_cell.to_string()}>
-            { head }
-            { intro }
+            { head(&grid.ns, &grid.key) }
+            { intro() }
             <p class="muted heat-axis-note" data-testid="heat-axis">{ axis_note }</p>
             <div class="heat-figure">
                 <div class="heat-y" aria-hidden="true">{ top }{ bottom }</div>
-                <canvas ref={canvas} class="heat-canvas" data-testid="heatmap-canvas" tabindex="0"
+                <canvas ref={to.canvas.clone()} class="heat-canvas" data-testid="heatmap-canvas" tabindex="0"
                     role="img" aria-label={label} onclick={on_click}></canvas>
                 <div class="heat-x" aria-hidden="true">
                     <span data-testid="heat-first">{ "step 1" }</span>
                     <span>{ "steps →" }</span>
-                    <span data-testid="heat-last">{ format!("step {last}") }</span>
+                    <span data-testid="heat-last">{ format!("step {steps}") }</span>
                 </div>
             </div>
-            <div class="heat-legend">
-                <span class="heat-scale">
-                    <span class="heat-unit">{ "Colour: " }{ unit }</span>
-                    <span class="heat-ramp">
-                        <span class="heat-swatch heat-none" title="no inserts"></span>
-                        <span>{ "0" }</span>
-                        <canvas ref={legend} class="heat-legend-ramp" data-testid="heat-legend" aria-hidden="true"></canvas>
-                        <span data-testid="heat-max">{ format!("{} (max)", amount(max_per_step)) }</span>
-                    </span>
-                </span>
-                <span class="heat-shards">
-                    <span class="heat-unit">{ format!("Strip: each range's shard at step {cursor}; lines: chunk boundaries") }</span>
-                    <ul>{ for shard_names }</ul>
-                </span>
-            </div>
+            { legend_view(grid, &to.legend) }
             <p class="heat-pattern" data-testid="heat-pattern">
-                <span class="heat-badge">{ pattern.name }</span>{ " " }{ sentence }
+                <span class="heat-badge">{ name }</span>{ " " }{ sentence }
             </p>
         </section>
+    }
+}
+
+/// The heatmap panel.
+#[function_component(Heatmap)]
+pub fn heatmap(props: &HeatmapProps) -> Html {
+    let canvas = use_node_ref();
+    let to = Canvases {
+        size: use_canvas_size(&canvas),
+        canvas,
+        legend: use_node_ref(),
+        panel: use_node_ref(),
+        layout: use_mut_ref(|| None::<Layout>),
+        painted: use_mut_ref(|| None::<(usize, Size)>),
+    };
+    let state = &props.state;
+    let ns = state.settings.ns.clone();
+    let steps = state.view.position.length;
+    // The grid at the size last measured (or a guess before the first measurement); a
+    // measurement that changes it asks again.
+    let guess = to.size.unwrap_or(Size {
+        width: GUESS.0,
+        height: GUESS.1,
+        ratio: ratio(),
+    });
+    let (rows, columns) = guess.grid(steps);
+    let local = local_empty(&ns, steps);
+    let asks = local.is_none();
+    // The grid the engine draws depends on the session, the calm revision, the collection
+    // and the canvas's size.
+    let answer = {
+        let ns = ns.clone();
+        use_engine_query(
+            (
+                state.session.clone(),
+                state.calm_rev(Calm::Timeline),
+                ns.clone(),
+                rows,
+                columns,
+            ),
+            state.session.clone(),
+            asks,
+            move || Call::Heat { ns, rows, columns },
+        )
+    };
+    {
+        // Paint after every render that brings a new answer or size.
+        let (to, answer) = (to.clone(), answer.clone().filter(|_| asks));
+        use_effect(move || paint_answer(&to, answer.as_ref()));
+    }
+    let key = if state.frame.sharded && state.frame.ns == ns {
+        state.frame.key.clone()
+    } else {
+        String::new()
+    };
+    let empty = |why: String, class: Option<&'static str>| {
+        html! { <p class={classes!("heat-empty", class)} data-testid="heatmap-empty">{ why }</p> }
+    };
+    if let Some(why) = local {
+        return empty_view(&to.panel, &ns, &key, state, empty(why, None));
+    }
+    match answer.as_ref() {
+        None => empty_view(&to.panel, &ns, &key, state, Html::default()),
+        Some(a) => match (a.as_ref(), heat_of(a)) {
+            (Err(e), _) => empty_view(
+                &to.panel,
+                &ns,
+                &key,
+                state,
+                empty(error_text(e), Some("error")),
+            ),
+            (_, Some(grid)) if grid.empty.is_none() => {
+                let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
+                grid_view(&to, grid, state, on_click)
+            }
+            (_, grid) => {
+                let why = grid.and_then(|g| g.empty.clone()).unwrap_or_default();
+                let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
+                empty_view(&to.panel, drawn, &key, state, empty(why, None))
+            }
+        },
     }
 }

@@ -1,12 +1,18 @@
 //! Insights: analyzeShardKey's verdict on the current key, and charts over time.
+//!
+//! Both are the engine's (`Call::Insights`): the charts' series are asked for whenever the
+//! panel's calm revision or the collection shown changes; the report (`analyze: true`)
+//! only when the user asks ("Analyze this key"), and it says the collection, key and step
+//! it was made at, so that it says how old it is.
 
+use super::query::{error_text, use_engine_query, Answer};
 use crate::state::{Calm, Playground};
-use bson::{Bson, Document};
-use shardlab::Session;
+use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// Properties of [`Insights`]. The panel redraws on its calm revision only (see
-/// [`Playground::calm_revs`]).
+/// [`Playground::calm_rev`]).
 #[derive(Properties)]
 pub struct InsightsProps {
     /// The page state.
@@ -15,85 +21,32 @@ pub struct InsightsProps {
 
 impl PartialEq for InsightsProps {
     fn eq(&self, other: &Self) -> bool {
-        self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
+        self.state.session == other.state.session
+            && self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
     }
 }
 
-/// Runs analyzeShardKey for the current key on a copy of the session, after sampling a
-/// mixed query workload on that copy. The timeline is not touched.
-pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
-    let sharding = session.cluster.sharding(ns).map_err(|e| e.to_string())?;
-    let key = sharding.pattern.to_pattern_document();
-    let first = sharding
-        .pattern
-        .fields()
-        .first()
-        .map(|(f, _)| f.clone())
-        .unwrap_or_default();
-    let key_text = shardlab::shell::format_value_with(
-        &Bson::Document(key),
-        &shardlab::shell::FormatOptions::lossless(),
-    );
-    let mut copy = session.clone();
-    let script = format!(
-        "db.adminCommand({{configureQueryAnalyzer: \"{ns}\", mode: \"full\", samplesPerSecond: 1}})\nsim.queries(\"{ns}\", {{kind: \"mixed\", key: \"{first}\"}}, 300)\ndb.adminCommand({{analyzeShardKey: \"{ns}\", key: {key_text}}})"
-    );
-    let outcomes = copy.run(&script);
-    match outcomes.last().map(|o| &o.result) {
-        Some(Ok(shardlab::Output::Value(Bson::Document(d)))) => Ok(d.clone()),
-        // Too few distinct values for 100 ranges: MongoDB refuses the read and write
-        // distribution, so ask again for the key characteristics alone, as a user would.
-        Some(Err(e)) if e.code == 4_952_606 => {
-            let retry = format!("db.adminCommand({{analyzeShardKey: \"{ns}\", key: {key_text}, readWriteDistribution: false}})");
-            match copy.run(&retry).pop().map(|o| o.result) {
-                Some(Ok(shardlab::Output::Value(Bson::Document(mut d)))) => {
-                    d.insert(
-                        "note",
-                        format!("Read and write distribution skipped: {}", e.message),
-                    );
-                    Ok(d)
-                }
-                Some(Err(e)) => Err(e.to_string()),
-                _ => Err("analyzeShardKey returned nothing".to_string()),
-            }
-        }
-        Some(Err(e)) => Err(e.to_string()),
-        _ => Err("analyzeShardKey returned nothing".to_string()),
-    }
-}
+/// The chart's width and height, in SVG units.
+const CHART: (f64, f64) = (320.0, 110.0);
+/// Steps the inserts chart shows.
+const RECENT: u64 = 60;
 
-fn num(d: &Document, path: &[&str]) -> f64 {
-    let mut cur = d;
-    for (i, p) in path.iter().enumerate() {
-        match cur.get(*p) {
-            Some(Bson::Document(inner)) if i + 1 < path.len() => cur = inner,
-            Some(Bson::Int32(n)) => return f64::from(*n),
-            Some(Bson::Int64(n)) => return *n as f64,
-            Some(Bson::Double(x)) => return *x,
-            _ => return 0.0,
-        }
-    }
-    0.0
-}
+/// What a report was asked for: the session, the collection, and the number of the click
+/// (so that "Analyze again" at the same step asks anew). The answer itself says the key
+/// and the step it was made at.
+type ReportKey = (Rc<str>, String, u32);
 
-fn text(d: &Document, path: &[&str]) -> String {
-    let mut cur = d;
-    for (i, p) in path.iter().enumerate() {
-        match cur.get(*p) {
-            Some(Bson::Document(inner)) if i + 1 < path.len() => cur = inner,
-            Some(Bson::String(s)) => return s.clone(),
-            Some(other) => return shardlab::shell::format_value(other),
-            None => return String::new(),
-        }
+/// The insights view in an answer, if it is one, or the engine's error.
+fn view_of(answer: &Answer) -> Option<Result<&InsightsView, String>> {
+    match answer.as_ref() {
+        Ok(Reply::Insights(view)) => Some(Ok(view)),
+        Ok(_) => None,
+        Err(e) => Some(Err(error_text(e))),
     }
-    String::new()
 }
 
 /// A stacked bar of single-shard, multi-shard and scatter-gather shares.
-fn distribution(title: &str, d: &Document, section: &str, noun: &str) -> Html {
-    let single = num(d, &[section, &format!("percentageOfSingleShard{noun}")]);
-    let multi = num(d, &[section, &format!("percentageOfMultiShard{noun}")]);
-    let scatter = num(d, &[section, &format!("percentageOfScatterGather{noun}")]);
+fn distribution(title: &str, [single, multi, scatter]: [f64; 3]) -> Html {
     html! {
         <div class="dist">
             <span class="dist-title">{ title }</span>
@@ -107,199 +60,237 @@ fn distribution(title: &str, d: &Document, section: &str, noun: &str) -> Html {
     }
 }
 
+/// The series' last step (the number of steps charted), at least 1.
+fn last_step(points: &[StepPoint]) -> u64 {
+    points.last().map_or(1, |p| p.step.max(1))
+}
+
 /// Lines of documents per shard over the steps, as an SVG.
-fn docs_chart(state: &Playground) -> Html {
-    let stats = &state.stats;
-    let ns = state.settings.ns.as_str();
-    let shards: Vec<String> = state.view.shards.iter().map(|s| s.name.clone()).collect();
-    let max = stats
+fn docs_chart(view: &InsightsView) -> Html {
+    let points = &view.docs;
+    let steps = points.last().map_or(0, |p| p.step);
+    let max = points
         .iter()
-        .filter_map(|s| s.of(ns))
-        .flat_map(|s| s.docs.values())
+        .flat_map(|p| p.per_shard.iter())
         .copied()
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let n = stats.len().max(2) as f64 - 1.0;
-    let (w, h) = (320.0, 110.0);
+    let (w, h) = CHART;
+    // The engine thins the series to about one point per chart unit; each point sits at
+    // its own step's x.
+    let span = (steps.max(2) - 1) as f64;
+    let line = |i: usize, index: u32| {
+        let coords: Vec<String> = points
+            .iter()
+            .map(|p| {
+                let y = p.per_shard.get(i).copied().unwrap_or(0) as f64;
+                let x = p.step.saturating_sub(1) as f64;
+                format!("{:.1},{:.1}", x / span * w, h - 4.0 - y / max * (h - 8.0))
+            })
+            .collect();
+        html! { <polyline class={classes!("line", format!("stroke-c{}", index % 8))} points={coords.join(" ")} /> }
+    };
     html! {
-        <figure class="chart" data-testid="docs-chart">
-            { axis_labels(&format!("{} docs", max as u64), "step 1", &format!("step {}", stats.len().max(1))) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {} steps, up to {} documents", stats.len(), max as u64)}>
-                { for shards.iter().enumerate().map(|(i, name)| {
-                    let idx = state.view.shards[i].index;
-                    // At most about 160 points per line, however long the timeline: the
-                    // chart is 320 units wide, so more points would not show.
-                    let stride = (stats.len() / 160).max(1);
-                    let points: Vec<String> = stats.iter().enumerate()
-                        .filter(|(x, _)| x % stride == 0 || *x + 1 == stats.len())
-                        .map(|(x, s)| {
-                            let y = s.of(ns).and_then(|c| c.docs.get(name)).copied().unwrap_or(0) as f64;
-                            format!("{:.1},{:.1}", x as f64 / n * w, h - 4.0 - y / max * (h - 8.0))
-                        }).collect();
-                    html! { <polyline class={classes!("line", format!("stroke-c{}", idx % 8))} points={points.join(" ")} /> }
-                }) }
+        // The step the series were computed at, so that a reader can wait for a given one.
+        <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
+            { axis_labels(&format!("{} docs", max as u64), "step 1", &format!("step {}", last_step(points))) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {steps} steps, up to {} documents", max as u64)}>
+                { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
             </svg>
-            { legend(state) }
+            { legend(view) }
             <figcaption>{ "Documents per shard (vertical) at each step of the timeline (horizontal)" }</figcaption>
         </figure>
     }
 }
 
 /// Stacked bars of inserts per shard per step, for the last 60 steps.
-fn inserts_chart(state: &Playground) -> Html {
-    let stats = &state.stats;
-    let start = stats.len().saturating_sub(60);
-    let recent = &stats[start..];
-    let ns = state.settings.ns.as_str();
-    let max = recent
+fn inserts_chart(view: &InsightsView) -> Html {
+    let points = &view.inserts;
+    let steps = points.last().map_or(0, |p| p.step);
+    let start = steps.saturating_sub(RECENT);
+    let max = points
         .iter()
-        .filter_map(|s| s.of(ns))
-        .map(|s| s.inserts.values().sum::<u64>())
+        .map(|p| p.per_shard.iter().sum::<u64>())
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let (w, h) = (320.0, 110.0);
-    let bar = w / 60.0;
-    let index_of = |name: &str| {
-        state
-            .view
-            .shards
-            .iter()
-            .find(|s| s.name == name)
-            .map_or(0, |s| s.index)
-    };
+    let (w, h) = CHART;
+    let bar = w / RECENT as f64;
     // Each bar sits at its step's own x and the group slides left, so a new step adds one
     // bar instead of moving all sixty.
     let shift = format!("translate({:.1} 0)", -(start as f64) * bar);
+    let column = |p: &StepPoint| {
+        let x = format!("{:.1}", p.step.saturating_sub(1) as f64 * bar);
+        let mut y = h;
+        let rects = view.shards.iter().zip(&p.per_shard).map(|((_, index), n)| {
+            let height = *n as f64 / max * (h - 4.0);
+            y -= height;
+            html! { <rect class={format!("fill-c{}", index % 8)} x={x.clone()} y={format!("{y:.1}")}
+            width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
+        });
+        html! { <g key={p.step}>{ for rects }</g> }
+    };
     html! {
-        <figure class="chart" data-testid="inserts-chart">
-            { axis_labels(&format!("{} inserts", max as u64), &format!("step {}", start + 1), &format!("step {}", stats.len().max(1))) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {}, up to {} a step", start + 1, stats.len(), max as u64)}>
-                <g transform={shift}>
-                { for recent.iter().enumerate().map(|(i, s)| {
-                    let step = start + i;
-                    let mut y = h;
-                    html! { <g key={step}>{ for s.of(ns).into_iter().flat_map(|c| c.inserts.iter()).map(|(name, n)| {
-                        let height = *n as f64 / max * (h - 4.0);
-                        y -= height;
-                        html! { <rect class={format!("fill-c{}", index_of(name) % 8)} x={format!("{:.1}", step as f64 * bar)}
-                            y={format!("{y:.1}")} width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
-                    }) }</g> }
-                }) }
-                </g>
+        <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
+            { axis_labels(&format!("{} inserts", max as u64), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {steps}, up to {} a step", start + 1, max as u64)}>
+                <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
-            { legend(state) }
+            { legend(view) }
             <figcaption>{ "Inserts per shard (vertical, stacked) in each of the last 60 steps (horizontal)" }</figcaption>
         </figure>
     }
 }
 
-/// An analyzeShardKey report and what it was computed for.
-#[derive(Clone, PartialEq)]
-struct Report {
-    /// The collection.
-    ns: String,
-    /// The shard key, as mongosh prints it.
-    key: String,
-    /// The timeline step.
-    step: u64,
-    /// The report, or MongoDB's error.
-    result: Result<Document, String>,
-}
-
 /// The insights panel.
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
-    let report = use_state(|| None::<Report>);
-    let ns = props.state.settings.ns.clone();
-    let key = props.state.view.key.clone();
-    let step = props.state.timeline.borrow().position();
+    let state = &props.state;
+    let ns = state.settings.ns.clone();
+    let key = if state.frame.sharded && state.frame.ns == ns {
+        state.frame.key.clone()
+    } else {
+        state.settings.key.clone()
+    };
+    let step = state.view.position.position;
+    let hidden = state.hidden[Calm::Insights as usize];
+    // The charts follow the calm revision; out of sight they are not asked for.
+    let charts = {
+        let ns = ns.clone();
+        use_engine_query(
+            (
+                state.session.clone(),
+                state.calm_rev(Calm::Insights),
+                ns.clone(),
+            ),
+            state.session.clone(),
+            !hidden,
+            move || Call::Insights { ns, analyze: false },
+        )
+    };
+    // The report is asked for once per click, for the collection shown then (a report
+    // asked in an earlier session is not asked again of this one).
+    let asked = use_state(|| None::<ReportKey>);
+    let report = {
+        let ask = (*asked).clone().filter(|a| a.0 == state.session);
+        let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
+        use_engine_query(
+            ask.clone(),
+            state.session.clone(),
+            ask.is_some(),
+            move || Call::Insights { ns, analyze: true },
+        )
+    };
     let on_analyze = {
-        let report = report.clone();
-        let timeline = props.state.timeline.clone();
-        let (ns, key) = (ns.clone(), key.clone());
+        let asked = asked.clone();
+        let (session, ns) = (state.session.clone(), ns.clone());
         Callback::from(move |_| {
-            let result = analyze(timeline.borrow().session(), &ns);
-            report.set(Some(Report {
-                ns: ns.clone(),
-                key: key.clone(),
-                step,
-                result,
-            }));
+            let n = asked.as_ref().map_or(0, |a| a.2.wrapping_add(1));
+            asked.set(Some((session.clone(), ns.clone(), n)));
         })
     };
-    // A report on another collection or key says nothing about this one: it is dropped.
-    let current = report.as_ref().filter(|r| r.ns == ns && r.key == key);
+    // A report on another session, collection or key says nothing about this one: it is
+    // dropped. (An answer shown is for this session: a new session starts a new page
+    // state, and `asked` of an earlier session asks nothing.)
+    let current = report
+        .filter(|_| asked.as_ref().is_some_and(|a| a.0 == state.session && a.1 == ns))
+        .and_then(|a| {
+            let keep = matches!(view_of(&a), Some(Ok(v)) if v.ns == ns && (v.key == key || key.is_empty()));
+            let failed = matches!(view_of(&a), Some(Err(_)));
+            (keep || failed).then_some(a)
+        });
+    let again = current
+        .as_ref()
+        .and_then(view_of)
+        .is_some_and(|v| matches!(v, Ok(v) if v.step != step));
+    let body = report_body(current.as_ref(), &ns, &key, step);
+    let over_time = match charts.as_ref().and_then(view_of) {
+        None => Html::default(),
+        Some(Err(e)) => html! { <p class="error">{ e }</p> },
+        Some(Ok(v)) => html! { <>{ docs_chart(v) }{ inserts_chart(v) }</> },
+    };
     html! {
         <section class="panel insights" aria-label="Insights">
             <div class="insight analyze" data-testid="analyze-panel">
                 <div class="insight-head">
                     <h2>{ "analyzeShardKey" }</h2>
                     <button class="secondary" data-testid="analyze" onclick={on_analyze}>
-                        { if current.is_some_and(|r| r.step != step) { "Analyze again" } else { "Analyze this key" } }
+                        { if again { "Analyze again" } else { "Analyze this key" } }
                     </button>
                 </div>
-                { match current {
-                    None => html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> },
-                    Some(r) => html! {
-                        <>
-                        <p class="muted report-for" data-testid="analyze-for">
-                            { format!("{} on {} at step {}", r.ns, r.key, r.step) }
-                            if r.step != step {
-                                <strong>{ format!(" · the cluster is now at step {step}") }</strong>
-                            }
-                        </p>
-                        { match &r.result {
-                            Err(e) => html! { <p class="error">{ e.clone() }</p> },
-                            Ok(d) => report_view(d),
-                        } }
-                        </>
-                    },
-                } }
+                { body }
             </div>
             <div class="insight">
                 <h2>{ "Over time" }</h2>
-                { docs_chart(&props.state) }
-                { inserts_chart(&props.state) }
+                { over_time }
             </div>
         </section>
     }
 }
 
+/// The report part of the panel: what the report measures until one is asked for, then
+/// the report with the step it was made at (and the cursor's step when it has moved on).
+fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html {
+    let Some(found) = current.and_then(view_of) else {
+        return html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> };
+    };
+    let v = match found {
+        Ok(v) => v,
+        Err(e) => return html! { <p class="error">{ e }</p> },
+    };
+    html! {
+        <>
+        <p class="muted report-for" data-testid="analyze-for">
+            { format!("{} on {} at step {}", v.ns, v.key, v.step) }
+            if v.step != step {
+                <strong>{ format!(" · the cluster is now at step {step}") }</strong>
+            }
+        </p>
+        { match &v.report {
+            None => Html::default(),
+            Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
+            Some(Ok(a)) => report_view(a),
+        } }
+        </>
+    }
+}
+
+/// A figure of the report by name (`numDocsTotal`, `monotonicity`, ...), as the engine
+/// printed it; empty when the report has none.
+fn figure(a: &Analysis, name: &str) -> String {
+    a.characteristics
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default()
+}
+
 /// analyzeShardKey's report: the key's characteristics, its most common values, and the
 /// read and write distributions when MongoDB measured them.
-fn report_view(d: &Document) -> Html {
-    let mcv: Vec<Html> = match d
-        .get_document("keyCharacteristics")
-        .ok()
-        .and_then(|k| k.get_array("mostCommonValues").ok())
-    {
-        Some(list) => list.iter().filter_map(|v| v.as_document()).map(|v| {
-            let value = v.get("value").map(shardlab::shell::format_value).unwrap_or_default();
-            let freq = num(v, &["frequency"]);
-            html! { <li><code>{ value }</code><span class="freq">{ format!("× {freq}") }</span></li> }
-        }).collect(),
-        None => Vec::new(),
-    };
-    let mono = text(d, &["keyCharacteristics", "monotonicity", "type"]);
+fn report_view(a: &Analysis) -> Html {
+    let mono = figure(a, "monotonicity");
+    let r = figure(a, "recordIdCorrelationCoefficient");
+    let mcv = a.most_common.iter().map(|(value, freq)| {
+        html! { <li><code>{ value.clone() }</code><span class="freq">{ format!("× {freq}") }</span></li> }
+    });
     html! {
         <div class="report" data-testid="analyze-report">
             <dl>
-                <dt>{ "documents" }</dt><dd>{ num(d, &["keyCharacteristics", "numDocsTotal"]) }</dd>
-                <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ num(d, &["keyCharacteristics", "numDistinctValues"]) }</dd>
+                <dt>{ "documents" }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
+                <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
                 <dt>{ "monotonicity" }</dt>
                 <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
-                    { format!("{mono} (r = {:.2})", num(d, &["keyCharacteristics", "monotonicity", "recordIdCorrelationCoefficient"])) }
+                    { format!("{mono} (r = {r})") }
                 </dd>
-                <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", num(d, &["keyCharacteristics", "avgDocSizeBytes"])) }</dd>
+                <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
             </dl>
-            if let Ok(note) = d.get_str("note") { <p class="muted">{ note }</p> }
+            if let Some(note) = &a.note { <p class="muted">{ note.clone() }</p> }
             <h3>{ "Most common values" }</h3>
             <ol class="mcv">{ for mcv }</ol>
-            if d.contains_key("readDistribution") {
-                { distribution("Reads", d, "readDistribution", "Reads") }
-                { distribution("Writes", d, "writeDistribution", "Writes") }
+            if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
+                { distribution("Reads", reads) }
+                { distribution("Writes", writes) }
             }
         </div>
     }
@@ -317,11 +308,11 @@ fn axis_labels(top: &str, first: &str, last: &str) -> Html {
 }
 
 /// The shards' colours, named.
-fn legend(state: &Playground) -> Html {
+fn legend(view: &InsightsView) -> Html {
     html! {
         <ul class="legend" data-testid="chart-legend">
-            { for state.view.shards.iter().map(|s| html! {
-                <li><span class={format!("swatch bg-c{}", s.index % 8)}></span>{ s.name.clone() }</li>
+            { for view.shards.iter().map(|(name, index)| html! {
+                <li><span class={format!("swatch bg-c{}", index % 8)}></span>{ name.clone() }</li>
             }) }
         </ul>
     }

@@ -1,51 +1,55 @@
 //! The inspector: where the document just inserted landed (with an insert form that makes
-//! one), a chunk's documents a page at a time with their hashes, and why the core decided
-//! what it did about a chunk, a shard or a balancer round. Everything it shows is read from
-//! the cluster at the cursor ([`Playground::inspecting`] keeps only the subject); the
-//! sentences and rules are the core's (`Cluster::explain_*`, `Cluster::chunk_documents`).
+//! one), a chunk's documents a page at a time with their hashes, and why the cluster
+//! decided what it did about a chunk, a shard or a balancer round.
+//!
+//! Everything it shows is the engine's answer to `Call::Inspect` about the subject
+//! ([`Playground::inspecting`] keeps only the subject), asked again whenever the subject,
+//! the collection shown or the timeline's calm revision changes; the sentences and rules
+//! are the engine's, and so is the insert form's command (`Call::InsertCommand`).
 
-use crate::state::{Action, Inspect, Playground};
-use bson::Bson;
-use shardlab::engine::{Explanation, Landing};
-use shardlab::shell::format_value;
-use shardlab::workload::presets::{example_document, insert_one_command};
-use shardlab::{Cluster, KeyValue};
-use shardlab_engine::queries::bound_text as key_text;
+use super::query::{error_text, use_keyed_query};
+use crate::engine_client;
+use crate::state::{Action, Calm, Playground};
+use shardlab_protocol::{
+    Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
+    CHUNK_PAGE_ROWS,
+};
+use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// Documents a page of the chunk inspector lists.
-pub const PAGE: u64 = 25;
+/// Documents a page of the chunk inspector lists (the engine's page).
+pub const PAGE: u64 = CHUNK_PAGE_ROWS as u64;
 
-/// Where the document of the latest insert up to the cursor is, with its insertion
-/// number: only when that insert was of exactly one document into the collection shown
-/// (an `insertOne`, from the console or the form), and while it is still stored.
-pub fn landing(state: &Playground) -> Option<(u64, Landing)> {
-    // The same rule as the page's outline of the chunk: `Playground::landed`.
-    state.landed()?;
-    let timeline = state.timeline.borrow();
-    let (seq, landing) = timeline
-        .session()
-        .cluster
-        .latest_landing(&state.settings.ns)?;
-    Some((seq, landing.ok()?))
+/// Properties of [`Inspector`]. It redraws on the timeline's calm revision (which a click
+/// on a chunk moves at once), not on every tick of a workload.
+#[derive(Properties)]
+pub struct InspectorProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
 }
 
-/// A value as mongosh prints it.
-fn shown(v: &Bson) -> String {
-    format_value(v)
+impl PartialEq for InspectorProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.state.session == other.state.session
+            && self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
+            && self.state.inspecting() == other.state.inspecting()
+            && self.dispatch == other.dispatch
+    }
 }
 
 /// One explanation: its rule, its sentence and its figures.
-fn explanation(e: &Explanation) -> Html {
+fn explanation(e: &ExplanationView) -> Html {
     html! {
-        <li class="explanation" data-testid="explanation" data-topic={e.topic.name()} data-rule={e.rule}>
-            <span class="rule">{ e.rule }</span>
+        <li class="explanation" data-testid="explanation" data-topic={e.topic.clone()} data-rule={e.rule.clone()}>
+            <span class="rule">{ e.rule.clone() }</span>
             <p class="why">{ e.sentence.clone() }</p>
             if !e.facts.is_empty() {
                 <dl class="facts">
                     { for e.facts.iter().map(|(name, value)| html! {
-                        <><dt>{ *name }</dt><dd><code>{ shown(value) }</code></dd></>
+                        <><dt>{ name.clone() }</dt><dd><code>{ value.clone() }</code></dd></>
                     }) }
                 </dl>
             }
@@ -54,118 +58,101 @@ fn explanation(e: &Explanation) -> Html {
 }
 
 /// A list of explanations, or the error that stopped them, in MongoDB's words.
-fn explanations(list: Result<Vec<Explanation>, shardlab::ClusterError>) -> Html {
+fn explanations(list: &Result<Vec<ExplanationView>, String>) -> Html {
     match list {
         Ok(list) => html! { <ul class="explanations">{ for list.iter().map(explanation) }</ul> },
-        Err(e) => html! { <p class="error">{ e.to_string() }</p> },
+        Err(e) => html! { <p class="error">{ e.clone() }</p> },
     }
 }
 
 /// The path of the document just inserted: key value, hash, chunk, shard, and why.
-fn landing_view(
-    cluster: &Cluster,
-    ns: &str,
-    seq: u64,
-    l: &Landing,
-    dispatch: &Callback<Action>,
-) -> Html {
+fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
     let open = {
-        let key = l.key.clone();
+        let (key, seq) = (l.key_handle.clone(), l.seq);
         dispatch.reform(move |_| {
-            Action::Inspect(Some(Inspect::Chunk {
+            Action::Inspect(Some(Inspecting::Chunk {
                 key: key.clone(),
                 skip: None,
                 mark: Some(seq),
             }))
         })
     };
-    let shard = cluster.shard_name(l.shard).to_string();
     html! {
-        <div class="landing" data-testid="landing" data-shard={shard.clone()}>
+        <div class="landing" data-testid="landing" data-shard={l.shard.clone()}>
             <h3>{ "Where did it land?" }</h3>
             <ol class="path">
                 <li data-testid="landing-key"><span class="step-name">{ "shard key value" }</span>
-                    <code>{ key_text(cluster, ns, &l.key) }</code></li>
-                if let Some((field, value, hash)) = &l.hashed {
+                    <code>{ l.key.clone() }</code></li>
+                if let Some((field, value, printed, hash)) = &l.hashed {
                     <li data-testid="landing-hash" data-hash={hash.to_string()}>
                         <span class="step-name">{ format!("hash of {field}") }</span>
-                        <code>{ format!("{} → {}", shown(value), shown(&Bson::Int64(*hash))) }</code></li>
+                        <code>{ format!("{value} → {printed}") }</code></li>
                 }
                 <li data-testid="landing-chunk"><span class="step-name">{ "chunk" }</span>
-                    <code>{ format!("[{}, {})", key_text(cluster, ns, &l.chunk_min), key_text(cluster, ns, &l.chunk_max)) }</code></li>
+                    <code>{ format!("[{}, {})", l.chunk.0, l.chunk.1) }</code></li>
                 <li data-testid="landing-shard"><span class="step-name">{ "shard" }</span>
-                    <strong>{ shard }</strong></li>
+                    <strong>{ l.shard.clone() }</strong></li>
             </ol>
-            <p class="why" data-testid="landing-why">{ l.explanation.sentence.clone() }</p>
+            <p class="why" data-testid="landing-why">{ l.why.clone() }</p>
             <button class="secondary" data-testid="landing-open" onclick={open}>{ "Show it in its chunk" }</button>
         </div>
     }
 }
 
-/// A chunk's documents from `skip` (or from the page holding document `mark`), with the
-/// chunk's explanations.
-fn chunk_view(
-    cluster: &Cluster,
-    ns: &str,
-    key: &KeyValue,
-    skip: Option<u64>,
-    mark: Option<u64>,
-    dispatch: &Callback<Action>,
-) -> Html {
-    let skip = skip
-        .or_else(|| {
-            let (_, at) = cluster.document_position(ns, key, mark?)?;
-            Some(at / PAGE * PAGE)
-        })
-        .unwrap_or(0);
-    let page = match cluster.chunk_documents(ns, key, skip, PAGE) {
-        Ok(p) => p,
-        Err(e) => return html! { <p class="error">{ e.to_string() }</p> },
-    };
+/// A page of the chunk's documents, the marked one (`mark`) highlighted.
+fn doc_table(page: &ChunkDocsView, mark: Option<u64>) -> Html {
+    html! {
+        <div class="doc-table-wrap">
+            <table class="doc-table">
+                <thead><tr>
+                    <th scope="col">{ "#" }</th><th scope="col">{ "_id" }</th>
+                    <th scope="col">{ "shard key value" }</th>
+                    if page.hashed { <th scope="col">{ "hashed value" }</th> }
+                </tr></thead>
+                <tbody>
+                    { for page.rows.iter().enumerate().map(|(i, r)| html! {
+                        <tr data-testid="doc-row" data-seq={r.seq.to_string()}
+                            class={classes!((Some(r.seq) == mark).then_some("marked"))}>
+                            <td>{ page.skip + i as u64 + 1 }</td>
+                            <td><code>{ r.id.clone() }</code></td>
+                            <td><code>{ r.key.clone() }</code></td>
+                            if let Some(v) = &r.hashed { <td><code>{ v.clone() }</code></td> }
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// A chunk's documents from the engine's page (which starts at `skip`, or at the page
+/// holding the document marked), with the chunk's explanations.
+fn chunk_view(page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
+    // Paging keeps the mark: the engine's, whether asked for or found by a tick.
+    let mark = page.mark;
     let go = |to: u64| {
-        let key = page.min.clone();
+        let key = page.key.clone();
         dispatch.reform(move |_| {
-            Action::Inspect(Some(Inspect::Chunk {
+            Action::Inspect(Some(Inspecting::Chunk {
                 key: key.clone(),
                 skip: Some(to),
                 mark,
             }))
         })
     };
-    let hashed = page.hashed_field.is_some();
     let last = (page.skip + page.rows.len() as u64).min(page.total);
-    let shard = cluster.shard_name(page.shard).to_string();
     html! {
-        <div class="chunk-inspector" data-testid="chunk-inspector" data-min={key_text(cluster, ns, &page.min)}
-            data-total={page.total.to_string()} data-shard={shard.clone()}>
-            <h3>{ format!("Chunk [{}, {}) on {shard}", key_text(cluster, ns, &page.min), key_text(cluster, ns, &page.max)) }</h3>
-            { explanations(cluster.explain_chunk(ns, &page.min)) }
+        <div class="chunk-inspector" data-testid="chunk-inspector" data-min={page.min.clone()}
+            data-total={page.total.to_string()} data-shard={page.shard.clone()}>
+            <h3>{ format!("Chunk [{}, {}) on {}", page.min, page.max, page.shard) }</h3>
+            { explanations(&page.explanations) }
             <p class="doc-count">{ if page.total == 0 {
                 "No documents.".to_string()
             } else {
                 format!("Documents {}–{} of {}, in the chunk's key order", page.skip.min(page.total) + 1, last, page.total)
             } }</p>
             if !page.rows.is_empty() {
-                <div class="doc-table-wrap">
-                    <table class="doc-table">
-                        <thead><tr>
-                            <th scope="col">{ "#" }</th><th scope="col">{ "_id" }</th>
-                            <th scope="col">{ "shard key value" }</th>
-                            if hashed { <th scope="col">{ "hashed value" }</th> }
-                        </tr></thead>
-                        <tbody>
-                            { for page.rows.iter().enumerate().map(|(i, r)| html! {
-                                <tr data-testid="doc-row" data-seq={r.seq.to_string()}
-                                    class={classes!((Some(r.seq) == mark).then_some("marked"))}>
-                                    <td>{ page.skip + i as u64 + 1 }</td>
-                                    <td><code>{ shown(&r.id) }</code></td>
-                                    <td><code>{ key_text(cluster, ns, &r.key) }</code></td>
-                                    if let Some(v) = &r.hashed_value { <td><code>{ shown(v) }</code></td> }
-                                </tr>
-                            }) }
-                        </tbody>
-                    </table>
-                </div>
+                { doc_table(page, mark) }
                 <div class="pager">
                     <button class="secondary" data-testid="docs-prev" disabled={page.skip == 0}
                         onclick={go(page.skip.saturating_sub(PAGE))}>{ "‹ Previous" }</button>
@@ -177,19 +164,28 @@ fn chunk_view(
     }
 }
 
-/// The insert form: one document, run as `insertOne` on the collection shown, through the
-/// console like a typed command.
+/// Properties of the insert form.
 #[derive(Properties, PartialEq)]
 struct InsertFormProps {
+    /// The engine's session, which writes the command.
+    session: Rc<str>,
+    /// The collection shown.
     ns: String,
+    /// The document the form starts from (the engine's example for the key).
     example: String,
+    /// Dispatches the command.
     dispatch: Callback<Action>,
 }
 
+/// The insert form: one document, run as `insertOne` on the collection shown, through the
+/// console like a typed command. The command's text is the engine's (`Call::InsertCommand`),
+/// the same the console and a shared link have always shown for the form.
 #[function_component(InsertForm)]
 fn insert_form(props: &InsertFormProps) -> Html {
     let text = use_state(|| props.example.clone());
+    let error = use_state(|| None::<String>);
     {
+        // A new key brings a new example; what the user typed gives way to it.
         let text = text.clone();
         use_effect_with(props.example.clone(), move |example| {
             text.set(example.clone());
@@ -197,12 +193,30 @@ fn insert_form(props: &InsertFormProps) -> Html {
         });
     }
     let submit = {
-        let (text, ns, dispatch) = (text.clone(), props.ns.clone(), props.dispatch.clone());
+        let (text, error) = (text.clone(), error.clone());
+        let (session, ns, dispatch) = (
+            props.session.clone(),
+            props.ns.clone(),
+            props.dispatch.clone(),
+        );
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            if !text.trim().is_empty() {
-                dispatch.emit(Action::Command(insert_one_command(&ns, &text)));
+            if text.trim().is_empty() {
+                return;
             }
+            let (error, dispatch) = (error.clone(), dispatch.clone());
+            let call = Call::InsertCommand {
+                ns: ns.clone(),
+                doc: (*text).clone(),
+            };
+            engine_client::request(&session, call, move |answer| match answer {
+                Ok(Reply::Command { text }) => {
+                    error.set(None);
+                    dispatch.emit(Action::Command(text));
+                }
+                Ok(_) => {}
+                Err(e) => error.set(Some(error_text(&e))),
+            });
         })
     };
     let oninput = {
@@ -219,44 +233,95 @@ fn insert_form(props: &InsertFormProps) -> Html {
                     value={(*text).clone()} {oninput} />
                 <button type="submit" data-testid="insert-button">{ "Insert" }</button>
             </div>
+            if let Some(e) = &*error {
+                <p class="error">{ e.clone() }</p>
+            }
         </form>
+    }
+}
+
+/// What the inspector shows about its subject, from the engine's answer.
+fn subject_view(
+    subject: Option<&Inspecting>,
+    found: &Inspection,
+    dispatch: &Callback<Action>,
+) -> Html {
+    let listed = |testid: &'static str, class: &'static str, title: String| {
+        let list = found.explanations.as_ref().map(explanations);
+        html! {
+            <div class={class} data-testid={testid}>
+                <h3>{ title }</h3>
+                { list.unwrap_or_default() }
+            </div>
+        }
+    };
+    match subject {
+        Some(Inspecting::Chunk { .. } | Inspecting::At { .. }) => match &found.chunk {
+            Some(Ok(page)) => chunk_view(page, dispatch),
+            Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
+            None => Html::default(),
+        },
+        Some(Inspecting::Shard { shard }) => listed(
+            "shard-inspector",
+            "shard-inspector",
+            format!("Why {shard} holds what it holds"),
+        ),
+        Some(Inspecting::Round) => listed(
+            "round-inspector",
+            "round-inspector",
+            "What a balancer round would do now".to_string(),
+        ),
+        Some(Inspecting::Nothing) | None => Html::default(),
     }
 }
 
 /// The inspector panel.
 #[function_component(Inspector)]
-pub fn inspector(props: &super::controls::CalmPanelProps) -> Html {
+pub fn inspector(props: &InspectorProps) -> Html {
     let state = &props.state;
     let dispatch = &props.dispatch;
     let ns = state.settings.ns.clone();
-    let landed = landing(state);
-    let timeline = state.timeline.borrow();
-    let cluster = &timeline.session().cluster;
-    let Ok(sharding) = cluster.sharding(&ns) else {
-        return html! {};
+    let subject = state.inspecting().cloned();
+    let key = (
+        state.session.clone(),
+        state.calm_rev(Calm::Timeline),
+        ns.clone(),
+        subject.clone(),
+    );
+    let call = Call::Inspect {
+        ns: ns.clone(),
+        subject: subject.clone().unwrap_or(Inspecting::Nothing),
     };
-    let example = example_document(&sharding.pattern);
-    let subject = state.inspecting();
-    let close = dispatch.reform(|_| Action::Inspect(None));
-    let body = match subject {
-        Some(Inspect::Chunk { key, skip, mark }) => {
-            chunk_view(cluster, &ns, key, *skip, *mark, dispatch)
+    // An unsharded collection has no chunks to inspect and no key to insert by: nothing to
+    // ask.
+    let sharded = state.frame.sharded && state.frame.ns == ns;
+    let answer = use_keyed_query(key, state.session.clone(), sharded, move || call);
+    // The form keeps the last example the engine gave, so that an error about the subject
+    // (a chunk gone after a step back) does not take the form away.
+    let example = use_mut_ref(String::new);
+    // The slot keeps the `extras-inspector` name the page's tests and stylesheet know it by.
+    let slot = |inner: Html| {
+        html! { <div class="extras-slot extras-inspector" data-testid="extras-inspector">{ inner }</div> }
+    };
+    if !sharded {
+        return slot(Html::default());
+    }
+    // The answer on show is drawn as what it was asked about: until the answer about a new
+    // subject arrives, the previous subject stays.
+    let (shown, answer) = answer.map_or((None, None), |((.., asked), a)| (asked, Some(a)));
+    let (found, error) = match answer.as_deref() {
+        Some(Ok(Reply::Inspection(found))) => (Some(found.as_ref()), None),
+        Some(Err(e)) => (None, Some(error_text(e))),
+        Some(Ok(_)) | None => (None, None),
+    };
+    if let Some(found) = found {
+        if *example.borrow() != found.example {
+            *example.borrow_mut() = found.example.clone();
         }
-        Some(Inspect::Shard(shard)) => html! {
-            <div class="shard-inspector" data-testid="shard-inspector">
-                <h3>{ format!("Why {shard} holds what it holds") }</h3>
-                { explanations(cluster.explain_shard(&ns, shard)) }
-            </div>
-        },
-        Some(Inspect::Round) => html! {
-            <div class="round-inspector" data-testid="round-inspector">
-                <h3>{ "What a balancer round would do now" }</h3>
-                { explanations(cluster.explain_round(Some(&ns))) }
-            </div>
-        },
-        None => html! {},
-    };
-    html! {
+    }
+    let example = example.borrow().clone();
+    let close = dispatch.reform(|_| Action::Inspect(None));
+    slot(html! {
         <section class="panel inspector" aria-label="Inspector" data-testid="inspector">
             <div class="inspector-head">
                 <h2>{ "Inspect" }</h2>
@@ -265,11 +330,18 @@ pub fn inspector(props: &super::controls::CalmPanelProps) -> Html {
                     <button class="link-button" data-testid="inspector-close" onclick={close}>{ "Close" }</button>
                 }
             </div>
-            <InsertForm ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
-            if let Some((seq, l)) = &landed {
-                { landing_view(cluster, &ns, *seq, l, dispatch) }
+            if found.is_some() || !example.is_empty() {
+                <InsertForm session={state.session.clone()} ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
             }
-            { body }
+            if let Some(found) = found {
+                if let Some(l) = &found.landing {
+                    { landing_view(l, dispatch) }
+                }
+                { subject_view(shown.as_ref(), found, dispatch) }
+            }
+            if let Some(e) = error {
+                <p class="error">{ e }</p>
+            }
         </section>
-    }
+    })
 }

@@ -24,12 +24,14 @@ where
         let answer = answer.clone();
         let asked = asked.clone();
         use_effect_with((key, enabled), move |(_, enabled)| {
+            // Whatever was asked before is stale now, even when nothing is asked anew (a
+            // panel hidden meanwhile keeps its last answer, not a later one for an old key).
+            let ticket = {
+                let mut n = asked.borrow_mut();
+                *n += 1;
+                *n
+            };
             if *enabled {
-                let ticket = {
-                    let mut n = asked.borrow_mut();
-                    *n += 1;
-                    *n
-                };
                 engine_client::request(&session, call(), move |result| {
                     if *asked.borrow() == ticket {
                         answer.set(Some(Rc::new(result)));
@@ -40,4 +42,39 @@ where
         });
     }
     (*answer).clone()
+}
+
+/// [`use_engine_query`], with the key each answer was asked for: a panel that draws its
+/// answer by what was asked (the inspector's subject) reads it here rather than from the
+/// key asked last, which the answer on show may not be for yet.
+#[hook]
+pub fn use_keyed_query<K, F>(
+    key: K,
+    session: Rc<str>,
+    enabled: bool,
+    call: F,
+) -> Option<(K, Answer)>
+where
+    K: PartialEq + Clone + 'static,
+    F: FnOnce() -> Call + 'static,
+{
+    let answer = use_engine_query(key.clone(), session, enabled, call);
+    // An answer that arrives is to the latest request, so to the key of the render it
+    // first shows in: it is recorded then, by its address.
+    let seen = use_mut_ref(|| None::<(Answer, K)>);
+    let mut seen = seen.borrow_mut();
+    let answer = answer?;
+    match seen.as_ref() {
+        Some((known, asked)) if Rc::ptr_eq(&answer, known) => Some((asked.clone(), answer)),
+        _ => {
+            *seen = Some((answer.clone(), key.clone()));
+            Some((key, answer))
+        }
+    }
+}
+
+/// An engine error as a panel shows it: MongoDB's message (the code name stays out, as
+/// in the page's other panels).
+pub fn error_text(error: &EngineError) -> String {
+    error.message.clone()
 }

@@ -42,6 +42,9 @@ struct Run {
 /// How long one `advance` should keep the engine busy, in milliseconds.
 const SLICE_MS: f64 = 60.0;
 
+/// The page session's link form as the engine last saved it, by session.
+type Saved = Rc<RefCell<Option<(Rc<str>, String)>>>;
+
 /// The page's driver: cheap to clone, shared by every callback.
 #[derive(Clone)]
 pub struct Driver {
@@ -49,7 +52,7 @@ pub struct Driver {
     latest: Rc<RefCell<Rc<Playground>>>,
     run: Rc<RefCell<Option<Run>>>,
     /// The page session's link form as the engine last saved it, for a restart.
-    saved: Rc<RefCell<Option<(Rc<str>, String)>>>,
+    saved: Saved,
     embed: bool,
 }
 
@@ -67,7 +70,7 @@ impl Driver {
         latest: Rc<RefCell<Rc<Playground>>>,
         embed: bool,
     ) -> Driver {
-        let saved: Rc<RefCell<Option<(Rc<str>, String)>>> = Rc::default();
+        let saved: Saved = Rc::default();
         {
             let saved = saved.clone();
             engine_client::listen(move |message| {
@@ -232,9 +235,7 @@ impl Driver {
         if steps <= own || s.mode == crate::state::Mode::Guide || self.embed {
             return None;
         }
-        let Some(saved) = storage::get_string(STORAGE_KEY) else {
-            return None;
-        };
+        let saved = storage::get_string(STORAGE_KEY)?;
         if storage::try_set_string(crate::share::PREVIOUS_KEY, &saved) {
             Some(Notice {
                 text: format!("{what} Your previous session of {steps} steps is kept."),
@@ -563,21 +564,20 @@ impl Driver {
                 page: s.page_entries(),
                 json: true,
             },
-            move |answer| match answer {
-                Ok(Reply::Scenario { text }) => {
-                    if key == STORAGE_KEY {
-                        if !storage::try_set_string(STORAGE_KEY, &text) {
-                            driver.dispatch.emit(Action::Notice(Some(Notice::plain(
-                                "Your session could not be saved: the browser's storage is full. \
-                                 Export it to keep it.",
-                            ))));
-                        }
-                        storage::set_string(STEPS_KEY, &steps.to_string());
-                    } else {
-                        storage::set_string(key, &text);
-                    }
+            move |answer| {
+                let Ok(Reply::Scenario { text }) = answer else {
+                    return;
+                };
+                if key != STORAGE_KEY {
+                    return storage::set_string(key, &text);
                 }
-                Ok(_) | Err(_) => {}
+                if !storage::try_set_string(STORAGE_KEY, &text) {
+                    driver.dispatch.emit(Action::Notice(Some(Notice::plain(
+                        "Your session could not be saved: the browser's storage is full. \
+                         Export it to keep it.",
+                    ))));
+                }
+                storage::set_string(STEPS_KEY, &steps.to_string());
             },
         );
     }

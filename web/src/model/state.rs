@@ -4,7 +4,7 @@
 //! The engine owns the session (ARCHITECTURE.md, "One engine, many views"); this state
 //! only mirrors what the engine last answered. The reducer is pure: it touches no storage,
 //! clock, `window` or engine. What must go to the engine is sent by the page's driver
-//! (`components::app`), which then hands the answer back as [`Action::Answered`].
+//! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
 use shardlab_protocol::{
     Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, ShardFrame,

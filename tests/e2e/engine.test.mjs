@@ -1,0 +1,83 @@
+// One engine, many views: the core runs once, in the engine's worker. The page's own wasm
+// holds no core; the page answers while the engine works; every session (the
+// playground's, each Compare column) is the engine's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { suite } from './harness.mjs';
+
+const env = suite();
+const dist = process.env.SHARDLAB_DIST ?? 'dist';
+
+// Texts only the core has: MongoDB's error messages and command names it implements.
+const CORE_ONLY = [
+  'Please create an index that starts with the proposed shard key',
+  'convertShardKeyToHashed',
+  'moveChunk.commit',
+  'numInitialChunks is only supported',
+];
+
+test('the page downloads its wasm once, and that wasm holds no core: the engine wasm does', async () => {
+  const page = await env.browser.newPage();
+  const wasm = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname); });
+  // Workers' requests are the page's too (a dedicated worker shares its network).
+  await page.goto(env.server.url);
+  const input = page.getByTestId('console-input');
+  await input.fill('sh.status()');
+  await input.press('Enter');
+  await page.getByTestId('console-output').filter({ hasText: 'shardingVersion' }).waitFor();
+  const pageWasm = wasm.filter((p) => /shardlab-web-[0-9a-f]+_bg\.wasm$/.test(p));
+  const engineWasm = wasm.filter((p) => /engine_bg\.wasm$/.test(p));
+  assert.equal(pageWasm.length, 1, `the page's wasm, once: ${wasm}`);
+  assert.equal(engineWasm.length, 1, `the engine's wasm, once: ${wasm}`);
+  const text = async (path) => (await readFile(join(dist, decodeURIComponent(path)))).toString('latin1');
+  const [ui, engine] = await Promise.all([text(pageWasm[0]), text(engineWasm[0])]);
+  for (const s of CORE_ONLY) {
+    assert.ok(engine.includes(s), `the engine holds "${s}" (so the check can fail)`);
+    assert.ok(!ui.includes(s), `the page's wasm holds the core's "${s}"`);
+  }
+  // And no extras module is left to fetch.
+  assert.deepEqual((await readdir(dist)).filter((f) => f.startsWith('extras-')), []);
+  await page.close();
+});
+
+test('a three-column Compare run keeps the page answering: the playground console replies meanwhile', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-progress').waitFor();
+  await page.getByTestId('compare-add').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="compare-column"]').length === 3);
+  // Longest gap between animation frames while the comparison plays.
+  await page.evaluate(() => {
+    window.__gap = 0;
+    let last = performance.now();
+    const frame = (t) => { window.__gap = Math.max(window.__gap, t - last); last = t; requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+  });
+  await page.getByTestId('compare-play').click();
+  // While it runs, the playground's console answers.
+  await page.getByTestId('tab-playground').click();
+  const input = page.getByTestId('console-input');
+  await input.fill('db.events.countDocuments()');
+  await input.press('Enter');
+  await page.getByTestId('console-output').locator('.line.out').last().waitFor();
+  const running = await page.evaluate(() => {
+    const bar = document.querySelector('[data-testid="compare-progress"]');
+    return bar && bar.dataset.done !== bar.dataset.total;
+  });
+  await page.getByTestId('tab-compare').click();
+  await page.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="compare-progress"]');
+    return bar && bar.dataset.done === bar.dataset.total;
+  }, null, { timeout: 90_000 });
+  const gap = await page.evaluate(() => window.__gap);
+  console.log(`three-column Compare run: the console answered while it ran: ${running}; longest frame gap ${Math.round(gap)} ms`);
+  assert.ok(gap < 1000, `the page froze for ${Math.round(gap)} ms during the comparison`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

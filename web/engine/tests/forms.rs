@@ -1,0 +1,182 @@
+//! The settings form's plan and the other texts the page's forms show, as the engine
+//! writes them: the page runs the script the engine planned and never builds a command.
+// A test fails loudly on a missing field; that is what unwrap and panics are for here.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use shardlab::workload::presets::{
+    chunk_size_command, insert_one_command, refine_command, reshard_command, shard_command,
+    start_over_command,
+};
+use shardlab_engine::Engine;
+use shardlab_protocol::*;
+
+fn send(e: &mut Engine, call: Call) -> Result<Reply, EngineError> {
+    let text = serde_json::to_string(&Request::new(1, "page", call)).unwrap();
+    match e
+        .handle(serde_json::from_str(&text).unwrap())
+        .response
+        .outcome
+    {
+        Outcome::Result(reply) => Ok(reply),
+        Outcome::Error(error) => Err(error),
+    }
+}
+
+fn draft(version: &str, key: &str) -> PageSetup {
+    PageSetup {
+        shards: 3,
+        version: version.into(),
+        chunk_size: 8 * 1024,
+        key: key.into(),
+        unique: false,
+        initial_chunks: None,
+        ns: "test.events".into(),
+    }
+}
+
+fn plan(e: &mut Engine, draft: PageSetup) -> SetupPlan {
+    match send(e, Call::PlanSetup { draft }).unwrap() {
+        Reply::Plan(p) => p,
+        other => panic!("not a plan: {other:?}"),
+    }
+}
+
+fn run(e: &mut Engine, source: &str) {
+    let view = send(
+        e,
+        Call::Act(Act::Command {
+            source: source.into(),
+        }),
+    )
+    .unwrap();
+    assert!(matches!(view, Reply::Page(v) if !v.failed), "{source}");
+}
+
+#[test]
+fn the_plan_follows_the_cluster_and_writes_the_cores_commands() {
+    let mut e = Engine::new();
+    send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap();
+    // The cluster as it is: nothing to apply.
+    assert_eq!(
+        plan(&mut e, draft("5.0", "{x: 1}")),
+        SetupPlan::Nothing {
+            key: "{ x: 1 }".into()
+        }
+    );
+    // Another shard count or version: a new cluster.
+    let mut more = draft("5.0", "{x: 1}");
+    more.shards = 4;
+    assert!(matches!(plan(&mut e, more), SetupPlan::NewCluster { .. }));
+    assert!(matches!(
+        plan(&mut e, draft("8.0", "{x: 1}")),
+        SetupPlan::NewCluster { .. }
+    ));
+    // A bad key: MongoDB's words.
+    match plan(&mut e, draft("5.0", "{x: 2}")) {
+        SetupPlan::Invalid { error } => assert!(error.contains("MongoServerError"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+    // An empty collection on another key: dropped and sharded again, one step.
+    assert_eq!(
+        plan(&mut e, draft("5.0", "{y: 1}")),
+        SetupPlan::Step {
+            key: "{ y: 1 }".into(),
+            script: start_over_command("test.events", "{y: 1}", false, None),
+            shards: false,
+        }
+    );
+    // Another collection, not sharded yet, with a new chunk size: both in one step.
+    let mut other = draft("5.0", "{a: 1}");
+    other.ns = "test.other".into();
+    other.chunk_size = 16 * 1024;
+    assert_eq!(
+        plan(&mut e, other),
+        SetupPlan::Step {
+            key: "{ a: 1 }".into(),
+            script: format!(
+                "{}; {}",
+                chunk_size_command(16 * 1024),
+                shard_command("test.other", "{a: 1}", false, None)
+            ),
+            shards: true,
+        }
+    );
+}
+
+#[test]
+fn a_key_change_on_documents_offers_what_the_version_has() {
+    let mut e = Engine::new();
+    send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap();
+    run(&mut e, "db.events.insertMany([{x: 1, y: 1}, {x: 2, y: 2}])");
+    match plan(&mut e, draft("5.0", "{x: 1, y: 1}")) {
+        SetupPlan::ChangeKey {
+            docs,
+            old,
+            refine,
+            reshard,
+            over,
+            ..
+        } => {
+            assert_eq!((docs, old.as_str()), (2, "{ x: 1 }"));
+            assert_eq!(refine, Ok(refine_command("test.events", "{x: 1, y: 1}")));
+            assert_eq!(reshard, Ok(reshard_command("test.events", "{x: 1, y: 1}")));
+            assert_eq!(
+                over,
+                start_over_command("test.events", "{x: 1, y: 1}", false, None)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // A key that does not extend the current one cannot be refined.
+    match plan(&mut e, draft("5.0", "{y: 1}")) {
+        SetupPlan::ChangeKey {
+            refine: Err(why), ..
+        } => assert!(why.contains("does not start with"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // 3.6 has neither helper.
+    let mut e = Engine::new();
+    send(&mut e, Call::Open(Start::Setup(draft("3.6", "{x: 1}")))).unwrap();
+    run(&mut e, "db.events.insertOne({x: 1, y: 1})");
+    match plan(&mut e, draft("3.6", "{x: 1, y: 1}")) {
+        SetupPlan::ChangeKey {
+            refine: Err(r),
+            reshard: Err(s),
+            ..
+        } => {
+            assert_eq!(r, "3.6 mode has no refineCollectionShardKey.");
+            assert_eq!(s, "3.6 mode has no reshardCollection.");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_insert_form_runs_the_cores_insert_command() {
+    let mut e = Engine::new();
+    let reply = send(
+        &mut e,
+        Call::InsertCommand {
+            ns: "test.events".into(),
+            doc: " {x: 5} ".into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        reply,
+        Reply::Command {
+            text: insert_one_command("test.events", "{x: 5}")
+        }
+    );
+}
+
+#[test]
+fn the_compare_query_mix_is_the_protocols_text_read_by_the_shell() {
+    let mix = shardlab_engine::comparison::query_mix();
+    let texts: Vec<&str> = mix.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        texts, COMPARE_QUERIES,
+        "every query of the mix reads as a filter"
+    );
+    assert_eq!(mix[0].1, bson::doc! { "x": 500 });
+}
