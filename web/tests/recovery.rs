@@ -85,10 +85,10 @@ fn set_marker(tab: &str, age: f64) {
 fn is_download(offer: &Option<Offer>, text: &str) -> bool {
     match offer {
         Some(Offer::Download(href)) => {
-            href.starts_with("data:application/json")
-                && String::from(
-                    js_sys::decode_uri_component(href.split_once(',').unwrap().1).unwrap(),
-                ) == text
+            let decoded: String = js_sys::decode_uri_component(href.split_once(',').unwrap().1)
+                .unwrap()
+                .into();
+            href.starts_with("data:application/json") && decoded == text
         }
         _ => false,
     }
