@@ -81,29 +81,16 @@ fn chunk_size(bytes: u64) -> Result<(), EngineError> {
 
 /// Checks one call's parameters.
 pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
+    const NS: &str = "the namespace";
     match call {
         Call::Hello | Call::Close | Call::Fork | Call::Scenario | Call::Catalog => Ok(()),
-        Call::Open(Start::Setup(setup)) => check_setup(setup),
-        Call::Open(Start::Lesson { id }) => within("the lesson", id, MAX_FIELD_BYTES),
-        Call::Open(Start::Replay { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
+        Call::Open(start) => check_start(start),
         Call::Act(act) => check_act(act),
-        Call::Events { ns } | Call::Insights { ns, .. } => {
-            within("the namespace", ns, MAX_FIELD_BYTES)
-        }
+        Call::Link { page, .. } => check_page(page),
+        Call::Compare(spec) => check_compare(spec),
         Call::Inspect { ns, subject } => {
-            within("the namespace", ns, MAX_FIELD_BYTES)?;
-            match subject {
-                Inspecting::Chunk { key, .. } => within("the key handle", key, MAX_SOURCE_BYTES),
-                Inspecting::Shard { shard } => within("the shard", shard, MAX_FIELD_BYTES),
-                Inspecting::At { at, reach }
-                    if !at.is_finite() || reach.is_some_and(|r| !r.is_finite()) =>
-                {
-                    Err(EngineError::bad_value(
-                        "a point of the key-space bar and its reach are numbers",
-                    ))
-                }
-                Inspecting::Nothing | Inspecting::At { .. } | Inspecting::Round => Ok(()),
-            }
+            within(NS, ns, MAX_FIELD_BYTES)?;
+            check_subject(subject)
         }
         Call::Heat { ns, rows, columns } => {
             if *rows == 0 || *rows > 4096 || *columns == 0 || *columns > 8192 {
@@ -111,52 +98,7 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
                     "a heatmap has 1 to 4096 rows and 1 to 8192 columns",
                 ));
             }
-            within("the namespace", ns, MAX_FIELD_BYTES)
-        }
-        Call::PlanSetup { draft } => {
-            within("the shard key", &draft.key, MAX_FIELD_BYTES)?;
-            within("the namespace", &draft.ns, MAX_FIELD_BYTES)
-        }
-        Call::InsertCommand { ns, doc } => {
-            within("the namespace", ns, MAX_FIELD_BYTES)?;
-            within("the document", doc, MAX_SOURCE_BYTES)
-        }
-        Call::WorkloadFit { ns, spec } => {
-            within("the namespace", ns, MAX_FIELD_BYTES)?;
-            within("the workload", spec, MAX_FIELD_BYTES)
-        }
-        Call::Link { page, .. } => {
-            if page.len() > MAX_PAGE_ENTRIES {
-                return Err(EngineError::bad_value(format!(
-                    "a scenario carries at most {MAX_PAGE_ENTRIES} page entries"
-                )));
-            }
-            for (name, value) in page {
-                within("a page entry's name", name, MAX_FIELD_BYTES)?;
-                within("a page entry's value", value, MAX_FIELD_BYTES)?;
-            }
-            Ok(())
-        }
-        Call::Open(Start::Config(c)) => {
-            if c.shards == 0 || c.shards > MAX_SHARDS {
-                return Err(EngineError::bad_value(format!(
-                    "a cluster has 1 to {MAX_SHARDS} shards, not {}",
-                    c.shards
-                )));
-            }
-            if let Some(bytes) = c.chunk_size {
-                chunk_size(bytes)?;
-            }
-            version(&c.version)
-        }
-        Call::Open(Start::Scenario { text }) => within("the scenario", text, MAX_SOURCE_BYTES),
-        Call::Open(Start::Compare {
-            column,
-            chunk_size: size,
-        }) => {
-            chunk_size(*size)?;
-            within("the shard key", &column.key, MAX_FIELD_BYTES)?;
-            version(&column.version)
+            within(NS, ns, MAX_FIELD_BYTES)
         }
         Call::Generate {
             ns,
@@ -169,55 +111,148 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
                     "a workload step inserts 1 to {MAX_BATCH} documents"
                 )));
             }
-            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within(NS, ns, MAX_FIELD_BYTES)?;
             within("the workload", workload, MAX_FIELD_BYTES)
         }
-        Call::Summary { ns } => within("the namespace", ns, MAX_FIELD_BYTES),
-        Call::Run { source } => within("the source", source, MAX_SOURCE_BYTES),
-        Call::NeedsMoreInput { source } => within("the source", source, MAX_SOURCE_BYTES),
         Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
             Err(EngineError::bad_value("a step moves by at most 2^40"))
         }
         Call::Step { .. } | Call::Jump { .. } => Ok(()),
+        Call::Explain(subject) => check_explain(subject),
+        other => check_texts(other),
+    }
+}
+
+/// The calls whose parameters are texts with a length limit each.
+fn check_texts(call: &Call) -> Result<(), EngineError> {
+    const NS: &str = "the namespace";
+    match call {
+        Call::Events { ns }
+        | Call::Insights { ns, .. }
+        | Call::Summary { ns }
+        | Call::ChunkDocs { ns, .. } => within(NS, ns, MAX_FIELD_BYTES),
+        Call::PlanSetup { draft } => {
+            within("the shard key", &draft.key, MAX_FIELD_BYTES)?;
+            within(NS, &draft.ns, MAX_FIELD_BYTES)
+        }
+        Call::InsertCommand { ns, doc } => {
+            within(NS, ns, MAX_FIELD_BYTES)?;
+            within("the document", doc, MAX_SOURCE_BYTES)
+        }
+        Call::WorkloadFit { ns, spec } => {
+            within(NS, ns, MAX_FIELD_BYTES)?;
+            within("the workload", spec, MAX_FIELD_BYTES)
+        }
+        Call::Run { source } | Call::NeedsMoreInput { source } => {
+            within("the source", source, MAX_SOURCE_BYTES)
+        }
         Call::Frame { ns } => ns
             .as_deref()
-            .map_or(Ok(()), |ns| within("the namespace", ns, MAX_FIELD_BYTES)),
+            .map_or(Ok(()), |ns| within(NS, ns, MAX_FIELD_BYTES)),
         Call::CheckKey { key } => within("the shard key", key, MAX_FIELD_BYTES),
         Call::Target { ns, filter } => {
-            within("the namespace", ns, MAX_FIELD_BYTES)?;
+            within(NS, ns, MAX_FIELD_BYTES)?;
             within("the filter", filter, MAX_FIELD_BYTES)
         }
-        Call::ChunkDocs { ns, .. } => within("the namespace", ns, MAX_FIELD_BYTES),
-        Call::Explain(subject) => match subject {
-            Subject::Chunk { ns, .. } => within("the namespace", ns, MAX_FIELD_BYTES),
-            Subject::Shard { ns, shard } => {
-                within("the namespace", ns, MAX_FIELD_BYTES)?;
-                within("the shard", shard, MAX_FIELD_BYTES)
-            }
-            Subject::Round { ns } => ns
-                .as_deref()
-                .map_or(Ok(()), |ns| within("the namespace", ns, MAX_FIELD_BYTES)),
-        },
-        Call::Compare(spec) => {
-            if spec.columns.is_empty() || spec.columns.len() > MAX_COLUMNS {
+        _ => Ok(()),
+    }
+}
+
+/// How a session starts.
+fn check_start(start: &Start) -> Result<(), EngineError> {
+    match start {
+        Start::Setup(setup) => check_setup(setup),
+        Start::Lesson { id } => within("the lesson", id, MAX_FIELD_BYTES),
+        Start::Replay { text } | Start::Scenario { text } => {
+            within("the scenario", text, MAX_SOURCE_BYTES)
+        }
+        Start::Config(c) => {
+            if c.shards == 0 || c.shards > MAX_SHARDS {
                 return Err(EngineError::bad_value(format!(
-                    "a comparison has 1 to {MAX_COLUMNS} configurations"
+                    "a cluster has 1 to {MAX_SHARDS} shards, not {}",
+                    c.shards
                 )));
             }
-            if spec.ticks > MAX_COMPARE_TICKS || spec.batch == 0 || spec.batch > MAX_BATCH {
-                return Err(EngineError::bad_value(format!(
-                    "a comparison runs at most {MAX_COMPARE_TICKS} commands of 1 to {MAX_BATCH} documents"
-                )));
+            if let Some(bytes) = c.chunk_size {
+                chunk_size(bytes)?;
             }
-            chunk_size(spec.chunk_size)?;
-            within("the workload", &spec.workload, MAX_FIELD_BYTES)?;
-            for c in &spec.columns {
-                within("the shard key", &c.key, MAX_FIELD_BYTES)?;
-                version(&c.version)?;
-            }
-            Ok(())
+            version(&c.version)
+        }
+        Start::Compare {
+            column,
+            chunk_size: size,
+        } => {
+            chunk_size(*size)?;
+            within("the shard key", &column.key, MAX_FIELD_BYTES)?;
+            version(&column.version)
         }
     }
+}
+
+/// The inspector's subject.
+fn check_subject(subject: &Inspecting) -> Result<(), EngineError> {
+    match subject {
+        Inspecting::Chunk { key, .. } => within("the key handle", key, MAX_SOURCE_BYTES),
+        Inspecting::Shard { shard } => within("the shard", shard, MAX_FIELD_BYTES),
+        Inspecting::At { at, reach }
+            if !at.is_finite() || reach.is_some_and(|r| !r.is_finite()) =>
+        {
+            Err(EngineError::bad_value(
+                "a point of the key-space bar and its reach are numbers",
+            ))
+        }
+        Inspecting::Nothing | Inspecting::At { .. } | Inspecting::Round => Ok(()),
+    }
+}
+
+/// What an explanation is about.
+fn check_explain(subject: &Subject) -> Result<(), EngineError> {
+    const NS: &str = "the namespace";
+    match subject {
+        Subject::Chunk { ns, .. } => within(NS, ns, MAX_FIELD_BYTES),
+        Subject::Shard { ns, shard } => {
+            within(NS, ns, MAX_FIELD_BYTES)?;
+            within("the shard", shard, MAX_FIELD_BYTES)
+        }
+        Subject::Round { ns } => ns
+            .as_deref()
+            .map_or(Ok(()), |ns| within(NS, ns, MAX_FIELD_BYTES)),
+    }
+}
+
+/// The page's own state a link carries.
+fn check_page(page: &[(String, String)]) -> Result<(), EngineError> {
+    if page.len() > MAX_PAGE_ENTRIES {
+        return Err(EngineError::bad_value(format!(
+            "a scenario carries at most {MAX_PAGE_ENTRIES} page entries"
+        )));
+    }
+    for (name, value) in page {
+        within("a page entry's name", name, MAX_FIELD_BYTES)?;
+        within("a page entry's value", value, MAX_FIELD_BYTES)?;
+    }
+    Ok(())
+}
+
+/// A comparison's configurations and workload.
+fn check_compare(spec: &crate::CompareSpec) -> Result<(), EngineError> {
+    if spec.columns.is_empty() || spec.columns.len() > MAX_COLUMNS {
+        return Err(EngineError::bad_value(format!(
+            "a comparison has 1 to {MAX_COLUMNS} configurations"
+        )));
+    }
+    if spec.ticks > MAX_COMPARE_TICKS || spec.batch == 0 || spec.batch > MAX_BATCH {
+        return Err(EngineError::bad_value(format!(
+            "a comparison runs at most {MAX_COMPARE_TICKS} commands of 1 to {MAX_BATCH} documents"
+        )));
+    }
+    chunk_size(spec.chunk_size)?;
+    within("the workload", &spec.workload, MAX_FIELD_BYTES)?;
+    for c in &spec.columns {
+        within("the shard key", &c.key, MAX_FIELD_BYTES)?;
+        version(&c.version)?;
+    }
+    Ok(())
 }
 
 /// Most name/value pairs of the page's own state one link carries.

@@ -18,6 +18,14 @@ pub struct ClusterPanelProps {
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
+    if !props.state.ready {
+        // Until the engine's first answer there is no cluster to draw, only the wait.
+        return html! {
+            <section class="panel cluster" aria-label="Cluster" data-testid="cluster" aria-busy="true">
+                <p class="summary muted" data-testid="starting">{ "Starting the engine…" }</p>
+            </section>
+        };
+    }
     let v = props.state.frame.clone();
     let dispatch = props.dispatch.clone();
     let targeted = &props.targeted;
