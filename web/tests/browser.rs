@@ -1,206 +1,414 @@
-//! Browser tests of the playground's logic and components, run in headless Chromium by
-//! `wasm-bindgen-test`. They mount the real app, act through the DOM as a person would,
-//! and flush Yew's scheduler instead of sleeping.
+//! Browser tests of the page's own logic, run in headless Chromium by `wasm-bindgen-test`:
+//! the reducer that mirrors the engine's page view, the frames it merges, the page state
+//! it reads from links, the address's options, the JSON reader, the shard columns'
+//! staggering and shared comparisons. The engine runs in a worker the page talks to, which
+//! this harness does not build: what needs the engine is tested in `web/engine/tests`, and
+//! the mounted page in the end-to-end tests (`tests/e2e`).
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
-use shardlab::engine::{Cluster, ClusterConfig};
-use shardlab::shell::needs_more_input;
-use shardlab_engine::view_model::{cluster_view, FrameMemory};
-use shardlab_web::components::controls::validate_key;
-use shardlab_web::components::App;
-use shardlab_web::share::{playground_from_link, share_query, PageOptions};
-use shardlab_web::state::{Action, Playground};
+use shardlab_protocol::{
+    ChunkFrame, Frame, PageLine, PageLineKind, PageView, Position, ReplayProgress, ShardFrame,
+    ViewSettings,
+};
+use shardlab_web::share::{query_without_link, PageOptions};
+use shardlab_web::state::{
+    drawings_per_second, merge_frame, Action, Calm, Mode, Notice, Playground, CALM_EVERY,
+    DRAW_EVERY_TICK_UP_TO, MAX_BATCH, MAX_TOTAL,
+};
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Element, HtmlElement};
 use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-async fn mount() -> Element {
-    // Each test starts from a clean slate: the app restores a saved session otherwise, or
-    // recovers from a crash recorded in sessionStorage.
-    let window = gloo::utils::window();
-    for storage in [window.local_storage(), window.session_storage()] {
-        if let Some(storage) = storage.ok().flatten() {
-            storage.clear().unwrap();
+/// A chunk from `min` to `max` holding `docs` documents.
+fn chunk(min: &str, max: &str, docs: u64) -> ChunkFrame {
+    ChunkFrame {
+        key: min.to_string(),
+        min: min.to_string(),
+        max: max.to_string(),
+        docs,
+        ..ChunkFrame::default()
+    }
+}
+
+/// A shard as drawn, with `docs` documents and its chunks (`None`: unchanged, left out).
+fn shard(name: &str, docs: u64, chunks: Option<Vec<ChunkFrame>>) -> ShardFrame {
+    ShardFrame {
+        name: name.to_string(),
+        docs,
+        chunks,
+        ..ShardFrame::default()
+    }
+}
+
+/// A frame of `ns` with these shards.
+fn frame(ns: &str, shards: Vec<ShardFrame>) -> Frame {
+    Frame {
+        ns: ns.to_string(),
+        docs: shards.iter().map(|s| s.docs).sum(),
+        shards,
+        ..Frame::default()
+    }
+}
+
+/// An engine view of `test.events` at step `position` of `length`, printing `lines`.
+fn view(position: u64, length: u64, count: u64, lines: &[(PageLineKind, &str)]) -> PageView {
+    PageView {
+        position: Position { position, length },
+        lines: lines
+            .iter()
+            .map(|(kind, text)| PageLine {
+                kind: *kind,
+                text: text.to_string(),
+            })
+            .collect(),
+        settings: ViewSettings {
+            ns: "test.events".into(),
+            key: "{ x: 1 }".into(),
+            shards: 3,
+            version: "5.0".into(),
+            chunk_size: 8192,
+            ..ViewSettings::default()
+        },
+        count,
+        frame: frame(
+            "test.events",
+            vec![
+                shard(
+                    "shard01",
+                    count,
+                    Some(vec![chunk("MinKey", "MaxKey", count)]),
+                ),
+                shard("shard02", 0, Some(Vec::new())),
+            ],
+        ),
+        ..PageView::default()
+    }
+}
+
+/// The engine's answer to session `session`, as the driver hands it to the reducer.
+fn viewed(session: &Rc<str>, view: PageView) -> Action {
+    Action::Viewed(session.clone(), Rc::new(view))
+}
+
+/// A state for engine session `page-1` that has had its first answer.
+fn opened() -> (Rc<Playground>, Rc<str>) {
+    let state = Rc::new(Playground::opening("page-1"));
+    let session = state.session.clone();
+    let state = state.reduce(viewed(&session, view(2, 2, 0, &[])));
+    (state, session)
+}
+
+#[wasm_bindgen_test]
+fn the_reducer_takes_in_the_engines_view_of_its_own_session_only() {
+    let state = Rc::new(Playground::opening("page-1"));
+    assert!(!state.ready);
+    let session = state.session.clone();
+    let state = state.reduce(Action::Sent);
+    assert_eq!(state.in_flight, 1);
+    let rev = state.rev;
+    let state = state.reduce(viewed(
+        &session,
+        view(3, 3, 25, &[(PageLineKind::Auto, "sim.generate(...)")]),
+    ));
+    assert!(state.ready && state.rev > rev);
+    assert_eq!(state.in_flight, 0, "the answer is counted off");
+    assert_eq!((state.count(), state.frame.docs), (25, 25));
+    assert!(state.at_end());
+    assert_eq!(state.settings.key, "{ x: 1 }");
+    assert_eq!(state.console.len(), 1);
+    // An answer for another session (an earlier one, a late picture of a replay) is dropped
+    // whole: the state is the very same.
+    let other: Rc<str> = Rc::from("page-0");
+    let late = state.clone().reduce(viewed(&other, view(9, 9, 900, &[])));
+    assert!(Rc::ptr_eq(&late, &state));
+    let late = state
+        .clone()
+        .reduce(Action::Refused(other, "gone".to_string()));
+    assert!(Rc::ptr_eq(&late, &state));
+    // Lines add up in the console, kept to a readable length.
+    let mut state = state;
+    for i in 0..500 {
+        let line = format!("line {i}");
+        state = state.reduce(viewed(
+            &session,
+            view(3, 3, 25, &[(PageLineKind::Output, &line)]),
+        ));
+    }
+    assert_eq!(state.console.len(), 400);
+    assert_eq!(state.console.last().unwrap().text, "line 499");
+    // A view's notice is shown; a view with no key (nothing sharded) keeps the form's.
+    let mut quiet = view(4, 4, 25, &[]);
+    quiet.notice = Some("test.events already holds 25 documents".to_string());
+    quiet.settings.key = String::new();
+    let state = state.reduce(viewed(&session, quiet));
+    assert_eq!(
+        state.notice.as_ref().map(|n| n.text.as_str()),
+        Some("test.events already holds 25 documents")
+    );
+    assert_eq!(state.settings.key, "{ x: 1 }");
+}
+
+#[wasm_bindgen_test]
+fn done_failed_and_refused_answers_stop_the_workload() {
+    let (state, session) = opened();
+    let state = state.reduce(Action::Play);
+    assert!(state.playing && state.echo_batch);
+    let mut done = view(3, 3, 1000, &[]);
+    done.done = true;
+    let stopped = state.clone().reduce(viewed(&session, done));
+    assert!(!stopped.playing, "a full collection stops the workload");
+    let passing = state.clone().reduce(Action::PassTime);
+    assert!(passing.passing);
+    let mut failed = view(3, 3, 0, &[(PageLineKind::Error, "MongoServerError")]);
+    failed.failed = true;
+    let stopped = passing.clone().reduce(viewed(&session, failed));
+    assert!(!stopped.playing && !stopped.passing);
+    let refused = passing
+        .reduce(Action::Sent)
+        .reduce(Action::Refused(session, "The engine refused.".to_string()));
+    assert!(!refused.playing && !refused.passing);
+    assert_eq!(refused.in_flight, 0);
+    assert_eq!(
+        refused.notice,
+        Some(Notice::plain("The engine refused.".to_string()))
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_switch_draws_another_session_and_its_successor_keeps_the_ui() {
+    let (state, _) = opened();
+    let state = state
+        .reduce(Action::SetSpeed(99))
+        .reduce(Action::SetMode(Mode::Compare))
+        .reduce(Action::Command("sh.status()".into()))
+        .reduce(Action::Command("sh.status()".into()))
+        .reduce(Action::Page("compare", Some("monotonic".into())));
+    assert_eq!(state.speed, 30, "the speed is clamped");
+    assert_eq!(state.history.len(), 1, "a repeated command is kept once");
+    let next = state.successor("page-2");
+    assert_eq!(&*next.session, "page-2");
+    assert!(!next.ready && next.console.is_empty());
+    assert_eq!(
+        (next.speed, next.mode, next.history.len()),
+        (30, Mode::Compare, 1)
+    );
+    assert_eq!(next.page_value("compare"), Some("monotonic"));
+    assert!(next.rev > state.rev);
+    let switched = state.reduce(Action::Switch(Box::new(next)));
+    assert_eq!(&*switched.session, "page-2");
+    // From now on only page-2's answers are taken.
+    let old: Rc<str> = Rc::from("page-1");
+    let rev = switched.rev;
+    let after = switched.reduce(viewed(&old, view(7, 7, 7, &[])));
+    assert_eq!((after.rev, after.ready), (rev, false));
+}
+
+#[wasm_bindgen_test]
+fn a_replays_pictures_replace_each_other_in_the_console_and_commands_wait() {
+    let (state, session) = opened();
+    let mut picture = view(0, 0, 0, &[(PageLineKind::Output, "Replaying: 0 so far.")]);
+    picture.replay = Some(ReplayProgress { done: 0, total: 8 });
+    let state = state.reduce(viewed(&session, picture.clone()));
+    picture.lines[0].text = "Replaying: 3 so far.".into();
+    picture.replay = Some(ReplayProgress { done: 3, total: 8 });
+    let state = state.reduce(viewed(&session, picture));
+    let texts: Vec<&str> = state.console.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts, ["Replaying: 3 so far."]);
+    let done = view(8, 8, 6, &[(PageLineKind::Output, "Restored 8 steps.")]);
+    let state = state.reduce(viewed(&session, done));
+    let texts: Vec<&str> = state.console.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["Restored 8 steps."],
+        "the end says what it restored"
+    );
+    // Commands typed meanwhile wait, in order, until the driver hands them on.
+    let state = state
+        .reduce(Action::Wait("db.c.insertOne({x: 1})".into()))
+        .reduce(Action::Wait("sh.status()".into()));
+    assert_eq!(
+        state.waiting.as_slice(),
+        ["db.c.insertOne({x: 1})", "sh.status()"]
+    );
+    assert!(state.history.is_empty(), "not run yet");
+    let state = state.reduce(Action::Drained);
+    assert!(state.waiting.is_empty());
+}
+
+#[wasm_bindgen_test]
+fn merged_frames_carry_unchanged_shards_chunks() {
+    let first = frame(
+        "test.events",
+        vec![
+            shard("a", 5, Some(vec![chunk("MinKey", "5", 5)])),
+            shard("b", 3, Some(vec![chunk("5", "MaxKey", 3)])),
+        ],
+    );
+    let next = frame(
+        "test.events",
+        vec![
+            shard("a", 5, None),
+            shard("b", 4, Some(vec![chunk("5", "MaxKey", 4)])),
+            shard("c", 0, None),
+        ],
+    );
+    let merged = merge_frame(&first, &next);
+    let chunks = |f: &Frame, i: usize| f.shards[i].chunks.clone().unwrap();
+    assert_eq!(chunks(&merged, 0), chunks(&first, 0), "a did not change");
+    assert_eq!(chunks(&merged, 1), vec![chunk("5", "MaxKey", 4)]);
+    assert_eq!(chunks(&merged, 2), Vec::new(), "a new shard has none yet");
+    // Another collection's frame carries nothing over.
+    let other = frame("test.other", vec![shard("a", 0, None)]);
+    assert_eq!(chunks(&merge_frame(&first, &other), 0), Vec::new());
+    // The reducer merges every answer's frame with the last.
+    let (state, session) = opened();
+    let mut calm = view(3, 3, 0, &[]);
+    calm.frame.shards[0].chunks = None;
+    let state = state.reduce(viewed(&session, calm));
+    assert_eq!(
+        state.frame.shards[0].chunks.as_deref(),
+        Some(&[chunk("MinKey", "MaxKey", 0)][..])
+    );
+}
+
+#[wasm_bindgen_test]
+fn page_state_from_a_link_is_checked_value_by_value() {
+    let mut state = Playground::opening("page-1");
+    let entries = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    };
+    let (problems, lesson, view) = state.apply_page(&entries(&[
+        ("lesson", "hashed"),
+        ("workload", "uniform"),
+        ("batch", "50"),
+        ("total", "5000"),
+        ("balance", "0"),
+        ("view", "test.zz"),
+        ("tab", "guide"),
+        ("compare", "monotonic\n25"),
+    ]));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        (lesson.as_deref(), view.as_deref()),
+        (Some("hashed"), Some("test.zz"))
+    );
+    assert_eq!(
+        (
+            state.workload.spec.as_str(),
+            state.workload.batch,
+            state.workload.total,
+            state.workload.balance
+        ),
+        ("uniform", 50, 5000, false)
+    );
+    assert_eq!(state.mode, Mode::Guide);
+    assert_eq!(state.page_value("compare"), Some("monotonic\n25"));
+    // It comes back as the page's entries, for the next link.
+    let out = state.page_entries();
+    for pair in [("workload", "uniform"), ("batch", "50"), ("tab", "guide")] {
+        assert!(
+            out.iter().any(|(n, v)| (n.as_str(), v.as_str()) == pair),
+            "{pair:?} in {out:?}"
+        );
+    }
+    // Hostile values are left out, each named, and change nothing.
+    let before = state.workload.clone();
+    let too_many = (MAX_BATCH + 1).to_string();
+    let too_much = (MAX_TOTAL + 1).to_string();
+    let long = "w".repeat(17 << 10);
+    let (problems, _, _) = state.apply_page(&entries(&[
+        ("batch", "0"),
+        ("batch", &too_many),
+        ("total", &too_much),
+        ("total", "-1"),
+        ("workload", "   "),
+        ("workload", &long),
+        ("tab", "nope"),
+        ("colour", "red"),
+    ]));
+    assert_eq!(state.workload, before);
+    assert_eq!(state.mode, Mode::Guide);
+    assert_eq!(problems.len(), 8, "{problems:?}");
+    assert!(problems.contains(&"'0' is not a valid batch".to_string()));
+    assert!(problems.contains(&"'nope' is not a valid tab".to_string()));
+    assert!(problems.contains(&"unknown setting 'colour'".to_string()));
+    // A long value is quoted only in part.
+    assert!(problems.iter().all(|p| p.len() < 80), "{problems:?}");
+}
+
+/// Playing, a calm panel (the timeline, the insights) catches up with one answer in
+/// [`CALM_EVERY`], the two in turn; out of sight it waits until it is back; paused,
+/// everything is current.
+#[wasm_bindgen_test]
+fn calm_panels_redraw_in_turn_while_playing_and_hidden_ones_wait() {
+    assert_eq!(
+        drawings_per_second(DRAW_EVERY_TICK_UP_TO),
+        DRAW_EVERY_TICK_UP_TO
+    );
+    assert_eq!(drawings_per_second(30), 15, "fast, every second tick");
+    let (state, session) = opened();
+    // Not playing, every change is drawn by both.
+    assert_eq!(state.calm_rev(Calm::Timeline), state.rev);
+    assert_eq!(state.calm_rev(Calm::Insights), state.rev);
+    let mut s = state.reduce(Action::Play);
+    assert_eq!(
+        s.calm_rev(Calm::Timeline),
+        s.rev,
+        "a click is drawn at once"
+    );
+    let (mut timeline, mut insights) = (Vec::new(), Vec::new());
+    for i in 0..(3 * CALM_EVERY) {
+        let before = (s.calm_rev(Calm::Timeline), s.calm_rev(Calm::Insights));
+        s = s.reduce(viewed(&session, view(3 + i, 3 + i, 25 * i, &[])));
+        if s.calm_rev(Calm::Timeline) != before.0 {
+            assert_eq!(s.calm_rev(Calm::Timeline), s.rev);
+            timeline.push(s.rev);
+        }
+        if s.calm_rev(Calm::Insights) != before.1 {
+            assert_eq!(s.calm_rev(Calm::Insights), s.rev);
+            insights.push(s.rev);
         }
     }
-    let document = gloo::utils::document();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
-    root
-}
-
-fn all(root: &Element, selector: &str) -> Vec<Element> {
-    let list = root.query_selector_all(selector).unwrap();
-    (0..list.length())
-        .filter_map(|i| list.item(i))
-        .filter_map(|n| n.dyn_into::<Element>().ok())
-        .collect()
-}
-
-#[wasm_bindgen_test]
-fn the_key_editor_validates_as_mongodb_does() {
-    assert_eq!(validate_key("{x: 1}", false), Ok("{ x: 1 }".to_string()));
+    assert_eq!(timeline.len(), 3, "{timeline:?}");
+    assert_eq!(insights.len(), 3, "{insights:?}");
+    assert!(timeline.iter().all(|r| r % CALM_EVERY == 0));
+    assert!(insights.iter().all(|r| r % CALM_EVERY == CALM_EVERY / 2));
+    // The timeline out of sight waits; the insights keep their pace.
+    s = s.reduce(Action::Hidden(Calm::Timeline, true));
+    let hidden_at = s.calm_rev(Calm::Timeline);
+    let insights_at = s.calm_rev(Calm::Insights);
+    for i in 0..(2 * CALM_EVERY) {
+        s = s.reduce(viewed(&session, view(50 + i, 50 + i, 0, &[])));
+    }
+    assert!(s.playing);
     assert_eq!(
-        validate_key("{a: 1, b: 'hashed'}", false),
-        Ok("{ a: 1, b: 'hashed' }".to_string())
+        s.calm_rev(Calm::Timeline),
+        hidden_at,
+        "the hidden timeline waits"
     );
+    assert!(s.calm_rev(Calm::Insights) > insights_at);
+    s = s.reduce(Action::Hidden(Calm::Timeline, false));
     assert_eq!(
-        validate_key("{a: -1}", false),
-        Err("MongoServerError[BadValue]: Shard key { a: -1 }numerical fields must be set to a value of 1 (ascending). Failed to parse field a".to_string())
+        s.calm_rev(Calm::Timeline),
+        s.rev,
+        "shown again, it catches up"
     );
-    assert!(validate_key("{x: 'hashed'}", true)
-        .unwrap_err()
-        .starts_with(
-            "MongoServerError[InvalidOptions]: Hashed shard keys cannot be declared unique."
-        ));
-    assert!(validate_key("{x: ", false)
-        .unwrap_err()
-        .starts_with("SyntaxError"));
-    assert_eq!(
-        validate_key("5", false),
-        Err("The shard key must be an object such as {x: 1}".to_string())
-    );
-}
-
-#[wasm_bindgen_test]
-fn the_console_waits_for_closing_brackets() {
-    assert!(needs_more_input("db.c.find({"));
-    assert!(needs_more_input("db.c.insertOne({s: '}'"));
-    assert!(!needs_more_input("db.c.find({s: '{'})"));
-    assert!(!needs_more_input("sh.status()"));
-    // An unterminated string and a comment holding a bracket run, and show their error:
-    // waiting for more would leave the person typing with no clue why nothing happens.
-    assert!(!needs_more_input("\"abc"));
-    assert!(!needs_more_input("sh.status() // :("));
-}
-
-/// Types `text` into the console and presses Enter, as a person would.
-async fn enter_in_console(root: &Element, text: &str) {
-    let area: web_sys::HtmlTextAreaElement = root
-        .query_selector("[data-testid=console-input]")
-        .unwrap()
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    area.set_value(text);
-    let init = web_sys::KeyboardEventInit::new();
-    init.set_key("Enter");
-    init.set_bubbles(true);
-    init.set_cancelable(true);
-    let event =
-        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
-    area.dispatch_event(&event).unwrap();
-    yew::scheduler::flush().await;
-}
-
-#[wasm_bindgen_test]
-async fn an_unterminated_string_runs_on_enter_and_shows_its_error() {
-    let root = mount().await;
-    let errors = |root: &Element| all(root, "[data-testid=console-output] .err").len();
-    enter_in_console(&root, "\"abc").await;
-    assert_eq!(
-        errors(&root),
-        1,
-        "the string is refused in the shell's words"
-    );
-    enter_in_console(&root, "sh.status() // :(").await;
-    let output = root
-        .query_selector("[data-testid=console-output]")
-        .unwrap()
-        .unwrap()
-        .text_content()
-        .unwrap();
-    assert!(
-        output.contains("test> sh.status() // :("),
-        "it ran: {output}"
-    );
-}
-
-/// A cluster with 1 KiB chunks and `test.c` sharded on `{x: 1}`, still empty.
-fn sharded_on_x() -> Cluster {
-    let mut cluster = Cluster::new(ClusterConfig {
-        chunk_size: Some(1024),
-        ..ClusterConfig::default()
-    });
-    cluster
-        .shard_collection("test.c", &bson::doc! {"x": 1}, false, None)
-        .unwrap();
-    cluster
-}
-
-#[wasm_bindgen_test]
-fn the_view_marks_heat_only_on_chunks_that_took_new_inserts() {
-    let mut cluster = sharded_on_x();
-    let docs = |r: std::ops::Range<i32>| {
-        r.map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"})
-            .collect::<Vec<_>>()
-    };
-    cluster.insert_many("test.c", docs(0..60)).unwrap();
-    let first = cluster_view(&cluster, "test.c", &FrameMemory::default());
-    assert!(first.chunks > 1);
-    cluster.insert_many("test.c", docs(60..65)).unwrap();
-    let second = cluster_view(&cluster, "test.c", &first.memory());
-    let hot: Vec<_> = second
-        .shards
-        .iter()
-        .flat_map(|s| s.chunks.iter())
-        .filter(|c| c.gained > 0)
-        .collect();
-    assert_eq!(hot.len(), 1, "only the MaxKey chunk took the new keys");
-    assert!(hot[0].is_max);
-    assert_eq!(hot[0].gained, 5);
-    assert_eq!(second.ticks.iter().filter(|(_, new)| *new).count(), 5);
-    // Once the heat is gone and nothing is new, every shard keeps its chunk list, so the
-    // page compares each column with one pointer test.
-    let third = cluster_view(&cluster, "test.c", &second.memory());
-    let fourth = cluster_view(&cluster, "test.c", &third.memory());
-    assert!(third
-        .shards
-        .iter()
-        .zip(&fourth.shards)
-        .all(|(a, b)| std::rc::Rc::ptr_eq(&a.chunks, &b.chunks)));
-    let busy = second
-        .shards
-        .iter()
-        .position(|s| s.chunks.iter().any(|c| c.gained > 0))
-        .unwrap();
-    assert!(!std::rc::Rc::ptr_eq(
-        &first.shards[busy].chunks,
-        &second.shards[busy].chunks
-    ));
-}
-
-/// The key-space strip is drawn from the segments' own positions, so they must tile
-/// [0, 1] exactly: with no documents yet as well as with some.
-#[wasm_bindgen_test]
-fn the_key_space_segments_fill_the_strip() {
-    let mut cluster = sharded_on_x();
-    let tiles = |cluster: &Cluster| {
-        let view = cluster_view(cluster, "test.c", &FrameMemory::default());
-        let bar = &view.bar;
-        let joined = bar.windows(2).all(|w| (w[0].hi - w[1].lo).abs() < 1e-9);
-        let ends = bar.first().map(|b| b.lo) == Some(0.0)
-            && bar.last().is_some_and(|b| (b.hi - 1.0).abs() < 1e-9);
-        (bar.len(), joined && ends)
-    };
-    assert_eq!(
-        tiles(&cluster),
-        (1, true),
-        "one empty chunk spans the strip"
-    );
-    let docs: Vec<_> = (0..60)
-        .map(|i| bson::doc! {"x": i, "p": "0123456789012345678901234567890123456789"})
-        .collect();
-    cluster.insert_many("test.c", &docs).unwrap();
-    let (n, ok) = tiles(&cluster);
-    assert!(n > 1 && ok, "{n} segments tile the strip");
+    // Between its turns, a panel lags; a pause draws whatever is pending.
+    s = s.reduce(viewed(&session, view(90, 90, 0, &[])));
+    if s.rev % CALM_EVERY == 0 {
+        s = s.reduce(viewed(&session, view(91, 91, 0, &[])));
+    }
+    assert_ne!(s.calm_rev(Calm::Timeline), s.rev);
+    s = s.reduce(Action::Pause);
+    assert!(!s.playing);
+    assert_eq!(s.calm_rev(Calm::Timeline), s.rev);
+    assert_eq!(s.calm_rev(Calm::Insights), s.rev);
 }
 
 #[wasm_bindgen_test]
@@ -210,6 +418,7 @@ fn page_options_are_read_from_the_address() {
     assert!(o.hides("console") && o.hides("insights") && !o.hides("timeline"));
     assert_eq!(o.preset.as_deref(), Some("hashed"));
     assert_eq!(o.selftest, None);
+    assert!(o.unknown.is_empty());
     assert_eq!(
         PageOptions::parse("?selftest=trap").selftest.as_deref(),
         Some("trap")
@@ -218,106 +427,51 @@ fn page_options_are_read_from_the_address() {
         PageOptions::parse("?s=v1.abc%2Bd").scenario.as_deref(),
         Some("v1.abc+d")
     );
+    let o = PageOptions::parse("?embed=0&autoplay=false&colour=red&colour=blue&x%41=1");
+    assert!(!o.embed && !o.autoplay);
+    assert_eq!(o.unknown, ["colour", "xA"], "each unknown option once");
+    let many: String = (0..20).map(|i| format!("&opt{i}=1")).collect();
+    assert_eq!(PageOptions::parse(&many).unknown.len(), 8);
 }
 
 #[wasm_bindgen_test]
-fn a_share_link_round_trips_the_scenario() {
-    let state = Rc::new(Playground::from_preset(
-        shardlab::workload::presets::preset("monotonic").unwrap(),
-    ));
-    let state = state.reduce(Action::Step).reduce(Action::Step);
-    let query = share_query(&state);
-    let restored = playground_from_link(query.trim_start_matches("s="))
-        .unwrap()
-        .state;
-    let a = state.timeline.borrow();
-    let b = restored.timeline.borrow();
-    assert_eq!(a.steps(), b.steps());
-    assert_eq!(a.position(), b.position());
-    let table = |p: &Playground| -> Vec<(String, String, String, u64, bool)> {
-        p.view
-            .shards
-            .iter()
-            .flat_map(|s| {
-                s.chunks.iter().map(|c| {
-                    (
-                        s.name.clone(),
-                        c.min.to_string(),
-                        c.max.to_string(),
-                        c.docs,
-                        c.jumbo,
-                    )
-                })
-            })
-            .collect()
-    };
-    assert_eq!(table(&state), table(&restored));
-    assert_eq!(state.view.docs, restored.view.docs);
-    assert_eq!(state.view.chunks, restored.view.chunks);
-    assert!(playground_from_link("v1.%%%").is_err());
-}
-
-#[wasm_bindgen_test]
-async fn a_new_playground_has_three_shards_and_one_chunk() {
-    let root = mount().await;
-    assert_eq!(all(&root, "[data-testid=shard]").len(), 3);
-    let chunks = all(&root, "[data-testid=chunk]");
-    assert_eq!(chunks.len(), 1);
+fn the_link_leaves_the_address_and_the_other_options_stay() {
+    assert_eq!(query_without_link("?s=v1.abc"), "");
     assert_eq!(
-        chunks[0].get_attribute("data-min").as_deref(),
-        Some("{ x: MinKey() }")
+        query_without_link("?embed=1&s=v1.abc&preset=hashed&selftest=trap"),
+        "?embed=1&selftest=trap"
     );
-    assert_eq!(
-        chunks[0].get_attribute("data-max").as_deref(),
-        Some("{ x: MaxKey() }")
-    );
+    assert_eq!(query_without_link(""), "");
 }
 
 #[wasm_bindgen_test]
-async fn stepping_runs_one_batch_and_back_undoes_it() {
-    let root = mount().await;
-    let step: HtmlElement = root
-        .query_selector("[data-testid=step]")
-        .unwrap()
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    step.click();
-    yew::scheduler::flush().await;
-    let count = |root: &Element| -> u64 {
-        all(root, "[data-testid=chunk]")
-            .iter()
-            .map(|c| {
-                c.get_attribute("data-count")
-                    .unwrap()
-                    .parse::<u64>()
-                    .unwrap()
-            })
-            .sum()
+fn json_is_read_into_bson_and_deep_nesting_is_refused() {
+    use bson::Bson;
+    use shardlab_web::storage::parse_json;
+    let value =
+        parse_json(r#"{"a": [1, 2.5, 3000000000, "x", true, null], "b": {"c": -4}}"#).unwrap();
+    let Bson::Document(doc) = value else {
+        panic!("not a document: {value:?}");
     };
-    assert_eq!(count(&root), 25);
-    let back: HtmlElement = root
-        .query_selector("[data-testid=step-back]")
-        .unwrap()
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    back.click();
-    yew::scheduler::flush().await;
-    assert_eq!(count(&root), 0);
-}
-
-/// A shard as drawn, with `docs` documents and no chunks.
-fn shard_view(name: &str, docs: u64) -> shardlab_engine::view_model::ShardView {
-    shardlab_engine::view_model::ShardView {
-        name: name.to_string(),
-        index: 0,
-        draining: false,
-        zones: Vec::new(),
-        chunks: Rc::from([]),
-        docs,
-        bytes: 0,
-    }
+    assert_eq!(
+        doc.get_array("a").unwrap(),
+        &vec![
+            Bson::Int32(1),
+            Bson::Double(2.5),
+            Bson::Int64(3_000_000_000),
+            Bson::String("x".into()),
+            Bson::Boolean(true),
+            Bson::Null,
+        ]
+    );
+    assert_eq!(doc.get_document("b").unwrap().get_i32("c").unwrap(), -4);
+    assert!(parse_json("{\"a\": ").is_err());
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    assert!(parse_json(&deep(60)).is_ok());
+    let err = parse_json(&deep(100)).unwrap_err();
+    assert!(err.contains("deeper than 64"), "{err}");
+    // Deep enough to overflow a recursive reader, and still an error.
+    assert!(parse_json(&deep(100_000)).is_err());
 }
 
 /// While a workload plays fast, the shard columns take turns redrawing: over `every`
@@ -332,13 +486,13 @@ fn shard_columns_take_turns_redrawing_while_playing_fast() {
     assert_eq!(stagger(true, 30), MAX_STAGGER);
     let names: Vec<String> = (0..16).map(|i| format!("shard{i:02}")).collect();
     let mut drawn = Vec::new();
-    // Tick 0 draws every column (none was drawn before).
     let at = |docs: u64| {
         names
             .iter()
-            .map(|n| shard_view(n, docs))
+            .map(|n| shard(n, docs, Some(Vec::new())))
             .collect::<Vec<_>>()
     };
+    // Tick 0 draws every column (none was drawn before).
     let first = staggered(&mut drawn, &at(0), |s| s.docs, 4, 0);
     assert!(first.iter().all(|(s, _)| s.docs == 0));
     let mut redrawn = vec![0; names.len()];
@@ -362,88 +516,11 @@ fn shard_columns_take_turns_redrawing_while_playing_fast() {
     assert!(redrawn.iter().all(|&n| n == 1), "{redrawn:?}");
     // A column that appears mid-play is drawn at once; paused, every column is current.
     let mut more = at(9);
-    more.push(shard_view("shard16", 9));
+    more.push(shard("shard16", 9, Some(Vec::new())));
     let columns = staggered(&mut drawn, &more, |s| s.docs, 4, 5);
     assert_eq!(columns.last().map(|(s, _)| s.docs), Some(9));
     let columns = staggered(&mut drawn, &at(10), |s| s.docs, 1, 6);
     assert!(columns.iter().all(|(s, _)| s.docs == 10));
-}
-
-/// Playing fast, every second tick is drawn (the other waits for it); playing slowly,
-/// every tick is. A calm panel out of sight is not redrawn until it comes back, while the
-/// other keeps its pace; a pause draws whatever is pending.
-#[wasm_bindgen_test]
-fn fast_ticks_are_drawn_in_pairs_and_hidden_panels_wait() {
-    use shardlab_web::state::{Calm, DRAW_EVERY_TICK_UP_TO};
-    let mut s = Rc::new(Playground::default());
-    s = s.reduce(Action::SetSpeed(DRAW_EVERY_TICK_UP_TO));
-    s = s.reduce(Action::Play);
-    let rev = s.rev;
-    s = s.reduce(Action::Tick);
-    assert!(!s.stale && s.rev > rev, "a slow tick is drawn at once");
-    s = s.reduce(Action::SetSpeed(30));
-    s = s.reduce(Action::Hidden(Calm::Timeline, true));
-    let start = s.calm_rev(Calm::Timeline);
-    let (rev, before) = (s.rev, s.view.docs);
-    s = s.reduce(Action::Tick);
-    assert!(s.stale, "a fast tick waits for the next");
-    assert_eq!(
-        (s.rev, s.view.docs),
-        (rev, before),
-        "nothing redraws in between"
-    );
-    s = s.reduce(Action::Tick);
-    assert!(!s.stale);
-    assert!(
-        s.rev > rev && s.view.docs == s.count(),
-        "the second tick draws both"
-    );
-    for _ in 0..20 {
-        s = s.reduce(Action::Tick);
-    }
-    assert!(s.playing);
-    assert_eq!(
-        s.calm_rev(Calm::Timeline),
-        start,
-        "the hidden timeline waits"
-    );
-    assert!(
-        s.calm_rev(Calm::Insights) > start,
-        "the insights keep their pace"
-    );
-    s = s.reduce(Action::Hidden(Calm::Timeline, false));
-    assert_eq!(
-        s.calm_rev(Calm::Timeline),
-        s.rev,
-        "shown again, it catches up"
-    );
-    if !s.stale {
-        s = s.reduce(Action::Tick);
-    }
-    assert!(s.stale);
-    s = s.reduce(Action::Pause);
-    assert!(!s.stale, "a pause draws the pending tick");
-    assert_eq!(s.view.docs, s.count());
-}
-
-/// Long values in chunk bounds are shortened for the narrow blocks, never mid-structure:
-/// ObjectIds keep their last five digits, other long quoted values their ends.
-#[wasm_bindgen_test]
-fn long_bounds_are_shortened_between_their_quotes() {
-    use shardlab_engine::view_model::short_bound;
-    assert_eq!(
-        short_bound("{ projectId: ObjectId('65a1f2c3d4e5f60718293a4b'), _id: MinKey() }"),
-        "{ projectId: ObjectId('…93a4b'), _id: MinKey() }"
-    );
-    assert_eq!(
-        short_bound("{ _id: Long('-3074457345618258602') }"),
-        "{ _id: Long('-307445…8602') }"
-    );
-    assert_eq!(
-        short_bound("{ x: 'Europe', y: 5 }"),
-        "{ x: 'Europe', y: 5 }"
-    );
-    assert_eq!(short_bound("{ x: 'unclosed }"), "{ x: 'unclosed }");
 }
 
 /// A comparison read from a link is checked before anything replays: it round-trips, and a
@@ -461,24 +538,6 @@ fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
     assert!(err.contains(&MAX_SHARED_DOCS.to_string()), "{err}");
     assert!(Comparison::decode("rm -rf\n25\n900\n32768\n3\n5.0 {x: 1}\n5.0 {x: 1}").is_err());
     assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n5.0 {x: 1}").is_err());
+    assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n9.9 {x: 1}\n5.0 {x: 1}").is_err());
     assert!(Comparison::decode("").is_err());
-}
-
-/// A frame of another collection or key remembers nothing of the last: after the
-/// collection is sharded again on `{userId: 1}`, its one chunk shows `userId` bounds,
-/// although `{x: MinKey}` and `{userId: MinKey}` hold the same values.
-#[wasm_bindgen_test]
-fn a_new_key_draws_its_own_bounds_not_the_last_frames() {
-    let mut session = shardlab::Session::default();
-    session.run("sh.shardCollection(\"test.c\", {x: 1})");
-    let before = cluster_view(&session.cluster, "test.c", &FrameMemory::default());
-    session.run("db.c.drop(); sh.shardCollection(\"test.c\", {userId: 1})");
-    let after = cluster_view(&session.cluster, "test.c", &before.memory());
-    let mins: Vec<String> = after
-        .shards
-        .iter()
-        .flat_map(|s| s.chunks.iter())
-        .map(|c| c.min.to_string())
-        .collect();
-    assert_eq!(mins, vec!["{ userId: MinKey() }".to_string()]);
 }

@@ -1,56 +1,27 @@
-//! Checks on the guided lessons' content, run in the browser by `wasm-bindgen-test`: every
-//! scenario can be loaded, every question has exactly one right answer, every step says
-//! something and points somewhere, and saved progress resolves only while it is valid.
+//! Checks on the guided lessons' and the glossary's content, run in the browser by
+//! `wasm-bindgen-test`: the shipped files read as the page reads them, every question has
+//! exactly one right answer, every step says something and points somewhere, saved
+//! progress resolves only while it is valid, and malformed files are refused with a
+//! reason. (That every lesson a step loads exists and every key is valid is the engine's
+//! to say: `web/engine/tests/page.rs`.)
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
-use shardlab_web::components::guide::HIGHLIGHT_CLASS;
-use shardlab_web::components::App;
+use shardlab_web::glossary::parse_glossary;
 use shardlab_web::lessons::{
     install, lesson, parse_lessons, progress_label, Lesson, Progress, Run, Scenario,
 };
-
-/// The lessons the page fetches, read and checked as the page reads them.
-fn all() -> &'static [Lesson] {
-    install(
-        parse_lessons(include_str!("../../static/lessons.json")).expect("the lessons file reads"),
-    )
-}
 use std::collections::BTreeSet;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-#[wasm_bindgen_test]
-fn every_preset_a_step_loads_exists() {
-    for l in all() {
-        for step in l.steps {
-            if let Scenario::Preset(id) = step.scenario {
-                assert!(
-                    shardlab::workload::presets::preset(id).is_some(),
-                    "{} / {}: no preset {id}",
-                    l.id,
-                    step.title
-                );
-            }
-        }
-    }
-}
+const LESSONS: &str = include_str!("../../static/lessons.json");
+const GLOSSARY: &str = include_str!("../../static/glossary.json");
 
-#[wasm_bindgen_test]
-fn every_key_scenario_is_a_valid_shard_key() {
-    for step in all().iter().flat_map(|l| l.steps) {
-        if let Some(settings) = step.scenario.settings() {
-            assert!(
-                shardlab_web::components::controls::validate_key(&settings.key, false).is_ok(),
-                "{}: {}",
-                step.title,
-                settings.key
-            );
-        }
-    }
+/// The lessons the page fetches, read and checked as the page reads them.
+fn all() -> &'static [Lesson] {
+    install(parse_lessons(LESSONS).expect("the lessons file reads"))
 }
 
 #[wasm_bindgen_test]
@@ -73,7 +44,7 @@ fn every_question_has_exactly_one_right_answer_and_says_why() {
 }
 
 #[wasm_bindgen_test]
-fn steps_have_text_a_run_and_a_selector_the_page_can_parse() {
+fn steps_have_text_a_run_a_scenario_and_a_selector_the_page_can_parse() {
     let document = gloo::utils::document();
     let mut ids = BTreeSet::new();
     for l in all() {
@@ -91,6 +62,13 @@ fn steps_have_text_a_run_and_a_selector_the_page_can_parse() {
             }
             if let Run::Commands(commands) = step.run {
                 assert!(!commands.is_empty(), "{}: nothing to run", step.title);
+            }
+            match step.scenario {
+                Scenario::Preset(id) => assert!(!id.is_empty(), "{}", step.title),
+                Scenario::Key { .. } => {
+                    let settings = step.scenario.settings().unwrap();
+                    assert!(settings.chunk_size >= 1024, "{}", step.title);
+                }
             }
             // A malformed selector would throw instead of finding nothing.
             assert!(
@@ -153,87 +131,71 @@ fn progress_labels_and_stale_progress() {
     };
     assert!(unknown.resolve().is_none());
     assert!(lesson("no-such-lesson").is_none());
+    assert_eq!(lesson(basics.id).map(|l| l.title), Some(basics.title));
 }
 
-fn click(root: &Element, selector: &str) {
-    let el: HtmlElement = root
-        .query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {selector}"))
-        .dyn_into()
-        .unwrap();
-    el.click();
+/// The shipped lessons file with `from` replaced by `to` (which must occur in it).
+fn lessons_with(from: &str, to: &str) -> String {
+    assert!(LESSONS.contains(from), "the lessons file holds {from}");
+    LESSONS.replacen(from, to, 1)
 }
 
 #[wasm_bindgen_test]
-async fn a_commands_step_runs_and_outlines_its_result() {
-    // The page fetches the lessons when the tab opens; here they are in already.
-    all();
-    gloo::utils::window()
-        .local_storage()
-        .unwrap()
-        .unwrap()
-        .clear()
-        .unwrap();
-    let document = gloo::utils::document();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
-    click(&root, "[data-testid=tab-guide]");
-    yew::scheduler::flush().await;
-    click(&root, "[data-testid=guide-start][data-lesson=key-basics]");
-    yew::scheduler::flush().await;
-    let progress = root
-        .query_selector("[data-testid=guide-progress]")
-        .unwrap()
-        .unwrap();
-    let len = all()[0].steps.len();
-    assert_eq!(progress.text_content().unwrap(), format!("Step 1 of {len}"));
-    // Step 1 runs commands at once: predict, run, and the cluster is outlined.
-    click(&root, "[data-testid=guide-choice][data-correct=true]");
-    yew::scheduler::flush().await;
-    let verdict = root
-        .query_selector("[data-testid=guide-verdict]")
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        verdict.get_attribute("data-correct").as_deref(),
-        Some("true")
+fn a_malformed_lessons_file_is_refused_with_a_reason() {
+    let refused = |text: &str, why: &str| {
+        let err = parse_lessons(text).expect_err("refused");
+        assert!(err.starts_with("the lessons file is malformed"), "{err}");
+        assert!(err.contains(why), "{err} should say {why}");
+    };
+    refused("{\"id\": 1}", "a list of lessons");
+    refused("[1]", "a lesson is not an object");
+    refused("[{\"steps\": 5}]", "'steps' must be a list");
+    refused("[", "malformed");
+    refused(
+        &lessons_with("\"version\": \"5.0\"", "\"version\": \"9.9\""),
+        "'version' must be 3.6, 5.0 or 8.0",
     );
-    click(&root, "[data-testid=guide-run]");
-    yew::scheduler::flush().await;
-    assert!(root
-        .query_selector("[data-testid=guide-result]")
-        .unwrap()
-        .is_some());
-    let outlined = document
-        .query_selector(&format!(".{HIGHLIGHT_CLASS}"))
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        outlined.get_attribute("data-testid").as_deref(),
-        Some("cluster")
+    refused(
+        &lessons_with("\"chunkKib\": 8", "\"chunkKib\": -8"),
+        "'chunkKib' must be a positive number",
     );
-    let chunks = root.query_selector_all("[data-testid=chunk]").unwrap();
-    assert!(chunks.length() > 1, "the inserts split the collection");
-    click(&root, "[data-testid=guide-next]");
-    yew::scheduler::flush().await;
-    assert_eq!(progress.text_content().unwrap(), format!("Step 2 of {len}"));
-    assert!(
-        document
-            .query_selector(&format!(".{HIGHLIGHT_CLASS}"))
-            .unwrap()
-            .is_none(),
-        "the outline goes when the step is left"
+    refused(
+        &lessons_with("\"correct\": true", "\"correct\": 1"),
+        "'correct'",
     );
-    let stored = gloo::utils::window()
-        .local_storage()
-        .unwrap()
-        .unwrap()
-        .get_item(shardlab_web::lessons::STORAGE_KEY)
-        .unwrap()
-        .unwrap();
-    assert!(stored.contains("\"step\":1"), "{stored}");
-    root.remove();
+    refused(
+        &lessons_with("\"title\": \"", "\"title\": 7, \"x\": \""),
+        "'title'",
+    );
+    let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    refused(&deep, "deeper than 64");
+    assert!(parse_lessons("[]").unwrap().is_empty());
+}
+
+#[wasm_bindgen_test]
+fn the_glossary_reads_with_unique_ids_and_a_malformed_one_is_refused() {
+    let entries = parse_glossary(GLOSSARY).expect("the glossary file reads");
+    assert!(entries.len() > 5);
+    let ids: BTreeSet<&str> = entries.iter().map(|e| e.id).collect();
+    assert_eq!(ids.len(), entries.len());
+    assert!(entries
+        .iter()
+        .any(|e| e.id == "shard-key" && e.term == "shard key"));
+    let refused = |text: &str, why: &str| {
+        let err = parse_glossary(text).expect_err("refused");
+        assert!(err.starts_with("the glossary file is malformed"), "{err}");
+        assert!(err.contains(why), "{err} should say {why}");
+    };
+    refused("{}", "a list of terms");
+    refused("not json", "a list of terms");
+    refused("[{\"term\": \"a\", \"id\": \"a\"}]", "'text'");
+    refused(
+        "[{\"term\": \" \", \"id\": \"a\", \"text\": \"t\"}]",
+        "'term'",
+    );
+    refused("[5]", "'term'");
+    refused(
+        "[{\"term\": \"a\", \"id\": \"a\", \"text\": \"t\"}, {\"term\": \"b\", \"id\": \"a\", \"text\": \"u\"}]",
+        "the id 'a' is used twice",
+    );
 }

@@ -1,20 +1,22 @@
-//! Browser tests of the replay the page runs a slice at a time (a shared link, the saved
-//! session): what the playground holds after each slice, a cancel that keeps the steps
-//! replayed so far, and the marker and crash record that stay set while it runs.
+//! Browser tests of how a replay the page runs a slice at a time (a shared link, the saved
+//! session, an imported file, the way back to the user's session) concludes: what it
+//! says, what it sets aside and offers, and the marker and crash record that stay set
+//! while it runs. The slices themselves are the engine's (`Act::Advance`/`Act::Finish`,
+//! tested in `web/engine/tests/playground.rs`); here the driver's ending of a replay is
+//! played by calling `startup::conclude` as the driver does.
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
-use shardlab::engine::ClusterConfig;
 use shardlab_web::recovery::{self, RUNNING_KEY};
 use shardlab_web::share::{
-    saved_form, share_query, PageOptions, FAILED_KEY, LINKED_KEY, LOADING_KEY, STORAGE_KEY,
+    PageOptions, FAILED_KEY, LOADING_KEY, PREVIOUS_KEY, STEPS_KEY, STORAGE_KEY,
 };
-use shardlab_web::startup::boot_sliced;
-use shardlab_web::state::{Action, Budget, Offer, Playground, Replay};
+use shardlab_web::startup::{
+    boot, conclude, import, restart, unreadable, Budget, Cut, Ending, Kept, Source,
+};
+use shardlab_web::state::Offer;
 use shardlab_web::storage;
-use std::rc::Rc;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -28,123 +30,54 @@ fn clean_storage() {
     }
 }
 
-/// A scenario that shards the shown collection, then inserts `n` documents one at a time.
-fn inserts(n: usize) -> Vec<String> {
-    let mut commands = vec![
-        "sim.chunkSize(8192)".to_string(),
-        "sh.shardCollection(\"test.events\", {x: 1})".to_string(),
-    ];
-    commands.extend((0..n).map(|i| format!("db.events.insertOne({{x: {i}}})")));
-    commands
+/// Saves a session of `steps` steps as the page's saving does; returns its text.
+fn save(name: &str, steps: u64) -> String {
+    let text = format!("{{\"format\": \"shardlab-scenario\", \"name\": \"{name}\"}}");
+    storage::set_string(STORAGE_KEY, &text);
+    storage::set_string(STEPS_KEY, &steps.to_string());
+    text
 }
 
-/// The playground of `commands`, replayed in one go.
-fn replayed(commands: &[String]) -> Playground {
-    let (state, cut) = Playground::replay(
-        ClusterConfig::default(),
-        commands,
-        commands.len() as u64,
-        &Budget::SLICED,
-        &[],
-    );
-    assert!(cut.is_none());
-    state
+/// The text a download offer's `data:` URL holds, if it is one of JSON.
+fn download(href: &str) -> String {
+    assert!(href.starts_with("data:application/json"), "{href}");
+    String::from(js_sys::decode_uri_component(href.split_once(',').unwrap().1).unwrap())
 }
 
 #[wasm_bindgen_test]
-fn each_slice_replays_on_and_the_pictures_show_the_steps_so_far() {
-    let commands = inserts(10);
-    let mut replay = Replay::new(
-        ClusterConfig::default(),
-        commands.clone(),
-        12,
-        Budget::SLICED,
-    );
-    // A slice of no time runs exactly one command.
-    for k in 1..=5 {
-        assert!(!replay.advance(0.0));
-        assert_eq!(replay.replayed(), k);
-        let picture = replay.snapshot("Replaying the shared scenario");
-        let progress = picture.replaying.clone().unwrap();
-        assert_eq!((progress.done, progress.goal), (k, 12));
-        assert_eq!(picture.timeline.borrow().len(), k as u64);
-        assert_eq!(picture.stats.len(), k);
-        assert_eq!(picture.view.docs, k.saturating_sub(2) as u64);
-    }
-    while !replay.advance(8.0) {}
-    let (state, cut) = replay.finish();
-    assert!(cut.is_none());
-    assert_eq!(state.replaying, None);
-    assert_eq!(state.view.docs, 10);
-    assert_eq!(state.timeline.borrow().position(), 12);
-    // The budget still cuts a sliced replay, before the next command.
-    let few = Budget {
-        commands: 4,
-        millis: 1e9,
+fn a_replay_stopped_by_its_budget_says_where_and_why() {
+    let budget = Budget::REPLAY;
+    assert_eq!((budget.commands, budget.millis), (20_000, 30_000.0));
+    let many = Cut {
+        replayed: 20_000,
+        total: 25_000,
+        timed_out: false,
     };
-    let mut replay = Replay::new(ClusterConfig::default(), commands, 12, few);
-    while !replay.advance(0.0) {}
-    let (state, cut) = replay.finish();
-    assert_eq!(cut.unwrap().replayed, 4);
-    assert_eq!(state.view.docs, 2);
-}
-
-#[wasm_bindgen_test]
-fn a_replay_takes_no_other_action_and_typed_commands_wait_for_its_end() {
-    let mut replay = Replay::new(ClusterConfig::default(), inserts(3), 5, Budget::SLICED);
-    replay.advance(0.0);
-    let state = Rc::new(replay.snapshot("Restoring your saved session"));
-    let state = state.reduce(Action::Command("db.events.insertOne({x: -1})".into()));
     assert_eq!(
-        state.waiting.len(),
-        1,
-        "a command typed during the replay waits"
+        many.describe("Your saved session", &budget),
+        "Your saved session stopped replaying at step 20001 of 25000: it has more than 20000 \
+         steps. The playground holds the 20000 steps before it."
     );
-    assert_eq!(state.timeline.borrow().len(), 1, "and does not run yet");
-    let state = state.reduce(Action::Step);
-    assert_eq!(state.timeline.borrow().len(), 1, "nothing else runs");
-    replay.advance(0.0);
-    let state = state.reduce(Action::Replayed(Box::new(
-        replay.snapshot("Restoring your saved session"),
-    )));
-    assert_eq!(
-        state.waiting.len(),
-        1,
-        "it waits across the replay's pictures"
-    );
-    while !replay.advance(8.0) {}
-    let state = state.reduce(Action::Replayed(Box::new(replay.finish().0)));
-    assert_eq!(state.replaying, None);
-    assert_eq!(
-        state.view.docs, 4,
-        "the waiting command ran once it was over"
-    );
-    assert_eq!(state.timeline.borrow().len(), 6);
-    // Once it is over, the page takes actions again, and no late picture of the replay.
-    let late = state.clone();
-    let state = state.reduce(Action::Step);
-    assert!(state.rev > late.rev);
-    let rev = state.rev;
-    let state = state.reduce(Action::Replayed(Box::new((*late).clone())));
-    assert_eq!(state.rev, rev);
-    // The first picture of a replay that starts (an import) comes in.
-    let mut import = Replay::new(ClusterConfig::default(), inserts(3), 5, Budget::SLICED);
-    import.advance(0.0);
-    let state = state.reduce(Action::Replayed(Box::new(
-        import.snapshot("Replaying the imported scenario"),
-    )));
-    assert!(state.rev > rev && state.replaying.is_some());
+    let slow = Cut {
+        replayed: 7,
+        total: 9,
+        timed_out: true,
+    };
+    assert!(slow
+        .describe("This link's scenario", &budget)
+        .starts_with(
+            "This link's scenario stopped replaying at step 8 of 9: replaying it took longer than 30 seconds."
+        ));
 }
 
 #[wasm_bindgen_test]
 fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
     clean_storage();
-    let full = replayed(&inserts(3000));
-    let text = saved_form(&full);
-    storage::set_string(STORAGE_KEY, &text);
-    let start = boot_sliced(&PageOptions::default());
-    let mut pending = start.replay.unwrap();
-    assert!(start.state.replaying.is_some());
+    let text = save("mine", 3002);
+    let start = boot(&PageOptions::default());
+    assert_eq!(start.opening.what(), "Restoring your saved session");
+    let source = start.opening.source.clone().unwrap();
+    assert_eq!(source, Source::Session { text: text.clone() });
     // While it runs, the marker is set and the crash record names the replay.
     assert!(storage::get(LOADING_KEY).is_some());
     let running = storage::session_get(RUNNING_KEY).unwrap();
@@ -152,85 +85,175 @@ fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
         running.contains("restoring your saved session"),
         "{running}"
     );
-    for _ in 0..3 {
-        assert!(!pending.advance());
-        assert!(storage::get(LOADING_KEY).is_some());
-    }
-    let kept = pending.replayed();
-    assert!(kept > 0 && kept < 3002, "{kept}");
-    let state = pending.finish(true);
-    assert_eq!(state.timeline.borrow().len(), kept as u64);
-    assert_eq!(state.view.docs, (kept - 2) as u64);
+    let ending = Ending::Cancelled {
+        replayed: 40,
+        total: 3002,
+    };
+    let notice = conclude(&source, &ending, &text).unwrap();
     assert_eq!(storage::get(LOADING_KEY), None, "the marker is cleared");
+    assert_eq!(storage::get_string(FAILED_KEY), Some(text.clone()));
+    assert_eq!(
+        notice.text,
+        "Restoring your saved session was cancelled at step 41 of 3002. The playground holds \
+         the 40 steps before it. The whole session was set aside."
+    );
+    match notice.offer {
+        Some(Offer::Download(href)) => assert_eq!(download(&href), text),
+        other => panic!("{other:?}"),
+    }
+    // Cut by the budget, it is set aside too.
+    clean_storage();
+    let cut = Ending::Cut(Cut {
+        replayed: 20_000,
+        total: 25_000,
+        timed_out: false,
+    });
+    let notice = conclude(&source, &cut, &text).unwrap();
+    assert!(notice
+        .text
+        .starts_with("Your saved session stopped replaying at step 20001"));
+    assert!(notice.text.ends_with("The whole session was set aside."));
     assert_eq!(storage::get_string(FAILED_KEY), Some(text));
-    let notice = state.notice.unwrap();
-    assert!(
-        notice
-            .text
-            .contains(&format!("was cancelled at step {} of 3002", kept + 1)),
-        "{}",
-        notice.text
-    );
-    assert!(
-        matches!(notice.offer, Some(Offer::Download(ref href)) if href.starts_with("data:application/json"))
-    );
     clean_storage();
 }
 
 #[wasm_bindgen_test]
 fn a_restore_that_died_mid_slice_is_set_aside_on_the_next_start() {
     clean_storage();
-    let text = saved_form(&replayed(&inserts(50)));
-    storage::set_string(STORAGE_KEY, &text);
-    let mut pending = boot_sliced(&PageOptions::default()).replay.unwrap();
-    pending.advance();
-    // The page dies here: nothing finishes the replay, and the next start finds the marker.
-    drop(pending);
-    let start = boot_sliced(&PageOptions::default());
-    assert!(start.replay.is_none(), "it is not replayed again");
-    assert_eq!(start.state.view.docs, 0);
+    let text = save("mine", 50);
+    let first = boot(&PageOptions::default());
+    assert!(first.opening.source.is_some());
+    // The page dies here: nothing concludes the replay, and the next start finds the marker.
+    let start = boot(&PageOptions::default());
+    assert!(start.opening.source.is_none(), "it is not replayed again");
     assert_eq!(storage::get_string(FAILED_KEY), Some(text));
     assert_eq!(storage::get(LOADING_KEY), None);
+    assert_eq!(storage::get(STORAGE_KEY), None);
     // A restore that runs to its end clears the marker and keeps the session.
     clean_storage();
-    let text = saved_form(&replayed(&inserts(50)));
-    storage::set_string(STORAGE_KEY, &text);
-    let state = boot_sliced(&PageOptions::default())
-        .replay
-        .unwrap()
-        .run_to_end();
-    assert_eq!((state.view.docs, state.notice), (50, None));
+    let text = save("mine", 50);
+    let source = boot(&PageOptions::default()).opening.source.unwrap();
+    assert_eq!(conclude(&source, &Ending::Over, &text), None);
     assert_eq!(storage::get(LOADING_KEY), None);
     assert_eq!(storage::get(FAILED_KEY), None);
+    assert_eq!(storage::get_string(STORAGE_KEY), Some(text.clone()));
+    // So the next start restores it again.
+    let again = boot(&PageOptions::default());
+    assert_eq!(again.opening.source, Some(Source::Session { text }));
     clean_storage();
 }
 
 #[wasm_bindgen_test]
 fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_session() {
     clean_storage();
-    let mine = replayed(&inserts(5));
-    storage::set_string(STORAGE_KEY, &saved_form(&mine));
-    let query = share_query(&replayed(&inserts(2000)));
+    save("mine", 5);
     let options = PageOptions {
-        scenario: Some(query.trim_start_matches("s=").to_string()),
+        scenario: Some("v1.shared".to_string()),
         ..PageOptions::default()
     };
-    let start = boot_sliced(&options);
+    let start = boot(&options);
     let running = storage::session_get(RUNNING_KEY).unwrap();
     assert!(running.contains("opening the shared link"), "{running}");
-    let mut pending = start.replay.unwrap();
-    assert!(!pending.advance());
-    let kept = pending.replayed();
-    let state = pending.finish(true);
-    assert_eq!(state.view.docs, (kept - 2) as u64);
-    let notice = state.notice.clone().unwrap();
+    let source = start.opening.source.unwrap();
+    let json = "{\"format\": \"shardlab-scenario\", \"name\": \"shared\"}";
+    let ending = Ending::Cancelled {
+        replayed: 10,
+        total: 2002,
+    };
+    let notice = conclude(&source, &ending, json).unwrap();
     assert!(
-        notice.text.contains("Opening it was cancelled at step"),
+        notice
+            .text
+            .contains("Opening it was cancelled at step 11 of 2002."),
         "{}",
         notice.text
     );
-    assert!(matches!(notice.offer, Some(Offer::DownloadOrReturn(_))));
-    assert_eq!(storage::get_string(LINKED_KEY), Some(saved_form(&state)));
+    assert!(notice
+        .text
+        .starts_with("You opened a shared scenario. Your own session is kept."));
+    match notice.offer {
+        Some(Offer::DownloadOrReturn(href)) => assert_eq!(download(&href), json),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        storage::get(FAILED_KEY),
+        None,
+        "a link is not the user's to set aside"
+    );
+    // With no session of the user's kept, only the download is offered.
+    let nothing = Source::Link {
+        kept: Kept::Nothing,
+        embed: true,
+    };
+    let notice = conclude(&nothing, &ending, json).unwrap();
+    assert!(matches!(notice.offer, Some(Offer::Download(_))));
+    // A link cut by the budget says so, and offers the way back.
+    let cut = Ending::Cut(Cut {
+        replayed: 20_000,
+        total: 30_000,
+        timed_out: false,
+    });
+    let notice = conclude(&source, &cut, json).unwrap();
+    assert!(notice
+        .text
+        .contains("This link's scenario stopped replaying at step 20001"));
+    assert_eq!(notice.offer, Some(Offer::ReturnToSession));
     recovery::end();
+    clean_storage();
+}
+
+#[wasm_bindgen_test]
+fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
+    clean_storage();
+    let json = "{\"format\": \"shardlab-scenario\"}";
+    let opening = import(json);
+    assert_eq!(opening.what(), "Replaying the imported scenario");
+    let running = storage::session_get(RUNNING_KEY).unwrap();
+    assert!(running.contains("importing a scenario file"), "{running}");
+    let source = opening.source.unwrap();
+    assert_eq!(conclude(&source, &Ending::Over, json), None);
+    let cancelled = Ending::Cancelled {
+        replayed: 2,
+        total: 9,
+    };
+    let notice = conclude(&source, &cancelled, json).unwrap();
+    assert!(notice
+        .text
+        .starts_with("Importing the scenario was cancelled at step 3 of 9."));
+    match notice.offer {
+        Some(Offer::Download(href)) => assert_eq!(download(&href), json),
+        other => panic!("{other:?}"),
+    }
+    let refused = unreadable(&source, "not JSON");
+    assert_eq!(
+        refused.notice.unwrap().text,
+        "The file could not be imported (not JSON)."
+    );
+    assert_eq!(
+        storage::get(FAILED_KEY),
+        None,
+        "an import sets nothing aside"
+    );
+    // Returning to the user's session, cancelled: it is set aside, no longer kept.
+    storage::set_string(PREVIOUS_KEY, "mine");
+    let back = Source::Return {
+        text: "mine".into(),
+    };
+    let notice = conclude(&back, &cancelled, "{}").unwrap();
+    assert!(notice
+        .text
+        .starts_with("Returning to your session was cancelled at step 3 of 9."));
+    assert_eq!(storage::get(PREVIOUS_KEY), None);
+    assert_eq!(storage::get_string(FAILED_KEY).as_deref(), Some("mine"));
+    // The page's session replayed into a new engine.
+    let opening = restart("v1.session".into());
+    assert_eq!(opening.what(), "Restoring your session in a new engine");
+    let source = opening.source.unwrap();
+    assert!(conclude(&source, &Ending::Over, "{}")
+        .unwrap()
+        .text
+        .contains("replayed into it as it was"));
+    let notice = conclude(&source, &cancelled, "{}").unwrap();
+    assert!(matches!(notice.offer, Some(Offer::Download(_))));
     clean_storage();
 }
