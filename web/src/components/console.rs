@@ -32,17 +32,7 @@ pub fn console(props: &ConsoleProps) -> Html {
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);
     let output_ref = use_node_ref();
-    {
-        // Keep the newest output in view.
-        let output_ref = output_ref.clone();
-        use_effect_with(props.lines.len(), move |_| {
-            if let Some(el) = output_ref.cast::<web_sys::Element>() {
-                el.set_scroll_top(el.scroll_height());
-            }
-            || ()
-        });
-    }
-    let history = props.history.clone();
+    use_scroll_to_newest(output_ref.clone(), props.lines.len());
     let on_input = {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
@@ -50,78 +40,18 @@ pub fn console(props: &ConsoleProps) -> Html {
             text.set(area.value());
         })
     };
-    let on_keydown = {
-        let text = text.clone();
-        let cursor = cursor.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let area: HtmlTextAreaElement = e.target_unchecked_into();
-            let value = area.value();
-            match e.key().as_str() {
-                "Enter" if !e.shift_key() => {
-                    // Whether the input is finished is the shell's to say: the engine's.
-                    e.prevent_default();
-                    let (text, cursor, dispatch) = (text.clone(), cursor.clone(), dispatch.clone());
-                    let source = value.clone();
-                    engine_client::request(
-                        "console",
-                        Call::NeedsMoreInput { source },
-                        move |answer| {
-                            if let Ok(Reply::NeedsMoreInput { more: true }) = answer {
-                                text.set(format!("{value}\n"));
-                                return;
-                            }
-                            if !value.trim().is_empty() {
-                                dispatch.emit(Action::Command(value));
-                            }
-                            text.set(String::new());
-                            cursor.set(None);
-                        },
-                    );
-                }
-                "ArrowUp" if !value.contains('\n') || cursor.is_some() => {
-                    if history.is_empty() {
-                        return;
-                    }
-                    e.prevent_default();
-                    let i = match *cursor {
-                        None => history.len() - 1,
-                        Some(i) => i.saturating_sub(1),
-                    };
-                    cursor.set(Some(i));
-                    text.set(history[i].clone());
-                }
-                "ArrowDown" if cursor.is_some() => {
-                    e.prevent_default();
-                    match *cursor {
-                        Some(i) if i + 1 < history.len() => {
-                            cursor.set(Some(i + 1));
-                            text.set(history[i + 1].clone());
-                        }
-                        _ => {
-                            cursor.set(None);
-                            text.set(String::new());
-                        }
-                    }
-                }
-                _ => {}
-            }
-        })
-    };
+    let on_keydown = keydown_callback(
+        text.clone(),
+        cursor,
+        props.history.clone(),
+        props.dispatch.clone(),
+    );
     let rows = (text.lines().count().max(1) as u32).min(8);
     html! {
         <section class="panel console" aria-label="Console">
             <h2>{ "mongosh console" }</h2>
             <div class="console-output" data-testid="console-output" ref={output_ref} role="log" aria-live="polite">
-                { for props.lines.iter().map(|line| {
-                    let (class, prefix) = match line.kind {
-                        LineKind::Input => ("in", "test> "),
-                        LineKind::Auto => ("auto", "test> "),
-                        LineKind::Output => ("out", ""),
-                        LineKind::Error => ("err", ""),
-                    };
-                    html! { <pre class={classes!("line", class)}>{ prefix }{ line.text.clone() }</pre> }
-                }) }
+                { for props.lines.iter().map(console_line) }
             </div>
             <div class="prompt">
                 <span class="prompt-sign" aria-hidden="true">{ "test>" }</span>
@@ -131,5 +61,114 @@ pub fn console(props: &ConsoleProps) -> Html {
                     placeholder="sh.status()" />
             </div>
         </section>
+    }
+}
+
+/// Keeps the newest output in view: scrolls the output to its bottom whenever the number of
+/// lines changes.
+#[hook]
+fn use_scroll_to_newest(output_ref: NodeRef, line_count: usize) {
+    use_effect_with(line_count, move |_| {
+        if let Some(el) = output_ref.cast::<web_sys::Element>() {
+            el.set_scroll_top(el.scroll_height());
+        }
+        || ()
+    });
+}
+
+/// One console line, classed and prompted by its kind.
+fn console_line(line: &ConsoleLine) -> Html {
+    let (class, prefix) = match line.kind {
+        LineKind::Input => ("in", "test> "),
+        LineKind::Auto => ("auto", "test> "),
+        LineKind::Output => ("out", ""),
+        LineKind::Error => ("err", ""),
+    };
+    html! { <pre class={classes!("line", class)}>{ prefix }{ line.text.clone() }</pre> }
+}
+
+/// The input's key handling: Enter submits (or continues unfinished input), Up and Down walk
+/// the history.
+fn keydown_callback(
+    text: UseStateHandle<String>,
+    cursor: UseStateHandle<Option<usize>>,
+    history: Rc<Vec<String>>,
+    dispatch: Callback<Action>,
+) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        let area: HtmlTextAreaElement = e.target_unchecked_into();
+        let value = area.value();
+        match e.key().as_str() {
+            "Enter" if !e.shift_key() => {
+                e.prevent_default();
+                submit(value, text.clone(), cursor.clone(), dispatch.clone());
+            }
+            "ArrowUp" if !value.contains('\n') || cursor.is_some() => {
+                if history.is_empty() {
+                    return;
+                }
+                e.prevent_default();
+                history_up(&history, &text, &cursor);
+            }
+            "ArrowDown" if cursor.is_some() => {
+                e.prevent_default();
+                history_down(&history, &text, &cursor);
+            }
+            _ => {}
+        }
+    })
+}
+
+/// Asks the engine whether `value` is finished: if not, adds a line to it; if so, runs it
+/// (unless blank) and clears the input. Whether the input is finished is the shell's to say.
+fn submit(
+    value: String,
+    text: UseStateHandle<String>,
+    cursor: UseStateHandle<Option<usize>>,
+    dispatch: Callback<Action>,
+) {
+    let source = value.clone();
+    engine_client::request("console", Call::NeedsMoreInput { source }, move |answer| {
+        if let Ok(Reply::NeedsMoreInput { more: true }) = answer {
+            text.set(format!("{value}\n"));
+            return;
+        }
+        if !value.trim().is_empty() {
+            dispatch.emit(Action::Command(value));
+        }
+        text.set(String::new());
+        cursor.set(None);
+    });
+}
+
+/// Steps back one command in a non-empty history, starting from the newest.
+fn history_up(
+    history: &[String],
+    text: &UseStateHandle<String>,
+    cursor: &UseStateHandle<Option<usize>>,
+) {
+    let i = match **cursor {
+        None => history.len() - 1,
+        Some(i) => i.saturating_sub(1),
+    };
+    cursor.set(Some(i));
+    text.set(history[i].clone());
+}
+
+/// Steps forward one command, or back to an empty draft past the newest.
+fn history_down(
+    history: &[String],
+    text: &UseStateHandle<String>,
+    cursor: &UseStateHandle<Option<usize>>,
+) {
+    match **cursor {
+        Some(i) if i + 1 < history.len() => {
+            cursor.set(Some(i + 1));
+            text.set(history[i + 1].clone());
+        }
+        _ => {
+            cursor.set(None);
+            text.set(String::new());
+        }
     }
 }
