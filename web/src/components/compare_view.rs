@@ -291,22 +291,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let column = &props.column.0;
     let i = props.index;
     let draft = use_state(|| column.key.clone());
-    // The key is checked as typed, by the engine, as shardCollection would.
-    let check = use_engine_query(
-        (*draft).clone(),
-        std::rc::Rc::from("compare-check"),
-        true,
-        {
-            let key = (*draft).clone();
-            move || Call::CheckKey { key }
-        },
-    );
-    let validation: Result<String, String> = match check.as_deref() {
-        Some(Ok(Reply::KeyCheck { key: Some(k), .. })) => Ok(k.clone()),
-        Some(Ok(Reply::KeyCheck { error: Some(e), .. })) => Err(e.message.clone()),
-        Some(Err(e)) => Err(e.message.clone()),
-        _ => Ok(String::new()),
-    };
+    let validation = use_key_validation(&draft);
     let valid = validation.is_ok();
     let on_input = {
         let draft = draft.clone();
@@ -315,25 +300,13 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
             draft.set(input.value());
         })
     };
-    let apply = {
-        let draft = draft.clone();
-        let dispatch = props.dispatch.clone();
-        let current = column.key.clone();
-        Callback::from(move |()| {
-            if valid && *draft != current {
-                dispatch.emit(CompareAction::SetKey(i, (*draft).clone()));
-            }
-        })
-    };
-    let on_change = apply.reform(|_: Event| ());
-    let on_keydown = {
-        let apply = apply.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Enter" {
-                apply.emit(());
-            }
-        })
-    };
+    let (on_change, on_keydown) = key_apply_callbacks(
+        draft.clone(),
+        props.dispatch.clone(),
+        column.key.clone(),
+        i,
+        valid,
+    );
     let on_version = props.dispatch.reform(move |e: Event| {
         let select: HtmlSelectElement = e.target_unchecked_into();
         CompareAction::SetVersion(i, select.value())
@@ -377,6 +350,50 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
             </div>
         </section>
     }
+}
+
+/// The key being typed, checked by the engine as shardCollection would: the normalised key,
+/// or the engine's complaint (empty and valid until the first answer).
+#[hook]
+fn use_key_validation(draft: &UseStateHandle<String>) -> Result<String, String> {
+    let check = use_engine_query(
+        (**draft).clone(),
+        std::rc::Rc::from("compare-check"),
+        true,
+        {
+            let key = (**draft).clone();
+            move || Call::CheckKey { key }
+        },
+    );
+    match check.as_deref() {
+        Some(Ok(Reply::KeyCheck { key: Some(k), .. })) => Ok(k.clone()),
+        Some(Ok(Reply::KeyCheck { error: Some(e), .. })) => Err(e.message.clone()),
+        Some(Err(e)) => Err(e.message.clone()),
+        _ => Ok(String::new()),
+    }
+}
+
+/// The key input's change and Enter handlers: both apply the draft to column `i` when it is
+/// `valid` and differs from the `current` key.
+fn key_apply_callbacks(
+    draft: UseStateHandle<String>,
+    dispatch: Callback<CompareAction>,
+    current: String,
+    i: usize,
+    valid: bool,
+) -> (Callback<Event>, Callback<KeyboardEvent>) {
+    let apply = Callback::from(move |()| {
+        if valid && *draft != current {
+            dispatch.emit(CompareAction::SetKey(i, (*draft).clone()));
+        }
+    });
+    let on_change = apply.reform(|_: Event| ());
+    let on_keydown = Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Enter" {
+            apply.emit(());
+        }
+    });
+    (on_change, on_keydown)
 }
 
 /// The key space as a thin strip of chunks coloured by shard.
