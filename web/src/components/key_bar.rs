@@ -130,95 +130,16 @@ fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
     let canvas = use_node_ref();
-    // The strip's width, measured when first drawn and on each resize only: reading it on
-    // every tick would force a layout in the middle of rendering.
-    let width = use_mut_ref(|| None::<f64>);
-    {
-        let canvas = canvas.clone();
-        let width = width.clone();
-        use_effect_with((props.frame.clone(), props.mark), move |(view, mark)| {
-            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                let w = *width
-                    .borrow_mut()
-                    .get_or_insert_with(|| f64::from(c.client_width().max(1)));
-                draw(&c, view, *mark, w);
-            }
-            || ()
-        });
-    }
-    {
-        // A new width redraws the strip at the new size.
-        let canvas = canvas.clone();
-        let view = props.frame.clone();
-        let mark = props.mark;
-        use_effect_with((props.frame.clone(), mark), move |_| {
-            let listener =
-                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
-                    if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                        let w = f64::from(c.client_width().max(1));
-                        *width.borrow_mut() = Some(w);
-                        draw(&c, &view, mark, w);
-                    }
-                });
-            move || drop(listener)
-        });
-    }
+    use_strip_drawing(&canvas, &props.frame, props.mark);
     let v = &props.frame;
     if !v.sharded {
         return html! {};
     }
-    let on_hover = {
-        let view = props.frame.clone();
-        Callback::from(move |e: MouseEvent| {
-            let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
-                return;
-            };
-            let x = f64::from(e.offset_x()) / f64::from(c.client_width().max(1));
-            let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
-            if let Some(b) = view.bar.get(i) {
-                let shard = view
-                    .shards
-                    .iter()
-                    .find(|s| s.index == b.shard)
-                    .map_or("", |s| s.name.as_str());
-                c.set_title(&format!("chunk starting at {} on {shard}", b.min));
-            }
-        })
-    };
-    let on_click = props.dispatch.clone().map(|dispatch| {
-        let view = props.frame.clone();
-        Callback::from(move |e: MouseEvent| {
-            let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
-                return;
-            };
-            let width = f64::from(c.client_width().max(1));
-            let x = f64::from(e.offset_x()) / width;
-            let near = view
-                .ticks
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (i, ((t.at - x) * width).abs()))
-                .filter(|(_, d)| *d <= TICK_REACH)
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            let subject = match near.and_then(|(i, _)| view.ticks.get(i)) {
-                Some(t) => Inspecting::Chunk {
-                    key: t.chunk.clone(),
-                    skip: None,
-                    mark: Some(t.seq),
-                },
-                None => {
-                    let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
-                    let Some(b) = view.bar.get(i) else { return };
-                    Inspecting::Chunk {
-                        key: b.key.clone(),
-                        skip: None,
-                        mark: None,
-                    }
-                }
-            };
-            dispatch.emit(Action::Inspect(Some(subject)));
-        })
-    });
+    let on_hover = hover_callback(props.frame.clone());
+    let on_click = props
+        .dispatch
+        .clone()
+        .map(|dispatch| click_callback(props.frame.clone(), dispatch));
     let caption = if v.hashed {
         "Hashed key space: Long('-9223372036854775808') … Long('9223372036854775807'); chunks sit where their hashes fall"
     } else {
@@ -238,4 +159,95 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
         </section>
     }
+}
+
+/// Draws `frame` (and `mark`) on the canvas whenever either changes, and again at the new
+/// size whenever the window is resized.
+#[hook]
+fn use_strip_drawing(canvas: &NodeRef, frame: &Rc<Frame>, mark: Option<f64>) {
+    // The strip's width, measured when first drawn and on each resize only: reading it on
+    // every tick would force a layout in the middle of rendering.
+    let width = use_mut_ref(|| None::<f64>);
+    {
+        let canvas = canvas.clone();
+        let width = width.clone();
+        use_effect_with((frame.clone(), mark), move |(view, mark)| {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                let w = *width
+                    .borrow_mut()
+                    .get_or_insert_with(|| f64::from(c.client_width().max(1)));
+                draw(&c, view, *mark, w);
+            }
+            || ()
+        });
+    }
+    // A new width redraws the strip at the new size.
+    let canvas = canvas.clone();
+    let view = frame.clone();
+    use_effect_with((frame.clone(), mark), move |_| {
+        let listener =
+            gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                    let w = f64::from(c.client_width().max(1));
+                    *width.borrow_mut() = Some(w);
+                    draw(&c, &view, mark, w);
+                }
+            });
+        move || drop(listener)
+    });
+}
+
+/// Hovering names the chunk under the pointer (and its shard) in the canvas's title.
+fn hover_callback(view: Rc<Frame>) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
+            return;
+        };
+        let x = f64::from(e.offset_x()) / f64::from(c.client_width().max(1));
+        let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
+        if let Some(b) = view.bar.get(i) {
+            let shard = view
+                .shards
+                .iter()
+                .find(|s| s.index == b.shard)
+                .map_or("", |s| s.name.as_str());
+            c.set_title(&format!("chunk starting at {} on {shard}", b.min));
+        }
+    })
+}
+
+/// A click inspects the document of the nearest tick within reach, or else the chunk under
+/// the pointer.
+fn click_callback(view: Rc<Frame>, dispatch: Callback<Action>) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
+            return;
+        };
+        let width = f64::from(c.client_width().max(1));
+        let x = f64::from(e.offset_x()) / width;
+        let near = view
+            .ticks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i, ((t.at - x) * width).abs()))
+            .filter(|(_, d)| *d <= TICK_REACH)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let subject = match near.and_then(|(i, _)| view.ticks.get(i)) {
+            Some(t) => Inspecting::Chunk {
+                key: t.chunk.clone(),
+                skip: None,
+                mark: Some(t.seq),
+            },
+            None => {
+                let i = view.bar.partition_point(|b| b.lo <= x).saturating_sub(1);
+                let Some(b) = view.bar.get(i) else { return };
+                Inspecting::Chunk {
+                    key: b.key.clone(),
+                    skip: None,
+                    mark: None,
+                }
+            }
+        };
+        dispatch.emit(Action::Inspect(Some(subject)));
+    })
 }
