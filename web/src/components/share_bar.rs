@@ -63,88 +63,20 @@ pub struct ShareBarProps {
 #[function_component(ShareBar)]
 pub fn share_bar(props: &ShareBarProps) -> Html {
     let link = use_state(|| None::<String>);
-    let on_copy = {
-        let link = link.clone();
-        let state = props.state.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| {
-            let link = link.clone();
-            let dispatch = dispatch.clone();
-            with_link(&state, false, move |answer| match answer {
-                Ok(text) => {
-                    let query = format!("s={text}");
-                    let url = format!("{}?{query}", base_url());
-                    copy_to_clipboard(&url);
-                    if let Ok(history) = gloo::utils::window().history() {
-                        let _ = history.replace_state_with_url(
-                            &JsValue::NULL,
-                            "",
-                            Some(&format!("?{query}")),
-                        );
-                    }
-                    link.set(Some(url));
-                }
-                Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
-            })
-        })
-    };
-    let on_export_json = {
-        let state = props.state.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| {
-            let dispatch = dispatch.clone();
-            with_link(&state, true, move |answer| match answer {
-                Ok(json) => download(
-                    "shardlab-scenario.json",
-                    &data_url("application/json", &json),
-                ),
-                Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
-            })
-        })
-    };
+    let on_copy = copy_link_callback(link.clone(), props.state.clone(), props.dispatch.clone());
+    let on_export_json = export_json_callback(props.state.clone(), props.dispatch.clone());
     let on_export_svg = {
         let state = props.state.clone();
         Callback::from(move |_| {
-            let svg = crate::export::cluster_svg(
-                &state.frame,
-                &format!("ShardLab · {} on {}", state.settings.ns, state.frame.key),
-            );
+            let svg = picture_svg(&state);
             download("shardlab-cluster.svg", &data_url("image/svg+xml", &svg));
         })
     };
     let on_export_png = {
         let state = props.state.clone();
-        Callback::from(move |_| {
-            let svg = crate::export::cluster_svg(
-                &state.frame,
-                &format!("ShardLab · {} on {}", state.settings.ns, state.frame.key),
-            );
-            export_png(svg);
-        })
+        Callback::from(move |_| export_png(picture_svg(&state)))
     };
-    let on_import = {
-        let dispatch = props.dispatch.clone();
-        let on_import = props.on_import.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            let dispatch = dispatch.clone();
-            let on_import = on_import.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
-                match text.ok().and_then(|t| t.as_string()) {
-                    // The engine reads it: a file it cannot read gives a notice then.
-                    Some(text) => on_import.emit(crate::startup::import(&text)),
-                    None => dispatch.emit(Action::Notice(Some(Notice::plain(
-                        "That file could not be read.",
-                    )))),
-                }
-            });
-            input.set_value("");
-        })
-    };
+    let on_import = import_callback(props.dispatch.clone(), props.on_import.clone());
     html! {
         <div class="share-bar" role="toolbar" aria-label="Share and export">
             <button class="secondary" data-testid="share-link" onclick={on_copy}>{ "Copy link" }</button>
@@ -161,6 +93,83 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
             }
         </div>
     }
+}
+
+/// The cluster picture as SVG, titled with the namespace and its key: what both picture
+/// exports draw.
+fn picture_svg(state: &Playground) -> String {
+    crate::export::cluster_svg(
+        &state.frame,
+        &format!("ShardLab · {} on {}", state.settings.ns, state.frame.key),
+    )
+}
+
+/// "Copy link": asks the engine for the link, copies it, puts it in the address bar and
+/// shows it in `link`; an engine refusal becomes a notice.
+fn copy_link_callback(
+    link: UseStateHandle<Option<String>>,
+    state: Playground,
+    dispatch: Callback<Action>,
+) -> Callback<MouseEvent> {
+    Callback::from(move |_| {
+        let link = link.clone();
+        let dispatch = dispatch.clone();
+        with_link(&state, false, move |answer| match answer {
+            Ok(text) => {
+                let query = format!("s={text}");
+                let url = format!("{}?{query}", base_url());
+                copy_to_clipboard(&url);
+                if let Ok(history) = gloo::utils::window().history() {
+                    let _ = history.replace_state_with_url(
+                        &JsValue::NULL,
+                        "",
+                        Some(&format!("?{query}")),
+                    );
+                }
+                link.set(Some(url));
+            }
+            Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
+        })
+    })
+}
+
+/// "Export JSON": downloads the engine's JSON form of the scenario; a refusal becomes a
+/// notice.
+fn export_json_callback(state: Playground, dispatch: Callback<Action>) -> Callback<MouseEvent> {
+    Callback::from(move |_| {
+        let dispatch = dispatch.clone();
+        with_link(&state, true, move |answer| match answer {
+            Ok(json) => download(
+                "shardlab-scenario.json",
+                &data_url("application/json", &json),
+            ),
+            Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
+        })
+    })
+}
+
+/// "Import JSON": reads the chosen file and opens it, then clears the input so that the
+/// same file can be chosen again.
+fn import_callback(dispatch: Callback<Action>, on_import: Callback<Opening>) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        let dispatch = dispatch.clone();
+        let on_import = on_import.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
+            match text.ok().and_then(|t| t.as_string()) {
+                // The engine reads it: a file it cannot read gives a notice then.
+                Some(text) => on_import.emit(crate::startup::import(&text)),
+                None => dispatch.emit(Action::Notice(Some(Notice::plain(
+                    "That file could not be read.",
+                )))),
+            }
+        });
+        input.set_value("");
+    })
 }
 
 /// Renders the SVG onto a canvas and downloads it as a PNG.
