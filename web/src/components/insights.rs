@@ -182,34 +182,14 @@ pub fn insights(props: &InsightsProps) -> Html {
             move || Call::Insights { ns, analyze: true },
         )
     };
-    let on_analyze = {
-        let asked = asked.clone();
-        let (session, ns) = (state.session.clone(), ns.clone());
-        Callback::from(move |_| {
-            let n = asked.as_ref().map_or(0, |a| a.2.wrapping_add(1));
-            asked.set(Some((session.clone(), ns.clone(), n)));
-        })
-    };
-    // A report on another session, collection or key says nothing about this one: it is
-    // dropped. (An answer shown is for this session: a new session starts a new page
-    // state, and `asked` of an earlier session asks nothing.)
-    let current = report
-        .filter(|_| asked.as_ref().is_some_and(|a| a.0 == state.session && a.1 == ns))
-        .and_then(|a| {
-            let keep = matches!(view_of(&a), Some(Ok(v)) if v.ns == ns && (v.key == key || key.is_empty()));
-            let failed = matches!(view_of(&a), Some(Err(_)));
-            (keep || failed).then_some(a)
-        });
+    let on_analyze = analyze_callback(asked.clone(), state.session.clone(), ns.clone());
+    let current = current_report(report, asked.as_ref(), &state.session, &ns, &key);
     let again = current
         .as_ref()
         .and_then(view_of)
         .is_some_and(|v| matches!(v, Ok(v) if v.step != step));
     let body = report_body(current.as_ref(), &ns, &key, step);
-    let over_time = match charts.as_ref().and_then(view_of) {
-        None => Html::default(),
-        Some(Err(e)) => html! { <p class="error">{ e }</p> },
-        Some(Ok(v)) => html! { <>{ docs_chart(v) }{ inserts_chart(v) }</> },
-    };
+    let over_time = over_time(charts.as_ref());
     html! {
         <section class="panel insights" aria-label="Insights">
             <div class="insight analyze" data-testid="analyze-panel">
@@ -226,6 +206,47 @@ pub fn insights(props: &InsightsProps) -> Html {
                 { over_time }
             </div>
         </section>
+    }
+}
+
+/// "Analyze this key": asks for a report on `ns` in `session`, numbered anew on each click
+/// so that asking again at the same step asks the engine again.
+fn analyze_callback(
+    asked: UseStateHandle<Option<ReportKey>>,
+    session: Rc<str>,
+    ns: String,
+) -> Callback<MouseEvent> {
+    Callback::from(move |_| {
+        let n = asked.as_ref().map_or(0, |a| a.2.wrapping_add(1));
+        asked.set(Some((session.clone(), ns.clone(), n)));
+    })
+}
+
+/// The report worth showing, if any. A report on another session, collection or key says
+/// nothing about this one: it is dropped. (An answer shown is for this session: a new
+/// session starts a new page state, and `asked` of an earlier session asks nothing.)
+fn current_report(
+    report: Option<Answer>,
+    asked: Option<&ReportKey>,
+    session: &Rc<str>,
+    ns: &str,
+    key: &str,
+) -> Option<Answer> {
+    report
+        .filter(|_| asked.is_some_and(|a| a.0 == *session && a.1 == ns))
+        .and_then(|a| {
+            let keep = matches!(view_of(&a), Some(Ok(v)) if v.ns == ns && (v.key == key || key.is_empty()));
+            let failed = matches!(view_of(&a), Some(Err(_)));
+            (keep || failed).then_some(a)
+        })
+}
+
+/// The "Over time" charts, or the engine's error; nothing until the first answer.
+fn over_time(charts: Option<&Answer>) -> Html {
+    match charts.and_then(view_of) {
+        None => Html::default(),
+        Some(Err(e)) => html! { <p class="error">{ e }</p> },
+        Some(Ok(v)) => html! { <>{ docs_chart(v) }{ inserts_chart(v) }</> },
     }
 }
 
