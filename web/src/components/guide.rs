@@ -85,15 +85,7 @@ fn lesson_guide(props: &GuideProps) -> Html {
     let published = props.state.page_value("guide").and_then(parse_at);
     let open = use_state(move || published);
     let resumed = use_mut_ref(move || published.map(|(l, i)| (l.id, i)));
-    {
-        // The open lesson and step travel with links and the saved session.
-        let dispatch = props.dispatch.clone();
-        use_effect_with(*open, move |open| {
-            let value = open.map(|(l, i)| format!("{}:{i}", l.id));
-            dispatch.emit(Action::Page("guide", value));
-            || ()
-        });
-    }
+    use_publish_at(*open, &props.dispatch);
     let step_state = use_state(StepState::default);
     let complete = use_state(|| None::<&'static Lesson>);
     let saved = use_state(load_progress);
@@ -108,24 +100,7 @@ fn lesson_guide(props: &GuideProps) -> Html {
         props.state.rev,
     );
 
-    let go = {
-        let (open, complete, saved) = (open.clone(), complete.clone(), saved.clone());
-        Callback::from(move |delta: i32| {
-            let Some((l, i)) = *open else { return };
-            let next = i as i32 + delta;
-            if next < 0 {
-                return;
-            }
-            if next as usize >= l.steps.len() {
-                storage::remove(STORAGE_KEY);
-                saved.set(None);
-                open.set(None);
-                complete.set(Some(l));
-                return;
-            }
-            open.set(Some((l, next as usize)));
-        })
-    };
+    let go = go_callback(open.clone(), complete.clone(), saved.clone());
     use_step_keys(open.is_some(), &go);
 
     let Some((l, i, step)) = current else {
@@ -138,47 +113,92 @@ fn lesson_guide(props: &GuideProps) -> Html {
         };
         return picker(*complete, (*saved).clone(), &start);
     };
-    let close = {
-        let (open, saved) = (open.clone(), saved.clone());
-        let on_close = props.on_close.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| {
-            open.set(None);
-            dispatch.emit(Action::Page("guide", None));
-            saved.set(load_progress());
-            on_close.emit(());
-        })
-    };
-    let on_choose = {
-        let step_state = step_state.clone();
-        Callback::from(move |c: usize| {
-            if step_state.choice.is_none() {
-                step_state.set(StepState {
-                    choice: Some(c),
-                    ..*step_state
-                });
-            }
-        })
-    };
-    let on_run = {
-        let step_state = step_state.clone();
-        let dispatch = props.dispatch.clone();
-        let run = step.run;
-        Callback::from(move |_| {
-            step_state.set(StepState {
-                started: true,
-                ..*step_state
-            });
-            start_run(run, &dispatch);
-        })
-    };
     let callbacks = StepCallbacks {
-        choose: on_choose,
-        run: on_run,
+        choose: choose_callback(step_state.clone()),
+        run: run_callback(step_state.clone(), props.dispatch.clone(), step.run),
         go,
-        close,
+        close: close_callback(open, saved, props.dispatch.clone(), props.on_close.clone()),
     };
     step_panel((l, i), *step_state, finished, &callbacks)
+}
+
+/// The open lesson and step travel with links and the saved session: each change is
+/// published as the page's `guide` value (`lesson:step`, or none for the picker).
+#[hook]
+fn use_publish_at(open: Option<At>, dispatch: &Callback<Action>) {
+    let dispatch = dispatch.clone();
+    use_effect_with(open, move |open| {
+        let value = open.map(|(l, i)| format!("{}:{i}", l.id));
+        dispatch.emit(Action::Page("guide", value));
+        || ()
+    });
+}
+
+/// Moves by a number of steps; past the last step the lesson is complete: its saved
+/// progress is forgotten and the picker says so.
+fn go_callback(
+    open: UseStateHandle<Option<At>>,
+    complete: UseStateHandle<Option<&'static Lesson>>,
+    saved: UseStateHandle<Option<Progress>>,
+) -> Callback<i32> {
+    Callback::from(move |delta: i32| {
+        let Some((l, i)) = *open else { return };
+        let next = i as i32 + delta;
+        if next < 0 {
+            return;
+        }
+        if next as usize >= l.steps.len() {
+            storage::remove(STORAGE_KEY);
+            saved.set(None);
+            open.set(None);
+            complete.set(Some(l));
+            return;
+        }
+        open.set(Some((l, next as usize)));
+    })
+}
+
+/// Leaves the lesson: back to the picker (with the progress just saved offered to resume),
+/// then tells the page.
+fn close_callback(
+    open: UseStateHandle<Option<At>>,
+    saved: UseStateHandle<Option<Progress>>,
+    dispatch: Callback<Action>,
+    on_close: Callback<()>,
+) -> Callback<MouseEvent> {
+    Callback::from(move |_| {
+        open.set(None);
+        dispatch.emit(Action::Page("guide", None));
+        saved.set(load_progress());
+        on_close.emit(());
+    })
+}
+
+/// Picks an answer; the first pick is final.
+fn choose_callback(step_state: UseStateHandle<StepState>) -> Callback<usize> {
+    Callback::from(move |c: usize| {
+        if step_state.choice.is_none() {
+            step_state.set(StepState {
+                choice: Some(c),
+                ..*step_state
+            });
+        }
+    })
+}
+
+/// Marks the step started and starts its run.
+fn run_callback(
+    step_state: UseStateHandle<StepState>,
+    dispatch: Callback<Action>,
+    run: Run,
+) -> Callback<MouseEvent> {
+    Callback::from(move |_| {
+        step_state.set(StepState {
+            started: true,
+            ..*step_state
+        });
+        start_run(run, &dispatch);
+    })
 }
 
 /// Entering a step loads its scenario and remembers where the learner is.
