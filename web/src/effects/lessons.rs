@@ -211,103 +211,131 @@ pub(crate) fn leak(text: &str) -> &'static str {
 
 /// Reads the lessons file, checking every field: a file can be malformed.
 pub fn parse_lessons(text: &str) -> Result<Vec<Lesson>, String> {
-    let bad = |what: &str| format!("the lessons file is malformed: {what}");
     let value = crate::storage::parse_json(text).map_err(|e| bad(&e))?;
     let Bson::Array(list) = value else {
         return Err(bad("it must hold a list of lessons"));
     };
-    let text_of = |d: &Document, key: &str| -> Result<&'static str, String> {
-        d.get_str(key)
-            .map(leak)
-            .map_err(|_| bad(&format!("'{key}' must be a string")))
-    };
-    let mut out = Vec::new();
-    for item in &list {
-        let l = item
-            .as_document()
-            .ok_or_else(|| bad("a lesson is not an object"))?;
-        let mut steps = Vec::new();
-        for step in l
-            .get_array("steps")
-            .map_err(|_| bad("'steps' must be a list"))?
-        {
-            let st = step
-                .as_document()
-                .ok_or_else(|| bad("a step is not an object"))?;
-            let scenario = st
-                .get_document("scenario")
-                .map_err(|_| bad("'scenario' must be an object"))?;
-            let scenario = match scenario.get_str("preset") {
-                Ok(p) => Scenario::Preset(leak(p)),
-                Err(_) => Scenario::Key {
-                    key: text_of(scenario, "key")?,
-                    version: scenario
-                        .get_str("version")
-                        .ok()
-                        .filter(|v| ["3.6", "5.0", "8.0"].contains(v))
+    list.iter().map(parse_lesson).collect()
+}
+
+/// The error for a malformed lessons file, saying `what` is wrong.
+fn bad(what: &str) -> String {
+    format!("the lessons file is malformed: {what}")
+}
+
+/// The string field `key` of `d`, leaked for the page's life.
+fn text_of(d: &Document, key: &str) -> Result<&'static str, String> {
+    d.get_str(key)
+        .map(leak)
+        .map_err(|_| bad(&format!("'{key}' must be a string")))
+}
+
+/// One lesson: its steps are checked before its own fields, so that the first error in the
+/// file is the one reported.
+fn parse_lesson(item: &Bson) -> Result<Lesson, String> {
+    let l = item
+        .as_document()
+        .ok_or_else(|| bad("a lesson is not an object"))?;
+    let steps = l
+        .get_array("steps")
+        .map_err(|_| bad("'steps' must be a list"))?
+        .iter()
+        .map(parse_step)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Lesson {
+        id: text_of(l, "id")?,
+        title: text_of(l, "title")?,
+        summary: text_of(l, "summary")?,
+        steps: Box::leak(steps.into_boxed_slice()),
+    })
+}
+
+/// One step, its fields checked in the order the file's errors are reported: scenario, run,
+/// question's choices, then the texts.
+fn parse_step(step: &Bson) -> Result<Step, String> {
+    let st = step
+        .as_document()
+        .ok_or_else(|| bad("a step is not an object"))?;
+    let scenario = parse_scenario(
+        st.get_document("scenario")
+            .map_err(|_| bad("'scenario' must be an object"))?,
+    )?;
+    let run = parse_run(st.get("run"))?;
+    let q = st
+        .get_document("question")
+        .map_err(|_| bad("'question' must be an object"))?;
+    let choices = parse_choices(q)?;
+    Ok(Step {
+        title: text_of(st, "title")?,
+        scenario,
+        explain: text_of(st, "explain")?,
+        watch: text_of(st, "watch")?,
+        question: Question {
+            prompt: text_of(q, "prompt")?,
+            choices: Box::leak(choices.into_boxed_slice()),
+        },
+        run,
+        result: text_of(st, "result")?,
+        highlight: text_of(st, "highlight")?,
+    })
+}
+
+/// A step's scenario: a preset by id, or a key with its version and chunk size.
+fn parse_scenario(scenario: &Document) -> Result<Scenario, String> {
+    Ok(match scenario.get_str("preset") {
+        Ok(p) => Scenario::Preset(leak(p)),
+        Err(_) => Scenario::Key {
+            key: text_of(scenario, "key")?,
+            version: scenario
+                .get_str("version")
+                .ok()
+                .filter(|v| ["3.6", "5.0", "8.0"].contains(v))
+                .map(leak)
+                .ok_or_else(|| bad("a scenario's 'version' must be 3.6, 5.0 or 8.0"))?,
+            chunk_kib: match scenario.get("chunkKib") {
+                Some(Bson::Int32(n)) if *n > 0 => *n as u64,
+                Some(Bson::Int64(n)) if *n > 0 => *n as u64,
+                _ => return Err(bad("a scenario's 'chunkKib' must be a positive number")),
+            },
+        },
+    })
+}
+
+/// A step's run: `"play"` or a list of shell commands.
+fn parse_run(run: Option<&Bson>) -> Result<Run, String> {
+    match run {
+        Some(Bson::String(s)) if s == "play" => Ok(Run::Play),
+        Some(Bson::Array(cmds)) => {
+            let cmds: Vec<&'static str> = cmds
+                .iter()
+                .map(|c| {
+                    c.as_str()
                         .map(leak)
-                        .ok_or_else(|| bad("a scenario's 'version' must be 3.6, 5.0 or 8.0"))?,
-                    chunk_kib: match scenario.get("chunkKib") {
-                        Some(Bson::Int32(n)) if *n > 0 => *n as u64,
-                        Some(Bson::Int64(n)) if *n > 0 => *n as u64,
-                        _ => return Err(bad("a scenario's 'chunkKib' must be a positive number")),
-                    },
-                },
-            };
-            let run = match st.get("run") {
-                Some(Bson::String(s)) if s == "play" => Run::Play,
-                Some(Bson::Array(cmds)) => {
-                    let cmds: Vec<&'static str> = cmds
-                        .iter()
-                        .map(|c| {
-                            c.as_str()
-                                .map(leak)
-                                .ok_or_else(|| bad("a command is not a string"))
-                        })
-                        .collect::<Result<_, _>>()?;
-                    Run::Commands(Box::leak(cmds.into_boxed_slice()))
-                }
-                _ => return Err(bad("'run' must be \"play\" or a list of commands")),
-            };
-            let q = st
-                .get_document("question")
-                .map_err(|_| bad("'question' must be an object"))?;
-            let mut choices = Vec::new();
-            for c in q
-                .get_array("choices")
-                .map_err(|_| bad("'choices' must be a list"))?
-            {
-                let c = c
-                    .as_document()
-                    .ok_or_else(|| bad("a choice is not an object"))?;
-                choices.push(Choice {
-                    text: text_of(c, "text")?,
-                    correct: c
-                        .get_bool("correct")
-                        .map_err(|_| bad("'correct' must be true or false"))?,
-                    why: text_of(c, "why")?,
-                });
-            }
-            steps.push(Step {
-                title: text_of(st, "title")?,
-                scenario,
-                explain: text_of(st, "explain")?,
-                watch: text_of(st, "watch")?,
-                question: Question {
-                    prompt: text_of(q, "prompt")?,
-                    choices: Box::leak(choices.into_boxed_slice()),
-                },
-                run,
-                result: text_of(st, "result")?,
-                highlight: text_of(st, "highlight")?,
-            });
+                        .ok_or_else(|| bad("a command is not a string"))
+                })
+                .collect::<Result<_, _>>()?;
+            Ok(Run::Commands(Box::leak(cmds.into_boxed_slice())))
         }
-        out.push(Lesson {
-            id: text_of(l, "id")?,
-            title: text_of(l, "title")?,
-            summary: text_of(l, "summary")?,
-            steps: Box::leak(steps.into_boxed_slice()),
-        });
+        _ => Err(bad("'run' must be \"play\" or a list of commands")),
     }
-    Ok(out)
+}
+
+/// A question's answers, in the order shown.
+fn parse_choices(q: &Document) -> Result<Vec<Choice>, String> {
+    q.get_array("choices")
+        .map_err(|_| bad("'choices' must be a list"))?
+        .iter()
+        .map(|c| {
+            let c = c
+                .as_document()
+                .ok_or_else(|| bad("a choice is not an object"))?;
+            Ok(Choice {
+                text: text_of(c, "text")?,
+                correct: c
+                    .get_bool("correct")
+                    .map_err(|_| bad("'correct' must be true or false"))?,
+                why: text_of(c, "why")?,
+            })
+        })
+        .collect()
 }
