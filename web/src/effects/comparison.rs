@@ -308,86 +308,132 @@ impl Reducible for Comparison {
 
     fn reduce(self: Rc<Self>, action: CompareAction) -> Rc<Self> {
         let mut next = (*self).clone();
-        match action {
-            CompareAction::Play => {
-                if next.done() >= next.total {
-                    next.reset();
-                }
-                next.playing = true;
-            }
-            CompareAction::Pause => next.playing = false,
-            CompareAction::Tick if !next.playing => return self,
-            CompareAction::Tick => next.tick(),
-            CompareAction::Step => {
-                next.playing = false;
-                if next.done() >= next.total {
-                    next.reset();
-                }
-                next.ticks += u64::from(next.done() < next.total);
-            }
-            CompareAction::Reset => {
-                next.playing = false;
-                next.reset();
-            }
-            CompareAction::SetKey(i, key) => {
-                let version = next
-                    .columns
-                    .get(i)
-                    .map_or_else(|| "5.0".into(), |c| c.version.clone());
-                next.rebuild(i, key, version);
-            }
-            CompareAction::SetVersion(i, version) => {
-                let key = next
-                    .columns
-                    .get(i)
-                    .map_or_else(|| "{x: 1}".into(), |c| c.key.clone());
-                next.rebuild(i, key, version);
-            }
-            CompareAction::SetWorkload(w) => {
-                next.workload = w;
-                next.playing = false;
-                next.reset();
-            }
-            CompareAction::AddColumn if next.columns.len() < MAX_COLUMNS => {
-                // A third column defaults to the ranged key under 8.0's balancer, the other
-                // axis the comparison can show.
-                next.push_column("{x: 1}", "8.0");
-            }
-            CompareAction::AddColumn => return self,
-            CompareAction::RemoveColumn(i) => {
-                if next.columns.len() > 2 && i < next.columns.len() {
-                    next.columns.remove(i);
-                }
-            }
+        let changed = match action {
             CompareAction::Ran {
                 session,
                 ran,
                 frame,
                 row,
-            } => {
-                let Some(c) = next.columns.iter_mut().find(|c| c.session == session) else {
-                    return self;
-                };
-                c.picture = Some(Rc::new(merge(c.picture.as_deref(), *frame)));
-                c.row = Some(row);
-                c.ran = ran;
-            }
-            CompareAction::Failed { session, message } => {
-                let Some(c) = next.columns.iter_mut().find(|c| c.session == session) else {
-                    return self;
-                };
-                c.error.get_or_insert(message);
-            }
+            } => next.record_ran(&session, ran, *frame, row),
+            CompareAction::Failed { session, message } => next.record_failure(&session, message),
             CompareAction::EngineRestarted => {
-                for i in 0..next.columns.len() {
-                    let (key, version) =
-                        (next.columns[i].key.clone(), next.columns[i].version.clone());
-                    next.rebuild(i, key, version);
-                }
+                next.rebuild_all();
+                true
             }
+            CompareAction::SetKey(..)
+            | CompareAction::SetVersion(..)
+            | CompareAction::SetWorkload(_)
+            | CompareAction::AddColumn
+            | CompareAction::RemoveColumn(_) => next.configure(action),
+            playback => next.playback(playback),
+        };
+        // An action that changes nothing keeps the same state (and revision), so that
+        // nothing redraws or asks the engine again.
+        if !changed {
+            return self;
         }
         next.rev += 1;
         Rc::new(next)
+    }
+}
+
+/// The reducer's parts, one per kind of action; each says whether it changed anything.
+impl Comparison {
+    /// The transport: play, pause, the timer's tick, step and reset.
+    fn playback(&mut self, action: CompareAction) -> bool {
+        match action {
+            CompareAction::Play => {
+                if self.done() >= self.total {
+                    self.reset();
+                }
+                self.playing = true;
+            }
+            CompareAction::Pause => self.playing = false,
+            CompareAction::Tick if !self.playing => return false,
+            CompareAction::Tick => self.tick(),
+            CompareAction::Step => {
+                self.playing = false;
+                if self.done() >= self.total {
+                    self.reset();
+                }
+                self.ticks += u64::from(self.done() < self.total);
+            }
+            CompareAction::Reset => {
+                self.playing = false;
+                self.reset();
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// The configuration: a column's key or version, the workload, adding and removing
+    /// columns.
+    fn configure(&mut self, action: CompareAction) -> bool {
+        match action {
+            CompareAction::SetKey(i, key) => {
+                let version = self
+                    .columns
+                    .get(i)
+                    .map_or_else(|| "5.0".into(), |c| c.version.clone());
+                self.rebuild(i, key, version);
+            }
+            CompareAction::SetVersion(i, version) => {
+                let key = self
+                    .columns
+                    .get(i)
+                    .map_or_else(|| "{x: 1}".into(), |c| c.key.clone());
+                self.rebuild(i, key, version);
+            }
+            CompareAction::SetWorkload(w) => {
+                self.workload = w;
+                self.playing = false;
+                self.reset();
+            }
+            CompareAction::AddColumn if self.columns.len() < MAX_COLUMNS => {
+                // A third column defaults to the ranged key under 8.0's balancer, the other
+                // axis the comparison can show.
+                self.push_column("{x: 1}", "8.0");
+            }
+            CompareAction::AddColumn => return false,
+            CompareAction::RemoveColumn(i) if self.columns.len() > 2 && i < self.columns.len() => {
+                self.columns.remove(i);
+            }
+            // Removing one of the last two columns (or none) changes nothing but still
+            // counts as a change, as it always has.
+            _ => {}
+        }
+        true
+    }
+
+    /// A session's answer after running up to `ran` ticks; an answer from a session no
+    /// column names any more changes nothing.
+    fn record_ran(&mut self, session: &str, ran: u64, frame: Frame, row: CompareRow) -> bool {
+        let Some(c) = self.columns.iter_mut().find(|c| c.session == session) else {
+            return false;
+        };
+        c.picture = Some(Rc::new(merge(c.picture.as_deref(), frame)));
+        c.row = Some(row);
+        c.ran = ran;
+        true
+    }
+
+    /// A session's failure: its column keeps the first error it met.
+    fn record_failure(&mut self, session: &str, message: String) -> bool {
+        let Some(c) = self.columns.iter_mut().find(|c| c.session == session) else {
+            return false;
+        };
+        c.error.get_or_insert(message);
+        true
+    }
+
+    /// Every column gets a new session, which replays the ticks (the engine restarted and
+    /// its sessions are gone).
+    fn rebuild_all(&mut self) {
+        for i in 0..self.columns.len() {
+            let (key, version) = (self.columns[i].key.clone(), self.columns[i].version.clone());
+            self.rebuild(i, key, version);
+        }
     }
 }
 
