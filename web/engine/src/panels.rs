@@ -484,7 +484,7 @@ fn landing(held: &Held, ns: &str) -> Option<LandingView> {
                 field.clone(),
                 format_value(value),
                 format_value(&Bson::Int64(*hash)),
-                *hash,
+                hash.to_string(),
             )
         }),
         chunk: (

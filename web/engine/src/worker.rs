@@ -76,7 +76,25 @@ impl WorkerEngine {
         };
         let serializer = serde_wasm_bindgen::Serializer::json_compatible();
         out.iter()
-            .filter_map(|m| serde::Serialize::serialize(m, &serializer).ok())
+            .map(|m| {
+                serde::Serialize::serialize(m, &serializer).unwrap_or_else(|e| {
+                    // An answer that does not encode is still an answer: its request must
+                    // not wait for ever.
+                    let id = match m {
+                        FromEngine::Answer(r) => r.id,
+                        FromEngine::Event(_) => 0,
+                    };
+                    let failed = FromEngine::Answer(Response {
+                        id,
+                        outcome: Outcome::Error(EngineError {
+                            code: 1,
+                            code_name: "InternalError".into(),
+                            message: format!("the engine's answer did not encode: {e}"),
+                        }),
+                    });
+                    serde::Serialize::serialize(&failed, &serializer).unwrap_or(JsValue::NULL)
+                })
+            })
             .collect()
     }
 }

@@ -176,8 +176,8 @@ pub struct LandingView {
     /// The key handle of its chunk (the chunk's lower bound), to open it.
     pub key_handle: String,
     /// For a hashed key: the field, its value and its hash as mongosh prints them, and
-    /// the hash as a number.
-    pub hashed: Option<(String, String, String, i64)>,
+    /// the hash in decimal (a JavaScript number cannot hold every int64).
+    pub hashed: Option<(String, String, String, String)>,
     /// The chunk's bounds.
     pub chunk: (String, String),
     /// Its shard.

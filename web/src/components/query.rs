@@ -31,7 +31,8 @@ where
                 *n += 1;
                 *n
             };
-            if *enabled {
+            // Nothing is asked before the page's first session is open.
+            if *enabled && &*session != crate::state::NO_SESSION {
                 engine_client::request(&session, call(), move |result| {
                     if *asked.borrow() == ticket {
                         answer.set(Some(Rc::new(result)));

@@ -117,7 +117,10 @@ impl Driver {
     pub fn handle(&self, action: Action) {
         // Whatever the user does, the page is theirs again: it is saved from now on. (The
         // browser's visibility reports, the timer and notices are not the user's doing.)
-        if !matches!(action, Action::Hidden(..) | Action::Tick | Action::Notice(_)) {
+        if !matches!(
+            action,
+            Action::Hidden(..) | Action::Tick | Action::Notice(_)
+        ) {
             self.hold.set(false);
         }
         let s = self.state();

@@ -226,9 +226,13 @@ impl PartialEq for Playground {
     }
 }
 
+/// The session a state names before the engine has opened the page's first one: nothing
+/// is asked about it.
+pub const NO_SESSION: &str = "page-0";
+
 impl Default for Playground {
     fn default() -> Self {
-        Playground::opening("page-0")
+        Playground::opening(NO_SESSION)
     }
 }
 
