@@ -95,33 +95,7 @@ pub fn app() -> Html {
         use_memo((), move |_| Started::from(startup::boot(&options)))
     };
     let state = use_reducer(Playground::default);
-    let latest = use_mut_ref(|| Rc::new((*state).clone()));
-    *latest.borrow_mut() = Rc::new((*state).clone());
-    let driver = {
-        let dispatcher = state.dispatcher();
-        let latest = latest.clone();
-        let embed = options.embed;
-        use_memo((), move |_| {
-            Driver::new(
-                Callback::from(move |a| dispatcher.dispatch(a)),
-                latest,
-                embed,
-            )
-        })
-    };
-    {
-        let driver = (*driver).clone();
-        let started = started.clone();
-        use_effect_with((), move |_| {
-            driver.catalog();
-            if let Some(boot) = started.boot.borrow_mut().take() {
-                if boot.hold {
-                    driver.hold();
-                }
-                driver.open(boot.opening, true);
-            }
-        });
-    }
+    let driver = use_driver(&state, options.embed, &started);
     let banner = use_state(|| started.banner.clone());
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
@@ -136,26 +110,19 @@ pub fn app() -> Html {
         use_callback((), move |s: Vec<String>, _| set.set(s))
     };
     let dispatch: Callback<Action> = use_memo((), {
-        let driver = (*driver).clone();
+        let driver = driver.clone();
         move |_| driver.callback()
     })
     .as_ref()
     .clone();
     let published = state.page_value("compare").map(str::to_string);
-    let on_compare = {
-        let dispatch = dispatch.clone();
-        use_callback(published.clone(), move |text: String, published| {
-            if published.as_deref() != Some(text.as_str()) {
-                dispatch.emit(Action::Page("compare", Some(text)));
-            }
-        })
-    };
+    let on_compare = use_compare_publish(&dispatch, published.clone());
     let on_cancel = {
-        let driver = (*driver).clone();
+        let driver = driver.clone();
         use_callback((), move |(), _| driver.cancel())
     };
     let on_import = {
-        let driver = (*driver).clone();
+        let driver = driver.clone();
         use_callback((), move |opening: startup::Opening, _| {
             driver.open(opening, false)
         })
@@ -188,43 +155,133 @@ pub fn app() -> Html {
     }
     use_playground_keys(&state, &dispatch, mode);
 
-    html! {
-        <div class={classes!("page", workshop.then_some("workshop"))}>
-            <header class="masthead">
-                <h1>{ "ShardLab" }</h1>
-                <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
-                <ShareBar state={(*state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
-            </header>
-            <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
-                workshop={workshop} on_workshop={toggle_workshop} />
-            { messages.view() }
-            // Once opened, the comparison stays mounted (hidden on other tabs) so that its
-            // columns and progress survive a visit to the playground.
-            if *compare_opened.borrow() {
-                <div hidden={mode != Mode::Compare}>
-                    <CompareView visible={mode == Mode::Compare} published={published.clone()} on_publish={on_compare} />
+    let view = FullView {
+        workshop,
+        toggle_workshop,
+        compare_opened: *compare_opened.borrow(),
+        published,
+        on_compare,
+        on_import,
+        on_target,
+        targeted: (*targeted).clone(),
+    };
+    view.html(&state, &dispatch, &messages)
+}
+
+/// What the full page draws beside the state: the workshop switch, the Compare tab's
+/// link state and the callbacks its parts share.
+struct FullView {
+    workshop: bool,
+    toggle_workshop: Callback<()>,
+    compare_opened: bool,
+    published: Option<String>,
+    on_compare: Callback<String>,
+    on_import: Callback<startup::Opening>,
+    on_target: Callback<Vec<String>>,
+    targeted: Vec<String>,
+}
+
+impl FullView {
+    /// The full page: the masthead, the tabs, the notices, and the tab's panels.
+    fn html(
+        self,
+        state: &UseReducerHandle<Playground>,
+        dispatch: &Callback<Action>,
+        messages: &Messages,
+    ) -> Html {
+        let FullView {
+            workshop,
+            toggle_workshop,
+            compare_opened,
+            published,
+            on_compare,
+            on_import,
+            on_target,
+            targeted,
+        } = self;
+        let mode = state.mode;
+        html! {
+            <div class={classes!("page", workshop.then_some("workshop"))}>
+                <header class="masthead">
+                    <h1>{ "ShardLab" }</h1>
+                    <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
+                    <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
+                </header>
+                <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
+                    workshop={workshop} on_workshop={toggle_workshop} />
+                { messages.view() }
+                // Once opened, the comparison stays mounted (hidden on other tabs) so that its
+                // columns and progress survive a visit to the playground.
+                if compare_opened {
+                    <div hidden={mode != Mode::Compare}>
+                        <CompareView visible={mode == Mode::Compare} published={published.clone()} on_publish={on_compare} />
+                    </div>
+                }
+                if mode != Mode::Compare {
+                if mode == Mode::Guide {
+                    <Guide state={(**state).clone()} dispatch={dispatch.clone()}
+                        on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
+                }
+                <Controls state={(**state).clone()} dispatch={dispatch.clone()} />
+                <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />
+                <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
+                <QueryBox state={(**state).clone()} on_target={on_target} />
+                <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={targeted.clone()} />
+                <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
+                <div class="lower">
+                    <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
+                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
                 </div>
-            }
-            if mode != Mode::Compare {
-            if mode == Mode::Guide {
-                <Guide state={(*state).clone()} dispatch={dispatch.clone()}
-                    on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
-            }
-            <Controls state={(*state).clone()} dispatch={dispatch.clone()} />
-            <WorkloadPanel state={(*state).clone()} dispatch={dispatch.clone()} />
-            <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
-            <QueryBox state={(*state).clone()} on_target={on_target} />
-            <ClusterPanel state={(*state).clone()} dispatch={dispatch.clone()} targeted={(*targeted).clone()} />
-            <Inspector state={(*state).clone()} dispatch={dispatch.clone()} />
-            <div class="lower">
-                <TimelinePanel state={(*state).clone()} dispatch={dispatch.clone()} />
-                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
+                <Insights state={(**state).clone()} />
+                <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
+                }
             </div>
-            <Insights state={(*state).clone()} />
-            <Heatmap state={(*state).clone()} dispatch={dispatch.clone()} />
-            }
-        </div>
+        }
     }
+}
+
+/// The page's driver (see [`Driver`]), kept current with the state on every render, and
+/// the start: the catalog asked for, then the first session opened.
+#[hook]
+fn use_driver(state: &UseReducerHandle<Playground>, embed: bool, started: &Rc<Started>) -> Driver {
+    let latest = use_mut_ref(|| Rc::new((**state).clone()));
+    *latest.borrow_mut() = Rc::new((**state).clone());
+    let driver = {
+        let dispatcher = state.dispatcher();
+        use_memo((), move |_| {
+            Driver::new(
+                Callback::from(move |a| dispatcher.dispatch(a)),
+                latest,
+                embed,
+            )
+        })
+    };
+    {
+        let driver = (*driver).clone();
+        let started = started.clone();
+        use_effect_with((), move |_| {
+            driver.catalog();
+            if let Some(boot) = started.boot.borrow_mut().take() {
+                if boot.hold {
+                    driver.hold();
+                }
+                driver.open(boot.opening, true);
+            }
+        });
+    }
+    (*driver).clone()
+}
+
+/// The Compare tab publishes its state for links and the saved session; only a change is
+/// taken in.
+#[hook]
+fn use_compare_publish(dispatch: &Callback<Action>, published: Option<String>) -> Callback<String> {
+    let dispatch = dispatch.clone();
+    use_callback(published, move |text: String, published| {
+        if published.as_deref() != Some(text.as_str()) {
+            dispatch.emit(Action::Page("compare", Some(text)));
+        }
+    })
 }
 
 /// While playing (or letting time pass), a timer asks for one workload batch per tick.

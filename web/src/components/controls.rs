@@ -81,23 +81,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             || ()
         });
     }
-    // The engine plans what applying the draft does, on the cluster at the cursor.
-    let plan = use_engine_query(
-        ((*draft).clone(), props.state.rev),
-        props.state.session.clone(),
-        props.state.ready,
-        {
-            let draft = (*draft).clone();
-            move || Call::PlanSetup { draft }
-        },
-    );
-    let plan = match plan.as_deref() {
-        Some(Ok(Reply::Plan(p))) => p.clone(),
-        Some(Err(e)) => SetupPlan::Invalid {
-            error: e.message.clone(),
-        },
-        _ => SetupPlan::Nothing { key: String::new() },
-    };
+    let plan = use_plan(&props.state, &draft);
     let invalid = matches!(plan, SetupPlan::Invalid { .. });
     let nothing = matches!(plan, SetupPlan::Nothing { .. });
     let on_apply = {
@@ -112,20 +96,8 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
-    let label = match &plan {
-        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => "Nothing to apply",
-        SetupPlan::Step { shards: true, .. } => "Shard collection",
-        SetupPlan::Step { .. } => "Apply",
-        SetupPlan::ChangeKey { .. } => "Change the key…",
-        SetupPlan::NewCluster { .. } => "New cluster…",
-    };
-    let validation: Result<String, String> = match &plan {
-        SetupPlan::Invalid { error } => Err(error.clone()),
-        SetupPlan::Nothing { key }
-        | SetupPlan::Step { key, .. }
-        | SetupPlan::ChangeKey { key, .. }
-        | SetupPlan::NewCluster { key } => Ok(key.clone()),
-    };
+    let label = plan_label(&plan);
+    let validation = plan_key(&plan);
     html! {
         <section class="panel controls" aria-label="Scenario">
             { lesson_row(&props.state.catalog.lessons, props.state.lesson(), &props.dispatch) }
@@ -155,18 +127,69 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { label }
                 </button>
             </form>
-            <p id="key-validation" class={classes!("validation", validation.is_err().then_some("invalid"))}
-                data-testid="key-validation" aria-live="polite">
-                { match &validation {
-                    Ok(p) if p.is_empty() => String::new(),
-                    Ok(p) => format!("✓ valid shard key {p}"),
-                    Err(e) => e.clone(),
-                } }
-            </p>
+            { validation_line(&validation) }
             if let Some(choice) = &*asking {
                 { choice_view(choice, &draft, &props.dispatch, &asking, &confirm_drop) }
             }
         </section>
+    }
+}
+
+/// What applying `draft` does, as the engine plans it on the cluster at the cursor (the
+/// previous plan until the answer about a new draft comes).
+#[hook]
+fn use_plan(state: &Playground, draft: &UseStateHandle<Settings>) -> SetupPlan {
+    let plan = use_engine_query(
+        ((**draft).clone(), state.rev),
+        state.session.clone(),
+        state.ready,
+        {
+            let draft = (**draft).clone();
+            move || Call::PlanSetup { draft }
+        },
+    );
+    match plan.as_deref() {
+        Some(Ok(Reply::Plan(p))) => p.clone(),
+        Some(Err(e)) => SetupPlan::Invalid {
+            error: e.message.clone(),
+        },
+        _ => SetupPlan::Nothing { key: String::new() },
+    }
+}
+
+/// The apply button's label for a plan.
+fn plan_label(plan: &SetupPlan) -> &'static str {
+    match plan {
+        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => "Nothing to apply",
+        SetupPlan::Step { shards: true, .. } => "Shard collection",
+        SetupPlan::Step { .. } => "Apply",
+        SetupPlan::ChangeKey { .. } => "Change the key…",
+        SetupPlan::NewCluster { .. } => "New cluster…",
+    }
+}
+
+/// The draft's key as mongosh prints it, or MongoDB's error about it.
+fn plan_key(plan: &SetupPlan) -> Result<String, String> {
+    match plan {
+        SetupPlan::Invalid { error } => Err(error.clone()),
+        SetupPlan::Nothing { key }
+        | SetupPlan::Step { key, .. }
+        | SetupPlan::ChangeKey { key, .. }
+        | SetupPlan::NewCluster { key } => Ok(key.clone()),
+    }
+}
+
+/// The line under the key editor: valid, with the key as mongosh prints it, or why not.
+fn validation_line(validation: &Result<String, String>) -> Html {
+    html! {
+        <p id="key-validation" class={classes!("validation", validation.is_err().then_some("invalid"))}
+            data-testid="key-validation" aria-live="polite">
+            { match validation {
+                Ok(p) if p.is_empty() => String::new(),
+                Ok(p) => format!("✓ valid shard key {p}"),
+                Err(e) => e.clone(),
+            } }
+        </p>
     }
 }
 
@@ -215,49 +238,62 @@ fn choice_view(
                 </div>
             }
         }
-        SetupPlan::ChangeKey {
-            key: new_key,
-            ns,
-            docs,
-            old,
-            refine,
-            reshard,
-            over,
-        } => {
-            let why = |r: &Result<String, String>| r.as_ref().err().cloned();
-            let (refine_why, reshard_why) = (why(refine), why(reshard));
-            html! {
-                <div class="choice" role="group" aria-label="Change the shard key" data-testid="key-change">
-                    <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
-                    <div class="choice-row">
-                        <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
-                            { format!("Refine to {new_key}") }
-                        </button>
-                        <span class="muted">{ refine_why.unwrap_or_else(|| "Keeps every document and chunk; adds an index on the new key first.".to_string()) }</span>
-                    </div>
-                    <div class="choice-row">
-                        <button data-testid="key-reshard" disabled={reshard_why.is_some()} onclick={run(reshard.clone().unwrap_or_default())}>
-                            { format!("Reshard on {new_key}") }
-                        </button>
-                        <span class="muted">{ reshard_why.unwrap_or_else(|| format!("Keeps the {docs} documents and redistributes them by the new key.")) }</span>
-                    </div>
-                    <div class="choice-row">
-                        if **confirm_drop {
-                            <button class="danger" data-testid="key-start-over-confirm" onclick={run(over.clone())}>
-                                { format!("Drop the {docs} documents and shard again") }
-                            </button>
-                        } else {
-                            <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
-                                { "Start over…" }
-                            </button>
-                        }
-                        <span class="muted">{ format!("Drops {ns} and shards it again, empty, on {new_key}.") }</span>
-                    </div>
-                    <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ "Cancel" }</button>
-                </div>
-            }
-        }
+        SetupPlan::ChangeKey { .. } => change_key_view(choice, &run, cancel, confirm_drop),
         _ => html! {},
+    }
+}
+
+/// The three ways to a new key on a collection with documents (refine, reshard, start
+/// over), each one timeline step, with why a way is closed.
+fn change_key_view(
+    choice: &SetupPlan,
+    run: &dyn Fn(String) -> Callback<MouseEvent>,
+    cancel: Callback<MouseEvent>,
+    confirm_drop: &UseStateHandle<bool>,
+) -> Html {
+    let SetupPlan::ChangeKey {
+        key: new_key,
+        ns,
+        docs,
+        old,
+        refine,
+        reshard,
+        over,
+    } = choice
+    else {
+        return html! {};
+    };
+    let why = |r: &Result<String, String>| r.as_ref().err().cloned();
+    let (refine_why, reshard_why) = (why(refine), why(reshard));
+    html! {
+        <div class="choice" role="group" aria-label="Change the shard key" data-testid="key-change">
+            <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
+            <div class="choice-row">
+                <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
+                    { format!("Refine to {new_key}") }
+                </button>
+                <span class="muted">{ refine_why.unwrap_or_else(|| "Keeps every document and chunk; adds an index on the new key first.".to_string()) }</span>
+            </div>
+            <div class="choice-row">
+                <button data-testid="key-reshard" disabled={reshard_why.is_some()} onclick={run(reshard.clone().unwrap_or_default())}>
+                    { format!("Reshard on {new_key}") }
+                </button>
+                <span class="muted">{ reshard_why.unwrap_or_else(|| format!("Keeps the {docs} documents and redistributes them by the new key.")) }</span>
+            </div>
+            <div class="choice-row">
+                if **confirm_drop {
+                    <button class="danger" data-testid="key-start-over-confirm" onclick={run(over.clone())}>
+                        { format!("Drop the {docs} documents and shard again") }
+                    </button>
+                } else {
+                    <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
+                        { "Start over…" }
+                    </button>
+                }
+                <span class="muted">{ format!("Drops {ns} and shards it again, empty, on {new_key}.") }</span>
+            </div>
+            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ "Cancel" }</button>
+        </div>
     }
 }
 
