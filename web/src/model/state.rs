@@ -560,7 +560,22 @@ impl Playground {
     fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::Switch(state) => return Rc::new(*state),
+            // What the page keeps across sessions is taken from the state as it is now,
+            // not from the snapshot the driver made the new one from (actions may have come
+            // in between: a panel publishing its state just before a lesson opens).
+            Action::Switch(state) => {
+                let mut fresh = *state;
+                fresh.history = self.history.clone();
+                fresh.speed = self.speed;
+                fresh.mode = self.mode;
+                fresh.page = self.page.clone();
+                fresh.catalog = self.catalog.clone();
+                fresh.hidden = self.hidden;
+                fresh.calm_revs = self.calm_revs;
+                fresh.waiting = self.waiting.clone();
+                fresh.rev = self.rev + 1;
+                return Rc::new(fresh);
+            }
             Action::Viewed(session, view) => {
                 if session != self.session {
                     return self;
