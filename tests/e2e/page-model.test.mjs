@@ -150,7 +150,12 @@ test('a workload without the key field: the warning, then the one-click fix', as
 
 test('share links and reloads carry the lesson, the workload, its progress, the tab and the viewed collection', async () => {
   const { page, errors } = await openPage('?preset=high-frequency');
+  const stepOf = async () => Number((await page.getByTestId('position').innerText()).match(/step (\d+)/)[1]);
+  await page.getByTestId('position').filter({ hasText: /step [1-9]/ }).waitFor();
+  const start = await stepOf();
   for (let i = 0; i < 12; i++) await page.getByRole('button', { name: 'Step', exact: true }).click();
+  // Each Step is a batch the engine runs in its worker: the twelfth answer ends them.
+  await page.getByTestId('position').filter({ hasText: `step ${start + 12} of ${start + 12}` }).waitFor();
   const held = await progress(page);
   const workload = await page.getByLabel('Workload generator').inputValue();
   const batch = await page.getByLabel('Documents per tick').inputValue();

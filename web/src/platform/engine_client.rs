@@ -48,6 +48,10 @@ enum Host {
 
 struct Client {
     host: Host,
+    /// The host a dead worker left: its listeners may still be running (the error event
+    /// that stopped it) or have messages queued, so they are kept, detached, until the
+    /// next worker replaces them.
+    retired: Option<Host>,
     next_id: u64,
     pending: Vec<(u64, Done)>,
     generation: u64,
@@ -58,6 +62,7 @@ struct Client {
 thread_local! {
     static CLIENT: RefCell<Client> = RefCell::new(Client {
         host: Host::Idle,
+        retired: None,
         next_id: 1,
         pending: Vec::new(),
         generation: 0,
@@ -215,9 +220,11 @@ fn stopped(event: &web_sys::Event) {
     let pending = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if let Host::Worker { worker, .. } = &c.host {
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
             worker.terminate();
         }
-        c.host = Host::Idle;
+        c.retired = Some(std::mem::replace(&mut c.host, Host::Idle));
         std::mem::take(&mut c.pending)
     });
     note(format!("The engine stopped ({why}) and will start again."));
