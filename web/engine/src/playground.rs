@@ -50,6 +50,8 @@ struct Printed {
     notice: Option<String>,
     /// Whether the session's steps changed, so the views save it.
     changed: bool,
+    /// Whether the view leaves out the picture (a replay's slice the page does not draw).
+    no_picture: bool,
 }
 
 impl Printed {
@@ -360,7 +362,11 @@ impl<'a> Playground<'a> {
                 self.state.picked = Some(ns);
                 Printed::default()
             }
-            Act::Advance { commands } => self.advance(commands, events)?,
+            Act::Advance { commands, picture } => {
+                let mut printed = self.advance(commands, events)?;
+                printed.no_picture = !picture;
+                printed
+            }
             Act::Finish => self.finish()?,
             Act::Look => {
                 // A view that asks again has lost what it was sent: its frame is whole.
@@ -544,6 +550,9 @@ impl<'a> Playground<'a> {
     /// The session at its cursor, with what this act printed.
     fn view(&mut self, printed: Printed) -> PageView {
         self.derive();
+        if printed.no_picture {
+            return self.progress_view(printed);
+        }
         let cluster = &self.held.timeline.session().cluster;
         let picture = cluster_view(cluster, &self.state.ns, &self.held.sent.memory());
         let landed = self.landed(&picture);
@@ -578,6 +587,28 @@ impl<'a> Playground<'a> {
                 done: r.next as u64,
                 total: r.commands.len() as u64,
             }),
+        }
+    }
+
+    /// A replay's progress without its picture: the cursor, the lines and the count, and
+    /// an empty frame (no collection) that a view draws nothing from.
+    fn progress_view(&self, printed: Printed) -> PageView {
+        PageView {
+            position: Position {
+                position: self.held.timeline.position(),
+                length: self.held.timeline.len(),
+            },
+            lines: printed.lines,
+            failed: printed.failed,
+            settings: self.settings(),
+            count: self.count(),
+            lesson: self.state.lesson.map(|p| p.id.to_string()),
+            after_done: self.state.after_done,
+            replay: self.state.replay.as_ref().map(|r| ReplayProgress {
+                done: r.next as u64,
+                total: r.commands.len() as u64,
+            }),
+            ..PageView::default()
         }
     }
 

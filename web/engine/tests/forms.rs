@@ -180,3 +180,50 @@ fn the_compare_query_mix_is_the_protocols_text_read_by_the_shell() {
     );
     assert_eq!(mix[0].1, bson::doc! { "x": 500 });
 }
+
+#[test]
+fn a_replay_slice_without_its_picture_sends_no_frame_and_the_next_picture_is_whole() {
+    let mut e = Engine::new();
+    send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap();
+    run(&mut e, "sim.generate(\"test.events\", \"monotonic\", 300)");
+    let text = match send(
+        &mut e,
+        Call::Link {
+            page: vec![],
+            json: true,
+        },
+    )
+    .unwrap()
+    {
+        Reply::Scenario { text } => text,
+        other => panic!("{other:?}"),
+    };
+    let text2 = serde_json::to_string(&Request::new(2, "copy", Call::Open(Start::Replay { text })))
+        .unwrap();
+    e.handle(serde_json::from_str(&text2).unwrap());
+    let advance = |e: &mut Engine, picture| {
+        let req = Request::new(
+            3,
+            "copy",
+            Call::Act(Act::Advance {
+                commands: 1,
+                picture,
+            }),
+        );
+        match e.handle(req).response.outcome {
+            Outcome::Result(Reply::Page(v)) => *v,
+            other => panic!("{other:?}"),
+        }
+    };
+    let quiet = advance(&mut e, false);
+    assert_eq!(quiet.frame, Frame::default(), "no picture");
+    assert_eq!(quiet.position.position, 1);
+    assert!(quiet.replay.is_some());
+    let drawn = advance(&mut e, true);
+    assert_eq!(drawn.frame.ns, "test.events");
+    assert!(
+        drawn.frame.shards.iter().all(|s| s.chunks.is_some()),
+        "a replay's picture is whole"
+    );
+    assert_eq!(drawn.position.position, 2);
+}

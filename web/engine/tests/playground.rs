@@ -459,7 +459,14 @@ fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
     assert_eq!(view.replay.unwrap().done, 0);
     assert_eq!(view.position.length, 0);
     loop {
-        let (reply, events) = send(e, session, Call::Act(Act::Advance { commands: slice }));
+        let (reply, events) = send(
+            e,
+            session,
+            Call::Act(Act::Advance {
+                commands: slice,
+                picture: true,
+            }),
+        );
         let view = page_of(reply.unwrap());
         let progress = view.replay.unwrap();
         // Each picture of a replay is whole.
@@ -522,7 +529,14 @@ fn finishing_midway_keeps_the_steps_replayed() {
     send(&mut e, "copy", Call::Open(Start::Replay { text }))
         .0
         .unwrap();
-    let view = act_on(&mut e, "copy", Act::Advance { commands: 3 });
+    let view = act_on(
+        &mut e,
+        "copy",
+        Act::Advance {
+            commands: 3,
+            picture: true,
+        },
+    );
     assert_eq!(view.replay, Some(ReplayProgress { done: 3, total: 8 }));
     assert_eq!(
         view.lines[0].text,
@@ -548,7 +562,13 @@ fn finishing_midway_keeps_the_steps_replayed() {
     // The setup's two steps and the first batch.
     assert_eq!(done.count, 25);
     // Over: no more advancing or finishing, but acting again.
-    for late in [Act::Advance { commands: 1 }, Act::Finish] {
+    for late in [
+        Act::Advance {
+            commands: 1,
+            picture: true,
+        },
+        Act::Finish,
+    ] {
         let error = send(&mut e, "copy", Call::Act(late)).0.unwrap_err();
         assert_eq!(error.code_name, "BadValue");
     }
@@ -727,7 +747,10 @@ fn hostile_requests_get_errors_or_harmless_answers() {
     );
     assert!(view.failed && !view.frame.sharded);
     for hostile in [
-        Act::Advance { commands: 1 },
+        Act::Advance {
+            commands: 1,
+            picture: true,
+        },
         Act::Finish,
         Act::Jump { to: u64::MAX },
         Act::View { ns: String::new() },
@@ -754,7 +777,14 @@ fn hostile_requests_get_errors_or_harmless_answers() {
         let _ = send(&mut e, "page", Call::Act(hostile));
     }
     assert_eq!(
-        act_err(&mut e, Act::Advance { commands: 0 }).code_name,
+        act_err(
+            &mut e,
+            Act::Advance {
+                commands: 0,
+                picture: true
+            }
+        )
+        .code_name,
         "BadValue"
     );
     let look = act(&mut e, Act::Look);
@@ -777,19 +807,40 @@ fn a_replay_goes_on_only_over_its_own_steps() {
     send(&mut e, "copy", Call::Open(Start::Replay { text }))
         .0
         .unwrap();
-    act_on(&mut e, "copy", Act::Advance { commands: 3 });
+    act_on(
+        &mut e,
+        "copy",
+        Act::Advance {
+            commands: 3,
+            picture: true,
+        },
+    );
     // A plain call that adds a step meanwhile stops the replay from going on.
     let source = "sh.status()".to_string();
     send(&mut e, "copy", Call::Run { source }).0.unwrap();
-    let error = send(&mut e, "copy", Call::Act(Act::Advance { commands: 1 }))
-        .0
-        .unwrap_err();
+    let error = send(
+        &mut e,
+        "copy",
+        Call::Act(Act::Advance {
+            commands: 1,
+            picture: true,
+        }),
+    )
+    .0
+    .unwrap_err();
     assert!(error.message.contains("changed"), "{error:?}");
     // Back to its own steps, it goes on; a cursor moved meanwhile goes back to the end.
     send(&mut e, "copy", Call::Jump { to: 3 }).0.unwrap();
     send(&mut e, "copy", Call::Fork).0.unwrap();
     send(&mut e, "copy", Call::Step { by: -2 }).0.unwrap();
-    let view = act_on(&mut e, "copy", Act::Advance { commands: 2 });
+    let view = act_on(
+        &mut e,
+        "copy",
+        Act::Advance {
+            commands: 2,
+            picture: true,
+        },
+    );
     assert_eq!(view.replay, Some(ReplayProgress { done: 5, total: 8 }));
     assert_eq!(
         view.position,
@@ -801,11 +852,16 @@ fn a_replay_goes_on_only_over_its_own_steps() {
     // Fewer steps than replayed: it cannot go on, but it can finish with them.
     send(&mut e, "copy", Call::Jump { to: 2 }).0.unwrap();
     send(&mut e, "copy", Call::Fork).0.unwrap();
-    assert!(
-        send(&mut e, "copy", Call::Act(Act::Advance { commands: 1 }))
-            .0
-            .is_err()
-    );
+    assert!(send(
+        &mut e,
+        "copy",
+        Call::Act(Act::Advance {
+            commands: 1,
+            picture: true
+        })
+    )
+    .0
+    .is_err());
     let done = act_on(&mut e, "copy", Act::Finish);
     assert_eq!(
         done.position,

@@ -287,7 +287,7 @@ fn check_act(act: &Act) -> Result<(), EngineError> {
         }
         Act::Batch { workload, .. } => check_workload(workload),
         Act::View { ns } => within("the namespace", ns, MAX_FIELD_BYTES),
-        Act::Advance { commands } if *commands == 0 || *commands > MAX_ADVANCE => Err(
+        Act::Advance { commands, .. } if *commands == 0 || *commands > MAX_ADVANCE => Err(
             EngineError::bad_value(format!("an advance replays 1 to {MAX_ADVANCE} commands")),
         ),
         Act::PassTime { .. }

@@ -102,6 +102,10 @@ pub enum Act {
     Advance {
         /// Commands to replay, 1 to [`MAX_ADVANCE`].
         commands: u32,
+        /// Whether the view carries the picture; without it, its frame is empty (a view
+        /// draws every few slices, not every one: a picture of thousands of chunks costs).
+        #[serde(default)]
+        picture: bool,
     },
     /// Ends the replay under way, keeping the steps replayed so far (all of them when it
     /// is over), with the cursor at the scenario's position or the last step replayed.

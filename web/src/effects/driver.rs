@@ -34,6 +34,8 @@ struct Run {
     started: f64,
     /// Commands per `advance`, tuned to take about [`SLICE_MS`] of the engine's time.
     chunk: u32,
+    /// When the last picture was asked for (`performance.now`).
+    pictured: f64,
     cancelled: bool,
     page: Vec<(String, String)>,
     json: String,
@@ -41,6 +43,9 @@ struct Run {
 
 /// How long one `advance` should keep the engine busy, in milliseconds.
 const SLICE_MS: f64 = 60.0;
+
+/// How often a replay under way draws its picture, in milliseconds.
+const PICTURE_MS: f64 = 500.0;
 
 /// The page session's link form as the engine last saved it, by session.
 type Saved = Rc<RefCell<Option<(Rc<str>, String)>>>;
@@ -366,6 +371,7 @@ impl Driver {
                     done: 0,
                     started: now_ms(),
                     chunk: 8,
+                    pictured: f64::NEG_INFINITY,
                     cancelled: false,
                     page,
                     json,
@@ -447,9 +453,15 @@ impl Driver {
         if let Some(ending) = ending {
             return self.finish(ending);
         }
-        let (session, chunk, done, total, what) = {
-            let run = self.run.borrow();
-            let Some(run) = run.as_ref() else { return };
+        let (session, chunk, done, total, what, picture) = {
+            let mut run = self.run.borrow_mut();
+            let Some(run) = run.as_mut() else { return };
+            // A picture every PICTURE_MS: drawing thousands of chunks each slice would cost
+            // more than the replay.
+            let picture = now_ms() - run.pictured >= PICTURE_MS;
+            if picture {
+                run.pictured = now_ms();
+            }
             let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
             (
                 run.session.clone(),
@@ -457,6 +469,7 @@ impl Driver {
                 run.done,
                 run.total,
                 run.what,
+                picture,
             )
         };
         self.dispatch.emit(Action::Replaying(Some(Progress {
@@ -468,7 +481,10 @@ impl Driver {
         let driver = self.clone();
         engine_client::request(
             &session.clone(),
-            Call::Act(Act::Advance { commands: chunk }),
+            Call::Act(Act::Advance {
+                commands: chunk,
+                picture,
+            }),
             move |answer| {
                 let took = now_ms() - asked;
                 match answer {

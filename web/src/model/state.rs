@@ -516,7 +516,10 @@ impl Playground {
     /// Takes in the engine's view: the frame (carrying over unchanged shards' chunks), the
     /// settings, and the console lines it printed.
     fn take_view(&mut self, view: Rc<PageView>) {
-        self.frame = Rc::new(merge_frame(&self.frame, &view.frame));
+        // A replay's slice without its picture (an empty frame) leaves the picture shown.
+        if !(view.replay.is_some() && view.frame.ns.is_empty()) {
+            self.frame = Rc::new(merge_frame(&self.frame, &view.frame));
+        }
         let s = &view.settings;
         self.settings.ns = s.ns.clone();
         if !s.key.is_empty() {
