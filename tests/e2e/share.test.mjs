@@ -80,7 +80,11 @@ test('export to JSON and import it back gives the same cluster', async () => {
 
   const fresh = await (await env.browser.newContext()).newPage();
   await fresh.goto(env.server.url);
+  const position = await page.getByTestId('position').innerText();
   await fresh.getByTestId('import-json').setInputFiles(path);
+  // The engine replays the import in its worker: it is restored once it stands where the
+  // exported session stood.
+  await fresh.getByTestId('position').filter({ hasText: position }).waitFor();
   await fresh.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length === n, before.split('\n').length);
   assert.equal(table(await readChunks(fresh)), before);
 
