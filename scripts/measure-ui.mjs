@@ -216,7 +216,10 @@ if (!process.env.COMPARE_ONLY) playing = await (async () => {
   const MIN_CHUNKS = Number(process.env.MIN_CHUNKS ?? 900);
   await page.getByLabel('Number of shards').fill(SHARDS);
   await page.getByLabel('Chunk size in KiB').fill('1');
-  await page.getByTestId('apply-key').click();
+  // Another shard count is a new cluster: the form asks first.
+  await page.getByRole('button', { name: 'New cluster…' }).click();
+  await page.getByTestId('confirm-new-cluster').click();
+  await page.getByTestId('shard').nth(Number(SHARDS) - 1).waitFor();
   const input = page.getByTestId('console-input');
   await input.fill(`sim.generate("test.events", "uniform", ${DOCS}); sim.balance()`);
   await input.press('Enter');
@@ -314,7 +317,11 @@ const compare = await (async () => {
   };
 })();
 
+// The page's JS heap (Chromium's performance.memory) after all of the above; the engine's
+// memory is its worker's, not counted here.
+const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
 console.log(JSON.stringify({
+  pageJsHeapBytes: heap,
   load,
   initialTransfer: { bytes: initialBytes, byFile: initial },
   bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files },

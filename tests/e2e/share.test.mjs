@@ -106,6 +106,8 @@ test('the embed demo page shows two playgrounds inside iframes', async () => {
   await second.getByTestId('embed').waitFor();
   assert.equal(await second.getByTestId('console-output').count(), 0, 'hide=console hides the console');
   assert.equal(await first.getByTestId('console-output').count(), 1);
+  // The engine opens each embed's session: its chunks are drawn once it answers.
+  await second.getByTestId('chunk').nth(5).waitFor();
   assert.equal(await second.getByTestId('chunk').count(), 6, 'the hashed lesson starts pre-split');
   // autoplay=1 plays the first scenario on its own.
   await first.getByTestId('pause').waitFor();

@@ -36,6 +36,8 @@ struct Run {
     chunk: u32,
     /// When the last picture was asked for (`performance.now`).
     pictured: f64,
+    /// What drawing the last picture cost the page, in milliseconds.
+    picture_cost: f64,
     cancelled: bool,
     page: Vec<(String, String)>,
     json: String,
@@ -372,6 +374,7 @@ impl Driver {
                     started: now_ms(),
                     chunk: 8,
                     pictured: f64::NEG_INFINITY,
+                    picture_cost: 0.0,
                     cancelled: false,
                     page,
                     json,
@@ -458,7 +461,7 @@ impl Driver {
             let Some(run) = run.as_mut() else { return };
             // A picture every PICTURE_MS: drawing thousands of chunks each slice would cost
             // more than the replay.
-            let picture = now_ms() - run.pictured >= PICTURE_MS;
+            let picture = now_ms() - run.pictured >= PICTURE_MS.max(3.0 * run.picture_cost);
             if picture {
                 run.pictured = now_ms();
             }
@@ -491,14 +494,32 @@ impl Driver {
                     Ok(Reply::Page(view)) => {
                         if let Some(run) = driver.run.borrow_mut().as_mut() {
                             run.done = view.replay.map_or(run.total, |r| r.done as usize);
-                            // Aim each slice at SLICE_MS of the engine's time.
-                            let per = took / f64::from(chunk.max(1));
-                            run.chunk = ((SLICE_MS / per.max(0.01)) as u32).clamp(1, 2_000);
+                            // Aim each slice at SLICE_MS, measured on slices without a
+                            // picture (a picture's wait includes the page drawing the one
+                            // before), and change it by half or double at most.
+                            if !picture {
+                                let per = took / f64::from(chunk.max(1));
+                                let aim = (SLICE_MS / per.max(0.01)) as u32;
+                                run.chunk = aim
+                                    .clamp(chunk / 2, chunk.saturating_mul(2))
+                                    .clamp(1, 2_000);
+                            }
                         }
                         driver
                             .dispatch
                             .emit(Action::Viewed(session, Rc::new(*view)));
-                        after_yielding(move || driver.advance());
+                        let drawn = now_ms();
+                        after_yielding(move || {
+                            // A picture costs what the page took to draw it; the next waits
+                            // three times as long, so drawing takes a third of the replay
+                            // at most.
+                            if picture {
+                                if let Some(run) = driver.run.borrow_mut().as_mut() {
+                                    run.picture_cost = now_ms() - drawn;
+                                }
+                            }
+                            driver.advance()
+                        });
                     }
                     // The scenario stopped the engine: it is set aside, not replayed again.
                     Err(e) if e.code_name == ENGINE_RESTARTED => {
