@@ -10,8 +10,10 @@
 //! (`support::budget`), so many cheap matches cannot add up past it either.
 //!
 //! The pattern is rewritten before the crate reads it where PCRE and the crate read
-//! the same text differently: `\d`, `\w`, `\s` are ASCII in PCRE (MongoDB compiles with
-//! UTF but not UCP), `\Q...\E` quotes, a `{` that starts no quantifier is a literal, and
+//! the same text differently: `\d`, `\w`, `\s` and the word boundaries `\b`, `\B` are
+//! ASCII in PCRE (MongoDB compiles with UTF but not UCP: `flagsToPcreOptions` in
+//! MongoDB's `src/mongo/util/regex_util.cpp` sets only UTF and the letters' options),
+//! `\Q...\E` quotes, a `{` that starts no quantifier is a literal, and
 //! counts past 65,535 are PCRE's error. ARCHITECTURE.md ("Known differences") lists the
 //! PCRE features the crate lacks; such a pattern fails with MongoDB's code 51091.
 
@@ -218,6 +220,27 @@ fn rewrite(pattern: &str, multiline: bool) -> Result<Rewritten, String> {
                     i = end;
                     continue;
                 }
+                match (next, in_class) {
+                    // `\b` and `\B` stand on ASCII word characters, as `\w` does; in a
+                    // class `\b` is a backspace.
+                    ('b', false) | ('B', false) => {
+                        out.push_str(word_boundary(next == 'B'));
+                        backtracks = true;
+                        continue;
+                    }
+                    ('b', true) => {
+                        out.push_str("\\x{8}");
+                        continue;
+                    }
+                    // PCRE reads a backslash before a character that is neither a letter
+                    // nor a digit as that character; the crate reads `\<` and `\>` as
+                    // word boundaries.
+                    ('<' | '>', _) => {
+                        out.push(next);
+                        continue;
+                    }
+                    _ => {}
+                }
                 if next.is_ascii_digit() && next != '0' || matches!(next, 'k' | 'g') {
                     backtracks = !in_class || backtracks;
                 }
@@ -359,6 +382,19 @@ fn ascii_class(c: char, in_class: bool) -> Option<String> {
         // Inside a class, a negated one nests (the crate takes `[x[^0-9]]`).
         (_, true) => format!("[^{body}]"),
     })
+}
+
+/// PCRE's `\b` (or, negated, `\B`) without UCP: a change between an ASCII word
+/// character (`[0-9A-Za-z_]`) and anything else, the ends of the subject counting as
+/// non-word. The crate's `\b` is Unicode's (it would put a boundary after `é`, PCRE does
+/// not), so the assertion is spelled out as look-around over the ASCII class, outside
+/// `i` (whose Unicode folding would add the Kelvin sign and the long s to the class).
+fn word_boundary(negated: bool) -> &'static str {
+    if negated {
+        "(?-i:(?<=[0-9A-Za-z_])(?=[0-9A-Za-z_])|(?<![0-9A-Za-z_])(?![0-9A-Za-z_]))"
+    } else {
+        "(?-i:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))"
+    }
 }
 
 /// PCRE's `\cX` (a control character) and `\0`, `\0o`, `\0oo` (octal), read from

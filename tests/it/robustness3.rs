@@ -123,6 +123,24 @@ fn pcre_features_and_options() {
         // \d and \w are ASCII: MongoDB compiles with UTF but not UCP.
         (r"^\d$", "", "٣", false),
         (r"^\w$", "", "é", false),
+        // So are \b and \B, which stand on \w: MongoDB's `flagsToPcreOptions`
+        // (src/mongo/util/regex_util.cpp) sets UTF and the letters' options, never UCP,
+        // and PCRE2 without UCP takes only ASCII letters, digits and `_` as word
+        // characters. `é` is not one, so no boundary follows it at the end...
+        (r"\bcafé\b", "", "café", false),
+        (r"é\B", "", "é", true),
+        // ...and one comes between it and an ASCII letter.
+        (r"\bcaf", "", "écaf", true),
+        (r"\bcat\b", "i", "a CAT!", true),
+        (r"a\Bb", "", "ab", true),
+        (r"a\Bb", "", "a b", false),
+        (r"(?<=\bfoo)bar", "", "foobar", true),
+        (r"(?<=\bfoo)bar", "", "xfoobar", false),
+        // Under `i` too: the Kelvin sign folds to `k` but is no word character.
+        (r"a\b", "i", "a\u{212A}", true),
+        // In a class `\b` is a backspace; `\<` and `\>` are the characters themselves.
+        (r"^[\b]$", "", "\u{8}", true),
+        (r"^a\<b\>$", "", "a<b>", true),
     ];
     for (pattern, options, text, expected) in cases {
         assert_eq!(
