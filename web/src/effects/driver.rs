@@ -505,9 +505,13 @@ impl Driver {
                                     .clamp(1, 2_000);
                             }
                         }
-                        driver
-                            .dispatch
-                            .emit(Action::Viewed(session, Rc::new(*view)));
+                        // A slice without a picture changes only the progress bar (sent
+                        // with the next slice's request): nothing else is drawn again.
+                        if picture {
+                            driver
+                                .dispatch
+                                .emit(Action::Viewed(session, Rc::new(*view)));
+                        }
                         let drawn = now_ms();
                         after_yielding(move || {
                             // A picture costs what the page took to draw it; the next waits

@@ -597,7 +597,11 @@ impl Playground {
             }
             Action::Sent => next.in_flight += 1,
             Action::Cataloged(catalog) => next.catalog = catalog,
-            Action::Replaying(progress) => next.replaying = progress,
+            // The progress bar alone: no panel draws again for it.
+            Action::Replaying(progress) => {
+                next.replaying = progress;
+                return Rc::new(next);
+            }
             Action::Wait(cmd) => {
                 let mut waiting = (*next.waiting).clone();
                 waiting.push(cmd);
