@@ -146,6 +146,14 @@ export async function readShards(page) {
 /** Types a filter into the query box and returns the explain stage and targeted shards. */
 export async function targetQuery(page, filter) {
   await page.getByTestId('query-filter').fill(filter);
+  // The engine answers from its worker: the stage shown is for this filter once it says so,
+  // and the shards it names are outlined in the cluster.
+  await page.waitForFunction((f) => {
+    const badge = document.querySelector('[data-testid="query-stage"]');
+    if (badge?.dataset.filter !== f) return false;
+    const named = (badge.textContent.split('→')[1] ?? '').split('(')[0].split(',').filter((s) => s.trim()).length;
+    return document.querySelectorAll('[data-testid="shard"][data-targeted="true"]').length === named;
+  }, filter);
   const stage = await page.getByTestId('query-stage').getAttribute('data-stage');
   const shards = (await readShards(page)).filter((s) => s.targeted).map((s) => s.name);
   return { stage, shards };

@@ -62,6 +62,10 @@ pub struct ReplayProps {
 #[function_component(ReplayBar)]
 pub fn replay_bar(props: &ReplayProps) -> Html {
     let p = &props.progress;
+    // Until the engine has read the scenario, its length is unknown: no bar yet.
+    if p.goal == 0 {
+        return Html::default();
+    }
     let waiting = match props.waiting {
         0 => String::new(),
         1 => " · 1 typed command runs when it is over".to_string(),

@@ -1,7 +1,7 @@
 //! The query box: a filter on the viewed collection, and the shards it would be sent to,
 //! outlined in the cluster view right below it.
 
-use super::query::use_engine_query;
+use super::query::use_keyed_query;
 use super::term::Term;
 use crate::state::Playground;
 use shardlab_protocol::{Call, Reply};
@@ -48,7 +48,7 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
         });
     }
     // Where the filter goes is the engine's answer, on the cluster at the cursor.
-    let answer = use_engine_query(
+    let answer = use_keyed_query(
         ((*query).clone(), ns.clone(), props.state.rev),
         props.state.session.clone(),
         props.state.ready,
@@ -57,6 +57,8 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
             move || Call::Target { ns, filter }
         },
     );
+    // The filter the answer on show is for (the one typed may be newer).
+    let (answered, answer) = answer.map_or((String::new(), None), |((f, ..), a)| (f, Some(a)));
     let targeting: Result<(String, Vec<String>), String> = match answer.as_deref() {
         Some(Ok(Reply::Targets(t))) => Ok((t.stage.clone(), t.shards.clone())),
         Some(Err(e)) => Err(e.message.clone()),
@@ -89,7 +91,7 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
             </label>
             { match &targeting {
                 Ok((stage, shards)) => html! {
-                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()}>
+                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()} data-filter={answered.clone()}>
                         <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
                             <Term id={stage.clone()} label={stage.clone()} />
                         </span>
