@@ -10,7 +10,11 @@ const table = (chunks) => chunks.map((c) => `${c.shard} ${c.min} ${c.max} ${c.co
 
 test('a share link reproduces the same chunk table in a fresh browser', async () => {
   const { page } = await playLesson(env.browser, env.server.url, 'monotonic');
+  const end = await page.getByTestId('position').innerText();
   await page.getByRole('button', { name: 'Back', exact: false }).first().click();
+  // The engine moves the cursor from its worker: the step back is drawn once it answers.
+  await page.waitForFunction((end) => document.querySelector('[data-testid="position"]').innerText !== end, end);
+  const position = await page.getByTestId('position').innerText();
   const before = table(await readChunks(page));
   await page.getByTestId('share-link').click();
   const url = await page.getByTestId('share-url').inputValue();
@@ -19,9 +23,11 @@ test('a share link reproduces the same chunk table in a fresh browser', async ()
   const context = await env.browser.newContext();
   const other = await context.newPage();
   await other.goto(url);
-  await other.waitForSelector('[data-testid="chunk"]');
+  // The link replays in the engine's worker: it is open once it stands at the same step.
+  await other.getByTestId('position').filter({ hasText: position }).waitFor();
+  await other.getByTestId('replay-progress').waitFor({ state: 'detached' });
   assert.equal(table(await readChunks(other)), before, 'the same cluster, at the same timeline position');
-  assert.equal(await other.getByTestId('position').innerText(), await page.getByTestId('position').innerText());
+  assert.equal(await other.getByTestId('position').innerText(), position);
   await context.close();
 });
 

@@ -19,9 +19,10 @@ use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
 use crate::driver::Driver;
 use crate::recovery;
-use crate::share::{PageOptions, STORAGE_KEY};
+use crate::share::{PageOptions, PAGE_KEY, STORAGE_KEY};
 use crate::startup::{self, Banner, Boot};
 use crate::state::{Action, Calm, Notice, Playground};
+use crate::storage;
 use gloo::timers::callback::Interval;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -359,6 +360,8 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
             let start = *first.borrow_mut().get_or_insert(*rev);
             let changed = *rev > start;
             if !embed && !driver.holding() && (!state.playing || rev % 25 == 0) {
+                // The page's own state at once; the scenario when the engine has written it.
+                storage::set_pairs(PAGE_KEY, &state.page_entries());
                 driver.store_link(STORAGE_KEY);
                 // Once the user changes what a link or lesson opened, a reload shows their
                 // session as saved, not the link again.

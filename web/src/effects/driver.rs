@@ -569,10 +569,13 @@ impl Driver {
     /// and the commands that waited.
     fn concluded(&self, run: Run, ending: Ending) {
         let notice = startup::conclude(&run.source, &ending, &run.json);
-        self.dispatch.emit(Action::Concluded {
-            page: run.page,
-            notice,
-        });
+        let mut page = run.page;
+        // The saved session's own page state is written at once on each change, its
+        // scenario a moment later: the later of the two wins.
+        if matches!(run.source, Source::Session { .. }) {
+            page.extend(storage::get_pairs(crate::share::PAGE_KEY));
+        }
+        self.dispatch.emit(Action::Concluded { page, notice });
         if matches!(run.source, Source::Link { embed: false, .. }) {
             self.store_link(LINKED_KEY);
         }

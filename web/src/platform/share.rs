@@ -139,6 +139,12 @@ pub fn data_url(mime: &str, text: &str) -> String {
     )
 }
 
+/// localStorage: the page's own state (tab, lesson step, workload form, ...) of the saved
+/// session, as name/value pairs, written at once on every change. The scenario itself is
+/// the engine's to write and comes a moment later; a reload in between still finds the
+/// page as it was.
+pub const PAGE_KEY: &str = "shardlab.session.page";
+
 /// localStorage: how many steps the saved session holds, written beside it, so that a
 /// fresh playground (its two setup steps) is not kept as "your session" when a link
 /// replaces it.

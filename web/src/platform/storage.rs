@@ -125,6 +125,42 @@ pub fn set_field(object: &js_sys::Object, name: &str, value: &JsValue) {
     let _ = js_sys::Reflect::set(object, &JsValue::from_str(name), value);
 }
 
+/// Stores name/value pairs as a JSON array of two-item arrays.
+pub fn set_pairs(key: &str, pairs: &[(String, String)]) {
+    let list = js_sys::Array::new();
+    for (name, value) in pairs {
+        list.push(&js_sys::Array::of2(
+            &JsValue::from_str(name),
+            &JsValue::from_str(value),
+        ));
+    }
+    set_json(key, &list);
+}
+
+/// Reads [`set_pairs`]'s pairs; anything else reads as none (storage can hold anything).
+pub fn get_pairs(key: &str) -> Vec<(String, String)> {
+    let Some(text) = get(key) else {
+        return Vec::new();
+    };
+    let Ok(value) = js_sys::JSON::parse(&text) else {
+        return Vec::new();
+    };
+    if !js_sys::Array::is_array(&value) {
+        return Vec::new();
+    }
+    let list: js_sys::Array = value.unchecked_into();
+    list.iter()
+        .take(64)
+        .filter_map(|pair| {
+            if !js_sys::Array::is_array(&pair) {
+                return None;
+            }
+            let pair: js_sys::Array = pair.unchecked_into();
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
 /// Reads JSON text (a content file the page fetched) into BSON values, with the browser's
 /// own parser. Numbers become doubles, or int32/int64 when they are whole and fit; nesting
 /// past 64 levels is refused, since a file can be malformed.
