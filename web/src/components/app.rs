@@ -118,16 +118,7 @@ pub fn app() -> Html {
     .clone();
     let published = state.page_value("compare").map(str::to_string);
     let on_compare = use_compare_publish(&dispatch, published.clone());
-    let on_cancel = {
-        let driver = driver.clone();
-        use_callback((), move |(), _| driver.cancel())
-    };
-    let on_import = {
-        let driver = driver.clone();
-        use_callback((), move |opening: startup::Opening, _| {
-            driver.open(opening, false)
-        })
-    };
+    let (on_cancel, on_import) = use_replay_callbacks(&driver);
     let messages = Messages {
         banner,
         notice: state.notice.clone(),
@@ -271,6 +262,22 @@ fn use_driver(state: &UseReducerHandle<Playground>, embed: bool, started: &Rc<St
         });
     }
     (*driver).clone()
+}
+
+/// The replay bar's Cancel, and the share bar's import (a replay too).
+#[hook]
+fn use_replay_callbacks(driver: &Driver) -> (Callback<()>, Callback<startup::Opening>) {
+    let on_cancel = {
+        let driver = driver.clone();
+        use_callback((), move |(), _| driver.cancel())
+    };
+    let on_import = {
+        let driver = driver.clone();
+        use_callback((), move |opening: startup::Opening, _| {
+            driver.open(opening, false)
+        })
+    };
+    (on_cancel, on_import)
 }
 
 /// The Compare tab publishes its state for links and the saved session; only a change is
