@@ -12,7 +12,7 @@ use crate::share::{LINKED_KEY, STEPS_KEY, STORAGE_KEY};
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
 use crate::state::{Action, Notice, Playground, Progress};
 use crate::storage;
-use shardlab_protocol::{Act, Call, EngineError, Event, PageView, Reply, Start, PASS_TIME_MS};
+use shardlab_protocol::{Act, Call, EngineError, Event, PageView, Reply, Start};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -41,6 +41,16 @@ struct Run {
     cancelled: bool,
     page: Vec<(String, String)>,
     json: String,
+}
+
+/// One `advance` asked of the engine.
+struct Slice {
+    session: Rc<str>,
+    chunk: u32,
+    done: usize,
+    total: usize,
+    what: &'static str,
+    picture: bool,
 }
 
 /// How long one `advance` should keep the engine busy, in milliseconds.
@@ -222,7 +232,6 @@ impl Driver {
                 echo,
             });
         } else {
-            let _ = PASS_TIME_MS;
             self.send(Act::PassTime { echo });
         }
         self.dispatch.emit(Action::Tick);
@@ -431,113 +440,118 @@ impl Driver {
 
     /// Asks the engine for the next slice of the replay under way, or ends it.
     fn advance(&self) {
-        let ending = {
-            let run = self.run.borrow();
-            let Some(run) = run.as_ref() else { return };
-            let budget = Budget::REPLAY;
-            let elapsed = now_ms() - run.started;
-            if run.cancelled {
-                Some(Ending::Cancelled {
-                    replayed: run.done,
-                    total: run.total,
-                })
-            } else if run.done >= run.total {
-                Some(Ending::Over)
-            } else if run.done >= budget.commands || elapsed > budget.millis {
-                Some(Ending::Cut(Cut {
-                    replayed: run.done,
-                    total: run.total,
-                    timed_out: run.done < budget.commands,
-                }))
-            } else {
-                None
-            }
-        };
-        if let Some(ending) = ending {
+        if let Some(ending) = self.ending() {
             return self.finish(ending);
         }
-        let (session, chunk, done, total, what, picture) = {
-            let mut run = self.run.borrow_mut();
-            let Some(run) = run.as_mut() else { return };
-            // A picture every PICTURE_MS: drawing thousands of chunks each slice would cost
-            // more than the replay.
-            let picture = now_ms() - run.pictured >= PICTURE_MS.max(3.0 * run.picture_cost);
-            if picture {
-                run.pictured = now_ms();
-            }
-            let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
-            (
-                run.session.clone(),
-                run.chunk.min(left.max(1) as u32),
-                run.done,
-                run.total,
-                run.what,
-                picture,
-            )
+        let Some(slice) = self.next_slice() else {
+            return;
         };
         self.dispatch.emit(Action::Replaying(Some(Progress {
-            what,
-            done,
-            goal: total.min(Budget::REPLAY.commands),
+            what: slice.what,
+            done: slice.done,
+            goal: slice.total.min(Budget::REPLAY.commands),
         })));
         let asked = now_ms();
         let driver = self.clone();
-        engine_client::request(
-            &session.clone(),
-            Call::Act(Act::Advance {
-                commands: chunk,
-                picture,
-            }),
-            move |answer| {
-                let took = now_ms() - asked;
-                match answer {
-                    Ok(Reply::Page(view)) => {
-                        if let Some(run) = driver.run.borrow_mut().as_mut() {
-                            run.done = view.replay.map_or(run.total, |r| r.done as usize);
-                            // Aim each slice at SLICE_MS, measured on slices without a
-                            // picture (a picture's wait includes the page drawing the one
-                            // before), and change it by half or double at most.
-                            if !picture {
-                                let per = took / f64::from(chunk.max(1));
-                                let aim = (SLICE_MS / per.max(0.01)) as u32;
-                                run.chunk = aim
-                                    .clamp(chunk / 2, chunk.saturating_mul(2))
-                                    .clamp(1, 2_000);
-                            }
-                        }
-                        // A slice without a picture changes only the progress bar (sent
-                        // with the next slice's request): nothing else is drawn again.
-                        if picture {
-                            driver
-                                .dispatch
-                                .emit(Action::Viewed(session, Rc::new(*view)));
-                        }
-                        let drawn = now_ms();
-                        after_yielding(move || {
-                            // A picture costs what the page took to draw it; the next waits
-                            // three times as long, so drawing takes a third of the replay
-                            // at most.
-                            if picture {
-                                if let Some(run) = driver.run.borrow_mut().as_mut() {
-                                    run.picture_cost = now_ms() - drawn;
-                                }
-                            }
-                            driver.advance()
-                        });
+        let call = Call::Act(Act::Advance {
+            commands: slice.chunk,
+            picture: slice.picture,
+        });
+        engine_client::request(&slice.session.clone(), call, move |answer| {
+            let took = now_ms() - asked;
+            match answer {
+                Ok(Reply::Page(view)) => driver.advanced(slice, *view, took),
+                // The scenario stopped the engine: it is set aside, not replayed again.
+                Err(e) if e.code_name == ENGINE_RESTARTED => {
+                    let run = driver.run.borrow_mut().take();
+                    if let Some(run) = run {
+                        recovery::end();
+                        let why = "replaying it stopped the engine";
+                        driver.open(startup::unreadable(&run.source, why), false);
                     }
-                    // The scenario stopped the engine: it is set aside, not replayed again.
-                    Err(e) if e.code_name == ENGINE_RESTARTED => {
-                        let run = driver.run.borrow_mut().take();
-                        if let Some(run) = run {
-                            recovery::end();
-                            let why = "replaying it stopped the engine";
-                            driver.open(startup::unreadable(&run.source, why), false);
-                        }
-                    }
-                    _ => driver.finish(Ending::Over),
                 }
-            },
-        );
+                _ => driver.finish(Ending::Over),
+            }
+        });
+    }
+
+    /// How the replay under way ends now, if it does: cancelled, over, or cut by the budget.
+    fn ending(&self) -> Option<Ending> {
+        let run = self.run.borrow();
+        let run = run.as_ref()?;
+        let budget = Budget::REPLAY;
+        let elapsed = now_ms() - run.started;
+        if run.cancelled {
+            Some(Ending::Cancelled {
+                replayed: run.done,
+                total: run.total,
+            })
+        } else if run.done >= run.total {
+            Some(Ending::Over)
+        } else if run.done >= budget.commands || elapsed > budget.millis {
+            Some(Ending::Cut(Cut {
+                replayed: run.done,
+                total: run.total,
+                timed_out: run.done < budget.commands,
+            }))
+        } else {
+            None
+        }
+    }
+
+    /// The next slice to ask for: its size, and whether it carries a picture (one every
+    /// PICTURE_MS, or three times what the last cost to draw: drawing thousands of chunks
+    /// each slice would cost more than the replay).
+    fn next_slice(&self) -> Option<Slice> {
+        let mut run = self.run.borrow_mut();
+        let run = run.as_mut()?;
+        let picture = now_ms() - run.pictured >= PICTURE_MS.max(3.0 * run.picture_cost);
+        if picture {
+            run.pictured = now_ms();
+        }
+        let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
+        Some(Slice {
+            session: run.session.clone(),
+            chunk: run.chunk.min(left.max(1) as u32),
+            done: run.done,
+            total: run.total,
+            what: run.what,
+            picture,
+        })
+    }
+
+    /// A slice's answer: the progress, the next slice's size (aimed at SLICE_MS, measured
+    /// on slices without a picture, whose wait does not include the page drawing, and
+    /// changed by half or double at most), the picture when there is one, then the next
+    /// slice once the page has drawn it.
+    fn advanced(&self, slice: Slice, view: PageView, took: f64) {
+        if let Some(run) = self.run.borrow_mut().as_mut() {
+            run.done = view.replay.map_or(run.total, |r| r.done as usize);
+            if !slice.picture {
+                let per = took / f64::from(slice.chunk.max(1));
+                let aim = (SLICE_MS / per.max(0.01)) as u32;
+                run.chunk = aim
+                    .clamp(slice.chunk / 2, slice.chunk.saturating_mul(2))
+                    .clamp(1, 2_000);
+            }
+        }
+        // A slice without a picture changes only the progress bar (sent with the next
+        // slice's request): nothing else is drawn again.
+        if slice.picture {
+            self.dispatch
+                .emit(Action::Viewed(slice.session, Rc::new(view)));
+        }
+        let drawn = now_ms();
+        let driver = self.clone();
+        after_yielding(move || {
+            // A picture costs what the page took to draw it.
+            if slice.picture {
+                if let Some(run) = driver.run.borrow_mut().as_mut() {
+                    run.picture_cost = now_ms() - drawn;
+                }
+            }
+            driver.advance()
+        });
     }
 
     /// Cancels the replay under way: it ends with the steps replayed so far.
