@@ -197,7 +197,20 @@ fn a_switch_draws_another_session_and_its_successor_keeps_the_ui() {
     );
     assert_eq!(next.page_value("compare"), Some("monotonic"));
     assert!(next.rev > state.rev);
-    let switched = state.reduce(Action::Switch(Box::new(next)));
+    let mut lesson = next.clone();
+    lesson.workload.batch = 7;
+    let switched = state.clone().reduce(Action::Switch(Box::new(lesson), true));
+    assert_eq!(
+        switched.workload.batch, 7,
+        "a lesson's own workload is taken"
+    );
+    let mut edited = (*state).clone();
+    edited.workload.batch = 200;
+    let switched = Rc::new(edited).reduce(Action::Switch(Box::new(next), false));
+    assert_eq!(
+        switched.workload.batch, 200,
+        "the form's workload, as edited meanwhile, is kept"
+    );
     assert_eq!(&*switched.session, "page-2");
     // From now on only page-2's answers are taken.
     let old: Rc<str> = Rc::from("page-1");

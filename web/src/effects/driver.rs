@@ -311,10 +311,12 @@ impl Driver {
             fresh.settings = setup.clone();
         }
         // A lesson brings its own cluster and workload (the catalog says which).
+        let mut own_workload = false;
         if let Start::Lesson { id } = &opening.start {
             if let Some(lesson) = old.catalog.lessons.iter().find(|l| l.id == *id) {
                 fresh.settings = lesson.setup.clone();
                 fresh.workload = lesson.workload.clone();
+                own_workload = true;
             }
         }
         if opening.source.is_some() {
@@ -325,7 +327,8 @@ impl Driver {
             });
         }
         self.latest.replace(Rc::new(fresh.clone()));
-        self.dispatch.emit(Action::Switch(Box::new(fresh)));
+        self.dispatch
+            .emit(Action::Switch(Box::new(fresh), own_workload));
         if !boot && !old.session.is_empty() {
             engine_client::request(&old.session, Call::Close, |_| ());
         }

@@ -290,8 +290,9 @@ pub enum Action {
     /// The lessons, workloads and versions.
     Cataloged(Rc<Catalog>),
     /// The page now draws another session (a new cluster, a lesson, a link, a replay):
-    /// the state to start from, its notice and UI state already set.
-    Switch(Box<Playground>),
+    /// the state to start from, its notice already set, and whether its workload is its
+    /// own (a lesson's) rather than the one the form holds now.
+    Switch(Box<Playground>, bool),
     /// A replay's progress.
     Replaying(Option<Progress>),
     /// A typed command waits for the replay (or the first answer) to end.
@@ -566,8 +567,11 @@ impl Playground {
             // What the page keeps across sessions is taken from the state as it is now,
             // not from the snapshot the driver made the new one from (actions may have come
             // in between: a panel publishing its state just before a lesson opens).
-            Action::Switch(state) => {
+            Action::Switch(state, own_workload) => {
                 let mut fresh = *state;
+                if !own_workload {
+                    fresh.workload = self.workload.clone();
+                }
                 fresh.history = self.history.clone();
                 fresh.speed = self.speed;
                 fresh.mode = self.mode;
@@ -673,7 +677,7 @@ impl Playground {
             | Action::Viewed(..)
             | Action::Refused(..)
             | Action::Cataloged(_)
-            | Action::Switch(_)
+            | Action::Switch(..)
             | Action::Replaying(_)
             | Action::Wait(_)
             | Action::Drained
