@@ -205,7 +205,9 @@ test('a panic shows the banner, keeps the documents inserted before it, and the 
   assert.match(await banner.innerText(), /ShardLab stopped: an internal error while running sim\.__trap\(\)\. The page reloaded with your saved session/);
   assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
   assert.equal(await documents(page), 50);
-  assert.deepEqual(errors, ['unreachable'], 'the panic aborts: one trap, then nothing');
+  // The panic aborts: one trap, then nothing. (The reload that follows can come before the
+  // browser reports the trap, which now happens in a callback of the engine's answer.)
+  assert.ok(errors.length <= 1 && errors.every((e) => /unreachable/.test(e)), `errors: ${errors}`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'crash-banner-1440');
   await page.setViewportSize({ width: 400, height: 900 });

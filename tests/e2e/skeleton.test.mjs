@@ -12,6 +12,8 @@ test('increasing keys split the collection and pile into the MaxKey chunk', asyn
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(env.server.url);
+  // The cluster is drawn once the engine has opened the session.
+  await page.getByTestId('shard').first().waitFor();
 
   // The page starts sharded on {x: 1}: typing the same key leaves nothing to apply.
   await page.getByLabel('Shard key', { exact: true }).fill('{x: 1}');
