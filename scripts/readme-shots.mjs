@@ -15,7 +15,7 @@ try {
   const compare = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   await compare.goto(server.url);
   await compare.getByTestId('tab-compare').click();
-  // The Compare tab lives in the extras module, fetched when the tab first opens.
+  // The Compare tab's columns are engine sessions: its bar appears once the engine answers.
   await compare.getByTestId('compare-progress').waitFor();
   await playComparison(compare);
   await compare.getByTestId('compare').screenshot({ path: 'static/compare.png' });
