@@ -45,7 +45,8 @@ fn session_text(name: &str) -> String {
 fn save(name: &str, steps: u64) -> String {
     let text = session_text(name);
     storage::set_string(STORAGE_KEY, &text);
-    storage::set_string(STEPS_KEY, &steps.to_string());
+    // As a session from the settings form (two setup steps) records its own steps.
+    storage::set_string(STEPS_KEY, &steps.saturating_sub(2).to_string());
     text
 }
 

@@ -582,6 +582,10 @@ impl<'a> Playground<'a> {
             hot,
             hot_counted,
             lesson: self.state.lesson.map(|p| p.id.to_string()),
+            setup_steps: self
+                .state
+                .lesson
+                .map_or(2, |p| p.setup_commands().len() as u64),
             after_done: self.state.after_done,
             replay: self.state.replay.as_ref().map(|r| ReplayProgress {
                 done: r.next as u64,
@@ -603,6 +607,10 @@ impl<'a> Playground<'a> {
             settings: self.settings(),
             count: self.count(),
             lesson: self.state.lesson.map(|p| p.id.to_string()),
+            setup_steps: self
+                .state
+                .lesson
+                .map_or(2, |p| p.setup_commands().len() as u64),
             after_done: self.state.after_done,
             replay: self.state.replay.as_ref().map(|r| ReplayProgress {
                 done: r.next as u64,

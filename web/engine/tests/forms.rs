@@ -227,3 +227,30 @@ fn a_replay_slice_without_its_picture_sends_no_frame_and_the_next_picture_is_who
     );
     assert_eq!(drawn.position.position, 2);
 }
+
+#[test]
+fn a_view_counts_the_steps_its_own_setup_made() {
+    let mut e = Engine::new();
+    match send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap() {
+        Reply::Page(v) => assert_eq!((v.setup_steps, v.position.length), (2, 2)),
+        other => panic!("{other:?}"),
+    }
+    for preset in shardlab::workload::presets::PRESETS {
+        let mut e = Engine::new();
+        let opened = send(
+            &mut e,
+            Call::Open(Start::Lesson {
+                id: preset.id.into(),
+            }),
+        )
+        .unwrap();
+        let Reply::Page(v) = opened else {
+            panic!("{opened:?}")
+        };
+        assert_eq!(
+            v.setup_steps, v.position.length,
+            "{}: an untouched lesson is all setup",
+            preset.id
+        );
+    }
+}

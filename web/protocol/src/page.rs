@@ -233,6 +233,10 @@ pub struct PageView {
     pub hot_counted: u64,
     /// The lesson the session was opened from, by id.
     pub lesson: Option<String>,
+    /// The steps the session's own setup made (a lesson's, or the settings form's two):
+    /// a session with no more steps holds nothing of the user's.
+    #[serde(default)]
+    pub setup_steps: u64,
     /// Whether the lesson's closing commands ran.
     pub after_done: bool,
     /// The replay under way, if any.

@@ -269,8 +269,7 @@ impl Driver {
     fn set_aside(&self, what: &str) -> Option<Notice> {
         let s = self.state();
         let steps = s.view.position.length;
-        let own = if s.view.lesson.is_some() { 3 } else { 2 };
-        if steps <= own || s.mode == crate::state::Mode::Guide || self.embed {
+        if steps <= s.view.setup_steps || s.mode == crate::state::Mode::Guide || self.embed {
             return None;
         }
         let saved = storage::get_string(STORAGE_KEY)?;
@@ -644,7 +643,8 @@ impl Driver {
     /// Saves the page's session (its JSON form with the page's own state) under `key`.
     pub fn store_link(&self, key: &'static str) {
         let s = self.state();
-        let steps = s.view.position.length;
+        // The user's own steps, beyond the session's setup.
+        let steps = s.view.position.length.saturating_sub(s.view.setup_steps);
         let driver = self.clone();
         engine_client::request(
             &s.session.clone(),

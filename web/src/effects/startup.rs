@@ -426,7 +426,7 @@ fn keep_session() -> Kept {
     let untouched_link = storage::get_string(LINKED_KEY).as_deref() == Some(saved.as_str());
     let fresh = storage::get_string(STEPS_KEY)
         .and_then(|s| s.parse::<u64>().ok())
-        .is_some_and(|steps| steps <= 2);
+        .is_some_and(|own| own == 0);
     if untouched_link || fresh {
         return match storage::get(PREVIOUS_KEY) {
             Some(_) => Kept::Previous,

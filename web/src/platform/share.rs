@@ -145,7 +145,7 @@ pub fn data_url(mime: &str, text: &str) -> String {
 /// page as it was.
 pub const PAGE_KEY: &str = "shardlab.session.page";
 
-/// localStorage: how many steps the saved session holds, written beside it, so that a
-/// fresh playground (its two setup steps) is not kept as "your session" when a link
-/// replaces it.
+/// localStorage: how many of the saved session's steps are the user's own (beyond its
+/// setup's, which the engine counts), written beside it, so that a fresh playground or an
+/// untouched lesson is not kept as "your session" when a link replaces it.
 pub const STEPS_KEY: &str = "shardlab.session.steps";
