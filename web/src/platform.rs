@@ -3,6 +3,7 @@
 
 pub mod engine_client;
 pub mod recovery;
+pub mod sessions;
 pub mod share;
 pub mod shortcuts;
 pub mod storage;

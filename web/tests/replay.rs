@@ -247,7 +247,7 @@ fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
     assert_eq!(storage::get(PREVIOUS_KEY), None);
     assert_eq!(storage::get_string(FAILED_KEY).as_deref(), Some("mine"));
     // The page's session replayed into a new engine.
-    let opening = restart("v1.session".into());
+    let opening = restart("v1.session".into(), false);
     assert_eq!(opening.what(), "Restoring your session in a new engine");
     let source = opening.source.unwrap();
     assert!(conclude(&source, &Ending::Over, "{}")

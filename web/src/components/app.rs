@@ -12,6 +12,7 @@ use super::inspector::Inspector;
 use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
+use super::recent::RecentSessions;
 use super::share_bar::ShareBar;
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
@@ -19,33 +20,20 @@ use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
 use crate::driver::Driver;
 use crate::recovery;
-use crate::share::{PageOptions, PAGE_KEY, STORAGE_KEY};
-use crate::startup::{self, Banner, Boot};
+use crate::sessions;
+use crate::share::PageOptions;
+use crate::startup::{self, Banner};
 use crate::state::{Action, Calm, Notice, Playground};
-use crate::storage;
 use gloo::timers::callback::Interval;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// The start, worked out once (see [`startup::boot`]).
+/// How the page started (see [`startup::boot`]), once the saved sessions are read.
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Started {
-    boot: RefCell<Option<Boot>>,
-    banner: Option<Banner>,
     hold: bool,
     recovering: bool,
-}
-
-impl From<Boot> for Started {
-    fn from(boot: Boot) -> Self {
-        Started {
-            banner: boot.banner.clone(),
-            hold: boot.hold,
-            recovering: boot.recovering,
-            boot: RefCell::new(Some(boot)),
-        }
-    }
 }
 
 /// What the page shows above its panels, in the full page and the embedded view alike.
@@ -84,20 +72,16 @@ impl Messages {
 #[function_component(App)]
 pub fn app() -> Html {
     let options = use_memo((), |_| {
-        PageOptions::parse(
-            &gloo::utils::window()
-                .location()
-                .search()
-                .unwrap_or_default(),
+        let location = gloo::utils::window().location();
+        PageOptions::from_address(
+            &location.search().unwrap_or_default(),
+            &location.hash().unwrap_or_default(),
         )
     });
-    let started = {
-        let options = options.clone();
-        use_memo((), move |_| Started::from(startup::boot(&options)))
-    };
     let state = use_reducer(Playground::default);
-    let driver = use_driver(&state, options.embed, &started);
-    let banner = use_state(|| started.banner.clone());
+    let started = use_state(|| None::<Started>);
+    let banner = use_state(|| None::<Banner>);
+    let driver = use_driver(&state, &options, started.setter(), banner.setter());
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
     // Whether the comparison tab was ever opened (it is mounted from then on).
@@ -134,12 +118,13 @@ pub fn app() -> Html {
     use_saving(&state, &driver, options.embed);
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(&state, &dispatch, &options.unknown);
+    use_fragment_links(options.embed);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
         &state,
         &dispatch,
-        options.autoplay && !started.recovering && !started.hold,
+        options.autoplay && started.is_some_and(|s| !s.recovering && !s.hold),
     );
 
     if options.embed {
@@ -154,6 +139,12 @@ pub fn app() -> Html {
         published,
         on_compare,
         on_import,
+        on_reopen: {
+            let driver = driver.clone();
+            Callback::from(move |(id, text): (String, String)| {
+                driver.open(startup::reopen(&id, text), false)
+            })
+        },
         on_target,
         targeted: (*targeted).clone(),
     };
@@ -169,6 +160,7 @@ struct FullView {
     published: Option<String>,
     on_compare: Callback<String>,
     on_import: Callback<startup::Opening>,
+    on_reopen: Callback<(String, String)>,
     on_target: Callback<Vec<String>>,
     targeted: Vec<String>,
 }
@@ -188,6 +180,7 @@ impl FullView {
             published,
             on_compare,
             on_import,
+            on_reopen,
             on_target,
             targeted,
         } = self;
@@ -198,6 +191,7 @@ impl FullView {
                     <h1>{ "ShardLab" }</h1>
                     <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
                     <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
+                    <RecentSessions on_open={on_reopen} />
                 </header>
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={workshop} on_workshop={toggle_workshop} />
@@ -222,7 +216,8 @@ impl FullView {
                 <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
                 <div class="lower">
                     <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
+                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                    busy={state.in_flight > 0 && !state.playing} />
                 </div>
                 <Insights state={(**state).clone()} />
                 <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
@@ -235,7 +230,13 @@ impl FullView {
 /// The page's driver (see [`Driver`]), kept current with the state on every render, and
 /// the start: the catalog asked for, then the first session opened.
 #[hook]
-fn use_driver(state: &UseReducerHandle<Playground>, embed: bool, started: &Rc<Started>) -> Driver {
+fn use_driver(
+    state: &UseReducerHandle<Playground>,
+    options: &Rc<PageOptions>,
+    started: UseStateSetter<Option<Started>>,
+    banner: UseStateSetter<Option<Banner>>,
+) -> Driver {
+    let embed = options.embed;
     let latest = use_mut_ref(|| Rc::new((**state).clone()));
     *latest.borrow_mut() = Rc::new((**state).clone());
     let driver = {
@@ -250,15 +251,25 @@ fn use_driver(state: &UseReducerHandle<Playground>, embed: bool, started: &Rc<St
     };
     {
         let driver = (*driver).clone();
-        let started = started.clone();
+        let options = options.clone();
         use_effect_with((), move |_| {
             driver.catalog();
-            if let Some(boot) = started.boot.borrow_mut().take() {
+            wasm_bindgen_futures::spawn_local(async move {
+                // An embedded view never reads or writes the saved sessions.
+                if !options.embed {
+                    sessions::load().await;
+                }
+                let boot = startup::boot(&options);
+                banner.set(boot.banner.clone());
+                started.set(Some(Started {
+                    hold: boot.hold,
+                    recovering: boot.recovering,
+                }));
                 if boot.hold {
                     driver.hold();
                 }
                 driver.open(boot.opening, true);
-            }
+            });
         });
     }
     (*driver).clone()
@@ -367,9 +378,7 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
             let start = *first.borrow_mut().get_or_insert(*rev);
             let changed = *rev > start;
             if !embed && !driver.holding() && (!state.playing || rev % 25 == 0) {
-                // The page's own state at once; the scenario when the engine has written it.
-                storage::set_pairs(PAGE_KEY, &state.page_entries());
-                driver.store_link(STORAGE_KEY);
+                driver.save();
                 // Once the user changes what a link or lesson opened, a reload shows their
                 // session as saved, not the link again.
                 if changed {
@@ -378,6 +387,28 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
             }
         }
         || ()
+    });
+}
+
+/// A share link pasted into this tab's address changes only its fragment (`#s=…`), which
+/// the browser does not load again: the page opens it as it would on a load. (The
+/// session it replaces stays stored.)
+#[hook]
+fn use_fragment_links(embed: bool) {
+    use_effect_with(embed, |_| {
+        let listener =
+            gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", |_| {
+                let location = gloo::utils::window().location();
+                let fragment = location.hash().unwrap_or_default();
+                if fragment
+                    .trim_start_matches('#')
+                    .split('&')
+                    .any(|p| p.starts_with("s="))
+                {
+                    let _ = location.reload();
+                }
+            });
+        move || drop(listener)
     });
 }
 
@@ -512,7 +543,8 @@ fn embed_view(
             <KeyBar frame={state.frame.clone()} />
             <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
             if !options.hides("console") {
-                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
+                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                    busy={state.in_flight > 0 && !state.playing} />
             }
         </div>
     }

@@ -8,10 +8,9 @@
 
 use crate::engine_client::{self, ENGINE_RESTARTED};
 use crate::recovery;
-use crate::share::{LINKED_KEY, STEPS_KEY, STORAGE_KEY};
+use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
 use crate::state::{Action, Notice, Playground, Progress};
-use crate::storage;
 use shardlab_protocol::{Act, Call, EngineError, Event, PageView, Reply, Start};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -74,6 +73,8 @@ pub struct Driver {
     /// Whether the saved session must stay as it is until the user does something: a
     /// link or a lesson that could not be opened gave a fresh playground instead.
     hold: Rc<Cell<bool>>,
+    /// Whether the engine was stopped by the user's Cancel (see [`Action::Cancel`]).
+    cancelled: Rc<Cell<bool>>,
 }
 
 impl PartialEq for Driver {
@@ -106,6 +107,7 @@ impl Driver {
             saved,
             embed,
             hold: Rc::default(),
+            cancelled: Rc::default(),
         }
     }
 
@@ -145,6 +147,12 @@ impl Driver {
             return self.while_replaying(action);
         }
         match &action {
+            Action::Cancel => {
+                if s.in_flight > 0 && engine_client::cancel() {
+                    self.cancelled.set(true);
+                }
+                return;
+            }
             Action::Command(cmd) => {
                 let cmd = cmd.trim().to_string();
                 if cmd.is_empty() {
@@ -169,7 +177,6 @@ impl Driver {
                         start: Start::Setup(setup.clone()),
                         notice,
                         source: None,
-                        linked: false,
                     },
                     false,
                 );
@@ -181,7 +188,6 @@ impl Driver {
                         start: Start::Lesson { id: id.clone() },
                         notice,
                         source: None,
-                        linked: false,
                     },
                     false,
                 );
@@ -263,26 +269,23 @@ impl Driver {
         });
     }
 
-    /// Keeps this session for "Return to your session" before a new scenario replaces it,
-    /// unless it holds nothing of the user's (no more steps than its own setup); the
-    /// notice the new scenario shows, starting with `what`.
+    /// Before a new scenario replaces this session: the new one is a session of its own,
+    /// and this one stays stored. The notice the new scenario shows, starting with `what`,
+    /// when this one holds steps of the user's (beyond its own setup) to return to.
     fn set_aside(&self, what: &str) -> Option<Notice> {
-        let s = self.state();
-        let steps = s.view.position.length;
-        if steps <= s.view.setup_steps || s.mode == crate::state::Mode::Guide || self.embed {
+        if self.embed {
             return None;
         }
-        let saved = storage::get_string(STORAGE_KEY)?;
-        if storage::try_set_string(crate::share::PREVIOUS_KEY, &saved) {
-            Some(Notice {
-                text: format!("{what} Your previous session of {steps} steps is kept."),
-                offer: Some(crate::state::Offer::ReturnToSession),
-            })
-        } else {
-            Some(Notice::plain(format!(
-                "{what} Your previous session could not be kept: the browser's storage refused it."
-            )))
+        let s = self.state();
+        let steps = s.view.position.length;
+        let kept = sessions::start_new();
+        if !kept || steps <= s.view.setup_steps || s.mode == crate::state::Mode::Guide {
+            return None;
         }
+        Some(Notice {
+            text: format!("{what} Your previous session of {steps} steps is kept."),
+            offer: Some(crate::state::Offer::ReturnToSession),
+        })
     }
 
     /// Opens a new session for the page and draws it from then on; the old one is closed.
@@ -357,9 +360,6 @@ impl Driver {
                     }
                 }
                 self.dispatch.emit(Action::Viewed(session, view));
-                if opening.linked {
-                    self.store_link(LINKED_KEY);
-                }
                 recovery::end();
                 self.drain();
             }
@@ -589,12 +589,11 @@ impl Driver {
         // The saved session's own page state is written at once on each change, its
         // scenario a moment later: the later of the two wins.
         if matches!(run.source, Source::Session { .. }) {
-            page.extend(storage::get_pairs(crate::share::PAGE_KEY));
+            if let Some(meta) = sessions::meta(&sessions::current()) {
+                page.extend(meta.page);
+            }
         }
         self.dispatch.emit(Action::Concluded { page, notice });
-        if matches!(run.source, Source::Link { embed: false, .. }) {
-            self.store_link(LINKED_KEY);
-        }
         recovery::end();
         self.drain();
     }
@@ -627,7 +626,7 @@ impl Driver {
             .filter(|(session, _)| *session == s.session)
             .map(|(_, text)| text.clone());
         match text {
-            Some(text) => self.open(startup::restart(text), false),
+            Some(text) => self.open(startup::restart(text, self.cancelled.take()), false),
             None => self.open(
                 Opening {
                     notice: Some(Notice::plain(
@@ -640,32 +639,46 @@ impl Driver {
         }
     }
 
-    /// Saves the page's session (its JSON form with the page's own state) under `key`.
-    pub fn store_link(&self, key: &'static str) {
+    /// Saves the page's session (its JSON form with the page's own state) as this tab's
+    /// session, once it holds steps of the user's (beyond its setup) or was saved before:
+    /// an untouched lesson, link or playground opens again from the address. A save that
+    /// fails says so at once and offers the session for download.
+    pub fn save(&self) {
         let s = self.state();
-        // The user's own steps, beyond the session's setup.
-        let steps = s.view.position.length.saturating_sub(s.view.setup_steps);
-        let driver = self.clone();
+        let own = s.view.position.length.saturating_sub(s.view.setup_steps);
+        if !sessions::ready() || (own == 0 && sessions::meta(&sessions::current()).is_none()) {
+            return;
+        }
+        let saving = sessions::Saving {
+            name: session_name(&s),
+            steps: s.view.position.length,
+            own,
+            collections: s.view.collections.iter().map(|c| c.ns.clone()).collect(),
+            page: s.page_entries(),
+        };
+        let dispatch = self.dispatch.clone();
         engine_client::request(
             &s.session.clone(),
             Call::Link {
-                page: s.page_entries(),
+                page: saving.page.clone(),
                 json: true,
             },
             move |answer| {
                 let Ok(Reply::Scenario { text }) = answer else {
                     return;
                 };
-                if key != STORAGE_KEY {
-                    return storage::set_string(key, &text);
-                }
-                if !storage::try_set_string(STORAGE_KEY, &text) {
-                    driver.dispatch.emit(Action::Notice(Some(Notice::plain(
-                        "Your session could not be saved: the browser's storage is full. \
-                         Export it to keep it.",
-                    ))));
-                }
-                storage::set_string(STEPS_KEY, &steps.to_string());
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Err(why) = sessions::save(text.clone(), saving).await {
+                        dispatch.emit(Action::Notice(Some(Notice {
+                            text: format!(
+                                "Your session could not be saved: {why}. Download it to keep it."
+                            ),
+                            offer: Some(crate::state::Offer::Download(Rc::from(
+                                crate::share::data_url("application/json", &text),
+                            ))),
+                        })));
+                    }
+                });
             },
         );
     }
@@ -716,5 +729,21 @@ pub fn after_yielding(f: impl FnOnce() + 'static) {
             let _ = callback.call0(&wasm_bindgen::JsValue::NULL);
         })
         .forget();
+    }
+}
+
+/// A session's name in "Recent sessions": its lesson's title, else its collections.
+fn session_name(s: &Playground) -> String {
+    let lesson = s
+        .view
+        .lesson
+        .as_deref()
+        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
+    match lesson {
+        Some(lesson) => lesson.title.clone(),
+        None => match s.view.collections.first() {
+            Some(c) => format!("Playground: {}", c.ns),
+            None => "Playground".to_string(),
+        },
     }
 }

@@ -217,6 +217,24 @@ fn stopped(event: &web_sys::Event) {
         .dyn_ref::<web_sys::ErrorEvent>()
         .map(|e| e.message())
         .unwrap_or_default();
+    note(format!("The engine stopped ({why}) and will start again."));
+    stop(&format!("the engine stopped: {why}"));
+}
+
+/// Cancel: stops the worker under whatever it is doing, as if it had died, so that every
+/// request in flight fails with [`ENGINE_RESTARTED`] and the next request starts a new
+/// worker. Says whether there was a worker to stop (the engine in the page cannot be
+/// stopped: it answers between the page's own tasks).
+pub fn cancel() -> bool {
+    let worker = CLIENT.with(|c| matches!(c.borrow().host, Host::Worker { .. }));
+    if worker {
+        stop("cancelled");
+    }
+    worker
+}
+
+/// Stops the worker: every request in flight fails with `message`.
+fn stop(message: &str) {
     let pending = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if let Host::Worker { worker, .. } = &c.host {
@@ -227,12 +245,11 @@ fn stopped(event: &web_sys::Event) {
         c.retired = Some(std::mem::replace(&mut c.host, Host::Idle));
         std::mem::take(&mut c.pending)
     });
-    note(format!("The engine stopped ({why}) and will start again."));
     for (_, done) in pending {
         done(Err(EngineError {
             code: 1,
             code_name: ENGINE_RESTARTED.into(),
-            message: format!("the engine stopped: {why}"),
+            message: message.to_string(),
         }));
     }
 }
