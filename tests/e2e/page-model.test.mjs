@@ -2,7 +2,7 @@
 // lesson or a link. Each test acts as a person would and checks the panels follow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openFresh, screenshot, readShards, readChunks, readCompareRows, typeCommand } from './harness.mjs';
+import { suite, openFresh, screenshot, readShards, readChunks, readCompareRows, typeCommand, waitForSaved } from './harness.mjs';
 
 const env = suite();
 
@@ -181,7 +181,7 @@ test('share links and reloads carry the lesson, the workload, its progress, the 
   // The Compare tab lives in the extras module, fetched when the tab first opens.
   await page.getByTestId('compare-progress').waitFor();
   // The session is saved once the change is drawn.
-  await page.waitForFunction(() => JSON.parse(localStorage.getItem('shardlab.session.v1') ?? '""').includes('"tab": "compare"'));
+  await waitForSaved(page, '"tab": "compare"');
   await page.reload();
   // The saved session replays, then the page shows the tab it was on.
   await page.waitForFunction(() => document.querySelector('[data-testid="tab-compare"]')?.getAttribute('aria-selected') === 'true');

@@ -148,8 +148,11 @@ impl Driver {
         }
         match &action {
             Action::Cancel => {
-                if s.in_flight > 0 && engine_client::cancel() {
-                    self.cancelled.set(true);
+                // Set first: the requests in flight fail, and the restart reads it, while
+                // the engine is being stopped.
+                self.cancelled.set(s.in_flight > 0);
+                if s.in_flight == 0 || !engine_client::cancel() {
+                    self.cancelled.set(false);
                 }
                 return;
             }
