@@ -348,3 +348,43 @@ test('a long link replays in slices: progress, a page that answers, and Cancel k
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('long flat chains typed, imported and linked get a clear error and never reach the stack', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.getByTestId('summary').waitFor();
+  const chains = [
+    `var s = ${Array(20_000).fill("'a'").join(' + ')}`,
+    `var o = {a: 1}; o${'.a'.repeat(100_000)}`,
+    `db.c.find()${'.limit(1)'.repeat(100_000)}`,
+    `[1]${'[0]'.repeat(100_000)}`,
+  ];
+  const tooLong = /^SyntaxError: expression too long: more than 1000 operators, property accesses and calls in a row/;
+  // Typed.
+  for (const chain of chains) {
+    const answer = await ask(page, chain);
+    assert.match(answer.join('\n'), tooLong, chain.slice(0, 40));
+  }
+  // Imported as a scenario file, then shared as a link and opened in a fresh browser
+  // (shorter chains, as a link holds at most 256 KiB of commands; still far past
+  // the 1000 the parser takes in a row).
+  const shorter = [
+    `var s = ${Array(5_000).fill("'a'").join(' + ')}`,
+    `var o = {a: 1}; o${'.a'.repeat(20_000)}`,
+    `db.c.find()${'.limit(1)'.repeat(5_000)}`,
+    `[1]${'[0]'.repeat(20_000)}`,
+  ];
+  const url = await linkFor(page, shorter);
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  const reader = await (await env.browser.newContext()).newPage();
+  reader.on('pageerror', (e) => errors.push(e.message));
+  await reader.goto(url);
+  const steps = SETUP.length + shorter.length;
+  await reader.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
+  assert.match((await ask(reader, 'sh.status()')).join('\n'), /shardingVersion/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
