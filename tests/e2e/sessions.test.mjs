@@ -242,3 +242,33 @@ test('Cancel stops a long statement within a second and leaves the session as it
   assert.equal(await savedSession(page).then((t) => t.includes('900000')), false, 'the cancelled statement is not saved');
   await context.close();
 });
+
+test('Cancel stops a replay within a second even when one of its commands is slow', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const maker = await context.newPage();
+  await maker.goto(env.server.url);
+  await maker.getByTestId('summary').waitFor();
+  // Each loop keeps the engine busy for seconds (until the statement's work budget).
+  const slow = 'for (var i = 0; i < 900000; i++) { db.events.insertOne({x: -i}) }';
+  const commands = ['sim.chunkSize(8192)', 'sh.shardCollection("test.events", {x: 1})', slow, slow];
+  const scenario = JSON.stringify({ format: 'shardlab-scenario', version: 1, mongodb: '8.0', shards: 3, chunkSize: null, seed: 1, position: null, commands });
+  await maker.getByTestId('import-json').setInputFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from(scenario) });
+  await maker.getByTestId('position').filter({ hasText: `of ${commands.length}` }).waitFor({ timeout: 90_000 });
+  await maker.getByTestId('share-link').click();
+  const link = await maker.getByTestId('share-url').inputValue();
+  await maker.close();
+
+  const page = await context.newPage();
+  await page.goto(link);
+  await page.getByTestId('replay-progress').waitFor();
+  const pressed = Date.now();
+  await page.getByTestId('replay-cancel').click();
+  const notice = page.getByTestId('notice').filter({ hasText: 'cancelled' });
+  await notice.waitFor();
+  const took = Date.now() - pressed;
+  console.log(`replay Cancel: the page was back ${took} ms after the click`);
+  assert.match(await notice.innerText(), /Opening it was cancelled at step \d+ of 4/);
+  assert.equal(await page.getByTestId('replay-progress').count(), 0);
+  await typeCommand(page, 'db.events.countDocuments()');
+  await context.close();
+});

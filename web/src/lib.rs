@@ -13,7 +13,7 @@ pub mod platform;
 
 pub use effects::{comparison, driver, export, glossary, lessons, startup};
 pub use model::state;
-pub use platform::{engine_client, recovery, sessions, share, shortcuts, storage};
+pub use platform::{engine_client, network, recovery, sessions, share, shortcuts, storage};
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
 pub fn start() {

@@ -46,6 +46,8 @@ struct Messages {
     dispatch: Callback<Action>,
     on_return: Callback<()>,
     on_cancel: Callback<()>,
+    /// What the page says while the engine waits for the network to load.
+    engine: Option<String>,
 }
 
 impl Messages {
@@ -55,6 +57,9 @@ impl Messages {
             <>
             if let Some(b) = &*self.banner {
                 <CrashBanner banner={b.clone()} on_dismiss={Callback::from(move |()| banner.set(None))} />
+            }
+            if let Some(text) = &self.engine {
+                <p class="notice waiting" role="status" data-testid="engine-status">{ text.clone() }</p>
             }
             if let Some(progress) = &self.progress {
                 <ReplayBar progress={progress.clone()} waiting={self.waiting} on_cancel={self.on_cancel.clone()} />
@@ -103,7 +108,9 @@ pub fn app() -> Html {
     let published = state.page_value("compare").map(str::to_string);
     let on_compare = use_compare_publish(&dispatch, published.clone());
     let (on_cancel, on_import) = use_replay_callbacks(&driver);
+    let offline = use_offline(state.ready);
     let messages = Messages {
+        engine: use_engine_status(),
         banner,
         notice: state.notice.clone(),
         progress: state.replaying.clone(),
@@ -147,6 +154,7 @@ pub fn app() -> Html {
         },
         on_target,
         targeted: (*targeted).clone(),
+        offline,
     };
     view.html(&state, &dispatch, &messages)
 }
@@ -163,6 +171,8 @@ struct FullView {
     on_reopen: Callback<(String, String)>,
     on_target: Callback<Vec<String>>,
     targeted: Vec<String>,
+    /// The bytes kept for offline use, once everything is kept.
+    offline: Option<f64>,
 }
 
 impl FullView {
@@ -183,6 +193,7 @@ impl FullView {
             on_reopen,
             on_target,
             targeted,
+            offline,
         } = self;
         let mode = state.mode;
         html! {
@@ -190,6 +201,12 @@ impl FullView {
                 <header class="masthead">
                     <h1>{ "ShardLab" }</h1>
                     <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
+                    if let Some(bytes) = offline {
+                        <span class="offline-ready" data-testid="offline-ready" role="status"
+                            title={format!("Everything the playground needs is kept in this browser ({:.1} MB): it works without the network.", bytes / 1e6)}>
+                            { "✓ Works offline" }
+                        </span>
+                    }
                     <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
                     <RecentSessions on_open={on_reopen} />
                 </header>
@@ -410,6 +427,37 @@ fn use_fragment_links(embed: bool) {
             });
         move || drop(listener)
     });
+}
+
+/// Once the engine has answered (the first picture is up, so nothing competes with it),
+/// the page asks for everything to be kept for offline use; the bytes kept once they are.
+#[hook]
+fn use_offline(up: bool) -> Option<f64> {
+    let kept = use_state(|| None::<f64>);
+    let asked = use_mut_ref(|| false);
+    {
+        let set = kept.setter();
+        use_effect_with(up, move |up| {
+            if *up && !std::mem::replace(&mut *asked.borrow_mut(), true) {
+                crate::network::keep_offline(move |bytes| set.set(Some(bytes)));
+            }
+        });
+    }
+    *kept
+}
+
+/// What the engine client says while the engine waits for the network to load (see
+/// [`crate::engine_client::on_status`]).
+#[hook]
+fn use_engine_status() -> Option<String> {
+    let status = use_state(|| None::<String>);
+    {
+        let set = status.setter();
+        use_effect_with((), move |_| {
+            crate::engine_client::on_status(move |s| set.set(s));
+        });
+    }
+    (*status).clone()
 }
 
 /// Once the page is up, a notice names the options of its address it does not know, so

@@ -48,12 +48,15 @@ type At = (&'static Lesson, usize);
 pub fn guide(props: &GuideProps) -> Html {
     // None while loading, then the outcome.
     let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
+    // What the page is doing while the network is away.
+    let waiting = use_state(|| None::<String>);
     {
-        let loaded = loaded.clone();
+        let (loaded, waiting) = (loaded.clone(), waiting.clone());
         use_effect_with((), move |_| {
             if loaded.is_none() {
                 wasm_bindgen_futures::spawn_local(async move {
-                    loaded.set(Some(crate::lessons::load().await.map(|_| ())));
+                    let told = move |what: Option<String>| waiting.set(what);
+                    loaded.set(Some(crate::lessons::load(told).await.map(|_| ())));
                 });
             }
         });
@@ -69,7 +72,7 @@ pub fn guide(props: &GuideProps) -> Html {
         },
         None => html! {
             <section class="panel guide" aria-label="Guided lessons" data-testid="guide-loading">
-                <p class="muted">{ "Loading the guided lessons…" }</p>
+                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| "Loading the guided lessons…".to_string()) }</p>
             </section>
         },
     }

@@ -38,9 +38,18 @@ struct Run {
     /// What drawing the last picture cost the page, in milliseconds.
     picture_cost: f64,
     cancelled: bool,
+    /// Where a replay reopened after a forced Cancel stops (see [`Driver::cancel`]): the
+    /// commands replayed before it, and the scenario's.
+    stop_at: Option<(usize, usize)>,
+    /// Whether a slice is in the engine.
+    asking: bool,
     page: Vec<(String, String)>,
     json: String,
 }
+
+/// How long Cancel waits for the slice in the engine before it stops the engine, in
+/// milliseconds: a replay stops within a second whatever its commands cost.
+const CANCEL_WAIT_MS: u32 = 400;
 
 /// One `advance` asked of the engine.
 struct Slice {
@@ -75,6 +84,8 @@ pub struct Driver {
     hold: Rc<Cell<bool>>,
     /// Whether the engine was stopped by the user's Cancel (see [`Action::Cancel`]).
     cancelled: Rc<Cell<bool>>,
+    /// For the next replay opened: where it stops (see [`Run::stop_at`]).
+    stop_at: Rc<Cell<Option<(usize, usize)>>>,
 }
 
 impl PartialEq for Driver {
@@ -108,6 +119,7 @@ impl Driver {
             embed,
             hold: Rc::default(),
             cancelled: Rc::default(),
+            stop_at: Rc::default(),
         }
     }
 
@@ -390,6 +402,8 @@ impl Driver {
                     pictured: f64::NEG_INFINITY,
                     picture_cost: 0.0,
                     cancelled: false,
+                    stop_at: self.stop_at.take(),
+                    asking: false,
                     page,
                     json,
                 };
@@ -457,6 +471,9 @@ impl Driver {
             goal: slice.total.min(Budget::REPLAY.commands),
         })));
         let asked = now_ms();
+        if let Some(run) = self.run.borrow_mut().as_mut() {
+            run.asking = true;
+        }
         let driver = self.clone();
         let call = Call::Act(Act::Advance {
             commands: slice.chunk,
@@ -491,6 +508,11 @@ impl Driver {
                 replayed: run.done,
                 total: run.total,
             })
+        } else if let Some((at, total)) = run.stop_at.filter(|(at, _)| run.done >= *at) {
+            Some(Ending::Cancelled {
+                replayed: at,
+                total,
+            })
         } else if run.done >= run.total {
             Some(Ending::Over)
         } else if run.done >= budget.commands || elapsed > budget.millis {
@@ -514,7 +536,8 @@ impl Driver {
         if picture {
             run.pictured = now_ms();
         }
-        let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
+        let end = run.stop_at.map_or(run.total, |(at, _)| at.min(run.total));
+        let left = (end.saturating_sub(run.done)).min(Budget::REPLAY.commands - run.done);
         Some(Slice {
             session: run.session.clone(),
             chunk: run.chunk.min(left.max(1) as u32),
@@ -531,6 +554,7 @@ impl Driver {
     /// slice once the page has drawn it.
     fn advanced(&self, slice: Slice, view: PageView, took: f64) {
         if let Some(run) = self.run.borrow_mut().as_mut() {
+            run.asking = false;
             run.done = view.replay.map_or(run.total, |r| r.done as usize);
             if !slice.picture {
                 let per = took / f64::from(slice.chunk.max(1));
@@ -560,10 +584,45 @@ impl Driver {
     }
 
     /// Cancels the replay under way: it ends with the steps replayed so far.
+    ///
+    /// The replay ends at the next slice's answer. If the slice in the engine takes longer
+    /// than [`CANCEL_WAIT_MS`] (a costly command), the engine is stopped under it and the
+    /// scenario is replayed again, in a new engine, up to the steps replayed before it.
     pub fn cancel(&self) {
-        if let Some(run) = self.run.borrow_mut().as_mut() {
-            run.cancelled = true;
+        let session = match self.run.borrow_mut().as_mut() {
+            Some(run) => {
+                run.cancelled = true;
+                run.session.clone()
+            }
+            None => return,
+        };
+        let driver = self.clone();
+        gloo::timers::callback::Timeout::new(CANCEL_WAIT_MS, move || driver.force_cancel(&session))
+            .forget();
+    }
+
+    /// Stops the engine under a replay's slow slice (see [`Driver::cancel`]).
+    fn force_cancel(&self, session: &Rc<str>) {
+        let run = {
+            let mut slot = self.run.borrow_mut();
+            if !slot
+                .as_ref()
+                .is_some_and(|r| r.session == *session && r.asking)
+            {
+                return;
+            }
+            slot.take()
+        };
+        let Some(run) = run else {
+            return;
+        };
+        // The slice in flight fails; with the run taken, nothing else answers it.
+        if !engine_client::cancel() {
+            *self.run.borrow_mut() = Some(run);
+            return;
         }
+        self.stop_at.set(Some((run.done, run.total)));
+        self.open(startup::again(run.json, run.source), false);
     }
 
     /// Ends the replay: the engine keeps what it replayed, the page applies the scenario's

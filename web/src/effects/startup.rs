@@ -629,6 +629,12 @@ pub fn return_to_session() -> Result<Opening, String> {
     Ok(Opening::replay(text.clone(), Source::Return { text }))
 }
 
+/// A replay opened again from its scenario's JSON form (`json`), in a new engine, after
+/// Cancel stopped the old one under it; it ends as its `source` says.
+pub fn again(json: String, source: Source) -> Opening {
+    Opening::replay(json, source)
+}
+
 /// A session chosen in "Recent sessions", to replay in this tab.
 pub fn reopen(id: &str, text: String) -> Opening {
     sessions::switch_to(id);
