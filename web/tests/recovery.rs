@@ -10,7 +10,7 @@
 
 use shardlab_protocol::Start;
 use shardlab_web::recovery::{self, CRASH_KEY, RUNNING_KEY};
-use shardlab_web::sessions::{self, Saving, ID_KEY};
+use shardlab_web::sessions::{self, ID_KEY};
 use shardlab_web::share::{PageOptions, LOADING_KEY, STORAGE_KEY};
 use shardlab_web::startup::{
     boot, conclude, refused, return_to_session, unreadable, Ending, Kept, Opening, Source,
@@ -22,53 +22,8 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Empties localStorage and sessionStorage.
-fn clean_storage() {
-    let window = gloo::utils::window();
-    for storage in [window.local_storage(), window.session_storage()] {
-        if let Some(storage) = storage.ok().flatten() {
-            storage.clear().unwrap();
-        }
-    }
-}
-
-/// A browser that never saw ShardLab, in a new tab: nothing stored, sessions read.
-async fn fresh_tab() {
-    clean_storage();
-    for listed in sessions::list().await.unwrap() {
-        sessions::delete(&listed.meta.id).await.unwrap();
-    }
-    sessions::load().await;
-}
-
-/// This tab reloaded: its sessionStorage stays, and the sessions are read again.
-async fn reload() {
-    sessions::load().await;
-}
-
-/// A session's text as the engine writes it (its JSON form); `name` tells them apart. The
-/// page never reads it: it only carries it to the engine.
-fn session_text(name: &str) -> String {
-    format!(
-        "{{\"format\": \"shardlab-scenario\", \"name\": \"{name}\", \"pad\": \"{}\"}}",
-        "p".repeat(4096)
-    )
-}
-
-/// Saves this tab's session with `steps` steps as the page's saving does (`Driver::save`),
-/// as a session from the settings form (two setup steps). Returns its text.
-async fn save(name: &str, steps: u64) -> String {
-    let text = session_text(name);
-    let saving = Saving {
-        name: name.to_string(),
-        steps,
-        own: steps.saturating_sub(2),
-        collections: vec!["test.events".into()],
-        page: vec![("tab".into(), "playground".into())],
-    };
-    sessions::save(text.clone(), saving).await.unwrap();
-    text
-}
+mod support;
+use support::{aside, clean_storage, fresh_tab, reload, save, session_text};
 
 /// Page options with a shared link.
 fn link(s: &str) -> PageOptions {
@@ -114,11 +69,6 @@ fn is_download(offer: &Option<Offer>, text: &str) -> bool {
         }
         _ => false,
     }
-}
-
-/// Whether the stored session `id` is marked set aside.
-fn aside(id: &str) -> bool {
-    sessions::meta(id).is_some_and(|m| m.aside.is_some())
 }
 
 /// Holds session `id`'s lock as another tab showing it would (until the page closes).
