@@ -86,6 +86,8 @@ pub struct Driver {
     cancelled: Rc<Cell<bool>>,
     /// For the next replay opened: where it stops (see [`Run::stop_at`]).
     stop_at: Rc<Cell<Option<(usize, usize)>>>,
+    /// Whether the user has done anything on the page yet (see [`Driver::save`]).
+    touched: Rc<Cell<bool>>,
 }
 
 impl PartialEq for Driver {
@@ -120,6 +122,7 @@ impl Driver {
             hold: Rc::default(),
             cancelled: Rc::default(),
             stop_at: Rc::default(),
+            touched: Rc::default(),
         }
     }
 
@@ -153,6 +156,7 @@ impl Driver {
             Action::Hidden(..) | Action::Tick | Action::Notice(_)
         ) {
             self.hold.set(false);
+            self.touched.set(true);
         }
         let s = self.state();
         if s.replaying.is_some() {
@@ -702,13 +706,15 @@ impl Driver {
     }
 
     /// Saves the page's session (its JSON form with the page's own state) as this tab's
-    /// session, once it holds steps of the user's (beyond its setup) or was saved before:
-    /// an untouched lesson, link or playground opens again from the address. A save that
-    /// fails says so at once and offers the session for download.
+    /// session, once the user has done something on the page (a step, a lesson, a tab) or
+    /// it was saved before: a playground, lesson or link nobody touched opens again from
+    /// the address, and is not kept as a session of its own. A save that fails says so at
+    /// once and offers the session for download.
     pub fn save(&self) {
         let s = self.state();
         let own = s.view.position.length.saturating_sub(s.view.setup_steps);
-        if !sessions::ready() || (own == 0 && sessions::meta(&sessions::current()).is_none()) {
+        let worth = self.touched.get() || own > 0;
+        if !sessions::ready() || (!worth && sessions::meta(&sessions::current()).is_none()) {
             return;
         }
         let saving = sessions::Saving {
