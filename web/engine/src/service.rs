@@ -46,6 +46,9 @@ pub const METHODS: &[&str] = &[
     "insights",
     "inspect",
     "workloadFit",
+    "evaluate",
+    "cluster",
+    "analyze",
 ];
 
 /// The engine: every open session, by name.
@@ -283,6 +286,14 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             let command = generate_command(&ns, &workload, count, balance);
             on_session(held, Call::Run { source: command }, events)
         }
+        Call::Evaluate { source } => {
+            let statements = crate::script::evaluate(held, &source);
+            events.push(save_event(&held.timeline));
+            Ok(Reply::Evaluated {
+                statements,
+                position: position(&held.timeline),
+            })
+        }
         Call::Step { by } => {
             let timeline = &mut held.timeline;
             for _ in 0..by.unsigned_abs().min(timeline.len()) {
@@ -346,6 +357,8 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             "this engine was built without the inspector",
         )),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
+        Call::Cluster { ns } => Ok(Reply::Frame(crate::script::whole_cluster(held, ns))),
+        Call::Analyze { ns, key } => crate::script::analyze(held, &ns, &key).map(Reply::Analyzed),
         Call::PlanSetup { draft } => Ok(Reply::Plan(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)
