@@ -78,7 +78,19 @@ test('mistakes in the script are values, with MongoDB\'s code and the line', asy
   assert.match(failed[2].printed, /^SyntaxError: /);
   // The session goes on after them.
   const [count] = await s.run('db.users.countDocuments()');
-  assert.deepEqual(count, { ok: true, value: 2, printed: '2\n' });
+  assert.deepEqual(count, { ok: true, value: 2, printed: '2\n', step: 2 });
+  s.dispose();
+});
+
+test('run with each: a step per statement, to step through', async () => {
+  const s = await ShardLab.session({ seed: 2 });
+  const entries = await s.run('db.c.insertOne({_id: 1})\ndb.c.insertOne({_id: 2})\ndb.c.countDocuments()', { each: true });
+  assert.deepEqual(entries.map((e) => e.step), [1, 2, 3]);
+  assert.deepEqual(await s.goto(1), { position: 1, length: 3 });
+  assert.equal((await s.cluster('test.c')).docs, 1);
+  assert.deepEqual(await s.step(1), { position: 2, length: 3 });
+  assert.equal((await s.cluster('test.c')).docs, 2);
+  assert.deepEqual(await s.step(-5), { position: 0, length: 3 });
   s.dispose();
 });
 

@@ -1,7 +1,7 @@
 // A docs author's use of the JavaScript module, checked against its declarations
 // (web/engine/js/shardlab.d.ts) with `tsc --noEmit -p tests/module`. It is compiled,
 // never run: the Node tests beside it run the module.
-import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture } from '../../web/engine/js/shardlab.js';
+import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position } from '../../web/engine/js/shardlab.js';
 
 export async function tour(): Promise<string> {
   using s = await ShardLab.session({ shards: 3, version: '8.0', seed: 1 });
@@ -16,6 +16,9 @@ export async function tour(): Promise<string> {
       text += `${e.error.codeName} (${e.error.code}) on line ${e.error.line ?? '?'}: ${e.error.errmsg}`;
     }
   }
+  const steps = await s.run('db.t.insertOne({x: 1}); db.t.insertOne({x: 2})', { each: true });
+  const at: Position = await s.goto(steps[0].step);
+  await s.step(-1);
   const picture: ClusterPicture = await s.cluster('test.t');
   const chunks: number = picture.shards.reduce((n, shard) => n + shard.chunks.length, 0);
   const zones: string[] = picture.shards.flatMap((shard) => shard.zones);
@@ -32,7 +35,7 @@ export async function tour(): Promise<string> {
     if (err instanceof ShardLabError) text += err.codeName;
   }
   const hello = await ShardLab.hello();
-  return `${text} ${chunks} ${zones.join()} ${last} ${report.ok} ${link} ${hello.version} ${ShardLab.protocol}`;
+  return `${text} ${chunks} ${zones.join()} ${last} ${report.ok} ${link} ${hello.version} ${ShardLab.protocol} ${at.length}`;
 }
 
 // @ts-expect-error: a version the engine does not know is a type error.

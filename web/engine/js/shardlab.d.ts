@@ -27,6 +27,8 @@ export interface StatementOk {
   value?: Json;
   /** What the `shardlab` CLI prints for it, byte for byte (each line ends in "\n"). */
   printed: string;
+  /** The session's step it ran in. */
+  step: number;
 }
 
 /** A statement that failed: a mistake in the script is a value, not a thrown error. */
@@ -35,6 +37,8 @@ export interface StatementFailed {
   error: StatementError;
   /** What the CLI prints for it, such as `MongoServerError[...]: ...\n`. */
   printed: string;
+  /** The session's step it ran in. */
+  step: number;
 }
 
 /** One statement's entry of `run`. */
@@ -139,6 +143,8 @@ export interface SessionOptions {
   chunkSize?: number;
   /** A scenario as a link carries it (`v2.…`) or its JSON form, instead of a new cluster. */
   scenario?: string;
+  /** A lesson's cluster, by id (such as `monotonic`), instead of a new cluster. */
+  lesson?: string;
 }
 
 /** One session of the engine. Every session on a page shares one engine. */
@@ -148,8 +154,12 @@ export declare class Session {
   readonly name: string;
   /** Whether `dispose` was called. */
   readonly disposed: boolean;
-  /** Runs a script as the session's next step: one entry per statement. */
-  run(script: string): Promise<StatementResult[]>;
+  /** Runs a script as the session's next step (with `each`, a step per statement): one entry per statement. */
+  run(script: string, options?: { each?: boolean }): Promise<StatementResult[]>;
+  /** Moves the cursor `by` steps (back when negative). */
+  step(by?: number): Promise<Position>;
+  /** Moves the cursor to step `to` (0: before any step). */
+  goto(to: number): Promise<Position>;
   /** A collection's chunks, shards and zones (the collection last touched when absent). */
   cluster(ns?: string): Promise<ClusterPicture>;
   /** The event log after event `since`, oldest first (the latest 100 at most). */

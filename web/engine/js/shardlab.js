@@ -200,12 +200,22 @@ export class Session {
     }
   }
 
-  /** Runs a script as the session's next step: one entry per statement. */
-  async run(script) {
+  /** Runs a script as the session's next step (`each`: a step per statement): one entry per statement. */
+  async run(script, options = {}) {
     if (typeof script !== 'string') throw new TypeError('run(script): the script is a string');
-    const r = await this.#call('evaluate', { source: script });
+    const r = await this.#call('evaluate', { source: script, each: options.each === true });
     this.#emit('run', { statements: r.statements, position: r.position });
     return r.statements;
+  }
+
+  /** Moves the cursor `by` steps (back when negative); resolves with the cursor. */
+  async step(by = 1) {
+    return strip(await this.#call('step', { by: Math.trunc(Number(by)) || 0 }));
+  }
+
+  /** Moves the cursor to step `to` (0: before any step); resolves with the cursor. */
+  async goto(to) {
+    return strip(await this.#call('jump', { to: Math.max(0, Math.trunc(Number(to)) || 0) }));
   }
 
   /** A collection's chunks, shards and zones (the collection last touched when absent). */
@@ -255,13 +265,15 @@ export class Session {
   }
 }
 
-/** Opens a session: a new cluster (`shards`, `version`, `seed`, `chunkSize`) or a link's scenario. */
+/** Opens a session: a new cluster (`shards`, `version`, `seed`, `chunkSize`), a link's scenario or a lesson's cluster. */
 async function session(options = {}) {
   const h = host();
   const name = `lab-${h.names++}`;
   const start = options.scenario !== undefined
     ? { from: 'scenario', text: String(options.scenario) }
-    : {
+    : options.lesson !== undefined
+      ? { from: 'lesson', id: String(options.lesson) }
+      : {
       from: 'config',
       shards: options.shards ?? 3,
       version: String(options.version ?? '8.0'),

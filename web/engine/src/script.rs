@@ -11,14 +11,53 @@ use bson::Bson;
 use shardlab::{Outcome, Output};
 use shardlab_protocol::{EngineError, Frame, Json, JsonObject, StatementError, StatementResult};
 
-/// Runs `source` as the session's next step and answers with one entry per statement.
-pub fn evaluate(held: &mut Held, source: &str) -> Vec<StatementResult> {
-    entries(held.push(source))
+/// Runs `source` as the session's next step, or with `each` as one step per statement,
+/// and answers with one entry per statement.
+pub fn evaluate(held: &mut Held, source: &str, each: bool) -> Vec<StatementResult> {
+    let pieces: Vec<&str> = match shardlab::shell::parse_script(source) {
+        Ok(parsed) if each && parsed.statements.len() > 1 => parsed
+            .statements
+            .iter()
+            .filter_map(|s| source.get(s.span.start as usize..s.span.end as usize))
+            .collect(),
+        _ => vec![source],
+    };
+    let split = pieces.len() > 1;
+    let mut out = Vec::new();
+    for piece in pieces {
+        let outcomes = held.push(piece);
+        out.extend(entries(outcomes, held.timeline.position()));
+    }
+    // A statement's line counts from the start of the whole source.
+    if split {
+        relines(&mut out, source);
+    }
+    out
 }
 
-/// The outcomes as entries: the lines a statement printed join its own entry, before its
-/// result, as the CLI prints them.
-pub fn entries(outcomes: Vec<Outcome>) -> Vec<StatementResult> {
+/// With one step per statement, each error's line is within its own statement: the
+/// statements are found again in order to count from the start of `source`.
+fn relines(entries: &mut [StatementResult], source: &str) {
+    let Ok(parsed) = shardlab::shell::parse_script(source) else {
+        return;
+    };
+    let mut statements = parsed.statements.iter();
+    let mut step = 0;
+    let mut start_line = 1;
+    for entry in entries.iter_mut() {
+        if entry.step != step {
+            step = entry.step;
+            start_line = statements.next().map_or(start_line, |s| s.span.line);
+        }
+        if let Some(e) = entry.error.as_mut() {
+            e.line = e.line.map(|l| l + start_line - 1);
+        }
+    }
+}
+
+/// The outcomes of one step as entries: the lines a statement printed join its own entry,
+/// before its result, as the CLI prints them.
+pub fn entries(outcomes: Vec<Outcome>, step: u64) -> Vec<StatementResult> {
     let mut out = Vec::new();
     let mut pending = String::new();
     for outcome in outcomes {
@@ -34,6 +73,7 @@ pub fn entries(outcomes: Vec<Outcome>) -> Vec<StatementResult> {
                 value: value_of(&output),
                 error: None,
                 printed,
+                step,
             },
             Err(e) => StatementResult {
                 ok: false,
@@ -45,6 +85,7 @@ pub fn entries(outcomes: Vec<Outcome>) -> Vec<StatementResult> {
                     line: e.span.map(|s| s.line),
                 }),
                 printed,
+                step,
             },
         });
     }
@@ -114,7 +155,7 @@ pub fn analyze(held: &Held, ns: &str, key: &str) -> Result<StatementResult, Engi
         string_literal(ns)
     );
     let mut copy = held.timeline.session().clone();
-    entries(copy.run(&command))
+    entries(copy.run(&command), held.timeline.position())
         .pop()
         .ok_or_else(|| EngineError::bad_value("analyzeShardKey returned nothing"))
 }

@@ -286,8 +286,8 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             let command = generate_command(&ns, &workload, count, balance);
             on_session(held, Call::Run { source: command }, events)
         }
-        Call::Evaluate { source } => {
-            let statements = crate::script::evaluate(held, &source);
+        Call::Evaluate { source, each } => {
+            let statements = crate::script::evaluate(held, &source, each);
             events.push(save_event(&held.timeline));
             Ok(Reply::Evaluated {
                 statements,

@@ -536,6 +536,55 @@ fn evaluate_answers_one_entry_per_statement_as_the_cli_prints_it() {
 }
 
 #[test]
+fn evaluate_each_makes_a_step_of_every_statement() {
+    let script = "db.c.insertOne({_id: 1})\n\ndb.c.insertOne({_id: 2}); nope\nlet = 1";
+    let mut e = Engine::new();
+    open_as_cli(&mut e, "js-5");
+    let r = result(call(
+        &mut e,
+        "js-5",
+        "evaluate",
+        json!({"source": script, "each": true}),
+    ));
+    let steps: Vec<u64> = r["statements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    // A script with a syntax error does not split: it is one step, as the CLI runs it
+    // (the statements that parse run).
+    assert_eq!(steps, [1, 1, 1, 1]);
+    let good = "db.c.insertOne({_id: 3})\n\ndb.c.insertOne({_id: 4}); nope";
+    let r = result(call(
+        &mut e,
+        "js-5",
+        "evaluate",
+        json!({"source": good, "each": true}),
+    ));
+    let entries = r["statements"].as_array().unwrap();
+    let steps: Vec<u64> = entries
+        .iter()
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [2, 3, 4]);
+    assert_eq!(r["position"]["length"], 4);
+    assert_eq!(
+        entries[2]["error"]["line"], 3,
+        "lines count from the script's start"
+    );
+    let printed: String = entries
+        .iter()
+        .map(|s| s["printed"].as_str().unwrap())
+        .collect();
+    assert_eq!(printed, cli_text(good));
+    // Each statement is a step to go back to.
+    result(call(&mut e, "js-5", "jump", json!({"to": 2})));
+    let c = result(call(&mut e, "js-5", "cluster", json!({"ns": "test.c"})));
+    assert_eq!(c["docs"], 3);
+}
+
+#[test]
 fn cluster_is_whole_and_leaves_the_frames_alone() {
     let mut e = Engine::new();
     open(&mut e, "js-2");

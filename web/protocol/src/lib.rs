@@ -77,6 +77,10 @@ pub enum Call {
     Evaluate {
         /// The statements, as typed.
         source: String,
+        /// Whether each statement is a step of its own (so a view can play the script a
+        /// statement at a time); a script that does not parse is one step.
+        #[serde(default)]
+        each: bool,
     },
     /// Every chunk, shard and zone of one collection at the cursor, whole (unlike
     /// `frame`, it leaves nothing out and changes nothing the next `frame` compares with).

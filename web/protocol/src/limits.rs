@@ -147,7 +147,7 @@ fn check_texts(call: &Call) -> Result<(), EngineError> {
             within(NS, ns, MAX_FIELD_BYTES)?;
             within("the shard key", key, MAX_FIELD_BYTES)
         }
-        Call::Run { source } | Call::NeedsMoreInput { source } | Call::Evaluate { source } => {
+        Call::Run { source } | Call::NeedsMoreInput { source } | Call::Evaluate { source, .. } => {
             within("the source", source, MAX_SOURCE_BYTES)
         }
         Call::Frame { ns } | Call::Cluster { ns } => ns

@@ -22,6 +22,8 @@ pub struct StatementResult {
     /// printed, then its result as mongosh prints it, each ending in a line break (empty
     /// when it prints nothing).
     pub printed: String,
+    /// The session's step after the statement ran (the step it is part of).
+    pub step: u64,
 }
 
 /// A statement's error, as `shardlab --json` reports it, and its line.
