@@ -8,7 +8,8 @@
 // the page finds it. The directory's name is a hash of what it holds, so a host can cache
 // it for good. Nothing downloads it until a view first asks the engine something.
 // Beside them, `writeModule` ships the JavaScript module (`shardlab.js`, `shardlab.d.ts`)
-// that finds this directory from its own address.
+// that finds this directory from its own address, and `writeElement` the `<shard-lab>`
+// element (`shard-lab.js`, which imports the module beside it) and its examples page.
 import { mkdir, readFile, writeFile, rm, copyFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -51,6 +52,7 @@ for (const f of files) await copyFile(join(out, f), join(staging, dir, f));
 await rm(out, { recursive: true, force: true });
 
 await writeModule(dir);
+await writeElement();
 
 const indexPath = join(staging, 'index.html');
 const html = await readFile(indexPath, 'utf8');
@@ -72,4 +74,15 @@ async function writeModule(engineDir) {
   }
   await writeFile(join(staging, 'shardlab.js'), text);
   await copyFile(join(root, 'web', 'engine', 'js', 'shardlab.d.ts'), join(staging, 'shardlab.d.ts'));
+}
+
+// The <shard-lab> element (web/element/shard-lab.js) beside the module it imports, and the
+// examples page (static/examples.html) that a docs author copies from.
+async function writeElement() {
+  let text = await readFile(join(root, 'web', 'element', 'shard-lab.js'), 'utf8');
+  if (release) {
+    text = (await minify(text, { module: true, compress: { passes: 2 }, mangle: true })).code;
+  }
+  await writeFile(join(staging, 'shard-lab.js'), text);
+  await copyFile(join(root, 'static', 'examples.html'), join(staging, 'examples.html'));
 }
