@@ -94,7 +94,7 @@ test('the module runs from a page of another origin, in one worker for every ses
     const script = 'sh.shardCollection("test.t", {x: 1})\ndb.t.insertOne({x: 5})\nnope()';
     const [a, b] = await Promise.all([runInPage(page, moduleUrl, script), runInPage(page, moduleUrl, 'db.t.countDocuments()')]);
     assert.deepEqual(a.entries.map((e) => e.ok), [true, true, false]);
-    assert.equal(a.entries[1].printed, "{ acknowledged: true, insertedId: ObjectId('" + a.entries[1].value.insertedId.$oid + "') }\n");
+    assert.equal(a.entries[1].printed, `{\n  acknowledged: true,\n  insertedId: ObjectId('${a.entries[1].value.insertedId.$oid}')\n}\n`);
     assert.equal(a.entries[2].error.codeName, 'ReferenceError');
     assert.deepEqual(a.shards, ['shard01', 'shard02']);
     assert.equal(b.entries[0].value, 0, 'two sessions do not share a cluster');
