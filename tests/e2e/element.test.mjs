@@ -105,6 +105,11 @@ test('a Run block loads on click and prints what mongosh prints; a driven elemen
   assert.match(await page.locator('#event-log').innerText(), /shardlab-step: step 1 of 3/);
   // Results are announced.
   assert.match(await driven.locator('[aria-live="polite"]').innerText(), /collectionsharded/);
+  // Scrolling to a paragraph moves the element beside it to that paragraph's step.
+  await reach(page, 'scrolly');
+  await page.locator('.scroll-step[data-step="3"]').scrollIntoViewIfNeeded();
+  await page.locator('#scrolly').getByText('step 3 of 3').waitFor();
+  assert.ok(await page.locator('#scrolly .chunk').count() > 1);
   assert.deepEqual(errors, []);
   await page.close();
 });

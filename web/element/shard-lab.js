@@ -1,6 +1,6 @@
 // <shard-lab>: a ShardLab figure for documentation pages (ARCHITECTURE.md, "The
-// <shard-lab> element"). The mongosh script lives inside the element (as text, or in a
-// <script type="text/mongosh"> child, or at `src=`); the element runs it in the engine of
+// <shard-lab> element"). The mongosh script lives inside the element (as text, in a
+// <script type="text/mongosh"> or a <pre> child, or at `src=`); the element runs it in the engine of
 // the JavaScript module (shardlab.js beside it: one engine for every element on the
 // page, a session each), one step per statement, and draws the cluster and the console
 // in its shadow DOM with plain DOM code. It never loads the playground's page.
@@ -258,11 +258,20 @@ export class ShardLabElement extends Base {
       if (!res.ok) throw new Error(`src ${url.href} answered ${res.status}`);
       text = await res.text();
     } else {
-      const child = this.querySelector('script[type="text/mongosh"]');
-      text = child ? child.textContent : [...this.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+      text = this.#inlineScript();
     }
     if (text.length > MAX_SCRIPT) throw new Error(`the script is ${text.length} characters, over the limit of ${MAX_SCRIPT}`);
     return dedent(text);
+  }
+
+  /**
+   * The script written in the element: a `<script type="text/mongosh">` child, else a
+   * `<pre>` child (which reads as code where JavaScript is off), else its own text.
+   */
+  #inlineScript() {
+    const child = this.querySelector(':scope > script[type="text/mongosh"]') ?? this.querySelector(':scope > pre');
+    if (child) return child.textContent;
+    return [...this.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
   }
 
   /** The session the attributes ask for: a lesson's cluster (`preset`) or `shards`, `version`, `seed`, `chunk-size` (bytes). */
@@ -396,8 +405,7 @@ export class ShardLabElement extends Base {
   #poster() {
     const shards = Math.min(Math.max(Number.parseInt(this.getAttribute('shards') ?? '3', 10) || 3, 1), 64);
     const names = Array.from({ length: shards }, (_, i) => `shard${String(i + 1).padStart(2, '0')}`);
-    const child = this.querySelector('script[type="text/mongosh"]');
-    const code = child ? child.textContent : [...this.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+    const code = this.#inlineScript();
     const start = this.#choice('loading', LOADINGS, 'lazy') === 'click'
       ? h('button', { part: 'button', type: 'button', text: 'Run', onclick: () => this.#load().catch(() => {}) })
       : null;
