@@ -160,7 +160,10 @@ fn evaluate_answers_one_entry_per_statement_in_plain_json() {
                 value: Some(Json::Object(JsonObject(vec![
                     ("a".into(), Json::Number(1.0)),
                     ("b".into(), Json::List(vec![Json::Null, Json::Bool(true)])),
-                    ("_id".into(), Json::Object(JsonObject(vec![("$oid".into(), Json::Text("65a1".into()))]))),
+                    (
+                        "_id".into(),
+                        Json::Object(JsonObject(vec![("$oid".into(), Json::Text("65a1".into()))])),
+                    ),
                 ]))),
                 error: None,
                 printed: "{ a: 1 }\n".into(),
