@@ -107,3 +107,25 @@ test('the module runs from a page of another origin, in one worker for every ses
     await other.close();
   }
 });
+
+test('an element whose engine cannot be fetched says why, and the page goes on', async () => {
+  // The same site, but the engine's files are missing.
+  const broken = await host(async (path) => (path.includes('/engine-') ? null : underPrefix(path)));
+  try {
+    const page = await env.browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${broken.url}${PREFIX}examples.html`);
+    const block = page.locator('#run-block');
+    await block.getByRole('button', { name: 'Run' }).click();
+    await block.getByRole('alert').waitFor();
+    assert.match(await block.getByRole('alert').innerText(), /ShardLab could not start: the engine/);
+    // The page's own buttons still work.
+    await page.getByRole('button', { name: 'Dark mode' }).click();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await broken.close();
+  }
+});

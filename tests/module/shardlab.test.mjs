@@ -198,3 +198,10 @@ test('sessions do not share state; dispose ends one; only misuse throws', async 
   assert.equal(hello.version, ShardLab.protocol);
   assert.ok(['evaluate', 'cluster', 'analyze'].every((m) => hello.methods.includes(m)));
 });
+
+test('the element is safe to import where there is no DOM (static-site rendering)', async () => {
+  assert.equal(typeof globalThis.HTMLElement, 'undefined');
+  const element = await import(pathToFileURL(join(dist, 'shard-lab.js')).href);
+  assert.equal(typeof element.ShardLabElement, 'function');
+  assert.equal(typeof globalThis.customElements, 'undefined', 'nothing was defined');
+});
