@@ -246,25 +246,29 @@ fn position(timeline: &Timeline) -> Position {
     }
 }
 
+/// The outcomes as console lines, one per outcome that printed something.
+fn console_lines(outcomes: &[shardlab::Outcome]) -> Vec<ConsoleLine> {
+    outcomes
+        .iter()
+        .filter_map(|o| {
+            o.render().map(|text| ConsoleLine {
+                kind: if o.result.is_err() {
+                    LineKind::Error
+                } else {
+                    LineKind::Output
+                },
+                text,
+            })
+        })
+        .collect()
+}
+
 /// The calls that read or change one open session.
 fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
     match call {
         Call::Run { source } => {
-            let outcomes = held.push(&source);
+            let lines = console_lines(&held.push(&source));
             let timeline = &held.timeline;
-            let lines = outcomes
-                .iter()
-                .filter_map(|o| {
-                    o.render().map(|text| ConsoleLine {
-                        kind: if o.result.is_err() {
-                            LineKind::Error
-                        } else {
-                            LineKind::Output
-                        },
-                        text,
-                    })
-                })
-                .collect();
             events.push(save_event(timeline));
             Ok(Reply::Ran {
                 lines,
