@@ -144,3 +144,30 @@ test('theme follows the page; hostile attributes are reported, never a blank box
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a preset starts from a lesson\'s cluster, and the script runs after its setup', async () => {
+  const { page, errors } = await openExamples();
+  await page.evaluate(() => {
+    const el = document.createElement('shard-lab');
+    el.id = 'lesson';
+    el.setAttribute('preset', 'hashed');
+    el.setAttribute('loading', 'eager');
+    el.setAttribute('views', 'cluster,console,timeline');
+    el.textContent = 'sh.status()';
+    document.body.prepend(el);
+  });
+  await page.waitForFunction(() => window.__events.some((e) => e.id === 'lesson' && e.type === 'shardlab-ready'));
+  const lesson = page.locator('#lesson');
+  await lesson.getByText('step 0 of 1').waitFor();
+  const before = await lesson.evaluate((el) => el.getState());
+  assert.ok(before.ns, 'the lesson\'s collection is drawn before the script');
+  await lesson.getByRole('button', { name: 'Step' }).click();
+  await lesson.getByText('step 1 of 1').waitFor();
+  assert.match(await lesson.locator('.console').innerText(), /shardingVersion/);
+  // Reset goes back to the lesson's cluster, not before its setup.
+  await lesson.getByRole('button', { name: 'Reset' }).click();
+  await lesson.getByText('step 0 of 1').waitFor();
+  assert.equal((await lesson.evaluate((el) => el.getState())).ns, before.ns);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
