@@ -84,5 +84,6 @@ async function writeElement() {
     text = (await minify(text, { module: true, compress: { passes: 2 }, mangle: true })).code;
   }
   await writeFile(join(staging, 'shard-lab.js'), text);
+  await copyFile(join(root, 'web', 'element', 'shard-lab.d.ts'), join(staging, 'shard-lab.d.ts'));
   await copyFile(join(root, 'static', 'examples.html'), join(staging, 'examples.html'));
 }
