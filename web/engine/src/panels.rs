@@ -227,7 +227,7 @@ pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
 }
 
 /// `text` as a shell string literal.
-fn string_literal(text: &str) -> String {
+pub fn string_literal(text: &str) -> String {
     shardlab::shell::format_value(&Bson::String(text.to_string()))
 }
 
