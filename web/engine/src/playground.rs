@@ -129,7 +129,7 @@ fn from_lesson(id: &str) -> Result<(Held, PageState, Printed), EngineError> {
         lesson: Some(preset),
         ..PageState::default()
     };
-    let intro = format!("Lesson: {}. {}", preset.title, preset.lesson);
+    let intro = format!("Lesson: {}. {}", preset.title(), preset.lesson());
     let config = config(preset.shards, preset.version);
     let (held, printed) = build(config, &preset.setup_commands(), intro);
     Ok((held, state, printed))
@@ -263,8 +263,8 @@ pub fn catalog() -> Catalog {
 fn lesson_info(p: &Preset) -> LessonInfo {
     LessonInfo {
         id: p.id.to_string(),
-        title: p.title.to_string(),
-        lesson: p.lesson.to_string(),
+        title: p.title(),
+        lesson: p.lesson(),
         setup: PageSetup {
             shards: p.shards,
             version: p.version.label().to_string(),

@@ -184,7 +184,7 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
     );
     assert_eq!(
         opened.lines[0].text,
-        format!("Lesson: {}. {}", preset.title, preset.lesson)
+        format!("Lesson: {}. {}", preset.title(), preset.lesson())
     );
     assert_eq!(opened.lesson.as_deref(), Some("missing-fields"));
     assert_eq!(opened.position.length, preset.setup_commands().len() as u64);
@@ -637,8 +637,8 @@ fn the_catalog_lists_every_lesson_workload_and_version() {
     assert_eq!(catalog.lessons.len(), PRESETS.len());
     for (lesson, preset) in catalog.lessons.iter().zip(PRESETS) {
         assert_eq!(lesson.id, preset.id);
-        assert_eq!(lesson.title, preset.title);
-        assert_eq!(lesson.lesson, preset.lesson);
+        assert_eq!(lesson.title, preset.title());
+        assert_eq!(lesson.lesson, preset.lesson());
         assert_eq!(lesson.setup.key, preset.key);
         assert_eq!(lesson.setup.ns, preset.ns);
         assert_eq!(lesson.setup.shards, preset.shards);

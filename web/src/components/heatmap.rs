@@ -14,7 +14,7 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
-use crate::export::COLOURS;
+use crate::palette::{shard_colour, SHARD_COLOURS};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, HeatView, Reply};
 use std::rc::Rc;
@@ -148,7 +148,7 @@ fn pixels(grid: &HeatView, (w, h): (usize, usize), cells_w: usize, strip_x: usiz
     let rows = grid.row_shards.len().max(1);
     let columns = grid.columns.max(1) as usize;
     let ramp = ramp();
-    let shards: Vec<[u8; 3]> = COLOURS.iter().map(|c| rgb(c)).collect();
+    let shards: Vec<[u8; 3]> = SHARD_COLOURS.iter().map(|c| rgb(c)).collect();
     let scale = if grid.max_cell > 0.0 {
         255.0 / grid.max_cell
     } else {
@@ -501,7 +501,7 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     // The shards in the strip, each once, in the page's colours.
     let shard_names = grid.shards.iter().map(|(i, name)| {
         html! {
-            <li><span class="heat-swatch" style={format!("background: {}", COLOURS[*i as usize % COLOURS.len()])}></span>{ name.clone() }</li>
+            <li><span class="heat-swatch" style={format!("background: {}", shard_colour(*i))}></span>{ name.clone() }</li>
         }
     });
     let cursor = grid.cursor;

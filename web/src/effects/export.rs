@@ -1,11 +1,8 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
+use crate::palette::shard_colour;
+use crate::words::count;
 use shardlab_protocol::Frame;
-
-/// The shard colours (the stylesheet's Okabe-Ito palette), by shard index modulo 8.
-pub const COLOURS: [&str; 8] = [
-    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444",
-];
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -39,12 +36,12 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
             "<rect x=\"{:.1}\" y=\"40\" width=\"{:.1}\" height=\"18\" fill=\"{}\"/>\n",
             GAP + b.lo * bar_w,
             ((b.hi - b.lo) * bar_w).max(0.5),
-            COLOURS[b.shard as usize % 8]
+            shard_colour(b.shard)
         ));
     }
     for (i, s) in view.shards.iter().enumerate() {
         let x = GAP + i as f64 * (COL_W + GAP);
-        let colour = COLOURS[s.index as usize % 8];
+        let colour = shard_colour(s.index);
         let chunks = s.chunks.as_deref().unwrap_or_default();
         out.push_str(&format!(
             "<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"{:.1}\" rx=\"8\" fill=\"#fafbfc\" stroke=\"#dde1e8\"/>\n<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"5\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"98\" font-size=\"15\" font-weight=\"700\">{}</text>\n<text x=\"{:.1}\" y=\"116\" font-size=\"11\" fill=\"#5d6678\">{}</text>\n",
@@ -52,7 +49,7 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
             x + 10.0,
             escape(&s.name),
             x + 10.0,
-            escape(&format!("{} chunks · {} docs · {}", chunks.len(), s.docs, s.size))
+            escape(&format!("{} · {} · {}", count(chunks.len() as u64, "chunk"), count(s.docs, "doc"), s.size))
         ));
         for (j, c) in chunks.iter().enumerate() {
             let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
@@ -72,8 +69,8 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
                 x + 16.0,
                 y + 34.0,
                 escape(&format!(
-                    "{} docs · {}{}{}{}",
-                    c.docs,
+                    "{} · {}{}{}{}",
+                    count(c.docs, "doc"),
                     c.size,
                     if c.is_min { " · MinKey chunk" } else { "" },
                     if c.is_max { " · MaxKey chunk" } else { "" },
