@@ -872,3 +872,38 @@ fn a_replay_goes_on_only_over_its_own_steps() {
     );
     assert!(done.replay.is_none());
 }
+
+/// The query box's example filter holds a value of the key field's own type, read from
+/// the documents: none before there are any, a string for the continents, an ObjectId
+/// for a hashed `_id`.
+#[test]
+fn the_example_filter_uses_a_value_the_documents_hold() {
+    for (id, start) in [
+        ("low-cardinality", "{ continent: '"),
+        ("hashed", "{ _id: ObjectId('"),
+        ("missing-fields", "{ x: "),
+    ] {
+        let mut e = Engine::new();
+        let opened = page_of(
+            send(&mut e, "page", Call::Open(Start::Lesson { id: id.into() }))
+                .0
+                .unwrap(),
+        );
+        assert_eq!(opened.settings.example_filter, None, "{id}: no documents yet");
+        let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
+            Reply::Catalog(c) => c,
+            other => panic!("{other:?}"),
+        };
+        let lesson = catalog.lessons.iter().find(|l| l.id == id).unwrap();
+        let view = act(
+            &mut e,
+            Act::Batch {
+                workload: lesson.workload.clone(),
+                echo: false,
+            },
+        );
+        let example = view.settings.example_filter.unwrap_or_default();
+        assert!(example.starts_with(start), "{id}: {example}");
+        assert!(!example.contains("null"), "{id}: {example}");
+    }
+}
