@@ -1365,10 +1365,11 @@ impl Collection {
     /// [`SAMPLE_VALUE_LOOKS`] documents. It gives an example filter the field's actual
     /// type (a string for `continent`, an ObjectId for `_id`), whatever the key's order.
     pub fn sample_value(&self, path: &str) -> Option<Bson> {
-        self.docs
-            .values()
-            .take(SAMPLE_VALUE_LOOKS)
-            .find_map(|s| crate::values::path::lookup_path(&s.doc(), path).filter(|v| !matches!(v, Bson::Null)).cloned())
+        self.docs.values().take(SAMPLE_VALUE_LOOKS).find_map(|s| {
+            crate::values::path::lookup_path(&s.doc(), path)
+                .filter(|v| !matches!(v, Bson::Null))
+                .cloned()
+        })
     }
 
     /// The number of documents stored.

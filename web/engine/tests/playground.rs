@@ -889,7 +889,10 @@ fn the_example_filter_uses_a_value_the_documents_hold() {
                 .0
                 .unwrap(),
         );
-        assert_eq!(opened.settings.example_filter, None, "{id}: no documents yet");
+        assert_eq!(
+            opened.settings.example_filter, None,
+            "{id}: no documents yet"
+        );
         let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
             Reply::Catalog(c) => c,
             other => panic!("{other:?}"),

@@ -1,6 +1,6 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
-use crate::palette::shard_style;
+use crate::palette::{heat_step, shard_style};
 use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_TO};
 use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Inspecting, ShardFrame};
@@ -272,8 +272,7 @@ fn spacer(n: usize, next: &str) -> Html {
     }
 }
 
-/// Heat classes: how many documents a chunk gained since the previous frame, in four
-/// steps (1-10, 11-20, 21-30, more). A class rather than an inline style, so a hot block
+/// Heat classes, by [`heat_step`]. A class rather than an inline style, so a hot block
 /// changes one attribute.
 const HEAT: [&str; 4] = ["heat-1", "heat-2", "heat-3", "heat-4"];
 
@@ -312,7 +311,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             }
         })
     };
-    let heat = (c.gained > 0).then(|| HEAT[((c.gained - 1) / 10).min(3) as usize]);
+    let heat = heat_step(c.gained).map(|i| HEAT[i]);
     let class = classes!(
         "chunk",
         c.jumbo.then_some("jumbo"),

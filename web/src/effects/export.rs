@@ -1,8 +1,8 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
-use crate::palette::shard_colour;
+use crate::palette::{heat_step, shard_colour, HEAT_ALPHAS, HOT_RGB};
 use crate::words::count;
-use shardlab_protocol::Frame;
+use shardlab_protocol::{ChunkFrame, Frame};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -53,32 +53,49 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
         ));
         for (j, c) in chunks.iter().enumerate() {
             let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
-            let stroke = if c.jumbo {
-                "#a2407a\" stroke-dasharray=\"5 3"
-            } else {
-                "#dde1e8"
-            };
-            out.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{CHUNK_H}\" rx=\"5\" fill=\"#ffffff\" stroke=\"{stroke}\"/>\n<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{CHUNK_H}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}</text>\n",
-                x + 8.0,
-                COL_W - 16.0,
-                x + 8.0,
-                x + 16.0,
-                y + 17.0,
-                escape(&format!("[{}, {})", c.min, c.max)),
-                x + 16.0,
-                y + 34.0,
-                escape(&format!(
-                    "{} · {}{}{}{}",
-                    count(c.docs, "doc"),
-                    c.size,
-                    if c.is_min { " · MinKey chunk" } else { "" },
-                    if c.is_max { " · MaxKey chunk" } else { "" },
-                    if c.jumbo { " · jumbo" } else { "" }
-                ))
-            ));
+            out.push_str(&chunk_svg(c, x + 8.0, y, COL_W - 16.0, CHUNK_H, colour));
         }
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// One chunk block at `(x, y)`, `w` by `h`: tinted by its heat as the page tints it, its
+/// range, and its counts with the documents it just gained (`+25`) as the page shows them.
+fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> String {
+    let stroke = if c.jumbo {
+        "#a2407a\" stroke-dasharray=\"5 3".to_string()
+    } else if c.gained > 0 {
+        format!("rgba({HOT_RGB}, 0.55)\" stroke-width=\"2")
+    } else {
+        "#dde1e8".to_string()
+    };
+    let fill = heat_step(c.gained).map_or("#ffffff".to_string(), |i| {
+        format!("#ffffff\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"rgba({HOT_RGB}, {})", HEAT_ALPHAS[i])
+    });
+    let stats = format!(
+        "{} · {}{}{}{}",
+        count(c.docs, "doc"),
+        c.size,
+        if c.is_min { " · MinKey chunk" } else { "" },
+        if c.is_max { " · MaxKey chunk" } else { "" },
+        if c.jumbo { " · jumbo" } else { "" }
+    );
+    let gained = if c.gained > 0 {
+        format!(
+            "<tspan fill=\"#8f3b00\" font-weight=\"700\"> +{}</tspan>",
+            c.gained
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"{fill}\" stroke=\"{stroke}\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{h}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}{gained}</text>\n",
+        x + 8.0,
+        y + 17.0,
+        escape(&format!("[{}, {})", c.min, c.max)),
+        x + 8.0,
+        y + 34.0,
+        escape(&stats),
+    )
 }

@@ -52,6 +52,20 @@ pub fn shard_style(index: u32) -> String {
     )
 }
 
+/// The hot tint's colour, as RGB components (the stylesheet's `--hot`).
+pub const HOT_RGB: &str = "213, 94, 0";
+
+/// The hot tint's opacity for each heat step (the stylesheet's `.chunk.heat-1` to
+/// `.chunk.heat-4`).
+pub const HEAT_ALPHAS: [f64; 4] = [0.06, 0.12, 0.19, 0.25];
+
+/// The heat step of a chunk that gained `gained` documents since the previous frame: 0 to
+/// 3 for 1-10, 11-20, 21-30 and more; none when it gained nothing. The page and the
+/// exported picture tint a chunk by it.
+pub fn heat_step(gained: u64) -> Option<usize> {
+    (gained > 0).then(|| ((gained - 1) / 10).min(3) as usize)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
