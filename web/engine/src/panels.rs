@@ -6,7 +6,7 @@
 use crate::held::Held;
 use crate::queries::{bound_text, key_text};
 use bson::{Bson, Document};
-use shardlab::engine::EventKind;
+use shardlab::engine::{distribution_skipped_reason, EventKind};
 use shardlab::{KeyValue, Session};
 use shardlab_protocol::{
     Analysis, Call, EngineError, EventRow, FitView, InsightsView, Reply, StepPoint, MAX_EVENTS,
@@ -211,9 +211,15 @@ pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
             let retry = format!("db.adminCommand({{analyzeShardKey: {ns_lit}, key: {key_text}, readWriteDistribution: false}})");
             match copy.run(&retry).pop().map(|o| o.result) {
                 Some(Ok(shardlab::Output::Value(Bson::Document(mut d)))) => {
+                    let key = |f: &str| num(&d, &["keyCharacteristics", f]) as u64;
+                    let why =
+                        distribution_skipped_reason(key("numDocsTotal"), key("numDistinctValues"));
                     d.insert(
                         "note",
-                        format!("Read and write distribution skipped: {}", e.message),
+                        format!(
+                            "Read and write distribution skipped. {why} MongoDB's error: {}",
+                            e.message
+                        ),
                     );
                     Ok(d)
                 }

@@ -6,6 +6,7 @@
 //! it was made at, so that it says how old it is.
 
 use super::query::{error_text, use_engine_query, Answer};
+use super::term::Term;
 use crate::palette::{shard_colour, shard_style};
 use crate::state::{Calm, Playground};
 use crate::words::count;
@@ -308,7 +309,11 @@ fn report_view(a: &Analysis) -> Html {
                 </dd>
                 <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
             </dl>
-            if let Some(note) = &a.note { <p class="muted">{ note.clone() }</p> }
+            if let Some(note) = &a.note {
+                <p class="muted analyze-note" data-testid="analyze-note">
+                    { note.clone() }{ " See " }<Term id="analyze-ranges" label="analyzeShardKey's 100 ranges" />{ " in the glossary." }
+                </p>
+            }
             <h3>{ "Most common values" }</h3>
             <ol class="mcv">{ for mcv }</ol>
             if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
