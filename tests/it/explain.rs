@@ -536,6 +536,7 @@ fn the_heat_of_a_monotonic_key_is_a_hot_edge() {
             HeatOptions {
                 rows: 32,
                 columns: 64,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -584,6 +585,7 @@ fn the_heat_of_a_hashed_key_is_even() {
             HeatOptions {
                 rows: 32,
                 columns: 40,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -635,6 +637,7 @@ fn the_heat_of_a_zipf_key_is_a_band() {
             HeatOptions {
                 rows: 32,
                 columns: 40,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -673,6 +676,7 @@ fn large_steps_count_every_insert_and_forks_forget_theirs() {
             HeatOptions {
                 rows: 16,
                 columns: 8,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -691,6 +695,7 @@ fn large_steps_count_every_insert_and_forks_forget_theirs() {
             HeatOptions {
                 rows: 16,
                 columns: 8,
+                ..HeatOptions::default()
             },
         )
         .unwrap();

@@ -341,7 +341,14 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
         .then(|| {
             let rows = rows.clamp(1, 4096);
             let columns = columns.clamp(1, (MAX_HEAT_CELLS / rows).max(1));
-            timeline.heat_grid(ns, HeatOptions { rows, columns })
+            timeline.heat_grid(
+                ns,
+                HeatOptions {
+                    rows,
+                    columns,
+                    ranked: true,
+                },
+            )
         })
         .flatten();
     view.empty = empty_reason(ns, steps, grid.as_ref());
@@ -354,6 +361,7 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
         .map(|i| (i, cluster.shard_name(i).to_string()))
         .collect();
     view.hashed = grid.hashed;
+    view.axis = axis_sentence(&grid);
     view.row_shards = grid.rows.iter().map(|r| r.shard).collect();
     view.per_column = grid.per_column;
     view.columns = grid.columns;
@@ -570,4 +578,22 @@ fn explanations(
             .collect()
     })
     .map_err(|e| e.to_string())
+}
+
+/// What the heatmap's vertical axis shows (see the core's `heat_axis`).
+#[cfg(feature = "insight")]
+fn axis_sentence(grid: &HeatGrid) -> String {
+    if grid.hashed {
+        return "Up the side: the int64 hash space in equal parts, MinKey at the bottom."
+            .to_string();
+    }
+    let sampled = if grid.bands as usize >= shardlab::sim::MAX_BANDS {
+        format!(" ({} of them, sampled evenly by rank)", grid.bands)
+    } else {
+        String::new()
+    };
+    format!(
+        "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound{sampled} gets an equal band ({} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest.",
+        grid.bands
+    )
 }

@@ -470,8 +470,9 @@ fn intro() -> Html {
     }
 }
 
-/// The Y axis's ends and the sentence saying what it is.
-fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
+/// The Y axis's ends and the sentence saying what it is (for a ranged key, the engine's
+/// `axis`: the axis goes by rank).
+fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
     if hashed {
         (
             html! { <span title="int64 max: 9223372036854775807">{ "MaxKey" }<br />{ "int64 max" }</span> },
@@ -482,7 +483,7 @@ fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
         (
             html! { <span>{ "MaxKey" }</span> },
             html! { <span>{ "MinKey" }</span> },
-            format!("Y: the key space of {key}, from MinKey at the bottom to MaxKey at the top, stretched over the keys inserted so far."),
+            axis.to_string(),
         )
     }
 }
@@ -547,7 +548,7 @@ fn grid_view(
 ) -> Html {
     let position = state.view.position;
     let (steps, cursor) = (position.length, position.position);
-    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key);
+    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key, &grid.axis);
     let (name, sentence) = grid.pattern.clone().unwrap_or_default();
     let label = format!(
         "Key space over time of {}: {steps} steps, cursor at step {cursor}, pattern: {name}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",
