@@ -280,9 +280,9 @@ fn lesson_texts_name_the_setups_shard_count() {
         let lower = text.to_lowercase();
         (1..=12)
             .filter(|n| {
-                ["the", "across", "all", "on", "with", "over", ","].iter().any(|w| {
-                    lower.contains(&format!("{w} {} shards", number_words(*n)))
-                })
+                ["the", "across", "all", "on", "with", "over", ","]
+                    .iter()
+                    .any(|w| lower.contains(&format!("{w} {} shards", number_words(*n))))
             })
             .collect()
     };
