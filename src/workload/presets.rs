@@ -367,9 +367,14 @@ pub fn insert_one_command(ns: &str, doc: &str) -> String {
     format!("{}.insertOne({})", collection_expr(ns), doc.trim())
 }
 
-/// A document to start an insert from: every field of `pattern` set to 42 (a dotted field
-/// as the embedded documents it names), e.g. `{x: 42}` or `{customer: 42, order: 42}`.
-pub fn example_document(pattern: &crate::keys::shard_key::KeyPattern) -> String {
+/// A document to start an insert from: every field of `pattern` (a dotted field as the
+/// embedded documents it names) set to the value `sample` gives for it, a value the
+/// collection's documents hold, so of the field's own type (`{continent: 'Africa'}`), or
+/// 42 when it gives none, e.g. `{x: 42}` or `{customer: 42, order: 42}`.
+pub fn example_document(
+    pattern: &crate::keys::shard_key::KeyPattern,
+    sample: impl Fn(&str) -> Option<bson::Bson>,
+) -> String {
     fn name(part: &str) -> String {
         if !part.is_empty()
             && part
@@ -386,7 +391,10 @@ pub fn example_document(pattern: &crate::keys::shard_key::KeyPattern) -> String 
         .iter()
         .map(|(field, _)| {
             let parts: Vec<&str> = field.split('.').collect();
-            let mut value = "42".to_string();
+            let mut value = sample(field).map_or_else(
+                || "42".to_string(),
+                |v| crate::values::format_value_with(&v, &crate::values::FormatOptions::lossless()),
+            );
             for part in parts.iter().skip(1).rev() {
                 value = format!("{{{}: {value}}}", name(part));
             }

@@ -71,6 +71,8 @@ test('the low-cardinality lesson: its title and shards agree, nine distinct colo
   const filter = await page.getByTestId('query-filter').inputValue();
   assert.match(filter, /^\{ continent: '[A-Z][a-z]+( [A-Z][a-z]+)?' \}$/);
   await page.waitForFunction(() => document.querySelector('[data-testid="query-stage"]')?.dataset.stage === 'SINGLE_SHARD');
+  // So does the inspector's insert form.
+  assert.match(await page.getByTestId('insert-doc').inputValue(), /^\{continent: '[A-Z][a-z]+( [A-Z][a-z]+)?'\}$/);
   // The heatmap's axis goes by rank: the seven continents are bands, and it says so.
   const axis = page.getByTestId('heat-axis');
   await axis.scrollIntoViewIfNeeded();
@@ -107,7 +109,9 @@ test('after the monotonic lesson, analyzeShardKey says why the distributions wer
   assert.match(text, /appear once it holds at least 990 documents/);
   const term = note.locator('[data-term="analyze-ranges"]');
   await term.click();
-  assert.match(await page.getByTestId('glossary-tip').innerText(), /100 ranges/);
+  // The glossary loads on first use: its entry replaces "Loading…".
+  await page.waitForFunction(() => /100 ranges/.test(document.querySelector('[data-testid="glossary-tip"]')?.innerText ?? ''));
+  assert.match(await page.getByTestId('glossary-tip').innerText(), /at most 91/);
   assert.deepEqual(errors, []);
 });
 

@@ -461,8 +461,13 @@ fn the_page_builds_its_insert_from_the_key() {
          sh.shardCollection('test.c', {customer: 1, 'a.b': 'hashed'})",
     );
     let pattern = s.cluster.sharding("test.c").unwrap().pattern.clone();
-    let doc = example_document(&pattern);
+    let doc = example_document(&pattern, |_| None);
     assert_eq!(doc, "{customer: 42, a: {b: 42}}");
+    // With documents, the values are theirs, of each field's own type.
+    let typed = example_document(&pattern, |f| {
+        (f == "customer").then(|| bson::Bson::String("acme".into()))
+    });
+    assert_eq!(typed, "{customer: 'acme', a: {b: 42}}");
     // The command inserts exactly that document, wherever the shell's database is.
     run(&mut s, "use other");
     run(&mut s, &insert_one_command("test.c", &doc));

@@ -420,7 +420,9 @@ pub fn inspect(held: &Held, ns: &str, subject: &Inspecting) -> Inspection {
         return Inspection::default();
     };
     let mut view = Inspection {
-        example: shardlab::workload::presets::example_document(&sharding.pattern),
+        example: shardlab::workload::presets::example_document(&sharding.pattern, |field| {
+            cluster.collection(ns)?.sample_value(field)
+        }),
         landing: landing(held, ns),
         ..Inspection::default()
     };
