@@ -211,7 +211,7 @@ fn the_80_data_size_balancer_leaves_everything_on_one_shard() {
         holding.number("threshold"),
         Some(3 * s.cluster.chunk_size() as i64)
     );
-    check(holding, expect!["8.0 data-size balancing: shard01 holds 1 of 1 chunks (3000 documents, 454KiB). The 8.0 balancer compares data size, not chunk counts: shard01 (454KiB) and shard02 (0B) differ by 454KiB, under 3 × the range size (384MiB), so nothing moves. In 6.0.3+ chunks never split on insert, and one range may grow to 128MiB before the balancer cuts it: a sharded collection can sit whole on one shard."]);
+    check(holding, expect!["8.0 data-size balancing: shard01 holds 1 of 1 chunk (3000 documents, 454KiB). The 8.0 balancer compares data size, not chunk counts: shard01 (454KiB) and shard02 (0B) differ by 454KiB, under 3 × the range size (384MiB), so nothing moves. In 6.0.3+ chunks never split on insert, and one range may grow to 128MiB before the balancer cuts it: a sharded collection can sit whole on one shard."]);
     let split = topic(
         &s.cluster.explain_chunk("test.events", &key(5)).unwrap(),
         Topic::Split,
