@@ -429,7 +429,7 @@ pub struct HeatOptions {
     /// Columns (groups of consecutive steps), at least 1 and at most 8,192.
     pub columns: u32,
     /// Whether a ranged key's axis goes by rank, each distinct point an equal band (see
-    /// [`crate::sim::heat_axis`]), rather than linearly. A hashed key's axis is always the
+    /// `sim/heat_axis.rs`), rather than linearly. A hashed key's axis is always the
     /// linear hash space.
     pub ranked: bool,
 }
