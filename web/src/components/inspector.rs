@@ -341,11 +341,12 @@ pub fn inspector(props: &InspectorProps) -> Html {
             // What a click asked for: brought into view, focused and announced.
             <div class="inspector-answer" ref={answer_ref} tabindex="-1" aria-live="polite"
                 data-testid="inspector-answer" aria-label="Inspector's answer">
+                // What was clicked first, then where the latest insert landed.
                 if let Some(found) = found {
+                    { subject_view(shown.as_ref(), found, dispatch) }
                     if let Some(l) = &found.landing {
                         { landing_view(l, dispatch) }
                     }
-                    { subject_view(shown.as_ref(), found, dispatch) }
                 }
                 if let Some(e) = error {
                     <p class="error">{ e }</p>
