@@ -35,7 +35,12 @@ pub fn use_reveal<T: PartialEq + Clone + 'static>(
     if *last.borrow() != asked {
         *last.borrow_mut() = asked.clone();
         *pending.borrow_mut() = asked.is_some();
-        *origin.borrow_mut() = gloo::utils::document().active_element();
+        // What was clicked, if it took the focus (a canvas does not: the page's body then).
+        let document = gloo::utils::document();
+        let body: Option<Element> = document.body().map(Into::into);
+        *origin.borrow_mut() = document
+            .active_element()
+            .filter(|e| Some(e) != body.as_ref());
     }
     use_effect(move || {
         if *pending.borrow() && asked.is_some() && shown == asked {
