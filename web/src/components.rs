@@ -15,6 +15,7 @@ pub mod notice;
 pub mod query;
 pub mod query_box;
 pub mod recent;
+pub mod reveal;
 pub mod share_bar;
 pub mod tabs;
 pub mod term;

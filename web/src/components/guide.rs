@@ -10,6 +10,7 @@ use crate::lessons::{
 };
 use crate::state::{Action, Playground};
 use crate::storage;
+use crate::words::count;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -444,7 +445,7 @@ fn picker(
                     <li class="guide-lesson-card">
                         <div>
                             <strong>{ l.title }</strong>
-                            <span class="muted">{ format!(" · {} steps", l.steps.len()) }</span>
+                            <span class="muted">{ format!(" · {}", count(l.steps.len() as u64, "step")) }</span>
                             <p class="muted">{ l.summary }</p>
                         </div>
                         <button class="secondary" data-testid="guide-start" data-lesson={l.id}
