@@ -154,7 +154,7 @@ test('toLink: the site beside the module, opening this session', async () => {
   const again = await ShardLab.session({ scenario: text });
   assert.deepEqual(await again.cluster('test.t'), await s.cluster('test.t'));
   // By default, the site the module was loaded from.
-  assert.ok((await s.toLink()).startsWith(`${pathToFileURL(dist).href}/?s=v`));
+  assert.ok((await s.toLink()).startsWith(`${pathToFileURL(dist).href}/#s=v`));
   s.dispose();
   again.dispose();
 });

@@ -239,7 +239,7 @@ export class Session {
   /** A link that opens this session in the ShardLab site beside this module. */
   async toLink(options = {}) {
     const { text } = await this.#call('link', { page: [], json: false });
-    return new URL(`./?s=${text}`, options.site ?? site).href;
+    return new URL(`./#s=${text}`, options.site ?? site).href;
   }
 
   /** Calls `callback` with each `event`'s data; returns the function that stops it. */
