@@ -6,5 +6,6 @@ pub mod comparison;
 pub mod driver;
 pub mod export;
 pub mod glossary;
+pub mod host;
 pub mod lessons;
 pub mod startup;

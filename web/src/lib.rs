@@ -11,7 +11,7 @@ pub mod effects;
 pub mod model;
 pub mod platform;
 
-pub use effects::{comparison, driver, export, glossary, lessons, startup};
+pub use effects::{comparison, driver, export, glossary, host, lessons, startup};
 pub use model::{palette, state, words};
 pub use platform::{engine_client, network, recovery, sessions, share, shortcuts, storage};
 

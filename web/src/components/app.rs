@@ -126,6 +126,7 @@ pub fn app() -> Html {
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(&state, &dispatch, &options.unknown);
     use_fragment_links(options.embed);
+    use_host(&options, &state, &dispatch);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
@@ -407,6 +408,40 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
     });
 }
 
+/// The embedded view's host page (see [`crate::host`]): the pages `origins=` names may
+/// drive it over `postMessage`, and hear of its steps; `script=` runs once it is up.
+#[hook]
+fn use_host(
+    options: &Rc<PageOptions>,
+    state: &UseReducerHandle<Playground>,
+    dispatch: &Callback<Action>,
+) {
+    let up = state.replaying.is_none() && state.ready;
+    {
+        let (options, dispatch) = (options.clone(), dispatch.clone());
+        use_effect_with((), move |_| {
+            let origins = crate::host::parse_origins(&options.origins);
+            let listener = (options.embed && !origins.is_empty())
+                .then(|| crate::host::listen(origins, dispatch));
+            move || drop(listener)
+        });
+    }
+    {
+        let state = state.clone();
+        use_effect_with(state.rev, move |_| {
+            crate::host::notify(&Rc::new((*state).clone()))
+        });
+    }
+    let ran = use_mut_ref(|| false);
+    let (script, dispatch) = (options.script.clone(), dispatch.clone());
+    use_effect_with(up, move |up| {
+        if let Some(script) = script.filter(|_| *up && !*ran.borrow()) {
+            *ran.borrow_mut() = true;
+            dispatch.emit(Action::Command(script));
+        }
+    });
+}
+
 /// A share link pasted into this tab's address changes only its fragment (`#s=…`), which
 /// the browser does not load again: the page opens it as it would on a load. (The
 /// session it replaces stays stored.)
@@ -578,7 +613,7 @@ fn embed_view(
         .map(|l| l.title.clone())
         .unwrap_or_else(|| format!("{} on {}", state.settings.ns, state.frame.key));
     html! {
-        <div class="page embed" data-testid="embed">
+        <div class={classes!("page", "embed", options.readonly.then_some("readonly"))} data-testid="embed">
             <header class="embed-head">
                 <strong class="embed-title">{ title }</strong>
                 <super::share_bar::OpenLink state={(**state).clone()} />
@@ -587,9 +622,18 @@ fn embed_view(
             if let Some(l) = &lesson {
                 <p class="lesson-text compact">{ l.lesson.clone() }</p>
             }
-            <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />
-            <KeyBar frame={state.frame.clone()} />
-            <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
+            if !options.hides("workload") {
+                <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />
+            }
+            if !options.hides("keybar") {
+                <KeyBar frame={state.frame.clone()} />
+            }
+            if !options.hides("cluster") {
+                <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
+            }
+            if !options.hides("timeline") && !options.views.is_empty() {
+                <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
+            }
             if !options.hides("console") {
                 <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
                     busy={state.in_flight > 0 && !state.playing} />

@@ -37,6 +37,16 @@ pub struct PageOptions {
     pub preset: Option<String>,
     /// `s=<scenario>`: a shared scenario.
     pub scenario: Option<String>,
+    /// `origins=https://a.example,https://b.example`: the pages that may drive the embedded
+    /// view over `postMessage` (see `effects/host.rs`); none by default.
+    pub origins: String,
+    /// `views=cluster,keybar,console,timeline,workload`: the panels an embedded view shows
+    /// (all by default).
+    pub views: Vec<String>,
+    /// `readonly=1`: an embedded figure without the controls that change the cluster.
+    pub readonly: bool,
+    /// `script=…`: readable, URL-encoded mongosh that an embedded view runs once it is up.
+    pub script: Option<String>,
     /// `selftest=trap`: the test-only trap command is available (see
     /// [`crate::recovery::selftest`]).
     pub selftest: Option<String>,
@@ -67,6 +77,17 @@ impl PageOptions {
                         .collect()
                 }
                 "preset" => out.preset = Some(value),
+                "origins" => out.origins = value.chars().take(4096).collect(),
+                "views" => {
+                    out.views = value
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .take(16)
+                        .collect()
+                }
+                "readonly" => out.readonly = value != "0" && value != "false",
+                "script" => out.script = Some(value),
                 "s" => out.scenario = Some(value),
                 "selftest" => out.selftest = Some(value),
                 other => {
@@ -94,9 +115,10 @@ impl PageOptions {
         out
     }
 
-    /// Whether a panel is hidden.
+    /// Whether a panel is hidden: named in `hide=`, or left out of `views=`.
     pub fn hides(&self, panel: &str) -> bool {
         self.hide.iter().any(|h| h == panel)
+            || (!self.views.is_empty() && !self.views.iter().any(|v| v == panel))
     }
 }
 

@@ -1,0 +1,115 @@
+// The embedded view driven by its host page over postMessage (web/src/effects/host.rs):
+// a handshake that hands over a MessagePort, requests and events on it, height reports on
+// request, and messages from origins the address does not name ignored. The host pages
+// are served from other origins (other ports), as a documentation site would be.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { suite, screenshot } from './harness.mjs';
+
+const env = suite();
+
+/** A host page on an origin of its own that frames `src(origin)` and can drive it. */
+async function hostServer(src) {
+  let origin = '';
+  const html = () => `<!doctype html><meta charset="utf-8"><title>Host</title>
+<h1>A documentation page</h1>
+<iframe id="f" src="${src(origin)}" style="width: 900px; height: 700px; border: 1px solid #ccc"></iframe>
+<script>
+  window.events = [];
+  window.answers = {};
+  window.ready = false;
+  window.attempts = 0;
+  const frame = document.getElementById('f');
+  // Posts the handshake until the frame answers on the port (the frame's app may still be
+  // loading); each attempt hands over a new port.
+  window.connect = () => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (e) => {
+      const d = e.data;
+      if (d && d.type === 'shardlab:ready') { window.ready = true; window.port = channel.port1; }
+      else if (d && 'id' in d) window.answers[d.id] = d;
+      else window.events.push(d);
+    };
+    window.attempts += 1;
+    frame.contentWindow.postMessage({ type: 'shardlab:connect', version: 1 }, '*', [channel.port2]);
+  };
+  window.call = (id, method, params) => window.port.postMessage({ id, method, params });
+</script>`;
+  const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html()));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  return { url: `${origin}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Connects the host page, retrying on each animation frame until the frame is ready. */
+async function connect(page) {
+  await page.waitForFunction(() => {
+    if (!window.ready) window.connect();
+    return window.ready;
+  }, null, { polling: 250, timeout: 60_000 });
+}
+
+/** Sends a request and waits for its answer. */
+async function call(page, id, method, params) {
+  await page.evaluate(([id, method, params]) => window.call(id, method, params), [id, method, params]);
+  const answer = await page.waitForFunction((id) => window.answers[id], id);
+  return answer.jsonValue();
+}
+
+test('a host page drives the embed over a MessagePort: run, state, step events, console lines, height', async () => {
+  const script = encodeURIComponent('db.events.insertOne({x: 5})');
+  const host = await hostServer((origin) =>
+    `${env.server.url}?embed=1&views=cluster,console&origins=${encodeURIComponent(origin)}&script=${script}`);
+  const page = await env.browser.newPage({ viewport: { width: 1000, height: 800 } });
+  try {
+    await page.goto(host.url);
+    const frame = page.frameLocator('#f');
+    await frame.getByTestId('embed').waitFor();
+    // script= ran once the view was up: its command is in the console.
+    await frame.getByTestId('console-output').filter({ hasText: 'insertOne({x: 5})' }).waitFor();
+    // views= left out the workload panel.
+    assert.equal(await frame.getByTestId('step').count(), 0);
+    await connect(page);
+    const run = await call(page, 1, 'run', { script: 'db.events.insertOne({x: 6})' });
+    assert.deepEqual(run, { id: 1, result: true });
+    await page.waitForFunction(() => window.events.some((e) => e.type === 'console' && e.lines.some((l) => /insertedId/.test(l))));
+    await page.waitForFunction(() => window.events.some((e) => e.type === 'step'));
+    const state = await call(page, 2, 'state', null);
+    assert.equal(state.result.ns, 'test.events');
+    assert.equal(state.result.documents, 2);
+    const wrong = await call(page, 3, 'explode', {});
+    assert.equal(wrong.error.codeName, 'BadValue');
+    assert.match(wrong.error.errmsg, /no method 'explode'/);
+    const bad = await call(page, 4, 'run', { script: 42 });
+    assert.match(bad.error.errmsg, /params\.script/);
+    await call(page, 5, 'watchHeight', null);
+    await page.waitForFunction(() => window.events.some((e) => e.type === 'height' && e.height > 100));
+    await screenshot(page, 'iframe-host');
+  } finally {
+    await page.close();
+    await host.close();
+  }
+});
+
+test('a host page on an origin the address does not name is ignored', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1000, height: 800 } });
+  // The embed names another origin; this host page's handshakes go unanswered.
+  const host = await hostServer(() => `${env.server.url}?embed=1&origins=${encodeURIComponent('https://docs.example.org')}`);
+  try {
+    await page.goto(host.url);
+    const frame = page.frameLocator('#f');
+    await frame.getByTestId('summary').waitFor();
+    // Twenty handshakes, one per animation frame, once the view is up: none answered.
+    await page.waitForFunction(() => {
+      window.connect();
+      return window.attempts >= 20;
+    }, null, { polling: 'raf' });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await page.evaluate(() => window.ready), false);
+    assert.deepEqual(await page.evaluate(() => window.events), []);
+  } finally {
+    await host.close();
+    await page.close();
+  }
+});
