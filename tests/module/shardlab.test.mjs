@@ -148,7 +148,7 @@ test('toLink: the site beside the module, opening this session', async () => {
   await s.run('sh.shardCollection("test.t", {a: "hashed"})');
   const link = new URL(await s.toLink({ site: 'https://docs.example/shardlab/' }));
   assert.equal(link.origin + link.pathname, 'https://docs.example/shardlab/');
-  const text = link.searchParams.get('s');
+  const text = new URLSearchParams(link.hash.slice(1)).get('s');
   assert.match(text, /^v\d+\./);
   // The link opens the same cluster.
   const again = await ShardLab.session({ scenario: text });
