@@ -4,7 +4,10 @@
 // (ARCHITECTURE.md, "One engine, many views"). Messages that arrive while the engine loads
 // wait in order. A trap in the engine throws out of `handle`; the page sees the worker's
 // error event and starts a new worker from the saved scenario.
-import init, { WorkerEngine } from './engine.js';
+//
+// The wasm download starts at once, beside the glue's, rather than after the glue has
+// loaded and asked for it: the glue is imported dynamically so that this script runs first.
+const wasm = fetch(new URL('engine_bg.wasm', import.meta.url));
 
 let engine = null;
 const waiting = [];
@@ -18,14 +21,16 @@ self.onmessage = (e) => {
   else waiting.push(e.data);
 };
 
-init().then(
-  () => {
-    engine = new WorkerEngine();
-    // The test-only trap, for the end-to-end tests of a dying engine.
-    if (new URL(self.location.href).searchParams.get('selftest') === 'trap') engine.armTrap();
-    for (const data of waiting.splice(0)) serve(data);
-  },
-  (err) => {
-    self.postMessage({ session: '', event: 'notice', data: { text: `The engine could not start: ${err}` } });
-  },
-);
+import('./engine.js')
+  .then(({ default: init, WorkerEngine }) => init({ module_or_path: wasm }).then(() => WorkerEngine))
+  .then(
+    (WorkerEngine) => {
+      engine = new WorkerEngine();
+      // The test-only trap, for the end-to-end tests of a dying engine.
+      if (new URL(self.location.href).searchParams.get('selftest') === 'trap') engine.armTrap();
+      for (const data of waiting.splice(0)) serve(data);
+    },
+    (err) => {
+      self.postMessage({ session: '', event: 'notice', data: { text: `The engine could not start: ${err}` } });
+    },
+  );
