@@ -330,62 +330,17 @@ pub struct CompareColumn {
     pub version: String,
 }
 
-/// The engine's answer to one request: `{id, result}` or `{id, error}`.
-///
-/// Written as a plain struct on the wire ([`ResponseWire`]) rather than with
-/// `#[serde(flatten)]`, which would make every answer's decoder buffer the whole answer
-/// first (serde's `Content`): in the page, that buffering's code was a fifth of what the
-/// protocol costs in the download.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "ResponseWire")]
+/// The engine's answer to one request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     /// The request's `id`.
     pub id: u64,
     /// `result` or `error`.
+    #[serde(flatten)]
     pub outcome: Outcome,
 }
 
-impl Serialize for Response {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut out = serializer.serialize_struct("Response", 2)?;
-        out.serialize_field("id", &self.id)?;
-        match &self.outcome {
-            Outcome::Result(reply) => out.serialize_field("result", reply)?,
-            Outcome::Error(error) => out.serialize_field("error", error)?,
-        }
-        out.end()
-    }
-}
-
-/// An answer as it is read: exactly one of `result` and `error`.
-#[derive(Deserialize)]
-struct ResponseWire {
-    id: u64,
-    #[serde(default)]
-    result: Option<Reply>,
-    #[serde(default)]
-    error: Option<EngineError>,
-}
-
-impl TryFrom<ResponseWire> for Response {
-    type Error = &'static str;
-
-    fn try_from(wire: ResponseWire) -> Result<Self, Self::Error> {
-        let outcome = match (wire.result, wire.error) {
-            (Some(reply), None) => Outcome::Result(reply),
-            (None, Some(error)) => Outcome::Error(error),
-            (Some(_), Some(_)) => return Err("an answer has both a result and an error"),
-            (None, None) => return Err("an answer has neither a result nor an error"),
-        };
-        Ok(Response {
-            id: wire.id,
-            outcome,
-        })
-    }
-}
-
-/// An answer's result or error, the field `result` or `error` of a [`Response`].
+/// An answer's result or error, serialised as the field `result` or `error`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Outcome {
@@ -714,9 +669,7 @@ pub enum Event {
     },
 }
 
-/// Anything the engine sends: an answer (it has an `id`) or an event (it has an `event`).
-/// A reader that can look at the message first (the page) decodes a [`Response`] or an
-/// [`EventMessage`] directly, without this enum's trial decoding.
+/// Anything the engine sends: an answer (it has an `id`) or an event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum FromEngine {

@@ -71,19 +71,7 @@ fn answers_carry_result_or_error() {
     );
     for r in [ok, err] {
         let back: FromEngine = serde_json::from_value(to_json(&r)).expect("decodes");
-        assert_eq!(back, FromEngine::Answer(r.clone()));
-        let back: Response = serde_json::from_value(to_json(&r)).expect("decodes");
-        assert_eq!(back, r);
-    }
-}
-
-#[test]
-fn an_answer_has_exactly_one_of_result_and_error() {
-    let both = json!({"id": 1, "result": {"kind": "closed"},
-        "error": {"code": 2, "codeName": "BadValue", "message": "m"}});
-    let neither = json!({"id": 1});
-    for wrong in [both, neither] {
-        assert!(serde_json::from_value::<Response>(wrong).is_err());
+        assert_eq!(back, FromEngine::Answer(r));
     }
 }
 

@@ -17,8 +17,7 @@
 
 use serde::Serialize;
 use shardlab_protocol::{
-    Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, Response,
-    PROTOCOL_VERSION,
+    Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, PROTOCOL_VERSION,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -289,15 +288,7 @@ fn note(text: String) {
 
 /// One message from the engine: an answer to hand to its request, or an event.
 fn receive(data: JsValue) {
-    // An event names itself in `event`; anything else is an answer. Decoding the one
-    // expected type directly spares the trial decoding of the untagged `FromEngine`.
-    let is_event = js_sys::Reflect::has(&data, &JsValue::from_str("event")).unwrap_or(false);
-    let decoded = if is_event {
-        serde_wasm_bindgen::from_value::<EventMessage>(data).map(FromEngine::Event)
-    } else {
-        serde_wasm_bindgen::from_value::<Response>(data).map(FromEngine::Answer)
-    };
-    match decoded {
+    match serde_wasm_bindgen::from_value::<FromEngine>(data) {
         Ok(FromEngine::Answer(response)) => answer(
             response.id,
             match response.outcome {
