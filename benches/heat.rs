@@ -75,9 +75,11 @@ fn measure(name: &str, version: VersionMode, setup: &[&str], ns: &str, workload:
     record.sort();
     let record = record[record.len() / 2];
     let chunks = session.cluster.sharding(ns).unwrap().table.len();
+    // The page's grid: a ranked axis for a ranged key.
     let options = HeatOptions {
         rows: 128,
         columns: 4_096,
+        ranked: true,
     };
     let (mut cells, mut columns) = (0, 0);
     let grid = median(21, || {

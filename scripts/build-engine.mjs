@@ -8,6 +8,9 @@
 // the page finds it, and a small script that starts the worker at once, so that the engine
 // downloads beside the page's wasm rather than after it. The directory's name is a hash of
 // what it holds, so a host can cache it for good.
+// Beside them, `writeModule` ships the JavaScript module (`shardlab.js`, `shardlab.d.ts`)
+// that finds this directory from its own address, and `writeElement` the `<shard-lab>`
+// element (`shard-lab.js`, which imports the module beside it) and its examples page.
 import { mkdir, readFile, writeFile, rm, copyFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -49,6 +52,9 @@ await mkdir(join(staging, dir), { recursive: true });
 for (const f of files) await copyFile(join(out, f), join(staging, dir, f));
 await rm(out, { recursive: true, force: true });
 
+await writeModule(dir);
+await writeElement();
+
 const indexPath = join(staging, 'index.html');
 const html = await readFile(indexPath, 'utf8');
 const meta = `<meta name="shardlab-engine" content="${dir}/worker.js">`;
@@ -67,3 +73,30 @@ await writeFile(indexPath, html.replace(/<meta name="shardlab-engine"[^>]*>/g, '
   .replace(/<script data-shardlab-engine>.*?<\/script>/g, '')
   .replace('</head>', `${meta}${early}</head>`));
 console.log(`engine: ${dir}/`);
+
+// The JavaScript module (web/engine/js/shardlab.js) and its declarations, at the site's
+// root: the module names the engine's directory relative to itself (`import.meta.url`),
+// so the site works from any path and the module from any page.
+async function writeModule(engineDir) {
+  const source = await readFile(join(root, 'web', 'engine', 'js', 'shardlab.js'), 'utf8');
+  const marker = "const ENGINE_DIR = './engine/';";
+  if (!source.includes(marker)) throw new Error('build-engine: shardlab.js has no ENGINE_DIR line');
+  let text = source.replace(marker, `const ENGINE_DIR = './${engineDir}/';`);
+  if (release) {
+    text = (await minify(text, { module: true, compress: { passes: 2 }, mangle: true })).code;
+  }
+  await writeFile(join(staging, 'shardlab.js'), text);
+  await copyFile(join(root, 'web', 'engine', 'js', 'shardlab.d.ts'), join(staging, 'shardlab.d.ts'));
+}
+
+// The <shard-lab> element (web/element/shard-lab.js) beside the module it imports, and the
+// examples page (static/examples.html) that a docs author copies from.
+async function writeElement() {
+  let text = await readFile(join(root, 'web', 'element', 'shard-lab.js'), 'utf8');
+  if (release) {
+    text = (await minify(text, { module: true, compress: { passes: 2 }, mangle: true })).code;
+  }
+  await writeFile(join(staging, 'shard-lab.js'), text);
+  await copyFile(join(root, 'web', 'element', 'shard-lab.d.ts'), join(staging, 'shard-lab.d.ts'));
+  await copyFile(join(root, 'static', 'examples.html'), join(staging, 'examples.html'));
+}

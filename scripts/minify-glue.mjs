@@ -30,5 +30,7 @@ if (!html.includes(old)) throw new Error(`index.html does not carry the glue's i
 await writeFile(indexPath, html.replaceAll(old, sri(code)));
 console.log(`minified ${glue[0]}: ${before.length} -> ${code.length} bytes`);
 
-// Then the precompressed copies, of the files as they are now.
+// The service worker that keeps the site for offline use, listing every file, then the
+// precompressed copies, of the files as they are now.
+await import('./offline.mjs');
 await import('./precompress.mjs');

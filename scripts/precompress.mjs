@@ -8,7 +8,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { gzipSync, gunzipSync } from 'node:zlib';
-import { join, extname } from 'node:path';
+import { join, extname, relative } from 'node:path';
 
 const staging = process.env.TRUNK_STAGING_DIR;
 if (process.env.TRUNK_PROFILE !== 'release' || !staging) process.exit(0);
@@ -17,15 +17,11 @@ const COMPRESSED = new Set(['.wasm', '.js', '.css', '.html', '.json', '.svg']);
 const zopfli = spawnSync('zopfli', ['-h'], { stdio: 'ignore' }).error === undefined;
 if (!zopfli) console.warn('precompress: zopfli is not installed; using zlib level 9 instead');
 
-// The staging directory and the engine's directory in it.
-const names = [];
-for (const entry of await readdir(staging, { withFileTypes: true })) {
-  if (entry.isDirectory()) {
-    for (const inner of await readdir(join(staging, entry.name))) names.push(join(entry.name, inner));
-  } else {
-    names.push(entry.name);
-  }
-}
+// Every file of the staging directory, in its folders too (the engine's, wasm-bindgen's
+// snippets).
+const names = (await readdir(staging, { recursive: true, withFileTypes: true }))
+  .filter((entry) => entry.isFile())
+  .map((entry) => relative(staging, join(entry.parentPath ?? entry.path, entry.name)));
 for (const name of names) {
   if (!COMPRESSED.has(extname(name))) continue;
   const path = join(staging, name);

@@ -43,8 +43,9 @@ else
   cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 fi
 
-# npm tools: binaryen's wasm-opt (Debian's is too old for today's wasm) and
-# playwright-core, which drives the system Chromium rather than downloading one.
+# npm tools: binaryen's wasm-opt (Debian's is too old for today's wasm),
+# playwright-core, which drives the system Chromium rather than downloading one, and
+# typescript, whose tsc checks the JavaScript module's declarations.
 npm_packages_present() {
   node -e '
     const want = require("./package.json").devDependencies;

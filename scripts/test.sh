@@ -28,7 +28,9 @@ run "core tests (native)" cargo test -p shardlab
 run "protocol and engine tests (native)" cargo test -p shardlab-protocol -p shardlab-engine
 run "core tests (wasm32, Node)" cargo test -p shardlab --target wasm32-unknown-unknown --lib --test it
 run "web tests (wasm32, headless Chromium)" cargo test -p shardlab-web --target wasm32-unknown-unknown
+run "module declarations (tsc)" tsc -p tests/module
 run "release build (trunk + wasm-opt)" trunk build --release --offline
+run "JavaScript module (Node)" node --test tests/module/
 run "end-to-end (Playwright, headless Chromium)" node --test tests/e2e/
 
 printf '\n==> Summary\n'

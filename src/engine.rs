@@ -26,7 +26,10 @@ pub(crate) mod targeting;
 pub(crate) mod zone_chunks;
 
 pub use crate::values::error::ClusterError;
-pub use analyze::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions, QuerySample};
+pub use analyze::{
+    analyze_shard_key, analyze_shard_key_with, distribution_skipped_reason, AnalyzeOptions,
+    QuerySample,
+};
 pub use background::Background;
 pub use balancer::{
     BalancePolicy, Migration, RemoveShardState, RoundStep, ZoneDecision, ZoneOutcome,

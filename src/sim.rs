@@ -5,6 +5,8 @@
 pub(crate) mod compare;
 #[cfg(feature = "insight")]
 pub(crate) mod heat;
+#[cfg(feature = "insight")]
+pub(crate) mod heat_axis;
 pub(crate) mod scenario;
 pub(crate) mod timeline;
 
@@ -16,6 +18,8 @@ pub use heat::{
     key_coordinate, ChunkMark, HeatGrid, HeatLog, HeatOptions, HeatPattern, HeatRow, PatternKind,
     MAX_RANGES_PER_STEP,
 };
+#[cfg(feature = "insight")]
+pub use heat_axis::MAX_BANDS;
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
     MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,

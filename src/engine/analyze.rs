@@ -58,6 +58,31 @@ pub const NUM_RANGES: usize = 100;
 /// Documents sampled per split point (MongoDB's `analyzeShardKeyNumSamplesPerRange`).
 pub const SAMPLES_PER_RANGE: usize = 10;
 
+/// Why analyzeShardKey measured no read and write distribution for a key of a collection
+/// of `docs` documents with `distinct` distinct key values, in plain words, and what would
+/// make the distributions appear (see the module's notes on the 100 ranges).
+pub fn distribution_skipped_reason(docs: u64, distinct: u64) -> String {
+    let (ranges, per) = (NUM_RANGES as u64, SAMPLES_PER_RANGE as u64);
+    let (wanted, sample) = (ranges - 1, (ranges - 1) * per);
+    let how = format!(
+        "MongoDB measures reads and writes over {ranges} ranges of about equal document counts. It finds the {wanted} boundaries between them by sampling {sample} documents ({per} per boundary), sorting their keys and keeping every {per}th; each boundary must be a different key value."
+    );
+    if docs < sample {
+        format!(
+            "{how} This collection holds {docs} documents, so the sample is all of them and yields at most {} boundaries, fewer than {wanted}, however many distinct values it has ({distinct} here). The distributions appear once it holds at least {sample} documents whose every {per}th key differs.",
+            docs.div_ceil(per)
+        )
+    } else if distinct < wanted {
+        format!(
+            "{how} This key has {distinct} distinct values, fewer than the {wanted} boundaries needed. The distributions appear only for a key with more distinct values, such as one refined with another field."
+        )
+    } else {
+        format!(
+            "{how} This key has {distinct} distinct values, but a few of them fill so much of the sample that fewer than {wanted} different keys fall every {per}th place. The distributions appear once the values are spread more evenly, or with more distinct values."
+        )
+    }
+}
+
 /// How many most common values are reported (MongoDB's `analyzeShardKeyNumMostCommonValues`).
 pub const NUM_MOST_COMMON_VALUES: usize = 5;
 

@@ -20,6 +20,9 @@ use bson::{Bson, Document};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+/// How many documents [`Collection::sample_value`] looks at, at most.
+pub const SAMPLE_VALUE_LOOKS: usize = 64;
+
 /// How often the 5.0 splitter looks at a chunk: each time `max chunk size / 5` bytes have
 /// been written to it (`ChunkWritesTracker::kSplitTestFactor`).
 pub(crate) const SPLIT_TEST_FACTOR: u64 = 5;
@@ -1355,6 +1358,18 @@ impl Collection {
         let (seq, key) = self.recent.newest()?;
         let stored = self.docs.get(&(key.clone(), seq))?;
         Some((seq, key.to_key(), stored.doc()))
+    }
+
+    /// A value stored documents hold at `path` (a dotted path through embedded documents):
+    /// the first in shard key order that is neither missing nor null, among the first
+    /// [`SAMPLE_VALUE_LOOKS`] documents. It gives an example filter the field's actual
+    /// type (a string for `continent`, an ObjectId for `_id`), whatever the key's order.
+    pub fn sample_value(&self, path: &str) -> Option<Bson> {
+        self.docs.values().take(SAMPLE_VALUE_LOOKS).find_map(|s| {
+            crate::values::path::lookup_path(&s.doc(), path)
+                .filter(|v| !matches!(v, Bson::Null))
+                .cloned()
+        })
     }
 
     /// The number of documents stored.

@@ -733,9 +733,9 @@ impl Cluster {
             Some(d) => {
                 let (rule, text) = self.decision_text(d);
                 let mut sentence = format!(
-                    "{shard} holds {chunks} of {} chunks ({} documents, {}). {text}",
-                    s.table.len(),
-                    docs,
+                    "{shard} holds {chunks} of {} ({}, {}). {text}",
+                    counted(s.table.len() as u64, "chunk"),
+                    counted(docs, "document"),
                     size(bytes)
                 );
                 if d.policy == BalancePolicy::DataSize && !self.autosplit_enabled {
@@ -761,8 +761,9 @@ impl Cluster {
                     Topic::Holding,
                     "balancer stopped",
                     format!(
-                        "{shard} holds {chunks} of {} chunks ({docs} documents). {why}",
-                        s.table.len()
+                        "{shard} holds {chunks} of {} ({}). {why}",
+                        counted(s.table.len() as u64, "chunk"),
+                        counted(docs, "document")
                     ),
                 )));
             }
@@ -936,5 +937,14 @@ impl Cluster {
             shard: chunk.shard,
             explanation: e,
         })
+    }
+}
+
+/// `n` and `noun`, in the plural unless `n` is 1: "1 chunk", "3 chunks".
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

@@ -142,15 +142,7 @@ impl StatementError {
     /// The error as the one JSON line `shardlab --json` prints:
     /// `{"error": {"code": <int>, "codeName": "...", "errmsg": "..."}}`.
     pub fn to_json(&self) -> String {
-        let code_name = match self.kind {
-            ErrorKind::Server => self.code_name.as_str(),
-            ErrorKind::Syntax => "SyntaxError",
-            ErrorKind::Type => "TypeError",
-            ErrorKind::Reference => "ReferenceError",
-            ErrorKind::Range => "RangeError",
-            ErrorKind::InvalidInput => "MongoshInvalidInputError",
-            ErrorKind::InvalidArgument => "MongoInvalidArgumentError",
-        };
+        let code_name = self.name();
         let mut out = String::from("{\"error\": {\"code\": ");
         out.push_str(&self.code.to_string());
         out.push_str(", \"codeName\": ");
@@ -159,6 +151,20 @@ impl StatementError {
         crate::shell::ejson::write_json_string(&mut out, &self.message);
         out.push_str("}}");
         out
+    }
+
+    /// The error's name as `shardlab --json` reports it in `codeName`: MongoDB's code name
+    /// for a server error, else the error's class (`SyntaxError`, `TypeError`, ...).
+    pub fn name(&self) -> &str {
+        match self.kind {
+            ErrorKind::Server => self.code_name.as_str(),
+            ErrorKind::Syntax => "SyntaxError",
+            ErrorKind::Type => "TypeError",
+            ErrorKind::Reference => "ReferenceError",
+            ErrorKind::Range => "RangeError",
+            ErrorKind::InvalidInput => "MongoshInvalidInputError",
+            ErrorKind::InvalidArgument => "MongoInvalidArgumentError",
+        }
     }
 }
 
@@ -238,6 +244,9 @@ pub struct Outcome {
     pub source: String,
     /// Its result or error.
     pub result: Result<Output, StatementError>,
+    /// Whether this outcome holds the lines the statement printed (`print`,
+    /// `console.log`): it comes just before the statement's own outcome.
+    pub printed: bool,
 }
 
 impl Outcome {
@@ -384,6 +393,7 @@ impl Session {
         let syntax = |e: &ParseError| Outcome {
             source: String::new(),
             result: Err(StatementError::syntax(e)),
+            printed: false,
         };
         for stmt in &script.statements {
             while let Some(e) = errors.next_if(|e| e.span().start <= stmt.span.start) {
@@ -414,11 +424,19 @@ impl Session {
             if !printed.is_empty() {
                 let result = Ok(Output::Message(printed.join("\n")));
                 let source = source.clone();
-                if !each(Outcome { source, result }) {
+                if !each(Outcome {
+                    source,
+                    result,
+                    printed: true,
+                }) {
                     return;
                 }
             }
-            if !each(Outcome { source, result }) {
+            if !each(Outcome {
+                source,
+                result,
+                printed: false,
+            }) {
                 return;
             }
         }

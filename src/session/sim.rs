@@ -331,7 +331,7 @@ fn preset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
             failures.push(Bson::String(format!("{}: {e}", outcome.source)));
         }
     }
-    let mut d = doc! { "preset": preset.id, "title": preset.title, "lesson": preset.lesson };
+    let mut d = doc! { "preset": preset.id, "title": preset.title(), "lesson": preset.lesson() };
     summarise_collection(s, preset.ns, &mut d);
     if !failures.is_empty() {
         d.insert("errors", failures);
@@ -370,7 +370,7 @@ fn summarise_collection(s: &Session, ns: &str, d: &mut Document) {
 fn presets(_: &mut Session, _: &[Expr]) -> Result<Bson, StatementError> {
     let list: Vec<Bson> = crate::workload::presets::PRESETS
         .iter()
-        .map(|p| Bson::Document(doc! { "id": p.id, "title": p.title }))
+        .map(|p| Bson::Document(doc! { "id": p.id, "title": p.title() }))
         .collect();
     Ok(Bson::Array(list))
 }

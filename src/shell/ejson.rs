@@ -190,3 +190,96 @@ fn write_value(out: &mut String, value: &Bson) {
         }
     }
 }
+
+/// A value in relaxed Extended JSON v2, as a tree of the types JSON has: documents,
+/// arrays, strings, booleans, null, and numbers as `Double` (integers as `Int64` within
+/// ±(2^53 − 1), the integers a JavaScript number holds exactly). The types JavaScript
+/// lacks keep their wrappers, as `EJSON.serialize(v, {relaxed: true})` writes them:
+/// `{$oid}`, `{$numberDecimal}`, `{$date: "<ISO>"}` (years 1970 to 9999, else
+/// `{$date: {$numberLong}}`), `{$numberDouble}` for NaN and ±Infinity, and the others as in
+/// canonical mode. An Int64 beyond a JavaScript number's exact range stays
+/// `{$numberLong}`, so no digit is lost.
+pub fn to_relaxed_tree(value: &Bson) -> Bson {
+    const SAFE: i64 = (1 << 53) - 1;
+    let wrap = |key: &str, inner: Bson| Bson::Document(bson::doc! { key: inner });
+    match value {
+        Bson::Double(d) if d.is_finite() => Bson::Double(*d),
+        Bson::Double(d) => wrap("$numberDouble", Bson::String(canonical_double(*d))),
+        Bson::Int32(i) => Bson::Int64(i64::from(*i)),
+        Bson::Int64(i) if (-SAFE..=SAFE).contains(i) => Bson::Int64(*i),
+        Bson::Int64(i) => wrap("$numberLong", Bson::String(i.to_string())),
+        Bson::String(_) | Bson::Boolean(_) | Bson::Null => value.clone(),
+        Bson::Array(a) => Bson::Array(a.iter().map(to_relaxed_tree).collect()),
+        Bson::Document(d) => Bson::Document(relaxed_document(d)),
+        Bson::DateTime(d) => {
+            let ms = d.timestamp_millis();
+            // 1970-01-01 to 9999-12-31T23:59:59.999Z.
+            if (0..=253_402_300_799_999).contains(&ms) {
+                wrap(
+                    "$date",
+                    Bson::String(crate::values::encoding::format_iso(ms)),
+                )
+            } else {
+                wrap("$date", wrap("$numberLong", Bson::String(ms.to_string())))
+            }
+        }
+        Bson::ObjectId(id) => wrap("$oid", Bson::String(id.to_hex())),
+        Bson::Decimal128(d) => wrap(
+            "$numberDecimal",
+            Bson::String(crate::values::decimal::Decimal::from_bson(d).to_string()),
+        ),
+        Bson::Timestamp(t) => wrap(
+            "$timestamp",
+            Bson::Document(bson::doc! { "t": i64::from(t.time), "i": i64::from(t.increment) }),
+        ),
+        Bson::Binary(b) => wrap(
+            "$binary",
+            Bson::Document(bson::doc! {
+                "base64": BASE64.encode(&b.bytes),
+                "subType": hex_encode(&[u8::from(b.subtype)]),
+            }),
+        ),
+        other => relaxed_rare(other),
+    }
+}
+
+/// The rarer types, whose relaxed form is their canonical one.
+fn relaxed_rare(value: &Bson) -> Bson {
+    let wrap = |key: &str, inner: Bson| Bson::Document(bson::doc! { key: inner });
+    match value {
+        Bson::RegularExpression(r) => {
+            let mut opts: Vec<char> = r.options.as_str().chars().collect();
+            crate::support::sort::sort(&mut opts);
+            let options: String = opts.into_iter().collect();
+            wrap(
+                "$regularExpression",
+                Bson::Document(bson::doc! { "pattern": r.pattern.as_str(), "options": options }),
+            )
+        }
+        Bson::JavaScriptCode(c) => wrap("$code", Bson::String(c.clone())),
+        Bson::JavaScriptCodeWithScope(c) => Bson::Document(bson::doc! {
+            "$code": c.code.clone(),
+            "$scope": relaxed_document(&c.scope),
+        }),
+        Bson::Symbol(s) => wrap("$symbol", Bson::String(s.clone())),
+        Bson::Undefined => wrap("$undefined", Bson::Boolean(true)),
+        Bson::MaxKey => wrap("$maxKey", Bson::Int64(1)),
+        Bson::MinKey => wrap("$minKey", Bson::Int64(1)),
+        Bson::DbPointer(_) => {
+            let (ns, id) = db_pointer_parts(value)
+                .unwrap_or_else(|| (String::new(), bson::oid::ObjectId::from_bytes([0; 12])));
+            wrap(
+                "$dbPointer",
+                Bson::Document(bson::doc! { "$ref": ns, "$id": { "$oid": id.to_hex() } }),
+            )
+        }
+        // Every other type is handled by `to_relaxed_tree`.
+        other => other.clone(),
+    }
+}
+
+fn relaxed_document(doc: &Document) -> Document {
+    doc.iter()
+        .map(|(k, v)| (k.clone(), to_relaxed_tree(v)))
+        .collect()
+}

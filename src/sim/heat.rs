@@ -29,6 +29,7 @@ use crate::engine::chunks::{ChunkVersion, ShardIdx};
 use crate::engine::cluster::Cluster;
 use crate::keys::shard_key::{KeyPattern, KeyValue};
 use crate::session::interpreter::Session;
+use crate::sim::heat_axis::Axis;
 use crate::values::order::canonical_class;
 use bson::Bson;
 
@@ -427,6 +428,10 @@ pub struct HeatOptions {
     pub rows: u32,
     /// Columns (groups of consecutive steps), at least 1 and at most 8,192.
     pub columns: u32,
+    /// Whether a ranged key's axis goes by rank, each distinct point an equal band (see
+    /// `sim/heat_axis.rs`), rather than linearly. A hashed key's axis is always the
+    /// linear hash space.
+    pub ranked: bool,
 }
 
 impl Default for HeatOptions {
@@ -434,6 +439,7 @@ impl Default for HeatOptions {
         HeatOptions {
             rows: 128,
             columns: 2048,
+            ranked: false,
         }
     }
 }
@@ -472,6 +478,8 @@ pub struct HeatGrid {
     pub hashed: bool,
     /// The axis: the lowest and highest points drawn.
     pub axis: (u64, u64),
+    /// The bands of a ranked axis, one per distinct point (0 when the axis is linear).
+    pub bands: u32,
     /// The rows, bottom (MinKey side) first.
     pub rows: Vec<HeatRow>,
     /// How many steps each column holds; column `c` is steps `c * per_column + 1` to
@@ -526,9 +534,9 @@ impl HeatLog {
             .map(|c| (key_coordinate(pattern, &c.min), c.shard, &c.min))
             .collect();
         // The axis: the whole hash space, or what was inserted and the inner chunk
-        // bounds, whichever reaches further.
+        // bounds, linearly from the lowest to the highest or by rank.
         let axis = if hashed {
-            (0, u64::MAX)
+            Axis::Linear(0, u64::MAX)
         } else {
             let inner = chunk_points.iter().skip(1).map(|p| p.0);
             let kept = self.steps_of(ns, steps).flat_map(|st| {
@@ -536,21 +544,12 @@ impl HeatLog {
                     .iter()
                     .flat_map(|r| [r.lo, r.hi])
             });
-            let (mut lo, mut hi) = (u64::MAX, 0);
-            for p in inner.chain(kept) {
-                lo = lo.min(p);
-                hi = hi.max(p);
+            let points: Vec<u64> = inner.chain(kept).collect();
+            match (options.ranked, points.iter().min(), points.iter().max()) {
+                (true, ..) => Axis::ranked(points).unwrap_or(Axis::Linear(0, u64::MAX)),
+                (false, Some(lo), Some(hi)) => Axis::Linear(*lo, (*hi).max(lo.saturating_add(1))),
+                _ => Axis::Linear(0, u64::MAX),
             }
-            if lo > hi {
-                (0, u64::MAX)
-            } else {
-                (lo, hi.max(lo.saturating_add(1)))
-            }
-        };
-        let span = (axis.1 - axis.0) as f64 + 1.0;
-        let row_of = |p: u64| -> usize {
-            let f = (p.clamp(axis.0, axis.1) - axis.0) as f64 / span;
-            ((f * rows as f64) as usize).min(rows - 1)
         };
         let mut cells = vec![0f32; rows * columns];
         let mut diff = vec![0f64; rows + 1];
@@ -561,7 +560,7 @@ impl HeatLog {
             while let Some(st) = column_steps.next_if(|st| u64::from(st.step) <= last) {
                 any = true;
                 for r in &self.ranges[st.start as usize..st.end as usize] {
-                    let (a, b) = (row_of(r.lo), row_of(r.hi));
+                    let (a, b) = axis.rows(r.lo, r.hi, rows);
                     let share = f64::from(r.count) / (b - a + 1) as f64;
                     diff[a] += share;
                     diff[b + 1] -= share;
@@ -585,8 +584,8 @@ impl HeatLog {
         };
         let rows_out = (0..rows)
             .map(|r| {
-                let lo = axis.0 + ((r as f64 / rows as f64) * (span - 1.0)) as u64;
-                let hi = axis.0 + (((r + 1) as f64 / rows as f64) * (span - 1.0)) as u64;
+                let lo = axis.point(r as f64 / rows as f64);
+                let hi = axis.point((r + 1) as f64 / rows as f64);
                 HeatRow {
                     lo,
                     hi,
@@ -601,14 +600,15 @@ impl HeatLog {
             .iter()
             .map(|(p, shard, min)| ChunkMark {
                 min: (*min).clone(),
-                at: ((*p).clamp(axis.0, axis.1) - axis.0) as f64 / span,
+                at: axis.at(*p),
                 shard: *shard,
             })
             .collect();
         Some(HeatGrid {
             ns: ns.to_string(),
             hashed,
-            axis,
+            axis: axis.ends(),
+            bands: axis.bands(),
             rows: rows_out,
             per_column,
             columns: columns as u32,
@@ -671,6 +671,7 @@ impl HeatLog {
             HeatOptions {
                 rows: PARTS as u32,
                 columns: u32::try_from(upto.clamp(1, 8192)).unwrap_or(8192),
+                ranked: false,
             },
         );
         let steps: Vec<&StepNs> = self.steps_of(ns, upto).collect();

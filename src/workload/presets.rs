@@ -11,10 +11,11 @@ use crate::engine::cluster::VersionMode;
 pub struct Preset {
     /// The identifier used by `sim.preset(...)` and in links.
     pub id: &'static str,
-    /// A short title.
-    pub title: &'static str,
-    /// What to watch for, in a sentence or two.
-    pub lesson: &'static str,
+    /// A short title, as [`Preset::title`] fills it in: `{shards}` stands for the
+    /// number of shards in words, so the title says what the setup builds.
+    pub heading: &'static str,
+    /// What to watch for, in a sentence or two (`{shards}` as in [`Preset::heading`]).
+    pub text: &'static str,
     /// The version mode.
     pub version: VersionMode,
     /// Number of shards.
@@ -48,8 +49,8 @@ const KIB: u64 = 1024;
 pub const PRESETS: &[Preset] = &[
     Preset {
         id: "monotonic",
-        title: "Ranged key on a counter",
-        lesson: "Every new x is the largest yet, so every insert lands in the chunk that ends at MaxKey. In 5.0 the splitter cuts that chunk at its largest key and moves the new top chunk to the emptiest shard, but each batch still hits one shard at a time.",
+        heading: "Ranged key on a counter",
+        text: "Every new x is the largest yet, so every insert lands in the chunk that ends at MaxKey. In 5.0 the splitter cuts that chunk at its largest key and moves the new top chunk to the emptiest shard, but each batch still hits one shard at a time.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 32 * KIB,
@@ -65,8 +66,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "decreasing",
-        title: "Ranged key counting down",
-        lesson: "A key that only shrinks sends every insert to the chunk that starts at MinKey: the same hot spot, at the other end of the key space.",
+        heading: "Ranged key counting down",
+        text: "A key that only shrinks sends every insert to the chunk that starts at MinKey: the same hot spot, at the other end of the key space.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 32 * KIB,
@@ -81,8 +82,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "hashed",
-        title: "Hashed _id spreads the writes",
-        lesson: "Hashing the growing ObjectId scatters neighbouring values across the whole int64 space, so inserts spread over every shard. The price: a range query on _id must ask every shard.",
+        heading: "Hashed _id spreads the writes",
+        text: "Hashing the growing ObjectId scatters neighbouring values across the whole int64 space, so inserts spread over every shard. The price: a range query on _id must ask every shard.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 32 * KIB,
@@ -99,8 +100,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "low-cardinality",
-        title: "Seven continents, three shards",
-        lesson: "A key with seven possible values can never make more than seven chunks that hold documents (the first split also leaves an empty chunk below the smallest value). Once each continent has its own chunk, chunks can only grow: they turn jumbo, and with nine shards at least two stay idle.",
+        heading: "Seven continents, {shards} shards",
+        text: "A key with seven possible values can never make more than seven chunks that hold documents (the first split also leaves an empty chunk below the smallest value). Once each continent has its own chunk, chunks can only grow: they turn jumbo, and of the {shards} shards at most seven ever hold documents.",
         version: VersionMode::V50,
         shards: 9,
         chunk_size: 8 * KIB,
@@ -115,8 +116,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "high-frequency",
-        title: "A few values dominate",
-        lesson: "When one value is far more frequent than the rest, its documents cannot be split apart: that chunk becomes jumbo and the balancer leaves it where it is.",
+        heading: "A few values dominate",
+        text: "When one value is far more frequent than the rest, its documents cannot be split apart: that chunk becomes jumbo and the balancer leaves it where it is.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -131,8 +132,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "multi-tenant",
-        title: "Multi-tenant key {projectId: 1, _id: 1}",
-        lesson: "With projectId first, one tenant's documents sit together and its queries hit one shard; adding _id lets a big tenant's range still split. Compare with {projectId: 1} alone (jumbo chunks for big tenants) and {_id: \"hashed\"} (every tenant query is scattered).",
+        heading: "Multi-tenant key {projectId: 1, _id: 1}",
+        text: "With projectId first, one tenant's documents sit together and its queries hit one shard; adding _id lets a big tenant's range still split. Compare with {projectId: 1} alone (jumbo chunks for big tenants) and {_id: \"hashed\"} (every tenant query is scattered).",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -147,8 +148,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "missing-fields",
-        title: "Documents without the key",
-        lesson: "A document that lacks a shard key field is stored as if the field were null, so all of them gather in the chunk that holds null, just above MinKey.",
+        heading: "Documents without the key",
+        text: "A document that lacks a shard key field is stored as if the field were null, so all of them gather in the chunk that holds null, just above MinKey.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -163,8 +164,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "targeting",
-        title: "Targeted versus scatter-gather",
-        lesson: "A query with the shard key goes to the one shard that owns it; a query without it must ask every shard and merge the answers.",
+        heading: "Targeted versus scatter-gather",
+        text: "A query with the shard key goes to the one shard that owns it; a query without it must ask every shard and merge the answers.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -182,8 +183,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "refine",
-        title: "Refining a key to split a jumbo chunk",
-        lesson: "All orders of one big customer share {customer: 1}, so their chunk is jumbo. Refining the key to {customer: 1, order: 1} clears the flag and gives the splitter new points to cut at.",
+        heading: "Refining a key to split a jumbo chunk",
+        text: "All orders of one big customer share {customer: 1}, so their chunk is jumbo. Refining the key to {customer: 1, order: 1} clears the flag and gives the splitter new points to cut at.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -203,8 +204,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "presplit",
-        title: "Pre-split hashed chunks",
-        lesson: "Sharding an empty collection on a hashed key creates chunks up front, with split points spaced evenly around 0 in the hash space: two per shard in 5.0, one per shard in 8.0.",
+        heading: "Pre-split hashed chunks",
+        text: "Sharding an empty collection on a hashed key creates chunks up front, with split points spaced evenly around 0 in the hash space: two per shard in 5.0, one per shard in 8.0.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -219,8 +220,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "zones",
-        title: "Zones pin ranges to shards",
-        lesson: "Shard03 is in zone EU and the range of region \"EU\" belongs to that zone, so the balancer carries every EU chunk to shard03 and keeps it there.",
+        heading: "Zones pin ranges to shards",
+        text: "Shard03 is in zone EU and the range of region \"EU\" belongs to that zone, so the balancer carries every EU chunk to shard03 and keeps it there.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -238,8 +239,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "hashed-floats",
-        title: "Hashed floats collide",
-        lesson: "Hashing truncates a double to an integer first, so 2.2, 2.3 and 2.9 hash to the same value as 2: they always share a chunk, which is why hashing floats is discouraged.",
+        heading: "Hashed floats collide",
+        text: "Hashing truncates a double to an integer first, so 2.2, 2.3 and 2.9 hash to the same value as 2: they always share a chunk, which is why hashing floats is discouraged.",
         version: VersionMode::V50,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -259,8 +260,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "balancing-50-vs-80",
-        title: "5.0 versus 8.0 balancing",
-        lesson: "Run this in 5.0 and in 8.0: 5.0 splits chunks as they grow and balances chunk counts; 8.0 never auto-splits and moves about one chunk size of data at a time until shards differ by less than three chunk sizes.",
+        heading: "5.0 versus 8.0 balancing",
+        text: "Run this in 5.0 and in 8.0: 5.0 splits chunks as they grow and balances chunk counts; 8.0 never auto-splits and moves about one chunk size of data at a time until shards differ by less than three chunk sizes.",
         version: VersionMode::V80,
         shards: 3,
         chunk_size: 8 * KIB,
@@ -366,9 +367,14 @@ pub fn insert_one_command(ns: &str, doc: &str) -> String {
     format!("{}.insertOne({})", collection_expr(ns), doc.trim())
 }
 
-/// A document to start an insert from: every field of `pattern` set to 42 (a dotted field
-/// as the embedded documents it names), e.g. `{x: 42}` or `{customer: 42, order: 42}`.
-pub fn example_document(pattern: &crate::keys::shard_key::KeyPattern) -> String {
+/// A document to start an insert from: every field of `pattern` (a dotted field as the
+/// embedded documents it names) set to the value `sample` gives for it, a value the
+/// collection's documents hold, so of the field's own type (`{continent: 'Africa'}`), or
+/// 42 when it gives none, e.g. `{x: 42}` or `{customer: 42, order: 42}`.
+pub fn example_document(
+    pattern: &crate::keys::shard_key::KeyPattern,
+    sample: impl Fn(&str) -> Option<bson::Bson>,
+) -> String {
     fn name(part: &str) -> String {
         if !part.is_empty()
             && part
@@ -385,7 +391,10 @@ pub fn example_document(pattern: &crate::keys::shard_key::KeyPattern) -> String 
         .iter()
         .map(|(field, _)| {
             let parts: Vec<&str> = field.split('.').collect();
-            let mut value = "42".to_string();
+            let mut value = sample(field).map_or_else(
+                || "42".to_string(),
+                |v| crate::values::format_value_with(&v, &crate::values::FormatOptions::lossless()),
+            );
             for part in parts.iter().skip(1).rev() {
                 value = format!("{{{}: {value}}}", name(part));
             }
@@ -412,7 +421,32 @@ pub fn start_over_command(
     )
 }
 
+/// `n` in words up to twelve, in digits beyond (`{shards}` in a preset's texts).
+pub fn number_words(n: u32) -> String {
+    const WORDS: [&str; 13] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    WORDS
+        .get(n as usize)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
+}
+
 impl Preset {
+    /// The title, with the setup's numbers in it (see [`Preset::heading`]).
+    pub fn title(&self) -> String {
+        self.fill(self.heading)
+    }
+
+    /// What to watch for, with the setup's numbers in it.
+    pub fn lesson(&self) -> String {
+        self.fill(self.text)
+    }
+
+    fn fill(&self, template: &str) -> String {
+        template.replace("{shards}", &number_words(self.shards))
+    }
+
     /// The workload step run once per batch.
     pub fn batch_command(&self, count: u32) -> String {
         generate_command(self.ns, self.workload, count, self.balance)

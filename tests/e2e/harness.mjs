@@ -209,3 +209,83 @@ export async function typeCommand(page, command) {
     return inputs.length > 0 && inputs[inputs.length - 1].textContent === `test> ${command}`;
   }, command.trim());
 }
+
+// The saved sessions live in IndexedDB (web/src/platform/sessions.rs): database `shardlab`,
+// stores `meta` and `scenarios`, keyed by the session's id; this tab's id is in
+// sessionStorage. These helpers read and write them as the page's storage holds them.
+
+/** In the page: this tab's saved scenario text, or null. */
+async function readSaved() {
+  const id = sessionStorage.getItem('shardlab.session.id');
+  if (!id) return null;
+  const db = await new Promise((resolve, reject) => {
+    const r = indexedDB.open('shardlab', 1);
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    const row = await new Promise((resolve, reject) => {
+      const r = db.transaction('scenarios').objectStore('scenarios').get(id);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    return row ? row.text : null;
+  } finally {
+    db.close();
+  }
+}
+
+/** This tab's saved session's scenario text, or null. */
+export async function savedSession(page) {
+  return page.evaluate(readSaved);
+}
+
+/** Waits until this tab's saved session holds `needle` (exactly `count` times, if given),
+ * and returns its text. */
+export async function waitForSaved(page, needle = '', count = null) {
+  const handle = await page.waitForFunction(async ([source, needle, count]) => {
+    // eslint-disable-next-line no-new-func
+    const text = await new Function(`return (${source})()`)();
+    if (text === null) return null;
+    const n = text.split(needle).length - 1;
+    return (count === null ? n > 0 || needle === '' : n === count) ? text : null;
+  }, [readSaved.toString(), needle, count], { polling: 100 });
+  return handle.jsonValue();
+}
+
+/** Stores `text` as this tab's saved session, as anything with the page's storage could
+ * (the page must have started, so that the tab has its id). */
+export async function storeSession(page, text) {
+  await page.waitForFunction(() => sessionStorage.getItem('shardlab.session.id') !== null);
+  await page.evaluate(async (text) => {
+    const id = sessionStorage.getItem('shardlab.session.id');
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open('shardlab', 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const tx = db.transaction(['meta', 'scenarios'], 'readwrite');
+    tx.objectStore('meta').put({ id, name: 'Planted', created: 0, updated: Date.now(), steps: 1, own: 1, collections: [], page: [] });
+    tx.objectStore('scenarios').put({ id, text });
+    await new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); });
+    db.close();
+  }, text);
+}
+
+/** In the page: every stored session's meta record. */
+export async function storedSessions(page) {
+  return page.evaluate(async () => {
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open('shardlab', 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const all = await new Promise((resolve, reject) => {
+      const r = db.transaction('meta').objectStore('meta').getAll();
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    db.close();
+    return all;
+  });
+}

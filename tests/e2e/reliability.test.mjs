@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, mkdir } from 'node:fs/promises';
-import { suite, screenshot, readShards } from './harness.mjs';
+import { suite, screenshot, readShards, waitForSaved, savedSession, storeSession, storedSessions } from './harness.mjs';
 
 const env = suite();
 
@@ -64,9 +64,9 @@ async function documents(page) {
 async function makeWork(page) {
   await page.getByTestId('step').click();
   await page.getByTestId('step').click();
-  await page.waitForFunction(() => (localStorage.getItem('shardlab.session.v1') ?? '').split('sim.generate').length === 3);
+  const saved = await waitForSaved(page, 'sim.generate', 2);
   assert.equal(await documents(page), 50);
-  return page.evaluate(() => localStorage.getItem('shardlab.session.v1'));
+  return saved;
 }
 
 /** Records the longest stretch between animation frames from the page's first script on. */
@@ -111,17 +111,16 @@ test('a hostile stored session loads and the page answers after each of two relo
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(env.server.url);
-  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
   const bombs = Object.values(BOMBS).flat();
-  // Stored as the page stores it: a JSON string holding the scenario JSON.
-  await page.evaluate((text) => localStorage.setItem('shardlab.session.v1', JSON.stringify(text)), scenarioJson(bombs));
+  // Stored as this tab's saved session.
+  await storeSession(page, scenarioJson(bombs));
   for (const round of [1, 2]) {
     await page.reload();
     // The session restored, with the sh.status() of the round before as a step of its own.
     const steps = SETUP.length + bombs.length + round - 1;
     await page.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
     assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/, `reload ${round}`);
-    await page.waitForFunction((n) => localStorage.getItem('shardlab.session.v1').split('sh.status()').length === n + 1, round);
+    await waitForSaved(page, 'sh.status()', round);
   }
   assert.deepEqual(errors, []);
   await context.close();
@@ -161,13 +160,14 @@ test('a damaged link over saved work leaves it saved, and "Return to your sessio
   await notice.waitFor();
   assert.match(await notice.innerText(), /could not be opened.*your saved session is untouched/s);
   assert.equal(await documents(page), 0, 'a fresh playground');
-  assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.session.v1')), saved);
+  assert.equal(await savedSession(page), null, 'the fresh playground is a session of its own, not saved until used');
+  assert.ok((await storedSessions(page)).some((m) => m.own === 2), 'the work is still stored');
   await page.setViewportSize({ width: 1440, height: 900 });
   await screenshot(page, 'notice-damaged-link-1440');
   await page.setViewportSize({ width: 400, height: 900 });
   await screenshot(page, 'notice-damaged-link-400');
   await page.getByTestId('return-to-session').click();
-  await page.waitForFunction(() => !location.search.includes('s='));
+  await page.waitForFunction(() => !location.href.includes('s='));
   await notice.waitFor({ state: 'detached' });
   assert.equal(await documents(page), 50);
 
@@ -183,7 +183,7 @@ test('a damaged link over saved work leaves it saved, and "Return to your sessio
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 0);
   assert.equal(await documents(page), 25);
   await page.getByTestId('return-to-session').click();
-  await page.waitForFunction(() => !location.search.includes('s='));
+  await page.waitForFunction(() => !location.href.includes('s='));
   await notice.waitFor({ state: 'detached' });
   assert.equal(await documents(page), 50);
   await context.close();
@@ -228,17 +228,19 @@ test('a stored session that kills the engine is set aside, offered for download,
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${env.server.url}?selftest=trap`);
-  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
   // The replay runs in the engine's worker: the trap kills the worker, never the page.
   const deadly = scenarioJson(['db.c.insertOne({x: 1})', 'sim.__trapEngine()']);
-  await page.evaluate((text) => localStorage.setItem('shardlab.session.v1', JSON.stringify(text)), deadly);
+  await storeSession(page, deadly);
+  const planted = await page.evaluate(() => sessionStorage.getItem('shardlab.session.id'));
   await page.reload();
   const notice = page.getByTestId('notice');
   await notice.filter({ hasText: 'set aside' }).waitFor();
   assert.match(await notice.innerText(), /Your saved session could not be restored \(replaying it stopped the engine\), so it was set aside\. Starting fresh\./);
   assert.equal(loads, 2, 'the first load and the reload the test asked for: the page itself never died');
   assert.deepEqual(errors, [], 'nothing failed in the page');
-  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.session.failed'))), deadly);
+  const aside = (await storedSessions(page)).find((m) => m.id === planted);
+  assert.match(aside.aside ?? '', /stopped the engine/, 'set aside, still stored');
+  assert.notEqual(await page.evaluate(() => sessionStorage.getItem('shardlab.session.id')), planted);
   assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.session.loading')), null);
   await screenshot(page, 'set-aside-1440');
   await page.setViewportSize({ width: 400, height: 900 });
@@ -343,6 +345,46 @@ test('a long link replays in slices: progress, a page that answers, and Cancel k
   assert.ok(kept > 0 && kept < (steps - 2) * 200, `${kept} documents kept`);
   assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
   await page.waitForFunction(() => sessionStorage.getItem('shardlab.running') === null);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('long flat chains typed, imported and linked get a clear error and never reach the stack', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.getByTestId('summary').waitFor();
+  const chains = [
+    `var s = ${Array(20_000).fill("'a'").join(' + ')}`,
+    `var o = {a: 1}; o${'.a'.repeat(100_000)}`,
+    `db.c.find()${'.limit(1)'.repeat(100_000)}`,
+    `[1]${'[0]'.repeat(100_000)}`,
+  ];
+  const tooLong = /^SyntaxError: expression too long: more than 1000 operators, property accesses and calls in a row/;
+  // Typed.
+  for (const chain of chains) {
+    const answer = await ask(page, chain);
+    assert.match(answer.join('\n'), tooLong, chain.slice(0, 40));
+  }
+  // Imported as a scenario file, then shared as a link and opened in a fresh browser
+  // (shorter chains, as a link holds at most 256 KiB of commands; still far past
+  // the 1000 the parser takes in a row).
+  const shorter = [
+    `var s = ${Array(5_000).fill("'a'").join(' + ')}`,
+    `var o = {a: 1}; o${'.a'.repeat(20_000)}`,
+    `db.c.find()${'.limit(1)'.repeat(5_000)}`,
+    `[1]${'[0]'.repeat(20_000)}`,
+  ];
+  const url = await linkFor(page, shorter);
+  assert.match((await ask(page, 'sh.status()')).join('\n'), /shardingVersion/);
+  const reader = await (await env.browser.newContext()).newPage();
+  reader.on('pageerror', (e) => errors.push(e.message));
+  await reader.goto(url);
+  const steps = SETUP.length + shorter.length;
+  await reader.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
+  assert.match((await ask(reader, 'sh.status()')).join('\n'), /shardingVersion/);
   assert.deepEqual(errors, []);
   await context.close();
 });

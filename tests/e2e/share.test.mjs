@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { suite, screenshot, readChunks, playLesson } from './harness.mjs';
+import { suite, screenshot, readChunks, playLesson, storeSession, waitForSaved } from './harness.mjs';
 
 const env = suite();
 
@@ -18,7 +18,7 @@ test('a share link reproduces the same chunk table in a fresh browser', async ()
   const before = table(await readChunks(page));
   await page.getByTestId('share-link').click();
   const url = await page.getByTestId('share-url').inputValue();
-  assert.match(url, /\?s=v2\./);
+  assert.match(url, /#s=v2\./);
 
   const context = await env.browser.newContext();
   const other = await context.newPage();
@@ -55,8 +55,7 @@ test('corrupt saved data shows a notice and a working page; a good session survi
   // The page saves its fresh session once it has drawn; corrupt the store only after that,
   // or the page's own save could land on top of the corruption.
   await page.waitForSelector('[data-testid="chunk"]');
-  await page.waitForFunction(() => localStorage.getItem('shardlab.session.v1') !== null);
-  await page.evaluate(() => localStorage.setItem('shardlab.session.v1', '{"format": "nonsense"'));
+  await storeSession(page, '{"format": "nonsense"');
   await page.reload();
   await page.getByTestId('notice').waitFor();
   assert.match(await page.getByTestId('notice').innerText(), /could not be restored/);
@@ -68,7 +67,7 @@ test('corrupt saved data shows a notice and a working page; a good session survi
   await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow') === '50');
   const before = table(await readChunks(page));
   // The session is saved just after each change is drawn; wait until both steps are in.
-  await page.waitForFunction(() => (localStorage.getItem('shardlab.session.v1') ?? '').split('sim.generate').length === 3);
+  await waitForSaved(page, 'sim.generate', 2);
   await page.reload();
   await page.waitForSelector('[data-testid="chunk"]');
   assert.equal(table(await readChunks(page)), before);
@@ -118,7 +117,7 @@ test('the embed demo page shows two playgrounds inside iframes', async () => {
   // autoplay=1 plays the first scenario on its own.
   await first.getByTestId('pause').waitFor();
   const href = await first.getByTestId('open-in-shardlab').getAttribute('href');
-  assert.match(href, /\?s=v2\./);
+  assert.match(href, /#s=v2\./);
   // Let the autoplayed workload get going before the picture: four ticks of 25 documents.
   const frame = await (await page.getByTestId('demo-frame-monotonic').elementHandle()).contentFrame();
   await frame.waitForFunction(

@@ -211,7 +211,7 @@ fn the_80_data_size_balancer_leaves_everything_on_one_shard() {
         holding.number("threshold"),
         Some(3 * s.cluster.chunk_size() as i64)
     );
-    check(holding, expect!["8.0 data-size balancing: shard01 holds 1 of 1 chunks (3000 documents, 454KiB). The 8.0 balancer compares data size, not chunk counts: shard01 (454KiB) and shard02 (0B) differ by 454KiB, under 3 × the range size (384MiB), so nothing moves. In 6.0.3+ chunks never split on insert, and one range may grow to 128MiB before the balancer cuts it: a sharded collection can sit whole on one shard."]);
+    check(holding, expect!["8.0 data-size balancing: shard01 holds 1 of 1 chunk (3000 documents, 454KiB). The 8.0 balancer compares data size, not chunk counts: shard01 (454KiB) and shard02 (0B) differ by 454KiB, under 3 × the range size (384MiB), so nothing moves. In 6.0.3+ chunks never split on insert, and one range may grow to 128MiB before the balancer cuts it: a sharded collection can sit whole on one shard."]);
     let split = topic(
         &s.cluster.explain_chunk("test.events", &key(5)).unwrap(),
         Topic::Split,
@@ -461,8 +461,13 @@ fn the_page_builds_its_insert_from_the_key() {
          sh.shardCollection('test.c', {customer: 1, 'a.b': 'hashed'})",
     );
     let pattern = s.cluster.sharding("test.c").unwrap().pattern.clone();
-    let doc = example_document(&pattern);
+    let doc = example_document(&pattern, |_| None);
     assert_eq!(doc, "{customer: 42, a: {b: 42}}");
+    // With documents, the values are theirs, of each field's own type.
+    let typed = example_document(&pattern, |f| {
+        (f == "customer").then(|| bson::Bson::String("acme".into()))
+    });
+    assert_eq!(typed, "{customer: 'acme', a: {b: 42}}");
     // The command inserts exactly that document, wherever the shell's database is.
     run(&mut s, "use other");
     run(&mut s, &insert_one_command("test.c", &doc));
@@ -536,6 +541,7 @@ fn the_heat_of_a_monotonic_key_is_a_hot_edge() {
             HeatOptions {
                 rows: 32,
                 columns: 64,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -584,6 +590,7 @@ fn the_heat_of_a_hashed_key_is_even() {
             HeatOptions {
                 rows: 32,
                 columns: 40,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -635,6 +642,7 @@ fn the_heat_of_a_zipf_key_is_a_band() {
             HeatOptions {
                 rows: 32,
                 columns: 40,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -673,6 +681,7 @@ fn large_steps_count_every_insert_and_forks_forget_theirs() {
             HeatOptions {
                 rows: 16,
                 columns: 8,
+                ..HeatOptions::default()
             },
         )
         .unwrap();
@@ -691,6 +700,7 @@ fn large_steps_count_every_insert_and_forks_forget_theirs() {
             HeatOptions {
                 rows: 16,
                 columns: 8,
+                ..HeatOptions::default()
             },
         )
         .unwrap();

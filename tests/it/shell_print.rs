@@ -491,3 +491,59 @@ fn canonical_ejson_for_every_type() {
         assert_eq!(to_canonical_ejson(&value(src)), *want, "source: {src}");
     }
 }
+
+/// Relaxed Extended JSON as a tree (what the JavaScript module's values are made of):
+/// plain JSON where JavaScript has the type, the wrapper where it lacks it, as
+/// `EJSON.serialize(v, {relaxed: true})` writes them. Each expectation is written in
+/// canonical Extended JSON of the tree.
+#[test]
+fn relaxed_tree_keeps_wrappers_only_where_javascript_lacks_the_type() {
+    use shardlab::shell::to_relaxed_tree;
+    let cases: &[(&str, &str)] = &[
+        ("1", r#"{"$numberLong":"1"}"#),
+        ("2.5", r#"{"$numberDouble":"2.5"}"#),
+        (
+            "NumberLong('9007199254740991')",
+            r#"{"$numberLong":"9007199254740991"}"#,
+        ),
+        (
+            "NumberLong('9007199254740992')",
+            r#"{"$numberLong":"9007199254740992"}"#,
+        ),
+        ("1/0", r#"{"$numberDouble":"Infinity"}"#),
+        ("NumberDecimal('1.50')", r#"{"$numberDecimal":"1.50"}"#),
+        (
+            "ISODate('2020-01-02T03:04:05.006Z')",
+            r#"{"$date":"2020-01-02T03:04:05.006Z"}"#,
+        ),
+        ("new Date(-1)", r#"{"$date":{"$numberLong":"-1"}}"#),
+        (
+            "Timestamp({t: 5, i: 2})",
+            r#"{"$timestamp":{"t":{"$numberLong":"5"},"i":{"$numberLong":"2"}}}"#,
+        ),
+        (
+            "/ab/mi",
+            r#"{"$regularExpression":{"pattern":"ab","options":"im"}}"#,
+        ),
+        ("MinKey()", r#"{"$minKey":{"$numberLong":"1"}}"#),
+        (
+            "BinData(0, 'AQI=')",
+            r#"{"$binary":{"base64":"AQI=","subType":"00"}}"#,
+        ),
+        ("{a: [null, true, 'x']}", r#"{"a":[null,true,"x"]}"#),
+    ];
+    for (src, want) in cases {
+        let tree = to_relaxed_tree(&value(src));
+        assert_eq!(to_canonical_ejson(&tree), *want, "{src}");
+    }
+    // The wrapper for a number beyond 2^53 is a string, the exact digits; inside the
+    // range the tree holds the number itself (an Int64, which JSON writes as a number).
+    let big = to_relaxed_tree(&Bson::Int64(9_007_199_254_740_993));
+    assert_eq!(
+        big,
+        Bson::Document(doc! {"$numberLong": "9007199254740993"})
+    );
+    assert_eq!(to_relaxed_tree(&Bson::Int64(-3)), Bson::Int64(-3));
+    assert_eq!(to_relaxed_tree(&Bson::Int32(7)), Bson::Int64(7));
+    assert_eq!(to_relaxed_tree(&Bson::Double(0.5)), Bson::Double(0.5));
+}

@@ -267,3 +267,67 @@ proptest! {
         prop_assert!((missing - p).abs() < 0.06, "p {} observed {}", p, missing);
     }
 }
+
+/// A lesson's text never names a shard count its setup does not build: the presets'
+/// titles and texts say it through `{shards}`, and every step of `static/lessons.json`
+/// that runs a preset names that preset's count, if any.
+#[test]
+fn lesson_texts_name_the_setups_shard_count() {
+    use shardlab::workload::presets::{number_words, PRESETS};
+    // The phrases that name the cluster's whole count ("at least two shards stay empty"
+    // is a part of it).
+    let said = |text: &str| -> Vec<u32> {
+        let lower = text.to_lowercase();
+        (1..=12)
+            .filter(|n| {
+                ["the", "across", "all", "on", "with", "over", ","]
+                    .iter()
+                    .any(|w| lower.contains(&format!("{w} {} shards", number_words(*n))))
+            })
+            .collect()
+    };
+    for p in PRESETS {
+        assert_eq!(
+            said(p.heading),
+            Vec::<u32>::new(),
+            "{}: a count in the heading",
+            p.id
+        );
+        assert_eq!(
+            said(p.text),
+            Vec::<u32>::new(),
+            "{}: a count in the text",
+            p.id
+        );
+        for n in said(&p.title()).into_iter().chain(said(&p.lesson())) {
+            assert_eq!(n, p.shards, "{}", p.id);
+        }
+    }
+    assert_eq!(
+        PRESETS
+            .iter()
+            .find(|p| p.id == "low-cardinality")
+            .map(|p| p.title())
+            .as_deref(),
+        Some("Seven continents, nine shards")
+    );
+    let lessons =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/static/lessons.json"))
+            .expect("static/lessons.json");
+    let mut checked = 0;
+    // Each step's scenario comes before the texts it explains, so a step's texts run from
+    // its scenario to the next one.
+    for part in lessons.split("\"scenario\":").skip(1) {
+        let Some(p) = PRESETS
+            .iter()
+            .find(|p| part.contains(&format!("\"preset\": \"{}\"", p.id)))
+        else {
+            continue;
+        };
+        for n in said(part) {
+            assert_eq!(n, p.shards, "lessons.json, the step running {}", p.id);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "the low-cardinality step names its shards");
+}

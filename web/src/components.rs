@@ -14,6 +14,8 @@ pub mod key_bar;
 pub mod notice;
 pub mod query;
 pub mod query_box;
+pub mod recent;
+pub mod reveal;
 pub mod share_bar;
 pub mod tabs;
 pub mod term;

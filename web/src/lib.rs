@@ -12,8 +12,8 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{comparison, driver, export, glossary, lessons, startup};
-pub use model::state;
-pub use platform::{engine_client, recovery, share, shortcuts, storage};
+pub use model::{palette, state, words};
+pub use platform::{engine_client, network, recovery, sessions, share, shortcuts, storage};
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
 pub fn start() {

@@ -1,4 +1,6 @@
 //! The lowest layer: the page's state and its pure reducer. It imports nothing from the
 //! layers above (platform, effects, components).
 
+pub mod palette;
 pub mod state;
+pub mod words;

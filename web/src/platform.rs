@@ -2,7 +2,9 @@
 //! record, the keyboard, and the one client of the engine. It imports only the model.
 
 pub mod engine_client;
+pub mod network;
 pub mod recovery;
+pub mod sessions;
 pub mod share;
 pub mod shortcuts;
 pub mod storage;

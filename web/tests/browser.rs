@@ -448,6 +448,20 @@ fn page_options_are_read_from_the_address() {
 }
 
 #[wasm_bindgen_test]
+fn share_links_carry_the_scenario_in_the_fragment_and_query_links_still_open() {
+    let o = PageOptions::from_address("?embed=1", "#s=v2.abc%2Bd");
+    assert!(o.embed);
+    assert_eq!(o.scenario.as_deref(), Some("v2.abc+d"));
+    // The fragment wins over an older link in the query; other fragments are not links.
+    let o = PageOptions::from_address("?s=v1.old", "#s=v2.new");
+    assert_eq!(o.scenario.as_deref(), Some("v2.new"));
+    let o = PageOptions::from_address("?s=v1.old", "#section-2");
+    assert_eq!(o.scenario.as_deref(), Some("v1.old"));
+    assert!(o.unknown.is_empty(), "a fragment is not an option");
+    assert_eq!(PageOptions::from_address("", "").scenario, None);
+}
+
+#[wasm_bindgen_test]
 fn the_link_leaves_the_address_and_the_other_options_stay() {
     assert_eq!(query_without_link("?s=v1.abc"), "");
     assert_eq!(

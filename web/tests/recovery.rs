@@ -1,17 +1,17 @@
-//! Browser tests of how the page starts and what it keeps: links that keep the user's
-//! session, sessions set aside, a full store, and the start after a crash. They call the
-//! start-up decisions with page options directly, against the browser's real storage, and
-//! check the [`Opening`] each decision gives the engine. (Whether the engine can read a
-//! scenario is the engine's to say; here its answer is played by calling
-//! `startup::unreadable` or `startup::conclude` as the page's driver does.)
+//! Browser tests of how the page starts and what it keeps: links and lessons that start
+//! sessions of their own, sessions set aside, tabs that each keep their own, and the start
+//! after a crash. They call the start-up decisions with page options directly, against the
+//! browser's real IndexedDB and storage, and check the [`Opening`] each decision gives the
+//! engine. (Whether the engine can read a scenario is the engine's to say; here its answer
+//! is played by calling `startup::unreadable` or `startup::conclude` as the page's driver
+//! does.)
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
 use shardlab_protocol::Start;
 use shardlab_web::recovery::{self, CRASH_KEY, RUNNING_KEY};
-use shardlab_web::share::{
-    PageOptions, FAILED_KEY, LINKED_KEY, LOADING_KEY, PREVIOUS_KEY, STEPS_KEY, STORAGE_KEY,
-};
+use shardlab_web::sessions::{self, ID_KEY};
+use shardlab_web::share::{PageOptions, LOADING_KEY, STORAGE_KEY};
 use shardlab_web::startup::{
     boot, conclude, refused, return_to_session, unreadable, Ending, Kept, Opening, Source,
 };
@@ -22,33 +22,8 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Empties localStorage and sessionStorage: each test starts from nothing saved.
-fn clean_storage() {
-    let window = gloo::utils::window();
-    for storage in [window.local_storage(), window.session_storage()] {
-        if let Some(storage) = storage.ok().flatten() {
-            storage.clear().unwrap();
-        }
-    }
-}
-
-/// A saved session's text as the engine writes it (its JSON form); `name` tells them apart.
-/// The page never reads it: it only carries it to the engine.
-fn session_text(name: &str) -> String {
-    format!(
-        "{{\"format\": \"shardlab-scenario\", \"name\": \"{name}\", \"pad\": \"{}\"}}",
-        "p".repeat(4096)
-    )
-}
-
-/// Saves a session of `steps` steps as the page's saving does (`Driver::store_link`).
-fn save(name: &str, steps: u64) -> String {
-    let text = session_text(name);
-    storage::set_string(STORAGE_KEY, &text);
-    // As a session from the settings form (two setup steps) records its own steps.
-    storage::set_string(STEPS_KEY, &steps.saturating_sub(2).to_string());
-    text
-}
+mod support;
+use support::{aside, clean_storage, fresh_tab, reload, save, session_text};
 
 /// Page options with a shared link.
 fn link(s: &str) -> PageOptions {
@@ -74,12 +49,13 @@ fn is_fresh(opening: &Opening) -> bool {
     opening.start == Start::Setup(default_setup()) && opening.source.is_none()
 }
 
-/// Sets the marker a restore of the saved session leaves while it runs, as `tab`'s, `age`
-/// milliseconds ago.
+/// Sets the marker a restore of this tab's session leaves while it runs, as `tab`'s,
+/// `age` milliseconds ago.
 fn set_marker(tab: &str, age: f64) {
     let marker = js_sys::Object::new();
     storage::set_field(&marker, "tab", &JsValue::from_str(tab));
     storage::set_field(&marker, "at", &JsValue::from_f64(js_sys::Date::now() - age));
+    storage::set_field(&marker, "id", &JsValue::from_str(&sessions::current()));
     storage::set_json(LOADING_KEY, &marker);
 }
 
@@ -95,10 +71,20 @@ fn is_download(offer: &Option<Offer>, text: &str) -> bool {
     }
 }
 
+/// Holds session `id`'s lock as another tab showing it would (until the page closes).
+fn held_by_another_tab(id: &str) {
+    let hold = js_sys::Function::new_with_args(
+        "id",
+        "navigator.locks.request('shardlab.session:' + id, () => new Promise(() => {}));",
+    );
+    hold.call1(&JsValue::NULL, &JsValue::from_str(id)).unwrap();
+}
+
 #[wasm_bindgen_test]
-fn a_damaged_link_leaves_the_saved_session_kept_and_offers_it_back() {
-    clean_storage();
-    let saved = save("mine", 5);
+async fn a_damaged_link_starts_a_session_of_its_own_and_offers_the_users_back() {
+    fresh_tab().await;
+    let saved = save("mine", 5).await;
+    let mine = sessions::current();
     let start = boot(&link("v1.!!not-a-scenario"));
     assert!(!start.recovering && start.banner.is_none());
     let source = replays(&start.opening, "v1.!!not-a-scenario");
@@ -113,8 +99,12 @@ fn a_damaged_link_leaves_the_saved_session_kept_and_offers_it_back() {
     // The crash record names what runs, in case the link kills the page.
     let running = storage::session_get(RUNNING_KEY).unwrap();
     assert!(running.contains("opening the shared link"), "{running}");
-    assert_eq!(storage::get_string(STORAGE_KEY), Some(saved.clone()));
-    assert_eq!(storage::get_string(PREVIOUS_KEY), Some(saved.clone()));
+    assert_ne!(
+        sessions::current(),
+        mine,
+        "the link is a session of its own"
+    );
+    assert_eq!(sessions::text(&mine), Some(saved.clone()));
     // The engine cannot read it: a fresh playground, and the way back.
     let next = unreadable(&source, "not a scenario");
     assert!(is_fresh(&next));
@@ -128,60 +118,59 @@ fn a_damaged_link_leaves_the_saved_session_kept_and_offers_it_back() {
     );
     assert!(notice.text.contains("your saved session is untouched"));
     assert_eq!(notice.offer, Some(Offer::ReturnToSession));
-    assert_eq!(storage::get_string(STORAGE_KEY), Some(saved.clone()));
-    // "Return to your session" replays it, and once it is back nothing is kept aside.
+    // "Return to your session" replays it in this tab, which shows it again.
     let back = return_to_session().unwrap();
     let source = replays(&back, &saved);
     assert_eq!(back.what(), "Returning to your session");
-    storage::set_string(LINKED_KEY, "the link as opened");
     assert_eq!(conclude(&source, &Ending::Over, &saved), None);
-    assert_eq!(storage::get(PREVIOUS_KEY), None);
-    assert_eq!(storage::get(LINKED_KEY), None);
-    assert_eq!(storage::get(FAILED_KEY), None);
+    assert_eq!(sessions::current(), mine);
+    assert!(!aside(&mine));
     assert!(return_to_session()
         .unwrap_err()
         .contains("no longer stored"));
-    clean_storage();
+    // Every session is still stored: the user's, and nothing of the fresh playground's.
+    let list = sessions::list().await.unwrap();
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert!(list[0].here);
 }
 
 #[wasm_bindgen_test]
-fn links_keep_the_users_session_and_a_second_link_does_not_overwrite_it() {
-    clean_storage();
-    let mine = save("mine", 5);
+async fn links_start_new_sessions_and_a_second_link_keeps_the_users_to_return_to() {
+    fresh_tab().await;
+    save("mine", 5).await;
+    let mine = sessions::current();
     let start = boot(&link("v1.first"));
     assert!(!start.hold);
     let source = replays(&start.opening, "v1.first");
-    assert_eq!(storage::get_string(PREVIOUS_KEY), Some(mine.clone()));
     let notice = conclude(&source, &Ending::Over, "{}").unwrap();
     assert_eq!(
         notice.text,
         "You opened a shared scenario. Your own session is kept."
     );
     assert_eq!(notice.offer, Some(Offer::ReturnToSession));
-    // The page saves the link's playground, and records it as opened: it is untouched
-    // when the next link opens, so the user's own session stays kept.
-    let first = save("first link", 4);
-    storage::set_string(LINKED_KEY, &first);
-    let start = boot(&link("v1.second"));
-    assert_eq!(
-        replays(&start.opening, "v1.second"),
-        Source::Link {
-            kept: Kept::Previous,
-            embed: false
-        }
-    );
-    assert_eq!(
-        storage::get_string(PREVIOUS_KEY),
-        Some(mine),
-        "still the user's own"
-    );
-    // Once the user changed what the link opened, it is theirs, and the next link keeps it.
-    let changed = save("changed", 6);
+    // The link's session, untouched (no steps of the user's), is nothing to return to: the
+    // next link still offers the user's own.
+    let first = sessions::current();
+    boot(&link("v1.second"));
+    assert_eq!(sessions::returnable(), Some(mine.clone()));
+    // Once the user worked in what a link opened, it is theirs, and the next link keeps
+    // it too: both stay stored.
+    let changed = save("changed", 6).await;
+    let worked = sessions::current();
+    assert_ne!(worked, first);
     boot(&link("v1.third"));
-    assert_eq!(storage::get_string(PREVIOUS_KEY), Some(changed));
+    assert_eq!(sessions::returnable(), Some(worked.clone()));
+    assert_eq!(sessions::text(&worked), Some(changed));
+    let ids: Vec<String> = sessions::list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|l| l.meta.id)
+        .collect();
+    assert!(ids.contains(&mine) && ids.contains(&worked), "{ids:?}");
     // A fresh playground (its setup's two steps) is nothing to return to.
-    clean_storage();
-    save("fresh", 2);
+    fresh_tab().await;
+    save("fresh", 2).await;
     let start = boot(&link("v1.other"));
     let source = replays(&start.opening, "v1.other");
     assert_eq!(
@@ -192,14 +181,13 @@ fn links_keep_the_users_session_and_a_second_link_does_not_overwrite_it() {
         }
     );
     assert_eq!(conclude(&source, &Ending::Over, "{}"), None);
-    assert_eq!(storage::get(PREVIOUS_KEY), None);
-    clean_storage();
 }
 
 #[wasm_bindgen_test]
-fn embedded_links_and_lessons_neither_keep_nor_restore_the_session() {
-    clean_storage();
-    let mine = save("mine", 5);
+async fn embedded_views_neither_keep_nor_restore_and_lessons_start_their_own_session() {
+    fresh_tab().await;
+    save("mine", 5).await;
+    let mine = sessions::current();
     let start = boot(&PageOptions {
         embed: true,
         ..link("v1.embedded")
@@ -211,15 +199,14 @@ fn embedded_links_and_lessons_neither_keep_nor_restore_the_session() {
             embed: true
         }
     );
-    assert_eq!(storage::get(PREVIOUS_KEY), None);
     let plain = boot(&PageOptions {
         embed: true,
         ..PageOptions::default()
     });
     assert!(is_fresh(&plain.opening), "an embed restores nothing");
-    assert_eq!(storage::get_string(STORAGE_KEY), Some(mine.clone()));
+    assert_eq!(sessions::current(), mine);
     assert_eq!(storage::get(LOADING_KEY), None);
-    // A lesson in the address keeps the session and is recorded once open.
+    // A lesson in the address starts a session of its own and offers the user's back.
     let start = boot(&PageOptions {
         preset: Some("hashed".into()),
         ..PageOptions::default()
@@ -230,7 +217,7 @@ fn embedded_links_and_lessons_neither_keep_nor_restore_the_session() {
             id: "hashed".into()
         }
     );
-    assert!(start.opening.linked);
+    assert_ne!(sessions::current(), mine);
     let notice = start.opening.notice.unwrap();
     assert_eq!(notice.offer, Some(Offer::ReturnToSession));
     assert!(
@@ -238,7 +225,6 @@ fn embedded_links_and_lessons_neither_keep_nor_restore_the_session() {
         "{}",
         notice.text
     );
-    assert_eq!(storage::get_string(PREVIOUS_KEY), Some(mine));
     // A lesson the engine does not know gives a fresh playground and the way back.
     let next = refused("There is no lesson called 'nope'.", false);
     assert!(is_fresh(&next));
@@ -247,26 +233,31 @@ fn embedded_links_and_lessons_neither_keep_nor_restore_the_session() {
     let notice = embedded.notice.unwrap();
     assert_eq!(notice.offer, None);
     assert!(!notice.text.contains("untouched"), "{}", notice.text);
-    clean_storage();
 }
 
 #[wasm_bindgen_test]
-fn a_session_whose_load_never_finished_is_set_aside_not_replayed() {
-    clean_storage();
-    let saved = save("mine", 5);
+async fn a_session_whose_load_never_finished_is_set_aside_not_replayed() {
+    fresh_tab().await;
+    let saved = save("mine", 5).await;
+    let mine = sessions::current();
     set_marker(&recovery::tab_id(), 0.0);
+    reload().await;
     let start = boot(&PageOptions::default());
     assert!(is_fresh(&start.opening), "a clean playground");
-    assert_eq!(storage::get_string(FAILED_KEY), Some(saved.clone()));
-    assert_eq!(storage::get(STORAGE_KEY), None);
+    assert!(aside(&mine), "set aside, still stored");
+    assert_ne!(sessions::current(), mine);
     assert_eq!(storage::get(LOADING_KEY), None);
     let notice = start.opening.notice.unwrap();
     assert!(notice.text.contains("stopped the page last time"));
     assert!(is_download(&notice.offer, &saved), "{:?}", notice.offer);
+    // A set-aside session is never picked again on its own: the next reload is fresh.
+    reload().await;
+    assert!(is_fresh(&boot(&PageOptions::default()).opening));
     // Another tab's load in progress is left alone: this tab restores the session.
-    clean_storage();
-    let saved = save("mine", 5);
+    fresh_tab().await;
+    let saved = save("mine", 5).await;
     set_marker("another tab", 1000.0);
+    reload().await;
     let start = boot(&PageOptions::default());
     assert_eq!(
         replays(&start.opening, &saved),
@@ -274,28 +265,32 @@ fn a_session_whose_load_never_finished_is_set_aside_not_replayed() {
             text: saved.clone()
         }
     );
-    assert_eq!(storage::get(FAILED_KEY), None);
     // Another tab's marker from long ago was left by a load that died.
-    clean_storage();
-    let saved = save("mine", 5);
+    fresh_tab().await;
+    save("mine", 5).await;
+    let mine = sessions::current();
     set_marker("another tab", 120_000.0);
+    reload().await;
     assert!(is_fresh(&boot(&PageOptions::default()).opening));
-    assert_eq!(storage::get_string(FAILED_KEY), Some(saved));
+    assert!(aside(&mine));
     // So was a marker that is not even JSON.
-    clean_storage();
-    save("mine", 5);
+    fresh_tab().await;
+    save("mine", 5).await;
     storage::set_string(LOADING_KEY, "garbage");
+    reload().await;
     assert!(is_fresh(&boot(&PageOptions::default()).opening));
     assert_eq!(storage::get(LOADING_KEY), None);
-    clean_storage();
 }
 
 #[wasm_bindgen_test]
-fn a_saved_session_that_cannot_be_read_is_set_aside() {
-    clean_storage();
-    storage::set_string(STORAGE_KEY, "{\"format\": \"nonsense\"");
+async fn a_saved_session_that_cannot_be_read_is_set_aside() {
+    fresh_tab().await;
+    save("mine", 5).await;
+    let mine = sessions::current();
+    let text = session_text("mine");
+    reload().await;
     let start = boot(&PageOptions::default());
-    let source = replays(&start.opening, "{\"format\": \"nonsense\"");
+    let source = replays(&start.opening, &text);
     assert_eq!(start.opening.what(), "Restoring your saved session");
     assert!(storage::get(LOADING_KEY).is_some(), "the marker is set");
     let next = unreadable(&source, "unexpected end");
@@ -308,21 +303,73 @@ fn a_saved_session_that_cannot_be_read_is_set_aside() {
         "{}",
         notice.text
     );
-    assert!(is_download(&notice.offer, "{\"format\": \"nonsense\""));
-    assert_eq!(
-        storage::get_string(FAILED_KEY).as_deref(),
-        Some("{\"format\": \"nonsense\"")
-    );
-    assert_eq!(storage::get(STORAGE_KEY), None);
+    assert!(is_download(&notice.offer, &text));
+    assert!(aside(&mine));
     assert_eq!(storage::get(LOADING_KEY), None);
-    // The same for the session kept before a link, when returning to it.
-    clean_storage();
-    storage::set_string(PREVIOUS_KEY, "broken");
+    // The same for the session to return to, when returning to it.
+    fresh_tab().await;
+    save("mine", 5).await;
+    let mine = sessions::current();
+    boot(&link("v1.a-link"));
     let back = return_to_session().unwrap();
     let next = unreadable(back.source.as_ref().unwrap(), "bad");
     assert!(next.notice.unwrap().text.contains("earlier session"));
-    assert_eq!(storage::get_string(FAILED_KEY).as_deref(), Some("broken"));
-    clean_storage();
+    assert!(aside(&mine));
+}
+
+#[wasm_bindgen_test]
+async fn each_tab_keeps_its_own_session() {
+    fresh_tab().await;
+    let first = save("first tab's", 5).await;
+    let first_id = sessions::current();
+    // A reload of the same tab brings back its own session.
+    reload().await;
+    assert_eq!(sessions::current(), first_id);
+    assert_eq!(sessions::saved(), Some(first.clone()));
+    // A new tab continues the most recent session no tab shows...
+    storage::session_remove(ID_KEY);
+    reload().await;
+    assert_eq!(sessions::current(), first_id);
+    // ...but not one another tab shows: it starts its own, and neither overwrites the other.
+    // (This page lets go of it first, as it shows another session.)
+    sessions::start_new();
+    held_by_another_tab(&first_id);
+    storage::session_remove(ID_KEY);
+    reload().await;
+    let second_id = sessions::current();
+    assert_ne!(second_id, first_id);
+    assert_eq!(sessions::saved(), None);
+    assert!(is_fresh(&boot(&PageOptions::default()).opening));
+    let second = save("second tab's", 7).await;
+    reload().await;
+    assert_eq!(sessions::saved(), Some(second));
+    // A duplicated tab (its sessionStorage copied) gets a session of its own too.
+    storage::session_set(ID_KEY, &first_id);
+    reload().await;
+    assert_ne!(sessions::current(), first_id);
+    let list = sessions::list().await.unwrap();
+    let first_listed = list.iter().find(|l| l.meta.id == first_id).unwrap();
+    assert!(first_listed.elsewhere && !first_listed.here);
+    assert_eq!(first_listed.meta.steps, 5);
+    assert_eq!(first_listed.meta.own, 3);
+    assert_eq!(
+        first_listed.meta.collections,
+        vec!["test.events".to_string()]
+    );
+    assert_eq!(sessions::read_text(&first_id).await, Some(first));
+}
+
+#[wasm_bindgen_test]
+async fn a_session_saved_by_an_earlier_version_moves_into_the_store() {
+    fresh_tab().await;
+    let old = session_text("from localStorage");
+    storage::set_string(STORAGE_KEY, &old);
+    storage::session_remove(ID_KEY);
+    reload().await;
+    assert_eq!(storage::get(STORAGE_KEY), None, "moved, not copied");
+    assert_eq!(sessions::saved(), Some(old.clone()));
+    let start = boot(&PageOptions::default());
+    assert_eq!(replays(&start.opening, &old), Source::Session { text: old });
 }
 
 /// Records a crash as `index.html`'s script does when it sees a trap.
@@ -340,11 +387,13 @@ fn record_crash(what: &str, gave_up: bool) {
 }
 
 #[wasm_bindgen_test]
-fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command() {
-    clean_storage();
-    let saved = save("mine", 5);
+async fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command() {
+    fresh_tab().await;
+    let saved = save("mine", 5).await;
+    let mine = sessions::current();
     recovery::begin("running", Some("db.c.insertOne(x)"));
     record_crash("a stack overflow", false);
+    reload().await;
     // A link in the address is not reopened: it may be what died.
     let start = boot(&link("v1.!!"));
     let banner = start.banner.unwrap();
@@ -361,11 +410,11 @@ fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command() {
         Source::Session { text: saved }
     );
     assert_eq!(start.opening.notice, None);
-    assert_eq!(storage::get(PREVIOUS_KEY), None, "the link kept nothing");
+    assert_eq!(sessions::current(), mine, "the link started nothing");
     recovery::started();
     assert_eq!(recovery::crash_record(), None);
     // With nothing saved, a fresh playground.
-    clean_storage();
+    fresh_tab().await;
     record_crash("an internal error", false);
     let start = boot(&PageOptions::default());
     assert!(is_fresh(&start.opening));
@@ -377,12 +426,12 @@ fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command() {
 }
 
 #[wasm_bindgen_test]
-fn when_the_start_after_a_crash_died_too_it_is_a_clean_playground_offering_the_session() {
-    clean_storage();
-    // The script set the saved session aside before it gave up.
-    let saved = session_text("mine");
-    storage::set_string(FAILED_KEY, &saved);
+async fn when_the_start_after_a_crash_died_too_it_is_a_clean_playground_offering_the_session() {
+    fresh_tab().await;
+    let saved = save("mine", 5).await;
+    let mine = sessions::current();
     record_crash("a stack overflow", true);
+    reload().await;
     let start = boot(&PageOptions::default());
     assert!(is_fresh(&start.opening));
     let banner = start.banner.unwrap();
@@ -396,59 +445,14 @@ fn when_the_start_after_a_crash_died_too_it_is_a_clean_playground_offering_the_s
     assert!(banner.outcome.contains("your saved session was set aside"));
     let notice = start.opening.notice.unwrap();
     assert!(is_download(&notice.offer, &saved));
+    assert!(aside(&mine), "set aside, still stored");
     // An embedded view offers nothing of the saved session's.
+    record_crash("a stack overflow", true);
     let start = boot(&PageOptions {
         embed: true,
         ..PageOptions::default()
     });
     assert_eq!(start.opening.notice, None);
     assert!(!start.banner.unwrap().outcome.contains("set aside"));
-    clean_storage();
-}
-
-/// Fills localStorage until it refuses more, as a store full of other data would be.
-fn fill_storage() {
-    let store = gloo::utils::window().local_storage().unwrap().unwrap();
-    let mut piece = "x".repeat(1 << 20);
-    let mut n = 0;
-    while piece.len() >= 64 {
-        if store.set_item(&format!("filler.{n}"), &piece).is_ok() {
-            n += 1;
-        } else {
-            piece.truncate(piece.len() / 2);
-        }
-    }
-}
-
-#[wasm_bindgen_test]
-fn with_a_full_store_a_link_does_not_overwrite_the_session_it_could_not_copy() {
-    clean_storage();
-    let mine = save("mine", 5);
-    set_marker(&recovery::tab_id(), 0.0);
-    fill_storage();
-    let start = boot(&link("v1.other"));
-    assert!(
-        start.hold,
-        "the link's playground is not saved over the session"
-    );
-    let source = replays(&start.opening, "v1.other");
-    assert_eq!(
-        source,
-        Source::Link {
-            kept: Kept::Unsaved,
-            embed: false
-        }
-    );
-    assert_eq!(storage::get(PREVIOUS_KEY), None);
-    let notice = conclude(&source, &Ending::Over, "{}").unwrap();
-    assert!(notice.text.contains("too full"), "{}", notice.text);
-    assert_eq!(notice.offer, None);
-    assert_eq!(storage::get_string(STORAGE_KEY), Some(mine.clone()));
-    // Nor is a session that cannot be copied aside removed: it is still offered.
-    let start = boot(&PageOptions::default());
-    assert!(is_fresh(&start.opening));
-    assert_eq!(storage::get_string(STORAGE_KEY), Some(mine.clone()));
-    assert_eq!(storage::get(FAILED_KEY), None);
-    assert!(is_download(&start.opening.notice.unwrap().offer, &mine));
     clean_storage();
 }

@@ -8,9 +8,8 @@
 #![allow(clippy::unwrap_used)]
 
 use shardlab_web::recovery::{self, RUNNING_KEY};
-use shardlab_web::share::{
-    PageOptions, FAILED_KEY, LOADING_KEY, PREVIOUS_KEY, STEPS_KEY, STORAGE_KEY,
-};
+use shardlab_web::sessions;
+use shardlab_web::share::{PageOptions, LOADING_KEY};
 use shardlab_web::startup::{
     boot, conclude, import, restart, unreadable, Budget, Cut, Ending, Kept, Source,
 };
@@ -20,30 +19,8 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Empties localStorage and sessionStorage: each test starts from nothing saved.
-fn clean_storage() {
-    let window = gloo::utils::window();
-    for storage in [window.local_storage(), window.session_storage()] {
-        if let Some(storage) = storage.ok().flatten() {
-            storage.clear().unwrap();
-        }
-    }
-}
-
-/// Saves a session of `steps` steps as the page's saving does; returns its text.
-fn save(name: &str, steps: u64) -> String {
-    let text = format!("{{\"format\": \"shardlab-scenario\", \"name\": \"{name}\"}}");
-    storage::set_string(STORAGE_KEY, &text);
-    // As a session from the settings form (two setup steps) records its own steps.
-    storage::set_string(STEPS_KEY, &steps.saturating_sub(2).to_string());
-    text
-}
-
-/// The text a download offer's `data:` URL holds, if it is one of JSON.
-fn download(href: &str) -> String {
-    assert!(href.starts_with("data:application/json"), "{href}");
-    String::from(js_sys::decode_uri_component(href.split_once(',').unwrap().1).unwrap())
-}
+mod support;
+use support::{aside, clean_storage, download, fresh_tab, reload, save};
 
 #[wasm_bindgen_test]
 fn a_replay_stopped_by_its_budget_says_where_and_why() {
@@ -72,9 +49,11 @@ fn a_replay_stopped_by_its_budget_says_where_and_why() {
 }
 
 #[wasm_bindgen_test]
-fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
-    clean_storage();
-    let text = save("mine", 3002);
+async fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
+    fresh_tab().await;
+    let text = save("mine", 3002).await;
+    let mine = sessions::current();
+    reload().await;
     let start = boot(&PageOptions::default());
     assert_eq!(start.opening.what(), "Restoring your saved session");
     let source = start.opening.source.clone().unwrap();
@@ -92,7 +71,13 @@ fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
     };
     let notice = conclude(&source, &ending, &text).unwrap();
     assert_eq!(storage::get(LOADING_KEY), None, "the marker is cleared");
-    assert_eq!(storage::get_string(FAILED_KEY), Some(text.clone()));
+    assert!(aside(&mine), "set aside whole, still stored");
+    assert_eq!(sessions::text(&mine), Some(text.clone()));
+    assert_ne!(
+        sessions::current(),
+        mine,
+        "the steps kept are a session of their own"
+    );
     assert_eq!(
         notice.text,
         "Restoring your saved session was cancelled at step 41 of 3002. The playground holds \
@@ -103,7 +88,9 @@ fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
         other => panic!("{other:?}"),
     }
     // Cut by the budget, it is set aside too.
-    clean_storage();
+    fresh_tab().await;
+    let text = save("mine", 3002).await;
+    let mine = sessions::current();
     let cut = Ending::Cut(Cut {
         replayed: 20_000,
         total: 25_000,
@@ -114,40 +101,49 @@ fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside() {
         .text
         .starts_with("Your saved session stopped replaying at step 20001"));
     assert!(notice.text.ends_with("The whole session was set aside."));
-    assert_eq!(storage::get_string(FAILED_KEY), Some(text));
+    assert!(aside(&mine));
+    assert_eq!(sessions::text(&mine), Some(text));
     clean_storage();
 }
 
 #[wasm_bindgen_test]
-fn a_restore_that_died_mid_slice_is_set_aside_on_the_next_start() {
-    clean_storage();
-    let text = save("mine", 50);
+async fn a_restore_that_died_mid_slice_is_set_aside_on_the_next_start() {
+    fresh_tab().await;
+    let text = save("mine", 50).await;
+    let mine = sessions::current();
+    reload().await;
     let first = boot(&PageOptions::default());
     assert!(first.opening.source.is_some());
     // The page dies here: nothing concludes the replay, and the next start finds the marker.
+    reload().await;
     let start = boot(&PageOptions::default());
     assert!(start.opening.source.is_none(), "it is not replayed again");
-    assert_eq!(storage::get_string(FAILED_KEY), Some(text));
+    assert!(aside(&mine));
+    assert_eq!(sessions::text(&mine), Some(text));
     assert_eq!(storage::get(LOADING_KEY), None);
-    assert_eq!(storage::get(STORAGE_KEY), None);
+    assert_eq!(sessions::saved(), None);
     // A restore that runs to its end clears the marker and keeps the session.
-    clean_storage();
-    let text = save("mine", 50);
+    fresh_tab().await;
+    let text = save("mine", 50).await;
+    let mine = sessions::current();
+    reload().await;
     let source = boot(&PageOptions::default()).opening.source.unwrap();
     assert_eq!(conclude(&source, &Ending::Over, &text), None);
     assert_eq!(storage::get(LOADING_KEY), None);
-    assert_eq!(storage::get(FAILED_KEY), None);
-    assert_eq!(storage::get_string(STORAGE_KEY), Some(text.clone()));
+    assert!(!aside(&mine));
+    assert_eq!(sessions::saved(), Some(text.clone()));
     // So the next start restores it again.
+    reload().await;
     let again = boot(&PageOptions::default());
     assert_eq!(again.opening.source, Some(Source::Session { text }));
     clean_storage();
 }
 
 #[wasm_bindgen_test]
-fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_session() {
-    clean_storage();
-    save("mine", 5);
+async fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_session() {
+    fresh_tab().await;
+    save("mine", 5).await;
+    let mine = sessions::current();
     let options = PageOptions {
         scenario: Some("v1.shared".to_string()),
         ..PageOptions::default()
@@ -176,11 +172,8 @@ fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_session() {
         Some(Offer::DownloadOrReturn(href)) => assert_eq!(download(&href), json),
         other => panic!("{other:?}"),
     }
-    assert_eq!(
-        storage::get(FAILED_KEY),
-        None,
-        "a link is not the user's to set aside"
-    );
+    assert!(!aside(&mine), "a link sets nothing of the user's aside");
+    assert_eq!(sessions::returnable(), Some(mine));
     // With no session of the user's kept, only the download is offered.
     let nothing = Source::Link {
         kept: Kept::Nothing,
@@ -204,8 +197,8 @@ fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_session() {
 }
 
 #[wasm_bindgen_test]
-fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
-    clean_storage();
+async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
+    fresh_tab().await;
     let json = "{\"format\": \"shardlab-scenario\"}";
     let opening = import(json);
     assert_eq!(opening.what(), "Replaying the imported scenario");
@@ -230,24 +223,20 @@ fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
         refused.notice.unwrap().text,
         "The file could not be imported (not JSON)."
     );
-    assert_eq!(
-        storage::get(FAILED_KEY),
-        None,
-        "an import sets nothing aside"
-    );
-    // Returning to the user's session, cancelled: it is set aside, no longer kept.
-    storage::set_string(PREVIOUS_KEY, "mine");
-    let back = Source::Return {
-        text: "mine".into(),
-    };
-    let notice = conclude(&back, &cancelled, "{}").unwrap();
+    // Returning to the user's session, cancelled: it is set aside, no longer offered.
+    let mine_text = save("mine", 5).await;
+    let mine = sessions::current();
+    sessions::start_new();
+    let back = shardlab_web::startup::return_to_session().unwrap();
+    assert_eq!(back.source, Some(Source::Return { text: mine_text }));
+    let notice = conclude(back.source.as_ref().unwrap(), &cancelled, "{}").unwrap();
     assert!(notice
         .text
         .starts_with("Returning to your session was cancelled at step 3 of 9."));
-    assert_eq!(storage::get(PREVIOUS_KEY), None);
-    assert_eq!(storage::get_string(FAILED_KEY).as_deref(), Some("mine"));
+    assert!(aside(&mine));
+    assert_eq!(sessions::returnable(), None);
     // The page's session replayed into a new engine.
-    let opening = restart("v1.session".into());
+    let opening = restart("v1.session".into(), false);
     assert_eq!(opening.what(), "Restoring your session in a new engine");
     let source = opening.source.unwrap();
     assert!(conclude(&source, &Ending::Over, "{}")

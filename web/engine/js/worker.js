@@ -31,6 +31,9 @@ import('./engine.js')
       for (const data of waiting.splice(0)) serve(data);
     },
     (err) => {
-      self.postMessage({ session: '', event: 'notice', data: { text: `The engine could not start: ${err}` } });
+      // The engine's module could not load (most often the network is away). Thrown from a
+      // task of its own, the error reaches the page as the worker's error event before any
+      // answer, which tells the page to wait for the network and start a new worker.
+      setTimeout(() => { throw new Error(`The engine could not load: ${err}`); });
     },
   );

@@ -9,7 +9,8 @@
 //! Layers, lowest first: `view_model` (pure pictures of a cluster), `frames` (those
 //! pictures as protocol frames, with what changed), `queries` and `insight` (the
 //! engine's read-only answers), `held` (one session's timeline and figures), `panels`
-//! (the page's side panels), `comparison`, `playground` (the playground's session: the
+//! (the page's side panels), `script` (the JavaScript module's runs and reads),
+//! `comparison`, `playground` (the playground's session: the
 //! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
@@ -21,6 +22,7 @@ pub mod insight;
 pub mod panels;
 pub mod playground;
 pub mod queries;
+pub mod script;
 pub mod service;
 pub mod view_model;
 #[cfg(all(target_arch = "wasm32", feature = "worker"))]

@@ -6,7 +6,7 @@
 use crate::held::Held;
 use crate::queries::{bound_text, key_text};
 use bson::{Bson, Document};
-use shardlab::engine::EventKind;
+use shardlab::engine::{distribution_skipped_reason, EventKind};
 use shardlab::{KeyValue, Session};
 use shardlab_protocol::{
     Analysis, Call, EngineError, EventRow, FitView, InsightsView, Reply, StepPoint, MAX_EVENTS,
@@ -211,9 +211,15 @@ pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
             let retry = format!("db.adminCommand({{analyzeShardKey: {ns_lit}, key: {key_text}, readWriteDistribution: false}})");
             match copy.run(&retry).pop().map(|o| o.result) {
                 Some(Ok(shardlab::Output::Value(Bson::Document(mut d)))) => {
+                    let key = |f: &str| num(&d, &["keyCharacteristics", f]) as u64;
+                    let why =
+                        distribution_skipped_reason(key("numDocsTotal"), key("numDistinctValues"));
                     d.insert(
                         "note",
-                        format!("Read and write distribution skipped: {}", e.message),
+                        format!(
+                            "Read and write distribution skipped. {why} MongoDB's error: {}",
+                            e.message
+                        ),
                     );
                     Ok(d)
                 }
@@ -227,7 +233,7 @@ pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
 }
 
 /// `text` as a shell string literal.
-fn string_literal(text: &str) -> String {
+pub fn string_literal(text: &str) -> String {
     shardlab::shell::format_value(&Bson::String(text.to_string()))
 }
 
@@ -335,7 +341,14 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
         .then(|| {
             let rows = rows.clamp(1, 4096);
             let columns = columns.clamp(1, (MAX_HEAT_CELLS / rows).max(1));
-            timeline.heat_grid(ns, HeatOptions { rows, columns })
+            timeline.heat_grid(
+                ns,
+                HeatOptions {
+                    rows,
+                    columns,
+                    ranked: true,
+                },
+            )
         })
         .flatten();
     view.empty = empty_reason(ns, steps, grid.as_ref());
@@ -348,6 +361,7 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
         .map(|i| (i, cluster.shard_name(i).to_string()))
         .collect();
     view.hashed = grid.hashed;
+    view.axis = axis_sentence(&grid);
     view.row_shards = grid.rows.iter().map(|r| r.shard).collect();
     view.per_column = grid.per_column;
     view.columns = grid.columns;
@@ -406,7 +420,9 @@ pub fn inspect(held: &Held, ns: &str, subject: &Inspecting) -> Inspection {
         return Inspection::default();
     };
     let mut view = Inspection {
-        example: shardlab::workload::presets::example_document(&sharding.pattern),
+        example: shardlab::workload::presets::example_document(&sharding.pattern, |field| {
+            cluster.collection(ns)?.sample_value(field)
+        }),
         landing: landing(held, ns),
         ..Inspection::default()
     };
@@ -564,4 +580,22 @@ fn explanations(
             .collect()
     })
     .map_err(|e| e.to_string())
+}
+
+/// What the heatmap's vertical axis shows (see the core's `heat_axis`).
+#[cfg(feature = "insight")]
+fn axis_sentence(grid: &HeatGrid) -> String {
+    if grid.hashed {
+        return "Up the side: the int64 hash space in equal parts, MinKey at the bottom."
+            .to_string();
+    }
+    let sampled = if grid.bands as usize >= shardlab::sim::MAX_BANDS {
+        format!(" ({} of them, sampled evenly by rank)", grid.bands)
+    } else {
+        String::new()
+    };
+    format!(
+        "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound{sampled} gets an equal band ({} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest.",
+        grid.bands
+    )
 }

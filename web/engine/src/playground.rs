@@ -129,7 +129,7 @@ fn from_lesson(id: &str) -> Result<(Held, PageState, Printed), EngineError> {
         lesson: Some(preset),
         ..PageState::default()
     };
-    let intro = format!("Lesson: {}. {}", preset.title, preset.lesson);
+    let intro = format!("Lesson: {}. {}", preset.title(), preset.lesson());
     let config = config(preset.shards, preset.version);
     let (held, printed) = build(config, &preset.setup_commands(), intro);
     Ok((held, state, printed))
@@ -263,8 +263,8 @@ pub fn catalog() -> Catalog {
 fn lesson_info(p: &Preset) -> LessonInfo {
     LessonInfo {
         id: p.id.to_string(),
-        title: p.title.to_string(),
-        lesson: p.lesson.to_string(),
+        title: p.title(),
+        lesson: p.lesson(),
         setup: PageSetup {
             shards: p.shards,
             version: p.version.label().to_string(),
@@ -634,7 +634,23 @@ impl<'a> Playground<'a> {
             shards: cluster.all_shards().iter().filter(|s| !s.removed).count() as u32,
             version: cluster.config().version.label().to_string(),
             chunk_size: cluster.chunk_size(),
+            example_filter: self.example_filter(),
         }
+    }
+
+    /// The query box's first filter: an equality on the key's first field, with a value
+    /// a stored document holds (see [`ViewSettings::example_filter`]).
+    fn example_filter(&self) -> Option<String> {
+        let cluster = &self.held.timeline.session().cluster;
+        let sharding = cluster.sharding(&self.state.ns).ok()?;
+        let (field, _) = sharding.pattern.fields().first()?;
+        let value = cluster.collection(&self.state.ns)?.sample_value(field)?;
+        let mut filter = bson::Document::new();
+        filter.insert(field.clone(), value);
+        Some(shardlab::shell::format_value_with(
+            &bson::Bson::Document(filter),
+            &shardlab::shell::FormatOptions::lossless(),
+        ))
     }
 
     /// Every collection, in namespace order.

@@ -46,6 +46,9 @@ pub const METHODS: &[&str] = &[
     "insights",
     "inspect",
     "workloadFit",
+    "evaluate",
+    "cluster",
+    "analyze",
 ];
 
 /// The engine: every open session, by name.
@@ -243,25 +246,29 @@ fn position(timeline: &Timeline) -> Position {
     }
 }
 
+/// The outcomes as console lines, one per outcome that printed something.
+fn console_lines(outcomes: &[shardlab::Outcome]) -> Vec<ConsoleLine> {
+    outcomes
+        .iter()
+        .filter_map(|o| {
+            o.render().map(|text| ConsoleLine {
+                kind: if o.result.is_err() {
+                    LineKind::Error
+                } else {
+                    LineKind::Output
+                },
+                text,
+            })
+        })
+        .collect()
+}
+
 /// The calls that read or change one open session.
 fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
     match call {
         Call::Run { source } => {
-            let outcomes = held.push(&source);
+            let lines = console_lines(&held.push(&source));
             let timeline = &held.timeline;
-            let lines = outcomes
-                .iter()
-                .filter_map(|o| {
-                    o.render().map(|text| ConsoleLine {
-                        kind: if o.result.is_err() {
-                            LineKind::Error
-                        } else {
-                            LineKind::Output
-                        },
-                        text,
-                    })
-                })
-                .collect();
             events.push(save_event(timeline));
             Ok(Reply::Ran {
                 lines,
@@ -282,6 +289,14 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             }
             let command = generate_command(&ns, &workload, count, balance);
             on_session(held, Call::Run { source: command }, events)
+        }
+        Call::Evaluate { source, each } => {
+            let statements = crate::script::evaluate(held, &source, each);
+            events.push(save_event(&held.timeline));
+            Ok(Reply::Evaluated {
+                statements,
+                position: position(&held.timeline),
+            })
         }
         Call::Step { by } => {
             let timeline = &mut held.timeline;
@@ -346,6 +361,8 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             "this engine was built without the inspector",
         )),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
+        Call::Cluster { ns } => Ok(Reply::Frame(crate::script::whole_cluster(held, ns))),
+        Call::Analyze { ns, key } => crate::script::analyze(held, &ns, &key).map(Reply::Analyzed),
         Call::PlanSetup { draft } => Ok(Reply::Plan(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)

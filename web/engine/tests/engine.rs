@@ -465,3 +465,234 @@ fn compare_columns_step_in_lockstep_and_sum_up_as_the_one_shot_comparison() {
     let injected = json!({"ns": "test.events", "workload": "monotonic\"); db.dropDatabase(); (\"", "count": 10, "balance": false});
     assert_eq!(call(&mut e, "c0", "generate", injected)["error"]["code"], 2);
 }
+
+/// The text the `shardlab` CLI prints for `script` (its loop over `run_each`).
+fn cli_text(script: &str) -> String {
+    let mut session = shardlab::Session::default();
+    let mut out = String::new();
+    session.run_each(script, |o| {
+        if let Some(line) = o.render() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        true
+    });
+    out
+}
+
+fn open_as_cli(engine: &mut Engine, session: &str) {
+    let params = json!({"from": "config", "shards": 3, "version": "5.0", "seed": 1});
+    result(call(engine, session, "open", params));
+}
+
+#[test]
+fn evaluate_answers_one_entry_per_statement_as_the_cli_prints_it() {
+    let script = "sh.enableSharding(\"test\")\nprint(\"hello\"); 1 + 1\ndb.c.insertOne({_id: 1, n: NumberLong(\"9007199254740993\"), d: NumberDecimal(\"1.5\"), at: ISODate(\"2024-01-02T03:04:05Z\"), o: ObjectId(\"65a1b2c3d4e5f60718293a4b\"), f: 2.5, nan: NaN})\ndb.c.findOne()\nfor (let i = 0; i < 2; i++) print(i)\nundefinedName\nlet = ;";
+    let mut e = Engine::new();
+    open_as_cli(&mut e, "js-1");
+    let r = result(call(&mut e, "js-1", "evaluate", json!({"source": script})));
+    assert_eq!(r["kind"], "evaluated");
+    assert_eq!(r["position"]["position"], 1, "the script is one step");
+    let entries = r["statements"].as_array().unwrap();
+    let printed: String = entries
+        .iter()
+        .map(|s| s["printed"].as_str().unwrap())
+        .collect();
+    assert_eq!(printed, cli_text(script), "the same text as the CLI");
+    assert_eq!(entries[1]["printed"], "hello\n");
+    assert_eq!(entries[1]["ok"], true);
+    assert_eq!(entries[2]["value"], json!(2.0));
+    assert_eq!(entries[2]["printed"], "2\n");
+    assert_eq!(entries[3]["value"]["insertedId"], json!(1.0));
+    let doc = &entries[4]["value"];
+    assert_eq!(doc["_id"], json!(1.0));
+    assert_eq!(doc["n"], json!({"$numberLong": "9007199254740993"}));
+    assert_eq!(doc["d"], json!({"$numberDecimal": "1.5"}));
+    assert_eq!(doc["at"], json!({"$date": "2024-01-02T03:04:05.000Z"}));
+    assert_eq!(doc["o"], json!({"$oid": "65a1b2c3d4e5f60718293a4b"}));
+    assert_eq!(doc["f"], json!(2.5));
+    assert_eq!(doc["nan"], json!({"$numberDouble": "NaN"}));
+    // Lines printed inside a loop are its statement's text, before its value (none).
+    assert_eq!(entries[5]["printed"], "0\n1\n");
+    assert!(entries[5].get("value").is_none(), "{:?}", entries[5]);
+    let failed: Vec<&Value> = entries.iter().filter(|s| s["ok"] == false).collect();
+    assert_eq!(failed.len(), 2, "{entries:?}");
+    let reference = failed
+        .iter()
+        .find(|s| s["error"]["codeName"] == "ReferenceError")
+        .unwrap();
+    assert_eq!(reference["error"]["line"], 6);
+    assert_eq!(reference["error"]["errmsg"], "undefinedName is not defined");
+    assert!(reference.get("value").is_none());
+    let syntax = failed
+        .iter()
+        .find(|s| s["error"]["codeName"] == "SyntaxError")
+        .unwrap();
+    assert_eq!(syntax["error"]["line"], 7);
+    assert!(syntax["printed"]
+        .as_str()
+        .unwrap()
+        .starts_with("SyntaxError: "));
+}
+
+#[test]
+fn evaluate_each_makes_a_step_of_every_statement() {
+    let script = "db.c.insertOne({_id: 1})\n\ndb.c.insertOne({_id: 2}); nope\nlet = 1";
+    let mut e = Engine::new();
+    open_as_cli(&mut e, "js-5");
+    let r = result(call(
+        &mut e,
+        "js-5",
+        "evaluate",
+        json!({"source": script, "each": true}),
+    ));
+    let steps: Vec<u64> = r["statements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    // A script with a syntax error does not split: it is one step, as the CLI runs it
+    // (the statements that parse run).
+    assert_eq!(steps, [1, 1, 1, 1]);
+    let good = "db.c.insertOne({_id: 3})\n\ndb.c.insertOne({_id: 4}); nope";
+    let r = result(call(
+        &mut e,
+        "js-5",
+        "evaluate",
+        json!({"source": good, "each": true}),
+    ));
+    let entries = r["statements"].as_array().unwrap();
+    let steps: Vec<u64> = entries
+        .iter()
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [2, 3, 4]);
+    assert_eq!(r["position"]["length"], 4);
+    assert_eq!(
+        entries[2]["error"]["line"], 3,
+        "lines count from the script's start"
+    );
+    let printed: String = entries
+        .iter()
+        .map(|s| s["printed"].as_str().unwrap())
+        .collect();
+    assert_eq!(printed, cli_text(good));
+    // Each statement is a step to go back to.
+    result(call(&mut e, "js-5", "jump", json!({"to": 2})));
+    let c = result(call(&mut e, "js-5", "cluster", json!({"ns": "test.c"})));
+    assert_eq!(c["docs"], 3);
+}
+
+#[test]
+fn cluster_is_whole_and_leaves_the_frames_alone() {
+    let mut e = Engine::new();
+    open(&mut e, "js-2");
+    result(call(&mut e, "js-2", "evaluate", json!({"source": SETUP})));
+    // The first frame is whole, the second fades its heat; then nothing changes.
+    result(call(&mut e, "js-2", "frame", json!({"ns": "test.events"})));
+    let first = result(call(&mut e, "js-2", "frame", json!({"ns": "test.events"})));
+    let whole = result(call(
+        &mut e,
+        "js-2",
+        "cluster",
+        json!({"ns": "test.events"}),
+    ));
+    assert_eq!(whole["kind"], "frame");
+    let chunks: usize = whole["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["chunks"].as_array().expect("every shard's chunks").len())
+        .sum();
+    assert_eq!(chunks as u64, whole["chunks"].as_u64().unwrap());
+    assert!(chunks > 1, "8000 documents of 64 KiB chunks split");
+    // A frame after `cluster` still compares with the first frame: nothing changed, so
+    // every shard leaves its chunks out.
+    let next = result(call(&mut e, "js-2", "frame", json!({"ns": "test.events"})));
+    assert_eq!(first["chunks"], next["chunks"]);
+    assert!(next["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["chunks"].is_null()));
+}
+
+#[test]
+fn analyze_runs_on_a_copy_and_refuses_what_is_not_a_key() {
+    let mut e = Engine::new();
+    open(&mut e, "js-3");
+    result(call(&mut e, "js-3", "evaluate", json!({"source": SETUP})));
+    let r = result(call(
+        &mut e,
+        "js-3",
+        "analyze",
+        json!({"ns": "test.events", "key": "{x: 1}"}),
+    ));
+    assert_eq!(r["kind"], "analyzed");
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        r["value"]["keyCharacteristics"]["numDocsTotal"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    assert!(r["printed"]
+        .as_str()
+        .unwrap()
+        .contains("keyCharacteristics"));
+    let scenario = result(call(&mut e, "js-3", "scenario", Value::Null));
+    assert!(!scenario["text"].as_str().unwrap().is_empty());
+    let steps = result(call(&mut e, "js-3", "step", json!({"by": 0})));
+    assert_eq!(steps["length"], 1, "analyze adds no step");
+    // Hostile: a key that would close the command and run another is refused before
+    // anything runs; a namespace is only ever a string literal.
+    let smuggled = call(
+        &mut e,
+        "js-3",
+        "analyze",
+        json!({"ns": "test.events", "key": "{x: 1}}); sim.reset(); ({"}),
+    );
+    assert_eq!(smuggled["error"]["codeName"], "BadValue", "{smuggled}");
+    let odd = result(call(
+        &mut e,
+        "js-3",
+        "analyze",
+        json!({"ns": "a\"}); sim.reset(); (\"", "key": "{x: 1}"}),
+    ));
+    assert_eq!(odd["ok"], false, "{odd}");
+    let after = result(call(
+        &mut e,
+        "js-3",
+        "cluster",
+        json!({"ns": "test.events"}),
+    ));
+    assert!(
+        after["docs"].as_u64().unwrap() > 0,
+        "the session is as it was"
+    );
+}
+
+#[test]
+fn evaluate_and_cluster_are_checked_as_hostile_input() {
+    let mut e = Engine::new();
+    open(&mut e, "js-4");
+    let big = "x".repeat(MAX_SOURCE_BYTES + 1);
+    let r = call(&mut e, "js-4", "evaluate", json!({"source": big}));
+    assert_eq!(r["error"]["codeName"], "BadValue");
+    let long_ns = "n".repeat(MAX_FIELD_BYTES + 1);
+    let r = call(&mut e, "js-4", "cluster", json!({"ns": long_ns}));
+    assert_eq!(r["error"]["codeName"], "BadValue");
+    let r = call(
+        &mut e,
+        "js-4",
+        "analyze",
+        json!({"ns": "test.c", "key": long_ns}),
+    );
+    assert_eq!(r["error"]["codeName"], "BadValue");
+    let r = call(&mut e, "nobody", "evaluate", json!({"source": "1"}));
+    assert!(r.get("error").is_some(), "an unknown session is refused");
+    // An empty cluster has a picture too.
+    let empty = result(call(&mut e, "js-4", "cluster", json!({})));
+    assert_eq!(empty["kind"], "frame");
+}

@@ -53,6 +53,7 @@ const ORDER: &[&str] = &[
     "insight",
     "held",
     "panels",
+    "script",
     "comparison",
     "playground",
     "service",

@@ -256,7 +256,12 @@ fn insights_of_a_low_cardinality_key_note_the_retry() {
     let a = i.report.unwrap().unwrap();
     let note = a.note.unwrap();
     assert!(
-        note.starts_with("Read and write distribution skipped: "),
+        note.starts_with("Read and write distribution skipped. MongoDB measures reads and writes over 100 ranges"),
+        "{note}"
+    );
+    assert!(note.contains("This collection holds 60 documents, so the sample is all of them and yields at most 6 boundaries, fewer than 99"), "{note}");
+    assert!(
+        note.contains("MongoDB's error: Failed to find split points"),
         "{note}"
     );
     assert_eq!(a.reads, None);
@@ -264,6 +269,31 @@ fn insights_of_a_low_cardinality_key_note_the_retry() {
     assert_eq!(
         distinct,
         &("numDistinctValues".to_string(), "3".to_string())
+    );
+}
+
+/// 901 distinct values are too few for MongoDB's sampling (every 10th of at most 990
+/// sampled keys): the note says so in those terms, not as a cardinality of 901.
+#[test]
+fn insights_say_why_901_distinct_values_are_skipped() {
+    let mut e = sharded("{x: 1}");
+    monotonic(&mut e, 1, 901);
+    let a = insights(&mut e).report.unwrap().unwrap();
+    assert_eq!(a.reads, None);
+    assert_eq!(
+        a.characteristics[1],
+        ("numDistinctValues".to_string(), "901".to_string())
+    );
+    let note = a.note.unwrap();
+    assert!(
+        note.contains(
+            "holds 901 documents, so the sample is all of them and yields at most 91 boundaries"
+        ),
+        "{note}"
+    );
+    assert!(
+        note.contains("once it holds at least 990 documents"),
+        "{note}"
     );
 }
 

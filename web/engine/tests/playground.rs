@@ -184,7 +184,7 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
     );
     assert_eq!(
         opened.lines[0].text,
-        format!("Lesson: {}. {}", preset.title, preset.lesson)
+        format!("Lesson: {}. {}", preset.title(), preset.lesson())
     );
     assert_eq!(opened.lesson.as_deref(), Some("missing-fields"));
     assert_eq!(opened.position.length, preset.setup_commands().len() as u64);
@@ -637,8 +637,8 @@ fn the_catalog_lists_every_lesson_workload_and_version() {
     assert_eq!(catalog.lessons.len(), PRESETS.len());
     for (lesson, preset) in catalog.lessons.iter().zip(PRESETS) {
         assert_eq!(lesson.id, preset.id);
-        assert_eq!(lesson.title, preset.title);
-        assert_eq!(lesson.lesson, preset.lesson);
+        assert_eq!(lesson.title, preset.title());
+        assert_eq!(lesson.lesson, preset.lesson());
         assert_eq!(lesson.setup.key, preset.key);
         assert_eq!(lesson.setup.ns, preset.ns);
         assert_eq!(lesson.setup.shards, preset.shards);
@@ -871,4 +871,42 @@ fn a_replay_goes_on_only_over_its_own_steps() {
         }
     );
     assert!(done.replay.is_none());
+}
+
+/// The query box's example filter holds a value of the key field's own type, read from
+/// the documents: none before there are any, a string for the continents, an ObjectId
+/// for a hashed `_id`.
+#[test]
+fn the_example_filter_uses_a_value_the_documents_hold() {
+    for (id, start) in [
+        ("low-cardinality", "{ continent: '"),
+        ("hashed", "{ _id: ObjectId('"),
+        ("missing-fields", "{ x: "),
+    ] {
+        let mut e = Engine::new();
+        let opened = page_of(
+            send(&mut e, "page", Call::Open(Start::Lesson { id: id.into() }))
+                .0
+                .unwrap(),
+        );
+        assert_eq!(
+            opened.settings.example_filter, None,
+            "{id}: no documents yet"
+        );
+        let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
+            Reply::Catalog(c) => c,
+            other => panic!("{other:?}"),
+        };
+        let lesson = catalog.lessons.iter().find(|l| l.id == id).unwrap();
+        let view = act(
+            &mut e,
+            Act::Batch {
+                workload: lesson.workload.clone(),
+                echo: false,
+            },
+        );
+        let example = view.settings.example_filter.unwrap_or_default();
+        assert!(example.starts_with(start), "{id}: {example}");
+        assert!(!example.contains("null"), "{id}: {example}");
+    }
 }

@@ -24,11 +24,13 @@ mod frame;
 mod limits;
 mod page;
 mod panels;
+mod script;
 
 pub use frame::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
 pub use limits::*;
 pub use page::*;
 pub use panels::*;
+pub use script::{Json, JsonObject, StatementError, StatementResult};
 use serde::{Deserialize, Serialize};
 
 /// The protocol's version. A request carries it in `v`; the engine refuses another.
@@ -68,6 +70,31 @@ pub enum Call {
     Run {
         /// The statements, as typed.
         source: String,
+    },
+    /// Runs shell source as the next step of the session, like `run`, and answers with
+    /// one entry per statement: its value, its error or what it printed (the JavaScript
+    /// module's `run`).
+    Evaluate {
+        /// The statements, as typed.
+        source: String,
+        /// Whether each statement is a step of its own (so a view can play the script a
+        /// statement at a time); a script that does not parse is one step.
+        #[serde(default)]
+        each: bool,
+    },
+    /// Every chunk, shard and zone of one collection at the cursor, whole (unlike
+    /// `frame`, it leaves nothing out and changes nothing the next `frame` compares with).
+    Cluster {
+        /// The collection; the one the last command touched when absent.
+        ns: Option<String>,
+    },
+    /// `analyzeShardKey` of a candidate key on a collection, run on a copy of the session
+    /// (the session gains no step), answered as one statement's entry.
+    Analyze {
+        /// The collection.
+        ns: String,
+        /// The candidate key, such as `{x: 1}`.
+        key: String,
     },
     /// Moves the session's cursor one step forward (`by` > 0) or back.
     Step {
@@ -381,6 +408,15 @@ pub enum Reply {
         /// The cursor after the step.
         position: Position,
     },
+    /// What `evaluate` did, one entry per statement, and where the cursor is now.
+    Evaluated {
+        /// The entries, in source order.
+        statements: Vec<StatementResult>,
+        /// The cursor after the step.
+        position: Position,
+    },
+    /// `analyzeShardKey`'s answer.
+    Analyzed(StatementResult),
     /// The session was closed.
     Closed,
     /// A picture of one collection.

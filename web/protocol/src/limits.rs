@@ -143,10 +143,14 @@ fn check_texts(call: &Call) -> Result<(), EngineError> {
             within(NS, ns, MAX_FIELD_BYTES)?;
             within("the workload", spec, MAX_FIELD_BYTES)
         }
-        Call::Run { source } | Call::NeedsMoreInput { source } => {
+        Call::Analyze { ns, key } => {
+            within(NS, ns, MAX_FIELD_BYTES)?;
+            within("the shard key", key, MAX_FIELD_BYTES)
+        }
+        Call::Run { source } | Call::NeedsMoreInput { source } | Call::Evaluate { source, .. } => {
             within("the source", source, MAX_SOURCE_BYTES)
         }
-        Call::Frame { ns } => ns
+        Call::Frame { ns } | Call::Cluster { ns } => ns
             .as_deref()
             .map_or(Ok(()), |ns| within(NS, ns, MAX_FIELD_BYTES)),
         Call::CheckKey { key } => within("the shard key", key, MAX_FIELD_BYTES),

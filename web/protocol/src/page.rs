@@ -157,6 +157,11 @@ pub struct ViewSettings {
     pub version: String,
     /// The chunk size in bytes.
     pub chunk_size: u64,
+    /// A filter to start the query box from, in shell syntax: an equality on the key's
+    /// first field with a value a document holds, so of the field's actual type. Absent
+    /// when the collection is not sharded or no document holds the field yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example_filter: Option<String>,
 }
 
 /// One collection of the cluster.

@@ -56,6 +56,9 @@ pub struct HeatView {
     pub pattern: Option<(String, String)>,
     /// Why the grid is empty, when it is.
     pub empty: Option<String>,
+    /// What the vertical axis shows, in a sentence (empty when the grid is).
+    #[serde(default)]
+    pub axis: String,
 }
 
 /// The insights panel: analyzeShardKey's report on the key of the collection shown, and

@@ -138,3 +138,70 @@ fn check_refuses_what_an_attacker_might_send() {
     assert!(ok(compare(2, MAX_COMPARE_TICKS + 1)).is_err());
     assert!(ok(Call::Step { by: i64::MIN }).is_err());
 }
+
+#[test]
+fn evaluate_answers_one_entry_per_statement_in_plain_json() {
+    let r: Request = serde_json::from_value(json!({
+        "v": 1, "id": 3, "session": "lab-0", "method": "evaluate", "params": {"source": "1; x"}
+    }))
+    .expect("decodes");
+    assert_eq!(
+        r.call,
+        Call::Evaluate {
+            source: "1; x".into(),
+            each: false
+        },
+        "`each` may be left out"
+    );
+    let reply = Reply::Evaluated {
+        statements: vec![
+            StatementResult {
+                ok: true,
+                value: Some(Json::Object(JsonObject(vec![
+                    ("a".into(), Json::Number(1.0)),
+                    ("b".into(), Json::List(vec![Json::Null, Json::Bool(true)])),
+                    (
+                        "_id".into(),
+                        Json::Object(JsonObject(vec![("$oid".into(), Json::Text("65a1".into()))])),
+                    ),
+                ]))),
+                error: None,
+                printed: "{ a: 1 }\n".into(),
+                step: 1,
+            },
+            StatementResult {
+                ok: false,
+                value: None,
+                error: Some(StatementError {
+                    code: 0,
+                    code_name: "ReferenceError".into(),
+                    errmsg: "x is not defined".into(),
+                    line: Some(1),
+                }),
+                printed: "ReferenceError: x is not defined\n".into(),
+                step: 1,
+            },
+        ],
+        position: Position {
+            position: 1,
+            length: 1,
+        },
+    };
+    let wire = to_json(&reply);
+    assert_eq!(
+        wire["statements"][0],
+        json!({"ok": true, "value": {"a": 1.0, "b": [null, true], "_id": {"$oid": "65a1"}}, "printed": "{ a: 1 }\n", "step": 1})
+    );
+    assert_eq!(
+        wire["statements"][1],
+        json!({"ok": false, "error": {"code": 0, "codeName": "ReferenceError", "errmsg": "x is not defined", "line": 1}, "printed": "ReferenceError: x is not defined\n", "step": 1})
+    );
+    // Keys keep their order, on the wire and back.
+    let text = serde_json::to_string(&reply).unwrap();
+    assert!(
+        text.contains(r#""value":{"a":1.0,"b":[null,true],"_id":{"$oid":"65a1"}}"#),
+        "{text}"
+    );
+    let back: Reply = serde_json::from_str(&text).expect("decodes");
+    assert_eq!(back, reply);
+}

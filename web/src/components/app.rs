@@ -12,6 +12,7 @@ use super::inspector::Inspector;
 use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
+use super::recent::RecentSessions;
 use super::share_bar::ShareBar;
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
@@ -19,33 +20,20 @@ use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
 use crate::driver::Driver;
 use crate::recovery;
-use crate::share::{PageOptions, PAGE_KEY, STORAGE_KEY};
-use crate::startup::{self, Banner, Boot};
+use crate::sessions;
+use crate::share::PageOptions;
+use crate::startup::{self, Banner};
 use crate::state::{Action, Calm, Notice, Playground};
-use crate::storage;
 use gloo::timers::callback::Interval;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// The start, worked out once (see [`startup::boot`]).
+/// How the page started (see [`startup::boot`]), once the saved sessions are read.
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Started {
-    boot: RefCell<Option<Boot>>,
-    banner: Option<Banner>,
     hold: bool,
     recovering: bool,
-}
-
-impl From<Boot> for Started {
-    fn from(boot: Boot) -> Self {
-        Started {
-            banner: boot.banner.clone(),
-            hold: boot.hold,
-            recovering: boot.recovering,
-            boot: RefCell::new(Some(boot)),
-        }
-    }
 }
 
 /// What the page shows above its panels, in the full page and the embedded view alike.
@@ -58,6 +46,8 @@ struct Messages {
     dispatch: Callback<Action>,
     on_return: Callback<()>,
     on_cancel: Callback<()>,
+    /// What the page says while the engine waits for the network to load.
+    engine: Option<String>,
 }
 
 impl Messages {
@@ -67,6 +57,9 @@ impl Messages {
             <>
             if let Some(b) = &*self.banner {
                 <CrashBanner banner={b.clone()} on_dismiss={Callback::from(move |()| banner.set(None))} />
+            }
+            if let Some(text) = &self.engine {
+                <p class="notice waiting" role="status" data-testid="engine-status">{ text.clone() }</p>
             }
             if let Some(progress) = &self.progress {
                 <ReplayBar progress={progress.clone()} waiting={self.waiting} on_cancel={self.on_cancel.clone()} />
@@ -84,20 +77,16 @@ impl Messages {
 #[function_component(App)]
 pub fn app() -> Html {
     let options = use_memo((), |_| {
-        PageOptions::parse(
-            &gloo::utils::window()
-                .location()
-                .search()
-                .unwrap_or_default(),
+        let location = gloo::utils::window().location();
+        PageOptions::from_address(
+            &location.search().unwrap_or_default(),
+            &location.hash().unwrap_or_default(),
         )
     });
-    let started = {
-        let options = options.clone();
-        use_memo((), move |_| Started::from(startup::boot(&options)))
-    };
     let state = use_reducer(Playground::default);
-    let driver = use_driver(&state, options.embed, &started);
-    let banner = use_state(|| started.banner.clone());
+    let started = use_state(|| None::<Started>);
+    let banner = use_state(|| None::<Banner>);
+    let driver = use_driver(&state, &options, started.setter(), banner.setter());
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
     // Whether the comparison tab was ever opened (it is mounted from then on).
@@ -119,7 +108,9 @@ pub fn app() -> Html {
     let published = state.page_value("compare").map(str::to_string);
     let on_compare = use_compare_publish(&dispatch, published.clone());
     let (on_cancel, on_import) = use_replay_callbacks(&driver);
+    let offline = use_offline(state.ready);
     let messages = Messages {
+        engine: use_engine_status(),
         banner,
         notice: state.notice.clone(),
         progress: state.replaying.clone(),
@@ -134,12 +125,13 @@ pub fn app() -> Html {
     use_saving(&state, &driver, options.embed);
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(&state, &dispatch, &options.unknown);
+    use_fragment_links(options.embed);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
         &state,
         &dispatch,
-        options.autoplay && !started.recovering && !started.hold,
+        options.autoplay && started.is_some_and(|s| !s.recovering && !s.hold),
     );
 
     if options.embed {
@@ -154,8 +146,15 @@ pub fn app() -> Html {
         published,
         on_compare,
         on_import,
+        on_reopen: {
+            let driver = driver.clone();
+            Callback::from(move |(id, text): (String, String)| {
+                driver.open(startup::reopen(&id, text), false)
+            })
+        },
         on_target,
         targeted: (*targeted).clone(),
+        offline,
     };
     view.html(&state, &dispatch, &messages)
 }
@@ -169,8 +168,11 @@ struct FullView {
     published: Option<String>,
     on_compare: Callback<String>,
     on_import: Callback<startup::Opening>,
+    on_reopen: Callback<(String, String)>,
     on_target: Callback<Vec<String>>,
     targeted: Vec<String>,
+    /// The bytes kept for offline use, once everything is kept.
+    offline: Option<f64>,
 }
 
 impl FullView {
@@ -188,8 +190,10 @@ impl FullView {
             published,
             on_compare,
             on_import,
+            on_reopen,
             on_target,
             targeted,
+            offline,
         } = self;
         let mode = state.mode;
         html! {
@@ -197,7 +201,14 @@ impl FullView {
                 <header class="masthead">
                     <h1>{ "ShardLab" }</h1>
                     <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
+                    if let Some(bytes) = offline {
+                        <span class="offline-ready" data-testid="offline-ready" role="status"
+                            title={format!("Everything the playground needs is kept in this browser ({:.1} MB): it works without the network.", bytes / 1e6)}>
+                            { "✓ Works offline" }
+                        </span>
+                    }
                     <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
+                    <RecentSessions on_open={on_reopen} />
                 </header>
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={workshop} on_workshop={toggle_workshop} />
@@ -222,7 +233,8 @@ impl FullView {
                 <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
                 <div class="lower">
                     <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
+                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                    busy={state.in_flight > 0 && !state.playing} />
                 </div>
                 <Insights state={(**state).clone()} />
                 <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
@@ -235,7 +247,13 @@ impl FullView {
 /// The page's driver (see [`Driver`]), kept current with the state on every render, and
 /// the start: the catalog asked for, then the first session opened.
 #[hook]
-fn use_driver(state: &UseReducerHandle<Playground>, embed: bool, started: &Rc<Started>) -> Driver {
+fn use_driver(
+    state: &UseReducerHandle<Playground>,
+    options: &Rc<PageOptions>,
+    started: UseStateSetter<Option<Started>>,
+    banner: UseStateSetter<Option<Banner>>,
+) -> Driver {
+    let embed = options.embed;
     let latest = use_mut_ref(|| Rc::new((**state).clone()));
     *latest.borrow_mut() = Rc::new((**state).clone());
     let driver = {
@@ -250,15 +268,25 @@ fn use_driver(state: &UseReducerHandle<Playground>, embed: bool, started: &Rc<St
     };
     {
         let driver = (*driver).clone();
-        let started = started.clone();
+        let options = options.clone();
         use_effect_with((), move |_| {
             driver.catalog();
-            if let Some(boot) = started.boot.borrow_mut().take() {
+            wasm_bindgen_futures::spawn_local(async move {
+                // An embedded view never reads or writes the saved sessions.
+                if !options.embed {
+                    sessions::load().await;
+                }
+                let boot = startup::boot(&options);
+                banner.set(boot.banner.clone());
+                started.set(Some(Started {
+                    hold: boot.hold,
+                    recovering: boot.recovering,
+                }));
                 if boot.hold {
                     driver.hold();
                 }
                 driver.open(boot.opening, true);
-            }
+            });
         });
     }
     (*driver).clone()
@@ -367,9 +395,7 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
             let start = *first.borrow_mut().get_or_insert(*rev);
             let changed = *rev > start;
             if !embed && !driver.holding() && (!state.playing || rev % 25 == 0) {
-                // The page's own state at once; the scenario when the engine has written it.
-                storage::set_pairs(PAGE_KEY, &state.page_entries());
-                driver.store_link(STORAGE_KEY);
+                driver.save();
                 // Once the user changes what a link or lesson opened, a reload shows their
                 // session as saved, not the link again.
                 if changed {
@@ -379,6 +405,59 @@ fn use_saving(state: &UseReducerHandle<Playground>, driver: &Driver, embed: bool
         }
         || ()
     });
+}
+
+/// A share link pasted into this tab's address changes only its fragment (`#s=…`), which
+/// the browser does not load again: the page opens it as it would on a load. (The
+/// session it replaces stays stored.)
+#[hook]
+fn use_fragment_links(embed: bool) {
+    use_effect_with(embed, |_| {
+        let listener =
+            gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", |_| {
+                let location = gloo::utils::window().location();
+                let fragment = location.hash().unwrap_or_default();
+                if fragment
+                    .trim_start_matches('#')
+                    .split('&')
+                    .any(|p| p.starts_with("s="))
+                {
+                    let _ = location.reload();
+                }
+            });
+        move || drop(listener)
+    });
+}
+
+/// Once the engine has answered (the first picture is up, so nothing competes with it),
+/// the page asks for everything to be kept for offline use; the bytes kept once they are.
+#[hook]
+fn use_offline(up: bool) -> Option<f64> {
+    let kept = use_state(|| None::<f64>);
+    let asked = use_mut_ref(|| false);
+    {
+        let set = kept.setter();
+        use_effect_with(up, move |up| {
+            if *up && !std::mem::replace(&mut *asked.borrow_mut(), true) {
+                crate::network::keep_offline(move |bytes| set.set(Some(bytes)));
+            }
+        });
+    }
+    *kept
+}
+
+/// What the engine client says while the engine waits for the network to load (see
+/// [`crate::engine_client::on_status`]).
+#[hook]
+fn use_engine_status() -> Option<String> {
+    let status = use_state(|| None::<String>);
+    {
+        let set = status.setter();
+        use_effect_with((), move |_| {
+            crate::engine_client::on_status(move |s| set.set(s));
+        });
+    }
+    (*status).clone()
 }
 
 /// Once the page is up, a notice names the options of its address it does not know, so
@@ -512,7 +591,8 @@ fn embed_view(
             <KeyBar frame={state.frame.clone()} />
             <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
             if !options.hides("console") {
-                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()} />
+                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                    busy={state.in_flight > 0 && !state.playing} />
             }
         </div>
     }

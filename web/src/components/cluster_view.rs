@@ -1,6 +1,8 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
+use crate::palette::{heat_step, shard_style};
 use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_TO};
+use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Inspecting, ShardFrame};
 use yew::prelude::*;
 
@@ -59,7 +61,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
             <div class="cluster-head">
                 <p class="summary" data-testid="summary">
                     if v.sharded {
-                        { format!("{} sharded on {} · {} documents · {} chunks", props.state.settings.ns, v.key, v.docs, v.chunks) }
+                        { format!("{} sharded on {} · {} · {}", props.state.settings.ns, v.key, count(v.docs, "document"), count(v.chunks, "chunk")) }
                     } else {
                         { format!("{} is not sharded yet", props.state.settings.ns) }
                     }
@@ -233,7 +235,7 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
     let on_scroll = show_all.as_ref().map(|f| f.reform(|_: Event| ()));
     let on_focus = show_all.map(|f| f.reform(|_: FocusEvent| ()));
     html! {
-        <section class={classes!("shard", SHARD_COLOURS[s.index as usize % 8], s.draining.then_some("draining"), targeted.then_some("targeted"))}
+        <section class={classes!("shard", s.draining.then_some("draining"), targeted.then_some("targeted"))} style={shard_style(s.index)}
             data-testid="shard" data-shard-id={shard_id.clone()} data-last-inserts={last_inserts.to_string()}
             data-targeted={if targeted { "true" } else { "false" }} aria-label={format!("Shard {}", s.name)}>
             <header class="shard-head">
@@ -248,8 +250,8 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
                 // Three pieces that wrap between, never inside, one another (two lines at most).
-                <span>{ format!("{} chunks", chunks.len()) }</span>{ " · " }
-                <span>{ format!("{} docs", s.docs) }</span>{ " · " }
+                <span>{ count(chunks.len() as u64, "chunk") }</span>{ " · " }
+                <span>{ count(s.docs, "doc") }</span>{ " · " }
                 <span>{ s.size.clone() }</span>
             </p>
             if !s.zones.is_empty() {
@@ -270,13 +272,7 @@ fn spacer(n: usize, next: &str) -> Html {
     }
 }
 
-/// The shard colour classes, by shard index modulo 8.
-pub const SHARD_COLOURS: [&str; 8] = [
-    "shard-c0", "shard-c1", "shard-c2", "shard-c3", "shard-c4", "shard-c5", "shard-c6", "shard-c7",
-];
-
-/// Heat classes: how many documents a chunk gained since the previous frame, in four
-/// steps (1-10, 11-20, 21-30, more). A class rather than an inline style, so a hot block
+/// Heat classes, by [`heat_step`]. A class rather than an inline style, so a hot block
 /// changes one attribute.
 const HEAT: [&str; 4] = ["heat-1", "heat-2", "heat-3", "heat-4"];
 
@@ -315,7 +311,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             }
         })
     };
-    let heat = (c.gained > 0).then(|| HEAT[((c.gained - 1) / 10).min(3) as usize]);
+    let heat = heat_step(c.gained).map(|i| HEAT[i]);
     let class = classes!(
         "chunk",
         c.jumbo.then_some("jumbo"),
@@ -334,7 +330,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             tabindex="0" role="button" {onclick} {onkeydown}
             data-landed={if props.landed { "true" } else { "false" }}
             aria-pressed={if props.selected { "true" } else { "false" }}
-            aria-label={format!("Chunk from {} to {}, {} documents{}", c.min, c.max, c.docs, if c.jumbo { ", jumbo" } else { "" })}
+            aria-label={format!("Chunk from {} to {}, {}{}", c.min, c.max, count(c.docs, "document"), if c.jumbo { ", jumbo" } else { "" })}
             title={format!("last modified {}", c.last_modified)}>
             if badges {
                 <div class="badges">
@@ -347,7 +343,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             <code class="range" title={format!("[{}, {})", c.min, c.max)}>
                 { format!("[{},", c.short_min) }<wbr />{ format!(" {})", c.short_max) }
             </code>
-            <span class="chunk-stats">{ format!("{} docs · {}", c.docs, c.size) }
+            <span class="chunk-stats">{ format!("{} · {}", count(c.docs, "doc"), c.size) }
                 // Always there, so that heat coming and going changes a text, not the tree.
                 <span class="gained">{ if c.gained > 0 { format!(" +{}", c.gained) } else { String::new() } }</span>
             </span>

@@ -6,6 +6,8 @@ use super::query::use_engine_query;
 use crate::comparison::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
+use crate::palette::shard_style;
+use crate::words::count;
 use shardlab_protocol::{Call, Reply};
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -240,8 +242,8 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             <td>
                 <div class="stack" role="img" aria-label={format!("inserts per shard: {}", inserts(", "))}>
                     { for r.inserts_per_shard.iter().enumerate().map(|(i, (s, n))| html! {
-                        <div class={classes!("seg", format!("shard-c{}", i % 8))}
-                            style={format!("width: {:.2}%; background: var(--shard-colour)", *n as f64 * 100.0 / total.max(1) as f64)}
+                        <div class="seg"
+                            style={format!("{} width: {:.2}%; background: var(--shard-colour); background-image: var(--shard-pattern)", shard_style(i as u32), *n as f64 * 100.0 / total.max(1) as f64)}
                             title={format!("{s}: {n}")}></div>
                     }) }
                 </div>
@@ -343,7 +345,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
             } else if let Some(e) = &column.error {
                 <p class="validation invalid">{ e.clone() }</p>
             }
-            <p class="muted compare-totals">{ format!("{} docs · {} chunks", v.docs, v.chunks) }</p>
+            <p class="muted compare-totals">{ format!("{} · {}", count(v.docs, "doc"), count(v.chunks, "chunk")) }</p>
             { mini_bar(v) }
             <div class="mini-shards">
                 { for v.shards.iter().map(mini_shard) }
@@ -408,10 +410,10 @@ fn mini_bar(v: &Frame) -> Html {
         }
     }
     html! {
-        <div class="bar mini-bar" role="img" aria-label={format!("{} chunks across the key space", v.bar.len())}>
+        <div class="bar mini-bar" role="img" aria-label={format!("{} across the key space", count(v.bar.len() as u64, "chunk"))}>
             { for v.bar.iter().zip(&mins).map(|(b, min)| html! {
-                <div class={classes!("segment", format!("shard-c{}", b.shard % 8))}
-                    style={format!("left: {:.3}%; width: {:.3}%", b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
+                <div class="segment"
+                    style={format!("{} left: {:.3}%; width: {:.3}%", shard_style(b.shard), b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
                     title={format!("chunk starting at {min}")}></div>
             }) }
             { for v.ticks.iter().map(|t| html! {
@@ -425,17 +427,17 @@ fn mini_bar(v: &Frame) -> Html {
 fn mini_shard(s: &ShardFrame) -> Html {
     let chunks = s.chunks.as_deref().unwrap_or(&[]);
     html! {
-        <div class={classes!("mini-shard", format!("shard-c{}", s.index % 8))} data-shard-id={s.name.clone()}>
+        <div class="mini-shard" style={shard_style(s.index)} data-shard-id={s.name.clone()}>
             <div class="mini-shard-head">
                 <strong>{ s.name.clone() }</strong>
-                <span class="muted">{ format!("{} docs", s.docs) }</span>
+                <span class="muted">{ count(s.docs, "doc") }</span>
             </div>
-            <ol class="mini-chunks" aria-label={format!("{} chunks on {}", chunks.len(), s.name)}>
+            <ol class="mini-chunks" aria-label={format!("{} on {}", count(chunks.len() as u64, "chunk"), s.name)}>
                 { for chunks.iter().map(|c| html! {
                     <li class={classes!("mini-chunk", c.jumbo.then_some("jumbo"), (c.gained > 0).then_some("hot"),
                             c.is_max.then_some("is-max"), c.is_min.then_some("is-min"))}
                         data-testid="compare-chunk" data-min={c.min.clone()} data-max={c.max.clone()}
-                        title={format!("[{}, {}) · {} docs{}", c.min, c.max, c.docs, if c.jumbo { " · jumbo" } else { "" })}>
+                        title={format!("[{}, {}) · {}{}", c.min, c.max, count(c.docs, "doc"), if c.jumbo { " · jumbo" } else { "" })}>
                         if c.is_max { <span aria-hidden="true">{ "Max" }</span> }
                         else if c.is_min { <span aria-hidden="true">{ "Min" }</span> }
                         else if c.jumbo { <span aria-hidden="true">{ "J" }</span> }

@@ -17,12 +17,38 @@ pub struct ConsoleProps {
     pub history: Rc<Vec<String>>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
+    /// Whether the engine is working on something the page sent (a Cancel appears if it
+    /// takes more than a moment).
+    #[prop_or_default]
+    pub busy: bool,
 }
 
 impl PartialEq for ConsoleProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.lines, &other.lines) && Rc::ptr_eq(&self.history, &other.history)
+        Rc::ptr_eq(&self.lines, &other.lines)
+            && Rc::ptr_eq(&self.history, &other.history)
+            && self.busy == other.busy
     }
+}
+
+/// How long the engine works on something before Cancel appears, in milliseconds.
+const CANCEL_AFTER_MS: u32 = 1_000;
+
+/// Whether `busy` has held for [`CANCEL_AFTER_MS`].
+#[hook]
+fn use_long_busy(busy: bool) -> bool {
+    let long = use_state(|| false);
+    {
+        let long = long.clone();
+        use_effect_with(busy, move |busy| {
+            long.set(false);
+            let timer = busy.then(|| {
+                gloo::timers::callback::Timeout::new(CANCEL_AFTER_MS, move || long.set(true))
+            });
+            move || drop(timer)
+        });
+    }
+    *long && busy
 }
 
 /// The console.
@@ -47,6 +73,7 @@ pub fn console(props: &ConsoleProps) -> Html {
         props.dispatch.clone(),
     );
     let rows = (text.lines().count().max(1) as u32).min(8);
+    let long_busy = use_long_busy(props.busy);
     html! {
         <section class="panel console" aria-label="Console">
             <h2>{ "mongosh console" }</h2>
@@ -60,6 +87,13 @@ pub fn console(props: &ConsoleProps) -> Html {
                     aria-label="Shell command: Enter runs it, Shift+Enter adds a line, Up and Down recall history"
                     placeholder="sh.status()" />
             </div>
+            if long_busy {
+                <p class="console-busy" role="status">
+                    { "Running… " }
+                    <button class="secondary" data-testid="console-cancel"
+                        onclick={props.dispatch.reform(|_| Action::Cancel)}>{ "Cancel" }</button>
+                </p>
+            }
         </section>
     }
 }

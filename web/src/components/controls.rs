@@ -4,6 +4,7 @@
 use super::query::use_engine_query;
 use super::term::Term;
 use crate::state::{Action, Calm, Playground};
+use crate::words::count;
 use shardlab_protocol::{Call, LessonInfo, PageSetup, Reply, SetupPlan};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -313,7 +314,7 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
             };
             (
                 c.ns.clone(),
-                format!("{} · {about} · {} docs", c.ns, c.docs),
+                format!("{} · {about} · {}", c.ns, count(c.docs, "doc")),
             )
         })
         .collect();

@@ -10,6 +10,7 @@ use crate::lessons::{
 };
 use crate::state::{Action, Playground};
 use crate::storage;
+use crate::words::count;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -48,12 +49,15 @@ type At = (&'static Lesson, usize);
 pub fn guide(props: &GuideProps) -> Html {
     // None while loading, then the outcome.
     let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
+    // What the page is doing while the network is away.
+    let waiting = use_state(|| None::<String>);
     {
-        let loaded = loaded.clone();
+        let (loaded, waiting) = (loaded.clone(), waiting.clone());
         use_effect_with((), move |_| {
             if loaded.is_none() {
                 wasm_bindgen_futures::spawn_local(async move {
-                    loaded.set(Some(crate::lessons::load().await.map(|_| ())));
+                    let told = move |what: Option<String>| waiting.set(what);
+                    loaded.set(Some(crate::lessons::load(told).await.map(|_| ())));
                 });
             }
         });
@@ -69,7 +73,7 @@ pub fn guide(props: &GuideProps) -> Html {
         },
         None => html! {
             <section class="panel guide" aria-label="Guided lessons" data-testid="guide-loading">
-                <p class="muted">{ "Loading the guided lessons…" }</p>
+                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| "Loading the guided lessons…".to_string()) }</p>
             </section>
         },
     }
@@ -441,7 +445,7 @@ fn picker(
                     <li class="guide-lesson-card">
                         <div>
                             <strong>{ l.title }</strong>
-                            <span class="muted">{ format!(" · {} steps", l.steps.len()) }</span>
+                            <span class="muted">{ format!(" · {}", count(l.steps.len() as u64, "step")) }</span>
                             <p class="muted">{ l.summary }</p>
                         </div>
                         <button class="secondary" data-testid="guide-start" data-lesson={l.id}

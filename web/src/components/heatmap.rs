@@ -14,7 +14,7 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
-use crate::export::COLOURS;
+use crate::palette::{shard_colour, SHARD_COLOURS};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, HeatView, Reply};
 use std::rc::Rc;
@@ -148,7 +148,7 @@ fn pixels(grid: &HeatView, (w, h): (usize, usize), cells_w: usize, strip_x: usiz
     let rows = grid.row_shards.len().max(1);
     let columns = grid.columns.max(1) as usize;
     let ramp = ramp();
-    let shards: Vec<[u8; 3]> = COLOURS.iter().map(|c| rgb(c)).collect();
+    let shards: Vec<[u8; 3]> = SHARD_COLOURS.iter().map(|c| rgb(c)).collect();
     let scale = if grid.max_cell > 0.0 {
         255.0 / grid.max_cell
     } else {
@@ -470,8 +470,9 @@ fn intro() -> Html {
     }
 }
 
-/// The Y axis's ends and the sentence saying what it is.
-fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
+/// The Y axis's ends and the sentence saying what it is (for a ranged key, the engine's
+/// `axis`: the axis goes by rank).
+fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
     if hashed {
         (
             html! { <span title="int64 max: 9223372036854775807">{ "MaxKey" }<br />{ "int64 max" }</span> },
@@ -482,7 +483,7 @@ fn y_axis(hashed: bool, key: &str) -> (Html, Html, String) {
         (
             html! { <span>{ "MaxKey" }</span> },
             html! { <span>{ "MinKey" }</span> },
-            format!("Y: the key space of {key}, from MinKey at the bottom to MaxKey at the top, stretched over the keys inserted so far."),
+            axis.to_string(),
         )
     }
 }
@@ -501,7 +502,7 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     // The shards in the strip, each once, in the page's colours.
     let shard_names = grid.shards.iter().map(|(i, name)| {
         html! {
-            <li><span class="heat-swatch" style={format!("background: {}", COLOURS[*i as usize % COLOURS.len()])}></span>{ name.clone() }</li>
+            <li><span class="heat-swatch" style={format!("background: {}", shard_colour(*i))}></span>{ name.clone() }</li>
         }
     });
     let cursor = grid.cursor;
@@ -547,7 +548,7 @@ fn grid_view(
 ) -> Html {
     let position = state.view.position;
     let (steps, cursor) = (position.length, position.position);
-    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key);
+    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key, &grid.axis);
     let (name, sentence) = grid.pattern.clone().unwrap_or_default();
     let label = format!(
         "Key space over time of {}: {steps} steps, cursor at step {cursor}, pattern: {name}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",

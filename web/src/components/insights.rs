@@ -6,7 +6,10 @@
 //! it was made at, so that it says how old it is.
 
 use super::query::{error_text, use_engine_query, Answer};
+use super::term::Term;
+use crate::palette::{shard_colour, shard_style};
 use crate::state::{Calm, Playground};
+use crate::words::count;
 use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -89,12 +92,12 @@ fn docs_chart(view: &InsightsView) -> Html {
                 format!("{:.1},{:.1}", x / span * w, h - 4.0 - y / max * (h - 8.0))
             })
             .collect();
-        html! { <polyline class={classes!("line", format!("stroke-c{}", index % 8))} points={coords.join(" ")} /> }
+        html! { <polyline class="line" style={format!("stroke: {}", shard_colour(index))} points={coords.join(" ")} /> }
     };
     html! {
         // The step the series were computed at, so that a reader can wait for a given one.
         <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&format!("{} docs", max as u64), "step 1", &format!("step {}", last_step(points))) }
+            { axis_labels(&count(max as u64, "doc"), "step 1", &format!("step {}", last_step(points))) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {steps} steps, up to {} documents", max as u64)}>
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
             </svg>
@@ -126,14 +129,14 @@ fn inserts_chart(view: &InsightsView) -> Html {
         let rects = view.shards.iter().zip(&p.per_shard).map(|((_, index), n)| {
             let height = *n as f64 / max * (h - 4.0);
             y -= height;
-            html! { <rect class={format!("fill-c{}", index % 8)} x={x.clone()} y={format!("{y:.1}")}
+            html! { <rect style={format!("fill: {}", shard_colour(*index))} x={x.clone()} y={format!("{y:.1}")}
             width={format!("{:.1}", (bar - 1.0).max(0.5))} height={format!("{height:.1}")} /> }
         });
         html! { <g key={p.step}>{ for rects }</g> }
     };
     html! {
         <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&format!("{} inserts", max as u64), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
+            { axis_labels(&count(max as u64, "insert"), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {steps}, up to {} a step", start + 1, max as u64)}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
@@ -306,7 +309,11 @@ fn report_view(a: &Analysis) -> Html {
                 </dd>
                 <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
             </dl>
-            if let Some(note) = &a.note { <p class="muted">{ note.clone() }</p> }
+            if let Some(note) = &a.note {
+                <p class="muted analyze-note" data-testid="analyze-note">
+                    { note.clone() }{ " See " }<Term id="analyze-ranges" label="analyzeShardKey's 100 ranges" />{ " in the glossary." }
+                </p>
+            }
             <h3>{ "Most common values" }</h3>
             <ol class="mcv">{ for mcv }</ol>
             if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
@@ -333,7 +340,7 @@ fn legend(view: &InsightsView) -> Html {
     html! {
         <ul class="legend" data-testid="chart-legend">
             { for view.shards.iter().map(|(name, index)| html! {
-                <li><span class={format!("swatch bg-c{}", index % 8)}></span>{ name.clone() }</li>
+                <li><span class="swatch" style={shard_style(*index)}></span>{ name.clone() }</li>
             }) }
         </ul>
     }

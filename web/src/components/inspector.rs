@@ -8,6 +8,7 @@
 //! are the engine's, and so is the insert form's command (`Call::InsertCommand`).
 
 use super::query::{error_text, use_keyed_query};
+use super::reveal::use_reveal;
 use crate::engine_client;
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{
@@ -296,6 +297,10 @@ pub fn inspector(props: &InspectorProps) -> Html {
     // ask.
     let sharded = state.frame.sharded && state.frame.ns == ns;
     let answer = use_keyed_query(key, state.session.clone(), sharded, move || call);
+    let answer_ref = use_node_ref();
+    let asked = subject.clone();
+    let shown_now = answer.as_ref().and_then(|((.., asked), _)| asked.clone());
+    use_reveal(asked, shown_now, answer_ref.clone());
     // The form keeps the last example the engine gave, so that an error about the subject
     // (a chunk gone after a step back) does not take the form away.
     let example = use_mut_ref(String::new);
@@ -322,7 +327,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let example = example.borrow().clone();
     let close = dispatch.reform(|_| Action::Inspect(None));
     slot(html! {
-        <section class="panel inspector" aria-label="Inspector" data-testid="inspector">
+        <section class={classes!("panel", "inspector", subject.is_some().then_some("sheet"))} aria-label="Inspector" data-testid="inspector">
             <div class="inspector-head">
                 <h2>{ "Inspect" }</h2>
                 <p class="hint">{ "Click a chunk or the key-space bar to list documents; “why?” on a shard or the balancer explains it." }</p>
@@ -333,15 +338,20 @@ pub fn inspector(props: &InspectorProps) -> Html {
             if found.is_some() || !example.is_empty() {
                 <InsertForm session={state.session.clone()} ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
             }
-            if let Some(found) = found {
-                if let Some(l) = &found.landing {
-                    { landing_view(l, dispatch) }
+            // What a click asked for: brought into view, focused and announced.
+            <div class="inspector-answer" ref={answer_ref} tabindex="-1" aria-live="polite"
+                data-testid="inspector-answer" aria-label="Inspector's answer">
+                // What was clicked first, then where the latest insert landed.
+                if let Some(found) = found {
+                    { subject_view(shown.as_ref(), found, dispatch) }
+                    if let Some(l) = &found.landing {
+                        { landing_view(l, dispatch) }
+                    }
                 }
-                { subject_view(shown.as_ref(), found, dispatch) }
-            }
-            if let Some(e) = error {
-                <p class="error">{ e }</p>
-            }
+                if let Some(e) = error {
+                    <p class="error">{ e }</p>
+                }
+            </div>
         </section>
     })
 }

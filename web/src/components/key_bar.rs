@@ -5,8 +5,9 @@
 //! every tick, and a few hundred positioned elements would each need restyling, layout and
 //! paint. Hovering the strip names the chunk under the pointer.
 
-use crate::export::COLOURS;
+use crate::palette::SHARD_COLOURS;
 use crate::state::Action;
+use crate::words::count;
 use shardlab_protocol::{BarFrame, Frame, Inspecting};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -84,10 +85,10 @@ fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
             let snap = |f: f64| (f * width * ratio).round() / ratio;
             let x = snap(b.lo);
             let w = (snap(b.hi) - x).max(1.0 / ratio);
-            (x, w, b.shard as usize % 8, b.gained > 0)
+            (x, w, b.shard as usize % SHARD_COLOURS.len(), b.gained > 0)
         })
         .collect();
-    for (colour, fill) in COLOURS.iter().enumerate() {
+    for (colour, fill) in SHARD_COLOURS.iter().enumerate() {
         ctx.set_fill_style_str(fill);
         for hot in [false, true] {
             ctx.set_global_alpha(if hot { 1.0 } else { 0.85 });
@@ -153,7 +154,7 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
             </div>
             <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
                 data-mark={props.mark.map(|m| format!("{m:.6}"))}
-                aria-label={format!("{} chunks across the key space", v.bar.len())}>
+                aria-label={format!("{} across the key space", count(v.bar.len() as u64, "chunk"))}>
                 <canvas ref={canvas} class="bar-canvas" onmousemove={on_hover} onclick={on_click}></canvas>
             </div>
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>

@@ -17,33 +17,39 @@ pub struct QueryBoxProps {
     pub on_target: Callback<Vec<String>>,
 }
 
-/// A filter to start from: an equality on the first field of `ns`'s shard key (`{}` when
-/// it is not sharded).
+/// A filter to start from: the engine's equality on the first field of the key, with a
+/// value the collection holds (`{}` until it holds one, or when it is not sharded).
 fn example_filter(state: &Playground) -> String {
-    match state.view.settings.fields.first() {
-        Some(f)
-            if f.chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
-        {
-            format!("{{{f}: 42}}")
-        }
-        Some(f) => format!("{{\"{}\": 42}}", f.replace('"', "\\\"")),
-        None => "{}".to_string(),
-    }
+    state
+        .view
+        .settings
+        .example_filter
+        .clone()
+        .unwrap_or_else(|| "{}".to_string())
 }
 
 /// The query box. The filter starts as an equality on the key's first field and starts
-/// over when the collection or its key changes, so it never targets a key that is gone.
+/// over when the collection or its key changes, so it never targets a key that is gone,
+/// and once when the collection gets its first document, so it shows a value of the
+/// field's type.
 #[function_component(QueryBox)]
 pub fn query_box(props: &QueryBoxProps) -> Html {
     let ns = props.state.settings.ns.clone();
     let key = props.state.frame.key.clone();
     let query = use_state(|| example_filter(&props.state));
+    // The collection and key the filter was last started over for.
+    let started = use_mut_ref(|| (String::new(), String::new()));
     {
         let query = query.clone();
         let example = example_filter(&props.state);
-        use_effect_with((ns.clone(), key), move |_| {
-            query.set(example);
+        let has_example = props.state.view.settings.example_filter.is_some();
+        use_effect_with((ns.clone(), key, has_example), move |(ns, key, _)| {
+            let moved = *started.borrow() != (ns.to_string(), key.to_string());
+            // The first document only replaces the placeholder, never a typed filter.
+            if moved || *query == "{}" {
+                query.set(example);
+            }
+            *started.borrow_mut() = (ns.to_string(), key.to_string());
             || ()
         });
     }

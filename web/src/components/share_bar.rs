@@ -12,7 +12,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Starts a download of `data` (a data: URL) as `name`.
-fn download(name: &str, href: &str) {
+pub fn download(name: &str, href: &str) {
     let document = gloo::utils::document();
     if let Ok(a) = document.create_element("a") {
         if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
@@ -116,15 +116,13 @@ fn copy_link_callback(
         let dispatch = dispatch.clone();
         with_link(&state, false, move |answer| match answer {
             Ok(text) => {
-                let query = format!("s={text}");
-                let url = format!("{}?{query}", base_url());
+                // In the fragment, which never reaches the server: no host refuses a long one.
+                let fragment = format!("#s={text}");
+                let url = format!("{}{fragment}", base_url());
                 copy_to_clipboard(&url);
+                crate::startup::clear_link_from_address();
                 if let Ok(history) = gloo::utils::window().history() {
-                    let _ = history.replace_state_with_url(
-                        &JsValue::NULL,
-                        "",
-                        Some(&format!("?{query}")),
-                    );
+                    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&fragment));
                 }
                 link.set(Some(url));
             }
@@ -247,7 +245,7 @@ pub fn open_link(props: &OpenLinkProps) -> Html {
         },
     );
     let href = match answer.as_deref() {
-        Some(Ok(Reply::Scenario { text })) => format!("{}?s={text}", base_url()),
+        Some(Ok(Reply::Scenario { text })) => format!("{}#s={text}", base_url()),
         _ => base_url(),
     };
     html! {

@@ -8,10 +8,9 @@
 
 use crate::engine_client::{self, ENGINE_RESTARTED};
 use crate::recovery;
-use crate::share::{LINKED_KEY, STEPS_KEY, STORAGE_KEY};
+use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
 use crate::state::{Action, Notice, Playground, Progress};
-use crate::storage;
 use shardlab_protocol::{Act, Call, EngineError, Event, PageView, Reply, Start};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -39,9 +38,18 @@ struct Run {
     /// What drawing the last picture cost the page, in milliseconds.
     picture_cost: f64,
     cancelled: bool,
+    /// Where a replay reopened after a forced Cancel stops (see [`Driver::cancel`]): the
+    /// commands replayed before it, and the scenario's.
+    stop_at: Option<(usize, usize)>,
+    /// Whether a slice is in the engine.
+    asking: bool,
     page: Vec<(String, String)>,
     json: String,
 }
+
+/// How long Cancel waits for the slice in the engine before it stops the engine, in
+/// milliseconds: a replay stops within a second whatever its commands cost.
+const CANCEL_WAIT_MS: u32 = 400;
 
 /// One `advance` asked of the engine.
 struct Slice {
@@ -74,6 +82,12 @@ pub struct Driver {
     /// Whether the saved session must stay as it is until the user does something: a
     /// link or a lesson that could not be opened gave a fresh playground instead.
     hold: Rc<Cell<bool>>,
+    /// Whether the engine was stopped by the user's Cancel (see [`Action::Cancel`]).
+    cancelled: Rc<Cell<bool>>,
+    /// For the next replay opened: where it stops (see [`Run::stop_at`]).
+    stop_at: Rc<Cell<Option<(usize, usize)>>>,
+    /// Whether the user has done anything on the page yet (see [`Driver::save`]).
+    touched: Rc<Cell<bool>>,
 }
 
 impl PartialEq for Driver {
@@ -106,6 +120,9 @@ impl Driver {
             saved,
             embed,
             hold: Rc::default(),
+            cancelled: Rc::default(),
+            stop_at: Rc::default(),
+            touched: Rc::default(),
         }
     }
 
@@ -139,12 +156,22 @@ impl Driver {
             Action::Hidden(..) | Action::Tick | Action::Notice(_)
         ) {
             self.hold.set(false);
+            self.touched.set(true);
         }
         let s = self.state();
         if s.replaying.is_some() {
             return self.while_replaying(action);
         }
         match &action {
+            Action::Cancel => {
+                // Set first: the requests in flight fail, and the restart reads it, while
+                // the engine is being stopped.
+                self.cancelled.set(s.in_flight > 0);
+                if s.in_flight == 0 || !engine_client::cancel() {
+                    self.cancelled.set(false);
+                }
+                return;
+            }
             Action::Command(cmd) => {
                 let cmd = cmd.trim().to_string();
                 if cmd.is_empty() {
@@ -169,7 +196,6 @@ impl Driver {
                         start: Start::Setup(setup.clone()),
                         notice,
                         source: None,
-                        linked: false,
                     },
                     false,
                 );
@@ -181,7 +207,6 @@ impl Driver {
                         start: Start::Lesson { id: id.clone() },
                         notice,
                         source: None,
-                        linked: false,
                     },
                     false,
                 );
@@ -263,26 +288,23 @@ impl Driver {
         });
     }
 
-    /// Keeps this session for "Return to your session" before a new scenario replaces it,
-    /// unless it holds nothing of the user's (no more steps than its own setup); the
-    /// notice the new scenario shows, starting with `what`.
+    /// Before a new scenario replaces this session: the new one is a session of its own,
+    /// and this one stays stored. The notice the new scenario shows, starting with `what`,
+    /// when this one holds steps of the user's (beyond its own setup) to return to.
     fn set_aside(&self, what: &str) -> Option<Notice> {
-        let s = self.state();
-        let steps = s.view.position.length;
-        if steps <= s.view.setup_steps || s.mode == crate::state::Mode::Guide || self.embed {
+        if self.embed {
             return None;
         }
-        let saved = storage::get_string(STORAGE_KEY)?;
-        if storage::try_set_string(crate::share::PREVIOUS_KEY, &saved) {
-            Some(Notice {
-                text: format!("{what} Your previous session of {steps} steps is kept."),
-                offer: Some(crate::state::Offer::ReturnToSession),
-            })
-        } else {
-            Some(Notice::plain(format!(
-                "{what} Your previous session could not be kept: the browser's storage refused it."
-            )))
+        let s = self.state();
+        let steps = s.view.position.length;
+        let kept = sessions::start_new();
+        if !kept || steps <= s.view.setup_steps || s.mode == crate::state::Mode::Guide {
+            return None;
         }
+        Some(Notice {
+            text: format!("{what} Your previous session of {steps} steps is kept."),
+            offer: Some(crate::state::Offer::ReturnToSession),
+        })
     }
 
     /// Opens a new session for the page and draws it from then on; the old one is closed.
@@ -357,9 +379,6 @@ impl Driver {
                     }
                 }
                 self.dispatch.emit(Action::Viewed(session, view));
-                if opening.linked {
-                    self.store_link(LINKED_KEY);
-                }
                 recovery::end();
                 self.drain();
             }
@@ -387,6 +406,8 @@ impl Driver {
                     pictured: f64::NEG_INFINITY,
                     picture_cost: 0.0,
                     cancelled: false,
+                    stop_at: self.stop_at.take(),
+                    asking: false,
                     page,
                     json,
                 };
@@ -454,6 +475,9 @@ impl Driver {
             goal: slice.total.min(Budget::REPLAY.commands),
         })));
         let asked = now_ms();
+        if let Some(run) = self.run.borrow_mut().as_mut() {
+            run.asking = true;
+        }
         let driver = self.clone();
         let call = Call::Act(Act::Advance {
             commands: slice.chunk,
@@ -488,6 +512,11 @@ impl Driver {
                 replayed: run.done,
                 total: run.total,
             })
+        } else if let Some((at, total)) = run.stop_at.filter(|(at, _)| run.done >= *at) {
+            Some(Ending::Cancelled {
+                replayed: at,
+                total,
+            })
         } else if run.done >= run.total {
             Some(Ending::Over)
         } else if run.done >= budget.commands || elapsed > budget.millis {
@@ -511,7 +540,8 @@ impl Driver {
         if picture {
             run.pictured = now_ms();
         }
-        let left = (run.total - run.done).min(Budget::REPLAY.commands - run.done);
+        let end = run.stop_at.map_or(run.total, |(at, _)| at.min(run.total));
+        let left = (end.saturating_sub(run.done)).min(Budget::REPLAY.commands - run.done);
         Some(Slice {
             session: run.session.clone(),
             chunk: run.chunk.min(left.max(1) as u32),
@@ -528,6 +558,7 @@ impl Driver {
     /// slice once the page has drawn it.
     fn advanced(&self, slice: Slice, view: PageView, took: f64) {
         if let Some(run) = self.run.borrow_mut().as_mut() {
+            run.asking = false;
             run.done = view.replay.map_or(run.total, |r| r.done as usize);
             if !slice.picture {
                 let per = took / f64::from(slice.chunk.max(1));
@@ -557,10 +588,45 @@ impl Driver {
     }
 
     /// Cancels the replay under way: it ends with the steps replayed so far.
+    ///
+    /// The replay ends at the next slice's answer. If the slice in the engine takes longer
+    /// than [`CANCEL_WAIT_MS`] (a costly command), the engine is stopped under it and the
+    /// scenario is replayed again, in a new engine, up to the steps replayed before it.
     pub fn cancel(&self) {
-        if let Some(run) = self.run.borrow_mut().as_mut() {
-            run.cancelled = true;
+        let session = match self.run.borrow_mut().as_mut() {
+            Some(run) => {
+                run.cancelled = true;
+                run.session.clone()
+            }
+            None => return,
+        };
+        let driver = self.clone();
+        gloo::timers::callback::Timeout::new(CANCEL_WAIT_MS, move || driver.force_cancel(&session))
+            .forget();
+    }
+
+    /// Stops the engine under a replay's slow slice (see [`Driver::cancel`]).
+    fn force_cancel(&self, session: &Rc<str>) {
+        let run = {
+            let mut slot = self.run.borrow_mut();
+            if !slot
+                .as_ref()
+                .is_some_and(|r| r.session == *session && r.asking)
+            {
+                return;
+            }
+            slot.take()
+        };
+        let Some(run) = run else {
+            return;
+        };
+        // The slice in flight fails; with the run taken, nothing else answers it.
+        if !engine_client::cancel() {
+            *self.run.borrow_mut() = Some(run);
+            return;
         }
+        self.stop_at.set(Some((run.done, run.total)));
+        self.open(startup::again(run.json, run.source), false);
     }
 
     /// Ends the replay: the engine keeps what it replayed, the page applies the scenario's
@@ -589,12 +655,11 @@ impl Driver {
         // The saved session's own page state is written at once on each change, its
         // scenario a moment later: the later of the two wins.
         if matches!(run.source, Source::Session { .. }) {
-            page.extend(storage::get_pairs(crate::share::PAGE_KEY));
+            if let Some(meta) = sessions::meta(&sessions::current()) {
+                page.extend(meta.page);
+            }
         }
         self.dispatch.emit(Action::Concluded { page, notice });
-        if matches!(run.source, Source::Link { embed: false, .. }) {
-            self.store_link(LINKED_KEY);
-        }
         recovery::end();
         self.drain();
     }
@@ -627,7 +692,7 @@ impl Driver {
             .filter(|(session, _)| *session == s.session)
             .map(|(_, text)| text.clone());
         match text {
-            Some(text) => self.open(startup::restart(text), false),
+            Some(text) => self.open(startup::restart(text, self.cancelled.take()), false),
             None => self.open(
                 Opening {
                     notice: Some(Notice::plain(
@@ -640,32 +705,48 @@ impl Driver {
         }
     }
 
-    /// Saves the page's session (its JSON form with the page's own state) under `key`.
-    pub fn store_link(&self, key: &'static str) {
+    /// Saves the page's session (its JSON form with the page's own state) as this tab's
+    /// session, once the user has done something on the page (a step, a lesson, a tab) or
+    /// it was saved before: a playground, lesson or link nobody touched opens again from
+    /// the address, and is not kept as a session of its own. A save that fails says so at
+    /// once and offers the session for download.
+    pub fn save(&self) {
         let s = self.state();
-        // The user's own steps, beyond the session's setup.
-        let steps = s.view.position.length.saturating_sub(s.view.setup_steps);
-        let driver = self.clone();
+        let own = s.view.position.length.saturating_sub(s.view.setup_steps);
+        let worth = self.touched.get() || own > 0;
+        if !sessions::ready() || (!worth && sessions::meta(&sessions::current()).is_none()) {
+            return;
+        }
+        let saving = sessions::Saving {
+            name: session_name(&s),
+            steps: s.view.position.length,
+            own,
+            collections: s.view.collections.iter().map(|c| c.ns.clone()).collect(),
+            page: s.page_entries(),
+        };
+        let dispatch = self.dispatch.clone();
         engine_client::request(
             &s.session.clone(),
             Call::Link {
-                page: s.page_entries(),
+                page: saving.page.clone(),
                 json: true,
             },
             move |answer| {
                 let Ok(Reply::Scenario { text }) = answer else {
                     return;
                 };
-                if key != STORAGE_KEY {
-                    return storage::set_string(key, &text);
-                }
-                if !storage::try_set_string(STORAGE_KEY, &text) {
-                    driver.dispatch.emit(Action::Notice(Some(Notice::plain(
-                        "Your session could not be saved: the browser's storage is full. \
-                         Export it to keep it.",
-                    ))));
-                }
-                storage::set_string(STEPS_KEY, &steps.to_string());
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Err(why) = sessions::save(text.clone(), saving).await {
+                        dispatch.emit(Action::Notice(Some(Notice {
+                            text: format!(
+                                "Your session could not be saved: {why}. Download it to keep it."
+                            ),
+                            offer: Some(crate::state::Offer::Download(Rc::from(
+                                crate::share::data_url("application/json", &text),
+                            ))),
+                        })));
+                    }
+                });
             },
         );
     }
@@ -716,5 +797,21 @@ pub fn after_yielding(f: impl FnOnce() + 'static) {
             let _ = callback.call0(&wasm_bindgen::JsValue::NULL);
         })
         .forget();
+    }
+}
+
+/// A session's name in "Recent sessions": its lesson's title, else its collections.
+fn session_name(s: &Playground) -> String {
+    let lesson = s
+        .view
+        .lesson
+        .as_deref()
+        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
+    match lesson {
+        Some(lesson) => lesson.title.clone(),
+        None => match s.view.collections.first() {
+            Some(c) => format!("Playground: {}", c.ns),
+            None => "Playground".to_string(),
+        },
     }
 }

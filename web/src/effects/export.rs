@@ -1,11 +1,8 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
-use shardlab_protocol::Frame;
-
-/// The shard colours (the stylesheet's Okabe-Ito palette), by shard index modulo 8.
-pub const COLOURS: [&str; 8] = [
-    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444",
-];
+use crate::palette::{heat_step, shard_colour, HEAT_ALPHAS, HOT_RGB};
+use crate::words::count;
+use shardlab_protocol::{ChunkFrame, Frame};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -39,12 +36,12 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
             "<rect x=\"{:.1}\" y=\"40\" width=\"{:.1}\" height=\"18\" fill=\"{}\"/>\n",
             GAP + b.lo * bar_w,
             ((b.hi - b.lo) * bar_w).max(0.5),
-            COLOURS[b.shard as usize % 8]
+            shard_colour(b.shard)
         ));
     }
     for (i, s) in view.shards.iter().enumerate() {
         let x = GAP + i as f64 * (COL_W + GAP);
-        let colour = COLOURS[s.index as usize % 8];
+        let colour = shard_colour(s.index);
         let chunks = s.chunks.as_deref().unwrap_or_default();
         out.push_str(&format!(
             "<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"{:.1}\" rx=\"8\" fill=\"#fafbfc\" stroke=\"#dde1e8\"/>\n<rect x=\"{x}\" y=\"72\" width=\"{COL_W}\" height=\"5\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"98\" font-size=\"15\" font-weight=\"700\">{}</text>\n<text x=\"{:.1}\" y=\"116\" font-size=\"11\" fill=\"#5d6678\">{}</text>\n",
@@ -52,36 +49,53 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
             x + 10.0,
             escape(&s.name),
             x + 10.0,
-            escape(&format!("{} chunks · {} docs · {}", chunks.len(), s.docs, s.size))
+            escape(&format!("{} · {} · {}", count(chunks.len() as u64, "chunk"), count(s.docs, "doc"), s.size))
         ));
         for (j, c) in chunks.iter().enumerate() {
             let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
-            let stroke = if c.jumbo {
-                "#a2407a\" stroke-dasharray=\"5 3"
-            } else {
-                "#dde1e8"
-            };
-            out.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{CHUNK_H}\" rx=\"5\" fill=\"#ffffff\" stroke=\"{stroke}\"/>\n<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{CHUNK_H}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}</text>\n",
-                x + 8.0,
-                COL_W - 16.0,
-                x + 8.0,
-                x + 16.0,
-                y + 17.0,
-                escape(&format!("[{}, {})", c.min, c.max)),
-                x + 16.0,
-                y + 34.0,
-                escape(&format!(
-                    "{} docs · {}{}{}{}",
-                    c.docs,
-                    c.size,
-                    if c.is_min { " · MinKey chunk" } else { "" },
-                    if c.is_max { " · MaxKey chunk" } else { "" },
-                    if c.jumbo { " · jumbo" } else { "" }
-                ))
-            ));
+            out.push_str(&chunk_svg(c, x + 8.0, y, COL_W - 16.0, CHUNK_H, colour));
         }
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// One chunk block at `(x, y)`, `w` by `h`: tinted by its heat as the page tints it, its
+/// range, and its counts with the documents it just gained (`+25`) as the page shows them.
+fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> String {
+    let stroke = if c.jumbo {
+        "#a2407a\" stroke-dasharray=\"5 3".to_string()
+    } else if c.gained > 0 {
+        format!("rgba({HOT_RGB}, 0.55)\" stroke-width=\"2")
+    } else {
+        "#dde1e8".to_string()
+    };
+    let fill = heat_step(c.gained).map_or("#ffffff".to_string(), |i| {
+        format!("#ffffff\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"rgba({HOT_RGB}, {})", HEAT_ALPHAS[i])
+    });
+    let stats = format!(
+        "{} · {}{}{}{}",
+        count(c.docs, "doc"),
+        c.size,
+        if c.is_min { " · MinKey chunk" } else { "" },
+        if c.is_max { " · MaxKey chunk" } else { "" },
+        if c.jumbo { " · jumbo" } else { "" }
+    );
+    let gained = if c.gained > 0 {
+        format!(
+            "<tspan fill=\"#8f3b00\" font-weight=\"700\"> +{}</tspan>",
+            c.gained
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"{fill}\" stroke=\"{stroke}\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{h}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}{gained}</text>\n",
+        x + 8.0,
+        y + 17.0,
+        escape(&format!("[{}, {})", c.min, c.max)),
+        x + 8.0,
+        y + 34.0,
+        escape(&stats),
+    )
 }

@@ -6,7 +6,7 @@
 //! a list of `{term, id, text}`, which the page fetches ([`fetch`]) when a term is first
 //! hovered, focused or tapped, or the panel opens, and keeps for the page's life.
 
-use crate::lessons::{fetch_text, leak};
+use crate::lessons::{fetch_text_patiently, leak};
 use bson::Bson;
 use std::cell::Cell;
 
@@ -27,6 +27,8 @@ pub struct Entry {
 thread_local! {
     /// The glossary once loaded, kept (leaked once) for the page's life.
     static LOADED: Cell<Option<&'static [Entry]>> = const { Cell::new(None) };
+    /// Whether a fetch is under way (one at a time, however many terms ask).
+    static FETCHING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Every entry, in the file's order, once loaded (see [`fetch`]).
@@ -45,11 +47,16 @@ pub fn fetch(then: impl FnOnce() + 'static) {
     if entries().is_some() {
         return;
     }
+    if FETCHING.with(|f| f.replace(true)) {
+        return;
+    }
     wasm_bindgen_futures::spawn_local(async move {
-        let list = match fetch_text(GLOSSARY_URL, "the glossary").await {
+        // Without the network it waits for it: the terms say "loading" meanwhile.
+        let list = match fetch_text_patiently(GLOSSARY_URL, "the glossary", |_| ()).await {
             Ok(text) => parse_glossary(&text),
             Err(e) => Err(e),
         };
+        FETCHING.with(|f| f.set(false));
         let list = list.unwrap_or_default();
         if entries().is_none() {
             LOADED.with(|l| l.set(Some(Box::leak(list.into_boxed_slice()))));

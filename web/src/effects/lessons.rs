@@ -176,22 +176,66 @@ pub fn install(lessons: Vec<Lesson>) -> &'static [Lesson] {
     leaked
 }
 
-/// Fetches and reads the lessons (once; later calls answer at once).
-pub async fn load() -> Result<&'static [Lesson], String> {
+/// Fetches and reads the lessons (once; later calls answer at once). Without the network
+/// it waits for it, telling `waiting` (see [`fetch_text_patiently`]).
+pub async fn load(waiting: impl Fn(Option<String>)) -> Result<&'static [Lesson], String> {
     if let Some(loaded) = lessons() {
         return Ok(loaded);
     }
-    let text = fetch_text(LESSONS_URL, "the lessons").await?;
+    let text = fetch_text_patiently(LESSONS_URL, "the lessons", waiting).await?;
     Ok(install(parse_lessons(&text)?))
 }
 
 /// Fetches a text file that ships beside the page (the lessons, the glossary); `what`
-/// names it in the error.
-pub async fn fetch_text(url: &str, what: &str) -> Result<String, String> {
-    let failed = |why: &str| format!("{what} could not be fetched{why}");
+/// names it in the error. Without the network it tries again by itself, when the browser
+/// is back online or after a growing pause, telling `waiting` what it is doing (and `None`
+/// once it is no longer waiting).
+pub async fn fetch_text_patiently(
+    url: &str,
+    what: &str,
+    waiting: impl Fn(Option<String>),
+) -> Result<String, String> {
+    let mut attempt = 0;
+    loop {
+        match fetch_text(url, what).await {
+            Err(Fetch::Network) => {
+                waiting(Some(format!(
+                    "Waiting for the network to load {what}: it tries again by itself{}.",
+                    if crate::network::offline() {
+                        " once you are back online"
+                    } else {
+                        ""
+                    }
+                )));
+                crate::network::back(attempt).await;
+                attempt += 1;
+            }
+            other => {
+                waiting(None);
+                return other.map_err(|e| match e {
+                    Fetch::Network => format!("{what} could not be fetched"),
+                    Fetch::Failed(why) => why,
+                });
+            }
+        }
+    }
+}
+
+/// Why a fetch failed: the network (worth trying again), or an answer that will not change.
+#[derive(Debug, PartialEq)]
+pub enum Fetch {
+    /// No answer from the network.
+    Network,
+    /// A wrong answer, in words.
+    Failed(String),
+}
+
+/// Fetches a text file once (see [`fetch_text_patiently`]).
+pub async fn fetch_text(url: &str, what: &str) -> Result<String, Fetch> {
+    let failed = |why: &str| Fetch::Failed(format!("{what} could not be fetched{why}"));
     let response = wasm_bindgen_futures::JsFuture::from(gloo::utils::window().fetch_with_str(url))
         .await
-        .map_err(|_| failed(": the network refused"))?;
+        .map_err(|_| Fetch::Network)?;
     let response: web_sys::Response = response.dyn_into().map_err(|_| failed(""))?;
     if !response.ok() {
         return Err(failed(&format!(": HTTP {}", response.status())));

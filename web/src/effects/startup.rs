@@ -1,10 +1,10 @@
 //! How the page starts: from a shared link, a lesson named in the address, the saved
 //! session, or a fresh playground; and how it starts again after a crash.
 //!
-//! Two rules hold throughout. Nothing the user had is lost: a link or a lesson never
-//! overwrites the user's saved session without keeping it under [`PREVIOUS_KEY`] first,
-//! and a session that cannot be restored is set aside under [`FAILED_KEY`] and offered for
-//! download rather than deleted. And nothing starts a loop: a stored session whose replay
+//! Two rules hold throughout. Nothing the user had is lost: a link, a lesson or a fallback
+//! playground starts a new session ([`crate::sessions`]) and never overwrites the user's,
+//! which stays in "Recent sessions" and is offered back; and a session that cannot be
+//! restored is marked set aside and offered for download rather than deleted. And nothing starts a loop: a stored session whose replay
 //! never finished is not replayed again, and after a crash the page restores the saved
 //! session instead of reopening a link that may have caused it.
 //!
@@ -14,10 +14,8 @@
 //! time.
 
 use crate::recovery::{self, CrashRecord};
-use crate::share::{
-    data_url, query_without_link, PageOptions, FAILED_KEY, LINKED_KEY, LOADING_KEY, PREVIOUS_KEY,
-    STEPS_KEY, STORAGE_KEY,
-};
+use crate::sessions;
+use crate::share::{data_url, query_without_link, PageOptions, LOADING_KEY};
 use crate::state::{default_setup, Notice, Offer};
 use crate::storage;
 use shardlab_protocol::Start;
@@ -101,9 +99,6 @@ pub struct Opening {
     pub notice: Option<Notice>,
     /// For a replay: where it comes from, which decides how it concludes.
     pub source: Option<Source>,
-    /// Whether the session is a lesson opened from the address, whose saved form is
-    /// recorded under [`LINKED_KEY`] once open.
-    pub linked: bool,
 }
 
 impl Opening {
@@ -113,7 +108,6 @@ impl Opening {
             start: Start::Setup(default_setup()),
             notice: None,
             source: None,
-            linked: false,
         }
     }
 
@@ -131,7 +125,6 @@ impl Opening {
             start: Start::Replay { text },
             notice: None,
             source: Some(source),
-            linked: false,
         }
     }
 
@@ -177,6 +170,8 @@ pub enum Source {
     Restart {
         /// Its link form, as the engine last saved it.
         text: String,
+        /// Whether the user's Cancel stopped the old engine.
+        cancelled: bool,
     },
 }
 
@@ -275,13 +270,28 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
                 (None, Some(cut)) => cut.describe("Your saved session", &budget),
                 (None, None) => return None,
             };
-            storage::set_string(FAILED_KEY, text);
+            sessions::set_aside(&why);
             Some(Notice {
                 text: format!("{why} The whole session was set aside."),
                 offer: Some(download_offer(text)),
             })
         }
-        Source::Restart { text } => match (stopped, cut) {
+        Source::Restart {
+            cancelled: true,
+            text,
+        } => match (stopped, cut) {
+            (None, None) => Some(Notice::plain(
+                "Cancelled. The session is as it was before what was running.",
+            )),
+            (Some(stopped), _) => Some(Notice {
+                text: format!("Cancelled; restoring the session {stopped}"),
+                offer: Some(download_offer(text)),
+            }),
+            (None, Some(cut)) => Some(Notice::plain(
+                cut.describe("Cancelled; the session", &budget),
+            )),
+        },
+        Source::Restart { text, .. } => match (stopped, cut) {
             (Some(stopped), _) => Some(Notice {
                 text: format!("The engine stopped and started again; restoring your session {stopped}"),
                 offer: Some(download_offer(text)),
@@ -295,15 +305,13 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
             )),
         },
         Source::Return { text } => {
-            storage::remove(PREVIOUS_KEY);
-            storage::remove(LINKED_KEY);
             clear_link_from_address();
             let why = match (stopped, cut) {
                 (Some(stopped), _) => format!("Returning to your session {stopped}"),
                 (None, Some(cut)) => cut.describe("Your session", &budget),
                 (None, None) => return None,
             };
-            storage::set_string(FAILED_KEY, text);
+            sessions::set_aside(&why);
             Some(Notice {
                 text: format!("{why} The whole session was set aside."),
                 offer: Some(download_offer(text)),
@@ -330,7 +338,7 @@ fn download_or_return(json: &str, kept: Kept) -> Offer {
     let href = Rc::from(data_url("application/json", json));
     match kept {
         Kept::Previous => Offer::DownloadOrReturn(href),
-        Kept::Nothing | Kept::Unsaved => Offer::Download(href),
+        Kept::Nothing => Offer::Download(href),
     }
 }
 
@@ -356,7 +364,7 @@ fn open_link(s: &str, embed: bool) -> (Opening, bool) {
     let kept = if embed { Kept::Nothing } else { keep_session() };
     recovery::begin("opening the shared link", None);
     let opening = Opening::replay(s.to_string(), Source::Link { kept, embed });
-    (opening, kept == Kept::Unsaved)
+    (opening, false)
 }
 
 /// Opens a lesson named in the address (`?preset=`), keeping the user's session first.
@@ -368,24 +376,20 @@ fn open_preset(id: &str, embed: bool) -> (Opening, bool) {
         start: Start::Lesson { id: id.to_string() },
         notice: opened_notice("You opened the lesson '{lesson}'.", None, kept),
         source: None,
-        linked: !embed,
     };
-    (opening, kept == Kept::Unsaved)
+    (opening, false)
 }
 
 /// What to open when the engine refused an opening (a link it cannot read, a lesson it
-/// does not know): a fresh playground, the saved session left untouched (held until the
-/// user changes something) and offered back.
+/// does not know): a fresh playground, a session of its own; the user's saved session is
+/// left untouched and offered back.
 pub fn refused(problem: &str, embed: bool) -> Opening {
-    let kept = if embed {
-        Kept::Nothing
+    let kept = if !embed && sessions::returnable().is_some() {
+        Kept::Previous
     } else {
-        match storage::get(PREVIOUS_KEY) {
-            Some(_) => Kept::Previous,
-            None => Kept::Nothing,
-        }
+        Kept::Nothing
     };
-    let untouched = if embed || storage::get(STORAGE_KEY).is_none() {
+    let untouched = if kept == Kept::Nothing {
         ""
     } else {
         "; your saved session is untouched"
@@ -403,11 +407,6 @@ fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice
     let (kept, offer) = match kept {
         Kept::Nothing => return (!cut.is_empty()).then(|| Notice::plain(cut)),
         Kept::Previous => ("Your own session is kept.", Some(Offer::ReturnToSession)),
-        Kept::Unsaved => (
-            "Your own session stays saved until you change something here: the browser's \
-             storage is too full to keep a copy.",
-            None,
-        ),
     };
     Some(Notice {
         text: format!("{opened} {kept} {cut}").trim_end().to_string(),
@@ -415,28 +414,13 @@ fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice
     })
 }
 
-/// Before a link or a lesson replaces the saved session: copies the user's session to
-/// [`PREVIOUS_KEY`], unless it is a fresh playground, or a link opened earlier and left
-/// untouched (then [`PREVIOUS_KEY`] still holds the user's own session). Says whether
-/// there is a session to return to.
+/// Before a link or a lesson replaces this tab's session: it starts a new session, and
+/// the user's stays stored. Says whether there is a session of the user's to return to.
 fn keep_session() -> Kept {
-    let Some(saved) = storage::get_string(STORAGE_KEY) else {
-        return Kept::Nothing;
-    };
-    let untouched_link = storage::get_string(LINKED_KEY).as_deref() == Some(saved.as_str());
-    let fresh = storage::get_string(STEPS_KEY)
-        .and_then(|s| s.parse::<u64>().ok())
-        .is_some_and(|own| own == 0);
-    if untouched_link || fresh {
-        return match storage::get(PREVIOUS_KEY) {
-            Some(_) => Kept::Previous,
-            None => Kept::Nothing,
-        };
-    }
-    if storage::try_set_string(PREVIOUS_KEY, &saved) {
+    if sessions::start_new() {
         Kept::Previous
     } else {
-        Kept::Unsaved
+        Kept::Nothing
     }
 }
 
@@ -445,11 +429,8 @@ fn keep_session() -> Kept {
 pub enum Kept {
     /// There was no work of the user's to keep.
     Nothing,
-    /// It is under [`PREVIOUS_KEY`].
+    /// It is stored, and offered back ("Return to your session").
     Previous,
-    /// The copy could not be stored (the store is full): the saved session must not be
-    /// overwritten until the user changes something.
-    Unsaved,
 }
 
 /// Starts restoring the saved session: its replay, with the marker in [`LOADING_KEY`] set
@@ -457,7 +438,7 @@ pub enum Kept {
 /// there) is set aside without replaying it; one the engine cannot read is set aside when
 /// it says so (see [`unreadable`]).
 fn start_restore() -> Opening {
-    let Some(text) = storage::get_string(STORAGE_KEY) else {
+    let Some(text) = sessions::saved() else {
         return Opening::fresh();
     };
     if previous_load_died() {
@@ -501,13 +482,11 @@ pub fn unreadable(source: &Source, error: &str) -> Opening {
     }
 }
 
-/// Moves the saved session to [`FAILED_KEY`] and gives a fresh playground whose notice
-/// says `message` and offers the session for download. If the copy cannot be stored (the
-/// store is full), the session stays where it is, so that it is not lost.
+/// Marks this tab's session set aside (it stays in "Recent sessions") and gives a fresh
+/// playground, a new session, whose notice says `message` and offers the session for
+/// download.
 fn set_aside(text: &str, message: &str) -> Opening {
-    if storage::try_set_string(FAILED_KEY, text) {
-        storage::remove(STORAGE_KEY);
-    }
+    sessions::set_aside(message);
     Opening::fresh_with(Notice {
         text: message.to_string(),
         offer: Some(download_offer(text)),
@@ -525,6 +504,9 @@ fn previous_load_died() -> bool {
     let Some(marker) = storage::get_object(LOADING_KEY) else {
         return storage::get(LOADING_KEY).is_some();
     };
+    if storage::string_field(&marker, "id").is_some_and(|id| id != sessions::current()) {
+        return false;
+    }
     let ours = storage::string_field(&marker, "tab").as_deref() == Some(&recovery::tab_id());
     let age = js_sys::Date::now() - storage::number_field(&marker, "at").unwrap_or(0.0);
     ours || !(0.0..STALE_MARKER_MS).contains(&age)
@@ -535,6 +517,7 @@ fn mark_loading() {
     let marker = js_sys::Object::new();
     storage::set_field(&marker, "tab", &JsValue::from_str(&recovery::tab_id()));
     storage::set_field(&marker, "at", &JsValue::from_f64(js_sys::Date::now()));
+    storage::set_field(&marker, "id", &JsValue::from_str(&sessions::current()));
     storage::set_json(LOADING_KEY, &marker);
 }
 
@@ -562,7 +545,7 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
             "The page reloaded and started this scenario over.".to_string(),
         )
     } else {
-        let restored = storage::get(STORAGE_KEY).is_some();
+        let restored = sessions::saved().is_some();
         let opening = start_restore();
         let outcome = match (&opening.source, restored) {
             (Some(_), _) => "The page reloaded with your saved session as it was before that.",
@@ -588,9 +571,13 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
 
 /// The clean playground after the script gave up, offering the session it set aside.
 fn given_up(embed: bool) -> Opening {
-    match storage::get_string(FAILED_KEY).filter(|_| !embed) {
+    if embed || sessions::saved().is_none() {
+        return Opening::fresh();
+    }
+    match sessions::set_aside("Restoring it stopped the page twice.") {
         Some(text) => Opening::fresh_with(Notice {
-            text: "Your saved session was set aside. It can be downloaded as a scenario file."
+            text: "Your saved session was set aside. It can be downloaded as a scenario file, \
+                   or opened again from Recent sessions."
                 .to_string(),
             offer: Some(download_offer(&text)),
         }),
@@ -606,24 +593,52 @@ pub fn clear_link_from_address() {
     let path = location.pathname().unwrap_or_else(|_| "/".into());
     let search = location.search().unwrap_or_default();
     let query = query_without_link(&search);
-    if query == search {
+    let fragment = location.hash().unwrap_or_default();
+    let linked = fragment
+        .trim_start_matches('#')
+        .split('&')
+        .any(|p| p.starts_with("s="));
+    if query == search && !linked {
         return;
     }
+    // Without the fragment when it held the link; any other fragment stays.
+    let query = if linked {
+        query
+    } else {
+        format!("{query}{fragment}")
+    };
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{query}")));
     }
 }
 
-/// The page's session replayed into a new engine, from its last saved link form.
-pub fn restart(text: String) -> Opening {
-    Opening::replay(text.clone(), Source::Restart { text })
+/// The page's session replayed into a new engine, from its last saved link form, after
+/// the old one stopped (`cancelled`: by the user's Cancel).
+pub fn restart(text: String, cancelled: bool) -> Opening {
+    Opening::replay(text.clone(), Source::Restart { text, cancelled })
 }
 
-/// "Return to your session": the session kept under [`PREVIOUS_KEY`], to replay, or why
+/// "Return to your session": the session a link or a lesson replaced, to replay, or why
 /// it cannot be.
 pub fn return_to_session() -> Result<Opening, String> {
-    let text = storage::get_string(PREVIOUS_KEY)
-        .ok_or_else(|| "Your earlier session is no longer stored.".to_string())?;
+    let missing = || "Your earlier session is no longer stored.".to_string();
+    let id = sessions::returnable().ok_or_else(missing)?;
+    let text = sessions::text(&id).ok_or_else(missing)?;
+    sessions::switch_to(&id);
     recovery::begin("returning to your session", None);
     Ok(Opening::replay(text.clone(), Source::Return { text }))
+}
+
+/// A replay opened again from its scenario's JSON form (`json`), in a new engine, after
+/// Cancel stopped the old one under it; it ends as its `source` says.
+pub fn again(json: String, source: Source) -> Opening {
+    Opening::replay(json, source)
+}
+
+/// A session chosen in "Recent sessions", to replay in this tab.
+pub fn reopen(id: &str, text: String) -> Opening {
+    sessions::switch_to(id);
+    mark_loading();
+    recovery::begin("restoring your saved session", None);
+    Opening::replay(text.clone(), Source::Session { text })
 }

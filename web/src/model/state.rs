@@ -283,6 +283,9 @@ pub enum Action {
     Notice(Option<Notice>),
     /// The driver sent an act for the session (counted until answered).
     Sent,
+    /// Cancel what the engine is doing for the page: the session goes back to how it was
+    /// before it.
+    Cancel,
     /// The engine's view of `session` after an act (or an open).
     Viewed(Rc<str>, Rc<PageView>),
     /// An act failed in the engine (not a shell error: those are console lines).
@@ -600,6 +603,8 @@ impl Playground {
                 next.notice = Some(Notice::plain(message));
             }
             Action::Sent => next.in_flight += 1,
+            // The driver stops the engine; what follows arrives as the engine's answers.
+            Action::Cancel => return self,
             Action::Cataloged(catalog) => next.catalog = catalog,
             // The progress bar alone: no panel draws again for it.
             Action::Replaying(progress) => {
@@ -674,6 +679,7 @@ impl Playground {
             | Action::LoadPreset(_)
             | Action::Command(_)
             | Action::Sent
+            | Action::Cancel
             | Action::Viewed(..)
             | Action::Refused(..)
             | Action::Cataloged(_)

@@ -45,7 +45,14 @@ enum Host {
     },
     /// The engine in the page, loading (requests wait) or ready.
     InPage(Option<JsValue>, Vec<JsValue>),
+    /// A worker could not load (the network is away): the messages it never answered, and
+    /// those sent since, wait for the next attempt.
+    Waiting(Vec<JsValue>),
 }
+
+/// What is told about the engine's loading: a sentence while it waits for the network,
+/// `None` once it is up.
+type StatusListener = Rc<dyn Fn(Option<String>)>;
 
 struct Client {
     host: Host,
@@ -58,6 +65,14 @@ struct Client {
     generation: u64,
     listeners: Vec<Listener>,
     notices: Vec<String>,
+    /// Whether the worker has answered anything (so it loaded).
+    heard: bool,
+    /// The messages sent to a worker that has not answered yet, to send again if it
+    /// turns out it could not load.
+    unheard: Vec<JsValue>,
+    /// Attempts to load the engine since it last answered.
+    retries: u32,
+    status: Vec<StatusListener>,
 }
 
 thread_local! {
@@ -69,6 +84,10 @@ thread_local! {
         generation: 0,
         listeners: Vec::new(),
         notices: Vec::new(),
+        heard: false,
+        unheard: Vec::new(),
+        retries: 0,
+        status: Vec::new(),
     });
 }
 
@@ -134,10 +153,18 @@ fn post(message: JsValue) -> Result<(), String> {
     }
     CLIENT.with(|c| {
         let mut c = c.borrow_mut();
+        let keep = !c.heard && matches!(c.host, Host::Worker { .. });
+        if keep {
+            c.unheard.push(message.clone());
+        }
         match &mut c.host {
             Host::Worker { worker, .. } => worker
                 .post_message(&message)
                 .map_err(|e| format!("the engine refused a message: {e:?}")),
+            Host::Waiting(queue) => {
+                queue.push(message);
+                Ok(())
+            }
             Host::InPage(Some(engine), _) => {
                 let engine = engine.clone();
                 drop(c);
@@ -163,8 +190,15 @@ fn address() -> Option<String> {
         .filter(|c| !c.is_empty())
 }
 
-/// Starts a worker, or the engine in the page where workers are forbidden.
+/// Starts a worker, or the engine in the page where workers are forbidden: a new
+/// generation of the engine.
 fn start() -> Result<(), String> {
+    CLIENT.with(|c| c.borrow_mut().generation += 1);
+    launch()
+}
+
+/// Starts the worker (see [`start`]).
+fn launch() -> Result<(), String> {
     let mut url = address()
         .ok_or("this page names no engine (its build wrote no <meta name=\"shardlab-engine\">)")?;
     // The end-to-end tests' trap, armed in the engine only when the page's address asks.
@@ -182,7 +216,11 @@ fn start() -> Result<(), String> {
     }
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
-    CLIENT.with(|c| c.borrow_mut().generation += 1);
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.heard = false;
+        c.unheard.clear();
+    });
     let (started, early) = match adopt() {
         Some((worker, early)) => (Ok(worker), early),
         None => (
@@ -260,6 +298,101 @@ fn stopped(event: &web_sys::Event) {
         .dyn_ref::<web_sys::ErrorEvent>()
         .map(|e| e.message())
         .unwrap_or_default();
+    if !CLIENT.with(|c| c.borrow().heard) {
+        return wait_for_network();
+    }
+    note(format!("The engine stopped ({why}) and will start again."));
+    stop(&format!("the engine stopped: {why}"));
+}
+
+/// A worker that never answered could not load (the network is away): its messages wait,
+/// the page is told, and it is started again when the browser is back online or after a
+/// growing pause. Nothing is lost: the messages are sent again to the new worker.
+fn wait_for_network() {
+    let attempt = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Host::Worker { worker, .. } = &c.host {
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
+            worker.terminate();
+        }
+        let queue = std::mem::take(&mut c.unheard);
+        c.retired = Some(std::mem::replace(&mut c.host, Host::Waiting(queue)));
+        c.retries += 1;
+        c.retries - 1
+    });
+    tell(Some(
+        "The engine could not load: the network seems to be away. It tries again by itself."
+            .to_string(),
+    ));
+    wasm_bindgen_futures::spawn_local(async move {
+        crate::network::back(attempt).await;
+        let queue = CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            match std::mem::replace(&mut c.host, Host::Idle) {
+                Host::Waiting(queue) => queue,
+                other => {
+                    c.host = other;
+                    Vec::new()
+                }
+            }
+        });
+        if let Err(e) = launch() {
+            note(format!("The engine could not start: {e}"));
+        }
+        for message in queue {
+            if let Err(e) = post(message) {
+                note(e);
+            }
+        }
+    });
+}
+
+/// Tells the page about the engine's loading (see [`on_status`]).
+fn tell(status: Option<String>) {
+    let listeners = CLIENT.with(|c| c.borrow().status.clone());
+    for l in listeners {
+        l(status.clone());
+    }
+}
+
+/// Calls `listener` with a sentence while the engine waits for the network to load, and
+/// with `None` once it is up again.
+pub fn on_status(listener: impl Fn(Option<String>) + 'static) {
+    CLIENT.with(|c| c.borrow_mut().status.push(Rc::new(listener)));
+}
+
+/// The worker answered: it loaded. If it had to wait for the network, the page is told
+/// it is up.
+fn heard() {
+    let waited = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.heard {
+            return false;
+        }
+        c.heard = true;
+        c.unheard.clear();
+        std::mem::replace(&mut c.retries, 0) > 0
+    });
+    if waited {
+        tell(None);
+    }
+}
+
+/// Cancel: stops the worker under whatever it is doing, as if it had died, so that every
+/// request in flight fails with [`ENGINE_RESTARTED`] and the next request starts a new
+/// worker. Says whether there was a worker to stop (the engine in the page cannot be
+/// stopped: it answers between the page's own tasks).
+pub fn cancel() -> bool {
+    let worker = CLIENT.with(|c| matches!(c.borrow().host, Host::Worker { .. }));
+    if worker {
+        stop("cancelled");
+    }
+    worker
+}
+
+/// Stops the worker: every request in flight fails with `message`.
+fn stop(message: &str) {
     let pending = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if let Host::Worker { worker, .. } = &c.host {
@@ -270,12 +403,11 @@ fn stopped(event: &web_sys::Event) {
         c.retired = Some(std::mem::replace(&mut c.host, Host::Idle));
         std::mem::take(&mut c.pending)
     });
-    note(format!("The engine stopped ({why}) and will start again."));
     for (_, done) in pending {
         done(Err(EngineError {
             code: 1,
             code_name: ENGINE_RESTARTED.into(),
-            message: format!("the engine stopped: {why}"),
+            message: message.to_string(),
         }));
     }
 }
@@ -289,13 +421,16 @@ fn note(text: String) {
 /// One message from the engine: an answer to hand to its request, or an event.
 fn receive(data: JsValue) {
     match serde_wasm_bindgen::from_value::<FromEngine>(data) {
-        Ok(FromEngine::Answer(response)) => answer(
-            response.id,
-            match response.outcome {
-                Outcome::Result(reply) => Ok(reply),
-                Outcome::Error(e) => Err(e),
-            },
-        ),
+        Ok(FromEngine::Answer(response)) => {
+            heard();
+            answer(
+                response.id,
+                match response.outcome {
+                    Outcome::Result(reply) => Ok(reply),
+                    Outcome::Error(e) => Err(e),
+                },
+            )
+        }
         Ok(FromEngine::Event(event)) => {
             let listeners = CLIENT.with(|c| c.borrow().listeners.clone());
             for l in listeners {

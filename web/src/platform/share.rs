@@ -80,6 +80,20 @@ impl PageOptions {
         out
     }
 
+    /// Reads the options from the page address: its query string, and a scenario in its
+    /// fragment (`#s=…`), which share links use since a fragment never reaches the server,
+    /// so no host refuses a long one. A scenario in the fragment wins over one in the query
+    /// (`?s=` links keep opening).
+    pub fn from_address(query: &str, fragment: &str) -> Self {
+        let mut out = PageOptions::parse(query);
+        for pair in fragment.trim_start_matches('#').split('&') {
+            if let Some(value) = pair.strip_prefix("s=") {
+                out.scenario = Some(decode_component(value));
+            }
+        }
+        out
+    }
+
     /// Whether a panel is hidden.
     pub fn hides(&self, panel: &str) -> bool {
         self.hide.iter().any(|h| h == panel)

@@ -1,0 +1,173 @@
+// The <shard-lab> element on the examples page (static/examples.html), used as a reader
+// would: each element works, events arrive, two elements keep their own sessions, one
+// engine download serves them all, the theme follows the page, and hostile attributes are
+// reported without breaking the page.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite } from './harness.mjs';
+
+const env = suite();
+const TYPES = ['shardlab-ready', 'shardlab-step', 'shardlab-split', 'shardlab-migrate', 'shardlab-error'];
+
+/** Opens the examples page, recording every element event that reaches the document. */
+async function openExamples() {
+  const page = await env.browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors = [];
+  const requests = [];
+  const workers = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  page.on('worker', (w) => workers.push(w.url()));
+  await page.addInitScript((types) => {
+    window.__events = [];
+    for (const type of types) {
+      document.addEventListener(type, (e) => window.__events.push({ type, id: e.target.id, detail: e.detail }));
+    }
+  }, TYPES);
+  await page.goto(`${env.server.url}examples.html`);
+  return { page, errors, requests, workers };
+}
+
+const events = (page, id, type) => page.evaluate(({ id, type }) => window.__events.filter((e) => e.id === id && e.type === type), { id, type });
+
+/** Scrolls an element into view, as a reader does, and waits until it is ready. */
+async function reach(page, id) {
+  const el = page.locator(`#${id}`);
+  await el.scrollIntoViewIfNeeded();
+  await page.waitForFunction((id) => window.__events.some((e) => e.id === id && e.type === 'shardlab-ready'), id);
+  return el;
+}
+
+test('each element runs its script a step at a time, and its events arrive', async () => {
+  const { page, errors } = await openExamples();
+  const ranged = await reach(page, 'ranged');
+  assert.match(await ranged.getByText(/^step \d+ of \d+$/).innerText(), /^step 0 of 4$/);
+  const step = ranged.getByRole('button', { name: 'Step' });
+  for (let i = 1; i <= 4; i++) {
+    await step.click();
+    await ranged.getByText(`step ${i} of 4`).waitFor();
+  }
+  const chunks = await ranged.locator('.chunk').count();
+  assert.ok(chunks > 1, `the ranged key split its chunks (${chunks})`);
+  const steps = await events(page, 'ranged', 'shardlab-step');
+  assert.deepEqual(steps.map((e) => e.detail.step), [1, 2, 3, 4]);
+  assert.equal(steps[0].detail.entries[0].ok, true);
+  const splits = await events(page, 'ranged', 'shardlab-split');
+  assert.ok(splits.length > 0, 'splits are reported');
+  assert.match(splits[0].detail.text, /test\.events/);
+  // The step back and Reset return to the start.
+  await ranged.getByRole('button', { name: 'Reset' }).click();
+  await ranged.getByText('step 0 of 4').waitFor();
+  assert.deepEqual(errors, []);
+  // Nothing took the focus.
+  assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
+  await page.close();
+});
+
+test('elements keep their own sessions on one engine: one download, one worker', async () => {
+  const { page, errors, requests, workers } = await openExamples();
+  await reach(page, 'ranged');
+  await reach(page, 'hashed');
+  await page.locator('#hashed').getByRole('button', { name: 'Play' }).click();
+  await page.locator('#hashed').getByText('step 4 of 4').waitFor();
+  const state = (id) => page.locator(`#${id}`).evaluate((el) => el.getState());
+  const [ranged, hashed] = [await state('ranged'), await state('hashed')];
+  assert.equal(ranged.step, 0);
+  assert.equal(hashed.step, 4);
+  assert.equal(hashed.docs, 10000);
+  assert.equal(ranged.docs, 0, 'the ranged element is still at its start');
+  assert.ok(hashed.shards.every((s) => s.chunks > 0), 'a hashed key spreads chunks on every shard');
+  // A command run in one element is not seen by the other.
+  await page.locator('#ranged').evaluate((el) => el.run('db.solo.insertOne({_id: 1})'));
+  const count = await page.locator('#hashed').evaluate((el) => el.run('db.solo.countDocuments()'));
+  assert.equal(count[0].value, 0);
+  const wasm = requests.filter((p) => p.endsWith('.wasm'));
+  assert.equal(wasm.length, 1, `one engine download: ${wasm.join(', ')}`);
+  assert.match(wasm[0], /engine-[0-9a-f]+\/engine_bg\.wasm$/, 'never the playground page');
+  assert.equal(workers.length, 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a Run block loads on click and prints what mongosh prints; a driven element follows the page', async () => {
+  const { page, errors, requests } = await openExamples();
+  const block = page.locator('#run-block');
+  await block.getByText('Run to start').waitFor();
+  assert.equal(requests.filter((p) => p.endsWith('.wasm')).length, 0, 'nothing loads before the click');
+  await block.getByRole('button', { name: 'Run' }).click();
+  await page.waitForFunction(() => window.__events.some((e) => e.id === 'run-block' && e.type === 'shardlab-ready'));
+  await block.evaluate((el) => el.goto(3));
+  await block.getByText("{ _id: 2, name: 'Grace', uid: 2 }", { exact: false }).or(block.getByText('Grace')).first().waitFor();
+  const driven = await reach(page, 'driven');
+  assert.equal(await driven.getByRole('textbox').count(), 0, 'readonly: no command line');
+  await page.getByRole('button', { name: 'Next step' }).click();
+  await driven.getByText('step 1 of 3').waitFor();
+  assert.match(await page.locator('#event-log').innerText(), /shardlab-step: step 1 of 3/);
+  // Results are announced.
+  assert.match(await driven.locator('[aria-live="polite"]').innerText(), /collectionsharded/);
+  // Scrolling to a paragraph moves the element beside it to that paragraph's step.
+  await reach(page, 'scrolly');
+  await page.locator('.scroll-step[data-step="3"]').scrollIntoViewIfNeeded();
+  await page.locator('#scrolly').getByText('step 3 of 3').waitFor();
+  assert.ok(await page.locator('#scrolly .chunk').count() > 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('theme follows the page; hostile attributes are reported, never a blank box', async () => {
+  const { page, errors } = await openExamples();
+  await reach(page, 'ranged');
+  const theme = (id) => page.locator(`#${id}`).evaluate((el) => el.shadowRoot.querySelector('.frame').dataset.theme);
+  assert.equal(await theme('ranged'), 'light');
+  await page.getByRole('button', { name: 'Dark mode' }).click();
+  await page.waitForFunction(() => document.querySelector('#ranged').shadowRoot.querySelector('.frame').dataset.theme === 'dark');
+  assert.equal(await theme('hashed'), 'dark');
+  await page.evaluate(() => {
+    const bad = document.createElement('shard-lab');
+    bad.id = 'bad';
+    bad.setAttribute('loading', 'eager');
+    bad.setAttribute('height', 'expression(alert(1))');
+    bad.setAttribute('views', 'cluster,<img src=x onerror=alert(1)>');
+    bad.setAttribute('preset', 'no-such-lesson');
+    bad.textContent = 'db.t.find()';
+    document.body.append(bad);
+  });
+  await page.locator('#bad').getByRole('alert').waitFor();
+  assert.match(await page.locator('#bad').getByRole('alert').innerText(), /could not start/);
+  const reported = await events(page, 'bad', 'shardlab-error');
+  const sources = reported.map((e) => e.detail.source);
+  assert.ok(sources.includes('attribute') && sources.includes('load'), JSON.stringify(reported));
+  assert.equal(await page.locator('#bad').evaluate((el) => el.shadowRoot.querySelector('img')), null);
+  // The page and the other elements go on working.
+  await page.locator('#ranged').getByRole('button', { name: 'Step' }).click();
+  await page.locator('#ranged').getByText('step 1 of 4').waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a preset starts from a lesson\'s cluster, and the script runs after its setup', async () => {
+  const { page, errors } = await openExamples();
+  await page.evaluate(() => {
+    const el = document.createElement('shard-lab');
+    el.id = 'lesson';
+    el.setAttribute('preset', 'hashed');
+    el.setAttribute('loading', 'eager');
+    el.setAttribute('views', 'cluster,console,timeline');
+    el.textContent = 'sh.status()';
+    document.body.prepend(el);
+  });
+  await page.waitForFunction(() => window.__events.some((e) => e.id === 'lesson' && e.type === 'shardlab-ready'));
+  const lesson = page.locator('#lesson');
+  await lesson.getByText('step 0 of 1').waitFor();
+  const before = await lesson.evaluate((el) => el.getState());
+  assert.ok(before.ns, 'the lesson\'s collection is drawn before the script');
+  await lesson.getByRole('button', { name: 'Step' }).click();
+  await lesson.getByText('step 1 of 1').waitFor();
+  assert.match(await lesson.locator('.console').innerText(), /shardingVersion/);
+  // Reset goes back to the lesson's cluster, not before its setup.
+  await lesson.getByRole('button', { name: 'Reset' }).click();
+  await lesson.getByText('step 0 of 1').waitFor();
+  assert.equal((await lesson.evaluate((el) => el.getState())).ns, before.ns);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,207 @@
+// The JavaScript module (dist/shardlab.js) in Node, in-thread: every method, mistakes as
+// values, and the same text as the `shardlab` CLI for the same script, byte for byte.
+// Needs the built site (trunk build) and builds the CLI if need be.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const dist = resolve(root, process.env.SHARDLAB_DIST ?? 'dist');
+const target = resolve(root, process.env.CARGO_TARGET_DIR ?? 'target');
+let ShardLab;
+let cli;
+
+before(async () => {
+  const module = join(dist, 'shardlab.js');
+  assert.ok(existsSync(module), `${module} is missing: build the site first (trunk build)`);
+  ({ ShardLab } = await import(pathToFileURL(module).href));
+  const built = spawnSync('cargo', ['build', '--offline', '--quiet', '--bin', 'shardlab'], { cwd: root, stdio: 'inherit' });
+  assert.equal(built.status, 0, 'the CLI builds');
+  cli = join(target, 'debug', 'shardlab');
+});
+
+/** What the CLI prints for `script`. */
+function cliPrints(script) {
+  const file = join(mkdtempSync(join(tmpdir(), 'shardlab-module-')), 'script.js');
+  writeFileSync(file, script);
+  const r = spawnSync(cli, [file], { encoding: 'utf8' });
+  assert.equal(r.stderr, '');
+  return r.stdout;
+}
+
+// The CLI's cluster: three shards, 5.0's behaviour, seed 1.
+const AS_CLI = { shards: 3, version: '5.0', seed: 1 };
+
+const SCRIPT = `sh.enableSharding("test")
+sh.shardCollection("test.users", {uid: 1})
+for (let i = 0; i < 3; i++) print("row " + i)
+db.users.insertMany([{uid: 1, big: NumberLong("9007199254740993"), d: NumberDecimal("0.1"), at: ISODate("2024-05-06T07:08:09Z")}, {uid: 2, o: ObjectId("65a1b2c3d4e5f60718293a4b")}])
+db.users.find({}, {_id: 0}).sort({uid: 1})
+db.users.insertOne({uid: 1, _id: db.users.findOne({uid: 1})._id})
+db.users.countDocuments()
+sh.status()
+nope.nothing
+let = 3
+"done"
+`;
+
+test('run: one entry per statement, printed as the CLI prints it, byte for byte', async () => {
+  const s = await ShardLab.session(AS_CLI);
+  const entries = await s.run(SCRIPT);
+  assert.equal(entries.map((e) => e.printed).join(''), cliPrints(SCRIPT));
+  assert.deepEqual(entries[0].value, { ok: 1 });
+  assert.equal(entries[2].printed, 'row 0\nrow 1\nrow 2\n');
+  const docs = entries[4].value;
+  assert.deepEqual(docs[0], {
+    uid: 1, big: { $numberLong: '9007199254740993' }, d: { $numberDecimal: '0.1' },
+    at: { $date: '2024-05-06T07:08:09.000Z' },
+  });
+  assert.deepEqual(docs[1], { uid: 2, o: { $oid: '65a1b2c3d4e5f60718293a4b' } });
+  assert.equal(entries.at(-1).value, 'done');
+  s.dispose();
+});
+
+test('mistakes in the script are values, with MongoDB\'s code and the line', async () => {
+  const s = await ShardLab.session(AS_CLI);
+  const entries = await s.run(SCRIPT);
+  const failed = entries.filter((e) => !e.ok);
+  assert.deepEqual(failed.map((e) => [e.error.codeName, e.error.line]), [
+    ['DuplicateKey', 6], ['ReferenceError', 9], ['SyntaxError', 10],
+  ]);
+  assert.equal(failed[0].error.code, 11000);
+  assert.match(failed[0].error.errmsg, /^E11000 duplicate key error/);
+  assert.equal('value' in failed[0], false);
+  assert.match(failed[2].printed, /^SyntaxError: /);
+  // The session goes on after them.
+  const [count] = await s.run('db.users.countDocuments()');
+  assert.deepEqual(count, { ok: true, value: 2, printed: '2\n', step: 2 });
+  s.dispose();
+});
+
+test('run with each: a step per statement, to step through', async () => {
+  const s = await ShardLab.session({ seed: 2 });
+  const entries = await s.run('db.c.insertOne({_id: 1})\ndb.c.insertOne({_id: 2})\ndb.c.countDocuments()', { each: true });
+  assert.deepEqual(entries.map((e) => e.step), [1, 2, 3]);
+  assert.deepEqual(await s.goto(1), { position: 1, length: 3 });
+  assert.equal((await s.cluster('test.c')).docs, 1);
+  assert.deepEqual(await s.step(1), { position: 2, length: 3 });
+  assert.equal((await s.cluster('test.c')).docs, 2);
+  assert.deepEqual(await s.step(-5), { position: 0, length: 3 });
+  s.dispose();
+});
+
+test('cluster: shards, their chunks and zones as plain objects', async () => {
+  const s = await ShardLab.session({ shards: 2, version: '5.0', seed: 1, chunkSize: 65536 });
+  await s.run(`sh.shardCollection("test.events", {x: 1})
+sh.addShardToZone("shard01", "hot")
+sim.generate("test.events", "monotonic", 8000)`);
+  const c = await s.cluster('test.events');
+  assert.equal(c.ns, 'test.events');
+  assert.equal(c.key, '{ x: 1 }');
+  assert.equal(c.docs, 8000);
+  assert.equal(c.shards.length, 2);
+  assert.deepEqual(c.shards.map((sh) => sh.zones), [['hot'], []]);
+  const chunks = c.shards.flatMap((sh) => sh.chunks);
+  assert.equal(chunks.length, c.chunks);
+  assert.ok(c.chunks > 1, 'the chunks split');
+  assert.equal(chunks.reduce((n, ch) => n + ch.docs, 0), 8000);
+  assert.equal('kind' in c, false);
+  // The collection last touched, when none is named.
+  assert.equal((await s.cluster()).ns, 'test.events');
+  s.dispose();
+});
+
+test('events: the log after an event, oldest first', async () => {
+  const s = await ShardLab.session({ shards: 2, version: '5.0', seed: 1, chunkSize: 65536 });
+  await s.run('sh.shardCollection("test.events", {x: 1}); sim.generate("test.events", "monotonic", 8000)');
+  const all = await s.events(0, { ns: 'test.events' });
+  assert.ok(all.length > 1);
+  assert.ok(all.some((e) => e.kind === 'split'), JSON.stringify(all.slice(0, 3)));
+  assert.deepEqual(all.map((e) => e.seq), [...all.map((e) => e.seq)].sort((a, b) => a - b));
+  const later = await s.events(all[0].seq, { ns: 'test.events' });
+  assert.deepEqual(later, all.slice(1));
+  s.dispose();
+});
+
+test('analyze: a candidate key on a copy; a bad key is a value too', async () => {
+  const s = await ShardLab.session({ shards: 2, seed: 1 });
+  await s.run('sh.shardCollection("test.events", {x: 1}); sim.generate("test.events", "monotonic", 8000)');
+  const r = await s.analyze('test.events', { x: 1 });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.equal(r.value.keyCharacteristics.numDocsTotal, 8000);
+  assert.match(r.printed, /keyCharacteristics/);
+  const missing = await s.analyze('test.nowhere', '{y: 1}');
+  assert.equal(missing.ok, false);
+  assert.equal(typeof missing.error.codeName, 'string');
+  // Not a key at all: the engine refuses the request.
+  await assert.rejects(s.analyze('test.events', '{x: 1}); sim.reset(); ({'), { name: 'ShardLabError', codeName: 'BadValue' });
+  assert.equal((await s.cluster('test.events')).docs, 8000, 'the session is as it was');
+  s.dispose();
+});
+
+test('toLink: the site beside the module, opening this session', async () => {
+  const s = await ShardLab.session({ shards: 2, seed: 4 });
+  await s.run('sh.shardCollection("test.t", {a: "hashed"})');
+  const link = new URL(await s.toLink({ site: 'https://docs.example/shardlab/' }));
+  assert.equal(link.origin + link.pathname, 'https://docs.example/shardlab/');
+  const text = link.searchParams.get('s');
+  assert.match(text, /^v\d+\./);
+  // The link opens the same cluster.
+  const again = await ShardLab.session({ scenario: text });
+  assert.deepEqual(await again.cluster('test.t'), await s.cluster('test.t'));
+  // By default, the site the module was loaded from.
+  assert.ok((await s.toLink()).startsWith(`${pathToFileURL(dist).href}/#s=v`));
+  s.dispose();
+  again.dispose();
+});
+
+test('on: listeners hear runs and saves until they unsubscribe', async () => {
+  const s = await ShardLab.session();
+  const runs = [];
+  const saves = [];
+  const stop = s.on('run', (d) => runs.push(d));
+  s.on('save', (d) => saves.push(d));
+  await s.run('1; 2');
+  stop();
+  await s.run('3');
+  assert.equal(runs.length, 1);
+  assert.deepEqual(runs[0].statements.map((e) => e.value), [1, 2]);
+  assert.equal(saves.length, 2);
+  assert.match(saves[1].text, /^v\d+\./);
+  assert.throws(() => s.on('run', 'not a function'), TypeError);
+  s.dispose();
+});
+
+test('sessions do not share state; dispose ends one; only misuse throws', async () => {
+  const a = await ShardLab.session({ seed: 1 });
+  const b = await ShardLab.session({ seed: 1 });
+  await a.run('db.c.insertOne({x: 1})');
+  assert.deepEqual((await b.run('db.c.countDocuments()'))[0].value, 0);
+  assert.deepEqual((await a.run('db.c.countDocuments()'))[0].value, 1);
+  await assert.rejects(a.run(42), TypeError);
+  a.dispose();
+  a.dispose();
+  assert.equal(a.disposed, true);
+  await assert.rejects(a.run('1'), { name: 'ShardLabError', codeName: 'SessionDisposed' });
+  await assert.rejects(a.cluster(), { codeName: 'SessionDisposed' });
+  b[Symbol.dispose ?? Symbol.for('Symbol.dispose')]();
+  await assert.rejects(b.run('1'), { codeName: 'SessionDisposed' });
+  // Options the engine refuses reject the session, in MongoDB's words.
+  await assert.rejects(ShardLab.session({ shards: 0 }), { codeName: 'BadValue', message: /1 to 64 shards/ });
+  await assert.rejects(ShardLab.session({ version: '9.9' }), { codeName: 'BadValue' });
+  await assert.rejects(ShardLab.session({ shards: 'three' }), { codeName: 'BadValue' });
+  const hello = await ShardLab.hello();
+  assert.equal(hello.version, ShardLab.protocol);
+  assert.ok(['evaluate', 'cluster', 'analyze'].every((m) => hello.methods.includes(m)));
+});
+
+test('the element is safe to import where there is no DOM (static-site rendering)', async () => {
+  assert.equal(typeof globalThis.HTMLElement, 'undefined');
+  const element = await import(pathToFileURL(join(dist, 'shard-lab.js')).href);
+  assert.equal(typeof element.ShardLabElement, 'function');
+  assert.equal(typeof globalThis.customElements, 'undefined', 'nothing was defined');
+});

@@ -1,0 +1,46 @@
+// A docs author's use of the JavaScript module, checked against its declarations
+// (web/engine/js/shardlab.d.ts) with `tsc --noEmit -p tests/module`. It is compiled,
+// never run: the Node tests beside it run the module.
+import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position } from '../../web/engine/js/shardlab.js';
+
+export async function tour(): Promise<string> {
+  using s = await ShardLab.session({ shards: 3, version: '8.0', seed: 1 });
+  const entries: StatementResult[] = await s.run('sh.shardCollection("test.t", {x: 1})');
+  let text = '';
+  for (const e of entries) {
+    if (e.ok) {
+      text += e.printed;
+      const v = e.value;
+      if (v !== undefined && typeof v === 'object' && v !== null && !Array.isArray(v)) text += String(v.ok);
+    } else {
+      text += `${e.error.codeName} (${e.error.code}) on line ${e.error.line ?? '?'}: ${e.error.errmsg}`;
+    }
+  }
+  const steps = await s.run('db.t.insertOne({x: 1}); db.t.insertOne({x: 2})', { each: true });
+  const at: Position = await s.goto(steps[0].step);
+  await s.step(-1);
+  const picture: ClusterPicture = await s.cluster('test.t');
+  const chunks: number = picture.shards.reduce((n, shard) => n + shard.chunks.length, 0);
+  const zones: string[] = picture.shards.flatMap((shard) => shard.zones);
+  const events = await s.events(0, { ns: 'test.t' });
+  const last: number = events.at(-1)?.seq ?? 0;
+  const report = await s.analyze('test.t', { x: 1 });
+  const stop: () => void = s.on('save', ({ text: link, steps }) => console.log(link, steps));
+  s.on('run', ({ statements, position }) => console.log(statements.length, position.length));
+  stop();
+  const link: string = await s.toLink({ site: 'https://docs.example/shardlab/' });
+  try {
+    await ShardLab.session({ shards: 0 });
+  } catch (err) {
+    if (err instanceof ShardLabError) text += err.codeName;
+  }
+  const hello = await ShardLab.hello();
+  return `${text} ${chunks} ${zones.join()} ${last} ${report.ok} ${link} ${hello.version} ${ShardLab.protocol} ${at.length}`;
+}
+
+// @ts-expect-error: a version the engine does not know is a type error.
+ShardLab.session({ version: '9.9' });
+// @ts-expect-error: `run` takes the script as a string.
+ShardLab.session().then((s) => s.run(42));
+// @ts-expect-error: events have names the module defines.
+ShardLab.session().then((s) => s.on('nonsense', () => {}));

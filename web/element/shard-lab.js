@@ -1,0 +1,506 @@
+// <shard-lab>: a ShardLab figure for documentation pages (ARCHITECTURE.md, "The
+// <shard-lab> element"). The mongosh script lives inside the element (as text, in a
+// <script type="text/mongosh"> or a <pre> child, or at `src=`); the element runs it in the engine of
+// the JavaScript module (shardlab.js beside it: one engine for every element on the
+// page, a session each), one step per statement, and draws the cluster and the console
+// in its shadow DOM with plain DOM code. It never loads the playground's page.
+//
+// Every value from the page (attributes, the script, `run`'s argument) is checked here
+// or by the engine; text is only ever set as text, never as markup. It touches no DOM at
+// import time, so a static-site renderer may import it; `define` is guarded.
+import { ShardLab } from './shardlab.js';
+
+const VIEWS = ['cluster', 'keybar', 'console', 'timeline', 'heatmap', 'inspector', 'compare'];
+const THEMES = ['auto', 'light', 'dark'];
+const LOADINGS = ['lazy', 'eager', 'click'];
+const VERSIONS = ['3.6', '5.0', '8.0'];
+const LENGTH = /^\d{1,5}(\.\d{1,3})?(px|rem|em|vh|%)$/;
+const LANG = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8}){0,3}$/;
+const NAME = /^[a-z0-9-]{1,64}$/;
+const MAX_SCRIPT = 1 << 20;
+const PLAY_EVERY_MS = 700;
+const Base = globalThis.HTMLElement ?? class {};
+
+const STYLE = `
+:host { display: block; contain: content; font: 14px/1.4 var(--shardlab-font, system-ui, sans-serif); }
+:host([hidden]) { display: none; }
+.frame { --bg: var(--shardlab-bg, #ffffff); --fg: var(--shardlab-fg, #1d2330); --muted: var(--shardlab-muted, #5b6474);
+  --border: var(--shardlab-border, #d6dbe4); --accent: var(--shardlab-accent, #0a6e4f); --error: var(--shardlab-error, #b3261e);
+  background: var(--bg); color: var(--fg); border: 1px solid var(--border); border-radius: var(--shardlab-radius, 10px);
+  height: 360px; box-sizing: border-box; display: flex; flex-direction: column; overflow: hidden; }
+.frame[data-theme="dark"] { --bg: var(--shardlab-bg-dark, #161b22); --fg: var(--shardlab-fg-dark, #e6edf3); --muted: var(--shardlab-muted-dark, #9aa4b2);
+  --border: var(--shardlab-border-dark, #30363d); --accent: var(--shardlab-accent-dark, #3fb950); --error: var(--shardlab-error-dark, #ff7b72); }
+.head { display: flex; gap: 8px; align-items: center; padding: 6px 10px; border-bottom: 1px solid var(--border); }
+.head .label { font-weight: 600; flex: 1; }
+.status { color: var(--muted); font-size: 12px; }
+.body { flex: 1; overflow: auto; padding: 8px 10px; display: flex; flex-direction: column; gap: 8px; }
+.cluster { display: flex; gap: 8px; flex-wrap: wrap; }
+.shard { flex: 1 1 120px; border: 1px solid var(--border); border-radius: 6px; padding: 4px 6px; min-width: 100px; }
+.shard .name { font-size: 12px; color: var(--muted); }
+.chunks { display: flex; flex-wrap: wrap; gap: 3px; margin-top: 4px; min-height: 14px; }
+.chunk { height: 14px; min-width: 14px; border-radius: 3px; background: var(--shard-color); opacity: .85; }
+.chunk.jumbo { outline: 2px solid var(--error); }
+.keybar { display: flex; height: 14px; border-radius: 4px; overflow: hidden; border: 1px solid var(--border); }
+.keybar > span { background: var(--shard-color); border-right: 1px solid var(--bg); }
+.console { font: 12px/1.45 var(--shardlab-mono, ui-monospace, monospace); white-space: pre-wrap; margin: 0; }
+.console .error { color: var(--error); }
+.console .input { color: var(--muted); }
+.controls { display: flex; gap: 6px; align-items: center; padding: 6px 10px; border-top: 1px solid var(--border); }
+button { font: inherit; font-size: 12px; padding: 2px 10px; border-radius: 6px; border: 1px solid var(--border);
+  background: var(--bg); color: var(--fg); cursor: pointer; }
+button:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+input { font: 12px var(--shardlab-mono, ui-monospace, monospace); flex: 1; background: var(--bg); color: var(--fg);
+  border: 1px solid var(--border); border-radius: 6px; padding: 2px 6px; }
+.poster pre { font: 12px/1.45 var(--shardlab-mono, ui-monospace, monospace); margin: 0; white-space: pre-wrap; color: var(--muted); }
+.problem { color: var(--error); }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `[data-shard="${i}"] { --shard-color: var(--shardlab-shard-${i}, ${['#2f81f7', '#d97706', '#16a34a', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'][i]}); }`).join('\n')}
+`;
+
+/** `tag` with its attributes and children (strings become text nodes, never markup). */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== undefined && v !== null) el.setAttribute(k, v === true ? '' : String(v));
+  }
+  el.append(...children.filter((c) => c !== null && c !== undefined));
+  return el;
+}
+
+/** Removes the indentation every line of a script shares (a script indented in its page). */
+function dedent(text) {
+  const lines = text.replace(/^\s*\n/, '').replace(/\s+$/, '').split('\n');
+  const indents = lines.filter((l) => l.trim()).map((l) => l.match(/^[ \t]*/)[0].length);
+  const cut = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(cut)).join('\n');
+}
+
+export class ShardLabElement extends Base {
+  static observedAttributes = ['theme', 'height', 'views', 'label', 'readonly', 'lang'];
+
+  #root;
+  #session = null;
+  #state = 'idle';
+  #ready = null;
+  #start = 0;
+  #position = { position: 0, length: 0 };
+  #entries = [];
+  #lastSeq = 0;
+  #timer = null;
+  #cleanup = [];
+  #parts = {};
+  #shownViews = new Set();
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+  }
+
+  connectedCallback() {
+    if (this.#parts.frame) return;
+    this.#build();
+    this.#applyAll();
+    this.#poster();
+    this.#watchTheme();
+    this.#arm();
+  }
+
+  disconnectedCallback() {
+    this.pause();
+    for (const undo of this.#cleanup.splice(0)) undo();
+    this.#session?.dispose();
+    this.#session = null;
+    this.#state = 'idle';
+    this.#ready = null;
+    this.#root.replaceChildren();
+    this.#parts = {};
+  }
+
+  attributeChangedCallback() {
+    if (this.#parts.frame) this.#applyAll();
+  }
+
+  // ---- Methods (all async) ----
+
+  /** Runs `script` as the next steps (one per statement) and shows the end. */
+  async run(script) {
+    if (typeof script !== 'string') throw new TypeError('run(script): the script is a string');
+    await this.#load();
+    if (script.length > MAX_SCRIPT) return this.#error('script', `a script is at most ${MAX_SCRIPT} characters`);
+    const entries = await this.#session.run(script, { each: true });
+    this.#entries = [...this.#entries.filter((e) => e.step <= this.#position.position), ...entries];
+    await this.#moved(await this.#session.step(0), true);
+    return entries;
+  }
+
+  /** Plays the script's steps one after another until the end. */
+  async play() {
+    await this.#load();
+    if (this.#timer) return;
+    const tick = async () => {
+      if (this.#position.position >= this.#position.length) return this.pause();
+      await this.step(1);
+      if (this.#timer) this.#timer = setTimeout(tick, PLAY_EVERY_MS);
+    };
+    this.#timer = setTimeout(tick, 0);
+    this.#drawControls();
+  }
+
+  /** Stops playing. */
+  async pause() {
+    clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#drawControls();
+  }
+
+  /** Moves `n` steps (back when negative). */
+  async step(n = 1) {
+    await this.#load();
+    const by = Math.trunc(Number(n));
+    if (!Number.isFinite(by)) return this.#error('argument', 'step(n): n is a number of steps');
+    const floor = this.#start - this.#position.position;
+    await this.#moved(await this.#session.step(Math.max(by, floor)), by > 0);
+  }
+
+  /** Shows the cluster after the script's `k`th statement (0: before the script). */
+  async goto(k) {
+    await this.#load();
+    const to = Math.trunc(Number(k));
+    if (!Number.isFinite(to) || to < 0) return this.#error('argument', 'goto(step): step is 0 or more');
+    const before = this.#position.position;
+    const target = Math.min(this.#start + to, this.#position.length);
+    await this.#moved(await this.#session.goto(target), target > before);
+  }
+
+  /** Back to the cluster before the script. */
+  async reset() {
+    await this.pause();
+    await this.goto(0);
+  }
+
+  /** What the element shows: its step, the script's length, the collection and the console. */
+  async getState() {
+    const picture = this.#session && this.#state === 'ready' ? await this.#session.cluster() : null;
+    return {
+      state: this.#state,
+      step: this.#position.position - this.#start,
+      steps: this.#position.length - this.#start,
+      playing: this.#timer !== null,
+      ns: picture?.ns ?? null,
+      docs: picture?.docs ?? 0,
+      chunks: picture?.chunks ?? 0,
+      shards: picture?.shards.map((s) => ({ name: s.name, chunks: s.chunks.length, docs: s.docs })) ?? [],
+      entries: this.#shown(),
+    };
+  }
+
+  // ---- Loading ----
+
+  /** Starts loading as `loading` says: when near the viewport, at once, or on a click. */
+  #arm() {
+    const mode = this.#choice('loading', LOADINGS, 'lazy');
+    if (mode === 'eager' || (mode === 'lazy' && typeof IntersectionObserver !== 'function')) {
+      this.#load().catch(() => {});
+    } else if (mode === 'lazy') {
+      const io = new IntersectionObserver((seen) => {
+        if (seen.some((e) => e.isIntersecting)) {
+          io.disconnect();
+          this.#load().catch(() => {});
+        }
+      }, { rootMargin: '200px' });
+      io.observe(this);
+      this.#cleanup.push(() => io.disconnect());
+    }
+  }
+
+  #load() {
+    this.#ready ??= this.#open().catch((err) => {
+      this.#state = 'failed';
+      this.#problem(`ShardLab could not start: ${err?.message ?? err}`);
+      this.#error('load', String(err?.message ?? err), err?.codeName);
+      throw err;
+    });
+    return this.#ready;
+  }
+
+  async #open() {
+    this.#state = 'loading';
+    this.#status('Loading…');
+    const script = await this.#script();
+    const session = await ShardLab.session(this.#sessionOptions());
+    if (!this.isConnected) return session.dispose();
+    this.#session = session;
+    this.#start = (await session.step(0)).position;
+    if (script.trim()) {
+      this.#entries = await session.run(script, { each: true });
+      await session.goto(this.#start);
+    }
+    this.#position = await session.step(0);
+    this.#state = 'ready';
+    this.#lastSeq = this.#maxSeq(await session.events(0));
+    this.#parts.body.replaceChildren();
+    await this.#draw();
+    this.#fire('shardlab-ready', { steps: this.#position.length - this.#start, entries: this.#entries.length });
+    for (const e of this.#entries.filter((x) => !x.ok && x.step <= this.#start)) this.#statementError(e);
+    if (this.hasAttribute('autoplay')) this.play();
+  }
+
+  /** The script: `src=` (fetched as text), a `<script type="text/mongosh">` child, or the text inside. */
+  async #script() {
+    const src = this.getAttribute('src');
+    let text;
+    if (src) {
+      const url = new URL(src, document.baseURI);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`src must be an http(s) address, not ${url.protocol}`);
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`src ${url.href} answered ${res.status}`);
+      text = await res.text();
+    } else {
+      text = this.#inlineScript();
+    }
+    if (text.length > MAX_SCRIPT) throw new Error(`the script is ${text.length} characters, over the limit of ${MAX_SCRIPT}`);
+    return dedent(text);
+  }
+
+  /**
+   * The script written in the element: a `<script type="text/mongosh">` child, else a
+   * `<pre>` child (which reads as code where JavaScript is off), else its own text.
+   */
+  #inlineScript() {
+    const child = this.querySelector(':scope > script[type="text/mongosh"]') ?? this.querySelector(':scope > pre');
+    if (child) return child.textContent;
+    return [...this.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+  }
+
+  /** The session the attributes ask for: a lesson's cluster (`preset`) or `shards`, `version`, `seed`, `chunk-size` (bytes). */
+  #sessionOptions() {
+    const preset = this.getAttribute('preset');
+    if (preset !== null) {
+      if (!NAME.test(preset)) throw new Error('preset is a lesson\'s id, such as "monotonic"');
+      return { lesson: preset };
+    }
+    const number = (name, fallback, max) => {
+      const raw = this.getAttribute(name);
+      if (raw === null) return fallback;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} is a whole number from 1 to ${max}, not "${raw.slice(0, 20)}"`);
+      return n;
+    };
+    return {
+      chunkSize: number('chunk-size', undefined, 1 << 30),
+      shards: number('shards', 3, 64),
+      seed: number('seed', 1, Number.MAX_SAFE_INTEGER),
+      version: this.#choice('version', VERSIONS, '8.0'),
+    };
+  }
+
+  // ---- Moving and drawing ----
+
+  async #moved(position, forward) {
+    this.#position = position;
+    await this.#draw();
+    const step = position.position - this.#start;
+    const entries = this.#entries.filter((e) => e.step === position.position);
+    this.#fire('shardlab-step', { step, steps: position.length - this.#start, entries });
+    this.#announce(entries);
+    const events = await this.#session.events(0);
+    if (forward) {
+      for (const e of events.filter((x) => x.seq > this.#lastSeq)) {
+        if (e.kind === 'split' || e.kind === 'multi-split') this.#fire('shardlab-split', e);
+        if (e.kind === 'moveChunk.commit') this.#fire('shardlab-migrate', e);
+      }
+      for (const e of entries.filter((x) => !x.ok)) this.#statementError(e);
+    }
+    this.#lastSeq = this.#maxSeq(events);
+  }
+
+  #maxSeq(events) {
+    return events.reduce((m, e) => Math.max(m, e.seq), 0);
+  }
+
+  #shown() {
+    return this.#entries.filter((e) => e.step <= this.#position.position);
+  }
+
+  async #draw() {
+    if (this.#state !== 'ready') return;
+    const views = this.#shownViews;
+    const body = this.#parts.body;
+    const picture = views.has('cluster') || views.has('keybar') ? await this.#session.cluster() : null;
+    const blocks = [];
+    if (picture && views.has('cluster')) blocks.push(this.#clusterView(picture));
+    if (picture && views.has('keybar') && picture.sharded) blocks.push(this.#keybar(picture));
+    if (views.has('console')) blocks.push(this.#console());
+    body.replaceChildren(...blocks);
+    this.#drawControls();
+    this.#status(`step ${this.#position.position - this.#start} of ${this.#position.length - this.#start}`);
+  }
+
+  #clusterView(picture) {
+    const title = picture.ns ? `${picture.ns}${picture.key ? ` · ${picture.key}` : ''} · ${picture.docs} docs` : 'no collection yet';
+    return h('div', { part: 'cluster', role: 'group', 'aria-label': title },
+      h('div', { class: 'status', text: title }),
+      h('div', { class: 'cluster' }, ...picture.shards.map((s) => h('div', { class: 'shard', part: 'shard', 'data-shard': s.index % 8 },
+        h('div', { class: 'name', text: `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${s.chunks.length} chunks · ${s.docs} docs` }),
+        h('div', { class: 'chunks' }, ...s.chunks.map((c) => h('span', {
+          class: c.jumbo ? 'chunk jumbo' : 'chunk', part: 'chunk', 'data-shard': s.index % 8,
+          title: `${c.min} → ${c.max} · ${c.docs} docs${c.jumbo ? ' · jumbo' : ''}`,
+        })))))));
+  }
+
+  #keybar(picture) {
+    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': `key space of ${picture.ns}: ${picture.bar.length} chunks` },
+      ...picture.bar.map((b) => h('span', { 'data-shard': b.shard % 8, style: `width: ${Math.max(0, (b.hi - b.lo) * 100)}%`, title: b.min })));
+  }
+
+  #console() {
+    const lines = [];
+    for (const e of this.#shown().filter((x) => x.step > this.#start)) {
+      if (e.printed) lines.push(h('div', { class: e.ok ? 'out' : 'error', text: e.printed.replace(/\n$/, '') }));
+    }
+    const out = h('pre', { class: 'console', part: 'console' }, ...lines);
+    if (this.hasAttribute('readonly')) return out;
+    const input = h('input', { 'aria-label': 'mongosh command', placeholder: 'type a command, Enter runs it', part: 'input' });
+    input.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'Enter' || !input.value.trim()) return;
+      const command = input.value;
+      input.value = '';
+      this.run(command).catch(() => {});
+    });
+    return h('div', {}, out, h('div', { class: 'controls', part: 'prompt' }, input));
+  }
+
+  #drawControls() {
+    const bar = this.#parts.controls;
+    if (!bar) return;
+    if (!this.#shownViews.has('timeline') || this.#state !== 'ready') return bar.replaceChildren();
+    const playing = this.#timer !== null;
+    const steps = this.#position.length - this.#start;
+    const at = this.#position.position - this.#start;
+    bar.replaceChildren(
+      h('button', { part: 'button', type: 'button', text: playing ? 'Pause' : 'Play', disabled: !playing && at >= steps, onclick: () => (playing ? this.pause() : this.play()) }),
+      h('button', { part: 'button', type: 'button', text: 'Back', disabled: at <= 0, onclick: () => this.step(-1) }),
+      h('button', { part: 'button', type: 'button', text: 'Step', disabled: at >= steps, onclick: () => this.step(1) }),
+      h('button', { part: 'button', type: 'button', text: 'Reset', disabled: at <= 0, onclick: () => this.reset() }),
+    );
+  }
+
+  // ---- The frame, the poster and messages ----
+
+  #build() {
+    const style = h('style', { text: STYLE });
+    const label = h('span', { class: 'label', part: 'label' });
+    const status = h('span', { class: 'status', part: 'status' });
+    const body = h('div', { class: 'body', part: 'body' });
+    const controls = h('div', { class: 'controls', part: 'controls' });
+    const live = h('div', { class: 'sr', role: 'status', 'aria-live': 'polite' });
+    const frame = h('section', { class: 'frame', part: 'frame' }, h('div', { class: 'head' }, label, status), body, controls, live);
+    this.#root.replaceChildren(style, frame);
+    this.#parts = { frame, label, status, body, controls, live };
+  }
+
+  /** A static picture of the starting cluster and the script, until the engine is ready. */
+  #poster() {
+    const shards = Math.min(Math.max(Number.parseInt(this.getAttribute('shards') ?? '3', 10) || 3, 1), 64);
+    const names = Array.from({ length: shards }, (_, i) => `shard${String(i + 1).padStart(2, '0')}`);
+    const code = this.#inlineScript();
+    const start = this.#choice('loading', LOADINGS, 'lazy') === 'click'
+      ? h('button', { part: 'button', type: 'button', text: 'Run', onclick: () => this.#load().catch(() => {}) })
+      : null;
+    this.#parts.body.replaceChildren(h('div', { class: 'poster', part: 'poster' },
+      h('div', { class: 'cluster' }, ...names.map((n, i) => h('div', { class: 'shard', part: 'shard', 'data-shard': i % 8 }, h('div', { class: 'name', text: n }), h('div', { class: 'chunks' })))),
+      h('pre', { text: dedent(code).slice(0, 4000) }),
+      start));
+    this.#status(start ? 'Run to start' : 'Not loaded yet');
+  }
+
+  #problem(text) {
+    this.#parts.body?.replaceChildren(h('p', { class: 'problem', part: 'error', role: 'alert', text }));
+    this.#status('');
+  }
+
+  #status(text) {
+    if (this.#parts.status) this.#parts.status.textContent = text;
+  }
+
+  #announce(entries) {
+    if (!this.#parts.live) return;
+    this.#parts.live.textContent = entries.map((e) => e.printed).join('').slice(0, 500);
+  }
+
+  #fire(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  #statementError(entry) {
+    this.#error('statement', entry.error.errmsg, entry.error.codeName, entry.error.line);
+  }
+
+  #error(source, message, codeName = 'BadValue', line = null) {
+    this.#fire('shardlab-error', { source, message, codeName, line });
+  }
+
+  // ---- Attributes ----
+
+  /** An attribute that must be one of `allowed`: another value is reported and the default used. */
+  #choice(name, allowed, fallback) {
+    const raw = this.getAttribute(name);
+    if (raw === null || raw === '') return fallback;
+    if (allowed.includes(raw)) return raw;
+    this.#error('attribute', `${name} is one of ${allowed.join(', ')}, not "${raw.slice(0, 40)}"`);
+    return fallback;
+  }
+
+  #views() {
+    const raw = this.getAttribute('views');
+    if (raw === null) return new Set(['cluster', 'console', 'timeline']);
+    const names = raw.split(',').map((v) => v.trim()).filter(Boolean);
+    const unknown = names.filter((v) => !VIEWS.includes(v));
+    if (unknown.length) this.#error('attribute', `views lists ${VIEWS.join(', ')}; not ${unknown.join(', ').slice(0, 80)}`);
+    return new Set(names.filter((v) => VIEWS.includes(v)));
+  }
+
+  #applyAll() {
+    const { frame, label } = this.#parts;
+    const text = this.getAttribute('label') ?? 'ShardLab';
+    label.textContent = text;
+    frame.setAttribute('aria-label', text);
+    const height = this.getAttribute('height');
+    if (height === null || height === '') frame.style.height = '';
+    else if (height === 'auto') frame.style.height = 'auto';
+    else if (LENGTH.test(height)) frame.style.height = height;
+    else this.#error('attribute', `height is "auto" or a length such as 320px, not "${height.slice(0, 40)}"`);
+    this.#shownViews = this.#views();
+    const lang = this.getAttribute('lang');
+    if (lang && LANG.test(lang)) frame.lang = lang;
+    this.#applyTheme();
+    this.#draw().catch(() => {});
+  }
+
+  #applyTheme() {
+    const chosen = this.#choice('theme', THEMES, 'auto');
+    let theme = chosen;
+    if (chosen === 'auto') {
+      const page = this.closest('[data-theme]')?.getAttribute('data-theme') ?? document.documentElement.getAttribute('data-theme');
+      const dark = globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches;
+      theme = page === 'dark' || page === 'light' ? page : dark ? 'dark' : 'light';
+    }
+    this.#parts.frame.dataset.theme = theme;
+  }
+
+  /** `theme="auto"` follows the page's `data-theme` and the system's colour scheme. */
+  #watchTheme() {
+    const again = () => this.#parts.frame && this.#applyTheme();
+    const mo = new MutationObserver(again);
+    mo.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['data-theme'] });
+    const mq = globalThis.matchMedia?.('(prefers-color-scheme: dark)');
+    mq?.addEventListener?.('change', again);
+    this.#cleanup.push(() => mo.disconnect(), () => mq?.removeEventListener?.('change', again));
+  }
+}
+
+if (globalThis.customElements && !globalThis.customElements.get('shard-lab')) {
+  globalThis.customElements.define('shard-lab', ShardLabElement);
+}

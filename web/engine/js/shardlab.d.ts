@@ -1,0 +1,197 @@
+// Declarations of ShardLab's JavaScript module (shardlab.js): a thin promise API over the
+// engine's protocol (ARCHITECTURE.md, "The JavaScript module").
+
+/** A JSON value: what a statement's value is, in relaxed Extended JSON. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A statement's error, in MongoDB's or mongosh's words. */
+export interface StatementError {
+  /** MongoDB's error code (0 for a mongosh error such as a SyntaxError). */
+  code: number;
+  /** MongoDB's code name, or the error's class (`SyntaxError`, `TypeError`, ...). */
+  codeName: string;
+  /** The message. */
+  errmsg: string;
+  /** The 1-based line of the script where it happened, when known. */
+  line: number | null;
+}
+
+/** A statement that ran. */
+export interface StatementOk {
+  ok: true;
+  /**
+   * Its value as plain JavaScript data; the BSON types JavaScript lacks keep their
+   * Extended JSON wrappers (`{$oid}`, `{$numberDecimal}`, `{$date}`, a `{$numberLong}`
+   * beyond 2^53). Absent when the statement has no value.
+   */
+  value?: Json;
+  /** What the `shardlab` CLI prints for it, byte for byte (each line ends in "\n"). */
+  printed: string;
+  /** The session's step it ran in. */
+  step: number;
+}
+
+/** A statement that failed: a mistake in the script is a value, not a thrown error. */
+export interface StatementFailed {
+  ok: false;
+  error: StatementError;
+  /** What the CLI prints for it, such as `MongoServerError[...]: ...\n`. */
+  printed: string;
+  /** The session's step it ran in. */
+  step: number;
+}
+
+/** One statement's entry of `run`. */
+export type StatementResult = StatementOk | StatementFailed;
+
+/** The session's timeline cursor. */
+export interface Position {
+  /** Steps run up to the cursor. */
+  position: number;
+  /** Steps in the session. */
+  length: number;
+}
+
+/** One chunk of a collection. */
+export interface Chunk {
+  /** Its place in the collection's key order. */
+  order: number;
+  /** Its lower bound as canonical Extended JSON (a lossless handle). */
+  key: string;
+  /** Its bounds as mongosh prints them, such as `{ x: MinKey() }`. */
+  min: string;
+  max: string;
+  isMin: boolean;
+  isMax: boolean;
+  docs: number;
+  bytes: number;
+  /** The bytes as mongosh prints sizes (`51.76KiB`). */
+  size: string;
+  shortMin: string;
+  shortMax: string;
+  /** Its version as mongosh prints it (`Timestamp({ t: 1, i: 2 })`). */
+  lastModified: string;
+  jumbo: boolean;
+  gained: number;
+  arrivedFrom: string | null;
+  fresh: boolean;
+  /** Major and minor version. */
+  version: [number, number];
+}
+
+/** One shard, with the collection's chunks on it. */
+export interface Shard {
+  name: string;
+  index: number;
+  draining: boolean;
+  zones: string[];
+  docs: number;
+  bytes: number;
+  size: string;
+  chunks: Chunk[];
+}
+
+/** One collection's picture: its shards, their chunks and zones. */
+export interface ClusterPicture {
+  ns: string;
+  position: number;
+  sharded: boolean;
+  hashed: boolean;
+  /** The shard key as mongosh prints it (empty when not sharded). */
+  key: string;
+  docs: number;
+  chunks: number;
+  shards: Shard[];
+  /** The key-space bar, one segment per chunk in key order. */
+  bar: { min: string; key: string; lo: number; hi: number; shard: number; gained: number }[];
+  ticks: { at: number; fresh: boolean; seq: number; key: string; chunk: string }[];
+}
+
+/** One entry of the cluster's event log. */
+export interface ClusterEvent {
+  /** Its number in the log. */
+  seq: number;
+  /** The changelog's name, such as `split` or `moveChunk.commit`. */
+  kind: string;
+  /** A sentence about it. */
+  text: string;
+  /** The step that caused it, when known. */
+  step: number | null;
+}
+
+/** What a session's listeners hear, by event name. */
+export interface SessionEvents {
+  /** Each `run`'s entries. */
+  run: { statements: StatementResult[]; position: Position };
+  /** The session's link form, whenever its steps change. */
+  save: { text: string; steps: number };
+  /** A note from the engine. */
+  notice: { text: string };
+  /** Progress of a long replay. */
+  progress: { done: number; total: number };
+}
+
+/** How a session starts: a new cluster, or a link's scenario. */
+export interface SessionOptions {
+  /** Shards, 1 to 64 (3). */
+  shards?: number;
+  /** The behaviour era: "3.6", "5.0" or "8.0" ("8.0"). */
+  version?: '3.6' | '5.0' | '8.0';
+  /** The seed of every random choice (1). */
+  seed?: number;
+  /** The chunk size in bytes (the era's default when absent). */
+  chunkSize?: number;
+  /** A scenario as a link carries it (`v2.…`) or its JSON form, instead of a new cluster. */
+  scenario?: string;
+  /** A lesson's cluster, by id (such as `monotonic`), instead of a new cluster. */
+  lesson?: string;
+}
+
+/** One session of the engine. Every session on a page shares one engine. */
+export declare class Session {
+  private constructor();
+  /** The session's name in the engine. */
+  readonly name: string;
+  /** Whether `dispose` was called. */
+  readonly disposed: boolean;
+  /** Runs a script as the session's next step (with `each`, a step per statement): one entry per statement. */
+  run(script: string, options?: { each?: boolean }): Promise<StatementResult[]>;
+  /** Moves the cursor `by` steps (back when negative). */
+  step(by?: number): Promise<Position>;
+  /** Moves the cursor to step `to` (0: before any step). */
+  goto(to: number): Promise<Position>;
+  /** A collection's chunks, shards and zones (the collection last touched when absent). */
+  cluster(ns?: string): Promise<ClusterPicture>;
+  /** The event log after event `since`, oldest first (the latest 100 at most). */
+  events(since?: number, options?: { ns?: string }): Promise<ClusterEvent[]>;
+  /** analyzeShardKey of a candidate key on a copy of the session (no step is added). */
+  analyze(ns: string, key: string | Record<string, 1 | -1 | 'hashed'>): Promise<StatementResult>;
+  /** A link to the ShardLab site beside the module (or `site`) that opens this session. */
+  toLink(options?: { site?: string | URL }): Promise<string>;
+  /** Calls `callback` with each event's data; returns the function that stops it. */
+  on<E extends keyof SessionEvents>(event: E, callback: (data: SessionEvents[E]) => void): () => void;
+  /** Ends the session; later calls on it reject with `SessionDisposed`. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** An answer the engine refused (bad options, a disposed session), or a stopped engine. */
+export declare class ShardLabError extends Error {
+  constructor(codeName: string, message: string, code?: number);
+  readonly code: number;
+  readonly codeName: string;
+}
+
+export interface ShardLabModule {
+  /** Opens a session. */
+  session(options?: SessionOptions): Promise<Session>;
+  /** The engine's protocol version and methods. */
+  hello(): Promise<{ version: number; methods: string[] }>;
+  Session: typeof Session;
+  ShardLabError: typeof ShardLabError;
+  /** The protocol version this module speaks. */
+  protocol: number;
+}
+
+export declare const ShardLab: ShardLabModule;
+export default ShardLab;

@@ -1,0 +1,293 @@
+// ShardLab's engine as a JavaScript module (ARCHITECTURE.md, "The JavaScript module"): a
+// thin promise API over the engine's protocol. Every rule lives in the engine; this file
+// only sends requests, matches answers to them and hands events to listeners.
+//
+// In a browser every session on the page shares one module Web Worker, the engine worker
+// the playground runs (`worker.js` beside the engine); where a page may not start one, and
+// in Node, the engine runs in the same thread. Nothing touches the DOM at import time.
+//
+// The engine's directory is resolved from this file's own address, so the module works
+// from any path and from a page on another origin. The build writes the directory's name.
+const ENGINE_DIR = './engine/';
+
+const PROTOCOL = 1;
+const DISPOSE = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+const inNode = typeof process === 'object' && !!process.versions?.node;
+
+/** An error the engine answered with (a request it refused), or misuse of the API. */
+export class ShardLabError extends Error {
+  constructor(codeName, message, code = 2) {
+    super(message);
+    this.name = 'ShardLabError';
+    this.code = code;
+    this.codeName = codeName;
+  }
+}
+
+/** The one engine of this module's copy on this page: a worker, or the engine in-thread. */
+class Host {
+  constructor(base) {
+    this.base = base;
+    this.next = 1;
+    this.names = 0;
+    this.pending = new Map();
+    this.listeners = new Map();
+    this.worker = null;
+    this.local = null;
+  }
+
+  /** Sends one request; resolves with its result, rejects with the engine's error. */
+  request(session, method, params) {
+    const id = this.next++;
+    const message = params === undefined
+      ? { v: PROTOCOL, id, session, method }
+      : { v: PROTOCOL, id, session, method, params };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      try {
+        this.send(message);
+      } catch (err) {
+        this.pending.delete(id);
+        reject(err);
+      }
+    });
+  }
+
+  send(message) {
+    if (this.worker) return this.worker.postMessage(message);
+    if (!this.local && !inNode && typeof Worker === 'function') {
+      try {
+        this.worker = this.startWorker();
+        return this.worker.postMessage(message);
+      } catch {
+        // A Content Security Policy that forbids workers: the engine runs in-thread.
+      }
+    }
+    this.local ??= this.loadLocal();
+    this.local.then(
+      (engine) => {
+        let out;
+        try {
+          out = engine.handle(message);
+        } catch (err) {
+          // A trap leaves the engine unusable: the next request loads a new one.
+          this.local = null;
+          return this.fail(`the engine stopped: ${err?.message ?? err}`);
+        }
+        for (const m of out) this.receive(m);
+      },
+      (err) => {
+        this.local = null;
+        this.fail(`the engine could not load: ${err?.message ?? err}`);
+      },
+    );
+  }
+
+  startWorker() {
+    const url = new URL('worker.js', this.base);
+    // A worker's script must be of the page's origin: from another, a module of the page's
+    // origin imports it (the host must then send CORS headers, as for any module).
+    const sameOrigin = typeof location === 'object' && url.origin === location.origin;
+    const script = sameOrigin ? url : URL.createObjectURL(
+      new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' }));
+    const worker = new Worker(script, { type: 'module', name: 'shardlab-engine' });
+    worker.onmessage = (e) => this.receive(e.data);
+    worker.onerror = (e) => {
+      e.preventDefault?.();
+      worker.terminate();
+      this.worker = null;
+      this.fail(`the engine stopped: ${e.message ?? 'its worker failed'}`);
+    };
+    return worker;
+  }
+
+  async loadLocal() {
+    const glue = await import(new URL('engine.js', this.base).href);
+    const wasm = new URL('engine_bg.wasm', this.base);
+    if (inNode) {
+      const fs = 'node:fs/promises';
+      const { readFile } = await import(/* @vite-ignore */ fs);
+      glue.initSync({ module: await readFile(wasm) });
+    } else {
+      await glue.default({ module_or_path: wasm });
+    }
+    return new glue.WorkerEngine();
+  }
+
+  /** One message from the engine: an answer, or an event for a session's listeners. */
+  receive(m) {
+    if (m && typeof m.id === 'number' && ('result' in m || 'error' in m)) {
+      const waiting = this.pending.get(m.id);
+      if (!waiting) return;
+      this.pending.delete(m.id);
+      if ('error' in m) {
+        waiting.reject(new ShardLabError(m.error.codeName, m.error.message, m.error.code));
+      } else {
+        waiting.resolve(m.result);
+      }
+    } else if (m && typeof m.event === 'string') {
+      if (m.session === '' && m.event === 'notice') return this.fail(m.data?.text ?? 'the engine failed');
+      for (const listener of this.listeners.get(m.session) ?? []) listener(m.event, m.data);
+    }
+  }
+
+  /** Fails every request in flight (the engine stopped or could not start). */
+  fail(why) {
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiting) w.reject(new ShardLabError('EngineStopped', why));
+  }
+}
+
+const engineBase = new URL(ENGINE_DIR, import.meta.url);
+const site = new URL('./', import.meta.url);
+
+/** This page's one engine for this module's build, shared by every copy of the module. */
+function host() {
+  const key = Symbol.for(`shardlab.engine ${engineBase.href}`);
+  globalThis[key] ??= new Host(engineBase);
+  return globalThis[key];
+}
+
+function strip(result) {
+  const { kind: _kind, ...rest } = result;
+  return rest;
+}
+
+/** One session of the engine: a cluster, its timeline and its event log. */
+export class Session {
+  #host;
+  #name;
+  #disposed = false;
+  #listeners = new Map();
+  #unlisten;
+
+  constructor(hostEngine, name) {
+    this.#host = hostEngine;
+    this.#name = name;
+    const forward = (event, data) => this.#emit(event, data);
+    let set = hostEngine.listeners.get(name);
+    if (!set) hostEngine.listeners.set(name, (set = new Set()));
+    set.add(forward);
+    this.#unlisten = () => set.delete(forward);
+  }
+
+  /** The session's name in the engine. */
+  get name() {
+    return this.#name;
+  }
+
+  /** Whether `dispose` was called. */
+  get disposed() {
+    return this.#disposed;
+  }
+
+  #call(method, params) {
+    if (this.#disposed) {
+      return Promise.reject(new ShardLabError('SessionDisposed', `session ${this.#name} was disposed`));
+    }
+    return this.#host.request(this.#name, method, params);
+  }
+
+  #emit(event, data) {
+    for (const cb of [...(this.#listeners.get(event) ?? [])]) {
+      try {
+        cb(data);
+      } catch (err) {
+        // A listener's mistake is its own: the others still hear the event.
+        queueMicrotask(() => { throw err; });
+      }
+    }
+  }
+
+  /** Runs a script as the session's next step (`each`: a step per statement): one entry per statement. */
+  async run(script, options = {}) {
+    if (typeof script !== 'string') throw new TypeError('run(script): the script is a string');
+    const r = await this.#call('evaluate', { source: script, each: options.each === true });
+    this.#emit('run', { statements: r.statements, position: r.position });
+    return r.statements;
+  }
+
+  /** Moves the cursor `by` steps (back when negative); resolves with the cursor. */
+  async step(by = 1) {
+    return strip(await this.#call('step', { by: Math.trunc(Number(by)) || 0 }));
+  }
+
+  /** Moves the cursor to step `to` (0: before any step); resolves with the cursor. */
+  async goto(to) {
+    return strip(await this.#call('jump', { to: Math.max(0, Math.trunc(Number(to)) || 0) }));
+  }
+
+  /** A collection's chunks, shards and zones (the collection last touched when absent). */
+  async cluster(ns) {
+    return strip(await this.#call('cluster', ns === undefined ? {} : { ns: String(ns) }));
+  }
+
+  /** The cluster's event log after event `since` (a `seq`), oldest first (at most 100). */
+  async events(since = 0, options = {}) {
+    const ns = String(options.ns ?? '');
+    const { rows } = await this.#call('events', { ns });
+    return rows.filter((r) => r.seq > since).reverse();
+  }
+
+  /** analyzeShardKey of a candidate key, on a copy of the session. */
+  async analyze(ns, key) {
+    const text = typeof key === 'string' ? key : JSON.stringify(key);
+    return strip(await this.#call('analyze', { ns: String(ns), key: String(text) }));
+  }
+
+  /** A link that opens this session in the ShardLab site beside this module. */
+  async toLink(options = {}) {
+    const { text } = await this.#call('link', { page: [], json: false });
+    return new URL(`./#s=${text}`, options.site ?? site).href;
+  }
+
+  /** Calls `callback` with each `event`'s data; returns the function that stops it. */
+  on(event, callback) {
+    if (typeof callback !== 'function') throw new TypeError('on(event, callback): the callback is a function');
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(callback);
+    return () => set.delete(callback);
+  }
+
+  /** Ends the session and frees what the engine holds for it. Calling it again does nothing. */
+  dispose() {
+    if (this.#disposed) return;
+    this.#host.request(this.#name, 'close').catch(() => {});
+    this.#disposed = true;
+    this.#listeners.clear();
+    this.#unlisten();
+  }
+
+  [DISPOSE]() {
+    this.dispose();
+  }
+}
+
+/** Opens a session: a new cluster (`shards`, `version`, `seed`, `chunkSize`), a link's scenario or a lesson's cluster. */
+async function session(options = {}) {
+  const h = host();
+  const name = `lab-${h.names++}`;
+  const start = options.scenario !== undefined
+    ? { from: 'scenario', text: String(options.scenario) }
+    : options.lesson !== undefined
+      ? { from: 'lesson', id: String(options.lesson) }
+      : {
+      from: 'config',
+      shards: options.shards ?? 3,
+      version: String(options.version ?? '8.0'),
+      chunkSize: options.chunkSize,
+      seed: options.seed ?? 1,
+    };
+  await h.request(name, 'open', start);
+  return new Session(h, name);
+}
+
+/** The engine's protocol version and methods. */
+async function hello() {
+  return strip(await host().request('hello', 'hello'));
+}
+
+export const ShardLab = { session, hello, Session, ShardLabError, protocol: PROTOCOL };
+export default ShardLab;

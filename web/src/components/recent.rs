@@ -1,0 +1,175 @@
+//! "Recent sessions": every session this browser keeps (see [`crate::sessions`]), newest
+//! first, with its name, when it was saved, its steps and collections; each can be opened
+//! in this tab, downloaded as a scenario file, or deleted.
+
+use super::share_bar::download;
+use crate::sessions::{self, Listed};
+use crate::share::data_url;
+use yew::prelude::*;
+
+/// Properties of [`RecentSessions`].
+#[derive(Properties, PartialEq)]
+pub struct RecentProps {
+    /// Opens a stored session in this tab: its id and scenario.
+    pub on_open: Callback<(String, String)>,
+}
+
+/// What the list shows: not read yet, read, or why it could not be.
+#[derive(Clone, PartialEq)]
+enum Shown {
+    Closed,
+    Reading,
+    Read(Vec<Listed>),
+    Failed(String),
+}
+
+/// The "Recent sessions" button and, once pressed, the list.
+#[function_component(RecentSessions)]
+pub fn recent_sessions(props: &RecentProps) -> Html {
+    let shown = use_state(|| Shown::Closed);
+    let status = use_state(String::new);
+    let reload = {
+        let shown = shown.clone();
+        Callback::from(move |()| {
+            let shown = shown.clone();
+            shown.set(Shown::Reading);
+            wasm_bindgen_futures::spawn_local(async move {
+                shown.set(match sessions::list().await {
+                    Ok(list) => Shown::Read(list),
+                    Err(why) => Shown::Failed(format!("The sessions could not be read: {why}.")),
+                });
+            });
+        })
+    };
+    let toggle = {
+        let (shown, reload) = (shown.clone(), reload.clone());
+        Callback::from(move |_: MouseEvent| match *shown {
+            Shown::Closed => reload.emit(()),
+            _ => shown.set(Shown::Closed),
+        })
+    };
+    let open = !matches!(*shown, Shown::Closed);
+    let body = match &*shown {
+        Shown::Closed => Html::default(),
+        Shown::Reading => html! { <p class="muted">{ "Reading…" }</p> },
+        Shown::Failed(why) => html! { <p role="alert">{ why.clone() }</p> },
+        Shown::Read(list) if list.is_empty() => html! {
+            <p class="muted">{ "No saved sessions yet: what you do here is saved as you go." }</p>
+        },
+        Shown::Read(list) => html! {
+            <ul class="recent-list">
+                { for list.iter().map(|l| row(l, &props.on_open, &reload, &status, &shown)) }
+            </ul>
+        },
+    };
+    html! {
+        <div class="recent">
+            <button class="secondary" data-testid="recent-sessions" aria-expanded={open.to_string()}
+                onclick={toggle}>{ "Recent sessions" }</button>
+            if open {
+                <section class="recent-panel" aria-label="Recent sessions" data-testid="recent-panel">
+                    { body }
+                    <p class="muted" role="status" aria-live="polite">{ (*status).clone() }</p>
+                </section>
+            }
+        </div>
+    }
+}
+
+/// One session's row.
+fn row(
+    l: &Listed,
+    on_open: &Callback<(String, String)>,
+    reload: &Callback<()>,
+    status: &UseStateHandle<String>,
+    shown: &UseStateHandle<Shown>,
+) -> Html {
+    let m = &l.meta;
+    let when = String::from(
+        js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(m.updated))
+            .to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED),
+    );
+    let steps = match m.steps {
+        1 => "1 step".to_string(),
+        n => format!("{n} steps"),
+    };
+    let collections = if m.collections.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", m.collections.join(", "))
+    };
+    let badge = if l.here {
+        Some("this tab")
+    } else if l.elsewhere {
+        Some("open in another tab")
+    } else {
+        None
+    };
+    let id = m.id.clone();
+    let on_open = {
+        let (id, on_open, status, shown) =
+            (id.clone(), on_open.clone(), status.clone(), shown.clone());
+        Callback::from(move |_: MouseEvent| {
+            let (id, on_open, status, shown) =
+                (id.clone(), on_open.clone(), status.clone(), shown.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match sessions::read_text(&id).await {
+                    Some(text) => {
+                        shown.set(Shown::Closed);
+                        on_open.emit((id, text));
+                    }
+                    None => status.set("That session's scenario is no longer stored.".into()),
+                }
+            });
+        })
+    };
+    let on_download = {
+        let (id, status) = (id.clone(), status.clone());
+        Callback::from(move |_: MouseEvent| {
+            let (id, status) = (id.clone(), status.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match sessions::read_text(&id).await {
+                    Some(text) => download(
+                        "shardlab-session.json",
+                        &data_url("application/json", &text),
+                    ),
+                    None => status.set("That session's scenario is no longer stored.".into()),
+                }
+            });
+        })
+    };
+    let on_delete = {
+        let (id, reload, status) = (id.clone(), reload.clone(), status.clone());
+        let name = m.name.clone();
+        Callback::from(move |_: MouseEvent| {
+            let (id, reload, status, name) =
+                (id.clone(), reload.clone(), status.clone(), name.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match sessions::delete(&id).await {
+                    Ok(()) => status.set(format!("Deleted '{name}'.")),
+                    Err(why) => status.set(format!("'{name}' could not be deleted: {why}")),
+                }
+                reload.emit(());
+            });
+        })
+    };
+    html! {
+        <li class="recent-row" data-testid="recent-row" data-session={id}>
+            <div class="recent-what">
+                <strong>{ m.name.clone() }</strong>
+                if let Some(badge) = badge { <span class="badge">{ badge }</span> }
+                <div class="muted">{ format!("{when} · {steps}{collections}") }</div>
+                if let Some(why) = &m.aside {
+                    <div class="muted">{ format!("Set aside: {why}") }</div>
+                }
+            </div>
+            <div class="recent-actions">
+                <button class="secondary" data-testid="recent-open" disabled={l.here || l.elsewhere}
+                    onclick={on_open}>{ "Open" }</button>
+                <button class="secondary" data-testid="recent-download" onclick={on_download}>{ "Download" }</button>
+                <button class="secondary" data-testid="recent-delete" disabled={l.here}
+                    onclick={on_delete}>{ "Delete" }</button>
+            </div>
+        </li>
+    }
+}
