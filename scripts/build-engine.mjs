@@ -5,8 +5,9 @@
 //   cargo (profile wasm-release) -> wasm-bindgen --target web -> wasm-opt -Oz (release)
 //   -> terser (release) -> engine-<hash>/ in the staging directory
 // and a <meta name="shardlab-engine"> in index.html naming the worker script, which is how
-// the page finds it. The directory's name is a hash of what it holds, so a host can cache
-// it for good. Nothing downloads it until a view first asks the engine something.
+// the page finds it, and a small script that starts the worker at once, so that the engine
+// downloads beside the page's wasm rather than after it. The directory's name is a hash of
+// what it holds, so a host can cache it for good.
 // Beside them, `writeModule` ships the JavaScript module (`shardlab.js`, `shardlab.d.ts`)
 // that finds this directory from its own address, and `writeElement` the `<shard-lab>`
 // element (`shard-lab.js`, which imports the module beside it) and its examples page.
@@ -57,8 +58,20 @@ await writeElement();
 const indexPath = join(staging, 'index.html');
 const html = await readFile(indexPath, 'utf8');
 const meta = `<meta name="shardlab-engine" content="${dir}/worker.js">`;
+// The engine starts while the page's own wasm downloads, not after it: a classic script
+// that runs as the page's <head> is read starts the worker and keeps what it says until
+// the page takes it over (web/src/platform/engine_client.rs, `adopt`). Where workers are
+// forbidden it does nothing, and the page starts the engine as it would anyway. A test
+// that arms the engine's trap (`?selftest=`) starts its own.
+const early = `<script data-shardlab-engine>(function(){if(/[?&]selftest=/.test(location.search))return;try{` +
+  `var e={worker:new Worker(${JSON.stringify(`${dir}/worker.js`)},{type:'module'}),messages:[],error:null};` +
+  `e.worker.onmessage=function(m){e.messages.push(m.data)};` +
+  `e.worker.onerror=function(x){e.error=String(x.message||'the engine did not start')};` +
+  `window.shardlabEngine=e}catch(x){}})()</script>`;
 if (!html.includes('</head>')) throw new Error('build-engine: index.html has no </head>');
-await writeFile(indexPath, html.replace(/<meta name="shardlab-engine"[^>]*>/g, '').replace('</head>', `${meta}</head>`));
+await writeFile(indexPath, html.replace(/<meta name="shardlab-engine"[^>]*>/g, '')
+  .replace(/<script data-shardlab-engine>.*?<\/script>/g, '')
+  .replace('</head>', `${meta}${early}</head>`));
 console.log(`engine: ${dir}/`);
 
 // The JavaScript module (web/engine/js/shardlab.js) and its declarations, at the site's

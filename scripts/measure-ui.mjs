@@ -186,7 +186,8 @@ const initialBytes = transfer.reduce((n, r) => n + r.bytes, 0);
 let gz = 0;
 let raw = 0;
 const files = {};
-for (const f of await readdir(DIST)) {
+// The engine's directory (engine-<hash>/) included.
+for (const f of await readdir(DIST, { recursive: true })) {
   if (/\.(wasm|js|css|html)$/.test(f) && f !== 'embed-demo.html') {
     const bytes = await readFile(`${DIST}/${f}`);
     raw += bytes.length;

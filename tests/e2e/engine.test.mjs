@@ -43,6 +43,25 @@ test('the page downloads its wasm once, and that wasm holds no core: the engine 
   await page.close();
 });
 
+test('the engine starts as the page is read, beside its wasm, and the page adopts that worker', async () => {
+  const page = await env.browser.newPage();
+  const order = [];
+  page.on('request', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (/worker\.js$|_bg\.wasm$/.test(path)) order.push(path.replace(/.*\//, ''));
+  });
+  await page.goto(env.server.url);
+  const input = page.getByTestId('console-input');
+  await input.fill('sh.status()');
+  await input.press('Enter');
+  await page.getByTestId('console-output').filter({ hasText: 'shardingVersion' }).waitFor();
+  // One worker, asked for by the page's head before the page's wasm could run; the page's
+  // first request took it over rather than starting a second.
+  assert.deepEqual(order.filter((f) => f === 'worker.js'), ['worker.js'], `one worker: ${order}`);
+  assert.equal(await page.evaluate(() => window.shardlabEngine), null, 'the page adopted the early worker');
+  await page.close();
+});
+
 test('a three-column Compare run keeps the page answering: it draws and takes keys meanwhile', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1500, height: 1000 } });
   const errors = [];

@@ -1,8 +1,9 @@
 //! The page's one client of the engine (ARCHITECTURE.md, "One engine, many views").
 //!
-//! The engine runs in a dedicated module Web Worker, started on the first request (its
-//! script's address is in the page's `<meta name="shardlab-engine">`, written by the
-//! build). Requests are the protocol's typed [`Request`]s; they cross with
+//! The engine runs in a dedicated module Web Worker (its script's address is in the page's
+//! `<meta name="shardlab-engine">`, written by the build). The page's `<head>` starts it
+//! while the page's own wasm downloads, and the first request adopts it; a worker started
+//! later (after a trap) is started on the next request. Requests are the protocol's typed [`Request`]s; they cross with
 //! `serde-wasm-bindgen`, and each answer is handed to the callback its request gave.
 //!
 //! - **A trap in the engine ends the worker, not the page.** The worker's error event fails
@@ -220,7 +221,14 @@ fn launch() -> Result<(), String> {
         c.heard = false;
         c.unheard.clear();
     });
-    match web_sys::Worker::new_with_options(&url, &options) {
+    let (started, early) = match adopt() {
+        Some((worker, early)) => (Ok(worker), early),
+        None => (
+            web_sys::Worker::new_with_options(&url, &options),
+            Vec::new(),
+        ),
+    };
+    match started {
         Ok(worker) => {
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
                 move |e: web_sys::MessageEvent| receive(e.data()),
@@ -236,6 +244,15 @@ fn launch() -> Result<(), String> {
                     _on_error: on_error,
                 }
             });
+            // What the early worker said before the page listened, a turn later, as if it
+            // had arrived now.
+            if !early.is_empty() {
+                wasm_bindgen_futures::spawn_local(async move {
+                    for data in early {
+                        receive(data);
+                    }
+                });
+            }
             Ok(())
         }
         Err(e) => {
@@ -246,6 +263,32 @@ fn launch() -> Result<(), String> {
             start_in_page(&url)
         }
     }
+}
+
+/// The worker the page's `<head>` started while this wasm downloaded (the build's
+/// `window.shardlabEngine`: the worker, the messages it sent so far, an error), taken once.
+/// One that failed to load is dropped, and the page starts its own as it would have.
+fn adopt() -> Option<(web_sys::Worker, Vec<JsValue>)> {
+    let window = gloo::utils::window();
+    let key = JsValue::from_str("shardlabEngine");
+    let early = js_sys::Reflect::get(&window, &key).ok()?;
+    if early.is_undefined() || early.is_null() {
+        return None;
+    }
+    let _ = js_sys::Reflect::set(&window, &key, &JsValue::NULL);
+    let field = |name: &str| js_sys::Reflect::get(&early, &JsValue::from_str(name)).ok();
+    let worker: web_sys::Worker = field("worker")?.dyn_into().ok()?;
+    worker.set_onmessage(None);
+    worker.set_onerror(None);
+    if field("error").is_some_and(|e| !e.is_null() && !e.is_undefined()) {
+        worker.terminate();
+        return None;
+    }
+    let messages = field("messages")
+        .and_then(|m| m.dyn_into::<js_sys::Array>().ok())
+        .map(|m| m.iter().collect())
+        .unwrap_or_default();
+    Some((worker, messages))
 }
 
 /// The worker died (a trap in the engine): every request in flight fails, and the next
