@@ -113,3 +113,18 @@ test('a host page on an origin the address does not name is ignored', async () =
     await page.close();
   }
 });
+
+test('the examples page loads the iframe on a click and drives it', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1200, height: 900 } });
+  try {
+    await page.goto(`${env.server.url}examples.html`);
+    assert.equal(await page.locator('#frame').getAttribute('src'), null, 'nothing loads before the click');
+    await page.locator('#frame-load').click();
+    await page.locator('#frame-insert:not([disabled])').waitFor({ timeout: 60_000 });
+    await page.locator('#frame-insert').click();
+    await page.locator('#frame-log').filter({ hasText: 'insertedId' }).waitFor();
+    assert.match(await page.locator('#frame-log').innerText(), /step \d+ of \d+/);
+  } finally {
+    await page.close();
+  }
+});
