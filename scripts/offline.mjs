@@ -10,12 +10,14 @@ const staging = process.env.TRUNK_STAGING_DIR;
 if (process.env.TRUNK_PROFILE !== 'release' || !staging) process.exit(0);
 const root = resolve(process.env.TRUNK_SOURCE_DIR ?? '.');
 
-// Every file a page of the site can ask for; not the precompressed copies (a host serves
-// them in place of the originals), nor pages of their own (the embed demo).
+// Every file the playground can ask for; not the precompressed copies (a host serves
+// them in place of the originals), nor what only other pages use: the demo and examples
+// pages, and the module and the element for documentation pages (with their types).
+const OTHERS = new Set(['sw.js', 'embed-demo.html', 'examples.html', 'shardlab.js', 'shard-lab.js']);
 const files = (await readdir(staging, { recursive: true, withFileTypes: true }))
   .filter((e) => e.isFile())
   .map((e) => relative(staging, join(e.parentPath ?? e.path, e.name)).split(sep).join('/'))
-  .filter((f) => !f.endsWith('.gz') && f !== 'sw.js' && f !== 'embed-demo.html')
+  .filter((f) => !f.endsWith('.gz') && !f.endsWith('.d.ts') && !OTHERS.has(f))
   .sort();
 const hash = createHash('sha256');
 let bytes = 0;
