@@ -426,10 +426,14 @@ fn use_host(
             move || drop(listener)
         });
     }
+    // Only an embedded view a host may drive tells anyone of its changes.
+    let hosted = options.embed && !options.origins.is_empty();
     {
         let state = state.clone();
         use_effect_with(state.rev, move |_| {
-            crate::host::notify(&Rc::new((*state).clone()))
+            if hosted {
+                crate::host::notify(&Rc::new((*state).clone()));
+            }
         });
     }
     let ran = use_mut_ref(|| false);
