@@ -129,3 +129,33 @@ test('an element whose engine cannot be fetched says why, and the page goes on',
     await broken.close();
   }
 });
+
+test('the element works on a page of another origin that loads it from the site', async () => {
+  const other = await host(async (path) => (path === '/page.html'
+    ? {
+      type: 'text/html; charset=utf-8',
+      body: `<!doctype html><title>A docs page</title>
+<script type="module" src="${env.site.url}${PREFIX}shard-lab.js"></script>
+<p>A figure:</p>
+<shard-lab id="fig" loading="eager" views="cluster,console" label="From another origin"><pre>
+sh.shardCollection("test.t", {x: 1})
+db.t.insertOne({x: 7})
+</pre></shard-lab>`,
+    }
+    : null));
+  try {
+    const page = await env.browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${other.url}/page.html`);
+    await page.waitForFunction(() => document.querySelector('#fig')?.shadowRoot?.querySelectorAll('.chunk').length > 0);
+    const state = await page.locator('#fig').evaluate((el) => el.getState());
+    assert.ok(state, 'the element answers');
+    const count = await page.locator('#fig').evaluate((el) => el.run('db.t.countDocuments()'));
+    assert.equal(count[0].value, 1);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await other.close();
+  }
+});
