@@ -286,7 +286,14 @@ fn use_driver(
                 if boot.hold {
                     driver.hold();
                 }
-                driver.open(boot.opening, true);
+                if driver.has_session() {
+                    // The user opened something (a lesson from the menu) while the saved
+                    // sessions were read: that wins, as a session of its own, and this
+                    // tab's saved one stays stored, to return to.
+                    sessions::start_new();
+                } else {
+                    driver.open(boot.opening, true);
+                }
             });
         });
     }

@@ -136,6 +136,11 @@ impl Driver {
         self.hold.get()
     }
 
+    /// Whether the page has opened a session yet (the start's, or one the user asked for).
+    pub fn has_session(&self) -> bool {
+        !self.state().session.is_empty()
+    }
+
     /// The state as last drawn.
     fn state(&self) -> Rc<Playground> {
         self.latest.borrow().clone()
@@ -590,7 +595,7 @@ impl Driver {
     /// Cancels the replay under way: it ends with the steps replayed so far.
     ///
     /// The replay ends at the next slice's answer. If the slice in the engine takes longer
-    /// than [`CANCEL_WAIT_MS`] (a costly command), the engine is stopped under it and the
+    /// than 400 ms (a costly command), the engine is stopped under it and the
     /// scenario is replayed again, in a new engine, up to the steps replayed before it.
     pub fn cancel(&self) {
         let session = match self.run.borrow_mut().as_mut() {
