@@ -12,7 +12,7 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{comparison, driver, export, glossary, lessons, startup};
-pub use model::state;
+pub use model::{scenes, state};
 pub use platform::{engine_client, network, recovery, sessions, share, shortcuts, storage};
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).

@@ -1,4 +1,5 @@
 //! The lowest layer: the page's state and its pure reducer. It imports nothing from the
 //! layers above (platform, effects, components).
 
+pub mod scenes;
 pub mod state;
