@@ -215,7 +215,10 @@ fn text_edit(
         let value = e
             .target_dyn_into::<HtmlInputElement>()
             .map(|el| el.value())
-            .or_else(|| e.target_dyn_into::<HtmlTextAreaElement>().map(|el| el.value()));
+            .or_else(|| {
+                e.target_dyn_into::<HtmlTextAreaElement>()
+                    .map(|el| el.value())
+            });
         if let Some(value) = value {
             let mut list = list.clone();
             set(&mut list[i], value);
@@ -264,7 +267,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
 #[function_component(PresenterButton)]
 fn presenter_button() -> Html {
     let onclick = Callback::from(|_: MouseEvent| {
-        let url = format!("{}?presenter=1", super::share_bar::base_url());
+        let url = format!("{}?presenter=1", crate::scene_channel::page_address());
         let _ = gloo::utils::window().open_with_url_and_target_and_features(
             &url,
             "shardlab-presenter",
@@ -291,12 +294,10 @@ fn audience_link(props: &ScenesProps) -> Html {
                 json: false,
             };
             engine_client::request(&session, call, move |answer| match answer {
-                Ok(Reply::Scenario { text }) => {
-                    link.set(Some(format!(
-                        "{}#s={text}",
-                        super::share_bar::base_url()
-                    )))
-                }
+                Ok(Reply::Scenario { text }) => link.set(Some(format!(
+                    "{}#s={text}",
+                    crate::scene_channel::page_address()
+                ))),
                 Ok(_) => {}
                 Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e.message)))),
             });

@@ -7,10 +7,19 @@ use yew::prelude::*;
 /// Every shortcut of the page: the keys, and what they do. (Each is handled where its
 /// panel listens, through `crate::shortcuts`; none works while typing in a field.)
 pub const SHORTCUTS: &[(&str, &str)] = &[
-    ("Space", "Play or pause the workload (in Compare: play or pause every column)"),
-    ("→", "One step forward (in Compare: one step of every column); during a demo, the next scene"),
+    (
+        "Space",
+        "Play or pause the workload (in Compare: play or pause every column)",
+    ),
+    (
+        "→",
+        "One step forward (in Compare: one step of every column); during a demo, the next scene",
+    ),
     ("←", "One step back; during a demo, the previous scene"),
-    ("PageDown", "During a demo, the next scene (a presenter's clicker)"),
+    (
+        "PageDown",
+        "During a demo, the next scene (a presenter's clicker)",
+    ),
     ("PageUp", "During a demo, the previous scene"),
     ("n / p", "Guided lessons: the next or the previous step"),
     ("w", "Workshop mode on or off"),

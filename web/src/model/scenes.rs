@@ -360,6 +360,9 @@ pub const DEMOS: &[Demo] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    // The same tests run natively and, with the page's other tests, in wasm32.
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn scene(step: u64, title: &str, note: &str) -> Scene {
         Scene {

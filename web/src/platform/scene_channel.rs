@@ -72,9 +72,21 @@ impl Drop for SceneChannel {
 
 /// Whether this window is a presenter view (`?presenter=1`).
 pub fn is_presenter() -> bool {
-    let search = gloo::utils::window().location().search().unwrap_or_default();
+    let search = gloo::utils::window()
+        .location()
+        .search()
+        .unwrap_or_default();
     search
         .trim_start_matches('?')
         .split('&')
         .any(|p| p == "presenter=1")
+}
+
+/// The page's address without its query string or fragment: what the presenter view and
+/// the audience link are built on.
+pub fn page_address() -> String {
+    let location = gloo::utils::window().location();
+    let origin = location.origin().unwrap_or_default();
+    let path = location.pathname().unwrap_or_else(|_| "/".into());
+    format!("{origin}{path}")
 }
