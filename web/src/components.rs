@@ -16,7 +16,7 @@ pub mod presenter;
 pub mod query;
 pub mod query_box;
 pub mod recent;
-pub mod scenes;
+pub mod scenes_panel;
 pub mod share_bar;
 pub mod shortcuts_help;
 pub mod tabs;

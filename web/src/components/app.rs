@@ -13,7 +13,7 @@ use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
 use super::recent::RecentSessions;
-use super::scenes::{SceneBar, ScenesPanel};
+use super::scenes_panel::{SceneBar, ScenesPanel};
 use super::share_bar::ShareBar;
 use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
@@ -200,7 +200,7 @@ impl FullView {
         let mode = state.mode;
         html! {
             <div class={classes!("page", workshop.then_some("workshop"))}
-                data-scene-hide={super::scenes::hidden_panels(state)}>
+                data-scene-hide={super::scenes_panel::hidden_panels(state)}>
                 <header class="masthead">
                     <h1>{ "ShardLab" }</h1>
                     <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
@@ -538,7 +538,7 @@ fn use_autoplay(state: &UseReducerHandle<Playground>, dispatch: &Callback<Action
 /// Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step. The
 /// comparison has its own transport and listens for these keys itself. While a workshop
 /// demo runs, the arrows belong to it (they go from scene to scene, see
-/// `scenes::use_scene_keys`) and step no timeline.
+/// `scenes_panel::use_scene_keys`) and step no timeline.
 #[hook]
 fn use_playground_keys(
     state: &UseReducerHandle<Playground>,
@@ -546,7 +546,7 @@ fn use_playground_keys(
     mode: Mode,
 ) {
     let dispatch = dispatch.clone();
-    let demo = super::scenes::running(state);
+    let demo = super::scenes_panel::running(state);
     use_effect_with((state.playing, mode, demo), move |(playing, mode, demo)| {
         let (playing, demo) = (*playing, *demo);
         let compare = *mode == Mode::Compare;
