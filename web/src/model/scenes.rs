@@ -234,11 +234,12 @@ pub fn fits(scenes: &[Scene]) -> bool {
     scenes.len() <= MAX_SCENES && encode(scenes).len() <= MAX_ENCODED_BYTES
 }
 
-/// One scene of a ready-made demo: the lesson's workload batches played before it, the
+/// One scene of a ready-made demo: how far past the lesson's own setup it stands, the
 /// panels it shows, its title and note.
 pub struct DemoScene {
-    /// Workload batches after the lesson's own setup steps.
-    pub batches: u64,
+    /// Steps after the lesson's own setup steps: a workload batch each, then the lesson's
+    /// closing commands.
+    pub after_setup: u64,
     /// The panels shown.
     pub views: &'static [&'static str],
     /// The title.
@@ -265,7 +266,7 @@ impl Demo {
         self.scenes
             .iter()
             .map(|s| Scene {
-                step: setup_steps + s.batches,
+                step: setup_steps + s.after_setup,
                 views: PANELS
                     .iter()
                     .filter(|(n, _)| s.views.contains(n))
@@ -286,22 +287,22 @@ pub const DEMOS: &[Demo] = &[
         lesson: "monotonic",
         scenes: &[
             DemoScene {
-                batches: 0,
+                after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
                 title: "An empty collection on {x: 1}",
                 note: "One chunk, MinKey to MaxKey, on one shard. Ask the room: where will a counter's values go?",
             },
             DemoScene {
-                batches: 12,
+                after_setup: 12,
                 views: &["keybar", "cluster", "heatmap"],
                 title: "Every insert lands in the MaxKey chunk",
                 note: "300 documents in. Point at the chunk that ends at MaxKey: each new x is the largest yet, so one shard takes every write. The heatmap's stripe climbs the key space.",
             },
             DemoScene {
-                batches: 36,
+                after_setup: 36,
                 views: &["cluster", "insights"],
-                title: "analyzeShardKey calls it monotonic",
-                note: "900 documents. The balancer moved chunks, yet each batch hit one shard at a time. analyzeShardKey reports the key as monotonically changing: the write hot spot in one word.",
+                title: "Balanced chunks, one hot shard",
+                note: "900 documents on four chunks. The balancer moved chunks to the other shards, yet each batch still went to one shard, the one holding the MaxKey chunk: the inserts chart shows one colour a step.",
             },
         ],
     },
@@ -311,22 +312,22 @@ pub const DEMOS: &[Demo] = &[
         lesson: "hashed",
         scenes: &[
             DemoScene {
-                batches: 0,
+                after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
                 title: "{_id: \"hashed\"} starts pre-split",
-                note: "A hashed key on an empty collection starts with chunks on every shard. The growing ObjectId is hashed before it is placed.",
+                note: "A hashed key on an empty collection starts with two chunks on every shard. The growing ObjectId is hashed before it is placed.",
             },
             DemoScene {
-                batches: 10,
+                after_setup: 10,
                 views: &["keybar", "cluster", "heatmap"],
                 title: "Neighbouring ObjectIds land far apart",
                 note: "500 documents, spread over all three shards: the hash scatters consecutive values over the whole int64 range.",
             },
             DemoScene {
-                batches: 20,
+                after_setup: 21,
                 views: &["cluster", "console", "insights"],
                 title: "The price: range queries ask every shard",
-                note: "A range on _id cannot be targeted: the console shows the closing explain, a SHARD_MERGE over every shard.",
+                note: "The lesson's closing command asks for a range of _id. Hashed values keep no order, so the range cannot be targeted: explain's winning plan is SHARD_MERGE, every shard was asked.",
             },
         ],
     },
@@ -336,22 +337,22 @@ pub const DEMOS: &[Demo] = &[
         lesson: "low-cardinality",
         scenes: &[
             DemoScene {
-                batches: 0,
+                after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
                 title: "{continent: 1} on nine shards",
                 note: "The key has seven possible values. Ask: how many chunks can hold documents?",
             },
             DemoScene {
-                batches: 8,
+                after_setup: 8,
                 views: &["keybar", "cluster", "heatmap"],
                 title: "One chunk per continent",
                 note: "Once each continent has its own chunk, a chunk cannot be split further: the splitter has no key between two equal values.",
             },
             DemoScene {
-                batches: 20,
+                after_setup: 20,
                 views: &["cluster", "insights"],
                 title: "Jumbo chunks and idle shards",
-                note: "The chunks grew past the chunk size and turned jumbo; with nine shards, at least two hold nothing. analyzeShardKey names the low cardinality.",
+                note: "1,000 documents. The chunks grew past the 8 KiB chunk size and are flagged jumbo, and the balancer cannot use the spare shards: at least two of the nine hold no documents.",
             },
         ],
     },
