@@ -132,7 +132,9 @@ test('the audience link lands on the scene on screen, with its panels', async ()
   assert.match(url, /#s=v2\./);
   await context.close();
 
-  const { context: attendee, page: laptop } = await fresh({ width: 400, height: 800 });
+  // An attendee opens the link in a browser of their own.
+  const attendee = await env.browser.newContext({ viewport: { width: 400, height: 800 } });
+  const laptop = await attendee.newPage();
   await laptop.goto(url);
   await laptop.getByTestId('scene-position').filter({ hasText: 'Scene 2 of 3' }).waitFor({ timeout: 60_000 });
   await laptop.getByTestId('replay-progress').waitFor({ state: 'detached' });
@@ -172,7 +174,8 @@ test('scenes are built from moments, edited, reordered, deleted and kept in the 
 
   await page.getByTestId('share-link').click();
   const url = await page.getByTestId('share-url').inputValue();
-  const { context: other, page: opened } = await fresh();
+  const other = await env.browser.newContext();
+  const opened = await other.newPage();
   await opened.goto(url);
   await opened.locator('[data-testid="scene-item"]').first().waitFor({ timeout: 60_000 });
   scenes = await readScenes(opened);

@@ -42,10 +42,12 @@ pub fn running(state: &Playground) -> bool {
 }
 
 /// Shows scene `i`: it becomes the scene on screen and the engine is asked for its step.
+/// The page goes back to its top, where the scene bar and the scene's panels are.
 fn go(dispatch: &Callback<Action>, list: &[Scene], i: usize) {
     if let Some(scene) = list.get(i) {
         dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
         dispatch.emit(Action::Jump(scene.step));
+        gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
     }
 }
 
