@@ -12,8 +12,10 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{comparison, driver, export, glossary, host, lessons, startup};
-pub use model::{palette, state, words};
-pub use platform::{engine_client, network, recovery, sessions, share, shortcuts, storage};
+pub use model::{palette, scenes, state, words};
+pub use platform::{
+    engine_client, network, recovery, scene_channel, sessions, share, shortcuts, storage,
+};
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
 pub fn start() {
@@ -21,5 +23,10 @@ pub fn start() {
     let root = gloo::utils::document()
         .get_element_by_id("app")
         .unwrap_or_else(|| gloo::utils::body().into());
-    yew::Renderer::<components::App>::with_root(root).render();
+    // A presenter view (`?presenter=1`) draws the demo's notes, with no engine of its own.
+    if scene_channel::is_presenter() {
+        yew::Renderer::<components::presenter::Presenter>::with_root(root).render();
+    } else {
+        yew::Renderer::<components::App>::with_root(root).render();
+    }
 }

@@ -2,5 +2,6 @@
 //! layers above (platform, effects, components).
 
 pub mod palette;
+pub mod scenes;
 pub mod state;
 pub mod words;

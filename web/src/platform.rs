@@ -4,6 +4,7 @@
 pub mod engine_client;
 pub mod network;
 pub mod recovery;
+pub mod scene_channel;
 pub mod sessions;
 pub mod share;
 pub mod shortcuts;

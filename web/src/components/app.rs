@@ -13,7 +13,9 @@ use super::key_bar::KeyBar;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
 use super::recent::RecentSessions;
+use super::scenes_panel::{SceneBar, ScenesPanel};
 use super::share_bar::ShareBar;
+use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::WorkloadPanel;
@@ -198,7 +200,8 @@ impl FullView {
         } = self;
         let mode = state.mode;
         html! {
-            <div class={classes!("page", workshop.then_some("workshop"))}>
+            <div class={classes!("page", workshop.then_some("workshop"))}
+                data-scene-hide={super::scenes_panel::hidden_panels(state)}>
                 <header class="masthead">
                     <h1>{ "ShardLab" }</h1>
                     <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
@@ -210,6 +213,7 @@ impl FullView {
                     }
                     <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
                     <RecentSessions on_open={on_reopen} />
+                    <ShortcutsHelp />
                 </header>
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={workshop} on_workshop={toggle_workshop} />
@@ -222,6 +226,7 @@ impl FullView {
                     </div>
                 }
                 if mode != Mode::Compare {
+                <SceneBar state={(**state).clone()} dispatch={dispatch.clone()} />
                 if mode == Mode::Guide {
                     <Guide state={(**state).clone()} dispatch={dispatch.clone()}
                         on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
@@ -239,6 +244,7 @@ impl FullView {
                 </div>
                 <Insights state={(**state).clone()} />
                 <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
+                <ScenesPanel state={(**state).clone()} dispatch={dispatch.clone()} />
                 }
             </div>
         }
@@ -576,7 +582,9 @@ fn use_autoplay(state: &UseReducerHandle<Playground>, dispatch: &Callback<Action
 }
 
 /// Keyboard shortcuts, ignored while typing: space plays or pauses, the arrows step. The
-/// comparison has its own transport and listens for these keys itself.
+/// comparison has its own transport and listens for these keys itself. While a workshop
+/// demo runs, the arrows belong to it (they go from scene to scene, see
+/// `scenes_panel::use_scene_keys`) and step no timeline.
 #[hook]
 fn use_playground_keys(
     state: &UseReducerHandle<Playground>,
@@ -584,8 +592,9 @@ fn use_playground_keys(
     mode: Mode,
 ) {
     let dispatch = dispatch.clone();
-    use_effect_with((state.playing, mode), move |(playing, mode)| {
-        let playing = *playing;
+    let demo = super::scenes_panel::running(state);
+    use_effect_with((state.playing, mode, demo), move |(playing, mode, demo)| {
+        let (playing, demo) = (*playing, *demo);
         let compare = *mode == Mode::Compare;
         let listener = crate::shortcuts::listen(move |key| {
             if compare {
@@ -599,8 +608,8 @@ fn use_playground_keys(
                         Action::Play
                     }
                 }
-                "ArrowRight" => Action::Step,
-                "ArrowLeft" => Action::StepBack,
+                "ArrowRight" if !demo => Action::Step,
+                "ArrowLeft" if !demo => Action::StepBack,
                 _ => return false,
             };
             dispatch.emit(action);

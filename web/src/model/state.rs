@@ -473,11 +473,20 @@ impl Playground {
                     }
                     None => false,
                 },
-                "guide" | "compare" => {
-                    let mut own = (*self.page).clone();
-                    own.retain(|(n, _)| n != name);
-                    own.push((name.clone(), value.clone()));
-                    self.page = Rc::new(own);
+                // The scenes are checked here (a link can say anything); the scene on
+                // screen is checked against them by the scenes panel.
+                crate::scenes::SCENES_ENTRY => match crate::scenes::parse(value) {
+                    Ok(_) => {
+                        self.publish(name, value);
+                        true
+                    }
+                    Err(e) => {
+                        problems.push(format!("the scenes were left out ({e})"));
+                        continue;
+                    }
+                },
+                "guide" | "compare" | crate::scenes::SCENE_ENTRY => {
+                    self.publish(name, value);
                     true
                 }
                 other => {
@@ -491,6 +500,14 @@ impl Playground {
             }
         }
         (problems, lesson, view)
+    }
+
+    /// Keeps a panel's published state, in place of what it published before.
+    fn publish(&mut self, name: &str, value: &str) {
+        let mut own = (*self.page).clone();
+        own.retain(|(n, _)| n != name);
+        own.push((name.to_string(), value.to_string()));
+        self.page = Rc::new(own);
     }
 
     /// Ends a replay: applies the page's own state it carried and says how it went, with

@@ -1,0 +1,442 @@
+//! Workshop scenes: the scenes panel (build a demo from moments of the timeline, edit,
+//! reorder and delete its scenes, load a ready-made demo, run it, open the presenter view,
+//! copy the audience link) and the scene bar above the cluster while a demo runs.
+//!
+//! The scenes and the scene on screen are two entries of the page's own state
+//! ([`crate::scenes`]), so they travel in links, saved sessions and scenario files. A
+//! scene's step is the engine's to go to: the page asks for a jump and the engine refuses,
+//! with its notice, a step the timeline does not have.
+
+use crate::engine_client;
+use crate::scene_channel::{Cue, SceneChannel};
+use crate::scenes::{self, Demo, Scene, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
+use crate::state::{Action, Notice, Playground};
+use shardlab_protocol::{Call, Reply};
+use std::cell::RefCell;
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// The demo a state carries: its scenes and the one on screen, if it runs.
+pub fn demo_of(state: &Playground) -> (Vec<Scene>, Option<usize>) {
+    let list = state
+        .page_value(SCENES_ENTRY)
+        .and_then(|v| scenes::parse(v).ok())
+        .unwrap_or_default();
+    let at = state
+        .page_value(SCENE_ENTRY)
+        .and_then(|v| scenes::parse_index(v, list.len()));
+    (list, at)
+}
+
+/// The panels the scene on screen hides (for the page's `data-scene-hide`), while a demo
+/// runs.
+pub fn hidden_panels(state: &Playground) -> Option<String> {
+    let (list, at) = demo_of(state);
+    at.map(|i| list[i].hidden())
+}
+
+/// Whether a demo runs: the arrows then step through its scenes, not the timeline.
+pub fn running(state: &Playground) -> bool {
+    demo_of(state).1.is_some()
+}
+
+/// Shows scene `i`: it becomes the scene on screen and the engine is asked for its step.
+/// The page goes back to its top, where the scene bar and the scene's panels are.
+fn go(dispatch: &Callback<Action>, list: &[Scene], i: usize) {
+    if let Some(scene) = list.get(i) {
+        dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
+        dispatch.emit(Action::Jump(scene.step));
+        gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
+/// Keeps the scenes in the page's state, or says why they cannot be kept.
+fn save(dispatch: &Callback<Action>, list: &[Scene]) {
+    if scenes::fits(list) {
+        dispatch.emit(Action::Page(SCENES_ENTRY, Some(scenes::encode(list))));
+    } else {
+        dispatch.emit(Action::Notice(Some(Notice::plain(format!(
+            "A demo holds at most {} scenes and {} KB of titles and notes: this change was not kept.",
+            scenes::MAX_SCENES,
+            scenes::MAX_ENCODED_BYTES / 1024
+        )))));
+    }
+}
+
+/// Properties of [`ScenesPanel`] and [`SceneBar`].
+#[derive(Properties, PartialEq)]
+pub struct ScenesProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+/// The scene bar: while a demo runs, the scene's title, its position and the buttons that
+/// move through the demo.
+#[function_component(SceneBar)]
+pub fn scene_bar(props: &ScenesProps) -> Html {
+    let (list, at) = demo_of(&props.state);
+    let Some(i) = at else { return html! {} };
+    let dispatch = props.dispatch.clone();
+    let to = |j: usize| {
+        let (dispatch, list) = (dispatch.clone(), list.clone());
+        Callback::from(move |_: MouseEvent| go(&dispatch, &list, j))
+    };
+    let stop = props
+        .dispatch
+        .reform(|_: MouseEvent| Action::Page(SCENE_ENTRY, None));
+    html! {
+        <div class="scene-bar" role="region" aria-label="Demo" data-testid="scene-bar">
+            <span class="scene-position" data-testid="scene-position">{ format!("Scene {} of {}", i + 1, list.len()) }</span>
+            <strong class="scene-bar-title" data-testid="scene-current">{ list[i].title.clone() }</strong>
+            <button class="secondary" data-testid="scene-prev" disabled={i == 0} onclick={to(i.saturating_sub(1))}
+                aria-label="Previous scene">{ "←" }</button>
+            <button class="secondary" data-testid="scene-next" disabled={i + 1 >= list.len()} onclick={to(i + 1)}
+                aria-label="Next scene">{ "→" }</button>
+            <button class="secondary" data-testid="demo-stop" onclick={stop}>{ "End demo" }</button>
+        </div>
+    }
+}
+
+/// The scenes panel.
+#[function_component(ScenesPanel)]
+pub fn scenes_panel(props: &ScenesProps) -> Html {
+    let state = &props.state;
+    let dispatch = props.dispatch.clone();
+    let (list, at) = demo_of(state);
+    let go_to = {
+        let (dispatch, list) = (dispatch.clone(), list.clone());
+        Callback::from(move |i: usize| go(&dispatch, &list, i))
+    };
+    use_scene_keys(at, &list, go_to.clone());
+    use_presenter_link(&list, at, go_to.clone());
+    use_pending_demo(state, &dispatch);
+    let on_add = {
+        let (dispatch, list) = (dispatch.clone(), list.clone());
+        let step = state.view.position.position;
+        let views = at.map_or_else(scenes::all_views, |i| list[i].views.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut list = list.clone();
+            list.push(Scene {
+                step,
+                views: views.clone(),
+                title: format!("Step {step}"),
+                note: String::new(),
+            });
+            save(&dispatch, &list);
+        })
+    };
+    let on_start = {
+        let go_to = go_to.clone();
+        Callback::from(move |_: MouseEvent| go_to.emit(0))
+    };
+    html! {
+        <section class="panel scenes-panel" aria-label="Workshop scenes" data-testid="scenes-panel">
+            <h2>{ "Workshop scenes" }</h2>
+            <p class="muted">{ "A demo is a list of moments of this scenario: a step, the panels to show, a title and a note for the presenter. During a demo, → and PageDown go to the next scene, ← and PageUp to the previous one." }</p>
+            <div class="scene-actions">
+                <button data-testid="scene-add" onclick={on_add} disabled={!state.ready}>{ "Add this moment as a scene" }</button>
+                <button class="secondary" data-testid="demo-start" onclick={on_start}
+                    disabled={list.is_empty() || at.is_some()}>{ "Start demo" }</button>
+                <PresenterButton />
+                <AudienceLink state={state.clone()} dispatch={dispatch.clone()} />
+            </div>
+            <DemoPicker state={state.clone()} dispatch={dispatch.clone()} />
+            if list.is_empty() {
+                <p class="muted" data-testid="scenes-empty">{ "No scenes yet: move the timeline to a moment worth showing and add it, or load a ready-made demo." }</p>
+            } else {
+                <ol class="scene-list" data-testid="scene-list">
+                    { for list.iter().enumerate().map(|(i, s)| scene_item(&dispatch, &list, i, s, at == Some(i), &go_to)) }
+                </ol>
+            }
+        </section>
+    }
+}
+
+/// A change to the list of scenes.
+type Edit = Rc<dyn Fn(&mut Vec<Scene>)>;
+
+/// One scene of the list: its step, title, note and panels, and the buttons that move,
+/// show and delete it.
+fn scene_item(
+    dispatch: &Callback<Action>,
+    list: &[Scene],
+    i: usize,
+    scene: &Scene,
+    current: bool,
+    go_to: &Callback<usize>,
+) -> Html {
+    let edit = |f: Edit| {
+        let (dispatch, list) = (dispatch.clone(), list.to_vec());
+        Callback::from(move |_: MouseEvent| {
+            let mut list = list.clone();
+            f(&mut list);
+            save(&dispatch, &list);
+        })
+    };
+    let n = list.len();
+    let on_title = text_edit(dispatch, list, i, |s, v| s.title = v);
+    let on_note = text_edit(dispatch, list, i, |s, v| s.note = v);
+    let show = {
+        let go_to = go_to.clone();
+        Callback::from(move |_: MouseEvent| go_to.emit(i))
+    };
+    html! {
+        <li class={classes!("scene-item", current.then_some("current"))} data-testid="scene-item"
+            aria-current={current.then_some("step")}>
+            <div class="scene-head">
+                <span class="scene-step" data-testid="scene-step">{ format!("Step {}", scene.step) }</span>
+                <input class="scene-title" data-testid="scene-title" aria-label={format!("Scene {} title", i + 1)}
+                    maxlength={scenes::MAX_TITLE_CHARS.to_string()} value={scene.title.clone()} onchange={on_title} />
+                <button class="secondary" data-testid="scene-show" onclick={show}>{ "Show" }</button>
+                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={format!("Move scene {} up", i + 1)}
+                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i - 1, i)))}>{ "↑" }</button>
+                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={format!("Move scene {} down", i + 1)}
+                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i, i + 1)))}>{ "↓" }</button>
+                <button class="secondary" data-testid="scene-delete" aria-label={format!("Delete scene {}", i + 1)}
+                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| { l.remove(i); }))}>{ "Delete" }</button>
+            </div>
+            <textarea class="scene-note" data-testid="scene-note" aria-label={format!("Scene {} presenter's note", i + 1)}
+                maxlength={scenes::MAX_NOTE_CHARS.to_string()} value={scene.note.clone()} onchange={on_note} />
+            { views_picker(dispatch, list, i, scene) }
+        </li>
+    }
+}
+
+/// A title or note field's change, kept in scene `i`.
+fn text_edit(
+    dispatch: &Callback<Action>,
+    list: &[Scene],
+    i: usize,
+    set: fn(&mut Scene, String),
+) -> Callback<Event> {
+    let (dispatch, list) = (dispatch.clone(), list.to_vec());
+    Callback::from(move |e: Event| {
+        let value = e
+            .target_dyn_into::<HtmlInputElement>()
+            .map(|el| el.value())
+            .or_else(|| {
+                e.target_dyn_into::<HtmlTextAreaElement>()
+                    .map(|el| el.value())
+            });
+        if let Some(value) = value {
+            let mut list = list.clone();
+            set(&mut list[i], value);
+            save(&dispatch, &list);
+        }
+    })
+}
+
+/// The checkboxes of the panels scene `i` shows.
+fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &Scene) -> Html {
+    let boxes = PANELS.iter().map(|(name, label)| {
+        let checked = scene.views.iter().any(|v| v == name);
+        let (dispatch, list) = (dispatch.clone(), list.to_vec());
+        let onchange = Callback::from(move |_: Event| {
+            let mut list = list.clone();
+            let views = &mut list[i].views;
+            if checked {
+                views.retain(|v| v != name);
+            } else {
+                views.push(name.to_string());
+            }
+            let shown = std::mem::take(views);
+            *views = PANELS
+                .iter()
+                .filter(|(n, _)| shown.iter().any(|s| s == n))
+                .map(|(n, _)| n.to_string())
+                .collect();
+            save(&dispatch, &list);
+        });
+        html! {
+            <label class="scene-view">
+                <input type="checkbox" data-testid="scene-view" data-view={*name} checked={checked} {onchange} />
+                { *label }
+            </label>
+        }
+    });
+    html! {
+        <details class="scene-views">
+            <summary>{ format!("Panels shown: {}", scene.views.len()) }</summary>
+            { for boxes }
+        </details>
+    }
+}
+
+/// The "Presenter view" button: the same page with `?presenter=1`, in a window of its own.
+#[function_component(PresenterButton)]
+fn presenter_button() -> Html {
+    let onclick = Callback::from(|_: MouseEvent| {
+        let url = format!("{}?presenter=1", crate::scene_channel::page_address());
+        let _ = gloo::utils::window().open_with_url_and_target_and_features(
+            &url,
+            "shardlab-presenter",
+            "popup,width=720,height=480",
+        );
+    });
+    html! {
+        <button class="secondary" data-testid="presenter-open" {onclick}>{ "Presenter view" }</button>
+    }
+}
+
+/// The "Audience link": a share link of the session as it is now, which carries the scene
+/// on screen, so attendees land on its step with its panels.
+#[function_component(AudienceLink)]
+fn audience_link(props: &ScenesProps) -> Html {
+    let link = use_state(|| None::<String>);
+    let onclick = {
+        let (link, dispatch) = (link.clone(), props.dispatch.clone());
+        let (session, page) = (props.state.session.clone(), props.state.page_entries());
+        Callback::from(move |_: MouseEvent| {
+            let (link, dispatch) = (link.clone(), dispatch.clone());
+            let call = Call::Link {
+                page: page.clone(),
+                json: false,
+            };
+            engine_client::request(&session, call, move |answer| match answer {
+                Ok(Reply::Scenario { text }) => link.set(Some(format!(
+                    "{}#s={text}",
+                    crate::scene_channel::page_address()
+                ))),
+                Ok(_) => {}
+                Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e.message)))),
+            });
+        })
+    };
+    html! {
+        <>
+            <button class="secondary" data-testid="audience-link" {onclick} disabled={!props.state.ready}
+                title="A link that opens the scene on screen, with its panels, on attendees' laptops">{ "Audience link" }</button>
+            if let Some(url) = &*link {
+                <input class="share-url" readonly=true value={url.clone()} data-testid="audience-url" aria-label="Audience link" />
+            }
+        </>
+    }
+}
+
+/// The ready-made demos: one opens its lesson, and its scenes are set once the lesson's
+/// session is up (see [`use_pending_demo`]).
+#[function_component(DemoPicker)]
+fn demo_picker(props: &ScenesProps) -> Html {
+    let select = use_node_ref();
+    let onclick = {
+        let (select, dispatch) = (select.clone(), props.dispatch.clone());
+        let session = props.state.session.to_string();
+        Callback::from(move |_: MouseEvent| {
+            let Some(id) = select.cast::<HtmlSelectElement>().map(|s| s.value()) else {
+                return;
+            };
+            if let Some(demo) = DEMOS.iter().find(|d| d.id == id) {
+                PENDING.with(|p| *p.borrow_mut() = Some((demo, session.clone())));
+                dispatch.emit(Action::LoadPreset(demo.lesson.to_string()));
+            }
+        })
+    };
+    html! {
+        <div class="demo-picker">
+            <label class="field">
+                { "Ready-made demo" }
+                <select ref={select} data-testid="demo-select">
+                    { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ d.title }</option> }) }
+                </select>
+            </label>
+            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying.is_some()}>{ "Load demo" }</button>
+        </div>
+    }
+}
+
+thread_local! {
+    /// A ready-made demo asked for, and the session it was asked from: its scenes are set
+    /// once another session (its lesson's) is up.
+    static PENDING: RefCell<Option<(&'static Demo, String)>> = const { RefCell::new(None) };
+}
+
+/// Once the demo's lesson is up, its scenes (at the steps past the lesson's own setup) are
+/// set, and the lesson's workload plays so that every scene's step exists.
+#[hook]
+fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
+    let dispatch = dispatch.clone();
+    let up = state.ready && state.replaying.is_none();
+    let key = (state.session.clone(), up, state.view.lesson.clone());
+    let setup_steps = state.view.setup_steps;
+    use_effect_with(key, move |(session, up, lesson)| {
+        let ready = PENDING.with(|p| {
+            let p = p.borrow();
+            p.as_ref().is_some_and(|(demo, from)| {
+                *up && **session != *from && lesson.as_deref() == Some(demo.lesson)
+            })
+        });
+        if ready {
+            if let Some((demo, _)) = PENDING.with(|p| p.borrow_mut().take()) {
+                dispatch.emit(Action::Page(SCENE_ENTRY, None));
+                save(&dispatch, &demo.scenes(setup_steps));
+                dispatch.emit(Action::Play);
+            }
+        }
+    });
+}
+
+/// While a demo runs: → and PageDown go to the next scene, ← and PageUp to the previous
+/// one. (The timeline's own ←/→ stepping gives way meanwhile: see `use_playground_keys`.)
+#[hook]
+fn use_scene_keys(at: Option<usize>, list: &[Scene], go_to: Callback<usize>) {
+    use_effect_with((at, list.to_vec()), move |(at, list)| {
+        let listener = at.map(|i| {
+            let count = list.len();
+            crate::shortcuts::listen(move |key| {
+                let to = match key {
+                    "ArrowRight" | "PageDown" => i + 1,
+                    "ArrowLeft" | "PageUp" => i.wrapping_sub(1),
+                    _ => return false,
+                };
+                if to < count {
+                    go_to.emit(to);
+                }
+                true
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// The presenter view's channel: the page answers its hello, tells it every change of the
+/// demo, and goes where it asks.
+#[hook]
+fn use_presenter_link(list: &[Scene], at: Option<usize>, go_to: Callback<usize>) {
+    let shown = Cue::Show {
+        at: at.map(|i| i as u32),
+        scenes: list
+            .iter()
+            .map(|s| (s.title.clone(), s.note.clone()))
+            .collect(),
+    };
+    let latest = use_mut_ref(|| shown.clone());
+    *latest.borrow_mut() = shown.clone();
+    let go_latest = use_mut_ref(|| go_to.clone());
+    *go_latest.borrow_mut() = go_to;
+    let channel = use_mut_ref(|| None::<SceneChannel>);
+    {
+        let channel = channel.clone();
+        use_effect_with((), move |_| {
+            let answer = channel.clone();
+            let opened = SceneChannel::open(move |cue| match cue {
+                Cue::Hello => {
+                    if let Some(c) = answer.borrow().as_ref() {
+                        c.post(&latest.borrow());
+                    }
+                }
+                Cue::Go { to } => go_latest.borrow().emit(to as usize),
+                Cue::Show { .. } => {}
+            });
+            *channel.borrow_mut() = opened;
+            move || drop(channel.borrow_mut().take())
+        });
+    }
+    use_effect_with(shown, move |shown| {
+        if let Some(c) = channel.borrow().as_ref() {
+            c.post(shown);
+        }
+    });
+}

@@ -1,0 +1,475 @@
+//! Workshop scenes: a demo is a list of scenes, each a step of the current scenario, the
+//! panels to show, a title and a presenter's note.
+//!
+//! The scenes travel as one entry of the page's own state (`scenes`, see
+//! [`crate::state::Playground::page_entries`]), in links, saved sessions and scenario
+//! files, and the scene on screen while a demo runs as another (`scene`). Both are read
+//! back as hostile input: [`parse`] bounds every count and length and never panics. Which
+//! steps exist is the engine's to say (a jump past the end is refused with its notice);
+//! this file only carries the scenes.
+
+/// The page entry that holds the scenes.
+pub const SCENES_ENTRY: &str = "scenes";
+/// The page entry that holds the scene on screen (its index) while a demo runs.
+pub const SCENE_ENTRY: &str = "scene";
+/// Most scenes one demo holds.
+pub const MAX_SCENES: usize = 30;
+/// Longest title, in characters.
+pub const MAX_TITLE_CHARS: usize = 120;
+/// Longest presenter's note, in characters.
+pub const MAX_NOTE_CHARS: usize = 1000;
+/// Longest encoded list, in bytes: what one page entry may carry
+/// (`shardlab_protocol::MAX_FIELD_BYTES`).
+pub const MAX_ENCODED_BYTES: usize = shardlab_protocol::MAX_FIELD_BYTES;
+/// Highest step a scene may name (the protocol's bound on a jump).
+pub const MAX_SCENE_STEP: u64 = shardlab_protocol::MAX_STEP as u64;
+/// The first line of the encoded form: its version.
+const HEADER: &str = "scenes v1";
+
+/// The panels a scene can show or hide: the name a scene carries and the words the
+/// scenes panel uses for it. (The page's CSS hides `.panel.<name>`.)
+pub const PANELS: &[(&str, &str)] = &[
+    ("controls", "Scenario forms"),
+    ("transport", "Workload"),
+    ("keybar", "Key space"),
+    ("query", "Query targeting"),
+    ("cluster", "Cluster"),
+    ("inspector", "Inspector"),
+    ("timeline", "Timeline"),
+    ("console", "Console"),
+    ("insights", "Insights"),
+    ("heatmap", "Heatmap"),
+];
+
+/// One scene of a demo.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scene {
+    /// The step of the scenario's timeline it shows.
+    pub step: u64,
+    /// The panels it shows (names from [`PANELS`], in that order).
+    pub views: Vec<String>,
+    /// Its title.
+    pub title: String,
+    /// What the presenter says.
+    pub note: String,
+}
+
+impl Scene {
+    /// The panels this scene hides, as a space-separated list (for the page's
+    /// `data-scene-hide` attribute).
+    pub fn hidden(&self) -> String {
+        PANELS
+            .iter()
+            .filter(|(name, _)| !self.views.iter().any(|v| v == name))
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Every panel's name, in order: what a new scene shows.
+pub fn all_views() -> Vec<String> {
+    PANELS.iter().map(|(n, _)| n.to_string()).collect()
+}
+
+/// Why a scenes entry was not taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScenesError {
+    /// The entry is longer than a page entry may be.
+    TooLong(usize),
+    /// The entry does not start with the version line.
+    Version,
+    /// More scenes than a demo holds.
+    TooMany(usize),
+    /// A scene's line is malformed: its number (from 1) and what is wrong.
+    Scene(usize, String),
+}
+
+impl std::fmt::Display for ScenesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScenesError::TooLong(n) => write!(
+                f,
+                "the scenes are {n} bytes, over the limit of {MAX_ENCODED_BYTES}"
+            ),
+            ScenesError::Version => write!(f, "the scenes do not start with '{HEADER}'"),
+            ScenesError::TooMany(n) => {
+                write!(f, "{n} scenes, over the limit of {MAX_SCENES}")
+            }
+            ScenesError::Scene(i, why) => write!(f, "scene {i}: {why}"),
+        }
+    }
+}
+
+/// Escapes a title or note so that it holds no tab or line break.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Undoes [`escape`]; an unknown escape is an error.
+fn unescape(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\\') => out.push('\\'),
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => return Err(format!("unknown escape '\\{other}'")),
+            None => return Err("a '\\' ends the text".to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// The scenes as one page entry: a version line, then one line a scene of
+/// `step<TAB>views<TAB>title<TAB>note`, views comma-separated, title and note escaped.
+pub fn encode(scenes: &[Scene]) -> String {
+    let mut out = String::from(HEADER);
+    for s in scenes {
+        out.push('\n');
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}",
+            s.step,
+            s.views.join(","),
+            escape(&s.title),
+            escape(&s.note)
+        ));
+    }
+    out
+}
+
+/// Reads one scene's line.
+fn parse_scene(line: &str) -> Result<Scene, String> {
+    let fields: Vec<&str> = line.splitn(5, '\t').collect();
+    let [step, views, title, note] = fields[..] else {
+        return Err(format!(
+            "a scene has 4 tab-separated fields, not {}",
+            fields.len()
+        ));
+    };
+    let step = match step.parse::<u64>() {
+        Ok(n) if n <= MAX_SCENE_STEP => n,
+        _ => {
+            let shown: String = step.chars().take(20).collect();
+            return Err(format!("'{shown}' is not a valid step"));
+        }
+    };
+    let mut shown = Vec::new();
+    for v in views.split(',').filter(|v| !v.is_empty()) {
+        if !PANELS.iter().any(|(name, _)| *name == v) {
+            let v: String = v.chars().take(20).collect();
+            return Err(format!("unknown view '{v}'"));
+        }
+        if !shown.iter().any(|s: &String| s == v) {
+            shown.push(v.to_string());
+        }
+    }
+    // Kept in the panels' order, so that equal scenes compare equal.
+    let views = PANELS
+        .iter()
+        .filter(|(name, _)| shown.iter().any(|s| s == name))
+        .map(|(name, _)| name.to_string())
+        .collect();
+    let title = unescape(title)?;
+    let note = unescape(note)?;
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(format!("a title is at most {MAX_TITLE_CHARS} characters"));
+    }
+    if note.chars().count() > MAX_NOTE_CHARS {
+        return Err(format!("a note is at most {MAX_NOTE_CHARS} characters"));
+    }
+    Ok(Scene {
+        step,
+        views,
+        title,
+        note,
+    })
+}
+
+/// Reads a scenes entry from a link, a saved session or a file: every count and length is
+/// checked before anything is kept.
+pub fn parse(text: &str) -> Result<Vec<Scene>, ScenesError> {
+    if text.len() > MAX_ENCODED_BYTES {
+        return Err(ScenesError::TooLong(text.len()));
+    }
+    let mut lines = text.split('\n');
+    if lines.next().map(|l| l.trim_end_matches('\r')) != Some(HEADER) {
+        return Err(ScenesError::Version);
+    }
+    let mut scenes = Vec::new();
+    for (i, line) in lines.enumerate() {
+        if scenes.len() == MAX_SCENES {
+            return Err(ScenesError::TooMany(text.split('\n').count() - 1));
+        }
+        let scene =
+            parse_scene(line.trim_end_matches('\r')).map_err(|e| ScenesError::Scene(i + 1, e))?;
+        scenes.push(scene);
+    }
+    Ok(scenes)
+}
+
+/// Reads the scene-on-screen entry: an index into `count` scenes.
+pub fn parse_index(text: &str, count: usize) -> Option<usize> {
+    text.parse::<usize>().ok().filter(|i| *i < count)
+}
+
+/// Whether the scenes, encoded, fit in one page entry.
+pub fn fits(scenes: &[Scene]) -> bool {
+    scenes.len() <= MAX_SCENES && encode(scenes).len() <= MAX_ENCODED_BYTES
+}
+
+/// One scene of a ready-made demo: how far past the lesson's own setup it stands, the
+/// panels it shows, its title and note.
+pub struct DemoScene {
+    /// Steps after the lesson's own setup steps: a workload batch each, then the lesson's
+    /// closing commands.
+    pub after_setup: u64,
+    /// The panels shown.
+    pub views: &'static [&'static str],
+    /// The title.
+    pub title: &'static str,
+    /// The presenter's note.
+    pub note: &'static str,
+}
+
+/// A ready-made demo, built on one of the engine's lessons.
+pub struct Demo {
+    /// Its id (`data-demo` in the page).
+    pub id: &'static str,
+    /// Its title.
+    pub title: &'static str,
+    /// The lesson it opens, by the engine's id.
+    pub lesson: &'static str,
+    /// Its scenes.
+    pub scenes: &'static [DemoScene],
+}
+
+impl Demo {
+    /// The demo's scenes for a session whose own setup made `setup_steps` steps.
+    pub fn scenes(&self, setup_steps: u64) -> Vec<Scene> {
+        self.scenes
+            .iter()
+            .map(|s| Scene {
+                step: setup_steps + s.after_setup,
+                views: PANELS
+                    .iter()
+                    .filter(|(n, _)| s.views.contains(n))
+                    .map(|(n, _)| n.to_string())
+                    .collect(),
+                title: s.title.to_string(),
+                note: s.note.to_string(),
+            })
+            .collect()
+    }
+}
+
+/// The ready-made demos, each on one lesson of the engine's catalog.
+pub const DEMOS: &[Demo] = &[
+    Demo {
+        id: "hot-spot",
+        title: "A counter as shard key: the hot spot",
+        lesson: "monotonic",
+        scenes: &[
+            DemoScene {
+                after_setup: 0,
+                views: &["transport", "keybar", "cluster"],
+                title: "An empty collection on {x: 1}",
+                note: "One chunk, MinKey to MaxKey, on one shard. Ask the room: where will a counter's values go?",
+            },
+            DemoScene {
+                after_setup: 12,
+                views: &["keybar", "cluster", "heatmap"],
+                title: "Every insert lands in the MaxKey chunk",
+                note: "300 documents in. Point at the chunk that ends at MaxKey: each new x is the largest yet, so one shard takes every write. The heatmap's stripe climbs the key space.",
+            },
+            DemoScene {
+                after_setup: 36,
+                views: &["cluster", "insights"],
+                title: "Balanced chunks, one hot shard",
+                note: "900 documents on four chunks. The balancer moved chunks to the other shards, yet each batch still went to one shard, the one holding the MaxKey chunk: the inserts chart shows one colour a step.",
+            },
+        ],
+    },
+    Demo {
+        id: "hashed",
+        title: "Hash the key: writes spread out",
+        lesson: "hashed",
+        scenes: &[
+            DemoScene {
+                after_setup: 0,
+                views: &["transport", "keybar", "cluster"],
+                title: "{_id: \"hashed\"} starts pre-split",
+                note: "A hashed key on an empty collection starts with two chunks on every shard. The growing ObjectId is hashed before it is placed.",
+            },
+            DemoScene {
+                after_setup: 10,
+                views: &["keybar", "cluster", "heatmap"],
+                title: "Neighbouring ObjectIds land far apart",
+                note: "500 documents, spread over all three shards: the hash scatters consecutive values over the whole int64 range.",
+            },
+            DemoScene {
+                after_setup: 21,
+                views: &["cluster", "console", "insights"],
+                title: "The price: range queries ask every shard",
+                note: "The lesson's closing command asks for a range of _id. Hashed values keep no order, so the range cannot be targeted: explain's winning plan is SHARD_MERGE, every shard was asked.",
+            },
+        ],
+    },
+    Demo {
+        id: "continents",
+        title: "Seven values, nine shards: low cardinality",
+        lesson: "low-cardinality",
+        scenes: &[
+            DemoScene {
+                after_setup: 0,
+                views: &["transport", "keybar", "cluster"],
+                title: "{continent: 1} on nine shards",
+                note: "The key has seven possible values. Ask: how many chunks can hold documents?",
+            },
+            DemoScene {
+                after_setup: 8,
+                views: &["keybar", "cluster", "heatmap"],
+                title: "One chunk per continent",
+                note: "Once each continent has its own chunk, a chunk cannot be split further: the splitter has no key between two equal values.",
+            },
+            DemoScene {
+                after_setup: 20,
+                views: &["cluster", "insights"],
+                title: "Jumbo chunks and idle shards",
+                note: "1,000 documents. The chunks grew past the 8 KiB chunk size and are flagged jumbo, and the balancer cannot use the spare shards: at least two of the nine hold no documents.",
+            },
+        ],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    // The same tests run natively and, with the page's other tests, in wasm32.
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn scene(step: u64, title: &str, note: &str) -> Scene {
+        Scene {
+            step,
+            views: vec!["keybar".into(), "cluster".into()],
+            title: title.into(),
+            note: note.into(),
+        }
+    }
+
+    #[test]
+    fn round_trips_titles_and_notes_with_tabs_breaks_and_backslashes() {
+        let scenes = vec![
+            scene(3, "Hot\tspot", "line one\nline two \\ done\r"),
+            scene(0, "", ""),
+        ];
+        assert_eq!(parse(&encode(&scenes)), Ok(scenes));
+    }
+
+    #[test]
+    fn an_empty_list_is_the_header_alone() {
+        assert_eq!(encode(&[]), HEADER);
+        assert_eq!(parse(HEADER), Ok(vec![]));
+    }
+
+    #[test]
+    fn refuses_hostile_entries_with_a_reason() {
+        let bad = |t: &str| parse(t).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(bad(""), "the scenes do not start with 'scenes v1'");
+        assert_eq!(
+            bad("scenes v1\nx\tcluster\tt\tn"),
+            "scene 1: 'x' is not a valid step"
+        );
+        assert_eq!(
+            bad("scenes v1\n18446744073709551615\tcluster\tt\tn"),
+            "scene 1: '18446744073709551615' is not a valid step"
+        );
+        assert_eq!(
+            bad("scenes v1\n1\tcluster"),
+            "scene 1: a scene has 4 tab-separated fields, not 2"
+        );
+        assert_eq!(
+            bad("scenes v1\n1\tcluster\tt\tn\textra"),
+            "scene 1: a scene has 4 tab-separated fields, not 5"
+        );
+        assert_eq!(
+            bad("scenes v1\n1\t<script>\tt\tn"),
+            "scene 1: unknown view '<script>'"
+        );
+        assert_eq!(
+            bad("scenes v1\n1\tcluster\tt\\\tn"),
+            "scene 1: a '\\' ends the text"
+        );
+        assert_eq!(
+            bad("scenes v1\n1\tcluster\t\\x\tn"),
+            "scene 1: unknown escape '\\x'"
+        );
+        let long_title = format!("scenes v1\n1\tcluster\t{}\tn", "é".repeat(121));
+        assert_eq!(
+            bad(&long_title),
+            "scene 1: a title is at most 120 characters"
+        );
+    }
+
+    #[test]
+    fn bounds_the_count_and_the_size() {
+        let many = format!("scenes v1{}", "\n1\tcluster\tt\tn".repeat(31));
+        assert_eq!(parse(&many), Err(ScenesError::TooMany(31)));
+        let huge = format!("scenes v1\n1\tcluster\tt\t{}", "n".repeat(20_000));
+        assert_eq!(parse(&huge), Err(ScenesError::TooLong(huge.len())));
+        let deep = format!("scenes v1\n1\t{}\tt\tn", ",".repeat(10_000));
+        assert_eq!(
+            parse(&deep).map(|s| s[0].views.len()),
+            Ok(0),
+            "empty view names are skipped"
+        );
+    }
+
+    #[test]
+    fn views_are_kept_once_in_the_panels_order() {
+        let s = parse("scenes v1\n2\tcluster,keybar,cluster\tt\tn").unwrap_or_default();
+        assert_eq!(s[0].views, vec!["keybar", "cluster"]);
+        assert_eq!(
+            s[0].hidden(),
+            "controls transport query inspector timeline console insights heatmap"
+        );
+    }
+
+    #[test]
+    fn the_scene_index_is_within_the_list() {
+        assert_eq!(parse_index("1", 3), Some(1));
+        assert_eq!(parse_index("3", 3), None);
+        assert_eq!(parse_index("-1", 3), None);
+        assert_eq!(parse_index("99999999999999999999999", 3), None);
+    }
+
+    #[test]
+    fn every_demo_fits_and_names_known_views() {
+        for demo in DEMOS {
+            let scenes = demo.scenes(2);
+            assert!(fits(&scenes), "{}", demo.id);
+            assert_eq!(scenes.len(), demo.scenes.len());
+            for (s, d) in scenes.iter().zip(demo.scenes) {
+                assert_eq!(s.views.len(), d.views.len(), "{}: {}", demo.id, d.title);
+            }
+            assert_eq!(parse(&encode(&scenes)), Ok(scenes));
+        }
+    }
+}
