@@ -138,7 +138,7 @@ impl Driver {
 
     /// Whether the page has opened a session yet (the start's, or one the user asked for).
     pub fn has_session(&self) -> bool {
-        !self.state().session.is_empty()
+        &*self.state().session != crate::state::NO_SESSION
     }
 
     /// The state as last drawn.
