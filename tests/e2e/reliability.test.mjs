@@ -290,18 +290,22 @@ test('the embedded view shows the same notices', async () => {
   assert.match(await page.getByTestId('notice').innerText(), /There is no lesson called 'no-such-lesson'/);
 });
 
+// Commands in the long link: enough for a replay of many seconds, few enough that making
+// the link (an import, under the same 30-second replay budget) finishes on a slow machine.
+const LONG = 1500;
+
 test('a long link replays in slices: progress, a page that answers, and Cancel keeps what was replayed', async () => {
-  // A link of a few thousand commands, made with the page's own codec: import them (the
+  // A link of LONG commands, made with the page's own codec: import them (the
   // import replays in slices too), then copy the link.
   const maker = await env.browser.newPage();
   await maker.goto(env.server.url);
   const batch = 'sim.generate("test.events", "monotonic", 200)';
   await maker.getByTestId('import-json').setInputFiles({
-    name: 'scenario.json', mimeType: 'application/json', buffer: Buffer.from(scenarioJson(times(4000, batch))),
+    name: 'scenario.json', mimeType: 'application/json', buffer: Buffer.from(scenarioJson(times(LONG, batch))),
   });
   await maker.getByTestId('replay-progress').waitFor();
   await maker.getByTestId('replay-progress').waitFor({ state: 'detached', timeout: 60_000 });
-  const steps = SETUP.length + 4000;
+  const steps = SETUP.length + LONG;
   await maker.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
   await maker.getByTestId('share-link').click();
   const url = await maker.getByTestId('share-url').inputValue();
