@@ -78,7 +78,16 @@ export async function screenshot(page, name) {
   // The panels under the cluster are skipped while off screen (content-visibility: auto),
   // and a full-page capture does not wait for them to be drawn: draw them for the capture.
   const all = await page.addStyleTag({ content: '.lower, .insights { content-visibility: visible !important; }' });
-  await page.screenshot({ path, fullPage: true });
+  // Chromium sometimes leaves Playwright's own wait for fonts hanging on a page a service
+  // worker has just taken over, though the page's `document.fonts` is loaded: the capture
+  // is for people to look at, so a second try is made before giving up.
+  try {
+    await page.screenshot({ path, fullPage: true, timeout: 15_000 });
+  } catch (e) {
+    if (e.name !== 'TimeoutError') throw e;
+    await page.evaluate(() => document.fonts.ready);
+    await page.screenshot({ path, fullPage: true });
+  }
   await all.evaluate((el) => el.remove());
   return path;
 }
