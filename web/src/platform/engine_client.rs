@@ -311,13 +311,8 @@ fn stopped(event: &web_sys::Event) {
 fn wait_for_network() {
     let attempt = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
-        if let Host::Worker { worker, .. } = &c.host {
-            worker.set_onmessage(None);
-            worker.set_onerror(None);
-            worker.terminate();
-        }
         let queue = std::mem::take(&mut c.unheard);
-        c.retired = Some(std::mem::replace(&mut c.host, Host::Waiting(queue)));
+        retire(&mut c, Host::Waiting(queue));
         c.retries += 1;
         c.retries - 1
     });
@@ -391,16 +386,22 @@ pub fn cancel() -> bool {
     worker
 }
 
+/// Stops the worker the client holds, if any, and puts `next` in its place. The old host
+/// is kept, detached, until the next one replaces it (its listeners may still be running).
+fn retire(c: &mut Client, next: Host) {
+    if let Host::Worker { worker, .. } = &c.host {
+        worker.set_onmessage(None);
+        worker.set_onerror(None);
+        worker.terminate();
+    }
+    c.retired = Some(std::mem::replace(&mut c.host, next));
+}
+
 /// Stops the worker: every request in flight fails with `message`.
 fn stop(message: &str) {
     let pending = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
-        if let Host::Worker { worker, .. } = &c.host {
-            worker.set_onmessage(None);
-            worker.set_onerror(None);
-            worker.terminate();
-        }
-        c.retired = Some(std::mem::replace(&mut c.host, Host::Idle));
+        retire(&mut c, Host::Idle);
         std::mem::take(&mut c.pending)
     });
     for (_, done) in pending {
