@@ -89,6 +89,54 @@ test('elements keep their own sessions on one engine: one download, one worker',
   await page.close();
 });
 
+test('the heatmap, the inspector and the compare view draw what the engine answers', async () => {
+  const { page, errors } = await openExamples();
+  const el = await reach(page, 'explained');
+  for (let i = 1; i <= 3; i++) {
+    await el.getByRole('button', { name: 'Step' }).click();
+    await el.getByText(`step ${i} of 3`).waitFor();
+  }
+  // The heatmap: painted cells, and the pattern the engine reads in them.
+  const heat = el.locator('[part="heatmap"]');
+  const painted = await heat.locator('canvas').evaluate((c) => {
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+    return n;
+  });
+  assert.ok(painted > 0, 'the heatmap paints its cells');
+  assert.match(await heat.locator('figcaption').innerText(), /^(hot edge|band|even|uneven|too little data): \S/);
+  // A click on a chunk shows that chunk's range in the inspector, beside the cluster.
+  const inspector = el.locator('[part="inspector"]');
+  assert.match(await inspector.innerText(), /Click a chunk|latest insert/);
+  const last = el.locator('button.chunk').last();
+  const title = await last.getAttribute('title');
+  await last.click();
+  await inspector.locator('[part="inspected"]').first().waitFor();
+  assert.equal(await inspector.locator('[part="inspected"]').first().innerText(), title.split(' · ')[0]);
+  assert.match(await inspector.innerText(), /on shard\d+ · \d+ documents?/);
+  // A shard's name asks why it holds what it holds.
+  const name = el.locator('[part="shard-name"]').first();
+  const shard = (await name.innerText()).split(' ')[0];
+  await name.click();
+  await inspector.getByText(new RegExp(`^${shard} holds`)).waitFor();
+  await el.getByRole('button', { name: 'Balancer: why?' }).click();
+  await inspector.getByText(/balancer/i).first().waitFor();
+  // The compare view: one workload on each key listed, a row per key.
+  const compared = page.locator('#compared');
+  await compared.scrollIntoViewIfNeeded();
+  await compared.getByRole('button', { name: 'Run' }).click();
+  const rows = compared.locator('tbody tr');
+  await rows.nth(1).waitFor();
+  assert.equal(await rows.count(), 2);
+  assert.match(await rows.nth(0).locator('th').innerText(), /\{ x: 1 \}/);
+  assert.match(await rows.nth(1).locator('th').innerText(), /hashed/);
+  const busiest = async (i) => Number.parseInt(await rows.nth(i).locator('td').nth(1).innerText(), 10);
+  assert.ok(await busiest(0) > await busiest(1), 'a monotonic workload crowds one shard under the ranged key, not under the hashed one');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a Run block loads on click and prints what mongosh prints; a driven element follows the page', async () => {
   const { page, errors, requests } = await openExamples();
   const block = page.locator('#run-block');

@@ -143,6 +143,33 @@ test('analyze: a candidate key on a copy; a bad key is a value too', async () =>
   s.dispose();
 });
 
+test('heat, inspect and compare: the panels\' answers, read from the session', async () => {
+  const s = await ShardLab.session({ shards: 2, seed: 1, version: '5.0', chunkSize: 65536 });
+  await s.run('sh.shardCollection("test.events", {x: 1})\nsim.generate("test.events", "monotonic", 3000)\nsim.generate("test.events", "monotonic", 3000)', { each: true });
+  const heat = await s.heat('test.events', { rows: 8, columns: 4 });
+  assert.equal(heat.rowShards.length, 8);
+  assert.equal(heat.cells.length, 8 * heat.columns);
+  assert.equal(Math.round(heat.cells.reduce((a, b) => a + b, 0)), 6000, 'every insert is in a cell');
+  assert.equal(heat.maxCell, Math.max(...heat.cells));
+  const picture = await s.cluster('test.events');
+  const top = picture.shards.flatMap((x) => x.chunks).find((c) => c.isMax);
+  const seen = await s.inspect('test.events', { about: 'chunk', key: top.key });
+  assert.equal(seen.chunk.Ok.max, top.max);
+  assert.equal(seen.chunk.Ok.total, top.docs);
+  const shard = await s.inspect('test.events', { about: 'shard', shard: 'shard01' });
+  assert.ok(shard.explanations.Ok.length > 0);
+  assert.match(shard.explanations.Ok[0].sentence, /shard01/);
+  await assert.rejects(s.inspect('test.events', { about: 'everything' }), { name: 'ShardLabError', codeName: 'BadValue' });
+  const spec = { columns: [{ key: '{x: 1}', version: '8.0' }, { key: '{x: "hashed"}', version: '8.0' }], workload: 'monotonic', batch: 25, ticks: 20, chunkSize: 32768 };
+  const rows = await s.compare(spec);
+  assert.deepEqual(rows.map((r) => r.insertsPerShard.reduce((a, [, n]) => a + n, 0)), [500, 500]);
+  assert.ok(rows[0].hottestShardShare > rows[1].hottestShardShare);
+  await assert.rejects(s.compare({ ...spec, columns: [{ key: '{x: "hashed", y: "hashed"}', version: '8.0' }] }),
+    { name: 'ShardLabError', message: /can contain at most one 'hashed' field/ });
+  assert.equal((await s.cluster('test.events')).docs, 6000, 'comparing leaves the session as it was');
+  s.dispose();
+});
+
 test('toLink: the site beside the module, opening this session', async () => {
   const s = await ShardLab.session({ shards: 2, seed: 4 });
   await s.run('sh.shardCollection("test.t", {a: "hashed"})');

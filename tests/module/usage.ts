@@ -1,7 +1,7 @@
 // A docs author's use of the JavaScript module, checked against its declarations
 // (web/engine/js/shardlab.d.ts) with `tsc --noEmit -p tests/module`. It is compiled,
 // never run: the Node tests beside it run the module.
-import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position } from '../../web/engine/js/shardlab.js';
+import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position, type HeatView, type Inspection, type CompareRow } from '../../web/engine/js/shardlab.js';
 
 export async function tour(): Promise<string> {
   using s = await ShardLab.session({ shards: 3, version: '8.0', seed: 1 });
@@ -28,6 +28,11 @@ export async function tour(): Promise<string> {
   const stop: () => void = s.on('save', ({ text: link, steps }) => console.log(link, steps));
   s.on('run', ({ statements, position }) => console.log(statements.length, position.length));
   stop();
+  const heat: HeatView = await s.heat('test.t', { rows: 16, columns: 32 });
+  const hot: number = heat.maxCell;
+  const seen: Inspection = await s.inspect('test.t', { about: 'shard', shard: 'shard01' });
+  const rows: CompareRow[] = await s.compare({ columns: [{ key: '{x: 1}', version: '8.0' }], workload: 'uniform', batch: 10, ticks: 5, chunkSize: 32768 });
+  console.log(hot, seen.example, rows[0].label);
   const link: string = await s.toLink({ site: 'https://docs.example/shardlab/' });
   try {
     await ShardLab.session({ shards: 0 });

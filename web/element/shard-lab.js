@@ -11,6 +11,10 @@
 import { ShardLab } from './shardlab.js';
 
 const VIEWS = ['cluster', 'keybar', 'console', 'timeline', 'heatmap', 'inspector', 'compare'];
+const COMPARE_WORKLOADS = ['monotonic', 'decreasing', 'uniform'];
+const PALETTE = ['#2f81f7', '#d97706', '#16a34a', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
+const HEAT_ROWS = 32;
+const HEAT_COLUMNS = 48;
 const THEMES = ['auto', 'light', 'dark'];
 const LOADINGS = ['lazy', 'eager', 'click'];
 const VERSIONS = ['3.6', '5.0', '8.0'];
@@ -54,8 +58,76 @@ input { font: 12px var(--shardlab-mono, ui-monospace, monospace); flex: 1; backg
 .poster pre { font: 12px/1.45 var(--shardlab-mono, ui-monospace, monospace); margin: 0; white-space: pre-wrap; color: var(--muted); }
 .problem { color: var(--error); }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `[data-shard="${i}"] { --shard-color: var(--shardlab-shard-${i}, ${['#2f81f7', '#d97706', '#16a34a', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'][i]}); }`).join('\n')}
+button.chunk { border: 0; padding: 0; width: 14px; }
+button.chunk:hover { opacity: 1; outline: 2px solid var(--fg); }
+button.link { border: 0; padding: 0; background: none; text-align: left; color: var(--muted); font-size: 12px; }
+button.link:hover { color: var(--fg); text-decoration: underline; }
+.heatmap { margin: 0; }
+.heatmap canvas { width: 100%; height: 140px; border: 1px solid var(--border); border-radius: 4px; image-rendering: pixelated; display: block; }
+.inspector { border: 1px solid var(--border); border-radius: 6px; padding: 6px 8px; font-size: 13px; }
+.inspector p { margin: 0 0 4px; }
+.inspector .mono, .inspector code { font: 12px var(--shardlab-mono, ui-monospace, monospace); }
+.row { display: flex; gap: 6px; }
+.compare { overflow-x: auto; }
+.compare table { border-collapse: collapse; font-size: 12px; width: 100%; }
+.compare th, .compare td { border-bottom: 1px solid var(--border); padding: 3px 6px; text-align: left; vertical-align: top; }
+${PALETTE.map((c, i) => `[data-shard="${i}"] { --shard-color: var(--shardlab-shard-${i}, ${c}); }`).join('\n')}
 `;
+
+/** `n` and its noun, singular or plural: "1 chunk", "2 chunks". */
+function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function percent(share) {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** Paints a heatmap's cells, tinted by the shard owning each row, with the chunk bounds as lines. */
+function paintHeat(canvas, heat, color) {
+  const g = canvas.getContext?.('2d');
+  if (!g) return;
+  const { width, height } = canvas;
+  const rows = heat.rowShards.length;
+  const cw = width / Math.max(1, heat.columns);
+  const rh = height / Math.max(1, rows);
+  for (let r = 0; r < rows; r++) {
+    g.fillStyle = color(heat.rowShards[r]);
+    for (let c = 0; c < heat.columns; c++) {
+      const v = heat.cells[r * heat.columns + c] ?? 0;
+      if (v <= 0 || !(heat.maxCell > 0)) continue;
+      g.globalAlpha = 0.15 + 0.85 * Math.min(1, v / heat.maxCell);
+      g.fillRect(c * cw, height - (r + 1) * rh, Math.ceil(cw), Math.ceil(rh));
+    }
+  }
+  g.globalAlpha = 0.5;
+  g.fillStyle = '#888';
+  for (const b of heat.boundaries.slice(1)) g.fillRect(0, Math.round(height - b * height), width, 1);
+  g.globalAlpha = 1;
+}
+
+/** The inspector's lines for an `Inspection` (strings as text, never markup). */
+function inspectionLines(seen) {
+  if (seen.failed) return [h('p', { class: 'problem', text: seen.failed })];
+  const lines = [];
+  const chunk = seen.chunk;
+  if (chunk?.Err) lines.push(h('p', { class: 'problem', text: chunk.Err }));
+  if (chunk?.Ok) {
+    const c = chunk.Ok;
+    lines.push(h('p', { part: 'inspected', class: 'mono', text: `${c.min} → ${c.max}` }),
+      h('p', { text: `on ${c.shard} · ${count(c.total, 'document')}` }));
+    for (const d of c.rows.slice(0, 3)) lines.push(h('p', { class: 'mono status', text: `#${d.seq} ${d.key}` }));
+    if (c.explanations?.Ok) lines.push(...c.explanations.Ok.map((e) => h('p', { text: e.sentence })));
+  }
+  const why = seen.explanations;
+  if (why?.Err) lines.push(h('p', { class: 'problem', text: why.Err }));
+  if (why?.Ok) lines.push(...why.Ok.map((e) => h('p', { part: 'inspected', text: e.sentence })));
+  if (!chunk && !why && seen.landing) {
+    const l = seen.landing;
+    lines.push(h('p', { text: `The latest insert, ${l.key}, went to ${l.shard}: ${l.why}` }));
+  }
+  return lines;
+}
 
 /** `tag` with its attributes and children (strings become text nodes, never markup). */
 function h(tag, attrs = {}, ...children) {
@@ -78,7 +150,7 @@ function dedent(text) {
 }
 
 export class ShardLabElement extends Base {
-  static observedAttributes = ['theme', 'height', 'views', 'label', 'readonly', 'lang'];
+  static observedAttributes = ['theme', 'height', 'views', 'label', 'readonly', 'lang', 'compare', 'compare-workload'];
 
   #root;
   #session = null;
@@ -92,6 +164,8 @@ export class ShardLabElement extends Base {
   #cleanup = [];
   #parts = {};
   #shownViews = new Set();
+  #inspecting = { about: 'nothing' };
+  #compared = null;
 
   constructor() {
     super();
@@ -118,7 +192,8 @@ export class ShardLabElement extends Base {
     this.#parts = {};
   }
 
-  attributeChangedCallback() {
+  attributeChangedCallback(name) {
+    if (name.startsWith('compare')) this.#compared = null;
     if (this.#parts.frame) this.#applyAll();
   }
 
@@ -328,14 +403,19 @@ export class ShardLabElement extends Base {
     if (this.#state !== 'ready') return;
     const views = this.#shownViews;
     const body = this.#parts.body;
-    const picture = views.has('cluster') || views.has('keybar') ? await this.#session.cluster() : null;
+    const needsPicture = ['cluster', 'keybar', 'heatmap', 'inspector'].some((v) => views.has(v));
+    const picture = needsPicture ? await this.#session.cluster() : null;
     const blocks = [];
     if (picture && views.has('cluster')) blocks.push(this.#clusterView(picture));
     if (picture && views.has('keybar') && picture.sharded) blocks.push(this.#keybar(picture));
+    if (picture && views.has('heatmap')) blocks.push(await this.#heatmap(picture));
+    if (picture && views.has('inspector')) blocks.push(await this.#inspector(picture));
+    if (views.has('compare')) blocks.push(await this.#compareView());
     if (views.has('console')) blocks.push(this.#console());
     body.replaceChildren(...blocks);
     this.#drawControls();
-    this.#status(`step ${this.#position.position - this.#start} of ${this.#position.length - this.#start}`);
+    const steps = this.#position.length - this.#start;
+    this.#status(steps > 0 ? `step ${this.#position.position - this.#start} of ${steps}` : '');
   }
 
   #clusterView(picture) {
@@ -343,16 +423,101 @@ export class ShardLabElement extends Base {
     return h('div', { part: 'cluster', role: 'group', 'aria-label': title },
       h('div', { class: 'status', text: title }),
       h('div', { class: 'cluster' }, ...picture.shards.map((s) => h('div', { class: 'shard', part: 'shard', 'data-shard': s.index % 8 },
-        h('div', { class: 'name', text: `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${s.chunks.length} chunks · ${s.docs} docs` }),
-        h('div', { class: 'chunks' }, ...s.chunks.map((c) => h('span', {
-          class: c.jumbo ? 'chunk jumbo' : 'chunk', part: 'chunk', 'data-shard': s.index % 8,
-          title: `${c.min} → ${c.max} · ${c.docs} docs${c.jumbo ? ' · jumbo' : ''}`,
-        })))))));
+        this.#shardName(s),
+        h('div', { class: 'chunks' }, ...s.chunks.map((c) => this.#chunk(c, s)))))));
+  }
+
+  /** A shard's heading: with the inspector shown, a button that asks why it holds what it holds. */
+  #shardName(s) {
+    const text = `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${count(s.chunks.length, 'chunk')} · ${count(s.docs, 'doc')}`;
+    if (!this.#shownViews.has('inspector')) return h('div', { class: 'name', text });
+    return h('button', { class: 'name link', part: 'shard-name', type: 'button', text, title: `Why does ${s.name} hold this?`, onclick: () => this.#inspect({ about: 'shard', shard: s.name }) });
+  }
+
+  /** A chunk: with the inspector shown, a button that opens it there. */
+  #chunk(c, s) {
+    const title = `${c.min} → ${c.max} · ${count(c.docs, 'doc')}${c.jumbo ? ' · jumbo' : ''}`;
+    const attrs = { class: c.jumbo ? 'chunk jumbo' : 'chunk', part: 'chunk', 'data-shard': s.index % 8, title };
+    if (!this.#shownViews.has('inspector')) return h('span', attrs);
+    return h('button', { ...attrs, type: 'button', 'aria-label': `chunk ${title} on ${s.name}`, onclick: () => this.#inspect({ about: 'chunk', key: c.key }) });
   }
 
   #keybar(picture) {
-    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': `key space of ${picture.ns}: ${picture.bar.length} chunks` },
+    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': `key space of ${picture.ns}: ${count(picture.bar.length, 'chunk')}` },
       ...picture.bar.map((b) => h('span', { 'data-shard': b.shard % 8, style: `width: ${Math.max(0, (b.hi - b.lo) * 100)}%`, title: b.min })));
+  }
+
+  /** Shows `subject` in the inspector. */
+  async #inspect(subject) {
+    this.#inspecting = subject;
+    await this.#draw();
+    this.#parts.body.querySelector('.inspector')?.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  /** The key-space heatmap: inserts per key range (up the side) per stretch of steps (across). */
+  async #heatmap(picture) {
+    const box = h('figure', { class: 'heatmap', part: 'heatmap' });
+    if (!picture.sharded) return box.append(h('figcaption', { class: 'status', text: 'The heatmap appears once the collection is sharded.' })), box;
+    const heat = await this.#session.heat(picture.ns, { rows: HEAT_ROWS, columns: HEAT_COLUMNS });
+    const canvas = h('canvas', { width: HEAT_COLUMNS * 8, height: HEAT_ROWS * 4, role: 'img', 'aria-label': `inserts by key range over ${count(heat.steps, 'step')}: ${heat.pattern?.[0] ?? heat.empty ?? ''}`, title: heat.axis });
+    paintHeat(canvas, heat, (i) => this.#shardColor(i));
+    const caption = heat.pattern ? `${heat.pattern[0]}: ${heat.pattern[1]}` : heat.empty ?? '';
+    box.append(canvas, h('figcaption', { class: 'status', text: caption }));
+    return box;
+  }
+
+  #shardColor(index) {
+    const custom = globalThis.getComputedStyle?.(this).getPropertyValue(`--shardlab-shard-${index % 8}`).trim();
+    return custom || PALETTE[index % 8];
+  }
+
+  /** What the engine says about the chunk, shard or round clicked, or about the latest insert. */
+  async #inspector(picture) {
+    const box = h('section', { class: 'inspector', part: 'inspector', 'aria-label': 'inspector' });
+    if (!picture.sharded) return box.append(h('p', { class: 'status', text: 'The inspector explains chunks once the collection is sharded.' })), box;
+    const seen = await this.#session.inspect(picture.ns, this.#inspecting).catch((err) => ({ failed: err.message }));
+    const lines = inspectionLines(seen);
+    const round = h('button', { type: 'button', part: 'button', text: 'Balancer: why?', onclick: () => this.#inspect({ about: 'round' }) });
+    box.append(...lines, h('div', { class: 'row' }, round));
+    if (lines.length === 0) box.prepend(h('p', { class: 'status', text: 'Click a chunk or a shard to see why it is where it is.' }));
+    return box;
+  }
+
+  /** The same workload on each key of `compare`, side by side (one engine run per element, redone when the attributes change). */
+  async #compareView() {
+    this.#compared ??= this.#session.compare(this.#compareSpec()).then((rows) => ({ rows }), (err) => {
+      this.#error('attribute', err.message, err.codeName);
+      return { error: err.message };
+    });
+    const { rows, error } = await this.#compared;
+    const box = h('section', { class: 'compare', part: 'compare', 'aria-label': 'comparison' });
+    if (error) return box.append(h('p', { class: 'problem', role: 'alert', text: error })), box;
+    const head = h('tr', {}, ...['key', 'inserts per shard', 'busiest shard', 'one-shard queries', 'all-shard queries', 'jumbo'].map((t) => h('th', { text: t })));
+    const body = rows.map((r) => h('tr', {},
+      h('th', { scope: 'row', text: r.label }),
+      h('td', { text: r.insertsPerShard.map(([s, n]) => `${s}: ${n}`).join(' · ') }),
+      h('td', { text: percent(r.hottestShardShare) }),
+      h('td', { text: percent(r.singleShardShare) }),
+      h('td', { text: percent(r.scatterGatherShare) }),
+      h('td', { text: String(r.jumboChunks) }),
+      ...(r.errors.length ? [h('td', { class: 'problem', text: r.errors.join('; ') })] : [])));
+    box.append(h('table', {}, h('thead', {}, head), h('tbody', {}, ...body)));
+    return box;
+  }
+
+  /** `compare` (keys separated by `|`) and `compare-workload`, checked here and again by the engine. */
+  #compareSpec() {
+    const raw = this.getAttribute('compare') ?? '{x: 1} | {x: "hashed"}';
+    const keys = raw.split('|').map((k) => k.trim()).filter(Boolean).slice(0, 3);
+    if (keys.some((k) => k.length > 200)) this.#error('attribute', 'compare lists shard keys of at most 200 characters, separated by |');
+    const version = this.#choice('version', VERSIONS, '8.0');
+    return {
+      columns: keys.map((key) => ({ key: key.slice(0, 200), version })),
+      workload: this.#choice('compare-workload', COMPARE_WORKLOADS, 'monotonic'),
+      batch: 25,
+      ticks: 40,
+      chunkSize: 32 * 1024,
+    };
   }
 
   #console() {

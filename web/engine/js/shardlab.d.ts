@@ -119,6 +119,87 @@ export interface ClusterEvent {
   step: number | null;
 }
 
+/** A collection's key-space heatmap (`Session.heat`). */
+export interface HeatView {
+  ns: string;
+  /** The key as mongosh prints it (empty when the collection is not sharded). */
+  key: string;
+  /** Whether the vertical axis is the int64 hash space. */
+  hashed: boolean;
+  /** Steps in the timeline. */
+  steps: number;
+  /** Each row's shard at the cursor (by index), bottom (MinKey side) first. */
+  rowShards: number[];
+  perColumn: number;
+  columns: number;
+  cursor: number;
+  /** Inserts per cell, row by row: `cells[row * columns + column]`. */
+  cells: number[];
+  maxCell: number;
+  /** Where each chunk starts, as fractions of the axis from the bottom. */
+  boundaries: number[];
+  shards: [number, string][];
+  /** The pattern the engine reads in the grid (a glossary term) and its sentence. */
+  pattern: [string, string] | null;
+  /** Why the grid is empty, when it is. */
+  empty: string | null;
+  axis: string;
+}
+
+/** What `Session.inspect` is asked about. */
+export type Inspecting =
+  | { about: 'nothing' }
+  | { about: 'chunk'; key: string; skip?: number | null; mark?: number | null }
+  | { about: 'at'; at: number; reach?: number | null }
+  | { about: 'shard'; shard: string }
+  | { about: 'round' };
+
+/** One of MongoDB's rules applied, with its figures. */
+export interface Explanation {
+  topic: string;
+  rule: string;
+  sentence: string;
+  facts: [string, string][];
+}
+
+/** What the inspector shows (`Session.inspect`). */
+export interface Inspection {
+  example: string;
+  landing: { seq: number; key: string; keyHandle: string; chunk: [string, string]; shard: string; why: string; hashed: [string, string, string, string] | null } | null;
+  /** The chunk asked about (`Ok`), or MongoDB's error (`Err`). */
+  chunk: { Ok: Record<string, Json> } | { Err: string } | null;
+  /** The explanations asked about, or MongoDB's error. */
+  explanations: { Ok: Explanation[] } | { Err: string } | null;
+}
+
+/** A comparison to run (`Session.compare`). */
+export interface CompareSpec {
+  /** One row each, 1 to 3. */
+  columns: { key: string; version: '3.6' | '5.0' | '8.0' }[];
+  workload: 'monotonic' | 'decreasing' | 'uniform';
+  /** Documents each workload command inserts. */
+  batch: number;
+  /** Workload commands to run. */
+  ticks: number;
+  /** The chunk size in bytes. */
+  chunkSize: number;
+}
+
+/** One configuration's summary after a comparison. */
+export interface CompareRow {
+  label: string;
+  insertsPerShard: [string, number][];
+  chunksPerShard: [string, number][];
+  docsPerShard: [string, number][];
+  hottestShardShare: number;
+  hotWindow: number;
+  jumboChunks: number;
+  singleShardShare: number;
+  multiShardShare: number;
+  scatterGatherShare: number;
+  errors: string[];
+}
+
 /** What a session's listeners hear, by event name. */
 export interface SessionEvents {
   /** Each `run`'s entries. */
@@ -167,6 +248,12 @@ export declare class Session {
   /** analyzeShardKey of a candidate key on a copy of the session (no step is added). */
   analyze(ns: string, key: string | Record<string, 1 | -1 | 'hashed'>): Promise<StatementResult>;
   /** A link to the ShardLab site beside the module (or `site`) that opens this session. */
+  /** The key-space heatmap of a collection. */
+  heat(ns: string, options?: { rows?: number; columns?: number }): Promise<HeatView>;
+  /** What the inspector shows about a chunk, a shard, the next round or the latest insert. */
+  inspect(ns: string, subject?: Inspecting): Promise<Inspection>;
+  /** One workload on several shard keys in lockstep, a row per key. */
+  compare(spec: CompareSpec): Promise<CompareRow[]>;
   toLink(options?: { site?: string | URL }): Promise<string>;
   /** Calls `callback` with each event's data; returns the function that stops it. */
   on<E extends keyof SessionEvents>(event: E, callback: (data: SessionEvents[E]) => void): () => void;

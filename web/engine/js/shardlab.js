@@ -236,6 +236,24 @@ export class Session {
     return strip(await this.#call('analyze', { ns: String(ns), key: String(text) }));
   }
 
+  /** The key-space heatmap of a collection: inserts per key range (rows) per stretch of steps (columns). */
+  async heat(ns, options = {}) {
+    const rows = Math.trunc(Number(options.rows ?? 32)) || 32;
+    const columns = Math.trunc(Number(options.columns ?? 48)) || 48;
+    return strip(await this.#call('heat', { ns: String(ns), rows, columns }));
+  }
+
+  /** What the inspector shows: a chunk (by its `key` handle or a point of the key bar), a shard, the next balancer round, or the latest insert. */
+  async inspect(ns, subject = { about: 'nothing' }) {
+    return strip(await this.#call('inspect', { ns: String(ns), subject }));
+  }
+
+  /** One workload on several shard keys in lockstep (the Compare tab's run), a row per key; independent of this session's cluster. */
+  async compare(spec) {
+    const { rows } = await this.#call('compare', spec);
+    return rows;
+  }
+
   /** A link that opens this session in the ShardLab site beside this module. */
   async toLink(options = {}) {
     const { text } = await this.#call('link', { page: [], json: false });
