@@ -196,6 +196,11 @@ test('? lists every shortcut; Escape closes the list and gives the focus back', 
     assert.ok(keys.includes(key), `${key} is listed`);
   }
   assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'shortcuts-close');
+  // The dialog is modal: Tab and Shift+Tab keep the focus inside it.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'shortcuts-close');
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'shortcuts-close');
   await screenshot(page, 'scenes-shortcuts');
   await page.keyboard.press('Escape');
   await page.getByTestId('shortcuts-dialog').waitFor({ state: 'detached' });

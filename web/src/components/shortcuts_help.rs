@@ -70,7 +70,7 @@ pub fn shortcuts_help() -> Html {
             if *open {
                 <div class="dialog-backdrop" onclick={hide.reform(|_: MouseEvent| ())}></div>
                 <div class="shortcuts-dialog" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title"
-                    data-testid="shortcuts-dialog">
+                    data-testid="shortcuts-dialog" onkeydown={keep_focus(close_button.clone())}>
                     <h2 id="shortcuts-title">{ "Keyboard shortcuts" }</h2>
                     <dl class="shortcut-list">
                         { for SHORTCUTS.iter().map(|(keys, what)| html! {
@@ -86,6 +86,18 @@ pub fn shortcuts_help() -> Html {
             }
         </>
     }
+}
+
+/// Tab and Shift+Tab stay in the modal dialog: its one control, Close, keeps the focus.
+fn keep_focus(close_button: NodeRef) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Tab" {
+            e.prevent_default();
+            if let Some(b) = close_button.cast::<web_sys::HtmlElement>() {
+                let _ = b.focus();
+            }
+        }
+    })
 }
 
 /// `?` opens the dialog; while it is open, Escape closes it.
