@@ -1,8 +1,11 @@
 // Measures the playground in headless Chromium with the Performance API. This is a
 // measurement, not a test: it prints figures and asserts nothing about time.
 //   node scripts/measure-ui.mjs   (after `trunk build --release`)
-// The build is served gzip-compressed, as a static host would serve it, by a small server
-// here (each file compressed once, at level 9, before the first request).
+// The build is served compressed, as a static host would serve it, by a small server here:
+// the precompressed copy beside each file (scripts/precompress.mjs: `.br` brotli, `.gz`
+// zopfli) in the best encoding the browser accepts, else zlib's gzip at level 9.
+// ENCODING=gzip serves gzip only (a host without brotli); every figure names the encoding
+// it was served in.
 // Figures:
 // - time to interactive: from navigation start until the console accepts input, that is,
 //   until a command typed into it (as a person types) has printed its answer. Measured on
@@ -11,9 +14,13 @@
 //   slower, a 400x800 window at 2x. Each is the median of RUNS loads (3), cache disabled.
 //   "inputMs" is when the console's input first appeared enabled, "answerAfterEnterMs" how
 //   long the answer took after Enter (the rest is the driver typing).
-// - the initial transfer: the bytes the server sent (gzipped) in the first 10 s of a visit
-//   that clicks nothing (HTML, JS glue, CSS, the page's wasm, the engine's worker script,
-//   glue and wasm), and the same files gzipped offline.
+// - the initial transfer: the bytes the server sent (and in which encoding) in the first
+//   10 s of a visit that clicks nothing (HTML, JS glue, CSS, the page's wasm, the engine's
+//   worker script, glue and wasm), the same responses' size in gzip, and every build file
+//   gzipped offline.
+// - where the phone profile's time goes: when each of the visit's files finished arriving
+//   (the browser's own timing, in ms since navigation), beside when the console's input
+//   appeared and when the first answer was printed.
 // - frame times while a workload plays on 16 shards with ~1,000 chunks.
 // - a three-column Compare run, in the engine's worker: what the tab downloads on first
 //   use, how long the run takes, and the main thread's frames and long tasks meanwhile.
@@ -43,9 +50,12 @@ const TYPES = {
 // Already compressed: sent as they are.
 const STORED = new Set(['.png', '.jpg', '.gif', '.webp', '.woff2']);
 
-/** Serves `dir` on 127.0.0.1, gzip-compressed for clients that accept it, and logs
- * every response: `{ path, bytes, gzip }`. Resolves to `{ url, log, close }`. */
-async function serveGzip(dir) {
+const ENCODINGS = process.env.ENCODING === 'gzip' ? ['gzip'] : ['br', 'gzip'];
+
+/** Serves `dir` on 127.0.0.1, compressed for clients that accept it (the first of
+ * `ENCODINGS` the request accepts and the build has), and logs every response:
+ * `{ path, bytes, encoding, gzipBytes }`. Resolves to `{ url, log, close }`. */
+async function serveCompressed(dir) {
   const files = new Map();
   for (const name of await readdir(dir, { recursive: true })) {
     let raw;
@@ -55,20 +65,22 @@ async function serveGzip(dir) {
       continue; // a directory
     }
     const ext = extname(name);
-    if (ext === '.gz') continue;
+    if (ext === '.gz' || ext === '.br') continue;
     // A precompressed file beside it (scripts/precompress.mjs) is served as it is, as
-    // static hosts do (nginx gzip_static); otherwise zlib at level 9.
-    let gz = null;
+    // static hosts do (nginx gzip_static/brotli_static); otherwise zlib's gzip at level 9.
+    let gzip = null;
+    let br = null;
     if (!STORED.has(ext)) {
       try {
-        gz = await readFile(join(dir, `${name}.gz`));
+        gzip = await readFile(join(dir, `${name}.gz`));
       } catch {
-        gz = gzipSync(raw, { level: 9 });
+        gzip = gzipSync(raw, { level: 9 });
       }
+      br = await readFile(join(dir, `${name}.br`)).catch(() => null);
     }
     files.set(`/${name.split('\\').join('/')}`, {
       raw,
-      gz,
+      encoded: { gzip, br },
       type: TYPES[ext] ?? 'application/octet-stream',
     });
   }
@@ -81,24 +93,25 @@ async function serveGzip(dir) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    const gzip = file.gz !== null && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
-    const body = gzip ? file.gz : file.raw;
+    const accepted = (req.headers['accept-encoding'] ?? '').split(',').map((e) => e.trim().split(';')[0]);
+    const encoding = ENCODINGS.find((e) => file.encoded[e] && accepted.includes(e)) ?? 'identity';
+    const body = encoding === 'identity' ? file.raw : file.encoded[encoding];
     res.writeHead(200, {
       'content-type': file.type,
       'content-length': body.length,
       'cache-control': 'no-cache',
       vary: 'accept-encoding',
-      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }),
     });
     res.end(body);
-    log.push({ path, bytes: body.length, gzip });
+    log.push({ path, bytes: body.length, encoding, gzipBytes: file.encoded.gzip?.length ?? body.length });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return { url: `http://127.0.0.1:${port}/`, log, close: () => new Promise((r) => server.close(r)) };
 }
 
-const server = await serveGzip(DIST);
+const server = await serveCompressed(DIST);
 const browser = await launch();
 
 const PROFILES = {
@@ -111,9 +124,17 @@ const PROFILES = {
 };
 
 // Notes, in page time (ms since navigation start), when the console's input first appears
-// enabled and when the first answer to a command sent from it is printed.
+// enabled, when the engine's worker first answered anything, and when the first answer to
+// a command sent from the console is printed.
 function watchConsole() {
   const t = (window.__tti = {});
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => { t.engine ??= performance.now(); });
+    }
+  };
   let before = 0;
   const answers = () => document.querySelectorAll('[data-testid="console-output"] .line:not(.in)').length;
   document.addEventListener('keydown', (e) => {
@@ -142,6 +163,13 @@ async function loadOnce(name) {
   if (network) await cdp.send('Network.emulateNetworkConditions', network);
   if (cpu) await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpu });
   await page.addInitScript(watchConsole);
+  // When each response finished arriving, in the browser's own timing (throttled), the
+  // worker's included.
+  const arrived = [];
+  context.on('requestfinished', (request) => {
+    const { startTime, responseEnd } = request.timing();
+    arrived.push({ url: request.url(), start: startTime, end: startTime + responseEnd });
+  });
   server.log.length = 0;
   await page.goto(server.url, { waitUntil: 'commit' });
   const input = page.getByTestId('console-input');
@@ -150,6 +178,7 @@ async function loadOnce(name) {
   await input.press('Enter');
   await page.waitForFunction(() => window.__tti.answer !== undefined, null, { timeout: 120_000 });
   const t = await page.evaluate(() => window.__tti);
+  const origin = await page.evaluate(() => performance.timeOrigin);
   // Everything a visit downloads without a click: the first 10 s from navigation, the
   // engine's worker and its wasm included (a dedicated worker's requests reach this
   // server like the page's).
@@ -157,7 +186,18 @@ async function loadOnce(name) {
   await new Promise((r) => setTimeout(r, Math.max(0, 10_000 - since)));
   const sent = server.log.slice();
   await context.close();
-  return { inputMs: t.input, consoleAnswersMs: t.answer, typedAtMs: t.sent, sent };
+  const files = {};
+  for (const { url, start, end } of arrived) {
+    const key = new URL(url).pathname.replace(/^.*\/(engine)-[0-9a-f]{16}\//, '/$1/').replace(/-[0-9a-f]{16}/, '');
+    // The first time only: the offline service worker reads the same files again, later.
+    if (end > 0 && end - origin < 10_000 && !(key in files)) {
+      files[key] = Math.round(end - origin);
+      // When the two modules were asked for: the engine's beside the page's, not after it.
+      if (key.endsWith('.wasm')) files[`${key} requested`] = Math.round(start - origin);
+    }
+  }
+  const timeline = { ...files, 'engine first answers': Math.round(t.engine), 'console input enabled': Math.round(t.input), 'command typed (Enter)': Math.round(t.sent), 'console answers': Math.round(t.answer) };
+  return { inputMs: t.input, consoleAnswersMs: t.answer, typedAtMs: t.sent, sent, timeline };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -171,18 +211,26 @@ for (const name of Object.keys(PROFILES)) {
     inputMs: Math.round(median(runs.map((r) => r.inputMs))),
     answerAfterEnterMs: Math.round(median(runs.map((r) => r.consoleAnswersMs - r.typedAtMs))),
     runsMs: runs.map((r) => Math.round(r.consoleAnswersMs)),
+    // The median run's, in ms since navigation, in order.
+    timelineMs: Object.fromEntries(Object.entries(
+      [...runs].sort((a, b) => a.consoleAnswersMs - b.consoleAnswersMs)[Math.floor(runs.length / 2)].timeline,
+    ).sort((a, b) => a[1] - b[1])),
   };
   transfer ??= runs[0].sent;
 }
 
-// The initial transfer as served (gzip), and every build file gzipped offline.
+// The initial transfer as served (in the encoding each response names), the same
+// responses in gzip, and every build file gzipped offline.
 const initial = {};
-for (const { path, bytes, gzip } of transfer) {
+const encodings = {};
+for (const { path, bytes, encoding } of transfer) {
   const key = path.replace(/-[0-9a-f]{16}/, '');
   initial[key] = (initial[key] ?? 0) + bytes;
-  if (!gzip) initial[`${key} (not gzipped)`] = true;
+  encodings[encoding] = (encodings[encoding] ?? 0) + bytes;
 }
 const initialBytes = transfer.reduce((n, r) => n + r.bytes, 0);
+const initialGzipBytes = transfer.reduce((n, r) => n + r.gzipBytes, 0);
+const initialTransfer = { bytes: initialBytes, byEncoding: encodings, sameResponsesInGzip: initialGzipBytes, byFile: initial };
 let gz = 0;
 let raw = 0;
 const files = {};
@@ -197,9 +245,10 @@ for (const f of await readdir(DIST, { recursive: true })) {
   }
 }
 console.log(`time to interactive (console answers): ${load.desktop.timeToInteractiveMs} ms unthrottled, ${load.mobile.timeToInteractiveMs} ms on the phone profile`);
-console.log(`initial transfer (gzip, as served): ${initialBytes} bytes in ${transfer.length} responses`);
+const served = Object.entries(encodings).map(([e, n]) => `${n} ${e}`).join(', ');
+console.log(`initial transfer as served: ${initialBytes} bytes in ${transfer.length} responses (${served}); in gzip: ${initialGzipBytes} bytes`);
 if (process.env.TTI_ONLY) {
-  console.log(JSON.stringify({ load, initialTransfer: { bytes: initialBytes, byFile: initial }, bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files } }, null, 2));
+  console.log(JSON.stringify({ load, initialTransfer, bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files } }, null, 2));
   await browser.close();
   await server.close();
   process.exit(0);
@@ -325,7 +374,7 @@ const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? nul
 console.log(JSON.stringify({
   pageJsHeapBytes: heap,
   load,
-  initialTransfer: { bytes: initialBytes, byFile: initial },
+  initialTransfer,
   bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files },
   playing,
   compare,

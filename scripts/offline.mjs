@@ -17,7 +17,7 @@ const OTHERS = new Set(['sw.js', 'embed-demo.html', 'examples.html', 'shardlab.j
 const files = (await readdir(staging, { recursive: true, withFileTypes: true }))
   .filter((e) => e.isFile())
   .map((e) => relative(staging, join(e.parentPath ?? e.path, e.name)).split(sep).join('/'))
-  .filter((f) => !f.endsWith('.gz') && !f.endsWith('.d.ts') && !OTHERS.has(f))
+  .filter((f) => !f.endsWith('.gz') && !f.endsWith('.br') && !f.endsWith('.d.ts') && !OTHERS.has(f))
   .sort();
 const hash = createHash('sha256');
 let bytes = 0;

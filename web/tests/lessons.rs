@@ -168,7 +168,7 @@ fn a_malformed_lessons_file_is_refused_with_a_reason() {
         "'title'",
     );
     let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
-    refused(&deep, "deeper than 64");
+    refused(&deep, "a lesson is not an object");
     assert!(parse_lessons("[]").unwrap().is_empty());
 }
 

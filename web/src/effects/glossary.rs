@@ -7,7 +7,7 @@
 //! hovered, focused or tapped, or the panel opens, and keeps for the page's life.
 
 use crate::lessons::{fetch_text_patiently, leak};
-use bson::Bson;
+use crate::storage::{as_list, as_object, string_field};
 use std::cell::Cell;
 
 /// Where the page fetches the glossary from, relative to the page.
@@ -68,16 +68,20 @@ pub fn fetch(then: impl FnOnce() + 'static) {
 /// Reads the glossary file, checking every entry: three non-empty strings, ids unique.
 pub fn parse_glossary(text: &str) -> Result<Vec<Entry>, String> {
     let bad = |what: &str| format!("the glossary file is malformed: {what}");
-    let Ok(Bson::Array(list)) = crate::storage::parse_json(text) else {
+    let Some(list) = crate::storage::parse_json(text)
+        .ok()
+        .as_ref()
+        .and_then(as_list)
+    else {
         return Err(bad("it must hold a list of terms"));
     };
     let mut out: Vec<Entry> = Vec::new();
-    for item in &list {
+    for item in list.iter() {
         let field = |key: &str| {
-            item.as_document()
-                .and_then(|d| d.get_str(key).ok())
+            as_object(&item)
+                .and_then(|d| string_field(&d, key))
                 .filter(|s| !s.trim().is_empty())
-                .map(leak)
+                .map(|s| leak(&s))
                 .ok_or_else(|| bad(&format!("each term needs a non-empty '{key}'")))
         };
         let e = Entry {

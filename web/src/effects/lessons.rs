@@ -7,9 +7,10 @@
 //! check the same file (every preset exists, every question has one right answer).
 
 use crate::state::default_setup;
-use bson::{Bson, Document};
+use crate::storage::{as_list, as_object, field, string_field};
+use js_sys::{Array, Object};
 use shardlab_protocol::PageSetup as Settings;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The localStorage key that remembers where the learner left a lesson.
 pub const STORAGE_KEY: &str = "shardlab.guide.v1";
@@ -256,10 +257,8 @@ pub(crate) fn leak(text: &str) -> &'static str {
 /// Reads the lessons file, checking every field: a file can be malformed.
 pub fn parse_lessons(text: &str) -> Result<Vec<Lesson>, String> {
     let value = crate::storage::parse_json(text).map_err(|e| bad(&e))?;
-    let Bson::Array(list) = value else {
-        return Err(bad("it must hold a list of lessons"));
-    };
-    list.iter().map(parse_lesson).collect()
+    let list = as_list(&value).ok_or_else(|| bad("it must hold a list of lessons"))?;
+    list.iter().map(|item| parse_lesson(&item)).collect()
 }
 
 /// The error for a malformed lessons file, saying `what` is wrong.
@@ -268,77 +267,74 @@ fn bad(what: &str) -> String {
 }
 
 /// The string field `key` of `d`, leaked for the page's life.
-fn text_of(d: &Document, key: &str) -> Result<&'static str, String> {
-    d.get_str(key)
-        .map(leak)
-        .map_err(|_| bad(&format!("'{key}' must be a string")))
+fn text_of(d: &Object, key: &str) -> Result<&'static str, String> {
+    string_field(d, key)
+        .map(|s| leak(&s))
+        .ok_or_else(|| bad(&format!("'{key}' must be a string")))
+}
+
+/// The list field `key` of `d`.
+fn list_of(d: &Object, key: &str) -> Result<Array, String> {
+    as_list(&field(d, key)).ok_or_else(|| bad(&format!("'{key}' must be a list")))
+}
+
+/// The object field `key` of `d`.
+fn object_of(d: &Object, key: &str) -> Result<Object, String> {
+    as_object(&field(d, key)).ok_or_else(|| bad(&format!("'{key}' must be an object")))
 }
 
 /// One lesson: its steps are checked before its own fields, so that the first error in the
 /// file is the one reported.
-fn parse_lesson(item: &Bson) -> Result<Lesson, String> {
-    let l = item
-        .as_document()
-        .ok_or_else(|| bad("a lesson is not an object"))?;
-    let steps = l
-        .get_array("steps")
-        .map_err(|_| bad("'steps' must be a list"))?
+fn parse_lesson(item: &JsValue) -> Result<Lesson, String> {
+    let l = as_object(item).ok_or_else(|| bad("a lesson is not an object"))?;
+    let steps = list_of(&l, "steps")?
         .iter()
-        .map(parse_step)
+        .map(|step| parse_step(&step))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Lesson {
-        id: text_of(l, "id")?,
-        title: text_of(l, "title")?,
-        summary: text_of(l, "summary")?,
+        id: text_of(&l, "id")?,
+        title: text_of(&l, "title")?,
+        summary: text_of(&l, "summary")?,
         steps: Box::leak(steps.into_boxed_slice()),
     })
 }
 
 /// One step, its fields checked in the order the file's errors are reported: scenario, run,
 /// question's choices, then the texts.
-fn parse_step(step: &Bson) -> Result<Step, String> {
-    let st = step
-        .as_document()
-        .ok_or_else(|| bad("a step is not an object"))?;
-    let scenario = parse_scenario(
-        st.get_document("scenario")
-            .map_err(|_| bad("'scenario' must be an object"))?,
-    )?;
-    let run = parse_run(st.get("run"))?;
-    let q = st
-        .get_document("question")
-        .map_err(|_| bad("'question' must be an object"))?;
-    let choices = parse_choices(q)?;
+fn parse_step(step: &JsValue) -> Result<Step, String> {
+    let st = as_object(step).ok_or_else(|| bad("a step is not an object"))?;
+    let scenario = parse_scenario(&object_of(&st, "scenario")?)?;
+    let run = parse_run(&field(&st, "run"))?;
+    let q = object_of(&st, "question")?;
+    let choices = parse_choices(&q)?;
     Ok(Step {
-        title: text_of(st, "title")?,
+        title: text_of(&st, "title")?,
         scenario,
-        explain: text_of(st, "explain")?,
-        watch: text_of(st, "watch")?,
+        explain: text_of(&st, "explain")?,
+        watch: text_of(&st, "watch")?,
         question: Question {
-            prompt: text_of(q, "prompt")?,
+            prompt: text_of(&q, "prompt")?,
             choices: Box::leak(choices.into_boxed_slice()),
         },
         run,
-        result: text_of(st, "result")?,
-        highlight: text_of(st, "highlight")?,
+        result: text_of(&st, "result")?,
+        highlight: text_of(&st, "highlight")?,
     })
 }
 
-/// A step's scenario: a preset by id, or a key with its version and chunk size.
-fn parse_scenario(scenario: &Document) -> Result<Scenario, String> {
-    Ok(match scenario.get_str("preset") {
-        Ok(p) => Scenario::Preset(leak(p)),
-        Err(_) => Scenario::Key {
+/// A step's scenario: a preset by id, or a key with its version and chunk size (a whole
+/// number of KiB, above 0 and exact in a double).
+fn parse_scenario(scenario: &Object) -> Result<Scenario, String> {
+    Ok(match string_field(scenario, "preset") {
+        Some(p) => Scenario::Preset(leak(&p)),
+        None => Scenario::Key {
             key: text_of(scenario, "key")?,
-            version: scenario
-                .get_str("version")
-                .ok()
-                .filter(|v| ["3.6", "5.0", "8.0"].contains(v))
-                .map(leak)
+            version: string_field(scenario, "version")
+                .filter(|v| ["3.6", "5.0", "8.0"].contains(&v.as_str()))
+                .map(|v| leak(&v))
                 .ok_or_else(|| bad("a scenario's 'version' must be 3.6, 5.0 or 8.0"))?,
-            chunk_kib: match scenario.get("chunkKib") {
-                Some(Bson::Int32(n)) if *n > 0 => *n as u64,
-                Some(Bson::Int64(n)) if *n > 0 => *n as u64,
+            chunk_kib: match field(scenario, "chunkKib").as_f64() {
+                Some(n) if n > 0.0 && n.fract() == 0.0 && n < 2f64.powi(53) => n as u64,
                 _ => return Err(bad("a scenario's 'chunkKib' must be a positive number")),
             },
         },
@@ -346,39 +342,36 @@ fn parse_scenario(scenario: &Document) -> Result<Scenario, String> {
 }
 
 /// A step's run: `"play"` or a list of shell commands.
-fn parse_run(run: Option<&Bson>) -> Result<Run, String> {
-    match run {
-        Some(Bson::String(s)) if s == "play" => Ok(Run::Play),
-        Some(Bson::Array(cmds)) => {
-            let cmds: Vec<&'static str> = cmds
-                .iter()
-                .map(|c| {
-                    c.as_str()
-                        .map(leak)
-                        .ok_or_else(|| bad("a command is not a string"))
-                })
-                .collect::<Result<_, _>>()?;
-            Ok(Run::Commands(Box::leak(cmds.into_boxed_slice())))
-        }
-        _ => Err(bad("'run' must be \"play\" or a list of commands")),
+fn parse_run(run: &JsValue) -> Result<Run, String> {
+    if run.as_string().as_deref() == Some("play") {
+        return Ok(Run::Play);
     }
+    let Some(cmds) = as_list(run) else {
+        return Err(bad("'run' must be \"play\" or a list of commands"));
+    };
+    let cmds: Vec<&'static str> = cmds
+        .iter()
+        .map(|c| {
+            c.as_string()
+                .map(|c| leak(&c))
+                .ok_or_else(|| bad("a command is not a string"))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Run::Commands(Box::leak(cmds.into_boxed_slice())))
 }
 
 /// A question's answers, in the order shown.
-fn parse_choices(q: &Document) -> Result<Vec<Choice>, String> {
-    q.get_array("choices")
-        .map_err(|_| bad("'choices' must be a list"))?
+fn parse_choices(q: &Object) -> Result<Vec<Choice>, String> {
+    list_of(q, "choices")?
         .iter()
         .map(|c| {
-            let c = c
-                .as_document()
-                .ok_or_else(|| bad("a choice is not an object"))?;
+            let c = as_object(&c).ok_or_else(|| bad("a choice is not an object"))?;
             Ok(Choice {
-                text: text_of(c, "text")?,
-                correct: c
-                    .get_bool("correct")
-                    .map_err(|_| bad("'correct' must be true or false"))?,
-                why: text_of(c, "why")?,
+                text: text_of(&c, "text")?,
+                correct: field(&c, "correct")
+                    .as_bool()
+                    .ok_or_else(|| bad("'correct' must be true or false"))?,
+                why: text_of(&c, "why")?,
             })
         })
         .collect()

@@ -161,56 +161,27 @@ pub fn get_pairs(key: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Reads JSON text (a content file the page fetched) into BSON values, with the browser's
-/// own parser. Numbers become doubles, or int32/int64 when they are whole and fit; nesting
-/// past 64 levels is refused, since a file can be malformed.
-pub fn parse_json(text: &str) -> Result<bson::Bson, String> {
-    let value = js_sys::JSON::parse(text).map_err(|e| {
+/// Reads JSON text (a content file the page fetched) with the browser's own parser, into
+/// the plain JavaScript values [`as_object`], [`as_list`] and [`field`] read.
+pub fn parse_json(text: &str) -> Result<JsValue, String> {
+    js_sys::JSON::parse(text).map_err(|e| {
         e.dyn_ref::<js_sys::Error>()
             .map(|e| String::from(e.message()))
             .unwrap_or_else(|| "not JSON".to_string())
-    })?;
-    to_bson(&value, 0)
+    })
 }
 
-/// One JavaScript value as BSON (see [`parse_json`]).
-fn to_bson(v: &JsValue, depth: u32) -> Result<bson::Bson, String> {
-    use bson::Bson;
-    if depth > 64 {
-        return Err("it nests deeper than 64 levels".to_string());
-    }
-    if v.is_null() || v.is_undefined() {
-        return Ok(Bson::Null);
-    }
-    if let Some(b) = v.as_bool() {
-        return Ok(Bson::Boolean(b));
-    }
-    if let Some(n) = v.as_f64() {
-        return Ok(if n.fract() == 0.0 && n.abs() < 2f64.powi(31) {
-            Bson::Int32(n as i32)
-        } else if n.fract() == 0.0 && n.abs() < 2f64.powi(53) {
-            Bson::Int64(n as i64)
-        } else {
-            Bson::Double(n)
-        });
-    }
-    if let Some(s) = v.as_string() {
-        return Ok(Bson::String(s));
-    }
-    if js_sys::Array::is_array(v) {
-        let list: js_sys::Array = v.clone().unchecked_into();
-        return list
-            .iter()
-            .map(|x| to_bson(&x, depth + 1))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Bson::Array);
-    }
-    let object: js_sys::Object = v.clone().unchecked_into();
-    let mut doc = bson::Document::new();
-    for entry in js_sys::Object::entries(&object).iter() {
-        let pair: js_sys::Array = entry.unchecked_into();
-        let key = pair.get(0).as_string().unwrap_or_default();
-        doc.insert(key, to_bson(&pair.get(1), depth + 1)?);
-    }
-    Ok(Bson::Document(doc))
+/// A JSON object (not a list, not `null`).
+pub fn as_object(value: &JsValue) -> Option<js_sys::Object> {
+    (value.is_object() && !js_sys::Array::is_array(value)).then(|| value.clone().unchecked_into())
+}
+
+/// A JSON list.
+pub fn as_list(value: &JsValue) -> Option<js_sys::Array> {
+    js_sys::Array::is_array(value).then(|| value.clone().unchecked_into())
+}
+
+/// The field `name` of a JSON object (`undefined` when absent).
+pub fn field(object: &js_sys::Object, name: &str) -> JsValue {
+    js_sys::Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
 }
