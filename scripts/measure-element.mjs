@@ -2,16 +2,14 @@
 // elements, loaded on the phone profile of scripts/measure-ui.mjs (1.6 Mbps, 150 ms, 4×
 // CPU) and unthrottled. Prints, in page time from navigation: when all three posters are
 // drawn, when all three are live (`shardlab-ready`), and the bytes the server sent until
-// then (gzip, as a static host serving the precompressed files sends them). Figures are
+// then (brotli where the build has it, as a static host serving the precompressed files
+// sends them, and the same responses in gzip; ENCODING=gzip for gzip only). Figures are
 // printed, never asserted on. Usage: node scripts/measure-element.mjs
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { extname, join, normalize } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { normalize } from 'node:path';
 import { launch } from '../tests/e2e/harness.mjs';
+import { serveCompressed } from './serve-compressed.mjs';
 
 const DIST = normalize(process.env.SHARDLAB_DIST ?? 'dist');
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
 const SCRIPTS = [
   'sh.shardCollection("test.a", {x: 1})\nsim.generate("test.a", "monotonic", 2000)',
   'sh.shardCollection("test.b", {x: "hashed"})\nsim.generate("test.b", "monotonic", 2000)',
@@ -20,33 +18,6 @@ const SCRIPTS = [
 const PAGE = `<!doctype html><meta charset="utf-8"><title>Three elements</title>
 <script type="module" src="./shard-lab.js"></script>
 ${SCRIPTS.map((s, i) => `<shard-lab id="e${i}" loading="eager" version="5.0" chunk-size="65536"><pre>${s}</pre></shard-lab>`).join('\n')}`;
-
-async function serve() {
-  const log = [];
-  const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    let raw;
-    let gz = null;
-    if (path === '/three.html') {
-      raw = Buffer.from(PAGE);
-    } else {
-      const file = normalize(join(DIST, path));
-      if (!file.startsWith(DIST)) return res.writeHead(403).end();
-      try {
-        raw = await readFile(file);
-        gz = await readFile(`${file}.gz`).catch(() => null);
-      } catch {
-        return res.writeHead(404).end();
-      }
-    }
-    gz ??= gzipSync(raw, { level: 9 });
-    res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream', 'content-encoding': 'gzip', 'content-length': gz.length, 'cache-control': 'no-cache' });
-    res.end(gz);
-    log.push({ path, bytes: gz.length });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/`, log, close: () => new Promise((r) => server.close(r)) };
-}
 
 function watch() {
   const t = (window.__t = { ready: 0 });
@@ -67,7 +38,7 @@ const PROFILES = {
   phone: { network: { offline: false, latency: 150, downloadThroughput: 200_000, uploadThroughput: 93_750 }, cpu: 4 },
 };
 
-const server = await serve();
+const server = await serveCompressed(DIST, { '/three.html': { body: PAGE, type: 'text/html; charset=utf-8' } });
 const browser = await launch();
 for (const [name, { network, cpu }] of Object.entries(PROFILES)) {
   const context = await browser.newContext({ viewport: { width: 400, height: 800 } });
@@ -83,8 +54,9 @@ for (const [name, { network, cpu }] of Object.entries(PROFILES)) {
   await page.waitForFunction(() => window.__t.live !== undefined, null, { timeout: 180_000 });
   const t = await page.evaluate(() => window.__t);
   const bytes = server.log.reduce((n, r) => n + r.bytes, 0);
-  console.log(`${name}: posters ${Math.round(t.poster)} ms, live ${Math.round(t.live)} ms, ${bytes} bytes in ${server.log.length} responses`);
-  for (const r of server.log) console.log(`  ${r.path} ${r.bytes}`);
+  const gzip = server.log.reduce((n, r) => n + r.gzipBytes, 0);
+  console.log(`${name}: posters ${Math.round(t.poster)} ms, live ${Math.round(t.live)} ms, ${bytes} bytes as served in ${server.log.length} responses (${gzip} in gzip)`);
+  for (const r of server.log) console.log(`  ${r.path} ${r.bytes} ${r.encoding}`);
   await context.close();
 }
 await browser.close();
