@@ -109,11 +109,12 @@ for (const size of SIZES) {
 }
 
 test('hero: in workshop mode at 1280x720, chunk ranges, counts and legends are at least 24px, high in contrast, and no banner takes a row', async () => {
-  // An option the page does not know brings a notice, a banner that would take a row.
-  const { page, errors } = await playLesson(env.browser, `${env.server.url}?colour=1`, 'monotonic', { viewport: { width: 1280, height: 720 } });
+  const { page, errors } = await playLesson(env.browser, env.server.url, 'monotonic', { viewport: { width: 1280, height: 720 } });
   await page.getByTestId('workshop-toggle').click();
   await page.locator('.page.workshop').waitFor();
-  await page.locator('.messages .notice').waitFor();
+  // Play on the full collection brings a notice, a banner that would take a row.
+  await page.getByTestId('play').click();
+  await page.locator('.messages .notice').filter({ hasText: 'already holds' }).waitFor();
   // The size a reader sees: the computed size times every zoom on the way up.
   const sizes = await page.evaluate(() => {
     const seen = (el) => {
