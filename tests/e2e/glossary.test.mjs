@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { suite, screenshot } from './harness.mjs';
+import { suite, screenshot, openSetup } from './harness.mjs';
 
 const env = suite();
 const glossary = JSON.parse(await readFile(new URL('../../static/glossary.json', import.meta.url), 'utf8'));
@@ -25,6 +25,7 @@ test('a glossary tooltip opens with the keyboard, says the right thing and close
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(env.server.url);
+    await openSetup(page);
     await page.getByTestId('shard-key').waitFor();
     // Start the keyboard's walk at the top of the page.
     await page.locator('h1').click();

@@ -192,6 +192,17 @@ export async function playComparison(page) {
   }, null, { timeout: 60_000 });
 }
 
+/**
+ * Unfolds the setup under the command bar (the collection, the shard key, the cluster and
+ * the workload's forms, folded away so that the cluster has the first screen) as a person
+ * would, with its Setup button; does nothing when it is open already.
+ */
+export async function openSetup(page) {
+  const toggle = page.getByTestId('setup-toggle');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await page.getByTestId('setup').waitFor();
+}
+
 /** In an open guided-lesson step: picks a right or wrong prediction, reads the verdict,
  * runs the step and waits for its result. Returns the verdict. */
 export async function walkGuideStep(page, { correct }) {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
-import { suite, screenshot, walkGuideStep } from './harness.mjs';
+import { suite, screenshot, walkGuideStep, openSetup } from './harness.mjs';
 
 const env = suite();
 
@@ -257,6 +257,7 @@ test('layout: the progress text, the +N of a hot chunk and every other text meet
 
 test('layout: underscores show in the monospace inputs at 1x', async () => {
   const { page, errors } = await openPage({ width: 1280, height: 720 }, { deviceScaleFactor: 1 });
+  await openSetup(page);
   const key = page.getByTestId('shard-key');
   // A field of underscores must draw something: clipped, it looks like an empty field.
   const looks = async (text) => {

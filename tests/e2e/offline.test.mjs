@@ -3,7 +3,7 @@
 // the network at start tries again by itself, says so, and recovers without a reload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, typeCommand } from './harness.mjs';
+import { suite, screenshot, typeCommand, openSetup } from './harness.mjs';
 
 const env = suite();
 
@@ -37,6 +37,7 @@ test('offline after one visit: the playground, every tab and a lesson work', asy
   assert.equal(await page.getByTestId('guide-error').count(), 0);
   // The glossary (fetched on first use): a term explains itself.
   await page.getByTestId('tab-playground').click();
+  await openSetup(page);
   await page.locator('[data-term="shard-key"]').first().focus();
   await page.getByTestId('glossary-tip').waitFor();
   await page.waitForFunction(() => {

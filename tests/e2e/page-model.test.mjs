@@ -2,7 +2,7 @@
 // lesson or a link. Each test acts as a person would and checks the panels follow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openFresh, screenshot, readShards, readChunks, readCompareRows, typeCommand, waitForSaved } from './harness.mjs';
+import { suite, openFresh, openSetup, screenshot, readShards, readChunks, readCompareRows, typeCommand, waitForSaved } from './harness.mjs';
 
 const env = suite();
 
@@ -36,6 +36,7 @@ test('a console-only session: the view, key bar and charts follow the collection
   const bounds = (await readChunks(page)).map((c) => c.min);
   assert.ok(bounds.some((b) => b.includes('Long(')), `hashed bounds, got ${bounds}`);
   // Picking the other collection shows it, and the picker lists both.
+  await openSetup(page);
   await page.getByTestId('collection-picker').selectOption('test.events');
   await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.events'));
   assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1 }');
@@ -76,6 +77,7 @@ test('fork then play: the progress bar counts what the cluster holds', async () 
 });
 
 async function fullCollection(page) {
+  await openSetup(page);
   await page.getByLabel('Workload generator').selectOption('monotonic');
   await page.getByLabel('Documents per tick').fill('300');
   await page.getByLabel('Documents per tick').press('Tab');
@@ -129,6 +131,7 @@ test('changing the key of a full collection: refine, reshard or start over, each
 
 test('a workload without the key field: the warning, then the one-click fix', async () => {
   const { page, errors } = await openPage();
+  await openSetup(page);
   await page.getByTestId('shard-key').fill('{userId: 1}');
   // The collection is empty: the new key is one step, with no question.
   await page.getByRole('button', { name: 'Apply' }).click();

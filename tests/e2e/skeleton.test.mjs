@@ -3,7 +3,7 @@
 // the chunk that ends at MaxKey.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, readChunks } from './harness.mjs';
+import { suite, screenshot, readChunks, openSetup } from './harness.mjs';
 
 const env = suite();
 
@@ -14,6 +14,8 @@ test('increasing keys split the collection and pile into the MaxKey chunk', asyn
   await page.goto(env.server.url);
   // The cluster is drawn once the engine has opened the session.
   await page.getByTestId('shard').first().waitFor();
+  // The forms are folded away under Setup.
+  await openSetup(page);
 
   // The page starts sharded on {x: 1}: typing the same key leaves nothing to apply.
   await page.getByLabel('Shard key', { exact: true }).fill('{x: 1}');

@@ -40,19 +40,25 @@ async function clickAndFindAnswer(page, button, answer, label) {
   }
 }
 
-for (const viewport of [{ width: 1440, height: 900 }, { width: 400, height: 800 }]) {
-  test(`at ${viewport.width}x${viewport.height}, every "why?" and chunk click shows its answer in view`, async () => {
+// The sizes of item 2 ("The cluster is the hero", tests/e2e/hero.test.mjs): a projector
+// in workshop mode, a laptop, a desktop and a phone.
+for (const { workshop, ...viewport } of [{ width: 1280, height: 720, workshop: true }, { width: 1440, height: 900 }, { width: 1920, height: 1080 }, { width: 400, height: 800 }]) {
+  test(`at ${viewport.width}x${viewport.height}${workshop ? ' in workshop mode' : ''}, every "why?" and chunk click shows its answer in view`, async () => {
     const { page, errors } = await playLesson(env.browser, env.server.url, 'low-cardinality', { viewport });
+    if (workshop) {
+      await page.getByTestId('workshop-toggle').click();
+      await page.locator('.page.workshop').waitFor();
+    }
     await page.evaluate(() => window.scrollTo(0, 0));
     const why = page.getByTestId('why-shard').nth(4);
     await clickAndFindAnswer(page, why, 'shard-inspector', 'why? on shard05');
-    await screenshot(page, `teach-why-${viewport.width}`);
+    await screenshot(page, `teach-why-${viewport.width}${workshop ? '-workshop' : ''}`);
     await page.getByTestId('inspector-close').click();
     await page.evaluate(() => window.scrollTo(0, 0));
     await clickAndFindAnswer(page, page.getByRole('button', { name: 'Balancer: why?' }), 'round-inspector', 'Balancer: why?');
     const chunk = page.locator('[data-testid="chunk"]:not(.far)').last();
     await clickAndFindAnswer(page, chunk, 'chunk-inspector', 'a chunk');
-    await page.screenshot({ path: `target/screenshots/teach-chunk-${viewport.width}.png` });
+    await page.screenshot({ path: `target/screenshots/teach-chunk-${viewport.width}${workshop ? '-workshop' : ''}.png` });
     assert.deepEqual(errors, []);
   });
 }

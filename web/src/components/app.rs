@@ -1,5 +1,6 @@
-//! The page: lesson and cluster controls on top, the key-space bar and the shards in the
-//! middle, the timeline, console and insights below.
+//! The page: the stage on the first screen (the lesson and the transport, the key-space
+//! bar and the shards, with the scenario's and the workload's forms folded away), then the
+//! inspector, the timeline, console and insights below.
 
 use super::cluster_view::ClusterPanel;
 use super::compare_view::CompareView;
@@ -18,7 +19,7 @@ use super::share_bar::ShareBar;
 use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
-use super::workload_panel::WorkloadPanel;
+use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel};
 use super::workshop::use_workshop;
 use crate::driver::Driver;
 use crate::recovery;
@@ -97,6 +98,7 @@ pub fn app() -> Html {
         *compare_opened.borrow_mut() = true;
     }
     let (workshop, toggle_workshop) = use_workshop();
+    let setup = use_state_eq(|| false);
     let on_target = {
         let set = targeted.setter();
         use_callback((), move |s: Vec<String>, _| set.set(s))
@@ -145,6 +147,8 @@ pub fn app() -> Html {
     let view = FullView {
         workshop,
         toggle_workshop,
+        setup: *setup,
+        on_setup: Callback::from(move |()| setup.set(!*setup)),
         compare_opened: *compare_opened.borrow(),
         published,
         on_compare,
@@ -167,6 +171,9 @@ pub fn app() -> Html {
 struct FullView {
     workshop: bool,
     toggle_workshop: Callback<()>,
+    /// Whether the setup (the scenario's and the workload's forms) is unfolded.
+    setup: bool,
+    on_setup: Callback<()>,
     compare_opened: bool,
     published: Option<String>,
     on_compare: Callback<String>,
@@ -189,6 +196,8 @@ impl FullView {
         let FullView {
             workshop,
             toggle_workshop,
+            setup,
+            on_setup,
             compare_opened,
             published,
             on_compare,
@@ -217,7 +226,14 @@ impl FullView {
                 </header>
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={workshop} on_workshop={toggle_workshop} />
-                { messages.view() }
+                // The notices and a running demo's scene bar: rows of the page, or in
+                // workshop mode one stack floating at the window's foot (see the stylesheet).
+                <div class="messages">
+                    { messages.view() }
+                    if mode != Mode::Compare {
+                        <SceneBar state={(**state).clone()} dispatch={dispatch.clone()} />
+                    }
+                </div>
                 // Once opened, the comparison stays mounted (hidden on other tabs) so that its
                 // columns and progress survive a visit to the playground.
                 if compare_opened {
@@ -226,16 +242,22 @@ impl FullView {
                     </div>
                 }
                 if mode != Mode::Compare {
-                <SceneBar state={(**state).clone()} dispatch={dispatch.clone()} />
                 if mode == Mode::Guide {
                     <Guide state={(**state).clone()} dispatch={dispatch.clone()}
                         on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
                 }
-                <Controls state={(**state).clone()} dispatch={dispatch.clone()} />
-                <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
-                <QueryBox state={(**state).clone()} on_target={on_target} />
-                <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={targeted.clone()} />
+                // The stage: what the first screen shows, the cluster the largest part of it.
+                // The scenario's and the workload's forms fold away under the command bar.
+                <div class="hero" data-testid="stage">
+                    <CommandBar state={(**state).clone()} dispatch={dispatch.clone()} setup={setup} on_setup={on_setup} />
+                    <div class="setup" id="setup" data-testid="setup" hidden={!setup}>
+                        <Controls state={(**state).clone()} dispatch={dispatch.clone()} />
+                        <WorkloadFields state={(**state).clone()} dispatch={dispatch.clone()} />
+                    </div>
+                    <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
+                    <QueryBox state={(**state).clone()} on_target={on_target} />
+                    <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={targeted.clone()} />
+                </div>
                 <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
                 <div class="lower">
                     <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />

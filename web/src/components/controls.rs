@@ -5,8 +5,10 @@ use super::query::use_engine_query;
 use super::term::Term;
 use crate::state::{Action, Calm, Playground};
 use crate::words::count;
-use shardlab_protocol::{Call, LessonInfo, PageSetup, Reply, SetupPlan};
+use shardlab_protocol::{Call, PageSetup, Reply, SetupPlan};
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -101,7 +103,6 @@ pub fn controls(props: &ControlsProps) -> Html {
     let validation = plan_key(&plan);
     html! {
         <section class="panel controls" aria-label="Scenario">
-            { lesson_row(&props.state.catalog.lessons, props.state.lesson(), &props.dispatch) }
             { collection_picker(&props.state, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
@@ -418,25 +419,58 @@ fn edit<E: TargetCast + 'static>(
     })
 }
 
-/// The lesson picker, and the loaded lesson's text.
-fn lesson_row(
-    lessons: &[LessonInfo],
-    lesson: Option<&LessonInfo>,
-    dispatch: &Callback<Action>,
-) -> Html {
+/// Properties of [`LessonRow`]: the lessons and the one loaded only, so that the row
+/// redraws when those change and never on a workload's tick.
+#[derive(Properties)]
+pub struct LessonRowProps {
+    /// The catalog whose lessons the picker lists.
+    pub catalog: Rc<shardlab_protocol::Catalog>,
+    /// The loaded lesson's id.
+    pub lesson: Option<String>,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+impl PartialEq for LessonRowProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.catalog, &other.catalog)
+            && self.lesson == other.lesson
+            && self.dispatch == other.dispatch
+    }
+}
+
+/// The lesson picker, and the loaded lesson's text: two lines of it (the stylesheet's
+/// clamp) with a button that unfolds the rest when there is more, so that the text never
+/// pushes the cluster off the first screen.
+#[function_component(LessonRow)]
+pub fn lesson_row(props: &LessonRowProps) -> Html {
+    let lessons = &props.catalog.lessons;
+    let lesson = props
+        .lesson
+        .as_deref()
+        .and_then(|id| lessons.iter().find(|l| l.id == id));
+    let whole = use_state_eq(|| false);
+    let text = use_node_ref();
+    let clipped = use_clipped(&text, props.lesson.clone());
     let on_lesson = {
-        let dispatch = dispatch.clone();
+        let dispatch = props.dispatch.clone();
+        let whole = whole.clone();
         let ids: Vec<String> = lessons.iter().map(|l| l.id.clone()).collect();
         Callback::from(move |e: Event| {
             let select: HtmlSelectElement = e.target_unchecked_into();
             if let Some(id) = ids.iter().find(|id| **id == select.value()) {
+                whole.set(false);
                 dispatch.emit(Action::LoadPreset(id.clone()));
             }
         })
     };
     let current = lesson.map_or("", |l| l.id.as_str());
+    let toggle = {
+        let whole = whole.clone();
+        Callback::from(move |_: MouseEvent| whole.set(!*whole))
+    };
     html! {
-        <div class="control-row">
+        <div class="control-row lesson-row">
             <label class="field">
                 <span>{ "Lesson" }</span>
                 <select data-testid="preset" onchange={on_lesson} aria-label="Lesson">
@@ -447,8 +481,52 @@ fn lesson_row(
                 </select>
             </label>
             if let Some(l) = lesson {
-                <p class="lesson-text" data-testid="lesson-text">{ l.lesson.clone() }</p>
+                <div class="lesson-fold">
+                    <p class={classes!("lesson-text", (!*whole).then_some("folded"))} id="lesson-text"
+                        data-testid="lesson-text" ref={text}>{ l.lesson.clone() }</p>
+                    if clipped || *whole {
+                        <button class="link-button lesson-more" data-testid="lesson-more"
+                            aria-expanded={whole.to_string()} aria-controls="lesson-text" onclick={toggle}>
+                            { if *whole { "less" } else { "more" } }
+                        </button>
+                    }
+                </div>
             }
         </div>
     }
+}
+
+/// Whether the element `text` refers to hides some of itself (a clamped text longer than
+/// its lines), measured when `key` changes and whenever the element's size does (a
+/// narrower window, workshop mode's larger type).
+#[hook]
+fn use_clipped(text: &NodeRef, key: Option<String>) -> bool {
+    let clipped = use_state_eq(|| false);
+    {
+        let (text, clipped) = (text.clone(), clipped.clone());
+        use_effect_with(key, move |_| {
+            let element = text.cast::<web_sys::Element>();
+            let measure = {
+                let element = element.clone();
+                move || {
+                    if let Some(p) = &element {
+                        clipped.set(p.scroll_height() > p.client_height() + 1);
+                    }
+                }
+            };
+            measure();
+            let callback = Closure::<dyn FnMut()>::new(measure);
+            let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok();
+            if let (Some(o), Some(p)) = (&observer, &element) {
+                o.observe(p);
+            }
+            move || {
+                if let Some(o) = observer {
+                    o.disconnect();
+                }
+                drop(callback);
+            }
+        });
+    }
+    *clipped
 }

@@ -1,6 +1,9 @@
 //! The workload picker and the transport: play, pause, step, step back, speed, progress.
+//! The full page splits them: its command bar (the lesson, the transport and the button
+//! that unfolds the setup) stays on the first screen, the workload's fields fold away
+//! with the scenario's.
 
-use super::controls::PanelProps;
+use super::controls::{LessonRow, PanelProps};
 use super::query::use_engine_query;
 use super::term::Term;
 use crate::state::{Action, Playground, Workload, MAX_BATCH, MAX_TOTAL};
@@ -18,6 +21,57 @@ pub fn workload_panel(props: &PanelProps) -> Html {
             <KeyFit state={props.state.clone()} dispatch={props.dispatch.clone()} />
             <WorkloadTemplate workload={props.state.workload.clone()} dispatch={props.dispatch.clone()}
                 session={props.state.session.clone()} ns={props.state.settings.ns.clone()} />
+        </section>
+    }
+}
+
+/// Properties of [`CommandBar`].
+#[derive(Properties, PartialEq)]
+pub struct CommandBarProps {
+    /// The page state.
+    pub state: Playground,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+    /// Whether the setup (the scenario's and the workload's forms) is unfolded.
+    pub setup: bool,
+    /// Folds or unfolds the setup.
+    pub on_setup: Callback<()>,
+}
+
+/// The full page's command bar, above the cluster: the lesson and its text, the
+/// transport, and the button that unfolds the setup (`#setup`).
+#[function_component(CommandBar)]
+pub fn command_bar(props: &CommandBarProps) -> Html {
+    let state = &props.state;
+    html! {
+        <section class="panel transport command-bar" aria-label="Workload">
+            <LessonRow catalog={state.catalog.clone()} lesson={state.view.lesson.clone()}
+                dispatch={props.dispatch.clone()} />
+            <div class="transport-row">
+                { transport(state, &props.dispatch) }
+                <button class="secondary setup-toggle" data-testid="setup-toggle"
+                    aria-expanded={props.setup.to_string()} aria-controls="setup"
+                    title="The collection, the shard key, the cluster and the workload"
+                    onclick={props.on_setup.reform(|_| ())}>
+                    { "Setup" }<span class="chevron" aria-hidden="true"></span>
+                </button>
+            </div>
+            <KeyFit state={state.clone()} dispatch={props.dispatch.clone()} />
+        </section>
+    }
+}
+
+/// The workload's fields and its document template, in the full page's folded setup.
+#[function_component(WorkloadFields)]
+pub fn workload_fields_panel(props: &PanelProps) -> Html {
+    let state = &props.state;
+    html! {
+        <section class="panel workload" aria-label="Workload settings">
+            <div class="control-row">
+                { workload_fields(&state.workload, &state.catalog.workloads, &props.dispatch) }
+            </div>
+            <WorkloadTemplate workload={state.workload.clone()} dispatch={props.dispatch.clone()}
+                session={state.session.clone()} ns={state.settings.ns.clone()} />
         </section>
     }
 }
