@@ -10,6 +10,7 @@ use super::heatmap::Heatmap;
 use super::insights::Insights;
 use super::inspector::Inspector;
 use super::key_bar::KeyBar;
+use super::lang_switch::LangSwitch;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
 use super::recent::RecentSessions;
@@ -21,6 +22,8 @@ use super::timeline_panel::TimelinePanel;
 use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
 use crate::driver::Driver;
+use crate::i18n::Lang;
+use crate::language;
 use crate::recovery;
 use crate::sessions;
 use crate::share::PageOptions;
@@ -30,6 +33,7 @@ use gloo::timers::callback::Interval;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// How the page started (see [`startup::boot`]), once the saved sessions are read.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +82,7 @@ impl Messages {
 /// The root component.
 #[function_component(App)]
 pub fn app() -> Html {
+    let _lang = crate::i18n::use_lang();
     let options = use_memo((), |_| {
         let location = gloo::utils::window().location();
         PageOptions::from_address(
@@ -85,6 +90,7 @@ pub fn app() -> Html {
             &location.hash().unwrap_or_default(),
         )
     });
+    let (lang, on_lang) = use_language(&options);
     let state = use_reducer(Playground::default);
     let started = use_state(|| None::<Started>);
     let banner = use_state(|| None::<Banner>);
@@ -138,7 +144,7 @@ pub fn app() -> Html {
     );
 
     if options.embed {
-        return embed_view(&state, &dispatch, &options, &messages);
+        return provide(lang, embed_view(&state, &dispatch, &options, &messages));
     }
     use_playground_keys(&state, &dispatch, mode);
 
@@ -158,8 +164,38 @@ pub fn app() -> Html {
         on_target,
         targeted: (*targeted).clone(),
         offline,
+        lang,
+        on_lang,
     };
-    view.html(&state, &dispatch, &messages)
+    provide(lang, view.html(&state, &dispatch, &messages))
+}
+
+/// The page in the language `lang`: every component that reads it redraws when it changes.
+fn provide(lang: Lang, body: Html) -> Html {
+    html! { <ContextProvider<Lang> context={lang}>{ body }</ContextProvider<Lang>> }
+}
+
+/// The page's language (see [`language`]): chosen once at the start, then by the header's
+/// switch, which remembers the choice. A language shows once its words are in.
+#[hook]
+fn use_language(options: &Rc<PageOptions>) -> (Lang, Callback<Lang>) {
+    let lang = use_state(|| Lang::En);
+    {
+        let (lang, asked) = (lang.clone(), options.lang.clone());
+        use_effect_with((), move |_| {
+            let wanted = language::initial(asked.as_deref());
+            language::switch(wanted, move || lang.set(wanted));
+        });
+    }
+    let on_lang = {
+        let lang = lang.clone();
+        use_callback((), move |wanted: Lang, _| {
+            language::remember(wanted);
+            let lang = lang.clone();
+            language::switch(wanted, move || lang.set(wanted));
+        })
+    };
+    (*lang, on_lang)
 }
 
 /// What the full page draws beside the state: the workshop switch, the Compare tab's
@@ -176,6 +212,9 @@ struct FullView {
     targeted: Vec<String>,
     /// The bytes kept for offline use, once everything is kept.
     offline: Option<f64>,
+    /// The page's language, and its switch.
+    lang: Lang,
+    on_lang: Callback<Lang>,
 }
 
 impl FullView {
@@ -197,6 +236,8 @@ impl FullView {
             on_target,
             targeted,
             offline,
+            lang,
+            on_lang,
         } = self;
         let mode = state.mode;
         html! {
@@ -204,16 +245,17 @@ impl FullView {
                 data-scene-hide={super::scenes_panel::hidden_panels(state)}>
                 <header class="masthead">
                     <h1>{ "ShardLab" }</h1>
-                    <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
+                    <p class="tagline">{ t(K::AppWatchAMongodbShardKey) }</p>
                     if let Some(bytes) = offline {
                         <span class="offline-ready" data-testid="offline-ready" role="status"
                             title={format!("Everything the playground needs is kept in this browser ({:.1} MB): it works without the network.", bytes / 1e6)}>
-                            { "✓ Works offline" }
+                            { t(K::AppWorksOffline) }
                         </span>
                     }
                     <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
                     <RecentSessions on_open={on_reopen} />
                     <ShortcutsHelp />
+                    <LangSwitch lang={lang} on_change={on_lang} />
                 </header>
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={workshop} on_workshop={toggle_workshop} />

@@ -5,6 +5,7 @@ use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_T
 use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Inspecting, ShardFrame};
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// Properties of [`ClusterPanel`].
 #[derive(Properties, PartialEq)]
@@ -20,11 +21,12 @@ pub struct ClusterPanelProps {
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     if !props.state.ready {
         // Until the engine's first answer there is no cluster to draw, only the wait.
         return html! {
-            <section class="panel cluster" aria-label="Cluster" data-testid="cluster" aria-busy="true">
-                <p class="summary muted" data-testid="starting">{ "Starting the engine…" }</p>
+            <section class="panel cluster" aria-label={t(K::ClusterViewCluster)} data-testid="cluster" aria-busy="true">
+                <p class="summary muted" data-testid="starting">{ t(K::ClusterViewStartingTheEngine) }</p>
             </section>
         };
     }
@@ -57,7 +59,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
         props.state.rev,
     );
     html! {
-        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={props.state.view.hot_counted.to_string()}>
+        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster" data-last-window={props.state.view.hot_counted.to_string()}>
             <div class="cluster-head">
                 <p class="summary" data-testid="summary">
                     if v.sharded {
@@ -67,11 +69,11 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
                     }
                 </p>
                 if v.sharded {
-                    <button class="link-button" data-testid="why-balancer" title="Why the balancer moves, or leaves, this collection's chunks"
-                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ "Balancer: why?" }</button>
+                    <button class="link-button" data-testid="why-balancer" title={t(K::ClusterViewWhyTheBalancerMovesOr)}
+                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ t(K::ClusterViewBalancerWhy) }</button>
                 }
                 <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
-                    { "+ Add shard" }
+                    { t(K::ClusterViewAddShard) }
                 </button>
             </div>
             <div class="shards" style={format!("--columns: {}", v.shards.len().max(1))}>
@@ -146,6 +148,7 @@ struct ShardColumnProps {
 /// change; its chunk blocks likewise.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     // Whether the column draws all its chunks: from the first scroll or focus inside it.
     let all = use_state_eq(|| false);
     let show_all = {
@@ -172,6 +175,7 @@ struct ChunkBlockProps {
 
 #[function_component(ChunkBlock)]
 fn chunk_block_component(props: &ChunkBlockProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     if props.far {
         far_chunk_block(&props.shard, &props.chunk)
     } else {
@@ -242,10 +246,10 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
                 <h2 class="shard-name">{ s.name.clone() }</h2>
                 <button class="link-button" title={format!("Why {} holds what it holds", s.name)}
                     aria-label={format!("Why does {} hold what it holds?", s.name)} data-testid="why-shard"
-                    onclick={why}>{ "why?" }</button>
+                    onclick={why}>{ t(K::ClusterViewWhy) }</button>
                 <button class="link-button" title={format!("Drain {} (removeShard)", s.name)}
                     aria-label={format!("Drain {}", s.name)} data-testid="drain" onclick={drain}>
-                    { if s.draining { "draining…" } else { "drain" } }
+                    { if s.draining { t(K::ClusterViewDraining) } else { "drain" } }
                 </button>
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
@@ -330,12 +334,12 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             tabindex="0" role="button" {onclick} {onkeydown}
             data-landed={if props.landed { "true" } else { "false" }}
             aria-pressed={if props.selected { "true" } else { "false" }}
-            aria-label={format!("Chunk from {} to {}, {}{}", c.min, c.max, count(c.docs, "document"), if c.jumbo { ", jumbo" } else { "" })}
+            aria-label={format!("Chunk from {} to {}, {}{}", c.min, c.max, count(c.docs, "document"), if c.jumbo { t(K::ClusterViewJumbo) } else { "" })}
             title={format!("last modified {}", c.last_modified)}>
             if badges {
                 <div class="badges">
-                    if c.is_min { <span class="badge badge-min">{ "MinKey chunk" }</span> }
-                    if c.is_max { <span class="badge badge-max">{ "MaxKey chunk" }</span> }
+                    if c.is_min { <span class="badge badge-min">{ t(K::ClusterViewMinkeyChunk) }</span> }
+                    if c.is_max { <span class="badge badge-max">{ t(K::ClusterViewMaxkeyChunk) }</span> }
                     if c.jumbo { <span class="badge badge-jumbo">{ "jumbo" }</span> }
                     if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ format!("from {from}") }</span> }
                 </div>

@@ -9,6 +9,7 @@ use shardlab_protocol::{Call, LessonInfo, PageSetup, Reply, SetupPlan};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// The settings form's values (the protocol's [`PageSetup`]).
 pub type Settings = PageSetup;
@@ -67,6 +68,7 @@ impl PartialEq for ControlsProps {
 /// The controls bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let settings = props.state.settings.clone();
     let draft = use_state(|| settings.clone());
     // The key change or new cluster waiting for the user's choice or confirmation.
@@ -100,26 +102,26 @@ pub fn controls(props: &ControlsProps) -> Html {
     let label = plan_label(&plan);
     let validation = plan_key(&plan);
     html! {
-        <section class="panel controls" aria-label="Scenario">
+        <section class="panel controls" aria-label={t(K::ControlsScenario)}>
             { lesson_row(&props.state.catalog.lessons, props.state.lesson(), &props.dispatch) }
             { collection_picker(&props.state, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
-                    <span>{ "Collection" }</span>
+                    <span>{ t(K::ControlsCollection) }</span>
                     <input class="narrow" value={draft.ns.clone()} spellcheck="false" data-testid="collection"
                         oninput={edit(&draft, |s, input| { s.ns = input.value(); true })}
-                        aria-label="Collection namespace" />
+                        aria-label={t(K::ControlsCollectionNamespace)} />
                 </label>
                 <label class="field grow">
-                    <span><Term id="shard-key" label="Shard key" /></span>
+                    <span><Term id="shard-key" label={t(K::CompareViewShardKey)} /></span>
                     <input data-testid="shard-key" value={draft.key.clone()}
                         oninput={edit(&draft, |s, input| { s.key = input.value(); true })}
-                        spellcheck="false" aria-label="Shard key"
+                        spellcheck="false" aria-label={t(K::CompareViewShardKey)}
                         aria-invalid={validation.is_err().to_string()}
                         aria-describedby="key-validation" />
                 </label>
                 <label class="check">
-                    <input type="checkbox" checked={draft.unique} aria-label="Unique shard key"
+                    <input type="checkbox" checked={draft.unique} aria-label={t(K::ControlsUniqueShardKey)}
                         onchange={edit(&draft, |s, input| { s.unique = input.checked(); true })} />
                     <span>{ "unique" }</span>
                 </label>
@@ -229,13 +231,13 @@ fn choice_view(
                 })
             };
             html! {
-                <div class="choice" role="group" aria-label="Start a new cluster" data-testid="new-cluster">
+                <div class="choice" role="group" aria-label={t(K::ControlsStartANewCluster)} data-testid="new-cluster">
                     <p>{ format!(
                         "The version mode and the shard count are fixed for a cluster's life: {} shards in {} mode need a new cluster, which starts empty. Your current session is kept, and a notice offers the way back to it.",
                         draft.shards, draft.version
                     ) }</p>
-                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ "Start the new cluster" }</button>
-                    <button class="secondary" onclick={cancel}>{ "Cancel" }</button>
+                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ t(K::ControlsStartTheNewCluster) }</button>
+                    <button class="secondary" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
                 </div>
             }
         }
@@ -267,7 +269,7 @@ fn change_key_view(
     let why = |r: &Result<String, String>| r.as_ref().err().cloned();
     let (refine_why, reshard_why) = (why(refine), why(reshard));
     html! {
-        <div class="choice" role="group" aria-label="Change the shard key" data-testid="key-change">
+        <div class="choice" role="group" aria-label={t(K::ControlsChangeTheShardKey)} data-testid="key-change">
             <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
             <div class="choice-row">
                 <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
@@ -288,12 +290,12 @@ fn change_key_view(
                     </button>
                 } else {
                     <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
-                        { "Start over…" }
+                        { t(K::ControlsStartOver) }
                     </button>
                 }
                 <span class="muted">{ format!("Drops {ns} and shards it again, empty, on {new_key}.") }</span>
             </div>
-            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ "Cancel" }</button>
+            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
         </div>
     }
 }
@@ -325,8 +327,8 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="control-row">
             <label class="field grow">
-                <span>{ "Showing" }</span>
-                <select data-testid="collection-picker" onchange={on_pick} aria-label="Collection shown">
+                <span>{ t(K::ControlsShowing) }</span>
+                <select data-testid="collection-picker" onchange={on_pick} aria-label={t(K::ControlsCollectionShown)}>
                     if !options.iter().any(|(ns, _)| *ns == viewed) {
                         <option value={viewed.clone()} selected=true>{ format!("{viewed} · does not exist yet") }</option>
                     }
@@ -374,30 +376,30 @@ fn cluster_fields(draft: &UseStateHandle<Settings>, state: &Playground) -> Html 
                     aria-label="numInitialChunks" placeholder="auto" />
             </label>
             <label class="field">
-                <span><Term id="version" label="Version" /></span>
-                <select onchange={on_version} aria-label="MongoDB version mode" data-testid="version">
+                <span><Term id="version" label={t(K::CompareViewVersion)} /></span>
+                <select onchange={on_version} aria-label={t(K::ControlsMongodbVersionMode)} data-testid="version">
                     { for versions.iter().map(|v| html! {
                         <option value={v.clone()} selected={*v == draft.version}>{ v.clone() }</option>
                     }) }
                 </select>
             </label>
             <label class="field">
-                <span>{ "Shards" }</span>
+                <span>{ t(K::ControlsShards) }</span>
                 <input class="tiny" type="number" min="1" max={shardlab_protocol::MAX_SHARDS.to_string()} value={draft.shards.to_string()}
                     oninput={edit(draft, |s, input| match input.value().trim().parse::<u32>() {
                         Ok(n) => { s.shards = n.clamp(1, shardlab_protocol::MAX_SHARDS); true }
                         Err(_) => false,
                     })}
-                    aria-label="Number of shards" />
+                    aria-label={t(K::ControlsNumberOfShards)} />
             </label>
             <label class="field">
-                <span>{ "Chunk size (KiB)" }</span>
+                <span>{ t(K::ControlsChunkSizeKib) }</span>
                 <input class="tiny" type="number" min="1" value={(draft.chunk_size / 1024).to_string()}
                     oninput={edit(draft, |s, input| match input.value().trim().parse::<u64>() {
                         Ok(kib) => { s.chunk_size = kib.clamp(1, 1 << 20) * 1024; true }
                         Err(_) => false,
                     })}
-                    aria-label="Chunk size in KiB" />
+                    aria-label={t(K::ControlsChunkSizeInKib)} />
             </label>
         </>
     }
@@ -438,9 +440,9 @@ fn lesson_row(
     html! {
         <div class="control-row">
             <label class="field">
-                <span>{ "Lesson" }</span>
-                <select data-testid="preset" onchange={on_lesson} aria-label="Lesson">
-                    <option value="" selected={current.is_empty()}>{ "Free play" }</option>
+                <span>{ t(K::ControlsLesson) }</span>
+                <select data-testid="preset" onchange={on_lesson} aria-label={t(K::ControlsLesson)}>
+                    <option value="" selected={current.is_empty()}>{ t(K::ControlsFreePlay) }</option>
                     { for lessons.iter().map(|l| html! {
                         <option value={l.id.clone()} selected={l.id == current}>{ l.title.clone() }</option>
                     }) }

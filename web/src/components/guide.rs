@@ -14,6 +14,7 @@ use crate::words::count;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// The CSS class that outlines the element a step's result points at.
 pub const HIGHLIGHT_CLASS: &str = "guide-highlight";
@@ -47,6 +48,7 @@ type At = (&'static Lesson, usize);
 /// [`crate::lessons::load`]); until they are in, the panel says so.
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     // None while loading, then the outcome.
     let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
     // What the page is doing while the network is away.
@@ -67,12 +69,12 @@ pub fn guide(props: &GuideProps) -> Html {
             <LessonGuide state={props.state.clone()} dispatch={props.dispatch.clone()} on_close={props.on_close.clone()} />
         },
         Some(Err(e)) => html! {
-            <section class="panel guide" aria-label="Guided lessons" data-testid="guide-error">
+            <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-error">
                 <p class="error">{ format!("The guided lessons could not be opened: {e}. Reload the page to try again.") }</p>
             </section>
         },
         None => html! {
-            <section class="panel guide" aria-label="Guided lessons" data-testid="guide-loading">
+            <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-loading">
                 <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| "Loading the guided lessons…".to_string()) }</p>
             </section>
         },
@@ -82,6 +84,7 @@ pub fn guide(props: &GuideProps) -> Html {
 /// The guided-lesson panel once the lessons are in.
 #[function_component(LessonGuide)]
 fn lesson_guide(props: &GuideProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     // The open lesson and step; `None` shows the picker.
     // A link, the saved session or an earlier visit to this tab can name the lesson and
     // step (see `Action::Page`): the playground already holds that step's cluster, so it
@@ -331,29 +334,29 @@ fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) 
                     }) }
                 </ol>
                 <button class="link-button guide-close" data-testid="guide-close" onclick={on.close.clone()}
-                    title="Leave the lesson; you can resume it later">{ "Leave lesson" }</button>
+                    title={t(K::GuideLeaveTheLessonYouCan)}>{ t(K::GuideLeaveLesson) }</button>
             </header>
             <h2 class="guide-title" data-testid="guide-step-title">{ step.title }</h2>
             <p class="guide-explain">{ step.explain }</p>
-            <p class="guide-watch"><strong>{ "Watch: " }</strong>{ step.watch }</p>
+            <p class="guide-watch"><strong>{ t(K::GuideWatch) }</strong>{ step.watch }</p>
             { question_view(&step.question, &format!("guide-{}-{i}", l.id), state.choice, &on.choose) }
             if let Some(k) = state.choice {
                 { verdict(&step.question, k) }
             }
             <div class="guide-actions">
                 <button class="secondary" data-testid="guide-back" disabled={i == 0}
-                    onclick={on.go.reform(|_| -1)} title="Previous step (p)">{ "‹ Back" }</button>
+                    onclick={on.go.reform(|_| -1)} title={t(K::GuidePreviousStepP)}>{ t(K::GuideBack) }</button>
                 <button class="primary" data-testid="guide-run" disabled={state.choice.is_none() || state.started}
-                    onclick={on.run.clone()} title={if state.choice.is_none() { "Make a prediction first" } else { "Run the scenario" }}>
-                    { if running { "Running…" } else if finished { "Done" } else { "Run it" } }
+                    onclick={on.run.clone()} title={if state.choice.is_none() { t(K::GuideMakeAPredictionFirst) } else { t(K::GuideRunTheScenario) }}>
+                    { if running { t(K::GuideRunning) } else if finished { t(K::GuideDone) } else { t(K::GuideRunIt) } }
                 </button>
-                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title="Next step (n)">
-                    { if last { "Finish lesson ›" } else { "Next step ›" } }
+                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title={t(K::GuideNextStepN)}>
+                    { if last { t(K::GuideFinishLesson) } else { t(K::GuideNextStep) } }
                 </button>
             </div>
             if finished {
                 <p class="guide-result" data-testid="guide-result" role="status">
-                    <strong>{ "What happened: " }</strong>{ step.result }
+                    <strong>{ t(K::GuideWhatHappened) }</strong>{ step.result }
                 </p>
             }
         </section>
@@ -371,7 +374,7 @@ fn question_view(
     let revealed = chosen.is_some();
     html! {
         <fieldset class="guide-question">
-            <legend>{ "Predict: " }{ question.prompt }</legend>
+            <legend>{ t(K::GuidePredict) }{ question.prompt }</legend>
             { for question.choices.iter().enumerate().map(|(k, c)| {
                 let picked = chosen == Some(k);
                 let class = classes!(
@@ -406,9 +409,9 @@ fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
         <div class={classes!("guide-verdict", if choice.correct { "right" } else { "wrong" })}
             data-testid="guide-verdict" data-correct={choice.correct.to_string()} role="status">
             if choice.correct {
-                <strong>{ "Right. " }</strong>{ choice.why }
+                <strong>{ t(K::GuideRight) }</strong>{ choice.why }
             } else {
-                <strong>{ "Not quite. " }</strong>{ choice.why }
+                <strong>{ t(K::GuideNotQuite) }</strong>{ choice.why }
                 if let Some(right) = right {
                     <span class="guide-answer">{ format!(" The answer: {} {}", right.text, right.why) }</span>
                 }
@@ -425,21 +428,21 @@ fn picker(
 ) -> Html {
     let resume = saved.as_ref().and_then(Progress::resolve);
     html! {
-        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label="Guided lessons">
+        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label={t(K::GuideGuidedLessons)}>
             if let Some(done) = complete {
                 <p class="guide-complete" data-testid="guide-complete" role="status">
                     { format!("Lesson complete: {}. ", done.title) }
-                    { "Pick another one below, or keep experimenting in the playground." }
+                    { t(K::GuidePickAnotherOneBelowOr) }
                 </p>
             }
             if let Some((l, i)) = resume {
                 <div class="guide-resume">
                     <span>{ format!("You left \u{201c}{}\u{201d} at {}.", l.title, progress_label(i, l.steps.len()).to_ascii_lowercase()) }</span>
-                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ "Continue" }</button>
+                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ t(K::GuideContinue) }</button>
                 </div>
             }
-            <h2>{ "Guided lessons" }</h2>
-            <p class="muted">{ "Each step sets up a cluster below, asks you to predict what will happen, runs it, and points at the result. Use n and p to move between steps." }</p>
+            <h2>{ t(K::GuideGuidedLessons) }</h2>
+            <p class="muted">{ t(K::GuideEachStepSetsUpA) }</p>
             <ul class="guide-lessons">
                 { for lessons().unwrap_or_default().iter().map(|l| html! {
                     <li class="guide-lesson-card">
@@ -449,7 +452,7 @@ fn picker(
                             <p class="muted">{ l.summary }</p>
                         </div>
                         <button class="secondary" data-testid="guide-start" data-lesson={l.id}
-                            onclick={start.reform(move |_| (l, 0))}>{ "Start" }</button>
+                            onclick={start.reform(move |_| (l, 0))}>{ t(K::GuideStart) }</button>
                     </li>
                 }) }
             </ul>

@@ -21,6 +21,7 @@ use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// The width of the shard strip beside the cells, in CSS pixels.
 const STRIP: f64 = 12.0;
@@ -453,7 +454,7 @@ fn on_column_click(
 fn head(ns: &str, key: &str) -> Html {
     html! {
         <div class="heat-head">
-            <h2>{ "Key space over time" }</h2>
+            <h2>{ t(K::HeatmapKeySpaceOverTime) }</h2>
             <span class="muted">{ if key.is_empty() { ns.to_string() } else { format!("{ns} · {key}") } }</span>
         </div>
     }
@@ -463,9 +464,9 @@ fn head(ns: &str, key: &str) -> Html {
 fn intro() -> Html {
     html! {
         <p class="muted heat-intro">
-            { "Each column is a step of the timeline and each row a range of the key space; the colour is the " }
+            { t(K::HeatmapEachColumnIsAStep) }
             <Term id="heat" label="heat" />
-            { ": how many documents each range received in that step. Click a column to jump to its step." }
+            { t(K::HeatmapHowManyDocumentsEachRange) }
         </p>
     }
 }
@@ -475,8 +476,8 @@ fn intro() -> Html {
 fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
     if hashed {
         (
-            html! { <span title="int64 max: 9223372036854775807">{ "MaxKey" }<br />{ "int64 max" }</span> },
-            html! { <span title="int64 min: -9223372036854775808">{ "int64 min" }<br />{ "MinKey" }</span> },
+            html! { <span title={t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ "int64 max" }</span> },
+            html! { <span title={t(K::HeatmapInt64Min9223372036854775808)}>{ "int64 min" }<br />{ "MinKey" }</span> },
             format!("Y: the hash space of {key}, the int64 hashes from -9223372036854775808 at the bottom to 9223372036854775807 at the top."),
         )
     } else {
@@ -509,9 +510,9 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     html! {
         <div class="heat-legend">
             <span class="heat-scale">
-                <span class="heat-unit">{ "Colour: " }{ unit }</span>
+                <span class="heat-unit">{ t(K::HeatmapColour) }{ unit }</span>
                 <span class="heat-ramp">
-                    <span class="heat-swatch heat-none" title="no inserts"></span>
+                    <span class="heat-swatch heat-none" title={t(K::HeatmapNoInserts)}></span>
                     <span>{ "0" }</span>
                     <canvas ref={legend.clone()} class="heat-legend-ramp" data-testid="heat-legend" aria-hidden="true"></canvas>
                     <span data-testid="heat-max">{ format!("{} (max)", amount(max_per_step)) }</span>
@@ -529,7 +530,7 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
 fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Html) -> Html {
     let position = state.view.position;
     html! {
-        <section class="panel heatmap" ref={panel.clone()} aria-label="Key space over time"
+        <section class="panel heatmap" ref={panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={ns.to_string()} data-pattern="" data-steps={position.length.to_string()}
             data-cursor={position.position.to_string()}>
             { head(ns, key) }
@@ -555,7 +556,7 @@ fn grid_view(
         grid.ns
     );
     html! {
-        <section class="panel heatmap" ref={to.panel.clone()} aria-label="Key space over time"
+        <section class="panel heatmap" ref={to.panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={grid.ns.clone()} data-pattern={name.clone()}
             data-steps={steps.to_string()} data-cursor={cursor.to_string()}
             data-hashed={grid.hashed.to_string()} data-max-cell={grid.max_cell.to_string()}>
@@ -567,8 +568,8 @@ fn grid_view(
                 <canvas ref={to.canvas.clone()} class="heat-canvas" data-testid="heatmap-canvas" tabindex="0"
                     role="img" aria-label={label} onclick={on_click}></canvas>
                 <div class="heat-x" aria-hidden="true">
-                    <span data-testid="heat-first">{ "step 1" }</span>
-                    <span>{ "steps →" }</span>
+                    <span data-testid="heat-first">{ t(K::HeatmapStep1) }</span>
+                    <span>{ t(K::HeatmapSteps) }</span>
                     <span data-testid="heat-last">{ format!("step {steps}") }</span>
                 </div>
             </div>
@@ -583,6 +584,7 @@ fn grid_view(
 /// The heatmap panel.
 #[function_component(Heatmap)]
 pub fn heatmap(props: &HeatmapProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let canvas = use_node_ref();
     let to = Canvases {
         size: use_canvas_size(&canvas),

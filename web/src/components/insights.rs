@@ -13,6 +13,7 @@ use crate::words::count;
 use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
 use std::rc::Rc;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// Properties of [`Insights`]. The panel redraws on its calm revision only (see
 /// [`Playground::calm_rev`]).
@@ -102,7 +103,7 @@ fn docs_chart(view: &InsightsView) -> Html {
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
             </svg>
             { legend(view) }
-            <figcaption>{ "Documents per shard (vertical) at each step of the timeline (horizontal)" }</figcaption>
+            <figcaption>{ t(K::InsightsDocumentsPerShardVerticalAt) }</figcaption>
         </figure>
     }
 }
@@ -141,7 +142,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
                 <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
             { legend(view) }
-            <figcaption>{ "Inserts per shard (vertical, stacked) in each of the last 60 steps (horizontal)" }</figcaption>
+            <figcaption>{ t(K::InsightsInsertsPerShardVerticalStacked) }</figcaption>
         </figure>
     }
 }
@@ -149,6 +150,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
 /// The insights panel.
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let ns = state.settings.ns.clone();
     let key = if state.frame.sharded && state.frame.ns == ns {
@@ -194,18 +196,18 @@ pub fn insights(props: &InsightsProps) -> Html {
     let body = report_body(current.as_ref(), &ns, &key, step);
     let over_time = over_time(charts.as_ref());
     html! {
-        <section class="panel insights" aria-label="Insights">
+        <section class="panel insights" aria-label={t(K::InsightsInsights)}>
             <div class="insight analyze" data-testid="analyze-panel">
                 <div class="insight-head">
                     <h2>{ "analyzeShardKey" }</h2>
                     <button class="secondary" data-testid="analyze" onclick={on_analyze}>
-                        { if again { "Analyze again" } else { "Analyze this key" } }
+                        { if again { t(K::InsightsAnalyzeAgain) } else { t(K::InsightsAnalyzeThisKey) } }
                     </button>
                 </div>
                 { body }
             </div>
             <div class="insight">
-                <h2>{ "Over time" }</h2>
+                <h2>{ t(K::InsightsOverTime) }</h2>
                 { over_time }
             </div>
         </section>
@@ -302,19 +304,19 @@ fn report_view(a: &Analysis) -> Html {
         <div class="report" data-testid="analyze-report">
             <dl>
                 <dt>{ "documents" }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
-                <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
+                <dt>{ t(K::InsightsDistinctValues) }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
                 <dt>{ "monotonicity" }</dt>
                 <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
                     { format!("{mono} (r = {r})") }
                 </dd>
-                <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
+                <dt>{ t(K::InsightsAvgDocSize) }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
             </dl>
             if let Some(note) = &a.note {
                 <p class="muted analyze-note" data-testid="analyze-note">
-                    { note.clone() }{ " See " }<Term id="analyze-ranges" label="analyzeShardKey's 100 ranges" />{ " in the glossary." }
+                    { note.clone() }{ t(K::InsightsSee) }<Term id="analyze-ranges" label={t(K::InsightsAnalyzeshardkeyS100Ranges)} />{ t(K::InsightsInTheGlossary) }
                 </p>
             }
-            <h3>{ "Most common values" }</h3>
+            <h3>{ t(K::InsightsMostCommonValues) }</h3>
             <ol class="mcv">{ for mcv }</ol>
             if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
                 { distribution("Reads", reads) }

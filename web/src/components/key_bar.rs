@@ -13,6 +13,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// The strip's height in CSS pixels (the stylesheet's `.bar`).
 const HEIGHT: f64 = 34.0;
@@ -130,6 +131,7 @@ fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
 /// The key-space bar.
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let canvas = use_node_ref();
     use_strip_drawing(&canvas, &props.frame, props.mark);
     let v = &props.frame;
@@ -147,7 +149,7 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
         "Key space from MinKey() to MaxKey(); each chunk's width grows with its documents"
     };
     html! {
-        <section class="panel keybar" aria-label="Key space">
+        <section class="panel keybar" aria-label={t(K::KeyBarKeySpace)}>
             <div class="keybar-head">
                 <span class="keybar-title">{ format!("Key space of {}", v.key) }</span>
                 <span class="keybar-caption">{ caption }</span>

@@ -4,6 +4,7 @@
 use crate::startup::Banner;
 use crate::state::{Notice, Offer, Progress};
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// Properties of [`NoticeBar`].
 #[derive(Properties, PartialEq)]
@@ -19,14 +20,15 @@ pub struct NoticeProps {
 /// A notice, with its button or download link.
 #[function_component(NoticeBar)]
 pub fn notice_bar(props: &NoticeProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let back = html! {
         <button class="secondary" data-testid="return-to-session"
-            onclick={props.on_return.reform(|_| ())}>{ "Return to your session" }</button>
+            onclick={props.on_return.reform(|_| ())}>{ t(K::NoticeReturnToYourSession) }</button>
     };
     let download = |href: &std::rc::Rc<str>| {
         html! {
             <a class="button-like secondary" href={AttrValue::Rc(href.clone())}
-                download="shardlab-session.json" data-testid="download-session">{ "Download the session" }</a>
+                download="shardlab-session.json" data-testid="download-session">{ t(K::NoticeDownloadTheSession) }</a>
         }
     };
     let offer = match &props.notice.offer {
@@ -40,7 +42,7 @@ pub fn notice_bar(props: &NoticeProps) -> Html {
             <span class="notice-text">{ props.notice.text.clone() }</span>
             <span class="notice-actions">
                 { offer }
-                <button class="link-button" aria-label="Dismiss notice"
+                <button class="link-button" aria-label={t(K::NoticeDismissNotice)}
                     onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
             </span>
         </div>
@@ -61,6 +63,7 @@ pub struct ReplayProps {
 /// The progress of a replay under way, with its Cancel button.
 #[function_component(ReplayBar)]
 pub fn replay_bar(props: &ReplayProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let p = &props.progress;
     // Until the engine has read the scenario, its length is unknown: no bar yet.
     if p.goal == 0 {
@@ -80,10 +83,10 @@ pub fn replay_bar(props: &ReplayProps) -> Html {
     html! {
         <div class="notice replay-progress" role="status" data-testid="replay-progress">
             <span class="notice-text" data-testid="replay-text">{ text }</span>
-            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label="Replay progress" />
+            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label={t(K::NoticeReplayProgress)} />
             <span class="notice-actions">
                 <button class="secondary" data-testid="replay-cancel"
-                    onclick={props.on_cancel.reform(|_| ())}>{ "Cancel" }</button>
+                    onclick={props.on_cancel.reform(|_| ())}>{ t(K::ConsoleCancel) }</button>
             </span>
         </div>
     }
@@ -114,6 +117,7 @@ pub struct BannerProps {
 /// The banner after a crash: what failed, during which command, and how the page came back.
 #[function_component(CrashBanner)]
 pub fn crash_banner(props: &BannerProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let b = &props.banner;
     let during = match (&b.doing, &b.command) {
         (Some(doing), Some(command)) => html! {
@@ -134,7 +138,7 @@ pub fn crash_banner(props: &BannerProps) -> Html {
                     <p class="crash-detail">{ shorten(detail) }</p>
                 }
             </div>
-            <button class="link-button" aria-label="Dismiss the message"
+            <button class="link-button" aria-label={t(K::NoticeDismissTheMessage)}
                 onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
         </div>
     }

@@ -7,6 +7,7 @@
 use crate::scene_channel::{Cue, SceneChannel};
 use std::rc::Rc;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// What the page last said of its demo: the scene on screen and every title and note.
 type Shown = (Option<u32>, Vec<(String, String)>);
@@ -14,6 +15,7 @@ type Shown = (Option<u32>, Vec<(String, String)>);
 /// The presenter view's root.
 #[function_component(Presenter)]
 pub fn presenter() -> Html {
+    let _lang = crate::i18n::use_lang();
     let shown = use_state(|| None::<Shown>);
     let channel = use_mut_ref(|| None::<Rc<SceneChannel>>);
     {
@@ -45,7 +47,7 @@ pub fn presenter() -> Html {
     use_presenter_keys(at, count, send.clone());
     html! {
         <main class="presenter" data-testid="presenter">
-            <h1 class="presenter-head">{ "ShardLab · presenter view" }</h1>
+            <h1 class="presenter-head">{ t(K::PresenterShardlabPresenterView) }</h1>
             { presenter_body(shown.is_some(), at, &scenes, &send) }
         </main>
     }
@@ -59,7 +61,7 @@ fn presenter_body(
     send: &Callback<u32>,
 ) -> Html {
     if !heard {
-        return html! { <p class="muted" data-testid="presenter-waiting">{ "Waiting for the ShardLab page that opened this window…" }</p> };
+        return html! { <p class="muted" data-testid="presenter-waiting">{ t(K::PresenterWaitingForTheShardlabPage) }</p> };
     }
     let count = scenes.len() as u32;
     let Some(i) = at else {
@@ -67,7 +69,7 @@ fn presenter_body(
             <>
                 <p data-testid="presenter-idle">{ format!("The demo has {count} scenes and is not running.") }</p>
                 <button data-testid="presenter-start" disabled={count == 0}
-                    onclick={send.reform(|_: MouseEvent| 0)}>{ "Start demo" }</button>
+                    onclick={send.reform(|_: MouseEvent| 0)}>{ t(K::PresenterStartDemo) }</button>
             </>
         };
     };
@@ -83,9 +85,9 @@ fn presenter_body(
             </p>
             <div class="buttons">
                 <button class="secondary" data-testid="presenter-prev" disabled={i == 0}
-                    onclick={send.reform(move |_: MouseEvent| i.saturating_sub(1))}>{ "← Previous" }</button>
+                    onclick={send.reform(move |_: MouseEvent| i.saturating_sub(1))}>{ t(K::PresenterPrevious) }</button>
                 <button data-testid="presenter-forward" disabled={i + 1 >= count}
-                    onclick={send.reform(move |_: MouseEvent| i + 1)}>{ "Next →" }</button>
+                    onclick={send.reform(move |_: MouseEvent| i + 1)}>{ t(K::PresenterNext) }</button>
             </div>
         </>
     }

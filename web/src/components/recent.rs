@@ -6,6 +6,7 @@ use super::share_bar::download;
 use crate::sessions::{self, Listed};
 use crate::share::data_url;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// Properties of [`RecentSessions`].
 #[derive(Properties, PartialEq)]
@@ -26,6 +27,7 @@ enum Shown {
 /// The "Recent sessions" button and, once pressed, the list.
 #[function_component(RecentSessions)]
 pub fn recent_sessions(props: &RecentProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let shown = use_state(|| Shown::Closed);
     let status = use_state(String::new);
     let reload = {
@@ -51,10 +53,10 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
     let open = !matches!(*shown, Shown::Closed);
     let body = match &*shown {
         Shown::Closed => Html::default(),
-        Shown::Reading => html! { <p class="muted">{ "Reading…" }</p> },
+        Shown::Reading => html! { <p class="muted">{ t(K::RecentReading) }</p> },
         Shown::Failed(why) => html! { <p role="alert">{ why.clone() }</p> },
         Shown::Read(list) if list.is_empty() => html! {
-            <p class="muted">{ "No saved sessions yet: what you do here is saved as you go." }</p>
+            <p class="muted">{ t(K::RecentNoSavedSessionsYetWhat) }</p>
         },
         Shown::Read(list) => html! {
             <ul class="recent-list">
@@ -65,9 +67,9 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
     html! {
         <div class="recent">
             <button class="secondary" data-testid="recent-sessions" aria-expanded={open.to_string()}
-                onclick={toggle}>{ "Recent sessions" }</button>
+                onclick={toggle}>{ t(K::RecentRecentSessions) }</button>
             if open {
-                <section class="recent-panel" aria-label="Recent sessions" data-testid="recent-panel">
+                <section class="recent-panel" aria-label={t(K::RecentRecentSessions)} data-testid="recent-panel">
                     { body }
                     <p class="muted" role="status" aria-live="polite">{ (*status).clone() }</p>
                 </section>
@@ -165,10 +167,10 @@ fn row(
             </div>
             <div class="recent-actions">
                 <button class="secondary" data-testid="recent-open" disabled={l.here || l.elsewhere}
-                    onclick={on_open}>{ "Open" }</button>
-                <button class="secondary" data-testid="recent-download" onclick={on_download}>{ "Download" }</button>
+                    onclick={on_open}>{ t(K::RecentOpen) }</button>
+                <button class="secondary" data-testid="recent-download" onclick={on_download}>{ t(K::RecentDownload) }</button>
                 <button class="secondary" data-testid="recent-delete" disabled={l.here}
-                    onclick={on_delete}>{ "Delete" }</button>
+                    onclick={on_delete}>{ t(K::RecentDelete) }</button>
             </div>
         </li>
     }

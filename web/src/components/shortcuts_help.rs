@@ -3,6 +3,7 @@
 
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// Every shortcut of the page: the keys, and what they do. (Each is handled where its
 /// panel listens, through `crate::shortcuts`; none works while typing in a field.)
@@ -30,6 +31,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
 /// The "Shortcuts" button and the dialog it opens; `?` opens it too.
 #[function_component(ShortcutsHelp)]
 pub fn shortcuts_help() -> Html {
+    let _lang = crate::i18n::use_lang();
     let open = use_state(|| false);
     // What had focus before the dialog opened, to give it back.
     let before = use_mut_ref(|| None::<web_sys::HtmlElement>);
@@ -65,13 +67,13 @@ pub fn shortcuts_help() -> Html {
     }
     html! {
         <>
-            <button class="secondary" data-testid="shortcuts-open" title="Keyboard shortcuts (?)"
-                aria-haspopup="dialog" onclick={show.reform(|_: MouseEvent| ())}>{ "Shortcuts" }</button>
+            <button class="secondary" data-testid="shortcuts-open" title={t(K::ShortcutsHelpKeyboardShortcuts)}
+                aria-haspopup="dialog" onclick={show.reform(|_: MouseEvent| ())}>{ t(K::ShortcutsHelpShortcuts) }</button>
             if *open {
                 <div class="dialog-backdrop" onclick={hide.reform(|_: MouseEvent| ())}></div>
                 <div class="shortcuts-dialog" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title"
                     data-testid="shortcuts-dialog">
-                    <h2 id="shortcuts-title">{ "Keyboard shortcuts" }</h2>
+                    <h2 id="shortcuts-title">{ t(K::ShortcutsHelpKeyboardShortcuts2) }</h2>
                     <dl class="shortcut-list">
                         { for SHORTCUTS.iter().map(|(keys, what)| html! {
                             <div class="shortcut" data-testid="shortcut">
@@ -81,7 +83,7 @@ pub fn shortcuts_help() -> Html {
                         }) }
                     </dl>
                     <button ref={close_button} data-testid="shortcuts-close"
-                        onclick={hide.reform(|_: MouseEvent| ())}>{ "Close" }</button>
+                        onclick={hide.reform(|_: MouseEvent| ())}>{ t(K::InspectorClose) }</button>
                 </div>
             }
         </>

@@ -11,6 +11,7 @@ use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, EventRow, Reply};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+use crate::i18n::{t, K};
 
 /// Properties of [`TimelinePanel`]. The panel redraws on its calm revision only (see
 /// [`Playground::calm_rev`]), so a workload playing fast does not redraw it every tick.
@@ -52,6 +53,7 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
 /// The timeline panel.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelineProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let hidden = state.hidden[Calm::Timeline as usize];
@@ -89,18 +91,18 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
         Action::Jump(input.value().parse().unwrap_or(0))
     });
     html! {
-        <section class="panel timeline" aria-label="Timeline">
+        <section class="panel timeline" aria-label={t(K::TimelinePanelTimeline)}>
             <div class="timeline-head">
-                <h2>{ "Timeline" }</h2>
+                <h2>{ t(K::TimelinePanelTimeline) }</h2>
                 <span class="muted" data-testid="position">{ format!("step {position} of {len}") }</span>
                 <button class="secondary" data-testid="fork" disabled={position == len}
-                    title="Discard the steps after this point, so that the next action starts a new branch"
-                    onclick={dispatch.reform(|_| Action::Fork)}>{ "Fork from here" }</button>
+                    title={t(K::TimelinePanelDiscardTheStepsAfterThis)}
+                    onclick={dispatch.reform(|_| Action::Fork)}>{ t(K::TimelinePanelForkFromHere) }</button>
             </div>
             <input type="range" class="scrubber" min="0" max={len.to_string()} value={position.to_string()}
-                data-testid="timeline" aria-label="Timeline position" oninput={on_scrub} />
-            <p class="current-step" title="The command of the current step"><code>{ current_step }</code></p>
-            <ol class="events" aria-label="Event log">{ events }</ol>
+                data-testid="timeline" aria-label={t(K::TimelinePanelTimelinePosition)} oninput={on_scrub} />
+            <p class="current-step" title={t(K::TimelinePanelTheCommandOfTheCurrent)}><code>{ current_step }</code></p>
+            <ol class="events" aria-label={t(K::TimelinePanelEventLog)}>{ events }</ol>
         </section>
     }
 }

@@ -1,0 +1,117 @@
+//! Which language the page speaks, and loading its words. The language comes from the
+//! address (`lang=zh-CN`, as share links and embeds carry it), else from the reader's
+//! last choice (localStorage), else from the browser's preferred languages, else English.
+//! A language other than English has its catalogue fetched on first use
+//! (`i18n/<tag>.json`, like the lessons and the glossary) and kept for the page's life.
+
+use crate::i18n::{self, Lang};
+use crate::storage;
+use bson::Bson;
+use std::cell::RefCell;
+
+/// localStorage: the language the reader chose in the header.
+pub const LANG_KEY: &str = "shardlab.lang";
+
+/// The catalogue file of a language, relative to the page.
+pub fn catalogue_url(lang: Lang) -> String {
+    format!("i18n/{}.json", lang.tag())
+}
+
+/// The language to start in: the address's `lang`, the reader's choice, the browser's.
+pub fn initial(from_address: Option<&str>) -> Lang {
+    if let Some(lang) = from_address.and_then(Lang::from_tag) {
+        return lang;
+    }
+    if let Some(lang) = storage::get(LANG_KEY).as_deref().and_then(Lang::from_tag) {
+        return lang;
+    }
+    browser_preference().unwrap_or_default()
+}
+
+/// The first of the browser's preferred languages the page has.
+fn browser_preference() -> Option<Lang> {
+    let navigator = gloo::utils::window().navigator();
+    let listed: Vec<String> = navigator
+        .languages()
+        .iter()
+        .filter_map(|v| v.as_string())
+        .chain(navigator.language())
+        .collect();
+    listed.iter().find_map(|tag| Lang::from_tag(tag))
+}
+
+/// Remembers the reader's choice for the next visit.
+pub fn remember(lang: Lang) {
+    storage::set_string(LANG_KEY, lang.tag());
+}
+
+thread_local! {
+    /// Callers waiting for a catalogue under way, by language.
+    static WAITING: RefCell<Vec<(Lang, Vec<Box<dyn FnOnce()>>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Makes `lang` the page's language once its words are in, then calls `then` (to redraw
+/// with it). A catalogue that cannot be read leaves the English words standing in.
+pub fn switch(lang: Lang, then: impl FnOnce() + 'static) {
+    if i18n::is_loaded(lang) {
+        apply(lang);
+        then();
+        return;
+    }
+    let first = WAITING.with(|w| {
+        let mut w = w.borrow_mut();
+        match w.iter_mut().find(|(g, _)| *g == lang) {
+            Some((_, list)) => {
+                list.push(Box::new(then));
+                false
+            }
+            None => {
+                w.push((lang, vec![Box::new(then)]));
+                true
+            }
+        }
+    });
+    if !first {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        let url = catalogue_url(lang);
+        let text = crate::lessons::fetch_text_patiently(&url, "the translations", |_| ()).await;
+        let pairs = text.and_then(|t| parse_catalogue(&t));
+        match pairs {
+            Ok(pairs) => i18n::install(lang, pairs),
+            Err(e) => gloo::console::warn!(format!("{url}: {e}")),
+        }
+        apply(lang);
+        let waiting = WAITING.with(|w| {
+            let mut w = w.borrow_mut();
+            let i = w.iter().position(|(g, _)| *g == lang);
+            i.map(|i| w.remove(i).1).unwrap_or_default()
+        });
+        for then in waiting {
+            then();
+        }
+    });
+}
+
+/// Sets the language and the document's `lang`, which chooses fonts and line breaking.
+fn apply(lang: Lang) {
+    i18n::set_current(lang);
+    if let Some(root) = gloo::utils::document().document_element() {
+        let _ = root.set_attribute("lang", lang.tag());
+    }
+}
+
+/// Reads a catalogue file: one JSON object of strings.
+pub fn parse_catalogue(text: &str) -> Result<Vec<(String, String)>, String> {
+    let Ok(Bson::Document(doc)) = storage::parse_json(text) else {
+        return Err("a catalogue is one JSON object of strings".into());
+    };
+    Ok(doc
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            Bson::String(s) => Some((k, s)),
+            _ => None,
+        })
+        .collect())
+}
