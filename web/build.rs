@@ -18,8 +18,14 @@ fn main() {
     let mut seen: Vec<String> = Vec::new();
     for (id, english) in &pairs {
         let name = variant(id);
-        assert!(!seen.contains(&name), "static/i18n/en.json: the key {id} is there twice");
-        assert!(!english.trim().is_empty(), "static/i18n/en.json: {id} is empty");
+        assert!(
+            !seen.contains(&name),
+            "static/i18n/en.json: the key {id} is there twice"
+        );
+        assert!(
+            !english.trim().is_empty(),
+            "static/i18n/en.json: {id} is empty"
+        );
         writeln!(variants, "    {name},").expect("writing to a string");
         writeln!(keys, "    ({id:?}, {english:?}),").expect("writing to a string");
         seen.push(name);
@@ -33,7 +39,8 @@ fn main() {
          pub const KEYS: [(&str, &str); {n}] = [\n{keys}];\n",
         n = pairs.len()
     );
-    let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("i18n_keys.rs");
+    let dest =
+        Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("i18n_keys.rs");
     std::fs::write(dest, out).expect("OUT_DIR is writable");
 }
 

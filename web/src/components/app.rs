@@ -23,6 +23,7 @@ use super::workload_panel::WorkloadPanel;
 use super::workshop::use_workshop;
 use crate::driver::Driver;
 use crate::i18n::Lang;
+use crate::i18n::{t, tf, K};
 use crate::language;
 use crate::recovery;
 use crate::sessions;
@@ -33,7 +34,6 @@ use gloo::timers::callback::Interval;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// How the page started (see [`startup::boot`]), once the saved sessions are read.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -248,7 +248,7 @@ impl FullView {
                     <p class="tagline">{ t(K::AppWatchAMongodbShardKey) }</p>
                     if let Some(bytes) = offline {
                         <span class="offline-ready" data-testid="offline-ready" role="status"
-                            title={format!("Everything the playground needs is kept in this browser ({:.1} MB): it works without the network.", bytes / 1e6)}>
+                            title={tf(K::AppEverythingThePlaygroundNeedsIs, &[("e6", &format!("{:.1}", bytes / 1e6))])}>
                             { t(K::AppWorksOffline) }
                         </span>
                     }
@@ -570,9 +570,9 @@ fn use_unknown_options(
         if *up && !unknown.is_empty() && !*told.borrow() {
             *told.borrow_mut() = true;
             let names: Vec<String> = unknown.iter().map(|n| format!("'{n}'")).collect();
-            let text = format!(
-                "The address has options ShardLab does not know, which were ignored: {}.",
-                names.join(", ")
+            let text = tf(
+                K::AppTheAddressHasOptionsShardlab,
+                &[("n", &(names.join(", ")))],
             );
             let notice = match &state.notice {
                 Some(n) => Notice {
@@ -670,10 +670,12 @@ fn embed_view(
     messages: &Messages,
 ) -> Html {
     let lesson = state.lesson().cloned();
-    let title = lesson
-        .as_ref()
-        .map(|l| l.title.clone())
-        .unwrap_or_else(|| format!("{} on {}", state.settings.ns, state.frame.key));
+    let title = lesson.as_ref().map(|l| l.title.clone()).unwrap_or_else(|| {
+        tf(
+            K::AppNsOnKey,
+            &[("ns", &state.settings.ns), ("key", &state.frame.key)],
+        )
+    });
     html! {
         <div class={classes!("page", "embed", options.readonly.then_some("readonly"))} data-testid="embed">
             <header class="embed-head">

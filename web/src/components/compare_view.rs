@@ -6,13 +6,13 @@ use super::query::use_engine_query;
 use crate::comparison::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
+use crate::i18n::{t, tf, K};
 use crate::palette::shard_style;
 use crate::words::count;
 use shardlab_protocol::{Call, Reply};
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`CompareView`].
 #[derive(Properties, PartialEq)]
@@ -140,9 +140,7 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
         <div class="compare-head">
             <div>
                 <h2>{ t(K::CompareViewCompareShardKeysSideBy) }</h2>
-                <p class="muted">{ format!(
-                    "Each column is its own 3-shard cluster with {} KiB chunks. Every tick inserts the same {} documents into all of them, then runs a balancer round.",
-                    state.chunk_size / 1024, state.batch) }</p>
+                <p class="muted">{ tf(K::CompareViewEachColumnIsItsOwn, &[("n", &(state.chunk_size / 1024)), ("batch", &state.batch)]) }</p>
             </div>
             <div class="transport compare-transport">
                 <label class="field">
@@ -171,7 +169,7 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
                     data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}
                     data-settled={state.settled().to_string()} aria-busy={(!state.settled()).to_string()}>
                     <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                    <span class="progress-text">{ format!("{done} / {} docs", state.total) }</span>
+                    <span class="progress-text">{ tf(K::CompareViewDoneTotalDocs, &[("done", &done), ("total", &state.total)]) }</span>
                 </div>
             </div>
         </div>
@@ -194,7 +192,7 @@ fn summary_table(rows: &[CompareRow]) -> Html {
                     <tr>
                         <th scope="col">{ t(K::CompareViewConfiguration) }</th>
                         <th scope="col">{ t(K::CompareViewInsertsPerShard) }</th>
-                        <th scope="col" class="num">{ format!("Hottest shard (last {window})") }</th>
+                        <th scope="col" class="num">{ tf(K::CompareViewHottestShardLastWindow, &[("window", &window)]) }</th>
                         <th scope="col" class="num">{ t(K::CompareViewChunks) }</th>
                         <th scope="col" class="num">{ t(K::CompareViewJumbo) }</th>
                         <th scope="col">{ t(K::CompareViewQueryRoutingSingleMultiScatter) }</th>
@@ -242,7 +240,7 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             data-scatter={format!("{scatter:.4}")}>
             <th scope="row"><code>{ r.label.clone() }</code></th>
             <td>
-                <div class="stack" role="img" aria-label={format!("inserts per shard: {}", inserts(", "))}>
+                <div class="stack" role="img" aria-label={tf(K::CompareViewInsertsPerShardN, &[("n", &(inserts(", ")))])}>
                     { for r.inserts_per_shard.iter().enumerate().map(|(i, (s, n))| html! {
                         <div class="seg"
                             style={format!("{} width: {:.2}%; background: var(--shard-colour); background-image: var(--shard-pattern)", shard_style(i as u32), *n as f64 * 100.0 / total.max(1) as f64)}
@@ -255,7 +253,7 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             <td class="num">{ chunks }</td>
             <td class={classes!("num", (r.jumbo_chunks > 0).then_some("worst"))}>{ r.jumbo_chunks }</td>
             <td>
-                <div class="stack" role="img" aria-label={format!("single {}, multi {}, scatter {}", pct(single), pct(multi), pct(scatter))}>
+                <div class="stack" role="img" aria-label={tf(K::CompareViewSingleNMultiN2Scatter, &[("n", &(pct(single))), ("n2", &(pct(multi))), ("n3", &(pct(scatter)))])}>
                     <div class="seg single" style={format!("width: {:.1}%", single * 100.0)}></div>
                     <div class="seg multi" style={format!("width: {:.1}%", multi * 100.0)}></div>
                     <div class="seg scatter" style={format!("width: {:.1}%", scatter * 100.0)}></div>
@@ -321,7 +319,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let input_id = format!("compare-key-{i}");
     html! {
         <section class="compare-column" data-testid="compare-column" data-key={v.key.clone()}
-            data-version={column.version.clone()} aria-label={format!("Configuration {}", i + 1)}>
+            data-version={column.version.clone()} aria-label={tf(K::CompareViewConfigurationN, &[("n", &(i + 1))])}>
             <div class="compare-config">
                 <label class="field grow" for={input_id.clone()}>
                     <span>{ t(K::CompareViewShardKey) }</span>
@@ -331,14 +329,14 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
                 </label>
                 <label class="field">
                     <span>{ t(K::CompareViewVersion) }</span>
-                    <select onchange={on_version} data-testid="compare-version" aria-label={format!("Version of configuration {}", i + 1)}>
+                    <select onchange={on_version} data-testid="compare-version" aria-label={tf(K::CompareViewVersionOfConfigurationN, &[("n", &(i + 1))])}>
                         { for ["5.0", "8.0"].iter().map(|m| html! {
                             <option value={*m} selected={*m == column.version}>{ *m }</option>
                         }) }
                     </select>
                 </label>
                 if props.removable {
-                    <button class="link-button" aria-label={format!("Remove configuration {}", i + 1)}
+                    <button class="link-button" aria-label={tf(K::CompareViewRemoveConfigurationN, &[("n", &(i + 1))])}
                         data-testid="compare-remove"
                         onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ "remove" }</button>
                 }
@@ -413,11 +411,11 @@ fn mini_bar(v: &Frame) -> Html {
         }
     }
     html! {
-        <div class="bar mini-bar" role="img" aria-label={format!("{} across the key space", count(v.bar.len() as u64, "chunk"))}>
+        <div class="bar mini-bar" role="img" aria-label={tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(count(v.bar.len() as u64, "chunk")))])}>
             { for v.bar.iter().zip(&mins).map(|(b, min)| html! {
                 <div class="segment"
                     style={format!("{} left: {:.3}%; width: {:.3}%", shard_style(b.shard), b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
-                    title={format!("chunk starting at {min}")}></div>
+                    title={tf(K::CompareViewChunkStartingAtMin, &[("min", &min)])}></div>
             }) }
             { for v.ticks.iter().map(|t| html! {
                 <span class={classes!("tick", t.fresh.then_some("new"))} style={format!("left: {:.3}%", t.at * 100.0)}></span>
@@ -435,7 +433,7 @@ fn mini_shard(s: &ShardFrame) -> Html {
                 <strong>{ s.name.clone() }</strong>
                 <span class="muted">{ count(s.docs, "doc") }</span>
             </div>
-            <ol class="mini-chunks" aria-label={format!("{} on {}", count(chunks.len() as u64, "chunk"), s.name)}>
+            <ol class="mini-chunks" aria-label={tf(K::CompareViewNOnName, &[("n", &(count(chunks.len() as u64, "chunk"))), ("name", &s.name)])}>
                 { for chunks.iter().map(|c| html! {
                     <li class={classes!("mini-chunk", c.jumbo.then_some("jumbo"), (c.gained > 0).then_some("hot"),
                             c.is_max.then_some("is-max"), c.is_min.then_some("is-min"))}

@@ -2,12 +2,12 @@
 //! input the engine says is unfinished continues), Up and Down walk the history.
 
 use crate::engine_client;
+use crate::i18n::{t, K};
 use crate::state::{Action, ConsoleLine, LineKind};
 use shardlab_protocol::{Call, Reply};
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`Console`]: only what it draws, so that ticks that do not print skip it.
 #[derive(Properties)]

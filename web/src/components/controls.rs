@@ -3,13 +3,13 @@
 
 use super::query::use_engine_query;
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use crate::words::count;
 use shardlab_protocol::{Call, LessonInfo, PageSetup, Reply, SetupPlan};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// The settings form's values (the protocol's [`PageSetup`]).
 pub type Settings = PageSetup;
@@ -163,11 +163,11 @@ fn use_plan(state: &Playground, draft: &UseStateHandle<Settings>) -> SetupPlan {
 /// The apply button's label for a plan.
 fn plan_label(plan: &SetupPlan) -> &'static str {
     match plan {
-        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => "Nothing to apply",
-        SetupPlan::Step { shards: true, .. } => "Shard collection",
-        SetupPlan::Step { .. } => "Apply",
-        SetupPlan::ChangeKey { .. } => "Change the key…",
-        SetupPlan::NewCluster { .. } => "New cluster…",
+        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => t(K::ControlsNothingToApply),
+        SetupPlan::Step { shards: true, .. } => t(K::ControlsShardCollection),
+        SetupPlan::Step { .. } => t(K::ControlsApply),
+        SetupPlan::ChangeKey { .. } => t(K::ControlsChangeTheKey),
+        SetupPlan::NewCluster { .. } => t(K::ControlsNewCluster),
     }
 }
 
@@ -189,7 +189,7 @@ fn validation_line(validation: &Result<String, String>) -> Html {
             data-testid="key-validation" aria-live="polite">
             { match validation {
                 Ok(p) if p.is_empty() => String::new(),
-                Ok(p) => format!("✓ valid shard key {p}"),
+                Ok(p) => tf(K::ControlsValidShardKeyP, &[("p", &p)]),
                 Err(e) => e.clone(),
             } }
         </p>
@@ -232,10 +232,7 @@ fn choice_view(
             };
             html! {
                 <div class="choice" role="group" aria-label={t(K::ControlsStartANewCluster)} data-testid="new-cluster">
-                    <p>{ format!(
-                        "The version mode and the shard count are fixed for a cluster's life: {} shards in {} mode need a new cluster, which starts empty. Your current session is kept, and a notice offers the way back to it.",
-                        draft.shards, draft.version
-                    ) }</p>
+                    <p>{ tf(K::ControlsTheVersionModeAndThe, &[("shards", &draft.shards), ("version", &draft.version)]) }</p>
                     <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ t(K::ControlsStartTheNewCluster) }</button>
                     <button class="secondary" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
                 </div>
@@ -273,27 +270,27 @@ fn change_key_view(
             <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
             <div class="choice-row">
                 <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
-                    { format!("Refine to {new_key}") }
+                    { tf(K::ControlsRefineToNewKey, &[("new_key", &new_key)]) }
                 </button>
-                <span class="muted">{ refine_why.unwrap_or_else(|| "Keeps every document and chunk; adds an index on the new key first.".to_string()) }</span>
+                <span class="muted">{ refine_why.unwrap_or_else(|| t(K::ControlsKeepsEveryDocumentAndChunk).to_string()) }</span>
             </div>
             <div class="choice-row">
                 <button data-testid="key-reshard" disabled={reshard_why.is_some()} onclick={run(reshard.clone().unwrap_or_default())}>
-                    { format!("Reshard on {new_key}") }
+                    { tf(K::ControlsReshardOnNewKey, &[("new_key", &new_key)]) }
                 </button>
-                <span class="muted">{ reshard_why.unwrap_or_else(|| format!("Keeps the {docs} documents and redistributes them by the new key.")) }</span>
+                <span class="muted">{ reshard_why.unwrap_or_else(|| tf(K::ControlsKeepsTheDocsDocumentsAnd, &[("docs", &docs)])) }</span>
             </div>
             <div class="choice-row">
                 if **confirm_drop {
                     <button class="danger" data-testid="key-start-over-confirm" onclick={run(over.clone())}>
-                        { format!("Drop the {docs} documents and shard again") }
+                        { tf(K::ControlsDropTheDocsDocumentsAnd, &[("docs", &docs)]) }
                     </button>
                 } else {
                     <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
                         { t(K::ControlsStartOver) }
                     </button>
                 }
-                <span class="muted">{ format!("Drops {ns} and shards it again, empty, on {new_key}.") }</span>
+                <span class="muted">{ tf(K::ControlsDropsNsAndShardsIt, &[("ns", &ns), ("new_key", &new_key)]) }</span>
             </div>
             <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
         </div>
@@ -310,8 +307,8 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
         .iter()
         .map(|c| {
             let about = match (&c.key, &c.primary) {
-                (key, _) if !key.is_empty() => format!("sharded on {key}"),
-                (_, Some(primary)) => format!("unsharded, on {primary}"),
+                (key, _) if !key.is_empty() => tf(K::ControlsShardedOnKey, &[("key", &key)]),
+                (_, Some(primary)) => tf(K::ControlsUnshardedOnPrimary, &[("primary", &primary)]),
                 _ => "unsharded".to_string(),
             };
             (
@@ -330,7 +327,7 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
                 <span>{ t(K::ControlsShowing) }</span>
                 <select data-testid="collection-picker" onchange={on_pick} aria-label={t(K::ControlsCollectionShown)}>
                     if !options.iter().any(|(ns, _)| *ns == viewed) {
-                        <option value={viewed.clone()} selected=true>{ format!("{viewed} · does not exist yet") }</option>
+                        <option value={viewed.clone()} selected=true>{ tf(K::ControlsViewedDoesNotExistYet, &[("viewed", &viewed)]) }</option>
                     }
                     { for options.iter().map(|(ns, text)| html! {
                         <option value={ns.clone()} selected={*ns == viewed}>{ text.clone() }</option>

@@ -5,6 +5,7 @@
 //! Where the learner is (lesson and step) is kept in localStorage under
 //! [`STORAGE_KEY`], so a lesson left halfway can be resumed later.
 
+use crate::i18n::{t, tf, K};
 use crate::lessons::{
     lesson, lessons, progress_label, Lesson, Progress, Run, Scenario, STORAGE_KEY,
 };
@@ -14,7 +15,6 @@ use crate::words::count;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// The CSS class that outlines the element a step's result points at.
 pub const HIGHLIGHT_CLASS: &str = "guide-highlight";
@@ -70,12 +70,12 @@ pub fn guide(props: &GuideProps) -> Html {
         },
         Some(Err(e)) => html! {
             <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-error">
-                <p class="error">{ format!("The guided lessons could not be opened: {e}. Reload the page to try again.") }</p>
+                <p class="error">{ tf(K::GuideTheGuidedLessonsCouldNot, &[("e", &e)]) }</p>
             </section>
         },
         None => html! {
             <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-loading">
-                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| "Loading the guided lessons…".to_string()) }</p>
+                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| t(K::GuideLoadingTheGuidedLessons).to_string()) }</p>
             </section>
         },
     }
@@ -323,7 +323,7 @@ fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) 
     let running = state.started && !finished;
     let last = i + 1 == l.steps.len();
     html! {
-        <section class="panel guide" data-testid="guide" aria-label={format!("Guided lesson: {}", l.title)}
+        <section class="panel guide" data-testid="guide" aria-label={tf(K::GuideGuidedLessonTitle, &[("title", &l.title)])}
             data-lesson={l.id} data-step={i.to_string()}>
             <header class="guide-head">
                 <span class="guide-lesson">{ l.title }</span>
@@ -413,7 +413,7 @@ fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
             } else {
                 <strong>{ t(K::GuideNotQuite) }</strong>{ choice.why }
                 if let Some(right) = right {
-                    <span class="guide-answer">{ format!(" The answer: {} {}", right.text, right.why) }</span>
+                    <span class="guide-answer">{ tf(K::GuideTheAnswerTextWhy, &[("text", &right.text), ("why", &right.why)]) }</span>
                 }
             }
         </div>
@@ -431,13 +431,13 @@ fn picker(
         <section class="panel guide guide-picker" data-testid="guide-picker" aria-label={t(K::GuideGuidedLessons)}>
             if let Some(done) = complete {
                 <p class="guide-complete" data-testid="guide-complete" role="status">
-                    { format!("Lesson complete: {}. ", done.title) }
+                    { tf(K::GuideLessonCompleteTitle, &[("title", &done.title)]) }
                     { t(K::GuidePickAnotherOneBelowOr) }
                 </p>
             }
             if let Some((l, i)) = resume {
                 <div class="guide-resume">
-                    <span>{ format!("You left \u{201c}{}\u{201d} at {}.", l.title, progress_label(i, l.steps.len()).to_ascii_lowercase()) }</span>
+                    <span>{ tf(K::GuideYouLeftTitleAtN, &[("title", &l.title), ("n", &(progress_label(i, l.steps.len()).to_ascii_lowercase()))]) }</span>
                     <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ t(K::GuideContinue) }</button>
                 </div>
             }

@@ -14,6 +14,7 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, SHARD_COLOURS};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, HeatView, Reply};
@@ -21,7 +22,6 @@ use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// The width of the shard strip beside the cells, in CSS pixels.
 const STRIP: f64 = 12.0;
@@ -298,9 +298,9 @@ fn amount(v: f64) -> String {
 /// Why there is nothing to ask the engine for, if so.
 fn local_empty(ns: &str, steps: u64) -> Option<String> {
     if ns.is_empty() {
-        Some("No collection to show yet.".to_string())
+        Some(t(K::HeatmapNoCollectionToShowYet).to_string())
     } else if steps == 0 {
-        Some("No steps yet: nothing has happened on the timeline.".to_string())
+        Some(t(K::HeatmapNoStepsYetNothingHas).to_string())
     } else {
         None
     }
@@ -478,7 +478,7 @@ fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
         (
             html! { <span title={t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ "int64 max" }</span> },
             html! { <span title={t(K::HeatmapInt64Min9223372036854775808)}>{ "int64 min" }<br />{ "MinKey" }</span> },
-            format!("Y: the hash space of {key}, the int64 hashes from -9223372036854775808 at the bottom to 9223372036854775807 at the top."),
+            tf(K::HeatmapYTheHashSpaceOf, &[("key", &key)]),
         )
     } else {
         (
@@ -493,12 +493,12 @@ fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
 fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     let max_per_step = f64::from(grid.max_cell) / grid.per_column.max(1) as f64;
     let unit = if grid.per_column > 1 {
-        format!(
-            "inserts per key range per step (each column averages {} steps)",
-            grid.per_column
+        tf(
+            K::HeatmapInsertsPerKeyRangePer,
+            &[("per_column", &grid.per_column)],
         )
     } else {
-        "inserts per key range per step".to_string()
+        t(K::HeatmapInsertsPerKeyRangePer2).to_string()
     };
     // The shards in the strip, each once, in the page's colours.
     let shard_names = grid.shards.iter().map(|(i, name)| {
@@ -515,11 +515,11 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
                     <span class="heat-swatch heat-none" title={t(K::HeatmapNoInserts)}></span>
                     <span>{ "0" }</span>
                     <canvas ref={legend.clone()} class="heat-legend-ramp" data-testid="heat-legend" aria-hidden="true"></canvas>
-                    <span data-testid="heat-max">{ format!("{} (max)", amount(max_per_step)) }</span>
+                    <span data-testid="heat-max">{ tf(K::HeatmapNMax, &[("n", &(amount(max_per_step)))]) }</span>
                 </span>
             </span>
             <span class="heat-shards">
-                <span class="heat-unit">{ format!("Strip: each range's shard at step {cursor}; lines: chunk boundaries") }</span>
+                <span class="heat-unit">{ tf(K::HeatmapStripEachRangeSShard, &[("cursor", &cursor)]) }</span>
                 <ul>{ for shard_names }</ul>
             </span>
         </div>
@@ -551,9 +551,14 @@ fn grid_view(
     let (steps, cursor) = (position.length, position.position);
     let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key, &grid.axis);
     let (name, sentence) = grid.pattern.clone().unwrap_or_default();
-    let label = format!(
-        "Key space over time of {}: {steps} steps, cursor at step {cursor}, pattern: {name}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",
-        grid.ns
+    let label = tf(
+        K::HeatmapKeySpaceOverTimeOf,
+        &[
+            ("ns", &grid.ns),
+            ("steps", &steps),
+            ("cursor", &cursor),
+            ("name", &name),
+        ],
     );
     html! {
         <section class="panel heatmap" ref={to.panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
@@ -570,7 +575,7 @@ fn grid_view(
                 <div class="heat-x" aria-hidden="true">
                     <span data-testid="heat-first">{ t(K::HeatmapStep1) }</span>
                     <span>{ t(K::HeatmapSteps) }</span>
-                    <span data-testid="heat-last">{ format!("step {steps}") }</span>
+                    <span data-testid="heat-last">{ tf(K::HeatmapStepSteps, &[("steps", &steps)]) }</span>
                 </div>
             </div>
             { legend_view(grid, &to.legend) }

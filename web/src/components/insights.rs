@@ -7,13 +7,13 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, shard_style};
 use crate::state::{Calm, Playground};
 use crate::words::count;
 use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
 use std::rc::Rc;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`Insights`]. The panel redraws on its calm revision only (see
 /// [`Playground::calm_rev`]).
@@ -54,12 +54,12 @@ fn distribution(title: &str, [single, multi, scatter]: [f64; 3]) -> Html {
     html! {
         <div class="dist">
             <span class="dist-title">{ title }</span>
-            <div class="stack" role="img" aria-label={format!("{title}: {single:.0}% single shard, {multi:.0}% multi shard, {scatter:.0}% scatter-gather")}>
+            <div class="stack" role="img" aria-label={tf(K::InsightsTitleSingleSingleShardMulti, &[("title", &title), ("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))])}>
                 <div class="seg single" style={format!("width: {single}%")}></div>
                 <div class="seg multi" style={format!("width: {multi}%")}></div>
                 <div class="seg scatter" style={format!("width: {scatter}%")}></div>
             </div>
-            <span class="dist-legend">{ format!("{single:.0}% single · {multi:.0}% multi · {scatter:.0}% scatter") }</span>
+            <span class="dist-legend">{ tf(K::InsightsSingleSingleMultiMultiScatter, &[("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))]) }</span>
         </div>
     }
 }
@@ -98,8 +98,8 @@ fn docs_chart(view: &InsightsView) -> Html {
     html! {
         // The step the series were computed at, so that a reader can wait for a given one.
         <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&count(max as u64, "doc"), "step 1", &format!("step {}", last_step(points))) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {steps} steps, up to {} documents", max as u64)}>
+            { axis_labels(&count(max as u64, "doc"), t(K::HeatmapStep1), &tf(K::InsightsStepN, &[("n", &(last_step(points)))])) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsDocumentsPerShardOverSteps, &[("steps", &steps), ("n", &(max as u64))])}>
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
             </svg>
             { legend(view) }
@@ -138,7 +138,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
     html! {
         <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
             { axis_labels(&count(max as u64, "insert"), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {steps}, up to {} a step", start + 1, max as u64)}>
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsInsertsPerShardInEach, &[("n", &(start + 1)), ("steps", &steps), ("n2", &(max as u64))])}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
             { legend(view) }
@@ -268,9 +268,9 @@ fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html
     html! {
         <>
         <p class="muted report-for" data-testid="analyze-for">
-            { format!("{} on {} at step {}", v.ns, v.key, v.step) }
+            { tf(K::InsightsNsOnKeyAtStep, &[("ns", &v.ns), ("key", &v.key), ("step", &v.step)]) }
             if v.step != step {
-                <strong>{ format!(" · the cluster is now at step {step}") }</strong>
+                <strong>{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
             }
         </p>
         { match &v.report {
@@ -319,8 +319,8 @@ fn report_view(a: &Analysis) -> Html {
             <h3>{ t(K::InsightsMostCommonValues) }</h3>
             <ol class="mcv">{ for mcv }</ol>
             if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
-                { distribution("Reads", reads) }
-                { distribution("Writes", writes) }
+                { distribution(t(K::InsightsReads), reads) }
+                { distribution(t(K::InsightsWrites), writes) }
             }
         </div>
     }

@@ -10,6 +10,7 @@
 use super::query::{error_text, use_keyed_query};
 use super::reveal::use_reveal;
 use crate::engine_client;
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{
     Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
@@ -18,7 +19,6 @@ use shardlab_protocol::{
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Documents a page of the chunk inspector lists (the engine's page).
 pub const PAGE: u64 = CHUNK_PAGE_ROWS as u64;
@@ -87,7 +87,7 @@ fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
                     <code>{ l.key.clone() }</code></li>
                 if let Some((field, value, printed, hash)) = &l.hashed {
                     <li data-testid="landing-hash" data-hash={hash.to_string()}>
-                        <span class="step-name">{ format!("hash of {field}") }</span>
+                        <span class="step-name">{ tf(K::InspectorHashOfField, &[("field", &field)]) }</span>
                         <code>{ format!("{value} → {printed}") }</code></li>
                 }
                 <li data-testid="landing-chunk"><span class="step-name">{ "chunk" }</span>
@@ -146,12 +146,12 @@ fn chunk_view(page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="chunk-inspector" data-testid="chunk-inspector" data-min={page.min.clone()}
             data-total={page.total.to_string()} data-shard={page.shard.clone()}>
-            <h3>{ format!("Chunk [{}, {}) on {}", page.min, page.max, page.shard) }</h3>
+            <h3>{ tf(K::InspectorChunkMinMaxOnShard, &[("min", &page.min), ("max", &page.max), ("shard", &page.shard)]) }</h3>
             { explanations(&page.explanations) }
             <p class="doc-count">{ if page.total == 0 {
-                "No documents.".to_string()
+                t(K::InspectorNoDocuments).to_string()
             } else {
-                format!("Documents {}–{} of {}, in the chunk's key order", page.skip.min(page.total) + 1, last, page.total)
+                tf(K::InspectorDocumentsNLastOfTotal, &[("n", &(page.skip.min(page.total) + 1)), ("last", &last), ("total", &page.total)])
             } }</p>
             if !page.rows.is_empty() {
                 { doc_table(page, mark) }
@@ -230,7 +230,7 @@ fn insert_form(props: &InsertFormProps) -> Html {
     };
     html! {
         <form class="insert-form" onsubmit={submit}>
-            <label for="insert-doc">{ format!("Insert one document into {}", props.ns) }</label>
+            <label for="insert-doc">{ tf(K::InspectorInsertOneDocumentIntoNs, &[("ns", &props.ns)]) }</label>
             <div class="insert-row">
                 <input id="insert-doc" data-testid="insert-doc" class="mono" spellcheck="false"
                     value={(*text).clone()} {oninput} />
@@ -267,12 +267,12 @@ fn subject_view(
         Some(Inspecting::Shard { shard }) => listed(
             "shard-inspector",
             "shard-inspector",
-            format!("Why {shard} holds what it holds"),
+            tf(K::InspectorWhyShardHoldsWhatIt, &[("shard", &shard)]),
         ),
         Some(Inspecting::Round) => listed(
             "round-inspector",
             "round-inspector",
-            "What a balancer round would do now".to_string(),
+            t(K::InspectorWhatABalancerRoundWould).to_string(),
         ),
         Some(Inspecting::Nothing) | None => Html::default(),
     }

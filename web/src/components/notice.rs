@@ -1,10 +1,10 @@
 //! The page's notices (a link that could not be opened, a session set aside) with what
 //! they offer, and the banner after a crash.
 
+use crate::i18n::{t, tf, K};
 use crate::startup::Banner;
 use crate::state::{Notice, Offer, Progress};
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`NoticeBar`].
 #[derive(Properties, PartialEq)]
@@ -71,14 +71,17 @@ pub fn replay_bar(props: &ReplayProps) -> Html {
     }
     let waiting = match props.waiting {
         0 => String::new(),
-        1 => " · 1 typed command runs when it is over".to_string(),
-        n => format!(" · {n} typed commands run when it is over"),
+        1 => t(K::Notice1TypedCommandRunsWhen).to_string(),
+        n => tf(K::NoticeNTypedCommandsRunWhen, &[("n", &n)]),
     };
-    let text = format!(
-        "{}: {} of {} commands{waiting}",
-        p.what,
-        thousands(p.done),
-        thousands(p.goal)
+    let text = tf(
+        K::NoticeWhatNOfN2Commands,
+        &[
+            ("what", &p.what),
+            ("n", &(thousands(p.done))),
+            ("n2", &(thousands(p.goal))),
+            ("waiting", &waiting),
+        ],
     );
     html! {
         <div class="notice replay-progress" role="status" data-testid="replay-progress">
@@ -121,16 +124,16 @@ pub fn crash_banner(props: &BannerProps) -> Html {
     let b = &props.banner;
     let during = match (&b.doing, &b.command) {
         (Some(doing), Some(command)) => html! {
-            <>{ format!(" while {doing} ") }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
+            <>{ tf(K::NoticeWhileDoing, &[("doing", &doing)]) }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
         },
-        (Some(doing), None) => html! { { format!(" while {doing}.") } },
+        (Some(doing), None) => html! { { tf(K::NoticeWhileDoing2, &[("doing", &doing)]) } },
         (None, _) => html! { { "." } },
     };
     html! {
         <div class="crash-banner" role="alert" data-testid="crash-banner">
             <div class="crash-text">
                 <p>
-                    <strong>{ format!("ShardLab stopped: {}", b.what) }</strong>
+                    <strong>{ tf(K::NoticeShardlabStoppedWhat, &[("what", &b.what)]) }</strong>
                     { during }
                     { " " }{ b.outcome.clone() }
                 </p>

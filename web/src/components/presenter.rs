@@ -4,10 +4,10 @@
 //! ([`crate::scene_channel`]); its buttons and keys (→/PageDown, ←/PageUp) move both.
 //! It runs no engine of its own.
 
+use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
 use std::rc::Rc;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// What the page last said of its demo: the scene on screen and every title and note.
 type Shown = (Option<u32>, Vec<(String, String)>);
@@ -67,7 +67,7 @@ fn presenter_body(
     let Some(i) = at else {
         return html! {
             <>
-                <p data-testid="presenter-idle">{ format!("The demo has {count} scenes and is not running.") }</p>
+                <p data-testid="presenter-idle">{ tf(K::PresenterTheDemoHasCountScenes, &[("count", &count)]) }</p>
                 <button data-testid="presenter-start" disabled={count == 0}
                     onclick={send.reform(|_: MouseEvent| 0)}>{ t(K::PresenterStartDemo) }</button>
             </>
@@ -77,11 +77,11 @@ fn presenter_body(
     let next = scenes.get(i as usize + 1).map(|(t, _)| t.clone());
     html! {
         <>
-            <p class="presenter-position" data-testid="presenter-position">{ format!("Scene {} of {count}", i + 1) }</p>
+            <p class="presenter-position" data-testid="presenter-position">{ tf(K::PresenterSceneNOfCount, &[("n", &(i + 1)), ("count", &count)]) }</p>
             <h2 class="presenter-title" data-testid="presenter-title">{ title }</h2>
             <p class="presenter-note" data-testid="presenter-note">{ note }</p>
             <p class="presenter-next" data-testid="presenter-next">
-                { match next { Some(t) => format!("Next: {t}"), None => "Last scene".to_string() } }
+                { match next { Some(t) => tf(K::PresenterNextT, &[("t", &t)]), None => t(K::PresenterLastScene).to_string() } }
             </p>
             <div class="buttons">
                 <button class="secondary" data-testid="presenter-prev" disabled={i == 0}

@@ -3,11 +3,11 @@
 
 use super::query::use_keyed_query;
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::state::Playground;
 use shardlab_protocol::{Call, Reply};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`QueryBox`].
 #[derive(Properties, PartialEq)]
@@ -93,7 +93,7 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
     html! {
         <section class="panel query" data-testid="query-panel" aria-label={t(K::QueryBoxQueryTargeting)}>
             <label class="field">
-                <span>{ format!("Query targeting: db.{}.find(", ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)) }</span>
+                <span>{ tf(K::QueryBoxQueryTargetingDbNFind, &[("n", &(ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)))]) }</span>
                 <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label={t(K::QueryBoxQueryFilter)} />
                 <span>{ ")" }</span>
             </label>
@@ -103,7 +103,7 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
                         <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
                             <Term id={stage.clone()} label={stage.clone()} />
                         </span>
-                        { format!(" → {} (outlined below)", shards.join(", ")) }
+                        { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
                     </p>
                 },
                 Err(e) if e.is_empty() => html! {},

@@ -3,10 +3,10 @@
 //! in this tab, downloaded as a scenario file, or deleted.
 
 use super::share_bar::download;
+use crate::i18n::{t, tf, K};
 use crate::sessions::{self, Listed};
 use crate::share::data_url;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`RecentSessions`].
 #[derive(Properties, PartialEq)]
@@ -38,7 +38,7 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 shown.set(match sessions::list().await {
                     Ok(list) => Shown::Read(list),
-                    Err(why) => Shown::Failed(format!("The sessions could not be read: {why}.")),
+                    Err(why) => Shown::Failed(tf(K::RecentTheSessionsCouldNotBe, &[("why", &why)])),
                 });
             });
         })
@@ -92,8 +92,8 @@ fn row(
             .to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED),
     );
     let steps = match m.steps {
-        1 => "1 step".to_string(),
-        n => format!("{n} steps"),
+        1 => t(K::Recent1Step).to_string(),
+        n => tf(K::WordsStepOther, &[("n", &n)]),
     };
     let collections = if m.collections.is_empty() {
         String::new()
@@ -101,9 +101,9 @@ fn row(
         format!(" · {}", m.collections.join(", "))
     };
     let badge = if l.here {
-        Some("this tab")
+        Some(t(K::RecentThisTab))
     } else if l.elsewhere {
-        Some("open in another tab")
+        Some(t(K::RecentOpenInAnotherTab))
     } else {
         None
     };
@@ -120,7 +120,7 @@ fn row(
                         shown.set(Shown::Closed);
                         on_open.emit((id, text));
                     }
-                    None => status.set("That session's scenario is no longer stored.".into()),
+                    None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
                 }
             });
         })
@@ -135,7 +135,7 @@ fn row(
                         "shardlab-session.json",
                         &data_url("application/json", &text),
                     ),
-                    None => status.set("That session's scenario is no longer stored.".into()),
+                    None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
                 }
             });
         })
@@ -148,8 +148,11 @@ fn row(
                 (id.clone(), reload.clone(), status.clone(), name.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 match sessions::delete(&id).await {
-                    Ok(()) => status.set(format!("Deleted '{name}'.")),
-                    Err(why) => status.set(format!("'{name}' could not be deleted: {why}")),
+                    Ok(()) => status.set(tf(K::RecentDeletedName, &[("name", &name)])),
+                    Err(why) => status.set(tf(
+                        K::RecentNameCouldNotBeDeleted,
+                        &[("name", &name), ("why", &why)],
+                    )),
                 }
                 reload.emit(());
             });
@@ -162,7 +165,7 @@ fn row(
                 if let Some(badge) = badge { <span class="badge">{ badge }</span> }
                 <div class="muted">{ format!("{when} · {steps}{collections}") }</div>
                 if let Some(why) = &m.aside {
-                    <div class="muted">{ format!("Set aside: {why}") }</div>
+                    <div class="muted">{ tf(K::RecentSetAsideWhy, &[("why", &why)]) }</div>
                 }
             </div>
             <div class="recent-actions">

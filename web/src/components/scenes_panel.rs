@@ -8,6 +8,7 @@
 //! with its notice, a step the timeline does not have.
 
 use crate::engine_client;
+use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
 use crate::scenes::{self, Demo, Scene, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
 use crate::state::{Action, Notice, Playground};
@@ -16,7 +17,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// The demo a state carries: its scenes and the one on screen, if it runs.
 pub fn demo_of(state: &Playground) -> (Vec<Scene>, Option<usize>) {
@@ -57,10 +57,12 @@ fn save(dispatch: &Callback<Action>, list: &[Scene]) {
     if scenes::fits(list) {
         dispatch.emit(Action::Page(SCENES_ENTRY, Some(scenes::encode(list))));
     } else {
-        dispatch.emit(Action::Notice(Some(Notice::plain(format!(
-            "A demo holds at most {} scenes and {} KB of titles and notes: this change was not kept.",
-            scenes::MAX_SCENES,
-            scenes::MAX_ENCODED_BYTES / 1024
+        dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+            K::ScenesPanelADemoHoldsAtMost,
+            &[
+                ("n", &(scenes::MAX_SCENES)),
+                ("n2", &(scenes::MAX_ENCODED_BYTES / 1024)),
+            ],
         )))));
     }
 }
@@ -91,7 +93,7 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
         .reform(|_: MouseEvent| Action::Page(SCENE_ENTRY, None));
     html! {
         <div class="scene-bar" role="region" aria-label={t(K::ScenesPanelDemo)} data-testid="scene-bar">
-            <span class="scene-position" data-testid="scene-position">{ format!("Scene {} of {}", i + 1, list.len()) }</span>
+            <span class="scene-position" data-testid="scene-position">{ tf(K::ScenesPanelSceneNOfListLen, &[("n", &(i + 1)), ("list_len", &list.len())]) }</span>
             <strong class="scene-bar-title" data-testid="scene-current">{ list[i].title.clone() }</strong>
             <button class="secondary" data-testid="scene-prev" disabled={i == 0} onclick={to(i.saturating_sub(1))}
                 aria-label={t(K::ScenesPanelPreviousScene)}>{ "←" }</button>
@@ -125,7 +127,7 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
             list.push(Scene {
                 step,
                 views: views.clone(),
-                title: format!("Step {step}"),
+                title: tf(K::ScenesPanelStepStep, &[("step", &step)]),
                 note: String::new(),
             });
             save(&dispatch, &list);
@@ -190,18 +192,18 @@ fn scene_item(
         <li class={classes!("scene-item", current.then_some("current"))} data-testid="scene-item"
             aria-current={current.then_some("step")}>
             <div class="scene-head">
-                <span class="scene-step" data-testid="scene-step">{ format!("Step {}", scene.step) }</span>
-                <input class="scene-title" data-testid="scene-title" aria-label={format!("Scene {} title", i + 1)}
+                <span class="scene-step" data-testid="scene-step">{ tf(K::ScenesPanelStepStep, &[("step", &scene.step)]) }</span>
+                <input class="scene-title" data-testid="scene-title" aria-label={tf(K::ScenesPanelSceneNTitle, &[("n", &(i + 1))])}
                     maxlength={scenes::MAX_TITLE_CHARS.to_string()} value={scene.title.clone()} onchange={on_title} />
                 <button class="secondary" data-testid="scene-show" onclick={show}>{ t(K::ScenesPanelShow) }</button>
-                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={format!("Move scene {} up", i + 1)}
+                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={tf(K::ScenesPanelMoveSceneNUp, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i - 1, i)))}>{ "↑" }</button>
-                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={format!("Move scene {} down", i + 1)}
+                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={tf(K::ScenesPanelMoveSceneNDown, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i, i + 1)))}>{ "↓" }</button>
-                <button class="secondary" data-testid="scene-delete" aria-label={format!("Delete scene {}", i + 1)}
+                <button class="secondary" data-testid="scene-delete" aria-label={tf(K::ScenesPanelDeleteSceneN, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| { l.remove(i); }))}>{ t(K::RecentDelete) }</button>
             </div>
-            <textarea class="scene-note" data-testid="scene-note" aria-label={format!("Scene {} presenter's note", i + 1)}
+            <textarea class="scene-note" data-testid="scene-note" aria-label={tf(K::ScenesPanelSceneNPresenterSNote, &[("n", &(i + 1))])}
                 maxlength={scenes::MAX_NOTE_CHARS.to_string()} value={scene.note.clone()} onchange={on_note} />
             { views_picker(dispatch, list, i, scene) }
         </li>
@@ -262,7 +264,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
     });
     html! {
         <details class="scene-views">
-            <summary>{ format!("Panels shown: {}", scene.views.len()) }</summary>
+            <summary>{ tf(K::ScenesPanelPanelsShownViewsLen, &[("views_len", &scene.views.len())]) }</summary>
             { for boxes }
         </details>
     }

@@ -3,6 +3,7 @@
 
 use super::query::use_engine_query;
 use crate::engine_client;
+use crate::i18n::{t, K};
 use crate::share::data_url;
 use crate::startup::Opening;
 use crate::state::{Action, Notice, Playground};
@@ -10,7 +11,6 @@ use shardlab_protocol::{Call, Reply};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Starts a download of `data` (a data: URL) as `name`.
 pub fn download(name: &str, href: &str) {
@@ -167,9 +167,9 @@ fn import_callback(dispatch: Callback<Action>, on_import: Callback<Opening>) -> 
             match text.ok().and_then(|t| t.as_string()) {
                 // The engine reads it: a file it cannot read gives a notice then.
                 Some(text) => on_import.emit(crate::startup::import(&text)),
-                None => dispatch.emit(Action::Notice(Some(Notice::plain(
-                    "That file could not be read.",
-                )))),
+                None => dispatch.emit(Action::Notice(Some(Notice::plain(t(
+                    K::ShareBarThatFileCouldNotBe,
+                ))))),
             }
         });
         input.set_value("");
@@ -223,7 +223,7 @@ fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, St
         move |answer| {
             done(match answer {
                 Ok(Reply::Scenario { text }) => Ok(text),
-                Ok(_) => Err("The engine answered something else.".to_string()),
+                Ok(_) => Err(t(K::ShareBarTheEngineAnsweredSomethingElse).to_string()),
                 Err(e) => Err(e.message),
             })
         },

@@ -1,31 +1,22 @@
 //! The keyboard shortcuts dialog: `?` (or its button) lists every shortcut of the page;
 //! Escape or Close closes it and gives focus back to what had it.
 
+use crate::i18n::{t, K};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Every shortcut of the page: the keys, and what they do. (Each is handled where its
 /// panel listens, through `crate::shortcuts`; none works while typing in a field.)
-pub const SHORTCUTS: &[(&str, &str)] = &[
-    (
-        "Space",
-        "Play or pause the workload (in Compare: play or pause every column)",
-    ),
-    (
-        "→",
-        "One step forward (in Compare: one step of every column); during a demo, the next scene",
-    ),
-    ("←", "One step back; during a demo, the previous scene"),
-    (
-        "PageDown",
-        "During a demo, the next scene (a presenter's clicker)",
-    ),
-    ("PageUp", "During a demo, the previous scene"),
-    ("n / p", "Guided lessons: the next or the previous step"),
-    ("w", "Workshop mode on or off"),
-    ("?", "This list of shortcuts"),
-    ("Escape", "Close this list"),
+pub const SHORTCUTS: &[(&str, K)] = &[
+    ("Space", K::ShortcutsHelpPlayOrPauseTheWorkload),
+    ("→", K::ShortcutsHelpOneStepForwardInCompare),
+    ("←", K::ShortcutsHelpOneStepBackDuringA),
+    ("PageDown", K::ShortcutsHelpDuringADemoTheNext),
+    ("PageUp", K::ShortcutsHelpDuringADemoThePrevious),
+    ("n / p", K::ShortcutsHelpGuidedLessonsTheNextOr),
+    ("w", K::ShortcutsHelpWorkshopModeOnOrOff),
+    ("?", K::ShortcutsHelpThisListOfShortcuts),
+    ("Escape", K::ShortcutsHelpCloseThisList),
 ];
 
 /// The "Shortcuts" button and the dialog it opens; `?` opens it too.
@@ -75,12 +66,12 @@ pub fn shortcuts_help() -> Html {
                     data-testid="shortcuts-dialog">
                     <h2 id="shortcuts-title">{ t(K::ShortcutsHelpKeyboardShortcuts2) }</h2>
                     <dl class="shortcut-list">
-                        { for SHORTCUTS.iter().map(|(keys, what)| html! {
+                        { for SHORTCUTS.iter().map(|(keys, what)| { let what = t(*what); html! {
                             <div class="shortcut" data-testid="shortcut">
                                 <dt><kbd>{ *keys }</kbd></dt>
-                                <dd>{ *what }</dd>
+                                <dd>{ what }</dd>
                             </div>
-                        }) }
+                        }}) }
                     </dl>
                     <button ref={close_button} data-testid="shortcuts-close"
                         onclick={hide.reform(|_: MouseEvent| ())}>{ t(K::InspectorClose) }</button>

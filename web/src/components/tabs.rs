@@ -3,8 +3,8 @@
 //! toggles at its end.
 
 use super::term::glossary_panel;
-use yew::prelude::*;
 use crate::i18n::{t, K};
+use yew::prelude::*;
 
 pub use crate::state::Mode;
 
@@ -48,9 +48,9 @@ pub fn tabs(props: &TabsProps) -> Html {
         <>
         <nav class="tabs" aria-label={t(K::TabsViews)}>
             <div role="tablist" class="tab-list">
-                { tab(Mode::Playground, "Playground", "tab-playground") }
-                { tab(Mode::Compare, "Compare", "tab-compare") }
-                { tab(Mode::Guide, "Guided lessons", "tab-guide") }
+                { tab(Mode::Playground, t(K::TabsPlayground), "tab-playground") }
+                { tab(Mode::Compare, t(K::TabsCompare), "tab-compare") }
+                { tab(Mode::Guide, t(K::GuideGuidedLessons), "tab-guide") }
             </div>
             <span class="tab-tools">
             <button class="secondary" data-testid="glossary-toggle" aria-expanded={glossary.to_string()}

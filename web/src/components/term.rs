@@ -3,14 +3,14 @@
 //! first use (see [`crate::glossary`]).
 
 use crate::glossary;
-use yew::prelude::*;
 use crate::i18n::{t, K};
+use yew::prelude::*;
 
 /// What to show while the glossary is not in, or for a term it lacks.
 fn missing() -> &'static str {
     match glossary::entries() {
-        None => "Loading…",
-        Some(_) => "The glossary could not be loaded.",
+        None => t(K::TermLoading),
+        Some(_) => t(K::TermTheGlossaryCouldNotBe),
     }
 }
 

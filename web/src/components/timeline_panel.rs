@@ -7,11 +7,11 @@
 //! arrives.
 
 use super::query::{error_text, use_engine_query};
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, EventRow, Reply};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// Properties of [`TimelinePanel`]. The panel redraws on its calm revision only (see
 /// [`Playground::calm_rev`]), so a workload playing fast does not redraw it every tick.
@@ -43,8 +43,8 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
             <span class="ev-kind">{ kind }</span>
             <span class="ev-text">{ e.text.clone() }</span>
             if let Some((step, jump)) = jump {
-                <button class="link-button" onclick={jump} aria-label={format!("Jump to step {step}")}
-                    title={format!("Jump to step {step}, just after this event")}>{ format!("step {step}") }</button>
+                <button class="link-button" onclick={jump} aria-label={tf(K::TimelinePanelJumpToStepStep, &[("step", &step)])}
+                    title={tf(K::TimelinePanelJumpToStepStepJust, &[("step", &step)])}>{ tf(K::TimelinePanelStepStep, &[("step", &step)]) }</button>
             }
         </li>
     }
@@ -85,7 +85,7 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
         .view
         .step
         .clone()
-        .unwrap_or_else(|| "(new cluster)".to_string());
+        .unwrap_or_else(|| t(K::TimelinePanelNewCluster).to_string());
     let on_scrub = dispatch.reform(|e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::Jump(input.value().parse().unwrap_or(0))
@@ -94,7 +94,7 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
         <section class="panel timeline" aria-label={t(K::TimelinePanelTimeline)}>
             <div class="timeline-head">
                 <h2>{ t(K::TimelinePanelTimeline) }</h2>
-                <span class="muted" data-testid="position">{ format!("step {position} of {len}") }</span>
+                <span class="muted" data-testid="position">{ tf(K::TimelinePanelStepPositionOfLen, &[("position", &position), ("len", &len)]) }</span>
                 <button class="secondary" data-testid="fork" disabled={position == len}
                     title={t(K::TimelinePanelDiscardTheStepsAfterThis)}
                     onclick={dispatch.reform(|_| Action::Fork)}>{ t(K::TimelinePanelForkFromHere) }</button>

@@ -3,11 +3,11 @@
 use super::controls::PanelProps;
 use super::query::use_engine_query;
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Playground, Workload, MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{Call, FitView, Reply};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
-use crate::i18n::{t, K};
 
 /// The workload and transport bar.
 #[function_component(WorkloadPanel)]
@@ -134,7 +134,7 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
                 </button>
             </div>
             <label class="field">
-                <span>{ format!("Speed {}×", state.speed) }</span>
+                <span>{ tf(K::WorkloadPanelSpeedSpeed, &[("speed", &state.speed)]) }</span>
                 <input type="range" min="1" max="30" value={state.speed.to_string()}
                     oninput={on_speed} aria-label={t(K::WorkloadPanelSpeed)} data-testid="speed" />
             </label>
@@ -142,7 +142,7 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
                 aria-valuemin="0" aria-valuemax={w.total.to_string()} aria-valuenow={done.min(w.total).to_string()}
                 data-testid="progress">
                 <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                <span class="progress-text">{ format!("{done} / {} docs · step {position} of {len}", w.total) }</span>
+                <span class="progress-text">{ tf(K::WorkloadPanelDoneTotalDocsStepPosition, &[("done", &done), ("total", &w.total), ("position", &position), ("len", &len)]) }</span>
             </div>
         </>
     }
@@ -206,16 +206,14 @@ fn key_fit(props: &PanelProps) -> Html {
         };
         return html! {
             <div class="fit-warning" role="alert" data-testid="key-fit-warning">
-                <p>{ format!(
-                    "The {name} workload never writes {fields}, part of the shard key {key}. From 4.4 a missing key field counts as null, so every document would share one key value and pile into one chunk that can never split (3.6 refuses the inserts)."
-                ) }</p>
-                <button data-testid="fit-add-field" onclick={add}>{ format!("Add {fields} to the template") }</button>
+                <p>{ tf(K::WorkloadPanelTheNameWorkloadNeverWrites, &[("name", &name), ("fields", &fields), ("key", &key)]) }</p>
+                <button data-testid="fit-add-field" onclick={add}>{ tf(K::WorkloadPanelAddFieldsToTheTemplate, &[("fields", &fields)]) }</button>
                 { for fit.fitting.iter().map(|p| {
                     let w = Workload { spec: p.clone(), ..state.workload.clone() };
                     html! {
                         <button class="secondary" data-testid={format!("fit-use-{p}")}
                             onclick={dispatch.reform(move |_| Action::SetWorkload(w.clone()))}>
-                            { format!("Use {p}") }
+                            { tf(K::WorkloadPanelUseP, &[("p", &p)]) }
                         </button>
                     }
                 }) }
@@ -224,10 +222,7 @@ fn key_fit(props: &PanelProps) -> Html {
     }
     if !fit.sometimes.is_empty() {
         return html! {
-            <p class="muted fit-note" data-testid="key-fit-note">{ format!(
-                "The {name} workload leaves {} out of some documents: those count as null for the key {key} and share one chunk.",
-                fit.sometimes.join(", ")
-            ) }</p>
+            <p class="muted fit-note" data-testid="key-fit-note">{ tf(K::WorkloadPanelTheNameWorkloadLeavesN, &[("name", &name), ("n", &(fit.sometimes.join(", "))), ("key", &key)]) }</p>
         };
     }
     html! {}

@@ -52,7 +52,11 @@ impl Lang {
         match primary {
             "en" => Some(Lang::En),
             // Traditional Chinese is not Simplified: only the Simplified scripts and regions.
-            "zh" if !(lower.contains("hant") || lower.ends_with("-tw") || lower.ends_with("-hk") || lower.ends_with("-mo")) => {
+            "zh" if !(lower.contains("hant")
+                || lower.ends_with("-tw")
+                || lower.ends_with("-hk")
+                || lower.ends_with("-mo")) =>
+            {
                 Some(Lang::ZhCn)
             }
             _ => None,
