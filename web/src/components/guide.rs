@@ -54,14 +54,18 @@ pub fn guide(props: &GuideProps) -> Html {
     // What the page is doing while the network is away.
     let waiting = use_state(|| None::<String>);
     {
+        // Once, and again in each language the page switches to (the lessons shown
+        // meanwhile are the ones in, the step the same).
         let (loaded, waiting) = (loaded.clone(), waiting.clone());
-        use_effect_with((), move |_| {
-            if loaded.is_none() {
-                wasm_bindgen_futures::spawn_local(async move {
-                    let told = move |what: Option<String>| waiting.set(what);
-                    loaded.set(Some(crate::lessons::load(told).await.map(|_| ())));
-                });
-            }
+        use_effect_with(_lang, move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                let told = move |what: Option<String>| waiting.set(what);
+                let outcome = crate::lessons::load(told).await.map(|_| ());
+                // A language's lessons that fail to load leave those already in shown.
+                if outcome.is_ok() || loaded.is_none() {
+                    loaded.set(Some(outcome));
+                }
+            });
         });
     }
     match &*loaded {
@@ -98,7 +102,10 @@ fn lesson_guide(props: &GuideProps) -> Html {
     let saved = use_state(load_progress);
     use_enter_step(*open, &props.dispatch, &step_state, &resumed);
 
-    let current = (*open).and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
+    // The open lesson in the page's language (a switch of language keeps the step).
+    let current = (*open)
+        .map(|(l, i)| (lesson(l.id).unwrap_or(l), i))
+        .and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
     let finished =
         step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, &props.state));
     use_result_highlight(

@@ -50,10 +50,11 @@ thread_local! {
     static WAITING: RefCell<Vec<(Lang, Vec<Box<dyn FnOnce()>>)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Makes `lang` the page's language once its words are in, then calls `then` (to redraw
-/// with it). A catalogue that cannot be read leaves the English words standing in.
+/// Makes `lang` the page's language once its words are in (its catalogue, and the
+/// lessons and the glossary in it if they are shown in another), then calls `then` (to
+/// redraw with it). A catalogue that cannot be read leaves the English words standing in.
 pub fn switch(lang: Lang, then: impl FnOnce() + 'static) {
-    if i18n::is_loaded(lang) {
+    if ready(lang) {
         apply(lang);
         then();
         return;
@@ -71,27 +72,46 @@ pub fn switch(lang: Lang, then: impl FnOnce() + 'static) {
             }
         }
     });
-    if !first {
-        return;
+    if first {
+        wasm_bindgen_futures::spawn_local(async move {
+            fetch_words(lang).await;
+            apply(lang);
+            let waiting = WAITING.with(|w| {
+                let mut w = w.borrow_mut();
+                let i = w.iter().position(|(g, _)| *g == lang);
+                i.map(|i| w.remove(i).1).unwrap_or_default()
+            });
+            for then in waiting {
+                then();
+            }
+        });
     }
-    wasm_bindgen_futures::spawn_local(async move {
+}
+
+/// Whether everything the page shows is in `lang` already.
+fn ready(lang: Lang) -> bool {
+    i18n::is_loaded(lang)
+        && (crate::lessons::lessons().is_none() || crate::lessons::is_loaded_in(lang))
+        && (crate::glossary::entries().is_none() || crate::glossary::is_loaded_in(lang))
+}
+
+/// Fetches what `lang` lacks: its catalogue, and the lessons and the glossary in it if the
+/// page shows them in another language.
+async fn fetch_words(lang: Lang) {
+    if !i18n::is_loaded(lang) {
         let url = catalogue_url(lang);
         let text = crate::lessons::fetch_text_patiently(&url, "the translations", |_| ()).await;
-        let pairs = text.and_then(|t| parse_catalogue(&t));
-        match pairs {
+        match text.and_then(|t| parse_catalogue(&t)) {
             Ok(pairs) => i18n::install(lang, pairs),
             Err(e) => gloo::console::warn!(format!("{url}: {e}")),
         }
-        apply(lang);
-        let waiting = WAITING.with(|w| {
-            let mut w = w.borrow_mut();
-            let i = w.iter().position(|(g, _)| *g == lang);
-            i.map(|i| w.remove(i).1).unwrap_or_default()
-        });
-        for then in waiting {
-            then();
-        }
-    });
+    }
+    if crate::lessons::lessons().is_some() {
+        let _ = crate::lessons::load_in(lang, |_| ()).await;
+    }
+    if crate::glossary::entries().is_some() {
+        crate::glossary::load_in(lang).await;
+    }
 }
 
 /// Sets the language and the document's `lang`, which chooses fonts and line breaking.
