@@ -53,7 +53,7 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   await page.reload();
   await page.getByTestId('shard').first().waitFor();
   await speaks(page, 'en');
-  assert.equal(await page.evaluate(() => localStorage.getItem('shardlab.lang')), 'en');
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.lang'))), 'en');
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -115,12 +115,16 @@ test('i18n: switching language mid-lesson keeps the step, its prediction and its
 test('i18n: a share link made in Chinese carries lang=zh-CN and opens the same cluster in Chinese in an English browser', async () => {
   const made = await openIn('zh-CN');
   await speaks(made.page, 'zh-CN');
+  const start = Number((await made.page.getByTestId('position').innerText()).match(/第 (\d+) 步/)[1]);
   await made.page.getByTestId('step').click();
   await made.page.getByTestId('step').click();
+  await made.page.getByTestId('position').filter({ hasText: `第 ${start + 2} 步` }).waitFor();
   await made.page.getByTestId('share-link').click();
   const url = await made.page.getByTestId('share-url').inputValue();
   assert.match(url, /\?lang=zh-CN#s=/, url);
   const chunks = await readChunks(made.page);
+  const position = await made.page.getByTestId('position').innerText();
+  assert.match(position, /^第 \d+ 步，共 \d+ 步$/);
   await made.context.close();
 
   const context = await env.browser.newContext({ locale: 'en-US', viewport: { width: 1400, height: 1000 } });
@@ -129,7 +133,7 @@ test('i18n: a share link made in Chinese carries lang=zh-CN and opens the same c
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
   await speaks(page, 'zh-CN');
-  await page.getByTestId('position').filter({ hasText: /第 2 步/ }).waitFor();
+  await page.getByTestId('position').filter({ hasText: position }).waitFor();
   assert.deepEqual(await readChunks(page), chunks);
   // The embedded view takes the language from its address too.
   await page.goto(`${env.server.url}?embed=1&preset=monotonic&lang=zh-CN`);
@@ -177,8 +181,9 @@ for (const width of [400, 1440]) {
   test(`i18n: at ${width} px the Chinese page holds, with nothing cut off`, async () => {
     const { page, errors, context } = await openIn('zh-CN', '', { width, height: 900 });
     await speaks(page, 'zh-CN');
+    const before = await page.getByTestId('position').innerText();
     await page.getByTestId('step').click();
-    await page.getByTestId('position').filter({ hasText: /第 1 步/ }).waitFor();
+    await page.getByTestId('position').filter({ hasNotText: before }).filter({ hasText: /^第 \d+ 步，共 \d+ 步$/ }).waitFor();
     const { out, scrollWidth, vw } = await cutOff(page);
     assert.deepEqual(out, [], `cut off at ${width} px`);
     assert.ok(scrollWidth <= vw, `the page scrolls sideways: ${scrollWidth} > ${vw}`);

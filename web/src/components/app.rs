@@ -90,11 +90,16 @@ pub fn app() -> Html {
             &location.hash().unwrap_or_default(),
         )
     });
-    let (lang, on_lang) = use_language(&options);
+    let (lang, on_lang, lang_setter) = use_language();
     let state = use_reducer(Playground::default);
     let started = use_state(|| None::<Started>);
     let banner = use_state(|| None::<Banner>);
-    let driver = use_driver(&state, &options, started.setter(), banner.setter());
+    let driver = use_driver(
+        &state,
+        &options,
+        (started.setter(), banner.setter()),
+        lang_setter,
+    );
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
     // Whether the comparison tab was ever opened (it is mounted from then on).
@@ -175,18 +180,12 @@ fn provide(lang: Lang, body: Html) -> Html {
     html! { <ContextProvider<Lang> context={lang}>{ body }</ContextProvider<Lang>> }
 }
 
-/// The page's language (see [`language`]): chosen once at the start, then by the header's
-/// switch, which remembers the choice. A language shows once its words are in.
+/// The page's language (see [`language`]): chosen at the start (by [`use_driver`], before
+/// the session opens), then by the header's switch, which remembers the choice. A language
+/// shows once its words are in.
 #[hook]
-fn use_language(options: &Rc<PageOptions>) -> (Lang, Callback<Lang>) {
+fn use_language() -> (Lang, Callback<Lang>, UseStateSetter<Lang>) {
     let lang = use_state(|| Lang::En);
-    {
-        let (lang, asked) = (lang.clone(), options.lang.clone());
-        use_effect_with((), move |_| {
-            let wanted = language::initial(asked.as_deref());
-            language::switch(wanted, move || lang.set(wanted));
-        });
-    }
     let on_lang = {
         let lang = lang.clone();
         use_callback((), move |wanted: Lang, _| {
@@ -195,7 +194,7 @@ fn use_language(options: &Rc<PageOptions>) -> (Lang, Callback<Lang>) {
             language::switch(wanted, move || lang.set(wanted));
         })
     };
-    (*lang, on_lang)
+    (*lang, on_lang, lang.setter())
 }
 
 /// What the full page draws beside the state: the workshop switch, the Compare tab's
@@ -299,9 +298,13 @@ impl FullView {
 fn use_driver(
     state: &UseReducerHandle<Playground>,
     options: &Rc<PageOptions>,
-    started: UseStateSetter<Option<Started>>,
-    banner: UseStateSetter<Option<Banner>>,
+    setters: (
+        UseStateSetter<Option<Started>>,
+        UseStateSetter<Option<Banner>>,
+    ),
+    lang: UseStateSetter<Lang>,
 ) -> Driver {
+    let (started, banner) = setters;
     let embed = options.embed;
     let latest = use_mut_ref(|| Rc::new((**state).clone()));
     *latest.borrow_mut() = Rc::new((**state).clone());
@@ -321,6 +324,8 @@ fn use_driver(
         use_effect_with((), move |_| {
             driver.catalog();
             wasm_bindgen_futures::spawn_local(async move {
+                // The page's language first, so that what the start says is in it.
+                lang.set(language::start(options.lang.as_deref()).await);
                 // An embedded view never reads or writes the saved sessions.
                 if !options.embed {
                     sessions::load().await;

@@ -22,7 +22,10 @@ pub fn initial(from_address: Option<&str>) -> Lang {
     if let Some(lang) = from_address.and_then(Lang::from_tag) {
         return lang;
     }
-    if let Some(lang) = storage::get(LANG_KEY).as_deref().and_then(Lang::from_tag) {
+    if let Some(lang) = storage::get_string(LANG_KEY)
+        .as_deref()
+        .and_then(Lang::from_tag)
+    {
         return lang;
     }
     browser_preference().unwrap_or_default()
@@ -74,7 +77,7 @@ pub fn switch(lang: Lang, then: impl FnOnce() + 'static) {
     });
     if first {
         wasm_bindgen_futures::spawn_local(async move {
-            fetch_words(lang).await;
+            fetch_words(lang, true).await;
             apply(lang);
             let waiting = WAITING.with(|w| {
                 let mut w = w.borrow_mut();
@@ -95,12 +98,31 @@ fn ready(lang: Lang) -> bool {
         && (crate::glossary::entries().is_none() || crate::glossary::is_loaded_in(lang))
 }
 
-/// Fetches what `lang` lacks: its catalogue, and the lessons and the glossary in it if the
-/// page shows them in another language.
-async fn fetch_words(lang: Lang) {
+/// The language the page starts in (see [`initial`]), its words fetched and in force
+/// before anything is said: the start's notices are in it. Without the network the page
+/// starts in English rather than wait.
+pub async fn start(asked: Option<&str>) -> Lang {
+    let lang = initial(asked);
+    if !ready(lang) {
+        fetch_words(lang, false).await;
+    }
+    apply(lang);
+    lang
+}
+
+/// Fetches what `lang` lacks: its catalogue (waiting for the network if `patient`), and
+/// the lessons and the glossary in it if the page shows them in another language.
+async fn fetch_words(lang: Lang, patient: bool) {
     if !i18n::is_loaded(lang) {
         let url = catalogue_url(lang);
-        let text = crate::lessons::fetch_text_patiently(&url, "the translations", |_| ()).await;
+        let what = "the translations";
+        let text = if patient {
+            crate::lessons::fetch_text_patiently(&url, what, |_| ()).await
+        } else {
+            crate::lessons::fetch_text(&url, what)
+                .await
+                .map_err(|_| format!("{what} could not be fetched"))
+        };
         match text.and_then(|t| parse_catalogue(&t)) {
             Ok(pairs) => i18n::install(lang, pairs),
             Err(e) => gloo::console::warn!(format!("{url}: {e}")),

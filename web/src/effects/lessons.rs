@@ -145,7 +145,10 @@ impl Progress {
 
 /// The step counter's text: `Step 2 of 7` for index 1 of 7 steps.
 pub fn progress_label(index: usize, len: usize) -> String {
-    tf(K::LessonsStepNOfTotal, &[("n", &(index + 1)), ("total", &len)])
+    tf(
+        K::LessonsStepNOfTotal,
+        &[("n", &(index + 1)), ("total", &len)],
+    )
 }
 
 /// Where the page fetches the English lessons from, relative to the page.
