@@ -199,3 +199,23 @@ for (const width of [400, 1440]) {
     await context.close();
   });
 }
+
+test('i18n: the <shard-lab> element speaks the language its lang attribute names', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.server.url}examples.html`);
+  const el = page.locator('#hashed');
+  await el.scrollIntoViewIfNeeded();
+  await el.getByText('step 0 of 4').waitFor();
+  await el.evaluate((node) => node.setAttribute('lang', 'zh-CN'));
+  await el.getByText('第 0 步，共 4 步').waitFor();
+  await el.getByRole('button', { name: zh['element.play'] }).click();
+  await el.getByText('第 4 步，共 4 步').waitFor();
+  assert.match(await el.locator('.shard .name').first().innerText(), /个数据块 · \d+ 个文档$/);
+  // Back to English: the words change, the session does not.
+  await el.evaluate((node) => node.setAttribute('lang', 'en'));
+  await el.getByText('step 4 of 4').waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});

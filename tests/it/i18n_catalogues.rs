@@ -335,3 +335,33 @@ fn translated_lessons_and_glossaries_keep_the_english_shape() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn the_elements_english_words_are_the_catalogues() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script =
+        std::fs::read_to_string(root.join("web/element/shard-lab.js")).expect("shard-lab.js");
+    let block = script
+        .split("const WORDS = {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n};").next())
+        .expect("shard-lab.js declares its WORDS");
+    let english = flat(&read(&dir().join("en.json")), "en.json");
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for line in block.lines().map(str::trim).filter(|l| l.starts_with('\'')) {
+        let mut parts = line.trim_end_matches(',').splitn(2, "': '");
+        let key = parts.next().unwrap_or_default().trim_start_matches('\'');
+        let value = parts.next().unwrap_or_default().trim_end_matches('\'');
+        seen += 1;
+        match english.iter().find(|(k, _)| k == key) {
+            Some((_, v)) if v == value => {}
+            Some((_, v)) => {
+                problems.push(format!("{key}: the element says {value:?}, en.json {v:?}"))
+            }
+            None => problems.push(format!("{key} is not in en.json")),
+        }
+    }
+    assert!(seen >= 10, "the element's words were not found");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

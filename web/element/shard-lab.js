@@ -21,6 +21,48 @@ const MAX_SCRIPT = 1 << 20;
 const PLAY_EVERY_MS = 700;
 const Base = globalThis.HTMLElement ?? class {};
 
+// The element's words in English, keys of the playground's catalogue (static/i18n/en.json,
+// which tests/it/i18n_catalogues.rs holds these to). With `lang` naming another language
+// the page has, its catalogue beside this module (i18n/<tag>.json) supplies them.
+const WORDS = {
+  'element.loading': 'Loading…',
+  'element.step_n_of_total': 'step {n} of {total}',
+  'element.no_collection_yet': 'no collection yet',
+  'element.key_space_of': 'key space of {ns}: {chunks}',
+  'element.command_label': 'mongosh command',
+  'element.command_placeholder': 'type a command, Enter runs it',
+  'element.play': 'Play',
+  'element.pause': 'Pause',
+  'element.back': 'Back',
+  'element.step': 'Step',
+  'element.reset': 'Reset',
+  'element.run': 'Run',
+  'element.run_to_start': 'Run to start',
+  'element.not_loaded': 'Not loaded yet',
+  'words.chunk.one': '{n} chunk',
+  'words.chunk.other': '{n} chunks',
+  'words.doc.one': '{n} doc',
+  'words.doc.other': '{n} docs',
+};
+/** The catalogue tag for a `lang` value, if the playground has that language. */
+const catalogueTag = (lang) => {
+  const l = (lang ?? '').toLowerCase();
+  return /^zh(-hans|-cn|-sg)?(-|$)/.test(l) ? 'zh-CN' : null;
+};
+const catalogues = new Map();
+/** A language's words (fetched once for every element of the page); English if it fails. */
+function wordsIn(tag) {
+  if (!tag) return Promise.resolve(WORDS);
+  if (!catalogues.has(tag)) {
+    catalogues.set(tag, fetch(new URL(`i18n/${tag}.json`, import.meta.url))
+      .then((r) => (r.ok ? r.json() : {}))
+      .then((all) => Object.fromEntries(Object.keys(WORDS).map((k) => [k, typeof all[k] === 'string' && all[k] ? all[k] : WORDS[k]])))
+      .catch(() => WORDS));
+  }
+  return catalogues.get(tag);
+}
+const fill = (text, args) => text.replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
+
 const STYLE = `
 :host { display: block; contain: content; font: 14px/1.4 var(--shardlab-font, system-ui, sans-serif); }
 :host([hidden]) { display: none; }
@@ -92,6 +134,8 @@ export class ShardLabElement extends Base {
   #cleanup = [];
   #parts = {};
   #shownViews = new Set();
+  #words = WORDS;
+  #wordsTag = null;
 
   constructor() {
     super();
@@ -227,7 +271,7 @@ export class ShardLabElement extends Base {
 
   async #open() {
     this.#state = 'loading';
-    this.#status('Loading…');
+    this.#status(this.#t('element.loading'));
     const script = await this.#script();
     const session = await ShardLab.session(this.#sessionOptions());
     if (!this.isConnected) return session.dispose();
@@ -335,23 +379,23 @@ export class ShardLabElement extends Base {
     if (views.has('console')) blocks.push(this.#console());
     body.replaceChildren(...blocks);
     this.#drawControls();
-    this.#status(`step ${this.#position.position - this.#start} of ${this.#position.length - this.#start}`);
+    this.#status(this.#t('element.step_n_of_total', { n: this.#position.position - this.#start, total: this.#position.length - this.#start }));
   }
 
   #clusterView(picture) {
-    const title = picture.ns ? `${picture.ns}${picture.key ? ` · ${picture.key}` : ''} · ${picture.docs} docs` : 'no collection yet';
+    const title = picture.ns ? `${picture.ns}${picture.key ? ` · ${picture.key}` : ''} · ${this.#count(picture.docs, 'doc')}` : this.#t('element.no_collection_yet');
     return h('div', { part: 'cluster', role: 'group', 'aria-label': title },
       h('div', { class: 'status', text: title }),
       h('div', { class: 'cluster' }, ...picture.shards.map((s) => h('div', { class: 'shard', part: 'shard', 'data-shard': s.index % 8 },
-        h('div', { class: 'name', text: `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${s.chunks.length} chunks · ${s.docs} docs` }),
+        h('div', { class: 'name', text: `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${this.#count(s.chunks.length, 'chunk')} · ${this.#count(s.docs, 'doc')}` }),
         h('div', { class: 'chunks' }, ...s.chunks.map((c) => h('span', {
           class: c.jumbo ? 'chunk jumbo' : 'chunk', part: 'chunk', 'data-shard': s.index % 8,
-          title: `${c.min} → ${c.max} · ${c.docs} docs${c.jumbo ? ' · jumbo' : ''}`,
+          title: `${c.min} → ${c.max} · ${this.#count(c.docs, 'doc')}${c.jumbo ? ' · jumbo' : ''}`,
         })))))));
   }
 
   #keybar(picture) {
-    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': `key space of ${picture.ns}: ${picture.bar.length} chunks` },
+    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': this.#t('element.key_space_of', { ns: picture.ns, chunks: this.#count(picture.bar.length, 'chunk') }) },
       ...picture.bar.map((b) => h('span', { 'data-shard': b.shard % 8, style: `width: ${Math.max(0, (b.hi - b.lo) * 100)}%`, title: b.min })));
   }
 
@@ -362,7 +406,7 @@ export class ShardLabElement extends Base {
     }
     const out = h('pre', { class: 'console', part: 'console' }, ...lines);
     if (this.hasAttribute('readonly')) return out;
-    const input = h('input', { 'aria-label': 'mongosh command', placeholder: 'type a command, Enter runs it', part: 'input' });
+    const input = h('input', { 'aria-label': this.#t('element.command_label'), placeholder: this.#t('element.command_placeholder'), part: 'input' });
     input.addEventListener('keydown', (ev) => {
       if (ev.key !== 'Enter' || !input.value.trim()) return;
       const command = input.value;
@@ -380,10 +424,10 @@ export class ShardLabElement extends Base {
     const steps = this.#position.length - this.#start;
     const at = this.#position.position - this.#start;
     bar.replaceChildren(
-      h('button', { part: 'button', type: 'button', text: playing ? 'Pause' : 'Play', disabled: !playing && at >= steps, onclick: () => (playing ? this.pause() : this.play()) }),
-      h('button', { part: 'button', type: 'button', text: 'Back', disabled: at <= 0, onclick: () => this.step(-1) }),
-      h('button', { part: 'button', type: 'button', text: 'Step', disabled: at >= steps, onclick: () => this.step(1) }),
-      h('button', { part: 'button', type: 'button', text: 'Reset', disabled: at <= 0, onclick: () => this.reset() }),
+      h('button', { part: 'button', type: 'button', text: this.#t(playing ? 'element.pause' : 'element.play'), disabled: !playing && at >= steps, onclick: () => (playing ? this.pause() : this.play()) }),
+      h('button', { part: 'button', type: 'button', text: this.#t('element.back'), disabled: at <= 0, onclick: () => this.step(-1) }),
+      h('button', { part: 'button', type: 'button', text: this.#t('element.step'), disabled: at >= steps, onclick: () => this.step(1) }),
+      h('button', { part: 'button', type: 'button', text: this.#t('element.reset'), disabled: at <= 0, onclick: () => this.reset() }),
     );
   }
 
@@ -407,18 +451,29 @@ export class ShardLabElement extends Base {
     const names = Array.from({ length: shards }, (_, i) => `shard${String(i + 1).padStart(2, '0')}`);
     const code = this.#inlineScript();
     const start = this.#choice('loading', LOADINGS, 'lazy') === 'click'
-      ? h('button', { part: 'button', type: 'button', text: 'Run', onclick: () => this.#load().catch(() => {}) })
+      ? h('button', { part: 'button', type: 'button', text: this.#t('element.run'), onclick: () => this.#load().catch(() => {}) })
       : null;
     this.#parts.body.replaceChildren(h('div', { class: 'poster', part: 'poster' },
       h('div', { class: 'cluster' }, ...names.map((n, i) => h('div', { class: 'shard', part: 'shard', 'data-shard': i % 8 }, h('div', { class: 'name', text: n }), h('div', { class: 'chunks' })))),
       h('pre', { text: dedent(code).slice(0, 4000) }),
       start));
-    this.#status(start ? 'Run to start' : 'Not loaded yet');
+    this.#status(this.#t(start ? 'element.run_to_start' : 'element.not_loaded'));
   }
 
   #problem(text) {
     this.#parts.body?.replaceChildren(h('p', { class: 'problem', part: 'error', role: 'alert', text }));
     this.#status('');
+  }
+
+  /** The words of `key` in the element's language, with `{name}` filled from `args`. */
+  #t(key, args = {}) {
+    return fill(this.#words[key] ?? WORDS[key], args);
+  }
+
+  /** `n` of a noun (`chunk`, `doc`) in the element's language, by Intl.PluralRules. */
+  #count(n, noun) {
+    const form = new Intl.PluralRules(this.#wordsTag ?? 'en').select(n) === 'one' ? 'one' : 'other';
+    return this.#t(`words.${noun}.${form}`, { n });
   }
 
   #status(text) {
@@ -475,6 +530,16 @@ export class ShardLabElement extends Base {
     this.#shownViews = this.#views();
     const lang = this.getAttribute('lang');
     if (lang && LANG.test(lang)) frame.lang = lang;
+    const tag = catalogueTag(lang && LANG.test(lang) ? lang : '');
+    if (tag !== this.#wordsTag) {
+      this.#wordsTag = tag;
+      wordsIn(tag).then((words) => {
+        if (this.#wordsTag !== tag) return;
+        this.#words = words;
+        if (this.#state === 'ready') this.#draw().catch(() => {});
+        else if (this.#parts.body?.querySelector('.poster')) this.#poster();
+      });
+    }
     this.#applyTheme();
     this.#draw().catch(() => {});
   }
