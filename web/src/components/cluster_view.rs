@@ -249,7 +249,7 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
                     onclick={why}>{ t(K::ClusterViewWhy) }</button>
                 <button class="link-button" title={tf(K::ClusterViewDrainNameRemoveshard, &[("name", &s.name)])}
                     aria-label={tf(K::ClusterViewDrainName, &[("name", &s.name)])} data-testid="drain" onclick={drain}>
-                    { if s.draining { t(K::ClusterViewDraining) } else { "drain" } }
+                    { if s.draining { t(K::ClusterViewDraining) } else { t(K::ClusterViewDrain) } }
                 </button>
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>

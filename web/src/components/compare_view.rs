@@ -338,7 +338,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
                 if props.removable {
                     <button class="link-button" aria-label={tf(K::CompareViewRemoveConfigurationN, &[("n", &(i + 1))])}
                         data-testid="compare-remove"
-                        onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ "remove" }</button>
+                        onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ t(K::CompareViewRemove) }</button>
                 }
             </div>
             if let Err(e) = &validation {

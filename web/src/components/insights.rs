@@ -303,9 +303,9 @@ fn report_view(a: &Analysis) -> Html {
     html! {
         <div class="report" data-testid="analyze-report">
             <dl>
-                <dt>{ "documents" }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
+                <dt>{ t(K::InsightsDocuments) }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
                 <dt>{ t(K::InsightsDistinctValues) }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
-                <dt>{ "monotonicity" }</dt>
+                <dt>{ t(K::InsightsMonotonicity) }</dt>
                 <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
                     { format!("{mono} (r = {r})") }
                 </dd>

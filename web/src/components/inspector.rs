@@ -90,9 +90,9 @@ fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
                         <span class="step-name">{ tf(K::InspectorHashOfField, &[("field", &field)]) }</span>
                         <code>{ format!("{value} → {printed}") }</code></li>
                 }
-                <li data-testid="landing-chunk"><span class="step-name">{ "chunk" }</span>
+                <li data-testid="landing-chunk"><span class="step-name">{ t(K::InspectorChunk) }</span>
                     <code>{ format!("[{}, {})", l.chunk.0, l.chunk.1) }</code></li>
-                <li data-testid="landing-shard"><span class="step-name">{ "shard" }</span>
+                <li data-testid="landing-shard"><span class="step-name">{ t(K::InspectorShard) }</span>
                     <strong>{ l.shard.clone() }</strong></li>
             </ol>
             <p class="why" data-testid="landing-why">{ l.why.clone() }</p>

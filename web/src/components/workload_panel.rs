@@ -93,7 +93,7 @@ fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) 
             </label>
             <label class="check">
                 <input type="checkbox" checked={w.balance} onchange={on_balance} aria-label={t(K::WorkloadPanelRunTheBalancerAfterEach)} />
-                <span>{ "balancer" }</span>
+                <span>{ t(K::WorkloadPanelBalancer) }</span>
             </label>
         </>
     }
