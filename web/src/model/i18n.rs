@@ -106,7 +106,9 @@ pub fn install(lang: Lang, pairs: Vec<(String, String)>) {
     });
 }
 
-/// The words of `key` in the page's language.
+/// The words of `key` in the page's language. (Not inlined: it is called in hundreds of
+/// places, and one copy keeps the download small.)
+#[inline(never)]
 pub fn t(key: K) -> &'static str {
     let i = key as usize;
     let lang = current();
@@ -125,6 +127,7 @@ pub fn t(key: K) -> &'static str {
 }
 
 /// The words of `key` with its `{name}` placeholders filled in.
+#[inline(never)]
 pub fn tf(key: K, args: &[(&str, &dyn std::fmt::Display)]) -> String {
     fill(t(key), args)
 }
