@@ -48,9 +48,12 @@ pub fn remember(lang: Lang) {
     storage::set_string(LANG_KEY, lang.tag());
 }
 
+/// What to do once a language's words are in.
+type Then = Box<dyn FnOnce()>;
+
 thread_local! {
     /// Callers waiting for a catalogue under way, by language.
-    static WAITING: RefCell<Vec<(Lang, Vec<Box<dyn FnOnce()>>)>> = const { RefCell::new(Vec::new()) };
+    static WAITING: RefCell<Vec<(Lang, Vec<Then>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Makes `lang` the page's language once its words are in (its catalogue, and the

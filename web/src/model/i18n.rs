@@ -64,11 +64,14 @@ impl Lang {
     }
 }
 
+/// A language's words, indexed as [`KEYS`] (`None`: the English stand in).
+type Table = Vec<Option<&'static str>>;
+
 thread_local! {
     /// The language the page speaks now.
     static CURRENT: Cell<Lang> = const { Cell::new(Lang::En) };
     /// The loaded catalogue of a language other than English, indexed as [`KEYS`].
-    static LOADED: RefCell<Vec<(Lang, Vec<Option<&'static str>>)>> = const { RefCell::new(Vec::new()) };
+    static LOADED: RefCell<Vec<(Lang, Table)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The language the page speaks now.
@@ -91,7 +94,7 @@ pub fn set_current(lang: Lang) {
 /// English, and keys English does not have are left out (`tests/it/i18n_catalogues.rs`
 /// fails on either).
 pub fn install(lang: Lang, pairs: Vec<(String, String)>) {
-    let mut table: Vec<Option<&'static str>> = vec![None; KEYS.len()];
+    let mut table: Table = vec![None; KEYS.len()];
     for (id, text) in pairs {
         if let Some(i) = KEYS.iter().position(|(k, _)| *k == id) {
             if !text.is_empty() {
