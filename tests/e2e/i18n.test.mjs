@@ -159,6 +159,8 @@ async function cutOff(page) {
     for (const el of document.body.querySelectorAll('*')) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+      // What a closed <details> holds is not drawn.
+      if (el.closest('details:not([open]) > :not(summary)')) continue;
       let p = el.parentElement;
       while (p && !scrolls(p)) p = p.parentElement;
       if (p) continue;

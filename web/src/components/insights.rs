@@ -137,7 +137,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
     };
     html! {
         <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&count(max as u64, "insert"), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
+            { axis_labels(&count(max as u64, "insert"), &tf(K::InsightsStepN, &[("n", &(start + 1))]), &tf(K::InsightsStepN, &[("n", &steps.max(1))])) }
             <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsInsertsPerShardInEach, &[("n", &(start + 1)), ("steps", &steps), ("n2", &(max as u64))])}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
@@ -259,7 +259,7 @@ fn over_time(charts: Option<&Answer>) -> Html {
 /// the report with the step it was made at (and the cursor's step when it has moved on).
 fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html {
     let Some(found) = current.and_then(view_of) else {
-        return html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> };
+        return html! { <p class="muted">{ tf(K::InsightsMeasuresKeyOnNs, &[("key", &key), ("ns", &ns)]) }</p> };
     };
     let v = match found {
         Ok(v) => v,

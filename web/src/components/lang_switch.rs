@@ -27,7 +27,6 @@ pub fn lang_switch(props: &LangSwitchProps) -> Html {
     };
     html! {
         <label class="lang-switch">
-            <span class="lang-globe" aria-hidden="true">{ "🌐" }</span>
             <select data-testid="lang" aria-label={t(K::LangSwitchLabel)} {onchange}>
                 { for Lang::ALL.iter().map(|l| html! {
                     <option value={l.tag()} lang={l.tag()} selected={*l == props.lang}>{ l.name() }</option>
