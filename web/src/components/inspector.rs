@@ -95,7 +95,7 @@ fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
                 <li data-testid="landing-shard"><span class="step-name">{ t(K::InspectorShard) }</span>
                     <strong>{ l.shard.clone() }</strong></li>
             </ol>
-            <p class="why" data-testid="landing-why">{ l.why.clone() }</p>
+            <p class="why" data-testid="landing-why">{ crate::i18n::messages(&l.why_messages).unwrap_or_else(|| l.why.clone()) }</p>
             <button class="secondary" data-testid="landing-open" onclick={open}>{ t(K::InspectorShowItInItsChunk) }</button>
         </div>
     }

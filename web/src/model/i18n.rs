@@ -113,7 +113,30 @@ pub fn install(lang: Lang, pairs: Vec<(String, String)>) {
 /// places, and one copy keeps the download small.)
 #[inline(never)]
 pub fn t(key: K) -> &'static str {
-    let i = key as usize;
+    text_at(key as usize)
+}
+
+/// Messages the engine names by id (an explanation's sentences, see the core's
+/// `engine::MESSAGES`), worded in the page's language with their values; `None` if one of
+/// them is not in the catalogue, for the caller to show the engine's English instead.
+pub fn messages(list: &[(String, Vec<(String, String)>)]) -> Option<String> {
+    if list.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for (id, args) in list {
+        let i = KEYS.iter().position(|(k, _)| k == id)?;
+        let args: Vec<(&str, &dyn std::fmt::Display)> = args
+            .iter()
+            .map(|(n, v)| (n.as_str(), v as &dyn std::fmt::Display))
+            .collect();
+        out.push_str(&fill(text_at(i), &args));
+    }
+    Some(out)
+}
+
+/// The words of the key at `i` of [`KEYS`] in the page's language.
+fn text_at(i: usize) -> &'static str {
     let lang = current();
     if lang != Lang::En {
         let found = LOADED.with(|l| {
