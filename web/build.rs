@@ -1,8 +1,8 @@
 //! Generates the page's text keys from the English catalogue (`static/i18n/en.json`), so
 //! that a key the catalogue lacks fails the build. The output, `$OUT_DIR/i18n_keys.rs`, is
-//! an enum `K` with one variant a key (`header.tagline` becomes `HeaderTagline`) and
-//! `KEYS`, each key's id and English text in the enum's order: English is compiled in as
-//! the fallback of every other language.
+//! an enum `K` with one variant a key (`header.tagline` becomes `HeaderTagline`),
+//! `ENGLISH`, each key's English text in the enum's order (English is compiled in as the
+//! fallback of every other language), and `ID_HASHES`, each key's id as its hash.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -14,34 +14,53 @@ fn main() {
     let text = std::fs::read_to_string(&path).expect("static/i18n/en.json is readable");
     let pairs = parse_flat(&text).unwrap_or_else(|e| panic!("static/i18n/en.json: {e}"));
     let mut variants = String::new();
-    let mut keys = String::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut english_texts = String::new();
+    let mut hashes = String::new();
+    let mut seen: Vec<(String, u32)> = Vec::new();
     for (id, english) in &pairs {
         let name = variant(id);
+        let hash = id_hash(id);
         assert!(
-            !seen.contains(&name),
+            !seen.iter().any(|(n, _)| *n == name),
             "static/i18n/en.json: the key {id} is there twice"
+        );
+        assert!(
+            !seen.iter().any(|(_, h)| *h == hash),
+            "static/i18n/en.json: {id}'s hash is another key's: rename it"
         );
         assert!(
             !english.trim().is_empty(),
             "static/i18n/en.json: {id} is empty"
         );
         writeln!(variants, "    {name},").expect("writing to a string");
-        writeln!(keys, "    ({id:?}, {english:?}),").expect("writing to a string");
-        seen.push(name);
+        writeln!(english_texts, "    {english:?},").expect("writing to a string");
+        writeln!(hashes, "    {hash:#010x},").expect("writing to a string");
+        seen.push((name, hash));
     }
+    // The ids themselves are not in the page: a catalogue's ids are matched by their hash
+    // (`id_hash`, FNV-1a), which this checks is unique.
     let out = format!(
         "/// A key of the page's text catalogue (`static/i18n/en.json`).\n\
          #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\n\
          #[allow(missing_docs)]\n\
          pub enum K {{\n{variants}}}\n\n\
-         /// Each key's id and its English text, in the order of [`K`].\n\
-         pub const KEYS: [(&str, &str); {n}] = [\n{keys}];\n",
+         /// Each key's English text, in the order of [`K`].\n\
+         pub const ENGLISH: [&str; {n}] = [\n{english_texts}];\n\n\
+         /// Each key's id as its hash ([`id_hash`]), in the order of [`K`].\n\
+         pub const ID_HASHES: [u32; {n}] = [\n{hashes}];\n",
         n = pairs.len()
     );
     let dest =
         Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("i18n_keys.rs");
     std::fs::write(dest, out).expect("OUT_DIR is writable");
+}
+
+/// A key's id as the page matches it: 32-bit FNV-1a of its bytes (`model/i18n.rs` has the
+/// same function).
+fn id_hash(id: &str) -> u32 {
+    id.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// `guide.next_step` → `GuideNextStep`.

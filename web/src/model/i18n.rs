@@ -14,6 +14,20 @@ use yew::prelude::*;
 
 include!(concat!(env!("OUT_DIR"), "/i18n_keys.rs"));
 
+/// A key's id as the catalogues are matched by it: 32-bit FNV-1a of its bytes (`build.rs`
+/// computes the same for every key of `en.json` and checks that no two collide).
+pub fn id_hash(id: &str) -> u32 {
+    id.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The index in [`ENGLISH`] of the key `id`, if the page has it.
+fn index_of(id: &str) -> Option<usize> {
+    let hash = id_hash(id);
+    ID_HASHES.iter().position(|h| *h == hash)
+}
+
 /// A language of the page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -64,13 +78,13 @@ impl Lang {
     }
 }
 
-/// A language's words, indexed as [`KEYS`] (`None`: the English stand in).
+/// A language's words, indexed as [`ENGLISH`] (`None`: the English stand in).
 type Table = Vec<Option<&'static str>>;
 
 thread_local! {
     /// The language the page speaks now.
     static CURRENT: Cell<Lang> = const { Cell::new(Lang::En) };
-    /// The loaded catalogue of a language other than English, indexed as [`KEYS`].
+    /// The loaded catalogue of a language other than English, indexed as [`ENGLISH`].
     static LOADED: RefCell<Vec<(Lang, Table)>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -94,9 +108,9 @@ pub fn set_current(lang: Lang) {
 /// English, and keys English does not have are left out (`tests/it/i18n_catalogues.rs`
 /// fails on either).
 pub fn install(lang: Lang, pairs: Vec<(String, String)>) {
-    let mut table: Table = vec![None; KEYS.len()];
+    let mut table: Table = vec![None; ENGLISH.len()];
     for (id, text) in pairs {
-        if let Some(i) = KEYS.iter().position(|(k, _)| *k == id) {
+        if let Some(i) = index_of(&id) {
             if !text.is_empty() {
                 table[i] = Some(Box::leak(text.into_boxed_str()));
             }
@@ -125,7 +139,7 @@ pub fn messages(list: &[(String, Vec<(String, String)>)]) -> Option<String> {
     }
     let mut out = String::new();
     for (id, args) in list {
-        let i = KEYS.iter().position(|(k, _)| k == id)?;
+        let i = index_of(id)?;
         let args: Vec<(&str, &dyn std::fmt::Display)> = args
             .iter()
             .map(|(n, v)| (n.as_str(), v as &dyn std::fmt::Display))
@@ -135,7 +149,7 @@ pub fn messages(list: &[(String, Vec<(String, String)>)]) -> Option<String> {
     Some(out)
 }
 
-/// The words of the key at `i` of [`KEYS`] in the page's language.
+/// The words of the key at `i` of [`ENGLISH`] in the page's language.
 fn text_at(i: usize) -> &'static str {
     let lang = current();
     if lang != Lang::En {
@@ -149,7 +163,7 @@ fn text_at(i: usize) -> &'static str {
             return text;
         }
     }
-    KEYS[i].1
+    ENGLISH[i]
 }
 
 /// The words of `key` with its `{name}` placeholders filled in.
@@ -217,6 +231,18 @@ mod tests {
     fn placeholders_are_filled_and_unknown_ones_kept() {
         assert_eq!(fill("{n} of {m}", &[("n", &1), ("m", &"two")]), "1 of two");
         assert_eq!(fill("{x: 1} and {n}", &[("n", &3)]), "{x: 1} and 3");
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_catalogue_is_matched_by_its_ids() {
+        assert_eq!(id_hash(""), 0x811c_9dc5);
+        assert_eq!(id_hash("a"), 0xe40c_292c);
+        assert_eq!(
+            index_of("tabs.playground"),
+            Some(K::TabsPlayground as usize)
+        );
+        assert_eq!(index_of("tabs.no_such_key"), None);
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
