@@ -43,6 +43,13 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   // Counts follow the language's plural rules: "3 个分片" has no English plural.
   const summary = await page.getByTestId('summary').innerText();
   assert.match(summary, HAN, summary);
+  // The engine's answer to "where did it land?" comes worded in Chinese, with mongosh's
+  // values as mongosh prints them.
+  await page.getByTestId('insert-doc').fill('{x: 5}');
+  await page.getByTestId('insert-button').click();
+  await page.getByTestId('landing').waitFor();
+  const why = await page.getByTestId('landing-why').innerText();
+  assert.match(why, /^它的分片键值 \{ x: 5 \} 落在数据块 .* 中，该数据块位于 shard0\d 上，所以 mongos 把文档路由到 shard0\d。$/, why);
   // mongosh stays as MongoDB prints it.
   await page.getByTestId('console-input').fill('sh.status()');
   await page.getByTestId('console-input').press('Enter');
@@ -50,6 +57,7 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
   assert.equal(await page.getByTestId('share-link').innerText(), 'Copy link');
+  assert.match(await page.getByTestId('landing-why').innerText(), /^Its shard key value \{ x: 5 \} falls in the chunk /);
   await page.reload();
   await page.getByTestId('shard').first().waitFor();
   await speaks(page, 'en');
