@@ -49,7 +49,7 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   await page.getByTestId('insert-button').click();
   await page.getByTestId('landing').waitFor();
   const why = await page.getByTestId('landing-why').innerText();
-  assert.match(why, /^它的分片键值 \{ x: 5 \} 落在数据块 .* 中，该数据块位于 shard0\d 上，所以 mongos 把文档路由到 shard0\d。$/, why);
+  assert.match(why, /^它的分片键值 \{ x: 5 \} 落在数据块 .*中，该数据块位于 shard0\d 上，所以 mongos 把文档路由到 shard0\d。$/, why);
   // mongosh stays as MongoDB prints it.
   await page.getByTestId('console-input').fill('sh.status()');
   await page.getByTestId('console-input').press('Enter');

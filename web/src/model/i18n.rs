@@ -131,8 +131,9 @@ pub fn t(key: K) -> &'static str {
 }
 
 /// Messages the engine names by id (an explanation's sentences, see the core's
-/// `engine::MESSAGES`), worded in the page's language with their values; `None` if one of
-/// them is not in the catalogue, for the caller to show the engine's English instead.
+/// `engine::MESSAGES`), worded in the page's language with their values; `None` in English
+/// or if one of them is not in the catalogue, for the caller to show the engine's English
+/// (which `build.rs` leaves out of the page).
 pub fn messages(list: &[(String, Vec<(String, String)>)]) -> Option<String> {
     if list.is_empty() {
         return None;
@@ -140,6 +141,9 @@ pub fn messages(list: &[(String, Vec<(String, String)>)]) -> Option<String> {
     let mut out = String::new();
     for (id, args) in list {
         let i = index_of(id)?;
+        if text_at(i).is_empty() {
+            return None;
+        }
         let args: Vec<(&str, &dyn std::fmt::Display)> = args
             .iter()
             .map(|(n, v)| (n.as_str(), v as &dyn std::fmt::Display))
