@@ -79,5 +79,14 @@ if [ "$mode" = test ]; then
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver
   fi
+  # A Simplified Chinese system font, so that the Chinese pages' layout tests measure real
+  # glyphs (the page uses the system's CJK fonts, as a reader's computer has them).
+  if fc-list :lang=zh 2>/dev/null | grep -q .; then
+    say "a Chinese font: present"
+  else
+    say "installing a Chinese font (fonts-wqy-microhei) from Debian"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq fonts-wqy-microhei
+  fi
 fi
 say "setup complete"

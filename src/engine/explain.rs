@@ -59,6 +59,73 @@ impl Topic {
     }
 }
 
+/// The sentences an explanation can be made of, each a message of the page's text
+/// catalogue (`static/i18n/en.json` holds each id with the same English text, which
+/// `tests/it/i18n_catalogues.rs` checks): its id and its English text with `{name}`
+/// placeholders. The engine says which message with which values ([`Message`]); a page
+/// words it in its reader's language, and `sim.explain` prints the English.
+pub const MESSAGES: &[(&str, &str)] = &[
+    (
+        "explain.landing.hashed",
+        "Its {field} {value} hashes to {hash} (convertShardKeyToHashed: the first 8 bytes of an MD5 of the value, read as a signed 64-bit integer). A hashed key's chunks are ranges of hashes, and {range} (min included, max excluded) holds that hash, on {shard}, so mongos routes the document to {shard}.",
+    ),
+    (
+        "explain.landing.range",
+        "Its shard key value {key} falls in the chunk {range} (min included, max excluded), which lives on {shard}, so mongos routes the document to {shard}.",
+    ),
+    (
+        "explain.landing.missing",
+        " A missing shard key field ({fields}) counts as null.",
+    ),
+];
+
+/// One sentence of an explanation as a message of [`MESSAGES`]: its id and the values of
+/// its placeholders, as mongosh prints them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// The message's id, a key of the page's catalogue.
+    pub id: &'static str,
+    /// Each placeholder's value.
+    pub args: Vec<(&'static str, String)>,
+}
+
+impl Message {
+    fn new(id: &'static str, args: Vec<(&'static str, String)>) -> Message {
+        Message { id, args }
+    }
+
+    /// The message in English: its text with the placeholders filled.
+    pub fn english(&self) -> String {
+        let template = MESSAGES
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .map_or("", |(_, text)| *text);
+        // One pass, so that a value holding braces is never read as a placeholder.
+        let mut out = String::with_capacity(template.len() + 64);
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let named = after.find('}').and_then(|close| {
+                let value = self.args.iter().find(|(n, _)| *n == &after[..close])?;
+                Some((value, close))
+            });
+            match named {
+                Some(((_, value), close)) => {
+                    out.push_str(value);
+                    rest = &after[close + 1..];
+                }
+                None => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
 /// One answer to "why": the MongoDB rule at work, a sentence in plain language naming it,
 /// and the figures the sentence uses, read from the engine's state.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +139,9 @@ pub struct Explanation {
     /// The figures, in the order worth showing: sizes in bytes and counts as integers,
     /// bounds as documents, shards by name.
     pub facts: Vec<(&'static str, Bson)>,
+    /// The sentence as messages of [`MESSAGES`], when it is made of them (empty for the
+    /// explanations still written as one English sentence).
+    pub messages: Vec<Message>,
 }
 
 impl Explanation {
@@ -81,6 +151,16 @@ impl Explanation {
             rule,
             sentence,
             facts: Vec::new(),
+            messages: Vec::new(),
+        }
+    }
+
+    /// An explanation whose sentence is `messages`, in English.
+    fn of_messages(topic: Topic, rule: &'static str, messages: Vec<Message>) -> Explanation {
+        let sentence = messages.iter().map(Message::english).collect();
+        Explanation {
+            messages,
+            ..Explanation::new(topic, rule, sentence)
         }
     }
 
@@ -899,20 +979,33 @@ impl Cluster {
         );
         let shard = self.shard_name(chunk.shard);
         let key_text = s.bound_string(&key);
-        let mut sentence = match &hashed {
-            Some((name, value, h)) => format!(
-                "Its {name} {} hashes to {} (convertShardKeyToHashed: the first 8 bytes of an MD5 of the value, read as a signed 64-bit integer). A hashed key's chunks are ranges of hashes, and {range} (min included, max excluded) holds that hash, on {shard}, so mongos routes the document to {shard}.",
-                crate::values::inspect::format_value(value),
-                crate::values::inspect::format_value(&Bson::Int64(*h))
+        let mut messages = vec![match &hashed {
+            Some((name, value, h)) => Message::new(
+                "explain.landing.hashed",
+                vec![
+                    ("field", name.clone()),
+                    ("value", crate::values::inspect::format_value(value)),
+                    (
+                        "hash",
+                        crate::values::inspect::format_value(&Bson::Int64(*h)),
+                    ),
+                    ("range", range),
+                    ("shard", shard.to_string()),
+                ],
             ),
-            None => format!(
-                "Its shard key value {key_text} falls in the chunk {range} (min included, max excluded), which lives on {shard}, so mongos routes the document to {shard}."
+            None => Message::new(
+                "explain.landing.range",
+                vec![
+                    ("key", key_text),
+                    ("range", range),
+                    ("shard", shard.to_string()),
+                ],
             ),
-        };
+        }];
         if !missing.is_empty() {
-            sentence.push_str(&format!(
-                " A missing shard key field ({}) counts as null.",
-                missing.join(", ")
+            messages.push(Message::new(
+                "explain.landing.missing",
+                vec![("fields", missing.join(", "))],
             ));
         }
         let rule = if hashed.is_some() {
@@ -920,7 +1013,7 @@ impl Cluster {
         } else {
             "range routing"
         };
-        let mut e = Explanation::new(Topic::Landing, rule, sentence)
+        let mut e = Explanation::of_messages(Topic::Landing, rule, messages)
             .fact("key", Bson::Document(s.pattern.to_document(&key)));
         if let Some((_, value, h)) = &hashed {
             e = e.fact("value", value.clone()).fact("hash", Bson::Int64(*h));

@@ -14,6 +14,7 @@ mod fidelity_output;
 mod fidelity_round3;
 mod glue_round3;
 mod hash;
+mod i18n_catalogues;
 mod indexes;
 mod layers;
 mod order;

@@ -25,6 +25,69 @@ const MAX_SCRIPT = 1 << 20;
 const PLAY_EVERY_MS = 700;
 const Base = globalThis.HTMLElement ?? class {};
 
+// The element's words in English, keys of the playground's catalogue (static/i18n/en.json,
+// which tests/it/i18n_catalogues.rs holds these to). With `lang` naming another language
+// the page has, its catalogue beside this module (i18n/<tag>.json) supplies them.
+const WORDS = {
+  'element.loading': 'Loading…',
+  'element.step_n_of_total': 'step {n} of {total}',
+  'element.no_collection_yet': 'no collection yet',
+  'element.key_space_of': 'key space of {ns}: {chunks}',
+  'element.command_label': 'mongosh command',
+  'element.command_placeholder': 'type a command, Enter runs it',
+  'element.play': 'Play',
+  'element.pause': 'Pause',
+  'element.back': 'Back',
+  'element.step': 'Step',
+  'element.reset': 'Reset',
+  'element.run': 'Run',
+  'element.run_to_start': 'Run to start',
+  'element.not_loaded': 'Not loaded yet',
+  'element.why_shard': 'Why does {shard} hold this?',
+  'element.chunk_on_shard': 'chunk {chunk} on {shard}',
+  'element.heatmap_unsharded': 'The heatmap appears once the collection is sharded.',
+  'element.heatmap_label': 'inserts by key range over {steps}: {pattern}',
+  'element.inspector': 'inspector',
+  'element.inspector_unsharded': 'The inspector explains chunks once the collection is sharded.',
+  'element.inspector_hint': 'Click a chunk or a shard to see why it is where it is.',
+  'element.balancer_why': 'Balancer: why?',
+  'element.on_shard': 'on {shard} · {docs}',
+  'element.latest_insert': 'The latest insert, {key}, went to {shard}: {why}',
+  'element.comparison': 'comparison',
+  'element.compare_key': 'key',
+  'element.compare_inserts': 'inserts per shard',
+  'element.compare_busiest': 'busiest shard',
+  'element.compare_one_shard': 'one-shard queries',
+  'element.compare_all_shards': 'all-shard queries',
+  'element.compare_jumbo': 'jumbo',
+  'words.chunk.one': '{n} chunk',
+  'words.chunk.other': '{n} chunks',
+  'words.doc.one': '{n} doc',
+  'words.doc.other': '{n} docs',
+  'words.document.one': '{n} document',
+  'words.document.other': '{n} documents',
+  'words.step.one': '{n} step',
+  'words.step.other': '{n} steps',
+};
+/** The catalogue tag for a `lang` value, if the playground has that language. */
+const catalogueTag = (lang) => {
+  const l = (lang ?? '').toLowerCase();
+  return /^zh(-hans|-cn|-sg)?(-|$)/.test(l) ? 'zh-CN' : null;
+};
+const catalogues = new Map();
+/** A language's words (fetched once for every element of the page); English if it fails. */
+function wordsIn(tag) {
+  if (!tag) return Promise.resolve(WORDS);
+  if (!catalogues.has(tag)) {
+    catalogues.set(tag, fetch(new URL(`i18n/${tag}.json`, import.meta.url))
+      .then((r) => (r.ok ? r.json() : {}))
+      .then((all) => Object.fromEntries(Object.keys(WORDS).map((k) => [k, typeof all[k] === 'string' && all[k] ? all[k] : WORDS[k]])))
+      .catch(() => WORDS));
+  }
+  return catalogues.get(tag);
+}
+const fill = (text, args) => text.replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
+
 const STYLE = `
 :host { display: block; contain: content; font: 14px/1.4 var(--shardlab-font, system-ui, sans-serif); }
 :host([hidden]) { display: none; }
@@ -74,11 +137,6 @@ button.link:hover { color: var(--fg); text-decoration: underline; }
 ${PALETTE.map((c, i) => `[data-shard="${i}"] { --shard-color: var(--shardlab-shard-${i}, ${c}); }`).join('\n')}
 `;
 
-/** `n` and its noun, singular or plural: "1 chunk", "2 chunks". */
-function count(n, noun) {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
 function percent(share) {
   return `${Math.round(share * 100)}%`;
 }
@@ -106,8 +164,8 @@ function paintHeat(canvas, heat, color) {
   g.globalAlpha = 1;
 }
 
-/** The inspector's lines for an `Inspection` (strings as text, never markup). */
-function inspectionLines(seen) {
+/** The inspector's lines for an `Inspection` (strings as text, never markup), worded by `t` and `count`. */
+function inspectionLines(seen, t, count) {
   if (seen.failed) return [h('p', { class: 'problem', text: seen.failed })];
   const lines = [];
   const chunk = seen.chunk;
@@ -115,7 +173,7 @@ function inspectionLines(seen) {
   if (chunk?.Ok) {
     const c = chunk.Ok;
     lines.push(h('p', { part: 'inspected', class: 'mono', text: `${c.min} → ${c.max}` }),
-      h('p', { text: `on ${c.shard} · ${count(c.total, 'document')}` }));
+      h('p', { text: t('element.on_shard', { shard: c.shard, docs: count(c.total, 'document') }) }));
     for (const d of c.rows.slice(0, 3)) lines.push(h('p', { class: 'mono status', text: `#${d.seq} ${d.key}` }));
     if (c.explanations?.Ok) lines.push(...c.explanations.Ok.map((e) => h('p', { text: e.sentence })));
   }
@@ -124,7 +182,7 @@ function inspectionLines(seen) {
   if (why?.Ok) lines.push(...why.Ok.map((e) => h('p', { part: 'inspected', text: e.sentence })));
   if (!chunk && !why && seen.landing) {
     const l = seen.landing;
-    lines.push(h('p', { text: `The latest insert, ${l.key}, went to ${l.shard}: ${l.why}` }));
+    lines.push(h('p', { text: t('element.latest_insert', { key: l.key, shard: l.shard, why: l.why }) }));
   }
   return lines;
 }
@@ -166,6 +224,8 @@ export class ShardLabElement extends Base {
   #shownViews = new Set();
   #inspecting = { about: 'nothing' };
   #compared = null;
+  #words = WORDS;
+  #wordsTag = null;
 
   constructor() {
     super();
@@ -302,7 +362,7 @@ export class ShardLabElement extends Base {
 
   async #open() {
     this.#state = 'loading';
-    this.#status('Loading…');
+    this.#status(this.#t('element.loading'));
     const script = await this.#script();
     const session = await ShardLab.session(this.#sessionOptions());
     if (!this.isConnected) return session.dispose();
@@ -415,11 +475,11 @@ export class ShardLabElement extends Base {
     body.replaceChildren(...blocks);
     this.#drawControls();
     const steps = this.#position.length - this.#start;
-    this.#status(steps > 0 ? `step ${this.#position.position - this.#start} of ${steps}` : '');
+    this.#status(steps > 0 ? this.#t('element.step_n_of_total', { n: this.#position.position - this.#start, total: steps }) : '');
   }
 
   #clusterView(picture) {
-    const title = picture.ns ? `${picture.ns}${picture.key ? ` · ${picture.key}` : ''} · ${picture.docs} docs` : 'no collection yet';
+    const title = picture.ns ? `${picture.ns}${picture.key ? ` · ${picture.key}` : ''} · ${this.#count(picture.docs, 'doc')}` : this.#t('element.no_collection_yet');
     return h('div', { part: 'cluster', role: 'group', 'aria-label': title },
       h('div', { class: 'status', text: title }),
       h('div', { class: 'cluster' }, ...picture.shards.map((s) => h('div', { class: 'shard', part: 'shard', 'data-shard': s.index % 8 },
@@ -429,21 +489,21 @@ export class ShardLabElement extends Base {
 
   /** A shard's heading: with the inspector shown, a button that asks why it holds what it holds. */
   #shardName(s) {
-    const text = `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${count(s.chunks.length, 'chunk')} · ${count(s.docs, 'doc')}`;
+    const text = `${s.name}${s.zones.length ? ` [${s.zones.join(', ')}]` : ''} · ${this.#count(s.chunks.length, 'chunk')} · ${this.#count(s.docs, 'doc')}`;
     if (!this.#shownViews.has('inspector')) return h('div', { class: 'name', text });
-    return h('button', { class: 'name link', part: 'shard-name', type: 'button', text, title: `Why does ${s.name} hold this?`, onclick: () => this.#inspect({ about: 'shard', shard: s.name }) });
+    return h('button', { class: 'name link', part: 'shard-name', type: 'button', text, title: this.#t('element.why_shard', { shard: s.name }), onclick: () => this.#inspect({ about: 'shard', shard: s.name }) });
   }
 
   /** A chunk: with the inspector shown, a button that opens it there. */
   #chunk(c, s) {
-    const title = `${c.min} → ${c.max} · ${count(c.docs, 'doc')}${c.jumbo ? ' · jumbo' : ''}`;
+    const title = `${c.min} → ${c.max} · ${this.#count(c.docs, 'doc')}${c.jumbo ? ' · jumbo' : ''}`;
     const attrs = { class: c.jumbo ? 'chunk jumbo' : 'chunk', part: 'chunk', 'data-shard': s.index % 8, title };
     if (!this.#shownViews.has('inspector')) return h('span', attrs);
-    return h('button', { ...attrs, type: 'button', 'aria-label': `chunk ${title} on ${s.name}`, onclick: () => this.#inspect({ about: 'chunk', key: c.key }) });
+    return h('button', { ...attrs, type: 'button', 'aria-label': this.#t('element.chunk_on_shard', { chunk: title, shard: s.name }), onclick: () => this.#inspect({ about: 'chunk', key: c.key }) });
   }
 
   #keybar(picture) {
-    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': `key space of ${picture.ns}: ${count(picture.bar.length, 'chunk')}` },
+    return h('div', { class: 'keybar', part: 'keybar', role: 'img', 'aria-label': this.#t('element.key_space_of', { ns: picture.ns, chunks: this.#count(picture.bar.length, 'chunk') }) },
       ...picture.bar.map((b) => h('span', { 'data-shard': b.shard % 8, style: `width: ${Math.max(0, (b.hi - b.lo) * 100)}%`, title: b.min })));
   }
 
@@ -457,9 +517,13 @@ export class ShardLabElement extends Base {
   /** The key-space heatmap: inserts per key range (up the side) per stretch of steps (across). */
   async #heatmap(picture) {
     const box = h('figure', { class: 'heatmap', part: 'heatmap' });
-    if (!picture.sharded) return box.append(h('figcaption', { class: 'status', text: 'The heatmap appears once the collection is sharded.' })), box;
+    if (!picture.sharded) {
+      box.append(h('figcaption', { class: 'status', text: this.#t('element.heatmap_unsharded') }));
+      return box;
+    }
     const heat = await this.#session.heat(picture.ns, { rows: HEAT_ROWS, columns: HEAT_COLUMNS });
-    const canvas = h('canvas', { width: HEAT_COLUMNS * 8, height: HEAT_ROWS * 4, role: 'img', 'aria-label': `inserts by key range over ${count(heat.steps, 'step')}: ${heat.pattern?.[0] ?? heat.empty ?? ''}`, title: heat.axis });
+    const label = this.#t('element.heatmap_label', { steps: this.#count(heat.steps, 'step'), pattern: heat.pattern?.[0] ?? heat.empty ?? '' });
+    const canvas = h('canvas', { width: HEAT_COLUMNS * 8, height: HEAT_ROWS * 4, role: 'img', 'aria-label': label, title: heat.axis });
     paintHeat(canvas, heat, (i) => this.#shardColor(i));
     const caption = heat.pattern ? `${heat.pattern[0]}: ${heat.pattern[1]}` : heat.empty ?? '';
     box.append(canvas, h('figcaption', { class: 'status', text: caption }));
@@ -473,13 +537,16 @@ export class ShardLabElement extends Base {
 
   /** What the engine says about the chunk, shard or round clicked, or about the latest insert. */
   async #inspector(picture) {
-    const box = h('section', { class: 'inspector', part: 'inspector', 'aria-label': 'inspector' });
-    if (!picture.sharded) return box.append(h('p', { class: 'status', text: 'The inspector explains chunks once the collection is sharded.' })), box;
+    const box = h('section', { class: 'inspector', part: 'inspector', 'aria-label': this.#t('element.inspector') });
+    if (!picture.sharded) {
+      box.append(h('p', { class: 'status', text: this.#t('element.inspector_unsharded') }));
+      return box;
+    }
     const seen = await this.#session.inspect(picture.ns, this.#inspecting).catch((err) => ({ failed: err.message }));
-    const lines = inspectionLines(seen);
-    const round = h('button', { type: 'button', part: 'button', text: 'Balancer: why?', onclick: () => this.#inspect({ about: 'round' }) });
+    const lines = inspectionLines(seen, (key, args) => this.#t(key, args), (n, noun) => this.#count(n, noun));
+    const round = h('button', { type: 'button', part: 'button', text: this.#t('element.balancer_why'), onclick: () => this.#inspect({ about: 'round' }) });
     box.append(...lines, h('div', { class: 'row' }, round));
-    if (lines.length === 0) box.prepend(h('p', { class: 'status', text: 'Click a chunk or a shard to see why it is where it is.' }));
+    if (lines.length === 0) box.prepend(h('p', { class: 'status', text: this.#t('element.inspector_hint') }));
     return box;
   }
 
@@ -490,9 +557,13 @@ export class ShardLabElement extends Base {
       return { error: err.message };
     });
     const { rows, error } = await this.#compared;
-    const box = h('section', { class: 'compare', part: 'compare', 'aria-label': 'comparison' });
-    if (error) return box.append(h('p', { class: 'problem', role: 'alert', text: error })), box;
-    const head = h('tr', {}, ...['key', 'inserts per shard', 'busiest shard', 'one-shard queries', 'all-shard queries', 'jumbo'].map((t) => h('th', { text: t })));
+    const box = h('section', { class: 'compare', part: 'compare', 'aria-label': this.#t('element.comparison') });
+    if (error) {
+      box.append(h('p', { class: 'problem', role: 'alert', text: error }));
+      return box;
+    }
+    const columns = ['key', 'inserts', 'busiest', 'one_shard', 'all_shards', 'jumbo'];
+    const head = h('tr', {}, ...columns.map((c) => h('th', { text: this.#t(`element.compare_${c}`) })));
     const body = rows.map((r) => h('tr', {},
       h('th', { scope: 'row', text: r.label }),
       h('td', { text: r.insertsPerShard.map(([s, n]) => `${s}: ${n}`).join(' · ') }),
@@ -527,7 +598,7 @@ export class ShardLabElement extends Base {
     }
     const out = h('pre', { class: 'console', part: 'console' }, ...lines);
     if (this.hasAttribute('readonly')) return out;
-    const input = h('input', { 'aria-label': 'mongosh command', placeholder: 'type a command, Enter runs it', part: 'input' });
+    const input = h('input', { 'aria-label': this.#t('element.command_label'), placeholder: this.#t('element.command_placeholder'), part: 'input' });
     input.addEventListener('keydown', (ev) => {
       if (ev.key !== 'Enter' || !input.value.trim()) return;
       const command = input.value;
@@ -545,10 +616,10 @@ export class ShardLabElement extends Base {
     const steps = this.#position.length - this.#start;
     const at = this.#position.position - this.#start;
     bar.replaceChildren(
-      h('button', { part: 'button', type: 'button', text: playing ? 'Pause' : 'Play', disabled: !playing && at >= steps, onclick: () => (playing ? this.pause() : this.play()) }),
-      h('button', { part: 'button', type: 'button', text: 'Back', disabled: at <= 0, onclick: () => this.step(-1) }),
-      h('button', { part: 'button', type: 'button', text: 'Step', disabled: at >= steps, onclick: () => this.step(1) }),
-      h('button', { part: 'button', type: 'button', text: 'Reset', disabled: at <= 0, onclick: () => this.reset() }),
+      h('button', { part: 'button', type: 'button', text: this.#t(playing ? 'element.pause' : 'element.play'), disabled: !playing && at >= steps, onclick: () => (playing ? this.pause() : this.play()) }),
+      h('button', { part: 'button', type: 'button', text: this.#t('element.back'), disabled: at <= 0, onclick: () => this.step(-1) }),
+      h('button', { part: 'button', type: 'button', text: this.#t('element.step'), disabled: at >= steps, onclick: () => this.step(1) }),
+      h('button', { part: 'button', type: 'button', text: this.#t('element.reset'), disabled: at <= 0, onclick: () => this.reset() }),
     );
   }
 
@@ -572,18 +643,29 @@ export class ShardLabElement extends Base {
     const names = Array.from({ length: shards }, (_, i) => `shard${String(i + 1).padStart(2, '0')}`);
     const code = this.#inlineScript();
     const start = this.#choice('loading', LOADINGS, 'lazy') === 'click'
-      ? h('button', { part: 'button', type: 'button', text: 'Run', onclick: () => this.#load().catch(() => {}) })
+      ? h('button', { part: 'button', type: 'button', text: this.#t('element.run'), onclick: () => this.#load().catch(() => {}) })
       : null;
     this.#parts.body.replaceChildren(h('div', { class: 'poster', part: 'poster' },
       h('div', { class: 'cluster' }, ...names.map((n, i) => h('div', { class: 'shard', part: 'shard', 'data-shard': i % 8 }, h('div', { class: 'name', text: n }), h('div', { class: 'chunks' })))),
       h('pre', { text: dedent(code).slice(0, 4000) }),
       start));
-    this.#status(start ? 'Run to start' : 'Not loaded yet');
+    this.#status(this.#t(start ? 'element.run_to_start' : 'element.not_loaded'));
   }
 
   #problem(text) {
     this.#parts.body?.replaceChildren(h('p', { class: 'problem', part: 'error', role: 'alert', text }));
     this.#status('');
+  }
+
+  /** The words of `key` in the element's language, with `{name}` filled from `args`. */
+  #t(key, args = {}) {
+    return fill(this.#words[key] ?? WORDS[key], args);
+  }
+
+  /** `n` of a noun (`chunk`, `doc`) in the element's language, by Intl.PluralRules. */
+  #count(n, noun) {
+    const form = new Intl.PluralRules(this.#wordsTag ?? 'en').select(n) === 'one' ? 'one' : 'other';
+    return this.#t(`words.${noun}.${form}`, { n });
   }
 
   #status(text) {
@@ -640,6 +722,16 @@ export class ShardLabElement extends Base {
     this.#shownViews = this.#views();
     const lang = this.getAttribute('lang');
     if (lang && LANG.test(lang)) frame.lang = lang;
+    const tag = catalogueTag(lang && LANG.test(lang) ? lang : '');
+    if (tag !== this.#wordsTag) {
+      this.#wordsTag = tag;
+      wordsIn(tag).then((words) => {
+        if (this.#wordsTag !== tag) return;
+        this.#words = words;
+        if (this.#state === 'ready') this.#draw().catch(() => {});
+        else if (this.#parts.body?.querySelector('.poster')) this.#poster();
+      });
+    }
     this.#applyTheme();
     this.#draw().catch(() => {});
   }

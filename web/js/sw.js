@@ -1,6 +1,7 @@
 // ShardLab's service worker: after one visit, everything the page can need (the page, both
-// wasm modules and their glue, the engine's worker, the lessons, the glossary) is kept in a
-// cache, so the playground, every tab and every lesson work offline. The build
+// wasm modules and their glue, the engine's worker, the lessons, the glossary, the
+// translations in static/i18n) is kept in a cache, so the playground, every tab and every
+// lesson work offline, in every language. The build
 // (scripts/offline.mjs) puts the list of files, their bytes and a version above this line.
 /* global FILES, BYTES, VERSION */
 const CACHE = `shardlab-${VERSION}`;

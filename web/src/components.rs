@@ -11,6 +11,7 @@ pub mod heatmap;
 pub mod insights;
 pub mod inspector;
 pub mod key_bar;
+pub mod lang_switch;
 pub mod notice;
 pub mod presenter;
 pub mod query;

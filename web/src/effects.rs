@@ -7,5 +7,6 @@ pub mod driver;
 pub mod export;
 pub mod glossary;
 pub mod host;
+pub mod language;
 pub mod lessons;
 pub mod startup;

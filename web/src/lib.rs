@@ -11,8 +11,8 @@ pub mod effects;
 pub mod model;
 pub mod platform;
 
-pub use effects::{comparison, driver, export, glossary, host, lessons, startup};
-pub use model::{palette, scenes, state, words};
+pub use effects::{comparison, driver, export, glossary, host, language, lessons, startup};
+pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{
     engine_client, network, recovery, scene_channel, sessions, share, shortcuts, storage,
 };

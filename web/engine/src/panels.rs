@@ -509,6 +509,15 @@ fn landing(held: &Held, ns: &str) -> Option<LandingView> {
         ),
         shard: cluster.shard_name(l.shard).to_string(),
         why: l.explanation.sentence.clone(),
+        why_messages: l
+            .explanation
+            .messages
+            .iter()
+            .map(|m| {
+                let args = m.args.iter().map(|(n, v)| (n.to_string(), v.clone()));
+                (m.id.to_string(), args.collect())
+            })
+            .collect(),
     })
 }
 

@@ -185,8 +185,12 @@ pub struct LandingView {
     pub chunk: (String, String),
     /// Its shard.
     pub shard: String,
-    /// Why.
+    /// Why, in English.
     pub why: String,
+    /// Why, as messages of the page's text catalogue (an id and its placeholders' values
+    /// each), for a page to word in its reader's language; `why` is their English.
+    #[serde(default)]
+    pub why_messages: Vec<(String, Vec<(String, String)>)>,
 }
 
 /// A page of a chunk's documents, with the chunk's explanations.

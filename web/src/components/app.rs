@@ -11,6 +11,7 @@ use super::heatmap::Heatmap;
 use super::insights::Insights;
 use super::inspector::Inspector;
 use super::key_bar::KeyBar;
+use super::lang_switch::LangSwitch;
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
 use super::recent::RecentSessions;
@@ -22,6 +23,9 @@ use super::timeline_panel::TimelinePanel;
 use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel};
 use super::workshop::use_workshop;
 use crate::driver::Driver;
+use crate::i18n::Lang;
+use crate::i18n::{t, tf, K};
+use crate::language;
 use crate::recovery;
 use crate::sessions;
 use crate::share::PageOptions;
@@ -79,6 +83,7 @@ impl Messages {
 /// The root component.
 #[function_component(App)]
 pub fn app() -> Html {
+    let _lang = crate::i18n::use_lang();
     let options = use_memo((), |_| {
         let location = gloo::utils::window().location();
         PageOptions::from_address(
@@ -86,10 +91,16 @@ pub fn app() -> Html {
             &location.hash().unwrap_or_default(),
         )
     });
+    let (lang, on_lang, lang_setter) = use_language();
     let state = use_reducer(Playground::default);
     let started = use_state(|| None::<Started>);
     let banner = use_state(|| None::<Banner>);
-    let driver = use_driver(&state, &options, started.setter(), banner.setter());
+    let driver = use_driver(
+        &state,
+        &options,
+        (started.setter(), banner.setter()),
+        lang_setter,
+    );
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
     // Whether the comparison tab was ever opened (it is mounted from then on).
@@ -140,7 +151,7 @@ pub fn app() -> Html {
     );
 
     if options.embed {
-        return embed_view(&state, &dispatch, &options, &messages);
+        return provide(lang, embed_view(&state, &dispatch, &options, &messages));
     }
     use_playground_keys(&state, &dispatch, mode);
 
@@ -162,8 +173,32 @@ pub fn app() -> Html {
         on_target,
         targeted: (*targeted).clone(),
         offline,
+        lang,
+        on_lang,
     };
-    view.html(&state, &dispatch, &messages)
+    provide(lang, view.html(&state, &dispatch, &messages))
+}
+
+/// The page in the language `lang`: every component that reads it redraws when it changes.
+fn provide(lang: Lang, body: Html) -> Html {
+    html! { <ContextProvider<Lang> context={lang}>{ body }</ContextProvider<Lang>> }
+}
+
+/// The page's language (see [`language`]): chosen at the start (by [`use_driver`], before
+/// the session opens), then by the header's switch, which remembers the choice. A language
+/// shows once its words are in.
+#[hook]
+fn use_language() -> (Lang, Callback<Lang>, UseStateSetter<Lang>) {
+    let lang = use_state(|| Lang::En);
+    let on_lang = {
+        let lang = lang.clone();
+        use_callback((), move |wanted: Lang, _| {
+            language::remember(wanted);
+            let lang = lang.clone();
+            language::switch(wanted, move || lang.set(wanted));
+        })
+    };
+    (*lang, on_lang, lang.setter())
 }
 
 /// What the full page draws beside the state: the workshop switch, the Compare tab's
@@ -183,6 +218,9 @@ struct FullView {
     targeted: Vec<String>,
     /// The bytes kept for offline use, once everything is kept.
     offline: Option<f64>,
+    /// The page's language, and its switch.
+    lang: Lang,
+    on_lang: Callback<Lang>,
 }
 
 impl FullView {
@@ -206,6 +244,8 @@ impl FullView {
             on_target,
             targeted,
             offline,
+            lang,
+            on_lang,
         } = self;
         let mode = state.mode;
         html! {
@@ -213,16 +253,17 @@ impl FullView {
                 data-scene-hide={super::scenes_panel::hidden_panels(state)}>
                 <header class="masthead">
                     <h1>{ "ShardLab" }</h1>
-                    <p class="tagline">{ "Watch a MongoDB shard key decide where your documents go." }</p>
+                    <p class="tagline">{ t(K::AppWatchAMongodbShardKey) }</p>
                     if let Some(bytes) = offline {
                         <span class="offline-ready" data-testid="offline-ready" role="status"
-                            title={format!("Everything the playground needs is kept in this browser ({:.1} MB): it works without the network.", bytes / 1e6)}>
-                            { "✓ Works offline" }
+                            title={tf(K::AppEverythingThePlaygroundNeedsIs, &[("e6", &format!("{:.1}", bytes / 1e6))])}>
+                            { t(K::AppWorksOffline) }
                         </span>
                     }
                     <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
                     <RecentSessions on_open={on_reopen} />
                     <ShortcutsHelp />
+                    <LangSwitch lang={lang} on_change={on_lang} />
                 </header>
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={workshop} on_workshop={toggle_workshop} />
@@ -279,9 +320,13 @@ impl FullView {
 fn use_driver(
     state: &UseReducerHandle<Playground>,
     options: &Rc<PageOptions>,
-    started: UseStateSetter<Option<Started>>,
-    banner: UseStateSetter<Option<Banner>>,
+    setters: (
+        UseStateSetter<Option<Started>>,
+        UseStateSetter<Option<Banner>>,
+    ),
+    lang: UseStateSetter<Lang>,
 ) -> Driver {
+    let (started, banner) = setters;
     let embed = options.embed;
     let latest = use_mut_ref(|| Rc::new((**state).clone()));
     *latest.borrow_mut() = Rc::new((**state).clone());
@@ -301,6 +346,8 @@ fn use_driver(
         use_effect_with((), move |_| {
             driver.catalog();
             wasm_bindgen_futures::spawn_local(async move {
+                // The page's language first, so that what the start says is in it.
+                lang.set(language::start(options.lang.as_deref()).await);
                 // An embedded view never reads or writes the saved sessions.
                 if !options.embed {
                     sessions::load().await;
@@ -550,9 +597,9 @@ fn use_unknown_options(
         if *up && !unknown.is_empty() && !*told.borrow() {
             *told.borrow_mut() = true;
             let names: Vec<String> = unknown.iter().map(|n| format!("'{n}'")).collect();
-            let text = format!(
-                "The address has options ShardLab does not know, which were ignored: {}.",
-                names.join(", ")
+            let text = tf(
+                K::AppTheAddressHasOptionsShardlab,
+                &[("n", &(names.join(", ")))],
             );
             let notice = match &state.notice {
                 Some(n) => Notice {
@@ -650,10 +697,12 @@ fn embed_view(
     messages: &Messages,
 ) -> Html {
     let lesson = state.lesson().cloned();
-    let title = lesson
-        .as_ref()
-        .map(|l| l.title.clone())
-        .unwrap_or_else(|| format!("{} on {}", state.settings.ns, state.frame.key));
+    let title = lesson.as_ref().map(|l| l.title.clone()).unwrap_or_else(|| {
+        tf(
+            K::AppNsOnKey,
+            &[("ns", &state.settings.ns), ("key", &state.frame.key)],
+        )
+    });
     html! {
         <div class={classes!("page", "embed", options.readonly.then_some("readonly"))} data-testid="embed">
             <header class="embed-head">

@@ -1,5 +1,6 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
+use crate::i18n::{t, tf, K};
 use crate::palette::{heat_step, shard_style};
 use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_TO};
 use crate::words::count;
@@ -20,11 +21,12 @@ pub struct ClusterPanelProps {
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     if !props.state.ready {
         // Until the engine's first answer there is no cluster to draw, only the wait.
         return html! {
-            <section class="panel cluster" aria-label="Cluster" data-testid="cluster" aria-busy="true">
-                <p class="summary muted" data-testid="starting">{ "Starting the engine…" }</p>
+            <section class="panel cluster" aria-label={t(K::ClusterViewCluster)} data-testid="cluster" aria-busy="true">
+                <p class="summary muted" data-testid="starting">{ t(K::ClusterViewStartingTheEngine) }</p>
             </section>
         };
     }
@@ -57,21 +59,21 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
         props.state.rev,
     );
     html! {
-        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label="Cluster" data-testid="cluster" data-last-window={props.state.view.hot_counted.to_string()}>
+        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster" data-last-window={props.state.view.hot_counted.to_string()}>
             <div class="cluster-head">
                 <p class="summary" data-testid="summary">
                     if v.sharded {
-                        { format!("{} sharded on {} · {} · {}", props.state.settings.ns, v.key, count(v.docs, "document"), count(v.chunks, "chunk")) }
+                        { tf(K::ClusterViewNsShardedOnKeyN, &[("ns", &props.state.settings.ns), ("key", &v.key), ("n", &(count(v.docs, "document"))), ("n2", &(count(v.chunks, "chunk")))]) }
                     } else {
-                        { format!("{} is not sharded yet", props.state.settings.ns) }
+                        { tf(K::ClusterViewNsIsNotShardedYet, &[("ns", &props.state.settings.ns)]) }
                     }
                 </p>
                 if v.sharded {
-                    <button class="link-button" data-testid="why-balancer" title="Why the balancer moves, or leaves, this collection's chunks"
-                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ "Balancer: why?" }</button>
+                    <button class="link-button" data-testid="why-balancer" title={t(K::ClusterViewWhyTheBalancerMovesOr)}
+                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ t(K::ClusterViewBalancerWhy) }</button>
                 }
                 <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
-                    { "+ Add shard" }
+                    { t(K::ClusterViewAddShard) }
                 </button>
             </div>
             <div class="shards" style={format!("--columns: {}", v.shards.len().max(1))}>
@@ -146,6 +148,7 @@ struct ShardColumnProps {
 /// change; its chunk blocks likewise.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     // Whether the column draws all its chunks: from the first scroll or focus inside it.
     let all = use_state_eq(|| false);
     let show_all = {
@@ -172,6 +175,7 @@ struct ChunkBlockProps {
 
 #[function_component(ChunkBlock)]
 fn chunk_block_component(props: &ChunkBlockProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     if props.far {
         far_chunk_block(&props.shard, &props.chunk)
     } else {
@@ -237,15 +241,15 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
     html! {
         <section class={classes!("shard", s.draining.then_some("draining"), targeted.then_some("targeted"))} style={shard_style(s.index)}
             data-testid="shard" data-shard-id={shard_id.clone()} data-last-inserts={last_inserts.to_string()}
-            data-targeted={if targeted { "true" } else { "false" }} aria-label={format!("Shard {}", s.name)}>
+            data-targeted={if targeted { "true" } else { "false" }} aria-label={tf(K::ClusterViewShardName, &[("name", &s.name)])}>
             <header class="shard-head">
                 <h2 class="shard-name">{ s.name.clone() }</h2>
-                <button class="link-button" title={format!("Why {} holds what it holds", s.name)}
-                    aria-label={format!("Why does {} hold what it holds?", s.name)} data-testid="why-shard"
-                    onclick={why}>{ "why?" }</button>
-                <button class="link-button" title={format!("Drain {} (removeShard)", s.name)}
-                    aria-label={format!("Drain {}", s.name)} data-testid="drain" onclick={drain}>
-                    { if s.draining { "draining…" } else { "drain" } }
+                <button class="link-button" title={tf(K::ClusterViewWhyNameHoldsWhatIt, &[("name", &s.name)])}
+                    aria-label={tf(K::ClusterViewWhyDoesNameHoldWhat, &[("name", &s.name)])} data-testid="why-shard"
+                    onclick={why}>{ t(K::ClusterViewWhy) }</button>
+                <button class="link-button" title={tf(K::ClusterViewDrainNameRemoveshard, &[("name", &s.name)])}
+                    aria-label={tf(K::ClusterViewDrainName, &[("name", &s.name)])} data-testid="drain" onclick={drain}>
+                    { if s.draining { t(K::ClusterViewDraining) } else { t(K::ClusterViewDrain) } }
                 </button>
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
@@ -255,7 +259,7 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
                 <span>{ s.size.clone() }</span>
             </p>
             if !s.zones.is_empty() {
-                <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ format!("zone {z}") }</span> }) }</p>
+                <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ tf(K::ClusterViewZoneZ, &[("z", &z)]) }</span> }) }</p>
             }
             <ol class="chunks" onscroll={on_scroll} onfocusin={on_focus}>
                 { for blocks }
@@ -330,14 +334,14 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             tabindex="0" role="button" {onclick} {onkeydown}
             data-landed={if props.landed { "true" } else { "false" }}
             aria-pressed={if props.selected { "true" } else { "false" }}
-            aria-label={format!("Chunk from {} to {}, {}{}", c.min, c.max, count(c.docs, "document"), if c.jumbo { ", jumbo" } else { "" })}
-            title={format!("last modified {}", c.last_modified)}>
+            aria-label={tf(K::ClusterViewChunkFromMinToMax, &[("min", &c.min), ("max", &c.max), ("n", &(count(c.docs, "document"))), ("n2", &(if c.jumbo { t(K::ClusterViewJumbo) } else { "" }))])}
+            title={tf(K::ClusterViewLastModifiedLastModified, &[("last_modified", &c.last_modified)])}>
             if badges {
                 <div class="badges">
-                    if c.is_min { <span class="badge badge-min">{ "MinKey chunk" }</span> }
-                    if c.is_max { <span class="badge badge-max">{ "MaxKey chunk" }</span> }
+                    if c.is_min { <span class="badge badge-min">{ t(K::ClusterViewMinkeyChunk) }</span> }
+                    if c.is_max { <span class="badge badge-max">{ t(K::ClusterViewMaxkeyChunk) }</span> }
                     if c.jumbo { <span class="badge badge-jumbo">{ "jumbo" }</span> }
-                    if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ format!("from {from}") }</span> }
+                    if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ tf(K::ClusterViewFromFrom, &[("from", &from)]) }</span> }
                 </div>
             }
             <code class="range" title={format!("[{}, {})", c.min, c.max)}>

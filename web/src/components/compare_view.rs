@@ -6,6 +6,7 @@ use super::query::use_engine_query;
 use crate::comparison::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
+use crate::i18n::{t, tf, K};
 use crate::palette::shard_style;
 use crate::words::count;
 use shardlab_protocol::{Call, Reply};
@@ -32,6 +33,7 @@ pub struct CompareViewProps {
 /// The comparison page.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = {
         let published = props.published.clone();
         use_reducer(move || {
@@ -72,7 +74,7 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
     };
     let rows: Vec<CompareRow> = state.columns.iter().filter_map(|c| c.row.clone()).collect();
     html! {
-        <section class="panel compare" aria-label="Compare shard keys" data-testid="compare">
+        <section class="panel compare" aria-label={t(K::CompareViewCompareShardKeys)} data-testid="compare">
             { compare_head(&state, &dispatch) }
             <div class="compare-columns" style={format!("--columns: {}", state.columns.len())}>
                 { for state.columns.iter().enumerate().map(|(i, c)| html! {
@@ -82,7 +84,7 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
                 }) }
                 if state.columns.len() < MAX_COLUMNS {
                     <button class="secondary compare-add" data-testid="compare-add"
-                        onclick={dispatch.reform(|_| CompareAction::AddColumn)}>{ "+ Add a configuration" }</button>
+                        onclick={dispatch.reform(|_| CompareAction::AddColumn)}>{ t(K::CompareViewAddAConfiguration) }</button>
                 }
             </div>
             { summary_table(&rows) }
@@ -137,39 +139,37 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
     html! {
         <div class="compare-head">
             <div>
-                <h2>{ "Compare shard keys side by side" }</h2>
-                <p class="muted">{ format!(
-                    "Each column is its own 3-shard cluster with {} KiB chunks. Every tick inserts the same {} documents into all of them, then runs a balancer round.",
-                    state.chunk_size / 1024, state.batch) }</p>
+                <h2>{ t(K::CompareViewCompareShardKeysSideBy) }</h2>
+                <p class="muted">{ tf(K::CompareViewEachColumnIsItsOwn, &[("n", &(state.chunk_size / 1024)), ("batch", &state.batch)]) }</p>
             </div>
             <div class="transport compare-transport">
                 <label class="field">
-                    <span>{ "Workload" }</span>
-                    <select data-testid="compare-workload" onchange={on_workload} aria-label="Comparison workload">
+                    <span>{ t(K::CompareViewWorkload) }</span>
+                    <select data-testid="compare-workload" onchange={on_workload} aria-label={t(K::CompareViewComparisonWorkload)}>
                         { for COMPARE_WORKLOADS.iter().map(|w| html! {
                             <option value={*w} selected={*w == state.workload}>{ *w }</option>
                         }) }
                     </select>
                 </label>
-                <div class="buttons" role="group" aria-label="Comparison playback">
+                <div class="buttons" role="group" aria-label={t(K::CompareViewComparisonPlayback)}>
                     if state.playing {
-                        <button class="primary" data-testid="compare-play" aria-label="Pause the comparison"
-                            onclick={dispatch.reform(|_| CompareAction::Pause)}>{ "Pause" }</button>
+                        <button class="primary" data-testid="compare-play" aria-label={t(K::CompareViewPauseTheComparison)}
+                            onclick={dispatch.reform(|_| CompareAction::Pause)}>{ t(K::CompareViewPause) }</button>
                     } else {
-                        <button class="primary" data-testid="compare-play" aria-label="Play the comparison"
-                            onclick={dispatch.reform(|_| CompareAction::Play)}>{ "Play" }</button>
+                        <button class="primary" data-testid="compare-play" aria-label={t(K::CompareViewPlayTheComparison)}
+                            onclick={dispatch.reform(|_| CompareAction::Play)}>{ t(K::CompareViewPlay) }</button>
                     }
-                    <button data-testid="compare-step" aria-label="Step the comparison"
-                        onclick={dispatch.reform(|_| CompareAction::Step)}>{ "Step ›" }</button>
+                    <button data-testid="compare-step" aria-label={t(K::CompareViewStepTheComparison)}
+                        onclick={dispatch.reform(|_| CompareAction::Step)}>{ t(K::CompareViewStep) }</button>
                     <button class="secondary" data-testid="compare-reset"
-                        onclick={dispatch.reform(|_| CompareAction::Reset)}>{ "Reset" }</button>
+                        onclick={dispatch.reform(|_| CompareAction::Reset)}>{ t(K::CompareViewReset) }</button>
                 </div>
-                <div class="progress" role="progressbar" aria-label="Comparison progress"
+                <div class="progress" role="progressbar" aria-label={t(K::CompareViewComparisonProgress)}
                     aria-valuemin="0" aria-valuemax={state.total.to_string()} aria-valuenow={done.to_string()}
                     data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}
                     data-settled={state.settled().to_string()} aria-busy={(!state.settled()).to_string()}>
                     <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                    <span class="progress-text">{ format!("{done} / {} docs", state.total) }</span>
+                    <span class="progress-text">{ tf(K::CompareViewDoneTotalDocs, &[("done", &done), ("total", &state.total)]) }</span>
                 </div>
             </div>
         </div>
@@ -190,19 +190,19 @@ fn summary_table(rows: &[CompareRow]) -> Html {
                 <caption>{ format!("Where the writes went, and how the query mix below is routed. The hottest-shard share counts the latest {window} inserts: near 100% means one shard takes every write; an even spread over three shards is about 33%.") }</caption>
                 <thead>
                     <tr>
-                        <th scope="col">{ "Configuration" }</th>
-                        <th scope="col">{ "Inserts per shard" }</th>
-                        <th scope="col" class="num">{ format!("Hottest shard (last {window})") }</th>
-                        <th scope="col" class="num">{ "Chunks" }</th>
-                        <th scope="col" class="num">{ "Jumbo" }</th>
-                        <th scope="col">{ "Query routing: single / multi / scatter" }</th>
+                        <th scope="col">{ t(K::CompareViewConfiguration) }</th>
+                        <th scope="col">{ t(K::CompareViewInsertsPerShard) }</th>
+                        <th scope="col" class="num">{ tf(K::CompareViewHottestShardLastWindow, &[("window", &window)]) }</th>
+                        <th scope="col" class="num">{ t(K::CompareViewChunks) }</th>
+                        <th scope="col" class="num">{ t(K::CompareViewJumbo) }</th>
+                        <th scope="col">{ t(K::CompareViewQueryRoutingSingleMultiScatter) }</th>
                     </tr>
                 </thead>
                 <tbody>
                     { for rows.iter().map(|r| summary_row(r, hottest, rows.len() > 1)) }
                 </tbody>
             </table>
-            <p class="muted query-mix">{ "Query mix: " }
+            <p class="muted query-mix">{ t(K::CompareViewQueryMix) }
                 { for COMPARE_QUERIES.iter().map(|text| html! { <code>{ *text }</code> }) }
             </p>
         </div>
@@ -240,7 +240,7 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             data-scatter={format!("{scatter:.4}")}>
             <th scope="row"><code>{ r.label.clone() }</code></th>
             <td>
-                <div class="stack" role="img" aria-label={format!("inserts per shard: {}", inserts(", "))}>
+                <div class="stack" role="img" aria-label={tf(K::CompareViewInsertsPerShardN, &[("n", &(inserts(", ")))])}>
                     { for r.inserts_per_shard.iter().enumerate().map(|(i, (s, n))| html! {
                         <div class="seg"
                             style={format!("{} width: {:.2}%; background: var(--shard-colour); background-image: var(--shard-pattern)", shard_style(i as u32), *n as f64 * 100.0 / total.max(1) as f64)}
@@ -253,7 +253,7 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             <td class="num">{ chunks }</td>
             <td class={classes!("num", (r.jumbo_chunks > 0).then_some("worst"))}>{ r.jumbo_chunks }</td>
             <td>
-                <div class="stack" role="img" aria-label={format!("single {}, multi {}, scatter {}", pct(single), pct(multi), pct(scatter))}>
+                <div class="stack" role="img" aria-label={tf(K::CompareViewSingleNMultiN2Scatter, &[("n", &(pct(single))), ("n2", &(pct(multi))), ("n3", &(pct(scatter)))])}>
                     <div class="seg single" style={format!("width: {:.1}%", single * 100.0)}></div>
                     <div class="seg multi" style={format!("width: {:.1}%", multi * 100.0)}></div>
                     <div class="seg scatter" style={format!("width: {:.1}%", scatter * 100.0)}></div>
@@ -290,6 +290,7 @@ pub struct CompareColumnProps {
 /// One configuration: its key and version editors and a compact picture of its cluster.
 #[function_component(CompareColumnView)]
 pub fn compare_column_view(props: &CompareColumnProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let column = &props.column.0;
     let i = props.index;
     let draft = use_state(|| column.key.clone());
@@ -318,26 +319,26 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let input_id = format!("compare-key-{i}");
     html! {
         <section class="compare-column" data-testid="compare-column" data-key={v.key.clone()}
-            data-version={column.version.clone()} aria-label={format!("Configuration {}", i + 1)}>
+            data-version={column.version.clone()} aria-label={tf(K::CompareViewConfigurationN, &[("n", &(i + 1))])}>
             <div class="compare-config">
                 <label class="field grow" for={input_id.clone()}>
-                    <span>{ "Shard key" }</span>
+                    <span>{ t(K::CompareViewShardKey) }</span>
                     <input id={input_id} type="text" value={(*draft).clone()} oninput={on_input}
                         onchange={on_change} onkeydown={on_keydown} spellcheck="false"
                         aria-invalid={validation.is_err().to_string()} data-testid="compare-key" />
                 </label>
                 <label class="field">
-                    <span>{ "Version" }</span>
-                    <select onchange={on_version} data-testid="compare-version" aria-label={format!("Version of configuration {}", i + 1)}>
+                    <span>{ t(K::CompareViewVersion) }</span>
+                    <select onchange={on_version} data-testid="compare-version" aria-label={tf(K::CompareViewVersionOfConfigurationN, &[("n", &(i + 1))])}>
                         { for ["5.0", "8.0"].iter().map(|m| html! {
                             <option value={*m} selected={*m == column.version}>{ *m }</option>
                         }) }
                     </select>
                 </label>
                 if props.removable {
-                    <button class="link-button" aria-label={format!("Remove configuration {}", i + 1)}
+                    <button class="link-button" aria-label={tf(K::CompareViewRemoveConfigurationN, &[("n", &(i + 1))])}
                         data-testid="compare-remove"
-                        onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ "remove" }</button>
+                        onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ t(K::CompareViewRemove) }</button>
                 }
             </div>
             if let Err(e) = &validation {
@@ -410,11 +411,11 @@ fn mini_bar(v: &Frame) -> Html {
         }
     }
     html! {
-        <div class="bar mini-bar" role="img" aria-label={format!("{} across the key space", count(v.bar.len() as u64, "chunk"))}>
+        <div class="bar mini-bar" role="img" aria-label={tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(count(v.bar.len() as u64, "chunk")))])}>
             { for v.bar.iter().zip(&mins).map(|(b, min)| html! {
                 <div class="segment"
                     style={format!("{} left: {:.3}%; width: {:.3}%", shard_style(b.shard), b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
-                    title={format!("chunk starting at {min}")}></div>
+                    title={tf(K::CompareViewChunkStartingAtMin, &[("min", &min)])}></div>
             }) }
             { for v.ticks.iter().map(|t| html! {
                 <span class={classes!("tick", t.fresh.then_some("new"))} style={format!("left: {:.3}%", t.at * 100.0)}></span>
@@ -432,14 +433,14 @@ fn mini_shard(s: &ShardFrame) -> Html {
                 <strong>{ s.name.clone() }</strong>
                 <span class="muted">{ count(s.docs, "doc") }</span>
             </div>
-            <ol class="mini-chunks" aria-label={format!("{} on {}", count(chunks.len() as u64, "chunk"), s.name)}>
+            <ol class="mini-chunks" aria-label={tf(K::CompareViewNOnName, &[("n", &(count(chunks.len() as u64, "chunk"))), ("name", &s.name)])}>
                 { for chunks.iter().map(|c| html! {
                     <li class={classes!("mini-chunk", c.jumbo.then_some("jumbo"), (c.gained > 0).then_some("hot"),
                             c.is_max.then_some("is-max"), c.is_min.then_some("is-min"))}
                         data-testid="compare-chunk" data-min={c.min.clone()} data-max={c.max.clone()}
-                        title={format!("[{}, {}) · {}{}", c.min, c.max, count(c.docs, "doc"), if c.jumbo { " · jumbo" } else { "" })}>
-                        if c.is_max { <span aria-hidden="true">{ "Max" }</span> }
-                        else if c.is_min { <span aria-hidden="true">{ "Min" }</span> }
+                        title={format!("[{}, {}) · {}{}", c.min, c.max, count(c.docs, "doc"), if c.jumbo { t(K::CompareViewJumbo2) } else { "" })}>
+                        if c.is_max { <span aria-hidden="true">{ t(K::CompareViewMax) }</span> }
+                        else if c.is_min { <span aria-hidden="true">{ t(K::CompareViewMin) }</span> }
                         else if c.jumbo { <span aria-hidden="true">{ "J" }</span> }
                     </li>
                 }) }

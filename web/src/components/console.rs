@@ -2,6 +2,7 @@
 //! input the engine says is unfinished continues), Up and Down walk the history.
 
 use crate::engine_client;
+use crate::i18n::{t, K};
 use crate::state::{Action, ConsoleLine, LineKind};
 use shardlab_protocol::{Call, Reply};
 use std::rc::Rc;
@@ -54,6 +55,7 @@ fn use_long_busy(busy: bool) -> bool {
 /// The console.
 #[function_component(Console)]
 pub fn console(props: &ConsoleProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let text = use_state(String::new);
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);
@@ -75,8 +77,8 @@ pub fn console(props: &ConsoleProps) -> Html {
     let rows = (text.lines().count().max(1) as u32).min(8);
     let long_busy = use_long_busy(props.busy);
     html! {
-        <section class="panel console" aria-label="Console">
-            <h2>{ "mongosh console" }</h2>
+        <section class="panel console" aria-label={t(K::ConsoleConsole)}>
+            <h2>{ t(K::ConsoleMongoshConsole) }</h2>
             <div class="console-output" data-testid="console-output" ref={output_ref} role="log" aria-live="polite">
                 { for props.lines.iter().map(console_line) }
             </div>
@@ -84,14 +86,14 @@ pub fn console(props: &ConsoleProps) -> Html {
                 <span class="prompt-sign" aria-hidden="true">{ "test>" }</span>
                 <textarea data-testid="console-input" rows={rows.to_string()} value={(*text).clone()}
                     oninput={on_input} onkeydown={on_keydown} spellcheck="false"
-                    aria-label="Shell command: Enter runs it, Shift+Enter adds a line, Up and Down recall history"
+                    aria-label={t(K::ConsoleShellCommandEnterRunsIt)}
                     placeholder="sh.status()" />
             </div>
             if long_busy {
                 <p class="console-busy" role="status">
-                    { "Running… " }
+                    { t(K::ConsoleRunning) }
                     <button class="secondary" data-testid="console-cancel"
-                        onclick={props.dispatch.reform(|_| Action::Cancel)}>{ "Cancel" }</button>
+                        onclick={props.dispatch.reform(|_| Action::Cancel)}>{ t(K::ConsoleCancel) }</button>
                 </p>
             }
         </section>

@@ -3,6 +3,7 @@
 
 use super::query::use_engine_query;
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use crate::words::count;
 use shardlab_protocol::{Call, PageSetup, Reply, SetupPlan};
@@ -69,6 +70,7 @@ impl PartialEq for ControlsProps {
 /// The controls bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let settings = props.state.settings.clone();
     let draft = use_state(|| settings.clone());
     // The key change or new cluster waiting for the user's choice or confirmation.
@@ -102,25 +104,25 @@ pub fn controls(props: &ControlsProps) -> Html {
     let label = plan_label(&plan);
     let validation = plan_key(&plan);
     html! {
-        <section class="panel controls" aria-label="Scenario">
+        <section class="panel controls" aria-label={t(K::ControlsScenario)}>
             { collection_picker(&props.state, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
-                    <span>{ "Collection" }</span>
+                    <span>{ t(K::ControlsCollection) }</span>
                     <input class="narrow" value={draft.ns.clone()} spellcheck="false" data-testid="collection"
                         oninput={edit(&draft, |s, input| { s.ns = input.value(); true })}
-                        aria-label="Collection namespace" />
+                        aria-label={t(K::ControlsCollectionNamespace)} />
                 </label>
                 <label class="field grow">
-                    <span><Term id="shard-key" label="Shard key" /></span>
+                    <span><Term id="shard-key" label={t(K::CompareViewShardKey)} /></span>
                     <input data-testid="shard-key" value={draft.key.clone()}
                         oninput={edit(&draft, |s, input| { s.key = input.value(); true })}
-                        spellcheck="false" aria-label="Shard key"
+                        spellcheck="false" aria-label={t(K::CompareViewShardKey)}
                         aria-invalid={validation.is_err().to_string()}
                         aria-describedby="key-validation" />
                 </label>
                 <label class="check">
-                    <input type="checkbox" checked={draft.unique} aria-label="Unique shard key"
+                    <input type="checkbox" checked={draft.unique} aria-label={t(K::ControlsUniqueShardKey)}
                         onchange={edit(&draft, |s, input| { s.unique = input.checked(); true })} />
                     <span>{ "unique" }</span>
                 </label>
@@ -162,11 +164,11 @@ fn use_plan(state: &Playground, draft: &UseStateHandle<Settings>) -> SetupPlan {
 /// The apply button's label for a plan.
 fn plan_label(plan: &SetupPlan) -> &'static str {
     match plan {
-        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => "Nothing to apply",
-        SetupPlan::Step { shards: true, .. } => "Shard collection",
-        SetupPlan::Step { .. } => "Apply",
-        SetupPlan::ChangeKey { .. } => "Change the key…",
-        SetupPlan::NewCluster { .. } => "New cluster…",
+        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => t(K::ControlsNothingToApply),
+        SetupPlan::Step { shards: true, .. } => t(K::ControlsShardCollection),
+        SetupPlan::Step { .. } => t(K::ControlsApply),
+        SetupPlan::ChangeKey { .. } => t(K::ControlsChangeTheKey),
+        SetupPlan::NewCluster { .. } => t(K::ControlsNewCluster),
     }
 }
 
@@ -188,7 +190,7 @@ fn validation_line(validation: &Result<String, String>) -> Html {
             data-testid="key-validation" aria-live="polite">
             { match validation {
                 Ok(p) if p.is_empty() => String::new(),
-                Ok(p) => format!("✓ valid shard key {p}"),
+                Ok(p) => tf(K::ControlsValidShardKeyP, &[("p", &p)]),
                 Err(e) => e.clone(),
             } }
         </p>
@@ -230,13 +232,10 @@ fn choice_view(
                 })
             };
             html! {
-                <div class="choice" role="group" aria-label="Start a new cluster" data-testid="new-cluster">
-                    <p>{ format!(
-                        "The version mode and the shard count are fixed for a cluster's life: {} shards in {} mode need a new cluster, which starts empty. Your current session is kept, and a notice offers the way back to it.",
-                        draft.shards, draft.version
-                    ) }</p>
-                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ "Start the new cluster" }</button>
-                    <button class="secondary" onclick={cancel}>{ "Cancel" }</button>
+                <div class="choice" role="group" aria-label={t(K::ControlsStartANewCluster)} data-testid="new-cluster">
+                    <p>{ tf(K::ControlsTheVersionModeAndThe, &[("shards", &draft.shards), ("version", &draft.version)]) }</p>
+                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ t(K::ControlsStartTheNewCluster) }</button>
+                    <button class="secondary" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
                 </div>
             }
         }
@@ -268,33 +267,33 @@ fn change_key_view(
     let why = |r: &Result<String, String>| r.as_ref().err().cloned();
     let (refine_why, reshard_why) = (why(refine), why(reshard));
     html! {
-        <div class="choice" role="group" aria-label="Change the shard key" data-testid="key-change">
+        <div class="choice" role="group" aria-label={t(K::ControlsChangeTheShardKey)} data-testid="key-change">
             <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
             <div class="choice-row">
                 <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
-                    { format!("Refine to {new_key}") }
+                    { tf(K::ControlsRefineToNewKey, &[("new_key", &new_key)]) }
                 </button>
-                <span class="muted">{ refine_why.unwrap_or_else(|| "Keeps every document and chunk; adds an index on the new key first.".to_string()) }</span>
+                <span class="muted">{ refine_why.unwrap_or_else(|| t(K::ControlsKeepsEveryDocumentAndChunk).to_string()) }</span>
             </div>
             <div class="choice-row">
                 <button data-testid="key-reshard" disabled={reshard_why.is_some()} onclick={run(reshard.clone().unwrap_or_default())}>
-                    { format!("Reshard on {new_key}") }
+                    { tf(K::ControlsReshardOnNewKey, &[("new_key", &new_key)]) }
                 </button>
-                <span class="muted">{ reshard_why.unwrap_or_else(|| format!("Keeps the {docs} documents and redistributes them by the new key.")) }</span>
+                <span class="muted">{ reshard_why.unwrap_or_else(|| tf(K::ControlsKeepsTheDocsDocumentsAnd, &[("docs", &docs)])) }</span>
             </div>
             <div class="choice-row">
                 if **confirm_drop {
                     <button class="danger" data-testid="key-start-over-confirm" onclick={run(over.clone())}>
-                        { format!("Drop the {docs} documents and shard again") }
+                        { tf(K::ControlsDropTheDocsDocumentsAnd, &[("docs", &docs)]) }
                     </button>
                 } else {
                     <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
-                        { "Start over…" }
+                        { t(K::ControlsStartOver) }
                     </button>
                 }
-                <span class="muted">{ format!("Drops {ns} and shards it again, empty, on {new_key}.") }</span>
+                <span class="muted">{ tf(K::ControlsDropsNsAndShardsIt, &[("ns", &ns), ("new_key", &new_key)]) }</span>
             </div>
-            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ "Cancel" }</button>
+            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
         </div>
     }
 }
@@ -309,8 +308,8 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
         .iter()
         .map(|c| {
             let about = match (&c.key, &c.primary) {
-                (key, _) if !key.is_empty() => format!("sharded on {key}"),
-                (_, Some(primary)) => format!("unsharded, on {primary}"),
+                (key, _) if !key.is_empty() => tf(K::ControlsShardedOnKey, &[("key", &key)]),
+                (_, Some(primary)) => tf(K::ControlsUnshardedOnPrimary, &[("primary", &primary)]),
                 _ => "unsharded".to_string(),
             };
             (
@@ -326,10 +325,10 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="control-row">
             <label class="field grow">
-                <span>{ "Showing" }</span>
-                <select data-testid="collection-picker" onchange={on_pick} aria-label="Collection shown">
+                <span>{ t(K::ControlsShowing) }</span>
+                <select data-testid="collection-picker" onchange={on_pick} aria-label={t(K::ControlsCollectionShown)}>
                     if !options.iter().any(|(ns, _)| *ns == viewed) {
-                        <option value={viewed.clone()} selected=true>{ format!("{viewed} · does not exist yet") }</option>
+                        <option value={viewed.clone()} selected=true>{ tf(K::ControlsViewedDoesNotExistYet, &[("viewed", &viewed)]) }</option>
                     }
                     { for options.iter().map(|(ns, text)| html! {
                         <option value={ns.clone()} selected={*ns == viewed}>{ text.clone() }</option>
@@ -375,30 +374,30 @@ fn cluster_fields(draft: &UseStateHandle<Settings>, state: &Playground) -> Html 
                     aria-label="numInitialChunks" placeholder="auto" />
             </label>
             <label class="field">
-                <span><Term id="version" label="Version" /></span>
-                <select onchange={on_version} aria-label="MongoDB version mode" data-testid="version">
+                <span><Term id="version" label={t(K::CompareViewVersion)} /></span>
+                <select onchange={on_version} aria-label={t(K::ControlsMongodbVersionMode)} data-testid="version">
                     { for versions.iter().map(|v| html! {
                         <option value={v.clone()} selected={*v == draft.version}>{ v.clone() }</option>
                     }) }
                 </select>
             </label>
             <label class="field">
-                <span>{ "Shards" }</span>
+                <span>{ t(K::ControlsShards) }</span>
                 <input class="tiny" type="number" min="1" max={shardlab_protocol::MAX_SHARDS.to_string()} value={draft.shards.to_string()}
                     oninput={edit(draft, |s, input| match input.value().trim().parse::<u32>() {
                         Ok(n) => { s.shards = n.clamp(1, shardlab_protocol::MAX_SHARDS); true }
                         Err(_) => false,
                     })}
-                    aria-label="Number of shards" />
+                    aria-label={t(K::ControlsNumberOfShards)} />
             </label>
             <label class="field">
-                <span>{ "Chunk size (KiB)" }</span>
+                <span>{ t(K::ControlsChunkSizeKib) }</span>
                 <input class="tiny" type="number" min="1" value={(draft.chunk_size / 1024).to_string()}
                     oninput={edit(draft, |s, input| match input.value().trim().parse::<u64>() {
                         Ok(kib) => { s.chunk_size = kib.clamp(1, 1 << 20) * 1024; true }
                         Err(_) => false,
                     })}
-                    aria-label="Chunk size in KiB" />
+                    aria-label={t(K::ControlsChunkSizeInKib)} />
             </label>
         </>
     }
@@ -444,6 +443,7 @@ impl PartialEq for LessonRowProps {
 /// pushes the cluster off the first screen.
 #[function_component(LessonRow)]
 pub fn lesson_row(props: &LessonRowProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let lessons = &props.catalog.lessons;
     let lesson = props
         .lesson
@@ -472,9 +472,9 @@ pub fn lesson_row(props: &LessonRowProps) -> Html {
     html! {
         <div class="control-row lesson-row">
             <label class="field">
-                <span>{ "Lesson" }</span>
-                <select data-testid="preset" onchange={on_lesson} aria-label="Lesson">
-                    <option value="" selected={current.is_empty()}>{ "Free play" }</option>
+                <span>{ t(K::ControlsLesson) }</span>
+                <select data-testid="preset" onchange={on_lesson} aria-label={t(K::ControlsLesson)}>
+                    <option value="" selected={current.is_empty()}>{ t(K::ControlsFreePlay) }</option>
                     { for lessons.iter().map(|l| html! {
                         <option value={l.id.clone()} selected={l.id == current}>{ l.title.clone() }</option>
                     }) }
@@ -487,7 +487,7 @@ pub fn lesson_row(props: &LessonRowProps) -> Html {
                     if clipped || *whole {
                         <button class="link-button lesson-more" data-testid="lesson-more"
                             aria-expanded={whole.to_string()} aria-controls="lesson-text" onclick={toggle}>
-                            { if *whole { "less" } else { "more" } }
+                            { t(if *whole { K::ControlsLess } else { K::ControlsMore }) }
                         </button>
                     }
                 </div>

@@ -5,6 +5,7 @@
 //! Where the learner is (lesson and step) is kept in localStorage under
 //! [`STORAGE_KEY`], so a lesson left halfway can be resumed later.
 
+use crate::i18n::{t, tf, K};
 use crate::lessons::{
     lesson, lessons, progress_label, Lesson, Progress, Run, Scenario, STORAGE_KEY,
 };
@@ -47,19 +48,24 @@ type At = (&'static Lesson, usize);
 /// [`crate::lessons::load`]); until they are in, the panel says so.
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     // None while loading, then the outcome.
     let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
     // What the page is doing while the network is away.
     let waiting = use_state(|| None::<String>);
     {
+        // Once, and again in each language the page switches to (the lessons shown
+        // meanwhile are the ones in, the step the same).
         let (loaded, waiting) = (loaded.clone(), waiting.clone());
-        use_effect_with((), move |_| {
-            if loaded.is_none() {
-                wasm_bindgen_futures::spawn_local(async move {
-                    let told = move |what: Option<String>| waiting.set(what);
-                    loaded.set(Some(crate::lessons::load(told).await.map(|_| ())));
-                });
-            }
+        use_effect_with(_lang, move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                let told = move |what: Option<String>| waiting.set(what);
+                let outcome = crate::lessons::load(told).await.map(|_| ());
+                // A language's lessons that fail to load leave those already in shown.
+                if outcome.is_ok() || loaded.is_none() {
+                    loaded.set(Some(outcome));
+                }
+            });
         });
     }
     match &*loaded {
@@ -67,13 +73,13 @@ pub fn guide(props: &GuideProps) -> Html {
             <LessonGuide state={props.state.clone()} dispatch={props.dispatch.clone()} on_close={props.on_close.clone()} />
         },
         Some(Err(e)) => html! {
-            <section class="panel guide" aria-label="Guided lessons" data-testid="guide-error">
-                <p class="error">{ format!("The guided lessons could not be opened: {e}. Reload the page to try again.") }</p>
+            <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-error">
+                <p class="error">{ tf(K::GuideTheGuidedLessonsCouldNot, &[("e", &e)]) }</p>
             </section>
         },
         None => html! {
-            <section class="panel guide" aria-label="Guided lessons" data-testid="guide-loading">
-                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| "Loading the guided lessons…".to_string()) }</p>
+            <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-loading">
+                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| t(K::GuideLoadingTheGuidedLessons).to_string()) }</p>
             </section>
         },
     }
@@ -82,6 +88,7 @@ pub fn guide(props: &GuideProps) -> Html {
 /// The guided-lesson panel once the lessons are in.
 #[function_component(LessonGuide)]
 fn lesson_guide(props: &GuideProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     // The open lesson and step; `None` shows the picker.
     // A link, the saved session or an earlier visit to this tab can name the lesson and
     // step (see `Action::Page`): the playground already holds that step's cluster, so it
@@ -95,7 +102,10 @@ fn lesson_guide(props: &GuideProps) -> Html {
     let saved = use_state(load_progress);
     use_enter_step(*open, &props.dispatch, &step_state, &resumed);
 
-    let current = (*open).and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
+    // The open lesson in the page's language (a switch of language keeps the step).
+    let current = (*open)
+        .map(|(l, i)| (lesson(l.id).unwrap_or(l), i))
+        .and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
     let finished =
         step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, &props.state));
     use_result_highlight(
@@ -320,7 +330,7 @@ fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) 
     let running = state.started && !finished;
     let last = i + 1 == l.steps.len();
     html! {
-        <section class="panel guide" data-testid="guide" aria-label={format!("Guided lesson: {}", l.title)}
+        <section class="panel guide" data-testid="guide" aria-label={tf(K::GuideGuidedLessonTitle, &[("title", &l.title)])}
             data-lesson={l.id} data-step={i.to_string()}>
             <header class="guide-head">
                 <span class="guide-lesson">{ l.title }</span>
@@ -331,29 +341,29 @@ fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) 
                     }) }
                 </ol>
                 <button class="link-button guide-close" data-testid="guide-close" onclick={on.close.clone()}
-                    title="Leave the lesson; you can resume it later">{ "Leave lesson" }</button>
+                    title={t(K::GuideLeaveTheLessonYouCan)}>{ t(K::GuideLeaveLesson) }</button>
             </header>
             <h2 class="guide-title" data-testid="guide-step-title">{ step.title }</h2>
             <p class="guide-explain">{ step.explain }</p>
-            <p class="guide-watch"><strong>{ "Watch: " }</strong>{ step.watch }</p>
+            <p class="guide-watch"><strong>{ t(K::GuideWatch) }</strong>{ step.watch }</p>
             { question_view(&step.question, &format!("guide-{}-{i}", l.id), state.choice, &on.choose) }
             if let Some(k) = state.choice {
                 { verdict(&step.question, k) }
             }
             <div class="guide-actions">
                 <button class="secondary" data-testid="guide-back" disabled={i == 0}
-                    onclick={on.go.reform(|_| -1)} title="Previous step (p)">{ "‹ Back" }</button>
+                    onclick={on.go.reform(|_| -1)} title={t(K::GuidePreviousStepP)}>{ t(K::GuideBack) }</button>
                 <button class="primary" data-testid="guide-run" disabled={state.choice.is_none() || state.started}
-                    onclick={on.run.clone()} title={if state.choice.is_none() { "Make a prediction first" } else { "Run the scenario" }}>
-                    { if running { "Running…" } else if finished { "Done" } else { "Run it" } }
+                    onclick={on.run.clone()} title={if state.choice.is_none() { t(K::GuideMakeAPredictionFirst) } else { t(K::GuideRunTheScenario) }}>
+                    { if running { t(K::GuideRunning) } else if finished { t(K::GuideDone) } else { t(K::GuideRunIt) } }
                 </button>
-                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title="Next step (n)">
-                    { if last { "Finish lesson ›" } else { "Next step ›" } }
+                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title={t(K::GuideNextStepN)}>
+                    { if last { t(K::GuideFinishLesson) } else { t(K::GuideNextStep) } }
                 </button>
             </div>
             if finished {
                 <p class="guide-result" data-testid="guide-result" role="status">
-                    <strong>{ "What happened: " }</strong>{ step.result }
+                    <strong>{ t(K::GuideWhatHappened) }</strong>{ step.result }
                 </p>
             }
         </section>
@@ -371,7 +381,7 @@ fn question_view(
     let revealed = chosen.is_some();
     html! {
         <fieldset class="guide-question">
-            <legend>{ "Predict: " }{ question.prompt }</legend>
+            <legend>{ t(K::GuidePredict) }{ question.prompt }</legend>
             { for question.choices.iter().enumerate().map(|(k, c)| {
                 let picked = chosen == Some(k);
                 let class = classes!(
@@ -406,11 +416,11 @@ fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
         <div class={classes!("guide-verdict", if choice.correct { "right" } else { "wrong" })}
             data-testid="guide-verdict" data-correct={choice.correct.to_string()} role="status">
             if choice.correct {
-                <strong>{ "Right. " }</strong>{ choice.why }
+                <strong>{ t(K::GuideRight) }</strong>{ choice.why }
             } else {
-                <strong>{ "Not quite. " }</strong>{ choice.why }
+                <strong>{ t(K::GuideNotQuite) }</strong>{ choice.why }
                 if let Some(right) = right {
-                    <span class="guide-answer">{ format!(" The answer: {} {}", right.text, right.why) }</span>
+                    <span class="guide-answer">{ tf(K::GuideTheAnswerTextWhy, &[("text", &right.text), ("why", &right.why)]) }</span>
                 }
             }
         </div>
@@ -425,21 +435,21 @@ fn picker(
 ) -> Html {
     let resume = saved.as_ref().and_then(Progress::resolve);
     html! {
-        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label="Guided lessons">
+        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label={t(K::GuideGuidedLessons)}>
             if let Some(done) = complete {
                 <p class="guide-complete" data-testid="guide-complete" role="status">
-                    { format!("Lesson complete: {}. ", done.title) }
-                    { "Pick another one below, or keep experimenting in the playground." }
+                    { tf(K::GuideLessonCompleteTitle, &[("title", &done.title)]) }
+                    { t(K::GuidePickAnotherOneBelowOr) }
                 </p>
             }
             if let Some((l, i)) = resume {
                 <div class="guide-resume">
-                    <span>{ format!("You left \u{201c}{}\u{201d} at {}.", l.title, progress_label(i, l.steps.len()).to_ascii_lowercase()) }</span>
-                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ "Continue" }</button>
+                    <span>{ tf(K::GuideYouLeftTitleAtN, &[("title", &l.title), ("n", &(progress_label(i, l.steps.len()).to_ascii_lowercase()))]) }</span>
+                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ t(K::GuideContinue) }</button>
                 </div>
             }
-            <h2>{ "Guided lessons" }</h2>
-            <p class="muted">{ "Each step sets up a cluster below, asks you to predict what will happen, runs it, and points at the result. Use n and p to move between steps." }</p>
+            <h2>{ t(K::GuideGuidedLessons) }</h2>
+            <p class="muted">{ t(K::GuideEachStepSetsUpA) }</p>
             <ul class="guide-lessons">
                 { for lessons().unwrap_or_default().iter().map(|l| html! {
                     <li class="guide-lesson-card">
@@ -449,7 +459,7 @@ fn picker(
                             <p class="muted">{ l.summary }</p>
                         </div>
                         <button class="secondary" data-testid="guide-start" data-lesson={l.id}
-                            onclick={start.reform(move |_| (l, 0))}>{ "Start" }</button>
+                            onclick={start.reform(move |_| (l, 0))}>{ t(K::GuideStart) }</button>
                     </li>
                 }) }
             </ul>

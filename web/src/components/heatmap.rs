@@ -14,6 +14,7 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, SHARD_COLOURS};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, HeatView, Reply};
@@ -297,9 +298,9 @@ fn amount(v: f64) -> String {
 /// Why there is nothing to ask the engine for, if so.
 fn local_empty(ns: &str, steps: u64) -> Option<String> {
     if ns.is_empty() {
-        Some("No collection to show yet.".to_string())
+        Some(t(K::HeatmapNoCollectionToShowYet).to_string())
     } else if steps == 0 {
-        Some("No steps yet: nothing has happened on the timeline.".to_string())
+        Some(t(K::HeatmapNoStepsYetNothingHas).to_string())
     } else {
         None
     }
@@ -453,7 +454,7 @@ fn on_column_click(
 fn head(ns: &str, key: &str) -> Html {
     html! {
         <div class="heat-head">
-            <h2>{ "Key space over time" }</h2>
+            <h2>{ t(K::HeatmapKeySpaceOverTime) }</h2>
             <span class="muted">{ if key.is_empty() { ns.to_string() } else { format!("{ns} · {key}") } }</span>
         </div>
     }
@@ -463,9 +464,9 @@ fn head(ns: &str, key: &str) -> Html {
 fn intro() -> Html {
     html! {
         <p class="muted heat-intro">
-            { "Each column is a step of the timeline and each row a range of the key space; the colour is the " }
+            { t(K::HeatmapEachColumnIsAStep) }
             <Term id="heat" label="heat" />
-            { ": how many documents each range received in that step. Click a column to jump to its step." }
+            { t(K::HeatmapHowManyDocumentsEachRange) }
         </p>
     }
 }
@@ -475,9 +476,9 @@ fn intro() -> Html {
 fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
     if hashed {
         (
-            html! { <span title="int64 max: 9223372036854775807">{ "MaxKey" }<br />{ "int64 max" }</span> },
-            html! { <span title="int64 min: -9223372036854775808">{ "int64 min" }<br />{ "MinKey" }</span> },
-            format!("Y: the hash space of {key}, the int64 hashes from -9223372036854775808 at the bottom to 9223372036854775807 at the top."),
+            html! { <span title={t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ "int64 max" }</span> },
+            html! { <span title={t(K::HeatmapInt64Min9223372036854775808)}>{ "int64 min" }<br />{ "MinKey" }</span> },
+            tf(K::HeatmapYTheHashSpaceOf, &[("key", &key)]),
         )
     } else {
         (
@@ -492,12 +493,12 @@ fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
 fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     let max_per_step = f64::from(grid.max_cell) / grid.per_column.max(1) as f64;
     let unit = if grid.per_column > 1 {
-        format!(
-            "inserts per key range per step (each column averages {} steps)",
-            grid.per_column
+        tf(
+            K::HeatmapInsertsPerKeyRangePer,
+            &[("per_column", &grid.per_column)],
         )
     } else {
-        "inserts per key range per step".to_string()
+        t(K::HeatmapInsertsPerKeyRangePer2).to_string()
     };
     // The shards in the strip, each once, in the page's colours.
     let shard_names = grid.shards.iter().map(|(i, name)| {
@@ -509,16 +510,16 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     html! {
         <div class="heat-legend">
             <span class="heat-scale">
-                <span class="heat-unit">{ "Colour: " }{ unit }</span>
+                <span class="heat-unit">{ t(K::HeatmapColour) }{ unit }</span>
                 <span class="heat-ramp">
-                    <span class="heat-swatch heat-none" title="no inserts"></span>
+                    <span class="heat-swatch heat-none" title={t(K::HeatmapNoInserts)}></span>
                     <span>{ "0" }</span>
                     <canvas ref={legend.clone()} class="heat-legend-ramp" data-testid="heat-legend" aria-hidden="true"></canvas>
-                    <span data-testid="heat-max">{ format!("{} (max)", amount(max_per_step)) }</span>
+                    <span data-testid="heat-max">{ tf(K::HeatmapNMax, &[("n", &(amount(max_per_step)))]) }</span>
                 </span>
             </span>
             <span class="heat-shards">
-                <span class="heat-unit">{ format!("Strip: each range's shard at step {cursor}; lines: chunk boundaries") }</span>
+                <span class="heat-unit">{ tf(K::HeatmapStripEachRangeSShard, &[("cursor", &cursor)]) }</span>
                 <ul>{ for shard_names }</ul>
             </span>
         </div>
@@ -529,7 +530,7 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
 fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Html) -> Html {
     let position = state.view.position;
     html! {
-        <section class="panel heatmap" ref={panel.clone()} aria-label="Key space over time"
+        <section class="panel heatmap" ref={panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={ns.to_string()} data-pattern="" data-steps={position.length.to_string()}
             data-cursor={position.position.to_string()}>
             { head(ns, key) }
@@ -550,12 +551,17 @@ fn grid_view(
     let (steps, cursor) = (position.length, position.position);
     let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key, &grid.axis);
     let (name, sentence) = grid.pattern.clone().unwrap_or_default();
-    let label = format!(
-        "Key space over time of {}: {steps} steps, cursor at step {cursor}, pattern: {name}. Click a column to jump to its step; the timeline slider and the left and right arrow keys move the cursor.",
-        grid.ns
+    let label = tf(
+        K::HeatmapKeySpaceOverTimeOf,
+        &[
+            ("ns", &grid.ns),
+            ("steps", &steps),
+            ("cursor", &cursor),
+            ("name", &name),
+        ],
     );
     html! {
-        <section class="panel heatmap" ref={to.panel.clone()} aria-label="Key space over time"
+        <section class="panel heatmap" ref={to.panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={grid.ns.clone()} data-pattern={name.clone()}
             data-steps={steps.to_string()} data-cursor={cursor.to_string()}
             data-hashed={grid.hashed.to_string()} data-max-cell={grid.max_cell.to_string()}>
@@ -567,9 +573,9 @@ fn grid_view(
                 <canvas ref={to.canvas.clone()} class="heat-canvas" data-testid="heatmap-canvas" tabindex="0"
                     role="img" aria-label={label} onclick={on_click}></canvas>
                 <div class="heat-x" aria-hidden="true">
-                    <span data-testid="heat-first">{ "step 1" }</span>
-                    <span>{ "steps →" }</span>
-                    <span data-testid="heat-last">{ format!("step {steps}") }</span>
+                    <span data-testid="heat-first">{ t(K::HeatmapStep1) }</span>
+                    <span>{ t(K::HeatmapSteps) }</span>
+                    <span data-testid="heat-last">{ tf(K::HeatmapStepSteps, &[("steps", &steps)]) }</span>
                 </div>
             </div>
             { legend_view(grid, &to.legend) }
@@ -583,6 +589,7 @@ fn grid_view(
 /// The heatmap panel.
 #[function_component(Heatmap)]
 pub fn heatmap(props: &HeatmapProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let canvas = use_node_ref();
     let to = Canvases {
         size: use_canvas_size(&canvas),

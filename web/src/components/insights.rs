@@ -7,6 +7,7 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, shard_style};
 use crate::state::{Calm, Playground};
 use crate::words::count;
@@ -53,12 +54,12 @@ fn distribution(title: &str, [single, multi, scatter]: [f64; 3]) -> Html {
     html! {
         <div class="dist">
             <span class="dist-title">{ title }</span>
-            <div class="stack" role="img" aria-label={format!("{title}: {single:.0}% single shard, {multi:.0}% multi shard, {scatter:.0}% scatter-gather")}>
+            <div class="stack" role="img" aria-label={tf(K::InsightsTitleSingleSingleShardMulti, &[("title", &title), ("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))])}>
                 <div class="seg single" style={format!("width: {single}%")}></div>
                 <div class="seg multi" style={format!("width: {multi}%")}></div>
                 <div class="seg scatter" style={format!("width: {scatter}%")}></div>
             </div>
-            <span class="dist-legend">{ format!("{single:.0}% single · {multi:.0}% multi · {scatter:.0}% scatter") }</span>
+            <span class="dist-legend">{ tf(K::InsightsSingleSingleMultiMultiScatter, &[("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))]) }</span>
         </div>
     }
 }
@@ -97,12 +98,12 @@ fn docs_chart(view: &InsightsView) -> Html {
     html! {
         // The step the series were computed at, so that a reader can wait for a given one.
         <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&count(max as u64, "doc"), "step 1", &format!("step {}", last_step(points))) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Documents per shard over {steps} steps, up to {} documents", max as u64)}>
+            { axis_labels(&count(max as u64, "doc"), t(K::HeatmapStep1), &tf(K::InsightsStepN, &[("n", &(last_step(points)))])) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsDocumentsPerShardOverSteps, &[("steps", &steps), ("n", &(max as u64))])}>
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
             </svg>
             { legend(view) }
-            <figcaption>{ "Documents per shard (vertical) at each step of the timeline (horizontal)" }</figcaption>
+            <figcaption>{ t(K::InsightsDocumentsPerShardVerticalAt) }</figcaption>
         </figure>
     }
 }
@@ -136,12 +137,12 @@ fn inserts_chart(view: &InsightsView) -> Html {
     };
     html! {
         <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&count(max as u64, "insert"), &format!("step {}", start + 1), &format!("step {}", steps.max(1))) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={format!("Inserts per shard in each of steps {} to {steps}, up to {} a step", start + 1, max as u64)}>
+            { axis_labels(&count(max as u64, "insert"), &tf(K::InsightsStepN, &[("n", &(start + 1))]), &tf(K::InsightsStepN, &[("n", &steps.max(1))])) }
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsInsertsPerShardInEach, &[("n", &(start + 1)), ("steps", &steps), ("n2", &(max as u64))])}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
             { legend(view) }
-            <figcaption>{ "Inserts per shard (vertical, stacked) in each of the last 60 steps (horizontal)" }</figcaption>
+            <figcaption>{ t(K::InsightsInsertsPerShardVerticalStacked) }</figcaption>
         </figure>
     }
 }
@@ -149,6 +150,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
 /// The insights panel.
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let ns = state.settings.ns.clone();
     let key = if state.frame.sharded && state.frame.ns == ns {
@@ -194,18 +196,18 @@ pub fn insights(props: &InsightsProps) -> Html {
     let body = report_body(current.as_ref(), &ns, &key, step);
     let over_time = over_time(charts.as_ref());
     html! {
-        <section class="panel insights" aria-label="Insights">
+        <section class="panel insights" aria-label={t(K::InsightsInsights)}>
             <div class="insight analyze" data-testid="analyze-panel">
                 <div class="insight-head">
                     <h2>{ "analyzeShardKey" }</h2>
                     <button class="secondary" data-testid="analyze" onclick={on_analyze}>
-                        { if again { "Analyze again" } else { "Analyze this key" } }
+                        { if again { t(K::InsightsAnalyzeAgain) } else { t(K::InsightsAnalyzeThisKey) } }
                     </button>
                 </div>
                 { body }
             </div>
             <div class="insight">
-                <h2>{ "Over time" }</h2>
+                <h2>{ t(K::InsightsOverTime) }</h2>
                 { over_time }
             </div>
         </section>
@@ -257,7 +259,7 @@ fn over_time(charts: Option<&Answer>) -> Html {
 /// the report with the step it was made at (and the cursor's step when it has moved on).
 fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html {
     let Some(found) = current.and_then(view_of) else {
-        return html! { <p class="muted">{ format!("Measures {key} on {ns}: cardinality, frequency, monotonicity and how a mixed query workload would be routed.") }</p> };
+        return html! { <p class="muted">{ tf(K::InsightsMeasuresKeyOnNs, &[("key", &key), ("ns", &ns)]) }</p> };
     };
     let v = match found {
         Ok(v) => v,
@@ -266,9 +268,9 @@ fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html
     html! {
         <>
         <p class="muted report-for" data-testid="analyze-for">
-            { format!("{} on {} at step {}", v.ns, v.key, v.step) }
+            { tf(K::InsightsNsOnKeyAtStep, &[("ns", &v.ns), ("key", &v.key), ("step", &v.step)]) }
             if v.step != step {
-                <strong>{ format!(" · the cluster is now at step {step}") }</strong>
+                <strong>{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
             }
         </p>
         { match &v.report {
@@ -301,24 +303,24 @@ fn report_view(a: &Analysis) -> Html {
     html! {
         <div class="report" data-testid="analyze-report">
             <dl>
-                <dt>{ "documents" }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
-                <dt>{ "distinct values" }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
-                <dt>{ "monotonicity" }</dt>
+                <dt>{ t(K::InsightsDocuments) }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
+                <dt>{ t(K::InsightsDistinctValues) }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
+                <dt>{ t(K::InsightsMonotonicity) }</dt>
                 <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
                     { format!("{mono} (r = {r})") }
                 </dd>
-                <dt>{ "avg doc size" }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
+                <dt>{ t(K::InsightsAvgDocSize) }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
             </dl>
             if let Some(note) = &a.note {
                 <p class="muted analyze-note" data-testid="analyze-note">
-                    { note.clone() }{ " See " }<Term id="analyze-ranges" label="analyzeShardKey's 100 ranges" />{ " in the glossary." }
+                    { note.clone() }{ t(K::InsightsSee) }<Term id="analyze-ranges" label={t(K::InsightsAnalyzeshardkeyS100Ranges)} />{ t(K::InsightsInTheGlossary) }
                 </p>
             }
-            <h3>{ "Most common values" }</h3>
+            <h3>{ t(K::InsightsMostCommonValues) }</h3>
             <ol class="mcv">{ for mcv }</ol>
             if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
-                { distribution("Reads", reads) }
-                { distribution("Writes", writes) }
+                { distribution(t(K::InsightsReads), reads) }
+                { distribution(t(K::InsightsWrites), writes) }
             }
         </div>
     }

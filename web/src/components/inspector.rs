@@ -10,6 +10,7 @@
 use super::query::{error_text, use_keyed_query};
 use super::reveal::use_reveal;
 use crate::engine_client;
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{
     Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
@@ -80,22 +81,22 @@ fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
     };
     html! {
         <div class="landing" data-testid="landing" data-shard={l.shard.clone()}>
-            <h3>{ "Where did it land?" }</h3>
+            <h3>{ t(K::InspectorWhereDidItLand) }</h3>
             <ol class="path">
-                <li data-testid="landing-key"><span class="step-name">{ "shard key value" }</span>
+                <li data-testid="landing-key"><span class="step-name">{ t(K::InspectorShardKeyValue) }</span>
                     <code>{ l.key.clone() }</code></li>
                 if let Some((field, value, printed, hash)) = &l.hashed {
                     <li data-testid="landing-hash" data-hash={hash.to_string()}>
-                        <span class="step-name">{ format!("hash of {field}") }</span>
+                        <span class="step-name">{ tf(K::InspectorHashOfField, &[("field", &field)]) }</span>
                         <code>{ format!("{value} → {printed}") }</code></li>
                 }
-                <li data-testid="landing-chunk"><span class="step-name">{ "chunk" }</span>
+                <li data-testid="landing-chunk"><span class="step-name">{ t(K::InspectorChunk) }</span>
                     <code>{ format!("[{}, {})", l.chunk.0, l.chunk.1) }</code></li>
-                <li data-testid="landing-shard"><span class="step-name">{ "shard" }</span>
+                <li data-testid="landing-shard"><span class="step-name">{ t(K::InspectorShard) }</span>
                     <strong>{ l.shard.clone() }</strong></li>
             </ol>
-            <p class="why" data-testid="landing-why">{ l.why.clone() }</p>
-            <button class="secondary" data-testid="landing-open" onclick={open}>{ "Show it in its chunk" }</button>
+            <p class="why" data-testid="landing-why">{ crate::i18n::messages(&l.why_messages).unwrap_or_else(|| l.why.clone()) }</p>
+            <button class="secondary" data-testid="landing-open" onclick={open}>{ t(K::InspectorShowItInItsChunk) }</button>
         </div>
     }
 }
@@ -107,8 +108,8 @@ fn doc_table(page: &ChunkDocsView, mark: Option<u64>) -> Html {
             <table class="doc-table">
                 <thead><tr>
                     <th scope="col">{ "#" }</th><th scope="col">{ "_id" }</th>
-                    <th scope="col">{ "shard key value" }</th>
-                    if page.hashed { <th scope="col">{ "hashed value" }</th> }
+                    <th scope="col">{ t(K::InspectorShardKeyValue) }</th>
+                    if page.hashed { <th scope="col">{ t(K::InspectorHashedValue) }</th> }
                 </tr></thead>
                 <tbody>
                     { for page.rows.iter().enumerate().map(|(i, r)| html! {
@@ -145,20 +146,20 @@ fn chunk_view(page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="chunk-inspector" data-testid="chunk-inspector" data-min={page.min.clone()}
             data-total={page.total.to_string()} data-shard={page.shard.clone()}>
-            <h3>{ format!("Chunk [{}, {}) on {}", page.min, page.max, page.shard) }</h3>
+            <h3>{ tf(K::InspectorChunkMinMaxOnShard, &[("min", &page.min), ("max", &page.max), ("shard", &page.shard)]) }</h3>
             { explanations(&page.explanations) }
             <p class="doc-count">{ if page.total == 0 {
-                "No documents.".to_string()
+                t(K::InspectorNoDocuments).to_string()
             } else {
-                format!("Documents {}–{} of {}, in the chunk's key order", page.skip.min(page.total) + 1, last, page.total)
+                tf(K::InspectorDocumentsNLastOfTotal, &[("n", &(page.skip.min(page.total) + 1)), ("last", &last), ("total", &page.total)])
             } }</p>
             if !page.rows.is_empty() {
                 { doc_table(page, mark) }
                 <div class="pager">
                     <button class="secondary" data-testid="docs-prev" disabled={page.skip == 0}
-                        onclick={go(page.skip.saturating_sub(PAGE))}>{ "‹ Previous" }</button>
+                        onclick={go(page.skip.saturating_sub(PAGE))}>{ t(K::InspectorPrevious) }</button>
                     <button class="secondary" data-testid="docs-next" disabled={last >= page.total}
-                        onclick={go(page.skip + PAGE)}>{ "Next ›" }</button>
+                        onclick={go(page.skip + PAGE)}>{ t(K::InspectorNext) }</button>
                 </div>
             }
         </div>
@@ -183,6 +184,7 @@ struct InsertFormProps {
 /// the same the console and a shared link have always shown for the form.
 #[function_component(InsertForm)]
 fn insert_form(props: &InsertFormProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let text = use_state(|| props.example.clone());
     let error = use_state(|| None::<String>);
     {
@@ -228,11 +230,11 @@ fn insert_form(props: &InsertFormProps) -> Html {
     };
     html! {
         <form class="insert-form" onsubmit={submit}>
-            <label for="insert-doc">{ format!("Insert one document into {}", props.ns) }</label>
+            <label for="insert-doc">{ tf(K::InspectorInsertOneDocumentIntoNs, &[("ns", &props.ns)]) }</label>
             <div class="insert-row">
                 <input id="insert-doc" data-testid="insert-doc" class="mono" spellcheck="false"
                     value={(*text).clone()} {oninput} />
-                <button type="submit" data-testid="insert-button">{ "Insert" }</button>
+                <button type="submit" data-testid="insert-button">{ t(K::InspectorInsert) }</button>
             </div>
             if let Some(e) = &*error {
                 <p class="error">{ e.clone() }</p>
@@ -265,12 +267,12 @@ fn subject_view(
         Some(Inspecting::Shard { shard }) => listed(
             "shard-inspector",
             "shard-inspector",
-            format!("Why {shard} holds what it holds"),
+            tf(K::InspectorWhyShardHoldsWhatIt, &[("shard", &shard)]),
         ),
         Some(Inspecting::Round) => listed(
             "round-inspector",
             "round-inspector",
-            "What a balancer round would do now".to_string(),
+            t(K::InspectorWhatABalancerRoundWould).to_string(),
         ),
         Some(Inspecting::Nothing) | None => Html::default(),
     }
@@ -279,6 +281,7 @@ fn subject_view(
 /// The inspector panel.
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = &props.dispatch;
     let ns = state.settings.ns.clone();
@@ -327,12 +330,12 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let example = example.borrow().clone();
     let close = dispatch.reform(|_| Action::Inspect(None));
     slot(html! {
-        <section class={classes!("panel", "inspector", subject.is_some().then_some("sheet"))} aria-label="Inspector" data-testid="inspector">
+        <section class={classes!("panel", "inspector", subject.is_some().then_some("sheet"))} aria-label={t(K::InspectorInspector)} data-testid="inspector">
             <div class="inspector-head">
-                <h2>{ "Inspect" }</h2>
-                <p class="hint">{ "Click a chunk or the key-space bar to list documents; “why?” on a shard or the balancer explains it." }</p>
+                <h2>{ t(K::InspectorInspect) }</h2>
+                <p class="hint">{ t(K::InspectorClickAChunkOrThe) }</p>
                 if subject.is_some() {
-                    <button class="link-button" data-testid="inspector-close" onclick={close}>{ "Close" }</button>
+                    <button class="link-button" data-testid="inspector-close" onclick={close}>{ t(K::InspectorClose) }</button>
                 }
             </div>
             if found.is_some() || !example.is_empty() {
@@ -340,7 +343,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             }
             // What a click asked for: brought into view, focused and announced.
             <div class="inspector-answer" ref={answer_ref} tabindex="-1" aria-live="polite"
-                data-testid="inspector-answer" aria-label="Inspector's answer">
+                data-testid="inspector-answer" aria-label={t(K::InspectorInspectorSAnswer)}>
                 // What was clicked first, then where the latest insert landed.
                 if let Some(found) = found {
                     { subject_view(shown.as_ref(), found, dispatch) }

@@ -5,6 +5,7 @@
 //! every tick, and a few hundred positioned elements would each need restyling, layout and
 //! paint. Hovering the strip names the chunk under the pointer.
 
+use crate::i18n::{t, tf, K};
 use crate::palette::SHARD_COLOURS;
 use crate::state::Action;
 use crate::words::count;
@@ -130,6 +131,7 @@ fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
 /// The key-space bar.
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let canvas = use_node_ref();
     use_strip_drawing(&canvas, &props.frame, props.mark);
     let v = &props.frame;
@@ -142,19 +144,19 @@ pub fn key_bar(props: &KeyBarProps) -> Html {
         .clone()
         .map(|dispatch| click_callback(props.frame.clone(), dispatch));
     let caption = if v.hashed {
-        "Hashed key space: Long('-9223372036854775808') … Long('9223372036854775807'); chunks sit where their hashes fall"
+        t(K::KeyBarHashedKeySpaceLong9223372036854775808)
     } else {
-        "Key space from MinKey() to MaxKey(); each chunk's width grows with its documents"
+        t(K::KeyBarKeySpaceFromMinkeyTo)
     };
     html! {
-        <section class="panel keybar" aria-label="Key space">
+        <section class="panel keybar" aria-label={t(K::KeyBarKeySpace)}>
             <div class="keybar-head">
-                <span class="keybar-title">{ format!("Key space of {}", v.key) }</span>
+                <span class="keybar-title">{ tf(K::KeyBarKeySpaceOfKey, &[("key", &v.key)]) }</span>
                 <span class="keybar-caption">{ caption }</span>
             </div>
             <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
                 data-mark={props.mark.map(|m| format!("{m:.6}"))}
-                aria-label={format!("{} across the key space", count(v.bar.len() as u64, "chunk"))}>
+                aria-label={tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(count(v.bar.len() as u64, "chunk")))])}>
                 <canvas ref={canvas} class="bar-canvas" onmousemove={on_hover} onclick={on_click}></canvas>
             </div>
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
@@ -212,7 +214,10 @@ fn hover_callback(view: Rc<Frame>) -> Callback<MouseEvent> {
                 .iter()
                 .find(|s| s.index == b.shard)
                 .map_or("", |s| s.name.as_str());
-            c.set_title(&format!("chunk starting at {} on {shard}", b.min));
+            c.set_title(&tf(
+                K::KeyBarChunkStartingAtMinOn,
+                &[("min", &b.min), ("shard", &shard)],
+            ));
         }
     })
 }

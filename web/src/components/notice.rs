@@ -1,6 +1,7 @@
 //! The page's notices (a link that could not be opened, a session set aside) with what
 //! they offer, and the banner after a crash.
 
+use crate::i18n::{t, tf, K};
 use crate::startup::Banner;
 use crate::state::{Notice, Offer, Progress};
 use yew::prelude::*;
@@ -19,14 +20,15 @@ pub struct NoticeProps {
 /// A notice, with its button or download link.
 #[function_component(NoticeBar)]
 pub fn notice_bar(props: &NoticeProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let back = html! {
         <button class="secondary" data-testid="return-to-session"
-            onclick={props.on_return.reform(|_| ())}>{ "Return to your session" }</button>
+            onclick={props.on_return.reform(|_| ())}>{ t(K::NoticeReturnToYourSession) }</button>
     };
     let download = |href: &std::rc::Rc<str>| {
         html! {
             <a class="button-like secondary" href={AttrValue::Rc(href.clone())}
-                download="shardlab-session.json" data-testid="download-session">{ "Download the session" }</a>
+                download="shardlab-session.json" data-testid="download-session">{ t(K::NoticeDownloadTheSession) }</a>
         }
     };
     let offer = match &props.notice.offer {
@@ -40,7 +42,7 @@ pub fn notice_bar(props: &NoticeProps) -> Html {
             <span class="notice-text">{ props.notice.text.clone() }</span>
             <span class="notice-actions">
                 { offer }
-                <button class="link-button" aria-label="Dismiss notice"
+                <button class="link-button" aria-label={t(K::NoticeDismissNotice)}
                     onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
             </span>
         </div>
@@ -61,6 +63,7 @@ pub struct ReplayProps {
 /// The progress of a replay under way, with its Cancel button.
 #[function_component(ReplayBar)]
 pub fn replay_bar(props: &ReplayProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let p = &props.progress;
     // Until the engine has read the scenario, its length is unknown: no bar yet.
     if p.goal == 0 {
@@ -68,22 +71,25 @@ pub fn replay_bar(props: &ReplayProps) -> Html {
     }
     let waiting = match props.waiting {
         0 => String::new(),
-        1 => " · 1 typed command runs when it is over".to_string(),
-        n => format!(" · {n} typed commands run when it is over"),
+        1 => t(K::Notice1TypedCommandRunsWhen).to_string(),
+        n => tf(K::NoticeNTypedCommandsRunWhen, &[("n", &n)]),
     };
-    let text = format!(
-        "{}: {} of {} commands{waiting}",
-        p.what,
-        thousands(p.done),
-        thousands(p.goal)
+    let text = tf(
+        K::NoticeWhatNOfN2Commands,
+        &[
+            ("what", &p.what),
+            ("n", &(thousands(p.done))),
+            ("n2", &(thousands(p.goal))),
+            ("waiting", &waiting),
+        ],
     );
     html! {
         <div class="notice replay-progress" role="status" data-testid="replay-progress">
             <span class="notice-text" data-testid="replay-text">{ text }</span>
-            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label="Replay progress" />
+            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label={t(K::NoticeReplayProgress)} />
             <span class="notice-actions">
                 <button class="secondary" data-testid="replay-cancel"
-                    onclick={props.on_cancel.reform(|_| ())}>{ "Cancel" }</button>
+                    onclick={props.on_cancel.reform(|_| ())}>{ t(K::ConsoleCancel) }</button>
             </span>
         </div>
     }
@@ -114,19 +120,20 @@ pub struct BannerProps {
 /// The banner after a crash: what failed, during which command, and how the page came back.
 #[function_component(CrashBanner)]
 pub fn crash_banner(props: &BannerProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let b = &props.banner;
     let during = match (&b.doing, &b.command) {
         (Some(doing), Some(command)) => html! {
-            <>{ format!(" while {doing} ") }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
+            <>{ tf(K::NoticeWhileDoing, &[("doing", &doing)]) }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
         },
-        (Some(doing), None) => html! { { format!(" while {doing}.") } },
+        (Some(doing), None) => html! { { tf(K::NoticeWhileDoing2, &[("doing", &doing)]) } },
         (None, _) => html! { { "." } },
     };
     html! {
         <div class="crash-banner" role="alert" data-testid="crash-banner">
             <div class="crash-text">
                 <p>
-                    <strong>{ format!("ShardLab stopped: {}", b.what) }</strong>
+                    <strong>{ tf(K::NoticeShardlabStoppedWhat, &[("what", &b.what)]) }</strong>
                     { during }
                     { " " }{ b.outcome.clone() }
                 </p>
@@ -134,7 +141,7 @@ pub fn crash_banner(props: &BannerProps) -> Html {
                     <p class="crash-detail">{ shorten(detail) }</p>
                 }
             </div>
-            <button class="link-button" aria-label="Dismiss the message"
+            <button class="link-button" aria-label={t(K::NoticeDismissTheMessage)}
                 onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
         </div>
     }

@@ -4,6 +4,7 @@
 //! ([`crate::scene_channel`]); its buttons and keys (→/PageDown, ←/PageUp) move both.
 //! It runs no engine of its own.
 
+use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -14,6 +15,7 @@ type Shown = (Option<u32>, Vec<(String, String)>);
 /// The presenter view's root.
 #[function_component(Presenter)]
 pub fn presenter() -> Html {
+    let _lang = crate::i18n::use_lang();
     let shown = use_state(|| None::<Shown>);
     let channel = use_mut_ref(|| None::<Rc<SceneChannel>>);
     {
@@ -45,7 +47,7 @@ pub fn presenter() -> Html {
     use_presenter_keys(at, count, send.clone());
     html! {
         <main class="presenter" data-testid="presenter">
-            <h1 class="presenter-head">{ "ShardLab · presenter view" }</h1>
+            <h1 class="presenter-head">{ t(K::PresenterShardlabPresenterView) }</h1>
             { presenter_body(shown.is_some(), at, &scenes, &send) }
         </main>
     }
@@ -59,15 +61,15 @@ fn presenter_body(
     send: &Callback<u32>,
 ) -> Html {
     if !heard {
-        return html! { <p class="muted" data-testid="presenter-waiting">{ "Waiting for the ShardLab page that opened this window…" }</p> };
+        return html! { <p class="muted" data-testid="presenter-waiting">{ t(K::PresenterWaitingForTheShardlabPage) }</p> };
     }
     let count = scenes.len() as u32;
     let Some(i) = at else {
         return html! {
             <>
-                <p data-testid="presenter-idle">{ format!("The demo has {count} scenes and is not running.") }</p>
+                <p data-testid="presenter-idle">{ tf(K::PresenterTheDemoHasCountScenes, &[("count", &count)]) }</p>
                 <button data-testid="presenter-start" disabled={count == 0}
-                    onclick={send.reform(|_: MouseEvent| 0)}>{ "Start demo" }</button>
+                    onclick={send.reform(|_: MouseEvent| 0)}>{ t(K::PresenterStartDemo) }</button>
             </>
         };
     };
@@ -75,17 +77,17 @@ fn presenter_body(
     let next = scenes.get(i as usize + 1).map(|(t, _)| t.clone());
     html! {
         <>
-            <p class="presenter-position" data-testid="presenter-position">{ format!("Scene {} of {count}", i + 1) }</p>
+            <p class="presenter-position" data-testid="presenter-position">{ tf(K::PresenterSceneNOfCount, &[("n", &(i + 1)), ("count", &count)]) }</p>
             <h2 class="presenter-title" data-testid="presenter-title">{ title }</h2>
             <p class="presenter-note" data-testid="presenter-note">{ note }</p>
             <p class="presenter-next" data-testid="presenter-next">
-                { match next { Some(t) => format!("Next: {t}"), None => "Last scene".to_string() } }
+                { match next { Some(t) => tf(K::PresenterNextT, &[("t", &t)]), None => t(K::PresenterLastScene).to_string() } }
             </p>
             <div class="buttons">
                 <button class="secondary" data-testid="presenter-prev" disabled={i == 0}
-                    onclick={send.reform(move |_: MouseEvent| i.saturating_sub(1))}>{ "← Previous" }</button>
+                    onclick={send.reform(move |_: MouseEvent| i.saturating_sub(1))}>{ t(K::PresenterPrevious) }</button>
                 <button data-testid="presenter-forward" disabled={i + 1 >= count}
-                    onclick={send.reform(move |_: MouseEvent| i + 1)}>{ "Next →" }</button>
+                    onclick={send.reform(move |_: MouseEvent| i + 1)}>{ t(K::PresenterNext) }</button>
             </div>
         </>
     }

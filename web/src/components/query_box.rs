@@ -3,6 +3,7 @@
 
 use super::query::use_keyed_query;
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::state::Playground;
 use shardlab_protocol::{Call, Reply};
 use web_sys::HtmlInputElement;
@@ -34,6 +35,7 @@ fn example_filter(state: &Playground) -> String {
 /// field's type.
 #[function_component(QueryBox)]
 pub fn query_box(props: &QueryBoxProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let ns = props.state.settings.ns.clone();
     let key = props.state.frame.key.clone();
     let query = use_state(|| example_filter(&props.state));
@@ -89,10 +91,10 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
         })
     };
     html! {
-        <section class="panel query" data-testid="query-panel" aria-label="Query targeting">
+        <section class="panel query" data-testid="query-panel" aria-label={t(K::QueryBoxQueryTargeting)}>
             <label class="field">
-                <span>{ format!("Query targeting: db.{}.find(", ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)) }</span>
-                <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label="Query filter" />
+                <span>{ tf(K::QueryBoxQueryTargetingDbNFind, &[("n", &(ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)))]) }</span>
+                <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label={t(K::QueryBoxQueryFilter)} />
                 <span>{ ")" }</span>
             </label>
             { match &targeting {
@@ -101,7 +103,7 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
                         <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
                             <Term id={stage.clone()} label={stage.clone()} />
                         </span>
-                        { format!(" → {} (outlined below)", shards.join(", ")) }
+                        { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
                     </p>
                 },
                 Err(e) if e.is_empty() => html! {},

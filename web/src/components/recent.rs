@@ -3,6 +3,7 @@
 //! in this tab, downloaded as a scenario file, or deleted.
 
 use super::share_bar::download;
+use crate::i18n::{t, tf, K};
 use crate::sessions::{self, Listed};
 use crate::share::data_url;
 use yew::prelude::*;
@@ -26,6 +27,7 @@ enum Shown {
 /// The "Recent sessions" button and, once pressed, the list.
 #[function_component(RecentSessions)]
 pub fn recent_sessions(props: &RecentProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let shown = use_state(|| Shown::Closed);
     let status = use_state(String::new);
     let reload = {
@@ -36,7 +38,7 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 shown.set(match sessions::list().await {
                     Ok(list) => Shown::Read(list),
-                    Err(why) => Shown::Failed(format!("The sessions could not be read: {why}.")),
+                    Err(why) => Shown::Failed(tf(K::RecentTheSessionsCouldNotBe, &[("why", &why)])),
                 });
             });
         })
@@ -51,10 +53,10 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
     let open = !matches!(*shown, Shown::Closed);
     let body = match &*shown {
         Shown::Closed => Html::default(),
-        Shown::Reading => html! { <p class="muted">{ "Reading…" }</p> },
+        Shown::Reading => html! { <p class="muted">{ t(K::RecentReading) }</p> },
         Shown::Failed(why) => html! { <p role="alert">{ why.clone() }</p> },
         Shown::Read(list) if list.is_empty() => html! {
-            <p class="muted">{ "No saved sessions yet: what you do here is saved as you go." }</p>
+            <p class="muted">{ t(K::RecentNoSavedSessionsYetWhat) }</p>
         },
         Shown::Read(list) => html! {
             <ul class="recent-list">
@@ -65,9 +67,9 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
     html! {
         <div class="recent">
             <button class="secondary" data-testid="recent-sessions" aria-expanded={open.to_string()}
-                onclick={toggle}>{ "Recent sessions" }</button>
+                onclick={toggle}>{ t(K::RecentRecentSessions) }</button>
             if open {
-                <section class="recent-panel" aria-label="Recent sessions" data-testid="recent-panel">
+                <section class="recent-panel" aria-label={t(K::RecentRecentSessions)} data-testid="recent-panel">
                     { body }
                     <p class="muted" role="status" aria-live="polite">{ (*status).clone() }</p>
                 </section>
@@ -90,8 +92,8 @@ fn row(
             .to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED),
     );
     let steps = match m.steps {
-        1 => "1 step".to_string(),
-        n => format!("{n} steps"),
+        1 => t(K::Recent1Step).to_string(),
+        n => tf(K::WordsStepOther, &[("n", &n)]),
     };
     let collections = if m.collections.is_empty() {
         String::new()
@@ -99,9 +101,9 @@ fn row(
         format!(" · {}", m.collections.join(", "))
     };
     let badge = if l.here {
-        Some("this tab")
+        Some(t(K::RecentThisTab))
     } else if l.elsewhere {
-        Some("open in another tab")
+        Some(t(K::RecentOpenInAnotherTab))
     } else {
         None
     };
@@ -118,7 +120,7 @@ fn row(
                         shown.set(Shown::Closed);
                         on_open.emit((id, text));
                     }
-                    None => status.set("That session's scenario is no longer stored.".into()),
+                    None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
                 }
             });
         })
@@ -133,7 +135,7 @@ fn row(
                         "shardlab-session.json",
                         &data_url("application/json", &text),
                     ),
-                    None => status.set("That session's scenario is no longer stored.".into()),
+                    None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
                 }
             });
         })
@@ -146,8 +148,11 @@ fn row(
                 (id.clone(), reload.clone(), status.clone(), name.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 match sessions::delete(&id).await {
-                    Ok(()) => status.set(format!("Deleted '{name}'.")),
-                    Err(why) => status.set(format!("'{name}' could not be deleted: {why}")),
+                    Ok(()) => status.set(tf(K::RecentDeletedName, &[("name", &name)])),
+                    Err(why) => status.set(tf(
+                        K::RecentNameCouldNotBeDeleted,
+                        &[("name", &name), ("why", &why)],
+                    )),
                 }
                 reload.emit(());
             });
@@ -160,15 +165,15 @@ fn row(
                 if let Some(badge) = badge { <span class="badge">{ badge }</span> }
                 <div class="muted">{ format!("{when} · {steps}{collections}") }</div>
                 if let Some(why) = &m.aside {
-                    <div class="muted">{ format!("Set aside: {why}") }</div>
+                    <div class="muted">{ tf(K::RecentSetAsideWhy, &[("why", &why)]) }</div>
                 }
             </div>
             <div class="recent-actions">
                 <button class="secondary" data-testid="recent-open" disabled={l.here || l.elsewhere}
-                    onclick={on_open}>{ "Open" }</button>
-                <button class="secondary" data-testid="recent-download" onclick={on_download}>{ "Download" }</button>
+                    onclick={on_open}>{ t(K::RecentOpen) }</button>
+                <button class="secondary" data-testid="recent-download" onclick={on_download}>{ t(K::RecentDownload) }</button>
                 <button class="secondary" data-testid="recent-delete" disabled={l.here}
-                    onclick={on_delete}>{ "Delete" }</button>
+                    onclick={on_delete}>{ t(K::RecentDelete) }</button>
             </div>
         </li>
     }

@@ -8,6 +8,7 @@
 //! with its notice, a step the timeline does not have.
 
 use crate::engine_client;
+use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
 use crate::scenes::{self, Demo, Scene, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
 use crate::state::{Action, Notice, Playground};
@@ -56,10 +57,12 @@ fn save(dispatch: &Callback<Action>, list: &[Scene]) {
     if scenes::fits(list) {
         dispatch.emit(Action::Page(SCENES_ENTRY, Some(scenes::encode(list))));
     } else {
-        dispatch.emit(Action::Notice(Some(Notice::plain(format!(
-            "A demo holds at most {} scenes and {} KB of titles and notes: this change was not kept.",
-            scenes::MAX_SCENES,
-            scenes::MAX_ENCODED_BYTES / 1024
+        dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+            K::ScenesPanelADemoHoldsAtMost,
+            &[
+                ("n", &(scenes::MAX_SCENES)),
+                ("n2", &(scenes::MAX_ENCODED_BYTES / 1024)),
+            ],
         )))));
     }
 }
@@ -77,6 +80,7 @@ pub struct ScenesProps {
 /// move through the demo.
 #[function_component(SceneBar)]
 pub fn scene_bar(props: &ScenesProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let (list, at) = demo_of(&props.state);
     let Some(i) = at else { return html! {} };
     let dispatch = props.dispatch.clone();
@@ -88,14 +92,14 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
         .dispatch
         .reform(|_: MouseEvent| Action::Page(SCENE_ENTRY, None));
     html! {
-        <div class="scene-bar" role="region" aria-label="Demo" data-testid="scene-bar">
-            <span class="scene-position" data-testid="scene-position">{ format!("Scene {} of {}", i + 1, list.len()) }</span>
+        <div class="scene-bar" role="region" aria-label={t(K::ScenesPanelDemo)} data-testid="scene-bar">
+            <span class="scene-position" data-testid="scene-position">{ tf(K::ScenesPanelSceneNOfListLen, &[("n", &(i + 1)), ("list_len", &list.len())]) }</span>
             <strong class="scene-bar-title" data-testid="scene-current">{ list[i].title.clone() }</strong>
             <button class="secondary" data-testid="scene-prev" disabled={i == 0} onclick={to(i.saturating_sub(1))}
-                aria-label="Previous scene">{ "←" }</button>
+                aria-label={t(K::ScenesPanelPreviousScene)}>{ "←" }</button>
             <button class="secondary" data-testid="scene-next" disabled={i + 1 >= list.len()} onclick={to(i + 1)}
-                aria-label="Next scene">{ "→" }</button>
-            <button class="secondary" data-testid="demo-stop" onclick={stop}>{ "End demo" }</button>
+                aria-label={t(K::ScenesPanelNextScene)}>{ "→" }</button>
+            <button class="secondary" data-testid="demo-stop" onclick={stop}>{ t(K::ScenesPanelEndDemo) }</button>
         </div>
     }
 }
@@ -103,6 +107,7 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
 /// The scenes panel.
 #[function_component(ScenesPanel)]
 pub fn scenes_panel(props: &ScenesProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let (list, at) = demo_of(state);
@@ -122,7 +127,7 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
             list.push(Scene {
                 step,
                 views: views.clone(),
-                title: format!("Step {step}"),
+                title: tf(K::ScenesPanelStepStep, &[("step", &step)]),
                 note: String::new(),
             });
             save(&dispatch, &list);
@@ -133,19 +138,19 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
         Callback::from(move |_: MouseEvent| go_to.emit(0))
     };
     html! {
-        <section class="panel scenes-panel" aria-label="Workshop scenes" data-testid="scenes-panel">
-            <h2>{ "Workshop scenes" }</h2>
-            <p class="muted">{ "A demo is a list of moments of this scenario: a step, the panels to show, a title and a note for the presenter. During a demo, → and PageDown go to the next scene, ← and PageUp to the previous one." }</p>
+        <section class="panel scenes-panel" aria-label={t(K::ScenesPanelWorkshopScenes)} data-testid="scenes-panel">
+            <h2>{ t(K::ScenesPanelWorkshopScenes) }</h2>
+            <p class="muted">{ t(K::ScenesPanelADemoIsAList) }</p>
             <div class="scene-actions">
-                <button data-testid="scene-add" onclick={on_add} disabled={!state.ready}>{ "Add this moment as a scene" }</button>
+                <button data-testid="scene-add" onclick={on_add} disabled={!state.ready}>{ t(K::ScenesPanelAddThisMomentAsA) }</button>
                 <button class="secondary" data-testid="demo-start" onclick={on_start}
-                    disabled={list.is_empty() || at.is_some()}>{ "Start demo" }</button>
+                    disabled={list.is_empty() || at.is_some()}>{ t(K::PresenterStartDemo) }</button>
                 <PresenterButton />
                 <AudienceLink state={state.clone()} dispatch={dispatch.clone()} />
             </div>
             <DemoPicker state={state.clone()} dispatch={dispatch.clone()} />
             if list.is_empty() {
-                <p class="muted" data-testid="scenes-empty">{ "No scenes yet: move the timeline to a moment worth showing and add it, or load a ready-made demo." }</p>
+                <p class="muted" data-testid="scenes-empty">{ t(K::ScenesPanelNoScenesYetMoveThe) }</p>
             } else {
                 <ol class="scene-list" data-testid="scene-list">
                     { for list.iter().enumerate().map(|(i, s)| scene_item(&dispatch, &list, i, s, at == Some(i), &go_to)) }
@@ -187,18 +192,18 @@ fn scene_item(
         <li class={classes!("scene-item", current.then_some("current"))} data-testid="scene-item"
             aria-current={current.then_some("step")}>
             <div class="scene-head">
-                <span class="scene-step" data-testid="scene-step">{ format!("Step {}", scene.step) }</span>
-                <input class="scene-title" data-testid="scene-title" aria-label={format!("Scene {} title", i + 1)}
+                <span class="scene-step" data-testid="scene-step">{ tf(K::ScenesPanelStepStep, &[("step", &scene.step)]) }</span>
+                <input class="scene-title" data-testid="scene-title" aria-label={tf(K::ScenesPanelSceneNTitle, &[("n", &(i + 1))])}
                     maxlength={scenes::MAX_TITLE_CHARS.to_string()} value={scene.title.clone()} onchange={on_title} />
-                <button class="secondary" data-testid="scene-show" onclick={show}>{ "Show" }</button>
-                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={format!("Move scene {} up", i + 1)}
+                <button class="secondary" data-testid="scene-show" onclick={show}>{ t(K::ScenesPanelShow) }</button>
+                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={tf(K::ScenesPanelMoveSceneNUp, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i - 1, i)))}>{ "↑" }</button>
-                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={format!("Move scene {} down", i + 1)}
+                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={tf(K::ScenesPanelMoveSceneNDown, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i, i + 1)))}>{ "↓" }</button>
-                <button class="secondary" data-testid="scene-delete" aria-label={format!("Delete scene {}", i + 1)}
-                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| { l.remove(i); }))}>{ "Delete" }</button>
+                <button class="secondary" data-testid="scene-delete" aria-label={tf(K::ScenesPanelDeleteSceneN, &[("n", &(i + 1))])}
+                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| { l.remove(i); }))}>{ t(K::RecentDelete) }</button>
             </div>
-            <textarea class="scene-note" data-testid="scene-note" aria-label={format!("Scene {} presenter's note", i + 1)}
+            <textarea class="scene-note" data-testid="scene-note" aria-label={tf(K::ScenesPanelSceneNPresenterSNote, &[("n", &(i + 1))])}
                 maxlength={scenes::MAX_NOTE_CHARS.to_string()} value={scene.note.clone()} onchange={on_note} />
             { views_picker(dispatch, list, i, scene) }
         </li>
@@ -259,7 +264,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
     });
     html! {
         <details class="scene-views">
-            <summary>{ format!("Panels shown: {}", scene.views.len()) }</summary>
+            <summary>{ tf(K::ScenesPanelPanelsShownViewsLen, &[("views_len", &scene.views.len())]) }</summary>
             { for boxes }
         </details>
     }
@@ -268,6 +273,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
 /// The "Presenter view" button: the same page with `?presenter=1`, in a window of its own.
 #[function_component(PresenterButton)]
 fn presenter_button() -> Html {
+    let _lang = crate::i18n::use_lang();
     let onclick = Callback::from(|_: MouseEvent| {
         let url = format!("{}?presenter=1", crate::scene_channel::page_address());
         let _ = gloo::utils::window().open_with_url_and_target_and_features(
@@ -277,7 +283,7 @@ fn presenter_button() -> Html {
         );
     });
     html! {
-        <button class="secondary" data-testid="presenter-open" {onclick}>{ "Presenter view" }</button>
+        <button class="secondary" data-testid="presenter-open" {onclick}>{ t(K::ScenesPanelPresenterView) }</button>
     }
 }
 
@@ -285,6 +291,7 @@ fn presenter_button() -> Html {
 /// on screen, so attendees land on its step with its panels.
 #[function_component(AudienceLink)]
 fn audience_link(props: &ScenesProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let link = use_state(|| None::<String>);
     let onclick = {
         let (link, dispatch) = (link.clone(), props.dispatch.clone());
@@ -308,9 +315,9 @@ fn audience_link(props: &ScenesProps) -> Html {
     html! {
         <>
             <button class="secondary" data-testid="audience-link" {onclick} disabled={!props.state.ready}
-                title="A link that opens the scene on screen, with its panels, on attendees' laptops">{ "Audience link" }</button>
+                title={t(K::ScenesPanelALinkThatOpensThe)}>{ t(K::ScenesPanelAudienceLink) }</button>
             if let Some(url) = &*link {
-                <input class="share-url" readonly=true value={url.clone()} data-testid="audience-url" aria-label="Audience link" />
+                <input class="share-url" readonly=true value={url.clone()} data-testid="audience-url" aria-label={t(K::ScenesPanelAudienceLink)} />
             }
         </>
     }
@@ -320,6 +327,7 @@ fn audience_link(props: &ScenesProps) -> Html {
 /// session is up (see [`use_pending_demo`]).
 #[function_component(DemoPicker)]
 fn demo_picker(props: &ScenesProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let select = use_node_ref();
     let onclick = {
         let (select, dispatch) = (select.clone(), props.dispatch.clone());
@@ -337,12 +345,12 @@ fn demo_picker(props: &ScenesProps) -> Html {
     html! {
         <div class="demo-picker">
             <label class="field">
-                { "Ready-made demo" }
+                { t(K::ScenesPanelReadyMadeDemo) }
                 <select ref={select} data-testid="demo-select">
                     { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ d.title }</option> }) }
                 </select>
             </label>
-            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying.is_some()}>{ "Load demo" }</button>
+            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying.is_some()}>{ t(K::ScenesPanelLoadDemo) }</button>
         </div>
     }
 }

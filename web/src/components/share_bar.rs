@@ -3,6 +3,7 @@
 
 use super::query::use_engine_query;
 use crate::engine_client;
+use crate::i18n::{t, K};
 use crate::share::data_url;
 use crate::startup::Opening;
 use crate::state::{Action, Notice, Playground};
@@ -45,7 +46,11 @@ pub fn base_url() -> String {
     let location = gloo::utils::window().location();
     let origin = location.origin().unwrap_or_default();
     let path = location.pathname().unwrap_or_else(|_| "/".into());
-    format!("{origin}{path}")
+    // A link opens in the language it was made in (English needs no word).
+    match crate::i18n::current() {
+        crate::i18n::Lang::En => format!("{origin}{path}"),
+        lang => format!("{origin}{path}?lang={}", lang.tag()),
+    }
 }
 
 /// Properties of [`ShareBar`].
@@ -62,6 +67,7 @@ pub struct ShareBarProps {
 /// The share bar.
 #[function_component(ShareBar)]
 pub fn share_bar(props: &ShareBarProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let link = use_state(|| None::<String>);
     let on_copy = copy_link_callback(link.clone(), props.state.clone(), props.dispatch.clone());
     let on_export_json = export_json_callback(props.state.clone(), props.dispatch.clone());
@@ -78,18 +84,18 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     };
     let on_import = import_callback(props.dispatch.clone(), props.on_import.clone());
     html! {
-        <div class="share-bar" role="toolbar" aria-label="Share and export">
-            <button class="secondary" data-testid="share-link" onclick={on_copy}>{ "Copy link" }</button>
-            <button class="secondary" data-testid="export-json" onclick={on_export_json}>{ "Export JSON" }</button>
-            <label class="button-like secondary" title="Open a scenario exported as JSON">
-                { "Import JSON" }
+        <div class="share-bar" role="toolbar" aria-label={t(K::ShareBarShareAndExport)}>
+            <button class="secondary" data-testid="share-link" onclick={on_copy}>{ t(K::ShareBarCopyLink) }</button>
+            <button class="secondary" data-testid="export-json" onclick={on_export_json}>{ t(K::ShareBarExportJson) }</button>
+            <label class="button-like secondary" title={t(K::ShareBarOpenAScenarioExportedAs)}>
+                { t(K::ShareBarImportJson) }
                 <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
-                    disabled={props.state.replaying.is_some()} aria-label="Import a scenario JSON file" />
+                    disabled={props.state.replaying.is_some()} aria-label={t(K::ShareBarImportAScenarioJsonFile)} />
             </label>
             <button class="secondary" data-testid="export-svg" onclick={on_export_svg}>{ "SVG" }</button>
             <button class="secondary" data-testid="export-png" onclick={on_export_png}>{ "PNG" }</button>
             if let Some(url) = &*link {
-                <input class="share-url" readonly=true value={url.clone()} data-testid="share-url" aria-label="Share link" />
+                <input class="share-url" readonly=true value={url.clone()} data-testid="share-url" aria-label={t(K::ShareBarShareLink)} />
             }
         </div>
     }
@@ -161,9 +167,9 @@ fn import_callback(dispatch: Callback<Action>, on_import: Callback<Opening>) -> 
             match text.ok().and_then(|t| t.as_string()) {
                 // The engine reads it: a file it cannot read gives a notice then.
                 Some(text) => on_import.emit(crate::startup::import(&text)),
-                None => dispatch.emit(Action::Notice(Some(Notice::plain(
-                    "That file could not be read.",
-                )))),
+                None => dispatch.emit(Action::Notice(Some(Notice::plain(t(
+                    K::ShareBarThatFileCouldNotBe,
+                ))))),
             }
         });
         input.set_value("");
@@ -217,7 +223,7 @@ fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, St
         move |answer| {
             done(match answer {
                 Ok(Reply::Scenario { text }) => Ok(text),
-                Ok(_) => Err("The engine answered something else.".to_string()),
+                Ok(_) => Err(t(K::ShareBarTheEngineAnsweredSomethingElse).to_string()),
                 Err(e) => Err(e.message),
             })
         },
@@ -234,6 +240,7 @@ pub struct OpenLinkProps {
 /// The embedded view's "Open in ShardLab" link: the same scenario in the full page.
 #[function_component(OpenLink)]
 pub fn open_link(props: &OpenLinkProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let answer = use_engine_query(
         (state.rev, state.session.clone()),
@@ -249,6 +256,6 @@ pub fn open_link(props: &OpenLinkProps) -> Html {
         _ => base_url(),
     };
     html! {
-        <a class="open-link" href={href} target="_blank" rel="noopener" data-testid="open-in-shardlab">{ "Open in ShardLab ↗" }</a>
+        <a class="open-link" href={href} target="_blank" rel="noopener" data-testid="open-in-shardlab">{ t(K::ShareBarOpenInShardlab) }</a>
     }
 }

@@ -1,35 +1,28 @@
 //! The keyboard shortcuts dialog: `?` (or its button) lists every shortcut of the page;
 //! Escape or Close closes it and gives focus back to what had it.
 
+use crate::i18n::{t, K};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Every shortcut of the page: the keys, and what they do. (Each is handled where its
 /// panel listens, through `crate::shortcuts`; none works while typing in a field.)
-pub const SHORTCUTS: &[(&str, &str)] = &[
-    (
-        "Space",
-        "Play or pause the workload (in Compare: play or pause every column)",
-    ),
-    (
-        "→",
-        "One step forward (in Compare: one step of every column); during a demo, the next scene",
-    ),
-    ("←", "One step back; during a demo, the previous scene"),
-    (
-        "PageDown",
-        "During a demo, the next scene (a presenter's clicker)",
-    ),
-    ("PageUp", "During a demo, the previous scene"),
-    ("n / p", "Guided lessons: the next or the previous step"),
-    ("w", "Workshop mode on or off"),
-    ("?", "This list of shortcuts"),
-    ("Escape", "Close this list"),
+pub const SHORTCUTS: &[(&str, K)] = &[
+    ("Space", K::ShortcutsHelpPlayOrPauseTheWorkload),
+    ("→", K::ShortcutsHelpOneStepForwardInCompare),
+    ("←", K::ShortcutsHelpOneStepBackDuringA),
+    ("PageDown", K::ShortcutsHelpDuringADemoTheNext),
+    ("PageUp", K::ShortcutsHelpDuringADemoThePrevious),
+    ("n / p", K::ShortcutsHelpGuidedLessonsTheNextOr),
+    ("w", K::ShortcutsHelpWorkshopModeOnOrOff),
+    ("?", K::ShortcutsHelpThisListOfShortcuts),
+    ("Escape", K::ShortcutsHelpCloseThisList),
 ];
 
 /// The "Shortcuts" button and the dialog it opens; `?` opens it too.
 #[function_component(ShortcutsHelp)]
 pub fn shortcuts_help() -> Html {
+    let _lang = crate::i18n::use_lang();
     let open = use_state(|| false);
     // What had focus before the dialog opened, to give it back.
     let before = use_mut_ref(|| None::<web_sys::HtmlElement>);
@@ -65,23 +58,23 @@ pub fn shortcuts_help() -> Html {
     }
     html! {
         <>
-            <button class="secondary" data-testid="shortcuts-open" title="Keyboard shortcuts (?)"
-                aria-haspopup="dialog" onclick={show.reform(|_: MouseEvent| ())}>{ "Shortcuts" }</button>
+            <button class="secondary" data-testid="shortcuts-open" title={t(K::ShortcutsHelpKeyboardShortcuts)}
+                aria-haspopup="dialog" onclick={show.reform(|_: MouseEvent| ())}>{ t(K::ShortcutsHelpShortcuts) }</button>
             if *open {
                 <div class="dialog-backdrop" onclick={hide.reform(|_: MouseEvent| ())}></div>
                 <div class="shortcuts-dialog" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title"
                     data-testid="shortcuts-dialog" onkeydown={keep_focus(close_button.clone())}>
-                    <h2 id="shortcuts-title">{ "Keyboard shortcuts" }</h2>
+                    <h2 id="shortcuts-title">{ t(K::ShortcutsHelpKeyboardShortcuts2) }</h2>
                     <dl class="shortcut-list">
-                        { for SHORTCUTS.iter().map(|(keys, what)| html! {
+                        { for SHORTCUTS.iter().map(|(keys, what)| { let what = t(*what); html! {
                             <div class="shortcut" data-testid="shortcut">
                                 <dt><kbd>{ *keys }</kbd></dt>
-                                <dd>{ *what }</dd>
+                                <dd>{ what }</dd>
                             </div>
-                        }) }
+                        }}) }
                     </dl>
                     <button ref={close_button} data-testid="shortcuts-close"
-                        onclick={hide.reform(|_: MouseEvent| ())}>{ "Close" }</button>
+                        onclick={hide.reform(|_: MouseEvent| ())}>{ t(K::InspectorClose) }</button>
                 </div>
             }
         </>

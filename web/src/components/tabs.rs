@@ -3,6 +3,7 @@
 //! toggles at its end.
 
 use super::term::glossary_panel;
+use crate::i18n::{t, K};
 use yew::prelude::*;
 
 pub use crate::state::Mode;
@@ -23,6 +24,7 @@ pub struct TabsProps {
 /// The tab bar.
 #[function_component(Tabs)]
 pub fn tabs(props: &TabsProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let glossary = use_state(|| false);
     let toggle = |on: bool| {
         let glossary = glossary.clone();
@@ -44,19 +46,19 @@ pub fn tabs(props: &TabsProps) -> Html {
     };
     html! {
         <>
-        <nav class="tabs" aria-label="Views">
+        <nav class="tabs" aria-label={t(K::TabsViews)}>
             <div role="tablist" class="tab-list">
-                { tab(Mode::Playground, "Playground", "tab-playground") }
-                { tab(Mode::Compare, "Compare", "tab-compare") }
-                { tab(Mode::Guide, "Guided lessons", "tab-guide") }
+                { tab(Mode::Playground, t(K::TabsPlayground), "tab-playground") }
+                { tab(Mode::Compare, t(K::TabsCompare), "tab-compare") }
+                { tab(Mode::Guide, t(K::GuideGuidedLessons), "tab-guide") }
             </div>
             <span class="tab-tools">
             <button class="secondary" data-testid="glossary-toggle" aria-expanded={glossary.to_string()}
-                onclick={toggle(!*glossary)}>{ "Glossary" }</button>
+                onclick={toggle(!*glossary)}>{ t(K::TabsGlossary) }</button>
             <button class={classes!("secondary", "workshop-toggle")} data-testid="workshop-toggle"
-                aria-pressed={props.workshop.to_string()} title="Large type for presenting (w)"
+                aria-pressed={props.workshop.to_string()} title={t(K::TabsLargeTypeForPresentingW)}
                 onclick={props.on_workshop.reform(|_| ())}>
-                { if props.workshop { "Leave workshop mode" } else { "Workshop mode" } }
+                { if props.workshop { t(K::TabsLeaveWorkshopMode) } else { t(K::TabsWorkshopMode) } }
             </button>
             </span>
         </nav>

@@ -3,13 +3,14 @@
 //! first use (see [`crate::glossary`]).
 
 use crate::glossary;
+use crate::i18n::{t, K};
 use yew::prelude::*;
 
 /// What to show while the glossary is not in, or for a term it lacks.
 fn missing() -> &'static str {
     match glossary::entries() {
-        None => "Loading…",
-        Some(_) => "The glossary could not be loaded.",
+        None => t(K::TermLoading),
+        Some(_) => t(K::TermTheGlossaryCouldNotBe),
     }
 }
 
@@ -26,6 +27,7 @@ pub struct TermProps {
 /// explanation in a tooltip; Escape, blur or the pointer leaving close it.
 #[function_component(Term)]
 pub fn term(props: &TermProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let open = use_state(|| false);
     let set = {
         let open = open.clone();
@@ -77,9 +79,9 @@ pub fn term(props: &TermProps) -> Html {
 /// shows it starts the fetch ([`glossary::fetch`]) and redraws when it ends.
 pub fn glossary_panel(on_close: Callback<MouseEvent>) -> Html {
     html! {
-        <section class="panel glossary" data-testid="glossary-panel" aria-label="Glossary">
-            <h2>{ "Glossary" }</h2>
-            <button class="secondary" data-testid="glossary-close" onclick={on_close}>{ "Close" }</button>
+        <section class="panel glossary" data-testid="glossary-panel" aria-label={t(K::TabsGlossary)}>
+            <h2>{ t(K::TabsGlossary) }</h2>
+            <button class="secondary" data-testid="glossary-close" onclick={on_close}>{ t(K::InspectorClose) }</button>
             { match glossary::entries() {
                 Some(list) if !list.is_empty() => html! {
                     <dl>{ for list.iter().map(|e| html! {

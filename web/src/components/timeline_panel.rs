@@ -7,6 +7,7 @@
 //! arrives.
 
 use super::query::{error_text, use_engine_query};
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{Call, EventRow, Reply};
 use web_sys::HtmlInputElement;
@@ -42,8 +43,8 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
             <span class="ev-kind">{ kind }</span>
             <span class="ev-text">{ e.text.clone() }</span>
             if let Some((step, jump)) = jump {
-                <button class="link-button" onclick={jump} aria-label={format!("Jump to step {step}")}
-                    title={format!("Jump to step {step}, just after this event")}>{ format!("step {step}") }</button>
+                <button class="link-button" onclick={jump} aria-label={tf(K::TimelinePanelJumpToStepStep, &[("step", &step)])}
+                    title={tf(K::TimelinePanelJumpToStepStepJust, &[("step", &step)])}>{ tf(K::TimelinePanelStepStep, &[("step", &step)]) }</button>
             }
         </li>
     }
@@ -52,6 +53,7 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
 /// The timeline panel.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelineProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let hidden = state.hidden[Calm::Timeline as usize];
@@ -83,24 +85,24 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
         .view
         .step
         .clone()
-        .unwrap_or_else(|| "(new cluster)".to_string());
+        .unwrap_or_else(|| t(K::TimelinePanelNewCluster).to_string());
     let on_scrub = dispatch.reform(|e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::Jump(input.value().parse().unwrap_or(0))
     });
     html! {
-        <section class="panel timeline" aria-label="Timeline">
+        <section class="panel timeline" aria-label={t(K::TimelinePanelTimeline)}>
             <div class="timeline-head">
-                <h2>{ "Timeline" }</h2>
-                <span class="muted" data-testid="position">{ format!("step {position} of {len}") }</span>
+                <h2>{ t(K::TimelinePanelTimeline) }</h2>
+                <span class="muted" data-testid="position">{ tf(K::TimelinePanelStepPositionOfLen, &[("position", &position), ("len", &len)]) }</span>
                 <button class="secondary" data-testid="fork" disabled={position == len}
-                    title="Discard the steps after this point, so that the next action starts a new branch"
-                    onclick={dispatch.reform(|_| Action::Fork)}>{ "Fork from here" }</button>
+                    title={t(K::TimelinePanelDiscardTheStepsAfterThis)}
+                    onclick={dispatch.reform(|_| Action::Fork)}>{ t(K::TimelinePanelForkFromHere) }</button>
             </div>
             <input type="range" class="scrubber" min="0" max={len.to_string()} value={position.to_string()}
-                data-testid="timeline" aria-label="Timeline position" oninput={on_scrub} />
-            <p class="current-step" title="The command of the current step"><code>{ current_step }</code></p>
-            <ol class="events" aria-label="Event log">{ events }</ol>
+                data-testid="timeline" aria-label={t(K::TimelinePanelTimelinePosition)} oninput={on_scrub} />
+            <p class="current-step" title={t(K::TimelinePanelTheCommandOfTheCurrent)}><code>{ current_step }</code></p>
+            <ol class="events" aria-label={t(K::TimelinePanelEventLog)}>{ events }</ol>
         </section>
     }
 }

@@ -6,6 +6,7 @@
 use super::controls::{LessonRow, PanelProps};
 use super::query::use_engine_query;
 use super::term::Term;
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Playground, Workload, MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{Call, FitView, Reply};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -14,8 +15,9 @@ use yew::prelude::*;
 /// The workload and transport bar.
 #[function_component(WorkloadPanel)]
 pub fn workload_panel(props: &PanelProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     html! {
-        <section class="panel transport" aria-label="Workload">
+        <section class="panel transport" aria-label={t(K::CompareViewWorkload)}>
             { workload_fields(&props.state.workload, &props.state.catalog.workloads, &props.dispatch) }
             { transport(&props.state, &props.dispatch) }
             <KeyFit state={props.state.clone()} dispatch={props.dispatch.clone()} />
@@ -42,18 +44,19 @@ pub struct CommandBarProps {
 /// transport, and the button that unfolds the setup (`#setup`).
 #[function_component(CommandBar)]
 pub fn command_bar(props: &CommandBarProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     html! {
-        <section class="panel transport command-bar" aria-label="Workload">
+        <section class="panel transport command-bar" aria-label={t(K::WorkloadPanelWorkload)}>
             <LessonRow catalog={state.catalog.clone()} lesson={state.view.lesson.clone()}
                 dispatch={props.dispatch.clone()} />
             <div class="transport-row">
                 { transport(state, &props.dispatch) }
                 <button class="secondary setup-toggle" data-testid="setup-toggle"
                     aria-expanded={props.setup.to_string()} aria-controls="setup"
-                    title="The collection, the shard key, the cluster and the workload"
+                    title={t(K::WorkloadPanelSetupTitle)}
                     onclick={props.on_setup.reform(|_| ())}>
-                    { "Setup" }<span class="chevron" aria-hidden="true"></span>
+                    { t(K::WorkloadPanelSetup) }<span class="chevron" aria-hidden="true"></span>
                 </button>
             </div>
             <KeyFit state={state.clone()} dispatch={props.dispatch.clone()} />
@@ -64,9 +67,10 @@ pub fn command_bar(props: &CommandBarProps) -> Html {
 /// The workload's fields and its document template, in the full page's folded setup.
 #[function_component(WorkloadFields)]
 pub fn workload_fields_panel(props: &PanelProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     html! {
-        <section class="panel workload" aria-label="Workload settings">
+        <section class="panel workload" aria-label={t(K::WorkloadPanelWorkloadSettings)}>
             <div class="control-row">
                 { workload_fields(&state.workload, &state.catalog.workloads, &props.dispatch) }
             </div>
@@ -120,8 +124,8 @@ fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) 
     html! {
         <>
             <label class="field">
-                <span><Term id={if known { w.spec.clone() } else { "template".into() }} label="Workload" /></span>
-                <select data-testid="workload" onchange={on_spec} aria-label="Workload generator">
+                <span><Term id={if known { w.spec.clone() } else { "template".into() }} label={t(K::CompareViewWorkload)} /></span>
+                <select data-testid="workload" onchange={on_spec} aria-label={t(K::WorkloadPanelWorkloadGenerator)}>
                     if names.is_empty() {
                         <option value={w.spec.clone()} selected=true>{ w.spec.clone() }</option>
                     }
@@ -129,23 +133,23 @@ fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) 
                         <option value={n.clone()} selected={*n == w.spec}>{ n.clone() }</option>
                     }) }
                     if !known {
-                        <option value={w.spec.clone()} selected=true>{ "custom template" }</option>
+                        <option value={w.spec.clone()} selected=true>{ t(K::WorkloadPanelCustomTemplate) }</option>
                     }
                 </select>
             </label>
             <label class="field">
-                <span><Term id="per-tick" label="Per tick" /></span>
+                <span><Term id="per-tick" label={t(K::WorkloadPanelPerTick)} /></span>
                 <input class="tiny" type="number" min="1" max={MAX_BATCH.to_string()} value={w.batch.to_string()}
-                    onchange={on_batch} aria-label="Documents per tick" data-testid="batch" />
+                    onchange={on_batch} aria-label={t(K::WorkloadPanelDocumentsPerTick)} data-testid="batch" />
             </label>
             <label class="field">
-                <span>{ "Total" }</span>
+                <span>{ t(K::WorkloadPanelTotal) }</span>
                 <input class="narrow" type="number" min="1" value={w.total.to_string()}
-                    onchange={on_total} aria-label="Total documents" data-testid="total" />
+                    onchange={on_total} aria-label={t(K::WorkloadPanelTotalDocuments)} data-testid="total" />
             </label>
             <label class="check">
-                <input type="checkbox" checked={w.balance} onchange={on_balance} aria-label="Run the balancer after each tick" />
-                <span>{ "balancer" }</span>
+                <input type="checkbox" checked={w.balance} onchange={on_balance} aria-label={t(K::WorkloadPanelRunTheBalancerAfterEach)} />
+                <span>{ t(K::WorkloadPanelBalancer) }</span>
             </label>
         </>
     }
@@ -167,34 +171,34 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
     let (position, len) = (state.view.position.position, state.view.position.length);
     html! {
         <>
-            <div class="buttons" role="group" aria-label="Playback">
-                <button data-testid="step-back" title="Step back (←)" aria-label="Step back"
-                    disabled={position == 0} onclick={dispatch.reform(|_| Action::StepBack)}>{ "‹ Back" }</button>
+            <div class="buttons" role="group" aria-label={t(K::WorkloadPanelPlayback)}>
+                <button data-testid="step-back" title={t(K::WorkloadPanelStepBack)} aria-label={t(K::WorkloadPanelStepBack2)}
+                    disabled={position == 0} onclick={dispatch.reform(|_| Action::StepBack)}>{ t(K::GuideBack) }</button>
                 if state.playing {
-                    <button data-testid="pause" class="primary" aria-label="Pause" title="Pause (space)"
-                        onclick={dispatch.reform(|_| Action::Pause)}>{ "Pause" }</button>
+                    <button data-testid="pause" class="primary" aria-label={t(K::CompareViewPause)} title={t(K::WorkloadPanelPauseSpace)}
+                        onclick={dispatch.reform(|_| Action::Pause)}>{ t(K::CompareViewPause) }</button>
                 } else {
-                    <button data-testid="play" class="primary" aria-label="Play" title="Play (space)"
-                        onclick={dispatch.reform(|_| Action::Play)}>{ "Play" }</button>
+                    <button data-testid="play" class="primary" aria-label={t(K::CompareViewPlay)} title={t(K::WorkloadPanelPlaySpace)}
+                        onclick={dispatch.reform(|_| Action::Play)}>{ t(K::CompareViewPlay) }</button>
                 }
-                <button data-testid="step" title="Step (→)" aria-label="Step"
-                    onclick={dispatch.reform(|_| Action::Step)}>{ "Step ›" }</button>
+                <button data-testid="step" title={t(K::WorkloadPanelStep)} aria-label={t(K::WorkloadPanelStep2)}
+                    onclick={dispatch.reform(|_| Action::Step)}>{ t(K::CompareViewStep) }</button>
                 <button data-testid="pass-time" aria-pressed={state.passing.to_string()}
-                    title="Let simulated time pass, two seconds a tick: the balancer takes its rounds as a real one would"
+                    title={t(K::WorkloadPanelLetSimulatedTimePassTwo)}
                     onclick={dispatch.reform(|_| Action::PassTime)}>
-                    { if state.passing { "Stop the clock" } else { "Let time pass" } }
+                    { if state.passing { t(K::WorkloadPanelStopTheClock) } else { t(K::WorkloadPanelLetTimePass) } }
                 </button>
             </div>
             <label class="field">
-                <span>{ format!("Speed {}×", state.speed) }</span>
+                <span>{ tf(K::WorkloadPanelSpeedSpeed, &[("speed", &state.speed)]) }</span>
                 <input type="range" min="1" max="30" value={state.speed.to_string()}
-                    oninput={on_speed} aria-label="Speed" data-testid="speed" />
+                    oninput={on_speed} aria-label={t(K::WorkloadPanelSpeed)} data-testid="speed" />
             </label>
-            <div class="progress" role="progressbar" aria-label="Workload progress"
+            <div class="progress" role="progressbar" aria-label={t(K::WorkloadPanelWorkloadProgress)}
                 aria-valuemin="0" aria-valuemax={w.total.to_string()} aria-valuenow={done.min(w.total).to_string()}
                 data-testid="progress">
                 <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                <span class="progress-text">{ format!("{done} / {} docs · step {position} of {len}", w.total) }</span>
+                <span class="progress-text">{ tf(K::WorkloadPanelDoneTotalDocsStepPosition, &[("done", &done), ("total", &w.total), ("position", &position), ("len", &len)]) }</span>
             </div>
         </>
     }
@@ -216,6 +220,7 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
 /// writes it. The engine checks the fit.
 #[function_component(KeyFit)]
 fn key_fit(props: &PanelProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = &props.dispatch;
     let answer = use_engine_query(
@@ -257,16 +262,14 @@ fn key_fit(props: &PanelProps) -> Html {
         };
         return html! {
             <div class="fit-warning" role="alert" data-testid="key-fit-warning">
-                <p>{ format!(
-                    "The {name} workload never writes {fields}, part of the shard key {key}. From 4.4 a missing key field counts as null, so every document would share one key value and pile into one chunk that can never split (3.6 refuses the inserts)."
-                ) }</p>
-                <button data-testid="fit-add-field" onclick={add}>{ format!("Add {fields} to the template") }</button>
+                <p>{ tf(K::WorkloadPanelTheNameWorkloadNeverWrites, &[("name", &name), ("fields", &fields), ("key", &key)]) }</p>
+                <button data-testid="fit-add-field" onclick={add}>{ tf(K::WorkloadPanelAddFieldsToTheTemplate, &[("fields", &fields)]) }</button>
                 { for fit.fitting.iter().map(|p| {
                     let w = Workload { spec: p.clone(), ..state.workload.clone() };
                     html! {
                         <button class="secondary" data-testid={format!("fit-use-{p}")}
                             onclick={dispatch.reform(move |_| Action::SetWorkload(w.clone()))}>
-                            { format!("Use {p}") }
+                            { tf(K::WorkloadPanelUseP, &[("p", &p)]) }
                         </button>
                     }
                 }) }
@@ -275,10 +278,7 @@ fn key_fit(props: &PanelProps) -> Html {
     }
     if !fit.sometimes.is_empty() {
         return html! {
-            <p class="muted fit-note" data-testid="key-fit-note">{ format!(
-                "The {name} workload leaves {} out of some documents: those count as null for the key {key} and share one chunk.",
-                fit.sometimes.join(", ")
-            ) }</p>
+            <p class="muted fit-note" data-testid="key-fit-note">{ tf(K::WorkloadPanelTheNameWorkloadLeavesN, &[("name", &name), ("n", &(fit.sometimes.join(", "))), ("key", &key)]) }</p>
         };
     }
     html! {}
@@ -310,6 +310,7 @@ pub struct TemplateProps {
 /// can be edited: applying it makes the template the workload.
 #[function_component(WorkloadTemplate)]
 pub fn workload_template(props: &TemplateProps) -> Html {
+    let _lang = crate::i18n::use_lang();
     let fit = |spec: &str, answer: Option<super::query::Answer>| {
         match answer.as_deref() {
             Some(Ok(Reply::WorkloadFit(f))) => Some(f.shown.clone()),
@@ -364,12 +365,12 @@ pub fn workload_template(props: &TemplateProps) -> Html {
     };
     html! {
         <details class="template" data-testid="workload-template-box">
-            <summary>{ "Document shape: " }<code>{ shown.clone() }</code></summary>
-            <p class="muted">{ "Each document the workload inserts follows this sim.generate template: a field's value is a generator (increasing, uniformInt, zipf, tenant, missing, ...) or a literal." }</p>
-            <textarea data-testid="workload-template" rows="3" spellcheck="false" aria-label="Workload template"
+            <summary>{ t(K::WorkloadPanelDocumentShape) }<code>{ shown.clone() }</code></summary>
+            <p class="muted">{ t(K::WorkloadPanelEachDocumentTheWorkloadInserts) }</p>
+            <textarea data-testid="workload-template" rows="3" spellcheck="false" aria-label={t(K::WorkloadPanelWorkloadTemplate)}
                 value={(*draft).clone()} oninput={on_input} />
             <div class="template-actions">
-                <button data-testid="use-template" disabled={check.is_err() || *draft == shown} onclick={on_use}>{ "Use this template" }</button>
+                <button data-testid="use-template" disabled={check.is_err() || *draft == shown} onclick={on_use}>{ t(K::WorkloadPanelUseThisTemplate) }</button>
                 if let Err(e) = &check {
                     <span class="error" data-testid="template-error">{ e.clone() }</span>
                 }

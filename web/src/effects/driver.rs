@@ -7,6 +7,7 @@
 //! waits: a slow engine slows the playground, never the page.
 
 use crate::engine_client::{self, ENGINE_RESTARTED};
+use crate::i18n::{t, tf, K};
 use crate::recovery;
 use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
@@ -195,7 +196,7 @@ impl Driver {
             }),
             Action::View(ns) => self.send(Act::View { ns: ns.clone() }),
             Action::Setup(setup) => {
-                let notice = self.set_aside("Started a new cluster.");
+                let notice = self.set_aside(t(K::DriverStartedANewCluster));
                 self.open(
                     Opening {
                         start: Start::Setup(setup.clone()),
@@ -206,7 +207,7 @@ impl Driver {
                 );
             }
             Action::LoadPreset(id) => {
-                let notice = self.set_aside("Opened the lesson '{lesson}'.");
+                let notice = self.set_aside(t(K::DriverOpenedTheLessonLesson));
                 self.open(
                     Opening {
                         start: Start::Lesson { id: id.clone() },
@@ -307,7 +308,10 @@ impl Driver {
             return None;
         }
         Some(Notice {
-            text: format!("{what} Your previous session of {steps} steps is kept."),
+            text: tf(
+                K::DriverWhatYourPreviousSessionOf,
+                &[("what", &what), ("steps", &steps)],
+            ),
             offer: Some(crate::state::Offer::ReturnToSession),
         })
     }
@@ -433,7 +437,10 @@ impl Driver {
                     (Some(source), _) => startup::unreadable(source, &message),
                     (None, Start::Lesson { id }) => {
                         let id: String = id.chars().take(40).collect();
-                        startup::refused(&format!("There is no lesson called '{id}'."), self.embed)
+                        startup::refused(
+                            &tf(K::DriverThereIsNoLessonCalled, &[("id", &id)]),
+                            self.embed,
+                        )
                     }
                     _ => Opening {
                         notice: Some(Notice::plain(message)),
@@ -700,9 +707,7 @@ impl Driver {
             Some(text) => self.open(startup::restart(text, self.cancelled.take()), false),
             None => self.open(
                 Opening {
-                    notice: Some(Notice::plain(
-                        "The engine stopped and started again, with a fresh playground.",
-                    )),
+                    notice: Some(Notice::plain(t(K::DriverTheEngineStoppedAndStarted))),
                     ..Opening::fresh()
                 },
                 false,
@@ -743,9 +748,7 @@ impl Driver {
                 wasm_bindgen_futures::spawn_local(async move {
                     if let Err(why) = sessions::save(text.clone(), saving).await {
                         dispatch.emit(Action::Notice(Some(Notice {
-                            text: format!(
-                                "Your session could not be saved: {why}. Download it to keep it."
-                            ),
+                            text: tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
                             offer: Some(crate::state::Offer::Download(Rc::from(
                                 crate::share::data_url("application/json", &text),
                             ))),

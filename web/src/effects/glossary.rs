@@ -6,9 +6,10 @@
 //! a list of `{term, id, text}`, which the page fetches ([`fetch`]) when a term is first
 //! hovered, focused or tapped, or the panel opens, and keeps for the page's life.
 
+use crate::i18n::{self, t, Lang, K};
 use crate::lessons::{fetch_text_patiently, leak};
 use crate::storage::{as_list, as_object, string_field};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 /// Where the page fetches the glossary from, relative to the page.
 pub const GLOSSARY_URL: &str = "glossary.json";
@@ -24,16 +25,35 @@ pub struct Entry {
     pub text: &'static str,
 }
 
+/// Where the page fetches a language's glossary from: English's own file, or its
+/// translation (`i18n/glossary.zh-CN.json`), with the same ids in the same order.
+pub fn glossary_url(lang: Lang) -> String {
+    match lang {
+        Lang::En => GLOSSARY_URL.to_string(),
+        other => format!("i18n/glossary.{}.json", other.tag()),
+    }
+}
+
 thread_local! {
-    /// The glossary once loaded, kept (leaked once) for the page's life.
-    static LOADED: Cell<Option<&'static [Entry]>> = const { Cell::new(None) };
+    /// The glossary once loaded, by language, kept (leaked once) for the page's life.
+    static LOADED: RefCell<Vec<(Lang, &'static [Entry])>> = const { RefCell::new(Vec::new()) };
     /// Whether a fetch is under way (one at a time, however many terms ask).
     static FETCHING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Every entry, in the file's order, once loaded (see [`fetch`]).
+fn loaded_in(lang: Lang) -> Option<&'static [Entry]> {
+    LOADED.with(|l| l.borrow().iter().find(|(g, _)| *g == lang).map(|(_, e)| *e))
+}
+
+/// Whether the glossary in `lang` is in.
+pub fn is_loaded_in(lang: Lang) -> bool {
+    loaded_in(lang).is_some()
+}
+
+/// Every entry, in the file's order, once loaded (see [`fetch`]): in the page's language,
+/// or in English until its translation is in.
 pub fn entries() -> Option<&'static [Entry]> {
-    LOADED.with(Cell::get)
+    loaded_in(i18n::current()).or_else(|| loaded_in(Lang::En))
 }
 
 /// The entry for `id`, once the glossary is loaded.
@@ -51,18 +71,31 @@ pub fn fetch(then: impl FnOnce() + 'static) {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {
-        // Without the network it waits for it: the terms say "loading" meanwhile.
-        let list = match fetch_text_patiently(GLOSSARY_URL, "the glossary", |_| ()).await {
-            Ok(text) => parse_glossary(&text),
-            Err(e) => Err(e),
-        };
+        load_in(i18n::current()).await;
         FETCHING.with(|f| f.set(false));
-        let list = list.unwrap_or_default();
-        if entries().is_none() {
-            LOADED.with(|l| l.set(Some(Box::leak(list.into_boxed_slice()))));
-        }
         then();
     });
+}
+
+/// Fetches and reads the glossary in `lang` unless it is in; a translation that cannot be
+/// read gives the English glossary, and an English one that cannot, an empty one. Without
+/// the network it waits for it.
+pub async fn load_in(lang: Lang) {
+    if is_loaded_in(lang) {
+        return;
+    }
+    let what = t(K::GlossaryTheGlossary);
+    let read = |text: Result<String, String>| text.and_then(|t| parse_glossary(&t));
+    let mut list = read(fetch_text_patiently(&glossary_url(lang), what, |_| ()).await);
+    let mut into = lang;
+    if list.is_err() && lang != Lang::En {
+        into = Lang::En;
+        list = read(fetch_text_patiently(GLOSSARY_URL, what, |_| ()).await);
+    }
+    if !is_loaded_in(into) {
+        let leaked: &'static [Entry] = Box::leak(list.unwrap_or_default().into_boxed_slice());
+        LOADED.with(|l| l.borrow_mut().push((into, leaked)));
+    }
 }
 
 /// Reads the glossary file, checking every entry: three non-empty strings, ids unique.

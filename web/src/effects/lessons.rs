@@ -6,6 +6,7 @@
 //! ([`parse_lessons`]), so that they are not part of the initial download. Browser tests
 //! check the same file (every preset exists, every question has one right answer).
 
+use crate::i18n::{self, t, tf, Lang, K};
 use crate::state::default_setup;
 use crate::storage::{as_list, as_object, field, string_field};
 use js_sys::{Array, Object};
@@ -145,21 +146,45 @@ impl Progress {
 
 /// The step counter's text: `Step 2 of 7` for index 1 of 7 steps.
 pub fn progress_label(index: usize, len: usize) -> String {
-    format!("Step {} of {}", index + 1, len)
+    tf(
+        K::LessonsStepNOfTotal,
+        &[("n", &(index + 1)), ("total", &len)],
+    )
 }
 
-/// Where the page fetches the lessons from, relative to the page.
+/// Where the page fetches the English lessons from, relative to the page.
 pub const LESSONS_URL: &str = "lessons.json";
 
-thread_local! {
-    /// The lessons once loaded. They are kept for the page's life (leaked once), so that
-    /// steps can be handed around as `&'static`.
-    static LOADED: std::cell::Cell<Option<&'static [Lesson]>> = const { std::cell::Cell::new(None) };
+/// Where the page fetches a language's lessons from: English's own file, or its
+/// translation (`i18n/lessons.zh-CN.json`), which has the same lessons, steps, ids and
+/// answers (`tests/it/i18n_catalogues.rs`).
+pub fn lessons_url(lang: Lang) -> String {
+    match lang {
+        Lang::En => LESSONS_URL.to_string(),
+        other => format!("i18n/lessons.{}.json", other.tag()),
+    }
 }
 
-/// Every lesson, in teaching order, once loaded (see [`load`]).
+thread_local! {
+    /// The lessons once loaded, by language. They are kept for the page's life (leaked
+    /// once), so that steps can be handed around as `&'static`.
+    static LOADED: std::cell::RefCell<Vec<(Lang, &'static [Lesson])>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The lessons in `lang`, if loaded.
+fn loaded_in(lang: Lang) -> Option<&'static [Lesson]> {
+    LOADED.with(|l| l.borrow().iter().find(|(g, _)| *g == lang).map(|(_, s)| *s))
+}
+
+/// Whether the lessons in `lang` are in.
+pub fn is_loaded_in(lang: Lang) -> bool {
+    loaded_in(lang).is_some()
+}
+
+/// Every lesson, in teaching order, once loaded (see [`load`]): in the page's language, or
+/// in English until its translation is in.
 pub fn lessons() -> Option<&'static [Lesson]> {
-    LOADED.with(|l| l.get())
+    loaded_in(i18n::current()).or_else(|| loaded_in(Lang::En))
 }
 
 /// A lesson by id, once the lessons are loaded.
@@ -167,24 +192,45 @@ pub fn lesson(id: &str) -> Option<&'static Lesson> {
     lessons()?.iter().find(|l| l.id == id)
 }
 
-/// Makes `lessons` the page's lessons, for its life. Only the first call counts.
+/// Makes `lessons` the page's English lessons, for its life. Only the first call counts.
 pub fn install(lessons: Vec<Lesson>) -> &'static [Lesson] {
-    if let Some(loaded) = self::lessons() {
+    install_in(Lang::En, lessons)
+}
+
+/// Makes `lessons` the page's lessons in `lang`, for its life. Only the first call counts.
+pub fn install_in(lang: Lang, lessons: Vec<Lesson>) -> &'static [Lesson] {
+    if let Some(loaded) = loaded_in(lang) {
         return loaded;
     }
     let leaked: &'static [Lesson] = Box::leak(lessons.into_boxed_slice());
-    LOADED.with(|l| l.set(Some(leaked)));
+    LOADED.with(|l| l.borrow_mut().push((lang, leaked)));
     leaked
 }
 
-/// Fetches and reads the lessons (once; later calls answer at once). Without the network
-/// it waits for it, telling `waiting` (see [`fetch_text_patiently`]).
+/// Fetches and reads the lessons in the page's language (once; later calls answer at
+/// once). Without the network it waits for it, telling `waiting` (see
+/// [`fetch_text_patiently`]). A translation that cannot be read gives the English lessons.
 pub async fn load(waiting: impl Fn(Option<String>)) -> Result<&'static [Lesson], String> {
-    if let Some(loaded) = lessons() {
+    load_in(i18n::current(), waiting).await
+}
+
+/// Fetches and reads the lessons in `lang` (see [`load`]).
+pub async fn load_in(
+    lang: Lang,
+    waiting: impl Fn(Option<String>),
+) -> Result<&'static [Lesson], String> {
+    if let Some(loaded) = loaded_in(lang) {
         return Ok(loaded);
     }
-    let text = fetch_text_patiently(LESSONS_URL, "the lessons", waiting).await?;
-    Ok(install(parse_lessons(&text)?))
+    let text = fetch_text_patiently(&lessons_url(lang), t(K::LessonsTheLessons), &waiting).await;
+    match text.and_then(|text| parse_lessons(&text)) {
+        Ok(list) => Ok(install_in(lang, list)),
+        Err(_) if lang != Lang::En => {
+            let text = fetch_text_patiently(LESSONS_URL, t(K::LessonsTheLessons), &waiting).await?;
+            Ok(install_in(Lang::En, parse_lessons(&text)?))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Fetches a text file that ships beside the page (the lessons, the glossary); `what`
@@ -200,14 +246,12 @@ pub async fn fetch_text_patiently(
     loop {
         match fetch_text(url, what).await {
             Err(Fetch::Network) => {
-                waiting(Some(format!(
-                    "Waiting for the network to load {what}: it tries again by itself{}.",
-                    if crate::network::offline() {
-                        " once you are back online"
-                    } else {
-                        ""
-                    }
-                )));
+                let key = if crate::network::offline() {
+                    K::LessonsWaitingOffline
+                } else {
+                    K::LessonsWaitingNetwork
+                };
+                waiting(Some(tf(key, &[("what", &what)])));
                 crate::network::back(attempt).await;
                 attempt += 1;
             }

@@ -13,6 +13,7 @@
 //! how to conclude it ([`conclude`]) once the page's driver has replayed it a slice at a
 //! time.
 
+use crate::i18n::{t, tf, K};
 use crate::recovery::{self, CrashRecord};
 use crate::sessions;
 use crate::share::{data_url, query_without_link, PageOptions, LOADING_KEY};
@@ -61,18 +62,25 @@ impl Cut {
     /// Why and where the replay stopped, as a sentence about `what` ("Your saved session").
     pub fn describe(&self, what: &str, budget: &Budget) -> String {
         let why = if self.timed_out {
-            format!(
-                "replaying it took longer than {} seconds",
-                budget.millis / 1000.0
+            tf(
+                K::StartupReplayingItTookLongerThan,
+                &[("n", &(budget.millis / 1000.0))],
             )
         } else {
-            format!("it has more than {} steps", budget.commands)
+            tf(
+                K::StartupItHasMoreThanCommands,
+                &[("commands", &budget.commands)],
+            )
         };
-        format!(
-            "{what} stopped replaying at step {} of {}: {why}. The playground holds the {} steps before it.",
-            self.replayed + 1,
-            self.total,
-            self.replayed
+        tf(
+            K::StartupWhatStoppedReplayingAtStep,
+            &[
+                ("what", &what),
+                ("n", &(self.replayed + 1)),
+                ("total", &self.total),
+                ("why", &why),
+                ("replayed", &self.replayed),
+            ],
         )
     }
 }
@@ -131,12 +139,12 @@ impl Opening {
     /// What the progress bar says while it replays.
     pub fn what(&self) -> &'static str {
         match &self.source {
-            Some(Source::Link { .. }) => "Replaying the shared scenario",
-            Some(Source::Session { .. }) => "Restoring your saved session",
-            Some(Source::Import { .. }) => "Replaying the imported scenario",
-            Some(Source::Return { .. }) => "Returning to your session",
-            Some(Source::Restart { .. }) => "Restoring your session in a new engine",
-            None => "Replaying",
+            Some(Source::Link { .. }) => t(K::StartupReplayingTheSharedScenario),
+            Some(Source::Session { .. }) => t(K::StartupRestoringYourSavedSession),
+            Some(Source::Import { .. }) => t(K::StartupReplayingTheImportedScenario),
+            Some(Source::Return { .. }) => t(K::StartupReturningToYourSession),
+            Some(Source::Restart { .. }) => t(K::StartupRestoringYourSessionInA),
+            None => t(K::StartupReplaying),
         }
     }
 }
@@ -244,7 +252,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
                 Some(stopped) => Some(format!("Opening it {stopped}")),
                 None => cut.map(|c| c.describe("This link's scenario", &budget)),
             };
-            let mut notice = opened_notice("You opened a shared scenario.", cut, *kept);
+            let mut notice = opened_notice(t(K::StartupYouOpenedASharedScenario), cut, *kept);
             if stopped.is_some() {
                 if let Some(notice) = &mut notice {
                     notice.offer = Some(download_or_return(json, *kept));
@@ -280,9 +288,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
             cancelled: true,
             text,
         } => match (stopped, cut) {
-            (None, None) => Some(Notice::plain(
-                "Cancelled. The session is as it was before what was running.",
-            )),
+            (None, None) => Some(Notice::plain(t(K::StartupCancelledTheSessionIsAs))),
             (Some(stopped), _) => Some(Notice {
                 text: format!("Cancelled; restoring the session {stopped}"),
                 offer: Some(download_offer(text)),
@@ -293,16 +299,16 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         },
         Source::Restart { text, .. } => match (stopped, cut) {
             (Some(stopped), _) => Some(Notice {
-                text: format!("The engine stopped and started again; restoring your session {stopped}"),
+                text: format!(
+                    "The engine stopped and started again; restoring your session {stopped}"
+                ),
                 offer: Some(download_offer(text)),
             }),
             (None, Some(cut)) => Some(Notice::plain(cut.describe(
                 "The engine stopped and started again; your session",
                 &budget,
             ))),
-            (None, None) => Some(Notice::plain(
-                "The engine stopped and started again; your session was replayed into it as it was.",
-            )),
+            (None, None) => Some(Notice::plain(t(K::StartupTheEngineStoppedAndStarted))),
         },
         Source::Return { text } => {
             clear_link_from_address();
@@ -374,7 +380,7 @@ fn open_preset(id: &str, embed: bool) -> (Opening, bool) {
     let kept = if embed { Kept::Nothing } else { keep_session() };
     let opening = Opening {
         start: Start::Lesson { id: id.to_string() },
-        notice: opened_notice("You opened the lesson '{lesson}'.", None, kept),
+        notice: opened_notice(t(K::StartupYouOpenedTheLessonLesson), None, kept),
         source: None,
     };
     (opening, false)
@@ -392,10 +398,13 @@ pub fn refused(problem: &str, embed: bool) -> Opening {
     let untouched = if kept == Kept::Nothing {
         ""
     } else {
-        "; your saved session is untouched"
+        t(K::StartupYourSavedSessionIsUntouched)
     };
     Opening::fresh_with(Notice {
-        text: format!("{problem} Here is a fresh playground instead{untouched}."),
+        text: tf(
+            K::StartupProblemHereIsAFresh,
+            &[("problem", &problem), ("untouched", &untouched)],
+        ),
         offer: (kept == Kept::Previous).then_some(Offer::ReturnToSession),
     })
 }
@@ -406,7 +415,10 @@ fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice
     let cut = cut.unwrap_or_default();
     let (kept, offer) = match kept {
         Kept::Nothing => return (!cut.is_empty()).then(|| Notice::plain(cut)),
-        Kept::Previous => ("Your own session is kept.", Some(Offer::ReturnToSession)),
+        Kept::Previous => (
+            t(K::StartupYourOwnSessionIsKept),
+            Some(Offer::ReturnToSession),
+        ),
     };
     Some(Notice {
         text: format!("{opened} {kept} {cut}").trim_end().to_string(),
@@ -461,23 +473,24 @@ pub fn unreadable(source: &Source, error: &str) -> Opening {
             storage::remove(LOADING_KEY);
             set_aside(
                 text,
-                &format!(
-                    "Your saved session could not be restored ({error}), so it was set aside. Starting fresh."
-                ),
+                &tf(K::StartupYourSavedSessionCouldNot, &[("error", &error)]),
             )
         }
         Source::Return { text } => set_aside(
             text,
-            &format!("Your earlier session could not be restored ({error}), so it was set aside."),
+            &tf(K::StartupYourEarlierSessionCouldNot, &[("error", &error)]),
         ),
-        Source::Link { embed, .. } => {
-            refused(&format!("This link could not be opened ({error})."), *embed)
-        }
-        Source::Import { .. } => Opening::fresh_with(Notice::plain(format!(
-            "The file could not be imported ({error})."
+        Source::Link { embed, .. } => refused(
+            &tf(K::StartupThisLinkCouldNotBe, &[("error", &error)]),
+            *embed,
+        ),
+        Source::Import { .. } => Opening::fresh_with(Notice::plain(tf(
+            K::StartupTheFileCouldNotBe,
+            &[("error", &error)],
         ))),
-        Source::Restart { .. } => Opening::fresh_with(Notice::plain(format!(
-            "The engine stopped, and your session could not be replayed into a new one ({error})."
+        Source::Restart { .. } => Opening::fresh_with(Notice::plain(tf(
+            K::StartupTheEngineStoppedAndYour,
+            &[("error", &error)],
         ))),
     }
 }
@@ -542,15 +555,15 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
     } else if embed {
         (
             first_start(options).0,
-            "The page reloaded and started this scenario over.".to_string(),
+            t(K::StartupThePageReloadedAndStarted).to_string(),
         )
     } else {
         let restored = sessions::saved().is_some();
         let opening = start_restore();
         let outcome = match (&opening.source, restored) {
-            (Some(_), _) => "The page reloaded with your saved session as it was before that.",
-            (None, true) => "Your saved session was set aside (see below).",
-            (None, false) => "The page reloaded with a fresh playground.",
+            (Some(_), _) => t(K::StartupThePageReloadedWithYour),
+            (None, true) => t(K::StartupYourSavedSessionWasSet),
+            (None, false) => t(K::StartupThePageReloadedWithA),
         };
         (opening, outcome.to_string())
     };

@@ -1,14 +1,27 @@
-//! Counts in words: "1 chunk", "2 chunks". Every count the page prints goes through
-//! [`count`], so a label agrees in number with the figure it carries.
+//! Counts in words: "1 chunk", "2 chunks", "2 个数据块". Every count the page prints goes
+//! through [`count`], so a label agrees in number with the figure it carries, in the
+//! page's language (its plural rules are the browser's `Intl.PluralRules`).
 
-/// `n` and `noun`, in the plural unless `n` is 1 (the nouns the page counts all take an
-/// `s`: doc, document, chunk, shard, step, insert, command).
+use crate::i18n::{plural, K};
+
+/// `n` and `noun` in the page's language: one of the nouns the page counts (chunk, doc,
+/// document, insert, step, shard, command); another noun is written in English.
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
+    let forms = match noun {
+        "chunk" => Some((K::WordsChunkOne, K::WordsChunkOther)),
+        "doc" => Some((K::WordsDocOne, K::WordsDocOther)),
+        "document" => Some((K::WordsDocumentOne, K::WordsDocumentOther)),
+        "insert" => Some((K::WordsInsertOne, K::WordsInsertOther)),
+        "step" => Some((K::WordsStepOne, K::WordsStepOther)),
+        "shard" => Some((K::WordsShardOne, K::WordsShardOther)),
+        "command" => Some((K::WordsCommandOne, K::WordsCommandOther)),
+        _ => None,
+    };
+    match forms {
+        Some((one, other)) => plural(n, one, other),
+        None if n == 1 => format!("1 {noun}"),
+        None => format!("{n} {noun}s"),
     }
 }
 

@@ -15,6 +15,7 @@
 //!   later, and [`in_page`] says so.
 //! - A message from the engine that does not decode is reported, not trusted.
 
+use crate::i18n::{t, tf, K};
 use serde::Serialize;
 use shardlab_protocol::{
     Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, PROTOCOL_VERSION,
@@ -301,7 +302,7 @@ fn stopped(event: &web_sys::Event) {
     if !CLIENT.with(|c| c.borrow().heard) {
         return wait_for_network();
     }
-    note(format!("The engine stopped ({why}) and will start again."));
+    note(tf(K::EngineClientTheEngineStoppedWhyAnd, &[("why", &why)]));
     stop(&format!("the engine stopped: {why}"));
 }
 
@@ -316,10 +317,7 @@ fn wait_for_network() {
         c.retries += 1;
         c.retries - 1
     });
-    tell(Some(
-        "The engine could not load: the network seems to be away. It tries again by itself."
-            .to_string(),
-    ));
+    tell(Some(t(K::EngineClientTheEngineCouldNotLoad).to_string()));
     wasm_bindgen_futures::spawn_local(async move {
         crate::network::back(attempt).await;
         let queue = CLIENT.with(|c| {
@@ -333,7 +331,7 @@ fn wait_for_network() {
             }
         });
         if let Err(e) = launch() {
-            note(format!("The engine could not start: {e}"));
+            note(tf(K::EngineClientTheEngineCouldNotStart, &[("e", &e)]));
         }
         for message in queue {
             if let Err(e) = post(message) {

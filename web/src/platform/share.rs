@@ -47,6 +47,8 @@ pub struct PageOptions {
     pub readonly: bool,
     /// `script=…`: readable, URL-encoded mongosh that an embedded view runs once it is up.
     pub script: Option<String>,
+    /// `lang=zh-CN`: the language to show (share links and embeds carry the sharer's).
+    pub lang: Option<String>,
     /// `selftest=trap`: the test-only trap command is available (see
     /// [`crate::recovery::selftest`]).
     pub selftest: Option<String>,
@@ -90,6 +92,7 @@ impl PageOptions {
                 "script" => out.script = Some(value),
                 "s" => out.scenario = Some(value),
                 "selftest" => out.selftest = Some(value),
+                "lang" => out.lang = Some(value.chars().take(35).collect()),
                 other => {
                     let name: String = decode_component(other).chars().take(40).collect();
                     if out.unknown.len() < 8 && !out.unknown.contains(&name) {

@@ -1,0 +1,231 @@
+// 中文 and English: the page's language comes from the browser, the header's switch, and
+// links; a guided lesson runs end to end in both; switching mid-lesson keeps the step; a
+// share link carries the language and the same cluster; and the Chinese page holds at
+// 400 px with nothing cut off.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { suite, screenshot, walkGuideStep, readChunks } from './harness.mjs';
+
+const env = suite();
+const HAN = /[\u4e00-\u9fff]/;
+const zhLessons = JSON.parse(await readFile('static/i18n/lessons.zh-CN.json', 'utf8'));
+const enLessons = JSON.parse(await readFile('static/lessons.json', 'utf8'));
+const zh = JSON.parse(await readFile('static/i18n/zh-CN.json', 'utf8'));
+
+/** A fresh page in a browser whose preferred language is `locale`. */
+async function openIn(locale, query = '', viewport = { width: 1400, height: 1000 }) {
+  const context = await env.browser.newContext({ locale, viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(env.server.url);
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`${env.server.url}${query}`);
+  await page.getByTestId('shard').first().waitFor();
+  return { page, errors, context };
+}
+
+/** Waits until the page speaks `tag` (the switch applies once the words are in). */
+async function speaks(page, tag) {
+  await page.waitForFunction((t) => document.documentElement.lang === t, tag);
+  // The tabs are drawn in the language's words.
+  const want = tag === 'zh-CN' ? zh['tabs.playground'] : 'Playground';
+  await page.getByTestId('tab-playground').filter({ hasText: want }).waitFor();
+}
+
+test('i18n: a Chinese browser opens in Chinese; the header switch changes it at once and is remembered', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  assert.equal(await page.getByTestId('lang').inputValue(), 'zh-CN');
+  assert.equal(await page.getByTestId('tab-compare').innerText(), zh['tabs.compare']);
+  assert.equal(await page.getByTestId('share-link').innerText(), zh['share_bar.copy_link']);
+  // Counts follow the language's plural rules: "3 个分片" has no English plural.
+  const summary = await page.getByTestId('summary').innerText();
+  assert.match(summary, HAN, summary);
+  // The engine's answer to "where did it land?" comes worded in Chinese, with mongosh's
+  // values as mongosh prints them.
+  await page.getByTestId('insert-doc').fill('{x: 5}');
+  await page.getByTestId('insert-button').click();
+  await page.getByTestId('landing').waitFor();
+  const why = await page.getByTestId('landing-why').innerText();
+  assert.match(why, /^它的分片键值 \{ x: 5 \} 落在数据块 .*中，该数据块位于 shard0\d 上，所以 mongos 把文档路由到 shard0\d。$/, why);
+  // mongosh stays as MongoDB prints it.
+  await page.getByTestId('console-input').fill('sh.status()');
+  await page.getByTestId('console-input').press('Enter');
+  await page.getByTestId('console-output').filter({ hasText: 'shardingVersion' }).waitFor();
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.equal(await page.getByTestId('share-link').innerText(), 'Copy link');
+  assert.match(await page.getByTestId('landing-why').innerText(), /^Its shard key value \{ x: 5 \} falls in the chunk /);
+  await page.reload();
+  await page.getByTestId('shard').first().waitFor();
+  await speaks(page, 'en');
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('shardlab.lang'))), 'en');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+for (const [locale, lessons] of [['en-US', enLessons], ['zh-CN', zhLessons]]) {
+  test(`i18n: a guided lesson end to end in ${locale}`, async () => {
+    const { page, errors, context } = await openIn(locale);
+    await speaks(page, locale === 'zh-CN' ? 'zh-CN' : 'en');
+    await page.getByTestId('tab-guide').click();
+    const lesson = lessons[0];
+    await page.locator(`[data-testid="guide-start"][data-lesson="${lesson.id}"]`).click();
+    for (let i = 0; i < lesson.steps.length; i++) {
+      const progress = await page.getByTestId('guide-progress').innerText();
+      const want = locale === 'zh-CN' ? `第 ${i + 1} 步，共 ${lesson.steps.length} 步` : `Step ${i + 1} of ${lesson.steps.length}`;
+      assert.equal(progress, want);
+      assert.equal(await page.getByTestId('guide-step-title').innerText(), lesson.steps[i].title);
+      const verdict = await walkGuideStep(page, { correct: i % 2 === 0 });
+      assert.equal(verdict.correct, i % 2 === 0);
+      const right = lesson.steps[i].question.choices.find((c) => c.correct);
+      if (i % 2 === 1) assert.ok(verdict.text.includes(right.why), verdict.text);
+      assert.ok((await page.getByTestId('guide-result').innerText()).includes(lesson.steps[i].result));
+      await page.getByTestId('guide-next').click();
+    }
+    await page.getByTestId('guide-complete').waitFor();
+    assert.ok((await page.getByTestId('guide-complete').innerText()).includes(lesson.title));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+test('i18n: switching language mid-lesson keeps the step, its prediction and its cluster', async () => {
+  const { page, errors, context } = await openIn('en-US');
+  await page.getByTestId('tab-guide').click();
+  await page.locator('[data-testid="guide-start"][data-lesson="key-design"]').click();
+  await page.getByTestId('guide-next').click();
+  await page.getByTestId('guide-next').click();
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
+  await page.getByTestId('summary').filter({ hasText: 'test.orders' }).waitFor();
+  await page.locator('[data-testid="guide-choice"][data-correct="true"]').check();
+  await page.getByTestId('guide-verdict').waitFor();
+  const before = await readChunks(page);
+  await page.getByTestId('lang').selectOption('zh-CN');
+  await speaks(page, 'zh-CN');
+  const step = zhLessons[1].steps[2];
+  await page.getByTestId('guide-step-title').filter({ hasText: step.title }).waitFor();
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^第 3 步，共 \d+ 步$/);
+  // The prediction made stays made, now in Chinese.
+  assert.equal(await page.getByTestId('guide-verdict').getAttribute('data-correct'), 'true');
+  assert.match(await page.getByTestId('guide-verdict').innerText(), HAN);
+  assert.deepEqual(await readChunks(page), before, 'the cluster does not change with the language');
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.equal(await page.getByTestId('guide-step-title').innerText(), enLessons[1].steps[2].title);
+  assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: a share link made in Chinese carries lang=zh-CN and opens the same cluster in Chinese in an English browser', async () => {
+  const made = await openIn('zh-CN');
+  await speaks(made.page, 'zh-CN');
+  const start = Number((await made.page.getByTestId('position').innerText()).match(/第 (\d+) 步/)[1]);
+  await made.page.getByTestId('step').click();
+  await made.page.getByTestId('step').click();
+  await made.page.getByTestId('position').filter({ hasText: `第 ${start + 2} 步` }).waitFor();
+  await made.page.getByTestId('share-link').click();
+  const url = await made.page.getByTestId('share-url').inputValue();
+  assert.match(url, /\?lang=zh-CN#s=/, url);
+  const chunks = await readChunks(made.page);
+  const position = await made.page.getByTestId('position').innerText();
+  assert.match(position, /^第 \d+ 步，共 \d+ 步$/);
+  await made.context.close();
+
+  const context = await env.browser.newContext({ locale: 'en-US', viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('position').filter({ hasText: position }).waitFor();
+  assert.deepEqual(await readChunks(page), chunks);
+  // The embedded view takes the language from its address too.
+  await page.goto(`${env.server.url}?embed=1&preset=monotonic&lang=zh-CN`);
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  await page.getByTestId('open-in-shardlab').filter({ hasText: zh['share_bar.open_in_shardlab'] }).waitFor();
+  assert.match(await page.getByTestId('open-in-shardlab').getAttribute('href'), /\?lang=zh-CN/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** Elements past the viewport's right edge (outside sideways-scrolling containers), and
+ * elements whose text is cut off: clipped (overflow hidden or clip) and wider inside than
+ * out. The panels that skip rendering off screen are drawn first. */
+async function cutOff(page) {
+  const style = await page.addStyleTag({ content: '.lower, .insights { content-visibility: visible !important; }' });
+  const found = await page.evaluate(() => {
+    const vw = document.documentElement.clientWidth;
+    const scrolls = (el) => {
+      const s = getComputedStyle(el);
+      return (s.overflowX === 'auto' || s.overflowX === 'scroll') && el.getBoundingClientRect().right <= vw + 0.5;
+    };
+    const out = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+      // What a closed <details> holds is not drawn.
+      if (el.closest('details:not([open]) > :not(summary)')) continue;
+      let p = el.parentElement;
+      while (p && !scrolls(p)) p = p.parentElement;
+      if (p) continue;
+      const name = `${el.tagName.toLowerCase()} ${el.getAttribute('data-testid') ?? (typeof el.className === 'string' ? el.className : '')}`;
+      if (r.right > vw + 0.5) out.push(`${name}: right ${Math.round(r.right)} > ${vw}`);
+      const s = getComputedStyle(el);
+      const clips = ['hidden', 'clip'].includes(s.overflowX);
+      const text = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (clips && text && el.scrollWidth > el.clientWidth + 1 && s.textOverflow !== 'ellipsis') {
+        out.push(`${name}: text cut off (${el.scrollWidth} > ${el.clientWidth})`);
+      }
+    }
+    return { out, scrollWidth: document.documentElement.scrollWidth, vw };
+  });
+  await style.evaluate((el) => el.remove());
+  return found;
+}
+
+for (const width of [400, 1440]) {
+  test(`i18n: at ${width} px the Chinese page holds, with nothing cut off`, async () => {
+    const { page, errors, context } = await openIn('zh-CN', '', { width, height: 900 });
+    await speaks(page, 'zh-CN');
+    const before = await page.getByTestId('position').innerText();
+    await page.getByTestId('step').click();
+    await page.getByTestId('position').filter({ hasNotText: before }).filter({ hasText: /^第 \d+ 步，共 \d+ 步$/ }).waitFor();
+    const { out, scrollWidth, vw } = await cutOff(page);
+    assert.deepEqual(out, [], `cut off at ${width} px`);
+    assert.ok(scrollWidth <= vw, `the page scrolls sideways: ${scrollWidth} > ${vw}`);
+    console.log(`screenshot: ${await screenshot(page, `i18n-zh-${width}`)}`);
+    // The guided lessons' picker and a step too.
+    await page.getByTestId('tab-guide').click();
+    await page.locator('[data-testid="guide-start"][data-lesson="key-basics"]').click();
+    await page.getByTestId('guide-step-title').filter({ hasText: HAN }).waitFor();
+    const guide = await cutOff(page);
+    assert.deepEqual(guide.out, [], `cut off in the guide at ${width} px`);
+    if (width === 400) console.log(`screenshot: ${await screenshot(page, `i18n-zh-guide-${width}`)}`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+test('i18n: the <shard-lab> element speaks the language its lang attribute names', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.server.url}examples.html`);
+  const el = page.locator('#hashed');
+  await el.scrollIntoViewIfNeeded();
+  await el.getByText('step 0 of 4').waitFor();
+  await el.evaluate((node) => node.setAttribute('lang', 'zh-CN'));
+  await el.getByText('第 0 步，共 4 步').waitFor();
+  await el.getByRole('button', { name: zh['element.play'] }).click();
+  await el.getByText('第 4 步，共 4 步').waitFor();
+  assert.match(await el.locator('.shard .name').first().innerText(), /个数据块 · \d+ 个文档$/);
+  // Back to English: the words change, the session does not.
+  await el.evaluate((node) => node.setAttribute('lang', 'en'));
+  await el.getByText('step 4 of 4').waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
