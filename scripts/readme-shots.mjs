@@ -1,5 +1,5 @@
 // Takes the README's screenshots from the release build in dist/: the monotonic lesson played
-// to its end (static/screenshot.png), the Compare tab's default run (static/compare.png) and
+// to its end, its first screen at 1440x900 (static/screenshot.png), the Compare tab's default run (static/compare.png) and
 // the embed view of the hashed lesson (static/embed.png), the inspector after an insert by
 // hand (static/inspector.png) and the monotonic lesson's heatmap (static/heatmap.png). Run after `trunk build --release`:
 //   node scripts/readme-shots.mjs
@@ -8,8 +8,9 @@ import { serve, launch, playLesson, playComparison } from '../tests/e2e/harness.
 const server = await serve();
 const browser = await launch();
 try {
-  const { page } = await playLesson(browser, server.url, 'monotonic', { viewport: { width: 1440, height: 1000 } });
-  await page.screenshot({ path: 'static/screenshot.png', fullPage: true });
+  // The first screen a laptop shows: the stage (command bar, key bar, query box, shards).
+  const { page } = await playLesson(browser, server.url, 'monotonic', { viewport: { width: 1440, height: 900 } });
+  await page.screenshot({ path: 'static/screenshot.png' });
   await page.close();
 
   const compare = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
