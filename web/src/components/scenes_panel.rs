@@ -56,6 +56,8 @@ struct Here {
     setup_steps: u64,
     /// Its steps.
     length: u64,
+    /// Where its cursor stands.
+    position: u64,
     /// The scene on screen.
     at: Option<usize>,
 }
@@ -68,6 +70,7 @@ impl Here {
             lesson: state.view.lesson.clone(),
             setup_steps: state.view.setup_steps,
             length: state.view.position.length,
+            position: state.view.position.position,
             at,
         }
     }
@@ -132,7 +135,8 @@ fn go(dispatch: &Callback<Action>, list: &[Scene], here: &Here, i: usize) {
 }
 
 /// Asks for the scene's step in the session loaded. A lesson's step the timeline does not
-/// have yet is reached by playing the lesson's workload (the engine says when it is full).
+/// have yet is reached by playing the lesson's workload from the timeline's end (the
+/// engine says when it is full).
 fn reach(dispatch: &Callback<Action>, here: &Here, scene: &Scene) {
     let step = scene.timeline_step(here.setup_steps);
     let lesson = matches!(scene.scenario, Some(Shows::Lesson(_)));
@@ -143,6 +147,9 @@ fn reach(dispatch: &Callback<Action>, here: &Here, scene: &Scene) {
                 step,
             })
         });
+        if here.position < here.length {
+            dispatch.emit(Action::Jump(here.length));
+        }
         dispatch.emit(Action::Play);
     } else {
         REACHING.with(|r| r.borrow_mut().take());
