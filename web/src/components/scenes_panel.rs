@@ -60,6 +60,8 @@ struct Here {
     position: u64,
     /// The scene on screen.
     at: Option<usize>,
+    /// Whether the session is up (open, not replaying).
+    up: bool,
 }
 
 impl Here {
@@ -72,6 +74,7 @@ impl Here {
             length: state.view.position.length,
             position: state.view.position.position,
             at,
+            up: state.ready && state.replaying.is_none(),
         }
     }
 
@@ -111,10 +114,11 @@ thread_local! {
 
 /// Shows scene `i`: it becomes the scene on screen, its scenario is opened if another is
 /// loaded, and the engine is asked for its step. The page goes back to its top, where the
-/// scene bar and the scene's panels are. While a scenario opens, the keys wait.
+/// scene bar and the scene's panels are. Until the session is up, and while a scenario
+/// opens, nothing moves.
 fn go(dispatch: &Callback<Action>, list: &[Scene], here: &Here, i: usize) {
     let Some(scene) = list.get(i) else { return };
-    if SWITCHING.with(|s| s.borrow().is_some()) {
+    if !here.up || SWITCHING.with(|s| s.borrow().is_some()) {
         return;
     }
     dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
@@ -593,12 +597,11 @@ fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
 #[hook]
 fn use_pending_scene(state: &Playground, dispatch: &Callback<Action>) {
     let dispatch = dispatch.clone();
-    let up = state.ready && state.replaying.is_none();
     let here = Here::of(state, None);
-    use_effect_with((here, up), move |(here, up)| {
+    use_effect_with(here, move |here| {
         let arrived = SWITCHING.with(|s| {
             let mut s = s.borrow_mut();
-            let due = s.as_ref().is_some_and(|p| *up && here.session != p.from);
+            let due = s.as_ref().is_some_and(|p| here.up && here.session != p.from);
             if due {
                 s.take()
             } else {
