@@ -99,10 +99,12 @@ struct Switching {
     to: usize,
 }
 
-/// A step to show once the playing workload made it: in which session.
+/// A step to show once the playing workload made it: in which session, and whether the
+/// workload was seen playing (before that, a stopped workload has not started yet).
 struct Reaching {
     session: Rc<str>,
     step: u64,
+    played: bool,
 }
 
 thread_local! {
@@ -149,6 +151,7 @@ fn reach(dispatch: &Callback<Action>, here: &Here, scene: &Scene) {
             *r.borrow_mut() = Some(Reaching {
                 session: here.session.clone(),
                 step,
+                played: false,
             })
         });
         if here.position < here.length {
@@ -601,7 +604,9 @@ fn use_pending_scene(state: &Playground, dispatch: &Callback<Action>) {
     use_effect_with(here, move |here| {
         let arrived = SWITCHING.with(|s| {
             let mut s = s.borrow_mut();
-            let due = s.as_ref().is_some_and(|p| here.up && here.session != p.from);
+            let due = s
+                .as_ref()
+                .is_some_and(|p| here.up && here.session != p.from);
             if due {
                 s.take()
             } else {
@@ -640,10 +645,13 @@ fn use_reach(state: &Playground, dispatch: &Callback<Action>) {
         let due = REACHING.with(|r| {
             let mut r = r.borrow_mut();
             let step = r
-                .as_ref()
+                .as_mut()
                 .filter(|g| g.session == *session && *up)
-                .filter(|g| *length >= g.step || (!*playing && *in_flight == 0))
-                .map(|g| g.step);
+                .and_then(|g| {
+                    g.played |= *playing;
+                    let stopped = g.played && !*playing && *in_flight == 0;
+                    (*length >= g.step || stopped).then_some(g.step)
+                });
             if step.is_some() {
                 r.take();
             }
