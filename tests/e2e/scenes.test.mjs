@@ -194,6 +194,22 @@ test('a demo crosses from the counter lesson to the hashed one and back, keys an
   await page.waitForFunction(() => !/hashed/.test(document.querySelector('[data-testid="summary"]')?.textContent ?? 'hashed'), null, { timeout: 60_000 });
   await atStep(page, setup + 36);
   assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[2].note);
+
+  // A moment added now, in the counter's lesson, carries that session's link; shown from
+  // the hashed lesson, it opens the counter's session again, at that step.
+  await page.getByTestId('scene-add').click();
+  await page.locator('[data-testid="scene-item"]').nth(5).waitFor();
+  assert.equal(await page.getByTestId('scene-step').nth(5).innerText(), `Step ${setup + 36} of another scenario`);
+  await page.getByTestId('scene-show').nth(4).click();
+  await page.getByTestId('summary').filter({ hasText: 'hashed' }).waitFor({ timeout: 60_000 });
+  await atStep(page, hashedAt + 11);
+  await page.getByTestId('scene-show').nth(5).click();
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 6 of 6' }).waitFor();
+  await page.waitForFunction(() => !/hashed/.test(document.querySelector('[data-testid="summary"]')?.textContent ?? 'hashed'), null, { timeout: 60_000 });
+  await page.getByTestId('replay-progress').waitFor({ state: 'detached' });
+  await atStep(page, setup + 36);
+  await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 6 of 6' }).waitFor();
+  assert.equal((await readScenes(page)).length, 6, 'the demo came along the link');
   assert.deepEqual(errors, []);
   await context.close();
 });
