@@ -7,7 +7,7 @@
 //! scene's step is the engine's to go to: the page asks for a jump and the engine refuses,
 //! with its notice, a step the timeline does not have. A scene that names another scenario
 //! (a lesson, a session's link form) opens it first, as a session of its own, with the
-//! demo and the scene on screen carried across (see [`use_pending_scene`]); a lesson's
+//! demo and the scene on screen carried across (`use_pending_scene`); a lesson's
 //! workload then plays until the scene's step exists.
 
 use crate::engine_client;
