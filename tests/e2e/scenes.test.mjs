@@ -1,6 +1,7 @@
 // Workshop scenes, used as a presenter would: a ready-made demo stepped with the keyboard
-// and a clicker, the presenter window in step both ways, the audience link, the scenes built
-// by hand, and the `?` shortcuts dialog.
+// and a clicker, the presenter window in step both ways, a demo that crosses from one
+// lesson to another and back, the audience link, the scenes built by hand (in another
+// scenario too), and the `?` shortcuts dialog.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { suite, screenshot } from './harness.mjs';
@@ -51,6 +52,18 @@ async function loadDemo(page, id) {
   }, null, { timeout: 60_000 });
   await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
   return readScenes(page);
+}
+
+/** How many steps lesson `id`'s own setup makes: where the lesson opened alone stands
+ * (`key` is in its summary once it is up). */
+async function setupOf(id, key) {
+  const alone = await env.browser.newContext();
+  const lesson = await alone.newPage();
+  await lesson.goto(`${env.server.url}?preset=${id}`);
+  await lesson.getByTestId('summary').filter({ hasText: key }).waitFor({ timeout: 60_000 });
+  const n = await step(lesson);
+  await alone.close();
+  return n;
 }
 
 /** Presses a key with the focus on nothing that takes text. */
@@ -116,6 +129,87 @@ test('a three-scene demo steps with the keyboard and the clicker, the presenter 
   assert.ok(await page.locator('.panel.console').isVisible());
   await press(page, 'ArrowRight');
   await atStep(page, scenes[0].step + 1);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a demo crosses from the counter lesson to the hashed one and back, keys and presenter in step', async () => {
+  const setup = await setupOf('monotonic', 'sharded on');
+  const hashedSetup = await setupOf('hashed', 'hashed');
+
+  const { context, page, errors } = await fresh();
+  const scenes = await loadDemo(page, 'hot-spot-to-hashed');
+  assert.equal(scenes.length, 5);
+  const summary = () => page.getByTestId('summary').innerText();
+  const [presenter] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('presenter-open').click()]);
+  await presenter.getByTestId('presenter-idle').filter({ hasText: '5 scenes' }).waitFor();
+
+  // The first three scenes are steps of the counter's lesson, which the demo opened.
+  await page.getByTestId('demo-start').click();
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 1 of 5' }).waitFor();
+  await atStep(page, setup);
+  await press(page, 'ArrowRight');
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 2 of 5' }).waitFor();
+  await atStep(page, setup + 12);
+  await press(page, 'PageDown');
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 3 of 5' }).waitFor();
+  await atStep(page, setup + 36);
+  assert.doesNotMatch(await summary(), /hashed/);
+  await presenter.getByTestId('presenter-next').filter({ hasText: `Next: ${scenes[3].title}` }).waitFor();
+
+  // → opens the hashed key's lesson, plays its workload to the scene's step and shows it.
+  await press(page, 'ArrowRight');
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 4 of 5' }).waitFor();
+  await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 4 of 5' }).waitFor();
+  await page.getByTestId('summary').filter({ hasText: 'hashed' }).waitFor({ timeout: 60_000 });
+  const hashedAt = hashedSetup + 10;
+  // The workload stopped there (the scene hides the transport, whose Pause button is gone).
+  await page.waitForFunction(() => !document.querySelector('[data-testid="pause"]'));
+  await atStep(page, hashedAt);
+  assert.equal(await page.getByTestId('scene-current').innerText(), scenes[3].title);
+  assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[3].note);
+  assert.ok(await page.locator('.panel.heatmap').isVisible(), 'the scene shows the heatmap');
+  assert.ok(!(await page.locator('.panel.console').isVisible()), 'the scene hides the console');
+  // The demo came along: the same five scenes, the fourth on screen.
+  assert.deepEqual((await readScenes(page)).map((s) => s.title), scenes.map((s) => s.title));
+  await screenshot(page, 'scenes-1280x720-crossed-to-hashed');
+
+  // The next scene is a step of the same lesson: the presenter window moves there.
+  await presenter.bringToFront();
+  await press(presenter, 'ArrowRight');
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 5 of 5' }).waitFor();
+  await atStep(page, hashedAt + 11);
+  assert.match(await summary(), /hashed/);
+  await presenter.getByTestId('presenter-next').filter({ hasText: 'Last scene' }).waitFor();
+  await screenshot(page, 'scenes-1280x720-hashed-range-query');
+
+  // ← twice goes back across the change of scenario, to the counter's lesson.
+  await page.bringToFront();
+  await press(page, 'ArrowLeft');
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 4 of 5' }).waitFor();
+  await atStep(page, hashedAt);
+  await press(page, 'PageUp');
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 3 of 5' }).waitFor();
+  await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 3 of 5' }).waitFor();
+  await page.waitForFunction(() => !/hashed/.test(document.querySelector('[data-testid="summary"]')?.textContent ?? 'hashed'), null, { timeout: 60_000 });
+  await atStep(page, setup + 36);
+  assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[2].note);
+
+  // A moment added now, in the counter's lesson, carries that session's link; shown from
+  // the hashed lesson, it opens the counter's session again, at that step.
+  await page.getByTestId('scene-add').click();
+  await page.locator('[data-testid="scene-item"]').nth(5).waitFor();
+  assert.equal(await page.getByTestId('scene-step').nth(5).innerText(), `Step ${setup + 36} of another scenario`);
+  await page.getByTestId('scene-show').nth(4).click();
+  await page.getByTestId('summary').filter({ hasText: 'hashed' }).waitFor({ timeout: 60_000 });
+  await atStep(page, hashedAt + 11);
+  await page.getByTestId('scene-show').nth(5).click();
+  await page.getByTestId('scene-position').filter({ hasText: 'Scene 6 of 6' }).waitFor();
+  await page.waitForFunction(() => !/hashed/.test(document.querySelector('[data-testid="summary"]')?.textContent ?? 'hashed'), null, { timeout: 60_000 });
+  await page.getByTestId('replay-progress').waitFor({ state: 'detached' });
+  await atStep(page, setup + 36);
+  await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 6 of 6' }).waitFor();
+  assert.equal((await readScenes(page)).length, 6, 'the demo came along the link');
   assert.deepEqual(errors, []);
   await context.close();
 });

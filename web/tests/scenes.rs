@@ -36,6 +36,7 @@ fn a_links_scenes_are_kept_and_come_back_in_the_next_link() {
 fn hostile_scenes_are_left_out_with_a_reason_and_change_nothing() {
     let mut state = Playground::opening("page-1");
     let good = scenes::encode(&[Scene {
+        scenario: None,
         step: 4,
         views: scenes::all_views(),
         title: "kept".into(),
@@ -50,6 +51,9 @@ fn hostile_scenes_are_left_out_with_a_reason_and_change_nothing() {
         "scenes v9",
         "scenes v1\n-1\tcluster\tt\tn",
         "scenes v1\n1\tcluster\u{0}\tt\tn",
+        "scenes v2\n1\tcluster\tt\tn\tlesson:<img>",
+        "scenes v2\n1\tcluster\tt\tn\tlink:v2.\u{0}",
+        "scenes v2\n1\tcluster\tt\tn\thttps://example.com",
         too_many.as_str(),
         huge.as_str(),
         nested.as_str(),

@@ -5,12 +5,15 @@
 //! The scenes and the scene on screen are two entries of the page's own state
 //! ([`crate::scenes`]), so they travel in links, saved sessions and scenario files. A
 //! scene's step is the engine's to go to: the page asks for a jump and the engine refuses,
-//! with its notice, a step the timeline does not have.
+//! with its notice, a step the timeline does not have. A scene that names another scenario
+//! (a lesson, a session's link form) opens it first, as a session of its own, with the
+//! demo and the scene on screen carried across (`use_pending_scene`); a lesson's
+//! workload then plays until the scene's step exists.
 
 use crate::engine_client;
 use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
-use crate::scenes::{self, Demo, Scene, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
+use crate::scenes::{self, Demo, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
 use crate::state::{Action, Notice, Playground};
 use shardlab_protocol::{Call, Reply};
 use std::cell::RefCell;
@@ -42,14 +45,130 @@ pub fn running(state: &Playground) -> bool {
     demo_of(state).1.is_some()
 }
 
-/// Shows scene `i`: it becomes the scene on screen and the engine is asked for its step.
-/// The page goes back to its top, where the scene bar and the scene's panels are.
-fn go(dispatch: &Callback<Action>, list: &[Scene], i: usize) {
-    if let Some(scene) = list.get(i) {
-        dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
-        dispatch.emit(Action::Jump(scene.step));
-        gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
+/// What going to a scene needs to know of the session loaded.
+#[derive(Clone, Debug, PartialEq)]
+struct Here {
+    /// The engine's session the page draws.
+    session: Rc<str>,
+    /// The lesson it is, if any (the engine's word).
+    lesson: Option<String>,
+    /// The steps of its own setup.
+    setup_steps: u64,
+    /// Its steps.
+    length: u64,
+    /// Where its cursor stands.
+    position: u64,
+    /// The scene on screen.
+    at: Option<usize>,
+    /// Whether the session is up (open, not replaying).
+    up: bool,
+}
+
+impl Here {
+    /// The session `state` draws, with scene `at` on screen.
+    fn of(state: &Playground, at: Option<usize>) -> Here {
+        Here {
+            session: state.session.clone(),
+            lesson: state.view.lesson.clone(),
+            setup_steps: state.view.setup_steps,
+            length: state.view.position.length,
+            position: state.view.position.position,
+            at,
+            up: state.ready && state.replaying.is_none(),
+        }
     }
+
+    /// Whether `shows` is the scenario loaded: the lesson the engine says this session
+    /// is, or the link the scene on screen opened.
+    fn has(&self, list: &[Scene], shows: &Shows) -> bool {
+        match shows {
+            Shows::Lesson(id) => self.lesson.as_deref() == Some(id.as_str()),
+            Shows::Link(_) => self
+                .at
+                .and_then(|a| list.get(a))
+                .is_some_and(|s| s.scenario.as_ref() == Some(shows)),
+        }
+    }
+}
+
+/// A scene whose scenario is being opened: the session it was asked from, the demo and
+/// the scene to show once the new session is up.
+struct Switching {
+    from: Rc<str>,
+    list: Vec<Scene>,
+    to: usize,
+}
+
+/// A step to show once the playing workload made it: in which session, and whether the
+/// workload was seen playing (before that, a stopped workload has not started yet).
+struct Reaching {
+    session: Rc<str>,
+    step: u64,
+    played: bool,
+}
+
+thread_local! {
+    /// The scene whose scenario is being opened (see [`use_pending_scene`]).
+    static SWITCHING: RefCell<Option<Switching>> = const { RefCell::new(None) };
+    /// The step a lesson's workload plays towards (see [`use_reach`]).
+    static REACHING: RefCell<Option<Reaching>> = const { RefCell::new(None) };
+}
+
+/// Shows scene `i`: it becomes the scene on screen, its scenario is opened if another is
+/// loaded, and the engine is asked for its step. The page goes back to its top, where the
+/// scene bar and the scene's panels are. Until the session is up, and while a scenario
+/// opens, nothing moves.
+fn go(dispatch: &Callback<Action>, list: &[Scene], here: &Here, i: usize) {
+    let Some(scene) = list.get(i) else { return };
+    if !here.up || SWITCHING.with(|s| s.borrow().is_some()) {
+        return;
+    }
+    dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
+    match &scene.scenario {
+        Some(shows) if !here.has(list, shows) => {
+            SWITCHING.with(|s| {
+                *s.borrow_mut() = Some(Switching {
+                    from: here.session.clone(),
+                    list: list.to_vec(),
+                    to: i,
+                })
+            });
+            dispatch.emit(Action::OpenScene(shows.clone()));
+        }
+        _ => reach(dispatch, here, scene),
+    }
+    gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
+}
+
+/// Asks for the scene's step in the session loaded. A lesson's step the timeline does not
+/// have yet is reached by playing the lesson's workload from the timeline's end (the
+/// engine says when it is full).
+fn reach(dispatch: &Callback<Action>, here: &Here, scene: &Scene) {
+    let step = scene.timeline_step(here.setup_steps);
+    let lesson = matches!(scene.scenario, Some(Shows::Lesson(_)));
+    if lesson && step > here.length {
+        REACHING.with(|r| {
+            *r.borrow_mut() = Some(Reaching {
+                session: here.session.clone(),
+                step,
+                played: false,
+            })
+        });
+        if here.position < here.length {
+            dispatch.emit(Action::Jump(here.length));
+        }
+        dispatch.emit(Action::Play);
+    } else {
+        REACHING.with(|r| r.borrow_mut().take());
+        dispatch.emit(Action::Jump(step));
+    }
+}
+
+/// Ends the demo: no scene on screen, nothing opening or playing towards a scene.
+fn stop(dispatch: &Callback<Action>) {
+    SWITCHING.with(|s| s.borrow_mut().take());
+    REACHING.with(|r| r.borrow_mut().take());
+    dispatch.emit(Action::Page(SCENE_ENTRY, None));
 }
 
 /// Keeps the scenes in the page's state, or says why they cannot be kept.
@@ -84,13 +203,15 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
     let (list, at) = demo_of(&props.state);
     let Some(i) = at else { return html! {} };
     let dispatch = props.dispatch.clone();
+    let here = Here::of(&props.state, at);
     let to = |j: usize| {
-        let (dispatch, list) = (dispatch.clone(), list.clone());
-        Callback::from(move |_: MouseEvent| go(&dispatch, &list, j))
+        let (dispatch, list, here) = (dispatch.clone(), list.clone(), here.clone());
+        Callback::from(move |_: MouseEvent| go(&dispatch, &list, &here, j))
     };
-    let stop = props
-        .dispatch
-        .reform(|_: MouseEvent| Action::Page(SCENE_ENTRY, None));
+    let stop = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_: MouseEvent| stop(&dispatch))
+    };
     html! {
         <div class="scene-bar" role="region" aria-label={t(K::ScenesPanelDemo)} data-testid="scene-bar">
             <span class="scene-position" data-testid="scene-position">{ tf(K::ScenesPanelSceneNOfListLen, &[("n", &(i + 1)), ("list_len", &list.len())]) }</span>
@@ -111,28 +232,26 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let (list, at) = demo_of(state);
-    let go_to = {
-        let (dispatch, list) = (dispatch.clone(), list.clone());
-        Callback::from(move |i: usize| go(&dispatch, &list, i))
-    };
+    // The keys' and the presenter's callbacks outlive a render: they read the latest demo.
+    let latest = use_mut_ref(|| (list.clone(), Here::of(state, at)));
+    *latest.borrow_mut() = (list.clone(), Here::of(state, at));
+    let go_to = use_memo((), {
+        let (latest, dispatch) = (latest.clone(), dispatch.clone());
+        move |_| {
+            Callback::from(move |i: usize| {
+                let (list, here) = latest.borrow().clone();
+                go(&dispatch, &list, &here, i)
+            })
+        }
+    })
+    .as_ref()
+    .clone();
     use_scene_keys(at, &list, go_to.clone());
     use_presenter_link(&list, at, go_to.clone());
     use_pending_demo(state, &dispatch);
-    let on_add = {
-        let (dispatch, list) = (dispatch.clone(), list.clone());
-        let step = state.view.position.position;
-        let views = at.map_or_else(scenes::all_views, |i| list[i].views.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut list = list.clone();
-            list.push(Scene {
-                step,
-                views: views.clone(),
-                title: tf(K::ScenesPanelStepStep, &[("step", &step)]),
-                note: String::new(),
-            });
-            save(&dispatch, &list);
-        })
-    };
+    use_pending_scene(state, &dispatch);
+    use_reach(state, &dispatch);
+    let on_add = add_callback(state, &dispatch, &list, at);
     let on_start = {
         let go_to = go_to.clone();
         Callback::from(move |_: MouseEvent| go_to.emit(0))
@@ -153,10 +272,98 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
                 <p class="muted" data-testid="scenes-empty">{ t(K::ScenesPanelNoScenesYetMoveThe) }</p>
             } else {
                 <ol class="scene-list" data-testid="scene-list">
-                    { for list.iter().enumerate().map(|(i, s)| scene_item(&dispatch, &list, i, s, at == Some(i), &go_to)) }
+                    { for list.iter().enumerate().map(|(i, s)| scene_item(&dispatch, &list, i, (s, &step_label(state, s)), at == Some(i), &go_to)) }
                 </ol>
             }
         </section>
+    }
+}
+
+/// "Add this moment as a scene": the step on screen, with the scene on screen's panels.
+/// While the demo shows another scenario than the one loaded (a scene on screen that names
+/// one, or scenes that name theirs), the new scene carries the session's link form, asked
+/// of the engine, if it fits in the demo; else a notice says why it was not added.
+fn add_callback(
+    state: &Playground,
+    dispatch: &Callback<Action>,
+    list: &[Scene],
+    at: Option<usize>,
+) -> Callback<MouseEvent> {
+    let (dispatch, list) = (dispatch.clone(), list.to_vec());
+    let step = state.view.position.position;
+    let views = at.map_or_else(scenes::all_views, |i| list[i].views.clone());
+    let named = at.map_or_else(
+        || list.iter().any(|s| s.scenario.is_some()),
+        |i| list[i].scenario.is_some(),
+    );
+    let session = state.session.clone();
+    let page: Vec<(String, String)> = state
+        .page_entries()
+        .into_iter()
+        .filter(|(n, _)| n != SCENES_ENTRY && n != SCENE_ENTRY)
+        .collect();
+    Callback::from(move |_: MouseEvent| {
+        let scene = Scene {
+            scenario: None,
+            step,
+            views: views.clone(),
+            title: tf(K::ScenesPanelStepStep, &[("step", &step)]),
+            note: String::new(),
+        };
+        let mut list = list.clone();
+        if !named {
+            list.push(scene);
+            return save(&dispatch, &list);
+        }
+        let dispatch = dispatch.clone();
+        let call = Call::Link {
+            page: page.clone(),
+            json: false,
+        };
+        engine_client::request(&session, call, move |answer| match answer {
+            Ok(Reply::Scenario { text }) => {
+                let size = text.len().div_ceil(1024);
+                list.push(Scene {
+                    scenario: Some(Shows::Link(text)),
+                    ..scene
+                });
+                if scenes::fits(&list) || list.len() > scenes::MAX_SCENES {
+                    return save(&dispatch, &list);
+                }
+                dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+                    K::ScenesPanelMomentNotAdded,
+                    &[
+                        ("size", &size),
+                        ("n", &scenes::MAX_SCENES),
+                        ("n2", &(scenes::MAX_ENCODED_BYTES / 1024)),
+                    ],
+                )))));
+            }
+            Ok(_) => {}
+            Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e.message)))),
+        });
+    })
+}
+
+/// Where a scene stands, in the list: its step, and its scenario when it names one (a
+/// lesson by its title in the engine's catalog).
+fn step_label(state: &Playground, scene: &Scene) -> String {
+    let step = scene.step;
+    match &scene.scenario {
+        None => tf(K::ScenesPanelStepStep, &[("step", &step)]),
+        Some(Shows::Lesson(id)) => {
+            let lesson = state
+                .catalog
+                .lessons
+                .iter()
+                .find(|l| l.id == *id)
+                .map_or(id.as_str(), |l| l.title.as_str());
+            tf(
+                K::ScenesPanelLessonStepPastSetup,
+                &[("lesson", &lesson), ("step", &step)],
+            )
+        }
+        Some(Shows::Link(_)) => tf(K::ScenesPanelStepOfAnotherScenario, &[("step", &step)]),
     }
 }
 
@@ -169,7 +376,7 @@ fn scene_item(
     dispatch: &Callback<Action>,
     list: &[Scene],
     i: usize,
-    scene: &Scene,
+    (scene, label): (&Scene, &str),
     current: bool,
     go_to: &Callback<usize>,
 ) -> Html {
@@ -192,7 +399,7 @@ fn scene_item(
         <li class={classes!("scene-item", current.then_some("current"))} data-testid="scene-item"
             aria-current={current.then_some("step")}>
             <div class="scene-head">
-                <span class="scene-step" data-testid="scene-step">{ tf(K::ScenesPanelStepStep, &[("step", &scene.step)]) }</span>
+                <span class="scene-step" data-testid="scene-step">{ label.to_string() }</span>
                 <input class="scene-title" data-testid="scene-title" aria-label={tf(K::ScenesPanelSceneNTitle, &[("n", &(i + 1))])}
                     maxlength={scenes::MAX_TITLE_CHARS.to_string()} value={scene.title.clone()} onchange={on_title} />
                 <button class="secondary" data-testid="scene-show" onclick={show}>{ t(K::ScenesPanelShow) }</button>
@@ -378,10 +585,80 @@ fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
         });
         if ready {
             if let Some((demo, _)) = PENDING.with(|p| p.borrow_mut().take()) {
-                dispatch.emit(Action::Page(SCENE_ENTRY, None));
+                stop(&dispatch);
                 save(&dispatch, &demo.scenes(setup_steps));
                 dispatch.emit(Action::Play);
             }
+        }
+    });
+}
+
+/// Once the scenario a scene names is up (another session than the one it was asked
+/// from), the demo and the scene on screen are set again (a link's replay brings the page
+/// state it carried) and the scene's step is asked for. A lesson the engine refused (the
+/// page then holds a fresh playground, with its notice) shows nothing.
+#[hook]
+fn use_pending_scene(state: &Playground, dispatch: &Callback<Action>) {
+    let dispatch = dispatch.clone();
+    let here = Here::of(state, None);
+    use_effect_with(here, move |here| {
+        let arrived = SWITCHING.with(|s| {
+            let mut s = s.borrow_mut();
+            let due = s
+                .as_ref()
+                .is_some_and(|p| here.up && here.session != p.from);
+            if due {
+                s.take()
+            } else {
+                None
+            }
+        });
+        let Some(Switching { list, to, .. }) = arrived else {
+            return;
+        };
+        let scene = &list[to];
+        if let Some(Shows::Lesson(id)) = &scene.scenario {
+            if here.lesson.as_deref() != Some(id.as_str()) {
+                return;
+            }
+        }
+        dispatch.emit(Action::Page(SCENES_ENTRY, Some(scenes::encode(&list))));
+        dispatch.emit(Action::Page(SCENE_ENTRY, Some(to.to_string())));
+        reach(&dispatch, here, scene);
+    });
+}
+
+/// While a lesson's workload plays towards a scene's step: once the session has that
+/// step, or the workload stopped (the engine then refuses a step it lacks, with its
+/// notice), the cursor goes there.
+#[hook]
+fn use_reach(state: &Playground, dispatch: &Callback<Action>) {
+    let dispatch = dispatch.clone();
+    let key = (
+        state.session.clone(),
+        state.ready && state.replaying.is_none(),
+        state.view.position.length,
+        state.playing,
+        state.in_flight,
+    );
+    use_effect_with(key, move |(session, up, length, playing, in_flight)| {
+        let due = REACHING.with(|r| {
+            let mut r = r.borrow_mut();
+            let step = r
+                .as_mut()
+                .filter(|g| g.session == *session && *up)
+                .and_then(|g| {
+                    g.played |= *playing;
+                    let stopped = g.played && !*playing && *in_flight == 0;
+                    (*length >= g.step || stopped).then_some(g.step)
+                });
+            if step.is_some() {
+                r.take();
+            }
+            step
+        });
+        if let Some(step) = due {
+            dispatch.emit(Action::Jump(step));
         }
     });
 }

@@ -217,6 +217,13 @@ impl Driver {
                     false,
                 );
             }
+            Action::OpenScene(shows) => {
+                // The session it replaces stays stored, as for a lesson; a demo says nothing.
+                if !self.embed {
+                    sessions::start_new();
+                }
+                self.open(startup::scene(shows, self.embed), false);
+            }
             Action::Step => {
                 self.dispatch.emit(action.clone());
                 if s.at_end() {

@@ -373,6 +373,28 @@ fn open_link(s: &str, embed: bool) -> (Opening, bool) {
     (opening, false)
 }
 
+/// Opens the scenario a workshop scene shows: its lesson, or its link form replayed as a
+/// link is (a link the engine cannot read gives a fresh playground, see [`refused`]).
+pub fn scene(shows: &crate::scenes::Shows, embed: bool) -> Opening {
+    match shows {
+        crate::scenes::Shows::Lesson(id) => Opening {
+            start: Start::Lesson { id: id.clone() },
+            notice: None,
+            source: None,
+        },
+        crate::scenes::Shows::Link(text) => {
+            recovery::begin("opening the scene's scenario", None);
+            Opening::replay(
+                text.clone(),
+                Source::Link {
+                    kept: Kept::Nothing,
+                    embed,
+                },
+            )
+        }
+    }
+}
+
 /// Opens a lesson named in the address (`?preset=`), keeping the user's session first.
 /// The engine knows the lessons: one it does not know gives a fresh playground instead.
 fn open_preset(id: &str, embed: bool) -> (Opening, bool) {

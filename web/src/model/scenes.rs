@@ -1,5 +1,6 @@
-//! Workshop scenes: a demo is a list of scenes, each a step of the current scenario, the
-//! panels to show, a title and a presenter's note.
+//! Workshop scenes: a demo is a list of scenes, each a step of a scenario (the one loaded,
+//! a lesson of the engine's catalog, or a session's link form), the panels to show, a title
+//! and a presenter's note.
 //!
 //! The scenes travel as one entry of the page's own state (`scenes`, see
 //! [`crate::state::Playground::page_entries`]), in links, saved sessions and scenario
@@ -23,8 +24,14 @@ pub const MAX_NOTE_CHARS: usize = 1000;
 pub const MAX_ENCODED_BYTES: usize = shardlab_protocol::MAX_FIELD_BYTES;
 /// Highest step a scene may name (the protocol's bound on a jump).
 pub const MAX_SCENE_STEP: u64 = shardlab_protocol::MAX_STEP as u64;
-/// The first line of the encoded form: its version.
-const HEADER: &str = "scenes v1";
+/// The first line of the encoded form: its version. A scene's line may name the scenario
+/// it shows (a fifth field).
+const HEADER: &str = "scenes v2";
+/// The first line of the first version, still read: every scene a step of the current
+/// scenario (four fields).
+const HEADER_V1: &str = "scenes v1";
+/// Longest lesson id a scene may name, in bytes.
+pub const MAX_LESSON_ID: usize = 64;
 
 /// The panels a scene can show or hide: the name a scene carries and the words the
 /// scenes panel uses for it. (The page's CSS hides `.panel.<name>`.)
@@ -41,10 +48,60 @@ pub const PANELS: &[(&str, &str)] = &[
     ("heatmap", "Heatmap"),
 ];
 
+/// The scenario a scene shows, when it is not the one loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shows {
+    /// A lesson of the engine's catalog, by its id; the scene's step counts from the end
+    /// of the lesson's own setup (the engine says how many steps that is once it opens).
+    Lesson(String),
+    /// A session's shareable link form (`Call::Link`), replayed when the scene is shown;
+    /// the scene's step is a step of that session.
+    Link(String),
+}
+
+impl Shows {
+    /// The scenario's field in a scene's line.
+    fn encode(&self) -> String {
+        match self {
+            Shows::Lesson(id) => format!("lesson:{id}"),
+            Shows::Link(text) => format!("link:{text}"),
+        }
+    }
+
+    /// Reads the scenario's field: a lesson id or a link form of the characters they are
+    /// made of (the engine reads the rest).
+    fn parse(field: &str) -> Result<Option<Shows>, String> {
+        let plain = |s: &str, extra: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+        };
+        if field.is_empty() {
+            return Ok(None);
+        }
+        if let Some(id) = field.strip_prefix("lesson:") {
+            if id.len() <= MAX_LESSON_ID && plain(id, "-_") {
+                return Ok(Some(Shows::Lesson(id.to_string())));
+            }
+            return Err("the lesson a scene names is not a lesson id".to_string());
+        }
+        if let Some(text) = field.strip_prefix("link:") {
+            if plain(text, "-_.~") {
+                return Ok(Some(Shows::Link(text.to_string())));
+            }
+            return Err("the link a scene names is not a link's scenario".to_string());
+        }
+        let shown: String = field.chars().take(20).collect();
+        Err(format!("unknown scenario '{shown}'"))
+    }
+}
+
 /// One scene of a demo.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scene {
-    /// The step of the scenario's timeline it shows.
+    /// The scenario it shows: `None` for the one loaded.
+    pub scenario: Option<Shows>,
+    /// The step it shows: of the scenario's timeline, or, for a lesson, past its setup.
     pub step: u64,
     /// The panels it shows (names from [`PANELS`], in that order).
     pub views: Vec<String>,
@@ -55,6 +112,15 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// The step of the timeline this scene shows, once its scenario is loaded and made
+    /// `setup_steps` steps of its own setup.
+    pub fn timeline_step(&self, setup_steps: u64) -> u64 {
+        match self.scenario {
+            Some(Shows::Lesson(_)) => setup_steps.saturating_add(self.step),
+            _ => self.step,
+        }
+    }
+
     /// The panels this scene hides, as a space-separated list (for the page's
     /// `data-scene-hide` attribute).
     pub fn hidden(&self) -> String {
@@ -92,7 +158,10 @@ impl std::fmt::Display for ScenesError {
                 f,
                 "the scenes are {n} bytes, over the limit of {MAX_ENCODED_BYTES}"
             ),
-            ScenesError::Version => write!(f, "the scenes do not start with '{HEADER}'"),
+            ScenesError::Version => write!(
+                f,
+                "the scenes do not start with '{HEADER}' (or '{HEADER_V1}')"
+            ),
             ScenesError::TooMany(n) => {
                 write!(f, "{n} scenes, over the limit of {MAX_SCENES}")
             }
@@ -138,30 +207,39 @@ fn unescape(text: &str) -> Result<String, String> {
 }
 
 /// The scenes as one page entry: a version line, then one line a scene of
-/// `step<TAB>views<TAB>title<TAB>note`, views comma-separated, title and note escaped.
+/// `step<TAB>views<TAB>title<TAB>note<TAB>scenario`, views comma-separated, title and note
+/// escaped, the scenario empty (the one loaded), `lesson:<id>` or `link:<link form>`.
 pub fn encode(scenes: &[Scene]) -> String {
     let mut out = String::from(HEADER);
     for s in scenes {
         out.push('\n');
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}",
             s.step,
             s.views.join(","),
             escape(&s.title),
-            escape(&s.note)
+            escape(&s.note),
+            s.scenario.as_ref().map(Shows::encode).unwrap_or_default()
         ));
     }
     out
 }
 
-/// Reads one scene's line.
-fn parse_scene(line: &str) -> Result<Scene, String> {
-    let fields: Vec<&str> = line.splitn(5, '\t').collect();
-    let [step, views, title, note] = fields[..] else {
+/// Reads one scene's line: `fields` tab-separated fields (4 in the first version, 5 now).
+fn parse_scene(line: &str, fields: usize) -> Result<Scene, String> {
+    let parts: Vec<&str> = line.splitn(fields + 1, '\t').collect();
+    if parts.len() != fields {
         return Err(format!(
-            "a scene has 4 tab-separated fields, not {}",
-            fields.len()
+            "a scene has {fields} tab-separated fields, not {}",
+            parts.len()
         ));
+    }
+    let [step, views, title, note] = parts[..4] else {
+        return Err(format!("a scene has {fields} tab-separated fields"));
+    };
+    let scenario = match parts.get(4) {
+        Some(field) => Shows::parse(field)?,
+        None => None,
     };
     let step = match step.parse::<u64>() {
         Ok(n) if n <= MAX_SCENE_STEP => n,
@@ -195,6 +273,7 @@ fn parse_scene(line: &str) -> Result<Scene, String> {
         return Err(format!("a note is at most {MAX_NOTE_CHARS} characters"));
     }
     Ok(Scene {
+        scenario,
         step,
         views,
         title,
@@ -209,16 +288,18 @@ pub fn parse(text: &str) -> Result<Vec<Scene>, ScenesError> {
         return Err(ScenesError::TooLong(text.len()));
     }
     let mut lines = text.split('\n');
-    if lines.next().map(|l| l.trim_end_matches('\r')) != Some(HEADER) {
-        return Err(ScenesError::Version);
-    }
+    let fields = match lines.next().map(|l| l.trim_end_matches('\r')) {
+        Some(HEADER) => 5,
+        Some(HEADER_V1) => 4,
+        _ => return Err(ScenesError::Version),
+    };
     let mut scenes = Vec::new();
     for (i, line) in lines.enumerate() {
         if scenes.len() == MAX_SCENES {
             return Err(ScenesError::TooMany(text.split('\n').count() - 1));
         }
-        let scene =
-            parse_scene(line.trim_end_matches('\r')).map_err(|e| ScenesError::Scene(i + 1, e))?;
+        let scene = parse_scene(line.trim_end_matches('\r'), fields)
+            .map_err(|e| ScenesError::Scene(i + 1, e))?;
         scenes.push(scene);
     }
     Ok(scenes)
@@ -234,9 +315,12 @@ pub fn fits(scenes: &[Scene]) -> bool {
     scenes.len() <= MAX_SCENES && encode(scenes).len() <= MAX_ENCODED_BYTES
 }
 
-/// One scene of a ready-made demo: how far past the lesson's own setup it stands, the
-/// panels it shows, its title and note.
+/// One scene of a ready-made demo: the lesson it shows, how far past the lesson's own setup
+/// it stands, the panels it shows, its title and note.
 pub struct DemoScene {
+    /// The lesson it shows, by the engine's id: going to the scene opens it when another
+    /// scenario is loaded. `None`: a step of the demo's own lesson as loaded.
+    pub lesson: Option<&'static str>,
     /// Steps after the lesson's own setup steps: a workload batch each, then the lesson's
     /// closing commands.
     pub after_setup: u64,
@@ -254,7 +338,7 @@ pub struct Demo {
     pub id: &'static str,
     /// Its title.
     pub title: &'static str,
-    /// The lesson it opens, by the engine's id.
+    /// The lesson it opens first, by the engine's id.
     pub lesson: &'static str,
     /// Its scenes.
     pub scenes: &'static [DemoScene],
@@ -266,7 +350,11 @@ impl Demo {
         self.scenes
             .iter()
             .map(|s| Scene {
-                step: setup_steps + s.after_setup,
+                scenario: s.lesson.map(|id| Shows::Lesson(id.to_string())),
+                step: match s.lesson {
+                    Some(_) => s.after_setup,
+                    None => setup_steps + s.after_setup,
+                },
                 views: PANELS
                     .iter()
                     .filter(|(n, _)| s.views.contains(n))
@@ -279,26 +367,71 @@ impl Demo {
     }
 }
 
-/// The ready-made demos, each on one lesson of the engine's catalog.
+/// The ready-made demos, built from lessons of the engine's catalog.
 pub const DEMOS: &[Demo] = &[
     Demo {
-        id: "hot-spot",
-        title: "A counter as shard key: the hot spot",
+        id: "hot-spot-to-hashed",
+        title: "A counter's hot spot, then a hashed key",
         lesson: "monotonic",
         scenes: &[
             DemoScene {
+                lesson: Some("monotonic"),
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
                 title: "An empty collection on {x: 1}",
                 note: "One chunk, MinKey to MaxKey, on one shard. Ask the room: where will a counter's values go?",
             },
             DemoScene {
+                lesson: Some("monotonic"),
+                after_setup: 12,
+                views: &["keybar", "cluster", "heatmap"],
+                title: "Every insert lands in the MaxKey chunk",
+                note: "300 documents in. Each new x is the largest yet, so every write goes to the chunk that ends at MaxKey, on one shard. The heatmap's stripe climbs the key space.",
+            },
+            DemoScene {
+                lesson: Some("monotonic"),
+                after_setup: 36,
+                views: &["cluster", "insights"],
+                title: "Balanced chunks, one hot shard",
+                note: "900 documents on four chunks. The balancer spread the chunks, yet each batch still went to the one shard holding the MaxKey chunk. Now the same kind of growing key, hashed.",
+            },
+            DemoScene {
+                lesson: Some("hashed"),
+                after_setup: 10,
+                views: &["keybar", "cluster", "heatmap"],
+                title: "Hashed: neighbouring ObjectIds land far apart",
+                note: "Another lesson: {_id: \"hashed\"}, pre-split into two chunks a shard. 500 growing ObjectIds in, spread over all three shards: compare the heatmap with the counter's single stripe.",
+            },
+            DemoScene {
+                lesson: Some("hashed"),
+                after_setup: 21,
+                views: &["cluster", "console", "insights"],
+                title: "The price: range queries ask every shard",
+                note: "The writes spread, but hashed values keep no order: the lesson's closing range query on _id cannot be targeted, and explain's winning plan is SHARD_MERGE, every shard was asked. A range of the counter's key goes only to the shards whose chunks hold it.",
+            },
+        ],
+    },
+    Demo {
+        id: "hot-spot",
+        title: "A counter as shard key: the hot spot",
+        lesson: "monotonic",
+        scenes: &[
+            DemoScene {
+                lesson: None,
+                after_setup: 0,
+                views: &["transport", "keybar", "cluster"],
+                title: "An empty collection on {x: 1}",
+                note: "One chunk, MinKey to MaxKey, on one shard. Ask the room: where will a counter's values go?",
+            },
+            DemoScene {
+                lesson: None,
                 after_setup: 12,
                 views: &["keybar", "cluster", "heatmap"],
                 title: "Every insert lands in the MaxKey chunk",
                 note: "300 documents in. Point at the chunk that ends at MaxKey: each new x is the largest yet, so one shard takes every write. The heatmap's stripe climbs the key space.",
             },
             DemoScene {
+                lesson: None,
                 after_setup: 36,
                 views: &["cluster", "insights"],
                 title: "Balanced chunks, one hot shard",
@@ -312,18 +445,21 @@ pub const DEMOS: &[Demo] = &[
         lesson: "hashed",
         scenes: &[
             DemoScene {
+                lesson: None,
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
                 title: "{_id: \"hashed\"} starts pre-split",
                 note: "A hashed key on an empty collection starts with two chunks on every shard. The growing ObjectId is hashed before it is placed.",
             },
             DemoScene {
+                lesson: None,
                 after_setup: 10,
                 views: &["keybar", "cluster", "heatmap"],
                 title: "Neighbouring ObjectIds land far apart",
                 note: "500 documents, spread over all three shards: the hash scatters consecutive values over the whole int64 range.",
             },
             DemoScene {
+                lesson: None,
                 after_setup: 21,
                 views: &["cluster", "console", "insights"],
                 title: "The price: range queries ask every shard",
@@ -337,18 +473,21 @@ pub const DEMOS: &[Demo] = &[
         lesson: "low-cardinality",
         scenes: &[
             DemoScene {
+                lesson: None,
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
                 title: "{continent: 1} on nine shards",
                 note: "The key has seven possible values. Ask: how many chunks can hold documents?",
             },
             DemoScene {
+                lesson: None,
                 after_setup: 8,
                 views: &["keybar", "cluster", "heatmap"],
                 title: "One chunk per continent",
                 note: "Once each continent has its own chunk, a chunk cannot be split further: the splitter has no key between two equal values.",
             },
             DemoScene {
+                lesson: None,
                 after_setup: 20,
                 views: &["cluster", "insights"],
                 title: "Jumbo chunks and idle shards",
@@ -367,6 +506,7 @@ mod tests {
 
     fn scene(step: u64, title: &str, note: &str) -> Scene {
         Scene {
+            scenario: None,
             step,
             views: vec!["keybar".into(), "cluster".into()],
             title: title.into(),
@@ -384,6 +524,104 @@ mod tests {
     }
 
     #[test]
+    fn round_trips_scenes_that_name_their_scenario() {
+        let mut lesson = scene(12, "Hot", "spot");
+        lesson.scenario = Some(Shows::Lesson("low-cardinality".into()));
+        let mut link = scene(40, "Mine", "");
+        link.scenario = Some(Shows::Link("v2.AbC-_x.~9".into()));
+        let scenes = vec![scene(3, "Here", ""), lesson, link];
+        let text = encode(&scenes);
+        assert!(text.starts_with("scenes v2\n3\tkeybar,cluster\tHere\t\t\n"));
+        assert!(text.contains("\tlesson:low-cardinality\n"));
+        assert!(text.ends_with("\tlink:v2.AbC-_x.~9"));
+        assert_eq!(parse(&text), Ok(scenes));
+    }
+
+    #[test]
+    fn still_reads_the_first_version() {
+        let s = parse("scenes v1\n7\tcluster\tOld\tnote\r\n0\t\t\t").unwrap_or_default();
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].step, s[0].scenario.clone()), (7, None));
+        assert_eq!(s[0].title, "Old");
+        assert_eq!(s[1].views.len(), 0);
+    }
+
+    #[test]
+    fn refuses_hostile_scenarios_with_a_reason() {
+        let bad = |t: &str| parse(t).err().map(|e| e.to_string()).unwrap_or_default();
+        let line = |scenario: &str| format!("scenes v2\n1\tcluster\tt\tn\t{scenario}");
+        assert_eq!(
+            bad(&line("lesson:")),
+            "scene 1: the lesson a scene names is not a lesson id"
+        );
+        assert_eq!(
+            bad(&line("lesson:../etc")),
+            "scene 1: the lesson a scene names is not a lesson id"
+        );
+        assert_eq!(
+            bad(&line(&format!("lesson:{}", "a".repeat(65)))),
+            "scene 1: the lesson a scene names is not a lesson id"
+        );
+        assert_eq!(
+            bad(&line("link:v2.a b")),
+            "scene 1: the link a scene names is not a link's scenario"
+        );
+        assert_eq!(
+            bad(&line("link:<script>")),
+            "scene 1: the link a scene names is not a link's scenario"
+        );
+        assert_eq!(
+            bad(&line("link:")),
+            "scene 1: the link a scene names is not a link's scenario"
+        );
+        assert_eq!(
+            bad(&line("javascript:alert(1)\textra")),
+            "scene 1: a scene has 5 tab-separated fields, not 6"
+        );
+        assert_eq!(
+            bad(&line("javascript:alert(1)")),
+            "scene 1: unknown scenario 'javascript:alert(1)'"
+        );
+        // A link as long as the entry allows is taken; one byte more is refused whole.
+        let room = MAX_ENCODED_BYTES - line("link:").len();
+        let long = line(&format!("link:{}", "A".repeat(room)));
+        assert_eq!(parse(&long).map(|s| s.len()), Ok(1));
+        let longer = line(&format!("link:{}", "A".repeat(room + 1)));
+        assert_eq!(parse(&longer), Err(ScenesError::TooLong(longer.len())));
+    }
+
+    #[test]
+    fn a_lesson_scene_counts_its_step_past_the_lesson_setup() {
+        let mut s = scene(10, "", "");
+        assert_eq!(s.timeline_step(4), 10);
+        s.scenario = Some(Shows::Lesson("hashed".into()));
+        assert_eq!(s.timeline_step(4), 14);
+        s.scenario = Some(Shows::Link("v2.x".into()));
+        assert_eq!(s.timeline_step(4), 10);
+    }
+
+    #[test]
+    fn the_story_demo_crosses_from_the_counter_to_the_hashed_key() {
+        let story = DEMOS.iter().find(|d| d.id == "hot-spot-to-hashed");
+        let scenes = story.map(|d| d.scenes(3)).unwrap_or_default();
+        let lessons: Vec<_> = scenes.iter().map(|s| s.scenario.clone()).collect();
+        let lesson = |id: &str| Some(Shows::Lesson(id.into()));
+        assert_eq!(
+            lessons,
+            vec![
+                lesson("monotonic"),
+                lesson("monotonic"),
+                lesson("monotonic"),
+                lesson("hashed"),
+                lesson("hashed")
+            ]
+        );
+        // A lesson scene's step counts past that lesson's setup, whichever lesson is open.
+        assert_eq!(scenes[3].step, 10);
+        assert_eq!(scenes[3].timeline_step(5), 15);
+    }
+
+    #[test]
     fn an_empty_list_is_the_header_alone() {
         assert_eq!(encode(&[]), HEADER);
         assert_eq!(parse(HEADER), Ok(vec![]));
@@ -392,7 +630,10 @@ mod tests {
     #[test]
     fn refuses_hostile_entries_with_a_reason() {
         let bad = |t: &str| parse(t).err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(bad(""), "the scenes do not start with 'scenes v1'");
+        assert_eq!(
+            bad(""),
+            "the scenes do not start with 'scenes v2' (or 'scenes v1')"
+        );
         assert_eq!(
             bad("scenes v1\nx\tcluster\tt\tn"),
             "scene 1: 'x' is not a valid step"
@@ -408,6 +649,10 @@ mod tests {
         assert_eq!(
             bad("scenes v1\n1\tcluster\tt\tn\textra"),
             "scene 1: a scene has 4 tab-separated fields, not 5"
+        );
+        assert_eq!(
+            bad("scenes v2\n1\tcluster\tt\tn"),
+            "scene 1: a scene has 5 tab-separated fields, not 4"
         );
         assert_eq!(
             bad("scenes v1\n1\t<script>\tt\tn"),
@@ -431,6 +676,8 @@ mod tests {
     #[test]
     fn bounds_the_count_and_the_size() {
         let many = format!("scenes v1{}", "\n1\tcluster\tt\tn".repeat(31));
+        assert_eq!(parse(&many), Err(ScenesError::TooMany(31)));
+        let many = format!("scenes v2{}", "\n1\tcluster\tt\tn\tlesson:x".repeat(31));
         assert_eq!(parse(&many), Err(ScenesError::TooMany(31)));
         let huge = format!("scenes v1\n1\tcluster\tt\t{}", "n".repeat(20_000));
         assert_eq!(parse(&huge), Err(ScenesError::TooLong(huge.len())));

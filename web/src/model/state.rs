@@ -253,6 +253,9 @@ pub enum Action {
     Page(&'static str, Option<String>),
     /// Start over with a lesson.
     LoadPreset(String),
+    /// Open the scenario a workshop scene shows (a lesson or a session's link form), as a
+    /// session of its own; the scenes panel then shows the scene's step.
+    OpenScene(crate::scenes::Shows),
     /// Change the workload (stops playing).
     SetWorkload(Workload),
     /// The workload of the lesson just opened (playing, if asked already, goes on).
@@ -694,6 +697,7 @@ impl Playground {
             | Action::Auto(_)
             | Action::Setup(_)
             | Action::LoadPreset(_)
+            | Action::OpenScene(_)
             | Action::Command(_)
             | Action::Sent
             | Action::Cancel
