@@ -47,7 +47,7 @@ pub use config_catalog::{
 };
 pub use events::{inserts_per_shard, Event, EventKind};
 #[cfg(feature = "insight")]
-pub use explain::{Explanation, Landing, Message, Topic, MESSAGES};
+pub use explain::{Arg, Explanation, Landing, Message, Topic, MESSAGES};
 #[cfg(feature = "insight")]
 pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
 pub use targeting::{is_full_key_equality, target, TargetKind};

@@ -77,6 +77,66 @@ pub const MESSAGES: &[(&str, &str)] = &[
         "explain.landing.missing",
         " A missing shard key field ({fields}) counts as null.",
     ),
+    ("explain.count.chunk", "1 chunk"),
+    ("explain.count.chunks", "{n} chunks"),
+    ("explain.count.document", "1 document"),
+    ("explain.count.documents", "{n} documents"),
+    ("explain.jumbo.one_value", "Jumbo chunk: it grew past the maximum chunk size ({bytes} > {max}) and all of its {docs} documents share one shard key value, so autoSplitVector finds no split point. The balancer does not move a jumbo chunk (except off a draining shard) until clearJumboFlag clears the flag."),
+    ("explain.jumbo.flag_stays", "Jumbo chunk: it was marked when it was over the maximum chunk size ({max}) with a single shard key value. It now holds more than one value, but the flag stays until a split or clearJumboFlag; the balancer does not move it meanwhile."),
+    ("explain.split.never", "MongoDB 6.0.3 and later never split a chunk as it grows: this one holds {bytes} against a range size of {max}, and stays whole until the balancer cuts about one range size off it to move it."),
+    ("explain.split.disabled", "Auto-splitting is turned off (sh.disableAutoSplit()), so this chunk ({bytes}) is not split however large it grows."),
+    ("explain.split.check_points", "When it is checked, autoSplitVector will cut it at {points} point(s)."),
+    ("explain.split.check_one_value", "Even then it has no split point: all {docs} documents share one shard key value."),
+    ("explain.split.check_one_value_jumbo", "Even then it has no split point: all {docs} documents share one shard key value, so the check will mark it jumbo."),
+    ("explain.split.check_small_shard", "Even then autoSplitVector cuts nothing while the collection's data on {shard} ({bytes}) is under the maximum chunk size ({max})."),
+    ("explain.split.check_too_few", "Even then autoSplitVector finds no split point: it cuts every (maximum chunk size / average document size on the shard) documents, and this chunk's {docs} documents do not reach that."),
+    ("explain.split.one_value", "No split point: all {docs} documents share one shard key value, and a chunk is only ever cut between different values, so autoSplitVector returns nothing."),
+    ("explain.split.one_value_jumbo", "No split point: all {docs} documents share one shard key value, and a chunk is only ever cut between different values, so autoSplitVector returns nothing; it is over the maximum chunk size ({bytes} > {max}), so the splitter's next check (after {next} more written) marks it jumbo."),
+    ("explain.split.threshold", "Not split yet: 5.0's splitter looks at a chunk only after a fifth of the maximum chunk size ({threshold}) has been written to it since it was created, moved or last checked; {written} has been written since, so the next check comes after {next} more. {check}"),
+    ("explain.split.due", "The splitter's check is due. {check}"),
+    ("explain.balancer.stopped", "The balancer is stopped (sh.stopBalancer()), so no chunk moves unless you move it."),
+    ("explain.balancer.disabled", "Balancing is disabled for {ns} (sh.disableBalancing), so its chunks stay where they are."),
+    ("explain.balancer.moves_it", "The next balancer round moves this chunk to {to}. {why}"),
+    ("explain.balancer.skips_jumbo", "The balancer skips jumbo chunks: it moves a jumbo chunk only off a draining shard."),
+    ("explain.balancer.zone_not_reached", "The next balancer round does not reach this chunk's zone."),
+    ("explain.balancer.moves_another", "{why} The balancer moves the donor's first movable chunk, {range}, not this one."),
+    ("explain.balancer.stays", "{why} So this chunk stays on {shard}."),
+    ("explain.whose.zone", "zone {zone}'s chunks over its {shards} shard(s)"),
+    ("explain.whose.no_zone", "the chunks in no zone"),
+    ("explain.load", "{shard} ({load})"),
+    ("explain.load.none", "none"),
+    ("explain.ideal.ceil", "ceil({total} chunks / {shards} shards) = {ideal}"),
+    ("explain.ideal.round", "round({total} chunks / {shards} shards) = {ideal}"),
+    ("explain.ideal.size", "{total} / {shards} shards = {ideal}"),
+    ("explain.unit.size", "data size"),
+    ("explain.unit.count", "chunk counts"),
+    ("explain.decision.move", "The {version} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard, {donor}, is above it and the least loaded, {recipient}, below, so a chunk moves."),
+    ("explain.decision.move_size", "The {version} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard, {donor}, is above it and the least loaded, {recipient}, below, and they differ by at least {factor} × the range size ({threshold}), so a chunk moves."),
+    ("explain.decision.no_shards", "No shard is in the zone of {whose}, so nothing can balance them."),
+    ("explain.decision.no_data", "The collection holds no data yet, so the data-size balancer has nothing to move."),
+    ("explain.decision.no_donor", "Every shard already takes part in a migration this round (each shard joins at most one per round)."),
+    ("explain.decision.no_recipient", "No shard can receive a chunk: every candidate is busy this round, draining, or outside the zone."),
+    ("explain.decision.same_shard", "The {version} balancer compares {unit} of {whose}: the most loaded shard, {donor}, is also the least loaded that may receive, so nothing moves."),
+    ("explain.decision.balanced", "The {version} balancer compares {unit} of {whose}: the ideal is {ideal}, and the most loaded shard, {donor}, is not above it, so the collection counts as balanced."),
+    ("explain.decision.recipient_not_below", "The {version} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard is {donor}, but the least loaded that may receive, {recipient}, is not below the ideal, so nothing moves."),
+    ("explain.decision.size_gap_small", "The 8.0 balancer compares data size, not chunk counts: {donor} and {recipient} differ by {gap}, under {factor} × the range size ({threshold}), so nothing moves."),
+    ("explain.decision.excess_small", "The 3.6 balancer compares chunk counts of {whose}: the ideal is {ideal}, and the most loaded shard, {donor}, is only {excess} over it; 3.6 moves a chunk when the excess reaches {threshold} (1 under 20 chunks, 2 from 20 on)."),
+    ("explain.decision.all_jumbo", "The most loaded shard, {donor}, should give a chunk, but all its chunks of {whose} are jumbo, and the balancer skips jumbo chunks."),
+    ("explain.drain.moves", "{shard} is draining (removeShard): the balancer empties it first, one chunk per round, non-jumbo chunks first, to the least loaded shard; {range} goes to {to} ({chunks} chunk(s) were left on it)."),
+    ("explain.drain.stuck", "{shard} is draining (removeShard), but no shard can take its chunks this round."),
+    ("explain.zone_violation.moves", "{range} lies in zone {zone}'s range but sits on {shard}, which is not in the zone: the balancer moves it to {to}, a shard of the zone, before any other balancing."),
+    ("explain.zone_violation.stuck", "A chunk of zone {zone} sits on {shard}, outside the zone, but could not move this round."),
+    ("explain.round.stopped", "The balancer is stopped (sh.stopBalancer()): rounds do not run."),
+    ("explain.round.disabled", "Balancing is disabled for {ns}."),
+    ("explain.holding", "{shard} holds {chunks} of {total} ({docs}, {bytes}). {why}"),
+    ("explain.holding.never_split", " In 6.0.3+ chunks never split on insert, and one range may grow to {max} before the balancer cuts it: a sharded collection can sit whole on one shard."),
+    ("explain.holding.still", "{shard} holds {chunks} of {total} ({docs}). {why}"),
+    ("explain.holding.balancer_stopped", "The balancer is stopped, so chunks stay where splits and manual moves put them."),
+    ("explain.holding.balancing_disabled", "Balancing is disabled for the collection, so chunks stay where splits and manual moves put them."),
+    ("explain.draining", "removeShard started draining {shard}: each round the balancer first moves one of its chunks (non-jumbo first) to the least loaded shard that may take it; {chunks} chunk(s) remain, {jumbo} of them jumbo, and it leaves the cluster once it holds none."),
+    ("explain.zones.none", "{shard} is in no zone: a chunk inside a zone's range may live only on that zone's shards, so {shard} holds only chunks outside every zone range (the balancer moves the others away first)."),
+    ("explain.zones.some", "{shard} is in zone(s) {zones}: chunks inside those zones' ranges may live only on their shards, and each zone is balanced over its own shards; {count} of its chunks lie in a zone range."),
+    ("explain.top_chunk", "{shard} received {moves} single-document top (or bottom) chunk(s): when 5.0 splits the chunk at either end of an ordered key, it cuts at the extreme key, so the new end chunk holds one document, and moves that chunk to the least loaded shard (the top-chunk optimisation). That is how a shard ends up holding a chunk with one document."),
 ];
 
 /// One sentence of an explanation as a message of [`MESSAGES`]: its id and the values of
@@ -86,33 +146,87 @@ pub struct Message {
     /// The message's id, a key of the page's catalogue.
     pub id: &'static str,
     /// Each placeholder's value.
-    pub args: Vec<(&'static str, String)>,
+    pub args: Vec<(&'static str, Arg)>,
+}
+
+/// A placeholder's value: a text as mongosh prints it (a figure, a bound, a shard's
+/// name), or a message of its own (a phrase a language words, such as "3 chunks").
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// A text no language changes.
+    Text(String),
+    /// A phrase worded in the reader's language.
+    Message(Message),
+}
+
+impl From<String> for Arg {
+    fn from(text: String) -> Arg {
+        Arg::Text(text)
+    }
+}
+
+impl From<&str> for Arg {
+    fn from(text: &str) -> Arg {
+        Arg::Text(text.to_string())
+    }
+}
+
+impl From<u64> for Arg {
+    fn from(v: u64) -> Arg {
+        Arg::Text(v.to_string())
+    }
+}
+
+impl From<Message> for Arg {
+    fn from(m: Message) -> Arg {
+        Arg::Message(m)
+    }
+}
+
+/// A [`Message`] of [`MESSAGES`]: `msg!("explain.x", docs = 3u64, shard = name)`.
+macro_rules! msg {
+    ($id:literal $(, $name:ident = $value:expr)* $(,)?) => {
+        Message::new($id, vec![$((stringify!($name), Arg::from($value))),*])
+    };
 }
 
 impl Message {
-    fn new(id: &'static str, args: Vec<(&'static str, String)>) -> Message {
+    fn new(id: &'static str, args: Vec<(&'static str, Arg)>) -> Message {
         Message { id, args }
+    }
+
+    /// The message's English template (empty for an id [`MESSAGES`] lacks, which a test
+    /// rules out).
+    fn template(&self) -> &'static str {
+        MESSAGES
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .map_or("", |(_, text)| *text)
     }
 
     /// The message in English: its text with the placeholders filled.
     pub fn english(&self) -> String {
-        let template = MESSAGES
-            .iter()
-            .find(|(id, _)| *id == self.id)
-            .map_or("", |(_, text)| *text);
+        let mut out = String::with_capacity(self.template().len() + 64);
+        self.write_english(&mut out);
+        out
+    }
+
+    fn write_english(&self, out: &mut String) {
         // One pass, so that a value holding braces is never read as a placeholder.
-        let mut out = String::with_capacity(template.len() + 64);
-        let mut rest = template;
+        let mut rest = self.template();
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let after = &rest[open + 1..];
             let named = after.find('}').and_then(|close| {
                 let value = self.args.iter().find(|(n, _)| *n == &after[..close])?;
-                Some((value, close))
+                Some((&value.1, close))
             });
             match named {
-                Some(((_, value), close)) => {
-                    out.push_str(value);
+                Some((value, close)) => {
+                    match value {
+                        Arg::Text(text) => out.push_str(text),
+                        Arg::Message(m) => m.write_english(out),
+                    }
                     rest = &after[close + 1..];
                 }
                 None => {
@@ -122,7 +236,6 @@ impl Message {
             }
         }
         out.push_str(rest);
-        out
     }
 }
 
@@ -139,28 +252,25 @@ pub struct Explanation {
     /// The figures, in the order worth showing: sizes in bytes and counts as integers,
     /// bounds as documents, shards by name.
     pub facts: Vec<(&'static str, Bson)>,
-    /// The sentence as messages of [`MESSAGES`], when it is made of them (empty for the
-    /// explanations still written as one English sentence).
+    /// The sentence as messages of [`MESSAGES`], one after another.
     pub messages: Vec<Message>,
 }
 
 impl Explanation {
-    fn new(topic: Topic, rule: &'static str, sentence: String) -> Explanation {
-        Explanation {
-            topic,
-            rule,
-            sentence,
-            facts: Vec::new(),
-            messages: Vec::new(),
-        }
+    /// An explanation whose sentence is `message`, in English.
+    fn new(topic: Topic, rule: &'static str, message: Message) -> Explanation {
+        Explanation::of_messages(topic, rule, vec![message])
     }
 
     /// An explanation whose sentence is `messages`, in English.
     fn of_messages(topic: Topic, rule: &'static str, messages: Vec<Message>) -> Explanation {
         let sentence = messages.iter().map(Message::english).collect();
         Explanation {
+            topic,
+            rule,
+            sentence,
+            facts: Vec::new(),
             messages,
-            ..Explanation::new(topic, rule, sentence)
         }
     }
 
@@ -248,32 +358,39 @@ impl BalancePolicy {
     }
 
     /// A load in the policy's unit.
-    fn load(self, v: u64) -> String {
+    fn load(self, v: u64) -> Arg {
         if self.by_size() {
-            size(v)
-        } else if v == 1 {
-            "1 chunk".to_string()
+            Arg::Text(size(v))
         } else {
-            format!("{v} chunks")
+            Arg::Message(chunk_count(v))
         }
     }
 
     /// How the policy's ideal is computed, in words.
-    fn ideal_text(self, d: &ZoneDecision) -> String {
+    fn ideal_text(self, d: &ZoneDecision) -> Message {
+        let (total, shards) = (d.total, d.shards);
         match self {
-            BalancePolicy::ChunkCountCeil => format!(
-                "ceil({} chunks / {} shards) = {}",
-                d.total, d.shards, d.ideal
-            ),
-            BalancePolicy::ChunkCountRound => format!(
-                "round({} chunks / {} shards) = {}",
-                d.total, d.shards, d.ideal
-            ),
-            BalancePolicy::DataSize => format!(
-                "{} / {} shards = {}",
-                size(d.total),
-                d.shards,
-                size(d.ideal)
+            BalancePolicy::ChunkCountCeil => {
+                msg!(
+                    "explain.ideal.ceil",
+                    total = total,
+                    shards = shards,
+                    ideal = d.ideal
+                )
+            }
+            BalancePolicy::ChunkCountRound => {
+                msg!(
+                    "explain.ideal.round",
+                    total = total,
+                    shards = shards,
+                    ideal = d.ideal
+                )
+            }
+            BalancePolicy::DataSize => msg!(
+                "explain.ideal.size",
+                total = size(total),
+                shards = shards,
+                ideal = size(d.ideal)
             ),
         }
     }
@@ -333,42 +450,36 @@ impl Cluster {
                 .fact("maxChunkSizeBytes", n(max_size))
         };
         if chunk.jumbo {
-            let sentence = if single {
-                format!(
-                    "Jumbo chunk: it grew past the maximum chunk size ({} > {}) and all of its {} documents share one shard key value, so autoSplitVector finds no split point. The balancer does not move a jumbo chunk (except off a draining shard) until clearJumboFlag clears the flag.",
-                    size(chunk.bytes),
-                    size(max_size),
-                    chunk.docs
+            let message = if single {
+                msg!(
+                    "explain.jumbo.one_value",
+                    bytes = size(chunk.bytes),
+                    max = size(max_size),
+                    docs = chunk.docs
                 )
             } else {
-                format!(
-                    "Jumbo chunk: it was marked when it was over the maximum chunk size ({}) with a single shard key value. It now holds more than one value, but the flag stays until a split or clearJumboFlag; the balancer does not move it meanwhile.",
-                    size(max_size)
-                )
+                msg!("explain.jumbo.flag_stays", max = size(max_size))
             };
-            return base(Explanation::new(Topic::Jumbo, "jumbo chunk", sentence))
+            return base(Explanation::new(Topic::Jumbo, "jumbo chunk", message))
                 .fact("oneKeyValue", single);
         }
         if !self.autosplit_enabled {
-            let (rule, sentence) = if self.version() == VersionMode::V80 {
+            let (rule, message) = if self.version() == VersionMode::V80 {
                 (
                     "no auto-split (6.0.3+)",
-                    format!(
-                        "MongoDB 6.0.3 and later never split a chunk as it grows: this one holds {} against a range size of {}, and stays whole until the balancer cuts about one range size off it to move it.",
-                        size(chunk.bytes),
-                        size(max_size)
+                    msg!(
+                        "explain.split.never",
+                        bytes = size(chunk.bytes),
+                        max = size(max_size)
                     ),
                 )
             } else {
                 (
                     "auto-split disabled",
-                    format!(
-                        "Auto-splitting is turned off (sh.disableAutoSplit()), so this chunk ({}) is not split however large it grows.",
-                        size(chunk.bytes)
-                    ),
+                    msg!("explain.split.disabled", bytes = size(chunk.bytes)),
                 )
             };
-            return base(Explanation::new(Topic::Split, rule, sentence));
+            return base(Explanation::new(Topic::Split, rule, message));
         }
         // What the splitter would find if it looked now: autoSplitVector's own answer.
         let input = SplitInput {
@@ -381,70 +492,57 @@ impl Cluster {
             auto_split_vector(&keys, input, None).len()
         });
         let threshold = max_size / SPLIT_TEST_FACTOR;
+        let over = chunk.bytes > max_size;
         let check = if points > 0 {
-            format!("When it is checked, autoSplitVector will cut it at {points} point(s).")
+            msg!("explain.split.check_points", points = points as u64)
         } else if single && chunk.docs > 0 {
-            format!(
-                "Even then it has no split point: all {} documents share one shard key value{}.",
-                chunk.docs,
-                if chunk.bytes > max_size {
-                    ", so the check will mark it jumbo"
-                } else {
-                    ""
-                }
-            )
+            if over {
+                msg!("explain.split.check_one_value_jumbo", docs = chunk.docs)
+            } else {
+                msg!("explain.split.check_one_value", docs = chunk.docs)
+            }
         } else if shard_bytes < max_size {
-            format!(
-                "Even then autoSplitVector cuts nothing while the collection's data on {} ({}) is under the maximum chunk size ({}).",
-                self.shard_name(chunk.shard),
-                size(shard_bytes),
-                size(max_size)
+            msg!(
+                "explain.split.check_small_shard",
+                shard = self.shard_name(chunk.shard),
+                bytes = size(shard_bytes),
+                max = size(max_size)
             )
         } else {
-            format!(
-                "Even then autoSplitVector finds no split point: it cuts every (maximum chunk size / average document size on the shard) documents, and this chunk's {} documents do not reach that.",
-                chunk.docs
-            )
+            msg!("explain.split.check_too_few", docs = chunk.docs)
         };
         let next_check = threshold.saturating_sub(chunk.written);
-        let (rule, sentence) = if single && chunk.docs > 1 {
-            (
-                "no split point (one key value)",
-                format!(
-                    "No split point: all {} documents share one shard key value, and a chunk is only ever cut between different values, so autoSplitVector returns nothing{}.",
-                    chunk.docs,
-                    if chunk.bytes > max_size {
-                        format!(
-                            "; it is over the maximum chunk size ({} > {}), so the splitter's next check (after {} more written) marks it jumbo",
-                            size(chunk.bytes),
-                            size(max_size),
-                            size(next_check)
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
+        let (rule, message) = if single && chunk.docs > 1 {
+            let message = if over {
+                msg!(
+                    "explain.split.one_value_jumbo",
+                    docs = chunk.docs,
+                    bytes = size(chunk.bytes),
+                    max = size(max_size),
+                    next = size(next_check)
+                )
+            } else {
+                msg!("explain.split.one_value", docs = chunk.docs)
+            };
+            ("no split point (one key value)", message)
         } else if chunk.written < threshold {
             (
                 "split-check threshold",
-                format!(
-                    "Not split yet: 5.0's splitter looks at a chunk only after a fifth of the maximum chunk size ({}) has been written to it since it was created, moved or last checked; {} has been written since, so the next check comes after {} more. {check}",
-                    size(threshold),
-                    size(chunk.written),
-                    size(next_check)
+                msg!(
+                    "explain.split.threshold",
+                    threshold = size(threshold),
+                    written = size(chunk.written),
+                    next = size(next_check),
+                    check = check
                 ),
             )
         } else if points > 0 {
-            (
-                "autoSplitVector",
-                format!("The splitter's check is due. {check}"),
-            )
+            ("autoSplitVector", msg!("explain.split.due", check = check))
         } else {
             ("autoSplitVector", check)
         };
         let avg = shard_bytes.checked_div(shard_docs).unwrap_or(0);
-        base(Explanation::new(Topic::Split, rule, sentence))
+        base(Explanation::new(Topic::Split, rule, message))
             .fact("writtenSinceCheck", n(chunk.written))
             .fact("splitCheckThreshold", n(threshold))
             .fact("shardDataBytes", n(shard_bytes))
@@ -470,14 +568,14 @@ impl Cluster {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "balancer stopped",
-                "The balancer is stopped (sh.stopBalancer()), so no chunk moves unless you move it.".to_string(),
+                msg!("explain.balancer.stopped"),
             )));
         }
         if !s.balancing {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "balancing disabled",
-                format!("Balancing is disabled for {ns} (sh.disableBalancing), so its chunks stay where they are."),
+                msg!("explain.balancer.disabled", ns = ns),
             )));
         }
         let plan = self.balancer_round_plan(ns)?;
@@ -496,13 +594,14 @@ impl Cluster {
             },
         });
         if let Some((step, to)) = moved {
-            let (rule, sentence) = self.round_step_text(ns, step);
+            let (rule, why) = self.round_step_text(ns, step);
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 rule,
-                format!(
-                    "The next balancer round moves this chunk to {}. {sentence}",
-                    self.shard_name(to)
+                msg!(
+                    "explain.balancer.moves_it",
+                    to = self.shard_name(to),
+                    why = why
                 ),
             ))
             .fact("to", self.shard_name(to)));
@@ -511,7 +610,7 @@ impl Cluster {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "jumbo chunk",
-                "The balancer skips jumbo chunks: it moves a jumbo chunk only off a draining shard.".to_string(),
+                msg!("explain.balancer.skips_jumbo"),
             )));
         }
         // The decision that ended the balancing of this chunk's zone.
@@ -523,105 +622,135 @@ impl Cluster {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "balancer round",
-                "The next balancer round does not reach this chunk's zone.".to_string(),
+                msg!("explain.balancer.zone_not_reached"),
             )));
         };
-        let (rule, text) = self.decision_text(d);
-        let sentence = match &d.outcome {
-            ZoneOutcome::Move { chunk: c } => format!(
-                "{text} The balancer moves the donor's first movable chunk, {}, not this one.",
-                crate::engine::split::format_range(
+        let (rule, why) = self.decision_text(d);
+        let message = match &d.outcome {
+            ZoneOutcome::Move { chunk: c } => msg!(
+                "explain.balancer.moves_another",
+                why = why,
+                range = crate::engine::split::format_range(
                     &s.bound_string(&c.min),
                     &s.bound_string(&c.max)
                 )
             ),
-            _ => format!("{text} So this chunk stays on {here}."),
+            _ => msg!("explain.balancer.stays", why = why, shard = here.as_str()),
         };
         Ok(with_facts(self.decision_facts(
-            Explanation::new(Topic::Balancer, rule, sentence),
+            Explanation::new(Topic::Balancer, rule, message),
             d,
         )))
     }
 
     /// The rule and sentence of one zone decision.
-    fn decision_text(&self, d: &ZoneDecision) -> (&'static str, String) {
+    fn decision_text(&self, d: &ZoneDecision) -> (&'static str, Message) {
         let p = d.policy;
-        let whose = match &d.zone {
-            Some(z) => format!("zone {z}'s chunks over its {} shard(s)", d.shards),
-            None => "the chunks in no zone".to_string(),
+        let whose = || match &d.zone {
+            Some(z) => msg!("explain.whose.zone", zone = z.as_str(), shards = d.shards),
+            None => msg!("explain.whose.no_zone"),
         };
-        let name = |s: Option<(ShardIdx, u64)>| {
-            s.map_or(String::from("none"), |(i, l)| {
-                format!("{} ({})", self.shard_name(i), p.load(l))
-            })
+        let name = |s: Option<(ShardIdx, u64)>| match s {
+            Some((i, l)) => msg!("explain.load", shard = self.shard_name(i), load = p.load(l)),
+            None => msg!("explain.load.none"),
         };
-        let ideal = p.ideal_text(d);
-        let unit = if p.by_size() {
-            "data size"
-        } else {
-            "chunk counts"
+        let unit = || {
+            if p.by_size() {
+                msg!("explain.unit.size")
+            } else {
+                msg!("explain.unit.count")
+            }
         };
+        let version = self.version().label();
+        let factor = crate::engine::balancer::MIGRATION_SIZE_FACTOR;
         let text = match &d.outcome {
-            ZoneOutcome::Move { .. } => format!(
-                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard, {}, is above it and the least loaded, {}, below{}, so a chunk moves.",
-                self.version().label(),
-                name(d.donor),
-                name(d.recipient),
-                if p == BalancePolicy::DataSize {
-                    format!(
-                        ", and they differ by at least {} × the range size ({})",
-                        crate::engine::balancer::MIGRATION_SIZE_FACTOR,
-                        size(d.threshold)
-                    )
-                } else {
-                    String::new()
-                }
+            ZoneOutcome::Move { .. } if p == BalancePolicy::DataSize => msg!(
+                "explain.decision.move_size",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor),
+                recipient = name(d.recipient),
+                factor = factor.to_string(),
+                threshold = size(d.threshold)
             ),
-            ZoneOutcome::NoShards => format!("No shard is in the zone of {whose}, so nothing can balance them."),
-            ZoneOutcome::NoData => "The collection holds no data yet, so the data-size balancer has nothing to move.".to_string(),
-            ZoneOutcome::NoDonor => "Every shard already takes part in a migration this round (each shard joins at most one per round).".to_string(),
-            ZoneOutcome::NoRecipient => "No shard can receive a chunk: every candidate is busy this round, draining, or outside the zone.".to_string(),
-            ZoneOutcome::SameShard => format!(
-                "The {} balancer compares {unit} of {whose}: the most loaded shard, {}, is also the least loaded that may receive, so nothing moves.",
-                self.version().label(),
-                name(d.donor)
+            ZoneOutcome::Move { .. } => msg!(
+                "explain.decision.move",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor),
+                recipient = name(d.recipient)
             ),
-            ZoneOutcome::DonorNotAboveIdeal => format!(
-                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}, and the most loaded shard, {}, is not above it, so the collection counts as balanced.",
-                self.version().label(),
-                name(d.donor)
+            ZoneOutcome::NoShards => msg!("explain.decision.no_shards", whose = whose()),
+            ZoneOutcome::NoData => msg!("explain.decision.no_data"),
+            ZoneOutcome::NoDonor => msg!("explain.decision.no_donor"),
+            ZoneOutcome::NoRecipient => msg!("explain.decision.no_recipient"),
+            ZoneOutcome::SameShard => msg!(
+                "explain.decision.same_shard",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                donor = name(d.donor)
             ),
-            ZoneOutcome::RecipientNotBelowIdeal => format!(
-                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard is {}, but the least loaded that may receive, {}, is not below the ideal, so nothing moves.",
-                self.version().label(),
-                name(d.donor),
-                name(d.recipient)
+            ZoneOutcome::DonorNotAboveIdeal => msg!(
+                "explain.decision.balanced",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor)
             ),
-            ZoneOutcome::BelowThreshold => match p {
-                BalancePolicy::DataSize => {
-                    let gap = d.donor.map_or(0, |x| x.1).saturating_sub(d.recipient.map_or(0, |x| x.1));
-                    format!(
-                        "The 8.0 balancer compares data size, not chunk counts: {} and {} differ by {}, under {} × the range size ({}), so nothing moves.",
-                        name(d.donor),
-                        name(d.recipient),
-                        size(gap),
-                        crate::engine::balancer::MIGRATION_SIZE_FACTOR,
-                        size(d.threshold)
-                    )
-                }
-                _ => format!(
-                    "The 3.6 balancer compares chunk counts of {whose}: the ideal is {ideal}, and the most loaded shard, {}, is only {} over it; 3.6 moves a chunk when the excess reaches {} (1 under 20 chunks, 2 from 20 on).",
-                    name(d.donor),
-                    d.donor.map_or(0, |x| x.1).saturating_sub(d.ideal),
-                    d.threshold
-                ),
-            },
-            ZoneOutcome::NoMovableChunk => format!(
-                "The most loaded shard, {}, should give a chunk, but all its chunks of {whose} are jumbo, and the balancer skips jumbo chunks.",
-                name(d.donor)
+            ZoneOutcome::RecipientNotBelowIdeal => msg!(
+                "explain.decision.recipient_not_below",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor),
+                recipient = name(d.recipient)
+            ),
+            ZoneOutcome::BelowThreshold => {
+                self.below_threshold(d, name(d.donor), name(d.recipient), whose())
+            }
+            ZoneOutcome::NoMovableChunk => msg!(
+                "explain.decision.all_jumbo",
+                donor = name(d.donor),
+                whose = whose()
             ),
         };
         (p.rule(), text)
+    }
+
+    /// The sentence of a decision whose gap is under the policy's threshold.
+    fn below_threshold(
+        &self,
+        d: &ZoneDecision,
+        donor: Message,
+        recipient: Message,
+        whose: Message,
+    ) -> Message {
+        let load = |s: Option<(ShardIdx, u64)>| s.map_or(0, |x| x.1);
+        match d.policy {
+            BalancePolicy::DataSize => msg!(
+                "explain.decision.size_gap_small",
+                donor = donor,
+                recipient = recipient,
+                gap = size(load(d.donor).saturating_sub(load(d.recipient))),
+                factor = crate::engine::balancer::MIGRATION_SIZE_FACTOR.to_string(),
+                threshold = size(d.threshold)
+            ),
+            _ => msg!(
+                "explain.decision.excess_small",
+                whose = whose,
+                ideal = d.policy.ideal_text(d),
+                donor = donor,
+                excess = load(d.donor).saturating_sub(d.ideal),
+                threshold = d.threshold
+            ),
+        }
     }
 
     /// A decision's figures.
@@ -658,7 +787,7 @@ impl Cluster {
     }
 
     /// The rule and sentence of one round step.
-    fn round_step_text(&self, ns: &str, step: &RoundStep) -> (&'static str, String) {
+    fn round_step_text(&self, ns: &str, step: &RoundStep) -> (&'static str, Message) {
         let range = |m: &crate::engine::balancer::Migration| {
             self.sharding(ns).map_or(String::new(), |s| {
                 crate::engine::split::format_range(&s.bound_string(&m.min), &s.bound_string(&m.max))
@@ -672,16 +801,14 @@ impl Cluster {
             } => (
                 "draining",
                 match migration {
-                    Some(m) => format!(
-                        "{} is draining (removeShard): the balancer empties it first, one chunk per round, non-jumbo chunks first, to the least loaded shard; {} goes to {} ({chunks} chunk(s) were left on it).",
-                        self.shard_name(*from),
-                        range(m),
-                        self.shard_name(m.to)
+                    Some(m) => msg!(
+                        "explain.drain.moves",
+                        shard = self.shard_name(*from),
+                        range = range(m),
+                        to = self.shard_name(m.to),
+                        chunks = *chunks
                     ),
-                    None => format!(
-                        "{} is draining (removeShard), but no shard can take its chunks this round.",
-                        self.shard_name(*from)
-                    ),
+                    None => msg!("explain.drain.stuck", shard = self.shard_name(*from)),
                 },
             ),
             RoundStep::ZoneViolation {
@@ -691,15 +818,17 @@ impl Cluster {
             } => (
                 "zones",
                 match migration {
-                    Some(m) => format!(
-                        "{} lies in zone {zone}'s range but sits on {}, which is not in the zone: the balancer moves it to {}, a shard of the zone, before any other balancing.",
-                        range(m),
-                        self.shard_name(*from),
-                        self.shard_name(m.to)
+                    Some(m) => msg!(
+                        "explain.zone_violation.moves",
+                        range = range(m),
+                        zone = zone.as_str(),
+                        shard = self.shard_name(*from),
+                        to = self.shard_name(m.to)
                     ),
-                    None => format!(
-                        "A chunk of zone {zone} sits on {}, outside the zone, but could not move this round.",
-                        self.shard_name(*from)
+                    None => msg!(
+                        "explain.zone_violation.stuck",
+                        zone = zone.as_str(),
+                        shard = self.shard_name(*from)
                     ),
                 },
             ),
@@ -727,7 +856,7 @@ impl Cluster {
             return Ok(vec![Explanation::new(
                 Topic::Round,
                 "balancer stopped",
-                "The balancer is stopped (sh.stopBalancer()): rounds do not run.".to_string(),
+                msg!("explain.round.stopped"),
             )]);
         }
         let mut out = Vec::new();
@@ -737,15 +866,15 @@ impl Cluster {
                     Explanation::new(
                         Topic::Round,
                         "balancing disabled",
-                        format!("Balancing is disabled for {ns}."),
+                        msg!("explain.round.disabled", ns = ns.as_str()),
                     )
                     .fact("ns", ns.as_str()),
                 );
                 continue;
             }
             for step in self.balancer_round_plan(&ns)? {
-                let (rule, sentence) = self.round_step_text(&ns, &step);
-                let mut e = Explanation::new(Topic::Round, rule, sentence).fact("ns", ns.as_str());
+                let (rule, message) = self.round_step_text(&ns, &step);
+                let mut e = Explanation::new(Topic::Round, rule, message).fact("ns", ns.as_str());
                 match &step {
                     RoundStep::Zone(d) => {
                         e = self.decision_facts(e, d);
@@ -809,41 +938,46 @@ impl Cluster {
             RoundStep::Zone(d) if d.zone.as_deref().is_none_or(|z| sh.zones.contains(z)) => Some(d),
             _ => None,
         });
+        let total = chunk_count(s.table.len() as u64);
         match decision {
             Some(d) => {
-                let (rule, text) = self.decision_text(d);
-                let mut sentence = format!(
-                    "{shard} holds {chunks} of {} ({}, {}). {text}",
-                    counted(s.table.len() as u64, "chunk"),
-                    counted(docs, "document"),
-                    size(bytes)
-                );
+                let (rule, why) = self.decision_text(d);
+                let mut messages = vec![msg!(
+                    "explain.holding",
+                    shard = shard,
+                    chunks = chunks,
+                    total = total,
+                    docs = doc_count(docs),
+                    bytes = size(bytes),
+                    why = why
+                )];
                 if d.policy == BalancePolicy::DataSize && !self.autosplit_enabled {
-                    sentence.push_str(&format!(
-                        " In 6.0.3+ chunks never split on insert, and one range may grow to {} before the balancer cuts it: a sharded collection can sit whole on one shard.",
-                        size(self.chunk_size_for(ns))
+                    messages.push(msg!(
+                        "explain.holding.never_split",
+                        max = size(self.chunk_size_for(ns))
                     ));
                 }
-                out.push(
-                    self.decision_facts(
-                        holding(Explanation::new(Topic::Holding, rule, sentence)),
-                        d,
-                    ),
-                );
+                out.push(self.decision_facts(
+                    holding(Explanation::of_messages(Topic::Holding, rule, messages)),
+                    d,
+                ));
             }
             None => {
                 let why = if !self.balancer_enabled {
-                    "The balancer is stopped, so chunks stay where splits and manual moves put them."
+                    msg!("explain.holding.balancer_stopped")
                 } else {
-                    "Balancing is disabled for the collection, so chunks stay where splits and manual moves put them."
+                    msg!("explain.holding.balancing_disabled")
                 };
                 out.push(holding(Explanation::new(
                     Topic::Holding,
                     "balancer stopped",
-                    format!(
-                        "{shard} holds {chunks} of {} ({}). {why}",
-                        counted(s.table.len() as u64, "chunk"),
-                        counted(docs, "document")
+                    msg!(
+                        "explain.holding.still",
+                        shard = shard,
+                        chunks = chunks,
+                        total = total,
+                        docs = doc_count(docs),
+                        why = why
                     ),
                 )));
             }
@@ -853,8 +987,11 @@ impl Cluster {
                 Explanation::new(
                     Topic::Draining,
                     "draining",
-                    format!(
-                        "removeShard started draining {shard}: each round the balancer first moves one of its chunks (non-jumbo first) to the least loaded shard that may take it; {chunks} chunk(s) remain, {jumbo} of them jumbo, and it leaves the cluster once it holds none."
+                    msg!(
+                        "explain.draining",
+                        shard = shard,
+                        chunks = chunks,
+                        jumbo = jumbo
                     ),
                 )
                 .fact("shard", shard)
@@ -869,18 +1006,18 @@ impl Cluster {
                 .iter()
                 .filter(|c| c.shard == idx && Cluster::zone_of(&s.zones, c).is_some())
                 .count() as u64;
-            let sentence = if sh.zones.is_empty() {
-                format!(
-                    "{shard} is in no zone: a chunk inside a zone's range may live only on that zone's shards, so {shard} holds only chunks outside every zone range (the balancer moves the others away first)."
-                )
+            let message = if sh.zones.is_empty() {
+                msg!("explain.zones.none", shard = shard)
             } else {
-                format!(
-                    "{shard} is in zone(s) {}: chunks inside those zones' ranges may live only on their shards, and each zone is balanced over its own shards; {in_zones} of its chunks lie in a zone range.",
-                    sh.zones.iter().cloned().collect::<Vec<_>>().join(", ")
+                msg!(
+                    "explain.zones.some",
+                    shard = shard,
+                    zones = sh.zones.iter().cloned().collect::<Vec<_>>().join(", "),
+                    count = in_zones
                 )
             };
             out.push(
-                Explanation::new(Topic::Zones, "zones", sentence)
+                Explanation::new(Topic::Zones, "zones", message)
                     .fact("shard", shard)
                     .fact("zones", zones)
                     .fact("chunksInZoneRanges", n(in_zones)),
@@ -892,9 +1029,7 @@ impl Cluster {
                 Explanation::new(
                     Topic::TopChunk,
                     "top-chunk move",
-                    format!(
-                        "{shard} received {moves} single-document top (or bottom) chunk(s): when 5.0 splits the chunk at either end of an ordered key, it cuts at the extreme key, so the new end chunk holds one document, and moves that chunk to the least loaded shard (the top-chunk optimisation). That is how a shard ends up holding a chunk with one document."
-                    ),
+                    msg!("explain.top_chunk", shard = shard, moves = moves),
                 )
                 .fact("shard", shard)
                 .fact("topChunkMoves", n(moves)),
@@ -980,33 +1115,23 @@ impl Cluster {
         let shard = self.shard_name(chunk.shard);
         let key_text = s.bound_string(&key);
         let mut messages = vec![match &hashed {
-            Some((name, value, h)) => Message::new(
+            Some((name, value, h)) => msg!(
                 "explain.landing.hashed",
-                vec![
-                    ("field", name.clone()),
-                    ("value", crate::values::inspect::format_value(value)),
-                    (
-                        "hash",
-                        crate::values::inspect::format_value(&Bson::Int64(*h)),
-                    ),
-                    ("range", range),
-                    ("shard", shard.to_string()),
-                ],
+                field = name.as_str(),
+                value = crate::values::inspect::format_value(value),
+                hash = crate::values::inspect::format_value(&Bson::Int64(*h)),
+                range = range,
+                shard = shard
             ),
-            None => Message::new(
+            None => msg!(
                 "explain.landing.range",
-                vec![
-                    ("key", key_text),
-                    ("range", range),
-                    ("shard", shard.to_string()),
-                ],
+                key = key_text,
+                range = range,
+                shard = shard
             ),
         }];
         if !missing.is_empty() {
-            messages.push(Message::new(
-                "explain.landing.missing",
-                vec![("fields", missing.join(", "))],
-            ));
+            messages.push(msg!("explain.landing.missing", fields = missing.join(", ")));
         }
         let rule = if hashed.is_some() {
             "hashed routing"
@@ -1033,11 +1158,20 @@ impl Cluster {
     }
 }
 
-/// `n` and `noun`, in the plural unless `n` is 1: "1 chunk", "3 chunks".
-fn counted(n: u64, noun: &str) -> String {
+/// A count of chunks: "1 chunk", "3 chunks".
+fn chunk_count(n: u64) -> Message {
     if n == 1 {
-        format!("1 {noun}")
+        msg!("explain.count.chunk")
     } else {
-        format!("{n} {noun}s")
+        msg!("explain.count.chunks", n = n)
+    }
+}
+
+/// A count of documents: "1 document", "3 documents".
+fn doc_count(n: u64) -> Message {
+    if n == 1 {
+        msg!("explain.count.document")
+    } else {
+        msg!("explain.count.documents", n = n)
     }
 }
