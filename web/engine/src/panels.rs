@@ -16,8 +16,8 @@ use {
     shardlab::shell::format_value,
     shardlab::sim::{HeatGrid, HeatOptions, HeatPattern},
     shardlab_protocol::{
-        ChunkDocsView, DocView, ExplanationView, HeatView, Inspecting, Inspection, LandingView,
-        CHUNK_PAGE_ROWS,
+        ArgView, ChunkDocsView, DocView, ExplanationView, HeatView, Inspecting, Inspection,
+        LandingView, MessageView, CHUNK_PAGE_ROWS,
     },
 };
 
@@ -509,15 +509,7 @@ fn landing(held: &Held, ns: &str) -> Option<LandingView> {
         ),
         shard: cluster.shard_name(l.shard).to_string(),
         why: l.explanation.sentence.clone(),
-        why_messages: l
-            .explanation
-            .messages
-            .iter()
-            .map(|m| {
-                let args = m.args.iter().map(|(n, v)| (n.to_string(), v.clone()));
-                (m.id.to_string(), args.collect())
-            })
-            .collect(),
+        why_messages: l.explanation.messages.iter().map(message_view).collect(),
     })
 }
 
@@ -569,6 +561,23 @@ fn chunk_docs(
     })
 }
 
+/// A message of the core's explanations as the protocol carries it.
+#[cfg(feature = "insight")]
+fn message_view(m: &shardlab::engine::Message) -> MessageView {
+    let arg = |a: &shardlab::engine::Arg| match a {
+        shardlab::engine::Arg::Text(text) => ArgView::Text(text.clone()),
+        shardlab::engine::Arg::Message(m) => ArgView::Message(message_view(m)),
+    };
+    MessageView {
+        id: m.id.to_string(),
+        args: m
+            .args
+            .iter()
+            .map(|(n, v)| (n.to_string(), arg(v)))
+            .collect(),
+    }
+}
+
 /// Explanations as the inspector lists them, or MongoDB's error.
 #[cfg(feature = "insight")]
 fn explanations(
@@ -580,6 +589,7 @@ fn explanations(
                 topic: e.topic.name().to_string(),
                 rule: e.rule.to_string(),
                 sentence: e.sentence.clone(),
+                messages: e.messages.iter().map(message_view).collect(),
                 facts: e
                     .facts
                     .iter()
