@@ -183,7 +183,7 @@ impl From<Message> for Arg {
     }
 }
 
-/// A [`Message`] of [`MESSAGES`]: `msg!("explain.x", docs = 3u64, shard = name)`.
+/// A [`Message`] of [`MESSAGES`]: `msg!(<id>, docs = 3u64, shard = name)`.
 macro_rules! msg {
     ($id:literal $(, $name:ident = $value:expr)* $(,)?) => {
         Message::new($id, vec![$((stringify!($name), Arg::from($value))),*])
@@ -1173,5 +1173,58 @@ fn doc_count(n: u64) -> Message {
         msg!("explain.count.document")
     } else {
         msg!("explain.count.documents", n = n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every id the code names with `msg!` is a template of [`MESSAGES`], and every template
+    /// is named somewhere: no sentence falls back to an empty English, none is dead.
+    #[test]
+    fn every_message_named_is_a_template_and_every_template_is_named() {
+        let source = include_str!("explain.rs");
+        let code = &source[source.find("pub const MESSAGES").unwrap_or(0)..];
+        let code = &code[code.find("\n];").unwrap_or(0)..];
+        let code = &code[..code.find("#[cfg(test)]").unwrap_or(code.len())];
+        let named: Vec<&str> = code
+            .split("msg!(")
+            .skip(1)
+            .filter_map(|rest| rest.trim_start().strip_prefix('"')?.split('"').next())
+            .filter(|id| id.starts_with("explain."))
+            .collect();
+        assert!(named.len() > 40, "found {} uses", named.len());
+        for id in &named {
+            assert!(MESSAGES.iter().any(|(m, _)| m == id), "{id} is no template");
+        }
+        for (id, _) in MESSAGES {
+            assert!(named.contains(id), "{id} is never used");
+        }
+        let mut ids: Vec<&str> = MESSAGES.iter().map(|(id, _)| *id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), MESSAGES.len(), "an id is given twice");
+    }
+
+    /// A message's English fills its placeholders with texts and with the English of the
+    /// messages among its values, and never reads a value's braces as a placeholder.
+    #[test]
+    fn english_fills_texts_and_nested_messages() {
+        let load = msg!("explain.load", shard = "shard01", load = chunk_count(3));
+        assert_eq!(load.english(), "shard01 (3 chunks)");
+        assert_eq!(chunk_count(1).english(), "1 chunk");
+        assert_eq!(doc_count(1).english(), "1 document");
+        let why = msg!("explain.round.disabled", ns = "{shard}");
+        let stays = msg!("explain.balancer.stays", why = why, shard = "shard02");
+        assert_eq!(
+            stays.english(),
+            "Balancing is disabled for {shard}. So this chunk stays on shard02."
+        );
+        // A placeholder without a value stays as written.
+        assert_eq!(
+            msg!("explain.round.disabled").english(),
+            "Balancing is disabled for {ns}."
+        );
     }
 }

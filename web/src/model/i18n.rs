@@ -145,6 +145,23 @@ pub fn messages(list: &[shardlab_protocol::MessageView]) -> Option<String> {
     Some(out)
 }
 
+/// A lesson of the engine's catalog's title and text in the page's language: the
+/// catalogue's `preset.<id>.title` and `.text` where the language has them (with the
+/// number of shards in `{shards}`), else the engine's English.
+pub fn lesson_words(l: &shardlab_protocol::LessonInfo) -> (String, String) {
+    let word = |part: &str, english: &str| {
+        let m = shardlab_protocol::MessageView {
+            id: format!("preset.{}.{part}", l.id),
+            args: vec![(
+                "shards".to_string(),
+                shardlab_protocol::ArgView::Text(l.setup.shards.to_string()),
+            )],
+        };
+        message(&m).unwrap_or_else(|| english.to_string())
+    };
+    (word("title", &l.title), word("text", &l.lesson))
+}
+
 /// One message and the phrases among its values, worded in the page's language.
 fn message(m: &shardlab_protocol::MessageView) -> Option<String> {
     let i = index_of(&m.id)?;
