@@ -81,7 +81,10 @@ test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, an
   await page.locator('[data-testid="chunk"]:not(.far)').first().click();
   const inspector = page.getByTestId('chunk-inspector');
   await inspector.getByTestId('explanation').first().waitFor();
-  const whys = async (where) => where.locator('[data-testid="explanation"] .why').allInnerTexts();
+  const whys = async (where) => {
+    await where.getByTestId('explanation').first().waitFor();
+    return where.locator('[data-testid="explanation"] .why').allInnerTexts();
+  };
   const chunkWhys = await whys(inspector);
   assert.ok(chunkWhys.length >= 2, `${chunkWhys}`);
   for (const why of chunkWhys) {
