@@ -73,7 +73,7 @@ fn the_engines_messages_and_lessons_are_worded_in_the_pages_language() {
     );
     // English: the page leaves the words to the engine, which sent them.
     set_current(Lang::En);
-    assert_eq!(messages(&[stays.clone()]), None);
+    assert_eq!(messages(std::slice::from_ref(&stays)), None);
     assert_eq!(
         lesson_words(&lesson("low-cardinality", 9)),
         ("English title".to_string(), "English text.".to_string())
