@@ -78,6 +78,10 @@ test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, an
   assert.equal(await picker.locator('option[value="monotonic"]').innerText(), zh['preset.monotonic.title']);
   // Step the workload so that the chunks hold documents, then ask a chunk why.
   await page.getByTestId('step').click();
+  // The event log's lines are the engine's messages too, worded in Chinese.
+  const inserted = page.locator('[data-testid="event"][data-kind="insert"] .ev-text').first();
+  await inserted.waitFor();
+  assert.match(await inserted.innerText(), /^test\.people：插入 shard0\d: \d+/);
   await page.locator('[data-testid="chunk"]:not(.far)').first().click();
   const inspector = page.getByTestId('chunk-inspector');
   await inspector.getByTestId('explanation').first().waitFor();
@@ -117,6 +121,7 @@ test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, an
   assert.equal(english.length, chunkWhys.length);
   for (const why of english) assert.doesNotMatch(why, HAN, why);
   assert.ok(english.some((w) => /balancer/i.test(w)), `${english}`);
+  assert.match(await inserted.innerText(), /^test\.people: inserted shard0\d: \d+/);
   assert.deepEqual(errors, []);
   await context.close();
 });

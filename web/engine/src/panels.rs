@@ -9,15 +9,16 @@ use bson::{Bson, Document};
 use shardlab::engine::{distribution_skipped_reason, EventKind};
 use shardlab::{KeyValue, Session};
 use shardlab_protocol::{
-    Analysis, Call, EngineError, EventRow, FitView, InsightsView, Reply, StepPoint, MAX_EVENTS,
+    Analysis, ArgView, Call, EngineError, EventRow, FitView, InsightsView, MessageView, Reply,
+    StepPoint, MAX_EVENTS,
 };
 #[cfg(feature = "insight")]
 use {
     shardlab::shell::format_value,
     shardlab::sim::{HeatGrid, HeatOptions, HeatPattern},
     shardlab_protocol::{
-        ArgView, ChunkDocsView, DocView, ExplanationView, HeatView, Inspecting, Inspection,
-        LandingView, MessageView, CHUNK_PAGE_ROWS,
+        ChunkDocsView, DocView, ExplanationView, HeatView, Inspecting, Inspection, LandingView,
+        CHUNK_PAGE_ROWS,
     },
 };
 
@@ -81,6 +82,7 @@ pub fn events(held: &Held, ns: &str) -> Vec<EventRow> {
             seq: e.seq,
             kind: e.kind.changelog_name().to_string(),
             text: e.kind.describe_with(&bound),
+            message: Some(message_view(&e.kind.message_with(&bound))),
             step: timeline.step_of_event(e.seq),
         })
         .collect()
@@ -561,8 +563,8 @@ fn chunk_docs(
     })
 }
 
-/// A message of the core's explanations as the protocol carries it.
-#[cfg(feature = "insight")]
+/// A message of the core's (an explanation's sentence, an event) as the protocol
+/// carries it.
 fn message_view(m: &shardlab::engine::Message) -> MessageView {
     let arg = |a: &shardlab::engine::Arg| match a {
         shardlab::engine::Arg::Text(text) => ArgView::Text(text.clone()),

@@ -13,8 +13,11 @@ pub struct EventRow {
     pub seq: u64,
     /// Its changelog name, such as `split` or `moveChunk.commit`.
     pub kind: String,
-    /// What happened, in a sentence with bounds as mongosh prints them.
+    /// What happened, in an English sentence with bounds as mongosh prints them.
     pub text: String,
+    /// The sentence as a message of the page's text catalogue; `text` is its English.
+    #[serde(default)]
+    pub message: Option<MessageView>,
     /// The timeline step just after it, to jump to.
     pub step: Option<u64>,
 }
