@@ -73,7 +73,7 @@ pub struct Explanation {
     /// The figures, in the order worth showing: sizes in bytes and counts as integers,
     /// bounds as documents, shards by name.
     pub facts: Vec<(&'static str, Bson)>,
-    /// The sentence as messages of [`MESSAGES`], one after another.
+    /// The sentence as messages of [`MESSAGES`](crate::engine::MESSAGES), one after another.
     pub messages: Vec<Message>,
 }
 
