@@ -51,5 +51,5 @@ pub use events::{inserts_per_shard, Event, EventKind};
 pub use explain::{Explanation, Landing, Topic};
 #[cfg(feature = "insight")]
 pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
-pub use message::{Arg, Message, MESSAGES};
+pub use message::{rule_message, Arg, Message, MESSAGES};
 pub use targeting::{is_full_key_equality, target, TargetKind};

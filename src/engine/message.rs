@@ -82,6 +82,23 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("explain.zones.none", "{shard} is in no zone: a chunk inside a zone's range may live only on that zone's shards, so {shard} holds only chunks outside every zone range (the balancer moves the others away first)."),
     ("explain.zones.some", "{shard} is in zone(s) {zones}: chunks inside those zones' ranges may live only on their shards, and each zone is balanced over its own shards; {count} of its chunks lie in a zone range."),
     ("explain.top_chunk", "{shard} received {moves} single-document top (or bottom) chunk(s): when 5.0 splits the chunk at either end of an ordered key, it cuts at the extreme key, so the new end chunk holds one document, and moves that chunk to the least loaded shard (the top-chunk optimisation). That is how a shard ends up holding a chunk with one document."),
+    ("explain.rule.jumbo_chunk", "jumbo chunk"),
+    ("explain.rule.no_auto_split", "no auto-split (6.0.3+)"),
+    ("explain.rule.auto_split_disabled", "auto-split disabled"),
+    ("explain.rule.no_split_point", "no split point (one key value)"),
+    ("explain.rule.split_check_threshold", "split-check threshold"),
+    ("explain.rule.auto_split_vector", "autoSplitVector"),
+    ("explain.rule.balancer_stopped", "balancer stopped"),
+    ("explain.rule.balancing_disabled", "balancing disabled"),
+    ("explain.rule.balancer_round", "balancer round"),
+    ("explain.rule.chunk_count_36", "3.6 chunk-count balancing"),
+    ("explain.rule.chunk_count_50", "5.0 chunk-count balancing"),
+    ("explain.rule.data_size_80", "8.0 data-size balancing"),
+    ("explain.rule.draining", "draining"),
+    ("explain.rule.zones", "zones"),
+    ("explain.rule.top_chunk_move", "top-chunk move"),
+    ("explain.rule.hashed_routing", "hashed routing"),
+    ("explain.rule.range_routing", "range routing"),
     ("event.insert", "{ns}: inserted {counts}"),
     ("event.split", "{ns}: split [{min}, {max}) at {points}"),
     ("event.moving", "{ns}: moving [{min}, {max}) from {from} to {to}"),
@@ -204,6 +221,15 @@ impl Message {
     }
 }
 
+/// The message naming an explanation's rule (`explain.rule.*`, found by its English
+/// name, such as "split-check threshold"), for a page to word in its reader's language.
+pub fn rule_message(rule: &str) -> Option<Message> {
+    MESSAGES
+        .iter()
+        .find(|(id, text)| id.starts_with("explain.rule.") && *text == rule)
+        .map(|(id, _)| Message::new(id, Vec::new()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,8 +249,14 @@ mod tests {
         for id in &named {
             assert!(MESSAGES.iter().any(|(m, _)| m == id), "{id} is no template");
         }
-        for (id, _) in MESSAGES {
-            assert!(named.contains(id), "{id} is never used");
+        for (id, text) in MESSAGES {
+            if id.starts_with("explain.rule.") {
+                // A rule's name is named by its English (see `rule_message`).
+                let literal = format!("\"{text}\"");
+                assert!(code.contains(&literal), "{id}: no rule is called {text}");
+            } else {
+                assert!(named.contains(id), "{id} is never used");
+            }
         }
         let mut ids: Vec<&str> = MESSAGES.iter().map(|(id, _)| *id).collect();
         ids.sort_unstable();
@@ -234,6 +266,16 @@ mod tests {
 
     /// A message's English fills its placeholders with texts and with the English of the
     /// messages among its values, and never reads a value's braces as a placeholder.
+    #[test]
+    fn a_rule_is_named_by_its_english() {
+        let m = rule_message("split-check threshold").expect("a rule's message");
+        assert_eq!(m.id, "explain.rule.split_check_threshold");
+        assert_eq!(m.english(), "split-check threshold");
+        assert_eq!(rule_message("no such rule"), None);
+        // Only a rule's name: a sentence with the same words is no rule.
+        assert_eq!(rule_message("none"), None);
+    }
+
     #[test]
     fn english_fills_texts_and_nested_messages() {
         let three = msg!("explain.count.chunks", n = 3u64);

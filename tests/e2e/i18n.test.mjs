@@ -96,6 +96,9 @@ test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, an
     // mongosh's values stay as it prints them; no English sentence is left.
     assert.doesNotMatch(why, /\b(the|is|and|chunk|balancer)\b/i, why);
   }
+  // The rules' short names too (the balancer's policy always has one).
+  const rules = await inspector.locator('[data-testid="explanation"] .rule').allInnerTexts();
+  assert.ok(rules.some((r) => HAN.test(r)), `${rules}`);
   // A shard's "why?" and the balancer's.
   await page.locator('[data-testid="shard"]').first().getByTestId('why-shard').click();
   const shardWhys = await whys(page.getByTestId('shard-inspector'));

@@ -590,6 +590,9 @@ fn explanations(
             .map(|e| ExplanationView {
                 topic: e.topic.name().to_string(),
                 rule: e.rule.to_string(),
+                rule_message: shardlab::engine::rule_message(e.rule)
+                    .as_ref()
+                    .map(message_view),
                 sentence: e.sentence.clone(),
                 messages: e.messages.iter().map(message_view).collect(),
                 facts: e

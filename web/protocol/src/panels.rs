@@ -261,8 +261,11 @@ pub struct DocView {
 pub struct ExplanationView {
     /// The topic's name (`chunk`, `shard`, `round`, ...).
     pub topic: String,
-    /// The rule's short name.
+    /// The rule's short name, in English.
     pub rule: String,
+    /// The rule's short name as a message of the page's text catalogue, if it has one.
+    #[serde(default)]
+    pub rule_message: Option<MessageView>,
     /// The sentence, in English.
     pub sentence: String,
     /// The sentence as messages of the page's text catalogue; `sentence` is their English.
