@@ -18,6 +18,7 @@ pub(crate) mod events;
 pub(crate) mod explain;
 #[cfg(feature = "insight")]
 pub(crate) mod inspect;
+pub(crate) mod message;
 pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;
@@ -47,7 +48,8 @@ pub use config_catalog::{
 };
 pub use events::{inserts_per_shard, Event, EventKind};
 #[cfg(feature = "insight")]
-pub use explain::{Explanation, Landing, Message, Topic, MESSAGES};
+pub use explain::{Explanation, Landing, Topic};
 #[cfg(feature = "insight")]
 pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
+pub use message::{rule_message, Arg, Message, MESSAGES};
 pub use targeting::{is_full_key_equality, target, TargetKind};

@@ -1,5 +1,6 @@
 //! The event log: everything that changes a cluster, in order (spec §11 changelog names).
 
+use crate::engine::message::{msg, Message};
 use crate::keys::shard_key::KeyValue;
 
 /// A shard's identifier, such as `shard01`.
@@ -155,22 +156,29 @@ impl EventKind {
     /// [`EventKind::describe`] with shard key values written by `bound` (the playground
     /// writes them with their field names, as mongosh prints chunk bounds).
     pub fn describe_with(&self, bound: &dyn Fn(&KeyValue) -> String) -> String {
+        self.message_with(bound).english()
+    }
+
+    /// The description as a message of the page's text catalogue, with shard key values
+    /// written by `bound`.
+    pub fn message_with(&self, bound: &dyn Fn(&KeyValue) -> String) -> Message {
         match self {
             EventKind::Insert { ns, per_shard } => {
                 let parts: Vec<String> =
                     per_shard.iter().map(|(s, n)| format!("{s}: {n}")).collect();
-                format!("{ns}: inserted {}", parts.join(", "))
+                msg!("event.insert", ns = ns.as_str(), counts = parts.join(", "))
             }
             EventKind::Split {
                 ns,
                 min,
                 max,
                 points,
-            } => format!(
-                "{ns}: split [{}, {}) at {}",
-                bound(min),
-                bound(max),
-                points.iter().map(bound).collect::<Vec<_>>().join(", ")
+            } => msg!(
+                "event.split",
+                ns = ns.as_str(),
+                min = bound(min),
+                max = bound(max),
+                points = points.iter().map(bound).collect::<Vec<_>>().join(", ")
             ),
             EventKind::MoveChunkStart {
                 ns,
@@ -178,46 +186,69 @@ impl EventKind {
                 max,
                 from,
                 to,
-            } => {
-                format!(
-                    "{ns}: moving [{}, {}) from {from} to {to}",
-                    bound(min),
-                    bound(max)
-                )
-            }
+            } => msg!(
+                "event.moving",
+                ns = ns.as_str(),
+                min = bound(min),
+                max = bound(max),
+                from = from.to_string(),
+                to = to.to_string()
+            ),
             EventKind::MoveChunkCommit {
                 ns,
                 min,
                 max,
                 from,
                 to,
-            } => {
-                format!(
-                    "{ns}: moved [{}, {}) from {from} to {to}",
-                    bound(min),
-                    bound(max)
-                )
+            } => msg!(
+                "event.moved",
+                ns = ns.as_str(),
+                min = bound(min),
+                max = bound(max),
+                from = from.to_string(),
+                to = to.to_string()
+            ),
+            EventKind::Jumbo { ns, min, max } => msg!(
+                "event.jumbo",
+                ns = ns.as_str(),
+                min = bound(min),
+                max = bound(max)
+            ),
+            EventKind::ShardCollection { ns, key } => {
+                msg!("event.sharded", ns = ns.as_str(), key = key.to_string())
             }
-            EventKind::Jumbo { ns, min, max } => {
-                format!("{ns}: [{}, {}) is jumbo", bound(min), bound(max))
-            }
-            EventKind::ShardCollection { ns, key } => format!("{ns}: sharded on {key}"),
-            EventKind::Merge { ns, min, max } => {
-                format!("{ns}: merged into [{}, {})", bound(min), bound(max))
-            }
+            EventKind::Merge { ns, min, max } => msg!(
+                "event.merged",
+                ns = ns.as_str(),
+                min = bound(min),
+                max = bound(max)
+            ),
             EventKind::ClearJumbo { ns, min } => {
-                format!("{ns}: cleared the jumbo flag at {}", bound(min))
+                msg!("event.cleared_jumbo", ns = ns.as_str(), min = bound(min))
             }
-            EventKind::Refine { ns, key } => format!("{ns}: refined the shard key to {key}"),
-            EventKind::Reshard { ns, key } => format!("{ns}: resharded on {key}"),
-            EventKind::AddShard { shard } => format!("added {shard}"),
-            EventKind::RemoveShardStart { shard } => format!("{shard} started draining"),
-            EventKind::RemoveShard { shard } => format!("{shard} was removed"),
-            EventKind::Zone { detail } => detail.clone(),
-            EventKind::DocumentMoved { ns, from, to } => {
-                format!("{ns}: a document moved from {from} to {to}")
+            EventKind::Refine { ns, key } => {
+                msg!("event.refined", ns = ns.as_str(), key = key.to_string())
             }
-            EventKind::Delete { ns, count } => format!("{ns}: deleted {count}"),
+            EventKind::Reshard { ns, key } => {
+                msg!("event.resharded", ns = ns.as_str(), key = key.to_string())
+            }
+            EventKind::AddShard { shard } => msg!("event.added_shard", shard = shard.to_string()),
+            EventKind::RemoveShardStart { shard } => {
+                msg!("event.draining", shard = shard.to_string())
+            }
+            EventKind::RemoveShard { shard } => {
+                msg!("event.removed_shard", shard = shard.to_string())
+            }
+            EventKind::Zone { detail } => msg!("event.zone", detail = detail.as_str()),
+            EventKind::DocumentMoved { ns, from, to } => msg!(
+                "event.document_moved",
+                ns = ns.as_str(),
+                from = from.to_string(),
+                to = to.to_string()
+            ),
+            EventKind::Delete { ns, count } => {
+                msg!("event.deleted", ns = ns.as_str(), count = count.to_string())
+            }
         }
     }
 

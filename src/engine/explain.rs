@@ -14,6 +14,7 @@ use crate::engine::cluster::{
     not_sharded, untargetable_key, Cluster, ClusterError, Sharding, VersionMode, SPLIT_TEST_FACTOR,
 };
 use crate::engine::events::EventKind;
+use crate::engine::message::{msg, Arg, Message};
 use crate::engine::split::{auto_split_vector, SplitInput};
 use crate::keys::shard_key::KeyValue;
 use crate::values::inspect::data_format;
@@ -59,73 +60,6 @@ impl Topic {
     }
 }
 
-/// The sentences an explanation can be made of, each a message of the page's text
-/// catalogue (`static/i18n/en.json` holds each id with the same English text, which
-/// `tests/it/i18n_catalogues.rs` checks): its id and its English text with `{name}`
-/// placeholders. The engine says which message with which values ([`Message`]); a page
-/// words it in its reader's language, and `sim.explain` prints the English.
-pub const MESSAGES: &[(&str, &str)] = &[
-    (
-        "explain.landing.hashed",
-        "Its {field} {value} hashes to {hash} (convertShardKeyToHashed: the first 8 bytes of an MD5 of the value, read as a signed 64-bit integer). A hashed key's chunks are ranges of hashes, and {range} (min included, max excluded) holds that hash, on {shard}, so mongos routes the document to {shard}.",
-    ),
-    (
-        "explain.landing.range",
-        "Its shard key value {key} falls in the chunk {range} (min included, max excluded), which lives on {shard}, so mongos routes the document to {shard}.",
-    ),
-    (
-        "explain.landing.missing",
-        " A missing shard key field ({fields}) counts as null.",
-    ),
-];
-
-/// One sentence of an explanation as a message of [`MESSAGES`]: its id and the values of
-/// its placeholders, as mongosh prints them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Message {
-    /// The message's id, a key of the page's catalogue.
-    pub id: &'static str,
-    /// Each placeholder's value.
-    pub args: Vec<(&'static str, String)>,
-}
-
-impl Message {
-    fn new(id: &'static str, args: Vec<(&'static str, String)>) -> Message {
-        Message { id, args }
-    }
-
-    /// The message in English: its text with the placeholders filled.
-    pub fn english(&self) -> String {
-        let template = MESSAGES
-            .iter()
-            .find(|(id, _)| *id == self.id)
-            .map_or("", |(_, text)| *text);
-        // One pass, so that a value holding braces is never read as a placeholder.
-        let mut out = String::with_capacity(template.len() + 64);
-        let mut rest = template;
-        while let Some(open) = rest.find('{') {
-            out.push_str(&rest[..open]);
-            let after = &rest[open + 1..];
-            let named = after.find('}').and_then(|close| {
-                let value = self.args.iter().find(|(n, _)| *n == &after[..close])?;
-                Some((value, close))
-            });
-            match named {
-                Some(((_, value), close)) => {
-                    out.push_str(value);
-                    rest = &after[close + 1..];
-                }
-                None => {
-                    out.push('{');
-                    rest = after;
-                }
-            }
-        }
-        out.push_str(rest);
-        out
-    }
-}
-
 /// One answer to "why": the MongoDB rule at work, a sentence in plain language naming it,
 /// and the figures the sentence uses, read from the engine's state.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,28 +73,25 @@ pub struct Explanation {
     /// The figures, in the order worth showing: sizes in bytes and counts as integers,
     /// bounds as documents, shards by name.
     pub facts: Vec<(&'static str, Bson)>,
-    /// The sentence as messages of [`MESSAGES`], when it is made of them (empty for the
-    /// explanations still written as one English sentence).
+    /// The sentence as messages of [`MESSAGES`](crate::engine::MESSAGES), one after another.
     pub messages: Vec<Message>,
 }
 
 impl Explanation {
-    fn new(topic: Topic, rule: &'static str, sentence: String) -> Explanation {
-        Explanation {
-            topic,
-            rule,
-            sentence,
-            facts: Vec::new(),
-            messages: Vec::new(),
-        }
+    /// An explanation whose sentence is `message`, in English.
+    fn new(topic: Topic, rule: &'static str, message: Message) -> Explanation {
+        Explanation::of_messages(topic, rule, vec![message])
     }
 
     /// An explanation whose sentence is `messages`, in English.
     fn of_messages(topic: Topic, rule: &'static str, messages: Vec<Message>) -> Explanation {
         let sentence = messages.iter().map(Message::english).collect();
         Explanation {
+            topic,
+            rule,
+            sentence,
+            facts: Vec::new(),
             messages,
-            ..Explanation::new(topic, rule, sentence)
         }
     }
 
@@ -248,32 +179,39 @@ impl BalancePolicy {
     }
 
     /// A load in the policy's unit.
-    fn load(self, v: u64) -> String {
+    fn load(self, v: u64) -> Arg {
         if self.by_size() {
-            size(v)
-        } else if v == 1 {
-            "1 chunk".to_string()
+            Arg::Text(size(v))
         } else {
-            format!("{v} chunks")
+            Arg::Message(chunk_count(v))
         }
     }
 
     /// How the policy's ideal is computed, in words.
-    fn ideal_text(self, d: &ZoneDecision) -> String {
+    fn ideal_text(self, d: &ZoneDecision) -> Message {
+        let (total, shards) = (d.total, d.shards);
         match self {
-            BalancePolicy::ChunkCountCeil => format!(
-                "ceil({} chunks / {} shards) = {}",
-                d.total, d.shards, d.ideal
-            ),
-            BalancePolicy::ChunkCountRound => format!(
-                "round({} chunks / {} shards) = {}",
-                d.total, d.shards, d.ideal
-            ),
-            BalancePolicy::DataSize => format!(
-                "{} / {} shards = {}",
-                size(d.total),
-                d.shards,
-                size(d.ideal)
+            BalancePolicy::ChunkCountCeil => {
+                msg!(
+                    "explain.ideal.ceil",
+                    total = total,
+                    shards = shards,
+                    ideal = d.ideal
+                )
+            }
+            BalancePolicy::ChunkCountRound => {
+                msg!(
+                    "explain.ideal.round",
+                    total = total,
+                    shards = shards,
+                    ideal = d.ideal
+                )
+            }
+            BalancePolicy::DataSize => msg!(
+                "explain.ideal.size",
+                total = size(total),
+                shards = shards,
+                ideal = size(d.ideal)
             ),
         }
     }
@@ -333,42 +271,36 @@ impl Cluster {
                 .fact("maxChunkSizeBytes", n(max_size))
         };
         if chunk.jumbo {
-            let sentence = if single {
-                format!(
-                    "Jumbo chunk: it grew past the maximum chunk size ({} > {}) and all of its {} documents share one shard key value, so autoSplitVector finds no split point. The balancer does not move a jumbo chunk (except off a draining shard) until clearJumboFlag clears the flag.",
-                    size(chunk.bytes),
-                    size(max_size),
-                    chunk.docs
+            let message = if single {
+                msg!(
+                    "explain.jumbo.one_value",
+                    bytes = size(chunk.bytes),
+                    max = size(max_size),
+                    docs = chunk.docs
                 )
             } else {
-                format!(
-                    "Jumbo chunk: it was marked when it was over the maximum chunk size ({}) with a single shard key value. It now holds more than one value, but the flag stays until a split or clearJumboFlag; the balancer does not move it meanwhile.",
-                    size(max_size)
-                )
+                msg!("explain.jumbo.flag_stays", max = size(max_size))
             };
-            return base(Explanation::new(Topic::Jumbo, "jumbo chunk", sentence))
+            return base(Explanation::new(Topic::Jumbo, "jumbo chunk", message))
                 .fact("oneKeyValue", single);
         }
         if !self.autosplit_enabled {
-            let (rule, sentence) = if self.version() == VersionMode::V80 {
+            let (rule, message) = if self.version() == VersionMode::V80 {
                 (
                     "no auto-split (6.0.3+)",
-                    format!(
-                        "MongoDB 6.0.3 and later never split a chunk as it grows: this one holds {} against a range size of {}, and stays whole until the balancer cuts about one range size off it to move it.",
-                        size(chunk.bytes),
-                        size(max_size)
+                    msg!(
+                        "explain.split.never",
+                        bytes = size(chunk.bytes),
+                        max = size(max_size)
                     ),
                 )
             } else {
                 (
                     "auto-split disabled",
-                    format!(
-                        "Auto-splitting is turned off (sh.disableAutoSplit()), so this chunk ({}) is not split however large it grows.",
-                        size(chunk.bytes)
-                    ),
+                    msg!("explain.split.disabled", bytes = size(chunk.bytes)),
                 )
             };
-            return base(Explanation::new(Topic::Split, rule, sentence));
+            return base(Explanation::new(Topic::Split, rule, message));
         }
         // What the splitter would find if it looked now: autoSplitVector's own answer.
         let input = SplitInput {
@@ -381,70 +313,57 @@ impl Cluster {
             auto_split_vector(&keys, input, None).len()
         });
         let threshold = max_size / SPLIT_TEST_FACTOR;
+        let over = chunk.bytes > max_size;
         let check = if points > 0 {
-            format!("When it is checked, autoSplitVector will cut it at {points} point(s).")
+            msg!("explain.split.check_points", points = points as u64)
         } else if single && chunk.docs > 0 {
-            format!(
-                "Even then it has no split point: all {} documents share one shard key value{}.",
-                chunk.docs,
-                if chunk.bytes > max_size {
-                    ", so the check will mark it jumbo"
-                } else {
-                    ""
-                }
-            )
+            if over {
+                msg!("explain.split.check_one_value_jumbo", docs = chunk.docs)
+            } else {
+                msg!("explain.split.check_one_value", docs = chunk.docs)
+            }
         } else if shard_bytes < max_size {
-            format!(
-                "Even then autoSplitVector cuts nothing while the collection's data on {} ({}) is under the maximum chunk size ({}).",
-                self.shard_name(chunk.shard),
-                size(shard_bytes),
-                size(max_size)
+            msg!(
+                "explain.split.check_small_shard",
+                shard = self.shard_name(chunk.shard),
+                bytes = size(shard_bytes),
+                max = size(max_size)
             )
         } else {
-            format!(
-                "Even then autoSplitVector finds no split point: it cuts every (maximum chunk size / average document size on the shard) documents, and this chunk's {} documents do not reach that.",
-                chunk.docs
-            )
+            msg!("explain.split.check_too_few", docs = chunk.docs)
         };
         let next_check = threshold.saturating_sub(chunk.written);
-        let (rule, sentence) = if single && chunk.docs > 1 {
-            (
-                "no split point (one key value)",
-                format!(
-                    "No split point: all {} documents share one shard key value, and a chunk is only ever cut between different values, so autoSplitVector returns nothing{}.",
-                    chunk.docs,
-                    if chunk.bytes > max_size {
-                        format!(
-                            "; it is over the maximum chunk size ({} > {}), so the splitter's next check (after {} more written) marks it jumbo",
-                            size(chunk.bytes),
-                            size(max_size),
-                            size(next_check)
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
+        let (rule, message) = if single && chunk.docs > 1 {
+            let message = if over {
+                msg!(
+                    "explain.split.one_value_jumbo",
+                    docs = chunk.docs,
+                    bytes = size(chunk.bytes),
+                    max = size(max_size),
+                    next = size(next_check)
+                )
+            } else {
+                msg!("explain.split.one_value", docs = chunk.docs)
+            };
+            ("no split point (one key value)", message)
         } else if chunk.written < threshold {
             (
                 "split-check threshold",
-                format!(
-                    "Not split yet: 5.0's splitter looks at a chunk only after a fifth of the maximum chunk size ({}) has been written to it since it was created, moved or last checked; {} has been written since, so the next check comes after {} more. {check}",
-                    size(threshold),
-                    size(chunk.written),
-                    size(next_check)
+                msg!(
+                    "explain.split.threshold",
+                    threshold = size(threshold),
+                    written = size(chunk.written),
+                    next = size(next_check),
+                    check = check
                 ),
             )
         } else if points > 0 {
-            (
-                "autoSplitVector",
-                format!("The splitter's check is due. {check}"),
-            )
+            ("autoSplitVector", msg!("explain.split.due", check = check))
         } else {
             ("autoSplitVector", check)
         };
         let avg = shard_bytes.checked_div(shard_docs).unwrap_or(0);
-        base(Explanation::new(Topic::Split, rule, sentence))
+        base(Explanation::new(Topic::Split, rule, message))
             .fact("writtenSinceCheck", n(chunk.written))
             .fact("splitCheckThreshold", n(threshold))
             .fact("shardDataBytes", n(shard_bytes))
@@ -470,14 +389,14 @@ impl Cluster {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "balancer stopped",
-                "The balancer is stopped (sh.stopBalancer()), so no chunk moves unless you move it.".to_string(),
+                msg!("explain.balancer.stopped"),
             )));
         }
         if !s.balancing {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "balancing disabled",
-                format!("Balancing is disabled for {ns} (sh.disableBalancing), so its chunks stay where they are."),
+                msg!("explain.balancer.disabled", ns = ns),
             )));
         }
         let plan = self.balancer_round_plan(ns)?;
@@ -496,13 +415,14 @@ impl Cluster {
             },
         });
         if let Some((step, to)) = moved {
-            let (rule, sentence) = self.round_step_text(ns, step);
+            let (rule, why) = self.round_step_text(ns, step);
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 rule,
-                format!(
-                    "The next balancer round moves this chunk to {}. {sentence}",
-                    self.shard_name(to)
+                msg!(
+                    "explain.balancer.moves_it",
+                    to = self.shard_name(to),
+                    why = why
                 ),
             ))
             .fact("to", self.shard_name(to)));
@@ -511,7 +431,7 @@ impl Cluster {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "jumbo chunk",
-                "The balancer skips jumbo chunks: it moves a jumbo chunk only off a draining shard.".to_string(),
+                msg!("explain.balancer.skips_jumbo"),
             )));
         }
         // The decision that ended the balancing of this chunk's zone.
@@ -523,105 +443,135 @@ impl Cluster {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "balancer round",
-                "The next balancer round does not reach this chunk's zone.".to_string(),
+                msg!("explain.balancer.zone_not_reached"),
             )));
         };
-        let (rule, text) = self.decision_text(d);
-        let sentence = match &d.outcome {
-            ZoneOutcome::Move { chunk: c } => format!(
-                "{text} The balancer moves the donor's first movable chunk, {}, not this one.",
-                crate::engine::split::format_range(
+        let (rule, why) = self.decision_text(d);
+        let message = match &d.outcome {
+            ZoneOutcome::Move { chunk: c } => msg!(
+                "explain.balancer.moves_another",
+                why = why,
+                range = crate::engine::split::format_range(
                     &s.bound_string(&c.min),
                     &s.bound_string(&c.max)
                 )
             ),
-            _ => format!("{text} So this chunk stays on {here}."),
+            _ => msg!("explain.balancer.stays", why = why, shard = here.as_str()),
         };
         Ok(with_facts(self.decision_facts(
-            Explanation::new(Topic::Balancer, rule, sentence),
+            Explanation::new(Topic::Balancer, rule, message),
             d,
         )))
     }
 
     /// The rule and sentence of one zone decision.
-    fn decision_text(&self, d: &ZoneDecision) -> (&'static str, String) {
+    fn decision_text(&self, d: &ZoneDecision) -> (&'static str, Message) {
         let p = d.policy;
-        let whose = match &d.zone {
-            Some(z) => format!("zone {z}'s chunks over its {} shard(s)", d.shards),
-            None => "the chunks in no zone".to_string(),
+        let whose = || match &d.zone {
+            Some(z) => msg!("explain.whose.zone", zone = z.as_str(), shards = d.shards),
+            None => msg!("explain.whose.no_zone"),
         };
-        let name = |s: Option<(ShardIdx, u64)>| {
-            s.map_or(String::from("none"), |(i, l)| {
-                format!("{} ({})", self.shard_name(i), p.load(l))
-            })
+        let name = |s: Option<(ShardIdx, u64)>| match s {
+            Some((i, l)) => msg!("explain.load", shard = self.shard_name(i), load = p.load(l)),
+            None => msg!("explain.load.none"),
         };
-        let ideal = p.ideal_text(d);
-        let unit = if p.by_size() {
-            "data size"
-        } else {
-            "chunk counts"
+        let unit = || {
+            if p.by_size() {
+                msg!("explain.unit.size")
+            } else {
+                msg!("explain.unit.count")
+            }
         };
+        let version = self.version().label();
+        let factor = crate::engine::balancer::MIGRATION_SIZE_FACTOR;
         let text = match &d.outcome {
-            ZoneOutcome::Move { .. } => format!(
-                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard, {}, is above it and the least loaded, {}, below{}, so a chunk moves.",
-                self.version().label(),
-                name(d.donor),
-                name(d.recipient),
-                if p == BalancePolicy::DataSize {
-                    format!(
-                        ", and they differ by at least {} × the range size ({})",
-                        crate::engine::balancer::MIGRATION_SIZE_FACTOR,
-                        size(d.threshold)
-                    )
-                } else {
-                    String::new()
-                }
+            ZoneOutcome::Move { .. } if p == BalancePolicy::DataSize => msg!(
+                "explain.decision.move_size",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor),
+                recipient = name(d.recipient),
+                factor = factor.to_string(),
+                threshold = size(d.threshold)
             ),
-            ZoneOutcome::NoShards => format!("No shard is in the zone of {whose}, so nothing can balance them."),
-            ZoneOutcome::NoData => "The collection holds no data yet, so the data-size balancer has nothing to move.".to_string(),
-            ZoneOutcome::NoDonor => "Every shard already takes part in a migration this round (each shard joins at most one per round).".to_string(),
-            ZoneOutcome::NoRecipient => "No shard can receive a chunk: every candidate is busy this round, draining, or outside the zone.".to_string(),
-            ZoneOutcome::SameShard => format!(
-                "The {} balancer compares {unit} of {whose}: the most loaded shard, {}, is also the least loaded that may receive, so nothing moves.",
-                self.version().label(),
-                name(d.donor)
+            ZoneOutcome::Move { .. } => msg!(
+                "explain.decision.move",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor),
+                recipient = name(d.recipient)
             ),
-            ZoneOutcome::DonorNotAboveIdeal => format!(
-                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}, and the most loaded shard, {}, is not above it, so the collection counts as balanced.",
-                self.version().label(),
-                name(d.donor)
+            ZoneOutcome::NoShards => msg!("explain.decision.no_shards", whose = whose()),
+            ZoneOutcome::NoData => msg!("explain.decision.no_data"),
+            ZoneOutcome::NoDonor => msg!("explain.decision.no_donor"),
+            ZoneOutcome::NoRecipient => msg!("explain.decision.no_recipient"),
+            ZoneOutcome::SameShard => msg!(
+                "explain.decision.same_shard",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                donor = name(d.donor)
             ),
-            ZoneOutcome::RecipientNotBelowIdeal => format!(
-                "The {} balancer compares {unit} of {whose}: the ideal is {ideal}; the most loaded shard is {}, but the least loaded that may receive, {}, is not below the ideal, so nothing moves.",
-                self.version().label(),
-                name(d.donor),
-                name(d.recipient)
+            ZoneOutcome::DonorNotAboveIdeal => msg!(
+                "explain.decision.balanced",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor)
             ),
-            ZoneOutcome::BelowThreshold => match p {
-                BalancePolicy::DataSize => {
-                    let gap = d.donor.map_or(0, |x| x.1).saturating_sub(d.recipient.map_or(0, |x| x.1));
-                    format!(
-                        "The 8.0 balancer compares data size, not chunk counts: {} and {} differ by {}, under {} × the range size ({}), so nothing moves.",
-                        name(d.donor),
-                        name(d.recipient),
-                        size(gap),
-                        crate::engine::balancer::MIGRATION_SIZE_FACTOR,
-                        size(d.threshold)
-                    )
-                }
-                _ => format!(
-                    "The 3.6 balancer compares chunk counts of {whose}: the ideal is {ideal}, and the most loaded shard, {}, is only {} over it; 3.6 moves a chunk when the excess reaches {} (1 under 20 chunks, 2 from 20 on).",
-                    name(d.donor),
-                    d.donor.map_or(0, |x| x.1).saturating_sub(d.ideal),
-                    d.threshold
-                ),
-            },
-            ZoneOutcome::NoMovableChunk => format!(
-                "The most loaded shard, {}, should give a chunk, but all its chunks of {whose} are jumbo, and the balancer skips jumbo chunks.",
-                name(d.donor)
+            ZoneOutcome::RecipientNotBelowIdeal => msg!(
+                "explain.decision.recipient_not_below",
+                version = version,
+                unit = unit(),
+                whose = whose(),
+                ideal = p.ideal_text(d),
+                donor = name(d.donor),
+                recipient = name(d.recipient)
+            ),
+            ZoneOutcome::BelowThreshold => {
+                self.below_threshold(d, name(d.donor), name(d.recipient), whose())
+            }
+            ZoneOutcome::NoMovableChunk => msg!(
+                "explain.decision.all_jumbo",
+                donor = name(d.donor),
+                whose = whose()
             ),
         };
         (p.rule(), text)
+    }
+
+    /// The sentence of a decision whose gap is under the policy's threshold.
+    fn below_threshold(
+        &self,
+        d: &ZoneDecision,
+        donor: Message,
+        recipient: Message,
+        whose: Message,
+    ) -> Message {
+        let load = |s: Option<(ShardIdx, u64)>| s.map_or(0, |x| x.1);
+        match d.policy {
+            BalancePolicy::DataSize => msg!(
+                "explain.decision.size_gap_small",
+                donor = donor,
+                recipient = recipient,
+                gap = size(load(d.donor).saturating_sub(load(d.recipient))),
+                factor = crate::engine::balancer::MIGRATION_SIZE_FACTOR.to_string(),
+                threshold = size(d.threshold)
+            ),
+            _ => msg!(
+                "explain.decision.excess_small",
+                whose = whose,
+                ideal = d.policy.ideal_text(d),
+                donor = donor,
+                excess = load(d.donor).saturating_sub(d.ideal),
+                threshold = d.threshold
+            ),
+        }
     }
 
     /// A decision's figures.
@@ -658,7 +608,7 @@ impl Cluster {
     }
 
     /// The rule and sentence of one round step.
-    fn round_step_text(&self, ns: &str, step: &RoundStep) -> (&'static str, String) {
+    fn round_step_text(&self, ns: &str, step: &RoundStep) -> (&'static str, Message) {
         let range = |m: &crate::engine::balancer::Migration| {
             self.sharding(ns).map_or(String::new(), |s| {
                 crate::engine::split::format_range(&s.bound_string(&m.min), &s.bound_string(&m.max))
@@ -672,16 +622,14 @@ impl Cluster {
             } => (
                 "draining",
                 match migration {
-                    Some(m) => format!(
-                        "{} is draining (removeShard): the balancer empties it first, one chunk per round, non-jumbo chunks first, to the least loaded shard; {} goes to {} ({chunks} chunk(s) were left on it).",
-                        self.shard_name(*from),
-                        range(m),
-                        self.shard_name(m.to)
+                    Some(m) => msg!(
+                        "explain.drain.moves",
+                        shard = self.shard_name(*from),
+                        range = range(m),
+                        to = self.shard_name(m.to),
+                        chunks = *chunks
                     ),
-                    None => format!(
-                        "{} is draining (removeShard), but no shard can take its chunks this round.",
-                        self.shard_name(*from)
-                    ),
+                    None => msg!("explain.drain.stuck", shard = self.shard_name(*from)),
                 },
             ),
             RoundStep::ZoneViolation {
@@ -691,15 +639,17 @@ impl Cluster {
             } => (
                 "zones",
                 match migration {
-                    Some(m) => format!(
-                        "{} lies in zone {zone}'s range but sits on {}, which is not in the zone: the balancer moves it to {}, a shard of the zone, before any other balancing.",
-                        range(m),
-                        self.shard_name(*from),
-                        self.shard_name(m.to)
+                    Some(m) => msg!(
+                        "explain.zone_violation.moves",
+                        range = range(m),
+                        zone = zone.as_str(),
+                        shard = self.shard_name(*from),
+                        to = self.shard_name(m.to)
                     ),
-                    None => format!(
-                        "A chunk of zone {zone} sits on {}, outside the zone, but could not move this round.",
-                        self.shard_name(*from)
+                    None => msg!(
+                        "explain.zone_violation.stuck",
+                        zone = zone.as_str(),
+                        shard = self.shard_name(*from)
                     ),
                 },
             ),
@@ -727,7 +677,7 @@ impl Cluster {
             return Ok(vec![Explanation::new(
                 Topic::Round,
                 "balancer stopped",
-                "The balancer is stopped (sh.stopBalancer()): rounds do not run.".to_string(),
+                msg!("explain.round.stopped"),
             )]);
         }
         let mut out = Vec::new();
@@ -737,15 +687,15 @@ impl Cluster {
                     Explanation::new(
                         Topic::Round,
                         "balancing disabled",
-                        format!("Balancing is disabled for {ns}."),
+                        msg!("explain.round.disabled", ns = ns.as_str()),
                     )
                     .fact("ns", ns.as_str()),
                 );
                 continue;
             }
             for step in self.balancer_round_plan(&ns)? {
-                let (rule, sentence) = self.round_step_text(&ns, &step);
-                let mut e = Explanation::new(Topic::Round, rule, sentence).fact("ns", ns.as_str());
+                let (rule, message) = self.round_step_text(&ns, &step);
+                let mut e = Explanation::new(Topic::Round, rule, message).fact("ns", ns.as_str());
                 match &step {
                     RoundStep::Zone(d) => {
                         e = self.decision_facts(e, d);
@@ -809,41 +759,46 @@ impl Cluster {
             RoundStep::Zone(d) if d.zone.as_deref().is_none_or(|z| sh.zones.contains(z)) => Some(d),
             _ => None,
         });
+        let total = chunk_count(s.table.len() as u64);
         match decision {
             Some(d) => {
-                let (rule, text) = self.decision_text(d);
-                let mut sentence = format!(
-                    "{shard} holds {chunks} of {} ({}, {}). {text}",
-                    counted(s.table.len() as u64, "chunk"),
-                    counted(docs, "document"),
-                    size(bytes)
-                );
+                let (rule, why) = self.decision_text(d);
+                let mut messages = vec![msg!(
+                    "explain.holding",
+                    shard = shard,
+                    chunks = chunks,
+                    total = total,
+                    docs = doc_count(docs),
+                    bytes = size(bytes),
+                    why = why
+                )];
                 if d.policy == BalancePolicy::DataSize && !self.autosplit_enabled {
-                    sentence.push_str(&format!(
-                        " In 6.0.3+ chunks never split on insert, and one range may grow to {} before the balancer cuts it: a sharded collection can sit whole on one shard.",
-                        size(self.chunk_size_for(ns))
+                    messages.push(msg!(
+                        "explain.holding.never_split",
+                        max = size(self.chunk_size_for(ns))
                     ));
                 }
-                out.push(
-                    self.decision_facts(
-                        holding(Explanation::new(Topic::Holding, rule, sentence)),
-                        d,
-                    ),
-                );
+                out.push(self.decision_facts(
+                    holding(Explanation::of_messages(Topic::Holding, rule, messages)),
+                    d,
+                ));
             }
             None => {
                 let why = if !self.balancer_enabled {
-                    "The balancer is stopped, so chunks stay where splits and manual moves put them."
+                    msg!("explain.holding.balancer_stopped")
                 } else {
-                    "Balancing is disabled for the collection, so chunks stay where splits and manual moves put them."
+                    msg!("explain.holding.balancing_disabled")
                 };
                 out.push(holding(Explanation::new(
                     Topic::Holding,
                     "balancer stopped",
-                    format!(
-                        "{shard} holds {chunks} of {} ({}). {why}",
-                        counted(s.table.len() as u64, "chunk"),
-                        counted(docs, "document")
+                    msg!(
+                        "explain.holding.still",
+                        shard = shard,
+                        chunks = chunks,
+                        total = total,
+                        docs = doc_count(docs),
+                        why = why
                     ),
                 )));
             }
@@ -853,8 +808,11 @@ impl Cluster {
                 Explanation::new(
                     Topic::Draining,
                     "draining",
-                    format!(
-                        "removeShard started draining {shard}: each round the balancer first moves one of its chunks (non-jumbo first) to the least loaded shard that may take it; {chunks} chunk(s) remain, {jumbo} of them jumbo, and it leaves the cluster once it holds none."
+                    msg!(
+                        "explain.draining",
+                        shard = shard,
+                        chunks = chunks,
+                        jumbo = jumbo
                     ),
                 )
                 .fact("shard", shard)
@@ -869,18 +827,18 @@ impl Cluster {
                 .iter()
                 .filter(|c| c.shard == idx && Cluster::zone_of(&s.zones, c).is_some())
                 .count() as u64;
-            let sentence = if sh.zones.is_empty() {
-                format!(
-                    "{shard} is in no zone: a chunk inside a zone's range may live only on that zone's shards, so {shard} holds only chunks outside every zone range (the balancer moves the others away first)."
-                )
+            let message = if sh.zones.is_empty() {
+                msg!("explain.zones.none", shard = shard)
             } else {
-                format!(
-                    "{shard} is in zone(s) {}: chunks inside those zones' ranges may live only on their shards, and each zone is balanced over its own shards; {in_zones} of its chunks lie in a zone range.",
-                    sh.zones.iter().cloned().collect::<Vec<_>>().join(", ")
+                msg!(
+                    "explain.zones.some",
+                    shard = shard,
+                    zones = sh.zones.iter().cloned().collect::<Vec<_>>().join(", "),
+                    count = in_zones
                 )
             };
             out.push(
-                Explanation::new(Topic::Zones, "zones", sentence)
+                Explanation::new(Topic::Zones, "zones", message)
                     .fact("shard", shard)
                     .fact("zones", zones)
                     .fact("chunksInZoneRanges", n(in_zones)),
@@ -892,9 +850,7 @@ impl Cluster {
                 Explanation::new(
                     Topic::TopChunk,
                     "top-chunk move",
-                    format!(
-                        "{shard} received {moves} single-document top (or bottom) chunk(s): when 5.0 splits the chunk at either end of an ordered key, it cuts at the extreme key, so the new end chunk holds one document, and moves that chunk to the least loaded shard (the top-chunk optimisation). That is how a shard ends up holding a chunk with one document."
-                    ),
+                    msg!("explain.top_chunk", shard = shard, moves = moves),
                 )
                 .fact("shard", shard)
                 .fact("topChunkMoves", n(moves)),
@@ -980,33 +936,23 @@ impl Cluster {
         let shard = self.shard_name(chunk.shard);
         let key_text = s.bound_string(&key);
         let mut messages = vec![match &hashed {
-            Some((name, value, h)) => Message::new(
+            Some((name, value, h)) => msg!(
                 "explain.landing.hashed",
-                vec![
-                    ("field", name.clone()),
-                    ("value", crate::values::inspect::format_value(value)),
-                    (
-                        "hash",
-                        crate::values::inspect::format_value(&Bson::Int64(*h)),
-                    ),
-                    ("range", range),
-                    ("shard", shard.to_string()),
-                ],
+                field = name.as_str(),
+                value = crate::values::inspect::format_value(value),
+                hash = crate::values::inspect::format_value(&Bson::Int64(*h)),
+                range = range,
+                shard = shard
             ),
-            None => Message::new(
+            None => msg!(
                 "explain.landing.range",
-                vec![
-                    ("key", key_text),
-                    ("range", range),
-                    ("shard", shard.to_string()),
-                ],
+                key = key_text,
+                range = range,
+                shard = shard
             ),
         }];
         if !missing.is_empty() {
-            messages.push(Message::new(
-                "explain.landing.missing",
-                vec![("fields", missing.join(", "))],
-            ));
+            messages.push(msg!("explain.landing.missing", fields = missing.join(", ")));
         }
         let rule = if hashed.is_some() {
             "hashed routing"
@@ -1033,11 +979,20 @@ impl Cluster {
     }
 }
 
-/// `n` and `noun`, in the plural unless `n` is 1: "1 chunk", "3 chunks".
-fn counted(n: u64, noun: &str) -> String {
+/// A count of chunks: "1 chunk", "3 chunks".
+fn chunk_count(n: u64) -> Message {
     if n == 1 {
-        format!("1 {noun}")
+        msg!("explain.count.chunk")
     } else {
-        format!("{n} {noun}s")
+        msg!("explain.count.chunks", n = n)
+    }
+}
+
+/// A count of documents: "1 document", "3 documents".
+fn doc_count(n: u64) -> Message {
+    if n == 1 {
+        msg!("explain.count.document")
+    } else {
+        msg!("explain.count.documents", n = n)
     }
 }

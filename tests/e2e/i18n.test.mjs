@@ -66,6 +66,69 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   await context.close();
 });
 
+test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  // The engine's lessons are worded from the catalogue by their id, the shard count filled in.
+  const picker = page.getByTestId('preset');
+  await picker.selectOption('low-cardinality');
+  const title = zh['preset.low-cardinality.title'].replace('{shards}', '9');
+  await page.getByTestId('lesson-text').filter({ hasText: zh['preset.low-cardinality.text'].replaceAll('{shards}', '9') }).waitFor();
+  assert.equal(await picker.locator('option:checked').innerText(), title);
+  assert.equal(await picker.locator('option[value="monotonic"]').innerText(), zh['preset.monotonic.title']);
+  // Step the workload so that the chunks hold documents, then ask a chunk why.
+  await page.getByTestId('step').click();
+  // The event log's lines are the engine's messages too, worded in Chinese.
+  const inserted = page.locator('[data-testid="event"][data-kind="insert"] .ev-text').first();
+  await inserted.waitFor();
+  assert.match(await inserted.innerText(), /^test\.people：插入 shard0\d: \d+/);
+  await page.locator('[data-testid="chunk"]:not(.far)').first().click();
+  const inspector = page.getByTestId('chunk-inspector');
+  await inspector.getByTestId('explanation').first().waitFor();
+  const whys = async (where) => {
+    await where.getByTestId('explanation').first().waitFor();
+    return where.locator('[data-testid="explanation"] .why').allInnerTexts();
+  };
+  const chunkWhys = await whys(inspector);
+  assert.ok(chunkWhys.length >= 2, `${chunkWhys}`);
+  for (const why of chunkWhys) {
+    assert.match(why, HAN, why);
+    // mongosh's values stay as it prints them; no English sentence is left.
+    assert.doesNotMatch(why, /\b(the|is|and|chunk|balancer)\b/i, why);
+  }
+  // The rules' short names too (the balancer's policy always has one).
+  const rules = await inspector.locator('[data-testid="explanation"] .rule').allInnerTexts();
+  assert.ok(rules.some((r) => HAN.test(r)), `${rules}`);
+  // A shard's "why?" and the balancer's.
+  await page.locator('[data-testid="shard"]').first().getByTestId('why-shard').click();
+  const shardWhys = await whys(page.getByTestId('shard-inspector'));
+  assert.ok(shardWhys.length >= 1);
+  for (const why of shardWhys) assert.doesNotMatch(why, /\b(the|holds|chunks?|balancer)\b/i, why);
+  assert.match(shardWhys[0], /^shard0\d 持有 \d+ 个数据块中的 \d+ 个（/, shardWhys[0]);
+  await page.getByTestId('why-balancer').click();
+  const roundWhys = await whys(page.getByTestId('round-inspector'));
+  assert.ok(roundWhys.length >= 1);
+  for (const why of roundWhys) assert.match(why, HAN, why);
+  // The inspector's answer at 400 px, in Chinese.
+  await page.setViewportSize({ width: 400, height: 900 });
+  await page.locator('[data-testid="chunk"]:not(.far)').first().click();
+  await inspector.getByTestId('explanation').first().waitFor();
+  await inspector.screenshot({ path: 'target/screenshots/i18n-zh-inspector-400.png' });
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  // Back in English: the engine's own words.
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.equal(await picker.locator('option:checked').innerText(), 'Seven continents, nine shards');
+  assert.match(await page.getByTestId('lesson-text').innerText(), /^A key with seven possible values/);
+  const english = await whys(inspector);
+  assert.equal(english.length, chunkWhys.length);
+  for (const why of english) assert.doesNotMatch(why, HAN, why);
+  assert.ok(english.some((w) => /balancer/i.test(w)), `${english}`);
+  assert.match(await inserted.innerText(), /^test\.people: inserted shard0\d: \d+/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const [locale, lessons] of [['en-US', enLessons], ['zh-CN', zhLessons]]) {
   test(`i18n: a guided lesson end to end in ${locale}`, async () => {
     const { page, errors, context } = await openIn(locale);

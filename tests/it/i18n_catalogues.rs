@@ -382,3 +382,30 @@ fn the_engines_messages_are_in_the_catalogue_as_the_engine_writes_them() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every lesson of the engine's catalog has its title and text in the catalogue
+/// (`preset.<id>.title`, `.text`) with the engine's English, so that the page words its
+/// lesson picker in any language; and nothing else is named `preset.`.
+#[test]
+fn the_engines_lessons_are_in_the_catalogue_as_the_engine_writes_them() {
+    let english = flat(&read(&dir().join("en.json")), "en.json");
+    let mut problems = Vec::new();
+    let mut wanted = Vec::new();
+    for p in shardlab::workload::presets::PRESETS {
+        wanted.push((format!("preset.{}.title", p.id), p.heading));
+        wanted.push((format!("preset.{}.text", p.id), p.text));
+    }
+    for (id, text) in &wanted {
+        match english.iter().find(|(k, _)| k == id) {
+            Some((_, v)) if v == text => {}
+            Some((_, v)) => problems.push(format!("{id}: the engine says {text:?}, en.json {v:?}")),
+            None => problems.push(format!("{id} is not in en.json")),
+        }
+    }
+    for (k, _) in english.iter().filter(|(k, _)| k.starts_with("preset.")) {
+        if !wanted.iter().any(|(id, _)| id == k) {
+            problems.push(format!("{k} is no lesson of the engine's"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -9,7 +9,8 @@ use bson::{Bson, Document};
 use shardlab::engine::{distribution_skipped_reason, EventKind};
 use shardlab::{KeyValue, Session};
 use shardlab_protocol::{
-    Analysis, Call, EngineError, EventRow, FitView, InsightsView, Reply, StepPoint, MAX_EVENTS,
+    Analysis, ArgView, Call, EngineError, EventRow, FitView, InsightsView, MessageView, Reply,
+    StepPoint, MAX_EVENTS,
 };
 #[cfg(feature = "insight")]
 use {
@@ -81,6 +82,7 @@ pub fn events(held: &Held, ns: &str) -> Vec<EventRow> {
             seq: e.seq,
             kind: e.kind.changelog_name().to_string(),
             text: e.kind.describe_with(&bound),
+            message: Some(message_view(&e.kind.message_with(&bound))),
             step: timeline.step_of_event(e.seq),
         })
         .collect()
@@ -509,15 +511,7 @@ fn landing(held: &Held, ns: &str) -> Option<LandingView> {
         ),
         shard: cluster.shard_name(l.shard).to_string(),
         why: l.explanation.sentence.clone(),
-        why_messages: l
-            .explanation
-            .messages
-            .iter()
-            .map(|m| {
-                let args = m.args.iter().map(|(n, v)| (n.to_string(), v.clone()));
-                (m.id.to_string(), args.collect())
-            })
-            .collect(),
+        why_messages: l.explanation.messages.iter().map(message_view).collect(),
     })
 }
 
@@ -569,6 +563,23 @@ fn chunk_docs(
     })
 }
 
+/// A message of the core's (an explanation's sentence, an event) as the protocol
+/// carries it.
+fn message_view(m: &shardlab::engine::Message) -> MessageView {
+    let arg = |a: &shardlab::engine::Arg| match a {
+        shardlab::engine::Arg::Text(text) => ArgView::Text(text.clone()),
+        shardlab::engine::Arg::Message(m) => ArgView::Message(message_view(m)),
+    };
+    MessageView {
+        id: m.id.to_string(),
+        args: m
+            .args
+            .iter()
+            .map(|(n, v)| (n.to_string(), arg(v)))
+            .collect(),
+    }
+}
+
 /// Explanations as the inspector lists them, or MongoDB's error.
 #[cfg(feature = "insight")]
 fn explanations(
@@ -579,7 +590,11 @@ fn explanations(
             .map(|e| ExplanationView {
                 topic: e.topic.name().to_string(),
                 rule: e.rule.to_string(),
+                rule_message: shardlab::engine::rule_message(e.rule)
+                    .as_ref()
+                    .map(message_view),
                 sentence: e.sentence.clone(),
+                messages: e.messages.iter().map(message_view).collect(),
                 facts: e
                     .facts
                     .iter()

@@ -13,8 +13,11 @@ pub struct EventRow {
     pub seq: u64,
     /// Its changelog name, such as `split` or `moveChunk.commit`.
     pub kind: String,
-    /// What happened, in a sentence with bounds as mongosh prints them.
+    /// What happened, in an English sentence with bounds as mongosh prints them.
     pub text: String,
+    /// The sentence as a message of the page's text catalogue; `text` is its English.
+    #[serde(default)]
+    pub message: Option<MessageView>,
     /// The timeline step just after it, to jump to.
     pub step: Option<u64>,
 }
@@ -187,10 +190,29 @@ pub struct LandingView {
     pub shard: String,
     /// Why, in English.
     pub why: String,
-    /// Why, as messages of the page's text catalogue (an id and its placeholders' values
-    /// each), for a page to word in its reader's language; `why` is their English.
+    /// Why, as messages of the page's text catalogue, for a page to word in its reader's
+    /// language; `why` is their English.
     #[serde(default)]
-    pub why_messages: Vec<(String, Vec<(String, String)>)>,
+    pub why_messages: Vec<MessageView>,
+}
+
+/// A sentence (or a phrase) of the engine's as a message of the page's text catalogue:
+/// its id and its placeholders' values, for a page to word in its reader's language.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageView {
+    /// The message's id, a key of the catalogue.
+    pub id: String,
+    /// Each placeholder's name and value.
+    pub args: Vec<(String, ArgView)>,
+}
+
+/// A placeholder's value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArgView {
+    /// Words no language changes: a figure, a bound, a shard's name, as mongosh prints them.
+    Text(String),
+    /// A phrase of its own, worded in the reader's language.
+    Message(MessageView),
 }
 
 /// A page of a chunk's documents, with the chunk's explanations.
@@ -239,10 +261,16 @@ pub struct DocView {
 pub struct ExplanationView {
     /// The topic's name (`chunk`, `shard`, `round`, ...).
     pub topic: String,
-    /// The rule's short name.
+    /// The rule's short name, in English.
     pub rule: String,
-    /// The sentence.
+    /// The rule's short name as a message of the page's text catalogue, if it has one.
+    #[serde(default)]
+    pub rule_message: Option<MessageView>,
+    /// The sentence, in English.
     pub sentence: String,
+    /// The sentence as messages of the page's text catalogue; `sentence` is their English.
+    #[serde(default)]
+    pub messages: Vec<MessageView>,
     /// The figures, as mongosh prints them.
     pub facts: Vec<(String, String)>,
 }

@@ -697,12 +697,15 @@ fn embed_view(
     messages: &Messages,
 ) -> Html {
     let lesson = state.lesson().cloned();
-    let title = lesson.as_ref().map(|l| l.title.clone()).unwrap_or_else(|| {
-        tf(
-            K::AppNsOnKey,
-            &[("ns", &state.settings.ns), ("key", &state.frame.key)],
-        )
-    });
+    let title = lesson
+        .as_ref()
+        .map(|l| crate::i18n::lesson_words(l).0)
+        .unwrap_or_else(|| {
+            tf(
+                K::AppNsOnKey,
+                &[("ns", &state.settings.ns), ("key", &state.frame.key)],
+            )
+        });
     html! {
         <div class={classes!("page", "embed", options.readonly.then_some("readonly"))} data-testid="embed">
             <header class="embed-head">
@@ -711,7 +714,7 @@ fn embed_view(
             </header>
             { messages.view() }
             if let Some(l) = &lesson {
-                <p class="lesson-text compact">{ l.lesson.clone() }</p>
+                <p class="lesson-text compact">{ crate::i18n::lesson_words(l).1 }</p>
             }
             if !options.hides("workload") {
                 <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />

@@ -476,14 +476,14 @@ pub fn lesson_row(props: &LessonRowProps) -> Html {
                 <select data-testid="preset" onchange={on_lesson} aria-label={t(K::ControlsLesson)}>
                     <option value="" selected={current.is_empty()}>{ t(K::ControlsFreePlay) }</option>
                     { for lessons.iter().map(|l| html! {
-                        <option value={l.id.clone()} selected={l.id == current}>{ l.title.clone() }</option>
+                        <option value={l.id.clone()} selected={l.id == current}>{ crate::i18n::lesson_words(l).0 }</option>
                     }) }
                 </select>
             </label>
             if let Some(l) = lesson {
                 <div class="lesson-fold">
                     <p class={classes!("lesson-text", (!*whole).then_some("folded"))} id="lesson-text"
-                        data-testid="lesson-text" ref={text}>{ l.lesson.clone() }</p>
+                        data-testid="lesson-text" ref={text}>{ crate::i18n::lesson_words(l).1 }</p>
                     if clipped || *whole {
                         <button class="link-button lesson-more" data-testid="lesson-more"
                             aria-expanded={whole.to_string()} aria-controls="lesson-text" onclick={toggle}>

@@ -46,8 +46,8 @@ impl PartialEq for InspectorProps {
 fn explanation(e: &ExplanationView) -> Html {
     html! {
         <li class="explanation" data-testid="explanation" data-topic={e.topic.clone()} data-rule={e.rule.clone()}>
-            <span class="rule">{ e.rule.clone() }</span>
-            <p class="why">{ e.sentence.clone() }</p>
+            <span class="rule">{ e.rule_message.as_ref().and_then(|m| crate::i18n::messages(std::slice::from_ref(m))).unwrap_or_else(|| e.rule.clone()) }</span>
+            <p class="why">{ crate::i18n::messages(&e.messages).unwrap_or_else(|| e.sentence.clone()) }</p>
             if !e.facts.is_empty() {
                 <dl class="facts">
                     { for e.facts.iter().map(|(name, value)| html! {

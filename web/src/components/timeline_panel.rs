@@ -41,7 +41,7 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
         <li key={e.seq} class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind.clone()}>
             <span class="ev-seq">{ format!("#{}", e.seq) }</span>
             <span class="ev-kind">{ kind }</span>
-            <span class="ev-text">{ e.text.clone() }</span>
+            <span class="ev-text">{ e.message.as_ref().and_then(|m| crate::i18n::messages(std::slice::from_ref(m))).unwrap_or_else(|| e.text.clone()) }</span>
             if let Some((step, jump)) = jump {
                 <button class="link-button" onclick={jump} aria-label={tf(K::TimelinePanelJumpToStepStep, &[("step", &step)])}
                     title={tf(K::TimelinePanelJumpToStepStepJust, &[("step", &step)])}>{ tf(K::TimelinePanelStepStep, &[("step", &step)]) }</button>

@@ -472,7 +472,7 @@ impl Driver {
             .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id))
             .map_or_else(
                 || view.lesson.clone().unwrap_or_default(),
-                |l| l.title.clone(),
+                |l| crate::i18n::lesson_words(l).0,
             );
         self.dispatch.emit(Action::Notice(Some(Notice {
             text: notice.text.replace("{lesson}", &title),

@@ -235,13 +235,22 @@ pub enum Ending {
 /// download; a saved session cut short or cancelled is also set aside whole.
 pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> {
     let budget = Budget::REPLAY;
+    // A cancel, said of what was being done ("Opening it").
     let stopped = match ending {
-        Ending::Cancelled { replayed, total } => Some(format!(
-            "was cancelled at step {} of {total}. The playground holds the {replayed} steps before it.",
-            replayed + 1
-        )),
+        Ending::Cancelled { replayed, total } => Some(move |doing: K| {
+            tf(
+                K::StartupWhatWasCancelledAtStep,
+                &[
+                    ("what", &t(doing)),
+                    ("n", &(replayed + 1)),
+                    ("total", &total),
+                    ("replayed", &replayed),
+                ],
+            )
+        }),
         _ => None,
     };
+    let aside = |why: &str| tf(K::StartupWhyWholeSessionSetAside, &[("why", &why)]);
     let cut = match ending {
         Ending::Cut(c) => Some(c),
         _ => None,
@@ -249,8 +258,8 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
     match source {
         Source::Link { kept, .. } => {
             let cut = match &stopped {
-                Some(stopped) => Some(format!("Opening it {stopped}")),
-                None => cut.map(|c| c.describe("This link's scenario", &budget)),
+                Some(stopped) => Some(stopped(K::StartupDoingOpeningIt)),
+                None => cut.map(|c| c.describe(t(K::StartupWhatThisLinksScenario), &budget)),
             };
             let mut notice = opened_notice(t(K::StartupYouOpenedASharedScenario), cut, *kept);
             if stopped.is_some() {
@@ -262,8 +271,8 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         }
         Source::Import { json } => {
             let why = match (stopped, cut) {
-                (Some(stopped), _) => format!("Importing the scenario {stopped}"),
-                (None, Some(cut)) => cut.describe("The imported scenario", &budget),
+                (Some(stopped), _) => stopped(K::StartupDoingImportingTheScenario),
+                (None, Some(cut)) => cut.describe(t(K::StartupWhatTheImportedScenario), &budget),
                 (None, None) => return None,
             };
             Some(Notice {
@@ -274,13 +283,13 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         Source::Session { text } => {
             storage::remove(LOADING_KEY);
             let why = match (stopped, cut) {
-                (Some(stopped), _) => format!("Restoring your saved session {stopped}"),
-                (None, Some(cut)) => cut.describe("Your saved session", &budget),
+                (Some(stopped), _) => stopped(K::StartupDoingRestoringYourSavedSession),
+                (None, Some(cut)) => cut.describe(t(K::StartupWhatYourSavedSession), &budget),
                 (None, None) => return None,
             };
             sessions::set_aside(&why);
             Some(Notice {
-                text: format!("{why} The whole session was set aside."),
+                text: aside(&why),
                 offer: Some(download_offer(text)),
             })
         }
@@ -290,36 +299,33 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         } => match (stopped, cut) {
             (None, None) => Some(Notice::plain(t(K::StartupCancelledTheSessionIsAs))),
             (Some(stopped), _) => Some(Notice {
-                text: format!("Cancelled; restoring the session {stopped}"),
+                text: stopped(K::StartupDoingCancelledRestoring),
                 offer: Some(download_offer(text)),
             }),
             (None, Some(cut)) => Some(Notice::plain(
-                cut.describe("Cancelled; the session", &budget),
+                cut.describe(t(K::StartupWhatCancelledTheSession), &budget),
             )),
         },
         Source::Restart { text, .. } => match (stopped, cut) {
             (Some(stopped), _) => Some(Notice {
-                text: format!(
-                    "The engine stopped and started again; restoring your session {stopped}"
-                ),
+                text: stopped(K::StartupDoingRestartedRestoring),
                 offer: Some(download_offer(text)),
             }),
-            (None, Some(cut)) => Some(Notice::plain(cut.describe(
-                "The engine stopped and started again; your session",
-                &budget,
-            ))),
+            (None, Some(cut)) => Some(Notice::plain(
+                cut.describe(t(K::StartupWhatRestartedYourSession), &budget),
+            )),
             (None, None) => Some(Notice::plain(t(K::StartupTheEngineStoppedAndStarted))),
         },
         Source::Return { text } => {
             clear_link_from_address();
             let why = match (stopped, cut) {
-                (Some(stopped), _) => format!("Returning to your session {stopped}"),
-                (None, Some(cut)) => cut.describe("Your session", &budget),
+                (Some(stopped), _) => stopped(K::StartupDoingReturningToYourSession),
+                (None, Some(cut)) => cut.describe(t(K::StartupWhatYourSession), &budget),
                 (None, None) => return None,
             };
             sessions::set_aside(&why);
             Some(Notice {
-                text: format!("{why} The whole session was set aside."),
+                text: aside(&why),
                 offer: Some(download_offer(text)),
             })
         }
@@ -477,9 +483,7 @@ fn start_restore() -> Opening {
     };
     if previous_load_died() {
         storage::remove(LOADING_KEY);
-        let message = "Restoring your saved session stopped the page last time, so it was set \
-                       aside and this is a fresh playground.";
-        return set_aside(&text, message);
+        return set_aside(&text, t(K::StartupRestoringStoppedThePage));
     }
     mark_loading();
     recovery::begin("restoring your saved session", None);
@@ -611,9 +615,7 @@ fn given_up(embed: bool) -> Opening {
     }
     match sessions::set_aside("Restoring it stopped the page twice.") {
         Some(text) => Opening::fresh_with(Notice {
-            text: "Your saved session was set aside. It can be downloaded as a scenario file, \
-                   or opened again from Recent sessions."
-                .to_string(),
+            text: t(K::StartupSavedSessionSetAsideOffer).to_string(),
             offer: Some(download_offer(&text)),
         }),
         None => Opening::fresh(),

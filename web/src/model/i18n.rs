@@ -134,23 +134,53 @@ pub fn t(key: K) -> &'static str {
 /// `engine::MESSAGES`), worded in the page's language with their values; `None` in English
 /// or if one of them is not in the catalogue, for the caller to show the engine's English
 /// (which `build.rs` leaves out of the page).
-pub fn messages(list: &[(String, Vec<(String, String)>)]) -> Option<String> {
+pub fn messages(list: &[shardlab_protocol::MessageView]) -> Option<String> {
     if list.is_empty() {
         return None;
     }
     let mut out = String::new();
-    for (id, args) in list {
-        let i = index_of(id)?;
-        if text_at(i).is_empty() {
-            return None;
-        }
-        let args: Vec<(&str, &dyn std::fmt::Display)> = args
-            .iter()
-            .map(|(n, v)| (n.as_str(), v as &dyn std::fmt::Display))
-            .collect();
-        out.push_str(&fill(text_at(i), &args));
+    for m in list {
+        out.push_str(&message(m)?);
     }
     Some(out)
+}
+
+/// A lesson of the engine's catalog's title and text in the page's language: the
+/// catalogue's `preset.<id>.title` and `.text` where the language has them (with the
+/// number of shards in `{shards}`), else the engine's English.
+pub fn lesson_words(l: &shardlab_protocol::LessonInfo) -> (String, String) {
+    let word = |part: &str, english: &str| {
+        let m = shardlab_protocol::MessageView {
+            id: format!("preset.{}.{part}", l.id),
+            args: vec![(
+                "shards".to_string(),
+                shardlab_protocol::ArgView::Text(l.setup.shards.to_string()),
+            )],
+        };
+        message(&m).unwrap_or_else(|| english.to_string())
+    };
+    (word("title", &l.title), word("text", &l.lesson))
+}
+
+/// One message and the phrases among its values, worded in the page's language.
+fn message(m: &shardlab_protocol::MessageView) -> Option<String> {
+    let i = index_of(&m.id)?;
+    if text_at(i).is_empty() {
+        return None;
+    }
+    let mut values = Vec::with_capacity(m.args.len());
+    for (name, value) in &m.args {
+        let text = match value {
+            shardlab_protocol::ArgView::Text(text) => text.clone(),
+            shardlab_protocol::ArgView::Message(inner) => message(inner)?,
+        };
+        values.push((name.as_str(), text));
+    }
+    let args: Vec<(&str, &dyn std::fmt::Display)> = values
+        .iter()
+        .map(|(n, v)| (*n, v as &dyn std::fmt::Display))
+        .collect();
+    Some(fill(text_at(i), &args))
 }
 
 /// The words of the key at `i` of [`ENGLISH`] in the page's language.
