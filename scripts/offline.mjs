@@ -12,8 +12,10 @@ const root = resolve(process.env.TRUNK_SOURCE_DIR ?? '.');
 
 // Every file the playground can ask for; not the precompressed copies (a host serves
 // them in place of the originals), nor what only other pages use: the demo and examples
-// pages, and the module and the element for documentation pages (with their types).
-const OTHERS = new Set(['sw.js', 'embed-demo.html', 'examples.html', 'shardlab.js', 'shard-lab.js']);
+// pages, and the module and the element for documentation pages (with their types), nor
+// English's catalogue, which the page and the element have compiled in (it is the source
+// the other catalogues are checked against, shipped for translators).
+const OTHERS = new Set(['sw.js', 'embed-demo.html', 'examples.html', 'shardlab.js', 'shard-lab.js', 'i18n/en.json']);
 const files = (await readdir(staging, { recursive: true, withFileTypes: true }))
   .filter((e) => e.isFile())
   .map((e) => relative(staging, join(e.parentPath ?? e.path, e.name)).split(sep).join('/'))
