@@ -129,6 +129,32 @@ test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, an
   await context.close();
 });
 
+test('i18n: the ready-made demos, picker and scenes, in Chinese, and the picker back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  const picker = page.getByTestId('demo-select');
+  assert.equal(await picker.locator('option[value="hot-spot"]').innerText(), zh['demo.hot-spot.title']);
+  assert.equal(await picker.locator('option[value="continents"]').innerText(), zh['demo.continents.title']);
+  await picker.selectOption('hot-spot');
+  await page.getByTestId('demo-load').click();
+  const items = page.locator('[data-testid="scene-item"]');
+  await items.nth(2).waitFor();
+  // The demo's scenes are set in the language it was loaded in, each title and note the catalogue's.
+  for (let n = 1; n <= 3; n++) {
+    const item = items.nth(n - 1);
+    assert.equal(await item.getByTestId('scene-title').inputValue(), zh[`demo.hot-spot.scene${n}.title`]);
+    assert.equal(await item.getByTestId('scene-note').inputValue(), zh[`demo.hot-spot.scene${n}.note`]);
+  }
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.equal(await picker.locator('option[value="hot-spot"]').innerText(), 'A counter as shard key: the hot spot');
+  for (const text of await picker.locator('option').allInnerTexts()) assert.doesNotMatch(text, HAN, text);
+  // Scenes already set are the presenter's text: a switch leaves them as they are.
+  assert.equal(await items.first().getByTestId('scene-title').inputValue(), zh['demo.hot-spot.scene1.title']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const [locale, lessons] of [['en-US', enLessons], ['zh-CN', zhLessons]]) {
   test(`i18n: a guided lesson end to end in ${locale}`, async () => {
     const { page, errors, context } = await openIn(locale);

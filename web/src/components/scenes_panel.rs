@@ -554,7 +554,7 @@ fn demo_picker(props: &ScenesProps) -> Html {
             <label class="field">
                 { t(K::ScenesPanelReadyMadeDemo) }
                 <select ref={select} data-testid="demo-select">
-                    { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ d.title }</option> }) }
+                    { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ t(d.title) }</option> }) }
                 </select>
             </label>
             <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying.is_some()}>{ t(K::ScenesPanelLoadDemo) }</button>

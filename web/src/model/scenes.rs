@@ -7,7 +7,11 @@
 //! files, and the scene on screen while a demo runs as another (`scene`). Both are read
 //! back as hostile input: [`parse`] bounds every count and length and never panics. Which
 //! steps exist is the engine's to say (a jump past the end is refused with its notice);
-//! this file only carries the scenes.
+//! this file only carries the scenes. The ready-made demos' titles and notes are keys of
+//! the text catalogue, named by the demo's id (`demo.<id>.title`,
+//! `demo.<id>.scene<N>.title` and `.note`).
+
+use crate::i18n::{t, K};
 
 /// The page entry that holds the scenes.
 pub const SCENES_ENTRY: &str = "scenes";
@@ -326,18 +330,18 @@ pub struct DemoScene {
     pub after_setup: u64,
     /// The panels shown.
     pub views: &'static [&'static str],
-    /// The title.
-    pub title: &'static str,
-    /// The presenter's note.
-    pub note: &'static str,
+    /// The title, a key of the catalogue (`demo.<id>.scene<N>.title`).
+    pub title: K,
+    /// The presenter's note (`demo.<id>.scene<N>.note`).
+    pub note: K,
 }
 
 /// A ready-made demo, built on one of the engine's lessons.
 pub struct Demo {
     /// Its id (`data-demo` in the page).
     pub id: &'static str,
-    /// Its title.
-    pub title: &'static str,
+    /// Its title, a key of the catalogue (`demo.<id>.title`).
+    pub title: K,
     /// The lesson it opens first, by the engine's id.
     pub lesson: &'static str,
     /// Its scenes.
@@ -345,7 +349,8 @@ pub struct Demo {
 }
 
 impl Demo {
-    /// The demo's scenes for a session whose own setup made `setup_steps` steps.
+    /// The demo's scenes for a session whose own setup made `setup_steps` steps, titled
+    /// and noted in the page's language (the scenes are then the presenter's to edit).
     pub fn scenes(&self, setup_steps: u64) -> Vec<Scene> {
         self.scenes
             .iter()
@@ -360,8 +365,8 @@ impl Demo {
                     .filter(|(n, _)| s.views.contains(n))
                     .map(|(n, _)| n.to_string())
                     .collect(),
-                title: s.title.to_string(),
-                note: s.note.to_string(),
+                title: t(s.title).to_string(),
+                note: t(s.note).to_string(),
             })
             .collect()
     }
@@ -371,127 +376,127 @@ impl Demo {
 pub const DEMOS: &[Demo] = &[
     Demo {
         id: "hot-spot-to-hashed",
-        title: "A counter's hot spot, then a hashed key",
+        title: K::DemoHotSpotToHashedTitle,
         lesson: "monotonic",
         scenes: &[
             DemoScene {
                 lesson: Some("monotonic"),
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
-                title: "An empty collection on {x: 1}",
-                note: "One chunk, MinKey to MaxKey, on one shard. Ask the room: where will a counter's values go?",
+                title: K::DemoHotSpotToHashedScene1Title,
+                note: K::DemoHotSpotToHashedScene1Note,
             },
             DemoScene {
                 lesson: Some("monotonic"),
                 after_setup: 12,
                 views: &["keybar", "cluster", "heatmap"],
-                title: "Every insert lands in the MaxKey chunk",
-                note: "300 documents in. Each new x is the largest yet, so every write goes to the chunk that ends at MaxKey, on one shard. The heatmap's stripe climbs the key space.",
+                title: K::DemoHotSpotToHashedScene2Title,
+                note: K::DemoHotSpotToHashedScene2Note,
             },
             DemoScene {
                 lesson: Some("monotonic"),
                 after_setup: 36,
                 views: &["cluster", "insights"],
-                title: "Balanced chunks, one hot shard",
-                note: "900 documents on four chunks. The balancer spread the chunks, yet each batch still went to the one shard holding the MaxKey chunk. Now the same kind of growing key, hashed.",
+                title: K::DemoHotSpotToHashedScene3Title,
+                note: K::DemoHotSpotToHashedScene3Note,
             },
             DemoScene {
                 lesson: Some("hashed"),
                 after_setup: 10,
                 views: &["keybar", "cluster", "heatmap"],
-                title: "Hashed: neighbouring ObjectIds land far apart",
-                note: "Another lesson: {_id: \"hashed\"}, pre-split into two chunks a shard. 500 growing ObjectIds in, spread over all three shards: compare the heatmap with the counter's single stripe.",
+                title: K::DemoHotSpotToHashedScene4Title,
+                note: K::DemoHotSpotToHashedScene4Note,
             },
             DemoScene {
                 lesson: Some("hashed"),
                 after_setup: 21,
                 views: &["cluster", "console", "insights"],
-                title: "The price: range queries ask every shard",
-                note: "The writes spread, but hashed values keep no order: the lesson's closing range query on _id cannot be targeted, and explain's winning plan is SHARD_MERGE, every shard was asked. A range of the counter's key goes only to the shards whose chunks hold it.",
+                title: K::DemoHotSpotToHashedScene5Title,
+                note: K::DemoHotSpotToHashedScene5Note,
             },
         ],
     },
     Demo {
         id: "hot-spot",
-        title: "A counter as shard key: the hot spot",
+        title: K::DemoHotSpotTitle,
         lesson: "monotonic",
         scenes: &[
             DemoScene {
                 lesson: None,
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
-                title: "An empty collection on {x: 1}",
-                note: "One chunk, MinKey to MaxKey, on one shard. Ask the room: where will a counter's values go?",
+                title: K::DemoHotSpotScene1Title,
+                note: K::DemoHotSpotScene1Note,
             },
             DemoScene {
                 lesson: None,
                 after_setup: 12,
                 views: &["keybar", "cluster", "heatmap"],
-                title: "Every insert lands in the MaxKey chunk",
-                note: "300 documents in. Point at the chunk that ends at MaxKey: each new x is the largest yet, so one shard takes every write. The heatmap's stripe climbs the key space.",
+                title: K::DemoHotSpotScene2Title,
+                note: K::DemoHotSpotScene2Note,
             },
             DemoScene {
                 lesson: None,
                 after_setup: 36,
                 views: &["cluster", "insights"],
-                title: "Balanced chunks, one hot shard",
-                note: "900 documents on four chunks. The balancer moved chunks to the other shards, yet each batch still went to one shard, the one holding the MaxKey chunk: the inserts chart shows one colour a step.",
+                title: K::DemoHotSpotScene3Title,
+                note: K::DemoHotSpotScene3Note,
             },
         ],
     },
     Demo {
         id: "hashed",
-        title: "Hash the key: writes spread out",
+        title: K::DemoHashedTitle,
         lesson: "hashed",
         scenes: &[
             DemoScene {
                 lesson: None,
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
-                title: "{_id: \"hashed\"} starts pre-split",
-                note: "A hashed key on an empty collection starts with two chunks on every shard. The growing ObjectId is hashed before it is placed.",
+                title: K::DemoHashedScene1Title,
+                note: K::DemoHashedScene1Note,
             },
             DemoScene {
                 lesson: None,
                 after_setup: 10,
                 views: &["keybar", "cluster", "heatmap"],
-                title: "Neighbouring ObjectIds land far apart",
-                note: "500 documents, spread over all three shards: the hash scatters consecutive values over the whole int64 range.",
+                title: K::DemoHashedScene2Title,
+                note: K::DemoHashedScene2Note,
             },
             DemoScene {
                 lesson: None,
                 after_setup: 21,
                 views: &["cluster", "console", "insights"],
-                title: "The price: range queries ask every shard",
-                note: "The lesson's closing command asks for a range of _id. Hashed values keep no order, so the range cannot be targeted: explain's winning plan is SHARD_MERGE, every shard was asked.",
+                title: K::DemoHashedScene3Title,
+                note: K::DemoHashedScene3Note,
             },
         ],
     },
     Demo {
         id: "continents",
-        title: "Seven values, nine shards: low cardinality",
+        title: K::DemoContinentsTitle,
         lesson: "low-cardinality",
         scenes: &[
             DemoScene {
                 lesson: None,
                 after_setup: 0,
                 views: &["transport", "keybar", "cluster"],
-                title: "{continent: 1} on nine shards",
-                note: "The key has seven possible values. Ask: how many chunks can hold documents?",
+                title: K::DemoContinentsScene1Title,
+                note: K::DemoContinentsScene1Note,
             },
             DemoScene {
                 lesson: None,
                 after_setup: 8,
                 views: &["keybar", "cluster", "heatmap"],
-                title: "One chunk per continent",
-                note: "Once each continent has its own chunk, a chunk cannot be split further: the splitter has no key between two equal values.",
+                title: K::DemoContinentsScene2Title,
+                note: K::DemoContinentsScene2Note,
             },
             DemoScene {
                 lesson: None,
                 after_setup: 20,
                 views: &["cluster", "insights"],
-                title: "Jumbo chunks and idle shards",
-                note: "1,000 documents. The chunks grew past the 8 KiB chunk size and are flagged jumbo, and the balancer cannot use the spare shards: at least two of the nine hold no documents.",
+                title: K::DemoContinentsScene3Title,
+                note: K::DemoContinentsScene3Note,
             },
         ],
     },
@@ -714,9 +719,22 @@ mod tests {
             assert!(fits(&scenes), "{}", demo.id);
             assert_eq!(scenes.len(), demo.scenes.len());
             for (s, d) in scenes.iter().zip(demo.scenes) {
-                assert_eq!(s.views.len(), d.views.len(), "{}: {}", demo.id, d.title);
+                assert_eq!(s.views.len(), d.views.len(), "{}: {}", demo.id, s.title);
             }
             assert_eq!(parse(&encode(&scenes)), Ok(scenes));
+        }
+    }
+
+    #[test]
+    fn a_demo_s_words_are_the_catalogue_s_keys_named_by_its_id() {
+        use crate::i18n::{id_hash, ID_HASHES};
+        let named = |key: K, id: String| assert_eq!(ID_HASHES[key as usize], id_hash(&id), "{id}");
+        for demo in DEMOS {
+            named(demo.title, format!("demo.{}.title", demo.id));
+            for (n, s) in demo.scenes.iter().enumerate() {
+                named(s.title, format!("demo.{}.scene{}.title", demo.id, n + 1));
+                named(s.note, format!("demo.{}.scene{}.note", demo.id, n + 1));
+            }
         }
     }
 }
