@@ -15,8 +15,8 @@ pub use compare::{
 };
 #[cfg(feature = "insight")]
 pub use heat::{
-    key_coordinate, ChunkMark, HeatGrid, HeatLog, HeatOptions, HeatPattern, HeatRow, PatternKind,
-    MAX_RANGES_PER_STEP,
+    axis_words as heat_axis_words, key_coordinate, ChunkMark, HeatGrid, HeatLog, HeatOptions,
+    HeatPattern, HeatRow, PatternKind, MAX_RANGES_PER_STEP,
 };
 #[cfg(feature = "insight")]
 pub use heat_axis::MAX_BANDS;

@@ -115,6 +115,22 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("event.zone", "{detail}"),
     ("event.document_moved", "{ns}: a document moved from {from} to {to}"),
     ("event.deleted", "{ns}: deleted {count}"),
+    // The heatmap's words (`sim::heat`): the pattern read in the grid, by name and in a
+    // sentence, and what a ranked axis shows.
+    ("heat.name.hot_edge", "hot edge"),
+    ("heat.name.band", "band"),
+    ("heat.name.even", "even"),
+    ("heat.name.uneven", "uneven"),
+    ("heat.name.too_little", "too little data"),
+    ("heat.pattern.too_little", "Too few inserts over too few steps to name a pattern."),
+    ("heat.pattern.hot_edge", "{share} of the inserts after the first step went {side} every earlier key, so they all hit the chunk at the {end} end of the key space: the sign of a monotonic shard key, whose writes one shard takes at a time."),
+    ("heat.side.above", "above"),
+    ("heat.side.below", "below"),
+    ("heat.pattern.band", "{width} of the key space takes {share} of the inserts, in {persistence} of the steps: a hot value (or tenant) whose documents share a range, and whose chunk's shard takes most writes."),
+    ("heat.pattern.even", "Inserts spread over the whole key space (evenness {evenness} of 1), as a hashed key or random values spread them, so every chunk's shard shares the writes."),
+    ("heat.pattern.uneven", "Half the inserts fall in {width} of the key space, but neither at an edge nor in one steady band."),
+    ("heat.axis.ranked", "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound gets an equal band ({bands} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest."),
+    ("heat.axis.ranked_sampled", "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound ({bands} of them, sampled evenly by rank) gets an equal band ({bands} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest."),
 ];
 
 /// One sentence of an explanation as a message of [`MESSAGES`]: its id and the values of
@@ -238,12 +254,21 @@ mod tests {
     /// is named somewhere: no sentence falls back to an empty English, none is dead.
     #[test]
     fn every_message_named_is_a_template_and_every_template_is_named() {
-        let code = [include_str!("explain.rs"), include_str!("events.rs")].concat();
+        let code = [
+            include_str!("explain.rs"),
+            include_str!("events.rs"),
+            include_str!("../sim/heat.rs"),
+        ]
+        .concat();
         let named: Vec<&str> = code
             .split("msg!(")
             .skip(1)
             .filter_map(|rest| rest.trim_start().strip_prefix('"')?.split('"').next())
-            .filter(|id| id.starts_with("explain.") || id.starts_with("event."))
+            .filter(|id| {
+                ["explain.", "event.", "heat."]
+                    .iter()
+                    .any(|p| id.starts_with(p))
+            })
             .collect();
         assert!(named.len() > 40, "found {} uses", named.len());
         for id in &named {

@@ -27,9 +27,10 @@
 
 use crate::engine::chunks::{ChunkVersion, ShardIdx};
 use crate::engine::cluster::Cluster;
+use crate::engine::message::{msg, Message};
 use crate::keys::shard_key::{KeyPattern, KeyValue};
 use crate::session::interpreter::Session;
-use crate::sim::heat_axis::Axis;
+use crate::sim::heat_axis::{Axis, MAX_BANDS};
 use crate::values::order::canonical_class;
 use bson::Bson;
 
@@ -646,14 +647,46 @@ pub struct HeatPattern {
     pub kind: PatternKind,
     /// Its name: `"hot edge"`, `"band"`, `"even"`, `"uneven"` or `"too little data"`.
     pub name: &'static str,
-    /// A sentence saying what it means.
+    /// Its name as a message of the page's catalogue (`heat.name.*`).
+    pub name_words: Message,
+    /// A sentence saying what it means, the name first (but for too little data).
     pub sentence: String,
+    /// The sentence without the name, as a message of the page's catalogue
+    /// (`heat.pattern.*`), which a page shows beside the name.
+    pub words: Message,
     /// The figures: `inserts`, `steps`, `maxSideShare`, `minSideShare` (inserts beyond
     /// every earlier key), `hottestShare` and `hottestWidth` (the narrowest run of the
     /// 32 equal parts of the axis holding half the inserts, and its width as a fraction
     /// of the axis), `persistence` (the share of steps in which that run took at least
     /// half the step's inserts) and `evenness` (the normalised entropy over the 32 parts).
     pub figures: Vec<(&'static str, f64)>,
+}
+
+/// The pattern's sentence as the CLI prints it: the name, capitalised, before `words`
+/// (whose first letter is then lower case), but for too little data, which has none.
+fn named_sentence(kind: PatternKind, name: &str, words: &str) -> String {
+    if kind == PatternKind::TooLittle {
+        return words.to_string();
+    }
+    let mut out = String::with_capacity(name.len() + words.len() + 2);
+    let mut n = name.chars();
+    out.extend(n.next().map(|c| c.to_ascii_uppercase()));
+    out.push_str(n.as_str());
+    out.push_str(": ");
+    let mut w = words.chars();
+    out.extend(w.next().map(|c| c.to_ascii_lowercase()));
+    out.push_str(w.as_str());
+    out
+}
+
+/// What a ranked axis shows, as a message of the page's catalogue (`heat.axis.*`): a
+/// hashed key's axis the page words itself.
+pub fn axis_words(bands: u32) -> Message {
+    if bands as usize >= MAX_BANDS {
+        msg!("heat.axis.ranked_sampled", bands = u64::from(bands))
+    } else {
+        msg!("heat.axis.ranked", bands = u64::from(bands))
+    }
 }
 
 /// The parts of the axis the classifier counts in.
@@ -752,58 +785,67 @@ impl HeatLog {
             ("evenness", entropy),
         ];
         let pct = |x: f64| format!("{:.0}%", x * 100.0);
-        let (kind, name, sentence) = if total < 20.0 || steps.len() < 2 {
+        let (kind, name, words) = if total < 20.0 || steps.len() < 2 {
             (
                 PatternKind::TooLittle,
                 "too little data",
-                "Too few inserts over too few steps to name a pattern.".to_string(),
+                msg!("heat.pattern.too_little"),
             )
         } else if max_side >= 0.6 || min_side >= 0.6 {
             let top = max_side >= min_side;
+            let side = if top {
+                msg!("heat.side.above")
+            } else {
+                msg!("heat.side.below")
+            };
             (
                 PatternKind::HotEdge { max_side: top },
                 "hot edge",
-                format!(
-                    "Hot edge: {} of the inserts after the first step went {} every earlier key, so they all hit the chunk at the {} end of the key space: the sign of a monotonic shard key, whose writes one shard takes at a time.",
-                    pct(if top { max_side } else { min_side }),
-                    if top { "above" } else { "below" },
-                    if top { "MaxKey" } else { "MinKey" }
+                msg!(
+                    "heat.pattern.hot_edge",
+                    share = pct(if top { max_side } else { min_side }),
+                    side = side,
+                    end = if top { "MaxKey" } else { "MinKey" },
                 ),
             )
         } else if width <= 0.125 && hottest_share >= 0.5 && persistence >= 0.5 {
             (
                 PatternKind::Band,
                 "band",
-                format!(
-                    "Band: {} of the key space takes {} of the inserts, in {} of the steps: a hot value (or tenant) whose documents share a range, and whose chunk's shard takes most writes.",
-                    pct(width),
-                    pct(hottest_share),
-                    pct(persistence)
+                msg!(
+                    "heat.pattern.band",
+                    width = pct(width),
+                    share = pct(hottest_share),
+                    persistence = pct(persistence),
                 ),
             )
         } else if entropy >= 0.85 {
             (
                 PatternKind::Even,
                 "even",
-                format!(
-                    "Even: inserts spread over the whole key space (evenness {:.2} of 1), as a hashed key or random values spread them, so every chunk's shard shares the writes.",
-                    entropy
-                ),
+                msg!("heat.pattern.even", evenness = format!("{entropy:.2}")),
             )
         } else {
             (
                 PatternKind::Uneven,
                 "uneven",
-                format!(
-                    "Uneven: half the inserts fall in {} of the key space, but neither at an edge nor in one steady band.",
-                    pct(width)
-                ),
+                msg!("heat.pattern.uneven", width = pct(width)),
             )
         };
+        let name_words = match kind {
+            PatternKind::HotEdge { .. } => msg!("heat.name.hot_edge"),
+            PatternKind::Band => msg!("heat.name.band"),
+            PatternKind::Even => msg!("heat.name.even"),
+            PatternKind::Uneven => msg!("heat.name.uneven"),
+            PatternKind::TooLittle => msg!("heat.name.too_little"),
+        };
+        let sentence = named_sentence(kind, name, &words.english());
         HeatPattern {
             kind,
             name,
+            name_words,
             sentence,
+            words,
             figures,
         }
     }

@@ -155,6 +155,35 @@ test('i18n: the ready-made demos, picker and scenes, in Chinese, and the picker 
   await context.close();
 });
 
+test('i18n: the heatmap\'s axis and pattern sentences in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('preset').selectOption('monotonic');
+  await page.getByTestId('lesson-text').filter({ hasText: zh['preset.monotonic.text'] }).waitFor();
+  for (let i = 0; i < 4; i++) await page.getByTestId('step').click();
+  const panel = page.locator('[data-testid="heatmap"][data-pattern="hot edge"]');
+  await panel.scrollIntoViewIfNeeded();
+  await panel.waitFor();
+  const pattern = page.getByTestId('heat-pattern');
+  const axis = page.getByTestId('heat-axis');
+  // The engine's pattern and axis words, in Chinese: the badge, the sentence and its figures.
+  await pattern.filter({ hasText: zh['heat.name.hot_edge'] }).waitFor();
+  const said = await pattern.innerText();
+  assert.match(said, new RegExp(`^${zh['heat.name.hot_edge']} 第一步之后的插入中有 \\d+% ${zh['heat.side.above']}之前的每个键`), said);
+  assert.match(said, /MaxKey/);
+  assert.doesNotMatch(said, /\b(inserts|above|hot edge)\b/, said);
+  const axisSaid = await axis.innerText();
+  assert.match(axisSaid, /^纵轴：.*（这里共 \d+ 条）/, axisSaid);
+  assert.doesNotMatch(axisSaid, /Up the side/, axisSaid);
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  await pattern.filter({ hasText: /^hot edge\b/ }).waitFor();
+  assert.match(await pattern.innerText(), /^hot edge \d+% of the inserts after the first step went above every earlier key/);
+  assert.match(await axis.innerText(), /^Up the side: the key's values in order, MinKey at the bottom, by rank: .* \(\d+ here\)/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const [locale, lessons] of [['en-US', enLessons], ['zh-CN', zhLessons]]) {
   test(`i18n: a guided lesson end to end in ${locale}`, async () => {
     const { page, errors, context } = await openIn(locale);

@@ -15,7 +15,7 @@ use shardlab_protocol::{
 #[cfg(feature = "insight")]
 use {
     shardlab::shell::format_value,
-    shardlab::sim::{HeatGrid, HeatOptions, HeatPattern},
+    shardlab::sim::{HeatGrid, HeatOptions},
     shardlab_protocol::{
         ChunkDocsView, DocView, ExplanationView, HeatView, Inspecting, Inspection, LandingView,
         CHUNK_PAGE_ROWS,
@@ -363,7 +363,14 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
         .map(|i| (i, cluster.shard_name(i).to_string()))
         .collect();
     view.hashed = grid.hashed;
-    view.axis = axis_sentence(&grid);
+    // What the vertical axis shows: a ranked axis as the core words it (a hashed key's
+    // axis the page words itself, from the key).
+    let axis = (!grid.hashed).then(|| shardlab::sim::heat_axis_words(grid.bands));
+    view.axis = axis.as_ref().map_or_else(
+        || "Up the side: the int64 hash space in equal parts, MinKey at the bottom.".to_string(),
+        shardlab::engine::Message::english,
+    );
+    view.axis_words = axis.as_ref().map(message_view);
     view.row_shards = grid.rows.iter().map(|r| r.shard).collect();
     view.per_column = grid.per_column;
     view.columns = grid.columns;
@@ -373,27 +380,13 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
     view.cells = grid.cells;
     if view.empty.is_none() {
         let pattern = timeline.heat_pattern(ns);
-        view.pattern = Some((pattern.name.to_string(), pattern_sentence(&pattern)));
+        view.pattern = Some((pattern.name.to_string(), pattern.words.english()));
+        view.pattern_words = Some((
+            message_view(&pattern.name_words),
+            message_view(&pattern.words),
+        ));
     }
     view
-}
-
-/// The pattern's sentence as the page shows it beside its name: without the name it
-/// starts with (`"hot edge: …"`), capitalised.
-#[cfg(feature = "insight")]
-fn pattern_sentence(pattern: &HeatPattern) -> String {
-    let sentence = &pattern.sentence;
-    let named = sentence
-        .to_lowercase()
-        .starts_with(&format!("{}: ", pattern.name));
-    match sentence.get(pattern.name.len() + 2..).filter(|_| named) {
-        None => sentence.clone(),
-        Some(rest) => {
-            let mut c = rest.chars();
-            c.next()
-                .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
-        }
-    }
 }
 
 /// Why the heatmap has nothing to draw, if so.
@@ -604,22 +597,4 @@ fn explanations(
             .collect()
     })
     .map_err(|e| e.to_string())
-}
-
-/// What the heatmap's vertical axis shows (see the core's `heat_axis`).
-#[cfg(feature = "insight")]
-fn axis_sentence(grid: &HeatGrid) -> String {
-    if grid.hashed {
-        return "Up the side: the int64 hash space in equal parts, MinKey at the bottom."
-            .to_string();
-    }
-    let sampled = if grid.bands as usize >= shardlab::sim::MAX_BANDS {
-        format!(" ({} of them, sampled evenly by rank)", grid.bands)
-    } else {
-        String::new()
-    };
-    format!(
-        "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound{sampled} gets an equal band ({} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest.",
-        grid.bands
-    )
 }

@@ -57,11 +57,19 @@ pub struct HeatView {
     /// `uneven`, `too little data`: a glossary term), with its sentence as the page shows
     /// it beside the name (the name not repeated). Absent when the grid is empty.
     pub pattern: Option<(String, String)>,
+    /// The pattern's name and sentence as messages of the page's catalogue (`heat.name.*`,
+    /// `heat.pattern.*`), for a page to word in its reader's language.
+    #[serde(default)]
+    pub pattern_words: Option<(MessageView, MessageView)>,
     /// Why the grid is empty, when it is.
     pub empty: Option<String>,
     /// What the vertical axis shows, in a sentence (empty when the grid is).
     #[serde(default)]
     pub axis: String,
+    /// A ranked axis's sentence as a message of the page's catalogue (`heat.axis.*`);
+    /// absent for a hashed key's axis, which the page words from the key.
+    #[serde(default)]
+    pub axis_words: Option<MessageView>,
 }
 
 /// The insights panel: analyzeShardKey's report on the key of the collection shown, and

@@ -14,10 +14,10 @@
 
 use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{messages, t, tf, K};
 use crate::palette::{shard_colour, SHARD_COLOURS};
 use crate::state::{Action, Calm, Playground};
-use shardlab_protocol::{Call, HeatView, Reply};
+use shardlab_protocol::{Call, HeatView, MessageView, Reply};
 use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -549,15 +549,30 @@ fn grid_view(
 ) -> Html {
     let position = state.view.position;
     let (steps, cursor) = (position.length, position.position);
-    let (top, bottom, axis_note) = y_axis(grid.hashed, &grid.key, &grid.axis);
-    let (name, sentence) = grid.pattern.clone().unwrap_or_default();
+    let axis = grid
+        .axis_words
+        .as_ref()
+        .and_then(|m| messages(std::slice::from_ref(m)));
+    let (top, bottom, axis_note) = y_axis(
+        grid.hashed,
+        &grid.key,
+        axis.as_deref().unwrap_or(&grid.axis),
+    );
+    // The pattern's English name stays the panel's `data-pattern`; its words are the page's.
+    let (name, english) = grid.pattern.clone().unwrap_or_default();
+    let one = |m: &MessageView| messages(std::slice::from_ref(m));
+    let worded = grid
+        .pattern_words
+        .as_ref()
+        .and_then(|(n, s)| Some((one(n)?, one(s)?)));
+    let (shown_name, sentence) = worded.unwrap_or_else(|| (name.clone(), english));
     let label = tf(
         K::HeatmapKeySpaceOverTimeOf,
         &[
             ("ns", &grid.ns),
             ("steps", &steps),
             ("cursor", &cursor),
-            ("name", &name),
+            ("name", &shown_name),
         ],
     );
     html! {
@@ -580,7 +595,7 @@ fn grid_view(
             </div>
             { legend_view(grid, &to.legend) }
             <p class="heat-pattern" data-testid="heat-pattern">
-                <span class="heat-badge">{ name }</span>{ " " }{ sentence }
+                <span class="heat-badge">{ shown_name.clone() }</span>{ " " }{ sentence }
             </p>
         </section>
     }
