@@ -81,9 +81,30 @@ export async function sessionsDelete(id) {
 // A tab that closes or dies lets go of its locks by itself.
 const PREFIX = 'shardlab.session:';
 let release = null;
+let shown = null;
+
+// A reload: the page this tab showed before may still hold its lock for a moment while it
+// goes away (longer on a busy machine), and its session would look shown by another tab.
+// So a page that goes away leaves the id it showed in sessionStorage, which the next page
+// of the same tab reads once, here, and does not count as another tab's. A duplicated tab
+// copies sessionStorage from a page that is still there, so it never carries this mark.
+const LEAVING = 'shardlab.session.leaving';
+let leftBehind = null;
+try {
+  leftBehind = sessionStorage.getItem(LEAVING);
+  sessionStorage.removeItem(LEAVING);
+} catch { /* storage refused: nothing to read */ }
+addEventListener('pagehide', () => {
+  try { if (shown) sessionStorage.setItem(LEAVING, shown); } catch { /* nothing to keep */ }
+});
+addEventListener('pageshow', (e) => {
+  // Back from the back-forward cache: this page is still the one holding its lock.
+  if (e.persisted) try { sessionStorage.removeItem(LEAVING); } catch { /* as above */ }
+});
 
 /** Holds the lock that says this tab shows session `id` (letting go of the last one). */
 export function sessionsHold(id) {
+  shown = id;
   if (release) { release(); release = null; }
   if (!navigator.locks) return;
   let let_go;
@@ -96,5 +117,9 @@ export function sessionsHold(id) {
 export async function sessionsHeld() {
   if (!navigator.locks) return [];
   const { held } = await navigator.locks.query();
-  return held.map((l) => l.name).filter((n) => n.startsWith(PREFIX)).map((n) => n.slice(PREFIX.length));
+  return held
+    .map((l) => l.name)
+    .filter((n) => n.startsWith(PREFIX))
+    .map((n) => n.slice(PREFIX.length))
+    .filter((id) => id !== leftBehind || id === shown);
 }
