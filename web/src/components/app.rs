@@ -21,7 +21,7 @@ use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel};
-use super::workshop::use_workshop;
+use super::workshop::{use_setup, use_workshop};
 use crate::driver::Driver;
 use crate::i18n::Lang;
 use crate::i18n::{t, tf, K};
@@ -109,7 +109,7 @@ pub fn app() -> Html {
         *compare_opened.borrow_mut() = true;
     }
     let (workshop, toggle_workshop) = use_workshop();
-    let setup = use_state_eq(|| false);
+    let (setup, toggle_setup) = use_setup();
     let on_target = {
         let set = targeted.setter();
         use_callback((), move |s: Vec<String>, _| set.set(s))
@@ -158,8 +158,8 @@ pub fn app() -> Html {
     let view = FullView {
         workshop,
         toggle_workshop,
-        setup: *setup,
-        on_setup: Callback::from(move |()| setup.set(!*setup)),
+        setup,
+        on_setup: toggle_setup,
         compare_opened: *compare_opened.borrow(),
         published,
         on_compare,
