@@ -540,10 +540,15 @@ impl Playground {
     /// Takes in the engine's view: the frame (carrying over unchanged shards' chunks), the
     /// settings, and the console lines it printed.
     fn take_view(&mut self, view: Rc<PageView>) {
+        // The frame is moved out of the view, not copied: the page keeps one copy of the
+        // picture (in `frame`), and a workload's answers carry every changed shard's chunks.
+        let mut view = Rc::unwrap_or_clone(view);
+        let frame = std::mem::take(&mut view.frame);
         // A replay's slice without its picture (an empty frame) leaves the picture shown.
-        if !(view.replay.is_some() && view.frame.ns.is_empty()) {
-            self.frame = Rc::new(merge_frame(&self.frame, &view.frame));
+        if !(view.replay.is_some() && frame.ns.is_empty()) {
+            self.frame = Rc::new(merge_into(&self.frame, frame));
         }
+        let view = Rc::new(view);
         let s = &view.settings;
         self.settings.ns = s.ns.clone();
         if !s.key.is_empty() {
@@ -740,13 +745,18 @@ impl Reducible for Playground {
 
 /// `next` with the chunks of each shard it leaves out (`chunks: None`) taken from `previous`.
 pub fn merge_frame(previous: &Frame, next: &Frame) -> Frame {
-    let mut frame = next.clone();
+    merge_into(previous, next.clone())
+}
+
+/// [`merge_frame`], taking the next frame as it is.
+fn merge_into(previous: &Frame, mut frame: Frame) -> Frame {
+    let next_ns = frame.ns.clone();
     for shard in &mut frame.shards {
         if shard.chunks.is_none() {
             shard.chunks = previous
                 .shards
                 .iter()
-                .find(|s| s.name == shard.name && previous.ns == next.ns)
+                .find(|s| s.name == shard.name && previous.ns == next_ns)
                 .and_then(|s: &ShardFrame| s.chunks.clone())
                 .or_else(|| Some(Vec::new()));
         }
