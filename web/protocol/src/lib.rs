@@ -360,41 +360,28 @@ pub struct CompareColumn {
 /// The engine's answer to one request.
 ///
 /// On the wire it is `{id, result}` or `{id, error}`, read in one pass through
-/// [`ResponseWire`] (a flattened field would make a reader buffer the whole answer first).
+/// [`ResponseWire`] (reading a flattened field would buffer the whole answer first).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(into = "ResponseWire", try_from = "ResponseWire")]
+#[serde(try_from = "ResponseWire")]
 pub struct Response {
     /// The request's `id`.
     pub id: u64,
     /// `result` or `error`.
+    #[serde(flatten)]
     pub outcome: Outcome,
 }
 
-/// A [`Response`] as it crosses: exactly one of `result` and `error` is present.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A [`Response`] as it is read: exactly one of `result` and `error` is present.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct ResponseWire {
     /// The request's `id`.
     pub id: u64,
     /// The result, when the request was carried out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub result: Option<Reply>,
     /// The error, when it was refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub error: Option<EngineError>,
-}
-
-impl From<Response> for ResponseWire {
-    fn from(r: Response) -> Self {
-        let (result, error) = match r.outcome {
-            Outcome::Result(reply) => (Some(reply), None),
-            Outcome::Error(e) => (None, Some(e)),
-        };
-        ResponseWire {
-            id: r.id,
-            result,
-            error,
-        }
-    }
 }
 
 impl TryFrom<ResponseWire> for Response {
