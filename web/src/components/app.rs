@@ -302,7 +302,7 @@ impl FullView {
                 <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
                 <div class="lower">
                     <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                    <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
                     busy={state.in_flight > 0 && !state.playing} />
                 </div>
                 <Insights state={(**state).clone()} />
@@ -729,7 +729,7 @@ fn embed_view(
                 <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
             }
             if !options.hides("console") {
-                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
                     busy={state.in_flight > 0 && !state.playing} />
             }
         </div>

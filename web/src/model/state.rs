@@ -191,6 +191,9 @@ pub struct Playground {
     pub speed: u32,
     /// The console's lines.
     pub console: Rc<Vec<ConsoleLine>>,
+    /// How many lines the console dropped or replaced before its first: the first line's
+    /// number, which keys the lines, so that dropping the oldest redraws none of the rest.
+    pub console_first: u64,
     /// Commands typed in the console, oldest first.
     pub history: Rc<Vec<String>>,
     /// A notice for the user.
@@ -329,6 +332,7 @@ impl Playground {
             passing: false,
             speed: 4,
             console: Rc::new(Vec::new()),
+            console_first: 0,
             history: Rc::new(Vec::new()),
             notice: None,
             rev: 0,
@@ -565,6 +569,7 @@ impl Playground {
         if view.replay.is_some() || self.view.replay.is_some() {
             // A replay's pictures say how far it has come, each in place of the last, and
             // its end says what it restored.
+            self.console_first += self.console.len() as u64;
             self.console = Rc::new(view.lines.clone());
         } else if !view.lines.is_empty() {
             let mut console = (*self.console).clone();
@@ -572,6 +577,7 @@ impl Playground {
             // Keep the console to a readable length.
             let excess = console.len().saturating_sub(400);
             console.drain(..excess);
+            self.console_first += excess as u64;
             self.console = Rc::new(console);
         }
         if let Some(text) = &view.notice {
