@@ -9,9 +9,10 @@ use wasm_bindgen::JsCast;
 /// The channel's name.
 const NAME: &str = "shardlab-scenes";
 
-/// What crosses the channel.
+/// What crosses the channel: serde's own (external) tagging, `"hello"` or
+/// `{"go": {"to": 2}}`, which decodes in one pass (a tag inside the object would buffer it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub enum Cue {
     /// A presenter view opened: the page answers with [`Cue::Show`].
     Hello,
