@@ -74,7 +74,7 @@ fn to_number(v: &Bson) -> f64 {
         Bson::Boolean(b) => f64::from(u8::from(*b)),
         Bson::Null => 0.0,
         Bson::String(s) if s.trim().is_empty() => 0.0,
-        Bson::String(s) => crate::values::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
+        Bson::String(s) => s.trim().parse().unwrap_or(f64::NAN),
         Bson::DateTime(d) => d.timestamp_millis() as f64,
         _ => f64::NAN,
     }

@@ -128,10 +128,10 @@ pub(crate) fn number(v: &Value) -> f64 {
         Bson::Null => 0.0,
         Bson::DateTime(d) => d.timestamp_millis() as f64,
         Bson::String(s) => string_to_number(s),
-        Bson::Decimal128(d) => {
-            let text = crate::values::decimal::Decimal::from_bson(d).to_string();
-            crate::values::float::parse_f64(&text).unwrap_or(f64::NAN)
-        }
+        Bson::Decimal128(d) => crate::values::decimal::Decimal::from_bson(d)
+            .to_string()
+            .parse()
+            .unwrap_or(f64::NAN),
         _ => f64::NAN,
     }
 }
@@ -152,7 +152,7 @@ fn string_to_number(s: &str) -> f64 {
         {
             f64::NAN
         }
-        _ => crate::values::float::parse_f64(t).unwrap_or(f64::NAN),
+        _ => t.parse().unwrap_or(f64::NAN),
     }
 }
 
@@ -526,7 +526,7 @@ fn parse_float(s: &str) -> f64 {
         .unwrap_or(0);
     (0..=end)
         .rev()
-        .find_map(|e| crate::values::float::parse_f64(&t[..e]))
+        .find_map(|e| t[..e].parse::<f64>().ok())
         .unwrap_or(f64::NAN)
 }
 
