@@ -6,7 +6,6 @@ pub(crate) mod bigint;
 pub mod decimal;
 pub(crate) mod encoding;
 pub mod error;
-pub(crate) mod float;
 pub mod hash;
 pub mod inspect;
 pub mod js;

@@ -152,7 +152,7 @@ fn int32(c: &Call, _: &mut EvalContext) -> Result<Bson, EvalError> {
     let n = match c.arg(0) {
         None => 0.0,
         Some(Bson::String(s)) if number_int => parse_int(s).unwrap_or(f64::NAN),
-        Some(Bson::String(s)) => crate::values::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
+        Some(Bson::String(s)) => s.trim().parse::<f64>().unwrap_or(f64::NAN),
         Some(Bson::Int64(i)) => *i as f64,
         Some(v) => to_number(v).ok_or_else(|| c.bad("expected a number or a string"))?,
     };
@@ -205,7 +205,7 @@ fn decimal(c: &Call, _: &mut EvalContext) -> Result<Bson, EvalError> {
 fn double(c: &Call, _: &mut EvalContext) -> Result<Bson, EvalError> {
     let n = match c.arg(0) {
         None => 0.0,
-        Some(Bson::String(s)) => crate::values::float::parse_f64(s.trim()).unwrap_or(f64::NAN),
+        Some(Bson::String(s)) => s.trim().parse::<f64>().unwrap_or(f64::NAN),
         Some(Bson::Int64(i)) => *i as f64,
         Some(v) => to_number(v).ok_or_else(|| c.bad("expected a number"))?,
     };

@@ -809,7 +809,9 @@ impl Lexer<'_> {
                     return Err(self.bad_number(begin, start));
                 }
             }
-            value = crate::values::float::parse_f64(&text)
+            value = text
+                .parse::<f64>()
+                .ok()
                 .ok_or_else(|| self.bad_number(begin, start))?;
         }
         if self.peek().is_some_and(is_ident_continue) {

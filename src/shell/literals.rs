@@ -33,7 +33,7 @@ pub(super) fn parse_int(s: &str) -> Option<f64> {
     if end == 0 {
         return None;
     }
-    let v = crate::values::float::parse_f64(&t[..end])?;
+    let v = t[..end].parse::<f64>().ok()?;
     Some(if neg { -v } else { v })
 }
 
@@ -146,7 +146,7 @@ pub(super) fn parse_double_string(s: &str) -> Option<f64> {
             return None;
         }
     }
-    crate::values::float::parse_f64(s)
+    s.parse::<f64>().ok()
 }
 
 /// JavaScript's `ToNumber` for the values a script can hold; `None` for those it does not

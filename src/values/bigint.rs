@@ -1,6 +1,5 @@
-//! A minimal unsigned big integer, for the few places that need exact arithmetic past
-//! 128 bits: comparing a Decimal128 with a double (`decimal.rs`) and correctly rounded
-//! decimal-to-double parsing (`float.rs`).
+//! A minimal unsigned big integer, for exact arithmetic past 128 bits: comparing a
+//! Decimal128 with a double (`decimal.rs`).
 
 use std::cmp::Ordering;
 
@@ -63,51 +62,6 @@ impl BigUint {
             }
         }
         self.limbs.splice(0..0, std::iter::repeat_n(0, whole));
-    }
-
-    /// Divides by 2, dropping the remainder.
-    fn shr1(&mut self) {
-        let mut carry = 0u32;
-        for limb in self.limbs.iter_mut().rev() {
-            let next = *limb << 31;
-            *limb = (*limb >> 1) | carry;
-            carry = next;
-        }
-    }
-
-    /// The number of significant bits (0 for zero).
-    pub(crate) fn bits(&self) -> u64 {
-        match self.significant() {
-            0 => 0,
-            n => (n as u64 - 1) * 32 + u64::from(32 - self.limbs[n - 1].leading_zeros()),
-        }
-    }
-
-    /// `self -= other`, where `other ≤ self`.
-    fn sub(&mut self, other: &BigUint) {
-        let mut borrow = 0i64;
-        for (i, limb) in self.limbs.iter_mut().enumerate() {
-            let v = i64::from(*limb) - i64::from(other.limbs.get(i).copied().unwrap_or(0)) - borrow;
-            borrow = i64::from(v < 0);
-            *limb = v.rem_euclid(1 << 32) as u32;
-        }
-    }
-
-    /// `(self / den, self % den != 0)` for a quotient known to be below 2^67: restoring
-    /// division, one quotient bit at a time.
-    pub(crate) fn div_small_quotient(mut self, den: &BigUint) -> (u128, bool) {
-        let mut shifted = den.clone();
-        shifted.shl(66);
-        let mut q = 0u128;
-        for _ in 0..=66 {
-            q <<= 1;
-            if self >= shifted {
-                self.sub(&shifted);
-                q |= 1;
-            }
-            shifted.shr1();
-        }
-        (q, self.significant() > 0)
     }
 
     /// The number of limbs up to the highest nonzero one.

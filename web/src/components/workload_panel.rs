@@ -169,22 +169,24 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
         (done as f64 / w.total as f64).min(1.0)
     };
     let (position, len) = (state.view.position.position, state.view.position.length);
+    // Until the engine has answered for this session, there is nothing to step or play.
+    let ready = state.ready;
     html! {
         <>
             <div class="buttons" role="group" aria-label={t(K::WorkloadPanelPlayback)}>
                 <button data-testid="step-back" title={t(K::WorkloadPanelStepBack)} aria-label={t(K::WorkloadPanelStepBack2)}
-                    disabled={position == 0} onclick={dispatch.reform(|_| Action::StepBack)}>{ t(K::GuideBack) }</button>
+                    disabled={position == 0 || !ready} onclick={dispatch.reform(|_| Action::StepBack)}>{ t(K::GuideBack) }</button>
                 if state.playing {
                     <button data-testid="pause" class="primary" aria-label={t(K::CompareViewPause)} title={t(K::WorkloadPanelPauseSpace)}
                         onclick={dispatch.reform(|_| Action::Pause)}>{ t(K::CompareViewPause) }</button>
                 } else {
                     <button data-testid="play" class="primary" aria-label={t(K::CompareViewPlay)} title={t(K::WorkloadPanelPlaySpace)}
-                        onclick={dispatch.reform(|_| Action::Play)}>{ t(K::CompareViewPlay) }</button>
+                        disabled={!ready} onclick={dispatch.reform(|_| Action::Play)}>{ t(K::CompareViewPlay) }</button>
                 }
                 <button data-testid="step" title={t(K::WorkloadPanelStep)} aria-label={t(K::WorkloadPanelStep2)}
-                    onclick={dispatch.reform(|_| Action::Step)}>{ t(K::CompareViewStep) }</button>
+                    disabled={!ready} onclick={dispatch.reform(|_| Action::Step)}>{ t(K::CompareViewStep) }</button>
                 <button data-testid="pass-time" aria-pressed={state.passing.to_string()}
-                    title={t(K::WorkloadPanelLetSimulatedTimePassTwo)}
+                    title={t(K::WorkloadPanelLetSimulatedTimePassTwo)} disabled={!ready}
                     onclick={dispatch.reform(|_| Action::PassTime)}>
                     { if state.passing { t(K::WorkloadPanelStopTheClock) } else { t(K::WorkloadPanelLetTimePass) } }
                 </button>

@@ -168,6 +168,21 @@ impl Driver {
         if s.replaying.is_some() {
             return self.while_replaying(action);
         }
+        // Before the engine has answered for this session (it may not be open yet), a
+        // shortcut has nothing to step or play: the buttons wait the same way, disabled.
+        if !s.ready
+            && matches!(
+                action,
+                Action::Step
+                    | Action::StepBack
+                    | Action::Jump(_)
+                    | Action::Fork
+                    | Action::Play
+                    | Action::PassTime
+            )
+        {
+            return;
+        }
         match &action {
             Action::Cancel => {
                 // Set first: the requests in flight fail, and the restart reads it, while
@@ -260,7 +275,7 @@ impl Driver {
     /// One tick of the timer: the workload's next batch, or a `sleep` step, unless the
     /// engine is still busy with the previous one.
     fn tick(&self, s: &Playground) {
-        if s.in_flight > 0 || !(s.playing || s.passing) {
+        if s.in_flight > 0 || !s.ready || !(s.playing || s.passing) {
             return;
         }
         let echo = s.echo_batch;
