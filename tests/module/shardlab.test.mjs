@@ -166,6 +166,9 @@ test('heat, inspect and compare: the panels\' answers, read from the session', a
   assert.ok(rows[0].hottestShardShare > rows[1].hottestShardShare);
   await assert.rejects(s.compare({ ...spec, columns: [{ key: '{x: "hashed", y: "hashed"}', version: '8.0' }] }),
     { name: 'ShardLabError', message: /can contain at most one 'hashed' field/ });
+  // Left out, the batch and the chunk size are the engine's defaults: the same rows.
+  const { batch: _batch, chunkSize: _chunkSize, ...defaults } = spec;
+  assert.deepEqual(await s.compare(defaults), rows, 'batch 25 and 32 KiB chunks by default');
   assert.equal((await s.cluster('test.events')).docs, 6000, 'comparing leaves the session as it was');
   s.dispose();
 });

@@ -585,9 +585,8 @@ export class ShardLabElement extends Base {
     return {
       columns: keys.map((key) => ({ key: key.slice(0, 200), version })),
       workload: this.#choice('compare-workload', COMPARE_WORKLOADS, 'monotonic'),
-      batch: 25,
+      // The batch and the chunk size are the engine's defaults, the Compare tab's.
       ticks: 40,
-      chunkSize: 32 * 1024,
     };
   }
 

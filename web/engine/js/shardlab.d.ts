@@ -177,12 +177,12 @@ export interface CompareSpec {
   /** One row each, 1 to 3. */
   columns: { key: string; version: '3.6' | '5.0' | '8.0' }[];
   workload: 'monotonic' | 'decreasing' | 'uniform';
-  /** Documents each workload command inserts. */
-  batch: number;
+  /** Documents each workload command inserts (25 when left out). */
+  batch?: number;
   /** Workload commands to run. */
   ticks: number;
-  /** The chunk size in bytes. */
-  chunkSize: number;
+  /** The chunk size in bytes (32 KiB when left out). */
+  chunkSize?: number;
 }
 
 /** One configuration's summary after a comparison. */

@@ -323,12 +323,29 @@ pub struct CompareSpec {
     pub columns: Vec<CompareColumn>,
     /// The workload's name (`monotonic`, `uniform`, ...).
     pub workload: String,
-    /// Documents each workload command inserts.
+    /// Documents each workload command inserts ([`COMPARE_BATCH`] when left out).
+    #[serde(default = "compare_batch")]
     pub batch: u32,
     /// Workload commands to run, at most [`MAX_COMPARE_TICKS`].
     pub ticks: u32,
-    /// The chunk size in bytes every column uses.
+    /// The chunk size in bytes every column uses ([`COMPARE_CHUNK_SIZE`] when left out).
+    #[serde(default = "compare_chunk_size")]
     pub chunk_size: u64,
+}
+
+/// The documents a comparison's workload command inserts unless told otherwise: the Compare
+/// tab's and the element's.
+pub const COMPARE_BATCH: u32 = 25;
+/// The chunk size a comparison uses unless told otherwise (32 KiB: a few hundred
+/// documents make the first splits).
+pub const COMPARE_CHUNK_SIZE: u64 = 32 * 1024;
+
+fn compare_batch() -> u32 {
+    COMPARE_BATCH
+}
+
+fn compare_chunk_size() -> u64 {
+    COMPARE_CHUNK_SIZE
 }
 
 /// The collection every Compare column shards and fills.

@@ -77,10 +77,10 @@ impl Default for Comparison {
         let mut c = Comparison {
             columns: Vec::new(),
             workload: "monotonic".to_string(),
-            batch: 25,
+            batch: shardlab_protocol::COMPARE_BATCH,
             // Like the monotonic lesson, ends between two splits of the top chunk.
             total: 900,
-            chunk_size: 32 * 1024,
+            chunk_size: shardlab_protocol::COMPARE_CHUNK_SIZE,
             ticks: 0,
             playing: false,
             rev: 0,
