@@ -29,8 +29,7 @@ pub(crate) mod zone_chunks;
 pub use crate::values::error::ClusterError;
 pub use analyze::{
     analyze_shard_key, analyze_shard_key_with, distribution_skipped_message,
-    distribution_skipped_note, distribution_skipped_reason, AnalyzeOptions,
-    QuerySample,
+    distribution_skipped_note, distribution_skipped_reason, AnalyzeOptions, QuerySample,
 };
 pub use background::Background;
 pub use balancer::{

@@ -37,9 +37,11 @@ fn main() {
         // and its lessons' words (`preset.*`) come with their English from the engine, so
         // the page keeps only other languages' words for them: the core's text stays out
         // of the page's wasm.
-        let compiled = if ["explain.", "event.", "heat.", "analyze.", "engine.", "preset."]
-            .iter()
-            .any(|prefix| id.starts_with(prefix))
+        let compiled = if [
+            "explain.", "event.", "heat.", "analyze.", "engine.", "preset.",
+        ]
+        .iter()
+        .any(|prefix| id.starts_with(prefix))
         {
             ""
         } else {

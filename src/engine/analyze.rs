@@ -27,9 +27,9 @@
 //!   shape, not by how many ranges it hits), and `numReadsByRange` counts every range a
 //!   query touches. The `$sample` here is drawn from the cluster's seed, so it repeats.
 
-use crate::engine::message::{msg, Message};
 use crate::engine::chunks::{Chunk, RoutingTable};
 use crate::engine::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
+use crate::engine::message::{msg, Message};
 use crate::engine::targeting::{self, TargetKind};
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
 use crate::support::rng::SplitMix64;

@@ -42,14 +42,26 @@ impl ZoneChange {
     fn message(&self) -> Message {
         match self {
             ZoneChange::Joined { shard, zone } => {
-                msg!("event.zone.joined", shard = shard.as_str(), zone = zone.as_str())
+                msg!(
+                    "event.zone.joined",
+                    shard = shard.as_str(),
+                    zone = zone.as_str()
+                )
             }
             ZoneChange::Left { shard, zone } => {
-                msg!("event.zone.left", shard = shard.as_str(), zone = zone.as_str())
+                msg!(
+                    "event.zone.left",
+                    shard = shard.as_str(),
+                    zone = zone.as_str()
+                )
             }
             ZoneChange::RangeRemoved { ns } => msg!("event.zone.range_removed", ns = ns.as_str()),
             ZoneChange::RangeAdded { zone, ns } => {
-                msg!("event.zone.range_added", zone = zone.as_str(), ns = ns.as_str())
+                msg!(
+                    "event.zone.range_added",
+                    zone = zone.as_str(),
+                    ns = ns.as_str()
+                )
             }
         }
     }

@@ -7,8 +7,8 @@
 
 use crate::held::{Held, PageState, PendingReplay};
 use crate::panels::message_view;
-use shardlab::engine::{Arg, Message};
 use crate::view_model::{bar_position, cluster_view, ClusterView};
+use shardlab::engine::{Arg, Message};
 use shardlab::sim::{
     from_json, from_query, to_json, to_query, to_query_checked, LatestInserts, Scenario, Timeline,
     TimelineError, HOT_WINDOW,
@@ -17,9 +17,8 @@ use shardlab::workload::presets::{self, generate_command, Preset, PRESETS};
 use shardlab::{ClusterConfig, Outcome, VersionMode};
 use shardlab_protocol::{
     Act, ArgView, Catalog, CollectionInfo, EngineError, Event, Landed, LessonInfo, MessageView,
-    PageLine, PageLineKind,
-    PageSetup, PageView, Position, ReplayProgress, Reply, Start, VersionInfo, ViewSettings,
-    WorkloadSpec, PASS_TIME_MS,
+    PageLine, PageLineKind, PageSetup, PageView, Position, ReplayProgress, Reply, Start,
+    VersionInfo, ViewSettings, WorkloadSpec, PASS_TIME_MS,
 };
 
 /// The first console line of a session opened from the settings (the English of

@@ -335,7 +335,10 @@ fn every_engine_message_is_a_template_and_named() {
     assert!(named.len() >= 8, "{named:?}");
     let templates = shardlab::engine::MESSAGES;
     for id in &named {
-        assert!(templates.iter().any(|(t, _)| t == id), "{id} is no template");
+        assert!(
+            templates.iter().any(|(t, _)| t == id),
+            "{id} is no template"
+        );
     }
     for (id, _) in templates.iter().filter(|(id, _)| id.starts_with("engine.")) {
         assert!(named.iter().any(|n| n == id), "{id} is never named");
