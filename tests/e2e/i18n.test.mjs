@@ -172,6 +172,8 @@ test('i18n: the heatmap\'s axis and pattern sentences in Chinese, and back in En
   assert.match(said, new RegExp(`^${zh['heat.name.hot_edge']} 第一步之后的插入中有 \\d+% ${zh['heat.side.above']}之前的每个键`), said);
   assert.match(said, /MaxKey/);
   assert.doesNotMatch(said, /\b(inserts|above|hot edge)\b/, said);
+  // The glossary term in the heatmap's caption is named in Chinese too.
+  assert.equal(await page.locator('.heat-intro [data-term="heat"]').innerText(), zh['heatmap.heat']);
   const axisSaid = await axis.innerText();
   assert.match(axisSaid, /^纵轴：.*（这里共 \d+ 条）/, axisSaid);
   assert.doesNotMatch(axisSaid, /Up the side/, axisSaid);
@@ -316,6 +318,23 @@ test('i18n: "Recent sessions" names the sessions the page named in Chinese, and 
   await context.close();
 });
 
+test('i18n: the Compare tab\'s table caption in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('tab-compare').click();
+  const caption = page.locator('[data-testid="compare-table"] caption');
+  await caption.waitFor();
+  const said = await caption.innerText();
+  const window = said.match(/最近 (\d+) 次插入/)?.[1];
+  assert.ok(window, said);
+  assert.equal(said, zhf('compare_view.where_the_writes_went', { window }));
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.match(await caption.innerText(), new RegExp(`^Where the writes went, .* counts the latest ${window} inserts`));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const [locale, lessons] of [['en-US', enLessons], ['zh-CN', zhLessons]]) {
   test(`i18n: a guided lesson end to end in ${locale}`, async () => {
     const { page, errors, context } = await openIn(locale);
@@ -393,6 +412,9 @@ test('i18n: a share link made in Chinese carries lang=zh-CN and opens the same c
   await speaks(page, 'zh-CN');
   await page.getByTestId('position').filter({ hasText: position }).waitFor();
   assert.deepEqual(await readChunks(page), chunks);
+  // The console says what the link restored, in Chinese.
+  const restored = await consoleLines(page);
+  assert.ok(restored.some((l) => /^已恢复一个共 \d+ 步的场景，当前在第 \d+ 步。$/.test(l)), `${restored}`);
   // The embedded view takes the language from its address too.
   await page.goto(`${env.server.url}?embed=1&preset=monotonic&lang=zh-CN`);
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');

@@ -465,7 +465,7 @@ fn intro() -> Html {
     html! {
         <p class="muted heat-intro">
             { t(K::HeatmapEachColumnIsAStep) }
-            <Term id="heat" label="heat" />
+            <Term id="heat" label={t(K::HeatmapHeat)} />
             { t(K::HeatmapHowManyDocumentsEachRange) }
         </p>
     }
