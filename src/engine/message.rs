@@ -150,6 +150,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("engine.console.restored", "Restored a scenario of {steps} steps, at step {position}."),
     ("engine.notice.workload_full", "{ns} already holds {count} documents, the workload's total of {total}. Raise Total to insert more."),
     ("engine.notice.past_end", "position {requested} is past the end of the timeline ({len} steps)"),
+    ("engine.plan.no_command", "{version} mode has no {command}."),
+    ("engine.plan.refine_prefix", "Refining only adds fields after the current key's: {key} does not start with {old}."),
     ("engine.heat.no_collection", "No collection to show yet."),
     ("engine.heat.no_steps", "No steps yet: nothing has happened on the timeline."),
     ("engine.heat.not_sharded", "{ns} is not sharded at this step, so it has no key space to draw. Shard it (or pick a sharded collection) to see where its inserts land."),

@@ -4,13 +4,12 @@
 //! that the page shows the same figures and sentences while holding no core.
 
 use crate::held::Held;
-use crate::queries::{bound_text, key_text};
+use crate::queries::{bound_text, key_text, message_view};
 use bson::{Bson, Document};
 use shardlab::engine::{distribution_skipped_note, Arg, EventKind, Message};
 use shardlab::{KeyValue, Session};
 use shardlab_protocol::{
-    Analysis, ArgView, Call, EngineError, EventRow, FitView, InsightsView, MessageView, Reply,
-    StepPoint, MAX_EVENTS,
+    Analysis, Call, EngineError, EventRow, FitView, InsightsView, Reply, StepPoint, MAX_EVENTS,
 };
 #[cfg(feature = "insight")]
 use {
@@ -553,23 +552,6 @@ fn chunk_docs(
             .collect(),
         explanations: explanations(cluster.explain_chunk(ns, &page.min)),
     })
-}
-
-/// A message of the core's (an explanation's sentence, an event) as the protocol
-/// carries it.
-pub(crate) fn message_view(m: &shardlab::engine::Message) -> MessageView {
-    let arg = |a: &shardlab::engine::Arg| match a {
-        shardlab::engine::Arg::Text(text) => ArgView::Text(text.clone()),
-        shardlab::engine::Arg::Message(m) => ArgView::Message(message_view(m)),
-    };
-    MessageView {
-        id: m.id.to_string(),
-        args: m
-            .args
-            .iter()
-            .map(|(n, v)| (n.to_string(), arg(v)))
-            .collect(),
-    }
 }
 
 /// Explanations as the inspector lists them, or MongoDB's error.

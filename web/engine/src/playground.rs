@@ -6,7 +6,7 @@
 //! sends [`Act::Finish`], so nothing here reads a clock.
 
 use crate::held::{Held, PageState, PendingReplay};
-use crate::panels::message_view;
+use crate::queries::message_view;
 use crate::view_model::{bar_position, cluster_view, ClusterView};
 use shardlab::engine::{Arg, Message};
 use shardlab::sim::{

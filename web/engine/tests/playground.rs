@@ -325,6 +325,7 @@ fn every_engine_message_is_a_template_and_named() {
     let code = [
         include_str!("../src/playground.rs"),
         include_str!("../src/panels.rs"),
+        include_str!("../src/queries.rs"),
     ]
     .concat();
     let named: Vec<String> = code

@@ -298,6 +298,13 @@ pub enum SetupPlan {
         refine: Result<String, String>,
         /// The reshard script, or why this version cannot reshard.
         reshard: Result<String, String>,
+        /// Why refine is closed, as a message of the page's text catalogue (the error's
+        /// English is `refine`'s).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refine_words: Option<crate::MessageView>,
+        /// Why reshard is closed, as a message of the page's text catalogue.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reshard_words: Option<crate::MessageView>,
         /// The script that drops the collection and shards it again.
         over: String,
     },
