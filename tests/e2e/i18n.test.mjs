@@ -318,6 +318,29 @@ test('i18n: "Recent sessions" names the sessions the page named in Chinese, and 
   await context.close();
 });
 
+test('i18n: changing the key of a collection with documents: the choice and why refine is closed, in Chinese', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('step').click();
+  await page.getByTestId('summary').filter({ hasText: '25 个文档' }).waitFor();
+  await openSetup(page);
+  await page.getByTestId('shard-key').fill('{y: 1}');
+  await page.getByRole('button', { name: zh['controls.change_the_key'] }).click();
+  const choice = page.getByTestId('key-change');
+  await choice.waitFor();
+  const values = { ns: 'test.events', docs: 25, old: '{ x: 1 }', new_key: '{ y: 1 }' };
+  assert.equal(await choice.locator('p').first().innerText(), zhf('controls.ns_holds_docs_sharded_on', values));
+  assert.ok(await page.getByTestId('key-refine').isDisabled());
+  const closed = zhf('engine.plan.refine_prefix', { key: '{ y: 1 }', old: '{ x: 1 }' });
+  await choice.getByText(closed).waitFor();
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  await choice.getByText("Refining only adds fields after the current key's: { y: 1 } does not start with { x: 1 }.").waitFor();
+  assert.match(await choice.locator('p').first().innerText(), /^test\.events holds 25 documents sharded on \{ x: 1 \}\. How should it move to \{ y: 1 \}\?/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('i18n: the Compare tab\'s table caption in Chinese, and back in English', async () => {
   const { page, errors, context } = await openIn('zh-CN');
   await speaks(page, 'zh-CN');
