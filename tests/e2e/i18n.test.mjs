@@ -13,6 +13,12 @@ const zhLessons = JSON.parse(await readFile('static/i18n/lessons.zh-CN.json', 'u
 const enLessons = JSON.parse(await readFile('static/lessons.json', 'utf8'));
 const zh = JSON.parse(await readFile('static/i18n/zh-CN.json', 'utf8'));
 
+/** The console's own lines (not echoes, not errors), oldest first. */
+const consoleLines = (page) => page.locator('[data-testid="console-output"] .line.out').allInnerTexts();
+
+/** `zh[key]` with its `{name}` placeholders filled from `values`. */
+const zhf = (key, values = {}) => Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), zh[key]);
+
 /** A fresh page in a browser whose preferred language is `locale`. */
 async function openIn(locale, query = '', viewport = { width: 1400, height: 1000 }) {
   const context = await env.browser.newContext({ locale, viewport });
@@ -43,6 +49,10 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   // Counts follow the language's plural rules: "3 个分片" has no English plural.
   const summary = await page.getByTestId('summary').innerText();
   assert.match(summary, HAN, summary);
+  // The exported picture is titled in Chinese, the key as mongosh prints it.
+  const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
+  const svg = await readFile(await svgDownload.path(), 'utf8');
+  assert.ok(svg.includes(zhf('share_bar.picture_title', { ns: 'test.events', key: '{ x: 1 }' })), svg.slice(0, 400));
   // The engine's answer to "where did it land?" comes worded in Chinese, with mongosh's
   // values as mongosh prints them.
   await page.getByTestId('insert-doc').fill('{x: 5}');
@@ -185,12 +195,6 @@ test('i18n: the heatmap\'s axis and pattern sentences in Chinese, and back in En
   assert.deepEqual(errors, []);
   await context.close();
 });
-
-/** The console's own lines (not echoes, not errors), oldest first. */
-const consoleLines = (page) => page.locator('[data-testid="console-output"] .line.out').allInnerTexts();
-
-/** `zh[key]` with its `{name}` placeholders filled from `values`. */
-const zhf = (key, values = {}) => Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), zh[key]);
 
 test('i18n: the console\'s welcome and a lesson\'s opening line in Chinese, and back in English', async () => {
   const { page, errors, context } = await openIn('zh-CN');
