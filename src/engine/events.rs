@@ -379,3 +379,49 @@ pub fn inserts_per_shard<'a>(
     }
     counts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zone event's line is the same English as ever, and a message a page words.
+    #[test]
+    fn zone_events_say_what_changed() {
+        let (shard, zone, ns) = ("shard01".to_string(), "EU".to_string(), "test.people");
+        let cases = [
+            (
+                ZoneChange::Joined {
+                    shard: shard.clone(),
+                    zone: zone.clone(),
+                },
+                "event.zone.joined",
+                "shard01 joined zone EU",
+            ),
+            (
+                ZoneChange::Left {
+                    shard,
+                    zone: zone.clone(),
+                },
+                "event.zone.left",
+                "shard01 left zone EU",
+            ),
+            (
+                ZoneChange::RangeRemoved { ns: ns.to_string() },
+                "event.zone.range_removed",
+                "removed a zone range of test.people",
+            ),
+            (
+                ZoneChange::RangeAdded {
+                    zone,
+                    ns: ns.to_string(),
+                },
+                "event.zone.range_added",
+                "zone EU got a range of test.people",
+            ),
+        ];
+        for (change, id, english) in cases {
+            let m = EventKind::Zone { change }.message_with(&|_| String::new());
+            assert_eq!((m.id, m.english().as_str()), (id, english));
+        }
+    }
+}

@@ -410,7 +410,18 @@ fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
     assert!(!zero.frame.sharded && zero.step.is_none());
     let past = act(&mut e, Act::Jump { to: 99 });
     assert_eq!(past.position, zero.position);
-    assert!(past.notice.is_some());
+    // The timeline's own words, and the same as a message for a page to word.
+    let len = past.position.length;
+    assert_eq!(
+        past.notice,
+        Some(format!(
+            "position 99 is past the end of the timeline ({len} steps)"
+        ))
+    );
+    assert_eq!(
+        past.notice_words.map(|m| m.id),
+        Some("engine.notice.past_end".to_string())
+    );
     act(&mut e, Act::Jump { to: 3 });
     let (reply, events) = send(&mut e, "page", Call::Act(Act::Fork));
     let forked = page_of(reply.unwrap());

@@ -301,10 +301,10 @@ pub enum SetupPlan {
         /// Why refine is closed, as a message of the page's text catalogue (the error's
         /// English is `refine`'s).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        refine_words: Option<crate::MessageView>,
+        refine_words: Option<Box<crate::MessageView>>,
         /// Why reshard is closed, as a message of the page's text catalogue.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        reshard_words: Option<crate::MessageView>,
+        reshard_words: Option<Box<crate::MessageView>>,
         /// The script that drops the collection and shards it again.
         over: String,
     },

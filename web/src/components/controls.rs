@@ -267,9 +267,12 @@ fn change_key_view(
         return html! {};
     };
     // Why a way is closed, in the page's language (the engine's English otherwise).
-    let why = |r: &Result<String, String>, words: &Option<shardlab_protocol::MessageView>| {
+    let why = |r: &Result<String, String>, words: &Option<Box<shardlab_protocol::MessageView>>| {
         let english = r.as_ref().err()?;
-        Some(crate::i18n::messages(words.as_slice()).unwrap_or_else(|| english.clone()))
+        let worded = words
+            .as_deref()
+            .and_then(|m| crate::i18n::messages(std::slice::from_ref(m)));
+        Some(worded.unwrap_or_else(|| english.clone()))
     };
     let (refine_why, reshard_why) = (why(refine, refine_words), why(reshard, reshard_words));
     html! {
