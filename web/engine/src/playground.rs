@@ -154,7 +154,7 @@ fn from_lesson(id: &str) -> Result<(Held, PageState, Printed), EngineError> {
     Ok((held, state, printed))
 }
 
-/// A lesson's opening line, "Lesson: <title>. <text>", its title and text worded by the
+/// A lesson's opening line, "Lesson: ‹title›. ‹text›", its title and text worded by the
 /// page from the catalogue's `preset.<id>.title` and `.text`.
 fn lesson_line(preset: &Preset) -> PageLine {
     let english = Message::new(

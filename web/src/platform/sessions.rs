@@ -91,7 +91,7 @@ pub enum AutoName {
         /// Its shards.
         shards: u32,
     },
-    /// "Playground: <ns>", or "Playground" with no collection.
+    /// "Playground: test.events", or "Playground" with no collection.
     Playground {
         /// The first collection.
         ns: Option<String>,
