@@ -59,6 +59,22 @@ pub fn target_filter(cluster: &Cluster, ns: &str, text: &str) -> Result<Targetin
     }
 }
 
+/// Why a way to a new key is closed: the version (its label) has no `command`.
+fn lacks(version: &str, command: &str) -> Message {
+    Message::new(
+        "engine.plan.no_command",
+        vec![
+            ("version", Arg::from(version)),
+            ("command", Arg::from(command)),
+        ],
+    )
+}
+
+/// Why a way to a new key is closed, as a message for the page to word, if it is.
+fn closed_words(way: &Result<String, Message>) -> Option<Box<MessageView>> {
+    way.as_ref().err().map(|m| Box::new(message_view(m)))
+}
+
 /// A shard key value as mongosh prints a bound (`{ x: 42 }`), or its values when the
 /// collection's key is gone.
 pub fn bound_text(cluster: &Cluster, ns: &str, key: &KeyValue) -> String {
@@ -123,15 +139,7 @@ pub fn plan_setup(cluster: &Cluster, draft: &PageSetup) -> SetupPlan {
         Some(s) if s.pattern == pattern && s.unique == draft.unique => String::new(),
         Some(s) if docs > 0 => {
             let has = |c: &str| shardlab::session::has_command(version, c);
-            let missing = |c: &str| {
-                Message::new(
-                    "engine.plan.no_command",
-                    vec![
-                        ("version", Arg::from(version.label())),
-                        ("command", Arg::from(c)),
-                    ],
-                )
-            };
+            let missing = |c: &str| lacks(version.label(), c);
             let old = key_text(&s.pattern);
             let extends = s.pattern.is_extended_by(&pattern) && s.pattern.len() < pattern.len();
             let refine = if !has("refineCollectionShardKey") {
@@ -161,8 +169,8 @@ pub fn plan_setup(cluster: &Cluster, draft: &PageSetup) -> SetupPlan {
                 ns: ns.to_string(),
                 docs,
                 old,
-                refine_words: refine.as_ref().err().map(|m| Box::new(message_view(m))),
-                reshard_words: reshard.as_ref().err().map(|m| Box::new(message_view(m))),
+                refine_words: closed_words(&refine),
+                reshard_words: closed_words(&reshard),
                 refine: refine.map_err(|m| m.english()),
                 reshard: reshard.map_err(|m| m.english()),
                 over,
