@@ -102,6 +102,11 @@ for (const size of SIZES) {
     await page.getByTestId('shard-key').waitFor();
     await page.getByLabel('Workload generator').waitFor();
     if (size.width >= 1280) console.log(`screenshot: ${await shot(page, `hero-setup-${size.width}x${size.height}${size.workshop ? '-workshop' : ''}`)}`);
+    // A presenter's reload keeps what this tab showed: the Setup unfolded, workshop mode.
+    await page.reload();
+    await page.getByTestId('shard-key').waitFor();
+    assert.equal(await page.getByTestId('setup-toggle').getAttribute('aria-expanded'), 'true', 'the Setup stays open after a reload');
+    assert.equal(await page.locator('.page.workshop').count(), size.workshop ? 1 : 0, 'workshop mode is as it was before the reload');
     await page.getByTestId('setup-toggle').click();
     await page.getByTestId('shard-key').waitFor({ state: 'hidden' });
     assert.deepEqual(errors, []);

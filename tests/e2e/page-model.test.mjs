@@ -283,3 +283,25 @@ test('the charts have axes with units and a legend of the shards, and bounds sho
   assert.ok(full.includes(await chunk.getAttribute('data-min')));
   assert.deepEqual(errors, []);
 });
+
+test('the console keeps its newest line in view once it holds its most lines, and drops the oldest', async () => {
+  const { page, errors } = await openPage();
+  // Three inputs of 200 printed lines each: past the console's 400 lines.
+  for (let k = 0; k < 3; k++) {
+    await type(page, Array.from({ length: 200 }, (_, i) => `print("line ${k * 200 + i}")`).join('; '));
+  }
+  const output = page.getByTestId('console-output');
+  await page.waitForFunction(() => document.querySelector('[data-testid="console-output"]').innerText.includes('line 599'));
+  const seen = await output.evaluate((el) => ({
+    lines: el.children.length,
+    first: el.firstElementChild.textContent,
+    last: el.lastElementChild.textContent,
+    belowView: el.scrollHeight - el.scrollTop - el.clientHeight,
+  }));
+  assert.equal(seen.lines, 400, 'the console keeps 400 lines');
+  assert.equal(seen.last, 'line 599');
+  // The newest 400: the last input's 200 lines and its echo, and 199 of the one before.
+  assert.equal(seen.first, 'line 201', 'the oldest lines went, in order');
+  assert.ok(seen.belowView <= 1, `the newest line is in view (${seen.belowView}px below)`);
+  assert.deepEqual(errors, []);
+});

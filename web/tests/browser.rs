@@ -567,3 +567,30 @@ fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
     assert!(Comparison::decode("monotonic\n25\n900\n32768\n3\n9.9 {x: 1}\n5.0 {x: 1}").is_err());
     assert!(Comparison::decode("").is_err());
 }
+
+#[wasm_bindgen_test]
+fn the_key_bar_draws_a_mark_on_a_strip_not_laid_out_yet() {
+    // A strip drawn before layout (a panel off screen) is one pixel wide: the latest
+    // insert's mark, held inside the strip, must not ask for a range that is empty.
+    use wasm_bindgen::JsCast;
+    let canvas: web_sys::HtmlCanvasElement = gloo::utils::document()
+        .create_element("canvas")
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    let mut f = frame(
+        "t.h",
+        vec![shard(
+            "shard01",
+            3,
+            Some(vec![chunk("MinKey", "MaxKey", 3)]),
+        )],
+    );
+    f.sharded = true;
+    for width in [1.0, 3.0, 400.0] {
+        for mark in [0.0, 0.5, 1.0] {
+            shardlab_web::components::key_bar::draw(&canvas, &f, Some(mark), width);
+        }
+    }
+    assert!(canvas.height() > 0, "the strip was drawn");
+}

@@ -10,7 +10,7 @@
 // from any path and from a page on another origin. The build writes the directory's name.
 const ENGINE_DIR = './engine/';
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 const DISPOSE = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 const inNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -123,7 +123,7 @@ class Host {
       if ('error' in m) {
         waiting.reject(new ShardLabError(m.error.codeName, m.error.message, m.error.code));
       } else {
-        waiting.resolve(m.result);
+        waiting.resolve(content(m.result));
       }
     } else if (m && typeof m.event === 'string') {
       if (m.session === '' && m.event === 'notice') return this.fail(m.data?.text ?? 'the engine failed');
@@ -149,9 +149,12 @@ function host() {
   return globalThis[key];
 }
 
-function strip(result) {
-  const { kind: _kind, ...rest } = result;
-  return rest;
+/** A result's content: the engine names its kind as the one field that holds it
+ * (`{position: {position, length}}`), or alone for a result without content (`"closed"`). */
+function content(result) {
+  if (result === null || typeof result !== 'object') return {};
+  const [value] = Object.values(result);
+  return value;
 }
 
 /** One session of the engine: a cluster, its timeline and its event log. */
@@ -210,17 +213,17 @@ export class Session {
 
   /** Moves the cursor `by` steps (back when negative); resolves with the cursor. */
   async step(by = 1) {
-    return strip(await this.#call('step', { by: Math.trunc(Number(by)) || 0 }));
+    return await this.#call('step', { by: Math.trunc(Number(by)) || 0 });
   }
 
   /** Moves the cursor to step `to` (0: before any step); resolves with the cursor. */
   async goto(to) {
-    return strip(await this.#call('jump', { to: Math.max(0, Math.trunc(Number(to)) || 0) }));
+    return await this.#call('jump', { to: Math.max(0, Math.trunc(Number(to)) || 0) });
   }
 
   /** A collection's chunks, shards and zones (the collection last touched when absent). */
   async cluster(ns) {
-    return strip(await this.#call('cluster', ns === undefined ? {} : { ns: String(ns) }));
+    return await this.#call('cluster', ns === undefined ? {} : { ns: String(ns) });
   }
 
   /** The cluster's event log after event `since` (a `seq`), oldest first (at most 100). */
@@ -233,19 +236,19 @@ export class Session {
   /** analyzeShardKey of a candidate key, on a copy of the session. */
   async analyze(ns, key) {
     const text = typeof key === 'string' ? key : JSON.stringify(key);
-    return strip(await this.#call('analyze', { ns: String(ns), key: String(text) }));
+    return await this.#call('analyze', { ns: String(ns), key: String(text) });
   }
 
   /** The key-space heatmap of a collection: inserts per key range (rows) per stretch of steps (columns). */
   async heat(ns, options = {}) {
     const rows = Math.trunc(Number(options.rows ?? 32)) || 32;
     const columns = Math.trunc(Number(options.columns ?? 48)) || 48;
-    return strip(await this.#call('heat', { ns: String(ns), rows, columns }));
+    return await this.#call('heat', { ns: String(ns), rows, columns });
   }
 
   /** What the inspector shows: a chunk (by its `key` handle or a point of the key bar), a shard, the next balancer round, or the latest insert. */
   async inspect(ns, subject = { about: 'nothing' }) {
-    return strip(await this.#call('inspect', { ns: String(ns), subject }));
+    return await this.#call('inspect', { ns: String(ns), subject });
   }
 
   /** One workload on several shard keys in lockstep (the Compare tab's run), a row per key; independent of this session's cluster. */
@@ -304,7 +307,7 @@ async function session(options = {}) {
 
 /** The engine's protocol version and methods. */
 async function hello() {
-  return strip(await host().request('hello', 'hello'));
+  return await host().request('hello', 'hello');
 }
 
 export const ShardLab = { session, hello, Session, ShardLabError, protocol: PROTOCOL };

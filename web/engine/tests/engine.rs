@@ -26,14 +26,32 @@ fn send(engine: &mut Engine, request: Value) -> (Value, Vec<Value>) {
 fn call(engine: &mut Engine, session: &str, method: &str, params: Value) -> Value {
     let (answer, _) = send(
         engine,
-        json!({"v": 1, "id": 1, "session": session, "method": method, "params": params}),
+        json!({"v": 2, "id": 1, "session": session, "method": method, "params": params}),
     );
     answer
 }
 
+/// The answer's result: its content (the one field whose name is the result's kind), with
+/// that kind added as `kind` for the checks; a result without content is `{kind}` alone.
 fn result(answer: Value) -> Value {
     assert!(answer.get("error").is_none(), "an error: {answer}");
-    answer["result"].clone()
+    match &answer["result"] {
+        Value::String(kind) => json!({ "kind": kind }),
+        Value::Object(one) => {
+            assert_eq!(
+                one.len(),
+                1,
+                "a result is one field named for its kind: {answer}"
+            );
+            let (kind, content) = one.iter().next().unwrap();
+            let mut content = content.clone();
+            if let Value::Object(fields) = &mut content {
+                fields.insert("kind".into(), json!(kind));
+            }
+            content
+        }
+        other => panic!("not a result: {other}"),
+    }
 }
 
 fn open(engine: &mut Engine, session: &str) {
@@ -67,7 +85,7 @@ fn run_answers_what_the_shell_prints_and_saves() {
     open(&mut e, "page");
     let (answer, events) = send(
         &mut e,
-        json!({"v": 1, "id": 9, "session": "page", "method": "run", "params": {"source": SETUP}}),
+        json!({"v": 2, "id": 9, "session": "page", "method": "run", "params": {"source": SETUP}}),
     );
     assert_eq!(answer["id"], 9);
     // The same statements straight on the core print the same lines.
@@ -82,7 +100,7 @@ fn run_answers_what_the_shell_prints_and_saves() {
         .iter()
         .filter_map(|o| o.render())
         .collect();
-    let lines: Vec<String> = answer["result"]["lines"]
+    let lines: Vec<String> = answer["result"]["ran"]["lines"]
         .as_array()
         .unwrap()
         .iter()
@@ -90,7 +108,7 @@ fn run_answers_what_the_shell_prints_and_saves() {
         .collect();
     assert_eq!(lines, expected);
     assert_eq!(
-        answer["result"]["position"],
+        answer["result"]["ran"]["position"],
         json!({"position": 1, "length": 1})
     );
     assert_eq!(events[0]["event"], "save");
@@ -182,10 +200,11 @@ fn the_cursor_steps_jumps_and_forks() {
             json!({"source": format!("db.c.insertOne({{x: {i}}})")}),
         ));
     }
-    let back = result(call(&mut e, "s", "step", json!({"by": -2})));
+    let back = call(&mut e, "s", "step", json!({"by": -2}));
     assert_eq!(
         back,
-        json!({"kind": "position", "position": 1, "length": 3})
+        json!({"id": 1, "result": {"position": {"position": 1, "length": 3}}}),
+        "a result is one field named for its kind"
     );
     let jumped = result(call(&mut e, "s", "jump", json!({"to": 2})));
     assert_eq!(jumped["position"], 2);

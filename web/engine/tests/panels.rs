@@ -618,7 +618,7 @@ fn hello_names_the_panels_and_their_params_read_as_json() {
     }
     // Optional parameters may be left out by a script.
     let r: Request = serde_json::from_str(
-        r#"{"v": 1, "id": 3, "session": "page", "method": "inspect",
+        r#"{"v": 2, "id": 3, "session": "page", "method": "inspect",
             "params": {"ns": "test.events", "subject": {"about": "at", "at": 0.5}}}"#,
     )
     .unwrap();
@@ -627,7 +627,7 @@ fn hello_names_the_panels_and_their_params_read_as_json() {
         Call::Inspect { subject: Inspecting::At { at, reach: None }, .. } if at == 0.5
     ));
     let r: Request = serde_json::from_str(
-        r#"{"v": 1, "id": 4, "session": "page", "method": "insights", "params": {"ns": "a.b"}}"#,
+        r#"{"v": 2, "id": 4, "session": "page", "method": "insights", "params": {"ns": "a.b"}}"#,
     )
     .unwrap();
     assert!(matches!(r.call, Call::Insights { analyze: false, .. }));

@@ -9,8 +9,8 @@
 //!
 //! The shapes, as JSON:
 //!
-//! - a request: `{"v": 1, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}}`;
-//! - its answer: `{"id": 7, "result": {"kind": "ran", ...}}` or
+//! - a request: `{"v": 2, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}}`;
+//! - its answer: `{"id": 7, "result": {"ran": {"lines": [...], "position": {...}}}}` or
 //!   `{"id": 7, "error": {"code": 2, "codeName": "BadValue", "message": "..."}}`;
 //! - an event the engine pushes: `{"session": "page", "event": "frame", "data": {...}}`.
 //!
@@ -34,7 +34,7 @@ pub use script::{Json, JsonObject, StatementError, StatementResult};
 use serde::{Deserialize, Serialize};
 
 /// The protocol's version. A request carries it in `v`; the engine refuses another.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A request from a view to the engine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -358,13 +358,43 @@ pub struct CompareColumn {
 }
 
 /// The engine's answer to one request.
+///
+/// On the wire it is `{id, result}` or `{id, error}`, read in one pass through
+/// [`ResponseWire`] (reading a flattened field would buffer the whole answer first).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ResponseWire")]
 pub struct Response {
     /// The request's `id`.
     pub id: u64,
     /// `result` or `error`.
     #[serde(flatten)]
     pub outcome: Outcome,
+}
+
+/// A [`Response`] as it is read: exactly one of `result` and `error` is present.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct ResponseWire {
+    /// The request's `id`.
+    pub id: u64,
+    /// The result, when the request was carried out.
+    #[serde(default)]
+    pub result: Option<Reply>,
+    /// The error, when it was refused.
+    #[serde(default)]
+    pub error: Option<EngineError>,
+}
+
+impl TryFrom<ResponseWire> for Response {
+    type Error = &'static str;
+
+    fn try_from(w: ResponseWire) -> Result<Self, Self::Error> {
+        let outcome = match (w.result, w.error) {
+            (Some(reply), None) => Outcome::Result(reply),
+            (None, Some(e)) => Outcome::Error(e),
+            _ => return Err("an answer carries exactly one of `result` and `error`"),
+        };
+        Ok(Response { id: w.id, outcome })
+    }
 }
 
 /// An answer's result or error, serialised as the field `result` or `error`.
@@ -377,13 +407,13 @@ pub enum Outcome {
     Error(EngineError),
 }
 
-/// A request's result, tagged by `kind`.
+/// A request's result: an object whose one field names the kind of result and holds it,
+/// such as `{"position": {"position": 2, "length": 5}}`; a result without content is the
+/// kind's name alone (`"closed"`). This is serde's own (external) tagging, which a reader
+/// decodes in one pass; a tag inside the object (protocol version 1's `kind`) made the
+/// page buffer every answer before decoding it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Reply {
     /// The engine's protocol version and the methods it takes.
     Hello {

@@ -258,12 +258,10 @@ pub struct PageView {
 
 /// What applying the settings form's draft does to the cluster at the cursor, as the
 /// engine plans it: the page shows the choice and runs the command the engine wrote.
+/// Tagged as [`crate::Reply`] is, by its one field's name (`{"step": {...}}`), which a
+/// reader decodes in one pass.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "plan",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum SetupPlan {
     /// The draft's key is not one MongoDB takes.
     Invalid {

@@ -20,7 +20,7 @@ fn a_request_is_id_session_method_params() {
     );
     assert_eq!(
         to_json(&r),
-        json!({"v": 1, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}})
+        json!({"v": 2, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}})
     );
     let back: Request = serde_json::from_value(to_json(&r)).expect("decodes");
     assert_eq!(back, r);
@@ -29,11 +29,11 @@ fn a_request_is_id_session_method_params() {
 #[test]
 fn a_method_without_params_needs_none() {
     let r: Request =
-        serde_json::from_value(json!({"v": 1, "id": 1, "session": "a", "method": "hello"}))
+        serde_json::from_value(json!({"v": 2, "id": 1, "session": "a", "method": "hello"}))
             .expect("decodes");
     assert_eq!(r.call, Call::Hello);
     let open: Request = serde_json::from_value(json!({
-        "v": 1, "id": 2, "session": "a", "method": "open",
+        "v": 2, "id": 2, "session": "a", "method": "open",
         "params": {"from": "config", "shards": 3, "version": "8.0", "chunkSize": null, "seed": 1}
     }))
     .expect("decodes");
@@ -59,7 +59,7 @@ fn answers_carry_result_or_error() {
     };
     assert_eq!(
         to_json(&ok),
-        json!({"id": 3, "result": {"kind": "position", "position": 2, "length": 5}})
+        json!({"id": 3, "result": {"position": {"position": 2, "length": 5}}})
     );
     let err = Response {
         id: 4,
@@ -71,7 +71,20 @@ fn answers_carry_result_or_error() {
     );
     for r in [ok, err] {
         let back: FromEngine = serde_json::from_value(to_json(&r)).expect("decodes");
-        assert_eq!(back, FromEngine::Answer(r));
+        assert_eq!(back, FromEngine::Answer(r.clone()));
+        let back: Response = serde_json::from_value(to_json(&r)).expect("decodes");
+        assert_eq!(back, r);
+    }
+    let closed = Response {
+        id: 5,
+        outcome: Outcome::Result(Reply::Closed),
+    };
+    assert_eq!(to_json(&closed), json!({"id": 5, "result": "closed"}));
+    for neither_or_both in [
+        json!({"id": 6}),
+        json!({"id": 6, "result": "closed", "error": {"code": 2, "codeName": "BadValue", "message": "m"}}),
+    ] {
+        assert!(serde_json::from_value::<Response>(neither_or_both).is_err());
     }
 }
 
@@ -94,7 +107,7 @@ fn check_refuses_what_an_attacker_might_send() {
     let ok = |call: Call| Request::new(1, "page", call).check();
     assert!(ok(Call::Hello).is_ok());
     let mut wrong_version = Request::new(1, "page", Call::Hello);
-    wrong_version.v = 2;
+    wrong_version.v = 1;
     assert_eq!(wrong_version.check().map_err(|e| e.code), Err(2));
     for bad in ["", "a b", "x\"y", &"s".repeat(MAX_SESSION_ID_BYTES + 1)] {
         assert!(
@@ -142,7 +155,7 @@ fn check_refuses_what_an_attacker_might_send() {
 #[test]
 fn evaluate_answers_one_entry_per_statement_in_plain_json() {
     let r: Request = serde_json::from_value(json!({
-        "v": 1, "id": 3, "session": "lab-0", "method": "evaluate", "params": {"source": "1; x"}
+        "v": 2, "id": 3, "session": "lab-0", "method": "evaluate", "params": {"source": "1; x"}
     }))
     .expect("decodes");
     assert_eq!(
@@ -187,7 +200,7 @@ fn evaluate_answers_one_entry_per_statement_in_plain_json() {
             length: 1,
         },
     };
-    let wire = to_json(&reply);
+    let wire = to_json(&reply)["evaluated"].clone();
     assert_eq!(
         wire["statements"][0],
         json!({"ok": true, "value": {"a": 1.0, "b": [null, true], "_id": {"$oid": "65a1"}}, "printed": "{ a: 1 }\n", "step": 1})

@@ -21,7 +21,7 @@ use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
 use super::timeline_panel::TimelinePanel;
 use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel};
-use super::workshop::use_workshop;
+use super::workshop::{use_setup, use_workshop};
 use crate::driver::Driver;
 use crate::i18n::Lang;
 use crate::i18n::{t, tf, K};
@@ -109,7 +109,7 @@ pub fn app() -> Html {
         *compare_opened.borrow_mut() = true;
     }
     let (workshop, toggle_workshop) = use_workshop();
-    let setup = use_state_eq(|| false);
+    let (setup, toggle_setup) = use_setup();
     let on_target = {
         let set = targeted.setter();
         use_callback((), move |s: Vec<String>, _| set.set(s))
@@ -158,8 +158,8 @@ pub fn app() -> Html {
     let view = FullView {
         workshop,
         toggle_workshop,
-        setup: *setup,
-        on_setup: Callback::from(move |()| setup.set(!*setup)),
+        setup,
+        on_setup: toggle_setup,
         compare_opened: *compare_opened.borrow(),
         published,
         on_compare,
@@ -302,7 +302,7 @@ impl FullView {
                 <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
                 <div class="lower">
                     <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                    <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                    <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
                     busy={state.in_flight > 0 && !state.playing} />
                 </div>
                 <Insights state={(**state).clone()} />
@@ -730,7 +730,7 @@ fn embed_view(
                 <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
             }
             if !options.hides("console") {
-                <Console lines={state.console.clone()} history={state.history.clone()} dispatch={dispatch.clone()}
+                <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
                     busy={state.in_flight > 0 && !state.playing} />
             }
         </div>

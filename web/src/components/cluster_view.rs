@@ -5,6 +5,7 @@ use crate::palette::{heat_step, shard_style};
 use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_TO};
 use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Inspecting, ShardFrame};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// Properties of [`ClusterPanel`].
@@ -39,7 +40,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
     let fast = props.state.playing && props.state.speed > DRAW_EVERY_TICK_UP_TO;
     // The columns as last drawn, with their recent-insert counts.
-    let drawn = use_mut_ref(Vec::<(ShardFrame, u64)>::new);
+    let drawn = use_mut_ref(Vec::<(Rc<ShardFrame>, u64)>::new);
     // The chunk the document just inserted landed in, and the one the inspector shows.
     let landed = props
         .state
@@ -108,22 +109,23 @@ pub const MAX_STAGGER: u64 = 4;
 /// tick in `every`, the columns taking turns (a quarter of them per tick at top speed), so
 /// that no tick redraws every column at once; the others keep what they last drew. A new
 /// column, or any column when `every` is 1, shows the cluster as it is. `drawn` remembers
-/// what each column shows.
+/// what each column shows, shared with the columns (a waiting column is the very picture
+/// it drew, so Yew sees it unchanged at once, and nothing is copied twice).
 pub fn staggered(
-    drawn: &mut Vec<(ShardFrame, u64)>,
+    drawn: &mut Vec<(Rc<ShardFrame>, u64)>,
     shards: &[ShardFrame],
     recent: impl Fn(&ShardFrame) -> u64,
     every: u64,
     tick: u64,
-) -> Vec<(ShardFrame, u64)> {
-    let columns: Vec<(ShardFrame, u64)> = shards
+) -> Vec<(Rc<ShardFrame>, u64)> {
+    let columns: Vec<(Rc<ShardFrame>, u64)> = shards
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let waiting = every > 1 && (tick + i as u64) % every != 0;
             match drawn.iter().find(|(d, _)| d.name == s.name) {
                 Some(old) if waiting => old.clone(),
-                _ => (s.clone(), recent(s)),
+                _ => (Rc::new(s.clone()), recent(s)),
             }
         })
         .collect();
@@ -132,9 +134,9 @@ pub fn staggered(
 }
 
 /// Properties of [`ShardColumn`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 struct ShardColumnProps {
-    shard: ShardFrame,
+    shard: Rc<ShardFrame>,
     dispatch: Callback<Action>,
     targeted: bool,
     last_inserts: u64,
@@ -142,6 +144,19 @@ struct ShardColumnProps {
     landed: Option<String>,
     /// The key handle of the chunk the inspector shows.
     selected: Option<String>,
+}
+
+impl PartialEq for ShardColumnProps {
+    fn eq(&self, other: &Self) -> bool {
+        // A column waiting its turn holds the very picture it drew: no need to compare
+        // its chunks one by one.
+        (Rc::ptr_eq(&self.shard, &other.shard) || self.shard == other.shard)
+            && self.dispatch == other.dispatch
+            && self.targeted == other.targeted
+            && self.last_inserts == other.last_inserts
+            && self.landed == other.landed
+            && self.selected == other.selected
+    }
 }
 
 /// One shard. A component of its own, so that Yew skips shards whose picture did not

@@ -14,6 +14,9 @@ use yew::prelude::*;
 pub struct ConsoleProps {
     /// The console's lines.
     pub lines: Rc<Vec<ConsoleLine>>,
+    /// The first line's number (see [`crate::state::Playground::console_first`]).
+    #[prop_or_default]
+    pub first: u64,
     /// Commands typed so far, oldest first.
     pub history: Rc<Vec<String>>,
     /// Dispatches an action.
@@ -27,6 +30,7 @@ pub struct ConsoleProps {
 impl PartialEq for ConsoleProps {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.lines, &other.lines)
+            && self.first == other.first
             && Rc::ptr_eq(&self.history, &other.history)
             && self.busy == other.busy
     }
@@ -60,7 +64,8 @@ pub fn console(props: &ConsoleProps) -> Html {
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);
     let output_ref = use_node_ref();
-    use_scroll_to_newest(output_ref.clone(), props.lines.len());
+    // The newest line's number: it grows with each line, also once the oldest ones go.
+    use_scroll_to_newest(output_ref.clone(), props.first + props.lines.len() as u64);
     let on_input = {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
@@ -80,7 +85,7 @@ pub fn console(props: &ConsoleProps) -> Html {
         <section class="panel console" aria-label={t(K::ConsoleConsole)}>
             <h2>{ t(K::ConsoleMongoshConsole) }</h2>
             <div class="console-output" data-testid="console-output" ref={output_ref} role="log" aria-live="polite">
-                { for props.lines.iter().map(console_line) }
+                { for props.lines.iter().zip(props.first..).map(|(line, n)| console_line(line, n)) }
             </div>
             <div class="prompt">
                 <span class="prompt-sign" aria-hidden="true">{ "test>" }</span>
@@ -100,11 +105,11 @@ pub fn console(props: &ConsoleProps) -> Html {
     }
 }
 
-/// Keeps the newest output in view: scrolls the output to its bottom whenever the number of
-/// lines changes.
+/// Keeps the newest output in view: scrolls the output to its bottom whenever a line is
+/// added (`newest`, the newest line's number, grows).
 #[hook]
-fn use_scroll_to_newest(output_ref: NodeRef, line_count: usize) {
-    use_effect_with(line_count, move |_| {
+fn use_scroll_to_newest(output_ref: NodeRef, newest: u64) {
+    use_effect_with(newest, move |_| {
         if let Some(el) = output_ref.cast::<web_sys::Element>() {
             el.set_scroll_top(el.scroll_height());
         }
@@ -113,7 +118,8 @@ fn use_scroll_to_newest(output_ref: NodeRef, line_count: usize) {
 }
 
 /// One console line, classed and prompted by its kind.
-fn console_line(line: &ConsoleLine) -> Html {
+/// One line, keyed by its number: when the oldest lines go, the others stay as drawn.
+fn console_line(line: &ConsoleLine, n: u64) -> Html {
     let (class, prefix) = match line.kind {
         LineKind::Input => ("in", "test> "),
         LineKind::Auto => ("auto", "test> "),
@@ -123,7 +129,7 @@ fn console_line(line: &ConsoleLine) -> Html {
     // ShardLab's own lines (the welcome, a lesson's opening) in the page's language;
     // mongosh's as it prints them.
     let text = crate::i18n::messages(line.message.as_slice()).unwrap_or_else(|| line.text.clone());
-    html! { <pre class={classes!("line", class)}>{ prefix }{ text }</pre> }
+    html! { <pre key={n} class={classes!("line", class)}>{ prefix }{ text }</pre> }
 }
 
 /// The input's key handling: Enter submits (or continues unfinished input), Up and Down walk

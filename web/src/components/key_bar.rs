@@ -54,8 +54,9 @@ pub fn segments(v: &Frame) -> Vec<BarFrame> {
 /// The narrowest chunk, in CSS pixels, that gets a white line at its end.
 const SEPARATED_FROM: f64 = 4.0;
 
-/// Draws the strip `width` CSS pixels wide.
-fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
+/// Draws the strip `width` CSS pixels wide (one pixel before it is laid out), with the
+/// latest insert's `mark` as a fraction of the key space.
+pub fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -120,7 +121,7 @@ fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64) {
     }
     // The document just inserted: a dark bar with a white edge, over everything.
     if let Some(x) = mark {
-        let x = (x * width).clamp(2.0, width - 2.0);
+        let x = (x * width).clamp(2.0, (width - 2.0).max(2.0));
         ctx.set_fill_style_str("#ffffff");
         ctx.fill_rect(x - 3.0, 0.0, 6.0, HEIGHT);
         ctx.set_fill_style_str("#b3001b");

@@ -238,10 +238,28 @@ pub fn plural(n: u64, one: K, other: K) -> String {
 }
 
 #[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// The rules of the language last asked for, made once: every count the page draws
+    /// (hundreds of chunks while a workload plays) asks them.
+    static PLURAL_RULES: RefCell<Option<(Lang, js_sys::Intl::PluralRules)>> =
+        const { RefCell::new(None) };
+}
+
+#[cfg(target_arch = "wasm32")]
 fn plural_is_one(n: u64) -> bool {
-    let locales = js_sys::Array::of1(&current().tag().into());
-    let rules = js_sys::Intl::PluralRules::new(&locales, &js_sys::Object::new());
-    rules.select(n as f64).as_string().as_deref() == Some("one")
+    let lang = current();
+    PLURAL_RULES.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let rules = match cell.as_ref() {
+            Some((made_for, rules)) if *made_for == lang => rules,
+            _ => {
+                let locales = js_sys::Array::of1(&lang.tag().into());
+                let rules = js_sys::Intl::PluralRules::new(&locales, &js_sys::Object::new());
+                &cell.insert((lang, rules)).1
+            }
+        };
+        rules.select(n as f64).as_string().as_deref() == Some("one")
+    })
 }
 
 #[cfg(not(target_arch = "wasm32"))]

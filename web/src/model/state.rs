@@ -200,6 +200,9 @@ pub struct Playground {
     pub speed: u32,
     /// The console's lines.
     pub console: Rc<Vec<ConsoleLine>>,
+    /// How many lines the console dropped or replaced before its first: the first line's
+    /// number, which keys the lines, so that dropping the oldest redraws none of the rest.
+    pub console_first: u64,
     /// Commands typed in the console, oldest first.
     pub history: Rc<Vec<String>>,
     /// A notice for the user.
@@ -338,6 +341,7 @@ impl Playground {
             passing: false,
             speed: 4,
             console: Rc::new(Vec::new()),
+            console_first: 0,
             history: Rc::new(Vec::new()),
             notice: None,
             rev: 0,
@@ -550,10 +554,15 @@ impl Playground {
     /// Takes in the engine's view: the frame (carrying over unchanged shards' chunks), the
     /// settings, and the console lines it printed.
     fn take_view(&mut self, view: Rc<PageView>) {
+        // The frame is moved out of the view, not copied: the page keeps one copy of the
+        // picture (in `frame`), and a workload's answers carry every changed shard's chunks.
+        let mut view = Rc::unwrap_or_clone(view);
+        let frame = std::mem::take(&mut view.frame);
         // A replay's slice without its picture (an empty frame) leaves the picture shown.
-        if !(view.replay.is_some() && view.frame.ns.is_empty()) {
-            self.frame = Rc::new(merge_frame(&self.frame, &view.frame));
+        if !(view.replay.is_some() && frame.ns.is_empty()) {
+            self.frame = Rc::new(merge_into(&self.frame, frame));
         }
+        let view = Rc::new(view);
         let s = &view.settings;
         self.settings.ns = s.ns.clone();
         if !s.key.is_empty() {
@@ -570,6 +579,7 @@ impl Playground {
         if view.replay.is_some() || self.view.replay.is_some() {
             // A replay's pictures say how far it has come, each in place of the last, and
             // its end says what it restored.
+            self.console_first += self.console.len() as u64;
             self.console = Rc::new(view.lines.clone());
         } else if !view.lines.is_empty() {
             let mut console = (*self.console).clone();
@@ -577,6 +587,7 @@ impl Playground {
             // Keep the console to a readable length.
             let excess = console.len().saturating_sub(400);
             console.drain(..excess);
+            self.console_first += excess as u64;
             self.console = Rc::new(console);
         }
         if let Some(text) = &view.notice {
@@ -753,13 +764,18 @@ impl Reducible for Playground {
 
 /// `next` with the chunks of each shard it leaves out (`chunks: None`) taken from `previous`.
 pub fn merge_frame(previous: &Frame, next: &Frame) -> Frame {
-    let mut frame = next.clone();
+    merge_into(previous, next.clone())
+}
+
+/// [`merge_frame`], taking the next frame as it is.
+fn merge_into(previous: &Frame, mut frame: Frame) -> Frame {
+    let next_ns = frame.ns.clone();
     for shard in &mut frame.shards {
         if shard.chunks.is_none() {
             shard.chunks = previous
                 .shards
                 .iter()
-                .find(|s| s.name == shard.name && previous.ns == next.ns)
+                .find(|s| s.name == shard.name && previous.ns == next_ns)
                 .and_then(|s: &ShardFrame| s.chunks.clone())
                 .or_else(|| Some(Vec::new()));
         }

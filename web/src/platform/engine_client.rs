@@ -18,7 +18,8 @@
 use crate::i18n::{t, tf, K};
 use serde::Serialize;
 use shardlab_protocol::{
-    Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, PROTOCOL_VERSION,
+    Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, Response,
+    PROTOCOL_VERSION,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -417,9 +418,17 @@ fn note(text: String) {
     CLIENT.with(|c| c.borrow_mut().notices.push(text));
 }
 
-/// One message from the engine: an answer to hand to its request, or an event.
+/// One message from the engine: an answer to hand to its request (it has an `id`), or an
+/// event. Told apart by that field rather than decoded as an untagged [`FromEngine`],
+/// which would buffer every answer before decoding it (and compile its decoding twice).
 fn receive(data: JsValue) {
-    match serde_wasm_bindgen::from_value::<FromEngine>(data) {
+    let is_answer = js_sys::Reflect::has(&data, &JsValue::from_str("id")).unwrap_or(false);
+    let decoded = if is_answer {
+        serde_wasm_bindgen::from_value::<Response>(data).map(FromEngine::Answer)
+    } else {
+        serde_wasm_bindgen::from_value::<EventMessage>(data).map(FromEngine::Event)
+    };
+    match decoded {
         Ok(FromEngine::Answer(response)) => {
             heard();
             answer(
