@@ -578,14 +578,16 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
         clear_link_from_address();
     }
     let (opening, outcome) = if crash.gave_up {
-        let again = crash.again.as_deref().unwrap_or("it failed again");
-        (
-            given_up(embed),
-            format!(
-                "Starting again after the reload failed too ({again}), so {}this is a clean playground.",
-                if embed { "" } else { "your saved session was set aside and " }
-            ),
-        )
+        let again = crash
+            .again
+            .as_deref()
+            .unwrap_or_else(|| t(K::StartupItFailedAgain));
+        let said = if embed {
+            K::StartupStartingAgainClean
+        } else {
+            K::StartupStartingAgainSetAside
+        };
+        (given_up(embed), tf(said, &[("again", &again)]))
     } else if embed {
         (
             first_start(options).0,
