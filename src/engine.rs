@@ -28,8 +28,8 @@ pub(crate) mod zone_chunks;
 
 pub use crate::values::error::ClusterError;
 pub use analyze::{
-    analyze_shard_key, analyze_shard_key_with, distribution_skipped_reason, AnalyzeOptions,
-    QuerySample,
+    analyze_shard_key, analyze_shard_key_with, distribution_skipped_message,
+    distribution_skipped_note, distribution_skipped_reason, AnalyzeOptions, QuerySample,
 };
 pub use background::Background;
 pub use balancer::{
@@ -46,7 +46,7 @@ pub use config_catalog::{
     config_documents, ChangelogDoc, ChunkDoc, ChunkHistory, CollectionDoc, DatabaseDoc,
     DatabaseVersion, SettingDoc, ShardDoc, TagDoc, CONFIG_COLLECTIONS,
 };
-pub use events::{inserts_per_shard, Event, EventKind};
+pub use events::{inserts_per_shard, Event, EventKind, ZoneChange};
 #[cfg(feature = "insight")]
 pub use explain::{Explanation, Landing, Topic};
 #[cfg(feature = "insight")]

@@ -29,6 +29,7 @@
 
 use crate::engine::chunks::{Chunk, RoutingTable};
 use crate::engine::cluster::{split_ns, Cluster, Collection, DocKey, Stored};
+use crate::engine::message::{msg, Message};
 use crate::engine::targeting::{self, TargetKind};
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
 use crate::support::rng::SplitMix64;
@@ -62,25 +63,57 @@ pub const SAMPLES_PER_RANGE: usize = 10;
 /// of `docs` documents with `distinct` distinct key values, in plain words, and what would
 /// make the distributions appear (see the module's notes on the 100 ranges).
 pub fn distribution_skipped_reason(docs: u64, distinct: u64) -> String {
+    distribution_skipped_message(docs, distinct).english()
+}
+
+/// [`distribution_skipped_reason`] as a message of the page's catalogue (`analyze.*`).
+pub fn distribution_skipped_message(docs: u64, distinct: u64) -> Message {
     let (ranges, per) = (NUM_RANGES as u64, SAMPLES_PER_RANGE as u64);
     let (wanted, sample) = (ranges - 1, (ranges - 1) * per);
-    let how = format!(
-        "MongoDB measures reads and writes over {ranges} ranges of about equal document counts. It finds the {wanted} boundaries between them by sampling {sample} documents ({per} per boundary), sorting their keys and keeping every {per}th; each boundary must be a different key value."
+    let how = msg!(
+        "analyze.how",
+        ranges = ranges,
+        wanted = wanted,
+        sample = sample,
+        per = per
     );
     if docs < sample {
-        format!(
-            "{how} This collection holds {docs} documents, so the sample is all of them and yields at most {} boundaries, fewer than {wanted}, however many distinct values it has ({distinct} here). The distributions appear once it holds at least {sample} documents whose every {per}th key differs.",
-            docs.div_ceil(per)
+        msg!(
+            "analyze.few_docs",
+            how = how,
+            docs = docs,
+            most = docs.div_ceil(per),
+            wanted = wanted,
+            distinct = distinct,
+            sample = sample,
+            per = per
         )
     } else if distinct < wanted {
-        format!(
-            "{how} This key has {distinct} distinct values, fewer than the {wanted} boundaries needed. The distributions appear only for a key with more distinct values, such as one refined with another field."
+        msg!(
+            "analyze.few_values",
+            how = how,
+            distinct = distinct,
+            wanted = wanted
         )
     } else {
-        format!(
-            "{how} This key has {distinct} distinct values, but a few of them fill so much of the sample that fewer than {wanted} different keys fall every {per}th place. The distributions appear once the values are spread more evenly, or with more distinct values."
+        msg!(
+            "analyze.uneven",
+            how = how,
+            distinct = distinct,
+            wanted = wanted,
+            per = per
         )
     }
+}
+
+/// The note beside a report without its read and write distribution: why (a message of
+/// [`distribution_skipped_message`]) and MongoDB's own error, as it prints it.
+pub fn distribution_skipped_note(docs: u64, distinct: u64, error: &str) -> Message {
+    msg!(
+        "analyze.skipped",
+        why = distribution_skipped_message(docs, distinct),
+        error = error
+    )
 }
 
 /// How many most common values are reported (MongoDB's `analyzeShardKeyNumMostCommonValues`).

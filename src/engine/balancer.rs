@@ -3,7 +3,7 @@
 
 use crate::engine::chunks::{Chunk, ShardIdx};
 use crate::engine::cluster::{id_move, not_sharded, Cluster, ClusterError, VersionMode, ZoneRange};
-use crate::engine::events::EventKind;
+use crate::engine::events::{EventKind, ZoneChange};
 use crate::engine::split::{chunk_query_key, key_from_bound, shard_key_bound};
 use crate::engine::store::DocAt;
 use crate::engine::zone_chunks::{ZoneChunks, ZoneRanges};
@@ -926,7 +926,10 @@ impl Cluster {
         let idx = self.zone_shard_index(shard)?;
         self.shards[idx as usize].zones.insert(zone.to_string());
         self.push_event(EventKind::Zone {
-            detail: format!("{shard} joined zone {zone}"),
+            change: ZoneChange::Joined {
+                shard: shard.to_string(),
+                zone: zone.to_string(),
+            },
         });
         Ok(())
     }
@@ -963,7 +966,10 @@ impl Cluster {
         }
         self.shards[idx as usize].zones.remove(zone);
         self.push_event(EventKind::Zone {
-            detail: format!("{shard} left zone {zone}"),
+            change: ZoneChange::Left {
+                shard: shard.to_string(),
+                zone: zone.to_string(),
+            },
         });
         Ok(())
     }
@@ -1030,7 +1036,7 @@ impl Cluster {
             let sm = self.sharding_mut(ns)?;
             if sm.zones.remove_exact(&lo, &hi) {
                 self.push_event(EventKind::Zone {
-                    detail: format!("removed a zone range of {ns}"),
+                    change: ZoneChange::RangeRemoved { ns: ns.to_string() },
                 });
             }
             return Ok(());
@@ -1052,7 +1058,10 @@ impl Cluster {
             zone: zone.to_string(),
         });
         self.push_event(EventKind::Zone {
-            detail: format!("zone {zone} got a range of {ns}"),
+            change: ZoneChange::RangeAdded {
+                zone: zone.to_string(),
+                ns: ns.to_string(),
+            },
         });
         Ok(())
     }
@@ -1129,7 +1138,10 @@ impl Cluster {
         });
         crate::support::sort::sort_by(ranges, |a, b| compare_bound_docs(&a.min, &b.min));
         self.push_event(EventKind::Zone {
-            detail: format!("zone {zone} got a range of {ns}"),
+            change: ZoneChange::RangeAdded {
+                zone: zone.to_string(),
+                ns: ns.to_string(),
+            },
         });
         Ok(())
     }

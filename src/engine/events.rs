@@ -6,6 +6,67 @@ use crate::keys::shard_key::KeyValue;
 /// A shard's identifier, such as `shard01`.
 pub type ShardName = String;
 
+/// What a zone event changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ZoneChange {
+    /// A shard joined a zone (`addShardToZone`).
+    Joined {
+        /// The shard.
+        shard: String,
+        /// The zone.
+        zone: String,
+    },
+    /// A shard left a zone (`removeShardFromZone`).
+    Left {
+        /// The shard.
+        shard: String,
+        /// The zone.
+        zone: String,
+    },
+    /// A zone range of a collection was removed (`updateZoneKeyRange` with a null zone).
+    RangeRemoved {
+        /// The namespace.
+        ns: String,
+    },
+    /// A zone got a range of a collection.
+    RangeAdded {
+        /// The zone.
+        zone: String,
+        /// The namespace.
+        ns: String,
+    },
+}
+
+impl ZoneChange {
+    /// The change as a message of the page's catalogue.
+    fn message(&self) -> Message {
+        match self {
+            ZoneChange::Joined { shard, zone } => {
+                msg!(
+                    "event.zone.joined",
+                    shard = shard.as_str(),
+                    zone = zone.as_str()
+                )
+            }
+            ZoneChange::Left { shard, zone } => {
+                msg!(
+                    "event.zone.left",
+                    shard = shard.as_str(),
+                    zone = zone.as_str()
+                )
+            }
+            ZoneChange::RangeRemoved { ns } => msg!("event.zone.range_removed", ns = ns.as_str()),
+            ZoneChange::RangeAdded { zone, ns } => {
+                msg!(
+                    "event.zone.range_added",
+                    zone = zone.as_str(),
+                    ns = ns.as_str()
+                )
+            }
+        }
+    }
+}
+
 /// One thing that happened to the cluster.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
@@ -116,8 +177,8 @@ pub enum EventKind {
     },
     /// Zones or zone ranges changed.
     Zone {
-        /// What changed, in words.
-        detail: String,
+        /// What changed.
+        change: ZoneChange,
     },
     /// A shard key update moved a document to another shard.
     DocumentMoved {
@@ -239,7 +300,7 @@ impl EventKind {
             EventKind::RemoveShard { shard } => {
                 msg!("event.removed_shard", shard = shard.to_string())
             }
-            EventKind::Zone { detail } => msg!("event.zone", detail = detail.as_str()),
+            EventKind::Zone { change } => change.message(),
             EventKind::DocumentMoved { ns, from, to } => msg!(
                 "event.document_moved",
                 ns = ns.as_str(),
@@ -317,4 +378,50 @@ pub fn inserts_per_shard<'a>(
         }
     }
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zone event's line is the same English as ever, and a message a page words.
+    #[test]
+    fn zone_events_say_what_changed() {
+        let (shard, zone, ns) = ("shard01".to_string(), "EU".to_string(), "test.people");
+        let cases = [
+            (
+                ZoneChange::Joined {
+                    shard: shard.clone(),
+                    zone: zone.clone(),
+                },
+                "event.zone.joined",
+                "shard01 joined zone EU",
+            ),
+            (
+                ZoneChange::Left {
+                    shard,
+                    zone: zone.clone(),
+                },
+                "event.zone.left",
+                "shard01 left zone EU",
+            ),
+            (
+                ZoneChange::RangeRemoved { ns: ns.to_string() },
+                "event.zone.range_removed",
+                "removed a zone range of test.people",
+            ),
+            (
+                ZoneChange::RangeAdded {
+                    zone,
+                    ns: ns.to_string(),
+                },
+                "event.zone.range_added",
+                "zone EU got a range of test.people",
+            ),
+        ];
+        for (change, id, english) in cases {
+            let m = EventKind::Zone { change }.message_with(&|_| String::new());
+            assert_eq!((m.id, m.english().as_str()), (id, english));
+        }
+    }
 }

@@ -112,7 +112,10 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("event.added_shard", "added {shard}"),
     ("event.draining", "{shard} started draining"),
     ("event.removed_shard", "{shard} was removed"),
-    ("event.zone", "{detail}"),
+    ("event.zone.joined", "{shard} joined zone {zone}"),
+    ("event.zone.left", "{shard} left zone {zone}"),
+    ("event.zone.range_removed", "removed a zone range of {ns}"),
+    ("event.zone.range_added", "zone {zone} got a range of {ns}"),
     ("event.document_moved", "{ns}: a document moved from {from} to {to}"),
     ("event.deleted", "{ns}: deleted {count}"),
     // The heatmap's words (`sim::heat`): the pattern read in the grid, by name and in a
@@ -131,6 +134,28 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("heat.pattern.uneven", "Half the inserts fall in {width} of the key space, but neither at an edge nor in one steady band."),
     ("heat.axis.ranked", "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound gets an equal band ({bands} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest."),
     ("heat.axis.ranked_sampled", "Up the side: the key's values in order, MinKey at the bottom, by rank: every distinct value inserted and every chunk bound ({bands} of them, sampled evenly by rank) gets an equal band ({bands} here), so a few values show as wide bands and one far-off value takes a band of its own instead of squeezing the rest."),
+    // ShardLab's own sentences beside analyzeShardKey's report (`analyze`): why the read
+    // and write distribution is missing. MongoDB's error itself stays as it prints it.
+    ("analyze.skipped", "Read and write distribution skipped. {why} MongoDB's error: {error}"),
+    ("analyze.how", "MongoDB measures reads and writes over {ranges} ranges of about equal document counts. It finds the {wanted} boundaries between them by sampling {sample} documents ({per} per boundary), sorting their keys and keeping every {per}th; each boundary must be a different key value."),
+    ("analyze.few_docs", "{how} This collection holds {docs} documents, so the sample is all of them and yields at most {most} boundaries, fewer than {wanted}, however many distinct values it has ({distinct} here). The distributions appear once it holds at least {sample} documents whose every {per}th key differs."),
+    ("analyze.few_values", "{how} This key has {distinct} distinct values, fewer than the {wanted} boundaries needed. The distributions appear only for a key with more distinct values, such as one refined with another field."),
+    ("analyze.uneven", "{how} This key has {distinct} distinct values, but a few of them fill so much of the sample that fewer than {wanted} different keys fall every {per}th place. The distributions appear once the values are spread more evenly, or with more distinct values."),
+    // The playground's own words (`shardlab-engine`, which names them and checks that it
+    // names every one): the console's first line, a lesson's opening line, a replay's
+    // progress, the notices, and why the heatmap is empty.
+    ("engine.console.welcome", "ShardLab shell: type mongosh commands, e.g. sh.status() or db.events.find({x: 5}).explain()"),
+    ("engine.console.lesson", "Lesson: {title}. {text}"),
+    ("engine.console.replaying", "Replaying a scenario of {total} steps: {done} replayed so far."),
+    ("engine.console.restored", "Restored a scenario of {steps} steps, at step {position}."),
+    ("engine.notice.workload_full", "{ns} already holds {count} documents, the workload's total of {total}. Raise Total to insert more."),
+    ("engine.notice.past_end", "position {requested} is past the end of the timeline ({len} steps)"),
+    ("engine.plan.no_command", "{version} mode has no {command}."),
+    ("engine.plan.refine_prefix", "Refining only adds fields after the current key's: {key} does not start with {old}."),
+    ("engine.heat.no_collection", "No collection to show yet."),
+    ("engine.heat.no_steps", "No steps yet: nothing has happened on the timeline."),
+    ("engine.heat.not_sharded", "{ns} is not sharded at this step, so it has no key space to draw. Shard it (or pick a sharded collection) to see where its inserts land."),
+    ("engine.heat.no_inserts", "No inserts into {ns} yet: play or step the workload to see where they land."),
 ];
 
 /// One sentence of an explanation as a message of [`MESSAGES`]: its id and the values of
@@ -189,7 +214,8 @@ macro_rules! msg {
 pub(crate) use msg;
 
 impl Message {
-    pub(crate) fn new(id: &'static str, args: Vec<(&'static str, Arg)>) -> Message {
+    /// The message `id` of [`MESSAGES`] with its placeholders' values.
+    pub fn new(id: &'static str, args: Vec<(&'static str, Arg)>) -> Message {
         Message { id, args }
     }
 
@@ -258,6 +284,7 @@ mod tests {
             include_str!("explain.rs"),
             include_str!("events.rs"),
             include_str!("../sim/heat.rs"),
+            include_str!("analyze.rs"),
         ]
         .concat();
         let named: Vec<&str> = code
@@ -265,7 +292,7 @@ mod tests {
             .skip(1)
             .filter_map(|rest| rest.trim_start().strip_prefix('"')?.split('"').next())
             .filter(|id| {
-                ["explain.", "event.", "heat."]
+                ["explain.", "event.", "heat.", "analyze."]
                     .iter()
                     .any(|p| id.starts_with(p))
             })
@@ -275,6 +302,10 @@ mod tests {
             assert!(MESSAGES.iter().any(|(m, _)| m == id), "{id} is no template");
         }
         for (id, text) in MESSAGES {
+            if id.starts_with("engine.") {
+                // Named by `shardlab-engine`, whose own test checks them.
+                continue;
+            }
             if id.starts_with("explain.rule.") {
                 // A rule's name is named by its English (see `rule_message`).
                 let literal = format!("\"{text}\"");

@@ -5,13 +5,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { suite, screenshot, walkGuideStep, readChunks } from './harness.mjs';
+import { suite, screenshot, walkGuideStep, readChunks, openSetup, typeCommand, waitForSaved } from './harness.mjs';
 
 const env = suite();
 const HAN = /[\u4e00-\u9fff]/;
 const zhLessons = JSON.parse(await readFile('static/i18n/lessons.zh-CN.json', 'utf8'));
 const enLessons = JSON.parse(await readFile('static/lessons.json', 'utf8'));
 const zh = JSON.parse(await readFile('static/i18n/zh-CN.json', 'utf8'));
+
+/** The console's own lines (not echoes, not errors), oldest first. */
+const consoleLines = (page) => page.locator('[data-testid="console-output"] .line.out').allInnerTexts();
+
+/** `zh[key]` with its `{name}` placeholders filled from `values`. */
+const zhf = (key, values = {}) => Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), zh[key]);
 
 /** A fresh page in a browser whose preferred language is `locale`. */
 async function openIn(locale, query = '', viewport = { width: 1400, height: 1000 }) {
@@ -43,6 +49,10 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   // Counts follow the language's plural rules: "3 个分片" has no English plural.
   const summary = await page.getByTestId('summary').innerText();
   assert.match(summary, HAN, summary);
+  // The exported picture is titled in Chinese, the key as mongosh prints it.
+  const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
+  const svg = await readFile(await svgDownload.path(), 'utf8');
+  assert.ok(svg.includes(zhf('share_bar.picture_title', { ns: 'test.events', key: '{ x: 1 }' })), svg.slice(0, 400));
   // The engine's answer to "where did it land?" comes worded in Chinese, with mongosh's
   // values as mongosh prints them.
   await page.getByTestId('insert-doc').fill('{x: 5}');
@@ -172,6 +182,8 @@ test('i18n: the heatmap\'s axis and pattern sentences in Chinese, and back in En
   assert.match(said, new RegExp(`^${zh['heat.name.hot_edge']} 第一步之后的插入中有 \\d+% ${zh['heat.side.above']}之前的每个键`), said);
   assert.match(said, /MaxKey/);
   assert.doesNotMatch(said, /\b(inserts|above|hot edge)\b/, said);
+  // The glossary term in the heatmap's caption is named in Chinese too.
+  assert.equal(await page.locator('.heat-intro [data-term="heat"]').innerText(), zh['heatmap.heat']);
   const axisSaid = await axis.innerText();
   assert.match(axisSaid, /^纵轴：.*（这里共 \d+ 条）/, axisSaid);
   assert.doesNotMatch(axisSaid, /Up the side/, axisSaid);
@@ -180,6 +192,172 @@ test('i18n: the heatmap\'s axis and pattern sentences in Chinese, and back in En
   await pattern.filter({ hasText: /^hot edge\b/ }).waitFor();
   assert.match(await pattern.innerText(), /^hot edge \d+% of the inserts after the first step went above every earlier key/);
   assert.match(await axis.innerText(), /^Up the side: the key's values in order, MinKey at the bottom, by rank: .* \(\d+ here\)/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: the console\'s welcome and a lesson\'s opening line in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  // A fresh playground's first console line welcomes in Chinese, mongosh's commands as typed.
+  await page.locator('[data-testid="console-output"] .line.out').first().waitFor();
+  assert.equal((await consoleLines(page))[0], zh['engine.console.welcome']);
+  assert.match((await consoleLines(page))[0], /^ShardLab 命令行：.*sh\.status\(\)/);
+  // A lesson opens with its title and text in Chinese, the shard count filled in.
+  await page.getByTestId('preset').selectOption('low-cardinality');
+  const opening = `课程：${zhf('preset.low-cardinality.title', { shards: 9 })}。${zhf('preset.low-cardinality.text', { shards: 9 })}`;
+  await page.locator('[data-testid="console-output"] .line.out').filter({ hasText: zhf('preset.low-cardinality.title', { shards: 9 }) }).first().waitFor();
+  const lines = await consoleLines(page);
+  assert.equal(lines[0], opening);
+  assert.ok(!lines.some((l) => /^Lesson: /.test(l)), `${lines}`);
+  // The commands the lesson ran, and what mongosh printed, stay as mongosh prints them.
+  assert.ok(lines.some((l) => /ok: 1/.test(l)), `${lines}`);
+  // Back in English: the same line in the engine's words, at once.
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.match((await consoleLines(page))[0], /^Lesson: Seven continents, nine shards\. A key with seven possible values/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: the engine\'s notice, the heatmap\'s empty reason and analyzeShardKey\'s note in Chinese, MongoDB\'s error as it prints it', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  // Nothing inserted yet: the heatmap says so in Chinese.
+  const heatmap = page.getByTestId('heatmap');
+  await heatmap.scrollIntoViewIfNeeded();
+  const empty = page.getByTestId('heatmap-empty');
+  await empty.filter({ hasText: zhf('engine.heat.no_inserts', { ns: 'test.events' }) }).waitFor();
+  assert.match(await empty.innerText(), /^还没有插入 test\.events 的文档/);
+  // A workload of 25 documents: the first step inserts them, the next has nothing to do,
+  // and the engine's notice says why, in Chinese.
+  await openSetup(page);
+  await page.getByTestId('total').fill('25');
+  await page.getByTestId('total').press('Tab');
+  await page.getByTestId('step').click();
+  await page.getByTestId('summary').filter({ hasText: '25 个文档' }).waitFor();
+  await page.getByTestId('step').click();
+  const notice = page.getByTestId('notice');
+  const full = zhf('engine.notice.workload_full', { ns: 'test.events', count: 25, total: 25 });
+  await notice.filter({ hasText: full }).waitFor();
+  assert.doesNotMatch(await notice.innerText(), /already holds|Raise Total/);
+  // analyzeShardKey on 25 documents: MongoDB refuses the read and write distribution, and
+  // ShardLab's sentences beside its report say why, in Chinese; MongoDB's error is its own.
+  const analyze = page.getByTestId('analyze');
+  await analyze.scrollIntoViewIfNeeded();
+  await analyze.click();
+  const note = page.getByTestId('analyze-note');
+  await note.waitFor();
+  const said = await note.innerText();
+  assert.ok(said.startsWith(`跳过了读写分布。MongoDB 在文档数大致相等的 100 个范围上衡量读和写。`), said);
+  assert.match(said, /这个集合只有 25 个文档，所以样本就是全部文档，最多只能得出 3 个边界，少于 99 个/, said);
+  assert.match(said, /MongoDB 的错误：[ -~]*[A-Za-z]{4,}/, said);
+  assert.doesNotMatch(said, /skipped|MongoDB measures|This collection holds|distributions appear/, said);
+  // Back in English, each of them in the engine's English.
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.equal(await notice.locator('.notice-text').innerText(), "test.events already holds 25 documents, the workload's total of 25. Raise Total to insert more.");
+  assert.match(await note.innerText(), /^Read and write distribution skipped\. MongoDB measures reads and writes over 100 ranges.* This collection holds 25 documents/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: zone events in the event log in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  const zoneLines = () => page.locator('[data-testid="event"][data-kind="zone"] .ev-text').allInnerTexts();
+  const commands = [
+    'sh.addShardToZone("shard01", "EU")',
+    'sh.updateZoneKeyRange("test.events", {x: MinKey}, {x: 0}, "EU")',
+    'sh.removeRangeFromZone("test.events", {x: MinKey}, {x: 0})',
+    'sh.removeShardFromZone("shard01", "EU")',
+  ];
+  for (const [i, command] of commands.entries()) {
+    await typeCommand(page, command);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"][data-kind="zone"]').length === n, i + 1);
+  }
+  // Newest first.
+  assert.deepEqual(await zoneLines(), [
+    zhf('event.zone.left', { shard: 'shard01', zone: 'EU' }),
+    zhf('event.zone.range_removed', { ns: 'test.events' }),
+    zhf('event.zone.range_added', { zone: 'EU', ns: 'test.events' }),
+    zhf('event.zone.joined', { shard: 'shard01', zone: 'EU' }),
+  ]);
+  assert.equal((await zoneLines())[3], 'shard01 加入了区域 EU');
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.deepEqual(await zoneLines(), [
+    'shard01 left zone EU',
+    'removed a zone range of test.events',
+    'zone EU got a range of test.events',
+    'shard01 joined zone EU',
+  ]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: "Recent sessions" names the sessions the page named in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  // A playground with a step of the user's, then a lesson with one: two sessions kept.
+  await page.getByTestId('step').click();
+  await waitForSaved(page, 'sim.generate');
+  await page.getByTestId('preset').selectOption('low-cardinality');
+  await page.getByTestId('lesson-text').filter({ hasText: HAN }).waitFor();
+  const before = await page.getByTestId('position').innerText();
+  await page.getByTestId('step').click();
+  await page.getByTestId('position').filter({ hasNotText: before }).waitFor();
+  await waitForSaved(page, 'continent');
+  const names = async () => {
+    const button = page.getByTestId('recent-sessions');
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    await page.locator('[data-testid="recent-row"]').nth(1).waitFor();
+    return (await page.getByTestId('recent-name').allInnerTexts()).sort();
+  };
+  assert.deepEqual(await names(), [zhf('preset.low-cardinality.title', { shards: 9 }), zhf('recent.playground_ns', { ns: 'test.events' })].sort());
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.deepEqual(await names(), ['Playground: test.events', 'Seven continents, nine shards']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: changing the key of a collection with documents: the choice and why refine is closed, in Chinese', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('step').click();
+  await page.getByTestId('summary').filter({ hasText: '25 个文档' }).waitFor();
+  await openSetup(page);
+  await page.getByTestId('shard-key').fill('{y: 1}');
+  await page.getByRole('button', { name: zh['controls.change_the_key'] }).click();
+  const choice = page.getByTestId('key-change');
+  await choice.waitFor();
+  const values = { ns: 'test.events', docs: 25, old: '{ x: 1 }', new_key: '{ y: 1 }' };
+  assert.equal(await choice.locator('p').first().innerText(), zhf('controls.ns_holds_docs_sharded_on', values));
+  assert.ok(await page.getByTestId('key-refine').isDisabled());
+  const closed = zhf('engine.plan.refine_prefix', { key: '{ y: 1 }', old: '{ x: 1 }' });
+  await choice.getByText(closed).waitFor();
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  await choice.getByText("Refining only adds fields after the current key's: { y: 1 } does not start with { x: 1 }.").waitFor();
+  assert.match(await choice.locator('p').first().innerText(), /^test\.events holds 25 documents sharded on \{ x: 1 \}\. How should it move to \{ y: 1 \}\?/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('i18n: the Compare tab\'s table caption in Chinese, and back in English', async () => {
+  const { page, errors, context } = await openIn('zh-CN');
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('tab-compare').click();
+  const caption = page.locator('[data-testid="compare-table"] caption');
+  await caption.waitFor();
+  const said = await caption.innerText();
+  const window = said.match(/最近 (\d+) 次插入/)?.[1];
+  assert.ok(window, said);
+  assert.equal(said, zhf('compare_view.where_the_writes_went', { window }));
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
+  assert.match(await caption.innerText(), new RegExp(`^Where the writes went, .* counts the latest ${window} inserts`));
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -261,6 +439,9 @@ test('i18n: a share link made in Chinese carries lang=zh-CN and opens the same c
   await speaks(page, 'zh-CN');
   await page.getByTestId('position').filter({ hasText: position }).waitFor();
   assert.deepEqual(await readChunks(page), chunks);
+  // The console says what the link restored, in Chinese.
+  const restored = await consoleLines(page);
+  assert.ok(restored.some((l) => /^已恢复一个共 \d+ 步的场景，当前在第 \d+ 步。$/.test(l)), `${restored}`);
   // The embedded view takes the language from its address too.
   await page.goto(`${env.server.url}?embed=1&preset=monotonic&lang=zh-CN`);
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');

@@ -62,6 +62,7 @@ fn view(position: u64, length: u64, count: u64, lines: &[(PageLineKind, &str)]) 
             .map(|(kind, text)| PageLine {
                 kind: *kind,
                 text: text.to_string(),
+                message: None,
             })
             .collect(),
         settings: ViewSettings {

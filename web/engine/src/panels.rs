@@ -4,13 +4,12 @@
 //! that the page shows the same figures and sentences while holding no core.
 
 use crate::held::Held;
-use crate::queries::{bound_text, key_text};
+use crate::queries::{bound_text, key_text, message_view};
 use bson::{Bson, Document};
-use shardlab::engine::{distribution_skipped_reason, EventKind};
+use shardlab::engine::{distribution_skipped_note, Arg, EventKind, Message};
 use shardlab::{KeyValue, Session};
 use shardlab_protocol::{
-    Analysis, ArgView, Call, EngineError, EventRow, FitView, InsightsView, MessageView, Reply,
-    StepPoint, MAX_EVENTS,
+    Analysis, Call, EngineError, EventRow, FitView, InsightsView, Reply, StepPoint, MAX_EVENTS,
 };
 #[cfg(feature = "insight")]
 use {
@@ -139,7 +138,9 @@ pub fn insights(held: &Held, ns: &str, run: bool) -> InsightsView {
         ns: ns.to_string(),
         key,
         step: held.timeline.position(),
-        report: run.then(|| analyze(held.timeline.session(), ns).map(|d| analysis(&d))),
+        report: run.then(|| {
+            analyze(held.timeline.session(), ns).map(|(d, note)| analysis(&d, note.as_ref()))
+        }),
         shards,
         docs,
         inserts,
@@ -186,8 +187,8 @@ fn charts(held: &Held, ns: &str, shards: &[(String, u32)]) -> (Vec<StepPoint>, V
 /// Runs analyzeShardKey for the key of `ns` on a copy of `session`, after sampling a
 /// mixed query workload on that copy; `session` is not touched. When MongoDB refuses
 /// the read and write distribution (too few distinct values), asks again for the key's
-/// characteristics alone and notes why in `note`.
-pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
+/// characteristics alone and says why in a note (ShardLab's, beside MongoDB's report).
+pub fn analyze(session: &Session, ns: &str) -> Result<(Document, Option<Message>), String> {
     let sharding = session.cluster.sharding(ns).map_err(|e| e.to_string())?;
     let key = sharding.pattern.to_pattern_document();
     let first = sharding
@@ -208,22 +209,18 @@ pub fn analyze(session: &Session, ns: &str) -> Result<Document, String> {
     );
     let outcomes = copy.run(&script);
     match outcomes.last().map(|o| &o.result) {
-        Some(Ok(shardlab::Output::Value(Bson::Document(d)))) => Ok(d.clone()),
+        Some(Ok(shardlab::Output::Value(Bson::Document(d)))) => Ok((d.clone(), None)),
         Some(Err(e)) if e.code == TOO_FEW_RANGES => {
             let retry = format!("db.adminCommand({{analyzeShardKey: {ns_lit}, key: {key_text}, readWriteDistribution: false}})");
             match copy.run(&retry).pop().map(|o| o.result) {
-                Some(Ok(shardlab::Output::Value(Bson::Document(mut d)))) => {
+                Some(Ok(shardlab::Output::Value(Bson::Document(d)))) => {
                     let key = |f: &str| num(&d, &["keyCharacteristics", f]) as u64;
-                    let why =
-                        distribution_skipped_reason(key("numDocsTotal"), key("numDistinctValues"));
-                    d.insert(
-                        "note",
-                        format!(
-                            "Read and write distribution skipped. {why} MongoDB's error: {}",
-                            e.message
-                        ),
+                    let note = distribution_skipped_note(
+                        key("numDocsTotal"),
+                        key("numDistinctValues"),
+                        &e.message,
                     );
-                    Ok(d)
+                    Ok((d, Some(note)))
                 }
                 Some(Err(e)) => Err(e.to_string()),
                 _ => Err("analyzeShardKey returned nothing".to_string()),
@@ -239,8 +236,9 @@ pub fn string_literal(text: &str) -> String {
     shardlab::shell::format_value(&Bson::String(text.to_string()))
 }
 
-/// The figures the insights panel shows from analyzeShardKey's report `d`.
-pub fn analysis(d: &Document) -> Analysis {
+/// The figures the insights panel shows from analyzeShardKey's report `d`, with ShardLab's
+/// `note` on what it left out.
+pub fn analysis(d: &Document, note: Option<&Message>) -> Analysis {
     let key = |field: &str| num(d, &["keyCharacteristics", field]);
     const MONO: [&str; 2] = ["keyCharacteristics", "monotonicity"];
     let characteristics = vec![
@@ -287,7 +285,8 @@ pub fn analysis(d: &Document) -> Analysis {
         most_common,
         reads: shares("readDistribution", "Reads"),
         writes: shares("writeDistribution", "Writes"),
-        note: d.get_str("note").ok().map(str::to_string),
+        note: note.map(Message::english),
+        note_words: note.map(message_view),
     }
 }
 
@@ -353,7 +352,9 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
             )
         })
         .flatten();
-    view.empty = empty_reason(ns, steps, grid.as_ref());
+    let empty = empty_reason(ns, steps, grid.as_ref());
+    view.empty = empty.as_ref().map(Message::english);
+    view.empty_words = empty.as_ref().map(message_view);
     let Some(grid) = grid else { return view };
     let mut shown: Vec<u32> = grid.rows.iter().map(|r| r.shard).collect();
     shown.sort_unstable();
@@ -391,16 +392,13 @@ pub fn heat(held: &Held, ns: &str, rows: u32, columns: u32) -> HeatView {
 
 /// Why the heatmap has nothing to draw, if so.
 #[cfg(feature = "insight")]
-fn empty_reason(ns: &str, steps: u64, grid: Option<&HeatGrid>) -> Option<String> {
+fn empty_reason(ns: &str, steps: u64, grid: Option<&HeatGrid>) -> Option<Message> {
+    let ns_arg = || vec![("ns", Arg::from(ns))];
     match grid {
-        None if ns.is_empty() => Some("No collection to show yet.".to_string()),
-        None if steps == 0 => Some("No steps yet: nothing has happened on the timeline.".to_string()),
-        None => Some(format!(
-            "{ns} is not sharded at this step, so it has no key space to draw. Shard it (or pick a sharded collection) to see where its inserts land."
-        )),
-        Some(g) if g.max_cell <= 0.0 => Some(format!(
-            "No inserts into {ns} yet: play or step the workload to see where they land."
-        )),
+        None if ns.is_empty() => Some(Message::new("engine.heat.no_collection", Vec::new())),
+        None if steps == 0 => Some(Message::new("engine.heat.no_steps", Vec::new())),
+        None => Some(Message::new("engine.heat.not_sharded", ns_arg())),
+        Some(g) if g.max_cell <= 0.0 => Some(Message::new("engine.heat.no_inserts", ns_arg())),
         Some(_) => None,
     }
 }
@@ -554,23 +552,6 @@ fn chunk_docs(
             .collect(),
         explanations: explanations(cluster.explain_chunk(ns, &page.min)),
     })
-}
-
-/// A message of the core's (an explanation's sentence, an event) as the protocol
-/// carries it.
-fn message_view(m: &shardlab::engine::Message) -> MessageView {
-    let arg = |a: &shardlab::engine::Arg| match a {
-        shardlab::engine::Arg::Text(text) => ArgView::Text(text.clone()),
-        shardlab::engine::Arg::Message(m) => ArgView::Message(message_view(m)),
-    };
-    MessageView {
-        id: m.id.to_string(),
-        args: m
-            .args
-            .iter()
-            .map(|(n, v)| (n.to_string(), arg(v)))
-            .collect(),
-    }
 }
 
 /// Explanations as the inspector lists them, or MongoDB's error.

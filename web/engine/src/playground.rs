@@ -6,22 +6,41 @@
 //! sends [`Act::Finish`], so nothing here reads a clock.
 
 use crate::held::{Held, PageState, PendingReplay};
+use crate::queries::message_view;
 use crate::view_model::{bar_position, cluster_view, ClusterView};
+use shardlab::engine::{Arg, Message};
 use shardlab::sim::{
     from_json, from_query, to_json, to_query, to_query_checked, LatestInserts, Scenario, Timeline,
-    HOT_WINDOW,
+    TimelineError, HOT_WINDOW,
 };
 use shardlab::workload::presets::{self, generate_command, Preset, PRESETS};
 use shardlab::{ClusterConfig, Outcome, VersionMode};
 use shardlab_protocol::{
-    Act, Catalog, CollectionInfo, EngineError, Event, Landed, LessonInfo, PageLine, PageLineKind,
-    PageSetup, PageView, Position, ReplayProgress, Reply, Start, VersionInfo, ViewSettings,
-    WorkloadSpec, PASS_TIME_MS,
+    Act, ArgView, Catalog, CollectionInfo, EngineError, Event, Landed, LessonInfo, MessageView,
+    PageLine, PageLineKind, PageSetup, PageView, Position, ReplayProgress, Reply, Start,
+    VersionInfo, ViewSettings, WorkloadSpec, PASS_TIME_MS,
 };
 
-/// The first console line of a session opened from the settings.
+/// The first console line of a session opened from the settings (the English of
+/// `engine.console.welcome`).
 pub const INTRO: &str =
     "ShardLab shell: type mongosh commands, e.g. sh.status() or db.events.find({x: 5}).explain()";
+
+/// The console's first line of a session opened from the settings, as a message.
+fn welcome() -> PageLine {
+    said(Message::new("engine.console.welcome", Vec::new()), None)
+}
+
+/// A console line of ShardLab's own: `m`'s English, and the message for a page to word
+/// (`view`, when the page words it otherwise than the core's message: a lesson's title
+/// and text are the catalogue's `preset.*`).
+fn said(m: Message, view: Option<MessageView>) -> PageLine {
+    PageLine {
+        kind: PageLineKind::Output,
+        text: m.english(),
+        message: Some(view.unwrap_or_else(|| message_view(&m))),
+    }
+}
 
 /// The collection a replayed session shows when nothing else names one: the settings
 /// form's default, as the page's replays had it.
@@ -47,7 +66,7 @@ struct Printed {
     lines: Vec<PageLine>,
     failed: bool,
     done: bool,
-    notice: Option<String>,
+    notice: Option<Message>,
     /// Whether the session's steps changed, so the views save it.
     changed: bool,
     /// Whether the view leaves out the picture (a replay's slice the page does not draw).
@@ -55,9 +74,9 @@ struct Printed {
 }
 
 impl Printed {
-    fn line(kind: PageLineKind, text: String) -> Printed {
+    fn line(line: PageLine) -> Printed {
         Printed {
-            lines: vec![PageLine { kind, text }],
+            lines: vec![line],
             ..Printed::default()
         }
     }
@@ -112,7 +131,7 @@ fn from_setup(setup: &PageSetup) -> Result<(Held, PageState, Printed), EngineErr
         unique: setup.unique,
         ..PageState::default()
     };
-    let (held, printed) = build(config(setup.shards, version), &commands, INTRO.to_string());
+    let (held, printed) = build(config(setup.shards, version), &commands, welcome());
     Ok((held, state, printed))
 }
 
@@ -129,10 +148,39 @@ fn from_lesson(id: &str) -> Result<(Held, PageState, Printed), EngineError> {
         lesson: Some(preset),
         ..PageState::default()
     };
-    let intro = format!("Lesson: {}. {}", preset.title(), preset.lesson());
+    let intro = lesson_line(preset);
     let config = config(preset.shards, preset.version);
     let (held, printed) = build(config, &preset.setup_commands(), intro);
     Ok((held, state, printed))
+}
+
+/// A lesson's opening line, "Lesson: ‹title›. ‹text›", its title and text worded by the
+/// page from the catalogue's `preset.<id>.title` and `.text`.
+fn lesson_line(preset: &Preset) -> PageLine {
+    let english = Message::new(
+        "engine.console.lesson",
+        vec![
+            ("title", Arg::Text(preset.title())),
+            ("text", Arg::Text(preset.lesson())),
+        ],
+    );
+    let part = |name: &str| {
+        ArgView::Message(MessageView {
+            id: format!("preset.{}.{name}", preset.id),
+            args: vec![(
+                "shards".to_string(),
+                ArgView::Text(preset.shards.to_string()),
+            )],
+        })
+    };
+    let view = MessageView {
+        id: english.id.to_string(),
+        args: vec![
+            ("title".to_string(), part("title")),
+            ("text".to_string(), part("text")),
+        ],
+    };
+    said(english, Some(view))
 }
 
 /// The playground's clusters: no chunk size of their own (the setup sets it) and seed 1.
@@ -147,15 +195,16 @@ fn config(shards: u32, version: VersionMode) -> ClusterConfig {
 
 /// Runs `commands` on a new timeline, one step each, echoing them and their results after
 /// the `intro` line.
-fn build(config: ClusterConfig, commands: &[String], intro: String) -> (Held, Printed) {
+fn build(config: ClusterConfig, commands: &[String], intro: PageLine) -> (Held, Printed) {
     let mut held = Held::new(Timeline::new(config));
-    let mut printed = Printed::line(PageLineKind::Output, intro);
+    let mut printed = Printed::line(intro);
     printed.changed = true;
     for command in commands {
         let outcomes = held.push(command);
         printed.lines.push(PageLine {
             kind: PageLineKind::Auto,
             text: command.clone(),
+            message: None,
         });
         printed.failed |= log_outcomes(&mut printed.lines, &outcomes, true);
     }
@@ -184,7 +233,7 @@ fn open_replay(text: &str, events: &mut Vec<Event>) -> Result<(Held, Reply), Eng
         done: 0,
         total: total as u64,
     });
-    let printed = Printed::line(PageLineKind::Output, replaying_line(total, 0));
+    let printed = Printed::line(replaying_line(total, 0));
     let view = first_view(&mut held, state, printed);
     let reply = Reply::Replaying {
         view: Box::new(view),
@@ -205,8 +254,15 @@ fn parse_scenario(text: &str) -> Result<Scenario, EngineError> {
     .map_err(|e| EngineError::bad_value(e.to_string()))
 }
 
-fn replaying_line(total: usize, done: usize) -> String {
-    format!("Replaying a scenario of {total} steps: {done} replayed so far.")
+fn replaying_line(total: usize, done: usize) -> PageLine {
+    let m = Message::new(
+        "engine.console.replaying",
+        vec![
+            ("total", Arg::from(total as u64)),
+            ("done", Arg::from(done as u64)),
+        ],
+    );
+    said(m, None)
 }
 
 /// Carries out one act on a playground session and answers with its view.
@@ -297,7 +353,11 @@ fn log_outcomes(lines: &mut Vec<PageLine>, outcomes: &[Outcome], all: bool) -> b
             } else {
                 PageLineKind::Output
             };
-            lines.push(PageLine { kind, text });
+            lines.push(PageLine {
+                kind,
+                text,
+                message: None,
+            });
         }
     }
     outcomes.iter().any(|o| o.result.is_err())
@@ -348,7 +408,12 @@ impl<'a> Playground<'a> {
             }
             // A step past the end moves nothing: the notice says why.
             Act::Jump { to } => Printed {
-                notice: self.held.timeline.jump(to).err().map(|e| e.to_string()),
+                notice: self.held.timeline.jump(to).err().map(|e| match e {
+                    TimelineError::OutOfRange { requested, len } => Message::new(
+                        "engine.notice.past_end",
+                        vec![("requested", Arg::from(requested)), ("len", Arg::from(len))],
+                    ),
+                }),
                 ..Printed::default()
             },
             Act::Fork => {
@@ -393,6 +458,7 @@ impl<'a> Playground<'a> {
             printed.lines.push(PageLine {
                 kind,
                 text: command.to_string(),
+                message: None,
             });
         }
         let touches = self.held.timeline.session().touches();
@@ -415,9 +481,13 @@ impl<'a> Playground<'a> {
         if count >= workload.total {
             return Printed {
                 done: true,
-                notice: Some(format!(
-                    "{} already holds {count} documents, the workload's total of {}. Raise Total to insert more.",
-                    self.state.ns, workload.total
+                notice: Some(Message::new(
+                    "engine.notice.workload_full",
+                    vec![
+                        ("ns", Arg::from(self.state.ns.as_str())),
+                        ("count", Arg::from(count)),
+                        ("total", Arg::from(workload.total)),
+                    ],
                 )),
                 ..Printed::default()
             };
@@ -475,10 +545,7 @@ impl<'a> Playground<'a> {
             done: end as u64,
             total: total as u64,
         });
-        Ok(Printed::line(
-            PageLineKind::Output,
-            replaying_line(total, end),
-        ))
+        Ok(Printed::line(replaying_line(total, end)))
     }
 
     /// Ends the pending replay, keeping the steps replayed, with the cursor at the
@@ -505,10 +572,11 @@ impl<'a> Playground<'a> {
                 _ => {}
             }
         }
-        let mut printed = Printed::line(
-            PageLineKind::Output,
-            format!("Restored a scenario of {len} steps, at step {position}."),
+        let restored = Message::new(
+            "engine.console.restored",
+            vec![("steps", Arg::from(len)), ("position", Arg::from(position))],
         );
+        let mut printed = Printed::line(said(restored, None));
         printed.changed = true;
         Ok(printed)
     }
@@ -572,7 +640,8 @@ impl<'a> Playground<'a> {
             lines: printed.lines,
             failed: printed.failed,
             done: printed.done,
-            notice: printed.notice,
+            notice: printed.notice.as_ref().map(Message::english),
+            notice_words: printed.notice.as_ref().map(message_view),
             settings: self.settings(),
             collections: self.collections(),
             count: self.count(),

@@ -4,10 +4,11 @@
 //! console would print them.
 
 use bson::Bson;
+use shardlab::engine::{Arg, Message};
 use shardlab::keys::KeyPattern;
 use shardlab::shell::{parse_value, EvalContext};
 use shardlab::{Cluster, ClusterError, KeyValue, ShardKeyError};
-use shardlab_protocol::{PageSetup, SetupPlan, Targeting};
+use shardlab_protocol::{ArgView, MessageView, PageSetup, SetupPlan, Targeting};
 
 /// MongoDB's error as mongosh prints a server error.
 pub fn server_error(e: &ClusterError) -> String {
@@ -56,6 +57,22 @@ pub fn target_filter(cluster: &Cluster, ns: &str, text: &str) -> Result<Targetin
         Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
         Err(e) => Err(format!("SyntaxError: {e}")),
     }
+}
+
+/// Why a way to a new key is closed: the version (its label) has no `command`.
+fn lacks(version: &str, command: &str) -> Message {
+    Message::new(
+        "engine.plan.no_command",
+        vec![
+            ("version", Arg::from(version)),
+            ("command", Arg::from(command)),
+        ],
+    )
+}
+
+/// Why a way to a new key is closed, as a message for the page to word, if it is.
+fn closed_words(way: &Result<String, Message>) -> Option<Box<MessageView>> {
+    way.as_ref().err().map(|m| Box::new(message_view(m)))
 }
 
 /// A shard key value as mongosh prints a bound (`{ x: 42 }`), or its values when the
@@ -122,14 +139,18 @@ pub fn plan_setup(cluster: &Cluster, draft: &PageSetup) -> SetupPlan {
         Some(s) if s.pattern == pattern && s.unique == draft.unique => String::new(),
         Some(s) if docs > 0 => {
             let has = |c: &str| shardlab::session::has_command(version, c);
-            let missing = |c: &str| format!("{} mode has no {c}.", version.label());
+            let missing = |c: &str| lacks(version.label(), c);
             let old = key_text(&s.pattern);
             let extends = s.pattern.is_extended_by(&pattern) && s.pattern.len() < pattern.len();
             let refine = if !has("refineCollectionShardKey") {
                 Err(missing("refineCollectionShardKey"))
             } else if !extends {
-                Err(format!(
-                    "Refining only adds fields after the current key's: {key} does not start with {old}."
+                Err(Message::new(
+                    "engine.plan.refine_prefix",
+                    vec![
+                        ("key", Arg::from(key.as_str())),
+                        ("old", Arg::from(old.as_str())),
+                    ],
                 ))
             } else {
                 Ok(format!("{prefix}{}", refine_command(ns, &draft.key)))
@@ -148,8 +169,10 @@ pub fn plan_setup(cluster: &Cluster, draft: &PageSetup) -> SetupPlan {
                 ns: ns.to_string(),
                 docs,
                 old,
-                refine,
-                reshard,
+                refine_words: closed_words(&refine),
+                reshard_words: closed_words(&reshard),
+                refine: refine.map_err(|m| m.english()),
+                reshard: reshard.map_err(|m| m.english()),
                 over,
             };
         }
@@ -165,5 +188,22 @@ pub fn plan_setup(cluster: &Cluster, draft: &PageSetup) -> SetupPlan {
             script,
             shards: sharding.is_none(),
         }
+    }
+}
+
+/// A message of the core's (an explanation's sentence, an event) as the protocol
+/// carries it.
+pub fn message_view(m: &shardlab::engine::Message) -> MessageView {
+    let arg = |a: &shardlab::engine::Arg| match a {
+        shardlab::engine::Arg::Text(text) => ArgView::Text(text.clone()),
+        shardlab::engine::Arg::Message(m) => ArgView::Message(message_view(m)),
+    };
+    MessageView {
+        id: m.id.to_string(),
+        args: m
+            .args
+            .iter()
+            .map(|(n, v)| (n.to_string(), arg(v)))
+            .collect(),
     }
 }

@@ -130,8 +130,14 @@ fn a_key_change_on_documents_offers_what_the_version_has() {
     // A key that does not extend the current one cannot be refined.
     match plan(&mut e, draft("5.0", "{y: 1}")) {
         SetupPlan::ChangeKey {
-            refine: Err(why), ..
-        } => assert!(why.contains("does not start with"), "{why}"),
+            refine: Err(why),
+            refine_words: Some(words),
+            ..
+        } => {
+            assert!(why.contains("does not start with"), "{why}");
+            // The same reason as a message, for the page to word in its language.
+            assert_eq!(words.id, "engine.plan.refine_prefix");
+        }
         other => panic!("{other:?}"),
     }
     // 3.6 has neither helper.
@@ -142,10 +148,16 @@ fn a_key_change_on_documents_offers_what_the_version_has() {
         SetupPlan::ChangeKey {
             refine: Err(r),
             reshard: Err(s),
+            refine_words: Some(rw),
+            reshard_words: Some(sw),
             ..
         } => {
             assert_eq!(r, "3.6 mode has no refineCollectionShardKey.");
             assert_eq!(s, "3.6 mode has no reshardCollection.");
+            assert_eq!(
+                (rw.id.as_str(), sw.id.as_str()),
+                ("engine.plan.no_command", "engine.plan.no_command")
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -186,6 +186,18 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
         opened.lines[0].text,
         format!("Lesson: {}. {}", preset.title(), preset.lesson())
     );
+    // The same line as a message: its title and text are the catalogue's `preset.*`, for
+    // the page to word in its language.
+    let said = opened.lines[0].message.as_ref().unwrap();
+    assert_eq!(said.id, "engine.console.lesson");
+    let part = |name: &str| match &said.args.iter().find(|(n, _)| n == name).unwrap().1 {
+        ArgView::Message(m) => m.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(part("title").id, format!("preset.{}.title", preset.id));
+    assert_eq!(part("text").id, format!("preset.{}.text", preset.id));
+    // The commands it ran are mongosh's: no message.
+    assert!(opened.lines[1..].iter().all(|l| l.message.is_none()));
     assert_eq!(opened.lesson.as_deref(), Some("missing-fields"));
     assert_eq!(opened.position.length, preset.setup_commands().len() as u64);
     let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
@@ -296,6 +308,42 @@ fn a_full_collection_runs_nothing_and_says_so() {
         full.notice.as_deref(),
         Some("test.events already holds 10 documents, the workload's total of 10. Raise Total to insert more.")
     );
+    let words = full.notice_words.unwrap();
+    assert_eq!(words.id, "engine.notice.workload_full");
+    assert_eq!(
+        words.args,
+        [("ns", "test.events"), ("count", "10"), ("total", "10")]
+            .map(|(n, v)| (n.to_string(), ArgView::Text(v.to_string())))
+    );
+}
+
+/// The playground's own words are messages of the core's catalogue: every `engine.*` id
+/// the engine names is a template there, and every such template is named, so none falls
+/// back to an empty English and none is dead.
+#[test]
+fn every_engine_message_is_a_template_and_named() {
+    let code = [
+        include_str!("../src/playground.rs"),
+        include_str!("../src/panels.rs"),
+        include_str!("../src/queries.rs"),
+    ]
+    .concat();
+    let named: Vec<String> = code
+        .split("\"engine.")
+        .skip(1)
+        .filter_map(|rest| Some(format!("engine.{}", &rest[..rest.find('"')?])))
+        .collect();
+    assert!(named.len() >= 8, "{named:?}");
+    let templates = shardlab::engine::MESSAGES;
+    for id in &named {
+        assert!(
+            templates.iter().any(|(t, _)| t == id),
+            "{id} is no template"
+        );
+    }
+    for (id, _) in templates.iter().filter(|(id, _)| id.starts_with("engine.")) {
+        assert!(named.iter().any(|n| n == id), "{id} is never named");
+    }
 }
 
 #[test]
@@ -362,7 +410,18 @@ fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
     assert!(!zero.frame.sharded && zero.step.is_none());
     let past = act(&mut e, Act::Jump { to: 99 });
     assert_eq!(past.position, zero.position);
-    assert!(past.notice.is_some());
+    // The timeline's own words, and the same as a message for a page to word.
+    let len = past.position.length;
+    assert_eq!(
+        past.notice,
+        Some(format!(
+            "position 99 is past the end of the timeline ({len} steps)"
+        ))
+    );
+    assert_eq!(
+        past.notice_words.map(|m| m.id),
+        Some("engine.notice.past_end".to_string())
+    );
     act(&mut e, Act::Jump { to: 3 });
     let (reply, events) = send(&mut e, "page", Call::Act(Act::Fork));
     let forked = page_of(reply.unwrap());

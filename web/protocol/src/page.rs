@@ -6,7 +6,7 @@
 //! per step; the page keeps only what it draws. Every act answers with a [`PageView`] of
 //! the session at its cursor, so the page never asks twice for one change.
 
-use crate::{Frame, Position};
+use crate::{Frame, MessageView, Position};
 use serde::{Deserialize, Serialize};
 
 /// The settings of a new playground cluster, as the settings form has them.
@@ -136,6 +136,11 @@ pub struct PageLine {
     pub kind: PageLineKind,
     /// The text, as mongosh prints it.
     pub text: String,
+    /// The line as a message of the page's text catalogue when it is ShardLab's own words
+    /// (the welcome, a lesson's opening line, a replay's progress), for a page to word in
+    /// its reader's language; `text` is its English.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<MessageView>,
 }
 
 /// The cluster's settings at the cursor, for the collection shown.
@@ -218,6 +223,9 @@ pub struct PageView {
     /// A sentence for the notice bar, when the act has one (a full collection, a jump
     /// past the end).
     pub notice: Option<String>,
+    /// The notice as a message of the page's text catalogue; `notice` is its English.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice_words: Option<MessageView>,
     /// The settings at the cursor.
     pub settings: ViewSettings,
     /// Every collection, in namespace order.
@@ -288,6 +296,13 @@ pub enum SetupPlan {
         refine: Result<String, String>,
         /// The reshard script, or why this version cannot reshard.
         reshard: Result<String, String>,
+        /// Why refine is closed, as a message of the page's text catalogue (the error's
+        /// English is `refine`'s).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refine_words: Option<Box<crate::MessageView>>,
+        /// Why reshard is closed, as a message of the page's text catalogue.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reshard_words: Option<Box<crate::MessageView>>,
         /// The script that drops the collection and shards it again.
         over: String,
     },

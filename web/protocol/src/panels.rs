@@ -63,6 +63,10 @@ pub struct HeatView {
     pub pattern_words: Option<(MessageView, MessageView)>,
     /// Why the grid is empty, when it is.
     pub empty: Option<String>,
+    /// Why the grid is empty as a message of the page's text catalogue; `empty` is its
+    /// English.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_words: Option<MessageView>,
     /// What the vertical axis shows, in a sentence (empty when the grid is).
     #[serde(default)]
     pub axis: String,
@@ -120,6 +124,10 @@ pub struct Analysis {
     pub writes: Option<[f64; 3]>,
     /// A note on what was left out and why (MongoDB's reason).
     pub note: Option<String>,
+    /// The note as a message of the page's text catalogue (ShardLab's sentences, with
+    /// MongoDB's error as it prints it); `note` is its English.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note_words: Option<MessageView>,
 }
 
 /// What the inspector is asked about.

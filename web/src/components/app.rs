@@ -603,6 +603,7 @@ fn use_unknown_options(
             );
             let notice = match &state.notice {
                 Some(n) => Notice {
+                    words: None,
                     text: format!("{} {text}", n.text),
                     offer: n.offer.clone(),
                 },

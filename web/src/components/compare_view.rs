@@ -187,7 +187,7 @@ fn summary_table(rows: &[CompareRow]) -> Html {
     html! {
         <div class="compare-summary">
             <table class="compare-table" data-testid="compare-table">
-                <caption>{ format!("Where the writes went, and how the query mix below is routed. The hottest-shard share counts the latest {window} inserts: near 100% means one shard takes every write; an even spread over three shards is about 33%.") }</caption>
+                <caption>{ tf(K::CompareViewWhereTheWritesWent, &[("window", &window)]) }</caption>
                 <thead>
                     <tr>
                         <th scope="col">{ t(K::CompareViewConfiguration) }</th>

@@ -126,7 +126,10 @@ fn console_line(line: &ConsoleLine, n: u64) -> Html {
         LineKind::Output => ("out", ""),
         LineKind::Error => ("err", ""),
     };
-    html! { <pre key={n} class={classes!("line", class)}>{ prefix }{ line.text.clone() }</pre> }
+    // ShardLab's own lines (the welcome, a lesson's opening) in the page's language;
+    // mongosh's as it prints them.
+    let text = crate::i18n::messages(line.message.as_slice()).unwrap_or_else(|| line.text.clone());
+    html! { <pre key={n} class={classes!("line", class)}>{ prefix }{ text }</pre> }
 }
 
 /// The input's key handling: Enter submits (or continues unfinished input), Up and Down walk

@@ -259,16 +259,25 @@ fn change_key_view(
         old,
         refine,
         reshard,
+        refine_words,
+        reshard_words,
         over,
     } = choice
     else {
         return html! {};
     };
-    let why = |r: &Result<String, String>| r.as_ref().err().cloned();
-    let (refine_why, reshard_why) = (why(refine), why(reshard));
+    // Why a way is closed, in the page's language (the engine's English otherwise).
+    let why = |r: &Result<String, String>, words: &Option<Box<shardlab_protocol::MessageView>>| {
+        let english = r.as_ref().err()?;
+        let worded = words
+            .as_deref()
+            .and_then(|m| crate::i18n::messages(std::slice::from_ref(m)));
+        Some(worded.unwrap_or_else(|| english.clone()))
+    };
+    let (refine_why, reshard_why) = (why(refine, refine_words), why(reshard, reshard_words));
     html! {
         <div class="choice" role="group" aria-label={t(K::ControlsChangeTheShardKey)} data-testid="key-change">
-            <p>{ format!("{ns} holds {docs} documents sharded on {old}. How should it move to {new_key}? Each choice is one step on the timeline: ‹ Back undoes it.") }</p>
+            <p>{ tf(K::ControlsNsHoldsDocsShardedOn, &[("ns", ns), ("docs", docs), ("old", old), ("new_key", new_key)]) }</p>
             <div class="choice-row">
                 <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
                     { tf(K::ControlsRefineToNewKey, &[("new_key", &new_key)]) }

@@ -465,7 +465,7 @@ fn intro() -> Html {
     html! {
         <p class="muted heat-intro">
             { t(K::HeatmapEachColumnIsAStep) }
-            <Term id="heat" label="heat" />
+            <Term id="heat" label={t(K::HeatmapHeat)} />
             { t(K::HeatmapHowManyDocumentsEachRange) }
         </p>
     }
@@ -675,7 +675,15 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
                 grid_view(&to, grid, state, on_click)
             }
             (_, grid) => {
-                let why = grid.and_then(|g| g.empty.clone()).unwrap_or_default();
+                // The engine's reason, in the page's language.
+                let why = grid
+                    .and_then(|g| {
+                        let words = g.empty_words.as_ref();
+                        words
+                            .and_then(|m| messages(std::slice::from_ref(m)))
+                            .or_else(|| g.empty.clone())
+                    })
+                    .unwrap_or_default();
                 let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
                 empty_view(&to.panel, drawn, &key, state, empty(why, None))
             }

@@ -313,7 +313,9 @@ fn report_view(a: &Analysis) -> Html {
             </dl>
             if let Some(note) = &a.note {
                 <p class="muted analyze-note" data-testid="analyze-note">
-                    { note.clone() }{ t(K::InsightsSee) }<Term id="analyze-ranges" label={t(K::InsightsAnalyzeshardkeyS100Ranges)} />{ t(K::InsightsInTheGlossary) }
+                    // ShardLab's sentences in the page's language, MongoDB's error as it
+                    // prints it.
+                    { crate::i18n::messages(a.note_words.as_slice()).unwrap_or_else(|| note.clone()) }{ t(K::InsightsSee) }<Term id="analyze-ranges" label={t(K::InsightsAnalyzeshardkeyS100Ranges)} />{ t(K::InsightsInTheGlossary) }
                 </p>
             }
             <h3>{ t(K::InsightsMostCommonValues) }</h3>

@@ -39,7 +39,7 @@ pub fn notice_bar(props: &NoticeProps) -> Html {
     };
     html! {
         <div class="notice" role="status" data-testid="notice">
-            <span class="notice-text">{ props.notice.text.clone() }</span>
+            <span class="notice-text">{ props.notice.shown() }</span>
             <span class="notice-actions">
                 { offer }
                 <button class="link-button" aria-label={t(K::NoticeDismissNotice)}

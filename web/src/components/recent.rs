@@ -142,7 +142,7 @@ fn row(
     };
     let on_delete = {
         let (id, reload, status) = (id.clone(), reload.clone(), status.clone());
-        let name = m.name.clone();
+        let name = m.shown_name();
         Callback::from(move |_: MouseEvent| {
             let (id, reload, status, name) =
                 (id.clone(), reload.clone(), status.clone(), name.clone());
@@ -161,7 +161,7 @@ fn row(
     html! {
         <li class="recent-row" data-testid="recent-row" data-session={id}>
             <div class="recent-what">
-                <strong>{ m.name.clone() }</strong>
+                <strong data-testid="recent-name">{ m.shown_name() }</strong>
                 if let Some(badge) = badge { <span class="badge">{ badge }</span> }
                 <div class="muted">{ format!("{when} · {steps}{collections}") }</div>
                 if let Some(why) = &m.aside {

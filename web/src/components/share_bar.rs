@@ -3,7 +3,7 @@
 
 use super::query::use_engine_query;
 use crate::engine_client;
-use crate::i18n::{t, K};
+use crate::i18n::{t, tf, K};
 use crate::share::data_url;
 use crate::startup::Opening;
 use crate::state::{Action, Notice, Playground};
@@ -106,7 +106,10 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
 fn picture_svg(state: &Playground) -> String {
     crate::export::cluster_svg(
         &state.frame,
-        &format!("ShardLab · {} on {}", state.settings.ns, state.frame.key),
+        &tf(
+            K::ShareBarPictureTitle,
+            &[("ns", &state.settings.ns), ("key", &state.frame.key)],
+        ),
     )
 }
 

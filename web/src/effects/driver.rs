@@ -330,6 +330,7 @@ impl Driver {
             return None;
         }
         Some(Notice {
+            words: None,
             text: tf(
                 K::DriverWhatYourPreviousSessionOf,
                 &[("what", &what), ("steps", &steps)],
@@ -490,6 +491,7 @@ impl Driver {
                 |l| crate::i18n::lesson_words(l).0,
             );
         self.dispatch.emit(Action::Notice(Some(Notice {
+            words: None,
             text: notice.text.replace("{lesson}", &title),
             offer: notice.offer.clone(),
         })));
@@ -751,6 +753,7 @@ impl Driver {
         }
         let saving = sessions::Saving {
             name: session_name(&s),
+            auto: Some(auto_name(&s)),
             steps: s.view.position.length,
             own,
             collections: s.view.collections.iter().map(|c| c.ns.clone()).collect(),
@@ -770,6 +773,7 @@ impl Driver {
                 wasm_bindgen_futures::spawn_local(async move {
                     if let Err(why) = sessions::save(text.clone(), saving).await {
                         dispatch.emit(Action::Notice(Some(Notice {
+                            words: None,
                             text: tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
                             offer: Some(crate::state::Offer::Download(Rc::from(
                                 crate::share::data_url("application/json", &text),
@@ -830,7 +834,26 @@ pub fn after_yielding(f: impl FnOnce() + 'static) {
     }
 }
 
-/// A session's name in "Recent sessions": its lesson's title, else its collections.
+/// What a session is named by: its lesson, else its first collection.
+fn auto_name(s: &Playground) -> sessions::AutoName {
+    let lesson = s
+        .view
+        .lesson
+        .as_deref()
+        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
+    match lesson {
+        Some(l) => sessions::AutoName::Lesson {
+            id: l.id.clone(),
+            shards: l.setup.shards,
+        },
+        None => sessions::AutoName::Playground {
+            ns: s.view.collections.first().map(|c| c.ns.clone()),
+        },
+    }
+}
+
+/// A session's name in "Recent sessions", in English: its lesson's title, else its
+/// collections ([`auto_name`] words it in the reader's language).
 fn session_name(s: &Playground) -> String {
     let lesson = s
         .view

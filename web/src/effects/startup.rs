@@ -276,6 +276,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
                 (None, None) => return None,
             };
             Some(Notice {
+                words: None,
                 text: why,
                 offer: Some(download_offer(json)),
             })
@@ -289,6 +290,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
             };
             sessions::set_aside(&why);
             Some(Notice {
+                words: None,
                 text: aside(&why),
                 offer: Some(download_offer(text)),
             })
@@ -299,6 +301,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         } => match (stopped, cut) {
             (None, None) => Some(Notice::plain(t(K::StartupCancelledTheSessionIsAs))),
             (Some(stopped), _) => Some(Notice {
+                words: None,
                 text: stopped(K::StartupDoingCancelledRestoring),
                 offer: Some(download_offer(text)),
             }),
@@ -308,6 +311,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         },
         Source::Restart { text, .. } => match (stopped, cut) {
             (Some(stopped), _) => Some(Notice {
+                words: None,
                 text: stopped(K::StartupDoingRestartedRestoring),
                 offer: Some(download_offer(text)),
             }),
@@ -325,6 +329,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
             };
             sessions::set_aside(&why);
             Some(Notice {
+                words: None,
                 text: aside(&why),
                 offer: Some(download_offer(text)),
             })
@@ -429,6 +434,7 @@ pub fn refused(problem: &str, embed: bool) -> Opening {
         t(K::StartupYourSavedSessionIsUntouched)
     };
     Opening::fresh_with(Notice {
+        words: None,
         text: tf(
             K::StartupProblemHereIsAFresh,
             &[("problem", &problem), ("untouched", &untouched)],
@@ -449,6 +455,7 @@ fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice
         ),
     };
     Some(Notice {
+        words: None,
         text: format!("{opened} {kept} {cut}").trim_end().to_string(),
         offer,
     })
@@ -527,6 +534,7 @@ pub fn unreadable(source: &Source, error: &str) -> Opening {
 fn set_aside(text: &str, message: &str) -> Opening {
     sessions::set_aside(message);
     Opening::fresh_with(Notice {
+        words: None,
         text: message.to_string(),
         offer: Some(download_offer(text)),
     })
@@ -570,14 +578,16 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
         clear_link_from_address();
     }
     let (opening, outcome) = if crash.gave_up {
-        let again = crash.again.as_deref().unwrap_or("it failed again");
-        (
-            given_up(embed),
-            format!(
-                "Starting again after the reload failed too ({again}), so {}this is a clean playground.",
-                if embed { "" } else { "your saved session was set aside and " }
-            ),
-        )
+        let again = crash
+            .again
+            .as_deref()
+            .unwrap_or_else(|| t(K::StartupItFailedAgain));
+        let said = if embed {
+            K::StartupStartingAgainClean
+        } else {
+            K::StartupStartingAgainSetAside
+        };
+        (given_up(embed), tf(said, &[("again", &again)]))
     } else if embed {
         (
             first_start(options).0,
@@ -615,6 +625,7 @@ fn given_up(embed: bool) -> Opening {
     }
     match sessions::set_aside("Restoring it stopped the page twice.") {
         Some(text) => Opening::fresh_with(Notice {
+            words: None,
             text: t(K::StartupSavedSessionSetAsideOffer).to_string(),
             offer: Some(download_offer(&text)),
         }),

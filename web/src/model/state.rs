@@ -92,6 +92,9 @@ pub struct Notice {
     pub text: String,
     /// What the notice offers, if anything.
     pub offer: Option<Offer>,
+    /// The engine's notice as a message of the catalogue, worded in the page's language
+    /// when it is drawn (`text` is its English).
+    pub words: Option<shardlab_protocol::MessageView>,
 }
 
 impl Notice {
@@ -100,7 +103,13 @@ impl Notice {
         Notice {
             text: text.into(),
             offer: None,
+            words: None,
         }
+    }
+
+    /// The notice in the page's language.
+    pub fn shown(&self) -> String {
+        crate::i18n::messages(self.words.as_slice()).unwrap_or_else(|| self.text.clone())
     }
 }
 
@@ -529,6 +538,7 @@ impl Playground {
             );
             notice = Some(match notice {
                 Some(n) => Notice {
+                    words: None,
                     text: format!("{} {text}", n.text),
                     offer: n.offer,
                 },
@@ -581,7 +591,10 @@ impl Playground {
             self.console = Rc::new(console);
         }
         if let Some(text) = &view.notice {
-            self.notice = Some(Notice::plain(text.clone()));
+            self.notice = Some(Notice {
+                words: view.notice_words.clone(),
+                ..Notice::plain(text.clone())
+            });
         }
         if view.done {
             self.playing = false;

@@ -73,6 +73,64 @@ pub struct Meta {
     pub page: Vec<(String, String)>,
     /// Why it was set aside, if it could not be restored.
     pub aside: Option<String>,
+    /// What the page named it by, when the page made its name (`name` is that name in
+    /// English), so that "Recent sessions" words it in the reader's language; absent for
+    /// a name kept as it was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoName>,
+}
+
+/// A session name the page makes, worded in the reader's language when it is shown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "as", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum AutoName {
+    /// A lesson's title, by the lesson's id and its shards (its title's `{shards}`).
+    Lesson {
+        /// The lesson's id.
+        id: String,
+        /// Its shards.
+        shards: u32,
+    },
+    /// "Playground: test.events", or "Playground" with no collection.
+    Playground {
+        /// The first collection.
+        ns: Option<String>,
+    },
+    /// "Saved session": a session saved by an earlier version.
+    Saved,
+}
+
+impl AutoName {
+    /// The name in the page's language.
+    pub fn words(&self) -> Option<String> {
+        use crate::i18n::{t, tf, K};
+        Some(match self {
+            AutoName::Lesson { id, shards } => {
+                let title = shardlab_protocol::MessageView {
+                    id: format!("preset.{id}.title"),
+                    args: vec![(
+                        "shards".to_string(),
+                        shardlab_protocol::ArgView::Text(shards.to_string()),
+                    )],
+                };
+                return crate::i18n::messages(&[title]);
+            }
+            AutoName::Playground { ns: Some(ns) } => tf(K::RecentPlaygroundNs, &[("ns", ns)]),
+            AutoName::Playground { ns: None } => t(K::RecentPlayground).to_string(),
+            AutoName::Saved => t(K::RecentSavedSession).to_string(),
+        })
+    }
+}
+
+impl Meta {
+    /// Its name as "Recent sessions" shows it: in the page's language when the page made
+    /// it, else as it was given.
+    pub fn shown_name(&self) -> String {
+        self.auto
+            .as_ref()
+            .and_then(AutoName::words)
+            .unwrap_or_else(|| self.name.clone())
+    }
 }
 
 impl Meta {
@@ -86,6 +144,16 @@ impl Meta {
         }
         self.page.truncate(MOST_ITEMS);
         self.aside = self.aside.map(|a| a.chars().take(400).collect());
+        self.auto = match self.auto {
+            Some(AutoName::Lesson { id, shards }) => Some(AutoName::Lesson {
+                id: id.chars().take(MOST_NAME).collect(),
+                shards,
+            }),
+            Some(AutoName::Playground { ns }) => Some(AutoName::Playground {
+                ns: ns.map(|ns| ns.chars().take(MOST_NAME).collect()),
+            }),
+            other => other,
+        };
         self
     }
 }
@@ -257,7 +325,7 @@ async fn migrate() {
         (PREVIOUS_KEY, None, Vec::new(), None),
         (
             FAILED_KEY,
-            Some("An earlier version of ShardLab could not restore it.".to_string()),
+            Some(crate::i18n::t(crate::i18n::K::SessionsAnEarlierVersionCouldNot).to_string()),
             Vec::new(),
             None,
         ),
@@ -269,6 +337,7 @@ async fn migrate() {
         let meta = Meta {
             id: new_id(),
             name: "Saved session".to_string(),
+            auto: Some(AutoName::Saved),
             created: now(),
             updated: now() - 1.0,
             own: own.unwrap_or(1),
@@ -347,8 +416,10 @@ pub fn saved() -> Option<String> {
 /// What a save records beside the scenario.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Saving {
-    /// The session's name.
+    /// The session's name, in English.
     pub name: String,
+    /// What the page named it by.
+    pub auto: Option<AutoName>,
     /// Its steps.
     pub steps: u64,
     /// The user's own steps.
@@ -369,6 +440,7 @@ pub async fn save(text: String, saving: Saving) -> Result<(), String> {
     let meta = Meta {
         id,
         name: saving.name,
+        auto: saving.auto,
         created,
         updated: now(),
         steps: saving.steps,

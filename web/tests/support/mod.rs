@@ -45,6 +45,7 @@ pub async fn save(name: &str, steps: u64) -> String {
     let text = session_text(name);
     let saving = Saving {
         name: name.to_string(),
+        auto: None,
         steps,
         own: steps.saturating_sub(2),
         collections: vec!["test.events".into()],
