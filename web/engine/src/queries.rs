@@ -19,13 +19,23 @@ pub fn server_error(e: &ClusterError) -> String {
 pub fn parse_key(text: &str, unique: bool) -> Result<KeyPattern, String> {
     let value =
         parse_value(text, &mut EvalContext::default()).map_err(|e| format!("SyntaxError: {e}"))?;
-    let Bson::Document(doc) = value else {
-        return Err("The shard key must be an object such as {x: 1}".to_string());
+    let doc = match value {
+        Bson::Document(doc) => doc,
+        // What the console prints for `sh.shardCollection(ns, 5)`: the shell's words.
+        other => return Err(not_an_object("key", &other)),
     };
     let key_error = |e: ShardKeyError| format!("MongoServerError[{}]: {e}", e.code_name());
     let pattern = KeyPattern::parse(&doc).map_err(key_error)?;
     pattern.check_unique(unique).map_err(key_error)?;
     Ok(pattern)
+}
+
+/// The shell's error for a `what` that is not an object, as the console prints it.
+fn not_an_object(what: &str, value: &Bson) -> String {
+    format!(
+        "TypeError: {what} must be an object, got {}",
+        shardlab::shell::format_value(value)
+    )
 }
 
 /// A key pattern as mongosh prints it.
@@ -54,7 +64,8 @@ pub fn target_filter(cluster: &Cluster, ns: &str, text: &str) -> Result<Targetin
                     .collect(),
             })
             .map_err(|e| server_error(&e)),
-        Ok(_) => Err("A filter is an object such as {x: 42}".to_string()),
+        // What the console prints for `db.c.find(42)`.
+        Ok(other) => Err(not_an_object("filter", &other)),
         Err(e) => Err(format!("SyntaxError: {e}")),
     }
 }

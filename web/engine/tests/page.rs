@@ -77,6 +77,37 @@ fn check_key(e: &mut Engine, key: &str) -> Result<String, String> {
 }
 
 #[test]
+fn the_query_box_targets_a_filter_and_refuses_what_is_not_one_in_the_shells_words() {
+    let mut e = Engine::new();
+    open(&mut e, setup());
+    let target = |e: &mut Engine, filter: &str| {
+        send(
+            e,
+            "page",
+            Call::Target {
+                ns: "test.events".into(),
+                filter: filter.into(),
+            },
+        )
+    };
+    match target(&mut e, "{x: 5}") {
+        Ok(Reply::Targets(t)) => assert_eq!(t.shards.len(), 1, "{t:?}"),
+        other => panic!("not a targeting: {other:?}"),
+    }
+    // What the console prints for `db.events.find(42)`.
+    let refused = target(&mut e, "42").expect_err("42 is no filter");
+    assert_eq!(
+        refused.message,
+        "TypeError: filter must be an object, got 42"
+    );
+    let refused = target(&mut e, "'x'").expect_err("a string is no filter");
+    assert_eq!(
+        refused.message,
+        "TypeError: filter must be an object, got 'x'"
+    );
+}
+
+#[test]
 fn the_key_editor_validates_as_mongodb_does() {
     let mut e = Engine::new();
     assert_eq!(check_key(&mut e, "{x: 1}"), Ok("{ x: 1 }".to_string()));
@@ -93,7 +124,7 @@ fn the_key_editor_validates_as_mongodb_does() {
         .starts_with("SyntaxError"));
     assert_eq!(
         check_key(&mut e, "5"),
-        Err("The shard key must be an object such as {x: 1}".to_string())
+        Err("TypeError: key must be an object, got 5".to_string())
     );
     // A unique hashed key is refused when the cluster is set up with it, in MongoDB's words.
     let view = open(
