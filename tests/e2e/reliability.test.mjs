@@ -233,9 +233,27 @@ test('a stored session that kills the engine is set aside, offered for download,
   const deadly = scenarioJson(['db.c.insertOne({x: 1})', 'sim.__trapEngine()']);
   await storeSession(page, deadly);
   const planted = await page.evaluate(() => sessionStorage.getItem('shardlab.session.id'));
+  const logs = [];
+  page.on('console', (m) => logs.push(`${Date.now() % 100000} ${m.type()}: ${m.text().slice(0, 300)}`));
+  page.on('load', () => logs.push(`${Date.now() % 100000} LOAD`));
   await page.reload();
   const notice = page.getByTestId('notice');
-  await notice.filter({ hasText: 'set aside' }).waitFor();
+  try {
+    await notice.filter({ hasText: 'set aside' }).waitFor();
+  } catch (e) {
+    const state = await page.evaluate(() => ({
+      id: sessionStorage.getItem('shardlab.session.id'),
+      leaving: sessionStorage.getItem('shardlab.session.leaving'),
+      loading: localStorage.getItem('shardlab.session.loading'),
+      notice: document.querySelector('[data-testid="notice"]')?.innerText,
+      summary: document.querySelector('[data-testid="summary"]')?.innerText,
+      console: document.querySelector('[data-testid="console-output"]')?.innerText.slice(-600),
+    }));
+    console.log('DEBUG PLANTED', planted, 'STATE', JSON.stringify(state, null, 1));
+    console.log('DEBUG SESSIONS', JSON.stringify(await storedSessions(page)));
+    console.log('DEBUG LOGS\n' + logs.join('\n'));
+    throw e;
+  }
   assert.match(await notice.innerText(), /Your saved session could not be restored \(replaying it stopped the engine\), so it was set aside\. Starting fresh\./);
   assert.equal(loads, 2, 'the first load and the reload the test asked for: the page itself never died');
   assert.deepEqual(errors, [], 'nothing failed in the page');

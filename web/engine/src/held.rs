@@ -64,7 +64,8 @@ thread_local! {
     static TRAP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Arms the test-only trap (the worker does when its address says `?selftest=trap`).
+/// Arms the test-only trap (the worker does when the page, whose address says
+/// `?selftest=trap`, names it so).
 pub fn arm_trap() {
     TRAP.with(|t| t.set(true));
 }

@@ -44,8 +44,9 @@ impl WorkerEngine {
         }
     }
 
-    /// Arms the test-only trap (see [`crate::held::TEST_TRAP`]): the worker does when its
-    /// address says `?selftest=trap`, which the page adds only when its own does.
+    /// Arms the test-only trap (see [`crate::held::TEST_TRAP`]): the worker does when the
+    /// page names it so, which the page does only when its own address says
+    /// `?selftest=trap`.
     #[wasm_bindgen(js_name = armTrap)]
     pub fn arm_trap(&self) {
         crate::held::arm_trap();

@@ -169,7 +169,7 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
         (done as f64 / w.total as f64).min(1.0)
     };
     let (position, len) = (state.view.position.position, state.view.position.length);
-    // Until the engine has answered for this session, there is nothing to step or play.
+    // Until the engine has answered for this session, there is no step to take.
     let ready = state.ready;
     html! {
         <>
@@ -181,12 +181,12 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
                         onclick={dispatch.reform(|_| Action::Pause)}>{ t(K::CompareViewPause) }</button>
                 } else {
                     <button data-testid="play" class="primary" aria-label={t(K::CompareViewPlay)} title={t(K::WorkloadPanelPlaySpace)}
-                        disabled={!ready} onclick={dispatch.reform(|_| Action::Play)}>{ t(K::CompareViewPlay) }</button>
+                        onclick={dispatch.reform(|_| Action::Play)}>{ t(K::CompareViewPlay) }</button>
                 }
                 <button data-testid="step" title={t(K::WorkloadPanelStep)} aria-label={t(K::WorkloadPanelStep2)}
                     disabled={!ready} onclick={dispatch.reform(|_| Action::Step)}>{ t(K::CompareViewStep) }</button>
                 <button data-testid="pass-time" aria-pressed={state.passing.to_string()}
-                    title={t(K::WorkloadPanelLetSimulatedTimePassTwo)} disabled={!ready}
+                    title={t(K::WorkloadPanelLetSimulatedTimePassTwo)}
                     onclick={dispatch.reform(|_| Action::PassTime)}>
                     { if state.passing { t(K::WorkloadPanelStopTheClock) } else { t(K::WorkloadPanelLetTimePass) } }
                 </button>

@@ -168,17 +168,13 @@ impl Driver {
         if s.replaying.is_some() {
             return self.while_replaying(action);
         }
-        // Before the engine has answered for this session (it may not be open yet), a
-        // shortcut has nothing to step or play: the buttons wait the same way, disabled.
+        // Before the engine has answered for this session (it may not be open yet), there
+        // is no step to take or go to: the Step buttons wait the same way, disabled. (Play
+        // and Let time pass only say what to do; their ticks wait for the engine.)
         if !s.ready
             && matches!(
                 action,
-                Action::Step
-                    | Action::StepBack
-                    | Action::Jump(_)
-                    | Action::Fork
-                    | Action::Play
-                    | Action::PassTime
+                Action::Step | Action::StepBack | Action::Jump(_) | Action::Fork
             )
         {
             return;

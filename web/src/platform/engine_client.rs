@@ -26,6 +26,10 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+/// The name a worker is started with when the page's address arms the engine's test-only
+/// trap (`?selftest=trap`); `web/engine/js/worker.js` reads it.
+const SELFTEST_TRAP_NAME: &str = "shardlab-engine selftest=trap";
+
 /// The code name of the error a request gets when the engine stopped under it.
 pub const ENGINE_RESTARTED: &str = "EngineRestarted";
 
@@ -201,9 +205,13 @@ fn start() -> Result<(), String> {
 
 /// Starts the worker (see [`start`]).
 fn launch() -> Result<(), String> {
-    let mut url = address()
+    let url = address()
         .ok_or("this page names no engine (its build wrote no <meta name=\"shardlab-engine\">)")?;
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
     // The end-to-end tests' trap, armed in the engine only when the page's address asks.
+    // It travels as the worker's name, not in its address: the offline service worker
+    // answers the script from its cache, whose address has no query.
     if crate::share::PageOptions::parse(
         &gloo::utils::window()
             .location()
@@ -214,10 +222,8 @@ fn launch() -> Result<(), String> {
     .as_deref()
         == Some("trap")
     {
-        url.push_str("?selftest=trap");
+        options.set_name(SELFTEST_TRAP_NAME);
     }
-    let options = web_sys::WorkerOptions::new();
-    options.set_type(web_sys::WorkerType::Module);
     CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         c.heard = false;
