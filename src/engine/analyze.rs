@@ -283,9 +283,7 @@ fn sorted_entries<'a>(
         // Documents are stored in the current key's order; the candidate's differs.
         // Record ids are unique, so any sort gives the one index order; the crate's
         // shared sort keeps another copy of the standard one out of the wasm.
-        crate::support::sort::sort_by(&mut out, |a, b| {
-            a.key.cmp(&b.key).then(a.record.cmp(&b.record))
-        });
+        out.sort_by(|a, b| a.key.cmp(&b.key).then(a.record.cmp(&b.record)));
     }
     Ok(out)
 }

@@ -137,7 +137,7 @@ impl Cluster {
     fn merger_work(&self, oldest_ms: i64) -> Work {
         let mut shards: Vec<(String, ShardIdx)> =
             self.shards().map(|(i, s)| (s.name.clone(), i)).collect();
-        crate::support::sort::sort_by(&mut shards, |a, b| a.0.cmp(&b.0));
+        shards.sort_by(|a, b| a.0.cmp(&b.0));
         let mut work: Work = shards
             .iter()
             .map(|(n, _)| (n.clone(), Vec::new()))

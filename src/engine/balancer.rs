@@ -588,7 +588,7 @@ impl Cluster {
                 .filter(|c| c.shard == from)
                 .cloned()
                 .collect();
-            crate::support::sort::sort_by_key(&mut candidates, |c| c.jumbo);
+            candidates.sort_by_key(|c| c.jumbo);
             let mut step = RoundStep::Drain {
                 from,
                 chunks: candidates.len() as u64,
@@ -1136,7 +1136,7 @@ impl Cluster {
             max: max.clone(),
             zone: zone.to_string(),
         });
-        crate::support::sort::sort_by(ranges, |a, b| compare_bound_docs(&a.min, &b.min));
+        ranges.sort_by(|a, b| compare_bound_docs(&a.min, &b.min));
         self.push_event(EventKind::Zone {
             change: ZoneChange::RangeAdded {
                 zone: zone.to_string(),

@@ -1439,7 +1439,7 @@ impl Cluster {
             f.leaf_pointers += (coll.docs.leaf_count() + coll.ids.leaf_count()) as u64;
             // The documents of `previous`'s leaves that this cluster does not share: a
             // document of an unshared leaf of ours is new unless it is among them.
-            let theirs = crate::support::sort::PtrSet::new(before.into_iter().flat_map(|b| {
+            let theirs = crate::support::ptr_set::PtrSet::new(before.into_iter().flat_map(|b| {
                 b.docs
                     .unshared_leaves(Some(&coll.docs))
                     .flat_map(|l| l.iter().map(|(_, s)| s.ptr()))
@@ -1518,7 +1518,7 @@ pub fn hashed_split_points(n: u32) -> Vec<i64> {
         points.push(-current);
         current = current.saturating_add(interval);
     }
-    crate::support::sort::sort(&mut points);
+    points.sort();
     points
 }
 

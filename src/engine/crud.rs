@@ -106,7 +106,7 @@ impl Cluster {
             }
             Ok(())
         })?;
-        crate::support::sort::sort_by_key(&mut hits, |(shard, seq, _)| (*shard, *seq));
+        hits.sort_by_key(|(shard, seq, _)| (*shard, *seq));
         // Overlapping key ranges may read a document twice; its seq is unique.
         hits.dedup_by_key(|(shard, seq, _)| (*shard, *seq));
         Ok((hits.into_iter().map(|(_, _, d)| d).collect(), target))
@@ -166,7 +166,7 @@ impl Cluster {
                 Ok(())
             },
         )?;
-        crate::support::sort::sort_by_key(&mut hits, |(shard, _, seq, _)| (*shard, *seq));
+        hits.sort_by_key(|(shard, _, seq, _)| (*shard, *seq));
         // Overlapping key ranges may read a document twice; its seq is unique.
         hits.dedup_by_key(|(shard, _, seq, _)| (*shard, *seq));
         let mut entries = Vec::with_capacity(hits.len());

@@ -116,7 +116,7 @@ impl EventLog {
     /// The number of events that `other` does not share with `self` (all of them without
     /// `other`): the open tail and the segments `other` lacks.
     pub(crate) fn unshared_events(&self, other: Option<&EventLog>) -> usize {
-        let theirs = crate::support::sort::PtrSet::new(
+        let theirs = crate::support::ptr_set::PtrSet::new(
             other
                 .into_iter()
                 .flat_map(|o| o.sealed.iter().map(Rc::as_ptr)),

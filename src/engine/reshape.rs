@@ -46,7 +46,7 @@ fn rekeyed(ns: &str, coll: &Collection, new: &KeyPattern) -> Result<DocStore, Cl
         let key = DocKey::new(key);
         docs.push(((key, *seq), stored.clone()));
     }
-    crate::support::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
+    docs.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(DocStore::from_sorted(docs))
 }
 
@@ -81,7 +81,7 @@ fn check_for_overlapping_zones(zones: &[ReshardZone]) -> Result<(), ClusterError
     let raw = |d: &Document| KeyValue(d.values().cloned().collect());
     let mut ranges: Vec<(KeyValue, KeyValue)> =
         zones.iter().map(|z| (raw(&z.min), raw(&z.max))).collect();
-    crate::support::sort::sort_by(&mut ranges, |a, b| a.0.cmp(&b.0));
+    ranges.sort_by(|a, b| a.0.cmp(&b.0));
     if ranges.windows(2).any(|w| w[0].1 > w[1].0) {
         return Err(ClusterError::BadValue(
             "Zone ranges must not overlap".into(),
@@ -381,14 +381,14 @@ impl Cluster {
                 zone: z.zone.clone(),
             });
         }
-        crate::support::sort::sort_by(&mut zones, |a, b| a.min.cmp(&b.min));
+        zones.sort_by(|a, b| a.min.cmp(&b.min));
         let (global_min, global_max) = (new.global_min(), new.global_max());
         let mut points: Vec<KeyValue> = zones
             .iter()
             .flat_map(|z| [z.min.clone(), z.max.clone()])
             .filter(|p| *p != global_min && *p != global_max)
             .collect();
-        crate::support::sort::sort_by(&mut points, |a, b| a.cmp(b));
+        points.sort();
         points.dedup();
         let shards: Vec<ShardIdx> = self
             .shards()

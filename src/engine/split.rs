@@ -323,7 +323,7 @@ impl Cluster {
                 *back = last;
             }
         }
-        crate::support::sort::sort(points);
+        points.sort();
         points.dedup();
     }
 

@@ -125,7 +125,7 @@ pub fn target(
         // goes to the owner of the first chunk.
         shards.extend(table.iter().next().map(|c| c.shard));
     }
-    crate::support::sort::sort(&mut shards);
+    shards.sort();
     shards.dedup();
     Ok(Targeting {
         shards,
@@ -202,7 +202,7 @@ fn collect_equalities<'a>(filter: &'a Filter, out: &mut Vec<(&'a str, &'a Bson)>
 /// The scatter-gather answer: every shard owning a chunk.
 fn scatter_gather(pattern: &KeyPattern, table: &RoutingTable) -> Targeting {
     let mut shards: Vec<ShardIdx> = table.iter().map(|c| c.shard).collect();
-    crate::support::sort::sort(&mut shards);
+    shards.sort();
     shards.dedup();
     Targeting {
         shards,
@@ -284,7 +284,7 @@ impl Interval {
 /// (`IndexBoundsBuilder::unionize`).
 fn normalize(mut list: Vec<Interval>) -> Vec<Interval> {
     list.retain(|i| !i.is_empty());
-    crate::support::sort::sort_by(&mut list, |a, b| {
+    list.sort_by(|a, b| {
         compare_values(&a.lo, &b.lo).then_with(|| b.lo_inclusive.cmp(&a.lo_inclusive))
     });
     let mut out: Vec<Interval> = Vec::with_capacity(list.len());

@@ -32,7 +32,7 @@ pub struct ZoneRanges(SharedMap<KeyValue, ZoneRange>);
 impl ZoneRanges {
     /// The ranges of `ranges`, put in key order.
     pub(crate) fn from_ranges(mut ranges: Vec<ZoneRange>) -> ZoneRanges {
-        crate::support::sort::sort_by(&mut ranges, |a, b| a.min.cmp(&b.min));
+        ranges.sort_by(|a, b| a.min.cmp(&b.min));
         ZoneRanges(SharedMap::from_sorted(
             ranges.into_iter().map(|z| (z.min.clone(), z)),
         ))
@@ -124,7 +124,7 @@ impl ZoneChunks {
     /// of `shards` shards.
     pub(crate) fn new(table: &RoutingTable, zones: &ZoneRanges, shards: usize) -> ZoneChunks {
         let mut names: Vec<String> = zones.iter().map(|z| z.zone.clone()).collect();
-        crate::support::sort::sort(&mut names);
+        names.sort();
         names.dedup();
         let mut chunks = vec![Vec::new(); names.len() + 1];
         let mut sizes = vec![0u64; shards];

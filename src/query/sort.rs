@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 /// array sorts below null. The sort is stable.
 pub fn sort_documents(docs: &mut [Document], sort: &Document) {
     let keys = sort_keys(sort);
-    crate::support::sort::sort_by(docs, |a, b| compare_by(&keys, a, b));
+    docs.sort_by(|a, b| compare_by(&keys, a, b));
 }
 
 /// The positions of `docs` in the order [`sort_documents`] would put them: what a
@@ -22,7 +22,7 @@ pub fn sort_documents(docs: &mut [Document], sort: &Document) {
 pub fn sort_order(docs: &[Document], sort: &Document) -> Vec<usize> {
     let keys = sort_keys(sort);
     let mut order: Vec<usize> = (0..docs.len()).collect();
-    crate::support::sort::sort_by(&mut order, |a, b| compare_by(&keys, &docs[*a], &docs[*b]));
+    order.sort_by(|a, b| compare_by(&keys, &docs[*a], &docs[*b]));
     order
 }
 

@@ -75,7 +75,7 @@ fn listed(cluster: &Cluster) -> Vec<Listed> {
             shards: vec![("config".to_string(), size)],
         });
     }
-    crate::support::sort::sort_by(&mut out, |a, b| a.name.cmp(&b.name));
+    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 

@@ -102,7 +102,7 @@ fn databases_section(cluster: &Cluster, verbose: bool) -> Vec<Bson> {
         .into_iter()
         .map(|entry| (collation_key(&entry.0), entry))
         .collect();
-    crate::support::sort::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
     let databases = keyed.into_iter().map(|(_, entry)| entry);
     databases
         .into_iter()
@@ -187,7 +187,7 @@ fn collection_section(cluster: &Cluster, ns: &str, s: &Sharding, verbose: bool) 
             meta.push((cluster.shard_name(i as u32).to_string(), stat.chunks));
         }
     }
-    crate::support::sort::sort(&mut meta);
+    meta.sort();
     let chunks = s.table.iter().map(|c| {
         let mut d = doc! {
             "min": s.pattern.to_document(&c.min),

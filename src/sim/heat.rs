@@ -394,7 +394,7 @@ fn chunk_gains(
 /// Sorts ranges and merges them, the closest neighbours first, until at most `cap` remain
 /// (equal points always merge).
 fn merge_ranges(ranges: &mut Vec<Range>, cap: usize) {
-    crate::support::sort::sort_by_key(ranges, |r| (r.lo, r.hi));
+    ranges.sort_by_key(|r| (r.lo, r.hi));
     let mut merged: Vec<Range> = Vec::with_capacity(ranges.len());
     for r in ranges.drain(..) {
         match merged.last_mut() {

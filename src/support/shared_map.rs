@@ -111,7 +111,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         &'a self,
         other: Option<&SharedMap<K, V>>,
     ) -> impl Iterator<Item = &'a [(K, V)]> + 'a {
-        let theirs = crate::support::sort::PtrSet::new(
+        let theirs = crate::support::ptr_set::PtrSet::new(
             other
                 .into_iter()
                 .flat_map(|o| o.leaves.iter().map(Rc::as_ptr)),

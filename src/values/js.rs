@@ -79,7 +79,7 @@ pub fn js_key_order(doc: Document) -> Document {
             rest.push((k, v));
         }
     }
-    crate::support::sort::sort_by_key(&mut ints, |(n, _, _)| *n);
+    ints.sort_by_key(|(n, _, _)| *n);
     let mut out = Document::new();
     for (_, k, v) in ints {
         out.insert(k, v);

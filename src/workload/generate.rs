@@ -779,7 +779,7 @@ pub fn generate_queries(
         .iter()
         .map(|d| field_or_null(d, &spec.keys[0]))
         .collect();
-    crate::support::sort::sort_by(&mut sorted_first, compare_values);
+    sorted_first.sort_by(compare_values);
     let draw = QueryDraw {
         spec: &spec,
         known_docs,

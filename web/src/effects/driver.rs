@@ -830,14 +830,15 @@ pub fn after_yielding(f: impl FnOnce() + 'static) {
     }
 }
 
+/// The catalog's entry for the lesson the session shows, if it shows one.
+fn shown_lesson(s: &Playground) -> Option<&shardlab_protocol::LessonInfo> {
+    let id = s.view.lesson.as_deref()?;
+    s.catalog.lessons.iter().find(|l| l.id == id)
+}
+
 /// What a session is named by: its lesson, else its first collection.
 fn auto_name(s: &Playground) -> sessions::AutoName {
-    let lesson = s
-        .view
-        .lesson
-        .as_deref()
-        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
-    match lesson {
+    match shown_lesson(s) {
         Some(l) => sessions::AutoName::Lesson {
             id: l.id.clone(),
             shards: l.setup.shards,
@@ -851,12 +852,7 @@ fn auto_name(s: &Playground) -> sessions::AutoName {
 /// A session's name in "Recent sessions", in English: its lesson's title, else its
 /// collections ([`auto_name`] words it in the reader's language).
 fn session_name(s: &Playground) -> String {
-    let lesson = s
-        .view
-        .lesson
-        .as_deref()
-        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
-    match lesson {
+    match shown_lesson(s) {
         Some(lesson) => lesson.title.clone(),
         None => match s.view.collections.first() {
             Some(c) => format!("Playground: {}", c.ns),
