@@ -24,6 +24,8 @@
 // - frame times while a workload plays on 16 shards with ~1,000 chunks.
 // - a three-column Compare run, in the engine's worker: what the tab downloads on first
 //   use, how long the run takes, and the main thread's frames and long tasks meanwhile.
+// - replaying the largest link the page accepts (256 KiB of commands): the main thread's
+//   frames and long tasks from opening the link until the console answers after it.
 // SHARDS, DOCS, MIN_CHUNKS, WORKLOAD (a generator; uniform by default) and BATCH (documents
 // per tick, 20) change the scenario; REDUCED=1 measures with prefers-reduced-motion;
 // SHARDLAB_DIST measures another build directory; TTI_ONLY=1 stops after the load figures.
@@ -297,6 +299,75 @@ const compare = await (async () => {
   };
 })();
 
+// Replaying the largest link the page accepts: a scenario whose record is as long as a link
+// may carry (src/sim/scenario.rs, MAX_DECODED_BYTES, 256 KiB of commands), opened in a
+// fresh page. The engine replays it in its worker; measured are the main thread's frames
+// and long tasks from navigation until the replay has ended and the console answers.
+// REPLAY=0 skips it.
+const replay = process.env.REPLAY === '0' ? null : await (async () => {
+  const LIMIT = 256 * 1024;
+  const commands = ['sim.chunkSize(1)', 'sh.shardCollection("test.events", {x: 1})'];
+  let bytes = commands.join('').length;
+  for (let i = 0; ; i++) {
+    const c = `db.events.insertOne({x: ${(i * 7919) % 100003}, at: ${i}})`;
+    // Each command's length and separator count in the record: stay a little under.
+    if (bytes + c.length + 8 > LIMIT - 4096) break;
+    commands.push(c);
+    bytes += c.length + 8;
+  }
+  const scenario = JSON.stringify({ format: 'shardlab-scenario', version: 1, mongodb: '8.0', shards: 4, chunkSize: null, seed: 1, position: null, commands });
+  const maker = await browser.newPage();
+  await maker.goto(server.url);
+  await maker.getByTestId('import-json').setInputFiles({ name: 'largest.json', mimeType: 'application/json', buffer: Buffer.from(scenario) });
+  await maker.getByTestId('position').filter({ hasText: `of ${commands.length}` }).waitFor({ timeout: 300000 });
+  await maker.getByTestId('share-link').click();
+  const link = await maker.getByTestId('share-url').inputValue();
+  await maker.close();
+  const viewer = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await viewer.addInitScript(() => {
+    window.__rframes = [];
+    window.__rlong = [];
+    let last = performance.now();
+    const loop = (t) => {
+      window.__rframes.push(t - last);
+      last = t;
+      if (!window.__rdone) requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__rlong.push([Math.round(e.startTime), Math.round(e.duration)]);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  const start = Date.now();
+  await viewer.goto(link);
+  await viewer.getByTestId('position').filter({ hasText: `step ${commands.length} of ${commands.length}` }).waitFor({ timeout: 300000 });
+  const replayedAt = await viewer.evaluate(() => Math.round(performance.now()));
+  const input = viewer.getByTestId('console-input');
+  await input.fill('db.events.countDocuments()');
+  await input.press('Enter');
+  await viewer.locator('[data-testid="console-output"] .line').filter({ hasText: String(commands.length - 2) }).first().waitFor({ timeout: 60000 });
+  const replayMs = Date.now() - start;
+  const { rframes, rlong } = await viewer.evaluate(() => {
+    window.__rdone = true;
+    return { rframes: window.__rframes.slice(5), rlong: window.__rlong };
+  });
+  await viewer.close();
+  const fs = [...rframes].sort((a, b) => a - b);
+  const at = (p) => fs[Math.min(fs.length - 1, Math.floor((p / 100) * fs.length))];
+  return {
+    linkChars: link.length,
+    commands: commands.length,
+    recordBytes: bytes,
+    openToAnswerMs: replayMs,
+    replayEndedAtMs: replayedAt,
+    frameMs: { p50: +at(50).toFixed(1), p95: +at(95).toFixed(1), max: +fs[fs.length - 1].toFixed(1) },
+    longTasks: rlong.length,
+    longestTaskMs: rlong.length ? Math.max(...rlong.map(([, d]) => d)) : 0,
+    // [start, duration] in ms since navigation.
+    longTaskTimes: rlong,
+  };
+})();
+
 // The page's JS heap (Chromium's performance.memory) after all of the above; the engine's
 // memory is its worker's, not counted here.
 const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
@@ -307,6 +378,7 @@ console.log(JSON.stringify({
   bundle: { rawBytes: raw, gzipBytes: gz, gzipByFile: files },
   playing,
   compare,
+  replay,
 }, null, 2));
 await browser.close();
 await server.close();

@@ -151,6 +151,16 @@ function host() {
 
 /** A result's content: the engine names its kind as the one field that holds it
  * (`{position: {position, length}}`), or alone for a result without content (`"closed"`). */
+/** A heatmap's cells from the bytes they cross the worker boundary in (four little-endian
+ * bytes per number, one typed array), as the plain numbers this module promises. */
+function floats(bytes) {
+  if (!(bytes instanceof Uint8Array)) return Array.isArray(bytes) ? bytes : [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Array(bytes.byteLength >> 2);
+  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}
+
 function content(result) {
   if (result === null || typeof result !== 'object') return {};
   const [value] = Object.values(result);
@@ -243,7 +253,8 @@ export class Session {
   async heat(ns, options = {}) {
     const rows = Math.trunc(Number(options.rows ?? 32)) || 32;
     const columns = Math.trunc(Number(options.columns ?? 48)) || 48;
-    return await this.#call('heat', { ns: String(ns), rows, columns });
+    const heat = await this.#call('heat', { ns: String(ns), rows, columns });
+    return { ...heat, cells: floats(heat.cells) };
   }
 
   /** What the inspector shows: a chunk (by its `key` handle or a point of the key bar), a shard, the next balancer round, or the latest insert. */

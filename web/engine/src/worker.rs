@@ -75,7 +75,10 @@ impl WorkerEngine {
                 })]
             }
         };
-        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+        // JSON-compatible (null for none, objects for maps), but a byte string is a
+        // `Uint8Array`: what the protocol carries as bytes is bulk ([`shardlab_protocol::f32_bytes`]).
+        let serializer =
+            serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false);
         out.iter()
             .map(|m| {
                 serde::Serialize::serialize(m, &serializer).unwrap_or_else(|e| {

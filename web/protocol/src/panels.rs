@@ -44,7 +44,10 @@ pub struct HeatView {
     pub columns: u32,
     /// The cursor, a step number.
     pub cursor: u64,
-    /// Cells row by row (`cells[row * columns + column]`), in inserts.
+    /// Cells row by row (`cells[row * columns + column]`), in inserts. On the wire, their
+    /// little-endian bytes ([`f32_bytes`]): a grid holds a cell per device pixel, and a
+    /// byte string crosses the worker boundary as one typed array.
+    #[serde(with = "f32_bytes")]
     pub cells: Vec<f32>,
     /// The largest cell.
     pub max_cell: f32,
@@ -308,4 +311,61 @@ pub struct FitView {
     pub fixed: Option<String>,
     /// Workloads that write every key field.
     pub fitting: Vec<String>,
+}
+
+/// A list of `f32`s carried as their little-endian bytes, four per number. Through
+/// serde-wasm-bindgen a byte string is a `Uint8Array`, cloned between threads and read
+/// into the page's memory as one block, where a list of numbers is cloned and then read
+/// one number, one call across the boundary, at a time: a heatmap of a hundred thousand
+/// cells took the page's main thread tens of milliseconds to read that way.
+pub mod f32_bytes {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    /// Writes `values` as their bytes.
+    pub fn serialize<S: Serializer>(values: &[f32], serializer: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        serializer.serialize_bytes(&bytes)
+    }
+
+    /// Reads the numbers back from their bytes (a byte string, or a list of byte values
+    /// as JSON carries bytes); a length that is not a multiple of four is refused.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<f32>, D::Error> {
+        deserializer.deserialize_byte_buf(Floats)
+    }
+
+    struct Floats;
+
+    impl Floats {
+        fn read<E: Error>(bytes: &[u8]) -> Result<Vec<f32>, E> {
+            if bytes.len() % 4 != 0 {
+                return Err(E::invalid_length(bytes.len(), &Floats));
+            }
+            Ok(bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect())
+        }
+    }
+
+    impl<'de> Visitor<'de> for Floats {
+        type Value = Vec<f32>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the little-endian bytes of 32-bit floats, four per number")
+        }
+
+        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<f32>, E> {
+            Floats::read(bytes)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<f32>, A::Error> {
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element::<u8>()? {
+                bytes.push(b);
+            }
+            Floats::read(&bytes)
+        }
+    }
 }

@@ -218,3 +218,27 @@ fn evaluate_answers_one_entry_per_statement_in_plain_json() {
     let back: Reply = serde_json::from_str(&text).expect("decodes");
     assert_eq!(back, reply);
 }
+
+#[test]
+fn heat_cells_travel_as_their_little_endian_bytes() {
+    let view = HeatView {
+        ns: "test.events".into(),
+        cells: vec![0.0, 1.5, 3.0e6, f32::MAX],
+        ..HeatView::default()
+    };
+    let wire = to_json(&view);
+    let mut bytes = Vec::new();
+    for f in [0.0f32, 1.5, 3.0e6, f32::MAX] {
+        bytes.extend(f.to_le_bytes().map(|b| json!(b)));
+    }
+    assert_eq!(wire["cells"], Value::Array(bytes));
+    let back: HeatView = serde_json::from_value(wire.clone()).expect("decodes");
+    assert_eq!(back, view);
+    // Bytes that are not whole numbers are refused, not cut.
+    let mut torn = wire;
+    torn["cells"].as_array_mut().unwrap().push(json!(7));
+    let e = serde_json::from_value::<HeatView>(torn)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("invalid length 17"), "{e}");
+}
