@@ -15,7 +15,6 @@ use expect_test::{expect, Expect};
 use shardlab::session::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 use shardlab::sim::Timeline;
 use shardlab::{ClusterConfig, Output, Session, VersionMode};
-use std::time::Instant;
 
 /// Every outcome of a script as the console prints it, one per line (`-` for nothing).
 fn console(session: &mut Session, script: &str) -> String {
@@ -494,11 +493,10 @@ fn math_random_follows_the_session_seed() {
 }
 
 /// A loop that never ends stops at the step budget with MongoDB's time-limit error, and
-/// runaway recursion with JavaScript's RangeError, each quickly.
+/// runaway recursion with JavaScript's RangeError: each ends at its budget, not by a clock.
 #[test]
 fn runaway_loops_and_recursion_end_with_an_error() {
     let mut session = Session::default();
-    let started = Instant::now();
     let out = console(
         &mut session,
         "while (true) {}\nfor (;;) {}\nfunction f(n) { return f(n + 1) }\nf(0)\nvar n = 0; do { n++ } while (true)\nn\n[1, 2].forEach(function g(x) { g(x) })",
@@ -513,7 +511,6 @@ fn runaway_loops_and_recursion_end_with_an_error() {
         1000000
         ReferenceError: g is not defined"#]]
     .assert_eq(&out);
-    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     assert_eq!(MAX_STEPS, 1_000_000);
     // The budget is per statement: the next statement runs afresh.
     assert_eq!(
@@ -613,7 +610,6 @@ fn runtime_errors_use_javascripts_words() {
 /// bounded by MongoDB's limits, and a push past them leaves the array as it was.
 #[test]
 fn arrays_built_in_loops_grow_in_place_within_the_limits() {
-    let started = Instant::now();
     check(
         r#"const docs = []
 for (let i = 0; i < 10000; i++) docs.push({x: i, name: "user" + i})
@@ -642,7 +638,6 @@ local()
             [ 9, 0, 1 ]
         "#]],
     );
-    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }
 
 /// A copy of a session (a timeline snapshot is one) shares no closure state with the
