@@ -26,6 +26,8 @@
 //   use, how long the run takes, and the main thread's frames and long tasks meanwhile.
 // - replaying the largest link the page accepts (256 KiB of commands): the main thread's
 //   frames and long tasks from opening the link until the console answers after it.
+// - the wasm memories, the page's and the engine worker's, after 16 shards with about a
+//   thousand chunks and a Compare run, beside the page's JS heap.
 // SHARDS, DOCS, MIN_CHUNKS, WORKLOAD (a generator; uniform by default) and BATCH (documents
 // per tick, 20) change the scenario; REDUCED=1 measures with prefers-reduced-motion;
 // SHARDLAB_DIST measures another build directory; TTI_ONLY=1 stops after the load figures.
@@ -368,6 +370,64 @@ const replay = process.env.REPLAY === '0' ? null : await (async () => {
   };
 })();
 
+// The wasm memories: the page's and the engine worker's linear memory, after a session of
+// 16 shards and about a thousand chunks (the playing figures' scenario, typed into the
+// console) and a three-column Compare run. A memory is only reachable from the module
+// that made it, so this pass serves the engine's worker script with a few lines in front
+// that keep the memory its module exports, and wraps the page's instantiation the same
+// way; its own server, so the figures above are of the build as it is. MEMORY=0 skips it.
+const memory = process.env.MEMORY === '0' ? null : await (async () => {
+  const engineDir = (await readdir(DIST)).find((f) => /^engine-[0-9a-f]{16}$/.test(f));
+  const keep = `{const k=(r)=>{const x=r.instance??r;self.__wasmMemories=[...(self.__wasmMemories??[]),x.exports.memory];return r};` +
+    `const a=WebAssembly.instantiateStreaming,b=WebAssembly.instantiate;` +
+    `WebAssembly.instantiateStreaming=(...v)=>a(...v).then(k);WebAssembly.instantiate=(...v)=>b(...v).then(k);}`;
+  const worker = await readFile(`${DIST}/${engineDir}/worker.js`, 'utf8');
+  const kept = await serveCompressed(DIST, { [`/${engineDir}/worker.js`]: { body: `${keep}\n${worker}`, type: 'text/javascript' } });
+  // A browser of its own, so that its one renderer process holds this page alone.
+  const alone = await launch();
+  const p = await alone.newPage({ viewport: { width: 1440, height: 1000 } });
+  await p.addInitScript({ content: keep });
+  await p.goto(kept.url);
+  await p.getByTestId('shard').first().waitFor();
+  const ask = async (command, answer) => {
+    const input = p.getByTestId('console-input');
+    await input.fill(command);
+    await input.press('Enter');
+    await p.locator('[data-testid="console-output"] .line').filter({ hasText: answer }).first().waitFor({ timeout: 120000 });
+  };
+  await ask('sim.reset({shards: 16, chunkSize: 1})', 'ok');
+  await ask('sim.generate("test.events", "uniform", 6500); sim.balance(); db.events.countDocuments()', '6500');
+  await p.getByTestId('tab-compare').click();
+  await p.getByTestId('compare-progress').waitFor();
+  await p.getByTestId('compare-add').click();
+  await p.getByTestId('compare-play').click();
+  await p.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="compare-progress"]');
+    return bar.dataset.done === bar.dataset.total && bar.dataset.settled === 'true';
+  }, null, { timeout: 300000 });
+  const sizes = () => (self.__wasmMemories ?? []).map((m) => m.buffer.byteLength);
+  const pageMemories = await p.evaluate(sizes);
+  const engine = p.workers().find((w) => w.url().includes(`${engineDir}/worker.js`));
+  const engineMemories = engine ? await engine.evaluate(sizes) : null;
+  const jsHeap = await p.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
+  // What the system gives the renderer process that holds the page and its worker: its
+  // anonymous resident memory (heaps, JS and wasm, without the mapped program files),
+  // which counts a wasm memory's pages only once they are touched.
+  const system = await alone.newBrowserCDPSession();
+  const { processInfo } = await system.send('SystemInfo.getProcessInfo');
+  const renderers = [];
+  for (const { type, id } of processInfo) {
+    if (type !== 'renderer') continue;
+    const status = await readFile(`/proc/${id}/status`, 'utf8').catch(() => '');
+    renderers.push(Number(status.match(/RssAnon:\s+(\d+) kB/)?.[1] ?? 0) * 1024);
+  }
+  await alone.close();
+  await kept.close();
+  // The engine's memory includes the 256 MiB of address space it reserves at start
+  // (web/engine/src/worker.rs, HEAP_HEADROOM), untouched until the heap needs it.
+  return { pageWasmBytes: pageMemories, engineWasmBytes: engineMemories, pageJsHeapBytes: jsHeap, rendererAnonymousRssBytes: renderers };
+})();
+
 // The page's JS heap (Chromium's performance.memory) after all of the above; the engine's
 // memory is its worker's, not counted here.
 const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
@@ -379,6 +439,7 @@ console.log(JSON.stringify({
   playing,
   compare,
   replay,
+  memory,
 }, null, 2));
 await browser.close();
 await server.close();
