@@ -687,7 +687,12 @@ impl Session {
             }
             ("adminCommand" | "runCommand", Some(args)) => {
                 let cmd = self.doc_arg(args, 0, "command")?;
-                let out = self.admin_command(&cmd)?;
+                let db = if first.name == "adminCommand" {
+                    "admin".to_string()
+                } else {
+                    self.db.clone()
+                };
+                let out = self.admin_command_on(&db, &cmd)?;
                 navigate(out, &rest[1..])
             }
             ("getCollectionNames", Some(_)) => {

@@ -197,6 +197,46 @@ const CASES: &[(&str, &str, &str)] = &[
         "db.adminCommand({clearJumboFlag: 'test.c', bounds: [{x: 0}, {x: 5}]})",
         "MongoServerError[Location51261]: no chunk found with the shard key bounds [{ x: 0 }, { x: 5 })",
     ),
+    // shard_key_util.cpp, validShardKeyIndexExists step 3 (jstests/sharding/
+    // shard_collection_basic.js: "If shardCollection has unique:true it must have a
+    // unique index"): the index on exactly the key must be unique, even when empty.
+    (
+        "db.u.createIndex({aKey: 1})\n",
+        "sh.shardCollection('test.u', {aKey: 1}, true)",
+        "MongoServerError[InvalidOptions]: can't shard collection test.u, { aKey: 1 } index not unique, and unique index explicitly specified",
+    ),
+    (
+        "db.u.createIndex({aKey: 1}, {unique: true})\n",
+        "sh.shardCollection('test.u', {aKey: 1}, true)",
+        "ok",
+    ),
+    // Only an index on exactly the key counts; without one the unique index is created.
+    (
+        "db.u.createIndex({aKey: 1, b: 1})\n",
+        "sh.shardCollection('test.u', {aKey: 1}, true)",
+        "ok",
+    ),
+    ("", "sh.shardCollection('test.u', {_id: 1}, true)", "ok"),
+    // service_entry_point_common.cpp, checkAuthorization: an admin-only command on
+    // another database (jstests/sharding/shard_collection_basic.js: "shardCollection
+    // may only be run against admin database").
+    (
+        "",
+        "db.getSiblingDB('test').runCommand({shardCollection: 'db.foo', key: {_id: 1}})",
+        "MongoServerError[Unauthorized]: shardCollection may only be run against the admin database.",
+    ),
+    (
+        X,
+        "db.runCommand({split: 'test.c', middle: {x: 5}})",
+        "MongoServerError[Unauthorized]: split may only be run against the admin database.",
+    ),
+    (
+        "",
+        "db.getSiblingDB('admin').runCommand({shardCollection: 'db.foo', key: {_id: 1}})",
+        "ok",
+    ),
+    // hashcmd.cpp: `_hashBSONElement` is not admin-only.
+    ("", "db.runCommand({_hashBSONElement: 1})", "ok"),
 ];
 
 #[test]
