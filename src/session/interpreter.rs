@@ -90,11 +90,17 @@ impl StatementError {
     /// A `MongoshInvalidInputError` with mongosh's code for an invalid argument
     /// (`CommonErrors.InvalidArgument`, `COMMON-10001`), as shell-api's helpers raise.
     pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        Self::invalid_input_coded("COMMON-10001", message)
+    }
+
+    /// A `MongoshInvalidInputError` with another of mongosh's error codes
+    /// (error-codes.ts), such as `SHAPI-10001` (`NotConnectedToShardedCluster`).
+    pub(crate) fn invalid_input_coded(code: &str, message: impl Into<String>) -> Self {
         StatementError {
             kind: ErrorKind::InvalidInput,
             code: 0,
             code_name: String::new(),
-            message: format!("[COMMON-10001] {}", message.into()),
+            message: format!("[{code}] {}", message.into()),
             span: None,
         }
     }
