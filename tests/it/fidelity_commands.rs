@@ -1334,3 +1334,106 @@ fn move_range_with_only_max_computes_min_in_80() {
     "#]]
     .assert_eq(&format!("{back}---\n{forward}"));
 }
+
+/// `{'a.b': 1, 'c.d': 'hashed'}` in 5.0 over five shards, the i-th chunk on the i-th:
+/// [MinKey, null), [null, -100), [-100, 0), [0, 100), [100, MaxKey), as
+/// `chunk_manager_targeter_test.cpp` lays them out.
+const RANGE_PREFIX_HASHED: &str = "sim.reset({shards: 5})\n\
+     sim.version('5.0')\n\
+     sh.shardCollection('test.c', {'a.b': 1, 'c.d': 'hashed'})\n\
+     sh.splitAt('test.c', {'a.b': null, 'c.d': MinKey()})\n\
+     sh.splitAt('test.c', {'a.b': -100, 'c.d': MinKey()})\n\
+     sh.splitAt('test.c', {'a.b': 0, 'c.d': MinKey()})\n\
+     sh.splitAt('test.c', {'a.b': 100, 'c.d': MinKey()})\n\
+     sh.moveChunk('test.c', {'a.b': -1000, 'c.d': 1}, 'shard02')\n\
+     sh.moveChunk('test.c', {'a.b': -10, 'c.d': 1}, 'shard03')\n\
+     sh.moveChunk('test.c', {'a.b': 10, 'c.d': 1}, 'shard04')\n\
+     sh.moveChunk('test.c', {'a.b': 1000, 'c.d': 1}, 'shard05')\n";
+
+/// The shard (0-based) whose document count `statement` raised, or its error.
+fn inserted_on(session: &mut Session, statement: &str) -> Result<usize, String> {
+    let before = session.cluster.shard_stats("test.c");
+    let outcome = session.run(statement).pop().unwrap();
+    outcome.result.map_err(|e| e.to_string())?;
+    let after = session.cluster.shard_stats("test.c");
+    Ok((0..after.len())
+        .find(|&i| after[i].docs > before[i].docs)
+        .unwrap())
+}
+
+/// `chunk_manager_targeter_test.cpp`, TargetInsertWithRangePrefixHashedShardKey: where
+/// inserts go, a missing field as null, and arrays on the key's paths refused.
+#[test]
+fn mongodb_targeter_inserts_with_range_prefix_hashed_key() {
+    let mut session = Session::default();
+    for o in session.run(RANGE_PREFIX_HASHED) {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+    let arrays = Err("MongoServerError[ShardKeyNotFound]: Shard key cannot contain array values or array descendants.".to_string());
+    let cases: Vec<(&str, Result<usize, String>)> = vec![
+        ("db.c.insertOne({a: {b: -111}, c: {d: '1'}})", Ok(1)),
+        ("db.c.insertOne({a: {b: -10}})", Ok(2)),
+        ("db.c.insertOne({a: {b: 0}, c: {d: 4}})", Ok(3)),
+        ("db.c.insertOne({a: {b: 1000}, c: null, d: {}})", Ok(4)),
+        ("db.c.insertOne({})", Ok(1)),
+        ("db.c.insertOne({a: 10})", Ok(1)),
+        ("db.c.insertOne({a: [1, 2]})", arrays.clone()),
+        ("db.c.insertOne({c: [1, 2]})", arrays.clone()),
+        ("db.c.insertOne({c: {d: [1, 2]}})", arrays),
+        // TargetDeleteWithRangePrefixHashedShardKey: MinKey sorts below null.
+        ("db.c.insertOne({a: {b: MinKey()}, c: {d: 4}})", Ok(0)),
+    ];
+    for (statement, want) in cases {
+        assert_eq!(inserted_on(&mut session, statement), want, "{statement}");
+    }
+}
+
+/// `chunk_manager_targeter_test.cpp`, TargetUpdateWithRangePrefixHashedShardKey and
+/// TargetDeleteWithRangePrefixHashedShardKey, with one document in each chunk: a
+/// replacement whose query targets several shards goes by the replacement's key, an
+/// op-style update by the query, an upsert needs the full key, and a single delete
+/// needs the full key (then goes to its chunk, MinKey's included).
+#[test]
+fn mongodb_targeter_updates_and_deletes_with_range_prefix_hashed_key() {
+    let setup = format!(
+        "{RANGE_PREFIX_HASHED}db.c.insertMany([{{_id: 10, a: {{b: -1000}}}}, {{_id: 11, a: {{b: -50}}}}, {{_id: 12, a: {{b: 50}}}}, {{_id: 13, a: {{b: 500}}}}, {{_id: 14, a: {{b: MinKey()}}, c: {{d: 4}}}}, {{_id: 15, a: {{b: -101}}, c: {{d: 5}}}}])\n"
+    );
+    let delete_without_key = |q: &str| {
+        format!("MongoServerError[ShardKeyNotFound]: A single delete on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). Delete request: {{ q: {q}, limit: 1, hint: {{}} }}, shard key pattern: {{ a.b: 1, c.d: \"hashed\" }}")
+    };
+    let cases: Vec<(&str, String)> = vec![
+        // The query targets shards 3 and 4; the replacement's key, shard 2, has no match.
+        ("db.c.replaceOne({'a.b': {$gt: 2}}, {a: {b: -1}})", "matched 0".into()),
+        (
+            "db.c.updateOne({$and: [{'a.b': {$gte: 0}}, {'a.b': {$lt: 99}}]}, {$set: {p: 1}})",
+            "matched 1".into(),
+        ),
+        // An exact `_id` lets a single op-style update go to every shard.
+        ("db.c.updateOne({_id: 11}, {$set: {p: 111}})", "matched 1".into()),
+        // A replacement without the key fields goes to the chunk holding null.
+        ("db.c.replaceOne({_id: 11}, {p: 111})", "matched 0".into()),
+        (
+            "db.c.replaceOne({'a.b': 100, 'c.d': {$exists: false}}, {a: {b: -111}}, {upsert: true})",
+            "MongoServerError[ShardKeyNotFound]: Failed to target upsert by query :: could not extract exact shard key".into(),
+        ),
+        ("db.c.deleteOne({'a.b': {$gt: 2}})", delete_without_key("{ a.b: { $gt: 2 } }")),
+        ("db.c.deleteOne({'a.b': -101})", delete_without_key("{ a.b: -101 }")),
+        ("db.c.deleteOne({'a.b': -101, 'c.d': 5})", "deleted 1".into()),
+        ("db.c.deleteOne({'a.b': MinKey(), 'c.d': 4})", "deleted 1".into()),
+    ];
+    for (statement, want) in cases {
+        let mut session = Session::default();
+        for o in session.run(&setup) {
+            assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+        }
+        let got = match session.run(statement).pop().unwrap().result {
+            Ok(shardlab::Output::Value(bson::Bson::Document(d))) => match d.get("deletedCount") {
+                Some(n) => format!("deleted {n}"),
+                None => format!("matched {}", d.get("matchedCount").unwrap()),
+            },
+            Ok(other) => format!("{other:?}"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(got, want, "{statement}");
+    }
+}
