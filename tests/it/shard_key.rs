@@ -306,7 +306,8 @@ fn mongodb_extract_doc_shard_key_cases() {
     let nested = p(doc! {"a.b": 1, "c": 1.0});
     let deep = p(doc! {"a.b.c": 1});
     let numeric = p(doc! {"a.0.1": 1});
-    let cases: Vec<(&KeyPattern, Document, Result<Vec<Bson>, ShardKeyError>)> = vec![
+    type Case<'a> = (&'a KeyPattern, Document, Result<Vec<Bson>, ShardKeyError>);
+    let cases: Vec<Case> = vec![
         // ExtractDocShardKeySingle
         (&single, doc! {"a": 10, "b": "20"}, ok(vec![ten.clone()])),
         (
