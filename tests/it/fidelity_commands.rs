@@ -237,6 +237,83 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     // hashcmd.cpp: `_hashBSONElement` is not admin-only.
     ("", "db.runCommand({_hashBSONElement: 1})", "ok"),
+    // mongosh shard.ts, each helper's `assertArgsDefinedType` (helpers.ts): a missing
+    // argument, then one of the wrong `typeof`, refused before anything is sent.
+    (
+        X,
+        "sh.splitAt('test.c')",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 1 (Shard.splitAt)",
+    ),
+    (
+        X,
+        "sh.splitAt('test.c', 'x')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 1 must be of type object, got string instead (Shard.splitAt)",
+    ),
+    (
+        X,
+        "sh.splitFind(5, {x: 1})",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type string, got number instead (Shard.splitFind)",
+    ),
+    (
+        X,
+        "sh.moveChunk('test.c', {x: 1})",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 2 (Shard.moveChunk)",
+    ),
+    (
+        "",
+        "sh.addShardTag('shard01')",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 1 (Shard.addShardTag)",
+    ),
+    (
+        X,
+        "sh.updateZoneKeyRange('test.c', {x: 1}, {x: 2})",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 3 (Shard.updateZoneKeyRange)",
+    ),
+    (
+        X,
+        "sh.removeRangeFromZone('test.c', {x: 1})",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 2 (Shard.removeRangeFromZone)",
+    ),
+    (
+        "",
+        "sh.balancerCollectionStatus()",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Shard.balancerCollectionStatus)",
+    ),
+    (
+        "",
+        "sh.enableBalancing(NumberLong(5))",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type string, got object instead (Shard.enableBalancing)",
+    ),
+    (
+        "",
+        "sh.startBalancer('x')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type number, got string instead (Shard.startBalancer)",
+    ),
+    (
+        "",
+        "sh.setBalancerState('yes')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type boolean, got string instead (Shard.setBalancerState)",
+    ),
+    (
+        "",
+        "sh.shardCollection('test.c')",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 1 (Shard.shardCollection)",
+    ),
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 1}, 'yes')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 2 must be of type boolean or object, got string instead (Shard.shardCollection)",
+    ),
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 1}, true, 5)",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 3 must be of type object, got number instead (Shard.shardCollection)",
+    ),
+    (
+        "",
+        "sh.enableSharding()",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Shard.enableSharding)",
+    ),
 ];
 
 #[test]
@@ -1333,6 +1410,23 @@ fn move_range_with_only_max_computes_min_in_80() {
         { x: 74 } -> { x: MaxKey() } on shard01
     "#]]
     .assert_eq(&format!("{back}---\n{forward}"));
+}
+
+/// shard.ts `_runShardCollection`: an object in `unique`'s place is the options, so
+/// `numInitialChunks` there is honoured (jstests/sharding/shard_collection_basic.js
+/// passes it as the fourth argument and counts 5 chunks).
+#[test]
+fn shard_collection_takes_an_object_in_uniques_place_as_options() {
+    for script in [
+        "sh.shardCollection('test.c', {x: 'hashed'}, {numInitialChunks: 5})",
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: 5})",
+    ] {
+        assert_eq!(
+            chunks_after(script, "test.c").lines().count(),
+            5,
+            "{script}"
+        );
+    }
 }
 
 /// `{'a.b': 1, 'c.d': 'hashed'}` in 5.0 over five shards, the i-th chunk on the i-th:
