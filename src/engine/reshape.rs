@@ -217,6 +217,16 @@ impl Cluster {
 
     /// `refineCollectionShardKey`: extends the shard key with new suffix fields.
     pub fn refine_shard_key(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
+        // The routing table is read through the database's entry first
+        // (`ShardingCatalogClientImpl::getDatabase`): a database that does not exist
+        // answers NamespaceNotFound (jstests/sharding/refine_collection_shard_key_basic.js);
+        // `admin` and `config` always exist, on the config server.
+        let db = ns.split_once('.').map_or(ns, |(db, _)| db);
+        if !matches!(db, "admin" | "config") && !self.databases.contains_key(db) {
+            return Err(ClusterError::NamespaceNotFound(format!(
+                "database {db} not found"
+            )));
+        }
         let old = self.sharding(ns)?.pattern.clone();
         let new = KeyPattern::parse(key)?;
         // Refining to the very same key changes nothing and succeeds.

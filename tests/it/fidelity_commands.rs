@@ -788,6 +788,35 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         "db.adminCommand({refineCollectionShardKey: 'test.u', key: {x: 1, y: 1}})",
         "MongoServerError[NamespaceNotSharded]: Collection test.u is not sharded.",
     ),
+    // sharding_catalog_client_impl.cpp, getDatabase, reached first when the database is
+    // missing (jstests/sharding/refine_collection_shard_key_basic.js: "namespace 'db.foo'
+    // does not exist" fails with NamespaceNotFound).
+    (
+        "5.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'db.foo', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotFound]: database db not found",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'db.foo', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotFound]: database db not found",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'config.collections', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection config.collections is not sharded.",
+    ),
+    // ... and with the database there, a collection that is not sharded (the same file:
+    // "Should fail because namespace 'db.foo' is not sharded").
+    (
+        "8.0",
+        false,
+        "db.getSiblingDB('db').foo.insertOne({aKey: 1})\ndb.adminCommand({refineCollectionShardKey: 'db.foo', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection db.foo is not sharded.",
+    ),
     // configsvr_refine_collection_shard_key_command.cpp, _internalRun: the new key must
     // extend the current one (`ShardKeyPattern::isExtendedBy`, field names and values)...
     (
