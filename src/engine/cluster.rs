@@ -797,6 +797,21 @@ impl Cluster {
         out
     }
 
+    /// The routing table of a command is read through its database's entry first
+    /// (`ShardingCatalogClientImpl::getDatabase`): a database that does not exist
+    /// answers NamespaceNotFound, as refineCollectionShardKey and reshardCollection do
+    /// (jstests/sharding/refine_collection_shard_key_basic.js,
+    /// reshard_collection_basic.js); `admin` and `config` always exist.
+    pub(crate) fn check_database_exists(&self, ns: &str) -> Result<(), ClusterError> {
+        let db = ns.split_once('.').map_or(ns, |(db, _)| db);
+        if matches!(db, "admin" | "config") || self.databases.contains_key(db) {
+            return Ok(());
+        }
+        Err(ClusterError::NamespaceNotFound(format!(
+            "database {db} not found"
+        )))
+    }
+
     /// Shards a collection (spec §2, §6) with only `unique` and `numInitialChunks`; see
     /// `Cluster::shard_collection_with`.
     pub fn shard_collection(

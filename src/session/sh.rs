@@ -592,6 +592,10 @@ pub(super) fn reshard_options(cmd: &Document) -> Result<ReshardOptions, Statemen
         unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
         num_initial_chunks: shard_options(false, cmd).num_initial_chunks,
         zones,
+        collation: match cmd.get("collation") {
+            Some(Bson::Document(c)) => Some(c.clone()),
+            _ => None,
+        },
     })
 }
 

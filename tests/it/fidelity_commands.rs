@@ -966,6 +966,34 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, unique: true})",
         "MongoServerError[BadValue]: The unique field must be false",
     ),
+    // jstests/sharding/reshard_collection_basic.js: "Fail if sharding is disabled" (the
+    // database does not exist: getDatabase's NamespaceNotFound) ...
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'db.foo', key: {newKey: 1}})",
+        "MongoServerError[NamespaceNotFound]: database db not found",
+    ),
+    // ... and "Fail if collation is specified and is not {locale: 'simple'}"
+    // (cluster_reshard_collection_cmd.cpp), after `unique`.
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, collation: {locale: 'en_US'}})",
+        "MongoServerError[BadValue]: The collation for reshardCollection must be {locale: 'simple'}, but found: { locale: \"en_US\" }",
+    ),
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, unique: true, collation: {locale: 'en_US'}})",
+        "MongoServerError[BadValue]: The unique field must be false",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, collation: {locale: 'simple'}})",
+        "ok",
+    ),
     // configsvr_reshard_collection_cmd.cpp: a collection with zones needs `zones`.
     (
         "5.0",
