@@ -28,4 +28,4 @@ pub use crate::values::inspect::data_format;
 pub use aggregate::sharded_data_distribution;
 pub use interpreter::{Outcome, Output, Session};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
-pub use sh::has_command;
+pub use sh::{has_command, wrong_arg_type};

@@ -237,6 +237,26 @@ pub struct Collection {
     pub(crate) key_scratch: Vec<Bson>,
 }
 
+/// `validShardKeyIndexExists`, step 3 (shard_key_util.cpp, shardCollection's own check
+/// in 3.6): a unique shard key needs the index on exactly the key, when there is one,
+/// to be unique, unless it is the `_id` index.
+pub(crate) fn check_unique_key_index(
+    coll: &Collection,
+    ns: &str,
+    key: &KeyPattern,
+    unique: bool,
+) -> Result<(), ClusterError> {
+    let key_doc = key.to_pattern_document();
+    let on_id = key_doc.keys().next().is_some_and(|f| f == "_id");
+    if unique && !on_id && coll.has_index(&key_doc) && !coll.is_unique_index(&key_doc) {
+        return Err(ClusterError::InvalidOptions(format!(
+            "can't shard collection {ns}, {} index not unique, and unique index explicitly specified",
+            format_bson_obj(&key_doc)
+        )));
+    }
+    Ok(())
+}
+
 /// Two key patterns with the same fields and values in the same order.
 pub fn same_pattern(a: &Document, b: &Document) -> bool {
     a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
@@ -777,6 +797,21 @@ impl Cluster {
         out
     }
 
+    /// The routing table of a command is read through its database's entry first
+    /// (`ShardingCatalogClientImpl::getDatabase`): a database that does not exist
+    /// answers NamespaceNotFound, as refineCollectionShardKey and reshardCollection do
+    /// (jstests/sharding/refine_collection_shard_key_basic.js,
+    /// reshard_collection_basic.js); `admin` and `config` always exist.
+    pub(crate) fn check_database_exists(&self, ns: &str) -> Result<(), ClusterError> {
+        let db = ns.split_once('.').map_or(ns, |(db, _)| db);
+        if matches!(db, "admin" | "config") || self.databases.contains_key(db) {
+            return Ok(());
+        }
+        Err(ClusterError::NamespaceNotFound(format!(
+            "database {db} not found"
+        )))
+    }
+
     /// Shards a collection (spec §2, §6) with only `unique` and `numInitialChunks`; see
     /// `Cluster::shard_collection_with`.
     pub fn shard_collection(
@@ -850,6 +885,7 @@ impl Cluster {
                 )));
             }
         }
+        check_unique_key_index(coll, ns, &key, options.unique)?;
         if !empty && !self.has_supporting_index(ns, &key) {
             return Err(ClusterError::InvalidOptions(
                 "Please create an index that starts with the proposed shard key before sharding the collection".into(),

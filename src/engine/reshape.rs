@@ -72,6 +72,8 @@ pub struct ReshardOptions {
     /// `zones`, when given: the collection's zone ranges under the new key, replacing its
     /// current ones (`[]` drops them).
     pub zones: Option<Vec<ReshardZone>>,
+    /// `collation`, when given: only the simple collation is accepted.
+    pub collation: Option<Document>,
 }
 
 /// `resharding::checkForOverlappingZones` (resharding_util.cpp): sorted by lower bound,
@@ -217,6 +219,7 @@ impl Cluster {
 
     /// `refineCollectionShardKey`: extends the shard key with new suffix fields.
     pub fn refine_shard_key(&mut self, ns: &str, key: &Document) -> Result<(), ClusterError> {
+        self.check_database_exists(ns)?;
         let old = self.sharding(ns)?.pattern.clone();
         let new = KeyPattern::parse(key)?;
         // Refining to the very same key changes nothing and succeeds.
@@ -306,11 +309,24 @@ impl Cluster {
         key: &Document,
         opts: &ReshardOptions,
     ) -> Result<(), ClusterError> {
+        self.check_database_exists(ns)?;
         let current = self.sharding(ns)?;
         if opts.unique {
             return Err(ClusterError::BadValue(
                 "The unique field must be false".into(),
             ));
+        }
+        // cluster_reshard_collection_cmd.cpp / configsvr_reshard_collection_cmd.cpp: any
+        // collation but the simple one makes a collator.
+        if let Some(collation) = opts
+            .collation
+            .as_ref()
+            .filter(|c| c.get("locale") != Some(&Bson::String("simple".into())))
+        {
+            return Err(ClusterError::BadValue(format!(
+                "The collation for reshardCollection must be {{locale: 'simple'}}, but found: {}",
+                crate::keys::shard_key::format_bson_obj(collation)
+            )));
         }
         if !current.zones.is_empty() && opts.zones.is_none() {
             return Err(ClusterError::BadValue(

@@ -1394,8 +1394,9 @@ mod tests {
         }
     }
 
-    /// The cases of MongoDB's `auto_split_vector_test.cpp`: ten 1 MiB documents and a
-    /// 10 MiB maximum, plus a surplus of documents.
+    /// The cases of MongoDB's `auto_split_vector_test.cpp` (the version whose documents
+    /// are exactly 1 MiB): ten 1 MiB documents and a 10 MiB maximum, plus a surplus of
+    /// 2, 4, 13 and 8 documents.
     #[test]
     fn auto_split_vector_matches_mongodb_cases() {
         // Data under, or equal to, the maximum: no split point.
@@ -1405,7 +1406,8 @@ mod tests {
         assert_eq!(split_mib(12, 10, None), Vec::<i32>::new());
         // Slightly more: the one split point is moved back so both pieces are even.
         assert_eq!(split_mib(14, 10, None), vec![6]);
-        // Over twice the maximum: both points are recomputed.
+        // Over twice the maximum (a surplus of 13): both points are recomputed.
+        assert_eq!(split_mib(23, 10, None), vec![7, 15]);
         assert_eq!(split_mib(24, 10, None), vec![7, 15]);
         // The last piece is at least 80% full: no recomputing.
         assert_eq!(split_mib(18, 10, None), vec![9]);

@@ -31,6 +31,7 @@ use crate::query::filter::{is_nan, parse_filter, Filter, Predicate};
 use crate::values::error::ClusterError;
 use crate::values::hash::convert_shard_key_to_hashed;
 use crate::values::order::{canonical_class, compare_values};
+use crate::values::path::{walk_path, PathEnd};
 use bson::oid::ObjectId;
 use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, DateTime, Document, Timestamp};
@@ -135,26 +136,59 @@ pub fn target(
 }
 
 /// The shard key value when `filter` has an equality (`x: v`, `$eq`, or a `$in` of one
-/// value) on every shard key field, reached through the top level and `$and` (and a
-/// one-branch `$or`), with the hashed field hashed. `None` otherwise, also when two
-/// equalities on a field disagree, when a value is an array, or when the filter does
-/// not parse. Used for single-shard targeting and for shard key updates (spec §9).
+/// value) on every shard key field or on a parent path of it (`{a: {b: 1}}` for
+/// `a.b`), reached through the top level and `$and` (and a one-branch `$or`), with the
+/// hashed field hashed. `None` otherwise, also when a path is matched twice (even with
+/// the same value), when a value is an array or a regular expression, or when the
+/// filter does not parse. Used for single-shard targeting and for shard key updates (spec §9).
 pub fn is_full_key_equality(pattern: &KeyPattern, filter: &Document) -> Option<KeyValue> {
     full_key_equality(pattern, &parse_filter(filter).ok()?)
 }
 
-/// [`is_full_key_equality`] over a parsed filter.
+/// [`is_full_key_equality`] over a parsed filter, as `extractShardKeyFromQuery`
+/// (src/mongo/s/shard_key_pattern_query_util.cpp) works: the equalities on paths
+/// related to the key's (`pathsupport::extractFullEqualityMatches`) must not
+/// conflict, each key field takes its value from the equality on it or on a parent
+/// path (`findEqualityElement`), and that value must be valid for storage.
 fn full_key_equality(pattern: &KeyPattern, filter: &Filter) -> Option<KeyValue> {
     let mut found = Vec::new();
     collect_equalities(filter, &mut found);
+    let mut equalities: Vec<(&str, &Bson)> = Vec::with_capacity(found.len());
+    for (path, value) in found {
+        let mut related = pattern
+            .fields()
+            .iter()
+            .filter(|(f, _)| is_path_prefix(path, f) || is_path_prefix(f, path))
+            .peekable();
+        if related.peek().is_none() {
+            continue;
+        }
+        // An equality below a key field ("must be exactly specified"), or on a path
+        // already matched or under one ("is matched twice"), gives no key.
+        if related.any(|(f, _)| !is_path_prefix(path, f))
+            || equalities
+                .iter()
+                .any(|(p, _)| is_path_prefix(p, path) || is_path_prefix(path, p))
+        {
+            return None;
+        }
+        equalities.push((path, value));
+    }
     let mut key = Vec::with_capacity(pattern.len());
     for (field, kind) in pattern.fields() {
-        let mut values = found.iter().filter(|(p, _)| *p == field).map(|(_, v)| *v);
-        let value = values.next()?;
-        let agree = values.all(|other| {
-            canonical_class(other) == canonical_class(value) && compare_values(other, value).is_eq()
-        });
-        if !agree || matches!(value, Bson::Array(_)) {
+        let (path, value) = equalities.iter().find(|(p, _)| is_path_prefix(p, field))?;
+        let value = if path.len() == field.len() {
+            *value
+        } else {
+            match value {
+                Bson::Document(d) => match walk_path(d, &field[path.len() + 1..]) {
+                    PathEnd::Found(v) => v,
+                    PathEnd::Missing | PathEnd::Blocked(_) => return None,
+                },
+                _ => return None,
+            }
+        };
+        if !valid_for_storage(value) {
             return None;
         }
         key.push(match kind {
@@ -163,6 +197,29 @@ fn full_key_equality(pattern: &KeyPattern, filter: &Filter) -> Option<KeyValue> 
         });
     }
     Some(KeyValue(key))
+}
+
+/// Whether dotted path `prefix` is `path` or one of its parents, part by part.
+fn is_path_prefix(prefix: &str, path: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// `isValidShardKeyElementForStorage`: not an array or a regular expression, and an
+/// embedded document without `$`-prefixed field names other than a DBRef's
+/// (`storageValidEmbedded`).
+fn valid_for_storage(value: &Bson) -> bool {
+    fn embedded_ok(value: &Bson) -> bool {
+        match value {
+            Bson::Document(d) => d.iter().all(|(name, v)| {
+                (!name.starts_with('$') || matches!(name.as_str(), "$ref" | "$id" | "$db"))
+                    && embedded_ok(v)
+            }),
+            Bson::Array(items) => items.iter().all(embedded_ok),
+            _ => true,
+        }
+    }
+    !matches!(value, Bson::Array(_) | Bson::RegularExpression(_)) && embedded_ok(value)
 }
 
 /// Gathers the equalities a filter imposes on every document it matches.

@@ -5,6 +5,7 @@ use super::interpreter::{ok_doc, Output, Session, StatementError};
 use super::sh::{no_such_command, remove_shard_reply, require_command, reshard_options};
 use super::status;
 use crate::engine::cluster::ClusterError;
+use crate::values::error::Code;
 use bson::{doc, Bson, Document};
 
 use super::sampling::{AnalyzerConfig, SampledQuery};
@@ -64,9 +65,21 @@ impl Session {
         }
     }
 
-    /// Runs `db.adminCommand(cmd)` (or `db.runCommand(cmd)`): the command is named by
-    /// the document's first key.
+    /// Runs `db.adminCommand(cmd)`: the command is named by the document's first key.
     pub(super) fn admin_command(&mut self, cmd: &Document) -> Result<Output, StatementError> {
+        self.admin_command_on("admin", cmd)
+    }
+
+    /// Runs `cmd` on database `db` (`db.runCommand(cmd)`; `db.adminCommand` runs on
+    /// `admin`). Every command here but `_hashBSONElement` is admin-only (`adminOnly()`),
+    /// so on another database it is refused once found, as `checkAuthorization`
+    /// (service_entry_point_common.cpp) refuses it: `Unauthorized`, "<name> may only be
+    /// run against the admin database.".
+    pub(super) fn admin_command_on(
+        &mut self,
+        db: &str,
+        cmd: &Document,
+    ) -> Result<Output, StatementError> {
         let Some(name) = cmd.keys().next().cloned() else {
             return Err(ClusterError::FailedToParse("no command specified".into()).into());
         };
@@ -74,6 +87,13 @@ impl Session {
             return Err(no_such_command(&name).into());
         };
         require_command(self, &name)?;
+        if db != "admin" && name != "_hashBSONElement" {
+            return Err(ClusterError::Coded(
+                Code::Unauthorized,
+                format!("{name} may only be run against the admin database."),
+            )
+            .into());
+        }
         let reply = command(self, cmd, &name)?;
         Ok(Output::Value(Bson::Document(reply)))
     }

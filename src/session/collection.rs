@@ -115,6 +115,18 @@ impl Session {
             }
             "getIndexes" => return Ok(Output::Value(Bson::Array(self.indexes(ns)))),
             "getShardDistribution" => {
+                // collection.ts, `_getShardedCollectionInfo`: no `config.collections`
+                // entry for an existing collection means it is not sharded.
+                if self
+                    .cluster
+                    .collection(ns)
+                    .is_some_and(|c| c.sharding.is_none())
+                {
+                    return Err(StatementError::invalid_input_coded(
+                        "SHAPI-10001",
+                        format!("Collection {} is not sharded", short(ns)),
+                    ));
+                }
                 return Ok(Output::Sections(status::shard_distribution(
                     &self.cluster,
                     ns,

@@ -90,11 +90,17 @@ impl StatementError {
     /// A `MongoshInvalidInputError` with mongosh's code for an invalid argument
     /// (`CommonErrors.InvalidArgument`, `COMMON-10001`), as shell-api's helpers raise.
     pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        Self::invalid_input_coded("COMMON-10001", message)
+    }
+
+    /// A `MongoshInvalidInputError` with another of mongosh's error codes
+    /// (error-codes.ts), such as `SHAPI-10001` (`NotConnectedToShardedCluster`).
+    pub(crate) fn invalid_input_coded(code: &str, message: impl Into<String>) -> Self {
         StatementError {
             kind: ErrorKind::InvalidInput,
             code: 0,
             code_name: String::new(),
-            message: format!("[COMMON-10001] {}", message.into()),
+            message: format!("[{code}] {}", message.into()),
             span: None,
         }
     }
@@ -687,7 +693,12 @@ impl Session {
             }
             ("adminCommand" | "runCommand", Some(args)) => {
                 let cmd = self.doc_arg(args, 0, "command")?;
-                let out = self.admin_command(&cmd)?;
+                let db = if first.name == "adminCommand" {
+                    "admin".to_string()
+                } else {
+                    self.db.clone()
+                };
+                let out = self.admin_command_on(&db, &cmd)?;
                 navigate(out, &rest[1..])
             }
             ("getCollectionNames", Some(_)) => {

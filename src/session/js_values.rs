@@ -84,18 +84,11 @@ pub(crate) fn characters(s: &str) -> Result<Vec<Bson>, StatementError> {
     pieces(s.char_indices().map(|(i, c)| &s[i..i + c.len_utf8()]))
 }
 
-/// What `typeof` answers: mongosh's BSON values other than strings, numbers and booleans
-/// (`Long`, `ObjectId`, dates, ...) are objects.
+/// What `typeof` answers (see [`crate::values::js_typeof`]).
 pub(crate) fn type_of(v: &Value) -> &'static str {
     match v {
         Value::Func(_) | Value::Native(_) => "function",
-        Value::Data(b) => match b {
-            Bson::String(_) => "string",
-            Bson::Int32(_) | Bson::Double(_) => "number",
-            Bson::Boolean(_) => "boolean",
-            Bson::Undefined => "undefined",
-            _ => "object",
-        },
+        Value::Data(b) => crate::values::js_typeof(b),
     }
 }
 

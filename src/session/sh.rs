@@ -83,16 +83,103 @@ fn reply(d: Document) -> Result<Output, StatementError> {
     Ok(Output::Value(Bson::Document(d)))
 }
 
+/// mongosh's `assertArgsDefinedType` (helpers.ts) for argument `i` of `Shard.<func>`:
+/// a missing (undefined) argument is refused unless `optional`, and a value whose
+/// JavaScript `typeof` is none of `expected` is refused, both as
+/// `MongoshInvalidInputError` before anything is sent. `None` when absent and optional.
+fn checked_arg(
+    s: &mut Session,
+    args: &[Expr],
+    i: usize,
+    (expected, optional): (&[&str], bool),
+    func: &str,
+) -> Result<Option<Bson>, StatementError> {
+    let Some(value) = s.opt_arg(args, i)? else {
+        if optional {
+            return Ok(None);
+        }
+        return Err(StatementError::invalid_input(format!(
+            "Missing required argument at position {i} (Shard.{func})"
+        )));
+    };
+    if !expected.contains(&crate::values::js_typeof(&value)) {
+        return Err(wrong_arg_type(i, expected, &value, func));
+    }
+    Ok(Some(value))
+}
+
+/// mongosh's refusal of argument `i` of `Shard.<func>` whose `typeof` is none of
+/// `expected` (helpers.ts, `assertArgsDefinedType`), as the console prints it for, say,
+/// `sh.shardCollection(ns, 5)`.
+pub fn wrong_arg_type(i: usize, expected: &[&str], value: &Bson, func: &str) -> StatementError {
+    StatementError::invalid_input(format!(
+        "Argument at position {i} must be of type {}, got {} instead (Shard.{func})",
+        expected.join(" or "),
+        crate::values::js_typeof(value)
+    ))
+}
+
+/// A required string argument of `Shard.<func>` ([`checked_arg`]).
+fn string_arg(
+    s: &mut Session,
+    args: &[Expr],
+    i: usize,
+    func: &str,
+) -> Result<String, StatementError> {
+    match checked_arg(s, args, i, (&["string"], false), func)? {
+        Some(Bson::String(v)) => Ok(v),
+        _ => Err(StatementError::invalid_input(format!(
+            "Missing required argument at position {i} (Shard.{func})"
+        ))),
+    }
+}
+
+/// A required object argument of `Shard.<func>` ([`checked_arg`]); an object that is
+/// not a document (`null`, an array, a `Long`) passes mongosh's check and is refused
+/// here as the shell's `TypeError`.
+fn object_arg(
+    s: &mut Session,
+    args: &[Expr],
+    i: usize,
+    func: &str,
+    what: &str,
+) -> Result<Document, StatementError> {
+    match checked_arg(s, args, i, (&["object"], false), func)? {
+        Some(Bson::Document(d)) => Ok(d),
+        other => Err(StatementError::type_error(format!(
+            "{what} must be an object, got {}",
+            crate::values::inspect::format_value(&other.unwrap_or(Bson::Undefined))
+        ))),
+    }
+}
+
 /// `sh.shardCollection(ns, key, unique, options)`: mongosh merges `options` into the
 /// command (`numInitialChunks`, `presplitHashedZones`, `collation`).
-fn shard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let key = s.doc_arg(args, 1, "key")?;
-    let unique = matches!(s.opt_arg(args, 2)?, Some(Bson::Boolean(true)));
-    let options = s.opt_doc_arg(args, 3, "options")?;
+fn shard_collection(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, StatementError> {
+    let (ns, key, unique, options) = shard_collection_args(s, args, name)?;
+    let unique = matches!(unique, Some(Bson::Boolean(true)));
     let options = shard_options(unique, &options);
     s.cluster.shard_collection_with(&ns, &key, &options)?;
     reply(doc! { "collectionsharded": ns, "ok": 1 })
+}
+
+/// The arguments of `sh.shardCollection` and `sh.reshardCollection` as shard.ts's
+/// `_runShardCollection` takes them: a string, an object, then `unique` (a boolean, or
+/// an object taken as the options in its place) and the options.
+fn shard_collection_args(
+    s: &mut Session,
+    args: &[Expr],
+    name: &str,
+) -> Result<(String, Document, Option<Bson>, Document), StatementError> {
+    let ns = string_arg(s, args, 0, name)?;
+    let key = object_arg(s, args, 1, name, "key")?;
+    let unique = checked_arg(s, args, 2, (&["boolean", "object"], true), name)?;
+    let options = checked_arg(s, args, 3, (&["object"], true), name)?;
+    Ok(match (unique, options) {
+        (Some(Bson::Document(d)), _) => (ns, key, None, d),
+        (unique, Some(Bson::Document(d))) => (ns, key, unique, d),
+        (unique, _) => (ns, key, unique, Document::new()),
+    })
 }
 
 /// `shardCollection`'s options read from a command or mongosh's options document: a
@@ -118,7 +205,8 @@ pub(super) fn shard_options(unique: bool, d: &Document) -> ShardOptions {
 
 /// `sh.enableSharding(db)`.
 fn enable_sharding(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let db = s.str_arg(args, 0, "database")?;
+    let db = string_arg(s, args, 0, "enableSharding")?;
+    checked_arg(s, args, 1, (&["string"], true), "enableSharding")?;
     s.cluster.enable_sharding(&db)?;
     reply(doc! { "ok": 1 })
 }
@@ -151,25 +239,25 @@ fn remove_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, State
 
 /// `sh.splitAt(ns, middle)`.
 fn split_at(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let middle = s.doc_arg(args, 1, "middle")?;
+    let ns = string_arg(s, args, 0, "splitAt")?;
+    let middle = object_arg(s, args, 1, "splitAt", "middle")?;
     s.cluster.split_at(&ns, &middle)?;
     reply(ok_doc())
 }
 
 /// `sh.splitFind(ns, query)`.
 fn split_find(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let query = s.doc_arg(args, 1, "query")?;
+    let ns = string_arg(s, args, 0, "splitFind")?;
+    let query = object_arg(s, args, 1, "splitFind", "query")?;
     s.cluster.split_find(&ns, &query)?;
     reply(ok_doc())
 }
 
 /// `sh.moveChunk(ns, query, shard)`.
 fn move_chunk(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let find = s.doc_arg(args, 1, "query")?;
-    let to = s.str_arg(args, 2, "destination shard")?;
+    let ns = string_arg(s, args, 0, "moveChunk")?;
+    let find = object_arg(s, args, 1, "moveChunk", "query")?;
+    let to = string_arg(s, args, 2, "moveChunk")?;
     s.cluster.move_chunk(&ns, &find, &to)?;
     reply(doc! { "millis": 0, "ok": 1 })
 }
@@ -177,21 +265,23 @@ fn move_chunk(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, Stateme
 /// `sh.moveRange(ns, shard, min, max)`.
 fn move_range(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
     require_command(s, "moveRange")?;
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let to = s.str_arg(args, 1, "destination shard")?;
-    let min = s.doc_arg(args, 2, "min")?;
-    let max = match s.opt_arg(args, 3)? {
-        Some(Bson::Document(d)) => Some(d),
-        _ => None,
+    let ns = string_arg(s, args, 0, "moveRange")?;
+    let to = string_arg(s, args, 1, "moveRange")?;
+    let mut bound = |i: usize| match checked_arg(s, args, i, (&["object"], true), "moveRange") {
+        Ok(Some(Bson::Document(d))) => Ok(Some(d)),
+        Ok(_) => Ok(None),
+        Err(e) => Err(e),
     };
-    s.cluster.move_range(&ns, &to, Some(&min), max.as_ref())?;
+    let min = bound(2)?;
+    let max = bound(3)?;
+    s.cluster.move_range(&ns, &to, min.as_ref(), max.as_ref())?;
     reply(ok_doc())
 }
 
 /// `sh.addShardToZone(shard, zone)` (alias `addShardTag`).
-fn add_shard_to_zone(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let shard = s.str_arg(args, 0, "shard")?;
-    let zone = s.str_arg(args, 1, "zone")?;
+fn add_shard_to_zone(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, StatementError> {
+    let shard = string_arg(s, args, 0, name)?;
+    let zone = string_arg(s, args, 1, name)?;
     s.cluster.add_shard_to_zone(&shard, &zone)?;
     reply(ok_doc())
 }
@@ -200,10 +290,10 @@ fn add_shard_to_zone(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, 
 fn remove_shard_from_zone(
     s: &mut Session,
     args: &[Expr],
-    _: &str,
+    name: &str,
 ) -> Result<Output, StatementError> {
-    let shard = s.str_arg(args, 0, "shard")?;
-    let zone = s.str_arg(args, 1, "zone")?;
+    let shard = string_arg(s, args, 0, name)?;
+    let zone = string_arg(s, args, 1, name)?;
     s.cluster.remove_shard_from_zone(&shard, &zone)?;
     reply(ok_doc())
 }
@@ -213,12 +303,18 @@ fn remove_shard_from_zone(
 fn update_zone_key_range(
     s: &mut Session,
     args: &[Expr],
-    _: &str,
+    name: &str,
 ) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let min = s.doc_arg(args, 1, "min")?;
-    let max = s.doc_arg(args, 2, "max")?;
+    let ns = string_arg(s, args, 0, name)?;
+    let min = object_arg(s, args, 1, name, "min")?;
+    let max = object_arg(s, args, 2, name, "max")?;
+    // `true` in mongosh's list: any value but undefined, null included.
     let zone = match s.opt_arg(args, 3)? {
+        None => {
+            return Err(StatementError::invalid_input(format!(
+                "Missing required argument at position 3 (Shard.{name})"
+            )))
+        }
         Some(Bson::String(z)) => Some(z),
         _ => None,
     };
@@ -231,11 +327,11 @@ fn update_zone_key_range(
 fn remove_range_from_zone(
     s: &mut Session,
     args: &[Expr],
-    _: &str,
+    name: &str,
 ) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let min = s.doc_arg(args, 1, "min")?;
-    let max = s.doc_arg(args, 2, "max")?;
+    let ns = string_arg(s, args, 0, name)?;
+    let min = object_arg(s, args, 1, name, "min")?;
+    let max = object_arg(s, args, 2, name, "max")?;
     s.cluster.update_zone_key_range(&ns, &min, &max, None)?;
     reply(ok_doc())
 }
@@ -246,10 +342,16 @@ fn set_balancer_state(
     args: &[Expr],
     name: &str,
 ) -> Result<Output, StatementError> {
+    // shard.ts: `timeout = 60000` must be a number; `state` a boolean.
     let on = match name {
-        "startBalancer" => true,
-        "stopBalancer" => false,
-        _ => matches!(s.opt_arg(args, 0)?, Some(Bson::Boolean(true))),
+        "startBalancer" | "stopBalancer" => {
+            checked_arg(s, args, 0, (&["number"], true), name)?;
+            name == "startBalancer"
+        }
+        _ => matches!(
+            checked_arg(s, args, 0, (&["boolean"], false), name)?,
+            Some(Bson::Boolean(true))
+        ),
     };
     s.cluster.balancer_enabled = on;
     reply(ok_doc())
@@ -267,7 +369,7 @@ fn is_balancer_running(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, S
 
 /// `sh.enableBalancing(ns)` and `sh.disableBalancing(ns)`.
 fn set_balancing(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
+    let ns = string_arg(s, args, 0, name)?;
     s.cluster
         .set_collection_balancing(&ns, name == "enableBalancing")?;
     reply(update_reply())
@@ -314,7 +416,7 @@ fn set_collection_auto_merger(
     args: &[Expr],
     name: &str,
 ) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
+    let ns = string_arg(s, args, 0, name)?;
     let new = (name == "disableAutoMerger").then_some(false);
     let Some(sharding) = s
         .cluster
@@ -346,7 +448,7 @@ fn balancer_collection_status(
     args: &[Expr],
     _: &str,
 ) -> Result<Output, StatementError> {
-    let ns = s.str_arg(args, 0, "namespace")?;
+    let ns = string_arg(s, args, 0, "balancerCollectionStatus")?;
     reply(status::balancer_collection_status(&s.cluster, &ns)?)
 }
 
@@ -355,17 +457,11 @@ fn balancer_collection_status(
 /// command (shard.ts, `_runShardCollection`).
 fn reshard_collection(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
     require_command(s, "reshardCollection")?;
-    let ns = s.str_arg(args, 0, "namespace")?;
-    let key = s.doc_arg(args, 1, "key")?;
+    let (ns, key, unique, options) = shard_collection_args(s, args, "reshardCollection")?;
     let mut cmd = doc! { "reshardCollection": ns.clone(), "key": key.clone() };
-    let options = match s.opt_arg(args, 2)? {
-        Some(Bson::Document(d)) => d,
-        Some(unique) => {
-            cmd.insert("unique", unique);
-            s.opt_doc_arg(args, 3, "options")?
-        }
-        None => s.opt_doc_arg(args, 3, "options")?,
-    };
+    if let Some(unique) = unique {
+        cmd.insert("unique", unique);
+    }
     cmd.extend(options);
     let opts = reshard_options(&cmd)?;
     s.cluster.reshard_collection_with(&ns, &key, &opts)?;
@@ -496,6 +592,10 @@ pub(super) fn reshard_options(cmd: &Document) -> Result<ReshardOptions, Statemen
         unique: matches!(cmd.get("unique"), Some(Bson::Boolean(true))),
         num_initial_chunks: shard_options(false, cmd).num_initial_chunks,
         zones,
+        collation: match cmd.get("collation") {
+            Some(Bson::Document(c)) => Some(c.clone()),
+            _ => None,
+        },
     })
 }
 

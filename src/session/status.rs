@@ -257,14 +257,15 @@ fn first_tags(tags: impl Iterator<Item = Document>, verbose: bool) -> Vec<Bson> 
 
 /// `db.coll.getShardDistribution()` as the sections mongosh prints.
 pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, ClusterError> {
-    let coll = cluster
-        .collection(ns)
-        .ok_or_else(|| ClusterError::NamespaceNotFound(format!("Collection {ns} not found")))?;
+    if cluster.collection(ns).is_none() {
+        return Err(ClusterError::NamespaceNotFound(format!(
+            "Collection {ns} not found"
+        )));
+    }
     let stats = cluster.shard_stats(ns);
     let total_bytes: u64 = stats.iter().map(|s| s.bytes).sum();
     let total_docs: u64 = stats.iter().map(|s| s.docs).sum();
     let total_chunks: u64 = stats.iter().map(|s| s.chunks).sum();
-    let sharded = coll.sharding.is_some();
     let mut out = Document::new();
     let mut totals = doc! {
         "data": data_format(total_bytes as f64),
@@ -273,12 +274,7 @@ pub fn shard_distribution(cluster: &Cluster, ns: &str) -> Result<Document, Clust
     };
     for (i, shard) in cluster.all_shards().iter().enumerate() {
         let st = stats[i];
-        let holds = if sharded {
-            st.chunks > 0
-        } else {
-            i as u32 == cluster.primary_of(ns)
-        };
-        if !holds {
+        if st.chunks == 0 {
             continue;
         }
         // mongosh's `getShardDistribution` (collection.ts) estimates 0 for a shard

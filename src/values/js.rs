@@ -119,3 +119,16 @@ pub fn db_pointer_parts(value: &Bson) -> Option<(String, ObjectId)> {
         _ => None,
     }
 }
+
+/// What JavaScript's `typeof` answers for a shell value: mongosh's BSON values other
+/// than strings, numbers and booleans (`Long`, `ObjectId`, dates, `null`, ...) are
+/// objects.
+pub fn js_typeof(value: &Bson) -> &'static str {
+    match value {
+        Bson::String(_) => "string",
+        Bson::Int32(_) | Bson::Double(_) => "number",
+        Bson::Boolean(_) => "boolean",
+        Bson::Undefined => "undefined",
+        _ => "object",
+    }
+}

@@ -197,6 +197,123 @@ const CASES: &[(&str, &str, &str)] = &[
         "db.adminCommand({clearJumboFlag: 'test.c', bounds: [{x: 0}, {x: 5}]})",
         "MongoServerError[Location51261]: no chunk found with the shard key bounds [{ x: 0 }, { x: 5 })",
     ),
+    // shard_key_util.cpp, validShardKeyIndexExists step 3 (jstests/sharding/
+    // shard_collection_basic.js: "If shardCollection has unique:true it must have a
+    // unique index"): the index on exactly the key must be unique, even when empty.
+    (
+        "db.u.createIndex({aKey: 1})\n",
+        "sh.shardCollection('test.u', {aKey: 1}, true)",
+        "MongoServerError[InvalidOptions]: can't shard collection test.u, { aKey: 1 } index not unique, and unique index explicitly specified",
+    ),
+    (
+        "db.u.createIndex({aKey: 1}, {unique: true})\n",
+        "sh.shardCollection('test.u', {aKey: 1}, true)",
+        "ok",
+    ),
+    // Only an index on exactly the key counts; without one the unique index is created.
+    (
+        "db.u.createIndex({aKey: 1, b: 1})\n",
+        "sh.shardCollection('test.u', {aKey: 1}, true)",
+        "ok",
+    ),
+    ("", "sh.shardCollection('test.u', {_id: 1}, true)", "ok"),
+    // service_entry_point_common.cpp, checkAuthorization: an admin-only command on
+    // another database (jstests/sharding/shard_collection_basic.js: "shardCollection
+    // may only be run against admin database").
+    (
+        "",
+        "db.getSiblingDB('test').runCommand({shardCollection: 'db.foo', key: {_id: 1}})",
+        "MongoServerError[Unauthorized]: shardCollection may only be run against the admin database.",
+    ),
+    (
+        X,
+        "db.runCommand({split: 'test.c', middle: {x: 5}})",
+        "MongoServerError[Unauthorized]: split may only be run against the admin database.",
+    ),
+    (
+        "",
+        "db.getSiblingDB('admin').runCommand({shardCollection: 'db.foo', key: {_id: 1}})",
+        "ok",
+    ),
+    // hashcmd.cpp: `_hashBSONElement` is not admin-only.
+    ("", "db.runCommand({_hashBSONElement: 1})", "ok"),
+    // mongosh shard.ts, each helper's `assertArgsDefinedType` (helpers.ts): a missing
+    // argument, then one of the wrong `typeof`, refused before anything is sent.
+    (
+        X,
+        "sh.splitAt('test.c')",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 1 (Shard.splitAt)",
+    ),
+    (
+        X,
+        "sh.splitAt('test.c', 'x')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 1 must be of type object, got string instead (Shard.splitAt)",
+    ),
+    (
+        X,
+        "sh.splitFind(5, {x: 1})",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type string, got number instead (Shard.splitFind)",
+    ),
+    (
+        X,
+        "sh.moveChunk('test.c', {x: 1})",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 2 (Shard.moveChunk)",
+    ),
+    (
+        "",
+        "sh.addShardTag('shard01')",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 1 (Shard.addShardTag)",
+    ),
+    (
+        X,
+        "sh.updateZoneKeyRange('test.c', {x: 1}, {x: 2})",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 3 (Shard.updateZoneKeyRange)",
+    ),
+    (
+        X,
+        "sh.removeRangeFromZone('test.c', {x: 1})",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 2 (Shard.removeRangeFromZone)",
+    ),
+    (
+        "",
+        "sh.balancerCollectionStatus()",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Shard.balancerCollectionStatus)",
+    ),
+    (
+        "",
+        "sh.enableBalancing(NumberLong(5))",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type string, got object instead (Shard.enableBalancing)",
+    ),
+    (
+        "",
+        "sh.startBalancer('x')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type number, got string instead (Shard.startBalancer)",
+    ),
+    (
+        "",
+        "sh.setBalancerState('yes')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type boolean, got string instead (Shard.setBalancerState)",
+    ),
+    (
+        "",
+        "sh.shardCollection('test.c')",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 1 (Shard.shardCollection)",
+    ),
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 1}, 'yes')",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 2 must be of type boolean or object, got string instead (Shard.shardCollection)",
+    ),
+    (
+        "",
+        "sh.shardCollection('test.c', {x: 1}, true, 5)",
+        "MongoshInvalidInputError: [COMMON-10001] Argument at position 3 must be of type object, got number instead (Shard.shardCollection)",
+    ),
+    (
+        "",
+        "sh.enableSharding()",
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Shard.enableSharding)",
+    ),
 ];
 
 #[test]
@@ -671,6 +788,35 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         "db.adminCommand({refineCollectionShardKey: 'test.u', key: {x: 1, y: 1}})",
         "MongoServerError[NamespaceNotSharded]: Collection test.u is not sharded.",
     ),
+    // sharding_catalog_client_impl.cpp, getDatabase, reached first when the database is
+    // missing (jstests/sharding/refine_collection_shard_key_basic.js: "namespace 'db.foo'
+    // does not exist" fails with NamespaceNotFound).
+    (
+        "5.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'db.foo', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotFound]: database db not found",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'db.foo', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotFound]: database db not found",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({refineCollectionShardKey: 'config.collections', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection config.collections is not sharded.",
+    ),
+    // ... and with the database there, a collection that is not sharded (the same file:
+    // "Should fail because namespace 'db.foo' is not sharded").
+    (
+        "8.0",
+        false,
+        "db.getSiblingDB('db').foo.insertOne({aKey: 1})\ndb.adminCommand({refineCollectionShardKey: 'db.foo', key: {_id: 1, aKey: 1}})",
+        "MongoServerError[NamespaceNotSharded]: Collection db.foo is not sharded.",
+    ),
     // configsvr_refine_collection_shard_key_command.cpp, _internalRun: the new key must
     // extend the current one (`ShardKeyPattern::isExtendedBy`, field names and values)...
     (
@@ -819,6 +965,34 @@ const RESHAPE_CASES: &[(&str, bool, &str, &str)] = &[
         false,
         "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, unique: true})",
         "MongoServerError[BadValue]: The unique field must be false",
+    ),
+    // jstests/sharding/reshard_collection_basic.js: "Fail if sharding is disabled" (the
+    // database does not exist: getDatabase's NamespaceNotFound) ...
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'db.foo', key: {newKey: 1}})",
+        "MongoServerError[NamespaceNotFound]: database db not found",
+    ),
+    // ... and "Fail if collation is specified and is not {locale: 'simple'}"
+    // (cluster_reshard_collection_cmd.cpp), after `unique`.
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, collation: {locale: 'en_US'}})",
+        "MongoServerError[BadValue]: The collation for reshardCollection must be {locale: 'simple'}, but found: { locale: \"en_US\" }",
+    ),
+    (
+        "5.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, unique: true, collation: {locale: 'en_US'}})",
+        "MongoServerError[BadValue]: The unique field must be false",
+    ),
+    (
+        "8.0",
+        false,
+        "db.adminCommand({reshardCollection: 'test.c', key: {y: 1}, collation: {locale: 'simple'}})",
+        "ok",
     ),
     // configsvr_reshard_collection_cmd.cpp: a collection with zones needs `zones`.
     (
@@ -1293,4 +1467,124 @@ fn move_range_with_only_max_computes_min_in_80() {
         { x: 74 } -> { x: MaxKey() } on shard01
     "#]]
     .assert_eq(&format!("{back}---\n{forward}"));
+}
+
+/// shard.ts `_runShardCollection`: an object in `unique`'s place is the options, so
+/// `numInitialChunks` there is honoured (jstests/sharding/shard_collection_basic.js
+/// passes it as the fourth argument and counts 5 chunks).
+#[test]
+fn shard_collection_takes_an_object_in_uniques_place_as_options() {
+    for script in [
+        "sh.shardCollection('test.c', {x: 'hashed'}, {numInitialChunks: 5})",
+        "sh.shardCollection('test.c', {x: 'hashed'}, false, {numInitialChunks: 5})",
+    ] {
+        assert_eq!(
+            chunks_after(script, "test.c").lines().count(),
+            5,
+            "{script}"
+        );
+    }
+}
+
+/// `{'a.b': 1, 'c.d': 'hashed'}` in 5.0 over five shards, the i-th chunk on the i-th:
+/// [MinKey, null), [null, -100), [-100, 0), [0, 100), [100, MaxKey), as
+/// `chunk_manager_targeter_test.cpp` lays them out.
+const RANGE_PREFIX_HASHED: &str = "sim.reset({shards: 5})\n\
+     sim.version('5.0')\n\
+     sh.shardCollection('test.c', {'a.b': 1, 'c.d': 'hashed'})\n\
+     sh.splitAt('test.c', {'a.b': null, 'c.d': MinKey()})\n\
+     sh.splitAt('test.c', {'a.b': -100, 'c.d': MinKey()})\n\
+     sh.splitAt('test.c', {'a.b': 0, 'c.d': MinKey()})\n\
+     sh.splitAt('test.c', {'a.b': 100, 'c.d': MinKey()})\n\
+     sh.moveChunk('test.c', {'a.b': -1000, 'c.d': 1}, 'shard02')\n\
+     sh.moveChunk('test.c', {'a.b': -10, 'c.d': 1}, 'shard03')\n\
+     sh.moveChunk('test.c', {'a.b': 10, 'c.d': 1}, 'shard04')\n\
+     sh.moveChunk('test.c', {'a.b': 1000, 'c.d': 1}, 'shard05')\n";
+
+/// The shard (0-based) whose document count `statement` raised, or its error.
+fn inserted_on(session: &mut Session, statement: &str) -> Result<usize, String> {
+    let before = session.cluster.shard_stats("test.c");
+    let outcome = session.run(statement).pop().unwrap();
+    outcome.result.map_err(|e| e.to_string())?;
+    let after = session.cluster.shard_stats("test.c");
+    Ok((0..after.len())
+        .find(|&i| after[i].docs > before[i].docs)
+        .unwrap())
+}
+
+/// `chunk_manager_targeter_test.cpp`, TargetInsertWithRangePrefixHashedShardKey: where
+/// inserts go, a missing field as null, and arrays on the key's paths refused.
+#[test]
+fn mongodb_targeter_inserts_with_range_prefix_hashed_key() {
+    let mut session = Session::default();
+    for o in session.run(RANGE_PREFIX_HASHED) {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+    let arrays = Err("MongoServerError[ShardKeyNotFound]: Shard key cannot contain array values or array descendants.".to_string());
+    let cases: Vec<(&str, Result<usize, String>)> = vec![
+        ("db.c.insertOne({a: {b: -111}, c: {d: '1'}})", Ok(1)),
+        ("db.c.insertOne({a: {b: -10}})", Ok(2)),
+        ("db.c.insertOne({a: {b: 0}, c: {d: 4}})", Ok(3)),
+        ("db.c.insertOne({a: {b: 1000}, c: null, d: {}})", Ok(4)),
+        ("db.c.insertOne({})", Ok(1)),
+        ("db.c.insertOne({a: 10})", Ok(1)),
+        ("db.c.insertOne({a: [1, 2]})", arrays.clone()),
+        ("db.c.insertOne({c: [1, 2]})", arrays.clone()),
+        ("db.c.insertOne({c: {d: [1, 2]}})", arrays),
+        // TargetDeleteWithRangePrefixHashedShardKey: MinKey sorts below null.
+        ("db.c.insertOne({a: {b: MinKey()}, c: {d: 4}})", Ok(0)),
+    ];
+    for (statement, want) in cases {
+        assert_eq!(inserted_on(&mut session, statement), want, "{statement}");
+    }
+}
+
+/// `chunk_manager_targeter_test.cpp`, TargetUpdateWithRangePrefixHashedShardKey and
+/// TargetDeleteWithRangePrefixHashedShardKey, with one document in each chunk: a
+/// replacement whose query targets several shards goes by the replacement's key, an
+/// op-style update by the query, an upsert needs the full key, and a single delete
+/// needs the full key (then goes to its chunk, MinKey's included).
+#[test]
+fn mongodb_targeter_updates_and_deletes_with_range_prefix_hashed_key() {
+    let setup = format!(
+        "{RANGE_PREFIX_HASHED}db.c.insertMany([{{_id: 10, a: {{b: -1000}}}}, {{_id: 11, a: {{b: -50}}}}, {{_id: 12, a: {{b: 50}}}}, {{_id: 13, a: {{b: 500}}}}, {{_id: 14, a: {{b: MinKey()}}, c: {{d: 4}}}}, {{_id: 15, a: {{b: -101}}, c: {{d: 5}}}}])\n"
+    );
+    let delete_without_key = |q: &str| {
+        format!("MongoServerError[ShardKeyNotFound]: A single delete on a sharded collection must contain an exact match on _id (and have the collection default collation) or contain the shard key (and have the simple collation). Delete request: {{ q: {q}, limit: 1, hint: {{}} }}, shard key pattern: {{ a.b: 1, c.d: \"hashed\" }}")
+    };
+    let cases: Vec<(&str, String)> = vec![
+        // The query targets shards 3 and 4; the replacement's key, shard 2, has no match.
+        ("db.c.replaceOne({'a.b': {$gt: 2}}, {a: {b: -1}})", "matched 0".into()),
+        (
+            "db.c.updateOne({$and: [{'a.b': {$gte: 0}}, {'a.b': {$lt: 99}}]}, {$set: {p: 1}})",
+            "matched 1".into(),
+        ),
+        // An exact `_id` lets a single op-style update go to every shard.
+        ("db.c.updateOne({_id: 11}, {$set: {p: 111}})", "matched 1".into()),
+        // A replacement without the key fields goes to the chunk holding null.
+        ("db.c.replaceOne({_id: 11}, {p: 111})", "matched 0".into()),
+        (
+            "db.c.replaceOne({'a.b': 100, 'c.d': {$exists: false}}, {a: {b: -111}}, {upsert: true})",
+            "MongoServerError[ShardKeyNotFound]: Failed to target upsert by query :: could not extract exact shard key".into(),
+        ),
+        ("db.c.deleteOne({'a.b': {$gt: 2}})", delete_without_key("{ a.b: { $gt: 2 } }")),
+        ("db.c.deleteOne({'a.b': -101})", delete_without_key("{ a.b: -101 }")),
+        ("db.c.deleteOne({'a.b': -101, 'c.d': 5})", "deleted 1".into()),
+        ("db.c.deleteOne({'a.b': MinKey(), 'c.d': 4})", "deleted 1".into()),
+    ];
+    for (statement, want) in cases {
+        let mut session = Session::default();
+        for o in session.run(&setup) {
+            assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+        }
+        let got = match session.run(statement).pop().unwrap().result {
+            Ok(shardlab::Output::Value(bson::Bson::Document(d))) => match d.get("deletedCount") {
+                Some(n) => format!("deleted {n}"),
+                None => format!("matched {}", d.get("matchedCount").unwrap()),
+            },
+            Ok(other) => format!("{other:?}"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(got, want, "{statement}");
+    }
 }

@@ -525,3 +525,17 @@ fn a_regex_on_a_hashed_key_is_scatter_gather() {
         assert_eq!((t.shards, t.kind), (vec![0, 1], TargetKind::ScatterGather));
     }
 }
+
+/// collection.ts `_getShardedCollectionInfo` (and shard.spec.ts, "fails when running
+/// against an unsharded collection"): without a `config.collections` entry the helper
+/// throws `MongoshInvalidInputError` with `ShellApiErrors.NotConnectedToShardedCluster`.
+#[test]
+fn shard_distribution_of_an_unsharded_collection_is_refused() {
+    let mut session = Session::default();
+    let outcomes = session.run("db.test.insertOne({a: 1})\ndb.test.getShardDistribution()");
+    let err = outcomes.last().unwrap().result.clone().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MongoshInvalidInputError: [SHAPI-10001] Collection test is not sharded"
+    );
+}

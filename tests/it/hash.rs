@@ -105,6 +105,94 @@ fn mongodb_hasher_vectors() {
     }
 }
 
+/// The vectors of MongoDB's `jstests/core/index/hashed/hash_stability.js` (earlier
+/// `jstests/core/hash.js`), `_hashBSONElement` with seed 1, checked through the shell
+/// command as the test runs it.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn mongodb_hash_stability_vectors_seed_1() {
+    let max = 1136124329541638701i64;
+    let lowest = 5744114172487291558i64;
+    let zero = 5574369198691456941i64;
+    let cases: Vec<(&str, i64)> = vec![
+        ("'hashthis'", 6271151123721111923),
+        ("Math.pow(2, 63)", lowest),
+        ("Math.pow(2, 63) + Math.pow(2, 11)", max),
+        ("Math.pow(2, 500)", max),
+        ("Infinity", max),
+        ("Math.pow(2, 63) - Math.pow(2, 10)", -3954856262017896439),
+        ("-Math.pow(2, 63)", lowest),
+        ("-(Math.pow(2, 63) - Math.pow(2, 10))", -1762411739488908479),
+        ("-(Math.pow(2, 63) + Math.pow(2, 11))", lowest),
+        ("-Infinity", lowest),
+        ("0", zero),
+        ("NumberLong('0')", zero),
+        ("NaN", zero),
+        ("-NaN", zero),
+        ("{a: 1, b: 2}", -7076810813311352857),
+        ("{a: Math.pow(2, 63), b: NaN}", 1223292051903137684),
+    ];
+    for (key, want) in cases {
+        let mut session = shardlab::session::Session::default();
+        let script = format!("db.runCommand({{_hashBSONElement: {key}, seed: 1}}).out");
+        let outcomes = session.run(&script);
+        let got = outcomes.last().unwrap().render();
+        assert_eq!(got, Some(format!("Long('{want}')")), "{key}");
+    }
+    assert_eq!(
+        hash64(&Bson::String("hashthis".into()), 1),
+        6271151123721111923
+    );
+}
+
+/// The relationships `hasher_test.cpp` asserts without fixed vectors.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn mongodb_hasher_relationships() {
+    let h = |v: Bson| hash64(&v, 0);
+    // ConsistentHashOfIntLongAndDouble, DifferentIntHashesDiffer, SeedMatters.
+    assert_eq!(h(Bson::Int32(3)), h(Bson::Int64(3)));
+    assert_eq!(h(Bson::Double(3.1)), h(Bson::Int64(3)));
+    assert_ne!(h(Bson::Int32(3)), h(Bson::Int32(4)));
+    assert_ne!(hash64(&Bson::Int32(4), 0), hash64(&Bson::Int32(4), 1));
+    // IntAndStringHashesDiffer, RegexAndStringHashesDiffer.
+    assert_ne!(h(Bson::Int32(3)), h(Bson::String("3".into())));
+    assert_ne!(h(Bson::String("3".into())), h(regex("3", "")));
+    // ArrayAndSubobjectHashesDiffer, SubDocumentGroupingHashesDiffer.
+    assert_ne!(
+        h(Bson::Document(doc! {"0": 0, "1": 1})),
+        h(Bson::Array(vec![Bson::Int32(0), Bson::Int32(1)]))
+    );
+    assert_ne!(
+        h(Bson::Document(doc! {"a": {}, "b": 1})),
+        h(Bson::Document(doc! {"a": {"b": 1}}))
+    );
+    // CodeWithScopeSquashesScopeIntsAndDoubles.
+    let code = "print('this is some stupid code')";
+    assert_eq!(h(cws(code, doc! {"a": 3})), h(cws(code, doc! {"a": 3.1})));
+    assert_ne!(
+        h(cws(code, doc! {"a": 3})),
+        h(cws("print('this is \nsome stupider code')", doc! {"a": 3}))
+    );
+    // RecursiveSquashingIntsAndDoubles.
+    assert_eq!(
+        h(Bson::Document(doc! {"a": 3, "b": [3.1, {"c": 3}]})),
+        h(Bson::Document(doc! {"a": 3.1, "b": [3, {"c": 3.0}]}))
+    );
+    // MinKeyMaxKeyHashesDiffer, VeryLargeAndSmallDoubles.
+    assert_ne!(h(Bson::MinKey), h(Bson::MaxKey));
+    let max = i64::MAX;
+    assert_ne!(h(Bson::Int64(max)), h(Bson::Double((max / 2) as f64)));
+    assert_eq!(
+        h(Bson::Int64(max)),
+        h(Bson::Double((max as f64) * (max as f64)))
+    );
+    assert_eq!(
+        h(Bson::Int64(i64::MIN)),
+        h(Bson::Double(-(max as f64) * (max as f64)))
+    );
+}
+
 /// Pairs of values that must hash alike (`true`) or differently (`false`).
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]

@@ -290,6 +290,150 @@ fn extraction() {
     }
 }
 
+/// The cases of MongoDB's `shard_key_pattern_test.cpp` (`ExtractDocShardKey*`, the 7.0
+/// file): where MongoDB's `extractShardKeyFromDoc` gives an empty key (an array on the
+/// path), inserting refuses the document, so ShardLab's extraction fails there.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn mongodb_extract_doc_shard_key_cases() {
+    let p = |d: Document| KeyPattern::parse(&d).unwrap();
+    let ok = |v: Vec<Bson>| Ok::<Vec<Bson>, ShardKeyError>(v);
+    let arrays = Err(ShardKeyError::ArrayValue);
+    let (ten, thirty) = (Bson::Int32(10), Bson::Int32(30));
+    let dbref = Bson::Document(doc! {"$ref": "coll", "$id": 1});
+    let single = p(doc! {"a": 1});
+    let compound = p(doc! {"a": 1, "b": 1.0});
+    let nested = p(doc! {"a.b": 1, "c": 1.0});
+    let deep = p(doc! {"a.b.c": 1});
+    let numeric = p(doc! {"a.0.1": 1});
+    type Case<'a> = (&'a KeyPattern, Document, Result<Vec<Bson>, ShardKeyError>);
+    let cases: Vec<Case> = vec![
+        // ExtractDocShardKeySingle
+        (&single, doc! {"a": 10, "b": "20"}, ok(vec![ten.clone()])),
+        (
+            &single,
+            doc! {"a": {"b": 10}, "c": 30},
+            ok(vec![Bson::Document(doc! {"b": 10})]),
+        ),
+        (&single, doc! {"a": dbref.clone()}, ok(vec![dbref.clone()])),
+        (
+            &single,
+            doc! {"a": {"$gt": 10}},
+            ok(vec![Bson::Document(doc! {"$gt": 10})]),
+        ),
+        (&single, doc! {}, ok(vec![Bson::Null])),
+        (&single, doc! {"b": 10}, ok(vec![Bson::Null])),
+        (&single, doc! {"": 10}, ok(vec![Bson::Null])),
+        (&single, doc! {"a": [1, 2]}, arrays.clone()),
+        // ExtractDocShardKeyCompound
+        (
+            &compound,
+            doc! {"c": 30, "b": "20", "a": 10},
+            ok(vec![ten.clone(), "20".into()]),
+        ),
+        (
+            &compound,
+            doc! {"a": 10, "b": {"$gt": 20}},
+            ok(vec![ten.clone(), Bson::Document(doc! {"$gt": 20})]),
+        ),
+        (&compound, doc! {"a": 10, "b": [1, 2]}, arrays.clone()),
+        (
+            &compound,
+            doc! {"b": 20},
+            ok(vec![Bson::Null, Bson::Int32(20)]),
+        ),
+        (
+            &compound,
+            doc! {"": 10, "b": "20"},
+            ok(vec![Bson::Null, "20".into()]),
+        ),
+        // ExtractDocShardKeyNested
+        (
+            &nested,
+            doc! {"a": {"b": 10}, "c": 30},
+            ok(vec![ten.clone(), thirty.clone()]),
+        ),
+        (
+            &nested,
+            doc! {"a": {"d": [1, 2], "b": 10}, "c": 30, "d": 40},
+            ok(vec![ten.clone(), thirty.clone()]),
+        ),
+        (
+            &nested,
+            doc! {"a": {"b": dbref.clone()}, "c": 30},
+            ok(vec![dbref, thirty.clone()]),
+        ),
+        (
+            &nested,
+            doc! {"a": 10, "c": 30},
+            ok(vec![Bson::Null, thirty.clone()]),
+        ),
+        (
+            &nested,
+            doc! {"a": {"d": 40}, "c": 30},
+            ok(vec![Bson::Null, thirty.clone()]),
+        ),
+        (
+            &nested,
+            doc! {"a": [{"b": 10}, {"b": 20}], "c": 30},
+            arrays.clone(),
+        ),
+        (
+            &nested,
+            doc! {"a": {"b": [10, 20]}, "c": 30},
+            arrays.clone(),
+        ),
+        // ExtractDocShardKeyDeepNested
+        (&deep, doc! {"a": {"b": {"c": 10}}}, ok(vec![ten.clone()])),
+        (&deep, doc! {"a": [{"b": {"c": 10}}]}, arrays.clone()),
+        (&deep, doc! {"a": {"b": [{"c": 10}]}}, arrays.clone()),
+        (&deep, doc! {"a": {"b": {"c": [10, 20]}}}, arrays.clone()),
+        (
+            &deep,
+            doc! {"a": [{"b": [{"c": 10}, {"c": 20}]}, {"b": [{"c": 30}, {"c": 40}]}]},
+            arrays.clone(),
+        ),
+        // ExtractDocShardKeyWithNumericFieldName
+        (
+            &numeric,
+            doc! {"a": {"0": {"1": {"shardKey": 1}}}},
+            ok(vec![Bson::Document(doc! {"shardKey": 1})]),
+        ),
+        (&numeric, doc! {"a": {"0": [0, 1]}}, arrays.clone()),
+        (&numeric, doc! {"a": [{"1": 1}]}, arrays.clone()),
+        (
+            &numeric,
+            doc! {"a": {"0": {"1": ["array"]}}},
+            arrays.clone(),
+        ),
+        (&numeric, doc! {"a": [{"0": {"1": "value"}}]}, arrays),
+        (&numeric, doc! {"a.0.1": "value"}, ok(vec![Bson::Null])),
+        (
+            &numeric,
+            doc! {"a": {"0": {"2": "value"}}},
+            ok(vec![Bson::Null]),
+        ),
+        (&numeric, doc! {"a.0.1": ["value"]}, ok(vec![Bson::Null])),
+        (
+            &numeric,
+            doc! {"a.0": {"1": ["value"]}},
+            ok(vec![Bson::Null]),
+        ),
+        (
+            &numeric,
+            doc! {"a": {"0": {"2": ["value"]}}},
+            ok(vec![Bson::Null]),
+        ),
+    ];
+    for (pattern, doc, want) in cases {
+        assert_eq!(
+            pattern.extract(&doc).map(|k| k.0),
+            want,
+            "{pattern} on {doc}"
+        );
+    }
+}
+
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn extraction_errors_have_mongodb_words() {

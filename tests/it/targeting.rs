@@ -1,6 +1,7 @@
 //! Query targeting on mongos (spec §8).
 #![allow(clippy::unwrap_used)]
 
+use crate::order::regex;
 use bson::{doc, Bson, Document};
 use shardlab::engine::{is_full_key_equality, target, TargetKind};
 use shardlab::engine::{Chunk, ChunkVersion, RoutingTable};
@@ -302,13 +303,17 @@ fn full_key_equality() {
         (doc! {"a": {"$eq": 1}, "b.c": {"$in": [2]}}, key(1, 2)),
         (doc! {"$and": [{"a": 1}, {"b.c": 2}], "z": 9}, key(1, 2)),
         (doc! {"$or": [{"a": 1, "b.c": 2}]}, key(1, 2)),
-        (doc! {"a": 1, "b.c": 2, "$and": [{"a": 1}]}, key(1, 2)),
+        // A path matched twice gives no key, even with the same value
+        // (shard_key_pattern_test.cpp: `{$and:[{a:10},{a:10}]}`).
+        (doc! {"a": 1, "b.c": 2, "$and": [{"a": 1}]}, None),
         (
             doc! {"a": null, "b.c": null},
             Some(KeyValue(vec![Bson::Null, Bson::Null])),
         ),
         (doc! {"a": 1}, None),
-        (doc! {"a": 1, "b": {"c": 2}}, None),
+        // An equality on a parent path supplies the subfield
+        // (shard_key_pattern_test.cpp: `{a:{b:10}, c:30}` under `{'a.b': 1, c: 1}`).
+        (doc! {"a": 1, "b": {"c": 2}}, key(1, 2)),
         (doc! {"a": 1, "b.c": {"$gt": 2}}, None),
         (doc! {"a": 1, "b.c": {"$in": [2, 3]}}, None),
         (doc! {"a": 1, "b.c": [2]}, None),
@@ -505,5 +510,239 @@ fn mongodb_chunk_manager_query_cases() {
     for (table, filter, want) in cases {
         let t = target(&ab, table, &filter).unwrap();
         assert_eq!(t.shards, want, "filter {filter}");
+    }
+}
+
+/// The cases of MongoDB's `shard_key_pattern_test.cpp` (`ExtractQueryShardKey*`, the
+/// 7.0 file): `extractShardKeyFromQuery` finds the full shard key only through
+/// equalities under `$and` (and a one-branch `$or`), an equality on a parent path
+/// supplies its subfields, and a path matched twice, an array or a regular expression
+/// on the way give no key. (`$all` cases are left out: ShardLab's filters have no
+/// `$all`.)
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn mongodb_extract_shard_key_from_query() {
+    let p = |d: Document| KeyPattern::parse(&d).unwrap();
+    let key = |v: Vec<Bson>| Some(KeyValue(v));
+    let (ten, twenty, s20) = (Bson::Int32(10), Bson::Int32(20), Bson::String("20".into()));
+    let hashed = Bson::Int64(convert_shard_key_to_hashed(&Bson::String("12345".into())));
+    let single = p(doc! {"a": 1});
+    let compound = p(doc! {"a": 1, "b": 1.0});
+    let nested = p(doc! {"a.b": 1, "c": 1.0});
+    let deep = p(doc! {"a.b.c": 1});
+    let numeric = p(doc! {"a.0.0": 1});
+    let hashed_ab = p(doc! {"a.b": "hashed"});
+    let hashed_cd = p(doc! {"a.b": "hashed", "c.d": 1});
+    let cases: Vec<(&KeyPattern, Document, Option<KeyValue>)> = vec![
+        // ExtractQueryShardKeySingle
+        (&single, doc! {"a": 10}, key(vec![ten.clone()])),
+        (&single, doc! {"a": 10, "b": "20"}, key(vec![ten.clone()])),
+        (
+            &single,
+            doc! {"a": {"b": 10}, "c": 30},
+            key(vec![Bson::Document(doc! {"b": 10})]),
+        ),
+        (
+            &single,
+            doc! {"a": 10, "b": {"$gt": 20}},
+            key(vec![ten.clone()]),
+        ),
+        (&single, doc! {"a": {"$gt": 10}}, None),
+        (&single, doc! {"a": 10, "b": {"$invalid": "20"}}, None),
+        (&single, doc! {"a": {"$eq": [10, 20]}, "c": 30}, None),
+        (&single, doc! {"a": {"$eq": 10}}, key(vec![ten.clone()])),
+        (
+            &single,
+            doc! {"$or": [{"a": {"$eq": 10}}]},
+            key(vec![ten.clone()]),
+        ),
+        (
+            &single,
+            doc! {"$and": [{"a": {"$eq": 10}}, {"b": "20"}]},
+            key(vec![ten.clone()]),
+        ),
+        (&single, doc! {"$or": [{"a": {"$eq": 10}}, {"a": 10}]}, None),
+        (&single, doc! {"$and": [{"a": 10}, {"a": 10}]}, None),
+        (
+            &single,
+            doc! {"$or": [{"a": {"$eq": 10}}, {"b": "20"}]},
+            None,
+        ),
+        (&single, doc! {"a": regex("abc", ""), "b": "20"}, None),
+        // ExtractQueryShardKeyCompound
+        (
+            &compound,
+            doc! {"a": 10, "b": "20"},
+            key(vec![ten.clone(), s20.clone()]),
+        ),
+        (
+            &compound,
+            doc! {"a": 10, "b": "20", "c": 30},
+            key(vec![ten.clone(), s20.clone()]),
+        ),
+        (
+            &compound,
+            doc! {"c": 30, "b": "20", "a": 10},
+            key(vec![ten.clone(), s20.clone()]),
+        ),
+        (&compound, doc! {"a": 10, "b": [1, 2]}, None),
+        (&compound, doc! {"a": 10, "b": {"$invalid": true}}, None),
+        (&compound, doc! {"b": 20}, None),
+        (&compound, doc! {"": 10, "b": "20"}, None),
+        (
+            &compound,
+            doc! {"$and": [{"a": {"$eq": 10}, "b": {"$eq": "20"}}]},
+            key(vec![ten.clone(), s20.clone()]),
+        ),
+        (
+            &compound,
+            doc! {"$and": [{"a": {"$eq": 10}}, {"b": {"$eq": "20"}}]},
+            key(vec![ten.clone(), s20.clone()]),
+        ),
+        (&compound, doc! {"a": 10, "b": {"$gt": 20}}, None),
+        (
+            &compound,
+            doc! {"$or": [{"a": {"$eq": 10}}, {"b": "20"}]},
+            None,
+        ),
+        (
+            &compound,
+            doc! {"b": 20, "a": 10},
+            key(vec![ten.clone(), twenty]),
+        ),
+        // ExtractQueryShardKeyNested
+        (
+            &nested,
+            doc! {"a": {"b": 10}, "c": 30},
+            key(vec![ten.clone(), Bson::Int32(30)]),
+        ),
+        (
+            &nested,
+            doc! {"a.b": {"$eq": 10}, "c": 30, "d": 40},
+            key(vec![ten.clone(), Bson::Int32(30)]),
+        ),
+        (
+            &nested,
+            doc! {"$or": [{"a.b": 10, "c": 30, "d": 40}]},
+            key(vec![ten.clone(), Bson::Int32(30)]),
+        ),
+        (
+            &nested,
+            doc! {"a": {"b": 10, "d": 40}, "c": 30},
+            key(vec![ten.clone(), Bson::Int32(30)]),
+        ),
+        (
+            &nested,
+            doc! {"$and": [{"a.b": {"$eq": 10}}, {"c": 30}]},
+            key(vec![ten.clone(), Bson::Int32(30)]),
+        ),
+        // A nested `$eq` is a document, not an operator.
+        (&nested, doc! {"a": {"b": {"$eq": 10}}, "c": 30}, None),
+        (
+            &nested,
+            doc! {"$and": [{"a": {"b": {"$eq": 10}}}, {"c": 30}]},
+            None,
+        ),
+        (
+            &nested,
+            doc! {"$or": [{"a": {"b": {"$eq": 10}}}, {"c": 30}]},
+            None,
+        ),
+        (&nested, doc! {"a": 10, "c": 30}, None),
+        (&nested, doc! {"a": {"b": 10}, "c": {"$gt": 30}}, None),
+        (&nested, doc! {"a": {"d": 40}, "c": 30}, None),
+        (&nested, doc! {"a": [{"b": 10}, {"b": 20}], "c": 30}, None),
+        (&nested, doc! {"a": {"b": {"$eq": [10, 20]}}, "c": 30}, None),
+        // ExtractQueryShardKeyDeepNested
+        (&deep, doc! {"a": {"b": {"c": 10}}}, key(vec![ten.clone()])),
+        (&deep, doc! {"a.b.c": 10}, key(vec![ten.clone()])),
+        (&deep, doc! {"a.b.c": {"$eq": 10}}, key(vec![ten.clone()])),
+        (&deep, doc! {"a.b.c": [10]}, None),
+        (&deep, doc! {"a.b": [{"c": 10}]}, None),
+        (&deep, doc! {"a": [{"b": {"c": 10}}]}, None),
+        (&deep, doc! {"a": {"b": [{"c": 10}]}}, None),
+        (&deep, doc! {"a": {"b": {"c": [10, 20]}}}, None),
+        (&deep, doc! {"a": {"b": [{"c": 10}, {"c": 20}]}}, None),
+        (
+            &deep,
+            doc! {"a": [{"b": {"c": 10}}, {"b": {"c": 20}}]},
+            None,
+        ),
+        // ExtractQueryShardKeyWithNumericFieldNames
+        (
+            &numeric,
+            doc! {"a": {"0": {"0": 10}}},
+            key(vec![ten.clone()]),
+        ),
+        (&numeric, doc! {"a.0.0": 10}, key(vec![ten.clone()])),
+        (
+            &numeric,
+            doc! {"a.0.0": {"$eq": 10}},
+            key(vec![ten.clone()]),
+        ),
+        (
+            &numeric,
+            doc! {"a.0": {"0": "value"}},
+            key(vec![Bson::String("value".into())]),
+        ),
+        (&numeric, doc! {"a.0.0": [10]}, None),
+        (&numeric, doc! {"a.0": [{"0": 10}]}, None),
+        (&numeric, doc! {"a": [{"0": {"0": 10}}]}, None),
+        (&numeric, doc! {"a": {"0": [{"0": 10}]}}, None),
+        (&numeric, doc! {"a.0": {"0": ["value"]}}, None),
+        (&numeric, doc! {"a": {"0": {"2": ["value"]}}}, None),
+        (&numeric, doc! {"a.0": {"2": ["value"]}}, None),
+        (&numeric, doc! {}, None),
+        // ExtractQueryShardKeyHashed
+        (&hashed_ab, doc! {"a.b": "12345"}, key(vec![hashed.clone()])),
+        (
+            &hashed_ab,
+            doc! {"a": {"b": "12345"}},
+            key(vec![hashed.clone()]),
+        ),
+        (
+            &hashed_ab,
+            doc! {"a.b": {"$eq": "12345"}},
+            key(vec![hashed.clone()]),
+        ),
+        (
+            &hashed_ab,
+            doc! {"a": {"b": "12345"}, "c": 30},
+            key(vec![hashed.clone()]),
+        ),
+        (
+            &hashed_ab,
+            doc! {"a": {"c": 30, "b": "12345"}},
+            key(vec![hashed.clone()]),
+        ),
+        (
+            &hashed_ab,
+            doc! {"$and": [{"a.b": {"$eq": "12345"}}]},
+            key(vec![hashed.clone()]),
+        ),
+        (&hashed_ab, doc! {"a": {"b": {"$eq": "12345"}}}, None),
+        (&hashed_ab, doc! {"a.b": {"$gt": "12345"}}, None),
+        (&hashed_ab, doc! {"a": {"c": "12345"}}, None),
+        (&hashed_ab, doc! {"a": {"b": ["12345"]}}, None),
+        (&hashed_ab, doc! {"a": [{"b": "12345"}]}, None),
+        (
+            &hashed_cd,
+            doc! {"a.b": "12345", "c.d": "12345"},
+            key(vec![hashed.clone(), Bson::String("12345".into())]),
+        ),
+        (
+            &hashed_cd,
+            doc! {"a": {"b": "12345", "p": 1}, "c": {"d": "12345", "q": 2}},
+            key(vec![hashed, Bson::String("12345".into())]),
+        ),
+        (&hashed_cd, doc! {"a.b": "12345"}, None),
+        (&hashed_cd, doc! {"a.b": [10], "c.d": 1}, None),
+    ];
+    for (pattern, filter, want) in cases {
+        assert_eq!(
+            is_full_key_equality(pattern, &filter),
+            want,
+            "{pattern} on {filter}"
+        );
     }
 }

@@ -21,7 +21,12 @@ pub fn parse_key(text: &str, unique: bool) -> Result<KeyPattern, String> {
         parse_value(text, &mut EvalContext::default()).map_err(|e| format!("SyntaxError: {e}"))?;
     let doc = match value {
         Bson::Document(doc) => doc,
-        // What the console prints for `sh.shardCollection(ns, 5)`: the shell's words.
+        // What the console prints for `sh.shardCollection(ns, 5)`: mongosh's words.
+        other if shardlab::values::js_typeof(&other) != "object" => {
+            let e = shardlab::session::wrong_arg_type(1, &["object"], &other, "shardCollection");
+            return Err(e.to_string());
+        }
+        // `null`, an array or a `Long` pass mongosh's check; the shell refuses them.
         other => return Err(not_an_object("key", &other)),
     };
     let key_error = |e: ShardKeyError| format!("MongoServerError[{}]: {e}", e.code_name());

@@ -124,7 +124,7 @@ fn the_key_editor_validates_as_mongodb_does() {
         .starts_with("SyntaxError"));
     assert_eq!(
         check_key(&mut e, "5"),
-        Err("TypeError: key must be an object, got 5".to_string())
+        Err("MongoshInvalidInputError: [COMMON-10001] Argument at position 1 must be of type object, got number instead (Shard.shardCollection)".to_string())
     );
     // A unique hashed key is refused when the cluster is set up with it, in MongoDB's words.
     let view = open(
