@@ -125,7 +125,7 @@ pub fn target(
         // goes to the owner of the first chunk.
         shards.extend(table.iter().next().map(|c| c.shard));
     }
-    shards.sort();
+    shards.sort_unstable();
     shards.dedup();
     Ok(Targeting {
         shards,
@@ -202,7 +202,7 @@ fn collect_equalities<'a>(filter: &'a Filter, out: &mut Vec<(&'a str, &'a Bson)>
 /// The scatter-gather answer: every shard owning a chunk.
 fn scatter_gather(pattern: &KeyPattern, table: &RoutingTable) -> Targeting {
     let mut shards: Vec<ShardIdx> = table.iter().map(|c| c.shard).collect();
-    shards.sort();
+    shards.sort_unstable();
     shards.dedup();
     Targeting {
         shards,
