@@ -397,7 +397,7 @@ impl Cluster {
                 zone: z.zone.clone(),
             });
         }
-        zones.sort_by(|a, b| a.min.cmp(&b.min));
+        zones.sort_by(ZoneRange::by_min);
         let (global_min, global_max) = (new.global_min(), new.global_max());
         let mut points: Vec<KeyValue> = zones
             .iter()

@@ -126,7 +126,7 @@ pub fn target(
         // goes to the owner of the first chunk.
         shards.extend(table.iter().next().map(|c| c.shard));
     }
-    shards.sort();
+    shards.sort_unstable();
     shards.dedup();
     Ok(Targeting {
         shards,
@@ -259,7 +259,7 @@ fn collect_equalities<'a>(filter: &'a Filter, out: &mut Vec<(&'a str, &'a Bson)>
 /// The scatter-gather answer: every shard owning a chunk.
 fn scatter_gather(pattern: &KeyPattern, table: &RoutingTable) -> Targeting {
     let mut shards: Vec<ShardIdx> = table.iter().map(|c| c.shard).collect();
-    shards.sort();
+    shards.sort_unstable();
     shards.dedup();
     Targeting {
         shards,

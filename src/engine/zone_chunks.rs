@@ -23,6 +23,14 @@ pub struct ZoneRange {
     pub zone: String,
 }
 
+impl ZoneRange {
+    /// Orders ranges by lower bound: every sort of ranges passes this one function, so
+    /// the wasm module carries one sort of them.
+    pub(crate) fn by_min(a: &ZoneRange, b: &ZoneRange) -> std::cmp::Ordering {
+        a.min.cmp(&b.min)
+    }
+}
+
 /// A collection's zone ranges in key order, filed by lower bound in sorted leaves shared
 /// between copies (a timeline snapshot copies pointers): adding or removing one, and
 /// finding the range of a chunk, cost a search rather than a pass over every range.
@@ -32,7 +40,7 @@ pub struct ZoneRanges(SharedMap<KeyValue, ZoneRange>);
 impl ZoneRanges {
     /// The ranges of `ranges`, put in key order.
     pub(crate) fn from_ranges(mut ranges: Vec<ZoneRange>) -> ZoneRanges {
-        ranges.sort_by(|a, b| a.min.cmp(&b.min));
+        ranges.sort_by(ZoneRange::by_min);
         ZoneRanges(SharedMap::from_sorted(
             ranges.into_iter().map(|z| (z.min.clone(), z)),
         ))

@@ -264,7 +264,7 @@ fn lookup(l: &Lookup, docs: Vec<Document>, foreign: &[Document]) -> Vec<Document
                 .copied()
                 .collect();
             // In the other collection's order, each document once.
-            hits.sort();
+            hits.sort_unstable();
             hits.dedup();
             let joined: Vec<Bson> = hits
                 .into_iter()

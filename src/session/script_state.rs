@@ -124,12 +124,14 @@ impl ScriptState {
 impl Clone for ScriptState {
     fn clone(&self) -> Self {
         let mut copier = Copier::default();
+        // Inserted one by one rather than collected: collecting into a map sorts its
+        // entries first, a sort the wasm module would carry for this one type.
+        let mut functions = BTreeMap::new();
+        for (k, c) in &self.functions {
+            functions.insert(k.clone(), copier.closure(c));
+        }
         ScriptState {
-            functions: self
-                .functions
-                .iter()
-                .map(|(k, c)| (k.clone(), copier.closure(c)))
-                .collect(),
+            functions,
             constants: self.constants.clone(),
             random: self.random.clone(),
             scope: self.scope.as_ref().map(|s| copier.scope(s)),
@@ -175,22 +177,19 @@ impl Copier {
         if let Some(p) = s.parent.get() {
             let _ = copy.parent.set(self.scope(p));
         }
-        let vars: BTreeMap<String, Binding> = s
-            .vars
-            .borrow()
-            .iter()
-            .map(|(k, b)| {
-                let value = match &b.value {
-                    Value::Func(c) => Value::Func(self.closure(c)),
-                    other => other.clone(),
-                };
-                let binding = Binding {
-                    value,
-                    constant: b.constant,
-                };
-                (k.clone(), binding)
-            })
-            .collect();
+        // Inserted one by one, as in `ScriptState::clone`.
+        let mut vars = BTreeMap::new();
+        for (k, b) in s.vars.borrow().iter() {
+            let value = match &b.value {
+                Value::Func(c) => Value::Func(self.closure(c)),
+                other => other.clone(),
+            };
+            let binding = Binding {
+                value,
+                constant: b.constant,
+            };
+            vars.insert(k.clone(), binding);
+        }
         *copy.vars.borrow_mut() = vars;
         copy
     }

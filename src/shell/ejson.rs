@@ -135,7 +135,7 @@ fn write_value(out: &mut String, value: &Bson) {
             write_json_string(o, r.pattern.as_str());
             o.push_str(",\"options\":");
             let mut opts: Vec<char> = r.options.as_str().chars().collect();
-            opts.sort();
+            opts.sort_unstable();
             write_json_string(o, &opts.into_iter().collect::<String>());
             o.push('}');
         }),
@@ -249,7 +249,7 @@ fn relaxed_rare(value: &Bson) -> Bson {
     match value {
         Bson::RegularExpression(r) => {
             let mut opts: Vec<char> = r.options.as_str().chars().collect();
-            opts.sort();
+            opts.sort_unstable();
             let options: String = opts.into_iter().collect();
             wrap(
                 "$regularExpression",

@@ -52,7 +52,7 @@ pub(super) fn bson_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
             _ => return Err(format!("Invalid regular expression flags '{flags}'")),
         }
     }
-    opts.sort();
+    opts.sort_unstable();
     let options: String = opts.into_iter().collect();
     Ok(Regex {
         pattern: CString::try_from(pattern.to_string())
