@@ -566,6 +566,7 @@ fn analyze_shard_key(
     let options = crate::engine::analyze::AnalyzeOptions {
         key_characteristics: flag("keyCharacteristics"),
         read_write_distribution: flag("readWriteDistribution"),
+        sample_rate_and_size: cmd.contains_key("sampleRate") && cmd.contains_key("sampleSize"),
     };
     Ok(crate::engine::analyze::analyze_shard_key_with(
         &s.cluster, &ns, &key, &samples, options,
