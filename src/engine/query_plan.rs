@@ -172,7 +172,7 @@ impl Cluster {
     /// The plan each targeted shard reports in `explain()` for `filter` on `ns`: `FETCH`
     /// over an `IXSCAN` of the shard key index or the `_id` index, `IDHACK` (8.0:
     /// `EXPRESS_IXSCAN`) for a query on `_id` alone, or `COLLSCAN`, with the
-    /// `SHARDING_FILTER` a sharded collection's reads need where [`ShardFilter`] puts it.
+    /// `SHARDING_FILTER` a sharded collection's reads need where `ShardFilter` puts it.
     pub fn shard_winning_plan(&self, ns: &str, filter: &Document) -> Document {
         let Some(coll) = self.collection(ns) else {
             return collscan(filter);
