@@ -739,6 +739,27 @@ const CRUD_CASES: &[(&str, &str, &str)] = &[
     ),
     // update_stage.cpp (4.2+): a key change with the full key in the query moves the document.
     ("5.0", "db.c.updateOne({x: 5}, {$set: {x: 20}})", "ok"),
+    // update_stage.cpp (4.2 to 6.x), wasExistingShardKeyUpdated: a key change without the
+    // full key in the query is refused before `multi` is looked at ...
+    (
+        "5.0",
+        "db.c.updateMany({y: 1}, {$set: {x: 6}})",
+        "MongoServerError[Location31025]: Shard key update is not allowed without specifying the full shard key in the query",
+    ),
+    (
+        "5.0",
+        "db.c.updateMany({x: 5}, {$set: {x: 6}})",
+        "MongoServerError[InvalidOptions]: Multi-update operations are not allowed when updating the shard key field.",
+    ),
+    // ... and from 7.0 (_checkRestrictionsOnUpdatingShardKeyAreNotViolated, PM-1632)
+    // `multi` first.
+    (
+        "8.0",
+        "db.c.updateMany({y: 1}, {$set: {x: 6}})",
+        "MongoServerError[InvalidOptions]: Multi-update operations are not allowed when updating the shard key field.",
+    ),
+    // A multi update that leaves every key as it was is no key change.
+    ("5.0", "db.c.updateMany({y: 1}, {$set: {x: 5, z: 1}})", "ok"),
     // write_without_shard_key_util.cpp (7.1+): 8.0 runs these without the shard key.
     ("8.0", "db.c.updateOne({y: 1}, {$set: {z: 1}})", "ok"),
     ("8.0", "db.c.deleteOne({y: 1})", "ok"),
