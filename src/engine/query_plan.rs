@@ -16,6 +16,7 @@ use crate::engine::cluster::{index_name, Cluster, ClusterError, Collection, Vers
 use crate::engine::store::{DocKey, IdKey, IdSlot, Stored};
 use crate::engine::targeting;
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
+use crate::query;
 use bson::{doc, Bson, Document};
 
 /// Which documents a shard reads for a filter.
@@ -255,9 +256,14 @@ enum ShardFilter {
     OverFetch,
 }
 
-/// A collection scan with the whole filter.
+/// A collection scan applying the whole filter, which an empty filter leaves out
+/// (`statsToBSON` writes a stage's `filter` only when it has one).
 fn collscan(filter: &Document) -> Document {
-    doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" }
+    let filter = query::explain_form(filter);
+    if filter.is_empty() {
+        return doc! { "stage": "COLLSCAN", "direction": "forward" };
+    }
+    doc! { "stage": "COLLSCAN", "filter": filter, "direction": "forward" }
 }
 
 /// `SHARDING_FILTER` over `stage`.
@@ -336,7 +342,7 @@ fn fetch_ixscan(
     // shard filter is placed, so the filter goes over it.
     let over_scan = shard_filter == ShardFilter::OverScan && residual.is_empty();
     if !residual.is_empty() {
-        fetch.insert("filter", residual);
+        fetch.insert("filter", query::explain_form(&residual));
     }
     fetch.insert(
         "inputStage",

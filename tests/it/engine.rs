@@ -772,7 +772,7 @@ fn shard_key_updates_move_documents_only_with_the_full_key() {
                 connectionString: 'shard02/localhost:27217',
                 namespace: 'test.u',
                 indexFilterSet: false,
-                parsedQuery: { x: 150 },
+                parsedQuery: { x: { '$eq': 150 } },
                 winningPlan: {
                   stage: 'FETCH',
                   inputStage: {

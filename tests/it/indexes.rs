@@ -73,7 +73,7 @@ fn the_shard_key_index_answers_equalities_and_ranges() {
               stage: 'SHARDING_FILTER',
               inputStage: {
                 stage: 'FETCH',
-                filter: { y: 3 },
+                filter: { y: { '$eq': 3 } },
                 inputStage: {
                   stage: 'IXSCAN',
                   keyPattern: { x: 1 },
@@ -94,11 +94,15 @@ fn the_shard_key_index_answers_equalities_and_ranges() {
             > db.u.find({x: {$in: [5, 25]}}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage.inputStage.indexBounds
             { x: [ '[5, 5]', '[25, 25]' ] }
             > db.u.find({x: null}).explain().queryPlanner.winningPlan.shards[0].winningPlan.filter
-            { x: null }
+            { x: { '$eq': null } }
             > db.u.find({y: 3}).explain().queryPlanner.winningPlan.shards[0].winningPlan
             {
               stage: 'SHARDING_FILTER',
-              inputStage: { stage: 'COLLSCAN', filter: { y: 3 }, direction: 'forward' }
+              inputStage: {
+                stage: 'COLLSCAN',
+                filter: { y: { '$eq': 3 } },
+                direction: 'forward'
+              }
             }
             > db.u.find({y: 3})
             [ { _id: 2, x: 15, y: 3 }, { _id: 3, x: 25, y: 3 } ]
@@ -158,7 +162,7 @@ fn hashed_compound_and_unique_shard_key_indexes() {
             > db.h.find({x: 5}).explain().queryPlanner.winningPlan.shards[0].winningPlan
             {
               stage: 'FETCH',
-              filter: { x: 5 },
+              filter: { x: { '$eq': 5 } },
               inputStage: {
                 stage: 'IXSCAN',
                 keyPattern: { x: 'hashed' },
@@ -658,4 +662,46 @@ fn reads_of_a_sharded_collection_filter_orphans_where_the_planner_puts_it() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The query as explain prints it (`parsedQuery`, a stage's `filter`): the canonical
+/// `MatchExpression` serialized, each condition one leaf, an equality as `$eq`, several
+/// leaves an `$and` sorted as `CanonicalQuery::sortTree` sorts them (`MatchType` in the
+/// order of src/mongo/db/matcher/expression.h, `EQ`, `LTE`, `LT`, `GT`, `GTE`, ...,
+/// `MATCH_IN`, then the path), a `$in` list as its sorted equality set; a scan of an
+/// empty filter has no `filter` (`statsToBSON`; mongosh prints
+/// `{ stage: 'COLLSCAN', direction: 'forward' }`).
+#[test]
+fn explain_prints_the_parsed_query() {
+    check(
+        r#"
+        sh.shardCollection("test.u", {x: 1})
+        db.u.find({x: 15}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({x: {$gte: 10, $lt: 20}, y: 3}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({y: 3, x: {$in: [25, 5, 25]}}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage
+        "#,
+        expect![[r#"
+            > sh.shardCollection("test.u", {x: 1})
+            { collectionsharded: 'test.u', ok: 1 }
+            > db.u.find({x: 15}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            { x: { '$eq': 15 } }
+            > db.u.find({x: {$gte: 10, $lt: 20}, y: 3}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            {
+              '$and': [ { y: { '$eq': 3 } }, { x: { '$lt': 20 } }, { x: { '$gte': 10 } } ]
+            }
+            > db.u.find({y: 3, x: {$in: [25, 5, 25]}}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            {
+              '$and': [
+                { y: { '$eq': 3 } },
+                { x: { '$in': [ 5, 25 ] } }
+              ]
+            }
+            > db.u.find({}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            {}
+            > db.u.find({}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage
+            { stage: 'COLLSCAN', direction: 'forward' }
+        "#]],
+    );
 }
