@@ -246,9 +246,16 @@ fn split(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, Statem
 fn move_chunk(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
     let to = ns_of(cmd, "to")?;
-    if let Some(Bson::Document(find)) = cmd.get("find") {
+    // cluster_move_chunk_cmd.cpp: "check that only one of the two chunk specification
+    // methods is used" (`find.isEmpty() == bounds.isEmpty()`).
+    let find = match cmd.get("find") {
+        Some(Bson::Document(d)) if !d.is_empty() => Some(d),
+        _ => None,
+    };
+    let bounds_given = matches!(cmd.get("bounds"), Some(Bson::Array(a)) if !a.is_empty());
+    if let (Some(find), false) = (find, bounds_given) {
         s.cluster.move_chunk(&ns, find, &to)?;
-    } else if cmd.contains_key("bounds") {
+    } else if find.is_none() && bounds_given {
         let (lo, hi) = bounds(cmd)?;
         s.cluster.move_chunk_bounds(&ns, &lo, &hi, &to)?;
     } else {

@@ -108,6 +108,13 @@ const CASES: &[(&str, &str, &str)] = &[
         "db.adminCommand({split: 'test.c', bounds: [{x: MinKey()}, {x: MaxKey()}]})",
         "ok",
     ),
+    // cluster_move_chunk_cmd.cpp (3.6 to 5.0), errmsgRun: "check that only one of the
+    // two chunk specification methods is used", so not both.
+    (
+        X,
+        "db.adminCommand({moveChunk: 'test.c', find: {x: 1}, bounds: [{x: MinKey()}, {x: MaxKey()}], to: 'shard02'})",
+        "MongoServerError[UnknownError]: need to specify either a find query, or both lower and upper bounds.",
+    ),
     // cluster_move_chunk_cmd.cpp (4.4/5.0), errmsgRun: LOGV2 22755 with
     // UserAssertAfterLog(ShardNotFound).
     (
