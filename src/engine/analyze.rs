@@ -133,6 +133,9 @@ pub struct AnalyzeOptions {
     pub key_characteristics: bool,
     /// `readWriteDistribution` (default true).
     pub read_write_distribution: bool,
+    /// Whether both `sampleRate` and `sampleSize` were given:
+    /// ShardLab reads every document, so only their conflict matters.
+    pub sample_rate_and_size: bool,
 }
 
 impl Default for AnalyzeOptions {
@@ -140,6 +143,7 @@ impl Default for AnalyzeOptions {
         AnalyzeOptions {
             key_characteristics: true,
             read_write_distribution: true,
+            sample_rate_and_size: false,
         }
     }
 }
@@ -166,6 +170,18 @@ pub fn analyze_shard_key_with(
     options: AnalyzeOptions,
 ) -> Result<Document, ClusterError> {
     split_ns(ns)?;
+    // analyze_shard_key_cmd.cpp (the shard's AnalyzeShardKeyCmd::typedRun), before the
+    // namespace is looked at.
+    if !options.key_characteristics && !options.read_write_distribution {
+        return Err(ClusterError::InvalidOptions(
+            "Cannot skip analyzing all metrics".into(),
+        ));
+    }
+    if options.sample_rate_and_size {
+        return Err(ClusterError::InvalidOptions(
+            "Cannot specify both 'sampleRate' and 'sampleSize'".into(),
+        ));
+    }
     let pattern = KeyPattern::parse(key)?;
     let coll = cluster.collection(ns).ok_or_else(|| {
         ClusterError::NamespaceNotFound(

@@ -354,16 +354,27 @@ impl Cluster {
             if self.version() == VersionMode::V36 {
                 return Err(immutable_key_error(&s.pattern, update, &old_doc, &new_doc));
             }
+            let without_full_key =
+                full_key_needed && targeting::is_full_key_equality(&s.pattern, filter).is_none();
+            let no_full_key_error = || {
+                ClusterError::Location31025(
+                    "Shard key update is not allowed without specifying the full shard key in the query".into(),
+                )
+            };
+            // update_stage.cpp checks the full key before `multi` up to 6.x
+            // (wasExistingShardKeyUpdated); from 7.0 (PM-1632,
+            // _checkRestrictionsOnUpdatingShardKeyAreNotViolated) `multi` comes first.
+            if without_full_key && self.version() == VersionMode::V50 {
+                return Err(no_full_key_error());
+            }
             if multi {
                 return Err(ClusterError::InvalidOptions(
                     "Multi-update operations are not allowed when updating the shard key field."
                         .into(),
                 ));
             }
-            if full_key_needed && targeting::is_full_key_equality(&s.pattern, filter).is_none() {
-                return Err(ClusterError::Location31025(
-                    "Shard key update is not allowed without specifying the full shard key in the query".into(),
-                ));
+            if without_full_key {
+                return Err(no_full_key_error());
             }
         }
         let moved = self.replace_entry(ns, key, seq, new_key, new_doc.clone())?;

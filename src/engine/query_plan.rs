@@ -16,6 +16,7 @@ use crate::engine::cluster::{index_name, Cluster, ClusterError, Collection, Vers
 use crate::engine::store::{DocKey, IdKey, IdSlot, Stored};
 use crate::engine::targeting;
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue};
+use crate::query;
 use bson::{doc, Bson, Document};
 
 /// Which documents a shard reads for a filter.
@@ -171,29 +172,48 @@ impl Cluster {
 
     /// The plan each targeted shard reports in `explain()` for `filter` on `ns`: `FETCH`
     /// over an `IXSCAN` of the shard key index or the `_id` index, `IDHACK` (8.0:
-    /// `EXPRESS_IXSCAN`) for a query on `_id` alone, or `COLLSCAN`.
+    /// `EXPRESS_IXSCAN`) for a query on `_id` alone, or `COLLSCAN`, with the
+    /// `SHARDING_FILTER` a sharded collection's reads need where `ShardFilter` puts it.
     pub fn shard_winning_plan(&self, ns: &str, filter: &Document) -> Document {
-        let collscan =
-            || doc! { "stage": "COLLSCAN", "filter": filter.clone(), "direction": "forward" };
         let Some(coll) = self.collection(ns) else {
-            return collscan();
+            return collscan(filter);
         };
-        if is_simple_id_query(filter) {
-            return self.id_hack();
-        }
         let sharding = coll.sharding.as_ref();
+        let filtered = sharding.is_some_and(|s| {
+            self.version() == VersionMode::V36
+                || targeting::is_full_key_equality(&s.pattern, filter).is_none()
+        });
+        if is_simple_id_query(filter) {
+            let plan = self.id_hack();
+            // The express path (8.0) filters orphans itself and shows no stage for it.
+            return if filtered && self.version() != VersionMode::V80 {
+                sharding_filter(plan)
+            } else {
+                plan
+            };
+        }
         let shard_key = sharding.and_then(|s| {
             let bounds = targeting::index_bounds(&s.pattern, filter)?;
-            Some((s.pattern.clone(), s.unique, bounds))
+            Some((s.pattern.clone(), s.unique, bounds, true))
         });
         let id = || {
             let p = id_pattern()?;
             let bounds = targeting::index_bounds(&p, filter)?;
-            Some((p, true, bounds))
+            // The `_id` index holds the shard key only when the key is `_id`.
+            let covers = sharding.is_some_and(|s| s.pattern == p);
+            Some((p, true, bounds, covers))
         };
         match shard_key.or_else(id) {
-            Some((pattern, unique, bounds)) => fetch_ixscan(&pattern, unique, &bounds, filter),
-            None => collscan(),
+            Some((pattern, unique, bounds, covers)) => {
+                let shard_filter = match (filtered, covers) {
+                    (false, _) => ShardFilter::None,
+                    (true, true) => ShardFilter::OverScan,
+                    (true, false) => ShardFilter::OverFetch,
+                };
+                fetch_ixscan(&pattern, unique, &bounds, filter, shard_filter)
+            }
+            None if filtered => sharding_filter(collscan(filter)),
+            None => collscan(filter),
         }
     }
 
@@ -213,6 +233,42 @@ impl Cluster {
         }
         doc! { "stage": "IDHACK" }
     }
+}
+
+/// Where a shard's plan filters out documents of chunks it does not own (orphans), as
+/// `QueryPlannerAnalysis::analyzeDataAccess` (src/mongo/db/query/planner_analysis.cpp)
+/// places the `SHARDING_FILTER`: over the index scan when the index holds every shard key
+/// field and nothing has fetched the documents yet, so only owned entries are fetched
+/// (`FETCH` over `SHARDING_FILTER` over `IXSCAN`); over what fetched them otherwise, a
+/// `FETCH` that applies part of the filter, one over an index without the key, or a
+/// `COLLSCAN` (query_planner_hashed_index_test.cpp, the `CompoundHashedShardKey*`
+/// cases). Every read of a sharded collection has one in 3.6; from 4.8 a filter with an
+/// equality on the whole shard key has none, since only the shard owning that key is
+/// asked (`fillOutPlannerParams` in get_executor.cpp; jstests/sharding/query/
+/// shard_filtering_optimizations, "requires_fcv_48").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShardFilter {
+    /// An unsharded collection, or the whole key given.
+    None,
+    /// Between `FETCH` and an `IXSCAN` of an index holding the shard key.
+    OverScan,
+    /// Over the stage that fetched the documents.
+    OverFetch,
+}
+
+/// A collection scan applying the whole filter, which an empty filter leaves out
+/// (`statsToBSON` writes a stage's `filter` only when it has one).
+fn collscan(filter: &Document) -> Document {
+    let filter = query::explain_form(filter);
+    if filter.is_empty() {
+        return doc! { "stage": "COLLSCAN", "direction": "forward" };
+    }
+    doc! { "stage": "COLLSCAN", "filter": filter, "direction": "forward" }
+}
+
+/// `SHARDING_FILTER` over `stage`.
+fn sharding_filter(stage: Document) -> Document {
+    doc! { "stage": "SHARDING_FILTER", "inputStage": stage }
 }
 
 /// `isSimpleIdQuery` (src/mongo/db/query/canonical_query.cpp / query_planner_common):
@@ -238,7 +294,7 @@ fn index_name_of(key_pattern: &Document) -> String {
     index_name(key_pattern)
 }
 
-/// `FETCH` over `IXSCAN`, as `statsToBSON` (src/mongo/db/query/plan_explainer_impl.cpp)
+/// `FETCH` over `IXSCAN` (with the `SHARDING_FILTER` where `shard_filter` says), as `statsToBSON` (src/mongo/db/query/plan_explainer_impl.cpp)
 /// writes them: the fetch's `filter` (what the index bounds do not answer exactly) before
 /// its `inputStage`; the scan's `keyPattern`, `indexName`, `isMultiKey`,
 /// `multiKeyPaths` (tracked for ascending indexes only), `isUnique`, `isSparse`,
@@ -248,6 +304,7 @@ fn fetch_ixscan(
     unique: bool,
     bounds: &[Vec<String>],
     filter: &Document,
+    shard_filter: ShardFilter,
 ) -> Document {
     let key_pattern = pattern.to_pattern_document();
     let mut scan = doc! {
@@ -281,10 +338,23 @@ fn fetch_ixscan(
     scan.insert("indexBounds", index_bounds);
     let mut fetch = doc! { "stage": "FETCH" };
     let residual = residual_filter(pattern, filter);
+    // A `FETCH` that applies part of the filter is planned with the scan, before the
+    // shard filter is placed, so the filter goes over it.
+    let over_scan = shard_filter == ShardFilter::OverScan && residual.is_empty();
     if !residual.is_empty() {
-        fetch.insert("filter", residual);
+        fetch.insert("filter", query::explain_form(&residual));
     }
-    fetch.insert("inputStage", scan);
+    fetch.insert(
+        "inputStage",
+        if over_scan {
+            sharding_filter(scan)
+        } else {
+            scan
+        },
+    );
+    if shard_filter != ShardFilter::None && !over_scan {
+        return sharding_filter(fetch);
+    }
     fetch
 }
 

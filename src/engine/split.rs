@@ -518,6 +518,48 @@ impl Cluster {
             .chunk_for(&key)
             .cloned()
             .ok_or_else(|| not_sharded(ns))?;
+        self.split_at_median(ns, &chunk)
+    }
+
+    /// `{split: ns, bounds: [min, max]}`: splits the chunk whose bounds are exactly
+    /// `[min, max)` at its median, with `cluster_split_cmd.cpp`'s checks: both bounds
+    /// whole shard keys (`isShardKey`), then a chunk with those bounds.
+    pub fn split_bounds(
+        &mut self,
+        ns: &str,
+        min: &Document,
+        max: &Document,
+    ) -> Result<(), ClusterError> {
+        let sharding = self.sharding(ns)?;
+        let pattern = &sharding.pattern;
+        let (Some(lo), Some(hi)) = (shard_key_bound(pattern, min), shard_key_bound(pattern, max))
+        else {
+            return Err(ClusterError::Errmsg(format!(
+                "shard key bounds [{},{}) are not valid for shard key pattern {}",
+                format_bson_obj(min),
+                format_bson_obj(max),
+                format_bson_obj(&pattern.to_pattern_document())
+            )));
+        };
+        let chunk = sharding
+            .table
+            .chunk_for(&lo)
+            .cloned()
+            .ok_or_else(|| not_sharded(ns))?;
+        if chunk.min != lo || chunk.max != hi {
+            // ChunkRange::toString: "[min, max)".
+            return Err(ClusterError::Errmsg(format!(
+                "no chunk found with the shard key bounds [{}, {})",
+                format_bson_obj(&pattern.to_document(&lo)),
+                format_bson_obj(&pattern.to_document(&hi))
+            )));
+        }
+        self.split_at_median(ns, &chunk)
+    }
+
+    /// Splits `chunk` of `ns` at the median of its keys (`selectMedianKey`, splitVector
+    /// with `force`), or answers that it cannot.
+    fn split_at_median(&mut self, ns: &str, chunk: &Chunk) -> Result<(), ClusterError> {
         let coll = self.collections.get(ns).ok_or_else(|| not_sharded(ns))?;
         let keys = coll.keys_in(&chunk.min, &chunk.max);
         // The median that does not fall on the chunk's lower bound or inside a run of the
@@ -530,7 +572,7 @@ impl Cluster {
         drop(keys);
         match point {
             Some(p) if p != chunk.min => {
-                self.apply_split(ns, &chunk, &[p]);
+                self.apply_split(ns, chunk, &[p]);
                 Ok(())
             }
             _ => Err(ClusterError::CannotSplit(

@@ -6,11 +6,12 @@
 //!    hashed field hashed), the key is looked up and one shard is targeted.
 //! 2. Otherwise the filter becomes index bounds over the shard key index: for each
 //!    field, a sorted list of intervals. `$and` intersects, `$or` unions field by field
-//!    (as `collapseQuerySolution` does), and `$nor`, `$ne`, `$nin`, `$not` and
-//!    `$exists` leave a field unconstrained. A regular expression on a ranged field
-//!    covers the strings it can match plus the regular expression value itself
-//!    (`IndexBoundsBuilder::translateRegex`). A range or regular expression on the
-//!    hashed field leaves it unconstrained, since a hashed index cannot answer either.
+//!    (as `collapseQuerySolution` does), `$exists: false` is the null point, and
+//!    `$nor`, `$ne`, `$nin`, `$not` and `$exists: true` leave a field unconstrained. A
+//!    regular expression on a ranged field covers the strings it can match plus the
+//!    regular expression value itself (`IndexBoundsBuilder::translateRegex`). A range
+//!    or regular expression on the hashed field leaves it unconstrained, since a hashed
+//!    index cannot answer either.
 //! 3. When the first key field is unconstrained the shard key index cannot be used,
 //!    and the query goes to every shard that owns chunks of the collection.
 //! 4. Otherwise the bounds are flattened into key ranges (`flattenBounds`): while
@@ -477,6 +478,15 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
         (FieldKind::Ascending, Predicate::Gte(v)) => Some(normalize(range(v, true, true))),
         (FieldKind::Ascending, Predicate::Lt(v)) => Some(normalize(range(v, false, false))),
         (FieldKind::Ascending, Predicate::Lte(v)) => Some(normalize(range(v, false, true))),
+        // `{$exists: false}` (MongoDB's NOT over EXISTS) is the null point, since a
+        // missing field is indexed as null (`IndexBoundsBuilder::translate`, "If we have
+        // a NOT -> EXISTS, we must handle separately").
+        (FieldKind::Ascending, Predicate::Exists(false)) => Some(vec![Interval::point(Bson::Null)]),
+        (FieldKind::Ascending, Predicate::Not(inner))
+            if matches!(inner.as_slice(), [Predicate::Exists(true)]) =>
+        {
+            Some(vec![Interval::point(Bson::Null)])
+        }
         // A hashed index cannot answer ranges or regular expressions, and the
         // negations are left to the shards' own filtering.
         _ => None,

@@ -122,6 +122,91 @@ fn parse_field(value: &Bson, depth: u32) -> Result<Vec<Predicate>, ClusterError>
     }
 }
 
+/// `filter` as explain prints a query (`parsedQuery`, a stage's `filter`): the
+/// canonical `MatchExpression` serialized (`MatchExpression::serialize`). Each field's
+/// condition becomes one leaf per operator, an implicit equality written as `$eq`, a
+/// `$in` list sorted and without repeats (its equality set); several leaves are an
+/// `$and` in `CanonicalQuery::sortTree`'s order (`matchExpressionComparator`: the
+/// `MatchType` in expression.h's order, `EQ`, `LTE`, `LT`, `GT`, `GTE`, ..., `MATCH_IN`,
+/// then the path). Filters with other shapes (logical operators, regular expressions,
+/// other operators, a `$in` of one value) are given back as written.
+pub fn explain_form(filter: &Document) -> Document {
+    explain_leaves(filter).map_or_else(
+        || filter.clone(),
+        |mut leaves| {
+            leaves.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let mut leaves: Vec<Document> = leaves.into_iter().map(|(_, _, d)| d).collect();
+            match leaves.len() {
+                0 => Document::new(),
+                1 => leaves.remove(0),
+                _ => {
+                    let list = leaves.into_iter().map(Bson::Document).collect();
+                    let mut and = Document::new();
+                    and.insert("$and", Bson::Array(list));
+                    and
+                }
+            }
+        },
+    )
+}
+
+/// The leaves of [`explain_form`], each with its `MatchType` rank and path, or `None`
+/// for a shape it leaves as written.
+fn explain_leaves(filter: &Document) -> Option<Vec<(u8, String, Document)>> {
+    let mut leaves = Vec::with_capacity(filter.len());
+    for (path, value) in filter {
+        if path.starts_with('$') {
+            return None;
+        }
+        let leaf = |op: &str, operand: Bson| {
+            let mut condition = Document::new();
+            condition.insert(op, operand);
+            let mut d = Document::new();
+            d.insert(path.clone(), condition);
+            d
+        };
+        match value {
+            Bson::RegularExpression(_) => return None,
+            Bson::Document(ops) if is_operator_object(ops) => {
+                for (op, operand) in ops {
+                    let rank = match op.as_str() {
+                        "$eq" => 5,
+                        "$lte" => 6,
+                        "$lt" => 7,
+                        "$gt" => 8,
+                        "$gte" => 9,
+                        "$in" => 13,
+                        _ => return None,
+                    };
+                    let operand = match (op.as_str(), operand) {
+                        ("$in", Bson::Array(items)) => Bson::Array(in_set(items)?),
+                        ("$in", _) => return None,
+                        (_, v) => v.clone(),
+                    };
+                    leaves.push((rank, path.clone(), leaf(op, operand)));
+                }
+            }
+            other => leaves.push((5, path.clone(), leaf("$eq", other.clone()))),
+        }
+    }
+    Some(leaves)
+}
+
+/// A `$in` list as its equality set holds it: sorted, without repeats; `None` for one
+/// value (which the optimizer may make an equality) or a regular expression.
+fn in_set(items: &[Bson]) -> Option<Vec<Bson>> {
+    if items
+        .iter()
+        .any(|v| matches!(v, Bson::RegularExpression(_)))
+    {
+        return None;
+    }
+    let mut set = items.to_vec();
+    set.sort_by(compare_values);
+    set.dedup_by(|a, b| compare_values(a, b) == Ordering::Equal);
+    (set.len() > 1).then_some(set)
+}
+
 /// True when a document's first field names an operator, which makes the whole
 /// document an operator object (MongoDB's `isExpressionDocument`). A DBRef's `$ref`,
 /// `$id` and `$db` are plain fields.

@@ -207,16 +207,38 @@ fn clear_jumbo_flag(
     Ok(ok_doc())
 }
 
-/// `{split: ns, middle}` or `{split: ns, find}`.
+/// `{split: ns, middle}`, `{split: ns, find}` or `{split: ns, bounds: [min, max]}`, with
+/// the checks of `cluster_split_cmd.cpp` (`SplitCollectionCmd::errmsgRun`, the same
+/// words from 3.6 to 8.0) in its order, after the routing table.
 fn split(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    if let Some(Bson::Document(middle)) = cmd.get("middle") {
-        s.cluster.split_at(&ns, middle)?;
-    } else if let Some(Bson::Document(find)) = cmd.get("find") {
-        s.cluster.split_find(&ns, find)?;
-    } else {
-        return Err(ClusterError::Errmsg("need to specify find, bounds or middle".into()).into());
+    s.cluster.sharding(&ns)?;
+    let errmsg = |m: &str| -> StatementError { ClusterError::Errmsg(m.into()).into() };
+    let non_empty_doc = |field: &str| match cmd.get(field) {
+        Some(Bson::Document(d)) if !d.is_empty() => Some(d.clone()),
+        _ => None,
+    };
+    let find = non_empty_doc("find");
+    let middle = non_empty_doc("middle");
+    let bounds_given = matches!(cmd.get("bounds"), Some(Bson::Array(a)) if !a.is_empty());
+    // A non-empty array has its "0"; it may lack its "1".
+    if matches!(cmd.get("bounds"), Some(Bson::Array(a)) if a.len() == 1) {
+        return Err(errmsg("upper bound not specified"));
     }
+    if find.is_some() && bounds_given {
+        return Err(errmsg("cannot specify bounds and find at the same time"));
+    }
+    match (find, middle, bounds_given) {
+        (None, None, false) => Err(errmsg("need to specify find/bounds or middle")),
+        (Some(_), Some(_), _) => Err(errmsg("cannot specify find and middle together")),
+        (_, Some(_), true) => Err(errmsg("cannot specify bounds and middle together")),
+        (Some(find), None, _) => Ok(s.cluster.split_find(&ns, &find)?),
+        (None, None, true) => {
+            let (lo, hi) = bounds(cmd)?;
+            Ok(s.cluster.split_bounds(&ns, &lo, &hi)?)
+        }
+        (None, Some(middle), false) => Ok(s.cluster.split_at(&ns, &middle)?),
+    }?;
     Ok(ok_doc())
 }
 
@@ -224,9 +246,16 @@ fn split(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, Statem
 fn move_chunk(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
     let to = ns_of(cmd, "to")?;
-    if let Some(Bson::Document(find)) = cmd.get("find") {
+    // cluster_move_chunk_cmd.cpp: "check that only one of the two chunk specification
+    // methods is used" (`find.isEmpty() == bounds.isEmpty()`).
+    let find = match cmd.get("find") {
+        Some(Bson::Document(d)) if !d.is_empty() => Some(d),
+        _ => None,
+    };
+    let bounds_given = matches!(cmd.get("bounds"), Some(Bson::Array(a)) if !a.is_empty());
+    if let (Some(find), false) = (find, bounds_given) {
         s.cluster.move_chunk(&ns, find, &to)?;
-    } else if cmd.contains_key("bounds") {
+    } else if find.is_none() && bounds_given {
         let (lo, hi) = bounds(cmd)?;
         s.cluster.move_chunk_bounds(&ns, &lo, &hi, &to)?;
     } else {
@@ -566,6 +595,7 @@ fn analyze_shard_key(
     let options = crate::engine::analyze::AnalyzeOptions {
         key_characteristics: flag("keyCharacteristics"),
         read_write_distribution: flag("readWriteDistribution"),
+        sample_rate_and_size: cmd.contains_key("sampleRate") && cmd.contains_key("sampleSize"),
     };
     Ok(crate::engine::analyze::analyze_shard_key_with(
         &s.cluster, &ns, &key, &samples, options,

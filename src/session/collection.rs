@@ -385,12 +385,13 @@ impl Session {
                 // `generatePlannerInfo` (src/mongo/db/query/explain.cpp) writes
                 // `indexFilterSet` before `parsedQuery` up to 7.0; 8.0, which brought
                 // query settings, writes it after.
+                let parsed = query::explain_form(filter);
                 if self.cluster.version() == VersionMode::V80 {
-                    d.insert("parsedQuery", filter.clone());
+                    d.insert("parsedQuery", parsed);
                     d.insert("indexFilterSet", false);
                 } else {
                     d.insert("indexFilterSet", false);
-                    d.insert("parsedQuery", filter.clone());
+                    d.insert("parsedQuery", parsed);
                 }
                 d.insert("winningPlan", self.cluster.shard_winning_plan(ns, filter));
                 d.insert("rejectedPlans", Bson::Array(Vec::new()));

@@ -34,6 +34,7 @@ fn key_only() -> AnalyzeOptions {
     AnalyzeOptions {
         key_characteristics: true,
         read_write_distribution: false,
+        sample_rate_and_size: false,
     }
 }
 
@@ -294,5 +295,35 @@ fn errors() {
     assert_eq!(
         err.to_string(),
         "Cannot analyze the characteristics of a shard key for an empty collection"
+    );
+}
+
+/// The options the shard's command refuses before it looks at the collection
+/// (analyze_shard_key_cmd.cpp, AnalyzeShardKeyCmd::typedRun): skipping both parts, and
+/// `sampleRate` with `sampleSize`; both InvalidOptions, also for a collection that does
+/// not exist.
+#[test]
+fn options_the_command_refuses() {
+    let mut session = shardlab::Session::default();
+    let outcomes = session.run(
+        "sim.version('8.0')
+db.c.insertOne({x: 1})
+db.adminCommand({analyzeShardKey: 'test.c', key: {x: 1}, keyCharacteristics: false, readWriteDistribution: false})
+db.adminCommand({analyzeShardKey: 'test.c', key: {x: 1}, sampleRate: 0.5, sampleSize: 10})
+db.c.analyzeShardKey({x: 1}, {sampleRate: 0.5, sampleSize: 10})
+db.adminCommand({analyzeShardKey: 'test.nope', key: {x: 1}, keyCharacteristics: false, readWriteDistribution: false})",
+    );
+    let errors: Vec<String> = outcomes[2..]
+        .iter()
+        .map(|o| o.result.as_ref().unwrap_err().to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "MongoServerError[InvalidOptions]: Cannot skip analyzing all metrics",
+            "MongoServerError[InvalidOptions]: Cannot specify both 'sampleRate' and 'sampleSize'",
+            "MongoServerError[InvalidOptions]: Cannot specify both 'sampleRate' and 'sampleSize'",
+            "MongoServerError[InvalidOptions]: Cannot skip analyzing all metrics",
+        ]
     );
 }

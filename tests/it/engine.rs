@@ -742,6 +742,7 @@ fn shard_key_updates_move_documents_only_with_the_full_key() {
         db.u.updateOne({x: 5}, {$set: {x: 150}})
         db.u.find({x: 150}).explain().queryPlanner.winningPlan.shards
         db.u.updateMany({x: {$gt: 0}}, {$set: {x: 7}})
+        db.u.updateMany({x: 150}, {$set: {x: 7}})
         db.u.updateOne({x: 150}, {$set: {_id: 2}})
         db.u.find()
         "#,
@@ -771,7 +772,7 @@ fn shard_key_updates_move_documents_only_with_the_full_key() {
                 connectionString: 'shard02/localhost:27217',
                 namespace: 'test.u',
                 indexFilterSet: false,
-                parsedQuery: { x: 150 },
+                parsedQuery: { x: { '$eq': 150 } },
                 winningPlan: {
                   stage: 'FETCH',
                   inputStage: {
@@ -792,6 +793,8 @@ fn shard_key_updates_move_documents_only_with_the_full_key() {
               }
             ]
             > db.u.updateMany({x: {$gt: 0}}, {$set: {x: 7}})
+            MongoServerError[Location31025]: Shard key update is not allowed without specifying the full shard key in the query
+            > db.u.updateMany({x: 150}, {$set: {x: 7}})
             MongoServerError[InvalidOptions]: Multi-update operations are not allowed when updating the shard key field.
             > db.u.updateOne({x: 150}, {$set: {_id: 2}})
             MongoServerError[ImmutableField]: Performing an update on the path '_id' would modify the immutable field '_id'

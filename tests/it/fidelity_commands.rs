@@ -63,6 +63,58 @@ const CASES: &[(&str, &str, &str)] = &[
         "sh.splitFind('test.c', {y: 1})",
         "MongoServerError[UnknownError]: no shard key found in chunk query { y: 1 }",
     ),
+    // cluster_split_cmd.cpp, SplitCollectionCmd::errmsgRun (the same words 3.6 to 8.0),
+    // its checks in order: find with bounds, none of the three, find with middle,
+    // bounds with middle ...
+    (
+        X,
+        "db.adminCommand({split: 'test.c', find: {x: 5}, bounds: [{x: MinKey()}, {x: MaxKey()}]})",
+        "MongoServerError[UnknownError]: cannot specify bounds and find at the same time",
+    ),
+    (
+        X,
+        "db.adminCommand({split: 'test.c'})",
+        "MongoServerError[UnknownError]: need to specify find/bounds or middle",
+    ),
+    (
+        X,
+        "db.adminCommand({split: 'test.c', find: {x: 5}, middle: {x: 5}})",
+        "MongoServerError[UnknownError]: cannot specify find and middle together",
+    ),
+    (
+        X,
+        "db.adminCommand({split: 'test.c', middle: {x: 5}, bounds: [{x: MinKey()}, {x: MaxKey()}]})",
+        "MongoServerError[UnknownError]: cannot specify bounds and middle together",
+    ),
+    (
+        X,
+        "db.adminCommand({split: 'test.c', bounds: [{x: MinKey()}]})",
+        "MongoServerError[UnknownError]: upper bound not specified",
+    ),
+    // ... then the bounds must be whole shard keys and exactly one chunk's
+    // (ChunkRange::toString prints "[min, max)").
+    (
+        X,
+        "db.adminCommand({split: 'test.c', bounds: [{x: MinKey()}, {y: 1}]})",
+        "MongoServerError[UnknownError]: shard key bounds [{ x: MinKey },{ y: 1 }) are not valid for shard key pattern { x: 1 }",
+    ),
+    (
+        X,
+        "db.adminCommand({split: 'test.c', bounds: [{x: MinKey()}, {x: 10}]})",
+        "MongoServerError[UnknownError]: no chunk found with the shard key bounds [{ x: MinKey }, { x: 10 })",
+    ),
+    (
+        "sh.shardCollection('test.c', {x: 1})\ndb.c.insertMany([{x: 1}, {x: 2}, {x: 3}])\n",
+        "db.adminCommand({split: 'test.c', bounds: [{x: MinKey()}, {x: MaxKey()}]})",
+        "ok",
+    ),
+    // cluster_move_chunk_cmd.cpp (3.6 to 5.0), errmsgRun: "check that only one of the
+    // two chunk specification methods is used", so not both.
+    (
+        X,
+        "db.adminCommand({moveChunk: 'test.c', find: {x: 1}, bounds: [{x: MinKey()}, {x: MaxKey()}], to: 'shard02'})",
+        "MongoServerError[UnknownError]: need to specify either a find query, or both lower and upper bounds.",
+    ),
     // cluster_move_chunk_cmd.cpp (4.4/5.0), errmsgRun: LOGV2 22755 with
     // UserAssertAfterLog(ShardNotFound).
     (
@@ -739,6 +791,27 @@ const CRUD_CASES: &[(&str, &str, &str)] = &[
     ),
     // update_stage.cpp (4.2+): a key change with the full key in the query moves the document.
     ("5.0", "db.c.updateOne({x: 5}, {$set: {x: 20}})", "ok"),
+    // update_stage.cpp (4.2 to 6.x), wasExistingShardKeyUpdated: a key change without the
+    // full key in the query is refused before `multi` is looked at ...
+    (
+        "5.0",
+        "db.c.updateMany({y: 1}, {$set: {x: 6}})",
+        "MongoServerError[Location31025]: Shard key update is not allowed without specifying the full shard key in the query",
+    ),
+    (
+        "5.0",
+        "db.c.updateMany({x: 5}, {$set: {x: 6}})",
+        "MongoServerError[InvalidOptions]: Multi-update operations are not allowed when updating the shard key field.",
+    ),
+    // ... and from 7.0 (_checkRestrictionsOnUpdatingShardKeyAreNotViolated, PM-1632)
+    // `multi` first.
+    (
+        "8.0",
+        "db.c.updateMany({y: 1}, {$set: {x: 6}})",
+        "MongoServerError[InvalidOptions]: Multi-update operations are not allowed when updating the shard key field.",
+    ),
+    // A multi update that leaves every key as it was is no key change.
+    ("5.0", "db.c.updateMany({y: 1}, {$set: {x: 5, z: 1}})", "ok"),
     // write_without_shard_key_util.cpp (7.1+): 8.0 runs these without the shard key.
     ("8.0", "db.c.updateOne({y: 1}, {$set: {z: 1}})", "ok"),
     ("8.0", "db.c.deleteOne({y: 1})", "ok"),
@@ -1587,4 +1660,26 @@ fn mongodb_targeter_updates_and_deletes_with_range_prefix_hashed_key() {
         };
         assert_eq!(got, want, "{statement}");
     }
+}
+
+/// `{split: ns, bounds}` splits the chunk with exactly those bounds at its median, as
+/// `find` does (cluster_split_cmd.cpp: `selectMedianKey`, splitVector with `force`).
+#[test]
+fn split_by_bounds_cuts_that_chunk_at_its_median() {
+    let setup =
+        "sh.shardCollection('test.c', {x: 1})\ndb.c.insertMany([{x: 1}, {x: 2}, {x: 3}, {x: 4}])\n";
+    assert_eq!(
+        chunks_after(
+            &format!("{setup}db.adminCommand({{split: 'test.c', bounds: [{{x: MinKey()}}, {{x: MaxKey()}}]}})"),
+            "test.c"
+        ),
+        chunks_after(&format!("{setup}sh.splitFind('test.c', {{x: 1}})"), "test.c"),
+    );
+    assert_eq!(
+        chunks_after(
+            &format!("{setup}db.adminCommand({{split: 'test.c', bounds: [{{x: MinKey()}}, {{x: MaxKey()}}]}})"),
+            "test.c"
+        ),
+        "{ x: MinKey() } -> { x: 3 } on shard01\n{ x: 3 } -> { x: MaxKey() } on shard01\n"
+    );
 }

@@ -10,7 +10,8 @@
 //! `Interval::toString` prints it (src/mongo/db/query/interval.cpp); `COLLSCAN` with its
 //! `filter` and `direction`; a query on `_id` alone is `IDHACK` (`IDHackStage`,
 //! src/mongo/db/query/get_executor.cpp) up to 7.x and 8.0's express path
-//! (src/mongo/db/query/plan_explainer_express.cpp) after.
+//! (src/mongo/db/query/plan_explainer_express.cpp) after; a sharded collection's reads
+//! filter out orphans with `SHARDING_FILTER` where the planner puts it.
 #![allow(clippy::unwrap_used)]
 
 use bson::{doc, Bson, Document};
@@ -40,7 +41,7 @@ fn the_shard_key_index_answers_equalities_and_ranges() {
         db.u.find({x: 15}).explain().queryPlanner.winningPlan.shards[0].winningPlan
         db.u.find({x: {$gte: 10, $lt: 20}, y: 3}).explain().queryPlanner.winningPlan.shards[0].winningPlan
         db.u.find({x: {$in: [5, 25]}})
-        db.u.find({x: {$in: [5, 25]}}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage.indexBounds
+        db.u.find({x: {$in: [5, 25]}}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage.inputStage.indexBounds
         db.u.find({x: null}).explain().queryPlanner.winningPlan.shards[0].winningPlan.filter
         db.u.find({y: 3}).explain().queryPlanner.winningPlan.shards[0].winningPlan
         db.u.find({y: 3})
@@ -69,30 +70,40 @@ fn the_shard_key_index_answers_equalities_and_ranges() {
             }
             > db.u.find({x: {$gte: 10, $lt: 20}, y: 3}).explain().queryPlanner.winningPlan.shards[0].winningPlan
             {
-              stage: 'FETCH',
-              filter: { y: 3 },
+              stage: 'SHARDING_FILTER',
               inputStage: {
-                stage: 'IXSCAN',
-                keyPattern: { x: 1 },
-                indexName: 'x_1',
-                isMultiKey: false,
-                multiKeyPaths: { x: [] },
-                isUnique: false,
-                isSparse: false,
-                isPartial: false,
-                indexVersion: 2,
-                direction: 'forward',
-                indexBounds: { x: [ '[10, 20)' ] }
+                stage: 'FETCH',
+                filter: { y: { '$eq': 3 } },
+                inputStage: {
+                  stage: 'IXSCAN',
+                  keyPattern: { x: 1 },
+                  indexName: 'x_1',
+                  isMultiKey: false,
+                  multiKeyPaths: { x: [] },
+                  isUnique: false,
+                  isSparse: false,
+                  isPartial: false,
+                  indexVersion: 2,
+                  direction: 'forward',
+                  indexBounds: { x: [ '[10, 20)' ] }
+                }
               }
             }
             > db.u.find({x: {$in: [5, 25]}})
             [ { _id: 1, x: 5, y: 1 }, { _id: 3, x: 25, y: 3 } ]
-            > db.u.find({x: {$in: [5, 25]}}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage.indexBounds
+            > db.u.find({x: {$in: [5, 25]}}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage.inputStage.indexBounds
             { x: [ '[5, 5]', '[25, 25]' ] }
             > db.u.find({x: null}).explain().queryPlanner.winningPlan.shards[0].winningPlan.filter
-            { x: null }
+            { x: { '$eq': null } }
             > db.u.find({y: 3}).explain().queryPlanner.winningPlan.shards[0].winningPlan
-            { stage: 'COLLSCAN', filter: { y: 3 }, direction: 'forward' }
+            {
+              stage: 'SHARDING_FILTER',
+              inputStage: {
+                stage: 'COLLSCAN',
+                filter: { y: { '$eq': 3 } },
+                direction: 'forward'
+              }
+            }
             > db.u.find({y: 3})
             [ { _id: 2, x: 15, y: 3 }, { _id: 3, x: 25, y: 3 } ]
         "#]],
@@ -111,7 +122,7 @@ fn every_targeted_shard_reports_an_index_scan() {
         db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.stage
         db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[0].shardName
         db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[1].shardName
-        db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[1].winningPlan.inputStage.indexBounds
+        db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[1].winningPlan.inputStage.inputStage.indexBounds
         "#,
         expect![[r#"
             > sh.shardCollection("test.u", {x: 1})
@@ -126,7 +137,7 @@ fn every_targeted_shard_reports_an_index_scan() {
             shard01
             > db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[1].shardName
             shard02
-            > db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[1].winningPlan.inputStage.indexBounds
+            > db.u.find({x: {$gt: 50}}).explain().queryPlanner.winningPlan.shards[1].winningPlan.inputStage.inputStage.indexBounds
             { x: [ '(50, inf.0]' ] }
         "#]],
     );
@@ -151,7 +162,7 @@ fn hashed_compound_and_unique_shard_key_indexes() {
             > db.h.find({x: 5}).explain().queryPlanner.winningPlan.shards[0].winningPlan
             {
               stage: 'FETCH',
-              filter: { x: 5 },
+              filter: { x: { '$eq': 5 } },
               inputStage: {
                 stage: 'IXSCAN',
                 keyPattern: { x: 'hashed' },
@@ -169,17 +180,20 @@ fn hashed_compound_and_unique_shard_key_indexes() {
             { collectionsharded: 'test.c', ok: 1 }
             > db.c.find({a: 5}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage
             {
-              stage: 'IXSCAN',
-              keyPattern: { a: 1, b: 1 },
-              indexName: 'a_1_b_1',
-              isMultiKey: false,
-              multiKeyPaths: { a: [], b: [] },
-              isUnique: true,
-              isSparse: false,
-              isPartial: false,
-              indexVersion: 2,
-              direction: 'forward',
-              indexBounds: { a: [ '[5, 5]' ], b: [ '[MinKey, MaxKey]' ] }
+              stage: 'SHARDING_FILTER',
+              inputStage: {
+                stage: 'IXSCAN',
+                keyPattern: { a: 1, b: 1 },
+                indexName: 'a_1_b_1',
+                isMultiKey: false,
+                multiKeyPaths: { a: [], b: [] },
+                isUnique: true,
+                isSparse: false,
+                isPartial: false,
+                indexVersion: 2,
+                direction: 'forward',
+                indexBounds: { a: [ '[5, 5]' ], b: [ '[MinKey, MaxKey]' ] }
+              }
             }
         "#]],
     );
@@ -207,22 +221,25 @@ fn queries_on_id_read_the_id_index() {
             > db.u.insertMany([{_id: 1, x: 5}, {_id: 7, x: 15}])
             { acknowledged: true, insertedIds: { '0': 1, '1': 7 } }
             > db.u.find({_id: 7}).explain().queryPlanner.winningPlan.shards[0].winningPlan
-            { stage: 'IDHACK' }
+            { stage: 'SHARDING_FILTER', inputStage: { stage: 'IDHACK' } }
             > db.u.find({_id: {$gt: 5}}).explain().queryPlanner.winningPlan.shards[0].winningPlan
             {
-              stage: 'FETCH',
+              stage: 'SHARDING_FILTER',
               inputStage: {
-                stage: 'IXSCAN',
-                keyPattern: { _id: 1 },
-                indexName: '_id_',
-                isMultiKey: false,
-                multiKeyPaths: { _id: [] },
-                isUnique: true,
-                isSparse: false,
-                isPartial: false,
-                indexVersion: 2,
-                direction: 'forward',
-                indexBounds: { _id: [ '(5, inf.0]' ] }
+                stage: 'FETCH',
+                inputStage: {
+                  stage: 'IXSCAN',
+                  keyPattern: { _id: 1 },
+                  indexName: '_id_',
+                  isMultiKey: false,
+                  multiKeyPaths: { _id: [] },
+                  isUnique: true,
+                  isSparse: false,
+                  isPartial: false,
+                  indexVersion: 2,
+                  direction: 'forward',
+                  indexBounds: { _id: [ '(5, inf.0]' ] }
+                }
               }
             }
             > db.u.find({_id: {$gt: 5}})
@@ -534,4 +551,157 @@ proptest! {
             }
         }
     }
+}
+
+/// The stages of the first targeted shard's winning plan for `find(filter)` on `test.c`,
+/// outermost first (`FETCH > SHARDING_FILTER > IXSCAN`), after `setup`.
+fn shard_stages(version: &str, setup: &str, filter: &str) -> String {
+    let mut session = shardlab::Session::default();
+    let script = format!(
+        "sim.version('{version}')\n{setup}\ndb.c.find({filter}).explain().queryPlanner.winningPlan.shards[0].winningPlan"
+    );
+    let outcomes = session.run(&script);
+    for o in &outcomes {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+    let Some(Ok(shardlab::session::Output::Value(Bson::Document(mut plan)))) =
+        outcomes.last().map(|o| o.result.clone())
+    else {
+        panic!("no plan for {filter}");
+    };
+    let mut stages = Vec::new();
+    loop {
+        stages.push(plan.get_str("stage").unwrap().to_string());
+        match plan.get_document("inputStage") {
+            Ok(input) => plan = input.clone(),
+            Err(_) => break,
+        }
+    }
+    stages.join(" > ")
+}
+
+/// Where a shard's plan filters out orphans (`SHARDING_FILTER`), after the placement of
+/// `QueryPlannerAnalysis::analyzeDataAccess` (src/mongo/db/query/planner_analysis.cpp):
+/// between `FETCH` and the scan of an index that holds the shard key, over the stage that
+/// fetched otherwise (query_planner_hashed_index_test.cpp's `CompoundHashedShardKey*`
+/// cases: a `FETCH` that applies a predicate, an index without every key field), over
+/// `COLLSCAN` and `IDHACK` (get_executor.cpp, "Might have to filter out orphaned docs").
+/// 3.6 filters every read of a sharded collection; from 4.8 an equality on the whole
+/// key needs none: jstests/sharding's shard filtering optimisation test (requires_fcv_48,
+/// "queries which specify the shard key fully with an equality predicate may omit a
+/// SHARDING_FILTER stage"), whose find() cases are the 5.0 rows below.
+#[test]
+fn reads_of_a_sharded_collection_filter_orphans_where_the_planner_puts_it() {
+    let single =
+        "sh.shardCollection('test.c', {a: 1})\ndb.c.insertOne({_id: true, a: true, b: true})";
+    let compound = "sh.shardCollection('test.c', {a: 1, b: 1})";
+    let hashed = "sh.shardCollection('test.c', {a: 'hashed'})";
+    let cases: &[(&str, &str, &str, &str)] = &[
+        // The jstest's find() cases (5.0 = 4.8+).
+        ("5.0", single, "{a: true}", "FETCH > IXSCAN"),
+        ("5.0", single, "{a: true, b: true}", "FETCH > IXSCAN"),
+        (
+            "5.0",
+            compound,
+            "{a: true}",
+            "FETCH > SHARDING_FILTER > IXSCAN",
+        ),
+        ("5.0", compound, "{a: true, b: true}", "FETCH > IXSCAN"),
+        (
+            "5.0",
+            compound,
+            "{a: true, b: {$in: [true, false]}}",
+            "FETCH > SHARDING_FILTER > IXSCAN",
+        ),
+        ("5.0", hashed, "{a: true}", "FETCH > IXSCAN"),
+        ("5.0", hashed, "{a: true, b: true}", "FETCH > IXSCAN"),
+        // A hashed field's predicate is applied by a FETCH planned with the scan.
+        (
+            "5.0",
+            hashed,
+            "{a: {$in: [true, false]}}",
+            "SHARDING_FILTER > FETCH > IXSCAN",
+        ),
+        ("5.0", hashed, "{b: true}", "SHARDING_FILTER > COLLSCAN"),
+        // A range with a predicate on another field: the FETCH applying it is filtered.
+        (
+            "5.0",
+            single,
+            "{a: {$gt: 1}, b: true}",
+            "SHARDING_FILTER > FETCH > IXSCAN",
+        ),
+        // The _id index does not hold the key {a: 1}.
+        (
+            "5.0",
+            single,
+            "{_id: {$gt: 1}}",
+            "SHARDING_FILTER > FETCH > IXSCAN",
+        ),
+        ("5.0", single, "{_id: 1}", "SHARDING_FILTER > IDHACK"),
+        // 3.6: every read, the whole key given or not.
+        (
+            "3.6",
+            single,
+            "{a: true}",
+            "FETCH > SHARDING_FILTER > IXSCAN",
+        ),
+        ("3.6", single, "{_id: 1}", "SHARDING_FILTER > IDHACK"),
+        ("3.6", single, "{}", "SHARDING_FILTER > COLLSCAN"),
+        // 8.0: the express path filters orphans itself.
+        ("8.0", single, "{_id: 1}", "EXPRESS_IXSCAN"),
+        ("8.0", single, "{a: true}", "FETCH > IXSCAN"),
+        ("8.0", single, "{b: true}", "SHARDING_FILTER > COLLSCAN"),
+    ];
+    let mut failures = Vec::new();
+    for (version, setup, filter, expected) in cases {
+        let got = shard_stages(version, setup, filter);
+        if got != *expected {
+            failures.push(format!(
+                "{version} {filter}: expected {expected}, got {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The query as explain prints it (`parsedQuery`, a stage's `filter`): the canonical
+/// `MatchExpression` serialized, each condition one leaf, an equality as `$eq`, several
+/// leaves an `$and` sorted as `CanonicalQuery::sortTree` sorts them (`MatchType` in the
+/// order of src/mongo/db/matcher/expression.h, `EQ`, `LTE`, `LT`, `GT`, `GTE`, ...,
+/// `MATCH_IN`, then the path), a `$in` list as its sorted equality set; a scan of an
+/// empty filter has no `filter` (`statsToBSON`; mongosh prints
+/// `{ stage: 'COLLSCAN', direction: 'forward' }`).
+#[test]
+fn explain_prints_the_parsed_query() {
+    check(
+        r#"
+        sh.shardCollection("test.u", {x: 1})
+        db.u.find({x: 15}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({x: {$gte: 10, $lt: 20}, y: 3}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({y: 3, x: {$in: [25, 5, 25]}}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+        db.u.find({}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage
+        "#,
+        expect![[r#"
+            > sh.shardCollection("test.u", {x: 1})
+            { collectionsharded: 'test.u', ok: 1 }
+            > db.u.find({x: 15}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            { x: { '$eq': 15 } }
+            > db.u.find({x: {$gte: 10, $lt: 20}, y: 3}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            {
+              '$and': [ { y: { '$eq': 3 } }, { x: { '$lt': 20 } }, { x: { '$gte': 10 } } ]
+            }
+            > db.u.find({y: 3, x: {$in: [25, 5, 25]}}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            {
+              '$and': [
+                { y: { '$eq': 3 } },
+                { x: { '$in': [ 5, 25 ] } }
+              ]
+            }
+            > db.u.find({}).explain().queryPlanner.winningPlan.shards[0].parsedQuery
+            {}
+            > db.u.find({}).explain().queryPlanner.winningPlan.shards[0].winningPlan.inputStage
+            { stage: 'COLLSCAN', direction: 'forward' }
+        "#]],
+    );
 }

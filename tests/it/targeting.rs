@@ -108,6 +108,11 @@ fn ranged_key() {
             ),
             (doc! {"x": {"$ne": 5}}, all.clone(), ScatterGather),
             (doc! {"x": {"$exists": true}}, all.clone(), ScatterGather),
+            // index_bounds_builder.cpp, IndexBoundsBuilder::translate: "If we have a NOT ->
+            // EXISTS, we must handle separately": the [null, null] point, where a
+            // missing key is indexed, so only the chunk holding null.
+            (doc! {"x": {"$exists": false}}, vec![0], MultiShard),
+            (doc! {"x": {"$not": {"$exists": true}}}, vec![0], MultiShard),
             (doc! {"$nor": [{"x": 5}]}, all.clone(), ScatterGather),
             (doc! {"x": {"$gt": Bson::MinKey}}, all, ScatterGather),
         ],
