@@ -221,6 +221,21 @@ fn a_switch_draws_another_session_and_its_successor_keeps_the_ui() {
 }
 
 #[wasm_bindgen_test]
+fn play_pressed_before_the_first_session_opens_goes_on_in_it() {
+    // The page draws Play before the engine has opened its first session.
+    let start = Rc::new(Playground::default()).reduce(Action::Play);
+    assert!(start.playing);
+    let first = start.successor("page-1");
+    let opened = start.reduce(Action::Switch(Box::new(first), false));
+    assert!(opened.playing, "the Play pressed early is not lost");
+    assert!(!opened.ready, "its ticks wait for the first answer");
+    // A later switch (a lesson, a link) starts still, whatever played before it.
+    let next = opened.successor("page-2");
+    let switched = opened.reduce(Action::Switch(Box::new(next), false));
+    assert!(!switched.playing);
+}
+
+#[wasm_bindgen_test]
 fn a_replays_pictures_replace_each_other_in_the_console_and_commands_wait() {
     let (state, session) = opened();
     let mut picture = view(0, 0, 0, &[(PageLineKind::Output, "Replaying: 0 so far.")]);

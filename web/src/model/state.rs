@@ -627,6 +627,12 @@ impl Playground {
                 fresh.hidden = self.hidden;
                 fresh.calm_revs = self.calm_revs;
                 fresh.waiting = self.waiting.clone();
+                // Play or Let time pass pressed before the page's first session opened
+                // goes on in it: its ticks wait for the session's first answer.
+                if &*self.session == NO_SESSION {
+                    fresh.playing |= self.playing;
+                    fresh.passing |= self.passing;
+                }
                 fresh.rev = self.rev + 1;
                 return Rc::new(fresh);
             }
