@@ -129,6 +129,12 @@ async function loadOnce(name) {
   return { inputMs: t.input, consoleAnswersMs: t.answer, typedAtMs: t.sent, sent, timeline };
 }
 
+/** Frame intervals' p50, p95 and longest, in ms to a tenth. */
+function frameMs(frames) {
+  const sorted = [...frames].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return { p50: +at(50).toFixed(1), p95: +at(95).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) };
+}
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = {};
 let transfer = null;
@@ -241,14 +247,12 @@ if (!process.env.COMPARE_ONLY) playing = await (async () => {
     done: Number(document.querySelector('[data-testid="progress"]').getAttribute('aria-valuenow')),
   }));
   const ticks = done / BATCH;
-  const sorted = [...frames].sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 
   return {
     shards, chunks, ticks,
     frames: frames.length,
-    frameMs: { p50: +pct(50).toFixed(1), p95: +pct(95).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
+    frameMs: frameMs(frames),
     over16: +(frames.filter((f) => f > 17.5).length / frames.length).toFixed(3),
     longTasks: long.length,
     longTaskMsP95: long.length ? +[...long].sort((a, b) => a - b)[Math.floor(0.95 * long.length)].toFixed(1) : 0,
@@ -287,15 +291,13 @@ const compare = await (async () => {
     window.__cdone = true;
     return { cframes: window.__cframes.slice(5), clong: window.__clong };
   });
-  const fs = [...cframes].sort((a, b) => a - b);
-  const at = (p) => fs[Math.min(fs.length - 1, Math.floor((p / 100) * fs.length))];
   const fetched = server.log.slice(from);
   return {
     columns: await page.getByTestId('compare-column').count(),
     runMs,
     downloadedOnFirstUse: fetched.reduce((n, r) => n + r.bytes, 0),
     files: fetched.map((r) => `${r.path.replace(/-[0-9a-f]{16}/, '')} ${r.bytes}`),
-    frameMs: { p50: +at(50).toFixed(1), p95: +at(95).toFixed(1), max: +fs[fs.length - 1].toFixed(1) },
+    frameMs: frameMs(cframes),
     longTasks: clong.length,
     longestTaskMs: clong.length ? +Math.max(...clong).toFixed(1) : 0,
   };
@@ -354,15 +356,13 @@ const replay = process.env.REPLAY === '0' ? null : await (async () => {
     return { rframes: window.__rframes.slice(5), rlong: window.__rlong };
   });
   await viewer.close();
-  const fs = [...rframes].sort((a, b) => a - b);
-  const at = (p) => fs[Math.min(fs.length - 1, Math.floor((p / 100) * fs.length))];
   return {
     linkChars: link.length,
     commands: commands.length,
     recordBytes: bytes,
     openToAnswerMs: replayMs,
     replayEndedAtMs: replayedAt,
-    frameMs: { p50: +at(50).toFixed(1), p95: +at(95).toFixed(1), max: +fs[fs.length - 1].toFixed(1) },
+    frameMs: frameMs(rframes),
     longTasks: rlong.length,
     longestTaskMs: rlong.length ? Math.max(...rlong.map(([, d]) => d)) : 0,
     // [start, duration] in ms since navigation.
