@@ -87,7 +87,7 @@ test('missing fields: documents without x land with null in one chunk', async ()
   await input.fill('db.events.countDocuments({x: null})');
   await input.press('Enter');
   const output = page.getByTestId('console-output');
-  await page.waitForFunction(() => /^\d+$/m.test(document.querySelector('[data-testid="console-output"]').innerText));
+  await page.waitForFunction(() => /^\d+$/m.test((document.querySelector('[data-testid="console-output"]')?.innerText ?? '')));
   const missing = Number((await output.innerText()).match(/^(\d+)$/m)[1]);
   assert.ok(missing > 0, 'the workload leaves x out of some documents');
   const chunks = await readChunks(page);

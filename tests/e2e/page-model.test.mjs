@@ -21,7 +21,7 @@ test('a console-only session: the view, key bar and charts follow the collection
   await type(page, 'sh.shardCollection("t.h", {ts: "hashed"})');
   const docs = Array.from({ length: 300 }, (_, i) => `{ts: ${i}}`).join(', ');
   await type(page, `db.h.insertMany([${docs}])`);
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('t.h'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('t.h'));
   assert.match(await summary(page), /t\.h sharded on \{ ts: 'hashed' \} · 300 documents/);
   const shards = await readShards(page);
   assert.equal(shards.reduce((n, s) => n + s.docs, 0), 300, 'the shard columns count t.h');
@@ -38,11 +38,11 @@ test('a console-only session: the view, key bar and charts follow the collection
   // Picking the other collection shows it, and the picker lists both.
   await openSetup(page);
   await page.getByTestId('collection-picker').selectOption('test.events');
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.events'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('test.events'));
   assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1 }');
   // A new command on t.h brings it back.
   await type(page, 'db.h.insertOne({ts: 1000})');
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('301 documents'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('301 documents'));
   await screenshot(page, 'console-only');
   assert.deepEqual(errors, []);
 });
@@ -82,7 +82,7 @@ async function fullCollection(page) {
   await page.getByLabel('Documents per tick').fill('300');
   await page.getByLabel('Documents per tick').press('Tab');
   await page.getByRole('button', { name: 'Step', exact: true }).click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('300 documents'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('300 documents'));
 }
 
 test('changing the key of a full collection: refine, reshard or start over, each undone by Back', async () => {
@@ -97,12 +97,12 @@ test('changing the key of a full collection: refine, reshard or start over, each
   await page.getByTestId('key-change').waitFor();
   await screenshot(page, 'key-change');
   await page.getByTestId('key-refine').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('{ x: 1, ts: 1 }'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('{ x: 1, ts: 1 }'));
   assert.match(await summary(page), /300 documents/);
   assert.equal(await step(), before + 1, 'one step');
   assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1, ts: 1 }');
   await page.getByTestId('step-back').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { x: 1 } '));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('sharded on { x: 1 } '));
   assert.equal(await page.getByTestId('shard-key').inputValue(), '{ x: 1 }');
 
   // Refine is refused for a key that does not extend the old one; reshard keeps the data.
@@ -110,10 +110,10 @@ test('changing the key of a full collection: refine, reshard or start over, each
   await page.getByRole('button', { name: 'Change the key…' }).click();
   assert.ok(await page.getByTestId('key-refine').isDisabled());
   await page.getByTestId('key-reshard').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { ts: 1 }'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('sharded on { ts: 1 }'));
   assert.match(await summary(page), /300 documents/);
   await page.getByTestId('step-back').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { x: 1 } '));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('sharded on { x: 1 } '));
 
   // Start over asks first, then drops the documents; Back brings them back.
   await page.getByTestId('shard-key').fill('{x: "hashed"}');
@@ -121,11 +121,11 @@ test('changing the key of a full collection: refine, reshard or start over, each
   await page.getByTestId('key-start-over').click();
   assert.match(await summary(page), /300 documents/, 'nothing is dropped before the confirmation');
   await page.getByTestId('key-start-over-confirm').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes("sharded on { x: 'hashed' } · 0 documents"));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes("sharded on { x: 'hashed' } · 0 documents"));
   // The event log says what happened, newest first.
   await page.getByTestId('event').first().waitFor();
   await page.getByTestId('step-back').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('sharded on { x: 1 } · 300 documents'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('sharded on { x: 1 } · 300 documents'));
   assert.deepEqual(errors, []);
 });
 
@@ -135,7 +135,7 @@ test('a workload without the key field: the warning, then the one-click fix', as
   await page.getByTestId('shard-key').fill('{userId: 1}');
   // The collection is empty: the new key is one step, with no question.
   await page.getByRole('button', { name: 'Apply' }).click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('{ userId: 1 }'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('{ userId: 1 }'));
   await page.getByLabel('Workload generator').selectOption('uniform');
   const warning = page.getByTestId('key-fit-warning');
   await warning.waitFor();
@@ -180,7 +180,7 @@ test('share links and reloads carry the lesson, the workload, its progress, the 
 
   // A reload keeps the tab and the viewed collection too.
   await type(page, 'db.side.insertOne({a: 1})');
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.side'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('test.side'));
   await page.getByTestId('tab-compare').click();
   // The Compare tab lives in the extras module, fetched when the tab first opens.
   await page.getByTestId('compare-progress').waitFor();
@@ -231,21 +231,29 @@ test('the Compare tab shares its configurations and progress through the link', 
 
 test('panels that went stale now follow: analyzeShardKey, the query box, the key after a refine, the shard count', async () => {
   const { page, errors } = await openPage('?preset=monotonic');
+  // While a lesson's session opens, the cluster panel says so: the engine started long ago.
+  await page.evaluate(() => {
+    window.waits = [];
+    new MutationObserver(() => {
+      const wait = document.querySelector('[data-testid="cluster"] > p.muted');
+      if (wait && wait.dataset.testid !== window.waits.at(-1)) window.waits.push(wait.dataset.testid);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   // analyzeShardKey says what it measured, and a new lesson (another collection) clears it.
   for (let i = 0; i < 8; i++) await page.getByRole('button', { name: 'Step', exact: true }).click();
   await page.getByTestId('analyze').click();
   await page.getByTestId('analyze-report').waitFor();
   assert.match(await page.getByTestId('analyze-for').innerText(), /^test\.events on \{ x: 1 \} at step \d+/);
   await page.getByLabel('Lesson', { exact: true }).selectOption('multi-tenant');
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.records'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('test.records'));
   assert.equal(await page.getByTestId('analyze-report').count(), 0, 'the old report is gone');
   assert.match(await page.getByTestId('analyze-panel').innerText(), /\{ projectId: 1, _id: 1 \} on test\.records/);
   // The query box starts over on the new key: empty until a document gives it a value.
   assert.equal(await page.getByTestId('query-filter').inputValue(), '{}');
   await page.getByLabel('Lesson', { exact: true }).selectOption('hashed');
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes("'hashed'"));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes("'hashed'"));
   await page.getByRole('button', { name: 'Step', exact: true }).click();
-  await page.waitForFunction(() => /^\{ _id: ObjectId\('[0-9a-f]{24}'\) \}$/.test(document.querySelector('[data-testid="query-filter"]').value));
+  await page.waitForFunction(() => /^\{ _id: ObjectId\('[0-9a-f]{24}'\) \}$/.test((document.querySelector('[data-testid="query-filter"]')?.value ?? '')));
   // "+ Add shard" shows in the Shards field.
   assert.equal(await page.getByLabel('Number of shards').inputValue(), '3');
   await page.getByTestId('add-shard').click();
@@ -253,14 +261,16 @@ test('panels that went stale now follow: analyzeShardKey, the query box, the key
   assert.equal(await page.getByLabel('Number of shards').inputValue(), '4');
   // The refine lesson's closing commands refine the key: the key field follows.
   await page.getByLabel('Lesson', { exact: true }).selectOption('refine');
-  await page.waitForFunction(() => document.querySelector('[data-testid="summary"]').innerText.includes('test.orders'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('test.orders'));
   assert.equal(await page.getByTestId('shard-key').inputValue(), '{ customer: 1 }');
   await page.getByLabel('Speed').fill('30');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
-  await page.waitForFunction(() => /sharded on \{ customer: 1, \w+: 1 \}/.test(document.querySelector('[data-testid="summary"]').innerText), null, { timeout: 60_000 });
+  await page.waitForFunction(() => /sharded on \{ customer: 1, \w+: 1 \}/.test((document.querySelector('[data-testid="summary"]')?.innerText ?? '')), null, { timeout: 60_000 });
   const key = (await summary(page)).match(/sharded on (\{[^}]*\})/)[1];
   assert.equal(await page.getByTestId('shard-key').inputValue(), key);
   await screenshot(page, 'after-refine');
+  const waits = await page.evaluate(() => window.waits);
+  assert.ok(!waits.includes('starting'), `the panel said the engine was starting: ${waits}`);
   assert.deepEqual(errors, []);
 });
 
@@ -291,7 +301,7 @@ test('the console keeps its newest line in view once it holds its most lines, an
     await type(page, Array.from({ length: 200 }, (_, i) => `print("line ${k * 200 + i}")`).join('; '));
   }
   const output = page.getByTestId('console-output');
-  await page.waitForFunction(() => document.querySelector('[data-testid="console-output"]').innerText.includes('line 599'));
+  await page.waitForFunction(() => (document.querySelector('[data-testid="console-output"]')?.innerText ?? '').includes('line 599'));
   const seen = await output.evaluate((el) => ({
     lines: el.children.length,
     first: el.firstElementChild.textContent,

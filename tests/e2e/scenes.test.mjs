@@ -260,7 +260,7 @@ test('scenes are built from moments, edited, reordered, deleted and kept in the 
   await note.press('Tab');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="scene-note"]')[1]?.value === 'Say this\nthen that');
   await page.getByTestId('scene-up').nth(1).click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="scene-title"]').value === 'The second moment');
+  await page.waitForFunction(() => (document.querySelector('[data-testid="scene-title"]')?.value ?? '') === 'The second moment');
   let scenes = await readScenes(page);
   assert.deepEqual(scenes.map((s) => s.step), [first + 1, first]);
   await page.getByTestId('scene-delete').nth(1).click();

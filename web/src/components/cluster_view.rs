@@ -24,10 +24,17 @@ pub struct ClusterPanelProps {
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let _lang = crate::i18n::use_lang();
     if !props.state.ready {
-        // Until the engine's first answer there is no cluster to draw, only the wait.
+        // Until the session's first answer there is no cluster to draw, only the wait:
+        // for the engine itself on the page's first session (no catalog yet), then for
+        // the session a lesson, a link or a new cluster opens.
+        let (id, words) = if props.state.catalog.versions.is_empty() {
+            ("starting", t(K::ClusterViewStartingTheEngine))
+        } else {
+            ("opening", t(K::ClusterViewOpeningTheSession))
+        };
         return html! {
             <section class="panel cluster" aria-label={t(K::ClusterViewCluster)} data-testid="cluster" aria-busy="true">
-                <p class="summary muted" data-testid="starting">{ t(K::ClusterViewStartingTheEngine) }</p>
+                <p class="summary muted" data-testid={id}>{ words }</p>
             </section>
         };
     }
