@@ -76,7 +76,7 @@ impl Session {
     ) -> Result<Output, StatementError> {
         let out = match name {
             "insertOne" => {
-                let d = self.doc_arg(args, 0, "document")?;
+                let d = with_driver_id(self.doc_arg(args, 0, "document")?);
                 let ids = self.cluster.insert_many(ns, vec![d]).map_err(|(_, e)| e)?;
                 doc! { "acknowledged": true, "insertedId": ids.iter().next().unwrap_or(Bson::Null) }
             }
@@ -168,7 +168,7 @@ impl Session {
         let mut list = Vec::with_capacity(docs.len());
         for d in docs {
             match d {
-                Bson::Document(d) => list.push(d),
+                Bson::Document(d) => list.push(with_driver_id(d)),
                 other => {
                     return Err(StatementError::type_error(format!(
                         "each document must be an object, got {}",
@@ -420,4 +420,15 @@ fn ids_doc(ids: crate::engine::cluster::InsertedIds) -> Document {
 /// The collection part of a namespace.
 fn short(ns: &str) -> &str {
     ns.split_once('.').map_or(ns, |(_, c)| c)
+}
+
+/// A document to insert as the driver sends it: one whose `_id` is `null` (or
+/// `undefined`, sent as `null`) is given a new ObjectId (the Node driver's
+/// `maybeAddIdToDocuments`, `doc._id == null`). Left out here, the cluster generates it as
+/// for a document without one, first in the document as mongod puts it.
+fn with_driver_id(mut d: Document) -> Document {
+    if matches!(d.get("_id"), Some(Bson::Null)) {
+        d.remove("_id");
+    }
+    d
 }

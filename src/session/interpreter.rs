@@ -741,7 +741,7 @@ impl Session {
         self.js_data(e).map_err(|err| err.at(e.span))
     }
 
-    /// The `i`th argument as a value.
+    /// The `i`th argument as a value, as the driver sends it (see [`as_sent`]).
     pub(crate) fn arg(
         &mut self,
         args: &[Expr],
@@ -749,14 +749,15 @@ impl Session {
         what: &str,
     ) -> Result<Bson, StatementError> {
         match args.get(i) {
-            Some(e) => self.value_of(e),
+            Some(e) => Ok(as_sent(self.value_of(e)?)),
             None => Err(StatementError::type_error(format!(
                 "missing argument: {what}"
             ))),
         }
     }
 
-    /// The `i`th argument, if present and not undefined.
+    /// The `i`th argument, if present and not undefined, as the driver sends it (see
+    /// [`as_sent`]).
     pub(crate) fn opt_arg(
         &mut self,
         args: &[Expr],
@@ -765,7 +766,7 @@ impl Session {
         match args.get(i) {
             Some(e) => match self.value_of(e)? {
                 Bson::Undefined => Ok(None),
-                v => Ok(Some(v)),
+                v => Ok(Some(as_sent(v))),
             },
             None => Ok(None),
         }
@@ -937,4 +938,27 @@ fn event_namespace(kind: &EventKind) -> Option<&str> {
         | EventKind::RemoveShard { .. }
         | EventKind::Zone { .. } => None,
     }
+}
+
+/// A value as mongosh's driver serializes it for the server: `undefined` inside a document
+/// or an array becomes `null` (js-bson's `serializeInto` with `ignoreUndefined: false`, the
+/// driver's default), so `insertOne({a: undefined})` stores `a: null` and
+/// `find({a: undefined})` matches what `find({a: null})` does. The value itself is left as
+/// it is: an `undefined` argument is an argument left out.
+fn as_sent(mut value: Bson) -> Bson {
+    // A loop over the nesting rather than recursion: a value may nest deep.
+    let mut pending: Vec<&mut Bson> = match &mut value {
+        Bson::Document(d) => d.iter_mut().map(|(_, v)| v).collect(),
+        Bson::Array(a) => a.iter_mut().collect(),
+        _ => return value,
+    };
+    while let Some(v) = pending.pop() {
+        match v {
+            Bson::Undefined => *v = Bson::Null,
+            Bson::Document(d) => pending.extend(d.iter_mut().map(|(_, v)| v)),
+            Bson::Array(a) => pending.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
+    value
 }

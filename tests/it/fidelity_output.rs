@@ -539,3 +539,40 @@ fn shard_distribution_of_an_unsharded_collection_is_refused() {
         "MongoshInvalidInputError: [SHAPI-10001] Collection test is not sharded"
     );
 }
+
+/// `undefined` in a document the shell sends is `null` on the server: mongosh's driver
+/// serializes it so (js-bson `serializeInto`, `ignoreUndefined: false`; mongosh's manual,
+/// "Undefined Values"), in inserts, filters and updates alike; the shell's own values keep it.
+#[test]
+fn undefined_in_what_the_shell_sends_is_null() {
+    let stored = last_value(
+        "db.u.insertOne({_id: 1, a: undefined, b: [undefined, 1], c: {d: undefined}})\n\
+         db.u.findOne({_id: 1})",
+    );
+    assert_eq!(
+        stored,
+        Bson::Document(
+            doc! { "_id": 1, "a": Bson::Null, "b": [Bson::Null, 1], "c": { "d": Bson::Null } }
+        )
+    );
+    // A filter on undefined matches what one on null does: null and missing fields.
+    let found = last_value(
+        "db.u.insertMany([{_id: 1, a: null}, {_id: 2}, {_id: 3, a: 5}])\n\
+         db.u.find({a: undefined}, {_id: 1})",
+    );
+    assert_eq!(
+        found,
+        Bson::Array(vec![doc! { "_id": 1 }.into(), doc! { "_id": 2 }.into()])
+    );
+    let updated = last_value(
+        "db.u.insertOne({_id: 3, a: 5})\n\
+         db.u.updateOne({_id: 3}, {$set: {a: undefined}})\n\
+         db.u.findOne({_id: 3})",
+    );
+    assert_eq!(updated, Bson::Document(doc! { "_id": 3, "a": Bson::Null }));
+    // The shell's own object is not sent anywhere: it keeps its undefined.
+    assert_eq!(
+        last_value("let x = {a: undefined}; x"),
+        Bson::Document(doc! { "a": Bson::Undefined })
+    );
+}

@@ -106,15 +106,22 @@ sh.status()"#);
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
-fn regex_and_undefined_ids_are_refused() {
+fn regex_ids_are_refused_and_null_or_undefined_ones_replaced() {
     assert_eq!(
         last("db.c.insertOne({_id: /x/})"),
         "MongoServerError[BadValue]: can't use a regex for _id"
     );
-    assert_eq!(
-        last("db.c.insertOne({_id: undefined, a: 1})"),
-        "MongoServerError[BadValue]: can't use a undefined for _id"
-    );
+    // mongosh's driver gives `_id: null` or `undefined` a new ObjectId before sending
+    // (`maybeAddIdToDocuments`, `doc._id == null`): mongod never sees it.
+    for id in ["undefined", "null"] {
+        let out = last(&format!(
+            "db.c.insertOne({{_id: {id}, a: 1}})\ndb.c.findOne({{a: 1}})"
+        ));
+        assert!(
+            out.starts_with("{ _id: ObjectId('") && out.ends_with("'), a: 1 }"),
+            "{id}: {out}"
+        );
+    }
     assert_eq!(
         last("db.c.insertOne({_id: /x/})\ndb.c.countDocuments()"),
         "0"
