@@ -1,6 +1,6 @@
 //! `db.<collection>.` methods, with the result shapes mongosh returns.
 
-use super::interpreter::{call_args, Output, Session, StatementError};
+use super::interpreter::{call_args, ErrorKind, Output, Session, StatementError};
 use super::status;
 use crate::engine::cluster::VersionMode;
 use crate::engine::crud::QueryTarget;
@@ -77,7 +77,10 @@ impl Session {
         let out = match name {
             "insertOne" => {
                 let d = with_driver_id(self.doc_arg(args, 0, "document")?);
-                let ids = self.cluster.insert_many(ns, vec![d]).map_err(|(_, e)| e)?;
+                let ids = self
+                    .cluster
+                    .insert_many(ns, vec![d])
+                    .map_err(|(_, e)| write_error(e.into()))?;
                 doc! { "acknowledged": true, "insertedId": ids.iter().next().unwrap_or(Bson::Null) }
             }
             "insertMany" | "insert" => self.insert_many(ns, name, args)?,
@@ -90,7 +93,9 @@ impl Session {
                 let n = self.cluster.collection(ns).map_or(0, |c| c.doc_count());
                 return Ok(Output::Value(Bson::Int32(n as i32)));
             }
-            "updateOne" | "updateMany" | "replaceOne" => self.update_method(ns, name, args)?,
+            "updateOne" | "updateMany" | "replaceOne" => {
+                self.update_method(ns, name, args).map_err(write_error)?
+            }
             "findOneAndUpdate" | "findOneAndReplace" | "findOneAndDelete" | "findAndModify" => {
                 return self.find_and_modify_method(ns, name, args);
             }
@@ -100,7 +105,10 @@ impl Session {
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
                 self.record_write(ns, &filter, name, None);
-                let n = self.cluster.delete(ns, &filter, name != "deleteOne")?;
+                let n = self
+                    .cluster
+                    .delete(ns, &filter, name != "deleteOne")
+                    .map_err(|e| write_error(e.into()))?;
                 doc! { "acknowledged": true, "deletedCount": n as i32 }
             }
             "createIndex" | "ensureIndex" => {
@@ -177,17 +185,47 @@ impl Session {
                 }
             }
         }
-        match self.cluster.insert_many(ns, list) {
-            Ok(ids) => Ok(doc! { "acknowledged": true, "insertedIds": ids_doc(ids) }),
-            Err((ids, e)) => {
-                let mut err = StatementError::from(e);
-                if !ids.is_empty() {
-                    err.message =
-                        format!("{} (inserted {} before the error)", err.message, ids.len());
+        if list.is_empty() {
+            // The driver's `BulkOperationBase.execute`, before anything is sent.
+            return Err(StatementError::invalid_argument(
+                "Invalid BulkOperation, Batch cannot be empty",
+            ));
+        }
+        let ordered = !matches!(
+            self.opt_arg(args, 1)?,
+            Some(Bson::Document(o)) if matches!(o.get("ordered"), Some(Bson::Boolean(false)))
+        );
+        let mut inserted: Vec<(usize, Bson)> = Vec::new();
+        let mut failed: Vec<(usize, StatementError, Document)> = Vec::new();
+        let mut next = 0;
+        while next < list.len() {
+            let rest = list[next..].to_vec();
+            match self.cluster.insert_many(ns, rest) {
+                Ok(ids) => {
+                    inserted.extend(ids.iter().enumerate().map(|(i, id)| (next + i, id)));
+                    break;
                 }
-                Err(err)
+                Err((ids, e)) => {
+                    let e = StatementError::from(e);
+                    if e.kind == ErrorKind::Server && !whole_command_error(&e) {
+                        let at = next + ids.len();
+                        inserted.extend(ids.iter().enumerate().map(|(i, id)| (next + i, id)));
+                        failed.push((at, e, list[at].clone()));
+                        next = at + 1;
+                        if ordered {
+                            break;
+                        }
+                    } else {
+                        return Err(e);
+                    }
+                }
             }
         }
+        if failed.is_empty() {
+            let ids = inserted.into_iter().map(|(i, id)| (i.to_string(), id));
+            return Ok(doc! { "acknowledged": true, "insertedIds": ids.collect::<Document>() });
+        }
+        Err(bulk_write_error(&inserted, failed))
     }
 
     /// `updateOne`, `updateMany` (operator updates) and `replaceOne` (a replacement).
@@ -409,14 +447,6 @@ impl Session {
     }
 }
 
-/// `insertedIds` as mongosh prints it: `{ '0': .., '1': .. }`.
-fn ids_doc(ids: crate::engine::cluster::InsertedIds) -> Document {
-    ids.iter()
-        .enumerate()
-        .map(|(i, id)| (i.to_string(), id))
-        .collect()
-}
-
 /// The collection part of a namespace.
 fn short(ns: &str) -> &str {
     ns.split_once('.').map_or(ns, |(_, c)| c)
@@ -431,4 +461,75 @@ fn with_driver_id(mut d: Document) -> Document {
         d.remove("_id");
     }
     d
+}
+
+/// Whether a server error refuses the whole command (`ok: 0`, printed with its code
+/// name) rather than one of its writes: a value nested too deep or too large for BSON
+/// fails the command's parsing, a namespace or a user may not write at all, and the
+/// statement's time limit stops the command.
+fn whole_command_error(e: &StatementError) -> bool {
+    matches!(
+        e.code_name.as_str(),
+        "Overflow"
+            | "BSONObjectTooLarge"
+            | "InvalidNamespace"
+            | "Unauthorized"
+            | "MaxTimeMSExpired"
+    )
+}
+
+/// A server error of a single write as mongosh shows it: a write error (see
+/// [`ErrorKind::Write`]), unless it refused the whole command.
+fn write_error(mut e: StatementError) -> StatementError {
+    if e.kind == ErrorKind::Server && !whole_command_error(&e) {
+        e.kind = ErrorKind::Write;
+    }
+    e
+}
+
+/// `insertMany`'s write errors as the driver throws them (`MongoBulkWriteError`, whose
+/// message is the first write error's `errmsg`), with what mongosh prints after it
+/// (format-output.ts `formatError`): the `BulkWriteResult` and each `WriteError`, in full.
+fn bulk_write_error(
+    inserted: &[(usize, Bson)],
+    failed: Vec<(usize, StatementError, Document)>,
+) -> StatementError {
+    use crate::values::inspect::{format_value_with, instance, FormatOptions};
+    let full = FormatOptions::lossless();
+    let result = instance(
+        "BulkWriteResult",
+        doc! {
+            "insertedCount": inserted.len() as i32,
+            "matchedCount": 0,
+            "modifiedCount": 0,
+            "deletedCount": 0,
+            "upsertedCount": 0,
+            "upsertedIds": {},
+            "insertedIds": inserted
+                .iter()
+                .map(|(i, id)| (i.to_string(), id.clone()))
+                .collect::<Document>(),
+        },
+    );
+    let mut first = None;
+    let mut errors = Vec::with_capacity(failed.len());
+    for (index, e, op) in failed {
+        let err = doc! {
+            "index": index as i32,
+            "code": e.code,
+            "errmsg": e.message.clone(),
+            "errInfo": Bson::Undefined,
+            "op": op,
+        };
+        errors.push(instance("WriteError", doc! { "err": err }));
+        first.get_or_insert(e);
+    }
+    let mut e = first.unwrap_or_else(|| StatementError::type_error("no write error"));
+    e.kind = ErrorKind::BulkWrite;
+    e.detail = format!(
+        "\nResult: {}\nWrite Errors: {}",
+        format_value_with(&result, &full),
+        format_value_with(&Bson::Array(errors), &full)
+    );
+    e
 }

@@ -48,6 +48,13 @@ pub enum ErrorKind {
     /// The Node driver's check of a command's arguments (`MongoInvalidArgumentError`),
     /// made before it sends the command.
     InvalidArgument,
+    /// A write error of one write (`insertOne`, `updateOne`, ...): the server's
+    /// `writeErrors` entry carries a code but no code name, so mongosh prints
+    /// `MongoServerError: <errmsg>` (the driver throws `new MongoServerError(writeErrors[0])`).
+    Write,
+    /// The write errors of a bulk write (`insertMany`): the driver's `MongoBulkWriteError`,
+    /// which mongosh prints with its `Result` and `Write Errors`.
+    BulkWrite,
 }
 
 /// An error from one statement, with MongoDB's code and words and where it happened.
@@ -63,6 +70,9 @@ pub struct StatementError {
     pub message: String,
     /// Where in the script, when known.
     pub span: Option<Span>,
+    /// What mongosh prints after the message: a bulk write's `Result` and `Write
+    /// Errors` (each on lines of its own, starting with a newline), else empty.
+    pub detail: String,
 }
 
 impl StatementError {
@@ -73,6 +83,7 @@ impl StatementError {
             code_name: e.code_name().to_string(),
             message: e.to_string(),
             span: None,
+            detail: String::new(),
         }
     }
 
@@ -84,6 +95,7 @@ impl StatementError {
             code_name: String::new(),
             message: message.into(),
             span: None,
+            detail: String::new(),
         }
     }
 
@@ -102,6 +114,7 @@ impl StatementError {
             code_name: String::new(),
             message: format!("[{code}] {}", message.into()),
             span: None,
+            detail: String::new(),
         }
     }
 
@@ -114,6 +127,7 @@ impl StatementError {
             code_name: String::new(),
             message: message.into(),
             span: None,
+            detail: String::new(),
         }
     }
 
@@ -136,6 +150,7 @@ impl StatementError {
             code_name: String::new(),
             message: format!("{message} ({}:{})", span.line, span.column),
             span: Some(span),
+            detail: String::new(),
         }
     }
 
@@ -163,7 +178,7 @@ impl StatementError {
     /// for a server error, else the error's class (`SyntaxError`, `TypeError`, ...).
     pub fn name(&self) -> &str {
         match self.kind {
-            ErrorKind::Server => self.code_name.as_str(),
+            ErrorKind::Server | ErrorKind::Write | ErrorKind::BulkWrite => self.code_name.as_str(),
             ErrorKind::Syntax => "SyntaxError",
             ErrorKind::Type => "TypeError",
             ErrorKind::Reference => "ReferenceError",
@@ -182,6 +197,10 @@ impl std::fmt::Display for StatementError {
             }
             ErrorKind::Server => {
                 write!(f, "MongoServerError[{}]: {}", self.code_name, self.message)
+            }
+            ErrorKind::Write => write!(f, "MongoServerError: {}", self.message),
+            ErrorKind::BulkWrite => {
+                write!(f, "MongoBulkWriteError: {}{}", self.message, self.detail)
             }
             ErrorKind::Syntax => write!(f, "SyntaxError: {}", self.message),
             ErrorKind::Type => write!(f, "TypeError: {}", self.message),
@@ -239,6 +258,7 @@ impl From<EvalError> for StatementError {
             code_name: String::new(),
             message,
             span: Some(span),
+            detail: String::new(),
         }
     }
 }

@@ -346,6 +346,7 @@ pub(crate) fn set_element(a: &mut Vec<Bson>, key: &str, v: Bson) -> Result<(), S
             code_name: String::new(),
             message: "Invalid array length".into(),
             span: None,
+            detail: String::new(),
         });
     }
     a.resize(i, Bson::Undefined);

@@ -79,6 +79,7 @@ fn range_error(message: &str) -> StatementError {
         code_name: String::new(),
         message: message.to_string(),
         span: None,
+        detail: String::new(),
     }
 }
 
@@ -90,6 +91,7 @@ pub(crate) fn syntax_error(message: &str) -> StatementError {
         code_name: String::new(),
         message: message.to_string(),
         span: None,
+        detail: String::new(),
     }
 }
 
@@ -308,6 +310,7 @@ impl Session {
                     "operation exceeded time limit: the statement ran more than {MAX_STEPS} loop iterations, function calls and commands"
                 ),
                 span: None,
+                detail: String::new(),
             });
         }
         Ok(())

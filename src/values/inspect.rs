@@ -64,6 +64,19 @@ impl FormatOptions {
     }
 }
 
+/// The key that makes a document print as an instance of a class of the driver's
+/// (`BulkWriteResult { ... }`), as `util.inspect` prints an object with a constructor:
+/// a BSON key cannot hold a NUL, so no stored document has it. See [`instance`].
+const CLASS_KEY: &str = "\u{0}class";
+
+/// A value that prints as an instance of class `name` with `fields`.
+pub fn instance(name: &str, fields: Document) -> Bson {
+    let mut d = Document::new();
+    d.insert(CLASS_KEY, name);
+    d.extend(fields);
+    Bson::Document(d)
+}
+
 /// Formats a value as mongosh prints it, with mongosh's default options.
 pub fn format_value(value: &Bson) -> String {
     format_value_with(value, &FormatOptions::default())
@@ -343,9 +356,15 @@ impl Ctx {
             return s;
         }
         let ordered = js_key_order(d.clone());
-        let entries: Vec<(&String, &Bson)> = ordered.iter().collect();
+        let class = match ordered.get(CLASS_KEY) {
+            Some(Bson::String(name)) => Some(name.as_str()),
+            _ => None,
+        };
+        let entries: Vec<(&String, &Bson)> =
+            ordered.iter().filter(|(k, _)| *k != CLASS_KEY).collect();
+        let open = class.map_or_else(|| "{".to_string(), |name| format!("{name} {{"));
         if entries.is_empty() {
-            return "{}".into();
+            return format!("{open}}}");
         }
         if self.opts.depth.is_some_and(|depth| recurse_times > depth) {
             return "[Object]".into();
@@ -359,7 +378,7 @@ impl Ctx {
             self.indentation -= 2;
             output.push(format!("{}: {s}", format_key(k)));
         }
-        self.reduce(output, false, recurse_times, &[])
+        self.reduce(output, &open, recurse_times, &[])
     }
 
     /// An array: its elements, up to `max_array_length` of them.
@@ -390,18 +409,20 @@ impl Ctx {
                 if remaining > 1 { "s" } else { "" }
             ));
         }
-        self.reduce(output, true, recurse_times, a)
+        self.reduce(output, "[", recurse_times, a)
     }
 
     /// `reduceToSingleString`: one line when the entries fit, else one entry per line.
+    /// `open` is `[`, `{`, or a class instance's `Name {`.
     fn reduce(
         &mut self,
         mut output: Vec<String>,
-        is_array: bool,
+        open: &str,
         recurse_times: u32,
         array: &[Bson],
     ) -> String {
-        let (open, close) = if is_array { ("[", "]") } else { ("{", "}") };
+        let is_array = open == "[";
+        let close = if is_array { "]" } else { "}" };
         let entries = output.len();
         if is_array && entries > 6 {
             output = self.group_array_elements(output, array);

@@ -496,7 +496,7 @@ fn an_error_does_not_stop_the_script_and_exits_1() {
     assert_eq!(plain.code, 1);
     expect![[r#"
         { acknowledged: true, insertedId: 1 }
-        MongoServerError[DuplicateKey]: E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }
+        MongoServerError: E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }
         1
     "#]]
     .assert_eq(&plain.stdout);

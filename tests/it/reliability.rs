@@ -30,7 +30,7 @@ fn a_maxkey_shard_key_is_refused_not_lost() {
 db.c.insertOne({_id: 1, a: MaxKey()})"#;
     assert_eq!(
         last(setup),
-        "MongoServerError[ShardKeyNotFound]: Cannot target single shard using key { a: MaxKey } for namespace test.c"
+        "MongoServerError: Cannot target single shard using key { a: MaxKey } for namespace test.c"
     );
     // Nothing was stored: the count agrees with the distribution, and the `_id` is free.
     let (s, out) = run(&format!(
@@ -71,7 +71,7 @@ db.c.updateOne({a: 1}, {$set: {a: MaxKey()}})"#,
     );
     assert_eq!(
         out,
-        "MongoServerError[ShardKeyNotFound]: Cannot target single shard using key { a: MaxKey } for namespace test.c"
+        "MongoServerError: Cannot target single shard using key { a: MaxKey } for namespace test.c"
     );
 }
 
@@ -109,7 +109,7 @@ sh.status()"#);
 fn regex_ids_are_refused_and_null_or_undefined_ones_replaced() {
     assert_eq!(
         last("db.c.insertOne({_id: /x/})"),
-        "MongoServerError[BadValue]: can't use a regex for _id"
+        "MongoServerError: can't use a regex for _id"
     );
     // mongosh's driver gives `_id: null` or `undefined` a new ObjectId before sending
     // (`maybeAddIdToDocuments`, `doc._id == null`): mongod never sees it.
@@ -330,7 +330,7 @@ db.c.findOne()"#,
     );
     assert_eq!(
         out[1],
-        "MongoServerError[BadValue]: Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) for document {_id: 1}"
+        "MongoServerError: Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) for document {_id: 1}"
     );
     assert_eq!(
         out[3], "{ _id: 1, a: Long('9223372036854775807'), b: Long('2147483648') }",
@@ -356,4 +356,73 @@ sh.shardCollection("test.c", {"a\u0000b": 1})"#);
         "MongoServerError[BadValue]: key a\0b must not contain null bytes"
     );
     assert!(s.cluster.sharding("test.c").is_err());
+}
+
+/// A write's error as mongosh prints it: one write's (`insertOne`, `updateOne`, ...) is a
+/// `writeErrors` entry, which carries no code name, so mongosh prints
+/// `MongoServerError: <errmsg>`; `insertMany`'s is the driver's `MongoBulkWriteError`
+/// (bulk.ts `handleWriteError`: the first write error's `errmsg`), which mongosh prints
+/// with the `BulkWriteResult` and the `WriteError`s (format-output.ts `formatError`).
+/// Unordered, the writes after a failed one still run.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn write_errors_print_as_mongosh_prints_them() {
+    let dup = "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }";
+    assert_eq!(
+        last("db.c.insertOne({_id: 1})\ndb.c.insertOne({_id: 1})"),
+        format!("MongoServerError: {dup}")
+    );
+    let (s, out) = run("db.c.insertMany([{_id: 1}, {_id: 1}, {_id: 2}])\ndb.c.countDocuments()");
+    s.cluster.check().expect("the model's invariants hold");
+    assert_eq!(
+        out[0],
+        format!(
+            "MongoBulkWriteError: {dup}
+Result: BulkWriteResult {{
+  insertedCount: 1,
+  matchedCount: 0,
+  modifiedCount: 0,
+  deletedCount: 0,
+  upsertedCount: 0,
+  upsertedIds: {{}},
+  insertedIds: {{ '0': 1 }}
+}}
+Write Errors: [
+  WriteError {{
+    err: {{
+      index: 1,
+      code: 11000,
+      errmsg: '{dup}',
+      errInfo: undefined,
+      op: {{ _id: 1 }}
+    }}
+  }}
+]"
+        )
+    );
+    assert_eq!(
+        out[1], "1",
+        "ordered: the writes after the error did not run"
+    );
+    let (_, out) = run(
+        "db.c.insertMany([{_id: 1}, {_id: 1}, {_id: 2}, {_id: 2}], {ordered: false})\n\
+         db.c.countDocuments()",
+    );
+    assert!(
+        out[0].starts_with(&format!("MongoBulkWriteError: {dup}\n")),
+        "{}",
+        out[0]
+    );
+    assert!(
+        out[0].contains("insertedCount: 2,") && out[0].contains("insertedIds: { '0': 1, '2': 2 }"),
+        "{}",
+        out[0]
+    );
+    assert_eq!(out[0].matches("WriteError {").count(), 2, "{}", out[0]);
+    assert_eq!(out[1], "2", "unordered: every write ran");
+    // The driver refuses an empty batch before sending anything.
+    assert_eq!(
+        last("db.c.insertMany([])"),
+        "MongoInvalidArgumentError: Invalid BulkOperation, Batch cannot be empty"
+    );
 }
