@@ -485,6 +485,18 @@ pub fn path_values<'a>(doc: &'a Document, path: &str) -> Vec<Option<&'a Bson>> {
     out
 }
 
+/// The values `distinct` takes from a document at a dotted path: an array there gives
+/// its elements, not itself (`dps::extractAllElementsAlongPath`); a missing field gives
+/// nothing.
+pub fn distinct_values<'a>(doc: &'a Document, path: &str) -> Vec<&'a Bson> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut out = Vec::new();
+    if parts.len() <= MAX_PATH_PARTS {
+        walk_document(doc, &parts, &mut out, false);
+    }
+    out.into_iter().flatten().collect()
+}
+
 /// Follows `parts` from a document.
 pub(super) fn walk_document<'a>(
     doc: &'a Document,

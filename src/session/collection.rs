@@ -140,6 +140,23 @@ impl Session {
                     ns,
                 )?));
             }
+            "distinct" => {
+                // mongod's `distinct` (and mongos's merge of the shards' answers) keeps
+                // the values in a BSONElementSet: in BSON order, one of each equal value.
+                let key = self.str_arg(args, 0, "key")?;
+                let filter = self.opt_doc_arg(args, 1, "query")?;
+                let (docs, _) = self.cluster.find(ns, &filter)?;
+                let mut values: Vec<Bson> = docs
+                    .iter()
+                    .flat_map(|d| query::distinct_values(d, &key))
+                    .cloned()
+                    .collect();
+                values.sort_by(crate::values::order::compare_values);
+                values.dedup_by(|a, b| {
+                    crate::values::order::compare_values(a, b) == std::cmp::Ordering::Equal
+                });
+                return Ok(Output::Value(Bson::Array(values)));
+            }
             "getFullName" => return Ok(Output::Value(Bson::String(ns.to_string()))),
             "getName" => return Ok(Output::Value(Bson::String(short(ns).to_string()))),
             "drop" => {

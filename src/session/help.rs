@@ -108,6 +108,7 @@ pub(crate) fn collection_help() -> String {
         ("aggregate", "Calculates aggregate values for the data in a collection or a view."),
         ("countDocuments", "Returns the count of documents that match the query for a collection or view."),
         ("count", "Returns the count of documents that would match a find() query for the collection or view."),
+        ("distinct", "Finds the distinct values for a specified field across a single collection or view and returns the results in an array."),
         ("deleteMany", "Removes all documents that match the filter from a collection."),
         ("deleteOne", "Removes a single document from a collection."),
         ("estimatedDocumentCount", "Returns the count of all documents in a collection or view."),

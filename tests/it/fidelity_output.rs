@@ -576,3 +576,36 @@ fn undefined_in_what_the_shell_sends_is_null() {
         Bson::Document(doc! { "a": Bson::Undefined })
     );
 }
+
+/// `distinct`: mongod keeps the values in a `BSONElementSet` (distinct.cpp), so they come
+/// in BSON order, one of each equal value (1 and 1.0 are one); an array gives its
+/// elements (`dps::extractAllElementsAlongPath`), a missing field nothing, and the query
+/// chooses the documents, not the values.
+#[test]
+fn distinct_answers_in_bson_order_with_arrays_unwound() {
+    let script = "db.d.insertMany([{a: 3}, {a: [1, 2]}, {a: 1.0}, {a: 'x'}, {b: 1}, {a: null}, {a: {c: 1}}, {a: [[5]]}])\n";
+    assert_eq!(
+        last_value(&format!("{script}db.d.distinct('a')")),
+        Bson::Array(vec![
+            Bson::Null,
+            1.into(),
+            2.into(),
+            3.into(),
+            "x".into(),
+            doc! { "c": 1 }.into(),
+            Bson::Array(vec![5.into()]),
+        ])
+    );
+    assert_eq!(
+        last_value(&format!("{script}db.d.distinct('a', {{a: {{$gt: 2}}}})")),
+        Bson::Array(vec![3.into()])
+    );
+    assert_eq!(
+        last_value(&format!("{script}db.d.distinct('a', {{a: {{$gt: 1}}}})")),
+        Bson::Array(vec![1.into(), 2.into(), 3.into()])
+    );
+    assert_eq!(
+        last_value(&format!("{script}db.d.distinct('a.c')")),
+        Bson::Array(vec![1.into()])
+    );
+}
