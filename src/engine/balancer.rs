@@ -161,11 +161,6 @@ pub enum RoundStep {
     Zone(ZoneDecision),
 }
 
-/// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
-fn zone_name<'a>(zones: &'a ZoneRanges, chunk: &Chunk) -> Option<&'a str> {
-    zones.zone_at(chunk).map(|z| z.zone.as_str())
-}
-
 impl Cluster {
     /// The zone a chunk belongs to: the zone range that contains it entirely, if any.
     pub fn zone_of(zones: &ZoneRanges, chunk: &Chunk) -> Option<String> {
@@ -233,33 +228,32 @@ impl Cluster {
         !s.removed && !s.draining && zone.is_none_or(|z| s.zones.contains(z))
     }
 
-    /// The load the balancer compares, for every shard (indexed by shard index): chunk
-    /// counts of `zone` before 6.0; after, the collection's whole data size on the shard,
-    /// whatever the zone (`shardToDataSizeMap`). One pass over the chunks serves a whole
-    /// balancing decision, instead of one pass per shard asked about.
-    fn loads(&self, ns: &str, zone: Option<&str>) -> Vec<u64> {
+    /// The load a recipient is chosen by, for every shard (indexed by shard index),
+    /// whatever the chunk's zone: the collection's chunk count on the shard before 6.0
+    /// (`distribution.numberOfChunksInShard`), its data size after (`shardToDataSizeMap`).
+    /// One pass over the chunks serves a whole choice, instead of one pass per shard.
+    fn receiver_loads(&self, ns: &str) -> Vec<u64> {
         let mut out = vec![0u64; self.shards.len()];
         let Ok(s) = self.sharding(ns) else { return out };
         let by_size = self.config.version == VersionMode::V80;
         for c in s.table.iter() {
-            if by_size || zone_name(&s.zones, c) == zone {
-                if let Some(load) = out.get_mut(c.shard as usize) {
-                    *load += if by_size { c.bytes } else { 1 };
-                }
+            if let Some(load) = out.get_mut(c.shard as usize) {
+                *load += if by_size { c.bytes } else { 1 };
             }
         }
         out
     }
 
-    /// MongoDB's `_getLeastLoadedReceiverShard`: the suitable shard with the least load;
-    /// ties go to the first shard in order.
+    /// MongoDB's `_getLeastLoadedReceiverShard`: among the shards that may take a chunk
+    /// of `zone`, the one with the fewest chunks of the collection (of any zone), or
+    /// from 6.0.3 the least data; ties go to the first shard in order.
     fn least_loaded_receiver(
         &self,
         ns: &str,
         zone: Option<&str>,
         used: &ShardSet,
     ) -> Option<ShardIdx> {
-        self.least_loaded_in(&self.loads(ns, zone), zone, used)
+        self.least_loaded_in(&self.receiver_loads(ns), zone, used)
     }
 
     /// [`Cluster::least_loaded_receiver`] with the loads already computed.
@@ -531,31 +525,40 @@ impl Cluster {
         }
     }
 
-    /// What the balancer would do next for `ns`, in priority order: drain, fix zone
-    /// violations, then balance each zone. `None` when the collection is balanced.
+    /// `balancerCollectionStatus`'s `firstComplianceViolation` for `ns`, `None` when the
+    /// collection is compliant (`Balancer::getBalancerStatusForNs`, 4.4 to 8.0): a chunk
+    /// across a zone boundary, which the balancer must first split there
+    /// (`selectChunksToSplit`), is a zone violation; otherwise the reason of the first
+    /// migration a round would choose (`selectChunksToMove`): `draining`,
+    /// `zoneViolation` or `chunksImbalance`. A chunk the round cannot move (a jumbo one,
+    /// or one no shard may take) is no violation.
     pub fn first_violation(&self, ns: &str) -> Option<&'static str> {
         let s = self.sharding(ns).ok()?;
-        if s.table
-            .iter()
-            .any(|c| self.shards[c.shard as usize].draining)
-        {
-            return Some("draining");
-        }
-        // A chunk outside its zone's shards violates the zone, and so does a chunk that
-        // straddles a zone boundary: the balancer must first split it there.
-        if s.table.iter().any(|c| {
-            s.zones.straddles(c)
-                || zone_name(&s.zones, c)
-                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(z))
-        }) {
+        if s.table.iter().any(|c| s.zones.straddles(c)) {
             return Some("zoneViolation");
         }
-        // Whether a round would migrate anything depends on chunk metadata only, so the
-        // probe leaves the documents behind.
+        // Which migrations a round chooses depends on chunk metadata only, so the probe
+        // leaves the documents behind.
         let mut probe = self.routing_probe(ns);
-        let mut done = Vec::new();
-        probe.balance_collection(ns, &mut ShardSet::default(), &mut done);
-        (!done.is_empty()).then_some("chunksImbalance")
+        let mut trace = Vec::new();
+        probe.balance_collection_traced(
+            ns,
+            &mut ShardSet::default(),
+            &mut Vec::new(),
+            Some(&mut trace),
+        );
+        trace.iter().find_map(|step| match step {
+            RoundStep::Drain {
+                migration: Some(_), ..
+            } => Some("draining"),
+            RoundStep::ZoneViolation {
+                migration: Some(_), ..
+            } => Some("zoneViolation"),
+            RoundStep::Zone(d) if matches!(d.outcome, ZoneOutcome::Move { .. }) => {
+                Some("chunksImbalance")
+            }
+            _ => None,
+        })
     }
 
     fn balance_collection(&mut self, ns: &str, used: &mut ShardSet, done: &mut Vec<Migration>) {
@@ -571,7 +574,13 @@ impl Cluster {
         done: &mut Vec<Migration>,
         mut trace: Option<&mut Vec<RoundStep>>,
     ) {
-        // 1. Draining shards give up one chunk each, non-jumbo chunks first.
+        // 1. Draining shards give up one chunk each, the first in key order that some
+        // shard may take. Jumbo chunks stay where they are, in every era
+        // (balancer_policy.cpp, `balance`: "if (chunk.getJumbo()) { numJumboChunks++;
+        // continue; }"). From 7.0, a draining shard that gives nothing while the
+        // collection has no migration yet takes no further part in the round
+        // (`availableShards->erase(stat.shardId)`).
+        let moved_before = done.len();
         let draining: Vec<ShardIdx> = self
             .shards()
             .filter(|(_, s)| s.draining)
@@ -582,19 +591,21 @@ impl Cluster {
                 continue;
             }
             let Ok(s) = self.sharding(ns) else { return };
-            let mut candidates: Vec<Chunk> = s
+            let on_shard: Vec<Chunk> = s
                 .table
                 .iter()
                 .filter(|c| c.shard == from)
                 .cloned()
                 .collect();
-            candidates.sort_by_key(|c| c.jumbo);
+            if on_shard.is_empty() {
+                continue;
+            }
             let mut step = RoundStep::Drain {
                 from,
-                chunks: candidates.len() as u64,
+                chunks: on_shard.len() as u64,
                 migration: None,
             };
-            for chunk in candidates {
+            for chunk in on_shard.into_iter().filter(|c| !c.jumbo) {
                 let zone = self
                     .sharding(ns)
                     .ok()
@@ -612,6 +623,9 @@ impl Cluster {
                     }
                     break;
                 }
+            }
+            if self.config.version == VersionMode::V80 && done.len() == moved_before {
+                used.insert(from);
             }
             if let Some(t) = trace.as_deref_mut() {
                 t.push(step);
@@ -761,11 +775,14 @@ impl Cluster {
     ///   the ideal; the recipient is the suitable shard with the fewest and must hold fewer.
     /// - 6.0.3+ (`_singleZoneBalanceBasedOnDataSize`): the collection's data size on each
     ///   shard. The ideal is the data on the zone's shards (every shard, draining ones
-    ///   included, for the chunks in no zone) over their number; the donor must hold more
-    ///   than the ideal, the recipient less, and they must differ by at least
-    ///   [`MIGRATION_SIZE_FACTOR`] chunk sizes.
+    ///   included, for the chunks in no zone) over their number; the donor (the available
+    ///   shard with the most data) must hold more than the ideal and at least
+    ///   [`MIGRATION_SIZE_FACTOR`] chunk sizes more than the recipient (7.0/8.0).
     ///
-    /// Ties go to the first shard. The donor gives its first non-jumbo chunk of the zone.
+    /// In every era the recipient is the suitable shard with the least load of the whole
+    /// collection (chunks of any zone, or data), not of the zone alone
+    /// (`_getLeastLoadedReceiverShard`). Ties go to the first shard. The donor gives its
+    /// first non-jumbo chunk of the zone.
     pub(crate) fn zone_decision(
         &self,
         ns: &str,
@@ -816,8 +833,10 @@ impl Cluster {
                     d.outcome = ZoneOutcome::BelowThreshold;
                     return d;
                 }
+                // The recipient is the suitable shard with the fewest chunks of the
+                // collection, of any zone; its chunks of this zone face the ideal.
                 d.recipient = self
-                    .least_loaded_in(&d.loads, zone, used)
+                    .least_loaded_in(index.chunk_counts(), zone, used)
                     .map(|to| (to, d.loads[to as usize]));
                 let Some((_, min)) = d.recipient else {
                     d.outcome = ZoneOutcome::NoRecipient;
@@ -857,13 +876,14 @@ impl Cluster {
                     };
                     return d;
                 };
+                // 7.0/8.0 `_singleZoneBalanceBasedOnDataSize` checks the donor against
+                // the ideal and the gap between the two, not the recipient against the
+                // ideal.
                 d.outcome = if from == to {
                     ZoneOutcome::SameShard
                 } else if max <= d.ideal {
                     ZoneOutcome::DonorNotAboveIdeal
-                } else if min >= d.ideal {
-                    ZoneOutcome::RecipientNotBelowIdeal
-                } else if max - min < d.threshold {
+                } else if max.saturating_sub(min) < d.threshold {
                     ZoneOutcome::BelowThreshold
                 } else {
                     ZoneOutcome::NoMovableChunk

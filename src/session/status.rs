@@ -331,10 +331,13 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
         ));
     }
     let mut d = Document::new();
-    d.insert(
-        "chunkSize",
-        (cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
-    );
+    // 4.4/5.0's reply has no chunkSize (balancer_collection_status.idl of 4.4; the jstest
+    // balancer_collection_status.js checks it from 5.3). 7.0/8.0 give the size in MB as a
+    // double rounded up to two decimals (`std::ceil(maxChunkSizeMB * 100.0) / 100.0`).
+    if cluster.version() == VersionMode::V80 {
+        let mb = cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0);
+        d.insert("chunkSize", (mb * 100.0).ceil() / 100.0);
+    }
     match cluster.first_violation(ns) {
         None => {
             d.insert("balancerCompliant", true);
