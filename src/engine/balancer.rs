@@ -139,13 +139,17 @@ pub struct ZoneDecision {
 /// One step of a balancer round, as [`Cluster::balancer_round_plan`] reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RoundStep {
-    /// A draining shard's turn to give up a chunk (non-jumbo first).
+    /// A draining shard's turn to give up a chunk (never a jumbo one).
     Drain {
         /// The draining shard.
         from: ShardIdx,
         /// The chunks it still holds.
         chunks: u64,
-        /// The migration made, or `None` when no shard could take any of its chunks.
+        /// The shard the policy chose to take one of them, or `None` when no shard could
+        /// take any of its non-jumbo chunks.
+        to: Option<ShardIdx>,
+        /// The migration made: `None` also when the donor refused the chosen chunk as too
+        /// big, and the balancer split it or marked it jumbo instead.
         migration: Option<Migration>,
     },
     /// A chunk on a shard outside its zone was sent into the zone.
@@ -154,7 +158,9 @@ pub enum RoundStep {
         from: ShardIdx,
         /// The chunk's zone.
         zone: String,
-        /// The migration made.
+        /// The shard of the zone the policy chose to take it.
+        to: ShardIdx,
+        /// The migration made (`None` when the donor refused the chunk as too big).
         migration: Option<Migration>,
     },
     /// One pass of a zone's policy.
@@ -548,12 +554,8 @@ impl Cluster {
             Some(&mut trace),
         );
         trace.iter().find_map(|step| match step {
-            RoundStep::Drain {
-                migration: Some(_), ..
-            } => Some("draining"),
-            RoundStep::ZoneViolation {
-                migration: Some(_), ..
-            } => Some("zoneViolation"),
+            RoundStep::Drain { to: Some(_), .. } => Some("draining"),
+            RoundStep::ZoneViolation { .. } => Some("zoneViolation"),
             RoundStep::Zone(d) if matches!(d.outcome, ZoneOutcome::Move { .. }) => {
                 Some("chunksImbalance")
             }
@@ -574,13 +576,43 @@ impl Cluster {
         done: &mut Vec<Migration>,
         mut trace: Option<&mut Vec<RoundStep>>,
     ) {
-        // 1. Draining shards give up one chunk each, the first in key order that some
-        // shard may take. Jumbo chunks stay where they are, in every era
-        // (balancer_policy.cpp, `balance`: "if (chunk.getJumbo()) { numJumboChunks++;
-        // continue; }"). From 7.0, a draining shard that gives nothing while the
-        // collection has no migration yet takes no further part in the round
-        // (`availableShards->erase(stat.shardId)`).
-        let moved_before = done.len();
+        self.drain_step(ns, used, done, trace.as_deref_mut());
+        self.zone_violation_step(ns, used, done, trace.as_deref_mut());
+        // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
+        // their own (MongoDB's `tagsPlusEmpty`).
+        let Some(mut index) = self.chunks_by_zone(ns) else {
+            return;
+        };
+        let named = index.names().to_vec();
+        let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
+        for zone in zone_names {
+            while self.balance_zone(
+                ns,
+                zone.as_deref(),
+                used,
+                done,
+                trace.as_deref_mut(),
+                &mut index,
+            ) {}
+        }
+    }
+
+    /// A round's first step: each draining shard gives up one chunk, the first in key
+    /// order that some shard may take. Jumbo chunks stay where they are, in every era
+    /// (balancer_policy.cpp, `balance`: "if (chunk.getJumbo()) { numJumboChunks++;
+    /// continue; }"). A migration the policy chooses takes both shards out of the round
+    /// even if the donor then refuses the chunk as too big (the balancer splits it or
+    /// marks it jumbo instead). From 7.0, a draining shard that gives nothing while the
+    /// collection has no migration yet takes no further part in the round
+    /// (`availableShards->erase(stat.shardId)`).
+    fn drain_step(
+        &mut self,
+        ns: &str,
+        used: &mut ShardSet,
+        done: &mut Vec<Migration>,
+        mut trace: Option<&mut Vec<RoundStep>>,
+    ) {
+        let mut chosen = false;
         let draining: Vec<ShardIdx> = self
             .shards()
             .filter(|(_, s)| s.draining)
@@ -600,88 +632,83 @@ impl Cluster {
             if on_shard.is_empty() {
                 continue;
             }
-            let mut step = RoundStep::Drain {
-                from,
-                chunks: on_shard.len() as u64,
-                migration: None,
-            };
-            for chunk in on_shard.into_iter().filter(|c| !c.jumbo) {
+            let (mut to, mut migration) = (None, None);
+            for chunk in on_shard.iter().filter(|c| !c.jumbo) {
                 let zone = self
                     .sharding(ns)
                     .ok()
-                    .and_then(|s| Cluster::zone_of(&s.zones, &chunk));
+                    .and_then(|s| Cluster::zone_of(&s.zones, chunk));
                 let mut excluded = used.clone();
                 excluded.insert(from);
-                if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded) {
-                    if let Some(m) = self.balancer_move(ns, &chunk.min, to) {
-                        used.insert(from);
-                        used.insert(to);
-                        if let RoundStep::Drain { migration, .. } = &mut step {
-                            *migration = Some(m.clone());
-                        }
-                        done.push(m);
-                    }
-                    break;
-                }
+                let Some(receiver) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded)
+                else {
+                    continue;
+                };
+                chosen = true;
+                used.insert(from);
+                used.insert(receiver);
+                to = Some(receiver);
+                migration = self.balancer_move(ns, &chunk.min, receiver);
+                done.extend(migration.clone());
+                break;
             }
-            if self.config.version == VersionMode::V80 && done.len() == moved_before {
+            if self.config.version == VersionMode::V80 && !chosen {
                 used.insert(from);
             }
             if let Some(t) = trace.as_deref_mut() {
-                t.push(step);
+                t.push(RoundStep::Drain {
+                    from,
+                    chunks: on_shard.len() as u64,
+                    to,
+                    migration,
+                });
             }
         }
-        // 2. Chunks on a shard outside their zone move into it (none without zones).
-        let zoned = self.sharding(ns).is_ok_and(|s| !s.zones.is_empty());
+    }
+
+    /// A round's second step: on each shard still free, the first non-jumbo chunk that
+    /// lies in a zone the shard is not in goes to the least loaded shard of that zone.
+    fn zone_violation_step(
+        &mut self,
+        ns: &str,
+        used: &mut ShardSet,
+        done: &mut Vec<Migration>,
+        mut trace: Option<&mut Vec<RoundStep>>,
+    ) {
+        if self.sharding(ns).map_or(true, |s| s.zones.is_empty()) {
+            return;
+        }
         let shard_ids: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
-        for from in shard_ids.iter().copied().filter(|_| zoned) {
+        for from in shard_ids {
             if used.contains(&from) {
                 continue;
             }
             let Ok(s) = self.sharding(ns) else { return };
-            let zones = s.zones.clone();
             let violating: Vec<(Chunk, String)> = s
                 .table
                 .iter()
                 .filter(|c| c.shard == from && !c.jumbo)
-                .filter_map(|c| Cluster::zone_of(&zones, c).map(|z| (c.clone(), z)))
+                .filter_map(|c| s.zones.zone_at(c).map(|z| (c.clone(), z.zone.clone())))
                 .filter(|(_, z)| !self.shards[from as usize].zones.contains(z))
                 .collect();
             for (chunk, zone) in violating {
-                if let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) {
-                    let moved = self.balancer_move(ns, &chunk.min, to);
-                    if let Some(m) = &moved {
-                        used.insert(from);
-                        used.insert(to);
-                        done.push(m.clone());
-                    }
-                    if let Some(t) = trace.as_deref_mut() {
-                        t.push(RoundStep::ZoneViolation {
-                            from,
-                            zone,
-                            migration: moved,
-                        });
-                    }
-                    break;
+                let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) else {
+                    continue;
+                };
+                used.insert(from);
+                used.insert(to);
+                let migration = self.balancer_move(ns, &chunk.min, to);
+                done.extend(migration.clone());
+                if let Some(t) = trace.as_deref_mut() {
+                    t.push(RoundStep::ZoneViolation {
+                        from,
+                        zone,
+                        to,
+                        migration,
+                    });
                 }
+                break;
             }
-        }
-        // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
-        // their own (MongoDB's `tagsPlusEmpty`).
-        let Some(mut index) = self.chunks_by_zone(ns) else {
-            return;
-        };
-        let named = index.names().to_vec();
-        let zone_names = named.into_iter().map(Some).chain(std::iter::once(None));
-        for zone in zone_names {
-            while self.balance_zone(
-                ns,
-                zone.as_deref(),
-                used,
-                done,
-                trace.as_deref_mut(),
-                &mut index,
-            ) {}
         }
     }
 
@@ -707,7 +734,7 @@ impl Cluster {
     }
 
     /// One pass of the mode's policy over `zone`: decides, then makes the migration it
-    /// decided on. Returns whether a chunk moved. `index` holds the chunks of each zone;
+    /// decided on. Returns whether the policy chose one. `index` holds the chunks of each zone;
     /// a migration sorts them out again (a round makes at most one per pair of shards).
     fn balance_zone(
         &mut self,
@@ -721,16 +748,13 @@ impl Cluster {
         let decision = self.zone_decision(ns, zone, used, index);
         let moved = match (&decision.outcome, decision.donor, decision.recipient) {
             (ZoneOutcome::Move { chunk }, Some((from, _)), Some((to, _))) => {
-                match self.balancer_move(ns, &chunk.min, to) {
-                    Some(m) => {
-                        used.insert(from);
-                        used.insert(to);
-                        done.push(m);
-                        *index = self.chunks_by_zone(ns).unwrap_or_default();
-                        true
-                    }
-                    None => false,
-                }
+                // The policy's choice takes both shards out of the round, whether the
+                // donor then moves the chunk or refuses it as too big.
+                used.insert(from);
+                used.insert(to);
+                done.extend(self.balancer_move(ns, &chunk.min, to));
+                *index = self.chunks_by_zone(ns).unwrap_or_default();
+                true
             }
             _ => false,
         };

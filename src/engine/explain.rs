@@ -619,6 +619,7 @@ impl Cluster {
                 from,
                 chunks,
                 migration,
+                ..
             } => (
                 "draining",
                 match migration {
@@ -636,6 +637,7 @@ impl Cluster {
                 from,
                 zone,
                 migration,
+                ..
             } => (
                 "zones",
                 match migration {
