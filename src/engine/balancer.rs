@@ -514,7 +514,9 @@ impl Cluster {
             let Some(c) = s.table.chunk_for(b) else {
                 continue;
             };
-            if c.min == *b {
+            // A bound at a chunk's edge needs no split; MaxKey, the upper bound of a
+            // range to the end of the key space, is no chunk's inside either.
+            if c.min == *b || c.max <= *b {
                 continue;
             }
             match splits.last_mut() {
@@ -648,7 +650,10 @@ impl Cluster {
                 used.insert(from);
                 used.insert(receiver);
                 to = Some(receiver);
-                migration = self.balancer_move(ns, &chunk.min, receiver);
+                // 4.4 on force the chunk off the draining shard (`ForceJumbo::kForceBalancer`);
+                // 3.6's donor refuses one too big, as for any migration.
+                let force = self.config.version != VersionMode::V36;
+                migration = self.balancer_move(ns, &chunk.min, receiver, force);
                 done.extend(migration.clone());
                 break;
             }
@@ -697,7 +702,7 @@ impl Cluster {
                 };
                 used.insert(from);
                 used.insert(to);
-                let migration = self.balancer_move(ns, &chunk.min, to);
+                let migration = self.balancer_move(ns, &chunk.min, to, false);
                 done.extend(migration.clone());
                 if let Some(t) = trace.as_deref_mut() {
                     t.push(RoundStep::ZoneViolation {
@@ -752,7 +757,7 @@ impl Cluster {
                 // donor then moves the chunk or refuses it as too big.
                 used.insert(from);
                 used.insert(to);
-                done.extend(self.balancer_move(ns, &chunk.min, to));
+                done.extend(self.balancer_move(ns, &chunk.min, to, false));
                 *index = self.chunks_by_zone(ns).unwrap_or_default();
                 true
             }
@@ -945,10 +950,18 @@ impl Cluster {
         );
         Ok(trace)
     }
+
     /// A migration the balancer asks for: before 6.0 a whole chunk (`moveChunk`); after, a
     /// `moveRange` from the chunk's lower bound, which the donor first cuts to about one
-    /// chunk size.
-    fn balancer_move(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) -> Option<Migration> {
+    /// chunk size. `force` is the `forceJumbo: kForceBalancer` that 4.4 on sets for a
+    /// chunk leaving a draining shard: the donor moves it however big it is.
+    fn balancer_move(
+        &mut self,
+        ns: &str,
+        min: &KeyValue,
+        to: ShardIdx,
+        force: bool,
+    ) -> Option<Migration> {
         let size = self.chunk_size_for(ns);
         if self.config.version == VersionMode::V80 {
             self.split_front(ns, min, size);
@@ -958,7 +971,7 @@ impl Cluster {
         // for the chunk size, or marks it jumbo when there are none (balancer.cpp,
         // `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again as it is.
         let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
-        if chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
+        if !force && chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
             self.split_or_mark_jumbo(ns, &chunk, size);
             return None;
         }

@@ -1,0 +1,602 @@
+//! The balancer's decisions against MongoDB's own tests: the cases of
+//! `src/mongo/db/s/balancer/balancer_policy_test.cpp` (the 4.4/5.x chunk-count policy),
+//! rebuilt through the shell the way its `generateCluster` lays a cluster out, the
+//! data-size policy of 7.0/8.0 (`balancer_policy.cpp`, `_singleZoneBalanceBasedOnDataSize`;
+//! jstests/sharding/balancing_based_on_size.js), and `balancerCollectionStatus`
+//! (jstests/sharding/balancer_collection_status.js). Each test names its source.
+#![allow(clippy::unwrap_used)]
+
+use bson::Bson;
+use shardlab::Session;
+
+const NS: &str = "test.c";
+
+/// One shard of a generated cluster: its chunk count and its zones.
+type Spec<'a> = (usize, &'a [&'a str]);
+
+const NONE: &[&str] = &[];
+
+/// Runs `script`, every statement succeeding.
+fn run(s: &mut Session, script: &str) {
+    for o in s.run(script) {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+}
+
+/// What `statement` printed, or its error.
+fn answer(s: &mut Session, statement: &str) -> String {
+    let outcomes = s.run(statement);
+    let o = outcomes.last().unwrap();
+    match &o.result {
+        Ok(_) => o.render().unwrap_or_default(),
+        Err(e) => format!("{}: {}", e.code_name, e.message),
+    }
+}
+
+/// A shard's name from its position: `shard01` first.
+fn shard(i: usize) -> String {
+    format!("shard{:02}", i + 1)
+}
+
+/// A key inside the `i`-th chunk of a generated cluster (`-1` for `[MinKey, 1)`).
+fn key_in(i: usize) -> i64 {
+    if i == 0 {
+        -1
+    } else {
+        i as i64
+    }
+}
+
+/// `generateCluster` through the shell: `test.c` sharded on `{x: 1}` in `version`, with
+/// chunks `[MinKey, 1), [1, 2), … [N - 1, MaxKey)` dealt in order, the first shard's
+/// first, and each shard in its zones. Chunks start on shard01, the primary shard.
+fn generate(version: &str, specs: &[Spec]) -> Session {
+    let total: usize = specs.iter().map(|s| s.0).sum();
+    let mut script = format!(
+        "sim.reset({{shards: {}, version: '{version}'}})\nsh.shardCollection('{NS}', {{x: 1}})\n",
+        specs.len()
+    );
+    for i in 1..total {
+        script.push_str(&format!("sh.splitAt('{NS}', {{x: {i}}})\n"));
+    }
+    let owners = specs
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| std::iter::repeat_n(k, s.0));
+    for (i, k) in owners.enumerate().filter(|(_, k)| *k != 0) {
+        script.push_str(&format!(
+            "sh.moveChunk('{NS}', {{x: {}}}, '{}')\n",
+            key_in(i),
+            shard(k)
+        ));
+    }
+    for (k, (_, zones)) in specs.iter().enumerate() {
+        for z in *zones {
+            script.push_str(&format!("sh.addShardToZone('{}', '{z}')\n", shard(k)));
+        }
+    }
+    let mut s = Session::default();
+    run(&mut s, &script);
+    s
+}
+
+/// A zone range of `test.c` on `x`, `None` standing for MinKey or MaxKey.
+fn zone(s: &mut Session, min: Option<i64>, max: Option<i64>, name: &str) {
+    let b = |v: Option<i64>, end: &str| v.map_or(end.to_string(), |v| v.to_string());
+    run(
+        s,
+        &format!(
+            "sh.updateZoneKeyRange('{NS}', {{x: {}}}, {{x: {}}}, '{name}')",
+            b(min, "MinKey"),
+            b(max, "MaxKey")
+        ),
+    );
+}
+
+/// Starts draining the shards at `shards` (`removeShard`'s first call).
+fn drain(s: &mut Session, shards: &[usize]) {
+    for &k in shards {
+        run(
+            s,
+            &format!("db.adminCommand({{removeShard: '{}'}})", shard(k)),
+        );
+    }
+}
+
+/// Makes the chunks at `chunks` jumbo as 5.0 does: each gets documents of one shard key
+/// value, past the (small) chunk size, and the auto-splitter finds no split point.
+fn make_jumbo(s: &mut Session, chunks: &[usize]) {
+    run(s, "sim.chunkSize(1024)");
+    for &i in chunks {
+        run(
+            s,
+            &format!(
+                "db.c.insertMany(Array.from({{length: 30}}, () => ({{x: {}, pad: 'p'.repeat(100)}})))",
+                key_in(i)
+            ),
+        );
+    }
+    for &i in chunks {
+        let n = answer(
+            s,
+            &format!(
+                "db.getSiblingDB('config').chunks.countDocuments({{min: {{x: {}}}, jumbo: true}})",
+                if i == 0 {
+                    "MinKey".to_string()
+                } else {
+                    i.to_string()
+                }
+            ),
+        );
+        assert_eq!(n, "1", "chunk {i} is jumbo");
+    }
+}
+
+/// One balancer round for `test.c`: each migration as `from -> to @ lower bound`.
+fn round(s: &mut Session) -> Vec<String> {
+    let migrations = s.cluster.balance_collection_round(NS).unwrap();
+    s.cluster.check().unwrap();
+    migrations
+        .iter()
+        .map(|m| {
+            let min = match &m.min.0[0] {
+                Bson::MinKey => "MinKey".to_string(),
+                v => v.to_string(),
+            };
+            format!(
+                "{} -> {} @ {min}",
+                s.cluster.shard_name(m.from),
+                s.cluster.shard_name(m.to)
+            )
+        })
+        .collect()
+}
+
+/// `balancerCollectionStatus`'s `firstComplianceViolation`, or `compliant`.
+fn violation(s: &mut Session) -> String {
+    let out = answer(s, &format!("sh.balancerCollectionStatus('{NS}')"));
+    match out.split("firstComplianceViolation: '").nth(1) {
+        Some(rest) => rest.split('\'').next().unwrap().to_string(),
+        None if out.contains("balancerCompliant: true") => "compliant".into(),
+        None => out,
+    }
+}
+
+// balancer_policy_test.cpp: Basic, SmallClusterShouldBePerfectlyBalanced,
+// SingleChunkShouldNotMove, BalanceThresholdObeyed.
+#[test]
+fn the_50_policy_balances_chunk_counts_around_the_rounded_ideal() {
+    let mut s = generate("5.0", &[(4, NONE), (0, NONE), (3, NONE)]);
+    assert_eq!(violation(&mut s), "chunksImbalance");
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+    let mut s = generate("5.0", &[(1, NONE), (2, NONE), (0, NONE)]);
+    assert_eq!(round(&mut s), ["shard02 -> shard03 @ 1"]);
+    let mut s = generate("5.0", &[(1, NONE), (0, NONE)]);
+    assert!(round(&mut s).is_empty());
+    assert_eq!(violation(&mut s), "compliant");
+    let mut s = generate("5.0", &[(2, NONE), (2, NONE), (1, NONE), (1, NONE)]);
+    assert!(round(&mut s).is_empty());
+}
+
+// balancer_policy_test.cpp: ParallelBalancing,
+// ParallelBalancingDoesNotPutChunksOnShardsAboveTheOptimal,
+// ParallelBalancingDoesNotMoveChunksFromShardsBelowOptimal.
+#[test]
+fn the_50_policy_moves_in_parallel_one_migration_per_shard() {
+    let mut s = generate("5.0", &[(4, NONE), (4, NONE), (0, NONE), (0, NONE)]);
+    assert_eq!(
+        round(&mut s),
+        ["shard01 -> shard03 @ MinKey", "shard02 -> shard04 @ 4"]
+    );
+    let specs: [Spec; 6] = [
+        (100, NONE),
+        (90, NONE),
+        (90, NONE),
+        (80, NONE),
+        (0, NONE),
+        (0, NONE),
+    ];
+    let mut s = generate("5.0", &specs);
+    assert_eq!(
+        round(&mut s),
+        ["shard01 -> shard05 @ MinKey", "shard02 -> shard06 @ 100"]
+    );
+    let mut s = generate("5.0", &[(100, NONE), (30, NONE), (5, NONE), (0, NONE)]);
+    assert_eq!(round(&mut s), ["shard01 -> shard04 @ MinKey"]);
+}
+
+// balancer_policy_test.cpp: JumboChunksNotMoved, JumboChunksNotMovedParallel.
+#[test]
+fn jumbo_chunks_are_not_moved() {
+    let mut s = generate("5.0", &[(4, NONE), (0, NONE)]);
+    make_jumbo(&mut s, &[0, 2, 3]);
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ 1"]);
+    let mut s = generate("5.0", &[(4, NONE), (0, NONE), (4, NONE), (0, NONE)]);
+    make_jumbo(&mut s, &[0, 2, 3, 4, 5, 7]);
+    assert_eq!(
+        round(&mut s),
+        ["shard01 -> shard02 @ 1", "shard03 -> shard04 @ 6"]
+    );
+}
+
+// balancer_policy_test.cpp: JumboChunksNotMovedWhileEnforcingZones.
+#[test]
+fn jumbo_chunks_are_not_moved_while_enforcing_zones() {
+    let mut s = generate("5.0", &[(3, NONE), (3, &["a"])]);
+    make_jumbo(&mut s, &[0, 2]);
+    zone(&mut s, None, None, "a");
+    assert_eq!(violation(&mut s), "zoneViolation");
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ 1"]);
+    // The jumbo chunks stay outside their zone, and are no violation the balancer acts on.
+    assert!(round(&mut s).is_empty());
+    assert_eq!(violation(&mut s), "compliant");
+}
+
+// balancer_policy_test.cpp: DrainingSingleChunk, DrainingWithTwoChunksFirstOneSelected,
+// DrainingMultipleShardsFirstOneSelected, DrainingMultipleShardsWontAcceptChunks.
+#[test]
+fn draining_shards_are_emptied_first_in_key_order() {
+    for version in ["3.6", "5.0", "8.0"] {
+        let mut s = generate(version, &[(1, NONE), (5, NONE)]);
+        drain(&mut s, &[0]);
+        assert_eq!(
+            violation(&mut s).as_str(),
+            if version == "3.6" {
+                "CommandNotFound: no such cmd: balancerCollectionStatus"
+            } else {
+                "draining"
+            }
+        );
+        assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"], "{version}");
+        let mut s = generate(version, &[(2, NONE), (5, NONE)]);
+        drain(&mut s, &[0]);
+        assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"], "{version}");
+        let mut s = generate(version, &[(4, NONE), (0, NONE), (0, NONE)]);
+        drain(&mut s, &[1]);
+        if version != "3.6" {
+            drain(&mut s, &[2]);
+        }
+        // 3.6 drains one shard at a time; shard03 still takes chunks there.
+        let expected: &[&str] = if version == "3.6" {
+            &["shard01 -> shard03 @ MinKey"]
+        } else {
+            &[]
+        };
+        assert_eq!(round(&mut s), expected, "{version}");
+    }
+    let mut s = generate("5.0", &[(1, NONE), (2, NONE), (16, NONE)]);
+    drain(&mut s, &[0, 1]);
+    assert_eq!(round(&mut s), ["shard01 -> shard03 @ MinKey"]);
+}
+
+// balancer_policy_test.cpp: DrainingSingleChunkPerShard (several shards drain at once
+// from 4.4 on).
+#[test]
+fn several_draining_shards_each_give_a_chunk() {
+    for version in ["5.0", "8.0"] {
+        let mut s = generate(version, &[(1, NONE), (5, NONE), (1, NONE), (5, NONE)]);
+        drain(&mut s, &[0, 2]);
+        assert_eq!(
+            round(&mut s),
+            ["shard01 -> shard02 @ MinKey", "shard03 -> shard04 @ 6"],
+            "{version}"
+        );
+    }
+}
+
+// balancer_policy.cpp, `balance` (3.6, 5.0, 7.0, 8.0): "if (chunk.getJumbo()) {
+// numJumboChunks++; continue; }" in the draining step; SERVER-86055 ("the balancer will
+// drain all the chunks from that shard except the jumbo ones").
+#[test]
+fn a_draining_shard_keeps_its_jumbo_chunks() {
+    let mut s = generate("5.0", &[(2, NONE), (1, NONE)]);
+    make_jumbo(&mut s, &[0]);
+    drain(&mut s, &[0]);
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ 1"]);
+    assert!(round(&mut s).is_empty());
+    // The jumbo chunk is no violation the balancer acts on; removeShard waits for it.
+    assert_eq!(violation(&mut s), "compliant");
+    let out = answer(&mut s, "db.adminCommand({removeShard: 'shard01'})");
+    assert!(out.contains("jumboChunks: Long('1')"), "{out}");
+    // Once the flag is cleared, the chunk drains.
+    run(
+        &mut s,
+        "db.adminCommand({clearJumboFlag: 'test.c', find: {x: -1}})",
+    );
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+}
+
+// balancer_policy_test.cpp: DrainingSingleAppropriateShardFoundDueToTag,
+// DrainingNoAppropriateShardsFoundDueToTag, BalancerRespectsTagsWhenDraining.
+#[test]
+fn a_draining_shard_gives_zone_chunks_only_to_the_zone() {
+    let mut s = generate("5.0", &[(4, &["NYC"]), (4, &["LAX"]), (1, &["LAX"])]);
+    zone(&mut s, Some(8), None, "LAX");
+    drain(&mut s, &[2]);
+    assert_eq!(round(&mut s), ["shard03 -> shard02 @ 8"]);
+    let mut s = generate("5.0", &[(4, &["NYC"]), (4, &["LAX"]), (1, &["SEA"])]);
+    zone(&mut s, Some(8), None, "SEA");
+    drain(&mut s, &[2]);
+    assert!(round(&mut s).is_empty());
+    let mut s = generate("5.0", &[(6, &["a"]), (1, &["a", "b"]), (2, &["b"])]);
+    zone(&mut s, None, Some(7), "a");
+    zone(&mut s, Some(8), None, "b");
+    drain(&mut s, &[1]);
+    assert_eq!(round(&mut s), ["shard02 -> shard01 @ 6"]);
+}
+
+// balancer_policy_test.cpp: BalancerRespectsTagPolicyBeforeImbalance,
+// OverloadedShardCannotDonateDueToTags, BalancerTagAlreadyBalanced.
+#[test]
+fn zone_violations_come_before_imbalance() {
+    let mut s = generate("5.0", &[(2, &["a"]), (6, &["a"]), (2, NONE)]);
+    zone(&mut s, None, Some(100), "a");
+    assert_eq!(violation(&mut s), "zoneViolation");
+    assert_eq!(round(&mut s), ["shard03 -> shard01 @ 8"]);
+    let mut s = generate("5.0", &[(5, &["a"]), (0, NONE), (0, NONE)]);
+    zone(&mut s, None, None, "a");
+    assert!(round(&mut s).is_empty());
+    assert_eq!(violation(&mut s), "compliant");
+    let mut s = generate("5.0", &[(2, &["a"]), (2, &["a"])]);
+    zone(&mut s, None, None, "a");
+    assert!(round(&mut s).is_empty());
+}
+
+// balancer_policy_test.cpp: BalancerFixesIncorrectTagsWithCrossShardViolationOfTags,
+// BalancerFixesIncorrectTagInOtherwiseBalancedCluster,
+// BalancerFixesIncorrectTagsInOtherwiseBalancedClusterParallel.
+#[test]
+fn chunks_outside_their_zone_move_into_it() {
+    let mut s = generate("5.0", &[(3, &["a"]), (3, &["a"]), (3, &["b"])]);
+    zone(&mut s, None, Some(1), "b");
+    zone(&mut s, Some(8), None, "a");
+    assert_eq!(round(&mut s), ["shard01 -> shard03 @ MinKey"]);
+    let mut s = generate("5.0", &[(3, &["a"]), (3, &["a"]), (3, NONE)]);
+    zone(&mut s, None, Some(10), "a");
+    assert_eq!(round(&mut s), ["shard03 -> shard01 @ 6"]);
+    let mut s = generate("5.0", &[(3, &["a"]), (3, &["a"]), (3, NONE), (3, NONE)]);
+    zone(&mut s, None, Some(20), "a");
+    assert_eq!(
+        round(&mut s),
+        ["shard03 -> shard01 @ 6", "shard04 -> shard02 @ 9"]
+    );
+}
+
+// balancer_policy_test.cpp: BalancerFixesIncorrectTagsInOtherwiseBalancedCluster (either
+// shard of the zones may take the chunk; ties go to the first shard).
+#[test]
+fn a_chunk_of_one_of_several_zones_goes_to_a_shard_of_its_zone() {
+    let mut s = generate(
+        "5.0",
+        &[
+            (4, NONE),
+            (2, &["Zone1", "Zone2"]),
+            (2, &["Zone1", "Zone2"]),
+            (2, NONE),
+        ],
+    );
+    for (i, z) in ["Zone1", "Zone2", "Zone1", "Zone2"].iter().enumerate() {
+        let min = (i > 0).then_some(i as i64);
+        zone(&mut s, min, Some(i as i64 + 1), z);
+    }
+    let moves = round(&mut s);
+    assert_eq!(moves.len(), 1);
+    assert!(
+        moves[0] == "shard01 -> shard02 @ MinKey" || moves[0] == "shard01 -> shard03 @ MinKey",
+        "{moves:?}"
+    );
+}
+
+// balancer_policy_test.cpp: BalancerMostOverLoadShardHasMultipleTags.
+#[test]
+fn zones_are_balanced_in_name_order() {
+    let mut s = generate("5.0", &[(5, &["a", "b", "c"]), (1, &["b"]), (1, &["c"])]);
+    zone(&mut s, None, Some(1), "a");
+    zone(&mut s, Some(1), Some(3), "b");
+    zone(&mut s, Some(3), Some(5), "c");
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ 1"]);
+}
+
+// balancer_policy_test.cpp: ChunksInNoZoneSpanOnAllShardsWithEmptyZones (the zone range
+// put on a chunk's bounds: a real balancer round first splits a chunk that straddles a
+// zone boundary, which would make that chunk a zone violation) and
+// BalancingNoZoneIgnoreTotalShardSize.
+#[test]
+fn chunks_in_no_zone_balance_over_every_shard() {
+    let mut s = generate("5.0", &[(3, NONE), (1, &["a"])]);
+    zone(&mut s, Some(3), None, "a");
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+    let mut s = generate("5.0", &[(3, &["a"]), (6, &["a"]), (3, NONE)]);
+    zone(&mut s, None, Some(6), "a");
+    assert!(round(&mut s).is_empty());
+}
+
+// balancer_policy.cpp, `_getLeastLoadedReceiverShard` (3.6 to 8.0): the recipient is the
+// suitable shard with the fewest chunks of the whole collection
+// (`numberOfChunksInShard`), whatever their zones; its chunks of the zone then face the
+// ideal (`numberOfChunksInShardWithTag`).
+#[test]
+fn the_recipient_is_the_shard_with_the_fewest_chunks_of_the_collection() {
+    for version in ["3.6", "5.0"] {
+        let mut s = generate(version, &[(4, &["a"]), (5, &["a"]), (1, &["a"])]);
+        zone(&mut s, None, Some(4), "a");
+        zone(&mut s, Some(9), None, "a");
+        // Zone a: 5 chunks over 3 shards. shard02 holds none of them but 5 others;
+        // shard03 holds 1 chunk in all, so it takes shard01's first chunk of the zone.
+        assert_eq!(round(&mut s), ["shard01 -> shard03 @ MinKey"], "{version}");
+    }
+}
+
+// 3.4/3.6 balancer_policy.cpp, `balance`: ideal = ceil(chunks / shards); the donor's
+// excess over it must reach the threshold, 1 under 20 chunks (kAggressiveImbalanceThreshold)
+// and 2 from 20 on (kDefaultImbalanceThreshold).
+#[test]
+fn the_36_policy_balances_around_the_ceiling_with_its_threshold() {
+    let mut s = generate("3.6", &[(4, NONE), (0, NONE), (3, NONE)]);
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+    // 21 chunks: ideal 7, shard01's 8 is only 1 over it.
+    let mut s = generate("3.6", &[(8, NONE), (7, NONE), (6, NONE)]);
+    assert!(round(&mut s).is_empty());
+    // 22 chunks: ideal 8, 10 is 2 over it.
+    let mut s = generate("3.6", &[(10, NONE), (6, NONE), (6, NONE)]);
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+}
+
+/// An 8.0 cluster of `shards` with a 1 MiB chunk size and `test.c` cut at `cuts`, chunk
+/// `i` on `owners[i]` holding `docs[i]` documents of 1 MiB with distinct keys.
+fn sized(shards: usize, cuts: &[i64], owners: &[usize], docs: &[i64]) -> Session {
+    let mut script = format!(
+        "sim.reset({{shards: {shards}, version: '8.0', chunkSize: 1048576}})\n\
+         sh.shardCollection('{NS}', {{x: 1}})\n\
+         const big = 'X'.repeat(1024 * 1024)\n"
+    );
+    for c in cuts {
+        script.push_str(&format!("sh.splitAt('{NS}', {{x: {c}}})\n"));
+    }
+    let lows: Vec<i64> = std::iter::once(-1_000_000)
+        .chain(cuts.iter().copied())
+        .collect();
+    for (i, (&k, &n)) in owners.iter().zip(docs).enumerate() {
+        if k != 0 {
+            script.push_str(&format!(
+                "sh.moveChunk('{NS}', {{x: {}}}, '{}')\n",
+                lows[i],
+                shard(k)
+            ));
+        }
+        script.push_str(&format!(
+            "for (let i = 0; i < {n}; i++) {{ db.c.insertOne({{x: {} + i, s: big}}) }}\n",
+            lows[i]
+        ));
+    }
+    let mut s = Session::default();
+    run(&mut s, &script);
+    s
+}
+
+// jstests/sharding/balancing_based_on_size.js: 10 MB on shard0, 3 MB on shard1 (in four
+// chunks there); the balancer converges until the two differ by less than three chunk
+// sizes (the test allows 2 MB), and later rounds move nothing.
+#[test]
+fn the_80_policy_balances_data_size_until_shards_differ_by_less_than_three_chunks() {
+    let mut s = sized(2, &[0, 1, 2, 3], &[0, 1, 1, 1, 1], &[10, 1, 1, 1, 0]);
+    assert_eq!(violation(&mut s), "chunksImbalance");
+    for _ in 0..3 {
+        assert_eq!(round(&mut s).len(), 1);
+    }
+    assert!(round(&mut s).is_empty());
+    assert_eq!(violation(&mut s), "compliant");
+    let sizes: Vec<u64> = (0..2)
+        .map(|k| {
+            let table = &s.cluster.sharding(NS).unwrap().table;
+            table.iter().filter(|c| c.shard == k).map(|c| c.bytes).sum()
+        })
+        .collect();
+    assert!(sizes[0] - sizes[1] <= 2 * 1048576 + 1024, "{sizes:?}");
+}
+
+// balancer_policy.cpp (7.0/8.0), `_singleZoneBalanceBasedOnDataSize`: the donor must hold
+// more than the ideal (the zone's data over its shards, draining ones counted) and at
+// least three chunk sizes more than the recipient; nothing compares the recipient with
+// the ideal. Here the ideal is 22/4 = 5.5 MiB: the least loaded shard that may receive,
+// shard03 with 6 MiB, is above it, and shard01's 10 MiB are still 4 MiB more.
+#[test]
+fn the_80_policy_does_not_ask_the_recipient_to_be_below_the_ideal() {
+    let mut s = sized(4, &[0, 100], &[0, 2, 3], &[10, 6, 6]);
+    drain(&mut s, &[1]);
+    assert_eq!(round(&mut s), ["shard01 -> shard03 @ MinKey"]);
+}
+
+// balancer_policy.cpp (7.0/8.0), `balance`: a draining shard that gives nothing while the
+// collection has no migration yet leaves the round (`availableShards->erase`), so the
+// next most loaded shard donates; a chunk already marked jumbo stays on the draining
+// shard (a chunk not yet marked leaves it however big: `ForceJumbo::kForceBalancer`).
+#[test]
+fn an_80_draining_shard_left_with_jumbo_chunks_leaves_the_round() {
+    let mut s = sized(3, &[0, 100], &[0, 1, 2], &[0, 7, 0]);
+    run(
+        &mut s,
+        "for (let i = 0; i < 10; i++) { db.c.insertOne({x: -5, s: big}) }",
+    );
+    // shard01's 10 MiB of one key value: the round chooses them for shard03, the donor
+    // refuses a range it cannot cut, and the balancer marks the chunk jumbo.
+    assert!(round(&mut s).is_empty());
+    let jumbo = answer(
+        &mut s,
+        "db.getSiblingDB('config').chunks.countDocuments({jumbo: true})",
+    );
+    assert_eq!(jumbo, "1");
+    drain(&mut s, &[0]);
+    assert_eq!(round(&mut s), ["shard02 -> shard03 @ 0"]);
+}
+
+// jstests/sharding/balancer_collection_status.js: a new collection is compliant; three
+// chunks on one shard are `chunksImbalance`; balanced after rounds; a chunk moved off
+// its zone is `zoneViolation` (moved to the first shard here: the rounds already left it
+// on the third); compliant again after rounds. The 5.3+ version of the test
+// also checks `chunkSize` (1 with a 1 MB chunk size).
+#[test]
+fn balancer_collection_status_follows_the_jstest() {
+    let mut s = Session::default();
+    run(
+        &mut s,
+        "sim.reset({shards: 3, version: '5.0'})\nsh.shardCollection('db.col', {key: 1})",
+    );
+    let status =
+        |s: &mut Session| answer(s, "db.adminCommand({balancerCollectionStatus: 'db.col'})");
+    assert_eq!(
+        answer(&mut s, "db.adminCommand({balancerCollectionStatus: 'db'})"),
+        "InvalidNamespace: Invalid namespace specified 'db'"
+    );
+    assert_eq!(
+        answer(
+            &mut s,
+            "db.adminCommand({balancerCollectionStatus: 'db.col2'})"
+        ),
+        "NamespaceNotSharded: Collection unsharded or undefined"
+    );
+    assert_eq!(status(&mut s), "{ balancerCompliant: true, ok: 1 }");
+    run(
+        &mut s,
+        "sh.splitAt('db.col', {key: 10})\nsh.splitAt('db.col', {key: 20})",
+    );
+    assert!(status(&mut s).contains("firstComplianceViolation: 'chunksImbalance'"));
+    for _ in 0..3 {
+        run(&mut s, "sim.balance('db.col')");
+    }
+    assert_eq!(status(&mut s), "{ balancerCompliant: true, ok: 1 }");
+    run(
+        &mut s,
+        "sh.moveChunk('db.col', {key: 10}, 'shard01')\n\
+         sh.addShardToZone('shard01', 'zone0')\n\
+         sh.updateZoneKeyRange('db.col', {key: MinKey}, {key: 10}, 'zone0')\n\
+         sh.addShardToZone('shard02', 'zone1')\n\
+         sh.updateZoneKeyRange('db.col', {key: 10}, {key: 20}, 'zone1')",
+    );
+    assert!(status(&mut s).contains("firstComplianceViolation: 'zoneViolation'"));
+    for _ in 0..3 {
+        run(&mut s, "sim.balance('db.col')");
+    }
+    assert_eq!(status(&mut s), "{ balancerCompliant: true, ok: 1 }");
+    // 8.0 adds the chunk size in MB, rounded up to two decimals.
+    run(&mut s, "sim.reset({shards: 3, version: '8.0', chunkSize: 1048576})\nsh.shardCollection('db.col', {key: 1})");
+    assert_eq!(
+        status(&mut s),
+        "{ chunkSize: 1, balancerCompliant: true, ok: 1 }"
+    );
+    run(&mut s, "sim.chunkSize(1024)");
+    assert!(
+        status(&mut s).starts_with("{ chunkSize: 0.01,"),
+        "{}",
+        status(&mut s)
+    );
+    // 3.6's mongos has no such command.
+    run(
+        &mut s,
+        "sim.reset({shards: 3, version: '3.6'})\nsh.shardCollection('db.col', {key: 1})",
+    );
+    assert_eq!(
+        status(&mut s),
+        "CommandNotFound: no such cmd: balancerCollectionStatus"
+    );
+}
