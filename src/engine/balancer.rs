@@ -486,6 +486,7 @@ impl Cluster {
             self.split_at_zone_boundaries(&ns);
             self.balance_collection(&ns, &mut used, &mut done);
         }
+        self.balanced_last_time = !done.is_empty();
         done
     }
 
@@ -495,6 +496,7 @@ impl Cluster {
         let mut done = Vec::new();
         self.split_at_zone_boundaries(ns);
         self.balance_collection(ns, &mut ShardSet::default(), &mut done);
+        self.balanced_last_time = !done.is_empty();
         Ok(done)
     }
 
@@ -795,8 +797,8 @@ impl Cluster {
     /// - 3.4/3.6 (`BalancerPolicy::_singleZoneBalance` of that line, spec §7): ideal =
     ///   `ceil(chunks / shards)`, counted as 4.4/5.0 counts them. The donor must hold more
     ///   than the ideal and the recipient fewer, and the donor's excess over the ideal
-    ///   must reach the threshold: 1 while the collection has fewer than 20 chunks, 2 from
-    ///   then on. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
+    ///   must reach the threshold: 1 while the collection has fewer than 20 chunks or when
+    ///   the previous round moved a chunk (`_balancedLastTime`), 2 otherwise. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
     /// - 4.4/5.0 (`_singleZoneBalance`): ideal = `roundf(chunks / shards)`, where a zone
     ///   counts its own chunks over the shards in the zone, and the chunks in no zone count
     ///   every chunk of the collection over every shard (draining ones included). The donor
@@ -842,8 +844,11 @@ impl Cluster {
                 d.total = total_chunks as u64;
                 d.shards = total_shards as u64;
                 if policy == BalancePolicy::ChunkCountCeil {
+                    // 3.6 balancer.cpp: `selectChunksToMove(opCtx, _balancedLastTime)`; a
+                    // round right after one that moved chunks balances aggressively.
                     let chunks = self.sharding(ns).map_or(0, |s| s.table.len());
-                    d.threshold = if chunks < 20 { 1 } else { 2 };
+                    let aggressive = chunks < 20 || self.balanced_last_time;
+                    d.threshold = if aggressive { 1 } else { 2 };
                     d.ideal = total_chunks.div_ceil(total_shards) as u64;
                 } else {
                     d.threshold = 1;

@@ -440,6 +440,11 @@ fn the_36_policy_balances_around_the_ceiling_with_its_threshold() {
     // 22 chunks: ideal 8, 10 is 2 over it.
     let mut s = generate("3.6", &[(10, NONE), (6, NONE), (6, NONE)]);
     assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+    // 3.6 balancer.cpp, `_mainThread`: `selectChunksToMove(opCtx, _balancedLastTime)`.
+    // The round after one that moved a chunk is aggressive: 9 is 1 over the ideal, and
+    // that is enough now.
+    assert_eq!(round(&mut s), ["shard01 -> shard03 @ 1"]);
+    assert!(round(&mut s).is_empty());
 }
 
 /// An 8.0 cluster of `shards` with a 1 MiB chunk size and `test.c` cut at `cuts`, chunk
