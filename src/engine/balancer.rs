@@ -369,6 +369,26 @@ impl Cluster {
         self.move_chunk_at(ns, &chunk, to)
     }
 
+    /// The donor's refusal of a chunk too big to move
+    /// (migration_chunk_cloner_source.cpp, `_storeCurrentLocs`): with the average document
+    /// size of the collection on the donor shard, a full chunk holds `max size / average`
+    /// documents; the chunk is too big when it holds more than 130% of that (3.6, and at
+    /// most 250,001) or twice that (4.4 on). Returns that most and the average; the jumbo
+    /// flag alone refuses nothing.
+    fn too_big_to_move(&self, ns: &str, chunk: &Chunk) -> Option<(u64, u64)> {
+        let (docs, bytes) = self.sharding(ns).ok()?.table.shard_totals(chunk.shard);
+        if docs == 0 {
+            return None;
+        }
+        let avg = bytes / docs;
+        let full = self.chunk_size_for(ns) / avg.max(1);
+        let max_docs = match self.version() {
+            VersionMode::V36 => (130 * full / 100).min(250_001),
+            _ => 2 * full.max(1),
+        };
+        (chunk.docs > max_docs).then_some((max_docs, avg))
+    }
+
     fn move_chunk_at(
         &mut self,
         ns: &str,
@@ -381,15 +401,10 @@ impl Cluster {
                 "Destination shard cannot be the same as source".to_string(),
             ));
         }
-        if chunk.jumbo || chunk.bytes > self.chunk_size_for(ns).saturating_mul(2) && chunk.docs > 1
-        {
+        if let Some((max_docs, avg)) = self.too_big_to_move(ns, chunk) {
             return Err(ClusterError::ChunkTooBig(format!(
-                "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {}, average document size is {}. Found {} documents in chunk  ns: {ns} {} -> {}",
-                (self.chunk_size_for(ns) * 13 / 10)
-                    .checked_div(chunk.bytes.checked_div(chunk.docs).unwrap_or(0).max(1))
-                    .unwrap_or(0),
+                "Cannot move chunk: the maximum number of documents for a chunk is {max_docs}, the maximum chunk size is {}, average document size is {avg}. Found {} documents in chunk  ns: {ns} {} -> {}",
                 self.chunk_size_for(ns),
-                chunk.bytes.checked_div(chunk.docs).unwrap_or(0),
                 chunk.docs,
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.min)),
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.max)),
@@ -976,7 +991,7 @@ impl Cluster {
         // for the chunk size, or marks it jumbo when there are none (balancer.cpp,
         // `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again as it is.
         let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
-        if !force && chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
+        if !force && self.too_big_to_move(ns, &chunk).is_some() {
             self.split_or_mark_jumbo(ns, &chunk, size);
             return None;
         }

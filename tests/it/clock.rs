@@ -28,7 +28,7 @@ fn run_ok(session: &mut Session, script: &str) -> Vec<String> {
 fn unbalanced(version: &str) -> Session {
     let mut s = Session::default();
     let mut script = format!(
-        "sim.reset({{shards: 3, version: \"{version}\", chunkSize: 8192}})\n\
+        "sim.reset({{shards: 3, version: \"{version}\", chunkSize: 16384}})\n\
          sh.shardCollection(\"test.c\", {{x: 1}})\n\
          sim.generate(\"test.c\", {{x: \"increasing\", pad: {{gen: \"padding\", bytes: 100}}}}, 3000)\n"
     );

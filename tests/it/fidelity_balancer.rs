@@ -605,3 +605,34 @@ fn balancer_collection_status_follows_the_jstest() {
         "CommandNotFound: no such cmd: balancerCollectionStatus"
     );
 }
+
+// migration_chunk_cloner_source.cpp, `_storeCurrentLocs`: with the donor's average
+// document size, a full chunk holds `maxChunkSize / avgRecSize` documents; 3.6 refuses a
+// chunk of more than 130% of that ("130 * maxRecsWhenFull / 100 /* slack */"), 4.4 on of
+// more than twice that ("2 * maxRecsWhenFull; // pad some slack").
+#[test]
+fn a_chunk_too_big_to_move_is_refused_by_each_eras_slack() {
+    let setup = |version: &str| {
+        let mut s = Session::default();
+        run(
+            &mut s,
+            &format!(
+                "sim.reset({{shards: 2, version: '{version}', chunkSize: 10240}})\n\
+                 sh.disableAutoSplit()\n\
+                 sh.shardCollection('{NS}', {{x: 1}})\n\
+                 db.c.insertMany(Array.from({{length: 15}}, (_, i) => ({{_id: i, x: i, pad: 'p'.repeat(1000)}})))"
+            ),
+        );
+        s
+    };
+    let mut s = setup("3.6");
+    assert_eq!(
+        answer(&mut s, "sh.moveChunk('test.c', {x: 1}, 'shard02')"),
+        "ChunkTooBig: Cannot move chunk: the maximum number of documents for a chunk is 11, the maximum chunk size is 10240, average document size is 1031. Found 15 documents in chunk  ns: test.c { x: MinKey } -> { x: MaxKey }"
+    );
+    let mut s = setup("5.0");
+    assert_eq!(
+        answer(&mut s, "sh.moveChunk('test.c', {x: 1}, 'shard02')"),
+        "{ millis: 0, ok: 1 }"
+    );
+}
