@@ -636,3 +636,48 @@ fn a_chunk_too_big_to_move_is_refused_by_each_eras_slack() {
         "{ millis: 0, ok: 1 }"
     );
 }
+
+// split_vector_test.cpp, ForceSplit: `splitFind` (mongos's `selectMedianKey`: splitVector
+// with `force`) counts the chunk's keys, then takes the key after half of them: 100
+// documents with `_id` 0 to 99 split at 50, in every era.
+#[test]
+fn split_find_cuts_at_the_median_key() {
+    for version in ["3.6", "5.0", "8.0"] {
+        let mut s = Session::default();
+        run(
+            &mut s,
+            &format!(
+                "sim.reset({{shards: 2, version: '{version}'}})\n\
+                 sh.shardCollection('foo.bar', {{_id: 1}})\n\
+                 db.getSiblingDB('foo').bar.insertMany(Array.from({{length: 100}}, (_, i) => ({{_id: i}})))\n\
+                 sh.splitFind('foo.bar', {{_id: 7}})"
+            ),
+        );
+        let bounds = answer(
+            &mut s,
+            "db.getSiblingDB('config').chunks.find({}, {min: 1, _id: 0}).toArray().map(c => c.min._id)",
+        );
+        assert_eq!(bounds, "[ MinKey(), 50 ]", "{version}");
+    }
+}
+
+// split_vector_test.cpp, SplitVectorJumboTest: a range whose documents all share one key
+// value has no split point, so `splitFind` finds no median (`selectMedianKey`:
+// CannotSplit); a split at an explicit key inside the chunk still works.
+#[test]
+fn a_chunk_of_one_key_value_has_no_median() {
+    let mut s = Session::default();
+    run(
+        &mut s,
+        "sh.shardCollection('foo.bar2', {a: 1})\n\
+         db.getSiblingDB('foo').bar2.insertMany(Array.from({length: 1000}, () => ({a: 1})))",
+    );
+    assert_eq!(
+        answer(&mut s, "sh.splitFind('foo.bar2', {a: 1})"),
+        "CannotSplit: Unable to find median in chunk because chunk is indivisible."
+    );
+    assert_eq!(
+        answer(&mut s, "sh.splitAt('foo.bar2', {a: 1})"),
+        "{ ok: 1 }"
+    );
+}
