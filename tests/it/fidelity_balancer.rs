@@ -681,3 +681,65 @@ fn a_chunk_of_one_key_value_has_no_median() {
         "{ ok: 1 }"
     );
 }
+
+/// The 7.0/8.0 `generateCluster` of balancer_policy_test.cpp: per shard, its chunk count,
+/// its data in chunk sizes (documents of about 1 KiB, with a 1 KiB chunk size, all in the
+/// shard's first chunk), and whether it drains. Chunks are dealt as in [`generate`].
+fn generate_sized(specs: &[(usize, usize, bool)]) -> Session {
+    let counts: Vec<Spec> = specs.iter().map(|s| (s.0, NONE)).collect();
+    let mut s = generate("8.0", &counts);
+    run(&mut s, "sim.chunkSize(1024)");
+    let mut first = 0;
+    for (units, chunks) in specs.iter().map(|s| (s.1, s.0)) {
+        if units > 0 {
+            run(
+                &mut s,
+                &format!(
+                    "db.c.insertMany(Array.from({{length: {units}}}, (_, j) => ({{x: {first} + j / 1000, s: 'X'.repeat(990)}})))"
+                ),
+            );
+        }
+        first += chunks;
+    }
+    let draining: Vec<usize> = (0..specs.len()).filter(|&k| specs[k].2).collect();
+    drain(&mut s, &draining);
+    s
+}
+
+// balancer_policy_test.cpp (7.0/8.0, balancing by data size): Basic, BasicWithManyChunks,
+// SmallSingleChunkShouldNotMove, BalanceThresholdObeyed, ParallelBalancing,
+// ParallelBalancingDoesNotMoveDataFromShardsBelowIdealZoneSize.
+#[test]
+fn the_80_policy_cases_of_balancer_policy_test() {
+    let mut s = generate_sized(&[(4, 4, false), (0, 0, false), (3, 3, false)]);
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+    // The donor is the shard with the most data, not the most chunks.
+    let mut s = generate_sized(&[(10, 1, false), (2, 3, false), (20, 0, false)]);
+    assert_eq!(round(&mut s), ["shard02 -> shard03 @ 10"]);
+    let mut s = generate_sized(&[(1, 1, false), (0, 0, false)]);
+    assert!(round(&mut s).is_empty());
+    let mut s = generate_sized(&[(2, 2, false), (2, 2, false), (1, 1, false), (1, 1, false)]);
+    assert!(round(&mut s).is_empty());
+    let mut s = generate_sized(&[(4, 4, false), (4, 4, false), (0, 0, false), (0, 0, false)]);
+    assert_eq!(
+        round(&mut s),
+        ["shard01 -> shard03 @ MinKey", "shard02 -> shard04 @ 4"]
+    );
+    // Ideal 135 / 4: shard02's 30 are under it, so only shard01 gives.
+    let mut s = generate_sized(&[
+        (1, 100, false),
+        (1, 30, false),
+        (1, 5, false),
+        (1, 0, false),
+    ]);
+    assert_eq!(round(&mut s), ["shard01 -> shard04 @ MinKey"]);
+}
+
+// balancer_policy_test.cpp (7.0/8.0): DrainingFromShardWithFewData, DrainingSingleChunk.
+#[test]
+fn the_80_policy_drains_whatever_the_data_sizes() {
+    let mut s = generate_sized(&[(1, 20, false), (1, 1, true)]);
+    assert_eq!(round(&mut s), ["shard02 -> shard01 @ 1"]);
+    let mut s = generate_sized(&[(1, 2, true), (5, 0, false)]);
+    assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
+}
