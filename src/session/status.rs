@@ -326,6 +326,22 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
         )));
     }
     if cluster.sharding(ns).is_err() {
+        // 4.4/5.0 read the routing table through the catalog cache
+        // (`getShardedCollectionRoutingInfoWithRefresh`): a database it does not know is
+        // NamespaceNotFound, an unsharded collection NamespaceNotSharded in its words, as
+        // the 4.4 balancer_collection_status.js expects; from 5.3 the config server reads
+        // `config.collections` and answers both alike.
+        if cluster.version() == VersionMode::V50 {
+            let db = ns.split_once('.').map_or(ns, |(db, _)| db);
+            if !cluster.databases().contains_key(db) {
+                return Err(ClusterError::NamespaceNotFound(format!(
+                    "database {db} not found"
+                )));
+            }
+            return Err(ClusterError::NamespaceNotSharded(format!(
+                "Collection {ns} is not sharded."
+            )));
+        }
         return Err(ClusterError::NamespaceNotSharded(
             "Collection unsharded or undefined".into(),
         ));

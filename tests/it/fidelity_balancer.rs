@@ -553,12 +553,20 @@ fn balancer_collection_status_follows_the_jstest() {
         answer(&mut s, "db.adminCommand({balancerCollectionStatus: 'db'})"),
         "InvalidNamespace: Invalid namespace specified 'db'"
     );
+    // 4.4/5.0: through the catalog cache, in its words.
     assert_eq!(
         answer(
             &mut s,
             "db.adminCommand({balancerCollectionStatus: 'db.col2'})"
         ),
-        "NamespaceNotSharded: Collection unsharded or undefined"
+        "NamespaceNotSharded: Collection db.col2 is not sharded."
+    );
+    assert_eq!(
+        answer(
+            &mut s,
+            "db.adminCommand({balancerCollectionStatus: 'nodb.col'})"
+        ),
+        "NamespaceNotFound: database nodb not found"
     );
     assert_eq!(status(&mut s), "{ balancerCompliant: true, ok: 1 }");
     run(
@@ -583,8 +591,18 @@ fn balancer_collection_status_follows_the_jstest() {
         run(&mut s, "sim.balance('db.col')");
     }
     assert_eq!(status(&mut s), "{ balancerCompliant: true, ok: 1 }");
-    // 8.0 adds the chunk size in MB, rounded up to two decimals.
+    // 8.0 adds the chunk size in MB, rounded up to two decimals, and reads
+    // `config.collections`: any namespace not sharded is "unsharded or undefined".
     run(&mut s, "sim.reset({shards: 3, version: '8.0', chunkSize: 1048576})\nsh.shardCollection('db.col', {key: 1})");
+    for ns in ["db.col2", "nodb.col"] {
+        assert_eq!(
+            answer(
+                &mut s,
+                &format!("db.adminCommand({{balancerCollectionStatus: '{ns}'}})")
+            ),
+            "NamespaceNotSharded: Collection unsharded or undefined"
+        );
+    }
     assert_eq!(
         status(&mut s),
         "{ chunkSize: 1, balancerCompliant: true, ok: 1 }"
