@@ -497,6 +497,7 @@ const SINCE: &[(&str, VersionMode)] = &[
     ("refineCollectionShardKey", VersionMode::V50),
     ("reshardCollection", VersionMode::V50),
     ("moveRange", VersionMode::V80),
+    ("mergeAllChunksOnShard", VersionMode::V80),
     ("configureCollectionBalancing", VersionMode::V80),
 ];
 

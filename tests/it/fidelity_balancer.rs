@@ -761,3 +761,141 @@ fn the_80_policy_drains_whatever_the_data_sizes() {
     let mut s = generate_sized(&[(1, 2, true), (5, 0, false)]);
     assert_eq!(round(&mut s), ["shard01 -> shard02 @ MinKey"]);
 }
+
+/// jstests/sharding/merge_all_chunks_on_shard.js, `buildInitialScenario`: `test.c` cut at
+/// 0 to 9, with [1, 3) and [7, 10) moved to shard02 (8.0 mode, balancer stopped).
+fn merge_scenario() -> Session {
+    let mut s = Session::default();
+    let mut script = String::from(
+        "sim.reset({shards: 2, version: '8.0'})\nsh.stopBalancer()\nsh.shardCollection('test.c', {x: 1})\n",
+    );
+    for i in 0..10 {
+        script.push_str(&format!("sh.splitAt('test.c', {{x: {i}}})\n"));
+    }
+    for (lo, hi) in [(1, 2), (2, 3), (7, 8), (8, 9), (9, 10)] {
+        script.push_str(&format!(
+            "db.adminCommand({{moveRange: 'test.c', min: {{x: {lo}}}, max: {{x: {hi}}}, toShard: 'shard02'}})\n"
+        ));
+    }
+    run(&mut s, &script);
+    s
+}
+
+/// The chunks of `shard` as `[min, max)` pairs of `x`.
+fn ranges_on(s: &mut Session, shard: &str) -> String {
+    answer(
+        s,
+        &format!(
+            "db.getSiblingDB('config').chunks.find({{shard: '{shard}'}}).toArray().map(c => [c.min.x, c.max.x])"
+        ),
+    )
+    .split_whitespace()
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+// jstests/sharding/merge_all_chunks_on_shard.js, mergeAllChunksOnShardTest and
+// mergeAllChunksOnShardConsideringHistoryWindowTest; sharding_catalog_manager_chunk_operations.cpp
+// (`commitMergeAllChunksOnShard`): runs of adjacent chunks that came to the shard before
+// the history window (300 s) merge; younger ones stay.
+#[test]
+fn merge_all_chunks_on_shard_merges_the_old_runs() {
+    let mut s = merge_scenario();
+    let merge = |s: &mut Session, shard: &str| {
+        answer(
+            s,
+            &format!("db.adminCommand({{mergeAllChunksOnShard: 'test.c', shard: '{shard}'}})"),
+        )
+    };
+    // Inside the history window nothing merges.
+    assert_eq!(merge(&mut s, "shard01"), "{ ok: 1 }");
+    assert_eq!(
+        answer(
+            &mut s,
+            "db.getSiblingDB('config').chunks.countDocuments({})"
+        ),
+        "12"
+    );
+    run(&mut s, "sleep(301000)");
+    assert_eq!(merge(&mut s, "shard01"), "{ ok: 1 }");
+    assert_eq!(
+        ranges_on(&mut s, "shard01"),
+        "[ [ MinKey(), 1 ], [ 3, 7 ], [ 10, MaxKey() ] ]"
+    );
+    assert_eq!(merge(&mut s, "shard02"), "{ ok: 1 }");
+    assert_eq!(ranges_on(&mut s, "shard02"), "[ [ 1, 3 ], [ 7, 10 ] ]");
+    // Chunks moved back are inside the window again: they stay apart.
+    run(
+        &mut s,
+        "db.adminCommand({moveRange: 'test.c', min: {x: 1}, max: {x: 3}, toShard: 'shard01'})",
+    );
+    assert_eq!(merge(&mut s, "shard01"), "{ ok: 1 }");
+    assert_eq!(
+        ranges_on(&mut s, "shard01"),
+        "[ [ MinKey(), 1 ], [ 1, 3 ], [ 3, 7 ], [ 10, MaxKey() ] ]"
+    );
+}
+
+// jstests/sharding/merge_all_chunks_on_shard.js, mergeAllChunksWithMaxNumberOfChunksTest:
+// with `maxNumberOfChunksToMerge: 2`, each command merges two chunks, so 11 chunks on one
+// shard go down one at a time.
+#[test]
+fn merge_all_chunks_on_shard_honours_its_maximum() {
+    let mut s = Session::default();
+    let mut script = String::from(
+        "sim.reset({shards: 2, version: '8.0'})\nsh.stopBalancer()\nsh.shardCollection('test.c', {x: 1})\n",
+    );
+    for i in 0..10 {
+        script.push_str(&format!("sh.splitAt('test.c', {{x: {i}}})\n"));
+    }
+    script.push_str("sleep(301000)");
+    run(&mut s, &script);
+    for left in (1..=10).rev() {
+        run(
+            &mut s,
+            "db.adminCommand({mergeAllChunksOnShard: 'test.c', shard: 'shard01', maxNumberOfChunksToMerge: NumberInt(2)})",
+        );
+        assert_eq!(
+            answer(
+                &mut s,
+                "db.getSiblingDB('config').chunks.countDocuments({})"
+            ),
+            left.to_string()
+        );
+    }
+}
+
+// cluster_merge_all_chunks_on_shard_cmd.cpp (7.0 on): the shard is looked up first
+// (`ShardRegistry::getShard`); the IDL requires `shard`; an unsharded namespace is refused
+// by the config server (`getCollectionAndVersion`); 3.6 and 5.0 have no such command.
+#[test]
+fn merge_all_chunks_on_shard_refuses_as_mongodb_does() {
+    let mut s = merge_scenario();
+    for (cmd, expected) in [
+        (
+            "{mergeAllChunksOnShard: 'test.c', shard: 'shard09'}",
+            "ShardNotFound: Shard shard09 not found",
+        ),
+        (
+            "{mergeAllChunksOnShard: 'test.nope', shard: 'shard01'}",
+            "ConflictingOperationInProgress: Sharded collection 'test.nope' no longer exists",
+        ),
+        (
+            "{mergeAllChunksOnShard: 'test.c'}",
+            "Location40414: BSON field 'mergeAllChunksOnShard.shard' is missing but a required field",
+        ),
+    ] {
+        assert_eq!(
+            answer(&mut s, &format!("db.adminCommand({cmd})")),
+            expected
+        );
+    }
+    run(&mut s, "sim.reset({shards: 2, version: '5.0'})");
+    assert_eq!(
+        answer(
+            &mut s,
+            "db.adminCommand({mergeAllChunksOnShard: 'test.c', shard: 'shard01'})"
+        ),
+        "CommandNotFound: no such cmd: mergeAllChunksOnShard"
+    );
+}
