@@ -899,3 +899,42 @@ fn merge_all_chunks_on_shard_refuses_as_mongodb_does() {
         "CommandNotFound: no such cmd: mergeAllChunksOnShard"
     );
 }
+
+// Chunk size and auto-split per era: 64 MB and auto-split up to 5.0 (chunk_splitter.cpp
+// runs on inserts); 128 MB from 6.0 (`BalancerConfiguration::kDefaultMaxChunkSizeBytes`),
+// where nothing splits on inserts (6.0.3 removed the auto-splitter) and the balancer
+// moves ranges instead.
+#[test]
+fn chunk_size_and_auto_split_follow_the_era() {
+    for (version, default_mb, splits) in [("3.6", 64, true), ("5.0", 64, true), ("8.0", 128, false)]
+    {
+        let mut s = Session::default();
+        run(
+            &mut s,
+            &format!("sim.reset({{shards: 2, version: '{version}'}})\nsh.shardCollection('test.c', {{x: 1}})"),
+        );
+        if version == "8.0" {
+            let status = answer(&mut s, "sh.balancerCollectionStatus('test.c')");
+            assert!(
+                status.starts_with(&format!("{{ chunkSize: {default_mb},")),
+                "{status}"
+            );
+        }
+        assert_eq!(
+            answer(&mut s, "sim.chunkSize()"),
+            format!("{{ chunkSize: {}, ok: 1 }}", default_mb * 1024 * 1024)
+        );
+        run(
+            &mut s,
+            "sim.chunkSize(8192)\n\
+             db.c.insertMany(Array.from({length: 300}, (_, i) => ({x: i, pad: 'p'.repeat(100)})))",
+        );
+        let chunks: u64 = answer(
+            &mut s,
+            "db.getSiblingDB('config').chunks.countDocuments({})",
+        )
+        .parse()
+        .unwrap();
+        assert_eq!(chunks > 1, splits, "{version}: {chunks} chunks");
+    }
+}
