@@ -938,3 +938,29 @@ fn chunk_size_and_auto_split_follow_the_era() {
         assert_eq!(chunks > 1, splits, "{version}: {chunks} chunks");
     }
 }
+
+// The top-chunk move after an auto-split: 4.4/5.0's chunk_splitter.cpp moves the piece the
+// top-chunk rule cut (`topChunkMinKey`) whatever it holds; 3.6's mongos moves what the
+// shard's splitChunk suggests (split_chunk.cpp, `checkIfSingleDoc`): a piece of a single
+// document only. Here the largest key value, 1000, has two documents.
+#[test]
+fn the_top_chunk_moves_after_an_auto_split_as_each_era_decides() {
+    for (version, top_on) in [("3.6", "shard01"), ("5.0", "shard02")] {
+        let mut s = Session::default();
+        run(
+            &mut s,
+            &format!(
+                "sim.reset({{shards: 2, version: '{version}', chunkSize: 8192}})\n\
+                 sh.shardCollection('test.c', {{x: 1}})\n\
+                 sh.splitAt('test.c', {{x: 0}})\n\
+                 db.c.insertMany([{{x: 1000, pad: 'p'.repeat(100)}}, {{x: 1000, pad: 'p'.repeat(100)}}])\n\
+                 db.c.insertMany(Array.from({{length: 200}}, (_, i) => ({{x: i, pad: 'p'.repeat(100)}})))"
+            ),
+        );
+        let top = answer(
+            &mut s,
+            "db.getSiblingDB('config').chunks.findOne({min: {x: 1000}}).shard",
+        );
+        assert_eq!(top, top_on, "{version}");
+    }
+}
