@@ -1,9 +1,10 @@
-//! The balancer's decisions against MongoDB's own tests: the cases of
-//! `src/mongo/db/s/balancer/balancer_policy_test.cpp` (the 4.4/5.x chunk-count policy),
-//! rebuilt through the shell the way its `generateCluster` lays a cluster out, the
-//! data-size policy of 7.0/8.0 (`balancer_policy.cpp`, `_singleZoneBalanceBasedOnDataSize`;
-//! jstests/sharding/balancing_based_on_size.js), and `balancerCollectionStatus`
-//! (jstests/sharding/balancer_collection_status.js). Each test names its source.
+//! The balancer, splitting and merging against MongoDB's own tests: the cases of
+//! `src/mongo/db/s/balancer/balancer_policy_test.cpp` (the 4.4/5.x chunk-count policy and
+//! the 7.0/8.0 data-size one), rebuilt through the shell the way its `generateCluster` lays
+//! a cluster out; `balancer_policy.cpp` of 3.6, 5.0, 7.0 and 8.0 where no test covers a
+//! rule; jstests/sharding/balancing_based_on_size.js, balancer_collection_status.js and
+//! merge_all_chunks_on_shard.js; split_vector_test.cpp through `splitFind`; the donor's
+//! ChunkTooBig test and the auto-splitter's top-chunk move. Each test names its source.
 #![allow(clippy::unwrap_used)]
 
 use bson::Bson;
