@@ -217,6 +217,35 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// `{mergeAllChunksOnShard: ns, shard, maxNumberOfChunksToMerge}` (7.0 on): mongos
+    /// looks the shard up (`ShardRegistry::getShard`), then the config server merges the
+    /// shard's runs of adjacent non-jumbo chunks that came to it before the history window
+    /// (`commitMergeAllChunksOnShard`), stopping once `max` chunks are taken (none: no
+    /// limit). A namespace that is not sharded is refused there
+    /// (`getCollectionAndVersion`). Returns how many chunks were merged.
+    pub fn merge_all_chunks_on_shard_command(
+        &mut self,
+        ns: &str,
+        shard: &str,
+        max: Option<usize>,
+    ) -> Result<u64, crate::engine::cluster::ClusterError> {
+        use crate::engine::cluster::ClusterError;
+        if self.shards().all(|(_, s)| s.name != shard) {
+            return Err(ClusterError::ShardNotFound(format!(
+                "Shard {shard} not found"
+            )));
+        }
+        if self.sharding(ns).is_err() {
+            return Err(ClusterError::ConflictingOperationInProgress(format!(
+                "Sharded collection '{ns}' no longer exists"
+            )));
+        }
+        let oldest_ms = self.now_ms() - HISTORY_WINDOW_SECS * 1_000;
+        Ok(self.merge_all_chunks_on_shard(ns, shard, oldest_ms, max.unwrap_or(usize::MAX)))
+    }
+}
+
 /// The runs of two or more adjacent mergeable chunks among `chunks` (in key order, each
 /// with the time it came to its shard), stopping once `max` chunks are taken, as
 /// `commitMergeAllChunksOnShard` reads the shard's chunks sorted by `min`.

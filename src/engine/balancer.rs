@@ -139,13 +139,17 @@ pub struct ZoneDecision {
 /// One step of a balancer round, as [`Cluster::balancer_round_plan`] reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RoundStep {
-    /// A draining shard's turn to give up a chunk (non-jumbo first).
+    /// A draining shard's turn to give up a chunk (never a jumbo one).
     Drain {
         /// The draining shard.
         from: ShardIdx,
         /// The chunks it still holds.
         chunks: u64,
-        /// The migration made, or `None` when no shard could take any of its chunks.
+        /// The shard the policy chose to take one of them, or `None` when no shard could
+        /// take any of its non-jumbo chunks.
+        to: Option<ShardIdx>,
+        /// The migration made: `None` also when the donor refused the chosen chunk as too
+        /// big, and the balancer split it or marked it jumbo instead.
         migration: Option<Migration>,
     },
     /// A chunk on a shard outside its zone was sent into the zone.
@@ -154,16 +158,13 @@ pub enum RoundStep {
         from: ShardIdx,
         /// The chunk's zone.
         zone: String,
-        /// The migration made.
+        /// The shard of the zone the policy chose to take it.
+        to: ShardIdx,
+        /// The migration made (`None` when the donor refused the chunk as too big).
         migration: Option<Migration>,
     },
     /// One pass of a zone's policy.
     Zone(ZoneDecision),
-}
-
-/// The name of the zone a chunk belongs to, as [`Cluster::zone_of`] finds it, borrowed.
-fn zone_name<'a>(zones: &'a ZoneRanges, chunk: &Chunk) -> Option<&'a str> {
-    zones.zone_at(chunk).map(|z| z.zone.as_str())
 }
 
 impl Cluster {
@@ -233,33 +234,32 @@ impl Cluster {
         !s.removed && !s.draining && zone.is_none_or(|z| s.zones.contains(z))
     }
 
-    /// The load the balancer compares, for every shard (indexed by shard index): chunk
-    /// counts of `zone` before 6.0; after, the collection's whole data size on the shard,
-    /// whatever the zone (`shardToDataSizeMap`). One pass over the chunks serves a whole
-    /// balancing decision, instead of one pass per shard asked about.
-    fn loads(&self, ns: &str, zone: Option<&str>) -> Vec<u64> {
+    /// The load a recipient is chosen by, for every shard (indexed by shard index),
+    /// whatever the chunk's zone: the collection's chunk count on the shard before 6.0
+    /// (`distribution.numberOfChunksInShard`), its data size after (`shardToDataSizeMap`).
+    /// One pass over the chunks serves a whole choice, instead of one pass per shard.
+    fn receiver_loads(&self, ns: &str) -> Vec<u64> {
         let mut out = vec![0u64; self.shards.len()];
         let Ok(s) = self.sharding(ns) else { return out };
         let by_size = self.config.version == VersionMode::V80;
         for c in s.table.iter() {
-            if by_size || zone_name(&s.zones, c) == zone {
-                if let Some(load) = out.get_mut(c.shard as usize) {
-                    *load += if by_size { c.bytes } else { 1 };
-                }
+            if let Some(load) = out.get_mut(c.shard as usize) {
+                *load += if by_size { c.bytes } else { 1 };
             }
         }
         out
     }
 
-    /// MongoDB's `_getLeastLoadedReceiverShard`: the suitable shard with the least load;
-    /// ties go to the first shard in order.
+    /// MongoDB's `_getLeastLoadedReceiverShard`: among the shards that may take a chunk
+    /// of `zone`, the one with the fewest chunks of the collection (of any zone), or
+    /// from 6.0.3 the least data; ties go to the first shard in order.
     fn least_loaded_receiver(
         &self,
         ns: &str,
         zone: Option<&str>,
         used: &ShardSet,
     ) -> Option<ShardIdx> {
-        self.least_loaded_in(&self.loads(ns, zone), zone, used)
+        self.least_loaded_in(&self.receiver_loads(ns), zone, used)
     }
 
     /// [`Cluster::least_loaded_receiver`] with the loads already computed.
@@ -369,6 +369,26 @@ impl Cluster {
         self.move_chunk_at(ns, &chunk, to)
     }
 
+    /// The donor's refusal of a chunk too big to move
+    /// (migration_chunk_cloner_source.cpp, `_storeCurrentLocs`): with the average document
+    /// size of the collection on the donor shard, a full chunk holds `max size / average`
+    /// documents; the chunk is too big when it holds more than 130% of that (3.6, and at
+    /// most 250,001) or twice that (4.4 on). Returns that most and the average; the jumbo
+    /// flag alone refuses nothing.
+    fn too_big_to_move(&self, ns: &str, chunk: &Chunk) -> Option<(u64, u64)> {
+        let (docs, bytes) = self.sharding(ns).ok()?.table.shard_totals(chunk.shard);
+        if docs == 0 {
+            return None;
+        }
+        let avg = bytes / docs;
+        let full = self.chunk_size_for(ns) / avg.max(1);
+        let max_docs = match self.version() {
+            VersionMode::V36 => (130 * full / 100).min(250_001),
+            _ => 2 * full.max(1),
+        };
+        (chunk.docs > max_docs).then_some((max_docs, avg))
+    }
+
     fn move_chunk_at(
         &mut self,
         ns: &str,
@@ -381,15 +401,10 @@ impl Cluster {
                 "Destination shard cannot be the same as source".to_string(),
             ));
         }
-        if chunk.jumbo || chunk.bytes > self.chunk_size_for(ns).saturating_mul(2) && chunk.docs > 1
-        {
+        if let Some((max_docs, avg)) = self.too_big_to_move(ns, chunk) {
             return Err(ClusterError::ChunkTooBig(format!(
-                "Cannot move chunk: the maximum number of documents for a chunk is {}, the maximum chunk size is {}, average document size is {}. Found {} documents in chunk  ns: {ns} {} -> {}",
-                (self.chunk_size_for(ns) * 13 / 10)
-                    .checked_div(chunk.bytes.checked_div(chunk.docs).unwrap_or(0).max(1))
-                    .unwrap_or(0),
+                "Cannot move chunk: the maximum number of documents for a chunk is {max_docs}, the maximum chunk size is {}, average document size is {avg}. Found {} documents in chunk  ns: {ns} {} -> {}",
                 self.chunk_size_for(ns),
-                chunk.bytes.checked_div(chunk.docs).unwrap_or(0),
                 chunk.docs,
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.min)),
                 format_bson_obj(&self.sharding(ns)?.pattern.to_document(&chunk.max)),
@@ -486,6 +501,7 @@ impl Cluster {
             self.split_at_zone_boundaries(&ns);
             self.balance_collection(&ns, &mut used, &mut done);
         }
+        self.balanced_last_time = !done.is_empty();
         done
     }
 
@@ -495,6 +511,7 @@ impl Cluster {
         let mut done = Vec::new();
         self.split_at_zone_boundaries(ns);
         self.balance_collection(ns, &mut ShardSet::default(), &mut done);
+        self.balanced_last_time = !done.is_empty();
         Ok(done)
     }
 
@@ -514,7 +531,9 @@ impl Cluster {
             let Some(c) = s.table.chunk_for(b) else {
                 continue;
             };
-            if c.min == *b {
+            // A bound at a chunk's edge needs no split; MaxKey, the upper bound of a
+            // range to the end of the key space, is no chunk's inside either.
+            if c.min == *b || c.max <= *b {
                 continue;
             }
             match splits.last_mut() {
@@ -531,31 +550,36 @@ impl Cluster {
         }
     }
 
-    /// What the balancer would do next for `ns`, in priority order: drain, fix zone
-    /// violations, then balance each zone. `None` when the collection is balanced.
+    /// `balancerCollectionStatus`'s `firstComplianceViolation` for `ns`, `None` when the
+    /// collection is compliant (`Balancer::getBalancerStatusForNs`, 4.4 to 8.0): a chunk
+    /// across a zone boundary, which the balancer must first split there
+    /// (`selectChunksToSplit`), is a zone violation; otherwise the reason of the first
+    /// migration a round would choose (`selectChunksToMove`): `draining`,
+    /// `zoneViolation` or `chunksImbalance`. A chunk the round cannot move (a jumbo one,
+    /// or one no shard may take) is no violation.
     pub fn first_violation(&self, ns: &str) -> Option<&'static str> {
         let s = self.sharding(ns).ok()?;
-        if s.table
-            .iter()
-            .any(|c| self.shards[c.shard as usize].draining)
-        {
-            return Some("draining");
-        }
-        // A chunk outside its zone's shards violates the zone, and so does a chunk that
-        // straddles a zone boundary: the balancer must first split it there.
-        if s.table.iter().any(|c| {
-            s.zones.straddles(c)
-                || zone_name(&s.zones, c)
-                    .is_some_and(|z| !self.shards[c.shard as usize].zones.contains(z))
-        }) {
+        if s.table.iter().any(|c| s.zones.straddles(c)) {
             return Some("zoneViolation");
         }
-        // Whether a round would migrate anything depends on chunk metadata only, so the
-        // probe leaves the documents behind.
+        // Which migrations a round chooses depends on chunk metadata only, so the probe
+        // leaves the documents behind.
         let mut probe = self.routing_probe(ns);
-        let mut done = Vec::new();
-        probe.balance_collection(ns, &mut ShardSet::default(), &mut done);
-        (!done.is_empty()).then_some("chunksImbalance")
+        let mut trace = Vec::new();
+        probe.balance_collection_traced(
+            ns,
+            &mut ShardSet::default(),
+            &mut Vec::new(),
+            Some(&mut trace),
+        );
+        trace.iter().find_map(|step| match step {
+            RoundStep::Drain { to: Some(_), .. } => Some("draining"),
+            RoundStep::ZoneViolation { .. } => Some("zoneViolation"),
+            RoundStep::Zone(d) if matches!(d.outcome, ZoneOutcome::Move { .. }) => {
+                Some("chunksImbalance")
+            }
+            _ => None,
+        })
     }
 
     fn balance_collection(&mut self, ns: &str, used: &mut ShardSet, done: &mut Vec<Migration>) {
@@ -571,87 +595,8 @@ impl Cluster {
         done: &mut Vec<Migration>,
         mut trace: Option<&mut Vec<RoundStep>>,
     ) {
-        // 1. Draining shards give up one chunk each, non-jumbo chunks first.
-        let draining: Vec<ShardIdx> = self
-            .shards()
-            .filter(|(_, s)| s.draining)
-            .map(|(i, _)| i)
-            .collect();
-        for from in draining {
-            if used.contains(&from) {
-                continue;
-            }
-            let Ok(s) = self.sharding(ns) else { return };
-            let mut candidates: Vec<Chunk> = s
-                .table
-                .iter()
-                .filter(|c| c.shard == from)
-                .cloned()
-                .collect();
-            candidates.sort_by_key(|c| c.jumbo);
-            let mut step = RoundStep::Drain {
-                from,
-                chunks: candidates.len() as u64,
-                migration: None,
-            };
-            for chunk in candidates {
-                let zone = self
-                    .sharding(ns)
-                    .ok()
-                    .and_then(|s| Cluster::zone_of(&s.zones, &chunk));
-                let mut excluded = used.clone();
-                excluded.insert(from);
-                if let Some(to) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded) {
-                    if let Some(m) = self.balancer_move(ns, &chunk.min, to) {
-                        used.insert(from);
-                        used.insert(to);
-                        if let RoundStep::Drain { migration, .. } = &mut step {
-                            *migration = Some(m.clone());
-                        }
-                        done.push(m);
-                    }
-                    break;
-                }
-            }
-            if let Some(t) = trace.as_deref_mut() {
-                t.push(step);
-            }
-        }
-        // 2. Chunks on a shard outside their zone move into it (none without zones).
-        let zoned = self.sharding(ns).is_ok_and(|s| !s.zones.is_empty());
-        let shard_ids: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
-        for from in shard_ids.iter().copied().filter(|_| zoned) {
-            if used.contains(&from) {
-                continue;
-            }
-            let Ok(s) = self.sharding(ns) else { return };
-            let zones = s.zones.clone();
-            let violating: Vec<(Chunk, String)> = s
-                .table
-                .iter()
-                .filter(|c| c.shard == from && !c.jumbo)
-                .filter_map(|c| Cluster::zone_of(&zones, c).map(|z| (c.clone(), z)))
-                .filter(|(_, z)| !self.shards[from as usize].zones.contains(z))
-                .collect();
-            for (chunk, zone) in violating {
-                if let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) {
-                    let moved = self.balancer_move(ns, &chunk.min, to);
-                    if let Some(m) = &moved {
-                        used.insert(from);
-                        used.insert(to);
-                        done.push(m.clone());
-                    }
-                    if let Some(t) = trace.as_deref_mut() {
-                        t.push(RoundStep::ZoneViolation {
-                            from,
-                            zone,
-                            migration: moved,
-                        });
-                    }
-                    break;
-                }
-            }
-        }
+        self.drain_step(ns, used, done, trace.as_deref_mut());
+        self.zone_violation_step(ns, used, done, trace.as_deref_mut());
         // 3. Each zone, in name order, and then the chunks in no zone, are balanced on
         // their own (MongoDB's `tagsPlusEmpty`).
         let Some(mut index) = self.chunks_by_zone(ns) else {
@@ -668,6 +613,124 @@ impl Cluster {
                 trace.as_deref_mut(),
                 &mut index,
             ) {}
+        }
+    }
+
+    /// A round's first step: each draining shard gives up one chunk, the first in key
+    /// order that some shard may take. Jumbo chunks stay where they are, in every era
+    /// (balancer_policy.cpp, `balance`: "if (chunk.getJumbo()) { numJumboChunks++;
+    /// continue; }"). A migration the policy chooses takes both shards out of the round
+    /// even if the donor then refuses the chunk as too big (the balancer splits it or
+    /// marks it jumbo instead). From 7.0, a draining shard that gives nothing while the
+    /// collection has no migration yet takes no further part in the round
+    /// (`availableShards->erase(stat.shardId)`).
+    fn drain_step(
+        &mut self,
+        ns: &str,
+        used: &mut ShardSet,
+        done: &mut Vec<Migration>,
+        mut trace: Option<&mut Vec<RoundStep>>,
+    ) {
+        let mut chosen = false;
+        let draining: Vec<ShardIdx> = self
+            .shards()
+            .filter(|(_, s)| s.draining)
+            .map(|(i, _)| i)
+            .collect();
+        for from in draining {
+            if used.contains(&from) {
+                continue;
+            }
+            let Ok(s) = self.sharding(ns) else { return };
+            let on_shard: Vec<Chunk> = s
+                .table
+                .iter()
+                .filter(|c| c.shard == from)
+                .cloned()
+                .collect();
+            if on_shard.is_empty() {
+                continue;
+            }
+            let (mut to, mut migration) = (None, None);
+            for chunk in on_shard.iter().filter(|c| !c.jumbo) {
+                let zone = self
+                    .sharding(ns)
+                    .ok()
+                    .and_then(|s| Cluster::zone_of(&s.zones, chunk));
+                let mut excluded = used.clone();
+                excluded.insert(from);
+                let Some(receiver) = self.least_loaded_receiver(ns, zone.as_deref(), &excluded)
+                else {
+                    continue;
+                };
+                chosen = true;
+                used.insert(from);
+                used.insert(receiver);
+                to = Some(receiver);
+                // 4.4 on force the chunk off the draining shard (`ForceJumbo::kForceBalancer`);
+                // 3.6's donor refuses one too big, as for any migration.
+                let force = self.config.version != VersionMode::V36;
+                migration = self.balancer_move(ns, &chunk.min, receiver, force);
+                done.extend(migration.clone());
+                break;
+            }
+            if self.config.version == VersionMode::V80 && !chosen {
+                used.insert(from);
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(RoundStep::Drain {
+                    from,
+                    chunks: on_shard.len() as u64,
+                    to,
+                    migration,
+                });
+            }
+        }
+    }
+
+    /// A round's second step: on each shard still free, the first non-jumbo chunk that
+    /// lies in a zone the shard is not in goes to the least loaded shard of that zone.
+    fn zone_violation_step(
+        &mut self,
+        ns: &str,
+        used: &mut ShardSet,
+        done: &mut Vec<Migration>,
+        mut trace: Option<&mut Vec<RoundStep>>,
+    ) {
+        if self.sharding(ns).map_or(true, |s| s.zones.is_empty()) {
+            return;
+        }
+        let shard_ids: Vec<ShardIdx> = self.shards().map(|(i, _)| i).collect();
+        for from in shard_ids {
+            if used.contains(&from) {
+                continue;
+            }
+            let Ok(s) = self.sharding(ns) else { return };
+            let violating: Vec<(Chunk, String)> = s
+                .table
+                .iter()
+                .filter(|c| c.shard == from && !c.jumbo)
+                .filter_map(|c| s.zones.zone_at(c).map(|z| (c.clone(), z.zone.clone())))
+                .filter(|(_, z)| !self.shards[from as usize].zones.contains(z))
+                .collect();
+            for (chunk, zone) in violating {
+                let Some(to) = self.least_loaded_receiver(ns, Some(&zone), used) else {
+                    continue;
+                };
+                used.insert(from);
+                used.insert(to);
+                let migration = self.balancer_move(ns, &chunk.min, to, false);
+                done.extend(migration.clone());
+                if let Some(t) = trace.as_deref_mut() {
+                    t.push(RoundStep::ZoneViolation {
+                        from,
+                        zone,
+                        to,
+                        migration,
+                    });
+                }
+                break;
+            }
         }
     }
 
@@ -693,7 +756,7 @@ impl Cluster {
     }
 
     /// One pass of the mode's policy over `zone`: decides, then makes the migration it
-    /// decided on. Returns whether a chunk moved. `index` holds the chunks of each zone;
+    /// decided on. Returns whether the policy chose one. `index` holds the chunks of each zone;
     /// a migration sorts them out again (a round makes at most one per pair of shards).
     fn balance_zone(
         &mut self,
@@ -707,16 +770,13 @@ impl Cluster {
         let decision = self.zone_decision(ns, zone, used, index);
         let moved = match (&decision.outcome, decision.donor, decision.recipient) {
             (ZoneOutcome::Move { chunk }, Some((from, _)), Some((to, _))) => {
-                match self.balancer_move(ns, &chunk.min, to) {
-                    Some(m) => {
-                        used.insert(from);
-                        used.insert(to);
-                        done.push(m);
-                        *index = self.chunks_by_zone(ns).unwrap_or_default();
-                        true
-                    }
-                    None => false,
-                }
+                // The policy's choice takes both shards out of the round, whether the
+                // donor then moves the chunk or refuses it as too big.
+                used.insert(from);
+                used.insert(to);
+                done.extend(self.balancer_move(ns, &chunk.min, to, false));
+                *index = self.chunks_by_zone(ns).unwrap_or_default();
+                true
             }
             _ => false,
         };
@@ -752,8 +812,8 @@ impl Cluster {
     /// - 3.4/3.6 (`BalancerPolicy::_singleZoneBalance` of that line, spec §7): ideal =
     ///   `ceil(chunks / shards)`, counted as 4.4/5.0 counts them. The donor must hold more
     ///   than the ideal and the recipient fewer, and the donor's excess over the ideal
-    ///   must reach the threshold: 1 while the collection has fewer than 20 chunks, 2 from
-    ///   then on. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
+    ///   must reach the threshold: 1 while the collection has fewer than 20 chunks or when
+    ///   the previous round moved a chunk (`_balancedLastTime`), 2 otherwise. (The 2/4/8 table of chunk-count differences is the 3.2 balancer's.)
     /// - 4.4/5.0 (`_singleZoneBalance`): ideal = `roundf(chunks / shards)`, where a zone
     ///   counts its own chunks over the shards in the zone, and the chunks in no zone count
     ///   every chunk of the collection over every shard (draining ones included). The donor
@@ -761,11 +821,14 @@ impl Cluster {
     ///   the ideal; the recipient is the suitable shard with the fewest and must hold fewer.
     /// - 6.0.3+ (`_singleZoneBalanceBasedOnDataSize`): the collection's data size on each
     ///   shard. The ideal is the data on the zone's shards (every shard, draining ones
-    ///   included, for the chunks in no zone) over their number; the donor must hold more
-    ///   than the ideal, the recipient less, and they must differ by at least
-    ///   [`MIGRATION_SIZE_FACTOR`] chunk sizes.
+    ///   included, for the chunks in no zone) over their number; the donor (the available
+    ///   shard with the most data) must hold more than the ideal and at least
+    ///   [`MIGRATION_SIZE_FACTOR`] chunk sizes more than the recipient (7.0/8.0).
     ///
-    /// Ties go to the first shard. The donor gives its first non-jumbo chunk of the zone.
+    /// In every era the recipient is the suitable shard with the least load of the whole
+    /// collection (chunks of any zone, or data), not of the zone alone
+    /// (`_getLeastLoadedReceiverShard`). Ties go to the first shard. The donor gives its
+    /// first non-jumbo chunk of the zone.
     pub(crate) fn zone_decision(
         &self,
         ns: &str,
@@ -796,8 +859,11 @@ impl Cluster {
                 d.total = total_chunks as u64;
                 d.shards = total_shards as u64;
                 if policy == BalancePolicy::ChunkCountCeil {
+                    // 3.6 balancer.cpp: `selectChunksToMove(opCtx, _balancedLastTime)`; a
+                    // round right after one that moved chunks balances aggressively.
                     let chunks = self.sharding(ns).map_or(0, |s| s.table.len());
-                    d.threshold = if chunks < 20 { 1 } else { 2 };
+                    let aggressive = chunks < 20 || self.balanced_last_time;
+                    d.threshold = if aggressive { 1 } else { 2 };
                     d.ideal = total_chunks.div_ceil(total_shards) as u64;
                 } else {
                     d.threshold = 1;
@@ -816,8 +882,10 @@ impl Cluster {
                     d.outcome = ZoneOutcome::BelowThreshold;
                     return d;
                 }
+                // The recipient is the suitable shard with the fewest chunks of the
+                // collection, of any zone; its chunks of this zone face the ideal.
                 d.recipient = self
-                    .least_loaded_in(&d.loads, zone, used)
+                    .least_loaded_in(index.chunk_counts(), zone, used)
                     .map(|to| (to, d.loads[to as usize]));
                 let Some((_, min)) = d.recipient else {
                     d.outcome = ZoneOutcome::NoRecipient;
@@ -857,13 +925,14 @@ impl Cluster {
                     };
                     return d;
                 };
+                // 7.0/8.0 `_singleZoneBalanceBasedOnDataSize` checks the donor against
+                // the ideal and the gap between the two, not the recipient against the
+                // ideal.
                 d.outcome = if from == to {
                     ZoneOutcome::SameShard
                 } else if max <= d.ideal {
                     ZoneOutcome::DonorNotAboveIdeal
-                } else if min >= d.ideal {
-                    ZoneOutcome::RecipientNotBelowIdeal
-                } else if max - min < d.threshold {
+                } else if max.saturating_sub(min) < d.threshold {
                     ZoneOutcome::BelowThreshold
                 } else {
                     ZoneOutcome::NoMovableChunk
@@ -901,10 +970,18 @@ impl Cluster {
         );
         Ok(trace)
     }
+
     /// A migration the balancer asks for: before 6.0 a whole chunk (`moveChunk`); after, a
     /// `moveRange` from the chunk's lower bound, which the donor first cuts to about one
-    /// chunk size.
-    fn balancer_move(&mut self, ns: &str, min: &KeyValue, to: ShardIdx) -> Option<Migration> {
+    /// chunk size. `force` is the `forceJumbo: kForceBalancer` that 4.4 on sets for a
+    /// chunk leaving a draining shard: the donor moves it however big it is.
+    fn balancer_move(
+        &mut self,
+        ns: &str,
+        min: &KeyValue,
+        to: ShardIdx,
+        force: bool,
+    ) -> Option<Migration> {
         let size = self.chunk_size_for(ns);
         if self.config.version == VersionMode::V80 {
             self.split_front(ns, min, size);
@@ -914,7 +991,7 @@ impl Cluster {
         // for the chunk size, or marks it jumbo when there are none (balancer.cpp,
         // `_moveChunks` -> `splitOrMarkJumbo`), so it is not tried again as it is.
         let chunk = self.sharding(ns).ok()?.table.get(min)?.clone();
-        if chunk.bytes > size.saturating_mul(2) && chunk.docs > 1 {
+        if !force && self.too_big_to_move(ns, &chunk).is_some() {
             self.split_or_mark_jumbo(ns, &chunk, size);
             return None;
         }

@@ -365,6 +365,9 @@ pub struct Cluster {
     pub autosplit_enabled: bool,
     /// Successful migrations, for `sh.status()`.
     pub migrations: u64,
+    /// Whether the last balancer round moved a chunk (3.6 `Balancer::_balancedLastTime`),
+    /// which makes the next round of the 3.6 policy aggressive.
+    pub(crate) balanced_last_time: bool,
     /// `config.settings`' `automerge` document (`{_id: 'automerge', enabled}`) as
     /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
     /// runs, which mongosh reads as enabled.
@@ -465,6 +468,7 @@ impl Cluster {
             balancer_enabled: true,
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
+            balanced_last_time: false,
             automerge: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
@@ -603,6 +607,7 @@ impl Cluster {
             balancer_enabled: self.balancer_enabled,
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
+            balanced_last_time: self.balanced_last_time,
             automerge: self.automerge,
             written: self.written,
             pending_zones: BTreeMap::new(),

@@ -427,7 +427,7 @@ impl Cluster {
             ))
             .fact("to", self.shard_name(to)));
         }
-        if chunk.jumbo && !self.shards[chunk.shard as usize].draining {
+        if chunk.jumbo {
             return Ok(with_facts(Explanation::new(
                 Topic::Balancer,
                 "jumbo chunk",
@@ -619,6 +619,7 @@ impl Cluster {
                 from,
                 chunks,
                 migration,
+                ..
             } => (
                 "draining",
                 match migration {
@@ -636,6 +637,7 @@ impl Cluster {
                 from,
                 zone,
                 migration,
+                ..
             } => (
                 "zones",
                 match migration {

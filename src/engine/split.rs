@@ -356,9 +356,14 @@ impl Cluster {
         }
     }
 
-    /// After a split, MongoDB (split_chunk.cpp) moves the back piece if it ends at MaxKey
-    /// and holds a single document, else the front piece if it starts at MinKey and holds a
-    /// single document, so the hot spot does not stay on one shard.
+    /// After a split, the piece at the end of the key space moves to the least loaded shard,
+    /// so the hot spot does not stay on one shard. 3.6's mongos moves what the shard's
+    /// `splitChunk` suggests (split_chunk.cpp): the back piece if it ends at MaxKey and
+    /// holds a single document, else the front piece if it starts at MinKey and holds a
+    /// single document. 4.4/5.0's chunk splitter (chunk_splitter.cpp) moves the piece the
+    /// top-chunk rule cut, whatever it holds: the one starting at MinKey when the chunk
+    /// started there, else the one starting at the last split point when the chunk ended
+    /// at MaxKey.
     fn move_single_document_end(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue]) {
         let Some(back_min) = points.last().cloned() else {
             return;
@@ -375,7 +380,13 @@ impl Cluster {
                 .and_then(|s| s.table.get(min))
                 .is_some_and(|c| c.docs == 1)
         };
-        let candidate = if chunk.max == global_max && single(self, &back_min) {
+        let candidate = if self.version() != VersionMode::V36 {
+            if chunk.min == global_min {
+                Some(chunk.min.clone())
+            } else {
+                (chunk.max == global_max).then_some(back_min)
+            }
+        } else if chunk.max == global_max && single(self, &back_min) {
             Some(back_min)
         } else if chunk.min == global_min && single(self, &chunk.min) {
             Some(chunk.min.clone())

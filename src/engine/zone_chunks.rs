@@ -125,6 +125,8 @@ pub(crate) struct ZoneChunks {
     chunks: Vec<Vec<Chunk>>,
     /// Each shard's data size for the collection, by shard index.
     sizes: Vec<u64>,
+    /// Each shard's chunk count for the collection, of any zone, by shard index.
+    counts: Vec<u64>,
 }
 
 impl ZoneChunks {
@@ -136,6 +138,7 @@ impl ZoneChunks {
         names.dedup();
         let mut chunks = vec![Vec::new(); names.len() + 1];
         let mut sizes = vec![0u64; shards];
+        let mut counts = vec![0u64; shards];
         for c in table.iter() {
             let slot = zones
                 .zone_at(c)
@@ -147,11 +150,15 @@ impl ZoneChunks {
             if let Some(size) = sizes.get_mut(c.shard as usize) {
                 *size += c.bytes;
             }
+            if let Some(count) = counts.get_mut(c.shard as usize) {
+                *count += 1;
+            }
         }
         ZoneChunks {
             names,
             chunks,
             sizes,
+            counts,
         }
     }
 
@@ -185,6 +192,12 @@ impl ZoneChunks {
             }
         }
         out
+    }
+
+    /// Every shard's chunk count for the collection, of any zone, by shard index: what the
+    /// chunk-count balancer chooses a recipient by (`numberOfChunksInShard`).
+    pub(crate) fn chunk_counts(&self) -> &[u64] {
+        &self.counts
     }
 
     /// The first non-jumbo chunk of `zone` on `shard`, in key order.

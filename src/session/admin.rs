@@ -127,6 +127,7 @@ const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("movePrimary", move_primary),
     ("listShards", list_shards),
     ("configureQueryAnalyzer", configure_query_analyzer),
+    ("mergeAllChunksOnShard", merge_all_chunks_on_shard),
     ("analyzeShardKey", analyze_shard_key),
 ];
 
@@ -366,6 +367,49 @@ fn configure_collection_balancing(
     let auto_merge = flag("enableAutoMerger")?;
     s.cluster
         .configure_collection_balancing(&ns, chunk_size, defragment, auto_merge)?;
+    Ok(ok_doc())
+}
+
+/// `{mergeAllChunksOnShard: ns, shard, maxNumberOfChunksToMerge}` (7.0 on): `shard` a
+/// string the IDL requires, `maxNumberOfChunksToMerge` an optional number; `{ok: 1}`.
+fn merge_all_chunks_on_shard(
+    s: &mut Session,
+    cmd: &Document,
+    name: &str,
+) -> Result<Document, StatementError> {
+    let ns = ns_of(cmd, name)?;
+    let shard = match cmd.get("shard") {
+        Some(Bson::String(shard)) => shard.clone(),
+        None => {
+            return Err(ClusterError::Location40414(format!(
+                "BSON field '{name}.shard' is missing but a required field"
+            ))
+            .into())
+        }
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field '{name}.shard' is the wrong type '{}', expected type 'string'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    let max = match cmd.get("maxNumberOfChunksToMerge") {
+        None => None,
+        Some(Bson::Int32(n)) => Some(i64::from(*n)),
+        Some(Bson::Int64(n)) => Some(*n),
+        Some(Bson::Double(d)) if d.is_finite() => Some(*d as i64),
+        Some(other) => {
+            return Err(ClusterError::TypeMismatch(format!(
+                "BSON field '{name}.maxNumberOfChunksToMerge' is the wrong type '{}', expected types '[long, int, decimal, double]'",
+                crate::query::update::type_name(other)
+            ))
+            .into())
+        }
+    };
+    let max = max.map(|n| usize::try_from(n).unwrap_or(0));
+    s.cluster
+        .merge_all_chunks_on_shard_command(&ns, &shard, max)?;
     Ok(ok_doc())
 }
 

@@ -449,6 +449,7 @@ fn balancer_collection_status(
     _: &str,
 ) -> Result<Output, StatementError> {
     let ns = string_arg(s, args, 0, "balancerCollectionStatus")?;
+    require_command(s, "balancerCollectionStatus")?;
     reply(status::balancer_collection_status(&s.cluster, &ns)?)
 }
 
@@ -488,12 +489,15 @@ pub(super) fn no_such_command(name: &str) -> ClusterError {
 }
 
 /// The commands newer than some version mode, with the mode they first exist in:
-/// refineCollectionShardKey came in 4.4, reshardCollection in 5.0 (both in the 5.0 mode,
-/// which stands for 4.4 and 5.0), configureCollectionBalancing in 5.3 and moveRange in 6.0.
+/// balancerCollectionStatus and refineCollectionShardKey came in 4.4, reshardCollection in
+/// 5.0 (all in the 5.0 mode, which stands for 4.4 and 5.0), configureCollectionBalancing in
+/// 5.3 and moveRange in 6.0.
 const SINCE: &[(&str, VersionMode)] = &[
+    ("balancerCollectionStatus", VersionMode::V50),
     ("refineCollectionShardKey", VersionMode::V50),
     ("reshardCollection", VersionMode::V50),
     ("moveRange", VersionMode::V80),
+    ("mergeAllChunksOnShard", VersionMode::V80),
     ("configureCollectionBalancing", VersionMode::V80),
 ];
 

@@ -326,15 +326,34 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
         )));
     }
     if cluster.sharding(ns).is_err() {
+        // 4.4/5.0 read the routing table through the catalog cache
+        // (`getShardedCollectionRoutingInfoWithRefresh`): a database it does not know is
+        // NamespaceNotFound, an unsharded collection NamespaceNotSharded in its words, as
+        // the 4.4 balancer_collection_status.js expects; from 5.3 the config server reads
+        // `config.collections` and answers both alike.
+        if cluster.version() == VersionMode::V50 {
+            let db = ns.split_once('.').map_or(ns, |(db, _)| db);
+            if !cluster.databases().contains_key(db) {
+                return Err(ClusterError::NamespaceNotFound(format!(
+                    "database {db} not found"
+                )));
+            }
+            return Err(ClusterError::NamespaceNotSharded(format!(
+                "Collection {ns} is not sharded."
+            )));
+        }
         return Err(ClusterError::NamespaceNotSharded(
             "Collection unsharded or undefined".into(),
         ));
     }
     let mut d = Document::new();
-    d.insert(
-        "chunkSize",
-        (cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0) * 100.0).round() / 100.0,
-    );
+    // 4.4/5.0's reply has no chunkSize (balancer_collection_status.idl of 4.4; the jstest
+    // balancer_collection_status.js checks it from 5.3). 7.0/8.0 give the size in MB as a
+    // double rounded up to two decimals (`std::ceil(maxChunkSizeMB * 100.0) / 100.0`).
+    if cluster.version() == VersionMode::V80 {
+        let mb = cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0);
+        d.insert("chunkSize", (mb * 100.0).ceil() / 100.0);
+    }
     match cluster.first_violation(ns) {
         None => {
             d.insert("balancerCompliant", true);

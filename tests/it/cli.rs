@@ -236,7 +236,6 @@ sim.seed(7)
               ok: 1
             }
             {
-              chunkSize: 64,
               balancerCompliant: false,
               firstComplianceViolation: 'zoneViolation',
               ok: 1

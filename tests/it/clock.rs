@@ -28,7 +28,7 @@ fn run_ok(session: &mut Session, script: &str) -> Vec<String> {
 fn unbalanced(version: &str) -> Session {
     let mut s = Session::default();
     let mut script = format!(
-        "sim.reset({{shards: 3, version: \"{version}\", chunkSize: 8192}})\n\
+        "sim.reset({{shards: 3, version: \"{version}\", chunkSize: 16384}})\n\
          sh.shardCollection(\"test.c\", {{x: 1}})\n\
          sim.generate(\"test.c\", {{x: \"increasing\", pad: {{gen: \"padding\", bytes: 100}}}}, 3000)\n"
     );
@@ -141,12 +141,16 @@ fn rounds_come_at_the_eras_intervals() {
             (rounds.len() as i64 + idle) as u64,
             "{version}"
         );
-        // And the balancer left the collection balanced by its era's rule.
-        let status = run_ok(&mut s, "sh.balancerCollectionStatus(\"test.c\")");
-        assert!(
-            status[0].contains("balancerCompliant: true"),
-            "{version}: {status:?}"
-        );
+        // And the balancer left the collection balanced by its era's rule (3.6's mongos
+        // has no balancerCollectionStatus command; the engine answers the same question).
+        assert_eq!(s.cluster.first_violation("test.c"), None, "{version}");
+        if version != "3.6" {
+            let status = run_ok(&mut s, "sh.balancerCollectionStatus(\"test.c\")");
+            assert!(
+                status[0].contains("balancerCompliant: true"),
+                "{version}: {status:?}"
+            );
+        }
         s.cluster.check().unwrap();
     }
 }

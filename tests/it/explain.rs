@@ -117,8 +117,8 @@ fn a_chunk_of_one_key_value_has_no_split_point_then_turns_jumbo() {
     let e = s.cluster.explain_chunk("test.c", &key(7)).unwrap();
     let jumbo = topic(&e, Topic::Jumbo);
     assert_eq!(jumbo.number("bytes"), Some(c.bytes as i64));
-    check(jumbo, expect!["jumbo chunk: Jumbo chunk: it grew past the maximum chunk size (38KiB > 32KiB) and all of its 500 documents share one shard key value, so autoSplitVector finds no split point. The balancer does not move a jumbo chunk (except off a draining shard) until clearJumboFlag clears the flag."]);
-    check(topic(&e, Topic::Balancer), expect!["jumbo chunk: The balancer skips jumbo chunks: it moves a jumbo chunk only off a draining shard."]);
+    check(jumbo, expect!["jumbo chunk: Jumbo chunk: it grew past the maximum chunk size (38KiB > 32KiB) and all of its 500 documents share one shard key value, so autoSplitVector finds no split point. The balancer does not move a jumbo chunk, not even off a draining shard, until clearJumboFlag clears the flag."]);
+    check(topic(&e, Topic::Balancer), expect!["jumbo chunk: The balancer skips jumbo chunks, even on a draining shard, until clearJumboFlag clears the flag or a split divides the chunk."]);
 }
 
 #[test]
@@ -270,10 +270,10 @@ fn a_draining_shard_is_explained_and_emptied_as_said() {
     let e = s.cluster.explain_shard("test.c", "shard02").unwrap();
     let draining = topic(&e, Topic::Draining);
     assert_eq!(draining.number("chunks"), Some(on_02));
-    check(draining, expect!["draining: removeShard started draining shard02: each round the balancer first moves one of its chunks (non-jumbo first) to the least loaded shard that may take it; 2 chunk(s) remain, 0 of them jumbo, and it leaves the cluster once it holds none."]);
+    check(draining, expect!["draining: removeShard started draining shard02: each round the balancer first moves one of its chunks to the least loaded shard that may take it, skipping jumbo chunks; 2 chunk(s) remain, 0 of them jumbo (they stay until clearJumboFlag clears the flag), and it leaves the cluster once it holds none."]);
     let round = s.cluster.explain_round(Some("test.c")).unwrap();
     assert_eq!(round[0].rule, "draining");
-    check(&round[0], expect!["draining: shard02 is draining (removeShard): the balancer empties it first, one chunk per round, non-jumbo chunks first, to the least loaded shard; [{ x: 10 }, { x: 20 }) goes to shard03 (2 chunk(s) were left on it)."]);
+    check(&round[0], expect!["draining: shard02 is draining (removeShard): the balancer empties it first, one chunk per round, skipping jumbo chunks, to the least loaded shard; [{ x: 10 }, { x: 20 }) goes to shard03 (2 chunk(s) were left on it)."]);
     let to = round[0].get("to").cloned().unwrap();
     let moves = round[0].get("moves").cloned().unwrap();
     run(&mut s, "sim.balance('test.c')");

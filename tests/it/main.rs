@@ -9,6 +9,7 @@ mod engine;
 mod engine_props;
 #[cfg(feature = "insight")]
 mod explain;
+mod fidelity_balancer;
 mod fidelity_commands;
 mod fidelity_output;
 mod fidelity_round3;
