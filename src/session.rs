@@ -3,6 +3,7 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
+mod admin_zones;
 mod aggregate;
 mod clock;
 mod collection;

@@ -377,6 +377,18 @@ impl Cluster {
     ) -> Result<Migration, ClusterError> {
         let to_idx = self.shard_index(to)?;
         if chunk.shard == to_idx {
+            // From 6.0 mongos sends `_configsvrMoveRange` (cluster_move_chunk_cmd.cpp) and
+            // the donor returns at once when it is the recipient
+            // (shardsvr_move_range_command.cpp, `_runImpl`).
+            if self.version() == VersionMode::V80 {
+                return Ok(Migration {
+                    ns: ns.to_string(),
+                    min: chunk.min.clone(),
+                    max: chunk.max.clone(),
+                    from: to_idx,
+                    to: to_idx,
+                });
+            }
             return Err(ClusterError::InvalidOptions(
                 "Destination shard cannot be the same as source".to_string(),
             ));
@@ -412,9 +424,24 @@ impl Cluster {
     ) -> Result<Migration, ClusterError> {
         let to_idx = self.shard_index(to)?;
         let s = self.sharding(ns)?;
-        let hi = max.map(|m| key_from_bound(&s.pattern, m)).transpose()?;
+        // A bound that is not a shard key: InvalidOptions (move_range_basic.js, "Fail if
+        // one of the bounds is not a valid shard key"), in the words of the donor's
+        // `checkShardKeyPattern` (chunk_operation_precondition_checks.cpp).
+        let invalid = |e: ClusterError| match (min, max) {
+            (Some(lo), Some(hi)) => ClusterError::InvalidOptions(format!(
+                "The range [{}, {}) is not valid for collection {ns} with key pattern {}",
+                format_bson_obj(lo),
+                format_bson_obj(hi),
+                format_bson_obj(&s.pattern.to_pattern_document())
+            )),
+            _ => ClusterError::InvalidOptions(e.to_string()),
+        };
+        let hi = max
+            .map(|m| key_from_bound(&s.pattern, m))
+            .transpose()
+            .map_err(invalid)?;
         let lo = match (min, &hi) {
-            (Some(m), _) => key_from_bound(&s.pattern, m)?,
+            (Some(m), _) => key_from_bound(&s.pattern, m).map_err(invalid)?,
             (None, Some(hi)) => self
                 .lower_bound_for(ns, hi, self.chunk_size_for(ns))
                 .ok_or_else(|| not_sharded(ns))?,
@@ -440,9 +467,15 @@ impl Cluster {
             }
         }
         if chunk.shard == to_idx {
-            return Err(ClusterError::InvalidOptions(
-                "Destination shard cannot be the same as source".to_string(),
-            ));
+            // shardsvr_move_range_command.cpp, `_runImpl`: a range already on the
+            // recipient is a migration with nothing to do, and succeeds.
+            return Ok(Migration {
+                ns: ns.to_string(),
+                min: chunk.min.clone(),
+                max: chunk.max.clone(),
+                from: to_idx,
+                to: to_idx,
+            });
         }
         if lo != chunk.min {
             self.apply_split(ns, &chunk, std::slice::from_ref(&lo));

@@ -1,6 +1,7 @@
 //! `db.adminCommand(...)` / `db.runCommand(...)`: one function per command, found through
 //! a table by the command's name, and the sampling of the queries the shell runs.
 
+use super::admin_zones;
 use super::interpreter::{ok_doc, Output, Session, StatementError};
 use super::sh::{no_such_command, remove_shard_reply, require_command, reshard_options};
 use super::status;
@@ -105,6 +106,10 @@ type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, Statem
 /// Every admin command, by name.
 const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("listDatabases", list_databases),
+    ("enableSharding", admin_zones::enable_sharding),
+    ("addShardToZone", admin_zones::add_shard_to_zone),
+    ("removeShardFromZone", admin_zones::remove_shard_from_zone),
+    ("updateZoneKeyRange", admin_zones::update_zone_key_range),
     ("shardCollection", shard_collection),
     ("refineCollectionShardKey", refine_collection_shard_key),
     ("reshardCollection", reshard_collection),

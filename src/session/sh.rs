@@ -206,8 +206,11 @@ pub(super) fn shard_options(unique: bool, d: &Document) -> ShardOptions {
 /// `sh.enableSharding(db)`.
 fn enable_sharding(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
     let db = string_arg(s, args, 0, "enableSharding")?;
-    checked_arg(s, args, 1, (&["string"], true), "enableSharding")?;
-    s.cluster.enable_sharding(&db)?;
+    let primary = match checked_arg(s, args, 1, (&["string"], true), "enableSharding")? {
+        Some(Bson::String(p)) => Some(p),
+        _ => None,
+    };
+    s.cluster.enable_sharding(&db, primary.as_deref())?;
     reply(doc! { "ok": 1 })
 }
 

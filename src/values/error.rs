@@ -238,6 +238,12 @@ pub enum Code {
     Location6789100,
     /// 6789102: a `$shardedDataDistribution` outside the admin database.
     Location6789102,
+    /// 13297: a database whose name differs from an existing one's only in case.
+    DatabaseDifferCase,
+    /// 48: a database that exists already with other options (another primary shard).
+    NamespaceExists,
+    /// 4: a required field of a command that is missing (`bsonExtractField`).
+    NoSuchKey,
 }
 
 impl Code {
@@ -273,6 +279,9 @@ impl Code {
             Code::Location28818 => "Location28818",
             Code::Location6789100 => "Location6789100",
             Code::Location6789102 => "Location6789102",
+            Code::DatabaseDifferCase => "DatabaseDifferCase",
+            Code::NamespaceExists => "NamespaceExists",
+            Code::NoSuchKey => "NoSuchKey",
         }
     }
 
@@ -308,6 +317,9 @@ impl Code {
             Code::Location28818 => 28_818,
             Code::Location6789100 => 6_789_100,
             Code::Location6789102 => 6_789_102,
+            Code::DatabaseDifferCase => 13_297,
+            Code::NamespaceExists => 48,
+            Code::NoSuchKey => 4,
         }
     }
 }
