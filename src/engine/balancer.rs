@@ -1074,6 +1074,28 @@ impl Cluster {
             }
             return Ok(());
         };
+        // 4.4+ `checkHashedShardKeyRange` (sharding_catalog_manager_zone_operations.cpp):
+        // a hashed field's bounds are hashes (NumberLong), MinKey or MaxKey.
+        if self.version() != VersionMode::V36 {
+            let hashed_ok = |v: &bson::Bson| {
+                matches!(
+                    v,
+                    bson::Bson::Int64(_) | bson::Bson::MinKey | bson::Bson::MaxKey
+                )
+            };
+            let bad = s.pattern.fields().iter().enumerate().any(|(i, (_, kind))| {
+                *kind == crate::keys::shard_key::FieldKind::Hashed
+                    && !(hashed_ok(&lo.0[i]) && hashed_ok(&hi.0[i]))
+            });
+            if bad {
+                return Err(ClusterError::InvalidOptions(format!(
+                    "there exists a field in the range {} -->> {} not of type NumberLong, MinKey, or MaxKey which corresponds to a hashed field in the shard key pattern {}",
+                    format_bson_obj(&s.pattern.to_document(&lo)),
+                    format_bson_obj(&s.pattern.to_document(&hi)),
+                    format_bson_obj(&s.pattern.to_pattern_document())
+                )));
+            }
+        }
         if let Some(existing) = s.zones.first_overlap(&lo, &hi) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
                 return Ok(());

@@ -18,6 +18,24 @@ fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
     }
 }
 
+/// A required object field of a command parsed by its IDL (`shardCollection`,
+/// `reshardCollection`): missing is 40414, another type is TypeMismatch, in the IDL
+/// parser's words.
+fn idl_object(cmd: &Document, command: &str, field: &str) -> Result<Document, StatementError> {
+    match cmd.get(field) {
+        Some(Bson::Document(d)) => Ok(d.clone()),
+        None => Err(ClusterError::Location40414(format!(
+            "BSON field '{command}.{field}' is missing but a required field"
+        ))
+        .into()),
+        Some(other) => Err(ClusterError::TypeMismatch(format!(
+            "BSON field '{command}.{field}' is the wrong type '{}', expected type 'object'",
+            crate::query::update::type_name(other)
+        ))
+        .into()),
+    }
+}
+
 fn doc_field(cmd: &Document, name: &str) -> Result<Document, StatementError> {
     match cmd.get(name) {
         Some(Bson::Document(d)) => Ok(d.clone()),
@@ -142,7 +160,17 @@ fn shard_collection(
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let key = doc_field(cmd, "key")?;
+    let key = idl_object(cmd, name, "key")?;
+    if let Some(collation) = cmd
+        .get("collation")
+        .filter(|c| !matches!(c, Bson::Document(_)))
+    {
+        return Err(ClusterError::TypeMismatch(format!(
+            "BSON field '{name}.collation' is the wrong type '{}', expected type 'object'",
+            crate::query::update::type_name(collation)
+        ))
+        .into());
+    }
     let unique = matches!(cmd.get("unique"), Some(Bson::Boolean(true)));
     s.cluster
         .shard_collection_with(&ns, &key, &super::sh::shard_options(unique, cmd))?;
@@ -168,7 +196,7 @@ fn reshard_collection(
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let key = doc_field(cmd, "key")?;
+    let key = idl_object(cmd, name, "key")?;
     let opts = reshard_options(cmd)?;
     s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     Ok(ok_doc())

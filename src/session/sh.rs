@@ -57,6 +57,7 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("updateZoneKeyRange", update_zone_key_range),
     ("addTagRange", update_zone_key_range),
     ("removeRangeFromZone", remove_range_from_zone),
+    ("removeTagRange", remove_range_from_zone),
     ("startBalancer", set_balancer_state),
     ("stopBalancer", set_balancer_state),
     ("setBalancerState", set_balancer_state),
@@ -311,19 +312,19 @@ fn update_zone_key_range(
     let ns = string_arg(s, args, 0, name)?;
     let min = object_arg(s, args, 1, name, "min")?;
     let max = object_arg(s, args, 2, name, "max")?;
-    // `true` in mongosh's list: any value but undefined, null included.
-    let zone = match s.opt_arg(args, 3)? {
-        None => {
-            return Err(StatementError::invalid_input(format!(
-                "Missing required argument at position 3 (Shard.{name})"
-            )))
-        }
-        Some(Bson::String(z)) => Some(z),
-        _ => None,
+    // `true` in mongosh's list: any value but undefined, null included; mongosh sends
+    // it as it is, and the server answers for a zone that is neither a string nor null.
+    let Some(zone) = s.opt_arg(args, 3)? else {
+        return Err(StatementError::invalid_input(format!(
+            "Missing required argument at position 3 (Shard.{name})"
+        )));
     };
-    s.cluster
-        .update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
-    reply(ok_doc())
+    let cmd = doc! { "updateZoneKeyRange": ns, "min": min, "max": max, "zone": zone };
+    reply(super::admin_zones::update_zone_key_range(
+        s,
+        &cmd,
+        "updateZoneKeyRange",
+    )?)
 }
 
 /// `sh.removeRangeFromZone(ns, min, max)`.
