@@ -202,12 +202,53 @@ fn reshard_collection(
     Ok(ok_doc())
 }
 
-/// `{mergeChunks: ns, bounds: [min, max]}`.
+/// `{mergeChunks: ns, bounds: [min, max]}`, its checks in the order of
+/// cluster_merge_chunks_cmd.cpp's `errmsgRun` (the same words 3.6 to 8.0): the
+/// namespace (`parseNsFullyQualified`), then `bounds` (`FieldParser::extract`, a missing
+/// field being an empty list), its size and each bound, then the collection.
 fn merge_chunks(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let (lo, hi) = bounds(cmd)?;
-    s.cluster.merge_chunks(&ns, &lo, &hi)?;
-    Ok(ok_doc())
+    if !crate::engine::cluster::split_ns(&ns).is_ok_and(|(_, c)| !c.is_empty()) {
+        return Err(
+            ClusterError::InvalidNamespace(format!("Invalid namespace specified '{ns}'")).into(),
+        );
+    }
+    let errmsg = |m: &str| StatementError::from(ClusterError::Errmsg(m.to_string()));
+    let list = match cmd.get("bounds") {
+        None => Vec::new(),
+        Some(Bson::Array(a)) => a.clone(),
+        Some(other) => {
+            return Err(errmsg(&format!(
+                "wrong type for 'bounds' field, expected array, found {}",
+                crate::keys::shard_key::format_bson_element("bounds", other)
+            )))
+        }
+    };
+    let mut objects = Vec::with_capacity(list.len());
+    for b in &list {
+        match b {
+            Bson::Document(d) => objects.push(d.clone()),
+            other => {
+                return Err(errmsg(&format!(
+                    "wrong type for 'bounds' field, expected array, found {}",
+                    crate::keys::shard_key::format_bson_element(
+                        "bounds",
+                        &Bson::Array(vec![other.clone()])
+                    )
+                )))
+            }
+        }
+    }
+    match objects.as_slice() {
+        [] => Err(errmsg("no bounds were specified")),
+        [lo, _] if lo.is_empty() => Err(errmsg("no min key specified")),
+        [_, hi] if hi.is_empty() => Err(errmsg("no max key specified")),
+        [lo, hi] => {
+            s.cluster.merge_chunks(&ns, lo, hi)?;
+            Ok(ok_doc())
+        }
+        _ => Err(errmsg("only a min and max bound may be specified")),
+    }
 }
 
 /// An `InvalidOptions` error for the shell.
