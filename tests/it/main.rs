@@ -10,6 +10,7 @@ mod engine_props;
 #[cfg(feature = "insight")]
 mod explain;
 mod fidelity_commands;
+mod fidelity_commands2;
 mod fidelity_output;
 mod fidelity_round3;
 mod glue_round3;
