@@ -499,11 +499,19 @@ fn exact_condition(value: &Bson) -> bool {
                 | Bson::Undefined
         )
     };
+    let range = |op: &str| matches!(op, "$eq" | "$gt" | "$gte" | "$lt" | "$lte");
     match value {
         Bson::Document(ops) if ops.keys().all(|k| k.starts_with('$')) && !ops.is_empty() => {
             ops.iter().all(|(op, v)| match (op.as_str(), v) {
-                ("$eq" | "$gt" | "$gte" | "$lt" | "$lte", v) => plain(v),
+                (op, v) if range(op) => plain(v),
                 ("$in", Bson::Array(items)) => items.iter().all(plain),
+                // A negation's complemented bounds are exact when its child's are
+                // (`IndexBoundsBuilder::translate`, NOT).
+                ("$ne", v) => plain(v),
+                ("$nin", Bson::Array(items)) => items.iter().all(plain),
+                ("$not", Bson::Document(inner)) if inner.len() == 1 => inner
+                    .iter()
+                    .all(|(op, v)| op != "$eq" && range(op) && plain(v)),
                 _ => false,
             })
         }

@@ -106,7 +106,9 @@ pub fn target(
             ranges: vec![(key.clone(), key)],
         });
     }
-    let bounds = field_bounds(pattern, &parsed);
+    // mongos looks negations up as a scatter-gather here: their complemented bounds
+    // are the shards' index bounds only (see `predicate_bounds`).
+    let bounds = field_bounds(pattern, &parsed, false);
     if bounds.first().is_none_or(Option::is_none) {
         return Ok(scatter_gather(pattern, table));
     }
@@ -394,23 +396,23 @@ fn union_field(a: FieldBounds, b: FieldBounds) -> FieldBounds {
 }
 
 /// The bounds a filter puts on each shard key field, in pattern order.
-fn field_bounds(pattern: &KeyPattern, filter: &Filter) -> Vec<FieldBounds> {
+fn field_bounds(pattern: &KeyPattern, filter: &Filter, negations: bool) -> Vec<FieldBounds> {
     let unconstrained = || vec![None; pattern.len()];
     match filter {
-        Filter::And(children) => {
-            children
-                .iter()
-                .map(|c| field_bounds(pattern, c))
-                .fold(unconstrained(), |acc, b| {
-                    acc.into_iter()
-                        .zip(b)
-                        .map(|(x, y)| intersect_field(x, y))
-                        .collect()
-                })
-        }
+        Filter::And(children) => children
+            .iter()
+            .map(|c| field_bounds(pattern, c, negations))
+            .fold(unconstrained(), |acc, b| {
+                acc.into_iter()
+                    .zip(b)
+                    .map(|(x, y)| intersect_field(x, y))
+                    .collect()
+            }),
         Filter::Or(children) => {
-            let branches: Vec<Vec<FieldBounds>> =
-                children.iter().map(|c| field_bounds(pattern, c)).collect();
+            let branches: Vec<Vec<FieldBounds>> = children
+                .iter()
+                .map(|c| field_bounds(pattern, c, negations))
+                .collect();
             // A branch that cannot use the shard key index makes the whole `$or` a
             // collection scan, so it gives no bounds at all.
             if branches
@@ -435,7 +437,7 @@ fn field_bounds(pattern: &KeyPattern, filter: &Filter) -> Vec<FieldBounds> {
                 let kind = pattern.fields()[i].1;
                 let b = preds
                     .iter()
-                    .map(|p| predicate_bounds(p, kind))
+                    .map(|p| predicate_bounds(p, kind, negations))
                     .fold(None, intersect_field);
                 if let Some(slot) = out.get_mut(i) {
                     *slot = b;
@@ -446,8 +448,10 @@ fn field_bounds(pattern: &KeyPattern, filter: &Filter) -> Vec<FieldBounds> {
     }
 }
 
-/// The bounds one predicate puts on a field of the given kind.
-fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
+/// The bounds one predicate puts on a field of the given kind; `negations` says whether
+/// `$ne`, `$nin` and `$not` get their complemented bounds (a shard's planner) or none
+/// (mongos's targeting, which sends them everywhere).
+fn predicate_bounds(pred: &Predicate, kind: FieldKind, negations: bool) -> FieldBounds {
     let has_regex = |items: &[Bson]| {
         items
             .iter()
@@ -487,10 +491,70 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
         {
             Some(vec![Interval::point(Bson::Null)])
         }
-        // A hashed index cannot answer ranges or regular expressions, and the
+        // `IndexBoundsBuilder::translate` indexes a NOT by its child's bounds
+        // complemented (`OrderedIntervalList::complement`), exact when the child's are:
+        // `$ne` and `$nin` of plain values, `$not` of one range of a plain value.
+        (FieldKind::Ascending, Predicate::Ne(v)) if negations && plain_value(v) => {
+            Some(complement(&[Interval::point(v.clone())]))
+        }
+        (FieldKind::Ascending, Predicate::Nin(items, _))
+            if negations && items.iter().all(plain_value) =>
+        {
+            Some(complement(&normalize(
+                items.iter().cloned().map(Interval::point).collect(),
+            )))
+        }
+        (FieldKind::Ascending, Predicate::Not(inner)) if negations => match inner.as_slice() {
+            [p @ (Predicate::Gt(v) | Predicate::Gte(v) | Predicate::Lt(v) | Predicate::Lte(v))]
+                if plain_value(v) =>
+            {
+                Some(complement(&predicate_bounds(p, kind, negations)?))
+            }
+            _ => None,
+        },
+        // A hashed index cannot answer ranges or regular expressions, and other
         // negations are left to the shards' own filtering.
         _ => None,
     }
+}
+
+/// A value whose equality bounds are exact: not null (which also matches a missing
+/// field), an array, a document or a regular expression.
+fn plain_value(v: &Bson) -> bool {
+    !matches!(
+        v,
+        Bson::Array(_)
+            | Bson::Document(_)
+            | Bson::RegularExpression(_)
+            | Bson::Null
+            | Bson::Undefined
+    )
+}
+
+/// MinKey..MaxKey less `list` (sorted and disjoint), as `OrderedIntervalList::complement`
+/// makes it: each gap between the intervals, its ends open where an interval's were
+/// closed.
+fn complement(list: &[Interval]) -> Vec<Interval> {
+    let mut out = Vec::with_capacity(list.len() + 1);
+    let mut lo = Bson::MinKey;
+    let mut lo_inclusive = true;
+    for i in list {
+        out.push(Interval {
+            lo: lo.clone(),
+            lo_inclusive,
+            hi: i.lo.clone(),
+            hi_inclusive: !i.lo_inclusive,
+        });
+        lo = i.hi.clone();
+        lo_inclusive = !i.hi_inclusive;
+    }
+    out.push(Interval {
+        lo,
+        lo_inclusive,
+        hi: Bson::MaxKey,
+        hi_inclusive: true,
+    });
+    normalize(out)
 }
 
 /// The bounds of a regular expression on a ranged field, as
@@ -866,7 +930,7 @@ pub(crate) fn key_ranges(
     if let Some(key) = full_key_equality(pattern, &parsed) {
         return Some(vec![(key.clone(), key)]);
     }
-    let bounds = field_bounds(pattern, &parsed);
+    let bounds = field_bounds(pattern, &parsed, true);
     if bounds.first().is_none_or(Option::is_none) {
         return None;
     }
@@ -880,7 +944,7 @@ pub(crate) fn key_ranges(
 /// (its first field is unconstrained) or the filter does not parse.
 pub(crate) fn index_bounds(pattern: &KeyPattern, filter: &Document) -> Option<Vec<Vec<String>>> {
     let parsed = parse_filter(filter).ok()?;
-    let bounds = field_bounds(pattern, &parsed);
+    let bounds = field_bounds(pattern, &parsed, true);
     if bounds.first().is_none_or(Option::is_none) {
         return None;
     }

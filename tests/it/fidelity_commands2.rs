@@ -664,6 +664,31 @@ fn explain_serializes_the_canonical_query() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Negations on the shard key read through the index and still find exactly the
+/// matching documents, a document without the key (indexed as null) among them.
+#[test]
+fn negations_on_the_shard_key_find_what_they_match() {
+    let mut s = Session::default();
+    let script = "sim.version('8.0')\nsh.shardCollection('test.c', {x: 1})\ndb.c.insertMany([{x: 1}, {x: 5}, {x: 'a'}, {y: 1}])\nsh.splitAt('test.c', {x: 5})\nsh.moveChunk('test.c', {x: 5}, 'shard02')";
+    for o in s.run(script) {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+    for (filter, expected) in [
+        ("{x: {$ne: 5}}", 3),
+        ("{x: {$nin: [1, 5]}}", 2),
+        ("{x: {$not: {$gt: 3}}}", 3),
+        ("{x: {$not: {$lte: 3}}}", 3),
+    ] {
+        let out = s.run(&format!("db.c.countDocuments({filter})"));
+        let got = match &out[0].result {
+            Ok(Output::Value(Bson::Int32(n))) => i64::from(*n),
+            Ok(Output::Value(Bson::Int64(n))) => *n,
+            other => panic!("{filter}: {other:?}"),
+        };
+        assert_eq!(got, expected, "{filter}");
+    }
+}
+
 /// The plans of shard key conditions: a regular expression on the key is applied to the
 /// index keys by the scan (`INEXACT_COVERED` bounds), under the shard filter and a
 /// `FETCH` without filter; a simple prefix regex's bounds are exact; a top-level `$and`
@@ -695,6 +720,20 @@ fn explain_plans_of_shard_key_conditions() {
         (
             "{x: {$in: [5, 1]}}",
             over_scan(ixscan(None, &["[1, 1]", "[5, 5]"])),
+        ),
+        // Negations: the child's bounds complemented, exact (IndexBoundsBuilder::translate,
+        // NOT; OrderedIntervalList::complement).
+        (
+            "{x: {$ne: 5}}",
+            over_scan(ixscan(None, &["[MinKey, 5)", "(5, MaxKey]"])),
+        ),
+        (
+            "{x: {$nin: [5, 1]}}",
+            over_scan(ixscan(None, &["[MinKey, 1)", "(1, 5)", "(5, MaxKey]"])),
+        ),
+        (
+            "{x: {$not: {$gt: 3}}}",
+            over_scan(ixscan(None, &["[MinKey, 3]", "(inf.0, MaxKey]"])),
         ),
     ];
     let mut failures = Vec::new();
