@@ -424,18 +424,7 @@ impl Cluster {
     ) -> Result<Migration, ClusterError> {
         let to_idx = self.shard_index(to)?;
         let s = self.sharding(ns)?;
-        // A bound that is not a shard key: InvalidOptions (move_range_basic.js, "Fail if
-        // one of the bounds is not a valid shard key"), in the words of the donor's
-        // `checkShardKeyPattern` (chunk_operation_precondition_checks.cpp).
-        let invalid = |e: ClusterError| match (min, max) {
-            (Some(lo), Some(hi)) => ClusterError::InvalidOptions(format!(
-                "The range [{}, {}) is not valid for collection {ns} with key pattern {}",
-                format_bson_obj(lo),
-                format_bson_obj(hi),
-                format_bson_obj(&s.pattern.to_pattern_document())
-            )),
-            _ => ClusterError::InvalidOptions(e.to_string()),
-        };
+        let invalid = |e| invalid_move_range(ns, &s.pattern, min, max, e);
         let hi = max
             .map(|m| key_from_bound(&s.pattern, m))
             .transpose()
@@ -1074,27 +1063,8 @@ impl Cluster {
             }
             return Ok(());
         };
-        // 4.4+ `checkHashedShardKeyRange` (sharding_catalog_manager_zone_operations.cpp):
-        // a hashed field's bounds are hashes (NumberLong), MinKey or MaxKey.
         if self.version() != VersionMode::V36 {
-            let hashed_ok = |v: &bson::Bson| {
-                matches!(
-                    v,
-                    bson::Bson::Int64(_) | bson::Bson::MinKey | bson::Bson::MaxKey
-                )
-            };
-            let bad = s.pattern.fields().iter().enumerate().any(|(i, (_, kind))| {
-                *kind == crate::keys::shard_key::FieldKind::Hashed
-                    && !(hashed_ok(&lo.0[i]) && hashed_ok(&hi.0[i]))
-            });
-            if bad {
-                return Err(ClusterError::InvalidOptions(format!(
-                    "there exists a field in the range {} -->> {} not of type NumberLong, MinKey, or MaxKey which corresponds to a hashed field in the shard key pattern {}",
-                    format_bson_obj(&s.pattern.to_document(&lo)),
-                    format_bson_obj(&s.pattern.to_document(&hi)),
-                    format_bson_obj(&s.pattern.to_pattern_document())
-                )));
-            }
+            check_hashed_zone_range(&s.pattern, &lo, &hi)?;
         }
         if let Some(existing) = s.zones.first_overlap(&lo, &hi) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
@@ -1305,6 +1275,56 @@ impl Cluster {
         d.primary = idx;
         Ok(())
     }
+}
+
+/// A `moveRange` bound that is not a shard key: InvalidOptions (move_range_basic.js,
+/// "Fail if one of the bounds is not a valid shard key"), in the words of the donor's
+/// `checkShardKeyPattern` (chunk_operation_precondition_checks.cpp) when both are given.
+fn invalid_move_range(
+    ns: &str,
+    pattern: &crate::keys::shard_key::KeyPattern,
+    min: Option<&Document>,
+    max: Option<&Document>,
+    error: ClusterError,
+) -> ClusterError {
+    match (min, max) {
+        (Some(lo), Some(hi)) => ClusterError::InvalidOptions(format!(
+            "The range [{}, {}) is not valid for collection {ns} with key pattern {}",
+            format_bson_obj(lo),
+            format_bson_obj(hi),
+            format_bson_obj(&pattern.to_pattern_document())
+        )),
+        _ => ClusterError::InvalidOptions(error.to_string()),
+    }
+}
+
+/// 4.4+ `checkHashedShardKeyRange` (sharding_catalog_manager_zone_operations.cpp): a
+/// hashed field's zone bounds are hashes (NumberLong), MinKey or MaxKey; InvalidOptions
+/// otherwise, with the range as extended to the whole key.
+fn check_hashed_zone_range(
+    pattern: &crate::keys::shard_key::KeyPattern,
+    lo: &KeyValue,
+    hi: &KeyValue,
+) -> Result<(), ClusterError> {
+    let hashed_ok = |v: &bson::Bson| {
+        matches!(
+            v,
+            bson::Bson::Int64(_) | bson::Bson::MinKey | bson::Bson::MaxKey
+        )
+    };
+    let bad = pattern.fields().iter().enumerate().any(|(i, (_, kind))| {
+        *kind == crate::keys::shard_key::FieldKind::Hashed
+            && !(lo.0.get(i).is_some_and(hashed_ok) && hi.0.get(i).is_some_and(hashed_ok))
+    });
+    if !bad {
+        return Ok(());
+    }
+    Err(ClusterError::InvalidOptions(format!(
+        "there exists a field in the range {} -->> {} not of type NumberLong, MinKey, or MaxKey which corresponds to a hashed field in the shard key pattern {}",
+        format_bson_obj(&pattern.to_document(lo)),
+        format_bson_obj(&pattern.to_document(hi)),
+        format_bson_obj(&pattern.to_pattern_document())
+    )))
 }
 
 /// A zone range bound as `includeFullShardKey` takes it: its field names must be a prefix

@@ -294,6 +294,14 @@ fn shard_collection_basic() {
             "db.adminCommand({shardCollection: 'db.foo', key: {aKey: 'hashed'}, unique: true})",
             "MongoServerError[InvalidOptions]: Hashed shard keys cannot be declared unique. *",
         ),
+    ]);
+}
+
+/// shard_collection_basic.js, continued: collation, the mongosh helper's options, and
+/// the namespaces that cannot be sharded.
+#[test]
+fn shard_collection_basic_options_and_namespaces() {
+    check_cases(&[
         // Collation: not an object, not the simple one.
         (
             V80,
