@@ -22,10 +22,10 @@ impl Cluster {
     /// gets its primary shard.
     ///
     /// 3.6 (`configsvr_enable_sharding_command.cpp`) refuses `admin`, `config` and
-    /// `local`; 4.2 to 5.0 only `admin` and `local`, "can't shard <db> database"; 8.0's
+    /// `local`; 4.2 to 5.0 only `admin` and `local`, `can't shard <db> database`; 8.0's
     /// `ShardingCatalogManager::createDatabase` (`checkDbNameConstraints`) refuses
     /// `admin`, `local` and another casing of `config`, and mongos (`cluster_ddl.cpp`)
-    /// wraps the config server's error in "Database <db> could not be created".
+    /// wraps the config server's error in `Database <db> could not be created`.
     pub fn enable_sharding(&mut self, db: &str, primary: Option<&str>) -> Result<(), ClusterError> {
         self.check_db_name(db)?;
         if db == "config" {
@@ -121,8 +121,8 @@ impl Cluster {
     }
 
     /// The config server's error for creating database `db` as mongos gives it: from 5.0
-    /// (`cluster_ddl.cpp`, `createDatabase`) with the context "Database <db> could not be
-    /// created"; 3.6's mongos passes it on as it is.
+    /// (`cluster_ddl.cpp`, `createDatabase`) with the context `Database <db> could not be
+    /// created`; 3.6's mongos passes it on as it is.
     fn database_error(&self, db: &str, error: ClusterError) -> ClusterError {
         if self.version() == VersionMode::V36 {
             return error;
