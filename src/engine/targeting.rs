@@ -482,6 +482,11 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind, negations: bool) -> Field
         (FieldKind::Ascending, Predicate::Gte(v)) => Some(normalize(range(v, true, true))),
         (FieldKind::Ascending, Predicate::Lt(v)) => Some(normalize(range(v, false, false))),
         (FieldKind::Ascending, Predicate::Lte(v)) => Some(normalize(range(v, false, true))),
+        // `{$exists: true}` on a non-sparse index is every key, `[MinKey, MaxKey]`,
+        // fetched and filtered (`IndexBoundsBuilder::translate`, EXISTS: INEXACT_FETCH).
+        (FieldKind::Ascending, Predicate::Exists(true)) if negations => {
+            Some(vec![Interval::everything()])
+        }
         // `{$exists: false}` (MongoDB's NOT over EXISTS) is the null point, since a
         // missing field is indexed as null (`IndexBoundsBuilder::translate`, "If we have
         // a NOT -> EXISTS, we must handle separately").

@@ -705,6 +705,8 @@ fn negations_on_the_shard_key_find_what_they_match() {
 #[test]
 fn explain_plans_of_shard_key_conditions() {
     let over_scan = |scan: Document| doc! { "stage": "FETCH", "inputStage": { "stage": "SHARDING_FILTER", "inputStage": scan } };
+    let over_fetch = |filter: Document, scan: Document| doc! { "stage": "SHARDING_FILTER", "inputStage": { "stage": "FETCH", "filter": filter, "inputStage": scan } };
+
     let cases: &[(&str, Document)] = &[
         (
             "{x: /ab/i}",
@@ -728,6 +730,22 @@ fn explain_plans_of_shard_key_conditions() {
         (
             "{x: {$in: [5, 1]}}",
             over_scan(ixscan(None, &["[1, 1]", "[5, 5]"])),
+        ),
+        // $exists: every key (true) or the null point (false), fetched and filtered
+        // (INEXACT_FETCH), the shard filter over the FETCH that filters.
+        (
+            "{x: {$exists: true}}",
+            over_fetch(
+                doc! { "x": { "$exists": true } },
+                ixscan(None, &["[MinKey, MaxKey]"]),
+            ),
+        ),
+        (
+            "{x: {$exists: false}}",
+            over_fetch(
+                doc! { "x": { "$not": { "$exists": true } } },
+                ixscan(None, &["[null, null]"]),
+            ),
         ),
         // Negations: the child's bounds complemented, exact (IndexBoundsBuilder::translate,
         // NOT; OrderedIntervalList::complement).
