@@ -3,7 +3,6 @@
 //! methods, `adminCommand` and the `sim.` helpers each have a file.
 
 mod admin;
-mod admin_zones;
 mod aggregate;
 mod clock;
 mod collection;
@@ -11,6 +10,7 @@ mod config_db;
 mod databases;
 mod find_and_modify;
 mod help;
+mod idl_commands;
 #[cfg(feature = "insight")]
 mod insight;
 pub(crate) mod interpreter;

@@ -1,7 +1,7 @@
 //! `db.adminCommand(...)` / `db.runCommand(...)`: one function per command, found through
 //! a table by the command's name, and the sampling of the queries the shell runs.
 
-use super::admin_zones;
+use super::idl_commands;
 use super::interpreter::{ok_doc, Output, Session, StatementError};
 use super::sh::{no_such_command, remove_shard_reply, require_command, reshard_options};
 use super::status;
@@ -40,18 +40,6 @@ fn doc_field(cmd: &Document, name: &str) -> Result<Document, StatementError> {
     match cmd.get(name) {
         Some(Bson::Document(d)) => Ok(d.clone()),
         _ => Err(ClusterError::BadValue(format!("'{name}' must be of type Object")).into()),
-    }
-}
-
-fn bounds(cmd: &Document) -> Result<(Document, Document), StatementError> {
-    match cmd.get("bounds") {
-        Some(Bson::Array(a)) if a.len() == 2 => match (&a[0], &a[1]) {
-            (Bson::Document(lo), Bson::Document(hi)) => Ok((lo.clone(), hi.clone())),
-            _ => {
-                Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into())
-            }
-        },
-        _ => Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into()),
     }
 }
 
@@ -124,17 +112,17 @@ type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, Statem
 /// Every admin command, by name.
 const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("listDatabases", list_databases),
-    ("enableSharding", admin_zones::enable_sharding),
-    ("addShardToZone", admin_zones::add_shard_to_zone),
-    ("removeShardFromZone", admin_zones::remove_shard_from_zone),
-    ("updateZoneKeyRange", admin_zones::update_zone_key_range),
+    ("enableSharding", idl_commands::enable_sharding),
+    ("addShardToZone", idl_commands::add_shard_to_zone),
+    ("removeShardFromZone", idl_commands::remove_shard_from_zone),
+    ("updateZoneKeyRange", idl_commands::update_zone_key_range),
     ("shardCollection", shard_collection),
     ("refineCollectionShardKey", refine_collection_shard_key),
     ("reshardCollection", reshard_collection),
     ("mergeChunks", merge_chunks),
     ("clearJumboFlag", clear_jumbo_flag),
     ("split", split),
-    ("moveChunk", move_chunk),
+    ("moveChunk", idl_commands::move_chunk),
     ("moveRange", move_range),
     ("balancerCollectionStatus", balancer_collection_status),
     (
@@ -274,7 +262,7 @@ fn clear_jumbo_flag(
         (None, None) => Err(invalid("need to specify find or bounds")),
         (Some(Bson::Document(find)), None) => Ok(s.cluster.clear_jumbo_flag(&ns, find)?),
         _ => {
-            let (lo, hi) = bounds(cmd)?;
+            let (lo, hi) = idl_commands::bounds(cmd)?;
             Ok(s.cluster.clear_jumbo_flag_bounds(&ns, &lo, &hi)?)
         }
     }?;
@@ -308,37 +296,12 @@ fn split(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, Statem
         (_, Some(_), true) => Err(errmsg("cannot specify bounds and middle together")),
         (Some(find), None, _) => Ok(s.cluster.split_find(&ns, &find)?),
         (None, None, true) => {
-            let (lo, hi) = bounds(cmd)?;
+            let (lo, hi) = idl_commands::bounds(cmd)?;
             Ok(s.cluster.split_bounds(&ns, &lo, &hi)?)
         }
         (None, Some(middle), false) => Ok(s.cluster.split_at(&ns, &middle)?),
     }?;
     Ok(ok_doc())
-}
-
-/// `{moveChunk: ns, find, to}` or `{moveChunk: ns, bounds, to}`.
-fn move_chunk(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
-    let ns = ns_of(cmd, name)?;
-    let to = ns_of(cmd, "to")?;
-    // cluster_move_chunk_cmd.cpp: "check that only one of the two chunk specification
-    // methods is used" (`find.isEmpty() == bounds.isEmpty()`).
-    let find = match cmd.get("find") {
-        Some(Bson::Document(d)) if !d.is_empty() => Some(d),
-        _ => None,
-    };
-    let bounds_given = matches!(cmd.get("bounds"), Some(Bson::Array(a)) if !a.is_empty());
-    if let (Some(find), false) = (find, bounds_given) {
-        s.cluster.move_chunk(&ns, find, &to)?;
-    } else if find.is_none() && bounds_given {
-        let (lo, hi) = bounds(cmd)?;
-        s.cluster.move_chunk_bounds(&ns, &lo, &hi, &to)?;
-    } else {
-        return Err(ClusterError::Errmsg(
-            "need to specify either a find query, or both lower and upper bounds.".into(),
-        )
-        .into());
-    }
-    Ok(doc! { "millis": 0, "ok": 1 })
 }
 
 /// `{moveRange: ns, toShard, min, max}`.

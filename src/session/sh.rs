@@ -262,8 +262,9 @@ fn move_chunk(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, Stateme
     let ns = string_arg(s, args, 0, "moveChunk")?;
     let find = object_arg(s, args, 1, "moveChunk", "query")?;
     let to = string_arg(s, args, 2, "moveChunk")?;
-    s.cluster.move_chunk(&ns, &find, &to)?;
-    reply(doc! { "millis": 0, "ok": 1 })
+    // mongosh sends `{moveChunk: ns, find: query, to: destination}` (shard.ts).
+    let cmd = doc! { "moveChunk": ns, "find": find, "to": to };
+    reply(super::idl_commands::move_chunk(s, &cmd, "moveChunk")?)
 }
 
 /// `sh.moveRange(ns, shard, min, max)`.
@@ -320,7 +321,7 @@ fn update_zone_key_range(
         )));
     };
     let cmd = doc! { "updateZoneKeyRange": ns, "min": min, "max": max, "zone": zone };
-    reply(super::admin_zones::update_zone_key_range(
+    reply(super::idl_commands::update_zone_key_range(
         s,
         &cmd,
         "updateZoneKeyRange",

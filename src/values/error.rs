@@ -244,6 +244,12 @@ pub enum Code {
     NamespaceExists,
     /// 4: a required field of a command that is missing (`bsonExtractField`).
     NoSuchKey,
+    /// 656450: a 6.0+ `moveChunk` whose `find` gives no shard key.
+    Location656450,
+    /// 656451: a 6.0+ `moveChunk` whose bounds are not shard keys.
+    Location656451,
+    /// 656452: a 6.0+ `moveChunk` whose bounds are not one chunk's.
+    Location656452,
 }
 
 impl Code {
@@ -282,6 +288,9 @@ impl Code {
             Code::DatabaseDifferCase => "DatabaseDifferCase",
             Code::NamespaceExists => "NamespaceExists",
             Code::NoSuchKey => "NoSuchKey",
+            Code::Location656450 => "Location656450",
+            Code::Location656451 => "Location656451",
+            Code::Location656452 => "Location656452",
         }
     }
 
@@ -320,6 +329,9 @@ impl Code {
             Code::DatabaseDifferCase => 13_297,
             Code::NamespaceExists => 48,
             Code::NoSuchKey => 4,
+            Code::Location656450 => 656_450,
+            Code::Location656451 => 656_451,
+            Code::Location656452 => 656_452,
         }
     }
 }

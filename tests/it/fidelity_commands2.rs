@@ -774,3 +774,58 @@ fn explain_plans_of_shard_key_conditions() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// jstests/sharding/move_chunk_basic.js and compound_hashed_shard_key_sharding_cmds.js's
+/// moveChunk cases in 8.0 mode, in the words of 6.0+ cluster_move_chunk_cmd.cpp, a typed
+/// command: the IDL's types, then "bounds can only have exactly 2 elements", "cannot
+/// specify bounds and query at the same time", "need to specify query or bounds"
+/// (InvalidOptions), the destination, then 656450, 656451, 656452.
+#[test]
+fn move_chunk_basic_typed() {
+    let hashed = "sim.version('8.0')\nsh.shardCollection('db.h', {_id: 'hashed'})\n";
+    let ranged = "sim.version('8.0')\nsh.shardCollection('db.foo', {a: 1})\n";
+    check_cases(&[
+        // "Fail if invalid namespace", "collection is unsharded".
+        (V80, "db.adminCommand({moveChunk: '', find: {_id: 1}, to: 'shard02'})", "MongoServerError[InvalidNamespace]: Invalid namespace specified ''"),
+        (V80, "db.adminCommand({moveChunk: 'db.xxx', find: {_id: 1}, to: 'shard02'})", "MongoServerError[NamespaceNotSharded]: *"),
+        // "Error if either of the bounds is not a valid shard key" (NaN is no object).
+        (
+            hashed,
+            "db.adminCommand({moveChunk: 'db.h', bounds: [NaN, {_id: MaxKey()}], to: 'shard02'})",
+            "MongoServerError[TypeMismatch]: BSON field 'moveChunk.bounds.0' is the wrong type 'double', expected type 'object'",
+        ),
+        (
+            hashed,
+            "db.adminCommand({moveChunk: 'db.h', bounds: [{_id: MinKey()}], to: 'shard02'})",
+            "MongoServerError[InvalidOptions]: bounds can only have exactly 2 elements",
+        ),
+        // "Fail if find and bounds are both set".
+        (
+            hashed,
+            "db.adminCommand({moveChunk: 'db.h', find: {_id: 1}, bounds: [{_id: MinKey()}, {_id: MaxKey()}], to: 'shard02'})",
+            "MongoServerError[InvalidOptions]: cannot specify bounds and query at the same time",
+        ),
+        (hashed, "db.adminCommand({moveChunk: 'db.h', to: 'shard02'})", "MongoServerError[InvalidOptions]: need to specify query or bounds"),
+        // "Fail if find is not a valid shard key".
+        (
+            ranged,
+            "db.adminCommand({moveChunk: 'db.foo', find: {xxx: 1}, to: 'shard02'})",
+            "MongoServerError[Location656450]: no shard key found in chunk query { xxx: 1 }",
+        ),
+        (ranged, "sh.moveChunk('db.foo', {xxx: 1}, 'shard02')", "MongoServerError[Location656450]: *"),
+        (
+            ranged,
+            "db.adminCommand({moveChunk: 'db.foo', bounds: [{x: MinKey()}, {a: MaxKey()}], to: 'shard02'})",
+            "MongoServerError[Location656451]: shard key bounds [{ x: MinKey },{ a: MaxKey }) are not valid for shard key pattern { a: 1 }",
+        ),
+        (
+            ranged,
+            "db.adminCommand({moveChunk: 'db.foo', bounds: [{a: MinKey()}, {a: 5}], to: 'shard02'})",
+            "MongoServerError[Location656452]: no chunk found with the shard key bounds [{ a: MinKey }, { a: 5 })",
+        ),
+        // "Fail if to shard does not exists".
+        (ranged, "db.adminCommand({moveChunk: 'db.foo', find: {a: 1}, to: 'WrongShard'})", "MongoServerError[ShardNotFound]: *"),
+        (ranged, "db.adminCommand({moveChunk: 'db.foo', find: {a: 1}, to: 'shard02'})", "ok"),
+        (hashed, "db.adminCommand({moveChunk: 'db.h', bounds: [{_id: MinKey()}, {_id: NumberLong('-3074457345618258602')}], to: 'shard03'})", "ok"),
+    ]);
+}
