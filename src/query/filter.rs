@@ -138,6 +138,41 @@ pub fn explain_form(filter: &Document) -> Document {
     explain_leaves(filter).map_or_else(|| filter.clone(), join_leaves)
 }
 
+/// [`explain_form`] as 3.6 writes a negation: `NotMatchExpression::serialize` then made
+/// every `$not` a `$nor` of its child ("serializing to $not [may not give] a parseable
+/// MatchExpression. As a fix, we change it to $nor"), so `{x: {$not: {$eq: 5}}}` is
+/// `{$nor: [{x: {$eq: 5}}]}`; the single-path `$not` form came with 4.4.
+pub fn not_as_nor(form: &Document) -> Document {
+    let mut out = Document::new();
+    for (key, value) in form {
+        match value {
+            Bson::Document(cond) if !key.starts_with('$') && cond.len() == 1 => {
+                if let Some(Bson::Document(negated)) = cond.get("$not") {
+                    let mut child = Document::new();
+                    child.insert(key.clone(), Bson::Document(negated.clone()));
+                    out.insert("$nor", Bson::Array(vec![Bson::Document(child)]));
+                    continue;
+                }
+                out.insert(key.clone(), value.clone());
+            }
+            Bson::Array(items) if matches!(key.as_str(), "$and" | "$or" | "$nor") => {
+                let items = items
+                    .iter()
+                    .map(|i| match i {
+                        Bson::Document(d) => Bson::Document(not_as_nor(d)),
+                        other => other.clone(),
+                    })
+                    .collect();
+                out.insert(key.clone(), Bson::Array(items));
+            }
+            other => {
+                out.insert(key.clone(), other.clone());
+            }
+        }
+    }
+    out
+}
+
 /// One leaf of [`explain_form`]: its `MatchType` rank, its path and its serialization.
 type Leaf = (u8, String, Document);
 

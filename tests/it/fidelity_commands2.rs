@@ -829,3 +829,26 @@ fn move_chunk_basic_typed() {
         (hashed, "db.adminCommand({moveChunk: 'db.h', bounds: [{_id: MinKey()}, {_id: NumberLong('-3074457345618258602')}], to: 'shard03'})", "ok"),
     ]);
 }
+
+/// 3.6's NotMatchExpression::serialize writes every negation as a `$nor` of its child
+/// (expression_tree.cpp: "As a fix, we change it to $nor, which is always parseable");
+/// 4.4 on write the single-path `{path: {$not: ...}}`.
+#[test]
+fn explain_negations_in_3_6() {
+    let mut s = Session::default();
+    let script = "sim.version('3.6')\nsh.shardCollection('test.c', {x: 1})\ndb.c.insertMany([{x: 1, y: 1}])\ndb.c.find({y: {$ne: 5}, x: 1}).explain().queryPlanner.winningPlan.shards[0]";
+    let out = s.run(script);
+    let Ok(Output::Value(Bson::Document(shard))) = &out.last().unwrap().result else {
+        panic!("{:?}", out.last().unwrap().result);
+    };
+    let nor = doc! { "$nor": [{ "y": { "$eq": 5 } }] };
+    assert_eq!(
+        shard.get_document("parsedQuery").unwrap(),
+        &doc! { "$and": [{ "x": { "$eq": 1 } }, nor.clone()] }
+    );
+    let fetch = shard
+        .get_document("winningPlan")
+        .and_then(|p| p.get_document("inputStage"))
+        .unwrap();
+    assert_eq!(fetch.get_document("filter").unwrap(), &nor);
+}
