@@ -295,9 +295,9 @@ fn operator_condition(op: &str, operand: &Bson) -> Option<(u8, Document)> {
         ("$gte", v) => (9, one("$gte", v.clone())),
         ("$exists", v) if truthy(v) => (12, one("$exists", Bson::Boolean(true))),
         ("$exists", _) => not(one("$exists", Bson::Boolean(true))),
-        ("$in", Bson::Array(items)) => (13, one("$in", Bson::Array(in_set(items)?))),
+        ("$in", Bson::Array(items)) => in_condition(items)?,
         ("$ne", v) if !matches!(v, Bson::RegularExpression(_)) => not(one("$eq", v.clone())),
-        ("$nin", Bson::Array(items)) => not(one("$in", Bson::Array(in_set(items)?))),
+        ("$nin", Bson::Array(items)) => not(in_condition(items)?.1),
         ("$not", Bson::RegularExpression(r)) => {
             not(regex_condition(r.pattern.as_str(), r.options.as_str()))
         }
@@ -346,19 +346,34 @@ fn one(key: &str, value: Bson) -> Document {
     d
 }
 
-/// A `$in` list as its equality set holds it: sorted, without repeats; `None` for one
-/// value (which the optimizer may make an equality) or a regular expression.
+/// A `$in` list as its equality set holds it: sorted, without repeats; `None` when empty
+/// or holding a regular expression.
 fn in_set(items: &[Bson]) -> Option<Vec<Bson>> {
-    if items
-        .iter()
-        .any(|v| matches!(v, Bson::RegularExpression(_)))
+    if items.is_empty()
+        || items
+            .iter()
+            .any(|v| matches!(v, Bson::RegularExpression(_)))
     {
         return None;
     }
     let mut set = items.to_vec();
     set.sort_by(compare_values);
     set.dedup_by(|a, b| compare_values(a, b) == Ordering::Equal);
-    (set.len() > 1).then_some(set)
+    Some(set)
+}
+
+/// A `$in` as the optimizer leaves it (`InMatchExpression::getOptimizer`, 3.6 on): one
+/// regular expression alone is that regex, one value alone an equality, else the set.
+fn in_condition(items: &[Bson]) -> Option<(u8, Document)> {
+    if let [Bson::RegularExpression(r)] = items {
+        return Some((10, regex_condition(r.pattern.as_str(), r.options.as_str())));
+    }
+    let mut set = in_set(items)?;
+    Some(if set.len() == 1 {
+        (5, one("$eq", set.remove(0)))
+    } else {
+        (13, one("$in", Bson::Array(set)))
+    })
 }
 
 /// True when a document's first field names an operator, which makes the whole
