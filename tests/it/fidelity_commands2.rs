@@ -642,6 +642,10 @@ fn explain_serializes_the_canonical_query() {
             doc! { "y": { "$regex": "ab", "$options": "i" } },
         ),
         ("{y: {$regex: 'ab'}}", doc! { "y": { "$regex": "ab" } }),
+        // InMatchExpression::getOptimizer: one value is an equality, one regex a regex.
+        ("{y: {$in: [7, 7]}}", doc! { "y": { "$eq": 7 } }),
+        ("{y: {$in: [/ab/]}}", doc! { "y": { "$regex": "ab" } }),
+        ("{y: {$nin: [7]}}", doc! { "y": { "$not": { "$eq": 7 } } }),
         (
             "{$and: [{y: {$gt: 1}}, {y: {$lt: 9}}]}",
             doc! { "$and": [{ "y": { "$lt": 9 } }, { "y": { "$gt": 1 } }] },
