@@ -422,7 +422,17 @@ impl Cluster {
         min: Option<&Document>,
         max: Option<&Document>,
     ) -> Result<Migration, ClusterError> {
-        let to_idx = self.shard_index(to)?;
+        // mongos wants a bound first (cluster_move_range_cmd.cpp); the config server then
+        // looks the recipient up (configsvr_move_range_command.cpp, "Could not find
+        // destination shard" over ShardRegistry::getShard's "Shard <id> not found").
+        if min.is_none() && max.is_none() {
+            return Err(missing_bound());
+        }
+        let to_idx = self.shard_index(to).map_err(|_| {
+            ClusterError::ShardNotFound(format!(
+                "Could not find destination shard :: caused by :: Shard {to} not found"
+            ))
+        })?;
         let s = self.sharding(ns)?;
         let invalid = |e| invalid_move_range(ns, &s.pattern, min, max, e);
         let hi = max
@@ -434,11 +444,7 @@ impl Cluster {
             (None, Some(hi)) => self
                 .lower_bound_for(ns, hi, self.chunk_size_for(ns))
                 .ok_or_else(|| not_sharded(ns))?,
-            (None, None) => {
-                return Err(ClusterError::InvalidOptions(
-                    "Missing required parameter 'min' or 'max'".into(),
-                ))
-            }
+            (None, None) => return Err(missing_bound()),
         };
         let s = self.sharding(ns)?;
         let chunk = s
@@ -1275,6 +1281,11 @@ impl Cluster {
         d.primary = idx;
         Ok(())
     }
+}
+
+/// `moveRange` without a bound (cluster_move_range_cmd.cpp, 7.0 on).
+fn missing_bound() -> ClusterError {
+    ClusterError::InvalidOptions("Missing required parameter 'min' or 'max'".into())
 }
 
 /// A `moveRange` bound that is not a shard key: InvalidOptions (move_range_basic.js,

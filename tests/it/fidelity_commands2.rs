@@ -66,7 +66,7 @@ fn move_range_basic() {
         (
             setup,
             "db.adminCommand({moveRange: 'db.c', min: {a: MinKey()}, max: {a: MaxKey()}, toShard: 'WrongShard'})",
-            "MongoServerError[ShardNotFound]: *",
+            "MongoServerError[ShardNotFound]: Could not find destination shard :: caused by :: Shard WrongShard not found",
         ),
         // Both bounds, only min, only max.
         (
