@@ -106,9 +106,12 @@ pub fn target(
             ranges: vec![(key.clone(), key)],
         });
     }
-    // mongos looks negations up as a scatter-gather here: their complemented bounds
-    // are the shards' index bounds only (see `predicate_bounds`).
-    let bounds = field_bounds(pattern, &parsed, false);
+    // mongos plans the query against the shard key index (`getIndexBoundsForQuery`,
+    // shard_key_pattern_query_util.cpp), so a negation's complemented bounds are its
+    // ranges too: `{x: {$ne: 5}}` is [MinKey, 5] and [5, MaxKey], several ranges, which
+    // `getShardIdsAndChunksForQuery` describes as kMultipleKeys (multi-shard), though
+    // every chunk overlaps them.
+    let bounds = field_bounds(pattern, &parsed);
     if bounds.first().is_none_or(Option::is_none) {
         return Ok(scatter_gather(pattern, table));
     }
@@ -396,23 +399,23 @@ fn union_field(a: FieldBounds, b: FieldBounds) -> FieldBounds {
 }
 
 /// The bounds a filter puts on each shard key field, in pattern order.
-fn field_bounds(pattern: &KeyPattern, filter: &Filter, negations: bool) -> Vec<FieldBounds> {
+fn field_bounds(pattern: &KeyPattern, filter: &Filter) -> Vec<FieldBounds> {
     let unconstrained = || vec![None; pattern.len()];
     match filter {
-        Filter::And(children) => children
-            .iter()
-            .map(|c| field_bounds(pattern, c, negations))
-            .fold(unconstrained(), |acc, b| {
-                acc.into_iter()
-                    .zip(b)
-                    .map(|(x, y)| intersect_field(x, y))
-                    .collect()
-            }),
-        Filter::Or(children) => {
-            let branches: Vec<Vec<FieldBounds>> = children
+        Filter::And(children) => {
+            children
                 .iter()
-                .map(|c| field_bounds(pattern, c, negations))
-                .collect();
+                .map(|c| field_bounds(pattern, c))
+                .fold(unconstrained(), |acc, b| {
+                    acc.into_iter()
+                        .zip(b)
+                        .map(|(x, y)| intersect_field(x, y))
+                        .collect()
+                })
+        }
+        Filter::Or(children) => {
+            let branches: Vec<Vec<FieldBounds>> =
+                children.iter().map(|c| field_bounds(pattern, c)).collect();
             // A branch that cannot use the shard key index makes the whole `$or` a
             // collection scan, so it gives no bounds at all.
             if branches
@@ -437,7 +440,7 @@ fn field_bounds(pattern: &KeyPattern, filter: &Filter, negations: bool) -> Vec<F
                 let kind = pattern.fields()[i].1;
                 let b = preds
                     .iter()
-                    .map(|p| predicate_bounds(p, kind, negations))
+                    .map(|p| predicate_bounds(p, kind))
                     .fold(None, intersect_field);
                 if let Some(slot) = out.get_mut(i) {
                     *slot = b;
@@ -448,10 +451,8 @@ fn field_bounds(pattern: &KeyPattern, filter: &Filter, negations: bool) -> Vec<F
     }
 }
 
-/// The bounds one predicate puts on a field of the given kind; `negations` says whether
-/// `$ne`, `$nin` and `$not` get their complemented bounds (a shard's planner) or none
-/// (mongos's targeting, which sends them everywhere).
-fn predicate_bounds(pred: &Predicate, kind: FieldKind, negations: bool) -> FieldBounds {
+/// The bounds one predicate puts on a field of the given kind.
+fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
     let has_regex = |items: &[Bson]| {
         items
             .iter()
@@ -484,9 +485,7 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind, negations: bool) -> Field
         (FieldKind::Ascending, Predicate::Lte(v)) => Some(normalize(range(v, false, true))),
         // `{$exists: true}` on a non-sparse index is every key, `[MinKey, MaxKey]`,
         // fetched and filtered (`IndexBoundsBuilder::translate`, EXISTS: INEXACT_FETCH).
-        (FieldKind::Ascending, Predicate::Exists(true)) if negations => {
-            Some(vec![Interval::everything()])
-        }
+        (FieldKind::Ascending, Predicate::Exists(true)) => Some(vec![Interval::everything()]),
         // `{$exists: false}` (MongoDB's NOT over EXISTS) is the null point, since a
         // missing field is indexed as null (`IndexBoundsBuilder::translate`, "If we have
         // a NOT -> EXISTS, we must handle separately").
@@ -499,21 +498,19 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind, negations: bool) -> Field
         // `IndexBoundsBuilder::translate` indexes a NOT by its child's bounds
         // complemented (`OrderedIntervalList::complement`), exact when the child's are:
         // `$ne` and `$nin` of plain values, `$not` of one range of a plain value.
-        (FieldKind::Ascending, Predicate::Ne(v)) if negations && plain_value(v) => {
+        (FieldKind::Ascending, Predicate::Ne(v)) if plain_value(v) => {
             Some(complement(&[Interval::point(v.clone())]))
         }
-        (FieldKind::Ascending, Predicate::Nin(items, _))
-            if negations && items.iter().all(plain_value) =>
-        {
+        (FieldKind::Ascending, Predicate::Nin(items, _)) if items.iter().all(plain_value) => {
             Some(complement(&normalize(
                 items.iter().cloned().map(Interval::point).collect(),
             )))
         }
-        (FieldKind::Ascending, Predicate::Not(inner)) if negations => match inner.as_slice() {
+        (FieldKind::Ascending, Predicate::Not(inner)) => match inner.as_slice() {
             [p @ (Predicate::Gt(v) | Predicate::Gte(v) | Predicate::Lt(v) | Predicate::Lte(v))]
                 if plain_value(v) =>
             {
-                Some(complement(&predicate_bounds(p, kind, negations)?))
+                Some(complement(&predicate_bounds(p, kind)?))
             }
             _ => None,
         },
@@ -935,7 +932,7 @@ pub(crate) fn key_ranges(
     if let Some(key) = full_key_equality(pattern, &parsed) {
         return Some(vec![(key.clone(), key)]);
     }
-    let bounds = field_bounds(pattern, &parsed, true);
+    let bounds = field_bounds(pattern, &parsed);
     if bounds.first().is_none_or(Option::is_none) {
         return None;
     }
@@ -949,7 +946,7 @@ pub(crate) fn key_ranges(
 /// (its first field is unconstrained) or the filter does not parse.
 pub(crate) fn index_bounds(pattern: &KeyPattern, filter: &Document) -> Option<Vec<Vec<String>>> {
     let parsed = parse_filter(filter).ok()?;
-    let bounds = field_bounds(pattern, &parsed, true);
+    let bounds = field_bounds(pattern, &parsed);
     if bounds.first().is_none_or(Option::is_none) {
         return None;
     }
