@@ -19,6 +19,7 @@ pub(crate) mod explain;
 #[cfg(feature = "insight")]
 pub(crate) mod inspect;
 pub(crate) mod message;
+pub(crate) mod namespaces;
 pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;

@@ -15,7 +15,7 @@ pub(crate) mod regex;
 pub(crate) mod sort;
 pub(crate) mod update;
 
-pub use filter::{distinct_values, explain_form, matches};
+pub use filter::{distinct_values, explain_form, matches, not_as_nor};
 pub use pipeline::run_pipeline;
 pub use projection::project;
 pub use regex::Regex;

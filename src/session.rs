@@ -10,6 +10,7 @@ mod config_db;
 mod databases;
 mod find_and_modify;
 mod help;
+mod idl_commands;
 #[cfg(feature = "insight")]
 mod insight;
 pub(crate) mod interpreter;

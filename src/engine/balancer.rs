@@ -397,6 +397,18 @@ impl Cluster {
     ) -> Result<Migration, ClusterError> {
         let to_idx = self.shard_index(to)?;
         if chunk.shard == to_idx {
+            // From 6.0 mongos sends `_configsvrMoveRange` (cluster_move_chunk_cmd.cpp) and
+            // the donor returns at once when it is the recipient
+            // (shardsvr_move_range_command.cpp, `_runImpl`).
+            if self.version() == VersionMode::V80 {
+                return Ok(Migration {
+                    ns: ns.to_string(),
+                    min: chunk.min.clone(),
+                    max: chunk.max.clone(),
+                    from: to_idx,
+                    to: to_idx,
+                });
+            }
             return Err(ClusterError::InvalidOptions(
                 "Destination shard cannot be the same as source".to_string(),
             ));
@@ -425,19 +437,29 @@ impl Cluster {
         min: Option<&Document>,
         max: Option<&Document>,
     ) -> Result<Migration, ClusterError> {
-        let to_idx = self.shard_index(to)?;
+        // mongos wants a bound first (cluster_move_range_cmd.cpp); the config server then
+        // looks the recipient up (configsvr_move_range_command.cpp, "Could not find
+        // destination shard" over ShardRegistry::getShard's "Shard <id> not found").
+        if min.is_none() && max.is_none() {
+            return Err(missing_bound());
+        }
+        let to_idx = self.shard_index(to).map_err(|_| {
+            ClusterError::ShardNotFound(format!(
+                "Could not find destination shard :: caused by :: Shard {to} not found"
+            ))
+        })?;
         let s = self.sharding(ns)?;
-        let hi = max.map(|m| key_from_bound(&s.pattern, m)).transpose()?;
+        let invalid = |e| invalid_move_range(ns, &s.pattern, min, max, e);
+        let hi = max
+            .map(|m| key_from_bound(&s.pattern, m))
+            .transpose()
+            .map_err(invalid)?;
         let lo = match (min, &hi) {
-            (Some(m), _) => key_from_bound(&s.pattern, m)?,
+            (Some(m), _) => key_from_bound(&s.pattern, m).map_err(invalid)?,
             (None, Some(hi)) => self
                 .lower_bound_for(ns, hi, self.chunk_size_for(ns))
                 .ok_or_else(|| not_sharded(ns))?,
-            (None, None) => {
-                return Err(ClusterError::InvalidOptions(
-                    "Missing required parameter 'min' or 'max'".into(),
-                ))
-            }
+            (None, None) => return Err(missing_bound()),
         };
         let s = self.sharding(ns)?;
         let chunk = s
@@ -455,9 +477,15 @@ impl Cluster {
             }
         }
         if chunk.shard == to_idx {
-            return Err(ClusterError::InvalidOptions(
-                "Destination shard cannot be the same as source".to_string(),
-            ));
+            // shardsvr_move_range_command.cpp, `_runImpl`: a range already on the
+            // recipient is a migration with nothing to do, and succeeds.
+            return Ok(Migration {
+                ns: ns.to_string(),
+                min: chunk.min.clone(),
+                max: chunk.max.clone(),
+                from: to_idx,
+                to: to_idx,
+            });
         }
         if lo != chunk.min {
             self.apply_split(ns, &chunk, std::slice::from_ref(&lo));
@@ -1118,6 +1146,9 @@ impl Cluster {
             }
             return Ok(());
         };
+        if self.version() != VersionMode::V36 {
+            check_hashed_zone_range(&s.pattern, &lo, &hi)?;
+        }
         if let Some(existing) = s.zones.first_overlap(&lo, &hi) {
             if existing.min == lo && existing.max == hi && existing.zone == zone {
                 return Ok(());
@@ -1327,6 +1358,61 @@ impl Cluster {
         d.primary = idx;
         Ok(())
     }
+}
+
+/// `moveRange` without a bound (cluster_move_range_cmd.cpp, 7.0 on).
+fn missing_bound() -> ClusterError {
+    ClusterError::InvalidOptions("Missing required parameter 'min' or 'max'".into())
+}
+
+/// A `moveRange` bound that is not a shard key: InvalidOptions (move_range_basic.js,
+/// "Fail if one of the bounds is not a valid shard key"), in the words of the donor's
+/// `checkShardKeyPattern` (chunk_operation_precondition_checks.cpp) when both are given.
+fn invalid_move_range(
+    ns: &str,
+    pattern: &crate::keys::shard_key::KeyPattern,
+    min: Option<&Document>,
+    max: Option<&Document>,
+    error: ClusterError,
+) -> ClusterError {
+    match (min, max) {
+        (Some(lo), Some(hi)) => ClusterError::InvalidOptions(format!(
+            "The range [{}, {}) is not valid for collection {ns} with key pattern {}",
+            format_bson_obj(lo),
+            format_bson_obj(hi),
+            format_bson_obj(&pattern.to_pattern_document())
+        )),
+        _ => ClusterError::InvalidOptions(error.to_string()),
+    }
+}
+
+/// 4.4+ `checkHashedShardKeyRange` (sharding_catalog_manager_zone_operations.cpp): a
+/// hashed field's zone bounds are hashes (NumberLong), MinKey or MaxKey; InvalidOptions
+/// otherwise, with the range as extended to the whole key.
+fn check_hashed_zone_range(
+    pattern: &crate::keys::shard_key::KeyPattern,
+    lo: &KeyValue,
+    hi: &KeyValue,
+) -> Result<(), ClusterError> {
+    let hashed_ok = |v: &bson::Bson| {
+        matches!(
+            v,
+            bson::Bson::Int64(_) | bson::Bson::MinKey | bson::Bson::MaxKey
+        )
+    };
+    let bad = pattern.fields().iter().enumerate().any(|(i, (_, kind))| {
+        *kind == crate::keys::shard_key::FieldKind::Hashed
+            && !(lo.0.get(i).is_some_and(hashed_ok) && hi.0.get(i).is_some_and(hashed_ok))
+    });
+    if !bad {
+        return Ok(());
+    }
+    Err(ClusterError::InvalidOptions(format!(
+        "there exists a field in the range {} -->> {} not of type NumberLong, MinKey, or MaxKey which corresponds to a hashed field in the shard key pattern {}",
+        format_bson_obj(&pattern.to_document(lo)),
+        format_bson_obj(&pattern.to_document(hi)),
+        format_bson_obj(&pattern.to_pattern_document())
+    )))
 }
 
 /// A zone range bound as `includeFullShardKey` takes it: its field names must be a prefix

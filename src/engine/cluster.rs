@@ -690,22 +690,10 @@ impl Cluster {
         if coll.is_empty() {
             return Err(invalid_ns(ns));
         }
-        if !self.databases.contains_key(db) {
-            let primary = self.shards().map(|(i, _)| i).next().unwrap_or(0);
-            self.databases.insert(db.to_string(), Database { primary });
+        if self.databases.contains_key(db) {
+            return Ok(());
         }
-        Ok(())
-    }
-
-    /// `sh.enableSharding(db)`: creates the database if needed. (Since 6.0 sharding needs
-    /// no enabling; the database still gets its primary shard.)
-    pub fn enable_sharding(&mut self, db: &str) -> Result<(), ClusterError> {
-        if db.is_empty() || db.contains('.') {
-            return Err(ClusterError::InvalidNamespace(format!(
-                "invalid db name specified: {db}"
-            )));
-        }
-        self.ensure_database(&format!("{db}.x"))
+        self.create_database(db, None)
     }
 
     /// The primary shard of the database owning `ns`.
@@ -852,6 +840,7 @@ impl Cluster {
                 Ok(())
             }
         })?;
+        self.check_shardable_ns(ns)?;
         let key = KeyPattern::parse(pattern)?;
         key.check_unique(options.unique)?;
         if let Some(existing) = self.collections.get(ns).and_then(|c| c.sharding.as_ref()) {

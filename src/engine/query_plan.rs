@@ -307,12 +307,16 @@ fn fetch_ixscan(
     shard_filter: ShardFilter,
 ) -> Document {
     let key_pattern = pattern.to_pattern_document();
-    let mut scan = doc! {
-        "stage": "IXSCAN",
+    let mut scan = doc! { "stage": "IXSCAN" };
+    let covered = covered_filter(pattern, filter);
+    if !covered.is_empty() {
+        scan.insert("filter", query::explain_form(&covered));
+    }
+    scan.extend(doc! {
         "keyPattern": key_pattern.clone(),
         "indexName": index_name_of(&key_pattern),
         "isMultiKey": false,
-    };
+    });
     if !pattern.is_hashed() {
         let paths: Document = pattern
             .fields()
@@ -359,22 +363,128 @@ fn fetch_ixscan(
 }
 
 /// The part of `filter` the index bounds do not answer exactly, which the `FETCH` stage
-/// applies: every top-level condition except those on an ascending key field whose
-/// bounds are exact (an equality, a range or a `$in` of plain values; `null`, arrays,
-/// documents and regular expressions need the documents themselves, and a hashed field
-/// always does, since its bounds hold hashes).
+/// applies: every top-level condition (those of a top-level `$and` included) except
+/// those on an ascending key field whose bounds are exact (an equality, a range or a
+/// `$in` of plain values; `null`, arrays, documents and regular expressions need the
+/// documents themselves, and a hashed field always does, since its bounds hold hashes)
+/// and the regular expressions on such a field, which the scan applies
+/// ([`covered_filter`]).
 fn residual_filter(pattern: &KeyPattern, filter: &Document) -> Document {
-    let exact_field = |name: &str| {
-        pattern
-            .fields()
-            .iter()
-            .any(|(f, kind)| f == name && *kind == FieldKind::Ascending)
+    let conditions = flat_conditions(filter);
+    let kept: Vec<(String, Bson)> = conditions
+        .into_iter()
+        .filter(|(name, value)| {
+            let key = ascending_key_field(pattern, name);
+            !(key && (exact_condition(value) || regex_condition(value) || prefix_regex(value)))
+        })
+        .collect();
+    rebuild(kept)
+}
+
+/// The conditions the `IXSCAN` applies to the index keys themselves: regular expressions
+/// on an ascending key field, whose bounds are `INEXACT_COVERED`
+/// (`IndexBoundsBuilder::translateRegex`), so the planner filters the keys before
+/// fetching (`QueryPlannerAccess::finishLeafNode` puts the filter on the index scan).
+fn covered_filter(pattern: &KeyPattern, filter: &Document) -> Document {
+    let kept: Vec<(String, Bson)> = flat_conditions(filter)
+        .into_iter()
+        .filter(|(name, value)| ascending_key_field(pattern, name) && regex_condition(value))
+        .collect();
+    rebuild(kept)
+}
+
+/// A regular expression the index bounds answer exactly (see [`regex_condition`]).
+fn prefix_regex(value: &Bson) -> bool {
+    let regex = match value {
+        Bson::RegularExpression(_) => true,
+        Bson::Document(ops) => {
+            ops.contains_key("$regex") && ops.keys().all(|k| k == "$regex" || k == "$options")
+        }
+        _ => false,
     };
-    filter
+    regex && !regex_condition(value)
+}
+
+/// Whether `name` is an ascending field of the shard key index.
+fn ascending_key_field(pattern: &KeyPattern, name: &str) -> bool {
+    pattern
+        .fields()
         .iter()
-        .filter(|(name, value)| !(exact_field(name) && exact_condition(value)))
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
+        .any(|(f, kind)| f == name && *kind == FieldKind::Ascending)
+}
+
+/// A condition that is only a regular expression (`/re/` or `{$regex, $options}`) the
+/// index bounds do not answer exactly. A simple prefix (`/^abc/`, no flags, nothing but
+/// plain characters after the `^`) is exact (`IndexBoundsBuilder::simpleRegex`: the
+/// whole regex is the prefix), so neither stage filters it.
+fn regex_condition(value: &Bson) -> bool {
+    let (pattern, options) = match value {
+        Bson::RegularExpression(r) => (r.pattern.to_string(), r.options.to_string()),
+        Bson::Document(ops)
+            if ops.contains_key("$regex")
+                && ops.keys().all(|k| k == "$regex" || k == "$options") =>
+        {
+            let options = match ops.get("$options") {
+                Some(Bson::String(o)) => o.clone(),
+                _ => String::new(),
+            };
+            match ops.get("$regex") {
+                Some(Bson::String(p)) => (p.clone(), options),
+                Some(Bson::RegularExpression(r)) => (r.pattern.to_string(), r.options.to_string()),
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    let simple_prefix = options.is_empty()
+        && pattern.strip_prefix('^').is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-'))
+        });
+    !simple_prefix
+}
+
+/// The top-level conditions of `filter`, a top-level `$and`'s children's among them
+/// (the optimizer flattens an `$and` into its parent).
+fn flat_conditions(filter: &Document) -> Vec<(String, Bson)> {
+    let mut out = Vec::with_capacity(filter.len());
+    for (name, value) in filter {
+        match (name.as_str(), value) {
+            ("$and", Bson::Array(items))
+                if items.iter().all(|i| matches!(i, Bson::Document(_))) =>
+            {
+                for item in items {
+                    if let Bson::Document(d) = item {
+                        out.extend(flat_conditions(d));
+                    }
+                }
+            }
+            _ => out.push((name.clone(), value.clone())),
+        }
+    }
+    out
+}
+
+/// Conditions as one filter: a document, or an `$and` of one-field documents when a
+/// field comes more than once.
+fn rebuild(conditions: Vec<(String, Bson)>) -> Document {
+    let mut names: Vec<&String> = conditions.iter().map(|(n, _)| n).collect();
+    names.sort();
+    let repeated = names.windows(2).any(|w| w[0] == w[1]);
+    if !repeated {
+        return conditions.into_iter().collect();
+    }
+    let list = conditions
+        .into_iter()
+        .map(|(n, v)| {
+            let mut d = Document::new();
+            d.insert(n, v);
+            Bson::Document(d)
+        })
+        .collect();
+    doc! { "$and": Bson::Array(list) }
 }
 
 /// Whether a field's condition is answered exactly by its index bounds.
@@ -389,11 +499,19 @@ fn exact_condition(value: &Bson) -> bool {
                 | Bson::Undefined
         )
     };
+    let range = |op: &str| matches!(op, "$eq" | "$gt" | "$gte" | "$lt" | "$lte");
     match value {
         Bson::Document(ops) if ops.keys().all(|k| k.starts_with('$')) && !ops.is_empty() => {
             ops.iter().all(|(op, v)| match (op.as_str(), v) {
-                ("$eq" | "$gt" | "$gte" | "$lt" | "$lte", v) => plain(v),
+                (op, v) if range(op) => plain(v),
                 ("$in", Bson::Array(items)) => items.iter().all(plain),
+                // A negation's complemented bounds are exact when its child's are
+                // (`IndexBoundsBuilder::translate`, NOT).
+                ("$ne", v) => plain(v),
+                ("$nin", Bson::Array(items)) => items.iter().all(plain),
+                ("$not", Bson::Document(inner)) if inner.len() == 1 => inner
+                    .iter()
+                    .all(|(op, v)| op != "$eq" && range(op) && plain(v)),
                 _ => false,
             })
         }

@@ -429,6 +429,9 @@ impl Cluster {
                 }
             }
         }
+        if let Some(asked) = opts.num_initial_chunks {
+            self.check_reshard_cardinality(asked, &points, &keys, &global_min)?;
+        }
         let mut counts: Vec<usize> = Vec::new();
         let mut chunks = Vec::with_capacity(points.len() + 1);
         let mut lo = global_min;
@@ -454,5 +457,38 @@ impl Cluster {
             lo = hi;
         }
         Ok((chunks, zones))
+    }
+
+    /// `SamplingBasedSplitPolicy::createFirstSplitPoints` (initial_split_policy.cpp): the
+    /// zones' bounds and the sampled distinct keys must give `numInitialChunks - 1` split
+    /// points, else 4952606 (reshard_collection_basic.js: "Fail if splitting collection
+    /// into multiple chunks while it is still empty"), worded as 5.0 and 8.0 word it.
+    fn check_reshard_cardinality(
+        &self,
+        asked: i64,
+        zone_points: &[KeyValue],
+        keys: &[&DocKey],
+        global_min: &KeyValue,
+    ) -> Result<(), ClusterError> {
+        let mut distinct: Vec<KeyValue> = Vec::new();
+        for k in keys {
+            let k = k.to_key();
+            if k != *global_min
+                && distinct.last() != Some(&k)
+                && zone_points.binary_search(&k).is_err()
+            {
+                distinct.push(k);
+            }
+        }
+        let possible = zone_points.len() + distinct.len() + 1;
+        if i64::try_from(possible).unwrap_or(i64::MAX) >= asked {
+            return Ok(());
+        }
+        Err(ClusterError::Location4952606(match self.version() {
+            VersionMode::V80 => format!(
+                "The shard key provided does not have enough cardinality to make the required number of chunks of {asked}, it can only make {possible} chunks"
+            ),
+            _ => "The shard key provided does not have enough cardinality to make the required amount of chunks".to_string(),
+        }))
     }
 }

@@ -106,6 +106,11 @@ pub fn target(
             ranges: vec![(key.clone(), key)],
         });
     }
+    // mongos plans the query against the shard key index (`getIndexBoundsForQuery`,
+    // shard_key_pattern_query_util.cpp), so a negation's complemented bounds are its
+    // ranges too: `{x: {$ne: 5}}` is [MinKey, 5] and [5, MaxKey], several ranges, which
+    // `getShardIdsAndChunksForQuery` describes as kMultipleKeys (multi-shard), though
+    // every chunk overlaps them.
     let bounds = field_bounds(pattern, &parsed);
     if bounds.first().is_none_or(Option::is_none) {
         return Ok(scatter_gather(pattern, table));
@@ -478,6 +483,9 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
         (FieldKind::Ascending, Predicate::Gte(v)) => Some(normalize(range(v, true, true))),
         (FieldKind::Ascending, Predicate::Lt(v)) => Some(normalize(range(v, false, false))),
         (FieldKind::Ascending, Predicate::Lte(v)) => Some(normalize(range(v, false, true))),
+        // `{$exists: true}` on a non-sparse index is every key, `[MinKey, MaxKey]`,
+        // fetched and filtered (`IndexBoundsBuilder::translate`, EXISTS: INEXACT_FETCH).
+        (FieldKind::Ascending, Predicate::Exists(true)) => Some(vec![Interval::everything()]),
         // `{$exists: false}` (MongoDB's NOT over EXISTS) is the null point, since a
         // missing field is indexed as null (`IndexBoundsBuilder::translate`, "If we have
         // a NOT -> EXISTS, we must handle separately").
@@ -487,10 +495,68 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
         {
             Some(vec![Interval::point(Bson::Null)])
         }
-        // A hashed index cannot answer ranges or regular expressions, and the
+        // `IndexBoundsBuilder::translate` indexes a NOT by its child's bounds
+        // complemented (`OrderedIntervalList::complement`), exact when the child's are:
+        // `$ne` and `$nin` of plain values, `$not` of one range of a plain value.
+        (FieldKind::Ascending, Predicate::Ne(v)) if plain_value(v) => {
+            Some(complement(&[Interval::point(v.clone())]))
+        }
+        (FieldKind::Ascending, Predicate::Nin(items, _)) if items.iter().all(plain_value) => {
+            Some(complement(&normalize(
+                items.iter().cloned().map(Interval::point).collect(),
+            )))
+        }
+        (FieldKind::Ascending, Predicate::Not(inner)) => match inner.as_slice() {
+            [p @ (Predicate::Gt(v) | Predicate::Gte(v) | Predicate::Lt(v) | Predicate::Lte(v))]
+                if plain_value(v) =>
+            {
+                Some(complement(&predicate_bounds(p, kind)?))
+            }
+            _ => None,
+        },
+        // A hashed index cannot answer ranges or regular expressions, and other
         // negations are left to the shards' own filtering.
         _ => None,
     }
+}
+
+/// A value whose equality bounds are exact: not null (which also matches a missing
+/// field), an array, a document or a regular expression.
+fn plain_value(v: &Bson) -> bool {
+    !matches!(
+        v,
+        Bson::Array(_)
+            | Bson::Document(_)
+            | Bson::RegularExpression(_)
+            | Bson::Null
+            | Bson::Undefined
+    )
+}
+
+/// MinKey..MaxKey less `list` (sorted and disjoint), as `OrderedIntervalList::complement`
+/// makes it: each gap between the intervals, its ends open where an interval's were
+/// closed.
+fn complement(list: &[Interval]) -> Vec<Interval> {
+    let mut out = Vec::with_capacity(list.len() + 1);
+    let mut lo = Bson::MinKey;
+    let mut lo_inclusive = true;
+    for i in list {
+        out.push(Interval {
+            lo: lo.clone(),
+            lo_inclusive,
+            hi: i.lo.clone(),
+            hi_inclusive: !i.lo_inclusive,
+        });
+        lo = i.hi.clone();
+        lo_inclusive = !i.hi_inclusive;
+    }
+    out.push(Interval {
+        lo,
+        lo_inclusive,
+        hi: Bson::MaxKey,
+        hi_inclusive: true,
+    });
+    normalize(out)
 }
 
 /// The bounds of a regular expression on a ranged field, as

@@ -125,86 +125,255 @@ fn parse_field(value: &Bson, depth: u32) -> Result<Vec<Predicate>, ClusterError>
 /// `filter` as explain prints a query (`parsedQuery`, a stage's `filter`): the
 /// canonical `MatchExpression` serialized (`MatchExpression::serialize`). Each field's
 /// condition becomes one leaf per operator, an implicit equality written as `$eq`, a
-/// `$in` list sorted and without repeats (its equality set); several leaves are an
-/// `$and` in `CanonicalQuery::sortTree`'s order (`matchExpressionComparator`: the
-/// `MatchType` in expression.h's order, `EQ`, `LTE`, `LT`, `GT`, `GTE`, ..., `MATCH_IN`,
-/// then the path). Filters with other shapes (logical operators, regular expressions,
-/// other operators, a `$in` of one value) are given back as written.
+/// `$in` list sorted and without repeats (its equality set); a negation
+/// (`$ne`, `$nin`, `$not`, `$exists: false`) is the negated leaf under `$not`
+/// (`NotMatchExpression::serialize`); a regular expression is `$regex` with `$options`
+/// when it has flags; `$and` children join their parent, `$or` and `$nor` keep their
+/// children, each serialized the same way, and one-child `$and`/`$or` are that child
+/// (the optimizer's rewrites). Several leaves are an `$and` in `CanonicalQuery::sortTree`'s
+/// order (`matchExpressionComparator`: the `MatchType` in expression.h's order, `AND`,
+/// `OR`, `EQ`, `LTE`, `LT`, `GT`, `GTE`, `REGEX`, `MOD`, `EXISTS`, `MATCH_IN`, ...,
+/// `NOT`, `NOR`, then the path). Filters with other shapes are given back as written.
 pub fn explain_form(filter: &Document) -> Document {
-    explain_leaves(filter).map_or_else(
-        || filter.clone(),
-        |mut leaves| {
-            leaves.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-            let mut leaves: Vec<Document> = leaves.into_iter().map(|(_, _, d)| d).collect();
-            match leaves.len() {
-                0 => Document::new(),
-                1 => leaves.remove(0),
-                _ => {
-                    let list = leaves.into_iter().map(Bson::Document).collect();
-                    let mut and = Document::new();
-                    and.insert("$and", Bson::Array(list));
-                    and
-                }
-            }
-        },
-    )
+    explain_leaves(filter).map_or_else(|| filter.clone(), join_leaves)
 }
 
-/// The leaves of [`explain_form`], each with its `MatchType` rank and path, or `None`
-/// for a shape it leaves as written.
-fn explain_leaves(filter: &Document) -> Option<Vec<(u8, String, Document)>> {
+/// [`explain_form`] as 3.6 writes a negation: `NotMatchExpression::serialize` then made
+/// every `$not` a `$nor` of its child ("serializing to $not [may not give] a parseable
+/// MatchExpression. As a fix, we change it to $nor"), so `{x: {$not: {$eq: 5}}}` is
+/// `{$nor: [{x: {$eq: 5}}]}`; the single-path `$not` form came with 4.4.
+pub fn not_as_nor(form: &Document) -> Document {
+    let mut out = Document::new();
+    for (key, value) in form {
+        match value {
+            Bson::Document(cond) if !key.starts_with('$') && cond.len() == 1 => {
+                if let Some(Bson::Document(negated)) = cond.get("$not") {
+                    let mut child = Document::new();
+                    child.insert(key.clone(), Bson::Document(negated.clone()));
+                    out.insert("$nor", Bson::Array(vec![Bson::Document(child)]));
+                    continue;
+                }
+                out.insert(key.clone(), value.clone());
+            }
+            Bson::Array(items) if matches!(key.as_str(), "$and" | "$or" | "$nor") => {
+                let items = items
+                    .iter()
+                    .map(|i| match i {
+                        Bson::Document(d) => Bson::Document(not_as_nor(d)),
+                        other => other.clone(),
+                    })
+                    .collect();
+                out.insert(key.clone(), Bson::Array(items));
+            }
+            other => {
+                out.insert(key.clone(), other.clone());
+            }
+        }
+    }
+    out
+}
+
+/// One leaf of [`explain_form`]: its `MatchType` rank, its path and its serialization.
+type Leaf = (u8, String, Document);
+
+/// Sorted leaves as one expression: nothing, the one leaf, or their `$and`.
+fn join_leaves(mut leaves: Vec<Leaf>) -> Document {
+    leaves.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut docs: Vec<Document> = leaves.into_iter().map(|(_, _, d)| d).collect();
+    match docs.len() {
+        0 => Document::new(),
+        1 => docs.remove(0),
+        _ => {
+            let mut and = Document::new();
+            and.insert(
+                "$and",
+                Bson::Array(docs.into_iter().map(Bson::Document).collect()),
+            );
+            and
+        }
+    }
+}
+
+/// The leaves of [`explain_form`], or `None` for a shape it leaves as written.
+fn explain_leaves(filter: &Document) -> Option<Vec<Leaf>> {
     let mut leaves = Vec::with_capacity(filter.len());
     for (path, value) in filter {
-        if path.starts_with('$') {
-            return None;
-        }
-        let leaf = |op: &str, operand: Bson| {
-            let mut condition = Document::new();
-            condition.insert(op, operand);
-            let mut d = Document::new();
-            d.insert(path.clone(), condition);
-            d
-        };
-        match value {
-            Bson::RegularExpression(_) => return None,
-            Bson::Document(ops) if is_operator_object(ops) => {
-                for (op, operand) in ops {
-                    let rank = match op.as_str() {
-                        "$eq" => 5,
-                        "$lte" => 6,
-                        "$lt" => 7,
-                        "$gt" => 8,
-                        "$gte" => 9,
-                        "$in" => 13,
-                        _ => return None,
-                    };
-                    let operand = match (op.as_str(), operand) {
-                        ("$in", Bson::Array(items)) => Bson::Array(in_set(items)?),
-                        ("$in", _) => return None,
-                        (_, v) => v.clone(),
-                    };
-                    leaves.push((rank, path.clone(), leaf(op, operand)));
+        match path.as_str() {
+            "$and" => {
+                for child in logical_children(value)? {
+                    leaves.extend(explain_leaves(child)?);
                 }
             }
-            other => leaves.push((5, path.clone(), leaf("$eq", other.clone()))),
+            "$or" | "$nor" => leaves.push(logical_leaf(path, value)?),
+            p if p.starts_with('$') => return None,
+            _ => field_leaves(path, value, &mut leaves)?,
         }
     }
     Some(leaves)
 }
 
-/// A `$in` list as its equality set holds it: sorted, without repeats; `None` for one
-/// value (which the optimizer may make an equality) or a regular expression.
-fn in_set(items: &[Bson]) -> Option<Vec<Bson>> {
-    if items
+/// The documents of a `$and`, `$or` or `$nor` list.
+fn logical_children(value: &Bson) -> Option<Vec<&Document>> {
+    let Bson::Array(items) = value else {
+        return None;
+    };
+    items
         .iter()
-        .any(|v| matches!(v, Bson::RegularExpression(_)))
+        .map(|i| match i {
+            Bson::Document(d) => Some(d),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A `$or` or `$nor` leaf: each child serialized, the children sorted as `sortTree`
+/// sorts them (a child of several leaves is an `AND`, rank 0); a `$or` of one child is
+/// that child.
+fn logical_leaf(op: &str, value: &Bson) -> Option<Leaf> {
+    let mut children: Vec<Leaf> = Vec::new();
+    for child in logical_children(value)? {
+        let mut leaves = explain_leaves(child)?;
+        children.push(match leaves.len() {
+            1 => leaves.remove(0),
+            _ => (0, String::new(), join_leaves(leaves)),
+        });
+    }
+    if op == "$or" && children.len() == 1 {
+        return children.pop();
+    }
+    children.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let list = children
+        .into_iter()
+        .map(|(_, _, d)| Bson::Document(d))
+        .collect();
+    let mut d = Document::new();
+    d.insert(op, Bson::Array(list));
+    Some((if op == "$or" { 1 } else { 19 }, String::new(), d))
+}
+
+/// The leaves of one field's condition: one per operator.
+fn field_leaves(path: &str, value: &Bson, leaves: &mut Vec<Leaf>) -> Option<()> {
+    let leaf = |rank: u8, condition: Document| {
+        let mut d = Document::new();
+        d.insert(path.to_string(), condition);
+        (rank, path.to_string(), d)
+    };
+    match value {
+        Bson::RegularExpression(r) => {
+            leaves.push(leaf(
+                10,
+                regex_condition(r.pattern.as_str(), r.options.as_str()),
+            ));
+        }
+        Bson::Document(ops) if is_operator_object(ops) => {
+            if ops.contains_key("$regex") {
+                let (pattern, options) = regex_operands(ops)?;
+                leaves.push(leaf(10, regex_condition(&pattern, &options)));
+            }
+            for (op, operand) in ops {
+                if matches!(op.as_str(), "$regex" | "$options") {
+                    continue;
+                }
+                let (rank, condition) = operator_condition(op, operand)?;
+                leaves.push(leaf(rank, condition));
+            }
+        }
+        other => leaves.push(leaf(5, one("$eq", other.clone()))),
+    }
+    Some(())
+}
+
+/// One operator's serialized condition and its `MatchType` rank, negations as `$not`
+/// of the leaf they negate (rank 18, `NOT`).
+fn operator_condition(op: &str, operand: &Bson) -> Option<(u8, Document)> {
+    let not = |inner: Document| (18, one("$not", Bson::Document(inner)));
+    Some(match (op, operand) {
+        ("$eq", v) => (5, one("$eq", v.clone())),
+        ("$lte", v) => (6, one("$lte", v.clone())),
+        ("$lt", v) => (7, one("$lt", v.clone())),
+        ("$gt", v) => (8, one("$gt", v.clone())),
+        ("$gte", v) => (9, one("$gte", v.clone())),
+        ("$exists", v) if truthy(v) => (12, one("$exists", Bson::Boolean(true))),
+        ("$exists", _) => not(one("$exists", Bson::Boolean(true))),
+        ("$in", Bson::Array(items)) => in_condition(items)?,
+        ("$ne", v) if !matches!(v, Bson::RegularExpression(_)) => not(one("$eq", v.clone())),
+        ("$nin", Bson::Array(items)) => not(in_condition(items)?.1),
+        ("$not", Bson::RegularExpression(r)) => {
+            not(regex_condition(r.pattern.as_str(), r.options.as_str()))
+        }
+        ("$not", Bson::Document(inner)) if inner.len() == 1 => {
+            let (op, operand) = inner.iter().next()?;
+            let (rank, condition) = operator_condition(op, operand)?;
+            if rank == 18 {
+                return None;
+            }
+            not(condition)
+        }
+        _ => return None,
+    })
+}
+
+/// A `$regex` (with `$options`) operator's pattern and flags.
+fn regex_operands(ops: &Document) -> Option<(String, String)> {
+    let options = match ops.get("$options") {
+        None => String::new(),
+        Some(Bson::String(o)) => o.clone(),
+        Some(_) => return None,
+    };
+    match ops.get("$regex")? {
+        Bson::String(p) => Some((p.clone(), options)),
+        Bson::RegularExpression(r) if options.is_empty() => {
+            Some((r.pattern.to_string(), r.options.to_string()))
+        }
+        Bson::RegularExpression(r) => Some((r.pattern.to_string(), options)),
+        _ => None,
+    }
+}
+
+/// `RegexMatchExpression`'s right-hand side: `$regex`, then `$options` if any flags.
+fn regex_condition(pattern: &str, options: &str) -> Document {
+    let mut d = one("$regex", Bson::String(pattern.to_string()));
+    if !options.is_empty() {
+        d.insert("$options", options);
+    }
+    d
+}
+
+/// A document of one field.
+fn one(key: &str, value: Bson) -> Document {
+    let mut d = Document::new();
+    d.insert(key, value);
+    d
+}
+
+/// A `$in` list as its equality set holds it: sorted, without repeats; `None` when empty
+/// or holding a regular expression.
+fn in_set(items: &[Bson]) -> Option<Vec<Bson>> {
+    if items.is_empty()
+        || items
+            .iter()
+            .any(|v| matches!(v, Bson::RegularExpression(_)))
     {
         return None;
     }
     let mut set = items.to_vec();
     set.sort_by(compare_values);
     set.dedup_by(|a, b| compare_values(a, b) == Ordering::Equal);
-    (set.len() > 1).then_some(set)
+    Some(set)
+}
+
+/// A `$in` as the optimizer leaves it (`InMatchExpression::getOptimizer`, 3.6 on): one
+/// regular expression alone is that regex, one value alone an equality, else the set.
+fn in_condition(items: &[Bson]) -> Option<(u8, Document)> {
+    if let [Bson::RegularExpression(r)] = items {
+        return Some((10, regex_condition(r.pattern.as_str(), r.options.as_str())));
+    }
+    let mut set = in_set(items)?;
+    Some(if set.len() == 1 {
+        (5, one("$eq", set.remove(0)))
+    } else {
+        (13, one("$in", Bson::Array(set)))
+    })
 }
 
 /// True when a document's first field names an operator, which makes the whole

@@ -1,6 +1,7 @@
 //! `db.adminCommand(...)` / `db.runCommand(...)`: one function per command, found through
 //! a table by the command's name, and the sampling of the queries the shell runs.
 
+use super::idl_commands;
 use super::interpreter::{ok_doc, Output, Session, StatementError};
 use super::sh::{no_such_command, remove_shard_reply, require_command, reshard_options};
 use super::status;
@@ -17,22 +18,28 @@ fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
     }
 }
 
+/// A required object field of a command parsed by its IDL (`shardCollection`,
+/// `reshardCollection`): missing is 40414, another type is TypeMismatch, in the IDL
+/// parser's words.
+fn idl_object(cmd: &Document, command: &str, field: &str) -> Result<Document, StatementError> {
+    match cmd.get(field) {
+        Some(Bson::Document(d)) => Ok(d.clone()),
+        None => Err(ClusterError::Location40414(format!(
+            "BSON field '{command}.{field}' is missing but a required field"
+        ))
+        .into()),
+        Some(other) => Err(ClusterError::TypeMismatch(format!(
+            "BSON field '{command}.{field}' is the wrong type '{}', expected type 'object'",
+            crate::query::update::type_name(other)
+        ))
+        .into()),
+    }
+}
+
 fn doc_field(cmd: &Document, name: &str) -> Result<Document, StatementError> {
     match cmd.get(name) {
         Some(Bson::Document(d)) => Ok(d.clone()),
         _ => Err(ClusterError::BadValue(format!("'{name}' must be of type Object")).into()),
-    }
-}
-
-fn bounds(cmd: &Document) -> Result<(Document, Document), StatementError> {
-    match cmd.get("bounds") {
-        Some(Bson::Array(a)) if a.len() == 2 => match (&a[0], &a[1]) {
-            (Bson::Document(lo), Bson::Document(hi)) => Ok((lo.clone(), hi.clone())),
-            _ => {
-                Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into())
-            }
-        },
-        _ => Err(ClusterError::BadValue("bounds must be an array of two objects".into()).into()),
     }
 }
 
@@ -105,13 +112,17 @@ type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, Statem
 /// Every admin command, by name.
 const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("listDatabases", list_databases),
+    ("enableSharding", idl_commands::enable_sharding),
+    ("addShardToZone", idl_commands::add_shard_to_zone),
+    ("removeShardFromZone", idl_commands::remove_shard_from_zone),
+    ("updateZoneKeyRange", idl_commands::update_zone_key_range),
     ("shardCollection", shard_collection),
     ("refineCollectionShardKey", refine_collection_shard_key),
     ("reshardCollection", reshard_collection),
     ("mergeChunks", merge_chunks),
     ("clearJumboFlag", clear_jumbo_flag),
     ("split", split),
-    ("moveChunk", move_chunk),
+    ("moveChunk", idl_commands::move_chunk),
     ("moveRange", move_range),
     ("balancerCollectionStatus", balancer_collection_status),
     (
@@ -138,7 +149,17 @@ fn shard_collection(
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let key = doc_field(cmd, "key")?;
+    let key = idl_object(cmd, name, "key")?;
+    if let Some(collation) = cmd
+        .get("collation")
+        .filter(|c| !matches!(c, Bson::Document(_)))
+    {
+        return Err(ClusterError::TypeMismatch(format!(
+            "BSON field '{name}.collation' is the wrong type '{}', expected type 'object'",
+            crate::query::update::type_name(collation)
+        ))
+        .into());
+    }
     let unique = matches!(cmd.get("unique"), Some(Bson::Boolean(true)));
     s.cluster
         .shard_collection_with(&ns, &key, &super::sh::shard_options(unique, cmd))?;
@@ -164,18 +185,59 @@ fn reshard_collection(
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let key = doc_field(cmd, "key")?;
+    let key = idl_object(cmd, name, "key")?;
     let opts = reshard_options(cmd)?;
     s.cluster.reshard_collection_with(&ns, &key, &opts)?;
     Ok(ok_doc())
 }
 
-/// `{mergeChunks: ns, bounds: [min, max]}`.
+/// `{mergeChunks: ns, bounds: [min, max]}`, its checks in the order of
+/// cluster_merge_chunks_cmd.cpp's `errmsgRun` (the same words 3.6 to 8.0): the
+/// namespace (`parseNsFullyQualified`), then `bounds` (`FieldParser::extract`, a missing
+/// field being an empty list), its size and each bound, then the collection.
 fn merge_chunks(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let (lo, hi) = bounds(cmd)?;
-    s.cluster.merge_chunks(&ns, &lo, &hi)?;
-    Ok(ok_doc())
+    if !crate::engine::cluster::split_ns(&ns).is_ok_and(|(_, c)| !c.is_empty()) {
+        return Err(
+            ClusterError::InvalidNamespace(format!("Invalid namespace specified '{ns}'")).into(),
+        );
+    }
+    let errmsg = |m: &str| StatementError::from(ClusterError::Errmsg(m.to_string()));
+    let list = match cmd.get("bounds") {
+        None => Vec::new(),
+        Some(Bson::Array(a)) => a.clone(),
+        Some(other) => {
+            return Err(errmsg(&format!(
+                "wrong type for 'bounds' field, expected array, found {}",
+                crate::keys::shard_key::format_bson_element("bounds", other)
+            )))
+        }
+    };
+    let mut objects = Vec::with_capacity(list.len());
+    for b in &list {
+        match b {
+            Bson::Document(d) => objects.push(d.clone()),
+            other => {
+                return Err(errmsg(&format!(
+                    "wrong type for 'bounds' field, expected array, found {}",
+                    crate::keys::shard_key::format_bson_element(
+                        "bounds",
+                        &Bson::Array(vec![other.clone()])
+                    )
+                )))
+            }
+        }
+    }
+    match objects.as_slice() {
+        [] => Err(errmsg("no bounds were specified")),
+        [lo, _] if lo.is_empty() => Err(errmsg("no min key specified")),
+        [_, hi] if hi.is_empty() => Err(errmsg("no max key specified")),
+        [lo, hi] => {
+            s.cluster.merge_chunks(&ns, lo, hi)?;
+            Ok(ok_doc())
+        }
+        _ => Err(errmsg("only a min and max bound may be specified")),
+    }
 }
 
 /// An `InvalidOptions` error for the shell.
@@ -201,7 +263,7 @@ fn clear_jumbo_flag(
         (None, None) => Err(invalid("need to specify find or bounds")),
         (Some(Bson::Document(find)), None) => Ok(s.cluster.clear_jumbo_flag(&ns, find)?),
         _ => {
-            let (lo, hi) = bounds(cmd)?;
+            let (lo, hi) = idl_commands::bounds(cmd)?;
             Ok(s.cluster.clear_jumbo_flag_bounds(&ns, &lo, &hi)?)
         }
     }?;
@@ -235,37 +297,12 @@ fn split(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, Statem
         (_, Some(_), true) => Err(errmsg("cannot specify bounds and middle together")),
         (Some(find), None, _) => Ok(s.cluster.split_find(&ns, &find)?),
         (None, None, true) => {
-            let (lo, hi) = bounds(cmd)?;
+            let (lo, hi) = idl_commands::bounds(cmd)?;
             Ok(s.cluster.split_bounds(&ns, &lo, &hi)?)
         }
         (None, Some(middle), false) => Ok(s.cluster.split_at(&ns, &middle)?),
     }?;
     Ok(ok_doc())
-}
-
-/// `{moveChunk: ns, find, to}` or `{moveChunk: ns, bounds, to}`.
-fn move_chunk(s: &mut Session, cmd: &Document, name: &str) -> Result<Document, StatementError> {
-    let ns = ns_of(cmd, name)?;
-    let to = ns_of(cmd, "to")?;
-    // cluster_move_chunk_cmd.cpp: "check that only one of the two chunk specification
-    // methods is used" (`find.isEmpty() == bounds.isEmpty()`).
-    let find = match cmd.get("find") {
-        Some(Bson::Document(d)) if !d.is_empty() => Some(d),
-        _ => None,
-    };
-    let bounds_given = matches!(cmd.get("bounds"), Some(Bson::Array(a)) if !a.is_empty());
-    if let (Some(find), false) = (find, bounds_given) {
-        s.cluster.move_chunk(&ns, find, &to)?;
-    } else if find.is_none() && bounds_given {
-        let (lo, hi) = bounds(cmd)?;
-        s.cluster.move_chunk_bounds(&ns, &lo, &hi, &to)?;
-    } else {
-        return Err(ClusterError::Errmsg(
-            "need to specify either a find query, or both lower and upper bounds.".into(),
-        )
-        .into());
-    }
-    Ok(doc! { "millis": 0, "ok": 1 })
 }
 
 /// `{moveRange: ns, toShard, min, max}`.

@@ -453,6 +453,11 @@ impl Session {
                 Bson::Document(d)
             })
             .collect();
+        let shards = if self.cluster.version() == VersionMode::V36 {
+            shards.iter().map(legacy_negations).collect()
+        } else {
+            shards
+        };
         let stage = crate::engine::targeting::mongos_stage(target.shards.len(), sorted);
         doc! {
             "queryPlanner": {
@@ -461,6 +466,25 @@ impl Session {
             },
             "ok": 1,
         }
+    }
+}
+
+/// A 3.6 shard's explain entry: every `parsedQuery` and stage `filter` with its
+/// negations written as `$nor` ([`query::not_as_nor`]).
+fn legacy_negations(value: &Bson) -> Bson {
+    match value {
+        Bson::Document(d) => Bson::Document(
+            d.iter()
+                .map(|(k, v)| match (k.as_str(), v) {
+                    ("parsedQuery" | "filter", Bson::Document(f)) => {
+                        (k.clone(), Bson::Document(query::not_as_nor(f)))
+                    }
+                    _ => (k.clone(), legacy_negations(v)),
+                })
+                .collect(),
+        ),
+        Bson::Array(items) => Bson::Array(items.iter().map(legacy_negations).collect()),
+        other => other.clone(),
     }
 }
 

@@ -57,6 +57,7 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("updateZoneKeyRange", update_zone_key_range),
     ("addTagRange", update_zone_key_range),
     ("removeRangeFromZone", remove_range_from_zone),
+    ("removeTagRange", remove_range_from_zone),
     ("startBalancer", set_balancer_state),
     ("stopBalancer", set_balancer_state),
     ("setBalancerState", set_balancer_state),
@@ -206,8 +207,11 @@ pub(super) fn shard_options(unique: bool, d: &Document) -> ShardOptions {
 /// `sh.enableSharding(db)`.
 fn enable_sharding(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
     let db = string_arg(s, args, 0, "enableSharding")?;
-    checked_arg(s, args, 1, (&["string"], true), "enableSharding")?;
-    s.cluster.enable_sharding(&db)?;
+    let primary = match checked_arg(s, args, 1, (&["string"], true), "enableSharding")? {
+        Some(Bson::String(p)) => Some(p),
+        _ => None,
+    };
+    s.cluster.enable_sharding(&db, primary.as_deref())?;
     reply(doc! { "ok": 1 })
 }
 
@@ -258,8 +262,9 @@ fn move_chunk(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, Stateme
     let ns = string_arg(s, args, 0, "moveChunk")?;
     let find = object_arg(s, args, 1, "moveChunk", "query")?;
     let to = string_arg(s, args, 2, "moveChunk")?;
-    s.cluster.move_chunk(&ns, &find, &to)?;
-    reply(doc! { "millis": 0, "ok": 1 })
+    // mongosh sends `{moveChunk: ns, find: query, to: destination}` (shard.ts).
+    let cmd = doc! { "moveChunk": ns, "find": find, "to": to };
+    reply(super::idl_commands::move_chunk(s, &cmd, "moveChunk")?)
 }
 
 /// `sh.moveRange(ns, shard, min, max)`.
@@ -308,19 +313,19 @@ fn update_zone_key_range(
     let ns = string_arg(s, args, 0, name)?;
     let min = object_arg(s, args, 1, name, "min")?;
     let max = object_arg(s, args, 2, name, "max")?;
-    // `true` in mongosh's list: any value but undefined, null included.
-    let zone = match s.opt_arg(args, 3)? {
-        None => {
-            return Err(StatementError::invalid_input(format!(
-                "Missing required argument at position 3 (Shard.{name})"
-            )))
-        }
-        Some(Bson::String(z)) => Some(z),
-        _ => None,
+    // `true` in mongosh's list: any value but undefined, null included; mongosh sends
+    // it as it is, and the server answers for a zone that is neither a string nor null.
+    let Some(zone) = s.opt_arg(args, 3)? else {
+        return Err(StatementError::invalid_input(format!(
+            "Missing required argument at position 3 (Shard.{name})"
+        )));
     };
-    s.cluster
-        .update_zone_key_range(&ns, &min, &max, zone.as_deref())?;
-    reply(ok_doc())
+    let cmd = doc! { "updateZoneKeyRange": ns, "min": min, "max": max, "zone": zone };
+    reply(super::idl_commands::update_zone_key_range(
+        s,
+        &cmd,
+        "updateZoneKeyRange",
+    )?)
 }
 
 /// `sh.removeRangeFromZone(ns, min, max)`.

@@ -238,6 +238,18 @@ pub enum Code {
     Location6789100,
     /// 6789102: a `$shardedDataDistribution` outside the admin database.
     Location6789102,
+    /// 13297: a database whose name differs from an existing one's only in case.
+    DatabaseDifferCase,
+    /// 48: a database that exists already with other options (another primary shard).
+    NamespaceExists,
+    /// 4: a required field of a command that is missing (`bsonExtractField`).
+    NoSuchKey,
+    /// 656450: a 6.0+ `moveChunk` whose `find` gives no shard key.
+    Location656450,
+    /// 656451: a 6.0+ `moveChunk` whose bounds are not shard keys.
+    Location656451,
+    /// 656452: a 6.0+ `moveChunk` whose bounds are not one chunk's.
+    Location656452,
 }
 
 impl Code {
@@ -273,6 +285,12 @@ impl Code {
             Code::Location28818 => "Location28818",
             Code::Location6789100 => "Location6789100",
             Code::Location6789102 => "Location6789102",
+            Code::DatabaseDifferCase => "DatabaseDifferCase",
+            Code::NamespaceExists => "NamespaceExists",
+            Code::NoSuchKey => "NoSuchKey",
+            Code::Location656450 => "Location656450",
+            Code::Location656451 => "Location656451",
+            Code::Location656452 => "Location656452",
         }
     }
 
@@ -308,6 +326,12 @@ impl Code {
             Code::Location28818 => 28_818,
             Code::Location6789100 => 6_789_100,
             Code::Location6789102 => 6_789_102,
+            Code::DatabaseDifferCase => 13_297,
+            Code::NamespaceExists => 48,
+            Code::NoSuchKey => 4,
+            Code::Location656450 => 656_450,
+            Code::Location656451 => 656_451,
+            Code::Location656452 => 656_452,
         }
     }
 }

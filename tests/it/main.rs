@@ -11,6 +11,7 @@ mod engine_props;
 mod explain;
 mod fidelity_balancer;
 mod fidelity_commands;
+mod fidelity_commands2;
 mod fidelity_output;
 mod fidelity_round3;
 mod glue_round3;

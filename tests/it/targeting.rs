@@ -106,7 +106,12 @@ fn ranged_key() {
                 all.clone(),
                 ScatterGather,
             ),
-            (doc! {"x": {"$ne": 5}}, all.clone(), ScatterGather),
+            // A negation is planned on the shard key index with its child's bounds
+            // complemented (IndexBoundsBuilder::translate, NOT): [MinKey, 5) and
+            // (5, MaxKey], two ranges, so kMultipleKeys in getShardIdsAndChunksForQuery
+            // (chunk_manager.cpp), though every chunk overlaps them.
+            (doc! {"x": {"$ne": 5}}, all.clone(), MultiShard),
+            (doc! {"x": {"$nin": [5, 15]}}, all.clone(), MultiShard),
             (doc! {"x": {"$exists": true}}, all.clone(), ScatterGather),
             // index_bounds_builder.cpp, IndexBoundsBuilder::translate: "If we have a NOT ->
             // EXISTS, we must handle separately": the [null, null] point, where a
