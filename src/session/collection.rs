@@ -215,12 +215,16 @@ impl Session {
         let mut inserted: Vec<(usize, Bson)> = Vec::new();
         let mut failed: Vec<(usize, StatementError, Document)> = Vec::new();
         let mut next = 0;
+        // After a failure (unordered), the documents go in one call each: a call encodes
+        // a group of documents ahead, which a failure at its start would waste, so that
+        // many failures would cost a group each.
+        let mut one_by_one = false;
         while next < list.len() {
-            let rest = list[next..].to_vec();
-            match self.cluster.insert_many(ns, rest) {
+            let take = if one_by_one { 1 } else { list.len() - next };
+            match self.cluster.insert_many(ns, list[next..next + take].iter()) {
                 Ok(ids) => {
                     inserted.extend(ids.iter().enumerate().map(|(i, id)| (next + i, id)));
-                    break;
+                    next += take;
                 }
                 Err((ids, e)) => {
                     let e = StatementError::from(e);
@@ -232,6 +236,7 @@ impl Session {
                         if ordered {
                             break;
                         }
+                        one_by_one = true;
                     } else {
                         return Err(e);
                     }
