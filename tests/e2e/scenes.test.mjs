@@ -210,6 +210,15 @@ test('a demo crosses from the counter lesson to the hashed one and back, keys an
   await atStep(page, setup + 36);
   await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 6 of 6' }).waitFor();
   assert.equal((await readScenes(page)).length, 6, 'the demo came along the link');
+  // Five changes of scenario, and "Recent sessions" holds three: the playground the page
+  // opened with (its speed was set), the demo's lesson, which the first scene of the hashed
+  // lesson set aside, and the one session the scenes took turns in (six before, one a scene).
+  await page.getByTestId('recent-sessions').click();
+  await page.getByTestId('recent-panel').waitFor();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="recent-panel"]')?.innerText.includes('Reading'));
+  const rows = await page.getByTestId('recent-row').allInnerTexts();
+  assert.equal(rows.length, 3, rows.join('\n'));
+  assert.match(rows[0], /this tab/);
   assert.deepEqual(errors, []);
   await context.close();
 });

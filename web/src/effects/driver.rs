@@ -89,6 +89,10 @@ pub struct Driver {
     stop_at: Rc<Cell<Option<(usize, usize)>>>,
     /// Whether the user has done anything on the page yet (see [`Driver::save`]).
     touched: Rc<Cell<bool>>,
+    /// Whether this tab's session was opened by a scene of a demo, with nothing typed in
+    /// it since: the next scene's session takes its place in storage rather than adding
+    /// one more to "Recent sessions" (a scene shows it again any time).
+    scene_owned: Rc<Cell<bool>>,
 }
 
 impl PartialEq for Driver {
@@ -124,6 +128,7 @@ impl Driver {
             cancelled: Rc::default(),
             stop_at: Rc::default(),
             touched: Rc::default(),
+            scene_owned: Rc::default(),
         }
     }
 
@@ -163,6 +168,10 @@ impl Driver {
         ) {
             self.hold.set(false);
             self.touched.set(true);
+        }
+        // Something typed makes a scene's session the user's own.
+        if matches!(action, Action::Command(_)) {
+            self.scene_owned.set(false);
         }
         let s = self.state();
         if s.replaying.is_some() {
@@ -229,11 +238,13 @@ impl Driver {
                 );
             }
             Action::OpenScene(shows) => {
-                // The session it replaces stays stored, as for a lesson; a demo says nothing.
-                if !self.embed {
+                // The session it replaces stays stored, as for a lesson (a demo says
+                // nothing), unless another scene opened it and nothing was typed since.
+                if !self.embed && !self.scene_owned.get() {
                     sessions::start_new();
                 }
                 self.open(startup::scene(shows, self.embed), false);
+                self.scene_owned.set(true);
             }
             Action::Step => {
                 self.dispatch.emit(action.clone());
@@ -338,6 +349,7 @@ impl Driver {
     /// Opens a new session for the page and draws it from then on; the old one is closed.
     /// `boot` keeps the state's UI as it is (the first opening).
     pub fn open(&self, opening: Opening, boot: bool) {
+        self.scene_owned.set(false);
         let old = self.state();
         let name: Rc<str> = Rc::from(
             format!(
