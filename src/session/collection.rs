@@ -18,6 +18,21 @@ struct Cursor {
     limit: Option<u64>,
 }
 
+/// The methods whose first argument mongosh checks with `assertArgsDefinedType(..., [true],
+/// 'Collection.<name>')` before anything else (packages/shell-api/src/collection.ts).
+const REQUIRED_FIRST_ARGUMENT: &[&str] = &[
+    "insertOne",
+    "insertMany",
+    "insert",
+    "deleteOne",
+    "deleteMany",
+    "remove",
+    "updateOne",
+    "updateMany",
+    "replaceOne",
+    "createIndex",
+];
+
 impl Session {
     pub(super) fn collection_chain(
         &mut self,
@@ -27,6 +42,9 @@ impl Session {
         let Some(method) = rest.first() else {
             return Ok(Output::Message(ns.to_string()));
         };
+        if matches!(method.name.as_str(), "find" | "aggregate") && method.args.is_some() {
+            self.forget_cursor();
+        }
         if let Some(out) = self.config_chain(ns, rest) {
             return out;
         }
@@ -74,6 +92,13 @@ impl Session {
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Output, StatementError> {
+        if args.is_empty() && REQUIRED_FIRST_ARGUMENT.contains(&name) {
+            // assertArgsDefinedType([doc|docs|filter|keys], [true], 'Collection.<name>')
+            // in packages/shell-api/src/collection.ts.
+            return Err(StatementError::invalid_input(format!(
+                "Missing required argument at position 0 (Collection.{name})"
+            )));
+        }
         let out = match name {
             "insertOne" => {
                 let d = with_driver_id(self.doc_arg(args, 0, "document")?);
@@ -86,8 +111,10 @@ impl Session {
             "insertMany" | "insert" => self.insert_many(ns, name, args)?,
             "countDocuments" | "count" => {
                 let filter = self.opt_doc_arg(args, 0, "filter")?;
+                let options = self.opt_doc_arg(args, 1, "options")?;
                 let (docs, _) = self.cluster.find(ns, &filter)?;
-                return Ok(Output::Value(Bson::Int32(docs.len() as i32)));
+                let n = super::config_db::count_with_options(docs.len() as i64, &options);
+                return Ok(Output::Value(Bson::Int32(n as i32)));
             }
             "estimatedDocumentCount" => {
                 let n = self.cluster.collection(ns).map_or(0, |c| c.doc_count());
@@ -111,16 +138,7 @@ impl Session {
                     .map_err(|e| write_error(e.into()))?;
                 doc! { "acknowledged": true, "deletedCount": n as i32 }
             }
-            "createIndex" | "ensureIndex" => {
-                let keys = self.doc_arg(args, 0, "keys")?;
-                // `{unique: true}` in the options; the other options are not modelled.
-                let unique = matches!(
-                    self.opt_arg(args, 1)?,
-                    Some(Bson::Document(o)) if matches!(o.get("unique"), Some(Bson::Boolean(true)))
-                );
-                let name = self.cluster.create_index_with(ns, &keys, unique)?;
-                return Ok(Output::Value(Bson::String(name)));
-            }
+            "createIndex" | "ensureIndex" => return self.create_index(ns, name, args),
             "getIndexes" => return Ok(Output::Value(Bson::Array(self.indexes(ns)))),
             "getShardDistribution" => {
                 // collection.ts, `_getShardedCollectionInfo`: no `config.collections`
@@ -171,6 +189,36 @@ impl Session {
             }
         };
         Ok(Output::Value(Bson::Document(out)))
+    }
+
+    /// `createIndex(keys, options)` answers the index's name; `ensureIndex` answers the
+    /// names as an array, as `_createIndexes` returns them (collection.ts).
+    fn create_index(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
+        let keys = self.doc_arg(args, 0, "keys")?;
+        let options = match self.opt_arg(args, 1)? {
+            None | Some(Bson::Undefined) => Document::new(),
+            Some(Bson::Document(o)) => o,
+            // collection.ts `createIndex`/`_createIndexes`: `typeof options !== 'object'
+            // || Array.isArray(options)`.
+            Some(_) => {
+                return Err(StatementError::invalid_input(
+                    "The \"options\" argument must be an object.",
+                ))
+            }
+        };
+        // `{unique: true}` in the options; the other options are not modelled.
+        let unique = matches!(options.get("unique"), Some(Bson::Boolean(true)));
+        let index = self.cluster.create_index_with(ns, &keys, unique)?;
+        Ok(Output::Value(if name == "ensureIndex" {
+            Bson::Array(vec![Bson::String(index)])
+        } else {
+            Bson::String(index)
+        }))
     }
 
     /// `insertMany(docs)`, and the legacy `insert(doc or docs)`.
@@ -252,8 +300,27 @@ impl Session {
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Document, StatementError> {
-        let filter = self.doc_arg(args, 0, "filter")?;
-        let update = self.doc_arg(args, 1, "update")?;
+        // The driver's `makeUpdateStatement` (src/operations/update.ts) checks the filter
+        // and the update are objects (`typeof x !== 'object'`, null included).
+        let filter = match self.opt_arg(args, 0)? {
+            Some(Bson::Document(d)) => d,
+            _ => {
+                return Err(StatementError::invalid_argument(
+                    "Selector must be a valid JavaScript object",
+                ))
+            }
+        };
+        let update = match self.opt_arg(args, 1)? {
+            Some(Bson::Document(d)) => d,
+            // An empty pipeline has no atomic operator (`hasAtomicOperators([])`).
+            Some(Bson::Array(a)) if a.is_empty() && name != "replaceOne" => Document::new(),
+            Some(Bson::Array(_)) => self.doc_arg(args, 1, "update")?,
+            _ => {
+                return Err(StatementError::invalid_argument(
+                    "Document must be a valid JavaScript object",
+                ))
+            }
+        };
         let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
         if name == "replaceOne" && is_ops {
             return Err(StatementError::invalid_argument(

@@ -273,12 +273,20 @@ pub struct Outcome {
     /// Whether this outcome holds the lines the statement printed (`print`,
     /// `console.log`): it comes just before the statement's own outcome.
     pub printed: bool,
+    /// Whether the cursor this outcome shows a batch of has more documents, which
+    /// mongosh announces with `Type "it" for more` (`cursorHasMore` of
+    /// packages/shell-api/src/result.ts's `CursorIterationResult`).
+    pub cursor_has_more: bool,
 }
 
 impl Outcome {
     /// The outcome printed as mongosh prints it; `None` when there is nothing to print.
     pub fn render(&self) -> Option<String> {
         match &self.result {
+            // packages/cli-repl/src/format-output.ts, `formatCursorIterationResult`.
+            Ok(out) if self.cursor_has_more => {
+                render_output(out).map(|text| format!("{text}\n{TYPE_IT_FOR_MORE}"))
+            }
             Ok(out) => render_output(out),
             Err(e) => Some(e.to_string()),
         }
@@ -298,6 +306,11 @@ impl Outcome {
         }
     }
 }
+
+/// What mongosh prints under a cursor's batch when the cursor has more documents
+/// (`shell-api.classes.Cursor.iteration.type-it-for-more` in
+/// packages/i18n/src/locales/en_US.ts).
+pub const TYPE_IT_FOR_MORE: &str = "Type \"it\" for more";
 
 /// Renders an output as mongosh prints it.
 pub fn render_output(out: &Output) -> Option<String> {
@@ -345,6 +358,8 @@ pub struct Session {
     /// The running script's completion value: the last expression statement's result,
     /// which mongosh prints after a loop.
     pub(crate) completion: Option<Output>,
+    /// The current cursor, which `it` goes on printing.
+    pub(crate) cursor: super::cursor::CurrentCursor,
     /// Each variable's size in BSON bytes, so that the session's memory budget (shared
     /// with the cluster's documents) is checked without measuring every variable again.
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
@@ -372,6 +387,7 @@ impl Session {
         Session {
             script: super::script_state::ScriptState::new(config.seed),
             completion: None,
+            cursor: Default::default(),
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
@@ -420,6 +436,7 @@ impl Session {
             source: String::new(),
             result: Err(StatementError::syntax(e)),
             printed: false,
+            cursor_has_more: false,
         };
         for stmt in &script.statements {
             while let Some(e) = errors.next_if(|e| e.span().start <= stmt.span.start) {
@@ -436,6 +453,7 @@ impl Session {
             let (printed, result) = self.run_statement(&stmt.kind, source.len() as u64);
             let result = result.map_err(|e| e.at(stmt.span));
             self.end_statement(&result);
+            let (result, cursor_has_more) = self.cursor_batch(result);
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -454,6 +472,7 @@ impl Session {
                     source,
                     result,
                     printed: true,
+                    cursor_has_more: false,
                 }) {
                     return;
                 }
@@ -462,6 +481,7 @@ impl Session {
                 source,
                 result,
                 printed: false,
+                cursor_has_more,
             }) {
                 return;
             }
@@ -704,7 +724,10 @@ impl Session {
         match (first.name.as_str(), &first.args) {
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
             ("help", Some(_)) => Ok(Output::Message(super::help::database_help())),
-            ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
+            ("aggregate", Some(args)) => {
+                self.forget_cursor();
+                self.db_aggregate(args, &rest[1..])
+            }
             ("getCollection", Some(args)) => {
                 let name = self.str_arg(args, 0, "collection name")?;
                 let ns = format!("{}.{name}", self.db);

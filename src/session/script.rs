@@ -154,6 +154,10 @@ impl Session {
             {
                 Ok(Output::Message(super::help::shell_help()))
             }
+            // `it` is a shell command (shell-api.ts `it()`, a `directShellCommand`).
+            Some("it") if !self.is_variable("it") && flatten(e).is_some_and(|s| s.len() == 1) => {
+                self.iterate_cursor()
+            }
             _ if self.is_shell_chain(e) => {
                 if !top {
                     // A command inside a script counts as a step too, so that a
