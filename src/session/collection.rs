@@ -403,6 +403,64 @@ impl Session {
         list
     }
 
+    /// `cursor.sort(spec)` as the driver's `formatSort` (src/sort.ts) takes it: nothing
+    /// for `null`/`undefined`, a field name for ascending order, else a document.
+    fn sort_arg(
+        &mut self,
+        args: &[crate::shell::Expr],
+    ) -> Result<Option<Document>, StatementError> {
+        match self.opt_arg(args, 0)? {
+            None | Some(Bson::Null | Bson::Undefined) => Ok(None),
+            Some(Bson::String(field)) => Ok(Some(doc! { field: 1 })),
+            Some(Bson::Document(d)) => Ok(Some(d)),
+            Some(Bson::Array(_)) => self.doc_arg(args, 0, "sort").map(Some),
+            // `JSON.stringify` of a number or boolean is its JavaScript text.
+            Some(other) => Err(StatementError::invalid_argument(format!(
+                "Invalid sort format: {} Sort must be a valid object",
+                crate::shell::format_value(&other)
+            ))),
+        }
+    }
+
+    /// `cursor.limit(n)`/`skip(n)`: the driver's `FindCursor` refuses what is not a
+    /// JavaScript number (`typeof value !== 'number'`, src/cursor/find_cursor.ts).
+    fn cursor_int_arg(
+        &mut self,
+        args: &[crate::shell::Expr],
+        what: &str,
+    ) -> Result<i64, StatementError> {
+        match self.opt_arg(args, 0)? {
+            Some(Bson::Int32(_) | Bson::Double(_)) => self.int_arg(args, 0, what),
+            _ => Err(StatementError::invalid_argument(format!(
+                "Operation \"{what}\" requires an integer"
+            ))),
+        }
+    }
+
+    /// `cursor.skip(n)`: a negative skip reaches the server, which refuses it (the find
+    /// command's IDL validator `gte: 0` from 4.4, `QueryRequest::validate` before).
+    fn skip_arg(&mut self, args: &[crate::shell::Expr]) -> Result<u64, StatementError> {
+        let n = self.cursor_int_arg(args, "skip")?;
+        if n >= 0 {
+            return Ok(n as u64);
+        }
+        Err(
+            if self.cluster.version() == crate::engine::VersionMode::V36 {
+                StatementError::server_coded(
+                    2,
+                    "BadValue",
+                    format!("Skip value must be non-negative, but received: {n}"),
+                )
+            } else {
+                StatementError::server_coded(
+                    51_024,
+                    "Location51024",
+                    format!("BSON field 'skip' value must be >= 0, actual value '{n}'"),
+                )
+            },
+        )
+    }
+
     fn run_cursor(
         &mut self,
         ns: &str,
@@ -419,9 +477,10 @@ impl Session {
                 break;
             };
             match seg.name.as_str() {
-                "sort" => cursor.sort = Some(self.doc_arg(args, 0, "sort")?),
-                "limit" => cursor.limit = Some(self.int_arg(args, 0, "limit")?.unsigned_abs()),
-                "skip" => cursor.skip = self.int_arg(args, 0, "skip")?.max(0) as u64,
+                "sort" => cursor.sort = self.sort_arg(args)?,
+                // The driver sends a negative limit as `limit: -n, singleBatch: true`.
+                "limit" => cursor.limit = Some(self.cursor_int_arg(args, "limit")?.unsigned_abs()),
+                "skip" => cursor.skip = self.skip_arg(args)?,
                 "count" | "itcount" | "size" => count = true,
                 "explain" => {
                     explain = true;

@@ -14,32 +14,23 @@ pub const DISPLAY_BATCH_SIZE: usize = 20;
 /// (`shell-api.classes.Cursor.iteration.no-cursor` in packages/i18n/src/locales/en_US.ts).
 pub const NO_CURSOR: &str = "no cursor";
 
-/// The current cursor's state.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct CurrentCursor {
-    /// The documents not printed yet; `None` before any cursor.
-    pub(crate) rest: Option<VecDeque<Document>>,
-    /// Whether the running statement is `it`, whose documents are already a batch.
-    pub(crate) iterating: bool,
-}
-
 impl Session {
     /// `find()` and `aggregate()` make a new current cursor (collection.ts sets
     /// `_instanceState.currentCursor` as it builds one), so an older cursor's documents
     /// are no longer reached by `it`.
     pub(crate) fn forget_cursor(&mut self) {
-        self.cursor.rest = None;
+        self.cursor_rest = None;
     }
 
     /// `it`: the current cursor's next batch, or `no cursor` when there is none or it
     /// has nothing left (`formatCursorIterationResult` in
     /// packages/cli-repl/src/format-output.ts).
     pub(crate) fn iterate_cursor(&mut self) -> Result<Output, StatementError> {
-        let batch = next_batch(self.cursor.rest.as_mut());
+        let batch = next_batch(self.cursor_rest.as_mut());
         if batch.is_empty() {
             return Ok(Output::Message(NO_CURSOR.to_string()));
         }
-        self.cursor.iterating = true;
+        self.cursor_iterating = true;
         Ok(Output::Cursor(batch))
     }
 
@@ -50,17 +41,17 @@ impl Session {
         &mut self,
         result: Result<Output, StatementError>,
     ) -> (Result<Output, StatementError>, bool) {
-        let iterating = std::mem::take(&mut self.cursor.iterating);
+        let iterating = std::mem::take(&mut self.cursor_iterating);
         let Ok(Output::Cursor(docs)) = result else {
             return (result, false);
         };
         let batch = if iterating {
             docs
         } else {
-            let rest = self.cursor.rest.insert(docs.into());
+            let rest = self.cursor_rest.insert(docs.into());
             next_batch(Some(rest))
         };
-        let more = self.cursor.rest.as_ref().is_some_and(|r| !r.is_empty());
+        let more = self.cursor_rest.as_ref().is_some_and(|r| !r.is_empty());
         (Ok(Output::Cursor(batch)), more)
     }
 }

@@ -175,6 +175,10 @@ pub(crate) fn format_bytes(n: u64) -> String {
     if n <= 1000 {
         format!("{n} {}", UNITS[unit])
     } else {
-        format!("{value:.2} {}", UNITS[unit])
+        // numeral's `toFixed` rounds `Math.round(value + 'e+2') / 100`: half up on the
+        // number's shortest decimal text, so 1.125 KiB is `1.13 KiB` (Rust's `{:.2}`
+        // would round the binary value to even, `1.12`).
+        let hundredths: f64 = format!("{value}e2").parse().unwrap_or(value * 100.0);
+        format!("{:.2} {}", (hundredths + 0.5).floor() / 100.0, UNITS[unit])
     }
 }

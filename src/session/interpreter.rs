@@ -99,6 +99,19 @@ impl StatementError {
         }
     }
 
+    /// A server error with its code and code name, for a check the server makes that
+    /// the engine has no error of its own for.
+    pub(crate) fn server_coded(code: i32, code_name: &str, message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::Server,
+            code,
+            code_name: code_name.to_string(),
+            message: message.into(),
+            span: None,
+            detail: String::new(),
+        }
+    }
+
     /// A `MongoshInvalidInputError` with mongosh's code for an invalid argument
     /// (`CommonErrors.InvalidArgument`, `COMMON-10001`), as shell-api's helpers raise.
     pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
@@ -358,8 +371,11 @@ pub struct Session {
     /// The running script's completion value: the last expression statement's result,
     /// which mongosh prints after a loop.
     pub(crate) completion: Option<Output>,
-    /// The current cursor, which `it` goes on printing.
-    pub(crate) cursor: super::cursor::CurrentCursor,
+    /// The current cursor's documents not printed yet, which `it` goes on printing;
+    /// `None` before any cursor (see session/cursor.rs).
+    pub(crate) cursor_rest: Option<std::collections::VecDeque<Document>>,
+    /// Whether the running statement is `it`, whose documents are already a batch.
+    pub(crate) cursor_iterating: bool,
     /// Each variable's size in BSON bytes, so that the session's memory budget (shared
     /// with the cluster's documents) is checked without measuring every variable again.
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
@@ -387,7 +403,8 @@ impl Session {
         Session {
             script: super::script_state::ScriptState::new(config.seed),
             completion: None,
-            cursor: Default::default(),
+            cursor_rest: None,
+            cursor_iterating: false,
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
