@@ -164,7 +164,7 @@ pub(super) fn show_dbs(cluster: &Cluster) -> String {
 
 /// mongosh's `formatBytes`: numeral's binary units (`0 ib` up to 1,000 bytes, `0.00 ib`
 /// above), so `26 B`, `1.21 KiB`, `44.00 KiB`.
-pub(crate) fn format_bytes(n: u64) -> String {
+pub fn format_bytes(n: u64) -> String {
     const UNITS: [&str; 9] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
     let mut value = n as f64;
     let mut unit = 0;

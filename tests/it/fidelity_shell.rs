@@ -1,0 +1,320 @@
+//! The shell's printing and argument checks against mongosh's own source
+//! (mongodb-js/mongosh): cursors and `it`, result objects, `show dbs`, argument errors
+//! from shell-api's `assertArgsDefinedType` and from the Node driver beneath it.
+//!
+//! Each case names the mongosh (or Node driver, or server) source file its answer comes
+//! from.
+#![allow(clippy::unwrap_used)]
+
+use shardlab::Session;
+
+/// Runs `script` in a new session and returns what each statement printed, one answer
+/// after another, separated by newlines.
+fn printed(script: &str) -> String {
+    let mut session = Session::default();
+    let text = session
+        .run(script)
+        .iter()
+        .filter_map(|o| o.render())
+        .collect::<Vec<_>>()
+        .join("\n");
+    session.cluster.check().unwrap();
+    text
+}
+
+/// Runs `setup` (which must succeed) and then `command`, and returns what `command`
+/// printed.
+fn answer(setup: &str, command: &str) -> String {
+    let mut session = Session::default();
+    for o in session.run(setup) {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+    let text = session
+        .run(command)
+        .iter()
+        .filter_map(|o| o.render())
+        .collect::<Vec<_>>()
+        .join("\n");
+    session.cluster.check().unwrap();
+    text
+}
+
+/// `n` documents `{_id: 0}` to `{_id: n - 1}` in `test.d`.
+fn docs(n: u32) -> String {
+    format!("for (var i = 0; i < {n}; i++) db.d.insertOne({{_id: i}})")
+}
+
+/// packages/shell-api/src/abstract-cursor.ts `_it()` iterates `_displayBatchSize()` (20)
+/// documents and sets `cursorHasMore = !this.isExhausted()`; packages/cli-repl/src/
+/// format-output.ts `formatCursorIterationResult` prints the array, then
+/// `Type "it" for more` (i18n `shell-api.classes.Cursor.iteration.type-it-for-more`).
+/// shell-api.ts `it()` goes on with the current cursor; an exhausted cursor's (or no
+/// cursor's) empty iteration prints `no cursor`.
+#[test]
+fn a_cursor_prints_twenty_documents_and_it_goes_on() {
+    let out = answer(&docs(45), "db.d.find({}, {_id: 1})\nit\nit\nit\nit");
+    let parts: Vec<&str> = out.split("Type \"it\" for more").collect();
+    assert_eq!(parts.len(), 3, "{out}");
+    assert!(parts[0].contains("{ _id: 19 }") && !parts[0].contains("{ _id: 20 }"));
+    assert!(parts[1].contains("{ _id: 20 }") && parts[1].contains("{ _id: 39 }"));
+    assert!(!parts[1].contains("{ _id: 40 }"), "{out}");
+    assert!(parts[2].contains("{ _id: 40 }") && parts[2].contains("{ _id: 44 }"));
+    assert!(parts[2].ends_with("]\nno cursor\nno cursor"), "{out}");
+    // The first batch is the 20 documents as util.inspect lays out an array of 20
+    // short objects (two columns, as Node's groupArrayElements chooses).
+    assert!(out.starts_with("[\n  { _id: 0 },  { _id: 1 },\n"), "{out}");
+}
+
+/// Exactly 20 documents: the cursor is exhausted after the first batch, so nothing
+/// follows the array (`isExhausted()`); 21 leave one for `it`.
+#[test]
+fn a_cursor_of_exactly_one_batch_has_no_more() {
+    let out = answer(&docs(20), "db.d.find()");
+    assert!(!out.contains("Type"), "{out}");
+    assert!(out.contains("{ _id: 19 }"));
+    assert_eq!(
+        answer(&docs(20), "db.d.find()\nit").lines().last(),
+        Some("no cursor")
+    );
+    let out = answer(&docs(21), "db.d.find()\nit");
+    assert!(
+        out.ends_with("]\nType \"it\" for more\n[ { _id: 20 } ]"),
+        "{out}"
+    );
+}
+
+/// `it` with no cursor yet: shell-api.ts `it()` returns an empty CursorIterationResult,
+/// printed `no cursor`. An empty cursor prints nothing (`formatCursor` returns '').
+#[test]
+fn it_without_a_cursor_and_an_empty_cursor() {
+    assert_eq!(printed("it"), "no cursor");
+    assert_eq!(printed("db.none.find()"), "");
+    assert_eq!(printed("db.none.find()\nit"), "no cursor");
+}
+
+/// collection.ts `find` and `aggregate` make the new cursor current: a `find()` that is
+/// not printed (`toArray()`) leaves `it` nothing of the older cursor.
+#[test]
+fn a_new_find_replaces_the_current_cursor() {
+    let out = answer(&docs(25), "db.d.find()\ndb.d.find().toArray().length\nit");
+    assert!(out.ends_with("\n25\nno cursor"), "{out}");
+    let out = answer(&docs(25), "db.d.aggregate([{$match: {}}])\nit");
+    assert!(out.contains("Type \"it\" for more"), "{out}");
+    assert!(
+        out.ends_with("{ _id: 24 }\n]") || out.contains("{ _id: 24 }"),
+        "{out}"
+    );
+}
+
+/// result.ts: InsertOneResult `{acknowledged, insertedId}`, InsertManyResult
+/// `{acknowledged, insertedIds}`, UpdateResult `{acknowledged, insertedId, matchedCount,
+/// modifiedCount, upsertedCount}` (the upserted `_id` as `insertedId`), DeleteResult
+/// `{acknowledged, deletedCount}`.
+#[test]
+fn write_results_have_mongosh_fields_in_order() {
+    assert_eq!(
+        printed("db.c.insertOne({_id: 1})"),
+        "{ acknowledged: true, insertedId: 1 }"
+    );
+    assert_eq!(
+        printed("db.c.insertMany([{_id: 2}, {_id: 3}])"),
+        "{ acknowledged: true, insertedIds: { '0': 2, '1': 3 } }"
+    );
+    let update = "{\n  acknowledged: true,\n  insertedId: null,\n  matchedCount: 1,\n  \
+                  modifiedCount: 1,\n  upsertedCount: 0\n}";
+    assert_eq!(
+        answer(
+            "db.c.insertOne({_id: 1})",
+            "db.c.updateOne({_id: 1}, {$set: {y: 1}})"
+        ),
+        update
+    );
+    let upsert = "{\n  acknowledged: true,\n  insertedId: 9,\n  matchedCount: 0,\n  \
+                  modifiedCount: 0,\n  upsertedCount: 1\n}";
+    assert_eq!(
+        printed("db.c.updateOne({_id: 9}, {$set: {y: 1}}, {upsert: true})"),
+        upsert
+    );
+    assert_eq!(
+        answer(
+            "db.c.insertMany([{_id: 1}, {_id: 2}])",
+            "db.c.deleteMany({})"
+        ),
+        "{ acknowledged: true, deletedCount: 2 }"
+    );
+    assert_eq!(
+        printed("db.c.deleteOne({_id: 5})"),
+        "{ acknowledged: true, deletedCount: 0 }"
+    );
+}
+
+/// collection.ts: `assertArgsDefinedType([x], [true], 'Collection.<method>')` for the
+/// first argument of insertOne, insertMany, deleteOne, deleteMany, updateOne,
+/// updateMany, replaceOne and createIndex: helpers.ts raises MongoshInvalidInputError
+/// `Missing required argument at position 0 (Collection.<method>)` with COMMON-10001.
+#[test]
+fn missing_first_arguments_are_mongosh_invalid_input() {
+    for method in [
+        "insertOne",
+        "insertMany",
+        "deleteOne",
+        "deleteMany",
+        "updateOne",
+        "updateMany",
+        "replaceOne",
+        "createIndex",
+    ] {
+        assert_eq!(
+            printed(&format!("db.c.{method}()")),
+            format!(
+                "MongoshInvalidInputError: [COMMON-10001] Missing required argument at \
+                 position 0 (Collection.{method})"
+            )
+        );
+    }
+    // findOneAndUpdate/findOneAndDelete check their filter the same way.
+    assert_eq!(
+        printed("db.c.findOneAndDelete()"),
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 \
+         (Collection.findOneAndDelete)"
+    );
+}
+
+/// The Node driver's `makeUpdateStatement` (src/operations/update.ts): a missing or
+/// non-object update is `Document must be a valid JavaScript object`; an empty pipeline
+/// has no atomic operator (`hasAtomicOperators([])` is false).
+#[test]
+fn update_arguments_are_checked_as_the_driver_does() {
+    assert_eq!(
+        printed("db.c.updateOne({})"),
+        "MongoInvalidArgumentError: Document must be a valid JavaScript object"
+    );
+    assert_eq!(
+        printed("db.c.replaceOne({_id: 1}, 5)"),
+        "MongoInvalidArgumentError: Document must be a valid JavaScript object"
+    );
+    assert_eq!(
+        printed("db.c.updateMany({}, [])"),
+        "MongoInvalidArgumentError: Update document requires atomic operators"
+    );
+    assert_eq!(
+        printed("db.c.updateOne({}, {a: 1})"),
+        "MongoInvalidArgumentError: Update document requires atomic operators"
+    );
+    assert_eq!(
+        printed("db.c.replaceOne({}, {$set: {a: 1}})"),
+        "MongoInvalidArgumentError: Replacement document must not contain atomic operators"
+    );
+}
+
+/// The driver's FindCursor `limit`/`skip` (src/cursor/find_cursor.ts): `typeof value !==
+/// 'number'` is `Operation "limit" requires an integer`; `formatSort` (src/sort.ts)
+/// takes a field name, ignores null, and refuses other non-objects. A negative limit
+/// is sent as `limit: n, singleBatch: true`.
+#[test]
+fn cursor_chain_arguments_are_checked_as_the_driver_does() {
+    let setup = docs(5);
+    assert_eq!(
+        answer(&setup, "db.d.find().limit()"),
+        "MongoInvalidArgumentError: Operation \"limit\" requires an integer"
+    );
+    assert_eq!(
+        answer(&setup, "db.d.find().skip('a')"),
+        "MongoInvalidArgumentError: Operation \"skip\" requires an integer"
+    );
+    assert_eq!(
+        answer(&setup, "db.d.find().limit(NumberLong(2))"),
+        "MongoInvalidArgumentError: Operation \"limit\" requires an integer"
+    );
+    assert_eq!(
+        answer(&setup, "db.d.find().sort(5)"),
+        "MongoInvalidArgumentError: Invalid sort format: 5 Sort must be a valid object"
+    );
+    assert_eq!(
+        answer(&setup, "db.d.find().sort('_id').limit(-2)"),
+        "[ { _id: 0 }, { _id: 1 } ]"
+    );
+    assert_eq!(
+        answer(&setup, "db.d.find().limit(2).skip(1).sort({_id: -1})"),
+        "[ { _id: 3 }, { _id: 2 } ]"
+    );
+    // cursor.count() sends the cursor's limit and skip (FindCursor.count spreads
+    // findOptions into the count command).
+    assert_eq!(answer(&setup, "db.d.find().limit(3).count()"), "3");
+    assert_eq!(answer(&setup, "db.d.find().skip(4).count()"), "1");
+}
+
+/// A negative skip reaches the server: the find command's IDL validator (`gte: 0`,
+/// find_command.idl from 4.4) answers Location51024; 3.6's `QueryRequest::validate`
+/// answers BadValue.
+#[test]
+fn a_negative_skip_is_the_servers_error_per_version() {
+    assert_eq!(
+        answer(&docs(2), "db.d.find().skip(-1)"),
+        "MongoServerError[Location51024]: BSON field 'skip' value must be >= 0, actual \
+         value '-1'"
+    );
+    assert_eq!(
+        answer(
+            &format!("sim.reset({{version: '3.6'}})\n{}", docs(2)),
+            "db.d.find().skip(-1)"
+        ),
+        "MongoServerError[BadValue]: Skip value must be non-negative, but received: -1"
+    );
+}
+
+/// countDocuments' options: the driver counts with `$skip` and `$limit` stages
+/// (CountDocumentsOperation); estimatedDocumentCount ignores any filter.
+#[test]
+fn count_documents_honours_skip_and_limit() {
+    let setup = docs(30);
+    assert_eq!(answer(&setup, "db.d.countDocuments()"), "30");
+    assert_eq!(answer(&setup, "db.d.countDocuments({}, {limit: 5})"), "5");
+    assert_eq!(answer(&setup, "db.d.countDocuments({}, {skip: 25})"), "5");
+    assert_eq!(
+        answer(
+            &setup,
+            "db.d.countDocuments({_id: {$lt: 10}}, {skip: 2, limit: 3})"
+        ),
+        "3"
+    );
+    assert_eq!(answer(&setup, "db.d.countDocuments({}, {skip: 40})"), "0");
+    assert_eq!(answer(&setup, "db.d.estimatedDocumentCount()"), "30");
+}
+
+/// collection.ts `createIndex` answers the one name `_createIndexes` returns and refuses
+/// options that are not an object; `ensureIndex` answers the array of names.
+#[test]
+fn create_index_answers_and_checks_its_options() {
+    assert_eq!(printed("db.c.createIndex({a: 1})"), "a_1");
+    assert_eq!(printed("db.c.createIndex({a: -1, b: 1})"), "a_-1_b_1");
+    assert_eq!(printed("db.c.createIndex({h: 'hashed'})"), "h_hashed");
+    assert_eq!(printed("db.c.ensureIndex({b: 1})"), "[ 'b_1' ]");
+    assert_eq!(
+        printed("db.c.createIndex({a: 1}, 5)"),
+        "MongoshInvalidInputError: [COMMON-10001] The \"options\" argument must be an object."
+    );
+    assert_eq!(
+        printed("db.c.createIndex({a: 1}, [])"),
+        "MongoshInvalidInputError: [COMMON-10001] The \"options\" argument must be an object."
+    );
+    assert_eq!(
+        answer("db.c.createIndex({a: 1})\ndb.c.createIndex({b: 1}, {unique: true})", "db.c.getIndexes()"),
+        "[\n  { v: 2, key: { _id: 1 }, name: '_id_' },\n  { v: 2, key: { a: 1 }, name: 'a_1' },\n  \
+         { v: 2, key: { b: 1 }, name: 'b_1', unique: true }\n]"
+    );
+}
+
+/// format-output.ts `formatBytes`: numeral's `0 ib` up to 1000 bytes, `0.00 ib` above,
+/// numeral rounding half up on the decimal text (`Math.round(value + 'e+2')`).
+#[test]
+fn show_dbs_sizes_round_as_numeral_does() {
+    use shardlab::session::format_bytes as fb;
+    assert_eq!(fb(59), "59 B");
+    assert_eq!(fb(1000), "1000 B");
+    assert_eq!(fb(1001), "1001.00 B");
+    assert_eq!(fb(1024), "1.00 KiB");
+    assert_eq!(fb(1152), "1.13 KiB");
+    assert_eq!(fb(45_056), "44.00 KiB");
+    assert_eq!(fb(3 * 1024 * 1024 / 2), "1.50 MiB");
+}
