@@ -182,3 +182,27 @@ pub fn format_bytes(n: u64) -> String {
         format!("{:.2} {}", (hundredths + 0.5).floor() / 100.0, UNITS[unit])
     }
 }
+
+/// The primary order of ASCII characters in ICU's root collation (what Node's
+/// `String.prototype.localeCompare` uses): punctuation, then symbols, then digits, then
+/// letters whatever their case.
+const ROOT_ORDER: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
+
+/// `a.localeCompare(b)` for the names a collection may have, as ICU's root collation
+/// orders them: characters by [`ROOT_ORDER`] (others after, by code point), and between
+/// names that differ only in case, lowercase first at the first difference.
+pub(crate) fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+    let primary = |c: char| -> u32 {
+        let folded = c.to_ascii_lowercase();
+        match ROOT_ORDER.find(folded) {
+            Some(i) if c.is_ascii() => i as u32,
+            _ => 0x100 + c as u32,
+        }
+    };
+    let pa = a.chars().map(primary);
+    let pb = b.chars().map(primary);
+    pa.cmp(pb).then_with(|| {
+        let case = |c: char| u8::from(c.is_ascii_uppercase());
+        a.chars().map(case).cmp(b.chars().map(case))
+    })
+}

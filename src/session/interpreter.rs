@@ -644,12 +644,14 @@ impl Session {
             )),
             "collections" | "tables" => {
                 let prefix = format!("{}.", self.db);
-                let names: Vec<String> = self
+                let mut names: Vec<String> = self
                     .cluster
                     .collections()
                     .keys()
                     .filter_map(|ns| ns.strip_prefix(&prefix).map(str::to_string))
                     .collect();
+                // database.ts `_getCollectionNamesWithTypes` sorts with `localeCompare`.
+                names.sort_by(|a, b| super::databases::locale_compare(a, b));
                 Ok(Output::Message(names.join("\n")))
             }
             other => Err(StatementError::type_error(format!(

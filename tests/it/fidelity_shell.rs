@@ -318,3 +318,18 @@ fn show_dbs_sizes_round_as_numeral_does() {
     assert_eq!(fb(45_056), "44.00 KiB");
     assert_eq!(fb(3 * 1024 * 1024 / 2), "1.50 MiB");
 }
+
+/// database.ts `_getCollectionNamesWithTypes` sorts `show collections` with
+/// `localeCompare` (ICU: punctuation, digits, then letters, lowercase before uppercase);
+/// `getCollectionNames()` keeps listCollections' order (the catalog's, by name).
+#[test]
+fn show_collections_sorts_as_locale_compare() {
+    let setup = "db.B.insertOne({})\ndb.a.insertOne({})\ndb.A.insertOne({})\n\
+                 db.c.insertOne({})\ndb._x.insertOne({})\ndb['1z'].insertOne({})";
+    assert_eq!(answer(setup, "show collections"), "_x\n1z\na\nA\nB\nc");
+    assert_eq!(
+        answer(setup, "db.getCollectionNames()"),
+        "[ '1z', 'A', 'B', '_x', 'a', 'c' ]"
+    );
+    assert_eq!(answer("use shop", "db.getName()"), "shop");
+}
