@@ -506,6 +506,9 @@ impl Session {
                 &target,
                 sorted,
             )));
+            // mongosh prints an `ExplainOutput` in full (format-output.ts,
+            // `fullDepthInspectOptions`); a property read from it is a plain document.
+            self.full_depth_output = rest.is_empty();
             return super::interpreter::navigate(out, rest);
         }
         if let Some(sort) = &cursor.sort {

@@ -10,7 +10,7 @@ use crate::engine::events::EventKind;
 use crate::shell::context::{EvalContext, EvalError};
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
 use crate::shell::{to_canonical_ejson, Span};
-use crate::values::inspect::format_value;
+use crate::values::inspect::{format_value, format_value_with, FormatOptions};
 use bson::{Bson, Document};
 
 /// What a statement produced.
@@ -290,6 +290,10 @@ pub struct Outcome {
     /// mongosh announces with `Type "it" for more` (`cursorHasMore` of
     /// packages/shell-api/src/result.ts's `CursorIterationResult`).
     pub cursor_has_more: bool,
+    /// Whether mongosh prints this outcome's value in full (`fullDepthInspectOptions` in
+    /// packages/cli-repl/src/format-output.ts: depth, array and string lengths
+    /// unlimited), as it prints an `ExplainOutput`. Cursors always print in full.
+    pub full_depth: bool,
 }
 
 impl Outcome {
@@ -299,6 +303,9 @@ impl Outcome {
             // packages/cli-repl/src/format-output.ts, `formatCursorIterationResult`.
             Ok(out) if self.cursor_has_more => {
                 render_output(out).map(|text| format!("{text}\n{TYPE_IT_FOR_MORE}"))
+            }
+            Ok(Output::Value(v)) if self.full_depth => {
+                Some(format_value_with(v, &FormatOptions::lossless()))
             }
             Ok(out) => render_output(out),
             Err(e) => Some(e.to_string()),
@@ -333,9 +340,11 @@ pub fn render_output(out: &Output) -> Option<String> {
         // mongosh prints nothing for a cursor without documents (`formatCursor` in
         // packages/cli-repl/src/format-output.ts returns '').
         Output::Cursor(docs) if docs.is_empty() => None,
-        Output::Cursor(docs) => Some(format_value(&Bson::Array(
-            docs.iter().cloned().map(Bson::Document).collect(),
-        ))),
+        // format-output.ts prints a cursor's documents with `fullDepthInspectOptions`.
+        Output::Cursor(docs) => Some(format_value_with(
+            &Bson::Array(docs.iter().cloned().map(Bson::Document).collect()),
+            &FormatOptions::lossless(),
+        )),
         Output::Sections(d) => Some(
             d.iter()
                 .map(|(title, body)| format!("{title}\n{}", format_value(body)))
@@ -376,6 +385,9 @@ pub struct Session {
     pub(crate) cursor_rest: Option<std::collections::VecDeque<Document>>,
     /// Whether the running statement is `it`, whose documents are already a batch.
     pub(crate) cursor_iterating: bool,
+    /// Whether the running statement's value is one mongosh prints in full, without
+    /// depth or length limits (an `explain()`'s `ExplainOutput`).
+    pub(crate) full_depth_output: bool,
     /// Each variable's size in BSON bytes, so that the session's memory budget (shared
     /// with the cluster's documents) is checked without measuring every variable again.
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
@@ -405,6 +417,7 @@ impl Session {
             completion: None,
             cursor_rest: None,
             cursor_iterating: false,
+            full_depth_output: false,
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
@@ -454,6 +467,7 @@ impl Session {
             result: Err(StatementError::syntax(e)),
             printed: false,
             cursor_has_more: false,
+            full_depth: false,
         };
         for stmt in &script.statements {
             while let Some(e) = errors.next_if(|e| e.span().start <= stmt.span.start) {
@@ -466,11 +480,13 @@ impl Session {
                 .unwrap_or("")
                 .to_string();
             let events_before = self.cluster.events().len();
+            self.full_depth_output = false;
             self.start_statement();
             let (printed, result) = self.run_statement(&stmt.kind, source.len() as u64);
             let result = result.map_err(|e| e.at(stmt.span));
             self.end_statement(&result);
             let (result, cursor_has_more) = self.cursor_batch(result);
+            let full_depth = std::mem::take(&mut self.full_depth_output) && result.is_ok();
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -490,6 +506,7 @@ impl Session {
                     result,
                     printed: true,
                     cursor_has_more: false,
+                    full_depth: false,
                 }) {
                     return;
                 }
@@ -499,6 +516,7 @@ impl Session {
                 result,
                 printed: false,
                 cursor_has_more,
+                full_depth,
             }) {
                 return;
             }

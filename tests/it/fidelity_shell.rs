@@ -333,3 +333,31 @@ fn show_collections_sorts_as_locale_compare() {
     );
     assert_eq!(answer("use shop", "db.getName()"), "shop");
 }
+
+/// format-output.ts prints a `Cursor`, a `CursorIterationResult` and an `ExplainOutput`
+/// with `fullDepthInspectOptions` (no depth, array or string limit), other values with
+/// `inspectDepth` 6 and Node's 100-item limit; a property read from an explain is a
+/// plain document again.
+#[test]
+fn cursors_and_explains_print_in_full() {
+    let setup = "var a = []; for (var i = 0; i < 120; i++) a.push(i)\n\
+                 db.c.insertOne({_id: 1, a: a, n: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}})";
+    let found = answer(setup, "db.c.find()");
+    assert!(
+        !found.contains("more items") && found.contains("119"),
+        "{found}"
+    );
+    assert!(found.contains("g: { h: 1 }"), "{found}");
+    let one = answer(setup, "db.c.findOne()");
+    assert!(one.contains("... 20 more items"), "{one}");
+    assert!(one.contains("g: [Object]"), "{one}");
+
+    let setup = "sh.shardCollection('test.o', {k: 1})\ndb.o.insertOne({k: 1})";
+    let explain = answer(setup, "db.o.find({k: 1}).explain()");
+    assert!(
+        !explain.contains("[Object]") && !explain.contains("[Array]"),
+        "{explain}"
+    );
+    let planner = answer(setup, "db.o.find({k: 1}).explain().queryPlanner");
+    assert!(planner.contains("[Array]"), "{planner}");
+}
