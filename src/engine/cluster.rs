@@ -229,6 +229,9 @@ pub struct Collection {
     /// The key patterns of [`Collection::indexes`] that are unique (`createIndex` with
     /// `unique: true`, or the shard key index of `shardCollection` with `unique: true`).
     pub unique_indexes: Vec<Document>,
+    /// The names given with `createIndex(keys, {name})`, by the index's default name
+    /// (an index without one is named by [`index_name`]).
+    pub index_names: BTreeMap<String, String>,
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
     pub(crate) recent: RecentInserts,
@@ -593,6 +596,7 @@ impl Cluster {
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
                     unique_indexes: Vec::new(),
+                    index_names: BTreeMap::new(),
                     recent: RecentInserts::default(),
                     key_scratch: Vec::new(),
                 },
@@ -714,6 +718,7 @@ impl Cluster {
                 next_doc: 0,
                 indexes: Vec::new(),
                 unique_indexes: Vec::new(),
+                index_names: BTreeMap::new(),
                 recent: RecentInserts::default(),
                 key_scratch: Vec::new(),
             });
@@ -1338,6 +1343,12 @@ impl Sharding {
 }
 
 impl Collection {
+    /// The name of the index on `keys`: the one `createIndex` was given, else the default.
+    pub fn index_name_of(&self, keys: &Document) -> String {
+        let default = index_name(keys);
+        self.index_names.get(&default).cloned().unwrap_or(default)
+    }
+
     /// Whether the collection has an index on exactly `keys`, fields in the same order
     /// (`bson::Document`'s own equality ignores the order, and `{a: 1, b: 1}` and
     /// `{b: 1, a: 1}` are two indexes).

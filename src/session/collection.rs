@@ -213,7 +213,11 @@ impl Session {
         };
         // `{unique: true}` in the options; the other options are not modelled.
         let unique = matches!(options.get("unique"), Some(Bson::Boolean(true)));
-        let index = self.cluster.create_index_with(ns, &keys, unique)?;
+        let given = match options.get("name") {
+            Some(Bson::String(n)) => Some(n.as_str()),
+            _ => None,
+        };
+        let index = self.cluster.create_named_index(ns, &keys, unique, given)?;
         Ok(Output::Value(if name == "ensureIndex" {
             Bson::Array(vec![Bson::String(index)])
         } else {
@@ -392,8 +396,7 @@ impl Session {
         )];
         if let Some(c) = self.cluster.collection(ns) {
             for k in &c.indexes {
-                let name = crate::engine::cluster::index_name(k);
-                let mut spec = doc! { "v": 2, "key": k.clone(), "name": name };
+                let mut spec = doc! { "v": 2, "key": k.clone(), "name": c.index_name_of(k) };
                 if c.is_unique_index(k) {
                     spec.insert("unique", true);
                 }

@@ -361,3 +361,44 @@ fn cursors_and_explains_print_in_full() {
     let planner = answer(setup, "db.o.find({k: 1}).explain().queryPlanner");
     assert!(planner.contains("[Array]"), "{planner}");
 }
+
+/// collection.ts `_createIndexes` sends `{...options, key}`, so `{name}` names the index,
+/// and the driver answers the names it sent (an index that exists already answers its
+/// name again; `{_id: 1}` is the `_id` index: "all indexes already exist"). The server's
+/// `_doesSpecConflictWithExisting` (index_catalog_impl.cpp) refuses the same key under
+/// another name (IndexOptionsConflict) and the same name on another key
+/// (IndexKeySpecsConflict; 3.6: IndexOptionsConflict "already exists with different
+/// options").
+#[test]
+fn create_index_takes_its_name_and_refuses_clashes() {
+    let setup = "db.c.createIndex({a: 1}, {name: 'foo'})";
+    assert_eq!(printed(setup), "foo");
+    assert_eq!(
+        answer(setup, "db.c.createIndex({a: 1}, {name: 'foo'})"),
+        "foo"
+    );
+    assert_eq!(
+        answer(setup, "db.c.createIndex({a: 1})"),
+        "MongoServerError[IndexOptionsConflict]: Index already exists with a different name: foo"
+    );
+    assert_eq!(
+        answer(setup, "db.c.createIndex({b: 1}, {name: 'foo'})"),
+        "MongoServerError[IndexKeySpecsConflict]: An existing index has the same name as the \
+         requested index. When index names are not specified, they are auto generated and can \
+         cause conflicts. Please refer to our documentation. Requested index: { v: 2, key: { \
+         b: 1 }, name: \"foo\" }, existing index: { v: 2, key: { a: 1 }, name: \"foo\" }"
+    );
+    assert_eq!(answer(setup, "db.c.createIndex({_id: 1})"), "_id_1");
+    assert_eq!(
+        answer(setup, "db.c.getIndexes()"),
+        "[\n  { v: 2, key: { _id: 1 }, name: '_id_' },\n  { v: 2, key: { a: 1 }, name: 'foo' }\n]"
+    );
+    assert_eq!(
+        answer(
+            &format!("sim.reset({{version: '3.6'}})\n{setup}"),
+            "db.c.createIndex({b: 1}, {name: 'foo'})"
+        ),
+        "MongoServerError[IndexOptionsConflict]: Index with name: foo already exists with \
+         different options"
+    );
+}
