@@ -721,36 +721,64 @@ impl Session {
     }
 
     /// `db.<...>`: database methods, or a collection and its methods, after any number
-    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). A
-    /// lone `getSiblingDB` switches the database, as it always has here; a longer chain
-    /// reads the other database and leaves the current one as it was.
+    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). The
+    /// chain reads the other database and leaves the current one as it was: database.ts
+    /// `getSiblingDB` returns another `Database`, which prints as its name.
     fn db_chain(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let saved = self.db.clone();
-        let whole = rest.len();
         let mut rest = rest;
         while let Some((first, after)) = rest.split_first() {
             let ("getSiblingDB", Some(args)) = (first.name.as_str(), &first.args) else {
                 break;
             };
-            match self.str_arg(args, 0, "database name") {
+            match self.name_arg(args, "Database.getSiblingDB") {
                 Ok(name) => self.db = name,
                 Err(e) => {
                     self.db = saved;
                     return Err(e);
                 }
             }
-            if after.is_empty() {
-                let out = Output::Message(self.db.clone());
-                if whole > 1 {
-                    self.db = saved;
-                }
-                return Ok(out);
-            }
             rest = after;
         }
         let out = self.db_method(rest);
         self.db = saved;
         out
+    }
+
+    /// The name argument of `getSiblingDB`/`getCollection`, checked as
+    /// `assertArgsDefinedType([name], ['string'], func)` (helpers.ts) and then
+    /// `isValidDatabaseName` (mongo.ts `_getDb`) or `isValidCollectionName`
+    /// (database.ts `getCollection`) check it.
+    fn name_arg(&mut self, args: &[Expr], func: &str) -> Result<String, StatementError> {
+        let name = match self.opt_arg(args, 0)? {
+            None | Some(Bson::Undefined) => {
+                return Err(StatementError::invalid_input(format!(
+                    "Missing required argument at position 0 ({func})"
+                )))
+            }
+            Some(Bson::String(s)) => s,
+            Some(other) => {
+                return Err(StatementError::invalid_input(format!(
+                    "Argument at position 0 must be of type string, got {} instead ({func})",
+                    match other {
+                        Bson::Int32(_) | Bson::Double(_) => "number",
+                        Bson::Boolean(_) => "boolean",
+                        _ => "object",
+                    }
+                )))
+            }
+        };
+        let (bad, what): (&[char], &str) = if func == "Database.getSiblingDB" {
+            (&['/', '\\', '.', ' ', '"', '\0'], "database")
+        } else {
+            (&['$', '\0'], "collection")
+        };
+        if name.is_empty() || name.contains(bad) {
+            return Err(StatementError::invalid_input(format!(
+                "Invalid {what} name: {name}"
+            )));
+        }
+        Ok(name)
     }
 
     /// `db.<...>` past its `getSiblingDB` links.
@@ -766,7 +794,8 @@ impl Session {
                 self.db_aggregate(args, &rest[1..])
             }
             ("getCollection", Some(args)) => {
-                let name = self.str_arg(args, 0, "collection name")?;
+                // database.ts names its caller 'Database.getColl'.
+                let name = self.name_arg(args, "Database.getColl")?;
                 let ns = format!("{}.{name}", self.db);
                 self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])

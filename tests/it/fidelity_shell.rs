@@ -402,3 +402,44 @@ fn create_index_takes_its_name_and_refuses_clashes() {
          different options"
     );
 }
+
+/// database.ts `getSiblingDB` returns another Database (printed as its name) and leaves
+/// the current one; it and `getCollection` check their name with
+/// `assertArgsDefinedType([x], ['string'], 'Database.getSiblingDB' | 'Database.getColl')`
+/// and then mongo.ts `_getDb`'s `isValidDatabaseName` (no `/\. "` or NUL) or
+/// `isValidCollectionName` (no `$` or NUL), helpers.ts.
+#[test]
+fn sibling_databases_and_collections_by_name() {
+    assert_eq!(
+        printed("db.getSiblingDB('other')\ndb.getName()"),
+        "other\ntest"
+    );
+    assert_eq!(printed("db.getSiblingDB('other').getName()"), "other");
+    assert_eq!(printed("db.getCollection('x')"), "test.x");
+    let invalid = "MongoshInvalidInputError: [COMMON-10001] ";
+    for (command, message) in [
+        (
+            "db.getSiblingDB()",
+            "Missing required argument at position 0 (Database.getSiblingDB)",
+        ),
+        (
+            "db.getSiblingDB(5)",
+            "Argument at position 0 must be of type string, got number instead \
+             (Database.getSiblingDB)",
+        ),
+        ("db.getSiblingDB('a.b')", "Invalid database name: a.b"),
+        ("db.getSiblingDB('')", "Invalid database name: "),
+        (
+            "db.getCollection()",
+            "Missing required argument at position 0 (Database.getColl)",
+        ),
+        (
+            "db.getCollection({})",
+            "Argument at position 0 must be of type string, got object instead \
+             (Database.getColl)",
+        ),
+        ("db.getCollection('a$b')", "Invalid collection name: a$b"),
+    ] {
+        assert_eq!(printed(command), format!("{invalid}{message}"), "{command}");
+    }
+}
