@@ -214,20 +214,22 @@ impl Cluster {
         for (key, existing_name) in existing {
             let same_key = same_pattern(&key, keys);
             if existing_name == name && !same_key {
-                return Err(if self.version() == crate::engine::VersionMode::V36 {
-                    ClusterError::IndexOptionsConflict(format!(
-                        "Index with name: {name} already exists with different options"
-                    ))
-                } else {
-                    ClusterError::IndexKeySpecsConflict(format!(
-                        "An existing index has the same name as the requested index. When \
+                return Err(
+                    if self.version() == crate::engine::cluster::VersionMode::V36 {
+                        ClusterError::IndexOptionsConflict(format!(
+                            "Index with name: {name} already exists with different options"
+                        ))
+                    } else {
+                        ClusterError::IndexKeySpecsConflict(format!(
+                            "An existing index has the same name as the requested index. When \
                          index names are not specified, they are auto generated and can cause \
                          conflicts. Please refer to our documentation. Requested index: {}, \
                          existing index: {}",
-                        spec(keys, name),
-                        spec(&key, &existing_name)
-                    ))
-                });
+                            spec(keys, name),
+                            spec(&key, &existing_name)
+                        ))
+                    },
+                );
             }
             if same_key && existing_name != name {
                 return Err(ClusterError::IndexOptionsConflict(format!(

@@ -45,6 +45,9 @@ impl Session {
         if matches!(method.name.as_str(), "find" | "aggregate") && method.args.is_some() {
             self.forget_cursor();
         }
+        if method.args.is_some() {
+            self.deprecation_warning(method.name.as_str());
+        }
         if let Some(out) = self.config_chain(ns, rest) {
             return out;
         }
@@ -131,10 +134,18 @@ impl Session {
             }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
+                // helpers.ts `processRemoveOptions`: `remove(q, true)` or
+                // `remove(q, {justOne: true})` deletes one document.
+                let just_one = name == "remove"
+                    && match self.opt_arg(args, 1)? {
+                        Some(Bson::Boolean(b)) => b,
+                        Some(Bson::Document(o)) => super::find_and_modify::truthy(o.get("justOne")),
+                        _ => false,
+                    };
                 self.record_write(ns, &filter, name, None);
                 let n = self
                     .cluster
-                    .delete(ns, &filter, name != "deleteOne")
+                    .delete(ns, &filter, name != "deleteOne" && !just_one)
                     .map_err(|e| write_error(e.into()))?;
                 doc! { "acknowledged": true, "deletedCount": n as i32 }
             }
@@ -191,6 +202,29 @@ impl Session {
         Ok(Output::Value(Bson::Document(out)))
     }
 
+    /// The legacy methods collection.ts announces as deprecated before it runs them, once
+    /// a session: printed as `DeprecationWarning: <message>` before the answer.
+    fn deprecation_warning(&mut self, method: &str) {
+        let message = match method {
+            "count" => {
+                "Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount."
+            }
+            "insert" => {
+                "Collection.insert() is deprecated. Use insertOne, insertMany, or bulkWrite."
+            }
+            "remove" => {
+                "Collection.remove() is deprecated. Use deleteOne, deleteMany, findOneAndDelete, \
+                 or bulkWrite."
+            }
+            _ => return,
+        };
+        if self.warnings_shown.insert(message) {
+            self.script
+                .printed
+                .push(format!("DeprecationWarning: {message}"));
+        }
+    }
+
     /// `createIndex(keys, options)` answers the index's name; `ensureIndex` answers the
     /// names as an array, as `_createIndexes` returns them (collection.ts).
     fn create_index(
@@ -235,6 +269,12 @@ impl Session {
         let docs = match self.arg(args, 0, "documents")? {
             Bson::Array(a) => a,
             Bson::Document(d) if name == "insert" => vec![Bson::Document(d)],
+            // The driver's InsertManyOperation (src/operations/insert.ts).
+            _ if name == "insertMany" => {
+                return Err(StatementError::invalid_argument(
+                    "Argument \"docs\" must be an array of documents",
+                ))
+            }
             other => {
                 return Err(StatementError::type_error(format!(
                     "documents must be an array, got {}",

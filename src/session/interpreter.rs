@@ -385,6 +385,9 @@ pub struct Session {
     pub(crate) cursor_rest: Option<std::collections::VecDeque<Document>>,
     /// Whether the running statement is `it`, whose documents are already a batch.
     pub(crate) cursor_iterating: bool,
+    /// The deprecation warnings printed so far: each is printed once a session
+    /// (shell-instance-state.ts `printDeprecationWarning`, its `warningsShown`).
+    pub(crate) warnings_shown: std::collections::BTreeSet<&'static str>,
     /// Whether the running statement's value is one mongosh prints in full, without
     /// depth or length limits (an `explain()`'s `ExplainOutput`).
     pub(crate) full_depth_output: bool,
@@ -417,6 +420,7 @@ impl Session {
             completion: None,
             cursor_rest: None,
             cursor_iterating: false,
+            warnings_shown: Default::default(),
             full_depth_output: false,
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),

@@ -443,3 +443,67 @@ fn sibling_databases_and_collections_by_name() {
         assert_eq!(printed(command), format!("{invalid}{message}"), "{command}");
     }
 }
+
+/// insertMany passes a non-array through (collection.ts), and the driver's
+/// InsertManyOperation refuses it (src/operations/insert.ts) — the error a person
+/// meets when they forget the brackets.
+#[test]
+fn insert_many_without_an_array() {
+    assert_eq!(
+        printed("db.c.insertMany({a: 1}, {a: 2})"),
+        "MongoInvalidArgumentError: Argument \"docs\" must be an array of documents"
+    );
+    assert_eq!(
+        printed("db.c.insertMany({a: 1})\ndb.c.countDocuments()"),
+        "MongoInvalidArgumentError: Argument \"docs\" must be an array of documents\n0"
+    );
+}
+
+/// collection.ts `count`, `insert` and `remove` call `printDeprecationWarning`, which
+/// prints `DeprecationWarning: <message>` once a session (shell-instance-state.ts).
+#[test]
+fn legacy_methods_warn_once() {
+    let warning = "DeprecationWarning: Collection.count() is deprecated. Use countDocuments or \
+         estimatedDocumentCount.";
+    assert_eq!(
+        printed("db.c.count()\ndb.c.count()"),
+        format!("{warning}\n0\n0")
+    );
+    let out = printed("db.c.insert({_id: 1})\ndb.c.remove({_id: 1})");
+    assert!(
+        out.starts_with(
+            "DeprecationWarning: Collection.insert() is deprecated. Use insertOne, insertMany, \
+         or bulkWrite.\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\nDeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, \
+         findOneAndDelete, or bulkWrite.\n"
+        ),
+        "{out}"
+    );
+}
+
+/// collection.ts `remove(query, options)`: helpers.ts `processRemoveOptions` takes a
+/// boolean or `{justOne}`; justOne deletes one document, else all that match.
+#[test]
+fn remove_just_one() {
+    let setup = "db.c.insertMany([{a: 1}, {a: 1}, {a: 1}])";
+    let out = answer(setup, "db.c.remove({a: 1}, true)");
+    assert!(
+        out.ends_with("{ acknowledged: true, deletedCount: 1 }"),
+        "{out}"
+    );
+    let out = answer(setup, "db.c.remove({a: 1}, {justOne: true})");
+    assert!(
+        out.ends_with("{ acknowledged: true, deletedCount: 1 }"),
+        "{out}"
+    );
+    let out = answer(setup, "db.c.remove({a: 1})");
+    assert!(
+        out.ends_with("{ acknowledged: true, deletedCount: 3 }"),
+        "{out}"
+    );
+}
