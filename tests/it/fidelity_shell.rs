@@ -507,3 +507,21 @@ fn remove_just_one() {
         "{out}"
     );
 }
+
+/// collection.ts `aggregate(...args)`: no argument is the empty pipeline, and stages may
+/// be given one by one instead of in an array.
+#[test]
+fn aggregate_without_a_pipeline_and_with_loose_stages() {
+    let setup = "db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}])";
+    assert_eq!(
+        answer(setup, "db.c.aggregate()"),
+        "[ { _id: 1, a: 1 }, { _id: 2, a: 2 } ]"
+    );
+    assert_eq!(
+        answer(
+            setup,
+            "db.c.aggregate({$match: {a: 1}}, {$project: {_id: 0}})"
+        ),
+        "[ { a: 1 } ]"
+    );
+}
