@@ -378,10 +378,13 @@ impl Session {
         }
         // Only `upsert` changes how mongos targets the write; the other options (hint,
         // collation, arrayFilters, writeConcern) are accepted and not modelled.
-        let upsert = matches!(
-            self.opt_doc_arg(args, 2, "options")?.get("upsert"),
-            Some(Bson::Boolean(true))
-        );
+        // collection.ts spreads the options (`{...baseOptions, ...options}`), so a
+        // value that is not an object adds no option.
+        let options = match self.opt_arg(args, 2)? {
+            Some(Bson::Document(d)) => d,
+            _ => Document::new(),
+        };
+        let upsert = matches!(options.get("upsert"), Some(Bson::Boolean(true)));
         self.record_write(ns, &filter, name, Some(&update));
         let r = self
             .cluster

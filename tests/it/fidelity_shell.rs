@@ -525,3 +525,14 @@ fn aggregate_without_a_pipeline_and_with_loose_stages() {
         "[ { a: 1 } ]"
     );
 }
+
+/// collection.ts `updateOne`/`updateMany`/`replaceOne` spread their options into the
+/// driver's (`{...baseOptions, ...options}`): options that are not an object add none.
+#[test]
+fn update_options_that_are_not_objects_add_nothing() {
+    let setup = "db.c.insertOne({_id: 1})";
+    let out = answer(setup, "db.c.updateMany({}, {$set: {a: 1}}, 5)");
+    assert!(out.contains("matchedCount: 1,\n  modifiedCount: 1,"), "{out}");
+    let out = answer(setup, "db.c.updateOne({_id: 2}, {$set: {a: 1}}, 'upsert')");
+    assert!(out.contains("upsertedCount: 0"), "{out}");
+}
