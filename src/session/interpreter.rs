@@ -658,7 +658,7 @@ impl Session {
         }
     }
 
-    fn show(&mut self, what: &str) -> Result<Output, StatementError> {
+    pub(crate) fn show(&mut self, what: &str) -> Result<Output, StatementError> {
         match what {
             "dbs" | "databases" => Ok(Output::Message(super::databases::show_dbs(&self.cluster))),
             "collections" | "tables" if self.db == "config" => Ok(Output::Message(
@@ -676,8 +676,20 @@ impl Session {
                 names.sort_by(|a, b| super::databases::locale_compare(a, b));
                 Ok(Output::Message(names.join("\n")))
             }
-            other => Err(StatementError::type_error(format!(
-                "Unknown show argument: {other}"
+            // What mongo.ts `show` knows and ShardLab does not model.
+            "profile"
+            | "users"
+            | "roles"
+            | "log"
+            | "logs"
+            | "startupWarnings"
+            | "automationNotices"
+            | "nonGenuineMongoDBCheck" => Err(StatementError::type_error(format!(
+                "Unknown show argument: {what}"
+            ))),
+            // mongo.ts `show`, its `default:` case.
+            other => Err(StatementError::invalid_input(format!(
+                "'{other}' is not a valid argument for \"show\"."
             ))),
         }
     }

@@ -532,7 +532,25 @@ fn aggregate_without_a_pipeline_and_with_loose_stages() {
 fn update_options_that_are_not_objects_add_nothing() {
     let setup = "db.c.insertOne({_id: 1})";
     let out = answer(setup, "db.c.updateMany({}, {$set: {a: 1}}, 5)");
-    assert!(out.contains("matchedCount: 1,\n  modifiedCount: 1,"), "{out}");
+    assert!(
+        out.contains("matchedCount: 1,\n  modifiedCount: 1,"),
+        "{out}"
+    );
     let out = answer(setup, "db.c.updateOne({_id: 2}, {$set: {a: 1}}, 'upsert')");
     assert!(out.contains("upsertedCount: 0"), "{out}");
+}
+
+/// mongo.ts `show(cmd)`: an argument it does not know is `'<cmd>' is not a valid
+/// argument for "show".` (its `default:` case); a bare `show` passes `undefined`.
+#[test]
+fn show_with_an_unknown_argument() {
+    assert_eq!(
+        printed("show foo"),
+        "MongoshInvalidInputError: [COMMON-10001] 'foo' is not a valid argument for \"show\"."
+    );
+    assert_eq!(
+        printed("show"),
+        "MongoshInvalidInputError: [COMMON-10001] 'undefined' is not a valid argument for \
+         \"show\"."
+    );
 }
