@@ -36,10 +36,15 @@ fn mongos_version(v: VersionMode) -> &'static str {
 /// `sh.status(verbose)` as the sections mongosh prints.
 pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
     let mut out = Document::new();
-    out.insert(
-        "shardingVersion",
-        doc! { "_id": 1, "clusterId": bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]) },
-    );
+    let cluster_id = bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    // config.version: until SERVER-68888 (6.2) it also held `minCompatibleVersion: 5`
+    // and `currentVersion: 6`, as 3.6 to 6.0 clusters' `sh.status()` shows.
+    let version = if cluster.version() == VersionMode::V80 {
+        doc! { "_id": 1, "clusterId": cluster_id }
+    } else {
+        doc! { "_id": 1, "minCompatibleVersion": 5, "currentVersion": 6, "clusterId": cluster_id }
+    };
+    out.insert("shardingVersion", version);
     out.insert("shards", shards_section(cluster));
     out.insert(
         "active mongoses",

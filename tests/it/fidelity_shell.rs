@@ -554,3 +554,37 @@ fn show_with_an_unknown_argument() {
          \"show\"."
     );
 }
+
+/// helpers.ts `getPrintableShardStatus` prints config.version as `shardingVersion` and
+/// config.shards as `shards`: before SERVER-68888 (6.2) config.version also held
+/// `minCompatibleVersion: 5, currentVersion: 6` (3.6 to 6.0 clusters print them), and 8.0
+/// shards carry `replSetConfigVersion: Long('-1')` (listShards too).
+#[test]
+fn sh_status_sharding_version_and_shards_per_version() {
+    let status = |v: &str| printed(&format!("sim.reset({{version: '{v}'}})\nsh.status()"));
+    for v in ["3.6", "5.0"] {
+        let out = status(v);
+        assert!(
+            out.contains(
+                "shardingVersion\n{\n  _id: 1,\n  minCompatibleVersion: 5,\n  currentVersion: 6,\n  \
+                 clusterId: ObjectId("
+            ),
+            "{v}: {out}"
+        );
+        assert!(!out.contains("replSetConfigVersion"), "{v}: {out}");
+    }
+    let out = status("8.0");
+    assert!(
+        out.contains("shardingVersion\n{ _id: 1, clusterId: ObjectId("),
+        "{out}"
+    );
+    assert!(
+        out.contains("topologyTime: Timestamp({ t: 1735689600, i: 1 }),\n    replSetConfigVersion: Long('-1')\n  }"),
+        "{out}"
+    );
+    let shards = printed("sim.reset({version: '8.0'})\ndb.adminCommand({listShards: 1}).shards[0]");
+    assert!(
+        shards.ends_with("replSetConfigVersion: Long('-1')\n}"),
+        "{shards}"
+    );
+}
