@@ -375,6 +375,10 @@ pub struct Cluster {
     /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
     /// runs, which mongosh reads as enabled.
     pub automerge: Option<bool>,
+    /// `config.settings`' `autosplit` document (`{_id: 'autosplit', enabled}`) as
+    /// `sh.enableAutoSplit()` and `sh.disableAutoSplit()` write it in every era: `None`
+    /// until one of them runs, which mongosh's `sh.status()` reads as enabled.
+    pub autosplit_setting: Option<bool>,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
@@ -473,6 +477,7 @@ impl Cluster {
             migrations: 0,
             balanced_last_time: false,
             automerge: None,
+            autosplit_setting: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
             clock: Default::default(),
@@ -613,6 +618,7 @@ impl Cluster {
             migrations: self.migrations,
             balanced_last_time: self.balanced_last_time,
             automerge: self.automerge,
+            autosplit_setting: self.autosplit_setting,
             written: self.written,
             pending_zones: BTreeMap::new(),
             clock: self.clock.clone(),

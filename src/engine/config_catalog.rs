@@ -1064,8 +1064,12 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
             stopped: true,
         });
     }
-    if v != VersionMode::V80 && !cluster.autosplit_enabled {
-        out.push(SettingDoc::AutoSplit { enabled: false });
+    match cluster.autosplit_setting {
+        Some(enabled) => out.push(SettingDoc::AutoSplit { enabled }),
+        None if v != VersionMode::V80 && !cluster.autosplit_enabled => {
+            out.push(SettingDoc::AutoSplit { enabled: false });
+        }
+        None => {}
     }
     if let Some(enabled) = cluster.automerge {
         out.push(SettingDoc::AutoMerge { enabled });

@@ -218,6 +218,12 @@ impl Session {
             }
             _ => return,
         };
+        self.deprecation_warning_text(message);
+    }
+
+    /// Prints `DeprecationWarning: <message>` unless this session printed it already
+    /// (shell-instance-state.ts `printDeprecationWarning`).
+    pub(super) fn deprecation_warning_text(&mut self, message: &'static str) {
         if self.warnings_shown.insert(message) {
             self.script
                 .printed

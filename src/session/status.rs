@@ -54,7 +54,9 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
     );
     out.insert(
         "autosplit",
-        doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
+        // helpers.ts: `autosplit === null || autosplit.enabled ? 'yes' : 'no'`, over the
+        // config.settings document (none in 8.0 until a helper writes one).
+        doc! { "Currently enabled": if autosplit_shown(cluster) { "yes" } else { "no" } },
     );
     // helpers.ts adds `automerge` only when `config.settings` has its document.
     if let Some(on) = cluster.automerge {
@@ -370,4 +372,13 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     }
     d.insert("ok", 1);
     Ok(d)
+}
+
+/// Whether `sh.status()` says auto-split is enabled: what the `autosplit` settings
+/// document says, and yes without one.
+fn autosplit_shown(cluster: &Cluster) -> bool {
+    match cluster.autosplit_setting {
+        Some(enabled) => enabled,
+        None => cluster.version() == VersionMode::V80 || cluster.autosplit_enabled,
+    }
 }
