@@ -104,7 +104,22 @@ impl Session {
         }
         let out = match name {
             "insertOne" => {
-                let d = with_driver_id(self.doc_arg(args, 0, "document")?);
+                // collection.ts inserts `{ ...doc }`.
+                let d = match self.arg(args, 0, "document")?.clone() {
+                    Bson::Document(d) => d,
+                    Bson::Undefined => {
+                        return Err(StatementError::invalid_input(
+                            "Missing required argument at position 0 (Collection.insertOne)",
+                        ))
+                    }
+                    other => spread(other.clone()).ok_or_else(|| {
+                        StatementError::type_error(format!(
+                            "document must be an object, got {}",
+                            crate::shell::format_value(&other)
+                        ))
+                    })?,
+                };
+                let d = with_driver_id(d);
                 let ids = self
                     .cluster
                     .insert_many(ns, vec![d])
@@ -292,6 +307,10 @@ impl Session {
         for d in docs {
             match d {
                 Bson::Document(d) => list.push(with_driver_id(d)),
+                // collection.ts `insertMany` copies each as `{ ...doc }`.
+                other if name == "insertMany" && spread(other.clone()).is_some() => {
+                    list.push(with_driver_id(spread(other).unwrap_or_default()))
+                }
                 other => {
                     return Err(StatementError::type_error(format!(
                         "each document must be an object, got {}",
@@ -754,4 +773,30 @@ fn bulk_write_error(
         format_value_with(&Bson::Array(errors), &full)
     );
     e
+}
+
+/// JavaScript's `{ ...value }` of a value that is not a document: nothing of `null`, a
+/// number or a boolean, each character of a string and each element of
+/// an array under its index. `None` for the values whose spread ShardLab does not model
+/// (the BSON classes, whose own properties are the driver's).
+fn spread(value: Bson) -> Option<Document> {
+    match value {
+        Bson::Null | Bson::Int32(_) | Bson::Double(_) | Bson::Boolean(_) => Some(Document::new()),
+        Bson::String(s) => Some(
+            s.encode_utf16()
+                .enumerate()
+                .map(|(i, u)| {
+                    let c = String::from_utf16_lossy(&[u]);
+                    (i.to_string(), Bson::String(c))
+                })
+                .collect(),
+        ),
+        Bson::Array(a) => Some(
+            a.into_iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
+        ),
+        _ => None,
+    }
 }

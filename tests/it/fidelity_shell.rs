@@ -615,3 +615,24 @@ fn sh_status_autosplit_reads_the_settings_document() {
     assert!(!out.contains("DeprecationWarning"), "{out}");
     assert!(out.ends_with("{ 'Currently enabled': 'no' }"), "{out}");
 }
+
+/// collection.ts `insertOne` inserts `{ ...doc }` and `insertMany` each `{ ...doc }`:
+/// JavaScript's spread of a number, a boolean or null is `{}`, of a string its
+/// characters by index, of an array its elements by index; `undefined` is a missing
+/// argument (assertArgsDefinedType).
+#[test]
+fn inserts_copy_documents_with_javascripts_spread() {
+    let out = printed(
+        "db.c.insertOne(5)\ndb.c.insertOne('ab')\ndb.c.insertMany([true, [7, 8]])\n\
+         db.c.insertOne(null)\ndb.c.find({}, {_id: 0}).toArray()",
+    );
+    assert!(
+        out.ends_with("[ {}, { '0': 'a', '1': 'b' }, {}, { '0': 7, '1': 8 }, {} ]"),
+        "{out}"
+    );
+    assert_eq!(
+        printed("db.c.insertOne(undefined)"),
+        "MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 \
+         (Collection.insertOne)"
+    );
+}
