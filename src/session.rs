@@ -7,6 +7,7 @@ mod aggregate;
 mod clock;
 mod collection;
 mod config_db;
+mod cursor;
 mod databases;
 mod find_and_modify;
 mod help;
@@ -27,6 +28,8 @@ pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
 pub use aggregate::sharded_data_distribution;
-pub use interpreter::{Outcome, Output, Session};
+pub use cursor::{DISPLAY_BATCH_SIZE, NO_CURSOR};
+pub use databases::format_bytes;
+pub use interpreter::{Outcome, Output, Session, TYPE_IT_FOR_MORE};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::{has_command, wrong_arg_type};

@@ -229,6 +229,9 @@ pub struct Collection {
     /// The key patterns of [`Collection::indexes`] that are unique (`createIndex` with
     /// `unique: true`, or the shard key index of `shardCollection` with `unique: true`).
     pub unique_indexes: Vec<Document>,
+    /// The names given with `createIndex(keys, {name})`, by the index's default name
+    /// (an index without one is named by [`index_name`]).
+    pub index_names: BTreeMap<String, String>,
     /// The shard keys of the latest inserts with their insertion numbers, newest last, at
     /// most [`RECENT_INSERTS`] of them: what the playground shows as heat and ticks.
     pub(crate) recent: RecentInserts,
@@ -372,6 +375,10 @@ pub struct Cluster {
     /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
     /// runs, which mongosh reads as enabled.
     pub automerge: Option<bool>,
+    /// `config.settings`' `autosplit` document (`{_id: 'autosplit', enabled}`) as
+    /// `sh.enableAutoSplit()` and `sh.disableAutoSplit()` write it in every era: `None`
+    /// until one of them runs, which mongosh's `sh.status()` reads as enabled.
+    pub autosplit_setting: Option<bool>,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
@@ -470,6 +477,7 @@ impl Cluster {
             migrations: 0,
             balanced_last_time: false,
             automerge: None,
+            autosplit_setting: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
             clock: Default::default(),
@@ -593,6 +601,7 @@ impl Cluster {
                     next_doc: c.next_doc,
                     indexes: Vec::new(),
                     unique_indexes: Vec::new(),
+                    index_names: BTreeMap::new(),
                     recent: RecentInserts::default(),
                     key_scratch: Vec::new(),
                 },
@@ -609,6 +618,7 @@ impl Cluster {
             migrations: self.migrations,
             balanced_last_time: self.balanced_last_time,
             automerge: self.automerge,
+            autosplit_setting: self.autosplit_setting,
             written: self.written,
             pending_zones: BTreeMap::new(),
             clock: self.clock.clone(),
@@ -714,6 +724,7 @@ impl Cluster {
                 next_doc: 0,
                 indexes: Vec::new(),
                 unique_indexes: Vec::new(),
+                index_names: BTreeMap::new(),
                 recent: RecentInserts::default(),
                 key_scratch: Vec::new(),
             });
@@ -1338,6 +1349,12 @@ impl Sharding {
 }
 
 impl Collection {
+    /// The name of the index on `keys`: the one `createIndex` was given, else the default.
+    pub fn index_name_of(&self, keys: &Document) -> String {
+        let default = index_name(keys);
+        self.index_names.get(&default).cloned().unwrap_or(default)
+    }
+
     /// Whether the collection has an index on exactly `keys`, fields in the same order
     /// (`bson::Document`'s own equality ignores the order, and `{a: 1, b: 1}` and
     /// `{b: 1, a: 1}` are two indexes).

@@ -234,6 +234,10 @@ pub struct ShardDoc {
     pub state: i32,
     /// When the shard joined the topology (5.0+).
     pub topology_time: Option<Timestamp>,
+    /// The shard's replica set config version the config server last saw (8.0+: `-1`
+    /// until a shard reports one; listShards and `sh.status()` of 8.0 clusters show
+    /// `replSetConfigVersion: Long('-1')`).
+    pub repl_set_config_version: Option<i64>,
 }
 
 impl ShardDoc {
@@ -251,6 +255,9 @@ impl ShardDoc {
         d.insert("state", self.state);
         if let Some(t) = self.topology_time {
             d.insert("topologyTime", t);
+        }
+        if let Some(v) = self.repl_set_config_version {
+            d.insert("replSetConfigVersion", v);
         }
         d
     }
@@ -283,6 +290,10 @@ impl ShardDoc {
                 })?
                 .unwrap_or(0),
             topology_time: r.opt("topologyTime", as_timestamp)?,
+            repl_set_config_version: r.opt("replSetConfigVersion", |v| match v {
+                Bson::Int64(n) => Some(*n),
+                _ => None,
+            })?,
         })
     }
 }
@@ -866,6 +877,7 @@ pub fn shard_docs(cluster: &Cluster) -> Vec<ShardDoc> {
                     .find(|(n, _)| *n == s.name)
                     .map_or(Stamp::START.ts, |(_, t)| *t)
             }),
+            repl_set_config_version: (v == VersionMode::V80).then_some(-1),
         })
         .collect()
 }
@@ -1052,8 +1064,12 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
             stopped: true,
         });
     }
-    if v != VersionMode::V80 && !cluster.autosplit_enabled {
-        out.push(SettingDoc::AutoSplit { enabled: false });
+    match cluster.autosplit_setting {
+        Some(enabled) => out.push(SettingDoc::AutoSplit { enabled }),
+        None if v != VersionMode::V80 && !cluster.autosplit_enabled => {
+            out.push(SettingDoc::AutoSplit { enabled: false });
+        }
+        None => {}
     }
     if let Some(enabled) = cluster.automerge {
         out.push(SettingDoc::AutoMerge { enabled });

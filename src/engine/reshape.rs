@@ -134,6 +134,31 @@ impl Cluster {
         keys: &Document,
         unique: bool,
     ) -> Result<String, ClusterError> {
+        self.create_named_index(ns, keys, unique, None)
+    }
+
+    /// `createIndex(keys, {unique, name})`: as [`Cluster::create_index_with`], under
+    /// `name` when given. An index on the same key under another name, or of the same
+    /// name on another key, is refused as `IndexCatalogImpl::_doesSpecConflictWithExisting`
+    /// (index_catalog_impl.cpp) refuses it.
+    pub fn create_named_index(
+        &mut self,
+        ns: &str,
+        keys: &Document,
+        unique: bool,
+        name: Option<&str>,
+    ) -> Result<String, ClusterError> {
+        let default_name = crate::engine::cluster::index_name(keys);
+        let name = name.map_or_else(|| default_name.clone(), str::to_string);
+        if crate::engine::cluster::same_pattern(keys, &bson::doc! { "_id": 1 }) {
+            // The `_id` index exists already: the server answers "all indexes already
+            // exist", and the driver answers the name it asked for.
+            self.ensure_collection(ns)?;
+            return Ok(name);
+        }
+        if let Some(coll) = self.collection(ns) {
+            self.check_index_name(coll, keys, &name)?;
+        }
         if keys.is_empty() {
             return Err(ClusterError::BadValue(
                 "Index keys cannot be an empty field.".into(),
@@ -151,7 +176,6 @@ impl Cluster {
             }
         }
         self.ensure_collection(ns)?;
-        let name = crate::engine::cluster::index_name(keys);
         let coll = self
             .collections
             .get_mut(ns)
@@ -161,8 +185,59 @@ impl Cluster {
             if unique {
                 coll.unique_indexes.push(keys.clone());
             }
+            if name != default_name {
+                coll.index_names.insert(default_name, name.clone());
+            }
         }
         Ok(name)
+    }
+
+    /// Refuses an index named `name` on `keys` that clashes with one of `coll`'s: an
+    /// index of that name on another key (IndexKeySpecsConflict from 4.4; 3.6 says
+    /// IndexOptionsConflict), or one on the same key under another name.
+    fn check_index_name(
+        &self,
+        coll: &crate::engine::cluster::Collection,
+        keys: &Document,
+        name: &str,
+    ) -> Result<(), ClusterError> {
+        use crate::engine::cluster::same_pattern;
+        let id_key = bson::doc! { "_id": 1 };
+        let existing = std::iter::once((id_key.clone(), "_id_".to_string())).chain(
+            coll.indexes
+                .iter()
+                .map(|k| (k.clone(), coll.index_name_of(k))),
+        );
+        let spec = |k: &Document, n: &str| {
+            format_bson_obj(&bson::doc! { "v": 2, "key": k.clone(), "name": n })
+        };
+        for (key, existing_name) in existing {
+            let same_key = same_pattern(&key, keys);
+            if existing_name == name && !same_key {
+                return Err(
+                    if self.version() == crate::engine::cluster::VersionMode::V36 {
+                        ClusterError::IndexOptionsConflict(format!(
+                            "Index with name: {name} already exists with different options"
+                        ))
+                    } else {
+                        ClusterError::IndexKeySpecsConflict(format!(
+                            "An existing index has the same name as the requested index. When \
+                         index names are not specified, they are auto generated and can cause \
+                         conflicts. Please refer to our documentation. Requested index: {}, \
+                         existing index: {}",
+                            spec(keys, name),
+                            spec(&key, &existing_name)
+                        ))
+                    },
+                );
+            }
+            if same_key && existing_name != name {
+                return Err(ClusterError::IndexOptionsConflict(format!(
+                    "Index already exists with a different name: {existing_name}"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Whether `ns` has an index usable for shard key `pattern` (the shard key index

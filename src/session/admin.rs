@@ -509,7 +509,8 @@ fn move_primary(s: &mut Session, cmd: &Document, name: &str) -> Result<Document,
 
 /// `{listShards: 1}`: each shard's `config.shards` document in its era's layout
 /// (`ShardType::toBSON`, type_shard.cpp): `_id`, `host`, `draining: true` while it drains,
-/// its zones as `tags`, `state`, and from 5.0 `topologyTime`.
+/// its zones as `tags`, `state`, from 5.0 `topologyTime`, and in 8.0
+/// `replSetConfigVersion: Long('-1')`.
 fn list_shards(s: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
     let version = s.cluster.version();
     let shards: Vec<Bson> = s
@@ -539,6 +540,9 @@ fn list_shards(s: &mut Session, _: &Document, _: &str) -> Result<Document, State
                         increment: 1,
                     },
                 );
+            }
+            if version == crate::engine::cluster::VersionMode::V80 {
+                d.insert("replSetConfigVersion", -1_i64);
             }
             Bson::Document(d)
         })

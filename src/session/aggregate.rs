@@ -19,6 +19,11 @@ impl Session {
     /// The pipeline of an `aggregate` call: an array, or the stages given one by one
     /// (mongosh accepts both).
     fn pipeline_args(&mut self, args: &[Expr]) -> Result<Vec<Document>, StatementError> {
+        // collection.ts and database.ts `aggregate(...args)`: no argument is the empty
+        // pipeline (`args.length === 0` → `pipeline = args[0] || []`).
+        if args.is_empty() {
+            return Ok(Vec::new());
+        }
         let stages = match self.arg(args, 0, "pipeline")? {
             Bson::Array(a) => a,
             first => {

@@ -18,6 +18,21 @@ struct Cursor {
     limit: Option<u64>,
 }
 
+/// The methods whose first argument mongosh checks with `assertArgsDefinedType(..., [true],
+/// 'Collection.<name>')` before anything else (packages/shell-api/src/collection.ts).
+const REQUIRED_FIRST_ARGUMENT: &[&str] = &[
+    "insertOne",
+    "insertMany",
+    "insert",
+    "deleteOne",
+    "deleteMany",
+    "remove",
+    "updateOne",
+    "updateMany",
+    "replaceOne",
+    "createIndex",
+];
+
 impl Session {
     pub(super) fn collection_chain(
         &mut self,
@@ -27,6 +42,12 @@ impl Session {
         let Some(method) = rest.first() else {
             return Ok(Output::Message(ns.to_string()));
         };
+        if matches!(method.name.as_str(), "find" | "aggregate") && method.args.is_some() {
+            self.forget_cursor();
+        }
+        if method.args.is_some() {
+            self.deprecation_warning(method.name.as_str());
+        }
         if let Some(out) = self.config_chain(ns, rest) {
             return out;
         }
@@ -74,9 +95,31 @@ impl Session {
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Output, StatementError> {
+        if args.is_empty() && REQUIRED_FIRST_ARGUMENT.contains(&name) {
+            // assertArgsDefinedType([doc|docs|filter|keys], [true], 'Collection.<name>')
+            // in packages/shell-api/src/collection.ts.
+            return Err(StatementError::invalid_input(format!(
+                "Missing required argument at position 0 (Collection.{name})"
+            )));
+        }
         let out = match name {
             "insertOne" => {
-                let d = with_driver_id(self.doc_arg(args, 0, "document")?);
+                // collection.ts inserts `{ ...doc }`.
+                let d = match self.arg(args, 0, "document")?.clone() {
+                    Bson::Document(d) => d,
+                    Bson::Undefined => {
+                        return Err(StatementError::invalid_input(
+                            "Missing required argument at position 0 (Collection.insertOne)",
+                        ))
+                    }
+                    other => spread(other.clone()).ok_or_else(|| {
+                        StatementError::type_error(format!(
+                            "document must be an object, got {}",
+                            crate::shell::format_value(&other)
+                        ))
+                    })?,
+                };
+                let d = with_driver_id(d);
                 let ids = self
                     .cluster
                     .insert_many(ns, vec![d])
@@ -86,8 +129,10 @@ impl Session {
             "insertMany" | "insert" => self.insert_many(ns, name, args)?,
             "countDocuments" | "count" => {
                 let filter = self.opt_doc_arg(args, 0, "filter")?;
+                let options = self.opt_doc_arg(args, 1, "options")?;
                 let (docs, _) = self.cluster.find(ns, &filter)?;
-                return Ok(Output::Value(Bson::Int32(docs.len() as i32)));
+                let n = super::config_db::count_with_options(docs.len() as i64, &options);
+                return Ok(Output::Value(Bson::Int32(n as i32)));
             }
             "estimatedDocumentCount" => {
                 let n = self.cluster.collection(ns).map_or(0, |c| c.doc_count());
@@ -104,23 +149,22 @@ impl Session {
             }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
+                // helpers.ts `processRemoveOptions`: `remove(q, true)` or
+                // `remove(q, {justOne: true})` deletes one document.
+                let just_one = name == "remove"
+                    && match self.opt_arg(args, 1)? {
+                        Some(Bson::Boolean(b)) => b,
+                        Some(Bson::Document(o)) => super::find_and_modify::truthy(o.get("justOne")),
+                        _ => false,
+                    };
                 self.record_write(ns, &filter, name, None);
                 let n = self
                     .cluster
-                    .delete(ns, &filter, name != "deleteOne")
+                    .delete(ns, &filter, name != "deleteOne" && !just_one)
                     .map_err(|e| write_error(e.into()))?;
                 doc! { "acknowledged": true, "deletedCount": n as i32 }
             }
-            "createIndex" | "ensureIndex" => {
-                let keys = self.doc_arg(args, 0, "keys")?;
-                // `{unique: true}` in the options; the other options are not modelled.
-                let unique = matches!(
-                    self.opt_arg(args, 1)?,
-                    Some(Bson::Document(o)) if matches!(o.get("unique"), Some(Bson::Boolean(true)))
-                );
-                let name = self.cluster.create_index_with(ns, &keys, unique)?;
-                return Ok(Output::Value(Bson::String(name)));
-            }
+            "createIndex" | "ensureIndex" => return self.create_index(ns, name, args),
             "getIndexes" => return Ok(Output::Value(Bson::Array(self.indexes(ns)))),
             "getShardDistribution" => {
                 // collection.ts, `_getShardedCollectionInfo`: no `config.collections`
@@ -173,6 +217,69 @@ impl Session {
         Ok(Output::Value(Bson::Document(out)))
     }
 
+    /// The legacy methods collection.ts announces as deprecated before it runs them, once
+    /// a session: printed as `DeprecationWarning: <message>` before the answer.
+    fn deprecation_warning(&mut self, method: &str) {
+        let message = match method {
+            "count" => {
+                "Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount."
+            }
+            "insert" => {
+                "Collection.insert() is deprecated. Use insertOne, insertMany, or bulkWrite."
+            }
+            "remove" => {
+                "Collection.remove() is deprecated. Use deleteOne, deleteMany, findOneAndDelete, \
+                 or bulkWrite."
+            }
+            _ => return,
+        };
+        self.deprecation_warning_text(message);
+    }
+
+    /// Prints `DeprecationWarning: <message>` unless this session printed it already
+    /// (shell-instance-state.ts `printDeprecationWarning`).
+    pub(super) fn deprecation_warning_text(&mut self, message: &'static str) {
+        if self.warnings_shown.insert(message) {
+            self.script
+                .printed
+                .push(format!("DeprecationWarning: {message}"));
+        }
+    }
+
+    /// `createIndex(keys, options)` answers the index's name; `ensureIndex` answers the
+    /// names as an array, as `_createIndexes` returns them (collection.ts).
+    fn create_index(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
+        let keys = self.doc_arg(args, 0, "keys")?;
+        let options = match self.opt_arg(args, 1)? {
+            None | Some(Bson::Undefined) => Document::new(),
+            Some(Bson::Document(o)) => o,
+            // collection.ts `createIndex`/`_createIndexes`: `typeof options !== 'object'
+            // || Array.isArray(options)`.
+            Some(_) => {
+                return Err(StatementError::invalid_input(
+                    "The \"options\" argument must be an object.",
+                ))
+            }
+        };
+        // `{unique: true}` in the options; the other options are not modelled.
+        let unique = matches!(options.get("unique"), Some(Bson::Boolean(true)));
+        let given = match options.get("name") {
+            Some(Bson::String(n)) => Some(n.as_str()),
+            _ => None,
+        };
+        let index = self.cluster.create_named_index(ns, &keys, unique, given)?;
+        Ok(Output::Value(if name == "ensureIndex" {
+            Bson::Array(vec![Bson::String(index)])
+        } else {
+            Bson::String(index)
+        }))
+    }
+
     /// `insertMany(docs)`, and the legacy `insert(doc or docs)`.
     fn insert_many(
         &mut self,
@@ -183,6 +290,12 @@ impl Session {
         let docs = match self.arg(args, 0, "documents")? {
             Bson::Array(a) => a,
             Bson::Document(d) if name == "insert" => vec![Bson::Document(d)],
+            // The driver's InsertManyOperation (src/operations/insert.ts).
+            _ if name == "insertMany" => {
+                return Err(StatementError::invalid_argument(
+                    "Argument \"docs\" must be an array of documents",
+                ))
+            }
             other => {
                 return Err(StatementError::type_error(format!(
                     "documents must be an array, got {}",
@@ -194,6 +307,10 @@ impl Session {
         for d in docs {
             match d {
                 Bson::Document(d) => list.push(with_driver_id(d)),
+                // collection.ts `insertMany` copies each as `{ ...doc }`.
+                other if name == "insertMany" && spread(other.clone()).is_some() => {
+                    list.push(with_driver_id(spread(other).unwrap_or_default()))
+                }
                 other => {
                     return Err(StatementError::type_error(format!(
                         "each document must be an object, got {}",
@@ -257,8 +374,27 @@ impl Session {
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Document, StatementError> {
-        let filter = self.doc_arg(args, 0, "filter")?;
-        let update = self.doc_arg(args, 1, "update")?;
+        // The driver's `makeUpdateStatement` (src/operations/update.ts) checks the filter
+        // and the update are objects (`typeof x !== 'object'`, null included).
+        let filter = match self.opt_arg(args, 0)? {
+            Some(Bson::Document(d)) => d,
+            _ => {
+                return Err(StatementError::invalid_argument(
+                    "Selector must be a valid JavaScript object",
+                ))
+            }
+        };
+        let update = match self.opt_arg(args, 1)? {
+            Some(Bson::Document(d)) => d,
+            // An empty pipeline has no atomic operator (`hasAtomicOperators([])`).
+            Some(Bson::Array(a)) if a.is_empty() && name != "replaceOne" => Document::new(),
+            Some(Bson::Array(_)) => self.doc_arg(args, 1, "update")?,
+            _ => {
+                return Err(StatementError::invalid_argument(
+                    "Document must be a valid JavaScript object",
+                ))
+            }
+        };
         let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
         if name == "replaceOne" && is_ops {
             return Err(StatementError::invalid_argument(
@@ -272,10 +408,13 @@ impl Session {
         }
         // Only `upsert` changes how mongos targets the write; the other options (hint,
         // collation, arrayFilters, writeConcern) are accepted and not modelled.
-        let upsert = matches!(
-            self.opt_doc_arg(args, 2, "options")?.get("upsert"),
-            Some(Bson::Boolean(true))
-        );
+        // collection.ts spreads the options (`{...baseOptions, ...options}`), so a
+        // value that is not an object adds no option.
+        let options = match self.opt_arg(args, 2)? {
+            Some(Bson::Document(d)) => d,
+            _ => Document::new(),
+        };
+        let upsert = matches!(options.get("upsert"), Some(Bson::Boolean(true)));
         self.record_write(ns, &filter, name, Some(&update));
         let r = self
             .cluster
@@ -330,8 +469,7 @@ impl Session {
         )];
         if let Some(c) = self.cluster.collection(ns) {
             for k in &c.indexes {
-                let name = crate::engine::cluster::index_name(k);
-                let mut spec = doc! { "v": 2, "key": k.clone(), "name": name };
+                let mut spec = doc! { "v": 2, "key": k.clone(), "name": c.index_name_of(k) };
                 if c.is_unique_index(k) {
                     spec.insert("unique", true);
                 }
@@ -339,6 +477,64 @@ impl Session {
             }
         }
         list
+    }
+
+    /// `cursor.sort(spec)` as the driver's `formatSort` (src/sort.ts) takes it: nothing
+    /// for `null`/`undefined`, a field name for ascending order, else a document.
+    fn sort_arg(
+        &mut self,
+        args: &[crate::shell::Expr],
+    ) -> Result<Option<Document>, StatementError> {
+        match self.opt_arg(args, 0)? {
+            None | Some(Bson::Null | Bson::Undefined) => Ok(None),
+            Some(Bson::String(field)) => Ok(Some(doc! { field: 1 })),
+            Some(Bson::Document(d)) => Ok(Some(d)),
+            Some(Bson::Array(_)) => self.doc_arg(args, 0, "sort").map(Some),
+            // `JSON.stringify` of a number or boolean is its JavaScript text.
+            Some(other) => Err(StatementError::invalid_argument(format!(
+                "Invalid sort format: {} Sort must be a valid object",
+                crate::shell::format_value(&other)
+            ))),
+        }
+    }
+
+    /// `cursor.limit(n)`/`skip(n)`: the driver's `FindCursor` refuses what is not a
+    /// JavaScript number (`typeof value !== 'number'`, src/cursor/find_cursor.ts).
+    fn cursor_int_arg(
+        &mut self,
+        args: &[crate::shell::Expr],
+        what: &str,
+    ) -> Result<i64, StatementError> {
+        match self.opt_arg(args, 0)? {
+            Some(Bson::Int32(_) | Bson::Double(_)) => self.int_arg(args, 0, what),
+            _ => Err(StatementError::invalid_argument(format!(
+                "Operation \"{what}\" requires an integer"
+            ))),
+        }
+    }
+
+    /// `cursor.skip(n)`: a negative skip reaches the server, which refuses it (the find
+    /// command's IDL validator `gte: 0` from 4.4, `QueryRequest::validate` before).
+    fn skip_arg(&mut self, args: &[crate::shell::Expr]) -> Result<u64, StatementError> {
+        let n = self.cursor_int_arg(args, "skip")?;
+        if n >= 0 {
+            return Ok(n as u64);
+        }
+        Err(
+            if self.cluster.version() == crate::engine::VersionMode::V36 {
+                StatementError::server_coded(
+                    2,
+                    "BadValue",
+                    format!("Skip value must be non-negative, but received: {n}"),
+                )
+            } else {
+                StatementError::server_coded(
+                    51_024,
+                    "Location51024",
+                    format!("BSON field 'skip' value must be >= 0, actual value '{n}'"),
+                )
+            },
+        )
     }
 
     fn run_cursor(
@@ -357,9 +553,10 @@ impl Session {
                 break;
             };
             match seg.name.as_str() {
-                "sort" => cursor.sort = Some(self.doc_arg(args, 0, "sort")?),
-                "limit" => cursor.limit = Some(self.int_arg(args, 0, "limit")?.unsigned_abs()),
-                "skip" => cursor.skip = self.int_arg(args, 0, "skip")?.max(0) as u64,
+                "sort" => cursor.sort = self.sort_arg(args)?,
+                // The driver sends a negative limit as `limit: -n, singleBatch: true`.
+                "limit" => cursor.limit = Some(self.cursor_int_arg(args, "limit")?.unsigned_abs()),
+                "skip" => cursor.skip = self.skip_arg(args)?,
                 "count" | "itcount" | "size" => count = true,
                 "explain" => {
                     explain = true;
@@ -385,6 +582,9 @@ impl Session {
                 &target,
                 sorted,
             )));
+            // mongosh prints an `ExplainOutput` in full (format-output.ts,
+            // `fullDepthInspectOptions`); a property read from it is a plain document.
+            self.full_depth_output = rest.is_empty();
             return super::interpreter::navigate(out, rest);
         }
         if let Some(sort) = &cursor.sort {
@@ -578,4 +778,30 @@ fn bulk_write_error(
         format_value_with(&Bson::Array(errors), &full)
     );
     e
+}
+
+/// JavaScript's `{ ...value }` of a value that is not a document: nothing of `null`, a
+/// number or a boolean, each character of a string and each element of
+/// an array under its index. `None` for the values whose spread ShardLab does not model
+/// (the BSON classes, whose own properties are the driver's).
+fn spread(value: Bson) -> Option<Document> {
+    match value {
+        Bson::Null | Bson::Int32(_) | Bson::Double(_) | Bson::Boolean(_) => Some(Document::new()),
+        Bson::String(s) => Some(
+            s.encode_utf16()
+                .enumerate()
+                .map(|(i, u)| {
+                    let c = String::from_utf16_lossy(&[u]);
+                    (i.to_string(), Bson::String(c))
+                })
+                .collect(),
+        ),
+        Bson::Array(a) => Some(
+            a.into_iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
+        ),
+        _ => None,
+    }
 }

@@ -150,17 +150,7 @@ impl Session {
     ) -> Result<Output, StatementError> {
         let filter = self.opt_doc_arg(args, 0, "filter")?;
         let options = self.opt_doc_arg(args, 1, "options")?;
-        let whole = |k: &str| match options.get(k) {
-            Some(Bson::Int32(n)) => Some(i64::from(*n)),
-            Some(Bson::Int64(n)) => Some(*n),
-            Some(Bson::Double(d)) if d.fract() == 0.0 => Some(*d as i64),
-            _ => None,
-        };
-        let mut n = matching(docs, &filter)?.len() as i64;
-        n = (n - whole("skip").unwrap_or(0).max(0)).max(0);
-        if let Some(l) = whole("limit").filter(|l| *l > 0) {
-            n = n.min(l);
-        }
+        let n = count_with_options(matching(docs, &filter)?.len() as i64, &options);
         super::interpreter::navigate(Output::Value(Bson::Int32(n as i32)), chained)
     }
 
@@ -248,4 +238,21 @@ impl Session {
 fn matching(docs: Vec<Document>, filter: &Document) -> Result<Vec<Document>, ClusterError> {
     let f = crate::query::filter::parse_filter(filter)?;
     crate::query::pipeline::keep_matching(&f, docs)
+}
+
+/// `countDocuments`'s count of `n` matching documents under its `{skip, limit}` options:
+/// the driver counts with `$skip` and `$limit` stages before `$group` (the Node driver's
+/// `CountDocumentsOperation`).
+pub(super) fn count_with_options(n: i64, options: &Document) -> i64 {
+    let whole = |k: &str| match options.get(k) {
+        Some(Bson::Int32(n)) => Some(i64::from(*n)),
+        Some(Bson::Int64(n)) => Some(*n),
+        Some(Bson::Double(d)) if d.fract() == 0.0 => Some(*d as i64),
+        _ => None,
+    };
+    let mut n = (n - whole("skip").unwrap_or(0).max(0)).max(0);
+    if let Some(l) = whole("limit").filter(|l| *l > 0) {
+        n = n.min(l);
+    }
+    n
 }

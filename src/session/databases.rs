@@ -164,7 +164,7 @@ pub(super) fn show_dbs(cluster: &Cluster) -> String {
 
 /// mongosh's `formatBytes`: numeral's binary units (`0 ib` up to 1,000 bytes, `0.00 ib`
 /// above), so `26 B`, `1.21 KiB`, `44.00 KiB`.
-pub(crate) fn format_bytes(n: u64) -> String {
+pub fn format_bytes(n: u64) -> String {
     const UNITS: [&str; 9] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
     let mut value = n as f64;
     let mut unit = 0;
@@ -175,6 +175,34 @@ pub(crate) fn format_bytes(n: u64) -> String {
     if n <= 1000 {
         format!("{n} {}", UNITS[unit])
     } else {
-        format!("{value:.2} {}", UNITS[unit])
+        // numeral's `toFixed` rounds `Math.round(value + 'e+2') / 100`: half up on the
+        // number's shortest decimal text, so 1.125 KiB is `1.13 KiB` (Rust's `{:.2}`
+        // would round the binary value to even, `1.12`).
+        let hundredths: f64 = format!("{value}e2").parse().unwrap_or(value * 100.0);
+        format!("{:.2} {}", (hundredths + 0.5).floor() / 100.0, UNITS[unit])
     }
+}
+
+/// The primary order of ASCII characters in ICU's root collation (what Node's
+/// `String.prototype.localeCompare` uses): punctuation, then symbols, then digits, then
+/// letters whatever their case.
+const ROOT_ORDER: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
+
+/// `a.localeCompare(b)` for the names a collection may have, as ICU's root collation
+/// orders them: characters by [`ROOT_ORDER`] (others after, by code point), and between
+/// names that differ only in case, lowercase first at the first difference.
+pub(crate) fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+    let primary = |c: char| -> u32 {
+        let folded = c.to_ascii_lowercase();
+        match ROOT_ORDER.find(folded) {
+            Some(i) if c.is_ascii() => i as u32,
+            _ => 0x100 + c as u32,
+        }
+    };
+    let pa = a.chars().map(primary);
+    let pb = b.chars().map(primary);
+    pa.cmp(pb).then_with(|| {
+        let case = |c: char| u8::from(c.is_ascii_uppercase());
+        a.chars().map(case).cmp(b.chars().map(case))
+    })
 }

@@ -193,7 +193,7 @@ fn option_doc(options: &Document, name: &str) -> Result<Option<Document>, Statem
 }
 
 /// JavaScript's truthiness of an option's value (missing is false).
-fn truthy(v: Option<&Bson>) -> bool {
+pub(super) fn truthy(v: Option<&Bson>) -> bool {
     match v {
         None | Some(Bson::Null | Bson::Undefined) => false,
         Some(Bson::Boolean(b)) => *b,

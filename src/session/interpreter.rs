@@ -10,7 +10,7 @@ use crate::engine::events::EventKind;
 use crate::shell::context::{EvalContext, EvalError};
 use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
 use crate::shell::{to_canonical_ejson, Span};
-use crate::values::inspect::format_value;
+use crate::values::inspect::{format_value, format_value_with, FormatOptions};
 use bson::{Bson, Document};
 
 /// What a statement produced.
@@ -93,6 +93,19 @@ impl StatementError {
             kind: ErrorKind::Type,
             code: 0,
             code_name: String::new(),
+            message: message.into(),
+            span: None,
+            detail: String::new(),
+        }
+    }
+
+    /// A server error with its code and code name, for a check the server makes that
+    /// the engine has no error of its own for.
+    pub(crate) fn server_coded(code: i32, code_name: &str, message: impl Into<String>) -> Self {
+        StatementError {
+            kind: ErrorKind::Server,
+            code,
+            code_name: code_name.to_string(),
             message: message.into(),
             span: None,
             detail: String::new(),
@@ -273,12 +286,27 @@ pub struct Outcome {
     /// Whether this outcome holds the lines the statement printed (`print`,
     /// `console.log`): it comes just before the statement's own outcome.
     pub printed: bool,
+    /// Whether the cursor this outcome shows a batch of has more documents, which
+    /// mongosh announces with `Type "it" for more` (`cursorHasMore` of
+    /// packages/shell-api/src/result.ts's `CursorIterationResult`).
+    pub cursor_has_more: bool,
+    /// Whether mongosh prints this outcome's value in full (`fullDepthInspectOptions` in
+    /// packages/cli-repl/src/format-output.ts: depth, array and string lengths
+    /// unlimited), as it prints an `ExplainOutput`. Cursors always print in full.
+    pub full_depth: bool,
 }
 
 impl Outcome {
     /// The outcome printed as mongosh prints it; `None` when there is nothing to print.
     pub fn render(&self) -> Option<String> {
         match &self.result {
+            // packages/cli-repl/src/format-output.ts, `formatCursorIterationResult`.
+            Ok(out) if self.cursor_has_more => {
+                render_output(out).map(|text| format!("{text}\n{TYPE_IT_FOR_MORE}"))
+            }
+            Ok(Output::Value(v)) if self.full_depth => {
+                Some(format_value_with(v, &FormatOptions::lossless()))
+            }
             Ok(out) => render_output(out),
             Err(e) => Some(e.to_string()),
         }
@@ -299,6 +327,11 @@ impl Outcome {
     }
 }
 
+/// What mongosh prints under a cursor's batch when the cursor has more documents
+/// (`shell-api.classes.Cursor.iteration.type-it-for-more` in
+/// packages/i18n/src/locales/en_US.ts).
+pub const TYPE_IT_FOR_MORE: &str = "Type \"it\" for more";
+
 /// Renders an output as mongosh prints it.
 pub fn render_output(out: &Output) -> Option<String> {
     match out {
@@ -307,9 +340,11 @@ pub fn render_output(out: &Output) -> Option<String> {
         // mongosh prints nothing for a cursor without documents (`formatCursor` in
         // packages/cli-repl/src/format-output.ts returns '').
         Output::Cursor(docs) if docs.is_empty() => None,
-        Output::Cursor(docs) => Some(format_value(&Bson::Array(
-            docs.iter().cloned().map(Bson::Document).collect(),
-        ))),
+        // format-output.ts prints a cursor's documents with `fullDepthInspectOptions`.
+        Output::Cursor(docs) => Some(format_value_with(
+            &Bson::Array(docs.iter().cloned().map(Bson::Document).collect()),
+            &FormatOptions::lossless(),
+        )),
         Output::Sections(d) => Some(
             d.iter()
                 .map(|(title, body)| format!("{title}\n{}", format_value(body)))
@@ -345,6 +380,17 @@ pub struct Session {
     /// The running script's completion value: the last expression statement's result,
     /// which mongosh prints after a loop.
     pub(crate) completion: Option<Output>,
+    /// The current cursor's documents not printed yet, which `it` goes on printing;
+    /// `None` before any cursor (see session/cursor.rs).
+    pub(crate) cursor_rest: Option<std::collections::VecDeque<Document>>,
+    /// Whether the running statement is `it`, whose documents are already a batch.
+    pub(crate) cursor_iterating: bool,
+    /// The deprecation warnings printed so far: each is printed once a session
+    /// (shell-instance-state.ts `printDeprecationWarning`, its `warningsShown`).
+    pub(crate) warnings_shown: std::collections::BTreeSet<&'static str>,
+    /// Whether the running statement's value is one mongosh prints in full, without
+    /// depth or length limits (an `explain()`'s `ExplainOutput`).
+    pub(crate) full_depth_output: bool,
     /// Each variable's size in BSON bytes, so that the session's memory budget (shared
     /// with the cluster's documents) is checked without measuring every variable again.
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
@@ -372,6 +418,10 @@ impl Session {
         Session {
             script: super::script_state::ScriptState::new(config.seed),
             completion: None,
+            cursor_rest: None,
+            cursor_iterating: false,
+            warnings_shown: Default::default(),
+            full_depth_output: false,
             db: "test".to_string(),
             rng: crate::support::rng::SplitMix64::new(config.seed),
             cluster: Cluster::new(config),
@@ -420,6 +470,8 @@ impl Session {
             source: String::new(),
             result: Err(StatementError::syntax(e)),
             printed: false,
+            cursor_has_more: false,
+            full_depth: false,
         };
         for stmt in &script.statements {
             while let Some(e) = errors.next_if(|e| e.span().start <= stmt.span.start) {
@@ -432,10 +484,13 @@ impl Session {
                 .unwrap_or("")
                 .to_string();
             let events_before = self.cluster.events().len();
+            self.full_depth_output = false;
             self.start_statement();
             let (printed, result) = self.run_statement(&stmt.kind, source.len() as u64);
             let result = result.map_err(|e| e.at(stmt.span));
             self.end_statement(&result);
+            let (result, cursor_has_more) = self.cursor_batch(result);
+            let full_depth = std::mem::take(&mut self.full_depth_output) && result.is_ok();
             if let Some(ns) = self
                 .cluster
                 .events()
@@ -454,6 +509,8 @@ impl Session {
                     source,
                     result,
                     printed: true,
+                    cursor_has_more: false,
+                    full_depth: false,
                 }) {
                     return;
                 }
@@ -462,6 +519,8 @@ impl Session {
                 source,
                 result,
                 printed: false,
+                cursor_has_more,
+                full_depth,
             }) {
                 return;
             }
@@ -599,7 +658,7 @@ impl Session {
         }
     }
 
-    fn show(&mut self, what: &str) -> Result<Output, StatementError> {
+    pub(crate) fn show(&mut self, what: &str) -> Result<Output, StatementError> {
         match what {
             "dbs" | "databases" => Ok(Output::Message(super::databases::show_dbs(&self.cluster))),
             "collections" | "tables" if self.db == "config" => Ok(Output::Message(
@@ -607,16 +666,30 @@ impl Session {
             )),
             "collections" | "tables" => {
                 let prefix = format!("{}.", self.db);
-                let names: Vec<String> = self
+                let mut names: Vec<String> = self
                     .cluster
                     .collections()
                     .keys()
                     .filter_map(|ns| ns.strip_prefix(&prefix).map(str::to_string))
                     .collect();
+                // database.ts `_getCollectionNamesWithTypes` sorts with `localeCompare`.
+                names.sort_by(|a, b| super::databases::locale_compare(a, b));
                 Ok(Output::Message(names.join("\n")))
             }
-            other => Err(StatementError::type_error(format!(
-                "Unknown show argument: {other}"
+            // What mongo.ts `show` knows and ShardLab does not model.
+            "profile"
+            | "users"
+            | "roles"
+            | "log"
+            | "logs"
+            | "startupWarnings"
+            | "automationNotices"
+            | "nonGenuineMongoDBCheck" => Err(StatementError::type_error(format!(
+                "Unknown show argument: {what}"
+            ))),
+            // mongo.ts `show`, its `default:` case.
+            other => Err(StatementError::invalid_input(format!(
+                "'{other}' is not a valid argument for \"show\"."
             ))),
         }
     }
@@ -664,36 +737,64 @@ impl Session {
     }
 
     /// `db.<...>`: database methods, or a collection and its methods, after any number
-    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). A
-    /// lone `getSiblingDB` switches the database, as it always has here; a longer chain
-    /// reads the other database and leaves the current one as it was.
+    /// of `getSiblingDB(name)` links (read in a loop: a long chain costs no stack). The
+    /// chain reads the other database and leaves the current one as it was: database.ts
+    /// `getSiblingDB` returns another `Database`, which prints as its name.
     fn db_chain(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let saved = self.db.clone();
-        let whole = rest.len();
         let mut rest = rest;
         while let Some((first, after)) = rest.split_first() {
             let ("getSiblingDB", Some(args)) = (first.name.as_str(), &first.args) else {
                 break;
             };
-            match self.str_arg(args, 0, "database name") {
+            match self.name_arg(args, "Database.getSiblingDB") {
                 Ok(name) => self.db = name,
                 Err(e) => {
                     self.db = saved;
                     return Err(e);
                 }
             }
-            if after.is_empty() {
-                let out = Output::Message(self.db.clone());
-                if whole > 1 {
-                    self.db = saved;
-                }
-                return Ok(out);
-            }
             rest = after;
         }
         let out = self.db_method(rest);
         self.db = saved;
         out
+    }
+
+    /// The name argument of `getSiblingDB`/`getCollection`, checked as
+    /// `assertArgsDefinedType([name], ['string'], func)` (helpers.ts) and then
+    /// `isValidDatabaseName` (mongo.ts `_getDb`) or `isValidCollectionName`
+    /// (database.ts `getCollection`) check it.
+    fn name_arg(&mut self, args: &[Expr], func: &str) -> Result<String, StatementError> {
+        let name = match self.opt_arg(args, 0)? {
+            None | Some(Bson::Undefined) => {
+                return Err(StatementError::invalid_input(format!(
+                    "Missing required argument at position 0 ({func})"
+                )))
+            }
+            Some(Bson::String(s)) => s,
+            Some(other) => {
+                return Err(StatementError::invalid_input(format!(
+                    "Argument at position 0 must be of type string, got {} instead ({func})",
+                    match other {
+                        Bson::Int32(_) | Bson::Double(_) => "number",
+                        Bson::Boolean(_) => "boolean",
+                        _ => "object",
+                    }
+                )))
+            }
+        };
+        let (bad, what): (&[char], &str) = if func == "Database.getSiblingDB" {
+            (&['/', '\\', '.', ' ', '"', '\0'], "database")
+        } else {
+            (&['$', '\0'], "collection")
+        };
+        if name.is_empty() || name.contains(bad) {
+            return Err(StatementError::invalid_input(format!(
+                "Invalid {what} name: {name}"
+            )));
+        }
+        Ok(name)
     }
 
     /// `db.<...>` past its `getSiblingDB` links.
@@ -704,9 +805,13 @@ impl Session {
         match (first.name.as_str(), &first.args) {
             ("getName", Some(_)) => Ok(Output::Value(Bson::String(self.db.clone()))),
             ("help", Some(_)) => Ok(Output::Message(super::help::database_help())),
-            ("aggregate", Some(args)) => self.db_aggregate(args, &rest[1..]),
+            ("aggregate", Some(args)) => {
+                self.forget_cursor();
+                self.db_aggregate(args, &rest[1..])
+            }
             ("getCollection", Some(args)) => {
-                let name = self.str_arg(args, 0, "collection name")?;
+                // database.ts names its caller 'Database.getColl'.
+                let name = self.name_arg(args, "Database.getColl")?;
                 let ns = format!("{}.{name}", self.db);
                 self.touch(&ns);
                 self.collection_chain(&ns, &rest[1..])

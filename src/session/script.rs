@@ -154,6 +154,18 @@ impl Session {
             {
                 Ok(Output::Message(super::help::shell_help()))
             }
+            // A bare `show` is the shell command without its argument: mongo.ts `show`
+            // answers `'undefined' is not a valid argument`.
+            Some("show")
+                if !self.is_variable("show")
+                    && flatten(e).is_some_and(|s| s.len() == 1 && s[0].args.is_none()) =>
+            {
+                self.show("undefined")
+            }
+            // `it` is a shell command (shell-api.ts `it()`, a `directShellCommand`).
+            Some("it") if !self.is_variable("it") && flatten(e).is_some_and(|s| s.len() == 1) => {
+                self.iterate_cursor()
+            }
             _ if self.is_shell_chain(e) => {
                 if !top {
                     // A command inside a script counts as a step too, so that a

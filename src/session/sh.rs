@@ -383,9 +383,21 @@ fn set_balancing(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, S
 /// `sh.enableAutoSplit()` and `sh.disableAutoSplit()`; versions without auto-splitting
 /// keep it off.
 fn set_auto_split(s: &mut Session, _: &[Expr], name: &str) -> Result<Output, StatementError> {
-    s.cluster.autosplit_enabled = name == "enableAutoSplit" && s.cluster.version().auto_splits();
+    let enable = name == "enableAutoSplit";
+    if !s.cluster.version().auto_splits() {
+        // shard.ts, from 6.0.3: a deprecation warning, then the update all the same.
+        s.deprecation_warning_text(AUTO_SPLIT_DEPRECATED);
+    }
+    s.cluster.autosplit_enabled = enable && s.cluster.version().auto_splits();
+    s.cluster.autosplit_setting = Some(enable);
     reply(update_reply())
 }
+
+/// What shard.ts `enableAutoSplit`/`disableAutoSplit` announce to a 6.0.3+ server.
+const AUTO_SPLIT_DEPRECATED: &str = "Starting in MongoDB 6.0.3, automatic chunk splitting is not \
+     performed. This is because of balancing policy improvements. Auto-splitting commands still \
+     exist, but do not perform an operation. For details, see Balancing Policy Changes: \
+     https://www.mongodb.com/docs/manual/release-notes/6.0/#balancing-policy-changes\n";
 
 /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` (shard.ts, 7.0 on): an upsert of
 /// `{_id: 'automerge'}` in `config.settings` setting `enabled`, answered with its

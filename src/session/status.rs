@@ -36,10 +36,15 @@ fn mongos_version(v: VersionMode) -> &'static str {
 /// `sh.status(verbose)` as the sections mongosh prints.
 pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
     let mut out = Document::new();
-    out.insert(
-        "shardingVersion",
-        doc! { "_id": 1, "clusterId": bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]) },
-    );
+    let cluster_id = bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    // config.version: until SERVER-68888 (6.2) it also held `minCompatibleVersion: 5`
+    // and `currentVersion: 6`, as 3.6 to 6.0 clusters' `sh.status()` shows.
+    let version = if cluster.version() == VersionMode::V80 {
+        doc! { "_id": 1, "clusterId": cluster_id }
+    } else {
+        doc! { "_id": 1, "minCompatibleVersion": 5, "currentVersion": 6, "clusterId": cluster_id }
+    };
+    out.insert("shardingVersion", version);
     out.insert("shards", shards_section(cluster));
     out.insert(
         "active mongoses",
@@ -49,7 +54,9 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
     );
     out.insert(
         "autosplit",
-        doc! { "Currently enabled": if cluster.autosplit_enabled { "yes" } else { "no" } },
+        // helpers.ts: `autosplit === null || autosplit.enabled ? 'yes' : 'no'`, over the
+        // config.settings document (none in 8.0 until a helper writes one).
+        doc! { "Currently enabled": if autosplit_shown(cluster) { "yes" } else { "no" } },
     );
     // helpers.ts adds `automerge` only when `config.settings` has its document.
     if let Some(on) = cluster.automerge {
@@ -365,4 +372,13 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     }
     d.insert("ok", 1);
     Ok(d)
+}
+
+/// Whether `sh.status()` says auto-split is enabled: what the `autosplit` settings
+/// document says, and yes without one.
+fn autosplit_shown(cluster: &Cluster) -> bool {
+    match cluster.autosplit_setting {
+        Some(enabled) => enabled,
+        None => cluster.version() == VersionMode::V80 || cluster.autosplit_enabled,
+    }
 }

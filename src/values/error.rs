@@ -144,6 +144,13 @@ pub enum ClusterError {
     /// Code 67: an index cannot be created as asked.
     #[error("{0}")]
     CannotCreateIndex(String),
+    /// Code 85: an index on the same key exists under another name (or, before 4.4, an
+    /// index of that name exists with other options).
+    #[error("{0}")]
+    IndexOptionsConflict(String),
+    /// Code 86: an index of that name exists on another key (4.4 on).
+    #[error("{0}")]
+    IndexKeySpecsConflict(String),
     /// Code 13388: a shard's routing information does not match the request; mongos
     /// retries and, when its retries are spent, returns the shard's message.
     #[error("{0}")]
@@ -389,6 +396,8 @@ impl ClusterError {
             ClusterError::Location50973(_) => "Location50973",
             ClusterError::StaleConfig(_) => "StaleConfig",
             ClusterError::CannotCreateIndex(_) => "CannotCreateIndex",
+            ClusterError::IndexOptionsConflict(_) => "IndexOptionsConflict",
+            ClusterError::IndexKeySpecsConflict(_) => "IndexKeySpecsConflict",
         }
     }
 
@@ -444,6 +453,8 @@ impl ClusterError {
             ClusterError::Location50973(_) => 50_973,
             ClusterError::StaleConfig(_) => 13_388,
             ClusterError::CannotCreateIndex(_) => 67,
+            ClusterError::IndexOptionsConflict(_) => 85,
+            ClusterError::IndexKeySpecsConflict(_) => 86,
         }
     }
 }

@@ -286,7 +286,12 @@ sim.seed(7)
             MongoServerError[CommandNotFound]: no such cmd: noSuchCommand
             TypeError: db.orders.noSuchMethod is not a function
             shardingVersion
-            { _id: 1, clusterId: ObjectId('658f00000000000000000001') }
+            {
+              _id: 1,
+              minCompatibleVersion: 5,
+              currentVersion: 6,
+              clusterId: ObjectId('658f00000000000000000001')
+            }
             ---
             shards
             [

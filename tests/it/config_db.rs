@@ -214,11 +214,13 @@ db.getSiblingDB('config').collections.find({}, {lastmodEpoch: 0})";
 fn databases_shards_tags_and_settings_per_era() {
     // type_database.idl: `partitioned` until 6.x, the version from 5.0.
     // type_shard.cpp, ShardType::toBSON: `_id`, `host`, `draining`, `tags`, `state`,
-    // `topologyTime` (5.0+). A draining shard is marked (removeShard).
+    // `topologyTime` (5.0+), `replSetConfigVersion: Long('-1')` (8.0). A draining shard
+    // is marked (removeShard).
     // assignKeyRangeToZone (sharding_catalog_manager_zone_operations.cpp): 3.6 writes
     // `_id: {ns, min}`; later releases upsert by `{ns, min}`, so `_id` is an ObjectId.
     // balancer_configuration.cpp: balancerStop writes `mode: 'off', stopped: true`;
-    // mongosh's disableAutoSplit writes `{_id: 'autosplit', enabled: false}`.
+    // mongosh's disableAutoSplit writes `{_id: 'autosplit', enabled: false}` (shard.ts,
+    // whatever the server: 8.0 gets it too, after a deprecation warning).
     let script = "sh.addShardToZone('shard01', 'A')
 sh.shardCollection('test.c', {x: 1})
 sh.updateZoneKeyRange('test.c', {x: 0}, {x: 10}, 'A')
@@ -274,18 +276,21 @@ db.settings.find()";
             _id: 'shard01',
             tags: [ 'A' ],
             state: 1,
-            topologyTime: Timestamp({ t: 1735689600, i: 1 })
+            topologyTime: Timestamp({ t: 1735689600, i: 1 }),
+            replSetConfigVersion: Long('-1')
           },
           {
             _id: 'shard02',
             state: 1,
-            topologyTime: Timestamp({ t: 1735689600, i: 1 })
+            topologyTime: Timestamp({ t: 1735689600, i: 1 }),
+            replSetConfigVersion: Long('-1')
           },
           {
             _id: 'shard03',
             draining: true,
             state: 1,
-            topologyTime: Timestamp({ t: 1735689600, i: 1 })
+            topologyTime: Timestamp({ t: 1735689600, i: 1 }),
+            replSetConfigVersion: Long('-1')
           }
         ]
         [
@@ -297,7 +302,10 @@ db.settings.find()";
             tag: 'A'
           }
         ]
-        [ { _id: 'balancer', mode: 'off', stopped: true } ]"#]]
+        [
+          { _id: 'balancer', mode: 'off', stopped: true },
+          { _id: 'autosplit', enabled: false }
+        ]"#]]
     .assert_eq(&tail(run("8.0", script)));
 }
 

@@ -212,19 +212,22 @@ fn hashed_keys_are_presplit_per_version() {
                 _id: 'shard01',
                 host: 'shard01/localhost:27117',
                 state: 1,
-                topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                topologyTime: Timestamp({ t: 1735689600, i: 1 }),
+                replSetConfigVersion: Long('-1')
               },
               {
                 _id: 'shard02',
                 host: 'shard02/localhost:27217',
                 state: 1,
-                topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                topologyTime: Timestamp({ t: 1735689600, i: 1 }),
+                replSetConfigVersion: Long('-1')
               },
               {
                 _id: 'shard03',
                 host: 'shard03/localhost:27317',
                 state: 1,
-                topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                topologyTime: Timestamp({ t: 1735689600, i: 1 }),
+                replSetConfigVersion: Long('-1')
               }
             ]
             ---
@@ -232,7 +235,7 @@ fn hashed_keys_are_presplit_per_version() {
             [ { '8.0.4': 1 } ]
             ---
             autosplit
-            { 'Currently enabled': 'no' }
+            { 'Currently enabled': 'yes' }
             ---
             balancer
             {

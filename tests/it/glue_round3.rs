@@ -499,7 +499,7 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
             { ns: 'test.c', inserted: 3000, ok: 1 }
             > show dbs
             admin       59 B
-            config     640 B
+            config     700 B
             test    2.97 MiB
             > db.adminCommand({listDatabases: 1})
             {
@@ -512,9 +512,9 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
                 },
                 {
                   name: 'config',
-                  sizeOnDisk: Long('640'),
+                  sizeOnDisk: Long('700'),
                   empty: false,
-                  shards: { config: Long('640') }
+                  shards: { config: Long('700') }
                 },
                 {
                   name: 'test',
@@ -523,7 +523,7 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
                   shards: { shard01: Long('3117000') }
                 }
               ],
-              totalSize: Long('3117699'),
+              totalSize: Long('3117759'),
               totalSizeMb: Long('2'),
               ok: 1
             }
