@@ -1,7 +1,7 @@
 //! `db.adminCommand(...)` / `db.runCommand(...)`: one function per command, found through
 //! a table by the command's name, and the sampling of the queries the shell runs.
 
-use super::idl_commands;
+use super::idl_commands::{self, missing_field, optional_int, wrong_number_type, wrong_type};
 use super::interpreter::{ok_doc, Output, Session, StatementError};
 use super::sh::{no_such_command, remove_shard_reply, require_command, reshard_options};
 use super::status;
@@ -24,15 +24,8 @@ fn ns_of(cmd: &Document, name: &str) -> Result<String, StatementError> {
 fn idl_object(cmd: &Document, command: &str, field: &str) -> Result<Document, StatementError> {
     match cmd.get(field) {
         Some(Bson::Document(d)) => Ok(d.clone()),
-        None => Err(ClusterError::Location40414(format!(
-            "BSON field '{command}.{field}' is missing but a required field"
-        ))
-        .into()),
-        Some(other) => Err(ClusterError::TypeMismatch(format!(
-            "BSON field '{command}.{field}' is the wrong type '{}', expected type 'object'",
-            crate::query::update::type_name(other)
-        ))
-        .into()),
+        None => Err(missing_field(command, field)),
+        Some(other) => Err(wrong_type(command, field, other, "object")),
     }
 }
 
@@ -154,11 +147,7 @@ fn shard_collection(
         .get("collation")
         .filter(|c| !matches!(c, Bson::Document(_)))
     {
-        return Err(ClusterError::TypeMismatch(format!(
-            "BSON field '{name}.collation' is the wrong type '{}', expected type 'object'",
-            crate::query::update::type_name(collation)
-        ))
-        .into());
+        return Err(wrong_type(name, "collation", collation, "object"));
     }
     let unique = matches!(cmd.get("unique"), Some(Bson::Boolean(true)));
     s.cluster
@@ -340,13 +329,7 @@ fn list_databases(s: &mut Session, cmd: &Document, _: &str) -> Result<Document, 
     let filter = match cmd.get("filter") {
         None => None,
         Some(Bson::Document(f)) => Some(crate::query::filter::parse_filter(f)?),
-        Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field 'listDatabases.filter' is the wrong type '{}', expected type 'object'",
-                crate::query::update::type_name(other)
-            ))
-            .into())
-        }
+        Some(other) => return Err(wrong_type("listDatabases", "filter", other, "object")),
     };
     Ok(super::databases::list_databases(
         &s.cluster,
@@ -376,28 +359,17 @@ fn configure_collection_balancing(
     name: &str,
 ) -> Result<Document, StatementError> {
     let ns = ns_of(cmd, name)?;
-    let chunk_size = match cmd.get("chunkSize") {
-        None => None,
-        Some(Bson::Int32(n)) => Some(i64::from(*n)),
-        Some(Bson::Int64(n)) => Some(*n),
-        Some(Bson::Double(d)) if d.is_finite() => Some(*d as i64),
-        Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field 'configureCollectionBalancing.chunkSize' is the wrong type '{}', expected types '[long, int, decimal, double]'",
-                crate::query::update::type_name(other)
-            ))
-            .into())
-        }
-    };
+    let chunk_size = optional_int(cmd, "configureCollectionBalancing", "chunkSize")?;
     let flag = |field: &str| -> Result<Option<bool>, StatementError> {
         match cmd.get(field) {
             None => Ok(None),
             Some(Bson::Boolean(b)) => Ok(Some(*b)),
-            Some(other) => Err(ClusterError::TypeMismatch(format!(
-                "BSON field 'configureCollectionBalancing.{field}' is the wrong type '{}', expected type 'bool'",
-                crate::query::update::type_name(other)
-            ))
-            .into()),
+            Some(other) => Err(wrong_type(
+                "configureCollectionBalancing",
+                field,
+                other,
+                "bool",
+            )),
         }
     };
     let defragment = flag("defragmentCollection")?;
@@ -417,34 +389,11 @@ fn merge_all_chunks_on_shard(
     let ns = ns_of(cmd, name)?;
     let shard = match cmd.get("shard") {
         Some(Bson::String(shard)) => shard.clone(),
-        None => {
-            return Err(ClusterError::Location40414(format!(
-                "BSON field '{name}.shard' is missing but a required field"
-            ))
-            .into())
-        }
-        Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field '{name}.shard' is the wrong type '{}', expected type 'string'",
-                crate::query::update::type_name(other)
-            ))
-            .into())
-        }
+        None => return Err(missing_field(name, "shard")),
+        Some(other) => return Err(wrong_type(name, "shard", other, "string")),
     };
-    let max = match cmd.get("maxNumberOfChunksToMerge") {
-        None => None,
-        Some(Bson::Int32(n)) => Some(i64::from(*n)),
-        Some(Bson::Int64(n)) => Some(*n),
-        Some(Bson::Double(d)) if d.is_finite() => Some(*d as i64),
-        Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field '{name}.maxNumberOfChunksToMerge' is the wrong type '{}', expected types '[long, int, decimal, double]'",
-                crate::query::update::type_name(other)
-            ))
-            .into())
-        }
-    };
-    let max = max.map(|n| usize::try_from(n).unwrap_or(0));
+    let max = optional_int(cmd, name, "maxNumberOfChunksToMerge")?
+        .map(|n| usize::try_from(n).unwrap_or(0));
     s.cluster
         .merge_all_chunks_on_shard_command(&ns, &shard, max)?;
     Ok(ok_doc())
@@ -600,26 +549,20 @@ const MAX_SAMPLES_PER_SECOND: f64 = 50.0;
 /// required and one of "full" or "off"; `samplesPerSecond` is any number.
 fn analyzer_config(cmd: &Document) -> Result<AnalyzerConfig, StatementError> {
     let full = match cmd.get("mode") {
-        None => {
-            return Err(ClusterError::Location40414(
-                "BSON field 'configureQueryAnalyzer.mode' is missing but a required field".into(),
-            )
-            .into())
-        }
+        None => return Err(missing_field("configureQueryAnalyzer", "mode")),
         Some(Bson::String(m)) if m == "full" => true,
         Some(Bson::String(m)) if m == "off" => false,
-        Some(Bson::String(m)) => {
-            return Err(ClusterError::BadValue(format!(
-                "Enumeration value '{m}' for field 'configureQueryAnalyzer.mode' is not a valid value."
-            ))
-            .into())
-        }
+        Some(Bson::String(m)) => return Err(ClusterError::BadValue(format!(
+            "Enumeration value '{m}' for field 'configureQueryAnalyzer.mode' is not a valid value."
+        ))
+        .into()),
         Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field 'configureQueryAnalyzer.mode' is the wrong type '{}', expected type 'string'",
-                crate::query::update::type_name(other)
+            return Err(wrong_type(
+                "configureQueryAnalyzer",
+                "mode",
+                other,
+                "string",
             ))
-            .into())
         }
     };
     let rate = match cmd.get("samplesPerSecond") {
@@ -627,13 +570,15 @@ fn analyzer_config(cmd: &Document) -> Result<AnalyzerConfig, StatementError> {
         Some(Bson::Int32(n)) => Some(f64::from(*n)),
         Some(Bson::Int64(n)) => Some(*n as f64),
         Some(Bson::Double(d)) => Some(*d),
-        Some(Bson::Decimal128(d)) => Some(crate::values::decimal::Decimal::from_bson(d).to_i64_saturating() as f64),
+        Some(Bson::Decimal128(d)) => {
+            Some(crate::values::decimal::Decimal::from_bson(d).to_i64_saturating() as f64)
+        }
         Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field 'configureQueryAnalyzer.samplesPerSecond' is the wrong type '{}', expected types '[long, int, decimal, double]'",
-                crate::query::update::type_name(other)
+            return Err(wrong_number_type(
+                "configureQueryAnalyzer",
+                "samplesPerSecond",
+                other,
             ))
-            .into())
         }
     };
     Ok(AnalyzerConfig { full, rate })

@@ -26,20 +26,13 @@ fn command_string(cmd: &Document, name: &str) -> Result<String, StatementError> 
 fn zone_field(s: &Session, cmd: &Document, name: &str) -> Result<String, StatementError> {
     match cmd.get("zone") {
         Some(Bson::String(z)) => Ok(z.clone()),
-        None if s.cluster.version() == VersionMode::V80 => Err(ClusterError::Location40414(
-            format!("BSON field '{name}.zone' is missing but a required field"),
-        )
-        .into()),
+        None if s.cluster.version() == VersionMode::V80 => Err(missing_field(name, "zone")),
         None => Err(ClusterError::Coded(
             Code::NoSuchKey,
             "Missing expected field \"zone\"".to_string(),
         )
         .into()),
-        Some(other) => Err(ClusterError::TypeMismatch(format!(
-            "BSON field '{name}.zone' is the wrong type '{}', expected type 'string'",
-            crate::query::update::type_name(other)
-        ))
-        .into()),
+        Some(other) => Err(wrong_type(name, "zone", other, "string")),
     }
 }
 
@@ -53,13 +46,7 @@ pub(super) fn enable_sharding(
     let primary = match cmd.get("primaryShard") {
         None => None,
         Some(Bson::String(p)) => Some(p.clone()),
-        Some(other) => {
-            return Err(ClusterError::TypeMismatch(format!(
-                "BSON field '{name}.primaryShard' is the wrong type '{}', expected type 'string'",
-                crate::query::update::type_name(other)
-            ))
-            .into())
-        }
+        Some(other) => return Err(wrong_type(name, "primaryShard", other, "string")),
     };
     s.cluster.enable_sharding(&db, primary.as_deref())?;
     Ok(ok_doc())
@@ -153,12 +140,7 @@ pub(super) fn move_chunk_typed(
     let ns = command_string(cmd, name)?;
     let to = match cmd.get("to") {
         Some(Bson::String(t)) => t.clone(),
-        None => {
-            return Err(ClusterError::Location40414(format!(
-                "BSON field '{name}.to' is missing but a required field"
-            ))
-            .into())
-        }
+        None => return Err(missing_field(name, "to")),
         Some(other) => return Err(wrong_type(name, "to", other, "string")),
     };
     let find = match cmd.get("find") {
@@ -209,13 +191,56 @@ pub(super) fn move_chunk_typed(
     }
 }
 
+/// The IDL parser's error for a required field left out (40414).
+pub(super) fn missing_field(command: &str, field: &str) -> StatementError {
+    ClusterError::Location40414(format!(
+        "BSON field '{command}.{field}' is missing but a required field"
+    ))
+    .into()
+}
+
 /// The IDL parser's error for a field of the wrong type.
-fn wrong_type(command: &str, field: &str, value: &Bson, expected: &str) -> StatementError {
+pub(super) fn wrong_type(
+    command: &str,
+    field: &str,
+    value: &Bson,
+    expected: &str,
+) -> StatementError {
+    type_mismatch(command, field, value, &format!("type '{expected}'"))
+}
+
+/// The IDL parser's error for a number field (`safeInt64`, `safeDouble`) of another type.
+pub(super) fn wrong_number_type(command: &str, field: &str, value: &Bson) -> StatementError {
+    type_mismatch(
+        command,
+        field,
+        value,
+        "types '[long, int, decimal, double]'",
+    )
+}
+
+fn type_mismatch(command: &str, field: &str, value: &Bson, expected: &str) -> StatementError {
     ClusterError::TypeMismatch(format!(
-        "BSON field '{command}.{field}' is the wrong type '{}', expected type '{expected}'",
+        "BSON field '{command}.{field}' is the wrong type '{}', expected {expected}",
         crate::query::update::type_name(value)
     ))
     .into()
+}
+
+/// An optional whole-number field: an int, a long or a finite double (cut to a whole
+/// number), else the IDL parser's error.
+pub(super) fn optional_int(
+    cmd: &Document,
+    command: &str,
+    field: &str,
+) -> Result<Option<i64>, StatementError> {
+    match cmd.get(field) {
+        None => Ok(None),
+        Some(Bson::Int32(n)) => Ok(Some(i64::from(*n))),
+        Some(Bson::Int64(n)) => Ok(Some(*n)),
+        Some(Bson::Double(d)) if d.is_finite() => Ok(Some(*d as i64)),
+        Some(other) => Err(wrong_number_type(command, field, other)),
+    }
 }
 
 /// `bounds` as `array<object>`: each element an object, else the IDL's error naming its
