@@ -25,6 +25,20 @@ pub struct Migration {
     pub to: ShardIdx,
 }
 
+impl Migration {
+    /// A move of `chunk` to the shard that already holds it: nothing to do, and it
+    /// succeeds (shardsvr_move_range_command.cpp, `_runImpl`, from 6.0).
+    fn in_place(ns: &str, chunk: &Chunk) -> Migration {
+        Migration {
+            ns: ns.to_string(),
+            min: chunk.min.clone(),
+            max: chunk.max.clone(),
+            from: chunk.shard,
+            to: chunk.shard,
+        }
+    }
+}
+
 /// Where `removeShard` stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RemoveShardState {
@@ -401,13 +415,7 @@ impl Cluster {
             // the donor returns at once when it is the recipient
             // (shardsvr_move_range_command.cpp, `_runImpl`).
             if self.version() == VersionMode::V80 {
-                return Ok(Migration {
-                    ns: ns.to_string(),
-                    min: chunk.min.clone(),
-                    max: chunk.max.clone(),
-                    from: to_idx,
-                    to: to_idx,
-                });
+                return Ok(Migration::in_place(ns, chunk));
             }
             return Err(ClusterError::InvalidOptions(
                 "Destination shard cannot be the same as source".to_string(),
@@ -479,13 +487,7 @@ impl Cluster {
         if chunk.shard == to_idx {
             // shardsvr_move_range_command.cpp, `_runImpl`: a range already on the
             // recipient is a migration with nothing to do, and succeeds.
-            return Ok(Migration {
-                ns: ns.to_string(),
-                min: chunk.min.clone(),
-                max: chunk.max.clone(),
-                from: to_idx,
-                to: to_idx,
-            });
+            return Ok(Migration::in_place(ns, &chunk));
         }
         if lo != chunk.min {
             self.apply_split(ns, &chunk, std::slice::from_ref(&lo));

@@ -489,16 +489,7 @@ fn rebuild(conditions: Vec<(String, Bson)>) -> Document {
 
 /// Whether a field's condition is answered exactly by its index bounds.
 fn exact_condition(value: &Bson) -> bool {
-    let plain = |v: &Bson| {
-        !matches!(
-            v,
-            Bson::Array(_)
-                | Bson::Document(_)
-                | Bson::RegularExpression(_)
-                | Bson::Null
-                | Bson::Undefined
-        )
-    };
+    let plain = targeting::plain_value;
     let range = |op: &str| matches!(op, "$eq" | "$gt" | "$gte" | "$lt" | "$lte");
     match value {
         Bson::Document(ops) if ops.keys().all(|k| k.starts_with('$')) && !ops.is_empty() => {

@@ -522,7 +522,7 @@ fn predicate_bounds(pred: &Predicate, kind: FieldKind) -> FieldBounds {
 
 /// A value whose equality bounds are exact: not null (which also matches a missing
 /// field), an array, a document or a regular expression.
-fn plain_value(v: &Bson) -> bool {
+pub(crate) fn plain_value(v: &Bson) -> bool {
     !matches!(
         v,
         Bson::Array(_)

@@ -552,10 +552,12 @@ fn analyzer_config(cmd: &Document) -> Result<AnalyzerConfig, StatementError> {
         None => return Err(missing_field("configureQueryAnalyzer", "mode")),
         Some(Bson::String(m)) if m == "full" => true,
         Some(Bson::String(m)) if m == "off" => false,
-        Some(Bson::String(m)) => return Err(ClusterError::BadValue(format!(
+        Some(Bson::String(m)) => {
+            return Err(ClusterError::BadValue(format!(
             "Enumeration value '{m}' for field 'configureQueryAnalyzer.mode' is not a valid value."
         ))
-        .into()),
+            .into())
+        }
         Some(other) => {
             return Err(wrong_type(
                 "configureQueryAnalyzer",
