@@ -84,6 +84,9 @@ test('compare: a third column can be added and edited, and it replays the same w
   const docs = await page.$$eval('[data-testid="compare-column"] .compare-totals', (els) => els.map((e) => e.textContent));
   assert.deepEqual(docs.map((t) => t.split(' ')[0]), ['50', '50', '50']);
   await third.getByTestId('compare-key').fill('{x: ');
+  // The engine checks the key (the page decides nothing MongoDB decides): its answer arrives
+  // from the worker, so the field is marked when it does.
+  await third.locator('[data-testid="compare-key"][aria-invalid="true"]').waitFor();
   assert.equal(await third.getByTestId('compare-key').getAttribute('aria-invalid'), 'true');
 });
 
