@@ -82,6 +82,13 @@ async function writeModule(engineDir) {
   const marker = "const ENGINE_DIR = './engine/';";
   if (!source.includes(marker)) throw new Error('build-engine: shardlab.js has no ENGINE_DIR line');
   let text = source.replace(marker, `const ENGINE_DIR = './${engineDir}/';`);
+  // The package's version is the workspace's (Cargo.toml's first `version`).
+  const cargo = await readFile(join(root, 'Cargo.toml'), 'utf8');
+  const version = cargo.match(/^version = "([^"]+)"/m)?.[1];
+  if (!version) throw new Error('build-engine: Cargo.toml has no version');
+  const versionMarker = "const VERSION = '0.0.0-dev';";
+  if (!text.includes(versionMarker)) throw new Error('build-engine: shardlab.js has no VERSION line');
+  text = text.replace(versionMarker, `const VERSION = ${JSON.stringify(version)};`);
   if (release) {
     text = (await minify(text, { module: true, compress: { passes: 2 }, mangle: true })).code;
   }
@@ -97,6 +104,6 @@ async function writeElement() {
     text = (await minify(text, { module: true, compress: { passes: 2 }, mangle: true })).code;
   }
   await writeFile(join(staging, 'shard-lab.js'), text);
-  await copyFile(join(root, 'web', 'element', 'shard-lab.d.ts'), join(staging, 'shard-lab.d.ts'));
+  for (const f of ['shard-lab.d.ts', 'jsx.d.ts', 'vue.d.ts']) await copyFile(join(root, 'web', 'element', f), join(staging, f));
   await copyFile(join(root, 'static', 'examples.html'), join(staging, 'examples.html'));
 }

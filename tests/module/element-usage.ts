@@ -16,3 +16,24 @@ export async function drive(): Promise<number> {
   await el.goto('last');
   return state.step + entries.length;
 }
+
+// Typed properties, `ready`, the new events and the tag map.
+export async function properties(): Promise<string> {
+  const el = document.createElement('shard-lab');
+  el.views = 'cluster,console';
+  el.shards = 4;
+  el.readOnly = true;
+  el.start = 'end';
+  el.chunkSize = null;
+  // @ts-expect-error: `theme` is auto, light or dark.
+  el.theme = 'sepia';
+  document.body.append(el);
+  const ready = await el.ready;
+  ready.addEventListener('shardlab-play', (e) => console.log(e.detail.step));
+  ready.addEventListener('shardlab-end', (e) => console.log(e.detail.steps));
+  ready.addEventListener('shardlab-error', (e) => console.log(e.detail.code, e.detail.codeName, e.detail.message));
+  document.addEventListener('shardlab-pause', (e) => console.log(e.detail.step));
+  const state = await el.getState();
+  const first = state.errors[0];
+  return `${el.loaded} ${state.engine} ${first?.codeName ?? ''}`;
+}

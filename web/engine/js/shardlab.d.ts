@@ -117,6 +117,62 @@ export interface ClusterEvent {
   text: string;
   /** The step that caused it, when known. */
   step: number | null;
+  /** The sentence as a message of the page's text catalogue (`event.*`), to word in
+   * another language: its id, and each placeholder's value (a string, or a message of its own). */
+  message: EventMessage | null;
+}
+
+/** A message of the text catalogue, as plain JSON. */
+export interface EventMessage {
+  id: string;
+  args: { [name: string]: string | EventMessage | null };
+}
+
+/** The one shape of every error: MongoDB's `code` and `codeName`, and a message. */
+export interface ShardLabErrorShape {
+  code: number;
+  codeName: string;
+  message: string;
+}
+
+/** What the engine knows and allows (`ShardLab.catalog()`): every view's constants. */
+export interface Catalog {
+  lessons: {
+    id: string;
+    title: string;
+    lesson: string;
+    setup: { shards: number; version: string; chunkSize: number; key: string; ns: string };
+    workload: { spec: string; batch: number; total: number; balance: boolean };
+    /** The workload as shell statements, one step each. */
+    steps: string[];
+  }[];
+  workloads: string[];
+  versions: { label: string; lacks: string[] }[];
+  limits: {
+    maxShards: number;
+    minChunkSize: number;
+    maxChunkSize: number;
+    maxCompareColumns: number;
+    maxCompareTicks: number;
+    maxBatch: number;
+    maxSourceBytes: number;
+    maxFieldBytes: number;
+    maxSessions: number;
+  };
+  defaults: {
+    version: string;
+    shards: number;
+    seed: number;
+    compareWorkload: string;
+    compareTicks: number;
+    compareBatch: number;
+    compareChunkSize: number;
+  };
+  /** Each shard's colour, by shard index. */
+  palette: string[];
+  /** The languages with words, as BCP 47 tags, English first. */
+  languages: string[];
+  compareWorkloads: string[];
 }
 
 /** A collection's key-space heatmap (`Session.heat`). */
@@ -237,9 +293,9 @@ export declare class Session {
   readonly disposed: boolean;
   /** Runs a script as the session's next step (with `each`, a step per statement): one entry per statement. */
   run(script: string, options?: { each?: boolean }): Promise<StatementResult[]>;
-  /** Moves the cursor `by` steps (back when negative). */
+  /** Moves the cursor `by` steps (back when negative); rejects (`BadValue`) unless `by` is a whole number. */
   step(by?: number): Promise<Position>;
-  /** Moves the cursor to step `to` (0: before any step). */
+  /** Moves the cursor to step `to` (0: before any step); rejects (`BadValue`) unless `to` is a whole number, 0 or more. */
   goto(to: number): Promise<Position>;
   /** A collection's chunks, shards and zones (the collection last touched when absent). */
   cluster(ns?: string): Promise<ClusterPicture>;
@@ -263,7 +319,7 @@ export declare class Session {
 }
 
 /** An answer the engine refused (bad options, a disposed session), or a stopped engine. */
-export declare class ShardLabError extends Error {
+export declare class ShardLabError extends Error implements ShardLabErrorShape {
   constructor(codeName: string, message: string, code?: number);
   readonly code: number;
   readonly codeName: string;
@@ -274,10 +330,16 @@ export interface ShardLabModule {
   session(options?: SessionOptions): Promise<Session>;
   /** The engine's protocol version and methods. */
   hello(): Promise<{ version: number; methods: string[] }>;
+  /** The engine's catalogue: lessons, versions, limits, defaults, palette, languages. */
+  catalog(): Promise<Catalog>;
+  /** Where the engine runs (`page` where the page forbids workers), and why. */
+  engine(): { mode: 'worker' | 'page' | null; note: string | null };
   Session: typeof Session;
   ShardLabError: typeof ShardLabError;
   /** The protocol version this module speaks. */
   protocol: number;
+  /** This package's version. */
+  version: string;
 }
 
 export declare const ShardLab: ShardLabModule;

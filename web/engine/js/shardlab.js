@@ -9,6 +9,8 @@
 // The engine's directory is resolved from this file's own address, so the module works
 // from any path and from a page on another origin. The build writes the directory's name.
 const ENGINE_DIR = './engine/';
+// The package's version, written by the build from the workspace's Cargo.toml.
+const VERSION = '0.0.0-dev';
 
 const PROTOCOL = 2;
 const DISPOSE = Symbol.dispose ?? Symbol.for('Symbol.dispose');
@@ -34,6 +36,12 @@ class Host {
     this.listeners = new Map();
     this.worker = null;
     this.local = null;
+    this.mode = null;
+    this.note = null;
+    this.workerBlocked = false;
+    this.answered = false;
+    this.unanswered = [];
+    this.catalog = null;
   }
 
   /** Sends one request; resolves with its result, rejects with the engine's error. */
@@ -54,15 +62,37 @@ class Host {
   }
 
   send(message) {
-    if (this.worker) return this.worker.postMessage(message);
-    if (!this.local && !inNode && typeof Worker === 'function') {
+    if (this.worker) {
+      if (!this.answered) this.unanswered.push(message);
+      return this.worker.postMessage(message);
+    }
+    if (!this.local && !this.workerBlocked && !inNode && typeof Worker === 'function') {
       try {
         this.worker = this.startWorker();
+        this.answered = false;
+        this.unanswered = [message];
+        this.mode = 'worker';
         return this.worker.postMessage(message);
-      } catch {
-        // A Content Security Policy that forbids workers: the engine runs in-thread.
+      } catch (err) {
+        // A Content Security Policy that forbids workers throws here in some browsers.
+        this.inPage(err);
       }
     }
+    this.runLocal(message);
+  }
+
+  /** Workers are forbidden on this page (or the worker could not start): the engine runs
+   * in the page from now on, and says so once. */
+  inPage(why) {
+    this.workerBlocked = true;
+    this.worker = null;
+    this.mode = 'page';
+    this.note = 'ShardLab: this page does not allow a Web Worker (Content-Security-Policy worker-src), so the engine runs in the page itself';
+    globalThis.console?.warn?.(`${this.note}: ${why?.message ?? why}`);
+  }
+
+  runLocal(message) {
+    this.mode = 'page';
     this.local ??= this.loadLocal();
     this.local.then(
       (engine) => {
@@ -78,7 +108,7 @@ class Host {
       },
       (err) => {
         this.local = null;
-        this.fail(`the engine could not load: ${err?.message ?? err}`);
+        this.fail(loadFailure(err), 'EngineLoadFailed');
       },
     );
   }
@@ -91,11 +121,27 @@ class Host {
     const script = sameOrigin ? url : URL.createObjectURL(
       new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' }));
     const worker = new Worker(script, { type: 'module', name: 'shardlab-engine' });
-    worker.onmessage = (e) => this.receive(e.data);
+    worker.onmessage = (e) => {
+      this.answered = true;
+      this.unanswered = [];
+      this.receive(e.data);
+    };
     worker.onerror = (e) => {
       e.preventDefault?.();
       worker.terminate();
+      if (this.worker !== worker) return;
       this.worker = null;
+      if (!this.answered) {
+        // The worker never answered: a policy that forbids workers (some browsers report
+        // it by this event rather than a throw), or one that forbids WebAssembly in it.
+        // Try the engine in the page with what the worker was sent; if that fails too,
+        // the requests fail with the reason.
+        const resend = this.unanswered;
+        this.unanswered = [];
+        this.inPage(e.message ?? 'its worker did not start');
+        for (const m of resend) this.runLocal(m);
+        return;
+      }
       this.fail(`the engine stopped: ${e.message ?? 'its worker failed'}`);
     };
     return worker;
@@ -132,15 +178,42 @@ class Host {
   }
 
   /** Fails every request in flight (the engine stopped or could not start). */
-  fail(why) {
+  fail(why, codeName = 'EngineStopped') {
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const w of waiting) w.reject(new ShardLabError('EngineStopped', why));
+    for (const w of waiting) w.reject(new ShardLabError(codeName, why));
   }
 }
 
 const engineBase = new URL(ENGINE_DIR, import.meta.url);
 const site = new URL('./', import.meta.url);
+
+/** Why the engine could not load, in a sentence a host page's author can act on. */
+function loadFailure(err) {
+  const text = String(err?.message ?? err);
+  if (/WebAssembly|wasm/i.test(text) && /Content.Security.Policy|CSP|unsafe-eval|not allowed/i.test(text)) {
+    return "ShardLab's engine is WebAssembly, which this page's Content-Security-Policy forbids: "
+      + "add 'wasm-unsafe-eval' to its script-src (" + text + ')';
+  }
+  return `the engine could not load: ${text}`;
+}
+
+/** An event row with its message as plain JSON: `{id, args}`, each argument a string or a
+ * message of its own (the wire tags them `{Text: ...}` / `{Message: ...}`). */
+function plainMessage(m) {
+  if (!m || typeof m !== 'object') return null;
+  const args = {};
+  for (const [name, value] of Array.isArray(m.args) ? m.args : []) {
+    args[name] = value && typeof value === 'object'
+      ? ('Text' in value ? String(value.Text) : plainMessage(value.Message))
+      : value;
+  }
+  return { id: String(m.id), args };
+}
+
+function plainEvent(row) {
+  return { seq: row.seq, kind: row.kind, text: row.text, step: row.step ?? null, message: plainMessage(row.message) };
+}
 
 /** This page's one engine for this module's build, shared by every copy of the module. */
 function host() {
@@ -165,6 +238,16 @@ function content(result) {
   if (result === null || typeof result !== 'object') return {};
   const [value] = Object.values(result);
   return value;
+}
+
+/** A caller's mistake, as the engine names a bad argument (BadValue, 2). */
+function misuse(message) {
+  return new ShardLabError('BadValue', message, 2);
+}
+
+function describe(v) {
+  const text = typeof v === 'string' ? JSON.stringify(v) : String(v);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 /** One session of the engine: a cluster, its timeline and its event log. */
@@ -223,12 +306,14 @@ export class Session {
 
   /** Moves the cursor `by` steps (back when negative); resolves with the cursor. */
   async step(by = 1) {
-    return await this.#call('step', { by: Math.trunc(Number(by)) || 0 });
+    if (!Number.isSafeInteger(by)) throw misuse(`step(by): by is a whole number of steps, not ${describe(by)}`);
+    return await this.#call('step', { by });
   }
 
   /** Moves the cursor to step `to` (0: before any step); resolves with the cursor. */
   async goto(to) {
-    return await this.#call('jump', { to: Math.max(0, Math.trunc(Number(to)) || 0) });
+    if (!Number.isSafeInteger(to) || to < 0) throw misuse(`goto(to): to is a step number, 0 or more, not ${describe(to)}`);
+    return await this.#call('jump', { to });
   }
 
   /** A collection's chunks, shards and zones (the collection last touched when absent). */
@@ -240,7 +325,7 @@ export class Session {
   async events(since = 0, options = {}) {
     const ns = String(options.ns ?? '');
     const { rows } = await this.#call('events', { ns });
-    return rows.filter((r) => r.seq > since).reverse();
+    return rows.filter((r) => r.seq > since).reverse().map(plainEvent);
   }
 
   /** analyzeShardKey of a candidate key, on a copy of the session. */
@@ -301,17 +386,20 @@ export class Session {
 async function session(options = {}) {
   const h = host();
   const name = `lab-${h.names++}`;
-  const start = options.scenario !== undefined
-    ? { from: 'scenario', text: String(options.scenario) }
-    : options.lesson !== undefined
-      ? { from: 'lesson', id: String(options.lesson) }
-      : {
+  let start;
+  if (options.scenario !== undefined) start = { from: 'scenario', text: String(options.scenario) };
+  else if (options.lesson !== undefined) start = { from: 'lesson', id: String(options.lesson) };
+  else {
+    // The defaults are the engine's (its catalogue), the same for every view.
+    const { defaults } = await catalog();
+    start = {
       from: 'config',
-      shards: options.shards ?? 3,
-      version: String(options.version ?? '8.0'),
+      shards: options.shards ?? defaults.shards,
+      version: String(options.version ?? defaults.version),
       chunkSize: options.chunkSize,
-      seed: options.seed ?? 1,
+      seed: options.seed ?? defaults.seed,
     };
+  }
   await h.request(name, 'open', start);
   return new Session(h, name);
 }
@@ -321,5 +409,25 @@ async function hello() {
   return await host().request('hello', 'hello');
 }
 
-export const ShardLab = { session, hello, Session, ShardLabError, protocol: PROTOCOL };
+/**
+ * What the engine knows and allows: the lessons (with their workloads as statements), the
+ * workloads, the versions, the limits, the defaults, the shard palette and the languages.
+ * Every view takes these from here rather than keeping copies. Asked once a page.
+ */
+function catalog() {
+  const h = host();
+  h.catalog ??= h.request('catalog', 'catalog').catch((err) => {
+    h.catalog = null;
+    throw err;
+  });
+  return h.catalog;
+}
+
+/** Where the engine runs: `'worker'`, `'page'` (workers forbidden here), or `null` before it started. */
+function engine() {
+  const h = host();
+  return { mode: h.mode, note: h.note };
+}
+
+export const ShardLab = { session, hello, catalog, engine, Session, ShardLabError, protocol: PROTOCOL, version: VERSION };
 export default ShardLab;

@@ -20,6 +20,9 @@ use shardlab_protocol::{
     PageLine, PageLineKind, PageSetup, PageView, Position, ReplayProgress, Reply, Start,
     VersionInfo, ViewSettings, WorkloadSpec, PASS_TIME_MS,
 };
+use shardlab_protocol::{
+    CatalogDefaults, CatalogLimits, COMPARE_WORKLOADS, LANGUAGES, SHARD_COLOURS,
+};
 
 /// The first console line of a session opened from the settings (the English of
 /// `engine.console.welcome`).
@@ -313,6 +316,11 @@ pub fn catalog() -> Catalog {
                     .collect(),
             })
             .collect(),
+        limits: CatalogLimits::current(),
+        defaults: CatalogDefaults::current(),
+        palette: SHARD_COLOURS.iter().map(|c| c.to_string()).collect(),
+        languages: LANGUAGES.iter().map(|l| l.to_string()).collect(),
+        compare_workloads: COMPARE_WORKLOADS.iter().map(|w| w.to_string()).collect(),
     }
 }
 
@@ -336,6 +344,11 @@ fn lesson_info(p: &Preset) -> LessonInfo {
             total: u64::from(p.total),
             balance: p.balance,
         },
+        steps: p
+            .batch_commands()
+            .into_iter()
+            .chain(p.after.iter().map(|s| s.to_string()))
+            .collect(),
     }
 }
 

@@ -715,3 +715,87 @@ fn evaluate_and_cluster_are_checked_as_hostile_input() {
     let empty = result(call(&mut e, "js-4", "cluster", json!({})));
     assert_eq!(empty["kind"], "frame");
 }
+
+/// The catalogue tells every view the engine's bounds and defaults: each limit it names is
+/// the one the engine holds requests to (the largest allowed passes, one more is refused),
+/// a session opened with the defaults runs the version they name, and each lesson's steps
+/// are what its session plays after the setup.
+#[test]
+fn the_catalogue_names_the_bounds_the_engine_enforces() {
+    let mut engine = Engine::new();
+    let catalog = result(call(&mut engine, "c", "catalog", Value::Null));
+    let limits = &catalog["limits"];
+    let defaults = &catalog["defaults"];
+    let max_shards = limits["maxShards"].as_u64().unwrap();
+    let min_chunk = limits["minChunkSize"].as_u64().unwrap();
+    let config = |shards: u64, chunk: u64| json!({"from": "config", "shards": shards, "version": defaults["version"], "chunkSize": chunk, "seed": defaults["seed"]});
+    assert!(
+        call(&mut engine, "a", "open", config(max_shards, min_chunk))
+            .get("error")
+            .is_none()
+    );
+    let refused = call(&mut engine, "b", "open", config(max_shards + 1, min_chunk));
+    assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
+    let refused = call(&mut engine, "b", "open", config(3, min_chunk - 1));
+    assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
+    // The default version is the one a session opened with it reports.
+    let ran = result(call(
+        &mut engine,
+        "a",
+        "evaluate",
+        json!({"source": "sim.version()"}),
+    ));
+    assert!(
+        ran["statements"][0]["printed"]
+            .as_str()
+            .unwrap()
+            .contains(defaults["version"].as_str().unwrap()),
+        "{ran}"
+    );
+    // Compare: as many columns as the catalogue says, and no more.
+    let columns = limits["maxCompareColumns"].as_u64().unwrap() as usize;
+    let spec = |n: usize| {
+        let columns: Vec<Value> = (0..n)
+            .map(|i| json!({"key": format!("{{x: 1, y{i}: 1}}"), "version": "8.0"}))
+            .collect();
+        json!({"columns": columns, "workload": defaults["compareWorkload"], "ticks": 2})
+    };
+    let compared = call(&mut engine, "a", "compare", spec(columns));
+    assert!(compared.get("error").is_none(), "{compared}");
+    let refused = call(&mut engine, "a", "compare", spec(columns + 1));
+    assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
+    // A colour for every shard, each a CSS hex colour.
+    let palette = catalog["palette"].as_array().unwrap();
+    assert_eq!(palette.len() as u64, max_shards);
+    assert!(palette
+        .iter()
+        .all(|c| c.as_str().unwrap().len() == 7 && c.as_str().unwrap().starts_with('#')));
+    assert_eq!(catalog["languages"][0], "en");
+    // A lesson's steps run one after another in its session and insert its total.
+    let lesson = &catalog["lessons"][0];
+    let id = lesson["id"].as_str().unwrap();
+    result(call(
+        &mut engine,
+        "l",
+        "open",
+        json!({"from": "lesson", "id": id}),
+    ));
+    let steps: Vec<&str> = lesson["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(steps.len() > 1, "{lesson}");
+    let ran = result(call(
+        &mut engine,
+        "l",
+        "evaluate",
+        json!({"source": steps.join("\n"), "each": true}),
+    ));
+    let statements = ran["statements"].as_array().unwrap();
+    // A batch with a balancer round after it is two statements (`sim.generate(...);
+    // sim.balance()`), each a step of its own.
+    assert!(statements.len() >= steps.len(), "{ran}");
+    assert!(statements.iter().all(|s| s["ok"] == true), "{ran}");
+}

@@ -551,7 +551,130 @@ pub struct Catalog {
     pub workloads: Vec<String>,
     /// The version modes, oldest first.
     pub versions: Vec<VersionInfo>,
+    /// What a request may carry: the bounds every view's forms and attributes offer.
+    #[serde(default)]
+    pub limits: CatalogLimits,
+    /// What a session or a comparison uses when a caller leaves a setting out.
+    #[serde(default)]
+    pub defaults: CatalogDefaults,
+    /// Each shard's colour, by shard index ([`SHARD_COLOURS`]).
+    #[serde(default)]
+    pub palette: Vec<String>,
+    /// The languages the page and the element have words for, as BCP 47 tags; English
+    /// first, every other language's catalogue beside the page as `i18n/<tag>.json`.
+    #[serde(default)]
+    pub languages: Vec<String>,
+    /// The workloads a comparison offers ([`COMPARE_WORKLOADS`]).
+    #[serde(default)]
+    pub compare_workloads: Vec<String>,
 }
+
+/// The protocol's bounds, as the catalogue tells views (each one of this crate's constants).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogLimits {
+    /// [`MAX_SHARDS`].
+    pub max_shards: u32,
+    /// [`MIN_CHUNK_SIZE`], in bytes.
+    pub min_chunk_size: u64,
+    /// [`MAX_CHUNK_SIZE`], in bytes.
+    pub max_chunk_size: u64,
+    /// [`MAX_COLUMNS`].
+    pub max_compare_columns: u32,
+    /// [`MAX_COMPARE_TICKS`].
+    pub max_compare_ticks: u32,
+    /// [`MAX_BATCH`].
+    pub max_batch: u32,
+    /// [`MAX_SOURCE_BYTES`].
+    pub max_source_bytes: u64,
+    /// [`MAX_FIELD_BYTES`].
+    pub max_field_bytes: u64,
+    /// [`MAX_SESSIONS`].
+    pub max_sessions: u32,
+}
+
+impl CatalogLimits {
+    /// The protocol's limits.
+    pub fn current() -> Self {
+        CatalogLimits {
+            max_shards: MAX_SHARDS,
+            min_chunk_size: MIN_CHUNK_SIZE,
+            max_chunk_size: MAX_CHUNK_SIZE,
+            max_compare_columns: MAX_COLUMNS as u32,
+            max_compare_ticks: MAX_COMPARE_TICKS,
+            max_batch: MAX_BATCH,
+            max_source_bytes: MAX_SOURCE_BYTES as u64,
+            max_field_bytes: MAX_FIELD_BYTES as u64,
+            max_sessions: MAX_SESSIONS as u32,
+        }
+    }
+}
+
+/// The settings a view uses when its caller leaves them out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogDefaults {
+    /// The version mode of a new session ([`DEFAULT_VERSION`]).
+    pub version: String,
+    /// Shards in a new session ([`DEFAULT_SHARDS`]).
+    pub shards: u32,
+    /// The seed of a new session ([`DEFAULT_SEED`]).
+    pub seed: u64,
+    /// A comparison's workload (the first of [`COMPARE_WORKLOADS`]).
+    pub compare_workload: String,
+    /// A comparison's workload commands ([`COMPARE_TICKS`]).
+    pub compare_ticks: u32,
+    /// A comparison's documents per command ([`COMPARE_BATCH`]).
+    pub compare_batch: u32,
+    /// A comparison's chunk size in bytes ([`COMPARE_CHUNK_SIZE`]).
+    pub compare_chunk_size: u64,
+}
+
+impl CatalogDefaults {
+    /// The protocol's defaults.
+    pub fn current() -> Self {
+        CatalogDefaults {
+            version: DEFAULT_VERSION.to_string(),
+            shards: DEFAULT_SHARDS,
+            seed: DEFAULT_SEED,
+            compare_workload: COMPARE_WORKLOADS[0].to_string(),
+            compare_ticks: COMPARE_TICKS,
+            compare_batch: COMPARE_BATCH,
+            compare_chunk_size: COMPARE_CHUNK_SIZE,
+        }
+    }
+}
+
+/// The version mode a new session of the module or the element runs when none is named:
+/// the newest era.
+pub const DEFAULT_VERSION: &str = "8.0";
+/// Shards in a new session when none is said.
+pub const DEFAULT_SHARDS: u32 = 3;
+/// The seed of a new session when none is said.
+pub const DEFAULT_SEED: u64 = 1;
+/// Workload commands a comparison runs when none is said (the element's).
+pub const COMPARE_TICKS: u32 = 40;
+
+/// Each shard's colour, by shard index, up to the 64 shards a cluster may have: every view
+/// draws shard `i` in colour `i`.
+///
+/// The first eight are the Okabe-Ito palette, which stays distinguishable for the common
+/// forms of colour blindness. The next 56 step round the hue circle by the golden angle
+/// at alternating lightness and saturation, so any eight consecutive shards differ
+/// clearly (at least 20 ΔE apart).
+pub const SHARD_COLOURS: [&str; 64] = [
+    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444",
+    "#864727", "#1fd691", "#982fa2", "#bee236", "#275786", "#d61f45", "#2fa239", "#7736e2",
+    "#866727", "#1fd6cf", "#a22f85", "#85e236", "#273786", "#d6361f", "#2fa25f", "#b036e2",
+    "#868627", "#1fa0d6", "#a22f5f", "#4be236", "#372786", "#d6731f", "#2fa286", "#e236db",
+    "#668627", "#1f63d6", "#a22f38", "#36e25b", "#572786", "#d6b11f", "#2f98a2", "#e236a1",
+    "#468627", "#1f25d6", "#a24c2f", "#36e294", "#772786", "#bed61f", "#2f72a2", "#e23667",
+    "#278628", "#551fd6", "#a2732f", "#36e2ce", "#862776", "#81d61f", "#2f4ba2", "#e23e36",
+    "#278647", "#931fd6", "#a2992f", "#36bde2", "#862756", "#44d61f", "#392fa2", "#e27836",
+];
+
+/// The languages views have words for: English, then the rest, as `i18n/<tag>.json` names them.
+pub const LANGUAGES: &[&str] = &["en", "zh-CN"];
 
 /// One lesson.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -567,6 +690,10 @@ pub struct LessonInfo {
     pub setup: PageSetup,
     /// Its workload.
     pub workload: WorkloadSpec,
+    /// Its workload as shell statements, one step each after the setup (the batches, then
+    /// the lesson's closing commands): what an element with `preset` and no script plays.
+    #[serde(default)]
+    pub steps: Vec<String>,
 }
 
 /// One version mode.

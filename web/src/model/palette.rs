@@ -7,17 +7,9 @@
 //! ninth on each group of eight also gets a pattern of its own ([`shard_pattern`]), and
 //! every shard's name is printed beside its colour.
 
-/// Each shard's colour, by shard index.
-pub const SHARD_COLOURS: [&str; 64] = [
-    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#9c8a00", "#444444",
-    "#864727", "#1fd691", "#982fa2", "#bee236", "#275786", "#d61f45", "#2fa239", "#7736e2",
-    "#866727", "#1fd6cf", "#a22f85", "#85e236", "#273786", "#d6361f", "#2fa25f", "#b036e2",
-    "#868627", "#1fa0d6", "#a22f5f", "#4be236", "#372786", "#d6731f", "#2fa286", "#e236db",
-    "#668627", "#1f63d6", "#a22f38", "#36e25b", "#572786", "#d6b11f", "#2f98a2", "#e236a1",
-    "#468627", "#1f25d6", "#a24c2f", "#36e294", "#772786", "#bed61f", "#2f72a2", "#e23667",
-    "#278628", "#551fd6", "#a2732f", "#36e2ce", "#862776", "#81d61f", "#2f4ba2", "#e23e36",
-    "#278647", "#931fd6", "#a2992f", "#36bde2", "#862756", "#44d61f", "#392fa2", "#e27836",
-];
+/// Each shard's colour, by shard index: the protocol's, which the engine's catalogue gives
+/// every other view.
+pub use shardlab_protocol::SHARD_COLOURS;
 
 /// The stripes over each group of eight shards' fills, after the first group's plain ones
 /// (CSS backgrounds drawn over the colour).
