@@ -165,7 +165,7 @@ test('CSP: under a strict policy the element works with no violation and no inli
   await el.getByRole('button', { name: 'Step' }).click();
   await el.getByText('step 1 of 3').waitFor();
   assert.equal((await el.evaluate((node) => node.getState())).engine, 'worker');
-  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(await page.evaluate(() => window.__violations.filter((v) => !v.includes('favicon'))), []);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -283,17 +283,27 @@ test('methods reject with the engine\'s error in every state; run appends after 
     const detached = await Promise.all([shape(el.run('1')), shape(el.step(1)), shape(el.goto(0)), shape(el.play())]);
     document.body.append(el);
     const bad = await Promise.all([shape(el.step('two')), shape(el.goto(-1)), shape(el.run(42)), shape(el.step(Number.NaN))]);
-    await el.ready;
+    await el.load();
     // The element opens before its script (start="begin"): run() keeps the script's steps.
     const before = await el.getState();
     const entries = await el.run('db.t.countDocuments()');
     const after = await el.getState();
+    // Taken out and put back in the same task (a move): the same session.
     el.remove();
     const removed = await shape(el.step(1));
     document.body.append(el);
-    await el.ready;
+    const moved = await el.getState();
+    // Taken out for good, then back: a new session of its script.
+    el.remove();
+    await new Promise((r) => setTimeout(r, 50));
+    const gone = await el.getState();
+    document.body.append(el);
+    await el.load();
     const back = await el.getState();
-    return { detached, bad, before: [before.step, before.steps], entries: entries.map((e) => e.printed), after: [after.step, after.steps], removed, back: [back.state, back.steps] };
+    return {
+      detached, bad, before: [before.step, before.steps], entries: entries.map((e) => e.printed), after: [after.step, after.steps],
+      removed, moved: [moved.state, moved.steps], gone: gone.state, back: [back.state, back.step, back.steps],
+    };
   });
   assert.deepEqual(seen.detached, Array(4).fill('20 IllegalOperation'));
   assert.deepEqual(seen.bad, Array(4).fill('2 BadValue'));
@@ -301,7 +311,9 @@ test('methods reject with the engine\'s error in every state; run appends after 
   assert.deepEqual(seen.entries, ['2\n']);
   assert.deepEqual(seen.after, [3, 3]);
   assert.equal(seen.removed, '20 IllegalOperation');
-  assert.deepEqual(seen.back, ['ready', 2]);
+  assert.deepEqual(seen.moved, ['ready', 3]);
+  assert.equal(seen.gone, 'idle');
+  assert.deepEqual(seen.back, ['ready', 0, 2]);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -13,6 +13,11 @@ const ENGINE_DIR = './engine/';
 const VERSION = '0.0.0-dev';
 
 const PROTOCOL = 2;
+// The code names of a request the engine could not answer, the same as the page's client's
+// (web/src/platform/engine_client.rs): it stopped under the request (the next one starts a
+// new engine), or it could not load at all.
+const ENGINE_RESTARTED = 'EngineRestarted';
+const ENGINE_LOAD_FAILED = 'EngineLoadFailed';
 const DISPOSE = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 const inNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -87,7 +92,7 @@ class Host {
     this.workerBlocked = true;
     this.worker = null;
     this.mode = 'page';
-    this.note = 'ShardLab: this page does not allow a Web Worker (Content-Security-Policy worker-src), so the engine runs in the page itself';
+    this.note = "ShardLab: the engine's Web Worker could not start (a Content-Security-Policy without worker-src for it, or a blocked script), so the engine runs in the page itself";
     globalThis.console?.warn?.(`${this.note}: ${why?.message ?? why}`);
   }
 
@@ -108,7 +113,7 @@ class Host {
       },
       (err) => {
         this.local = null;
-        this.fail(loadFailure(err), 'EngineLoadFailed');
+        this.fail(loadFailure(err), ENGINE_LOAD_FAILED);
       },
     );
   }
@@ -178,10 +183,11 @@ class Host {
   }
 
   /** Fails every request in flight (the engine stopped or could not start). */
-  fail(why, codeName = 'EngineStopped') {
+  fail(why, codeName = ENGINE_RESTARTED) {
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const w of waiting) w.reject(new ShardLabError(codeName, why));
+    // Code 1 (InternalError), as the page's client names the same failures.
+    for (const w of waiting) w.reject(new ShardLabError(codeName, why, 1));
   }
 }
 
