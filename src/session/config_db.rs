@@ -92,6 +92,7 @@ impl Session {
             _ => None,
         };
         let (mut sort, mut skip, mut limit, mut count) = (None, 0usize, None, false);
+        let mut array = false;
         let mut rest: &[Segment] = &[];
         for (i, seg) in chained.iter().enumerate() {
             let Some(a) = seg.args.as_deref() else {
@@ -104,7 +105,12 @@ impl Session {
                 "skip" => skip = self.int_arg(a, 0, "skip")?.max(0) as usize,
                 "count" | "itcount" | "size" => count = true,
                 "projection" => projection = Some(self.doc_arg(a, 0, "projection")?),
-                "toArray" | "pretty" => {}
+                "toArray" => {
+                    array = true;
+                    rest = &chained[i + 1..];
+                    break;
+                }
+                "pretty" => {}
                 other => {
                     return Err(StatementError::type_error(format!(
                         "cursor.{other} is not a function"
@@ -135,6 +141,8 @@ impl Session {
         };
         let out = if one {
             Output::Value(docs.into_iter().next().map_or(Bson::Null, Bson::Document))
+        } else if array {
+            super::cursor::to_array(docs)
         } else {
             Output::Cursor(docs)
         };

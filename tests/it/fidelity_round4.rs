@@ -1,0 +1,182 @@
+//! Round four of the fidelity work: how mongosh prints an array from `toArray()` and what
+//! `printjson` prints, MongoDB's answer to an unknown command, and the manual's "Modify
+//! Range Size" procedure through `config.settings`. Each test names the MongoDB or
+//! mongosh source its answers come from.
+#![allow(clippy::unwrap_used)]
+
+use expect_test::{expect, Expect};
+use shardlab::Session;
+
+/// Runs `script` in a new session and returns every statement with what the shell printed
+/// (`> statement`, then the answer), checking the cluster's invariants at the end.
+fn transcript(script: &str) -> String {
+    let shape = super::transcripts::Shape {
+        every_statement: true,
+        ..Default::default()
+    };
+    super::transcripts::of(script, shape)
+}
+
+fn check(script: &str, expected: Expect) {
+    expected.assert_eq(&transcript(script));
+}
+
+/// Runs `setup`, which must succeed, then `command`, and returns what `command` printed.
+fn answer(setup: &str, command: &str) -> String {
+    let mut session = Session::default();
+    for o in session.run(setup) {
+        assert!(o.result.is_ok(), "{}: {:?}", o.source, o.result);
+    }
+    let outcomes = session.run(command);
+    session.cluster.check().unwrap();
+    outcomes.last().and_then(|o| o.render()).unwrap_or_default()
+}
+
+/// A script inserting `n` documents `{_id: i, x: i}` into `test.c`, one statement.
+fn insert_n(n: u32) -> String {
+    format!("for (let i = 0; i < {n}; i++) {{ db.c.insertOne({{_id: i, x: i}}) }}\n")
+}
+
+// --- 1. toArray() prints an array, not a cursor ------------------------------------------
+
+// mongosh packages/shell-api/src/abstract-cursor.ts `toArray` returns a plain array of
+// every document, which packages/cli-repl/src/format-output.ts `formatOutput` prints
+// through `formatSimpleType` (util.inspect with the shell's options), never through
+// `formatCursorIterationResult`, the only place `Type "it" for more`
+// (shell-api.classes.Cursor.iteration.type-it-for-more) is added. A cursor itself prints
+// 20 documents (mongo.ts `_displayBatchSize`) and the line.
+#[test]
+fn to_array_prints_every_document_without_type_it() {
+    let all = answer(&insert_n(25), "db.c.find().toArray()");
+    assert!(!all.contains("Type \"it\" for more"), "{all}");
+    for i in 0..25 {
+        assert!(
+            all.contains(&format!("{{ _id: {i}, x: {i} }}")),
+            "{i}: {all}"
+        );
+    }
+    let cursor = answer(&insert_n(25), "db.c.find()");
+    assert!(cursor.ends_with("\nType \"it\" for more"), "{cursor}");
+    assert!(!cursor.contains("_id: 20"), "{cursor}");
+    // Node's util.inspect `groupArrayElements` (lib/internal/util/inspect.js): 25 entries
+    // of 16 to 18 characters give round(sqrt(2.5 * 16.1 * 25) / 16.1) = 2 columns, each
+    // entry padded to its column's widest entry plus the separator.
+    expect![[r#"
+        [
+          { _id: 0, x: 0 },   { _id: 1, x: 1 },
+          { _id: 2, x: 2 },   { _id: 3, x: 3 },
+          { _id: 4, x: 4 },   { _id: 5, x: 5 },
+          { _id: 6, x: 6 },   { _id: 7, x: 7 },
+          { _id: 8, x: 8 },   { _id: 9, x: 9 },
+          { _id: 10, x: 10 }, { _id: 11, x: 11 },
+          { _id: 12, x: 12 }, { _id: 13, x: 13 },
+          { _id: 14, x: 14 }, { _id: 15, x: 15 },
+          { _id: 16, x: 16 }, { _id: 17, x: 17 },
+          { _id: 18, x: 18 }, { _id: 19, x: 19 },
+          { _id: 20, x: 20 }, { _id: 21, x: 21 },
+          { _id: 22, x: 22 }, { _id: 23, x: 23 },
+          { _id: 24, x: 24 }
+        ]"#]]
+    .assert_eq(&all);
+}
+
+// mongosh packages/shell-api/src/collection.ts `find` makes the cursor the current one
+// (`_instanceState.currentCursor = cursor`); `toArray` exhausts it, so shell-api.ts `it`
+// gets an empty `CursorIterationResult` from abstract-cursor.ts `_it`, which
+// format-output.ts `formatCursorIterationResult` prints as `no cursor`. An array's
+// `length` reads the whole array. An empty array prints as util.inspect's `[]`, where an
+// empty cursor prints nothing (`formatCursor` returns '').
+#[test]
+fn to_array_exhausts_the_current_cursor() {
+    check(
+        &format!(
+            "{}db.c.find().toArray().length\nit\ndb.c.find({{x: 99}}).toArray()\ndb.c.find({{x: 99}})",
+            insert_n(25)
+        ),
+        expect![[r#"
+            > for (let i = 0; i < 25; i++) { db.c.insertOne({_id: i, x: i}) }
+            { acknowledged: true, insertedId: 24 }
+            > db.c.find().toArray().length
+            25
+            > it
+            no cursor
+            > db.c.find({x: 99}).toArray()
+            []
+            > db.c.find({x: 99})
+        "#]],
+    );
+}
+
+// format-output.ts: an array prints with the shell's options (mongosh-repl.ts
+// `getFormatOptions`: `inspectDepth` 6, packages/types/src/index.ts; `maxArrayLength`
+// unset, so Node's default of 100 items and `... n more items`), while a cursor prints
+// with `fullDepthInspectOptions` (depth, array and string lengths unlimited).
+#[test]
+fn to_array_uses_the_shells_depth_and_array_length() {
+    let many = answer(
+        "for (let i = 0; i < 105; i++) { db.c.insertOne({_id: i}) }",
+        "db.c.find().toArray()",
+    );
+    assert!(
+        many.ends_with("{ _id: 99 },\n  ... 5 more items\n]"),
+        "{many}"
+    );
+    assert!(!many.contains("_id: 100"), "{many}");
+    let deep = "db.d.insertOne({_id: 1, a: {b: {c: {d: {e: {f: {g: 1}}}}}}})";
+    // The array is level 0, the document 1, `a`'s value 2 ... `f`'s value 7 > 6.
+    let array = answer(deep, "db.d.find().toArray()");
+    assert!(array.contains("f: [Object]"), "{array}");
+    let cursor = answer(deep, "db.d.find()");
+    assert!(cursor.contains("f: { g: 1 }"), "{cursor}");
+}
+
+// The same for an aggregation's cursor (packages/shell-api/src/aggregation-cursor.ts
+// extends AbstractCursor) and for the config database's collections, read through the
+// same `find`.
+#[test]
+fn to_array_of_aggregate_and_config_reads() {
+    let agg = answer(
+        &insert_n(25),
+        "db.c.aggregate([{$match: {x: {$gte: 1}}}]).toArray()",
+    );
+    assert!(!agg.contains("Type \"it\""), "{agg}");
+    assert!(agg.contains("{ _id: 24, x: 24 }"), "{agg}");
+    let config = answer("use config", "db.shards.find({}, {_id: 1}).toArray()");
+    expect![[r#"[ { _id: 'shard01' }, { _id: 'shard02' }, { _id: 'shard03' } ]"#]]
+        .assert_eq(&config);
+}
+
+// The CLI's `--json` prints each result as one line of canonical Extended JSON
+// (src/bin/shardlab.rs): an array from `toArray()` holds every document, as the value
+// mongosh's `toArray` returns does.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn to_array_under_json_gives_every_document() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shardlab"))
+        .arg("--json")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = format!("{}db.c.find().toArray()\n", insert_n(45));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last = stdout.lines().last().unwrap();
+    let value = shardlab::shell::parse_ejson(last).unwrap();
+    let bson::Bson::Array(docs) = value else {
+        panic!("{last}")
+    };
+    assert_eq!(docs.len(), 45);
+    assert_eq!(
+        docs[44],
+        bson::Bson::Document(bson::doc! {"_id": 44, "x": 44})
+    );
+}
