@@ -356,6 +356,20 @@ pub fn render_output(out: &Output) -> Option<String> {
     }
 }
 
+/// One argument of `print(...)` or `printjson(...)` (`how`) as mongosh prints it
+/// (packages/cli-repl/src/mongosh-repl.ts `onPrint`, format-output.ts
+/// `formatSimpleType`): a string as it is, since both allow control characters;
+/// `undefined` as nothing; any other value through `util.inspect`, with the shell's
+/// options for `print` and with [`FormatOptions::printjson`]'s for `printjson`.
+pub(crate) fn printed_text(how: &str, v: &Bson) -> String {
+    match v {
+        Bson::String(s) => s.clone(),
+        Bson::Undefined => String::new(),
+        v if how == "printjson" => format_value_with(v, &FormatOptions::printjson()),
+        v => format_value(v),
+    }
+}
+
 /// A shell session: a cluster, the current database and the script's variables.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -724,10 +738,7 @@ impl Session {
                 Ok(Output::Message(
                     values
                         .iter()
-                        .map(|v| match (head, v) {
-                            ("print", Bson::String(s)) => s.clone(),
-                            _ => format_value(v),
-                        })
+                        .map(|v| printed_text(head, v))
                         .collect::<Vec<_>>()
                         .join(" "),
                 ))

@@ -21,7 +21,8 @@ fn check(script: &str, expected: Expect) {
     expected.assert_eq(&transcript(script));
 }
 
-/// Runs `setup`, which must succeed, then `command`, and returns what `command` printed.
+/// Runs `setup`, which must succeed, then `command`, and returns what `command` printed:
+/// the lines it printed (`print`) and its result, one after the other.
 fn answer(setup: &str, command: &str) -> String {
     let mut session = Session::default();
     for o in session.run(setup) {
@@ -29,7 +30,11 @@ fn answer(setup: &str, command: &str) -> String {
     }
     let outcomes = session.run(command);
     session.cluster.check().unwrap();
-    outcomes.last().and_then(|o| o.render()).unwrap_or_default()
+    outcomes
+        .iter()
+        .filter_map(|o| o.render())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A script inserting `n` documents `{_id: i, x: i}` into `test.c`, one statement.
@@ -179,4 +184,117 @@ fn to_array_under_json_gives_every_document() {
         docs[44],
         bson::Bson::Document(bson::doc! {"_id": 44, "x": 44})
     );
+}
+
+// --- 2. printjson prints as the old shell did --------------------------------------------
+
+// mongosh packages/cli-repl/src/mongosh-repl.ts `onPrint`: for `printjson` (MONGOSH-955)
+// the format options are `compact: false`, `depth`, `maxArrayLength` and
+// `maxStringLength` Infinity, so Node's util.inspect (`reduceToSingleString`) opens a
+// line for every entry of every non-empty object and array and groups no array. The
+// expected text of the first case is mongosh-repl.spec.ts's 'prints out content in a
+// legacy printjson format'. Empty objects and arrays stay `{}` and `[]` (util.inspect's
+// `formatRaw` returns them before any layout).
+#[test]
+fn printjson_opens_a_line_per_entry() {
+    check(
+        "printjson({ a: { b: { c: 1 } } })
+printjson({a: 1, b: [1, 2, 3, 4, 5, 6, 7, 8], e: {}, f: []})
+print({ a: { b: { c: 1 } } })",
+        expect![[r#"
+            > printjson({ a: { b: { c: 1 } } })
+            {
+              a: {
+                b: {
+                  c: 1
+                }
+              }
+            }
+            > printjson({a: 1, b: [1, 2, 3, 4, 5, 6, 7, 8], e: {}, f: []})
+            {
+              a: 1,
+              b: [
+                1,
+                2,
+                3,
+                4,
+                5,
+                6,
+                7,
+                8
+              ],
+              e: {},
+              f: []
+            }
+            > print({ a: { b: { c: 1 } } })
+            { a: { b: { c: 1 } } }
+        "#]],
+    );
+}
+
+// mongosh-repl.ts `onPrint` formats each argument through format-output.ts
+// `formatSimpleType` and joins them with a space: a string is printed as it is (both
+// `print` and `printjson` set `allowControlCharacters`), `undefined` as nothing;
+// shell-api.ts `printjson` and `print` both hand their arguments to `_print`, and
+// decorators.ts `toShellResult` keeps a primitive as its own printable value.
+#[test]
+fn printjson_prints_strings_bare_and_joins_arguments() {
+    check(
+        "printjson('str')
+printjson(1, 'a\\tb', {x: 1})
+print(undefined)
+print('a', {x: [1, 2]})",
+        expect![[r#"
+            > printjson('str')
+            str
+            > printjson(1, 'a\tb', {x: 1})
+            1 a	b {
+              x: 1
+            }
+            > print(undefined)
+
+            > print('a', {x: [1, 2]})
+            a { x: [ 1, 2 ] }
+        "#]],
+    );
+}
+
+// The Infinity limits of mongosh-repl.ts `onPrint`: nothing is cut at the shell's depth
+// of 6 (util.inspect's `[Object]`), at 100 array items or at 10,000 characters, where
+// `print` (mongosh-repl.ts `getFormatOptions`, Node's defaults) cuts all three. The same
+// holds for `printjson` passed as a function (`forEach(printjson)`) and inside a script.
+#[test]
+fn printjson_has_no_limits() {
+    let deep = "{a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}}";
+    let printjson = answer("", &format!("printjson({deep})"));
+    assert!(printjson.contains("h: 1"), "{printjson}");
+    let print = answer("", &format!("print({deep})"));
+    assert!(print.contains("[Object]"), "{print}");
+
+    let long = "var a = []; for (let i = 0; i < 150; i++) { a.push(i) }";
+    let printjson = answer(long, "printjson(a)");
+    assert_eq!(printjson.lines().count(), 152, "{printjson}");
+    assert!(!printjson.contains("more items"), "{printjson}");
+    let print = answer(long, "print(a)");
+    assert!(print.ends_with("... 50 more items\n]"), "{print}");
+
+    let text = "var s = 'x'.repeat(10005)";
+    let printjson = answer(text, "printjson({s: s})");
+    assert!(!printjson.contains("more characters"), "{printjson}");
+    let print = answer(text, "print({s: s})");
+    assert!(print.contains("... 5 more characters"), "{print}");
+
+    let each = answer(
+        "db.c.insertMany([{_id: 1, x: 1}, {_id: 2, x: 2}])",
+        "db.c.find().forEach(printjson)",
+    );
+    assert_eq!(
+        each, "{\n  _id: 1,\n  x: 1\n}\n{\n  _id: 2,\n  x: 2\n}",
+        "{each}"
+    );
+    let script = answer(
+        "db.c.insertMany([{_id: 1, x: 1}])",
+        "for (const d of db.c.find().toArray()) { printjson(d) }",
+    );
+    assert_eq!(script, "{\n  _id: 1,\n  x: 1\n}", "{script}");
 }
