@@ -808,6 +808,30 @@ impl Session {
         Ok(name)
     }
 
+    /// The command of `runCommand`/`adminCommand` as database.ts takes it:
+    /// `assertArgsDefinedType([cmd], [['string', 'object']], func)` (helpers.ts), then a
+    /// string names a command sent as `{[cmd]: 1}`. Any other object that is not a
+    /// document is refused as before: the driver cannot send it.
+    fn command_arg(&mut self, args: &[Expr], func: &str) -> Result<Document, StatementError> {
+        match self.opt_arg(args, 0)? {
+            None => Err(StatementError::invalid_input(format!(
+                "Missing required argument at position 0 ({func})"
+            ))),
+            Some(Bson::String(name)) => Ok(bson::doc! { name: 1 }),
+            Some(Bson::Document(cmd)) => Ok(cmd),
+            Some(other) if crate::values::js_typeof(&other) != "object" => {
+                Err(StatementError::invalid_input(format!(
+                    "Argument at position 0 must be of type string or object, got {} instead ({func})",
+                    crate::values::js_typeof(&other)
+                )))
+            }
+            Some(other) => Err(StatementError::type_error(format!(
+                "command must be an object, got {}",
+                format_value(&other)
+            ))),
+        }
+    }
+
     /// `db.<...>` past its `getSiblingDB` links.
     fn db_method(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(first) = rest.first() else {
@@ -828,7 +852,7 @@ impl Session {
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
-                let cmd = self.doc_arg(args, 0, "command")?;
+                let cmd = self.command_arg(args, &format!("Database.{}", first.name))?;
                 let db = if first.name == "adminCommand" {
                     "admin".to_string()
                 } else {

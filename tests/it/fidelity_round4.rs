@@ -298,3 +298,72 @@ fn printjson_has_no_limits() {
     );
     assert_eq!(script, "{\n  _id: 1,\n  x: 1\n}", "{script}");
 }
+
+// --- 3. An unknown command --------------------------------------------------------------
+
+// mongos answers a command it does not have with CommandNotFound (59) and "no such cmd:
+// <name>" in every era: src/mongo/s/commands/strategy.cpp, 3.6's `runAgainstRegistered`,
+// 4.x's `runCommand` and 5.0 to 8.0's `ParseAndRunCommand::_parseCommand` (`"no such cmd:
+// {}"_format(_commandName)`). mongod's "no such command: '<name>'"
+// (src/mongo/db/service_entry_point_common.cpp) is not what a mongos says. mongosh's
+// database.ts `runCommand`/`adminCommand` throw the driver's MongoServerError, which
+// packages/cli-repl/src/format-output.ts `formatError` prints as `name[codeName]: message`,
+// with no errInfo, result or writeErrors to add.
+#[test]
+fn an_unknown_command_is_the_routers_command_not_found() {
+    for version in ["3.6", "5.0", "8.0"] {
+        let setup = format!("sim.version('{version}')");
+        for command in [
+            "db.adminCommand({noSuchCmd: 1})",
+            "db.runCommand({noSuchCmd: 1})",
+            "db.getSiblingDB('admin').runCommand({noSuchCmd: 1, other: 2})",
+        ] {
+            assert_eq!(
+                answer(&setup, command),
+                "MongoServerError[CommandNotFound]: no such cmd: noSuchCmd",
+                "{version}: {command}"
+            );
+        }
+    }
+    let mut session = Session::default();
+    let outcome = session.run("db.adminCommand({noSuchCmd: 1})").remove(0);
+    assert_eq!(
+        outcome.render_json().unwrap(),
+        r#"{"error": {"code": 59, "codeName": "CommandNotFound", "errmsg": "no such cmd: noSuchCmd"}}"#
+    );
+}
+
+// mongosh database.ts `runCommand` and `adminCommand`: `assertArgsDefinedType([cmd],
+// [['string', 'object']], 'Database.runCommand')` (helpers.ts: "Missing required argument
+// at position 0", "Argument at position 0 must be of type string or object, got <typeof>
+// instead", each with ` (<caller>)`, a MongoshInvalidInputError of CommonErrors
+// .InvalidArgument, COMMON-10001), then a string is sent as `{[cmd]: 1}`. `ping` is
+// src/mongo/db/commands/generic.cpp's `PingCommand`: `{ok: 1}`, on any database.
+#[test]
+fn run_command_takes_a_string_or_an_object() {
+    check(
+        "db.runCommand('noSuchCmd')
+db.adminCommand('noSuchCmd')
+db.runCommand('ping')
+db.runCommand({ping: 1})
+db.runCommand(5)
+db.adminCommand(true)
+db.runCommand()",
+        expect![[r#"
+            > db.runCommand('noSuchCmd')
+            MongoServerError[CommandNotFound]: no such cmd: noSuchCmd
+            > db.adminCommand('noSuchCmd')
+            MongoServerError[CommandNotFound]: no such cmd: noSuchCmd
+            > db.runCommand('ping')
+            { ok: 1 }
+            > db.runCommand({ping: 1})
+            { ok: 1 }
+            > db.runCommand(5)
+            MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type string or object, got number instead (Database.runCommand)
+            > db.adminCommand(true)
+            MongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type string or object, got boolean instead (Database.adminCommand)
+            > db.runCommand()
+            MongoshInvalidInputError: [COMMON-10001] Missing required argument at position 0 (Database.runCommand)
+        "#]],
+    );
+}
