@@ -367,3 +367,198 @@ db.runCommand()",
         "#]],
     );
 }
+
+// --- 4. The manual's "Modify Range Size" through config.settings -------------------------
+
+/// The manual's procedure, as it shows it.
+const MODIFY_RANGE_SIZE: &str = "use config
+db.settings.updateOne({ _id: \"chunksize\" }, { $set: { _id: \"chunksize\", value: 64 } }, { upsert: true })";
+
+// The manual's "Modify Range Size in a Sharded Cluster": the upsert is an ordinary write
+// to config.settings, answered with mongosh's UpdateResult (result.ts: the upserted `_id`
+// as `insertedId`), and the document reads back as written. Again, the same value
+// matches and modifies nothing.
+#[test]
+fn modify_range_size_is_accepted_and_reads_back() {
+    let again = MODIFY_RANGE_SIZE.lines().nth(1).unwrap();
+    for version in ["5.0", "8.0"] {
+        let script =
+            format!("sim.version('{version}')\n{MODIFY_RANGE_SIZE}\ndb.settings.find()\n{again}");
+        let expected = r#"> sim.version('VERSION')
+{ version: 'VERSION', ok: 1 }
+> use config
+switched to db config
+> db.settings.updateOne({ _id: "chunksize" }, { $set: { _id: "chunksize", value: 64 } }, { upsert: true })
+{
+  acknowledged: true,
+  insertedId: 'chunksize',
+  matchedCount: 0,
+  modifiedCount: 0,
+  upsertedCount: 1
+}
+> db.settings.find()
+[ { _id: 'chunksize', value: 64 } ]
+> db.settings.updateOne({ _id: "chunksize" }, { $set: { _id: "chunksize", value: 64 } }, { upsert: true })
+{
+  acknowledged: true,
+  insertedId: null,
+  matchedCount: 1,
+  modifiedCount: 0,
+  upsertedCount: 0
+}
+"#;
+        assert_eq!(
+            transcript(&script),
+            expected.replace("VERSION", version),
+            "{version}"
+        );
+    }
+}
+
+// balancer_configuration.cpp `BalancerConfiguration::_refreshChunkSizeSettings`: the
+// balancer (and 5.0's auto-splitter, through `getMaxChunkSizeBytes`) takes the chunksize
+// document's `value` in MiB at its next refresh. 3,000 documents of about 1 KB are one
+// chunk under 5.0's default of 64 MiB and are cut into 1 MiB chunks once the document
+// says 1; 8.0's `balancerCollectionStatus` reports the size in force in MiB
+// (cluster_balancer_collection_status_cmd.cpp, `chunkSize`).
+#[test]
+fn the_new_chunk_size_takes_effect() {
+    let fill = "sh.shardCollection('test.c', {x: 1})
+db.getSiblingDB('config').settings.updateOne({_id: 'chunksize'}, {$set: {_id: 'chunksize', value: SIZE}}, {upsert: true})
+db.c.insertMany(Array.from({length: 3000}, (_, j) => ({x: j, s: 'X'.repeat(1000)})))";
+    let chunks = |size: &str| {
+        answer(
+            &fill.replace("SIZE", size),
+            "db.getSiblingDB('config').chunks.countDocuments()",
+        )
+    };
+    assert_eq!(chunks("64"), "1");
+    assert_eq!(chunks("1"), "3");
+    let status = "db.adminCommand({balancerCollectionStatus: 'test.c'})";
+    let setup = "sim.version('8.0')\nsh.shardCollection('test.c', {x: 1})";
+    assert_eq!(
+        answer(setup, status),
+        "{ chunkSize: 128, balancerCompliant: true, ok: 1 }"
+    );
+    assert_eq!(
+        answer(&format!("{setup}\n{MODIFY_RANGE_SIZE}"), status),
+        "{ chunkSize: 64, balancerCompliant: true, ok: 1 }"
+    );
+    // Deleting the document brings the default back (`_refreshChunkSizeSettings` on
+    // NoMatchingDocument keeps `ChunkSizeSettingsType::createDefault()`).
+    assert_eq!(
+        answer(
+            &format!("{setup}\n{MODIFY_RANGE_SIZE}\ndb.settings.deleteOne({{_id: 'chunksize'}})"),
+            status
+        ),
+        "{ chunkSize: 128, balancerCompliant: true, ok: 1 }"
+    );
+}
+
+// 8.0: config.settings has a validator (sharding_catalog_manager.cpp `_initConfigSettings`,
+// `$jsonSchema` oneOf the settings' schemas; `ChunkSizeSettingsType::kSchema` in
+// balancer_configuration.cpp: only `_id` and a numeric `value` from 1 to 1024). The cases
+// are jstests/sharding/config_settings_schema.js's (FCV 6.2 on): -1, a string, 5000 and an
+// extra field fail with DocumentValidationFailure (121, "Document failed validation", a
+// write error: mongosh prints `MongoServerError: <errmsg>`); 3.5 is accepted by the schema
+// but `ChunkSizeSettingsType::fromBSON` (a whole number of MiB) refuses it, so the size in
+// force stays. 5.0 has no validator: every write is accepted, and only a value `fromBSON`
+// takes (a whole 1 to 1024; extra fields ignored) changes the size.
+#[test]
+fn chunk_size_values_are_checked_as_each_era_checks_them() {
+    let write = |v: &str| {
+        format!("db.settings.updateOne({{_id: 'chunksize'}}, {{$set: {{value: {v}}}}}, {{upsert: true}})")
+    };
+    let size = "sim.chunkSize()";
+    let setup80 = "sim.version('8.0')\nuse config";
+    for bad in ["-1", "'string'", "5000", "100, extraField: 10"] {
+        assert_eq!(
+            answer(setup80, &write(bad)),
+            "MongoServerError: Document failed validation",
+            "{bad}"
+        );
+        assert_eq!(
+            answer(setup80, &format!("{}\ndb.settings.find()", write(bad))),
+            "MongoServerError: Document failed validation",
+            "{bad}: nothing written"
+        );
+    }
+    let setup = format!("{setup80}\n{}", write("5"));
+    assert_eq!(answer(&setup, size), "{ chunkSize: 5242880, ok: 1 }");
+    assert_eq!(
+        answer(&format!("{setup}\n{}", write("3.5")), "db.settings.find()"),
+        "[ { _id: 'chunksize', value: 3.5 } ]"
+    );
+    assert_eq!(
+        answer(&format!("{setup}\n{}", write("3.5")), size),
+        "{ chunkSize: 5242880, ok: 1 }"
+    );
+
+    let setup50 = format!("sim.version('5.0')\nuse config\n{}", write("2"));
+    for (v, reads) in [
+        ("5000", "{ _id: 'chunksize', value: 5000 }"),
+        ("'string'", "{ _id: 'chunksize', value: 'string' }"),
+        ("3.5", "{ _id: 'chunksize', value: 3.5 }"),
+    ] {
+        let written = format!("{setup50}\n{}", write(v));
+        assert_eq!(
+            answer(&written, "db.settings.find()"),
+            format!("[ {reads} ]")
+        );
+        assert_eq!(
+            answer(&written, size),
+            "{ chunkSize: 2097152, ok: 1 }",
+            "{v}"
+        );
+    }
+    let extra = format!("{setup50}\n{}", write("3, extraField: 10"));
+    assert_eq!(answer(&extra, size), "{ chunkSize: 3145728, ok: 1 }");
+}
+
+// The other writes to a chunksize document: `insertOne` (a second one is a duplicate
+// `_id`, E11000 on config.settings' `_id_` index, printed as a write error), `replaceOne`
+// (the replacement keeps `_id`) and `deleteOne` (mongosh's DeleteResult). Writes to the
+// other settings and config collections stay refused as before (Unauthorized, see
+// ARCHITECTURE.md's config database note).
+#[test]
+fn other_chunksize_writes_and_refused_writes() {
+    check(
+        "sim.version('8.0')
+use config
+db.settings.insertOne({value: 7, _id: 'chunksize'})
+db.settings.find()
+db.settings.insertOne({_id: 'chunksize', value: 5})
+db.settings.replaceOne({_id: 'chunksize'}, {value: 9})
+db.settings.find()
+db.settings.deleteOne({_id: 'chunksize'})
+db.settings.find()
+db.settings.updateOne({_id: 'balancer'}, {$set: {stopped: true}})",
+        expect![[r#"
+            > sim.version('8.0')
+            { version: '8.0', ok: 1 }
+            > use config
+            switched to db config
+            > db.settings.insertOne({value: 7, _id: 'chunksize'})
+            { acknowledged: true, insertedId: 'chunksize' }
+            > db.settings.find()
+            [ { _id: 'chunksize', value: 7 } ]
+            > db.settings.insertOne({_id: 'chunksize', value: 5})
+            MongoServerError: E11000 duplicate key error collection: config.settings index: _id_ dup key: { _id: "chunksize" }
+            > db.settings.replaceOne({_id: 'chunksize'}, {value: 9})
+            {
+              acknowledged: true,
+              insertedId: null,
+              matchedCount: 1,
+              modifiedCount: 1,
+              upsertedCount: 0
+            }
+            > db.settings.find()
+            [ { _id: 'chunksize', value: 9 } ]
+            > db.settings.deleteOne({_id: 'chunksize'})
+            { acknowledged: true, deletedCount: 1 }
+            > db.settings.find()
+            > db.settings.updateOne({_id: 'balancer'}, {$set: {stopped: true}})
+            MongoServerError[Unauthorized]: not authorized on config to execute command { update: "settings", updates: [ { q: { _id: "balancer" }, u: { $set: { stopped: true } } } ], ordered: true, $db: "config" }
+        "#]],
+    );
+}
