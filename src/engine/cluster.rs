@@ -379,6 +379,10 @@ pub struct Cluster {
     /// `sh.enableAutoSplit()` and `sh.disableAutoSplit()` write it in every era: `None`
     /// until one of them runs, which mongosh's `sh.status()` reads as enabled.
     pub autosplit_setting: Option<bool>,
+    /// `config.settings`' `chunksize` document as an administrator wrote it through the
+    /// config database (the manual's "Modify Range Size"): `None` until such a write, or
+    /// after `sim.chunkSize`, when the document shown is derived from the chunk size.
+    pub chunksize_setting: Option<Document>,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
@@ -478,6 +482,7 @@ impl Cluster {
             balanced_last_time: false,
             automerge: None,
             autosplit_setting: None,
+            chunksize_setting: None,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
             clock: Default::default(),
@@ -548,7 +553,23 @@ impl Cluster {
             )));
         }
         self.config.chunk_size = Some(bytes);
+        self.chunksize_setting = None;
         Ok(())
+    }
+
+    /// Stores `config.settings`' `chunksize` document as written (`None`: deleted), and
+    /// takes its size as the balancer's next refresh does
+    /// (`BalancerConfiguration::_refreshChunkSizeSettings`, balancer_configuration.cpp):
+    /// no document means the era's default; a document that
+    /// `ChunkSizeSettingsType::fromBSON` refuses (no whole `value`, or one outside 1 to
+    /// 1024 MiB) fails the refresh, and the size in force stays.
+    pub fn write_chunksize_setting(&mut self, doc: Option<Document>) {
+        match doc.as_ref().map(chunksize_setting_mb) {
+            None => self.config.chunk_size = None,
+            Some(Some(mb)) => self.config.chunk_size = Some(mb << 20),
+            Some(None) => {}
+        }
+        self.chunksize_setting = doc;
     }
 
     /// All shards ever added, including removed ones (their indices stay stable).
@@ -619,6 +640,7 @@ impl Cluster {
             balanced_last_time: self.balanced_last_time,
             automerge: self.automerge,
             autosplit_setting: self.autosplit_setting,
+            chunksize_setting: self.chunksize_setting.clone(),
             written: self.written,
             pending_zones: BTreeMap::new(),
             clock: self.clock.clone(),
@@ -1608,6 +1630,21 @@ pub fn index_name(pattern: &Document) -> String {
         })
         .collect::<Vec<_>>()
         .join("_")
+}
+
+/// The size in MiB a `chunksize` settings document gives, as
+/// `ChunkSizeSettingsType::fromBSON` (balancer_configuration.cpp) reads it, or `None`
+/// where it fails: `bsonExtractIntegerField` wants a number with a whole value, and
+/// `checkMaxChunkSizeValid` a size from 1 MiB to 1 GiB. The refresh that fails only
+/// logs, so nobody sees its words.
+pub fn chunksize_setting_mb(doc: &Document) -> Option<u64> {
+    let mb = match doc.get("value")? {
+        Bson::Int32(n) => i64::from(*n),
+        Bson::Int64(n) => *n,
+        Bson::Double(d) if d.fract() == 0.0 && d.abs() < 9.2e18 => *d as i64,
+        _ => return None,
+    };
+    u64::try_from(mb).ok().filter(|n| (1..=1024).contains(n))
 }
 
 fn duplicate_key(ns: &str, index: &str, key: &str) -> ClusterError {

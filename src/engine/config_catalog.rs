@@ -677,6 +677,10 @@ pub enum SettingDoc {
         /// The size in MiB.
         value_mb: i32,
     },
+    /// A document an administrator wrote through the config database that the typed
+    /// forms above do not hold as it is (`{_id: 'chunksize', value: 3.5}`, which 8.0's
+    /// schema accepts and the balancer then refuses; in 3.6 and 5.0 anything at all).
+    Written(Document),
 }
 
 impl SettingDoc {
@@ -701,6 +705,7 @@ impl SettingDoc {
                 d.insert("_id", "chunksize");
                 d.insert("value", *value_mb);
             }
+            SettingDoc::Written(doc) => d = doc.clone(),
         }
         d
     }
@@ -725,13 +730,9 @@ impl SettingDoc {
             "automerge" => SettingDoc::AutoMerge {
                 enabled: enabled()?,
             },
-            "chunksize" => SettingDoc::ChunkSize {
-                value_mb: match r.get("value")? {
-                    Bson::Int32(n) => *n,
-                    Bson::Int64(n) => i32::try_from(*n).map_err(|_| r.bad("value"))?,
-                    Bson::Double(f) if f.fract() == 0.0 && f.abs() < 2.0e9 => *f as i32,
-                    _ => return Err(r.bad("value")),
-                },
+            "chunksize" => match (doc.len(), doc.get("value")) {
+                (2, Some(Bson::Int32(n))) => SettingDoc::ChunkSize { value_mb: *n },
+                _ => SettingDoc::Written(doc.clone()),
             },
             _ => return Err(r.bad("_id")),
         })
@@ -1074,7 +1075,11 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     if let Some(enabled) = cluster.automerge {
         out.push(SettingDoc::AutoMerge { enabled });
     }
-    if cluster.chunk_size() != v.default_chunk_size() {
+    if let Some(doc) = &cluster.chunksize_setting {
+        out.push(
+            SettingDoc::from_document(doc).unwrap_or_else(|_| SettingDoc::Written(doc.clone())),
+        );
+    } else if cluster.chunk_size() != v.default_chunk_size() {
         out.push(SettingDoc::ChunkSize {
             value_mb: i32::try_from(cluster.chunk_size() >> 20).unwrap_or(i32::MAX),
         });

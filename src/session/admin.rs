@@ -71,10 +71,11 @@ impl Session {
     }
 
     /// Runs `cmd` on database `db` (`db.runCommand(cmd)`; `db.adminCommand` runs on
-    /// `admin`). Every command here but `_hashBSONElement` is admin-only (`adminOnly()`),
-    /// so on another database it is refused once found, as `checkAuthorization`
-    /// (service_entry_point_common.cpp) refuses it: `Unauthorized`, "<name> may only be
-    /// run against the admin database.".
+    /// `admin`). Every command here but `_hashBSONElement` and `ping` is admin-only
+    /// (`adminOnly()`), so on another database it is refused once found, as
+    /// `checkAuthorization` (service_entry_point_common.cpp) refuses it: `Unauthorized`,
+    /// "<name> may only be run against the admin database.". A command mongos does not
+    /// have is `CommandNotFound` in the router's words (see [`no_such_command`]).
     pub(super) fn admin_command_on(
         &mut self,
         db: &str,
@@ -87,7 +88,7 @@ impl Session {
             return Err(no_such_command(&name).into());
         };
         require_command(self, &name)?;
-        if db != "admin" && name != "_hashBSONElement" {
+        if db != "admin" && !NOT_ADMIN_ONLY.contains(&name.as_str()) {
             return Err(ClusterError::Coded(
                 Code::Unauthorized,
                 format!("{name} may only be run against the admin database."),
@@ -98,6 +99,9 @@ impl Session {
         Ok(Output::Value(Bson::Document(reply)))
     }
 }
+
+/// The commands of [`ADMIN_COMMANDS`] that run on any database (`adminOnly()` false).
+const NOT_ADMIN_ONLY: &[&str] = &["_hashBSONElement", "ping"];
 
 /// Runs one admin command: the session, the command document and the command's name.
 type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, StatementError>;
@@ -133,7 +137,14 @@ const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("configureQueryAnalyzer", configure_query_analyzer),
     ("mergeAllChunksOnShard", merge_all_chunks_on_shard),
     ("analyzeShardKey", analyze_shard_key),
+    ("ping", ping),
 ];
+
+/// `{ping: 1}`: generic.cpp's `PingCommand`, which appends nothing to `{ok: 1}` and runs
+/// on any database.
+fn ping(_: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
+    Ok(doc! { "ok": 1 })
+}
 
 /// `{shardCollection: ns, key, unique, numInitialChunks, presplitHashedZones, collation}`.
 fn shard_collection(

@@ -181,7 +181,14 @@ fn cursor_result(docs: Vec<Document>, chained: &[Segment]) -> Result<Output, Sta
     let mut out = Output::Cursor(docs);
     while let Some(seg) = rest.first() {
         match (seg.name.as_str(), &seg.args) {
-            ("toArray" | "pretty", Some(_)) => {}
+            ("pretty", Some(_)) => {}
+            ("toArray", Some(_)) => {
+                if let Output::Cursor(d) = out {
+                    out = super::cursor::to_array(d);
+                }
+                rest = &rest[1..];
+                break;
+            }
             ("itcount", Some(_)) => {
                 if let Output::Cursor(d) = &out {
                     out = Output::Value(Bson::Int32(d.len() as i32));

@@ -546,6 +546,7 @@ impl Session {
     ) -> Result<Output, StatementError> {
         let mut explain = false;
         let mut count = false;
+        let mut array = false;
         let mut rest: &[Segment] = &[];
         for (i, seg) in chained.iter().enumerate() {
             let Some(args) = seg.args.as_deref() else {
@@ -563,7 +564,12 @@ impl Session {
                     rest = &chained[i + 1..];
                     break;
                 }
-                "toArray" | "pretty" => {}
+                "toArray" => {
+                    array = true;
+                    rest = &chained[i + 1..];
+                    break;
+                }
+                "pretty" => {}
                 "projection" => cursor.projection = Some(self.doc_arg(args, 0, "projection")?),
                 other => {
                     return Err(StatementError::type_error(format!(
@@ -622,7 +628,12 @@ impl Session {
             let out = Output::Value(docs.into_iter().next().map_or(Bson::Null, Bson::Document));
             return super::interpreter::navigate(out, rest);
         }
-        super::interpreter::navigate(Output::Cursor(docs), rest)
+        let out = if array {
+            super::cursor::to_array(docs)
+        } else {
+            Output::Cursor(docs)
+        };
+        super::interpreter::navigate(out, rest)
     }
 
     /// mongos's `explain()` shape, as `ClusterExplain::buildPlannerInfo`

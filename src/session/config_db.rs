@@ -1,8 +1,10 @@
 //! The config database from the shell: `db.getSiblingDB("config").chunks.find(...)`,
 //! `use config` then `db.chunks.find()`, `countDocuments` and `aggregate`, over the
 //! documents [`crate::engine::config_catalog`] lays out for the cluster's version mode.
-//! The config database is read-only here: writes are refused with the error an
-//! authenticated user without the cluster's internal privileges gets from a mongos.
+//! Writes to `config.settings`' `chunksize` document are accepted as the manual's
+//! "Modify Range Size" procedure makes them and change the cluster's chunk size; every
+//! other write is refused with the error an authenticated user without the cluster's
+//! internal privileges gets from a mongos.
 
 use super::interpreter::{Output, Session, StatementError};
 use crate::engine::cluster::ClusterError;
@@ -59,6 +61,11 @@ impl Session {
         let chained = &rest[1..];
         let name = method.name.as_str();
         if let Some((_, command)) = WRITES.iter().find(|(m, _)| *m == name) {
+            if coll == "settings" {
+                if let Some(out) = self.chunksize_write(name, args) {
+                    return Some(out.and_then(|o| super::interpreter::navigate(o, chained)));
+                }
+            }
             return Some(self.refuse_config_write(coll, name, command, args));
         }
         let docs = || config_documents(&self.cluster, coll).unwrap_or_default();
@@ -92,6 +99,7 @@ impl Session {
             _ => None,
         };
         let (mut sort, mut skip, mut limit, mut count) = (None, 0usize, None, false);
+        let mut array = false;
         let mut rest: &[Segment] = &[];
         for (i, seg) in chained.iter().enumerate() {
             let Some(a) = seg.args.as_deref() else {
@@ -104,7 +112,12 @@ impl Session {
                 "skip" => skip = self.int_arg(a, 0, "skip")?.max(0) as usize,
                 "count" | "itcount" | "size" => count = true,
                 "projection" => projection = Some(self.doc_arg(a, 0, "projection")?),
-                "toArray" | "pretty" => {}
+                "toArray" => {
+                    array = true;
+                    rest = &chained[i + 1..];
+                    break;
+                }
+                "pretty" => {}
                 other => {
                     return Err(StatementError::type_error(format!(
                         "cursor.{other} is not a function"
@@ -135,6 +148,8 @@ impl Session {
         };
         let out = if one {
             Output::Value(docs.into_iter().next().map_or(Bson::Null, Bson::Document))
+        } else if array {
+            super::cursor::to_array(docs)
         } else {
             Output::Cursor(docs)
         };
@@ -232,6 +247,216 @@ impl Session {
         )
         .into())
     }
+}
+
+impl Session {
+    /// A write to `config.settings`' `chunksize` document, which administrators make as
+    /// the manual's "Modify Range Size" shows (`use config`, then
+    /// `db.settings.updateOne({_id: "chunksize"}, {$set: {_id: "chunksize", value: <MiB>}},
+    /// {upsert: true})`): `updateOne`, `updateMany`, `update`, `replaceOne`, `insertOne`,
+    /// `deleteOne` and `deleteMany` whose filter (or document) has `_id: "chunksize"`.
+    /// `None` for any other write, which stays refused. The next split and balancer
+    /// round use the new size ([`crate::engine::Cluster::write_chunksize_setting`]).
+    fn chunksize_write(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+    ) -> Option<Result<Output, StatementError>> {
+        let first = match self.opt_arg(args, 0) {
+            Ok(Some(Bson::Document(d))) => d,
+            Ok(_) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        if first.get("_id") != Some(&Bson::String(CHUNKSIZE.into())) {
+            return None;
+        }
+        let current = crate::engine::config_catalog::setting_docs(&self.cluster)
+            .iter()
+            .map(crate::engine::config_catalog::SettingDoc::to_document)
+            .find(|d| d.get("_id") == Some(&Bson::String(CHUNKSIZE.into())));
+        Some(match name {
+            "insertOne" | "insert" => self.chunksize_insert(first, current),
+            "deleteOne" | "deleteMany" | "remove" => {
+                let found = match current {
+                    Some(doc) => matching(vec![doc], &first).map(|m| !m.is_empty()),
+                    None => Ok(false),
+                };
+                found.map_err(StatementError::from).map(|found| {
+                    if found {
+                        self.cluster.write_chunksize_setting(None);
+                    }
+                    Output::Value(Bson::Document(bson::doc! {
+                        "acknowledged": true,
+                        "deletedCount": i32::from(found),
+                    }))
+                })
+            }
+            "updateOne" | "updateMany" | "update" | "replaceOne" => {
+                self.chunksize_update(name, &first, args, current)
+            }
+            _ => return None,
+        })
+    }
+
+    /// `insertOne({_id: "chunksize", value})`: a second `chunksize` document is a
+    /// duplicate `_id` (E11000 on `config.settings`' `_id_` index).
+    fn chunksize_insert(
+        &mut self,
+        doc: Document,
+        current: Option<Document>,
+    ) -> Result<Output, StatementError> {
+        if current.is_some() {
+            return Err(write_error(
+                ClusterError::DuplicateKey(format!(
+                    "E11000 duplicate key error collection: config.settings index: _id_ dup key: {{ _id: \"{CHUNKSIZE}\" }}"
+                ))
+                .into(),
+            ));
+        }
+        let doc = id_first(doc);
+        self.check_settings_schema(&doc)?;
+        self.cluster.write_chunksize_setting(Some(doc));
+        Ok(Output::Value(Bson::Document(bson::doc! {
+            "acknowledged": true,
+            "insertedId": CHUNKSIZE,
+        })))
+    }
+
+    /// An update or replacement of the `chunksize` document, an upsert inserting it
+    /// when there is none, with mongosh's `UpdateResult` (result.ts).
+    fn chunksize_update(
+        &mut self,
+        name: &str,
+        filter: &Document,
+        args: &[Expr],
+        current: Option<Document>,
+    ) -> Result<Output, StatementError> {
+        let update = match self.opt_arg(args, 1)? {
+            Some(Bson::Document(d)) => d,
+            _ => {
+                return Err(StatementError::invalid_argument(
+                    "Document must be a valid JavaScript object",
+                ))
+            }
+        };
+        let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
+        if name == "replaceOne" && is_ops {
+            return Err(StatementError::invalid_argument(
+                "Replacement document must not contain atomic operators",
+            ));
+        }
+        if matches!(name, "updateOne" | "updateMany") && !is_ops {
+            return Err(StatementError::invalid_argument(
+                "Update document requires atomic operators",
+            ));
+        }
+        let upsert = matches!(
+            self.opt_arg(args, 2)?,
+            Some(Bson::Document(o)) if o.get("upsert") == Some(&Bson::Boolean(true))
+        );
+        let matched = match &current {
+            Some(doc) => matching(vec![doc.clone()], filter)?.pop(),
+            None => None,
+        };
+        let (new, upserted) = match &matched {
+            Some(doc) => (
+                query::update::apply_update(doc, &update).map_err(write_error_of)?,
+                false,
+            ),
+            None if upsert => (
+                query::update::upsert_document(filter, &update).map_err(write_error_of)?,
+                true,
+            ),
+            None => {
+                return Ok(update_result(Bson::Null, 0, 0, 0));
+            }
+        };
+        let new = id_first(new);
+        let modified = matched.as_ref().is_some_and(|old| *old != new);
+        if upserted || modified {
+            self.check_settings_schema(&new)?;
+            self.cluster.write_chunksize_setting(Some(new));
+        }
+        Ok(if upserted {
+            update_result(Bson::String(CHUNKSIZE.into()), 0, 0, 1)
+        } else {
+            update_result(Bson::Null, 1, i32::from(modified), 0)
+        })
+    }
+
+    /// 8.0's validator on `config.settings` (`ShardingCatalogManager::_initConfigSettings`:
+    /// a `$jsonSchema` whose `chunksize` branch, `ChunkSizeSettingsType::kSchema` in
+    /// balancer_configuration.cpp, allows only `_id` and a numeric `value` from 1 to 1024;
+    /// FCV 6.2 on, so 3.6 and 5.0 take any document). A document it refuses is the write
+    /// error `DocumentValidationFailure` (121), "Document failed validation".
+    fn check_settings_schema(&self, doc: &Document) -> Result<(), StatementError> {
+        if self.cluster.version() != crate::engine::cluster::VersionMode::V80 {
+            return Ok(());
+        }
+        let number = |v: &Bson| match v {
+            Bson::Int32(n) => Some(f64::from(*n)),
+            Bson::Int64(n) => Some(*n as f64),
+            Bson::Double(d) => Some(*d),
+            Bson::Decimal128(d) => crate::values::decimal::Decimal::from_bson(d)
+                .to_string()
+                .parse()
+                .ok(),
+            _ => None,
+        };
+        let fits = doc.iter().all(|(k, v)| match k.as_str() {
+            "_id" => true,
+            "value" => number(v).is_some_and(|n| (1.0..=1024.0).contains(&n)),
+            _ => false,
+        });
+        if fits {
+            Ok(())
+        } else {
+            let mut e = StatementError::server_coded(
+                121,
+                "DocumentValidationFailure",
+                "Document failed validation",
+            );
+            e.kind = super::interpreter::ErrorKind::Write;
+            Err(e)
+        }
+    }
+}
+
+/// The `_id` of `config.settings`' chunk size document.
+const CHUNKSIZE: &str = "chunksize";
+
+/// `doc` with `_id` first, as the server stores an inserted document.
+fn id_first(mut doc: Document) -> Document {
+    match doc.remove("_id") {
+        Some(id) => {
+            let mut out = bson::doc! { "_id": id };
+            out.extend(doc);
+            out
+        }
+        None => doc,
+    }
+}
+
+/// mongosh's `UpdateResult` (result.ts), which names the upserted `_id` `insertedId`.
+fn update_result(inserted: Bson, matched: i32, modified: i32, upserted: i32) -> Output {
+    Output::Value(Bson::Document(bson::doc! {
+        "acknowledged": true,
+        "insertedId": inserted,
+        "matchedCount": matched,
+        "modifiedCount": modified,
+        "upsertedCount": upserted,
+    }))
+}
+
+/// A single write's server error as mongosh prints it: a write error, with a code but
+/// no code name (see [`super::interpreter::ErrorKind::Write`]).
+fn write_error(mut e: StatementError) -> StatementError {
+    e.kind = super::interpreter::ErrorKind::Write;
+    e
+}
+
+fn write_error_of(e: ClusterError) -> StatementError {
+    write_error(e.into())
 }
 
 /// The documents that match `filter`.

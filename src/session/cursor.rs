@@ -56,6 +56,17 @@ impl Session {
     }
 }
 
+/// `cursor.toArray()`: every document the cursor has left, as a plain array
+/// (abstract-cursor.ts `toArray`). mongosh prints an array as any other value
+/// (format-output.ts `formatSimpleType`: `util.inspect` with the shell's `inspectDepth` and
+/// Node's 100-item `maxArrayLength`), without `Type "it" for more`, which
+/// `formatCursorIterationResult` adds to a cursor's batch only; `--json` gives it whole.
+pub(crate) fn to_array(docs: Vec<Document>) -> Output {
+    Output::Value(bson::Bson::Array(
+        docs.into_iter().map(bson::Bson::Document).collect(),
+    ))
+}
+
 /// Takes up to [`DISPLAY_BATCH_SIZE`] documents from the front of a cursor.
 fn next_batch(rest: Option<&mut VecDeque<Document>>) -> Vec<Document> {
     match rest {

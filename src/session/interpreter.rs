@@ -356,6 +356,20 @@ pub fn render_output(out: &Output) -> Option<String> {
     }
 }
 
+/// One argument of `print(...)` or `printjson(...)` (`how`) as mongosh prints it
+/// (packages/cli-repl/src/mongosh-repl.ts `onPrint`, format-output.ts
+/// `formatSimpleType`): a string as it is, since both allow control characters;
+/// `undefined` as nothing; any other value through `util.inspect`, with the shell's
+/// options for `print` and with [`FormatOptions::printjson`]'s for `printjson`.
+pub(crate) fn printed_text(how: &str, v: &Bson) -> String {
+    match v {
+        Bson::String(s) => s.clone(),
+        Bson::Undefined => String::new(),
+        v if how == "printjson" => format_value_with(v, &FormatOptions::printjson()),
+        v => format_value(v),
+    }
+}
+
 /// A shell session: a cluster, the current database and the script's variables.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -724,10 +738,7 @@ impl Session {
                 Ok(Output::Message(
                     values
                         .iter()
-                        .map(|v| match (head, v) {
-                            ("print", Bson::String(s)) => s.clone(),
-                            _ => format_value(v),
-                        })
+                        .map(|v| printed_text(head, v))
                         .collect::<Vec<_>>()
                         .join(" "),
                 ))
@@ -797,6 +808,30 @@ impl Session {
         Ok(name)
     }
 
+    /// The command of `runCommand`/`adminCommand` as database.ts takes it:
+    /// `assertArgsDefinedType([cmd], [['string', 'object']], func)` (helpers.ts), then a
+    /// string names a command sent as `{[cmd]: 1}`. Any other object that is not a
+    /// document is refused as before: the driver cannot send it.
+    fn command_arg(&mut self, args: &[Expr], func: &str) -> Result<Document, StatementError> {
+        match self.opt_arg(args, 0)? {
+            None => Err(StatementError::invalid_input(format!(
+                "Missing required argument at position 0 ({func})"
+            ))),
+            Some(Bson::String(name)) => Ok(bson::doc! { name: 1 }),
+            Some(Bson::Document(cmd)) => Ok(cmd),
+            Some(other) if crate::values::js_typeof(&other) != "object" => {
+                Err(StatementError::invalid_input(format!(
+                    "Argument at position 0 must be of type string or object, got {} instead ({func})",
+                    crate::values::js_typeof(&other)
+                )))
+            }
+            Some(other) => Err(StatementError::type_error(format!(
+                "command must be an object, got {}",
+                format_value(&other)
+            ))),
+        }
+    }
+
     /// `db.<...>` past its `getSiblingDB` links.
     fn db_method(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(first) = rest.first() else {
@@ -817,7 +852,7 @@ impl Session {
                 self.collection_chain(&ns, &rest[1..])
             }
             ("adminCommand" | "runCommand", Some(args)) => {
-                let cmd = self.doc_arg(args, 0, "command")?;
+                let cmd = self.command_arg(args, &format!("Database.{}", first.name))?;
                 let db = if first.name == "adminCommand" {
                     "admin".to_string()
                 } else {

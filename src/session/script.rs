@@ -663,8 +663,7 @@ impl Session {
         let parts: Vec<String> = args
             .iter()
             .map(|a| match (name, a) {
-                ("print", Value::Data(Bson::String(s))) => s.clone(),
-                (_, Value::Data(b)) => crate::values::inspect::format_value(b),
+                (_, Value::Data(b)) => super::interpreter::printed_text(name, b),
                 (_, other) => match value_output(other.clone()) {
                     Output::Message(m) => m,
                     _ => String::new(),

@@ -498,9 +498,11 @@ fn update_reply() -> Document {
     }
 }
 
-/// mongos's answer to a command it does not have: `Strategy::clientCommand`'s
-/// `runCommand` (strategy.cpp, 3.6 to 5.0) and `ParseAndRunCommand` (8.0) both say
-/// "no such cmd: <name>" (mongod's "no such command: '<name>'" is not the router's).
+/// mongos's answer to a command it does not have, `CommandNotFound` (59): 3.6's
+/// `runAgainstRegistered`, 4.x's `runCommand` and 5.0 to 8.0's
+/// `ParseAndRunCommand::_parseCommand` (src/mongo/s/commands/strategy.cpp) all say
+/// "no such cmd: <name>". mongod's "no such command: '<name>'"
+/// (service_entry_point_common.cpp) is not the router's, and ShardLab is a mongos.
 pub(super) fn no_such_command(name: &str) -> ClusterError {
     ClusterError::CommandNotFound(format!("no such cmd: {name}"))
 }

@@ -27,7 +27,10 @@ use bson::{Binary, Bson, Document};
 pub struct FormatOptions {
     /// The width entries are joined within (`breakLength`).
     pub break_length: u32,
-    /// How many inner levels may be joined onto one line (`compact`).
+    /// How many inner levels may be joined onto one line (`compact`). 0 lays out as
+    /// `compact: false` does: Node's `reduceToSingleString` groups an array's items and
+    /// joins entries onto one line only when `compact` is a number of at least 1, so
+    /// every non-empty object and array then opens a line per entry.
     pub compact: u32,
     /// Nesting beyond this prints as `[Object]` / `[Array]` (`depth`); `None` is unlimited.
     pub depth: Option<u32>,
@@ -60,6 +63,18 @@ impl FormatOptions {
             max_array_length: None,
             max_string_length: None,
             ..FormatOptions::default()
+        }
+    }
+}
+
+impl FormatOptions {
+    /// What mongosh's `printjson` prints with (packages/cli-repl/src/mongosh-repl.ts
+    /// `onPrint`, MONGOSH-955, the old shell's layout): `compact: false`, and depth, array
+    /// and string lengths unlimited.
+    pub fn printjson() -> Self {
+        FormatOptions {
+            compact: 0,
+            ..FormatOptions::lossless()
         }
     }
 }
@@ -424,7 +439,7 @@ impl Ctx {
         let is_array = open == "[";
         let close = if is_array { "]" } else { "}" };
         let entries = output.len();
-        if is_array && entries > 6 {
+        if is_array && entries > 6 && self.opts.compact >= 1 {
             output = self.group_array_elements(output, array);
         }
         if self.current_depth.saturating_sub(recurse_times) < self.opts.compact

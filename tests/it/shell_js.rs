@@ -368,6 +368,7 @@ new Date(0).toISOString()
 
 /// A command's result is data the script can walk: a cursor's documents take
 /// `forEach`, `map` and the other array methods, and a command's reply its properties.
+/// `printjson` lays each document out a line per field (mongosh-repl.ts `onPrint`).
 #[test]
 fn command_results_feed_the_script() {
     check(
@@ -395,8 +396,14 @@ db.c.find().forEach(printjson)
             12
             -
             3
-            { _id: 1, n: 5 }
-            { _id: 2, n: 7 }
+            {
+              _id: 1,
+              n: 5
+            }
+            {
+              _id: 2,
+              n: 7
+            }
             -
         "#]],
     );
