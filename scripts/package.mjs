@@ -34,7 +34,7 @@ for (const f of await readdir(join(dist, engineDir))) {
 }
 
 // The element's words: only its own keys of each language's catalogue.
-const { ATTRIBUTES } = await import(pathToFileURL(join(root, 'web', 'element', 'shard-lab.js')).href);
+const { ATTRIBUTES } = await import(pathToFileURL(join(dist, 'shard-lab.js')).href);
 const english = JSON.parse(await readFile(join(root, 'static', 'i18n', 'en.json'), 'utf8'));
 const ownKey = (k) => k.startsWith('element.') || k.startsWith('words.');
 const languages = [];

@@ -1236,7 +1236,7 @@ export function upgrade(root = globalThis.document) {
   if (!root?.querySelectorAll) return [];
   const made = [];
   const blocks = new Set();
-  for (const code of root.querySelectorAll('code.language-mongosh, pre.language-mongosh, pre.shard-lab')) {
+  for (const code of root.querySelectorAll('code.language-mongosh, pre.language-mongosh, div.language-mongosh pre, pre.shard-lab')) {
     if (code.closest('shard-lab')) continue;
     blocks.add(code.closest('pre') ?? code);
   }
