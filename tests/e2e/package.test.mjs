@@ -45,6 +45,7 @@ before(async () => {
     const [, policy, ...rest] = path.split('/');
     let file = null;
     if (rest[0] === 'assets' && rest[1] === 'shardlab') file = normalize(join(pkg, ...rest.slice(2)));
+    else if (rest[0] === 'scripts' && /^[a-z]+\.js$/.test(rest[1] ?? '')) file = join(root, 'tests', 'hosts', rest[1]);
     else if (rest.length >= 1 && /^[a-z]+$/.test(rest[0])) file = join(root, 'tests', 'hosts', `${rest[0]}.html`);
     if (!(policy in POLICIES) || !file || !(file.startsWith(pkg) || file.startsWith(join(root, 'tests', 'hosts')))) {
       res.writeHead(404).end();
@@ -411,6 +412,53 @@ test('a preset brings its lesson\'s workload as the script; start="end" opens af
   assert.equal(typeof seen.split.message.id, 'string');
   assert.ok(walk(seen.split.message), JSON.stringify(seen.split.message));
   assert.ok(!JSON.stringify(seen.split).includes('"Text"'), JSON.stringify(seen.split));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('src, seed, autoplay and the session attributes: a change opens a new session, as does an edit of the script', async () => {
+  const { page, errors } = await open('/site/plain/');
+  await ready(page);
+  const seen = await page.evaluate(async () => {
+    const make = (attrs) => {
+      const el = document.createElement('shard-lab');
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+      el.setAttribute('loading', 'eager');
+      document.body.append(el);
+      return el;
+    };
+    const shape = async (el) => (await el.getState()).shards.map((s) => `${s.name}:${s.chunks}:${s.docs}`).join(' ');
+    const attrs = { src: '../scripts/figure.js', version: '5.0', 'chunk-size': '65536', start: 'end' };
+    const a = make({ ...attrs, seed: '7' });
+    const b = make({ ...attrs, seed: '7' });
+    const c = make({ ...attrs, seed: '8' });
+    await Promise.all([a.ready, b.ready, c.ready]);
+    const same = [await shape(a), await shape(b), await shape(c)];
+    // autoplay plays the script to its end by itself.
+    const played = make({ src: '../scripts/figure.js', autoplay: '' });
+    const ended = await new Promise((resolve) => played.addEventListener('shardlab-end', (e) => resolve(e.detail)));
+    // A session attribute changed after loading: a new session with it.
+    a.shards = 5;
+    await new Promise((r) => setTimeout(r, 0));
+    await a.ready;
+    const five = (await a.getState()).shards.length;
+    // The script inside edited: a new session of the new script.
+    const inline = make({});
+    inline.textContent = 'db.t.insertOne({x: 1})';
+    await inline.ready;
+    const before = (await inline.getState()).steps;
+    inline.textContent = 'db.t.insertOne({x: 1})\ndb.t.insertOne({x: 2})\ndb.t.insertOne({x: 3})';
+    await new Promise((r) => setTimeout(r, 0));
+    await inline.ready;
+    const after = (await inline.getState()).steps;
+    return { same, ended, five, before, after };
+  });
+  assert.equal(seen.same[0], seen.same[1], 'the same seed, the same cluster');
+  assert.notEqual(seen.same[0], seen.same[2], 'another seed, another cluster');
+  assert.match(seen.same[0], /^shard01:\d+:\d+ shard02/);
+  assert.deepEqual(seen.ended, { step: 3, steps: 3 });
+  assert.equal(seen.five, 5);
+  assert.deepEqual([seen.before, seen.after], [1, 3]);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -550,8 +550,10 @@ export class ShardLabElement extends Base {
     if (this.hasAttribute('autoplay')) this.play().catch(() => {});
   }
 
-  /** Ends the session (the element left the page for good); a later connection starts over. */
-  #close() {
+  /** Ends the session: the element left the page for good (a later connection starts
+   * over, and a `ready` still pending is refused), or a session attribute or the script
+   * changed (`reopening`: a pending `ready` waits for the new session instead). */
+  #close(reopening = false) {
     this.#generation++;
     this.#stopPlaying();
     this.#session?.dispose();
@@ -561,6 +563,7 @@ export class ShardLabElement extends Base {
     this.#failure = null;
     this.#position = { position: 0, length: 0 };
     this.#entries = [];
+    if (reopening && !this.#ready.settled) return;
     if (!this.#ready.settled) this.#ready.reject(refusal('IllegalOperation', 'the <shard-lab> element left the page before it was ready', 20));
     this.#ready = this.#deferred();
   }
@@ -572,7 +575,7 @@ export class ShardLabElement extends Base {
     queueMicrotask(() => {
       this.#reloadQueued = false;
       const wasLoading = this.#state !== 'idle';
-      this.#close();
+      this.#close(true);
       if (!this.isConnected) return;
       this.#poster();
       if (wasLoading) this.#load().catch(() => {});

@@ -42,6 +42,7 @@ fn lesson(id: &str, shards: u32) -> LessonInfo {
             total: 1,
             balance: false,
         },
+        steps: Vec::new(),
     }
 }
 

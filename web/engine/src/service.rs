@@ -137,7 +137,7 @@ impl Engine {
             Call::Compare(spec) => {
                 crate::comparison::run(&spec).map(|rows| Reply::Compared { rows })
             }
-            Call::Catalog => Ok(Reply::Catalog(playground::catalog())),
+            Call::Catalog => Ok(Reply::Catalog(Box::new(playground::catalog()))),
             call => {
                 let held = self
                     .sessions

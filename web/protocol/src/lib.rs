@@ -512,8 +512,9 @@ pub enum Reply {
         /// cancels the replay.
         json: String,
     },
-    /// The lessons, workloads and versions.
-    Catalog(Catalog),
+    /// What the engine knows and allows: the lessons, workloads, versions, limits,
+    /// defaults, palette and languages.
+    Catalog(Box<Catalog>),
     /// The latest events, newest first.
     Events {
         /// The rows.

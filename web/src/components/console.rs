@@ -2,9 +2,9 @@
 //! input the engine says is unfinished continues), Up and Down walk the history.
 
 use crate::engine_client;
-use crate::i18n::{t, K};
-use crate::state::{Action, ConsoleLine, LineKind};
-use shardlab_protocol::{Call, Reply};
+use crate::i18n::{t, tf, K};
+use crate::state::{Action, ConsoleLine, LineKind, Notice};
+use shardlab_protocol::{Call, Reply, MAX_SOURCE_BYTES};
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -64,6 +64,7 @@ pub fn console(props: &ConsoleProps) -> Html {
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);
     let output_ref = use_node_ref();
+    let input_ref = use_node_ref();
     // The newest line's number: it grows with each line, also once the oldest ones go.
     use_scroll_to_newest(output_ref.clone(), props.first + props.lines.len() as u64);
     let on_input = {
@@ -78,6 +79,7 @@ pub fn console(props: &ConsoleProps) -> Html {
         cursor,
         props.history.clone(),
         props.dispatch.clone(),
+        input_ref.clone(),
     );
     let rows = (text.lines().count().max(1) as u32).min(8);
     let long_busy = use_long_busy(props.busy);
@@ -89,7 +91,7 @@ pub fn console(props: &ConsoleProps) -> Html {
             </div>
             <div class="prompt">
                 <span class="prompt-sign" aria-hidden="true">{ "test>" }</span>
-                <textarea data-testid="console-input" rows={rows.to_string()} value={(*text).clone()}
+                <textarea data-testid="console-input" ref={input_ref} rows={rows.to_string()} value={(*text).clone()}
                     oninput={on_input} onkeydown={on_keydown} spellcheck="false"
                     aria-label={t(K::ConsoleShellCommandEnterRunsIt)}
                     placeholder="sh.status()" />
@@ -139,6 +141,7 @@ fn keydown_callback(
     cursor: UseStateHandle<Option<usize>>,
     history: Rc<Vec<String>>,
     dispatch: Callback<Action>,
+    input: NodeRef,
 ) -> Callback<KeyboardEvent> {
     Callback::from(move |e: KeyboardEvent| {
         let area: HtmlTextAreaElement = e.target_unchecked_into();
@@ -146,7 +149,13 @@ fn keydown_callback(
         match e.key().as_str() {
             "Enter" if !e.shift_key() => {
                 e.prevent_default();
-                submit(value, text.clone(), cursor.clone(), dispatch.clone());
+                submit(
+                    value,
+                    text.clone(),
+                    cursor.clone(),
+                    dispatch.clone(),
+                    input.clone(),
+                );
             }
             "ArrowUp" if !value.contains('\n') || cursor.is_some() => {
                 if history.is_empty() {
@@ -166,23 +175,44 @@ fn keydown_callback(
 
 /// Asks the engine whether `value` is finished: if not, adds a line to it; if so, runs it
 /// (unless blank) and clears the input. Whether the input is finished is the shell's to say.
+///
+/// Nothing typed is lost: the input is changed only if it still holds `value` when the
+/// engine answers (what was typed meanwhile, the next command of a quick typist or a
+/// paste, stays and runs after it), and a command over the engine's limit is not sent but
+/// kept in the input, with a notice saying the limit.
 fn submit(
     value: String,
     text: UseStateHandle<String>,
     cursor: UseStateHandle<Option<usize>>,
     dispatch: Callback<Action>,
+    input: NodeRef,
 ) {
+    if value.len() > MAX_SOURCE_BYTES {
+        let notice = tf(
+            K::ConsoleTooLarge,
+            &[("size", &value.len()), ("limit", &MAX_SOURCE_BYTES)],
+        );
+        dispatch.emit(Action::Notice(Some(Notice::plain(notice))));
+        return;
+    }
     let source = value.clone();
     engine_client::request("console", Call::NeedsMoreInput { source }, move |answer| {
+        let unchanged = input
+            .cast::<HtmlTextAreaElement>()
+            .is_none_or(|area| area.value() == value);
         if let Ok(Reply::NeedsMoreInput { more: true }) = answer {
-            text.set(format!("{value}\n"));
+            if unchanged {
+                text.set(format!("{value}\n"));
+            }
             return;
         }
         if !value.trim().is_empty() {
             dispatch.emit(Action::Command(value));
         }
-        text.set(String::new());
-        cursor.set(None);
+        if unchanged {
+            text.set(String::new());
+            cursor.set(None);
+        }
     });
 }
 

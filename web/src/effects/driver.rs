@@ -798,7 +798,7 @@ impl Driver {
         let dispatch = self.dispatch.clone();
         engine_client::request("page-catalog", Call::Catalog, move |answer| {
             if let Ok(Reply::Catalog(catalog)) = answer {
-                dispatch.emit(Action::Cataloged(Rc::new(catalog)));
+                dispatch.emit(Action::Cataloged(Rc::new(*catalog)));
             }
         });
     }

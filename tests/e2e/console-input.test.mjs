@@ -1,0 +1,59 @@
+// Nothing typed into the console vanishes: commands typed one right after another, as a
+// quick typist or a paste of many lines sends them, all run in the order given; a command
+// over the engine's limit is not sent, stays in the input, and a notice says the limit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, openFresh, screenshot } from './harness.mjs';
+
+const env = suite();
+
+test('commands typed one right after another all run, in order', async () => {
+  const { page, errors } = await openFresh(env);
+  const input = page.getByTestId('console-input');
+  const n = 40;
+  // Each command is filled and entered at once, without waiting for its answer (as a
+  // paste of many lines does); before, the answer to one could clear the next from the input.
+  for (let i = 1; i <= n; i++) {
+    await input.fill(`db.quick.insertOne({_id: ${i}})`);
+    await input.press('Enter');
+  }
+  await input.fill('db.quick.find().sort({_id: -1}).limit(1).toArray()');
+  await input.press('Enter');
+  await page.getByTestId('console-output').getByText(`[ { _id: ${n} } ]`).waitFor();
+  await input.fill('db.quick.countDocuments()');
+  await input.press('Enter');
+  await page.waitForFunction((n) => {
+    const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
+    const asked = lines.lastIndexOf('test> db.quick.countDocuments()');
+    return asked >= 0 && lines[asked + 1] === String(n);
+  }, n);
+  // Every command was echoed once, in the order typed.
+  const echoed = await page.evaluate(() => [...document.querySelectorAll('[data-testid="console-output"] .line.in')]
+    .map((l) => l.textContent).filter((t) => t.includes('db.quick.insertOne')));
+  assert.deepEqual(echoed, Array.from({ length: n }, (_, i) => `test> db.quick.insertOne({_id: ${i + 1}})`));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a command over the limit is kept in the input, and a notice says the limit', async () => {
+  const { page, errors } = await openFresh(env);
+  const input = page.getByTestId('console-input');
+  const big = `db.big.insertOne({s: "${'x'.repeat(5 * 1024 * 1024)}"})`;
+  await input.fill(big);
+  await input.press('Enter');
+  const notice = page.getByTestId('notice');
+  await notice.getByText(/takes at most 1048576 bytes/).waitFor();
+  assert.match(await notice.innerText(), new RegExp(`This command is ${big.length} bytes`));
+  assert.equal((await input.inputValue()).length, big.length, 'the command is still in the input');
+  // The console still answers.
+  await input.fill('db.big.countDocuments()');
+  await input.press('Enter');
+  await page.waitForFunction(() => {
+    const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
+    const asked = lines.lastIndexOf('test> db.big.countDocuments()');
+    return asked >= 0 && lines[asked + 1] === '0';
+  });
+  console.log(`screenshot: ${await screenshot(page, 'console-too-large-1440')}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
