@@ -27,6 +27,7 @@ mod js_statements;
 pub(crate) mod lexer;
 pub(crate) mod literals;
 pub(crate) mod parser;
+pub(crate) mod script_stream;
 pub(crate) mod wrappers;
 
 pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
@@ -41,6 +42,7 @@ pub use parser::{
     ExprKind, FunctionBody, FunctionDef, JsExpr, JsStmt, LogicalOp, ParseError, Script, Segment,
     Stmt, StmtKind,
 };
+pub use script_stream::{Piece, ScriptStream};
 
 use bson::Bson;
 use thiserror::Error;

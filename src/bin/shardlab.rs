@@ -9,6 +9,7 @@
 //!   and 2 if the output could not be written (a full disk), with a message on standard
 //!   error; a reader that goes away (`| head -1`) ends the run quietly instead.
 
+use shardlab::shell::{Piece, ScriptStream};
 use shardlab::Session;
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -33,54 +34,191 @@ fn main() -> ExitCode {
             other => file = Some(other.to_string()),
         }
     }
-    let mut text = String::new();
-    let read = match &file {
-        Some(path) => {
-            std::fs::read(path).map(|bytes| text = String::from_utf8_lossy(&bytes).into_owned())
-        }
-        None => std::io::stdin().read_to_string(&mut text).map(|_| ()),
+    let name = file.as_deref().unwrap_or("standard input");
+    let input: Box<dyn Read> = match &file {
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                report(&format!("shardlab: cannot read {name}: {e}"));
+                return ExitCode::from(2);
+            }
+        },
+        None => Box::new(std::io::stdin().lock()),
     };
+    // A file's bytes that are not UTF-8 read as U+FFFD, as before; standard input must
+    // be UTF-8, as `read_to_string` required of it.
+    let mut runner = Runner {
+        session: Session::default(),
+        json,
+        out: std::io::stdout().lock(),
+        failed: false,
+        closed: false,
+        unwritten: false,
+    };
+    let read = runner.stream(input, file.is_some(), read_buffer());
     if let Err(e) = read {
-        report(&format!(
-            "shardlab: cannot read {}: {e}",
-            file.as_deref().unwrap_or("standard input")
-        ));
+        report(&format!("shardlab: cannot read {name}: {e}"));
         return ExitCode::from(2);
     }
-    let mut session = Session::default();
-    let mut failed = false;
-    let mut out = std::io::stdout().lock();
-    let mut closed = false;
-    let mut unwritten = false;
-    // Each result is written and flushed as soon as its statement completes, so nothing
-    // already computed is lost if a later statement fails or the reader goes away.
-    session.run_each(&text, |outcome| {
-        failed |= outcome.result.is_err();
-        let line = if json {
-            outcome.render_json()
-        } else {
-            outcome.render()
-        };
-        if let Some(line) = line {
-            if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
-                // A closed pipe (`shardlab script.js | head -1`) ends the output quietly;
-                // any other write error is reported once.
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    report(&format!("shardlab: cannot write the output: {e}"));
-                    unwritten = true;
-                }
-                closed = true;
-            }
-        }
-        !closed
-    });
-    if unwritten {
+    if runner.unwritten {
         ExitCode::from(2)
-    } else if failed {
+    } else if runner.failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The bytes asked of the input at a time: `SHARDLAB_READ_BUFFER` when it is a positive
+/// number (the tests make it small, so that statements cross the reads' edges), else
+/// 64 KiB.
+fn read_buffer() -> usize {
+    std::env::var("SHARDLAB_READ_BUFFER")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(64 * 1024)
+}
+
+/// The session and where its results go.
+struct Runner<W: Write> {
+    session: Session,
+    json: bool,
+    out: W,
+    /// Whether a statement failed.
+    failed: bool,
+    /// Whether the output is gone (nothing more is run).
+    closed: bool,
+    /// Whether the output could not be written.
+    unwritten: bool,
+}
+
+impl<W: Write> Runner<W> {
+    /// Reads `input` `buffer` bytes at a time and runs each statement as soon as its end
+    /// is known, until the input ends, a piece says to stop or the output is gone.
+    /// `lossy` reads bytes that are not UTF-8 as U+FFFD instead of failing.
+    fn stream(&mut self, mut input: impl Read, lossy: bool, buffer: usize) -> std::io::Result<()> {
+        let mut stream = ScriptStream::new();
+        let mut buf = vec![0u8; buffer];
+        let mut utf8 = Utf8Reader::default();
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let end = n == 0;
+            let text = if end {
+                utf8.finish(lossy)?
+            } else {
+                utf8.decode(&buf[..n], lossy)?
+            };
+            stream.push(&text);
+            while let Some(piece) = stream.next_piece(end) {
+                if !self.run(&piece) || piece.stop {
+                    return Ok(());
+                }
+            }
+            if end {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Runs one piece, writing each result and flushing it as soon as its statement
+    /// completes, so nothing already computed is lost if a later statement fails or the
+    /// reader goes away. Answers whether to go on.
+    fn run(&mut self, piece: &Piece) -> bool {
+        let Runner {
+            session,
+            json,
+            out,
+            failed,
+            closed,
+            unwritten,
+        } = self;
+        session.run_piece(piece, |outcome| {
+            *failed |= outcome.result.is_err();
+            let line = if *json {
+                outcome.render_json()
+            } else {
+                outcome.render()
+            };
+            if let Some(line) = line {
+                if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                    // A closed pipe (`shardlab script.js | head -1`) ends the output
+                    // quietly; any other write error is reported once.
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        report(&format!("shardlab: cannot write the output: {e}"));
+                        *unwritten = true;
+                    }
+                    *closed = true;
+                }
+            }
+            !*closed
+        })
+    }
+}
+
+/// Decodes UTF-8 that arrives in pieces: a character split between two reads is kept
+/// until its end arrives. Lossy decoding gives what `String::from_utf8_lossy` gives for
+/// the whole input.
+#[derive(Default)]
+struct Utf8Reader {
+    /// The start of a character whose other bytes have not arrived.
+    partial: Vec<u8>,
+}
+
+impl Utf8Reader {
+    fn decode(&mut self, bytes: &[u8], lossy: bool) -> std::io::Result<String> {
+        let mut all = std::mem::take(&mut self.partial);
+        all.extend_from_slice(bytes);
+        let mut text = String::with_capacity(all.len());
+        let mut rest = all.as_slice();
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    text.push_str(s);
+                    return Ok(text);
+                }
+                Err(e) => {
+                    let (good, bad) = rest.split_at(e.valid_up_to());
+                    text.push_str(std::str::from_utf8(good).unwrap_or_default());
+                    match e.error_len() {
+                        Some(_) if !lossy => return Err(not_utf8()),
+                        Some(len) => {
+                            text.push(char::REPLACEMENT_CHARACTER);
+                            rest = &bad[len..];
+                        }
+                        None => {
+                            self.partial = bad.to_vec();
+                            return Ok(text);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// What is left at the end of the input: a character cut short is one U+FFFD.
+    fn finish(&mut self, lossy: bool) -> std::io::Result<String> {
+        match (self.partial.is_empty(), lossy) {
+            (true, _) => Ok(String::new()),
+            (false, true) => {
+                self.partial.clear();
+                Ok(char::REPLACEMENT_CHARACTER.to_string())
+            }
+            (false, false) => Err(not_utf8()),
+        }
+    }
+}
+
+/// The error `read_to_string` gives for input that is not UTF-8.
+fn not_utf8() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "stream did not contain valid UTF-8",
+    )
 }
 
 /// Prints `text` and a line break on standard output: exit status 0, or 2 with a message
