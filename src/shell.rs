@@ -36,7 +36,7 @@ pub use completeness::needs_more_input;
 pub use context::{EvalContext, EvalError};
 pub use ejson::{parse_ejson, to_canonical_ejson, to_relaxed_tree, EjsonError};
 pub use eval::eval_value;
-pub use lexer::{Span, Token, TokenKind};
+pub use lexer::{LexError, Span, Token, TokenKind, MAX_SCRIPT_BYTES, MAX_TOKENS};
 pub use parser::{
     flatten, parse_expression, parse_script, parse_script_recovering, BinaryOp, CompareOp, Expr,
     ExprKind, FunctionBody, FunctionDef, JsExpr, JsStmt, LogicalOp, ParseError, Script, Segment,

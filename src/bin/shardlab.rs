@@ -9,9 +9,9 @@
 //!   and 2 if the output could not be written (a full disk), with a message on standard
 //!   error; a reader that goes away (`| head -1`) ends the run quietly instead.
 
-use shardlab::shell::{Piece, ScriptStream};
+use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
 use shardlab::Session;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: shardlab [--json] [FILE]\n\nRuns a mongosh-style script against a simulated sharded cluster.\nFILE absent or '-' reads standard input.";
@@ -35,18 +35,6 @@ fn main() -> ExitCode {
         }
     }
     let name = file.as_deref().unwrap_or("standard input");
-    let input: Box<dyn Read> = match &file {
-        Some(path) => match std::fs::File::open(path) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                report(&format!("shardlab: cannot read {name}: {e}"));
-                return ExitCode::from(2);
-            }
-        },
-        None => Box::new(std::io::stdin().lock()),
-    };
-    // A file's bytes that are not UTF-8 read as U+FFFD, as before; standard input must
-    // be UTF-8, as `read_to_string` required of it.
     let mut runner = Runner {
         session: Session::default(),
         json,
@@ -55,7 +43,30 @@ fn main() -> ExitCode {
         closed: false,
         unwritten: false,
     };
-    let read = runner.stream(input, file.is_some(), read_buffer());
+    let buffer = read_buffer();
+    let read = match &file {
+        // A file's bytes that are not UTF-8 read as U+FFFD, as they always have.
+        Some(path) => std::fs::File::open(path).and_then(|mut f| {
+            // A first reading finds text the lexer refuses, so that such a file runs
+            // nothing, as it did when the CLI read it whole (and as mongosh runs
+            // nothing of a file that does not parse); only then is it run.
+            match refused(&mut f, buffer)? {
+                Some(piece) => {
+                    runner.run(&piece);
+                    Ok(())
+                }
+                None => {
+                    f.seek(SeekFrom::Start(0))?;
+                    read_pieces(f, true, buffer, |piece| runner.run(&piece))
+                }
+            }
+        }),
+        // Standard input must be UTF-8, as `read_to_string` required of it; it is read
+        // once.
+        None => read_pieces(std::io::stdin().lock(), false, buffer, |piece| {
+            runner.run(&piece)
+        }),
+    };
     if let Err(e) = read {
         report(&format!("shardlab: cannot read {name}: {e}"));
         return ExitCode::from(2);
@@ -66,6 +77,68 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Reads a script through without running it and answers the error of text the lexer
+/// refuses, if there is some before the end or before a statement past the limits.
+fn refused(input: impl Read, buffer: usize) -> std::io::Result<Option<Piece>> {
+    let mut found = None;
+    read_pieces(input, true, buffer, |piece| {
+        if piece.stop {
+            let lexical = piece
+                .errors
+                .last()
+                .is_some_and(|e| !matches!(e, ParseError::Lex(LexError::StatementTooLong { .. })));
+            if lexical {
+                found = piece.errors.last().cloned().map(|e| Piece {
+                    text: String::new(),
+                    script: Script { statements: vec![] },
+                    errors: vec![e],
+                    stop: true,
+                });
+            }
+        }
+        true
+    })?;
+    Ok(found)
+}
+
+/// Reads `input` `buffer` bytes at a time and hands each piece of whole statements to
+/// `each` as soon as its end is known, until the input ends, a piece says to stop or
+/// `each` answers false. `lossy` reads bytes that are not UTF-8 as U+FFFD instead of
+/// failing.
+fn read_pieces(
+    mut input: impl Read,
+    lossy: bool,
+    buffer: usize,
+    mut each: impl FnMut(Piece) -> bool,
+) -> std::io::Result<()> {
+    let mut stream = ScriptStream::new();
+    let mut buf = vec![0u8; buffer];
+    let mut utf8 = Utf8Reader::default();
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let end = n == 0;
+        let text = if end {
+            utf8.finish(lossy)?
+        } else {
+            utf8.decode(&buf[..n], lossy)?
+        };
+        stream.push(&text);
+        while let Some(piece) = stream.next_piece(end) {
+            let stop = piece.stop;
+            if !each(piece) || stop {
+                return Ok(());
+            }
+        }
+        if end {
+            return Ok(());
+        }
     }
 }
 
@@ -94,37 +167,6 @@ struct Runner<W: Write> {
 }
 
 impl<W: Write> Runner<W> {
-    /// Reads `input` `buffer` bytes at a time and runs each statement as soon as its end
-    /// is known, until the input ends, a piece says to stop or the output is gone.
-    /// `lossy` reads bytes that are not UTF-8 as U+FFFD instead of failing.
-    fn stream(&mut self, mut input: impl Read, lossy: bool, buffer: usize) -> std::io::Result<()> {
-        let mut stream = ScriptStream::new();
-        let mut buf = vec![0u8; buffer];
-        let mut utf8 = Utf8Reader::default();
-        loop {
-            let n = match input.read(&mut buf) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            let end = n == 0;
-            let text = if end {
-                utf8.finish(lossy)?
-            } else {
-                utf8.decode(&buf[..n], lossy)?
-            };
-            stream.push(&text);
-            while let Some(piece) = stream.next_piece(end) {
-                if !self.run(&piece) || piece.stop {
-                    return Ok(());
-                }
-            }
-            if end {
-                return Ok(());
-            }
-        }
-    }
-
     /// Runs one piece, writing each result and flushing it as soon as its statement
     /// completes, so nothing already computed is lost if a later statement fails or the
     /// reader goes away. Answers whether to go on.

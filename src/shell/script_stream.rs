@@ -95,40 +95,56 @@ impl ScriptStream {
     fn split(&mut self, end: bool) -> Option<Piece> {
         let mut len = floor_char_boundary(&self.held, MAX_SCRIPT_BYTES);
         let mut limit = (len < self.held.len()).then(|| format!("{MAX_SCRIPT_BYTES} bytes"));
+        // Whether the text parsed ends after a whole token.
+        let mut whole_token = false;
         loop {
             let text = &self.held[..len];
             let whole = limit.is_none();
-            match parse_items(text, self.line, self.column) {
+            let parsed = match parse_items(text, self.line, self.column) {
                 Ok(parsed) if end && whole => return self.take_all(parsed),
-                Ok(parsed) => {
-                    if let Some(i) = cut(&parsed) {
-                        return Some(self.release(parsed, i));
-                    }
-                    if parsed.items.is_empty() && self.drop_blank(&parsed) {
-                        return None;
-                    }
-                    if let Some(what) = limit {
-                        return Some(self.too_long(what));
-                    }
-                    self.parsed = self.held.len();
-                    return None;
-                }
+                Ok(parsed) => parsed,
                 Err(LexError::TooLong { span, .. }) if (span.start as usize) < len => {
                     // Past MAX_TOKENS: look for a statement's end in what the lexer read.
                     len = span.start as usize;
                     limit = Some(format!("{MAX_TOKENS} tokens"));
+                    whole_token = true;
+                    continue;
                 }
                 Err(e) if (end && whole) || settled(&e, text) => {
                     return Some(self.refuse(e, len));
                 }
-                Err(_) => {
+                Err(e) => {
+                    // A string, comment or template still open at the end: the text
+                    // before it (which ends after a whole token, since one starts there)
+                    // may hold final statements.
+                    let at = (e.span().start as usize).min(len);
+                    if at > 0 && at < len {
+                        len = at;
+                        whole_token = true;
+                        continue;
+                    }
                     if let Some(what) = limit {
                         return Some(self.too_long(what));
                     }
                     self.parsed = self.held.len();
                     return None;
                 }
+            };
+            if let Some(i) = cut(&parsed, whole_token || text.ends_with('\n')) {
+                return Some(self.release(parsed, i));
             }
+            if parsed.items.is_empty() && self.drop_blank(&parsed) {
+                return None;
+            }
+            if let Some(what) = limit {
+                // Before refusing the last statement, hand out those before it.
+                if let Some(i) = cut(&parsed, true) {
+                    return Some(self.release(parsed, i));
+                }
+                return Some(self.too_long(what));
+            }
+            self.parsed = self.held.len();
+            return None;
         }
     }
 
@@ -229,8 +245,14 @@ impl ScriptStream {
 /// Where held text may be cut: before the last statement (never the first) that follows
 /// a line break or a `;`, the places where the lexer's reading does not depend on what
 /// came before (a `/` there starts a regular expression, as at the start of a script).
-fn cut(parsed: &Parsed) -> Option<usize> {
-    (1..parsed.items.len()).rev().find(|&i| {
+/// Unless the text ends after a whole token (`whole_token`), the statement cut before
+/// must not be the last: the last token may be cut short (`els` of an `else` that
+/// continues the statement before it), and the parser ends a statement by the token
+/// that follows it.
+fn cut(parsed: &Parsed, whole_token: bool) -> Option<usize> {
+    let n = parsed.items.len();
+    let last = if whole_token { n } else { n.saturating_sub(1) };
+    (1..last).rev().find(|&i| {
         let first = parsed.items[i].first;
         first > 0
             && matches!(
