@@ -8,6 +8,11 @@
 //! - An error does not stop the script. The exit status is 1 if any statement failed,
 //!   and 2 if the output could not be written (a full disk), with a message on standard
 //!   error; a reader that goes away (`| head -1`) ends the run quietly instead.
+//! - The input is read in pieces and run statement by statement (`ScriptStream`), so
+//!   memory stays flat whatever the script's length. A statement past the lexer's limits
+//!   (16 MiB, 2,000,000 tokens) ends the run with a SyntaxError naming the limit, as
+//!   mongosh stops a file at its first uncaught error; so does text the lexer refuses,
+//!   which a FILE is read through for first, so that it runs nothing.
 
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
 use shardlab::Session;
