@@ -27,6 +27,7 @@ mod js_statements;
 pub(crate) mod lexer;
 pub(crate) mod literals;
 pub(crate) mod parser;
+pub(crate) mod script_stream;
 pub(crate) mod wrappers;
 
 pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
@@ -35,12 +36,13 @@ pub use completeness::needs_more_input;
 pub use context::{EvalContext, EvalError};
 pub use ejson::{parse_ejson, to_canonical_ejson, to_relaxed_tree, EjsonError};
 pub use eval::eval_value;
-pub use lexer::{Span, Token, TokenKind};
+pub use lexer::{LexError, Span, Token, TokenKind, MAX_SCRIPT_BYTES, MAX_TOKENS};
 pub use parser::{
     flatten, parse_expression, parse_script, parse_script_recovering, BinaryOp, CompareOp, Expr,
     ExprKind, FunctionBody, FunctionDef, JsExpr, JsStmt, LogicalOp, ParseError, Script, Segment,
     Stmt, StmtKind,
 };
+pub use script_stream::{Piece, ScriptStream};
 
 use bson::Bson;
 use thiserror::Error;

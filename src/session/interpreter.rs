@@ -8,7 +8,10 @@
 use crate::engine::cluster::{Cluster, ClusterConfig, ClusterError};
 use crate::engine::events::EventKind;
 use crate::shell::context::{EvalContext, EvalError};
-use crate::shell::parser::{flatten, parse_script_recovering, Expr, ParseError, Segment, StmtKind};
+use crate::shell::parser::{
+    flatten, parse_script_recovering, Expr, ParseError, Script, Segment, StmtKind,
+};
+use crate::shell::Piece;
 use crate::shell::{to_canonical_ejson, Span};
 use crate::values::inspect::{format_value, format_value_with, FormatOptions};
 use bson::{Bson, Document};
@@ -477,8 +480,28 @@ impl Session {
     /// Runs a script like [`Session::run`], handing each outcome to `each` as soon as its
     /// statement completes, in source order (syntax errors in their place). `each`
     /// returns whether to go on: the CLI stops when its reader goes away.
-    pub fn run_each(&mut self, src: &str, mut each: impl FnMut(Outcome) -> bool) {
+    pub fn run_each(&mut self, src: &str, each: impl FnMut(Outcome) -> bool) {
         let (script, errors) = parse_script_recovering(src);
+        self.run_parsed(src, &script, &errors, each);
+    }
+
+    /// Runs the statements of one piece of a script read in pieces
+    /// ([`crate::shell::ScriptStream`], the CLI's way of reading), as [`Session::run_each`]
+    /// runs a whole script: the session keeps its state from one piece to the next.
+    /// Answers whether to go on, which is false once `each` said to stop.
+    pub fn run_piece(&mut self, piece: &Piece, each: impl FnMut(Outcome) -> bool) -> bool {
+        self.run_parsed(&piece.text, &piece.script, &piece.errors, each)
+    }
+
+    /// Runs parsed statements, with the syntax errors among them in their place; `src`
+    /// is the text their spans point into.
+    fn run_parsed(
+        &mut self,
+        src: &str,
+        script: &Script,
+        errors: &[ParseError],
+        mut each: impl FnMut(Outcome) -> bool,
+    ) -> bool {
         let mut errors = errors.iter().peekable();
         let syntax = |e: &ParseError| Outcome {
             source: String::new(),
@@ -490,7 +513,7 @@ impl Session {
         for stmt in &script.statements {
             while let Some(e) = errors.next_if(|e| e.span().start <= stmt.span.start) {
                 if !each(syntax(e)) {
-                    return;
+                    return false;
                 }
             }
             let source = src
@@ -526,7 +549,7 @@ impl Session {
                     cursor_has_more: false,
                     full_depth: false,
                 }) {
-                    return;
+                    return false;
                 }
             }
             if !each(Outcome {
@@ -536,14 +559,15 @@ impl Session {
                 cursor_has_more,
                 full_depth,
             }) {
-                return;
+                return false;
             }
         }
         for e in errors {
             if !each(syntax(e)) {
-                return;
+                return false;
             }
         }
+        true
     }
 
     /// Runs one statement under the statement's work budget

@@ -219,6 +219,17 @@ pub enum LexError {
         /// Where the lexer stopped.
         span: Span,
     },
+    /// One statement of a script read in pieces (the CLI's) longer than
+    /// [`MAX_SCRIPT_BYTES`] or [`MAX_TOKENS`]: the limits a whole script has elsewhere.
+    #[error(
+        "{span}: SyntaxError: statement too long: more than {what}; split it into smaller statements"
+    )]
+    StatementTooLong {
+        /// Which limit was passed.
+        what: String,
+        /// Where the statement starts.
+        span: Span,
+    },
     /// A template literal substitution `${...}` that is never closed.
     #[error("{span}: SyntaxError: Unterminated template literal")]
     TemplateSubstitution {
@@ -238,7 +249,8 @@ impl LexError {
             | LexError::BadEscape { span, .. }
             | LexError::BadNumber { span, .. }
             | LexError::TemplateSubstitution { span }
-            | LexError::TooLong { span, .. } => *span,
+            | LexError::TooLong { span, .. }
+            | LexError::StatementTooLong { span, .. } => *span,
         }
     }
 }
@@ -256,14 +268,21 @@ pub const MAX_TOKENS: usize = 2_000_000;
 /// Splits `src` into tokens, ending with [`TokenKind::Eof`]; refuses a script past
 /// [`MAX_SCRIPT_BYTES`] before reading it, or past [`MAX_TOKENS`] as soon as it gets there.
 pub fn tokenize(src: &str) -> Result<Vec<Token>, LexError> {
+    tokenize_at(src, 1, 1)
+}
+
+/// [`tokenize`] for a piece of a longer script that starts at `line` and `column` of
+/// it (the CLI reads a script in pieces): lines and columns are the whole script's,
+/// byte offsets the piece's.
+pub(crate) fn tokenize_at(src: &str, line: u32, column: u32) -> Result<Vec<Token>, LexError> {
     if src.len() > MAX_SCRIPT_BYTES {
         return Err(LexError::TooLong {
             what: format!("{MAX_SCRIPT_BYTES} bytes"),
             span: Span {
                 start: 0,
                 end: 0,
-                line: 1,
-                column: 1,
+                line,
+                column,
             },
         });
     }
@@ -272,8 +291,8 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, LexError> {
         // Offsets fit in 32 bits below the size limit; half the memory of `usize`.
         chars: src.char_indices().map(|(o, c)| (to_u32(o), c)).collect(),
         pos: 0,
-        line: 1,
-        col: 1,
+        line,
+        col: column,
         tokens: Vec::new(),
     };
     lx.run()?;

@@ -7,7 +7,7 @@
 //! `(`, `[` or another operator begins a new statement, as it does when the same lines
 //! are typed into mongosh one at a time.
 
-use super::lexer::{tokenize, LexError, Punct, Span, Token, TokenKind};
+use super::lexer::{tokenize, tokenize_at, LexError, Punct, Span, Token, TokenKind};
 use std::rc::Rc;
 use thiserror::Error;
 
@@ -494,31 +494,71 @@ pub fn parse_script(src: &str) -> Result<Script, ParseError> {
 /// After an error the parser skips to the next line break at bracket depth zero or the
 /// next `;`, so one mistyped line does not hide the rest of a script.
 pub fn parse_script_recovering(src: &str) -> (Script, Vec<ParseError>) {
-    let src = &*lone_cr_as_lf(src);
-    let tokens = match tokenize(src) {
-        Ok(t) => t,
-        Err(e) => return (Script { statements: vec![] }, vec![e.into()]),
-    };
-    let mut p = Parser::new(src, tokens, 0);
     let mut statements = Vec::new();
     let mut errors = Vec::new();
+    match parse_items(src, 1, 1) {
+        Ok(parsed) => {
+            for item in parsed.items {
+                match item.result {
+                    Ok(s) => statements.push(s),
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        Err(e) => errors.push(e.into()),
+    }
+    (Script { statements }, errors)
+}
+
+/// A script read the way [`parse_script_recovering`] reads it, each statement (or the
+/// error in its place) with the token it starts at, and the tokens themselves: what the
+/// CLI needs to tell where one statement ends and the next begins in a script it reads
+/// in pieces (`shell/script_stream.rs`).
+pub(crate) struct Parsed {
+    /// The script's tokens, ending with [`TokenKind::Eof`].
+    pub tokens: Vec<Token>,
+    /// The statements and errors in source order.
+    pub items: Vec<Item>,
+}
+
+/// One statement of a [`Parsed`] script, or the error that stands in its place.
+pub(crate) struct Item {
+    /// The index of the statement's first token.
+    pub first: usize,
+    /// The statement, or why it does not parse.
+    pub result: Result<Stmt, ParseError>,
+}
+
+/// Parses `src`, a script or a piece of one that starts at `line` and `column` (lines
+/// and columns in what it returns are the whole script's, byte offsets the piece's),
+/// recovering after each bad statement as [`parse_script_recovering`] does. A text the
+/// lexer refuses yields its error alone.
+pub(crate) fn parse_items(src: &str, line: u32, column: u32) -> Result<Parsed, LexError> {
+    let src = &*lone_cr_as_lf(src);
+    let tokens = tokenize_at(src, line, column)?;
+    let mut p = Parser::new(src, tokens, 0);
+    let mut items = Vec::new();
     loop {
         p.skip_separators();
         if p.at_eof() {
             break;
         }
         let before = p.pos;
-        match p.statement() {
-            Ok(s) => statements.push(s),
-            Err(e) => {
-                errors.push(e);
-                p.nesting = 0;
-                p.depth = 0;
-                p.recover(before);
-            }
+        let result = p.statement();
+        if result.is_err() {
+            p.nesting = 0;
+            p.depth = 0;
+            p.recover(before);
         }
+        items.push(Item {
+            first: before,
+            result,
+        });
     }
-    (Script { statements }, errors)
+    Ok(Parsed {
+        tokens: p.tokens,
+        items,
+    })
 }
 
 /// Parses exactly one expression (surrounding whitespace and comments allowed).

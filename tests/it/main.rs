@@ -2,6 +2,7 @@
 
 mod analyze;
 mod cli;
+mod cli_stream;
 mod clock;
 mod compare;
 mod config_db;
