@@ -48,7 +48,7 @@ pub const MAX_CHUNKS_TO_MERGE: usize = 1_000;
 
 /// The snapshot history window, in seconds: a chunk that came to its shard more recently
 /// is not merged (`getHistoryWindowInSeconds`).
-pub const HISTORY_WINDOW_SECS: i64 = 300;
+pub const HISTORY_WINDOW_SECS: i64 = crate::engine::config_catalog::HISTORY_WINDOW_SECS;
 
 /// The most shards the AutoMerger visits in one advance of the clock; the rest wait for
 /// the next advance, due at once (as the balancer's `MAX_ROUNDS_PER_ADVANCE`).

@@ -187,13 +187,33 @@ impl Cluster {
         zones.zone_at(chunk).map(|z| z.zone.clone())
     }
 
-    /// Moves the chunk starting at `min` to `to`: the chunk gets the next major version,
-    /// and its documents' `_id`s move to the recipient's index.
+    /// Moves the chunk starting at `min` to `to` ([`Cluster::commit_move_cut`] for a chunk
+    /// that is whole).
     pub(crate) fn commit_move(
         &mut self,
         ns: &str,
         min: &KeyValue,
         to: ShardIdx,
+    ) -> Option<Migration> {
+        self.commit_move_cut(ns, min, to, None)
+    }
+
+    /// Moves the chunk starting at `min` to `to`, and its documents' `_id`s to the
+    /// recipient's index, giving the chunks the versions `commitChunkMigration` writes
+    /// (sharding_catalog_manager_chunk_operations.cpp, 3.6 to 8.0): the collection
+    /// version's major plus one with minor 0 to the moved chunk; then, with the same major
+    /// and the next minors, the pieces of `cut` (the chunk it was cut from in the commit,
+    /// 6.0's `moveRange`) left and right of it, which keep the original chunk's history;
+    /// then the donor's control chunk, any other chunk it still holds
+    /// (`getControlChunkForMigrate`: `{uuid, shard, min: {$ne: ..}}`, limit 1, answered
+    /// from the `{uuid: 1, shard: 1, min: 1}` index, so its first in key order; in 3.6
+    /// the donor names it the same way from its metadata).
+    pub(crate) fn commit_move_cut(
+        &mut self,
+        ns: &str,
+        min: &KeyValue,
+        to: ShardIdx,
+        cut: Option<(KeyValue, KeyValue)>,
     ) -> Option<Migration> {
         let coll = self.collections.get_mut(ns)?;
         let sharding = coll.sharding.as_mut()?;
@@ -209,7 +229,26 @@ impl Cluster {
         // The recipient's routing table starts the moved chunk's writes tracker afresh.
         chunk.written = 0;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
+        let (docs, bytes) = (chunk.docs, chunk.bytes);
         sharding.table.set_version(&cmin, version);
+        let (orig_min, orig_max) = cut.unwrap_or_else(|| (cmin.clone(), cmax.clone()));
+        let mut others = Vec::new();
+        if orig_min != cmin {
+            others.push(orig_min.clone());
+        }
+        if orig_max != cmax {
+            others.push(cmax.clone());
+        }
+        let control = sharding
+            .table
+            .iter()
+            .find(|c| c.shard == from && (c.min < orig_min || c.min >= orig_max))
+            .map(|c| c.min.clone());
+        others.extend(control);
+        for piece in others {
+            version.minor += 1;
+            sharding.table.set_version(&piece, version);
+        }
         for ((key, seq), stored) in crate::engine::store::range(&coll.docs, &cmin, &cmax) {
             let at = DocAt::new(key.clone(), *seq);
             id_move(&mut coll.ids, stored.id(), from, to, at);
@@ -231,6 +270,8 @@ impl Cluster {
             max: cmax.clone(),
             from: from_name,
             to: to_name,
+            docs,
+            bytes,
         });
         self.migrations += 1;
         Some(Migration {
@@ -490,7 +531,7 @@ impl Cluster {
             return Ok(Migration::in_place(ns, &chunk));
         }
         if lo != chunk.min {
-            self.apply_split(ns, &chunk, std::slice::from_ref(&lo));
+            self.apply_split_for_move(ns, &chunk, std::slice::from_ref(&lo));
         }
         match hi {
             Some(hi) => {
@@ -501,7 +542,7 @@ impl Cluster {
                     .cloned()
                     .ok_or_else(|| not_sharded(ns))?;
                 if hi != piece.max {
-                    self.apply_split(ns, &piece, std::slice::from_ref(&hi));
+                    self.apply_split_for_move(ns, &piece, std::slice::from_ref(&hi));
                 }
             }
             None => {
@@ -509,7 +550,8 @@ impl Cluster {
                 self.split_front(ns, &lo, size);
             }
         }
-        self.commit_move(ns, &lo, to_idx)
+        let cut = Some((chunk.min.clone(), chunk.max.clone()));
+        self.commit_move_cut(ns, &lo, to_idx, cut)
             .ok_or_else(|| not_sharded(ns))
     }
 
@@ -1013,6 +1055,7 @@ impl Cluster {
         force: bool,
     ) -> Option<Migration> {
         let size = self.chunk_size_for(ns);
+        let whole = self.sharding(ns).ok()?.table.get(min)?.max.clone();
         if self.config.version == VersionMode::V80 {
             self.split_front(ns, min, size);
         }
@@ -1025,7 +1068,7 @@ impl Cluster {
             self.split_or_mark_jumbo(ns, &chunk, size);
             return None;
         }
-        self.commit_move(ns, min, to)
+        self.commit_move_cut(ns, min, to, Some((min.clone(), whole)))
     }
 
     /// `sh.addShardToZone(shard, zone)`.

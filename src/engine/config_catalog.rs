@@ -13,6 +13,7 @@
 //! is that second with the event's order among the events of the same second, so that two
 //! events never share one, as the config server's oplog times never do.
 
+use crate::engine::chunks::ChunkVersion;
 use crate::engine::cluster::{Cluster, ClusterError, VersionMode};
 use crate::engine::events::EventKind;
 use crate::keys::shard_key::{KeyPattern, KeyValue};
@@ -818,24 +819,35 @@ struct Incarnation {
 fn incarnations(cluster: &Cluster) -> std::collections::BTreeMap<String, Incarnation> {
     let mut map: std::collections::BTreeMap<String, Incarnation> = Default::default();
     for (e, at) in stamped_events(cluster) {
-        match &e.kind {
-            EventKind::ShardCollection { ns, .. } | EventKind::Reshard { ns, .. } => {
-                let inc = map.entry(ns.clone()).or_default();
-                inc.count += 1;
-                inc.created = e.seq;
-                inc.epoch_seq = e.seq;
-                inc.created_at = at;
-                inc.epoch_at = at;
-            }
-            EventKind::Refine { ns, .. } => {
-                let inc = map.entry(ns.clone()).or_default();
-                inc.epoch_seq = e.seq;
-                inc.epoch_at = at;
-            }
-            _ => {}
-        }
+        note_incarnation(&mut map, &e.kind, e.seq, at);
     }
     map
+}
+
+/// Notes in `map` what event `kind` (number `seq`, stamped `at`) does to its namespace's
+/// incarnation.
+fn note_incarnation(
+    map: &mut std::collections::BTreeMap<String, Incarnation>,
+    kind: &EventKind,
+    seq: u64,
+    at: Stamp,
+) {
+    match kind {
+        EventKind::ShardCollection { ns, .. } | EventKind::Reshard { ns, .. } => {
+            let inc = map.entry(ns.clone()).or_default();
+            inc.count += 1;
+            inc.created = seq;
+            inc.epoch_seq = seq;
+            inc.created_at = at;
+            inc.epoch_at = at;
+        }
+        EventKind::Refine { ns, .. } => {
+            let inc = map.entry(ns.clone()).or_default();
+            inc.epoch_seq = seq;
+            inc.epoch_at = at;
+        }
+        _ => {}
+    }
 }
 
 impl Incarnation {
@@ -949,15 +961,26 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
     let v = cluster.version();
     let incs = incarnations(cluster);
     let moves = moves_by_namespace(cluster);
+    let merges = merges_by_namespace(cluster);
     let mut out = Vec::new();
     for (ns, coll) in cluster.collections() {
         let Some(s) = &coll.sharding else { continue };
         let inc = incs.get(ns).cloned().unwrap_or_default();
         let uuid = inc.uuid(ns);
+        let past = Past {
+            moves: moves.get(ns).map_or(&[], Vec::as_slice),
+            merges: merges.get(ns).map_or(&[], Vec::as_slice),
+            inc: &inc,
+        };
         for c in s.table.iter() {
             let min = s.pattern.to_document(&c.min);
             let since = on_shard_since(moves.get(ns).map_or(&[], Vec::as_slice), &inc, c);
             let shard = cluster.shard_name(c.shard).to_string();
+            let history = if v == VersionMode::V36 {
+                Vec::new()
+            } else {
+                past.history(&c.min, &c.max, u64::MAX, &shard)
+            };
             let id = match v {
                 VersionMode::V36 => Bson::String(chunk_id_36(ns, &min)),
                 _ => Bson::ObjectId(name_oid(
@@ -980,15 +1003,11 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
                 },
                 epoch: (v == VersionMode::V36).then(|| inc.epoch(ns)),
                 jumbo: c.jumbo,
-                on_current_shard_since: (v == VersionMode::V80).then_some(since.ts),
-                history: if v == VersionMode::V36 {
-                    Vec::new()
-                } else {
-                    vec![ChunkHistory {
-                        valid_after: since.ts,
-                        shard: shard.clone(),
-                    }]
-                },
+                // 7.0 on, `onCurrentShardSince` is the newest entry's `validAfter`: the
+                // commit sets both from one time (`commitChunkMigration`).
+                on_current_shard_since: (v == VersionMode::V80)
+                    .then(|| history.first().map_or(since.ts, |h| h.valid_after)),
+                history,
                 shard,
             });
         }
@@ -1102,6 +1121,36 @@ fn range_doc(min: &Document, max: &Document) -> Document {
     d
 }
 
+/// A chunk version as the changelog writes it under `field`: before 6.0
+/// `appendLegacyWithField` (3.6's `addToBSON`), `lastmod: Timestamp(major, minor)` and
+/// `lastmodEpoch`; from 6.0 `ChunkVersion::serialize`, one document of the
+/// `ChunkVersion60Format` (chunk_version.idl): `{e: epoch, t: timestamp, v:
+/// Timestamp(major, minor)}`.
+fn append_version(d: &mut Document, field: &str, version: ChunkVersion, era: &EventEra) {
+    let v = Timestamp {
+        time: version.major,
+        increment: version.minor,
+    };
+    if era.mode == VersionMode::V80 {
+        let mut f = Document::new();
+        f.insert("e", era.epoch);
+        f.insert("t", era.timestamp);
+        f.insert("v", v);
+        d.insert(field, f);
+    } else {
+        d.insert(field, v);
+        d.insert(format!("{field}Epoch"), era.epoch);
+    }
+}
+
+/// What the changelog's versions carry besides the numbers: the collection's epoch and
+/// timestamp when the event happened, and the era.
+struct EventEra {
+    mode: VersionMode,
+    epoch: ObjectId,
+    timestamp: Timestamp,
+}
+
 /// The entries one event writes to `config.changelog`: `(what, logging shard,
 /// details)`. Splits and merges name the shard that owned the chunk (`owningShard`,
 /// 4.4+) when it is known.
@@ -1109,6 +1158,7 @@ fn changelog_entries(
     kind: &EventKind,
     pattern: Option<&KeyPattern>,
     owning: Option<&str>,
+    era: &EventEra,
 ) -> Vec<(&'static str, String, Document)> {
     let owned = |mut d: Document| {
         if let Some(shard) = owning {
@@ -1117,15 +1167,35 @@ fn changelog_entries(
         d
     };
     match kind {
+        // 8.0's `moveRange` cuts the chunk inside `commitChunkMigration`, which logs no
+        // split (sharding_catalog_manager_chunk_operations.cpp).
+        EventKind::Split { in_move: true, .. } => Vec::new(),
         EventKind::Split {
-            min, max, points, ..
+            min,
+            max,
+            points,
+            version,
+            ..
         } => {
+            // `commitChunkSplit`: `before` is the range with the collection version the
+            // split started from; each piece takes the next minor version in key order
+            // (`appendShortVersion`).
             let (lo, hi) = bounds(pattern, min, max);
             let mut edges = vec![lo.clone()];
             edges.extend(points.iter().map(|p| bounds(pattern, p, p).0));
             edges.push(hi.clone());
-            let pieces: Vec<Document> = edges.windows(2).map(|w| range_doc(&w[0], &w[1])).collect();
-            let before = range_doc(&lo, &hi);
+            let mut next = *version;
+            let pieces: Vec<Document> = edges
+                .windows(2)
+                .map(|w| {
+                    next.minor += 1;
+                    let mut d = range_doc(&w[0], &w[1]);
+                    append_version(&mut d, "lastmod", next, era);
+                    d
+                })
+                .collect();
+            let mut before = range_doc(&lo, &hi);
+            append_version(&mut before, "lastmod", *version, era);
             if pieces.len() == 2 {
                 let mut d = Document::new();
                 d.insert("before", before);
@@ -1158,16 +1228,41 @@ fn changelog_entries(
             vec![("moveChunk.start", from.clone(), d)]
         }
         EventKind::MoveChunkCommit {
-            min, max, from, to, ..
+            min,
+            max,
+            from,
+            to,
+            docs,
+            bytes,
+            ..
         } => {
             let (lo, hi) = bounds(pattern, min, max);
             let mut moved = range_doc(&lo, &hi);
             moved.insert("from", from.clone());
             moved.insert("to", to.clone());
+            let mut from_side = range_doc(&lo, &hi);
+            if era.mode == VersionMode::V36 {
+                from_side.insert("from", from.clone());
+                from_side.insert("to", to.clone());
+            } else {
+                // move_timing_helper.cpp's destructor (4.4 on) appends `to`, then `from`.
+                from_side.insert("to", to.clone());
+                from_side.insert("from", from.clone());
+                // migration_source_manager.cpp (4.4 on) logs the recipient's clone counts
+                // with the commit (`"counts" << *_recipientCloneCounts`), as
+                // migration_destination_manager.cpp's `report` builds them: every
+                // document and byte of the range, none caught up afterwards, as
+                // ShardLab's migrations are atomic.
+                let mut counts = Document::new();
+                counts.insert("cloned", i64::try_from(*docs).unwrap_or(i64::MAX));
+                counts.insert("clonedBytes", i64::try_from(*bytes).unwrap_or(i64::MAX));
+                counts.insert("catchup", 0i64);
+                counts.insert("steady", 0i64);
+                moved.insert("counts", counts);
+            }
+            from_side.insert("note", "success");
             let mut to_side = range_doc(&lo, &hi);
             to_side.insert("note", "success");
-            let mut from_side = moved.clone();
-            from_side.insert("note", "success");
             vec![
                 ("moveChunk.to", to.clone(), to_side),
                 ("moveChunk.commit", from.clone(), moved),
@@ -1193,6 +1288,7 @@ struct Move {
     min: KeyValue,
     max: KeyValue,
     from: String,
+    to: String,
 }
 
 /// The migrations of each namespace, oldest first.
@@ -1202,7 +1298,12 @@ fn moves_by_namespace(cluster: &Cluster) -> Moves {
     let mut moves = Moves::new();
     for (e, at) in stamped_events(cluster) {
         if let EventKind::MoveChunkCommit {
-            ns, min, max, from, ..
+            ns,
+            min,
+            max,
+            from,
+            to,
+            ..
         } = &e.kind
         {
             moves.entry(ns.clone()).or_default().push(Move {
@@ -1211,10 +1312,111 @@ fn moves_by_namespace(cluster: &Cluster) -> Moves {
                 min: min.clone(),
                 max: max.clone(),
                 from: from.clone(),
+                to: to.clone(),
             });
         }
     }
     moves
+}
+
+/// MongoDB's `getHistoryWindowInSeconds` (sharding_catalog_manager_chunk_operations.cpp):
+/// the largest of `minSnapshotHistoryWindowInSeconds` (300 from 5.0),
+/// `transactionLifetimeLimitSeconds` (60) and 10. A migration drops the oldest entries of
+/// the moved chunk's `history` that are older than this when it commits, keeping one.
+pub const HISTORY_WINDOW_SECS: i64 = 300;
+
+/// One committed merge, as the chunks' history needs it.
+#[derive(Debug, Clone)]
+struct MergeAt {
+    seq: u64,
+    min: KeyValue,
+    max: KeyValue,
+}
+
+fn merges_by_namespace(cluster: &Cluster) -> std::collections::BTreeMap<String, Vec<MergeAt>> {
+    let mut merges: std::collections::BTreeMap<String, Vec<MergeAt>> = Default::default();
+    for e in cluster.events().iter() {
+        if let EventKind::Merge { ns, min, max } = &e.kind {
+            merges.entry(ns.clone()).or_default().push(MergeAt {
+                seq: e.seq,
+                min: min.clone(),
+                max: max.clone(),
+            });
+        }
+    }
+    merges
+}
+
+/// What a namespace's chunks went through: its migrations and merges, oldest first, and
+/// its incarnation.
+struct Past<'a> {
+    moves: &'a [Move],
+    merges: &'a [MergeAt],
+    inc: &'a Incarnation,
+}
+
+impl Past<'_> {
+    /// The `history` of the range `[min, max)` just before event `before` (a chunk's now,
+    /// with `u64::MAX`), newest first, when `owner` owned it then, as the config server
+    /// wrote it (sharding_catalog_manager_chunk_operations.cpp, 5.0 to 8.0): sharding
+    /// gives each chunk `[{validAfter: <creation>, shard}]`; a split copies the chunk's
+    /// history to every piece (`commitChunkSplit`, and `moveRange`'s pieces in
+    /// `commitChunkMigration`); a migration copies it, drops its oldest entries while more
+    /// than one is left and the oldest is older than [`HISTORY_WINDOW_SECS`] before the
+    /// commit, and puts `{validAfter: <commit>, shard: <recipient>}` first
+    /// (`commitChunkMigration`); a merge leaves one entry, the latest `validAfter` of the
+    /// merged chunks' first entries (`commitChunksMerge`, `commitMergeAllChunksOnShard`).
+    fn history(
+        &self,
+        min: &KeyValue,
+        max: &KeyValue,
+        before: u64,
+        owner: &str,
+    ) -> Vec<ChunkHistory> {
+        let created = self.inc.created;
+        let last_move = self
+            .moves
+            .iter()
+            .rev()
+            .filter(|m| m.seq < before && m.seq > created)
+            .find(|m| overlaps(&m.min, &m.max, min, max));
+        let last_merge = self
+            .merges
+            .iter()
+            .rev()
+            .filter(|m| m.seq < before && m.seq > created)
+            .find(|m| overlaps(&m.min, &m.max, min, max));
+        let entry = |valid_after: Timestamp, shard: &str| ChunkHistory {
+            valid_after,
+            shard: shard.to_string(),
+        };
+        match (last_move, last_merge) {
+            (_, Some(g)) if last_move.is_none_or(|m| g.seq > m.seq) => {
+                let front = self
+                    .moves
+                    .iter()
+                    .rev()
+                    .filter(|m| m.seq < g.seq && m.seq > created)
+                    .find(|m| overlaps(&m.min, &m.max, &g.min, &g.max))
+                    .map_or(self.inc.created_at.ts, |m| m.at.ts);
+                vec![entry(front, owner)]
+            }
+            (Some(m), _) => {
+                let mut h = self.history(&m.min, &m.max, m.seq, &m.from);
+                let commit = i64::from(m.at.ts.time);
+                while h.len() > 1
+                    && h.last().is_some_and(|o| {
+                        i64::from(o.valid_after.time) + HISTORY_WINDOW_SECS < commit
+                    })
+                {
+                    h.pop();
+                }
+                h.insert(0, entry(m.at.ts, &m.to));
+                h
+            }
+            _ => vec![entry(self.inc.created_at.ts, owner)],
+        }
+    }
 }
 
 /// When `chunk` came to its shard (`onCurrentShardSince`, the newest `history` entry):
@@ -1287,7 +1489,10 @@ pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
     let moves = moves_by_namespace(cluster);
     let incs = incarnations(cluster);
     let mut out = Vec::new();
+    // Each namespace's incarnation as the events go by, for the versions' epoch.
+    let mut running: std::collections::BTreeMap<String, Incarnation> = Default::default();
     for (e, at) in stamped_events(cluster) {
+        note_incarnation(&mut running, &e.kind, e.seq, at);
         let (ns, first) = match &e.kind {
             EventKind::Split { ns, min, .. } | EventKind::Merge { ns, min, .. } => (ns, Some(min)),
             EventKind::MoveChunkStart { ns, .. } | EventKind::MoveChunkCommit { ns, .. } => {
@@ -1303,7 +1508,13 @@ pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
             _ => None,
         };
         let pattern = cluster.sharding(ns).ok().map(|s| &s.pattern);
-        let entries = changelog_entries(&e.kind, pattern, owning.as_deref());
+        let inc = running.get(ns).cloned().unwrap_or_default();
+        let era = EventEra {
+            mode: v,
+            epoch: inc.epoch(ns),
+            timestamp: inc.epoch_at.ts,
+        };
+        let entries = changelog_entries(&e.kind, pattern, owning.as_deref(), &era);
         for (i, (what, shard, details)) in entries.into_iter().enumerate() {
             let entry = Entry { seq: e.seq, at, i };
             out.push(changelog_doc(cluster, entry, what, shard, ns, details));

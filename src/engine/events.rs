@@ -1,5 +1,6 @@
 //! The event log: everything that changes a cluster, in order (spec §11 changelog names).
 
+use crate::engine::chunks::ChunkVersion;
 use crate::engine::message::{msg, Message};
 use crate::keys::shard_key::KeyValue;
 
@@ -87,6 +88,12 @@ pub enum EventKind {
         max: KeyValue,
         /// The split points, in order.
         points: Vec<KeyValue>,
+        /// The collection version before the split: the pieces take its next minor
+        /// versions, in key order (`commitChunkSplit`).
+        version: ChunkVersion,
+        /// Whether the cut is a migration's own: 6.0's `moveRange` cuts the chunk in
+        /// `commitChunkMigration`, which writes no `split` to the changelog.
+        in_move: bool,
     },
     /// A chunk started moving (`moveChunk.start`).
     MoveChunkStart {
@@ -113,6 +120,10 @@ pub enum EventKind {
         from: ShardName,
         /// The recipient shard.
         to: ShardName,
+        /// The documents the recipient cloned.
+        docs: u64,
+        /// Their size in bytes.
+        bytes: u64,
     },
     /// A chunk could not be split and was marked jumbo.
     Jumbo {
@@ -234,6 +245,7 @@ impl EventKind {
                 min,
                 max,
                 points,
+                ..
             } => msg!(
                 "event.split",
                 ns = ns.as_str(),
@@ -261,6 +273,7 @@ impl EventKind {
                 max,
                 from,
                 to,
+                ..
             } => msg!(
                 "event.moved",
                 ns = ns.as_str(),

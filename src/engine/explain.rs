@@ -876,6 +876,7 @@ impl Cluster {
                     min,
                     max,
                     points,
+                    ..
                 } if n == ns => last_split = Some((min, max, points.last())),
                 EventKind::MoveChunkStart { .. } | EventKind::Jumbo { .. } => {}
                 EventKind::MoveChunkCommit {

@@ -438,13 +438,26 @@ impl Cluster {
 
     /// Replaces `chunk` by the pieces cut at `points`, each with a new minor version.
     pub(crate) fn apply_split(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue]) {
+        self.split_chunk(ns, chunk, points, false);
+    }
+
+    /// [`Cluster::apply_split`] for a migration that moves part of a chunk: from 6.0
+    /// `moveRange` sends the range and the config server cuts the chunk as it commits
+    /// (`commitChunkMigration`), so 8.0 logs no `split`; earlier eras split first.
+    pub(crate) fn apply_split_for_move(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue]) {
+        let in_move = self.config.version == VersionMode::V80;
+        self.split_chunk(ns, chunk, points, in_move);
+    }
+
+    fn split_chunk(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue], in_move: bool) {
         let Some(coll) = self.collections.get_mut(ns) else {
             return;
         };
         let Some(sharding) = coll.sharding.as_mut() else {
             return;
         };
-        let mut version = sharding.table.collection_version();
+        let before = sharding.table.collection_version();
+        let mut version = before;
         let mut bounds = Vec::with_capacity(points.len() + 2);
         bounds.push(chunk.min.clone());
         bounds.extend(points.iter().cloned());
@@ -485,6 +498,8 @@ impl Cluster {
             min: chunk.min.clone(),
             max: chunk.max.clone(),
             points: points.to_vec(),
+            version: before,
+            in_move,
         });
     }
 
@@ -764,7 +779,7 @@ impl Cluster {
             .chunk_split_points(ns, &chunk, max_size, Some(1))?
             .into_iter()
             .next()?;
-        self.apply_split(ns, &chunk, std::slice::from_ref(&point));
+        self.apply_split_for_move(ns, &chunk, std::slice::from_ref(&point));
         Some(point)
     }
 

@@ -372,13 +372,13 @@ sim.seed(7)
                         min: { customer: MinKey(), _id: MinKey() },
                         max: { customer: 'bob', _id: MinKey() },
                         'on shard': 'shard01',
-                        'last modified': Timestamp({ t: 1, i: 1 })
+                        'last modified': Timestamp({ t: 2, i: 1 })
                       },
                       {
                         min: { customer: 'bob', _id: MinKey() },
                         max: { customer: MaxKey(), _id: MaxKey() },
                         'on shard': 'shard02',
-                        'last modified': Timestamp({ t: 2, i: 3 })
+                        'last modified': Timestamp({ t: 2, i: 4 })
                       }
                     ],
                     tags: [
@@ -396,7 +396,7 @@ sim.seed(7)
             switched to db other
             other
             admin       59 B
-            config  3.61 KiB
+            config  3.94 KiB
             test       154 B
             printed 1 { a: [ 1, 2 ] }
             { ok: 1 }

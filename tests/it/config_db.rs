@@ -75,7 +75,7 @@ fn chunks_in_3_6_name_their_collection_by_ns_with_a_string_id() {
                 min: { x: MinKey() },
                 max: { x: 10 },
                 shard: 'shard01',
-                lastmod: Timestamp({ t: 1, i: 1 })
+                lastmod: Timestamp({ t: 2, i: 1 })
               },
               {
                 _id: 'test.users-x_10',
@@ -108,7 +108,7 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
           {
             max: { x: 10 },
             shard: 'shard01',
-            lastmod: Timestamp({ t: 1, i: 1 }),
+            lastmod: Timestamp({ t: 2, i: 1 }),
             history: [
               {
                 validAfter: Timestamp({ t: 1735689600, i: 2 }),
@@ -124,6 +124,10 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
               {
                 validAfter: Timestamp({ t: 1735689600, i: 6 }),
                 shard: 'shard02'
+              },
+              {
+                validAfter: Timestamp({ t: 1735689600, i: 2 }),
+                shard: 'shard01'
               }
             ]
           }
@@ -134,7 +138,7 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
           {
             max: { x: 10 },
             shard: 'shard01',
-            lastmod: Timestamp({ t: 1, i: 1 }),
+            lastmod: Timestamp({ t: 2, i: 1 }),
             onCurrentShardSince: Timestamp({ t: 1735689600, i: 2 }),
             history: [
               {
@@ -152,6 +156,10 @@ fn chunks_from_5_0_name_their_collection_by_uuid_with_history() {
               {
                 validAfter: Timestamp({ t: 1735689600, i: 6 }),
                 shard: 'shard02'
+              },
+              {
+                validAfter: Timestamp({ t: 1735689600, i: 2 }),
+                shard: 'shard01'
               }
             ]
           }
@@ -356,8 +364,8 @@ db.changelog.countDocuments({{what: /^moveChunk/}})"
             details: {
               min: { x: 10 },
               max: { x: MaxKey() },
-              from: 'shard01',
               to: 'shard02',
+              from: 'shard01',
               note: 'success'
             }
           }
@@ -377,9 +385,24 @@ db.getSiblingDB('config').changelog.find({what: 'split'}, {_id: 0, details: 1})"
         [
           {
             details: {
-              before: { min: { x: MinKey() }, max: { x: MaxKey() } },
-              left: { min: { x: MinKey() }, max: { x: 10 } },
-              right: { min: { x: 10 }, max: { x: MaxKey() } },
+              before: {
+                min: { x: MinKey() },
+                max: { x: MaxKey() },
+                lastmod: Timestamp({ t: 1, i: 0 }),
+                lastmodEpoch: ObjectId('677485805113377041f32536')
+              },
+              left: {
+                min: { x: MinKey() },
+                max: { x: 10 },
+                lastmod: Timestamp({ t: 1, i: 1 }),
+                lastmodEpoch: ObjectId('677485805113377041f32536')
+              },
+              right: {
+                min: { x: 10 },
+                max: { x: MaxKey() },
+                lastmod: Timestamp({ t: 1, i: 2 }),
+                lastmodEpoch: ObjectId('677485805113377041f32536')
+              },
               owningShard: 'shard01'
             }
           }
@@ -449,7 +472,7 @@ db.chunks.distinct('shard', {shard: {$ne: 'shard02'}})",
             ]
             4
             [ { moved: 2 } ]
-            [ { shard: 'shard01', lastmod: Timestamp({ t: 1, i: 1 }) } ]
+            [ { shard: 'shard01', lastmod: Timestamp({ t: 3, i: 1 }) } ]
             [ 'shard01', 'shard03' ]"#]],
     );
 }
@@ -822,7 +845,12 @@ db.getSiblingDB('config').changelog.find({what: 'multi-split'}, {_id: 0, 'detail
             details: {
               number: 1,
               of: 15,
-              chunk: { min: { x: MinKey() }, max: { x: 210 } },
+              chunk: {
+                min: { x: MinKey() },
+                max: { x: 210 },
+                lastmod: Timestamp({ t: 1, i: 1 }),
+                lastmodEpoch: ObjectId('677485809c3cd3c21dd8ff4f')
+              },
               owningShard: 'shard01'
             }
           },
@@ -830,7 +858,12 @@ db.getSiblingDB('config').changelog.find({what: 'multi-split'}, {_id: 0, 'detail
             details: {
               number: 2,
               of: 15,
-              chunk: { min: { x: 210 }, max: { x: 421 } },
+              chunk: {
+                min: { x: 210 },
+                max: { x: 421 },
+                lastmod: Timestamp({ t: 1, i: 2 }),
+                lastmodEpoch: ObjectId('677485809c3cd3c21dd8ff4f')
+              },
               owningShard: 'shard01'
             }
           }

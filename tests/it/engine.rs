@@ -67,9 +67,9 @@ fn monotonic_inserts_split_at_the_top_and_move_the_new_top_chunk() {
     );
     expect![[r#"
         [{ ts: MinKey() }, { ts: 1 }) shard02 docs=1 v2|0
-        [{ ts: 1 }, { ts: 20 }) shard01 docs=19 v2|1
-        [{ ts: 20 }, { ts: 35 }) shard03 docs=15 v3|1
-        [{ ts: 35 }, { ts: 50 }) shard01 docs=15 v4|1
+        [{ ts: 1 }, { ts: 20 }) shard01 docs=19 v5|1
+        [{ ts: 20 }, { ts: 35 }) shard03 docs=15 v4|1
+        [{ ts: 35 }, { ts: 50 }) shard01 docs=15 v4|2
         [{ ts: 50 }, { ts: MaxKey() }) shard02 docs=10 v5|0
     "#]]
     .assert_eq(&run_and_chunks(&script, "test.events"));
@@ -83,9 +83,9 @@ fn decreasing_inserts_pile_into_the_minkey_chunk() {
     );
     expect![[r#"
         [{ ts: MinKey() }, { ts: 13 }) shard01 docs=13 v4|0
-        [{ ts: 13 }, { ts: 28 }) shard03 docs=15 v3|2
-        [{ ts: 28 }, { ts: 43 }) shard02 docs=15 v2|2
-        [{ ts: 43 }, { ts: MaxKey() }) shard01 docs=17 v1|2
+        [{ ts: 13 }, { ts: 28 }) shard03 docs=15 v4|1
+        [{ ts: 28 }, { ts: 43 }) shard02 docs=15 v3|1
+        [{ ts: 43 }, { ts: MaxKey() }) shard01 docs=17 v2|1
     "#]]
     .assert_eq(&run_and_chunks(&script, "test.events"));
 }
@@ -460,9 +460,9 @@ fn manual_split_move_merge_and_their_errors() {
         MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: MinKey }, { x: 20 })
         MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 20 }, { x: 25 })
         MongoServerError[IllegalOperation]: Failed to commit chunk merge :: caused by :: could not merge chunks, shard shard01 does not contain a sequence of chunks that exactly fills the range [{ x: 5 }, { x: 20 })
-        [{ x: MinKey() }, { x: 10 }) shard01 docs=10 v1|1
+        [{ x: MinKey() }, { x: 10 }) shard01 docs=10 v2|1
         [{ x: 10 }, { x: 20 }) shard02 docs=10 v2|0
-        [{ x: 20 }, { x: MaxKey() }) shard01 docs=20 v2|1
+        [{ x: 20 }, { x: MaxKey() }) shard01 docs=20 v2|2
     "#]].assert_eq(&run_and_chunks(&script, "test.m"));
 }
 
@@ -477,7 +477,7 @@ fn the_50_balancer_moves_chunks_by_count_one_per_shard_per_round() {
         [{ x: 28 }, { x: 84 }) shard03 docs=11 v3|0
         [{ x: 84 }, { x: 140 }) shard02 docs=12 v4|0
         [{ x: 140 }, { x: 196 }) shard03 docs=11 v5|0
-        [{ x: 196 }, { x: 271 }) shard01 docs=14 v1|24
+        [{ x: 196 }, { x: 271 }) shard01 docs=14 v5|1
         [{ x: 271 }, { x: 327 }) shard01 docs=11 v1|31
         [{ x: 327 }, { x: 380 }) shard01 docs=11 v1|32
         [{ x: 380 }, { x: 436 }) shard01 docs=11 v1|19
@@ -549,7 +549,7 @@ fn the_80_balancer_moves_about_one_chunk_size_of_data_at_a_time() {
         [{ x: MinKey() }, { x: 11 }) shard02 docs=11 v2|0
         [{ x: 11 }, { x: 22 }) shard03 docs=11 v3|0
         [{ x: 22 }, { x: 33 }) shard02 docs=11 v4|0
-        [{ x: 33 }, { x: MaxKey() }) shard01 docs=167 v3|2
+        [{ x: 33 }, { x: MaxKey() }) shard01 docs=167 v4|1
     "#]]
     .assert_eq(&transcript_tail(&script, "test.b"));
 }
@@ -576,7 +576,7 @@ fn the_36_balancer_waits_for_its_threshold() {
     expect![[r#"
         [{ x: MinKey() }, { x: 28 }) shard02 docs=4 v2|0
         [{ x: 28 }, { x: 140 }) shard03 docs=13 v3|0
-        [{ x: 140 }, { x: 271 }) shard01 docs=14 v1|14
+        [{ x: 140 }, { x: 271 }) shard01 docs=14 v3|1
         [{ x: 271 }, { x: 380 }) shard01 docs=13 v1|11
         [{ x: 380 }, { x: 436 }) shard01 docs=7 v1|19
         [{ x: 436 }, { x: 514 }) shard01 docs=9 v1|20
@@ -667,7 +667,7 @@ fn zones_pull_their_chunks_and_refuse_overlaps() {
                         min: { region: MinKey(), id: MinKey() },
                         max: { region: 'EU', id: MinKey() },
                         'on shard': 'shard01',
-                        'last modified': Timestamp({ t: 1, i: 1 })
+                        'last modified': Timestamp({ t: 2, i: 1 })
                       },
                       {
                         min: { region: 'EU', id: MinKey() },

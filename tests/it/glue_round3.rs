@@ -126,6 +126,10 @@ fn changelog_times_and_chunk_history_read_the_simulated_clock() {
                   {
                     validAfter: Timestamp({ t: 1735689665, i: 2 }),
                     shard: 'shard02'
+                  },
+                  {
+                    validAfter: Timestamp({ t: 1735689600, i: 2 }),
+                    shard: 'shard01'
                   }
                 ]
               }
@@ -279,7 +283,7 @@ fn the_auto_merger_merges_each_shards_adjacent_chunks_after_its_interval() {
                 min: { x: MinKey() },
                 max: { x: 100 },
                 shard: 'shard01',
-                lastmod: Timestamp({ t: 2, i: 1 }),
+                lastmod: Timestamp({ t: 2, i: 2 }),
                 onCurrentShardSince: Timestamp({ t: 1735689600, i: 2 })
               },
               {
@@ -293,7 +297,7 @@ fn the_auto_merger_merges_each_shards_adjacent_chunks_after_its_interval() {
                 min: { x: 150 },
                 max: { x: MaxKey() },
                 shard: 'shard01',
-                lastmod: Timestamp({ t: 2, i: 2 }),
+                lastmod: Timestamp({ t: 2, i: 3 }),
                 onCurrentShardSince: Timestamp({ t: 1735689600, i: 2 })
               }
             ]

@@ -16,6 +16,7 @@ mod fidelity_commands2;
 mod fidelity_output;
 mod fidelity_round3;
 mod fidelity_round4;
+mod fidelity_round4b;
 mod fidelity_shell;
 mod glue_round3;
 mod hash;
