@@ -57,3 +57,40 @@ test('a command over the limit is kept in the input, and a notice says the limit
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a refused import leaves the session exactly as it was, and says so', async () => {
+  const { page, errors } = await openFresh(env);
+  const input = page.getByTestId('console-input');
+  const run = async (command, answer) => {
+    await input.fill(command);
+    await input.press('Enter');
+    await page.waitForFunction(({ command, answer }) => {
+      const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
+      const asked = lines.lastIndexOf(`test> ${command}`);
+      return asked >= 0 && lines[asked + 1] === answer;
+    }, { command, answer });
+  };
+  for (let i = 1; i <= 3; i++) await run(`db.kept.insertOne({_id: ${i}})`, `{ acknowledged: true, insertedId: ${i} }`);
+  const position = await page.getByTestId('position').innerText();
+  const files = {
+    binary: { name: 'picture.json', mimeType: 'application/json', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) },
+    'too large': { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(`{"format": "shardlab-scenario", "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`) },
+    'UTF-16': { name: 'wide.json', mimeType: 'application/json', buffer: Buffer.from(`\ufeff{"format": "shardlab-scenario", "version": 1}`, 'utf16le') },
+  };
+  for (const [what, file] of Object.entries(files)) {
+    // Dismissed first, so that the notice waited for is this file's.
+    const dismiss = page.getByRole('button', { name: 'Dismiss notice' });
+    if (await dismiss.count()) await dismiss.click();
+    await page.getByTestId('notice').waitFor({ state: 'detached' });
+    await page.getByTestId('import-json').setInputFiles(file);
+    const notice = page.getByTestId('notice').filter({ hasText: 'Your session is as it was' });
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /The file could not be imported \(.+\)\. Your session is as it was\./s, what);
+    assert.equal(await page.getByTestId('position').innerText(), position, `${what}: the same step`);
+    // The same session, in the engine too: its documents are there.
+    await run('db.kept.countDocuments()', '3');
+  }
+  console.log(`screenshot: ${await screenshot(page, 'import-refused-1440')}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -93,6 +93,9 @@ pub struct Driver {
     /// it since: the next scene's session takes its place in storage rather than adding
     /// one more to "Recent sessions" (a scene shows it again any time).
     scene_owned: Rc<Cell<bool>>,
+    /// The session an import replaced, still open in the engine until the imported
+    /// scenario opens: a file the engine refuses leaves the page on it exactly as it was.
+    before_import: Rc<RefCell<Option<Rc<Playground>>>>,
 }
 
 impl PartialEq for Driver {
@@ -129,6 +132,7 @@ impl Driver {
             stop_at: Rc::default(),
             touched: Rc::default(),
             scene_owned: Rc::default(),
+            before_import: Rc::default(),
         }
     }
 
@@ -390,8 +394,18 @@ impl Driver {
         self.latest.replace(Rc::new(fresh.clone()));
         self.dispatch
             .emit(Action::Switch(Box::new(fresh), own_workload));
+        let importing = matches!(opening.source, Some(Source::Import { .. }));
         if !boot && !old.session.is_empty() {
-            engine_client::request(&old.session, Call::Close, |_| ());
+            if importing {
+                // Kept open until the file opens (the first session an import replaced,
+                // if the engine restarted under it and it is opened again).
+                self.before_import.borrow_mut().get_or_insert(old);
+            } else {
+                engine_client::request(&old.session, Call::Close, |_| ());
+            }
+        }
+        if !importing {
+            self.release_before_import();
         }
         let driver = self.clone();
         let session = name.clone();
@@ -400,8 +414,41 @@ impl Driver {
         });
     }
 
+    /// Closes the session an import replaced, once the import opened or something else
+    /// replaced it too.
+    fn release_before_import(&self) {
+        if let Some(old) = self.before_import.borrow_mut().take() {
+            engine_client::request(&old.session, Call::Close, |_| ());
+        }
+    }
+
+    /// A refused import: the page goes back to the session it replaced, as it was, and
+    /// says why. False if there is none to go back to.
+    fn back_from_import(&self, error: &str) -> bool {
+        let Some(old) = self.before_import.borrow_mut().take() else {
+            return false;
+        };
+        let mut back = (*old).clone();
+        back.notice = Some(Notice::plain(tf(
+            K::DriverImportRefusedKept,
+            &[("error", &error)],
+        )));
+        back.playing = false;
+        back.passing = false;
+        back.in_flight = 0;
+        self.latest.replace(Rc::new(back.clone()));
+        self.dispatch.emit(Action::Switch(Box::new(back), false));
+        // What the page missed of it while the import was tried (nothing, unless a
+        // request was under way): the engine's picture of it now.
+        self.send(Act::Look);
+        true
+    }
+
     /// The engine's answer to an opening.
     fn opened(&self, session: Rc<str>, opening: Opening, answer: Result<Reply, EngineError>) {
+        if answer.is_ok() {
+            self.release_before_import();
+        }
         match answer {
             Ok(Reply::Page(view)) => {
                 let view = Rc::new(*view);
@@ -458,6 +505,12 @@ impl Driver {
             Err(e) if e.code_name == ENGINE_RESTARTED => self.open(opening, false),
             Err(e) => {
                 let message = engine_words(&e);
+                if matches!(opening.source, Some(Source::Import { .. }))
+                    && self.back_from_import(&message)
+                {
+                    recovery::end();
+                    return;
+                }
                 let refused_link = matches!(opening.source, Some(Source::Link { .. }))
                     || matches!(opening.start, Start::Lesson { .. });
                 if refused_link && !self.embed {
