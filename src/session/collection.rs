@@ -367,23 +367,15 @@ impl Session {
         Err(bulk_write_error(&inserted, failed))
     }
 
-    /// `updateOne`, `updateMany` (operator updates) and `replaceOne` (a replacement).
-    fn update_method(
+    /// The update of `name`'s second argument, checked as the driver's
+    /// `makeUpdateStatement` checks it: an object (or a pipeline), with atomic operators for
+    /// `updateOne` and `updateMany` and without them for `replaceOne` (the legacy `update`
+    /// takes either).
+    pub(super) fn update_arg(
         &mut self,
-        ns: &str,
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Document, StatementError> {
-        // The driver's `makeUpdateStatement` (src/operations/update.ts) checks the filter
-        // and the update are objects (`typeof x !== 'object'`, null included).
-        let filter = match self.opt_arg(args, 0)? {
-            Some(Bson::Document(d)) => d,
-            _ => {
-                return Err(StatementError::invalid_argument(
-                    "Selector must be a valid JavaScript object",
-                ))
-            }
-        };
         let update = match self.opt_arg(args, 1)? {
             Some(Bson::Document(d)) => d,
             // An empty pipeline has no atomic operator (`hasAtomicOperators([])`).
@@ -401,11 +393,32 @@ impl Session {
                 "Replacement document must not contain atomic operators",
             ));
         }
-        if name != "replaceOne" && !is_ops {
+        if matches!(name, "updateOne" | "updateMany") && !is_ops {
             return Err(StatementError::invalid_argument(
                 "Update document requires atomic operators",
             ));
         }
+        Ok(update)
+    }
+
+    /// `updateOne`, `updateMany` (operator updates) and `replaceOne` (a replacement).
+    fn update_method(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Document, StatementError> {
+        // The driver's `makeUpdateStatement` (src/operations/update.ts) checks the filter
+        // and the update are objects (`typeof x !== 'object'`, null included).
+        let filter = match self.opt_arg(args, 0)? {
+            Some(Bson::Document(d)) => d,
+            _ => {
+                return Err(StatementError::invalid_argument(
+                    "Selector must be a valid JavaScript object",
+                ))
+            }
+        };
+        let update = self.update_arg(name, args)?;
         // Only `upsert` changes how mongos targets the write; the other options (hint,
         // collation, arrayFilters, writeConcern) are accepted and not modelled.
         // collection.ts spreads the options (`{...baseOptions, ...options}`), so a

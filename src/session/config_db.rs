@@ -331,25 +331,7 @@ impl Session {
         args: &[Expr],
         current: Option<Document>,
     ) -> Result<Output, StatementError> {
-        let update = match self.opt_arg(args, 1)? {
-            Some(Bson::Document(d)) => d,
-            _ => {
-                return Err(StatementError::invalid_argument(
-                    "Document must be a valid JavaScript object",
-                ))
-            }
-        };
-        let is_ops = update.keys().next().is_some_and(|k| k.starts_with('$'));
-        if name == "replaceOne" && is_ops {
-            return Err(StatementError::invalid_argument(
-                "Replacement document must not contain atomic operators",
-            ));
-        }
-        if matches!(name, "updateOne" | "updateMany") && !is_ops {
-            return Err(StatementError::invalid_argument(
-                "Update document requires atomic operators",
-            ));
-        }
+        let update = self.update_arg(name, args)?;
         let upsert = matches!(
             self.opt_arg(args, 2)?,
             Some(Bson::Document(o)) if o.get("upsert") == Some(&Bson::Boolean(true))

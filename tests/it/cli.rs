@@ -12,11 +12,11 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// What one run of the binary printed and how it exited.
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
+/// What one run of the binary printed and how it exited (`cli_stream.rs` uses it too).
+pub(crate) struct Run {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) code: i32,
 }
 
 /// Runs `shardlab` with `args`, feeding `stdin` to it.
@@ -42,11 +42,11 @@ fn shardlab(args: &[&str], stdin: &str) -> Run {
     }
 }
 
-/// A script written to a file of its own, removed when dropped.
-struct ScriptFile(PathBuf);
+/// A script written to a file of its own, removed when dropped (`cli_stream.rs` uses it too).
+pub(crate) struct ScriptFile(PathBuf);
 
 impl ScriptFile {
-    fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let path = std::env::temp_dir().join(format!(
             "shardlab-cli-{}-{}.js",
@@ -57,7 +57,7 @@ impl ScriptFile {
         ScriptFile(path)
     }
 
-    fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         self.0.to_str().unwrap()
     }
 }

@@ -7,18 +7,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 
+use crate::cli::{Run, ScriptFile};
 use shardlab::Session;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-
-/// What one run of the binary printed and how it exited.
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
 
 /// Runs `shardlab` with `args` and `stdin`, reading `buffer` bytes at a time when given.
 fn shardlab(args: &[&str], stdin: &str, buffer: Option<usize>) -> Run {
@@ -44,32 +36,6 @@ fn shardlab(args: &[&str], stdin: &str, buffer: Option<usize>) -> Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),
         code: out.status.code().unwrap(),
-    }
-}
-
-/// A script written to a file of its own, removed when dropped.
-struct ScriptFile(PathBuf);
-
-impl ScriptFile {
-    fn new(text: &str) -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "shardlab-cli-stream-{}-{}.js",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&path, text).unwrap();
-        ScriptFile(path)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for ScriptFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
     }
 }
 

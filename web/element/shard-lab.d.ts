@@ -83,23 +83,10 @@ export interface ShardLabAttributes {
   compareWorkload: string;
 }
 
-export declare class ShardLabElement extends HTMLElement implements ShardLabAttributes {
-  label: string;
-  views: string;
-  theme: 'auto' | 'light' | 'dark';
-  height: string;
-  loading: 'lazy' | 'eager' | 'click';
-  start: 'begin' | 'end';
-  readOnly: boolean;
-  autoplay: boolean;
-  preset: string | null;
-  shards: number;
-  version: string;
-  seed: number;
-  chunkSize: number | null;
-  src: string | null;
-  compare: string;
-  compareWorkload: string;
+/** The element's properties, one per attribute (merged into the class below). */
+export interface ShardLabElement extends ShardLabAttributes {}
+
+export declare class ShardLabElement extends HTMLElement {
   /** Resolves with the element once its session is ready; rejects with the reason it failed. */
   readonly ready: Promise<ShardLabElement>;
   /** Whether the session is loaded and drawn. */
