@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 const dist = resolve(root, process.env.SHARDLAB_DIST ?? 'dist');
-const out = resolve(root, 'target', 'package');
+// SHARDLAB_PACKAGE_OUT puts it elsewhere (the package test writes to a directory of its own).
+const out = resolve(process.env.SHARDLAB_PACKAGE_OUT ?? join(root, 'target', 'package'));
 const dir = join(out, 'shardlab');
 
 const module = await readFile(join(dist, 'shardlab.js'), 'utf8').catch(() => {

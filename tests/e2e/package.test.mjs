@@ -29,14 +29,16 @@ let base;
 const POLICIES = { strict: STRICT, 'no-workers': NO_WORKERS, 'no-wasm': NO_WASM, site: null };
 
 before(async () => {
-  const made = spawnSync('node', ['scripts/package.mjs'], { cwd: root, encoding: 'utf8' });
+  // Made in a directory of its own, so that two runs of the suite do not share it.
+  const out = mkdtempSync(join(tmpdir(), 'shardlab-package-'));
+  const made = spawnSync('node', ['scripts/package.mjs'], { cwd: root, encoding: 'utf8', env: { ...process.env, SHARDLAB_PACKAGE_OUT: out } });
   assert.equal(made.status, 0, `make package: ${made.stderr}`);
-  const tgz = readdirSync(join(root, 'target', 'package')).find((f) => /^shardlab-.*\.tgz$/.test(f));
+  const tgz = readdirSync(out).find((f) => /^shardlab-.*\.tgz$/.test(f));
   assert.ok(tgz, 'the package tarball was written');
   // Installed as a docs author installs it: into an empty project, from the tarball alone.
   const project = mkdtempSync(join(tmpdir(), 'shardlab-docs-'));
   writeFileSync(join(project, 'package.json'), '{"name": "docs", "private": true}\n');
-  const installed = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(root, 'target', 'package', tgz)], { cwd: project, encoding: 'utf8' });
+  const installed = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(out, tgz)], { cwd: project, encoding: 'utf8' });
   assert.equal(installed.status, 0, `npm install: ${installed.stderr}`);
   pkg = join(project, 'node_modules', 'shardlab');
   // /<policy>/assets/shardlab/* is the package; /<policy>/<page>/ a host page.
