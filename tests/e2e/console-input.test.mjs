@@ -95,3 +95,35 @@ test('a refused import leaves the session exactly as it was, and says so', async
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('lessons picked one right after another: the page shows the last one chosen, with its own key and workload', async () => {
+  const { page, errors } = await openFresh(env);
+  const catalog = await page.evaluate(async () => {
+    const { ShardLab } = await import('./shardlab.js');
+    return (await ShardLab.catalog()).lessons.map((l) => ({ id: l.id, key: l.setup.key, spec: l.workload.spec, total: l.workload.total, batch: l.workload.batch }));
+  });
+  // As a keyboard user does: the picker focused, Down pressed again and again, each press
+  // a lesson opened before the previous one has answered.
+  const picker = page.getByLabel('Lesson', { exact: true });
+  await picker.focus();
+  const presses = 5;
+  for (let i = 0; i < presses; i++) await page.keyboard.press('ArrowDown');
+  const ids = await picker.evaluate((el) => [...el.options].map((o) => o.value));
+  const last = catalog.find((l) => l.id === ids[presses]);
+  assert.ok(last, JSON.stringify(ids));
+  const plain = (text) => text.replace(/\s/g, '').replace(/"/g, "'");
+  await page.waitForFunction((key) => {
+    const summary = document.querySelector('[data-testid="summary"]')?.textContent ?? '';
+    return summary.replace(/\s/g, '').replace(/"/g, "'").includes(key);
+  }, plain(last.key));
+  // Every answer for the earlier lessons has come by now (the engine answers in order):
+  // the picker, the lesson's text and the workload form are the last lesson's.
+  await page.getByTestId('lesson-text').waitFor();
+  assert.equal(await picker.inputValue(), last.id);
+  assert.equal(await page.getByTestId('total').inputValue(), String(last.total));
+  assert.equal(await page.getByTestId('batch').inputValue(), String(last.batch));
+  if (!last.spec.trim().startsWith('{')) assert.equal(await page.getByTestId('workload').inputValue(), last.spec);
+  assert.ok(plain(await page.getByTestId('summary').innerText()).includes(plain(last.key)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

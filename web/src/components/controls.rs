@@ -435,6 +435,10 @@ pub struct LessonRowProps {
     pub catalog: Rc<shardlab_protocol::Catalog>,
     /// The loaded lesson's id.
     pub lesson: Option<String>,
+    /// Whether the engine has answered for the session shown (so `lesson` is its lesson,
+    /// not the one before a pick still loading).
+    #[prop_or(true)]
+    pub ready: bool,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
@@ -443,6 +447,7 @@ impl PartialEq for LessonRowProps {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.catalog, &other.catalog)
             && self.lesson == other.lesson
+            && self.ready == other.ready
             && self.dispatch == other.dispatch
     }
 }
@@ -474,6 +479,25 @@ pub fn lesson_row(props: &LessonRowProps) -> Html {
         })
     };
     let current = lesson.map_or("", |l| l.id.as_str());
+    // The select shows the session's lesson once the engine has answered for it: an
+    // option's `selected` attribute no longer moves a select the reader has changed, so
+    // after lessons picked one right after another it could show "Free play" beside the
+    // last one's cluster. While a pick loads, the select keeps what the reader chose (a
+    // keyboard user pressing Down again and again goes on from there).
+    let picker = use_node_ref();
+    {
+        let picker = picker.clone();
+        use_effect_with(
+            (current.to_string(), props.ready),
+            move |(current, ready)| {
+                if let Some(select) = picker.cast::<HtmlSelectElement>() {
+                    if *ready && select.value() != *current {
+                        select.set_value(current);
+                    }
+                }
+            },
+        );
+    }
     let toggle = {
         let whole = whole.clone();
         Callback::from(move |_: MouseEvent| whole.set(!*whole))
@@ -482,10 +506,10 @@ pub fn lesson_row(props: &LessonRowProps) -> Html {
         <div class="control-row lesson-row">
             <label class="field">
                 <span>{ t(K::ControlsLesson) }</span>
-                <select data-testid="preset" onchange={on_lesson} aria-label={t(K::ControlsLesson)}>
-                    <option value="" selected={current.is_empty()}>{ t(K::ControlsFreePlay) }</option>
+                <select data-testid="preset" ref={picker} onchange={on_lesson} aria-label={t(K::ControlsLesson)}>
+                    <option value="">{ t(K::ControlsFreePlay) }</option>
                     { for lessons.iter().map(|l| html! {
-                        <option value={l.id.clone()} selected={l.id == current}>{ crate::i18n::lesson_words(l).0 }</option>
+                        <option value={l.id.clone()}>{ crate::i18n::lesson_words(l).0 }</option>
                     }) }
                 </select>
             </label>

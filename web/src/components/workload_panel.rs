@@ -48,7 +48,7 @@ pub fn command_bar(props: &CommandBarProps) -> Html {
     let state = &props.state;
     html! {
         <section class="panel transport command-bar" aria-label={t(K::WorkloadPanelWorkload)}>
-            <LessonRow catalog={state.catalog.clone()} lesson={state.view.lesson.clone()}
+            <LessonRow catalog={state.catalog.clone()} lesson={state.view.lesson.clone()} ready={state.ready}
                 dispatch={props.dispatch.clone()} />
             <div class="transport-row">
                 { transport(state, &props.dispatch) }

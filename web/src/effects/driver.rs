@@ -446,6 +446,16 @@ impl Driver {
 
     /// The engine's answer to an opening.
     fn opened(&self, session: Rc<str>, opening: Opening, answer: Result<Reply, EngineError>) {
+        // Latest wins: an opening another replaced before its answer came (lessons picked
+        // one after another) is not drawn, and nothing of it (its lesson's workload, its
+        // notice, a fallback after a refusal) reaches the page; the session it opened is
+        // closed.
+        if *self.state().session != *session {
+            if answer.is_ok() {
+                engine_client::request(&session, Call::Close, |_| ());
+            }
+            return;
+        }
         if answer.is_ok() {
             self.release_before_import();
         }
