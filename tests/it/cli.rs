@@ -19,8 +19,8 @@ pub(crate) struct Run {
     pub(crate) code: i32,
 }
 
-/// Runs `shardlab` with `args`, feeding `stdin` to it.
-fn shardlab(args: &[&str], stdin: &str) -> Run {
+/// Runs `shardlab` with `args`, feeding `stdin` to it (other test files use it too).
+pub(crate) fn shardlab(args: &[&str], stdin: &str) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shardlab"))
         .args(args)
         .stdin(Stdio::piped())

@@ -157,23 +157,8 @@ fn to_array_of_aggregate_and_config_reads() {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn to_array_under_json_gives_every_document() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shardlab"))
-        .arg("--json")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let script = format!("{}db.c.find().toArray()\n", insert_n(45));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = crate::cli::shardlab(&["--json"], &script).stdout;
     let last = stdout.lines().last().unwrap();
     let value = shardlab::shell::parse_ejson(last).unwrap();
     let bson::Bson::Array(docs) = value else {
