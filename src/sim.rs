@@ -22,7 +22,7 @@ pub use heat::{
 pub use heat_axis::MAX_BANDS;
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
-    MAX_COMMANDS, MAX_DECODED_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES, MAX_PAGE_VALUE_BYTES,
-    MAX_SHARDS,
+    MAX_COMMANDS, MAX_DECODED_BYTES, MAX_JSON_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES,
+    MAX_PAGE_VALUE_BYTES, MAX_SHARDS,
 };
 pub use timeline::{estimate_session_bytes, Timeline, TimelineError, TimelineOptions};

@@ -719,9 +719,12 @@ fn json_u64(v: u64) -> String {
     }
 }
 
+/// The longest scenario file [`from_json`] reads, in bytes (4 MiB).
+pub const MAX_JSON_BYTES: usize = 16 * MAX_DECODED_BYTES;
+
 /// Reads a scenario file written by [`to_json`] (any version this build knows).
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-    if text.len() > 16 * MAX_DECODED_BYTES {
+    if text.len() > MAX_JSON_BYTES {
         return Err(ScenarioError::TooLarge(format!(
             "the file holds {} bytes",
             text.len()

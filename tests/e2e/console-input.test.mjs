@@ -73,7 +73,7 @@ test('a refused import leaves the session exactly as it was, and says so', async
   for (let i = 1; i <= 3; i++) await run(`db.kept.insertOne({_id: ${i}})`, `{ acknowledged: true, insertedId: ${i} }`);
   const files = {
     binary: { name: 'picture.json', mimeType: 'application/json', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) },
-    'too large': { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(`{"format": "shardlab-scenario", "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`) },
+    'too large': { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(`{"format": "shardlab-scenario", "pad": "${'x'.repeat(5 * 1024 * 1024)}"}`) },
     // Without a byte-order mark (with one, the browser reads the file as UTF-16 and it opens).
     'UTF-16': { name: 'wide.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "shardlab-scenario", "version": 1}', 'utf16le') },
   };

@@ -287,7 +287,10 @@ test('a worker killed mid-play starts again with the session intact, and the pag
   await input.fill('sim.__trapEngine()');
   await input.press('Enter');
   const notice = page.getByTestId('notice');
-  await notice.filter({ hasText: 'The engine stopped and started again' }).waitFor({ timeout: 30_000 });
+  const restarted = notice.filter({ hasText: /The engine stopped \(.+\) and started again/ });
+  await restarted.waitFor({ timeout: 30_000 });
+  // The notice says what stopped it: the trap's panic, as the browser reported it.
+  assert.match(await restarted.innerText(), /The engine stopped \((?!no reason given).+\) and started again/);
   // The session was replayed into a new engine: its documents are all there, and the
   // console answers.
   const docs = await documents(page);

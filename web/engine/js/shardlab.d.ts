@@ -156,6 +156,8 @@ export interface Catalog {
     maxCompareTicks: number;
     maxBatch: number;
     maxSourceBytes: number;
+    /** Longest scenario text a session opens from (a saved session, a file), in bytes. */
+    maxScenarioBytes: number;
     maxFieldBytes: number;
     maxSessions: number;
   };

@@ -693,6 +693,42 @@ fn analyze_runs_on_a_copy_and_refuses_what_is_not_a_key() {
 }
 
 #[test]
+fn a_scenario_opens_up_to_the_catalogues_size_and_no_further() {
+    let mut e = Engine::new();
+    let catalog = result(call(&mut e, "c", "catalog", Value::Null));
+    let limit = catalog["limits"]["maxScenarioBytes"].as_u64().unwrap() as usize;
+    // The protocol's bound is the core's: a scenario the engine accepts, the core reads.
+    assert_eq!(limit, shardlab::sim::MAX_JSON_BYTES);
+    assert_eq!(limit, MAX_SCENARIO_BYTES);
+    // A scenario file padded with spaces to exactly the limit opens; one byte more does not.
+    let file = |len: usize| {
+        let body = r#"{"format": "shardlab-scenario", "version": 1, "commands": ["db.c.insertOne({_id: 1})"]}"#;
+        format!("{body}{}", " ".repeat(len - body.len()))
+    };
+    let opened = call(
+        &mut e,
+        "a",
+        "open",
+        json!({"from": "scenario", "text": file(limit)}),
+    );
+    assert!(opened.get("error").is_none(), "{opened}");
+    let refused = call(
+        &mut e,
+        "b",
+        "open",
+        json!({"from": "replay", "text": file(limit + 1)}),
+    );
+    assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&limit.to_string()),
+        "{refused}"
+    );
+}
+
+#[test]
 fn evaluate_and_cluster_are_checked_as_hostile_input() {
     let mut e = Engine::new();
     open(&mut e, "js-4");

@@ -588,6 +588,8 @@ pub struct CatalogLimits {
     pub max_batch: u32,
     /// [`MAX_SOURCE_BYTES`].
     pub max_source_bytes: u64,
+    /// [`MAX_SCENARIO_BYTES`].
+    pub max_scenario_bytes: u64,
     /// [`MAX_FIELD_BYTES`].
     pub max_field_bytes: u64,
     /// [`MAX_SESSIONS`].
@@ -605,6 +607,7 @@ impl CatalogLimits {
             max_compare_ticks: MAX_COMPARE_TICKS,
             max_batch: MAX_BATCH,
             max_source_bytes: MAX_SOURCE_BYTES as u64,
+            max_scenario_bytes: MAX_SCENARIO_BYTES as u64,
             max_field_bytes: MAX_FIELD_BYTES as u64,
             max_sessions: MAX_SESSIONS as u32,
         }

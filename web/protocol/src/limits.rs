@@ -10,8 +10,36 @@ use crate::{
 pub const MAX_SESSION_ID_BYTES: usize = 64;
 /// Sessions one engine holds at once.
 pub const MAX_SESSIONS: usize = 64;
-/// Longest shell source one `run` carries (1 MiB), and longest scenario text.
+/// Longest shell source one `run` carries (1 MiB).
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+/// Longest scenario text a session opens from (4 MiB): a saved session, an imported file,
+/// a scenario handed to `session`. The core's scenario reader takes no more
+/// (`shardlab::sim::MAX_JSON_BYTES`; the engine's tests keep the two equal), so a
+/// session whose scenario grows past it can no longer be kept.
+pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
+/// How a session's scenario text stands against [`MAX_SCENARIO_BYTES`], so that a view can
+/// say so before the session can no longer be kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// Under three quarters of the limit.
+    Ample,
+    /// Three quarters of the limit or more: kept, but not for much longer.
+    Nearly,
+    /// Over the limit: a session cannot open from it, so it cannot be kept.
+    Over,
+}
+
+/// Where a scenario text of `bytes` stands (see [`Room`]).
+pub fn scenario_room(bytes: usize) -> Room {
+    if bytes > MAX_SCENARIO_BYTES {
+        Room::Over
+    } else if bytes >= MAX_SCENARIO_BYTES / 4 * 3 {
+        Room::Nearly
+    } else {
+        Room::Ample
+    }
+}
+
 /// Longest shard key, filter or collection name a request carries (16 KiB).
 pub const MAX_FIELD_BYTES: usize = 16 << 10;
 /// Most shards a session's cluster has, as the core allows.
@@ -52,11 +80,14 @@ fn within(what: &str, text: &str, max: usize) -> Result<(), EngineError> {
     if text.len() <= max {
         Ok(())
     } else {
-        Err(EngineError::bad_value(format!(
-            "{what} is {} bytes, over the limit of {max}",
-            text.len()
-        )))
+        Err(too_long(what, text.len() as u64, max))
     }
+}
+
+/// The error for `what` of `len` bytes where at most `max` are taken: the engine's, and a
+/// view's that refuses a file by its size before reading it.
+pub fn too_long(what: &str, len: u64, max: usize) -> EngineError {
+    EngineError::bad_value(format!("{what} is {len} bytes, over the limit of {max}"))
 }
 
 fn version(text: &str) -> Result<(), EngineError> {
@@ -168,7 +199,7 @@ fn check_start(start: &Start) -> Result<(), EngineError> {
         Start::Setup(setup) => check_setup(setup),
         Start::Lesson { id } => within("the lesson", id, MAX_FIELD_BYTES),
         Start::Replay { text } | Start::Scenario { text } => {
-            within("the scenario", text, MAX_SOURCE_BYTES)
+            within("the scenario", text, MAX_SCENARIO_BYTES)
         }
         Start::Config(c) => {
             if c.shards == 0 || c.shards > MAX_SHARDS {
@@ -307,3 +338,17 @@ fn check_act(act: &Act) -> Result<(), EngineError> {
 
 /// Most events one `events` answer lists.
 pub const MAX_EVENTS: usize = 100;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_has_room_up_to_three_quarters_and_is_kept_up_to_the_limit() {
+        assert_eq!(scenario_room(0), Room::Ample);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3 - 1), Room::Ample);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3), Room::Nearly);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES), Room::Nearly);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES + 1), Room::Over);
+    }
+}

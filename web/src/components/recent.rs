@@ -5,7 +5,7 @@
 use super::share_bar::download;
 use crate::i18n::{t, tf, K};
 use crate::sessions::{self, Listed};
-use crate::share::data_url;
+use crate::share::download_url;
 use yew::prelude::*;
 
 /// Properties of [`RecentSessions`].
@@ -133,7 +133,7 @@ fn row(
                 match sessions::read_text(&id).await {
                     Some(text) => download(
                         "shardlab-session.json",
-                        &data_url("application/json", &text),
+                        &download_url("application/json", &text),
                     ),
                     None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
                 }

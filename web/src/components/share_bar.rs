@@ -4,10 +4,10 @@
 use super::query::use_engine_query;
 use crate::engine_client;
 use crate::i18n::{t, tf, K};
-use crate::share::data_url;
+use crate::share::download_url;
 use crate::startup::Opening;
 use crate::state::{Action, Notice, Playground};
-use shardlab_protocol::{Call, Reply};
+use shardlab_protocol::{too_long, Call, Reply, MAX_SCENARIO_BYTES};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -75,7 +75,7 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
         let state = props.state.clone();
         Callback::from(move |_| {
             let svg = picture_svg(&state);
-            download("shardlab-cluster.svg", &data_url("image/svg+xml", &svg));
+            download("shardlab-cluster.svg", &download_url("image/svg+xml", &svg));
         })
     };
     let on_export_png = {
@@ -148,7 +148,7 @@ fn export_json_callback(state: Playground, dispatch: Callback<Action>) -> Callba
         with_link(&state, true, move |answer| match answer {
             Ok(json) => download(
                 "shardlab-scenario.json",
-                &data_url("application/json", &json),
+                &download_url("application/json", &json),
             ),
             Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
         })
@@ -163,6 +163,17 @@ fn import_callback(dispatch: Callback<Action>, on_import: Callback<Opening>) -> 
         let Some(file) = input.files().and_then(|f| f.get(0)) else {
             return;
         };
+        // A file too large to open is refused by its size, unread (a file of gigabytes
+        // would not fit in the page's memory), in the engine's words.
+        if file.size() > MAX_SCENARIO_BYTES as f64 {
+            let error = too_long("the scenario", file.size() as u64, MAX_SCENARIO_BYTES);
+            dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+                K::DriverImportRefusedKept,
+                &[("error", &error.message)],
+            )))));
+            input.set_value("");
+            return;
+        }
         let dispatch = dispatch.clone();
         let on_import = on_import.clone();
         wasm_bindgen_futures::spawn_local(async move {
@@ -188,7 +199,7 @@ fn export_png(svg: String) {
     else {
         return;
     };
-    let src = data_url("image/svg+xml", &svg);
+    let src = download_url("image/svg+xml", &svg);
     let img2 = img.clone();
     let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
         let document = gloo::utils::document();

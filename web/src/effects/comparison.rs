@@ -570,10 +570,11 @@ fn picture(state: &UseReducerHandle<Comparison>, session: String, ran: u64) {
     });
 }
 
-/// A request failed: the engine restarted (the driver reopens every session), or the
-/// column shows the error.
+/// A request failed: the engine restarted (the driver reopens every session; a worker
+/// that died between requests answers the next one with `NoSuchSession`), or the column
+/// shows the error.
 fn failed(state: &UseReducerHandle<Comparison>, session: String, e: EngineError) {
-    if e.code_name == engine_client::ENGINE_RESTARTED {
+    if e.code_name == engine_client::ENGINE_RESTARTED || e.code_name == "NoSuchSession" {
         // Every request in flight fails at once; the first one starts the columns over.
         let first = ASKED.with(|a| {
             let mut a = a.borrow_mut();

@@ -12,7 +12,9 @@ use crate::recovery;
 use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
 use crate::state::{Action, Notice, Playground, Progress};
-use shardlab_protocol::{Act, Call, EngineError, Event, PageView, Reply, Start};
+use shardlab_protocol::{
+    scenario_room, Act, Call, EngineError, Event, PageView, Reply, Room, Start, MAX_SCENARIO_BYTES,
+};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -96,6 +98,9 @@ pub struct Driver {
     /// The session an import replaced, still open in the engine until the imported
     /// scenario opens: a file the engine refuses leaves the page on it exactly as it was.
     before_import: Rc<RefCell<Option<Rc<Playground>>>>,
+    /// Where the page's session last stood against the size that can be kept (see
+    /// [`scenario_room`]), and which session that was: a notice is given when it moves.
+    room: Rc<RefCell<(Rc<str>, Room)>>,
 }
 
 impl PartialEq for Driver {
@@ -121,7 +126,7 @@ impl Driver {
                 }
             });
         }
-        Driver {
+        let driver = Driver {
             dispatch,
             latest,
             run: Rc::default(),
@@ -133,7 +138,19 @@ impl Driver {
             touched: Rc::default(),
             scene_owned: Rc::default(),
             before_import: Rc::default(),
+            room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
+        };
+        // A worker that dies between requests took the page's session with it, and no
+        // answer will say so: it is opened again at once.
+        {
+            let driver = driver.clone();
+            engine_client::on_idle_stop(move |_| {
+                if driver.has_session() {
+                    driver.restart();
+                }
+            });
         }
+        driver
     }
 
     /// Holds the saved session as it is until the user does something (see [`Driver::hold`]).
@@ -792,6 +809,7 @@ impl Driver {
     /// its last saved form.
     fn restart(&self) {
         let s = self.state();
+        let why = engine_client::stopped_why().unwrap_or_else(|| "no reason given".to_string());
         let text = self
             .saved
             .borrow()
@@ -799,10 +817,13 @@ impl Driver {
             .filter(|(session, _)| *session == s.session)
             .map(|(_, text)| text.clone());
         match text {
-            Some(text) => self.open(startup::restart(text, self.cancelled.take()), false),
+            Some(text) => self.open(startup::restart(text, self.cancelled.take(), why), false),
             None => self.open(
                 Opening {
-                    notice: Some(Notice::plain(t(K::DriverTheEngineStoppedAndStarted))),
+                    notice: Some(Notice::plain(tf(
+                        K::DriverTheEngineStoppedAndStarted,
+                        &[("why", &why)],
+                    ))),
                     ..Opening::fresh()
                 },
                 false,
@@ -831,6 +852,8 @@ impl Driver {
             page: s.page_entries(),
         };
         let dispatch = self.dispatch.clone();
+        let room = self.room.clone();
+        let session = s.session.clone();
         engine_client::request(
             &s.session.clone(),
             Call::Link {
@@ -841,13 +864,24 @@ impl Driver {
                 let Ok(Reply::Scenario { text }) = answer else {
                     return;
                 };
+                let now = scenario_room(text.len());
+                let before = std::mem::replace(&mut *room.borrow_mut(), (session.clone(), now));
+                let moved = before.0 != session || before.1 != now;
+                if moved && now != Room::Ample {
+                    dispatch.emit(Action::Notice(Some(room_notice(now, &text))));
+                }
+                if now == Room::Over {
+                    // Kept as it last fitted: a session that cannot open again is not
+                    // written over the copy that can.
+                    return;
+                }
                 wasm_bindgen_futures::spawn_local(async move {
                     if let Err(why) = sessions::save(text.clone(), saving).await {
                         dispatch.emit(Action::Notice(Some(Notice {
                             words: None,
                             text: tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
                             offer: Some(crate::state::Offer::Download(Rc::from(
-                                crate::share::data_url("application/json", &text),
+                                crate::share::download_url("application/json", &text),
                             ))),
                         })));
                     }
@@ -864,6 +898,46 @@ impl Driver {
                 dispatch.emit(Action::Cataloged(Rc::new(*catalog)));
             }
         });
+    }
+}
+
+/// What the page says when its session's saved form nears the size that can be kept, or
+/// passes it: the download offered is a copy that can be opened again (the text itself
+/// while it fits; once over, the copy last saved).
+fn room_notice(room: Room, text: &str) -> Notice {
+    let size = text.len();
+    let limit = MAX_SCENARIO_BYTES;
+    let download = |text: &str| {
+        Some(crate::state::Offer::Download(Rc::from(
+            crate::share::download_url("application/json", text),
+        )))
+    };
+    match room {
+        Room::Over => {
+            let id = sessions::current();
+            match (sessions::text(&id), sessions::meta(&id)) {
+                (Some(saved), Some(meta)) => Notice {
+                    words: None,
+                    text: tf(
+                        K::DriverSessionTooLargeToKeep,
+                        &[("size", &size), ("limit", &limit), ("steps", &meta.steps)],
+                    ),
+                    offer: download(&saved),
+                },
+                _ => Notice::plain(tf(
+                    K::DriverSessionTooLargeNothingKept,
+                    &[("size", &size), ("limit", &limit)],
+                )),
+            }
+        }
+        _ => Notice {
+            words: None,
+            text: tf(
+                K::DriverSessionNearlyTooLarge,
+                &[("size", &size), ("limit", &limit)],
+            ),
+            offer: download(text),
+        },
     }
 }
 

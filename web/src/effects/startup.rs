@@ -16,7 +16,7 @@
 use crate::i18n::{t, tf, K};
 use crate::recovery::{self, CrashRecord};
 use crate::sessions;
-use crate::share::{data_url, query_without_link, PageOptions, LOADING_KEY};
+use crate::share::{download_url, query_without_link, PageOptions, LOADING_KEY};
 use crate::state::{default_setup, Notice, Offer};
 use crate::storage;
 use shardlab_protocol::Start;
@@ -180,6 +180,8 @@ pub enum Source {
         text: String,
         /// Whether the user's Cancel stopped the old engine.
         cancelled: bool,
+        /// Why the old engine stopped, in the words of the error that stopped it.
+        why: String,
     },
 }
 
@@ -237,11 +239,11 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
     let budget = Budget::REPLAY;
     // A cancel, said of what was being done ("Opening it").
     let stopped = match ending {
-        Ending::Cancelled { replayed, total } => Some(move |doing: K| {
+        Ending::Cancelled { replayed, total } => Some(move |doing: &str| {
             tf(
                 K::StartupWhatWasCancelledAtStep,
                 &[
-                    ("what", &t(doing)),
+                    ("what", &doing),
                     ("n", &(replayed + 1)),
                     ("total", &total),
                     ("replayed", &replayed),
@@ -258,7 +260,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
     match source {
         Source::Link { kept, .. } => {
             let cut = match &stopped {
-                Some(stopped) => Some(stopped(K::StartupDoingOpeningIt)),
+                Some(stopped) => Some(stopped(t(K::StartupDoingOpeningIt))),
                 None => cut.map(|c| c.describe(t(K::StartupWhatThisLinksScenario), &budget)),
             };
             let mut notice = opened_notice(t(K::StartupYouOpenedASharedScenario), cut, *kept);
@@ -271,7 +273,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         }
         Source::Import { json } => {
             let why = match (stopped, cut) {
-                (Some(stopped), _) => stopped(K::StartupDoingImportingTheScenario),
+                (Some(stopped), _) => stopped(t(K::StartupDoingImportingTheScenario)),
                 (None, Some(cut)) => cut.describe(t(K::StartupWhatTheImportedScenario), &budget),
                 (None, None) => return None,
             };
@@ -284,7 +286,7 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         Source::Session { text } => {
             storage::remove(LOADING_KEY);
             let why = match (stopped, cut) {
-                (Some(stopped), _) => stopped(K::StartupDoingRestoringYourSavedSession),
+                (Some(stopped), _) => stopped(t(K::StartupDoingRestoringYourSavedSession)),
                 (None, Some(cut)) => cut.describe(t(K::StartupWhatYourSavedSession), &budget),
                 (None, None) => return None,
             };
@@ -298,32 +300,37 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         Source::Restart {
             cancelled: true,
             text,
+            ..
         } => match (stopped, cut) {
             (None, None) => Some(Notice::plain(t(K::StartupCancelledTheSessionIsAs))),
             (Some(stopped), _) => Some(Notice {
                 words: None,
-                text: stopped(K::StartupDoingCancelledRestoring),
+                text: stopped(t(K::StartupDoingCancelledRestoring)),
                 offer: Some(download_offer(text)),
             }),
             (None, Some(cut)) => Some(Notice::plain(
                 cut.describe(t(K::StartupWhatCancelledTheSession), &budget),
             )),
         },
-        Source::Restart { text, .. } => match (stopped, cut) {
+        Source::Restart { text, why, .. } => match (stopped, cut) {
             (Some(stopped), _) => Some(Notice {
                 words: None,
-                text: stopped(K::StartupDoingRestartedRestoring),
+                text: stopped(&tf(K::StartupDoingRestartedRestoring, &[("why", why)])),
                 offer: Some(download_offer(text)),
             }),
-            (None, Some(cut)) => Some(Notice::plain(
-                cut.describe(t(K::StartupWhatRestartedYourSession), &budget),
-            )),
-            (None, None) => Some(Notice::plain(t(K::StartupTheEngineStoppedAndStarted))),
+            (None, Some(cut)) => Some(Notice::plain(cut.describe(
+                &tf(K::StartupWhatRestartedYourSession, &[("why", why)]),
+                &budget,
+            ))),
+            (None, None) => Some(Notice::plain(tf(
+                K::StartupTheEngineStoppedAndStarted,
+                &[("why", why)],
+            ))),
         },
         Source::Return { text } => {
             clear_link_from_address();
             let why = match (stopped, cut) {
-                (Some(stopped), _) => stopped(K::StartupDoingReturningToYourSession),
+                (Some(stopped), _) => stopped(t(K::StartupDoingReturningToYourSession)),
                 (None, Some(cut)) => cut.describe(t(K::StartupWhatYourSession), &budget),
                 (None, None) => return None,
             };
@@ -352,7 +359,7 @@ pub fn import(text: &str) -> Opening {
 /// The offer after a link's replay was cancelled: its scenario for download, and the way
 /// back to the user's own session if it was kept.
 fn download_or_return(json: &str, kept: Kept) -> Offer {
-    let href = Rc::from(data_url("application/json", json));
+    let href = Rc::from(download_url("application/json", json));
     match kept {
         Kept::Previous => Offer::DownloadOrReturn(href),
         Kept::Nothing => Offer::Download(href),
@@ -521,9 +528,9 @@ pub fn unreadable(source: &Source, error: &str) -> Opening {
             K::StartupTheFileCouldNotBe,
             &[("error", &error)],
         ))),
-        Source::Restart { .. } => Opening::fresh_with(Notice::plain(tf(
+        Source::Restart { why, .. } => Opening::fresh_with(Notice::plain(tf(
             K::StartupTheEngineStoppedAndYour,
-            &[("error", &error)],
+            &[("why", why), ("error", &error)],
         ))),
     }
 }
@@ -542,7 +549,7 @@ fn set_aside(text: &str, message: &str) -> Opening {
 
 /// The download of a set-aside session: its scenario JSON, as the share bar exports it.
 fn download_offer(text: &str) -> Offer {
-    Offer::Download(Rc::from(data_url("application/json", text)))
+    Offer::Download(Rc::from(download_url("application/json", text)))
 }
 
 /// Whether a replay of the saved session started and never finished: the marker is this
@@ -661,9 +668,16 @@ pub fn clear_link_from_address() {
 }
 
 /// The page's session replayed into a new engine, from its last saved link form, after
-/// the old one stopped (`cancelled`: by the user's Cancel).
-pub fn restart(text: String, cancelled: bool) -> Opening {
-    Opening::replay(text.clone(), Source::Restart { text, cancelled })
+/// the old one stopped (`cancelled`: by the user's Cancel; `why`: what stopped it).
+pub fn restart(text: String, cancelled: bool, why: String) -> Opening {
+    Opening::replay(
+        text.clone(),
+        Source::Restart {
+            text,
+            cancelled,
+            why,
+        },
+    )
 }
 
 /// "Return to your session": the session a link or a lesson replaced, to replay, or why

@@ -79,6 +79,10 @@ struct Client {
     /// Attempts to load the engine since it last answered.
     retries: u32,
     status: Vec<StatusListener>,
+    /// Why the last worker stopped, as its error event said (`None` before any stop).
+    stopped_why: Option<String>,
+    /// Told when a worker dies with no request in flight (see [`on_idle_stop`]).
+    idle_stop: Vec<Rc<dyn Fn(&str)>>,
 }
 
 thread_local! {
@@ -94,6 +98,8 @@ thread_local! {
         unheard: Vec::new(),
         retries: 0,
         status: Vec::new(),
+        stopped_why: None,
+        idle_stop: Vec::new(),
     });
 }
 
@@ -111,6 +117,18 @@ pub fn in_page() -> bool {
 /// What the client has had to say (a restart, a message that did not decode), oldest first.
 pub fn notices() -> Vec<String> {
     CLIENT.with(|c| c.borrow().notices.clone())
+}
+
+/// Why the engine last stopped, in the words of the error that stopped it ("cancelled"
+/// after a Cancel); `None` if it never has.
+pub fn stopped_why() -> Option<String> {
+    CLIENT.with(|c| c.borrow().stopped_why.clone())
+}
+
+/// Calls `listener` with why, when the worker dies while no request is in flight (so no
+/// answer can say it): the sessions it held are gone, and whoever owns one opens it again.
+pub fn on_idle_stop(listener: impl Fn(&str) + 'static) {
+    CLIENT.with(|c| c.borrow_mut().idle_stop.push(Rc::new(listener)));
 }
 
 /// Calls `listener` with every event the engine pushes.
@@ -309,8 +327,20 @@ fn stopped(event: &web_sys::Event) {
     if !CLIENT.with(|c| c.borrow().heard) {
         return wait_for_network();
     }
+    let why = if why.is_empty() {
+        "no reason given".to_string()
+    } else {
+        why
+    };
     note(tf(K::EngineClientTheEngineStoppedWhyAnd, &[("why", &why)]));
-    stop(&format!("the engine stopped: {why}"));
+    let idle = CLIENT.with(|c| c.borrow().pending.is_empty());
+    stop_because(&why, &format!("the engine stopped: {why}"));
+    if idle {
+        let listeners = CLIENT.with(|c| c.borrow().idle_stop.clone());
+        for l in listeners {
+            l(&why);
+        }
+    }
 }
 
 /// A worker that never answered could not load (the network is away): its messages wait,
@@ -386,7 +416,7 @@ fn heard() {
 pub fn cancel() -> bool {
     let worker = CLIENT.with(|c| matches!(c.borrow().host, Host::Worker { .. }));
     if worker {
-        stop("cancelled");
+        stop_because("cancelled", "cancelled");
     }
     worker
 }
@@ -402,10 +432,11 @@ fn retire(c: &mut Client, next: Host) {
     c.retired = Some(std::mem::replace(&mut c.host, next));
 }
 
-/// Stops the worker: every request in flight fails with `message`.
-fn stop(message: &str) {
+/// Stops the worker because of `why`: every request in flight fails with `message`.
+fn stop_because(why: &str, message: &str) {
     let pending = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
+        c.stopped_why = Some(why.to_string());
         retire(&mut c, Host::Idle);
         std::mem::take(&mut c.pending)
     });

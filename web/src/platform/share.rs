@@ -170,12 +170,28 @@ fn decode_component(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A `data:` URL for text of a MIME type.
-pub fn data_url(mime: &str, text: &str) -> String {
+/// A URL to download text of a MIME type from: a `data:` URL, or for text over 1 MiB an
+/// object URL, since Chromium refuses `data:` URLs over 2 MB (a large session's download
+/// would fail). An object URL lives as long as the page.
+pub fn download_url(mime: &str, text: &str) -> String {
+    if text.len() > 1 << 20 {
+        if let Some(url) = object_url(mime, text) {
+            return url;
+        }
+    }
     format!(
         "data:{mime};charset=utf-8,{}",
         String::from(js_sys::encode_uri_component(text))
     )
+}
+
+/// An object URL holding `text` as a blob of type `mime`.
+fn object_url(mime: &str, text: &str) -> Option<String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(&format!("{mime};charset=utf-8"));
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
+    web_sys::Url::create_object_url_with_blob(&blob).ok()
 }
 
 /// localStorage: the page's own state (tab, lesson step, workload form, ...) of the saved

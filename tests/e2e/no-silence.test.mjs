@@ -1,0 +1,98 @@
+// Nothing is lost in silence: a session about to grow past what can be kept says so and
+// offers a copy; past it, the copy that can be opened again is kept, and a reload opens it.
+// A worker that dies between requests is started again with the session, and says why. A
+// link near the browser's own limit says why it cannot open.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { suite, openFresh, screenshot, waitForSaved } from './harness.mjs';
+
+const env = suite();
+
+/** Types `command` into the console and waits for the line the console answers with. */
+async function run(page, command, answer) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  await page.waitForFunction(({ head, answer }) => {
+    const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
+    const asked = lines.findLastIndex((l) => l.startsWith(head));
+    return asked >= 0 && lines[asked + 1] === answer;
+  }, { head: `test> ${command.slice(0, 40)}`, answer }, { timeout: 30_000 });
+}
+
+test('a session growing past what can be kept: warned first with a copy, then the kept copy stays and a reload opens it', async () => {
+  const { page, errors } = await openFresh(env);
+  const limit = await page.evaluate(async () => {
+    const { ShardLab } = await import('./shardlab.js');
+    return (await ShardLab.catalog()).limits.maxScenarioBytes;
+  });
+  // Each document is most of a console command's 1 MiB, so that four of them pass three
+  // quarters of what a session may hold, and five pass all of it.
+  const big = (i) => `db.big.insertOne({_id: ${i}, s: "${String(i).repeat(900 * 1024)}"})`;
+  for (let i = 1; i <= 3; i++) await run(page, big(i), `{ acknowledged: true, insertedId: ${i} }`);
+  await waitForSaved(page, 'db.big.insertOne', 3);
+  assert.equal(await page.getByTestId('notice').count(), 0, 'no warning while there is room');
+
+  await run(page, big(4), '{ acknowledged: true, insertedId: 4 }');
+  const nearly = page.getByTestId('notice').filter({ hasText: 'near the' });
+  await nearly.waitFor();
+  assert.match(await nearly.innerText(), new RegExp(`saved form is \\d+ bytes, near the ${limit} that ShardLab can keep`));
+  // Its download is the whole session, and it opens again.
+  const [download] = await Promise.all([page.waitForEvent('download'), nearly.getByTestId('download-session').click()]);
+  const copy = JSON.parse(await readFile(await download.path(), 'utf8'));
+  assert.equal(copy.commands.filter((c) => c.startsWith('db.big.insertOne')).length, 4);
+  await waitForSaved(page, 'db.big.insertOne', 4);
+  const position = await page.getByTestId('position').innerText();
+  console.log(`screenshot: ${await screenshot(page, 'session-nearly-too-large-1440')}`);
+
+  await run(page, big(5), '{ acknowledged: true, insertedId: 5 }');
+  const over = page.getByTestId('notice').filter({ hasText: 'over the' });
+  await over.waitFor();
+  assert.match(await over.innerText(), new RegExp(`grown to \\d+ bytes, over the ${limit} that ShardLab can keep, so what you do from here is not saved`));
+  const steps = Number(position.match(/step (\d+) of/)[1]);
+  assert.match(await over.innerText(), new RegExp(`The saved copy stops at step ${steps}:`));
+  // The copy that fits stayed as it was: it was not written over.
+  const kept = await waitForSaved(page, 'db.big.insertOne', 4);
+  assert.ok(kept.length <= limit, `${kept.length} bytes kept`);
+  console.log(`screenshot: ${await screenshot(page, 'session-too-large-1440')}`);
+
+  // A reload opens the kept copy: four documents, at the step it was saved at.
+  await page.reload();
+  await page.getByTestId('position').filter({ hasText: position }).waitFor({ timeout: 60_000 });
+  await run(page, 'db.big.countDocuments()', '4');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a worker that dies between requests starts again with the session intact, and the notice says why', async () => {
+  const { page, errors } = await openFresh(env);
+  for (let i = 1; i <= 3; i++) await run(page, `db.kept.insertOne({_id: ${i}})`, `{ acknowledged: true, insertedId: ${i} }`);
+  await waitForSaved(page, 'db.kept.insertOne', 3);
+  // Nothing is in flight; the engine's worker dies of an error of its own.
+  const worker = page.workers().find((w) => w.url().includes('worker'));
+  assert.ok(worker, `the engine's worker among ${page.workers().map((w) => w.url())}`);
+  await worker.evaluate(() => { setTimeout(() => { throw new Error('killed by the test'); }); });
+  const notice = page.getByTestId('notice').filter({ hasText: 'killed by the test' });
+  await notice.waitFor({ timeout: 30_000 });
+  assert.match(await notice.innerText(), /The engine stopped \(.*killed by the test\) and started again; your session was replayed into it as it was\./);
+  // The session is there in the new engine, and the console answers.
+  await run(page, 'db.kept.countDocuments()', '3');
+  console.log(`screenshot: ${await screenshot(page, 'engine-died-idle-1440')}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a link of nearly 2 MB, as long as the browser opens, says why it cannot open and leaves a working console', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.server.url}#s=v2.${'A'.repeat(1_900_000)}`);
+  const notice = page.getByTestId('notice').filter({ hasText: 'could not be opened' });
+  await notice.waitFor({ timeout: 30_000 });
+  assert.match(await notice.innerText(), /This link could not be opened \(.*1900\d{3}.*\)/s);
+  await run(page, 'db.after.insertOne({_id: 1})', '{ acknowledged: true, insertedId: 1 }');
+  console.log(`screenshot: ${await screenshot(page, 'link-2mb-1440')}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
