@@ -96,3 +96,34 @@ test('a link of nearly 2 MB, as long as the browser opens, says why it cannot op
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a long chain run in a <shard-lab> element gets the console\'s own error, and the element keeps answering', async () => {
+  const { page, errors } = await openFresh(env);
+  const chain = `db.c.find()${'.limit(1)'.repeat(5_000)}`;
+  // The page's console: the error MongoDB's shell gives for it.
+  const input = page.getByTestId('console-input');
+  await input.fill(chain);
+  await input.press('Enter');
+  const handle = await page.waitForFunction(() => {
+    const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
+    return lines.find((l) => l.startsWith('SyntaxError: expression too long')) ?? null;
+  });
+  const consoleSays = await handle.jsonValue();
+  // The element, on the same page: the same words, and it still runs what follows.
+  const said = await page.evaluate(async (chain) => {
+    await import('./shard-lab.js');
+    const el = document.createElement('shard-lab');
+    // At the foot of the page, out of view: loaded at once rather than when scrolled to.
+    el.setAttribute('loading', 'eager');
+    document.body.append(el);
+    await el.ready;
+    const [failed] = await el.run(chain);
+    const [after] = await el.run('db.c.insertOne({_id: 1})');
+    return { failed, after };
+  }, chain);
+  assert.equal(said.failed.ok, false);
+  assert.equal(said.failed.printed.trim(), consoleSays);
+  assert.equal(said.after.ok, true, JSON.stringify(said.after));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
