@@ -26,6 +26,8 @@ test('clock: letting time pass balances the chunks a console workload piled on o
   const button = page.getByTestId('pass-time');
   assert.equal(await button.getAttribute('aria-pressed'), 'false');
   await button.click();
+  // The page redraws the button after the click: wait for it before reading it.
+  await button.and(page.locator('[aria-pressed="true"]')).waitFor();
   assert.equal(await button.getAttribute('aria-pressed'), 'true');
   // The balancer's rounds move chunks while the clock runs, until 5.0's policy is met
   // (the shards' chunk counts within 2 of each other, balancer_policy.cpp).
@@ -38,6 +40,7 @@ test('clock: letting time pass balances the chunks a console workload piled on o
   await button.click();
   await page.waitForFunction(() => document.querySelector('[data-testid="pass-time"]').getAttribute('aria-pressed') === 'false');
   // The steps were sleep(2000) commands: the console said so once.
+  await page.getByTestId('console-output').filter({ hasText: /sleep\(2000\)/ }).waitFor();
   const console = await page.getByTestId('console-output').innerText();
   assert.match(console, /sleep\(2000\)/);
   await screenshot(page, 'clock-balanced');

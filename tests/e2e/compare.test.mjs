@@ -50,6 +50,7 @@ test('compare: ranged {x: 1} piles the monotonic inserts on one shard, hashed sp
   await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-progress').waitFor();
+  await page.getByTestId('compare-column').nth(1).waitFor();
   assert.equal(await page.getByTestId('compare-column').count(), 2);
   await playComparison(page);
   const rows = await readCompareRows(page);
@@ -103,6 +104,9 @@ test('compare: space plays the comparison and the right arrow steps it, not the 
     return el.dataset.done === el.dataset.total;
   }, null, { timeout: 60_000 });
   await page.getByTestId('tab-playground').click();
+  // The tab switch is drawn first (a sign the page took the click), then what it shows is read.
+  await page.locator('[data-testid="tab-playground"][aria-selected="true"]').waitFor();
+  await page.getByTestId('progress').waitFor();
   assert.equal(await page.getByTestId('progress').getAttribute('aria-valuenow'), '0', 'the playground did not play');
 });
 
@@ -126,9 +130,13 @@ test('compare: the comparison keeps its columns and progress across a visit to a
   const paused = await bar.getAttribute('data-done');
   // Playing, the comparison ticks every 100 ms: half a second of the page's timers moves nothing.
   await page.clock.runFor(500);
+  // A tick asked for meanwhile would unsettle the columns until the engine answered it:
+  // read the count once they are settled.
+  await page.locator('[data-testid="compare-progress"][data-settled="true"]').waitFor({ state: 'attached' });
   assert.equal(await bar.getAttribute('data-done'), paused, 'hidden comparison is paused');
   await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-progress').waitFor();
+  await page.getByTestId('compare-column').nth(2).waitFor();
   assert.equal(await page.getByTestId('compare-column').count(), 3, 'the added column is still there');
   assert.ok(Number(await bar.getAttribute('data-done')) >= 50, 'progress kept');
 });

@@ -49,6 +49,10 @@ test('each element runs its script a step at a time, and its events arrive', asy
   }
   const chunks = await ranged.locator('.chunk').count();
   assert.ok(chunks > 1, `the ranged key split its chunks (${chunks})`);
+  // The element fires a step's event after drawing it, and its splits after asking the
+  // engine for the step's events: wait for them rather than read at once.
+  await page.waitForFunction(() => window.__events.filter((e) => e.id === 'ranged' && e.type === 'shardlab-step').length >= 4);
+  await page.waitForFunction(() => window.__events.some((e) => e.id === 'ranged' && e.type === 'shardlab-split'));
   const steps = await events(page, 'ranged', 'shardlab-step');
   assert.deepEqual(steps.map((e) => e.detail.step), [1, 2, 3, 4]);
   assert.equal(steps[0].detail.entries[0].ok, true);
@@ -113,7 +117,7 @@ test('the heatmap, the inspector and the compare view draw what the engine answe
   const last = el.locator('button.chunk').last();
   const title = await last.getAttribute('title');
   await last.click();
-  await inspector.locator('[part="inspected"]').first().waitFor();
+  await inspector.locator('[part="inspected"]').first().filter({ hasText: title.split(' · ')[0] }).waitFor();
   assert.equal(await inspector.locator('[part="inspected"]').first().innerText(), title.split(' · ')[0]);
   assert.match(await inspector.innerText(), /on shard\d+ · \d+ documents?/);
   // A shard's name asks why it holds what it holds.
@@ -155,8 +159,12 @@ test('a Run block loads on click and prints what mongosh prints; a driven elemen
   assert.equal(await driven.getByRole('textbox').count(), 0, 'readonly: no command line');
   await page.getByRole('button', { name: 'Next step' }).click();
   await driven.getByText('step 1 of 3').waitFor();
+  // The log is the page's own listener's, and the announcement follows the step's redraw:
+  // wait for each before reading it.
+  await page.locator('#event-log').filter({ hasText: /shardlab-step: step 1 of 3/ }).waitFor();
   assert.match(await page.locator('#event-log').innerText(), /shardlab-step: step 1 of 3/);
   // Results are announced.
+  await driven.locator('[aria-live="polite"]').filter({ hasText: /collectionsharded/ }).waitFor({ state: 'attached' });
   assert.match(await driven.locator('[aria-live="polite"]').innerText(), /collectionsharded/);
   // Scrolling to a paragraph moves the element beside it to that paragraph's step.
   await reach(page, 'scrolly');
@@ -174,6 +182,7 @@ test('theme follows the page; hostile attributes are reported, never a blank box
   assert.equal(await theme('ranged'), 'light');
   await page.getByRole('button', { name: 'Dark mode' }).click();
   await page.waitForFunction(() => document.querySelector('#ranged').shadowRoot.querySelector('.frame').dataset.theme === 'dark');
+  await page.waitForFunction(() => document.querySelector('#hashed').shadowRoot.querySelector('.frame').dataset.theme === 'dark');
   assert.equal(await theme('hashed'), 'dark');
   await page.evaluate(() => {
     const bad = document.createElement('shard-lab');
@@ -222,6 +231,7 @@ test('a preset starts from a lesson\'s cluster, and the script runs after its se
   assert.ok(before.ns, 'the lesson\'s collection is drawn before the script');
   await lesson.getByRole('button', { name: 'Step' }).click();
   await lesson.getByText('step 1 of 1').waitFor();
+  await lesson.locator('.console').filter({ hasText: /shardingVersion/ }).waitFor();
   assert.match(await lesson.locator('.console').innerText(), /shardingVersion/);
   // Reset goes back to the lesson's cluster, not before its setup.
   await lesson.getByRole('button', { name: 'Reset' }).click();

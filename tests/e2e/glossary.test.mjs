@@ -44,6 +44,8 @@ test('a glossary tooltip opens with the keyboard, says the right thing and close
     await screenshot(page, `glossary-tip-${width}`);
     await page.keyboard.press('Escape');
     await tip.waitFor({ state: 'detached' });
+    // The page handles the key: wait for the focus where it should stay, then check it.
+    await page.waitForFunction(() => document.activeElement?.dataset?.term === 'shard-key');
     assert.ok(await term.evaluate((el) => el === document.activeElement), 'Escape keeps the focus on the term');
     // Enter opens it again; the next term (numInitialChunks) shows its own text.
     await page.keyboard.press('Enter');

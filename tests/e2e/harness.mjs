@@ -309,3 +309,27 @@ export async function storedSessions(page) {
     return all;
   });
 }
+
+/**
+ * Waits until the form field `selector` matches (an input, select or textarea, found by a
+ * CSS selector: the first match) holds `value`: a string it equals, or a RegExp its value
+ * matches. A field's value is a property the page sets as it redraws, which no locator can
+ * wait for: read it after this, not right after the action that changes it.
+ */
+export async function waitForValue(page, selector, value) {
+  const want = value instanceof RegExp ? { source: value.source, flags: value.flags } : { equals: String(value) };
+  await page.waitForFunction(([selector, want]) => {
+    const el = document.querySelector(selector);
+    if (!el) return false;
+    return 'equals' in want ? el.value === want.equals : new RegExp(want.source, want.flags).test(el.value);
+  }, [selector, want]);
+}
+
+/** Waits until the console's last line reads `text` (the answer to the command typed last:
+ * the engine answers from its worker). */
+export async function waitForLastLine(page, text) {
+  await page.waitForFunction((text) => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === text;
+  }, text);
+}

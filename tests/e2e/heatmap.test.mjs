@@ -3,7 +3,7 @@
 // scale the legend draws) and the text the panel shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, playLesson } from './harness.mjs';
+import { suite, screenshot, playLesson, waitForValue } from './harness.mjs';
 
 const env = suite();
 
@@ -134,6 +134,7 @@ test('monotonic: the heat rides the top edge of the key space and the panel says
   await page.getByLabel('Lesson', { exact: true }).selectOption('hashed');
   // The new session's first answer (no step yet), then its setup: no insert yet.
   await page.getByTestId('heatmap-empty').filter({ hasText: /No inserts into test\.events yet/ }).waitFor();
+  await page.locator('[data-testid="heatmap"][data-pattern=""]').waitFor({ state: 'attached' });
   assert.equal(await page.getByTestId('heatmap').getAttribute('data-pattern'), '');
   assert.deepEqual(errors, []);
 });
@@ -182,6 +183,7 @@ test('clicking a cell moves the timeline cursor to its step, and the heatmap fol
   const target = await clickColumn(Math.floor(columns / 3));
   assert.ok(target > 1 && target < steps);
   await page.getByTestId('position').filter({ hasText: `step ${target} of ${steps}` }).waitFor();
+  await waitForValue(page, '[data-testid="timeline"]', String(target));
   assert.equal(await page.getByTestId('timeline').inputValue(), String(target));
   await heatmap(page);
   assert.equal(await panel.getAttribute('data-cursor'), String(target));
@@ -205,6 +207,7 @@ test('clicking a cell moves the timeline cursor to its step, and the heatmap fol
   const last = await clickColumn(columns - 1);
   assert.equal(last, steps);
   await page.getByTestId('position').filter({ hasText: `step ${steps} of ${steps}` }).waitFor();
+  await waitForValue(page, '[data-testid="timeline"]', String(steps));
   assert.equal(await page.getByTestId('timeline').inputValue(), String(steps));
   // A fork from an earlier column drops the later steps: the heatmap ends there.
   await clickColumn(Math.floor(columns / 3));
@@ -212,6 +215,7 @@ test('clicking a cell moves the timeline cursor to its step, and the heatmap fol
   await page.getByTestId('fork').click();
   await page.getByTestId('position').filter({ hasText: `step ${target} of ${target}` }).waitFor();
   await heatmap(page);
+  await page.getByTestId('heat-last').filter({ hasText: new RegExp(`^step ${target}$`) }).waitFor();
   assert.equal(await page.getByTestId('heat-last').innerText(), `step ${target}`);
   // The canvas is focusable and says what it is.
   await canvas.focus();
@@ -228,7 +232,7 @@ test('no inserts or an unsharded collection: a message, then the heat once inser
   await page.goto(`${env.server.url}?preset=monotonic`);
   await page.getByTestId('lesson-text').waitFor();
   const empty = page.getByTestId('heatmap-empty');
-  await empty.waitFor();
+  await empty.filter({ hasText: /No inserts into test\.events yet/ }).waitFor();
   assert.match(await empty.innerText(), /No inserts into test\.events yet/);
   assert.equal(await page.getByTestId('heatmap-canvas').count(), 0, 'no blank canvas');
   for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Step', exact: true }).click();
@@ -238,6 +242,7 @@ test('no inserts or an unsharded collection: a message, then the heat once inser
   await input.fill('db.plain.insertOne({a: 1})');
   await input.press('Enter');
   await page.getByTestId('heatmap').and(page.locator('[data-ns="test.plain"]')).waitFor();
+  await empty.filter({ hasText: /test\.plain is not sharded/ }).waitFor();
   assert.match(await empty.innerText(), /test\.plain is not sharded/);
   assert.deepEqual(errors, []);
 });

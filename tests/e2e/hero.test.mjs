@@ -93,7 +93,13 @@ for (const size of SIZES) {
     // The lesson's whole text and the forms open on demand, and fold again.
     if (await page.getByTestId('lesson-more').count()) {
       await page.getByTestId('lesson-more').click();
+      // The page redraws the button and the text after the click: wait for both.
+      await page.getByTestId('lesson-more').and(page.locator('[aria-expanded="true"]')).waitFor();
       assert.equal(await page.getByTestId('lesson-more').getAttribute('aria-expanded'), 'true');
+      await page.waitForFunction(() => {
+        const p = document.querySelector('[data-testid="lesson-text"]');
+        return p && p.scrollHeight <= p.clientHeight + 1;
+      });
       const whole = await page.getByTestId('lesson-text').evaluate((p) => p.scrollHeight <= p.clientHeight + 1);
       assert.ok(whole, 'the unfolded lesson text shows all of itself');
       await page.getByTestId('lesson-more').click();
@@ -106,6 +112,7 @@ for (const size of SIZES) {
     await page.reload();
     await page.getByTestId('shard-key').waitFor();
     assert.equal(await page.getByTestId('setup-toggle').getAttribute('aria-expanded'), 'true', 'the Setup stays open after a reload');
+    if (size.workshop) await page.locator('.page.workshop').waitFor();
     assert.equal(await page.locator('.page.workshop').count(), size.workshop ? 1 : 0, 'workshop mode is as it was before the reload');
     await page.getByTestId('setup-toggle').click();
     await page.getByTestId('shard-key').waitFor({ state: 'hidden' });

@@ -122,6 +122,7 @@ test('an element whose engine cannot be fetched says why, and the page goes on',
     assert.match(await block.getByRole('alert').innerText(), /ShardLab could not start: the engine/);
     // The page's own buttons still work.
     await page.getByRole('button', { name: 'Dark mode' }).click();
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     assert.deepEqual(errors, []);
     await page.close();

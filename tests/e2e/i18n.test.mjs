@@ -58,6 +58,7 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   await page.getByTestId('insert-doc').fill('{x: 5}');
   await page.getByTestId('insert-button').click();
   await page.getByTestId('landing').waitFor();
+  await page.getByTestId('landing-why').filter({ hasText: '{ x: 5 }' }).waitFor();
   const why = await page.getByTestId('landing-why').innerText();
   assert.match(why, /^它的分片键值 \{ x: 5 \} 落在数据块 .*中，该数据块位于 shard0\d 上，所以 mongos 把文档路由到 shard0\d。$/, why);
   // mongosh stays as MongoDB prints it.
@@ -66,7 +67,10 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   await page.getByTestId('console-output').filter({ hasText: 'shardingVersion' }).waitFor();
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  // Each part redraws in the new language: wait for the words read, then read them.
+  await page.getByTestId('share-link').filter({ hasText: 'Copy link' }).waitFor();
   assert.equal(await page.getByTestId('share-link').innerText(), 'Copy link');
+  await page.getByTestId('landing-why').filter({ hasText: /^Its shard key value / }).waitFor();
   assert.match(await page.getByTestId('landing-why').innerText(), /^Its shard key value \{ x: 5 \} falls in the chunk /);
   await page.reload();
   await page.getByTestId('shard').first().waitFor();
@@ -128,12 +132,20 @@ test('i18n: the lesson picker and the inspector\'s "why?" answers in Chinese, an
   // Back in English: the engine's own words.
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  // Each part redraws in the new language: wait for the words read, then read them.
+  await picker.locator('option:checked').filter({ hasText: 'Seven continents, nine shards' }).waitFor({ state: 'attached' });
   assert.equal(await picker.locator('option:checked').innerText(), 'Seven continents, nine shards');
+  await page.getByTestId('lesson-text').filter({ hasText: /^A key with seven possible values/ }).waitFor();
   assert.match(await page.getByTestId('lesson-text').innerText(), /^A key with seven possible values/);
+  await page.waitForFunction(() => {
+    const whys = [...document.querySelectorAll('[data-testid="chunk-inspector"] [data-testid="explanation"] .why')];
+    return whys.length > 0 && whys.every((w) => !/[\u4e00-\u9fff]/.test(w.textContent));
+  });
   const english = await whys(inspector);
   assert.equal(english.length, chunkWhys.length);
   for (const why of english) assert.doesNotMatch(why, HAN, why);
   assert.ok(english.some((w) => /balancer/i.test(w)), `${english}`);
+  await inserted.filter({ hasText: /^test\.people: inserted / }).waitFor();
   assert.match(await inserted.innerText(), /^test\.people: inserted shard0\d: \d+/);
   assert.deepEqual(errors, []);
   await context.close();
@@ -157,6 +169,7 @@ test('i18n: the ready-made demos, picker and scenes, in Chinese, and the picker 
   }
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await picker.locator('option[value="hot-spot"]').filter({ hasText: 'A counter as shard key: the hot spot' }).waitFor({ state: 'attached' });
   assert.equal(await picker.locator('option[value="hot-spot"]').innerText(), 'A counter as shard key: the hot spot');
   for (const text of await picker.locator('option').allInnerTexts()) assert.doesNotMatch(text, HAN, text);
   // Scenes already set are the presenter's text: a switch leaves them as they are.
@@ -191,6 +204,7 @@ test('i18n: the heatmap\'s axis and pattern sentences in Chinese, and back in En
   await speaks(page, 'en');
   await pattern.filter({ hasText: /^hot edge\b/ }).waitFor();
   assert.match(await pattern.innerText(), /^hot edge \d+% of the inserts after the first step went above every earlier key/);
+  await axis.filter({ hasText: /^Up the side: / }).waitFor();
   assert.match(await axis.innerText(), /^Up the side: the key's values in order, MinKey at the bottom, by rank: .* \(\d+ here\)/);
   assert.deepEqual(errors, []);
   await context.close();
@@ -207,6 +221,8 @@ test('i18n: the console\'s welcome and a lesson\'s opening line in Chinese, and 
   await page.getByTestId('preset').selectOption('low-cardinality');
   const opening = `课程：${zhf('preset.low-cardinality.title', { shards: 9 })}。${zhf('preset.low-cardinality.text', { shards: 9 })}`;
   await page.locator('[data-testid="console-output"] .line.out').filter({ hasText: zhf('preset.low-cardinality.title', { shards: 9 }) }).first().waitFor();
+  // The lesson's commands answer from the engine's worker too: wait for an answer.
+  await page.locator('[data-testid="console-output"] .line.out').filter({ hasText: /ok: 1/ }).first().waitFor();
   const lines = await consoleLines(page);
   assert.equal(lines[0], opening);
   assert.ok(!lines.some((l) => /^Lesson: /.test(l)), `${lines}`);
@@ -215,6 +231,7 @@ test('i18n: the console\'s welcome and a lesson\'s opening line in Chinese, and 
   // Back in English: the same line in the engine's words, at once.
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await page.locator('[data-testid="console-output"] .line.out').first().filter({ hasText: /^Lesson: Seven continents/ }).waitFor();
   assert.match((await consoleLines(page))[0], /^Lesson: Seven continents, nine shards\. A key with seven possible values/);
   assert.deepEqual(errors, []);
   await context.close();
@@ -256,7 +273,9 @@ test('i18n: the engine\'s notice, the heatmap\'s empty reason and analyzeShardKe
   // Back in English, each of them in the engine's English.
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await notice.locator('.notice-text').filter({ hasText: /^test\.events already holds/ }).waitFor();
   assert.equal(await notice.locator('.notice-text').innerText(), "test.events already holds 25 documents, the workload's total of 25. Raise Total to insert more.");
+  await note.filter({ hasText: /^Read and write distribution skipped\./ }).waitFor();
   assert.match(await note.innerText(), /^Read and write distribution skipped\. MongoDB measures reads and writes over 100 ranges.* This collection holds 25 documents/);
   assert.deepEqual(errors, []);
   await context.close();
@@ -286,6 +305,7 @@ test('i18n: zone events in the event log in Chinese, and back in English', async
   assert.equal((await zoneLines())[3], 'shard01 加入了区域 EU');
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await page.locator('[data-testid="event"][data-kind="zone"] .ev-text').first().filter({ hasText: 'shard01 left zone EU' }).waitFor();
   assert.deepEqual(await zoneLines(), [
     'shard01 left zone EU',
     'removed a zone range of test.events',
@@ -317,6 +337,7 @@ test('i18n: "Recent sessions" names the sessions the page named in Chinese, and 
   assert.deepEqual(await names(), [zhf('preset.low-cardinality.title', { shards: 9 }), zhf('recent.playground_ns', { ns: 'test.events' })].sort());
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await page.getByTestId('recent-name').filter({ hasText: 'Playground: test.events' }).waitFor();
   assert.deepEqual(await names(), ['Playground: test.events', 'Seven continents, nine shards']);
   assert.deepEqual(errors, []);
   await context.close();
@@ -357,6 +378,7 @@ test('i18n: the Compare tab\'s table caption in Chinese, and back in English', a
   assert.equal(said, zhf('compare_view.where_the_writes_went', { window }));
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await caption.filter({ hasText: /^Where the writes went, / }).waitFor();
   assert.match(await caption.innerText(), new RegExp(`^Where the writes went, .* counts the latest ${window} inserts`));
   assert.deepEqual(errors, []);
   await context.close();
@@ -370,8 +392,10 @@ for (const [locale, lessons] of [['en-US', enLessons], ['zh-CN', zhLessons]]) {
     const lesson = lessons[0];
     await page.locator(`[data-testid="guide-start"][data-lesson="${lesson.id}"]`).click();
     for (let i = 0; i < lesson.steps.length; i++) {
-      const progress = await page.getByTestId('guide-progress').innerText();
       const want = locale === 'zh-CN' ? `第 ${i + 1} 步，共 ${lesson.steps.length} 步` : `Step ${i + 1} of ${lesson.steps.length}`;
+      // The step Next moved to is drawn a moment after the click: wait for it, then read it.
+      await page.getByTestId('guide-progress').filter({ hasText: want }).waitFor();
+      const progress = await page.getByTestId('guide-progress').innerText();
       assert.equal(progress, want);
       assert.equal(await page.getByTestId('guide-step-title').innerText(), lesson.steps[i].title);
       const verdict = await walkGuideStep(page, { correct: i % 2 === 0 });
@@ -392,8 +416,11 @@ test('i18n: switching language mid-lesson keeps the step, its prediction and its
   const { page, errors, context } = await openIn('en-US');
   await page.getByTestId('tab-guide').click();
   await page.locator('[data-testid="guide-start"][data-lesson="key-design"]').click();
+  await page.getByTestId('guide-progress').filter({ hasText: /^Step 1 of \d+$/ }).waitFor();
   await page.getByTestId('guide-next').click();
+  await page.getByTestId('guide-progress').filter({ hasText: /^Step 2 of \d+$/ }).waitFor();
   await page.getByTestId('guide-next').click();
+  await page.getByTestId('guide-progress').filter({ hasText: /^Step 3 of \d+$/ }).waitFor();
   assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
   await page.getByTestId('summary').filter({ hasText: 'test.orders' }).waitFor();
   await page.locator('[data-testid="guide-choice"][data-correct="true"]').check();
@@ -403,14 +430,18 @@ test('i18n: switching language mid-lesson keeps the step, its prediction and its
   await speaks(page, 'zh-CN');
   const step = zhLessons[1].steps[2];
   await page.getByTestId('guide-step-title').filter({ hasText: step.title }).waitFor();
+  await page.getByTestId('guide-progress').filter({ hasText: /^第 3 步，共 \d+ 步$/ }).waitFor();
   assert.match(await page.getByTestId('guide-progress').innerText(), /^第 3 步，共 \d+ 步$/);
   // The prediction made stays made, now in Chinese.
+  await page.getByTestId('guide-verdict').filter({ hasText: HAN }).waitFor();
   assert.equal(await page.getByTestId('guide-verdict').getAttribute('data-correct'), 'true');
   assert.match(await page.getByTestId('guide-verdict').innerText(), HAN);
   assert.deepEqual(await readChunks(page), before, 'the cluster does not change with the language');
   await page.getByTestId('lang').selectOption('en');
   await speaks(page, 'en');
+  await page.getByTestId('guide-step-title').filter({ hasText: enLessons[1].steps[2].title }).waitFor();
   assert.equal(await page.getByTestId('guide-step-title').innerText(), enLessons[1].steps[2].title);
+  await page.getByTestId('guide-progress').filter({ hasText: /^Step 3 of \d+$/ }).waitFor();
   assert.match(await page.getByTestId('guide-progress').innerText(), /^Step 3 of \d+$/);
   assert.deepEqual(errors, []);
   await context.close();
@@ -440,6 +471,7 @@ test('i18n: a share link made in Chinese carries lang=zh-CN and opens the same c
   await page.getByTestId('position').filter({ hasText: position }).waitFor();
   assert.deepEqual(await readChunks(page), chunks);
   // The console says what the link restored, in Chinese.
+  await page.locator('[data-testid="console-output"] .line.out').filter({ hasText: /^已恢复一个共 \d+ 步的场景/ }).first().waitFor();
   const restored = await consoleLines(page);
   assert.ok(restored.some((l) => /^已恢复一个共 \d+ 步的场景，当前在第 \d+ 步。$/.test(l)), `${restored}`);
   // The embedded view takes the language from its address too.
@@ -521,6 +553,7 @@ test('i18n: the <shard-lab> element speaks the language its lang attribute names
   await el.getByText('第 0 步，共 4 步').waitFor();
   await el.getByRole('button', { name: zh['element.play'] }).click();
   await el.getByText('第 4 步，共 4 步').waitFor();
+  await el.locator('.shard .name').first().filter({ hasText: /个数据块 · \d+ 个文档$/ }).waitFor();
   assert.match(await el.locator('.shard .name').first().innerText(), /个数据块 · \d+ 个文档$/);
   // Back to English: the words change, the session does not.
   await el.evaluate((node) => node.setAttribute('lang', 'en'));

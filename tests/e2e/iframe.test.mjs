@@ -123,6 +123,8 @@ test('the examples page loads the iframe on a click and drives it', async () => 
     await page.locator('#frame-insert:not([disabled])').waitFor({ timeout: 60_000 });
     await page.locator('#frame-insert').click();
     await page.locator('#frame-log').filter({ hasText: 'insertedId' }).waitFor();
+    // The step event is a message of its own, logged when it arrives.
+    await page.locator('#frame-log').filter({ hasText: /step \d+ of \d+/ }).waitFor();
     assert.match(await page.locator('#frame-log').innerText(), /step \d+ of \d+/);
   } finally {
     await page.close();

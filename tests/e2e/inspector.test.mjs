@@ -44,6 +44,7 @@ test('clicking a chunk lists its documents in key order, each hash the hash of i
   await inspector.waitFor();
   assert.equal(await inspector.getAttribute('data-min'), min);
   assert.equal(Number(await inspector.getAttribute('data-total')), count);
+  await block.and(page.locator('[aria-pressed="true"]')).waitFor();
   assert.equal(await block.getAttribute('aria-pressed'), 'true', 'the block shows it is the one inspected');
   const rows = page.getByTestId('doc-row');
   assert.equal(await rows.count(), 25);
@@ -87,6 +88,7 @@ test('inserting a document by hand highlights its path: hash, chunk, shard and i
   assert.equal(await landing.getAttribute('data-shard'), shard);
   assert.equal(Number(await landed.getAttribute('data-count')), 1);
   // The key bar marks the hash's place in the int64 space.
+  await page.locator('[data-testid="key-bar"][data-mark]').waitFor({ state: 'attached' });
   const mark = Number(await page.getByTestId('key-bar').getAttribute('data-mark'));
   const expected = Number(hash + 2n ** 63n) / 2 ** 64;
   assert.ok(Math.abs(mark - expected) < 1e-5, `mark ${mark}, hash at ${expected}`);
@@ -102,13 +104,18 @@ test('inserting a document by hand highlights its path: hash, chunk, shard and i
   await page.getByTestId('lesson-text').waitFor();
   await ask(page, 'db.events.insertOne({x: -5})');
   await page.getByTestId('landing').waitFor();
+  // The landing shown may still be the hashed lesson's until the engine answers for this one.
+  await page.getByTestId('landing-key').locator('code').filter({ hasText: '{ x: -5 }' }).waitFor();
   assert.equal((await page.getByTestId('landing-key').locator('code').innerText()).trim(), '{ x: -5 }');
   assert.equal(await page.getByTestId('landing-hash').count(), 0, 'no hash on a ranged key');
+  await page.locator('[data-testid="chunk"][data-landed="true"][data-min="{ x: MinKey() }"]').waitFor();
   assert.equal(await page.locator('[data-testid="chunk"][data-landed="true"]').getAttribute('data-min'), '{ x: MinKey() }');
   // Stepping back to before the insert clears the path: nothing shown is stale.
   await page.getByTestId('step-back').click();
   await page.getByTestId('landing').waitFor({ state: 'detached' });
+  await page.locator('[data-testid="chunk"][data-landed="true"]').first().waitFor({ state: 'detached' });
   assert.equal(await page.locator('[data-testid="chunk"][data-landed="true"]').count(), 0);
+  await page.locator('[data-testid="key-bar"]:not([data-mark])').waitFor({ state: 'attached' });
   assert.equal(await page.getByTestId('key-bar').getAttribute('data-mark'), null);
   assert.deepEqual(errors, []);
 });
@@ -134,6 +141,8 @@ test('why?: a shard, the balancer round and the key bar answer with the core rul
   await page.getByTestId('chunk-inspector').waitFor();
   assert.match(await page.getByTestId('chunk-inspector').getAttribute('data-min'), /\{ x: \d+ \}/);
   const top = page.locator('[data-testid="chunk"][aria-pressed="true"]');
+  // The chunk under the pointer is known from the engine's answer; the cluster marks it then.
+  await top.first().waitFor();
   assert.equal(await top.count(), 1);
   assert.match(await top.getAttribute('data-max'), /MaxKey/);
   await page.getByTestId('inspector-close').click();

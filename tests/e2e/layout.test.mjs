@@ -134,9 +134,14 @@ test('layout: Space at the top of the page toggles play without scrolling or a p
   await page.keyboard.press('Space');
   await page.getByTestId('play').waitFor();
   assert.equal(await page.evaluate(() => window.scrollY), 0, 'Space scrolled the page');
-  // The arrows step forth and back and do not scroll either.
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowLeft');
+  // The arrows step forth and back and do not scroll either. Each step is drawn once the
+  // engine answers: wait for it (the sign the key was taken) before reading the scroll.
+  const position = page.getByTestId('position');
+  for (const key of ['ArrowRight', 'ArrowLeft']) {
+    const before = await position.textContent();
+    await page.keyboard.press(key);
+    await page.waitForFunction((before) => document.querySelector('[data-testid="position"]').textContent !== before, before);
+  }
   assert.equal(await page.evaluate(() => window.scrollY), 0, 'an arrow key scrolled the page');
   assert.deepEqual(warnings.filter((w) => /passive|preventDefault/i.test(w)), []);
   assert.deepEqual(errors, []);
@@ -183,16 +188,22 @@ test('layout: in workshop mode at 1280x720 the guided step and its result stay i
   await page.getByTestId('tab-guide').click();
   await page.locator('[data-testid="guide-start"][data-lesson="key-basics"]').click();
   await page.getByTestId('workshop-toggle').click();
+  await page.locator('.page.workshop').waitFor();
+  // In view: inside the window and inside the lesson panel's own scroll area.
+  const inView = () => {
+    const guide = document.querySelector('[data-testid="guide"]').getBoundingClientRect();
+    const box = (id) => document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
+    const shown = (r) => r.top >= Math.max(0, guide.top) - 1 && r.bottom <= Math.min(innerHeight, guide.bottom) + 1;
+    return { title: shown(box('guide-step-title')), result: shown(box('guide-result')), question: shown(document.querySelector('.guide-question legend').getBoundingClientRect()) };
+  };
   for (let i = 1; i <= 3; i++) {
+    // The step Next moved to is drawn a moment after the click: its choices are read once it is up.
+    await page.getByTestId('guide-progress').filter({ hasText: new RegExp(`^Step ${i} of \\d+$`) }).waitFor();
     await walkGuideStep(page, { correct: i % 2 === 0 });
     await page.locator('.guide-highlight').first().waitFor({ timeout: 5_000 }).catch(() => {});
-    const seen = await page.evaluate(() => {
-      // In view: inside the window and inside the lesson panel's own scroll area.
-      const guide = document.querySelector('[data-testid="guide"]').getBoundingClientRect();
-      const box = (id) => document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
-      const shown = (r) => r.top >= Math.max(0, guide.top) - 1 && r.bottom <= Math.min(innerHeight, guide.bottom) + 1;
-      return { title: shown(box('guide-step-title')), result: shown(box('guide-result')), question: shown(document.querySelector('.guide-question legend').getBoundingClientRect()) };
-    });
+    // The page brings the result into view after drawing it: wait for that, then check it.
+    await page.waitForFunction(`Object.values((${inView})()).every(Boolean)`);
+    const seen = await page.evaluate(inView);
     assert.deepEqual(seen, { title: true, result: true, question: true }, `step ${i}`);
     if (i === 2) console.log(`screenshot: ${await shot(page, 'layout-workshop-1280x720', { fullPage: false })}`);
     await page.getByTestId('guide-next').click();
@@ -229,6 +240,8 @@ test('layout: the progress text, the +N of a hot chunk and every other text meet
   // text on a gradient (a draining shard's stripes), which no single colour stands for.
   await page.addStyleTag({ content: '.lower, .insights { content-visibility: visible !important; }' });
   await page.getByTestId('analyze').click();
+  // The report comes from the engine's worker: check its text too, once it is drawn.
+  await page.getByTestId('analyze-report').waitFor({ state: 'attached' });
   const low = await page.evaluate(() => {
     const out = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

@@ -119,6 +119,8 @@ test('presplit: a hashed key on an empty collection starts with two chunks per s
   await page.goto(env.server.url);
   await page.getByLabel('Lesson', { exact: true }).selectOption('presplit');
   await page.getByTestId('lesson-text').waitFor();
+  // The lesson's cluster is drawn once the engine has opened it.
+  await page.locator('[data-testid="chunk"]').nth(5).waitFor();
   const chunks = await readChunks(page);
   assert.equal(chunks.length, 6);
   assert.ok(chunks.some((c) => c.max === "{ _id: Long('0') }"), 'a split point sits at 0');
@@ -137,6 +139,8 @@ test('zones: every Europe chunk lives on the EU shard', async () => {
 
 test('hashed floats: 2.2, 2.3 and 2.9 hash to the same value as 2', async () => {
   const { page } = await playLesson(env.browser, env.server.url, 'hashed-floats');
+  // The lesson's commands answer from the engine's worker: wait for the four hashes.
+  await page.waitForFunction(() => (document.querySelector('[data-testid="console-output"]')?.innerText.match(/^Long\('-?\d+'\)$/gm) ?? []).length >= 4);
   const out = await page.getByTestId('console-output').innerText();
   const hashes = [...out.matchAll(/^Long\('(-?\d+)'\)$/gm)].map((m) => m[1]);
   assert.equal(hashes.length, 4, out);

@@ -3,7 +3,7 @@
 // the network at start tries again by itself, says so, and recovers without a reload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, typeCommand, openSetup } from './harness.mjs';
+import { suite, screenshot, typeCommand, openSetup, waitForLastLine } from './harness.mjs';
 
 const env = suite();
 
@@ -27,6 +27,7 @@ test('offline after one visit: the playground, every tab and a lesson work', asy
   await page.getByTestId('summary').waitFor();
   await typeCommand(page, 'db.events.insertOne({x: 1})');
   await typeCommand(page, 'db.events.countDocuments()');
+  await waitForLastLine(page, '1');
   assert.equal(await lastLine(page), '1');
   // A lesson from the menu.
   await page.getByLabel('Lesson', { exact: true }).selectOption('hashed');
@@ -34,6 +35,8 @@ test('offline after one visit: the playground, every tab and a lesson work', asy
   // The guided lessons (content fetched on first use).
   await page.getByTestId('tab-guide').click();
   await page.getByTestId('guide-loading').waitFor({ state: 'detached' });
+  // The guide drew its outcome (the lessons' picker, or an error): only then is "no error" true.
+  await page.getByTestId('guide-start').or(page.getByTestId('guide-error')).first().waitFor();
   assert.equal(await page.getByTestId('guide-error').count(), 0);
   // The glossary (fetched on first use): a term explains itself.
   await page.getByTestId('tab-playground').click();
@@ -61,7 +64,7 @@ test('the network cut at start and restored: the engine loads by itself, without
   await context.route('**/engine-*/**', cut);
   await page.goto(env.server.url);
   const status = page.getByTestId('engine-status');
-  await status.waitFor();
+  await status.filter({ hasText: /The engine could not load/ }).waitFor();
   assert.match(await status.innerText(), /The engine could not load: the network seems to be away\. It tries again by itself\./);
   await screenshot(page, 'engine-waiting-1440');
   // The network is back: the page recovers on its own.
@@ -69,6 +72,7 @@ test('the network cut at start and restored: the engine loads by itself, without
   await page.getByTestId('summary').waitFor({ timeout: 60_000 });
   await status.waitFor({ state: 'detached' });
   await typeCommand(page, 'db.events.countDocuments()');
+  await waitForLastLine(page, '0');
   assert.equal(await lastLine(page), '0');
   assert.equal(loads, 1, 'no reload');
   await context.close();

@@ -85,7 +85,9 @@ test('a three-scene demo steps with the keyboard and the clicker, the presenter 
   await page.getByTestId('scene-position').filter({ hasText: 'Scene 1 of 3' }).waitFor();
   await atStep(page, scenes[0].step);
   await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 1 of 3' }).waitFor();
+  await presenter.getByTestId('presenter-note').filter({ hasText: scenes[0].note }).waitFor();
   assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[0].note);
+  await presenter.getByTestId('presenter-next').filter({ hasText: `Next: ${scenes[1].title}` }).waitFor();
   assert.equal(await presenter.getByTestId('presenter-next').innerText(), `Next: ${scenes[1].title}`);
 
   // → goes to the next scene (not the next step of the timeline).
@@ -93,11 +95,16 @@ test('a three-scene demo steps with the keyboard and the clicker, the presenter 
   await page.getByTestId('scene-position').filter({ hasText: 'Scene 2 of 3' }).waitFor();
   await atStep(page, scenes[1].step);
   assert.equal(await page.getByTestId('scene-current').innerText(), scenes[1].title);
-  // The scene shows the key bar, the cluster and the heatmap, and hides the rest.
+  // The scene shows the key bar, the cluster and the heatmap, and hides the rest (as the
+  // page redraws for it: wait for each, then check it).
+  await page.getByTestId('cluster').waitFor();
   assert.ok(await page.getByTestId('cluster').isVisible());
+  await page.locator('.panel.console').waitFor({ state: 'hidden' });
   assert.ok(!(await page.locator('.panel.console').isVisible()), 'the console is hidden in scene 2');
+  await page.locator('.panel.controls').waitFor({ state: 'hidden' });
   assert.ok(!(await page.locator('.panel.controls').isVisible()), 'the forms are hidden in scene 2');
   await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 2 of 3' }).waitFor();
+  await presenter.getByTestId('presenter-note').filter({ hasText: scenes[1].note }).waitFor();
   assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[1].note);
   await screenshot(page, 'scenes-1280x720-scene2');
   await screenshot(presenter, 'scenes-presenter');
@@ -126,6 +133,7 @@ test('a three-scene demo steps with the keyboard and the clicker, the presenter 
   await page.getByTestId('demo-stop').click();
   await page.getByTestId('scene-bar').waitFor({ state: 'detached' });
   await presenter.getByTestId('presenter-idle').waitFor();
+  await page.locator('.panel.console').waitFor();
   assert.ok(await page.locator('.panel.console').isVisible());
   await press(page, 'ArrowRight');
   await atStep(page, scenes[0].step + 1);
@@ -167,8 +175,11 @@ test('a demo crosses from the counter lesson to the hashed one and back, keys an
   await page.waitForFunction(() => !document.querySelector('[data-testid="pause"]'));
   await atStep(page, hashedAt);
   assert.equal(await page.getByTestId('scene-current').innerText(), scenes[3].title);
+  await presenter.getByTestId('presenter-note').filter({ hasText: scenes[3].note }).waitFor();
   assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[3].note);
+  await page.locator('.panel.heatmap').waitFor();
   assert.ok(await page.locator('.panel.heatmap').isVisible(), 'the scene shows the heatmap');
+  await page.locator('.panel.console').waitFor({ state: 'hidden' });
   assert.ok(!(await page.locator('.panel.console').isVisible()), 'the scene hides the console');
   // The demo came along: the same five scenes, the fourth on screen.
   assert.deepEqual((await readScenes(page)).map((s) => s.title), scenes.map((s) => s.title));
@@ -193,12 +204,14 @@ test('a demo crosses from the counter lesson to the hashed one and back, keys an
   await presenter.getByTestId('presenter-position').filter({ hasText: 'Scene 3 of 5' }).waitFor();
   await page.waitForFunction(() => !/hashed/.test(document.querySelector('[data-testid="summary"]')?.textContent ?? 'hashed'), null, { timeout: 60_000 });
   await atStep(page, setup + 36);
+  await presenter.getByTestId('presenter-note').filter({ hasText: scenes[2].note }).waitFor();
   assert.equal(await presenter.getByTestId('presenter-note').innerText(), scenes[2].note);
 
   // A moment added now, in the counter's lesson, carries that session's link; shown from
   // the hashed lesson, it opens the counter's session again, at that step.
   await page.getByTestId('scene-add').click();
   await page.locator('[data-testid="scene-item"]').nth(5).waitFor();
+  await page.getByTestId('scene-step').nth(5).filter({ hasText: `Step ${setup + 36} of another scenario` }).waitFor();
   assert.equal(await page.getByTestId('scene-step').nth(5).innerText(), `Step ${setup + 36} of another scenario`);
   await page.getByTestId('scene-show').nth(4).click();
   await page.getByTestId('summary').filter({ hasText: 'hashed' }).waitFor({ timeout: 60_000 });
@@ -243,7 +256,9 @@ test('the audience link lands on the scene on screen, with its panels', async ()
   await laptop.getByTestId('replay-progress').waitFor({ state: 'detached' });
   await atStep(laptop, scenes[1].step);
   assert.equal(await laptop.getByTestId('scene-current').innerText(), scenes[1].title);
+  await laptop.getByTestId('cluster').waitFor();
   assert.ok(await laptop.getByTestId('cluster').isVisible());
+  await laptop.locator('.panel.console').waitFor({ state: 'hidden' });
   assert.ok(!(await laptop.locator('.panel.console').isVisible()), 'the scene hides the console');
   await screenshot(laptop, 'scenes-400x800-audience');
   await attendee.close();
@@ -298,15 +313,21 @@ test('? lists every shortcut; Escape closes the list and gives the focus back', 
   for (const key of ['Space', '→', '←', 'PageDown', 'PageUp', 'n / p', 'w', '?', 'Escape']) {
     assert.ok(keys.includes(key), `${key} is listed`);
   }
+  // The page moves the focus (and keeps it) with its own code: wait for where it should be.
+  const focusOn = (id) => page.waitForFunction((id) => document.activeElement?.dataset.testid === id, id);
+  await focusOn('shortcuts-close');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'shortcuts-close');
   // The dialog is modal: Tab and Shift+Tab keep the focus inside it.
   await page.keyboard.press('Tab');
+  await focusOn('shortcuts-close');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'shortcuts-close');
   await page.keyboard.press('Shift+Tab');
+  await focusOn('shortcuts-close');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'shortcuts-close');
   await screenshot(page, 'scenes-shortcuts');
   await page.keyboard.press('Escape');
   await page.getByTestId('shortcuts-dialog').waitFor({ state: 'detached' });
+  await focusOn('tab-playground');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'tab-playground');
   await context.close();
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
-import { suite, screenshot, readShards, waitForSaved, savedSession, typeCommand } from './harness.mjs';
+import { suite, screenshot, readShards, waitForSaved, savedSession, typeCommand, waitForLastLine } from './harness.mjs';
 
 const env = suite();
 
@@ -72,6 +72,8 @@ test('two tabs keep two sessions: each reload shows its own work', async () => {
   // Closing the first tab lets go of its session: the second can open it.
   await a.close();
   await b.getByTestId('recent-sessions').click();
+  // The click folds the list away (recent() below opens it afresh): wait until it is folded.
+  await b.locator('[data-testid="recent-sessions"][aria-expanded="false"]').waitFor();
   const again = await recent(b);
   const other = again.find((r) => /4 steps/.test(r.text));
   assert.ok(other.open, 'no tab shows it now');
@@ -122,6 +124,7 @@ test('own work, then a lesson, then a link: Recent sessions holds all three and 
   // Delete one: the user's act, and only that one goes.
   await page.locator(`[data-session="${lesson.id}"] [data-testid="recent-delete"]`).click();
   await page.getByTestId('recent-panel').filter({ hasText: 'Deleted' }).waitFor();
+  await page.locator(`[data-testid="recent-row"][data-session="${lesson.id}"]`).waitFor({ state: 'detached' });
   assert.equal((await recent(page)).length, 2);
   // Reopen the user's own work.
   await page.locator(`[data-session="${mine.id}"] [data-testid="recent-open"]`).click();
@@ -209,6 +212,7 @@ test('a 100 KB link opens from a static host that refuses request lines over 8 K
     await reader.goto(link);
     await reader.getByTestId('position').filter({ hasText: `of ${commands.length}` }).waitFor({ timeout: 60_000 });
     await typeCommand(reader, 'db.big.countDocuments()');
+    await waitForLastLine(reader, '2400');
     const out = await reader.$$eval('[data-testid="console-output"] .line', (ls) => ls.map((l) => l.textContent));
     assert.equal(out[out.length - 1], '2400');
     await context.close();
@@ -237,8 +241,12 @@ test('Cancel stops a long statement within a second and leaves the session as it
   console.log(`Cancel: the session was back ${took} ms after the click`);
   assert.equal(await documents(page), 25, 'nothing the statement half did is kept');
   await typeCommand(page, 'db.events.countDocuments()');
+  await waitForLastLine(page, '25');
   const out = await page.$$eval('[data-testid="console-output"] .line', (ls) => ls.map((l) => l.textContent));
   assert.equal(out[out.length - 1], '25');
+  // The page saves after each change is drawn: once the command typed after the cancel is
+  // saved, a save of the cancelled statement would have been too.
+  await waitForSaved(page, 'countDocuments');
   assert.equal(await savedSession(page).then((t) => t.includes('900000')), false, 'the cancelled statement is not saved');
   await context.close();
 });
@@ -268,6 +276,7 @@ test('Cancel stops a replay within a second even when one of its commands is slo
   const took = Date.now() - pressed;
   console.log(`replay Cancel: the page was back ${took} ms after the click`);
   assert.match(await notice.innerText(), /Opening it was cancelled at step \d+ of 4/);
+  await page.getByTestId('replay-progress').waitFor({ state: 'detached' });
   assert.equal(await page.getByTestId('replay-progress').count(), 0);
   await typeCommand(page, 'db.events.countDocuments()');
   await context.close();

@@ -36,8 +36,10 @@ test('a corrupt link shows a notice and a clean, working playground', async () =
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${env.server.url}?s=v1.%21%21not-a-scenario`);
-  await page.getByTestId('notice').waitFor();
+  await page.getByTestId('notice').filter({ hasText: /could not be opened/ }).waitFor();
   assert.match(await page.getByTestId('notice').innerText(), /could not be opened/);
+  // The fresh playground is drawn once the engine has opened it.
+  await page.locator('[data-testid="chunk"]').first().waitFor();
   const chunks = await readChunks(page);
   assert.equal(chunks.length, 1, 'a fresh playground');
   await page.getByTestId('step').click();
@@ -45,6 +47,7 @@ test('a corrupt link shows a notice and a clean, working playground', async () =
   assert.deepEqual(errors, []);
   const unknown = await env.browser.newPage();
   await unknown.goto(`${env.server.url}?s=v9.AAAA`);
+  await unknown.getByTestId('notice').filter({ hasText: /could not be opened/ }).waitFor();
   assert.match(await unknown.getByTestId('notice').innerText(), /could not be opened/);
 });
 
@@ -57,8 +60,9 @@ test('corrupt saved data shows a notice and a working page; a good session survi
   await page.waitForSelector('[data-testid="chunk"]');
   await storeSession(page, '{"format": "nonsense"');
   await page.reload();
-  await page.getByTestId('notice').waitFor();
+  await page.getByTestId('notice').filter({ hasText: /could not be restored/ }).waitFor();
   assert.match(await page.getByTestId('notice').innerText(), /could not be restored/);
+  await page.locator('[data-testid="chunk"]').first().waitFor();
   assert.equal((await readChunks(page)).length, 1);
 
   // Now make some history and reload: it comes back.
@@ -70,6 +74,8 @@ test('corrupt saved data shows a notice and a working page; a good session survi
   await waitForSaved(page, 'sim.generate', 2);
   await page.reload();
   await page.waitForSelector('[data-testid="chunk"]');
+  // The saved session replays in the engine's worker: it is back once it holds its 50 documents.
+  await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('aria-valuenow') === '50');
   assert.equal(table(await readChunks(page)), before);
   assert.equal(await page.getByTestId('notice').count(), 0, 'no notice for a good session');
   await context.close();
@@ -116,6 +122,7 @@ test('the embed demo page shows two playgrounds inside iframes', async () => {
   assert.equal(await second.getByTestId('chunk').count(), 6, 'the hashed lesson starts pre-split');
   // autoplay=1 plays the first scenario on its own.
   await first.getByTestId('pause').waitFor();
+  await first.locator('[data-testid="open-in-shardlab"][href*="#s=v2."]').waitFor();
   const href = await first.getByTestId('open-in-shardlab').getAttribute('href');
   assert.match(href, /#s=v2\./);
   // Let the autoplayed workload get going before the picture: four ticks of 25 documents.

@@ -19,12 +19,15 @@ test('increasing keys split the collection and pile into the MaxKey chunk', asyn
 
   // The page starts sharded on {x: 1}: typing the same key leaves nothing to apply.
   await page.getByLabel('Shard key', { exact: true }).fill('{x: 1}');
+  // The button is redrawn from the typed key: wait for it, then check it.
+  await page.getByRole('button', { name: 'Nothing to apply' }).and(page.locator(':disabled')).waitFor();
   assert.ok(await page.getByRole('button', { name: 'Nothing to apply' }).isDisabled());
   await page.getByLabel('Workload generator').selectOption('monotonic');
   await page.getByLabel('Documents per tick').fill('200');
   await page.getByLabel('Documents per tick').press('Tab');
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="chunk"]').length > 1);
+  await page.getByTestId('summary').filter({ hasText: /\b200 documents/ }).waitFor();
 
   const chunks = await readChunks(page);
   assert.ok(chunks.length > 1, `expected more than one chunk, got ${chunks.length}`);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { suite, screenshot, playLesson, openFresh } from './harness.mjs';
+import { suite, screenshot, playLesson, openFresh, waitForValue } from './harness.mjs';
 
 const env = suite();
 
@@ -73,11 +73,14 @@ test('the low-cardinality lesson: its title and shards agree, nine distinct colo
   const colours = await page.getByTestId('shard').evaluateAll((els) => els.map((e) => getComputedStyle(e).borderTopColor));
   assert.equal(colours.length, 9);
   assert.equal(new Set(colours).size, colours.length, `colours: ${colours}`);
-  // The query box starts from a continent, a string, and targets one shard with it.
+  // The query box starts from a continent, a string, and targets one shard with it (its
+  // value comes from the engine's answer: wait for it, then read it).
+  await waitForValue(page, '[data-testid="query-filter"]', /^\{ continent: '/);
   const filter = await page.getByTestId('query-filter').inputValue();
   assert.match(filter, /^\{ continent: '[A-Z][a-z]+( [A-Z][a-z]+)?' \}$/);
   await page.waitForFunction(() => document.querySelector('[data-testid="query-stage"]')?.dataset.stage === 'SINGLE_SHARD');
   // So does the inspector's insert form.
+  await waitForValue(page, '[data-testid="insert-doc"]', /^\{continent: '/);
   assert.match(await page.getByTestId('insert-doc').inputValue(), /^\{continent: '[A-Z][a-z]+( [A-Z][a-z]+)?'\}$/);
   // The heatmap's axis goes by rank: the seven continents are bands, and it says so.
   const axis = page.getByTestId('heat-axis');
