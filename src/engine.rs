@@ -23,6 +23,7 @@ pub(crate) mod namespaces;
 pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;
+pub(crate) mod storage;
 pub(crate) mod store;
 pub(crate) mod targeting;
 pub(crate) mod zone_chunks;
@@ -53,4 +54,5 @@ pub use explain::{Explanation, Landing, Topic};
 #[cfg(feature = "insight")]
 pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
 pub use message::{rule_message, Arg, Message, MESSAGES};
+pub use storage::{file_bytes, ShardCollectionStorage, BLOCK_BYTES, RECORD_ID_BYTES};
 pub use targeting::{is_full_key_equality, target, TargetKind};
