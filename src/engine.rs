@@ -12,6 +12,8 @@ pub(crate) mod clock;
 pub(crate) mod cluster;
 pub(crate) mod config_catalog;
 pub(crate) mod crud;
+pub(crate) mod defragmentation;
+pub(crate) mod defragmentation_state;
 pub(crate) mod event_log;
 pub(crate) mod events;
 #[cfg(feature = "insight")]
@@ -47,6 +49,9 @@ pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
 pub use config_catalog::{
     config_documents, ChangelogDoc, ChunkDoc, ChunkHistory, CollectionDoc, DatabaseDoc,
     DatabaseVersion, SettingDoc, ShardDoc, TagDoc, CONFIG_COLLECTIONS,
+};
+pub use defragmentation_state::{
+    DefragPhase, Defragmentation, BIG_CHUNK_MARKER, SMALL_CHUNK_SIZE_THRESHOLD_PCT,
 };
 pub use events::{inserts_per_shard, Event, EventKind, ZoneChange};
 #[cfg(feature = "insight")]
