@@ -744,15 +744,8 @@ pub(super) fn coll_stats(
                 {
                     result.insert(field.clone(), value.clone());
                 }
-                f @ ("count" | "size" | "storageSize" | "totalIndexSize" | "totalSize") => {
-                    let key: &str = match f {
-                        "count" => "count",
-                        "size" => "size",
-                        "storageSize" => "storageSize",
-                        "totalIndexSize" => "totalIndexSize",
-                        _ => "totalSize",
-                    };
-                    *counts.entry(key).or_default() += long(value);
+                "count" | "size" | "storageSize" | "totalIndexSize" | "totalSize" => {
+                    *counts.entry(field.as_str()).or_default() += long(value);
                 }
                 "avgObjSize" => unscaled += long(value) * count,
                 "maxSize" => max_size = max_size.max(long(value)),
