@@ -497,38 +497,63 @@ fn db_stats_scale(cmd: &Document) -> Result<i64, StatementError> {
     Ok(scale)
 }
 
-/// One shard's `dbStats` for database `db`: its collections of `db` and their storage
-/// (`DatabaseImpl::getStats`, the same fields from 5.0 to 8.0; 3.6 has `numExtents` in
-/// place of `totalSize` and `scaleFactor`). Sizes are divided by the scale as doubles;
-/// no filesystem figures (see `engine/storage.rs`).
-fn shard_db_stats(
-    s: &Session,
-    db: &str,
-    shard: crate::engine::chunks::ShardIdx,
-    scale: i64,
-    free_storage: bool,
-) -> Result<Document, StatementError> {
-    let version = s.cluster.version();
-    let (mut collections, mut objects, mut data, mut storage, mut indexes, mut index_bytes) =
-        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+/// What one shard holds of a database: its collections, documents, data bytes, storage
+/// bytes, indexes and index bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct ShardDatabase {
+    collections: u64,
+    objects: u64,
+    data: u64,
+    storage: u64,
+    indexes: u64,
+    index_bytes: u64,
+}
+
+/// Database `db` on every shard, by shard index: each collection measured once on the
+/// shards that hold it (see `engine/storage.rs`).
+fn database_on_shards(s: &Session, db: &str) -> Result<Vec<ShardDatabase>, StatementError> {
+    let mut out = vec![ShardDatabase::default(); s.cluster.all_shards().len()];
     let namespaces: Vec<String> = s
         .cluster
         .collections_in(db)
         .map(|(ns, _)| ns.clone())
         .collect();
     for ns in namespaces {
-        if !s.cluster.shards_holding(&ns).contains(&shard) {
-            continue;
-        }
-        for st in s.cluster.collection_storage(&ns, &[shard])? {
-            collections += 1;
-            objects += st.docs;
-            data += st.data_bytes;
-            storage += st.storage_bytes;
-            indexes += st.indexes.len() as u64;
-            index_bytes += st.index_bytes();
+        let shards = s.cluster.shards_holding(&ns);
+        for st in s.cluster.collection_storage(&ns, &shards)? {
+            let Some(t) = out.get_mut(st.shard as usize) else {
+                continue;
+            };
+            t.collections += 1;
+            t.objects += st.docs;
+            t.data += st.data_bytes;
+            t.storage += st.storage_bytes;
+            t.indexes += st.indexes.len() as u64;
+            t.index_bytes += st.index_bytes();
         }
     }
+    Ok(out)
+}
+
+/// One shard's `dbStats` for database `db` (`DatabaseImpl::getStats`, the same fields
+/// from 5.0 to 8.0; 3.6 has `numExtents` in place of `totalSize` and `scaleFactor`).
+/// Sizes are divided by the scale as doubles; no filesystem figures (see
+/// `engine/storage.rs`).
+fn shard_db_stats(
+    version: VersionMode,
+    db: &str,
+    held: ShardDatabase,
+    scale: i64,
+    free_storage: bool,
+) -> Document {
+    let ShardDatabase {
+        collections,
+        objects,
+        data,
+        storage,
+        indexes,
+        index_bytes,
+    } = held;
     let scale_f = scale as f64;
     let mut d =
         doc! { "db": db, "collections": num(collections), "views": 0, "objects": num(objects) };
@@ -547,7 +572,7 @@ fn shard_db_stats(
         d.insert("indexes", num(indexes));
         d.insert("indexSize", index_bytes as f64 / scale_f);
         d.insert("ok", 1);
-        return Ok(d);
+        return d;
     }
     if free_storage {
         d.insert("freeStorageSize", 0.0);
@@ -563,7 +588,7 @@ fn shard_db_stats(
     }
     d.insert("scaleFactor", num(scale as u64));
     d.insert("ok", 1);
-    Ok(d)
+    d
 }
 
 /// `{dbStats: 1, scale, freeStorage}` on database `db` through mongos
@@ -577,8 +602,10 @@ pub(super) fn db_stats(s: &Session, db: &str, cmd: &Document) -> Result<Document
     let version = s.cluster.version();
     let mut raw = Document::new();
     let mut sums = [0.0f64; 7];
+    let held = database_on_shards(s, db)?;
     for (idx, shard) in s.cluster.shards() {
-        let d = shard_db_stats(s, db, idx, scale, free_storage)?;
+        let on_shard = held.get(idx as usize).copied().unwrap_or_default();
+        let d = shard_db_stats(version, db, on_shard, scale, free_storage);
         let get = |k: &str| d.get(k).map_or(0.0, to_f64);
         let objects = get("objects");
         sums[0] += get("collections");
