@@ -12,6 +12,8 @@ pub(crate) mod clock;
 pub(crate) mod cluster;
 pub(crate) mod config_catalog;
 pub(crate) mod crud;
+pub(crate) mod defragmentation;
+pub(crate) mod defragmentation_state;
 pub(crate) mod event_log;
 pub(crate) mod events;
 #[cfg(feature = "insight")]
@@ -23,6 +25,7 @@ pub(crate) mod namespaces;
 pub(crate) mod query_plan;
 pub(crate) mod reshape;
 pub(crate) mod split;
+pub(crate) mod storage;
 pub(crate) mod store;
 pub(crate) mod targeting;
 pub(crate) mod zone_chunks;
@@ -47,10 +50,14 @@ pub use config_catalog::{
     config_documents, ChangelogDoc, ChunkDoc, ChunkHistory, CollectionDoc, DatabaseDoc,
     DatabaseVersion, SettingDoc, ShardDoc, TagDoc, CONFIG_COLLECTIONS,
 };
+pub use defragmentation_state::{
+    DefragPhase, Defragmentation, BIG_CHUNK_MARKER, SMALL_CHUNK_SIZE_THRESHOLD_PCT,
+};
 pub use events::{inserts_per_shard, Event, EventKind, ZoneChange};
 #[cfg(feature = "insight")]
 pub use explain::{Explanation, Landing, Topic};
 #[cfg(feature = "insight")]
 pub use inspect::{DocPage, DocRow, MAX_PAGE_DOCS};
 pub use message::{rule_message, Arg, Message, MESSAGES};
+pub use storage::{file_bytes, ShardCollectionStorage, BLOCK_BYTES, RECORD_ID_BYTES};
 pub use targeting::{is_full_key_equality, target, TargetKind};

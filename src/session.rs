@@ -24,6 +24,7 @@ pub(crate) mod script;
 mod script_state;
 mod sh;
 mod sim;
+mod stats;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;

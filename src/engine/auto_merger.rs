@@ -144,7 +144,9 @@ impl Cluster {
             .collect();
         for (ns, coll) in self.collections() {
             let Some(s) = &coll.sharding else { continue };
-            if s.auto_merge == Some(false) {
+            // The AutoMerger's aggregation matches `enableAutoMerge: {$ne: false}` and
+            // `defragmentCollection: {$ne: true}`.
+            if s.auto_merge == Some(false) || s.defrag.is_some() {
                 continue;
             }
             let since = crate::engine::config_catalog::chunks_on_shard_since_ms(self, ns);

@@ -430,7 +430,7 @@ impl Cluster {
     /// documents; the chunk is too big when it holds more than 130% of that (3.6, and at
     /// most 250,001) or twice that (4.4 on). Returns that most and the average; the jumbo
     /// flag alone refuses nothing.
-    fn too_big_to_move(&self, ns: &str, chunk: &Chunk) -> Option<(u64, u64)> {
+    pub(crate) fn too_big_to_move(&self, ns: &str, chunk: &Chunk) -> Option<(u64, u64)> {
         let (docs, bytes) = self.sharding(ns).ok()?.table.shard_totals(chunk.shard);
         if docs == 0 {
             return None;
@@ -563,10 +563,21 @@ impl Cluster {
             return done;
         }
         let mut used = ShardSet::default();
+        // 6.0 on: the defragmentation policy's migrations come first
+        // (`Balancer::_mainThread`, `chunksToDefragment` before `chunksToRebalance`).
+        let defragments = self.config.version == VersionMode::V80;
+        if defragments {
+            self.defragmentation_round(&mut used, &mut done);
+        }
+        // A collection being defragmented is not balanced (`canBalanceCollection`).
         let namespaces: Vec<String> = self
             .collections
             .iter()
-            .filter(|(_, c)| c.sharding.as_ref().is_some_and(|s| s.balancing))
+            .filter(|(_, c)| {
+                c.sharding
+                    .as_ref()
+                    .is_some_and(|s| s.balancing && s.defrag.is_none())
+            })
             .map(|(ns, _)| ns.clone())
             .collect();
         for ns in namespaces {
@@ -574,13 +585,22 @@ impl Cluster {
             self.balance_collection(&ns, &mut used, &mut done);
         }
         self.balanced_last_time = !done.is_empty();
+        if defragments {
+            // The merges and measurements the round made ready run until the next.
+            self.run_defragmentation_streams();
+        }
         done
     }
 
-    /// Runs one balancer round for a single collection, as `sh.balance` would.
+    /// Runs one balancer round for a single collection, as `sh.balance` would (the
+    /// policy's migrations only, none for a collection being defragmented).
     pub fn balance_collection_round(&mut self, ns: &str) -> Result<Vec<Migration>, ClusterError> {
-        self.sharding(ns)?;
         let mut done = Vec::new();
+        // A collection being defragmented is the defragmentation's, not the balancer
+        // policy's (`canBalanceCollection`).
+        if self.sharding(ns)?.defrag.is_some() {
+            return Ok(done);
+        }
         self.split_at_zone_boundaries(ns);
         self.balance_collection(ns, &mut ShardSet::default(), &mut done);
         self.balanced_last_time = !done.is_empty();

@@ -211,6 +211,9 @@ pub struct Sharding {
     /// `enableAutoMerge` in `config.collections`: `None` when the collection follows the
     /// cluster's AutoMerger setting.
     pub auto_merge: Option<bool>,
+    /// `defragmentCollection: true` and what goes with it, while the collection is being
+    /// defragmented (`engine/defragmentation.rs`).
+    pub defrag: Option<crate::engine::defragmentation_state::Defragmentation>,
 }
 
 /// A collection: sharded or not, with its documents.
@@ -979,6 +982,7 @@ impl Cluster {
             balancing: true,
             chunk_size: None,
             auto_merge: None,
+            defrag: None,
         };
         recount_all(&mut sharding.table, &coll.docs);
         // The documents were filed again under their keys and new numbers.
@@ -1280,9 +1284,12 @@ impl Cluster {
     /// `configureCollectionBalancing` (5.3 on), as the config server's
     /// `ShardingCatalogManager::configureCollectionBalancing` applies it: nothing to do
     /// without an option; `chunkSize` in MB within [1, 1024] (0 restores the cluster's),
-    /// checked before the collection is looked up; `enableAutoMerger` recorded; then the
-    /// update of `config.collections` must match the sharded collection.
-    /// `defragmentCollection` is accepted and not modelled.
+    /// checked before the collection is looked up; `defragmentCollection: true` sets the
+    /// flag the balancer defragments by (`engine/defragmentation.rs`), `false` aborts a
+    /// defragmentation at once, reading the collection's catalog entry
+    /// (`abortCollectionDefragmentation`, NamespaceNotFound when there is none), and
+    /// updates nothing itself; `enableAutoMerger` recorded; then, when there is something
+    /// to update, the update of `config.collections` must match the sharded collection.
     pub fn configure_collection_balancing(
         &mut self,
         ns: &str,
@@ -1305,6 +1312,17 @@ impl Cluster {
                 )));
             }
         }
+        if defragment == Some(false) {
+            if self.sharding(ns).is_err() {
+                return Err(ClusterError::NamespaceNotFound(format!(
+                    "collection {ns} not found"
+                )));
+            }
+            self.abort_defragmentation(ns);
+        }
+        if chunk_size_mb.is_none() && defragment != Some(true) && auto_merge.is_none() {
+            return Ok(());
+        }
         let Some(s) = self
             .collections
             .get_mut(ns)
@@ -1317,6 +1335,9 @@ impl Cluster {
         };
         if let Some(mb) = chunk_size_mb {
             s.chunk_size = (mb != 0).then_some(mb as u64 * 1024 * 1024);
+        }
+        if defragment == Some(true) {
+            s.defrag.get_or_insert_with(Default::default);
         }
         if auto_merge.is_some() {
             s.auto_merge = auto_merge;

@@ -396,10 +396,11 @@ impl DatabaseDoc {
 /// `lastmodEpoch`, `lastmod`, `dropped`, `key`, `unique`, `uuid`, `noBalance` when
 /// set), or type_collection.idl's from 5.0 (`_id`, `lastmodEpoch`, `lastmod`,
 /// `timestamp`, `uuid`, `key`, `unique`, `noBalance`, the last two always written
-/// because the IDL gives them defaults). `maxChunkSizeBytes` (a long) and
-/// `enableAutoMerge` follow when `configureCollectionBalancing` or
-/// `sh.disableAutoMerger` set them: `$set` appends a field the document lacks, so they
-/// come last, in the IDL's order. (`noAutoSplit` was 6.0's answer to
+/// because the IDL gives them defaults). `maxChunkSizeBytes` (a long),
+/// `defragmentCollection`, `enableAutoMerge` and `defragmentationPhase` follow when
+/// `configureCollectionBalancing`, `sh.disableAutoMerger` or the balancer's
+/// defragmentation set them: `$set` appends a field the document lacks, so they come
+/// last, in the IDL's order. (`noAutoSplit` was 6.0's answer to
 /// `enableAutoSplitter`; 7.0's type_collection.idl has neither, and ShardLab's
 /// `configureCollectionBalancing` takes 7.0's options.)
 #[derive(Debug, Clone, PartialEq)]
@@ -426,6 +427,10 @@ pub struct CollectionDoc {
     pub max_chunk_size_bytes: Option<i64>,
     /// Whether the AutoMerger may merge this collection's chunks, when set.
     pub enable_auto_merge: Option<bool>,
+    /// `defragmentCollection`, set while the collection is being defragmented.
+    pub defragment_collection: Option<bool>,
+    /// `defragmentationPhase`, once the balancer built the first phase.
+    pub defragmentation_phase: Option<String>,
 }
 
 impl CollectionDoc {
@@ -454,8 +459,14 @@ impl CollectionDoc {
         if let Some(bytes) = self.max_chunk_size_bytes {
             d.insert("maxChunkSizeBytes", bytes);
         }
+        if let Some(on) = self.defragment_collection {
+            d.insert("defragmentCollection", on);
+        }
         if let Some(on) = self.enable_auto_merge {
             d.insert("enableAutoMerge", on);
+        }
+        if let Some(phase) = &self.defragmentation_phase {
+            d.insert("defragmentationPhase", phase.clone());
         }
         d
     }
@@ -485,6 +496,9 @@ impl CollectionDoc {
                 _ => None,
             })?,
             enable_auto_merge: r.opt("enableAutoMerge", as_bool)?,
+            defragment_collection: r.opt("defragmentCollection", as_bool)?,
+            defragmentation_phase: r
+                .opt("defragmentationPhase", |v| v.as_str().map(str::to_string))?,
         })
     }
 }
@@ -526,6 +540,8 @@ pub struct ChunkDoc {
     pub on_current_shard_since: Option<Timestamp>,
     /// Where the chunk has been, newest first (4.2+).
     pub history: Vec<ChunkHistory>,
+    /// `estimatedDataSizeBytes`, the size defragmentation measured (6.0+), while it runs.
+    pub estimated_data_size_bytes: Option<i64>,
 }
 
 impl ChunkDoc {
@@ -564,6 +580,11 @@ impl ChunkDoc {
                 })
                 .collect();
             d.insert("history", history);
+        }
+        // `setChunkEstimatedSize` adds it with `$set`, after the fields a chunk is
+        // written with.
+        if let Some(bytes) = self.estimated_data_size_bytes {
+            d.insert("estimatedDataSizeBytes", bytes);
         }
         d
     }
@@ -606,6 +627,11 @@ impl ChunkDoc {
             jumbo: r.opt("jumbo", as_bool)?.unwrap_or(false),
             on_current_shard_since: r.opt("onCurrentShardSince", as_timestamp)?,
             history,
+            estimated_data_size_bytes: r.opt("estimatedDataSizeBytes", |v| match v {
+                Bson::Int64(n) => Some(*n),
+                Bson::Int32(n) => Some(i64::from(*n)),
+                _ => None,
+            })?,
         })
     }
 }
@@ -929,6 +955,12 @@ pub fn collection_docs(cluster: &Cluster) -> Vec<CollectionDoc> {
             },
             max_chunk_size_bytes: s.chunk_size.map(|b| i64::try_from(b).unwrap_or(i64::MAX)),
             enable_auto_merge: s.auto_merge,
+            defragment_collection: s.defrag.as_ref().map(|_| true),
+            defragmentation_phase: s
+                .defrag
+                .as_ref()
+                .and_then(|d| d.phase)
+                .map(|p| p.name().to_string()),
         });
     }
     out
@@ -1009,6 +1041,10 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
                     .then(|| history.first().map_or(since.ts, |h| h.valid_after)),
                 history,
                 shard,
+                estimated_data_size_bytes: s
+                    .defrag
+                    .as_ref()
+                    .and_then(|d| d.estimate(&c.min, &c.max)),
             });
         }
     }

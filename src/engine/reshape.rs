@@ -361,6 +361,7 @@ impl Cluster {
             ns: ns.to_string(),
             key: format_bson_obj(&new.to_pattern_document()),
         });
+        self.restart_defragmentation(ns);
         Ok(())
     }
 
@@ -447,6 +448,7 @@ impl Cluster {
             ns: ns.to_string(),
             key: format_bson_obj(&new.to_pattern_document()),
         });
+        self.restart_defragmentation(ns);
         Ok(())
     }
 

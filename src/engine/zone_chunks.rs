@@ -79,6 +79,14 @@ impl ZoneRanges {
         self.at_or_before(&chunk.min).filter(|z| chunk.max <= z.max)
     }
 
+    /// The zone of the range that holds `[lo, hi)` entirely, if any (`ZoneInfo::
+    /// getZoneForRange`).
+    pub(crate) fn zone_for_range(&self, lo: &KeyValue, hi: &KeyValue) -> Option<&str> {
+        self.at_or_before(lo)
+            .filter(|z| *hi <= z.max)
+            .map(|z| z.zone.as_str())
+    }
+
     /// Whether a range's bound lies strictly inside `chunk`, so that the balancer must
     /// split it there first: the upper bound of the range around the chunk's lower bound,
     /// or the lower bound of the next range.

@@ -84,6 +84,18 @@ impl Session {
         let Some(name) = cmd.keys().next().cloned() else {
             return Err(ClusterError::FailedToParse("no command specified".into()).into());
         };
+        // The statistics commands run on the database they are sent to.
+        match name.as_str() {
+            "collStats" | "collstats" => {
+                let reply = super::stats::coll_stats(self, db, cmd)?;
+                return Ok(Output::Value(Bson::Document(reply)));
+            }
+            "dbStats" | "dbstats" => {
+                let reply = super::stats::db_stats(self, db, cmd)?;
+                return Ok(Output::Value(Bson::Document(reply)));
+            }
+            _ => {}
+        }
         let Some((_, command)) = ADMIN_COMMANDS.iter().find(|(n, _)| *n == name) else {
             return Err(no_such_command(&name).into());
         };

@@ -201,6 +201,7 @@ impl Session {
                 });
                 return Ok(Output::Value(Bson::Array(values)));
             }
+            "stats" => return self.collection_stats(ns, args),
             "getFullName" => return Ok(Output::Value(Bson::String(ns.to_string()))),
             "getName" => return Ok(Output::Value(Bson::String(short(ns).to_string()))),
             "drop" => {

@@ -131,6 +131,7 @@ pub(crate) fn collection_help() -> String {
         ("getFullName", "Returns the name of the collection prefixed with the database name."),
         ("getName", "Returns the name of the collection."),
         ("updateOne", "Updates a single document within the collection based on the filter."),
+        ("stats", "Returns statistics about the collection."),
         ("getShardDistribution", "Prints the data distribution statistics for a sharded collection."),
         ("analyzeShardKey", "Returns metrics for evaluating a shard key. That is, ‘key’ can be a candidate shard key for an unsharded or sharded collection, or the current shard key for a sharded collection."),
         ("configureQueryAnalyzer", "Starts or stops collecting metrics about reads and writes against an unsharded or sharded collection."),
@@ -159,6 +160,7 @@ pub(crate) fn database_help() -> String {
                 "getCollection",
                 "Returns a collection or a view object that is functionally equivalent to using the db.<collectionName>.",
             ),
+            ("stats", "returns the db stats. uses the dbStats command"),
         ],
         None,
     )

@@ -48,6 +48,9 @@ pub enum ErrorKind {
     /// mongosh's own check of a helper's arguments (`MongoshInvalidInputError`), which
     /// never reaches the server.
     InvalidInput,
+    /// A failure mongosh itself reports while running a helper
+    /// (`MongoshRuntimeError`), such as an aggregation that answered nothing.
+    Runtime,
     /// The Node driver's check of a command's arguments (`MongoInvalidArgumentError`),
     /// made before it sends the command.
     InvalidArgument,
@@ -200,6 +203,7 @@ impl StatementError {
             ErrorKind::Reference => "ReferenceError",
             ErrorKind::Range => "RangeError",
             ErrorKind::InvalidInput => "MongoshInvalidInputError",
+            ErrorKind::Runtime => "MongoshRuntimeError",
             ErrorKind::InvalidArgument => "MongoInvalidArgumentError",
         }
     }
@@ -223,6 +227,7 @@ impl std::fmt::Display for StatementError {
             ErrorKind::Reference => write!(f, "ReferenceError: {}", self.message),
             ErrorKind::Range => write!(f, "RangeError: {}", self.message),
             ErrorKind::InvalidInput => write!(f, "MongoshInvalidInputError: {}", self.message),
+            ErrorKind::Runtime => write!(f, "MongoshRuntimeError: {}", self.message),
             ErrorKind::InvalidArgument => {
                 write!(f, "MongoInvalidArgumentError: {}", self.message)
             }
@@ -883,6 +888,10 @@ impl Session {
                     self.db.clone()
                 };
                 let out = self.admin_command_on(&db, &cmd)?;
+                navigate(out, &rest[1..])
+            }
+            ("stats", Some(args)) => {
+                let out = self.database_stats(args)?;
                 navigate(out, &rest[1..])
             }
             ("getCollectionNames", Some(_)) => {

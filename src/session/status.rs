@@ -361,6 +361,22 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
         let mb = cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0);
         d.insert("chunkSize", (mb * 100.0).ceil() / 100.0);
     }
+    // 6.0 on, `Balancer::getBalancerStatusForNs` answers a collection being
+    // defragmented before anything else, with the policy's `reportProgressOn`.
+    if let Some(defrag) = cluster.sharding(ns).ok().and_then(|s| s.defrag.as_ref()) {
+        let details = match defrag.progress() {
+            Some((phase, remaining)) => doc! {
+                "currentPhase": phase.name(),
+                "progress": { "remainingChunksToProcess": remaining as i64 },
+            },
+            None => doc! { "currentPhase": "none" },
+        };
+        d.insert("balancerCompliant", false);
+        d.insert("firstComplianceViolation", "defragmentingChunks");
+        d.insert("details", details);
+        d.insert("ok", 1);
+        return Ok(d);
+    }
     match cluster.first_violation(ns) {
         None => {
             d.insert("balancerCompliant", true);

@@ -17,6 +17,7 @@ mod fidelity_output;
 mod fidelity_round3;
 mod fidelity_round4;
 mod fidelity_round4b;
+mod fidelity_round4c;
 mod fidelity_shell;
 mod glue_round3;
 mod hash;
