@@ -61,7 +61,7 @@ impl Cluster {
     /// Whether the AutoMerger may run now: an 8.0-mode cluster whose balancer is on and
     /// whose `automerge` setting is not off.
     fn merger_allowed(&self) -> bool {
-        self.version() == VersionMode::V80 && self.balancer_enabled && self.automerge != Some(false)
+        self.version() >= VersionMode::V70 && self.balancer_enabled && self.automerge != Some(false)
     }
 
     /// What a balancer round does for the AutoMerger, at the clock's time: disable it,

@@ -332,7 +332,7 @@ impl DatabaseDoc {
         DatabaseDoc {
             id: db.to_string(),
             primary: primary.to_string(),
-            partitioned: (version != VersionMode::V80).then_some(true),
+            partitioned: (version < VersionMode::V70).then_some(true),
             version: (version != VersionMode::V36).then(|| DatabaseVersion {
                 uuid: name_uuid(db),
                 timestamp: Stamp::START.ts,
@@ -890,7 +890,7 @@ pub fn shard_docs(cluster: &Cluster) -> Vec<ShardDoc> {
                     .find(|(n, _)| *n == s.name)
                     .map_or(Stamp::START.ts, |(_, t)| *t)
             }),
-            repl_set_config_version: (v == VersionMode::V80).then_some(-1),
+            repl_set_config_version: (v >= VersionMode::V70).then_some(-1),
         })
         .collect()
 }
@@ -1005,7 +1005,7 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
                 jumbo: c.jumbo,
                 // 7.0 on, `onCurrentShardSince` is the newest entry's `validAfter`: the
                 // commit sets both from one time (`commitChunkMigration`).
-                on_current_shard_since: (v == VersionMode::V80)
+                on_current_shard_since: (v >= VersionMode::V70)
                     .then(|| history.first().map_or(since.ts, |h| h.valid_after)),
                 history,
                 shard,
@@ -1086,7 +1086,7 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     }
     match cluster.autosplit_setting {
         Some(enabled) => out.push(SettingDoc::AutoSplit { enabled }),
-        None if v != VersionMode::V80 && !cluster.autosplit_enabled => {
+        None if v < VersionMode::V70 && !cluster.autosplit_enabled => {
             out.push(SettingDoc::AutoSplit { enabled: false });
         }
         None => {}
@@ -1131,7 +1131,7 @@ fn append_version(d: &mut Document, field: &str, version: ChunkVersion, era: &Ev
         time: version.major,
         increment: version.minor,
     };
-    if era.mode == VersionMode::V80 {
+    if era.mode >= VersionMode::V70 {
         let mut f = Document::new();
         f.insert("e", era.epoch);
         f.insert("t", era.timestamp);

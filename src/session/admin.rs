@@ -501,7 +501,7 @@ fn list_shards(s: &mut Session, _: &Document, _: &str) -> Result<Document, State
                     },
                 );
             }
-            if version == crate::engine::cluster::VersionMode::V80 {
+            if version >= crate::engine::cluster::VersionMode::V70 {
                 d.insert("replSetConfigVersion", -1_i64);
             }
             Bson::Document(d)

@@ -372,7 +372,7 @@ impl Session {
     /// FCV 6.2 on, so 3.6 and 5.0 take any document). A document it refuses is the write
     /// error `DocumentValidationFailure` (121), "Document failed validation".
     fn check_settings_schema(&self, doc: &Document) -> Result<(), StatementError> {
-        if self.cluster.version() != crate::engine::cluster::VersionMode::V80 {
+        if self.cluster.version() < crate::engine::cluster::VersionMode::V70 {
             return Ok(());
         }
         let number = |v: &Bson| match v {

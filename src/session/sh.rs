@@ -515,9 +515,9 @@ const SINCE: &[(&str, VersionMode)] = &[
     ("balancerCollectionStatus", VersionMode::V50),
     ("refineCollectionShardKey", VersionMode::V50),
     ("reshardCollection", VersionMode::V50),
-    ("moveRange", VersionMode::V80),
-    ("mergeAllChunksOnShard", VersionMode::V80),
-    ("configureCollectionBalancing", VersionMode::V80),
+    ("moveRange", VersionMode::V70),
+    ("mergeAllChunksOnShard", VersionMode::V70),
+    ("configureCollectionBalancing", VersionMode::V70),
 ];
 
 /// Refuses, as an older mongos does, a command its version mode did not have yet. The

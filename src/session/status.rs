@@ -29,6 +29,7 @@ fn mongos_version(v: VersionMode) -> &'static str {
     match v {
         VersionMode::V36 => "3.6.23",
         VersionMode::V50 => "5.0.31",
+        VersionMode::V70 => "7.0.14",
         VersionMode::V80 => "8.0.4",
     }
 }
@@ -39,7 +40,7 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
     let cluster_id = bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     // config.version: until SERVER-68888 (6.2) it also held `minCompatibleVersion: 5`
     // and `currentVersion: 6`, as 3.6 to 6.0 clusters' `sh.status()` shows.
-    let version = if cluster.version() == VersionMode::V80 {
+    let version = if cluster.version() >= VersionMode::V70 {
         doc! { "_id": 1, "clusterId": cluster_id }
     } else {
         doc! { "_id": 1, "minCompatibleVersion": 5, "currentVersion": 6, "clusterId": cluster_id }
@@ -74,7 +75,7 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         VersionMode::V50 => {
             out.insert("shardedDataDistribution", Bson::Undefined);
         }
-        VersionMode::V80 => {
+        VersionMode::V70 | VersionMode::V80 => {
             let sdd = super::aggregate::sharded_data_distribution(cluster);
             out.insert("shardedDataDistribution", sdd);
         }
@@ -357,7 +358,7 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     // 4.4/5.0's reply has no chunkSize (balancer_collection_status.idl of 4.4; the jstest
     // balancer_collection_status.js checks it from 5.3). 7.0/8.0 give the size in MB as a
     // double rounded up to two decimals (`std::ceil(maxChunkSizeMB * 100.0) / 100.0`).
-    if cluster.version() == VersionMode::V80 {
+    if cluster.version() >= VersionMode::V70 {
         let mb = cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0);
         d.insert("chunkSize", (mb * 100.0).ceil() / 100.0);
     }
@@ -379,6 +380,6 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
 fn autosplit_shown(cluster: &Cluster) -> bool {
     match cluster.autosplit_setting {
         Some(enabled) => enabled,
-        None => cluster.version() == VersionMode::V80 || cluster.autosplit_enabled,
+        None => cluster.version() >= VersionMode::V70 || cluster.autosplit_enabled,
     }
 }

@@ -41,3 +41,4 @@ mod timeline;
 mod transcripts;
 mod web_layers;
 mod workload;
+mod writes_per_era;
