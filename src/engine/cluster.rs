@@ -390,6 +390,11 @@ pub struct Cluster {
     /// config database (the manual's "Modify Range Size"): `None` until such a write, or
     /// after `sim.chunkSize`, when the document shown is derived from the chunk size.
     pub chunksize_setting: Option<Document>,
+    /// `config.settings`' `balancer` document, as `balancerStart`/`balancerStop` or an
+    /// administrator (its `activeWindow`) wrote it; `None` until one did.
+    pub balancer_setting: Option<Document>,
+    /// What the balancer took from that document at its last refresh (its window).
+    pub(crate) balancer_refresh: crate::engine::balancer_settings::BalancerRefresh,
     /// Whether the shell's writes are retryable writes, as mongosh's are unless its
     /// connection string says `retryWrites=false` (`sim.retryWrites(false)` plays that):
     /// a change of a document's shard key value needs one (or a transaction).
@@ -494,6 +499,8 @@ impl Cluster {
             automerge: None,
             autosplit_setting: None,
             chunksize_setting: None,
+            balancer_setting: None,
+            balancer_refresh: Default::default(),
             retryable_writes: true,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
@@ -653,6 +660,8 @@ impl Cluster {
             automerge: self.automerge,
             autosplit_setting: self.autosplit_setting,
             chunksize_setting: self.chunksize_setting.clone(),
+            balancer_setting: self.balancer_setting.clone(),
+            balancer_refresh: self.balancer_refresh,
             retryable_writes: self.retryable_writes,
             written: self.written,
             pending_zones: BTreeMap::new(),

@@ -1078,7 +1078,9 @@ pub fn tag_docs(cluster: &Cluster) -> Vec<TagDoc> {
 pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     let v = cluster.version();
     let mut out = Vec::new();
-    if !cluster.balancer_enabled {
+    if let Some(doc) = &cluster.balancer_setting {
+        out.push(SettingDoc::Written(doc.clone()));
+    } else if !cluster.balancer_enabled {
         out.push(SettingDoc::Balancer {
             mode: "off".to_string(),
             stopped: true,

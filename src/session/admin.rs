@@ -416,7 +416,7 @@ fn balancer_start_stop(
     _: &Document,
     name: &str,
 ) -> Result<Document, StatementError> {
-    s.cluster.balancer_enabled = name == "balancerStart";
+    s.cluster.set_balancer_mode(name == "balancerStart");
     Ok(ok_doc())
 }
 

@@ -159,6 +159,7 @@ pub(crate) fn database_help() -> String {
                 "getCollection",
                 "Returns a collection or a view object that is functionally equivalent to using the db.<collectionName>.",
             ),
+            ("printShardingStatus", "Calls sh.status(verbose)"),
         ],
         None,
     )

@@ -176,12 +176,32 @@ fn balancer_section(cluster: &Cluster) -> Document {
     } else {
         Bson::Document(doc! { recent.to_string(): "Success" })
     };
-    doc! {
-        "Currently enabled": if cluster.balancer_enabled { "yes" } else { "no" },
+    let enabled = balancer_shown_enabled(cluster);
+    let mut section = doc! {
+        "Currently enabled": if enabled { "yes" } else { "no" },
         "Currently running": "no",
-        "Failed balancer rounds in last 5 attempts": 0,
-        "Migration Results for the last 24 hours": migrations,
+    };
+    // helpers.ts: "Balancer active window is set between" `${start} and ${stop} server
+    // local time`, when the `balancer` document has an `activeWindow` (whatever it
+    // holds: the template prints `undefined` for a missing field).
+    if let Some(Bson::Document(w)) = cluster
+        .balancer_setting
+        .as_ref()
+        .and_then(|d| d.get("activeWindow"))
+    {
+        let text = |k: &str| match w.get(k) {
+            Some(Bson::String(s)) => s.clone(),
+            Some(v) => crate::values::inspect::format_value(v),
+            None => "undefined".to_string(),
+        };
+        section.insert(
+            "Balancer active window is set between",
+            format!("{} and {} server local time", text("start"), text("stop")),
+        );
     }
+    section.insert("Failed balancer rounds in last 5 attempts", 0);
+    section.insert("Migration Results for the last 24 hours", migrations);
+    section
 }
 
 /// One sharded collection in `sh.status()`, in the field order of mongosh's
@@ -381,5 +401,15 @@ fn autosplit_shown(cluster: &Cluster) -> bool {
     match cluster.autosplit_setting {
         Some(enabled) => enabled,
         None => cluster.version() >= VersionMode::V70 || cluster.autosplit_enabled,
+    }
+}
+
+/// What mongosh reads as the balancer's state (shard.ts `getBalancerState`, helpers.ts
+/// `sh.status()`'s "Currently enabled"): no `balancer` document, or one whose `stopped`
+/// is falsy. A document with `mode: 'off'` alone still reads as enabled.
+pub(super) fn balancer_shown_enabled(cluster: &Cluster) -> bool {
+    match &cluster.balancer_setting {
+        Some(doc) => !super::find_and_modify::truthy(doc.get("stopped")),
+        None => cluster.balancer_enabled,
     }
 }
