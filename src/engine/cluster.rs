@@ -791,8 +791,12 @@ impl Cluster {
     }
 
     /// `addShard` with a connection string: refuses one with an empty host as MongoDB's
-    /// `HostAndPort` parser does (the playground's shards have no hosts, so any other
-    /// string adds the next shard), and returns the new shard's name.
+    /// `HostAndPort` parser does, and returns the shard's name. A replica set's connection
+    /// string (`rs4/host:port,...`) names the shard after the set and is kept as its host
+    /// (`_validateHostAsShard`: "Default it to the name of the replica set"); the checks
+    /// of `_checkIfShardExists` come first: the same set again with a host in common is
+    /// the shard already there (a retried `addShard`), with none it is refused, as is a
+    /// host that another shard has. Any other string adds the next `shardNN`.
     pub fn add_shard_at(&mut self, host: &str) -> Result<String, ClusterError> {
         let single_host = !host.contains('/') && !host.contains(',');
         let host_part = host.rfind(':').map_or(host, |colon| &host[..colon]);
@@ -801,7 +805,53 @@ impl Cluster {
                 "Empty host component parsing HostAndPort from \"{host}\""
             )));
         }
-        Ok(self.add_shard())
+        let Some((set, hosts)) = host.split_once('/').filter(|(set, _)| !set.is_empty()) else {
+            return Ok(self.add_shard());
+        };
+        let servers = |h: &str| -> Vec<String> {
+            let list = h.split_once('/').map_or(h, |(_, l)| l);
+            list.split(',').map(str::to_string).collect()
+        };
+        let adding = servers(hosts);
+        for existing in self.shards.iter().filter(|s| !s.removed) {
+            let existing_set = existing.host.split_once('/').map(|(s, _)| s);
+            let shared = servers(&existing.host)
+                .into_iter()
+                .find(|h| adding.contains(h));
+            if existing_set == Some(set) {
+                return match shared {
+                    Some(_) if existing.name == set => Ok(existing.name.clone()),
+                    Some(_) => Err(ClusterError::IllegalOperation(format!(
+                        "A shard already exists containing the replica set '{set}'"
+                    ))),
+                    None => Err(ClusterError::IllegalOperation(format!(
+                        "A shard named {set} containing the replica set '{set}' already exists"
+                    ))),
+                };
+            }
+            if let Some(h) = shared {
+                return Err(ClusterError::IllegalOperation(format!(
+                    "'{h}' is already a member of the existing shard '{}' ({}).",
+                    existing.host, existing.name
+                )));
+            }
+        }
+        if set == "config" {
+            return Err(ClusterError::BadValue(
+                "use of shard replica set with name 'config' is not allowed".into(),
+            ));
+        }
+        self.shards.push(Shard {
+            name: set.to_string(),
+            host: host.to_string(),
+            draining: false,
+            removed: false,
+            zones: ZoneSet::default(),
+        });
+        self.push_event(EventKind::AddShard {
+            shard: set.to_string(),
+        });
+        Ok(set.to_string())
     }
 
     /// Adds a shard and returns its name.

@@ -275,7 +275,7 @@ sim.seed(7)
                   host: 'shard04/localhost:27417',
                   draining: true,
                   state: 1,
-                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                  topologyTime: Timestamp({ t: 1735689600, i: 9 })
                 }
               ],
               ok: 1

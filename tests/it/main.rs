@@ -23,6 +23,7 @@ mod hash;
 mod i18n_catalogues;
 mod indexes;
 mod layers;
+mod manual_procedures;
 mod order;
 mod page_model;
 mod query;
