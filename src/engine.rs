@@ -7,6 +7,7 @@ pub(crate) mod analyze;
 pub(crate) mod auto_merger;
 pub(crate) mod background;
 pub(crate) mod balancer;
+pub(crate) mod balancer_settings;
 pub(crate) mod chunks;
 pub(crate) mod clock;
 pub(crate) mod cluster;

@@ -58,10 +58,14 @@ pub const MAX_MERGE_VISITS_PER_ADVANCE: u32 = 1_000;
 type Work = Vec<(String, Vec<String>)>;
 
 impl Cluster {
-    /// Whether the AutoMerger may run now: an 8.0-mode cluster whose balancer is on and
-    /// whose `automerge` setting is not off.
+    /// Whether the AutoMerger may run now: a 7.0- or 8.0-mode cluster whose balancer is
+    /// on, whose `automerge` setting is not off, inside the balancing window
+    /// (`shouldBalanceForAutoMerge`).
     fn merger_allowed(&self) -> bool {
-        self.version() == VersionMode::V80 && self.balancer_enabled && self.automerge != Some(false)
+        self.version() >= VersionMode::V70
+            && self.balancer_enabled
+            && self.automerge != Some(false)
+            && self.in_balancing_window()
     }
 
     /// What a balancer round does for the AutoMerger, at the clock's time: disable it,

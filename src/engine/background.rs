@@ -1,5 +1,6 @@
 //! What runs in the background while simulated time passes: the balancer's rounds and,
-//! beside them, the AutoMerger's (`engine/auto_merger.rs`).
+//! beside them, the AutoMerger's (`engine/auto_merger.rs`), within the balancing window
+//! of `config.settings`' `balancer` document (`engine/balancer_settings.rs`).
 //!
 //! Nothing here reads the machine's clock. Time passes when a statement is charged for its
 //! work ([`Cluster::finish_statement`]) or when a script waits ([`Cluster::advance_clock`],
@@ -8,12 +9,14 @@
 //! cost model are described in [`crate::engine::clock`].
 
 use crate::engine::auto_merger::MAX_MERGE_VISITS_PER_ADVANCE;
+use crate::engine::balancer_settings::{self, DAY_S};
 use crate::engine::clock::{
     to_ms, END_US, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
     STATEMENT_US, WRITE_US,
 };
 use crate::engine::cluster::Cluster;
 use crate::engine::events::EventKind;
+use bson::Document;
 
 /// What the background did while the clock advanced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -121,7 +124,7 @@ impl Cluster {
         self.clock.now_us = self.clock.next_round_us.max(self.clock.now_us);
         self.merger_on_balancer_round();
         let before = self.events.len();
-        let moved = if self.balancer_enabled {
+        let moved = if self.balancer_may_balance() {
             self.balance_round().len() as u64
         } else {
             0
@@ -164,6 +167,11 @@ impl Cluster {
                 .max(0);
             skipped = skipped.min(until_due);
         }
+        // Nor past the balancing window's opening or closing, which changes what a
+        // round does.
+        if let Some(until_edge) = self.idle_rounds_before_window_edge(next) {
+            skipped = skipped.min(until_edge);
+        }
         done.rounds += skipped as u64;
         self.clock.rounds += skipped as u64;
         self.clock.next_round_us = next.saturating_add(skipped.saturating_mul(idle));
@@ -186,4 +194,93 @@ impl Cluster {
 /// `n` items at `each` microseconds apiece, saturating.
 fn cost_of(n: u64, each: i64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX).saturating_mul(each)
+}
+
+/// The `balancer` document of `config.settings` and what the balancer's loop takes from it
+/// (`balancer_settings.rs`).
+impl Cluster {
+    /// Replaces `config.settings`' `balancer` document (`None` deletes it) and refreshes
+    /// the balancer from it as its next round would.
+    pub fn write_balancer_setting(&mut self, doc: Option<Document>) {
+        let parsed = match &doc {
+            None => Some((true, None)),
+            Some(d) => balancer_settings::parse(d),
+        };
+        match parsed {
+            Some((on, window)) => {
+                self.balancer_enabled = on;
+                self.balancer_refresh = balancer_settings::BalancerRefresh {
+                    window,
+                    refused: false,
+                };
+            }
+            None => self.balancer_refresh.refused = true,
+        }
+        self.balancer_setting = doc;
+    }
+
+    /// `balancerStart` and `balancerStop` (`BalancerConfiguration::setBalancerMode`): an
+    /// upsert of `{$set: {stopped, mode}}` into the `balancer` document, which keeps
+    /// whatever else an administrator wrote there (its window).
+    pub fn set_balancer_mode(&mut self, on: bool) {
+        let set =
+            bson::doc! { "$set": { "stopped": !on, "mode": if on { "full" } else { "off" } } };
+        let written = match &self.balancer_setting {
+            Some(d) => crate::query::apply_update(d, &set),
+            None => crate::query::upsert_document(&bson::doc! { "_id": "balancer" }, &set),
+        };
+        match written {
+            Ok(d) => self.write_balancer_setting(Some(d)),
+            // The update cannot fail on a document of this shape; should it, the mode
+            // still changes, as the balancer's own state would.
+            Err(_) => self.balancer_enabled = on,
+        }
+    }
+
+    /// Whether a balancer round at the clock's time balances (`shouldBalance`): the
+    /// balancer is on, its settings parsed, and the time is inside its window. The
+    /// window is read in UTC, the simulated servers' local time.
+    pub(crate) fn balancer_may_balance(&self) -> bool {
+        self.balancer_enabled && !self.balancer_refresh.refused && self.in_balancing_window()
+    }
+
+    /// Whether the clock's time (to the second, as `second_clock` reads it) is inside
+    /// the balancing window; true without one.
+    pub(crate) fn in_balancing_window(&self) -> bool {
+        match self.balancer_refresh.window {
+            None => true,
+            Some(w) => balancer_settings::in_window(
+                w,
+                self.clock.now_ms().div_euclid(1_000).rem_euclid(DAY_S),
+            ),
+        }
+    }
+
+    /// The first time after `after_us` (microseconds since the clock's epoch) at which
+    /// the window opens or closes, so that idle rounds counted without being run never
+    /// pass a moment that would change what a round does.
+    pub(crate) fn next_window_edge_us(&self, after_us: i64) -> Option<i64> {
+        let (start, stop) = self.balancer_refresh.window?;
+        let at_ms = to_ms(after_us);
+        let day_ms = at_ms.div_euclid(DAY_S * 1_000) * DAY_S * 1_000;
+        // Inside until the end of `stop`'s second, outside from `start`'s.
+        let edges = [start.rem_euclid(DAY_S), (stop + 1).rem_euclid(DAY_S)];
+        let next_ms = (0..2)
+            .flat_map(|day| edges.map(|e| day_ms + (day * DAY_S + e) * 1_000))
+            .filter(|&ms| ms > at_ms)
+            .min()?;
+        Some(after_us.saturating_add((next_ms - at_ms).saturating_mul(1_000)))
+    }
+
+    /// How many idle rounds, `idle` microseconds apart from `next`, may be counted
+    /// without running before the window's next edge.
+    pub(crate) fn idle_rounds_before_window_edge(&self, next: i64) -> Option<i64> {
+        let edge = self.next_window_edge_us(next)?;
+        let idle = ROUND_INTERVAL_MS * 1_000;
+        Some(
+            (edge.saturating_sub(next) + idle - 1)
+                .div_euclid(idle)
+                .max(0),
+        )
+    }
 }

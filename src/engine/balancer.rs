@@ -83,7 +83,7 @@ impl BalancePolicy {
         match version {
             VersionMode::V36 => BalancePolicy::ChunkCountCeil,
             VersionMode::V50 => BalancePolicy::ChunkCountRound,
-            VersionMode::V80 => BalancePolicy::DataSize,
+            VersionMode::V70 | VersionMode::V80 => BalancePolicy::DataSize,
         }
     }
 
@@ -296,7 +296,7 @@ impl Cluster {
     fn receiver_loads(&self, ns: &str) -> Vec<u64> {
         let mut out = vec![0u64; self.shards.len()];
         let Ok(s) = self.sharding(ns) else { return out };
-        let by_size = self.config.version == VersionMode::V80;
+        let by_size = self.config.version >= VersionMode::V70;
         for c in s.table.iter() {
             if let Some(load) = out.get_mut(c.shard as usize) {
                 *load += if by_size { c.bytes } else { 1 };
@@ -455,7 +455,7 @@ impl Cluster {
             // From 6.0 mongos sends `_configsvrMoveRange` (cluster_move_chunk_cmd.cpp) and
             // the donor returns at once when it is the recipient
             // (shardsvr_move_range_command.cpp, `_runImpl`).
-            if self.version() == VersionMode::V80 {
+            if self.version() >= VersionMode::V70 {
                 return Ok(Migration::in_place(ns, chunk));
             }
             return Err(ClusterError::InvalidOptions(
@@ -766,7 +766,7 @@ impl Cluster {
                 done.extend(migration.clone());
                 break;
             }
-            if self.config.version == VersionMode::V80 && !chosen {
+            if self.config.version >= VersionMode::V70 && !chosen {
                 used.insert(from);
             }
             if let Some(t) = trace.as_deref_mut() {
@@ -1076,7 +1076,7 @@ impl Cluster {
     ) -> Option<Migration> {
         let size = self.chunk_size_for(ns);
         let whole = self.sharding(ns).ok()?.table.get(min)?.max.clone();
-        if self.config.version == VersionMode::V80 {
+        if self.config.version >= VersionMode::V70 {
             self.split_front(ns, min, size);
         }
         // The donor refuses a chunk too big to move (ChunkTooBig, the test of
@@ -1174,7 +1174,7 @@ impl Cluster {
             // 3.6 and 5.0 parse the range with `ChunkRange::fromBSON` (FailedToParse);
             // 8.0's `ChunkRange::validate` answers BadValue.
             return Err(match self.version() {
-                VersionMode::V80 => ClusterError::BadValue(message),
+                VersionMode::V70 | VersionMode::V80 => ClusterError::BadValue(message),
                 _ => ClusterError::FailedToParse(message),
             });
         }
@@ -1398,7 +1398,7 @@ impl Cluster {
         }
         // ShardingCatalogManager::removeShard (6.0 on; not in the 4.4 source): the only
         // shard of a zone that has ranges stays, on every call, draining or not.
-        if self.version() == VersionMode::V80 {
+        if self.version() >= VersionMode::V70 {
             let shard = &self.shards[idx as usize];
             if let Some(zone) = shard
                 .zones

@@ -34,18 +34,24 @@ pub enum VersionMode {
     V36,
     /// 4.4/5.0: auto-split, chunk-count balancer around the ideal count, 64 MB chunks.
     V50,
-    /// 6.0.3+ to 8.0: no auto-split, data-size balancer, 128 MB chunks.
+    /// 6.0.3+ to 7.0: the modern balancer and chunks of [`VersionMode::V80`], but before
+    /// 7.1's writes without a shard key (`featureFlagUpdateOneWithoutShardKey`): a
+    /// single-document write or an upsert must still be targeted by its filter.
+    V70,
+    /// 7.1 to 8.0: no auto-split, data-size balancer, 128 MB chunks; updateOne,
+    /// deleteOne and findAndModify run without the shard key (the two-phase protocol).
     V80,
 }
 
 impl VersionMode {
-    /// Parses the names the shell accepts: `"3.6"`, `"5.0"`, `"8.0"` (and `"4.4"`, `"6.0"`,
-    /// `"7.0"` as aliases of their era).
+    /// Parses the names the shell accepts: `"3.6"`, `"5.0"`, `"7.0"`, `"8.0"` (and
+    /// `"4.4"`, `"6.0"`, `"7.1"` as aliases of their era).
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "3.6" | "3.4" | "3.x" => Some(VersionMode::V36),
             "4.4" | "5.0" | "legacy" => Some(VersionMode::V50),
-            "6.0" | "7.0" | "8.0" | "modern" => Some(VersionMode::V80),
+            "6.0" | "7.0" => Some(VersionMode::V70),
+            "7.1" | "8.0" | "modern" => Some(VersionMode::V80),
             _ => None,
         }
     }
@@ -55,6 +61,7 @@ impl VersionMode {
         match self {
             VersionMode::V36 => "3.6",
             VersionMode::V50 => "5.0",
+            VersionMode::V70 => "7.0",
             VersionMode::V80 => "8.0",
         }
     }
@@ -63,13 +70,13 @@ impl VersionMode {
     pub fn default_chunk_size(self) -> u64 {
         match self {
             VersionMode::V36 | VersionMode::V50 => 64 * 1024 * 1024,
-            VersionMode::V80 => 128 * 1024 * 1024,
+            VersionMode::V70 | VersionMode::V80 => 128 * 1024 * 1024,
         }
     }
 
     /// Whether chunks split automatically as they grow.
     pub fn auto_splits(self) -> bool {
-        self != VersionMode::V80
+        self < VersionMode::V70
     }
 }
 
@@ -386,6 +393,15 @@ pub struct Cluster {
     /// config database (the manual's "Modify Range Size"): `None` until such a write, or
     /// after `sim.chunkSize`, when the document shown is derived from the chunk size.
     pub chunksize_setting: Option<Document>,
+    /// `config.settings`' `balancer` document, as `balancerStart`/`balancerStop` or an
+    /// administrator (its `activeWindow`) wrote it; `None` until one did.
+    pub balancer_setting: Option<Document>,
+    /// What the balancer took from that document at its last refresh (its window).
+    pub(crate) balancer_refresh: crate::engine::balancer_settings::BalancerRefresh,
+    /// Whether the shell's writes are retryable writes, as mongosh's are unless its
+    /// connection string says `retryWrites=false` (`sim.retryWrites(false)` plays that):
+    /// a change of a document's shard key value needs one (or a transaction).
+    pub retryable_writes: bool,
     /// Documents and bytes written over the cluster's life (inserts and updates), which
     /// the memory budget bounds: a timeline's snapshots keep what was written even after
     /// a delete, so this, not what is stored now, is what the cluster costs.
@@ -486,6 +502,9 @@ impl Cluster {
             automerge: None,
             autosplit_setting: None,
             chunksize_setting: None,
+            balancer_setting: None,
+            balancer_refresh: Default::default(),
+            retryable_writes: true,
             written: Written::default(),
             pending_zones: BTreeMap::new(),
             clock: Default::default(),
@@ -644,6 +663,9 @@ impl Cluster {
             automerge: self.automerge,
             autosplit_setting: self.autosplit_setting,
             chunksize_setting: self.chunksize_setting.clone(),
+            balancer_setting: self.balancer_setting.clone(),
+            balancer_refresh: self.balancer_refresh,
+            retryable_writes: self.retryable_writes,
             written: self.written,
             pending_zones: BTreeMap::new(),
             clock: self.clock.clone(),
@@ -772,8 +794,12 @@ impl Cluster {
     }
 
     /// `addShard` with a connection string: refuses one with an empty host as MongoDB's
-    /// `HostAndPort` parser does (the playground's shards have no hosts, so any other
-    /// string adds the next shard), and returns the new shard's name.
+    /// `HostAndPort` parser does, and returns the shard's name. A replica set's connection
+    /// string (`rs4/host:port,...`) names the shard after the set and is kept as its host
+    /// (`_validateHostAsShard`: "Default it to the name of the replica set"); the checks
+    /// of `_checkIfShardExists` come first: the same set again with a host in common is
+    /// the shard already there (a retried `addShard`), with none it is refused, as is a
+    /// host that another shard has. Any other string adds the next `shardNN`.
     pub fn add_shard_at(&mut self, host: &str) -> Result<String, ClusterError> {
         let single_host = !host.contains('/') && !host.contains(',');
         let host_part = host.rfind(':').map_or(host, |colon| &host[..colon]);
@@ -782,7 +808,53 @@ impl Cluster {
                 "Empty host component parsing HostAndPort from \"{host}\""
             )));
         }
-        Ok(self.add_shard())
+        let Some((set, hosts)) = host.split_once('/').filter(|(set, _)| !set.is_empty()) else {
+            return Ok(self.add_shard());
+        };
+        let servers = |h: &str| -> Vec<String> {
+            let list = h.split_once('/').map_or(h, |(_, l)| l);
+            list.split(',').map(str::to_string).collect()
+        };
+        let adding = servers(hosts);
+        for existing in self.shards.iter().filter(|s| !s.removed) {
+            let existing_set = existing.host.split_once('/').map(|(s, _)| s);
+            let shared = servers(&existing.host)
+                .into_iter()
+                .find(|h| adding.contains(h));
+            if existing_set == Some(set) {
+                return match shared {
+                    Some(_) if existing.name == set => Ok(existing.name.clone()),
+                    Some(_) => Err(ClusterError::IllegalOperation(format!(
+                        "A shard already exists containing the replica set '{set}'"
+                    ))),
+                    None => Err(ClusterError::IllegalOperation(format!(
+                        "A shard named {set} containing the replica set '{set}' already exists"
+                    ))),
+                };
+            }
+            if let Some(h) = shared {
+                return Err(ClusterError::IllegalOperation(format!(
+                    "'{h}' is already a member of the existing shard '{}' ({}).",
+                    existing.host, existing.name
+                )));
+            }
+        }
+        if set == "config" {
+            return Err(ClusterError::BadValue(
+                "use of shard replica set with name 'config' is not allowed".into(),
+            ));
+        }
+        self.shards.push(Shard {
+            name: set.to_string(),
+            host: host.to_string(),
+            draining: false,
+            removed: false,
+            zones: ZoneSet::default(),
+        });
+        self.push_event(EventKind::AddShard {
+            shard: set.to_string(),
+        });
+        Ok(set.to_string())
     }
 
     /// Adds a shard and returns its name.
@@ -1001,7 +1073,7 @@ impl Cluster {
     /// a negative count). 7.2 dropped the option: 8.0 accepts it and ignores it
     /// (SERVER-74747, SERVER-83005).
     fn check_num_initial_chunks(&self, n: Option<i64>) -> Result<(), ClusterError> {
-        let (Some(n), false) = (n, self.version() == VersionMode::V80) else {
+        let (Some(n), false) = (n, self.version() >= VersionMode::V70) else {
             return Ok(());
         };
         let for_shards = 8192 * self.live_shard_count() as i64;
@@ -1034,7 +1106,7 @@ impl Cluster {
             .collect();
         let live = if live.is_empty() { vec![primary] } else { live };
         let per_shard = match self.config.version {
-            VersionMode::V80 => 1,
+            VersionMode::V70 | VersionMode::V80 => 1,
             _ => 2,
         };
         let n = match num_initial_chunks {
@@ -1043,7 +1115,7 @@ impl Cluster {
         };
         let points = hashed_split_points(n);
         let contiguous = match self.config.version {
-            VersionMode::V80 => 1,
+            VersionMode::V70 | VersionMode::V80 => 1,
             _ => (n as usize / live.len()).max(1),
         };
         // A split point: the hash in the hashed field, MinKey in every other (spec §6).

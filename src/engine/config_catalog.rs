@@ -332,7 +332,7 @@ impl DatabaseDoc {
         DatabaseDoc {
             id: db.to_string(),
             primary: primary.to_string(),
-            partitioned: (version != VersionMode::V80).then_some(true),
+            partitioned: (version < VersionMode::V70).then_some(true),
             version: (version != VersionMode::V36).then(|| DatabaseVersion {
                 uuid: name_uuid(db),
                 timestamp: Stamp::START.ts,
@@ -916,7 +916,7 @@ pub fn shard_docs(cluster: &Cluster) -> Vec<ShardDoc> {
                     .find(|(n, _)| *n == s.name)
                     .map_or(Stamp::START.ts, |(_, t)| *t)
             }),
-            repl_set_config_version: (v == VersionMode::V80).then_some(-1),
+            repl_set_config_version: (v >= VersionMode::V70).then_some(-1),
         })
         .collect()
 }
@@ -1037,7 +1037,7 @@ pub fn chunk_docs(cluster: &Cluster) -> Vec<ChunkDoc> {
                 jumbo: c.jumbo,
                 // 7.0 on, `onCurrentShardSince` is the newest entry's `validAfter`: the
                 // commit sets both from one time (`commitChunkMigration`).
-                on_current_shard_since: (v == VersionMode::V80)
+                on_current_shard_since: (v >= VersionMode::V70)
                     .then(|| history.first().map_or(since.ts, |h| h.valid_after)),
                 history,
                 shard,
@@ -1114,7 +1114,9 @@ pub fn tag_docs(cluster: &Cluster) -> Vec<TagDoc> {
 pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     let v = cluster.version();
     let mut out = Vec::new();
-    if !cluster.balancer_enabled {
+    if let Some(doc) = &cluster.balancer_setting {
+        out.push(SettingDoc::Written(doc.clone()));
+    } else if !cluster.balancer_enabled {
         out.push(SettingDoc::Balancer {
             mode: "off".to_string(),
             stopped: true,
@@ -1122,7 +1124,7 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     }
     match cluster.autosplit_setting {
         Some(enabled) => out.push(SettingDoc::AutoSplit { enabled }),
-        None if v != VersionMode::V80 && !cluster.autosplit_enabled => {
+        None if v < VersionMode::V70 && !cluster.autosplit_enabled => {
             out.push(SettingDoc::AutoSplit { enabled: false });
         }
         None => {}
@@ -1167,7 +1169,7 @@ fn append_version(d: &mut Document, field: &str, version: ChunkVersion, era: &Ev
         time: version.major,
         increment: version.minor,
     };
-    if era.mode == VersionMode::V80 {
+    if era.mode >= VersionMode::V70 {
         let mut f = Document::new();
         f.insert("e", era.epoch);
         f.insert("t", era.timestamp);

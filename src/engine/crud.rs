@@ -64,6 +64,26 @@ pub struct FindAndModify<'a> {
     pub return_new: bool,
 }
 
+/// Where mongos sends a single-document write or an upsert.
+#[derive(Debug, Clone, Copy, Default)]
+struct SingleWrite {
+    /// The one shard it goes to when mongos found it by a replacement document rather
+    /// than by the filter.
+    only: Option<ShardIdx>,
+    /// Whether it runs through 7.1+'s two-phase protocol for writes without a shard key.
+    two_phase: bool,
+}
+
+impl SingleWrite {
+    /// A write sent to `shard`.
+    fn to(shard: ShardIdx) -> Self {
+        SingleWrite {
+            only: Some(shard),
+            two_phase: false,
+        }
+    }
+}
+
 impl Cluster {
     /// Which shards a query with `filter` goes to.
     pub fn target(&self, ns: &str, filter: &Document) -> Result<QueryTarget, ClusterError> {
@@ -180,28 +200,47 @@ impl Cluster {
 
     /// The check mongos's ChunkManagerTargeter makes before a single-document write
     /// (`multi: false`) or an upsert on a sharded collection, in the mode's era. `update` is
-    /// `None` for a delete. Returns the one shard the write must go to when mongos targets
-    /// it by a replacement document rather than by the filter.
+    /// `None` for a delete. Answers where mongos sends the write: to one shard it found
+    /// by a replacement document rather than by the filter, or through 7.1+'s two-phase
+    /// protocol.
     fn check_single_write(
         &self,
         ns: &str,
         filter: &Document,
         update: Option<&Document>,
         upsert: bool,
-    ) -> Result<Option<ShardIdx>, ClusterError> {
+        multi: bool,
+    ) -> Result<SingleWrite, ClusterError> {
         let Ok(s) = self.sharding(ns) else {
-            return Ok(None);
+            return Ok(SingleWrite::default());
         };
         let version = self.version();
-        // 7.1+ runs such a write through updateOneWithoutShardKey / the two-phase write
-        // protocol (write_without_shard_key_util.cpp), so 8.0 refuses none of them.
+        let full_key = targeting::is_full_key_equality(&s.pattern, filter).is_some();
+        let refused = |targeted: Option<usize>| {
+            single_write_refusal(version, &s.pattern, filter, update, upsert, multi, targeted)
+        };
         if version == VersionMode::V80 {
-            return Ok(None);
+            // chunk_manager_targeter.cpp (7.1+), targetUpdate: only a multi upsert still
+            // needs the full key (`(!featureFlagUpdateOneWithoutShardKey || multi) &&
+            // isUpsert`); a single write without it goes through the two-phase protocol
+            // (write_without_shard_key_util.cpp), except one on an exact `_id`, which is
+            // sent to the shards its filter targets unless it is an upsert reaching several.
+            if multi {
+                return if upsert && !full_key {
+                    Err(refused(None))
+                } else {
+                    Ok(SingleWrite::default())
+                };
+            }
+            let two_phase = !full_key
+                && (!is_exact_id_query(filter)
+                    || (upsert && self.target(ns, filter)?.shards.len() > 1));
+            return Ok(SingleWrite {
+                only: None,
+                two_phase,
+            });
         }
         let replacement = update.filter(|u| !is_op_style(u));
-        let refused = |targeted: Option<usize>| {
-            single_write_refusal(version, &s.pattern, filter, update, upsert, targeted)
-        };
         if version == VersionMode::V36 {
             // chunk_manager_targeter.cpp (3.6), targetUpdate/targetDelete: an op-style
             // write or a delete targets by the filter's full key, a replacement by the
@@ -209,41 +248,46 @@ impl Cluster {
             let by_doc = replacement.filter(|r| has_every_key_field(&s.pattern, r));
             if let Some(r) = by_doc {
                 let key = s.pattern.extract(r)?;
-                return Ok(Some(self.shard_for_key(ns, &key)));
+                return Ok(SingleWrite::to(self.shard_for_key(ns, &key)));
             }
-            let by_query = replacement.is_none()
-                && targeting::is_full_key_equality(&s.pattern, filter).is_some();
+            let by_query = replacement.is_none() && full_key;
             if by_query || (!upsert && is_exact_id_query(filter)) {
-                return Ok(None);
+                return Ok(SingleWrite::default());
             }
             return Err(refused(None));
         }
-        // chunk_manager_targeter.cpp (4.4/5.0), targetUpdate: an upsert needs the full key
-        // in its filter; any other update may go wherever the filter targets one shard.
-        let full_key = targeting::is_full_key_equality(&s.pattern, filter).is_some();
+        // chunk_manager_targeter.cpp (4.4 to 7.0), targetUpdate: an upsert needs the full
+        // key in its filter; any other update may go wherever the filter targets one shard.
         if upsert && !full_key {
             return Err(refused(None));
         }
+        if multi {
+            return Ok(SingleWrite::default());
+        }
         let Some(_) = update else {
-            // targetDelete (4.4/5.0) still wants the full key or an exact _id.
-            return if full_key || is_exact_id_query(filter) {
-                Ok(None)
+            // targetDelete: 5.0.0 still wants the full key or an exact _id; 7.0 targets a
+            // delete by its query as it does an update (SERVER-44422, in 7.0.1), so a
+            // filter that reaches one shard is enough.
+            let one_shard =
+                version == VersionMode::V70 && self.target(ns, filter)?.shards.len() == 1;
+            return if full_key || one_shard || is_exact_id_query(filter) {
+                Ok(SingleWrite::default())
             } else {
                 Err(refused(None))
             };
         };
         let target = self.target(ns, filter)?;
         if full_key || target.shards.len() == 1 {
-            return Ok(None);
+            return Ok(SingleWrite::default());
         }
         if let Some(r) = replacement {
             // getUpdateExprForTargeting: missing key fields count as null
             // (emplaceMissingShardKeyValuesForDocument), so a replacement always targets one.
             let key = s.pattern.extract(r)?;
-            return Ok(Some(self.shard_for_key(ns, &key)));
+            return Ok(SingleWrite::to(self.shard_for_key(ns, &key)));
         }
         if is_exact_id_query(filter) {
-            return Ok(None);
+            return Ok(SingleWrite::default());
         }
         Err(refused(Some(target.shards.len())))
     }
@@ -272,12 +316,12 @@ impl Cluster {
         multi: bool,
         upsert: bool,
     ) -> Result<UpdateOutcome, ClusterError> {
-        let only = if multi && !upsert {
-            None
+        let route = if multi && !upsert {
+            SingleWrite::default()
         } else {
-            self.check_single_write(ns, filter, Some(update), upsert)?
+            self.check_single_write(ns, filter, Some(update), upsert, multi)?
         };
-        let mut entries = self.matching_entries(ns, filter, only)?;
+        let mut entries = self.matching_entries(ns, filter, route.only)?;
         if !multi {
             entries.truncate(1);
         }
@@ -292,7 +336,7 @@ impl Cluster {
         }
         for (key, seq) in entries {
             if let Some((_, _, moved)) =
-                self.update_entry(ns, filter, update, multi, &key, seq, true)?
+                self.update_entry(ns, filter, update, multi, &key, seq, route.two_phase)?
             {
                 outcome.modified += 1;
                 outcome.moved += u64::from(moved);
@@ -320,9 +364,9 @@ impl Cluster {
 
     /// Applies `update` to the stored document at (key, seq): returns the document before
     /// and after and whether it moved to another shard, or `None` when the update changed
-    /// nothing. A shard key change follows the era's rules (spec §9); `full_key_needed`
-    /// is false for a write mongos runs without a shard key (8.0's findAndModify), which
-    /// a retryable write may use to change the key.
+    /// nothing. A shard key change follows the era's rules (spec §9); `two_phase` is true
+    /// for a write mongos ran through 7.1+'s protocol for writes without a shard key,
+    /// which may change the key without the full key in its filter.
     #[allow(clippy::too_many_arguments)]
     fn update_entry(
         &mut self,
@@ -332,7 +376,7 @@ impl Cluster {
         multi: bool,
         key: &KeyValue,
         seq: u64,
-        full_key_needed: bool,
+        two_phase: bool,
     ) -> Result<Option<(Document, Document, bool)>, ClusterError> {
         let Some(coll) = self.collections.get(ns) else {
             return Ok(None);
@@ -354,38 +398,67 @@ impl Cluster {
             if self.version() == VersionMode::V36 {
                 return Err(immutable_key_error(&s.pattern, update, &old_doc, &new_doc));
             }
-            let without_full_key =
-                full_key_needed && targeting::is_full_key_equality(&s.pattern, filter).is_none();
-            let no_full_key_error = || {
-                ClusterError::Location31025(
-                    "Shard key update is not allowed without specifying the full shard key in the query".into(),
-                )
-            };
-            // update_stage.cpp checks the full key before `multi` up to 6.x
-            // (wasExistingShardKeyUpdated); from 7.0 (PM-1632,
-            // _checkRestrictionsOnUpdatingShardKeyAreNotViolated) `multi` comes first.
-            if without_full_key && self.version() == VersionMode::V50 {
-                return Err(no_full_key_error());
-            }
-            if multi {
-                return Err(ClusterError::InvalidOptions(
-                    "Multi-update operations are not allowed when updating the shard key field."
-                        .into(),
-                ));
-            }
-            if without_full_key {
-                return Err(no_full_key_error());
-            }
+            let full_key = targeting::is_full_key_equality(&s.pattern, filter).is_some();
+            self.check_shard_key_change(full_key, multi, two_phase)?;
         }
         let moved = self.replace_entry(ns, key, seq, new_key, new_doc.clone())?;
         Ok(Some((old_doc, new_doc, moved)))
     }
 
+    /// update_stage.cpp's checks on a write that changes a document's shard key value.
+    /// 4.2 to 6.x (`wasExistingShardKeyUpdated`): the full key in the query (31025),
+    /// then `multi`, then a retryable write or a transaction. From 7.0
+    /// (`_checkRestrictionsOnUpdatingShardKeyAreNotViolated`) `multi` comes first; a
+    /// write of the two-phase protocol (7.1+) carries
+    /// `$_allowShardKeyUpdatesWithoutFullShardKeyInQuery`, true only when the client's
+    /// write was retryable or in a transaction, and skips the full key check. The last
+    /// check stays in every era: `featureFlagUpdateDocumentShardKeyUsingTransactionApi`,
+    /// which would lift it, is off by default.
+    fn check_shard_key_change(
+        &self,
+        full_key: bool,
+        multi: bool,
+        two_phase: bool,
+    ) -> Result<(), ClusterError> {
+        let no_full_key = || {
+            ClusterError::Location31025(
+                "Shard key update is not allowed without specifying the full shard key in the query".into(),
+            )
+        };
+        let multi_refused = || {
+            ClusterError::InvalidOptions(
+                "Multi-update operations are not allowed when updating the shard key field.".into(),
+            )
+        };
+        if self.version() == VersionMode::V50 {
+            if !full_key {
+                return Err(no_full_key());
+            }
+            if multi {
+                return Err(multi_refused());
+            }
+        } else {
+            if multi {
+                return Err(multi_refused());
+            }
+            if !two_phase && !full_key {
+                return Err(no_full_key());
+            }
+        }
+        if !self.retryable_writes {
+            return Err(ClusterError::IllegalOperation(
+                "Must run update to shard key field in a multi-statement transaction or with retryWrites: true.".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Where mongos sends a findAndModify on `ns` (cluster_find_and_modify_cmd.cpp): to
     /// the shard owning the filter's shard key (`getShardKey`, an equality on every key
-    /// field, `null` included), refused without one up to 6.x; from 7.0 a filter without
-    /// it runs through the two-phase write protocol (`useTwoPhaseProtocol`,
-    /// write_without_shard_key_util.cpp) on the shards the filter targets (`None`).
+    /// field, `null` included), refused without one in 3.6 and 5.0; 7.0 takes a filter
+    /// that reaches one shard; from 7.1 a filter without the key runs through the
+    /// two-phase write protocol (`useTwoPhaseProtocol`, write_without_shard_key_util.cpp)
+    /// on the shards the filter targets (`None`).
     fn find_and_modify_target(
         &self,
         ns: &str,
@@ -394,10 +467,24 @@ impl Cluster {
         let Ok(s) = self.sharding(ns) else {
             return Ok(None);
         };
-        match targeting::is_full_key_equality(&s.pattern, filter) {
-            Some(key) => Ok(Some(self.shard_for_key(ns, &key))),
-            None if self.version() == VersionMode::V80 => Ok(None),
-            None => Err(ClusterError::ShardKeyNotFound(
+        if let Some(key) = targeting::is_full_key_equality(&s.pattern, filter) {
+            return Ok(Some(self.shard_for_key(ns, &key)));
+        }
+        match self.version() {
+            VersionMode::V80 => Ok(None),
+            // SERVER-44422 (7.0.1): targeted by its query (`targetSingleShard`), so a
+            // filter that reaches one shard is enough.
+            VersionMode::V70 => {
+                let shards = self.target(ns, filter)?.shards;
+                match shards.as_slice() {
+                    [one] => Ok(Some(*one)),
+                    _ => Err(ClusterError::ShardKeyNotFound(format!(
+                        "Query with sharded findAndModify expected to only target one shard, but the query targeted {} shard(s)",
+                        shards.len()
+                    ))),
+                }
+            }
+            VersionMode::V36 | VersionMode::V50 => Err(ClusterError::ShardKeyNotFound(
                 "Query for sharded findAndModify must contain the shard key".into(),
             )),
         }
@@ -435,9 +522,9 @@ impl Cluster {
                 Ok(Some(found))
             }
             Modify::Update(update) => {
-                let full_key_needed = only.is_some() || self.sharding(ns).is_err();
+                let two_phase = only.is_none() && self.sharding(ns).is_ok();
                 let changed =
-                    self.update_entry(ns, req.filter, update, false, &key, seq, full_key_needed)?;
+                    self.update_entry(ns, req.filter, update, false, &key, seq, two_phase)?;
                 Ok(Some(match (changed, req.return_new) {
                     (Some((_, new, _)), true) => new,
                     _ => found,
@@ -545,7 +632,7 @@ impl Cluster {
         multi: bool,
     ) -> Result<u64, ClusterError> {
         if !multi {
-            self.check_single_write(ns, filter, None, false)?;
+            self.check_single_write(ns, filter, None, false, false)?;
         }
         let mut entries = self.matching_entries(ns, filter, None)?;
         if !multi {
@@ -634,6 +721,7 @@ fn write_request(
     filter: &Document,
     update: Option<&Document>,
     upsert: bool,
+    multi: bool,
 ) -> String {
     let hint = if version == VersionMode::V36 {
         ""
@@ -642,7 +730,7 @@ fn write_request(
     };
     match update {
         Some(u) => format!(
-            "{{ q: {}, u: {}, {hint}multi: false, upsert: {upsert} }}",
+            "{{ q: {}, u: {}, {hint}multi: {multi}, upsert: {upsert} }}",
             format_bson_obj(filter),
             format_bson_obj(u)
         ),
@@ -667,9 +755,10 @@ fn single_write_refusal(
     filter: &Document,
     update: Option<&Document>,
     upsert: bool,
+    multi: bool,
     targeted: Option<usize>,
 ) -> ClusterError {
-    let request = write_request(version, filter, update, upsert);
+    let request = write_request(version, filter, update, upsert, multi);
     let key = format_bson_obj(&pattern.to_pattern_document());
     if let Some(n) = targeted {
         return ClusterError::InvalidOptions(format!(

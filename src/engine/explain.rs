@@ -285,7 +285,7 @@ impl Cluster {
                 .fact("oneKeyValue", single);
         }
         if !self.autosplit_enabled {
-            let (rule, message) = if self.version() == VersionMode::V80 {
+            let (rule, message) = if self.version() >= VersionMode::V70 {
                 (
                     "no auto-split (6.0.3+)",
                     msg!(

@@ -50,7 +50,7 @@ impl Cluster {
         let version = self.version();
         if !valid_db_name(db) {
             return Err(ClusterError::InvalidNamespace(match version {
-                VersionMode::V80 => format!(
+                VersionMode::V70 | VersionMode::V80 => format!(
                     "Database {db} could not be created :: caused by :: Invalid db name specified: {db}"
                 ),
                 _ => format!("invalid db name specified: {db}"),
@@ -59,7 +59,7 @@ impl Cluster {
         let refused = match version {
             VersionMode::V36 => matches!(db, "admin" | "config" | "local"),
             VersionMode::V50 => matches!(db, "admin" | "local"),
-            VersionMode::V80 => {
+            VersionMode::V70 | VersionMode::V80 => {
                 db != "config"
                     && ["admin", "local", "config"]
                         .iter()
@@ -68,7 +68,7 @@ impl Cluster {
         };
         if refused {
             return Err(ClusterError::InvalidOptions(match version {
-                VersionMode::V80 => format!(
+                VersionMode::V70 | VersionMode::V80 => format!(
                     "Database {db} could not be created :: caused by :: Cannot manually create database '{db}'"
                 ),
                 _ => format!("can't shard {db} database"),

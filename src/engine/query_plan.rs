@@ -186,7 +186,7 @@ impl Cluster {
         if is_simple_id_query(filter) {
             let plan = self.id_hack();
             // The express path (8.0) filters orphans itself and shows no stage for it.
-            return if filtered && self.version() != VersionMode::V80 {
+            return if filtered && self.version() < VersionMode::V70 {
                 sharding_filter(plan)
             } else {
                 plan
@@ -223,7 +223,7 @@ impl Cluster {
     /// the index's key pattern (as text) and name
     /// (src/mongo/db/query/plan_explainer_express.cpp, `getWinningPlanStats`).
     fn id_hack(&self) -> Document {
-        if self.version() == VersionMode::V80 {
+        if self.version() >= VersionMode::V70 {
             return doc! {
                 "isCached": false,
                 "stage": "EXPRESS_IXSCAN",

@@ -287,7 +287,7 @@ impl Cluster {
         // Step 4, `ValidationBehaviorsRefineShardKey::verifyCanCreateShardKeyIndex`: the
         // 4.4 wording, and from 7.x the reasons (none for a plain missing index) after it.
         Err(ClusterError::InvalidOptions(match self.version() {
-            VersionMode::V80 => "Please create an index that starts with the proposed shard key before refining the collection's shard key. ".into(),
+            VersionMode::V70 | VersionMode::V80 => "Please create an index that starts with the proposed shard key before refining the collection's shard key. ".into(),
             _ => "Please create an index that starts with the proposed shard key before refining the shard key of the collection".into(),
         }))
     }
@@ -562,7 +562,7 @@ impl Cluster {
             return Ok(());
         }
         Err(ClusterError::Location4952606(match self.version() {
-            VersionMode::V80 => format!(
+            VersionMode::V70 | VersionMode::V80 => format!(
                 "The shard key provided does not have enough cardinality to make the required number of chunks of {asked}, it can only make {possible} chunks"
             ),
             _ => "The shard key provided does not have enough cardinality to make the required amount of chunks".to_string(),

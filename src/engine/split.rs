@@ -445,7 +445,7 @@ impl Cluster {
     /// `moveRange` sends the range and the config server cuts the chunk as it commits
     /// (`commitChunkMigration`), so 8.0 logs no `split`; earlier eras split first.
     pub(crate) fn apply_split_for_move(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue]) {
-        let in_move = self.config.version == VersionMode::V80;
+        let in_move = self.config.version >= VersionMode::V70;
         self.split_chunk(ns, chunk, points, in_move);
     }
 
@@ -661,7 +661,7 @@ impl Cluster {
                 Ok(None) => return Ok(()),
                 Ok(Some(chunks)) => chunks,
             },
-            VersionMode::V80 => {
+            VersionMode::V70 | VersionMode::V80 => {
                 check.range_ownership()?;
                 match check.config_server().map_err(failed_to_commit_merge)? {
                     None => return Ok(()),
@@ -1001,7 +1001,7 @@ impl Cluster {
         // 3.6 has neither option's checks (it ignores `numInitialChunks` without a hashed
         // key, and knows no `presplitHashedZones`); 8.0 ignores `numInitialChunks`.
         let n = match version {
-            VersionMode::V80 => None,
+            VersionMode::V70 | VersionMode::V80 => None,
             _ => options.num_initial_chunks.filter(|&n| n > 0),
         };
         let presplit = options.presplit_hashed_zones && version != VersionMode::V36;
@@ -1088,7 +1088,7 @@ impl Cluster {
         }
         let with_zones = (ranges_per_shard.len() as u64).max(1);
         let per_shard = match (num_initial, self.version()) {
-            (None, _) | (_, VersionMode::V80) => 1,
+            (None, _) | (_, VersionMode::V70 | VersionMode::V80) => 1,
             (Some(0), _) => 2,
             (Some(n), _) => n.div_ceil(with_zones),
         };
@@ -1118,7 +1118,7 @@ impl Cluster {
         // 4.4/5.0 take every shard, sorted; 8.0 those not draining (shuffled there).
         let gap_shards: Vec<ShardIdx> = self
             .shards()
-            .filter(|(_, s)| self.version() != VersionMode::V80 || !s.draining)
+            .filter(|(_, s)| self.version() < VersionMode::V70 || !s.draining)
             .map(|(i, _)| i)
             .collect();
         let shares = self.zone_shares(zones, presplit);

@@ -33,6 +33,33 @@ pub fn apply_update_for_insert(
     apply_update_with(doc, update, true)
 }
 
+/// `pathsupport::cmpPathsAndArrayIndexes`' order of two dotted paths: part by part,
+/// two numeric parts by their numbers, any others by their bytes; a path before the
+/// longer paths it starts.
+fn compare_paths(a: &str, b: &str) -> std::cmp::Ordering {
+    let numeric = |p: &str| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit());
+    let mut pa = a.split('.');
+    let mut pb = b.split('.');
+    loop {
+        match (pa.next(), pb.next()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let order = if numeric(x) && numeric(y) {
+                    let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                    x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+                } else {
+                    x.cmp(y)
+                };
+                if order.is_ne() {
+                    return order;
+                }
+            }
+        }
+    }
+}
+
 /// The shared body of [`apply_update`] and [`apply_update_for_insert`].
 fn apply_update_with(
     doc: &Document,
@@ -63,19 +90,26 @@ fn apply_update_with(
     }
     check_paths(&ops)?;
 
+    // The update driver merges every operator's paths into one tree and applies each
+    // level's fields in order (UpdateObjectNode, `pathsupport::cmpPathsAndArrayIndexes`:
+    // by name, numeric names by number), so the fields an update adds come in that order,
+    // whatever order the update names them in.
+    let mut steps: Vec<(&str, &str, &Bson)> = ops
+        .iter()
+        .flat_map(|(op, spec)| spec.iter().map(move |(p, v)| (*op, p.as_str(), v)))
+        .collect();
+    steps.sort_by(|a, b| compare_paths(a.1, b.1));
     let mut root = Bson::Document(doc.clone());
-    for (op, spec) in &ops {
-        for (path, value) in spec.iter() {
-            let parts: Vec<&str> = path.split('.').collect();
-            match *op {
-                "$set" => set_path(&mut root, "", &parts, value.clone())?,
-                "$setOnInsert" if inserting => set_path(&mut root, "", &parts, value.clone())?,
-                "$setOnInsert" => {}
-                "$unset" => unset_path(&mut root, &parts),
-                _ => {
-                    let sum = increment(doc, path, get_path(&root, &parts), value)?;
-                    set_path(&mut root, "", &parts, sum)?;
-                }
+    for (op, path, value) in steps {
+        let parts: Vec<&str> = path.split('.').collect();
+        match op {
+            "$set" => set_path(&mut root, "", &parts, value.clone())?,
+            "$setOnInsert" if inserting => set_path(&mut root, "", &parts, value.clone())?,
+            "$setOnInsert" => {}
+            "$unset" => unset_path(&mut root, &parts),
+            _ => {
+                let sum = increment(doc, path, get_path(&root, &parts), value)?;
+                set_path(&mut root, "", &parts, sum)?;
             }
         }
     }

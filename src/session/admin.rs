@@ -428,7 +428,7 @@ fn balancer_start_stop(
     _: &Document,
     name: &str,
 ) -> Result<Document, StatementError> {
-    s.cluster.balancer_enabled = name == "balancerStart";
+    s.cluster.set_balancer_mode(name == "balancerStart");
     Ok(ok_doc())
 }
 
@@ -484,40 +484,11 @@ fn move_primary(s: &mut Session, cmd: &Document, name: &str) -> Result<Document,
 /// its zones as `tags`, `state`, from 5.0 `topologyTime`, and in 8.0
 /// `replSetConfigVersion: Long('-1')`.
 fn list_shards(s: &mut Session, _: &Document, _: &str) -> Result<Document, StatementError> {
-    let version = s.cluster.version();
-    let shards: Vec<Bson> = s
-        .cluster
-        .shards()
-        .map(|(_, sh)| {
-            let mut d = doc! { "_id": sh.name.clone(), "host": sh.host.clone() };
-            if sh.draining {
-                d.insert("draining", true);
-            }
-            if !sh.zones.is_empty() {
-                d.insert(
-                    "tags",
-                    sh.zones
-                        .iter()
-                        .cloned()
-                        .map(Bson::String)
-                        .collect::<Vec<_>>(),
-                );
-            }
-            d.insert("state", 1);
-            if version != crate::engine::cluster::VersionMode::V36 {
-                d.insert(
-                    "topologyTime",
-                    bson::Timestamp {
-                        time: 1_735_689_600,
-                        increment: 1,
-                    },
-                );
-            }
-            if version == crate::engine::cluster::VersionMode::V80 {
-                d.insert("replSetConfigVersion", -1_i64);
-            }
-            Bson::Document(d)
-        })
+    // The documents of config.shards (`ShardType::toBSON`), as `sh.status()` and a read
+    // of the collection show them: a shard added later has its own `topologyTime`.
+    let shards: Vec<Bson> = crate::engine::config_catalog::shard_docs(&s.cluster)
+        .iter()
+        .map(|d| Bson::Document(d.to_document()))
         .collect();
     Ok(doc! { "shards": shards, "ok": 1 })
 }

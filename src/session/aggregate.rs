@@ -87,7 +87,7 @@ impl Session {
     fn collectionless(&self, pipeline: &[Document]) -> Result<Vec<Document>, ClusterError> {
         let version = self.cluster.version();
         if let Some(i) = position_of(pipeline, SHARDED_DATA_DISTRIBUTION) {
-            if i > 0 || version != VersionMode::V80 {
+            if i > 0 || version < VersionMode::V70 {
                 return Err(stage_misplaced(version, i));
             }
             let (_, spec) = stage_name(&pipeline[0])?;
@@ -156,7 +156,7 @@ fn position_of(pipeline: &[Document], stage: &str) -> Option<usize> {
 /// The error for `$shardedDataDistribution` where it cannot run: an unknown stage
 /// before 6.0.3 (40324), else not first (40602) or not collectionless (6789102).
 fn stage_misplaced(version: VersionMode, index: usize) -> ClusterError {
-    if version != VersionMode::V80 {
+    if version < VersionMode::V70 {
         ClusterError::Coded(
             Code::Location40324,
             format!("Unrecognized pipeline stage name: '{SHARDED_DATA_DISTRIBUTION}'"),

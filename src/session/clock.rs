@@ -110,7 +110,7 @@ pub(super) fn balancer_status(cluster: &Cluster) -> Document {
         "inBalancerRound": false,
         "numBalancerRounds": i64::try_from(cluster.balancer_rounds()).unwrap_or(i64::MAX),
     };
-    if cluster.version() == VersionMode::V80 {
+    if cluster.version() >= VersionMode::V70 {
         d.insert("term", 1_i64);
     }
     d.insert("ok", 1);

@@ -454,7 +454,7 @@ impl Session {
         name: &str,
         args: &[crate::shell::Expr],
     ) -> Result<Output, StatementError> {
-        if self.cluster.version() < VersionMode::V80 {
+        if self.cluster.version() < VersionMode::V70 {
             return Err(super::sh::no_such_command(name).into());
         }
         let mut cmd = doc! { name: ns };
@@ -671,7 +671,7 @@ impl Session {
                 // `indexFilterSet` before `parsedQuery` up to 7.0; 8.0, which brought
                 // query settings, writes it after.
                 let parsed = query::explain_form(filter);
-                if self.cluster.version() == VersionMode::V80 {
+                if self.cluster.version() >= VersionMode::V70 {
                     d.insert("parsedQuery", parsed);
                     d.insert("indexFilterSet", false);
                 } else {

@@ -62,7 +62,7 @@ impl Session {
         let name = method.name.as_str();
         if let Some((_, command)) = WRITES.iter().find(|(m, _)| *m == name) {
             if coll == "settings" {
-                if let Some(out) = self.chunksize_write(name, args) {
+                if let Some(out) = self.setting_write(name, args) {
                     return Some(out.and_then(|o| super::interpreter::navigate(o, chained)));
                 }
             }
@@ -250,14 +250,17 @@ impl Session {
 }
 
 impl Session {
-    /// A write to `config.settings`' `chunksize` document, which administrators make as
-    /// the manual's "Modify Range Size" shows (`use config`, then
-    /// `db.settings.updateOne({_id: "chunksize"}, {$set: {_id: "chunksize", value: <MiB>}},
-    /// {upsert: true})`): `updateOne`, `updateMany`, `update`, `replaceOne`, `insertOne`,
-    /// `deleteOne` and `deleteMany` whose filter (or document) has `_id: "chunksize"`.
-    /// `None` for any other write, which stays refused. The next split and balancer
-    /// round use the new size ([`crate::engine::Cluster::write_chunksize_setting`]).
-    fn chunksize_write(
+    /// A write to `config.settings`' `chunksize` or `balancer` document, which
+    /// administrators make as the manual's "Modify Range Size" and "Manage Sharded Cluster
+    /// Balancer" show (`use config`, then `db.settings.updateOne({_id: "chunksize"}, {$set:
+    /// {_id: "chunksize", value: <MiB>}}, {upsert: true})`, or `{_id: "balancer"}` with
+    /// `{$set: {activeWindow: {start, stop}}}`): `updateOne`, `updateMany`, `update`,
+    /// `replaceOne`, `insertOne`, `deleteOne` and `deleteMany` whose filter (or document)
+    /// has that `_id`. `None` for any other write, which stays refused. The next split
+    /// and balancer round use the new settings
+    /// ([`crate::engine::Cluster::write_chunksize_setting`],
+    /// [`crate::engine::Cluster::write_balancer_setting`]).
+    fn setting_write(
         &mut self,
         name: &str,
         args: &[Expr],
@@ -267,15 +270,17 @@ impl Session {
             Ok(_) => return None,
             Err(e) => return Some(Err(e)),
         };
-        if first.get("_id") != Some(&Bson::String(CHUNKSIZE.into())) {
-            return None;
-        }
+        let key = match first.get("_id") {
+            Some(Bson::String(id)) if id == CHUNKSIZE => Setting::ChunkSize,
+            Some(Bson::String(id)) if id == BALANCER => Setting::Balancer,
+            _ => return None,
+        };
         let current = crate::engine::config_catalog::setting_docs(&self.cluster)
             .iter()
             .map(crate::engine::config_catalog::SettingDoc::to_document)
-            .find(|d| d.get("_id") == Some(&Bson::String(CHUNKSIZE.into())));
+            .find(|d| d.get("_id") == Some(&Bson::String(key.id().into())));
         Some(match name {
-            "insertOne" | "insert" => self.chunksize_insert(first, current),
+            "insertOne" | "insert" => self.setting_insert(key, first, current),
             "deleteOne" | "deleteMany" | "remove" => {
                 let found = match current {
                     Some(doc) => matching(vec![doc], &first).map(|m| !m.is_empty()),
@@ -283,7 +288,7 @@ impl Session {
                 };
                 found.map_err(StatementError::from).map(|found| {
                     if found {
-                        self.cluster.write_chunksize_setting(None);
+                        self.store_setting(key, None);
                     }
                     Output::Value(Bson::Document(bson::doc! {
                         "acknowledged": true,
@@ -292,40 +297,51 @@ impl Session {
                 })
             }
             "updateOne" | "updateMany" | "update" | "replaceOne" => {
-                self.chunksize_update(name, &first, args, current)
+                self.setting_update(key, name, &first, args, current)
             }
             _ => return None,
         })
     }
 
-    /// `insertOne({_id: "chunksize", value})`: a second `chunksize` document is a
-    /// duplicate `_id` (E11000 on `config.settings`' `_id_` index).
-    fn chunksize_insert(
+    /// Keeps a settings document as written (`None`: deleted).
+    fn store_setting(&mut self, key: Setting, doc: Option<Document>) {
+        match key {
+            Setting::ChunkSize => self.cluster.write_chunksize_setting(doc),
+            Setting::Balancer => self.cluster.write_balancer_setting(doc),
+        }
+    }
+
+    /// `insertOne({_id: "chunksize", value})`: a second document of the same `_id` is a
+    /// duplicate (E11000 on `config.settings`' `_id_` index).
+    fn setting_insert(
         &mut self,
+        key: Setting,
         doc: Document,
         current: Option<Document>,
     ) -> Result<Output, StatementError> {
         if current.is_some() {
             return Err(write_error(
                 ClusterError::DuplicateKey(format!(
-                    "E11000 duplicate key error collection: config.settings index: _id_ dup key: {{ _id: \"{CHUNKSIZE}\" }}"
+                    "E11000 duplicate key error collection: config.settings index: _id_ dup key: {{ _id: \"{}\" }}",
+                    key.id()
                 ))
                 .into(),
             ));
         }
         let doc = id_first(doc);
         self.check_settings_schema(&doc)?;
-        self.cluster.write_chunksize_setting(Some(doc));
+        self.store_setting(key, Some(doc));
         Ok(Output::Value(Bson::Document(bson::doc! {
             "acknowledged": true,
-            "insertedId": CHUNKSIZE,
+            "insertedId": key.id(),
         })))
     }
 
-    /// An update or replacement of the `chunksize` document, an upsert inserting it
-    /// when there is none, with mongosh's `UpdateResult` (result.ts).
-    fn chunksize_update(
+    /// An update or replacement of a settings document, an upsert inserting it when
+    /// there is none, with mongosh's `UpdateResult` (result.ts).
+    fn setting_update(
         &mut self,
+        key: Setting,
         name: &str,
         filter: &Document,
         args: &[Expr],
@@ -357,10 +373,10 @@ impl Session {
         let modified = matched.as_ref().is_some_and(|old| *old != new);
         if upserted || modified {
             self.check_settings_schema(&new)?;
-            self.cluster.write_chunksize_setting(Some(new));
+            self.store_setting(key, Some(new));
         }
         Ok(if upserted {
-            update_result(Bson::String(CHUNKSIZE.into()), 0, 0, 1)
+            update_result(Bson::String(key.id().into()), 0, 0, 1)
         } else {
             update_result(Bson::Null, 1, i32::from(modified), 0)
         })
@@ -368,11 +384,12 @@ impl Session {
 
     /// 8.0's validator on `config.settings` (`ShardingCatalogManager::_initConfigSettings`:
     /// a `$jsonSchema` whose `chunksize` branch, `ChunkSizeSettingsType::kSchema` in
-    /// balancer_configuration.cpp, allows only `_id` and a numeric `value` from 1 to 1024;
-    /// FCV 6.2 on, so 3.6 and 5.0 take any document). A document it refuses is the write
+    /// balancer_configuration.cpp, allows only `_id` and a numeric `value` from 1 to 1024,
+    /// and whose `balancer` branch, `BalancerSettingsType::kSchema`, only the balancer's
+    /// fields; FCV 6.2 on, so 3.6 and 5.0 take any document). A document it refuses is the write
     /// error `DocumentValidationFailure` (121), "Document failed validation".
     fn check_settings_schema(&self, doc: &Document) -> Result<(), StatementError> {
-        if self.cluster.version() != crate::engine::cluster::VersionMode::V80 {
+        if self.cluster.version() < crate::engine::cluster::VersionMode::V70 {
             return Ok(());
         }
         let number = |v: &Bson| match v {
@@ -385,9 +402,21 @@ impl Session {
                 .ok(),
             _ => None,
         };
-        let fits = doc.iter().all(|(k, v)| match k.as_str() {
-            "_id" => true,
-            "value" => number(v).is_some_and(|n| (1.0..=1024.0).contains(&n)),
+        let balancer = doc.get("_id") == Some(&Bson::String(BALANCER.into()));
+        let fits = doc.iter().all(|(k, v)| match (k.as_str(), balancer) {
+            ("_id", _) => true,
+            ("value", false) => number(v).is_some_and(|n| (1.0..=1024.0).contains(&n)),
+            // BalancerSettingsType::kSchema: `mode` one of full and off, booleans,
+            // `activeWindow` an object with `start` and `stop`, `_secondaryThrottle` a
+            // boolean or an object.
+            ("mode", true) => matches!(v, Bson::String(m) if m == "full" || m == "off"),
+            ("stopped" | "_waitForDelete" | "attemptToBalanceJumboChunks", true) => {
+                matches!(v, Bson::Boolean(_))
+            }
+            ("activeWindow", true) => {
+                matches!(v, Bson::Document(w) if w.contains_key("start") && w.contains_key("stop"))
+            }
+            ("_secondaryThrottle", true) => matches!(v, Bson::Boolean(_) | Bson::Document(_)),
             _ => false,
         });
         if fits {
@@ -406,6 +435,28 @@ impl Session {
 
 /// The `_id` of `config.settings`' chunk size document.
 const CHUNKSIZE: &str = "chunksize";
+
+/// The `_id` of `config.settings`' balancer document.
+const BALANCER: &str = "balancer";
+
+/// The settings documents an administrator may write.
+#[derive(Debug, Clone, Copy)]
+enum Setting {
+    /// `{_id: "chunksize", value}`.
+    ChunkSize,
+    /// `{_id: "balancer", mode, stopped, activeWindow, ...}`.
+    Balancer,
+}
+
+impl Setting {
+    /// The document's `_id`.
+    fn id(self) -> &'static str {
+        match self {
+            Setting::ChunkSize => CHUNKSIZE,
+            Setting::Balancer => BALANCER,
+        }
+    }
+}
 
 /// `doc` with `_id` first, as the server stores an inserted document.
 fn id_first(mut doc: Document) -> Document {

@@ -161,6 +161,7 @@ pub(crate) fn database_help() -> String {
                 "Returns a collection or a view object that is functionally equivalent to using the db.<collectionName>.",
             ),
             ("stats", "returns the db stats. uses the dbStats command"),
+            ("printShardingStatus", "Calls sh.status(verbose)"),
         ],
         None,
     )

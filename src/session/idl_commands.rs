@@ -26,7 +26,7 @@ fn command_string(cmd: &Document, name: &str) -> Result<String, StatementError> 
 fn zone_field(s: &Session, cmd: &Document, name: &str) -> Result<String, StatementError> {
     match cmd.get("zone") {
         Some(Bson::String(z)) => Ok(z.clone()),
-        None if s.cluster.version() == VersionMode::V80 => Err(missing_field(name, "zone")),
+        None if s.cluster.version() >= VersionMode::V70 => Err(missing_field(name, "zone")),
         None => Err(ClusterError::Coded(
             Code::NoSuchKey,
             "Missing expected field \"zone\"".to_string(),
@@ -262,7 +262,7 @@ pub(super) fn move_chunk(
     cmd: &Document,
     name: &str,
 ) -> Result<Document, StatementError> {
-    if s.cluster.version() == VersionMode::V80 {
+    if s.cluster.version() >= VersionMode::V70 {
         return move_chunk_typed(s, cmd, name);
     }
     let ns = command_string(cmd, name)?;

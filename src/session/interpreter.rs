@@ -894,6 +894,12 @@ impl Session {
                 let out = self.database_stats(args)?;
                 navigate(out, &rest[1..])
             }
+            // database.ts `printShardingStatus(verbose = false)`: the same
+            // getPrintableShardStatus as `sh.status()`.
+            ("printShardingStatus", Some(args)) => {
+                let out = self.print_sharding_status(args)?;
+                navigate(out, &rest[1..])
+            }
             ("getCollectionNames", Some(_)) => {
                 let prefix = format!("{}.", self.db);
                 let names = Output::Value(Bson::Array(

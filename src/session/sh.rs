@@ -45,7 +45,7 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("enableSharding", enable_sharding),
     ("status", status_sections),
     ("addShard", add_shard),
-    ("removeShard", remove_shard),
+    ("listShards", list_shards),
     ("splitAt", split_at),
     ("splitFind", split_find),
     ("moveChunk", move_chunk),
@@ -225,6 +225,17 @@ fn status_sections(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, St
     Ok(Output::Sections(status::sh_status(&s.cluster, verbose)))
 }
 
+impl Session {
+    /// `db.printShardingStatus(verbose)`: mongosh's database.ts prints what
+    /// `sh.status()` prints.
+    pub(super) fn print_sharding_status(
+        &mut self,
+        args: &[Expr],
+    ) -> Result<Output, StatementError> {
+        status_sections(self, args, "printShardingStatus")
+    }
+}
+
 /// `sh.addShard(host)`: the host is only checked, as MongoDB parses it (an empty host is
 /// refused); the new shard gets the next name. Without a host, ShardLab adds one anyway.
 fn add_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
@@ -235,10 +246,20 @@ fn add_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, Statemen
     reply(doc! { "shardAdded": name, "ok": 1 })
 }
 
-/// `sh.removeShard(name)`.
-fn remove_shard(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
-    let shard = s.str_arg(args, 0, "shard")?;
-    reply(remove_shard_reply(&shard, s.cluster.remove_shard(&shard)?))
+/// `sh.listShards(filter)` (shard.ts): `listShards`' `shards`, the command given the
+/// filter when there is one. (mongosh has no `sh.removeShard`: a shard is drained with
+/// `db.adminCommand({removeShard: name})`.)
+fn list_shards(s: &mut Session, args: &[Expr], _: &str) -> Result<Output, StatementError> {
+    let mut cmd = doc! { "listShards": 1 };
+    if let Some(filter) = checked_arg(s, args, 0, (&["object"], true), "listShards")? {
+        cmd.insert("filter", filter);
+    }
+    let reply = s.admin_command_on("admin", &cmd)?;
+    let shards = match reply {
+        Output::Value(Bson::Document(mut d)) => d.remove("shards").unwrap_or(Bson::Array(vec![])),
+        _ => Bson::Array(vec![]),
+    };
+    Ok(Output::Value(shards))
 }
 
 /// `sh.splitAt(ns, middle)`.
@@ -358,13 +379,15 @@ fn set_balancer_state(
             Some(Bson::Boolean(true))
         ),
     };
-    s.cluster.balancer_enabled = on;
+    s.cluster.set_balancer_mode(on);
     reply(ok_doc())
 }
 
 /// `sh.getBalancerState()`.
 fn get_balancer_state(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
-    Ok(Output::Value(Bson::Boolean(s.cluster.balancer_enabled)))
+    Ok(Output::Value(Bson::Boolean(
+        status::balancer_shown_enabled(&s.cluster),
+    )))
 }
 
 /// `sh.isBalancerRunning()`.
@@ -515,9 +538,9 @@ const SINCE: &[(&str, VersionMode)] = &[
     ("balancerCollectionStatus", VersionMode::V50),
     ("refineCollectionShardKey", VersionMode::V50),
     ("reshardCollection", VersionMode::V50),
-    ("moveRange", VersionMode::V80),
-    ("mergeAllChunksOnShard", VersionMode::V80),
-    ("configureCollectionBalancing", VersionMode::V80),
+    ("moveRange", VersionMode::V70),
+    ("mergeAllChunksOnShard", VersionMode::V70),
+    ("configureCollectionBalancing", VersionMode::V70),
 ];
 
 /// Refuses, as an older mongos does, a command its version mode did not have yet. The

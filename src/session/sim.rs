@@ -18,6 +18,7 @@ const SIM_HELPERS: &[(&str, SimHelper)] = &[
     ("version", version),
     ("chunkSize", chunk_size),
     ("seed", seed),
+    ("retryWrites", retry_writes),
     ("reset", reset),
     ("balance", balance),
     ("clock", super::clock::sim_clock),
@@ -77,7 +78,7 @@ fn version(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         };
         let mode = VersionMode::parse(&text).ok_or_else(|| {
             StatementError::from(ClusterError::BadValue(format!(
-                "unknown version mode '{text}': use \"3.6\", \"5.0\" or \"8.0\""
+                "unknown version mode '{text}': use \"3.6\", \"5.0\", \"7.0\" or \"8.0\""
             )))
         })?;
         s.cluster.set_version(mode);
@@ -101,6 +102,26 @@ fn chunk_size(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     }
     let size = crate::values::js::js_number(s.cluster.chunk_size() as f64);
     Ok(Bson::Document(doc! { "chunkSize": size, "ok": 1 }))
+}
+
+/// `sim.retryWrites()` reads whether the shell's writes are retryable; `sim.retryWrites(b)`
+/// sets it, as connecting mongosh with `retryWrites=true` or `false` would (true by
+/// default, as the driver's default is).
+fn retry_writes(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    match s.opt_arg(args, 0)? {
+        None => {}
+        Some(Bson::Boolean(on)) => s.cluster.retryable_writes = on,
+        Some(other) => {
+            return Err(ClusterError::BadValue(format!(
+                "retryWrites must be a boolean, got {}",
+                crate::values::inspect::format_value(&other)
+            ))
+            .into())
+        }
+    }
+    Ok(Bson::Document(
+        doc! { "retryWrites": s.cluster.retryable_writes, "ok": 1 },
+    ))
 }
 
 /// `sim.seed(n)`: reseeds the cluster and the workload generators.

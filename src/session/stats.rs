@@ -39,7 +39,7 @@ fn storage_stats(version: VersionMode, st: &ShardCollectionStorage) -> Document 
     if st.docs > 0 {
         d.insert("avgObjSize", num(st.avg_obj_size()));
     }
-    if version == VersionMode::V80 {
+    if matches!(version, VersionMode::V70 | VersionMode::V80) {
         d.insert("numOrphanDocs", 0);
     }
     d.insert("storageSize", num(st.storage_bytes));
@@ -68,7 +68,7 @@ fn storage_stats(version: VersionMode, st: &ShardCollectionStorage) -> Document 
             d.insert("indexSizes", sizes);
             d.insert("scaleFactor", 1);
         }
-        VersionMode::V80 => {
+        VersionMode::V70 | VersionMode::V80 => {
             d.insert("indexSizes", sizes);
             d.insert("totalSize", total);
             d.insert("scaleFactor", 1);
@@ -81,7 +81,7 @@ fn storage_stats(version: VersionMode, st: &ShardCollectionStorage) -> Document 
 /// (`appendCollectionStorageStats`' zeros), which `collStats` passes on.
 fn missing_storage_stats(version: VersionMode) -> Document {
     let mut d = doc! { "size": 0, "count": 0 };
-    if version == VersionMode::V80 {
+    if matches!(version, VersionMode::V70 | VersionMode::V80) {
         d.insert("numOrphanDocs", 0);
     }
     d.insert("storageSize", 0);
@@ -372,7 +372,7 @@ impl Session {
             )));
         }
         if self.cluster.collection(ns).is_none() {
-            let missing = if version != VersionMode::V80
+            let missing = if !matches!(version, VersionMode::V70 | VersionMode::V80)
                 && self.cluster.collections_in(db).next().is_none()
             {
                 format!("Database [{db}] not found.")

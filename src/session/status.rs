@@ -29,6 +29,7 @@ fn mongos_version(v: VersionMode) -> &'static str {
     match v {
         VersionMode::V36 => "3.6.23",
         VersionMode::V50 => "5.0.31",
+        VersionMode::V70 => "7.0.14",
         VersionMode::V80 => "8.0.4",
     }
 }
@@ -39,7 +40,7 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
     let cluster_id = bson::oid::ObjectId::from_bytes([0x65, 0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     // config.version: until SERVER-68888 (6.2) it also held `minCompatibleVersion: 5`
     // and `currentVersion: 6`, as 3.6 to 6.0 clusters' `sh.status()` shows.
-    let version = if cluster.version() == VersionMode::V80 {
+    let version = if cluster.version() >= VersionMode::V70 {
         doc! { "_id": 1, "clusterId": cluster_id }
     } else {
         doc! { "_id": 1, "minCompatibleVersion": 5, "currentVersion": 6, "clusterId": cluster_id }
@@ -74,7 +75,7 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         VersionMode::V50 => {
             out.insert("shardedDataDistribution", Bson::Undefined);
         }
-        VersionMode::V80 => {
+        VersionMode::V70 | VersionMode::V80 => {
             let sdd = super::aggregate::sharded_data_distribution(cluster);
             out.insert("shardedDataDistribution", sdd);
         }
@@ -175,12 +176,32 @@ fn balancer_section(cluster: &Cluster) -> Document {
     } else {
         Bson::Document(doc! { recent.to_string(): "Success" })
     };
-    doc! {
-        "Currently enabled": if cluster.balancer_enabled { "yes" } else { "no" },
+    let enabled = balancer_shown_enabled(cluster);
+    let mut section = doc! {
+        "Currently enabled": if enabled { "yes" } else { "no" },
         "Currently running": "no",
-        "Failed balancer rounds in last 5 attempts": 0,
-        "Migration Results for the last 24 hours": migrations,
+    };
+    // helpers.ts: "Balancer active window is set between" `${start} and ${stop} server
+    // local time`, when the `balancer` document has an `activeWindow` (whatever it
+    // holds: the template prints `undefined` for a missing field).
+    if let Some(Bson::Document(w)) = cluster
+        .balancer_setting
+        .as_ref()
+        .and_then(|d| d.get("activeWindow"))
+    {
+        let text = |k: &str| match w.get(k) {
+            Some(Bson::String(s)) => s.clone(),
+            Some(v) => crate::values::inspect::format_value(v),
+            None => "undefined".to_string(),
+        };
+        section.insert(
+            "Balancer active window is set between",
+            format!("{} and {} server local time", text("start"), text("stop")),
+        );
     }
+    section.insert("Failed balancer rounds in last 5 attempts", 0);
+    section.insert("Migration Results for the last 24 hours", migrations);
+    section
 }
 
 /// One sharded collection in `sh.status()`, in the field order of mongosh's
@@ -357,7 +378,7 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     // 4.4/5.0's reply has no chunkSize (balancer_collection_status.idl of 4.4; the jstest
     // balancer_collection_status.js checks it from 5.3). 7.0/8.0 give the size in MB as a
     // double rounded up to two decimals (`std::ceil(maxChunkSizeMB * 100.0) / 100.0`).
-    if cluster.version() == VersionMode::V80 {
+    if cluster.version() >= VersionMode::V70 {
         let mb = cluster.chunk_size_for(ns) as f64 / (1024.0 * 1024.0);
         d.insert("chunkSize", (mb * 100.0).ceil() / 100.0);
     }
@@ -395,6 +416,16 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
 fn autosplit_shown(cluster: &Cluster) -> bool {
     match cluster.autosplit_setting {
         Some(enabled) => enabled,
-        None => cluster.version() == VersionMode::V80 || cluster.autosplit_enabled,
+        None => cluster.version() >= VersionMode::V70 || cluster.autosplit_enabled,
+    }
+}
+
+/// What mongosh reads as the balancer's state (shard.ts `getBalancerState`, helpers.ts
+/// `sh.status()`'s "Currently enabled"): no `balancer` document, or one whose `stopped`
+/// is falsy. A document with `mode: 'off'` alone still reads as enabled.
+pub(super) fn balancer_shown_enabled(cluster: &Cluster) -> bool {
+    match &cluster.balancer_setting {
+        Some(doc) => !super::find_and_modify::truthy(doc.get("stopped")),
+        None => cluster.balancer_enabled,
     }
 }

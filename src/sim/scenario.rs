@@ -352,6 +352,7 @@ fn version_code(v: VersionMode) -> u8 {
         VersionMode::V36 => 0,
         VersionMode::V50 => 1,
         VersionMode::V80 => 2,
+        VersionMode::V70 => 3,
     }
 }
 
@@ -416,6 +417,7 @@ fn decode_record(data: &[u8], with_page: bool) -> Result<Scenario, ScenarioError
         0 => VersionMode::V36,
         1 => VersionMode::V50,
         2 => VersionMode::V80,
+        3 => VersionMode::V70,
         other => {
             return Err(ScenarioError::InvalidValue(format!(
                 "unknown MongoDB version code {other}"

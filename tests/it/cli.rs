@@ -142,7 +142,7 @@ sh.stopBalancer()
 sh.isBalancerRunning()
 sh.balancerCollectionStatus("test.orders")
 sh.addShard("shard04/localhost:27417")
-sh.removeShard("shard04")
+db.adminCommand({removeShard: "shard04"})
 db.adminCommand({listShards: 1})
 db.adminCommand({_hashBSONElement: NumberLong(1), seed: 0})
 db.adminCommand({split: "test.orders", middle: {customer: "c", _id: MinKey()}})
@@ -275,7 +275,7 @@ sim.seed(7)
                   host: 'shard04/localhost:27417',
                   draining: true,
                   state: 1,
-                  topologyTime: Timestamp({ t: 1735689600, i: 1 })
+                  topologyTime: Timestamp({ t: 1735689600, i: 9 })
                 }
               ],
               ok: 1

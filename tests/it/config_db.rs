@@ -418,14 +418,14 @@ fn writes_to_the_config_database_are_refused() {
         "8.0",
         "use config
 db.chunks.insertOne({a: 1})
-db.settings.updateOne({_id: 'balancer'}, {$set: {stopped: true}})
+db.settings.updateOne({_id: 'autosplit'}, {$set: {enabled: false}})
 db.chunks.deleteMany({})
 db.getSiblingDB('config').collections.drop()
 db.chunks.countDocuments()",
         expect![[r#"
             switched to db config
             MongoServerError[Unauthorized]: not authorized on config to execute command { insert: "chunks", documents: [ { a: 1 } ], ordered: true, $db: "config" }
-            MongoServerError[Unauthorized]: not authorized on config to execute command { update: "settings", updates: [ { q: { _id: "balancer" }, u: { $set: { stopped: true } } } ], ordered: true, $db: "config" }
+            MongoServerError[Unauthorized]: not authorized on config to execute command { update: "settings", updates: [ { q: { _id: "autosplit" }, u: { $set: { enabled: false } } } ], ordered: true, $db: "config" }
             MongoServerError[Unauthorized]: not authorized on config to execute command { delete: "chunks", deletes: [ { q: {}, limit: 0 } ], ordered: true, $db: "config" }
             MongoServerError[Unauthorized]: not authorized on config to execute command { drop: "collections", $db: "config" }
             0"#]],

@@ -105,7 +105,7 @@ db.c.countDocuments()",
             > db.c.findOneAndUpdate({x: 9}, {$set: {v: 9}}, {upsert: true})
             null
             > db.c.findOneAndUpdate({x: 8}, {$set: {v: 8}, $setOnInsert: {n: 1}}, {upsert: true, returnDocument: 'after'})
-            { _id: ObjectId('6553f102c1675e0bb9150281'), x: 8, v: 8, n: 1 }
+            { _id: ObjectId('6553f102c1675e0bb9150281'), x: 8, n: 1, v: 8 }
             > db.c.findOneAndReplace({x: 2}, {x: 2, w: 1}, {returnDocument: 'after'})
             { _id: 2, x: 2, w: 1 }
             > db.c.findOneAndDelete({x: {$gte: 2}}, {sort: {x: -1}, projection: {x: 1}})
@@ -335,9 +335,9 @@ db.c.countDocuments({{x: null}})"
             [
               {
                 _id: ObjectId('6553f106c1675e0bb9150280'),
-                x: 7,
                 p: { q: 1 },
                 r: 2,
+                x: 7,
                 n: 1,
                 t: 1
               }
@@ -544,13 +544,13 @@ fn balancer_collection_status_of_a_database_name() {
 // the shard drains, its zones as `tags`, `state`, and from 5.0 `topologyTime`.
 #[test]
 fn list_shards_marks_a_draining_shard() {
-    let setup = "sh.addShardToZone('shard02', 'EU')\nsh.removeShard('shard03')";
+    let setup = "sh.addShardToZone('shard02', 'EU')\ndb.adminCommand({removeShard: 'shard03'})";
     check(
         &format!("{setup}\ndb.adminCommand({{listShards: 1}}).shards"),
         expect![[r#"
             > sh.addShardToZone('shard02', 'EU')
             { ok: 1 }
-            > sh.removeShard('shard03')
+            > db.adminCommand({removeShard: 'shard03'})
             {
               msg: 'draining started successfully',
               state: 'started',
@@ -591,7 +591,7 @@ fn list_shards_marks_a_draining_shard() {
             { version: '3.6', ok: 1 }
             > sh.addShardToZone('shard02', 'EU')
             { ok: 1 }
-            > sh.removeShard('shard03')
+            > db.adminCommand({removeShard: 'shard03'})
             {
               msg: 'draining started successfully',
               state: 'started',

@@ -131,9 +131,9 @@ fn regex_ids_are_refused_and_null_or_undefined_ones_replaced() {
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn the_last_shard_that_keeps_data_cannot_be_drained() {
-    let (s, out) = run(r#"sh.removeShard("shard01")
-sh.removeShard("shard02")
-sh.removeShard("shard03")"#);
+    let (s, out) = run(r#"db.adminCommand({removeShard: "shard01"})
+db.adminCommand({removeShard: "shard02"})
+db.adminCommand({removeShard: "shard03"})"#);
     s.cluster.check().unwrap();
     assert!(out[0].contains("started"), "{}", out[0]);
     assert!(out[1].contains("started"), "{}", out[1]);

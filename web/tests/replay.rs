@@ -236,13 +236,18 @@ async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
     assert!(aside(&mine));
     assert_eq!(sessions::returnable(), None);
     // The page's session replayed into a new engine.
-    let opening = restart("v1.session".into(), false);
+    let opening = restart(
+        "v1.session".into(),
+        false,
+        "RuntimeError: unreachable".into(),
+    );
     assert_eq!(opening.what(), "Restoring your session in a new engine");
     let source = opening.source.unwrap();
-    assert!(conclude(&source, &Ending::Over, "{}")
-        .unwrap()
-        .text
-        .contains("replayed into it as it was"));
+    // The notice says what stopped the engine.
+    assert_eq!(
+        conclude(&source, &Ending::Over, "{}").unwrap().text,
+        "The engine stopped (RuntimeError: unreachable) and started again; your session was replayed into it as it was."
+    );
     let notice = conclude(&source, &cancelled, "{}").unwrap();
     assert!(matches!(notice.offer, Some(Offer::Download(_))));
     clean_storage();

@@ -92,9 +92,11 @@ pub fn too_long(what: &str, len: u64, max: usize) -> EngineError {
 
 fn version(text: &str) -> Result<(), EngineError> {
     match text {
-        "3.6" | "5.0" | "8.0" => Ok(()),
+        // 7.0 is not offered by the page's forms, but a session the console switched to
+        // it (`sim.version("7.0")`) reports it, and the page sends it back.
+        "3.6" | "5.0" | "7.0" | "8.0" => Ok(()),
         _ => Err(EngineError::bad_value(format!(
-            "unknown version mode '{}': use \"3.6\", \"5.0\" or \"8.0\"",
+            "unknown version mode '{}': use \"3.6\", \"5.0\", \"7.0\" or \"8.0\"",
             text.chars().take(16).collect::<String>()
         ))),
     }

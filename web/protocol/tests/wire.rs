@@ -128,7 +128,8 @@ fn check_refuses_what_an_attacker_might_send() {
     assert!(ok(config(64, "8.0", Some(MAX_CHUNK_SIZE))).is_ok());
     assert!(ok(config(0, "8.0", None)).is_err());
     assert!(ok(config(65, "8.0", None)).is_err());
-    assert!(ok(config(3, "7.0", None)).is_err());
+    assert!(ok(config(3, "7.0", None)).is_ok());
+    assert!(ok(config(3, "6.5", None)).is_err());
     assert!(ok(config(3, "5.0", Some(MIN_CHUNK_SIZE - 1))).is_err());
     let compare = |columns: usize, ticks| {
         Call::Compare(CompareSpec {

@@ -60,6 +60,9 @@ enum Host {
 /// `None` once it is up.
 type StatusListener = Rc<dyn Fn(Option<String>)>;
 
+/// Told why, when the worker dies with no request in flight.
+type StopListener = Rc<dyn Fn(&str)>;
+
 struct Client {
     host: Host,
     /// The host a dead worker left: its listeners may still be running (the error event
@@ -82,7 +85,7 @@ struct Client {
     /// Why the last worker stopped, as its error event said (`None` before any stop).
     stopped_why: Option<String>,
     /// Told when a worker dies with no request in flight (see [`on_idle_stop`]).
-    idle_stop: Vec<Rc<dyn Fn(&str)>>,
+    idle_stop: Vec<StopListener>,
 }
 
 thread_local! {
