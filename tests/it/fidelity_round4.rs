@@ -50,7 +50,8 @@ fn insert_n(n: u32) -> String {
 // `formatCursorIterationResult`, the only place `Type "it" for more`
 // (shell-api.classes.Cursor.iteration.type-it-for-more) is added. A cursor itself prints
 // 20 documents (mongo.ts `_displayBatchSize`) and the line.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn to_array_prints_every_document_without_type_it() {
     let all = answer(&insert_n(25), "db.c.find().toArray()");
     assert!(!all.contains("Type \"it\" for more"), "{all}");
@@ -91,7 +92,8 @@ fn to_array_prints_every_document_without_type_it() {
 // format-output.ts `formatCursorIterationResult` prints as `no cursor`. An array's
 // `length` reads the whole array. An empty array prints as util.inspect's `[]`, where an
 // empty cursor prints nothing (`formatCursor` returns '').
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn to_array_exhausts_the_current_cursor() {
     check(
         &format!(
@@ -116,7 +118,8 @@ fn to_array_exhausts_the_current_cursor() {
 // `getFormatOptions`: `inspectDepth` 6, packages/types/src/index.ts; `maxArrayLength`
 // unset, so Node's default of 100 items and `... n more items`), while a cursor prints
 // with `fullDepthInspectOptions` (depth, array and string lengths unlimited).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn to_array_uses_the_shells_depth_and_array_length() {
     let many = answer(
         "for (let i = 0; i < 105; i++) { db.c.insertOne({_id: i}) }",
@@ -138,7 +141,8 @@ fn to_array_uses_the_shells_depth_and_array_length() {
 // The same for an aggregation's cursor (packages/shell-api/src/aggregation-cursor.ts
 // extends AbstractCursor) and for the config database's collections, read through the
 // same `find`.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn to_array_of_aggregate_and_config_reads() {
     let agg = answer(
         &insert_n(25),
@@ -155,7 +159,8 @@ fn to_array_of_aggregate_and_config_reads() {
 // (src/bin/shardlab.rs): an array from `toArray()` holds every document, as the value
 // mongosh's `toArray` returns does.
 #[cfg(not(target_arch = "wasm32"))]
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn to_array_under_json_gives_every_document() {
     let script = format!("{}db.c.find().toArray()\n", insert_n(45));
     let stdout = crate::cli::shardlab(&["--json"], &script).stdout;
@@ -180,7 +185,8 @@ fn to_array_under_json_gives_every_document() {
 // expected text of the first case is mongosh-repl.spec.ts's 'prints out content in a
 // legacy printjson format'. Empty objects and arrays stay `{}` and `[]` (util.inspect's
 // `formatRaw` returns them before any layout).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn printjson_opens_a_line_per_entry() {
     check(
         "printjson({ a: { b: { c: 1 } } })
@@ -222,7 +228,8 @@ print({ a: { b: { c: 1 } } })",
 // `print` and `printjson` set `allowControlCharacters`), `undefined` as nothing;
 // shell-api.ts `printjson` and `print` both hand their arguments to `_print`, and
 // decorators.ts `toShellResult` keeps a primitive as its own printable value.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn printjson_prints_strings_bare_and_joins_arguments() {
     check(
         "printjson('str')
@@ -248,7 +255,8 @@ print('a', {x: [1, 2]})",
 // of 6 (util.inspect's `[Object]`), at 100 array items or at 10,000 characters, where
 // `print` (mongosh-repl.ts `getFormatOptions`, Node's defaults) cuts all three. The same
 // holds for `printjson` passed as a function (`forEach(printjson)`) and inside a script.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn printjson_has_no_limits() {
     let deep = "{a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}}";
     let printjson = answer("", &format!("printjson({deep})"));
@@ -294,7 +302,8 @@ fn printjson_has_no_limits() {
 // database.ts `runCommand`/`adminCommand` throw the driver's MongoServerError, which
 // packages/cli-repl/src/format-output.ts `formatError` prints as `name[codeName]: message`,
 // with no errInfo, result or writeErrors to add.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn an_unknown_command_is_the_routers_command_not_found() {
     for version in ["3.6", "5.0", "8.0"] {
         let setup = format!("sim.version('{version}')");
@@ -324,7 +333,8 @@ fn an_unknown_command_is_the_routers_command_not_found() {
 // instead", each with ` (<caller>)`, a MongoshInvalidInputError of CommonErrors
 // .InvalidArgument, COMMON-10001), then a string is sent as `{[cmd]: 1}`. `ping` is
 // src/mongo/db/commands/generic.cpp's `PingCommand`: `{ok: 1}`, on any database.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn run_command_takes_a_string_or_an_object() {
     check(
         "db.runCommand('noSuchCmd')
@@ -363,7 +373,8 @@ db.settings.updateOne({ _id: \"chunksize\" }, { $set: { _id: \"chunksize\", valu
 // to config.settings, answered with mongosh's UpdateResult (result.ts: the upserted `_id`
 // as `insertedId`), and the document reads back as written. Again, the same value
 // matches and modifies nothing.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn modify_range_size_is_accepted_and_reads_back() {
     let again = MODIFY_RANGE_SIZE.lines().nth(1).unwrap();
     for version in ["5.0", "8.0"] {
@@ -406,7 +417,8 @@ switched to db config
 // chunk under 5.0's default of 64 MiB and are cut into 1 MiB chunks once the document
 // says 1; 8.0's `balancerCollectionStatus` reports the size in force in MiB
 // (cluster_balancer_collection_status_cmd.cpp, `chunkSize`).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn the_new_chunk_size_takes_effect() {
     let fill = "sh.shardCollection('test.c', {x: 1})
 db.getSiblingDB('config').settings.updateOne({_id: 'chunksize'}, {$set: {_id: 'chunksize', value: SIZE}}, {upsert: true})
@@ -449,7 +461,8 @@ db.c.insertMany(Array.from({length: 3000}, (_, j) => ({x: j, s: 'X'.repeat(1000)
 // but `ChunkSizeSettingsType::fromBSON` (a whole number of MiB) refuses it, so the size in
 // force stays. 5.0 has no validator: every write is accepted, and only a value `fromBSON`
 // takes (a whole 1 to 1024; extra fields ignored) changes the size.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn chunk_size_values_are_checked_as_each_era_checks_them() {
     let write = |v: &str| {
         format!("db.settings.updateOne({{_id: 'chunksize'}}, {{$set: {{value: {v}}}}}, {{upsert: true}})")
@@ -505,7 +518,8 @@ fn chunk_size_values_are_checked_as_each_era_checks_them() {
 // (the replacement keeps `_id`) and `deleteOne` (mongosh's DeleteResult). The `balancer`
 // document is open to writes too (the manual's balancing window): an update without
 // `upsert` finds none to change.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn other_chunksize_writes_and_refused_writes() {
     check(
         "sim.version('8.0')

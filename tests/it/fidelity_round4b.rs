@@ -108,7 +108,8 @@ sh.splitAt('test.c', {x: 20})
 // {$ne: <moved min>}}` with limit 1, which the `{uuid: 1, shard: 1, min: 1}` index
 // answers in key order; 3.6's donor picks it from its metadata the same way) gets the
 // same major with minor 1. Every other chunk keeps its version. Same in every era.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_migration_bumps_the_moved_chunk_and_the_donors_control_chunk() {
     for version in ["3.6", "5.0", "8.0"] {
         let s = session(
@@ -130,7 +131,8 @@ fn a_migration_bumps_the_moved_chunk_and_the_donors_control_chunk() {
 // The same function: when the donor has no other chunk there is no control chunk, and
 // only the moved chunk's version changes. A second migration starts from the new
 // collection version (2|1 here), so the next major is 3.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn without_a_chunk_left_on_the_donor_there_is_no_control_chunk() {
     for version in ["3.6", "5.0", "8.0"] {
         let s = session(
@@ -157,7 +159,8 @@ sh.moveChunk('test.c', {{x: 15}}, 'shard03')"
 // the piece on its left the next minor, the piece on its right the next, and then the
 // control chunk; the pieces keep the original chunk's `history` (`leftSplitChunk =
 // currentChunk`). No `split` goes to the changelog: `commitChunkSplit` is not called.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn move_range_in_8_0_cuts_the_chunk_in_the_commit() {
     let s = session(
         "8.0",
@@ -194,7 +197,8 @@ sh.moveRange('test.c', 'shard02', {x: 40}, {x: 60})",
 // `minSnapshotHistoryWindowInSeconds`, 300 s from 5.0) while more than one is left.
 // Splits copy a chunk's history to its pieces (`commitChunkSplit`); 7.0 on,
 // `onCurrentShardSince` is the newest entry's time. 3.6 has no history.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_migration_puts_the_recipient_first_in_the_history_and_trims_old_entries() {
     for version in ["5.0", "8.0"] {
         let s = session(
@@ -287,7 +291,8 @@ fn with(mut d: Document, more: Document) -> Document {
 // `appendLegacyWithField` in 4.4 and 5.0 (the same two fields), and from 6.0 by
 // `ChunkVersion::serialize` as chunk_version.idl's `ChunkVersion60Format` under
 // `lastmod`: `{e: <epoch>, t: <timestamp>, v: Timestamp(major, minor)}`.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn split_details_carry_the_versions_before_and_after() {
     for version in ["3.6", "5.0", "8.0"] {
         let s = session(
@@ -315,7 +320,8 @@ sh.splitAt('test.c', {x: 10})",
 // piece: `before`, `number` (from 1), `of`, and `chunk` with the piece's version, the
 // collection version's next minors in key order. (The balancer's zone splits use
 // `splitChunkAtMultiplePoints`.)
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn multi_split_details_number_each_piece() {
     for version in ["3.6", "5.0", "8.0"] {
         let s = session(
@@ -361,7 +367,8 @@ sim.balance()",
 // destructor ends `moveChunk.from` with `to`, `from` (4.4 on; 3.6's donor wrote `from`
 // before `to`) and `note: 'success'`. The step timings are not written: ShardLab takes
 // no time inside a migration.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn move_chunk_commit_details_count_what_was_cloned() {
     for version in ["3.6", "5.0", "8.0"] {
         let s = session(

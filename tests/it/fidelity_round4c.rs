@@ -142,7 +142,8 @@ fn sample_shard(on_shard: impl Fn(i32) -> bool) -> (u64, u64, [u64; 3]) {
 // Each shard's `storageStats` in 8.0: src/mongo/db/stats/storage_stats.cpp
 // (`_appendRecordStats`, `_appendRecordStore`, `_appendInProgressIndexesStats`,
 // `_appendTotalSize`, in that order).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn collection_stats_sum_each_shards_storage_stats() {
     let mut s = session("8.0", SAMPLE);
     let stats = document(&mut s, "db.c.stats()");
@@ -235,7 +236,8 @@ fn collection_stats_sum_each_shards_storage_stats() {
 // summed sizes and each shard's (`scaleIndividualShardStatistics`) by the scale as
 // JavaScript numbers, so a size can have a fraction; counts and `avgObjSize` stay
 // unscaled, and `scaleFactor` is the scale.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn collection_stats_scale_divides_sizes_only() {
     let mut s = session("8.0", SAMPLE);
     let plain = document(&mut s, "db.c.stats()");
@@ -271,7 +273,8 @@ fn collection_stats_scale_divides_sizes_only() {
 // `freeStorageSize`, `indexBuilds`, `totalSize` or `scaleFactor` (4.2/4.4), so mongosh's
 // sum has no `totalSize` and no `scaleFactor` either (it adds `scaleFactor` only when the
 // first shard has one).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn collection_stats_follow_each_eras_storage_stats() {
     let mut s = session("5.0", SAMPLE);
     let stats = document(&mut s, "db.c.stats()");
@@ -340,7 +343,8 @@ fn collection_stats_follow_each_eras_storage_stats() {
 // `indexDetails` is kept only when asked for ("not returned when no args", "returned all
 // when true"), in its place after `capped`. An unsharded collection's one document comes
 // from the primary shard and config.collections has no entry for it.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn collection_stats_options_and_unsharded_collections() {
     let mut s = session("8.0", SAMPLE);
     assert_eq!(
@@ -384,7 +388,8 @@ fn collection_stats_options_and_unsharded_collections() {
 // stage"); for a database mongos does not know the aggregation answers no document and
 // collection.ts throws its own MongoshRuntimeError (CommonErrors.CommandFailed,
 // COMMON-10004).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn collection_stats_of_what_does_not_exist() {
     let mut s = session("8.0", SAMPLE);
     assert_eq!(
@@ -406,7 +411,8 @@ fn collection_stats_of_what_does_not_exist() {
 // times its objects; 8.0 in mongod's order, the index figures before `totalSize`. Each
 // shard's reply is `DatabaseImpl::getStats` (src/mongo/db/catalog/database_impl.cpp):
 // sizes divided by the scale as doubles.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn db_stats_answers_every_shard_and_the_sums() {
     let mut s = session("8.0", SAMPLE);
     let stats = document(&mut s, "db.stats()");
@@ -512,7 +518,8 @@ fn db_stats_answers_every_shard_and_the_sums() {
 // cluster_db_stats_cmd.cpp before the 8.0 line wrote `totalSize` right after
 // `storageSize`; 3.6's mongos (a RunOnAllShardsCommand) summed extents and file sizes
 // and wrote neither `db` nor the collection counts.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn db_stats_follow_each_eras_mongos() {
     let mut s = session("5.0", SAMPLE);
     let stats = document(&mut s, "db.stats()");
@@ -557,7 +564,8 @@ fn db_stats_follow_each_eras_mongos() {
 // `avgObjSize` as a double, `maxSize` (a long), `nindexes`, `scaleFactor`, `nchunks`, and
 // each shard's reply scaled in whole numbers; a scale below 1 is 4390200, a scale that is
 // not a number 4390201; an unsharded collection names its primary shard.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn coll_stats_command_through_mongos() {
     let mut s = session("8.0", SAMPLE);
     let stats = document(&mut s, "db.runCommand({collStats: 'c'})");
@@ -676,7 +684,8 @@ fn assert_no_mergeable_siblings(s: &Session) {
 // `reportProgressOn` answers `{currentPhase: 'none'}`; `defragmentCollection: false`
 // (`abortCollectionDefragmentation`) persists the phase `finished` and the flags go only
 // when the balancer runs ("Phase 3 still has to run" in later versions of the jstest).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn defragmentation_with_the_balancer_off() {
     let mut s = session("8.0", FRAGMENTED);
     run_ok(
@@ -732,7 +741,8 @@ db.adminCommand({configureCollectionBalancing: 'test.c', defragmentCollection: t
 // collection with `defragmentCollection` set is no candidate for the ordinary balancing.
 // 4 MB on one shard under a 1 MB chunk size is a migration for the 8.0 policy (donor and
 // recipient differ by three chunk sizes), until the flag is set.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_collection_being_defragmented_is_not_balanced() {
     let setup = "sh.shardCollection('test.d', {x: 1})
 db.adminCommand({configureCollectionBalancing: 'test.d', chunkSize: 1})
@@ -765,7 +775,8 @@ sh.startBalancer()",
 // then phase 3 merges what is left adjacent and `_clearDefragmentationState` unsets the
 // flags and the estimates. The end state passes defragmentation_util.js
 // `checkPostDefragmentationState`, and no document is lost.
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn defragmentation_merges_moves_and_finishes() {
     let mut s = session("8.0", FRAGMENTED);
     let before = config(&s, "chunks").len();
@@ -855,7 +866,8 @@ fn defragmentation_merges_moves_and_finishes() {
 // (`_abort(kMergeAndMeasureChunks)`); it still ends in checkPostDefragmentationState's
 // shape (jstests/sharding/balancer_defragmentation_merge_chunks.js also moves chunks by
 // hand while it runs).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn defragmentation_respects_zones_and_chunks_moved_by_hand() {
     let mut s = session(
         "8.0",
@@ -884,7 +896,8 @@ sleep(300000)"
 
 // The same commands give the same cluster (the policy's shard and collection orders
 // are fixed where MongoDB's are hash-map or random orders).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn defragmentation_is_deterministic() {
     let script = format!(
         "{FRAGMENTED}
@@ -905,7 +918,8 @@ sleep(12000)"
 // update, which must match the sharded collection (NamespaceNotSharded). The command is
 // 5.3's, so the 5.0 mode's mongos does not know it, and mongosh has no
 // `sh.configureCollectionBalancing` helper (packages/shell-api/src/shard.ts).
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn configure_collection_balancing_refuses_bad_input() {
     let mut s = session("8.0", "sh.shardCollection('test.c', {x: 1})");
     assert_eq!(

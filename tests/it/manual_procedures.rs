@@ -15,6 +15,8 @@ use crate::transcripts::{self, Shape};
 use shardlab::Session;
 
 const COMMANDS: &str = include_str!("../manual_procedures/commands.js");
+const EXPECTED: &str = include_str!("../manual_procedures/expected.txt");
+#[cfg(not(target_arch = "wasm32"))]
 const EXPECTED_PATH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/manual_procedures/expected.txt"
@@ -38,14 +40,16 @@ fn transcript() -> String {
     out
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn the_walk_answers_as_expected() {
     let got = transcript();
+    #[cfg(not(target_arch = "wasm32"))]
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(EXPECTED_PATH, &got).expect("the expected file is written");
         return;
     }
-    let expected = std::fs::read_to_string(EXPECTED_PATH).expect("the expected file");
+    let expected = EXPECTED;
     if got != expected {
         let at = got
             .lines()
@@ -68,6 +72,7 @@ fn the_walk_answers_as_expected() {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn the_cli_prints_the_walk_character_for_character() {
     // What the CLI prints is each answer of the session on its own lines, in order, and
@@ -95,14 +100,15 @@ fn the_cli_prints_the_walk_character_for_character() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     // The session's answers are those of expected.txt (the test above), so the CLI's
     // are too; the file holds the failing step.
-    let expected = std::fs::read_to_string(EXPECTED_PATH).expect("the expected file");
+    let expected = EXPECTED;
     assert!(
         expected.contains("MongoServerError[ZoneStillInUse]"),
         "the walk's failing step"
     );
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn the_walk_reaches_what_the_pages_promise() {
     let t = transcript();
     // Schedule the Balancing Window: sh.status() shows it (helpers.ts), and removing it
@@ -131,7 +137,8 @@ fn the_walk_reaches_what_the_pages_promise() {
     assert!(t.contains("{ order_id: 1 }\n"));
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn db_print_sharding_status_prints_what_sh_status_prints() {
     // database.ts printShardingStatus and shard.ts status both return
     // getPrintableShardStatus as a 'StatsResult'.
@@ -175,7 +182,8 @@ fn migrations(s: &mut Session) -> String {
         .unwrap_or_default()
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn the_balancer_moves_nothing_outside_its_window() {
     // balancer_configuration.cpp, isTimeInBalancingWindow: a round whose time of day is
     // outside [start, stop] skips balancing (balancer.cpp, shouldBalance); the clock starts
@@ -211,7 +219,8 @@ fn the_balancer_moves_nothing_outside_its_window() {
     assert_ne!(migrations(&mut open), "'No recent migrations'");
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_window_over_midnight_and_a_stopped_balancer() {
     // 23:00 to 6:00 holds midnight, where the clock starts: the balancer moves ranges.
     let mut s = Session::default();
@@ -246,7 +255,8 @@ fn a_window_over_midnight_and_a_stopped_balancer() {
     assert_eq!(refused, "MongoServerError: Document failed validation");
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn add_shard_names_the_shard_after_its_replica_set() {
     // sharding_catalog_manager_shard_operations.cpp: _validateHostAsShard defaults the name
     // to the set's; _checkIfShardExists answers a retry with the shard already there and

@@ -40,7 +40,8 @@ fn answer<'a>(all: &'a [(String, String)], statement: &str) -> &'a str {
         .1
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn placeholders_and_undefined_names_fail_as_mongosh_fails() {
     let all = printed();
     let shown = answer(&all, "sh.shardCollection(<namespace>");
@@ -54,7 +55,8 @@ fn placeholders_and_undefined_names_fail_as_mongosh_fails() {
     assert!(field.contains("SyntaxError"), "{field}");
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn every_runnable_command_of_the_pages_answers_as_mongodb_does() {
     let all = printed();
     let ok = |s: &str| {
@@ -117,6 +119,7 @@ fn every_runnable_command_of_the_pages_answers_as_mongodb_does() {
     assert!(collections.contains("_id: 'test.events'"), "{collections}");
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn the_cli_prints_what_the_session_prints() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardlab"))

@@ -64,7 +64,8 @@ const NO_FULL_KEY: &str = "MongoServerError: Shard key update is not allowed wit
 /// mongosh's message); findAndModify's a command error.
 const NOT_RETRYABLE: &str = "Must run update to shard key field in a multi-statement transaction or with retryWrites: true.";
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn update_many_with_upsert_needs_the_full_shard_key_in_every_era() {
     let command = "db.c.updateMany({y: 1}, {$set: {z: 1}}, {upsert: true})";
     // chunk_manager_targeter.cpp (3.6), targetUpdate: "Upserts are required to target a
@@ -90,7 +91,8 @@ fn update_many_with_upsert_needs_the_full_shard_key_in_every_era() {
     );
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn update_one_without_the_shard_key_before_and_after_7_1() {
     let op_style = "db.c.updateOne({y: 1}, {$set: {z: 1}})";
     let refusal = multi_false_refusal("{ y: 1 }", "{ $set: { z: 1 } }");
@@ -130,7 +132,8 @@ fn update_one_without_the_shard_key_before_and_after_7_1() {
     }
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn update_one_with_upsert_and_no_shard_key_inserts_from_7_1() {
     let upsert = "db.c.updateOne({y: 9}, {$set: {z: 1}}, {upsert: true})";
     // 4.4 to 7.0: an upsert is targeted by the filter's full key (7.1's release notes:
@@ -145,7 +148,8 @@ fn update_one_with_upsert_and_no_shard_key_inserts_from_7_1() {
     );
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn delete_one_without_the_shard_key_per_era() {
     let one_shard = "db.c.deleteOne({x: {$gte: 12}})";
     // targetDelete (5.0.0): extractShardKeyFromQuery must find the full key or an exact
@@ -171,7 +175,8 @@ fn delete_one_without_the_shard_key_per_era() {
     );
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn find_one_and_update_without_the_shard_key_per_era() {
     let two_shards = "db.c.findOneAndUpdate({y: 2}, {$set: {z: 2}})";
     // cluster_find_and_modify_cmd.cpp (5.0.0), getShardKey: ShardKeyNotFound, a
@@ -204,7 +209,8 @@ fn find_one_and_update_without_the_shard_key_per_era() {
     );
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_retryable_update_one_changing_the_key_without_the_full_key() {
     // The filter reaches shard01 alone, so every era since 4.4 sends it there; it names
     // no full key. (`{x: {$lt: 10}}` would reach shard02 too: mongos takes a range's
@@ -245,7 +251,8 @@ fn a_retryable_update_one_changing_the_key_without_the_full_key() {
     }
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_shard_key_change_needs_a_retryable_write() {
     // retryWrites=false: the change is refused after the full key check (4.2 to 6.x)
     // or after `multi` (7.0+), even with the full key in the filter.
@@ -284,7 +291,8 @@ fn a_shard_key_change_needs_a_retryable_write() {
     );
 }
 
-#[test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn the_7_0_mode_is_its_own() {
     // 7.0 is the modern era (data-size balancer, 128 MB chunks) before 7.1's writes
     // without a shard key; 6.0 counts as 7.0 and 7.1 as 8.0.
