@@ -225,8 +225,10 @@ export async function typeCommand(page, command) {
   await input.fill(command);
   await input.press('Enter');
   await page.waitForFunction((command) => {
+    // Echoed after mongosh's prompt: the database it was typed in (`test> `, `t> `).
     const inputs = [...document.querySelectorAll('[data-testid="console-output"] .line.in')];
-    return inputs.length > 0 && inputs[inputs.length - 1].textContent === `test> ${command}`;
+    const echo = inputs.length > 0 ? inputs[inputs.length - 1].textContent : '';
+    return /^[^\s>]+> /.test(echo) && echo.slice(echo.indexOf('> ') + 2) === command;
   }, command.trim());
 }
 

@@ -19,6 +19,10 @@ test('a console-only session: the view, key bar and charts follow the collection
   const { page, errors } = await openPage();
   await type(page, 'use t');
   await type(page, 'sh.shardCollection("t.h", {ts: "hashed"})');
+  // mongosh's prompt follows \`use\`: the line typed after it, and the input's prompt.
+  const echoes = await page.locator('[data-testid="console-output"] .line.in').allTextContents();
+  assert.deepEqual(echoes.slice(-2), ['test> use t', 't> sh.shardCollection("t.h", {ts: "hashed"})']);
+  await page.locator('.prompt-sign').filter({ hasText: /^t>$/ }).waitFor();
   const docs = Array.from({ length: 300 }, (_, i) => `{ts: ${i}}`).join(', ');
   await type(page, `db.h.insertMany([${docs}])`);
   await page.waitForFunction(() => (document.querySelector('[data-testid="summary"]')?.innerText ?? '').includes('t.h'));

@@ -63,6 +63,7 @@ fn view(position: u64, length: u64, count: u64, lines: &[(PageLineKind, &str)]) 
                 kind: *kind,
                 text: text.to_string(),
                 message: None,
+                db: None,
             })
             .collect(),
         settings: ViewSettings {

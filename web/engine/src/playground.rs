@@ -42,6 +42,7 @@ fn said(m: Message, view: Option<MessageView>) -> PageLine {
         kind: PageLineKind::Output,
         text: m.english(),
         message: Some(view.unwrap_or_else(|| message_view(&m))),
+        db: None,
     }
 }
 
@@ -203,11 +204,13 @@ fn build(config: ClusterConfig, commands: &[String], intro: PageLine) -> (Held, 
     let mut printed = Printed::line(intro);
     printed.changed = true;
     for command in commands {
+        let db = held.timeline.session().db.clone();
         let outcomes = held.push(command);
         printed.lines.push(PageLine {
             kind: PageLineKind::Auto,
             text: command.clone(),
             message: None,
+            db: Some(db),
         });
         printed.failed |= log_outcomes(&mut printed.lines, &outcomes, true);
     }
@@ -370,6 +373,7 @@ fn log_outcomes(lines: &mut Vec<PageLine>, outcomes: &[Outcome], all: bool) -> b
                 kind,
                 text,
                 message: None,
+                db: None,
             });
         }
     }
@@ -472,6 +476,7 @@ impl<'a> Playground<'a> {
                 kind,
                 text: command.to_string(),
                 message: None,
+                db: Some(self.held.timeline.session().db.clone()),
             });
         }
         let touches = self.held.timeline.session().touches();
@@ -673,6 +678,7 @@ impl<'a> Playground<'a> {
                 done: r.next as u64,
                 total: r.commands.len() as u64,
             }),
+            db: timeline.session().db.clone(),
         }
     }
 
@@ -698,6 +704,7 @@ impl<'a> Playground<'a> {
                 done: r.next as u64,
                 total: r.commands.len() as u64,
             }),
+            db: self.held.timeline.session().db.clone(),
             ..PageView::default()
         }
     }

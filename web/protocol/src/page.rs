@@ -141,6 +141,10 @@ pub struct PageLine {
     /// its reader's language; `text` is its English.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<MessageView>,
+    /// For a line typed or run (an echo): the database the shell was in when it was
+    /// typed, which mongosh's prompt shows (`test> `, `config> ` after `use config`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db: Option<String>,
 }
 
 /// The cluster's settings at the cursor, for the collection shown.
@@ -254,6 +258,9 @@ pub struct PageView {
     pub after_done: bool,
     /// The replay under way, if any.
     pub replay: Option<ReplayProgress>,
+    /// The shell's database at the cursor (`use <db>` changes it): mongosh's prompt.
+    #[serde(default)]
+    pub db: String,
 }
 
 /// What applying the settings form's draft does to the cluster at the cursor, as the

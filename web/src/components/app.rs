@@ -303,7 +303,7 @@ impl FullView {
                 <div class="lower">
                     <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
                     <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
-                    busy={state.in_flight > 0 && !state.playing} />
+                    busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
                 </div>
                 <Insights state={(**state).clone()} />
                 <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
@@ -731,7 +731,7 @@ fn embed_view(
             }
             if !options.hides("console") {
                 <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
-                    busy={state.in_flight > 0 && !state.playing} />
+                    busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
             }
         </div>
     }

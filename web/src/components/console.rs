@@ -25,6 +25,9 @@ pub struct ConsoleProps {
     /// takes more than a moment).
     #[prop_or_default]
     pub busy: bool,
+    /// The shell's database, for the prompt (`test` before the engine has said).
+    #[prop_or_default]
+    pub db: AttrValue,
 }
 
 impl PartialEq for ConsoleProps {
@@ -33,6 +36,7 @@ impl PartialEq for ConsoleProps {
             && self.first == other.first
             && Rc::ptr_eq(&self.history, &other.history)
             && self.busy == other.busy
+            && self.db == other.db
     }
 }
 
@@ -90,7 +94,7 @@ pub fn console(props: &ConsoleProps) -> Html {
                 { for props.lines.iter().zip(props.first..).map(|(line, n)| console_line(line, n)) }
             </div>
             <div class="prompt">
-                <span class="prompt-sign" aria-hidden="true">{ "test>" }</span>
+                <span class="prompt-sign" aria-hidden="true">{ format!("{}>", if props.db.is_empty() { "test" } else { props.db.as_str() }) }</span>
                 <textarea data-testid="console-input" ref={input_ref} rows={rows.to_string()} value={(*text).clone()}
                     oninput={on_input} onkeydown={on_keydown} spellcheck="false"
                     aria-label={t(K::ConsoleShellCommandEnterRunsIt)}
@@ -122,11 +126,13 @@ fn use_scroll_to_newest(output_ref: NodeRef, newest: u64) {
 /// One console line, classed and prompted by its kind.
 /// One line, keyed by its number: when the oldest lines go, the others stay as drawn.
 fn console_line(line: &ConsoleLine, n: u64) -> Html {
+    // mongosh's prompt: the database the line was typed in.
+    let prompt = || format!("{}> ", line.db.as_deref().unwrap_or("test"));
     let (class, prefix) = match line.kind {
-        LineKind::Input => ("in", "test> "),
-        LineKind::Auto => ("auto", "test> "),
-        LineKind::Output => ("out", ""),
-        LineKind::Error => ("err", ""),
+        LineKind::Input => ("in", prompt()),
+        LineKind::Auto => ("auto", prompt()),
+        LineKind::Output => ("out", String::new()),
+        LineKind::Error => ("err", String::new()),
     };
     // ShardLab's own lines (the welcome, a lesson's opening) in the page's language;
     // mongosh's as it prints them.

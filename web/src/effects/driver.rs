@@ -861,8 +861,20 @@ impl Driver {
                 json: true,
             },
             move |answer| {
-                let Ok(Reply::Scenario { text }) = answer else {
-                    return;
+                let text = match answer {
+                    Ok(Reply::Scenario { text }) => text,
+                    // The engine stopped: the restart replays the session and saves it.
+                    Err(e) if e.code_name == ENGINE_RESTARTED => return,
+                    // The engine could not write the session's saved form (a page value
+                    // over the scenario's limits): said, not skipped in silence.
+                    Err(e) => {
+                        dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+                            K::DriverSessionNotSaved,
+                            &[("why", &engine_words(&e))],
+                        )))));
+                        return;
+                    }
+                    Ok(_) => return,
                 };
                 let now = scenario_room(text.len());
                 let before = std::mem::replace(&mut *room.borrow_mut(), (session.clone(), now));
