@@ -863,8 +863,11 @@ impl Driver {
             move |answer| {
                 let text = match answer {
                     Ok(Reply::Scenario { text }) => text,
-                    // The engine stopped: the restart replays the session and saves it.
-                    Err(e) if e.code_name == ENGINE_RESTARTED => return,
+                    // The engine stopped, or the session was replaced or closed since:
+                    // whatever replays or replaces it saves it.
+                    Err(e) if e.code_name == ENGINE_RESTARTED || e.code_name == "NoSuchSession" => {
+                        return
+                    }
                     // The engine could not write the session's saved form (a page value
                     // over the scenario's limits): said, not skipped in silence.
                     Err(e) => {
