@@ -35,6 +35,7 @@
 use crate::engine::chunks::{Chunk, ShardIdx};
 use crate::engine::cluster::{Cluster, VersionMode};
 use crate::engine::events::EventKind;
+use bson::Document;
 
 /// `autoMergerIntervalSecs`' default: the seconds between the starts of two rounds.
 pub const AUTO_MERGER_INTERVAL_SECS: i64 = 3_600;
@@ -58,14 +59,34 @@ pub const MAX_MERGE_VISITS_PER_ADVANCE: u32 = 1_000;
 type Work = Vec<(String, Vec<String>)>;
 
 impl Cluster {
-    /// Whether the AutoMerger may run now: a 7.0- or 8.0-mode cluster whose balancer is
-    /// on, whose `automerge` setting is not off, inside the balancing window
+    /// Whether the AutoMerger may run now: a 7.0- or 8.0-mode cluster whose settings
+    /// refresh succeeds (a failed one skips the whole balancer round), whose balancer is
+    /// on and whose `automerge` setting is not off, inside the balancing window
     /// (`shouldBalanceForAutoMerge`).
     fn merger_allowed(&self) -> bool {
         self.version() >= VersionMode::V70
+            && self.settings_refresh_ok()
             && self.balancer_enabled
-            && self.automerge != Some(false)
+            && self.automerge_on()
             && self.in_balancing_window()
+    }
+
+    /// What `_refreshAutoMergeSettings` takes from the `automerge` document: on without
+    /// one (`AutoMergeSettingsType::createDefault`), else its boolean `enabled`.
+    pub(crate) fn automerge_on(&self) -> bool {
+        self.automerge_setting.as_ref().map_or(
+            Some(true),
+            crate::engine::balancer_settings::enabled_setting,
+        ) == Some(true)
+    }
+
+    /// Stores `config.settings`' `automerge` document as written (`None`: deleted), as
+    /// `sh.startAutoMerger()`, `sh.stopAutoMerger()` (`{$set: {enabled}}` upserts, shard.ts)
+    /// or an administrator through the config database write it. The next balancer round
+    /// reads it: `{enabled: false}` stops the AutoMerger, no document or `{enabled: true}`
+    /// lets it run, and one whose `enabled` is not a boolean fails the round's refresh.
+    pub fn write_automerge_setting(&mut self, doc: Option<Document>) {
+        self.automerge_setting = doc;
     }
 
     /// What a balancer round does for the AutoMerger, at the clock's time: disable it,

@@ -217,6 +217,8 @@ impl Cluster {
             None => self.balancer_refresh.refused = true,
         }
         self.balancer_setting = doc;
+        // Before 6.0.3 each auto-split refreshes the same settings first.
+        self.refresh_autosplit();
     }
 
     /// `balancerStart` and `balancerStop` (`BalancerConfiguration::setBalancerMode`): an
@@ -241,7 +243,27 @@ impl Cluster {
     /// balancer is on, its settings parsed, and the time is inside its window. The
     /// window is read in UTC, the simulated servers' local time.
     pub(crate) fn balancer_may_balance(&self) -> bool {
-        self.balancer_enabled && !self.balancer_refresh.refused && self.in_balancing_window()
+        self.balancer_enabled && self.settings_refresh_ok() && self.in_balancing_window()
+    }
+
+    /// Whether `BalancerConfiguration::refreshAndCheck` succeeds, which each balancer
+    /// round (else "Skipping balancing round") and, before 6.0.3, each auto-split
+    /// (else no split) calls first: the `balancer` document parses, and so does the
+    /// era's other enabled-flag document, `autosplit` in 3.4 to 5.0 and `automerge` from
+    /// 7.0 (their `refreshAndCheck` reads balancer, chunksize, then autosplit or automerge;
+    /// `bsonExtractBooleanField` wants `enabled` a boolean). The chunk size document is
+    /// left out as [`Cluster::write_chunksize_setting`] takes it.
+    pub(crate) fn settings_refresh_ok(&self) -> bool {
+        let parses = |doc: &Option<Document>| {
+            doc.as_ref()
+                .is_none_or(|d| balancer_settings::enabled_setting(d).is_some())
+        };
+        let flag = if self.version().auto_splits() {
+            &self.autosplit_setting
+        } else {
+            &self.automerge_setting
+        };
+        !self.balancer_refresh.refused && parses(flag)
     }
 
     /// Whether the clock's time (to the second, as `second_clock` reads it) is inside

@@ -5,6 +5,9 @@
 //! shows (`db.settings.updateOne({_id: "balancer"}, {$set: {activeWindow: {start, stop}}},
 //! {upsert: true})`); `balancerStart` and `balancerStop` upsert `mode` and `stopped` into
 //! the same document. The balancer's loop reads it in `background.rs`.
+//!
+//! The same refresh reads the `autosplit` document (3.4 to 5.0's `AutoSplitSettingsType`)
+//! and the `automerge` one (7.0 on, `AutoMergeSettingsType`): [`enabled_setting`].
 
 use bson::{Bson, Document};
 
@@ -56,6 +59,18 @@ pub(crate) fn parse(doc: &Document) -> Option<(bool, Option<(i64, i64)>)> {
         Some(_) => return None,
     };
     Some((full && !stopped, window))
+}
+
+/// `AutoSplitSettingsType::fromBSON` and `AutoMergeSettingsType::fromBSON`
+/// (balancer_configuration.cpp): the `enabled` of an `autosplit` or `automerge` document,
+/// which `bsonExtractBooleanField` takes only as a boolean. `None` when it is missing or
+/// of another type (`{enabled: 0}`, `{enabled: 'no'}`): the refresh that reads it fails,
+/// and `refreshAndCheck` with it.
+pub(crate) fn enabled_setting(doc: &Document) -> Option<bool> {
+    match doc.get("enabled") {
+        Some(Bson::Boolean(b)) => Some(*b),
+        _ => None,
+    }
 }
 
 /// `toPointInTime`: the time of day of `"hh:mm"` in seconds, read as `sscanf("%d:%d")`
@@ -139,5 +154,22 @@ mod tests {
         assert_eq!(parse(&same), None);
         let missing = doc! {"_id": "balancer", "activeWindow": {"start": "1:00"}};
         assert_eq!(parse(&missing), None);
+    }
+
+    #[test]
+    fn enabled_is_taken_only_as_a_boolean() {
+        assert_eq!(
+            enabled_setting(&doc! {"_id": "automerge", "enabled": false}),
+            Some(false)
+        );
+        assert_eq!(
+            enabled_setting(&doc! {"_id": "autosplit", "enabled": true}),
+            Some(true)
+        );
+        assert_eq!(
+            enabled_setting(&doc! {"_id": "autosplit", "enabled": 0}),
+            None
+        );
+        assert_eq!(enabled_setting(&doc! {"_id": "automerge"}), None);
     }
 }

@@ -374,7 +374,9 @@ pub struct Cluster {
     pub(crate) events: EventLog,
     /// Whether the balancer runs.
     pub balancer_enabled: bool,
-    /// Whether auto-split is on (5.0 and 3.6 modes only).
+    /// Whether chunks split on their own: only in the 3.6 and 5.0 modes, and there only
+    /// while the `autosplit` setting allows it and the settings refresh that precedes each
+    /// split succeeds ([`Cluster::write_autosplit_setting`]).
     pub autosplit_enabled: bool,
     /// Successful migrations, for `sh.status()`.
     pub migrations: u64,
@@ -382,13 +384,16 @@ pub struct Cluster {
     /// which makes the next round of the 3.6 policy aggressive.
     pub(crate) balanced_last_time: bool,
     /// `config.settings`' `automerge` document (`{_id: 'automerge', enabled}`) as
-    /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` write it: `None` until one of them
-    /// runs, which mongosh reads as enabled.
-    pub automerge: Option<bool>,
+    /// `sh.startAutoMerger()`, `sh.stopAutoMerger()` or an administrator through the config
+    /// database wrote it: `None` until one did (or after it was deleted), which the
+    /// AutoMerger and mongosh read as enabled ([`Cluster::write_automerge_setting`]).
+    pub automerge_setting: Option<Document>,
     /// `config.settings`' `autosplit` document (`{_id: 'autosplit', enabled}`) as
-    /// `sh.enableAutoSplit()` and `sh.disableAutoSplit()` write it in every era: `None`
-    /// until one of them runs, which mongosh's `sh.status()` reads as enabled.
-    pub autosplit_setting: Option<bool>,
+    /// `sh.enableAutoSplit()`, `sh.disableAutoSplit()` or an administrator through the
+    /// config database wrote it: `None` until one did (or after it was deleted), which
+    /// the splitter and mongosh's `sh.status()` read as enabled
+    /// ([`Cluster::write_autosplit_setting`]).
+    pub autosplit_setting: Option<Document>,
     /// `config.settings`' `chunksize` document as an administrator wrote it through the
     /// config database (the manual's "Modify Range Size"): `None` until such a write, or
     /// after `sim.chunkSize`, when the document shown is derived from the chunk size.
@@ -499,7 +504,7 @@ impl Cluster {
             autosplit_enabled: config.version.auto_splits(),
             migrations: 0,
             balanced_last_time: false,
-            automerge: None,
+            automerge_setting: None,
             autosplit_setting: None,
             chunksize_setting: None,
             balancer_setting: None,
@@ -544,10 +549,10 @@ impl Cluster {
         self.config.version
     }
 
-    /// Changes the behaviour era; auto-split follows the era's default.
+    /// Changes the behaviour era; auto-split follows the era and the `autosplit` setting.
     pub fn set_version(&mut self, version: VersionMode) {
         self.config.version = version;
-        self.autosplit_enabled = version.auto_splits();
+        self.refresh_autosplit();
     }
 
     /// The maximum chunk size in bytes.
@@ -592,6 +597,30 @@ impl Cluster {
             Some(None) => {}
         }
         self.chunksize_setting = doc;
+    }
+
+    /// Stores `config.settings`' `autosplit` document as written (`None`: deleted), and
+    /// takes it as the splitter's next refresh does. A 3.6 mongos
+    /// (`updateChunkWriteStatsAndSplitIfNeeded`) and a 5.0 shard (`ChunkSplitter`) call
+    /// `BalancerConfiguration::refreshAndCheck` before each auto-split and split only if
+    /// it succeeds and `getShouldAutoSplit()` holds: no document means on, `{enabled:
+    /// false}` off, and a document whose `enabled` is not a boolean fails the refresh
+    /// (`AutoSplitSettingsType::fromBSON`), so nothing splits until it is fixed. From
+    /// 6.0.3 nothing splits on its own whatever the document says.
+    pub fn write_autosplit_setting(&mut self, doc: Option<Document>) {
+        self.autosplit_setting = doc;
+        self.refresh_autosplit();
+    }
+
+    /// Whether chunks split on their own now, from the era, the settings refresh and the
+    /// `autosplit` document.
+    pub(crate) fn refresh_autosplit(&mut self) {
+        let on = self.autosplit_setting.as_ref().map_or(
+            Some(true),
+            crate::engine::balancer_settings::enabled_setting,
+        );
+        self.autosplit_enabled =
+            self.version().auto_splits() && self.settings_refresh_ok() && on == Some(true);
     }
 
     /// All shards ever added, including removed ones (their indices stay stable).
@@ -660,8 +689,8 @@ impl Cluster {
             autosplit_enabled: self.autosplit_enabled,
             migrations: self.migrations,
             balanced_last_time: self.balanced_last_time,
-            automerge: self.automerge,
-            autosplit_setting: self.autosplit_setting,
+            automerge_setting: self.automerge_setting.clone(),
+            autosplit_setting: self.autosplit_setting.clone(),
             chunksize_setting: self.chunksize_setting.clone(),
             balancer_setting: self.balancer_setting.clone(),
             balancer_refresh: self.balancer_refresh,

@@ -706,7 +706,8 @@ pub enum SettingDoc {
     },
     /// A document an administrator wrote through the config database that the typed
     /// forms above do not hold as it is (`{_id: 'chunksize', value: 3.5}`, which 8.0's
-    /// schema accepts and the balancer then refuses; in 3.6 and 5.0 anything at all).
+    /// schema accepts and the balancer then refuses; `{_id: 'automerge', enabled: 0}`,
+    /// which no schema checks; in 3.6 and 5.0 anything at all).
     Written(Document),
 }
 
@@ -743,7 +744,12 @@ impl SettingDoc {
             doc,
             what: "settings",
         };
-        let enabled = || r.opt("enabled", as_bool).map(|e| e.unwrap_or(true));
+        // An `autosplit` or `automerge` document of another shape than `{_id, enabled:
+        // <bool>}` is kept as it was written.
+        let enabled = |typed: fn(bool) -> SettingDoc| match (doc.len(), doc.get("enabled")) {
+            (2, Some(Bson::Boolean(b))) => typed(*b),
+            _ => SettingDoc::Written(doc.clone()),
+        };
         Ok(match r.string("_id")?.as_str() {
             "balancer" => SettingDoc::Balancer {
                 mode: r
@@ -751,12 +757,8 @@ impl SettingDoc {
                     .unwrap_or_else(|| "full".to_string()),
                 stopped: r.opt("stopped", as_bool)?.unwrap_or(false),
             },
-            "autosplit" => SettingDoc::AutoSplit {
-                enabled: enabled()?,
-            },
-            "automerge" => SettingDoc::AutoMerge {
-                enabled: enabled()?,
-            },
+            "autosplit" => enabled(|enabled| SettingDoc::AutoSplit { enabled }),
+            "automerge" => enabled(|enabled| SettingDoc::AutoMerge { enabled }),
             "chunksize" => match (doc.len(), doc.get("value")) {
                 (2, Some(Bson::Int32(n))) => SettingDoc::ChunkSize { value_mb: *n },
                 _ => SettingDoc::Written(doc.clone()),
@@ -1108,9 +1110,10 @@ pub fn tag_docs(cluster: &Cluster) -> Vec<TagDoc> {
 }
 
 /// `config.settings`: a document for each setting changed from its default, as the
-/// helpers that change them write one (the balancer stopped, auto-split off, a chunk
-/// size other than the era's), and `automerge` once `sh.startAutoMerger()` or
-/// `sh.stopAutoMerger()` has upserted it (mongosh's shard.ts sends them to any server).
+/// helpers that change them write one (the balancer stopped, a chunk size other than the
+/// era's), and the `autosplit` and `automerge` documents as `sh.enableAutoSplit()`,
+/// `sh.startAutoMerger()` and the like (mongosh's shard.ts sends them to any server) or an
+/// administrator through the config database last wrote them.
 pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
     let v = cluster.version();
     let mut out = Vec::new();
@@ -1122,15 +1125,13 @@ pub fn setting_docs(cluster: &Cluster) -> Vec<SettingDoc> {
             stopped: true,
         });
     }
-    match cluster.autosplit_setting {
-        Some(enabled) => out.push(SettingDoc::AutoSplit { enabled }),
-        None if v < VersionMode::V70 && !cluster.autosplit_enabled => {
-            out.push(SettingDoc::AutoSplit { enabled: false });
-        }
-        None => {}
-    }
-    if let Some(enabled) = cluster.automerge {
-        out.push(SettingDoc::AutoMerge { enabled });
+    for doc in [&cluster.autosplit_setting, &cluster.automerge_setting]
+        .into_iter()
+        .flatten()
+    {
+        out.push(
+            SettingDoc::from_document(doc).unwrap_or_else(|_| SettingDoc::Written(doc.clone())),
+        );
     }
     if let Some(doc) = &cluster.chunksize_setting {
         out.push(

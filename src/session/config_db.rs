@@ -1,13 +1,14 @@
 //! The config database from the shell: `db.getSiblingDB("config").chunks.find(...)`,
 //! `use config` then `db.chunks.find()`, `countDocuments` and `aggregate`, over the
 //! documents [`crate::engine::config_catalog`] lays out for the cluster's version mode.
-//! Writes to `config.settings`' `chunksize` document are accepted as the manual's
-//! "Modify Range Size" procedure makes them and change the cluster's chunk size; every
+//! Writes to the `config.settings` documents the cluster reads (`chunksize`, `balancer`,
+//! `autosplit`, `automerge`) are accepted as the manual's procedures and mongosh's helpers
+//! make them, through the era's validator, and change what the cluster does; every
 //! other write is refused with the error an authenticated user without the cluster's
 //! internal privileges gets from a mongos.
 
 use super::interpreter::{Output, Session, StatementError};
-use crate::engine::cluster::ClusterError;
+use crate::engine::cluster::{ClusterError, VersionMode};
 use crate::engine::config_catalog::config_documents;
 use crate::query;
 use crate::shell::parser::Segment;
@@ -250,16 +251,20 @@ impl Session {
 }
 
 impl Session {
-    /// A write to `config.settings`' `chunksize` or `balancer` document, which
-    /// administrators make as the manual's "Modify Range Size" and "Manage Sharded Cluster
-    /// Balancer" show (`use config`, then `db.settings.updateOne({_id: "chunksize"}, {$set:
-    /// {_id: "chunksize", value: <MiB>}}, {upsert: true})`, or `{_id: "balancer"}` with
-    /// `{$set: {activeWindow: {start, stop}}}`): `updateOne`, `updateMany`, `update`,
-    /// `replaceOne`, `insertOne`, `deleteOne` and `deleteMany` whose filter (or document)
-    /// has that `_id`. `None` for any other write, which stays refused. The next split
-    /// and balancer round use the new settings
-    /// ([`crate::engine::Cluster::write_chunksize_setting`],
-    /// [`crate::engine::Cluster::write_balancer_setting`]).
+    /// A write to one of the `config.settings` documents the cluster reads (`chunksize`,
+    /// `balancer`, `autosplit`, `automerge`), which administrators make as the manual's
+    /// "Modify Range Size" and "Manage Sharded Cluster Balancer" show (`use config`, then
+    /// `db.settings.updateOne({_id: "chunksize"}, {$set: {_id: "chunksize", value:
+    /// <MiB>}}, {upsert: true})`, or `{_id: "balancer"}` with `{$set: {activeWindow:
+    /// {start, stop}}}`), and mongosh's `sh.enableAutoSplit()` and `sh.stopAutoMerger()`
+    /// send as they are (shard.ts: `{_id: 'autosplit'}`/`{_id: 'automerge'}` with `{$set:
+    /// {enabled}}`, upserted): `updateOne`, `updateMany`, `update`, `replaceOne`,
+    /// `insertOne`, `deleteOne` and `deleteMany` whose filter (or document) has that
+    /// `_id`. `None` for any other write, which stays refused. The cluster takes the new
+    /// settings as its next refresh would ([`crate::engine::Cluster::write_chunksize_setting`],
+    /// [`crate::engine::Cluster::write_balancer_setting`],
+    /// [`crate::engine::Cluster::write_autosplit_setting`],
+    /// [`crate::engine::Cluster::write_automerge_setting`]).
     fn setting_write(
         &mut self,
         name: &str,
@@ -271,14 +276,10 @@ impl Session {
             Err(e) => return Some(Err(e)),
         };
         let key = match first.get("_id") {
-            Some(Bson::String(id)) if id == CHUNKSIZE => Setting::ChunkSize,
-            Some(Bson::String(id)) if id == BALANCER => Setting::Balancer,
+            Some(Bson::String(id)) => Setting::from_id(id)?,
             _ => return None,
         };
-        let current = crate::engine::config_catalog::setting_docs(&self.cluster)
-            .iter()
-            .map(crate::engine::config_catalog::SettingDoc::to_document)
-            .find(|d| d.get("_id") == Some(&Bson::String(key.id().into())));
+        let current = self.current_setting(key);
         Some(match name {
             "insertOne" | "insert" => self.setting_insert(key, first, current),
             "deleteOne" | "deleteMany" | "remove" => {
@@ -297,10 +298,45 @@ impl Session {
                 })
             }
             "updateOne" | "updateMany" | "update" | "replaceOne" => {
-                self.setting_update(key, name, &first, args, current)
+                let update = match self.update_arg(name, args) {
+                    Ok(u) => u,
+                    Err(e) => return Some(Err(e)),
+                };
+                let upsert = match self.opt_arg(args, 2) {
+                    Ok(o) => matches!(
+                        o,
+                        Some(Bson::Document(o)) if o.get("upsert") == Some(&Bson::Boolean(true))
+                    ),
+                    Err(e) => return Some(Err(e)),
+                };
+                self.setting_update(key, &first, &update, upsert, current)
             }
             _ => return None,
         })
+    }
+
+    /// What mongosh's `sh.enableAutoSplit()`, `sh.disableAutoSplit()`,
+    /// `sh.startAutoMerger()` and `sh.stopAutoMerger()` send (shard.ts): `updateOne({_id:
+    /// <setting>}, {$set: {enabled}}, {upsert: true})` on `config.settings`, answered as
+    /// that write is, its `UpdateResult` or the server's error (8.0's validator has no
+    /// branch for `autosplit`).
+    pub(super) fn upsert_enabled_setting(
+        &mut self,
+        key: Setting,
+        enabled: bool,
+    ) -> Result<Output, StatementError> {
+        let filter = bson::doc! { "_id": key.id() };
+        let update = bson::doc! { "$set": { "enabled": enabled } };
+        let current = self.current_setting(key);
+        self.setting_update(key, &filter, &update, true, current)
+    }
+
+    /// The settings document of `key` as `config.settings` holds it now.
+    fn current_setting(&self, key: Setting) -> Option<Document> {
+        crate::engine::config_catalog::setting_docs(&self.cluster)
+            .iter()
+            .map(crate::engine::config_catalog::SettingDoc::to_document)
+            .find(|d| d.get("_id") == Some(&Bson::String(key.id().into())))
     }
 
     /// Keeps a settings document as written (`None`: deleted).
@@ -308,6 +344,8 @@ impl Session {
         match key {
             Setting::ChunkSize => self.cluster.write_chunksize_setting(doc),
             Setting::Balancer => self.cluster.write_balancer_setting(doc),
+            Setting::AutoSplit => self.cluster.write_autosplit_setting(doc),
+            Setting::AutoMerge => self.cluster.write_automerge_setting(doc),
         }
     }
 
@@ -320,13 +358,7 @@ impl Session {
         current: Option<Document>,
     ) -> Result<Output, StatementError> {
         if current.is_some() {
-            return Err(write_error(
-                ClusterError::DuplicateKey(format!(
-                    "E11000 duplicate key error collection: config.settings index: _id_ dup key: {{ _id: \"{}\" }}",
-                    key.id()
-                ))
-                .into(),
-            ));
+            return Err(duplicate_setting(key));
         }
         let doc = id_first(doc);
         self.check_settings_schema(&doc)?;
@@ -338,31 +370,28 @@ impl Session {
     }
 
     /// An update or replacement of a settings document, an upsert inserting it when
-    /// there is none, with mongosh's `UpdateResult` (result.ts).
+    /// there is none, with mongosh's `UpdateResult` (result.ts). An upsert whose filter
+    /// misses the document that is there inserts a second one of the same `_id`, which
+    /// the `_id_` index refuses.
     fn setting_update(
         &mut self,
         key: Setting,
-        name: &str,
         filter: &Document,
-        args: &[Expr],
+        update: &Document,
+        upsert: bool,
         current: Option<Document>,
     ) -> Result<Output, StatementError> {
-        let update = self.update_arg(name, args)?;
-        let upsert = matches!(
-            self.opt_arg(args, 2)?,
-            Some(Bson::Document(o)) if o.get("upsert") == Some(&Bson::Boolean(true))
-        );
         let matched = match &current {
             Some(doc) => matching(vec![doc.clone()], filter)?.pop(),
             None => None,
         };
         let (new, upserted) = match &matched {
             Some(doc) => (
-                query::update::apply_update(doc, &update).map_err(write_error_of)?,
+                query::update::apply_update(doc, update).map_err(write_error_of)?,
                 false,
             ),
             None if upsert => (
-                query::update::upsert_document(filter, &update).map_err(write_error_of)?,
+                query::update::upsert_document(filter, update).map_err(write_error_of)?,
                 true,
             ),
             None => {
@@ -373,6 +402,9 @@ impl Session {
         let modified = matched.as_ref().is_some_and(|old| *old != new);
         if upserted || modified {
             self.check_settings_schema(&new)?;
+            if upserted && current.is_some() {
+                return Err(duplicate_setting(key));
+            }
             self.store_setting(key, Some(new));
         }
         Ok(if upserted {
@@ -382,44 +414,26 @@ impl Session {
         })
     }
 
-    /// 8.0's validator on `config.settings` (`ShardingCatalogManager::_initConfigSettings`:
-    /// a `$jsonSchema` whose `chunksize` branch, `ChunkSizeSettingsType::kSchema` in
-    /// balancer_configuration.cpp, allows only `_id` and a numeric `value` from 1 to 1024,
-    /// and whose `balancer` branch, `BalancerSettingsType::kSchema`, only the balancer's
-    /// fields; FCV 6.2 on, so 3.6 and 5.0 take any document). A document it refuses is the write
-    /// error `DocumentValidationFailure` (121), "Document failed validation".
+    /// The `$jsonSchema` validator on `config.settings` from FCV 6.2
+    /// (`ShardingCatalogManager::_initConfigSettings`, sharding_catalog_manager.cpp): a
+    /// document must fit exactly one branch of its `oneOf` (3.6 and 5.0 have none and
+    /// take any document). Each branch names the `_id`s it takes; a document whose `_id`
+    /// no branch names fits none (jstests/sharding/config_settings_schema.js:
+    /// `notARealSetting` is refused).
+    /// - 7.0 mode (7.0's validator): the `chunksize` branch
+    ///   (`{_id: {enum: ['chunksize']}, value: {bsonType: 'number', minimum: 1, maximum:
+    ///   1024}}` and no other field), and a branch without a schema for `balancer`,
+    ///   `autosplit`, `automerge`, `ReadWriteConcernDefaults` and `audit`.
+    /// - 8.0 mode: `BalancerSettingsType::kSchema` (only the balancer's fields, each of
+    ///   its type), `ChunkSizeSettingsType::kSchema` (as above), and the branch without a
+    ///   schema for `automerge`, `ReadWriteConcernDefaults` and `audit` only: auto-splitting
+    ///   and `AutoSplitSettingsType` are gone, so an `autosplit` document is refused, as
+    ///   mongosh's `sh.enableAutoSplit()` is by such a server.
+    ///
+    /// A document it refuses is the write error `DocumentValidationFailure` (121),
+    /// "Document failed validation".
     fn check_settings_schema(&self, doc: &Document) -> Result<(), StatementError> {
-        if self.cluster.version() < crate::engine::cluster::VersionMode::V70 {
-            return Ok(());
-        }
-        let number = |v: &Bson| match v {
-            Bson::Int32(n) => Some(f64::from(*n)),
-            Bson::Int64(n) => Some(*n as f64),
-            Bson::Double(d) => Some(*d),
-            Bson::Decimal128(d) => crate::values::decimal::Decimal::from_bson(d)
-                .to_string()
-                .parse()
-                .ok(),
-            _ => None,
-        };
-        let balancer = doc.get("_id") == Some(&Bson::String(BALANCER.into()));
-        let fits = doc.iter().all(|(k, v)| match (k.as_str(), balancer) {
-            ("_id", _) => true,
-            ("value", false) => number(v).is_some_and(|n| (1.0..=1024.0).contains(&n)),
-            // BalancerSettingsType::kSchema: `mode` one of full and off, booleans,
-            // `activeWindow` an object with `start` and `stop`, `_secondaryThrottle` a
-            // boolean or an object.
-            ("mode", true) => matches!(v, Bson::String(m) if m == "full" || m == "off"),
-            ("stopped" | "_waitForDelete" | "attemptToBalanceJumboChunks", true) => {
-                matches!(v, Bson::Boolean(_))
-            }
-            ("activeWindow", true) => {
-                matches!(v, Bson::Document(w) if w.contains_key("start") && w.contains_key("stop"))
-            }
-            ("_secondaryThrottle", true) => matches!(v, Bson::Boolean(_) | Bson::Document(_)),
-            _ => false,
-        });
-        if fits {
+        if settings_validator_accepts(self.cluster.version(), doc) {
             Ok(())
         } else {
             let mut e = StatementError::server_coded(
@@ -433,19 +447,95 @@ impl Session {
     }
 }
 
+/// Whether `config.settings`' validator in `version`'s era takes `doc` (see
+/// `check_settings_schema`): exactly one branch of its `oneOf` fits.
+fn settings_validator_accepts(version: VersionMode, doc: &Document) -> bool {
+    let no_schema: &[&str] = match version {
+        VersionMode::V36 | VersionMode::V50 => return true,
+        VersionMode::V70 => &[
+            BALANCER,
+            AUTOSPLIT,
+            AUTOMERGE,
+            "ReadWriteConcernDefaults",
+            "audit",
+        ],
+        VersionMode::V80 => &[AUTOMERGE, "ReadWriteConcernDefaults", "audit"],
+    };
+    let id_in = |ids: &[&str]| matches!(doc.get("_id"), Some(Bson::String(id)) if ids.contains(&id.as_str()));
+    let number = |v: &Bson| match v {
+        Bson::Int32(n) => Some(f64::from(*n)),
+        Bson::Int64(n) => Some(*n as f64),
+        Bson::Double(d) => Some(*d),
+        Bson::Decimal128(d) => crate::values::decimal::Decimal::from_bson(d)
+            .to_string()
+            .parse()
+            .ok(),
+        _ => None,
+    };
+    let chunksize = id_in(&[CHUNKSIZE])
+        && doc.iter().all(|(k, v)| match k.as_str() {
+            "_id" => true,
+            "value" => number(v).is_some_and(|n| (1.0..=1024.0).contains(&n)),
+            _ => false,
+        });
+    // BalancerSettingsType::kSchema: `mode` one of full and off, booleans, `activeWindow`
+    // an object with `start` and `stop`, `_secondaryThrottle` a boolean or an object.
+    let balancer = version == VersionMode::V80
+        && id_in(&[BALANCER])
+        && doc.iter().all(|(k, v)| match k.as_str() {
+            "_id" => true,
+            "mode" => matches!(v, Bson::String(m) if m == "full" || m == "off"),
+            "stopped" | "_waitForDelete" | "attemptToBalanceJumboChunks" => {
+                matches!(v, Bson::Boolean(_))
+            }
+            "activeWindow" => {
+                matches!(v, Bson::Document(w) if w.contains_key("start") && w.contains_key("stop"))
+            }
+            "_secondaryThrottle" => matches!(v, Bson::Boolean(_) | Bson::Document(_)),
+            _ => false,
+        });
+    [chunksize, balancer, id_in(no_schema)]
+        .iter()
+        .filter(|fits| **fits)
+        .count()
+        == 1
+}
+
+/// The duplicate key error of a second settings document of `key`'s `_id` (E11000 on
+/// `config.settings`' `_id_` index), a write error.
+fn duplicate_setting(key: Setting) -> StatementError {
+    write_error(
+        ClusterError::DuplicateKey(format!(
+            "E11000 duplicate key error collection: config.settings index: _id_ dup key: {{ _id: \"{}\" }}",
+            key.id()
+        ))
+        .into(),
+    )
+}
+
 /// The `_id` of `config.settings`' chunk size document.
 const CHUNKSIZE: &str = "chunksize";
 
 /// The `_id` of `config.settings`' balancer document.
 const BALANCER: &str = "balancer";
 
+/// The `_id` of `config.settings`' auto-split document (3.4 to 6.0).
+const AUTOSPLIT: &str = "autosplit";
+
+/// The `_id` of `config.settings`' AutoMerger document (7.0 on).
+const AUTOMERGE: &str = "automerge";
+
 /// The settings documents an administrator may write.
 #[derive(Debug, Clone, Copy)]
-enum Setting {
+pub(super) enum Setting {
     /// `{_id: "chunksize", value}`.
     ChunkSize,
     /// `{_id: "balancer", mode, stopped, activeWindow, ...}`.
     Balancer,
+    /// `{_id: "autosplit", enabled}`.
+    AutoSplit,
+    /// `{_id: "automerge", enabled}`.
+    AutoMerge,
 }
 
 impl Setting {
@@ -454,7 +544,21 @@ impl Setting {
         match self {
             Setting::ChunkSize => CHUNKSIZE,
             Setting::Balancer => BALANCER,
+            Setting::AutoSplit => AUTOSPLIT,
+            Setting::AutoMerge => AUTOMERGE,
         }
+    }
+
+    /// The setting whose document has this `_id`.
+    fn from_id(id: &str) -> Option<Self> {
+        [
+            Setting::ChunkSize,
+            Setting::Balancer,
+            Setting::AutoSplit,
+            Setting::AutoMerge,
+        ]
+        .into_iter()
+        .find(|s| s.id() == id)
     }
 }
 

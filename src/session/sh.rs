@@ -1,5 +1,6 @@
 //! `sh.` helpers, with the result shapes mongosh returns.
 
+use super::config_db::Setting;
 use super::interpreter::{call_args, ok_doc, Output, Session, StatementError};
 use super::status;
 
@@ -403,17 +404,17 @@ fn set_balancing(s: &mut Session, args: &[Expr], name: &str) -> Result<Output, S
     reply(update_reply())
 }
 
-/// `sh.enableAutoSplit()` and `sh.disableAutoSplit()`; versions without auto-splitting
-/// keep it off.
+/// `sh.enableAutoSplit()` and `sh.disableAutoSplit()` (shard.ts): an upsert of
+/// `{_id: 'autosplit'}` in `config.settings` setting `enabled`, answered as that write is
+/// (8.0's validator refuses it); versions without auto-splitting keep it off whatever
+/// the document says.
 fn set_auto_split(s: &mut Session, _: &[Expr], name: &str) -> Result<Output, StatementError> {
     let enable = name == "enableAutoSplit";
     if !s.cluster.version().auto_splits() {
         // shard.ts, from 6.0.3: a deprecation warning, then the update all the same.
         s.deprecation_warning_text(AUTO_SPLIT_DEPRECATED);
     }
-    s.cluster.autosplit_enabled = enable && s.cluster.version().auto_splits();
-    s.cluster.autosplit_setting = Some(enable);
-    reply(update_reply())
+    s.upsert_enabled_setting(Setting::AutoSplit, enable)
 }
 
 /// What shard.ts `enableAutoSplit`/`disableAutoSplit` announce to a 6.0.3+ server.
@@ -427,25 +428,16 @@ const AUTO_SPLIT_DEPRECATED: &str = "Starting in MongoDB 6.0.3, automatic chunk 
 /// `UpdateResult` (the first one inserts the document). mongosh sends it whatever the
 /// server, so every mode keeps the setting; only 7.0+ servers run an AutoMerger.
 fn set_auto_merger(s: &mut Session, _: &[Expr], name: &str) -> Result<Output, StatementError> {
-    let on = name == "startAutoMerger";
-    let before = s.cluster.automerge.replace(on);
-    reply(match before {
-        None => doc! {
-            "acknowledged": true,
-            "insertedId": "automerge",
-            "matchedCount": 0,
-            "modifiedCount": 0,
-            "upsertedCount": 1,
-        },
-        Some(was) => settings_update_reply(1, i32::from(was != on)),
-    })
+    s.upsert_enabled_setting(Setting::AutoMerge, name == "startAutoMerger")
 }
 
-/// `sh.isAutoMergerEnabled()`: the `automerge` setting, `true` when there is none.
+/// `sh.isAutoMergerEnabled()` (shard.ts): `true` when `config.settings` has no
+/// `automerge` document, else its `enabled` as it is (nothing printed when it has none).
 fn is_auto_merger_enabled(s: &mut Session, _: &[Expr], _: &str) -> Result<Output, StatementError> {
-    Ok(Output::Value(Bson::Boolean(
-        s.cluster.automerge.unwrap_or(true),
-    )))
+    Ok(Output::Value(match &s.cluster.automerge_setting {
+        None => Bson::Boolean(true),
+        Some(doc) => doc.get("enabled").cloned().unwrap_or(Bson::Undefined),
+    }))
 }
 
 /// `sh.disableAutoMerger(ns)` and `sh.enableAutoMerger(ns)`: `config.collections`'

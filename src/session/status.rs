@@ -59,8 +59,10 @@ pub fn sh_status(cluster: &Cluster, verbose: bool) -> Document {
         // config.settings document (none in 8.0 until a helper writes one).
         doc! { "Currently enabled": if autosplit_shown(cluster) { "yes" } else { "no" } },
     );
-    // helpers.ts adds `automerge` only when `config.settings` has its document.
-    if let Some(on) = cluster.automerge {
+    // helpers.ts adds `automerge` only when `config.settings` has its document, and reads
+    // its `enabled` as JavaScript does (`automerge.enabled ? 'yes' : 'no'`).
+    if let Some(doc) = &cluster.automerge_setting {
+        let on = super::find_and_modify::truthy(doc.get("enabled"));
         out.insert(
             "automerge",
             doc! { "Currently enabled": if on { "yes" } else { "no" } },
@@ -411,12 +413,13 @@ pub fn balancer_collection_status(cluster: &Cluster, ns: &str) -> Result<Documen
     Ok(d)
 }
 
-/// Whether `sh.status()` says auto-split is enabled: what the `autosplit` settings
-/// document says, and yes without one.
+/// Whether `sh.status()` says auto-split is enabled: yes without an `autosplit`
+/// settings document, else its `enabled` read as JavaScript does (helpers.ts
+/// `autosplit === null || autosplit.enabled`), whatever the cluster makes of it.
 fn autosplit_shown(cluster: &Cluster) -> bool {
-    match cluster.autosplit_setting {
-        Some(enabled) => enabled,
-        None => cluster.version() >= VersionMode::V70 || cluster.autosplit_enabled,
+    match &cluster.autosplit_setting {
+        Some(doc) => super::find_and_modify::truthy(doc.get("enabled")),
+        None => true,
     }
 }
 

@@ -592,25 +592,28 @@ fn sh_status_sharding_version_and_shards_per_version() {
 /// helpers.ts reads `autosplit` from config.settings: no document is `'yes'` (8.0
 /// clusters print `{ 'Currently enabled': 'yes' }` though they never split). shard.ts
 /// `disableAutoSplit` upserts `{enabled: false}` in every era, after a deprecation
-/// warning from 6.0.3.
+/// warning from 6.0.3; 7.0's config.settings validator takes the document (its branch
+/// without a schema lists `autosplit`), 8.0's has no branch for it and refuses it
+/// (sharding_catalog_manager.cpp `_initConfigSettings`), so 8.0 still says `'yes'`.
 #[test]
 fn sh_status_autosplit_reads_the_settings_document() {
-    let status = "sim.reset({version: '8.0'})\nsh.status().autosplit";
     assert_eq!(
         answer("sim.reset({version: '8.0'})", "sh.status().autosplit"),
         "{ 'Currently enabled': 'yes' }"
     );
-    let out = printed(&format!(
-        "{status}\nsh.disableAutoSplit()\nsh.status().autosplit"
-    ));
+    let warning =
+        "DeprecationWarning: Starting in MongoDB 6.0.3, automatic chunk splitting is not \
+         performed.";
+    let out = printed("sim.reset({version: '7.0'})\nsh.disableAutoSplit()\nsh.status().autosplit");
+    assert!(out.contains(warning), "{out}");
+    assert!(out.ends_with("{ 'Currently enabled': 'no' }"), "{out}");
+    let out = printed("sim.reset({version: '8.0'})\nsh.disableAutoSplit()\nsh.status().autosplit");
+    assert!(out.contains(warning), "{out}");
     assert!(
-        out.contains(
-            "DeprecationWarning: Starting in MongoDB 6.0.3, automatic chunk splitting is not \
-             performed."
-        ),
+        out.contains("MongoServerError: Document failed validation"),
         "{out}"
     );
-    assert!(out.ends_with("{ 'Currently enabled': 'no' }"), "{out}");
+    assert!(out.ends_with("{ 'Currently enabled': 'yes' }"), "{out}");
     let out = printed("sim.reset({version: '5.0'})\nsh.disableAutoSplit()\nsh.status().autosplit");
     assert!(!out.contains("DeprecationWarning"), "{out}");
     assert!(out.ends_with("{ 'Currently enabled': 'no' }"), "{out}");

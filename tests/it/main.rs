@@ -31,6 +31,7 @@ mod query;
 mod reliability;
 mod robustness3;
 mod scenario;
+mod settings_writes;
 mod shard_key;
 mod shell_js;
 mod shell_parse;
