@@ -217,16 +217,7 @@ impl Cluster {
             version.minor += 1;
             merged += run.len() as u64;
             let (lo, hi) = (run[0].min.clone(), run[run.len() - 1].max.clone());
-            let new = Chunk {
-                min: lo.clone(),
-                max: hi.clone(),
-                shard: idx,
-                jumbo: false,
-                version,
-                docs: run.iter().map(|c| c.docs).sum(),
-                bytes: run.iter().map(|c| c.bytes).sum(),
-                written: 0,
-            };
+            let new = Chunk::merged(&run, idx, version);
             let Ok(s) = self.sharding_mut(ns) else {
                 return merged;
             };

@@ -44,6 +44,22 @@ pub struct Chunk {
 }
 
 impl Chunk {
+    /// The chunk a merge makes of `run` (contiguous chunks, in order, all on `shard`): its
+    /// bounds, their documents and bytes, at `version`, not jumbo and with nothing written
+    /// since. `run` is not empty.
+    pub fn merged(run: &[Chunk], shard: ShardIdx, version: ChunkVersion) -> Chunk {
+        Chunk {
+            min: run[0].min.clone(),
+            max: run[run.len() - 1].max.clone(),
+            shard,
+            jumbo: false,
+            version,
+            docs: run.iter().map(|c| c.docs).sum(),
+            bytes: run.iter().map(|c| c.bytes).sum(),
+            written: 0,
+        }
+    }
+
     /// An empty chunk of a new routing table, at version 1.`minor`: what `shardCollection`,
     /// a pre-split and a reshard create.
     pub fn empty(min: KeyValue, max: KeyValue, shard: ShardIdx, minor: u32) -> Chunk {

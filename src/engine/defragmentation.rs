@@ -654,16 +654,7 @@ impl Cluster {
         }
         let mut version = s.table.collection_version();
         version.minor += 1;
-        let merged = Chunk {
-            min: lo.clone(),
-            max: hi.clone(),
-            shard,
-            jumbo: false,
-            version,
-            docs: run.iter().map(|c| c.docs).sum(),
-            bytes: run.iter().map(|c| c.bytes).sum(),
-            written: 0,
-        };
+        let merged = Chunk::merged(&run, shard, version);
         let Ok(s) = self.sharding_mut(ns) else {
             return false;
         };

@@ -671,16 +671,7 @@ impl Cluster {
         };
         let mut version = sharding.table.collection_version();
         version.minor += 1;
-        let merged = Chunk {
-            min: lo.clone(),
-            max: hi.clone(),
-            shard,
-            jumbo: false,
-            version,
-            docs: chunks.iter().map(|c| c.docs).sum(),
-            bytes: chunks.iter().map(|c| c.bytes).sum(),
-            written: 0,
-        };
+        let merged = Chunk::merged(&chunks, shard, version);
         let sharding = self.sharding_mut(ns)?;
         for c in &chunks[1..] {
             sharding.table.replace(&c.min, Vec::new());

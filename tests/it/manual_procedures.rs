@@ -66,7 +66,7 @@ fn the_walk_answers_as_expected() {
         panic!(
             "the walk differs from expected.txt at line {}:\n--- expected\n{}\n--- got\n{}",
             at + 1,
-            show(&expected),
+            show(expected),
             show(&got)
         );
     }
