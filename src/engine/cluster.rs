@@ -1032,6 +1032,8 @@ impl Cluster {
         let table = self.initial_table(ns, &key, empty, options, &zones, primary)?;
         self.pending_zones.remove(ns);
         let split_later = !empty && zones.is_empty();
+        let hashed_presplit = empty && zones.is_empty() && key.has_hashed_prefix();
+        let key_doc = key.to_pattern_document();
         self.install_sharding(ns, key, options.unique, table, zones, rekeyed)?;
         // A collection that already holds more than a chunk's worth is cut into chunks
         // of the maximum size right away, all on the primary shard; with zones it stays
@@ -1039,6 +1041,19 @@ impl Cluster {
         if split_later && self.autosplit_enabled {
             self.initial_split(ns);
         }
+        let table_len = self.sharding(ns).map_or(1, |s| s.table.len());
+        let chunks = if hashed_presplit {
+            self.first_hashed_chunks_written(options.num_initial_chunks, table_len)
+        } else {
+            u32::try_from(table_len).unwrap_or(u32::MAX)
+        };
+        self.push_event(EventKind::ShardCollection {
+            ns: ns.to_string(),
+            key: key_doc,
+            primary: self.shard_name(primary).to_string(),
+            empty,
+            chunks,
+        });
         Ok(())
     }
 
@@ -1074,7 +1089,6 @@ impl Cluster {
             coll.docs.insert((k, i as u64), stored);
         }
         coll.next_doc = coll.docs.len() as u64;
-        let shown = format_bson_obj(&key.to_pattern_document());
         let mut sharding = Sharding {
             pattern: key,
             unique,
@@ -1089,10 +1103,6 @@ impl Cluster {
         // The documents were filed again under their keys and new numbers.
         coll.ids = index_ids(&sharding.table, &coll.docs);
         coll.sharding = Some(sharding);
-        self.push_event(EventKind::ShardCollection {
-            ns: ns.to_string(),
-            key: shown,
-        });
         Ok(())
     }
 
@@ -1176,6 +1186,39 @@ impl Cluster {
             lo = hi;
         }
         RoutingTable::from_chunks(chunks)
+    }
+
+    /// How many chunks `shardCollection` wrote when it created an empty collection with a
+    /// hashed prefix, of the `table_len` it ended with. From 4.4 on they are all written
+    /// at once. 3.6's `configsvrShardCollection` writes one "big chunk" per shard
+    /// (`determinePresplittingPoints`' `initSplits`: the points at each shard's share of
+    /// the `numInitialChunks`, default two per shard), then moves them and splits them
+    /// into the rest.
+    fn first_hashed_chunks_written(
+        &self,
+        num_initial_chunks: Option<i64>,
+        table_len: usize,
+    ) -> u32 {
+        let table_len = u32::try_from(table_len).unwrap_or(u32::MAX);
+        if self.version() != VersionMode::V36 {
+            return table_len;
+        }
+        let shards = i64::try_from(self.live_shard_count())
+            .unwrap_or(i64::MAX)
+            .max(1);
+        let chunks = num_initial_chunks.filter(|&n| n > 0).unwrap_or(2 * shards);
+        // `initSplits` takes the split point at index `i * numChunks / numShards - 1`
+        // whenever that index has moved on.
+        let mut last = -1;
+        let mut points = 0u32;
+        for i in 1..shards {
+            let at = i.saturating_mul(chunks) / shards - 1;
+            if last < at {
+                last = at;
+                points += 1;
+            }
+        }
+        points + 1
     }
 
     /// Inserts documents in order (like an ordered `insertMany`), routing each to its

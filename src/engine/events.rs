@@ -2,7 +2,8 @@
 
 use crate::engine::chunks::ChunkVersion;
 use crate::engine::message::{msg, Message};
-use crate::keys::shard_key::KeyValue;
+use crate::keys::shard_key::{format_bson_obj, KeyValue};
+use bson::Document;
 
 /// A shard's identifier, such as `shard01`.
 pub type ShardName = String;
@@ -138,8 +139,16 @@ pub enum EventKind {
     ShardCollection {
         /// The namespace.
         ns: String,
-        /// The key pattern as mongosh prints it.
-        key: String,
+        /// The key pattern.
+        key: Document,
+        /// The database's primary shard, where the collection was created.
+        primary: ShardName,
+        /// Whether the collection held no documents when it was sharded.
+        empty: bool,
+        /// How many chunks the collection was created with: what `shardCollection` wrote
+        /// before returning (3.6's hashed pre-split writes one per shard and splits them
+        /// afterwards).
+        chunks: u32,
     },
     /// Adjacent chunks on one shard were merged into `[min, max)`.
     Merge {
@@ -288,8 +297,12 @@ impl EventKind {
                 min = bound(min),
                 max = bound(max)
             ),
-            EventKind::ShardCollection { ns, key } => {
-                msg!("event.sharded", ns = ns.as_str(), key = key.to_string())
+            EventKind::ShardCollection { ns, key, .. } => {
+                msg!(
+                    "event.sharded",
+                    ns = ns.as_str(),
+                    key = format_bson_obj(key)
+                )
             }
             EventKind::Merge { ns, min, max } => msg!(
                 "event.merged",

@@ -1,7 +1,7 @@
 //! Splitting and merging chunks (spec §6): 5.0's auto-split with the top-chunk rule,
 //! jumbo marking, and the manual `splitAt`, `splitFind`, `mergeChunks` and `clearJumboFlag`.
 
-use crate::engine::chunks::{Chunk, RoutingTable, ShardIdx};
+use crate::engine::chunks::{Chunk, ChunkVersion, RoutingTable, ShardIdx};
 use crate::engine::cluster::{
     hashed_split_points, ShardOptions, VersionMode, ZoneRange, SPLIT_TEST_FACTOR,
 };
@@ -403,6 +403,11 @@ impl Cluster {
     /// Cuts a collection that was sharded with documents already in it into chunks of at
     /// most the maximum size, all on the primary shard: `shardCollection`'s initial split,
     /// with `autoSplitVector`'s points and no top-chunk rule.
+    ///
+    /// The cut is part of the collection's creation, not a split: 3.6's `createFirstChunks`
+    /// and 5.0's `UnoptimizedSplitPolicy` ask the primary shard for split points and write
+    /// the chunks they bound, numbered `1|0`, `1|1`, ... in key order
+    /// (`generateShardCollectionInitialChunks`), and nothing is logged as a `split`.
     pub(crate) fn initial_split(&mut self, ns: &str) {
         let Ok(sharding) = self.sharding(ns) else {
             return;
@@ -414,7 +419,7 @@ impl Cluster {
                 continue;
             };
             if !points.is_empty() {
-                self.apply_split(ns, &chunk, &points);
+                self.cut_chunk(ns, &chunk, &points, chunk.version);
             }
         }
     }
@@ -450,14 +455,35 @@ impl Cluster {
     }
 
     fn split_chunk(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue], in_move: bool) {
+        let Ok(before) = self.sharding(ns).map(|s| s.table.collection_version()) else {
+            return;
+        };
+        // The pieces take the minor versions after the collection version's.
+        let first = ChunkVersion {
+            minor: before.minor + 1,
+            ..before
+        };
+        self.cut_chunk(ns, chunk, points, first);
+        self.push_event(EventKind::Split {
+            ns: ns.to_string(),
+            min: chunk.min.clone(),
+            max: chunk.max.clone(),
+            points: points.to_vec(),
+            version: before,
+            in_move,
+        });
+    }
+
+    /// Replaces `chunk` by the pieces cut at `points`, numbered from `first` on in key
+    /// order (each piece the next minor version), each with its documents' totals.
+    fn cut_chunk(&mut self, ns: &str, chunk: &Chunk, points: &[KeyValue], first: ChunkVersion) {
         let Some(coll) = self.collections.get_mut(ns) else {
             return;
         };
         let Some(sharding) = coll.sharding.as_mut() else {
             return;
         };
-        let before = sharding.table.collection_version();
-        let mut version = before;
+        let mut version = first;
         let mut bounds = Vec::with_capacity(points.len() + 2);
         bounds.push(chunk.min.clone());
         bounds.extend(points.iter().cloned());
@@ -479,8 +505,7 @@ impl Cluster {
             .windows(2)
             .zip(totals)
             .map(|(w, (docs, bytes))| {
-                version.minor += 1;
-                Chunk {
+                let piece = Chunk {
                     min: w[0].clone(),
                     max: w[1].clone(),
                     shard: chunk.shard,
@@ -489,18 +514,12 @@ impl Cluster {
                     docs,
                     bytes,
                     written: 0,
-                }
+                };
+                version.minor += 1;
+                piece
             })
             .collect();
         sharding.table.replace(&chunk.min, pieces);
-        self.push_event(EventKind::Split {
-            ns: ns.to_string(),
-            min: chunk.min.clone(),
-            max: chunk.max.clone(),
-            points: points.to_vec(),
-            version: before,
-            in_move,
-        });
     }
 
     /// `sh.splitAt(ns, key)`: splits the chunk containing `key` at exactly that key.

@@ -828,25 +828,26 @@ db.getSiblingDB('config').shards.find().sort({_id: 1})";
 fn a_split_at_several_points_logs_one_multi_split_per_chunk() {
     // commitChunkSplit: more than one split point logs `multi-split` once per new chunk,
     // each with the chunk `before`, its `number` `of` the total, the `chunk` and
-    // `owningShard`. ShardLab cuts a collection that holds more than a chunk's worth when
-    // it is sharded, at several points at once, and logs that cut as a split (see
-    // ARCHITECTURE.md, "Known differences").
+    // `owningShard`. A chunk that grew while auto-splitting was off is cut at several
+    // points at once by the next write's auto-split.
     let script = "sim.chunkSize(32768)
-sim.generate('test.e', 'monotonic', 3000)
-db.e.createIndex({x: 1})
+sh.disableAutoSplit()
 sh.shardCollection('test.e', {x: 1})
+sim.generate('test.e', 'monotonic', 3000)
+sh.enableAutoSplit()
+db.e.insertOne({x: 5})
 db.getSiblingDB('config').changelog.find({what: 'multi-split'}, {_id: 0, 'details.number': 1, 'details.of': 1, 'details.chunk': 1, 'details.owningShard': 1}).limit(2)";
     expect![[r#"
         [
           {
             details: {
               number: 1,
-              of: 15,
+              of: 14,
               chunk: {
                 min: { x: MinKey() },
-                max: { x: 210 },
+                max: { x: 1 },
                 lastmod: Timestamp({ t: 1, i: 1 }),
-                lastmodEpoch: ObjectId('677485809c3cd3c21dd8ff4f')
+                lastmodEpoch: ObjectId('677485804373cc5571e5baf0')
               },
               owningShard: 'shard01'
             }
@@ -854,12 +855,12 @@ db.getSiblingDB('config').changelog.find({what: 'multi-split'}, {_id: 0, 'detail
           {
             details: {
               number: 2,
-              of: 15,
+              of: 14,
               chunk: {
-                min: { x: 210 },
-                max: { x: 421 },
+                min: { x: 1 },
+                max: { x: 422 },
                 lastmod: Timestamp({ t: 1, i: 2 }),
-                lastmodEpoch: ObjectId('677485809c3cd3c21dd8ff4f')
+                lastmodEpoch: ObjectId('677485804373cc5571e5baf0')
               },
               owningShard: 'shard01'
             }
