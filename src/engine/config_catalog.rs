@@ -1319,6 +1319,77 @@ fn changelog_entries(
     }
 }
 
+/// A collection's creation by `shardCollection`, as its changelog entries need it.
+struct Created<'a> {
+    ns: &'a str,
+    key: &'a Document,
+    primary: &'a str,
+    empty: bool,
+    chunks: u32,
+    uuid: Binary,
+}
+
+/// The entries `shardCollection` writes to `config.changelog`, `shardCollection.start`
+/// then `shardCollection.end`:
+/// - 3.6: the config server's `ShardingCatalogManager::shardCollection`
+///   (sharding_catalog_manager_collection_operations.cpp) logs the start with `shardKey`,
+///   `collection`, `uuid`, `primary` (`ShardRemote::toString`: the shard's name, `:`, its
+///   connection string) and `numChunks` (the split points it was given, plus one: the
+///   hashed pre-split's, else none), and the end with the `version` of the chunks it wrote
+///   (`ChunkVersion::toString`, `<major>|<minor>||<epoch>`).
+/// - 5.0 on: the create collection coordinator on the database's primary shard
+///   (create_collection_coordinator.cpp, `_logStartCreateCollection` and
+///   `_logEndCreateCollection`; 8.0's `logStartCreateCollection` and
+///   `logEndCreateCollection`) logs the start with `shardKey`, `collection` and `primary`
+///   (the shard's name), and the end with the collection's `uuid`, its version (`version`
+///   in 5.0, `placementVersion` from 7.0; `ChunkVersion::toString` now ends in
+///   `||<timestamp>`), `empty` and `numChunks` (`appendNumber`: an int).
+fn shard_collection_entries(
+    cluster: &Cluster,
+    c: &Created,
+    era: &EventEra,
+) -> Vec<(&'static str, String, Document)> {
+    let last = c.chunks.saturating_sub(1);
+    let mut version = format!("1|{last}||{}", era.epoch.to_hex());
+    if era.mode != VersionMode::V36 {
+        let ts = era.timestamp;
+        version.push_str(&format!("||Timestamp({}, {})", ts.time, ts.increment));
+    }
+    let numbered = |n: u32| Bson::Int32(i32::try_from(n).unwrap_or(i32::MAX));
+    let mut start = Document::new();
+    start.insert("shardKey", c.key.clone());
+    start.insert("collection", c.ns);
+    let mut end = Document::new();
+    if era.mode == VersionMode::V36 {
+        start.insert("uuid", c.uuid.clone());
+        let host = cluster
+            .all_shards()
+            .iter()
+            .find(|s| s.name == c.primary)
+            .map_or("", |s| s.host.as_str());
+        start.insert("primary", format!("{}:{host}", c.primary));
+        start.insert("numChunks", numbered(if c.empty { c.chunks } else { 1 }));
+        end.insert("version", version);
+        return vec![
+            ("shardCollection.start", "config".to_string(), start),
+            ("shardCollection.end", "config".to_string(), end),
+        ];
+    }
+    start.insert("primary", c.primary);
+    end.insert("uuid", c.uuid.clone());
+    let field = match era.mode {
+        VersionMode::V36 | VersionMode::V50 => "version",
+        VersionMode::V70 | VersionMode::V80 => "placementVersion",
+    };
+    end.insert(field, version);
+    end.insert("empty", c.empty);
+    end.insert("numChunks", numbered(c.chunks));
+    vec![
+        ("shardCollection.start", c.primary.to_string(), start),
+        ("shardCollection.end", c.primary.to_string(), end),
+    ]
+}
+
 /// One committed migration, as the chunks' history and the changelog need it.
 #[derive(Debug, Clone)]
 struct Move {
@@ -1522,7 +1593,8 @@ fn owner_at(
     }
 }
 
-/// `config.changelog`: the splits, migrations and merges of the event log, oldest first.
+/// `config.changelog`: the sharded collections, refined keys, splits, migrations and merges
+/// of the event log, oldest first.
 pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
     let v = cluster.version();
     let moves = moves_by_namespace(cluster);
@@ -1531,7 +1603,62 @@ pub fn changelog_docs(cluster: &Cluster) -> Vec<ChangelogDoc> {
     // Each namespace's incarnation as the events go by, for the versions' epoch.
     let mut running: std::collections::BTreeMap<String, Incarnation> = Default::default();
     for (e, at) in stamped_events(cluster) {
+        // A refine logs the epoch it replaces.
+        let old_epoch = match &e.kind {
+            EventKind::Refine { ns, .. } => running.get(ns).map(|inc| inc.epoch(ns)),
+            _ => None,
+        };
         note_incarnation(&mut running, &e.kind, e.seq, at);
+        if let EventKind::Refine { ns, key, old_key } = &e.kind {
+            let new_epoch = running.get(ns).cloned().unwrap_or_default().epoch(ns);
+            // sharding_catalog_manager_collection_operations.cpp (4.4 to 8.0),
+            // `refineCollectionShardKey`: the config server logs the keys and epochs
+            // before it rewrites the metadata, and an empty end once it has.
+            let mut start = Document::new();
+            start.insert("oldKey", old_key.clone());
+            start.insert("newKey", key.clone());
+            start.insert("oldEpoch", old_epoch.unwrap_or(new_epoch));
+            start.insert("newEpoch", new_epoch);
+            let entries = [
+                ("refineCollectionShardKey.start", start),
+                ("refineCollectionShardKey.end", Document::new()),
+            ];
+            for (i, (what, details)) in entries.into_iter().enumerate() {
+                let entry = Entry { seq: e.seq, at, i };
+                let shard = "config".to_string();
+                out.push(changelog_doc(cluster, entry, what, shard, ns, details));
+            }
+            continue;
+        }
+        if let EventKind::ShardCollection {
+            ns,
+            key,
+            primary,
+            empty,
+            chunks,
+        } = &e.kind
+        {
+            let inc = running.get(ns).cloned().unwrap_or_default();
+            let era = EventEra {
+                mode: v,
+                epoch: inc.epoch(ns),
+                timestamp: inc.epoch_at.ts,
+            };
+            let created = Created {
+                ns,
+                key,
+                primary,
+                empty: *empty,
+                chunks: *chunks,
+                uuid: inc.uuid(ns),
+            };
+            let entries = shard_collection_entries(cluster, &created, &era);
+            for (i, (what, shard, details)) in entries.into_iter().enumerate() {
+                let entry = Entry { seq: e.seq, at, i };
+                out.push(changelog_doc(cluster, entry, what, shard, ns, details));
+            }
+            continue;
+        }
         let (ns, first) = match &e.kind {
             EventKind::Split { ns, min, .. } | EventKind::Merge { ns, min, .. } => (ns, Some(min)),
             EventKind::MoveChunkStart { ns, .. } | EventKind::MoveChunkCommit { ns, .. } => {

@@ -170,8 +170,10 @@ pub enum EventKind {
     Refine {
         /// The namespace.
         ns: String,
-        /// The new key pattern as mongosh prints it.
-        key: String,
+        /// The new key pattern.
+        key: Document,
+        /// The key pattern it extends.
+        old_key: Document,
     },
     /// The collection was resharded on a new key.
     Reshard {
@@ -313,8 +315,12 @@ impl EventKind {
             EventKind::ClearJumbo { ns, min } => {
                 msg!("event.cleared_jumbo", ns = ns.as_str(), min = bound(min))
             }
-            EventKind::Refine { ns, key } => {
-                msg!("event.refined", ns = ns.as_str(), key = key.to_string())
+            EventKind::Refine { ns, key, .. } => {
+                msg!(
+                    "event.refined",
+                    ns = ns.as_str(),
+                    key = format_bson_obj(key)
+                )
             }
             EventKind::Reshard { ns, key } => {
                 msg!("event.resharded", ns = ns.as_str(), key = key.to_string())

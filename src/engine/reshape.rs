@@ -359,7 +359,8 @@ impl Cluster {
         }
         self.push_event(EventKind::Refine {
             ns: ns.to_string(),
-            key: format_bson_obj(&new.to_pattern_document()),
+            key: new.to_pattern_document(),
+            old_key: old.to_pattern_document(),
         });
         self.restart_defragmentation(ns);
         Ok(())

@@ -396,7 +396,7 @@ sim.seed(7)
             switched to db other
             other
             admin       59 B
-            config  3.94 KiB
+            config  4.59 KiB
             test       154 B
             printed 1 { a: [ 1, 2 ] }
             { ok: 1 }

@@ -339,6 +339,16 @@ db.changelog.countDocuments({{what: /^moveChunk/}})"
     };
     expect![[r#"
         [
+          {
+            server: 'localhost:27117',
+            shard: 'shard01',
+            what: 'shardCollection.start'
+          },
+          {
+            server: 'localhost:27117',
+            shard: 'shard01',
+            what: 'shardCollection.end'
+          },
           { server: 'localhost:27019', shard: 'config', what: 'split' },
           {
             server: 'localhost:27117',

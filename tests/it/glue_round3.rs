@@ -95,6 +95,14 @@ fn changelog_times_and_chunk_history_read_the_simulated_clock() {
             { millis: 0, ok: 1 }
             > db.getSiblingDB('config').changelog.find({}, {_id: 0, time: 1, what: 1})
             [
+              {
+                time: ISODate('2025-01-01T00:00:00.001Z'),
+                what: 'shardCollection.start'
+              },
+              {
+                time: ISODate('2025-01-01T00:00:00.001Z'),
+                what: 'shardCollection.end'
+              },
               { time: ISODate('2025-01-01T00:00:05.003Z'), what: 'split' },
               {
                 time: ISODate('2025-01-01T00:01:05.005Z'),
@@ -503,7 +511,7 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
             { ns: 'test.c', inserted: 3000, ok: 1 }
             > show dbs
             admin       59 B
-            config     700 B
+            config  1.31 KiB
             test    2.97 MiB
             > db.adminCommand({listDatabases: 1})
             {
@@ -516,9 +524,9 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
                 },
                 {
                   name: 'config',
-                  sizeOnDisk: Long('700'),
+                  sizeOnDisk: Long('1340'),
                   empty: false,
-                  shards: { config: Long('700') }
+                  shards: { config: Long('1340') }
                 },
                 {
                   name: 'test',
@@ -527,7 +535,7 @@ fn show_dbs_and_list_databases_include_admin_and_config() {
                   shards: { shard01: Long('3117000') }
                 }
               ],
-              totalSize: Long('3117759'),
+              totalSize: Long('3118399'),
               totalSizeMb: Long('2'),
               ok: 1
             }

@@ -1,6 +1,7 @@
 //! The core's integration tests: one binary, one module per area.
 
 mod analyze;
+mod changelog_shard_collection;
 mod cli;
 mod cli_stream;
 mod clock;
