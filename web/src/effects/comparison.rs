@@ -571,9 +571,17 @@ fn picture(state: &UseReducerHandle<Comparison>, session: String, ran: u64) {
 }
 
 /// A request failed: the engine restarted (the driver reopens every session; a worker
-/// that died between requests answers the next one with `NoSuchSession`), or the column
-/// shows the error.
+/// that died between requests answers the next one for a live column with
+/// `NoSuchSession`), or the column shows the error. A session no column names any more
+/// (closed when its key changed) may answer `NoSuchSession` to what was still in flight:
+/// that is expected, and changes nothing.
 fn failed(state: &UseReducerHandle<Comparison>, session: String, e: EngineError) {
+    // The sessions asked of (`drive` forgets a column's session when it closes it): the
+    // handle's own columns may be older than the answer.
+    let live = ASKED.with(|a| a.borrow().sessions.contains_key(&session));
+    if e.code_name == "NoSuchSession" && !live {
+        return;
+    }
     if e.code_name == engine_client::ENGINE_RESTARTED || e.code_name == "NoSuchSession" {
         // Every request in flight fails at once; the first one starts the columns over.
         let first = ASKED.with(|a| {
