@@ -4,6 +4,7 @@
 //! (`engine/storage.rs`); the shapes, field orders and types are MongoDB's and mongosh's,
 //! per version mode.
 
+use super::find_and_modify::truthy;
 use super::interpreter::{ErrorKind, Output, Session, StatementError};
 use crate::engine::cluster::{ClusterError, VersionMode};
 use crate::engine::ShardCollectionStorage;
@@ -108,19 +109,6 @@ struct StatsOptions {
     filter_name: Option<String>,
     /// `options.indexDetailsKey`.
     filter_key: Option<Document>,
-}
-
-/// JavaScript's truthiness.
-fn truthy(v: Option<&Bson>) -> bool {
-    match v {
-        None | Some(Bson::Null | Bson::Undefined) => false,
-        Some(Bson::Boolean(b)) => *b,
-        Some(Bson::Int32(n)) => *n != 0,
-        Some(Bson::Int64(n)) => *n != 0,
-        Some(Bson::Double(d)) => *d != 0.0 && !d.is_nan(),
-        Some(Bson::String(s)) => !s.is_empty(),
-        Some(_) => true,
-    }
 }
 
 /// JavaScript's `Number(v)` for the scale a division uses.

@@ -50,7 +50,7 @@ fn last(script: &str) -> String {
 /// `test.c` on `{x: 1}` in `version` with two shards: 300 documents, split at 50, 100,
 /// 150 and 200, and `[100, 150)` moved to shard02, so that shard01 holds two runs of
 /// adjacent chunks, `[MinKey, 100)` and `[150, MaxKey)`.
-fn split_up(version: &str) -> String {
+pub(crate) fn split_up(version: &str) -> String {
     format!(
         "sim.reset({{shards: 2, version: '{version}'}})\n\
          sh.shardCollection('test.c', {{x: 1}})\n\

@@ -215,21 +215,9 @@ fn the_autosplit_document_per_validator() {
     assert_eq!(eight[5], "{ 'Currently enabled': 'yes' }");
 }
 
-/// `test.c` on `{x: 1}` in `version` with two shards: 300 documents split at 50, 100,
-/// 150 and 200, `[100, 150)` moved to shard02, so shard01 holds two runs of adjacent
-/// chunks the AutoMerger can merge (five chunks, three once merged).
-fn mergeable(version: &str) -> String {
-    format!(
-        "sim.reset({{shards: 2, version: '{version}'}})\n\
-         sh.shardCollection('test.c', {{x: 1}})\n\
-         sim.generate('test.c', {{x: 'increasing'}}, 300)\n\
-         sh.splitAt('test.c', {{x: 50}})\n\
-         sh.splitAt('test.c', {{x: 100}})\n\
-         sh.splitAt('test.c', {{x: 150}})\n\
-         sh.splitAt('test.c', {{x: 200}})\n\
-         sh.moveChunk('test.c', {{x: 120}}, 'shard02')\n"
-    )
-}
+/// `test.c` with two runs of adjacent chunks on shard01 the AutoMerger can merge (five
+/// chunks, three once merged): the round-three fixture.
+use crate::glue_round3::split_up as mergeable;
 
 const AUTOMERGE_OFF: &str = "use config\n\
      db.settings.updateOne({_id: 'automerge'}, {$set: {enabled: false}}, {upsert: true})\n";

@@ -94,7 +94,7 @@ pub fn console(props: &ConsoleProps) -> Html {
                 { for props.lines.iter().zip(props.first..).map(|(line, n)| console_line(line, n)) }
             </div>
             <div class="prompt">
-                <span class="prompt-sign" aria-hidden="true">{ format!("{}>", if props.db.is_empty() { "test" } else { props.db.as_str() }) }</span>
+                <span class="prompt-sign" aria-hidden="true">{ prompt(&props.db) }</span>
                 <textarea data-testid="console-input" ref={input_ref} rows={rows.to_string()} value={(*text).clone()}
                     oninput={on_input} onkeydown={on_keydown} spellcheck="false"
                     aria-label={t(K::ConsoleShellCommandEnterRunsIt)}
@@ -123,14 +123,18 @@ fn use_scroll_to_newest(output_ref: NodeRef, newest: u64) {
     });
 }
 
+/// mongosh's prompt for the shell's database `db` (`test>` before the engine has named one).
+fn prompt(db: &str) -> String {
+    format!("{}>", if db.is_empty() { "test" } else { db })
+}
+
 /// One console line, classed and prompted by its kind.
 /// One line, keyed by its number: when the oldest lines go, the others stay as drawn.
 fn console_line(line: &ConsoleLine, n: u64) -> Html {
-    // mongosh's prompt: the database the line was typed in.
-    let prompt = || format!("{}> ", line.db.as_deref().unwrap_or("test"));
+    let typed = || format!("{} ", prompt(line.db.as_deref().unwrap_or_default()));
     let (class, prefix) = match line.kind {
-        LineKind::Input => ("in", prompt()),
-        LineKind::Auto => ("auto", prompt()),
+        LineKind::Input => ("in", typed()),
+        LineKind::Auto => ("auto", typed()),
         LineKind::Output => ("out", String::new()),
         LineKind::Error => ("err", String::new()),
     };

@@ -809,7 +809,7 @@ impl Driver {
     /// its last saved form.
     fn restart(&self) {
         let s = self.state();
-        let why = engine_client::stopped_why().unwrap_or_else(|| "no reason given".to_string());
+        let why = engine_client::stopped_why();
         let text = self
             .saved
             .borrow()

@@ -123,10 +123,15 @@ pub fn notices() -> Vec<String> {
 }
 
 /// Why the engine last stopped, in the words of the error that stopped it ("cancelled"
-/// after a Cancel); `None` if it never has.
-pub fn stopped_why() -> Option<String> {
-    CLIENT.with(|c| c.borrow().stopped_why.clone())
+/// after a Cancel; "no reason given" if it gave none or never stopped).
+pub fn stopped_why() -> String {
+    CLIENT
+        .with(|c| c.borrow().stopped_why.clone())
+        .unwrap_or_else(|| NO_REASON.to_string())
 }
+
+/// What a stop whose error said nothing is put down to.
+const NO_REASON: &str = "no reason given";
 
 /// Calls `listener` with why, when the worker dies while no request is in flight (so no
 /// answer can say it): the sessions it held are gone, and whoever owns one opens it again.
@@ -331,7 +336,7 @@ fn stopped(event: &web_sys::Event) {
         return wait_for_network();
     }
     let why = if why.is_empty() {
-        "no reason given".to_string()
+        NO_REASON.to_string()
     } else {
         why
     };
