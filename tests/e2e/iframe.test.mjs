@@ -23,18 +23,20 @@ async function hostServer(src) {
   const frame = document.getElementById('f');
   // Posts the handshake until the frame answers on the port (the frame's app may still be
   // loading); each attempt hands over a new port.
-  window.connect = () => {
+  window.refusals = [];
+  window.connect = (version = 3) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = (e) => {
       const d = e.data;
-      if (d && d.type === 'shardlab:ready') { window.ready = true; window.port = channel.port1; }
+      if (d && d.type === 'shardlab:ready') { window.ready = d; window.port = channel.port1; }
       else if (d && 'id' in d) window.answers[d.id] = d;
+      else if (d && d.error) window.refusals.push(d);
       else window.events.push(d);
     };
     window.attempts += 1;
-    frame.contentWindow.postMessage({ type: 'shardlab:connect', version: 1 }, '*', [channel.port2]);
+    frame.contentWindow.postMessage({ type: 'shardlab:connect', version }, '*', [channel.port2]);
   };
-  window.call = (id, method, params) => window.port.postMessage({ id, method, params });
+  window.call = (id, method, params, v = 3) => window.port.postMessage({ v, id, method, params });
 </script>`;
   const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html()));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,8 +53,8 @@ async function connect(page) {
 }
 
 /** Sends a request and waits for its answer. */
-async function call(page, id, method, params) {
-  await page.evaluate(([id, method, params]) => window.call(id, method, params), [id, method, params]);
+async function call(page, id, method, params, v = 3) {
+  await page.evaluate(([id, method, params, v]) => window.call(id, method, params, v), [id, method, params, v]);
   const answer = await page.waitForFunction((id) => window.answers[id], id);
   return answer.jsonValue();
 }
@@ -71,21 +73,56 @@ test('a host page drives the embed over a MessagePort: run, state, step events, 
     // views= left out the workload panel.
     assert.equal(await frame.getByTestId('step').count(), 0);
     await connect(page);
-    const run = await call(page, 1, 'run', { script: 'db.events.insertOne({x: 6})' });
-    assert.deepEqual(run, { id: 1, result: true });
-    await page.waitForFunction(() => window.events.some((e) => e.type === 'console' && e.lines.some((l) => /insertedId/.test(l))));
-    await page.waitForFunction(() => window.events.some((e) => e.type === 'step'));
-    const state = await call(page, 2, 'state', null);
-    assert.equal(state.result.ns, 'test.events');
-    assert.equal(state.result.documents, 2);
+    assert.deepEqual(await page.evaluate(() => window.ready), { type: 'shardlab:ready', version: 3, session: 'page' });
+    const run = await call(page, 1, 'page.run', { source: 'db.events.insertOne({x: 6})' });
+    assert.deepEqual(run, { v: 3, id: 1, method: 'page.run', result: {} });
+    await page.waitForFunction(() => window.events.some((e) => e.event === 'console' && e.data.lines.some((l) => /insertedId/.test(l))));
+    await page.waitForFunction(() => window.events.some((e) => e.event === 'step' && e.session === 'page' && e.v === 3));
+    // The page's state once both inserts are in.
+    await page.waitForFunction(async () => {
+      window.port.postMessage({ v: 3, id: 2, method: 'page.state' });
+      return window.answers[2]?.result?.documents === 2;
+    }, null, { polling: 200 });
+    assert.equal((await page.evaluate(() => window.answers[2])).result.ns, 'test.events');
+    // The engine's own reading methods answer about the frame's session, in the engine's shapes.
+    const picture = await call(page, 6, 'frame', { ns: 'test.events' });
+    assert.equal(picture.method, 'frame');
+    assert.equal(picture.result.shards.reduce((n, s) => n + s.docs, 0), 2);
+    const target = await call(page, 7, 'target', { ns: 'test.events', filter: '{x: 5}' });
+    assert.deepEqual(Object.keys(target.result).sort(), ['broadcast', 'shards', 'stage']);
     const wrong = await call(page, 3, 'explode', {});
+    assert.deepEqual(Object.keys(wrong.error).sort(), ['code', 'codeName', 'message']);
     assert.equal(wrong.error.codeName, 'BadValue');
-    assert.match(wrong.error.errmsg, /no method 'explode'/);
-    const bad = await call(page, 4, 'run', { script: 42 });
-    assert.match(bad.error.errmsg, /params\.script/);
-    await call(page, 5, 'watchHeight', null);
-    await page.waitForFunction(() => window.events.some((e) => e.type === 'height' && e.height > 100));
+    assert.match(wrong.error.message, /no method 'explode'/);
+    const bad = await call(page, 4, 'page.run', { source: 42 });
+    assert.match(bad.error.message, /params\.source/);
+    const old = await call(page, 8, 'run', { script: '1' }, 2);
+    assert.match(old.error.message, /unsupported protocol version 2: this engine speaks version 3/);
+    await call(page, 5, 'page.watchHeight', null);
+    await page.waitForFunction(() => window.events.some((e) => e.event === 'height' && e.data.height > 100));
     await screenshot(page, 'iframe-host');
+  } finally {
+    await page.close();
+    await host.close();
+  }
+});
+
+test('a host page speaking version 1 is told the version is unsupported, and served nothing', async () => {
+  const host = await hostServer((origin) => `${env.server.url}?embed=1&origins=${encodeURIComponent(origin)}`);
+  const page = await env.browser.newPage({ viewport: { width: 1000, height: 800 } });
+  try {
+    await page.goto(host.url);
+    await page.frameLocator('#f').getByTestId('embed').waitFor();
+    await page.waitForFunction(() => {
+      if (window.refusals.length === 0) window.connect(1);
+      return window.refusals.length > 0;
+    }, null, { polling: 250, timeout: 60_000 });
+    const [refusal] = await page.evaluate(() => window.refusals);
+    assert.equal(refusal.v, 3);
+    assert.equal(refusal.error.code, 2);
+    assert.equal(refusal.error.codeName, 'BadValue');
+    assert.match(refusal.error.message, /unsupported protocol version 1: this engine speaks version 3/);
+    assert.equal(await page.evaluate(() => window.ready), false);
   } finally {
     await page.close();
     await host.close();

@@ -153,13 +153,14 @@ test('heat, inspect and compare: the panels\' answers, read from the session', a
   assert.equal(heat.maxCell, Math.max(...heat.cells));
   const picture = await s.cluster('test.events');
   const top = picture.shards.flatMap((x) => x.chunks).find((c) => c.isMax);
-  const seen = await s.inspect('test.events', { about: 'chunk', key: top.key });
-  assert.equal(seen.chunk.Ok.max, top.max);
-  assert.equal(seen.chunk.Ok.total, top.docs);
-  const shard = await s.inspect('test.events', { about: 'shard', shard: 'shard01' });
-  assert.ok(shard.explanations.Ok.length > 0);
-  assert.match(shard.explanations.Ok[0].sentence, /shard01/);
-  await assert.rejects(s.inspect('test.events', { about: 'everything' }), { name: 'ShardLabError', codeName: 'BadValue' });
+  const seen = await s.inspect('test.events', { kind: 'chunk', key: top.key });
+  assert.equal(seen.chunk.ok, true);
+  assert.equal(seen.chunk.value.max, top.max);
+  assert.equal(seen.chunk.value.total, top.docs);
+  const shard = await s.inspect('test.events', { kind: 'shard', shard: 'shard01' });
+  assert.ok(shard.explanations.value.length > 0);
+  assert.match(shard.explanations.value[0].sentence, /shard01/);
+  await assert.rejects(s.inspect('test.events', { kind: 'everything' }), { name: 'ShardLabError', codeName: 'BadValue' });
   const spec = { columns: [{ key: '{x: 1}', version: '8.0' }, { key: '{x: "hashed"}', version: '8.0' }], workload: 'monotonic', batch: 25, ticks: 20, chunkSize: 32768 };
   const rows = await s.compare(spec);
   assert.deepEqual(rows.map((r) => r.insertsPerShard.reduce((a, [, n]) => a + n, 0)), [500, 500]);
@@ -216,17 +217,25 @@ test('sessions do not share state; dispose ends one; only misuse throws', async 
   a.dispose();
   a.dispose();
   assert.equal(a.disposed, true);
-  await assert.rejects(a.run('1'), { name: 'ShardLabError', codeName: 'SessionDisposed' });
-  await assert.rejects(a.cluster(), { codeName: 'SessionDisposed' });
+  await assert.rejects(a.run('1'), { name: 'ShardLabError', codeName: 'NoSuchSession', code: 206 });
+  await assert.rejects(a.cluster(), { codeName: 'NoSuchSession', code: 206 });
   b[Symbol.dispose ?? Symbol.for('Symbol.dispose')]();
-  await assert.rejects(b.run('1'), { codeName: 'SessionDisposed' });
+  await assert.rejects(b.run('1'), { codeName: 'NoSuchSession', code: 206 });
   // Options the engine refuses reject the session, in MongoDB's words.
   await assert.rejects(ShardLab.session({ shards: 0 }), { codeName: 'BadValue', message: /1 to 64 shards/ });
   await assert.rejects(ShardLab.session({ version: '9.9' }), { codeName: 'BadValue' });
   await assert.rejects(ShardLab.session({ shards: 'three' }), { codeName: 'BadValue' });
   const hello = await ShardLab.hello();
   assert.equal(hello.version, ShardLab.protocol);
-  assert.ok(['evaluate', 'cluster', 'analyze'].every((m) => hello.methods.includes(m)));
+  assert.ok(['run', 'frame', 'analyze', 'open', 'close'].every((m) => hello.methods.includes(m)));
+  assert.ok(!['evaluate', 'cluster', 'hello', 'link'].some((m) => hello.methods.includes(m)), "version 2's overlapping methods are gone");
+  // The engine names sessions: two sessions, two handles, neither chosen by the caller.
+  const c = await ShardLab.session();
+  const d = await ShardLab.session();
+  assert.match(c.name, /^s\d+$/);
+  assert.notEqual(c.name, d.name);
+  c.dispose();
+  d.dispose();
 });
 
 test('the element is safe to import where there is no DOM (static-site rendering)', async () => {

@@ -30,7 +30,7 @@ export async function tour(): Promise<string> {
   stop();
   const heat: HeatView = await s.heat('test.t', { rows: 16, columns: 32 });
   const hot: number = heat.maxCell;
-  const seen: Inspection = await s.inspect('test.t', { about: 'shard', shard: 'shard01' });
+  const seen: Inspection = await s.inspect('test.t', { kind: 'shard', shard: 'shard01' });
   const rows: CompareRow[] = await s.compare({ columns: [{ key: '{x: 1}', version: '8.0' }], workload: 'uniform', batch: 10, ticks: 5, chunkSize: 32768 });
   console.log(hot, seen.example, rows[0].label);
   const link: string = await s.toLink({ site: 'https://docs.example/shardlab/' });

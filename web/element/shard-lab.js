@@ -46,7 +46,7 @@ export const ATTRIBUTES = [
   { name: 'autoplay', prop: 'autoplay', type: 'boolean', default: false },
   { name: 'preset', prop: 'preset', type: 'string', default: null, session: true },
   { name: 'shards', prop: 'shards', type: 'number', default: 3, session: true },
-  { name: 'version', prop: 'version', type: 'string', default: '8.0', session: true },
+  { name: 'version', prop: 'version', type: 'string', default: '5.0', session: true },
   { name: 'seed', prop: 'seed', type: 'number', default: 1, session: true },
   { name: 'chunk-size', prop: 'chunkSize', type: 'number', default: null, session: true },
   { name: 'src', prop: 'src', type: 'string', default: null, session: true },
@@ -232,17 +232,17 @@ function inspectionLines(seen, t, count) {
   if (seen.failed) return [h('p', { class: 'problem', text: seen.failed })];
   const lines = [];
   const chunk = seen.chunk;
-  if (chunk?.Err) lines.push(h('p', { class: 'problem', text: chunk.Err }));
-  if (chunk?.Ok) {
-    const c = chunk.Ok;
+  if (chunk && !chunk.ok) lines.push(h('p', { class: 'problem', text: chunk.error }));
+  if (chunk?.ok) {
+    const c = chunk.value;
     lines.push(h('p', { part: 'inspected', class: 'mono', text: `${c.min} → ${c.max}` }),
       h('p', { text: t('element.on_shard', { shard: c.shard, docs: count(c.total, 'document') }) }));
     for (const d of c.rows.slice(0, 3)) lines.push(h('p', { class: 'mono status', text: `#${d.seq} ${d.key}` }));
-    if (c.explanations?.Ok) lines.push(...c.explanations.Ok.map((e) => h('p', { text: e.sentence })));
+    if (c.explanations?.ok) lines.push(...c.explanations.value.map((e) => h('p', { text: e.sentence })));
   }
   const why = seen.explanations;
-  if (why?.Err) lines.push(h('p', { class: 'problem', text: why.Err }));
-  if (why?.Ok) lines.push(...why.Ok.map((e) => h('p', { part: 'inspected', text: e.sentence })));
+  if (why && !why.ok) lines.push(h('p', { class: 'problem', text: why.error }));
+  if (why?.ok) lines.push(...why.value.map((e) => h('p', { part: 'inspected', text: e.sentence })));
   if (!chunk && !why && seen.landing) {
     const l = seen.landing;
     lines.push(h('p', { text: t('element.latest_insert', { key: l.key, shard: l.shard, why: l.why }) }));
@@ -314,7 +314,7 @@ export class ShardLabElement extends Base {
   #timer = null;
   #cleanup = [];
   #shownViews = new Set(DEFAULT_VIEWS);
-  #inspecting = { about: 'nothing' };
+  #inspecting = { kind: 'nothing' };
   #compared = null;
   #words = WORDS;
   #wordsTag = null;
@@ -772,7 +772,7 @@ export class ShardLabElement extends Base {
       if (!node || (node.dataset.inspectable === 'true') !== inspectable) {
         node = h('div', { class: 'shard', part: 'shard', 'data-name': s.name, 'data-inspectable': String(inspectable) },
           inspectable
-            ? h('button', { class: 'name link', part: 'shard-name', type: 'button', onclick: () => this.#inspect({ about: 'shard', shard: node.dataset.name }) })
+            ? h('button', { class: 'name link', part: 'shard-name', type: 'button', onclick: () => this.#inspect({ kind: 'shard', shard: node.dataset.name }) })
             : h('div', { class: 'name' }),
           h('div', { class: 'chunks' }));
       }
@@ -795,7 +795,7 @@ export class ShardLabElement extends Base {
       let node = byKey.get(c.key);
       if (!node) {
         node = inspectable
-          ? h('button', { type: 'button', 'data-key': c.key, onclick: () => this.#inspect({ about: 'chunk', key: c.key }) })
+          ? h('button', { type: 'button', 'data-key': c.key, onclick: () => this.#inspect({ kind: 'chunk', key: c.key }) })
           : h('span', { 'data-key': c.key });
         attr(node, 'part', 'chunk');
       }
@@ -978,7 +978,7 @@ export class ShardLabElement extends Base {
     const heatCaption = h('figcaption', { class: 'status' });
     const heatmap = h('figure', { class: 'heatmap', part: 'heatmap', hidden: true }, heatCanvas, heatCaption);
     const inspectorLines = h('div');
-    const inspectorRound = h('button', { type: 'button', part: 'button', onclick: () => this.#inspect({ about: 'round' }) });
+    const inspectorRound = h('button', { type: 'button', part: 'button', onclick: () => this.#inspect({ kind: 'round' }) });
     const inspector = h('section', { class: 'inspector', part: 'inspector', hidden: true }, inspectorLines, h('div', { class: 'row' }, inspectorRound));
     const compare = h('section', { class: 'compare', part: 'compare', hidden: true });
     const consoleOut = h('pre', { class: 'console', part: 'console' });

@@ -137,6 +137,10 @@ export interface ShardLabErrorShape {
 
 /** What the engine knows and allows (`ShardLab.catalog()`): every view's constants. */
 export interface Catalog {
+  /** The protocol version the engine speaks (3). */
+  protocol: number;
+  /** The methods it takes, as a request names them. */
+  methods: string[];
   lessons: {
     id: string;
     title: string;
@@ -206,11 +210,11 @@ export interface HeatView {
 
 /** What `Session.inspect` is asked about. */
 export type Inspecting =
-  | { about: 'nothing' }
-  | { about: 'chunk'; key: string; skip?: number | null; mark?: number | null }
-  | { about: 'at'; at: number; reach?: number | null }
-  | { about: 'shard'; shard: string }
-  | { about: 'round' };
+  | { kind: 'nothing' }
+  | { kind: 'chunk'; key: string; skip?: number | null; mark?: number | null }
+  | { kind: 'at'; at: number; reach?: number | null }
+  | { kind: 'shard'; shard: string }
+  | { kind: 'round' };
 
 /** One of MongoDB's rules applied, with its figures. */
 export interface Explanation {
@@ -220,20 +224,23 @@ export interface Explanation {
   facts: [string, string][];
 }
 
+/** A result that may fail, as the protocol carries one: the shape of a statement's entry. */
+export type Fallible<T> = { ok: true; value: T } | { ok: false; error: string };
+
 /** What the inspector shows (`Session.inspect`). */
 export interface Inspection {
   example: string;
   landing: { seq: number; key: string; keyHandle: string; chunk: [string, string]; shard: string; why: string; hashed: [string, string, string, string] | null } | null;
-  /** The chunk asked about (`Ok`), or MongoDB's error (`Err`). */
-  chunk: { Ok: Record<string, Json> } | { Err: string } | null;
+  /** The chunk asked about, or MongoDB's error. */
+  chunk: Fallible<Record<string, Json>> | null;
   /** The explanations asked about, or MongoDB's error. */
-  explanations: { Ok: Explanation[] } | { Err: string } | null;
+  explanations: Fallible<Explanation[]> | null;
 }
 
 /** A comparison to run (`Session.compare`). */
 export interface CompareSpec {
   /** One row each, 1 to 3. */
-  columns: { key: string; version: '3.6' | '5.0' | '8.0' }[];
+  columns: { key: string; version: '3.6' | '5.0' | '7.0' | '8.0' }[];
   workload: 'monotonic' | 'decreasing' | 'uniform';
   /** Documents each workload command inserts (25 when left out). */
   batch?: number;
@@ -274,8 +281,8 @@ export interface SessionEvents {
 export interface SessionOptions {
   /** Shards, 1 to 64 (3). */
   shards?: number;
-  /** The behaviour era: "3.6", "5.0" or "8.0" ("8.0"). */
-  version?: '3.6' | '5.0' | '8.0';
+  /** The behaviour era: "3.6", "5.0", "7.0" or "8.0" ("5.0", the catalogue's `defaults.version`). */
+  version?: '3.6' | '5.0' | '7.0' | '8.0';
   /** The seed of every random choice (1). */
   seed?: number;
   /** The chunk size in bytes (the era's default when absent). */
@@ -289,7 +296,7 @@ export interface SessionOptions {
 /** One session of the engine. Every session on a page shares one engine. */
 export declare class Session {
   private constructor();
-  /** The session's name in the engine. */
+  /** The session's handle, as the engine named it when it opened it (`s1`, `s2`, ...). */
   readonly name: string;
   /** Whether `dispose` was called. */
   readonly disposed: boolean;
@@ -315,7 +322,7 @@ export declare class Session {
   toLink(options?: { site?: string | URL }): Promise<string>;
   /** Calls `callback` with each event's data; returns the function that stops it. */
   on<E extends keyof SessionEvents>(event: E, callback: (data: SessionEvents[E]) => void): () => void;
-  /** Ends the session; later calls on it reject with `SessionDisposed`. */
+  /** Ends the session; later calls on it reject with `NoSuchSession` (206). */
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -330,7 +337,7 @@ export declare class ShardLabError extends Error implements ShardLabErrorShape {
 export interface ShardLabModule {
   /** Opens a session. */
   session(options?: SessionOptions): Promise<Session>;
-  /** The engine's protocol version and methods. */
+  /** The engine's protocol version and methods (the catalogue's `protocol` and `methods`). */
   hello(): Promise<{ version: number; methods: string[] }>;
   /** The engine's catalogue: lessons, versions, limits, defaults, palette, languages. */
   catalog(): Promise<Catalog>;
@@ -343,6 +350,70 @@ export interface ShardLabModule {
   /** This package's version. */
   version: string;
 }
+
+/**
+ * The engine's wire protocol, version 3 (ARCHITECTURE.md, "The engine's API"): what the
+ * module sends its worker, and what a host page sends an embedded frame over its port.
+ * Each method's `params` and the `result` its answer carries. The page's own methods
+ * (`page.act`, `page.summary`, ...) serve the playground's panels and are not listed.
+ */
+export interface EngineMethods {
+  catalog: { params?: undefined; result: Catalog };
+  open: { params: Start; result: Opened };
+  close: { params?: undefined; result?: undefined };
+  run: {
+    params: { source: string; each?: boolean } | { workload: { ns: string; name: string; count: number; balance?: boolean } };
+    result: { statements: StatementResult[]; position: Position };
+  };
+  step: { params: { by: number }; result: Position };
+  jump: { params: { to: number }; result: Position };
+  fork: { params?: undefined; result: Position };
+  scenario: { params?: { page?: [string, string][]; json?: boolean }; result: { text: string } };
+  frame: { params?: { ns?: string; whole?: boolean }; result: ClusterPicture };
+  inspect: { params: { ns: string; subject: Inspecting }; result: Inspection };
+  explain: {
+    params: { kind: 'chunk'; ns: string; chunk: number } | { kind: 'shard'; ns: string; shard: string } | { kind: 'round'; ns?: string | null };
+    result: { sentences: string[] };
+  };
+  analyze: { params: { ns: string; key: string }; result: StatementResult };
+  target: { params: { ns: string; filter: string }; result: { stage: string; broadcast: boolean; shards: string[] } };
+  compare: { params: CompareSpec; result: { rows: CompareRow[] } };
+  events: { params: { ns: string }; result: { rows: Json[] } };
+  heat: { params: { ns: string; rows: number; columns: number }; result: HeatView };
+}
+
+/** How `open` starts a session; every union of the protocol names its case in `kind`. */
+export type Start =
+  | { kind: 'config'; shards: number; version: string; chunkSize?: number | null; seed: number }
+  | { kind: 'scenario'; text: string }
+  | { kind: 'lesson'; id: string };
+
+/** `open`'s result: the handle the engine gave the session, which every later request names. */
+export interface Opened {
+  session: string;
+  position: Position;
+  /** MongoDB's messages from the setup (a key it refuses), in order. */
+  errors: string[];
+}
+
+/** A request: `session` names the handle `open` answered with (absent for `catalog`, `open`, `compare`). */
+export interface EngineRequest<M extends keyof EngineMethods = keyof EngineMethods> {
+  v: 3;
+  id: number;
+  session?: string;
+  method: M;
+  params?: EngineMethods[M]['params'];
+}
+
+/** An answer: the request's `id` and `method`, with its `result` or the one error shape. */
+export type EngineAnswer<M extends keyof EngineMethods = keyof EngineMethods> =
+  | { v: 3; id: number; method: M; result?: EngineMethods[M]['result']; error?: undefined }
+  | { v: 3; id: number; method?: M; error: ShardLabErrorShape };
+
+/** An event the engine pushes about a session. */
+export type EngineEvent = {
+  [E in 'save' | 'notice' | 'progress']: { v: 3; session: string; event: E; data: SessionEvents[E] };
+}['save' | 'notice' | 'progress'];
 
 export declare const ShardLab: ShardLabModule;
 export default ShardLab;

@@ -12,7 +12,7 @@ const ENGINE_DIR = './engine/';
 // The package's version, written by the build from the workspace's Cargo.toml.
 const VERSION = '0.0.0-dev';
 
-const PROTOCOL = 2;
+const PROTOCOL = 3;
 // The code names of a request the engine could not answer, the same as the page's client's
 // (web/src/platform/engine_client.rs): it stopped under the request (the next one starts a
 // new engine), or it could not load at all.
@@ -36,7 +36,6 @@ class Host {
   constructor(base) {
     this.base = base;
     this.next = 1;
-    this.names = 0;
     this.pending = new Map();
     this.listeners = new Map();
     this.worker = null;
@@ -49,12 +48,13 @@ class Host {
     this.catalog = null;
   }
 
-  /** Sends one request; resolves with its result, rejects with the engine's error. */
+  /** Sends one request (about `session`, the handle `open` answered with, or none);
+   * resolves with its result, rejects with the engine's error. */
   request(session, method, params) {
     const id = this.next++;
-    const message = params === undefined
-      ? { v: PROTOCOL, id, session, method }
-      : { v: PROTOCOL, id, session, method, params };
+    const message = { v: PROTOCOL, id, method };
+    if (session !== undefined) message.session = session;
+    if (params !== undefined) message.params = params;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       try {
@@ -167,14 +167,15 @@ class Host {
 
   /** One message from the engine: an answer, or an event for a session's listeners. */
   receive(m) {
-    if (m && typeof m.id === 'number' && ('result' in m || 'error' in m)) {
+    if (m && typeof m.id === 'number' && !('event' in m)) {
       const waiting = this.pending.get(m.id);
       if (!waiting) return;
       this.pending.delete(m.id);
-      if ('error' in m) {
+      if (m.error) {
         waiting.reject(new ShardLabError(m.error.codeName, m.error.message, m.error.code));
       } else {
-        waiting.resolve(content(m.result));
+        // The result is the method's own shape; a method without one (close) has none.
+        waiting.resolve(m.result ?? {});
       }
     } else if (m && typeof m.event === 'string') {
       if (m.session === '' && m.event === 'notice') return this.fail(m.data?.text ?? 'the engine failed');
@@ -204,15 +205,13 @@ function loadFailure(err) {
   return `the engine could not load: ${text}`;
 }
 
-/** An event row with its message as plain JSON: `{id, args}`, each argument a string or a
- * message of its own (the wire tags them `{Text: ...}` / `{Message: ...}`). */
+/** An event row with its message as `{id, args}`: the wire lists the arguments as
+ * name/value pairs, each value a string or a message of its own; here they are an object. */
 function plainMessage(m) {
   if (!m || typeof m !== 'object') return null;
   const args = {};
   for (const [name, value] of Array.isArray(m.args) ? m.args : []) {
-    args[name] = value && typeof value === 'object'
-      ? ('Text' in value ? String(value.Text) : plainMessage(value.Message))
-      : value;
+    args[name] = value && typeof value === 'object' ? plainMessage(value) : value;
   }
   return { id: String(m.id), args };
 }
@@ -228,8 +227,6 @@ function host() {
   return globalThis[key];
 }
 
-/** A result's content: the engine names its kind as the one field that holds it
- * (`{position: {position, length}}`), or alone for a result without content (`"closed"`). */
 /** A heatmap's cells from the bytes they cross the worker boundary in (four little-endian
  * bytes per number, one typed array), as the plain numbers this module promises. */
 function floats(bytes) {
@@ -238,12 +235,6 @@ function floats(bytes) {
   const out = new Array(bytes.byteLength >> 2);
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
-}
-
-function content(result) {
-  if (result === null || typeof result !== 'object') return {};
-  const [value] = Object.values(result);
-  return value;
 }
 
 /** A caller's mistake, as the engine names a bad argument (BadValue, 2). */
@@ -274,7 +265,7 @@ export class Session {
     this.#unlisten = () => set.delete(forward);
   }
 
-  /** The session's name in the engine. */
+  /** The session's handle, as the engine named it when it opened it. */
   get name() {
     return this.#name;
   }
@@ -286,7 +277,7 @@ export class Session {
 
   #call(method, params) {
     if (this.#disposed) {
-      return Promise.reject(new ShardLabError('SessionDisposed', `session ${this.#name} was disposed`));
+      return Promise.reject(new ShardLabError('NoSuchSession', `session ${this.#name} was disposed`, 206));
     }
     return this.#host.request(this.#name, method, params);
   }
@@ -305,7 +296,7 @@ export class Session {
   /** Runs a script as the session's next step (`each`: a step per statement): one entry per statement. */
   async run(script, options = {}) {
     if (typeof script !== 'string') throw new TypeError('run(script): the script is a string');
-    const r = await this.#call('evaluate', { source: script, each: options.each === true });
+    const r = await this.#call('run', { source: script, each: options.each === true });
     this.#emit('run', { statements: r.statements, position: r.position });
     return r.statements;
   }
@@ -324,7 +315,7 @@ export class Session {
 
   /** A collection's chunks, shards and zones (the collection last touched when absent). */
   async cluster(ns) {
-    return await this.#call('cluster', ns === undefined ? {} : { ns: String(ns) });
+    return await this.#call('frame', ns === undefined ? { whole: true } : { ns: String(ns), whole: true });
   }
 
   /** The cluster's event log after event `since` (a `seq`), oldest first (at most 100). */
@@ -349,7 +340,7 @@ export class Session {
   }
 
   /** What the inspector shows: a chunk (by its `key` handle or a point of the key bar), a shard, the next balancer round, or the latest insert. */
-  async inspect(ns, subject = { about: 'nothing' }) {
+  async inspect(ns, subject = { kind: 'nothing' }) {
     return await this.#call('inspect', { ns: String(ns), subject });
   }
 
@@ -361,7 +352,7 @@ export class Session {
 
   /** A link that opens this session in the ShardLab site beside this module. */
   async toLink(options = {}) {
-    const { text } = await this.#call('link', { page: [], json: false });
+    const { text } = await this.#call('scenario', { page: [], json: false });
     return new URL(`./#s=${text}`, options.site ?? site).href;
   }
 
@@ -391,28 +382,29 @@ export class Session {
 /** Opens a session: a new cluster (`shards`, `version`, `seed`, `chunkSize`), a link's scenario or a lesson's cluster. */
 async function session(options = {}) {
   const h = host();
-  const name = `lab-${h.names++}`;
   let start;
-  if (options.scenario !== undefined) start = { from: 'scenario', text: String(options.scenario) };
-  else if (options.lesson !== undefined) start = { from: 'lesson', id: String(options.lesson) };
+  if (options.scenario !== undefined) start = { kind: 'scenario', text: String(options.scenario) };
+  else if (options.lesson !== undefined) start = { kind: 'lesson', id: String(options.lesson) };
   else {
     // The defaults are the engine's (its catalogue), the same for every view.
     const { defaults } = await catalog();
     start = {
-      from: 'config',
+      kind: 'config',
       shards: options.shards ?? defaults.shards,
       version: String(options.version ?? defaults.version),
       chunkSize: options.chunkSize,
       seed: options.seed ?? defaults.seed,
     };
   }
-  await h.request(name, 'open', start);
-  return new Session(h, name);
+  // The engine names the session: its handle is in the answer.
+  const { session: handle } = await h.request(undefined, 'open', start);
+  return new Session(h, handle);
 }
 
-/** The engine's protocol version and methods. */
+/** The engine's protocol version and methods (the catalogue's `protocol` and `methods`). */
 async function hello() {
-  return await host().request('hello', 'hello');
+  const { protocol, methods } = await catalog();
+  return { version: protocol, methods };
 }
 
 /**
@@ -422,7 +414,7 @@ async function hello() {
  */
 function catalog() {
   const h = host();
-  h.catalog ??= h.request('catalog', 'catalog').catch((err) => {
+  h.catalog ??= h.request(undefined, 'catalog').catch((err) => {
     h.catalog = null;
     throw err;
   });

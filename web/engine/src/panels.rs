@@ -48,9 +48,7 @@ pub fn answer(held: &Held, call: Call) -> Result<Reply, EngineError> {
             Ok(Reply::Heat(Box::new(heat(held, &ns, rows, columns))))
         }
         #[cfg(feature = "insight")]
-        Call::Inspect { ns, subject } => {
-            Ok(Reply::Inspection(Box::new(inspect(held, &ns, &subject))))
-        }
+        Call::Inspect { ns, subject } => Ok(Reply::Inspect(Box::new(inspect(held, &ns, &subject)))),
         #[cfg(not(feature = "insight"))]
         Call::Heat { .. } => Err(EngineError::bad_value(
             "this engine was built without the heatmap",

@@ -21,7 +21,8 @@ use shardlab_protocol::{
     VersionInfo, ViewSettings, WorkloadSpec, PASS_TIME_MS,
 };
 use shardlab_protocol::{
-    CatalogDefaults, CatalogLimits, COMPARE_WORKLOADS, LANGUAGES, SHARD_COLOURS,
+    CatalogDefaults, CatalogLimits, Opened, Replaying, COMPARE_WORKLOADS, LANGUAGES, METHODS,
+    PROTOCOL_VERSION, SHARD_COLOURS,
 };
 
 /// The first console line of a session opened from the settings (the English of
@@ -94,7 +95,7 @@ impl Printed {
 
 /// Opens a playground session from the settings form, a lesson or a scenario to replay;
 /// the answer is the session's first view (with the replay's page state for a replay).
-pub fn open(start: Start, events: &mut Vec<Event>) -> Result<(Held, Reply), EngineError> {
+pub fn open(start: Start, events: &mut Vec<Event>) -> Result<(Held, Opened), EngineError> {
     let (mut held, state, printed) = match start {
         Start::Setup(setup) => from_setup(&setup)?,
         Start::Lesson { id } => from_lesson(&id)?,
@@ -107,7 +108,7 @@ pub fn open(start: Start, events: &mut Vec<Event>) -> Result<(Held, Reply), Engi
     };
     events.push(save_event(&held.timeline));
     let view = first_view(&mut held, state, printed);
-    Ok((held, Reply::Page(Box::new(view))))
+    Ok((held, opened(Some(view), None)))
 }
 
 /// A new session's first view; the session keeps `state` as its page state.
@@ -219,7 +220,7 @@ fn build(config: ClusterConfig, commands: &[String], intro: PageLine) -> (Held, 
 
 /// A session on a scenario's cluster with none of its steps run yet: they run with
 /// [`Act::Advance`] until [`Act::Finish`].
-fn open_replay(text: &str, events: &mut Vec<Event>) -> Result<(Held, Reply), EngineError> {
+fn open_replay(text: &str, events: &mut Vec<Event>) -> Result<(Held, Opened), EngineError> {
     let scenario = parse_scenario(text)?;
     let total = scenario.commands.len();
     let applied = scenario.applied();
@@ -241,13 +242,23 @@ fn open_replay(text: &str, events: &mut Vec<Event>) -> Result<(Held, Reply), Eng
     });
     let printed = Printed::line(replaying_line(total, 0));
     let view = first_view(&mut held, state, printed);
-    let reply = Reply::Replaying {
-        view: Box::new(view),
+    let replay = Replaying {
         json: shardlab::sim::to_json(&scenario),
         page: scenario.page,
         position: (applied < total).then_some(applied as u64),
     };
-    Ok((held, reply))
+    Ok((held, opened(Some(view), Some(replay))))
+}
+
+/// A playground's opening, for the engine to name and place its cursor.
+fn opened(view: Option<PageView>, replay: Option<Replaying>) -> Opened {
+    Opened {
+        session: String::new(),
+        position: Position::default(),
+        errors: Vec::new(),
+        view: view.map(Box::new),
+        replay: replay.map(Box::new),
+    }
 }
 
 /// A scenario as a link carries it or as its JSON form.
@@ -303,13 +314,16 @@ pub fn link(held: &Held, page: Vec<(String, String)>, json: bool) -> Result<Repl
 /// The lessons, workloads and versions the page's forms offer.
 pub fn catalog() -> Catalog {
     Catalog {
+        protocol: PROTOCOL_VERSION,
+        methods: METHODS.iter().map(|m| m.to_string()).collect(),
         lessons: PRESETS.iter().map(lesson_info).collect(),
         workloads: shardlab::workload::preset_names()
             .iter()
             .map(|n| n.to_string())
             .collect(),
-        versions: [VersionMode::V36, VersionMode::V50, VersionMode::V80]
-            .into_iter()
+        versions: shardlab_protocol::VERSIONS
+            .iter()
+            .filter_map(|v| VersionMode::parse(v))
             .map(|v| VersionInfo {
                 label: v.label().to_string(),
                 lacks: FORM_COMMANDS

@@ -8,53 +8,24 @@ use crate::held::Held;
 use crate::playground::{self, save_event};
 use crate::queries;
 use crate::view_model::cluster_view;
-use shardlab::sim::{from_json, from_query, to_query, Timeline};
+use shardlab::sim::{from_json, from_query, Timeline};
 use shardlab::workload::presets::generate_command;
 use shardlab::{ClusterConfig, VersionMode};
 use shardlab_protocol::{
-    Call, ConsoleLine, EngineError, Event, EventMessage, LineKind, Outcome, Position, Reply,
-    Request, Response, SessionConfig, Start, MAX_SESSIONS, PROTOCOL_VERSION,
+    Call, EngineError, Event, EventMessage, Opened, Outcome, Position, Reply, Request, Response,
+    SessionConfig, Start, MAX_SESSIONS, PROTOCOL_VERSION,
 };
 use std::collections::BTreeMap;
 
 /// The methods this engine takes, as requests name them.
-pub const METHODS: &[&str] = &[
-    "hello",
-    "open",
-    "close",
-    "run",
-    "step",
-    "jump",
-    "fork",
-    "frame",
-    "checkKey",
-    "needsMoreInput",
-    "target",
-    "chunkDocs",
-    "explain",
-    "compare",
-    "scenario",
-    "generate",
-    "summary",
-    "planSetup",
-    "insertCommand",
-    "act",
-    "catalog",
-    "link",
-    "events",
-    "heat",
-    "insights",
-    "inspect",
-    "workloadFit",
-    "evaluate",
-    "cluster",
-    "analyze",
-];
+pub use shardlab_protocol::METHODS;
 
 /// The engine: every open session, by name.
 #[derive(Default)]
 pub struct Engine {
     sessions: BTreeMap<String, Held>,
+    /// The number of the next session's handle (`s1`, `s2`, ...).
+    opened: u64,
 }
 
 /// What one request produced.
@@ -79,73 +50,94 @@ impl Engine {
     /// Carries out one request.
     pub fn handle(&mut self, request: Request) -> Handled {
         let mut events = Vec::new();
+        let method = request.call.method().to_string();
+        let mut session = request.session.clone().unwrap_or_default();
         let outcome = match request.check() {
-            Ok(()) => self.dispatch(&request.session, request.call, &mut events),
+            Ok(()) => self.dispatch(&mut session, request.call, &mut events),
             Err(e) => Err(e),
         };
         let events = events
             .into_iter()
-            .map(|event| EventMessage {
-                session: request.session.clone(),
-                event,
-            })
+            .map(|event| EventMessage::new(session.clone(), event))
             .collect();
         Handled {
             response: Response {
                 id: request.id,
                 outcome: match outcome {
                     Ok(reply) => Outcome::Result(reply),
-                    Err(e) => Outcome::Error(e),
+                    Err(e) => Outcome::Error(Some(method), e),
                 },
             },
             events,
         }
     }
 
+    /// An answer to a message that is not a request this engine can read: another
+    /// protocol version says so, anything else is `BadValue` with the reader's complaint.
+    pub fn refuse(id: u64, v: Option<u64>, why: String) -> Response {
+        let error = match v {
+            Some(v) if v != u64::from(PROTOCOL_VERSION) => {
+                EngineError::unsupported_version(u32::try_from(v).unwrap_or(u32::MAX))
+            }
+            _ => EngineError::bad_value(why),
+        };
+        Response {
+            id,
+            outcome: Outcome::Error(None, error),
+        }
+    }
+
+    /// Carries out a checked call about `session` (which `open` sets to the handle it
+    /// gives).
     fn dispatch(
         &mut self,
-        session: &str,
+        session: &mut String,
         call: Call,
         events: &mut Vec<Event>,
     ) -> Result<Reply, EngineError> {
         match call {
-            Call::Hello => Ok(Reply::Hello {
-                version: PROTOCOL_VERSION,
-                methods: METHODS.iter().map(|m| m.to_string()).collect(),
-            }),
-            Call::Open(start) => self.open(session, start, events),
-            Call::Close => match self.sessions.remove(session) {
-                Some(_) => Ok(Reply::Closed),
+            Call::Catalog => Ok(Reply::Catalog(Box::new(playground::catalog()))),
+            Call::Open(start) => {
+                *session = self.next_handle();
+                self.open(session, start, events)
+            }
+            Call::Close => match self.sessions.remove(session.as_str()) {
+                Some(_) => Ok(Reply::Close),
                 None => Err(EngineError::no_such_session(session)),
             },
             Call::CheckKey { key } => Ok(match queries::validate_key(&key, false) {
-                Ok(key) => Reply::KeyCheck {
+                Ok(key) => Reply::CheckKey {
                     key: Some(key),
                     error: None,
                 },
-                Err(message) => Reply::KeyCheck {
+                Err(message) => Reply::CheckKey {
                     key: None,
                     error: Some(EngineError::bad_value(message)),
                 },
             }),
-            Call::InsertCommand { ns, doc } => Ok(Reply::Command {
+            Call::InsertCommand { ns, doc } => Ok(Reply::InsertCommand {
                 text: shardlab::workload::presets::insert_one_command(&ns, &doc),
             }),
             Call::NeedsMoreInput { source } => Ok(Reply::NeedsMoreInput {
                 more: shardlab::shell::needs_more_input(&source),
             }),
             Call::Compare(spec) => {
-                crate::comparison::run(&spec).map(|rows| Reply::Compared { rows })
+                crate::comparison::run(&spec).map(|rows| Reply::Compare { rows })
             }
-            Call::Catalog => Ok(Reply::Catalog(Box::new(playground::catalog()))),
             call => {
                 let held = self
                     .sessions
-                    .get_mut(session)
+                    .get_mut(session.as_str())
                     .ok_or_else(|| EngineError::no_such_session(session))?;
                 on_session(held, call, events)
             }
         }
+    }
+
+    /// A handle no session of this engine has had.
+    fn next_handle(&mut self) -> String {
+        self.opened += 1;
+        format!("s{}", self.opened)
     }
 
     fn open(
@@ -154,11 +146,6 @@ impl Engine {
         start: Start,
         events: &mut Vec<Event>,
     ) -> Result<Reply, EngineError> {
-        if self.sessions.contains_key(session) {
-            return Err(EngineError::bad_value(format!(
-                "a session named '{session}' is open already"
-            )));
-        }
         if self.sessions.len() >= MAX_SESSIONS {
             return Err(EngineError::bad_value(format!(
                 "an engine holds at most {MAX_SESSIONS} sessions: close one first"
@@ -167,9 +154,11 @@ impl Engine {
         let mut errors = Vec::new();
         let held = match start {
             start @ (Start::Setup(_) | Start::Lesson { .. } | Start::Replay { .. }) => {
-                let (held, reply) = playground::open(start, events)?;
+                let (held, mut opened) = playground::open(start, events)?;
+                opened.session = session.to_string();
+                opened.position = position(&held.timeline);
                 self.sessions.insert(session.to_string(), held);
-                return Ok(reply);
+                return Ok(Reply::Open(Box::new(opened)));
             }
             Start::Config(config) => Held::new(Timeline::new(cluster_config(&config)?)),
             Start::Compare { column, chunk_size } => {
@@ -189,10 +178,13 @@ impl Engine {
                 Held::new(Timeline::from_scenario(&scenario))
             }
         };
-        let reply = Reply::Opened {
+        let reply = Reply::Open(Box::new(Opened {
+            session: session.to_string(),
             position: position(&held.timeline),
             errors,
-        };
+            view: None,
+            replay: None,
+        }));
         events.push(save_event(&held.timeline));
         self.sessions.insert(session.to_string(), held);
         Ok(reply)
@@ -246,54 +238,25 @@ fn position(timeline: &Timeline) -> Position {
     }
 }
 
-/// The outcomes as console lines, one per outcome that printed something.
-fn console_lines(outcomes: &[shardlab::Outcome]) -> Vec<ConsoleLine> {
-    outcomes
-        .iter()
-        .filter_map(|o| {
-            o.render().map(|text| ConsoleLine {
-                kind: if o.result.is_err() {
-                    LineKind::Error
-                } else {
-                    LineKind::Output
-                },
-                text,
-            })
-        })
-        .collect()
-}
-
 /// The calls that read or change one open session.
 fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Reply, EngineError> {
     match call {
-        Call::Run { source } => {
-            let lines = console_lines(&held.push(&source));
-            let timeline = &held.timeline;
-            events.push(save_event(timeline));
-            Ok(Reply::Ran {
-                lines,
-                position: position(timeline),
-            })
-        }
-        Call::Generate {
-            ns,
-            workload,
-            count,
-            balance,
-        } => {
-            if !shardlab::workload::preset_names().contains(&workload.as_str()) {
-                return Err(EngineError::bad_value(format!(
-                    "unknown workload: use one of {}",
-                    shardlab::workload::preset_names().join(", ")
-                )));
-            }
-            let command = generate_command(&ns, &workload, count, balance);
-            on_session(held, Call::Run { source: command }, events)
-        }
-        Call::Evaluate { source, each } => {
-            let statements = crate::script::evaluate(held, &source, each);
+        Call::Run(run) => {
+            let source = match &run.workload {
+                Some(w) => {
+                    if !shardlab::workload::preset_names().contains(&w.name.as_str()) {
+                        return Err(EngineError::bad_value(format!(
+                            "unknown workload: use one of {}",
+                            shardlab::workload::preset_names().join(", ")
+                        )));
+                    }
+                    generate_command(&w.ns, &w.name, w.count, w.balance)
+                }
+                None => run.source,
+            };
+            let statements = crate::script::evaluate(held, &source, run.each);
             events.push(save_event(&held.timeline));
-            Ok(Reply::Evaluated {
+            Ok(Reply::Run {
                 statements,
                 position: position(&held.timeline),
             })
@@ -310,25 +273,22 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
                     break;
                 }
             }
-            Ok(Reply::Position(position(timeline)))
+            Ok(Reply::Step(position(timeline)))
         }
         Call::Jump { to } => {
             let timeline = &mut held.timeline;
             timeline
                 .jump(to)
                 .map_err(|e| EngineError::bad_value(e.to_string()))?;
-            Ok(Reply::Position(position(timeline)))
+            Ok(Reply::Jump(position(timeline)))
         }
         Call::Fork => {
             held.fork();
             events.push(save_event(&held.timeline));
-            Ok(Reply::Position(position(&held.timeline)))
+            Ok(Reply::Fork(position(&held.timeline)))
         }
-        Call::Scenario => Ok(Reply::Scenario {
-            text: to_query(&held.timeline.to_scenario()),
-        }),
-        Call::Act(act) => playground::act(held, act, events).map(|v| Reply::Page(Box::new(v))),
-        Call::Link { page, json } => playground::link(held, page, json),
+        Call::Act(act) => playground::act(held, act, events).map(|v| Reply::Act(Box::new(v))),
+        Call::Scenario { page, json } => playground::link(held, page, json),
         call => read_session(held, call),
     }
 }
@@ -339,7 +299,8 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
     let session = timeline.session();
     let cluster = &session.cluster;
     match call {
-        Call::Frame { ns } => {
+        Call::Frame { ns, whole: true } => Ok(Reply::Frame(crate::script::whole_cluster(held, ns))),
+        Call::Frame { ns, whole: false } => {
             let ns = ns
                 .or_else(|| session.touched().map(str::to_string))
                 .or_else(|| cluster.collections().keys().next().cloned())
@@ -348,25 +309,14 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             Ok(Reply::Frame(held.sent.send(view, timeline.position())))
         }
         Call::Target { ns, filter } => queries::target_filter(cluster, &ns, &filter)
-            .map(Reply::Targets)
+            .map(Reply::Target)
             .map_err(EngineError::bad_value),
-        #[cfg(feature = "insight")]
-        Call::ChunkDocs { ns, chunk, page } => {
-            crate::insight::chunk_page(cluster, &ns, chunk, page)
-                .map(Reply::ChunkDocs)
-                .map_err(|e| server(&e))
-        }
-        #[cfg(not(feature = "insight"))]
-        Call::ChunkDocs { .. } => Err(EngineError::bad_value(
-            "this engine was built without the inspector",
-        )),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
-        Call::Cluster { ns } => Ok(Reply::Frame(crate::script::whole_cluster(held, ns))),
-        Call::Analyze { ns, key } => crate::script::analyze(held, &ns, &key).map(Reply::Analyzed),
-        Call::PlanSetup { draft } => Ok(Reply::Plan(queries::plan_setup(cluster, &draft))),
+        Call::Analyze { ns, key } => crate::script::analyze(held, &ns, &key).map(Reply::Analyze),
+        Call::PlanSetup { draft } => Ok(Reply::PlanSetup(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)
-            .map(|sentences| Reply::Explained { sentences })
+            .map(|sentences| Reply::Explain { sentences })
             .map_err(|e| server(&e)),
         #[cfg(not(feature = "insight"))]
         Call::Explain(_) => Err(EngineError::bad_value(

@@ -13,10 +13,14 @@ pub struct WorkerEngine {
     engine: Engine,
 }
 
-/// Just the `id` of a message that did not decode, to answer it.
+/// Just the `id` and `v` of a message that did not decode, to answer it (saying which
+/// version this engine speaks when it names another).
 #[derive(Deserialize)]
 struct IdOnly {
+    #[serde(default)]
     id: u64,
+    #[serde(default)]
+    v: Option<u64>,
 }
 
 /// Address space set aside for the heap when the engine starts (256 MiB).
@@ -65,14 +69,16 @@ impl WorkerEngine {
                     .collect()
             }
             Err(e) => {
-                let id = serde_wasm_bindgen::from_value::<IdOnly>(message).map_or(0, |m| m.id);
-                vec![FromEngine::Answer(Response {
+                let (id, v) = serde_wasm_bindgen::from_value::<IdOnly>(message)
+                    .map_or((0, None), |m| (m.id, m.v));
+                vec![FromEngine::Answer(crate::service::Engine::refuse(
                     id,
-                    outcome: Outcome::Error(EngineError::bad_value(format!(
+                    v,
+                    format!(
                         "not a request of protocol version {}: {e}",
                         shardlab_protocol::PROTOCOL_VERSION
-                    ))),
-                })]
+                    ),
+                ))]
             }
         };
         // JSON-compatible (null for none, objects for maps), but a byte string is a
@@ -90,11 +96,14 @@ impl WorkerEngine {
                     };
                     let failed = FromEngine::Answer(Response {
                         id,
-                        outcome: Outcome::Error(EngineError {
-                            code: 1,
-                            code_name: "InternalError".into(),
-                            message: format!("the engine's answer did not encode: {e}"),
-                        }),
+                        outcome: Outcome::Error(
+                            None,
+                            EngineError {
+                                code: 1,
+                                code_name: "InternalError".into(),
+                                message: format!("the engine's answer did not encode: {e}"),
+                            },
+                        ),
                     });
                     serde::Serialize::serialize(&failed, &serializer).unwrap_or(JsValue::NULL)
                 })

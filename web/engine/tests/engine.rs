@@ -23,50 +23,67 @@ fn send(engine: &mut Engine, request: Value) -> (Value, Vec<Value>) {
     )
 }
 
+/// One request about `session`, answered as JSON.
 fn call(engine: &mut Engine, session: &str, method: &str, params: Value) -> Value {
     let (answer, _) = send(
         engine,
-        json!({"v": 2, "id": 1, "session": session, "method": method, "params": params}),
+        json!({"v": 3, "id": 1, "session": session, "method": method, "params": params}),
     );
     answer
 }
 
-/// The answer's result: its content (the one field whose name is the result's kind), with
-/// that kind added as `kind` for the checks; a result without content is `{kind}` alone.
-fn result(answer: Value) -> Value {
-    assert!(answer.get("error").is_none(), "an error: {answer}");
-    match &answer["result"] {
-        Value::String(kind) => json!({ "kind": kind }),
-        Value::Object(one) => {
-            assert_eq!(
-                one.len(),
-                1,
-                "a result is one field named for its kind: {answer}"
-            );
-            let (kind, content) = one.iter().next().unwrap();
-            let mut content = content.clone();
-            if let Value::Object(fields) = &mut content {
-                fields.insert("kind".into(), json!(kind));
-            }
-            content
-        }
-        other => panic!("not a result: {other}"),
-    }
+/// One request about no session (`catalog`, `open`, `compare`, the page's form checks).
+fn ask(engine: &mut Engine, method: &str, params: Value) -> Value {
+    let (answer, _) = send(
+        engine,
+        json!({"v": 3, "id": 1, "method": method, "params": params}),
+    );
+    answer
 }
 
-fn open(engine: &mut Engine, session: &str) {
-    let params =
-        json!({"from": "config", "shards": 3, "version": "5.0", "chunkSize": 65536, "seed": 7});
-    result(call(engine, session, "open", params));
+/// The answer's result: its content, checked to be an answer of this protocol with a
+/// method and no error (`null` for a method without content, such as `close`).
+fn result(answer: Value) -> Value {
+    assert!(answer.get("error").is_none(), "an error: {answer}");
+    assert_eq!(answer["v"], PROTOCOL_VERSION, "{answer}");
+    assert!(
+        answer["method"].is_string(),
+        "an answer names its method: {answer}"
+    );
+    answer.get("result").cloned().unwrap_or(Value::Null)
+}
+
+/// The answer's result, checked to answer `method`.
+fn result_of(answer: Value, method: &str) -> Value {
+    assert_eq!(answer["method"], method, "{answer}");
+    result(answer)
+}
+
+/// Opens a session with `params` and returns the handle the engine gave it.
+fn open_with(engine: &mut Engine, params: Value) -> String {
+    let opened = result_of(ask(engine, "open", params), "open");
+    opened["session"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no handle: {opened}"))
+        .to_string()
+}
+
+/// A 3-shard 5.0 cluster with 64 KiB chunks; the handle the engine gave it.
+fn open(engine: &mut Engine) -> String {
+    open_with(
+        engine,
+        json!({"kind": "config", "shards": 3, "version": "5.0", "chunkSize": 65536, "seed": 7}),
+    )
 }
 
 const SETUP: &str = "sh.shardCollection(\"test.events\", {x: 1}); sim.generate(\"test.events\", \"monotonic\", 8000)";
 
 #[test]
-fn hello_names_the_version_and_every_method() {
+fn the_catalog_names_the_version_and_every_method() {
     let mut e = Engine::new();
-    let r = result(call(&mut e, "any", "hello", Value::Null));
-    assert_eq!(r["version"], PROTOCOL_VERSION);
+    let r = result_of(ask(&mut e, "catalog", Value::Null), "catalog");
+    assert_eq!(r["protocol"], PROTOCOL_VERSION);
+    assert_eq!(r["protocol"], 3);
     let methods: Vec<&str> = r["methods"]
         .as_array()
         .unwrap()
@@ -77,58 +94,82 @@ fn hello_names_the_version_and_every_method() {
         methods.contains(&"run") && methods.contains(&"compare"),
         "{methods:?}"
     );
+    assert_eq!(methods, METHODS);
+    assert_eq!(shardlab_engine::service::METHODS, METHODS);
+}
+
+/// The text the core prints for `source` run on `timeline`: each rendered outcome on a
+/// line of its own.
+fn printed_by(timeline: &mut Timeline, source: &str) -> String {
+    timeline
+        .push(source)
+        .iter()
+        .filter_map(|o| o.render())
+        .map(|line| line + "\n")
+        .collect()
 }
 
 #[test]
 fn run_answers_what_the_shell_prints_and_saves() {
     let mut e = Engine::new();
-    open(&mut e, "page");
+    let s = open(&mut e);
     let (answer, events) = send(
         &mut e,
-        json!({"v": 2, "id": 9, "session": "page", "method": "run", "params": {"source": SETUP}}),
+        json!({"v": 3, "id": 9, "session": s, "method": "run", "params": {"source": SETUP}}),
     );
     assert_eq!(answer["id"], 9);
-    // The same statements straight on the core print the same lines.
+    assert_eq!(answer["method"], "run");
+    // The same statements straight on the core print the same text.
     let mut direct = Timeline::new(shardlab::ClusterConfig {
         shards: 3,
         version: shardlab::VersionMode::V50,
         chunk_size: Some(65536),
         seed: 7,
     });
-    let expected: Vec<String> = direct
-        .push(SETUP)
+    let expected = printed_by(&mut direct, SETUP);
+    let statements = answer["result"]["statements"].as_array().unwrap();
+    let printed: String = statements
         .iter()
-        .filter_map(|o| o.render())
+        .map(|l| l["printed"].as_str().unwrap())
         .collect();
-    let lines: Vec<String> = answer["result"]["ran"]["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["text"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(lines, expected);
+    assert_eq!(printed, expected);
+    assert!(statements.iter().all(|s| s["ok"] == true), "{answer}");
     assert_eq!(
-        answer["result"]["ran"]["position"],
+        answer["result"]["position"],
         json!({"position": 1, "length": 1})
     );
+    assert_eq!(events[0]["v"], PROTOCOL_VERSION);
+    assert_eq!(events[0]["session"], s.as_str());
     assert_eq!(events[0]["event"], "save");
     assert_eq!(events[0]["data"]["steps"], 1);
 
-    let bad = result(call(
-        &mut e,
-        "page",
+    // A mistake in the shell is the statement's error, not a protocol error.
+    let bad = result_of(
+        call(
+            &mut e,
+            &s,
+            "run",
+            json!({"source": "db.c.insertOne({_id: 1}); db.c.insertOne({_id: 1})"}),
+        ),
         "run",
-        json!({"source": "db.c.insertOne({_id: 1}); db.c.insertOne({_id: 1})"}),
-    ));
-    let kinds: Vec<&str> = bad["lines"]
+    );
+    let oks: Vec<bool> = bad["statements"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|l| l["kind"].as_str().unwrap())
+        .map(|l| l["ok"].as_bool().unwrap())
         .collect();
-    assert_eq!(kinds.last(), Some(&"error"), "{bad}");
+    assert_eq!(oks, [true, false], "{bad}");
+    let second = &bad["statements"][1];
     assert!(
-        bad["lines"][1]["text"].as_str().unwrap().contains("E11000"),
+        second["printed"].as_str().unwrap().contains("E11000"),
+        "{bad}"
+    );
+    assert!(
+        second["error"]["errmsg"]
+            .as_str()
+            .unwrap()
+            .contains("E11000"),
         "{bad}"
     );
 }
@@ -136,9 +177,9 @@ fn run_answers_what_the_shell_prints_and_saves() {
 #[test]
 fn frames_are_whole_first_then_carry_what_changed() {
     let mut e = Engine::new();
-    open(&mut e, "page");
-    result(call(&mut e, "page", "run", json!({"source": SETUP})));
-    let first = result(call(&mut e, "page", "frame", json!({"ns": null})));
+    let s = open(&mut e);
+    result(call(&mut e, &s, "run", json!({"source": SETUP})));
+    let first = result_of(call(&mut e, &s, "frame", json!({"ns": null})), "frame");
     assert_eq!(first["ns"], "test.events");
     assert_eq!(first["key"], "{ x: 1 }");
     assert_eq!(first["docs"], 8000);
@@ -153,8 +194,8 @@ fn frames_are_whole_first_then_carry_what_changed() {
 
     // The heat of the first frame fades in the second; after that nothing changes, and no
     // shard sends its chunks again.
-    result(call(&mut e, "page", "frame", json!({"ns": "test.events"})));
-    let same = result(call(&mut e, "page", "frame", json!({"ns": "test.events"})));
+    result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
+    let same = result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
     assert!(
         same["shards"]
             .as_array()
@@ -167,11 +208,11 @@ fn frames_are_whole_first_then_carry_what_changed() {
     // Inserts into the top chunk change its shard's column only.
     result(call(
         &mut e,
-        "page",
+        &s,
         "run",
         json!({"source": "sim.generate(\"test.events\", \"monotonic\", 10)"}),
     ));
-    let next = result(call(&mut e, "page", "frame", json!({"ns": "test.events"})));
+    let next = result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
     let sent: Vec<bool> = next["shards"]
         .as_array()
         .unwrap()
@@ -191,90 +232,99 @@ fn frames_are_whole_first_then_carry_what_changed() {
 #[test]
 fn the_cursor_steps_jumps_and_forks() {
     let mut e = Engine::new();
-    open(&mut e, "s");
+    let s = open(&mut e);
     for i in 0..3 {
         result(call(
             &mut e,
-            "s",
+            &s,
             "run",
             json!({"source": format!("db.c.insertOne({{x: {i}}})")}),
         ));
     }
-    let back = call(&mut e, "s", "step", json!({"by": -2}));
+    let back = call(&mut e, &s, "step", json!({"by": -2}));
     assert_eq!(
         back,
-        json!({"id": 1, "result": {"position": {"position": 1, "length": 3}}}),
-        "a result is one field named for its kind"
+        json!({"v": 3, "id": 1, "method": "step", "result": {"position": 1, "length": 3}}),
+        "an answer names its method, and its result is the method's content"
     );
-    let jumped = result(call(&mut e, "s", "jump", json!({"to": 2})));
+    let jumped = result_of(call(&mut e, &s, "jump", json!({"to": 2})), "jump");
     assert_eq!(jumped["position"], 2);
-    let past = call(&mut e, "s", "jump", json!({"to": 99}));
+    let past = call(&mut e, &s, "jump", json!({"to": 99}));
     assert_eq!(past["error"]["codeName"], "BadValue");
-    let forked = result(call(&mut e, "s", "fork", Value::Null));
-    assert_eq!(
-        forked,
-        json!({"kind": "position", "position": 2, "length": 2})
-    );
+    assert_eq!(past["method"], "jump", "an error names its method too");
+    let forked = result_of(call(&mut e, &s, "fork", Value::Null), "fork");
+    assert_eq!(forked, json!({"position": 2, "length": 2}));
     let count = result(call(
         &mut e,
-        "s",
+        &s,
         "run",
         json!({"source": "db.c.countDocuments()"}),
     ));
-    assert_eq!(count["lines"][0]["text"], "2");
+    assert_eq!(count["statements"][0]["printed"], "2\n");
+    assert_eq!(count["statements"][0]["value"], json!(2.0));
 }
 
 #[test]
 fn a_session_reopened_from_its_scenario_is_the_same_cluster() {
     let mut e = Engine::new();
-    open(&mut e, "a");
-    result(call(&mut e, "a", "run", json!({"source": SETUP})));
-    let text = result(call(&mut e, "a", "scenario", Value::Null))["text"].clone();
-    result(call(
-        &mut e,
-        "b",
-        "open",
-        json!({"from": "scenario", "text": text}),
-    ));
-    let fa = result(call(&mut e, "a", "frame", json!({"ns": "test.events"})));
-    let fb = result(call(&mut e, "b", "frame", json!({"ns": "test.events"})));
+    let a = open(&mut e);
+    result(call(&mut e, &a, "run", json!({"source": SETUP})));
+    let text = result_of(call(&mut e, &a, "scenario", json!({})), "scenario")["text"].clone();
+    let b = open_with(&mut e, json!({"kind": "scenario", "text": text}));
+    assert_ne!(a, b);
+    let fa = result(call(&mut e, &a, "frame", json!({"ns": "test.events"})));
+    let fb = result(call(&mut e, &b, "frame", json!({"ns": "test.events"})));
     assert_eq!(fa, fb);
-    let broken = call(
+    let broken = ask(
         &mut e,
-        "c",
         "open",
-        json!({"from": "scenario", "text": "v2.not-a-scenario"}),
+        json!({"kind": "scenario", "text": "v2.not-a-scenario"}),
     );
     assert_eq!(broken["error"]["code"], 2, "{broken}");
 }
 
 #[test]
-fn sessions_are_named_once_and_refused_when_unknown() {
+fn the_engine_names_sessions_and_refuses_unknown_ones() {
     let mut e = Engine::new();
-    open(&mut e, "page");
-    let again = call(
-        &mut e,
-        "page",
-        "open",
-        json!({"from": "config", "shards": 1, "version": "5.0", "chunkSize": null, "seed": 1}),
-    );
-    assert_eq!(again["error"]["codeName"], "BadValue");
+    let config =
+        json!({"kind": "config", "shards": 1, "version": "5.0", "chunkSize": null, "seed": 1});
+    let first = open(&mut e);
+    assert_eq!(first, "s1", "handles are s1, s2, ... per engine");
+    // `open` takes no session: the engine names it.
+    let named = call(&mut e, "mine", "open", config.clone());
+    assert_eq!(named["error"]["codeName"], "BadValue", "{named}");
+    assert_eq!(named["method"], "open");
+    let again = call(&mut e, &first, "open", config.clone());
+    assert_eq!(again["error"]["codeName"], "BadValue", "{again}");
+    let second = open_with(&mut e, config.clone());
+    assert_ne!(second, first);
+    assert_eq!(e.sessions().collect::<Vec<_>>(), [first.as_str(), &second]);
+    // A method about a session without one is refused; one naming none open too.
+    let nameless = ask(&mut e, "frame", json!({"ns": null}));
+    assert_eq!(nameless["error"]["codeName"], "BadValue", "{nameless}");
     let unknown = call(&mut e, "nobody", "frame", json!({"ns": null}));
     assert_eq!(unknown["error"]["code"], 206);
-    result(call(&mut e, "page", "close", Value::Null));
     assert_eq!(
-        call(&mut e, "page", "close", Value::Null)["error"]["code"],
+        result_of(call(&mut e, &first, "close", Value::Null), "close"),
+        Value::Null
+    );
+    assert_eq!(
+        call(&mut e, &first, "close", Value::Null)["error"]["code"],
         206
     );
-    for i in 0..MAX_SESSIONS {
-        open(&mut e, &format!("s{i}"));
+    // A closed session's handle is not given again.
+    let third = open_with(&mut e, config.clone());
+    assert!(third != first && third != second, "{third}");
+    result(call(&mut e, &second, "close", Value::Null));
+    result(call(&mut e, &third, "close", Value::Null));
+    assert_eq!(e.sessions().count(), 0);
+    let mut handles = std::collections::BTreeSet::new();
+    for _ in 0..MAX_SESSIONS {
+        handles.insert(open(&mut e));
     }
-    let full = call(
-        &mut e,
-        "one-more",
-        "open",
-        json!({"from": "config", "shards": 1, "version": "5.0", "chunkSize": null, "seed": 1}),
-    );
+    assert_eq!(handles.len(), MAX_SESSIONS, "every handle differs");
+    assert!(!handles.contains(&first));
+    let full = ask(&mut e, "open", config);
     assert!(
         full["error"]["message"]
             .as_str()
@@ -287,17 +337,18 @@ fn sessions_are_named_once_and_refused_when_unknown() {
 #[test]
 fn as_you_type_queries_answer_in_mongodbs_words() {
     let mut e = Engine::new();
-    let good = result(call(
-        &mut e,
-        "page",
-        "checkKey",
-        json!({"key": "{ a: 1, b: 'hashed' }"}),
-    ));
+    let good = result_of(
+        ask(
+            &mut e,
+            "page.checkKey",
+            json!({"key": "{ a: 1, b: 'hashed' }"}),
+        ),
+        "page.checkKey",
+    );
     assert_eq!(good["key"], "{ a: 1, b: 'hashed' }");
-    let bad = result(call(
+    let bad = result(ask(
         &mut e,
-        "page",
-        "checkKey",
+        "page.checkKey",
         json!({"key": "{a: 'hashed', b: 'hashed'}"}),
     ));
     let message = bad["error"]["message"].as_str().unwrap();
@@ -305,41 +356,45 @@ fn as_you_type_queries_answer_in_mongodbs_words() {
         message.starts_with("MongoServerError[BadValue]"),
         "{message}"
     );
-    let more = result(call(
-        &mut e,
-        "page",
-        "needsMoreInput",
-        json!({"source": "db.c.find({"}),
-    ));
+    let more = result_of(
+        ask(
+            &mut e,
+            "page.needsMoreInput",
+            json!({"source": "db.c.find({"}),
+        ),
+        "page.needsMoreInput",
+    );
     assert_eq!(more["more"], true);
-    let done = result(call(
+    let done = result(ask(
         &mut e,
-        "page",
-        "needsMoreInput",
+        "page.needsMoreInput",
         json!({"source": "db.c.find({})"}),
     ));
     assert_eq!(done["more"], false);
 
-    open(&mut e, "page");
-    result(call(&mut e, "page", "run", json!({"source": SETUP})));
-    let one = result(call(
-        &mut e,
-        "page",
+    let s = open(&mut e);
+    result(call(&mut e, &s, "run", json!({"source": SETUP})));
+    let one = result_of(
+        call(
+            &mut e,
+            &s,
+            "target",
+            json!({"ns": "test.events", "filter": "{x: 42}"}),
+        ),
         "target",
-        json!({"ns": "test.events", "filter": "{x: 42}"}),
-    ));
+    );
     assert_eq!(one["stage"], "SINGLE_SHARD");
     assert_eq!(one["shards"].as_array().unwrap().len(), 1);
     let all = result(call(
         &mut e,
-        "page",
+        &s,
         "target",
         json!({"ns": "test.events", "filter": "{ts: 1}"}),
     ));
     assert_eq!(all["broadcast"], true);
     let syntax = call(
         &mut e,
-        "page",
+        &s,
         "target",
         json!({"ns": "test.events", "filter": "{x: "}),
     );
@@ -352,12 +407,14 @@ fn as_you_type_queries_answer_in_mongodbs_words() {
     );
 }
 
+/// `inspect` pages a chunk's documents (what `chunkDocs` answered in version 2), named by
+/// the key handle its frame gives it; `explain` names a chunk by its place.
 #[test]
-fn chunk_documents_and_explanations_name_a_chunk_by_its_place() {
+fn chunk_documents_and_explanations_name_a_chunk() {
     let mut e = Engine::new();
-    open(&mut e, "page");
-    result(call(&mut e, "page", "run", json!({"source": SETUP})));
-    let frame = result(call(&mut e, "page", "frame", json!({"ns": "test.events"})));
+    let s = open(&mut e);
+    result(call(&mut e, &s, "run", json!({"source": SETUP})));
+    let frame = result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
     let first = frame["shards"]
         .as_array()
         .unwrap()
@@ -365,14 +422,22 @@ fn chunk_documents_and_explanations_name_a_chunk_by_its_place() {
         .flat_map(|s| s["chunks"].as_array().unwrap().clone())
         .find(|c| c["order"] == 1)
         .expect("a second chunk");
-    let page = result(call(
-        &mut e,
-        "page",
-        "chunkDocs",
-        json!({"ns": "test.events", "chunk": 1, "page": 0}),
-    ));
+    let inspected = result_of(
+        call(
+            &mut e,
+            &s,
+            "inspect",
+            json!({"ns": "test.events", "subject": {"kind": "chunk", "key": first["key"]}}),
+        ),
+        "inspect",
+    );
+    assert_eq!(inspected["chunk"]["ok"], true, "{inspected}");
+    let page = &inspected["chunk"]["value"];
     assert_eq!(page["total"], first["docs"]);
     assert_eq!(page["min"], first["min"]);
+    assert_eq!(page["max"], first["max"]);
+    assert_eq!(page["key"], first["key"]);
+    assert_eq!(page["skip"], 0);
     let rows = page["rows"].as_array().unwrap();
     assert_eq!(
         rows.len() as u64,
@@ -381,20 +446,43 @@ fn chunk_documents_and_explanations_name_a_chunk_by_its_place() {
             .unwrap()
             .min(u64::from(CHUNK_PAGE_ROWS))
     );
-    let missing = call(
+    // A handle that names no chunk is an error in the answer, not a protocol error; a
+    // collection that is not sharded has no chunk to show.
+    let missing = result(call(
         &mut e,
-        "page",
-        "chunkDocs",
-        json!({"ns": "test.events", "chunk": 100000, "page": 0}),
-    );
-    assert_eq!(missing["error"]["codeName"], "BadValue");
-    let why = result(call(
-        &mut e,
-        "page",
-        "explain",
-        json!({"about": "chunk", "ns": "test.events", "chunk": 0}),
+        &s,
+        "inspect",
+        json!({"ns": "test.events", "subject": {"kind": "chunk", "key": "no such key"}}),
     ));
+    assert_eq!(missing["chunk"]["ok"], false, "{missing}");
+    assert!(
+        !missing["chunk"]["error"].as_str().unwrap().is_empty(),
+        "{missing}"
+    );
+    let nowhere = result(call(
+        &mut e,
+        &s,
+        "inspect",
+        json!({"ns": "test.nothing", "subject": {"kind": "chunk", "key": first["key"]}}),
+    ));
+    assert!(nowhere["chunk"].is_null(), "{nowhere}");
+    let why = result_of(
+        call(
+            &mut e,
+            &s,
+            "explain",
+            json!({"kind": "chunk", "ns": "test.events", "chunk": 0}),
+        ),
+        "explain",
+    );
     assert!(!why["sentences"].as_array().unwrap().is_empty());
+    let past = call(
+        &mut e,
+        &s,
+        "explain",
+        json!({"kind": "chunk", "ns": "test.events", "chunk": 100000}),
+    );
+    assert_eq!(past["error"]["codeName"], "BadValue", "{past}");
 }
 
 #[test]
@@ -404,7 +492,7 @@ fn compare_runs_the_cores_comparison_and_refuses_injection() {
         "columns": [{"key": "{x: 1}", "version": "8.0"}, {"key": "{x: 'hashed'}", "version": "8.0"}],
         "workload": "monotonic", "batch": 200, "ticks": 5, "chunkSize": 32768
     });
-    let rows = result(call(&mut e, "cmp", "compare", spec.clone()));
+    let rows = result_of(ask(&mut e, "compare", spec.clone()), "compare");
     let rows = rows["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     // The ranged key on a counter sends the latest inserts to one shard; hashing spreads them.
@@ -423,55 +511,57 @@ fn compare_runs_the_cores_comparison_and_refuses_injection() {
         "columns": [{"key": "{x: 1}); db.dropDatabase(", "version": "8.0"}],
         "workload": "monotonic", "batch": 10, "ticks": 1, "chunkSize": 32768
     });
-    assert_eq!(call(&mut e, "cmp", "compare", injected)["error"]["code"], 2);
+    assert_eq!(ask(&mut e, "compare", injected)["error"]["code"], 2);
     let unknown = json!({
         "columns": [{"key": "{x: 1}", "version": "8.0"}],
         "workload": "\"); db.dropDatabase(); (\"", "batch": 10, "ticks": 1, "chunkSize": 32768
     });
-    assert_eq!(call(&mut e, "cmp", "compare", unknown)["error"]["code"], 2);
+    assert_eq!(ask(&mut e, "compare", unknown)["error"]["code"], 2);
 }
 
 #[test]
 fn compare_columns_step_in_lockstep_and_sum_up_as_the_one_shot_comparison() {
     let mut e = Engine::new();
-    for (i, key) in ["{x: 1}", "{x: 'hashed'}"].iter().enumerate() {
-        let column = json!({"from": "compare", "column": {"key": key, "version": "8.0"}, "chunkSize": 32768});
-        let opened = result(call(&mut e, &format!("c{i}"), "open", column));
+    let mut columns = Vec::new();
+    for key in ["{x: 1}", "{x: 'hashed'}"] {
+        let column = json!({"kind": "compare", "column": {"key": key, "version": "8.0"}, "chunkSize": 32768});
+        let opened = result_of(ask(&mut e, "open", column), "open");
         assert_eq!(opened["errors"], json!([]));
         assert_eq!(
             opened["position"]["position"], 2,
             "chunk size and shardCollection"
         );
+        columns.push(opened["session"].as_str().unwrap().to_string());
     }
     for _ in 0..5 {
-        for i in 0..2 {
-            let params = json!({"ns": "test.events", "workload": "monotonic", "count": 200, "balance": true});
-            result(call(&mut e, &format!("c{i}"), "generate", params));
+        for c in &columns {
+            let params = json!({"workload": {"ns": "test.events", "name": "monotonic", "count": 200, "balance": true}});
+            result_of(call(&mut e, c, "run", params), "run");
         }
     }
-    let one_shot = result(call(
+    let one_shot = result(ask(
         &mut e,
-        "x",
         "compare",
         json!({
             "columns": [{"key": "{x: 1}", "version": "8.0"}, {"key": "{x: 'hashed'}", "version": "8.0"}],
             "workload": "monotonic", "batch": 200, "ticks": 5, "chunkSize": 32768
         }),
     ));
-    for i in 0..2 {
-        let row = result(call(
-            &mut e,
-            &format!("c{i}"),
-            "summary",
-            json!({"ns": "test.events"}),
-        ));
-        let mut expected = one_shot["rows"][i].clone();
-        expected["kind"] = json!("summary");
-        assert_eq!(row, expected);
+    for (i, c) in columns.iter().enumerate() {
+        let row = result_of(
+            call(&mut e, c, "page.summary", json!({"ns": "test.events"})),
+            "page.summary",
+        );
+        assert_eq!(row, one_shot["rows"][i]);
     }
     // Back one step: the summary follows the cursor.
-    result(call(&mut e, "c0", "step", json!({"by": -1})));
-    let back = result(call(&mut e, "c0", "summary", json!({"ns": "test.events"})));
+    result(call(&mut e, &columns[0], "step", json!({"by": -1})));
+    let back = result(call(
+        &mut e,
+        &columns[0],
+        "page.summary",
+        json!({"ns": "test.events"}),
+    ));
     let inserted: u64 = back["insertsPerShard"]
         .as_array()
         .unwrap()
@@ -479,10 +569,13 @@ fn compare_columns_step_in_lockstep_and_sum_up_as_the_one_shot_comparison() {
         .map(|p| p[1].as_u64().unwrap())
         .sum();
     assert_eq!(inserted, 800);
-    let refused = json!({"from": "compare", "column": {"key": "{a: 'hashed', b: 'hashed'}", "version": "8.0"}, "chunkSize": 32768});
-    assert_eq!(call(&mut e, "c9", "open", refused)["error"]["code"], 2);
-    let injected = json!({"ns": "test.events", "workload": "monotonic\"); db.dropDatabase(); (\"", "count": 10, "balance": false});
-    assert_eq!(call(&mut e, "c0", "generate", injected)["error"]["code"], 2);
+    let refused = json!({"kind": "compare", "column": {"key": "{a: 'hashed', b: 'hashed'}", "version": "8.0"}, "chunkSize": 32768});
+    assert_eq!(ask(&mut e, "open", refused)["error"]["code"], 2);
+    let injected = json!({"workload": {"ns": "test.events", "name": "monotonic\"); db.dropDatabase(); (\"", "count": 10, "balance": false}});
+    assert_eq!(
+        call(&mut e, &columns[0], "run", injected)["error"]["code"],
+        2
+    );
 }
 
 /// The text the `shardlab` CLI prints for `script` (its loop over `run_each`).
@@ -499,18 +592,21 @@ fn cli_text(script: &str) -> String {
     out
 }
 
-fn open_as_cli(engine: &mut Engine, session: &str) {
-    let params = json!({"from": "config", "shards": 3, "version": "5.0", "seed": 1});
-    result(call(engine, session, "open", params));
+fn open_as_cli(engine: &mut Engine) -> String {
+    open_with(
+        engine,
+        json!({"kind": "config", "shards": 3, "version": "5.0", "seed": 1}),
+    )
 }
 
 #[test]
-fn evaluate_answers_one_entry_per_statement_as_the_cli_prints_it() {
+fn run_answers_one_entry_per_statement_as_the_cli_prints_it() {
     let script = "sh.enableSharding(\"test\")\nprint(\"hello\"); 1 + 1\ndb.c.insertOne({_id: 1, n: NumberLong(\"9007199254740993\"), d: NumberDecimal(\"1.5\"), at: ISODate(\"2024-01-02T03:04:05Z\"), o: ObjectId(\"65a1b2c3d4e5f60718293a4b\"), f: 2.5, nan: NaN})\ndb.c.findOne()\nfor (let i = 0; i < 2; i++) print(i)\nundefinedName\nlet = ;";
     let mut e = Engine::new();
-    open_as_cli(&mut e, "js-1");
-    let r = result(call(&mut e, "js-1", "evaluate", json!({"source": script})));
-    assert_eq!(r["kind"], "evaluated");
+    let s = open_as_cli(&mut e);
+    let answer = call(&mut e, &s, "run", json!({"source": script}));
+    assert_eq!(answer["method"], "run");
+    let r = result(answer);
     assert_eq!(r["position"]["position"], 1, "the script is one step");
     let entries = r["statements"].as_array().unwrap();
     let printed: String = entries
@@ -555,14 +651,14 @@ fn evaluate_answers_one_entry_per_statement_as_the_cli_prints_it() {
 }
 
 #[test]
-fn evaluate_each_makes_a_step_of_every_statement() {
+fn run_each_makes_a_step_of_every_statement() {
     let script = "db.c.insertOne({_id: 1})\n\ndb.c.insertOne({_id: 2}); nope\nlet = 1";
     let mut e = Engine::new();
-    open_as_cli(&mut e, "js-5");
+    let s = open_as_cli(&mut e);
     let r = result(call(
         &mut e,
-        "js-5",
-        "evaluate",
+        &s,
+        "run",
         json!({"source": script, "each": true}),
     ));
     let steps: Vec<u64> = r["statements"]
@@ -577,8 +673,8 @@ fn evaluate_each_makes_a_step_of_every_statement() {
     let good = "db.c.insertOne({_id: 3})\n\ndb.c.insertOne({_id: 4}); nope";
     let r = result(call(
         &mut e,
-        "js-5",
-        "evaluate",
+        &s,
+        "run",
         json!({"source": good, "each": true}),
     ));
     let entries = r["statements"].as_array().unwrap();
@@ -598,26 +694,31 @@ fn evaluate_each_makes_a_step_of_every_statement() {
         .collect();
     assert_eq!(printed, cli_text(good));
     // Each statement is a step to go back to.
-    result(call(&mut e, "js-5", "jump", json!({"to": 2})));
-    let c = result(call(&mut e, "js-5", "cluster", json!({"ns": "test.c"})));
+    result(call(&mut e, &s, "jump", json!({"to": 2})));
+    let c = result(call(
+        &mut e,
+        &s,
+        "frame",
+        json!({"ns": "test.c", "whole": true}),
+    ));
     assert_eq!(c["docs"], 3);
 }
 
 #[test]
-fn cluster_is_whole_and_leaves_the_frames_alone() {
+fn a_whole_frame_is_whole_and_leaves_the_frames_alone() {
     let mut e = Engine::new();
-    open(&mut e, "js-2");
-    result(call(&mut e, "js-2", "evaluate", json!({"source": SETUP})));
+    let s = open(&mut e);
+    result(call(&mut e, &s, "run", json!({"source": SETUP})));
     // The first frame is whole, the second fades its heat; then nothing changes.
-    result(call(&mut e, "js-2", "frame", json!({"ns": "test.events"})));
-    let first = result(call(&mut e, "js-2", "frame", json!({"ns": "test.events"})));
-    let whole = result(call(
+    result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
+    let first = result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
+    let whole = call(
         &mut e,
-        "js-2",
-        "cluster",
-        json!({"ns": "test.events"}),
-    ));
-    assert_eq!(whole["kind"], "frame");
+        &s,
+        "frame",
+        json!({"ns": "test.events", "whole": true}),
+    );
+    let whole = result_of(whole, "frame");
     let chunks: usize = whole["shards"]
         .as_array()
         .unwrap()
@@ -626,9 +727,9 @@ fn cluster_is_whole_and_leaves_the_frames_alone() {
         .sum();
     assert_eq!(chunks as u64, whole["chunks"].as_u64().unwrap());
     assert!(chunks > 1, "8000 documents of 64 KiB chunks split");
-    // A frame after `cluster` still compares with the first frame: nothing changed, so
+    // A frame after a whole one still compares with the first frame: nothing changed, so
     // every shard leaves its chunks out.
-    let next = result(call(&mut e, "js-2", "frame", json!({"ns": "test.events"})));
+    let next = result(call(&mut e, &s, "frame", json!({"ns": "test.events"})));
     assert_eq!(first["chunks"], next["chunks"]);
     assert!(next["shards"]
         .as_array()
@@ -640,15 +741,16 @@ fn cluster_is_whole_and_leaves_the_frames_alone() {
 #[test]
 fn analyze_runs_on_a_copy_and_refuses_what_is_not_a_key() {
     let mut e = Engine::new();
-    open(&mut e, "js-3");
-    result(call(&mut e, "js-3", "evaluate", json!({"source": SETUP})));
-    let r = result(call(
+    let s = open(&mut e);
+    result(call(&mut e, &s, "run", json!({"source": SETUP})));
+    let answer = call(
         &mut e,
-        "js-3",
+        &s,
         "analyze",
         json!({"ns": "test.events", "key": "{x: 1}"}),
-    ));
-    assert_eq!(r["kind"], "analyzed");
+    );
+    assert_eq!(answer["method"], "analyze");
+    let r = result(answer);
     assert_eq!(r["ok"], true, "{r}");
     assert!(
         r["value"]["keyCharacteristics"]["numDocsTotal"]
@@ -660,31 +762,31 @@ fn analyze_runs_on_a_copy_and_refuses_what_is_not_a_key() {
         .as_str()
         .unwrap()
         .contains("keyCharacteristics"));
-    let scenario = result(call(&mut e, "js-3", "scenario", Value::Null));
+    let scenario = result_of(call(&mut e, &s, "scenario", json!({})), "scenario");
     assert!(!scenario["text"].as_str().unwrap().is_empty());
-    let steps = result(call(&mut e, "js-3", "step", json!({"by": 0})));
+    let steps = result(call(&mut e, &s, "step", json!({"by": 0})));
     assert_eq!(steps["length"], 1, "analyze adds no step");
     // Hostile: a key that would close the command and run another is refused before
     // anything runs; a namespace is only ever a string literal.
     let smuggled = call(
         &mut e,
-        "js-3",
+        &s,
         "analyze",
         json!({"ns": "test.events", "key": "{x: 1}}); sim.reset(); ({"}),
     );
     assert_eq!(smuggled["error"]["codeName"], "BadValue", "{smuggled}");
     let odd = result(call(
         &mut e,
-        "js-3",
+        &s,
         "analyze",
         json!({"ns": "a\"}); sim.reset(); (\"", "key": "{x: 1}"}),
     ));
     assert_eq!(odd["ok"], false, "{odd}");
     let after = result(call(
         &mut e,
-        "js-3",
-        "cluster",
-        json!({"ns": "test.events"}),
+        &s,
+        "frame",
+        json!({"ns": "test.events", "whole": true}),
     ));
     assert!(
         after["docs"].as_u64().unwrap() > 0,
@@ -695,7 +797,7 @@ fn analyze_runs_on_a_copy_and_refuses_what_is_not_a_key() {
 #[test]
 fn a_scenario_opens_up_to_the_catalogues_size_and_no_further() {
     let mut e = Engine::new();
-    let catalog = result(call(&mut e, "c", "catalog", Value::Null));
+    let catalog = result(ask(&mut e, "catalog", Value::Null));
     let limit = catalog["limits"]["maxScenarioBytes"].as_u64().unwrap() as usize;
     // The protocol's bound is the core's: a scenario the engine accepts, the core reads.
     assert_eq!(limit, shardlab::sim::MAX_JSON_BYTES);
@@ -705,18 +807,16 @@ fn a_scenario_opens_up_to_the_catalogues_size_and_no_further() {
         let body = r#"{"format": "shardlab-scenario", "version": 1, "commands": ["db.c.insertOne({_id: 1})"]}"#;
         format!("{body}{}", " ".repeat(len - body.len()))
     };
-    let opened = call(
+    let opened = ask(
         &mut e,
-        "a",
         "open",
-        json!({"from": "scenario", "text": file(limit)}),
+        json!({"kind": "scenario", "text": file(limit)}),
     );
     assert!(opened.get("error").is_none(), "{opened}");
-    let refused = call(
+    let refused = ask(
         &mut e,
-        "b",
         "open",
-        json!({"from": "replay", "text": file(limit + 1)}),
+        json!({"kind": "replay", "text": file(limit + 1)}),
     );
     assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
     assert!(
@@ -729,27 +829,116 @@ fn a_scenario_opens_up_to_the_catalogues_size_and_no_further() {
 }
 
 #[test]
-fn evaluate_and_cluster_are_checked_as_hostile_input() {
+fn run_and_whole_frames_are_checked_as_hostile_input() {
     let mut e = Engine::new();
-    open(&mut e, "js-4");
+    let s = open(&mut e);
     let big = "x".repeat(MAX_SOURCE_BYTES + 1);
-    let r = call(&mut e, "js-4", "evaluate", json!({"source": big}));
+    let r = call(&mut e, &s, "run", json!({"source": big}));
     assert_eq!(r["error"]["codeName"], "BadValue");
     let long_ns = "n".repeat(MAX_FIELD_BYTES + 1);
-    let r = call(&mut e, "js-4", "cluster", json!({"ns": long_ns}));
+    let r = call(&mut e, &s, "frame", json!({"ns": long_ns, "whole": true}));
     assert_eq!(r["error"]["codeName"], "BadValue");
     let r = call(
         &mut e,
-        "js-4",
+        &s,
         "analyze",
         json!({"ns": "test.c", "key": long_ns}),
     );
     assert_eq!(r["error"]["codeName"], "BadValue");
-    let r = call(&mut e, "nobody", "evaluate", json!({"source": "1"}));
+    let r = call(&mut e, "nobody", "run", json!({"source": "1"}));
     assert!(r.get("error").is_some(), "an unknown session is refused");
+    let r = ask(&mut e, "run", json!({"source": "1"}));
+    assert_eq!(r["error"]["codeName"], "BadValue", "no session is refused");
+    // A batch of more documents than a step takes, or of a workload that is not one.
+    let batch = |count: u32, name: &str| json!({"workload": {"ns": "test.c", "name": name, "count": count}});
+    let r = call(&mut e, &s, "run", batch(MAX_BATCH + 1, "monotonic"));
+    assert_eq!(r["error"]["codeName"], "BadValue", "{r}");
+    let r = call(&mut e, &s, "run", batch(0, "monotonic"));
+    assert_eq!(r["error"]["codeName"], "BadValue", "{r}");
+    let r = call(&mut e, &s, "run", batch(1, "no such workload"));
+    assert_eq!(r["error"]["codeName"], "BadValue", "{r}");
+    let steps = result(call(&mut e, &s, "step", json!({"by": 0})));
+    assert_eq!(steps["length"], 0, "nothing refused ran");
     // An empty cluster has a picture too.
-    let empty = result(call(&mut e, "js-4", "cluster", json!({})));
-    assert_eq!(empty["kind"], "frame");
+    let empty = call(&mut e, &s, "frame", json!({"whole": true}));
+    assert_eq!(result_of(empty, "frame")["docs"], 0);
+}
+
+/// A message that is not a request of this version, answered as the worker answers it:
+/// `Engine::handle` when it decodes as a request (which then checks its version), else
+/// `Engine::refuse` with what the message says of its `id` and `v`.
+fn answer_message(engine: &mut Engine, message: Value) -> Value {
+    let response = match serde_json::from_value::<Request>(message.clone()) {
+        Ok(request) => engine.handle(request).response,
+        Err(e) => Engine::refuse(
+            message["id"].as_u64().unwrap_or(0),
+            message["v"].as_u64(),
+            format!("not a request of protocol version {PROTOCOL_VERSION}: {e}"),
+        ),
+    };
+    serde_json::to_value(FromEngine::Answer(response)).expect("serialises")
+}
+
+#[test]
+fn a_request_of_another_version_is_refused_saying_which_the_engine_speaks() {
+    let mut e = Engine::new();
+    let s = open(&mut e);
+    // Version 2's `hello` is no method of version 3: the message is refused unread.
+    let hello = json!({"v": 2, "id": 5, "session": "page", "method": "hello"});
+    assert!(serde_json::from_value::<Request>(hello.clone()).is_err());
+    let refused = answer_message(&mut e, hello);
+    assert_eq!(refused["v"], PROTOCOL_VERSION);
+    assert_eq!(refused["id"], 5);
+    assert_eq!(refused["error"]["code"], 2, "{refused}");
+    assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("unsupported protocol version 2"),
+        "{message}"
+    );
+    assert!(message.contains("version 3"), "{message}");
+    // A version 2 `run` reads as a request, and its version is refused before it runs.
+    for session in ["page", s.as_str()] {
+        let run = json!({"v": 2, "id": 6, "session": session, "method": "run", "params": {"source": "1"}});
+        let (refused, events) = send(&mut e, run);
+        assert!(events.is_empty());
+        assert_eq!(refused["id"], 6);
+        assert_eq!(refused["method"], "run");
+        assert_eq!(refused["error"]["code"], 2, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("unsupported protocol version 2"),
+            "{refused}"
+        );
+    }
+    let steps = result(call(&mut e, &s, "step", json!({"by": 0})));
+    assert_eq!(steps["length"], 0, "nothing ran");
+    // The worker's path for a message that does not decode says the same of version 2.
+    let response = Engine::refuse(7, Some(2), "no such method".into());
+    assert_eq!(response.id, 7);
+    let Outcome::Error(None, error) = response.outcome else {
+        panic!("not an unnamed error: {response:?}")
+    };
+    assert_eq!((error.code, error.code_name.as_str()), (2, "BadValue"));
+    assert!(
+        error.message.starts_with("unsupported protocol version 2"),
+        "{}",
+        error.message
+    );
+    // A version 3 message that is not a request is refused with the reader's complaint.
+    let unknown = answer_message(&mut e, json!({"v": 3, "id": 8, "method": "hello"}));
+    assert_eq!(unknown["id"], 8);
+    assert_eq!(unknown["error"]["codeName"], "BadValue");
+    let message = unknown["error"]["message"].as_str().unwrap();
+    assert!(
+        !message.contains("unsupported protocol version") && message.contains("hello"),
+        "{message}"
+    );
+    let nameless = answer_message(&mut e, json!({"id": 9}));
+    assert_eq!(nameless["id"], 9);
+    assert_eq!(nameless["error"]["codeName"], "BadValue");
 }
 
 /// The catalogue tells every view the engine's bounds and defaults: each limit it names is
@@ -759,26 +948,22 @@ fn evaluate_and_cluster_are_checked_as_hostile_input() {
 #[test]
 fn the_catalogue_names_the_bounds_the_engine_enforces() {
     let mut engine = Engine::new();
-    let catalog = result(call(&mut engine, "c", "catalog", Value::Null));
+    let catalog = result(ask(&mut engine, "catalog", Value::Null));
     let limits = &catalog["limits"];
     let defaults = &catalog["defaults"];
     let max_shards = limits["maxShards"].as_u64().unwrap();
     let min_chunk = limits["minChunkSize"].as_u64().unwrap();
-    let config = |shards: u64, chunk: u64| json!({"from": "config", "shards": shards, "version": defaults["version"], "chunkSize": chunk, "seed": defaults["seed"]});
-    assert!(
-        call(&mut engine, "a", "open", config(max_shards, min_chunk))
-            .get("error")
-            .is_none()
-    );
-    let refused = call(&mut engine, "b", "open", config(max_shards + 1, min_chunk));
+    let config = |shards: u64, chunk: u64| json!({"kind": "config", "shards": shards, "version": defaults["version"], "chunkSize": chunk, "seed": defaults["seed"]});
+    let a = open_with(&mut engine, config(max_shards, min_chunk));
+    let refused = ask(&mut engine, "open", config(max_shards + 1, min_chunk));
     assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
-    let refused = call(&mut engine, "b", "open", config(3, min_chunk - 1));
+    let refused = ask(&mut engine, "open", config(3, min_chunk - 1));
     assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
     // The default version is the one a session opened with it reports.
     let ran = result(call(
         &mut engine,
-        "a",
-        "evaluate",
+        &a,
+        "run",
         json!({"source": "sim.version()"}),
     ));
     assert!(
@@ -796,9 +981,9 @@ fn the_catalogue_names_the_bounds_the_engine_enforces() {
             .collect();
         json!({"columns": columns, "workload": defaults["compareWorkload"], "ticks": 2})
     };
-    let compared = call(&mut engine, "a", "compare", spec(columns));
+    let compared = ask(&mut engine, "compare", spec(columns));
     assert!(compared.get("error").is_none(), "{compared}");
-    let refused = call(&mut engine, "a", "compare", spec(columns + 1));
+    let refused = ask(&mut engine, "compare", spec(columns + 1));
     assert_eq!(refused["error"]["codeName"], "BadValue", "{refused}");
     // A colour for every shard, each a CSS hex colour.
     let palette = catalog["palette"].as_array().unwrap();
@@ -810,12 +995,7 @@ fn the_catalogue_names_the_bounds_the_engine_enforces() {
     // A lesson's steps run one after another in its session and insert its total.
     let lesson = &catalog["lessons"][0];
     let id = lesson["id"].as_str().unwrap();
-    result(call(
-        &mut engine,
-        "l",
-        "open",
-        json!({"from": "lesson", "id": id}),
-    ));
+    let l = open_with(&mut engine, json!({"kind": "lesson", "id": id}));
     let steps: Vec<&str> = lesson["steps"]
         .as_array()
         .unwrap()
@@ -825,8 +1005,8 @@ fn the_catalogue_names_the_bounds_the_engine_enforces() {
     assert!(steps.len() > 1, "{lesson}");
     let ran = result(call(
         &mut engine,
-        "l",
-        "evaluate",
+        &l,
+        "run",
         json!({"source": steps.join("\n"), "each": true}),
     ));
     let statements = ran["statements"].as_array().unwrap();

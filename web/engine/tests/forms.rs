@@ -10,15 +10,24 @@ use shardlab::workload::presets::{
 use shardlab_engine::Engine;
 use shardlab_protocol::*;
 
-fn send(e: &mut Engine, call: Call) -> Result<Reply, EngineError> {
-    let text = serde_json::to_string(&Request::new(1, "page", call)).unwrap();
+/// Sends one call (about `session`, when it is about one), crossing as JSON.
+fn send(e: &mut Engine, session: Option<&str>, call: Call) -> Result<Reply, EngineError> {
+    let text = serde_json::to_string(&Request::new(1, session, call)).unwrap();
     match e
         .handle(serde_json::from_str(&text).unwrap())
         .response
         .outcome
     {
         Outcome::Result(reply) => Ok(reply),
-        Outcome::Error(error) => Err(error),
+        Outcome::Error(_, error) => Err(error),
+    }
+}
+
+/// Opens a session and returns its handle and what the engine answered.
+fn open(e: &mut Engine, start: Start) -> (String, Opened) {
+    match send(e, None, Call::Open(start)).unwrap() {
+        Reply::Open(opened) => (opened.session.clone(), *opened),
+        other => panic!("not opened: {other:?}"),
     }
 }
 
@@ -34,31 +43,32 @@ fn draft(version: &str, key: &str) -> PageSetup {
     }
 }
 
-fn plan(e: &mut Engine, draft: PageSetup) -> SetupPlan {
-    match send(e, Call::PlanSetup { draft }).unwrap() {
-        Reply::Plan(p) => p,
+fn plan(e: &mut Engine, page: &str, draft: PageSetup) -> SetupPlan {
+    match send(e, Some(page), Call::PlanSetup { draft }).unwrap() {
+        Reply::PlanSetup(p) => p,
         other => panic!("not a plan: {other:?}"),
     }
 }
 
-fn run(e: &mut Engine, source: &str) {
+fn run(e: &mut Engine, page: &str, source: &str) {
     let view = send(
         e,
+        Some(page),
         Call::Act(Act::Command {
             source: source.into(),
         }),
     )
     .unwrap();
-    assert!(matches!(view, Reply::Page(v) if !v.failed), "{source}");
+    assert!(matches!(view, Reply::Act(v) if !v.failed), "{source}");
 }
 
 #[test]
 fn the_plan_follows_the_cluster_and_writes_the_cores_commands() {
     let mut e = Engine::new();
-    send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap();
+    let (s, _) = open(&mut e, Start::Setup(draft("5.0", "{x: 1}")));
     // The cluster as it is: nothing to apply.
     assert_eq!(
-        plan(&mut e, draft("5.0", "{x: 1}")),
+        plan(&mut e, &s, draft("5.0", "{x: 1}")),
         SetupPlan::Nothing {
             key: "{ x: 1 }".into()
         }
@@ -66,19 +76,22 @@ fn the_plan_follows_the_cluster_and_writes_the_cores_commands() {
     // Another shard count or version: a new cluster.
     let mut more = draft("5.0", "{x: 1}");
     more.shards = 4;
-    assert!(matches!(plan(&mut e, more), SetupPlan::NewCluster { .. }));
     assert!(matches!(
-        plan(&mut e, draft("8.0", "{x: 1}")),
+        plan(&mut e, &s, more),
+        SetupPlan::NewCluster { .. }
+    ));
+    assert!(matches!(
+        plan(&mut e, &s, draft("8.0", "{x: 1}")),
         SetupPlan::NewCluster { .. }
     ));
     // A bad key: MongoDB's words.
-    match plan(&mut e, draft("5.0", "{x: 2}")) {
+    match plan(&mut e, &s, draft("5.0", "{x: 2}")) {
         SetupPlan::Invalid { error } => assert!(error.contains("MongoServerError"), "{error}"),
         other => panic!("{other:?}"),
     }
     // An empty collection on another key: dropped and sharded again, one step.
     assert_eq!(
-        plan(&mut e, draft("5.0", "{y: 1}")),
+        plan(&mut e, &s, draft("5.0", "{y: 1}")),
         SetupPlan::Step {
             key: "{ y: 1 }".into(),
             script: start_over_command("test.events", "{y: 1}", false, None),
@@ -90,7 +103,7 @@ fn the_plan_follows_the_cluster_and_writes_the_cores_commands() {
     other.ns = "test.other".into();
     other.chunk_size = 16 * 1024;
     assert_eq!(
-        plan(&mut e, other),
+        plan(&mut e, &s, other),
         SetupPlan::Step {
             key: "{ a: 1 }".into(),
             script: format!(
@@ -106,9 +119,13 @@ fn the_plan_follows_the_cluster_and_writes_the_cores_commands() {
 #[test]
 fn a_key_change_on_documents_offers_what_the_version_has() {
     let mut e = Engine::new();
-    send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap();
-    run(&mut e, "db.events.insertMany([{x: 1, y: 1}, {x: 2, y: 2}])");
-    match plan(&mut e, draft("5.0", "{x: 1, y: 1}")) {
+    let (s, _) = open(&mut e, Start::Setup(draft("5.0", "{x: 1}")));
+    run(
+        &mut e,
+        &s,
+        "db.events.insertMany([{x: 1, y: 1}, {x: 2, y: 2}])",
+    );
+    match plan(&mut e, &s, draft("5.0", "{x: 1, y: 1}")) {
         SetupPlan::ChangeKey {
             docs,
             old,
@@ -128,7 +145,7 @@ fn a_key_change_on_documents_offers_what_the_version_has() {
         other => panic!("{other:?}"),
     }
     // A key that does not extend the current one cannot be refined.
-    match plan(&mut e, draft("5.0", "{y: 1}")) {
+    match plan(&mut e, &s, draft("5.0", "{y: 1}")) {
         SetupPlan::ChangeKey {
             refine: Err(why),
             refine_words: Some(words),
@@ -142,9 +159,9 @@ fn a_key_change_on_documents_offers_what_the_version_has() {
     }
     // 3.6 has neither helper.
     let mut e = Engine::new();
-    send(&mut e, Call::Open(Start::Setup(draft("3.6", "{x: 1}")))).unwrap();
-    run(&mut e, "db.events.insertOne({x: 1, y: 1})");
-    match plan(&mut e, draft("3.6", "{x: 1, y: 1}")) {
+    let (s, _) = open(&mut e, Start::Setup(draft("3.6", "{x: 1}")));
+    run(&mut e, &s, "db.events.insertOne({x: 1, y: 1})");
+    match plan(&mut e, &s, draft("3.6", "{x: 1, y: 1}")) {
         SetupPlan::ChangeKey {
             refine: Err(r),
             reshard: Err(s),
@@ -168,6 +185,7 @@ fn the_insert_form_runs_the_cores_insert_command() {
     let mut e = Engine::new();
     let reply = send(
         &mut e,
+        None,
         Call::InsertCommand {
             ns: "test.events".into(),
             doc: " {x: 5} ".into(),
@@ -176,7 +194,7 @@ fn the_insert_form_runs_the_cores_insert_command() {
     .unwrap();
     assert_eq!(
         reply,
-        Reply::Command {
+        Reply::InsertCommand {
             text: insert_one_command("test.events", "{x: 5}")
         }
     );
@@ -196,11 +214,16 @@ fn the_compare_query_mix_is_the_protocols_text_read_by_the_shell() {
 #[test]
 fn a_replay_slice_without_its_picture_sends_no_frame_and_the_next_picture_is_whole() {
     let mut e = Engine::new();
-    send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap();
-    run(&mut e, "sim.generate(\"test.events\", \"monotonic\", 300)");
+    let (s, _) = open(&mut e, Start::Setup(draft("5.0", "{x: 1}")));
+    run(
+        &mut e,
+        &s,
+        "sim.generate(\"test.events\", \"monotonic\", 300)",
+    );
     let text = match send(
         &mut e,
-        Call::Link {
+        Some(&s),
+        Call::Scenario {
             page: vec![],
             json: true,
         },
@@ -210,20 +233,28 @@ fn a_replay_slice_without_its_picture_sends_no_frame_and_the_next_picture_is_who
         Reply::Scenario { text } => text,
         other => panic!("{other:?}"),
     };
-    let text2 = serde_json::to_string(&Request::new(2, "copy", Call::Open(Start::Replay { text })))
-        .unwrap();
-    e.handle(serde_json::from_str(&text2).unwrap());
+    let text2 =
+        serde_json::to_string(&Request::new(2, None, Call::Open(Start::Replay { text }))).unwrap();
+    let copy = match e
+        .handle(serde_json::from_str(&text2).unwrap())
+        .response
+        .outcome
+    {
+        Outcome::Result(Reply::Open(opened)) => opened.session,
+        other => panic!("{other:?}"),
+    };
+    assert_ne!(copy, s);
     let advance = |e: &mut Engine, picture| {
         let req = Request::new(
             3,
-            "copy",
+            Some(&copy),
             Call::Act(Act::Advance {
                 commands: 1,
                 picture,
             }),
         );
         match e.handle(req).response.outcome {
-            Outcome::Result(Reply::Page(v)) => *v,
+            Outcome::Result(Reply::Act(v)) => *v,
             other => panic!("{other:?}"),
         }
     };
@@ -243,22 +274,21 @@ fn a_replay_slice_without_its_picture_sends_no_frame_and_the_next_picture_is_who
 #[test]
 fn a_view_counts_the_steps_its_own_setup_made() {
     let mut e = Engine::new();
-    match send(&mut e, Call::Open(Start::Setup(draft("5.0", "{x: 1}")))).unwrap() {
-        Reply::Page(v) => assert_eq!((v.setup_steps, v.position.length), (2, 2)),
-        other => panic!("{other:?}"),
-    }
+    let (_, opened) = open(&mut e, Start::Setup(draft("5.0", "{x: 1}")));
+    let v = opened.view.expect("a playground's view");
+    assert_eq!((v.setup_steps, v.position.length), (2, 2));
+    assert_eq!(opened.position, v.position);
     for preset in shardlab::workload::presets::PRESETS {
         let mut e = Engine::new();
-        let opened = send(
+        let (_, opened) = open(
             &mut e,
-            Call::Open(Start::Lesson {
+            Start::Lesson {
                 id: preset.id.into(),
-            }),
-        )
-        .unwrap();
-        let Reply::Page(v) = opened else {
-            panic!("{opened:?}")
-        };
+            },
+        );
+        let v = opened
+            .view
+            .unwrap_or_else(|| panic!("{}: no view", preset.id));
         assert_eq!(
             v.setup_steps, v.position.length,
             "{}: an untouched lesson is all setup",

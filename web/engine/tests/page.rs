@@ -9,8 +9,9 @@
 use shardlab_engine::Engine;
 use shardlab_protocol::*;
 
-/// Sends one call for `session`, crossing as JSON as it does from the page.
-fn send(e: &mut Engine, session: &str, call: Call) -> Result<Reply, EngineError> {
+/// Sends one call about `session` (none for a method about no session), crossing as JSON
+/// as it does from the page.
+fn send(e: &mut Engine, session: Option<&str>, call: Call) -> Result<Reply, EngineError> {
     let request = Request::new(1, session, call);
     let text = serde_json::to_string(&request).unwrap();
     match e
@@ -19,24 +20,37 @@ fn send(e: &mut Engine, session: &str, call: Call) -> Result<Reply, EngineError>
         .outcome
     {
         Outcome::Result(reply) => Ok(reply),
-        Outcome::Error(error) => Err(error),
+        Outcome::Error(_, error) => Err(error),
     }
 }
 
 fn page_of(reply: Result<Reply, EngineError>) -> PageView {
     match reply {
-        Ok(Reply::Page(view)) => *view,
+        Ok(Reply::Act(view)) => *view,
         other => panic!("not a page view: {other:?}"),
     }
 }
 
-fn act(e: &mut Engine, act: Act) -> PageView {
-    page_of(send(e, "page", Call::Act(act)))
+/// A playground opened: the handle the engine gave it, and its first view.
+fn opened(reply: Result<Reply, EngineError>) -> (String, PageView) {
+    match reply {
+        Ok(Reply::Open(opened)) => {
+            let view = opened.view.expect("a playground's view");
+            assert_eq!(opened.position, view.position);
+            (opened.session, *view)
+        }
+        other => panic!("not a playground opened: {other:?}"),
+    }
 }
 
-fn command(e: &mut Engine, source: &str) -> PageView {
+fn act(e: &mut Engine, page: &str, act: Act) -> PageView {
+    page_of(send(e, Some(page), Call::Act(act)))
+}
+
+fn command(e: &mut Engine, page: &str, source: &str) -> PageView {
     act(
         e,
+        page,
         Act::Command {
             source: source.into(),
         },
@@ -57,18 +71,18 @@ fn setup() -> PageSetup {
     }
 }
 
-fn open(e: &mut Engine, setup: PageSetup) -> PageView {
-    page_of(send(e, "page", Call::Open(Start::Setup(setup))))
+fn open(e: &mut Engine, setup: PageSetup) -> (String, PageView) {
+    opened(send(e, None, Call::Open(Start::Setup(setup))))
 }
 
 /// The key editor's check: the pattern as mongosh prints it, or MongoDB's error.
 fn check_key(e: &mut Engine, key: &str) -> Result<String, String> {
-    match send(e, "page", Call::CheckKey { key: key.into() }) {
-        Ok(Reply::KeyCheck {
+    match send(e, None, Call::CheckKey { key: key.into() }) {
+        Ok(Reply::CheckKey {
             key: Some(key),
             error: None,
         }) => Ok(key),
-        Ok(Reply::KeyCheck {
+        Ok(Reply::CheckKey {
             key: None,
             error: Some(error),
         }) => Err(error.message),
@@ -79,11 +93,11 @@ fn check_key(e: &mut Engine, key: &str) -> Result<String, String> {
 #[test]
 fn the_query_box_targets_a_filter_and_refuses_what_is_not_one_in_the_shells_words() {
     let mut e = Engine::new();
-    open(&mut e, setup());
+    let (page, _) = open(&mut e, setup());
     let target = |e: &mut Engine, filter: &str| {
         send(
             e,
-            "page",
+            Some(&page),
             Call::Target {
                 ns: "test.events".into(),
                 filter: filter.into(),
@@ -91,7 +105,7 @@ fn the_query_box_targets_a_filter_and_refuses_what_is_not_one_in_the_shells_word
         )
     };
     match target(&mut e, "{x: 5}") {
-        Ok(Reply::Targets(t)) => assert_eq!(t.shards.len(), 1, "{t:?}"),
+        Ok(Reply::Target(t)) => assert_eq!(t.shards.len(), 1, "{t:?}"),
         other => panic!("not a targeting: {other:?}"),
     }
     // What the console prints for `db.events.find(42)`.
@@ -127,7 +141,7 @@ fn the_key_editor_validates_as_mongodb_does() {
         Err("MongoshInvalidInputError: [COMMON-10001] Argument at position 1 must be of type object, got number instead (Shard.shardCollection)".to_string())
     );
     // A unique hashed key is refused when the cluster is set up with it, in MongoDB's words.
-    let view = open(
+    let (_, view) = open(
         &mut e,
         PageSetup {
             key: "{x: 'hashed'}".into(),
@@ -155,7 +169,7 @@ fn the_console_waits_for_closing_brackets() {
     let mut e = Engine::new();
     let mut more = |source: &str| match send(
         &mut e,
-        "page",
+        None,
         Call::NeedsMoreInput {
             source: source.into(),
         },
@@ -172,8 +186,8 @@ fn the_console_waits_for_closing_brackets() {
     assert!(!more("\"abc"));
     assert!(!more("sh.status() // :("));
     // And so they do: the string is refused in the shell's words, the status prints.
-    open(&mut e, setup());
-    let string = command(&mut e, "\"abc");
+    let (page, _) = open(&mut e, setup());
+    let string = command(&mut e, &page, "\"abc");
     assert!(string.failed);
     assert_eq!(
         string
@@ -185,7 +199,7 @@ fn the_console_waits_for_closing_brackets() {
         "{:?}",
         string.lines
     );
-    let status = command(&mut e, "sh.status() // :(");
+    let status = command(&mut e, &page, "sh.status() // :(");
     assert!(!status.failed, "{:?}", status.lines);
     assert_eq!(status.lines[0].kind, PageLineKind::Input);
     assert_eq!(status.lines[0].text, "sh.status() // :(");
@@ -204,7 +218,7 @@ fn drawn_docs(view: &PageView) -> u64 {
 #[test]
 fn a_new_playground_has_three_shards_and_one_chunk_and_a_step_back_undoes_a_batch() {
     let mut e = Engine::new();
-    let fresh = open(&mut e, setup());
+    let (page, fresh) = open(&mut e, setup());
     assert_eq!(fresh.frame.shards.len(), 3);
     let chunks: Vec<&ChunkFrame> = fresh
         .frame
@@ -226,13 +240,14 @@ fn a_new_playground_has_three_shards_and_one_chunk_and_a_step_back_undoes_a_batc
     };
     let stepped = act(
         &mut e,
+        &page,
         Act::Batch {
             workload,
             echo: true,
         },
     );
     assert_eq!((stepped.count, drawn_docs(&stepped)), (25, 25));
-    let back = act(&mut e, Act::Back);
+    let back = act(&mut e, &page, Act::Back);
     assert_eq!(back.count, 0);
     assert_eq!(back.frame.docs, 0);
     assert_eq!(
@@ -264,11 +279,11 @@ fn small_chunks() -> PageSetup {
 #[test]
 fn the_heat_marks_only_chunks_that_took_new_inserts() {
     let mut e = Engine::new();
-    open(&mut e, small_chunks());
-    let first = command(&mut e, &insert_many(0, 60));
+    let (page, _) = open(&mut e, small_chunks());
+    let first = command(&mut e, &page, &insert_many(0, 60));
     assert!(!first.failed, "{:?}", first.lines);
     assert!(first.frame.chunks > 1, "{:?}", first.frame);
-    let second = command(&mut e, &insert_many(60, 5));
+    let second = command(&mut e, &page, &insert_many(60, 5));
     // Only the MaxKey chunk is hot (the first batch's heat fades meanwhile).
     let hot: Vec<&ChunkFrame> = second
         .frame
@@ -283,8 +298,8 @@ fn the_heat_marks_only_chunks_that_took_new_inserts() {
     assert_eq!(second.frame.ticks.iter().filter(|t| t.fresh).count(), 5);
     // Once the heat is gone and nothing is new, no column is sent again. (A look asks for
     // a whole frame, so commands that change nothing are the calm here.)
-    command(&mut e, "db.c.countDocuments()");
-    let calm = command(&mut e, "db.c.countDocuments()");
+    command(&mut e, &page, "db.c.countDocuments()");
+    let calm = command(&mut e, &page, "db.c.countDocuments()");
     assert!(
         calm.frame.shards.iter().all(|s| s.chunks.is_none()),
         "{:?}",
@@ -302,9 +317,9 @@ fn the_key_space_segments_fill_the_strip() {
             && bar.last().is_some_and(|b| (b.hi - 1.0).abs() < 1e-9);
         (bar.len(), joined && ends)
     };
-    let empty = open(&mut e, small_chunks());
+    let (page, empty) = open(&mut e, small_chunks());
     assert_eq!(tiles(&empty), (1, true), "one empty chunk spans the strip");
-    let full = command(&mut e, &insert_many(0, 60));
+    let full = command(&mut e, &page, &insert_many(0, 60));
     let (n, ok) = tiles(&full);
     assert!(
         n > 1 && ok,
@@ -316,9 +331,10 @@ fn the_key_space_segments_fill_the_strip() {
 #[test]
 fn a_new_key_draws_its_own_bounds_not_the_last_frames() {
     let mut e = Engine::new();
-    open(&mut e, small_chunks());
+    let (page, _) = open(&mut e, small_chunks());
     let again = command(
         &mut e,
+        &page,
         "db.c.drop(); sh.shardCollection(\"test.c\", {userId: 1})",
     );
     assert!(!again.failed, "{:?}", again.lines);
@@ -369,10 +385,11 @@ fn lesson_scenarios() -> Vec<(String, serde_json::Value)> {
 #[test]
 fn every_lesson_a_step_loads_is_in_the_engines_catalog_and_opens() {
     let mut e = Engine::new();
-    let Ok(Reply::Catalog(catalog)) = send(&mut e, "page-catalog", Call::Catalog) else {
+    let Ok(Reply::Catalog(catalog)) = send(&mut e, None, Call::Catalog) else {
         panic!("no catalog");
     };
     let mut presets = 0;
+    let mut handles = std::collections::BTreeSet::new();
     for (title, scenario) in lesson_scenarios() {
         let Some(id) = scenario.get("preset") else {
             continue;
@@ -383,14 +400,15 @@ fn every_lesson_a_step_loads_is_in_the_engines_catalog_and_opens() {
             catalog.lessons.iter().any(|l| l.id == id),
             "{title}: no lesson {id} in the catalog"
         );
-        // Each under a session of its own, as the page opens each (`page-1`, `page-2`).
-        let session = format!("page-{presets}");
-        let opened = send(
+        // Each under a session of its own, as the page opens each: a handle never given
+        // before.
+        let (session, view) = opened(send(
             &mut e,
-            &session,
+            None,
             Call::Open(Start::Lesson { id: id.to_string() }),
-        );
-        assert_eq!(page_of(opened).lesson.as_deref(), Some(id), "{title}");
+        ));
+        assert!(handles.insert(session), "{title}");
+        assert_eq!(view.lesson.as_deref(), Some(id), "{title}");
     }
     assert!(presets > 0);
 }
@@ -398,10 +416,11 @@ fn every_lesson_a_step_loads_is_in_the_engines_catalog_and_opens() {
 #[test]
 fn every_key_scenario_is_a_valid_shard_key_of_a_known_version() {
     let mut e = Engine::new();
-    let Ok(Reply::Catalog(catalog)) = send(&mut e, "page-catalog", Call::Catalog) else {
+    let Ok(Reply::Catalog(catalog)) = send(&mut e, None, Call::Catalog) else {
         panic!("no catalog");
     };
     let mut keys = 0;
+    let mut handles = std::collections::BTreeSet::new();
     for (title, scenario) in lesson_scenarios() {
         if scenario.get("preset").is_some() {
             continue;
@@ -421,8 +440,8 @@ fn every_key_scenario_is_a_valid_shard_key_of_a_known_version() {
             chunk_size: scenario["chunkKib"].as_u64().unwrap() * 1024,
             ..setup()
         };
-        let session = format!("page-{keys}");
-        let view = page_of(send(&mut e, &session, Call::Open(Start::Setup(setup))));
+        let (session, view) = open(&mut e, setup);
+        assert!(handles.insert(session), "{title}");
         assert!(
             !view.failed && view.frame.sharded,
             "{title}: {:?}",

@@ -6,45 +6,57 @@
 use shardlab_engine::Engine;
 use shardlab_protocol::*;
 
-/// Sends `call` to session `page` and returns its outcome.
-fn ask(e: &mut Engine, call: Call) -> Result<Reply, EngineError> {
-    match e.handle(Request::new(1, "page", call)).response.outcome {
+/// An engine and the handle of the session it opened.
+struct Lab {
+    engine: Engine,
+    session: String,
+}
+
+/// Sends `call` about the lab's session and returns its outcome.
+fn ask(e: &mut Lab, call: Call) -> Result<Reply, EngineError> {
+    let request = Request::new(1, Some(&e.session), call);
+    outcome(e.engine.handle(request).response.outcome)
+}
+
+fn outcome(outcome: Outcome) -> Result<Reply, EngineError> {
+    match outcome {
         Outcome::Result(r) => Ok(r),
-        Outcome::Error(err) => Err(err),
+        Outcome::Error(_, err) => Err(err),
     }
 }
 
-/// A 3-shard 5.0 cluster with 64 KB chunks, as session `page`.
-fn open() -> Engine {
-    let mut e = Engine::new();
+/// A 3-shard 5.0 cluster with 64 KB chunks, and its handle.
+fn open() -> Lab {
+    let mut engine = Engine::new();
     let config = SessionConfig {
         shards: 3,
         version: "5.0".into(),
         chunk_size: Some(65536),
         seed: 7,
     };
-    ask(&mut e, Call::Open(Start::Config(config))).unwrap();
-    e
+    let request = Request::new(1, None, Call::Open(Start::Config(config)));
+    let Ok(Reply::Open(opened)) = outcome(engine.handle(request).response.outcome) else {
+        panic!("not opened")
+    };
+    Lab {
+        engine,
+        session: opened.session,
+    }
 }
 
-/// Runs shell source as the next step, failing on any error line.
-fn run(e: &mut Engine, source: &str) {
-    let Reply::Ran { lines, .. } = ask(
-        e,
-        Call::Run {
-            source: source.into(),
-        },
-    )
-    .unwrap() else {
-        panic!("not ran")
+/// Runs shell source as the next step, failing on any statement's error.
+fn run(e: &mut Lab, source: &str) {
+    let Reply::Run { statements, .. } = ask(e, Call::Run(RunSpec::source(source))).unwrap() else {
+        panic!("not run")
     };
-    for l in lines {
-        assert_eq!(l.kind, LineKind::Output, "{source}: {}", l.text);
+    assert!(!statements.is_empty(), "{source}");
+    for s in statements {
+        assert!(s.ok && s.error.is_none(), "{source}: {}", s.printed);
     }
 }
 
 /// A session with `test.events` sharded on `key`.
-fn sharded(key: &str) -> Engine {
+fn sharded(key: &str) -> Lab {
     let mut e = open();
     run(
         &mut e,
@@ -53,14 +65,14 @@ fn sharded(key: &str) -> Engine {
     e
 }
 
-fn events(e: &mut Engine) -> Vec<EventRow> {
+fn events(e: &mut Lab) -> Vec<EventRow> {
     match ask(e, Call::Events { ns: NS.into() }).unwrap() {
         Reply::Events { rows } => rows,
         other => panic!("{other:?}"),
     }
 }
 
-fn heat(e: &mut Engine, ns: &str, rows: u32, columns: u32) -> HeatView {
+fn heat(e: &mut Lab, ns: &str, rows: u32, columns: u32) -> HeatView {
     let call = Call::Heat {
         ns: ns.into(),
         rows,
@@ -72,7 +84,7 @@ fn heat(e: &mut Engine, ns: &str, rows: u32, columns: u32) -> HeatView {
     }
 }
 
-fn insights(e: &mut Engine) -> InsightsView {
+fn insights(e: &mut Lab) -> InsightsView {
     let call = Call::Insights {
         ns: NS.into(),
         analyze: true,
@@ -83,18 +95,18 @@ fn insights(e: &mut Engine) -> InsightsView {
     }
 }
 
-fn inspect(e: &mut Engine, ns: &str, subject: Inspecting) -> Inspection {
+fn inspect(e: &mut Lab, ns: &str, subject: Inspecting) -> Inspection {
     let call = Call::Inspect {
         ns: ns.into(),
         subject,
     };
     match ask(e, call).unwrap() {
-        Reply::Inspection(i) => *i,
+        Reply::Inspect(i) => *i,
         other => panic!("{other:?}"),
     }
 }
 
-fn fit(e: &mut Engine, spec: &str) -> FitView {
+fn fit(e: &mut Lab, spec: &str) -> FitView {
     let call = Call::WorkloadFit {
         ns: NS.into(),
         spec: spec.into(),
@@ -107,7 +119,7 @@ fn fit(e: &mut Engine, spec: &str) -> FitView {
 
 const NS: &str = "test.events";
 
-fn monotonic(e: &mut Engine, steps: usize, docs: u32) {
+fn monotonic(e: &mut Lab, steps: usize, docs: u32) {
     for _ in 0..steps {
         run(
             e,
@@ -235,7 +247,7 @@ fn insights_report_a_hashed_key_and_the_charts() {
         "hashed spreads"
     );
     // The session itself was not touched by the analysis.
-    let Reply::Position(p) = ask(&mut e, Call::Step { by: 0 }).unwrap() else {
+    let Reply::Step(p) = ask(&mut e, Call::Step { by: 0 }).unwrap() else {
         panic!()
     };
     assert_eq!(p.length, 4);
@@ -438,7 +450,7 @@ fn shard_and_round_explanations() {
 fn a_point_of_the_key_bar_opens_its_chunk() {
     let mut e = sharded("{x: 1}");
     monotonic(&mut e, 3, 1000);
-    let chunk = |e: &mut Engine, at| {
+    let chunk = |e: &mut Lab, at| {
         inspect(e, NS, Inspecting::At { at, reach: None })
             .chunk
             .unwrap()
@@ -537,10 +549,17 @@ fn hostile_requests_are_answered_not_panicked() {
     };
     assert!(gone.report.unwrap().is_err());
     let err = e
-        .handle(Request::new(2, "nobody", Call::Events { ns: NS.into() }))
+        .engine
+        .handle(Request::new(
+            2,
+            Some("nobody"),
+            Call::Events { ns: NS.into() },
+        ))
         .response
         .outcome;
-    assert!(matches!(err, Outcome::Error(ref x) if x.code_name == "NoSuchSession"));
+    assert!(
+        matches!(err, Outcome::Error(Some(ref m), ref x) if x.code_name == "NoSuchSession" && m == "events")
+    );
     let huge = "x".repeat(MAX_FIELD_BYTES + 1);
     assert!(ask(
         &mut e,
@@ -587,13 +606,14 @@ fn a_point_near_a_tick_opens_its_document() {
         &mut e,
         Call::Frame {
             ns: Some(NS.into()),
+            whole: false,
         },
     )
     .unwrap() else {
         panic!()
     };
     let tick = frame.ticks.iter().find(|t| t.seq == 3000).unwrap().clone();
-    let near = |e: &mut Engine, reach| {
+    let near = |e: &mut Lab, reach| {
         let at = tick.at + 0.001;
         inspect(e, NS, Inspecting::At { at, reach })
             .chunk
@@ -608,18 +628,25 @@ fn a_point_near_a_tick_opens_its_document() {
 }
 
 #[test]
-fn hello_names_the_panels_and_their_params_read_as_json() {
+fn the_catalog_names_the_panels_and_their_params_read_as_json() {
     let mut e = Engine::new();
-    let Reply::Hello { methods, .. } = ask(&mut e, Call::Hello).unwrap() else {
+    let request = Request::new(1, None, Call::Catalog);
+    let Ok(Reply::Catalog(catalog)) = outcome(e.handle(request).response.outcome) else {
         panic!()
     };
-    for m in ["events", "heat", "insights", "inspect", "workloadFit"] {
-        assert!(methods.iter().any(|x| x == m), "{m}");
+    for m in [
+        "events",
+        "heat",
+        "page.insights",
+        "inspect",
+        "page.workloadFit",
+    ] {
+        assert!(catalog.methods.iter().any(|x| x == m), "{m}");
     }
     // Optional parameters may be left out by a script.
     let r: Request = serde_json::from_str(
-        r#"{"v": 2, "id": 3, "session": "page", "method": "inspect",
-            "params": {"ns": "test.events", "subject": {"about": "at", "at": 0.5}}}"#,
+        r#"{"v": 3, "id": 3, "session": "s1", "method": "inspect",
+            "params": {"ns": "test.events", "subject": {"kind": "at", "at": 0.5}}}"#,
     )
     .unwrap();
     assert!(matches!(
@@ -627,7 +654,7 @@ fn hello_names_the_panels_and_their_params_read_as_json() {
         Call::Inspect { subject: Inspecting::At { at, reach: None }, .. } if at == 0.5
     ));
     let r: Request = serde_json::from_str(
-        r#"{"v": 2, "id": 4, "session": "page", "method": "insights", "params": {"ns": "a.b"}}"#,
+        r#"{"v": 3, "id": 4, "session": "s1", "method": "page.insights", "params": {"ns": "a.b"}}"#,
     )
     .unwrap();
     assert!(matches!(r.call, Call::Insights { analyze: false, .. }));

@@ -9,33 +9,72 @@ use shardlab_engine::playground::INTRO;
 use shardlab_engine::Engine;
 use shardlab_protocol::*;
 
-/// Sends one call and returns its outcome and the events it pushed.
-fn send(e: &mut Engine, session: &str, call: Call) -> (Result<Reply, EngineError>, Vec<Event>) {
+/// Sends one call about `session` (none for a method about no session) and returns its
+/// outcome and the events it pushed, each checked to name the session it concerns.
+fn send(
+    e: &mut Engine,
+    session: Option<&str>,
+    call: Call,
+) -> (Result<Reply, EngineError>, Vec<Event>) {
     // Every request crosses as JSON, as it does from a view.
     let request = Request::new(1, session, call);
     let text = serde_json::to_string(&request).unwrap();
     let handled = e.handle(serde_json::from_str(&text).unwrap());
+    let about = match &handled.response.outcome {
+        Outcome::Result(Reply::Open(opened)) => Some(opened.session.as_str()),
+        Outcome::Result(_) => session,
+        Outcome::Error(..) => None,
+    };
+    if let Some(about) = about {
+        for m in &handled.events {
+            assert_eq!((m.v, m.session.as_str()), (PROTOCOL_VERSION, about));
+        }
+    }
     let events = handled.events.into_iter().map(|m| m.event).collect();
     let outcome = match handled.response.outcome {
         Outcome::Result(reply) => Ok(reply),
-        Outcome::Error(error) => Err(error),
+        Outcome::Error(_, error) => Err(error),
     };
     (outcome, events)
 }
 
+/// Opens a session (the engine names it) and returns what it answered and the events.
+fn open(e: &mut Engine, start: Start) -> (Result<Opened, EngineError>, Vec<Event>) {
+    let (reply, events) = send(e, None, Call::Open(start));
+    let opened = reply.map(|reply| match reply {
+        Reply::Open(opened) => *opened,
+        other => panic!("not opened: {other:?}"),
+    });
+    (opened, events)
+}
+
+/// A playground opened: its handle and its first view.
+fn playground(opened: Opened) -> (String, PageView) {
+    let view = *opened.view.expect("a playground's view");
+    assert_eq!(opened.position, view.position);
+    (opened.session, view)
+}
+
 fn page_of(reply: Reply) -> PageView {
     match reply {
-        Reply::Page(view) => *view,
+        Reply::Act(view) => *view,
         other => panic!("not a page view: {other:?}"),
     }
 }
 
-fn act(e: &mut Engine, act: Act) -> PageView {
-    page_of(send(e, "page", Call::Act(act)).0.unwrap())
+fn act(e: &mut Engine, page: &str, act: Act) -> PageView {
+    page_of(send(e, Some(page), Call::Act(act)).0.unwrap())
 }
 
-fn act_err(e: &mut Engine, act: Act) -> EngineError {
-    send(e, "page", Call::Act(act)).0.unwrap_err()
+fn act_err(e: &mut Engine, page: &str, act: Act) -> EngineError {
+    send(e, Some(page), Call::Act(act)).0.unwrap_err()
+}
+
+fn catalog(e: &mut Engine) -> Box<Catalog> {
+    match send(e, None, Call::Catalog).0.unwrap() {
+        Reply::Catalog(c) => c,
+        other => panic!("{other:?}"),
+    }
 }
 
 fn setup() -> PageSetup {
@@ -50,12 +89,8 @@ fn setup() -> PageSetup {
     }
 }
 
-fn open_setup(e: &mut Engine) -> PageView {
-    page_of(
-        send(e, "page", Call::Open(Start::Setup(setup())))
-            .0
-            .unwrap(),
-    )
+fn open_setup(e: &mut Engine) -> (String, PageView) {
+    playground(open(e, Start::Setup(setup())).0.unwrap())
 }
 
 fn workload(total: u64) -> WorkloadSpec {
@@ -90,9 +125,9 @@ fn saves(events: &[Event]) -> usize {
 #[test]
 fn a_setup_echoes_its_two_steps_and_a_typed_command_its_lines() {
     let mut e = Engine::new();
-    let (reply, events) = send(&mut e, "page", Call::Open(Start::Setup(setup())));
+    let (opened, events) = open(&mut e, Start::Setup(setup()));
     assert_eq!(saves(&events), 1);
-    let view = page_of(reply.unwrap());
+    let (page, view) = playground(opened.unwrap());
     // The same two steps straight on the core print the same lines.
     let commands = [
         presets::chunk_size_command(8 * 1024),
@@ -138,7 +173,7 @@ fn a_setup_echoes_its_two_steps_and_a_typed_command_its_lines() {
 
     let (reply, events) = send(
         &mut e,
-        "page",
+        Some(&page),
         Call::Act(command("  db.events.insertOne({x: 5})  ")),
     );
     let view = page_of(reply.unwrap());
@@ -157,12 +192,12 @@ fn a_setup_echoes_its_two_steps_and_a_typed_command_its_lines() {
     assert_eq!(view.hot.iter().map(|(_, n)| n).sum::<u64>(), 1);
     assert_eq!(view.hot.len(), 3);
     // A mistake is the shell's error among the lines, not a protocol error.
-    let view = act(&mut e, command("db.events.find({$bad: 1})"));
+    let view = act(&mut e, &page, command("db.events.find({$bad: 1})"));
     assert!(view.failed);
     assert_eq!(view.lines.last().unwrap().kind, PageLineKind::Error);
     // An empty command runs nothing.
     let before = view.position;
-    let (reply, events) = send(&mut e, "page", Call::Act(command("   ")));
+    let (reply, events) = send(&mut e, Some(&page), Call::Act(command("   ")));
     assert_eq!(page_of(reply.unwrap()).position, before);
     assert_eq!(saves(&events), 0);
 }
@@ -171,13 +206,12 @@ fn a_setup_echoes_its_two_steps_and_a_typed_command_its_lines() {
 fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
     let mut e = Engine::new();
     let preset = presets::preset("missing-fields").unwrap();
-    let opened = page_of(
-        send(
+    let (page, opened) = playground(
+        open(
             &mut e,
-            "page",
-            Call::Open(Start::Lesson {
+            Start::Lesson {
                 id: preset.id.into(),
-            }),
+            },
         )
         .0
         .unwrap(),
@@ -200,15 +234,13 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
     assert!(opened.lines[1..].iter().all(|l| l.message.is_none()));
     assert_eq!(opened.lesson.as_deref(), Some("missing-fields"));
     assert_eq!(opened.position.length, preset.setup_commands().len() as u64);
-    let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
-        Reply::Catalog(c) => c,
-        other => panic!("{other:?}"),
-    };
+    let catalog = catalog(&mut e);
     let lesson = catalog.lessons.iter().find(|l| l.id == preset.id).unwrap();
     let mut batches = 0;
     let last = loop {
         let view = act(
             &mut e,
+            &page,
             Act::Batch {
                 workload: lesson.workload.clone(),
                 echo: batches == 0,
@@ -244,6 +276,7 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
     // Full: nothing runs, and the notice says why.
     let again = act(
         &mut e,
+        &page,
         Act::Batch {
             workload: lesson.workload.clone(),
             echo: true,
@@ -257,10 +290,11 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
         .contains("already holds 600 documents"));
     // Back before the last batch and on again: the closing commands do not run twice.
     for _ in 0..=preset.after.len() {
-        act(&mut e, Act::Back);
+        act(&mut e, &page, Act::Back);
     }
     let refilled = act(
         &mut e,
+        &page,
         Act::Batch {
             workload: lesson.workload.clone(),
             echo: true,
@@ -280,9 +314,10 @@ fn a_lessons_batches_fill_its_total_then_its_closing_commands_run_once() {
 #[test]
 fn a_full_collection_runs_nothing_and_says_so() {
     let mut e = Engine::new();
-    open_setup(&mut e);
+    let (page, _) = open_setup(&mut e);
     let first = act(
         &mut e,
+        &page,
         Act::Batch {
             workload: workload(10),
             echo: true,
@@ -295,7 +330,7 @@ fn a_full_collection_runs_nothing_and_says_so() {
     );
     let (reply, events) = send(
         &mut e,
-        "page",
+        Some(&page),
         Call::Act(Act::Batch {
             workload: workload(10),
             echo: true,
@@ -349,9 +384,10 @@ fn every_engine_message_is_a_template_and_named() {
 #[test]
 fn a_batch_not_echoed_prints_only_its_errors() {
     let mut e = Engine::new();
-    open_setup(&mut e);
+    let (page, _) = open_setup(&mut e);
     let quiet = act(
         &mut e,
+        &page,
         Act::Batch {
             workload: workload(1000),
             echo: false,
@@ -365,6 +401,7 @@ fn a_batch_not_echoed_prints_only_its_errors() {
     };
     let failed = act(
         &mut e,
+        &page,
         Act::Batch {
             workload: bad,
             echo: false,
@@ -373,9 +410,9 @@ fn a_batch_not_echoed_prints_only_its_errors() {
     assert!(failed.failed && failed.done);
     assert!(!failed.lines.is_empty());
     assert!(failed.lines.iter().all(|l| l.kind == PageLineKind::Error));
-    let passed = act(&mut e, Act::PassTime { echo: true });
+    let passed = act(&mut e, &page, Act::PassTime { echo: true });
     assert_eq!(passed.lines[0].text, presets::sleep_command(PASS_TIME_MS));
-    let quiet = act(&mut e, Act::PassTime { echo: false });
+    let quiet = act(&mut e, &page, Act::PassTime { echo: false });
     assert!(quiet.lines.is_empty() && !quiet.failed);
     assert_eq!(quiet.step.as_deref(), Some("sleep(2000)"));
 }
@@ -383,11 +420,15 @@ fn a_batch_not_echoed_prints_only_its_errors() {
 #[test]
 fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
     let mut e = Engine::new();
-    open_setup(&mut e);
+    let (page, _) = open_setup(&mut e);
     for x in 1..=3 {
-        act(&mut e, command(&format!("db.events.insertOne({{x: {x}}})")));
+        act(
+            &mut e,
+            &page,
+            command(&format!("db.events.insertOne({{x: {x}}})")),
+        );
     }
-    let back = act(&mut e, Act::Back);
+    let back = act(&mut e, &page, Act::Back);
     assert_eq!(
         back.position,
         Position {
@@ -397,18 +438,18 @@ fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
     );
     assert_eq!((back.count, back.frame.docs), (2, 2));
     assert_eq!(back.step.as_deref(), Some("db.events.insertOne({x: 2})"));
-    let forward = act(&mut e, Act::Forward);
+    let forward = act(&mut e, &page, Act::Forward);
     assert_eq!((forward.position.position, forward.count), (5, 3));
     // At the end, forward moves nothing (the page sends a batch there).
-    let still = act(&mut e, Act::Forward);
+    let still = act(&mut e, &page, Act::Forward);
     assert_eq!(still.position, forward.position);
-    let start = act(&mut e, Act::Jump { to: 2 });
+    let start = act(&mut e, &page, Act::Jump { to: 2 });
     assert_eq!((start.position.position, start.count), (2, 0));
     assert_eq!(start.latest_inserts, 0);
     assert!(start.landed.is_none());
-    let zero = act(&mut e, Act::Jump { to: 0 });
+    let zero = act(&mut e, &page, Act::Jump { to: 0 });
     assert!(!zero.frame.sharded && zero.step.is_none());
-    let past = act(&mut e, Act::Jump { to: 99 });
+    let past = act(&mut e, &page, Act::Jump { to: 99 });
     assert_eq!(past.position, zero.position);
     // The timeline's own words, and the same as a message for a page to word.
     let len = past.position.length;
@@ -422,8 +463,8 @@ fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
         past.notice_words.map(|m| m.id),
         Some("engine.notice.past_end".to_string())
     );
-    act(&mut e, Act::Jump { to: 3 });
-    let (reply, events) = send(&mut e, "page", Call::Act(Act::Fork));
+    act(&mut e, &page, Act::Jump { to: 3 });
+    let (reply, events) = send(&mut e, Some(&page), Call::Act(Act::Fork));
     let forked = page_of(reply.unwrap());
     assert_eq!(saves(&events), 1);
     assert_eq!(
@@ -435,8 +476,8 @@ fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
     );
     assert_eq!(forked.count, 1);
     // A command after a scrub back forks too.
-    act(&mut e, Act::Back);
-    let typed = act(&mut e, command("db.events.insertOne({x: 9})"));
+    act(&mut e, &page, Act::Back);
+    let typed = act(&mut e, &page, command("db.events.insertOne({x: 9})"));
     assert_eq!(
         typed.position,
         Position {
@@ -450,11 +491,12 @@ fn the_cursor_moves_back_forward_and_to_a_step_and_forks() {
 #[test]
 fn view_shows_a_collection_until_a_command_touches_another() {
     let mut e = Engine::new();
-    open_setup(&mut e);
-    act(&mut e, command("db.other.insertOne({a: 1})"));
-    act(&mut e, command("db.events.insertOne({x: 1})"));
+    let (page, _) = open_setup(&mut e);
+    act(&mut e, &page, command("db.other.insertOne({a: 1})"));
+    act(&mut e, &page, command("db.events.insertOne({x: 1})"));
     let missing = act(
         &mut e,
+        &page,
         Act::View {
             ns: "nope.nothing".into(),
         },
@@ -463,6 +505,7 @@ fn view_shows_a_collection_until_a_command_touches_another() {
     assert!(missing.lines.is_empty() && missing.notice.is_none());
     let other = act(
         &mut e,
+        &page,
         Act::View {
             ns: "test.other".into(),
         },
@@ -475,39 +518,45 @@ fn view_shows_a_collection_until_a_command_touches_another() {
     assert_eq!(other.collections[0].key, "{ x: 1 }");
     assert_eq!(other.collections[1].key, "");
     // Stepping keeps the pick; a command that touches a collection replaces it.
-    assert_eq!(act(&mut e, Act::Back).settings.ns, "test.other");
-    act(&mut e, Act::Forward);
-    let touched = act(&mut e, command("db.events.insertOne({x: 2})"));
+    assert_eq!(act(&mut e, &page, Act::Back).settings.ns, "test.other");
+    act(&mut e, &page, Act::Forward);
+    let touched = act(&mut e, &page, command("db.events.insertOne({x: 2})"));
     assert_eq!(touched.settings.ns, "test.events");
 }
 
-/// A session of a few batches and commands, its link form.
-fn some_session(e: &mut Engine) -> String {
-    open_setup(e);
+/// A session of a few batches and commands: its handle and its link form.
+fn some_session(e: &mut Engine) -> (String, String) {
+    let (page, _) = open_setup(e);
     for i in 0..4 {
         act(
             e,
+            &page,
             Act::Batch {
                 workload: workload(1000),
                 echo: i == 0,
             },
         );
     }
-    act(e, command("db.events.insertOne({x: -1})"));
-    act(e, Act::PassTime { echo: true });
-    match send(e, "page", Call::Scenario).0.unwrap() {
-        Reply::Scenario { text } => text,
+    act(e, &page, command("db.events.insertOne({x: -1})"));
+    act(e, &page, Act::PassTime { echo: true });
+    let scenario = Call::Scenario {
+        page: vec![],
+        json: false,
+    };
+    match send(e, Some(&page), scenario).0.unwrap() {
+        Reply::Scenario { text } => (page, text),
         other => panic!("{other:?}"),
     }
 }
 
-/// Opens `text` as a replay under `session`, advances it `slice` commands at a time and
-/// finishes it.
-fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
-    let (reply, events) = send(e, session, Call::Open(Start::Replay { text: text.into() }));
-    let Reply::Replaying { view, .. } = reply.unwrap() else {
-        panic!("not a replay");
-    };
+/// Opens `text` as a replay, advances it `slice` commands at a time and finishes it:
+/// its handle and its view when finished.
+fn replay(e: &mut Engine, text: &str, slice: u32) -> (String, PageView) {
+    let (opened, events) = open(e, Start::Replay { text: text.into() });
+    let opened = opened.unwrap();
+    let replaying = opened.replay.clone().expect("a replay");
+    let (session, view) = playground(opened);
+    assert!(replaying.json.starts_with('{'), "{}", replaying.json);
     let total = view.replay.unwrap().total;
     // Nothing is saved before the replay is over: the saved session is what it replays.
     assert_eq!(events, [Event::Progress { done: 0, total }]);
@@ -520,7 +569,7 @@ fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
     loop {
         let (reply, events) = send(
             e,
-            session,
+            Some(&session),
             Call::Act(Act::Advance {
                 commands: slice,
                 picture: true,
@@ -540,57 +589,52 @@ fn replay(e: &mut Engine, session: &str, text: &str, slice: u32) -> PageView {
             break;
         }
     }
-    let (reply, events) = send(e, session, Call::Act(Act::Finish));
+    let (reply, events) = send(e, Some(&session), Call::Act(Act::Finish));
     assert_eq!(saves(&events), 1);
     let view = page_of(reply.unwrap());
     assert!(view.replay.is_none());
-    view
+    (session, view)
 }
 
 fn look(e: &mut Engine, session: &str) -> PageView {
-    page_of(send(e, session, Call::Act(Act::Look)).0.unwrap())
+    act(e, session, Act::Look)
 }
 
 #[test]
 fn a_replay_in_slices_ends_where_the_same_steps_run_directly_do() {
     let mut e = Engine::new();
-    let text = some_session(&mut e);
-    let finished = replay(&mut e, "copy", &text, 3);
+    let (page, text) = some_session(&mut e);
+    let (copy, finished) = replay(&mut e, &text, 3);
+    assert_ne!(copy, page);
     assert_eq!(
         finished.lines[0].text,
         "Restored a scenario of 8 steps, at step 8."
     );
     assert!(finished.after_done);
-    let (direct, copy) = (look(&mut e, "page"), look(&mut e, "copy"));
-    assert_eq!(copy.frame, direct.frame);
-    assert_eq!(copy.settings, direct.settings);
-    assert_eq!(copy.count, direct.count);
-    assert_eq!(copy.collections, direct.collections);
-    assert_eq!(copy.position, direct.position);
-    assert_eq!(copy.hot, direct.hot);
-    assert_eq!(copy.latest_inserts, direct.latest_inserts);
-    assert_eq!(copy.landed, direct.landed);
+    let (direct, copied) = (look(&mut e, &page), look(&mut e, &copy));
+    assert_eq!(copied.frame, direct.frame);
+    assert_eq!(copied.settings, direct.settings);
+    assert_eq!(copied.count, direct.count);
+    assert_eq!(copied.collections, direct.collections);
+    assert_eq!(copied.position, direct.position);
+    assert_eq!(copied.hot, direct.hot);
+    assert_eq!(copied.latest_inserts, direct.latest_inserts);
+    assert_eq!(copied.landed, direct.landed);
     // Stepping back reads the replayed steps' figures too.
     assert_eq!(
-        act_on(&mut e, "copy", Act::Back).hot,
-        act_on(&mut e, "page", Act::Back).hot
+        act(&mut e, &copy, Act::Back).hot,
+        act(&mut e, &page, Act::Back).hot
     );
-}
-
-fn act_on(e: &mut Engine, session: &str, act: Act) -> PageView {
-    page_of(send(e, session, Call::Act(act)).0.unwrap())
 }
 
 #[test]
 fn finishing_midway_keeps_the_steps_replayed() {
     let mut e = Engine::new();
-    let text = some_session(&mut e);
-    send(&mut e, "copy", Call::Open(Start::Replay { text }))
-        .0
-        .unwrap();
-    let view = act_on(
+    let (_, text) = some_session(&mut e);
+    let (copy, _) = playground(open(&mut e, Start::Replay { text }).0.unwrap());
+    let view = act(
         &mut e,
-        "copy",
+        &copy,
         Act::Advance {
             commands: 3,
             picture: true,
@@ -602,11 +646,11 @@ fn finishing_midway_keeps_the_steps_replayed() {
         "Replaying a scenario of 8 steps: 3 replayed so far."
     );
     // Nothing else lands in the middle of a replay.
-    let refused = send(&mut e, "copy", Call::Act(command("sh.status()")))
+    let refused = send(&mut e, Some(&copy), Call::Act(command("sh.status()")))
         .0
         .unwrap_err();
     assert!(refused.message.contains("replay"), "{refused:?}");
-    let done = act_on(&mut e, "copy", Act::Finish);
+    let done = act(&mut e, &copy, Act::Finish);
     assert_eq!(
         done.position,
         Position {
@@ -628,28 +672,28 @@ fn finishing_midway_keeps_the_steps_replayed() {
         },
         Act::Finish,
     ] {
-        let error = send(&mut e, "copy", Call::Act(late)).0.unwrap_err();
+        let error = send(&mut e, Some(&copy), Call::Act(late)).0.unwrap_err();
         assert_eq!(error.code_name, "BadValue");
     }
-    assert_eq!(act_on(&mut e, "copy", Act::Back).position.position, 2);
+    assert_eq!(act(&mut e, &copy, Act::Back).position.position, 2);
 }
 
 #[test]
 fn a_link_round_trips_in_both_forms_with_the_page_state() {
     let mut e = Engine::new();
-    some_session(&mut e);
-    act(&mut e, Act::Jump { to: 5 });
+    let (page, _) = some_session(&mut e);
+    act(&mut e, &page, Act::Jump { to: 5 });
     let entries = vec![
         ("lesson".to_string(), "missing-fields".to_string()),
         ("after".to_string(), "0".to_string()),
         ("tab".to_string(), "playground".to_string()),
     ];
-    let original = look(&mut e, "page");
-    for (i, json) in [false, true].into_iter().enumerate() {
+    let original = look(&mut e, &page);
+    for json in [false, true] {
         let text = match send(
             &mut e,
-            "page",
-            Call::Link {
+            Some(&page),
+            Call::Scenario {
                 page: entries.clone(),
                 json,
             },
@@ -661,18 +705,29 @@ fn a_link_round_trips_in_both_forms_with_the_page_state() {
             other => panic!("{other:?}"),
         };
         assert_eq!(text.starts_with('{'), json);
-        let session = format!("copy{i}");
-        let (reply, _) = send(
-            &mut e,
-            &session,
-            Call::Open(Start::Replay { text: text.clone() }),
-        );
-        let Reply::Replaying { page, position, .. } = reply.unwrap() else {
+        let (opened, _) = open(&mut e, Start::Replay { text: text.clone() });
+        let opened = opened.unwrap();
+        let Some(replaying) = opened.replay.clone() else {
             panic!("not a replay");
         };
-        assert_eq!((page, position), (entries.clone(), Some(5)));
-        send(&mut e, &session, Call::Close).0.unwrap();
-        let finished = replay(&mut e, &session, &text, 100);
+        let Replaying {
+            page: state,
+            position,
+            json: form,
+        } = *replaying;
+        assert_eq!((state, position), (entries.clone(), Some(5)));
+        assert!(form.starts_with('{'), "{form}");
+        let (first, _) = playground(opened);
+        assert_eq!(
+            send(&mut e, Some(&first), Call::Close).0.unwrap(),
+            Reply::Close
+        );
+        assert_eq!(
+            act_err(&mut e, &first, Act::Look).code_name,
+            "NoSuchSession"
+        );
+        let (session, finished) = replay(&mut e, &text, 100);
+        assert_ne!(session, first);
         assert_eq!(
             finished.lines[0].text,
             "Restored a scenario of 8 steps, at step 5."
@@ -690,9 +745,7 @@ fn a_link_round_trips_in_both_forms_with_the_page_state() {
 #[test]
 fn the_catalog_lists_every_lesson_workload_and_version() {
     let mut e = Engine::new();
-    let Reply::Catalog(catalog) = send(&mut e, "x", Call::Catalog).0.unwrap() else {
-        panic!("not a catalog");
-    };
+    let catalog = catalog(&mut e);
     assert_eq!(catalog.lessons.len(), PRESETS.len());
     for (lesson, preset) in catalog.lessons.iter().zip(PRESETS) {
         assert_eq!(lesson.id, preset.id);
@@ -724,52 +777,76 @@ fn the_catalog_lists_every_lesson_workload_and_version() {
         [
             ("3.6", vec!["refineCollectionShardKey", "reshardCollection"]),
             ("5.0", vec![]),
+            ("7.0", vec![]),
             ("8.0", vec![]),
         ]
     );
+    // The protocol's versions are the core's modes, each once, oldest first.
+    use shardlab::VersionMode;
+    let modes = [
+        VersionMode::V36,
+        VersionMode::V50,
+        VersionMode::V70,
+        VersionMode::V80,
+    ];
+    for mode in modes {
+        // A mode added to the core breaks this match, so that it is added above too.
+        match mode {
+            VersionMode::V36 | VersionMode::V50 | VersionMode::V70 | VersionMode::V80 => {}
+        }
+        assert_eq!(VersionMode::parse(mode.label()), Some(mode));
+    }
+    let labels: Vec<&str> = modes.iter().map(|m| m.label()).collect();
+    assert_eq!(labels, VERSIONS);
+    let listed: Vec<&str> = versions.iter().map(|(label, _)| *label).collect();
+    assert_eq!(listed, VERSIONS);
     // Every lesson opens, and the methods are announced.
     for preset in PRESETS {
         let start = Start::Lesson {
             id: preset.id.into(),
         };
-        let view = page_of(send(&mut e, preset.id, Call::Open(start)).0.unwrap());
+        let (_, view) = playground(open(&mut e, start).0.unwrap());
         assert_eq!(view.settings.ns, preset.ns, "{}", preset.id);
+        assert_eq!(view.lesson.as_deref(), Some(preset.id));
     }
-    let Reply::Hello { methods, .. } = send(&mut e, "x", Call::Hello).0.unwrap() else {
-        panic!("no hello");
-    };
-    for m in ["act", "catalog", "link"] {
-        assert!(methods.iter().any(|n| n == m), "{m}");
+    assert_eq!(catalog.protocol, PROTOCOL_VERSION);
+    for m in ["page.act", "catalog", "scenario"] {
+        assert!(catalog.methods.iter().any(|n| n == m), "{m}");
     }
 }
 
 #[test]
 fn hostile_requests_get_errors_or_harmless_answers() {
     let mut e = Engine::new();
-    let lesson = |id: &str| Call::Open(Start::Lesson { id: id.to_string() });
-    let error = send(&mut e, "page", lesson("nope")).0.unwrap_err();
+    let lesson = |id: &str| Start::Lesson { id: id.to_string() };
+    let error = open(&mut e, lesson("nope")).0.unwrap_err();
     assert_eq!(error.message, "There is no lesson called 'nope'.");
     let long = "y".repeat(5000);
-    let error = send(&mut e, "page", lesson(&long)).0.unwrap_err();
+    let error = open(&mut e, lesson(&long)).0.unwrap_err();
     assert!(error.message.len() < 100, "{}", error.message);
-    let error = send(&mut e, "page", lesson(&"z".repeat(MAX_FIELD_BYTES + 1)))
+    let error = open(&mut e, lesson(&"z".repeat(MAX_FIELD_BYTES + 1)))
         .0
         .unwrap_err();
     assert_eq!(error.code_name, "BadValue");
     for text in ["", "v9.abc", "v2.!!!!", "{\"format\": 1}", "{"] {
         let start = Start::Replay { text: text.into() };
-        let error = send(&mut e, "page", Call::Open(start)).0.unwrap_err();
+        let error = open(&mut e, start).0.unwrap_err();
         assert_eq!(error.code_name, "BadValue", "{text}");
     }
     let bad_setup = PageSetup {
         version: "9.9".into(),
         ..setup()
     };
-    assert!(send(&mut e, "page", Call::Open(Start::Setup(bad_setup)))
-        .0
-        .is_err());
-    // No session yet: acting on it is refused.
-    assert_eq!(act_err(&mut e, Act::Look).code_name, "NoSuchSession");
+    assert!(open(&mut e, Start::Setup(bad_setup)).0.is_err());
+    // No session yet: a refused open holds none, and acting on one is refused.
+    assert_eq!(e.sessions().count(), 0);
+    assert_eq!(
+        act_err(&mut e, "page", Act::Look).code_name,
+        "NoSuchSession"
+    );
+    // Acting names a session: without one it is refused.
+    let error = send(&mut e, None, Call::Act(Act::Look)).0.unwrap_err();
+    assert_eq!(error.code_name, "BadValue");
     // A session that is not a playground.
     let config = SessionConfig {
         shards: 2,
@@ -777,10 +854,9 @@ fn hostile_requests_get_errors_or_harmless_answers() {
         chunk_size: None,
         seed: 1,
     };
-    send(&mut e, "plain", Call::Open(Start::Config(config)))
-        .0
-        .unwrap();
-    let error = send(&mut e, "plain", Call::Act(Act::Look)).0.unwrap_err();
+    let plain = open(&mut e, Start::Config(config)).0.unwrap();
+    assert!(plain.view.is_none() && plain.replay.is_none());
+    let error = act_err(&mut e, &plain.session, Act::Look);
     assert!(error.message.contains("not a playground"), "{error:?}");
     // A key MongoDB refuses is the shell's error, as the page showed it.
     // numInitialChunks far beyond MongoDB's limit is MongoDB's error, quickly.
@@ -789,21 +865,13 @@ fn hostile_requests_get_errors_or_harmless_answers() {
         initial_chunks: Some(u32::MAX),
         ..setup()
     };
-    let view = page_of(
-        send(&mut e, "many", Call::Open(Start::Setup(many)))
-            .0
-            .unwrap(),
-    );
+    let (_, view) = playground(open(&mut e, Start::Setup(many)).0.unwrap());
     assert!(view.failed, "{:?}", view.lines);
     let odd = PageSetup {
         key: "{x: \"sideways\"}".into(),
         ..setup()
     };
-    let view = page_of(
-        send(&mut e, "page", Call::Open(Start::Setup(odd)))
-            .0
-            .unwrap(),
-    );
+    let (page, view) = playground(open(&mut e, Start::Setup(odd)).0.unwrap());
     assert!(view.failed && !view.frame.sharded);
     for hostile in [
         Act::Advance {
@@ -833,11 +901,12 @@ fn hostile_requests_get_errors_or_harmless_answers() {
         },
     ] {
         // Each is refused or answered; none panics or leaves the session unusable.
-        let _ = send(&mut e, "page", Call::Act(hostile));
+        let _ = send(&mut e, Some(&page), Call::Act(hostile));
     }
     assert_eq!(
         act_err(
             &mut e,
+            &page,
             Act::Advance {
                 commands: 0,
                 picture: true
@@ -846,12 +915,12 @@ fn hostile_requests_get_errors_or_harmless_answers() {
         .code_name,
         "BadValue"
     );
-    let look = act(&mut e, Act::Look);
+    let look = act(&mut e, &page, Act::Look);
     assert!(look.position.position <= look.position.length);
     let link = send(
         &mut e,
-        "page",
-        Call::Link {
+        Some(&page),
+        Call::Scenario {
             page: vec![("x".into(), "y".repeat(MAX_FIELD_BYTES))],
             json: false,
         },
@@ -862,24 +931,24 @@ fn hostile_requests_get_errors_or_harmless_answers() {
 #[test]
 fn a_replay_goes_on_only_over_its_own_steps() {
     let mut e = Engine::new();
-    let text = some_session(&mut e);
-    send(&mut e, "copy", Call::Open(Start::Replay { text }))
-        .0
-        .unwrap();
-    act_on(
+    let (_, text) = some_session(&mut e);
+    let (copy, _) = playground(open(&mut e, Start::Replay { text }).0.unwrap());
+    act(
         &mut e,
-        "copy",
+        &copy,
         Act::Advance {
             commands: 3,
             picture: true,
         },
     );
     // A plain call that adds a step meanwhile stops the replay from going on.
-    let source = "sh.status()".to_string();
-    send(&mut e, "copy", Call::Run { source }).0.unwrap();
+    let source = "sh.status()";
+    send(&mut e, Some(&copy), Call::Run(RunSpec::source(source)))
+        .0
+        .unwrap();
     let error = send(
         &mut e,
-        "copy",
+        Some(&copy),
         Call::Act(Act::Advance {
             commands: 1,
             picture: true,
@@ -889,12 +958,12 @@ fn a_replay_goes_on_only_over_its_own_steps() {
     .unwrap_err();
     assert!(error.message.contains("changed"), "{error:?}");
     // Back to its own steps, it goes on; a cursor moved meanwhile goes back to the end.
-    send(&mut e, "copy", Call::Jump { to: 3 }).0.unwrap();
-    send(&mut e, "copy", Call::Fork).0.unwrap();
-    send(&mut e, "copy", Call::Step { by: -2 }).0.unwrap();
-    let view = act_on(
+    send(&mut e, Some(&copy), Call::Jump { to: 3 }).0.unwrap();
+    send(&mut e, Some(&copy), Call::Fork).0.unwrap();
+    send(&mut e, Some(&copy), Call::Step { by: -2 }).0.unwrap();
+    let view = act(
         &mut e,
-        "copy",
+        &copy,
         Act::Advance {
             commands: 2,
             picture: true,
@@ -909,11 +978,11 @@ fn a_replay_goes_on_only_over_its_own_steps() {
         }
     );
     // Fewer steps than replayed: it cannot go on, but it can finish with them.
-    send(&mut e, "copy", Call::Jump { to: 2 }).0.unwrap();
-    send(&mut e, "copy", Call::Fork).0.unwrap();
+    send(&mut e, Some(&copy), Call::Jump { to: 2 }).0.unwrap();
+    send(&mut e, Some(&copy), Call::Fork).0.unwrap();
     assert!(send(
         &mut e,
-        "copy",
+        Some(&copy),
         Call::Act(Act::Advance {
             commands: 1,
             picture: true
@@ -921,7 +990,7 @@ fn a_replay_goes_on_only_over_its_own_steps() {
     )
     .0
     .is_err());
-    let done = act_on(&mut e, "copy", Act::Finish);
+    let done = act(&mut e, &copy, Act::Finish);
     assert_eq!(
         done.position,
         Position {
@@ -943,22 +1012,16 @@ fn the_example_filter_uses_a_value_the_documents_hold() {
         ("missing-fields", "{ x: "),
     ] {
         let mut e = Engine::new();
-        let opened = page_of(
-            send(&mut e, "page", Call::Open(Start::Lesson { id: id.into() }))
-                .0
-                .unwrap(),
-        );
+        let (page, opened) = playground(open(&mut e, Start::Lesson { id: id.into() }).0.unwrap());
         assert_eq!(
             opened.settings.example_filter, None,
             "{id}: no documents yet"
         );
-        let catalog = match send(&mut e, "any", Call::Catalog).0.unwrap() {
-            Reply::Catalog(c) => c,
-            other => panic!("{other:?}"),
-        };
+        let catalog = catalog(&mut e);
         let lesson = catalog.lessons.iter().find(|l| l.id == id).unwrap();
         let view = act(
             &mut e,
+            &page,
             Act::Batch {
                 workload: lesson.workload.clone(),
                 echo: false,

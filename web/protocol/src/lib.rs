@@ -7,12 +7,15 @@
 //! browser they cross the boundary with `serde-wasm-bindgen`, and natively (tests, tools)
 //! they are JSON.
 //!
-//! The shapes, as JSON:
+//! The shapes, as JSON (protocol version 3; ARCHITECTURE.md, "The engine's API"):
 //!
-//! - a request: `{"v": 2, "id": 7, "session": "page", "method": "run", "params": {"source": "sh.status()"}}`;
-//! - its answer: `{"id": 7, "result": {"ran": {"lines": [...], "position": {...}}}}` or
-//!   `{"id": 7, "error": {"code": 2, "codeName": "BadValue", "message": "..."}}`;
-//! - an event the engine pushes: `{"session": "page", "event": "frame", "data": {...}}`.
+//! - a request: `{"v": 3, "id": 7, "session": "s1", "method": "run", "params": {"source": "sh.status()"}}`;
+//! - its answer: `{"v": 3, "id": 7, "method": "run", "result": {"statements": [...], "position": {...}}}`
+//!   or `{"v": 3, "id": 7, "method": "run", "error": {"code": 2, "codeName": "BadValue", "message": "..."}}`;
+//! - an event the engine pushes: `{"v": 3, "session": "s1", "event": "save", "data": {...}}`.
+//!
+//! The engine names sessions: `open` answers with the handle (`s1`) that later requests
+//! carry. Every union inside a message names its case in `kind`.
 //!
 //! A mistake in a user's shell command is not a protocol error: `run` answers with the
 //! console lines, MongoDB's error among them. A protocol error means the request itself was
@@ -20,11 +23,13 @@
 //! request is checked by [`Request::check`] as if an attacker wrote it, since other pages
 //! will be able to send them.
 
+mod fallible;
 mod frame;
 mod limits;
 mod page;
 mod panels;
 mod script;
+mod wire;
 
 pub use frame::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
 pub use limits::*;
@@ -33,24 +38,33 @@ pub use panels::*;
 pub use script::{Json, JsonObject, StatementError, StatementResult};
 use serde::{Deserialize, Serialize};
 
-/// The protocol's version. A request carries it in `v`; the engine refuses another.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The protocol's version. A request carries it in `v`; the engine refuses another with
+/// an answer that says which it speaks (see [`Request::check`]).
+pub const PROTOCOL_VERSION: u32 = 3;
 
-/// A request from a view to the engine.
+/// A request from a view to the engine: `{"v": 3, "id": 7, "session": "s1", "method":
+/// "run", "params": {...}}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     /// The protocol version the sender speaks ([`PROTOCOL_VERSION`]).
     pub v: u32,
     /// The sender's number for this request, echoed in the answer.
     pub id: u64,
-    /// The session the request is about (see [`check_session_id`]).
-    pub session: String,
+    /// The session the request is about: the handle `open` answered with. Absent for the
+    /// methods that need none (`catalog`, `open`, `compare` and the page's form checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// What is asked, with its parameters.
     #[serde(flatten)]
     pub call: Call,
 }
 
-/// What a request asks, serialised as `"method"` and `"params"`.
+/// What a request asks, serialised as `"method"` and `"params"`. The answer's `result` is
+/// the [`Reply`] variant of the same name.
+///
+/// The engine's own methods are those a stranger needs: the catalogue, sessions, running
+/// statements, moving in time, and asking about the cluster. The page's playground has a
+/// few more, named `page.…`, which serve its panels and forms and which no other view needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "method",
@@ -59,46 +73,19 @@ pub struct Request {
     rename_all_fields = "camelCase"
 )]
 pub enum Call {
-    /// Which protocol version and methods the engine speaks.
-    Hello,
-    /// Starts a session under the request's name, replacing none: opening a name in use is
-    /// an error.
+    /// What the engine knows and allows: its protocol version and methods, the lessons,
+    /// workloads, versions, limits, defaults, palette and languages.
+    Catalog,
+    /// Starts a session; the answer names the handle the engine gave it.
     Open(Start),
     /// Ends a session and frees what it holds.
     Close,
-    /// Runs shell source (one or more statements) as the next step of the session.
-    Run {
-        /// The statements, as typed.
-        source: String,
-    },
-    /// Runs shell source as the next step of the session, like `run`, and answers with
-    /// one entry per statement: its value, its error or what it printed (the JavaScript
-    /// module's `run`).
-    Evaluate {
-        /// The statements, as typed.
-        source: String,
-        /// Whether each statement is a step of its own (so a view can play the script a
-        /// statement at a time); a script that does not parse is one step.
-        #[serde(default)]
-        each: bool,
-    },
-    /// Every chunk, shard and zone of one collection at the cursor, whole (unlike
-    /// `frame`, it leaves nothing out and changes nothing the next `frame` compares with).
-    Cluster {
-        /// The collection; the one the last command touched when absent.
-        ns: Option<String>,
-    },
-    /// `analyzeShardKey` of a candidate key on a collection, run on a copy of the session
-    /// (the session gains no step), answered as one statement's entry.
-    Analyze {
-        /// The collection.
-        ns: String,
-        /// The candidate key, such as `{x: 1}`.
-        key: String,
-    },
-    /// Moves the session's cursor one step forward (`by` > 0) or back.
+    /// Runs statements as the session's next step: the shell source as typed, or a named
+    /// workload's batch (the Compare tab's step). Answers with one entry per statement.
+    Run(RunSpec),
+    /// Moves the session's cursor `by` steps: forward when positive, back when negative.
     Step {
-        /// Steps to move: +1 or -1, or more.
+        /// Steps to move.
         by: i64,
     },
     /// Moves the session's cursor to step `to`.
@@ -108,22 +95,46 @@ pub enum Call {
     },
     /// Forgets the steps after the cursor, so the next command continues from here.
     Fork,
-    /// The picture of one collection at the cursor. The first frame of a session is whole;
-    /// later ones leave out what did not change since the previous frame.
+    /// The session in its shareable, versioned form: the link form, or the JSON form a
+    /// saved session and an export hold, with the page's own state (`page`, name/value
+    /// pairs the engine carries and never reads).
+    Scenario {
+        /// The page's state, within the scenario format's limits.
+        #[serde(default)]
+        page: Vec<(String, String)>,
+        /// Whether to answer with the JSON form rather than the link form.
+        #[serde(default)]
+        json: bool,
+    },
+    /// The picture of one collection at the cursor. Without `whole`, the first frame of a
+    /// session is whole and later ones leave out what did not change since the previous
+    /// frame; with it, every chunk, shard and zone, leaving the next frame's comparison
+    /// alone.
     Frame {
         /// The collection to draw; the one the last command touched when absent.
+        #[serde(default)]
         ns: Option<String>,
+        /// Whether to answer with everything.
+        #[serde(default)]
+        whole: bool,
     },
-    /// Checks a shard key pattern as typed, as `shardCollection` would.
-    CheckKey {
-        /// The pattern, such as `{x: "hashed"}`.
+    /// What there is to know about a chunk (its documents, a page at a time, and why it
+    /// is where it is), a shard, the next balancer round, or the latest insert.
+    Inspect {
+        /// The collection.
+        ns: String,
+        /// The subject.
+        subject: Inspecting,
+    },
+    /// Why MongoDB did what it did to a chunk, a shard, or in a balancer round.
+    Explain(Subject),
+    /// `analyzeShardKey` of a candidate key on a collection, run on a copy of the session
+    /// (the session gains no step), answered as one statement's entry.
+    Analyze {
+        /// The collection.
+        ns: String,
+        /// The candidate key, such as `{x: 1}`.
         key: String,
-    },
-    /// Whether console input is unfinished (an open bracket or string), so Enter should
-    /// start a new line rather than run it.
-    NeedsMoreInput {
-        /// The console's text.
-        source: String,
     },
     /// Which shards a filter on a collection would be sent to.
     Target {
@@ -132,51 +143,25 @@ pub enum Call {
         /// The filter, in the shell's language, such as `{x: 42}`.
         filter: String,
     },
-    /// A page of one chunk's documents, in the chunk's key order.
-    ChunkDocs {
-        /// The collection.
-        ns: String,
-        /// The chunk, by its position in the collection's key order (0 is the MinKey chunk).
-        chunk: u32,
-        /// The page, from 0, of [`CHUNK_PAGE_ROWS`] rows.
-        page: u32,
-    },
-    /// Why MongoDB did what it did to a chunk, a shard, or in a balancer round.
-    Explain(Subject),
     /// One workload on several configurations in lockstep, summarised per configuration.
     Compare(CompareSpec),
-    /// The session in its shareable, versioned form (what a link or a saved session holds).
-    Scenario,
-    /// Inserts `count` documents of a named workload into `ns` as the next step, followed
-    /// by a balancer round when `balance` is set: the step the workload player and the
-    /// Compare tab take.
-    Generate {
-        /// The collection.
-        ns: String,
-        /// The workload generator's name, such as `monotonic`.
-        workload: String,
-        /// Documents to insert, 1 to [`MAX_BATCH`].
-        count: u32,
-        /// Whether a balancer round follows.
-        balance: bool,
-    },
-    /// How `ns` fared under the session's workload: the Compare tab's row, with the
-    /// comparison's fixed query mix routed on the cluster at the cursor.
+    /// The page: something the user did to a playground session (see [`Act`]); answers
+    /// with the session's [`PageView`].
+    #[serde(rename = "page.act")]
+    Act(Act),
+    /// The page: how `ns` fared under the session's workload (the Compare tab's row, with
+    /// the comparison's fixed query mix routed on the cluster at the cursor).
+    #[serde(rename = "page.summary")]
     Summary {
         /// The collection.
         ns: String,
     },
-    /// Something the user did to a playground session (see [`Act`]); answers with the
-    /// session's [`PageView`].
-    Act(Act),
-    /// The lessons, workloads and versions the engine knows, for the page's forms.
-    Catalog,
     /// The latest events of the cluster's log (at most [`MAX_EVENTS`]), newest first.
     Events {
         /// The collection shown, whose bounds the sentences print.
         ns: String,
     },
-    /// The key-space heatmap of a collection.
+    /// The key-space heatmap of a collection: inserts per key range per stretch of steps.
     Heat {
         /// The collection.
         ns: String,
@@ -185,9 +170,10 @@ pub enum Call {
         /// Columns, 1 to 8,192.
         columns: u32,
     },
-    /// The insights panel's charts' series and, when `analyze` is set, analyzeShardKey's
-    /// report on a collection's key (run on a copy of the session, after a mixed query
-    /// sample: costly, so asked for only when the user asks).
+    /// The page: the insights panel's charts' series and, when `analyze` is set,
+    /// analyzeShardKey's report on a collection's key (run on a copy of the session, after
+    /// a mixed query sample: costly, so asked for only when the user asks).
+    #[serde(rename = "page.insights")]
     Insights {
         /// The collection.
         ns: String,
@@ -195,47 +181,163 @@ pub enum Call {
         #[serde(default)]
         analyze: bool,
     },
-    /// What the inspector shows about a collection.
-    Inspect {
-        /// The collection.
-        ns: String,
-        /// The subject.
-        subject: Inspecting,
+    /// The page: checks a shard key pattern as typed, as `shardCollection` would.
+    #[serde(rename = "page.checkKey")]
+    CheckKey {
+        /// The pattern, such as `{x: "hashed"}`.
+        key: String,
     },
-    /// What applying the settings form's draft would do (see [`SetupPlan`]).
+    /// The page: whether console input is unfinished (an open bracket or string), so Enter
+    /// should start a new line rather than run it.
+    #[serde(rename = "page.needsMoreInput")]
+    NeedsMoreInput {
+        /// The console's text.
+        source: String,
+    },
+    /// The page: what applying the settings form's draft would do (see [`SetupPlan`]).
+    #[serde(rename = "page.planSetup")]
     PlanSetup {
         /// The draft.
         draft: PageSetup,
     },
-    /// The command that inserts one document, typed in the inspector's form, into `ns`.
+    /// The page: the command that inserts one document, typed in the inspector's form,
+    /// into `ns`.
+    #[serde(rename = "page.insertCommand")]
     InsertCommand {
         /// The collection.
         ns: String,
         /// The document as typed.
         doc: String,
     },
-    /// How a workload's documents fit a collection's shard key.
+    /// The page: how a workload's documents fit a collection's shard key.
+    #[serde(rename = "page.workloadFit")]
     WorkloadFit {
         /// The collection.
         ns: String,
         /// The workload's name or template.
         spec: String,
     },
-    /// The session in its shareable form with the page's own state (`page`, name/value
-    /// pairs the engine carries and never reads): the link form, or the JSON form a saved
-    /// session and an export hold.
-    Link {
-        /// The page's state, within the scenario format's limits.
-        page: Vec<(String, String)>,
-        /// Whether to answer with the JSON form rather than the link form.
-        json: bool,
-    },
+}
+
+/// Every method, as a request names it: the engine's own, then the page's.
+pub const METHODS: &[&str] = &[
+    "catalog",
+    "open",
+    "close",
+    "run",
+    "step",
+    "jump",
+    "fork",
+    "scenario",
+    "frame",
+    "inspect",
+    "explain",
+    "analyze",
+    "target",
+    "compare",
+    "events",
+    "heat",
+    "page.act",
+    "page.summary",
+    "page.insights",
+    "page.checkKey",
+    "page.needsMoreInput",
+    "page.planSetup",
+    "page.insertCommand",
+    "page.workloadFit",
+];
+
+impl Call {
+    /// The method's name, as the request's `method` and the answer's carry it.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Call::Catalog => "catalog",
+            Call::Open(_) => "open",
+            Call::Close => "close",
+            Call::Run(_) => "run",
+            Call::Step { .. } => "step",
+            Call::Jump { .. } => "jump",
+            Call::Fork => "fork",
+            Call::Scenario { .. } => "scenario",
+            Call::Frame { .. } => "frame",
+            Call::Inspect { .. } => "inspect",
+            Call::Explain(_) => "explain",
+            Call::Analyze { .. } => "analyze",
+            Call::Target { .. } => "target",
+            Call::Compare(_) => "compare",
+            Call::Act(_) => "page.act",
+            Call::Summary { .. } => "page.summary",
+            Call::Events { .. } => "events",
+            Call::Heat { .. } => "heat",
+            Call::Insights { .. } => "page.insights",
+            Call::CheckKey { .. } => "page.checkKey",
+            Call::NeedsMoreInput { .. } => "page.needsMoreInput",
+            Call::PlanSetup { .. } => "page.planSetup",
+            Call::InsertCommand { .. } => "page.insertCommand",
+            Call::WorkloadFit { .. } => "page.workloadFit",
+        }
+    }
+
+    /// Whether the method is about one session, so that its request must name one.
+    pub fn needs_session(&self) -> bool {
+        !matches!(
+            self,
+            Call::Catalog
+                | Call::Open(_)
+                | Call::Compare(_)
+                | Call::CheckKey { .. }
+                | Call::NeedsMoreInput { .. }
+                | Call::InsertCommand { .. }
+        )
+    }
+}
+
+/// What `run` runs: shell `source`, or a named `workload`'s batch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSpec {
+    /// The statements, as typed.
+    #[serde(default)]
+    pub source: String,
+    /// Whether each statement is a step of its own (so a view can play a script a
+    /// statement at a time); a script that does not parse is one step.
+    #[serde(default)]
+    pub each: bool,
+    /// A workload's batch instead of `source`: `count` documents of the named workload into
+    /// `ns`, followed by a balancer round when `balance` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadRun>,
+}
+
+impl RunSpec {
+    /// Shell source to run as one step.
+    pub fn source(source: impl Into<String>) -> Self {
+        RunSpec {
+            source: source.into(),
+            ..RunSpec::default()
+        }
+    }
+}
+
+/// A workload's batch, as `run` takes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadRun {
+    /// The collection.
+    pub ns: String,
+    /// The workload generator's name, such as `monotonic`.
+    pub name: String,
+    /// Documents to insert, 1 to [`MAX_BATCH`].
+    pub count: u32,
+    /// Whether a balancer round follows.
+    #[serde(default)]
+    pub balance: bool,
 }
 
 /// How a session starts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
-    tag = "from",
+    tag = "kind",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
@@ -289,7 +391,7 @@ pub struct SessionConfig {
 /// What an explanation is about.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
-    tag = "about",
+    tag = "kind",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
@@ -374,147 +476,89 @@ pub struct CompareColumn {
     pub version: String,
 }
 
-/// The engine's answer to one request.
+/// The engine's answer to one request: `{"v": 3, "id": 7, "method": "run", "result":
+/// {...}}`, or `{"v": 3, "id": 7, "method": "run", "error": {"code": 2, "codeName":
+/// "BadValue", "message": "..."}}`. The `result` of a method is its [`Reply`] variant's
+/// content; a method without content (`close`) has none.
 ///
-/// On the wire it is `{id, result}` or `{id, error}`, read in one pass through
-/// [`ResponseWire`] (reading a flattened field would buffer the whole answer first).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "ResponseWire")]
+/// Read in one pass: `method` comes before `result`, and names the type `result` is read
+/// as (see [`wire`]); nothing is buffered.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Response {
     /// The request's `id`.
     pub id: u64,
     /// `result` or `error`.
-    #[serde(flatten)]
     pub outcome: Outcome,
 }
 
-/// A [`Response`] as it is read: exactly one of `result` and `error` is present.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct ResponseWire {
-    /// The request's `id`.
-    pub id: u64,
-    /// The result, when the request was carried out.
-    #[serde(default)]
-    pub result: Option<Reply>,
-    /// The error, when it was refused.
-    #[serde(default)]
-    pub error: Option<EngineError>,
-}
-
-impl TryFrom<ResponseWire> for Response {
-    type Error = &'static str;
-
-    fn try_from(w: ResponseWire) -> Result<Self, Self::Error> {
-        let outcome = match (w.result, w.error) {
-            (Some(reply), None) => Outcome::Result(reply),
-            (None, Some(e)) => Outcome::Error(e),
-            _ => return Err("an answer carries exactly one of `result` and `error`"),
-        };
-        Ok(Response { id: w.id, outcome })
-    }
-}
-
-/// An answer's result or error, serialised as the field `result` or `error`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// An answer's result or error.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// The request was carried out.
     Result(Reply),
-    /// The request was refused.
-    Error(EngineError),
+    /// The request was refused: the method it named (`None` when it named none the engine
+    /// knows) and why.
+    Error(Option<String>, EngineError),
 }
 
-/// A request's result: an object whose one field names the kind of result and holds it,
-/// such as `{"position": {"position": 2, "length": 5}}`; a result without content is the
-/// kind's name alone (`"closed"`). This is serde's own (external) tagging, which a reader
-/// decodes in one pass; a tag inside the object (protocol version 1's `kind`) made the
-/// page buffer every answer before decoding it.
+/// A request's result, named as its request's method (`run` answers [`Reply::Run`]). On
+/// the wire the name is the answer's `method` and the content its `result`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "method",
+    content = "result",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Reply {
-    /// The engine's protocol version and the methods it takes.
-    Hello {
-        /// [`PROTOCOL_VERSION`].
-        version: u32,
-        /// The methods, as a request names them.
-        methods: Vec<String>,
-    },
-    /// The session's cursor after `step`, `jump` or `fork`.
-    Position(Position),
-    /// A session opened: its cursor, and the errors its setup met (a key MongoDB refuses).
-    Opened {
-        /// The cursor.
-        position: Position,
-        /// MongoDB's messages, in the order the setup met them.
-        errors: Vec<String>,
-    },
-    /// What `run` printed, and where the cursor is now.
-    Ran {
-        /// The console lines, one per statement that printed something.
-        lines: Vec<ConsoleLine>,
-        /// The cursor after the step.
-        position: Position,
-    },
-    /// What `evaluate` did, one entry per statement, and where the cursor is now.
-    Evaluated {
+    /// What the engine knows and allows.
+    Catalog(Box<Catalog>),
+    /// A session opened.
+    Open(Box<Opened>),
+    /// The session was closed.
+    Close,
+    /// What `run` did, one entry per statement, and where the cursor is now.
+    Run {
         /// The entries, in source order.
         statements: Vec<StatementResult>,
         /// The cursor after the step.
         position: Position,
     },
-    /// `analyzeShardKey`'s answer.
-    Analyzed(StatementResult),
-    /// The session was closed.
-    Closed,
+    /// The cursor after `step`.
+    Step(Position),
+    /// The cursor after `jump`.
+    Jump(Position),
+    /// The cursor after `fork`.
+    Fork(Position),
+    /// The session's shareable form.
+    Scenario {
+        /// The link form (`v2.…`, as `?s=` or `#s=` carries it), or the JSON form.
+        text: String,
+    },
     /// A picture of one collection.
     Frame(Frame),
-    /// A shard key pattern checked.
-    KeyCheck {
-        /// The pattern as mongosh prints it, when MongoDB takes it.
-        key: Option<String>,
-        /// MongoDB's error, when it refuses it.
-        error: Option<EngineError>,
-    },
-    /// Whether console input is unfinished.
-    NeedsMoreInput {
-        /// True while a bracket or string is open.
-        more: bool,
-    },
-    /// Where a filter is sent.
-    Targets(Targeting),
-    /// A page of a chunk's documents.
-    ChunkDocs(ChunkPage),
-    /// Explanations, one sentence each.
-    Explained {
-        /// The sentences, in the order MongoDB's rules apply.
+    /// What there is to know about the subject.
+    Inspect(Box<Inspection>),
+    /// Explanations, one sentence each, in the order MongoDB's rules apply.
+    Explain {
+        /// The sentences.
         sentences: Vec<String>,
     },
-    /// One collection's summary under its workload.
-    Summary(CompareRow),
+    /// `analyzeShardKey`'s answer.
+    Analyze(StatementResult),
+    /// Where a filter is sent.
+    Target(Targeting),
     /// A comparison's rows.
-    Compared {
+    Compare {
         /// One row per configuration, in the request's order.
         rows: Vec<CompareRow>,
     },
     /// A playground session at its cursor.
-    Page(Box<PageView>),
-    /// A playground session opened from a scenario to replay: the view before the first
-    /// step, and the page's own state the scenario carries (unchecked: a link can say
-    /// anything).
-    Replaying {
-        /// The view, with the replay's progress.
-        view: Box<PageView>,
-        /// The page's name/value pairs, as the scenario holds them.
-        page: Vec<(String, String)>,
-        /// The cursor the scenario asks for, when not at its end.
-        position: Option<u64>,
-        /// The scenario's JSON form, which a page offers for download when the user
-        /// cancels the replay.
-        json: String,
-    },
-    /// What the engine knows and allows: the lessons, workloads, versions, limits,
-    /// defaults, palette and languages.
-    Catalog(Box<Catalog>),
+    #[serde(rename = "page.act")]
+    Act(Box<PageView>),
+    /// One collection's summary under its workload.
+    #[serde(rename = "page.summary")]
+    Summary(CompareRow),
     /// The latest events, newest first.
     Events {
         /// The rows.
@@ -523,29 +567,79 @@ pub enum Reply {
     /// A heatmap's grid.
     Heat(Box<HeatView>),
     /// The insights panel's content.
+    #[serde(rename = "page.insights")]
     Insights(Box<InsightsView>),
-    /// The inspector's content.
-    Inspection(Box<Inspection>),
-    /// A workload's fit to a key.
-    WorkloadFit(FitView),
+    /// A shard key pattern checked.
+    #[serde(rename = "page.checkKey")]
+    CheckKey {
+        /// The pattern as mongosh prints it, when MongoDB takes it.
+        key: Option<String>,
+        /// MongoDB's error, when it refuses it.
+        error: Option<EngineError>,
+    },
+    /// Whether console input is unfinished.
+    #[serde(rename = "page.needsMoreInput")]
+    NeedsMoreInput {
+        /// True while a bracket or string is open.
+        more: bool,
+    },
     /// What applying the draft would do.
-    Plan(SetupPlan),
+    #[serde(rename = "page.planSetup")]
+    PlanSetup(SetupPlan),
     /// A command to run.
-    Command {
+    #[serde(rename = "page.insertCommand")]
+    InsertCommand {
         /// The command's text.
         text: String,
     },
-    /// The session's shareable form.
-    Scenario {
-        /// The link form (`v2.…`), as `?s=` or `#s=` carries it.
-        text: String,
-    },
+    /// A workload's fit to a key.
+    #[serde(rename = "page.workloadFit")]
+    WorkloadFit(FitView),
+}
+
+/// A session the engine opened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Opened {
+    /// The handle the engine gave it, which every request about it names in `session`.
+    pub session: String,
+    /// The cursor.
+    pub position: Position,
+    /// MongoDB's messages, in the order the setup met them (a key MongoDB refuses).
+    #[serde(default)]
+    pub errors: Vec<String>,
+    /// A playground session's view (`setup`, `lesson` and `replay` starts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<Box<PageView>>,
+    /// A `replay` start: what the scenario holds besides its steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Box<Replaying>>,
+}
+
+/// What a scenario to replay holds besides its steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replaying {
+    /// The page's name/value pairs, as the scenario holds them (unchecked: a link can say
+    /// anything).
+    pub page: Vec<(String, String)>,
+    /// The cursor the scenario asks for, when not at its end.
+    pub position: Option<u64>,
+    /// The scenario's JSON form, which a page offers for download when the user cancels
+    /// the replay.
+    pub json: String,
 }
 
 /// What the engine knows that the page's forms offer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Catalog {
+    /// The protocol version the engine speaks ([`PROTOCOL_VERSION`]).
+    #[serde(default)]
+    pub protocol: u32,
+    /// The methods it takes ([`METHODS`]).
+    #[serde(default)]
+    pub methods: Vec<String>,
     /// The lessons, in teaching order.
     pub lessons: Vec<LessonInfo>,
     /// The workloads' names.
@@ -649,9 +743,20 @@ impl CatalogDefaults {
     }
 }
 
-/// The version mode a new session of the module or the element runs when none is named:
-/// the newest era.
-pub const DEFAULT_VERSION: &str = "8.0";
+/// The version modes the engine runs, oldest first, as requests name them (the core's
+/// `VersionMode` labels; an engine test keeps the two lists the same). Every view's
+/// menus and checks take them from here or from the catalogue.
+pub const VERSIONS: &[&str] = &["3.6", "5.0", "7.0", "8.0"];
+
+/// Whether `text` names one of [`VERSIONS`].
+pub fn is_version(text: &str) -> bool {
+    VERSIONS.contains(&text)
+}
+
+/// The version mode a new session runs when none is named, in every view (the page's
+/// settings, the module, the element, the CLI): 5.0, the era whose auto-splitter shows
+/// chunks splitting as documents arrive.
+pub const DEFAULT_VERSION: &str = "5.0";
 /// Shards in a new session when none is said.
 pub const DEFAULT_SHARDS: u32 = 3;
 /// The seed of a new session when none is said.
@@ -721,26 +826,6 @@ pub struct Position {
     pub length: u64,
 }
 
-/// One console line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsoleLine {
-    /// Output or error.
-    pub kind: LineKind,
-    /// The text, as mongosh prints it.
-    pub text: String,
-}
-
-/// The kind of a console line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum LineKind {
-    /// What a statement returned.
-    Output,
-    /// MongoDB's or the shell's error.
-    Error,
-}
-
 /// Where a filter goes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -751,36 +836,6 @@ pub struct Targeting {
     pub broadcast: bool,
     /// The shards it is sent to, in shard order.
     pub shards: Vec<String>,
-}
-
-/// A page of one chunk's documents.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChunkPage {
-    /// The chunk's lower bound, as mongosh prints it.
-    pub min: String,
-    /// Its upper bound.
-    pub max: String,
-    /// Its shard.
-    pub shard: String,
-    /// Documents in the chunk.
-    pub total: u64,
-    /// This page's number, from 0.
-    pub page: u32,
-    /// The page's rows.
-    pub rows: Vec<DocRow>,
-}
-
-/// One document of a chunk.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DocRow {
-    /// Its insertion number in the collection.
-    pub seq: u64,
-    /// Its `_id`, as mongosh prints it.
-    pub id: String,
-    /// Its shard key value, as mongosh prints it.
-    pub key: String,
 }
 
 /// One configuration's row of a comparison.
@@ -841,12 +896,23 @@ impl EngineError {
             message: format!("no session named '{session}' is open"),
         }
     }
+
+    /// A request in another protocol version: `BadValue`, saying which this engine speaks.
+    pub fn unsupported_version(v: u32) -> Self {
+        EngineError::bad_value(format!(
+            "unsupported protocol version {v}: this engine speaks version {PROTOCOL_VERSION} \
+             (ARCHITECTURE.md, \"The engine's API\")"
+        ))
+    }
 }
 
 /// An event the engine pushes to its views, unasked.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventMessage {
-    /// The session it concerns.
+    /// The protocol version ([`PROTOCOL_VERSION`]).
+    #[serde(default = "protocol_version")]
+    pub v: u32,
+    /// The session it concerns: its handle.
     pub session: String,
     /// The event, as `event` and `data`.
     #[serde(flatten)]
@@ -883,6 +949,21 @@ pub enum Event {
     },
 }
 
+fn protocol_version() -> u32 {
+    PROTOCOL_VERSION
+}
+
+impl EventMessage {
+    /// An event about `session`, in this protocol's version.
+    pub fn new(session: impl Into<String>, event: Event) -> Self {
+        EventMessage {
+            v: PROTOCOL_VERSION,
+            session: session.into(),
+            event,
+        }
+    }
+}
+
 /// Anything the engine sends: an answer (it has an `id`) or an event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -894,26 +975,38 @@ pub enum FromEngine {
 }
 
 impl Request {
-    /// A request in this protocol's version.
-    pub fn new(id: u64, session: impl Into<String>, call: Call) -> Self {
+    /// A request in this protocol's version about `session` (`None` for the methods that
+    /// are about no session).
+    pub fn new(id: u64, session: Option<&str>, call: Call) -> Self {
         Request {
             v: PROTOCOL_VERSION,
             id,
-            session: session.into(),
+            session: session.map(str::to_string),
             call,
         }
     }
 
     /// Checks everything a request carries against the protocol's limits, as if an
-    /// attacker wrote it: the version, the session's name, and each text and count.
+    /// attacker wrote it: the version, the session's handle, and each text and count.
     pub fn check(&self) -> Result<(), EngineError> {
         if self.v != PROTOCOL_VERSION {
-            return Err(EngineError::bad_value(format!(
-                "this engine speaks protocol version {PROTOCOL_VERSION}, not {}",
-                self.v
-            )));
+            return Err(EngineError::unsupported_version(self.v));
         }
-        check_session_id(&self.session)?;
+        match (&self.session, self.call.needs_session()) {
+            (Some(session), true) => check_session_id(session)?,
+            (None, true) => {
+                return Err(EngineError::bad_value(
+                    "this method is about a session: name the handle `open` answered with in `session`",
+                ))
+            }
+            (Some(_), false) if matches!(self.call, Call::Open(_)) => {
+                return Err(EngineError::bad_value(
+                    "the engine names sessions: `open` takes no `session`, and answers with the handle",
+                ))
+            }
+            (Some(session), false) => check_session_id(session)?,
+            (None, false) => {}
+        }
         limits::check_call(&self.call)
     }
 }

@@ -2,8 +2,8 @@
 //! does anything, because other pages will be able to send requests.
 
 use crate::{
-    Act, Call, EngineError, Inspecting, PageSetup, Start, Subject, WorkloadSpec, MAX_ADVANCE,
-    MAX_TOTAL,
+    Act, Call, EngineError, Inspecting, PageSetup, RunSpec, Start, Subject, WorkloadSpec,
+    MAX_ADVANCE, MAX_TOTAL,
 };
 
 /// Longest session name, in bytes.
@@ -91,15 +91,18 @@ pub fn too_long(what: &str, len: u64, max: usize) -> EngineError {
 }
 
 fn version(text: &str) -> Result<(), EngineError> {
-    match text {
-        // 7.0 is not offered by the page's forms, but a session the console switched to
-        // it (`sim.version("7.0")`) reports it, and the page sends it back.
-        "3.6" | "5.0" | "7.0" | "8.0" => Ok(()),
-        _ => Err(EngineError::bad_value(format!(
-            "unknown version mode '{}': use \"3.6\", \"5.0\", \"7.0\" or \"8.0\"",
-            text.chars().take(16).collect::<String>()
-        ))),
+    if crate::is_version(text) {
+        return Ok(());
     }
+    Err(EngineError::bad_value(format!(
+        "unknown version mode '{}': use {}",
+        text.chars().take(16).collect::<String>(),
+        crate::VERSIONS
+            .iter()
+            .map(|v| format!("\"{v}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
 }
 
 fn chunk_size(bytes: u64) -> Result<(), EngineError> {
@@ -116,10 +119,10 @@ fn chunk_size(bytes: u64) -> Result<(), EngineError> {
 pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
     const NS: &str = "the namespace";
     match call {
-        Call::Hello | Call::Close | Call::Fork | Call::Scenario | Call::Catalog => Ok(()),
+        Call::Close | Call::Fork | Call::Catalog => Ok(()),
         Call::Open(start) => check_start(start),
         Call::Act(act) => check_act(act),
-        Call::Link { page, .. } => check_page(page),
+        Call::Scenario { page, .. } => check_page(page),
         Call::Compare(spec) => check_compare(spec),
         Call::Inspect { ns, subject } => {
             within(NS, ns, MAX_FIELD_BYTES)?;
@@ -133,20 +136,7 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             }
             within(NS, ns, MAX_FIELD_BYTES)
         }
-        Call::Generate {
-            ns,
-            workload,
-            count,
-            ..
-        } => {
-            if *count == 0 || *count > MAX_BATCH {
-                return Err(EngineError::bad_value(format!(
-                    "a workload step inserts 1 to {MAX_BATCH} documents"
-                )));
-            }
-            within(NS, ns, MAX_FIELD_BYTES)?;
-            within("the workload", workload, MAX_FIELD_BYTES)
-        }
+        Call::Run(run) => check_run(run),
         Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
             Err(EngineError::bad_value("a step moves by at most 2^40"))
         }
@@ -156,14 +146,33 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
     }
 }
 
+/// `run`'s source, or its workload's batch: one of them.
+fn check_run(run: &RunSpec) -> Result<(), EngineError> {
+    const NS: &str = "the namespace";
+    let Some(w) = &run.workload else {
+        return within("the source", &run.source, MAX_SOURCE_BYTES);
+    };
+    if !run.source.is_empty() {
+        return Err(EngineError::bad_value(
+            "run takes a source or a workload, not both",
+        ));
+    }
+    if w.count == 0 || w.count > MAX_BATCH {
+        return Err(EngineError::bad_value(format!(
+            "a workload step inserts 1 to {MAX_BATCH} documents"
+        )));
+    }
+    within(NS, &w.ns, MAX_FIELD_BYTES)?;
+    within("the workload", &w.name, MAX_FIELD_BYTES)
+}
+
 /// The calls whose parameters are texts with a length limit each.
 fn check_texts(call: &Call) -> Result<(), EngineError> {
     const NS: &str = "the namespace";
     match call {
-        Call::Events { ns }
-        | Call::Insights { ns, .. }
-        | Call::Summary { ns }
-        | Call::ChunkDocs { ns, .. } => within(NS, ns, MAX_FIELD_BYTES),
+        Call::Events { ns } | Call::Insights { ns, .. } | Call::Summary { ns } => {
+            within(NS, ns, MAX_FIELD_BYTES)
+        }
         Call::PlanSetup { draft } => {
             within("the shard key", &draft.key, MAX_FIELD_BYTES)?;
             within(NS, &draft.ns, MAX_FIELD_BYTES)
@@ -180,10 +189,8 @@ fn check_texts(call: &Call) -> Result<(), EngineError> {
             within(NS, ns, MAX_FIELD_BYTES)?;
             within("the shard key", key, MAX_FIELD_BYTES)
         }
-        Call::Run { source } | Call::NeedsMoreInput { source } | Call::Evaluate { source, .. } => {
-            within("the source", source, MAX_SOURCE_BYTES)
-        }
-        Call::Frame { ns } | Call::Cluster { ns } => ns
+        Call::NeedsMoreInput { source } => within("the source", source, MAX_SOURCE_BYTES),
+        Call::Frame { ns, .. } => ns
             .as_deref()
             .map_or(Ok(()), |ns| within(NS, ns, MAX_FIELD_BYTES)),
         Call::CheckKey { key } => within("the shard key", key, MAX_FIELD_BYTES),

@@ -55,7 +55,11 @@ pub const MAX_ADVANCE: u32 = 10_000;
 
 /// Something the user did to the playground's session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "do", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Act {
     /// Shell source typed in the console: echoed as input, then run as the next step
     /// (forking when the cursor is not at the end).
@@ -265,10 +269,13 @@ pub struct PageView {
 
 /// What applying the settings form's draft does to the cluster at the cursor, as the
 /// engine plans it: the page shows the choice and runs the command the engine wrote.
-/// Tagged as [`crate::Reply`] is, by its one field's name (`{"step": {...}}`), which a
-/// reader decodes in one pass.
+/// Its `kind` names the case, as every union of the protocol does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum SetupPlan {
     /// The draft's key is not one MongoDB takes.
     Invalid {
@@ -300,8 +307,10 @@ pub enum SetupPlan {
         /// The current key as mongosh prints it.
         old: String,
         /// The refine script, or why this version or key cannot refine.
+        #[serde(with = "crate::fallible")]
         refine: Result<String, String>,
         /// The reshard script, or why this version cannot reshard.
+        #[serde(with = "crate::fallible")]
         reshard: Result<String, String>,
         /// Why refine is closed, as a message of the page's text catalogue (the error's
         /// English is `refine`'s).

@@ -91,6 +91,7 @@ pub struct InsightsView {
     /// The cursor the answer was computed at, a step number.
     pub step: u64,
     /// The report's figures, or MongoDB's error; absent unless asked for.
+    #[serde(default, with = "crate::fallible::option")]
     pub report: Option<Result<Analysis, String>>,
     /// Shards by name, in the cluster's order, with their colour index.
     pub shards: Vec<(String, u32)>,
@@ -136,7 +137,7 @@ pub struct Analysis {
 /// What the inspector is asked about.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
-    tag = "about",
+    tag = "kind",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
@@ -185,8 +186,10 @@ pub struct Inspection {
     pub landing: Option<LandingView>,
     /// The chunk asked about, or why it cannot be shown (MongoDB's error, or a handle
     /// that names no key).
+    #[serde(default, with = "crate::fallible::option")]
     pub chunk: Option<Result<ChunkDocsView, String>>,
     /// The explanations asked about (a shard's, a round's), or MongoDB's error.
+    #[serde(default, with = "crate::fallible::option")]
     pub explanations: Option<Result<Vec<ExplanationView>, String>>,
 }
 
@@ -225,8 +228,9 @@ pub struct MessageView {
     pub args: Vec<(String, ArgView)>,
 }
 
-/// A placeholder's value.
+/// A placeholder's value: on the wire a string, or a message object of its own.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
 pub enum ArgView {
     /// Words no language changes: a figure, a bound, a shard's name, as mongosh prints them.
     Text(String),
@@ -257,6 +261,7 @@ pub struct ChunkDocsView {
     /// The rows.
     pub rows: Vec<DocView>,
     /// Why the chunk is where and what it is, or MongoDB's error.
+    #[serde(with = "crate::fallible")]
     pub explanations: Result<Vec<ExplanationView>, String>,
 }
 
@@ -300,6 +305,7 @@ pub struct ExplanationView {
 pub struct FitView {
     /// The workload as the form shows it (a name, or its template as mongosh prints it),
     /// or why it cannot be read.
+    #[serde(with = "crate::fallible")]
     pub shown: Result<String, String>,
     /// The key as mongosh prints it (empty when the collection is not sharded).
     pub key: String,

@@ -330,7 +330,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
                 <label class="field">
                     <span>{ t(K::CompareViewVersion) }</span>
                     <select onchange={on_version} data-testid="compare-version" aria-label={tf(K::CompareViewVersionOfConfigurationN, &[("n", &(i + 1))])}>
-                        { for ["5.0", "8.0"].iter().map(|m| html! {
+                        { for shardlab_protocol::VERSIONS.iter().map(|m| html! {
                             <option value={*m} selected={*m == column.version}>{ *m }</option>
                         }) }
                     </select>
@@ -369,8 +369,8 @@ fn use_key_validation(draft: &UseStateHandle<String>) -> Result<String, String> 
         },
     );
     match check.as_deref() {
-        Some(Ok(Reply::KeyCheck { key: Some(k), .. })) => Ok(k.clone()),
-        Some(Ok(Reply::KeyCheck { error: Some(e), .. })) => Err(e.message.clone()),
+        Some(Ok(Reply::CheckKey { key: Some(k), .. })) => Ok(k.clone()),
+        Some(Ok(Reply::CheckKey { error: Some(e), .. })) => Err(e.message.clone()),
         Some(Err(e)) => Err(e.message.clone()),
         _ => Ok(String::new()),
     }

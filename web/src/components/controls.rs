@@ -153,7 +153,7 @@ fn use_plan(state: &Playground, draft: &UseStateHandle<Settings>) -> SetupPlan {
         },
     );
     match plan.as_deref() {
-        Some(Ok(Reply::Plan(p))) => p.clone(),
+        Some(Ok(Reply::PlanSetup(p))) => p.clone(),
         Some(Err(e)) => SetupPlan::Invalid {
             error: e.message.clone(),
         },

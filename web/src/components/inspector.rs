@@ -213,7 +213,7 @@ fn insert_form(props: &InsertFormProps) -> Html {
                 doc: (*text).clone(),
             };
             engine_client::request(&session, call, move |answer| match answer {
-                Ok(Reply::Command { text }) => {
+                Ok(Reply::InsertCommand { text }) => {
                     error.set(None);
                     dispatch.emit(Action::Command(text));
                 }
@@ -318,7 +318,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     // subject arrives, the previous subject stays.
     let (shown, answer) = answer.map_or((None, None), |((.., asked), a)| (asked, Some(a)));
     let (found, error) = match answer.as_deref() {
-        Some(Ok(Reply::Inspection(found))) => (Some(found.as_ref()), None),
+        Some(Ok(Reply::Inspect(found))) => (Some(found.as_ref()), None),
         Some(Err(e)) => (None, Some(error_text(e))),
         Some(Ok(_)) | None => (None, None),
     };

@@ -68,7 +68,7 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
     // The filter the answer on show is for (the one typed may be newer).
     let (answered, answer) = answer.map_or((String::new(), None), |((f, ..), a)| (f, Some(a)));
     let targeting: Result<(String, Vec<String>), String> = match answer.as_deref() {
-        Some(Ok(Reply::Targets(t))) => Ok((t.stage.clone(), t.shards.clone())),
+        Some(Ok(Reply::Target(t))) => Ok((t.stage.clone(), t.shards.clone())),
         Some(Err(e)) => Err(e.message.clone()),
         _ => Err(String::new()),
     };

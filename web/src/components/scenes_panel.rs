@@ -316,7 +316,7 @@ fn add_callback(
             return save(&dispatch, &list);
         }
         let dispatch = dispatch.clone();
-        let call = Call::Link {
+        let call = Call::Scenario {
             page: page.clone(),
             json: false,
         };
@@ -505,7 +505,7 @@ fn audience_link(props: &ScenesProps) -> Html {
         let (session, page) = (props.state.session.clone(), props.state.page_entries());
         Callback::from(move |_: MouseEvent| {
             let (link, dispatch) = (link.clone(), dispatch.clone());
-            let call = Call::Link {
+            let call = Call::Scenario {
                 page: page.clone(),
                 json: false,
             };

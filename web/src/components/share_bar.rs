@@ -230,7 +230,7 @@ fn export_png(svg: String) {
 fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, String>) + 'static) {
     engine_client::request(
         &state.session.clone(),
-        Call::Link {
+        Call::Scenario {
             page: state.page_entries(),
             json,
         },
@@ -262,7 +262,7 @@ pub fn open_link(props: &OpenLinkProps) -> Html {
         state.ready && state.replaying.is_none(),
         {
             let (page,) = (state.page_entries(),);
-            move || Call::Link { page, json: false }
+            move || Call::Scenario { page, json: false }
         },
     );
     let href = match answer.as_deref() {

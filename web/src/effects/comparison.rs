@@ -12,9 +12,14 @@
 use crate::engine_client;
 use crate::state::{MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{
-    Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, Start,
+    Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, RunSpec, Start,
+    WorkloadRun,
 };
+use shardlab_protocol::{DEFAULT_VERSION, VERSIONS};
 use std::cell::RefCell;
+
+/// The newest version mode, which a third Compare column starts on.
+const NEWEST_VERSION: &str = VERSIONS[VERSIONS.len() - 1];
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::{Reducible, UseReducerHandle};
@@ -86,8 +91,8 @@ impl Default for Comparison {
             rev: 0,
             next_session: 0,
         };
-        c.push_column("{x: 1}", "5.0");
-        c.push_column("{x: \"hashed\"}", "5.0");
+        c.push_column("{x: 1}", DEFAULT_VERSION);
+        c.push_column("{x: \"hashed\"}", DEFAULT_VERSION);
         c
     }
 }
@@ -243,7 +248,7 @@ impl Comparison {
         };
         for line in columns {
             let (version, key) = line.split_once(' ').unwrap_or((line, ""));
-            if !matches!(version, "3.6" | "5.0" | "8.0") {
+            if !shardlab_protocol::is_version(version) {
                 return Err("a comparison column names an unknown version".to_string());
             }
             if key.len() > 1024 {
@@ -375,7 +380,7 @@ impl Comparison {
                 let version = self
                     .columns
                     .get(i)
-                    .map_or_else(|| "5.0".into(), |c| c.version.clone());
+                    .map_or_else(|| DEFAULT_VERSION.into(), |c| c.version.clone());
                 self.rebuild(i, key, version);
             }
             CompareAction::SetVersion(i, version) => {
@@ -391,9 +396,9 @@ impl Comparison {
                 self.reset();
             }
             CompareAction::AddColumn if self.columns.len() < MAX_COLUMNS => {
-                // A third column defaults to the ranged key under 8.0's balancer, the other
-                // axis the comparison can show.
-                self.push_column("{x: 1}", "8.0");
+                // A third column defaults to the ranged key under the newest era's
+                // balancer, the other axis the comparison can show.
+                self.push_column("{x: 1}", NEWEST_VERSION);
             }
             CompareAction::AddColumn => return false,
             CompareAction::RemoveColumn(i) if self.columns.len() > 2 && i < self.columns.len() => {
@@ -509,10 +514,10 @@ fn open(state: &UseReducerHandle<Comparison>, column: &CompareColumn) {
         &session.clone(),
         Call::Open(start),
         move |answer| match answer {
-            Ok(Reply::Opened { errors, .. }) if !errors.is_empty() => {
+            Ok(Reply::Open(opened)) if !opened.errors.is_empty() => {
                 handle.dispatch(CompareAction::Failed {
                     session,
-                    message: errors[0].clone(),
+                    message: opened.errors[0].clone(),
                 })
             }
             Ok(_) => picture(&handle, session, 0),
@@ -528,12 +533,15 @@ fn run_tick(state: &UseReducerHandle<Comparison>, session: &str, tick: u64) {
             .sessions
             .insert(session.to_string(), tick + 1)
     });
-    let call = Call::Generate {
-        ns: COMPARE_NS.to_string(),
-        workload: state.workload.clone(),
-        count: state.tick_size(tick),
-        balance: true,
-    };
+    let call = Call::Run(RunSpec {
+        workload: Some(WorkloadRun {
+            ns: COMPARE_NS.to_string(),
+            name: state.workload.clone(),
+            count: state.tick_size(tick),
+            balance: true,
+        }),
+        ..RunSpec::default()
+    });
     let handle = state.clone();
     let session = session.to_string();
     engine_client::request(&session.clone(), call, move |answer| match answer {
@@ -547,6 +555,7 @@ fn picture(state: &UseReducerHandle<Comparison>, session: String, ran: u64) {
     let handle = state.clone();
     let frame_call = Call::Frame {
         ns: Some(COMPARE_NS.to_string()),
+        whole: false,
     };
     engine_client::request(&session.clone(), frame_call, move |answer| {
         let frame = match answer {

@@ -13,7 +13,8 @@ use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
 use crate::state::{Action, Notice, Playground, Progress};
 use shardlab_protocol::{
-    scenario_room, Act, Call, EngineError, Event, PageView, Reply, Room, Start, MAX_SCENARIO_BYTES,
+    scenario_room, Act, Call, EngineError, Event, Opened, PageView, Replaying, Reply, Room, Start,
+    MAX_SCENARIO_BYTES,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -326,7 +327,7 @@ impl Driver {
         engine_client::request(&session.clone(), Call::Act(act), move |answer| {
             recovery::end();
             match answer {
-                Ok(Reply::Page(view)) => driver
+                Ok(Reply::Act(view)) => driver
                     .dispatch
                     .emit(Action::Viewed(session, Rc::new(*view))),
                 Ok(_) => driver.dispatch.emit(Action::Refused(
@@ -476,8 +477,26 @@ impl Driver {
         if answer.is_ok() {
             self.release_before_import();
         }
+        // A playground's opening carries its first view, and a replay's what the scenario
+        // holds besides its steps.
+        let answer = answer.map(|reply| match reply {
+            Reply::Open(opened) => match *opened {
+                Opened {
+                    view: Some(view),
+                    replay: None,
+                    ..
+                } => Some(Ok(view)),
+                Opened {
+                    view: Some(view),
+                    replay: Some(replay),
+                    ..
+                } => Some(Err((view, *replay))),
+                _ => None,
+            },
+            _ => None,
+        });
         match answer {
-            Ok(Reply::Page(view)) => {
+            Ok(Some(Ok(view))) => {
                 let view = Rc::new(*view);
                 self.lesson_notice(&view);
                 // Opened before the catalog came (a lesson in the address): its workload now.
@@ -496,12 +515,7 @@ impl Driver {
                 recovery::end();
                 self.drain();
             }
-            Ok(Reply::Replaying {
-                view,
-                page,
-                position: _,
-                json,
-            }) => {
+            Ok(Some(Err((view, Replaying { page, json, .. })))) => {
                 let total = view.replay.map_or(0, |r| r.total) as usize;
                 self.dispatch
                     .emit(Action::Viewed(session.clone(), Rc::new(*view)));
@@ -610,7 +624,7 @@ impl Driver {
         engine_client::request(&slice.session.clone(), call, move |answer| {
             let took = now_ms() - asked;
             match answer {
-                Ok(Reply::Page(view)) => driver.advanced(slice, *view, took),
+                Ok(Reply::Act(view)) => driver.advanced(slice, *view, took),
                 // The scenario stopped the engine: it is set aside, not replayed again.
                 Err(e) if e.code_name == ENGINE_RESTARTED => {
                     let run = driver.run.borrow_mut().take();
@@ -762,7 +776,7 @@ impl Driver {
         let driver = self.clone();
         let session = run.session.clone();
         engine_client::request(&session.clone(), Call::Act(Act::Finish), move |answer| {
-            if let Ok(Reply::Page(view)) = answer {
+            if let Ok(Reply::Act(view)) = answer {
                 driver
                     .dispatch
                     .emit(Action::Viewed(session, Rc::new(*view)));
@@ -856,7 +870,7 @@ impl Driver {
         let session = s.session.clone();
         engine_client::request(
             &s.session.clone(),
-            Call::Link {
+            Call::Scenario {
                 page: saving.page.clone(),
                 json: true,
             },

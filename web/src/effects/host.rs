@@ -1,31 +1,46 @@
 //! The embedded view's host page: a documentation page that frames the playground
 //! (`embed=1`) can drive it over `postMessage`, if the address names the page's origin in
-//! `origins=` (comma-separated, exact origins; none by default).
+//! `origins=` (comma-separated, exact origins; none by default). It speaks the engine's
+//! protocol, version 3 (ARCHITECTURE.md, "The engine's API"): the same envelopes, errors
+//! and results as the module and the page.
 //!
-//! 1. **Handshake.** The host posts `{type: "shardlab:connect", version: 1}` to the frame's
+//! 1. **Handshake.** The host posts `{type: "shardlab:connect", version: 3}` to the frame's
 //!    window with a `MessagePort` transferred. A message from an origin not named, from a
-//!    window other than the frame's parent, without a port, or of another protocol version
-//!    is ignored. The frame answers on the port: `{type: "shardlab:ready", version: 1}`.
-//! 2. **Requests** on the port: `{id, method, params}`, answered `{id, result}` or
-//!    `{id, error: {codeName, errmsg}}`. Methods: `run` (`params.script`, mongosh typed into
-//!    the console), `play`, `pause`, `step`, `state` (the cursor, the collection shown and
-//!    its documents) and `watchHeight` (opt in to `height` events).
-//! 3. **Events** on the port: `{type: "step", position, length}` when the cursor moves,
-//!    `{type: "console", lines}` with what the console printed since, and `{type:
-//!    "height", height}` (once opted in) when the content's height changes.
+//!    window other than the frame's parent or without a port is ignored. The frame answers
+//!    on the port: `{type: "shardlab:ready", version: 3, session: "page"}`; a handshake of
+//!    another version is answered `{v: 3, error: {code: 2, codeName: "BadValue", message:
+//!    "unsupported protocol version 1: ..."}}` and nothing more.
+//! 2. **Requests** on the port are the engine's: `{v: 3, id, method, params}`, answered
+//!    `{v: 3, id, method, result}` or `{v: 3, id, method, error: {code, codeName,
+//!    message}}`. The engine's reading methods (`catalog`, `frame`, `inspect`, `explain`,
+//!    `analyze`, `target`, `scenario`, `events`, `heat`) are about the frame's one session,
+//!    named `page`; `frame` is always whole. The frame's own methods drive the page as a
+//!    reader would: `page.run` (`params.source`, typed into the console), `page.play`,
+//!    `page.pause`, `page.step`, `page.state` (the cursor, the collection shown and its
+//!    documents) and `page.watchHeight` (opt in to `height` events).
+//! 3. **Events** on the port: `{v: 3, session: "page", event, data}` with `event` one of
+//!    `step` (`{position, length}`) when the cursor moves, `console` (`{lines}`) with what
+//!    the console printed since, and `height` (`{height}`, once opted in).
 //!
 //! Everything in a message is hostile until checked: types, sizes, and the method's name.
 //! Nothing a host sends runs as JavaScript: a script is shell text for the engine.
 
+use crate::engine_client;
 use crate::state::{Action, Playground};
-use shardlab_protocol::MAX_SOURCE_BYTES;
+use serde::Serialize;
+use shardlab_protocol::{
+    Call, EngineError, Outcome, Request, Response, MAX_SOURCE_BYTES, PROTOCOL_VERSION,
+};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::Callback;
 
-/// The version of this protocol.
-pub const VERSION: u32 = 1;
+/// The version of this protocol: the engine's.
+pub const VERSION: u32 = PROTOCOL_VERSION;
+
+/// The name the frame's one session goes by on the port.
+const SESSION: &str = "page";
 
 /// The most origins `origins=` names.
 const MOST_ORIGINS: usize = 16;
@@ -69,13 +84,21 @@ pub fn listen(origins: Vec<String>, dispatch: Callback<Action>) -> gloo::events:
         }
         let data = event.data();
         let kind = field(&data, "type").and_then(|t| t.as_string());
-        let version = field(&data, "version").and_then(|v| v.as_f64());
-        if kind.as_deref() != Some("shardlab:connect") || version != Some(f64::from(VERSION)) {
+        if kind.as_deref() != Some("shardlab:connect") {
             return;
         }
-        if let Ok(port) = event.ports().get(0).dyn_into::<web_sys::MessagePort>() {
-            connect(port, dispatch.clone());
+        let Ok(port) = event.ports().get(0).dyn_into::<web_sys::MessagePort>() else {
+            return;
+        };
+        let version = field(&data, "version").and_then(|v| v.as_f64());
+        if version != Some(f64::from(VERSION)) {
+            // Said once, on the port the host handed over; nothing more is served there.
+            let v = version.filter(|v| v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9);
+            let error = EngineError::unsupported_version(v.map_or(0, |v| v as u32));
+            let _ = port.post_message(&object(&[("v", VERSION.into()), ("error", to_js(&error))]));
+            return;
         }
+        connect(port, dispatch.clone());
     })
 }
 
@@ -117,13 +140,16 @@ fn connect(port: web_sys::MessagePort, dispatch: Callback<Action>) {
     let reply_port = port.clone();
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            let answer = request(&e.data(), &dispatch);
-            let _ = reply_port.post_message(&answer);
+            let port = reply_port.clone();
+            request(&e.data(), &dispatch, move |answer| {
+                let _ = port.post_message(&answer);
+            });
         });
     port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     let _ = port.post_message(&object(&[
         ("type", "shardlab:ready".into()),
         ("version", VERSION.into()),
+        ("session", SESSION.into()),
     ]));
     let told = LATEST.with(|l| {
         l.borrow().as_ref().map_or((0, 0, 0), |s| {
@@ -145,62 +171,157 @@ fn connect(port: web_sys::MessagePort, dispatch: Callback<Action>) {
     });
 }
 
-/// One request: its answer, `{id, result}` or `{id, error}`.
-fn request(data: &JsValue, dispatch: &Callback<Action>) -> JsValue {
-    let id = field(data, "id")
-        .filter(|id| id.as_f64().is_some() || id.as_string().is_some_and(|s| s.len() <= 64))
-        .unwrap_or(JsValue::NULL);
-    let method = field(data, "method").and_then(|m| m.as_string());
-    let params = field(data, "params").unwrap_or(JsValue::NULL);
-    match answer(method.as_deref(), &params, dispatch) {
-        Ok(result) => object(&[("id", id), ("result", result)]),
-        Err(why) => object(&[
-            ("id", id),
-            (
-                "error",
-                object(&[("codeName", "BadValue".into()), ("errmsg", why.into())]),
-            ),
-        ]),
-    }
+/// Any value as the plain JSON object the port carries.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL)
 }
 
-fn answer(
-    method: Option<&str>,
+/// The methods of the engine a host may ask about the frame's session: those that read it.
+const READING: &[&str] = &[
+    "catalog", "frame", "inspect", "explain", "analyze", "target", "scenario", "events", "heat",
+];
+
+/// One request; `reply` gets its answer, `{v, id, method, result}` or `{v, id, method,
+/// error}`, at once or when the engine has answered.
+fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsValue) + 'static) {
+    let id = field(data, "id")
+        .and_then(|id| id.as_f64())
+        .filter(|id| id.fract() == 0.0 && *id >= 0.0 && *id <= 9e15)
+        .map_or(0, |id| id as u64);
+    let method = field(data, "method")
+        .and_then(|m| m.as_string())
+        .filter(|m| m.len() <= 40);
+    let refuse = |method: Option<String>, error: EngineError| {
+        to_js(&Response {
+            id,
+            outcome: Outcome::Error(method, error),
+        })
+    };
+    let v = field(data, "v").and_then(|v| v.as_f64());
+    if v != Some(f64::from(VERSION)) {
+        let v = v.filter(|v| v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9);
+        return reply(refuse(
+            method,
+            EngineError::unsupported_version(v.map_or(0, |v| v as u32)),
+        ));
+    }
+    let Some(name) = method else {
+        return reply(refuse(
+            None,
+            EngineError::bad_value("a request needs a method"),
+        ));
+    };
+    let params = field(data, "params").unwrap_or(JsValue::NULL);
+    if let Some(own) = name.strip_prefix("page.") {
+        let result = page_method(own, &params, dispatch);
+        return reply(match result {
+            Ok(result) => object(&[
+                ("v", VERSION.into()),
+                ("id", (id as f64).into()),
+                ("method", name.as_str().into()),
+                ("result", result),
+            ]),
+            Err(why) => refuse(Some(name), EngineError::bad_value(why)),
+        });
+    }
+    if !READING.contains(&name.as_str()) {
+        return reply(refuse(
+            Some(name.clone()),
+            EngineError::bad_value(format!(
+                "no method '{name}' on a frame's port: {}, page.run, page.play, page.pause, page.step, page.state, page.watchHeight",
+                READING.join(", ")
+            )),
+        ));
+    }
+    // The engine's own reading of the request, with the frame's session named.
+    let request = {
+        let o = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&o, &"v".into(), &VERSION.into());
+        let _ = js_sys::Reflect::set(&o, &"id".into(), &(id as f64).into());
+        let _ = js_sys::Reflect::set(&o, &"method".into(), &name.as_str().into());
+        if !params.is_null() && !params.is_undefined() {
+            let _ = js_sys::Reflect::set(&o, &"params".into(), &params);
+        }
+        serde_wasm_bindgen::from_value::<Request>(o.into())
+    };
+    let call = match request {
+        Ok(r) => match r.call {
+            // A frame of the page's session is always whole: the page's own frames are
+            // drawn from what changed since the last one it asked for.
+            Call::Frame { ns, .. } => Call::Frame { ns, whole: true },
+            call => call,
+        },
+        Err(e) => {
+            return reply(refuse(
+                Some(name),
+                EngineError::bad_value(format!("not a request of protocol version {VERSION}: {e}")),
+            ))
+        }
+    };
+    let session = LATEST.with(|l| l.borrow().as_ref().map(|s| s.session.to_string()));
+    let Some(session) = session else {
+        return reply(refuse(Some(name), EngineError::no_such_session(SESSION)));
+    };
+    engine_client::request(&session, call, move |answer| {
+        reply(to_js(&Response {
+            id,
+            outcome: match answer {
+                Ok(result) => Outcome::Result(result),
+                Err(e) => Outcome::Error(Some(name), e),
+            },
+        }))
+    });
+}
+
+/// The frame's own methods, which drive the page as a reader would.
+fn page_method(
+    method: &str,
     params: &JsValue,
     dispatch: &Callback<Action>,
 ) -> Result<JsValue, String> {
     match method {
-        Some("run") => {
-            let script = field(params, "script")
+        "run" => {
+            let source = field(params, "source")
                 .and_then(|s| s.as_string())
-                .ok_or("run needs params.script, a string of mongosh")?;
-            if script.len() > MAX_SOURCE_BYTES {
-                return Err(format!("the script is over {MAX_SOURCE_BYTES} bytes"));
+                .ok_or("page.run needs params.source, a string of mongosh")?;
+            if source.len() > MAX_SOURCE_BYTES {
+                return Err(format!("the source is over {MAX_SOURCE_BYTES} bytes"));
             }
-            dispatch.emit(Action::Command(script));
-            Ok(JsValue::TRUE)
+            dispatch.emit(Action::Command(source));
+            Ok(object(&[]))
         }
-        Some("play") => Ok(emit(dispatch, Action::Play)),
-        Some("pause") => Ok(emit(dispatch, Action::Pause)),
-        Some("step") => Ok(emit(dispatch, Action::Step)),
-        Some("state") => Ok(LATEST
+        "play" => Ok(emit(dispatch, Action::Play)),
+        "pause" => Ok(emit(dispatch, Action::Pause)),
+        "step" => Ok(emit(dispatch, Action::Step)),
+        "state" => Ok(LATEST
             .with(|l| l.borrow().as_ref().map(|s| state(s)))
             .unwrap_or(JsValue::NULL)),
-        Some("watchHeight") => {
+        "watchHeight" => {
             watch_height();
-            Ok(JsValue::TRUE)
+            Ok(object(&[]))
         }
-        Some(other) => Err(format!(
-            "no method '{}': run, play, pause, step, state, watchHeight",
+        other => Err(format!(
+            "no method 'page.{}' on a frame's port: page.run, page.play, page.pause, page.step, page.state, page.watchHeight",
             other.chars().take(40).collect::<String>()
         )),
-        None => Err("a request needs a method".to_string()),
     }
 }
 
 fn emit(dispatch: &Callback<Action>, action: Action) -> JsValue {
     dispatch.emit(action);
-    JsValue::TRUE
+    object(&[])
+}
+
+/// An event about the frame's session, as the engine's events are shaped.
+fn event(name: &str, data: &[(&str, JsValue)]) -> JsValue {
+    object(&[
+        ("v", VERSION.into()),
+        ("session", SESSION.into()),
+        ("event", name.into()),
+        ("data", object(data)),
+    ])
 }
 
 /// What `state` answers.
@@ -225,21 +346,22 @@ pub fn notify(s: &std::rc::Rc<Playground>) {
         let (position, length) = (s.view.position.position, s.view.position.length);
         let (old_position, old_length, lines) = link.told;
         if (position, length) != (old_position, old_length) {
-            let _ = link.port.post_message(&object(&[
-                ("type", "step".into()),
-                ("position", (position as f64).into()),
-                ("length", (length as f64).into()),
-            ]));
+            let _ = link.port.post_message(&event(
+                "step",
+                &[
+                    ("position", (position as f64).into()),
+                    ("length", (length as f64).into()),
+                ],
+            ));
         }
         if s.console.len() > lines {
             let new = js_sys::Array::new();
             for line in &s.console[lines..] {
                 new.push(&JsValue::from_str(&line.text));
             }
-            let _ = link.port.post_message(&object(&[
-                ("type", "console".into()),
-                ("lines", new.into()),
-            ]));
+            let _ = link
+                .port
+                .post_message(&event("console", &[("lines", new.into())]));
         }
         link.told = (position, length, s.console.len());
     });
@@ -255,10 +377,9 @@ fn watch_height() {
             if let Some(link) = l.borrow_mut().as_mut() {
                 if link.height != height {
                     link.height = height;
-                    let _ = link.port.post_message(&object(&[
-                        ("type", "height".into()),
-                        ("height", height.into()),
-                    ]));
+                    let _ = link
+                        .port
+                        .post_message(&event("height", &[("height", height.into())]));
                 }
             }
         });

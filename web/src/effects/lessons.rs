@@ -374,9 +374,14 @@ fn parse_scenario(scenario: &Object) -> Result<Scenario, String> {
         None => Scenario::Key {
             key: text_of(scenario, "key")?,
             version: string_field(scenario, "version")
-                .filter(|v| ["3.6", "5.0", "8.0"].contains(&v.as_str()))
+                .filter(|v| shardlab_protocol::is_version(v))
                 .map(|v| leak(&v))
-                .ok_or_else(|| bad("a scenario's 'version' must be 3.6, 5.0 or 8.0"))?,
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "a scenario's 'version' must be one of {}",
+                        shardlab_protocol::VERSIONS.join(", ")
+                    ))
+                })?,
             chunk_kib: match field(scenario, "chunkKib").as_f64() {
                 Some(n) if n > 0.0 && n.fract() == 0.0 && n < 2f64.powi(53) => n as u64,
                 _ => return Err(bad("a scenario's 'chunkKib' must be a positive number")),

@@ -16,11 +16,12 @@ use yew::Reducible;
 /// The namespace the playground shows when nothing else was chosen.
 pub const DEFAULT_NS: &str = "test.events";
 
-/// The settings form's start: 3 shards of 5.0, 8 KiB chunks, `test.events` on `{x: 1}`.
+/// The settings form's start: the engine's default shards and version, 8 KiB chunks,
+/// `test.events` on `{x: 1}`.
 pub fn default_setup() -> PageSetup {
     PageSetup {
-        shards: 3,
-        version: "5.0".to_string(),
+        shards: shardlab_protocol::DEFAULT_SHARDS,
+        version: shardlab_protocol::DEFAULT_VERSION.to_string(),
         chunk_size: 8 * 1024,
         key: "{x: 1}".to_string(),
         unique: false,

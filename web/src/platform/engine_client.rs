@@ -22,6 +22,7 @@ use shardlab_protocol::{
     PROTOCOL_VERSION,
 };
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -30,14 +31,28 @@ use wasm_bindgen::JsCast;
 /// trap (`?selftest=trap`); `web/engine/js/worker.js` reads it.
 const SELFTEST_TRAP_NAME: &str = "shardlab-engine selftest=trap";
 
-/// The code name of the error a request gets when the engine stopped under it.
+/// The code name of the error a request gets when the engine stopped under it (the
+/// JavaScript module's name for the same failure).
 pub const ENGINE_RESTARTED: &str = "EngineRestarted";
+
+/// The code name of the error a request gets when the engine could not load at all (the
+/// module's name too).
+pub const ENGINE_LOAD_FAILED: &str = "EngineLoadFailed";
 
 /// What a request's answer is handed to.
 type Done = Box<dyn FnOnce(Result<Reply, EngineError>)>;
 
 /// What an event is handed to.
 type Listener = Rc<dyn Fn(&EventMessage)>;
+
+/// A session the page named, in this generation of the engine.
+enum Handle {
+    /// Its `open` is not answered yet: the requests about it that wait (their answers'
+    /// callbacks are pending under their ids).
+    Opening(Vec<(u64, Call)>),
+    /// Open, under the engine's handle.
+    Open(String),
+}
 
 /// Where requests go.
 enum Host {
@@ -86,6 +101,8 @@ struct Client {
     stopped_why: Option<String>,
     /// Told when a worker dies with no request in flight (see [`on_idle_stop`]).
     idle_stop: Vec<StopListener>,
+    /// The engine's handle of each session the page named (see [`request`]).
+    handles: BTreeMap<String, Handle>,
 }
 
 thread_local! {
@@ -103,6 +120,7 @@ thread_local! {
         status: Vec::new(),
         stopped_why: None,
         idle_stop: Vec::new(),
+        handles: BTreeMap::new(),
     });
 }
 
@@ -145,18 +163,82 @@ pub fn listen(listener: impl Fn(&EventMessage) + 'static) {
 }
 
 /// Sends `call` about `session`; `done` gets the answer.
+///
+/// `session` is the page's own name for a session. The engine gives each session its
+/// handle when it opens it; the client keeps which handle each name has in this
+/// generation of the engine, holds a name's requests until its `open` is answered, and
+/// names the handle in every request about it. A name with no session open is answered
+/// `NoSuchSession`, as the engine would.
 pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, EngineError>) + 'static) {
+    let done: Done = if matches!(call, Call::Open(_)) {
+        let name = session.to_string();
+        Box::new(move |answer: Result<Reply, EngineError>| {
+            match &answer {
+                Ok(Reply::Open(opened)) => bind(&name, &opened.session),
+                _ => unbind(&name),
+            }
+            done(answer)
+        })
+    } else {
+        Box::new(done)
+    };
     let id = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         let id = c.next_id;
         c.next_id += 1;
-        c.pending.push((id, Box::new(done)));
+        c.pending.push((id, done));
         id
     });
+    let handle = if !call.needs_session() {
+        if matches!(call, Call::Open(_)) {
+            CLIENT.with(|c| {
+                c.borrow_mut()
+                    .handles
+                    .insert(session.to_string(), Handle::Opening(Vec::new()))
+            });
+        }
+        None
+    } else {
+        let known = CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            let closing = matches!(call, Call::Close);
+            match c.handles.get_mut(session) {
+                Some(Handle::Open(h)) => {
+                    let h = h.clone();
+                    if closing {
+                        c.handles.remove(session);
+                    }
+                    Ok(Some(h))
+                }
+                Some(Handle::Opening(waiting)) => {
+                    waiting.push((id, call.clone()));
+                    Ok(None)
+                }
+                None => Err(()),
+            }
+        });
+        match known {
+            Ok(Some(h)) => Some(h),
+            // Sent when the engine answers the `open`.
+            Ok(None) => return,
+            Err(()) => {
+                let name = session.to_string();
+                wasm_bindgen_futures::spawn_local(async move {
+                    answer(id, Err(EngineError::no_such_session(&name)));
+                });
+                return;
+            }
+        }
+    };
+    send(id, handle, call);
+}
+
+/// Sends one request under the engine's handle.
+fn send(id: u64, session: Option<String>, call: Call) {
     let request = Request {
         v: PROTOCOL_VERSION,
         id,
-        session: session.to_string(),
+        session,
         call,
     };
     let message = match request.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) {
@@ -166,6 +248,50 @@ pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, Engine
     if let Err(e) = post(message) {
         answer(id, Err(failure(e)));
     }
+}
+
+/// The engine opened the session the page calls `name` as `handle`: the requests that
+/// waited for it go now.
+fn bind(name: &str, handle: &str) {
+    let waiting = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        match c
+            .handles
+            .insert(name.to_string(), Handle::Open(handle.to_string()))
+        {
+            Some(Handle::Opening(waiting)) => waiting,
+            _ => Vec::new(),
+        }
+    });
+    for (id, call) in waiting {
+        if matches!(call, Call::Close) {
+            CLIENT.with(|c| c.borrow_mut().handles.remove(name));
+        }
+        send(id, Some(handle.to_string()), call);
+    }
+}
+
+/// The session the page calls `name` did not open: the requests that waited for it are
+/// answered `NoSuchSession`.
+fn unbind(name: &str) {
+    let waiting = CLIENT.with(|c| match c.borrow_mut().handles.remove(name) {
+        Some(Handle::Opening(waiting)) => waiting,
+        _ => Vec::new(),
+    });
+    for (id, _) in waiting {
+        answer(id, Err(EngineError::no_such_session(name)));
+    }
+}
+
+/// The page's name for the session the engine calls `handle`.
+fn name_of(handle: &str) -> Option<String> {
+    CLIENT.with(|c| {
+        c.borrow()
+            .handles
+            .iter()
+            .find(|(_, h)| matches!(h, Handle::Open(x) if x == handle))
+            .map(|(name, _)| name.clone())
+    })
 }
 
 /// An error of the client's own (not the engine's answer).
@@ -445,6 +571,7 @@ fn stop_because(why: &str, message: &str) {
     let pending = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         c.stopped_why = Some(why.to_string());
+        c.handles.clear();
         retire(&mut c, Host::Idle);
         std::mem::take(&mut c.pending)
     });
@@ -480,11 +607,15 @@ fn receive(data: JsValue) {
                 response.id,
                 match response.outcome {
                     Outcome::Result(reply) => Ok(reply),
-                    Outcome::Error(e) => Err(e),
+                    Outcome::Error(_, e) => Err(e),
                 },
             )
         }
-        Ok(FromEngine::Event(event)) => {
+        Ok(FromEngine::Event(mut event)) => {
+            // Told under the page's name for the session.
+            if let Some(name) = name_of(&event.session) {
+                event.session = name;
+            }
             let listeners = CLIENT.with(|c| c.borrow().listeners.clone());
             for l in listeners {
                 l(&event);
@@ -542,10 +673,15 @@ fn start_in_page(worker_url: &str) -> Result<(), String> {
                 let pending = CLIENT.with(|c| {
                     let mut c = c.borrow_mut();
                     c.host = Host::Idle;
+                    c.handles.clear();
                     std::mem::take(&mut c.pending)
                 });
                 for (_, done) in pending {
-                    done(Err(failure("the engine could not load".into())));
+                    done(Err(EngineError {
+                        code: 1,
+                        code_name: ENGINE_LOAD_FAILED.into(),
+                        message: format!("the engine could not load: {e:?}"),
+                    }));
                 }
             }
         }
