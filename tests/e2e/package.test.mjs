@@ -116,9 +116,15 @@ test('the package: exports, types and files are right, and its version is the wo
     return { version: ShardLab.version, limits: catalog.limits, palette: catalog.palette.length, versions: catalog.versions.map((v) => v.label), defaults: catalog.defaults };
   });
   assert.equal(seen.version, cargo);
-  assert.deepEqual(seen.versions, ['3.6', '5.0', '8.0']);
+  // Every version mode the core has, oldest first (web/engine/tests/one_source.rs holds the
+  // protocol's list to the core's), and the element documents the catalogue's defaults.
+  assert.deepEqual(seen.versions, ['3.6', '5.0', '7.0', '8.0']);
   assert.equal(seen.palette, seen.limits.maxShards, 'a colour for every shard a cluster may have');
-  assert.equal(seen.defaults.version, '8.0');
+  const attribute = (name) => ATTRIBUTES.find((a) => a.name === name).default;
+  assert.equal(seen.defaults.version, attribute('version'));
+  assert.equal(seen.defaults.shards, attribute('shards'));
+  assert.equal(seen.defaults.seed, attribute('seed'));
+  assert.ok(seen.versions.includes(seen.defaults.version));
   await page.close();
 });
 

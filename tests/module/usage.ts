@@ -49,3 +49,23 @@ ShardLab.session({ version: '9.9' });
 ShardLab.session().then((s) => s.run(42));
 // @ts-expect-error: events have names the module defines.
 ShardLab.session().then((s) => s.on('nonsense', () => {}));
+
+// The wire protocol, as a host page driving an embedded frame writes it: each method's
+// params and result are tied to its name.
+import type { EngineRequest, EngineAnswer, EngineEvent, Fallible } from '../../web/engine/js/shardlab.js';
+export const ask: EngineRequest<'frame'> = { v: 3, id: 1, method: 'frame', params: { ns: 'test.events', whole: true } };
+export const open: EngineRequest<'open'> = { v: 3, id: 2, method: 'open', params: { kind: 'config', shards: 3, version: '5.0', seed: 1 } };
+export function chunks(answer: EngineAnswer<'frame'>): number {
+  if (answer.error) return -answer.error.code;
+  return answer.result?.shards.length ?? 0;
+}
+export function saved(e: EngineEvent): string {
+  return e.event === 'save' ? e.data.text : '';
+}
+export function shown(f: Fallible<string>): string {
+  return f.ok ? f.value : f.error;
+}
+// @ts-expect-error: a frame's params do not take a source.
+export const wrong: EngineRequest<'frame'> = { v: 3, id: 3, method: 'frame', params: { source: '1' } };
+// @ts-expect-error: version 2 is not this protocol.
+export const old: EngineRequest<'run'> = { v: 2, id: 4, method: 'run', params: { source: '1' } };

@@ -354,7 +354,8 @@ export interface ShardLabModule {
 /**
  * The engine's wire protocol, version 3 (ARCHITECTURE.md, "The engine's API"): what the
  * module sends its worker, and what a host page sends an embedded frame over its port.
- * Each method's `params` and the `result` its answer carries. The page's own methods
+ * Each method's `params` (left out where it is `undefined`; `{}` where every field is
+ * optional) and the `result` its answer carries. The page's own methods
  * (`page.act`, `page.summary`, ...) serve the playground's panels and are not listed.
  */
 export interface EngineMethods {
@@ -368,8 +369,8 @@ export interface EngineMethods {
   step: { params: { by: number }; result: Position };
   jump: { params: { to: number }; result: Position };
   fork: { params?: undefined; result: Position };
-  scenario: { params?: { page?: [string, string][]; json?: boolean }; result: { text: string } };
-  frame: { params?: { ns?: string; whole?: boolean }; result: ClusterPicture };
+  scenario: { params: { page?: [string, string][]; json?: boolean }; result: { text: string } };
+  frame: { params: { ns?: string; whole?: boolean }; result: ClusterPicture };
   inspect: { params: { ns: string; subject: Inspecting }; result: Inspection };
   explain: {
     params: { kind: 'chunk'; ns: string; chunk: number } | { kind: 'shard'; ns: string; shard: string } | { kind: 'round'; ns?: string | null };
