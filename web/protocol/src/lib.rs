@@ -502,14 +502,11 @@ pub enum Outcome {
 }
 
 /// A request's result, named as its request's method (`run` answers [`Reply::Run`]). On
-/// the wire the name is the answer's `method` and the content its `result`.
+/// the wire the name is the answer's `method` and the content its `result` (see
+/// [`Response`]); serde's own derive reads each variant's content in one pass, which
+/// adjacent tagging would not (it compiles a second, buffered reader of every result).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "method",
-    content = "result",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Reply {
     /// What the engine knows and allows.
     Catalog(Box<Catalog>),
@@ -595,6 +592,38 @@ pub enum Reply {
     /// A workload's fit to a key.
     #[serde(rename = "page.workloadFit")]
     WorkloadFit(FitView),
+}
+
+impl Reply {
+    /// The method this is the answer to, as the answer's `method` names it.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Reply::Catalog(_) => "catalog",
+            Reply::Open(_) => "open",
+            Reply::Close => "close",
+            Reply::Run { .. } => "run",
+            Reply::Step(_) => "step",
+            Reply::Jump(_) => "jump",
+            Reply::Fork(_) => "fork",
+            Reply::Scenario { .. } => "scenario",
+            Reply::Frame(_) => "frame",
+            Reply::Inspect(_) => "inspect",
+            Reply::Explain { .. } => "explain",
+            Reply::Analyze(_) => "analyze",
+            Reply::Target(_) => "target",
+            Reply::Compare { .. } => "compare",
+            Reply::Events { .. } => "events",
+            Reply::Heat(_) => "heat",
+            Reply::Act(_) => "page.act",
+            Reply::Summary(_) => "page.summary",
+            Reply::Insights(_) => "page.insights",
+            Reply::CheckKey { .. } => "page.checkKey",
+            Reply::NeedsMoreInput { .. } => "page.needsMoreInput",
+            Reply::PlanSetup(_) => "page.planSetup",
+            Reply::InsertCommand { .. } => "page.insertCommand",
+            Reply::WorkloadFit(_) => "page.workloadFit",
+        }
+    }
 }
 
 /// A session the engine opened.

@@ -1,47 +1,188 @@
 //! How an answer crosses the wire: `{"v": 3, "id": 7, "method": "run", "result": {...}}`
 //! or `{"v": 3, "id": 7, "method": "run", "error": {...}}`.
 //!
-//! [`Reply`] is tagged by `method` with its content in `result`, as serde's adjacent
-//! tagging writes it; the answer adds `v` and `id` around those two fields. It is read in
-//! one pass: the reader keeps `v` and `id`, and hands `method` and `result` to
-//! [`Reply`]'s own reader as a map of those two fields, so that a large result (a frame
-//! of thousands of chunks) is decoded straight into its type, never buffered.
+//! [`Reply`] keeps serde's own (external) tagging in Rust, whose reader decodes each
+//! variant's content straight into its type; these adapters move its variant's name to the
+//! answer's `method` and its content to `result`, both ways. Reading needs `method` before
+//! `result` (the engine writes them so), and nothing is buffered: a frame of thousands of
+//! chunks is decoded once, in place.
 
 use crate::{EngineError, Outcome, Reply, Response, PROTOCOL_VERSION};
-use serde::de::value::{StringDeserializer, UnitDeserializer};
-use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
+use serde::de::value::StringDeserializer;
+use serde::de::{
+    self, DeserializeSeed, EnumAccess, IgnoredAny, IntoDeserializer, MapAccess, VariantAccess,
+    Visitor,
+};
+use serde::ser::{self, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 impl Serialize for Response {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Answer<'a> {
-            v: u32,
-            id: u64,
-            #[serde(flatten)]
-            body: Body<'a>,
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("v", &PROTOCOL_VERSION)?;
+        map.serialize_entry("id", &self.id)?;
+        match &self.outcome {
+            Outcome::Result(reply) => {
+                map.serialize_entry("method", reply.method())?;
+                if !matches!(reply, Reply::Close) {
+                    map.serialize_entry("result", &Content(reply))?;
+                }
+            }
+            Outcome::Error(method, error) => {
+                if let Some(method) = method {
+                    map.serialize_entry("method", method)?;
+                }
+                map.serialize_entry("error", error)?;
+            }
         }
-        #[derive(Serialize)]
-        #[serde(untagged)]
-        enum Body<'a> {
-            Result(&'a Reply),
-            Error {
-                #[serde(skip_serializing_if = "Option::is_none")]
-                method: &'a Option<String>,
-                error: &'a EngineError,
-            },
-        }
-        let body = match &self.outcome {
-            Outcome::Result(reply) => Body::Result(reply),
-            Outcome::Error(method, error) => Body::Error { method, error },
-        };
-        Answer {
-            v: PROTOCOL_VERSION,
-            id: self.id,
-            body,
-        }
-        .serialize(serializer)
+        map.end()
+    }
+}
+
+/// A reply's content without its variant's name.
+struct Content<'a>(&'a Reply);
+
+impl Serialize for Content<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(ContentOnly(serializer))
+    }
+}
+
+/// A serializer that writes an enum's variant as its content alone.
+struct ContentOnly<S>(S);
+
+/// A struct variant's fields, written as a struct.
+struct Fields<T>(T);
+
+impl<T: ser::SerializeStruct> ser::SerializeStructVariant for Fields<T> {
+    type Ok = T::Ok;
+    type Error = T::Error;
+
+    fn serialize_field<V: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &V,
+    ) -> Result<(), T::Error> {
+        self.0.serialize_field(key, value)
+    }
+
+    fn end(self) -> Result<T::Ok, T::Error> {
+        self.0.end()
+    }
+}
+
+/// A tuple variant's items, written as a tuple.
+struct Items<T>(T);
+
+impl<T: ser::SerializeTuple> ser::SerializeTupleVariant for Items<T> {
+    type Ok = T::Ok;
+    type Error = T::Error;
+
+    fn serialize_field<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), T::Error> {
+        self.0.serialize_element(value)
+    }
+
+    fn end(self) -> Result<T::Ok, T::Error> {
+        self.0.end()
+    }
+}
+
+/// Forwards a method of [`Serializer`] unchanged (a reply is always an enum, so these are
+/// there only to be complete).
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {
+        $(fn $name(self, $($arg: $ty),*) -> Result<$out, S::Error> {
+            self.0.$name($($arg),*)
+        })*
+    };
+}
+
+impl<S: Serializer> Serializer for ContentOnly<S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = S::SerializeSeq;
+    type SerializeTuple = S::SerializeTuple;
+    type SerializeTupleStruct = S::SerializeTupleStruct;
+    type SerializeTupleVariant = Items<S::SerializeTuple>;
+    type SerializeMap = S::SerializeMap;
+    type SerializeStruct = S::SerializeStruct;
+    type SerializeStructVariant = Fields<S::SerializeStruct>;
+
+    forward! {
+        serialize_bool(v: bool) -> S::Ok;
+        serialize_i8(v: i8) -> S::Ok;
+        serialize_i16(v: i16) -> S::Ok;
+        serialize_i32(v: i32) -> S::Ok;
+        serialize_i64(v: i64) -> S::Ok;
+        serialize_u8(v: u8) -> S::Ok;
+        serialize_u16(v: u16) -> S::Ok;
+        serialize_u32(v: u32) -> S::Ok;
+        serialize_u64(v: u64) -> S::Ok;
+        serialize_f32(v: f32) -> S::Ok;
+        serialize_f64(v: f64) -> S::Ok;
+        serialize_char(v: char) -> S::Ok;
+        serialize_str(v: &str) -> S::Ok;
+        serialize_bytes(v: &[u8]) -> S::Ok;
+        serialize_none() -> S::Ok;
+        serialize_unit() -> S::Ok;
+        serialize_unit_struct(name: &'static str) -> S::Ok;
+        serialize_seq(len: Option<usize>) -> S::SerializeSeq;
+        serialize_tuple(len: usize) -> S::SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> S::SerializeTupleStruct;
+        serialize_map(len: Option<usize>) -> S::SerializeMap;
+        serialize_struct(name: &'static str, len: usize) -> S::SerializeStruct;
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        self.0.serialize_some(value)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        self.0.serialize_newtype_struct(name, value)
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+    ) -> Result<S::Ok, S::Error> {
+        self.0.serialize_unit()
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        value.serialize(self.0)
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        len: usize,
+    ) -> Result<Items<S::SerializeTuple>, S::Error> {
+        self.0.serialize_tuple(len).map(Items)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        _: u32,
+        _: &'static str,
+        len: usize,
+    ) -> Result<Fields<S::SerializeStruct>, S::Error> {
+        self.0.serialize_struct(name, len).map(Fields)
     }
 }
 
@@ -88,12 +229,12 @@ impl<'de> Visitor<'de> for AnswerVisitor {
             (Some(reply), None, _) => Outcome::Result(reply),
             (None, Some(error), method) => Outcome::Error(method, error),
             // A method whose result has no content (`close`).
-            (None, None, Some(method)) => {
-                Outcome::Result(Reply::deserialize(Tagged::<UnitDeserializer<A::Error>> {
-                    method,
-                    result: None,
-                })?)
-            }
+            (None, None, Some(method)) => Outcome::Result(Reply::deserialize(Named::<
+                de::value::UnitDeserializer<A::Error>,
+            > {
+                method,
+                content: None,
+            })?),
             _ => {
                 return Err(de::Error::custom(
                     "an answer carries exactly one of `result` and `error`",
@@ -111,80 +252,90 @@ impl<'de> DeserializeSeed<'de> for ResultSeed {
     type Value = Reply;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Reply, D::Error> {
-        Reply::deserialize(Tagged {
+        Reply::deserialize(Named {
             method: self.0,
-            result: Some(deserializer),
+            content: Some(deserializer),
         })
     }
 }
 
 /// A method's name and its result's reader, shown to [`Reply`]'s derived reader as the
-/// map `{method, result}` it expects.
-struct Tagged<D> {
+/// enum it expects: the name is the variant, the result its content.
+struct Named<D> {
     method: String,
-    result: Option<D>,
+    content: Option<D>,
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Tagged<D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Named<D> {
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        visitor.visit_map(TaggedMap {
-            method: Some(self.method),
-            result: self.result,
-            next: Next::Method,
-        })
+        visitor.visit_enum(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        visitor.visit_enum(self)
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
+        tuple_struct map struct identifier ignored_any
     }
 }
 
-enum Next {
-    Method,
-    Result,
+impl<'de, D: Deserializer<'de>> EnumAccess<'de> for Named<D> {
+    type Error = D::Error;
+    type Variant = Variant<D>;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Variant<D>), D::Error> {
+        let name: StringDeserializer<D::Error> = self.method.into_deserializer();
+        let value = seed.deserialize(name)?;
+        Ok((value, Variant(self.content)))
+    }
 }
 
-struct TaggedMap<D> {
-    method: Option<String>,
-    result: Option<D>,
-    next: Next,
+/// A variant's content: the answer's `result`, or nothing.
+struct Variant<D>(Option<D>);
+
+impl<D> Variant<D> {
+    fn content<E: de::Error>(self) -> Result<D, E> {
+        self.0
+            .ok_or_else(|| E::custom("this method's answer carries a result"))
+    }
 }
 
-impl<'de, D: Deserializer<'de>> MapAccess<'de> for TaggedMap<D> {
+impl<'de, D: Deserializer<'de>> VariantAccess<'de> for Variant<D> {
     type Error = D::Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, D::Error> {
-        let key = match self.next {
-            Next::Method if self.method.is_some() => "method",
-            Next::Method | Next::Result if self.result.is_some() => {
-                self.next = Next::Result;
-                "result"
-            }
-            _ => return Ok(None),
-        };
-        let key: StringDeserializer<D::Error> = key.to_string().into_deserializer();
-        seed.deserialize(key).map(Some)
+    fn unit_variant(self) -> Result<(), D::Error> {
+        match self.0 {
+            Some(content) => IgnoredAny::deserialize(content).map(|_| ()),
+            None => Ok(()),
+        }
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, D::Error> {
-        match self.next {
-            Next::Method => {
-                self.next = Next::Result;
-                let method = self.method.take().unwrap_or_default();
-                let method: StringDeserializer<D::Error> = method.into_deserializer();
-                seed.deserialize(method)
-            }
-            Next::Result => match self.result.take() {
-                Some(result) => seed.deserialize(result),
-                None => Err(de::Error::custom("an answer's result was read twice")),
-            },
-        }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, D::Error> {
+        seed.deserialize(self.content()?)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, D::Error> {
+        self.content()?.deserialize_tuple(len, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        self.content()?.deserialize_struct("", fields, visitor)
     }
 }

@@ -355,7 +355,10 @@ fn run_answers_one_entry_per_statement_in_plain_json() {
             length: 1,
         },
     };
-    let tagged = to_json(&reply);
+    let tagged = to_json(&Response {
+        id: 1,
+        outcome: Outcome::Result(reply.clone()),
+    });
     assert_eq!(tagged["method"], "run");
     let wire = tagged["result"].clone();
     assert_eq!(

@@ -27,10 +27,7 @@
 
 use crate::engine_client;
 use crate::state::{Action, Playground};
-use serde::Serialize;
-use shardlab_protocol::{
-    Call, EngineError, Outcome, Request, Response, MAX_SOURCE_BYTES, PROTOCOL_VERSION,
-};
+use shardlab_protocol::{EngineError, MAX_SOURCE_BYTES, PROTOCOL_VERSION};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -95,7 +92,7 @@ pub fn listen(origins: Vec<String>, dispatch: Callback<Action>) -> gloo::events:
             // Said once, on the port the host handed over; nothing more is served there.
             let v = version.filter(|v| v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9);
             let error = EngineError::unsupported_version(v.map_or(0, |v| v as u32));
-            let _ = port.post_message(&object(&[("v", VERSION.into()), ("error", to_js(&error))]));
+            let _ = port.post_message(&engine_client::error_answer(0, "", &error));
             return;
         }
         connect(port, dispatch.clone());
@@ -171,20 +168,16 @@ fn connect(port: web_sys::MessagePort, dispatch: Callback<Action>) {
     });
 }
 
-/// Any value as the plain JSON object the port carries.
-fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or(JsValue::NULL)
-}
-
 /// The methods of the engine a host may ask about the frame's session: those that read it.
 const READING: &[&str] = &[
     "catalog", "frame", "inspect", "explain", "analyze", "target", "scenario", "events", "heat",
 ];
 
 /// One request; `reply` gets its answer, `{v, id, method, result}` or `{v, id, method,
-/// error}`, at once or when the engine has answered.
+/// error}`, at once or when the engine has answered. The engine's methods go to it as they
+/// came, about the page's session, and their answers come back as it wrote them: the page
+/// decodes neither (it would compile a reader of every request and a writer of every
+/// answer).
 fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsValue) + 'static) {
     let id = field(data, "id")
         .and_then(|id| id.as_f64())
@@ -192,98 +185,70 @@ fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsVal
         .map_or(0, |id| id as u64);
     let method = field(data, "method")
         .and_then(|m| m.as_string())
-        .filter(|m| m.len() <= 40);
-    let refuse = |method: Option<String>, error: EngineError| {
-        to_js(&Response {
-            id,
-            outcome: Outcome::Error(method, error),
-        })
-    };
+        .filter(|m| m.len() <= 40)
+        .unwrap_or_default();
+    let refuse = |error: EngineError| engine_client::error_answer(id, &method, &error);
     let v = field(data, "v").and_then(|v| v.as_f64());
     if v != Some(f64::from(VERSION)) {
         let v = v.filter(|v| v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9);
-        return reply(refuse(
-            method,
-            EngineError::unsupported_version(v.map_or(0, |v| v as u32)),
-        ));
+        return reply(refuse(EngineError::unsupported_version(
+            v.map_or(0, |v| v as u32),
+        )));
     }
-    let Some(name) = method else {
-        return reply(refuse(
-            None,
-            EngineError::bad_value("a request needs a method"),
-        ));
-    };
-    let params = field(data, "params").unwrap_or(JsValue::NULL);
-    if let Some(own) = name.strip_prefix("page.") {
-        let result = page_method(own, &params, dispatch);
-        return reply(match result {
+    if method.is_empty() {
+        return reply(refuse(EngineError::bad_value("a request needs a method")));
+    }
+    let params = field(data, "params").filter(|p| !p.is_null());
+    if let Some(own) = method.strip_prefix("page.") {
+        return reply(match page_method(own, params.as_ref(), dispatch) {
             Ok(result) => object(&[
                 ("v", VERSION.into()),
                 ("id", (id as f64).into()),
-                ("method", name.as_str().into()),
+                ("method", method.as_str().into()),
                 ("result", result),
             ]),
-            Err(why) => refuse(Some(name), EngineError::bad_value(why)),
+            Err(why) => refuse(EngineError::bad_value(why)),
         });
     }
-    if !READING.contains(&name.as_str()) {
-        return reply(refuse(
-            Some(name.clone()),
-            EngineError::bad_value(format!(
-                "no method '{name}' on a frame's port: {}, page.run, page.play, page.pause, page.step, page.state, page.watchHeight",
-                READING.join(", ")
-            )),
-        ));
+    if !READING.contains(&method.as_str()) {
+        return reply(refuse(EngineError::bad_value(format!(
+            "no method '{method}' on a frame's port: {}, page.run, page.play, page.pause, page.step, page.state, page.watchHeight",
+            READING.join(", ")
+        ))));
     }
-    // The engine's own reading of the request, with the frame's session named.
-    let request = {
-        let o = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&o, &"v".into(), &VERSION.into());
-        let _ = js_sys::Reflect::set(&o, &"id".into(), &(id as f64).into());
-        let _ = js_sys::Reflect::set(&o, &"method".into(), &name.as_str().into());
-        if !params.is_null() && !params.is_undefined() {
-            let _ = js_sys::Reflect::set(&o, &"params".into(), &params);
+    // A frame of the page's session is always whole: the page's own frames are drawn from
+    // what changed since the last one it asked for.
+    let params = if method == "frame" {
+        let whole = js_sys::Object::new();
+        if let Some(ns) = params.as_ref().and_then(|p| field(p, "ns")) {
+            let _ = js_sys::Reflect::set(&whole, &"ns".into(), &ns);
         }
-        serde_wasm_bindgen::from_value::<Request>(o.into())
-    };
-    let call = match request {
-        Ok(r) => match r.call {
-            // A frame of the page's session is always whole: the page's own frames are
-            // drawn from what changed since the last one it asked for.
-            Call::Frame { ns, .. } => Call::Frame { ns, whole: true },
-            call => call,
-        },
-        Err(e) => {
-            return reply(refuse(
-                Some(name),
-                EngineError::bad_value(format!("not a request of protocol version {VERSION}: {e}")),
-            ))
-        }
+        let _ = js_sys::Reflect::set(&whole, &"whole".into(), &JsValue::TRUE);
+        Some(whole.into())
+    } else {
+        params
     };
     let session = LATEST.with(|l| l.borrow().as_ref().map(|s| s.session.to_string()));
     let Some(session) = session else {
-        return reply(refuse(Some(name), EngineError::no_such_session(SESSION)));
+        return reply(refuse(EngineError::no_such_session(SESSION)));
     };
-    engine_client::request(&session, call, move |answer| {
-        reply(to_js(&Response {
-            id,
-            outcome: match answer {
-                Ok(result) => Outcome::Result(result),
-                Err(e) => Outcome::Error(Some(name), e),
-            },
-        }))
+    engine_client::forward(&session, &method, params, move |answer| {
+        // The host's own number for it.
+        let _ = js_sys::Reflect::set(&answer, &"id".into(), &(id as f64).into());
+        reply(answer)
     });
 }
 
 /// The frame's own methods, which drive the page as a reader would.
 fn page_method(
     method: &str,
-    params: &JsValue,
+    params: Option<&JsValue>,
     dispatch: &Callback<Action>,
 ) -> Result<JsValue, String> {
     match method {
         "run" => {
-            let source = field(params, "source")
+            let source = params
+                .and_then(|p| field(p, "source"))
                 .and_then(|s| s.as_string())
                 .ok_or("page.run needs params.source, a string of mongosh")?;
             if source.len() > MAX_SOURCE_BYTES {

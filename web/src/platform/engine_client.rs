@@ -103,7 +103,13 @@ struct Client {
     idle_stop: Vec<StopListener>,
     /// The engine's handle of each session the page named (see [`request`]).
     handles: BTreeMap<String, Handle>,
+    /// Requests forwarded as they came (see [`forward`]): their answers are handed on
+    /// undecoded.
+    raw: Vec<(u64, RawDone)>,
 }
+
+/// What a forwarded request's answer, as the engine wrote it, is handed to.
+type RawDone = Box<dyn FnOnce(JsValue)>;
 
 thread_local! {
     static CLIENT: RefCell<Client> = RefCell::new(Client {
@@ -121,6 +127,7 @@ thread_local! {
         stopped_why: None,
         idle_stop: Vec::new(),
         handles: BTreeMap::new(),
+        raw: Vec::new(),
     });
 }
 
@@ -231,6 +238,82 @@ pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, Engine
         }
     };
     send(id, handle, call);
+}
+
+/// Forwards a request of another's (an embedding page's) about the session the page calls
+/// `session`, as it came: the engine decodes and checks it, and `done` gets its answer as
+/// the engine wrote it, with this client's `id` (the caller puts its own back). Nothing of
+/// it is decoded here, so the page compiles no reader of requests and no writer of answers.
+pub fn forward(
+    session: &str,
+    method: &str,
+    params: Option<JsValue>,
+    done: impl FnOnce(JsValue) + 'static,
+) {
+    let handle = CLIENT.with(|c| match c.borrow().handles.get(session) {
+        Some(Handle::Open(h)) => Some(h.clone()),
+        _ => None,
+    });
+    let Some(handle) = handle else {
+        let error = EngineError::no_such_session(session);
+        return done(error_answer(0, method, &error));
+    };
+    let id = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let id = c.next_id;
+        c.next_id += 1;
+        c.raw.push((id, Box::new(done)));
+        id
+    });
+    let message = js_sys::Object::new();
+    let set = |name: &str, value: &JsValue| {
+        let _ = js_sys::Reflect::set(&message, &JsValue::from_str(name), value);
+    };
+    set("v", &PROTOCOL_VERSION.into());
+    set("id", &(id as f64).into());
+    set("session", &handle.as_str().into());
+    set("method", &method.into());
+    if let Some(params) = params {
+        set("params", &params);
+    }
+    if let Err(e) = post(message.into()) {
+        raw_answer(id, error_answer(id, method, &failure(e)));
+    }
+}
+
+/// An answer carrying `error`, as the engine writes one.
+pub fn error_answer(id: u64, method: &str, error: &EngineError) -> JsValue {
+    let o = js_sys::Object::new();
+    let set = |name: &str, value: &JsValue| {
+        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(name), value);
+    };
+    let e = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&e, &"code".into(), &error.code.into());
+    let _ = js_sys::Reflect::set(&e, &"codeName".into(), &error.code_name.as_str().into());
+    let _ = js_sys::Reflect::set(&e, &"message".into(), &error.message.as_str().into());
+    set("v", &PROTOCOL_VERSION.into());
+    set("id", &(id as f64).into());
+    if !method.is_empty() {
+        set("method", &method.into());
+    }
+    set("error", &e);
+    o.into()
+}
+
+/// Hands a forwarded request's answer on, if it is one.
+fn raw_answer(id: u64, data: JsValue) -> bool {
+    let done = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let at = c.raw.iter().position(|(i, _)| *i == id)?;
+        Some(c.raw.remove(at).1)
+    });
+    match done {
+        Some(done) => {
+            done(data);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Sends one request under the engine's handle.
@@ -467,7 +550,10 @@ fn stopped(event: &web_sys::Event) {
         why
     };
     note(tf(K::EngineClientTheEngineStoppedWhyAnd, &[("why", &why)]));
-    let idle = CLIENT.with(|c| c.borrow().pending.is_empty());
+    let idle = CLIENT.with(|c| {
+        let c = c.borrow();
+        c.pending.is_empty() && c.raw.is_empty()
+    });
     stop_because(&why, &format!("the engine stopped: {why}"));
     if idle {
         let listeners = CLIENT.with(|c| c.borrow().idle_stop.clone());
@@ -568,13 +654,21 @@ fn retire(c: &mut Client, next: Host) {
 
 /// Stops the worker because of `why`: every request in flight fails with `message`.
 fn stop_because(why: &str, message: &str) {
-    let pending = CLIENT.with(|c| {
+    let (pending, raw) = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         c.stopped_why = Some(why.to_string());
         c.handles.clear();
         retire(&mut c, Host::Idle);
-        std::mem::take(&mut c.pending)
+        (std::mem::take(&mut c.pending), std::mem::take(&mut c.raw))
     });
+    let stopped = EngineError {
+        code: 1,
+        code_name: ENGINE_RESTARTED.into(),
+        message: message.to_string(),
+    };
+    for (id, done) in raw {
+        done(error_answer(id, "", &stopped));
+    }
     for (_, done) in pending {
         done(Err(EngineError {
             code: 1,
@@ -595,6 +689,17 @@ fn note(text: String) {
 /// which would buffer every answer before decoding it (and compile its decoding twice).
 fn receive(data: JsValue) {
     let is_answer = js_sys::Reflect::has(&data, &JsValue::from_str("id")).unwrap_or(false);
+    if is_answer {
+        let id = js_sys::Reflect::get(&data, &JsValue::from_str("id"))
+            .ok()
+            .and_then(|id| id.as_f64());
+        if let Some(id) = id {
+            if raw_answer(id as u64, data.clone()) {
+                heard();
+                return;
+            }
+        }
+    }
     let decoded = if is_answer {
         serde_wasm_bindgen::from_value::<Response>(data).map(FromEngine::Answer)
     } else {
@@ -670,12 +775,20 @@ fn start_in_page(worker_url: &str) -> Result<(), String> {
             }
             Err(e) => {
                 note(format!("The engine could not load: {e:?}"));
-                let pending = CLIENT.with(|c| {
+                let (pending, raw) = CLIENT.with(|c| {
                     let mut c = c.borrow_mut();
                     c.host = Host::Idle;
                     c.handles.clear();
-                    std::mem::take(&mut c.pending)
+                    (std::mem::take(&mut c.pending), std::mem::take(&mut c.raw))
                 });
+                let failed = EngineError {
+                    code: 1,
+                    code_name: ENGINE_LOAD_FAILED.into(),
+                    message: format!("the engine could not load: {e:?}"),
+                };
+                for (id, done) in raw {
+                    done(error_answer(id, "", &failed));
+                }
                 for (_, done) in pending {
                     done(Err(EngineError {
                         code: 1,
