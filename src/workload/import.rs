@@ -322,10 +322,12 @@ impl ImportReader {
             Stage::Start(held) => {
                 held.extend_from_slice(bytes);
                 let body = held.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(held);
+                // The first bytes wait until they have been checked for NUL bytes (so
+                // a binary file yields no record before it is refused) and show the
+                // format.
                 let decided = self.format.is_some_and(|f| f == ImportFormat::Csv)
                     || body.iter().any(|b| !b.is_ascii_whitespace());
-                // Three bytes are needed to tell a BOM from text.
-                if decided && held.len() >= 3 {
+                if decided && held.len() >= SNIFF_BYTES {
                     let held = std::mem::take(held);
                     self.start_format(&held)?;
                 }
