@@ -98,6 +98,12 @@ fn parse_args() -> Result<Args, ExitCode> {
             name.as_str(),
             "--import" | "--ns" | "--type" | "--parseGrace" | "--sort"
         );
+        // `=` after an option that takes no value is part of an unknown option.
+        let (name, inline) = if takes_value {
+            (name, inline)
+        } else {
+            (arg.clone(), None)
+        };
         let value = if takes_value {
             match inline.or_else(|| it.next()) {
                 Some(v) => Some(v),
@@ -117,10 +123,26 @@ fn parse_args() -> Result<Args, ExitCode> {
                 | "--parseGrace"
                 | "--sort"
         );
-        if is_import_option && args.import.is_none() {
-            args.import = Some(ImportArgs::default());
+        if is_import_option || name == "--import" {
+            let import = args.import.get_or_insert_with(ImportArgs::default);
+            match name.as_str() {
+                "--import" => import.file = value,
+                "--ns" => import.ns = Some(value),
+                "--type" => match ImportFormat::parse(&value) {
+                    Some(f) => import.options.format = Some(f),
+                    None => return Err(usage(format!("unknown --type {value}: use json or csv"))),
+                },
+                "--jsonArray" => import.options.format = Some(ImportFormat::JsonArray),
+                "--columnsHaveTypes" => import.options.columns_have_types = true,
+                "--ignoreBlanks" => import.options.ignore_blanks = true,
+                "--parseGrace" => match ParseGrace::parse(&value) {
+                    Some(g) => import.options.parse_grace = g,
+                    None => return Err(usage(format!("invalid parse grace: {value}"))),
+                },
+                _ => import.sort = Some(value),
+            }
+            continue;
         }
-        let import = args.import.get_or_insert_with(ImportArgs::default);
         match name.as_str() {
             "--json" => args.json = true,
             "-h" | "--help" => return Err(print_all(USAGE)),
@@ -130,28 +152,14 @@ fn parse_args() -> Result<Args, ExitCode> {
                     env!("CARGO_PKG_VERSION")
                 )))
             }
-            "--import" => import.file = value,
-            "--ns" => import.ns = Some(value),
-            "--type" => match ImportFormat::parse(&value) {
-                Some(f) => import.options.format = Some(f),
-                None => return Err(usage(format!("unknown --type {value}: use json or csv"))),
-            },
-            "--jsonArray" => import.options.format = Some(ImportFormat::JsonArray),
-            "--columnsHaveTypes" => import.options.columns_have_types = true,
-            "--ignoreBlanks" => import.options.ignore_blanks = true,
-            "--parseGrace" => match ParseGrace::parse(&value) {
-                Some(g) => import.options.parse_grace = g,
-                None => return Err(usage(format!("invalid parse grace: {value}"))),
-            },
-            "--sort" => import.sort = Some(value),
             "-" if !args.import_only => args.file = None,
             other if other.starts_with("--") => {
                 return Err(usage(format!("unknown option {other}")));
             }
-            other if args.import_only && import.file.is_empty() => import.file = other.to_string(),
-            other if args.import_only => {
-                return Err(usage(format!("unexpected argument {other}")));
-            }
+            other if args.import_only => match &mut args.import {
+                Some(import) if import.file.is_empty() => import.file = other.to_string(),
+                _ => return Err(usage(format!("unexpected argument {other}"))),
+            },
             other => args.file = Some(other.to_string()),
         }
     }

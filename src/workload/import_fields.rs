@@ -484,7 +484,7 @@ fn underscore_ok(text: &str) -> bool {
     if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
         i = 2;
         saw = b'0';
-        hex = s[1].to_ascii_lowercase() == b'x';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
     }
     while i < s.len() {
         let c = s[i];
