@@ -597,9 +597,19 @@ mod cli {
             run.stderr
         );
         let bad = crate::cli::ScriptFile::new("a,a\n1,2\n");
+        // The script is a file: the run ends before it would read standard input.
+        let script = crate::cli::ScriptFile::new("print('not run')");
         let run = shardlab(
-            &["--import", bad.path(), "--ns", "t.c", "--type", "csv", "-"],
-            "print('not run')",
+            &[
+                "--import",
+                bad.path(),
+                "--ns",
+                "t.c",
+                "--type",
+                "csv",
+                script.path(),
+            ],
+            "",
         );
         assert_eq!(run.code, 1);
         assert_eq!(run.stdout, "");
