@@ -19,5 +19,5 @@ pub use filter::{distinct_values, explain_form, matches, not_as_nor};
 pub use pipeline::run_pipeline;
 pub use projection::project;
 pub use regex::Regex;
-pub use sort::{sort_documents, sort_order};
+pub use sort::{sort_documents, sort_order, sort_value};
 pub use update::{apply_update, apply_update_for_insert, upsert_document};

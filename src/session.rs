@@ -12,6 +12,8 @@ mod databases;
 mod find_and_modify;
 mod help;
 mod idl_commands;
+mod importing;
+mod insert_tally;
 #[cfg(feature = "insight")]
 mod insight;
 pub(crate) mod interpreter;
@@ -31,6 +33,8 @@ pub use crate::values::inspect::data_format;
 pub use aggregate::sharded_data_distribution;
 pub use cursor::{DISPLAY_BATCH_SIZE, NO_CURSOR};
 pub use databases::format_bytes;
+pub use importing::{batch_results, BatchResult};
+pub use insert_tally::{InsertCall, InsertTally};
 pub use interpreter::{Outcome, Output, Session, TYPE_IT_FOR_MORE};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::{has_command, wrong_arg_type};

@@ -1,10 +1,26 @@
-//! What drives a simulated cluster: seeded document and query generators, and the
-//! lessons' preset scenarios as shell commands. Imports only the layers below.
+//! What drives a simulated cluster: seeded document and query generators, the
+//! lessons' preset scenarios as shell commands, and a user's own documents imported from
+//! a file (`import.rs`, read as mongoimport reads them, and `import_batch.rs`, the
+//! `insertMany` commands that put them in). Imports only the layers below.
 
 pub(crate) mod generate;
+pub(crate) mod import;
+pub(crate) mod import_batch;
+pub(crate) mod import_csv;
+pub(crate) mod import_fields;
+pub(crate) mod import_json;
 pub mod presets;
 
 pub use generate::{
     generate, generate_queries, key_fit, preset, preset_names, presets_fitting, spec_of,
     with_key_fields, KeyFit, Template, CONTINENTS,
 };
+pub use import::{
+    read_all, Failure, ImportError, ImportFormat, ImportOptions, ImportReader, ImportedDocument,
+    Record, MAX_DEPTH as MAX_IMPORT_DEPTH,
+};
+pub use import_batch::{
+    import_step, prepare, Batcher, ImportItem, Importer, InsertBatch, Prepared, Sorter,
+    BATCH_DOCUMENTS, MAX_SORTED_BYTES, MAX_SORTED_DOCUMENTS,
+};
+pub use import_fields::ParseGrace;

@@ -13,32 +13,180 @@
 //!   (16 MiB, 2,000,000 tokens) ends the run with a SyntaxError naming the limit, as
 //!   mongosh stops a file at its first uncaught error; so does text the lexer refuses,
 //!   which a FILE is read through for first, so that it runs nothing.
+//!
+//! `shardlab import FILE --ns DB.COLL [options]` imports a file of documents as
+//! mongoimport would (`workload::Importer`: mongoexport's JSON, a JSON array, CSV with a
+//! header, or a `.gz` of one of them), and `shardlab --import FILE --ns DB.COLL
+//! [options] [SCRIPT]` imports it and then runs SCRIPT against the imported data. The
+//! file is read in pieces and inserted in mongoimport's batches (unordered `insertMany`
+//! of at most 1,000 documents), the very statements a timeline step of the import
+//! replays. Each line that did not go in is printed on standard error as it is found,
+//! then mongoimport's summary, `N document(s) imported successfully. M document(s)
+//! failed to import.`; the exit status is 1 when a document failed, and a file that
+//! cannot be read on (a broken gzip stream, a CSV header mongoimport refuses) stops the
+//! import with `Failed: <reason>` and runs no script.
 
+use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
+use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer, ParseGrace};
 use shardlab::Session;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: shardlab [--json] [FILE]\n\nRuns a mongosh-style script against a simulated sharded cluster.\nFILE absent or '-' reads standard input.";
+const USAGE: &str = "usage: shardlab [--json] [FILE]
+       shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
+       shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
 
-fn main() -> ExitCode {
-    let mut json = false;
-    let mut file: Option<String> = None;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--json" => json = true,
-            "-h" | "--help" => return print_all(USAGE),
+Runs a mongosh-style script against a simulated sharded cluster.
+FILE absent or '-' reads standard input.
+
+'import' reads a file of documents as mongoimport does and inserts them;
+'--import' does so before running SCRIPT against the data.
+Import options:
+  --ns DB.COLL          the collection to insert into (required)
+  --type json|csv       the file's format (default: from its name, else its first byte)
+  --jsonArray           the file is one JSON array of documents
+  --columnsHaveTypes    the CSV header spells types: name.string(), n.int64(), ...
+  --ignoreBlanks        leave out empty CSV fields (else they are empty strings)
+  --parseGrace G        autoCast, skipField, skipRow or stop (default: stop)
+  --sort FIELD          insert in the order of FIELD (ascending), not file order";
+
+/// What the command line asks for.
+struct Args {
+    json: bool,
+    file: Option<String>,
+    import: Option<ImportArgs>,
+    /// `shardlab import ...`: import only, no script.
+    import_only: bool,
+}
+
+/// An import's file and options.
+#[derive(Default)]
+struct ImportArgs {
+    file: String,
+    ns: Option<String>,
+    options: ImportOptions,
+    sort: Option<String>,
+}
+
+/// Reads the command line; `Err` is the exit status to leave with, its message written.
+fn parse_args() -> Result<Args, ExitCode> {
+    let mut args = Args {
+        json: false,
+        file: None,
+        import: None,
+        import_only: false,
+    };
+    let mut list: Vec<String> = std::env::args().skip(1).collect();
+    if list.first().map(String::as_str) == Some("import") {
+        list.remove(0);
+        args.import_only = true;
+        args.import = Some(ImportArgs::default());
+    }
+    let usage = |message: String| {
+        report(&format!("shardlab: {message}\n{USAGE}"));
+        ExitCode::from(2)
+    };
+    let mut it = list.into_iter();
+    while let Some(arg) = it.next() {
+        // `--name=value` or `--name value` for the options that take a value.
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let takes_value = matches!(
+            name.as_str(),
+            "--import" | "--ns" | "--type" | "--parseGrace" | "--sort"
+        );
+        // `=` after an option that takes no value is part of an unknown option.
+        let (name, inline) = if takes_value {
+            (name, inline)
+        } else {
+            (arg.clone(), None)
+        };
+        let value = if takes_value {
+            match inline.or_else(|| it.next()) {
+                Some(v) => Some(v),
+                None => return Err(usage(format!("{name} needs a value"))),
+            }
+        } else {
+            None
+        };
+        let value = value.unwrap_or_default();
+        let is_import_option = matches!(
+            name.as_str(),
+            "--ns"
+                | "--type"
+                | "--jsonArray"
+                | "--columnsHaveTypes"
+                | "--ignoreBlanks"
+                | "--parseGrace"
+                | "--sort"
+        );
+        if is_import_option || name == "--import" {
+            let import = args.import.get_or_insert_with(ImportArgs::default);
+            match name.as_str() {
+                "--import" => import.file = value,
+                "--ns" => import.ns = Some(value),
+                "--type" => match ImportFormat::parse(&value) {
+                    Some(f) => import.options.format = Some(f),
+                    None => return Err(usage(format!("unknown --type {value}: use json or csv"))),
+                },
+                "--jsonArray" => import.options.format = Some(ImportFormat::JsonArray),
+                "--columnsHaveTypes" => import.options.columns_have_types = true,
+                "--ignoreBlanks" => import.options.ignore_blanks = true,
+                "--parseGrace" => match ParseGrace::parse(&value) {
+                    Some(g) => import.options.parse_grace = g,
+                    None => return Err(usage(format!("invalid parse grace: {value}"))),
+                },
+                _ => import.sort = Some(value),
+            }
+            continue;
+        }
+        match name.as_str() {
+            "--json" => args.json = true,
+            "-h" | "--help" => return Err(print_all(USAGE)),
             "-V" | "--version" => {
-                return print_all(&format!("shardlab {}", env!("CARGO_PKG_VERSION")))
+                return Err(print_all(&format!(
+                    "shardlab {}",
+                    env!("CARGO_PKG_VERSION")
+                )))
             }
-            "-" => file = None,
+            "-" if !args.import_only => args.file = None,
             other if other.starts_with("--") => {
-                report(&format!("shardlab: unknown option {other}\n{USAGE}"));
-                return ExitCode::from(2);
+                return Err(usage(format!("unknown option {other}")));
             }
-            other => file = Some(other.to_string()),
+            other if args.import_only => match &mut args.import {
+                Some(import) if import.file.is_empty() => import.file = other.to_string(),
+                _ => return Err(usage(format!("unexpected argument {other}"))),
+            },
+            other => args.file = Some(other.to_string()),
         }
     }
+    if let Some(import) = &mut args.import {
+        if import.file.is_empty() {
+            return Err(usage("an import needs a FILE".to_string()));
+        }
+        match &import.ns {
+            Some(ns)
+                if ns
+                    .split_once('.')
+                    .is_some_and(|(d, c)| !d.is_empty() && !c.is_empty()) => {}
+            Some(ns) => return Err(usage(format!("--ns must be DB.COLLECTION, not '{ns}'"))),
+            None => return Err(usage("an import needs --ns DB.COLLECTION".to_string())),
+        }
+        import.options.file_name = Some(import.file.clone());
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let json = args.json;
+    let file = args.file;
     let name = file.as_deref().unwrap_or("standard input");
     let mut runner = Runner {
         session: Session::default(),
@@ -49,6 +197,17 @@ fn main() -> ExitCode {
         unwritten: false,
     };
     let buffer = read_buffer();
+    if let Some(import) = &args.import {
+        match import_file(&mut runner.session, import, buffer) {
+            Ok(true) => {}
+            Ok(false) if args.import_only => return ExitCode::FAILURE,
+            Ok(false) => runner.failed = true,
+            Err(code) => return code,
+        }
+        if args.import_only {
+            return ExitCode::SUCCESS;
+        }
+    }
     let read = match &file {
         // A file's bytes that are not UTF-8 read as U+FFFD, as they always have.
         Some(path) => std::fs::File::open(path).and_then(|mut f| {
@@ -82,6 +241,106 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Imports a file into the session, `buffer` bytes at a time, writing each line that
+/// did not go in and then mongoimport's summary on standard error. Answers whether every
+/// document went in; `Err` is the exit status when the import had to stop (a file that
+/// cannot be opened or read on), after its message.
+fn import_file(
+    session: &mut Session,
+    import: &ImportArgs,
+    buffer: usize,
+) -> Result<bool, ExitCode> {
+    let ns = import.ns.as_deref().unwrap_or_default();
+    let mut importer = Importer::new(ns, import.options.clone(), import.sort.as_deref());
+    let mut file = match std::fs::File::open(&import.file) {
+        Ok(f) => f,
+        Err(e) => {
+            report(&format!("shardlab: cannot read {}: {e}", import.file));
+            return Err(ExitCode::from(2));
+        }
+    };
+    let mut tally = Tally::default();
+    let mut buf = vec![0u8; buffer];
+    let mut stop: Option<String> = None;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                stop = Some(format!("cannot read {}: {e}", import.file));
+                break;
+            }
+        };
+        let step = if n == 0 {
+            importer.finish()
+        } else {
+            importer.push(&buf[..n])
+        };
+        // What was read before an error still goes in.
+        if let Some(why) = tally.drain(session, &mut importer) {
+            stop = Some(why);
+            break;
+        }
+        if let Err(e) = step {
+            stop = Some(e.to_string());
+            break;
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    if let Some(why) = &stop {
+        report(&format!("Failed: {why}"));
+    }
+    report(&format!(
+        "{} document(s) imported successfully. {} document(s) failed to import.",
+        tally.imported, tally.failed
+    ));
+    if stop.is_some() {
+        return Err(ExitCode::FAILURE);
+    }
+    Ok(tally.failed == 0)
+}
+
+/// An import's counts so far.
+#[derive(Default)]
+struct Tally {
+    imported: u64,
+    failed: u64,
+}
+
+impl Tally {
+    /// Inserts the batches ready and reports the failures; answers why the import must
+    /// stop, if it must.
+    fn drain(&mut self, session: &mut Session, importer: &mut Importer) -> Option<String> {
+        while let Some(item) = importer.next_item() {
+            match item {
+                ImportItem::Failure(f) => self.fail(&f),
+                ImportItem::Batch(batch) => {
+                    let BatchResult {
+                        inserted,
+                        failures,
+                        stopped,
+                    } = session.run_import_batch(&batch);
+                    self.imported += inserted;
+                    for f in &failures {
+                        self.fail(f);
+                    }
+                    if stopped.is_some() {
+                        return stopped;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn fail(&mut self, f: &Failure) {
+        self.failed += 1;
+        report(&f.to_string());
     }
 }
 

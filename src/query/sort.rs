@@ -31,6 +31,14 @@ pub fn sort_order(docs: &[Document], sort: &Document) -> Vec<usize> {
     order
 }
 
+/// The value a document sorts by on `path` in an ascending sort: the smallest of the
+/// values the path reaches (into arrays too), null when it reaches none (a missing field
+/// sorts as null), undefined when it reaches only empty arrays. Compare two with
+/// [`compare_values`].
+pub fn sort_value(doc: &Document, path: &str) -> Bson {
+    sort_key(doc, path, false)
+}
+
 /// A sort document's paths, each with whether it descends.
 fn sort_keys(sort: &Document) -> Vec<(&str, bool)> {
     sort.iter()

@@ -281,8 +281,29 @@ impl Session {
         }))
     }
 
-    /// `insertMany(docs)`, and the legacy `insert(doc or docs)`.
+    /// `insertMany(docs)`, and the legacy `insert(doc or docs)`; while an inserts'
+    /// tally is kept, every call is noted in it, one refused before any write included.
     fn insert_many(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Document, StatementError> {
+        let before = self.insert_tally.as_ref().map(|t| t.calls.len());
+        let result = self.insert_documents(ns, name, args);
+        if let (Some(before), Some(tally), Err(e)) = (before, &mut self.insert_tally, &result) {
+            if tally.calls.len() == before {
+                tally.calls.push(super::insert_tally::InsertCall {
+                    ns: ns.to_string(),
+                    stopped: Some((0, e.message.clone())),
+                    ..Default::default()
+                });
+            }
+        }
+        result
+    }
+
+    fn insert_documents(
         &mut self,
         ns: &str,
         name: &str,
@@ -356,16 +377,46 @@ impl Session {
                         }
                         one_by_one = true;
                     } else {
+                        let at = next + ids.len();
+                        inserted.extend(ids.iter().enumerate().map(|(i, id)| (next + i, id)));
+                        self.tally_call(ns, &inserted, &failed, Some((at, &e.message)));
                         return Err(e);
                     }
                 }
             }
+        }
+        if ordered && next < list.len() {
+            let why = failed.last().map(|(_, e, _)| e.message.clone());
+            self.tally_call(ns, &inserted, &failed, why.as_deref().map(|w| (next, w)));
+        } else {
+            self.tally_call(ns, &inserted, &failed, None);
         }
         if failed.is_empty() {
             let ids = inserted.into_iter().map(|(i, id)| (i.to_string(), id));
             return Ok(doc! { "acknowledged": true, "insertedIds": ids.collect::<Document>() });
         }
         Err(bulk_write_error(&inserted, failed))
+    }
+
+    /// Notes an `insertMany` call in the inserts' tally, when one is kept.
+    fn tally_call(
+        &mut self,
+        ns: &str,
+        inserted: &[(usize, Bson)],
+        failed: &[(usize, StatementError, Document)],
+        stopped: Option<(usize, &str)>,
+    ) {
+        if let Some(tally) = &mut self.insert_tally {
+            tally.calls.push(super::insert_tally::InsertCall {
+                ns: ns.to_string(),
+                inserted: inserted.len() as u64,
+                errors: failed
+                    .iter()
+                    .map(|(i, e, _)| (*i as u64, e.message.clone()))
+                    .collect(),
+                stopped: stopped.map(|(i, why)| (i as u64, why.to_string())),
+            });
+        }
     }
 
     /// The update of `name`'s second argument, checked as the driver's

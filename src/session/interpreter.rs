@@ -416,6 +416,8 @@ pub struct Session {
     /// Each variable's size in BSON bytes, so that the session's memory budget (shared
     /// with the cluster's documents) is checked without measuring every variable again.
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
+    /// The inserts' tally, while one is kept (see [`Session::start_insert_tally`]).
+    pub(crate) insert_tally: Option<super::insert_tally::InsertTally>,
 }
 
 impl Default for Session {
@@ -453,7 +455,19 @@ impl Session {
             touched: None,
             touches: 0,
             variable_bytes: std::collections::BTreeMap::new(),
+            insert_tally: None,
         }
+    }
+
+    /// Starts keeping a tally of what each `insertMany` call does, document by document
+    /// (an import reads it to report its lines); [`Session::take_insert_tally`] ends it.
+    pub fn start_insert_tally(&mut self) {
+        self.insert_tally = Some(Default::default());
+    }
+
+    /// The tally kept since [`Session::start_insert_tally`], which stops keeping it.
+    pub fn take_insert_tally(&mut self) -> super::insert_tally::InsertTally {
+        self.insert_tally.take().unwrap_or_default()
     }
 
     /// How many times a command touched a collection, the same one again included: the

@@ -63,7 +63,7 @@ pub(super) fn bson_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
 
 /// Parses a Decimal128 string as MongoDB does: digits with an optional point and
 /// exponent, or `NaN`/`Infinity`; inexact rounding is an error.
-pub(super) fn parse_decimal128(s: &str) -> Option<Decimal128> {
+pub(crate) fn parse_decimal128(s: &str) -> Option<Decimal128> {
     let body = s.strip_prefix(['-', '+']).unwrap_or(s);
     let lower = body.to_ascii_lowercase();
     let special = matches!(lower.as_str(), "nan" | "inf" | "infinity");

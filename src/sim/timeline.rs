@@ -45,6 +45,7 @@
 use crate::engine::cluster::{ClusterConfig, Footprint};
 use crate::engine::events::Event;
 use crate::session::interpreter::{Outcome, Session};
+use crate::session::InsertTally;
 #[cfg(feature = "insight")]
 use crate::sim::heat::{HeatGrid, HeatLog, HeatOptions, HeatPattern};
 use crate::sim::scenario::Scenario;
@@ -252,6 +253,18 @@ impl Timeline {
     /// Runs a command as a new step at the cursor and moves the cursor past it. When the
     /// cursor is not at the end, the steps after it are discarded first (a fork).
     pub fn push(&mut self, command: &str) -> Vec<Outcome> {
+        self.push_with(command, false).0
+    }
+
+    /// Runs a command as a new step as [`Timeline::push`] does, and answers what each
+    /// `insertMany` in it did, document by document: an import's step
+    /// (`workload::import_step`) says so which of its lines went in. A replay of the step
+    /// does the same again; the tally is taken only now.
+    pub fn push_tallied(&mut self, command: &str) -> (Vec<Outcome>, InsertTally) {
+        self.push_with(command, true)
+    }
+
+    fn push_with(&mut self, command: &str, tally: bool) -> (Vec<Outcome>, InsertTally) {
         if !self.at_end() {
             self.fork();
         }
@@ -259,7 +272,11 @@ impl Timeline {
         let before = self.current.cluster.events().len() as u64;
         #[cfg(feature = "insight")]
         let heat_before = HeatLog::before(&self.current);
+        if tally {
+            self.current.start_insert_tally();
+        }
         let outcomes = self.current.run(command);
+        let tallied = self.current.take_insert_tally();
         let after = self.current.cluster.events().len() as u64;
         self.steps.push(command.to_string());
         #[cfg(feature = "insight")]
@@ -269,7 +286,7 @@ impl Timeline {
             .push(if after >= before { before } else { 0 });
         self.position += 1;
         self.maybe_snapshot();
-        outcomes
+        (outcomes, tallied)
     }
 
     /// Runs a script as one step per statement. A script that does not parse is pushed as

@@ -322,7 +322,7 @@ fn literal(text: &str) -> String {
 
 /// The collection `ns` as a shell expression that works whatever database is in use:
 /// `db.getSiblingDB("test").getCollection("events")`.
-fn collection_expr(ns: &str) -> String {
+pub(crate) fn collection_expr(ns: &str) -> String {
     let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
     format!(
         "db.getSiblingDB({}).getCollection({})",

@@ -23,6 +23,7 @@ mod fidelity_shell;
 mod glue_round3;
 mod hash;
 mod i18n_catalogues;
+mod import;
 mod indexes;
 mod layers;
 mod manual_procedures;

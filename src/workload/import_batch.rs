@@ -1,0 +1,365 @@
+//! An import's documents as the shell commands that insert them, the way mongoimport
+//! sends them: `insertMany` batches of at most 1,000 documents (its `--batchSize`),
+//! unordered (`--maintainInsertionOrder` off), so that a duplicate `_id` fails that
+//! document alone and the rest go in (mongoimport continues through duplicate key
+//! errors unless `--stopOnError`). Each document is written in canonical Extended JSON,
+//! which ShardLab's shell reads back exactly (types, key order), so the commands are a
+//! timeline step that replays: an import is one step whose text is these commands.
+//!
+//! Documents go in file order, or sorted by a field ([`Sorter`]) in MongoDB's order:
+//! [`crate::query::sort_value`] and [`compare_values`], documents without the field
+//! first, as missing and null sort.
+
+use super::import::{Failure, ImportedDocument};
+use super::presets::collection_expr;
+use crate::shell::ejson::document_to_canonical_ejson;
+use crate::shell::{MAX_SCRIPT_BYTES, MAX_TOKENS};
+use crate::values::limits::{MAX_BSON_BYTES, MAX_VALUES};
+use crate::values::order::compare_values;
+use bson::Bson;
+
+/// The most documents one `insertMany` of an import holds: mongoimport's batch size.
+pub const BATCH_DOCUMENTS: usize = 1000;
+
+/// The most documents a sorted import holds while it sorts, and the most bytes of their
+/// text: what a cluster takes in over its life (`engine::cluster::MAX_WRITTEN_DOCS`,
+/// `MAX_WRITTEN_BYTES`), so a sort never holds more than could be inserted.
+pub const MAX_SORTED_DOCUMENTS: usize = crate::engine::cluster::MAX_WRITTEN_DOCS as usize;
+
+/// See [`MAX_SORTED_DOCUMENTS`].
+pub const MAX_SORTED_BYTES: usize = crate::engine::cluster::MAX_WRITTEN_BYTES as usize;
+
+/// One document ready to go into a batch: its line and its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    /// Its first line in the file.
+    pub line: u64,
+    /// Canonical Extended JSON.
+    pub text: String,
+    values: u64,
+    bytes: u64,
+    tokens: u64,
+}
+
+/// One `insertMany` statement and the file's line of each document in it, by position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InsertBatch {
+    /// The shell statement.
+    pub statement: String,
+    /// Each document's line, in the statement's order.
+    pub lines: Vec<u64>,
+}
+
+/// How many tokens the shell's lexer makes of canonical Extended JSON at most: every
+/// punctuation mark, every string and every other literal (which punctuation ends).
+fn token_bound(text: &str) -> u64 {
+    let (mut punct, mut quotes, mut in_string, mut escaped) = (0u64, 0u64, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+            quotes += 1;
+        } else if matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',') {
+            punct += 1;
+        }
+    }
+    2 * punct + quotes + 1
+}
+
+/// What one batch's statement adds around the documents, in bytes and tokens.
+fn frame_of(ns: &str) -> (String, String) {
+    (
+        format!("{}.insertMany([", collection_expr(ns)),
+        "], {ordered: false})".to_string(),
+    )
+}
+
+/// A document's text, or why it cannot go into any statement: its Extended JSON is
+/// longer than the shell reads in one statement, or holds more tokens.
+pub fn prepare(ns: &str, doc: &ImportedDocument) -> Result<Prepared, Failure> {
+    let text = document_to_canonical_ejson(&doc.document);
+    let tokens = token_bound(&text);
+    let (head, tail) = frame_of(ns);
+    let frame_tokens = token_bound(&head) + token_bound(&tail);
+    if text.len() + head.len() + tail.len() > MAX_SCRIPT_BYTES
+        || tokens + frame_tokens > MAX_TOKENS as u64
+    {
+        return Err(Failure {
+            line: doc.line,
+            column: None,
+            reason: format!(
+                "the document's Extended JSON ({} bytes) is longer than one shell statement may be ({MAX_SCRIPT_BYTES} bytes, {MAX_TOKENS} tokens)",
+                text.len()
+            ),
+        });
+    }
+    Ok(Prepared {
+        line: doc.line,
+        text,
+        values: doc.measure.values,
+        bytes: doc.measure.bytes,
+        tokens,
+    })
+}
+
+/// Gathers prepared documents into `insertMany` statements: at most
+/// [`BATCH_DOCUMENTS`], and within what one statement and one shell value may hold
+/// (16 MiB and 2,000,000 tokens of text, 16 MiB of BSON, 100,000 values).
+#[derive(Debug)]
+pub struct Batcher {
+    head: String,
+    tail: String,
+    frame_tokens: u64,
+    docs: String,
+    lines: Vec<u64>,
+    values: u64,
+    bytes: u64,
+    tokens: u64,
+}
+
+impl Batcher {
+    /// A batcher for the collection `ns` (`db.coll`).
+    pub fn new(ns: &str) -> Self {
+        let (head, tail) = frame_of(ns);
+        let frame_tokens = token_bound(&head) + token_bound(&tail);
+        Batcher {
+            head,
+            tail,
+            frame_tokens,
+            docs: String::new(),
+            lines: Vec::new(),
+            values: 0,
+            bytes: 0,
+            tokens: 0,
+        }
+    }
+
+    /// Adds a document; answers the batch it completed, if it did not fit in it.
+    pub fn add(&mut self, doc: Prepared) -> Option<InsertBatch> {
+        let fits = self.lines.len() < BATCH_DOCUMENTS
+            && self.head.len() + self.docs.len() + 1 + doc.text.len() + self.tail.len()
+                <= MAX_SCRIPT_BYTES
+            && self.frame_tokens + self.tokens + 1 + doc.tokens <= MAX_TOKENS as u64
+            // The array counts as a value of its own, and each element adds its index.
+            && self.values + doc.values < MAX_VALUES
+            && self.bytes + doc.bytes + 8 * (self.lines.len() as u64 + 1) + 5 <= MAX_BSON_BYTES;
+        let done = if fits || self.lines.is_empty() {
+            None
+        } else {
+            self.finish()
+        };
+        if !self.lines.is_empty() {
+            self.docs.push(',');
+        }
+        self.docs.push_str(&doc.text);
+        self.lines.push(doc.line);
+        self.values += doc.values;
+        self.bytes += doc.bytes;
+        self.tokens += doc.tokens + 1;
+        done
+    }
+
+    /// The batch in progress, if it holds any document.
+    pub fn finish(&mut self) -> Option<InsertBatch> {
+        if self.lines.is_empty() {
+            return None;
+        }
+        let mut statement =
+            String::with_capacity(self.head.len() + self.docs.len() + self.tail.len());
+        statement.push_str(&self.head);
+        statement.push_str(&self.docs);
+        statement.push_str(&self.tail);
+        self.docs.clear();
+        self.values = 0;
+        self.bytes = 0;
+        self.tokens = 0;
+        Some(InsertBatch {
+            statement,
+            lines: std::mem::take(&mut self.lines),
+        })
+    }
+}
+
+/// Holds an import's documents until the file ends, to hand them out sorted by one
+/// field: ascending in MongoDB's order, ties (and documents without the field, which
+/// come first) in file order.
+#[derive(Debug)]
+pub struct Sorter {
+    path: String,
+    held: Vec<(Bson, Prepared)>,
+    bytes: usize,
+}
+
+impl Sorter {
+    /// A sorter by the dotted field `path`.
+    pub fn new(path: &str) -> Self {
+        Sorter {
+            path: path.to_string(),
+            held: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    /// Holds a document, or refuses it once the sort holds as much as a cluster could
+    /// take in.
+    pub fn add(&mut self, doc: &ImportedDocument, prepared: Prepared) -> Result<(), Failure> {
+        if self.held.len() >= MAX_SORTED_DOCUMENTS
+            || self.bytes + prepared.text.len() > MAX_SORTED_BYTES
+        {
+            return Err(Failure {
+                line: prepared.line,
+                column: None,
+                reason: format!(
+                    "a sorted import holds at most {MAX_SORTED_DOCUMENTS} documents or {MAX_SORTED_BYTES} bytes of them, what a cluster takes in"
+                ),
+            });
+        }
+        let key = crate::query::sort_value(&doc.document, &self.path);
+        self.bytes += prepared.text.len();
+        self.held.push((key, prepared));
+        Ok(())
+    }
+
+    /// The documents in order.
+    pub fn finish(self) -> impl Iterator<Item = Prepared> {
+        let mut held = self.held;
+        // A stable sort keeps file order among equal keys.
+        held.sort_by(|a, b| compare_values(&a.0, &b.0));
+        held.into_iter().map(|(_, p)| p)
+    }
+}
+
+/// The one timeline step an import is: its batches' statements, one a line. The shell
+/// reads a step as one script, so a step holds at most 16 MiB (the lexer's limit; a
+/// saved scenario holds at most `sim::MAX_JSON_BYTES`, 4 MiB, with every other step).
+pub fn import_step(batches: &[InsertBatch]) -> Result<String, String> {
+    let len: usize = batches.iter().map(|b| b.statement.len() + 1).sum();
+    if len > MAX_SCRIPT_BYTES {
+        return Err(format!(
+            "the import's commands take {len} bytes: one step holds at most {MAX_SCRIPT_BYTES}"
+        ));
+    }
+    let mut step = String::with_capacity(len);
+    for b in batches {
+        if !step.is_empty() {
+            step.push('\n');
+        }
+        step.push_str(&b.statement);
+    }
+    Ok(step)
+}
+
+/// What an [`Importer`] hands out: a batch to insert, or a record that will not go in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImportItem {
+    /// An `insertMany` statement to run.
+    Batch(InsertBatch),
+    /// A record that cannot be imported.
+    Failure(Failure),
+}
+
+/// A file's way from bytes to `insertMany` statements: the reader, then each document's
+/// text, then batches, in file order or (with a sort field) all at the end, sorted.
+#[derive(Debug)]
+pub struct Importer {
+    ns: String,
+    reader: super::import::ImportReader,
+    batcher: Batcher,
+    sorter: Option<Sorter>,
+    out: std::collections::VecDeque<ImportItem>,
+    done: bool,
+}
+
+impl Importer {
+    /// An import into `ns` (`db.coll`), sorted by the dotted field `sort_by` if given.
+    pub fn new(ns: &str, options: super::import::ImportOptions, sort_by: Option<&str>) -> Self {
+        Importer {
+            ns: ns.to_string(),
+            reader: super::import::ImportReader::new(options),
+            batcher: Batcher::new(ns),
+            sorter: sort_by.map(Sorter::new),
+            out: Default::default(),
+            done: false,
+        }
+    }
+
+    /// The format being read, once known.
+    pub fn format(&self) -> Option<super::import::ImportFormat> {
+        self.reader.format()
+    }
+
+    /// Takes the next slice of the file. An error means the file cannot be read on; what
+    /// was read before it is still handed out.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), super::import::ImportError> {
+        let pushed = self.reader.push(bytes);
+        let drained = self.drain();
+        pushed.and(drained)
+    }
+
+    /// Says the file has ended: the last batch (or, sorted, every batch) follows.
+    pub fn finish(&mut self) -> Result<(), super::import::ImportError> {
+        let finished = self.reader.finish();
+        let drained = self.drain();
+        if !self.done {
+            self.done = true;
+            if let Some(sorter) = self.sorter.take() {
+                for p in sorter.finish() {
+                    if let Some(b) = self.batcher.add(p) {
+                        self.out.push_back(ImportItem::Batch(b));
+                    }
+                }
+            }
+            if let Some(b) = self.batcher.finish() {
+                self.out.push_back(ImportItem::Batch(b));
+            }
+        }
+        finished.and(drained)
+    }
+
+    /// The next batch or failure ready.
+    pub fn next_item(&mut self) -> Option<ImportItem> {
+        self.out.pop_front()
+    }
+
+    fn drain(&mut self) -> Result<(), super::import::ImportError> {
+        loop {
+            let record = match self.reader.next_record() {
+                Ok(Some(r)) => r,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(e),
+            };
+            let doc = match record {
+                super::import::Record::Failure(f) => {
+                    self.out.push_back(ImportItem::Failure(f));
+                    continue;
+                }
+                super::import::Record::Document(d) => d,
+            };
+            let prepared = match prepare(&self.ns, &doc) {
+                Ok(p) => p,
+                Err(f) => {
+                    self.out.push_back(ImportItem::Failure(f));
+                    continue;
+                }
+            };
+            match &mut self.sorter {
+                Some(sorter) => {
+                    if let Err(f) = sorter.add(&doc, prepared) {
+                        self.out.push_back(ImportItem::Failure(f));
+                    }
+                }
+                None => {
+                    if let Some(b) = self.batcher.add(prepared) {
+                        self.out.push_back(ImportItem::Batch(b));
+                    }
+                }
+            }
+        }
+    }
+}
