@@ -3,7 +3,7 @@
 //! charts), the inspector, and the workload's fit to the shard key. Every figure and
 //! sentence is the engine's; the page only lays them out.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// One event of the cluster's log, newest first in [`Reply::Events`](crate::Reply).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,8 +228,9 @@ pub struct MessageView {
     pub args: Vec<(String, ArgView)>,
 }
 
-/// A placeholder's value: on the wire a string, or a message object of its own.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A placeholder's value: on the wire a string, or a message object of its own (read by
+/// what it is, in one pass: serde's untagged reader would buffer every value first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum ArgView {
     /// Words no language changes: a figure, a bound, a shard's name, as mongosh prints them.
@@ -373,5 +374,32 @@ pub mod f32_bytes {
             }
             Floats::read(&bytes)
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for ArgView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArgVisitor;
+        impl<'de> serde::de::Visitor<'de> for ArgVisitor {
+            type Value = ArgView;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a message {id, args}")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ArgView, E> {
+                Ok(ArgView::Text(v.to_string()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<ArgView, E> {
+                Ok(ArgView::Text(v))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ArgView, A::Error> {
+                MessageView::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ArgView::Message)
+            }
+        }
+        deserializer.deserialize_any(ArgVisitor)
     }
 }

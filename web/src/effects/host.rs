@@ -92,7 +92,12 @@ pub fn listen(origins: Vec<String>, dispatch: Callback<Action>) -> gloo::events:
             // Said once, on the port the host handed over; nothing more is served there.
             let v = version.filter(|v| v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9);
             let error = EngineError::unsupported_version(v.map_or(0, |v| v as u32));
-            let _ = port.post_message(&engine_client::error_answer(0, "", &error));
+            // An answer to no request: it carries no id.
+            let refusal = engine_client::error_answer(0, "", &error);
+            if let Some(o) = refusal.dyn_ref::<js_sys::Object>() {
+                let _ = js_sys::Reflect::delete_property(o, &JsValue::from_str("id"));
+            }
+            let _ = port.post_message(&refusal);
             return;
         }
         connect(port, dispatch.clone());
