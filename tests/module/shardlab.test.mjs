@@ -244,3 +244,37 @@ test('the element is safe to import where there is no DOM (static-site rendering
   assert.equal(typeof element.ShardLabElement, 'function');
   assert.equal(typeof globalThis.customElements, 'undefined', 'nothing was defined');
 });
+
+test('import: a gzipped CSV in slices goes in as one step, typed as mongoimport types it, bad lines named', async () => {
+  const { gzipSync } = await import('node:zlib');
+  const s = await ShardLab.session({ version: '8.0' });
+  await s.run('sh.shardCollection("test.people", {name: 1})');
+  const rows = ['name,age,city'];
+  for (let i = 0; i < 3000; i++) rows.push(`user${i},${20 + (i % 50)},"City ${i % 7}"`);
+  rows.splice(1500, 0, '"broken"x,1,2');
+  const file = gzipSync(Buffer.from(`${rows.join('\n')}\n`));
+  const heard = [];
+  s.on('import', (p) => heard.push(p));
+  const done = await s.import(new Uint8Array(file), { ns: 'test.people', fileName: 'people.csv.gz' });
+  assert.equal(done.done, true);
+  assert.equal(done.inserted, 3000);
+  assert.equal(done.failed, 1);
+  assert.equal(done.failures[0].line, 1501, 'the line in the file, header counted');
+  assert.match(done.failures[0].reason, /extraneous " in field/);
+  assert.ok(heard.length >= 2 && heard.at(-1).done, 'progress, then the end');
+  const [found] = await s.run('db.people.findOne({name: "user7"}, {_id: 0})');
+  assert.deepEqual(found.value, { name: 'user7', age: 27, city: 'City 0' });
+  // One step: going back before it leaves the collection empty.
+  const at = done.position.position;
+  await s.goto(at - 1);
+  const picture = await s.cluster('test.people');
+  assert.equal(picture.shards.reduce((n, sh) => n + sh.docs, 0), 0);
+  await s.goto(at);
+  assert.equal((await s.cluster('test.people')).shards.reduce((n, sh) => n + sh.docs, 0), 3000);
+  // Misuse rejects in the engine's words.
+  await assert.rejects(s.import('{}', {}), { codeName: 'BadValue' });
+  await assert.rejects(s.import(42, { ns: 'test.t' }), { codeName: 'BadValue' });
+  const text = await s.import('{"_id": 1}\n{"_id": 1}\nnope\n', { ns: 'test.t', type: 'json' });
+  assert.deepEqual([text.inserted, text.failed, text.failures.map((f) => f.line)], [1, 2, [2, 3]]);
+  s.dispose();
+});

@@ -69,3 +69,11 @@ export function shown(f: Fallible<string>): string {
 export const wrong: EngineRequest<'frame'> = { v: 3, id: 3, method: 'frame', params: { source: '1' } };
 // @ts-expect-error: version 2 is not this protocol.
 export const old: EngineRequest<'run'> = { v: 2, id: 4, method: 'run', params: { source: '1' } };
+
+// An import of the reader's own file, with its progress.
+export async function importFile(file: File): Promise<number> {
+  const s = await ShardLab.session();
+  s.on('import', (p) => console.log(`${p.bytes} of ${p.total} bytes`));
+  const done = await s.import(file, { ns: 'test.events', sortBy: 'ts' });
+  return done.inserted - done.failures.length;
+}

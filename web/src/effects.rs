@@ -3,6 +3,7 @@
 //! and exports. It imports the model and the platform, never the components.
 
 pub mod comparison;
+pub mod documents;
 pub mod driver;
 pub mod export;
 pub mod glossary;

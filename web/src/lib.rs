@@ -11,7 +11,9 @@ pub mod effects;
 pub mod model;
 pub mod platform;
 
-pub use effects::{comparison, driver, export, glossary, host, language, lessons, startup};
+pub use effects::{
+    comparison, documents, driver, export, glossary, host, language, lessons, startup,
+};
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{
     engine_client, network, recovery, scene_channel, sessions, share, shortcuts, storage,

@@ -275,6 +275,43 @@ export interface SessionEvents {
   notice: { text: string };
   /** Progress of a long replay. */
   progress: { done: number; total: number };
+  /** An import's progress after each slice (and its end), with the file's size in bytes. */
+  import: ImportProgress & { total: number };
+}
+
+/** How an import stands (`Session.import`). */
+export interface ImportProgress {
+  /** Bytes read so far. */
+  bytes: number;
+  /** Documents read so far. */
+  documents: number;
+  /** Records that did not go in, so far. */
+  failed: number;
+  /** Once ended: documents inserted. */
+  inserted: number;
+  /** Once ended: each record that did not go in, by line (the first 1,000). */
+  failures: { line: number; column: number | null; reason: string }[];
+  /** Why the import stopped short (a file it cannot read on), if it did. */
+  stopped: string | null;
+  /** Whether it has ended, its documents a step of the session. */
+  done: boolean;
+  position: Position;
+}
+
+/** How to read a file of documents (`Session.import`), as mongoimport's options say. */
+export interface ImportOptions {
+  /** The collection, such as "test.events". */
+  ns: string;
+  /** The file's name, whose extension says its format (`.json`, `.jsonl`, `.csv`, `.gz`). */
+  fileName?: string;
+  /** `json` or `csv`, when the name does not say it. */
+  type?: 'json' | 'csv';
+  /** The CSV header names each column's type (`name.string()`, `n.int64()`). */
+  columnsHaveTypes?: boolean;
+  /** Empty CSV fields are left out. */
+  ignoreBlanks?: boolean;
+  /** A field to insert the documents in order of, such as a timestamp. */
+  sortBy?: string;
 }
 
 /** How a session starts: a new cluster, or a link's scenario. */
@@ -319,6 +356,8 @@ export declare class Session {
   inspect(ns: string, subject?: Inspecting): Promise<Inspection>;
   /** One workload on several shard keys in lockstep, a row per key. */
   compare(spec: CompareSpec): Promise<CompareRow[]>;
+  /** Imports the user's documents (a string, bytes or a File) as one step; nothing leaves the page. */
+  import(data: string | Uint8Array | ArrayBuffer | Blob, options: ImportOptions): Promise<ImportProgress>;
   toLink(options?: { site?: string | URL }): Promise<string>;
   /** Calls `callback` with each event's data; returns the function that stops it. */
   on<E extends keyof SessionEvents>(event: E, callback: (data: SessionEvents[E]) => void): () => void;
@@ -379,6 +418,14 @@ export interface EngineMethods {
   analyze: { params: { ns: string; key: string }; result: StatementResult };
   target: { params: { ns: string; filter: string }; result: { stage: string; broadcast: boolean; shards: string[] } };
   compare: { params: CompareSpec; result: { rows: CompareRow[] } };
+  import: {
+    params:
+      | { kind: 'begin'; ns: string; fileName?: string; format?: 'json' | 'csv'; columnsHaveTypes?: boolean; ignoreBlanks?: boolean; sortBy?: string }
+      | { kind: 'slice'; bytes: Uint8Array | number[] }
+      | { kind: 'end' }
+      | { kind: 'cancel' };
+    result: ImportProgress;
+  };
   events: { params: { ns: string }; result: { rows: Json[] } };
   heat: { params: { ns: string; rows: number; columns: number }; result: HeatView };
 }

@@ -18,6 +18,8 @@ const PROTOCOL = 3;
 // new engine), or it could not load at all.
 const ENGINE_RESTARTED = 'EngineRestarted';
 const ENGINE_LOAD_FAILED = 'EngineLoadFailed';
+// The slices an import sends the engine: a mebibyte, the protocol's bound on one.
+const IMPORT_SLICE = 1 << 20;
 const DISPOSE = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 const inNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -348,6 +350,45 @@ export class Session {
   async compare(spec) {
     const { rows } = await this.#call('compare', spec);
     return rows;
+  }
+
+  /**
+   * Imports the user's own documents as mongoimport reads them (mongoexport's JSON lines,
+   * a JSON array, CSV with a header, or a .gz of one), a slice at a time, into `options.ns`
+   * as one step: `data` is a string, bytes, or a Blob/File. Listeners of `import` hear the
+   * progress after each slice; resolves with what went in and, by line, what did not.
+   */
+  async import(data, options = {}) {
+    if (typeof options.ns !== 'string') throw misuse('import(data, {ns}): ns names the collection, such as "test.events"');
+    const blob = data instanceof Uint8Array || data instanceof ArrayBuffer || typeof data === 'string'
+      ? null : (typeof Blob === 'function' && data instanceof Blob ? data : undefined);
+    if (blob === undefined) throw misuse('import(data): data is a string, bytes or a Blob');
+    const bytes = blob ? null : (typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data));
+    const size = blob ? blob.size : bytes.byteLength;
+    await this.#call('import', {
+      kind: 'begin',
+      ns: options.ns,
+      fileName: options.fileName ?? (typeof data?.name === 'string' ? data.name : undefined),
+      format: options.type,
+      columnsHaveTypes: options.columnsHaveTypes === true,
+      ignoreBlanks: options.ignoreBlanks === true,
+      sortBy: options.sortBy,
+    });
+    try {
+      for (let at = 0; at < size; at += IMPORT_SLICE) {
+        const slice = blob
+          ? new Uint8Array(await blob.slice(at, at + IMPORT_SLICE).arrayBuffer())
+          : bytes.subarray(at, at + IMPORT_SLICE);
+        const progress = await this.#call('import', { kind: 'slice', bytes: slice });
+        this.#emit('import', { ...progress, total: size });
+      }
+    } catch (err) {
+      await this.#call('import', { kind: 'cancel' }).catch(() => {});
+      throw err;
+    }
+    const done = await this.#call('import', { kind: 'end' });
+    this.#emit('import', { ...done, total: size });
+    return done;
   }
 
   /** A link that opens this session in the ShardLab site beside this module. */

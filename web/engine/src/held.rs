@@ -83,6 +83,28 @@ pub struct Held {
     pub typed_key: Option<(String, VersionMode)>,
     /// The playground's own state, for a session opened for the page (`playground`).
     pub page: Option<PageState>,
+    /// An import of the user's documents under way (see `import`).
+    pub importing: Option<Box<ImportJob>>,
+}
+
+/// An import of the user's documents under way in one session: the file's reader, the
+/// batches read so far (inserted at the end, as one step) and what did not go in.
+#[derive(Debug)]
+pub struct ImportJob {
+    /// The reader of the file, slice by slice.
+    pub importer: shardlab::workload::Importer,
+    /// The `insertMany` batches read so far.
+    pub batches: Vec<shardlab::workload::InsertBatch>,
+    /// The records that did not go in, listed up to the protocol's bound.
+    pub failures: Vec<shardlab_protocol::ImportFailure>,
+    /// How many did not go in.
+    pub failed: u64,
+    /// Documents read so far.
+    pub documents: u64,
+    /// Bytes read so far.
+    pub bytes: u64,
+    /// Why the file cannot be read on, once it cannot.
+    pub stopped: Option<String>,
 }
 
 /// What a playground session keeps beside its timeline: what the page used to keep in its
@@ -130,6 +152,7 @@ impl Held {
             stats: vec![StepStats::default(); steps],
             typed_key: None,
             page: None,
+            importing: None,
         }
     }
 
@@ -144,6 +167,16 @@ impl Held {
             .truncate(self.timeline.position().saturating_sub(1) as usize);
         self.stats.push(StepStats::of(&self.timeline));
         outcomes
+    }
+
+    /// Runs `command` as the next step, like [`Held::push`], and says what each of its
+    /// inserts did (an import's batches).
+    pub fn push_tallied(&mut self, command: &str) -> shardlab::session::InsertTally {
+        let (_, tally) = self.timeline.push_tallied(command);
+        self.stats
+            .truncate(self.timeline.position().saturating_sub(1) as usize);
+        self.stats.push(StepStats::of(&self.timeline));
+        tally
     }
 
     /// Forgets the steps after the cursor, and their figures.

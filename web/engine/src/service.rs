@@ -288,6 +288,14 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             Ok(Reply::Fork(position(&held.timeline)))
         }
         Call::Act(act) => playground::act(held, act, events).map(|v| Reply::Act(Box::new(v))),
+        Call::Import(call) => {
+            let ended = matches!(call, shardlab_protocol::ImportCall::End);
+            let progress = crate::import::import(held, call)?;
+            if ended && progress.inserted > 0 {
+                events.push(save_event(&held.timeline));
+            }
+            Ok(Reply::Import(progress))
+        }
         Call::Scenario { page, json } => playground::link(held, page, json),
         call => read_session(held, call),
     }

@@ -52,6 +52,7 @@ const ORDER: &[&str] = &[
     "queries",
     "insight",
     "held",
+    "import",
     "panels",
     "script",
     "comparison",

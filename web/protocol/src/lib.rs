@@ -145,6 +145,10 @@ pub enum Call {
     },
     /// One workload on several configurations in lockstep, summarised per configuration.
     Compare(CompareSpec),
+    /// The user's own documents, read from their file as `mongoimport` reads it, a slice
+    /// at a time: `begin`, any number of `slice`s, then `end`, which inserts them as one
+    /// step of the session (or `cancel`).
+    Import(ImportCall),
     /// The page: something the user did to a playground session (see [`Act`]); answers
     /// with the session's [`PageView`].
     #[serde(rename = "page.act")]
@@ -235,6 +239,7 @@ pub const METHODS: &[&str] = &[
     "analyze",
     "target",
     "compare",
+    "import",
     "events",
     "heat",
     "page.act",
@@ -265,6 +270,7 @@ impl Call {
             Call::Analyze { .. } => "analyze",
             Call::Target { .. } => "target",
             Call::Compare(_) => "compare",
+            Call::Import(_) => "import",
             Call::Act(_) => "page.act",
             Call::Summary { .. } => "page.summary",
             Call::Events { .. } => "events",
@@ -550,6 +556,8 @@ pub enum Reply {
         /// One row per configuration, in the request's order.
         rows: Vec<CompareRow>,
     },
+    /// How an import stands.
+    Import(ImportProgress),
     /// A playground session at its cursor.
     #[serde(rename = "page.act")]
     Act(Box<PageView>),
@@ -612,6 +620,7 @@ impl Reply {
             Reply::Analyze(_) => "analyze",
             Reply::Target(_) => "target",
             Reply::Compare { .. } => "compare",
+            Reply::Import(_) => "import",
             Reply::Events { .. } => "events",
             Reply::Heat(_) => "heat",
             Reply::Act(_) => "page.act",
@@ -624,6 +633,88 @@ impl Reply {
             Reply::WorkloadFit(_) => "page.workloadFit",
         }
     }
+}
+
+/// One request of an import (see [`Call::Import`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ImportCall {
+    /// Starts reading a file into `ns`; an import under way in the session is dropped.
+    Begin {
+        /// The collection the documents go into (`db.coll`).
+        ns: String,
+        /// The file's name, which says its format by its extension (`.json`, `.jsonl`,
+        /// `.ndjson`, `.csv`, any of them `.gz`).
+        #[serde(default)]
+        file_name: Option<String>,
+        /// The format, when the name does not say it: `json` (documents one after
+        /// another, or one array) or `csv`.
+        #[serde(default)]
+        format: Option<String>,
+        /// Whether the CSV header names each column's type (`--columnsHaveTypes`).
+        #[serde(default)]
+        columns_have_types: bool,
+        /// Whether empty CSV fields are left out (`--ignoreBlanks`).
+        #[serde(default)]
+        ignore_blanks: bool,
+        /// A dotted field to insert the documents in order of, as a timestamp or an
+        /// ObjectId orders them; file order when absent.
+        #[serde(default)]
+        sort_by: Option<String>,
+    },
+    /// The next slice of the file: its bytes (a `Uint8Array`, or a list of numbers), at
+    /// most [`MAX_SOURCE_BYTES`].
+    Slice {
+        /// The bytes.
+        #[serde(with = "panels::byte_buf")]
+        bytes: Vec<u8>,
+    },
+    /// The file has ended: its documents go in as one step.
+    End,
+    /// The import is dropped; nothing goes in.
+    Cancel,
+}
+
+/// How an import stands: after each slice, what was read; after `end`, what went in.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportProgress {
+    /// Bytes read so far.
+    pub bytes: u64,
+    /// Documents read so far (to go in at the end).
+    pub documents: u64,
+    /// Records that could not be read or inserted, so far.
+    pub failed: u64,
+    /// Once it has ended: documents inserted (0 when nothing went in).
+    pub inserted: u64,
+    /// Once it has ended: each record that did not go in, by line, in file order (the
+    /// first [`MAX_IMPORT_FAILURES`] of them).
+    pub failures: Vec<ImportFailure>,
+    /// Why the import stopped short, when it did (a file it cannot read on, a limit).
+    pub stopped: Option<String>,
+    /// Whether it has ended (its step is in the session).
+    pub done: bool,
+    /// The session's cursor.
+    pub position: Position,
+}
+
+/// Most failures an import's answer lists (the count says how many there were).
+pub const MAX_IMPORT_FAILURES: usize = 1000;
+
+/// A record that did not go in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportFailure {
+    /// Its line in the file, from 1.
+    pub line: u64,
+    /// The column, when the reason has one.
+    pub column: Option<u64>,
+    /// Why, in mongoimport's or the server's words.
+    pub reason: String,
 }
 
 /// A session the engine opened.

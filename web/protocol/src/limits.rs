@@ -137,6 +137,26 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             within(NS, ns, MAX_FIELD_BYTES)
         }
         Call::Run(run) => check_run(run),
+        Call::Import(crate::ImportCall::Begin {
+            ns,
+            file_name,
+            format,
+            sort_by,
+            ..
+        }) => {
+            within(NS, ns, MAX_FIELD_BYTES)?;
+            for (what, text) in [
+                ("the file name", file_name),
+                ("the format", format),
+                ("the sort field", sort_by),
+            ] {
+                if let Some(text) = text {
+                    within(what, text, MAX_FIELD_BYTES)?;
+                }
+            }
+            Ok(())
+        }
+        Call::Import(_) => Ok(()),
         Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
             Err(EngineError::bad_value("a step moves by at most 2^40"))
         }

@@ -377,6 +377,63 @@ pub mod f32_bytes {
     }
 }
 
+/// Bytes as a byte string: a `Uint8Array` through serde-wasm-bindgen, read in one block;
+/// a list of byte values (JSON's way) is read too.
+pub mod byte_buf {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    /// Writes the bytes.
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
+
+    /// Reads them back, refusing more than [`crate::MAX_SOURCE_BYTES`].
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        deserializer.deserialize_byte_buf(Bytes)
+    }
+
+    struct Bytes;
+
+    fn bounded<E: Error>(bytes: Vec<u8>) -> Result<Vec<u8>, E> {
+        if bytes.len() > crate::MAX_SOURCE_BYTES {
+            return Err(E::custom(format!(
+                "a slice is at most {} bytes",
+                crate::MAX_SOURCE_BYTES
+            )));
+        }
+        Ok(bytes)
+    }
+
+    impl<'de> Visitor<'de> for Bytes {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("bytes")
+        }
+
+        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
+            bounded(bytes.to_vec())
+        }
+
+        fn visit_byte_buf<E: Error>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
+            bounded(bytes)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element::<u8>()? {
+                if bytes.len() == crate::MAX_SOURCE_BYTES {
+                    return bounded(vec![0; crate::MAX_SOURCE_BYTES + 1]);
+                }
+                bytes.push(b);
+            }
+            Ok(bytes)
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for ArgView {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct ArgVisitor;

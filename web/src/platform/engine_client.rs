@@ -324,7 +324,10 @@ fn send(id: u64, session: Option<String>, call: Call) {
         session,
         call,
     };
-    let message = match request.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) {
+    // Bytes (an import's slices) cross as a `Uint8Array`, one block, not a list of numbers.
+    let serializer =
+        serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false);
+    let message = match request.serialize(&serializer) {
         Ok(m) => m,
         Err(e) => return answer(id, Err(failure(format!("a request did not encode: {e}")))),
     };

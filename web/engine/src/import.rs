@@ -1,0 +1,170 @@
+//! The user's own documents into a session: a file read a slice at a time as mongoimport
+//! reads it (the core's `workload::Importer`), its documents inserted at the end as one
+//! step of the session, in mongoimport's batches, and what did not go in reported by line.
+
+use crate::held::{Held, ImportJob};
+use shardlab::workload::{ImportFormat, ImportItem, ImportOptions, Importer};
+use shardlab_protocol::{
+    EngineError, ImportCall, ImportFailure, ImportProgress, Position, MAX_IMPORT_FAILURES,
+};
+
+/// The batches and failures the importer has ready, taken into the job.
+fn take_items(job: &mut ImportJob) {
+    while let Some(item) = job.importer.next_item() {
+        match item {
+            ImportItem::Batch(b) => {
+                job.documents += b.lines.len() as u64;
+                job.batches.push(b);
+            }
+            ImportItem::Failure(f) => fail(
+                job,
+                ImportFailure {
+                    line: f.line,
+                    column: f.column,
+                    reason: f.reason,
+                },
+            ),
+        }
+    }
+}
+
+/// Counts a record that did not go in, and lists it while the list is short.
+fn fail(job: &mut ImportJob, failure: ImportFailure) {
+    job.failed += 1;
+    if job.failures.len() < MAX_IMPORT_FAILURES {
+        job.failures.push(failure);
+    }
+}
+
+fn progress(job: &ImportJob, position: Position) -> ImportProgress {
+    ImportProgress {
+        bytes: job.bytes,
+        documents: job.documents,
+        failed: job.failed,
+        inserted: 0,
+        failures: Vec::new(),
+        stopped: job.stopped.clone(),
+        done: false,
+        position,
+    }
+}
+
+fn position(held: &Held) -> Position {
+    Position {
+        position: held.timeline.position(),
+        length: held.timeline.len(),
+    }
+}
+
+/// Carries out one request of an import.
+pub fn import(held: &mut Held, call: ImportCall) -> Result<ImportProgress, EngineError> {
+    match call {
+        ImportCall::Begin {
+            ns,
+            file_name,
+            format,
+            columns_have_types,
+            ignore_blanks,
+            sort_by,
+        } => {
+            if held.page.as_ref().is_some_and(|p| p.replay.is_some()) {
+                return Err(EngineError::bad_value(
+                    "a replay is under way: advance or finish it first",
+                ));
+            }
+            let format = match format.as_deref() {
+                None | Some("") => None,
+                Some(f) => Some(ImportFormat::parse(f).ok_or_else(|| {
+                    EngineError::bad_value(format!(
+                        "unknown import type '{}': use json or csv",
+                        f.chars().take(16).collect::<String>()
+                    ))
+                })?),
+            };
+            let options = ImportOptions {
+                format,
+                file_name,
+                columns_have_types,
+                ignore_blanks,
+                ..ImportOptions::default()
+            };
+            let sort_by = sort_by.filter(|s| !s.trim().is_empty());
+            let job = ImportJob {
+                importer: Importer::new(&ns, options, sort_by.as_deref()),
+                batches: Vec::new(),
+                failures: Vec::new(),
+                failed: 0,
+                documents: 0,
+                bytes: 0,
+                stopped: None,
+            };
+            let progress = progress(&job, position(held));
+            held.importing = Some(Box::new(job));
+            Ok(progress)
+        }
+        ImportCall::Slice { bytes } => {
+            let at = position(held);
+            let job = job(held)?;
+            job.bytes += bytes.len() as u64;
+            if job.stopped.is_none() {
+                if let Err(e) = job.importer.push(&bytes) {
+                    job.stopped = Some(e.to_string());
+                }
+                take_items(job);
+            }
+            Ok(progress(job, at))
+        }
+        ImportCall::End => {
+            let mut job = held.importing.take().ok_or_else(no_import)?;
+            if job.stopped.is_none() {
+                if let Err(e) = job.importer.finish() {
+                    job.stopped = Some(e.to_string());
+                }
+                take_items(&mut job);
+            }
+            let mut progress = progress(&job, position(held));
+            progress.done = true;
+            if !job.batches.is_empty() {
+                let step = shardlab::workload::import_step(&job.batches)
+                    .map_err(EngineError::bad_value)?;
+                let tally = held.push_tallied(&step);
+                let result = shardlab::session::batch_results(&job.batches, &tally);
+                progress.inserted = result.inserted;
+                for f in result.failures {
+                    fail(
+                        &mut job,
+                        ImportFailure {
+                            line: f.line,
+                            column: f.column,
+                            reason: f.reason,
+                        },
+                    );
+                }
+                if progress.stopped.is_none() {
+                    progress.stopped = result.stopped;
+                }
+            }
+            job.failures.sort_by_key(|f| f.line);
+            progress.failed = job.failed;
+            progress.failures = job.failures;
+            progress.position = position(held);
+            Ok(progress)
+        }
+        ImportCall::Cancel => {
+            held.importing = None;
+            Ok(ImportProgress {
+                done: true,
+                position: position(held),
+                ..ImportProgress::default()
+            })
+        }
+    }
+}
+
+fn no_import() -> EngineError {
+    EngineError::bad_value("no import is under way in this session: begin one first")
+}
+
+fn job(held: &mut Held) -> Result<&mut ImportJob, EngineError> {
+    held.importing.as_deref_mut().ok_or_else(no_import)
+}

@@ -1,0 +1,219 @@
+//! The user's own documents through the protocol: a file sent a slice at a time, read as
+//! mongoimport reads it, inserted at `end` as one step, and what did not go in named by line.
+#![allow(clippy::unwrap_used)]
+
+use serde_json::{json, Value};
+use shardlab_engine::Engine;
+use shardlab_protocol::*;
+
+fn send(engine: &mut Engine, request: Value) -> (Value, Vec<Value>) {
+    let request: Request = serde_json::from_value(request).expect("a request");
+    let handled = engine.handle(request);
+    let events = handled
+        .events
+        .into_iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    (serde_json::to_value(handled.response).unwrap(), events)
+}
+
+fn call(engine: &mut Engine, session: &str, method: &str, params: Value) -> Value {
+    send(
+        engine,
+        json!({"v": 3, "id": 1, "session": session, "method": method, "params": params}),
+    )
+    .0
+}
+
+fn ok(answer: Value) -> Value {
+    assert!(answer.get("error").is_none(), "an error: {answer}");
+    answer["result"].clone()
+}
+
+fn open(engine: &mut Engine) -> String {
+    let (answer, _) = send(
+        engine,
+        json!({"v": 3, "id": 1, "method": "open", "params": {"kind": "config", "shards": 3, "version": "8.0", "seed": 1}}),
+    );
+    ok(answer)["session"].as_str().unwrap().to_string()
+}
+
+/// Sends `file` in slices of `size` bytes under `begin`'s options; returns `end`'s answer.
+fn import(engine: &mut Engine, s: &str, begin: Value, file: &[u8], size: usize) -> Value {
+    ok(call(engine, s, "import", begin));
+    for slice in file.chunks(size) {
+        let progress = ok(call(
+            engine,
+            s,
+            "import",
+            json!({"kind": "slice", "bytes": slice}),
+        ));
+        assert_eq!(progress["done"], false);
+    }
+    ok(call(engine, s, "import", json!({"kind": "end"})))
+}
+
+fn run(engine: &mut Engine, s: &str, source: &str) -> Value {
+    ok(call(engine, s, "run", json!({"source": source})))["statements"][0]["value"].clone()
+}
+
+const CSV: &str =
+    "name,age,city\nAda,36,London\nGrace,85,\"New York\"\n\"bad\"x,1,2\nLinus,54,Helsinki\n";
+
+#[test]
+fn a_csv_file_in_slices_goes_in_as_one_step_and_names_the_line_that_did_not() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    run(
+        &mut engine,
+        &s,
+        "sh.shardCollection(\"test.people\", {name: 1})",
+    );
+    let before = run(&mut engine, &s, "1");
+    assert_eq!(before, json!(1.0));
+    let steps = ok(call(&mut engine, &s, "step", json!({"by": 0})))["length"].clone();
+    let done = import(
+        &mut engine,
+        &s,
+        json!({"kind": "begin", "ns": "test.people", "fileName": "people.csv"}),
+        CSV.as_bytes(),
+        7,
+    );
+    assert_eq!(done["done"], true);
+    assert_eq!(done["inserted"], 3, "{done}");
+    assert_eq!(done["failed"], 1, "{done}");
+    assert_eq!(done["failures"][0]["line"], 4, "{done}");
+    assert!(
+        done["failures"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("extraneous \" in field"),
+        "mongoimport's words: {done}"
+    );
+    assert_eq!(
+        done["position"]["length"],
+        steps.as_u64().unwrap() + 1,
+        "one step"
+    );
+    // Typed as mongoimport types a CSV: a number's text is a number.
+    assert_eq!(
+        run(
+            &mut engine,
+            &s,
+            "db.people.findOne({name: \"Grace\"}, {_id: 0})"
+        ),
+        json!({"name": "Grace", "age": 85.0, "city": "New York"})
+    );
+    assert_eq!(
+        run(&mut engine, &s, "db.people.countDocuments()"),
+        json!(3.0)
+    );
+    // The step is a step: back before it, the documents are not there.
+    ok(call(&mut engine, &s, "jump", json!({"to": steps})));
+    ok(call(&mut engine, &s, "fork", Value::Null));
+    assert_eq!(
+        run(&mut engine, &s, "db.people.countDocuments()"),
+        json!(0.0)
+    );
+}
+
+#[test]
+fn json_lines_sorted_by_a_field_and_a_duplicate_id_refused_alone() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    let file = "{\"_id\": 1, \"ts\": {\"$date\": \"2024-03-01T00:00:00Z\"}}\n{\"_id\": 2, \"ts\": {\"$date\": \"2024-01-01T00:00:00Z\"}}\nnot json\n{\"_id\": 1, \"ts\": {\"$date\": \"2024-02-01T00:00:00Z\"}}\n";
+    let done = import(
+        &mut engine,
+        &s,
+        json!({"kind": "begin", "ns": "test.events", "fileName": "events.jsonl", "sortBy": "ts"}),
+        file.as_bytes(),
+        16,
+    );
+    assert_eq!(done["inserted"], 2, "{done}");
+    assert_eq!(done["failed"], 2, "{done}");
+    let lines: Vec<u64> = done["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        vec![1, 3],
+        "the later _id 1 (in ts order) is the duplicate: {done}"
+    );
+    assert!(done["failures"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("E11000"));
+    // In ts order: _id 2 (January) went in first.
+    assert_eq!(
+        run(
+            &mut engine,
+            &s,
+            "db.events.find().toArray().map(d => d._id)"
+        ),
+        json!([2.0, 1.0])
+    );
+}
+
+#[test]
+fn misuse_is_refused_and_cancel_leaves_nothing() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    let refused = call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "slice", "bytes": [1, 2]}),
+    );
+    assert_eq!(refused["error"]["codeName"], "BadValue");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no import is under way"));
+    let typed = call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "begin", "ns": "test.t", "format": "xml"}),
+    );
+    assert!(typed["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("unknown import type 'xml'"));
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "begin", "ns": "test.t", "format": "json"}),
+    ));
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "slice", "bytes": b"{\"a\": 1}\n".to_vec()}),
+    ));
+    let cancelled = ok(call(&mut engine, &s, "import", json!({"kind": "cancel"})));
+    assert_eq!(cancelled["position"]["length"], 0, "nothing went in");
+    let after = call(&mut engine, &s, "import", json!({"kind": "end"}));
+    assert_eq!(after["error"]["codeName"], "BadValue");
+    // A binary file is refused in words, not a panic; the session goes on.
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "begin", "ns": "test.t", "fileName": "photo.json"}),
+    ));
+    let png: Vec<u8> = [0x89u8, b'P', b'N', b'G', 0, 0, 0, 13].repeat(64);
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "slice", "bytes": png}),
+    ));
+    let done = ok(call(&mut engine, &s, "import", json!({"kind": "end"})));
+    assert!(done["stopped"].is_string(), "{done}");
+    assert_eq!(done["inserted"], 0);
+    assert_eq!(run(&mut engine, &s, "1 + 1"), json!(2.0));
+}
