@@ -72,7 +72,7 @@ export async function launch() {
 }
 
 /** Saves a full-page screenshot under target/screenshots/ and returns its path. */
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir('target/screenshots', { recursive: true });
   const path = `target/screenshots/${name}.png`;
   // The panels under the cluster are skipped while off screen (content-visibility: auto),
@@ -81,12 +81,14 @@ export async function screenshot(page, name) {
   // Chromium sometimes leaves Playwright's own wait for fonts hanging on a page a service
   // worker has just taken over, though the page's `document.fonts` is loaded: the capture
   // is for people to look at, so a second try is made before giving up.
+  // A page holding megabytes of text (a session near the size ShardLab can keep) can take
+  // longer than that to lay out whole on a loaded machine: the second try is of the window.
   try {
-    await page.screenshot({ path, fullPage: true, timeout: 15_000 });
+    await page.screenshot({ path, fullPage, timeout: 15_000 });
   } catch (e) {
     if (e.name !== 'TimeoutError') throw e;
     await page.evaluate(() => document.fonts.ready);
-    await page.screenshot({ path, fullPage: true });
+    await page.screenshot({ path, timeout: 60_000 });
   }
   await all.evaluate((el) => el.remove());
   return path;

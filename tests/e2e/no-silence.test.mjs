@@ -44,7 +44,7 @@ test('a session growing past what can be kept: warned first with a copy, then th
   assert.equal(copy.commands.filter((c) => c.startsWith('db.big.insertOne')).length, 4);
   await waitForSaved(page, 'db.big.insertOne', 4);
   const position = await page.getByTestId('position').innerText();
-  console.log(`screenshot: ${await screenshot(page, 'session-nearly-too-large-1440')}`);
+  console.log(`screenshot: ${await screenshot(page, 'session-nearly-too-large-1440', { fullPage: false })}`);
 
   await run(page, big(5), '{ acknowledged: true, insertedId: 5 }');
   const over = page.getByTestId('notice').filter({ hasText: 'over the' });
@@ -55,7 +55,7 @@ test('a session growing past what can be kept: warned first with a copy, then th
   // The copy that fits stayed as it was: it was not written over.
   const kept = await waitForSaved(page, 'db.big.insertOne', 4);
   assert.ok(kept.length <= limit, `${kept.length} bytes kept`);
-  console.log(`screenshot: ${await screenshot(page, 'session-too-large-1440')}`);
+  console.log(`screenshot: ${await screenshot(page, 'session-too-large-1440', { fullPage: false })}`);
 
   // A reload opens the kept copy: four documents, at the step it was saved at.
   await page.reload();

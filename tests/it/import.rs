@@ -513,6 +513,8 @@ fn errors_that_stop_a_file_are_errors() {
     assert_eq!(importer.next_item(), None);
 }
 
+// The command line is a native program: these run where `cli` does.
+#[cfg(not(target_arch = "wasm32"))]
 mod cli {
     use super::gzip;
     use crate::cli::{shardlab, ScriptFile};

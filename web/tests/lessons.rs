@@ -153,7 +153,7 @@ fn a_malformed_lessons_file_is_refused_with_a_reason() {
     refused("[", "malformed");
     refused(
         &lessons_with("\"version\": \"5.0\"", "\"version\": \"9.9\""),
-        "'version' must be 3.6, 5.0 or 8.0",
+        "'version' must be one of 3.6, 5.0, 7.0, 8.0",
     );
     refused(
         &lessons_with("\"chunkKib\": 8", "\"chunkKib\": -8"),

@@ -488,7 +488,7 @@ pub struct CompareColumn {
 /// content; a method without content (`close`) has none.
 ///
 /// Read in one pass: `method` comes before `result`, and names the type `result` is read
-/// as (see [`wire`]); nothing is buffered.
+/// as (see `wire.rs`); nothing is buffered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
     /// The request's `id`.

@@ -523,6 +523,25 @@ fn every_method() -> Vec<(Call, Reply)> {
         (Call::Jump { to: 1 }, Reply::Jump(position)),
         (Call::Fork, Reply::Fork(position)),
         (
+            Call::Import(ImportCall::Slice {
+                bytes: b"a,b\n1,2\n".to_vec(),
+            }),
+            Reply::Import(ImportProgress {
+                bytes: 8,
+                documents: 1,
+                failed: 1,
+                inserted: 1,
+                failures: vec![ImportFailure {
+                    line: 3,
+                    column: Some(2),
+                    reason: "bare \" in non-quoted-field".into(),
+                }],
+                stopped: None,
+                done: true,
+                position,
+            }),
+        ),
+        (
             Call::Scenario {
                 page: vec![],
                 json: false,
