@@ -63,9 +63,19 @@ test('the query stage badge explains itself, and the glossary panel lists every 
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(env.server.url);
-  const stage = await page.getByTestId('query-stage').getAttribute('data-stage');
-  await page.locator(`[data-term="${stage}"]`).hover();
-  await page.waitForFunction((t) => document.querySelector('[data-testid="glossary-tip"]')?.textContent.includes(t), entry(stage).text);
+  // The badge shows the engine's targeting once its answer comes, which may be after the
+  // badge first appears: hover the term the badge shows, and again if it changed meanwhile.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stage = await page.getByTestId('query-stage').getAttribute('data-stage');
+    await page.locator(`[data-term="${stage}"]`).hover();
+    const shown = await page.waitForFunction(
+      (t) => document.querySelector('[data-testid="glossary-tip"]')?.textContent.includes(t),
+      entry(stage).text, { timeout: 5_000 }).then(() => true, () => false);
+    if (shown) break;
+    assert.ok(Date.now() < deadline, `the tooltip of ${stage} appears on hover`);
+    await page.mouse.move(0, 0);
+  }
   await page.getByTestId('glossary-toggle').click();
   const panel = page.getByTestId('glossary-panel');
   await panel.locator('dt').first().waitFor();
