@@ -3,7 +3,7 @@
 //! step of the session, in mongoimport's batches, and what did not go in reported by line.
 
 use crate::held::{Held, ImportJob};
-use shardlab::workload::{ImportFormat, ImportItem, ImportOptions, Importer};
+use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer};
 use shardlab_protocol::{
     EngineError, ImportCall, ImportFailure, ImportProgress, Position, MAX_IMPORT_FAILURES,
 };
@@ -16,23 +16,21 @@ fn take_items(job: &mut ImportJob) {
                 job.documents += b.lines.len() as u64;
                 job.batches.push(b);
             }
-            ImportItem::Failure(f) => fail(
-                job,
-                ImportFailure {
-                    line: f.line,
-                    column: f.column,
-                    reason: f.reason,
-                },
-            ),
+            ImportItem::Failure(f) => fail(job, f),
         }
     }
 }
 
-/// Counts a record that did not go in, and lists it while the list is short.
-fn fail(job: &mut ImportJob, failure: ImportFailure) {
+/// Counts a record that did not go in (unread, or refused by the cluster), and lists it
+/// while the list is short.
+fn fail(job: &mut ImportJob, f: Failure) {
     job.failed += 1;
     if job.failures.len() < MAX_IMPORT_FAILURES {
-        job.failures.push(failure);
+        job.failures.push(ImportFailure {
+            line: f.line,
+            column: f.column,
+            reason: f.reason,
+        });
     }
 }
 
@@ -131,14 +129,7 @@ pub fn import(held: &mut Held, call: ImportCall) -> Result<ImportProgress, Engin
                 let result = shardlab::session::batch_results(&job.batches, &tally);
                 progress.inserted = result.inserted;
                 for f in result.failures {
-                    fail(
-                        &mut job,
-                        ImportFailure {
-                            line: f.line,
-                            column: f.column,
-                            reason: f.reason,
-                        },
-                    );
+                    fail(&mut job, f);
                 }
                 if progress.stopped.is_none() {
                     progress.stopped = result.stopped;
