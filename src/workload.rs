@@ -9,6 +9,7 @@ pub(crate) mod import_batch;
 pub(crate) mod import_csv;
 pub(crate) mod import_fields;
 pub(crate) mod import_json;
+pub(crate) mod import_preview;
 pub mod presets;
 
 pub use generate::{
@@ -24,3 +25,4 @@ pub use import_batch::{
     BATCH_DOCUMENTS, MAX_SORTED_BYTES, MAX_SORTED_DOCUMENTS,
 };
 pub use import_fields::ParseGrace;
+pub use import_preview::{preview, ImportPreview, COLUMN_TYPE_CHOICES, MAX_PREVIEW_FIELDS};

@@ -54,6 +54,15 @@ impl ImportFormat {
             _ => None,
         }
     }
+
+    /// The format's name in a preview: `json`, `jsonArray` or `csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportFormat::Json => "json",
+            ImportFormat::JsonArray => "jsonArray",
+            ImportFormat::Csv => "csv",
+        }
+    }
 }
 
 /// How to read a file.
@@ -74,6 +83,10 @@ pub struct ImportOptions {
     pub ignore_blanks: bool,
     /// What a typed CSV field that does not parse does (`--parseGrace`).
     pub parse_grace: ParseGrace,
+    /// Types chosen for CSV columns by name, each as a typed header spells it after the
+    /// dot (`int64()`, `date_ms(yyyy-MM-dd)`, `auto()`): the header is read as if it
+    /// spelled them (`--columnsHaveTypes`). A name the header does not have is refused.
+    pub column_types: Vec<(String, String)>,
 }
 
 /// A document read, with the line it starts on.
@@ -219,6 +232,20 @@ impl ImportReader {
             Stage::Json(_) if self.format == Some(ImportFormat::JsonArray) => self.format,
             Stage::Json(_) => Some(ImportFormat::Json),
             Stage::Csv(..) => Some(ImportFormat::Csv),
+        }
+    }
+
+    /// The CSV columns, each with its type's name as a typed header spells it (`auto`
+    /// for an untyped one), once the header has been read.
+    pub fn columns(&self) -> Option<Vec<(String, String)>> {
+        match &self.stage {
+            Stage::Csv(_, Some(columns)) => Some(
+                columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.type_name.clone()))
+                    .collect(),
+            ),
+            _ => None,
         }
     }
 
@@ -447,7 +474,7 @@ impl ImportReader {
 /// The columns a CSV header names, checked as mongoimport checks them, and no deeper
 /// than an import may nest.
 fn header_columns(fields: &[String], options: &ImportOptions) -> Result<Vec<ColumnSpec>, String> {
-    let columns: Vec<ColumnSpec> = if options.columns_have_types {
+    let mut columns: Vec<ColumnSpec> = if options.columns_have_types {
         fields
             .iter()
             .map(|h| typed_column(h, options.parse_grace))
@@ -455,6 +482,19 @@ fn header_columns(fields: &[String], options: &ImportOptions) -> Result<Vec<Colu
     } else {
         fields.iter().map(|h| auto_column(h)).collect()
     };
+    for (name, type_spec) in &options.column_types {
+        let Some(column) = columns.iter_mut().find(|c| &c.name == name) else {
+            return Err(format!(
+                "a type was chosen for column {}, which the header does not name",
+                super::import_fields::go_quote(name)
+            ));
+        };
+        *column = if type_spec.trim() == "auto()" || type_spec.trim() == "auto" {
+            auto_column(name)
+        } else {
+            typed_column(&format!("{name}.{type_spec}"), options.parse_grace)?
+        };
+    }
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
     validate_fields(&names)?;
     if let Some(deep) = names

@@ -224,6 +224,49 @@ fn typed_csv_headers_are_honoured() {
 }
 
 #[test]
+fn types_chosen_for_columns_read_the_header_as_if_it_spelled_them() {
+    // The page's column type picker: an untyped header, with types chosen for two of its
+    // columns, reads as the typed header `zip.string(),day.date_ms(yyyy-MM-dd),n` would.
+    let text = "zip,day,n\n02134,2024-03-05,7\n";
+    let chosen = ImportOptions {
+        column_types: vec![
+            ("zip".into(), "string()".into()),
+            ("day".into(), "date_ms(yyyy-MM-dd)".into()),
+        ],
+        ..options("t.csv")
+    };
+    let (docs, failures) = read_sliced(text.as_bytes(), chosen);
+    assert_eq!(failures, Vec::<String>::new());
+    let (untyped, _) = read_sliced(text.as_bytes(), options("t.csv"));
+    assert_eq!(
+        untyped[0].get("zip"),
+        Some(&Bson::Int32(2134)),
+        "auto reads a number"
+    );
+    assert_eq!(docs[0].get("zip"), Some(&Bson::String("02134".into())));
+    assert_eq!(
+        docs[0].get("day"),
+        Some(&Bson::DateTime(bson::DateTime::from_millis(
+            1_709_596_800_000
+        )))
+    );
+    assert_eq!(docs[0].get("n"), Some(&Bson::Int32(7)));
+    // A type mongoimport does not know, and a column the header lacks, stop the file.
+    for (column, spec, says) in [
+        ("zip", "zipcode()", "invalid type `zipcode`"),
+        ("city", "string()", "column `city`"),
+    ] {
+        let bad = ImportOptions {
+            column_types: vec![(column.into(), spec.into())],
+            ..options("t.csv")
+        };
+        let (docs, failures) = read(text.as_bytes(), 7, bad);
+        assert!(docs.is_empty());
+        assert!(failures.iter().any(|f| f.contains(says)), "{failures:?}");
+    }
+}
+
+#[test]
 fn csv_headers_mongoimport_refuses_stop_the_file() {
     let err = |text: &str, typed: bool| {
         let (_, failures) = read(

@@ -5,7 +5,8 @@
 use crate::held::{Held, ImportJob};
 use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer};
 use shardlab_protocol::{
-    EngineError, ImportCall, ImportFailure, ImportProgress, Position, MAX_IMPORT_FAILURES,
+    ColumnTypeChoice, EngineError, ImportCall, ImportFailure, ImportPreview, ImportProgress,
+    Position, MAX_IMPORT_FAILURES,
 };
 
 /// The batches and failures the importer has ready, taken into the job.
@@ -44,6 +45,55 @@ fn progress(job: &ImportJob, position: Position) -> ImportProgress {
         stopped: job.stopped.clone(),
         done: false,
         position,
+        preview: None,
+    }
+}
+
+/// The import's options from a request's: `format` checked.
+fn options(
+    file_name: Option<String>,
+    format: Option<String>,
+    columns_have_types: bool,
+    ignore_blanks: bool,
+    column_types: Vec<ColumnTypeChoice>,
+) -> Result<ImportOptions, EngineError> {
+    let format = match format.as_deref() {
+        None | Some("") => None,
+        Some(f) => Some(ImportFormat::parse(f).ok_or_else(|| {
+            EngineError::bad_value(format!(
+                "unknown import type '{}': use json or csv",
+                f.chars().take(16).collect::<String>()
+            ))
+        })?),
+    };
+    Ok(ImportOptions {
+        format,
+        file_name,
+        columns_have_types,
+        ignore_blanks,
+        column_types: column_types.into_iter().map(|c| (c.name, c.spec)).collect(),
+        ..ImportOptions::default()
+    })
+}
+
+/// A first look at a file's first bytes.
+fn preview(bytes: &[u8], complete: bool, options: ImportOptions) -> ImportPreview {
+    let p = shardlab::workload::preview(bytes, complete, options);
+    ImportPreview {
+        format: p.format,
+        columns: p
+            .columns
+            .into_iter()
+            .map(|(name, spec)| ColumnTypeChoice { name, spec })
+            .collect(),
+        fields: p.fields,
+        documents: p.documents,
+        failed: p.failed,
+        error: p.error,
+        type_choices: shardlab::workload::COLUMN_TYPE_CHOICES
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
     }
 }
 
@@ -64,28 +114,20 @@ pub fn import(held: &mut Held, call: ImportCall) -> Result<ImportProgress, Engin
             columns_have_types,
             ignore_blanks,
             sort_by,
+            column_types,
         } => {
             if held.page.as_ref().is_some_and(|p| p.replay.is_some()) {
                 return Err(EngineError::bad_value(
                     "a replay is under way: advance or finish it first",
                 ));
             }
-            let format = match format.as_deref() {
-                None | Some("") => None,
-                Some(f) => Some(ImportFormat::parse(f).ok_or_else(|| {
-                    EngineError::bad_value(format!(
-                        "unknown import type '{}': use json or csv",
-                        f.chars().take(16).collect::<String>()
-                    ))
-                })?),
-            };
-            let options = ImportOptions {
-                format,
+            let options = options(
                 file_name,
+                format,
                 columns_have_types,
                 ignore_blanks,
-                ..ImportOptions::default()
-            };
+                column_types,
+            )?;
             let sort_by = sort_by.filter(|s| !s.trim().is_empty());
             let job = ImportJob {
                 importer: Importer::new(&ns, options, sort_by.as_deref()),
@@ -140,6 +182,21 @@ pub fn import(held: &mut Held, call: ImportCall) -> Result<ImportProgress, Engin
             progress.failures = job.failures;
             progress.position = position(held);
             Ok(progress)
+        }
+        ImportCall::Preview {
+            bytes,
+            complete,
+            file_name,
+            format,
+            columns_have_types,
+            column_types,
+        } => {
+            let options = options(file_name, format, columns_have_types, false, column_types)?;
+            Ok(ImportProgress {
+                preview: Some(preview(&bytes, complete, options)),
+                position: position(held),
+                ..ImportProgress::default()
+            })
         }
         ImportCall::Cancel => {
             held.importing = None;

@@ -217,3 +217,56 @@ fn misuse_is_refused_and_cancel_leaves_nothing() {
     assert_eq!(done["inserted"], 0);
     assert_eq!(run(&mut engine, &s, "1 + 1"), json!(2.0));
 }
+
+#[test]
+fn a_preview_shows_columns_and_fields_and_chosen_types_take_effect() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    let file = b"zip,day,n\n02134,2024-03-05,7\n02135,2024-03-06,8\n";
+    let preview = ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "preview", "bytes": &file[..], "complete": true, "fileName": "z.csv"}),
+    ))["preview"]
+        .clone();
+    assert_eq!(preview["format"], "csv");
+    assert_eq!(
+        preview["columns"],
+        json!([{"name": "zip", "type": "auto"}, {"name": "day", "type": "auto"}, {"name": "n", "type": "auto"}])
+    );
+    assert_eq!(preview["documents"], 2);
+    assert!(preview["typeChoices"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("string()")));
+    // A preview imports nothing.
+    assert_eq!(run(&mut engine, &s, "db.z.countDocuments({})"), json!(0.0));
+    let begin = json!({"kind": "begin", "ns": "test.z", "fileName": "z.csv",
+        "columnTypes": [{"name": "zip", "type": "string()"}, {"name": "day", "type": "date_ms(yyyy-MM-dd)"}]});
+    let done = import(&mut engine, &s, begin, file, 9);
+    assert_eq!(done["inserted"], 2, "{done}");
+    assert_eq!(
+        run(
+            &mut engine,
+            &s,
+            "db.z.countDocuments({zip: '02134', day: ISODate('2024-03-05')})"
+        ),
+        json!(1.0)
+    );
+    // A column the header does not name stops the preview with the reason, not the engine.
+    let missing = ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "preview", "bytes": &file[..], "complete": true, "fileName": "z.csv",
+            "columnTypes": [{"name": "city", "type": "string()"}]}),
+    ));
+    assert!(
+        missing["preview"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("`city`"),
+        "{missing}"
+    );
+}

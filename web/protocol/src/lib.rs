@@ -665,6 +665,32 @@ pub enum ImportCall {
         /// ObjectId orders them; file order when absent.
         #[serde(default)]
         sort_by: Option<String>,
+        /// Types chosen for CSV columns: the header reads as if it spelled them.
+        #[serde(default)]
+        column_types: Vec<ColumnTypeChoice>,
+    },
+    /// A first look at a file, importing nothing: its format, CSV columns and the
+    /// fields its first documents hold, read from its first bytes as `begin` with the
+    /// same options would read them. The answer's `preview` says it.
+    Preview {
+        /// The file's first bytes (at most [`MAX_SOURCE_BYTES`]).
+        #[serde(with = "panels::byte_buf")]
+        bytes: Vec<u8>,
+        /// Whether `bytes` is the whole file.
+        #[serde(default)]
+        complete: bool,
+        /// As `begin` takes it.
+        #[serde(default)]
+        file_name: Option<String>,
+        /// As `begin` takes it.
+        #[serde(default)]
+        format: Option<String>,
+        /// As `begin` takes it.
+        #[serde(default)]
+        columns_have_types: bool,
+        /// As `begin` takes it.
+        #[serde(default)]
+        column_types: Vec<ColumnTypeChoice>,
     },
     /// The next slice of the file: its bytes (a `Uint8Array`, or a list of numbers), at
     /// most [`MAX_SOURCE_BYTES`].
@@ -700,6 +726,39 @@ pub struct ImportProgress {
     pub done: bool,
     /// The session's cursor.
     pub position: Position,
+    /// The answer to a `preview`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<ImportPreview>,
+}
+
+/// A type chosen for a CSV column, as a typed header spells it after the dot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnTypeChoice {
+    /// The column, as the header names it.
+    pub name: String,
+    /// `int64()`, `string()`, `date_ms(yyyy-MM-dd)`, `auto()`, ...
+    #[serde(rename = "type")]
+    pub spec: String,
+}
+
+/// What a file's first bytes show (the answer to an import's `preview`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportPreview {
+    /// `json`, `jsonArray` or `csv`, once known.
+    pub format: Option<String>,
+    /// The CSV columns with their types' names (`auto` for an untyped header).
+    pub columns: Vec<ColumnTypeChoice>,
+    /// The dotted fields the first documents hold, in the order first met.
+    pub fields: Vec<String>,
+    /// Documents read from the bytes.
+    pub documents: u64,
+    /// Records of the bytes that could not be read.
+    pub failed: u64,
+    /// Why the file cannot be imported, when its first bytes show it already.
+    pub error: Option<String>,
+    /// The types a column can be given.
+    pub type_choices: Vec<String>,
 }
 
 /// Most failures an import's answer lists (the count says how many there were).

@@ -142,19 +142,23 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             file_name,
             format,
             sort_by,
+            column_types,
             ..
         }) => {
             within(NS, ns, MAX_FIELD_BYTES)?;
-            for (what, text) in [
-                ("the file name", file_name),
-                ("the format", format),
-                ("the sort field", sort_by),
-            ] {
-                if let Some(text) = text {
-                    within(what, text, MAX_FIELD_BYTES)?;
-                }
+            check_import_texts(file_name, format, sort_by, column_types)
+        }
+        Call::Import(crate::ImportCall::Preview {
+            bytes,
+            file_name,
+            format,
+            column_types,
+            ..
+        }) => {
+            if bytes.len() > MAX_SOURCE_BYTES {
+                return Err(too_long("a preview", bytes.len() as u64, MAX_SOURCE_BYTES));
             }
-            Ok(())
+            check_import_texts(file_name, format, &None, column_types)
         }
         Call::Import(_) => Ok(()),
         Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
@@ -380,4 +384,36 @@ mod tests {
         assert_eq!(scenario_room(MAX_SCENARIO_BYTES), Room::Nearly);
         assert_eq!(scenario_room(MAX_SCENARIO_BYTES + 1), Room::Over);
     }
+}
+
+/// Most columns an import may choose types for.
+const MAX_COLUMN_TYPES: usize = 1024;
+
+/// An import's names within their bounds.
+fn check_import_texts(
+    file_name: &Option<String>,
+    format: &Option<String>,
+    sort_by: &Option<String>,
+    column_types: &[crate::ColumnTypeChoice],
+) -> Result<(), EngineError> {
+    for (what, text) in [
+        ("the file name", file_name),
+        ("the format", format),
+        ("the sort field", sort_by),
+    ] {
+        if let Some(text) = text {
+            within(what, text, MAX_FIELD_BYTES)?;
+        }
+    }
+    if column_types.len() > MAX_COLUMN_TYPES {
+        return Err(EngineError::bad_value(format!(
+            "types were chosen for {} columns: at most {MAX_COLUMN_TYPES} can be",
+            column_types.len()
+        )));
+    }
+    for choice in column_types {
+        within("a column's name", &choice.name, MAX_FIELD_BYTES)?;
+        within("a column's type", &choice.spec, MAX_FIELD_BYTES)?;
+    }
+    Ok(())
 }

@@ -539,6 +539,36 @@ fn every_method() -> Vec<(Call, Reply)> {
                 stopped: None,
                 done: true,
                 position,
+                preview: None,
+            }),
+        ),
+        (
+            Call::Import(ImportCall::Preview {
+                bytes: b"a,b\n".to_vec(),
+                complete: true,
+                file_name: Some("a.csv".into()),
+                format: None,
+                columns_have_types: false,
+                column_types: vec![ColumnTypeChoice {
+                    name: "b".into(),
+                    spec: "int64()".into(),
+                }],
+            }),
+            Reply::Import(ImportProgress {
+                preview: Some(ImportPreview {
+                    format: Some("csv".into()),
+                    columns: vec![ColumnTypeChoice {
+                        name: "b".into(),
+                        spec: "int64".into(),
+                    }],
+                    fields: vec!["a".into()],
+                    documents: 0,
+                    failed: 0,
+                    error: None,
+                    type_choices: vec!["auto()".into()],
+                }),
+                position,
+                ..ImportProgress::default()
             }),
         ),
         (
