@@ -278,3 +278,24 @@ test('import: a gzipped CSV in slices goes in as one step, typed as mongoimport 
   assert.deepEqual([text.inserted, text.failed, text.failures.map((f) => f.line)], [1, 2, [2, 3]]);
   s.dispose();
 });
+
+test('previewImport shows the columns and fields, importing nothing; columnTypes types a column', async () => {
+  const s = await ShardLab.session({ version: '8.0' });
+  const csv = 'zip,when,n\n02134,2024-03-05,1\n';
+  const preview = await s.previewImport(csv, { type: 'csv' });
+  assert.equal(preview.format, 'csv');
+  assert.deepEqual(preview.columns.map((c) => c.name), ['zip', 'when', 'n']);
+  assert.deepEqual(preview.fields, ['zip', 'when', 'n']);
+  assert.ok(preview.typeChoices.includes('int64()'));
+  const [none] = await s.run('db.z.countDocuments({})');
+  assert.equal(none.value, 0);
+  const done = await s.import(csv, { ns: 'test.z', type: 'csv', columnTypes: { zip: 'string()', when: 'date_ms(yyyy-MM-dd)' } });
+  assert.equal(done.inserted, 1);
+  const [typed] = await s.run('db.z.countDocuments({zip: "02134", when: ISODate("2024-03-05")})');
+  assert.equal(typed.value, 1);
+  await assert.rejects(s.previewImport(42), { codeName: 'BadValue' });
+  await assert.rejects(s.import(csv, { ns: 'test.z', columnTypes: 'zip' }), { codeName: 'BadValue' });
+  const wrong = await s.previewImport(csv, { type: 'csv', columnTypes: { city: 'string()' } });
+  assert.match(wrong.error, /`city`/);
+  s.dispose();
+});

@@ -74,6 +74,9 @@ export const old: EngineRequest<'run'> = { v: 2, id: 4, method: 'run', params: {
 export async function importFile(file: File): Promise<number> {
   const s = await ShardLab.session();
   s.on('import', (p) => console.log(`${p.bytes} of ${p.total} bytes`));
-  const done = await s.import(file, { ns: 'test.events', sortBy: 'ts' });
+  const preview = await s.previewImport(file);
+  const sortBy = preview.fields.includes('ts') ? 'ts' : undefined;
+  const columnTypes = preview.format === 'csv' ? { zip: 'string()' } : undefined;
+  const done = await s.import(file, { ns: 'test.events', sortBy, columnTypes });
   return done.inserted - done.failures.length;
 }

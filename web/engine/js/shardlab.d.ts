@@ -296,6 +296,30 @@ export interface ImportProgress {
   /** Whether it has ended, its documents a step of the session. */
   done: boolean;
   position: Position;
+  /** The answer to a `preview`: what the file's first bytes show. */
+  preview?: ImportPreview;
+}
+
+/** A type chosen for a CSV column, as a typed header spells it after the dot (`int64()`). */
+export interface ColumnTypeChoice {
+  name: string;
+  type: string;
+}
+
+/** What a file's first bytes show, importing nothing (`import`'s `preview`). */
+export interface ImportPreview {
+  /** `json`, `jsonArray` or `csv`, once known. */
+  format: 'json' | 'jsonArray' | 'csv' | null;
+  /** The CSV columns with their types' names (`auto` for an untyped header). */
+  columns: ColumnTypeChoice[];
+  /** The dotted fields the first documents hold, in the order first met. */
+  fields: string[];
+  documents: number;
+  failed: number;
+  /** Why the file cannot be imported, when its first bytes show it already. */
+  error: string | null;
+  /** The types a column can be given. */
+  typeChoices: string[];
 }
 
 /** How to read a file of documents (`Session.import`), as mongoimport's options say. */
@@ -312,6 +336,8 @@ export interface ImportOptions {
   ignoreBlanks?: boolean;
   /** A field to insert the documents in order of, such as a timestamp. */
   sortBy?: string;
+  /** Types for CSV columns by name, as a typed header spells them: `{zip: 'string()'}`. */
+  columnTypes?: Record<string, string>;
 }
 
 /** How a session starts: a new cluster, or a link's scenario. */
@@ -358,6 +384,8 @@ export declare class Session {
   compare(spec: CompareSpec): Promise<CompareRow[]>;
   /** Imports the user's documents (a string, bytes or a File) as one step; nothing leaves the page. */
   import(data: string | Uint8Array | ArrayBuffer | Blob, options: ImportOptions): Promise<ImportProgress>;
+  /** What a file's first bytes show (format, CSV columns, fields), importing nothing. */
+  previewImport(data: string | Uint8Array | ArrayBuffer | Blob, options?: Omit<ImportOptions, 'ns' | 'sortBy' | 'ignoreBlanks'>): Promise<ImportPreview>;
   toLink(options?: { site?: string | URL }): Promise<string>;
   /** Calls `callback` with each event's data; returns the function that stops it. */
   on<E extends keyof SessionEvents>(event: E, callback: (data: SessionEvents[E]) => void): () => void;
@@ -420,7 +448,8 @@ export interface EngineMethods {
   compare: { params: CompareSpec; result: { rows: CompareRow[] } };
   import: {
     params:
-      | { kind: 'begin'; ns: string; fileName?: string; format?: 'json' | 'csv'; columnsHaveTypes?: boolean; ignoreBlanks?: boolean; sortBy?: string }
+      | { kind: 'begin'; ns: string; fileName?: string; format?: 'json' | 'csv'; columnsHaveTypes?: boolean; ignoreBlanks?: boolean; sortBy?: string; columnTypes?: ColumnTypeChoice[] }
+      | { kind: 'preview'; bytes: Uint8Array | number[]; complete?: boolean; fileName?: string; format?: 'json' | 'csv'; columnsHaveTypes?: boolean; columnTypes?: ColumnTypeChoice[] }
       | { kind: 'slice'; bytes: Uint8Array | number[] }
       | { kind: 'end' }
       | { kind: 'cancel' };

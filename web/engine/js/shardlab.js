@@ -240,6 +240,13 @@ function floats(bytes) {
 }
 
 /** A caller's mistake, as the engine names a bad argument (BadValue, 2). */
+/** `{column: 'int64()'}` as the protocol's list of `{name, type}`. */
+function columnTypes(chosen) {
+  if (chosen === undefined || chosen === null) return [];
+  if (typeof chosen !== 'object' || Array.isArray(chosen)) throw misuse('columnTypes: an object of column names to types, such as {zip: "string()"}');
+  return Object.entries(chosen).map(([name, type]) => ({ name, type: String(type) }));
+}
+
 function misuse(message) {
   return new ShardLabError('BadValue', message, 2);
 }
@@ -373,6 +380,7 @@ export class Session {
       columnsHaveTypes: options.columnsHaveTypes === true,
       ignoreBlanks: options.ignoreBlanks === true,
       sortBy: options.sortBy,
+      columnTypes: columnTypes(options.columnTypes),
     });
     try {
       for (let at = 0; at < size; at += IMPORT_SLICE) {
@@ -389,6 +397,32 @@ export class Session {
     const done = await this.#call('import', { kind: 'end' });
     this.#emit('import', { ...done, total: size });
     return done;
+  }
+
+  /**
+   * What a file's first bytes show, importing nothing: its format, CSV columns with their
+   * types, and the fields its first documents hold (to choose `sortBy` or `columnTypes`).
+   */
+  async previewImport(data, options = {}) {
+    const blob = typeof Blob === 'function' && data instanceof Blob ? data : null;
+    if (!blob && !(data instanceof Uint8Array || data instanceof ArrayBuffer || typeof data === 'string')) {
+      throw misuse('previewImport(data): data is a string, bytes or a Blob');
+    }
+    const all = blob ? null : (typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data));
+    const size = blob ? blob.size : all.byteLength;
+    const bytes = blob
+      ? new Uint8Array(await blob.slice(0, IMPORT_SLICE).arrayBuffer())
+      : all.subarray(0, IMPORT_SLICE);
+    const { preview } = await this.#call('import', {
+      kind: 'preview',
+      bytes,
+      complete: size <= IMPORT_SLICE,
+      fileName: options.fileName ?? (typeof data?.name === 'string' ? data.name : undefined),
+      format: options.type,
+      columnsHaveTypes: options.columnsHaveTypes === true,
+      columnTypes: columnTypes(options.columnTypes),
+    });
+    return preview;
   }
 
   /** A link that opens this session in the ShardLab site beside this module. */
