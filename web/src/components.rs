@@ -8,6 +8,7 @@ pub mod console;
 pub mod controls;
 pub mod guide;
 pub mod heatmap;
+pub mod import_dialog;
 pub mod insights;
 pub mod inspector;
 pub mod key_bar;

@@ -1,6 +1,7 @@
 //! The share bar: copy a link, export or import the scenario as JSON, and export the
 //! cluster picture as SVG or PNG.
 
+use super::import_dialog::ImportDocuments;
 use super::query::use_engine_query;
 use crate::engine_client;
 use crate::i18n::{t, tf, K};
@@ -83,18 +84,6 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
         Callback::from(move |_| export_png(picture_svg(&state)))
     };
     let on_import = import_callback(props.dispatch.clone(), props.on_import.clone());
-    let on_import_docs = {
-        let session = props.state.session.clone();
-        let ns = props.state.settings.ns.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                crate::documents::import(&session, &ns, file, dispatch.clone());
-            }
-            input.set_value("");
-        })
-    };
     html! {
         <div class="share-bar" role="toolbar" aria-label={t(K::ShareBarShareAndExport)}>
             <button class="secondary" data-testid="share-link" onclick={on_copy}>{ t(K::ShareBarCopyLink) }</button>
@@ -104,12 +93,8 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
                 <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
                     disabled={props.state.replaying.is_some()} aria-label={t(K::ShareBarImportAScenarioJsonFile)} />
             </label>
-            <label class="button-like secondary" title={t(K::ShareBarImportDocumentsLabel)}>
-                { t(K::ShareBarImportDocuments) }
-                <input type="file" accept=".json,.jsonl,.ndjson,.csv,.gz,application/json,text/csv,application/gzip"
-                    data-testid="import-documents" onchange={on_import_docs}
-                    disabled={props.state.replaying.is_some()} aria-label={t(K::ShareBarImportDocumentsLabel)} />
-            </label>
+            <ImportDocuments session={props.state.session.clone()} ns={props.state.settings.ns.clone()}
+                disabled={props.state.replaying.is_some()} dispatch={props.dispatch.clone()} />
             <button class="secondary" data-testid="export-svg" onclick={on_export_svg}>{ "SVG" }</button>
             <button class="secondary" data-testid="export-png" onclick={on_export_png}>{ "PNG" }</button>
             if let Some(url) = &*link {

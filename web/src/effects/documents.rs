@@ -1,13 +1,20 @@
-//! The user's own documents into the page's session: the file is read a slice at a time
-//! (never whole, so a file of any size keeps the page answering) and each slice sent to
-//! the engine, which reads it as mongoimport reads it; at the end the documents go in as
-//! one step and the page shows the collection. Progress and the summary are notices; the
-//! file never leaves the browser.
+//! The user's own documents into the page's session. A first look (`preview`) reads the
+//! file's first slice in the engine, which says its format, its CSV columns and the
+//! fields its documents hold, so that the user can choose column types and an order;
+//! then `import` reads the file a slice at a time (never whole, so a file of any size
+//! keeps the page answering) and sends each slice to the engine, which reads it as
+//! mongoimport reads it; at the end the documents go in as one step and the page shows
+//! the collection. Progress goes to the caller; the summary is a notice; the file never
+//! leaves the browser.
 
 use crate::engine_client;
 use crate::i18n::{tf, K};
 use crate::state::{Action, Notice};
-use shardlab_protocol::{Call, EngineError, ImportCall, ImportProgress, Reply, MAX_SOURCE_BYTES};
+use shardlab_protocol::{
+    Call, ColumnTypeChoice, EngineError, ImportCall, ImportPreview, ImportProgress, Reply,
+    MAX_SOURCE_BYTES,
+};
+use std::cell::Cell;
 use std::rc::Rc;
 use yew::Callback;
 
@@ -17,31 +24,118 @@ const SLICE: f64 = MAX_SOURCE_BYTES as f64;
 /// Most failed lines a summary names (the count says how many there were).
 const LINES_NAMED: usize = 10;
 
+/// What the user chose for an import.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Choices {
+    /// The collection the documents go into.
+    pub ns: String,
+    /// Whether the CSV header spells each column's type.
+    pub columns_have_types: bool,
+    /// The field to insert in the order of; file order when `None`.
+    pub sort_by: Option<String>,
+    /// Types chosen for CSV columns.
+    pub column_types: Vec<ColumnTypeChoice>,
+}
+
+/// How far an import has come.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Bytes the engine has read.
+    pub read: u64,
+    /// The file's size.
+    pub size: u64,
+    /// Documents read so far.
+    pub documents: u64,
+}
+
+/// An import under way, which the user can stop.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Running {
+    stop: Rc<Cell<bool>>,
+}
+
+impl Running {
+    /// Stops the import before its next slice: nothing goes in.
+    pub fn stop(&self) {
+        self.stop.set(true);
+    }
+}
+
 /// One import under way.
 struct Job {
     session: String,
-    ns: String,
+    choices: Choices,
     file: web_sys::File,
     name: String,
+    stop: Rc<Cell<bool>>,
+    on_progress: Callback<Progress>,
+    on_end: Callback<()>,
     dispatch: Callback<Action>,
 }
 
-/// Imports `file` into `ns` of the page's `session`.
-pub fn import(session: &str, ns: &str, file: web_sys::File, dispatch: Callback<Action>) {
+/// Asks the engine what `file`'s first slice shows under `choices`.
+pub fn preview(
+    session: &str,
+    file: &web_sys::File,
+    choices: &Choices,
+    done: Callback<Result<ImportPreview, String>>,
+) {
+    let session = session.to_string();
+    let file = file.clone();
+    let choices = choices.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let size = file.size();
+        let bytes = match read(&file, 0.0, size.min(SLICE)).await {
+            Ok(bytes) => bytes,
+            Err(why) => return done.emit(Err(why)),
+        };
+        let call = Call::Import(ImportCall::Preview {
+            bytes,
+            complete: size <= SLICE,
+            file_name: Some(file.name()),
+            format: None,
+            columns_have_types: choices.columns_have_types,
+            column_types: choices.column_types,
+        });
+        engine_client::request(&session, call, move |answer| match answer {
+            Ok(Reply::Import(ImportProgress {
+                preview: Some(p), ..
+            })) => done.emit(Ok(p)),
+            Ok(_) => {}
+            Err(e) => done.emit(Err(e.message)),
+        });
+    });
+}
+
+/// Imports `file` into the page's `session` as `choices` say, until `running` is
+/// stopped; `on_progress` hears each slice read and `on_end` the end, however it came.
+pub fn import(
+    session: &str,
+    file: web_sys::File,
+    choices: Choices,
+    running: &Running,
+    on_progress: Callback<Progress>,
+    on_end: Callback<()>,
+    dispatch: Callback<Action>,
+) {
     let job = Rc::new(Job {
         session: session.to_string(),
-        ns: ns.to_string(),
         name: file.name(),
+        stop: running.stop.clone(),
+        choices,
         file,
+        on_progress,
+        on_end,
         dispatch,
     });
     let begin = Call::Import(ImportCall::Begin {
-        ns: job.ns.clone(),
+        ns: job.choices.ns.clone(),
         file_name: Some(job.name.clone()),
         format: None,
-        columns_have_types: false,
+        columns_have_types: job.choices.columns_have_types,
         ignore_blanks: false,
-        sort_by: None,
+        sort_by: job.choices.sort_by.clone(),
+        column_types: job.choices.column_types.clone(),
     });
     let next = job.clone();
     engine_client::request(&job.session, begin, move |answer| match answer {
@@ -53,6 +147,9 @@ pub fn import(session: &str, ns: &str, file: web_sys::File, dispatch: Callback<A
 /// Reads and sends the slice from `at`, then the next, then `end`.
 fn slice(job: Rc<Job>, at: f64) {
     let size = job.file.size();
+    if job.stop.get() {
+        return job.cancel();
+    }
     if at >= size {
         return end(job);
     }
@@ -68,16 +165,11 @@ fn slice(job: Rc<Job>, at: f64) {
         let next = job.clone();
         engine_client::request(&job.session, call, move |answer| match answer {
             Ok(Reply::Import(progress)) => {
-                next.tell(tf(
-                    K::ShareBarImporting,
-                    &[
-                        ("file", &next.name),
-                        ("ns", &next.ns),
-                        ("read", &progress.bytes),
-                        ("size", &(size as u64)),
-                        ("docs", &progress.documents),
-                    ],
-                ));
+                next.on_progress.emit(Progress {
+                    read: progress.bytes,
+                    size: size as u64,
+                    documents: progress.documents,
+                });
                 slice(next, at + SLICE);
             }
             Ok(_) => {}
@@ -115,6 +207,12 @@ impl Job {
     fn tell(&self, text: String) {
         self.dispatch
             .emit(Action::Notice(Some(Notice::plain(text))));
+        self.on_end.emit(());
+    }
+
+    fn cancel(&self) {
+        engine_client::request(&self.session, Call::Import(ImportCall::Cancel), |_| ());
+        self.tell(tf(K::ImportDialogStopped, &[("file", &self.name)]));
     }
 
     fn stopped(&self, e: &EngineError) {
@@ -136,13 +234,14 @@ impl Job {
             .take(LINES_NAMED)
             .map(|f| format!("line {} ({})", f.line, f.reason))
             .collect();
+        let ns = &self.choices.ns;
         let text = if lines.is_empty() {
             tf(
                 K::ShareBarImported,
                 &[
                     ("file", &self.name),
                     ("inserted", &done.inserted),
-                    ("ns", &self.ns),
+                    ("ns", ns),
                     ("failed", &done.failed),
                 ],
             )
@@ -152,7 +251,7 @@ impl Job {
                 &[
                     ("file", &self.name),
                     ("inserted", &done.inserted),
-                    ("ns", &self.ns),
+                    ("ns", ns),
                     ("failed", &done.failed),
                     ("lines", &lines.join("; ")),
                 ],
@@ -160,6 +259,6 @@ impl Job {
         };
         self.tell(text);
         // The step is in the session: the page shows the collection as it now is.
-        self.dispatch.emit(Action::View(self.ns.clone()));
+        self.dispatch.emit(Action::View(ns.clone()));
     }
 }
