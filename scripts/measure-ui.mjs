@@ -428,6 +428,92 @@ const memory = process.env.MEMORY === '0' ? null : await (async () => {
   return { pageWasmBytes: pageMemories, engineWasmBytes: engineMemories, pageJsHeapBytes: jsHeap, rendererAnonymousRssBytes: renderers };
 })();
 
+// Importing 100,000 documents (mongoexport's JSON lines, about 9 MB) through the page's
+// Import documents dialog: the main thread's long tasks and frames from the click on
+// Import until the summary, how often the progress bar moved, and the page's and the
+// engine worker's memory after it (the wasm memories, kept as the memory pass keeps
+// them). IMPORT=0 skips it.
+const importing = process.env.IMPORT === '0' ? null : await (async () => {
+  const DOCS = Number(process.env.IMPORT_DOCS ?? 100000);
+  const lines = [];
+  for (let i = 0; i < DOCS; i++) {
+    lines.push(JSON.stringify({ _id: { $oid: (0x5f000000 + i).toString(16).padStart(24, '0') }, user: `user${i % 5000}`, tenant: `t${i % 40}`, ts: { $date: new Date(1_700_000_000_000 + i * 1000).toISOString() }, n: i }));
+  }
+  const file = Buffer.from(lines.join('\n'));
+  const engineDir = (await readdir(DIST)).find((f) => /^engine-[0-9a-f]{16}$/.test(f));
+  const keep = `{const k=(r)=>{const x=r.instance??r;self.__wasmMemories=[...(self.__wasmMemories??[]),x.exports.memory];return r};` +
+    `const a=WebAssembly.instantiateStreaming,b=WebAssembly.instantiate;` +
+    `WebAssembly.instantiateStreaming=(...v)=>a(...v).then(k);WebAssembly.instantiate=(...v)=>b(...v).then(k);}`;
+  const worker = await readFile(`${DIST}/${engineDir}/worker.js`, 'utf8');
+  const kept = await serveCompressed(DIST, { [`/${engineDir}/worker.js`]: { body: `${keep}\n${worker}`, type: 'text/javascript' } });
+  const alone = await launch();
+  const p = await alone.newPage({ viewport: { width: 1440, height: 1000 } });
+  await p.addInitScript({ content: keep });
+  await p.addInitScript(() => {
+    window.__ilong = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__ilong.push([Math.round(e.startTime), Math.round(e.duration)]);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await p.goto(kept.url);
+  await p.getByTestId('shard').first().waitFor();
+  await p.getByTestId('import-documents').setInputFiles({ name: 'sample.json', mimeType: 'application/json', buffer: file });
+  await p.getByTestId('import-format').waitFor({ timeout: 120000 });
+  await p.evaluate(() => {
+    window.__iframes = [];
+    window.__imoves = [];
+    window.__istart = performance.now();
+    let last = performance.now();
+    let seen = null;
+    const loop = (t) => {
+      window.__iframes.push(t - last);
+      last = t;
+      const bar = document.querySelector('[data-testid="import-progress"]');
+      const value = bar ? bar.value : null;
+      if (value !== null && value !== seen) { window.__imoves.push(Math.round(t)); seen = value; }
+      if (!window.__idone) requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+  });
+  await p.getByTestId('import-start').click();
+  await p.getByTestId('notice').filter({ hasText: `${DOCS} documents imported` }).waitFor({ timeout: 600000 });
+  const r = await p.evaluate(() => {
+    window.__idone = true;
+    const end = performance.now();
+    const moves = window.__imoves;
+    const gaps = moves.slice(1).map((t, i) => t - moves[i]);
+    return {
+      ms: Math.round(end - window.__istart),
+      frames: window.__iframes.slice(2),
+      progressUpdates: moves.length,
+      longestGapBetweenUpdatesMs: gaps.length ? Math.max(...gaps) : null,
+      firstUpdateAfterMs: moves.length ? Math.round(moves[0] - window.__istart) : null,
+      long: window.__ilong.filter(([t]) => t >= window.__istart),
+    };
+  });
+  const sizes = () => (self.__wasmMemories ?? []).map((m) => m.buffer.byteLength);
+  const pageMemories = await p.evaluate(sizes);
+  const engine = p.workers().find((w) => w.url().includes(`${engineDir}/worker.js`));
+  const engineMemories = engine ? await engine.evaluate(sizes) : null;
+  const jsHeap = await p.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
+  await alone.close();
+  await kept.close();
+  return {
+    documents: DOCS,
+    fileBytes: file.length,
+    clickToSummaryMs: r.ms,
+    progressUpdates: r.progressUpdates,
+    firstUpdateAfterMs: r.firstUpdateAfterMs,
+    longestGapBetweenUpdatesMs: r.longestGapBetweenUpdatesMs,
+    frameMs: frameMs(r.frames),
+    longTasks: r.long.length,
+    longestTaskMs: r.long.length ? Math.max(...r.long.map(([, d]) => d)) : 0,
+    pageWasmBytes: pageMemories,
+    engineWasmBytes: engineMemories,
+    pageJsHeapBytes: jsHeap,
+  };
+})();
+
 // The page's JS heap (Chromium's performance.memory) after all of the above; the engine's
 // memory is its worker's, not counted here.
 const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
@@ -440,6 +526,7 @@ console.log(JSON.stringify({
   compare,
   replay,
   memory,
+  importing,
 }, null, 2));
 await browser.close();
 await server.close();

@@ -1,7 +1,7 @@
 // Takes the README's screenshots from the release build in dist/: the monotonic lesson played
 // to its end, its first screen at 1440x900 (static/screenshot.png), the Compare tab's default run (static/compare.png) and
 // the embed view of the hashed lesson (static/embed.png), the inspector after an insert by
-// hand (static/inspector.png) and the monotonic lesson's heatmap (static/heatmap.png). Run after `trunk build --release`:
+// hand (static/inspector.png), the monotonic lesson's heatmap (static/heatmap.png) and the Import documents dialog (static/import.png). Run after `trunk build --release`:
 //   node scripts/readme-shots.mjs
 import { serve, launch, playLesson, playComparison } from '../tests/e2e/harness.mjs';
 
@@ -48,7 +48,21 @@ try {
   await heat.page.waitForFunction(() => document.querySelector('[data-testid="heatmap"]')?.dataset.pattern === 'hot edge');
   await panel.screenshot({ path: 'static/heatmap.png' });
   await heat.page.close();
-  console.log('wrote static/screenshot.png, static/compare.png, static/embed.png, static/inspector.png, static/heatmap.png');
+  // The Import documents dialog for a small CSV, a type chosen for its zip column.
+  const importing = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await importing.goto(server.url);
+  await importing.getByTestId('shard').first().waitFor();
+  const csv = ['zip,city,signup', ...Array.from({ length: 40 }, (_, i) => `0${2100 + i},City ${i % 7},2024-03-${String(1 + (i % 28)).padStart(2, '0')}`)].join('\n');
+  await importing.getByTestId('import-documents').setInputFiles({ name: 'signups.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  const dialog = importing.getByTestId('import-dialog');
+  await dialog.getByTestId('import-format').waitFor();
+  await dialog.locator('[data-testid="import-type"][data-column="zip"]').selectOption('string()');
+  await dialog.locator('[data-testid="import-type"][data-column="signup"]').selectOption('date_ms(yyyy-MM-dd)');
+  await dialog.getByTestId('import-sort').selectOption('signup');
+  await importing.waitForFunction(() => document.querySelector('[data-testid="import-sort"]')?.value === 'signup');
+  await dialog.screenshot({ path: 'static/import.png' });
+  await importing.close();
+  console.log('wrote static/screenshot.png, static/compare.png, static/embed.png, static/inspector.png, static/heatmap.png, static/import.png');
 } finally {
   await browser.close();
   server.close();

@@ -72,7 +72,9 @@ impl Reducible for Stage {
         let next = match (msg, &*self) {
             (Msg::Open(file, choices), current) => {
                 let preview = match current {
-                    Stage::Choosing { file: f, preview, .. } if *f == file => preview.clone(),
+                    Stage::Choosing {
+                        file: f, preview, ..
+                    } if *f == file => preview.clone(),
                     _ => None,
                 };
                 Stage::Choosing {
@@ -91,7 +93,14 @@ impl Reducible for Stage {
                     preview: Some(answer),
                 }
             }
-            (Msg::Ns(ns), Stage::Choosing { file, preview, choices }) => Stage::Choosing {
+            (
+                Msg::Ns(ns),
+                Stage::Choosing {
+                    file,
+                    preview,
+                    choices,
+                },
+            ) => Stage::Choosing {
                 file: file.clone(),
                 preview: preview.clone(),
                 choices: Choices {
@@ -163,7 +172,10 @@ fn open_callback(
     let dispatch = props.dispatch.clone();
     Callback::from(move |file: web_sys::File| {
         if let Stage::Running { name, .. } = &*stage {
-            let busy = tf(K::ImportDialogBusy, &[("file", name), ("other", &file.name())]);
+            let busy = tf(
+                K::ImportDialogBusy,
+                &[("file", name), ("other", &file.name())],
+            );
             dispatch.emit(Action::Notice(Some(Notice::plain(busy))));
             return;
         }
@@ -176,7 +188,12 @@ fn open_callback(
 }
 
 /// Shows the dialog for `file` under `choices`, and asks the engine what they read.
-fn ask_preview(session: &str, stage: &UseReducerHandle<Stage>, file: web_sys::File, choices: Choices) {
+fn ask_preview(
+    session: &str,
+    stage: &UseReducerHandle<Stage>,
+    file: web_sys::File,
+    choices: Choices,
+) {
     stage.dispatch(Msg::Open(file.clone(), choices.clone()));
     let stage = stage.clone();
     let (asked_file, asked) = (file.clone(), choices.clone());
@@ -325,7 +342,7 @@ fn choosing(
     let preview = match preview {
         None => {
             return html! { <>{ head }<p data-testid="import-reading">{ t(K::ImportDialogReading) }</p>
-                <div class="dialog-actions">{ close_button }</div></> }
+            <div class="dialog-actions">{ close_button }</div></> }
         }
         Some(Err(why)) => Err(why.clone()),
         Some(Ok(p)) => match &p.error {
@@ -389,10 +406,21 @@ fn choices_form(
         Some("jsonArray") => t(K::ImportDialogFormatJsonArray),
         _ => t(K::ImportDialogFormatJson),
     };
-    let read = tf(
-        K::ImportDialogRead,
-        &[("format", &format), ("documents", &p.documents), ("failed", &p.failed)],
-    );
+    let read = if p.failed == 0 {
+        tf(
+            K::ImportDialogRead,
+            &[("format", &format), ("documents", &p.documents)],
+        )
+    } else {
+        tf(
+            K::ImportDialogReadFailed,
+            &[
+                ("format", &format),
+                ("documents", &p.documents),
+                ("failed", &p.failed),
+            ],
+        )
+    };
     let sort_by = choices.sort_by.clone().unwrap_or_default();
     html! {
         <div class="import-form">
