@@ -18,7 +18,7 @@ pub use generate::{
 };
 pub use import::{
     read_all, Failure, ImportError, ImportFormat, ImportOptions, ImportReader, ImportedDocument,
-    Record, MAX_DEPTH as MAX_IMPORT_DEPTH,
+    Record, MAX_DEPTH as MAX_IMPORT_DEPTH, MAX_STEP_BYTES as MAX_IMPORT_STEP_BYTES,
 };
 pub use import_batch::{
     import_step, prepare, Batcher, ImportItem, Importer, InsertBatch, Prepared, Sorter,

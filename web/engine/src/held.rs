@@ -103,6 +103,8 @@ pub struct ImportJob {
     pub documents: u64,
     /// Bytes read so far.
     pub bytes: u64,
+    /// The batches' statements' bytes so far.
+    pub statement_bytes: u64,
     /// Why the file cannot be read on, once it cannot.
     pub stopped: Option<String>,
 }

@@ -3,7 +3,9 @@
 //! step of the session, in mongoimport's batches, and what did not go in reported by line.
 
 use crate::held::{Held, ImportJob};
-use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer};
+use shardlab::workload::{
+    Failure, ImportFormat, ImportItem, ImportOptions, Importer, MAX_IMPORT_STEP_BYTES,
+};
 use shardlab_protocol::{
     ColumnTypeChoice, EngineError, ImportCall, ImportFailure, ImportPreview, ImportProgress,
     Position, MAX_IMPORT_FAILURES,
@@ -11,9 +13,25 @@ use shardlab_protocol::{
 
 /// The batches and failures the importer has ready, taken into the job.
 fn take_items(job: &mut ImportJob) {
+    take_items_within(job, MAX_IMPORT_STEP_BYTES);
+}
+
+/// [`take_items`], the step's statements held to `limit` bytes.
+fn take_items_within(job: &mut ImportJob, limit: u64) {
     while let Some(item) = job.importer.next_item() {
         match item {
+            ImportItem::Batch(_) if job.stopped.is_some() => {}
             ImportItem::Batch(b) => {
+                let bytes = job.statement_bytes + b.statement.len() as u64;
+                if bytes > limit {
+                    job.stopped = Some(format!(
+                        "at line {}: one import takes at most {} MiB of documents, as insertMany statements",
+                        b.lines.first().copied().unwrap_or(0),
+                        limit >> 20
+                    ));
+                    continue;
+                }
+                job.statement_bytes = bytes;
                 job.documents += b.lines.len() as u64;
                 job.batches.push(b);
             }
@@ -136,6 +154,7 @@ pub fn import(held: &mut Held, call: ImportCall) -> Result<ImportProgress, Engin
                 failed: 0,
                 documents: 0,
                 bytes: 0,
+                statement_bytes: 0,
                 stopped: None,
             };
             let progress = progress(&job, position(held));
@@ -215,4 +234,41 @@ fn no_import() -> EngineError {
 
 fn job(held: &mut Held) -> Result<&mut ImportJob, EngineError> {
     held.importing.as_deref_mut().ok_or_else(no_import)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_import_past_its_bound_stops_where_it_crosses_it_and_keeps_what_came_before() {
+        let mut job = ImportJob {
+            importer: Importer::new("test.t", ImportOptions::default(), None),
+            batches: Vec::new(),
+            failures: Vec::new(),
+            failed: 0,
+            documents: 0,
+            bytes: 0,
+            statement_bytes: 0,
+            stopped: None,
+        };
+        let mut text = String::new();
+        for i in 0..2500 {
+            text.push_str(&format!(
+                "{{\"_id\": {i}, \"pad\": \"{}\"}}\n",
+                "x".repeat(400)
+            ));
+        }
+        job.importer.push(text.as_bytes()).expect("JSON lines");
+        job.importer.finish().expect("a whole file");
+        // Two batches of 1,000 fit in 1 MiB; the third would cross it.
+        take_items_within(&mut job, 1 << 20);
+        assert_eq!(job.documents, 2000);
+        assert_eq!(job.batches.len(), 2);
+        assert!(job.statement_bytes <= 1 << 20);
+        assert_eq!(
+            job.stopped.as_deref(),
+            Some("at line 2001: one import takes at most 1 MiB of documents, as insertMany statements")
+        );
+    }
 }

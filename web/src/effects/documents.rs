@@ -170,7 +170,12 @@ fn slice(job: Rc<Job>, at: f64) {
                     size: size as u64,
                     documents: progress.documents,
                 });
-                slice(next, at + SLICE);
+                // A file the engine reads no further (a limit, a broken stream) ends here.
+                if progress.stopped.is_some() {
+                    end(next);
+                } else {
+                    slice(next, at + SLICE);
+                }
             }
             Ok(_) => {}
             Err(e) => next.stopped(&e),
@@ -235,7 +240,18 @@ impl Job {
             .map(|f| format!("line {} ({})", f.line, f.reason))
             .collect();
         let ns = &self.choices.ns;
-        let text = if lines.is_empty() {
+        let text = if let Some(why) = &done.stopped {
+            tf(
+                K::ImportDialogStoppedPartly,
+                &[
+                    ("file", &self.name),
+                    ("inserted", &done.inserted),
+                    ("ns", ns),
+                    ("failed", &done.failed),
+                    ("error", why),
+                ],
+            )
+        } else if lines.is_empty() {
             tf(
                 K::ShareBarImported,
                 &[
