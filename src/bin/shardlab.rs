@@ -26,6 +26,9 @@
 //! cannot be read on (a broken gzip stream, a CSV header mongoimport refuses) stops the
 //! import with `Failed: <reason>` and runs no script.
 
+#[path = "shardlab/cluster.rs"]
+mod cluster;
+
 use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
 use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer, ParseGrace};
@@ -58,6 +61,8 @@ struct Args {
     import: Option<ImportArgs>,
     /// `shardlab import ...`: import only, no script.
     import_only: bool,
+    /// `shardlab import-cluster DIR`: the directory of a cluster's config exports.
+    cluster: Option<String>,
 }
 
 /// An import's file and options.
@@ -76,8 +81,17 @@ fn parse_args() -> Result<Args, ExitCode> {
         file: None,
         import: None,
         import_only: false,
+        cluster: None,
     };
     let mut list: Vec<String> = std::env::args().skip(1).collect();
+    if list.first().map(String::as_str) == Some("import-cluster") {
+        list.remove(0);
+        if list.first().is_none_or(|d| d.starts_with("--")) {
+            report(&format!("shardlab: import-cluster needs a DIR\n{USAGE}"));
+            return Err(ExitCode::from(2));
+        }
+        args.cluster = Some(list.remove(0));
+    }
     if list.first().map(String::as_str) == Some("import") {
         list.remove(0);
         args.import_only = true;
@@ -123,6 +137,9 @@ fn parse_args() -> Result<Args, ExitCode> {
                 | "--parseGrace"
                 | "--sort"
         );
+        if (is_import_option || name == "--import") && args.cluster.is_some() {
+            return Err(usage(format!("{name} is not an option of import-cluster")));
+        }
         if is_import_option || name == "--import" {
             let import = args.import.get_or_insert_with(ImportArgs::default);
             match name.as_str() {
@@ -197,6 +214,17 @@ fn main() -> ExitCode {
         unwritten: false,
     };
     let buffer = read_buffer();
+    if let Some(dir) = &args.cluster {
+        match cluster::import_cluster(std::path::Path::new(dir), buffer) {
+            Ok(session) => runner.session = session,
+            Err(code) => return code,
+        }
+        let mut status = ScriptStream::new();
+        status.push("sh.status()");
+        if let Some(piece) = status.next_piece(true) {
+            runner.run(&piece);
+        }
+    }
     if let Some(import) = &args.import {
         match import_file(&mut runner.session, import, buffer) {
             Ok(true) => {}

@@ -40,6 +40,15 @@ pub enum ChunkChange {
         /// The chunks merged (4.4 to 6.x list them).
         pieces: Option<Vec<(KeyValue, KeyValue, Option<ChunkVersion>)>>,
     },
+    /// ShardLab's own entry, `markJumbo` with `{min, max}`: the chunk `[min, max)` is
+    /// flagged jumbo, as the export shows it after the last replayed change (MongoDB logs
+    /// no entry when it flags a chunk).
+    Jumbo {
+        /// The chunk's lower bound.
+        min: KeyValue,
+        /// Its upper bound.
+        max: KeyValue,
+    },
     /// A migration of `[min, max)` from a shard to another.
     Move {
         /// The range's lower bound.
@@ -128,6 +137,10 @@ impl ChunkChange {
                 pieces: vec![range_of(pattern, sub(details, "chunk", what)?, what)?],
             },
             "merge" => read_merge(pattern, details)?,
+            "markJumbo" => ChunkChange::Jumbo {
+                min: image_bound(pattern, sub(details, "min", what)?)?,
+                max: image_bound(pattern, sub(details, "max", what)?)?,
+            },
             "moveChunk.commit" => ChunkChange::Move {
                 min: image_bound(pattern, sub(details, "min", what)?)?,
                 max: image_bound(pattern, sub(details, "max", what)?)?,
@@ -266,6 +279,21 @@ impl ChunkList<'_> {
         Ok(())
     }
 
+    /// Sets the jumbo flag of the chunk `[min, max)`, which must be a chunk.
+    fn flag(&mut self, min: &KeyValue, max: &KeyValue, jumbo: bool) -> Result<(), ClusterError> {
+        let at = self.chunks.partition_point(|c| c.min < *min);
+        match self.chunks.get_mut(at) {
+            Some(c) if c.min == *min && c.max == *max => {
+                c.jumbo = jumbo;
+                Ok(())
+            }
+            _ => Err(refuse(format!(
+                "the range {} is not a chunk",
+                self.name(min, max)
+            ))),
+        }
+    }
+
     /// Applies `change` as it happened.
     pub fn apply(&mut self, change: &ChunkChange) -> Result<(), ClusterError> {
         match change {
@@ -291,6 +319,7 @@ impl ChunkList<'_> {
                     },
                 )?;
             }
+            ChunkChange::Jumbo { min, max } => self.flag(min, max, true)?,
             ChunkChange::Move { min, max, from, to } => {
                 let (from, to) = (self.shard(from)?, self.shard(to)?);
                 let at = self.carve(min, max)?;
@@ -345,6 +374,7 @@ impl ChunkList<'_> {
                     .collect();
                 self.chunks.splice(at..=at, split);
             }
+            ChunkChange::Jumbo { min, max } => self.flag(min, max, false)?,
             ChunkChange::Move { min, max, from, to } => {
                 let (from, to) = (self.shard(from)?, self.shard(to)?);
                 let at = self.carve(min, max)?;

@@ -79,7 +79,9 @@ impl MetadataCollection {
     pub fn optional(self) -> bool {
         matches!(
             self,
-            MetadataCollection::Databases | MetadataCollection::Tags | MetadataCollection::Changelog
+            MetadataCollection::Databases
+                | MetadataCollection::Tags
+                | MetadataCollection::Changelog
         )
     }
 }
@@ -142,12 +144,19 @@ impl MetadataReader {
     }
 
     /// Starts reading `file`, which holds `collection`'s documents.
-    pub fn begin(&mut self, collection: MetadataCollection, file: &str) -> Result<(), MetadataError> {
+    pub fn begin(
+        &mut self,
+        collection: MetadataCollection,
+        file: &str,
+    ) -> Result<(), MetadataError> {
         if let Some((_, other)) = self.docs.files.iter().find(|(c, _)| *c == collection) {
             return Err(MetadataError {
                 file: file.to_string(),
                 line: None,
-                message: format!("config.{} was read already, from {other}", collection.name()),
+                message: format!(
+                    "config.{} was read already, from {other}",
+                    collection.name()
+                ),
             });
         }
         let options = ImportOptions {
@@ -185,7 +194,10 @@ impl MetadataReader {
             return Err(MetadataError {
                 file,
                 line: None,
-                message: format!("the file holds no documents: config.{} cannot be empty", collection.name()),
+                message: format!(
+                    "the file holds no documents: config.{} cannot be empty",
+                    collection.name()
+                ),
             });
         }
         Ok(())
@@ -222,7 +234,9 @@ impl MetadataReader {
                     return Err(MetadataError {
                         file,
                         line: Some(f.line),
-                        message: f.column.map_or(f.reason.clone(), |c| format!("column {c}: {}", f.reason)),
+                        message: f
+                            .column
+                            .map_or(f.reason.clone(), |c| format!("column {c}: {}", f.reason)),
                     })
                 }
                 Some(Record::Document(d)) => {
@@ -246,23 +260,44 @@ impl MetadataReader {
         doc: Document,
     ) -> Result<(), crate::engine::ClusterError> {
         fn at<T>(file: &str, line: u64, value: T) -> Located<T> {
-            Located { file: file.to_string(), line, value }
+            Located {
+                file: file.to_string(),
+                line,
+                value,
+            }
         }
         let d = &mut self.docs;
         match collection {
-            MetadataCollection::Shards => d.shards.push(at(file, line, ShardDoc::from_document(&doc)?)),
-            MetadataCollection::Databases => d.databases.push(at(file, line, DatabaseDoc::from_document(&doc)?)),
+            MetadataCollection::Shards => {
+                d.shards
+                    .push(at(file, line, ShardDoc::from_document(&doc)?))
+            }
+            MetadataCollection::Databases => {
+                d.databases
+                    .push(at(file, line, DatabaseDoc::from_document(&doc)?))
+            }
             MetadataCollection::Collections => {
                 let unsplittable = matches!(doc.get("unsplittable"), Some(Bson::Boolean(true)));
-                let located = Located { file: file.to_string(), line, value: (CollectionDoc::from_document(&doc)?, unsplittable) };
+                let located = Located {
+                    file: file.to_string(),
+                    line,
+                    value: (CollectionDoc::from_document(&doc)?, unsplittable),
+                };
                 d.collections.push(located);
             }
-            MetadataCollection::Chunks => d.chunks.push(at(file, line, ChunkDoc::from_document(&doc)?)),
+            MetadataCollection::Chunks => {
+                d.chunks
+                    .push(at(file, line, ChunkDoc::from_document(&doc)?))
+            }
             MetadataCollection::Tags => d.tags.push(at(file, line, TagDoc::from_document(&doc)?)),
             MetadataCollection::Changelog => {
                 let entry = ChangelogDoc::from_document(&doc)?;
                 if crate::engine::REPLAYED_CHANGES.contains(&entry.what.as_str()) {
-                    d.changes.push(Located { file: file.to_string(), line, value: entry });
+                    d.changes.push(Located {
+                        file: file.to_string(),
+                        line,
+                        value: entry,
+                    });
                 } else if let Some(n) = d.skipped.iter_mut().find(|(w, _)| *w == entry.what) {
                     n.1 += 1;
                 } else {
