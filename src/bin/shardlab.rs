@@ -25,6 +25,16 @@
 //! failed to import.`; the exit status is 1 when a document failed, and a file that
 //! cannot be read on (a broken gzip stream, a CSV header mongoimport refuses) stops the
 //! import with `Failed: <reason>` and runs no script.
+//!
+//! `shardlab import-cluster DIR [--json] [SCRIPT]` makes the
+//! session a real cluster's sharding metadata: the mongoexport (or bsondump) files of
+//! `config.shards`, `config.collections`, `config.chunks` and, when there, `config.databases`,
+//! `config.tags` and `config.changelog`, found in `DIR/config/` or DIR as `chunks.json`,
+//! `config.chunks.json` or `chunks.bson.json` (`cluster.rs`). It prints `sh.status()` of
+//! that cluster, then runs SCRIPT (or standard input) against it. The changelog's
+//! replayed and skipped entries are listed on standard error, and so, when standard error
+//! is a terminal, is each file as it is read; metadata that cannot be imported is named
+//! by file, line and field on standard error, with exit status 1.
 
 #[path = "shardlab/cluster.rs"]
 mod cluster;
@@ -39,12 +49,18 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: shardlab [--json] [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
+       shardlab import-cluster DIR [--json] [SCRIPT]
 
 Runs a mongosh-style script against a simulated sharded cluster.
 FILE absent or '-' reads standard input.
 
 'import' reads a file of documents as mongoimport does and inserts them;
 '--import' does so before running SCRIPT against the data.
+'import-cluster' makes the cluster a real one's sharding metadata: the
+mongoexport files of config.shards, collections, chunks and (optional)
+databases, tags, changelog in DIR/config/ or DIR (chunks.json,
+config.chunks.json or bsondump's chunks.bson.json), prints sh.status(),
+replays the changelog's splits, merges and migrations, then runs SCRIPT.
 Import options:
   --ns DB.COLL          the collection to insert into (required)
   --type json|csv       the file's format (default: from its name, else its first byte)
