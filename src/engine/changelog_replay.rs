@@ -408,7 +408,7 @@ impl Cluster {
             _ => Document::new(),
         };
         let shard_names: Vec<String> = self.all_shards().iter().map(|s| s.name.clone()).collect();
-        if self.collection(&ns).is_some_and(|c| c.docs.len() > 0) {
+        if self.collection(&ns).is_some_and(|c| !c.docs.is_empty()) {
             return Err(ClusterError::IllegalOperation(format!(
                 "sim.replayChange replays the chunks of a collection without documents; {ns} has some"
             )));
