@@ -294,6 +294,28 @@ impl ChunkList<'_> {
         }
     }
 
+    /// Carves `[min, max)` out and moves it from `on` (the shard it must be on, and its
+    /// role in the migration, for the message) to `to`; answers its place.
+    fn hand_over(
+        &mut self,
+        min: &KeyValue,
+        max: &KeyValue,
+        on: (&str, &str),
+        to: &str,
+    ) -> Result<usize, ClusterError> {
+        let (holder, to) = (self.shard(on.0)?, self.shard(to)?);
+        let at = self.carve(min, max)?;
+        if self.chunks[at].shard != holder {
+            return Err(refuse(format!(
+                "the chunk {} is not on the {} shard",
+                self.name(min, max),
+                on.1
+            )));
+        }
+        self.chunks[at].shard = to;
+        Ok(at)
+    }
+
     /// Applies `change` as it happened.
     pub fn apply(&mut self, change: &ChunkChange) -> Result<(), ClusterError> {
         match change {
@@ -321,16 +343,8 @@ impl ChunkList<'_> {
             }
             ChunkChange::Jumbo { min, max } => self.flag(min, max, true)?,
             ChunkChange::Move { min, max, from, to } => {
-                let (from, to) = (self.shard(from)?, self.shard(to)?);
-                let at = self.carve(min, max)?;
-                if self.chunks[at].shard != from {
-                    return Err(refuse(format!(
-                        "the chunk {} is not on the donor shard",
-                        self.name(min, max)
-                    )));
-                }
                 let major = self.version().major + 1;
-                self.chunks[at].shard = to;
+                let at = self.hand_over(min, max, (from, "donor"), to)?;
                 self.chunks[at].version = ChunkVersion { major, minor: 0 };
             }
         }
@@ -376,15 +390,7 @@ impl ChunkList<'_> {
             }
             ChunkChange::Jumbo { min, max } => self.flag(min, max, false)?,
             ChunkChange::Move { min, max, from, to } => {
-                let (from, to) = (self.shard(from)?, self.shard(to)?);
-                let at = self.carve(min, max)?;
-                if self.chunks[at].shard != to {
-                    return Err(refuse(format!(
-                        "the chunk {} is not on the recipient shard",
-                        self.name(min, max)
-                    )));
-                }
-                self.chunks[at].shard = from;
+                self.hand_over(min, max, (to, "recipient"), from)?;
             }
         }
         Ok(())

@@ -272,25 +272,18 @@ fn missing_chunks_are_named() {
 
 #[test]
 fn overlapping_and_missing_ranges_name_both_chunks() {
-    let overlap = edited(MetadataCollection::Chunks, |t| {
-        t.replacen(
-            r#""max":{"customerId":"c100""#,
-            r#""max":{"customerId":"c200""#,
-            1,
-        )
-    });
+    let first_max = |to: &'static str| {
+        edited(MetadataCollection::Chunks, move |t| {
+            t.replacen(r#""max":{"customerId":"c100""#, to, 1)
+        })
+    };
+    let overlap = first_max(r#""max":{"customerId":"c200""#);
     let e = error_of(&overlap);
     assert_eq!(
         e,
         "chunks.json: lines 1 and 2: The chunks of shop.orders do not cover its key space: the chunks [{ customerId: MinKey, orderId: MinKey }, { customerId: \"c200\", orderId: MinKey }) and [{ customerId: \"c100\", orderId: MinKey }, { customerId: \"c500\", orderId: MinKey }) overlap"
     );
-    let gap = edited(MetadataCollection::Chunks, |t| {
-        t.replacen(
-            r#""max":{"customerId":"c100""#,
-            r#""max":{"customerId":"c050""#,
-            1,
-        )
-    });
+    let gap = first_max(r#""max":{"customerId":"c050""#);
     let e = error_of(&gap);
     assert!(
         e.contains("lines 1 and 2: ") && e.contains("a gap between the chunks"),
