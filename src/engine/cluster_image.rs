@@ -329,6 +329,9 @@ impl Cluster {
         for coll in &image.collections {
             next.load_collection(coll)?;
         }
+        // `config.system.sessions` is a sharded collection of every cluster, but the
+        // config database has no `config.databases` document (mongosh adds its own).
+        next.databases.remove("config");
         *self = next;
         Ok(())
     }

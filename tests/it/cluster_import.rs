@@ -486,3 +486,29 @@ fn the_cli_names_what_is_wrong_with_a_directory() {
         run.stderr
     );
 }
+
+#[test]
+fn config_system_sessions_is_listed_once_under_config() {
+    let mut files = edited(MetadataCollection::Collections, |t| {
+        format!(
+            "{t}{}\n",
+            r#"{"_id":"config.system.sessions","lastmodEpoch":{"$oid":"65e1a0000000000000000009"},"lastmod":{"$date":"2024-03-01T10:00:00Z"},"dropped":false,"key":{"_id":1},"unique":false,"uuid":{"$binary":{"base64":"CQkJCQkJCQkJCQkJCQkJCQ==","subType":"04"}}}"#
+        )
+    });
+    for f in files
+        .iter_mut()
+        .filter(|f| f.0 == MetadataCollection::Chunks)
+    {
+        f.2.push_str(r#"{"_id":"config.system.sessions-_id_MinKey","ns":"config.system.sessions","min":{"_id":{"$minKey":1}},"max":{"_id":{"$maxKey":1}},"shard":"shard01","lastmod":{"$timestamp":{"t":1,"i":0}},"lastmodEpoch":{"$oid":"65e1a0000000000000000009"}}"#);
+        f.2.push('\n');
+    }
+    let mut s = session_of(&read(&files).unwrap());
+    let out = status(&mut s);
+    // mongosh adds the config database itself: one entry, holding the sessions collection.
+    assert_eq!(out.matches("_id: 'config'").count(), 1, "{out}");
+    assert_eq!(
+        out.matches("'config.system.sessions': {").count(),
+        1,
+        "{out}"
+    );
+}
