@@ -8,9 +8,11 @@ pub(crate) mod auto_merger;
 pub(crate) mod background;
 pub(crate) mod balancer;
 pub(crate) mod balancer_settings;
+pub(crate) mod changelog_replay;
 pub(crate) mod chunks;
 pub(crate) mod clock;
 pub(crate) mod cluster;
+pub(crate) mod cluster_image;
 pub(crate) mod config_catalog;
 pub(crate) mod crud;
 pub(crate) mod defragmentation;
@@ -41,12 +43,17 @@ pub use balancer::{
     BalancePolicy, Migration, RemoveShardState, RoundStep, ZoneDecision, ZoneOutcome,
     MIGRATION_SIZE_FACTOR,
 };
+pub use changelog_replay::{ChunkChange, ChunkList, REPLAYED_CHANGES};
 pub use chunks::{Chunk, ChunkVersion, RoutingTable};
 pub use clock::{
     EPOCH_MS, MAX_ROUNDS_PER_ADVANCE, READ_US, ROUND_INTERVAL_MS, SHORT_ROUND_INTERVAL_MS,
     STATEMENT_US, WRITE_US,
 };
 pub use cluster::{Cluster, ClusterConfig, Sharding, VersionMode};
+pub use cluster_image::{
+    image_bound, tiling_error, tiling_problem, ClusterImage, ImageChunk, ImageCollection,
+    ImageZone, TilingProblem, MAX_IMAGE_CHUNKS,
+};
 pub use config_catalog::{
     config_documents, ChangelogDoc, ChunkDoc, ChunkHistory, CollectionDoc, DatabaseDoc,
     DatabaseVersion, SettingDoc, ShardDoc, TagDoc, CONFIG_COLLECTIONS,

@@ -3,6 +3,8 @@
 //! a file (`import.rs`, read as mongoimport reads them, and `import_batch.rs`, the
 //! `insertMany` commands that put them in). Imports only the layers below.
 
+pub(crate) mod cluster_files;
+pub(crate) mod cluster_import;
 pub(crate) mod generate;
 pub(crate) mod import;
 pub(crate) mod import_batch;
@@ -12,6 +14,10 @@ pub(crate) mod import_json;
 pub(crate) mod import_preview;
 pub mod presets;
 
+pub use cluster_files::{
+    Located, MetadataCollection, MetadataDocs, MetadataError, MetadataReader, METADATA_COLLECTIONS,
+};
+pub use cluster_import::{assemble, ClusterImport, SkippedChanges};
 pub use generate::{
     generate, generate_queries, key_fit, preset, preset_names, presets_fitting, spec_of,
     with_key_fields, KeyFit, Template, CONTINENTS,

@@ -25,6 +25,19 @@
 //! failed to import.`; the exit status is 1 when a document failed, and a file that
 //! cannot be read on (a broken gzip stream, a CSV header mongoimport refuses) stops the
 //! import with `Failed: <reason>` and runs no script.
+//!
+//! `shardlab import-cluster DIR [--json] [SCRIPT]` makes the
+//! session a real cluster's sharding metadata: the mongoexport (or bsondump) files of
+//! `config.shards`, `config.collections`, `config.chunks` and, when there, `config.databases`,
+//! `config.tags` and `config.changelog`, found in `DIR/config/` or DIR as `chunks.json`,
+//! `config.chunks.json` or `chunks.bson.json` (`cluster.rs`). It prints `sh.status()` of
+//! that cluster, then runs SCRIPT (or standard input) against it. The changelog's
+//! replayed and skipped entries are listed on standard error, and so, when standard error
+//! is a terminal, is each file as it is read; metadata that cannot be imported is named
+//! by file, line and field on standard error, with exit status 1.
+
+#[path = "shardlab/cluster.rs"]
+mod cluster;
 
 use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
@@ -36,12 +49,18 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: shardlab [--json] [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
+       shardlab import-cluster DIR [--json] [SCRIPT]
 
 Runs a mongosh-style script against a simulated sharded cluster.
 FILE absent or '-' reads standard input.
 
 'import' reads a file of documents as mongoimport does and inserts them;
 '--import' does so before running SCRIPT against the data.
+'import-cluster' makes the cluster a real one's sharding metadata: the
+mongoexport files of config.shards, collections, chunks and (optional)
+databases, tags, changelog in DIR/config/ or DIR (chunks.json,
+config.chunks.json or bsondump's chunks.bson.json), prints sh.status(),
+replays the changelog's splits, merges and migrations, then runs SCRIPT.
 Import options:
   --ns DB.COLL          the collection to insert into (required)
   --type json|csv       the file's format (default: from its name, else its first byte)
@@ -58,6 +77,8 @@ struct Args {
     import: Option<ImportArgs>,
     /// `shardlab import ...`: import only, no script.
     import_only: bool,
+    /// `shardlab import-cluster DIR`: the directory of a cluster's config exports.
+    cluster: Option<String>,
 }
 
 /// An import's file and options.
@@ -76,8 +97,17 @@ fn parse_args() -> Result<Args, ExitCode> {
         file: None,
         import: None,
         import_only: false,
+        cluster: None,
     };
     let mut list: Vec<String> = std::env::args().skip(1).collect();
+    if list.first().map(String::as_str) == Some("import-cluster") {
+        list.remove(0);
+        if list.first().is_none_or(|d| d.starts_with("--")) {
+            report(&format!("shardlab: import-cluster needs a DIR\n{USAGE}"));
+            return Err(ExitCode::from(2));
+        }
+        args.cluster = Some(list.remove(0));
+    }
     if list.first().map(String::as_str) == Some("import") {
         list.remove(0);
         args.import_only = true;
@@ -123,6 +153,9 @@ fn parse_args() -> Result<Args, ExitCode> {
                 | "--parseGrace"
                 | "--sort"
         );
+        if (is_import_option || name == "--import") && args.cluster.is_some() {
+            return Err(usage(format!("{name} is not an option of import-cluster")));
+        }
         if is_import_option || name == "--import" {
             let import = args.import.get_or_insert_with(ImportArgs::default);
             match name.as_str() {
@@ -197,6 +230,17 @@ fn main() -> ExitCode {
         unwritten: false,
     };
     let buffer = read_buffer();
+    if let Some(dir) = &args.cluster {
+        match cluster::import_cluster(std::path::Path::new(dir), buffer) {
+            Ok(session) => runner.session = session,
+            Err(code) => return code,
+        }
+        let mut status = ScriptStream::new();
+        status.push("sh.status()");
+        if let Some(piece) = status.next_piece(true) {
+            runner.run(&piece);
+        }
+    }
     if let Some(import) = &args.import {
         match import_file(&mut runner.session, import, buffer) {
             Ok(true) => {}

@@ -1058,7 +1058,7 @@ impl Cluster {
     }
 
     /// Files the collection's documents under the new key and records how it is sharded.
-    fn install_sharding(
+    pub(crate) fn install_sharding(
         &mut self,
         ns: &str,
         key: KeyPattern,

@@ -27,6 +27,8 @@ const SIM_HELPERS: &[(&str, SimHelper)] = &[
     ("preset", preset),
     ("presets", presets),
     ("events", events),
+    ("loadCluster", load_cluster),
+    ("replayChange", replay_change),
     #[cfg(feature = "insight")]
     ("explain", super::insight::explain),
     #[cfg(feature = "insight")]
@@ -181,6 +183,40 @@ fn reset(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
             .set_chunk_size(u64::try_from(n).unwrap_or(0))?;
     }
     *s = fresh;
+    Ok(Bson::Document(doc! { "ok": 1 }))
+}
+
+/// `sim.loadCluster(image)`: the cluster becomes a real cluster's sharding metadata
+/// (`engine::ClusterImage`'s document: its shards, databases, sharded collections with
+/// their chunks and zone ranges, and its era), with no documents; what was there goes.
+fn load_cluster(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let Some(Bson::Document(image)) = s.opt_arg(args, 0)? else {
+        return Err(ClusterError::BadValue(
+            "sim.loadCluster takes the cluster's metadata as a document".into(),
+        )
+        .into());
+    };
+    let image = crate::engine::ClusterImage::from_document(&image)?;
+    s.cluster.load_image(&image)?;
+    let chunks: usize = image.collections.iter().map(|c| c.chunks.len()).sum();
+    Ok(Bson::Document(doc! {
+        "shards": image.shards.len() as i64,
+        "collections": image.collections.len() as i64,
+        "chunks": chunks as i64,
+        "ok": 1,
+    }))
+}
+
+/// `sim.replayChange(entry)`: applies one `config.changelog` entry (`{what, ns,
+/// details}`) to the chunks of its collection, as it happened on the real cluster.
+fn replay_change(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
+    let Some(Bson::Document(entry)) = s.opt_arg(args, 0)? else {
+        return Err(ClusterError::BadValue(
+            "sim.replayChange takes a config.changelog entry as a document".into(),
+        )
+        .into());
+    };
+    s.cluster.replay_change(&entry)?;
     Ok(Bson::Document(doc! { "ok": 1 }))
 }
 

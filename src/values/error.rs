@@ -257,6 +257,9 @@ pub enum Code {
     Location656451,
     /// 656452: a 6.0+ `moveChunk` whose bounds are not one chunk's.
     Location656452,
+    /// 105: sharding metadata that contradicts itself (chunks that do not tile their
+    /// collection's key space, a changelog that does not lead to the chunks).
+    IncompatibleShardingMetadata,
 }
 
 impl Code {
@@ -298,6 +301,7 @@ impl Code {
             Code::Location656450 => "Location656450",
             Code::Location656451 => "Location656451",
             Code::Location656452 => "Location656452",
+            Code::IncompatibleShardingMetadata => "IncompatibleShardingMetadata",
         }
     }
 
@@ -339,6 +343,7 @@ impl Code {
             Code::Location656450 => 656_450,
             Code::Location656451 => 656_451,
             Code::Location656452 => 656_452,
+            Code::IncompatibleShardingMetadata => 105,
         }
     }
 }

@@ -5,6 +5,7 @@ mod changelog_shard_collection;
 mod cli;
 mod cli_stream;
 mod clock;
+mod cluster_import;
 mod compare;
 mod config_db;
 mod engine;

@@ -1,0 +1,146 @@
+//! `shardlab import-cluster DIR`: finds a cluster's config exports in DIR, reads them in
+//! pieces through `workload::MetadataReader` and makes the session whose cluster they
+//! describe (`workload::assemble`'s steps: `sim.loadCluster`, then the changelog's
+//! `sim.replayChange`s).
+
+use shardlab::workload::{
+    assemble, MetadataCollection, MetadataError, MetadataReader, METADATA_COLLECTIONS,
+};
+use shardlab::{ClusterConfig, Session};
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The files of DIR that hold config collections: in `DIR/config/` (mongoexport's or
+/// mongodump's layout) or in DIR itself, named `chunks.json`, `config.chunks.json` or
+/// `chunks.bson.json` (bsondump's output), maybe gzipped. Two files for one collection
+/// are refused, naming both.
+fn find_files(dir: &Path) -> Result<Vec<(MetadataCollection, PathBuf)>, String> {
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let mut found: Vec<(MetadataCollection, PathBuf)> = Vec::new();
+    for place in [dir.join("config"), dir.to_path_buf()] {
+        let Ok(entries) = std::fs::read_dir(&place) else {
+            continue;
+        };
+        let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        names.sort();
+        for path in names {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if let Some(c) = MetadataCollection::from_file_name(name) {
+                if let Some((_, other)) = found.iter().find(|(f, _)| *f == c) {
+                    return Err(format!(
+                        "{} and {} both hold config.{}: keep one",
+                        other.display(),
+                        path.display(),
+                        c.name()
+                    ));
+                }
+                found.push((c, path));
+            } else if name.ends_with(".bson")
+                && MetadataCollection::parse(name.trim_end_matches(".bson")).is_some()
+            {
+                return Err(format!("{} is mongodump's BSON: run `bsondump --outFile {}.json {}` and import the directory again", path.display(), path.display(), path.display()));
+            }
+        }
+    }
+    found.sort_by_key(|(c, _)| *c);
+    Ok(found)
+}
+
+/// Reads the files and makes the session, or reports why not (exit status 1; 2 when a
+/// file cannot be read at all).
+pub fn import_cluster(dir: &Path, buffer: usize) -> Result<Session, ExitCode> {
+    let fail = |message: String| {
+        crate::report(&format!("shardlab import-cluster: {message}"));
+        ExitCode::FAILURE
+    };
+    let files = find_files(dir).map_err(fail)?;
+    let chatty = std::io::stderr().is_terminal();
+    let mut reader = MetadataReader::new();
+    for (collection, path) in &files {
+        if chatty {
+            crate::report(&format!(
+                "reading config.{} from {}",
+                collection.name(),
+                path.display()
+            ));
+        }
+        let shown = path.strip_prefix(dir).unwrap_or(path).display().to_string();
+        read_file(&mut reader, *collection, path, &shown, buffer).map_err(|e| match e {
+            Failed::Io(message) => {
+                crate::report(&format!("shardlab import-cluster: {message}"));
+                ExitCode::from(2)
+            }
+            Failed::Metadata(e) => fail(e.to_string()),
+        })?;
+    }
+    if files.is_empty() {
+        let listed: Vec<&str> = METADATA_COLLECTIONS.iter().map(|c| c.name()).collect();
+        return Err(fail(format!(
+            "{} holds no config exports (config/{{{}}}.json)",
+            dir.display(),
+            listed.join(",")
+        )));
+    }
+    let docs = reader.finish().map_err(|e| fail(e.to_string()))?;
+    let import = assemble(&docs).map_err(|e| fail(e.to_string()))?;
+    let mut session = Session::new(ClusterConfig {
+        version: import.version,
+        ..ClusterConfig::default()
+    });
+    for step in &import.steps {
+        if let Some(Err(e)) = session
+            .run(step)
+            .into_iter()
+            .map(|o| o.result)
+            .find(Result::is_err)
+        {
+            return Err(fail(format!("{}: {e}", e.name())));
+        }
+    }
+    let replayed = import.steps.len().saturating_sub(1);
+    if replayed > 0 || !import.skipped.is_empty() {
+        crate::report(&format!("config.changelog: {replayed} change(s) replayed"));
+    }
+    for s in &import.skipped {
+        crate::report(&format!(
+            "config.changelog: skipped {} x{}: {}",
+            s.what, s.count, s.reason
+        ));
+    }
+    Ok(session)
+}
+
+enum Failed {
+    Io(String),
+    Metadata(MetadataError),
+}
+
+fn read_file(
+    reader: &mut MetadataReader,
+    collection: MetadataCollection,
+    path: &Path,
+    shown: &str,
+    buffer: usize,
+) -> Result<(), Failed> {
+    let mut file = std::fs::File::open(path)
+        .map_err(|e| Failed::Io(format!("cannot read {}: {e}", path.display())))?;
+    reader.begin(collection, shown).map_err(Failed::Metadata)?;
+    let mut buf = vec![0u8; buffer];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Failed::Io(format!("cannot read {}: {e}", path.display()))),
+        };
+        if n == 0 {
+            return reader.end().map_err(Failed::Metadata);
+        }
+        reader.push(&buf[..n]).map_err(Failed::Metadata)?;
+    }
+}
