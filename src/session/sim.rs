@@ -46,8 +46,16 @@ impl Session {
                 "sim.{name} is not a function"
             )));
         };
-        let out = Output::Value(helper(self, args)?);
-        super::interpreter::navigate(out, &rest[1..])
+        let logging = self.sim_log.is_some();
+        let reply = helper(self, args)?;
+        // `sim.reset` and `sim.preset` put a new session in place: the log goes on in it.
+        if logging && self.sim_log.is_none() {
+            self.start_sim_log();
+        }
+        if let Some(call) = self.sim_call_of(name, !args.is_empty(), &reply) {
+            self.log_sim(call);
+        }
+        super::interpreter::navigate(Output::Value(reply), &rest[1..])
     }
 
     /// The workload spec an argument names: a preset name or a template document.
@@ -228,7 +236,10 @@ fn generate(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let docs = crate::workload::generate::generate(&spec, count, start, &mut s.rng)?;
     s.generated.insert(counter_key, start + count);
     let n = docs.len() as i64;
-    s.cluster.insert_many(&ns, docs).map_err(|(_, e)| e)?;
+    let result = s.cluster.insert_many(&ns, &docs);
+    let (Ok(ids) | Err((ids, _))) = &result;
+    s.log_generated(&ns, &docs, ids);
+    result.map_err(|(_, e)| e)?;
     let inserted = crate::values::js::js_number(n as f64);
     Ok(Bson::Document(
         doc! { "ns": ns, "inserted": inserted, "ok": 1 },
@@ -256,17 +267,29 @@ fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let checkpoint = s.checkpoint();
     let ops = crate::workload::generate::generate_queries(&spec, count, &mut s.rng, &known)?;
     let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
+    let mut log = Vec::new();
     for op in &ops {
         match run_generated_op(s, &ns, op) {
-            Ok(TargetKind::SingleShard) => single += 1,
-            Ok(TargetKind::MultiShard) => multi += 1,
-            Ok(TargetKind::ScatterGather) => scatter += 1,
+            Ok((kind, refused)) => {
+                match kind {
+                    TargetKind::SingleShard => single += 1,
+                    TargetKind::MultiShard => multi += 1,
+                    TargetKind::ScatterGather => scatter += 1,
+                }
+                if s.sim_log.is_some() {
+                    log.push((op.clone(), refused));
+                }
+            }
             Err(e) => {
                 s.restore(checkpoint);
                 return Err(e);
             }
         }
     }
+    s.log_sim(super::sim_log::SimCall::Queried {
+        ns: ns.clone(),
+        ops: log,
+    });
     Ok(Bson::Document(doc! {
         "ns": ns,
         "queries": ops.len() as i32,
@@ -278,15 +301,18 @@ fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
 }
 
 /// Targets and runs one generated operation, sampling it as the shell's own would be;
-/// returns how it was targeted.
+/// returns how it was targeted and, for a write MongoDB refused, its error's text.
 fn run_generated_op(
     s: &mut Session,
     ns: &str,
     op: &SampledQuery,
-) -> Result<TargetKind, StatementError> {
+) -> Result<(TargetKind, Option<String>), StatementError> {
     let target = s.cluster.target(ns, &op.filter)?;
-    match (op.command.as_str(), &op.update) {
-        ("find", _) => s.record_read(ns, &op.filter),
+    let refused = match (op.command.as_str(), &op.update) {
+        ("find", _) => {
+            s.record_read(ns, &op.filter);
+            None
+        }
         (cmd, Some(update)) => {
             s.record_write(ns, &op.filter, cmd, Some(update));
             // A generated write that MongoDB would refuse is counted but not applied,
@@ -294,23 +320,24 @@ fn run_generated_op(
             let result = s
                 .cluster
                 .update(ns, &op.filter, update, cmd == "updateMany");
-            out_of_budget(result.map(|_| ()))?;
+            out_of_budget(result.map(|_| ()))?
         }
         (cmd, None) => {
             s.record_write(ns, &op.filter, cmd, None);
             let result = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
-            out_of_budget(result.map(|_| ()))?;
+            out_of_budget(result.map(|_| ()))?
         }
-    }
-    Ok(target.kind)
+    };
+    Ok((target.kind, refused))
 }
 
-/// Passes on the statement's budget running out, and nothing else: a generated
-/// operation's own error is part of the workload's result.
-fn out_of_budget(result: Result<(), ClusterError>) -> Result<(), StatementError> {
+/// Passes on the statement's budget running out; a generated operation's own error is
+/// part of the workload's result, answered as its text.
+fn out_of_budget(result: Result<(), ClusterError>) -> Result<Option<String>, StatementError> {
     match result {
         Err(e @ ClusterError::MaxTimeMSExpired(_)) => Err(e.into()),
-        _ => Ok(()),
+        Err(e) => Ok(Some(StatementError::from(e).to_string())),
+        Ok(()) => Ok(None),
     }
 }
 
