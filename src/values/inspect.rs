@@ -114,7 +114,8 @@ pub fn format_value_with(value: &Bson, options: &FormatOptions) -> String {
 }
 
 /// Formats a value as a script's literal that mongosh reads back to the same BSON: the
-/// lossless layout on one line (as wide as it takes), with an integral Double written
+/// lossless layout, as wide as it takes (so only nesting past `compact`'s three levels
+/// breaks lines), with an integral Double written
 /// `Double(1)`, since mongosh (and its driver) would store the number `1` as an Int32.
 /// Every other type already prints as the constructor that makes it again.
 pub fn format_script_value(value: &Bson) -> String {
