@@ -30,7 +30,9 @@ pub(crate) mod parser;
 pub(crate) mod script_stream;
 pub(crate) mod wrappers;
 
-pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
+pub use crate::values::inspect::{
+    format_document, format_script_value, format_value, format_value_with, FormatOptions,
+};
 pub use crate::values::js::{js_key_order, js_number};
 pub use completeness::needs_more_input;
 pub use context::{EvalContext, EvalError};

@@ -3,6 +3,7 @@
 //! configurations in lockstep.
 
 pub(crate) mod compare;
+pub(crate) mod export;
 #[cfg(feature = "insight")]
 pub(crate) mod heat;
 #[cfg(feature = "insight")]
@@ -12,6 +13,9 @@ pub(crate) mod timeline;
 
 pub use compare::{
     bump, compare, render_table, summarise, CompareError, ComparisonRow, LatestInserts, HOT_WINDOW,
+};
+pub use export::{
+    export_scenario, ExportError, Exporter, EXPORT_BATCH_DOCUMENTS, MAX_INLINE_IMPORT_BYTES,
 };
 #[cfg(feature = "insight")]
 pub use heat::{

@@ -35,6 +35,12 @@
 //! replayed and skipped entries are listed on standard error, and so, when standard error
 //! is a terminal, is each file as it is read; metadata that cannot be imported is named
 //! by file, line and field on standard error, with exit status 1.
+//!
+//! `shardlab export [FILE]` runs the script as `shardlab FILE` would, quietly, and writes
+//! a mongosh script that builds the same scenario on a real sharded cluster
+//! (`sim::Exporter`: mongosh's commands as written, each `sim.` helper as the real
+//! commands that do what it did or a comment saying what it did) on standard output;
+//! a script with no command to export is an error on standard error and exit status 1.
 
 #[path = "shardlab/cluster.rs"]
 mod cluster;
@@ -47,6 +53,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: shardlab [--json] [FILE]
+       shardlab export [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
        shardlab import-cluster DIR [--json] [SCRIPT]
@@ -54,6 +61,8 @@ const USAGE: &str = "usage: shardlab [--json] [FILE]
 Runs a mongosh-style script against a simulated sharded cluster.
 FILE absent or '-' reads standard input.
 
+'export' runs the script and writes a mongosh script that builds the same
+scenario on a real sharded cluster (its header says how to start one).
 'import' reads a file of documents as mongoimport does and inserts them;
 '--import' does so before running SCRIPT against the data.
 'import-cluster' makes the cluster a real one's sharding metadata: the
@@ -79,6 +88,8 @@ struct Args {
     import_only: bool,
     /// `shardlab import-cluster DIR`: the directory of a cluster's config exports.
     cluster: Option<String>,
+    /// `shardlab export ...`: the script written for mongosh instead of its results.
+    export: bool,
 }
 
 /// An import's file and options.
@@ -98,8 +109,13 @@ fn parse_args() -> Result<Args, ExitCode> {
         import: None,
         import_only: false,
         cluster: None,
+        export: false,
     };
     let mut list: Vec<String> = std::env::args().skip(1).collect();
+    if list.first().map(String::as_str) == Some("export") {
+        list.remove(0);
+        args.export = true;
+    }
     if list.first().map(String::as_str) == Some("import-cluster") {
         list.remove(0);
         if list.first().is_none_or(|d| d.starts_with("--")) {
@@ -221,6 +237,9 @@ fn main() -> ExitCode {
     let json = args.json;
     let file = args.file;
     let name = file.as_deref().unwrap_or("standard input");
+    if args.export {
+        return export(file.as_deref(), name, read_buffer());
+    }
     let mut runner = Runner {
         session: Session::default(),
         json,
@@ -285,6 +304,35 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `shardlab export [FILE]`: reads the script in pieces, exports each, and writes the
+/// mongosh script on standard output.
+fn export(file: Option<&str>, name: &str, buffer: usize) -> ExitCode {
+    let mut exporter = shardlab::sim::Exporter::new(Default::default());
+    let read = match file {
+        Some(path) => std::fs::File::open(path).and_then(|f| {
+            read_pieces(f, true, buffer, |piece| {
+                exporter.parsed(&piece.text, &piece.script, &piece.errors);
+                true
+            })
+        }),
+        None => read_pieces(std::io::stdin().lock(), false, buffer, |piece| {
+            exporter.parsed(&piece.text, &piece.script, &piece.errors);
+            true
+        }),
+    };
+    if let Err(e) = read {
+        report(&format!("shardlab: cannot read {name}: {e}"));
+        return ExitCode::from(2);
+    }
+    match exporter.finish() {
+        Ok(script) => print_all(script.trim_end()),
+        Err(e) => {
+            report(&format!("shardlab: {e}"));
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -12,6 +12,7 @@ mod engine;
 mod engine_props;
 #[cfg(feature = "insight")]
 mod explain;
+mod export;
 mod fidelity_balancer;
 mod fidelity_commands;
 mod fidelity_commands2;

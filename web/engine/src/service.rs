@@ -297,6 +297,7 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             Ok(Reply::Import(progress))
         }
         Call::Scenario { page, json } => playground::link(held, page, json),
+        Call::Export => playground::export(held),
         call => read_session(held, call),
     }
 }
