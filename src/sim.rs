@@ -30,7 +30,7 @@ pub use rank::{
 pub use rank_candidates::{FieldProfile, Proposal, MAX_PROPOSALS, MIN_DISTINCT, PROFILE_DOCUMENTS};
 pub use rank_report::{
     rank, Figures, KeyFigures, Measure, RankedCandidate, RankedError, Ranking, Reason, Refusal,
-    Verdict, RANK_MESSAGES,
+    Verdict, LOPSIDED, RANK_MESSAGES,
 };
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,

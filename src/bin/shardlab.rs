@@ -26,6 +26,9 @@
 //! cannot be read on (a broken gzip stream, a CSV header mongoimport refuses) stops the
 //! import with `Failed: <reason>` and runs no script.
 
+#[path = "shardlab/analyze.rs"]
+mod analyze;
+
 use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
 use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer, ParseGrace};
@@ -36,6 +39,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: shardlab [--json] [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
+       shardlab analyze FILE [--key PATTERN]... [ANALYZE OPTIONS] [--json]
 
 Runs a mongosh-style script against a simulated sharded cluster.
 FILE absent or '-' reads standard input.
@@ -49,7 +53,22 @@ Import options:
   --columnsHaveTypes    the CSV header spells types: name.string(), n.int64(), ...
   --ignoreBlanks        leave out empty CSV fields (else they are empty strings)
   --parseGrace G        autoCast, skipField, skipRow or stop (default: stop)
-  --sort FIELD          insert in the order of FIELD (ascending), not file order";
+  --sort FIELD          insert in the order of FIELD (ascending), not file order
+
+'analyze' replays the file's documents into one cluster per candidate shard key
+and ranks the candidates: cardinality, frequency, monotonic change, where the
+latest tenth of the inserts went, the data's spread, jumbo chunks, documents
+refused. It reads the file as 'import' does (--type, --jsonArray,
+--columnsHaveTypes, --ignoreBlanks, --parseGrace) and takes:
+  --key PATTERN         a candidate, as the shell writes it: '{a: 1}', '{b: \"hashed\"}'
+                        (repeat it; without --key, candidates are proposed
+                        from the fields of the first 10,000 documents)
+  --sort-by FIELD       replay in the order of FIELD (ascending)
+  --shards N            shards per cluster, 1 to 64 (default: 3)
+  --version V           3.6, 5.0, 7.0 or 8.0 (default: 5.0)
+  --chunk-size MB       the maximum chunk size, 1 to 1024 (default: 1, MongoDB's
+                        smallest, so that a sample fills chunks)
+  --json                one JSON document instead of the table";
 
 /// What the command line asks for.
 struct Args {
@@ -128,18 +147,12 @@ fn parse_args() -> Result<Args, ExitCode> {
             match name.as_str() {
                 "--import" => import.file = value,
                 "--ns" => import.ns = Some(value),
-                "--type" => match ImportFormat::parse(&value) {
-                    Some(f) => import.options.format = Some(f),
-                    None => return Err(usage(format!("unknown --type {value}: use json or csv"))),
-                },
-                "--jsonArray" => import.options.format = Some(ImportFormat::JsonArray),
-                "--columnsHaveTypes" => import.options.columns_have_types = true,
-                "--ignoreBlanks" => import.options.ignore_blanks = true,
-                "--parseGrace" => match ParseGrace::parse(&value) {
-                    Some(g) => import.options.parse_grace = g,
-                    None => return Err(usage(format!("invalid parse grace: {value}"))),
-                },
-                _ => import.sort = Some(value),
+                "--sort" => import.sort = Some(value),
+                _ => {
+                    if let Err(message) = read_option(&name, &value, &mut import.options) {
+                        return Err(usage(message));
+                    }
+                }
             }
             continue;
         }
@@ -180,7 +193,31 @@ fn parse_args() -> Result<Args, ExitCode> {
     Ok(args)
 }
 
+/// Sets one of the options that say how a file of documents is read (`--type`,
+/// `--jsonArray`, `--columnsHaveTypes`, `--ignoreBlanks`, `--parseGrace`), shared by
+/// `import` and `analyze`; `Ok(false)` for another option.
+fn read_option(name: &str, value: &str, options: &mut ImportOptions) -> Result<bool, String> {
+    match name {
+        "--type" => match ImportFormat::parse(value) {
+            Some(f) => options.format = Some(f),
+            None => return Err(format!("unknown --type {value}: use json or csv")),
+        },
+        "--jsonArray" => options.format = Some(ImportFormat::JsonArray),
+        "--columnsHaveTypes" => options.columns_have_types = true,
+        "--ignoreBlanks" => options.ignore_blanks = true,
+        "--parseGrace" => match ParseGrace::parse(value) {
+            Some(g) => options.parse_grace = g,
+            None => return Err(format!("invalid parse grace: {value}")),
+        },
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("analyze") {
+        return analyze::main(std::env::args().skip(2).collect(), read_buffer());
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(code) => return code,

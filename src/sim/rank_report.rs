@@ -16,7 +16,8 @@
 //!   documents (one of analyzeShardKey's 100 ranges' worth).
 //! - **monotonic change**: loses when analyzeShardKey calls the key monotonic.
 //! - **recent inserts** and **data spread**: lose when the busiest or fullest shard has at
-//!   least twice an even share (`2 / shards`); no verdict on one shard.
+//!   least [`LOPSIDED`] (1.5) times an even share (`1.5 / shards`); no verdict on one
+//!   shard.
 //! - **jumbo**: loses with any jumbo chunk.
 //! - **query isolation**: no verdict; says which queries the key can route.
 //!
@@ -41,7 +42,7 @@ pub const RANK_MESSAGES: &[(&str, &str)] = &[
     ("rank.proposed.id", "_id is unique, so it has the highest cardinality."),
     ("rank.given", "Given on the command line."),
     ("rank.refused", "Refused documents: {refused} of {total} documents were refused with {code_name} ({code}): {error}"),
-    ("rank.cardinality.low", "Low cardinality: {distinct} distinct values, so the collection can never have more than {distinct} chunks (analyzeShardKey needs at least {wanted} distinct values for its {ranges} ranges)."),
+    ("rank.cardinality.low", "Low cardinality: {distinct} distinct values, so at most {distinct} chunks can ever hold its documents (analyzeShardKey needs at least {wanted} distinct values for its {ranges} ranges)."),
     ("rank.cardinality.high", "Cardinality: {distinct} distinct values in {docs} documents, enough to split the data into many chunks."),
     ("rank.frequency.high", "High frequency: its most common value, {value}, is in {share} of the documents ({count}); documents of one value can never be split into different chunks."),
     ("rank.frequency.low", "Low frequency: its most common value, {value}, is in only {share} of the documents ({count})."),
@@ -359,13 +360,21 @@ pub fn rank(
     (candidates, orders)
 }
 
+/// A share as a percentage with one decimal; a share too small to show is "<0.1%".
 fn pct(v: f64) -> String {
+    if v > 0.0 && v < 0.0005 {
+        return "<0.1%".to_string();
+    }
     format!("{:.1}%", v * 100.0)
 }
 
-/// Whether a share of `shards` is at least twice an even one.
+/// How many times an even share (`1 / shards`) a shard may take before the measure is
+/// lost.
+pub const LOPSIDED: f64 = 1.5;
+
+/// Whether a share of `shards` is at least [`LOPSIDED`] times an even one.
 fn lopsided(share: f64, shards: u32) -> Option<bool> {
-    (shards > 1).then(|| share * f64::from(shards) >= 2.0)
+    (shards > 1).then(|| share * f64::from(shards) >= LOPSIDED)
 }
 
 /// The reason of one measure, if it has something to say.
