@@ -17,7 +17,7 @@
 //!   `{_id: "hashed"}` (an `_id` the file lacks is the cluster's ObjectId, which grows);
 //!   each high-cardinality field ranged (`{f: 1}`), and hashed as well when it is
 //!   monotonic (`{f: "hashed"}`, which spreads what a ranged key sends to one end); each
-//!   low-cardinality field as the prefix of a compound key with the first
+//!   low-cardinality field of at least two values as the prefix of a compound key with the first
 //!   high-cardinality field that is not monotonic, or `_id` (`{tenant: 1, _id: 1}`), which
 //!   keeps queries by that field together and still splits.
 
@@ -122,7 +122,10 @@ impl FieldProfile {
                 out.push(proposal(bson::doc! { field: "hashed" }, why));
             }
         }
-        for f in usable.iter().filter(|f| f.distinct_count() < MIN_DISTINCT) {
+        for f in usable
+            .iter()
+            .filter(|f| (2..MIN_DISTINCT).contains(&f.distinct_count()))
+        {
             let field = f.name.as_str();
             let why = msg!(
                 "rank.proposed.compound",
@@ -200,9 +203,10 @@ impl FieldSeen {
         self.distinct.len() as u64
     }
 
+    /// A field whose count reached the cap had at least that many values.
     fn high(&self) -> bool {
         let n = self.distinct_count();
-        n >= MIN_DISTINCT && n * 2 >= self.present
+        n >= DISTINCT_CAP as u64 || (n >= MIN_DISTINCT && n * 2 >= self.present)
     }
 
     /// At least 90% of the comparisons of consecutive values go one way (and there were
