@@ -108,11 +108,7 @@ fn parse_args() -> Result<Args, ExitCode> {
     };
     let mut it = list.into_iter();
     while let Some(arg) = it.next() {
-        // `--name=value` or `--name value` for the options that take a value.
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
+        let (name, inline) = split_option(&arg);
         let takes_value = matches!(
             name.as_str(),
             "--import" | "--ns" | "--type" | "--parseGrace" | "--sort"
@@ -191,6 +187,15 @@ fn parse_args() -> Result<Args, ExitCode> {
         import.options.file_name = Some(import.file.clone());
     }
     Ok(args)
+}
+
+/// An argument as `--name=value` (the name and the value) or anything else (itself):
+/// options that take a value take it either way, `--name=value` or `--name value`.
+fn split_option(arg: &str) -> (String, Option<String>) {
+    match arg.split_once('=') {
+        Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+        _ => (arg.to_string(), None),
+    }
 }
 
 /// Sets one of the options that say how a file of documents is read (`--type`,

@@ -319,65 +319,56 @@ mod cli {
         assert_eq!(int(k, "mostCommonFrequency"), 25);
     }
 
+    /// Runs `shardlab analyze FILE args...` and checks its exit status and that its
+    /// standard error holds `says`; answers the run.
+    fn refused(file: &str, args: &[&str], code: i32, says: &str) -> crate::cli::Run {
+        let mut all = vec!["analyze", file];
+        all.extend_from_slice(args);
+        let run = shardlab(&all, "");
+        assert_eq!(run.code, code, "{}", run.stderr);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+        run
+    }
+
     #[test]
     fn analyze_bad_input() {
+        let key = ["--key", "{a: 1}"];
         let empty = Fixture::new("empty.json", b"");
-        let run = shardlab(&["analyze", empty.path(), "--key", "{a: 1}"], "");
-        assert_eq!(run.code, 1);
-        assert!(
-            run.stderr.contains("holds no documents to analyze"),
-            "{}",
-            run.stderr
-        );
-
+        refused(empty.path(), &key, 1, "holds no documents to analyze");
         let binary = Fixture::new("binary.json", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
-        let run = shardlab(&["analyze", binary.path(), "--key", "{a: 1}"], "");
-        assert_eq!(run.code, 1);
-        assert!(
-            run.stderr.starts_with("Failed: the file is not text"),
-            "{}",
-            run.stderr
-        );
+        refused(binary.path(), &key, 1, "Failed: the file is not text");
 
-        let truncated = Fixture::new("cut.json", b"{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3");
-        let run = shardlab(
-            &["analyze", truncated.path(), "--key", "{a: 1}", "--json"],
-            "",
-        );
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(run.stderr.starts_with("line 3"), "{}", run.stderr);
+        let cut = Fixture::new("cut.json", b"{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3");
+        let run = refused(cut.path(), &["--key", "{a: 1}", "--json"], 0, "line 3");
         let v = shardlab::shell::parse_ejson(&run.stdout).unwrap();
         let d = v.as_document().unwrap();
         assert_eq!((int(d, "documents"), int(d, "unreadable")), (2, 1));
 
-        let run = shardlab(&["analyze", truncated.path(), "--key", "{a: "], "");
-        assert_eq!(run.code, 2);
-        assert!(
-            run.stderr.starts_with("shardlab: cannot read --key '{a: '"),
-            "{}",
-            run.stderr
+        let cut = cut.path();
+        refused(
+            cut,
+            &["--key", "{a: "],
+            2,
+            "shardlab: cannot read --key '{a: '",
         );
-        let run = shardlab(&["analyze", truncated.path(), "--key", "[1]"], "");
-        assert_eq!(run.code, 2);
-        assert!(
-            run.stderr.starts_with("shardlab: --key must be a document"),
-            "{}",
-            run.stderr
+        refused(
+            cut,
+            &["--key", "[1]"],
+            2,
+            "shardlab: --key must be a document",
         );
-        let run = shardlab(&["analyze", truncated.path(), "--key", "{a: 'text'}"], "");
-        assert_eq!(run.code, 2);
-        assert!(
-            run.stderr.starts_with("shardlab: { a: \"text\" }: "),
-            "{}",
-            run.stderr
+        refused(
+            cut,
+            &["--key", "{a: 'text'}"],
+            2,
+            "shardlab: { a: \"text\" }: ",
         );
-        let run = shardlab(&["analyze", truncated.path(), "--shards", "0"], "");
-        assert_eq!(run.code, 2);
-        assert!(
-            run.stderr
-                .contains("--shards must be a number from 1 to 64"),
-            "{}",
-            run.stderr
+        refused(
+            cut,
+            &["--shards", "0"],
+            2,
+            "--shards must be a number from 1 to 64",
         );
+        refused(cut, &["--nope"], 2, "unknown option --nope");
     }
 }

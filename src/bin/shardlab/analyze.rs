@@ -31,10 +31,7 @@ fn parse(list: Vec<String>) -> Result<AnalyzeArgs, String> {
     };
     let mut it = list.into_iter();
     while let Some(arg) = it.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
+        let (name, inline) = super::split_option(&arg);
         let takes_value = matches!(
             name.as_str(),
             "--key"
