@@ -1,6 +1,6 @@
 //! The top layer: the timeline of steps with snapshots and replay, the versioned
-//! scenario codec behind share links and saved sessions, and the comparison of several
-//! configurations in lockstep.
+//! scenario codec behind share links and saved sessions, the comparison of several
+//! configurations in lockstep, and candidate shard keys ranked on a user's documents.
 
 pub(crate) mod compare;
 pub(crate) mod export;
@@ -8,6 +8,9 @@ pub(crate) mod export;
 pub(crate) mod heat;
 #[cfg(feature = "insight")]
 pub(crate) mod heat_axis;
+pub(crate) mod rank;
+pub(crate) mod rank_candidates;
+pub(crate) mod rank_report;
 pub(crate) mod scenario;
 pub(crate) mod timeline;
 
@@ -24,6 +27,15 @@ pub use heat::{
 };
 #[cfg(feature = "insight")]
 pub use heat_axis::MAX_BANDS;
+pub use rank::{
+    RankError, RankOptions, Ranker, DEFAULT_RANK_CHUNK_BYTES, MAX_CANDIDATES, MAX_REFUSALS_KEPT,
+    RANK_NS, SLICE_DOCUMENTS,
+};
+pub use rank_candidates::{FieldProfile, Proposal, MAX_PROPOSALS, MIN_DISTINCT, PROFILE_DOCUMENTS};
+pub use rank_report::{
+    rank, Figures, KeyFigures, Measure, RankedCandidate, RankedError, Ranking, Reason, Refusal,
+    Verdict, LOPSIDED, RANK_MESSAGES,
+};
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
     MAX_COMMANDS, MAX_DECODED_BYTES, MAX_JSON_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES,

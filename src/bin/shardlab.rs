@@ -45,6 +45,9 @@
 #[path = "shardlab/cluster.rs"]
 mod cluster;
 
+#[path = "shardlab/analyze.rs"]
+mod analyze;
+
 use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
 use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer, ParseGrace};
@@ -57,6 +60,7 @@ const USAGE: &str = "usage: shardlab [--json] [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
        shardlab import-cluster DIR [--json] [SCRIPT]
+       shardlab analyze FILE [--key PATTERN]... [ANALYZE OPTIONS] [--json]
 
 Runs a mongosh-style script against a simulated sharded cluster.
 FILE absent or '-' reads standard input.
@@ -77,7 +81,22 @@ Import options:
   --columnsHaveTypes    the CSV header spells types: name.string(), n.int64(), ...
   --ignoreBlanks        leave out empty CSV fields (else they are empty strings)
   --parseGrace G        autoCast, skipField, skipRow or stop (default: stop)
-  --sort FIELD          insert in the order of FIELD (ascending), not file order";
+  --sort FIELD          insert in the order of FIELD (ascending), not file order
+
+'analyze' replays the file's documents into one cluster per candidate shard key
+and ranks the candidates: cardinality, frequency, monotonic change, where the
+latest tenth of the inserts went, the data's spread, jumbo chunks, documents
+refused. It reads the file as 'import' does (--type, --jsonArray,
+--columnsHaveTypes, --ignoreBlanks, --parseGrace) and takes:
+  --key PATTERN         a candidate, as the shell writes it: '{a: 1}', '{b: \"hashed\"}'
+                        (repeat it; without --key, candidates are proposed
+                        from the fields of the first 10,000 documents)
+  --sort-by FIELD       replay in the order of FIELD (ascending)
+  --shards N            shards per cluster, 1 to 64 (default: 3)
+  --version V           3.6, 5.0, 7.0 or 8.0 (default: 5.0)
+  --chunk-size MB       the maximum chunk size, 1 to 1024 (default: 1, MongoDB's
+                        smallest, so that a sample fills chunks)
+  --json                one JSON document instead of the table";
 
 /// What the command line asks for.
 struct Args {
@@ -135,11 +154,7 @@ fn parse_args() -> Result<Args, ExitCode> {
     };
     let mut it = list.into_iter();
     while let Some(arg) = it.next() {
-        // `--name=value` or `--name value` for the options that take a value.
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
+        let (name, inline) = split_option(&arg);
         let takes_value = matches!(
             name.as_str(),
             "--import" | "--ns" | "--type" | "--parseGrace" | "--sort"
@@ -177,18 +192,12 @@ fn parse_args() -> Result<Args, ExitCode> {
             match name.as_str() {
                 "--import" => import.file = value,
                 "--ns" => import.ns = Some(value),
-                "--type" => match ImportFormat::parse(&value) {
-                    Some(f) => import.options.format = Some(f),
-                    None => return Err(usage(format!("unknown --type {value}: use json or csv"))),
-                },
-                "--jsonArray" => import.options.format = Some(ImportFormat::JsonArray),
-                "--columnsHaveTypes" => import.options.columns_have_types = true,
-                "--ignoreBlanks" => import.options.ignore_blanks = true,
-                "--parseGrace" => match ParseGrace::parse(&value) {
-                    Some(g) => import.options.parse_grace = g,
-                    None => return Err(usage(format!("invalid parse grace: {value}"))),
-                },
-                _ => import.sort = Some(value),
+                "--sort" => import.sort = Some(value),
+                _ => {
+                    if let Err(message) = read_option(&name, &value, &mut import.options) {
+                        return Err(usage(message));
+                    }
+                }
             }
             continue;
         }
@@ -229,7 +238,40 @@ fn parse_args() -> Result<Args, ExitCode> {
     Ok(args)
 }
 
+/// An argument as `--name=value` (the name and the value) or anything else (itself):
+/// options that take a value take it either way, `--name=value` or `--name value`.
+fn split_option(arg: &str) -> (String, Option<String>) {
+    match arg.split_once('=') {
+        Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+        _ => (arg.to_string(), None),
+    }
+}
+
+/// Sets one of the options that say how a file of documents is read (`--type`,
+/// `--jsonArray`, `--columnsHaveTypes`, `--ignoreBlanks`, `--parseGrace`), shared by
+/// `import` and `analyze`; `Ok(false)` for another option.
+fn read_option(name: &str, value: &str, options: &mut ImportOptions) -> Result<bool, String> {
+    match name {
+        "--type" => match ImportFormat::parse(value) {
+            Some(f) => options.format = Some(f),
+            None => return Err(format!("unknown --type {value}: use json or csv")),
+        },
+        "--jsonArray" => options.format = Some(ImportFormat::JsonArray),
+        "--columnsHaveTypes" => options.columns_have_types = true,
+        "--ignoreBlanks" => options.ignore_blanks = true,
+        "--parseGrace" => match ParseGrace::parse(value) {
+            Some(g) => options.parse_grace = g,
+            None => return Err(format!("invalid parse grace: {value}")),
+        },
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("analyze") {
+        return analyze::main(std::env::args().skip(2).collect(), read_buffer());
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(code) => return code,

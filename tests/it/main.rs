@@ -32,6 +32,7 @@ mod manual_procedures;
 mod order;
 mod page_model;
 mod query;
+mod rank;
 mod reliability;
 mod robustness3;
 mod scenario;
