@@ -98,7 +98,7 @@ fn add_fields(fields: &mut Vec<String>, prefix: &str, doc: &Document, depth: usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::ImportFormat;
+    use crate::workload::import::ImportFormat;
 
     #[test]
     fn a_csv_header_shows_its_columns_and_a_chosen_type_replaces_one() {
