@@ -928,6 +928,9 @@ pub struct CatalogLimits {
     pub max_field_bytes: u64,
     /// [`MAX_SESSIONS`].
     pub max_sessions: u32,
+    /// [`MAX_CLUSTER_IMPORT_BYTES`].
+    #[serde(default)]
+    pub max_cluster_import_bytes: u64,
 }
 
 impl CatalogLimits {
@@ -944,6 +947,7 @@ impl CatalogLimits {
             max_scenario_bytes: MAX_SCENARIO_BYTES as u64,
             max_field_bytes: MAX_FIELD_BYTES as u64,
             max_sessions: MAX_SESSIONS as u32,
+            max_cluster_import_bytes: MAX_CLUSTER_IMPORT_BYTES as u64,
         }
     }
 }
