@@ -49,7 +49,10 @@ pub fn import_cluster(
     let metadata = |e: shardlab::workload::MetadataError| EngineError::bad_value(e.to_string());
     let mut reader = MetadataReader::new();
     for (collection, file) in &named {
-        reader.begin(*collection, &file.name).map_err(metadata)?;
+        // A text is never gzipped (a view inflates a `.gz` file before it sends its
+        // text), so the reader is not told to inflate it.
+        let name = file.name.strip_suffix(".gz").unwrap_or(&file.name);
+        reader.begin(*collection, name).map_err(metadata)?;
         for slice in file.text.as_bytes().chunks(SLICE) {
             reader.push(slice).map_err(metadata)?;
         }

@@ -312,6 +312,17 @@ fn a_file_not_named_for_a_config_collection_is_refused_by_name() {
 }
 
 #[test]
+fn a_gz_name_with_a_path_is_read_as_the_text_a_view_inflated() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    let mut files = fixture("v44");
+    assert_eq!(files[1]["name"], "chunks.json");
+    files[1]["name"] = json!("dump/config/chunks.json.gz");
+    let r = ok(import(&mut engine, &s, files));
+    assert_eq!(r["ns"], json!(["shop.orders", "shop.users"]));
+}
+
+#[test]
 fn texts_past_the_limit_are_refused_naming_it() {
     let mut engine = Engine::new();
     let s = open(&mut engine);
