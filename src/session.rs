@@ -26,6 +26,7 @@ pub(crate) mod script;
 mod script_state;
 mod sh;
 mod sim;
+mod sim_log;
 mod stats;
 pub(crate) mod status;
 
@@ -38,3 +39,4 @@ pub use insert_tally::{InsertCall, InsertTally};
 pub use interpreter::{Outcome, Output, Session, TYPE_IT_FOR_MORE};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::{has_command, wrong_arg_type};
+pub use sim_log::SimCall;

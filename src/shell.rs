@@ -30,11 +30,13 @@ pub(crate) mod parser;
 pub(crate) mod script_stream;
 pub(crate) mod wrappers;
 
-pub use crate::values::inspect::{format_document, format_value, format_value_with, FormatOptions};
+pub use crate::values::inspect::{
+    format_document, format_script_value, format_value, format_value_with, FormatOptions,
+};
 pub use crate::values::js::{js_key_order, js_number};
 pub use completeness::needs_more_input;
 pub use context::{EvalContext, EvalError};
-pub use ejson::{parse_ejson, to_canonical_ejson, to_relaxed_tree, EjsonError};
+pub use ejson::{parse_ejson, to_canonical_ejson, to_relaxed_ejson, to_relaxed_tree, EjsonError};
 pub use eval::eval_value;
 pub use lexer::{LexError, Span, Token, TokenKind, MAX_SCRIPT_BYTES, MAX_TOKENS};
 pub use parser::{

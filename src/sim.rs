@@ -1,17 +1,24 @@
 //! The top layer: the timeline of steps with snapshots and replay, the versioned
-//! scenario codec behind share links and saved sessions, and the comparison of several
-//! configurations in lockstep.
+//! scenario codec behind share links and saved sessions, the comparison of several
+//! configurations in lockstep, and candidate shard keys ranked on a user's documents.
 
 pub(crate) mod compare;
+pub(crate) mod export;
 #[cfg(feature = "insight")]
 pub(crate) mod heat;
 #[cfg(feature = "insight")]
 pub(crate) mod heat_axis;
+pub(crate) mod rank;
+pub(crate) mod rank_candidates;
+pub(crate) mod rank_report;
 pub(crate) mod scenario;
 pub(crate) mod timeline;
 
 pub use compare::{
     bump, compare, render_table, summarise, CompareError, ComparisonRow, LatestInserts, HOT_WINDOW,
+};
+pub use export::{
+    export_scenario, ExportError, Exporter, EXPORT_BATCH_DOCUMENTS, MAX_INLINE_IMPORT_BYTES,
 };
 #[cfg(feature = "insight")]
 pub use heat::{
@@ -20,6 +27,15 @@ pub use heat::{
 };
 #[cfg(feature = "insight")]
 pub use heat_axis::MAX_BANDS;
+pub use rank::{
+    RankError, RankOptions, Ranker, DEFAULT_RANK_CHUNK_BYTES, MAX_CANDIDATES, MAX_REFUSALS_KEPT,
+    RANK_NS, SLICE_DOCUMENTS,
+};
+pub use rank_candidates::{FieldProfile, Proposal, MAX_PROPOSALS, MIN_DISTINCT, PROFILE_DOCUMENTS};
+pub use rank_report::{
+    rank, Figures, KeyFigures, Measure, RankedCandidate, RankedError, Ranking, Reason, Refusal,
+    Verdict, LOPSIDED, RANK_MESSAGES,
+};
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,
     MAX_COMMANDS, MAX_DECODED_BYTES, MAX_JSON_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES,

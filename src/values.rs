@@ -17,6 +17,9 @@ pub(crate) mod raw;
 pub use decimal::Decimal;
 pub use error::ClusterError;
 pub use hash::{convert_shard_key_to_hashed, hash64, number_for_hash};
-pub use inspect::{data_format, format_document, format_value, format_value_with, FormatOptions};
+pub use inspect::{
+    data_format, format_document, format_script_value, format_value, format_value_with,
+    FormatOptions,
+};
 pub use js::{js_key_order, js_number, js_number_to_string, js_typeof};
 pub use order::{canonical_class, compare_values};

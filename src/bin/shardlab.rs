@@ -35,9 +35,18 @@
 //! replayed and skipped entries are listed on standard error, and so, when standard error
 //! is a terminal, is each file as it is read; metadata that cannot be imported is named
 //! by file, line and field on standard error, with exit status 1.
+//!
+//! `shardlab export [FILE]` runs the script as `shardlab FILE` would, quietly, and writes
+//! a mongosh script that builds the same scenario on a real sharded cluster
+//! (`sim::Exporter`: mongosh's commands as written, each `sim.` helper as the real
+//! commands that do what it did or a comment saying what it did) on standard output;
+//! a script with no command to export is an error on standard error and exit status 1.
 
 #[path = "shardlab/cluster.rs"]
 mod cluster;
+
+#[path = "shardlab/analyze.rs"]
+mod analyze;
 
 use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
@@ -47,13 +56,17 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: shardlab [--json] [FILE]
+       shardlab export [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
        shardlab import-cluster DIR [--json] [SCRIPT]
+       shardlab analyze FILE [--key PATTERN]... [ANALYZE OPTIONS] [--json]
 
 Runs a mongosh-style script against a simulated sharded cluster.
 FILE absent or '-' reads standard input.
 
+'export' runs the script and writes a mongosh script that builds the same
+scenario on a real sharded cluster (its header says how to start one).
 'import' reads a file of documents as mongoimport does and inserts them;
 '--import' does so before running SCRIPT against the data.
 'import-cluster' makes the cluster a real one's sharding metadata: the
@@ -68,7 +81,22 @@ Import options:
   --columnsHaveTypes    the CSV header spells types: name.string(), n.int64(), ...
   --ignoreBlanks        leave out empty CSV fields (else they are empty strings)
   --parseGrace G        autoCast, skipField, skipRow or stop (default: stop)
-  --sort FIELD          insert in the order of FIELD (ascending), not file order";
+  --sort FIELD          insert in the order of FIELD (ascending), not file order
+
+'analyze' replays the file's documents into one cluster per candidate shard key
+and ranks the candidates: cardinality, frequency, monotonic change, where the
+latest tenth of the inserts went, the data's spread, jumbo chunks, documents
+refused. It reads the file as 'import' does (--type, --jsonArray,
+--columnsHaveTypes, --ignoreBlanks, --parseGrace) and takes:
+  --key PATTERN         a candidate, as the shell writes it: '{a: 1}', '{b: \"hashed\"}'
+                        (repeat it; without --key, candidates are proposed
+                        from the fields of the first 10,000 documents)
+  --sort-by FIELD       replay in the order of FIELD (ascending)
+  --shards N            shards per cluster, 1 to 64 (default: 3)
+  --version V           3.6, 5.0, 7.0 or 8.0 (default: 5.0)
+  --chunk-size MB       the maximum chunk size, 1 to 1024 (default: 1, MongoDB's
+                        smallest, so that a sample fills chunks)
+  --json                one JSON document instead of the table";
 
 /// What the command line asks for.
 struct Args {
@@ -79,6 +107,8 @@ struct Args {
     import_only: bool,
     /// `shardlab import-cluster DIR`: the directory of a cluster's config exports.
     cluster: Option<String>,
+    /// `shardlab export ...`: the script written for mongosh instead of its results.
+    export: bool,
 }
 
 /// An import's file and options.
@@ -98,8 +128,13 @@ fn parse_args() -> Result<Args, ExitCode> {
         import: None,
         import_only: false,
         cluster: None,
+        export: false,
     };
     let mut list: Vec<String> = std::env::args().skip(1).collect();
+    if list.first().map(String::as_str) == Some("export") {
+        list.remove(0);
+        args.export = true;
+    }
     if list.first().map(String::as_str) == Some("import-cluster") {
         list.remove(0);
         if list.first().is_none_or(|d| d.starts_with("--")) {
@@ -119,11 +154,7 @@ fn parse_args() -> Result<Args, ExitCode> {
     };
     let mut it = list.into_iter();
     while let Some(arg) = it.next() {
-        // `--name=value` or `--name value` for the options that take a value.
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
+        let (name, inline) = split_option(&arg);
         let takes_value = matches!(
             name.as_str(),
             "--import" | "--ns" | "--type" | "--parseGrace" | "--sort"
@@ -161,18 +192,12 @@ fn parse_args() -> Result<Args, ExitCode> {
             match name.as_str() {
                 "--import" => import.file = value,
                 "--ns" => import.ns = Some(value),
-                "--type" => match ImportFormat::parse(&value) {
-                    Some(f) => import.options.format = Some(f),
-                    None => return Err(usage(format!("unknown --type {value}: use json or csv"))),
-                },
-                "--jsonArray" => import.options.format = Some(ImportFormat::JsonArray),
-                "--columnsHaveTypes" => import.options.columns_have_types = true,
-                "--ignoreBlanks" => import.options.ignore_blanks = true,
-                "--parseGrace" => match ParseGrace::parse(&value) {
-                    Some(g) => import.options.parse_grace = g,
-                    None => return Err(usage(format!("invalid parse grace: {value}"))),
-                },
-                _ => import.sort = Some(value),
+                "--sort" => import.sort = Some(value),
+                _ => {
+                    if let Err(message) = read_option(&name, &value, &mut import.options) {
+                        return Err(usage(message));
+                    }
+                }
             }
             continue;
         }
@@ -213,7 +238,40 @@ fn parse_args() -> Result<Args, ExitCode> {
     Ok(args)
 }
 
+/// An argument as `--name=value` (the name and the value) or anything else (itself):
+/// options that take a value take it either way, `--name=value` or `--name value`.
+fn split_option(arg: &str) -> (String, Option<String>) {
+    match arg.split_once('=') {
+        Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+        _ => (arg.to_string(), None),
+    }
+}
+
+/// Sets one of the options that say how a file of documents is read (`--type`,
+/// `--jsonArray`, `--columnsHaveTypes`, `--ignoreBlanks`, `--parseGrace`), shared by
+/// `import` and `analyze`; `Ok(false)` for another option.
+fn read_option(name: &str, value: &str, options: &mut ImportOptions) -> Result<bool, String> {
+    match name {
+        "--type" => match ImportFormat::parse(value) {
+            Some(f) => options.format = Some(f),
+            None => return Err(format!("unknown --type {value}: use json or csv")),
+        },
+        "--jsonArray" => options.format = Some(ImportFormat::JsonArray),
+        "--columnsHaveTypes" => options.columns_have_types = true,
+        "--ignoreBlanks" => options.ignore_blanks = true,
+        "--parseGrace" => match ParseGrace::parse(value) {
+            Some(g) => options.parse_grace = g,
+            None => return Err(format!("invalid parse grace: {value}")),
+        },
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("analyze") {
+        return analyze::main(std::env::args().skip(2).collect(), read_buffer());
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(code) => return code,
@@ -221,6 +279,9 @@ fn main() -> ExitCode {
     let json = args.json;
     let file = args.file;
     let name = file.as_deref().unwrap_or("standard input");
+    if args.export {
+        return export(file.as_deref(), name, read_buffer());
+    }
     let mut runner = Runner {
         session: Session::default(),
         json,
@@ -285,6 +346,35 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `shardlab export [FILE]`: reads the script in pieces, exports each, and writes the
+/// mongosh script on standard output.
+fn export(file: Option<&str>, name: &str, buffer: usize) -> ExitCode {
+    let mut exporter = shardlab::sim::Exporter::new(Default::default());
+    let read = match file {
+        Some(path) => std::fs::File::open(path).and_then(|f| {
+            read_pieces(f, true, buffer, |piece| {
+                exporter.parsed(&piece.text, &piece.script, &piece.errors);
+                true
+            })
+        }),
+        None => read_pieces(std::io::stdin().lock(), false, buffer, |piece| {
+            exporter.parsed(&piece.text, &piece.script, &piece.errors);
+            true
+        }),
+    };
+    if let Err(e) = read {
+        report(&format!("shardlab: cannot read {name}: {e}"));
+        return ExitCode::from(2);
+    }
+    match exporter.finish() {
+        Ok(script) => print_all(script.trim_end()),
+        Err(e) => {
+            report(&format!("shardlab: {e}"));
+            ExitCode::FAILURE
+        }
     }
 }
 

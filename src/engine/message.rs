@@ -219,10 +219,10 @@ impl Message {
         Message { id, args }
     }
 
-    /// The message's English template (empty for an id [`MESSAGES`] lacks, which a test
-    /// rules out).
-    fn template(&self) -> &'static str {
-        MESSAGES
+    /// The message's English template in `catalogue` (empty for an id it lacks, which a
+    /// test rules out).
+    fn template(&self, catalogue: &[(&str, &'static str)]) -> &'static str {
+        catalogue
             .iter()
             .find(|(id, _)| *id == self.id)
             .map_or("", |(_, text)| *text)
@@ -230,14 +230,21 @@ impl Message {
 
     /// The message in English: its text with the placeholders filled.
     pub fn english(&self) -> String {
-        let mut out = String::with_capacity(self.template().len() + 64);
-        self.write_english(&mut out);
+        self.english_in(MESSAGES)
+    }
+
+    /// The message in English, its template (and those of the messages among its values)
+    /// read from `catalogue`: for sentences of a layer above the engine that keeps its own
+    /// templates in [`MESSAGES`]' form (`sim::RANK_MESSAGES`).
+    pub fn english_in(&self, catalogue: &[(&str, &'static str)]) -> String {
+        let mut out = String::with_capacity(self.template(catalogue).len() + 64);
+        self.write_english(&mut out, catalogue);
         out
     }
 
-    fn write_english(&self, out: &mut String) {
+    fn write_english(&self, out: &mut String, catalogue: &[(&str, &'static str)]) {
         // One pass, so that a value holding braces is never read as a placeholder.
-        let mut rest = self.template();
+        let mut rest = self.template(catalogue);
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let after = &rest[open + 1..];
@@ -249,7 +256,7 @@ impl Message {
                 Some((value, close)) => {
                     match value {
                         Arg::Text(text) => out.push_str(text),
-                        Arg::Message(m) => m.write_english(out),
+                        Arg::Message(m) => m.write_english(out, catalogue),
                     }
                     rest = &after[close + 1..];
                 }

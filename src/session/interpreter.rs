@@ -418,6 +418,8 @@ pub struct Session {
     pub(crate) variable_bytes: std::collections::BTreeMap<String, u64>,
     /// The inserts' tally, while one is kept (see [`Session::start_insert_tally`]).
     pub(crate) insert_tally: Option<super::insert_tally::InsertTally>,
+    /// What the `sim.` helpers did, while a log is kept (see [`Session::start_sim_log`]).
+    pub(crate) sim_log: Option<Vec<super::sim_log::SimCall>>,
 }
 
 impl Default for Session {
@@ -456,6 +458,7 @@ impl Session {
             touches: 0,
             variable_bytes: std::collections::BTreeMap::new(),
             insert_tally: None,
+            sim_log: None,
         }
     }
 

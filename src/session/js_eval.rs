@@ -351,6 +351,15 @@ impl Session {
 
     fn js_call(&mut self, callee: &Expr, args: &[Expr]) -> Result<Value, StatementError> {
         match &callee.kind {
+            // `Binary.createFromBase64(...)`, the static helpers mongosh prints values with.
+            ExprKind::Member {
+                object, property, ..
+            } if matches!(&object.kind, ExprKind::Ident(o)
+                if !self.is_variable(o) && is_constructor(&format!("{o}.{property}"))) =>
+            {
+                let name = jv::place_text(callee);
+                self.js_construct(&name, args, false, callee.span)
+            }
             ExprKind::Member {
                 object, property, ..
             } => self.js_method_call(object, property, args),

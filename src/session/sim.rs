@@ -4,6 +4,8 @@
 
 use super::interpreter::{call_args, Output, Session, StatementError};
 use super::sampling::SampledQuery;
+use super::sim_log::SimCall;
+use crate::engine::cluster::InsertedIds;
 use crate::engine::cluster::{ClusterConfig, ClusterError, VersionMode};
 use crate::engine::targeting::TargetKind;
 use crate::shell::parser::Segment;
@@ -48,8 +50,16 @@ impl Session {
                 "sim.{name} is not a function"
             )));
         };
-        let out = Output::Value(helper(self, args)?);
-        super::interpreter::navigate(out, &rest[1..])
+        let logging = self.sim_log.is_some();
+        let reply = helper(self, args)?;
+        // `sim.reset` and `sim.preset` put a new session in place: the log goes on in it.
+        if logging && self.sim_log.is_none() {
+            self.start_sim_log();
+        }
+        if let Some(call) = self.sim_call_of(name, !args.is_empty(), &reply) {
+            self.log_sim(call);
+        }
+        super::interpreter::navigate(Output::Value(reply), &rest[1..])
     }
 
     /// The workload spec an argument names: a preset name or a template document.
@@ -264,7 +274,10 @@ fn generate(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let docs = crate::workload::generate::generate(&spec, count, start, &mut s.rng)?;
     s.generated.insert(counter_key, start + count);
     let n = docs.len() as i64;
-    s.cluster.insert_many(&ns, docs).map_err(|(_, e)| e)?;
+    let result = s.cluster.insert_many(&ns, &docs);
+    let (Ok(ids) | Err((ids, _))) = &result;
+    s.log_generated(&ns, &docs, ids);
+    result.map_err(|(_, e)| e)?;
     let inserted = crate::values::js::js_number(n as f64);
     Ok(Bson::Document(
         doc! { "ns": ns, "inserted": inserted, "ok": 1 },
@@ -292,17 +305,29 @@ fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
     let checkpoint = s.checkpoint();
     let ops = crate::workload::generate::generate_queries(&spec, count, &mut s.rng, &known)?;
     let (mut single, mut multi, mut scatter) = (0i64, 0i64, 0i64);
+    let mut log = Vec::new();
     for op in &ops {
         match run_generated_op(s, &ns, op) {
-            Ok(TargetKind::SingleShard) => single += 1,
-            Ok(TargetKind::MultiShard) => multi += 1,
-            Ok(TargetKind::ScatterGather) => scatter += 1,
+            Ok((kind, refused)) => {
+                match kind {
+                    TargetKind::SingleShard => single += 1,
+                    TargetKind::MultiShard => multi += 1,
+                    TargetKind::ScatterGather => scatter += 1,
+                }
+                if s.sim_log.is_some() {
+                    log.push((op.clone(), refused));
+                }
+            }
             Err(e) => {
                 s.restore(checkpoint);
                 return Err(e);
             }
         }
     }
+    s.log_sim(SimCall::Queried {
+        ns: ns.clone(),
+        ops: log,
+    });
     Ok(Bson::Document(doc! {
         "ns": ns,
         "queries": ops.len() as i32,
@@ -314,15 +339,18 @@ fn queries(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
 }
 
 /// Targets and runs one generated operation, sampling it as the shell's own would be;
-/// returns how it was targeted.
+/// returns how it was targeted and, for a write MongoDB refused, its error's text.
 fn run_generated_op(
     s: &mut Session,
     ns: &str,
     op: &SampledQuery,
-) -> Result<TargetKind, StatementError> {
+) -> Result<(TargetKind, Option<String>), StatementError> {
     let target = s.cluster.target(ns, &op.filter)?;
-    match (op.command.as_str(), &op.update) {
-        ("find", _) => s.record_read(ns, &op.filter),
+    let refused = match (op.command.as_str(), &op.update) {
+        ("find", _) => {
+            s.record_read(ns, &op.filter);
+            None
+        }
         (cmd, Some(update)) => {
             s.record_write(ns, &op.filter, cmd, Some(update));
             // A generated write that MongoDB would refuse is counted but not applied,
@@ -330,23 +358,24 @@ fn run_generated_op(
             let result = s
                 .cluster
                 .update(ns, &op.filter, update, cmd == "updateMany");
-            out_of_budget(result.map(|_| ()))?;
+            out_of_budget(result.map(|_| ()))?
         }
         (cmd, None) => {
             s.record_write(ns, &op.filter, cmd, None);
             let result = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
-            out_of_budget(result.map(|_| ()))?;
+            out_of_budget(result.map(|_| ()))?
         }
-    }
-    Ok(target.kind)
+    };
+    Ok((target.kind, refused))
 }
 
-/// Passes on the statement's budget running out, and nothing else: a generated
-/// operation's own error is part of the workload's result.
-fn out_of_budget(result: Result<(), ClusterError>) -> Result<(), StatementError> {
+/// Passes on the statement's budget running out; a generated operation's own error is
+/// part of the workload's result, answered as its text.
+fn out_of_budget(result: Result<(), ClusterError>) -> Result<Option<String>, StatementError> {
     match result {
         Err(e @ ClusterError::MaxTimeMSExpired(_)) => Err(e.into()),
-        _ => Ok(()),
+        Err(e) => Ok(Some(StatementError::from(e).to_string())),
+        Ok(()) => Ok(None),
     }
 }
 
@@ -452,4 +481,85 @@ fn events(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementError> {
         })
         .collect();
     Ok(Bson::Array(list))
+}
+
+/// The log of what the `sim.` helpers did (see [`SimCall`]).
+impl Session {
+    /// Starts keeping what each `sim.` helper does; [`Session::take_sim_log`] hands it
+    /// over and ends it.
+    pub fn start_sim_log(&mut self) {
+        self.sim_log = Some(Vec::new());
+    }
+
+    /// The `sim.` calls kept since [`Session::start_sim_log`], in order; stops keeping
+    /// them.
+    pub fn take_sim_log(&mut self) -> Vec<SimCall> {
+        self.sim_log.take().unwrap_or_default()
+    }
+
+    /// Keeps `call` if a log is kept.
+    pub(super) fn log_sim(&mut self, call: SimCall) {
+        if let Some(log) = &mut self.sim_log {
+            log.push(call);
+        }
+    }
+
+    /// Keeps the documents a `sim.generate` stored: those before the first that failed,
+    /// each given the `_id` the cluster gave it (in front, where the cluster puts it).
+    pub(super) fn log_generated(&mut self, ns: &str, docs: &[Document], ids: &InsertedIds) {
+        if self.sim_log.is_none() {
+            return;
+        }
+        let stored = docs
+            .iter()
+            .zip(ids.iter())
+            .map(|(d, id)| {
+                if d.contains_key("_id") {
+                    d.clone()
+                } else {
+                    let mut with_id = Document::new();
+                    with_id.insert("_id", id);
+                    with_id.extend(d.clone());
+                    with_id
+                }
+            })
+            .collect();
+        self.log_sim(SimCall::Generated {
+            ns: ns.to_string(),
+            docs: stored,
+        });
+    }
+
+    /// What a helper that keeps no record of its own did, read from the session after it
+    /// ran and from its reply; `None` for the helpers that keep their own
+    /// (`generate`, `queries`).
+    pub(super) fn sim_call_of(&self, helper: &str, set: bool, reply: &Bson) -> Option<SimCall> {
+        let c = &self.cluster;
+        let reply = reply.as_document();
+        Some(match helper {
+            "generate" | "queries" => return None,
+            "version" if set => SimCall::Version(c.version().label().to_string()),
+            "chunkSize" if set => SimCall::ChunkSize(c.chunk_size()),
+            "retryWrites" if set => SimCall::RetryWrites(c.retryable_writes),
+            "seed" => SimCall::Seed(reply.and_then(|r| r.get_i64("seed").ok()).unwrap_or(0)),
+            "reset" => SimCall::Reset {
+                shards: c.shards().count() as u32,
+                version: c.version().label().to_string(),
+                chunk_size: c.chunk_size(),
+            },
+            "balance" => SimCall::Balanced {
+                migrations: reply
+                    .and_then(|r| r.get_array("migrations").ok())
+                    .map_or(0, |m| m.len() as u64),
+                balancer_on: c.balancer_enabled,
+            },
+            "preset" => SimCall::Preset(
+                reply
+                    .and_then(|r| r.get_str("preset").ok())
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+            other => SimCall::Looked(other.to_string()),
+        })
+    }
 }

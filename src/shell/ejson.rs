@@ -41,6 +41,47 @@ pub fn document_to_canonical_ejson(doc: &Document) -> String {
     out
 }
 
+/// Formats a value as compact relaxed Extended JSON v2: numbers JavaScript holds exactly
+/// as plain JSON numbers, the other types wrapped as [`to_relaxed_tree`] wraps them.
+pub fn to_relaxed_ejson(value: &Bson) -> String {
+    let mut out = String::new();
+    write_relaxed(&mut out, &to_relaxed_tree(value));
+    out
+}
+
+/// Writes a tree [`to_relaxed_tree`] made: its finite doubles and safe integers plain.
+fn write_relaxed(out: &mut String, value: &Bson) {
+    match value {
+        Bson::Double(d) if d.is_finite() => out.push_str(&js_number_to_string(*d)),
+        Bson::Int64(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Bson::Array(a) => {
+            out.push('[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_relaxed(out, v);
+            }
+            out.push(']');
+        }
+        Bson::Document(d) => {
+            out.push('{');
+            for (i, (k, v)) in d.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(out, k);
+                out.push(':');
+                write_relaxed(out, v);
+            }
+            out.push('}');
+        }
+        other => write_value(out, other),
+    }
+}
+
 /// Parses Extended JSON (canonical or relaxed) text into a value. Plain JSON integers
 /// become Int32, or Int64 when they do not fit; other JSON numbers become Double.
 pub fn parse_ejson(text: &str) -> Result<Bson, EjsonError> {

@@ -197,6 +197,19 @@ pub fn summarise(
     steps: &[Vec<(ShardName, u64)>],
     queries: &[Document],
 ) -> ComparisonRow {
+    summarise_window(label, cluster, ns, steps, queries, HOT_WINDOW)
+}
+
+/// [`summarise`] with the hottest shard measured over the latest `window` inserts
+/// (whole steps) rather than [`HOT_WINDOW`].
+pub fn summarise_window(
+    label: &str,
+    cluster: &Cluster,
+    ns: &str,
+    steps: &[Vec<(ShardName, u64)>],
+    queries: &[Document],
+    window: u64,
+) -> ComparisonRow {
     let live: Vec<(u32, String)> = cluster.shards().map(|(i, s)| (i, s.name.clone())).collect();
     let mut totals: Vec<(&str, u64)> = Vec::new();
     for step in steps {
@@ -216,7 +229,7 @@ pub fn summarise(
             .iter()
             .rev()
             .map(|step| step.iter().map(|(s, n)| (s.as_str(), *n))),
-        HOT_WINDOW,
+        window,
     );
 
     let stats = cluster.shard_stats(ns);
@@ -415,7 +428,7 @@ pub fn render_table(rows: &[ComparisonRow]) -> String {
 }
 
 /// Lays out cells in columns: the first left-aligned, the others right-aligned.
-fn layout(table: &[Vec<String>]) -> String {
+pub(crate) fn layout(table: &[Vec<String>]) -> String {
     let columns = table.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

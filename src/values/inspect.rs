@@ -108,6 +108,25 @@ pub fn format_value_with(value: &Bson, options: &FormatOptions) -> String {
         opts: *options,
         indentation: 0,
         current_depth: 0,
+        typed_doubles: false,
+    };
+    ctx.value(value, 0)
+}
+
+/// Formats a value as a script's literal that mongosh reads back to the same BSON: the
+/// lossless layout, as wide as it takes (so only nesting past `compact`'s three levels
+/// breaks lines), with an integral Double written
+/// `Double(1)`, since mongosh (and its driver) would store the number `1` as an Int32.
+/// Every other type already prints as the constructor that makes it again.
+pub fn format_script_value(value: &Bson) -> String {
+    let mut ctx = Ctx {
+        opts: FormatOptions {
+            break_length: u32::MAX / 4,
+            ..FormatOptions::lossless()
+        },
+        indentation: 0,
+        current_depth: 0,
+        typed_doubles: true,
     };
     ctx.value(value, 0)
 }
@@ -265,6 +284,8 @@ struct Ctx {
     indentation: usize,
     /// `ctx.currentDepth`: the level of the object most recently entered.
     current_depth: u32,
+    /// Whether an integral Double prints as `Double(n)` ([`format_script_value`]).
+    typed_doubles: bool,
 }
 
 impl Ctx {
@@ -309,6 +330,9 @@ impl Ctx {
 
     fn value(&mut self, v: &Bson, recurse_times: u32) -> String {
         match v {
+            Bson::Double(d) if self.typed_doubles && d.fract() == 0.0 => {
+                format!("Double({})", format_number(*d))
+            }
             Bson::Double(d) => format_number(*d),
             Bson::Int32(i) => i.to_string(),
             Bson::Int64(i) => format!("Long('{i}')"),

@@ -188,15 +188,16 @@ impl Batcher {
 
 /// Holds an import's documents until the file ends, to hand them out sorted by one
 /// field: ascending in MongoDB's order, ties (and documents without the field, which
-/// come first) in file order.
+/// come first) in file order. What it holds is each document's text ([`Prepared`]) for an
+/// import, or whatever a caller keeps of it (`sim::rank` keeps the document).
 #[derive(Debug)]
-pub struct Sorter {
+pub struct Sorter<T = Prepared> {
     path: String,
-    held: Vec<(Bson, Prepared)>,
+    held: Vec<(Bson, T)>,
     bytes: usize,
 }
 
-impl Sorter {
+impl<T> Sorter<T> {
     /// A sorter by the dotted field `path`.
     pub fn new(path: &str) -> Self {
         Sorter {
@@ -206,32 +207,44 @@ impl Sorter {
         }
     }
 
-    /// Holds a document, or refuses it once the sort holds as much as a cluster could
-    /// take in.
-    pub fn add(&mut self, doc: &ImportedDocument, prepared: Prepared) -> Result<(), Failure> {
-        if self.held.len() >= MAX_SORTED_DOCUMENTS
-            || self.bytes + prepared.text.len() > MAX_SORTED_BYTES
-        {
+    /// The value `document` is sorted by: its field's, as a sort reads it.
+    pub fn key_of(&self, document: &bson::Document) -> Bson {
+        crate::query::sort_value(document, &self.path)
+    }
+
+    /// Holds `item` under its sort `key` ([`Sorter::key_of`]; the item was found on
+    /// `line` and is `bytes` long), or refuses it once the sort holds as much as a
+    /// cluster could take in.
+    pub fn hold(&mut self, key: Bson, line: u64, bytes: usize, item: T) -> Result<(), Failure> {
+        if self.held.len() >= MAX_SORTED_DOCUMENTS || self.bytes + bytes > MAX_SORTED_BYTES {
             return Err(Failure {
-                line: prepared.line,
+                line,
                 column: None,
                 reason: format!(
                     "a sorted import holds at most {MAX_SORTED_DOCUMENTS} documents or {MAX_SORTED_BYTES} bytes of them, what a cluster takes in"
                 ),
             });
         }
-        let key = crate::query::sort_value(&doc.document, &self.path);
-        self.bytes += prepared.text.len();
-        self.held.push((key, prepared));
+        self.bytes += bytes;
+        self.held.push((key, item));
         Ok(())
     }
 
-    /// The documents in order.
-    pub fn finish(self) -> impl Iterator<Item = Prepared> {
+    /// The items in order.
+    pub fn finish(self) -> impl Iterator<Item = T> {
         let mut held = self.held;
         // A stable sort keeps file order among equal keys.
         held.sort_by(|a, b| compare_values(&a.0, &b.0));
         held.into_iter().map(|(_, p)| p)
+    }
+}
+
+impl Sorter<Prepared> {
+    /// Holds a document's text, or refuses it once the sort holds as much as a cluster
+    /// could take in.
+    pub fn add(&mut self, doc: &ImportedDocument, prepared: Prepared) -> Result<(), Failure> {
+        let (line, bytes) = (prepared.line, prepared.text.len());
+        self.hold(self.key_of(&doc.document), line, bytes, prepared)
     }
 }
 

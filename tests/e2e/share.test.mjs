@@ -133,3 +133,19 @@ test('the embed demo page shows two playgrounds inside iframes', async () => {
   await screenshot(page, 'embed-demo');
   assert.deepEqual(errors, []);
 });
+
+test('Export for mongosh downloads a script of the session that real mongosh can run: a header naming the cluster, no sim. outside comments', async () => {
+  const { page } = await playLesson(env.browser, env.server.url, 'hashed');
+  const shards = await page.getByTestId('shard').count();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-mongosh').click()]);
+  assert.equal(download.suggestedFilename(), 'shardlab-scenario.mongosh.js');
+  const text = await readFile(await download.path(), 'utf8');
+  const header = text.split('\n').filter((l) => l.startsWith('//')).join('\n');
+  assert.match(header, new RegExp(`a sharded cluster of ${shards} shard\\(s\\)`), header);
+  assert.match(header, /mongodb-runner/);
+  assert.match(text, /sh\.shardCollection\("test\.events", \{ _id: 'hashed' \}|sh\.shardCollection\(['"]test\.\w+['"]/);
+  const code = text.split('\n').filter((l) => !l.trimStart().startsWith('//')).join('\n');
+  assert.doesNotMatch(code, /\bsim\./, 'every sim. helper became real commands or a comment');
+  assert.match(code, /insertMany\(/, 'the lesson\'s generated documents are written out');
+  await page.close();
+});

@@ -12,6 +12,7 @@ mod engine;
 mod engine_props;
 #[cfg(feature = "insight")]
 mod explain;
+mod export;
 mod fidelity_balancer;
 mod fidelity_commands;
 mod fidelity_commands2;
@@ -31,6 +32,7 @@ mod manual_procedures;
 mod order;
 mod page_model;
 mod query;
+mod rank;
 mod reliability;
 mod robustness3;
 mod scenario;

@@ -399,7 +399,6 @@ export declare class Session {
   events(since?: number, options?: { ns?: string }): Promise<ClusterEvent[]>;
   /** analyzeShardKey of a candidate key on a copy of the session (no step is added). */
   analyze(ns: string, key: string | Record<string, 1 | -1 | 'hashed'>): Promise<StatementResult>;
-  /** A link to the ShardLab site beside the module (or `site`) that opens this session. */
   /** The key-space heatmap of a collection. */
   heat(ns: string, options?: { rows?: number; columns?: number }): Promise<HeatView>;
   /** What the inspector shows about a chunk, a shard, the next round or the latest insert. */
@@ -418,7 +417,14 @@ export declare class Session {
    * the metadata is refused.
    */
   importCluster(files: Iterable<Blob | MetadataFile>): Promise<ClusterImportResult>;
+  /** A link to the ShardLab site beside the module (or `site`) that opens this session. */
   toLink(options?: { site?: string | URL }): Promise<string>;
+  /**
+   * The session's commands up to the cursor as a mongosh script that builds the same
+   * scenario on a real sharded cluster (its header says what cluster and how to start one);
+   * rejects with `IllegalOperation` (20) when there is nothing to export.
+   */
+  toMongosh(): Promise<string>;
   /** Calls `callback` with each event's data; returns the function that stops it. */
   on<E extends keyof SessionEvents>(event: E, callback: (data: SessionEvents[E]) => void): () => void;
   /** Ends the session; later calls on it reject with `NoSuchSession` (206). */
@@ -469,6 +475,7 @@ export interface EngineMethods {
   jump: { params: { to: number }; result: Position };
   fork: { params?: undefined; result: Position };
   scenario: { params: { page?: [string, string][]; json?: boolean }; result: { text: string } };
+  export: { params?: undefined; result: { text: string } };
   frame: { params: { ns?: string; whole?: boolean }; result: ClusterPicture };
   inspect: { params: { ns: string; subject: Inspecting }; result: Inspection };
   explain: {

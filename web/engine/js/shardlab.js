@@ -472,6 +472,12 @@ export class Session {
     return new URL(`./#s=${text}`, options.site ?? site).href;
   }
 
+  /** The session's commands up to the cursor as a mongosh script for a real cluster. */
+  async toMongosh() {
+    const { text } = await this.#call('export');
+    return text;
+  }
+
   /** Calls `callback` with each `event`'s data; returns the function that stops it. */
   on(event, callback) {
     if (typeof callback !== 'function') throw new TypeError('on(event, callback): the callback is a function');

@@ -284,6 +284,43 @@ fn a_session_reopened_from_its_scenario_is_the_same_cluster() {
 }
 
 #[test]
+fn export_answers_the_sessions_mongosh_script_and_refuses_an_empty_session() {
+    let mut e = Engine::new();
+    let s = open(&mut e);
+    let empty = call(&mut e, &s, "export", Value::Null);
+    assert_eq!(empty["error"]["codeName"], "IllegalOperation", "{empty}");
+    assert!(
+        empty["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("nothing to export"),
+        "{empty}"
+    );
+    let setup = "sh.shardCollection(\"test.events\", {x: 1}); sim.generate(\"test.events\", \"monotonic\", 500)";
+    result(call(&mut e, &s, "run", json!({"source": setup})));
+    let script = result_of(call(&mut e, &s, "export", Value::Null), "export");
+    let text = script["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("// A ShardLab scenario"), "{text}");
+    assert!(
+        text.contains("npx mongodb-runner exec -t sharded"),
+        "{text}"
+    );
+    // Its commands, run in a new session, give the same documents.
+    let copy = open(&mut e);
+    result(call(&mut e, &copy, "run", json!({"source": text})));
+    let count = |e: &mut Engine, s: &str| {
+        result(call(
+            e,
+            s,
+            "run",
+            json!({"source": "db.events.countDocuments()"}),
+        ))["statements"][0]["value"]
+            .clone()
+    };
+    assert_eq!(count(&mut e, &s), count(&mut e, &copy));
+}
+
+#[test]
 fn the_engine_names_sessions_and_refuses_unknown_ones() {
     let mut e = Engine::new();
     let config =

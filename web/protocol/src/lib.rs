@@ -106,6 +106,12 @@ pub enum Call {
         #[serde(default)]
         json: bool,
     },
+    /// The session's commands up to the cursor as a mongosh script that builds the same
+    /// scenario on a real sharded cluster (the core's `sim::export_scenario`): mongosh's
+    /// commands as written, each `sim.` helper as the real commands that do what it did or
+    /// a comment saying what it did. A session with nothing to export is refused with
+    /// `IllegalOperation`.
+    Export,
     /// The picture of one collection at the cursor. Without `whole`, the first frame of a
     /// session is whole and later ones leave out what did not change since the previous
     /// frame; with it, every chunk, shard and zone, leaving the next frame's comparison
@@ -244,6 +250,7 @@ pub const METHODS: &[&str] = &[
     "jump",
     "fork",
     "scenario",
+    "export",
     "frame",
     "inspect",
     "explain",
@@ -276,6 +283,7 @@ impl Call {
             Call::Jump { .. } => "jump",
             Call::Fork => "fork",
             Call::Scenario { .. } => "scenario",
+            Call::Export => "export",
             Call::Frame { .. } => "frame",
             Call::Inspect { .. } => "inspect",
             Call::Explain(_) => "explain",
@@ -551,6 +559,12 @@ pub enum Reply {
         /// The link form (`v2.…`, as `?s=` or `#s=` carries it), or the JSON form.
         text: String,
     },
+    /// The session as a mongosh script.
+    Export {
+        /// The script: a header saying what cluster it needs and how to start one, then
+        /// the commands.
+        text: String,
+    },
     /// A picture of one collection.
     Frame(Frame),
     /// What there is to know about the subject.
@@ -629,6 +643,7 @@ impl Reply {
             Reply::Jump(_) => "jump",
             Reply::Fork(_) => "fork",
             Reply::Scenario { .. } => "scenario",
+            Reply::Export { .. } => "export",
             Reply::Frame(_) => "frame",
             Reply::Inspect(_) => "inspect",
             Reply::Explain { .. } => "explain",
@@ -1138,6 +1153,16 @@ impl EngineError {
             code: 206,
             code_name: "NoSuchSession".into(),
             message: format!("no session named '{session}' is open"),
+        }
+    }
+
+    /// MongoDB's `IllegalOperation` (20): the request cannot be done in the session's
+    /// state.
+    pub fn illegal_operation(message: impl Into<String>) -> Self {
+        EngineError {
+            code: 20,
+            code_name: "IllegalOperation".into(),
+            message: message.into(),
         }
     }
 

@@ -125,7 +125,7 @@ fn chunk_size(bytes: u64) -> Result<(), EngineError> {
 pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
     const NS: &str = "the namespace";
     match call {
-        Call::Close | Call::Fork | Call::Catalog => Ok(()),
+        Call::Close | Call::Fork | Call::Catalog | Call::Export => Ok(()),
         Call::Open(start) => check_start(start),
         Call::Act(act) => check_act(act),
         Call::Scenario { page, .. } => check_page(page),

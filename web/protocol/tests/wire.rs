@@ -601,6 +601,12 @@ fn every_method() -> Vec<(Call, Reply)> {
             },
         ),
         (
+            Call::Export,
+            Reply::Export {
+                text: "// A ShardLab scenario\nsh.status();\n".into(),
+            },
+        ),
+        (
             Call::Frame {
                 ns: Some(ns()),
                 whole: true,

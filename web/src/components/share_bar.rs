@@ -72,6 +72,7 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     let link = use_state(|| None::<String>);
     let on_copy = copy_link_callback(link.clone(), props.state.clone(), props.dispatch.clone());
     let on_export_json = export_json_callback(props.state.clone(), props.dispatch.clone());
+    let on_export_mongosh = export_mongosh_callback(props.state.clone(), props.dispatch.clone());
     let on_export_svg = {
         let state = props.state.clone();
         Callback::from(move |_| {
@@ -88,6 +89,8 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
         <div class="share-bar" role="toolbar" aria-label={t(K::ShareBarShareAndExport)}>
             <button class="secondary" data-testid="share-link" onclick={on_copy}>{ t(K::ShareBarCopyLink) }</button>
             <button class="secondary" data-testid="export-json" onclick={on_export_json}>{ t(K::ShareBarExportJson) }</button>
+            <button class="secondary" data-testid="export-mongosh" onclick={on_export_mongosh}
+                title={t(K::ShareBarExportMongoshLabel)}>{ t(K::ShareBarExportMongosh) }</button>
             <label class="button-like secondary" title={t(K::ShareBarOpenAScenarioExportedAs)}>
                 { t(K::ShareBarImportJson) }
                 <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
@@ -155,6 +158,26 @@ fn export_json_callback(state: Playground, dispatch: Callback<Action>) -> Callba
             ),
             Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
         })
+    })
+}
+
+/// "Export for mongosh": downloads the engine's mongosh script of the session up to the
+/// cursor, which builds the same scenario on a real sharded cluster; a refusal (nothing
+/// to export yet) becomes a notice.
+fn export_mongosh_callback(state: Playground, dispatch: Callback<Action>) -> Callback<MouseEvent> {
+    Callback::from(move |_| {
+        let dispatch = dispatch.clone();
+        engine_client::request(&state.session, Call::Export, move |answer| match answer {
+            Ok(Reply::Export { text }) => download(
+                "shardlab-scenario.mongosh.js",
+                &download_url("text/javascript", &text),
+            ),
+            Ok(_) => {}
+            Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+                K::ShareBarExportMongoshRefused,
+                &[("error", &e.message)],
+            ))))),
+        });
     })
 }
 

@@ -1,0 +1,397 @@
+//! Candidate shard keys ranked on a user's own documents: the same documents, in the
+//! same order, replayed into one cluster per candidate key (each sharded on its key
+//! before the first insert), then each cluster measured and the candidates ranked
+//! (`rank_report.rs`).
+//!
+//! A [`Ranker`] takes documents one at a time (an import's records, or a collection's
+//! documents) and keeps none of them beyond the batch being inserted: each candidate's
+//! cluster holds its own copy, which is the simulation. Documents go in as mongoimport
+//! sends them, unordered `insertMany` batches of [`BATCH_DOCUMENTS`], each batch one
+//! statement of the cluster's clock (so the balancer runs between batches as it would
+//! during an import); a document a cluster refuses (a key field holding an array fails
+//! with MongoDB's `ShardKeyNotFound`, code 61, "Shard key cannot contain array values or
+//! array descendants.") is counted and the batch goes on. With a sort field the documents
+//! are held until the end and replayed in that field's order (`workload::Sorter`).
+//!
+//! **The recent-insert window.** Each batch is inserted in slices of [`SLICE_DOCUMENTS`]
+//! documents, and where each slice's documents landed is kept. The hottest shard is
+//! measured over the latest tenth of the documents inserted, counted in whole slices
+//! newest first, at least one slice (`sim::LatestInserts`): a monotonic key sends that
+//! whole window to the one shard holding the top chunk, a well spread key about
+//! `1 / shards` of it to each.
+//!
+//! Without candidates given, the first [`PROFILE_DOCUMENTS`] documents are held and
+//! profiled (`rank_candidates.rs`), the proposed candidates' clusters made, and those
+//! documents replayed before the rest.
+
+use super::compare::{summarise_window, LatestInserts};
+use super::rank_candidates::{FieldProfile, PROFILE_DOCUMENTS};
+use super::rank_report::{rank, Figures, KeyFigures, RankedError, Ranking, Refusal};
+use crate::engine::analyze::{analyze_shard_key_with, AnalyzeOptions};
+use crate::engine::cluster::{Cluster, ClusterConfig, VersionMode};
+use crate::engine::events::{inserts_per_shard, ShardName};
+use crate::engine::message::{msg, Message};
+use crate::keys::format_bson_obj;
+use crate::values::error::ClusterError;
+use crate::workload::{Sorter, BATCH_DOCUMENTS};
+use bson::{Bson, Document};
+use thiserror::Error;
+
+/// Documents per insert slice, the grain of the recent-insert window.
+pub const SLICE_DOCUMENTS: usize = 100;
+
+/// The most candidates one ranking replays.
+pub const MAX_CANDIDATES: usize = 16;
+
+/// Refused documents kept per candidate for the report (all are counted).
+pub const MAX_REFUSALS_KEPT: usize = 5;
+
+/// The namespace of the sample in each candidate's cluster.
+pub const RANK_NS: &str = "sample.docs";
+
+/// The chunk size a ranking replays with unless told otherwise: MongoDB's smallest
+/// (`chunksize` 1 MB), so that a sample of megabytes fills chunks as a production
+/// collection fills 128 MB ones.
+pub const DEFAULT_RANK_CHUNK_BYTES: u64 = 1024 * 1024;
+
+/// Why a ranking cannot start.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RankError {
+    /// More candidates than [`MAX_CANDIDATES`].
+    #[error("at most {MAX_CANDIDATES} candidate keys can be ranked at once, not {0}")]
+    TooManyCandidates(usize),
+    /// A candidate the cluster refused to shard on, with MongoDB's error.
+    #[error("{key}: {error}")]
+    Key {
+        /// The candidate as given.
+        key: String,
+        /// MongoDB's error.
+        error: ClusterError,
+    },
+}
+
+/// How a ranking replays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankOptions {
+    /// Each candidate's cluster: shards, version, chunk size and seed.
+    pub cluster: ClusterConfig,
+    /// The dotted field to sort the documents by before the replay, if any.
+    pub sort_by: Option<String>,
+}
+
+impl Default for RankOptions {
+    fn default() -> Self {
+        RankOptions {
+            cluster: ClusterConfig {
+                chunk_size: Some(DEFAULT_RANK_CHUNK_BYTES),
+                ..ClusterConfig::default()
+            },
+            sort_by: None,
+        }
+    }
+}
+
+/// One candidate's cluster during the replay.
+struct Run {
+    key: Document,
+    why: Message,
+    cluster: Cluster,
+    slices: Vec<Vec<(ShardName, u64)>>,
+    inserted: u64,
+    refused: u64,
+    refusals: Vec<Refusal>,
+    stopped: Option<RankedError>,
+}
+
+fn ranked_error(e: &ClusterError) -> RankedError {
+    RankedError {
+        code: e.code(),
+        code_name: e.code_name().to_string(),
+        message: e.to_string(),
+    }
+}
+
+impl Run {
+    fn new(key: Document, why: Message, config: &ClusterConfig) -> Result<Run, RankError> {
+        let mut cluster = Cluster::new(config.clone());
+        let (db, _) = RANK_NS.split_once('.').unwrap_or_default();
+        let sharded = cluster
+            .enable_sharding(db, None)
+            .and_then(|()| cluster.shard_collection(RANK_NS, &key, false, None));
+        if let Err(error) = sharded {
+            return Err(RankError::Key {
+                key: format_bson_obj(&key),
+                error,
+            });
+        }
+        Ok(Run {
+            key,
+            why,
+            cluster,
+            slices: Vec::new(),
+            inserted: 0,
+            refused: 0,
+            refusals: Vec::new(),
+            stopped: None,
+        })
+    }
+
+    /// Inserts one batch as an unordered `insertMany`: slice by slice, a refused
+    /// document counted and skipped, then the statement's cost charged to the clock.
+    fn insert_batch(&mut self, docs: &[Document], lines: &[u64]) {
+        if self.stopped.is_some() {
+            return;
+        }
+        let mut next = 0;
+        while next < docs.len() {
+            let end = (next + SLICE_DOCUMENTS).min(docs.len());
+            let before = self.cluster.events().len();
+            let result = self.cluster.insert_many(RANK_NS, &docs[next..end]);
+            let events = self.cluster.events();
+            self.slices
+                .push(inserts_per_shard(events.since(before), RANK_NS));
+            let (ids, error) = match result {
+                Ok(ids) => (ids.len(), None),
+                Err((ids, e)) => (ids.len(), Some(e)),
+            };
+            self.inserted += ids as u64;
+            next += ids;
+            let Some(e) = error else { continue };
+            if matches!(e, ClusterError::ExceededMemoryLimit(_)) {
+                self.stopped = Some(ranked_error(&e));
+                break;
+            }
+            self.refuse(lines.get(next).copied().unwrap_or(0), &e);
+            next += 1;
+        }
+        self.cluster.finish_statement(0);
+    }
+
+    fn refuse(&mut self, line: u64, e: &ClusterError) {
+        self.refused += 1;
+        if self.refusals.len() < MAX_REFUSALS_KEPT {
+            self.refusals.push(Refusal {
+                line,
+                error: ranked_error(e),
+            });
+        }
+    }
+
+    /// What the replay and analyzeShardKey measured.
+    fn figures(&self) -> Figures {
+        let total: u64 = self.slices.iter().flatten().map(|(_, n)| n).sum();
+        let window = (total / 10).max(1);
+        let row = summarise_window("", &self.cluster, RANK_NS, &self.slices, &[], window);
+        let latest = LatestInserts::of(
+            self.slices
+                .iter()
+                .rev()
+                .map(|s| s.iter().map(|(n, c)| (n.as_str(), *c))),
+            window,
+        );
+        let hottest = latest
+            .per_shard
+            .iter()
+            .fold(("", 0u64), |b, &(s, n)| if n > b.1 { (s, n) } else { b })
+            .0
+            .to_string();
+        Figures {
+            key: self.key.clone(),
+            label: format_bson_obj(&self.key),
+            why: self.why.clone(),
+            inserted: self.inserted,
+            refused: self.refused,
+            refusals: self.refusals.clone(),
+            stopped: self.stopped.clone(),
+            characteristics: characteristics(&self.cluster, &self.key),
+            docs_per_shard: row.docs_per_shard,
+            chunks_per_shard: row.chunks_per_shard,
+            jumbo: row.jumbo_chunks,
+            recent: (hottest, row.hottest_shard_share, latest.counted),
+        }
+    }
+}
+
+/// analyzeShardKey's key characteristics of the cluster's own shard key.
+fn characteristics(cluster: &Cluster, key: &Document) -> Result<KeyFigures, RankedError> {
+    let options = AnalyzeOptions {
+        read_write_distribution: false,
+        ..AnalyzeOptions::default()
+    };
+    let reply = analyze_shard_key_with(cluster, RANK_NS, key, &[], options)
+        .map_err(|e| ranked_error(&e))?;
+    let k = reply.get_document("keyCharacteristics").ok();
+    let long = |d: Option<&Document>, f: &str| d.and_then(|d| d.get_i64(f).ok()).unwrap_or(0);
+    let most_common = k
+        .and_then(|k| k.get_array("mostCommonValues").ok())
+        .and_then(|a| a.first())
+        .and_then(Bson::as_document)
+        .map(|m| {
+            let value = m
+                .get_document("value")
+                .map(format_bson_obj)
+                .unwrap_or_default();
+            (value, long(Some(m), "frequency") as u64)
+        });
+    let monotonicity = k.and_then(|k| k.get_document("monotonicity").ok());
+    Ok(KeyFigures {
+        distinct: long(k, "numDistinctValues") as u64,
+        documents: long(k, "numDocsTotal") as u64,
+        most_common,
+        monotonic: monotonicity.and_then(|m| m.get_str("type").ok()) == Some("monotonic"),
+        correlation: monotonicity
+            .and_then(|m| m.get_f64("recordIdCorrelationCoefficient").ok())
+            .unwrap_or(0.0),
+    })
+}
+
+/// Candidate keys ranked on a stream of documents (see the module's notes).
+pub struct Ranker {
+    options: RankOptions,
+    runs: Vec<Run>,
+    /// Documents held until the candidates are proposed.
+    profile: Option<(FieldProfile, Vec<(Document, u64)>)>,
+    sorter: Option<Sorter<(Document, u64)>>,
+    batch: Vec<Document>,
+    lines: Vec<u64>,
+    documents: u64,
+    unreadable: u64,
+}
+
+impl std::fmt::Debug for Ranker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ranker")
+            .field("candidates", &self.runs.len())
+            .field("documents", &self.documents)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ranker {
+    /// A ranking of `keys` (each a shard key pattern, checked as `shardCollection`
+    /// checks it), or of the candidates proposed from the documents when `keys` is empty.
+    pub fn new(keys: &[Document], options: RankOptions) -> Result<Ranker, RankError> {
+        if keys.len() > MAX_CANDIDATES {
+            return Err(RankError::TooManyCandidates(keys.len()));
+        }
+        let mut runs = Vec::with_capacity(keys.len());
+        for key in keys {
+            if runs.iter().any(|r: &Run| r.key == *key) {
+                continue;
+            }
+            runs.push(Run::new(key.clone(), msg!("rank.given"), &options.cluster)?);
+        }
+        let profile = keys
+            .is_empty()
+            .then(|| (FieldProfile::default(), Vec::new()));
+        Ok(Ranker {
+            sorter: options.sort_by.as_deref().map(Sorter::new),
+            options,
+            runs,
+            profile,
+            batch: Vec::with_capacity(BATCH_DOCUMENTS),
+            lines: Vec::with_capacity(BATCH_DOCUMENTS),
+            documents: 0,
+            unreadable: 0,
+        })
+    }
+
+    /// Documents taken so far.
+    pub fn documents(&self) -> u64 {
+        self.documents
+    }
+
+    /// Counts a record of the input that could not be read.
+    pub fn unreadable(&mut self) {
+        self.unreadable += 1;
+    }
+
+    /// Takes the next document, found on `line` of its file (0 when it has none).
+    pub fn push(&mut self, doc: Document, line: u64, bytes: u64) {
+        self.documents += 1;
+        match &mut self.sorter {
+            Some(sorter) => {
+                let size = usize::try_from(bytes).unwrap_or(usize::MAX);
+                let key = sorter.key_of(&doc);
+                if sorter.hold(key, line, size, (doc, line)).is_err() {
+                    self.unreadable += 1;
+                }
+            }
+            None => self.feed(doc, line),
+        }
+    }
+
+    /// A document in replay order: profiled while candidates are still to be proposed,
+    /// else into the batch.
+    fn feed(&mut self, doc: Document, line: u64) {
+        if let Some((profile, held)) = &mut self.profile {
+            profile.add(&doc);
+            held.push((doc, line));
+            if profile.documents() >= PROFILE_DOCUMENTS {
+                self.propose();
+            }
+            return;
+        }
+        self.batch.push(doc);
+        self.lines.push(line);
+        if self.batch.len() >= BATCH_DOCUMENTS {
+            self.flush();
+        }
+    }
+
+    /// Makes the proposed candidates' clusters and replays the documents held.
+    fn propose(&mut self) {
+        let Some((profile, held)) = self.profile.take() else {
+            return;
+        };
+        for p in profile.propose() {
+            if self.runs.iter().all(|r| r.key != p.key) {
+                // A proposed key is made of plain fields the profile saw; one the
+                // cluster refuses is left out.
+                if let Ok(run) = Run::new(p.key, p.why, &self.options.cluster) {
+                    self.runs.push(run);
+                }
+            }
+        }
+        for (doc, line) in held {
+            self.feed(doc, line);
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        for run in &mut self.runs {
+            run.insert_batch(&self.batch, &self.lines);
+        }
+        self.batch.clear();
+        self.lines.clear();
+    }
+
+    /// Ends the input: replays what is held, measures every candidate and ranks them.
+    pub fn finish(mut self) -> Ranking {
+        if let Some(sorter) = self.sorter.take() {
+            for (doc, line) in sorter.finish() {
+                self.feed(doc, line);
+            }
+        }
+        self.propose();
+        self.flush();
+        let figures: Vec<Figures> = self.runs.iter().map(Run::figures).collect();
+        let config = &self.options.cluster;
+        let (candidates, orders) = rank(figures, config.shards);
+        let version: VersionMode = config.version;
+        Ranking {
+            shards: config.shards,
+            version: version.label().to_string(),
+            chunk_size: config
+                .chunk_size
+                .unwrap_or_else(|| version.default_chunk_size()),
+            documents: self.documents,
+            unreadable: self.unreadable,
+            candidates,
+            orders,
+        }
+    }
+}
