@@ -77,6 +77,9 @@ pub struct ClusterImport {
     /// then, when entries were replayed, ShardLab's `markJumbo` entry for each chunk the
     /// export flags jumbo (MongoDB logs no entry when it flags one).
     pub steps: Vec<String>,
+    /// How many changelog entries the steps replay (the steps after the load, before
+    /// the jumbo flags).
+    pub replayed: u64,
     /// The changelog entries not replayed.
     pub skipped: Vec<SkippedChanges>,
     /// The era the metadata is of, which the session takes as its version mode.
@@ -149,6 +152,7 @@ pub fn assemble(docs: &MetadataDocs) -> Result<ClusterImport, MetadataError> {
             to_canonical_ejson(&Bson::Document(e))
         ));
     }
+    let replayed = (steps.len() - 1) as u64;
     if steps.len() > 1 {
         for coll in &final_image.collections {
             for c in coll.chunks.iter().filter(|c| c.jumbo) {
@@ -181,6 +185,7 @@ pub fn assemble(docs: &MetadataDocs) -> Result<ClusterImport, MetadataError> {
     Ok(ClusterImport {
         image,
         steps,
+        replayed,
         skipped: all_skipped,
         version,
     })

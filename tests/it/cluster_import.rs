@@ -451,7 +451,7 @@ fn the_cli_prints_the_status_then_runs_the_script() {
     assert!(run.stdout.ends_with("\n1\n"), "{}", run.stdout);
     assert_eq!(
         run.stderr,
-        "config.changelog: 3 change(s) replayed\nconfig.changelog: skipped moveChunk.start x1: changes no chunk\nconfig.changelog: skipped moveChunk.to x1: changes no chunk\nconfig.changelog: skipped moveChunk.from x1: changes no chunk\n"
+        "config.changelog: 2 change(s) replayed\nconfig.changelog: skipped moveChunk.start x1: changes no chunk\nconfig.changelog: skipped moveChunk.to x1: changes no chunk\nconfig.changelog: skipped moveChunk.from x1: changes no chunk\n"
     );
 }
 

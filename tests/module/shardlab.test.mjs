@@ -4,7 +4,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -297,5 +297,87 @@ test('previewImport shows the columns and fields, importing nothing; columnTypes
   await assert.rejects(s.import(csv, { ns: 'test.z', columnTypes: 'zip' }), { codeName: 'BadValue' });
   const wrong = await s.previewImport(csv, { type: 'csv', columnTypes: { city: 'string()' } });
   assert.match(wrong.error, /`city`/);
+  s.dispose();
+});
+
+/** The config exports of one era's fixture (tests/fixtures/cluster/v44|v60|v80), as `{name, text}`. */
+function clusterFixture(era) {
+  const dir = join(root, 'tests', 'fixtures', 'cluster', era);
+  const place = existsSync(join(dir, 'config')) ? join(dir, 'config') : dir;
+  return readdirSync(place).sort().map((name) => ({ name, text: readFileSync(join(place, name), 'utf8') }));
+}
+
+test('importCluster: a real cluster\'s config exports become the session, its changelog a step a change', async () => {
+  const { gzipSync } = await import('node:zlib');
+  const s = await ShardLab.session({ version: '3.6', shards: 2 });
+  await s.run('sh.shardCollection("test.mine", {x: 1})');
+  const saved = [];
+  s.on('save', (e) => saved.push(e));
+  // Files as Blobs named as a File is (a gzipped one inflated), and as {name, text}.
+  const files = clusterFixture('v80').map((f) => f.name === 'config.chunks.json'
+    ? new File([gzipSync(Buffer.from(f.text))], 'config.chunks.json.gz')
+    : f.name === 'config.shards.json' ? new File([f.text], f.name) : f);
+  const r = await s.importCluster(files);
+  assert.deepEqual(r, {
+    position: { position: 4, length: 4 },
+    ns: ['shop.orders', 'shop.users'],
+    version: '8.0',
+    replayed: 2,
+    skipped: [
+      { what: 'moveChunk.start', count: 1, reason: 'changes no chunk' },
+      { what: 'moveChunk.to', count: 1, reason: 'changes no chunk' },
+      { what: 'moveChunk.from', count: 1, reason: 'changes no chunk' },
+    ],
+    steps: 4,
+  });
+  assert.equal(saved.at(-1)?.steps, 4, 'the new session is saved');
+  const owners = async () => (await s.cluster('shop.orders')).bar.map((b) => b.shard);
+  assert.deepEqual(await owners(), [0, 1, 2]);
+  const [status] = await s.run('sh.status()');
+  assert.match(status.printed, /'shop\.orders': \{/);
+  assert.match(status.printed, /active mongoses\n\[ \{ '8\.0\./);
+  assert.doesNotMatch(status.printed, /test\.mine/);
+  // Back over the replay: before the migration, then before the split.
+  await s.goto(r.position.position - 2);
+  assert.deepEqual(await owners(), [0, 1, 1]);
+  await s.goto(1);
+  assert.deepEqual(await owners(), [0, 1]);
+  // Every era's fixture loads; 4.4's and 6.0's run as 5.0.
+  for (const era of ['v44', 'v60']) {
+    const other = await ShardLab.session();
+    const got = await other.importCluster(clusterFixture(era));
+    assert.equal(got.version, '5.0', era);
+    assert.deepEqual(got.ns, ['shop.orders', 'shop.users'], era);
+    other.dispose();
+  }
+  s.dispose();
+});
+
+test('importCluster refuses what it cannot read, naming the file, and leaves the session as it was', async () => {
+  const s = await ShardLab.session({ version: '8.0' });
+  await s.run('sh.shardCollection("test.mine", {x: 1})');
+  const at = await s.step(0);
+  const v44 = clusterFixture('v44');
+  await assert.rejects(s.importCluster(v44.filter((f) => f.name !== 'chunks.json')),
+    { codeName: 'BadValue', message: /^chunks\.json: the export has no config\.chunks/ });
+  const overlap = v44.map((f) => f.name === 'chunks.json'
+    ? { name: f.name, text: f.text.replace('"max":{"customerId":"c100"', '"max":{"customerId":"c200"') }
+    : f);
+  await assert.rejects(s.importCluster(overlap),
+    { codeName: 'BadValue', message: /^chunks\.json: lines 1 and 2: .*overlap$/ });
+  await assert.rejects(s.importCluster([...v44, { name: 'notes.txt', text: 'hi' }]),
+    { codeName: 'BadValue', message: /^notes\.txt: not a config collection's export/ });
+  // Misuse is refused before anything is sent; a file past the limit before it is read.
+  await assert.rejects(s.importCluster('chunks.json'), { codeName: 'BadValue' });
+  await assert.rejects(s.importCluster([{ name: 'chunks.json' }]), { codeName: 'BadValue' });
+  const { limits } = await ShardLab.catalog();
+  assert.equal(limits.maxClusterImportBytes, 64 * 1024 * 1024);
+  const huge = new File([new Uint8Array(limits.maxClusterImportBytes + 1)], 'changelog.json');
+  await assert.rejects(s.importCluster([...v44.filter((f) => f.name !== 'changelog.json'), huge]),
+    { codeName: 'BadValue', message: /over importCluster's limit of 64 MiB/ });
+  const text = 'x'.repeat(limits.maxClusterImportBytes + 1);
+  await assert.rejects(s.importCluster([{ name: 'chunks.json', text }]),
+    { codeName: 'BadValue', message: /over importCluster's limit of 64 MiB/ });
+  assert.deepEqual(await s.step(0), at, 'the session was left as it was');
   s.dispose();
 });

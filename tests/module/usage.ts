@@ -80,3 +80,22 @@ export async function importFile(file: File): Promise<number> {
   const done = await s.import(file, { ns: 'test.events', sortBy, columnTypes });
   return done.inserted - done.failures.length;
 }
+
+// A real cluster's metadata: the files a reader picked (config.chunks.json, ...) and one
+// typed in; the session becomes that cluster, its changelog replayed a step a change.
+import type { ClusterImportResult, MetadataFile } from '../../web/engine/js/shardlab.js';
+export async function importCluster(picked: FileList): Promise<string> {
+  const s = await ShardLab.session();
+  const tags: MetadataFile = { name: 'tags.json', text: '' };
+  try {
+    const r: ClusterImportResult = await s.importCluster([...Array.from(picked), tags]);
+    const skipped = r.skipped.map((x) => `${x.what} x${x.count}: ${x.reason}`);
+    await s.goto(r.position.position - r.replayed);
+    return `${r.ns.join()} ${r.version} ${r.steps} ${skipped.join('; ')}`;
+  } catch (err) {
+    return err instanceof ShardLabError ? err.message : String(err);
+  }
+}
+export const importing: EngineRequest<'importCluster'> = { v: 3, id: 5, session: 's1', method: 'importCluster', params: { files: [{ name: 'chunks.json', text: '' }] } };
+// @ts-expect-error: a file is a File or {name, text}.
+ShardLab.session().then((s) => s.importCluster(['chunks.json']));

@@ -103,7 +103,7 @@ pub fn import_cluster(dir: &Path, buffer: usize) -> Result<Session, ExitCode> {
             return Err(fail(format!("{}: {e}", e.name())));
         }
     }
-    let replayed = import.steps.len().saturating_sub(1);
+    let replayed = import.replayed;
     if replayed > 0 || !import.skipped.is_empty() {
         crate::report(&format!("config.changelog: {replayed} change(s) replayed"));
     }

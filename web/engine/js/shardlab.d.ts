@@ -164,6 +164,8 @@ export interface Catalog {
     maxScenarioBytes: number;
     maxFieldBytes: number;
     maxSessions: number;
+    /** Most text one `importCluster` takes, its files together, in bytes (64 MiB). */
+    maxClusterImportBytes: number;
   };
   defaults: {
     version: string;
@@ -322,6 +324,28 @@ export interface ImportPreview {
   typeChoices: string[];
 }
 
+/** One config export as `importCluster` takes it: named for its collection (`chunks.json`, `config.chunks.json`, `chunks.bson.json`), with its text. */
+export interface MetadataFile {
+  name: string;
+  text: string;
+}
+
+/** What `importCluster` made of the session. */
+export interface ClusterImportResult {
+  /** The cursor: at the end, after the last replayed change. */
+  position: Position;
+  /** The sharded collections loaded, in namespace order. */
+  ns: string[];
+  /** The version mode the session now runs: the metadata's era. */
+  version: '5.0' | '7.0' | '8.0';
+  /** Changelog entries replayed, one step each after the load. */
+  replayed: number;
+  /** Changelog entries not replayed, by name: `changes no chunk`, `unknown event`, or why the replay stopped there. */
+  skipped: { what: string; count: number; reason: string }[];
+  /** Steps the session now has: the load, the replayed changes, and the export's jumbo flags when changes were replayed. */
+  steps: number;
+}
+
 /** How to read a file of documents (`Session.import`), as mongoimport's options say. */
 export interface ImportOptions {
   /** The collection, such as "test.events". */
@@ -385,6 +409,14 @@ export declare class Session {
   import(data: string | Uint8Array | ArrayBuffer | Blob, options: ImportOptions): Promise<ImportProgress>;
   /** What a file's first bytes show (format, CSV columns, fields), importing nothing. */
   previewImport(data: string | Uint8Array | ArrayBuffer | Blob, options?: Omit<ImportOptions, 'ns' | 'sortBy' | 'ignoreBlanks'>): Promise<ImportPreview>;
+  /**
+   * Makes the session a real cluster's, from its config exports (mongoexport's or
+   * bsondump's JSON; a `.gz` Blob is inflated): a new session of the metadata's version,
+   * its first step the cluster before its changelog, then a step per replayed change.
+   * Rejects (`BadValue`, naming the file and line) and leaves the session as it was when
+   * the metadata is refused.
+   */
+  importCluster(files: Iterable<Blob | MetadataFile>): Promise<ClusterImportResult>;
   /** A link to the ShardLab site beside the module (or `site`) that opens this session. */
   toLink(options?: { site?: string | URL }): Promise<string>;
   /**
@@ -462,6 +494,7 @@ export interface EngineMethods {
       | { kind: 'cancel' };
     result: ImportProgress;
   };
+  importCluster: { params: { files: MetadataFile[] }; result: ClusterImportResult };
   events: { params: { ns: string }; result: { rows: Json[] } };
   heat: { params: { ns: string; rows: number; columns: number }; result: HeatView };
 }

@@ -251,6 +251,14 @@ function misuse(message) {
   return new ShardLabError('BadValue', message, 2);
 }
 
+/** A Blob's text, inflated first when its name ends in `.gz` (where DecompressionStream exists). */
+async function blobText(blob) {
+  if (/\.gz$/i.test(blob.name ?? '') && typeof DecompressionStream === 'function') {
+    return await new Response(blob.stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  }
+  return await blob.text();
+}
+
 function describe(v) {
   const text = typeof v === 'string' ? JSON.stringify(v) : String(v);
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
@@ -423,6 +431,39 @@ export class Session {
       columnTypes: columnTypes(options.columnTypes),
     });
     return preview;
+  }
+
+  /**
+   * Makes this session a real cluster's, from its config exports: mongoexport's (or
+   * bsondump's) JSON of config.shards, databases, collections, chunks, tags and changelog,
+   * each a File/Blob named for its collection (`chunks.json`, `config.chunks.json`,
+   * `chunks.bson.json`; a `.gz` one is inflated) or `{name, text}`. The session becomes a
+   * new session of the metadata's version: its first step loads the cluster as it was
+   * before its changelog, each later step replays one chunk change. Resolves with what
+   * was loaded; rejects (`BadValue`, naming the file and line) and leaves the session as
+   * it was when the metadata is refused.
+   */
+  async importCluster(files) {
+    if (files === null || typeof files !== 'object' || typeof files[Symbol.iterator] !== 'function') {
+      throw misuse('importCluster(files): files is an array of Files or {name, text} objects');
+    }
+    const list = [...files];
+    for (const f of list) {
+      const blob = typeof Blob === 'function' && f instanceof Blob;
+      if (typeof f?.name !== 'string' || (!blob && typeof f.text !== 'string')) {
+        throw misuse(`importCluster(files): each file is a File or {name, text} named for its collection, such as "chunks.json", not ${describe(f?.name ?? f)}`);
+      }
+    }
+    // Files past the engine's bound are refused before they are read (texts, the engine
+    // counts in UTF-8 bytes).
+    const { limits } = await catalog();
+    const size = list.reduce((n, f) => n + (typeof f.text === 'string' ? 0 : f.size), 0);
+    if (size > limits.maxClusterImportBytes) {
+      throw misuse(`the config exports are ${size} bytes together, over importCluster's limit of ${limits.maxClusterImportBytes >> 20} MiB (${limits.maxClusterImportBytes} bytes)`);
+    }
+    const sent = [];
+    for (const f of list) sent.push({ name: f.name, text: typeof f.text === 'string' ? f.text : await blobText(f) });
+    return await this.#call('importCluster', { files: sent });
   }
 
   /** A link that opens this session in the ShardLab site beside this module. */

@@ -9,12 +9,14 @@
 //! Layers, lowest first: `view_model` (pure pictures of a cluster), `frames` (those
 //! pictures as protocol frames, with what changed), `queries` and `insight` (the
 //! engine's read-only answers), `held` (one session's timeline and figures), `import`
-//! (the user's documents into a session), `panels`
+//! (the user's documents into a session), `cluster_import` (a real cluster's metadata
+//! into a session), `panels`
 //! (the page's side panels), `script` (the JavaScript module's runs and reads),
 //! `comparison`, `playground` (the playground's session: the
 //! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
+pub mod cluster_import;
 pub mod comparison;
 pub mod frames;
 pub mod held;

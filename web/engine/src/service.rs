@@ -296,6 +296,11 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             }
             Ok(Reply::Import(progress))
         }
+        Call::ImportCluster { files } => {
+            let imported = crate::cluster_import::import_cluster(held, files)?;
+            events.push(save_event(&held.timeline));
+            Ok(Reply::ImportCluster(Box::new(imported)))
+        }
         Call::Scenario { page, json } => playground::link(held, page, json),
         Call::Export => playground::export(held),
         call => read_session(held, call),

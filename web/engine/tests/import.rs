@@ -4,31 +4,10 @@
 
 use serde_json::{json, Value};
 use shardlab_engine::Engine;
-use shardlab_protocol::*;
 
-fn send(engine: &mut Engine, request: Value) -> (Value, Vec<Value>) {
-    let request: Request = serde_json::from_value(request).expect("a request");
-    let handled = engine.handle(request);
-    let events = handled
-        .events
-        .into_iter()
-        .map(|e| serde_json::to_value(e).unwrap())
-        .collect();
-    (serde_json::to_value(handled.response).unwrap(), events)
-}
-
-fn call(engine: &mut Engine, session: &str, method: &str, params: Value) -> Value {
-    send(
-        engine,
-        json!({"v": 3, "id": 1, "session": session, "method": method, "params": params}),
-    )
-    .0
-}
-
-fn ok(answer: Value) -> Value {
-    assert!(answer.get("error").is_none(), "an error: {answer}");
-    answer["result"].clone()
-}
+#[path = "support/json_requests.rs"]
+mod json_requests;
+use json_requests::{call, ok, send};
 
 fn open(engine: &mut Engine) -> String {
     let (answer, _) = send(

@@ -53,6 +53,7 @@ const ORDER: &[&str] = &[
     "insight",
     "held",
     "import",
+    "cluster_import",
     "panels",
     "script",
     "comparison",

@@ -155,6 +155,17 @@ pub enum Call {
     /// at a time: `begin`, any number of `slice`s, then `end`, which inserts them as one
     /// step of the session (or `cancel`).
     Import(ImportCall),
+    /// A real cluster's sharding metadata, as `mongoexport` (or `bsondump`) wrote its
+    /// config collections: the session becomes a new session of the metadata's era whose
+    /// first step loads the cluster as it was before its changelog, and whose later steps
+    /// replay the changelog's chunk changes one a step. All or nothing: a refused import
+    /// leaves the session as it was.
+    ImportCluster {
+        /// The exported files, named for their collection (`chunks.json`,
+        /// `config.chunks.json`, `chunks.bson.json`, ...), their texts together at most
+        /// [`MAX_CLUSTER_IMPORT_BYTES`].
+        files: Vec<MetadataFile>,
+    },
     /// The page: something the user did to a playground session (see [`Act`]); answers
     /// with the session's [`PageView`].
     #[serde(rename = "page.act")]
@@ -247,6 +258,7 @@ pub const METHODS: &[&str] = &[
     "target",
     "compare",
     "import",
+    "importCluster",
     "events",
     "heat",
     "page.act",
@@ -279,6 +291,7 @@ impl Call {
             Call::Target { .. } => "target",
             Call::Compare(_) => "compare",
             Call::Import(_) => "import",
+            Call::ImportCluster { .. } => "importCluster",
             Call::Act(_) => "page.act",
             Call::Summary { .. } => "page.summary",
             Call::Events { .. } => "events",
@@ -572,6 +585,8 @@ pub enum Reply {
     },
     /// How an import stands.
     Import(ImportProgress),
+    /// What a cluster's metadata made of the session.
+    ImportCluster(Box<ClusterImported>),
     /// A playground session at its cursor.
     #[serde(rename = "page.act")]
     Act(Box<PageView>),
@@ -636,6 +651,7 @@ impl Reply {
             Reply::Target(_) => "target",
             Reply::Compare { .. } => "compare",
             Reply::Import(_) => "import",
+            Reply::ImportCluster(_) => "importCluster",
             Reply::Events { .. } => "events",
             Reply::Heat(_) => "heat",
             Reply::Act(_) => "page.act",
@@ -791,6 +807,51 @@ pub struct ImportFailure {
     pub reason: String,
 }
 
+/// One exported config collection, as `importCluster` takes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetadataFile {
+    /// The file's name, which says its collection: `shards`, `databases`, `collections`,
+    /// `chunks`, `tags` or `changelog`, maybe after `config.`, then `.json`, `.jsonl`,
+    /// `.ndjson` or `.bson.json`; a path before it is ignored.
+    pub name: String,
+    /// The file's text: Extended JSON documents one after another, or one array.
+    pub text: String,
+}
+
+/// What `importCluster` made of the session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterImported {
+    /// The cursor: at the end, after the last replayed change.
+    pub position: Position,
+    /// The sharded collections loaded, in namespace order.
+    pub ns: Vec<String>,
+    /// The version mode the session now runs, the metadata's era (`"5.0"`, `"7.0"` or
+    /// `"8.0"`).
+    pub version: String,
+    /// Changelog entries replayed, one step each after the load.
+    pub replayed: u64,
+    /// Changelog entries not replayed, by name, with why.
+    pub skipped: Vec<SkippedChanges>,
+    /// Steps the import made (the load, the replayed changes, and the jumbo flags the
+    /// export holds when changes were replayed).
+    pub steps: u64,
+}
+
+/// Changelog entries an import did not replay.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedChanges {
+    /// The entries' `what`, such as `moveChunk.start`.
+    pub what: String,
+    /// How many.
+    pub count: u64,
+    /// Why: `changes no chunk`, `unknown event`, or why the replay could not go back
+    /// this far.
+    pub reason: String,
+}
+
 /// A session the engine opened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -882,6 +943,9 @@ pub struct CatalogLimits {
     pub max_field_bytes: u64,
     /// [`MAX_SESSIONS`].
     pub max_sessions: u32,
+    /// [`MAX_CLUSTER_IMPORT_BYTES`].
+    #[serde(default)]
+    pub max_cluster_import_bytes: u64,
 }
 
 impl CatalogLimits {
@@ -898,6 +962,7 @@ impl CatalogLimits {
             max_scenario_bytes: MAX_SCENARIO_BYTES as u64,
             max_field_bytes: MAX_FIELD_BYTES as u64,
             max_sessions: MAX_SESSIONS as u32,
+            max_cluster_import_bytes: MAX_CLUSTER_IMPORT_BYTES as u64,
         }
     }
 }

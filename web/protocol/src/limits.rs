@@ -40,6 +40,12 @@ pub fn scenario_room(bytes: usize) -> Room {
     }
 }
 
+/// Most text one `importCluster` carries, its files' texts together (64 MiB): a cluster's
+/// config exports, whose changelog is the large part.
+pub const MAX_CLUSTER_IMPORT_BYTES: usize = 64 << 20;
+/// Most files one `importCluster` carries (one for each config collection is six).
+pub const MAX_CLUSTER_IMPORT_FILES: usize = 16;
+
 /// Longest shard key, filter or collection name a request carries (16 KiB).
 pub const MAX_FIELD_BYTES: usize = 16 << 10;
 /// Most shards a session's cluster has, as the core allows.
@@ -161,6 +167,7 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             check_import_texts(file_name, format, &None, column_types)
         }
         Call::Import(_) => Ok(()),
+        Call::ImportCluster { files } => check_metadata_files(files),
         Call::Step { by } if by.unsigned_abs() > MAX_STEP as u64 => {
             Err(EngineError::bad_value("a step moves by at most 2^40"))
         }
@@ -168,6 +175,33 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         Call::Explain(subject) => check_explain(subject),
         other => check_texts(other),
     }
+}
+
+/// An `importCluster`'s files: some, not too many, named within bounds, and their texts
+/// together within [`MAX_CLUSTER_IMPORT_BYTES`].
+fn check_metadata_files(files: &[crate::MetadataFile]) -> Result<(), EngineError> {
+    if files.is_empty() {
+        return Err(EngineError::bad_value(
+            "importCluster takes the config exports as files: at least shards.json, collections.json and chunks.json",
+        ));
+    }
+    if files.len() > MAX_CLUSTER_IMPORT_FILES {
+        return Err(EngineError::bad_value(format!(
+            "importCluster takes at most {MAX_CLUSTER_IMPORT_FILES} files, one for each config collection, not {}",
+            files.len()
+        )));
+    }
+    for f in files {
+        within("a file's name", &f.name, MAX_FIELD_BYTES)?;
+    }
+    let total: u64 = files.iter().map(|f| f.text.len() as u64).sum();
+    if total > MAX_CLUSTER_IMPORT_BYTES as u64 {
+        return Err(EngineError::bad_value(format!(
+            "the config exports are {total} bytes together, over importCluster's limit of {} MiB ({MAX_CLUSTER_IMPORT_BYTES} bytes)",
+            MAX_CLUSTER_IMPORT_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// `run`'s source, or its workload's batch: one of them.
@@ -372,20 +406,6 @@ fn check_act(act: &Act) -> Result<(), EngineError> {
 /// Most events one `events` answer lists.
 pub const MAX_EVENTS: usize = 100;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_scenario_has_room_up_to_three_quarters_and_is_kept_up_to_the_limit() {
-        assert_eq!(scenario_room(0), Room::Ample);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3 - 1), Room::Ample);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3), Room::Nearly);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES), Room::Nearly);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES + 1), Room::Over);
-    }
-}
-
 /// Most columns an import may choose types for.
 const MAX_COLUMN_TYPES: usize = 1024;
 
@@ -416,4 +436,18 @@ fn check_import_texts(
         within("a column's type", &choice.spec, MAX_FIELD_BYTES)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_has_room_up_to_three_quarters_and_is_kept_up_to_the_limit() {
+        assert_eq!(scenario_room(0), Room::Ample);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3 - 1), Room::Ample);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3), Room::Nearly);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES), Room::Nearly);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES + 1), Room::Over);
+    }
 }

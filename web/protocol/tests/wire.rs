@@ -572,6 +572,26 @@ fn every_method() -> Vec<(Call, Reply)> {
             }),
         ),
         (
+            Call::ImportCluster {
+                files: vec![MetadataFile {
+                    name: "config.chunks.json".into(),
+                    text: "{}".into(),
+                }],
+            },
+            Reply::ImportCluster(Box::new(ClusterImported {
+                position,
+                ns: vec!["shop.orders".into()],
+                version: "8.0".into(),
+                replayed: 2,
+                skipped: vec![SkippedChanges {
+                    what: "moveChunk.start".into(),
+                    count: 1,
+                    reason: "changes no chunk".into(),
+                }],
+                steps: 4,
+            })),
+        ),
+        (
             Call::Scenario {
                 page: vec![],
                 json: false,
