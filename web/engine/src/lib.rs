@@ -9,11 +9,11 @@
 //! Layers, lowest first: `view_model` (pure pictures of a cluster), `frames` (those
 //! pictures as protocol frames, with what changed), `queries` and `insight` (the
 //! engine's read-only answers), `held` (one session's timeline and figures), `import`
-//! (the user's documents into a session), `panels`
-//! (the page's side panels), `script` (the JavaScript module's runs and reads),
-//! `comparison`, `playground` (the playground's session: the
-//! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the wasm
-//! entry). A module imports only from those before it.
+//! (the user's documents into a session), `panels` (the page's side panels), `script`
+//! (the JavaScript module's runs and reads), `rank` (candidate shard keys ranked on a
+//! collection's documents), `comparison`, `playground` (the playground's session: the
+//! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the
+//! wasm entry). A module imports only from those before it.
 
 pub mod comparison;
 pub mod frames;
@@ -24,6 +24,7 @@ pub mod insight;
 pub mod panels;
 pub mod playground;
 pub mod queries;
+pub mod rank;
 pub mod script;
 pub mod service;
 pub mod view_model;

@@ -55,6 +55,7 @@ const ORDER: &[&str] = &[
     "import",
     "panels",
     "script",
+    "rank",
     "comparison",
     "playground",
     "service",
