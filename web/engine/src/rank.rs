@@ -20,8 +20,8 @@ use shardlab::sim::{
 };
 use shardlab::{Cluster, VersionMode};
 use shardlab_protocol::{
-    EngineError, RankFigures, RankOrder, RankReason, RankRefusal, RankSentence, RankSpec,
-    RankView, RankedKey, MAX_RANK_BYTES, MAX_RANK_DOCUMENTS,
+    EngineError, RankFigures, RankOrder, RankReason, RankRefusal, RankSentence, RankSpec, RankView,
+    RankedKey, MAX_RANK_BYTES, MAX_RANK_DOCUMENTS,
 };
 
 /// Ranks the candidates of `spec` on its collection in `cluster`, the session's cluster
@@ -78,7 +78,9 @@ fn options(cluster: &Cluster, spec: &RankSpec) -> Result<RankOptions, EngineErro
     config.seed = cluster.config().seed;
     config.shards = match spec.shards {
         Some(n) => n,
-        None => u32::try_from(cluster.live_shard_count()).unwrap_or(1).max(1),
+        None => u32::try_from(cluster.live_shard_count())
+            .unwrap_or(1)
+            .max(1),
     };
     config.version = match &spec.version {
         Some(v) => VersionMode::parse(v)
