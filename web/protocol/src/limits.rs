@@ -407,20 +407,6 @@ fn check_act(act: &Act) -> Result<(), EngineError> {
 /// Most events one `events` answer lists.
 pub const MAX_EVENTS: usize = 100;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_scenario_has_room_up_to_three_quarters_and_is_kept_up_to_the_limit() {
-        assert_eq!(scenario_room(0), Room::Ample);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3 - 1), Room::Ample);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3), Room::Nearly);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES), Room::Nearly);
-        assert_eq!(scenario_room(MAX_SCENARIO_BYTES + 1), Room::Over);
-    }
-}
-
 /// Most columns an import may choose types for.
 const MAX_COLUMN_TYPES: usize = 1024;
 
@@ -451,4 +437,18 @@ fn check_import_texts(
         within("a column's type", &choice.spec, MAX_FIELD_BYTES)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_has_room_up_to_three_quarters_and_is_kept_up_to_the_limit() {
+        assert_eq!(scenario_room(0), Room::Ample);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3 - 1), Room::Ample);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES / 4 * 3), Room::Nearly);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES), Room::Nearly);
+        assert_eq!(scenario_room(MAX_SCENARIO_BYTES + 1), Room::Over);
+    }
 }
