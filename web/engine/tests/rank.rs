@@ -44,6 +44,14 @@ fn rank(engine: &mut Engine, s: &str, params: Value) -> Value {
 /// `x` grows with insertion order: 3,000 documents of about 170 bytes.
 const MONOTONIC: &str = "sim.generate(\"test.events\", \"monotonic\", 3000)";
 
+/// An engine with a session holding [`MONOTONIC`]'s documents in `test.events`.
+fn monotonic() -> (Engine, String) {
+    let mut e = Engine::new();
+    let s = open(&mut e);
+    run(&mut e, &s, MONOTONIC);
+    (e, s)
+}
+
 fn reason<'a>(candidate: &'a Value, measure: &str) -> &'a Value {
     candidate["reasons"]
         .as_array()
@@ -55,9 +63,7 @@ fn reason<'a>(candidate: &'a Value, measure: &str) -> &'a Value {
 
 #[test]
 fn a_monotonic_key_ranks_below_its_hash_and_loses_on_monotonic_change() {
-    let mut e = Engine::new();
-    let s = open(&mut e);
-    run(&mut e, &s, MONOTONIC);
+    let (mut e, s) = monotonic();
     let r = ok(rank(
         &mut e,
         &s,
@@ -129,9 +135,7 @@ fn a_monotonic_key_ranks_below_its_hash_and_loses_on_monotonic_change() {
 
 #[test]
 fn without_keys_the_core_proposes_the_candidates() {
-    let mut e = Engine::new();
-    let s = open(&mut e);
-    run(&mut e, &s, MONOTONIC);
+    let (mut e, s) = monotonic();
     let r = ok(rank(&mut e, &s, json!({"ns": "test.events", "keys": []})));
     let candidates = r["candidates"].as_array().unwrap();
     assert!(!candidates.is_empty(), "{r}");
@@ -146,9 +150,7 @@ fn without_keys_the_core_proposes_the_candidates() {
 
 #[test]
 fn the_options_reach_each_candidates_cluster() {
-    let mut e = Engine::new();
-    let s = open(&mut e);
-    run(&mut e, &s, MONOTONIC);
+    let (mut e, s) = monotonic();
     let r = ok(rank(
         &mut e,
         &s,
@@ -169,9 +171,7 @@ fn the_options_reach_each_candidates_cluster() {
 
 #[test]
 fn a_key_mongodb_refuses_is_its_error_and_bad_requests_are_bad_values() {
-    let mut e = Engine::new();
-    let s = open(&mut e);
-    run(&mut e, &s, MONOTONIC);
+    let (mut e, s) = monotonic();
     let refused = rank(
         &mut e,
         &s,
@@ -224,9 +224,7 @@ fn a_key_mongodb_refuses_is_its_error_and_bad_requests_are_bad_values() {
 
 #[test]
 fn ranking_leaves_the_session_as_it_was() {
-    let mut e = Engine::new();
-    let s = open(&mut e);
-    run(&mut e, &s, MONOTONIC);
+    let (mut e, s) = monotonic();
     run(&mut e, &s, "sh.shardCollection(\"test.events\", {_id: 1})");
     // The cursor one step back: the documents are read there, before the sharding.
     ok(call(&mut e, Some(&s), "step", json!({"by": -1})));
