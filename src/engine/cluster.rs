@@ -1559,6 +1559,18 @@ impl Collection {
         self.docs.values().map(Stored::doc)
     }
 
+    /// The stored documents with their BSON sizes in the order they were inserted: by
+    /// insertion number, which migrations, resharding and refining keep (sharding a
+    /// collection numbers its documents again in their unsharded, insertion order).
+    /// MongoDB leaves a sharded collection's order across its shards undefined (each shard
+    /// keeps its own record order); this is the order the documents arrived in.
+    pub fn documents_in_insertion_order(&self) -> impl Iterator<Item = (u32, Document)> + '_ {
+        let mut stored: Vec<(u64, &Stored)> =
+            self.docs.iter().map(|((_, seq), s)| (*seq, s)).collect();
+        stored.sort_unstable_by_key(|(seq, _)| *seq);
+        stored.into_iter().map(|(_, s)| (s.size(), s.doc()))
+    }
+
     /// The stored documents with their shard keys and sizes, in key order.
     pub fn entries(&self) -> impl Iterator<Item = (KeyValue, u32, Document)> + '_ {
         self.docs

@@ -381,3 +381,33 @@ test('importCluster refuses what it cannot read, naming the file, and leaves the
   assert.deepEqual(await s.step(0), at, 'the session was left as it was');
   s.dispose();
 });
+
+test('rank: a monotonic key ranks below its hash, the reasons say why, and the session is only read', async () => {
+  const s = await ShardLab.session({ shards: 3, version: '5.0', chunkSize: 65536, seed: 7 });
+  await s.run('sim.generate("test.events", "monotonic", 3000)');
+  const before = await s.cluster('test.events');
+  const ranking = await s.rank('test.events', { keys: ['{x: 1}', { x: 'hashed' }] });
+  assert.equal(ranking.documents, 3000);
+  assert.equal(ranking.chunkSizeBytes, 65536, 'the smaller of 1 MB and the session\'s chunk size');
+  assert.deepEqual(ranking.candidates.map((c) => c.key), ['{ x: "hashed" }', '{ x: 1 }']);
+  const ranged = ranking.candidates[1];
+  assert.equal(ranged.figures.monotonic, 'monotonic');
+  const monotonic = ranged.reasons.find((r) => r.measure === 'monotonicChange');
+  assert.equal(monotonic.verdict, 'loses');
+  assert.equal(monotonic.id, 'rank.monotonic');
+  assert.equal(typeof monotonic.args.r, 'string', 'the arguments as an object');
+  assert.match(monotonic.message, /^Monotonic change: /);
+  // Proposed candidates when no keys are given.
+  const proposed = await s.rank('test.events');
+  assert.ok(proposed.candidates.length > 0);
+  assert.ok(proposed.candidates.every((c) => c.why.id.startsWith('rank.proposed.')));
+  // Only read: the same cluster, no step added.
+  assert.deepEqual(await s.cluster('test.events'), before);
+  assert.deepEqual(await s.step(0), { position: 1, length: 1 });
+  // A key MongoDB refuses rejects with its code name; misuse is BadValue.
+  await assert.rejects(s.rank('test.events', { keys: ["{x: 'hashed', y: 'hashed'}"] }), { codeName: 'BadValue', code: 2 });
+  await assert.rejects(s.rank('test.nothing'), { codeName: 'NamespaceNotFound' });
+  await assert.rejects(s.rank(42), { codeName: 'BadValue' });
+  await assert.rejects(s.rank('test.events', { keys: '{x: 1}' }), { codeName: 'BadValue' });
+  s.dispose();
+});

@@ -1,7 +1,7 @@
 // A docs author's use of the JavaScript module, checked against its declarations
 // (web/engine/js/shardlab.d.ts) with `tsc --noEmit -p tests/module`. It is compiled,
 // never run: the Node tests beside it run the module.
-import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position, type HeatView, type Inspection, type CompareRow } from '../../web/engine/js/shardlab.js';
+import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position, type HeatView, type Inspection, type CompareRow, type RankResult, type RankedKey } from '../../web/engine/js/shardlab.js';
 
 export async function tour(): Promise<string> {
   using s = await ShardLab.session({ shards: 3, version: '8.0', seed: 1 });
@@ -99,3 +99,23 @@ export async function importCluster(picked: FileList): Promise<string> {
 export const importing: EngineRequest<'importCluster'> = { v: 3, id: 5, session: 's1', method: 'importCluster', params: { files: [{ name: 'chunks.json', text: '' }] } };
 // @ts-expect-error: a file is a File or {name, text}.
 ShardLab.session().then((s) => s.importCluster(['chunks.json']));
+// Candidate shard keys ranked on a collection's documents at the cursor.
+export async function rankKeys(): Promise<string> {
+  using s = await ShardLab.session({ shards: 3, version: '5.0' });
+  await s.run('sim.generate("test.events", "monotonic", 3000)');
+  const ranking: RankResult = await s.rank('test.events', { keys: ['{x: 1}', { x: 'hashed' }], chunkSizeMB: 1 });
+  const best: RankedKey = ranking.candidates[0];
+  const lost = best.reasons.filter((r) => r.verdict === 'loses').map((r) => `${r.measure}: ${r.message} (${r.id} ${String(r.args.share ?? '')})`);
+  const monotonic: 'monotonic' | 'not monotonic' | 'unknown' = best.figures.monotonic;
+  const spread: number = best.figures.docsPerShard.reduce((n, [, docs]) => n + docs, 0);
+  const proposed = await s.rank('test.events');
+  return `${best.key} ${best.place} ${monotonic} ${spread} ${lost.join('; ')} ${proposed.candidates.map((c) => c.why.id).join()}`;
+}
+// @ts-expect-error: a chunk size is a number of MB.
+ShardLab.session().then((s) => s.rank('test.events', { chunkSizeMB: '1' }));
+export const rankRequest: EngineRequest<'rank'> = { v: 3, id: 5, session: 's1', method: 'rank', params: { ns: 'test.events', keys: ['{ts: 1}'] } };
+export function firstArg(answer: EngineAnswer<'rank'>): string {
+  if (answer.error) return answer.error.codeName;
+  const pair = answer.result?.candidates[0]?.reasons[0]?.args[0];
+  return pair ? `${pair[0]}=${typeof pair[1] === 'string' ? pair[1] : pair[1].id}` : '';
+}

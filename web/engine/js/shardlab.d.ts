@@ -364,6 +364,110 @@ export interface ImportOptions {
   columnTypes?: Record<string, string>;
 }
 
+/** How `Session.rank` replays a collection's documents. */
+export interface RankOptions {
+  /**
+   * The candidate keys (at most 16), in the shell's syntax (`'{x: 1}'`, `"{b: 'hashed'}"`)
+   * or as objects; absent or empty: the candidates the engine proposes from the fields.
+   */
+  keys?: (string | Record<string, 1 | -1 | 'hashed'>)[];
+  /** Shards of each candidate's cluster, 1 to 64 (the session's). */
+  shards?: number;
+  /** Their version mode (the session's). */
+  version?: '3.6' | '5.0' | '7.0' | '8.0';
+  /** A dotted field to replay the documents in order of (their insertion order). */
+  sortBy?: string;
+  /** The chunk size in MB, 1 to 1024 (the smaller of 1 MB and the collection's own). */
+  chunkSizeMB?: number;
+}
+
+/** A placeholder's values: an object from `Session.rank`, name/value pairs on the wire. */
+export type RankArgs = { [name: string]: string | EventMessage | null };
+/** A placeholder's values as the wire carries them. */
+export type WireArgs = [string, string | { id: string; args: WireArgs }][];
+
+/** A sentence of a ranking: its English, and its message (an id of the core's `RANK_MESSAGES`). */
+export interface RankSentence<A = RankArgs> {
+  message: string;
+  id: string;
+  args: A;
+}
+
+/** One reason a candidate wins or loses. */
+export interface RankReason<A = RankArgs> extends RankSentence<A> {
+  measure: 'refused' | 'cardinality' | 'frequency' | 'monotonicChange' | 'recentInserts' | 'dataSpread' | 'jumbo' | 'queryIsolation';
+  verdict: 'wins' | 'loses' | 'neutral';
+  /** The candidate's place on the measure (1 the best, ties share it); 0 for `queryIsolation`. */
+  place: number;
+}
+
+/** What one candidate's replay and analyzeShardKey measured. */
+export interface RankFigures {
+  /** analyzeShardKey's `numDistinctValues` (null when it could not measure the key). */
+  distinct: number | null;
+  /** Its `numDocsTotal`. */
+  measured: number | null;
+  mostCommonValue: string | null;
+  mostCommonCount: number | null;
+  /** The most common value's share of the documents, 0 to 1. */
+  mostCommonShare: number | null;
+  monotonic: 'monotonic' | 'not monotonic' | 'unknown';
+  /** Its `recordIdCorrelationCoefficient`. */
+  correlation: number | null;
+  /** analyzeShardKey's error, when it could not measure the key. */
+  unmeasured: ShardLabErrorShape | null;
+  inserted: number;
+  /** Documents the key refused (a key field holding an array). */
+  refused: number;
+  /** The first few refused: the document's place in the replay, from 1, and MongoDB's error. */
+  refusals: { document: number; error: ShardLabErrorShape }[];
+  /** Why the replay stopped early (a limit of the cluster), if it did. */
+  stopped: ShardLabErrorShape | null;
+  chunks: number;
+  jumbo: number;
+  chunksPerShard: [string, number][];
+  /** Documents per shard after the replay: the data's spread. */
+  docsPerShard: [string, number][];
+  fullestShard: string;
+  fullestShare: number;
+  /** The shard that took the most of the latest inserts, and its share of them. */
+  hottestRecentShard: string;
+  hottestRecentShare: number;
+  /** How many of the latest inserts those count. */
+  recentWindow: number;
+}
+
+/** One candidate's place in a ranking. */
+export interface RankedKey<A = RankArgs> {
+  /** The key as the server prints it (`{ x: "hashed" }`). */
+  key: string;
+  /** Its place overall, 1 the best. */
+  place: number;
+  /** The measures it loses on. */
+  losses: number;
+  /** Why it was tried: proposed from the fields, or given. */
+  why: RankSentence<A>;
+  figures: RankFigures;
+  reasons: RankReason<A>[];
+}
+
+/** Candidate shard keys ranked (`Session.rank`). */
+export interface RankResult<A = RankArgs> {
+  ns: string;
+  /** The session's cursor the documents were read at. */
+  position: number;
+  /** Documents read, in insertion order (at most 200,000). */
+  documents: number;
+  unreadable: number;
+  shards: number;
+  version: string;
+  chunkSizeBytes: number;
+  /** Best first. */
+  candidates: RankedKey<A>[];
+  /** For each measure, the candidates' keys from best to worst. */
+  orders: { measure: RankReason['measure']; keys: string[] }[];
+}
+
 /** How a session starts: a new cluster, or a link's scenario. */
 export interface SessionOptions {
   /** Shards, 1 to 64 (3). */
@@ -399,6 +503,13 @@ export declare class Session {
   events(since?: number, options?: { ns?: string }): Promise<ClusterEvent[]>;
   /** analyzeShardKey of a candidate key on a copy of the session (no step is added). */
   analyze(ns: string, key: string | Record<string, 1 | -1 | 'hashed'>): Promise<StatementResult>;
+  /**
+   * Candidate shard keys ranked on a collection's documents at the cursor, each replayed
+   * into a cluster of its own (the session is only read). Rejects with MongoDB's error
+   * for a key it refuses, `NamespaceNotFound` for a collection that is not there and
+   * `IllegalOperation` for one over 200,000 documents or 64 MiB.
+   */
+  rank(ns: string, options?: RankOptions): Promise<RankResult>;
   /** The key-space heatmap of a collection. */
   heat(ns: string, options?: { rows?: number; columns?: number }): Promise<HeatView>;
   /** What the inspector shows about a chunk, a shard, the next round or the latest insert. */
@@ -483,6 +594,10 @@ export interface EngineMethods {
     result: { sentences: string[] };
   };
   analyze: { params: { ns: string; key: string }; result: StatementResult };
+  rank: {
+    params: { ns: string; keys?: string[]; shards?: number; version?: '3.6' | '5.0' | '7.0' | '8.0'; sortBy?: string; chunkSizeMB?: number };
+    result: RankResult<WireArgs>;
+  };
   target: { params: { ns: string; filter: string }; result: { stage: string; broadcast: boolean; shards: string[] } };
   compare: { params: CompareSpec; result: { rows: CompareRow[] } };
   import: {

@@ -348,6 +348,34 @@ export class Session {
     return await this.#call('analyze', { ns: String(ns), key: String(text) });
   }
 
+  /**
+   * Candidate shard keys ranked on a collection's documents at the cursor (read in the
+   * order they were inserted, each candidate replayed into a cluster of its own); the
+   * session is only read. `options.keys` lists the candidates (strings in the shell's
+   * syntax, or objects); without them the engine proposes them from the documents' fields.
+   * Each reason's `args` (and `why`'s) is an object here, as `events` gives a message's.
+   */
+  async rank(ns, options = {}) {
+    if (typeof ns !== 'string') throw misuse('rank(ns, options): ns names the collection, such as "test.events"');
+    if (options.keys !== undefined && !Array.isArray(options.keys)) throw misuse('rank(ns, {keys}): keys is an array of shard key patterns, such as ["{x: 1}"]');
+    const params = { ns };
+    if (options.keys !== undefined) params.keys = options.keys.map((k) => (typeof k === 'string' ? k : JSON.stringify(k)));
+    if (options.shards !== undefined) params.shards = options.shards;
+    if (options.version !== undefined) params.version = String(options.version);
+    if (options.sortBy !== undefined) params.sortBy = String(options.sortBy);
+    if (options.chunkSizeMB !== undefined) params.chunkSizeMB = options.chunkSizeMB;
+    const r = await this.#call('rank', params);
+    const args = (list) => plainMessage({ id: '', args: list }).args;
+    return {
+      ...r,
+      candidates: r.candidates.map((c) => ({
+        ...c,
+        why: { ...c.why, args: args(c.why.args) },
+        reasons: c.reasons.map((reason) => ({ ...reason, args: args(reason.args) })),
+      })),
+    };
+  }
+
   /** The key-space heatmap of a collection: inserts per key range (rows) per stretch of steps (columns). */
   async heat(ns, options = {}) {
     const rows = Math.trunc(Number(options.rows ?? 32)) || 32;

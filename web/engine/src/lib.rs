@@ -12,7 +12,7 @@
 //! (the user's documents into a session), `cluster_import` (a real cluster's metadata
 //! into a session), `panels`
 //! (the page's side panels), `script` (the JavaScript module's runs and reads),
-//! `comparison`, `playground` (the playground's session: the
+//! `rank` (candidate shard keys ranked on a collection's documents), `comparison`, `playground` (the playground's session: the
 //! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
@@ -26,6 +26,7 @@ pub mod insight;
 pub mod panels;
 pub mod playground;
 pub mod queries;
+pub mod rank;
 pub mod script;
 pub mod service;
 pub mod view_model;

@@ -327,6 +327,8 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             .map_err(EngineError::bad_value),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
         Call::Analyze { ns, key } => crate::script::analyze(held, &ns, &key).map(Reply::Analyze),
+        Call::Rank(spec) => crate::rank::rank(cluster, timeline.position(), &spec)
+            .map(|view| Reply::Rank(Box::new(view))),
         Call::PlanSetup { draft } => Ok(Reply::PlanSetup(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)

@@ -56,6 +56,7 @@ const ORDER: &[&str] = &[
     "cluster_import",
     "panels",
     "script",
+    "rank",
     "comparison",
     "playground",
     "service",

@@ -28,6 +28,7 @@ mod frame;
 mod limits;
 mod page;
 mod panels;
+mod rank;
 mod script;
 mod wire;
 
@@ -35,6 +36,7 @@ pub use frame::{BarFrame, ChunkFrame, Frame, ShardFrame, Tick};
 pub use limits::*;
 pub use page::*;
 pub use panels::*;
+pub use rank::*;
 pub use script::{Json, JsonObject, StatementError, StatementResult};
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +144,11 @@ pub enum Call {
         /// The candidate key, such as `{x: 1}`.
         key: String,
     },
+    /// Candidate shard keys ranked on a collection's documents at the cursor, read in
+    /// the order they were inserted and replayed into one cluster per candidate (the
+    /// core's `sim::Ranker`); the session is only read. A collection over
+    /// [`MAX_RANK_DOCUMENTS`] documents or [`MAX_RANK_BYTES`] bytes is refused.
+    Rank(RankSpec),
     /// Which shards a filter on a collection would be sent to.
     Target {
         /// The collection.
@@ -255,6 +262,7 @@ pub const METHODS: &[&str] = &[
     "inspect",
     "explain",
     "analyze",
+    "rank",
     "target",
     "compare",
     "import",
@@ -288,6 +296,7 @@ impl Call {
             Call::Inspect { .. } => "inspect",
             Call::Explain(_) => "explain",
             Call::Analyze { .. } => "analyze",
+            Call::Rank(_) => "rank",
             Call::Target { .. } => "target",
             Call::Compare(_) => "compare",
             Call::Import(_) => "import",
@@ -576,6 +585,8 @@ pub enum Reply {
     },
     /// `analyzeShardKey`'s answer.
     Analyze(StatementResult),
+    /// Candidate shard keys ranked.
+    Rank(Box<RankView>),
     /// Where a filter is sent.
     Target(Targeting),
     /// A comparison's rows.
@@ -648,6 +659,7 @@ impl Reply {
             Reply::Inspect(_) => "inspect",
             Reply::Explain { .. } => "explain",
             Reply::Analyze(_) => "analyze",
+            Reply::Rank(_) => "rank",
             Reply::Target(_) => "target",
             Reply::Compare { .. } => "compare",
             Reply::Import(_) => "import",

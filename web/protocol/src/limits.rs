@@ -173,6 +173,7 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         }
         Call::Step { .. } | Call::Jump { .. } => Ok(()),
         Call::Explain(subject) => check_explain(subject),
+        Call::Rank(spec) => check_rank(spec),
         other => check_texts(other),
     }
 }
@@ -222,6 +223,40 @@ fn check_run(run: &RunSpec) -> Result<(), EngineError> {
     }
     within(NS, &w.ns, MAX_FIELD_BYTES)?;
     within("the workload", &w.name, MAX_FIELD_BYTES)
+}
+
+/// `rank`'s keys, texts and counts.
+fn check_rank(spec: &crate::RankSpec) -> Result<(), EngineError> {
+    within("the namespace", &spec.ns, MAX_FIELD_BYTES)?;
+    if spec.keys.len() > crate::MAX_RANK_KEYS {
+        return Err(EngineError::bad_value(format!(
+            "at most {} candidate keys can be ranked at once, not {}",
+            crate::MAX_RANK_KEYS,
+            spec.keys.len()
+        )));
+    }
+    for key in &spec.keys {
+        within("the shard key", key, MAX_FIELD_BYTES)?;
+    }
+    if let Some(field) = &spec.sort_by {
+        within("the sort field", field, MAX_FIELD_BYTES)?;
+    }
+    if let Some(shards) = spec.shards {
+        if shards == 0 || shards > MAX_SHARDS {
+            return Err(EngineError::bad_value(format!(
+                "a cluster has 1 to {MAX_SHARDS} shards, not {shards}"
+            )));
+        }
+    }
+    if let Some(mb) = spec.chunk_size_mb {
+        if mb == 0 || mb > crate::MAX_RANK_CHUNK_MB {
+            return Err(EngineError::bad_value(format!(
+                "chunkSizeMB is 1 to {}, not {mb}",
+                crate::MAX_RANK_CHUNK_MB
+            )));
+        }
+    }
+    spec.version.as_deref().map_or(Ok(()), version)
 }
 
 /// The calls whose parameters are texts with a length limit each.

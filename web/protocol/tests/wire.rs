@@ -644,6 +644,53 @@ fn every_method() -> Vec<(Call, Reply)> {
             Reply::Analyze(statement("{ ok: 1 }\n")),
         ),
         (
+            Call::Rank(RankSpec {
+                ns: ns(),
+                keys: vec!["{ts: 1}".into(), "{ts: 'hashed'}".into()],
+                shards: Some(3),
+                version: Some("5.0".into()),
+                sort_by: None,
+                chunk_size_mb: Some(1),
+            }),
+            Reply::Rank(Box::new(RankView {
+                ns: ns(),
+                position: 2,
+                documents: 1000,
+                shards: 3,
+                version: "5.0".into(),
+                chunk_size_bytes: 1 << 20,
+                candidates: vec![RankedKey {
+                    key: "{ ts: 'hashed' }".into(),
+                    place: 1,
+                    why: RankSentence {
+                        message: "Given on the command line.".into(),
+                        id: "rank.given".into(),
+                        args: vec![],
+                    },
+                    figures: RankFigures {
+                        distinct: Some(1000),
+                        monotonic: "not monotonic".into(),
+                        docs_per_shard: vec![("shard01".into(), 334)],
+                        ..RankFigures::default()
+                    },
+                    reasons: vec![RankReason {
+                        measure: "jumbo".into(),
+                        verdict: "loses".into(),
+                        place: 2,
+                        message: "Jumbo chunks: 1 of its 3 chunks ...".into(),
+                        id: "rank.jumbo".into(),
+                        args: vec![("jumbo".into(), ArgView::Text("1".into()))],
+                    }],
+                    ..RankedKey::default()
+                }],
+                orders: vec![RankOrder {
+                    measure: "cardinality".into(),
+                    keys: vec!["{ ts: 'hashed' }".into()],
+                }],
+                ..RankView::default()
+            })),
+        ),
+        (
             Call::Target {
                 ns: ns(),
                 filter: "{x: 1}".into(),
