@@ -40,7 +40,7 @@ pub const RANK_MESSAGES: &[(&str, &str)] = &[
     ("rank.proposed.id_generated", "The documents have no _id, so the cluster gives each a new ObjectId, which grows with insertion time."),
     ("rank.proposed.id_monotonic", "_id grows with insertion order in the first {sample} documents."),
     ("rank.proposed.id", "_id is unique, so it has the highest cardinality."),
-    ("rank.given", "Given on the command line."),
+    ("rank.given", "Given as a candidate."),
     ("rank.refused", "Refused documents: {refused} of {total} documents were refused with {code_name} ({code}): {error}"),
     ("rank.cardinality.low", "Low cardinality: {distinct} distinct values, so at most {distinct} chunks can ever hold its documents (analyzeShardKey needs at least {wanted} distinct values for its {ranges} ranges)."),
     ("rank.cardinality.high", "Cardinality: {distinct} distinct values in {docs} documents, enough to split the data into many chunks."),

@@ -284,7 +284,7 @@ mod cli {
             2  { tenant: 1 }         2      50.0%         no      100.0%   100.0%       1      0        0
 
             1. { ts: 1 }
-               why tried: Given on the command line.
+               why tried: Given as a candidate.
                + Cardinality: 300 distinct values in 300 documents, enough to split the data into many chunks.
                + Low frequency: its most common value, { ts: 0 }, is in only 0.3% of the documents (1).
                - Monotonic change: analyzeShardKey finds it monotonic (record-id correlation 1): each new document's key lies beyond the last, so inserts go to the chunk at the end of the key range, on one shard.
@@ -293,7 +293,7 @@ mod cli {
                  Query isolation: queries that give ts, by equality or by range, go only to the shards whose chunks hold those values.
 
             2. { tenant: 1 }
-               why tried: Given on the command line.
+               why tried: Given as a candidate.
                - Low cardinality: 2 distinct values, so at most 2 chunks can ever hold its documents (analyzeShardKey needs at least 99 distinct values for its 100 ranges).
                - High frequency: its most common value, { tenant: "t0" }, is in 50.0% of the documents (150); documents of one value can never be split into different chunks.
                + No monotonic change: analyzeShardKey finds it not monotonic (record-id correlation 0.5049833887), so inserts land across the key range.

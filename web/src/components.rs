@@ -2,6 +2,7 @@
 //! answers to its own queries.
 
 pub mod app;
+pub mod candidates;
 pub mod cluster_view;
 pub mod compare_view;
 pub mod console;

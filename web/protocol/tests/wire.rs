@@ -663,7 +663,7 @@ fn every_method() -> Vec<(Call, Reply)> {
                     key: "{ ts: 'hashed' }".into(),
                     place: 1,
                     why: RankSentence {
-                        message: "Given on the command line.".into(),
+                        message: "Given as a candidate.".into(),
                         id: "rank.given".into(),
                         args: vec![],
                     },

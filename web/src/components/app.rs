@@ -8,6 +8,7 @@ use super::console::Console;
 use super::controls::Controls;
 use super::guide::Guide;
 use super::heatmap::Heatmap;
+use super::candidates::Candidates;
 use super::insights::Insights;
 use super::inspector::Inspector;
 use super::key_bar::KeyBar;
@@ -306,6 +307,7 @@ impl FullView {
                     busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
                 </div>
                 <Insights state={(**state).clone()} />
+                <Candidates key={state.session.to_string()} session={state.session.clone()} ns={state.settings.ns.clone()} step={state.view.position.position} />
                 <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
                 <ScenesPanel state={(**state).clone()} dispatch={dispatch.clone()} />
                 }

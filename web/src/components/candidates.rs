@@ -1,0 +1,269 @@
+//! Candidate keys: the collection's documents at the cursor replayed into one cluster per
+//! candidate shard key, ranked on the "Choose a Shard Key" page's measures (the engine's
+//! `rank`). The user names candidates (one per line) or leaves them to the engine, which
+//! proposes them from the documents' fields; the table sorts by any measure in the order
+//! the engine ranked them, and each candidate says why it wins or loses.
+
+use super::query::{error_text, Answer};
+use crate::engine_client;
+use crate::i18n::{messages, t, tf, K};
+use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply};
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// Properties of [`Candidates`]: what the panel needs, and nothing more.
+#[derive(Properties, PartialEq)]
+pub struct CandidatesProps {
+    /// The page's session.
+    pub session: Rc<str>,
+    /// The collection shown.
+    pub ns: String,
+    /// The cursor's step, to say how old a ranking is.
+    pub step: u64,
+}
+
+/// The panel.
+#[function_component(Candidates)]
+pub fn candidates(props: &CandidatesProps) -> Html {
+    let _lang = crate::i18n::use_lang();
+    let keys = use_state(String::new);
+    let sort_by = use_state(String::new);
+    let order = use_state(String::new);
+    // The click's number, and the answer to the latest click once it came.
+    let asked = use_state(|| 0u32);
+    let answer = use_state(|| None::<(u32, Answer)>);
+    let latest = use_mut_ref(|| 0u32);
+    let on_rank = {
+        let (asked, answer, keys, sort_by) =
+            (asked.clone(), answer.clone(), keys.clone(), sort_by.clone());
+        let (session, ns) = (props.session.clone(), props.ns.clone());
+        Callback::from(move |_: MouseEvent| {
+            let spec = RankSpec {
+                ns: ns.clone(),
+                keys: keys
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(String::from)
+                    .collect(),
+                sort_by: Some(sort_by.trim().to_string()).filter(|s| !s.is_empty()),
+                ..RankSpec::default()
+            };
+            let n = asked.wrapping_add(1);
+            *latest.borrow_mut() = n;
+            asked.set(n);
+            let (answer, latest) = (answer.clone(), latest.clone());
+            engine_client::request(&session, Call::Rank(spec), move |a| {
+                // A later click's answer wins.
+                if *latest.borrow() == n {
+                    answer.set(Some((n, Rc::new(a))));
+                }
+            });
+        })
+    };
+    let on_keys = {
+        let keys = keys.clone();
+        Callback::from(move |e: InputEvent| {
+            let area: HtmlTextAreaElement = e.target_unchecked_into();
+            keys.set(area.value());
+        })
+    };
+    let on_sort_by = {
+        let sort_by = sort_by.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            sort_by.set(input.value());
+        })
+    };
+    let pending = *asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != *asked);
+    let shown = answer.as_ref().filter(|_| !pending).cloned();
+    let body = result(shown.as_ref(), &props.ns, props.step, &order);
+    html! {
+        <section class="panel candidates" data-testid="candidates" aria-labelledby="candidates-title">
+            <div class="insight-head">
+                <h2 id="candidates-title">{ t(K::CandidatesTitle) }</h2>
+                <button class="secondary" data-testid="rank" onclick={on_rank} disabled={pending}>
+                    { if pending { t(K::CandidatesRanking) } else { t(K::CandidatesRank) } }
+                </button>
+            </div>
+            <p class="muted">{ tf(K::CandidatesWhat, &[("ns", &props.ns)]) }</p>
+            <div class="candidates-form">
+                <label class="candidates-keys">{ t(K::CandidatesKeysLabel) }
+                    <textarea data-testid="rank-keys" rows="3" spellcheck="false" value={(*keys).clone()}
+                        placeholder={"{ user_id: 1 }\n{ _id: 'hashed' }"} oninput={on_keys} />
+                </label>
+                <label class="candidates-sort">{ t(K::CandidatesSortByLabel) }
+                    <input data-testid="rank-sort-by" spellcheck="false" value={(*sort_by).clone()} oninput={on_sort_by} />
+                </label>
+            </div>
+            { body }
+        </section>
+    }
+}
+
+/// The ranking in an answer, or the engine's error; nothing before the first.
+fn result(
+    answer: Option<&(u32, Answer)>,
+    ns: &str,
+    step: u64,
+    order: &UseStateHandle<String>,
+) -> Html {
+    let Some((n, answer)) = answer else {
+        return Html::default();
+    };
+    let view = match answer.as_ref() {
+        Err(e) => {
+            return html! { <p class="error" role="alert" data-testid="rank-error" data-answer={n.to_string()}>{ error_text(e) }</p> }
+        }
+        Ok(Reply::Rank(view)) => view,
+        Ok(_) => return Html::default(),
+    };
+    if view.ns != ns {
+        return Html::default();
+    }
+    let on_order = {
+        let order = order.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            order.set(select.value());
+        })
+    };
+    let rows = ordered(view, order);
+    html! {
+        <div class="ranking" data-testid="ranking" data-answer={n.to_string()}>
+            <p class="muted" data-testid="rank-for">
+                { tf(K::CandidatesFor, &[
+                    ("docs", &view.documents), ("ns", &view.ns), ("step", &view.position),
+                    ("shards", &view.shards), ("version", &view.version),
+                    ("chunk", &format!("{:.1}", view.chunk_size_bytes as f64 / (1024.0 * 1024.0))),
+                ]) }
+                if view.position != step {
+                    <strong>{ " " }{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
+                }
+            </p>
+            <label class="candidates-order">{ t(K::CandidatesOrderLabel) }
+                <select data-testid="rank-order" onchange={on_order}>
+                    <option value="" selected={order.is_empty()}>{ t(K::CandidatesOverall) }</option>
+                    { for view.orders.iter().map(|o| html! {
+                        <option value={o.measure.clone()} selected={**order == o.measure}>{ measure_name(&o.measure) }</option>
+                    }) }
+                </select>
+            </label>
+            <div class="table-scroll">
+                <table class="ranking-table">
+                    <thead><tr>
+                        <th>{ "#" }</th><th>{ t(K::CandidatesKey) }</th><th>{ t(K::CandidatesDistinct) }</th>
+                        <th>{ t(K::CandidatesMostCommon) }</th><th>{ t(K::CandidatesMonotonic) }</th>
+                        <th>{ t(K::CandidatesChunks) }</th><th>{ t(K::CandidatesRecent) }</th>
+                        <th>{ t(K::CandidatesFullest) }</th><th>{ t(K::CandidatesRefused) }</th>
+                    </tr></thead>
+                    <tbody>{ for rows.iter().map(|c| row(c)) }</tbody>
+                </table>
+            </div>
+            <ol class="ranking-reasons">{ for rows.iter().map(|c| reasons(c)) }</ol>
+        </div>
+    }
+}
+
+/// The candidates in the order chosen: the engine's overall ranking, or its order for one
+/// measure.
+fn ordered<'a>(view: &'a RankView, order: &str) -> Vec<&'a RankedKey> {
+    let Some(keys) = view.orders.iter().find(|o| o.measure == order) else {
+        return view.candidates.iter().collect();
+    };
+    keys.keys
+        .iter()
+        .filter_map(|k| view.candidates.iter().find(|c| c.key == *k))
+        .collect()
+}
+
+/// A share (0 to 1) as a percentage.
+fn pct(share: f64) -> String {
+    format!("{:.0}%", share * 100.0)
+}
+
+/// One candidate's figures.
+fn row(c: &RankedKey) -> Html {
+    let f = &c.figures;
+    let dash = || "—".to_string();
+    let distinct = f.distinct.map_or_else(dash, |d| d.to_string());
+    let common = match (&f.most_common_value, f.most_common_share) {
+        (Some(v), Some(s)) => format!("{v} ({})", pct(s)),
+        _ => dash(),
+    };
+    let chunks = if f.jumbo > 0 {
+        tf(K::CandidatesChunksJumbo, &[("chunks", &f.chunks), ("jumbo", &f.jumbo)])
+    } else {
+        f.chunks.to_string()
+    };
+    html! {
+        <tr data-testid="rank-row" data-key={c.key.clone()} data-place={c.place.to_string()}>
+            <td>{ c.place }</td>
+            <td><code>{ c.key.clone() }</code></td>
+            <td>{ distinct }</td>
+            <td>{ common }</td>
+            <td>{ monotonic_word(&f.monotonic) }</td>
+            <td>{ chunks }</td>
+            <td>{ format!("{} {}", f.hottest_recent_shard, pct(f.hottest_recent_share)) }</td>
+            <td>{ format!("{} {}", f.fullest_shard, pct(f.fullest_share)) }</td>
+            <td>{ f.refused }</td>
+        </tr>
+    }
+}
+
+/// A sentence of the engine's, in the page's language where the catalogue has it.
+fn sentence(id: &str, args: &[(String, shardlab_protocol::ArgView)], english: &str) -> String {
+    let m = MessageView {
+        id: id.to_string(),
+        args: args.to_vec(),
+    };
+    messages(std::slice::from_ref(&m)).unwrap_or_else(|| english.to_string())
+}
+
+/// Why a candidate wins or loses, measure by measure.
+fn reasons(c: &RankedKey) -> Html {
+    html! {
+        <li data-testid="rank-reasons" data-key={c.key.clone()}>
+            <code>{ c.key.clone() }</code>
+            <span class="muted">{ " " }{ sentence(&c.why.id, &c.why.args, &c.why.message) }</span>
+            <ul>
+                { for c.reasons.iter().map(|r| {
+                    let mark = match r.verdict.as_str() { "wins" => "✓", "loses" => "✗", _ => "·" };
+                    html! {
+                        <li class={classes!("reason", r.verdict.clone())} data-measure={r.measure.clone()} data-verdict={r.verdict.clone()}>
+                            <span class="mark" aria-hidden="true">{ mark }</span>
+                            { sentence(&r.id, &r.args, &r.message) }
+                        </li>
+                    }
+                }) }
+            </ul>
+        </li>
+    }
+}
+
+/// analyzeShardKey's monotonicity in the page's language.
+fn monotonic_word(word: &str) -> String {
+    match word {
+        "monotonic" => t(K::CandidatesIsMonotonic).to_string(),
+        "not monotonic" => t(K::CandidatesNotMonotonic).to_string(),
+        "unknown" => t(K::CandidatesUnknown).to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A measure's name in the page's language.
+fn measure_name(measure: &str) -> String {
+    let key = match measure {
+        "refused" => K::CandidatesMeasureRefused,
+        "cardinality" => K::CandidatesMeasureCardinality,
+        "frequency" => K::CandidatesMeasureFrequency,
+        "monotonicChange" => K::CandidatesMeasureMonotonic,
+        "recentInserts" => K::CandidatesMeasureRecent,
+        "dataSpread" => K::CandidatesMeasureSpread,
+        "jumbo" => K::CandidatesMeasureJumbo,
+        "queryIsolation" => K::CandidatesMeasureIsolation,
+        other => return other.to_string(),
+    };
+    t(key).to_string()
+}
