@@ -2,13 +2,13 @@
 //! bar and the shards, with the scenario's and the workload's forms folded away), then the
 //! inspector, the timeline, console and insights below.
 
+use super::candidates::Candidates;
 use super::cluster_view::ClusterPanel;
 use super::compare_view::CompareView;
 use super::console::Console;
 use super::controls::Controls;
 use super::guide::Guide;
 use super::heatmap::Heatmap;
-use super::candidates::Candidates;
 use super::insights::Insights;
 use super::inspector::Inspector;
 use super::key_bar::KeyBar;

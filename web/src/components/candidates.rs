@@ -193,7 +193,10 @@ fn row(c: &RankedKey) -> Html {
         _ => dash(),
     };
     let chunks = if f.jumbo > 0 {
-        tf(K::CandidatesChunksJumbo, &[("chunks", &f.chunks), ("jumbo", &f.jumbo)])
+        tf(
+            K::CandidatesChunksJumbo,
+            &[("chunks", &f.chunks), ("jumbo", &f.jumbo)],
+        )
     } else {
         f.chunks.to_string()
     };

@@ -143,6 +143,20 @@ pub fn import_documents(props: &ImportDocumentsProps) -> Html {
             input.set_value("");
         })
     };
+    let on_cluster = {
+        let (session, dispatch) = (props.session.clone(), props.dispatch.clone());
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let files: Vec<web_sys::File> = input
+                .files()
+                .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+                .unwrap_or_default();
+            if !files.is_empty() {
+                documents::import_cluster(&session, files, dispatch.clone());
+            }
+            input.set_value("");
+        })
+    };
     html! {
         <>
             <label class="button-like secondary" title={t(K::ShareBarImportDocumentsLabel)}>
@@ -150,6 +164,12 @@ pub fn import_documents(props: &ImportDocumentsProps) -> Html {
                 <input type="file" accept=".json,.jsonl,.ndjson,.csv,.gz,application/json,text/csv,application/gzip"
                     data-testid="import-documents" onchange={on_pick}
                     disabled={props.disabled} aria-label={t(K::ShareBarImportDocumentsLabel)} />
+            </label>
+            <label class="button-like secondary" title={t(K::ImportClusterLabel)}>
+                { t(K::ImportClusterButton) }
+                <input type="file" multiple=true accept=".json,.jsonl,.ndjson,.gz,application/json,application/gzip"
+                    data-testid="import-cluster" onchange={on_cluster}
+                    disabled={props.disabled} aria-label={t(K::ImportClusterLabel)} />
             </label>
             if *dragging {
                 <div class="drop-hint" data-testid="drop-hint" aria-hidden="true">

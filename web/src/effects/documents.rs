@@ -11,8 +11,8 @@ use crate::engine_client;
 use crate::i18n::{tf, K};
 use crate::state::{Action, Notice};
 use shardlab_protocol::{
-    Call, ColumnTypeChoice, EngineError, ImportCall, ImportPreview, ImportProgress, Reply,
-    MAX_SOURCE_BYTES,
+    Call, ColumnTypeChoice, EngineError, ImportCall, ImportPreview, ImportProgress, MetadataFile,
+    Reply, MAX_CLUSTER_IMPORT_BYTES, MAX_SOURCE_BYTES,
 };
 use std::cell::Cell;
 use std::rc::Rc;
@@ -277,4 +277,104 @@ impl Job {
         // The step is in the session: the page shows the collection as it now is.
         self.dispatch.emit(Action::View(ns.clone()));
     }
+}
+
+/// A real cluster's config exports into the page's session: each file's text (a `.gz`
+/// inflated by the browser's `DecompressionStream`), sent to the engine's
+/// `importCluster`, which makes the session that cluster with its changelog replayed a
+/// step a change; the summary is a notice, and the page shows the first collection.
+pub fn import_cluster(session: &str, files: Vec<web_sys::File>, dispatch: Callback<Action>) {
+    let total: f64 = files.iter().map(|f| f.size()).sum();
+    let tell = {
+        let dispatch = dispatch.clone();
+        move |text: String| dispatch.emit(Action::Notice(Some(Notice::plain(text))))
+    };
+    // Past the engine's bound the files are refused by their size, unread.
+    if total > MAX_CLUSTER_IMPORT_BYTES as f64 {
+        let e = shardlab_protocol::too_long(
+            "the config exports",
+            total as u64,
+            MAX_CLUSTER_IMPORT_BYTES,
+        );
+        return tell(tf(K::ImportClusterRefused, &[("error", &e.message)]));
+    }
+    tell(tf(K::ImportClusterReading, &[("files", &files.len())]));
+    let session = session.to_string();
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut read = Vec::with_capacity(files.len());
+        for file in &files {
+            match text_of(file).await {
+                Ok(text) => read.push(MetadataFile {
+                    name: file.name(),
+                    text,
+                }),
+                Err(why) => {
+                    let error = format!("{}: {why}", file.name());
+                    return tell(tf(K::ImportClusterRefused, &[("error", &error)]));
+                }
+            }
+        }
+        let call = Call::ImportCluster { files: read };
+        engine_client::request(&session, call, move |answer| match answer {
+            Ok(Reply::ImportCluster(done)) => {
+                let skipped: Vec<String> = done
+                    .skipped
+                    .iter()
+                    .map(|s| format!("{} ×{} ({})", s.what, s.count, s.reason))
+                    .collect();
+                let skipped = if skipped.is_empty() {
+                    "—".to_string()
+                } else {
+                    skipped.join("; ")
+                };
+                tell(tf(
+                    K::ImportClusterDone,
+                    &[
+                        ("ns", &done.ns.join(", ")),
+                        ("version", &done.version),
+                        ("replayed", &done.replayed),
+                        ("skipped", &skipped),
+                    ],
+                ));
+                if let Some(ns) = done.ns.first() {
+                    dispatch.emit(Action::View(ns.clone()));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tell(tf(K::ImportClusterRefused, &[("error", &e.message)])),
+        });
+    });
+}
+
+/// A file's text; a `.gz` one inflated on the way.
+async fn text_of(file: &web_sys::File) -> Result<String, String> {
+    use wasm_bindgen::JsCast;
+    let why = |e: wasm_bindgen::JsValue| {
+        e.dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_else(|| format!("{e:?}"))
+    };
+    let promise = if file.name().to_ascii_lowercase().ends_with(".gz") {
+        // `DecompressionStream` is not in web-sys's stable API: built by its name.
+        let ctor = js_sys::Reflect::get(&js_sys::global(), &"DecompressionStream".into())
+            .map_err(why)?
+            .dyn_into::<js_sys::Function>()
+            .map_err(|_| "this browser cannot inflate a .gz file: unzip it first".to_string())?;
+        let args = js_sys::Array::of1(&"gzip".into());
+        let inflate = js_sys::Reflect::construct(&ctor, &args).map_err(why)?;
+        let stream = file
+            .stream()
+            .pipe_through(inflate.unchecked_ref::<web_sys::ReadableWritablePair>());
+        web_sys::Response::new_with_opt_readable_stream(Some(&stream))
+            .map_err(why)?
+            .text()
+            .map_err(why)?
+    } else {
+        file.text()
+    };
+    let text = wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map_err(why)?;
+    text.as_string()
+        .ok_or_else(|| "the file is not text".to_string())
 }
