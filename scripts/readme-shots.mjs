@@ -1,8 +1,11 @@
 // Takes the README's screenshots from the release build in dist/: the monotonic lesson played
 // to its end, its first screen at 1440x900 (static/screenshot.png), the Compare tab's default run (static/compare.png) and
 // the embed view of the hashed lesson (static/embed.png), the inspector after an insert by
-// hand (static/inspector.png), the monotonic lesson's heatmap (static/heatmap.png) and the Import documents dialog (static/import.png). Run after `trunk build --release`:
+// hand (static/inspector.png), the monotonic lesson's heatmap (static/heatmap.png), the Import documents dialog (static/import.png), the
+// Candidate keys panel on imported orders (static/candidates.png) and the v8.0 metadata fixture imported (static/cluster.png). Run after `trunk build --release`:
 //   node scripts/readme-shots.mjs
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { serve, launch, playLesson, playComparison } from '../tests/e2e/harness.mjs';
 
 const server = await serve();
@@ -62,7 +65,34 @@ try {
   await importing.waitForFunction(() => document.querySelector('[data-testid="import-sort"]')?.value === 'signup');
   await dialog.screenshot({ path: 'static/import.png' });
   await importing.close();
-  console.log('wrote static/screenshot.png, static/compare.png, static/embed.png, static/inspector.png, static/heatmap.png, static/import.png');
+  // Candidate keys ranked on 3,000 imported orders.
+  const ranking = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await ranking.goto(server.url);
+  await ranking.getByTestId('shard').first().waitFor();
+  const orders = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ ts: { $date: new Date(Date.UTC(2024, 0, 1) + i * 60000).toISOString() }, user: `u${(i * 7919) % 1500}`, tenant: ['acme', 'globex', 'initech'][i % 3] })).join('\n');
+  await ranking.getByTestId('import-documents').setInputFiles({ name: 'orders.json', mimeType: 'application/json', buffer: Buffer.from(orders) });
+  await ranking.getByTestId('import-format').waitFor();
+  await ranking.getByTestId('import-ns').fill('shop.orders');
+  await ranking.getByTestId('import-ns').press('Tab');
+  await ranking.getByTestId('import-start').click();
+  await ranking.getByTestId('notice').filter({ hasText: 'imported into shop.orders' }).waitFor({ timeout: 60000 });
+  const candidates = ranking.getByTestId('candidates');
+  await candidates.getByTestId('rank-keys').fill("{ts: 1}\n{user: 'hashed'}\n{tenant: 1}");
+  await candidates.getByTestId('rank').click();
+  await candidates.getByTestId('rank-row').nth(2).waitFor({ timeout: 120000 });
+  await candidates.screenshot({ path: 'static/candidates.png' });
+  await ranking.close();
+
+  // The v8.0 metadata fixture imported: its chunks on its shards.
+  const real = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await real.goto(server.url);
+  await real.getByTestId('shard').first().waitFor();
+  const fixture = join('tests', 'fixtures', 'cluster', 'v80');
+  await real.getByTestId('import-cluster').setInputFiles(readdirSync(fixture).map((name) => ({ name, mimeType: 'application/json', buffer: readFileSync(join(fixture, name)) })));
+  await real.getByTestId('notice').filter({ hasText: 'Your cluster is loaded' }).waitFor({ timeout: 60000 });
+  await real.screenshot({ path: 'static/cluster.png' });
+  await real.close();
+  console.log('wrote static/screenshot.png, static/compare.png, static/embed.png, static/inspector.png, static/heatmap.png, static/import.png, static/candidates.png, static/cluster.png');
 } finally {
   await browser.close();
   server.close();
