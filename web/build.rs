@@ -33,12 +33,13 @@ fn main() {
             "static/i18n/en.json: {id} is empty"
         );
         writeln!(variants, "    {name},").expect("writing to a string");
-        // The engine's messages (`explain.*`, `event.*`, `heat.*`, `analyze.*`, `engine.*`)
+        // The engine's messages (`explain.*`, `event.*`, `heat.*`, `analyze.*`, `engine.*`,
+        // `rank.*`)
         // and its lessons' words (`preset.*`) come with their English from the engine, so
         // the page keeps only other languages' words for them: the core's text stays out
         // of the page's wasm.
         let compiled = if [
-            "explain.", "event.", "heat.", "analyze.", "engine.", "preset.",
+            "explain.", "event.", "heat.", "analyze.", "engine.", "rank.", "preset.",
         ]
         .iter()
         .any(|prefix| id.starts_with(prefix))

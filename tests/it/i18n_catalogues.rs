@@ -366,14 +366,18 @@ fn the_elements_english_words_are_the_catalogues() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The engine's explanation messages are in the catalogue with the same English, so the
-/// page words them in any language and `sim.explain` prints what English readers see.
+/// The engine's explanation messages and the ranking's (`sim::RANK_MESSAGES`) are in the
+/// catalogue with the same English, so the page words them in any language and
+/// `sim.explain` and `shardlab analyze` print what English readers see.
 #[cfg(feature = "insight")]
 #[test]
 fn the_engines_messages_are_in_the_catalogue_as_the_engine_writes_them() {
     let english = flat(&read(&dir().join("en.json")), "en.json");
     let mut problems = Vec::new();
-    for (id, text) in shardlab::engine::MESSAGES {
+    for (id, text) in shardlab::engine::MESSAGES
+        .iter()
+        .chain(shardlab::sim::RANK_MESSAGES)
+    {
         match english.iter().find(|(k, _)| k == id) {
             Some((_, v)) if v == text => {}
             Some((_, v)) => problems.push(format!("{id}: the engine says {text:?}, en.json {v:?}")),
