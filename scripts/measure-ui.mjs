@@ -376,17 +376,26 @@ const replay = process.env.REPLAY === '0' ? null : await (async () => {
 // that made it, so this pass serves the engine's worker script with a few lines in front
 // that keep the memory its module exports, and wraps the page's instantiation the same
 // way; its own server, so the figures above are of the build as it is. MEMORY=0 skips it.
-const memory = process.env.MEMORY === '0' ? null : await (async () => {
+/**
+ * A page in a browser of its own (so that its one renderer process holds this page alone),
+ * served by a server of its own whose engine worker script, and the page itself, keep the
+ * wasm memories their modules export in `self.__wasmMemories`.
+ */
+async function keptPage() {
   const engineDir = (await readdir(DIST)).find((f) => /^engine-[0-9a-f]{16}$/.test(f));
   const keep = `{const k=(r)=>{const x=r.instance??r;self.__wasmMemories=[...(self.__wasmMemories??[]),x.exports.memory];return r};` +
     `const a=WebAssembly.instantiateStreaming,b=WebAssembly.instantiate;` +
     `WebAssembly.instantiateStreaming=(...v)=>a(...v).then(k);WebAssembly.instantiate=(...v)=>b(...v).then(k);}`;
   const worker = await readFile(`${DIST}/${engineDir}/worker.js`, 'utf8');
   const kept = await serveCompressed(DIST, { [`/${engineDir}/worker.js`]: { body: `${keep}\n${worker}`, type: 'text/javascript' } });
-  // A browser of its own, so that its one renderer process holds this page alone.
   const alone = await launch();
   const p = await alone.newPage({ viewport: { width: 1440, height: 1000 } });
   await p.addInitScript({ content: keep });
+  return { engineDir, kept, alone, p };
+}
+
+const memory = process.env.MEMORY === '0' ? null : await (async () => {
+  const { engineDir, kept, alone, p } = await keptPage();
   await p.goto(kept.url);
   await p.getByTestId('shard').first().waitFor();
   const ask = async (command, answer) => {
@@ -440,15 +449,7 @@ const importing = process.env.IMPORT === '0' ? null : await (async () => {
     lines.push(JSON.stringify({ _id: { $oid: (0x5f000000 + i).toString(16).padStart(24, '0') }, user: `user${i % 5000}`, tenant: `t${i % 40}`, ts: { $date: new Date(1_700_000_000_000 + i * 1000).toISOString() }, n: i }));
   }
   const file = Buffer.from(lines.join('\n'));
-  const engineDir = (await readdir(DIST)).find((f) => /^engine-[0-9a-f]{16}$/.test(f));
-  const keep = `{const k=(r)=>{const x=r.instance??r;self.__wasmMemories=[...(self.__wasmMemories??[]),x.exports.memory];return r};` +
-    `const a=WebAssembly.instantiateStreaming,b=WebAssembly.instantiate;` +
-    `WebAssembly.instantiateStreaming=(...v)=>a(...v).then(k);WebAssembly.instantiate=(...v)=>b(...v).then(k);}`;
-  const worker = await readFile(`${DIST}/${engineDir}/worker.js`, 'utf8');
-  const kept = await serveCompressed(DIST, { [`/${engineDir}/worker.js`]: { body: `${keep}\n${worker}`, type: 'text/javascript' } });
-  const alone = await launch();
-  const p = await alone.newPage({ viewport: { width: 1440, height: 1000 } });
-  await p.addInitScript({ content: keep });
+  const { engineDir, kept, alone, p } = await keptPage();
   await p.addInitScript(() => {
     window.__ilong = [];
     new PerformanceObserver((list) => {

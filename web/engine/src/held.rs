@@ -109,6 +109,22 @@ pub struct ImportJob {
     pub stopped: Option<String>,
 }
 
+impl ImportJob {
+    /// A job reading with `importer`, nothing read yet.
+    pub fn new(importer: shardlab::workload::Importer) -> Self {
+        ImportJob {
+            importer,
+            batches: Vec::new(),
+            failures: Vec::new(),
+            failed: 0,
+            documents: 0,
+            bytes: 0,
+            statement_bytes: 0,
+            stopped: None,
+        }
+    }
+}
+
 /// What a playground session keeps beside its timeline: what the page used to keep in its
 /// own state, and which decides what the next view shows.
 #[derive(Clone, Debug, Default, PartialEq)]

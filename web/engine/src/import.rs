@@ -147,16 +147,7 @@ pub fn import(held: &mut Held, call: ImportCall) -> Result<ImportProgress, Engin
                 column_types,
             )?;
             let sort_by = sort_by.filter(|s| !s.trim().is_empty());
-            let job = ImportJob {
-                importer: Importer::new(&ns, options, sort_by.as_deref()),
-                batches: Vec::new(),
-                failures: Vec::new(),
-                failed: 0,
-                documents: 0,
-                bytes: 0,
-                statement_bytes: 0,
-                stopped: None,
-            };
+            let job = ImportJob::new(Importer::new(&ns, options, sort_by.as_deref()));
             let progress = progress(&job, position(held));
             held.importing = Some(Box::new(job));
             Ok(progress)
@@ -242,16 +233,7 @@ mod tests {
 
     #[test]
     fn an_import_past_its_bound_stops_where_it_crosses_it_and_keeps_what_came_before() {
-        let mut job = ImportJob {
-            importer: Importer::new("test.t", ImportOptions::default(), None),
-            batches: Vec::new(),
-            failures: Vec::new(),
-            failed: 0,
-            documents: 0,
-            bytes: 0,
-            statement_bytes: 0,
-            stopped: None,
-        };
+        let mut job = ImportJob::new(Importer::new("test.t", ImportOptions::default(), None));
         let mut text = String::new();
         for i in 0..2500 {
             text.push_str(&format!(
