@@ -136,7 +136,7 @@ fn result(
                 { tf(K::CandidatesFor, &[
                     ("docs", &view.documents), ("ns", &view.ns), ("step", &view.position),
                     ("shards", &view.shards), ("version", &view.version),
-                    ("chunk", &format!("{:.1}", view.chunk_size_bytes as f64 / (1024.0 * 1024.0))),
+                    ("chunk", &chunk_size(view.chunk_size_bytes)),
                 ]) }
                 if view.position != step {
                     <strong>{ " " }{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
@@ -178,9 +178,26 @@ fn ordered<'a>(view: &'a RankView, order: &str) -> Vec<&'a RankedKey> {
         .collect()
 }
 
-/// A share (0 to 1) as a percentage.
+/// A share (0 to 1) as a percentage: whole above 10%, one decimal below, and a share too
+/// small to show one as under a tenth.
 fn pct(share: f64) -> String {
-    format!("{:.0}%", share * 100.0)
+    let p = share * 100.0;
+    if p > 0.0 && p < 0.1 {
+        "<0.1%".to_string()
+    } else if p < 10.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.0}%")
+    }
+}
+
+/// A chunk size as MongoDB's settings name it: whole MB, else KiB.
+fn chunk_size(bytes: u64) -> String {
+    if bytes % (1 << 20) == 0 {
+        format!("{} MB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes / 1024)
+    }
 }
 
 /// One candidate's figures.

@@ -88,18 +88,25 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     html! {
         <div class="share-bar" role="toolbar" aria-label={t(K::ShareBarShareAndExport)}>
             <button class="secondary" data-testid="share-link" onclick={on_copy}>{ t(K::ShareBarCopyLink) }</button>
-            <button class="secondary" data-testid="export-json" onclick={on_export_json}>{ t(K::ShareBarExportJson) }</button>
-            <button class="secondary" data-testid="export-mongosh" onclick={on_export_mongosh}
-                title={t(K::ShareBarExportMongoshLabel)}>{ t(K::ShareBarExportMongosh) }</button>
-            <label class="button-like secondary" title={t(K::ShareBarOpenAScenarioExportedAs)}>
-                { t(K::ShareBarImportJson) }
-                <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
-                    disabled={props.state.replaying.is_some()} aria-label={t(K::ShareBarImportAScenarioJsonFile)} />
-            </label>
-            <ImportDocuments session={props.state.session.clone()} ns={props.state.settings.ns.clone()}
-                disabled={props.state.replaying.is_some()} dispatch={props.dispatch.clone()} />
-            <button class="secondary" data-testid="export-svg" onclick={on_export_svg}>{ "SVG" }</button>
-            <button class="secondary" data-testid="export-png" onclick={on_export_png}>{ "PNG" }</button>
+            <span class="share-group" role="group" aria-label={t(K::ShareBarExportCaption)}>
+                <span class="share-caption" aria-hidden="true">{ t(K::ShareBarExportCaption) }</span>
+                <button class="secondary" data-testid="export-json" onclick={on_export_json}
+                    title={t(K::ShareBarExportJsonLabel)}>{ t(K::ShareBarExportJson) }</button>
+                <button class="secondary" data-testid="export-mongosh" onclick={on_export_mongosh}
+                    title={t(K::ShareBarExportMongoshLabel)}>{ t(K::ShareBarExportMongosh) }</button>
+                <button class="secondary" data-testid="export-svg" onclick={on_export_svg}>{ "SVG" }</button>
+                <button class="secondary" data-testid="export-png" onclick={on_export_png}>{ "PNG" }</button>
+            </span>
+            <span class="share-group" role="group" aria-label={t(K::ShareBarImportCaption)}>
+                <span class="share-caption" aria-hidden="true">{ t(K::ShareBarImportCaption) }</span>
+                <label class="button-like secondary" title={t(K::ShareBarOpenAScenarioExportedAs)}>
+                    { t(K::ShareBarImportJson) }
+                    <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
+                        disabled={props.state.replaying.is_some()} aria-label={t(K::ShareBarImportAScenarioJsonFile)} />
+                </label>
+                <ImportDocuments session={props.state.session.clone()} ns={props.state.settings.ns.clone()}
+                    disabled={props.state.replaying.is_some()} dispatch={props.dispatch.clone()} />
+            </span>
             if let Some(url) = &*link {
                 <input class="share-url" readonly=true value={url.clone()} data-testid="share-url" aria-label={t(K::ShareBarShareLink)} />
             }
