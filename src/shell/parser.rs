@@ -588,6 +588,9 @@ pub(super) fn parse_nested_expression(src: &str, depth: u32) -> Result<(Expr, u3
 /// result is a span into the script as given.
 fn lone_cr_as_lf(src: &str) -> std::borrow::Cow<'_, str> {
     let bytes = src.as_bytes();
+    if !bytes.contains(&b'\r') {
+        return std::borrow::Cow::Borrowed(src);
+    }
     let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
     if !(0..bytes.len()).any(lone) {
         return std::borrow::Cow::Borrowed(src);
