@@ -270,8 +270,12 @@ fn characteristics(cluster: &Cluster, key: &Document) -> Result<KeyFigures, Rank
 /// replays anywhere (a thread each) as long as each gets every batch in order.
 pub trait Replayer {
     /// Starts a candidate's replay ([`Replay::new`]).
-    fn start(&mut self, key: Document, why: Message, config: &ClusterConfig)
-        -> Result<(), RankError>;
+    fn start(
+        &mut self,
+        key: Document,
+        why: Message,
+        config: &ClusterConfig,
+    ) -> Result<(), RankError>;
     /// Inserts a batch into every replay started ([`Replay::insert_batch`]).
     fn insert_batch(&mut self, docs: Vec<Document>, lines: Vec<u64>);
     /// Every replay's figures ([`Replay::figures`]), in the order they were started.
@@ -421,7 +425,11 @@ impl Ranker {
                 // A proposed key is made of plain fields the profile saw; one the
                 // cluster refuses is left out.
                 let key = p.key.clone();
-                if self.replayer.start(p.key, p.why, &self.options.cluster).is_ok() {
+                if self
+                    .replayer
+                    .start(p.key, p.why, &self.options.cluster)
+                    .is_ok()
+                {
                     self.keys.push(key);
                 }
             }
