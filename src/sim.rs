@@ -28,8 +28,8 @@ pub use heat::{
 #[cfg(feature = "insight")]
 pub use heat_axis::MAX_BANDS;
 pub use rank::{
-    RankError, RankOptions, Ranker, DEFAULT_RANK_CHUNK_BYTES, MAX_CANDIDATES, MAX_REFUSALS_KEPT,
-    RANK_NS, SLICE_DOCUMENTS,
+    RankError, RankOptions, Ranker, Replay, Replayer, DEFAULT_RANK_CHUNK_BYTES, MAX_CANDIDATES,
+    MAX_REFUSALS_KEPT, RANK_NS, SLICE_DOCUMENTS,
 };
 pub use rank_candidates::{FieldProfile, Proposal, MAX_PROPOSALS, MIN_DISTINCT, PROFILE_DOCUMENTS};
 pub use rank_report::{

@@ -48,6 +48,9 @@ mod cluster;
 #[path = "shardlab/analyze.rs"]
 mod analyze;
 
+#[path = "shardlab/replay_threads.rs"]
+mod replay_threads;
+
 use shardlab::session::BatchResult;
 use shardlab::shell::{LexError, ParseError, Piece, Script, ScriptStream};
 use shardlab::workload::{Failure, ImportFormat, ImportItem, ImportOptions, Importer, ParseGrace};

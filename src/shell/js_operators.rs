@@ -33,8 +33,7 @@ impl Parser<'_> {
             return Ok(f);
         }
         let left = self.conditional()?;
-        let t = self.peek().clone();
-        let op = match t.kind {
+        let op = match self.peek().kind {
             TokenKind::Punct(Punct::Assign) => Some(None),
             TokenKind::Punct(Punct::Other(s)) => COMPOUND
                 .iter()
@@ -171,12 +170,13 @@ impl Parser<'_> {
 
     /// `++x` or `--x`, when the next token is one of them.
     pub(super) fn prefix_update(&mut self) -> Result<Option<Expr>, ParseError> {
-        let t = self.raw_peek().clone();
+        let t = self.raw_peek();
         let increment = match t.kind {
             TokenKind::Punct(Punct::Other("++")) => true,
             TokenKind::Punct(Punct::Other("--")) => false,
             _ => return Ok(None),
         };
+        let t = t.clone();
         self.pos += 1;
         let target = self.postfix()?;
         check_target(&target)?;
@@ -195,12 +195,13 @@ impl Parser<'_> {
     /// A postfix expression, then `++` or `--` on the same line.
     pub(super) fn postfix_update(&mut self) -> Result<Expr, ParseError> {
         let target = self.postfix()?;
-        let t = self.raw_peek().clone();
+        let t = self.raw_peek();
         let increment = match t.kind {
             TokenKind::Punct(Punct::Other("++")) => true,
             TokenKind::Punct(Punct::Other("--")) => false,
             _ => return Ok(target),
         };
+        let t = t.clone();
         check_target(&target)?;
         self.pos += 1;
         let span = target.span.to(t.span);
@@ -246,6 +247,12 @@ impl Parser<'_> {
 
     /// An arrow function, if one starts here: `x => ...` or `(a, b) => ...`.
     fn arrow(&mut self) -> Result<Option<Expr>, ParseError> {
+        if !matches!(
+            self.peek().kind,
+            TokenKind::Ident(_) | TokenKind::Punct(Punct::LParen)
+        ) {
+            return Ok(None);
+        }
         let start = self.peek().clone();
         let params = match &start.kind {
             TokenKind::Ident(name) if self.is_arrow_at(self.pos + 1) => vec![name.clone()],

@@ -500,7 +500,10 @@ impl Lexer<'_> {
             self.push(TokenKind::Punct(Punct::OptionalDot), start);
             return Ok(());
         }
-        for op in LONG {
+        // `rest` starts with `c`: only an operator that starts with `c` can match, so
+        // brackets and separators, most of a document's punctuation, skip the search.
+        let may_be_long = LONG.iter().any(|op| op.starts_with(c));
+        for op in LONG.iter().filter(|_| may_be_long) {
             if rest.starts_with(op) {
                 for _ in 0..op.len() {
                     self.bump();

@@ -588,6 +588,9 @@ pub(super) fn parse_nested_expression(src: &str, depth: u32) -> Result<(Expr, u3
 /// result is a span into the script as given.
 fn lone_cr_as_lf(src: &str) -> std::borrow::Cow<'_, str> {
     let bytes = src.as_bytes();
+    if !bytes.contains(&b'\r') {
+        return std::borrow::Cow::Borrowed(src);
+    }
     let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
     if !(0..bytes.len()).any(lone) {
         return std::borrow::Cow::Borrowed(src);
@@ -1019,8 +1022,7 @@ impl<'a> Parser<'a> {
     }
 
     fn binary_op(&mut self, ops: &[(Punct, BinaryOp)]) -> Option<BinaryOp> {
-        let t = self.peek().clone();
-        if let TokenKind::Punct(p) = t.kind {
+        if let TokenKind::Punct(p) = self.peek().kind {
             for (punct, op) in ops {
                 if *punct == p {
                     self.pos += 1;
@@ -1055,7 +1057,7 @@ impl<'a> Parser<'a> {
 
     /// Gives a clear error for JavaScript operators the shell language leaves out.
     fn reject_operator(&mut self) -> Result<(), ParseError> {
-        let t = self.peek().clone();
+        let t = self.peek();
         if let TokenKind::Punct(Punct::Other(op)) = t.kind {
             return Err(ParseError::Unsupported {
                 what: op.to_string(),
@@ -1091,7 +1093,8 @@ impl<'a> Parser<'a> {
 
     pub(super) fn unary(&mut self) -> Result<Expr, ParseError> {
         self.skip_newlines();
-        let t = self.raw_peek().clone();
+        let t = self.raw_peek();
+        let t_span = t.span;
         let op = match t.kind {
             TokenKind::Punct(Punct::Minus) => Some(UnaryOp::Neg),
             TokenKind::Punct(Punct::Plus) => Some(UnaryOp::Plus),
@@ -1103,12 +1106,12 @@ impl<'a> Parser<'a> {
         }
         if let Some(op) = op {
             self.pos += 1;
-            self.enter(t.span)?;
+            self.enter(t_span)?;
             let operand = self.unary();
             self.depth -= 1;
             let operand = operand?;
-            let span = t.span.to(operand.span);
-            self.height = self.grow(self.height + 1, t.span)?;
+            let span = t_span.to(operand.span);
+            self.height = self.grow(self.height + 1, t_span)?;
             return Ok(Expr {
                 kind: ExprKind::Unary {
                     op,
@@ -1138,6 +1141,9 @@ impl<'a> Parser<'a> {
                 } else {
                     break;
                 }
+            }
+            if !matches!(self.peek().kind, TokenKind::Punct(_)) {
+                break;
             }
             let t = self.peek().clone();
             match t.kind {

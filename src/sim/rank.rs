@@ -23,6 +23,13 @@
 //! Without candidates given, the first [`PROFILE_DOCUMENTS`] documents are held and
 //! profiled (`rank_candidates.rs`), the proposed candidates' clusters made, and those
 //! documents replayed before the rest.
+//!
+//! **Where the replays run.** Each candidate's [`Replay`] is independent of the others:
+//! the same batches in the same order give the same cluster and the same figures
+//! whatever else runs beside it. A [`Ranker`] runs them one after another in its own
+//! thread, as the core always does; a native driver can hand them to a [`Replayer`] of its
+//! own (`Ranker::with_replayer`) that keeps each on a thread of its own, with identical
+//! results.
 
 use super::compare::{summarise_window, LatestInserts};
 use super::rank_candidates::{FieldProfile, PROFILE_DOCUMENTS};
@@ -91,8 +98,9 @@ impl Default for RankOptions {
     }
 }
 
-/// One candidate's cluster during the replay.
-struct Run {
+/// One candidate's cluster during the replay: made with its key, fed the batches in
+/// order, then measured.
+pub struct Replay {
     key: Document,
     why: Message,
     cluster: Cluster,
@@ -111,8 +119,19 @@ fn ranked_error(e: &ClusterError) -> RankedError {
     }
 }
 
-impl Run {
-    fn new(key: Document, why: Message, config: &ClusterConfig) -> Result<Run, RankError> {
+impl std::fmt::Debug for Replay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replay")
+            .field("key", &self.key)
+            .field("inserted", &self.inserted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Replay {
+    /// A cluster of `config` with [`RANK_NS`] sharded on `key`, or MongoDB's error for a
+    /// key `shardCollection` refuses; `why` is why the candidate is ranked.
+    pub fn new(key: Document, why: Message, config: &ClusterConfig) -> Result<Replay, RankError> {
         let mut cluster = Cluster::new(config.clone());
         let (db, _) = RANK_NS.split_once('.').unwrap_or_default();
         let sharded = cluster
@@ -124,7 +143,7 @@ impl Run {
                 error,
             });
         }
-        Ok(Run {
+        Ok(Replay {
             key,
             why,
             cluster,
@@ -138,7 +157,8 @@ impl Run {
 
     /// Inserts one batch as an unordered `insertMany`: slice by slice, a refused
     /// document counted and skipped, then the statement's cost charged to the clock.
-    fn insert_batch(&mut self, docs: &[Document], lines: &[u64]) {
+    /// `lines[i]` is the line `docs[i]` was found on (0 when none).
+    pub fn insert_batch(&mut self, docs: &[Document], lines: &[u64]) {
         if self.stopped.is_some() {
             return;
         }
@@ -178,7 +198,7 @@ impl Run {
     }
 
     /// What the replay and analyzeShardKey measured.
-    fn figures(&self) -> Figures {
+    pub fn figures(&self) -> Figures {
         let total: u64 = self.slices.iter().flatten().map(|(_, n)| n).sum();
         let window = (total / 10).max(1);
         let row = summarise_window("", &self.cluster, RANK_NS, &self.slices, &[], window);
@@ -245,10 +265,55 @@ fn characteristics(cluster: &Cluster, key: &Document) -> Result<KeyFigures, Rank
     })
 }
 
+/// Where a ranking's replays run: each candidate's [`Replay`] started, fed every batch
+/// and measured, in the order the candidates were started. An implementation may run the
+/// replays anywhere (a thread each) as long as each gets every batch in order.
+pub trait Replayer {
+    /// Starts a candidate's replay ([`Replay::new`]).
+    fn start(
+        &mut self,
+        key: Document,
+        why: Message,
+        config: &ClusterConfig,
+    ) -> Result<(), RankError>;
+    /// Inserts a batch into every replay started ([`Replay::insert_batch`]).
+    fn insert_batch(&mut self, docs: Vec<Document>, lines: Vec<u64>);
+    /// Every replay's figures ([`Replay::figures`]), in the order they were started.
+    fn figures(self: Box<Self>) -> Vec<Figures>;
+}
+
+/// The core's own replayer: the replays one after another, in the caller's thread.
+#[derive(Debug, Default)]
+struct InPlace(Vec<Replay>);
+
+impl Replayer for InPlace {
+    fn start(
+        &mut self,
+        key: Document,
+        why: Message,
+        config: &ClusterConfig,
+    ) -> Result<(), RankError> {
+        self.0.push(Replay::new(key, why, config)?);
+        Ok(())
+    }
+
+    fn insert_batch(&mut self, docs: Vec<Document>, lines: Vec<u64>) {
+        for replay in &mut self.0 {
+            replay.insert_batch(&docs, &lines);
+        }
+    }
+
+    fn figures(self: Box<Self>) -> Vec<Figures> {
+        self.0.iter().map(Replay::figures).collect()
+    }
+}
+
 /// Candidate keys ranked on a stream of documents (see the module's notes).
 pub struct Ranker {
     options: RankOptions,
-    runs: Vec<Run>,
+    /// The candidates started, in order.
+    keys: Vec<Document>,
+    replayer: Box<dyn Replayer>,
     /// Documents held until the candidates are proposed.
     profile: Option<(FieldProfile, Vec<(Document, u64)>)>,
     sorter: Option<Sorter<(Document, u64)>>,
@@ -261,7 +326,7 @@ pub struct Ranker {
 impl std::fmt::Debug for Ranker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ranker")
-            .field("candidates", &self.runs.len())
+            .field("candidates", &self.keys.len())
             .field("documents", &self.documents)
             .finish_non_exhaustive()
     }
@@ -271,15 +336,25 @@ impl Ranker {
     /// A ranking of `keys` (each a shard key pattern, checked as `shardCollection`
     /// checks it), or of the candidates proposed from the documents when `keys` is empty.
     pub fn new(keys: &[Document], options: RankOptions) -> Result<Ranker, RankError> {
+        Ranker::with_replayer(keys, options, Box::new(InPlace::default()))
+    }
+
+    /// A ranking as [`Ranker::new`] makes it, whose replays run in `replayer`.
+    pub fn with_replayer(
+        keys: &[Document],
+        options: RankOptions,
+        mut replayer: Box<dyn Replayer>,
+    ) -> Result<Ranker, RankError> {
         if keys.len() > MAX_CANDIDATES {
             return Err(RankError::TooManyCandidates(keys.len()));
         }
-        let mut runs = Vec::with_capacity(keys.len());
+        let mut started: Vec<Document> = Vec::with_capacity(keys.len());
         for key in keys {
-            if runs.iter().any(|r: &Run| r.key == *key) {
+            if started.contains(key) {
                 continue;
             }
-            runs.push(Run::new(key.clone(), msg!("rank.given"), &options.cluster)?);
+            replayer.start(key.clone(), msg!("rank.given"), &options.cluster)?;
+            started.push(key.clone());
         }
         let profile = keys
             .is_empty()
@@ -287,7 +362,8 @@ impl Ranker {
         Ok(Ranker {
             sorter: options.sort_by.as_deref().map(Sorter::new),
             options,
-            runs,
+            keys: started,
+            replayer,
             profile,
             batch: Vec::with_capacity(BATCH_DOCUMENTS),
             lines: Vec::with_capacity(BATCH_DOCUMENTS),
@@ -345,11 +421,16 @@ impl Ranker {
             return;
         };
         for p in profile.propose() {
-            if self.runs.iter().all(|r| r.key != p.key) {
+            if !self.keys.contains(&p.key) {
                 // A proposed key is made of plain fields the profile saw; one the
                 // cluster refuses is left out.
-                if let Ok(run) = Run::new(p.key, p.why, &self.options.cluster) {
-                    self.runs.push(run);
+                let key = p.key.clone();
+                if self
+                    .replayer
+                    .start(p.key, p.why, &self.options.cluster)
+                    .is_ok()
+                {
+                    self.keys.push(key);
                 }
             }
         }
@@ -362,11 +443,9 @@ impl Ranker {
         if self.batch.is_empty() {
             return;
         }
-        for run in &mut self.runs {
-            run.insert_batch(&self.batch, &self.lines);
-        }
-        self.batch.clear();
-        self.lines.clear();
+        let docs = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_DOCUMENTS));
+        let lines = std::mem::replace(&mut self.lines, Vec::with_capacity(BATCH_DOCUMENTS));
+        self.replayer.insert_batch(docs, lines);
     }
 
     /// Ends the input: replays what is held, measures every candidate and ranks them.
@@ -378,7 +457,7 @@ impl Ranker {
         }
         self.propose();
         self.flush();
-        let figures: Vec<Figures> = self.runs.iter().map(Run::figures).collect();
+        let figures = self.replayer.figures();
         let config = &self.options.cluster;
         let (candidates, orders) = rank(figures, config.shards);
         let version: VersionMode = config.version;

@@ -2,7 +2,8 @@
 //! file of documents (`sim::Ranker`). The file is read in pieces through the import's
 //! reader and each document handed to the ranker as it is read, so the raw file is never
 //! held; each line that cannot be read is printed on standard error, as `import` prints
-//! it, and progress goes to standard error only when it is a terminal.
+//! it, and progress goes to standard error only when it is a terminal. Each candidate's
+//! cluster is replayed on a thread of its own (`replay_threads.rs`) while the file is read.
 
 use shardlab::shell::{parse_ejson, to_relaxed_ejson};
 use shardlab::sim::{RankOptions, Ranker};
@@ -121,7 +122,8 @@ pub fn main(list: Vec<String>, buffer: usize) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut ranker = match Ranker::new(&args.keys, args.rank.clone()) {
+    let replayer = Box::new(super::replay_threads::Threads::default());
+    let mut ranker = match Ranker::with_replayer(&args.keys, args.rank.clone(), replayer) {
         Ok(r) => r,
         Err(e) => {
             super::report(&format!("shardlab: {e}"));
