@@ -53,12 +53,13 @@ test('config exports picked in the share bar become the cluster shown, and the t
   // (step 1: step 0 is the empty cluster the import started from). Before the changelog's
   // split, the collection held one chunk fewer.
   const stepOf = (text) => Number(text.match(/step (\d+) of/)[1]);
-  let at = await page.getByTestId('position').innerText();
+  const shown = page.getByTestId('position').filter({ hasText: /step \d+ of \d+/ });
+  let at = await shown.innerText();
   assert.ok(stepOf(at) > replayed, at);
   while (stepOf(at) > 1) {
     await page.getByTestId('step-back').click();
-    await page.getByTestId('position').filter({ hasNotText: at }).waitFor();
-    at = await page.getByTestId('position').innerText();
+    await shown.filter({ hasNotText: at }).waitFor();
+    at = await shown.innerText();
   }
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length === n, expected.length - 1);
   assert.deepEqual(errors, []);
