@@ -24,10 +24,10 @@ pub use generate::{
 };
 pub use import::{
     read_all, Failure, ImportError, ImportFormat, ImportOptions, ImportReader, ImportedDocument,
-    Record, MAX_DEPTH as MAX_IMPORT_DEPTH, MAX_STEP_BYTES as MAX_IMPORT_STEP_BYTES,
+    Record, MAX_DEPTH as MAX_IMPORT_DEPTH,
 };
 pub use import_batch::{
-    import_step, prepare, Batcher, ImportItem, Importer, InsertBatch, Prepared, Sorter,
+    import_step, prepare, step_fits, Batcher, ImportItem, Importer, InsertBatch, Prepared, Sorter,
     BATCH_DOCUMENTS, MAX_SORTED_BYTES, MAX_SORTED_DOCUMENTS,
 };
 pub use import_fields::ParseGrace;

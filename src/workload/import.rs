@@ -33,11 +33,6 @@ use thiserror::Error;
 /// takes fewer.
 pub const MAX_DEPTH: u32 = 58;
 
-/// The most text one import step may hold: its `insertMany` statements, which the
-/// session keeps and replays. A larger file (say 2 GB) is read up to this bound, and the
-/// documents before it go in; the import says where it stopped.
-pub const MAX_STEP_BYTES: u64 = 128 << 20;
-
 /// The formats an import reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportFormat {

@@ -48,6 +48,8 @@ pub struct InsertBatch {
     pub statement: String,
     /// Each document's line, in the statement's order.
     pub lines: Vec<u64>,
+    /// At most how many tokens the shell's lexer makes of the statement.
+    pub tokens: u64,
 }
 
 /// How many tokens the shell's lexer makes of canonical Extended JSON at most: every
@@ -178,10 +180,11 @@ impl Batcher {
         self.docs.clear();
         self.values = 0;
         self.bytes = 0;
-        self.tokens = 0;
+        let tokens = self.frame_tokens + std::mem::take(&mut self.tokens);
         Some(InsertBatch {
             statement,
             lines: std::mem::take(&mut self.lines),
+            tokens,
         })
     }
 }
@@ -249,13 +252,15 @@ impl Sorter<Prepared> {
 }
 
 /// The one timeline step an import is: its batches' statements, one a line. The shell
-/// reads a step as one script, so a step holds at most 16 MiB (the lexer's limit; a
-/// saved scenario holds at most `sim::MAX_JSON_BYTES`, 4 MiB, with every other step).
+/// reads a step as one script, so a step holds at most what the lexer reads in one
+/// ([`step_fits`]; a saved scenario holds at most `sim::MAX_JSON_BYTES`, 4 MiB, with
+/// every other step).
 pub fn import_step(batches: &[InsertBatch]) -> Result<String, String> {
     let len: usize = batches.iter().map(|b| b.statement.len() + 1).sum();
-    if len > MAX_SCRIPT_BYTES {
+    let tokens: u64 = batches.iter().map(|b| b.tokens + 1).sum();
+    if !step_fits(len as u64, tokens) {
         return Err(format!(
-            "the import's commands take {len} bytes: one step holds at most {MAX_SCRIPT_BYTES}"
+            "the import's commands take {len} bytes and up to {tokens} tokens: one step holds at most {MAX_SCRIPT_BYTES} bytes and {MAX_TOKENS} tokens"
         ));
     }
     let mut step = String::with_capacity(len);
@@ -266,6 +271,13 @@ pub fn import_step(batches: &[InsertBatch]) -> Result<String, String> {
         step.push_str(&b.statement);
     }
     Ok(step)
+}
+
+/// Whether statements of `bytes` bytes and at most `tokens` tokens, with a line break
+/// after each, fit in one import step: the lexer's limits on one script
+/// ([`MAX_SCRIPT_BYTES`], [`MAX_TOKENS`]).
+pub fn step_fits(bytes: u64, tokens: u64) -> bool {
+    bytes <= MAX_SCRIPT_BYTES as u64 && tokens <= MAX_TOKENS as u64
 }
 
 /// What an [`Importer`] hands out: a batch to insert, or a record that will not go in.

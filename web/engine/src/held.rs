@@ -103,8 +103,10 @@ pub struct ImportJob {
     pub documents: u64,
     /// Bytes read so far.
     pub bytes: u64,
-    /// The batches' statements' bytes so far.
+    /// The batches' statements' bytes so far, a line break after each.
     pub statement_bytes: u64,
+    /// At most how many tokens the lexer makes of them, so far.
+    pub statement_tokens: u64,
     /// Why the file cannot be read on, once it cannot.
     pub stopped: Option<String>,
 }
@@ -120,6 +122,7 @@ impl ImportJob {
             documents: 0,
             bytes: 0,
             statement_bytes: 0,
+            statement_tokens: 0,
             stopped: None,
         }
     }

@@ -3,9 +3,8 @@
 //! step of the session, in mongoimport's batches, and what did not go in reported by line.
 
 use crate::held::{Held, ImportJob};
-use shardlab::workload::{
-    Failure, ImportFormat, ImportItem, ImportOptions, Importer, MAX_IMPORT_STEP_BYTES,
-};
+use shardlab::shell::{MAX_SCRIPT_BYTES, MAX_TOKENS};
+use shardlab::workload::{step_fits, Failure, ImportFormat, ImportItem, ImportOptions, Importer};
 use shardlab_protocol::{
     ColumnTypeChoice, EngineError, ImportCall, ImportFailure, ImportPreview, ImportProgress,
     Position, MAX_IMPORT_FAILURES,
@@ -13,25 +12,28 @@ use shardlab_protocol::{
 
 /// The batches and failures the importer has ready, taken into the job.
 fn take_items(job: &mut ImportJob) {
-    take_items_within(job, MAX_IMPORT_STEP_BYTES);
+    take_items_within(job, step_fits);
 }
 
-/// [`take_items`], the step's statements held to `limit` bytes.
-fn take_items_within(job: &mut ImportJob, limit: u64) {
+/// [`take_items`], the step's statements held to what `fits` (their bytes and tokens).
+fn take_items_within(job: &mut ImportJob, fits: fn(u64, u64) -> bool) {
     while let Some(item) = job.importer.next_item() {
         match item {
             ImportItem::Batch(_) if job.stopped.is_some() => {}
             ImportItem::Batch(b) => {
-                let bytes = job.statement_bytes + b.statement.len() as u64;
-                if bytes > limit {
+                let bytes = job.statement_bytes + b.statement.len() as u64 + 1;
+                let tokens = job.statement_tokens + b.tokens + 1;
+                if !fits(bytes, tokens) {
                     job.stopped = Some(format!(
-                        "at line {}: one import takes at most {} MiB of documents, as insertMany statements",
+                        "at line {}: one import is one step of the session, which holds at most {} MiB and {} tokens of insertMany statements",
                         b.lines.first().copied().unwrap_or(0),
-                        limit >> 20
+                        MAX_SCRIPT_BYTES >> 20,
+                        MAX_TOKENS
                     ));
                     continue;
                 }
                 job.statement_bytes = bytes;
+                job.statement_tokens = tokens;
                 job.documents += b.lines.len() as u64;
                 job.batches.push(b);
             }
@@ -244,13 +246,40 @@ mod tests {
         job.importer.push(text.as_bytes()).expect("JSON lines");
         job.importer.finish().expect("a whole file");
         // Two batches of 1,000 fit in 1 MiB; the third would cross it.
-        take_items_within(&mut job, 1 << 20);
+        take_items_within(&mut job, |bytes, _| bytes <= 1 << 20);
         assert_eq!(job.documents, 2000);
         assert_eq!(job.batches.len(), 2);
         assert!(job.statement_bytes <= 1 << 20);
-        assert_eq!(
-            job.stopped.as_deref(),
-            Some("at line 2001: one import takes at most 1 MiB of documents, as insertMany statements")
+        let stopped = job.stopped.as_deref().unwrap_or_default();
+        assert!(stopped.starts_with("at line 2001: "), "{stopped}");
+    }
+
+    #[test]
+    fn an_import_of_many_tokens_stops_before_the_lexer_would_refuse_its_step() {
+        // Documents of 10,000 numbers each: about 20,000 tokens in 20 KB, so 2,000,000
+        // tokens come long before 16 MiB.
+        let mut job = ImportJob::new(Importer::new("test.t", ImportOptions::default(), None));
+        let numbers = vec!["1"; 10_000].join(",");
+        let mut text = String::new();
+        for i in 0..120 {
+            text.push_str(&format!("{{\"_id\": {i}, \"a\": [{numbers}]}}\n"));
+        }
+        job.importer.push(text.as_bytes()).expect("JSON lines");
+        job.importer.finish().expect("a whole file");
+        take_items(&mut job);
+        let stopped = job.stopped.clone().unwrap_or_default();
+        assert!(stopped.contains("2000000 tokens"), "{stopped}");
+        assert!(
+            job.documents < 120 && job.documents > 10,
+            "{}",
+            job.documents
         );
+        assert!(job.statement_tokens <= MAX_TOKENS as u64);
+        // What went in is a step the shell reads whole: it runs every batch.
+        let step = shardlab::workload::import_step(&job.batches).expect("a step");
+        let mut session = shardlab::Session::new(shardlab::ClusterConfig::default());
+        let outcomes = session.run(&step);
+        assert_eq!(outcomes.len(), job.batches.len());
+        assert!(outcomes.iter().all(|o| o.result.is_ok()), "every batch ran");
     }
 }
