@@ -437,14 +437,15 @@ const memory = process.env.MEMORY === '0' ? null : await (async () => {
   return { pageWasmBytes: pageMemories, engineWasmBytes: engineMemories, pageJsHeapBytes: jsHeap, rendererAnonymousRssBytes: renderers };
 })();
 
-// Importing 40,000 documents (mongoexport's JSON lines, about 5 MB; one import holds at
-// most 2,000,000 tokens of statements, about 50,000 such documents) through the page's
+// Importing 30,000 documents (mongoexport's JSON lines, about 4 MB; one import holds at
+// most 2,000,000 tokens of statements, counted as an upper bound: about 32,000 such
+// documents) through the page's
 // Import documents dialog: the main thread's long tasks and frames from the click on
 // Import until the summary, how often the progress bar moved, and the page's and the
 // engine worker's memory after it (the wasm memories, kept as the memory pass keeps
 // them). IMPORT=0 skips it.
 const importing = process.env.IMPORT === '0' ? null : await (async () => {
-  const DOCS = Number(process.env.IMPORT_DOCS ?? 40000);
+  const DOCS = Number(process.env.IMPORT_DOCS ?? 30000);
   const lines = [];
   for (let i = 0; i < DOCS; i++) {
     lines.push(JSON.stringify({ _id: { $oid: (0x5f000000 + i).toString(16).padStart(24, '0') }, user: `user${i % 5000}`, tenant: `t${i % 40}`, ts: { $date: new Date(1_700_000_000_000 + i * 1000).toISOString() }, n: i }));
