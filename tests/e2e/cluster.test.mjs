@@ -69,14 +69,14 @@ test('config exports picked in the share bar become the cluster shown, and the t
 test('an export without config.chunks is refused in words at 400 px, and the session stays as it was', async () => {
   const { page, errors } = await openFresh(env, '', { width: 400, height: 900 });
   const stepShown = page.getByTestId('position').filter({ hasText: /step \d+ of \d+/ });
-  const before = await stepShown.innerText();
+  const before = await stepShown.textContent();
   await page.getByTestId('import-cluster').setInputFiles(files({ without: 'config.chunks.json' }));
   const notice = page.getByTestId('notice').filter({ hasText: 'The cluster could not be imported' });
   await notice.waitFor({ timeout: 60_000 });
   assert.match(await notice.innerText(), /config\.chunks/);
   assert.match(await notice.innerText(), /Your session is as it was/);
   console.log(`screenshot: ${await screenshot(page, 'import-cluster-refused-400', { fullPage: false })}`);
-  assert.equal(await stepShown.innerText(), before);
+  assert.equal(await stepShown.textContent(), before);
   assert.deepEqual(errors, []);
   await page.close();
 });
