@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { suite, openFresh, readShards, screenshot, waitForSaved } from './harness.mjs';
+import { suite, openFresh, readShards, screenshot, waitForSaved, typeCommand, waitForLastLine } from './harness.mjs';
 
 const env = suite();
 
@@ -143,13 +143,8 @@ test('a dropped CSV: a column typed as a string keeps its zeros, documents go in
   await page.getByTestId('notice').filter({ hasText: 'The import of big.json was stopped: nothing went in' }).waitFor({ timeout: 60_000 });
   await page.getByTestId('import-dialog').waitFor({ state: 'detached' });
   assert.equal(await page.getByTestId('position').innerText(), before, 'no step was added');
-  await input.fill('db.big.countDocuments()');
-  await input.press('Enter');
-  await page.waitForFunction(() => {
-    const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
-    const asked = lines.lastIndexOf('test> db.big.countDocuments()');
-    return asked >= 0 && lines[asked + 1] === '0';
-  });
+  await typeCommand(page, 'db.big.countDocuments()');
+  await waitForLastLine(page, '0');
   assert.deepEqual(errors, []);
   await page.close();
 });
