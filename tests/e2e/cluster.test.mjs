@@ -52,14 +52,14 @@ test('config exports picked in the share bar become the cluster shown, and the t
   // Back over the replayed changes, a step at a time, to the step that loaded the cluster
   // (step 1: step 0 is the empty cluster the import started from). Before the changelog's
   // split, the collection held one chunk fewer.
-  const stepOf = (text) => Number(text.match(/step (\d+) of/)[1]);
+  const stepOf = (text) => Number(/step\s+(\d+)\s+of/.exec(text ?? '')?.[1] ?? NaN);
   const shown = page.getByTestId('position').filter({ hasText: /step \d+ of \d+/ });
-  let at = await shown.innerText();
+  let at = await shown.textContent();
   assert.ok(stepOf(at) > replayed, at);
   while (stepOf(at) > 1) {
     await page.getByTestId('step-back').click();
     await shown.filter({ hasNotText: at }).waitFor();
-    at = await shown.innerText();
+    at = await shown.textContent();
   }
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chunk"]').length === n, expected.length - 1);
   assert.deepEqual(errors, []);
