@@ -41,4 +41,4 @@ pub use scenario::{
     MAX_COMMANDS, MAX_DECODED_BYTES, MAX_JSON_BYTES, MAX_PAGE_ENTRIES, MAX_PAGE_NAME_BYTES,
     MAX_PAGE_VALUE_BYTES, MAX_SHARDS,
 };
-pub use timeline::{estimate_session_bytes, Timeline, TimelineError, TimelineOptions};
+pub use timeline::{estimate_session_bytes, StagedStep, Timeline, TimelineError, TimelineOptions};

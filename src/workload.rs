@@ -28,7 +28,7 @@ pub use import::{
 };
 pub use import_batch::{
     import_step, prepare, step_fits, Batcher, ImportItem, Importer, InsertBatch, Prepared, Sorter,
-    BATCH_DOCUMENTS, MAX_SORTED_BYTES, MAX_SORTED_DOCUMENTS,
+    BATCH_DOCUMENTS, MAX_IMPORT_STEP_BYTES, MAX_SORTED_BYTES, MAX_SORTED_DOCUMENTS,
 };
 pub use import_fields::ParseGrace;
 pub use import_preview::{preview, ImportPreview, COLUMN_TYPE_CHOICES, MAX_PREVIEW_FIELDS};

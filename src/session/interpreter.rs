@@ -12,7 +12,7 @@ use crate::shell::parser::{
     flatten, parse_script_recovering, Expr, ParseError, Script, Segment, StmtKind,
 };
 use crate::shell::Piece;
-use crate::shell::{to_canonical_ejson, Span};
+use crate::shell::{to_canonical_ejson, LexError, Span};
 use crate::values::inspect::{format_value, format_value_with, FormatOptions};
 use bson::{Bson, Document};
 
@@ -502,9 +502,32 @@ impl Session {
     /// Runs a script like [`Session::run`], handing each outcome to `each` as soon as its
     /// statement completes, in source order (syntax errors in their place). `each`
     /// returns whether to go on: the CLI stops when its reader goes away.
-    pub fn run_each(&mut self, src: &str, each: impl FnMut(Outcome) -> bool) {
-        let (script, errors) = parse_script_recovering(src);
-        self.run_parsed(src, &script, &errors, each);
+    ///
+    /// A script past the lexer's limits on one script ([`crate::shell::MAX_SCRIPT_BYTES`],
+    /// [`crate::shell::MAX_TOKENS`]) runs statement by statement, as the CLI runs a file
+    /// ([`crate::shell::ScriptStream`]): the limits then hold for each statement. Only a
+    /// step the engine made can be that long (an import of many documents, each
+    /// `insertMany` a statement); the console's input is bounded far below them.
+    pub fn run_each(&mut self, src: &str, mut each: impl FnMut(Outcome) -> bool) {
+        let too_long = |errors: &[ParseError]| {
+            errors
+                .iter()
+                .any(|e| matches!(e, ParseError::Lex(LexError::TooLong { .. })))
+        };
+        if src.len() <= crate::shell::MAX_SCRIPT_BYTES {
+            let (script, errors) = parse_script_recovering(src);
+            if !too_long(&errors) {
+                self.run_parsed(src, &script, &errors, each);
+                return;
+            }
+        }
+        let mut stream = crate::shell::ScriptStream::new();
+        stream.push(src);
+        while let Some(piece) = stream.next_piece(true) {
+            if !self.run_piece(&piece, &mut each) || piece.stop {
+                return;
+            }
+        }
     }
 
     /// Runs the statements of one piece of a script read in pieces

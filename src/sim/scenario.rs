@@ -721,8 +721,10 @@ fn json_u64(v: u64) -> String {
     }
 }
 
-/// The longest scenario file [`from_json`] reads, in bytes (4 MiB).
-pub const MAX_JSON_BYTES: usize = 16 * MAX_DECODED_BYTES;
+/// The longest scenario file [`from_json`] reads, in bytes (48 MiB): a session with an
+/// import of the largest step (`workload::MAX_IMPORT_STEP_BYTES`, its quotes escaped)
+/// and room for the rest. A link carries far less ([`MAX_DECODED_BYTES`]).
+pub const MAX_JSON_BYTES: usize = 48 << 20;
 
 /// Reads a scenario file written by [`to_json`] (any version this build knows).
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {

@@ -135,6 +135,49 @@ pub struct Timeline {
     /// a step's record does not depend on the cursor).
     #[cfg(feature = "insight")]
     heat: HeatLog,
+    /// Counts every change of the steps or of the session at the cursor, so that a
+    /// [`StagedStep`] can tell whether the timeline it was staged on is still as it was.
+    revision: u64,
+}
+
+/// A step run ahead on a copy of the session at the cursor, a few statements at a time
+/// ([`StagedStep::run`]), that becomes the timeline's next step at once
+/// ([`Timeline::push_staged`]). An import of many documents runs so: between its batches
+/// the engine can say how far it got, and until it is pushed the timeline, and whatever
+/// else reads it, sees nothing of it. Running a step's statements in several calls does
+/// what running them in one does, since a session keeps nothing per call, only per
+/// statement; so a later replay of the step's text rebuilds the same session.
+#[derive(Debug, Clone)]
+pub struct StagedStep {
+    session: Session,
+    text: String,
+    /// The timeline's revision the copy was taken at.
+    revision: u64,
+    events_before: u64,
+    #[cfg(feature = "insight")]
+    heat_before: crate::sim::heat::Before,
+}
+
+impl StagedStep {
+    /// Runs statements as the next part of the step, after what ran before (the step's
+    /// text gains them on a line of their own), tallying what each `insertMany` did.
+    pub fn run(&mut self, statements: &str) -> Vec<Outcome> {
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(statements);
+        self.session.run(statements)
+    }
+
+    /// The step's text so far.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The session as the step has left it so far.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
 }
 
 impl Timeline {
@@ -161,6 +204,7 @@ impl Timeline {
             snapshots: Vec::new(),
             #[cfg(feature = "insight")]
             heat: HeatLog::default(),
+            revision: 0,
         }
     }
 
@@ -264,7 +308,63 @@ impl Timeline {
         self.push_with(command, true)
     }
 
+    /// A step to run ahead on a copy of the session at the cursor (see [`StagedStep`]).
+    pub fn stage(&self) -> StagedStep {
+        let mut session = self.current.clone();
+        session.cluster.seal_events();
+        let events_before = session.cluster.events().len() as u64;
+        #[cfg(feature = "insight")]
+        let heat_before = HeatLog::before(&session);
+        session.start_insert_tally();
+        StagedStep {
+            session,
+            text: String::new(),
+            revision: self.revision,
+            events_before,
+            #[cfg(feature = "insight")]
+            heat_before,
+        }
+    }
+
+    /// Makes a staged step the next step at the cursor, as [`Timeline::push_tallied`]
+    /// would have run it, and answers what each of its `insertMany`s did. When the
+    /// timeline has changed since the step was staged, its text runs again here on the
+    /// session at the cursor, so the step is what its text does wherever it lands.
+    pub fn push_staged(&mut self, staged: StagedStep) -> InsertTally {
+        if staged.revision != self.revision {
+            return self.push_tallied(&staged.text).1;
+        }
+        if !self.at_end() {
+            self.fork();
+        }
+        let StagedStep {
+            mut session,
+            text,
+            events_before,
+            #[cfg(feature = "insight")]
+            heat_before,
+            ..
+        } = staged;
+        let tallied = session.take_insert_tally();
+        let after = session.cluster.events().len() as u64;
+        self.current = session;
+        self.steps.push(text);
+        #[cfg(feature = "insight")]
+        self.heat
+            .record(self.steps.len() as u64, heat_before, &self.current);
+        self.event_starts.push(if after >= events_before {
+            events_before
+        } else {
+            0
+        });
+        self.position += 1;
+        self.revision += 1;
+        self.maybe_snapshot();
+        tallied
+    }
+
     fn push_with(&mut self, command: &str, tally: bool) -> (Vec<Outcome>, InsertTally) {
+        self.revision += 1;
         if !self.at_end() {
             self.fork();
         }
@@ -342,6 +442,7 @@ impl Timeline {
 
     /// Discards the steps after the cursor, so that the next push starts a new branch.
     pub fn fork(&mut self) {
+        self.revision += 1;
         let keep = self.position as usize;
         self.steps.truncate(keep);
         self.event_starts.truncate(keep);
@@ -379,6 +480,7 @@ impl Timeline {
         if n == self.position {
             return;
         }
+        self.revision += 1;
         // The last snapshot at or before `n`; position 0 is a new session.
         let idx = self.snapshots.partition_point(|s| s.position <= n);
         let base = idx.checked_sub(1).and_then(|i| self.snapshots.get(i));

@@ -251,16 +251,20 @@ impl Sorter<Prepared> {
     }
 }
 
-/// The one timeline step an import is: its batches' statements, one a line. The shell
-/// reads a step as one script, so a step holds at most what the lexer reads in one
-/// ([`step_fits`]; a saved scenario holds at most `sim::MAX_JSON_BYTES`, 4 MiB, with
-/// every other step).
+/// The most bytes of `insertMany` statements one import's step holds (32 MiB): what a
+/// saved scenario can keep with room for the rest of the session
+/// (`sim::MAX_JSON_BYTES`, 48 MiB, holds it with its quotes escaped). Each statement is
+/// within the lexer's limits on one script ([`Batcher`]); the step, past them, runs
+/// statement by statement (`Session::run_each`).
+pub const MAX_IMPORT_STEP_BYTES: u64 = 32 << 20;
+
+/// The one timeline step an import is: its batches' statements, one a line, at most
+/// [`MAX_IMPORT_STEP_BYTES`] ([`step_fits`]).
 pub fn import_step(batches: &[InsertBatch]) -> Result<String, String> {
     let len: usize = batches.iter().map(|b| b.statement.len() + 1).sum();
-    let tokens: u64 = batches.iter().map(|b| b.tokens + 1).sum();
-    if !step_fits(len as u64, tokens) {
+    if !step_fits(len as u64) {
         return Err(format!(
-            "the import's commands take {len} bytes and up to {tokens} tokens: one step holds at most {MAX_SCRIPT_BYTES} bytes and {MAX_TOKENS} tokens"
+            "the import's commands take {len} bytes: one step holds at most {MAX_IMPORT_STEP_BYTES} bytes"
         ));
     }
     let mut step = String::with_capacity(len);
@@ -273,11 +277,10 @@ pub fn import_step(batches: &[InsertBatch]) -> Result<String, String> {
     Ok(step)
 }
 
-/// Whether statements of `bytes` bytes and at most `tokens` tokens, with a line break
-/// after each, fit in one import step: the lexer's limits on one script
-/// ([`MAX_SCRIPT_BYTES`], [`MAX_TOKENS`]).
-pub fn step_fits(bytes: u64, tokens: u64) -> bool {
-    bytes <= MAX_SCRIPT_BYTES as u64 && tokens <= MAX_TOKENS as u64
+/// Whether statements of `bytes` bytes, with a line break after each, fit in one import
+/// step ([`MAX_IMPORT_STEP_BYTES`]).
+pub fn step_fits(bytes: u64) -> bool {
+    bytes <= MAX_IMPORT_STEP_BYTES
 }
 
 /// What an [`Importer`] hands out: a batch to insert, or a record that will not go in.

@@ -436,8 +436,8 @@ fn variables_and_documents_share_one_memory_budget() {
     assert_eq!(tail[5], "8388608");
 }
 
-/// The parser refuses input past its budget before building it: a script over 16 MiB
-/// before reading it, an array or object literal past 100,000 items as soon as it gets
+/// The parser refuses input past its budget before building it: a statement over 2,000,000
+/// tokens as soon as it gets there, an array or object literal past 100,000 items as soon as it gets
 /// there (a 50 MB literal took 2.5–3.4 GB).
 #[test]
 fn oversized_input_is_refused_before_it_is_built() {
@@ -445,7 +445,7 @@ fn oversized_input_is_refused_before_it_is_built() {
     let (_, out) = run(&huge);
     assert_eq!(
         out,
-        ["SyntaxError: script too long: more than 16777216 bytes; split it into smaller scripts (1:1)"]
+        ["SyntaxError: statement too long: more than 2000000 tokens; split it into smaller statements (1:1)"]
     );
     let items = format!("var a = [{}1]\n2", "1,".repeat(100_000));
     let (_, out) = run(&items);
@@ -462,6 +462,22 @@ fn oversized_input_is_refused_before_it_is_built() {
         out[0]
     );
     assert_eq!(out[1], "3");
+}
+
+/// A script past the lexer's limits on one script runs statement by statement, as the CLI
+/// runs a file: the limits hold for each statement (an import's step of many batches is
+/// such a script). Two million line breaks are past the token limit and cost nothing to
+/// run; before, the whole script was refused.
+#[test]
+fn a_script_past_one_scripts_limits_runs_statement_by_statement() {
+    let long = format!("var n = 1\n{}n + 1\n", "\n".repeat(2_100_000));
+    let (_, out) = run(&long);
+    assert_eq!(out.last().map(String::as_str), Some("2"), "{out:?}");
+    assert!(out.iter().all(|l| !l.contains("Error")), "{out:?}");
+    // Past 16 MiB in all, each statement a 1 MiB string's length.
+    let over = format!("'{}'.length\n", "x".repeat(1 << 20)).repeat(17);
+    let (_, out) = run(&over);
+    assert_eq!(out, vec!["1048576"; 17]);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -277,7 +277,7 @@ export interface SessionEvents {
   notice: { text: string };
   /** Progress of a long replay. */
   progress: { done: number; total: number };
-  /** An import's progress after each slice (and its end), with the file's size in bytes. */
+  /** An import's progress after each slice, as its documents go in, and at its end, with the file's size in bytes. */
   import: ImportProgress & { total: number };
 }
 
@@ -289,7 +289,7 @@ export interface ImportProgress {
   documents: number;
   /** Records that did not go in, so far. */
   failed: number;
-  /** Once ended: documents inserted. */
+  /** While the documents go in (`done: false` after the file was read): how many were sent so far; once ended: documents inserted. */
   inserted: number;
   /** Once ended: each record that did not go in, by line (the first 1,000). */
   failures: { line: number; column: number | null; reason: string }[];

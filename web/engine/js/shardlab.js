@@ -399,7 +399,8 @@ export class Session {
    * Imports the user's own documents as mongoimport reads them (mongoexport's JSON lines,
    * a JSON array, CSV with a header, or a .gz of one), a slice at a time, into `options.ns`
    * as one step: `data` is a string, bytes, or a Blob/File. Listeners of `import` hear the
-   * progress after each slice; resolves with what went in and, by line, what did not.
+   * progress after each slice and, once the file is read, as its documents go in
+   * (`inserted` so far, `done: false`); resolves with what went in and, by line, what did not.
    */
   async import(data, options = {}) {
     if (typeof options.ns !== 'string') throw misuse('import(data, {ns}): ns names the collection, such as "test.events"');
@@ -426,13 +427,17 @@ export class Session {
         const progress = await this.#call('import', { kind: 'slice', bytes: slice });
         this.#emit('import', { ...progress, total: size });
       }
+      // The documents go in a few batches an `end`; each answer but the last says how
+      // many so far.
+      for (;;) {
+        const answer = await this.#call('import', { kind: 'end' });
+        this.#emit('import', { ...answer, total: size });
+        if (answer.done) return answer;
+      }
     } catch (err) {
       await this.#call('import', { kind: 'cancel' }).catch(() => {});
       throw err;
     }
-    const done = await this.#call('import', { kind: 'end' });
-    this.#emit('import', { ...done, total: size });
-    return done;
   }
 
   /**

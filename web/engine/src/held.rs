@@ -105,10 +105,11 @@ pub struct ImportJob {
     pub bytes: u64,
     /// The batches' statements' bytes so far, a line break after each.
     pub statement_bytes: u64,
-    /// At most how many tokens the lexer makes of them, so far.
-    pub statement_tokens: u64,
     /// Why the file cannot be read on, once it cannot.
     pub stopped: Option<String>,
+    /// Once the file has ended: the step its batches go into, run ahead on a copy of the
+    /// session a few batches per `end`, and how many batches have run.
+    pub staged: Option<(shardlab::sim::StagedStep, usize)>,
 }
 
 impl ImportJob {
@@ -122,8 +123,8 @@ impl ImportJob {
             documents: 0,
             bytes: 0,
             statement_bytes: 0,
-            statement_tokens: 0,
             stopped: None,
+            staged: None,
         }
     }
 }
@@ -194,6 +195,19 @@ impl Held {
     /// inserts did (an import's batches).
     pub fn push_tallied(&mut self, command: &str) -> shardlab::session::InsertTally {
         let (_, tally) = self.timeline.push_tallied(command);
+        self.stats
+            .truncate(self.timeline.position().saturating_sub(1) as usize);
+        self.stats.push(StepStats::of(&self.timeline));
+        tally
+    }
+
+    /// Pushes a step run ahead ([`shardlab::sim::Timeline::push_staged`]), with its
+    /// figures, as [`Held::push_tallied`] pushes one.
+    pub fn push_staged(
+        &mut self,
+        staged: shardlab::sim::StagedStep,
+    ) -> shardlab::session::InsertTally {
+        let tally = self.timeline.push_staged(staged);
         self.stats
             .truncate(self.timeline.position().saturating_sub(1) as usize);
         self.stats.push(StepStats::of(&self.timeline));

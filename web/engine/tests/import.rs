@@ -29,7 +29,123 @@ fn import(engine: &mut Engine, s: &str, begin: Value, file: &[u8], size: usize) 
         ));
         assert_eq!(progress["done"], false);
     }
-    ok(call(engine, s, "import", json!({"kind": "end"})))
+    end(engine, s)
+}
+
+/// Sends `end` until the import is done; returns the last answer.
+fn end(engine: &mut Engine, s: &str) -> Value {
+    loop {
+        let answer = ok(call(engine, s, "import", json!({"kind": "end"})));
+        if answer["done"] == true {
+            return answer;
+        }
+    }
+}
+
+/// `n` small documents as JSON lines, `_id` from 0.
+fn lines(n: u64) -> Vec<u8> {
+    (0..n)
+        .map(|i| format!("{{\"_id\": {i}, \"k\": {}}}\n", i % 7))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn a_large_file_goes_in_a_few_batches_per_end_and_the_session_sees_it_only_whole() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    run(
+        &mut engine,
+        &s,
+        "sh.shardCollection(\"test.big\", {_id: 1})",
+    );
+    let n = 12_345;
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "begin", "ns": "test.big", "format": "json"}),
+    ));
+    for slice in lines(n).chunks(1 << 16) {
+        ok(call(
+            &mut engine,
+            &s,
+            "import",
+            json!({"kind": "slice", "bytes": slice}),
+        ));
+    }
+    // Each `end` inserts about IMPORT_DOCS_PER_CALL more, and says how far it got, until
+    // the last one pushes the step.
+    let per_call = shardlab_protocol::IMPORT_DOCS_PER_CALL;
+    let mut seen = Vec::new();
+    let done = loop {
+        let answer = ok(call(&mut engine, &s, "import", json!({"kind": "end"})));
+        if answer["done"] == true {
+            break answer;
+        }
+        seen.push(answer["inserted"].as_u64().unwrap());
+        assert_eq!(answer["documents"], n, "{answer}");
+        // What the session shows meanwhile is as it was (and this count is a step of
+        // its own, so the import's step lands after it, its text run again there).
+        assert_eq!(run(&mut engine, &s, "db.big.countDocuments()"), json!(0.0));
+    };
+    assert_eq!(seen, vec![per_call, 2 * per_call], "{seen:?}");
+    assert_eq!(done["inserted"], n, "{done}");
+    assert_eq!(done["failed"], 0, "{done}");
+    // The step joined at the end of the timeline (the two counts above were steps too).
+    let length = done["position"]["length"].as_u64().unwrap();
+    assert_eq!(length, 4, "{done}");
+    assert_eq!(
+        run(&mut engine, &s, "db.big.countDocuments()"),
+        json!(n as f64)
+    );
+    // Replayed from its text, the step rebuilds the same collection.
+    ok(call(&mut engine, &s, "jump", json!({"to": 0})));
+    ok(call(&mut engine, &s, "jump", json!({"to": length})));
+    assert_eq!(
+        run(&mut engine, &s, "db.big.countDocuments()"),
+        json!(n as f64)
+    );
+    assert_eq!(
+        run(&mut engine, &s, "db.big.find({_id: 12344}).toArray()[0].k"),
+        json!((12_344 % 7) as f64)
+    );
+}
+
+#[test]
+fn cancel_while_the_documents_go_in_leaves_the_session_as_it_was() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "begin", "ns": "test.big", "format": "json"}),
+    ));
+    ok(call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "slice", "bytes": lines(8_000)}),
+    ));
+    let first = ok(call(&mut engine, &s, "import", json!({"kind": "end"})));
+    assert_eq!(first["done"], false, "{first}");
+    let late = call(
+        &mut engine,
+        &s,
+        "import",
+        json!({"kind": "slice", "bytes": lines(1)}),
+    );
+    assert!(
+        late["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the file has ended"),
+        "{late}"
+    );
+    let cancelled = ok(call(&mut engine, &s, "import", json!({"kind": "cancel"})));
+    assert_eq!(cancelled["position"]["length"], 0, "{cancelled}");
+    assert_eq!(run(&mut engine, &s, "db.big.countDocuments()"), json!(0.0));
 }
 
 fn run(engine: &mut Engine, s: &str, source: &str) -> Value {
@@ -191,7 +307,7 @@ fn misuse_is_refused_and_cancel_leaves_nothing() {
         "import",
         json!({"kind": "slice", "bytes": png}),
     ));
-    let done = ok(call(&mut engine, &s, "import", json!({"kind": "end"})));
+    let done = end(&mut engine, &s);
     assert!(done["stopped"].is_string(), "{done}");
     assert_eq!(done["inserted"], 0);
     assert_eq!(run(&mut engine, &s, "1 + 1"), json!(2.0));

@@ -742,7 +742,11 @@ pub enum ImportCall {
         #[serde(with = "panels::byte_buf")]
         bytes: Vec<u8>,
     },
-    /// The file has ended: its documents go in as one step.
+    /// The file has ended: its documents go in as one step. They go in a few batches a
+    /// call ([`IMPORT_DOCS_PER_CALL`] documents or so), so that a view can show how far
+    /// they got: while the answer says `done: false`, send `end` again. The step joins
+    /// the session whole, with the last call; until then the session is as it was, and
+    /// `cancel` drops what was inserted.
     End,
     /// The import is dropped; nothing goes in.
     Cancel,
@@ -758,7 +762,8 @@ pub struct ImportProgress {
     pub documents: u64,
     /// Records that could not be read or inserted, so far.
     pub failed: u64,
-    /// Once it has ended: documents inserted (0 when nothing went in).
+    /// While its documents go in (`end` answered `done: false`): how many were sent to
+    /// the cluster so far. Once it has ended: documents inserted (0 when nothing went in).
     pub inserted: u64,
     /// Once it has ended: each record that did not go in, by line, in file order (the
     /// first [`MAX_IMPORT_FAILURES`] of them).
@@ -773,6 +778,10 @@ pub struct ImportProgress {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<ImportPreview>,
 }
+
+/// About how many documents one `end` of an import inserts before it answers (whole
+/// `insertMany` batches, so a little more at times).
+pub const IMPORT_DOCS_PER_CALL: u64 = 5_000;
 
 /// A type chosen for a CSV column, as a typed header spells it after the dot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,11 +12,11 @@ pub const MAX_SESSION_ID_BYTES: usize = 64;
 pub const MAX_SESSIONS: usize = 64;
 /// Longest shell source one `run` carries (1 MiB).
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
-/// Longest scenario text a session opens from (4 MiB): a saved session, an imported file,
+/// Longest scenario text a session opens from (48 MiB): a saved session, an imported file,
 /// a scenario handed to `session`. The core's scenario reader takes no more
 /// (`shardlab::sim::MAX_JSON_BYTES`; the engine's tests keep the two equal), so a
 /// session whose scenario grows past it can no longer be kept.
-pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
+pub const MAX_SCENARIO_BYTES: usize = 48 << 20;
 /// How a session's scenario text stands against [`MAX_SCENARIO_BYTES`], so that a view can
 /// say so before the session can no longer be kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

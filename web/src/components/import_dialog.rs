@@ -584,19 +584,38 @@ fn running_view(name: &str, progress: &Progress, running: &Running) -> Html {
         let running = running.clone();
         Callback::from(move |_: MouseEvent| running.stop())
     };
-    let text = tf(
-        K::ImportDialogProgress,
-        &[
-            ("file", &name),
-            ("read", &size_text(progress.read as f64)),
-            ("size", &size_text(progress.size as f64)),
-            ("docs", &progress.documents),
-        ],
-    );
+    // Reading the file, then inserting what was read: the bar measures the one under way.
+    let (text, done, all) = match progress.inserted {
+        Some(inserted) => (
+            tf(
+                K::ImportDialogInserting,
+                &[
+                    ("file", &name),
+                    ("inserted", &inserted),
+                    ("docs", &progress.documents),
+                ],
+            ),
+            inserted,
+            progress.documents,
+        ),
+        None => (
+            tf(
+                K::ImportDialogProgress,
+                &[
+                    ("file", &name),
+                    ("read", &size_text(progress.read as f64)),
+                    ("size", &size_text(progress.size as f64)),
+                    ("docs", &progress.documents),
+                ],
+            ),
+            progress.read,
+            progress.size,
+        ),
+    };
     html! {
         <>
-            <progress data-testid="import-progress" max={progress.size.max(1).to_string()}
-                value={progress.read.to_string()} aria-label={text.clone()}></progress>
+            <progress data-testid="import-progress" data-phase={if progress.inserted.is_some() { "inserting" } else { "reading" }}
+                max={all.max(1).to_string()} value={done.to_string()} aria-label={text.clone()}></progress>
             <p class="import-progress-text" aria-live="polite">{ text }</p>
             <div class="dialog-actions">
                 <button class="secondary" data-testid="import-stop" onclick={stop}>{ t(K::ImportDialogStop) }</button>

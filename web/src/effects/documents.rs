@@ -46,6 +46,8 @@ pub struct Progress {
     pub size: u64,
     /// Documents read so far.
     pub documents: u64,
+    /// Once the file is read: how many of its documents went in so far.
+    pub inserted: Option<u64>,
 }
 
 /// An import under way, which the user can stop.
@@ -169,6 +171,7 @@ fn slice(job: Rc<Job>, at: f64) {
                     read: progress.bytes,
                     size: size as u64,
                     documents: progress.documents,
+                    inserted: None,
                 });
                 // A file the engine reads no further (a limit, a broken stream) ends here.
                 if progress.stopped.is_some() {
@@ -194,14 +197,28 @@ async fn read(file: &web_sys::File, from: f64, to: f64) -> Result<Vec<u8>, Strin
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// The file has been sent: its documents go in, and the page shows the collection.
+/// The file has been sent: its documents go in, a few batches an `end` (each answer
+/// says how many so far, until the last says it is done), and the page shows the
+/// collection. Stopped meanwhile, nothing goes in.
 fn end(job: Rc<Job>) {
+    if job.stop.get() {
+        return job.cancel();
+    }
     let next = job.clone();
     engine_client::request(
         &job.session,
         Call::Import(ImportCall::End),
         move |answer| match answer {
-            Ok(Reply::Import(done)) => next.done(&done),
+            Ok(Reply::Import(done)) if done.done => next.done(&done),
+            Ok(Reply::Import(going)) => {
+                next.on_progress.emit(Progress {
+                    read: going.bytes,
+                    size: going.bytes,
+                    documents: going.documents,
+                    inserted: Some(going.inserted),
+                });
+                end(next);
+            }
             Ok(_) => {}
             Err(e) => next.stopped(&e),
         },
