@@ -148,3 +148,32 @@ test('a dropped CSV: a column typed as a string keeps its zeros, documents go in
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('100,000 documents go in with their progress counted, as one step that survives a reload', async () => {
+  const { page, errors } = await openFresh(env);
+  const lines = [];
+  for (let i = 0; i < 100_000; i++) {
+    lines.push(`{"ts": {"$date": {"$numberLong": "${1_700_000_000_000 + i * 1000}"}}, "tenant": "t${i % 8}", "user": ${(i * 7919) % 100_003}, "city": "c${i % 500}"}`);
+  }
+  const dialog = await pick(page, { name: 'events.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+  await dialog.getByTestId('import-ns').fill('test.events100k');
+  await dialog.getByTestId('import-ns').press('Tab');
+  await dialog.getByTestId('import-start').click();
+  // Once the file is read, the bar counts the documents as they go in.
+  await page.waitForFunction(() => {
+    const bar = document.querySelector('[data-testid="import-progress"][data-phase="inserting"]');
+    return bar && Number(bar.value) > 0 && Number(bar.max) === 100_000;
+  }, null, { timeout: 180_000, polling: 'raf' });
+  assert.match(await dialog.locator('.import-progress-text').innerText(), /Inserting the documents of events\.ndjson: \d+ of 100000 so far/);
+  console.log(`screenshot: ${await screenshot(page, 'import-inserting-1440', { fullPage: false })}`);
+  await page.getByTestId('notice').filter({ hasText: 'events.ndjson: 100000 documents imported into test.events100k as one step' }).waitFor({ timeout: 180_000 });
+  await typeCommand(page, 'db.events100k.countDocuments()', { timeout: 60_000 });
+  await waitForLastLine(page, '100000', { timeout: 60_000 });
+  await waitForSaved(page, 'db.events100k.countDocuments()');
+  await page.reload();
+  await page.getByTestId('summary').waitFor();
+  await typeCommand(page, 'db.events100k.countDocuments({tenant: "t3"})', { timeout: 180_000 });
+  await waitForLastLine(page, '12500', { timeout: 180_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

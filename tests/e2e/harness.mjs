@@ -222,16 +222,16 @@ export async function walkGuideStep(page, { correct }) {
  * the console to echo it: the engine answers from its worker, and the echo comes with its
  * answer, so the page shows the command's effect from then on.
  */
-export async function typeCommand(page, command) {
+export async function typeCommand(page, command, { timeout } = {}) {
   const input = page.getByTestId('console-input');
-  await input.fill(command);
-  await input.press('Enter');
+  await input.fill(command, { timeout });
+  await input.press('Enter', { timeout });
   await page.waitForFunction((command) => {
     // Echoed after mongosh's prompt: the database it was typed in (`test> `, `t> `).
     const inputs = [...document.querySelectorAll('[data-testid="console-output"] .line.in')];
     const echo = inputs.length > 0 ? inputs[inputs.length - 1].textContent : '';
     return /^[^\s>]+> /.test(echo) && echo.slice(echo.indexOf('> ') + 2) === command;
-  }, command.trim());
+  }, command.trim(), { timeout });
 }
 
 // The saved sessions live in IndexedDB (web/src/platform/sessions.rs): database `shardlab`,
@@ -331,9 +331,9 @@ export async function waitForValue(page, selector, value) {
 
 /** Waits until the console's last line reads `text` (the answer to the command typed last:
  * the engine answers from its worker). */
-export async function waitForLastLine(page, text) {
+export async function waitForLastLine(page, text, { timeout } = {}) {
   await page.waitForFunction((text) => {
     const lines = document.querySelectorAll('[data-testid="console-output"] .line');
     return lines.length > 0 && lines[lines.length - 1].textContent === text;
-  }, text);
+  }, text, { timeout });
 }
