@@ -27,8 +27,9 @@ pub use import::{
     Record, MAX_DEPTH as MAX_IMPORT_DEPTH,
 };
 pub use import_batch::{
-    import_step, prepare, step_fits, Batcher, ImportItem, Importer, InsertBatch, Prepared, Sorter,
-    BATCH_DOCUMENTS, MAX_IMPORT_STEP_BYTES, MAX_SORTED_BYTES, MAX_SORTED_DOCUMENTS,
+    import_step, insert_statements, prepare, step_fits, Batcher, ImportItem, Importer, InsertBatch,
+    Prepared, Sorter, BATCH_DOCUMENTS, MAX_IMPORT_STEP_BYTES, MAX_SORTED_BYTES,
+    MAX_SORTED_DOCUMENTS,
 };
 pub use import_fields::ParseGrace;
 pub use import_preview::{preview, ImportPreview, COLUMN_TYPE_CHOICES, MAX_PREVIEW_FIELDS};

@@ -283,6 +283,40 @@ pub fn step_fits(bytes: u64) -> bool {
     bytes <= MAX_IMPORT_STEP_BYTES
 }
 
+/// Documents as the `insertMany` statements that insert them elsewhere, in mongoimport's
+/// batches ([`Batcher`]): a collection's documents replayed into another cluster (the
+/// Compare tab replays the user's imported documents so). Documents a cluster already
+/// holds fit in a statement; one that does not (past the shell's limits on one statement)
+/// is left out, and the answer counts it.
+pub fn insert_statements(
+    ns: &str,
+    docs: impl IntoIterator<Item = bson::Document>,
+) -> (Vec<String>, u64) {
+    let mut batcher = Batcher::new(ns);
+    let (mut out, mut left_out) = (Vec::new(), 0);
+    for (i, document) in docs.into_iter().enumerate() {
+        let value = Bson::Document(document);
+        let Ok(measure) = crate::values::limits::measure(&value, MAX_BSON_BYTES as u64) else {
+            left_out += 1;
+            continue;
+        };
+        let Bson::Document(document) = value else {
+            continue;
+        };
+        let doc = ImportedDocument {
+            line: i as u64 + 1,
+            document,
+            measure,
+        };
+        match prepare(ns, &doc) {
+            Ok(p) => out.extend(batcher.add(p).map(|b| b.statement)),
+            Err(_) => left_out += 1,
+        }
+    }
+    out.extend(batcher.finish().map(|b| b.statement));
+    (out, left_out)
+}
+
 /// What an [`Importer`] hands out: a batch to insert, or a record that will not go in.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ImportItem {

@@ -106,3 +106,39 @@ fn row(r: ComparisonRow) -> CompareRow {
         errors: r.errors,
     }
 }
+
+/// The text of a Compare column's batch of the user's own documents: the `count`
+/// documents of `sample`'s collection in `source` (its session's cluster at the cursor,
+/// in insertion order, as `rank` reads them) after the first `sample.from`, as the
+/// `insertMany` statements that put them into `ns`, then a balancer round if `balance`.
+pub fn sample_source(
+    source: &shardlab::Cluster,
+    ns: &str,
+    sample: &shardlab_protocol::SampleRun,
+    count: u32,
+    balance: bool,
+) -> Result<String, EngineError> {
+    let collection = source.collection(&sample.ns).ok_or_else(|| EngineError {
+        code: 26,
+        code_name: "NamespaceNotFound".into(),
+        message: format!("no collection {} to read documents from", sample.ns),
+    })?;
+    let from = usize::try_from(sample.from).unwrap_or(usize::MAX);
+    let docs = collection
+        .documents_in_insertion_order()
+        .skip(from)
+        .take(count as usize)
+        .map(|(_, d)| d);
+    let (statements, _) = shardlab::workload::insert_statements(ns, docs);
+    if statements.is_empty() {
+        return Err(EngineError::bad_value(format!(
+            "{} holds no documents after the first {}",
+            sample.ns, sample.from
+        )));
+    }
+    let mut text = statements.join("\n");
+    if balance {
+        text.push_str("\nsim.balance()");
+    }
+    Ok(text)
+}

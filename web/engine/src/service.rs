@@ -124,6 +124,14 @@ impl Engine {
             Call::Compare(spec) => {
                 crate::comparison::run(&spec).map(|rows| Reply::Compare { rows })
             }
+            Call::Run(run) if run.workload.as_ref().is_some_and(|w| w.sample.is_some()) => {
+                let run = self.sample_run(run)?;
+                let held = self
+                    .sessions
+                    .get_mut(session.as_str())
+                    .ok_or_else(|| EngineError::no_such_session(session))?;
+                on_session(held, Call::Run(run), events)
+            }
             call => {
                 let held = self
                     .sessions
@@ -132,6 +140,30 @@ impl Engine {
                 on_session(held, call, events)
             }
         }
+    }
+
+    /// A workload batch read from another session's collection
+    /// ([`shardlab_protocol::SampleRun`]) as the `run` of its source: the next documents
+    /// in insertion order as `insertMany` statements, then the balancer round.
+    fn sample_run(
+        &self,
+        run: shardlab_protocol::RunSpec,
+    ) -> Result<shardlab_protocol::RunSpec, EngineError> {
+        let Some((w, sample)) = run.workload.and_then(|w| Some((w.clone(), w.sample?))) else {
+            return Err(EngineError::bad_value("a sample batch names its documents"));
+        };
+        let source = self
+            .sessions
+            .get(sample.session.as_str())
+            .ok_or_else(|| EngineError::no_such_session(&sample.session))?;
+        let source = crate::comparison::sample_source(
+            &source.timeline.session().cluster,
+            &w.ns,
+            &sample,
+            w.count,
+            w.balance,
+        )?;
+        Ok(shardlab_protocol::RunSpec::source(source))
     }
 
     /// A handle no session of this engine has had.

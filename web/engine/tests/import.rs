@@ -365,3 +365,95 @@ fn a_preview_shows_columns_and_fields_and_chosen_types_take_effect() {
         "{missing}"
     );
 }
+
+#[test]
+fn compare_columns_replay_an_imported_collection_batch_by_batch_in_its_order() {
+    let mut engine = Engine::new();
+    let s = open(&mut engine);
+    // Documents whose `ts` grows: imported, then replayed on two Compare columns.
+    let file: String = (0..1_000)
+        .map(|i| format!("{{\"ts\": {i}, \"user\": {}}}\n", (i * 7919) % 1_009))
+        .collect();
+    let done = import(
+        &mut engine,
+        &s,
+        json!({"kind": "begin", "ns": "shop.orders", "format": "json"}),
+        file.as_bytes(),
+        4096,
+    );
+    assert_eq!(done["inserted"], 1_000, "{done}");
+    let mut columns = Vec::new();
+    for key in ["{ts: 1}", "{user: 'hashed'}"] {
+        let column = json!({"v": 3, "id": 2, "method": "open", "params": {"kind": "compare", "column": {"key": key, "version": "8.0"}, "chunkSize": 32768}});
+        columns.push(
+            ok(send(&mut engine, column).0)["session"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    for tick in 0..4u64 {
+        for c in &columns {
+            let params = json!({"workload": {"ns": "test.events", "name": "sample", "count": 250, "balance": true,
+                "sample": {"session": s, "ns": "shop.orders", "from": tick * 250}}});
+            ok(call(&mut engine, c, "run", params));
+        }
+    }
+    for c in &columns {
+        assert_eq!(
+            run(&mut engine, c, "db.events.countDocuments()"),
+            json!(1000.0)
+        );
+        assert_eq!(
+            run(&mut engine, c, "db.events.countDocuments({ts: 999})"),
+            json!(1.0)
+        );
+    }
+    // In the sample's order, the ranged key on a growing field piles every insert on one
+    // chunk's shard (in any other order they would spread); the hashed one spreads them.
+    let ranged = ok(call(
+        &mut engine,
+        &columns[0],
+        "page.summary",
+        json!({"ns": "test.events"}),
+    ));
+    let hashed = ok(call(
+        &mut engine,
+        &columns[1],
+        "page.summary",
+        json!({"ns": "test.events"}),
+    ));
+    let spread = |row: &Value| {
+        row["insertsPerShard"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|pair| pair[1].as_u64() > Some(0))
+            .count()
+    };
+    assert_eq!(spread(&ranged), 1, "{ranged}");
+    assert!(spread(&hashed) > 1, "{hashed}");
+    // Past the end, in words; a session that is not open, as the engine says it.
+    let past = call(
+        &mut engine,
+        &columns[0],
+        "run",
+        json!({"workload": {"ns": "test.events", "name": "sample", "count": 10,
+        "sample": {"session": s, "ns": "shop.orders", "from": 1000}}}),
+    );
+    assert!(
+        past["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no documents after the first 1000"),
+        "{past}"
+    );
+    let gone = call(
+        &mut engine,
+        &columns[0],
+        "run",
+        json!({"workload": {"ns": "test.events", "name": "sample", "count": 10,
+        "sample": {"session": "nobody", "ns": "shop.orders", "from": 0}}}),
+    );
+    assert_eq!(gone["error"]["codeName"], "NoSuchSession", "{gone}");
+}

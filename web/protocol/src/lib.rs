@@ -368,6 +368,25 @@ pub struct WorkloadRun {
     /// Whether a balancer round follows.
     #[serde(default)]
     pub balance: bool,
+    /// Instead of generating documents, the next `count` documents of another open
+    /// session's collection (the Compare tab replaying the user's own documents); `name`
+    /// is then only a label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<SampleRun>,
+}
+
+/// Where a workload's batch reads documents from instead of generating them: a
+/// collection of another open session, at its cursor, in the order its documents were
+/// inserted (as `rank` reads them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SampleRun {
+    /// The session that holds the documents.
+    pub session: String,
+    /// Its collection (`db.coll`).
+    pub ns: String,
+    /// How many of its documents earlier batches took: this batch starts after them.
+    pub from: u64,
 }
 
 /// How a session starts.

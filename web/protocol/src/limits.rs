@@ -222,6 +222,10 @@ fn check_run(run: &RunSpec) -> Result<(), EngineError> {
         )));
     }
     within(NS, &w.ns, MAX_FIELD_BYTES)?;
+    if let Some(sample) = &w.sample {
+        check_session_id(&sample.session)?;
+        within(NS, &sample.ns, MAX_FIELD_BYTES)?;
+    }
     within("the workload", &w.name, MAX_FIELD_BYTES)
 }
 

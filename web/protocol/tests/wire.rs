@@ -252,6 +252,7 @@ fn check_refuses_what_an_attacker_might_send() {
                 name: "monotonic".into(),
                 count,
                 balance: true,
+                sample: None,
             }),
         })
     };
@@ -317,6 +318,7 @@ fn run_answers_one_entry_per_statement_in_plain_json() {
                 name: "monotonic".into(),
                 count: 200,
                 balance: false,
+                sample: None,
             }),
         }),
         "a workload's batch runs without a source; `balance` may be left out"

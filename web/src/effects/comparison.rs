@@ -539,6 +539,7 @@ fn run_tick(state: &UseReducerHandle<Comparison>, session: &str, tick: u64) {
             name: state.workload.clone(),
             count: state.tick_size(tick),
             balance: true,
+            sample: None,
         }),
         ..RunSpec::default()
     });
