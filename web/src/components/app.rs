@@ -280,7 +280,8 @@ impl FullView {
                 // columns and progress survive a visit to the playground.
                 if compare_opened {
                     <div hidden={mode != Mode::Compare}>
-                        <CompareView visible={mode == Mode::Compare} published={published.clone()} on_publish={on_compare} />
+                        <CompareView visible={mode == Mode::Compare} published={published.clone()} on_publish={on_compare}
+                            sample={state.compare_sample.clone()} />
                     </div>
                 }
                 if mode != Mode::Compare {
@@ -307,7 +308,8 @@ impl FullView {
                     busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
                 </div>
                 <Insights state={(**state).clone()} />
-                <Candidates key={state.session.to_string()} session={state.session.clone()} ns={state.settings.ns.clone()} step={state.view.position.position} />
+                <Candidates key={state.session.to_string()} session={state.session.clone()} ns={state.settings.ns.clone()} step={state.view.position.position}
+                    on_compare={dispatch.reform(Action::CompareSample)} />
                 <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
                 <ScenesPanel state={(**state).clone()} dispatch={dispatch.clone()} />
                 }

@@ -7,7 +7,8 @@
 use super::query::{error_text, Answer};
 use crate::engine_client;
 use crate::i18n::{messages, t, tf, K};
-use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply};
+use crate::state::CompareSample;
+use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply, MAX_COLUMNS};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -21,6 +22,9 @@ pub struct CandidatesProps {
     pub ns: String,
     /// The cursor's step, to say how old a ranking is.
     pub step: u64,
+    /// Called to replay the ranked collection on the Compare tab, a column a key.
+    #[prop_or_default]
+    pub on_compare: Callback<CompareSample>,
 }
 
 /// The panel.
@@ -78,7 +82,7 @@ pub fn candidates(props: &CandidatesProps) -> Html {
     };
     let pending = *asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != *asked);
     let shown = answer.as_ref().filter(|_| !pending).cloned();
-    let body = result(shown.as_ref(), &props.ns, props.step, &order);
+    let body = result(shown.as_ref(), props, &order);
     html! {
         <section class="panel candidates" data-testid="candidates" aria-labelledby="candidates-title">
             <div class="insight-head">
@@ -105,10 +109,10 @@ pub fn candidates(props: &CandidatesProps) -> Html {
 /// The ranking in an answer, or the engine's error; nothing before the first.
 fn result(
     answer: Option<&(u32, Answer)>,
-    ns: &str,
-    step: u64,
+    props: &CandidatesProps,
     order: &UseStateHandle<String>,
 ) -> Html {
+    let (ns, step) = (props.ns.as_str(), props.step);
     let Some((n, answer)) = answer else {
         return Html::default();
     };
@@ -130,6 +134,18 @@ fn result(
         })
     };
     let rows = ordered(view, order);
+    let on_compare = {
+        let sample = CompareSample {
+            session: props.session.to_string(),
+            ns: view.ns.clone(),
+            documents: view.documents,
+            keys: view.candidates.iter().map(|c| c.key.clone()).collect(),
+            version: view.version.clone(),
+            chunk_size: view.chunk_size_bytes,
+        };
+        props.on_compare.reform(move |_: MouseEvent| sample.clone())
+    };
+    let columns = view.candidates.len().min(MAX_COLUMNS);
     html! {
         <div class="ranking" data-testid="ranking" data-answer={n.to_string()}>
             <p class="muted" data-testid="rank-for">
@@ -162,6 +178,14 @@ fn result(
                 </table>
             </div>
             <ol class="ranking-reasons">{ for rows.iter().map(|c| reasons(c)) }</ol>
+            if columns >= 2 {
+                <p class="ranking-compare">
+                    <button class="secondary" data-testid="rank-compare" onclick={on_compare}>
+                        { tf(K::CandidatesReplayOnCompare, &[("n", &columns)]) }
+                    </button>
+                    <span class="muted">{ tf(K::CandidatesReplayOnCompareWhat, &[("docs", &view.documents), ("ns", &view.ns)]) }</span>
+                </p>
+            }
         </div>
     }
 }

@@ -8,9 +8,11 @@ use crate::comparison::{
 };
 use crate::i18n::{t, tf, K};
 use crate::palette::shard_style;
+use crate::state::CompareSample;
 use crate::words::count;
 use shardlab_protocol::{Call, Reply};
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
+use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -28,6 +30,10 @@ pub struct CompareViewProps {
     /// that links and the saved session carry it.
     #[prop_or_default]
     pub on_publish: Callback<String>,
+    /// The user's documents to replay, as the Candidate keys panel last asked: each new
+    /// request starts the comparison over on them.
+    #[prop_or_default]
+    pub sample: Option<Rc<CompareSample>>,
 }
 
 /// The comparison page.
@@ -43,13 +49,22 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
         })
     };
     {
-        // Published when it settles: not on every tick while it plays.
+        // Published when it settles: not on every tick while it plays. A replay of the
+        // user's documents is not: a link cannot carry them.
         let on_publish = props.on_publish.clone();
-        let settled = (!state.playing).then_some(state.rev);
+        let settled = (!state.playing && state.sample.is_none()).then_some(state.rev);
         let state = state.clone();
         use_effect_with(settled, move |settled| {
             if settled.is_some() {
                 on_publish.emit(state.encode());
+            }
+        });
+    }
+    {
+        let state = state.clone();
+        use_effect_with(props.sample.clone(), move |sample| {
+            if let Some(sample) = sample {
+                state.dispatch(CompareAction::UseSample(sample.clone()));
             }
         });
     }
@@ -146,8 +161,13 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
                 <label class="field">
                     <span>{ t(K::CompareViewWorkload) }</span>
                     <select data-testid="compare-workload" onchange={on_workload} aria-label={t(K::CompareViewComparisonWorkload)}>
+                        if let Some((_, ns)) = &state.sample {
+                            <option value="" selected=true disabled=true>
+                                { tf(K::CompareViewSampleOf, &[("ns", ns), ("docs", &state.total)]) }
+                            </option>
+                        }
                         { for COMPARE_WORKLOADS.iter().map(|w| html! {
-                            <option value={*w} selected={*w == state.workload}>{ *w }</option>
+                            <option value={*w} selected={state.sample.is_none() && *w == state.workload}>{ *w }</option>
                         }) }
                     </select>
                 </label>

@@ -12,8 +12,8 @@
 use crate::engine_client;
 use crate::state::{MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{
-    Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, RunSpec, Start,
-    WorkloadRun,
+    Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, RunSpec, SampleRun,
+    Start, WorkloadRun,
 };
 use shardlab_protocol::{DEFAULT_VERSION, VERSIONS};
 use std::cell::RefCell;
@@ -69,6 +69,10 @@ pub struct Comparison {
     pub rev: u64,
     /// The number the next session is named by.
     next_session: u64,
+    /// The user's documents replayed instead of a generated workload: the page's session
+    /// that holds them and their collection ([`CompareAction::UseSample`]). Not carried
+    /// in links or the saved session, which cannot hold the documents.
+    pub sample: Option<(String, String)>,
 }
 
 impl PartialEq for Comparison {
@@ -90,6 +94,7 @@ impl Default for Comparison {
             playing: false,
             rev: 0,
             next_session: 0,
+            sample: None,
         };
         c.push_column("{x: 1}", DEFAULT_VERSION);
         c.push_column("{x: \"hashed\"}", DEFAULT_VERSION);
@@ -282,6 +287,8 @@ pub enum CompareAction {
     SetVersion(usize, String),
     /// Pick another workload (starts over).
     SetWorkload(String),
+    /// Replay the user's documents on these candidate keys (starts over, and plays).
+    UseSample(Rc<crate::state::CompareSample>),
     /// Add a column.
     AddColumn,
     /// Remove column `i`.
@@ -328,6 +335,7 @@ impl Reducible for Comparison {
             CompareAction::SetKey(..)
             | CompareAction::SetVersion(..)
             | CompareAction::SetWorkload(_)
+            | CompareAction::UseSample(_)
             | CompareAction::AddColumn
             | CompareAction::RemoveColumn(_) => next.configure(action),
             playback => next.playback(playback),
@@ -392,9 +400,11 @@ impl Comparison {
             }
             CompareAction::SetWorkload(w) => {
                 self.workload = w;
+                self.sample = None;
                 self.playing = false;
                 self.reset();
             }
+            CompareAction::UseSample(sample) => self.use_sample(&sample),
             CompareAction::AddColumn if self.columns.len() < MAX_COLUMNS => {
                 // A third column defaults to the ranged key under the newest era's
                 // balancer, the other axis the comparison can show.
@@ -409,6 +419,24 @@ impl Comparison {
             _ => {}
         }
         true
+    }
+
+    /// The user's documents on one column per candidate key (the first
+    /// [`MAX_COLUMNS`]), all of them in about 60 ticks, played from the start.
+    fn use_sample(&mut self, sample: &crate::state::CompareSample) {
+        self.columns.clear();
+        for key in sample.keys.iter().take(MAX_COLUMNS) {
+            self.push_column(key, &sample.version);
+        }
+        self.sample = Some((sample.session.clone(), sample.ns.clone()));
+        self.total = sample.documents.clamp(1, MAX_TOTAL);
+        self.batch = self.total.div_ceil(60).clamp(
+            u64::from(shardlab_protocol::COMPARE_BATCH),
+            u64::from(MAX_BATCH),
+        ) as u32;
+        self.chunk_size = sample.chunk_size;
+        self.ticks = 0;
+        self.playing = true;
     }
 
     /// A session's answer after running up to `ran` ticks; an answer from a session no
@@ -539,7 +567,11 @@ fn run_tick(state: &UseReducerHandle<Comparison>, session: &str, tick: u64) {
             name: state.workload.clone(),
             count: state.tick_size(tick),
             balance: true,
-            sample: None,
+            sample: state.sample.as_ref().map(|(session, ns)| SampleRun {
+                session: session.clone(),
+                ns: ns.clone(),
+                from: state.documents(tick),
+            }),
         }),
         ..RunSpec::default()
     });

@@ -231,6 +231,26 @@ pub struct Playground {
     pub in_flight: u32,
     /// Whether the engine has answered for this session yet.
     pub ready: bool,
+    /// The user's documents the Compare tab was last asked to replay, with the keys.
+    pub compare_sample: Option<Rc<CompareSample>>,
+}
+
+/// The documents of a collection of the page's session, replayed on the Compare tab
+/// batch by batch in the order they went in, one column per candidate key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareSample {
+    /// The page's session, which holds them.
+    pub session: String,
+    /// Their collection.
+    pub ns: String,
+    /// How many there are.
+    pub documents: u64,
+    /// The candidate keys, one column each.
+    pub keys: Vec<String>,
+    /// The columns' version mode.
+    pub version: String,
+    /// The columns' chunk size, in bytes.
+    pub chunk_size: u64,
 }
 
 impl PartialEq for Playground {
@@ -262,6 +282,8 @@ pub enum Action {
     View(String),
     /// Show this tab.
     SetMode(Mode),
+    /// Replay the user's documents on the Compare tab, and show it.
+    CompareSample(CompareSample),
     /// A panel's state for links and the saved session: `None` removes it.
     Page(&'static str, Option<String>),
     /// Start over with a lesson.
@@ -356,6 +378,7 @@ impl Playground {
             waiting: Rc::new(Vec::new()),
             in_flight: 0,
             ready: false,
+            compare_sample: None,
         }
     }
 
@@ -710,6 +733,10 @@ impl Playground {
             }
             Action::StepBack | Action::Jump(_) | Action::Fork => self.playing = false,
             Action::SetMode(mode) => self.mode = mode,
+            Action::CompareSample(sample) => {
+                self.compare_sample = Some(Rc::new(sample));
+                self.mode = Mode::Compare;
+            }
             Action::Page(name, value) => {
                 let mut page = (*self.page).clone();
                 page.retain(|(n, _)| n != name);
