@@ -44,6 +44,7 @@ impl Session {
                 command: "find".into(),
                 filter: filter.clone(),
                 update: None,
+                upsert: false,
             });
         }
     }
@@ -61,6 +62,7 @@ impl Session {
                 command: method.into(),
                 filter: filter.clone(),
                 update: update.cloned(),
+                upsert: false,
             });
         }
     }

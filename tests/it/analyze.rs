@@ -227,16 +227,19 @@ fn hashed_candidate_ranges_scatter() {
             command: "find".into(),
             filter: doc! { "x": 5 },
             update: None,
+            upsert: false,
         },
         QuerySample {
             command: "find".into(),
             filter: doc! { "x": { "$gt": 5 } },
             update: None,
+            upsert: false,
         },
         QuerySample {
             command: "deleteOne".into(),
             filter: doc! { "ts": 1 },
             update: None,
+            upsert: false,
         },
     ];
     let key = doc! { "x": "hashed" };

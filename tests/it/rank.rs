@@ -20,6 +20,7 @@ fn options() -> RankOptions {
             seed: 1,
         },
         sort_by: None,
+        queries: None,
     }
 }
 
