@@ -435,9 +435,11 @@ fn sampled(doc: &Document) -> Result<Sampled, String> {
             }]
         }
         "bulkWrite" => bulk_write(cmd)?,
-        _ => return Ok(Sampled::NotCounted(format!(
+        _ => {
+            return Ok(Sampled::NotCounted(format!(
             "a sampled {name}: analyzeShardKey counts no {name} in its read or write distribution"
-        ))),
+        )))
+        }
     };
     Ok(Sampled::Queries(queries))
 }
