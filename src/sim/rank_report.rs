@@ -162,7 +162,7 @@ fn targeted(d: &Document, noun: &str) -> Option<Targeted> {
         .and_then(|s| s.get_i64("total").ok())
         .unwrap_or(0);
     let p = |kind: &str| {
-        d.get_f64(&format!("percentageOf{kind}{noun}"))
+        d.get_f64(format!("percentageOf{kind}{noun}"))
             .unwrap_or(0.0)
     };
     (total > 0).then(|| Targeted {
