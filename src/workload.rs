@@ -2,7 +2,8 @@
 //! lessons' preset scenarios as shell commands, and a user's own documents imported from
 //! a file (`import.rs`, read as mongoimport reads them, and `import_batch.rs`, the
 //! `insertMany` commands that put them in), and a sample of queries from a file
-//! (`import_queries.rs`, bare filters or `config.sampledQueries` documents). Imports only the layers below.
+//! (`import_queries.rs`, bare filters or `config.sampledQueries` documents). Imports only
+//! the layers below.
 
 pub(crate) mod cluster_files;
 pub(crate) mod cluster_import;

@@ -21,7 +21,8 @@
 //!   - `findAndModify`: a write (`cmd.query`, `cmd.update` or `cmd.remove`, `cmd.upsert`);
 //!   - `bulkWrite`: a write per update or delete of `cmd.ops` (`filter`, `updateMods`,
 //!     `multi`, `upsert`); its inserts are not counted, as MongoDB does not count them;
-//!   - `insert`: stored by MongoDB for no metric; read and left out (a note says so).
+//!   - `insert`: a name of MongoDB's enumeration that its distribution has no case for
+//!     (`processSampledQueries`); read and left out, with a note saying so.
 //!
 //! A record that cannot be read, or that MongoDB's parser would refuse (a missing field,
 //! a field of the wrong type, an unknown `cmdName`, a filter with an unknown operator), is
