@@ -33,8 +33,8 @@ pub use rank::{
 };
 pub use rank_candidates::{FieldProfile, Proposal, MAX_PROPOSALS, MIN_DISTINCT, PROFILE_DOCUMENTS};
 pub use rank_report::{
-    rank, Figures, KeyFigures, Measure, RankedCandidate, RankedError, Ranking, Reason, Refusal,
-    Verdict, LOPSIDED, RANK_MESSAGES,
+    rank, Distribution, Figures, KeyFigures, Measure, RankedCandidate, RankedError, Ranking,
+    Reason, Refusal, Targeted, Verdict, LOPSIDED, RANK_MESSAGES,
 };
 pub use scenario::{
     from_json, from_query, to_json, to_query, to_query_checked, Scenario, ScenarioError,

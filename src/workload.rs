@@ -1,7 +1,9 @@
 //! What drives a simulated cluster: seeded document and query generators, the
 //! lessons' preset scenarios as shell commands, and a user's own documents imported from
 //! a file (`import.rs`, read as mongoimport reads them, and `import_batch.rs`, the
-//! `insertMany` commands that put them in). Imports only the layers below.
+//! `insertMany` commands that put them in), and a sample of queries from a file
+//! (`import_queries.rs`, bare filters or `config.sampledQueries` documents). Imports only
+//! the layers below.
 
 pub(crate) mod cluster_files;
 pub(crate) mod cluster_import;
@@ -12,6 +14,7 @@ pub(crate) mod import_csv;
 pub(crate) mod import_fields;
 pub(crate) mod import_json;
 pub(crate) mod import_preview;
+pub(crate) mod import_queries;
 pub mod presets;
 
 pub use cluster_files::{
@@ -33,3 +36,7 @@ pub use import_batch::{
 };
 pub use import_fields::ParseGrace;
 pub use import_preview::{preview, ImportPreview, COLUMN_TYPE_CHOICES, MAX_PREVIEW_FIELDS};
+pub use import_queries::{
+    read_queries, QueryFile, QueryFileError, QueryFileOptions, MAX_QUERIES, MAX_QUERY_BYTES,
+    MAX_QUERY_FAILURES_KEPT, MAX_QUERY_FILE_BYTES,
+};

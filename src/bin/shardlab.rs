@@ -99,6 +99,11 @@ refused. It reads the file as 'import' does (--type, --jsonArray,
   --version V           3.6, 5.0, 7.0 or 8.0 (default: 5.0)
   --chunk-size MB       the maximum chunk size, 1 to 1024 (default: 1, MongoDB's
                         smallest, so that a sample fills chunks)
+  --queries FILE        a sample of queries, one a line or a JSON array: bare
+                        filters (each a find) or config.sampledQueries documents
+                        (mongoexport -d config -c sampledQueries); each candidate
+                        then gets analyzeShardKey's read and write distribution
+  --queries-ns DB.COLL  keep the sampled queries of this collection only
   --json                one JSON document instead of the table";
 
 /// What the command line asks for.

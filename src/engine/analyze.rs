@@ -39,9 +39,11 @@ use bson::{Bson, Document};
 use std::borrow::Cow;
 
 /// A sampled query, as `configureQueryAnalyzer` records it, or a generated one (the query
-/// workloads produce the same shape): the command name (`find`, `updateOne`, `updateMany`,
-/// `replaceOne`, `deleteOne`, `deleteMany`), its filter and, for updates, the update
-/// document.
+/// workloads produce the same shape), or one read from a file
+/// (`workload::read_queries`): the command name (`find`, `aggregate`, `count`,
+/// `distinct`, `updateOne`, `updateMany`, `replaceOne`, `deleteOne`, `deleteMany`,
+/// `findOneAndUpdate`, `findOneAndReplace`, `findOneAndDelete`), its filter and, for
+/// updates, the update document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuerySample {
     /// The command, as mongosh names the method.
@@ -50,6 +52,23 @@ pub struct QuerySample {
     pub filter: Document,
     /// The update (operators or a replacement) for update commands.
     pub update: Option<Document>,
+    /// Whether the update upserts: an upserting replacement is never targeted by its
+    /// replacement document.
+    pub upsert: bool,
+}
+
+impl QuerySample {
+    /// Whether analyzeShardKey counts it as a read (`find`, `aggregate`, `count`,
+    /// `distinct`).
+    pub fn is_read(&self) -> bool {
+        matches!(kind_of(&self.command), Some(Kind::Read(_)))
+    }
+
+    /// Whether analyzeShardKey counts it as a write (an update, a delete or a
+    /// findAndModify).
+    pub fn is_write(&self) -> bool {
+        matches!(kind_of(&self.command), Some(Kind::Write { .. }))
+    }
 }
 
 /// The number of key ranges for the read and write distribution (MongoDB's
@@ -725,7 +744,10 @@ fn distributions(
                     .update
                     .as_ref()
                     .filter(|u| u.keys().next().is_some_and(|k| !k.starts_with('$')));
-                if t.kind != TargetKind::SingleShard && sample.command != "findOneAndReplace" {
+                // analyze_shard_key_read_write_distribution.cpp: only an update command's
+                // non-upsert replacement is targeted by its replacement document, never a
+                // findAndModify's.
+                if t.kind != TargetKind::SingleShard && slot != 2 && !sample.upsert {
                     if let Some(f) = replacement.and_then(|r| replacement_filter(pattern, r)) {
                         t = targeting::target(pattern, table, &f)?;
                     }

@@ -222,8 +222,11 @@ impl Message {
     /// The message's English template in `catalogue` (empty for an id it lacks, which a
     /// test rules out).
     fn template(&self, catalogue: &[(&str, &'static str)]) -> &'static str {
+        // A message of the engine's own catalogue may stand inside another catalogue's
+        // (a ranking's sentence quoting analyzeShardKey's note): it is found there.
         catalogue
             .iter()
+            .chain(MESSAGES)
             .find(|(id, _)| *id == self.id)
             .map_or("", |(_, text)| *text)
     }

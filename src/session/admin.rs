@@ -44,23 +44,28 @@ impl Session {
                 command: "find".into(),
                 filter: filter.clone(),
                 update: None,
+                upsert: false,
             });
         }
     }
 
-    /// Records a write for analyzeShardKey's write distribution, if sampling is on.
+    /// Records a write for analyzeShardKey's write distribution, if sampling is on;
+    /// `upsert` as the write's option says (an upserting replacement is not targeted by its
+    /// replacement document).
     pub(super) fn record_write(
         &mut self,
         ns: &str,
         filter: &Document,
         method: &str,
         update: Option<&Document>,
+        upsert: bool,
     ) {
         if let Some(list) = self.sampling.get_mut(ns) {
             list.push(SampledQuery {
                 command: method.into(),
                 filter: filter.clone(),
                 update: update.cloned(),
+                upsert,
             });
         }
     }

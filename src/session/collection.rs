@@ -157,7 +157,7 @@ impl Session {
                         Some(Bson::Document(o)) => super::find_and_modify::truthy(o.get("justOne")),
                         _ => false,
                     };
-                self.record_write(ns, &filter, name, None);
+                self.record_write(ns, &filter, name, None, false);
                 let n = self
                     .cluster
                     .delete(ns, &filter, name != "deleteOne" && !just_one)
@@ -480,7 +480,7 @@ impl Session {
             _ => Document::new(),
         };
         let upsert = matches!(options.get("upsert"), Some(Bson::Boolean(true)));
-        self.record_write(ns, &filter, name, Some(&update));
+        self.record_write(ns, &filter, name, Some(&update), upsert);
         let r = self
             .cluster
             .update_with(ns, &filter, &update, name == "updateMany", upsert)?;

@@ -67,7 +67,7 @@ impl Session {
         } else {
             name
         };
-        self.record_write(ns, &req.filter, command, req.update.as_ref());
+        self.record_write(ns, &req.filter, command, req.update.as_ref(), false);
         let found = self.cluster.find_and_modify(
             ns,
             &FindAndModify {

@@ -352,7 +352,7 @@ fn run_generated_op(
             None
         }
         (cmd, Some(update)) => {
-            s.record_write(ns, &op.filter, cmd, Some(update));
+            s.record_write(ns, &op.filter, cmd, Some(update), false);
             // A generated write that MongoDB would refuse is counted but not applied,
             // as a failed write changes nothing; running out of budget ends the run.
             let result = s
@@ -361,7 +361,7 @@ fn run_generated_op(
             out_of_budget(result.map(|_| ()))?
         }
         (cmd, None) => {
-            s.record_write(ns, &op.filter, cmd, None);
+            s.record_write(ns, &op.filter, cmd, None, false);
             let result = s.cluster.delete(ns, &op.filter, cmd == "deleteMany");
             out_of_budget(result.map(|_| ()))?
         }

@@ -24,6 +24,13 @@
 //! profiled (`rank_candidates.rs`), the proposed candidates' clusters made, and those
 //! documents replayed before the rest.
 //!
+//! **Queries.** With a query sample ([`RankOptions::queries`], read from a file by
+//! `workload::read_queries`), each candidate's cluster is also asked for analyzeShardKey's
+//! `readDistribution` and `writeDistribution` of its key, exactly as the command computes
+//! them (`engine::analyze`): the 100 ranges of about equal document counts, each sampled
+//! query targeted against them. The ranking's query isolation then says how many reads
+//! and writes the key targets and how many go to every shard.
+//!
 //! **Where the replays run.** Each candidate's [`Replay`] is independent of the others:
 //! the same batches in the same order give the same cluster and the same figures
 //! whatever else runs beside it. A [`Ranker`] runs them one after another in its own
@@ -33,8 +40,11 @@
 
 use super::compare::{summarise_window, LatestInserts};
 use super::rank_candidates::{FieldProfile, PROFILE_DOCUMENTS};
+use super::rank_report::Distribution;
 use super::rank_report::{rank, Figures, KeyFigures, RankedError, Ranking, Refusal};
-use crate::engine::analyze::{analyze_shard_key_with, AnalyzeOptions};
+use crate::engine::analyze::{
+    analyze_shard_key_with, distribution_skipped_message, AnalyzeOptions, QuerySample,
+};
 use crate::engine::cluster::{Cluster, ClusterConfig, VersionMode};
 use crate::engine::events::{inserts_per_shard, ShardName};
 use crate::engine::message::{msg, Message};
@@ -42,6 +52,7 @@ use crate::keys::format_bson_obj;
 use crate::values::error::ClusterError;
 use crate::workload::{Sorter, BATCH_DOCUMENTS};
 use bson::{Bson, Document};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Documents per insert slice, the grain of the recent-insert window.
@@ -84,6 +95,9 @@ pub struct RankOptions {
     pub cluster: ClusterConfig,
     /// The dotted field to sort the documents by before the replay, if any.
     pub sort_by: Option<String>,
+    /// The sampled queries, if a sample was given: each candidate is then measured for
+    /// analyzeShardKey's read and write distribution too. Shared by every replay.
+    pub queries: Option<Arc<[QuerySample]>>,
 }
 
 impl Default for RankOptions {
@@ -94,6 +108,7 @@ impl Default for RankOptions {
                 ..ClusterConfig::default()
             },
             sort_by: None,
+            queries: None,
         }
     }
 }
@@ -104,6 +119,7 @@ pub struct Replay {
     key: Document,
     why: Message,
     cluster: Cluster,
+    queries: Option<Arc<[QuerySample]>>,
     slices: Vec<Vec<(ShardName, u64)>>,
     inserted: u64,
     refused: u64,
@@ -130,8 +146,14 @@ impl std::fmt::Debug for Replay {
 
 impl Replay {
     /// A cluster of `config` with [`RANK_NS`] sharded on `key`, or MongoDB's error for a
-    /// key `shardCollection` refuses; `why` is why the candidate is ranked.
-    pub fn new(key: Document, why: Message, config: &ClusterConfig) -> Result<Replay, RankError> {
+    /// key `shardCollection` refuses; `why` is why the candidate is ranked, `queries` the
+    /// sample its read and write distribution is measured on, if any.
+    pub fn new(
+        key: Document,
+        why: Message,
+        config: &ClusterConfig,
+        queries: Option<Arc<[QuerySample]>>,
+    ) -> Result<Replay, RankError> {
         let mut cluster = Cluster::new(config.clone());
         let (db, _) = RANK_NS.split_once('.').unwrap_or_default();
         let sharded = cluster
@@ -147,6 +169,7 @@ impl Replay {
             key,
             why,
             cluster,
+            queries,
             slices: Vec::new(),
             inserted: 0,
             refused: 0,
@@ -224,6 +247,10 @@ impl Replay {
             refusals: self.refusals.clone(),
             stopped: self.stopped.clone(),
             characteristics: characteristics(&self.cluster, &self.key),
+            distribution: self
+                .queries
+                .as_deref()
+                .map(|q| distribution(&self.cluster, &self.key, q)),
             docs_per_shard: row.docs_per_shard,
             chunks_per_shard: row.chunks_per_shard,
             jumbo: row.jumbo_chunks,
@@ -265,6 +292,42 @@ fn characteristics(cluster: &Cluster, key: &Document) -> Result<KeyFigures, Rank
     })
 }
 
+/// analyzeShardKey's `readDistribution` and `writeDistribution` of the cluster's own key
+/// over `queries`, or its error with why in plain words (too few documents or distinct
+/// values for the 100 ranges).
+fn distribution(
+    cluster: &Cluster,
+    key: &Document,
+    queries: &[QuerySample],
+) -> Result<Distribution, (RankedError, Message)> {
+    let options = AnalyzeOptions {
+        key_characteristics: false,
+        ..AnalyzeOptions::default()
+    };
+    match analyze_shard_key_with(cluster, RANK_NS, key, queries, options) {
+        Ok(reply) => Ok(Distribution {
+            read: reply
+                .get_document("readDistribution")
+                .cloned()
+                .unwrap_or_default(),
+            write: reply
+                .get_document("writeDistribution")
+                .cloned()
+                .unwrap_or_default(),
+        }),
+        Err(e) => {
+            let (docs, distinct) = match characteristics(cluster, key) {
+                Ok(k) => (k.documents, k.distinct),
+                Err(_) => (0, 0),
+            };
+            Err((
+                ranked_error(&e),
+                distribution_skipped_message(docs, distinct),
+            ))
+        }
+    }
+}
+
 /// Where a ranking's replays run: each candidate's [`Replay`] started, fed every batch
 /// and measured, in the order the candidates were started. An implementation may run the
 /// replays anywhere (a thread each) as long as each gets every batch in order.
@@ -275,6 +338,7 @@ pub trait Replayer {
         key: Document,
         why: Message,
         config: &ClusterConfig,
+        queries: Option<Arc<[QuerySample]>>,
     ) -> Result<(), RankError>;
     /// Inserts a batch into every replay started ([`Replay::insert_batch`]).
     fn insert_batch(&mut self, docs: Vec<Document>, lines: Vec<u64>);
@@ -292,8 +356,9 @@ impl Replayer for InPlace {
         key: Document,
         why: Message,
         config: &ClusterConfig,
+        queries: Option<Arc<[QuerySample]>>,
     ) -> Result<(), RankError> {
-        self.0.push(Replay::new(key, why, config)?);
+        self.0.push(Replay::new(key, why, config, queries)?);
         Ok(())
     }
 
@@ -353,7 +418,12 @@ impl Ranker {
             if started.contains(key) {
                 continue;
             }
-            replayer.start(key.clone(), msg!("rank.given"), &options.cluster)?;
+            replayer.start(
+                key.clone(),
+                msg!("rank.given"),
+                &options.cluster,
+                options.queries.clone(),
+            )?;
             started.push(key.clone());
         }
         let profile = keys
@@ -427,7 +497,12 @@ impl Ranker {
                 let key = p.key.clone();
                 if self
                     .replayer
-                    .start(p.key, p.why, &self.options.cluster)
+                    .start(
+                        p.key,
+                        p.why,
+                        &self.options.cluster,
+                        self.options.queries.clone(),
+                    )
                     .is_ok()
                 {
                     self.keys.push(key);
@@ -459,7 +534,8 @@ impl Ranker {
         self.flush();
         let figures = self.replayer.figures();
         let config = &self.options.cluster;
-        let (candidates, orders) = rank(figures, config.shards);
+        let queried = self.options.queries.is_some();
+        let (candidates, orders) = rank(figures, config.shards, queried);
         let version: VersionMode = config.version;
         Ranking {
             shards: config.shards,
@@ -469,6 +545,10 @@ impl Ranker {
                 .unwrap_or_else(|| version.default_chunk_size()),
             documents: self.documents,
             unreadable: self.unreadable,
+            queries: self.options.queries.as_deref().map(|q| {
+                let count = |f: fn(&QuerySample) -> bool| q.iter().filter(|q| f(q)).count() as u64;
+                (count(QuerySample::is_read), count(QuerySample::is_write))
+            }),
             candidates,
             orders,
         }

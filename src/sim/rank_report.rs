@@ -20,6 +20,14 @@
 //!   shard.
 //! - **jumbo**: loses with any jumbo chunk.
 //! - **query isolation**: no verdict; says which queries the key can route.
+//! - **read distribution** and **write distribution** (only with a query sample):
+//!   analyzeShardKey's `readDistribution` and `writeDistribution` of the sampled queries.
+//!   Candidates are sorted by the share of sampled reads (writes) targeted to a single
+//!   shard, more being better, equal shares by the scatter-gather share, less being
+//!   better. A candidate wins when at least half are single-shard, loses when at least
+//!   half are scatter-gather (sent to every shard), and neither otherwise. A key whose
+//!   distribution analyzeShardKey cannot measure (fewer than 99 split points) gets a
+//!   neutral reason saying why, and is placed last.
 //!
 //! The overall order: candidates without refused documents first, then fewer lost
 //! measures, then the smaller sum of places over the measures, then the order given.
@@ -58,6 +66,13 @@ pub const RANK_MESSAGES: &[(&str, &str)] = &[
     ("rank.isolation.hashed", "Query isolation: equality on {field} goes to one shard, but a range of {field} goes to every shard, since hashing scatters neighbouring values."),
     ("rank.unmeasured", "analyzeShardKey could not measure it: {code_name} ({code}): {error}"),
     ("rank.stopped", "The replay stopped early: {error}"),
+    ("rank.reads.targeted", "Targeted reads: {single} of the {total} sampled reads go to a single shard; {multi} go to several shards and {scatter} to every shard (scatter-gather)."),
+    ("rank.reads.mixed", "Partly targeted reads: of the {total} sampled reads, {single} go to a single shard, {multi} to several shards and {scatter} to every shard (scatter-gather)."),
+    ("rank.reads.scatter", "Scatter-gather reads: {scatter} of the {total} sampled reads go to every shard, since their filters give no range of the key; {single} go to a single shard and {multi} to several."),
+    ("rank.writes.targeted", "Targeted writes: {single} of the {total} sampled writes go to a single shard; {multi} go to several shards and {scatter} to every shard. Shard key updates: {key_updates}; single writes without the shard key: {single_without}; multi writes without it: {multi_without}."),
+    ("rank.writes.mixed", "Partly targeted writes: of the {total} sampled writes, {single} go to a single shard, {multi} to several shards and {scatter} to every shard. Shard key updates: {key_updates}; single writes without the shard key: {single_without}; multi writes without it: {multi_without}."),
+    ("rank.writes.scatter", "Scatter-gather writes: {scatter} of the {total} sampled writes go to every shard; {single} go to a single shard and {multi} to several. Shard key updates: {key_updates}; single writes without the shard key: {single_without}; multi writes without it: {multi_without}."),
+    ("rank.queries.unmeasured", "No read and write distribution: {why} analyzeShardKey's error: {code_name} ({code}): {error}"),
 ];
 
 /// A MongoDB error as a ranking reports it.
@@ -96,6 +111,68 @@ pub struct KeyFigures {
     pub correlation: f64,
 }
 
+/// analyzeShardKey's `readDistribution` and `writeDistribution` of a candidate, as the
+/// command answers them (`engine::analyze`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distribution {
+    /// `readDistribution`: `sampleSize`, then when any read was sampled
+    /// `percentageOfSingleShardReads`, `percentageOfMultiShardReads`,
+    /// `percentageOfScatterGatherReads` and `numReadsByRange`.
+    pub read: Document,
+    /// `writeDistribution`: the same for writes, with `percentageOfShardKeyUpdates`,
+    /// `percentageOfSingleWritesWithoutShardKey` and
+    /// `percentageOfMultiWritesWithoutShardKey`.
+    pub write: Document,
+}
+
+/// How one side of a distribution targeted its queries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Targeted {
+    /// `sampleSize.total`.
+    pub total: u64,
+    /// The percentage (0 to 100) sent to a single shard.
+    pub single: f64,
+    /// The percentage sent to several shards.
+    pub multi: f64,
+    /// The percentage sent to every shard.
+    pub scatter: f64,
+}
+
+impl Distribution {
+    /// The reads' targeting, `None` when no read was sampled.
+    pub fn reads(&self) -> Option<Targeted> {
+        targeted(&self.read, "Reads")
+    }
+
+    /// The writes' targeting, `None` when no write was sampled.
+    pub fn writes(&self) -> Option<Targeted> {
+        targeted(&self.write, "Writes")
+    }
+
+    /// A percentage of `writeDistribution` (0 when absent).
+    pub fn write_percentage(&self, field: &str) -> f64 {
+        self.write.get_f64(field).unwrap_or(0.0)
+    }
+}
+
+fn targeted(d: &Document, noun: &str) -> Option<Targeted> {
+    let total = d
+        .get_document("sampleSize")
+        .ok()
+        .and_then(|s| s.get_i64("total").ok())
+        .unwrap_or(0);
+    let p = |kind: &str| {
+        d.get_f64(format!("percentageOf{kind}{noun}"))
+            .unwrap_or(0.0)
+    };
+    (total > 0).then(|| Targeted {
+        total: total as u64,
+        single: p("SingleShard"),
+        multi: p("MultiShard"),
+        scatter: p("ScatterGather"),
+    })
+}
+
 /// What the replay and analyzeShardKey measured of one candidate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figures {
@@ -115,6 +192,9 @@ pub struct Figures {
     pub stopped: Option<RankedError>,
     /// analyzeShardKey's figures, or its error.
     pub characteristics: Result<KeyFigures, RankedError>,
+    /// With a query sample, analyzeShardKey's read and write distribution, or its error
+    /// and why in plain words (an `analyze.*` message).
+    pub distribution: Option<Result<Distribution, (RankedError, Message)>>,
     /// Documents per shard, in shard order.
     pub docs_per_shard: Vec<(String, u64)>,
     /// Chunks per shard, in shard order.
@@ -127,6 +207,17 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// The reads' (`true`) or writes' targeting, when a sample was measured and held
+    /// any.
+    pub fn targeting(&self, reads: bool) -> Option<Targeted> {
+        let d = self.distribution.as_ref()?.as_ref().ok()?;
+        if reads {
+            d.reads()
+        } else {
+            d.writes()
+        }
+    }
+
     /// Chunks on all shards.
     pub fn chunks(&self) -> u64 {
         self.chunks_per_shard.iter().map(|(_, n)| n).sum()
@@ -171,6 +262,10 @@ pub enum Measure {
     Jumbo,
     /// Which queries the key routes to some shards only (no figure).
     QueryIsolation,
+    /// The sampled reads not sent to a single shard (with a query sample).
+    ReadDistribution,
+    /// The sampled writes not sent to a single shard (with a query sample).
+    WriteDistribution,
 }
 
 impl Measure {
@@ -185,6 +280,9 @@ impl Measure {
         Measure::Jumbo,
     ];
 
+    /// The measures a query sample adds to [`Measure::RANKED`].
+    pub const QUERIED: [Measure; 2] = [Measure::ReadDistribution, Measure::WriteDistribution];
+
     /// The measure's name in the JSON form.
     pub fn name(self) -> &'static str {
         match self {
@@ -196,6 +294,8 @@ impl Measure {
             Measure::DataSpread => "dataSpread",
             Measure::Jumbo => "jumbo",
             Measure::QueryIsolation => "queryIsolation",
+            Measure::ReadDistribution => "readDistribution",
+            Measure::WriteDistribution => "writeDistribution",
         }
     }
 
@@ -215,7 +315,19 @@ impl Measure {
             Measure::DataSpread => f.fullest().1,
             Measure::Jumbo => f.jumbo as f64,
             Measure::QueryIsolation => return None,
+            Measure::ReadDistribution => 100.0 - f.targeting(true)?.single,
+            Measure::WriteDistribution => 100.0 - f.targeting(false)?.single,
         })
+    }
+
+    /// What breaks a tie of [`Measure::score`]s, lower being better: the scatter-gather
+    /// percentage for the distributions, 0 for the others.
+    pub fn tiebreak(self, f: &Figures) -> f64 {
+        match self {
+            Measure::ReadDistribution => f.targeting(true).map_or(0.0, |t| t.scatter),
+            Measure::WriteDistribution => f.targeting(false).map_or(0.0, |t| t.scatter),
+            _ => 0.0,
+        }
     }
 }
 
@@ -288,6 +400,8 @@ pub struct Ranking {
     pub documents: u64,
     /// Records of the input that could not be read.
     pub unreadable: u64,
+    /// With a query sample, the reads and the writes it holds.
+    pub queries: Option<(u64, u64)>,
     /// The candidates, best first.
     pub candidates: Vec<RankedCandidate>,
     /// For each ranked measure, the candidates' labels from best to worst.
@@ -296,8 +410,11 @@ pub struct Ranking {
 
 /// Places on one measure: competition ranking (1, 1, 3), unmeasured candidates last.
 fn places(figures: &[Figures], measure: Measure) -> Vec<u32> {
-    let scores: Vec<Option<f64>> = figures.iter().map(|f| measure.score(f)).collect();
-    let better = |a: Option<f64>, b: Option<f64>| match (a, b) {
+    let scores: Vec<Option<(f64, f64)>> = figures
+        .iter()
+        .map(|f| Some((measure.score(f)?, measure.tiebreak(f))))
+        .collect();
+    let better = |a: Option<(f64, f64)>, b: Option<(f64, f64)>| match (a, b) {
         (Some(a), Some(b)) => a < b,
         (Some(_), None) => true,
         _ => false,
@@ -308,13 +425,17 @@ fn places(figures: &[Figures], measure: Measure) -> Vec<u32> {
         .collect()
 }
 
-/// Ranks measured candidates (in the order given) on a cluster of `shards` shards.
+/// Ranks measured candidates (in the order given) on a cluster of `shards` shards; with
+/// `queried`, on the read and write distribution of a query sample too.
 pub fn rank(
     figures: Vec<Figures>,
     shards: u32,
+    queried: bool,
 ) -> (Vec<RankedCandidate>, Vec<(Measure, Vec<String>)>) {
+    let extra: &[Measure] = if queried { &Measure::QUERIED } else { &[] };
     let all_places: Vec<(Measure, Vec<u32>)> = Measure::RANKED
         .iter()
+        .chain(extra)
         .map(|&m| (m, places(&figures, m)))
         .collect();
     let orders = all_places
@@ -451,6 +572,9 @@ fn reason(m: Measure, f: &Figures, shards: u32, place: u32) -> Option<Reason> {
             Verdict::Loses,
             msg!("rank.jumbo", jumbo = f.jumbo, chunks = f.chunks()),
         ),
+        (Measure::ReadDistribution | Measure::WriteDistribution, _) => {
+            distribution_reason(m == Measure::ReadDistribution, f.distribution.as_ref()?)?
+        }
         _ => return None,
     };
     Some(Reason {
@@ -459,6 +583,64 @@ fn reason(m: Measure, f: &Figures, shards: u32, place: u32) -> Option<Reason> {
         place,
         message,
     })
+}
+
+/// The reason of the read (`reads`) or write distribution: how the sampled queries were
+/// targeted, or, once (on the reads), why analyzeShardKey could not measure them.
+fn distribution_reason(
+    reads: bool,
+    measured: &Result<Distribution, (RankedError, Message)>,
+) -> Option<(Verdict, Message)> {
+    let d = match measured {
+        Ok(d) => d,
+        Err((e, why)) if reads => {
+            let args = vec![
+                ("why", why.clone().into()),
+                ("code_name", e.code_name.as_str().into()),
+                ("code", e.code.to_string().into()),
+                ("error", e.message.as_str().into()),
+            ];
+            return Some((
+                Verdict::Neutral,
+                Message::new("rank.queries.unmeasured", args),
+            ));
+        }
+        Err(_) => return None,
+    };
+    let t = if reads { d.reads() } else { d.writes() }?;
+    let (verdict, kind) = if t.single >= 50.0 {
+        (Verdict::Wins, "targeted")
+    } else if t.scatter >= 50.0 {
+        (Verdict::Loses, "scatter")
+    } else {
+        (Verdict::Neutral, "mixed")
+    };
+    let percent = |v: f64| pct(v / 100.0);
+    let mut args = vec![
+        ("total", t.total.into()),
+        ("single", percent(t.single).into()),
+        ("multi", percent(t.multi).into()),
+        ("scatter", percent(t.scatter).into()),
+    ];
+    if !reads {
+        for (name, field) in [
+            ("key_updates", "percentageOfShardKeyUpdates"),
+            ("single_without", "percentageOfSingleWritesWithoutShardKey"),
+            ("multi_without", "percentageOfMultiWritesWithoutShardKey"),
+        ] {
+            args.push((name, percent(d.write_percentage(field)).into()));
+        }
+    }
+    let side = if reads { "reads" } else { "writes" };
+    let id = match (side, kind) {
+        ("reads", "targeted") => "rank.reads.targeted",
+        ("reads", "scatter") => "rank.reads.scatter",
+        ("reads", _) => "rank.reads.mixed",
+        (_, "targeted") => "rank.writes.targeted",
+        (_, "scatter") => "rank.writes.scatter",
+        _ => "rank.writes.mixed",
+    };
+    Some((verdict, Message::new(id, args)))
 }
 
 fn refused_reason(f: &Figures) -> Option<(Verdict, Message)> {
@@ -528,7 +710,7 @@ fn isolation(key: &Document) -> Reason {
 impl Ranking {
     /// The ranking as a plain-text table, then each candidate's reasons.
     pub fn render_table(&self) -> String {
-        let mut rows = vec![[
+        let mut header = [
             "#",
             "key",
             "distinct",
@@ -541,18 +723,40 @@ impl Ranking {
             "refused",
         ]
         .map(String::from)
-        .to_vec()];
+        .to_vec();
+        if self.queries.is_some() {
+            header.extend(
+                [
+                    "1-shard reads",
+                    "scatter reads",
+                    "1-shard writes",
+                    "scatter writes",
+                ]
+                .map(String::from),
+            );
+        }
+        let mut rows = vec![header];
         for c in &self.candidates {
-            rows.push(table_row(c));
+            let mut row = table_row(c);
+            if self.queries.is_some() {
+                row.extend(distribution_cells(&c.figures));
+            }
+            rows.push(row);
         }
         let mut out = format!(
-            "{} documents on {} shards, version {}, chunk size {} ({} unreadable)\n\n",
+            "{} documents on {} shards, version {}, chunk size {} ({} unreadable)\n",
             self.documents,
             self.shards,
             self.version,
             crate::values::inspect::data_format(self.chunk_size as f64),
             self.unreadable
         );
+        if let Some((reads, writes)) = self.queries {
+            out.push_str(&format!(
+                "query sample: {reads} reads and {writes} writes\n"
+            ));
+        }
+        out.push('\n');
         out.push_str(&layout(&rows));
         for c in &self.candidates {
             out.push_str(&format!("\n{}. {}\n", c.place, c.figures.label));
@@ -577,6 +781,18 @@ impl Ranking {
         }
         out
     }
+}
+
+/// The distribution's four cells: single-shard and scatter-gather percentages of the
+/// reads and of the writes, `-` when none was sampled or the key was not measured.
+fn distribution_cells(f: &Figures) -> Vec<String> {
+    let cells = |t: Option<Targeted>| match t {
+        Some(t) => [pct(t.single / 100.0), pct(t.scatter / 100.0)],
+        None => ["-".to_string(), "-".to_string()],
+    };
+    let mut out = cells(f.targeting(true)).to_vec();
+    out.extend(cells(f.targeting(false)));
+    out
 }
 
 fn table_row(c: &RankedCandidate) -> Vec<String> {
@@ -654,7 +870,7 @@ impl RankedCandidate {
                 Bson::Document(doc! { "line": long(r.line), "error": error_document(&r.error) })
             })
             .collect();
-        doc! {
+        let mut out = doc! {
             "place": i64::from(self.place), "key": f.key.clone(), "label": f.label.as_str(),
             "why": f.why.english_in(RANK_MESSAGES), "losses": i64::from(self.losses),
             "inserted": long(f.inserted), "refused": long(f.refused), "refusals": refusals,
@@ -663,7 +879,18 @@ impl RankedCandidate {
             "docsPerShard": per_shard(&f.docs_per_shard), "chunksPerShard": per_shard(&f.chunks_per_shard),
             "recentInserts": doc! { "window": long(f.recent.2), "hottestShard": f.recent.0.as_str(), "hottestShare": f.recent.1 },
             "reasons": reasons,
+        };
+        match &f.distribution {
+            None => {}
+            Some(Ok(d)) => {
+                out.insert("readDistribution", d.read.clone());
+                out.insert("writeDistribution", d.write.clone());
+            }
+            Some(Err((e, _))) => {
+                out.insert("readWriteDistributionError", error_document(e));
+            }
         }
+        out
     }
 }
 
@@ -682,12 +909,19 @@ impl Ranking {
             .iter()
             .map(|(m, labels)| (m.name().to_string(), Bson::from(labels.clone())))
             .collect();
-        doc! {
+        let mut out = doc! {
             "documents": long(self.documents), "unreadable": long(self.unreadable),
             "shards": i64::from(self.shards), "version": self.version.as_str(),
             "chunkSizeBytes": long(self.chunk_size),
             "candidates": self.candidates.iter().map(|c| Bson::Document(c.to_document())).collect::<Vec<_>>(),
             "orders": orders,
+        };
+        if let Some((reads, writes)) = self.queries {
+            out.insert(
+                "querySample",
+                doc! { "reads": long(reads), "writes": long(writes) },
+            );
         }
+        out
     }
 }

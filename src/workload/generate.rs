@@ -938,6 +938,7 @@ impl QueryDraw<'_> {
             command: command.into(),
             filter,
             update,
+            upsert: false,
         }
     }
 

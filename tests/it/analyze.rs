@@ -227,16 +227,19 @@ fn hashed_candidate_ranges_scatter() {
             command: "find".into(),
             filter: doc! { "x": 5 },
             update: None,
+            upsert: false,
         },
         QuerySample {
             command: "find".into(),
             filter: doc! { "x": { "$gt": 5 } },
             update: None,
+            upsert: false,
         },
         QuerySample {
             command: "deleteOne".into(),
             filter: doc! { "ts": 1 },
             update: None,
+            upsert: false,
         },
     ];
     let key = doc! { "x": "hashed" };
@@ -261,6 +264,29 @@ fn hashed_candidate_ranges_scatter() {
             .unwrap(),
         100.0
     );
+}
+
+/// A replacement without the key in its filter is targeted by the replacement's key
+/// (analyze_shard_key_read_write_distribution.cpp's secondary filter), but only for an
+/// update that does not upsert, and never for a findAndModify.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn replacements_target_by_their_key_unless_they_upsert() {
+    let cluster = cluster_with(doc! { "x": 1 }, preset("monotonic").unwrap(), 2000);
+    let replace = |command: &str, upsert: bool| QuerySample {
+        command: command.into(),
+        filter: doc! { "ts": 1 },
+        update: Some(doc! { "x": 5, "ts": 2 }),
+        upsert,
+    };
+    let single = |samples: &[QuerySample]| {
+        let reply = analyze_shard_key(&cluster, NS, &doc! { "x": 1 }, samples).unwrap();
+        let w = reply.get_document("writeDistribution").unwrap().clone();
+        w.get_f64("percentageOfSingleShardWrites").unwrap()
+    };
+    assert_eq!(single(&[replace("replaceOne", false)]), 100.0);
+    assert_eq!(single(&[replace("replaceOne", true)]), 0.0);
+    assert_eq!(single(&[replace("findOneAndReplace", false)]), 0.0);
 }
 
 /// MongoDB's refusals, in MongoDB's words.

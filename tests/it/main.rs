@@ -32,6 +32,7 @@ mod manual_procedures;
 mod order;
 mod page_model;
 mod query;
+mod query_sample;
 mod rank;
 mod reliability;
 mod robustness3;

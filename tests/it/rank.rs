@@ -20,6 +20,7 @@ fn options() -> RankOptions {
             seed: 1,
         },
         sort_by: None,
+        queries: None,
     }
 }
 
@@ -301,6 +302,140 @@ mod cli {
                - Uneven data: shard01 holds 100.0% of the documents after the replay.
                  Query isolation: queries that give tenant, by equality or by range, go only to the shards whose chunks hold those values.
         "#]].assert_eq(&run.stdout);
+    }
+
+    /// A query fixture of `tests/fixtures/queries/`.
+    fn queries(name: &str) -> String {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/queries")
+            .join(name)
+            .to_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn analyze_with_queries_prints_the_read_and_write_distribution() {
+        // 1,200 documents: enough, with 1,200 distinct ts, for analyzeShardKey's 100
+        // ranges; tenant's two values are not.
+        let f = Fixture::new("queries.ndjson", lines(1200).as_bytes());
+        let sample = queries("sampledQueries.json");
+        let run = shardlab(
+            &[
+                "analyze",
+                f.path(),
+                "--key",
+                "{ts: 1}",
+                "--key",
+                "{tenant: 1}",
+                "--shards",
+                "2",
+                "--queries",
+                &sample,
+                "--queries-ns",
+                "app.events",
+            ],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let stderr = run.stderr.replace(&sample, "QUERIES");
+        expect![[r#"
+            QUERIES: line 10: BadValue: Enumeration value 'explain' for field '$_analyzeShardKeyReadWriteDistribution.cmdName' is not a valid value.
+            QUERIES: line 9: a sampled insert: analyzeShardKey counts no insert in its read or write distribution (not counted)
+            QUERIES: line 11: a sampled query of app.other, not of the collection analyzed (not counted)
+        "#]]
+        .assert_eq(&stderr);
+        expect![[r#"
+            1200 documents on 2 shards, version 5.0, chunk size 1MiB (0 unreadable)
+            query sample: 4 reads and 4 writes
+
+            #            key  distinct  top value  monotonic  recent hot  fullest  chunks  jumbo  refused  1-shard reads  scatter reads  1-shard writes  scatter writes
+            1      { ts: 1 }      1200       0.1%        yes      100.0%   100.0%       1      0        0          25.0%          50.0%           50.0%           25.0%
+            2  { tenant: 1 }         2      50.0%         no      100.0%   100.0%       1      0        0              -              -               -               -
+
+            1. { ts: 1 }
+               why tried: Given as a candidate.
+               + Cardinality: 1200 distinct values in 1200 documents, enough to split the data into many chunks.
+               + Low frequency: its most common value, { ts: 0 }, is in only 0.1% of the documents (1).
+               - Monotonic change: analyzeShardKey finds it monotonic (record-id correlation 1): each new document's key lies beyond the last, so inserts go to the chunk at the end of the key range, on one shard.
+               - Hot shard: 100.0% of the latest 200 inserts went to shard01.
+               - Uneven data: shard01 holds 100.0% of the documents after the replay.
+               - Scatter-gather reads: 50.0% of the 4 sampled reads go to every shard, since their filters give no range of the key; 25.0% go to a single shard and 25.0% to several.
+               + Targeted writes: 50.0% of the 4 sampled writes go to a single shard; 25.0% go to several shards and 25.0% to every shard. Shard key updates: 25.0%; single writes without the shard key: 0.0%; multi writes without it: 50.0%.
+                 Query isolation: queries that give ts, by equality or by range, go only to the shards whose chunks hold those values.
+
+            2. { tenant: 1 }
+               why tried: Given as a candidate.
+               - Low cardinality: 2 distinct values, so at most 2 chunks can ever hold its documents (analyzeShardKey needs at least 99 distinct values for its 100 ranges).
+               - High frequency: its most common value, { tenant: "t0" }, is in 50.0% of the documents (600); documents of one value can never be split into different chunks.
+               + No monotonic change: analyzeShardKey finds it not monotonic (record-id correlation 0.5012489592), so inserts land across the key range.
+               - Hot shard: 100.0% of the latest 200 inserts went to shard01.
+               - Uneven data: shard01 holds 100.0% of the documents after the replay.
+                 No read and write distribution: MongoDB measures reads and writes over 100 ranges of about equal document counts. It finds the 99 boundaries between them by sampling 990 documents (10 per boundary), sorting their keys and keeping every 10th; each boundary must be a different key value. This key has 2 distinct values, fewer than the 99 boundaries needed. The distributions appear only for a key with more distinct values, such as one refined with another field. analyzeShardKey's error: Location4952606 (4952606): Failed to find split points that partition the data into 100 chunks with roughly equal number of documents using the shard key being analyzed :: caused by :: The shard key provided does not have enough cardinality to make the required amount of chunks
+                 Query isolation: queries that give tenant, by equality or by range, go only to the shards whose chunks hold those values.
+        "#]].assert_eq(&run.stdout);
+    }
+
+    #[test]
+    fn analyze_with_queries_json_carries_mongodbs_documents() {
+        let f = Fixture::new("queries-json.ndjson", lines(1200).as_bytes());
+        let sample = queries("filters.ndjson");
+        let run = shardlab(
+            &[
+                "analyze",
+                f.path(),
+                "--key",
+                "{ts: 1}",
+                "--queries",
+                &sample,
+                "--json",
+            ],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("line 4: "), "{}", run.stderr);
+        assert!(run.stderr.contains("line 5, column 7: "), "{}", run.stderr);
+        let v = shardlab::shell::parse_ejson(&run.stdout).unwrap();
+        let d = v.as_document().unwrap();
+        let sample = d.get_document("querySample").unwrap();
+        assert_eq!((int(sample, "reads"), int(sample, "writes")), (4, 0));
+        let c = d.get_array("candidates").unwrap()[0].as_document().unwrap();
+        let read = c.get_document("readDistribution").unwrap();
+        // ts 7: one shard; a range and an $in of ts: some shards; tenant: every shard.
+        // Whole percentages read back as integers from the JSON.
+        assert_eq!(int(read, "percentageOfSingleShardReads"), 25);
+        assert_eq!(int(read, "percentageOfMultiShardReads"), 50);
+        assert_eq!(int(read, "percentageOfScatterGatherReads"), 25);
+        assert_eq!(read.get_array("numReadsByRange").unwrap().len(), 100);
+        let write = c.get_document("writeDistribution").unwrap();
+        assert_eq!(int(write.get_document("sampleSize").unwrap(), "total"), 0);
+        let orders = d.get_document("orders").unwrap();
+        assert!(orders.contains_key("readDistribution"), "{orders}");
+    }
+
+    #[test]
+    fn analyze_refuses_a_query_file_it_cannot_read() {
+        let f = Fixture::new("queries-bad.ndjson", lines(10).as_bytes());
+        let two = queries("sampledQueries.json");
+        refused(
+            f.path(),
+            &["--key", "{ts: 1}", "--queries", &two],
+            2,
+            "holds sampled queries of 2 collections (app.events, app.other): choose one namespace",
+        );
+        let binary = Fixture::new("queries.bin", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+        refused(
+            f.path(),
+            &["--key", "{ts: 1}", "--queries", binary.path()],
+            2,
+            "the file is not text",
+        );
+        refused(
+            f.path(),
+            &["--key", "{ts: 1}", "--queries", "/nonexistent/queries.json"],
+            2,
+            "cannot read the queries /nonexistent/queries.json",
+        );
     }
 
     #[test]

@@ -411,3 +411,40 @@ test('rank: a monotonic key ranks below its hash, the reasons say why, and the s
   await assert.rejects(s.rank('test.events', { keys: '{x: 1}' }), { codeName: 'BadValue' });
   s.dispose();
 });
+
+test('rank with a query sample: each candidate gets analyzeShardKey\'s read and write distribution', async () => {
+  const s = await ShardLab.session({ shards: 3, version: '5.0', chunkSize: 65536, seed: 7 });
+  await s.run('sim.generate("test.events", "monotonic", 3000)');
+  // Two bare filters, a line cut short, and a config.sampledQueries document as mongoexport writes it.
+  const queries = [
+    '{"x": 5}',
+    '{"x": {"$gte": 100, "$lt": 200}}',
+    '{"x":',
+    '{"ns": "app.events", "cmdName": "delete", "cmd": {"delete": "events", "deletes": [{"q": {"ts": {"$exists": true}}, "limit": 1}], "$db": "app"}}',
+  ].join('\n');
+  const ranking = await s.rank('test.events', { keys: ['{x: 1}', { x: 'hashed' }], queries: new TextEncoder().encode(queries) });
+  assert.deepEqual(
+    [ranking.queries.records, ranking.queries.reads, ranking.queries.writes, ranking.queries.failed],
+    [4, 2, 1, 1],
+  );
+  assert.equal(ranking.queries.failures[0].line, 3);
+  const ranged = ranking.candidates.find((c) => c.key === '{ x: 1 }');
+  const read = ranged.figures.readDistribution;
+  assert.deepEqual(read.sampleSize, { total: 2, find: 2, aggregate: 0, count: 0, distinct: 0 });
+  assert.equal(read.percentageOfSingleShardReads, 50);
+  assert.equal(read.percentageOfMultiShardReads, 50);
+  assert.equal(read.numReadsByRange.length, 100);
+  const write = ranged.figures.writeDistribution;
+  assert.equal(write.percentageOfScatterGatherWrites, 100);
+  assert.equal(write.percentageOfSingleWritesWithoutShardKey, 100);
+  const reads = ranged.reasons.find((r) => r.measure === 'readDistribution');
+  assert.equal(reads.id, 'rank.reads.targeted');
+  assert.equal(reads.args.single, '50.0%', 'the arguments as an object');
+  assert.deepEqual(ranking.orders.find((o) => o.measure === 'readDistribution').keys, ['{ x: 1 }', '{ x: "hashed" }']);
+  // Without a sample, nothing of it.
+  const plain = await s.rank('test.events', { keys: ['{x: 1}'] });
+  assert.equal(plain.queries, null);
+  assert.equal(plain.candidates[0].figures.readDistribution, null);
+  await assert.rejects(s.rank('test.events', { queries: 42 }), { codeName: 'BadValue' });
+  s.dispose();
+});

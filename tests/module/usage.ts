@@ -1,7 +1,7 @@
 // A docs author's use of the JavaScript module, checked against its declarations
 // (web/engine/js/shardlab.d.ts) with `tsc --noEmit -p tests/module`. It is compiled,
 // never run: the Node tests beside it run the module.
-import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position, type HeatView, type Inspection, type CompareRow, type RankResult, type RankedKey } from '../../web/engine/js/shardlab.js';
+import ShardLab, { ShardLabError, type StatementResult, type ClusterPicture, type Position, type HeatView, type Inspection, type CompareRow, type RankResult, type RankedKey, type ReadDistribution, type WriteDistribution } from '../../web/engine/js/shardlab.js';
 
 export async function tour(): Promise<string> {
   using s = await ShardLab.session({ shards: 3, version: '8.0', seed: 1 });
@@ -113,6 +113,17 @@ export async function rankKeys(): Promise<string> {
 }
 // @ts-expect-error: a chunk size is a number of MB.
 ShardLab.session().then((s) => s.rank('test.events', { chunkSizeMB: '1' }));
+// A query sample gives each candidate analyzeShardKey's read and write distribution.
+export async function rankWithQueries(sample: Blob): Promise<string> {
+  using s = await ShardLab.session();
+  const ranking: RankResult = await s.rank('test.events', { keys: ['{x: 1}'], queries: sample, queriesNs: 'app.events' });
+  const read: ReadDistribution | null = ranking.candidates[0].figures.readDistribution;
+  const write: WriteDistribution | null = ranking.candidates[0].figures.writeDistribution;
+  const bad = ranking.queries?.failures.map((f) => `line ${f.line}: ${f.reason}`) ?? [];
+  return `${read?.percentageOfScatterGatherReads ?? '-'} ${write?.percentageOfShardKeyUpdates ?? '-'} ${bad.join('; ')}`;
+}
+// @ts-expect-error: a query sample is text, bytes or a Blob.
+ShardLab.session().then((s) => s.rank('test.events', { queries: 42 }));
 export const rankRequest: EngineRequest<'rank'> = { v: 3, id: 5, session: 's1', method: 'rank', params: { ns: 'test.events', keys: ['{ts: 1}'] } };
 export function firstArg(answer: EngineAnswer<'rank'>): string {
   if (answer.error) return answer.error.codeName;

@@ -4,10 +4,19 @@
 //! held; each line that cannot be read is printed on standard error, as `import` prints
 //! it, and progress goes to standard error only when it is a terminal. Each candidate's
 //! cluster is replayed on a thread of its own (`replay_threads.rs`) while the file is read.
+//!
+//! With `--queries QUERIES_FILE`, a sample of queries (bare filters, or the documents of
+//! `config.sampledQueries` as `mongoexport` writes them; `workload::read_queries`) is read
+//! first, each query that cannot be read printed on standard error with its line, and
+//! every candidate is measured for analyzeShardKey's read and write distribution too.
+//! `--queries-ns NS` keeps the sampled queries of one collection when the file holds
+//! several.
 
 use shardlab::shell::{parse_ejson, to_relaxed_ejson};
 use shardlab::sim::{RankOptions, Ranker};
-use shardlab::workload::{ImportOptions, ImportReader, Record};
+use shardlab::workload::{
+    read_queries, ImportOptions, ImportReader, QueryFileOptions, Record, MAX_QUERY_FILE_BYTES,
+};
 use shardlab::VersionMode;
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -19,6 +28,8 @@ struct AnalyzeArgs {
     json: bool,
     read: ImportOptions,
     rank: RankOptions,
+    queries: Option<String>,
+    queries_ns: Option<String>,
 }
 
 /// Reads `analyze`'s arguments (after the word `analyze`); `Err` is the usage message.
@@ -29,6 +40,8 @@ fn parse(list: Vec<String>) -> Result<AnalyzeArgs, String> {
         json: false,
         read: ImportOptions::default(),
         rank: RankOptions::default(),
+        queries: None,
+        queries_ns: None,
     };
     let mut it = list.into_iter();
     while let Some(arg) = it.next() {
@@ -42,6 +55,8 @@ fn parse(list: Vec<String>) -> Result<AnalyzeArgs, String> {
                 | "--chunk-size"
                 | "--type"
                 | "--parseGrace"
+                | "--queries"
+                | "--queries-ns"
         );
         let value = match (takes_value, inline) {
             (false, _) => String::new(),
@@ -67,6 +82,8 @@ fn set(args: &mut AnalyzeArgs, name: &str, value: String) -> Result<(), String> 
         "--json" => args.json = true,
         "--key" => args.keys.push(key(&value)?),
         "--sort-by" => args.rank.sort_by = Some(value),
+        "--queries" => args.queries = Some(value),
+        "--queries-ns" => args.queries_ns = Some(value),
         "--shards" => {
             args.rank.cluster.shards = value
                 .parse::<u32>()
@@ -122,6 +139,13 @@ pub fn main(list: Vec<String>, buffer: usize) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut args = args;
+    if let Some(path) = args.queries.clone() {
+        match queries(&path, args.queries_ns.clone()) {
+            Ok(q) => args.rank.queries = Some(q),
+            Err(code) => return code,
+        }
+    }
     let replayer = Box::new(super::replay_threads::Threads::default());
     let mut ranker = match Ranker::with_replayer(&args.keys, args.rank.clone(), replayer) {
         Ok(r) => r,
@@ -188,6 +212,52 @@ fn read_file(args: &AnalyzeArgs, ranker: &mut Ranker, buffer: usize) -> Result<(
         let _ = writeln!(std::io::stderr());
     }
     Ok(())
+}
+
+/// Reads the query sample at `path`, printing each record that cannot be read (or is
+/// left out) on standard error with its line; `Err` is the exit status when the file
+/// cannot be read at all.
+fn queries(
+    path: &str,
+    ns: Option<String>,
+) -> Result<std::sync::Arc<[shardlab::engine::QuerySample]>, ExitCode> {
+    let cannot = |why: String| {
+        super::report(&format!("shardlab: cannot read the queries {path}: {why}"));
+        ExitCode::from(2)
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| cannot(e.to_string()))?
+        .len();
+    if size > MAX_QUERY_FILE_BYTES as u64 {
+        return Err(cannot(format!(
+            "it is {size} bytes, and a query sample is read from at most {MAX_QUERY_FILE_BYTES} bytes (16 MiB)"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| cannot(e.to_string()))?;
+    let options = QueryFileOptions {
+        file_name: Some(path.to_string()),
+        ns,
+    };
+    let file = read_queries(&bytes, &options).map_err(|e| cannot(e.to_string()))?;
+    for f in &file.failures {
+        super::report(&format!("{path}: {f}"));
+    }
+    if file.failed > file.failures.len() as u64 {
+        super::report(&format!(
+            "{path}: {} more records could not be read",
+            file.failed - file.failures.len() as u64
+        ));
+    }
+    for n in &file.notes {
+        super::report(&format!("{path}: {n} (not counted)"));
+    }
+    if file.left_out > file.notes.len() as u64 {
+        super::report(&format!(
+            "{path}: {} more records not counted",
+            file.left_out - file.notes.len() as u64
+        ));
+    }
+    Ok(file.queries.into())
 }
 
 fn failed(why: &str) -> ExitCode {

@@ -5,7 +5,7 @@
 //! the figures are the ones `Ranker::new`'s in-place replays give.
 
 use bson::Document;
-use shardlab::engine::Message;
+use shardlab::engine::{Message, QuerySample};
 use shardlab::sim::{Figures, RankError, Replay, Replayer};
 use shardlab::ClusterConfig;
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
@@ -36,13 +36,14 @@ impl Replayer for Threads {
         key: Document,
         why: Message,
         config: &ClusterConfig,
+        queries: Option<Arc<[QuerySample]>>,
     ) -> Result<(), RankError> {
         let (ready_tx, ready) = channel();
         let (batches, batch_rx) = sync_channel::<Batch>(QUEUED_BATCHES);
         let (figures_tx, figures) = channel();
         let config = config.clone();
         let thread = std::thread::spawn(move || {
-            let mut replay = match Replay::new(key, why, &config) {
+            let mut replay = match Replay::new(key, why, &config, queries) {
                 Ok(r) => r,
                 Err(e) => {
                     let _ = ready_tx.send(Err(e));

@@ -379,6 +379,15 @@ export interface RankOptions {
   sortBy?: string;
   /** The chunk size in MB, 1 to 1024 (the smaller of 1 MB and the collection's own). */
   chunkSizeMB?: number;
+  /**
+   * A query sample, at most 16 MiB: one document a line or a JSON array, each a bare
+   * filter (a `find`) or a document of `config.sampledQueries` as
+   * `mongoexport -d config -c sampledQueries` writes it (a `.gz` Blob is inflated). Each
+   * candidate then gets analyzeShardKey's `readDistribution` and `writeDistribution`.
+   */
+  queries?: string | Uint8Array | ArrayBuffer | Blob;
+  /** The collection whose sampled queries are kept when the sample holds several (`app.events`). */
+  queriesNs?: string;
 }
 
 /** A placeholder's values: an object from `Session.rank`, name/value pairs on the wire. */
@@ -395,7 +404,7 @@ export interface RankSentence<A = RankArgs> {
 
 /** One reason a candidate wins or loses. */
 export interface RankReason<A = RankArgs> extends RankSentence<A> {
-  measure: 'refused' | 'cardinality' | 'frequency' | 'monotonicChange' | 'recentInserts' | 'dataSpread' | 'jumbo' | 'queryIsolation';
+  measure: 'refused' | 'cardinality' | 'frequency' | 'monotonicChange' | 'recentInserts' | 'dataSpread' | 'jumbo' | 'queryIsolation' | 'readDistribution' | 'writeDistribution';
   verdict: 'wins' | 'loses' | 'neutral';
   /** The candidate's place on the measure (1 the best, ties share it); 0 for `queryIsolation`. */
   place: number;
@@ -435,6 +444,47 @@ export interface RankFigures {
   hottestRecentShare: number;
   /** How many of the latest inserts those count. */
   recentWindow: number;
+  /** With a query sample: analyzeShardKey's `readDistribution` of the key (null when it could not measure it). */
+  readDistribution: ReadDistribution | null;
+  /** With a query sample: its `writeDistribution`. */
+  writeDistribution: WriteDistribution | null;
+  /** With a query sample: analyzeShardKey's error when it could not measure the distributions (fewer than 99 split points). */
+  distributionUnmeasured: ShardLabErrorShape | null;
+}
+
+/** analyzeShardKey's `readDistribution`; the percentages (0 to 100) are null when no read was sampled. */
+export interface ReadDistribution {
+  sampleSize: { total: number; find: number; aggregate: number; count: number; distinct: number };
+  percentageOfSingleShardReads: number | null;
+  percentageOfMultiShardReads: number | null;
+  percentageOfScatterGatherReads: number | null;
+  /** For each of the key's 100 ranges, MinKey to MaxKey, the reads that reach it. */
+  numReadsByRange: number[];
+}
+
+/** analyzeShardKey's `writeDistribution`; the percentages (0 to 100) are null when no write was sampled. */
+export interface WriteDistribution {
+  sampleSize: { total: number; update: number; delete: number; findAndModify: number };
+  percentageOfSingleShardWrites: number | null;
+  percentageOfMultiShardWrites: number | null;
+  percentageOfScatterGatherWrites: number | null;
+  numWritesByRange: number[];
+  percentageOfShardKeyUpdates: number | null;
+  percentageOfSingleWritesWithoutShardKey: number | null;
+  percentageOfMultiWritesWithoutShardKey: number | null;
+}
+
+/** What a ranking read of its query sample. */
+export interface RankQueries {
+  records: number;
+  reads: number;
+  writes: number;
+  /** Records that could not be read or that MongoDB would refuse, and the first of them by line. */
+  failed: number;
+  failures: { line: number; reason: string }[];
+  /** Records read and not counted (an `insert`, another collection's query), and the first of them. */
+  leftOut: number;
+  notes: { line: number; reason: string }[];
 }
 
 /** One candidate's place in a ranking. */
@@ -466,6 +516,8 @@ export interface RankResult<A = RankArgs> {
   candidates: RankedKey<A>[];
   /** For each measure, the candidates' keys from best to worst. */
   orders: { measure: RankReason['measure']; keys: string[] }[];
+  /** What was read of the query sample, when one was given. */
+  queries: RankQueries | null;
 }
 
 /** How a session starts: a new cluster, or a link's scenario. */
@@ -595,7 +647,7 @@ export interface EngineMethods {
   };
   analyze: { params: { ns: string; key: string }; result: StatementResult };
   rank: {
-    params: { ns: string; keys?: string[]; shards?: number; version?: '3.6' | '5.0' | '7.0' | '8.0'; sortBy?: string; chunkSizeMB?: number };
+    params: { ns: string; keys?: string[]; shards?: number; version?: '3.6' | '5.0' | '7.0' | '8.0'; sortBy?: string; chunkSizeMB?: number; queries?: string; queriesNs?: string };
     result: RankResult<WireArgs>;
   };
   target: { params: { ns: string; filter: string }; result: { stage: string; broadcast: boolean; shards: string[] } };

@@ -259,6 +259,19 @@ async function blobText(blob) {
   return await blob.text();
 }
 
+/**
+ * A query sample as the protocol's text: a string as it is, bytes decoded as UTF-8, a
+ * Blob read (inflated when its name ends in `.gz`); `undefined` when none was given,
+ * `null` for anything else.
+ */
+async function sampleText(queries) {
+  if (queries === undefined || queries === null) return undefined;
+  if (typeof queries === 'string') return queries;
+  if (queries instanceof Uint8Array || queries instanceof ArrayBuffer) return new TextDecoder().decode(queries);
+  if (typeof Blob === 'function' && queries instanceof Blob) return await blobText(queries);
+  return null;
+}
+
 function describe(v) {
   const text = typeof v === 'string' ? JSON.stringify(v) : String(v);
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
@@ -354,16 +367,24 @@ export class Session {
    * session is only read. `options.keys` lists the candidates (strings in the shell's
    * syntax, or objects); without them the engine proposes them from the documents' fields.
    * Each reason's `args` (and `why`'s) is an object here, as `events` gives a message's.
+   * `options.queries` is a query sample (text, bytes or a Blob of bare filters or
+   * `config.sampledQueries` documents, one a line or a JSON array): each candidate then
+   * gets analyzeShardKey's `readDistribution` and `writeDistribution`; `options.queriesNs`
+   * keeps one collection's sampled queries when the sample holds several.
    */
   async rank(ns, options = {}) {
     if (typeof ns !== 'string') throw misuse('rank(ns, options): ns names the collection, such as "test.events"');
     if (options.keys !== undefined && !Array.isArray(options.keys)) throw misuse('rank(ns, {keys}): keys is an array of shard key patterns, such as ["{x: 1}"]');
+    const queries = await sampleText(options.queries);
+    if (queries === null) throw misuse('rank(ns, {queries}): queries is a string, bytes or a Blob of filters or config.sampledQueries documents');
     const params = { ns };
     if (options.keys !== undefined) params.keys = options.keys.map((k) => (typeof k === 'string' ? k : JSON.stringify(k)));
     if (options.shards !== undefined) params.shards = options.shards;
     if (options.version !== undefined) params.version = String(options.version);
     if (options.sortBy !== undefined) params.sortBy = String(options.sortBy);
     if (options.chunkSizeMB !== undefined) params.chunkSizeMB = options.chunkSizeMB;
+    if (queries !== undefined) params.queries = queries;
+    if (options.queriesNs !== undefined) params.queriesNs = String(options.queriesNs);
     const r = await this.#call('rank', params);
     const args = (list) => plainMessage({ id: '', args: list }).args;
     return {

@@ -9,20 +9,28 @@
 //! gains no step and its cluster is untouched. Everything is a function of the documents
 //! and the options (each candidate's cluster takes the session's seed), so the same
 //! request answers the same ranking.
+//!
+//! A query sample (`queries`, text) is read by the core's `workload::read_queries`:
+//! its unreadable lines come back in the view with their line numbers, and each
+//! candidate gains analyzeShardKey's read and write distribution as the command
+//! answers them.
 
 use crate::queries::message_view;
 use bson::{Bson, Document};
 use shardlab::engine::Message;
 use shardlab::shell::{parse_value, EvalContext};
 use shardlab::sim::{
-    Figures, RankError, RankOptions, RankedCandidate, RankedError, Ranker, Ranking,
+    Distribution, Figures, RankError, RankOptions, RankedCandidate, RankedError, Ranker, Ranking,
     DEFAULT_RANK_CHUNK_BYTES, RANK_MESSAGES,
 };
+use shardlab::workload::{read_queries, Failure, QueryFile, QueryFileOptions};
 use shardlab::{Cluster, VersionMode};
 use shardlab_protocol::{
-    EngineError, RankFigures, RankOrder, RankReason, RankRefusal, RankSentence, RankSpec, RankView,
-    RankedKey, MAX_RANK_BYTES, MAX_RANK_DOCUMENTS,
+    EngineError, RankFigures, RankOrder, RankQueries, RankQueryLine, RankReason, RankRefusal,
+    RankSentence, RankSpec, RankView, RankedKey, ReadDistribution, ReadSampleSize,
+    WriteDistribution, WriteSampleSize, MAX_RANK_BYTES, MAX_RANK_DOCUMENTS,
 };
+use std::sync::Arc;
 
 /// Ranks the candidates of `spec` on its collection in `cluster`, the session's cluster
 /// at cursor `position`.
@@ -50,11 +58,53 @@ pub fn rank(cluster: &Cluster, position: u64, spec: &RankSpec) -> Result<RankVie
         .iter()
         .map(|k| key(k))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut ranker = Ranker::new(&keys, options(cluster, spec)?).map_err(rank_error)?;
+    let mut options = options(cluster, spec)?;
+    let sample = match &spec.queries {
+        Some(text) => Some(queries(text, spec.queries_ns.clone())?),
+        None => None,
+    };
+    if let Some(file) = &sample {
+        options.queries = Some(Arc::from(file.queries.as_slice()));
+    }
+    let mut ranker = Ranker::new(&keys, options).map_err(rank_error)?;
     for (place, (size, doc)) in collection.documents_in_insertion_order().enumerate() {
         ranker.push(doc, place as u64 + 1, u64::from(size));
     }
-    Ok(view(&spec.ns, position, ranker.finish()))
+    let mut view = view(&spec.ns, position, ranker.finish());
+    view.queries = sample.as_ref().map(sample_view);
+    Ok(view)
+}
+
+/// The query sample read from `text`, or why it cannot be read at all (a bad value, in
+/// the core's words).
+fn queries(text: &str, ns: Option<String>) -> Result<QueryFile, EngineError> {
+    let options = QueryFileOptions {
+        file_name: None,
+        ns,
+    };
+    read_queries(text.as_bytes(), &options)
+        .map_err(|e| EngineError::bad_value(format!("the query sample: {e}")))
+}
+
+fn lines(list: &[Failure]) -> Vec<RankQueryLine> {
+    list.iter()
+        .map(|f| RankQueryLine {
+            line: f.line,
+            reason: f.reason.clone(),
+        })
+        .collect()
+}
+
+fn sample_view(file: &QueryFile) -> RankQueries {
+    RankQueries {
+        records: file.records,
+        reads: file.reads(),
+        writes: file.writes(),
+        failed: file.failed,
+        failures: lines(&file.failures),
+        left_out: file.left_out,
+        notes: lines(&file.notes),
+    }
 }
 
 /// A candidate as the shell reads a document: `{a: 1}`, `{b: 'hashed'}`. Whether MongoDB
@@ -153,6 +203,7 @@ fn view(ns: &str, position: u64, ranking: Ranking) -> RankView {
                 keys,
             })
             .collect(),
+        queries: None,
     }
 }
 
@@ -230,5 +281,84 @@ fn figures(f: &Figures) -> RankFigures {
         hottest_recent_shard: f.recent.0.clone(),
         hottest_recent_share: finite(f.recent.1),
         recent_window: f.recent.2,
+        read_distribution: match &f.distribution {
+            Some(Ok(d)) => Some(read_view(d)),
+            _ => None,
+        },
+        write_distribution: match &f.distribution {
+            Some(Ok(d)) => Some(write_view(d)),
+            _ => None,
+        },
+        distribution_unmeasured: match &f.distribution {
+            Some(Err((e, _))) => Some(error(e)),
+            _ => None,
+        },
+    }
+}
+
+/// A whole number of analyzeShardKey's reply (a long), 0 when absent.
+fn count(d: &Document, field: &str) -> u64 {
+    d.get_i64(field)
+        .ok()
+        .and_then(|n| u64::try_from(n).ok())
+        .unwrap_or(0)
+}
+
+/// A percentage of the reply, absent when MongoDB leaves it out (nothing sampled).
+fn percentage(d: &Document, field: &str) -> Option<f64> {
+    d.get_f64(field).ok().map(finite)
+}
+
+fn by_range(d: &Document, field: &str) -> Vec<u64> {
+    d.get_array(field)
+        .map(|a| {
+            a.iter()
+                .map(|n| n.as_i64().and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn read_view(d: &Distribution) -> ReadDistribution {
+    let r = &d.read;
+    let size = r.get_document("sampleSize").cloned().unwrap_or_default();
+    ReadDistribution {
+        sample_size: ReadSampleSize {
+            total: count(&size, "total"),
+            find: count(&size, "find"),
+            aggregate: count(&size, "aggregate"),
+            count: count(&size, "count"),
+            distinct: count(&size, "distinct"),
+        },
+        percentage_of_single_shard_reads: percentage(r, "percentageOfSingleShardReads"),
+        percentage_of_multi_shard_reads: percentage(r, "percentageOfMultiShardReads"),
+        percentage_of_scatter_gather_reads: percentage(r, "percentageOfScatterGatherReads"),
+        num_reads_by_range: by_range(r, "numReadsByRange"),
+    }
+}
+
+fn write_view(d: &Distribution) -> WriteDistribution {
+    let w = &d.write;
+    let size = w.get_document("sampleSize").cloned().unwrap_or_default();
+    WriteDistribution {
+        sample_size: WriteSampleSize {
+            total: count(&size, "total"),
+            update: count(&size, "update"),
+            delete: count(&size, "delete"),
+            find_and_modify: count(&size, "findAndModify"),
+        },
+        percentage_of_single_shard_writes: percentage(w, "percentageOfSingleShardWrites"),
+        percentage_of_multi_shard_writes: percentage(w, "percentageOfMultiShardWrites"),
+        percentage_of_scatter_gather_writes: percentage(w, "percentageOfScatterGatherWrites"),
+        num_writes_by_range: by_range(w, "numWritesByRange"),
+        percentage_of_shard_key_updates: percentage(w, "percentageOfShardKeyUpdates"),
+        percentage_of_single_writes_without_shard_key: percentage(
+            w,
+            "percentageOfSingleWritesWithoutShardKey",
+        ),
+        percentage_of_multi_writes_without_shard_key: percentage(
+            w,
+            "percentageOfMultiWritesWithoutShardKey",
+        ),
     }
 }

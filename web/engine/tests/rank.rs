@@ -298,3 +298,107 @@ fn a_collection_over_the_bounds_is_refused() {
 fn the_protocol_takes_as_many_keys_as_the_core_ranks() {
     assert_eq!(MAX_RANK_KEYS, shardlab::sim::MAX_CANDIDATES);
 }
+
+/// A query sample of the page's: two bare filters on `x`, a line cut short, and two
+/// `config.sampledQueries` documents as mongoexport writes them.
+const QUERIES: &str = r#"{"x": 5}
+{"x": {"$gte": 100, "$lt": 200}}
+{"x":
+{"ns": "app.events", "cmdName": "count", "cmd": {"filter": {"ts": {"$exists": true}}, "collation": {}}}
+{"ns": "app.events", "cmdName": "update", "cmd": {"update": "events", "updates": [{"q": {"payload": "a"}, "u": {"$set": {"x": 1}}, "multi": true}], "$db": "app"}}
+"#;
+
+#[test]
+fn a_query_sample_gives_each_candidate_its_read_and_write_distribution() {
+    let (mut e, s) = monotonic();
+    let r = ok(rank(
+        &mut e,
+        &s,
+        json!({"ns": "test.events", "keys": ["{x: 1}", "{x: 'hashed'}"], "queries": QUERIES}),
+    ));
+    let q = &r["queries"];
+    assert_eq!(
+        (&q["records"], &q["reads"], &q["writes"], &q["failed"]),
+        (&json!(5), &json!(3), &json!(1), &json!(1)),
+        "{q}"
+    );
+    assert_eq!(q["failures"][0]["line"], 3);
+    let ranged = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "{ x: 1 }")
+        .unwrap();
+    let read = &ranged["figures"]["readDistribution"];
+    // x 5: one shard; a range of x: some shards; a filter without x: every shard.
+    assert_eq!(
+        read["sampleSize"],
+        json!({"total": 3, "find": 2, "aggregate": 0, "count": 1, "distinct": 0})
+    );
+    assert_eq!(read["percentageOfSingleShardReads"], 33.3333333333);
+    assert_eq!(read["percentageOfMultiShardReads"], 33.3333333333);
+    assert_eq!(read["percentageOfScatterGatherReads"], 33.3333333333);
+    assert_eq!(read["numReadsByRange"].as_array().unwrap().len(), 100);
+    let write = &ranged["figures"]["writeDistribution"];
+    assert_eq!(write["sampleSize"]["update"], 1);
+    // An updateMany without x that sets x: scatter-gather, a multi write without the
+    // shard key, and a shard key update.
+    assert_eq!(write["percentageOfScatterGatherWrites"], 100.0);
+    assert_eq!(write["percentageOfMultiWritesWithoutShardKey"], 100.0);
+    assert_eq!(write["percentageOfShardKeyUpdates"], 100.0);
+    let reads = reason(ranged, "readDistribution");
+    assert_eq!(reads["verdict"], "neutral", "{reads}");
+    assert_eq!(reads["id"], "rank.reads.mixed");
+    assert_eq!(
+        reason(ranged, "writeDistribution")["id"],
+        "rank.writes.scatter"
+    );
+    // The hashed key scatters the range: the ranged key is first on reads.
+    let orders = r["orders"].as_array().unwrap();
+    let by_reads = orders
+        .iter()
+        .find(|o| o["measure"] == "readDistribution")
+        .unwrap();
+    assert_eq!(by_reads["keys"], json!(["{ x: 1 }", "{ x: \"hashed\" }"]));
+    // Without a sample, nothing of it.
+    let plain = ok(rank(
+        &mut e,
+        &s,
+        json!({"ns": "test.events", "keys": ["{x: 1}"]}),
+    ));
+    assert!(plain["queries"].is_null());
+    assert!(plain["candidates"][0]["figures"]["readDistribution"].is_null());
+}
+
+#[test]
+fn a_bad_query_sample_is_a_bad_value() {
+    let (mut e, s) = monotonic();
+    let too_big = "{}\n".repeat(MAX_RANK_QUERIES_BYTES / 3 + 1);
+    let big = rank(&mut e, &s, json!({"ns": "test.events", "queries": too_big}));
+    assert_eq!(big["error"]["codeName"], "BadValue", "{}", big["error"]);
+    let two = concat!(
+        r#"{"ns": "a.b", "cmdName": "find", "cmd": {"filter": {}}}"#,
+        "\n",
+        r#"{"ns": "c.d", "cmdName": "find", "cmd": {"filter": {}}}"#
+    );
+    let mixed = rank(&mut e, &s, json!({"ns": "test.events", "queries": two}));
+    assert_eq!(
+        mixed["error"]["message"],
+        "the query sample: the query file holds sampled queries of 2 collections (a.b, c.d): choose one namespace"
+    );
+    let chosen = ok(rank(
+        &mut e,
+        &s,
+        json!({"ns": "test.events", "keys": ["{x: 1}"], "queries": two, "queriesNs": "c.d"}),
+    ));
+    assert_eq!(chosen["queries"]["leftOut"], 1);
+    assert_eq!(chosen["queries"]["reads"], 1);
+}
+
+#[test]
+fn the_protocol_reads_as_large_a_query_sample_as_the_core() {
+    assert_eq!(
+        MAX_RANK_QUERIES_BYTES,
+        shardlab::workload::MAX_QUERY_FILE_BYTES
+    );
+}

@@ -245,6 +245,12 @@ fn check_rank(spec: &crate::RankSpec) -> Result<(), EngineError> {
     if let Some(field) = &spec.sort_by {
         within("the sort field", field, MAX_FIELD_BYTES)?;
     }
+    if let Some(text) = &spec.queries {
+        within("the query sample", text, crate::MAX_RANK_QUERIES_BYTES)?;
+    }
+    if let Some(ns) = &spec.queries_ns {
+        within("the query sample's namespace", ns, MAX_FIELD_BYTES)?;
+    }
     if let Some(shards) = spec.shards {
         if shards == 0 || shards > MAX_SHARDS {
             return Err(EngineError::bad_value(format!(

@@ -1,7 +1,8 @@
 //! The `rank` method: candidate shard keys ranked on a collection's documents at the
 //! session's cursor (the core's `sim::Ranker`), each candidate replayed into a cluster of
 //! its own and measured; what a request asks ([`RankSpec`]) and what it answers
-//! ([`RankView`]).
+//! ([`RankView`]). With a query sample ([`RankSpec::queries`]), each candidate also gets
+//! analyzeShardKey's `readDistribution` and `writeDistribution` of the sampled queries.
 
 use crate::{ArgView, EngineError};
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,9 @@ pub const MAX_RANK_DOCUMENTS: u64 = 200_000;
 pub const MAX_RANK_BYTES: u64 = 64 << 20;
 /// The largest `chunkSizeMB` a ranking takes (MongoDB's upper bound for `chunksize`).
 pub const MAX_RANK_CHUNK_MB: u64 = 1024;
+/// The largest query sample a ranking reads, in bytes (16 MiB: the core's
+/// `workload::MAX_QUERY_FILE_BYTES`; an engine test keeps the two equal).
+pub const MAX_RANK_QUERIES_BYTES: usize = 16 << 20;
 
 /// What `rank` asks: the collection, and how its documents are replayed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -44,6 +48,16 @@ pub struct RankSpec {
     /// the session.
     #[serde(default, rename = "chunkSizeMB")]
     pub chunk_size_mb: Option<u64>,
+    /// A sample of queries as text, at most [`MAX_RANK_QUERIES_BYTES`]: one Extended JSON
+    /// document after another (a line each) or one JSON array, each a bare filter (a
+    /// `find`) or a document of `config.sampledQueries` as `mongoexport` writes it. Each
+    /// candidate is then measured for analyzeShardKey's read and write distribution.
+    #[serde(default)]
+    pub queries: Option<String>,
+    /// The namespace whose sampled queries are kept when the sample holds several
+    /// (`config.sampledQueries` documents name theirs); bare filters are always kept.
+    #[serde(default)]
+    pub queries_ns: Option<String>,
 }
 
 /// The candidates ranked: the answer to `rank`.
@@ -66,8 +80,112 @@ pub struct RankView {
     pub chunk_size_bytes: u64,
     /// The candidates, best first.
     pub candidates: Vec<RankedKey>,
-    /// For each measure, the candidates' keys from best to worst.
+    /// For each measure, the candidates' keys from best to worst (with a query sample,
+    /// `readDistribution` and `writeDistribution` too).
     pub orders: Vec<RankOrder>,
+    /// What was read of the query sample, when one was given.
+    #[serde(default)]
+    pub queries: Option<RankQueries>,
+}
+
+/// What a ranking read of its query sample.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankQueries {
+    /// Records (documents) in the text.
+    pub records: u64,
+    /// Reads counted (`find`, `aggregate`, `count`, `distinct`).
+    pub reads: u64,
+    /// Writes counted (updates, deletes, findAndModify).
+    pub writes: u64,
+    /// Records that could not be read or that MongoDB would refuse.
+    pub failed: u64,
+    /// The first of them, each with its line and why, in MongoDB's words.
+    pub failures: Vec<RankQueryLine>,
+    /// Records read and not counted (an `insert`, another namespace's query).
+    pub left_out: u64,
+    /// The first of them, with why.
+    pub notes: Vec<RankQueryLine>,
+}
+
+/// A line of the query sample that was not counted, and why.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankQueryLine {
+    /// The line its record starts on, from 1.
+    pub line: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// analyzeShardKey's `readDistribution.sampleSize`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadSampleSize {
+    /// Every read sampled.
+    pub total: u64,
+    /// `find`s.
+    pub find: u64,
+    /// `aggregate`s.
+    pub aggregate: u64,
+    /// `count`s.
+    pub count: u64,
+    /// `distinct`s.
+    pub distinct: u64,
+}
+
+/// analyzeShardKey's `readDistribution`: the percentages (0 to 100) are absent when no
+/// read was sampled, as MongoDB leaves them out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadDistribution {
+    /// The reads sampled, by command.
+    pub sample_size: ReadSampleSize,
+    /// Reads sent to a single shard (equality on the whole key).
+    pub percentage_of_single_shard_reads: Option<f64>,
+    /// Reads sent to the shards of some ranges of the key.
+    pub percentage_of_multi_shard_reads: Option<f64>,
+    /// Reads sent to every shard.
+    pub percentage_of_scatter_gather_reads: Option<f64>,
+    /// For each of the key's 100 ranges, from MinKey to MaxKey, the reads that reach it.
+    pub num_reads_by_range: Vec<u64>,
+}
+
+/// analyzeShardKey's `writeDistribution.sampleSize`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteSampleSize {
+    /// Every write sampled.
+    pub total: u64,
+    /// Updates (each statement of an `update` command).
+    pub update: u64,
+    /// Deletes (each statement of a `delete` command).
+    pub delete: u64,
+    /// `findAndModify`s.
+    pub find_and_modify: u64,
+}
+
+/// analyzeShardKey's `writeDistribution`: the percentages (0 to 100) are absent when no
+/// write was sampled.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteDistribution {
+    /// The writes sampled, by command.
+    pub sample_size: WriteSampleSize,
+    /// Writes sent to a single shard.
+    pub percentage_of_single_shard_writes: Option<f64>,
+    /// Writes sent to the shards of some ranges of the key.
+    pub percentage_of_multi_shard_writes: Option<f64>,
+    /// Writes sent to every shard.
+    pub percentage_of_scatter_gather_writes: Option<f64>,
+    /// For each of the key's 100 ranges, the writes that reach it.
+    pub num_writes_by_range: Vec<u64>,
+    /// Writes that change the shard key.
+    pub percentage_of_shard_key_updates: Option<f64>,
+    /// Single-document writes without equality on the whole key.
+    pub percentage_of_single_writes_without_shard_key: Option<f64>,
+    /// Multi-document writes without equality on the whole key.
+    pub percentage_of_multi_writes_without_shard_key: Option<f64>,
 }
 
 /// One candidate's place in a ranking.
@@ -106,7 +224,8 @@ pub struct RankSentence {
 #[serde(rename_all = "camelCase")]
 pub struct RankReason {
     /// The measure: `refused`, `cardinality`, `frequency`, `monotonicChange`,
-    /// `recentInserts`, `dataSpread`, `jumbo` or `queryIsolation`.
+    /// `recentInserts`, `dataSpread`, `jumbo`, `queryIsolation`, and with a query sample
+    /// `readDistribution` and `writeDistribution`.
     pub measure: String,
     /// `wins`, `loses` or `neutral`.
     pub verdict: String,
@@ -169,6 +288,16 @@ pub struct RankFigures {
     /// How many of the latest inserts those count (a tenth of the documents, in whole
     /// slices of 100).
     pub recent_window: u64,
+    /// With a query sample, analyzeShardKey's `readDistribution` of the key.
+    #[serde(default)]
+    pub read_distribution: Option<ReadDistribution>,
+    /// With a query sample, its `writeDistribution`.
+    #[serde(default)]
+    pub write_distribution: Option<WriteDistribution>,
+    /// With a query sample, analyzeShardKey's error when it could not measure the
+    /// distributions (too few documents or distinct values for its 100 ranges).
+    #[serde(default)]
+    pub distribution_unmeasured: Option<EngineError>,
 }
 
 /// A document a candidate's cluster refused.

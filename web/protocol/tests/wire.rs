@@ -653,6 +653,8 @@ fn every_method() -> Vec<(Call, Reply)> {
                 version: Some("5.0".into()),
                 sort_by: None,
                 chunk_size_mb: Some(1),
+                queries: Some("{ts: 5}\n".into()),
+                queries_ns: Some("app.events".into()),
             }),
             Reply::Rank(Box::new(RankView {
                 ns: ns(),
@@ -673,6 +675,18 @@ fn every_method() -> Vec<(Call, Reply)> {
                         distinct: Some(1000),
                         monotonic: "not monotonic".into(),
                         docs_per_shard: vec![("shard01".into(), 334)],
+                        read_distribution: Some(ReadDistribution {
+                            sample_size: ReadSampleSize {
+                                total: 1,
+                                find: 1,
+                                ..ReadSampleSize::default()
+                            },
+                            percentage_of_single_shard_reads: Some(100.0),
+                            percentage_of_multi_shard_reads: Some(0.0),
+                            percentage_of_scatter_gather_reads: Some(0.0),
+                            num_reads_by_range: vec![1, 0],
+                        }),
+                        write_distribution: Some(WriteDistribution::default()),
                         ..RankFigures::default()
                     },
                     reasons: vec![RankReason {
@@ -689,6 +703,16 @@ fn every_method() -> Vec<(Call, Reply)> {
                     measure: "cardinality".into(),
                     keys: vec!["{ ts: 'hashed' }".into()],
                 }],
+                queries: Some(RankQueries {
+                    records: 2,
+                    reads: 1,
+                    failed: 1,
+                    failures: vec![RankQueryLine {
+                        line: 2,
+                        reason: "cannot read".into(),
+                    }],
+                    ..RankQueries::default()
+                }),
                 ..RankView::default()
             })),
         ),
