@@ -33,14 +33,21 @@ pub fn candidates(props: &CandidatesProps) -> Html {
     let _lang = crate::i18n::use_lang();
     let keys = use_state(String::new);
     let sort_by = use_state(String::new);
+    // The query sample picked: its file's name and text, or why it cannot be used.
+    let queries = use_state(|| None::<Result<(String, Rc<str>), String>>);
     let order = use_state(String::new);
     // The click's number, and the answer to the latest click once it came.
     let asked = use_state(|| 0u32);
     let answer = use_state(|| None::<(u32, Answer)>);
     let latest = use_mut_ref(|| 0u32);
     let on_rank = {
-        let (asked, answer, keys, sort_by) =
-            (asked.clone(), answer.clone(), keys.clone(), sort_by.clone());
+        let (asked, answer, keys, sort_by, queries) = (
+            asked.clone(),
+            answer.clone(),
+            keys.clone(),
+            sort_by.clone(),
+            queries.clone(),
+        );
         let (session, ns) = (props.session.clone(), props.ns.clone());
         Callback::from(move |_: MouseEvent| {
             let spec = RankSpec {
@@ -52,6 +59,10 @@ pub fn candidates(props: &CandidatesProps) -> Html {
                     .map(String::from)
                     .collect(),
                 sort_by: Some(sort_by.trim().to_string()).filter(|s| !s.is_empty()),
+                queries: match &*queries {
+                    Some(Ok((_, text))) => Some(text.to_string()),
+                    _ => None,
+                },
                 ..RankSpec::default()
             };
             let n = asked.wrapping_add(1);
@@ -80,6 +91,22 @@ pub fn candidates(props: &CandidatesProps) -> Html {
             sort_by.set(input.value());
         })
     };
+    let on_queries = {
+        let queries = queries.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return queries.set(None);
+            };
+            let queries = queries.clone();
+            crate::documents::query_sample(
+                file,
+                Callback::from(move |read: Result<(String, String), String>| {
+                    queries.set(Some(read.map(|(name, text)| (name, Rc::from(text)))));
+                }),
+            );
+        })
+    };
     let pending = *asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != *asked);
     let shown = answer.as_ref().filter(|_| !pending).cloned();
     let body = result(shown.as_ref(), props, &order);
@@ -99,6 +126,14 @@ pub fn candidates(props: &CandidatesProps) -> Html {
                 </label>
                 <label class="candidates-sort">{ t(K::CandidatesSortByLabel) }
                     <input data-testid="rank-sort-by" spellcheck="false" value={(*sort_by).clone()} oninput={on_sort_by} />
+                </label>
+                <label class="candidates-queries">{ t(K::CandidatesQueriesLabel) }
+                    <input type="file" data-testid="rank-queries" accept=".json,.ndjson,.jsonl,.gz,application/json" onchange={on_queries} />
+                    { match &*queries {
+                        Some(Ok((name, text))) => html! { <span class="muted" data-testid="rank-queries-file">{ tf(K::CandidatesQueriesPicked, &[("file", name), ("bytes", &text.len())]) }</span> },
+                        Some(Err(why)) => html! { <span class="error" role="alert" data-testid="rank-queries-error">{ why.clone() }</span> },
+                        None => html! { <span class="muted">{ t(K::CandidatesQueriesWhat) }</span> },
+                    } }
                 </label>
             </div>
             { body }
@@ -146,6 +181,7 @@ fn result(
         props.on_compare.reform(move |_: MouseEvent| sample.clone())
     };
     let columns = view.candidates.len().min(MAX_COLUMNS);
+    let sampled = view.queries.is_some();
     html! {
         <div class="ranking" data-testid="ranking" data-answer={n.to_string()}>
             <p class="muted" data-testid="rank-for">
@@ -158,6 +194,7 @@ fn result(
                     <strong>{ " " }{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
                 }
             </p>
+            { view.queries.as_ref().map(sample_line).unwrap_or_default() }
             <label class="candidates-order">{ t(K::CandidatesOrderLabel) }
                 <select data-testid="rank-order" onchange={on_order}>
                     <option value="" selected={order.is_empty()}>{ t(K::CandidatesOverall) }</option>
@@ -173,8 +210,11 @@ fn result(
                         <th>{ t(K::CandidatesMostCommon) }</th><th>{ t(K::CandidatesMonotonic) }</th>
                         <th>{ t(K::CandidatesChunks) }</th><th>{ t(K::CandidatesRecent) }</th>
                         <th>{ t(K::CandidatesFullest) }</th><th>{ t(K::CandidatesRefused) }</th>
+                        if sampled {
+                            <th>{ t(K::CandidatesReads) }</th><th>{ t(K::CandidatesWrites) }</th>
+                        }
                     </tr></thead>
-                    <tbody>{ for rows.iter().map(|c| row(c)) }</tbody>
+                    <tbody>{ for rows.iter().map(|c| row(c, sampled)) }</tbody>
                 </table>
             </div>
             <ol class="ranking-reasons">{ for rows.iter().map(|c| reasons(c)) }</ol>
@@ -224,8 +264,37 @@ fn chunk_size(bytes: u64) -> String {
     }
 }
 
-/// One candidate's figures.
-fn row(c: &RankedKey) -> Html {
+/// What the ranking read of the query sample, and the first lines it could not.
+fn sample_line(q: &shardlab_protocol::RankQueries) -> Html {
+    let lines: Vec<String> = q
+        .failures
+        .iter()
+        .take(3)
+        .map(|f| format!("line {} ({})", f.line, f.reason))
+        .collect();
+    html! {
+        <p class="muted" data-testid="rank-queries-read" data-reads={q.reads.to_string()} data-writes={q.writes.to_string()}>
+            { tf(K::CandidatesQueriesRead, &[("reads", &q.reads), ("writes", &q.writes), ("failed", &q.failed)]) }
+            if !lines.is_empty() {
+                { " " }{ lines.join("; ") }
+            }
+        </p>
+    }
+}
+
+/// A distribution's single-shard and scatter-gather shares (percentages), or a dash.
+fn shares(single: Option<f64>, scatter: Option<f64>) -> String {
+    match (single, scatter) {
+        (Some(one), Some(all)) => tf(
+            K::CandidatesShares,
+            &[("one", &pct(one / 100.0)), ("all", &pct(all / 100.0))],
+        ),
+        _ => "—".to_string(),
+    }
+}
+
+/// One candidate's figures; with a query sample, its reads' and writes' targeting.
+fn row(c: &RankedKey, sampled: bool) -> Html {
     let f = &c.figures;
     let dash = || "—".to_string();
     let distinct = f.distinct.map_or_else(dash, |d| d.to_string());
@@ -252,6 +321,10 @@ fn row(c: &RankedKey) -> Html {
             <td>{ format!("{} {}", f.hottest_recent_shard, pct(f.hottest_recent_share)) }</td>
             <td>{ format!("{} {}", f.fullest_shard, pct(f.fullest_share)) }</td>
             <td>{ f.refused }</td>
+            if sampled {
+                <td data-testid="rank-reads">{ f.read_distribution.as_ref().map_or_else(|| "—".to_string(), |r| shares(r.percentage_of_single_shard_reads, r.percentage_of_scatter_gather_reads)) }</td>
+                <td data-testid="rank-writes">{ f.write_distribution.as_ref().map_or_else(|| "—".to_string(), |w| shares(w.percentage_of_single_shard_writes, w.percentage_of_scatter_gather_writes)) }</td>
+            }
         </tr>
     }
 }
@@ -307,6 +380,8 @@ fn measure_name(measure: &str) -> String {
         "dataSpread" => K::CandidatesMeasureSpread,
         "jumbo" => K::CandidatesMeasureJumbo,
         "queryIsolation" => K::CandidatesMeasureIsolation,
+        "readDistribution" => K::CandidatesMeasureReads,
+        "writeDistribution" => K::CandidatesMeasureWrites,
         other => return other.to_string(),
     };
     t(key).to_string()

@@ -395,3 +395,23 @@ async fn text_of(file: &web_sys::File) -> Result<String, String> {
     text.as_string()
         .ok_or_else(|| "the file is not text".to_string())
 }
+
+/// A query sample's text for a ranking (`RankSpec::queries`), a `.gz` one inflated: `done`
+/// hears the file's name and text, or why it cannot be used (past the engine's bound,
+/// checked by its size before it is read and again once inflated).
+pub fn query_sample(file: web_sys::File, done: Callback<Result<(String, String), String>>) {
+    let max = shardlab_protocol::MAX_RANK_QUERIES_BYTES;
+    let name = file.name();
+    let too_long =
+        move |len: u64| shardlab_protocol::too_long("the query sample", len, max).message;
+    if file.size() > max as f64 {
+        return done.emit(Err(too_long(file.size() as u64)));
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        done.emit(match text_of(&file).await {
+            Ok(text) if text.len() > max => Err(too_long(text.len() as u64)),
+            Ok(text) => Ok((name, text)),
+            Err(why) => Err(why),
+        });
+    });
+}
