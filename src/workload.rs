@@ -13,6 +13,8 @@ pub(crate) mod import_fields;
 pub(crate) mod import_json;
 pub(crate) mod import_preview;
 pub mod presets;
+pub(crate) mod status_legacy;
+pub(crate) mod status_printout;
 
 pub use cluster_files::{
     Located, MetadataCollection, MetadataDocs, MetadataError, MetadataReader, METADATA_COLLECTIONS,
@@ -32,3 +34,6 @@ pub use import_batch::{
 };
 pub use import_fields::ParseGrace;
 pub use import_preview::{preview, ImportPreview, COLUMN_TYPE_CHOICES, MAX_PREVIEW_FIELDS};
+pub use status_printout::{
+    is_status_printout, read_status_printout, PrintoutShell, StatusPrintout, MAX_PRINTOUT_BYTES,
+};
