@@ -314,11 +314,14 @@ fn mongosh_section_value(file: &str, section: &Section) -> Result<Option<Expr>, 
     let trimmed = section.text.trim_start();
     let lead = section.text.len() - trimmed.len();
     let first = line_of(&section.text, section.line, lead);
-    let Some(end) = (if trimmed.starts_with(['[', '{']) {
+    let end = if trimmed.starts_with(['[', '{']) {
         value_end(trimmed)
     } else {
         Some(trimmed.find('\n').unwrap_or(trimmed.len()))
-    }) else {
+    };
+    let Some(end) = end else {
+        // Brackets that do not close: the parser says where the text goes wrong.
+        parse_at(file, trimmed, first)?;
         return fail(
             file,
             Some(first),
