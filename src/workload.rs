@@ -1,7 +1,11 @@
 //! What drives a simulated cluster: seeded document and query generators, the
 //! lessons' preset scenarios as shell commands, and a user's own documents imported from
 //! a file (`import.rs`, read as mongoimport reads them, and `import_batch.rs`, the
-//! `insertMany` commands that put them in). Imports only the layers below.
+//! `insertMany` commands that put them in), and a real cluster's sharding metadata, from
+//! its config exports (`cluster_files.rs`, `cluster_import.rs`) or from what
+//! `sh.status({verbose: true})` printed (`status_printout.rs`, `status_legacy.rs`,
+//! `status_values.rs`).
+//! Imports only the layers below.
 
 pub(crate) mod cluster_files;
 pub(crate) mod cluster_import;
@@ -15,6 +19,7 @@ pub(crate) mod import_preview;
 pub mod presets;
 pub(crate) mod status_legacy;
 pub(crate) mod status_printout;
+pub(crate) mod status_values;
 
 pub use cluster_files::{
     Located, MetadataCollection, MetadataDocs, MetadataError, MetadataReader, METADATA_COLLECTIONS,

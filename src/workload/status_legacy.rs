@@ -9,7 +9,7 @@
 
 use crate::engine::{DatabaseDoc, ShardDoc, TagDoc, VersionMode};
 use crate::workload::cluster_files::{Located, MetadataCollection, MetadataDocs, MetadataError};
-use crate::workload::status_printout::{
+use crate::workload::status_values::{
     check_counts, chunk_doc, collection_doc, parse_at, value_end, value_of, PrintoutShell,
     StatusPrintout,
 };
@@ -106,20 +106,34 @@ pub(crate) fn read_legacy(file: &str, lines: &[&str]) -> Result<StatusPrintout, 
     })
 }
 
-/// A cursor over the `databases:` part.
+/// A cursor over the `databases:` part, which only moves forward.
 struct Cursor<'a> {
     text: &'a str,
     pos: usize,
+    /// The line of byte `counted` (the lines are counted as the cursor moves, so that a
+    /// long printout is read in linear time).
     first: u64,
+    counted: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn line(&self) -> u64 {
+    fn new(text: &'a str, first: u64) -> Self {
+        Cursor {
+            text,
+            pos: 0,
+            first,
+            counted: 0,
+        }
+    }
+
+    fn line(&mut self) -> u64 {
+        let upto = self.pos.max(self.counted);
+        self.first += self.text.as_bytes()[self.counted..upto]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count() as u64;
+        self.counted = upto;
         self.first
-            + self.text.as_bytes()[..self.pos]
-                .iter()
-                .filter(|&&c| c == b'\n')
-                .count() as u64
     }
 
     fn rest(&self) -> &'a str {
@@ -210,11 +224,7 @@ fn read_databases(
     first: u64,
     docs: &mut MetadataDocs,
 ) -> Result<(), MetadataError> {
-    let mut c = Cursor {
-        text,
-        pos: 0,
-        first,
-    };
+    let mut c = Cursor::new(text, first);
     let mut pending: Option<Pending> = None;
     loop {
         c.skip_space();
@@ -296,12 +306,55 @@ fn read_databases(
             });
             continue;
         }
-        let text = c.take_line();
-        if let Some(v) = text.strip_prefix("shard key:") {
+        // `tojson` breaks a key or a bound longer than 80 characters over lines: these
+        // two are read as values, not lines.
+        if let Some(v) = rest.strip_prefix("shard key:") {
+            c.pos += rest.len() - v.trim_start_matches([' ', '\t']).len();
             let Some(p) = pending.as_mut() else {
                 return fail(file, line, "'shard key:' before its collection's name");
             };
-            p.key = Some(document(file, v.trim(), line)?);
+            let (key, kline) = c.take_value(file)?;
+            p.key = Some(document(file, key, kline)?);
+            continue;
+        }
+        if let Some(v) = rest.strip_prefix("tag:") {
+            let Some(p) = &pending else {
+                return fail(file, line, "a zone range before its collection's name");
+            };
+            let ns = p.ns.clone();
+            let v = v.trim_start_matches([' ', '\t']);
+            let here = &v[..v.find('\n').unwrap_or(v.len())];
+            let Some(at) = here.find("  {") else {
+                return fail(
+                    file,
+                    line,
+                    "cannot read the zone range: expected 'tag: <zone>  { min } -->> { max }'",
+                );
+            };
+            let tag = here[..at].to_string();
+            c.pos += rest.len() - v.len() + at + 2;
+            let (min, mline) = c.take_value(file)?;
+            let min = document(file, min, mline)?;
+            c.expect(file, "-->>")?;
+            c.skip_space();
+            let (max, xline) = c.take_value(file)?;
+            let max = document(file, max, xline)?;
+            docs.tags.push(Located {
+                file: file.to_string(),
+                line,
+                value: TagDoc {
+                    id: Bson::Null,
+                    ns,
+                    min,
+                    max,
+                    tag,
+                },
+            });
+            continue;
+        }
+        let text = c.take_line();
+        if text.is_empty() {
+            continue;
         } else if let Some(v) = text.strip_prefix("unique:") {
             if let Some(p) = pending.as_mut() {
                 p.unique = v.trim().starts_with("true");
@@ -313,42 +366,6 @@ fn read_databases(
         } else if text == "chunks:" {
         } else if text.starts_with("too many chunks to print") {
             return fail(file, line, format!("the printout leaves chunks out ('{text}'): print it again with sh.status(true)"));
-        } else if let Some(v) = text.strip_prefix("tag:") {
-            let Some(p) = &pending else {
-                return fail(file, line, "a zone range before its collection's name");
-            };
-            let ns = p.ns.clone();
-            let v = v.trim_start();
-            let Some((tag, range)) = v.split_once("  {") else {
-                return fail(
-                    file,
-                    line,
-                    "cannot read the zone range: expected 'tag: <zone>  { min } -->> { max }'",
-                );
-            };
-            let range = format!("{{{range}");
-            let mut r = Cursor {
-                text: &range,
-                pos: 0,
-                first: line,
-            };
-            let (min, _) = r.take_value(file)?;
-            let min = document(file, min, line)?;
-            r.expect(file, "-->>")?;
-            r.skip_space();
-            let (max, _) = r.take_value(file)?;
-            let max = document(file, max, line)?;
-            docs.tags.push(Located {
-                file: file.to_string(),
-                line,
-                value: TagDoc {
-                    id: Bson::Null,
-                    ns,
-                    min,
-                    max,
-                    tag: tag.to_string(),
-                },
-            });
         } else if let Some((shard, n)) = text
             .split_once('\t')
             .and_then(|(s, n)| Some((s.trim(), n.trim().parse::<i64>().ok()?)))

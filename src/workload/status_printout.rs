@@ -37,11 +37,16 @@
 //! or a `shardedDataDistribution` with values (6.0.3+, the modern balancer), else 5.0's
 //! mode, the default the config exports' reading takes too.
 
-use crate::engine::{ChunkDoc, CollectionDoc, DatabaseDoc, ShardDoc, TagDoc, VersionMode};
-use crate::shell::{eval_value, parse_expression, EvalContext, Expr, ExprKind};
+use crate::engine::{DatabaseDoc, ShardDoc, TagDoc, VersionMode};
+use crate::shell::{Expr, ExprKind};
 use crate::workload::cluster_files::{Located, MetadataCollection, MetadataDocs, MetadataError};
-use crate::workload::cluster_import::{assemble_as, ClusterImport};
-use bson::{oid::ObjectId, spec::BinarySubtype, Binary, Bson, DateTime, Document, Timestamp};
+use crate::workload::status_legacy::read_legacy;
+use crate::workload::status_values::{
+    check_counts, chunk_doc, collection_doc, elision, fail, parse_at, value_end, value_of,
+    PRINT_VERBOSE,
+};
+pub use crate::workload::status_values::{PrintoutShell, StatusPrintout};
+use bson::{Bson, Document, Timestamp};
 
 /// The largest printout read (a printout of a million chunks is about 150 MB; a cluster
 /// that large is better imported from its config exports, which stream).
@@ -51,40 +56,6 @@ pub const MAX_PRINTOUT_BYTES: usize = 64 * 1024 * 1024;
 const TOO_MANY_CHUNKS: &str = "too many chunks to print";
 /// What mongosh (since 2.2.13) prints instead of the zone ranges after 20.
 const TOO_MANY_TAGS: &str = "too many tags to print";
-
-/// What to tell a user whose printout leaves chunks out.
-const PRINT_VERBOSE: &str = "print it again with sh.status({verbose: true}) (in mongosh, printjson(sh.status({verbose: true})) also prints more than 100 chunks a collection and every nesting level)";
-
-/// The shell that printed a printout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrintoutShell {
-    /// mongosh 1.x or 2.x.
-    Mongosh,
-    /// The legacy `mongo` shell.
-    Legacy,
-}
-
-/// A printout read: the metadata it shows, and the era taken for it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StatusPrintout {
-    /// The shards, databases, sharded collections, chunks and zone ranges, each where
-    /// the printout shows it.
-    pub docs: MetadataDocs,
-    /// Which shell printed it.
-    pub shell: PrintoutShell,
-    /// The version mode the cluster takes.
-    pub version: VersionMode,
-    /// Why that version mode, in a few words (`shards have replSetConfigVersion (8.0)`).
-    pub version_reason: String,
-}
-
-impl StatusPrintout {
-    /// The session's steps, as [`crate::workload::assemble`] makes them from exports (a
-    /// printout has no changelog, so there is one step, `sim.loadCluster`).
-    pub fn assemble(&self) -> Result<ClusterImport, MetadataError> {
-        assemble_as(&self.docs, Some(self.version))
-    }
-}
 
 /// Whether `bytes` hold a `sh.status()` printout (of mongosh or of the legacy shell),
 /// judged by its text: a line `shardingVersion` or `--- Sharding Status ---` among its
@@ -96,14 +67,6 @@ pub fn is_status_printout(bytes: &[u8]) -> bool {
         let l = strip_ansi(l);
         let l = l.trim();
         l == "shardingVersion" || l.starts_with("--- Sharding Status ---")
-    })
-}
-
-fn fail<T>(file: &str, line: Option<u64>, message: impl Into<String>) -> Result<T, MetadataError> {
-    Err(MetadataError {
-        file: file.to_string(),
-        line,
-        message: message.into(),
     })
 }
 
@@ -131,7 +94,7 @@ pub fn read_status_printout(file: &str, bytes: &[u8]) -> Result<StatusPrintout, 
         .iter()
         .any(|l| l.trim().starts_with("--- Sharding Status ---"))
     {
-        crate::workload::status_legacy::read_legacy(file, &lines)
+        read_legacy(file, &lines)
     } else {
         fail(file, None, "not a sh.status() printout: it has no 'shardingVersion' line (mongosh) or '--- Sharding Status ---' line (the mongo shell)")
     }
@@ -201,66 +164,6 @@ fn sections(lines: &[&str]) -> Vec<Section> {
         .collect()
 }
 
-/// Where the value at the start of `text` ends (after its closing bracket), skipping
-/// strings; `None` when a bracket is not closed.
-pub(crate) fn value_end(text: &str) -> Option<usize> {
-    let b = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'{' | b'[' | b'(' => depth += 1,
-            b'}' | b']' | b')' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// The first place outside strings where Node's inspect left something out: `... N more
-/// items`, `[Object]` or `[Array]`.
-pub(crate) fn elision(text: &str) -> Option<(usize, &'static str)> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'.' if text[i..].starts_with("... ") => {
-                let rest = text[i + 4..].trim_start_matches(|c: char| c.is_ascii_digit());
-                if rest.starts_with(" more item") {
-                    return Some((
-                        i,
-                        "'... more items' (Node prints at most 100 entries of a list)",
-                    ));
-                }
-            }
-            b'[' if text[i..].starts_with("[Object]") || text[i..].starts_with("[Array]") => {
-                return Some((i, "'[Object]' (mongosh prints 6 levels of nesting)"));
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
 /// The 1-based line of byte `at` of `text`, whose first line is `first`.
 fn line_of(text: &str, first: u64, at: usize) -> u64 {
     first
@@ -270,40 +173,9 @@ fn line_of(text: &str, first: u64, at: usize) -> u64 {
             .count() as u64
 }
 
-/// A shell error's text without its `line:column: ` prefix, which counts from the
-/// parsed piece rather than the file.
-fn without_place(message: &str) -> &str {
-    match message.split_once(": ") {
-        Some((place, rest))
-            if !place.is_empty() && place.chars().all(|c| c.is_ascii_digit() || c == ':') =>
-        {
-            rest
-        }
-        _ => message,
-    }
-}
-
-/// A value's text parsed by the shell, with errors placed in the file.
-pub(crate) fn parse_at(file: &str, text: &str, first: u64) -> Result<Expr, MetadataError> {
-    parse_expression(text).map_err(|e| MetadataError {
-        file: file.to_string(),
-        line: Some(first + u64::from(e.span().line.max(1)) - 1),
-        message: format!("cannot read the value: {}", without_place(&e.to_string())),
-    })
-}
-
 /// The line of an expression parsed from a piece starting on line `first`.
 fn expr_line(e: &Expr, first: u64) -> u64 {
     first + u64::from(e.span.line.max(1)) - 1
-}
-
-/// An expression evaluated as the shell evaluates a value.
-pub(crate) fn value_of(file: &str, e: &Expr, line: u64) -> Result<Bson, MetadataError> {
-    eval_value(e, &mut EvalContext::at(0)).map_err(|err| MetadataError {
-        file: file.to_string(),
-        line: Some(line),
-        message: format!("cannot read the value: {}", without_place(&err.to_string())),
-    })
 }
 
 fn field<'a>(fields: &'a [(String, Expr)], name: &str) -> Option<&'a Expr> {
@@ -507,88 +379,6 @@ fn read_mongosh_databases(
     Ok(())
 }
 
-/// A collection's document as the printout gives it: the rest is what the import does
-/// not use (an epoch, a UUID, a time), left zero.
-pub(crate) fn collection_doc(
-    ns: &str,
-    key: Document,
-    unique: bool,
-    balancing: bool,
-) -> CollectionDoc {
-    CollectionDoc {
-        id: ns.to_string(),
-        epoch: ObjectId::from_bytes([0; 12]),
-        lastmod: DateTime::from_millis(0),
-        dropped: None,
-        timestamp: None,
-        uuid: Binary {
-            subtype: BinarySubtype::Uuid,
-            bytes: vec![0; 16],
-        },
-        key,
-        unique,
-        no_balance: Some(!balancing),
-        max_chunk_size_bytes: None,
-        enable_auto_merge: None,
-        defragment_collection: None,
-        defragmentation_phase: None,
-    }
-}
-
-/// A chunk of `ns` as the printout gives it.
-pub(crate) fn chunk_doc(
-    ns: &str,
-    min: Document,
-    max: Document,
-    shard: String,
-    lastmod: Timestamp,
-    jumbo: bool,
-) -> ChunkDoc {
-    ChunkDoc {
-        id: Bson::Null,
-        ns: Some(ns.to_string()),
-        uuid: None,
-        min,
-        max,
-        shard,
-        lastmod,
-        epoch: None,
-        jumbo,
-        on_current_shard_since: None,
-        history: Vec::new(),
-        estimated_data_size_bytes: None,
-    }
-}
-
-/// Checks that the chunks listed for `ns` are as many, shard by shard, as the printout's
-/// counts say (mongosh's `chunkMetadata`, the legacy shell's `chunks:` lines).
-pub(crate) fn check_counts(
-    file: &str,
-    ns: &str,
-    line: u64,
-    counts: &[(String, i64)],
-    chunks: &[Located<ChunkDoc>],
-) -> Result<(), MetadataError> {
-    for (shard, n) in counts {
-        let listed = chunks
-            .iter()
-            .filter(|c| c.value.ns.as_deref() == Some(ns) && c.value.shard == *shard)
-            .count() as i64;
-        if listed != *n {
-            return fail(file, Some(line), format!("{ns}: the printout counts {n} chunk(s) on {shard} but lists {listed}: the list is cut or edited; {PRINT_VERBOSE}"));
-        }
-    }
-    let total: i64 = counts.iter().map(|(_, n)| n).sum();
-    let listed = chunks
-        .iter()
-        .filter(|c| c.value.ns.as_deref() == Some(ns))
-        .count() as i64;
-    if listed != total {
-        return fail(file, Some(line), format!("{ns}: the printout counts {total} chunk(s) but lists {listed}: the list is cut or edited; {PRINT_VERBOSE}"));
-    }
-    Ok(())
-}
-
 fn doc_field(
     file: &str,
     d: &Document,
@@ -768,4 +558,70 @@ fn read_mongosh_collection(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_ends_at_its_closing_bracket_whatever_its_strings_hold() {
+        assert_eq!(value_end("{ a: '}' } tail"), Some(10));
+        assert_eq!(value_end("[ \"]\\\"]\", { b: `)` } ]\nprompt>"), Some(22));
+        assert_eq!(value_end("Timestamp(1, 0) jumbo"), Some(15));
+        assert_eq!(value_end("{ a: [ 1 }"), None);
+        assert_eq!(value_end("{ a: { b: 1 }"), None);
+        assert_eq!(value_end("} {"), None);
+        assert_eq!(value_end("'unterminated {"), None);
+    }
+
+    #[test]
+    fn what_node_leaves_out_is_found_outside_strings_only() {
+        assert_eq!(elision("[ 1, 2, ... 98 more items ]").map(|e| e.0), Some(8));
+        assert_eq!(elision("[ 1, ... 1 more item ]").map(|e| e.0), Some(5));
+        assert_eq!(elision("{ min: [Object] }").map(|e| e.0), Some(7));
+        assert_eq!(elision("{ a: [Array] }").map(|e| e.0), Some(5));
+        assert_eq!(elision("{ host: '... 3 more items [Object]' }"), None);
+        assert_eq!(elision("{ a: [ 'x' ] }"), None);
+    }
+
+    #[test]
+    fn sections_start_after_rules_and_a_prompt_may_come_first() {
+        let text = "test> sh.status()\nshardingVersion\n{ _id: 1 }\n---\nshards\n[\n  { _id: 'a' }\n]\n---\ndatabases\n[]\ntest> ";
+        let lines: Vec<&str> = text.split('\n').collect();
+        let found: Vec<(String, u64, String)> = sections(&lines)
+            .into_iter()
+            .map(|s| (s.name, s.line, s.text))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("shardingVersion".to_string(), 3, "{ _id: 1 }".to_string()),
+                ("shards".to_string(), 6, "[\n  { _id: 'a' }\n]".to_string()),
+                ("databases".to_string(), 11, "[]\ntest> ".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn mongosh_1_0s_positional_timestamps_are_told_from_later_ones() {
+        assert!(positional_timestamp("'last modified': Timestamp(0, 1) }"));
+        assert!(positional_timestamp("Timestamp( 3, 2)"));
+        assert!(!positional_timestamp(
+            "'last modified': Timestamp({ t: 1, i: 0 }) }"
+        ));
+        assert!(!positional_timestamp("no timestamp"));
+    }
+
+    #[test]
+    fn colour_codes_are_removed() {
+        assert_eq!(strip_ansi("\u{1b}[1m\u{1b}[33mshards\u{1b}[39m"), "shards");
+        assert!(is_status_printout(
+            b"\x1b[1mshardingVersion\x1b[22m\n{ _id: 1 }"
+        ));
+        assert!(is_status_printout(
+            b"mongos> sh.status(true)\n--- Sharding Status --- \n"
+        ));
+        assert!(!is_status_printout(b"[{\"_id\":\"shard01\"}]"));
+    }
 }

@@ -431,3 +431,69 @@ fn the_cli_imports_a_printout_file_or_a_directory_holding_one() {
     "#]]
     .assert_eq(&stderr);
 }
+
+#[test]
+fn a_printout_of_many_chunks_loads_in_both_shells_layouts() {
+    // 5,000 chunks of `big.c` on {x: 1}, alternating between two shards. (The image a
+    // `sim.loadCluster` step holds is a shell value, at most 100,000 values: about
+    // 14,000 chunks, for a printout as for config exports.)
+    const N: usize = 5_000;
+    let bound = |i: usize, legacy: bool| match (i, legacy) {
+        (0, false) => "{ x: MinKey() }".to_string(),
+        (0, true) => "{ \"x\" : { \"$minKey\" : 1 } }".to_string(),
+        (i, _) if i == N && !legacy => "{ x: MaxKey() }".to_string(),
+        (i, _) if i == N => "{ \"x\" : { \"$maxKey\" : 1 } }".to_string(),
+        (i, false) => format!("{{ x: {} }}", i * 10),
+        (i, true) => format!("{{ \"x\" : {} }}", i * 10),
+    };
+    let shard = |i: usize| if i % 2 == 0 { "sA" } else { "sB" };
+    let mut mongosh = String::from("shardingVersion\n{ _id: 1 }\n---\nshards\n[\n  { _id: 'sA', host: 'sA/a:1', state: 1 },\n  { _id: 'sB', host: 'sB/b:1', state: 1 }\n]\n---\ndatabases\n[\n  {\n    database: { _id: 'big', primary: 'sA' },\n    collections: {\n      'big.c': {\n        shardKey: { x: 1 },\n        unique: false,\n        balancing: true,\n        chunkMetadata: [ { shard: 'sA', nChunks: 2500 }, { shard: 'sB', nChunks: 2500 } ],\n        chunks: [\n");
+    let mut legacy = String::from("--- Sharding Status --- \n  shards:\n        {  \"_id\" : \"sA\",  \"host\" : \"sA/a:1\",  \"state\" : 1 }\n        {  \"_id\" : \"sB\",  \"host\" : \"sB/b:1\",  \"state\" : 1 }\n  databases:\n        {  \"_id\" : \"big\",  \"primary\" : \"sA\",  \"partitioned\" : true }\n                big.c\n                        shard key: { \"x\" : 1 }\n                        unique: false\n                        balancing: true\n                        chunks:\n                                sA\t2500\n                                sB\t2500\n");
+    for i in 0..N {
+        mongosh.push_str(&format!(
+            "          {{ min: {}, max: {}, 'on shard': '{}', 'last modified': Timestamp({{ t: 1, i: {i} }}) }}{}\n",
+            bound(i, false),
+            bound(i + 1, false),
+            shard(i),
+            if i + 1 < N { "," } else { "" }
+        ));
+        legacy.push_str(&format!(
+            "                        {} -->> {} on : {} Timestamp(1, {i}) \n",
+            bound(i, true),
+            bound(i + 1, true),
+            shard(i)
+        ));
+    }
+    mongosh.push_str("        ],\n        tags: []\n      }\n    }\n  }\n]\n");
+    for text in [mongosh, legacy] {
+        let s = session_of(&import_of("big.txt", &text));
+        let all = chunks(&s, "big.c");
+        assert_eq!(all.len(), N);
+        assert_eq!(all[1], "{ x: 10 } -> { x: 20 } on sB 1|1");
+        assert_eq!(all[N - 1], "{ x: 49990 } -> { x: MaxKey() } on sB 1|4999");
+    }
+}
+
+#[test]
+fn the_mongo_shells_values_broken_over_lines_are_read() {
+    // `tojson` prints a value of 80 characters or more over several lines, tab-indented.
+    let legacy = printout("legacy-v44.txt");
+    let broken = legacy
+        .replace(
+            "shard key: { \"tenant\" : 1, \"ts\" : 1 }",
+            "shard key: {\n\t\"tenant\" : 1,\n\t\"ts\" : 1\n}",
+        )
+        .replace(
+            "tag: US  { \"tenant\" : \"acme\", \"ts\" : { \"$minKey\" : 1 } } -->>",
+            "tag: US  {\n\t\"tenant\" : \"acme\",\n\t\"ts\" : { \"$minKey\" : 1 }\n} -->>",
+        )
+        .replace(
+            "-->> { \"tenant\" : \"globex\", \"ts\" : { \"$minKey\" : 1 } } on : rs1",
+            "-->> {\n\t\"tenant\" : \"globex\",\n\t\"ts\" : { \"$minKey\" : 1 }\n} on : rs1",
+        );
+    assert_ne!(broken, legacy);
+    let mut a = session_of(&import_of("broken.txt", &broken));
+    let mut b = session_of(&import_of("legacy.txt", &legacy));
+    assert_eq!(chunks(&a, "app.events"), chunks(&b, "app.events"));
+    assert_eq!(databases(&mut a), databases(&mut b));
+}
