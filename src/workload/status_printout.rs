@@ -34,8 +34,10 @@
 //!
 //! The era: a printout does not say which release printed it, so the version mode is read
 //! from what it shows: `replSetConfigVersion` on the shards (8.0), an `automerge` section
-//! or a `shardedDataDistribution` with values (6.0.3+, the modern balancer), else 5.0's
-//! mode, the default the config exports' reading takes too.
+//! or a `shardedDataDistribution` with values (servers from 6.0.3, printed by mongosh from
+//! 2.3.3: the modern balancer, 7.0's mode), else 5.0's mode, the default the config
+//! exports' reading takes too. mongosh before 2.1.4 lists 8.0's unsplittable collections
+//! as sharded ones, and they are read as such.
 
 use crate::engine::{DatabaseDoc, ShardDoc, TagDoc, VersionMode};
 use crate::shell::{Expr, ExprKind};
@@ -48,8 +50,9 @@ use crate::workload::status_values::{
 pub use crate::workload::status_values::{PrintoutShell, StatusPrintout};
 use bson::{Bson, Document, Timestamp};
 
-/// The largest printout read (a printout of a million chunks is about 150 MB; a cluster
-/// that large is better imported from its config exports, which stream).
+/// The largest printout read, as large as `importCluster`'s files together. (The image
+/// that loads holds at most about 14,000 chunks, the 100,000 values a shell value may
+/// hold, for a printout as for config exports: about 3 MB of printout.)
 pub const MAX_PRINTOUT_BYTES: usize = 64 * 1024 * 1024;
 
 /// What mongosh and the legacy shell print instead of the chunks when not verbose.
