@@ -1,9 +1,12 @@
 //! What drives a simulated cluster: seeded document and query generators, the
 //! lessons' preset scenarios as shell commands, and a user's own documents imported from
 //! a file (`import.rs`, read as mongoimport reads them, and `import_batch.rs`, the
-//! `insertMany` commands that put them in), and a sample of queries from a file
-//! (`import_queries.rs`, bare filters or `config.sampledQueries` documents). Imports only
-//! the layers below.
+//! `insertMany` commands that put them in), a sample of queries from a file
+//! (`import_queries.rs`, bare filters or `config.sampledQueries` documents), and a real
+//! cluster's sharding metadata, from its config exports (`cluster_files.rs`,
+//! `cluster_import.rs`) or from what `sh.status({verbose: true})` printed
+//! (`status_printout.rs`, `status_legacy.rs`, `status_values.rs`).
+//! Imports only the layers below.
 
 pub(crate) mod cluster_files;
 pub(crate) mod cluster_import;
@@ -16,6 +19,9 @@ pub(crate) mod import_json;
 pub(crate) mod import_preview;
 pub(crate) mod import_queries;
 pub mod presets;
+pub(crate) mod status_legacy;
+pub(crate) mod status_printout;
+pub(crate) mod status_values;
 
 pub use cluster_files::{
     Located, MetadataCollection, MetadataDocs, MetadataError, MetadataReader, METADATA_COLLECTIONS,
@@ -39,4 +45,7 @@ pub use import_preview::{preview, ImportPreview, COLUMN_TYPE_CHOICES, MAX_PREVIE
 pub use import_queries::{
     read_queries, QueryFile, QueryFileError, QueryFileOptions, MAX_QUERIES, MAX_QUERY_BYTES,
     MAX_QUERY_FAILURES_KEPT, MAX_QUERY_FILE_BYTES,
+};
+pub use status_printout::{
+    is_status_printout, read_status_printout, PrintoutShell, StatusPrintout, MAX_PRINTOUT_BYTES,
 };

@@ -26,7 +26,7 @@
 //! cannot be read on (a broken gzip stream, a CSV header mongoimport refuses) stops the
 //! import with `Failed: <reason>` and runs no script.
 //!
-//! `shardlab import-cluster DIR [--json] [SCRIPT]` makes the
+//! `shardlab import-cluster DIR|FILE [--json] [SCRIPT]` makes the
 //! session a real cluster's sharding metadata: the mongoexport (or bsondump) files of
 //! `config.shards`, `config.collections`, `config.chunks` and, when there, `config.databases`,
 //! `config.tags` and `config.changelog`, found in `DIR/config/` or DIR as `chunks.json`,
@@ -34,7 +34,10 @@
 //! that cluster, then runs SCRIPT (or standard input) against it. The changelog's
 //! replayed and skipped entries are listed on standard error, and so, when standard error
 //! is a terminal, is each file as it is read; metadata that cannot be imported is named
-//! by file, line and field on standard error, with exit status 1.
+//! by file, line and field on standard error, with exit status 1. FILE (or a `.txt` file
+//! in a DIR without exports) is instead what `sh.status({verbose: true})` printed, in
+//! mongosh or the legacy mongo shell, known by its text; standard error says which shell
+//! printed it and which version mode the cluster takes.
 //!
 //! `shardlab export [FILE]` runs the script as `shardlab FILE` would, quietly, and writes
 //! a mongosh script that builds the same scenario on a real sharded cluster
@@ -62,7 +65,7 @@ const USAGE: &str = "usage: shardlab [--json] [FILE]
        shardlab export [FILE]
        shardlab import FILE --ns DB.COLL [IMPORT OPTIONS]
        shardlab [--json] --import FILE --ns DB.COLL [IMPORT OPTIONS] [SCRIPT]
-       shardlab import-cluster DIR [--json] [SCRIPT]
+       shardlab import-cluster DIR|FILE [--json] [SCRIPT]
        shardlab analyze FILE [--key PATTERN]... [ANALYZE OPTIONS] [--json]
 
 Runs a mongosh-style script against a simulated sharded cluster.
@@ -77,6 +80,13 @@ mongoexport files of config.shards, collections, chunks and (optional)
 databases, tags, changelog in DIR/config/ or DIR (chunks.json,
 config.chunks.json or bsondump's chunks.bson.json), prints sh.status(),
 replays the changelog's splits, merges and migrations, then runs SCRIPT.
+Instead of DIR, FILE may hold what sh.status({verbose: true}) printed in
+mongosh (or sh.status(true) in the mongo shell), copied as it is; so may a
+.txt file in DIR when DIR holds no exports. Every chunk must be printed:
+mongosh prints 100 entries of a list, printjson(sh.status({verbose: true}))
+all of them. The version mode is read from the printout (8.0 when shards
+have replSetConfigVersion, 7.0 with automerge or shardedDataDistribution,
+else 5.0) and said on standard error.
 Import options:
   --ns DB.COLL          the collection to insert into (required)
   --type json|csv       the file's format (default: from its name, else its first byte)
@@ -146,7 +156,9 @@ fn parse_args() -> Result<Args, ExitCode> {
     if list.first().map(String::as_str) == Some("import-cluster") {
         list.remove(0);
         if list.first().is_none_or(|d| d.starts_with("--")) {
-            report(&format!("shardlab: import-cluster needs a DIR\n{USAGE}"));
+            report(&format!(
+                "shardlab: import-cluster needs a DIR or a FILE\n{USAGE}"
+            ));
             return Err(ExitCode::from(2));
         }
         args.cluster = Some(list.remove(0));

@@ -96,6 +96,16 @@ fn fail<T>(file: &str, line: Option<u64>, message: String) -> Result<T, Metadata
 
 /// The steps of a session whose cluster is `docs`' cluster.
 pub fn assemble(docs: &MetadataDocs) -> Result<ClusterImport, MetadataError> {
+    assemble_as(docs, None)
+}
+
+/// [`assemble`], with the era given rather than read from the chunks (a `sh.status()`
+/// printout's chunks are keyed by `ns` whatever the release, so the reader of the
+/// printout says which era it showed).
+pub(crate) fn assemble_as(
+    docs: &MetadataDocs,
+    version: Option<VersionMode>,
+) -> Result<ClusterImport, MetadataError> {
     for (collection, usual) in [
         ("shards", "shards.json"),
         ("collections", "collections.json"),
@@ -105,7 +115,10 @@ pub fn assemble(docs: &MetadataDocs) -> Result<ClusterImport, MetadataError> {
             return fail(usual, None, format!("the export has no config.{collection}: export it with mongoexport --db config --collection {collection}"));
         }
     }
-    let version = era(docs)?;
+    let version = match version {
+        Some(v) => v,
+        None => era(docs)?,
+    };
     let mut image = ClusterImage {
         shards: docs.shards.iter().map(|s| s.value.clone()).collect(),
         databases: docs

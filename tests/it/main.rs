@@ -44,6 +44,7 @@ mod shell_parse;
 mod shell_print;
 mod skeleton;
 mod source_pages;
+mod status_printout;
 mod targeting;
 mod throughput;
 mod timeline;

@@ -4,12 +4,20 @@
 //! are the import's: `sim.loadCluster(...)`, then one `sim.replayChange(...)` a changelog
 //! entry, so that a view's timeline scrubs through the replay.
 //!
+//! A file whose text is what `sh.status({verbose: true})` printed (mongosh's or the legacy
+//! shell's, known by its text whatever its name, `workload::is_status_printout`) is read
+//! alone by `workload::read_status_printout`: it is the whole cluster, so a printout with
+//! config exports or a second printout is refused.
+//!
 //! The import is all or nothing: the new timeline is built beside the session's and takes
 //! its place only once every step ran, so a refused import leaves the session as it was.
 
 use crate::held::{Held, PageState};
 use shardlab::sim::Timeline;
-use shardlab::workload::{assemble, MetadataCollection, MetadataReader, METADATA_COLLECTIONS};
+use shardlab::workload::{
+    assemble, is_status_printout, read_status_printout, ClusterImport, MetadataCollection,
+    MetadataReader, METADATA_COLLECTIONS,
+};
 use shardlab::ClusterConfig;
 use shardlab_protocol::{ClusterImported, EngineError, MetadataFile, Position, SkippedChanges};
 
@@ -39,9 +47,40 @@ pub fn import_cluster(
             "a replay is under way: advance or finish it first",
         ));
     }
+    let metadata = |e: shardlab::workload::MetadataError| EngineError::bad_value(e.to_string());
+    let short = |name: &str| name.chars().take(256).collect::<String>();
+    let (printouts, exports): (Vec<&MetadataFile>, Vec<&MetadataFile>) = files
+        .iter()
+        .partition(|f| is_status_printout(f.text.as_bytes()));
+    let import = match (printouts.as_slice(), exports.first()) {
+        ([p], None) => {
+            let printout = read_status_printout(&p.name, p.text.as_bytes()).map_err(metadata)?;
+            printout.assemble().map_err(metadata)?
+        }
+        ([p, q, ..], _) => {
+            return Err(EngineError::bad_value(format!(
+                "{} and {} are both sh.status() printouts: import one",
+                short(&p.name),
+                short(&q.name)
+            )))
+        }
+        ([p], Some(e)) => {
+            return Err(EngineError::bad_value(format!(
+                "{} is a sh.status() printout and {} a config export: the two cannot be mixed, import one of them",
+                short(&p.name),
+                short(&e.name)
+            )))
+        }
+        ([], _) => read_exports(&exports)?,
+    };
+    install(held, import)
+}
+
+/// The config exports read as the CLI reads them.
+fn read_exports(files: &[&MetadataFile]) -> Result<ClusterImport, EngineError> {
     let mut named = files
         .iter()
-        .map(|f| collection_of(&f.name).map(|c| (c, f)))
+        .map(|f| collection_of(&f.name).map(|c| (c, *f)))
         .collect::<Result<Vec<_>, _>>()?;
     // In the order the CLI reads them (shards first), whatever order they came in; two
     // files of one collection are refused by the reader, naming both.
@@ -58,7 +97,11 @@ pub fn import_cluster(
         }
         reader.end().map_err(metadata)?;
     }
-    let import = assemble(&reader.finish().map_err(metadata)?).map_err(metadata)?;
+    assemble(&reader.finish().map_err(metadata)?).map_err(metadata)
+}
+
+/// Makes `held` the session of `import`'s steps, or says why not and leaves it alone.
+fn install(held: &mut Held, import: ClusterImport) -> Result<ClusterImported, EngineError> {
     // A new session of the metadata's era, as the CLI opens one: the metadata holds no
     // chunk size or seed, so the era's defaults stand.
     let config = ClusterConfig {

@@ -165,12 +165,14 @@ pub enum Call {
     /// A real cluster's sharding metadata, as `mongoexport` (or `bsondump`) wrote its
     /// config collections: the session becomes a new session of the metadata's era whose
     /// first step loads the cluster as it was before its changelog, and whose later steps
-    /// replay the changelog's chunk changes one a step. All or nothing: a refused import
-    /// leaves the session as it was.
+    /// replay the changelog's chunk changes one a step. Or, alone, one file holding what
+    /// `sh.status({verbose: true})` printed (mongosh's or the legacy shell's, known by its
+    /// text whatever its name): the session becomes the cluster it shows, in one step. All
+    /// or nothing: a refused import leaves the session as it was.
     ImportCluster {
         /// The exported files, named for their collection (`chunks.json`,
-        /// `config.chunks.json`, `chunks.bson.json`, ...), their texts together at most
-        /// [`MAX_CLUSTER_IMPORT_BYTES`].
+        /// `config.chunks.json`, `chunks.bson.json`, ...), or one `sh.status()` printout,
+        /// their texts together at most [`MAX_CLUSTER_IMPORT_BYTES`].
         files: Vec<MetadataFile>,
     },
     /// The page: something the user did to a playground session (see [`Act`]); answers
@@ -847,15 +849,18 @@ pub struct ImportFailure {
     pub reason: String,
 }
 
-/// One exported config collection, as `importCluster` takes it.
+/// One exported config collection (or a `sh.status()` printout), as `importCluster`
+/// takes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetadataFile {
     /// The file's name, which says its collection: `shards`, `databases`, `collections`,
     /// `chunks`, `tags` or `changelog`, maybe after `config.`, then `.json`, `.jsonl`,
-    /// `.ndjson` or `.bson.json`; a path before it is ignored.
+    /// `.ndjson` or `.bson.json`; a path before it is ignored. A printout's name is
+    /// free (it is known by its text) and only names it in errors.
     pub name: String,
-    /// The file's text: Extended JSON documents one after another, or one array.
+    /// The file's text: Extended JSON documents one after another, or one array; or
+    /// what `sh.status({verbose: true})` printed.
     pub text: String,
 }
 

@@ -183,7 +183,7 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
 fn check_metadata_files(files: &[crate::MetadataFile]) -> Result<(), EngineError> {
     if files.is_empty() {
         return Err(EngineError::bad_value(
-            "importCluster takes the config exports as files: at least shards.json, collections.json and chunks.json",
+            "importCluster takes the config exports as files (at least shards.json, collections.json and chunks.json) or one sh.status({verbose: true}) printout",
         ));
     }
     if files.len() > MAX_CLUSTER_IMPORT_FILES {

@@ -167,7 +167,7 @@ pub fn import_documents(props: &ImportDocumentsProps) -> Html {
             </label>
             <label class="button-like secondary" title={t(K::ImportClusterLabel)}>
                 { t(K::ImportClusterButton) }
-                <input type="file" multiple=true accept=".json,.jsonl,.ndjson,.gz,application/json,application/gzip"
+                <input type="file" multiple=true accept=".json,.jsonl,.ndjson,.txt,.gz,application/json,text/plain,application/gzip"
                     data-testid="import-cluster" onchange={on_cluster}
                     disabled={props.disabled} aria-label={t(K::ImportClusterLabel)} />
             </label>
