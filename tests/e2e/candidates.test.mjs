@@ -82,3 +82,54 @@ test('the candidate keys panel at 400 px', async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a query sample gives each key its read and write distribution, and the ranked keys replay the documents on Compare', async () => {
+  const { page, errors } = await openFresh(env);
+  await page.getByTestId('import-documents').setInputFiles({ name: 'orders.json', mimeType: 'application/json', buffer: orders() });
+  const dialog = page.getByTestId('import-dialog');
+  await dialog.getByTestId('import-format').waitFor({ timeout: 60_000 });
+  await dialog.getByTestId('import-ns').fill('shop.orders');
+  await dialog.getByTestId('import-ns').press('Tab');
+  await dialog.getByTestId('import-start').click();
+  await page.getByTestId('notice').filter({ hasText: '3000 documents imported into shop.orders' }).waitFor({ timeout: 60_000 });
+
+  // Reads by user (one equality each), one update by user, and a line that is no query.
+  const queries = [];
+  for (let i = 0; i < 20; i++) queries.push(JSON.stringify({ user: `u${i * 7}` }));
+  queries.push(JSON.stringify({ cmdName: 'update', ns: 'shop.orders', cmd: { updates: [{ q: { user: 'u3' }, u: { $set: { total: 1 } }, multi: false }] } }));
+  queries.push('{"user": ');
+  const panel = page.getByTestId('candidates');
+  await panel.scrollIntoViewIfNeeded();
+  await panel.getByTestId('rank-queries').setInputFiles({ name: 'queries.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${queries.join('\n')}\n`) });
+  await panel.getByTestId('rank-queries-file').waitFor();
+  await panel.getByTestId('rank-keys').fill("{ts: 1}\n{user: 'hashed'}");
+  await panel.getByTestId('rank').click();
+  const read = panel.getByTestId('rank-queries-read');
+  await read.waitFor({ timeout: 120_000 });
+  assert.equal(await read.getAttribute('data-reads'), '20');
+  assert.equal(await read.getAttribute('data-writes'), '1');
+  assert.match(await read.innerText(), /1 could not be read\. line 22/);
+  // Equality on user goes to one shard under the hashed user key, to every shard under ts.
+  const reads = Object.fromEntries(await panel.getByTestId('rank-row').evaluateAll((rs) => rs.map((r) => [r.dataset.key, r.querySelector('[data-testid="rank-reads"]').textContent])));
+  assert.equal(reads['{ user: "hashed" }'], '100% / 0.0%', JSON.stringify(reads));
+  assert.equal(reads['{ ts: 1 }'], '0.0% / 100%', JSON.stringify(reads));
+  console.log(`screenshot: ${await screenshot(page, 'candidates-queries-1440', { fullPage: false })}`);
+
+  // The ranked keys on Compare: one column each, the orders replayed in the order they went in.
+  await panel.getByTestId('rank-compare').click();
+  const compare = page.getByTestId('compare');
+  await compare.waitFor();
+  assert.deepEqual(await compare.getByTestId('compare-column').evaluateAll((cs) => cs.map((c) => c.dataset.key)).then((k) => k.sort()), ['{ ts: 1 }', '{ user: "hashed" }']);
+  assert.match(await compare.getByTestId('compare-workload').innerText(), /your documents: shop\.orders \(3000\)/);
+  await page.waitForFunction(() => {
+    const p = document.querySelector('[data-testid="compare-progress"]');
+    return p && p.dataset.done === '3000' && p.dataset.total === '3000' && p.dataset.settled === 'true';
+  }, null, { timeout: 180_000 });
+  // A growing timestamp under a ranged key: every recent insert on one shard; hashed users spread.
+  const hottest = Object.fromEntries(await compare.getByTestId('compare-row').evaluateAll((rs) => rs.map((r) => [r.dataset.label.split(' · ')[0], Number(r.dataset.hottestShare)])));
+  assert.equal(hottest['{ ts: 1 }'], 1, JSON.stringify(hottest));
+  assert.ok(hottest['{ user: "hashed" }'] < 0.6, JSON.stringify(hottest));
+  console.log(`screenshot: ${await screenshot(page, 'compare-sample-1440', { fullPage: false })}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
