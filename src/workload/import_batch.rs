@@ -296,7 +296,7 @@ pub fn insert_statements(
     let (mut out, mut left_out) = (Vec::new(), 0);
     for (i, document) in docs.into_iter().enumerate() {
         let value = Bson::Document(document);
-        let Ok(measure) = crate::values::limits::measure(&value, MAX_BSON_BYTES as u64) else {
+        let Ok(measure) = crate::values::limits::measure(&value, MAX_BSON_BYTES) else {
             left_out += 1;
             continue;
         };
