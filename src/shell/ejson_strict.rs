@@ -173,15 +173,13 @@ mod tests {
     fn agree(text: &str) -> bool {
         let ours = parse_strict_json(text);
         if let Some(v) = &ours {
-            // Doubles compared as Rust prints them, which tells every two apart.
+            // Values compared as Rust prints them, which tells any two doubles apart
+            // (bar NaNs) where `==` would not.
             assert_eq!(
                 format!("{:?}", Some(v)),
                 format!("{:?}", shell(text)),
                 "strict and shell disagree on {text}"
             );
-            // And as the bytes that would be stored (NaN is not equal to itself).
-            let canonical = |v: &Bson| crate::shell::to_canonical_ejson(v);
-            assert_eq!(Some(canonical(v)), shell(text).as_ref().map(canonical));
         }
         ours.is_some()
     }
