@@ -2,10 +2,11 @@
 //!
 //! A million small documents must fit in a browser tab, so the store keeps each document
 //! as the bytes MongoDB would store (decoded only when a query or the shell reads it) and
-//! each shard key value in a compact form: a number or an ObjectId sits inline, and only
-//! other values are boxed. The compact forms order exactly as [`compare_values`] orders
-//! the values they stand for: the common pairs (two integers, two ObjectIds) compare
-//! directly and every other pair is compared as BSON.
+//! each shard key value in a compact form: a number, an ObjectId, a date or a short
+//! string sits inline, and only other values are boxed. The compact forms order exactly
+//! as [`compare_values`] orders the values they stand for: the common pairs (two
+//! integers, two ObjectIds, two dates, two strings) compare directly and every other pair
+//! is compared as BSON.
 
 use crate::keys::shard_key::{FieldKind, KeyPattern, KeyValue, ShardKeyError};
 use crate::support::shared_map::SharedMap;
@@ -20,14 +21,41 @@ use std::rc::Rc;
 /// Index of a shard in the cluster's shard list.
 pub type ShardIdx = u32;
 
-/// One BSON value, stored compactly (16 bytes) for the values keys are usually made of.
+/// One BSON value, stored compactly (16 bytes) for the values keys are usually made of:
+/// numbers, ObjectIds, dates and short strings sit inline, so that comparing two keys
+/// while searching the store reads no other memory.
 #[derive(Debug, Clone)]
 pub(crate) enum Atom {
     Int32(i32),
     Int64(i64),
     Double(f64),
     ObjectId([u8; 12]),
+    DateTime(i64),
+    /// A string of at most [`SHORT_STRING`] bytes: its length, then its bytes.
+    Str(u8, [u8; SHORT_STRING]),
     Other(Box<Bson>),
+}
+
+/// The longest string an [`Atom`] holds inline (what its 16 bytes leave beside the
+/// variant and the length); a longer one is boxed.
+const SHORT_STRING: usize = 14;
+
+/// A string's inline [`Atom`], if it is short enough.
+fn short_string(s: &str) -> Option<Atom> {
+    let mut bytes = [0u8; SHORT_STRING];
+    bytes.get_mut(..s.len())?.copy_from_slice(s.as_bytes());
+    Some(Atom::Str(s.len() as u8, bytes))
+}
+
+/// Compares a string with any value as [`compare_values`] compares a BSON string with
+/// it, without making the string: against a string or a symbol by bytes, against any
+/// other type by the type alone (no other type shares the string's canonical class).
+fn compare_str(s: &[u8], other: &Bson) -> Ordering {
+    match other {
+        Bson::String(t) | Bson::Symbol(t) => s.cmp(t.as_bytes()),
+        // The empty string does not allocate.
+        _ => compare_values(&Bson::String(String::new()), other),
+    }
 }
 
 impl Atom {
@@ -37,18 +65,26 @@ impl Atom {
             Bson::Int64(v) => Atom::Int64(v),
             Bson::Double(v) => Atom::Double(v),
             Bson::ObjectId(o) => Atom::ObjectId(o.bytes()),
+            Bson::DateTime(d) => Atom::DateTime(d.timestamp_millis()),
+            Bson::String(s) => {
+                short_string(&s).unwrap_or_else(|| Atom::Other(Box::new(Bson::String(s))))
+            }
             other => Atom::Other(Box::new(other)),
         }
     }
 
-    /// The compact form of a borrowed value: copies a number or an ObjectId without
-    /// cloning the `Bson` first.
+    /// The compact form of a borrowed value: copies a number, an ObjectId, a date or a
+    /// short string without cloning the `Bson` first.
     pub(crate) fn of(value: &Bson) -> Atom {
         match value {
             Bson::Int32(v) => Atom::Int32(*v),
             Bson::Int64(v) => Atom::Int64(*v),
             Bson::Double(v) => Atom::Double(*v),
             Bson::ObjectId(o) => Atom::ObjectId(o.bytes()),
+            Bson::DateTime(d) => Atom::DateTime(d.timestamp_millis()),
+            Bson::String(s) => {
+                short_string(s).unwrap_or_else(|| Atom::Other(Box::new(value.clone())))
+            }
             other => Atom::Other(Box::new(other.clone())),
         }
     }
@@ -59,6 +95,8 @@ impl Atom {
             RawBsonRef::Int64(v) => Atom::Int64(v),
             RawBsonRef::Double(v) => Atom::Double(v),
             RawBsonRef::ObjectId(o) => Atom::ObjectId(o.bytes()),
+            RawBsonRef::DateTime(d) => Atom::DateTime(d.timestamp_millis()),
+            RawBsonRef::String(s) if s.len() <= SHORT_STRING => short_string(s)?,
             other => Atom::Other(Box::new(Bson::try_from(other).ok()?)),
         })
     }
@@ -75,7 +113,20 @@ impl Atom {
             Atom::Int64(v) => f(&Bson::Int64(*v)),
             Atom::Double(v) => f(&Bson::Double(*v)),
             Atom::ObjectId(b) => f(&Bson::ObjectId(ObjectId::from_bytes(*b))),
+            Atom::DateTime(v) => f(&Bson::DateTime(bson::DateTime::from_millis(*v))),
+            Atom::Str(..) => f(&Bson::String(
+                String::from_utf8_lossy(self.short_bytes()).into_owned(),
+            )),
             Atom::Other(b) => f(b),
+        }
+    }
+
+    /// The bytes of a short string (none for any other atom).
+    #[inline]
+    fn short_bytes(&self) -> &[u8] {
+        match self {
+            Atom::Str(len, bytes) => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            _ => &[],
         }
     }
 
@@ -89,13 +140,19 @@ impl Atom {
             (Atom::Int32(a), Atom::Int64(b)) => i64::from(*a).cmp(b),
             (Atom::Int64(a), Atom::Int32(b)) => a.cmp(&i64::from(*b)),
             (Atom::ObjectId(a), Atom::ObjectId(b)) => oid_cmp(a, b),
+            (Atom::DateTime(a), Atom::DateTime(b)) => a.cmp(b),
+            (Atom::Str(..), Atom::Str(..)) => self.short_bytes().cmp(other.short_bytes()),
             _ => self.compare_as_bson(other),
         }
     }
 
     #[inline(never)]
     fn compare_as_bson(&self, other: &Atom) -> Ordering {
-        self.with(|a| other.with(|b| compare_values(a, b)))
+        match (self, other) {
+            (Atom::Str(..), _) => other.with(|b| compare_str(self.short_bytes(), b)),
+            (_, Atom::Str(..)) => self.with(|a| compare_str(other.short_bytes(), a)).reverse(),
+            _ => self.with(|a| other.with(|b| compare_values(a, b))),
+        }
     }
 
     #[inline]
@@ -104,13 +161,17 @@ impl Atom {
             (Atom::Int64(a), Bson::Int64(b)) => a.cmp(b),
             (Atom::Int32(a), Bson::Int32(b)) => a.cmp(b),
             (Atom::ObjectId(a), Bson::ObjectId(b)) => oid_cmp(a, &b.bytes()),
+            (Atom::DateTime(a), Bson::DateTime(b)) => a.cmp(&b.timestamp_millis()),
             _ => self.compare_bson_slow(other),
         }
     }
 
     #[inline(never)]
     fn compare_bson_slow(&self, other: &Bson) -> Ordering {
-        self.with(|a| compare_values(a, other))
+        match self {
+            Atom::Str(..) => compare_str(self.short_bytes(), other),
+            _ => self.with(|a| compare_values(a, other)),
+        }
     }
 }
 
@@ -137,18 +198,43 @@ pub(crate) enum DocKey {
     Empty,
     One(Atom),
     // A thin pointer (rather than `Box<[Atom]>`) keeps a key at 16 bytes.
-    #[allow(clippy::box_collection)]
-    Many(Box<Vec<Atom>>),
+    Many(Box<Atoms>),
+}
+
+/// The values of a key of several fields: two (the usual compound key) inline, so that
+/// comparing two keys follows one pointer each.
+#[derive(Debug, Clone)]
+pub(crate) enum Atoms {
+    Two([Atom; 2]),
+    More(Vec<Atom>),
+}
+
+impl Atoms {
+    fn new(values: Vec<Atom>) -> Atoms {
+        match <[Atom; 2]>::try_from(values) {
+            Ok(two) => Atoms::Two(two),
+            Err(values) => Atoms::More(values),
+        }
+    }
+
+    fn as_slice(&self) -> &[Atom] {
+        match self {
+            Atoms::Two(two) => two,
+            Atoms::More(v) => v,
+        }
+    }
 }
 
 // Every insert copies its key once (the store and the recent inserts each keep one): the
-// usual key, a number or an ObjectId, is copied inline.
+// usual key, a number, an ObjectId, a date or a short string, is copied inline.
 impl Clone for DocKey {
     #[inline]
     fn clone(&self) -> Self {
         match self {
             DocKey::One(Atom::Int64(v)) => DocKey::One(Atom::Int64(*v)),
             DocKey::One(Atom::ObjectId(b)) => DocKey::One(Atom::ObjectId(*b)),
+            DocKey::One(Atom::DateTime(v)) => DocKey::One(Atom::DateTime(*v)),
+            DocKey::One(Atom::Str(len, b)) => DocKey::One(Atom::Str(*len, *b)),
             other => other.clone_slow(),
         }
     }
@@ -172,7 +258,9 @@ impl DocKey {
             1 => values
                 .pop()
                 .map_or(DocKey::Empty, |v| DocKey::One(Atom::new(v))),
-            _ => DocKey::Many(Box::new(values.into_iter().map(Atom::new).collect())),
+            _ => DocKey::Many(Box::new(Atoms::new(
+                values.into_iter().map(Atom::new).collect(),
+            ))),
         }
     }
 
@@ -181,7 +269,7 @@ impl DocKey {
         match key.0.as_slice() {
             [] => DocKey::Empty,
             [one] => DocKey::One(Atom::of(one)),
-            many => DocKey::Many(Box::new(many.iter().map(Atom::of).collect())),
+            many => DocKey::Many(Box::new(Atoms::new(many.iter().map(Atom::of).collect()))),
         }
     }
 
@@ -189,7 +277,7 @@ impl DocKey {
         match self {
             DocKey::Empty => &[],
             DocKey::One(a) => std::slice::from_ref(a),
-            DocKey::Many(v) => v,
+            DocKey::Many(v) => v.as_slice(),
         }
     }
 
@@ -325,8 +413,8 @@ impl Stored {
         }
     }
 
-    /// The number or ObjectId held by the element starting at `at` (a [`Pushed::key_at`]),
-    /// in compact form; `None` for any other type.
+    /// The number, ObjectId, date or short string held by the element starting at `at`
+    /// (a [`Pushed::key_at`]), in compact form; `None` for any other value.
     pub(crate) fn scalar_at(&self, at: u32) -> Option<Atom> {
         let element = self.bytes().get(at as usize..)?;
         let (&kind, rest) = element.split_first()?;
@@ -699,8 +787,9 @@ pub(crate) fn key_field(pattern: &KeyPattern) -> Option<&str> {
 }
 
 /// A stored document's shard key value in its compact form: what `DocKey::of` makes of
-/// the value [`KeyPattern::extract_raw_into`] extracts. A number or an ObjectId at
-/// `key_at` (where the encoder saw the [`key_field`]) is read straight into a [`DocKey`];
+/// the value [`KeyPattern::extract_raw_into`] extracts. A number, an ObjectId, a date or a
+/// short string at `key_at` (where the encoder saw the [`key_field`]) is read straight into
+/// a [`DocKey`];
 /// anything else goes through the pattern, extracting into `scratch`'s vector (which is
 /// handed back, so that it is reused).
 pub(crate) fn doc_key(
@@ -718,8 +807,8 @@ pub(crate) fn doc_key(
     Ok(compact)
 }
 
-/// The compact form of a number or an ObjectId from its BSON type byte and value bytes
-/// (`None` for other types, or too few bytes).
+/// The compact form of a number, an ObjectId, a date or a short string from its BSON type
+/// byte and value bytes (`None` for other types, or too few bytes).
 fn scalar_atom(kind: u8, value: &[u8]) -> Option<Atom> {
     let fixed = |n: usize| value.get(..n);
     Some(match kind {
@@ -727,6 +816,13 @@ fn scalar_atom(kind: u8, value: &[u8]) -> Option<Atom> {
         0x07 => Atom::ObjectId(fixed(12)?.try_into().ok()?),
         0x10 => Atom::Int32(i32::from_le_bytes(fixed(4)?.try_into().ok()?)),
         0x12 => Atom::Int64(i64::from_le_bytes(fixed(8)?.try_into().ok()?)),
+        0x09 => Atom::DateTime(i64::from_le_bytes(fixed(8)?.try_into().ok()?)),
+        0x02 => {
+            // A length (with the final NUL), the bytes, the NUL.
+            let len = usize::try_from(i32::from_le_bytes(fixed(4)?.try_into().ok()?)).ok()?;
+            let text = value.get(4..4 + len.checked_sub(1)?)?;
+            short_string(std::str::from_utf8(text).ok()?)?
+        }
         _ => return None,
     })
 }
@@ -1047,6 +1143,9 @@ mod tests {
             Bson::Double(f64::NAN),
             Bson::ObjectId(ObjectId::from_bytes([9; 12])),
             Bson::String("k".into()),
+            Bson::String("fourteen bytes".into()),
+            Bson::String("a longer string".into()),
+            Bson::DateTime(bson::DateTime::from_millis(1_700_000_000_000)),
             Bson::Null,
             Bson::Boolean(true),
             Bson::Document(doc! { "b": 4 }),
@@ -1136,6 +1235,54 @@ mod tests {
                     .map(|(&(i, s), &n)| (Bson::Int64(i), s, n))
                     .collect();
                 assert_eq!(got, want, "step {step}");
+            }
+        }
+    }
+
+    /// Compact keys order as the values they stand for, compared with each other and
+    /// with the values themselves, and give those values back.
+    #[test]
+    fn compact_keys_order_as_their_values() {
+        let values = [
+            Bson::MinKey,
+            Bson::Null,
+            Bson::Int32(-3),
+            Bson::Int64(7),
+            Bson::Double(2.5),
+            Bson::String(String::new()),
+            Bson::String("t1".into()),
+            Bson::String("t10".into()),
+            Bson::String("fourteen bytes".into()),
+            Bson::String("fifteen bytes!!".into()),
+            Bson::String("é".into()),
+            Bson::Symbol("t1".into()),
+            Bson::Symbol("t2".into()),
+            Bson::Document(doc! { "a": 1 }),
+            Bson::ObjectId(ObjectId::from_bytes([9; 12])),
+            Bson::Boolean(true),
+            Bson::DateTime(bson::DateTime::from_millis(-1)),
+            Bson::DateTime(bson::DateTime::from_millis(1_700_000_000_000)),
+            Bson::Timestamp(bson::Timestamp {
+                time: 1,
+                increment: 1,
+            }),
+            Bson::MaxKey,
+        ];
+        let keys = |a: &Bson, b: &Bson| {
+            [
+                KeyValue(vec![a.clone()]),
+                KeyValue(vec![a.clone(), b.clone()]),
+            ]
+        };
+        for a in &values {
+            for b in &values {
+                for (ka, kb) in keys(a, b).iter().zip(keys(b, a).iter()) {
+                    let want = ka.cmp(kb);
+                    assert_eq!(DocKey::of(ka).cmp(&DocKey::of(kb)), want, "{ka:?} {kb:?}");
+                    assert_eq!(DocKey::new(ka.clone()).cmp_key(kb), want, "{ka:?} {kb:?}");
+                    let back = DocKey::of(ka).to_key();
+                    assert_eq!(format!("{:?}", back.0), format!("{:?}", ka.0));
+                }
             }
         }
     }

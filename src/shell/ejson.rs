@@ -8,6 +8,7 @@
 //! `"Infinity"`, `"-Infinity"`. Strings are escaped as `JSON.stringify` does.
 
 use super::context::EvalError;
+use super::ejson_strict::parse_strict_json;
 use super::eval::eval_json;
 use super::parser::{parse_expression, ParseError};
 use crate::values::encoding::{hex_encode, BASE64};
@@ -85,6 +86,11 @@ fn write_relaxed(out: &mut String, value: &Bson) {
 /// Parses Extended JSON (canonical or relaxed) text into a value. Plain JSON integers
 /// become Int32, or Int64 when they do not fit; other JSON numbers become Double.
 pub fn parse_ejson(text: &str) -> Result<Bson, EjsonError> {
+    // Strict JSON (what `mongoexport` writes) is read quickly, to the same value; the
+    // shell's reader reads the rest, and says what is wrong with a text neither reads.
+    if let Some(value) = parse_strict_json(text) {
+        return Ok(value);
+    }
     let expr = parse_expression(text)?;
     Ok(eval_json(&expr)?)
 }
