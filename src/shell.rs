@@ -21,7 +21,7 @@ pub(crate) mod completeness;
 pub(crate) mod constructors;
 pub(crate) mod context;
 pub(crate) mod ejson;
-mod ejson_strict;
+pub(crate) mod ejson_strict;
 pub(crate) mod eval;
 mod js_operators;
 mod js_statements;

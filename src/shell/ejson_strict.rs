@@ -41,6 +41,13 @@ pub fn parse_strict_json(text: &str) -> Option<Bson> {
     if text.len() >= MAX_TOKENS {
         return None;
     }
+    read_strict_json(text)
+}
+
+/// [`parse_strict_json`] for a text of any length: a file past the shell's limits on one
+/// script, such as a saved scenario holding an import of many documents, which the
+/// shell's reader would refuse for its length alone. The depth and item limits hold.
+pub fn read_strict_json(text: &str) -> Option<Bson> {
     let mut reader = serde_json::Deserializer::from_str(text);
     let value = Value { depth: 0 }.deserialize(&mut reader).ok()?;
     reader.end().ok()?;

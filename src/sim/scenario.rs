@@ -734,14 +734,26 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
             text.len()
         )));
     }
-    let doc = match parse_ejson(text) {
+    // Past the shell's limits on one script (an import of many documents), only strict
+    // JSON is read, as `to_json` writes it.
+    let parsed = if text.len() > crate::shell::MAX_SCRIPT_BYTES {
+        crate::shell::ejson_strict::read_strict_json(text).ok_or_else(|| {
+            ScenarioError::Json(
+                "a scenario file over 16 MiB must be strict JSON, as ShardLab writes it"
+                    .to_string(),
+            )
+        })
+    } else {
+        parse_ejson(text).map_err(|e| ScenarioError::Json(e.to_string()))
+    };
+    let doc = match parsed {
         Ok(Bson::Document(d)) => d,
         Ok(_) => {
             return Err(ScenarioError::Json(
                 "the file must hold one JSON object".to_string(),
             ))
         }
-        Err(e) => return Err(ScenarioError::Json(e.to_string())),
+        Err(e) => return Err(e),
     };
     match doc.get("format") {
         Some(Bson::String(f)) if f == JSON_FORMAT => {}
