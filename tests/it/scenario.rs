@@ -220,6 +220,37 @@ fn json_file_round_trips_and_reads_well() {
     assert_eq!(from_json(&to_json(&empty)), Ok(empty));
 }
 
+/// A scenario past the shell's limits on one script (an import's step of many documents,
+/// its quotes escaped) round-trips: read as strict JSON; one that is not strict JSON is
+/// refused in words.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn a_scenario_over_16_mib_round_trips() {
+    let doc = r#"{"user": "u1", "n": {"$numberInt": "7"}}"#;
+    let batch = format!(
+        "db.t.insertMany([{}], {{ordered: false}})",
+        vec![doc; 1000].join(",")
+    );
+    let s = Scenario {
+        commands: vec![,
+        ..Scenario::default()
+    };
+        vec![batch; 500].join("\n"),
+        "db.t.countDocuments()".to_string(),
+    ];
+    let text = to_json(&s);
+    assert!(text.len() > 16 << 20, "{}", text.len());
+    assert_eq!(from_json(&text), Ok(s));
+    let loose = format!(
+        "{{format: 'shardlab-scenario', version: 1, pad: '{}'}}",
+        " ".repeat(17 << 20)
+    );
+    assert_eq!(
+        from_json(&loose).map_err(|e| e.to_string()),
+        Err("the scenario file is not valid JSON: a scenario file over 16 MiB must be strict JSON, as ShardLab writes it".to_string())
+    );
+}
+
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn bad_json_files_are_refused() {
