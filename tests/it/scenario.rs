@@ -232,12 +232,12 @@ fn a_scenario_over_16_mib_round_trips() {
         vec![doc; 1000].join(",")
     );
     let s = Scenario {
-        commands: vec![,
+        commands: vec![
+            vec![batch; 500].join("\n"),
+            "db.t.countDocuments()".to_string(),
+        ],
         ..Scenario::default()
     };
-        vec![batch; 500].join("\n"),
-        "db.t.countDocuments()".to_string(),
-    ];
     let text = to_json(&s);
     assert!(text.len() > 16 << 20, "{}", text.len());
     assert_eq!(from_json(&text), Ok(s));
