@@ -155,7 +155,13 @@ impl Engine {
         let source = self
             .sessions
             .get(sample.session.as_str())
-            .ok_or_else(|| EngineError::no_such_session(&sample.session))?;
+            // Not `NoSuchSession`, which says the session the request is about is gone.
+            .ok_or_else(|| {
+                EngineError::bad_value(format!(
+                    "no open session '{}' holds the documents to replay",
+                    sample.session
+                ))
+            })?;
         let source = crate::comparison::sample_source(
             &source.timeline.session().cluster,
             &w.ns,

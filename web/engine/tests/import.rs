@@ -455,5 +455,12 @@ fn compare_columns_replay_an_imported_collection_batch_by_batch_in_its_order() {
         json!({"workload": {"ns": "test.events", "name": "sample", "count": 10,
         "sample": {"session": "nobody", "ns": "shop.orders", "from": 0}}}),
     );
-    assert_eq!(gone["error"]["codeName"], "NoSuchSession", "{gone}");
+    assert_eq!(gone["error"]["codeName"], "BadValue", "{gone}");
+    assert!(
+        gone["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no open session 'nobody' holds the documents"),
+        "{gone}"
+    );
 }

@@ -169,6 +169,24 @@ pub fn listen(listener: impl Fn(&EventMessage) + 'static) {
     CLIENT.with(|c| c.borrow_mut().listeners.push(Rc::new(listener)));
 }
 
+/// A workload batch that reads another session's documents names that session as the
+/// page does: the engine's handle of it goes in its place (a name the engine has not
+/// opened stays, and the engine answers `NoSuchSession` for it).
+fn name_sample(mut call: Call) -> Call {
+    if let Call::Run(run) = &mut call {
+        if let Some(sample) = run.workload.as_mut().and_then(|w| w.sample.as_mut()) {
+            let handle = CLIENT.with(|c| match c.borrow().handles.get(&sample.session) {
+                Some(Handle::Open(h)) => Some(h.clone()),
+                _ => None,
+            });
+            if let Some(h) = handle {
+                sample.session = h;
+            }
+        }
+    }
+    call
+}
+
 /// Sends `call` about `session`; `done` gets the answer.
 ///
 /// `session` is the page's own name for a session. The engine gives each session its
@@ -177,6 +195,7 @@ pub fn listen(listener: impl Fn(&EventMessage) + 'static) {
 /// names the handle in every request about it. A name with no session open is answered
 /// `NoSuchSession`, as the engine would.
 pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, EngineError>) + 'static) {
+    let call = name_sample(call);
     let done: Done = if matches!(call, Call::Open(_)) {
         let name = session.to_string();
         Box::new(move |answer: Result<Reply, EngineError>| {
