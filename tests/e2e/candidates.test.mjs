@@ -127,10 +127,11 @@ test('a query sample gives each key its read and write distribution, and the ran
     const p = document.querySelector('[data-testid="compare-progress"]');
     return p && p.dataset.done === '3000' && p.dataset.total === '3000' && p.dataset.settled === 'true';
   }, null, { timeout: 180_000 });
-  // A growing timestamp under a ranged key: every recent insert on one shard; hashed users spread.
+  // A growing timestamp under a ranged key piles the recent inserts on the shard of the
+  // top chunk (5.0's top-chunk move shifts it now and then); hashed users spread them.
   const hottest = Object.fromEntries(await compare.getByTestId('compare-row').evaluateAll((rs) => rs.map((r) => [r.dataset.label.split(' · ')[0].replaceAll("'", '"'), Number(r.dataset.hottestShare)])));
-  assert.equal(hottest['{ ts: 1 }'], 1, JSON.stringify(hottest));
-  assert.ok(hottest['{ user: "hashed" }'] < 0.6, JSON.stringify(hottest));
+  assert.ok(hottest['{ ts: 1 }'] > hottest['{ user: "hashed" }'], JSON.stringify(hottest));
+  assert.ok(hottest['{ user: "hashed" }'] < 0.5, JSON.stringify(hottest));
   console.log(`screenshot: ${await screenshot(page, 'compare-sample-1440', { fullPage: false })}`);
   assert.deepEqual(errors, []);
   await page.close();
