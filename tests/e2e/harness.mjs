@@ -259,6 +259,12 @@ async function readSaved() {
   }
 }
 
+/** The source of the function that reads this tab's saved session's text in the page
+ * (for a test that measures a text too large to hand back). */
+export function readSavedSource() {
+  return readSaved.toString();
+}
+
 /** This tab's saved session's scenario text, or null. */
 export async function savedSession(page) {
   return page.evaluate(readSaved);
