@@ -17,8 +17,8 @@ function orders() {
   return Buffer.from(`${lines.join('\n')}\n`);
 }
 
-test('candidate keys on imported documents: the monotonic key loses on monotonic change, the hashed one spreads, every reason is shown', async () => {
-  const { page, errors } = await openFresh(env);
+/** Imports the orders into shop.orders through the Import documents dialog. */
+async function importOrders(page) {
   await page.getByTestId('import-documents').setInputFiles({ name: 'orders.json', mimeType: 'application/json', buffer: orders() });
   const dialog = page.getByTestId('import-dialog');
   await dialog.getByTestId('import-format').waitFor({ timeout: 60_000 });
@@ -26,6 +26,11 @@ test('candidate keys on imported documents: the monotonic key loses on monotonic
   await dialog.getByTestId('import-ns').press('Tab');
   await dialog.getByTestId('import-start').click();
   await page.getByTestId('notice').filter({ hasText: '3000 documents imported into shop.orders' }).waitFor({ timeout: 60_000 });
+}
+
+test('candidate keys on imported documents: the monotonic key loses on monotonic change, the hashed one spreads, every reason is shown', async () => {
+  const { page, errors } = await openFresh(env);
+  await importOrders(page);
 
   const panel = page.getByTestId('candidates');
   await panel.scrollIntoViewIfNeeded();
@@ -85,13 +90,7 @@ test('the candidate keys panel at 400 px', async () => {
 
 test('a query sample gives each key its read and write distribution, and the ranked keys replay the documents on Compare', async () => {
   const { page, errors } = await openFresh(env);
-  await page.getByTestId('import-documents').setInputFiles({ name: 'orders.json', mimeType: 'application/json', buffer: orders() });
-  const dialog = page.getByTestId('import-dialog');
-  await dialog.getByTestId('import-format').waitFor({ timeout: 60_000 });
-  await dialog.getByTestId('import-ns').fill('shop.orders');
-  await dialog.getByTestId('import-ns').press('Tab');
-  await dialog.getByTestId('import-start').click();
-  await page.getByTestId('notice').filter({ hasText: '3000 documents imported into shop.orders' }).waitFor({ timeout: 60_000 });
+  await importOrders(page);
 
   // Reads by user (one equality each), one update by user, and a line that is no query.
   const queries = [];
