@@ -7,11 +7,11 @@
 //! `databases:` it is read as a stream rather than line by line, because `tojson` breaks
 //! a bound longer than 80 characters over several lines.
 
-use crate::engine::{DatabaseDoc, ShardDoc, TagDoc, VersionMode};
+use crate::engine::{DatabaseDoc, TagDoc, VersionMode};
 use crate::workload::cluster_files::{Located, MetadataCollection, MetadataDocs, MetadataError};
 use crate::workload::status_values::{
-    check_counts, chunk_doc, collection_doc, parse_at, value_end, value_of, PrintoutShell,
-    StatusPrintout,
+    check_counts, chunk_doc, collection_doc, parse_at, push_shard, value_end, value_of,
+    PrintoutShell, StatusPrintout,
 };
 use bson::{Bson, Document, Timestamp};
 
@@ -70,20 +70,7 @@ pub(crate) fn read_legacy(file: &str, lines: &[&str]) -> Result<StatusPrintout, 
             continue;
         }
         let e = parse_at(file, l.trim(), line)?;
-        let Bson::Document(d) = value_of(file, &e, line)? else {
-            return fail(file, line, "a shard is not a document");
-        };
-        let shard = ShardDoc::from_document(&d).map_err(|e| MetadataError {
-            file: file.to_string(),
-            line: Some(line),
-            message: e.to_string(),
-        })?;
-        repl_set_config_version |= shard.repl_set_config_version.is_some();
-        docs.shards.push(Located {
-            file: file.to_string(),
-            line,
-            value: shard,
-        });
+        repl_set_config_version |= push_shard(file, line, value_of(file, &e, line)?, &mut docs)?;
     }
     let text = lines[databases + 1..].join("\n");
     read_databases(file, &text, databases as u64 + 2, &mut docs)?;

@@ -39,13 +39,13 @@
 //! exports' reading takes too. mongosh before 2.1.4 lists 8.0's unsplittable collections
 //! as sharded ones, and they are read as such.
 
-use crate::engine::{DatabaseDoc, ShardDoc, TagDoc, VersionMode};
+use crate::engine::{DatabaseDoc, TagDoc, VersionMode};
 use crate::shell::{Expr, ExprKind};
 use crate::workload::cluster_files::{Located, MetadataCollection, MetadataDocs, MetadataError};
 use crate::workload::status_legacy::read_legacy;
 use crate::workload::status_values::{
-    check_counts, chunk_doc, collection_doc, elision, fail, parse_at, value_end, value_of,
-    PRINT_VERBOSE,
+    check_counts, chunk_doc, collection_doc, elision, fail, parse_at, push_shard, value_end,
+    value_of, PRINT_VERBOSE,
 };
 pub use crate::workload::status_values::{PrintoutShell, StatusPrintout};
 use bson::{Bson, Document, Timestamp};
@@ -252,20 +252,7 @@ fn read_mongosh(file: &str, lines: &[&str]) -> Result<StatusPrintout, MetadataEr
     let mut repl_set_config_version = false;
     for item in &items {
         let line = expr_line(item, first);
-        let Bson::Document(d) = value_of(file, item, line)? else {
-            return fail(file, Some(line), "a shard is not a document");
-        };
-        let shard = ShardDoc::from_document(&d).map_err(|e| MetadataError {
-            file: file.to_string(),
-            line: Some(line),
-            message: e.to_string(),
-        })?;
-        repl_set_config_version |= shard.repl_set_config_version.is_some();
-        docs.shards.push(Located {
-            file: file.to_string(),
-            line,
-            value: shard,
-        });
+        repl_set_config_version |= push_shard(file, line, value_of(file, item, line)?, &mut docs)?;
     }
     // mongosh 1.0.0 to 1.0.3 printed `Timestamp(<low bits>, <high bits>)`: the increment first.
     let positional = lines.iter().any(|l| positional_timestamp(l));

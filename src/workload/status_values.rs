@@ -44,6 +44,31 @@ impl StatusPrintout {
     }
 }
 
+/// A shard as a printout shows it (a `config.shards` document), kept with its line;
+/// answers whether it shows `replSetConfigVersion`, which only 8.0 prints.
+pub(crate) fn push_shard(
+    file: &str,
+    line: u64,
+    value: Bson,
+    docs: &mut MetadataDocs,
+) -> Result<bool, MetadataError> {
+    let Bson::Document(d) = value else {
+        return fail(file, Some(line), "a shard is not a document");
+    };
+    let shard = crate::engine::ShardDoc::from_document(&d).map_err(|e| MetadataError {
+        file: file.to_string(),
+        line: Some(line),
+        message: e.to_string(),
+    })?;
+    let eight = shard.repl_set_config_version.is_some();
+    docs.shards.push(Located {
+        file: file.to_string(),
+        line,
+        value: shard,
+    });
+    Ok(eight)
+}
+
 pub(crate) fn fail<T>(
     file: &str,
     line: Option<u64>,
@@ -64,12 +89,7 @@ pub(crate) fn value_end(text: &str) -> Option<usize> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'\'' | b'"' | b'`' => i = string_end(b, i),
             b'{' | b'[' | b'(' => depth += 1,
             b'}' | b']' | b')' => {
                 depth = depth.checked_sub(1)?;
@@ -84,6 +104,15 @@ pub(crate) fn value_end(text: &str) -> Option<usize> {
     None
 }
 
+/// Where the quoted string that starts at `i` ends: its closing quote (or the text's end).
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() && b[j] != b[i] {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    j
+}
+
 /// The first place outside strings where Node's inspect left something out: `... N more
 /// items`, `[Object]` or `[Array]`.
 pub(crate) fn elision(text: &str) -> Option<(usize, &'static str)> {
@@ -91,12 +120,7 @@ pub(crate) fn elision(text: &str) -> Option<(usize, &'static str)> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'\'' | b'"' | b'`' => i = string_end(b, i),
             b'.' if text[i..].starts_with("... ") => {
                 let rest = text[i + 4..].trim_start_matches(|c: char| c.is_ascii_digit());
                 if rest.starts_with(" more item") {
