@@ -303,6 +303,50 @@ test('a worker killed mid-play starts again with the session intact, and the pag
   await context.close();
 });
 
+test('a session past what a link holds restarts from the copy the engine kept, when its worker dies', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.server.url}?selftest=trap`);
+  await makeWork(page);
+  // About 400 KB of documents in one command: more than a link holds (256 KiB), so the
+  // engine's save event carries no link form and the worker keeps the JSON form itself.
+  const docs = Array.from({ length: 4000 }, (_, i) => `{x: ${1000 + i}, pad: "${'p'.repeat(90)}"}`);
+  const input = page.getByTestId('console-input');
+  await input.fill(`db.events.insertMany([${docs.join(',')}]).insertedIds.length`);
+  await input.press('Enter');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="shard-totals"]')]
+    .reduce((sum, el) => sum + Number(el.dataset.docs), 0) === 4050, null, { timeout: 30_000 });
+  // Kept by the worker: the saved session holds the insert (measured in the page, as the
+  // text is large).
+  await page.waitForFunction(async () => {
+    const id = sessionStorage.getItem('shardlab.session.id');
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open('shardlab', 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const row = await new Promise((resolve) => {
+      const r = db.transaction('scenarios').objectStore('scenarios').get(id);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => resolve(null);
+    });
+    db.close();
+    return row && row.text.length > 400_000 && row.text.includes('x: 5049');
+  }, null, { polling: 200, timeout: 30_000 });
+  await input.fill('sim.__trapEngine()');
+  await input.press('Enter');
+  const restarted = page.getByTestId('notice').filter({ hasText: /The engine stopped \(.+\) and started again/ });
+  await restarted.waitFor({ timeout: 60_000 });
+  // Replayed from the kept copy: every document is back, and the console answers.
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="shard-totals"]')]
+    .reduce((sum, el) => sum + Number(el.dataset.docs), 0) === 4050, null, { timeout: 60_000 });
+  assert.deepEqual(await ask(page, 'db.events.countDocuments({x: {$gte: 1000}})', { timeout: 30_000 }), ['4000']);
+  assert.deepEqual(errors, [], 'the page itself never failed');
+  await context.close();
+});
+
 test('the embedded view shows the same notices', async () => {
   const page = await (await env.browser.newContext()).newPage();
   await page.goto(`${env.server.url}?embed=1&s=v1.%21%21damaged`);

@@ -271,8 +271,8 @@ export interface CompareRow {
 export interface SessionEvents {
   /** Each `run`'s entries. */
   run: { statements: StatementResult[]; position: Position };
-  /** The session's link form, whenever its steps change. */
-  save: { text: string; steps: number };
+  /** The session's link form, whenever its steps change; `null` once the session holds more than a link can (256 KiB of commands, decoded): ask `scenario` with `json` for its JSON form. */
+  save: { text: string | null; steps: number };
   /** A note from the engine. */
   notice: { text: string };
   /** Progress of a long replay. */

@@ -13,7 +13,58 @@ let engine = null;
 const waiting = [];
 
 function serve(data) {
-  for (const message of engine.handle(data)) self.postMessage(message);
+  const out = engine.handle(data);
+  const order = out[0]?.keep;
+  if (!order) {
+    for (const message of out) self.postMessage(message);
+    return;
+  }
+  // `page.keep`: the session's saved form goes straight into the page's store, and the
+  // answer follows once it is written (or says why the store refused it).
+  const rest = out.slice(1);
+  keep(order).then(
+    () => { for (const message of rest) self.postMessage(message); },
+    (err) => {
+      rest[0] = engine.notKept(order.request, order.bytes, storeRefused(err));
+      for (const message of rest) self.postMessage(message);
+    },
+  );
+}
+
+// The page's saved sessions (web/js/sessions.js keeps the same database: its name, version
+// and stores must stay the same there and here). The worker writes only a session's
+// scenario; the page writes its meta record.
+let store = null;
+function openStore() {
+  store ??= new Promise((resolve, reject) => {
+    const r = indexedDB.open('shardlab', 1);
+    r.onupgradeneeded = () => {
+      const db = r.result;
+      if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta', { keyPath: 'id' });
+      if (!db.objectStoreNames.contains('scenarios')) db.createObjectStore('scenarios', { keyPath: 'id' });
+    };
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+    r.onblocked = () => reject(new Error('another tab holds an older ShardLab database open'));
+  });
+  store.catch(() => { store = null; });
+  return store;
+}
+
+async function keep({ id, text }) {
+  const db = await openStore();
+  const tx = db.transaction('scenarios', 'readwrite');
+  tx.objectStore('scenarios').put({ id, text });
+  await new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('the save was aborted'));
+  });
+}
+
+function storeRefused(err) {
+  if (err?.name === 'QuotaExceededError') return "the browser's storage is full";
+  return err?.message || 'the browser refused to store it';
 }
 
 self.onmessage = (e) => {
@@ -26,6 +77,7 @@ import('./engine.js')
   .then(
     (WorkerEngine) => {
       engine = new WorkerEngine();
+      if (typeof indexedDB !== 'undefined') engine.keepsSessions();
       // The test-only trap, for the end-to-end tests of a dying engine: the page names the
       // worker so when its own address says ?selftest=trap (a name, since the offline
       // service worker serves this script from its cache, without the address's query).

@@ -10,7 +10,7 @@ use crate::queries::message_view;
 use crate::view_model::{bar_position, cluster_view, ClusterView};
 use shardlab::engine::{Arg, Message};
 use shardlab::sim::{
-    from_json, from_query, to_json, to_query, to_query_checked, LatestInserts, Scenario, Timeline,
+    from_json, from_query, to_json, to_query_checked, LatestInserts, Scenario, Timeline,
     TimelineError, HOT_WINDOW,
 };
 use shardlab::workload::presets::{self, generate_command, Preset, PRESETS};
@@ -57,12 +57,30 @@ const DEFAULT_KEY: &str = "{x: 1}";
 /// refine and reshard).
 const FORM_COMMANDS: &[&str] = &["refineCollectionShardKey", "reshardCollection"];
 
-/// The event that tells the views to save the session: its link form and length.
+/// The event that tells the views to save the session: its link form, while the session
+/// fits in a link (a link past that would not open), and its length.
 pub fn save_event(timeline: &Timeline) -> Event {
     Event::Save {
-        text: to_query(&timeline.to_scenario()),
+        text: to_query_checked(&timeline.to_scenario()).ok(),
         steps: timeline.len(),
     }
+}
+
+/// The most of a step's command a view is sent (4 KiB): an import's step holds its
+/// documents, megabytes that the page's one line of it would never show, and that would
+/// hold up the page's thread on every view at that step.
+pub const MAX_STEP_SHOWN: usize = 4 << 10;
+
+/// A step's command as a view shows it: whole, or its start and an ellipsis.
+fn shown_step(step: &str) -> String {
+    if step.len() <= MAX_STEP_SHOWN {
+        return step.to_string();
+    }
+    let mut end = MAX_STEP_SHOWN;
+    while !step.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &step[..end])
 }
 
 /// What one act printed and decided, before the view is drawn.
@@ -298,17 +316,28 @@ pub fn act(held: &mut Held, act: Act, events: &mut Vec<Event>) -> Result<PageVie
 
 /// The session's scenario with the page's own state, as a link or as JSON.
 pub fn link(held: &Held, page: Vec<(String, String)>, json: bool) -> Result<Reply, EngineError> {
+    let text = if json {
+        json_form(held, page)
+    } else {
+        to_query_checked(&with_page(held, page))
+            .map_err(|e| EngineError::bad_value(e.to_string()))?
+    };
+    Ok(Reply::Scenario { text })
+}
+
+/// The session's scenario with the page's own state, as JSON (a saved session's form).
+pub fn json_form(held: &Held, page: Vec<(String, String)>) -> String {
+    to_json(&with_page(held, page))
+}
+
+/// The session's scenario with the cursor and the page's own state.
+fn with_page(held: &Held, page: Vec<(String, String)>) -> Scenario {
     let timeline = &held.timeline;
     let mut scenario = timeline.to_scenario();
     // The page's links always said where the cursor was, at the end too.
     scenario.position = Some(timeline.position());
     scenario.page = page;
-    let text = if json {
-        to_json(&scenario)
-    } else {
-        to_query_checked(&scenario).map_err(|e| EngineError::bad_value(e.to_string()))?
-    };
-    Ok(Reply::Scenario { text })
+    scenario
 }
 
 /// The session's commands up to the cursor as a mongosh script (`export`).
@@ -678,7 +707,7 @@ impl<'a> Playground<'a> {
             step: position
                 .checked_sub(1)
                 .and_then(|i| timeline.steps().get(i as usize))
-                .cloned(),
+                .map(|step| shown_step(step)),
             lines: printed.lines,
             failed: printed.failed,
             done: printed.done,

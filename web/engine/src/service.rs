@@ -12,8 +12,8 @@ use shardlab::sim::{from_json, from_query, Timeline};
 use shardlab::workload::presets::generate_command;
 use shardlab::{ClusterConfig, VersionMode};
 use shardlab_protocol::{
-    Call, EngineError, Event, EventMessage, Opened, Outcome, Position, Reply, Request, Response,
-    SessionConfig, Start, MAX_SESSIONS, PROTOCOL_VERSION,
+    scenario_room, Call, EngineError, Event, EventMessage, Kept, Opened, Outcome, Position, Reply,
+    Request, Response, Room, SessionConfig, Start, MAX_SESSIONS, PROTOCOL_VERSION,
 };
 use std::collections::BTreeMap;
 
@@ -26,6 +26,8 @@ pub struct Engine {
     sessions: BTreeMap<String, Held>,
     /// The number of the next session's handle (`s1`, `s2`, ...).
     opened: u64,
+    /// Whether the engine's host writes the page's saved sessions (`page.keep`).
+    keeps: bool,
 }
 
 /// What one request produced.
@@ -34,6 +36,20 @@ pub struct Handled {
     pub response: Response,
     /// Events to send after it.
     pub events: Vec<EventMessage>,
+    /// A session's JSON form for the host to write into the page's store (`page.keep`)
+    /// before it sends the answer; if the store refuses it, the host sends
+    /// [`Engine::not_kept`]'s answer instead.
+    pub keep: Option<Keeping>,
+}
+
+/// A saved session for the engine's host to write (see [`Handled::keep`]).
+pub struct Keeping {
+    /// The request it answers.
+    pub request: u64,
+    /// The saved session's id in the page's store.
+    pub id: String,
+    /// The session's JSON form, with the page's state.
+    pub text: String,
 }
 
 impl Engine {
@@ -47,13 +63,29 @@ impl Engine {
         self.sessions.keys().map(String::as_str)
     }
 
+    /// Tells the engine that its host writes the page's saved sessions (`page.keep`):
+    /// a worker, which has the page's IndexedDB. Without it, `page.keep` is refused.
+    pub fn keeps_sessions(&mut self) {
+        self.keeps = true;
+    }
+
     /// Carries out one request.
     pub fn handle(&mut self, request: Request) -> Handled {
         let mut events = Vec::new();
         let method = request.call.method().to_string();
         let mut session = request.session.clone().unwrap_or_default();
+        let mut keep = None;
         let outcome = match request.check() {
-            Ok(()) => self.dispatch(&mut session, request.call, &mut events),
+            Ok(()) => match request.call {
+                Call::Keep { id, page } => {
+                    self.keep(&session, request.id, id, page)
+                        .map(|(kept, keeping)| {
+                            keep = keeping;
+                            Reply::Kept(kept)
+                        })
+                }
+                call => self.dispatch(&mut session, call, &mut events),
+            },
             Err(e) => Err(e),
         };
         let events = events
@@ -69,6 +101,58 @@ impl Engine {
                 },
             },
             events,
+            keep,
+        }
+    }
+
+    /// `page.keep`: the session's JSON form for the host to write, unless it is over the
+    /// size a session opens from (then nothing is written, and the copy that last fitted
+    /// stays).
+    fn keep(
+        &self,
+        session: &str,
+        request: u64,
+        id: String,
+        page: Vec<(String, String)>,
+    ) -> Result<(Kept, Option<Keeping>), EngineError> {
+        if !self.keeps {
+            return Err(EngineError::bad_value(
+                "this engine's host keeps no sessions: ask for the session's JSON form \
+                 (`scenario` with `json`) and keep it yourself",
+            ));
+        }
+        let held = self
+            .sessions
+            .get(session)
+            .ok_or_else(|| EngineError::no_such_session(session))?;
+        let text = playground::json_form(held, page);
+        let bytes = text.len() as u64;
+        if scenario_room(text.len()) == Room::Over {
+            let kept = Kept {
+                bytes,
+                kept: false,
+                why: None,
+            };
+            return Ok((kept, None));
+        }
+        let kept = Kept {
+            bytes,
+            kept: true,
+            why: None,
+        };
+        Ok((kept, Some(Keeping { request, id, text })))
+    }
+
+    /// The answer to `page.keep` request `request` when the page's store refused its
+    /// `bytes` (see [`Handled::keep`]), with the store's reason.
+    pub fn not_kept(request: u64, bytes: u64, why: String) -> Response {
+        Response {
+            id: request,
+            outcome: Outcome::Result(Reply::Kept(Kept {
+                bytes,
+                kept: false,
+                why: Some(why),
+            })),
         }
     }
 

@@ -2,8 +2,8 @@
 //! are forbidden, hands each message to [`WorkerEngine::handle`] and posts back what it
 //! returns, the answer first and then the events.
 
-use crate::service::Engine;
-use serde::Deserialize;
+use crate::service::{Engine, Keeping};
+use serde::{Deserialize, Serialize};
 use shardlab_protocol::{EngineError, FromEngine, Outcome, Request, Response};
 use wasm_bindgen::prelude::*;
 
@@ -56,14 +56,28 @@ impl WorkerEngine {
         crate::held::arm_trap();
     }
 
+    /// Tells the engine that this host writes the page's saved sessions (`page.keep`):
+    /// the worker does, where IndexedDB is.
+    #[wasm_bindgen(js_name = keepsSessions)]
+    pub fn keeps_sessions(&mut self) {
+        self.engine.keeps_sessions();
+    }
+
     /// Carries out one request (a plain object of the protocol's shape) and returns the
     /// messages to post: the answer, then any events. A message that is not a request is
     /// answered with `BadValue`, under its `id` when it has one.
+    ///
+    /// A `page.keep` that is to be written comes first as `{keep: {request, id, text,
+    /// bytes}}`, not a message: the host writes `text` into the page's store under `id`,
+    /// then posts the rest, or, if the store refuses, posts [`WorkerEngine::not_kept`]'s
+    /// answer in the answer's place.
     pub fn handle(&mut self, message: JsValue) -> Vec<JsValue> {
+        let mut order = None;
         let out: Vec<FromEngine> = match serde_wasm_bindgen::from_value::<Request>(message.clone())
         {
             Ok(request) => {
                 let handled = self.engine.handle(request);
+                order = handled.keep.map(keep_order).filter(|o| !o.is_null());
                 std::iter::once(FromEngine::Answer(handled.response))
                     .chain(handled.events.into_iter().map(FromEngine::Event))
                     .collect()
@@ -81,35 +95,75 @@ impl WorkerEngine {
                 ))]
             }
         };
-        // JSON-compatible (null for none, objects for maps), but a byte string is a
-        // `Uint8Array`: what the protocol carries as bytes is bulk ([`shardlab_protocol::f32_bytes`]).
-        let serializer =
-            serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false);
-        out.iter()
-            .map(|m| {
-                serde::Serialize::serialize(m, &serializer).unwrap_or_else(|e| {
-                    // An answer that does not encode is still an answer: its request must
-                    // not wait for ever.
-                    let id = match m {
-                        FromEngine::Answer(r) => r.id,
-                        FromEngine::Event(_) => 0,
-                    };
-                    let failed = FromEngine::Answer(Response {
-                        id,
-                        outcome: Outcome::Error(
-                            None,
-                            EngineError {
-                                code: 1,
-                                code_name: "InternalError".into(),
-                                message: format!("the engine's answer did not encode: {e}"),
-                            },
-                        ),
-                    });
-                    serde::Serialize::serialize(&failed, &serializer).unwrap_or(JsValue::NULL)
-                })
-            })
-            .collect()
+        order.into_iter().chain(out.iter().map(encode)).collect()
     }
+
+    /// The answer to `page.keep` request `request` (of `bytes`) when the page's store
+    /// refused it, saying `why`.
+    #[wasm_bindgen(js_name = notKept)]
+    pub fn not_kept(&self, request: f64, bytes: f64, why: String) -> JsValue {
+        // Ids and lengths are whole numbers below 2^53, as JavaScript carries them.
+        let answer = Engine::not_kept(request as u64, bytes as u64, why);
+        encode(&FromEngine::Answer(answer))
+    }
+}
+
+/// The host's order to write a saved session (see [`WorkerEngine::handle`]).
+#[derive(Serialize)]
+struct KeepOrder<'a> {
+    keep: KeepFields<'a>,
+}
+
+#[derive(Serialize)]
+struct KeepFields<'a> {
+    request: u64,
+    bytes: u64,
+    id: &'a str,
+    text: &'a str,
+}
+
+fn keep_order(keep: Keeping) -> JsValue {
+    let order = KeepOrder {
+        keep: KeepFields {
+            request: keep.request,
+            bytes: keep.text.len() as u64,
+            id: &keep.id,
+            text: &keep.text,
+        },
+    };
+    serde::Serialize::serialize(&order, &serializer()).unwrap_or(JsValue::NULL)
+}
+
+/// The serializer of every message: JSON-compatible (null for none, objects for maps), but
+/// a byte string is a `Uint8Array`: what the protocol carries as bytes is bulk
+/// ([`shardlab_protocol::f32_bytes`]).
+fn serializer() -> serde_wasm_bindgen::Serializer {
+    serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false)
+}
+
+/// One message as a plain object.
+fn encode(m: &FromEngine) -> JsValue {
+    let serializer = serializer();
+    serde::Serialize::serialize(m, &serializer).unwrap_or_else(|e| {
+        // An answer that does not encode is still an answer: its request must not wait
+        // for ever.
+        let id = match m {
+            FromEngine::Answer(r) => r.id,
+            FromEngine::Event(_) => 0,
+        };
+        let failed = FromEngine::Answer(Response {
+            id,
+            outcome: Outcome::Error(
+                None,
+                EngineError {
+                    code: 1,
+                    code_name: "InternalError".into(),
+                    message: format!("the engine's answer did not encode: {e}"),
+                },
+            ),
+        });
+        serde::Serialize::serialize(&failed, &serializer).unwrap_or(JsValue::NULL)
+    })
 }
 
 impl Default for WorkerEngine {

@@ -1052,3 +1052,105 @@ fn the_catalogue_names_the_bounds_the_engine_enforces() {
     assert!(statements.len() >= steps.len(), "{ran}");
     assert!(statements.iter().all(|s| s["ok"] == true), "{ran}");
 }
+
+/// `page.keep` as the worker sees it: the raw `Handled`, with the order to write.
+fn keep(engine: &mut Engine, session: &str, id: u64) -> shardlab_engine::service::Handled {
+    let request: Request = serde_json::from_value(json!({
+        "v": 3, "id": id, "session": session, "method": "page.keep",
+        "params": {"id": "tab-1", "page": [["tab", "cluster"]]}
+    }))
+    .unwrap();
+    engine.handle(request)
+}
+
+#[test]
+fn keep_hands_the_host_the_json_form_and_answers_its_size() {
+    let mut e = Engine::new();
+    let s = open(&mut e);
+    result(call(&mut e, &s, "run", json!({"source": SETUP})));
+    // An engine whose host keeps no sessions (the engine in a page) refuses, in words.
+    let refused = keep(&mut e, &s, 9);
+    assert!(refused.keep.is_none());
+    let Outcome::Error(Some(method), error) = refused.response.outcome else {
+        panic!("not refused")
+    };
+    assert_eq!(
+        (method.as_str(), error.code_name.as_str()),
+        ("page.keep", "BadValue")
+    );
+    assert!(
+        error.message.contains("keeps no sessions"),
+        "{}",
+        error.message
+    );
+
+    e.keeps_sessions();
+    let handled = keep(&mut e, &s, 10);
+    let order = handled.keep.expect("an order to write");
+    // What is written is the session's JSON form with the page's state, as `scenario`
+    // with `json` answers it, under the page's id, for this request.
+    let json = result_of(
+        call(
+            &mut e,
+            &s,
+            "scenario",
+            json!({"json": true, "page": [["tab", "cluster"]]}),
+        ),
+        "scenario",
+    );
+    assert_eq!(order.text, json["text"].as_str().unwrap());
+    assert_eq!((order.id.as_str(), order.request), ("tab-1", 10));
+    let answer = serde_json::to_value(FromEngine::Answer(handled.response)).unwrap();
+    assert_eq!(
+        result_of(answer, "page.keep"),
+        json!({"bytes": order.text.len(), "kept": true})
+    );
+    // The host's answer when the store refuses: the same request, not kept, and why.
+    let failed = Engine::not_kept(10, 77, "the browser's storage is full".into());
+    let failed = serde_json::to_value(FromEngine::Answer(failed)).unwrap();
+    assert_eq!(failed["id"], 10);
+    assert_eq!(
+        result_of(failed, "page.keep"),
+        json!({"bytes": 77, "kept": false, "why": "the browser's storage is full"})
+    );
+    // A session the engine does not hold.
+    let none = keep(&mut e, "s99", 11);
+    assert!(none.keep.is_none());
+    assert!(
+        matches!(none.response.outcome, Outcome::Error(_, ref e) if e.code_name == "NoSuchSession")
+    );
+}
+
+#[test]
+fn a_session_past_a_link_saves_without_its_link_form() {
+    let mut e = Engine::new();
+    let s = open(&mut e);
+    let (answer, events) = send(
+        &mut e,
+        json!({"v": 3, "id": 2, "session": s, "method": "run", "params": {"source": SETUP}}),
+    );
+    result(answer);
+    let save = events
+        .iter()
+        .find(|e| e["event"] == "save")
+        .expect("a save");
+    let link = save["data"]["text"].as_str().expect("a link form");
+    assert!(link.starts_with("v"), "{link}");
+    let steps = save["data"]["steps"].as_u64().unwrap();
+    // One insert of about 400 KB of documents: more than a link holds (256 KiB decoded).
+    let docs: Vec<String> = (0..4000)
+        .map(|i| format!("{{x: {i}, pad: \"{}\"}}", "p".repeat(90)))
+        .collect();
+    let source = format!("db.events.insertMany([{}])", docs.join(","));
+    let (answer, events) = send(
+        &mut e,
+        json!({"v": 3, "id": 3, "session": s, "method": "run", "params": {"source": source}}),
+    );
+    result(answer);
+    let save = events
+        .iter()
+        .find(|e| e["event"] == "save")
+        .expect("a save");
+    assert_eq!(save["data"]["text"], Value::Null, "{}", save["data"]);
+    assert_eq!(save["data"]["steps"], steps + 1);
+}

@@ -1032,3 +1032,23 @@ fn the_example_filter_uses_a_value_the_documents_hold() {
         assert!(!example.contains("null"), "{id}: {example}");
     }
 }
+
+#[test]
+fn a_long_step_is_shown_by_its_start_and_an_ellipsis() {
+    let mut e = Engine::new();
+    let (page, _) = open_setup(&mut e);
+    // About 20 KB in one command; "é" is two bytes, so a cut in the middle of one is tried.
+    let docs: Vec<String> = (0..400)
+        .map(|i| format!("{{x: {i}, s: \"é{}\"}}", "é".repeat(20)))
+        .collect();
+    let source = format!("db.events.insertMany([{}])", docs.join(", "));
+    let view = act(&mut e, &page, command(&source));
+    let shown = view.step.expect("the step at the cursor");
+    let cut = shown.strip_suffix('…').expect("cut, with an ellipsis");
+    assert!(cut.len() <= shardlab_engine::playground::MAX_STEP_SHOWN);
+    assert!(cut.len() > shardlab_engine::playground::MAX_STEP_SHOWN - 4);
+    assert!(source.starts_with(cut));
+    // A short step is shown whole.
+    let view = act(&mut e, &page, command("db.events.countDocuments()"));
+    assert_eq!(view.step.as_deref(), Some("db.events.countDocuments()"));
+}

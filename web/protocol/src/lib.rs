@@ -247,6 +247,18 @@ pub enum Call {
         /// The workload's name or template.
         spec: String,
     },
+    /// The page: keeps the session's JSON form (with the page's own state) as the page's
+    /// saved session `id`, written by the engine's host straight into the page's store
+    /// (IndexedDB `shardlab`, `scenarios`), so that the text never crosses to the page.
+    /// A host that keeps no sessions (the engine in the page) refuses it.
+    #[serde(rename = "page.keep")]
+    Keep {
+        /// The saved session's id in the page's store.
+        id: String,
+        /// The page's state, within the scenario format's limits.
+        #[serde(default)]
+        page: Vec<(String, String)>,
+    },
 }
 
 /// Every method, as a request names it: the engine's own, then the page's.
@@ -279,6 +291,7 @@ pub const METHODS: &[&str] = &[
     "page.planSetup",
     "page.insertCommand",
     "page.workloadFit",
+    "page.keep",
 ];
 
 impl Call {
@@ -313,6 +326,7 @@ impl Call {
             Call::PlanSetup { .. } => "page.planSetup",
             Call::InsertCommand { .. } => "page.insertCommand",
             Call::WorkloadFit { .. } => "page.workloadFit",
+            Call::Keep { .. } => "page.keep",
         }
     }
 
@@ -661,6 +675,9 @@ pub enum Reply {
     /// A workload's fit to a key.
     #[serde(rename = "page.workloadFit")]
     WorkloadFit(FitView),
+    /// How `page.keep` went.
+    #[serde(rename = "page.keep")]
+    Kept(Kept),
 }
 
 impl Reply {
@@ -695,6 +712,7 @@ impl Reply {
             Reply::PlanSetup(_) => "page.planSetup",
             Reply::InsertCommand { .. } => "page.insertCommand",
             Reply::WorkloadFit(_) => "page.workloadFit",
+            Reply::Kept(_) => "page.keep",
         }
     }
 }
@@ -1256,8 +1274,9 @@ pub enum Event {
     },
     /// The session changed: its shareable form, to save.
     Save {
-        /// The link form of the session.
-        text: String,
+        /// The link form of the session, while the session fits in a link; `None` (`null`)
+        /// past that (a session of large imports), when only its JSON form can hold it.
+        text: Option<String>,
         /// Steps in the session.
         steps: u64,
     },

@@ -129,6 +129,10 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         Call::Open(start) => check_start(start),
         Call::Act(act) => check_act(act),
         Call::Scenario { page, .. } => check_page(page),
+        Call::Keep { id, page } => {
+            within("a saved session's id", id, MAX_SESSION_ID_BYTES)?;
+            check_page(page)
+        }
         Call::Compare(spec) => check_compare(spec),
         Call::Inspect { ns, subject } => {
             within(NS, ns, MAX_FIELD_BYTES)?;

@@ -320,6 +320,21 @@ pub struct FitView {
     pub fitting: Vec<String>,
 }
 
+/// How keeping a session's JSON form (`page.keep`) went.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Kept {
+    /// The JSON form's length, in bytes (the page says when it nears the size that can
+    /// be kept, [`crate::scenario_room`]).
+    pub bytes: u64,
+    /// Whether it was written: not when it is over the size a session opens from (the copy
+    /// that last fitted stays), nor when the store refused it (`why`).
+    pub kept: bool,
+    /// Why the store refused it, in words (a full store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
 /// A list of `f32`s carried as their little-endian bytes, four per number. Through
 /// serde-wasm-bindgen a byte string is a `Uint8Array`, cloned between threads and read
 /// into the page's memory as one block, where a list of numbers is cloned and then read

@@ -155,7 +155,7 @@ fn events_carry_version_session_event_data() {
     let save = EventMessage::new(
         "s2",
         Event::Save {
-            text: "v2.x".into(),
+            text: Some("v2.x".into()),
             steps: 4,
         },
     );
@@ -165,6 +165,18 @@ fn events_carry_version_session_event_data() {
     );
     let back: FromEngine = serde_json::from_value(to_json(&save)).expect("decodes");
     assert_eq!(back, FromEngine::Event(save));
+    // A session past what a link holds is saved without its link form.
+    let big = EventMessage::new(
+        "s2",
+        Event::Save {
+            text: None,
+            steps: 5,
+        },
+    );
+    assert_eq!(
+        to_json(&big),
+        json!({"v": 3, "session": "s2", "event": "save", "data": {"text": null, "steps": 5}})
+    );
 }
 
 #[test]
@@ -863,6 +875,17 @@ fn every_method() -> Vec<(Call, Reply)> {
                 sometimes: vec![],
                 fixed: Some("{continent: 'EU'}".into()),
                 fitting: vec!["continents".into()],
+            }),
+        ),
+        (
+            Call::Keep {
+                id: "k1".into(),
+                page: vec![("tab".into(), "cluster".into())],
+            },
+            Reply::Kept(Kept {
+                bytes: 1234,
+                kept: true,
+                why: None,
             }),
         ),
     ]

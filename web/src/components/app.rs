@@ -623,9 +623,14 @@ fn use_unknown_options(
 #[hook]
 fn use_return_to_session(driver: &Driver) -> Callback<()> {
     let driver = driver.clone();
-    use_callback((), move |(), _| match startup::return_to_session() {
-        Ok(opening) => driver.open(opening, false),
-        Err(e) => driver.handle(Action::Notice(Some(Notice::plain(e)))),
+    use_callback((), move |(), _| {
+        let driver = driver.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match startup::return_to_session().await {
+                Ok(opening) => driver.open(opening, false),
+                Err(e) => driver.handle(Action::Notice(Some(Notice::plain(e)))),
+            }
+        });
     })
 }
 

@@ -71,8 +71,9 @@ const SLICE_MS: f64 = 60.0;
 /// How often a replay under way draws its picture, in milliseconds.
 const PICTURE_MS: f64 = 500.0;
 
-/// The page session's link form as the engine last saved it, by session.
-type Saved = Rc<RefCell<Option<(Rc<str>, String)>>>;
+/// The page session's link form as the engine last saved it, by session (`None` when the
+/// session had grown past what a link holds).
+type Saved = Rc<RefCell<Option<(Rc<str>, Option<String>)>>>;
 
 /// The page's driver: cheap to clone, shared by every callback.
 #[derive(Clone)]
@@ -820,16 +821,32 @@ impl Driver {
     }
 
     /// The engine stopped under the page's session: it is replayed into a new engine from
-    /// its last saved form.
+    /// its last saved form: the link form the engine last sent, or, for a session past what
+    /// a link holds, the copy kept in this tab's saved session.
     fn restart(&self) {
         let s = self.state();
-        let why = engine_client::stopped_why();
-        let text = self
+        let saved = self
             .saved
             .borrow()
             .as_ref()
             .filter(|(session, _)| *session == s.session)
             .map(|(_, text)| text.clone());
+        match saved {
+            Some(None) => {
+                let driver = self.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let kept = sessions::read_text(&sessions::current()).await;
+                    driver.restart_from(kept);
+                });
+            }
+            Some(Some(text)) => self.restart_from(Some(text)),
+            None => self.restart_from(None),
+        }
+    }
+
+    /// [`Driver::restart`] from `text`, or afresh, saying so, when there is none.
+    fn restart_from(&self, text: Option<String>) {
+        let why = engine_client::stopped_why();
         match text {
             Some(text) => self.open(startup::restart(text, self.cancelled.take(), why), false),
             None => self.open(
@@ -865,58 +882,90 @@ impl Driver {
             collections: s.view.collections.iter().map(|c| c.ns.clone()).collect(),
             page: s.page_entries(),
         };
+        if engine_client::in_page() {
+            self.save_text(&s.session, saving);
+        } else {
+            self.keep(&s.session, saving);
+        }
+    }
+
+    /// [`Driver::save`] through the engine's worker, which writes the session's JSON form
+    /// into this tab's saved session itself (`page.keep`): however large the session,
+    /// its text never crosses to the page, whose thread stays free. The page writes the
+    /// session's record.
+    fn keep(&self, session: &Rc<str>, saving: sessions::Saving) {
         let dispatch = self.dispatch.clone();
         let room = self.room.clone();
-        let session = s.session.clone();
-        engine_client::request(
-            &s.session.clone(),
-            Call::Scenario {
-                page: saving.page.clone(),
-                json: true,
-            },
-            move |answer| {
-                let text = match answer {
-                    Ok(Reply::Scenario { text }) => text,
-                    // The engine stopped, or the session was replaced or closed since:
-                    // whatever replays or replaces it saves it.
-                    Err(e) if e.code_name == ENGINE_RESTARTED || e.code_name == "NoSuchSession" => {
-                        return
-                    }
-                    // The engine could not write the session's saved form (a page value
-                    // over the scenario's limits): said, not skipped in silence.
-                    Err(e) => {
-                        dispatch.emit(Action::Notice(Some(Notice::plain(tf(
-                            K::DriverSessionNotSaved,
-                            &[("why", &engine_words(&e))],
-                        )))));
-                        return;
-                    }
-                    Ok(_) => return,
-                };
-                let now = scenario_room(text.len());
-                let before = std::mem::replace(&mut *room.borrow_mut(), (session.clone(), now));
-                let moved = before.0 != session || before.1 != now;
-                if moved && now != Room::Ample {
-                    dispatch.emit(Action::Notice(Some(room_notice(now, &text))));
-                }
-                if now == Room::Over {
-                    // Kept as it last fitted: a session that cannot open again is not
-                    // written over the copy that can.
-                    return;
-                }
+        let at = session.clone();
+        let call = Call::Keep {
+            id: sessions::current(),
+            page: saving.page.clone(),
+        };
+        engine_client::request(session, call, move |answer| {
+            let kept = match answer {
+                Ok(Reply::Kept(kept)) => kept,
+                Err(e) => return not_saved(&dispatch, &e),
+                Ok(_) => return,
+            };
+            let size = usize::try_from(kept.bytes).unwrap_or(usize::MAX);
+            let now = scenario_room(size);
+            let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
+            if (before.0 != at || before.1 != now) && now != Room::Ample {
+                tell_room(&dispatch, &at, now, size, saving.page.clone());
+            }
+            if let Some(why) = kept.why {
+                return refused(&dispatch, &at, &why, saving.page);
+            }
+            if kept.kept {
+                let dispatch = dispatch.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    if let Err(why) = sessions::save(text.clone(), saving).await {
-                        dispatch.emit(Action::Notice(Some(Notice {
-                            words: None,
-                            text: tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
-                            offer: Some(crate::state::Offer::Download(Rc::from(
-                                crate::share::download_url("application/json", &text),
-                            ))),
-                        })));
+                    let page = saving.page.clone();
+                    if let Err(why) = sessions::save_meta(saving).await {
+                        refused(&dispatch, &at, &why, page);
                     }
                 });
-            },
-        );
+            }
+        });
+    }
+
+    /// [`Driver::save`] with the engine in the page: the session's JSON form is the
+    /// page's already, and the page writes it.
+    fn save_text(&self, session: &Rc<str>, saving: sessions::Saving) {
+        let dispatch = self.dispatch.clone();
+        let room = self.room.clone();
+        let at = session.clone();
+        let call = Call::Scenario {
+            page: saving.page.clone(),
+            json: true,
+        };
+        engine_client::request(session, call, move |answer| {
+            let text = match answer {
+                Ok(Reply::Scenario { text }) => text,
+                Err(e) => return not_saved(&dispatch, &e),
+                Ok(_) => return,
+            };
+            let now = scenario_room(text.len());
+            let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
+            if (before.0 != at || before.1 != now) && now != Room::Ample {
+                let saved = sessions::text(&sessions::current());
+                dispatch.emit(Action::Notice(Some(room_notice(
+                    now,
+                    text.len(),
+                    &text,
+                    saved,
+                ))));
+            }
+            if now == Room::Over {
+                // Kept as it last fitted: a session that cannot open again is not
+                // written over the copy that can.
+                return;
+            }
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Err(why) = sessions::save(text.clone(), saving).await {
+                    dispatch.emit(Action::Notice(Some(refused_notice(&why, &text))));
+                }
+            });
+        });
     }
 
     /// Asks the engine for the lessons, workloads and versions, once.
@@ -933,8 +982,7 @@ impl Driver {
 /// What the page says when its session's saved form nears the size that can be kept, or
 /// passes it: the download offered is a copy that can be opened again (the text itself
 /// while it fits; once over, the copy last saved).
-fn room_notice(room: Room, text: &str) -> Notice {
-    let size = text.len();
+fn room_notice(room: Room, size: usize, text: &str, saved: Option<String>) -> Notice {
     let limit = MAX_SCENARIO_BYTES;
     let download = |text: &str| {
         Some(crate::state::Offer::Download(Rc::from(
@@ -942,23 +990,20 @@ fn room_notice(room: Room, text: &str) -> Notice {
         )))
     };
     match room {
-        Room::Over => {
-            let id = sessions::current();
-            match (sessions::text(&id), sessions::meta(&id)) {
-                (Some(saved), Some(meta)) => Notice {
-                    words: None,
-                    text: tf(
-                        K::DriverSessionTooLargeToKeep,
-                        &[("size", &size), ("limit", &limit), ("steps", &meta.steps)],
-                    ),
-                    offer: download(&saved),
-                },
-                _ => Notice::plain(tf(
-                    K::DriverSessionTooLargeNothingKept,
-                    &[("size", &size), ("limit", &limit)],
-                )),
-            }
-        }
+        Room::Over => match (saved, sessions::meta(&sessions::current())) {
+            (Some(saved), Some(meta)) => Notice {
+                words: None,
+                text: tf(
+                    K::DriverSessionTooLargeToKeep,
+                    &[("size", &size), ("limit", &limit), ("steps", &meta.steps)],
+                ),
+                offer: download(&saved),
+            },
+            _ => Notice::plain(tf(
+                K::DriverSessionTooLargeNothingKept,
+                &[("size", &size), ("limit", &limit)],
+            )),
+        },
         _ => Notice {
             words: None,
             text: tf(
@@ -968,6 +1013,70 @@ fn room_notice(room: Room, text: &str) -> Notice {
             offer: download(text),
         },
     }
+}
+
+/// A save the engine could not answer: the engine stopped, or the session was replaced or
+/// closed since (whatever replays or replaces it saves it), or it could not write the
+/// session's saved form (a page value over the scenario's limits), which is said, not
+/// skipped in silence.
+fn not_saved(dispatch: &Callback<Action>, e: &EngineError) {
+    if e.code_name == ENGINE_RESTARTED || e.code_name == "NoSuchSession" {
+        return;
+    }
+    dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+        K::DriverSessionNotSaved,
+        &[("why", &engine_words(e))],
+    )))));
+}
+
+/// The store refused the session (`why`): said at once, with the session to download.
+fn refused_notice(why: &str, text: &str) -> Notice {
+    Notice {
+        words: None,
+        text: tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
+        offer: Some(crate::state::Offer::Download(Rc::from(
+            crate::share::download_url("application/json", text),
+        ))),
+    }
+}
+
+/// [`refused_notice`] for a session whose text the page does not have: asked of the
+/// engine first (a rare, failed save is worth the wait).
+fn refused(dispatch: &Callback<Action>, session: &str, why: &str, page: Vec<(String, String)>) {
+    let dispatch = dispatch.clone();
+    let why = why.to_string();
+    let call = Call::Scenario { page, json: true };
+    engine_client::request(session, call, move |answer| {
+        if let Ok(Reply::Scenario { text }) = answer {
+            dispatch.emit(Action::Notice(Some(refused_notice(&why, &text))));
+        }
+    });
+}
+
+/// Says that the session's saved form (of `size` bytes) nears or passed the size that can
+/// be kept (see [`room_notice`]): the text to download is asked of the engine, or read
+/// from the copy last kept.
+fn tell_room(
+    dispatch: &Callback<Action>,
+    session: &str,
+    room: Room,
+    size: usize,
+    page: Vec<(String, String)>,
+) {
+    let dispatch = dispatch.clone();
+    if room == Room::Over {
+        wasm_bindgen_futures::spawn_local(async move {
+            let saved = sessions::read_text(&sessions::current()).await;
+            dispatch.emit(Action::Notice(Some(room_notice(room, size, "", saved))));
+        });
+        return;
+    }
+    let call = Call::Scenario { page, json: true };
+    engine_client::request(session, call, move |answer| {
+        if let Ok(Reply::Scenario { text }) = answer {
+            dispatch.emit(Action::Notice(Some(room_notice(room, size, &text, None))));
+        }
+    });
 }
 
 /// An engine error as the page shows it: MongoDB's words.

@@ -682,10 +682,10 @@ pub fn restart(text: String, cancelled: bool, why: String) -> Opening {
 
 /// "Return to your session": the session a link or a lesson replaced, to replay, or why
 /// it cannot be.
-pub fn return_to_session() -> Result<Opening, String> {
+pub async fn return_to_session() -> Result<Opening, String> {
     let missing = || "Your earlier session is no longer stored.".to_string();
     let id = sessions::returnable().ok_or_else(missing)?;
-    let text = sessions::text(&id).ok_or_else(missing)?;
+    let text = sessions::read_text(&id).await.ok_or_else(missing)?;
     sessions::switch_to(&id);
     recovery::begin("returning to your session", None);
     Ok(Opening::replay(text.clone(), Source::Return { text }))

@@ -435,9 +435,26 @@ pub async fn save(text: String, saving: Saving) -> Result<(), String> {
     if !ready() {
         return Ok(());
     }
+    put(saved_meta(saving), Some(text)).await
+}
+
+/// Saves this tab's session's record, its scenario having been written by the engine's
+/// worker (`page.keep`). Fails with why, in words.
+pub async fn save_meta(saving: Saving) -> Result<(), String> {
+    if !ready() {
+        return Ok(());
+    }
+    let meta = saved_meta(saving);
+    // The copy of its text this tab read is older than the one just written.
+    with(|s| s.texts.retain(|(i, _)| *i != meta.id));
+    put(meta, None).await
+}
+
+/// This tab's session's record as `saving` describes it.
+fn saved_meta(saving: Saving) -> Meta {
     let id = current();
     let created = meta(&id).map_or_else(now, |m| m.created);
-    let meta = Meta {
+    Meta {
         id,
         name: saving.name,
         auto: saving.auto,
@@ -449,8 +466,7 @@ pub async fn save(text: String, saving: Saving) -> Result<(), String> {
         page: saving.page,
         aside: None,
     }
-    .bounded();
-    put(meta, Some(text)).await
+    .bounded()
 }
 
 /// Before a link, a lesson or a fallback playground replaces this tab's session: a new
