@@ -119,13 +119,14 @@ async fn a_damaged_link_starts_a_session_of_its_own_and_offers_the_users_back() 
     assert!(notice.text.contains("your saved session is untouched"));
     assert_eq!(notice.offer, Some(Offer::ReturnToSession));
     // "Return to your session" replays it in this tab, which shows it again.
-    let back = return_to_session().unwrap();
+    let back = return_to_session().await.unwrap();
     let source = replays(&back, &saved);
     assert_eq!(back.what(), "Returning to your session");
     assert_eq!(conclude(&source, &Ending::Over, &saved), None);
     assert_eq!(sessions::current(), mine);
     assert!(!aside(&mine));
     assert!(return_to_session()
+        .await
         .unwrap_err()
         .contains("no longer stored"));
     // Every session is still stored: the user's, and nothing of the fresh playground's.
@@ -311,7 +312,7 @@ async fn a_saved_session_that_cannot_be_read_is_set_aside() {
     save("mine", 5).await;
     let mine = sessions::current();
     boot(&link("v1.a-link"));
-    let back = return_to_session().unwrap();
+    let back = return_to_session().await.unwrap();
     let next = unreadable(back.source.as_ref().unwrap(), "bad");
     assert!(next.notice.unwrap().text.contains("earlier session"));
     assert!(aside(&mine));

@@ -227,7 +227,7 @@ async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
     let mine_text = save("mine", 5).await;
     let mine = sessions::current();
     sessions::start_new();
-    let back = shardlab_web::startup::return_to_session().unwrap();
+    let back = shardlab_web::startup::return_to_session().await.unwrap();
     assert_eq!(back.source, Some(Source::Return { text: mine_text }));
     let notice = conclude(back.source.as_ref().unwrap(), &cancelled, "{}").unwrap();
     assert!(notice
