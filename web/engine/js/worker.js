@@ -32,8 +32,8 @@ function serve(data) {
 }
 
 // The page's saved sessions (web/js/sessions.js keeps the same database: its name, version
-// and stores must stay the same there and here). The worker writes only a session's
-// scenario; the page writes its meta record.
+// and stores must stay the same there and here). The worker writes a session's scenario
+// and the record the page made of it.
 let store = null;
 function openStore() {
   store ??= new Promise((resolve, reject) => {
@@ -51,9 +51,14 @@ function openStore() {
   return store;
 }
 
-async function keep({ id, text }) {
+// The scenario and the page's record of it go in together: a session is never listed
+// without its scenario, nor kept without its record.
+async function keep({ id, text, record }) {
+  const meta = JSON.parse(record);
+  if (meta === null || typeof meta !== 'object' || meta.id !== id) throw new Error("the page's record of the session is not one");
   const db = await openStore();
-  const tx = db.transaction('scenarios', 'readwrite');
+  const tx = db.transaction(['meta', 'scenarios'], 'readwrite');
+  tx.objectStore('meta').put(meta);
   tx.objectStore('scenarios').put({ id, text });
   await new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();

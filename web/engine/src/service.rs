@@ -50,6 +50,8 @@ pub struct Keeping {
     pub id: String,
     /// The session's JSON form, with the page's state.
     pub text: String,
+    /// The page's record of the session, as JSON text, written beside it.
+    pub record: String,
 }
 
 impl Engine {
@@ -77,13 +79,12 @@ impl Engine {
         let mut keep = None;
         let outcome = match request.check() {
             Ok(()) => match request.call {
-                Call::Keep { id, page } => {
-                    self.keep(&session, request.id, id, page)
-                        .map(|(kept, keeping)| {
-                            keep = keeping;
-                            Reply::Kept(kept)
-                        })
-                }
+                Call::Keep { id, page, record } => self
+                    .keep(&session, request.id, (id, record), page)
+                    .map(|(kept, keeping)| {
+                        keep = keeping;
+                        Reply::Kept(kept)
+                    }),
                 call => self.dispatch(&mut session, call, &mut events),
             },
             Err(e) => Err(e),
@@ -105,14 +106,14 @@ impl Engine {
         }
     }
 
-    /// `page.keep`: the session's JSON form for the host to write, unless it is over the
-    /// size a session opens from (then nothing is written, and the copy that last fitted
-    /// stays).
+    /// `page.keep`: the session's JSON form for the host to write with the page's record
+    /// of it, unless it is over the size a session opens from (then nothing is written,
+    /// and the copy that last fitted stays).
     fn keep(
         &self,
         session: &str,
         request: u64,
-        id: String,
+        (id, record): (String, String),
         page: Vec<(String, String)>,
     ) -> Result<(Kept, Option<Keeping>), EngineError> {
         if !self.keeps {
@@ -140,7 +141,13 @@ impl Engine {
             kept: true,
             why: None,
         };
-        Ok((kept, Some(Keeping { request, id, text })))
+        let keeping = Keeping {
+            request,
+            id,
+            text,
+            record,
+        };
+        Ok((kept, Some(keeping)))
     }
 
     /// The answer to `page.keep` request `request` when the page's store refused its

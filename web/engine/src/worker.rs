@@ -68,8 +68,8 @@ impl WorkerEngine {
     /// answered with `BadValue`, under its `id` when it has one.
     ///
     /// A `page.keep` that is to be written comes first as `{keep: {request, id, text,
-    /// bytes}}`, not a message: the host writes `text` into the page's store under `id`,
-    /// then posts the rest, or, if the store refuses, posts [`WorkerEngine::not_kept`]'s
+    /// record, bytes}}`, not a message: the host writes `text` under `id` and the page's
+    /// `record` (JSON text) into the page's store in one transaction, then posts the rest, or, if the store refuses, posts [`WorkerEngine::not_kept`]'s
     /// answer in the answer's place.
     pub fn handle(&mut self, message: JsValue) -> Vec<JsValue> {
         let mut order = None;
@@ -120,6 +120,7 @@ struct KeepFields<'a> {
     bytes: u64,
     id: &'a str,
     text: &'a str,
+    record: &'a str,
 }
 
 fn keep_order(keep: Keeping) -> JsValue {
@@ -129,6 +130,7 @@ fn keep_order(keep: Keeping) -> JsValue {
             bytes: keep.text.len() as u64,
             id: &keep.id,
             text: &keep.text,
+            record: &keep.record,
         },
     };
     serde::Serialize::serialize(&order, &serializer()).unwrap_or(JsValue::NULL)

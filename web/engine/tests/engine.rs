@@ -1057,7 +1057,7 @@ fn the_catalogue_names_the_bounds_the_engine_enforces() {
 fn keep(engine: &mut Engine, session: &str, id: u64) -> shardlab_engine::service::Handled {
     let request: Request = serde_json::from_value(json!({
         "v": 3, "id": id, "session": session, "method": "page.keep",
-        "params": {"id": "tab-1", "page": [["tab", "cluster"]]}
+        "params": {"id": "tab-1", "page": [["tab", "cluster"]], "record": "{\"id\":\"tab-1\"}"}
     }))
     .unwrap();
     engine.handle(request)
@@ -1100,6 +1100,8 @@ fn keep_hands_the_host_the_json_form_and_answers_its_size() {
     );
     assert_eq!(order.text, json["text"].as_str().unwrap());
     assert_eq!((order.id.as_str(), order.request), ("tab-1", 10));
+    // The page's record goes beside it, unread.
+    assert_eq!(order.record, r#"{"id":"tab-1"}"#);
     let answer = serde_json::to_value(FromEngine::Answer(handled.response)).unwrap();
     assert_eq!(
         result_of(answer, "page.keep"),

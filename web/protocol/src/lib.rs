@@ -249,8 +249,9 @@ pub enum Call {
     },
     /// The page: keeps the session's JSON form (with the page's own state) as the page's
     /// saved session `id`, written by the engine's host straight into the page's store
-    /// (IndexedDB `shardlab`, `scenarios`), so that the text never crosses to the page.
-    /// A host that keeps no sessions (the engine in the page) refuses it.
+    /// (IndexedDB `shardlab`: the text in `scenarios`, `record` in `meta`, in one
+    /// transaction), so that the text never crosses to the page. A host that keeps no
+    /// sessions (the engine in the page) refuses it.
     #[serde(rename = "page.keep")]
     Keep {
         /// The saved session's id in the page's store.
@@ -258,6 +259,9 @@ pub enum Call {
         /// The page's state, within the scenario format's limits.
         #[serde(default)]
         page: Vec<(String, String)>,
+        /// The page's record of the session (what "Recent sessions" lists), as JSON
+        /// text: the engine hands it on unread.
+        record: String,
     },
 }
 

@@ -129,8 +129,9 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
         Call::Open(start) => check_start(start),
         Call::Act(act) => check_act(act),
         Call::Scenario { page, .. } => check_page(page),
-        Call::Keep { id, page } => {
+        Call::Keep { id, page, record } => {
             within("a saved session's id", id, MAX_SESSION_ID_BYTES)?;
+            within("a saved session's record", record, MAX_SOURCE_BYTES)?;
             check_page(page)
         }
         Call::Compare(spec) => check_compare(spec),

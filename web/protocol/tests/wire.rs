@@ -881,6 +881,7 @@ fn every_method() -> Vec<(Call, Reply)> {
             Call::Keep {
                 id: "k1".into(),
                 page: vec![("tab".into(), "cluster".into())],
+                record: r#"{"id":"k1","name":"Playground"}"#.into(),
             },
             Reply::Kept(Kept {
                 bytes: 1234,

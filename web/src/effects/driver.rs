@@ -890,16 +890,20 @@ impl Driver {
     }
 
     /// [`Driver::save`] through the engine's worker, which writes the session's JSON form
-    /// into this tab's saved session itself (`page.keep`): however large the session,
-    /// its text never crosses to the page, whose thread stays free. The page writes the
-    /// session's record.
+    /// and the page's record of it into this tab's saved session itself, in one
+    /// transaction (`page.keep`): however large the session, its text never crosses to
+    /// the page, whose thread stays free.
     fn keep(&self, session: &Rc<str>, saving: sessions::Saving) {
+        let Some((meta, record)) = sessions::record(saving.clone()) else {
+            return;
+        };
         let dispatch = self.dispatch.clone();
         let room = self.room.clone();
         let at = session.clone();
         let call = Call::Keep {
-            id: sessions::current(),
+            id: meta.id.clone(),
             page: saving.page.clone(),
+            record,
         };
         engine_client::request(session, call, move |answer| {
             let kept = match answer {
@@ -917,13 +921,7 @@ impl Driver {
                 return refused(&dispatch, &at, &why, saving.page);
             }
             if kept.kept {
-                let dispatch = dispatch.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let page = saving.page.clone();
-                    if let Err(why) = sessions::save_meta(saving).await {
-                        refused(&dispatch, &at, &why, page);
-                    }
-                });
+                sessions::kept(meta);
             }
         });
     }

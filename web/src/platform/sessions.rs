@@ -438,16 +438,26 @@ pub async fn save(text: String, saving: Saving) -> Result<(), String> {
     put(saved_meta(saving), Some(text)).await
 }
 
-/// Saves this tab's session's record, its scenario having been written by the engine's
-/// worker (`page.keep`). Fails with why, in words.
-pub async fn save_meta(saving: Saving) -> Result<(), String> {
+/// This tab's session's record as `saving` describes it, and as the JSON text the engine's
+/// worker writes beside the scenario (`page.keep`); `None` while sessions are not kept.
+pub fn record(saving: Saving) -> Option<(Meta, String)> {
     if !ready() {
-        return Ok(());
+        return None;
     }
     let meta = saved_meta(saving);
-    // The copy of its text this tab read is older than the one just written.
-    with(|s| s.texts.retain(|(i, _)| *i != meta.id));
-    put(meta, None).await
+    let value = serde_wasm_bindgen::to_value(&meta).ok()?;
+    let text = js_sys::JSON::stringify(&value).ok()?.as_string()?;
+    Some((meta, text))
+}
+
+/// The engine's worker kept this tab's session with `meta` as its record: the copy this
+/// tab answers from follows (the text it read before is now older than the one kept).
+pub fn kept(meta: Meta) {
+    with(|s| {
+        s.texts.retain(|(i, _)| *i != meta.id);
+        s.metas.retain(|m| m.id != meta.id);
+        s.metas.push(meta);
+    });
 }
 
 /// This tab's session's record as `saving` describes it.
