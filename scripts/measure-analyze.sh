@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures `shardlab analyze` (release build) against `jq -c . FILE > /dev/null` on the
 # same NDJSON sample of N documents (default 300,000) with 4 candidate keys, in one run,
-# and prints both times, their ratio and analyze's peak memory (`/usr/bin/time -v`).
+# and prints both times (wall and CPU), their ratios and analyze's peak memory
+# (`/usr/bin/time -v`).
 #
 #   scripts/measure-analyze.sh [N]
 set -euo pipefail
@@ -20,13 +21,18 @@ awk -v n="$n" 'BEGIN {
   }
 }' > "$file"
 echo "sample: $n documents, $(du -h "$file" | cut -f1)"
-now() { date +%s.%N; }
-t0=$(now); jq -c . "$file" > /dev/null; t1=$(now)
+# Both run under `/usr/bin/time`: wall time (%e), and the CPU time (%U + %S) each took,
+# which drifts less than wall time when other work shares the cores.
+/usr/bin/time -f '%e %U %S' -o /tmp/shardlab-measure-jq.txt jq -c . "$file" > /dev/null
 /usr/bin/time -v -o /tmp/shardlab-measure-time.txt target/release/shardlab analyze "$file" \
   --key '{ts: 1}' --key '{ts: "hashed"}' --key '{tenant: 1, user: 1}' --key '{user: 1}' > /dev/null
-t2=$(now)
-jq_s=$(echo "$t1 - $t0" | bc -l); an_s=$(echo "$t2 - $t1" | bc -l)
-printf 'jq -c:            %.2f s\n' "$jq_s"
-printf 'shardlab analyze: %.2f s\n' "$an_s"
-printf 'ratio:            %.2f (analyze / jq)\n' "$(echo "$an_s / $jq_s" | bc -l)"
+read -r jq_s jq_u jq_k < /tmp/shardlab-measure-jq.txt
+field() { grep -F "$1" /tmp/shardlab-measure-time.txt | awk -F': ' '{print $2}'; }
+an_s=$(field 'Elapsed (wall clock)' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+an_cpu=$(echo "$(field 'User time') + $(field 'System time')" | bc -l)
+jq_cpu=$(echo "$jq_u + $jq_k" | bc -l)
+printf 'jq -c:            %.2f s (CPU %.2f s)\n' "$jq_s" "$jq_cpu"
+printf 'shardlab analyze: %.2f s (CPU %.2f s)\n' "$an_s" "$an_cpu"
+printf 'ratio:            %.2f (analyze / jq, wall); CPU %.2f\n' \
+  "$(echo "$an_s / $jq_s" | bc -l)" "$(echo "$an_cpu / $jq_cpu" | bc -l)"
 grep -E 'Maximum resident set size' /tmp/shardlab-measure-time.txt

@@ -36,7 +36,6 @@ use crate::support::rng::SplitMix64;
 use crate::values::error::ClusterError;
 use crate::values::path::lookup_path;
 use bson::{Bson, Document};
-use std::borrow::Cow;
 
 /// A sampled query, as `configureQueryAnalyzer` records it, or a generated one (the query
 /// workloads produce the same shape), or one read from a file
@@ -208,8 +207,8 @@ pub fn analyze_shard_key_with(
         )
     })?;
     let mut reply = Document::new();
-    // The entries in index order are shared by both parts; build them once.
-    let mut entries: Option<Vec<Entry<'_>>> = None;
+    // The entries in index order are shared by both parts; find them once.
+    let mut entries: Option<IndexOrder<'_>> = None;
     if options.key_characteristics {
         if coll.doc_count() == 0 {
             return Err(ClusterError::IllegalOperation(
@@ -218,7 +217,7 @@ pub fn analyze_shard_key_with(
         }
         match supporting_index(coll, &pattern) {
             Some(index) => {
-                let sorted = sorted_entries(coll, &pattern)?;
+                let sorted = IndexOrder::of(coll, &pattern)?;
                 reply.insert(
                     "keyCharacteristics",
                     key_characteristics(coll, &pattern, &sorted, index.unique),
@@ -236,7 +235,7 @@ pub fn analyze_shard_key_with(
     if options.read_write_distribution {
         let sorted = match entries {
             Some(e) => e,
-            None => sorted_entries(coll, &pattern)?,
+            None => IndexOrder::of(coll, &pattern)?,
         };
         let table = candidate_ranges(cluster, ns, &pattern, &sorted)?;
         let (read, write) = distributions(&pattern, &table, samples)?;
@@ -248,10 +247,77 @@ pub fn analyze_shard_key_with(
 }
 
 /// One document seen through the candidate key's index: its key, record id, size.
+#[derive(Clone, Copy)]
 struct Entry<'a> {
-    key: Cow<'a, DocKey>,
+    key: &'a DocKey,
     record: u64,
     doc: &'a Stored,
+}
+
+/// Every document of a collection in the candidate key's index order (key, then record
+/// id), walked as often as the analysis needs.
+enum IndexOrder<'a> {
+    /// The key is the collection's shard key: its documents are stored in that order
+    /// already, and are walked where they lie, with nothing copied (a ranking measures
+    /// each candidate on its own key, on a cluster of the whole sample).
+    Stored(&'a Collection),
+    /// Another key: every document's key, sorted.
+    Sorted(Vec<(DocKey, u64, &'a Stored)>),
+}
+
+impl<'a> IndexOrder<'a> {
+    /// The documents of `coll` in the order of `pattern`'s index.
+    fn of(coll: &'a Collection, pattern: &KeyPattern) -> Result<IndexOrder<'a>, ClusterError> {
+        let same_key = coll
+            .sharding
+            .as_ref()
+            .is_some_and(|s| s.pattern == *pattern);
+        if same_key {
+            return Ok(IndexOrder::Stored(coll));
+        }
+        let mut out = Vec::with_capacity(coll.docs.len());
+        for ((_, record), stored) in &coll.docs {
+            let key = DocKey::new(pattern.extract_raw(stored.raw())?);
+            out.push((key, *record, stored));
+        }
+        // Documents are stored in the current key's order; the candidate's differs.
+        // Record ids are unique, so any sort gives the one index order; the crate's
+        // shared sort keeps another copy of the standard one out of the wasm.
+        out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        Ok(IndexOrder::Sorted(out))
+    }
+
+    /// How many documents there are.
+    fn len(&self) -> usize {
+        match self {
+            IndexOrder::Stored(coll) => coll.docs.len(),
+            IndexOrder::Sorted(v) => v.len(),
+        }
+    }
+
+    /// Calls `f` with every entry, in index order.
+    fn each<'s>(&'s self, mut f: impl FnMut(Entry<'s>)) {
+        match self {
+            IndexOrder::Stored(coll) => {
+                for ((key, record), doc) in &coll.docs {
+                    f(Entry {
+                        key,
+                        record: *record,
+                        doc,
+                    });
+                }
+            }
+            IndexOrder::Sorted(v) => {
+                for (key, record, doc) in v {
+                    f(Entry {
+                        key,
+                        record: *record,
+                        doc,
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// The index that supports the key, as `findCompatiblePrefixedIndex` picks it.
@@ -292,37 +358,6 @@ fn supporting_index(coll: &Collection, pattern: &KeyPattern) -> Option<IndexSpec
     best.map(|(_, unique)| IndexSpec { unique })
 }
 
-/// Every document with its candidate key, in index order (key, then record id).
-fn sorted_entries<'a>(
-    coll: &'a Collection,
-    pattern: &KeyPattern,
-) -> Result<Vec<Entry<'a>>, ClusterError> {
-    let same_key = coll
-        .sharding
-        .as_ref()
-        .is_some_and(|s| s.pattern == *pattern);
-    let mut out = Vec::with_capacity(coll.docs.len());
-    for ((key, record), stored) in &coll.docs {
-        let key = if same_key {
-            Cow::Borrowed(key)
-        } else {
-            Cow::Owned(DocKey::new(pattern.extract_raw(stored.raw())?))
-        };
-        out.push(Entry {
-            key,
-            record: *record,
-            doc: stored,
-        });
-    }
-    if !same_key {
-        // Documents are stored in the current key's order; the candidate's differs.
-        // Record ids are unique, so any sort gives the one index order; the crate's
-        // shared sort keeps another copy of the standard one out of the wasm.
-        out.sort_by(|a, b| a.key.cmp(&b.key).then(a.record.cmp(&b.record)));
-    }
-    Ok(out)
-}
-
 fn long(n: u64) -> Bson {
     Bson::Int64(i64::try_from(n).unwrap_or(i64::MAX))
 }
@@ -359,10 +394,10 @@ fn shown_value(pattern: &KeyPattern, entry: &Entry<'_>) -> Document {
     }
 }
 
-fn key_characteristics(
+fn key_characteristics<'e>(
     coll: &Collection,
     pattern: &KeyPattern,
-    entries: &[Entry<'_>],
+    entries: &'e IndexOrder<'_>,
     unique: bool,
 ) -> Document {
     let n = entries.len() as u64;
@@ -378,8 +413,8 @@ fn key_characteristics(
     out.insert("isUnique", unique);
     let (distinct, most_common) = if unique {
         // MongoDB's shortcut for a unique key: `$match {}` then `$limit 5`, natural order.
-        let mut firsts: Vec<&Entry<'_>> = Vec::with_capacity(NUM_MOST_COMMON_VALUES + 1);
-        for e in entries {
+        let mut firsts: Vec<Entry<'e>> = Vec::with_capacity(NUM_MOST_COMMON_VALUES + 1);
+        entries.each(|e| {
             if firsts.len() < NUM_MOST_COMMON_VALUES
                 || firsts.last().is_some_and(|last| e.record < last.record)
             {
@@ -387,36 +422,41 @@ fn key_characteristics(
                 firsts.insert(at, e);
                 firsts.truncate(NUM_MOST_COMMON_VALUES);
             }
-        }
+        });
         let values: Vec<(Document, u64)> = firsts
             .iter()
             .map(|e| (raw_key_document(pattern, &e.doc.doc()), 1u64))
             .collect();
         (n, values)
     } else {
-        // Runs of equal keys are contiguous in index order.
-        let mut runs: Vec<(usize, u64)> = Vec::new();
-        let mut start = 0;
-        for i in 1..=entries.len() {
-            if i == entries.len() || entries[i].key != entries[start].key {
-                runs.push((start, (i - start) as u64));
-                start = i;
-            }
-        }
-        let distinct = runs.len() as u64;
-        // The most frequent runs, equal frequencies in key order (as a stable sort by
-        // descending frequency would give), picked in one pass.
-        let mut top: Vec<(usize, u64)> = Vec::with_capacity(NUM_MOST_COMMON_VALUES + 1);
-        for &run in &runs {
+        // Runs of equal keys are contiguous in index order. The most frequent runs,
+        // equal frequencies in key order (as a stable sort by descending frequency would
+        // give), are picked as the runs end, each run by its first entry.
+        let mut distinct = 0u64;
+        let mut top: Vec<(Entry<'e>, u64)> = Vec::with_capacity(NUM_MOST_COMMON_VALUES + 1);
+        let mut close = |run: (Entry<'e>, u64)| {
+            distinct += 1;
             let at = top.iter().position(|t| t.1 < run.1).unwrap_or(top.len());
             if at < NUM_MOST_COMMON_VALUES {
                 top.insert(at, run);
                 top.truncate(NUM_MOST_COMMON_VALUES);
             }
+        };
+        let mut run: Option<(Entry<'e>, u64)> = None;
+        entries.each(|e| match &mut run {
+            Some((first, count)) if *first.key == *e.key => *count += 1,
+            _ => {
+                if let Some(ended) = run.replace((e, 1)) {
+                    close(ended);
+                }
+            }
+        });
+        if let Some(ended) = run {
+            close(ended);
         }
         let values: Vec<(Document, u64)> = top
             .iter()
-            .map(|&(i, f)| (shown_value(pattern, &entries[i]), f))
+            .map(|(e, f)| (shown_value(pattern, e), *f))
             .collect();
         (distinct, values)
     };
@@ -447,33 +487,45 @@ fn key_characteristics(
 }
 
 /// The record-id correlation and whether it passes the threshold.
-fn monotonicity(pattern: &KeyPattern, entries: &[Entry<'_>]) -> (f64, bool) {
+fn monotonicity(pattern: &KeyPattern, entries: &IndexOrder<'_>) -> (f64, bool) {
     let single_hashed = pattern.len() == 1 && pattern.fields()[0].1 == FieldKind::Hashed;
-    let one_value = entries.windows(2).all(|w| w[0].key == w[1].key);
-    if single_hashed || one_value {
+    if single_hashed {
         return (0.0, false);
     }
-    let r = round10(pearson(entries.iter().map(|e| e.record)));
+    let mut one_value = true;
+    let mut previous: Option<&DocKey> = None;
+    entries.each(|e| {
+        one_value &= previous.is_none_or(|p| *p == *e.key);
+        previous = Some(e.key);
+    });
+    if one_value {
+        return (0.0, false);
+    }
+    let r = round10(pearson(entries.len(), |f| entries.each(|e| f(e.record))));
     (r, r.abs() >= MONOTONICITY_THRESHOLD)
 }
 
-/// Pearson's r between positions 1..n and `ys`, in two passes for precision.
-fn pearson(ys: impl Iterator<Item = u64> + Clone) -> f64 {
-    let n = ys.clone().count();
+/// Pearson's r between positions 1..n and the `n` values `ys` hands out, in two passes
+/// for precision.
+fn pearson(n: usize, ys: impl Fn(&mut dyn FnMut(u64))) -> f64 {
     if n < 2 {
         return 0.0;
     }
     let nf = n as f64;
     let mean_x = (nf + 1.0) / 2.0;
-    let mean_y = ys.clone().map(|y| y as f64).sum::<f64>() / nf;
+    let mut sum_y = 0.0;
+    ys(&mut |y| sum_y += y as f64);
+    let mean_y = sum_y / nf;
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (i, y) in ys.enumerate() {
+    let mut i = 0usize;
+    ys(&mut |y| {
         let dx = (i + 1) as f64 - mean_x;
         let dy = y as f64 - mean_y;
         sxy += dx * dy;
         sxx += dx * dx;
         syy += dy * dy;
-    }
+        i += 1;
+    });
     if sxx == 0.0 || syy == 0.0 {
         return 0.0;
     }
@@ -496,7 +548,7 @@ fn candidate_ranges(
     cluster: &Cluster,
     ns: &str,
     pattern: &KeyPattern,
-    entries: &[Entry<'_>],
+    entries: &IndexOrder<'_>,
 ) -> Result<RoutingTable, ClusterError> {
     let wanted = NUM_RANGES - 1;
     let sample_size = wanted * SAMPLES_PER_RANGE;
@@ -527,19 +579,28 @@ fn candidate_ranges(
     // Positions are in index order, so the sampled keys are already sorted. The last key
     // of every group of 10 is a split point candidate, as the resharding sampler skips 9.
     // Sorted, so a repeated key can only follow itself.
+    let lasts: Vec<usize> = picked
+        .chunks(SAMPLES_PER_RANGE)
+        .filter_map(|group| group.last().copied())
+        .collect();
+    let mut keys: Vec<&DocKey> = Vec::with_capacity(lasts.len());
+    let mut at = 0usize;
+    entries.each(|e| {
+        if lasts.get(keys.len()) == Some(&at) {
+            keys.push(e.key);
+        }
+        at += 1;
+    });
     let mut points: Vec<&DocKey> = Vec::new();
-    for group in picked.chunks(SAMPLES_PER_RANGE) {
+    for key in keys {
         if points.len() >= wanted {
             break;
         }
-        if let Some(&last) = group.last() {
-            let key = entries[last].key.as_ref();
-            if points
-                .last()
-                .is_none_or(|p| p.cmp(&key) != std::cmp::Ordering::Equal)
-            {
-                points.push(key);
-            }
+        if points
+            .last()
+            .is_none_or(|p| p.cmp(&key) != std::cmp::Ordering::Equal)
+        {
+            points.push(key);
         }
     }
     if points.len() < wanted {

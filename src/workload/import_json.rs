@@ -135,6 +135,9 @@ impl JsonScanner {
             if !self.errors.is_empty() {
                 return Some(self.errors.remove(0));
             }
+            if self.start.is_some() {
+                self.skip_plain();
+            }
             let Some(&b) = self.buf.get(self.pos) else {
                 return if eof { self.at_end() } else { None };
             };
@@ -161,6 +164,49 @@ impl JsonScanner {
                 return Some(record);
             }
         }
+    }
+
+    /// Moves through the record in progress for as long as [`JsonScanner::inside`] would
+    /// only follow its strings, escapes and brackets, all on the current line, and stops
+    /// at the first byte that may end the record or needs the whole rule: a line break,
+    /// a bracket closing the record, an array's separator. This is the scan's hot loop,
+    /// the same state changes as `inside` makes byte by byte. It stops short of
+    /// [`MAX_RECORD_BYTES`], whose crossing `advance` sees byte by byte.
+    fn skip_plain(&mut self) {
+        let room = MAX_RECORD_BYTES.saturating_sub(self.record_len);
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let rest = &rest[..rest.len().min(room)];
+        let commas = self.shape == Shape::Array;
+        let (mut in_string, mut escaped, mut depth) = (self.in_string, self.escaped, self.depth);
+        let mut n = 0;
+        for &b in rest {
+            if b == b'\n' {
+                break;
+            }
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+            } else {
+                match b {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' if depth > 1 => depth -= 1,
+                    b'}' | b']' => break,
+                    b',' if commas && depth == 0 => break,
+                    _ => {}
+                }
+            }
+            n += 1;
+        }
+        (self.in_string, self.escaped, self.depth) = (in_string, escaped, depth);
+        self.pos += n;
+        self.column += n as u64;
+        self.record_len += n;
     }
 
     /// Moves past byte `b`, counting lines and columns.

@@ -664,3 +664,24 @@ mod cli {
         );
     }
 }
+
+#[test]
+fn positions_count_every_byte_of_long_strings_escapes_and_brackets_in_strings() {
+    // Runs of plain text, escaped quotes and backslashes, and brackets inside strings:
+    // a record ends at its own closing brace, and each failure's column counts every byte
+    // before it, whatever the slice size.
+    let pad = "x".repeat(300);
+    let text = format!(
+        "{{\"s\": \"{pad}\\\"}}{{[\", \"t\": \"\\\\\"}}\n   {{\"a\": \"{pad}\", \"b\": nope}}\n[\"{pad}\"]\n{{\"u\": \"{pad}\n"
+    );
+    let (docs, failures) = read_sliced(text.as_bytes(), options("pos.ndjson"));
+    assert_eq!(docs, vec![doc! {"s": format!("{pad}\"}}{{["), "t": "\\"}]);
+    expect_test::expect![[r#"
+        [
+            "line 2, column 319: not valid Extended JSON: nope",
+            "line 3, column 1: a document must be a JSON object, not an array",
+            "line 4, column 7: SyntaxError: Unterminated string constant",
+        ]
+    "#]]
+    .assert_debug_eq(&failures);
+}

@@ -26,9 +26,17 @@ struct Worker {
     thread: JoinHandle<()>,
 }
 
-/// The replays, a thread each, in the order started.
+/// The replays, a thread each, in the order started, and the batches some replay still
+/// reads.
 #[derive(Default)]
-pub struct Threads(Vec<Worker>);
+pub struct Threads {
+    workers: Vec<Worker>,
+    /// Every batch sent, until each replay has let go of it: it is then dropped here, in
+    /// the reader's thread that made its documents, not in whichever replay finished
+    /// last (the allocator frees a block fastest in the thread that allocated it, and
+    /// the replays do not wait on the reader's allocator for it).
+    in_flight: Vec<Batch>,
+}
 
 impl Replayer for Threads {
     fn start(
@@ -61,7 +69,7 @@ impl Replayer for Threads {
         });
         match ready.recv() {
             Ok(Ok(())) => {
-                self.0.push(Worker {
+                self.workers.push(Worker {
                     batches,
                     figures,
                     thread,
@@ -75,15 +83,18 @@ impl Replayer for Threads {
     }
 
     fn insert_batch(&mut self, docs: Vec<Document>, lines: Vec<u64>) {
+        // The batches every replay has finished are freed before a new one is sent.
+        self.in_flight.retain(|b| Arc::strong_count(b) > 1);
         let batch: Batch = Arc::new((docs, lines));
-        for worker in &self.0 {
+        for worker in &self.workers {
             // A thread that stopped has panicked; `figures` passes its panic on.
             let _ = worker.batches.send(Arc::clone(&batch));
         }
+        self.in_flight.push(batch);
     }
 
     fn figures(self: Box<Self>) -> Vec<Figures> {
-        let workers = self.0;
+        let workers = self.workers;
         let mut waiting = Vec::with_capacity(workers.len());
         for w in workers {
             // Dropping the sender ends the thread's batches.
