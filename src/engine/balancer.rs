@@ -891,7 +891,7 @@ impl Cluster {
         let (chunks, shards) = match zone {
             None => (s.table.len(), self.shards().count()),
             Some(z) => (
-                index.of(zone).len(),
+                index.len_of(zone),
                 self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
             ),
         };
