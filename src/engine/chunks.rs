@@ -87,8 +87,9 @@ impl Chunk {
 /// It keeps each shard's document count and data size, summed over its chunks, once they
 /// are asked for (the 5.0 splitter reads them on every attempt): any change made through a
 /// mutable chunk drops them, except an insert's, which reports itself; splits, merges
-/// ([`RoutingTable::replace`]) and migrations ([`RoutingTable::move_chunk`]) keep them, so
-/// that a stream of inserts, splits and migrations never sums every chunk again.
+/// ([`RoutingTable::replace`]) and migrations (`RoutingTable::move_chunk`) keep them, so
+/// that a stream of inserts, with the splits and migrations it brings, does not sum every
+/// chunk again.
 #[derive(Debug, Clone, Default)]
 pub struct RoutingTable {
     chunks: BTreeMap<KeyValue, Chunk>,
