@@ -1281,8 +1281,7 @@ impl Cluster {
             }
             for (pushed, stored) in group.drain(..).zip(batch.finish()) {
                 // A generated `_id` is known without reading it back from the bytes.
-                let id = pushed.generated.map(IdKey::object_id);
-                match self.insert_one_inner(ns, stored, id, pushed.key_at, primary) {
+                match self.insert_one_inner(ns, stored, pushed.generated, pushed.key_at, primary) {
                     Ok((shard, id)) => {
                         per_shard[shard as usize] += 1;
                         ids.push(id);
@@ -1314,15 +1313,15 @@ impl Cluster {
         }
     }
 
-    /// Stores one encoded document and returns its shard and `_id`; `id` is its `_id` if
-    /// the caller knows it (read from the document otherwise), `key_at` where the encoder
+    /// Stores one encoded document and returns its shard and `_id`; `id` is its generated
+    /// `_id` if it got one (read from the document otherwise), `key_at` where the encoder
     /// saw the shard key's field (see [`Pushed`]); `primary` is the database's primary
     /// shard, where an unsharded collection's documents go.
     fn insert_one_inner(
         &mut self,
         ns: &str,
         stored: Stored,
-        id: Option<IdKey>,
+        id: Option<ObjectId>,
         key_at: Option<u32>,
         primary: ShardIdx,
     ) -> Result<(ShardIdx, IdKey), ClusterError> {
@@ -1362,7 +1361,7 @@ impl Cluster {
             None => (DocKey::Empty, None, None),
         };
         let shard = chunk.as_ref().map_or(primary, |c| c.shard);
-        let id = IdSlot::new(id.unwrap_or_else(|| stored.id()), shard);
+        let id = IdSlot::new(id.map_or_else(|| stored.id(), IdKey::object_id), shard);
         let Some(id_slot) = ids.vacant(&id) else {
             return Err(duplicate_key(
                 ns,
