@@ -1343,10 +1343,15 @@ impl Cluster {
         } = coll;
         // The key is read straight into its compact form; `key_scratch` lends its vector
         // to the keys that need a `KeyValue` on the way (routing off the top chunk, keys
-        // of several fields).
-        let (doc_key, chunk, unique) = match sharding.as_mut() {
+        // of several fields). It is made apart from the chunk it routes to, so that it is
+        // built where it stays rather than moved through a tuple (back-to-back copies of a
+        // 16-byte key, whose second read stalls on the first's overlapping stores).
+        let doc_key = match sharding.as_ref() {
+            Some(s) => doc_key(&s.pattern, &stored, key_at, key_scratch)?,
+            None => DocKey::Empty,
+        };
+        let (chunk, unique) = match sharding.as_mut() {
             Some(s) => {
-                let doc_key = doc_key(&s.pattern, &stored, key_at, key_scratch)?;
                 let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
                 // Every chunk's range excludes its upper bound, so a key equal to the
                 // collection's global maximum (MaxKey in every field) has no chunk: mongos
@@ -1356,9 +1361,9 @@ impl Cluster {
                         return Err(untargetable_key(ns, &s.pattern, &doc_key.to_key()));
                     }
                 }
-                (doc_key, chunk, s.unique.then_some(&s.pattern))
+                (chunk, s.unique.then_some(&s.pattern))
             }
-            None => (DocKey::Empty, None, None),
+            None => (None, None),
         };
         let shard = chunk.as_ref().map_or(primary, |c| c.shard);
         let id = IdSlot::new(id.map_or_else(|| stored.id(), IdKey::object_id), shard);
