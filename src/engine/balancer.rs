@@ -220,14 +220,11 @@ impl Cluster {
         let mut version = sharding.table.collection_version();
         version.major += 1;
         version.minor = 0;
-        let chunk = sharding.table.get_mut(min)?;
-        let from = chunk.shard;
+        let from = sharding.table.get(min)?.shard;
         if from == to {
             return None;
         }
-        chunk.shard = to;
-        // The recipient's routing table starts the moved chunk's writes tracker afresh.
-        chunk.written = 0;
+        let chunk = sharding.table.move_chunk(min, to)?;
         let (cmin, cmax) = (chunk.min.clone(), chunk.max.clone());
         let (docs, bytes) = (chunk.docs, chunk.bytes);
         sharding.table.set_version(&cmin, version);
@@ -891,7 +888,7 @@ impl Cluster {
         let (chunks, shards) = match zone {
             None => (s.table.len(), self.shards().count()),
             Some(z) => (
-                index.of(zone).len(),
+                index.len_of(zone),
                 self.shards().filter(|(_, sh)| sh.zones.contains(z)).count(),
             ),
         };

@@ -86,7 +86,10 @@ impl Chunk {
 ///
 /// It keeps each shard's document count and data size, summed over its chunks, once they
 /// are asked for (the 5.0 splitter reads them on every attempt): any change made through a
-/// mutable chunk drops them, except an insert's, which reports itself.
+/// mutable chunk drops them, except an insert's, which reports itself; splits, merges
+/// ([`RoutingTable::replace`]) and migrations (`RoutingTable::move_chunk`) keep them, so
+/// that a stream of inserts, with the splits and migrations it brings, does not sum every
+/// chunk again.
 #[derive(Debug, Clone, Default)]
 pub struct RoutingTable {
     chunks: BTreeMap<KeyValue, Chunk>,
@@ -262,6 +265,31 @@ impl RoutingTable {
         }
     }
 
+    /// Adds `chunk`'s documents and bytes to its shard's kept totals (`add`), or takes
+    /// them away, if the totals are kept.
+    fn count_in_totals(&mut self, chunk: &Chunk, add: bool) {
+        if let Some(totals) = self.shard_totals.get_mut() {
+            count_in(totals, chunk, add);
+        }
+    }
+
+    /// A migration's commit: gives the chunk starting at `min` to shard `to`, with its
+    /// writes tracker started afresh (the recipient's routing table starts its own),
+    /// keeping the shard totals. Returns the chunk as it is now.
+    pub(crate) fn move_chunk(&mut self, min: &KeyValue, to: ShardIdx) -> Option<&Chunk> {
+        let chunk = self.chunks.get_mut(min)?;
+        let mut totals = self.shard_totals.get_mut();
+        if let Some(t) = totals.as_deref_mut() {
+            count_in(t, chunk, false);
+        }
+        chunk.shard = to;
+        chunk.written = 0;
+        if let Some(t) = totals {
+            count_in(t, chunk, true);
+        }
+        Some(chunk)
+    }
+
     /// `shard`'s document count and data size, summed over its chunks.
     pub fn shard_totals(&self, shard: ShardIdx) -> (u64, u64) {
         let totals = self.shard_totals.get_or_init(|| {
@@ -308,11 +336,15 @@ impl RoutingTable {
     /// Removes the chunk starting at `min` and inserts `pieces` in its place. The caller
     /// guarantees that the pieces tile the removed chunk's range.
     pub fn replace(&mut self, min: &KeyValue, pieces: Vec<Chunk>) {
-        self.shard_totals.take();
-        let removed = self.chunks.remove(min).map(|c| c.version);
+        let removed = self.chunks.remove(min);
+        if let Some(c) = &removed {
+            self.count_in_totals(c, false);
+        }
+        let removed = removed.map(|c| c.version);
         let mut top = None;
         for p in pieces {
             top = top.max(Some(p.version));
+            self.count_in_totals(&p, true);
             self.chunks.insert(p.min.clone(), p);
         }
         match top {
@@ -388,6 +420,24 @@ fn key_cmp(a: &KeyValue, b: &KeyValue) -> Ordering {
 }
 
 /// The lower bound of the last chunk.
+/// Adds `chunk`'s documents and bytes to its shard's entry of `totals` (`add`), or takes
+/// them away. The totals hold every chunk's (see [`RoutingTable::check`]), so taking a
+/// chunk's away leaves no entry below zero.
+fn count_in(totals: &mut Vec<(u64, u64)>, chunk: &Chunk, add: bool) {
+    let i = chunk.shard as usize;
+    if totals.len() <= i {
+        totals.resize(i + 1, (0, 0));
+    }
+    let t = &mut totals[i];
+    if add {
+        t.0 += chunk.docs;
+        t.1 += chunk.bytes;
+    } else {
+        t.0 = t.0.saturating_sub(chunk.docs);
+        t.1 = t.1.saturating_sub(chunk.bytes);
+    }
+}
+
 fn top_min(chunks: &BTreeMap<KeyValue, Chunk>) -> Option<KeyValue> {
     chunks.last_key_value().map(|(min, _)| min.clone())
 }

@@ -1281,8 +1281,7 @@ impl Cluster {
             }
             for (pushed, stored) in group.drain(..).zip(batch.finish()) {
                 // A generated `_id` is known without reading it back from the bytes.
-                let id = pushed.generated.map(IdKey::object_id);
-                match self.insert_one_inner(ns, stored, id, pushed.key_at, primary) {
+                match self.insert_one_inner(ns, stored, pushed.generated, pushed.key_at, primary) {
                     Ok((shard, id)) => {
                         per_shard[shard as usize] += 1;
                         ids.push(id);
@@ -1314,15 +1313,15 @@ impl Cluster {
         }
     }
 
-    /// Stores one encoded document and returns its shard and `_id`; `id` is its `_id` if
-    /// the caller knows it (read from the document otherwise), `key_at` where the encoder
+    /// Stores one encoded document and returns its shard and `_id`; `id` is its generated
+    /// `_id` if it got one (read from the document otherwise), `key_at` where the encoder
     /// saw the shard key's field (see [`Pushed`]); `primary` is the database's primary
     /// shard, where an unsharded collection's documents go.
     fn insert_one_inner(
         &mut self,
         ns: &str,
         stored: Stored,
-        id: Option<IdKey>,
+        id: Option<ObjectId>,
         key_at: Option<u32>,
         primary: ShardIdx,
     ) -> Result<(ShardIdx, IdKey), ClusterError> {
@@ -1344,10 +1343,15 @@ impl Cluster {
         } = coll;
         // The key is read straight into its compact form; `key_scratch` lends its vector
         // to the keys that need a `KeyValue` on the way (routing off the top chunk, keys
-        // of several fields).
-        let (doc_key, chunk, unique) = match sharding.as_mut() {
+        // of several fields). It is made apart from the chunk it routes to, so that it is
+        // built where it stays rather than moved through a tuple (back-to-back copies of a
+        // 16-byte key, whose second read stalls on the first's overlapping stores).
+        let doc_key = match sharding.as_ref() {
+            Some(s) => doc_key(&s.pattern, &stored, key_at, key_scratch)?,
+            None => DocKey::Empty,
+        };
+        let (chunk, unique) = match sharding.as_mut() {
             Some(s) => {
-                let doc_key = doc_key(&s.pattern, &stored, key_at, key_scratch)?;
                 let chunk = s.table.chunk_for_doc_key_mut(&doc_key, key_scratch);
                 // Every chunk's range excludes its upper bound, so a key equal to the
                 // collection's global maximum (MaxKey in every field) has no chunk: mongos
@@ -1357,12 +1361,12 @@ impl Cluster {
                         return Err(untargetable_key(ns, &s.pattern, &doc_key.to_key()));
                     }
                 }
-                (doc_key, chunk, s.unique.then_some(&s.pattern))
+                (chunk, s.unique.then_some(&s.pattern))
             }
-            None => (DocKey::Empty, None, None),
+            None => (None, None),
         };
         let shard = chunk.as_ref().map_or(primary, |c| c.shard);
-        let id = IdSlot::new(id.unwrap_or_else(|| stored.id()), shard);
+        let id = IdSlot::new(id.map_or_else(|| stored.id(), IdKey::object_id), shard);
         let Some(id_slot) = ids.vacant(&id) else {
             return Err(duplicate_key(
                 ns,

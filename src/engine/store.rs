@@ -162,6 +162,12 @@ impl Atom {
             (Atom::Int32(a), Bson::Int32(b)) => a.cmp(b),
             (Atom::ObjectId(a), Bson::ObjectId(b)) => oid_cmp(a, &b.bytes()),
             (Atom::DateTime(a), Bson::DateTime(b)) => a.cmp(&b.timestamp_millis()),
+            // MaxKey and MinKey, the bounds of the key space (the top chunk's upper bound,
+            // which every insert of increasing keys is checked against), are above and
+            // below every value an inline atom holds.
+            (Atom::Other(_), Bson::MaxKey | Bson::MinKey) => self.compare_bson_slow(other),
+            (_, Bson::MaxKey) => Ordering::Less,
+            (_, Bson::MinKey) => Ordering::Greater,
             _ => self.compare_bson_slow(other),
         }
     }

@@ -123,18 +123,33 @@ impl ZoneRanges {
     }
 }
 
-/// The chunks of each zone of one collection, for the decisions of a balancer round.
+/// What a balancer round's decisions read of each zone of one collection: how many of
+/// the zone's chunks each shard holds, and each shard's first movable chunk of the zone.
+///
+/// A round sorts the chunks out once, and again after each migration. It keeps counts and
+/// at most one chunk per zone and shard rather than a copy of every chunk, so that sorting
+/// out a collection of many chunks is one pass over them with no allocation per chunk.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ZoneChunks {
     /// The zone names of the collection's ranges, sorted, without repeats.
     names: Vec<String>,
-    /// The chunks of each name, in key order; one more entry at the end for the chunks in
-    /// no zone.
-    chunks: Vec<Vec<Chunk>>,
+    /// The chunks of each name; one more entry at the end for the chunks in no zone.
+    zones: Vec<ZoneTally>,
     /// Each shard's data size for the collection, by shard index.
     sizes: Vec<u64>,
     /// Each shard's chunk count for the collection, of any zone, by shard index.
     counts: Vec<u64>,
+}
+
+/// The chunks of one zone, by shard.
+#[derive(Debug, Clone, Default)]
+struct ZoneTally {
+    /// How many chunks the zone has.
+    total: usize,
+    /// How many of them each shard holds, by shard index.
+    counts: Vec<u64>,
+    /// Each shard's first non-jumbo chunk of the zone in key order, by shard index.
+    first_movable: Vec<Option<Chunk>>,
 }
 
 impl ZoneChunks {
@@ -144,16 +159,34 @@ impl ZoneChunks {
         let mut names: Vec<String> = zones.iter().map(|z| z.zone.clone()).collect();
         names.sort();
         names.dedup();
-        let mut chunks = vec![Vec::new(); names.len() + 1];
+        let empty = ZoneTally {
+            total: 0,
+            counts: vec![0; shards],
+            first_movable: vec![None; shards],
+        };
+        let mut tallies = vec![empty; names.len() + 1];
         let mut sizes = vec![0u64; shards];
         let mut counts = vec![0u64; shards];
         for c in table.iter() {
-            let slot = zones
-                .zone_at(c)
-                .and_then(|z| names.binary_search(&z.zone).ok())
-                .unwrap_or(names.len());
-            if let Some(list) = chunks.get_mut(slot) {
-                list.push(c.clone());
+            // Without zone ranges every chunk is in no zone, found without a search.
+            let slot = if zones.is_empty() {
+                names.len()
+            } else {
+                zones
+                    .zone_at(c)
+                    .and_then(|z| names.binary_search(&z.zone).ok())
+                    .unwrap_or(names.len())
+            };
+            if let Some(tally) = tallies.get_mut(slot) {
+                tally.total += 1;
+                if let Some(count) = tally.counts.get_mut(c.shard as usize) {
+                    *count += 1;
+                }
+                if let Some(first @ None) = tally.first_movable.get_mut(c.shard as usize) {
+                    if !c.jumbo {
+                        *first = Some(c.clone());
+                    }
+                }
             }
             if let Some(size) = sizes.get_mut(c.shard as usize) {
                 *size += c.bytes;
@@ -164,7 +197,7 @@ impl ZoneChunks {
         }
         ZoneChunks {
             names,
-            chunks,
+            zones: tallies,
             sizes,
             counts,
         }
@@ -175,8 +208,8 @@ impl ZoneChunks {
         &self.names
     }
 
-    /// The chunks of `zone` (`None`: the chunks in no zone), in key order.
-    pub(crate) fn of(&self, zone: Option<&str>) -> &[Chunk] {
+    /// The chunks of `zone` (`None`: the chunks in no zone), if it is one of the names.
+    fn tally(&self, zone: Option<&str>) -> Option<&ZoneTally> {
         let slot = match zone {
             Some(z) => self
                 .names
@@ -184,7 +217,12 @@ impl ZoneChunks {
                 .unwrap_or(usize::MAX),
             None => self.names.len(),
         };
-        self.chunks.get(slot).map_or(&[], Vec::as_slice)
+        self.zones.get(slot)
+    }
+
+    /// How many chunks `zone` has (`None`: the chunks in no zone).
+    pub(crate) fn len_of(&self, zone: Option<&str>) -> usize {
+        self.tally(zone).map_or(0, |t| t.total)
     }
 
     /// The load of every shard, by shard index: the chunks of `zone` each holds, or with
@@ -193,13 +231,8 @@ impl ZoneChunks {
         if by_size {
             return self.sizes.clone();
         }
-        let mut out = vec![0u64; self.sizes.len()];
-        for c in self.of(zone) {
-            if let Some(load) = out.get_mut(c.shard as usize) {
-                *load += 1;
-            }
-        }
-        out
+        self.tally(zone)
+            .map_or_else(|| vec![0; self.sizes.len()], |t| t.counts.clone())
     }
 
     /// Every shard's chunk count for the collection, of any zone, by shard index: what the
@@ -210,6 +243,9 @@ impl ZoneChunks {
 
     /// The first non-jumbo chunk of `zone` on `shard`, in key order.
     pub(crate) fn first_movable(&self, zone: Option<&str>, shard: ShardIdx) -> Option<&Chunk> {
-        self.of(zone).iter().find(|c| c.shard == shard && !c.jumbo)
+        self.tally(zone)?
+            .first_movable
+            .get(shard as usize)?
+            .as_ref()
     }
 }
