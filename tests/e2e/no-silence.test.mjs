@@ -64,6 +64,8 @@ test('a session growing past what can be kept: warned first with a copy, then th
   await importBig(page, 'test.third', mb(0.25));
   const over = page.getByTestId('notice').filter({ hasText: 'over the' });
   await over.waitFor({ timeout: 60_000 });
+  // The warning stands beside what the import said, not in its place.
+  assert.equal(await page.getByTestId('notice').filter({ hasText: 'documents imported into test.third' }).count(), 1);
   assert.match(await over.innerText(), new RegExp(`grown to \\d+ bytes, over the ${limit} that ShardLab can keep, so what you do from here is not saved`));
   const steps = Number(position.match(/step (\d+) of/)[1]);
   assert.match(await over.innerText(), new RegExp(`The saved copy stops at step ${steps}:`));

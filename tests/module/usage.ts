@@ -60,7 +60,8 @@ export function chunks(answer: EngineAnswer<'frame'>): number {
   return answer.result?.shards.length ?? 0;
 }
 export function saved(e: EngineEvent): string {
-  return e.event === 'save' ? e.data.text : '';
+  // A session past what a link holds saves without its link form: the text is null.
+  return e.event === 'save' ? (e.data.text ?? '') : '';
 }
 export function shown(f: Fallible<string>): string {
   return f.ok ? f.value : f.error;

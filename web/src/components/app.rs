@@ -49,6 +49,8 @@ struct Started {
 struct Messages {
     banner: UseStateHandle<Option<Banner>>,
     notice: Option<Notice>,
+    /// The room left for the session's saved form, while it is short.
+    room: Option<Notice>,
     progress: Option<crate::state::Progress>,
     waiting: usize,
     dispatch: Callback<Action>,
@@ -71,6 +73,10 @@ impl Messages {
             }
             if let Some(progress) = &self.progress {
                 <ReplayBar progress={progress.clone()} waiting={self.waiting} on_cancel={self.on_cancel.clone()} />
+            }
+            if let Some(room) = &self.room {
+                <NoticeBar notice={room.clone()} on_return={self.on_return.clone()}
+                    on_dismiss={self.dispatch.reform(|()| Action::Room(None))} />
             }
             if let Some(notice) = &self.notice {
                 <NoticeBar notice={notice.clone()} on_return={self.on_return.clone()}
@@ -129,6 +135,7 @@ pub fn app() -> Html {
         engine: use_engine_status(),
         banner,
         notice: state.notice.clone(),
+        room: state.room.clone(),
         progress: state.replaying.clone(),
         waiting: state.waiting.len(),
         dispatch: dispatch.clone(),

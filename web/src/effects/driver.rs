@@ -187,7 +187,7 @@ impl Driver {
         // browser's visibility reports, the timer and notices are not the user's doing.)
         if !matches!(
             action,
-            Action::Hidden(..) | Action::Tick | Action::Notice(_)
+            Action::Hidden(..) | Action::Tick | Action::Notice(_) | Action::Room(_)
         ) {
             self.hold.set(false);
             self.touched.set(true);
@@ -297,7 +297,7 @@ impl Driver {
             Action::Command(cmd) if !cmd.trim().is_empty() => {
                 self.dispatch.emit(Action::Wait(cmd.trim().to_string()))
             }
-            Action::Hidden(..) | Action::Notice(_) => self.dispatch.emit(action),
+            Action::Hidden(..) | Action::Notice(_) | Action::Room(_) => self.dispatch.emit(action),
             _ => {}
         }
     }
@@ -914,7 +914,7 @@ impl Driver {
             let size = usize::try_from(kept.bytes).unwrap_or(usize::MAX);
             let now = scenario_room(size);
             let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
-            if (before.0 != at || before.1 != now) && now != Room::Ample {
+            if before.1 != now || (before.0 != at && now != Room::Ample) {
                 tell_room(&dispatch, &at, now, size, saving.page.clone());
             }
             if let Some(why) = kept.why {
@@ -944,14 +944,11 @@ impl Driver {
             };
             let now = scenario_room(text.len());
             let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
-            if (before.0 != at || before.1 != now) && now != Room::Ample {
+            if before.1 != now || (before.0 != at && now != Room::Ample) {
                 let saved = sessions::text(&sessions::current());
-                dispatch.emit(Action::Notice(Some(room_notice(
-                    now,
-                    text.len(),
-                    &text,
-                    saved,
-                ))));
+                let notice =
+                    (now != Room::Ample).then(|| room_notice(now, text.len(), &text, saved));
+                dispatch.emit(Action::Room(notice));
             }
             if now == Room::Over {
                 // Kept as it last fitted: a session that cannot open again is not
@@ -1052,8 +1049,10 @@ fn refused(dispatch: &Callback<Action>, session: &str, why: &str, page: Vec<(Str
 }
 
 /// Says that the session's saved form (of `size` bytes) nears or passed the size that can
-/// be kept (see [`room_notice`]): the text to download is asked of the engine, or read
-/// from the copy last kept.
+/// be kept (see [`room_notice`]), or clears that once there is room again: a standing
+/// state of the session, apart from the notices, so that it neither hides nor is hidden
+/// by what the step itself said (an import's summary). The text to download is asked of
+/// the engine, or read from the copy last kept.
 fn tell_room(
     dispatch: &Callback<Action>,
     session: &str,
@@ -1062,17 +1061,20 @@ fn tell_room(
     page: Vec<(String, String)>,
 ) {
     let dispatch = dispatch.clone();
+    if room == Room::Ample {
+        return dispatch.emit(Action::Room(None));
+    }
     if room == Room::Over {
         wasm_bindgen_futures::spawn_local(async move {
             let saved = sessions::read_text(&sessions::current()).await;
-            dispatch.emit(Action::Notice(Some(room_notice(room, size, "", saved))));
+            dispatch.emit(Action::Room(Some(room_notice(room, size, "", saved))));
         });
         return;
     }
     let call = Call::Scenario { page, json: true };
     engine_client::request(session, call, move |answer| {
         if let Ok(Reply::Scenario { text }) = answer {
-            dispatch.emit(Action::Notice(Some(room_notice(room, size, &text, None))));
+            dispatch.emit(Action::Room(Some(room_notice(room, size, &text, None))));
         }
     });
 }

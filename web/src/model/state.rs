@@ -208,6 +208,10 @@ pub struct Playground {
     pub history: Rc<Vec<String>>,
     /// A notice for the user.
     pub notice: Option<Notice>,
+    /// Whether the session's saved form nears or passes what can be kept: a standing
+    /// state of the session, shown beside the notices (which come and go) until the room
+    /// is ample again or the user dismisses it.
+    pub room: Option<Notice>,
     /// Bumped on every change drawn.
     pub rev: u64,
     /// One revision per [`Calm`] panel (see [`Playground::calm_rev`]).
@@ -319,6 +323,8 @@ pub enum Action {
     SetSpeed(u32),
     /// Show or clear a notice.
     Notice(Option<Notice>),
+    /// Show or clear what the page says about the room left for the session's saved form.
+    Room(Option<Notice>),
     /// The driver sent an act for the session (counted until answered).
     Sent,
     /// Cancel what the engine is doing for the page: the session goes back to how it was
@@ -367,6 +373,7 @@ impl Playground {
             console_first: 0,
             history: Rc::new(Vec::new()),
             notice: None,
+            room: None,
             rev: 0,
             calm_revs: [0; 2],
             hidden: [false; 2],
@@ -751,6 +758,7 @@ impl Playground {
             }
             Action::SetSpeed(s) => self.speed = s.clamp(1, 30),
             Action::Notice(n) => self.notice = n,
+            Action::Room(n) => self.room = n,
             Action::View(_)
             | Action::Auto(_)
             | Action::Setup(_)
