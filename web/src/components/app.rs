@@ -91,13 +91,7 @@ impl Messages {
 #[function_component(App)]
 pub fn app() -> Html {
     let _lang = crate::i18n::use_lang();
-    let options = use_memo((), |_| {
-        let location = gloo::utils::window().location();
-        PageOptions::from_address(
-            &location.search().unwrap_or_default(),
-            &location.hash().unwrap_or_default(),
-        )
-    });
+    let options = use_page_options();
     let (lang, on_lang, lang_setter) = use_language();
     let state = use_reducer(Playground::default);
     let started = use_state(|| None::<Started>);
@@ -110,53 +104,20 @@ pub fn app() -> Html {
     );
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
-    // Whether the comparison tab was ever opened (it is mounted from then on).
-    let compare_opened = use_mut_ref(|| false);
-    if mode == Mode::Compare {
-        *compare_opened.borrow_mut() = true;
-    }
+    let compare_opened = use_compare_opened(mode);
     let (workshop, toggle_workshop) = use_workshop();
     let (setup, toggle_setup) = use_setup();
     let on_target = {
         let set = targeted.setter();
         use_callback((), move |s: Vec<String>, _| set.set(s))
     };
-    let dispatch: Callback<Action> = use_memo((), {
-        let driver = driver.clone();
-        move |_| driver.callback()
-    })
-    .as_ref()
-    .clone();
+    let dispatch = use_dispatch(&driver);
     let published = state.page_value("compare").map(str::to_string);
     let on_compare = use_compare_publish(&dispatch, published.clone());
     let (on_cancel, on_import) = use_replay_callbacks(&driver);
     let offline = use_offline(state.ready);
-    let messages = Messages {
-        engine: use_engine_status(),
-        banner,
-        notice: state.notice.clone(),
-        room: state.room.clone(),
-        progress: state.replaying.clone(),
-        waiting: state.waiting.len(),
-        dispatch: dispatch.clone(),
-        on_return: use_return_to_session(&driver),
-        on_cancel,
-    };
-
-    use_ticks(&state, &dispatch);
-    use_panel_visibility(&dispatch);
-    use_saving(&state, &driver, options.embed);
-    use_started(state.replaying.is_none() && state.ready);
-    use_unknown_options(&state, &dispatch, &options.unknown);
-    use_fragment_links(options.embed);
-    use_host(&options, &state, &dispatch);
-    // Nothing plays on its own after a crash (it could be what died) or in place of a link
-    // that could not be opened.
-    use_autoplay(
-        &state,
-        &dispatch,
-        options.autoplay && started.is_some_and(|s| !s.recovering && !s.hold),
-    );
+    let messages = use_messages(&state, banner, &dispatch, &driver, on_cancel);
+    use_page_effects(&state, &dispatch, &driver, &options, *started);
 
     if options.embed {
         return provide(lang, embed_view(&state, &dispatch, &options, &messages));
@@ -168,16 +129,11 @@ pub fn app() -> Html {
         toggle_workshop,
         setup,
         on_setup: toggle_setup,
-        compare_opened: *compare_opened.borrow(),
+        compare_opened,
         published,
         on_compare,
         on_import,
-        on_reopen: {
-            let driver = driver.clone();
-            Callback::from(move |(id, text): (String, String)| {
-                driver.open(startup::reopen(&id, text), false)
-            })
-        },
+        on_reopen: reopen_callback(&driver),
         on_target,
         targeted: (*targeted).clone(),
         offline,
@@ -185,6 +141,99 @@ pub fn app() -> Html {
         on_lang,
     };
     provide(lang, view.html(&state, &dispatch, &messages))
+}
+
+/// The page's options, read from its address once.
+#[hook]
+fn use_page_options() -> Rc<PageOptions> {
+    use_memo((), |_| {
+        let location = gloo::utils::window().location();
+        PageOptions::from_address(
+            &location.search().unwrap_or_default(),
+            &location.hash().unwrap_or_default(),
+        )
+    })
+}
+
+/// Whether the comparison tab was ever opened (it is mounted from then on), counting the
+/// tab shown now (`mode`).
+#[hook]
+fn use_compare_opened(mode: Mode) -> bool {
+    let opened = use_mut_ref(|| false);
+    if mode == Mode::Compare {
+        *opened.borrow_mut() = true;
+    }
+    let ever = *opened.borrow();
+    ever
+}
+
+/// The callback components emit actions to: the driver's, made once.
+#[hook]
+fn use_dispatch(driver: &Driver) -> Callback<Action> {
+    use_memo((), {
+        let driver = driver.clone();
+        move |_| driver.callback()
+    })
+    .as_ref()
+    .clone()
+}
+
+/// What the page shows above its panels (see [`Messages`]): the crash banner, the
+/// engine's status, the replay's progress and the notices.
+#[hook]
+fn use_messages(
+    state: &UseReducerHandle<Playground>,
+    banner: UseStateHandle<Option<Banner>>,
+    dispatch: &Callback<Action>,
+    driver: &Driver,
+    on_cancel: Callback<()>,
+) -> Messages {
+    Messages {
+        engine: use_engine_status(),
+        banner,
+        notice: state.notice.clone(),
+        room: state.room.clone(),
+        progress: state.replaying.clone(),
+        waiting: state.waiting.len(),
+        dispatch: dispatch.clone(),
+        on_return: use_return_to_session(driver),
+        on_cancel,
+    }
+}
+
+/// What runs beside the page's drawing, in the full page and the embedded view alike: the
+/// timer, the panels' visibility, the saving, the start's end, the address's options and
+/// links, the host page, and autoplay.
+#[hook]
+fn use_page_effects(
+    state: &UseReducerHandle<Playground>,
+    dispatch: &Callback<Action>,
+    driver: &Driver,
+    options: &Rc<PageOptions>,
+    started: Option<Started>,
+) {
+    use_ticks(state, dispatch);
+    use_panel_visibility(dispatch);
+    use_saving(state, driver, options.embed);
+    use_started(state.replaying.is_none() && state.ready);
+    use_unknown_options(state, dispatch, &options.unknown);
+    use_fragment_links(options.embed);
+    use_host(options, state, dispatch);
+    // Nothing plays on its own after a crash (it could be what died) or in place of a link
+    // that could not be opened.
+    use_autoplay(
+        state,
+        dispatch,
+        options.autoplay && started.is_some_and(|s| !s.recovering && !s.hold),
+    );
+}
+
+/// Opens a session from "Recent sessions" in this tab.
+fn reopen_callback(driver: &Driver) -> Callback<(String, String)> {
+    let driver = driver.clone();
+    Callback::from(move |(id, text): (String, String)| {
+        driver.open(startup::reopen(&id, text), false)
+    })
 }
 
 /// The page in the language `lang`: every component that reads it redraws when it changes.
@@ -234,47 +283,18 @@ struct FullView {
 impl FullView {
     /// The full page: the masthead, the tabs, the notices, and the tab's panels.
     fn html(
-        self,
+        &self,
         state: &UseReducerHandle<Playground>,
         dispatch: &Callback<Action>,
         messages: &Messages,
     ) -> Html {
-        let FullView {
-            workshop,
-            toggle_workshop,
-            setup,
-            on_setup,
-            compare_opened,
-            published,
-            on_compare,
-            on_import,
-            on_reopen,
-            on_target,
-            targeted,
-            offline,
-            lang,
-            on_lang,
-        } = self;
         let mode = state.mode;
         html! {
-            <div class={classes!("page", workshop.then_some("workshop"))}
+            <div class={classes!("page", self.workshop.then_some("workshop"))}
                 data-scene-hide={super::scenes_panel::hidden_panels(state)}>
-                <header class="masthead">
-                    <h1>{ "ShardLab" }</h1>
-                    <p class="tagline">{ t(K::AppWatchAMongodbShardKey) }</p>
-                    if let Some(bytes) = offline {
-                        <span class="offline-ready" data-testid="offline-ready" role="status"
-                            title={tf(K::AppEverythingThePlaygroundNeedsIs, &[("e6", &format!("{:.1}", bytes / 1e6))])}>
-                            { t(K::AppWorksOffline) }
-                        </span>
-                    }
-                    <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={on_import} />
-                    <RecentSessions on_open={on_reopen} />
-                    <ShortcutsHelp />
-                    <LangSwitch lang={lang} on_change={on_lang} />
-                </header>
+                { self.masthead(state, dispatch) }
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
-                    workshop={workshop} on_workshop={toggle_workshop} />
+                    workshop={self.workshop} on_workshop={self.toggle_workshop.clone()} />
                 // The notices and a running demo's scene bar: rows of the page, or in
                 // workshop mode one stack floating at the window's foot (see the stylesheet).
                 <div class="messages">
@@ -285,42 +305,78 @@ impl FullView {
                 </div>
                 // Once opened, the comparison stays mounted (hidden on other tabs) so that its
                 // columns and progress survive a visit to the playground.
-                if compare_opened {
+                if self.compare_opened {
                     <div hidden={mode != Mode::Compare}>
-                        <CompareView visible={mode == Mode::Compare} published={published.clone()} on_publish={on_compare}
-                            sample={state.compare_sample.clone()} />
+                        <CompareView visible={mode == Mode::Compare} published={self.published.clone()}
+                            on_publish={self.on_compare.clone()} sample={state.compare_sample.clone()} />
                     </div>
                 }
-                if mode != Mode::Compare {
-                if mode == Mode::Guide {
-                    <Guide state={(**state).clone()} dispatch={dispatch.clone()}
-                        on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
-                }
-                // The stage: what the first screen shows, the cluster the largest part of it.
-                // The scenario's and the workload's forms fold away under the command bar.
-                <div class="hero" data-testid="stage">
-                    <CommandBar state={(**state).clone()} dispatch={dispatch.clone()} setup={setup} on_setup={on_setup} />
-                    <div class="setup" id="setup" data-testid="setup" hidden={!setup}>
-                        <Controls state={(**state).clone()} dispatch={dispatch.clone()} />
-                        <WorkloadFields state={(**state).clone()} dispatch={dispatch.clone()} />
-                    </div>
-                    <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
-                    <QueryBox state={(**state).clone()} on_target={on_target} />
-                    <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={targeted.clone()} />
-                </div>
-                <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
-                <div class="lower">
-                    <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                    <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
-                    busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
-                </div>
-                <Insights state={(**state).clone()} />
-                <Candidates key={state.session.to_string()} session={state.session.clone()} ns={state.settings.ns.clone()} step={state.view.position.position}
-                    on_compare={dispatch.reform(Action::CompareSample)} />
-                <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
-                <ScenesPanel state={(**state).clone()} dispatch={dispatch.clone()} />
-                }
+                { self.playground(state, dispatch) }
             </div>
+        }
+    }
+
+    /// The masthead: the title, whether the page works offline, the share bar, the recent
+    /// sessions, the shortcuts and the language switch.
+    fn masthead(&self, state: &UseReducerHandle<Playground>, dispatch: &Callback<Action>) -> Html {
+        html! {
+            <header class="masthead">
+                <h1>{ "ShardLab" }</h1>
+                <p class="tagline">{ t(K::AppWatchAMongodbShardKey) }</p>
+                if let Some(bytes) = self.offline {
+                    <span class="offline-ready" data-testid="offline-ready" role="status"
+                        title={tf(K::AppEverythingThePlaygroundNeedsIs, &[("e6", &format!("{:.1}", bytes / 1e6))])}>
+                        { t(K::AppWorksOffline) }
+                    </span>
+                }
+                <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={self.on_import.clone()} />
+                <RecentSessions on_open={self.on_reopen.clone()} />
+                <ShortcutsHelp />
+                <LangSwitch lang={self.lang} on_change={self.on_lang.clone()} />
+            </header>
+        }
+    }
+
+    /// The playground's and the guide's panels: the guide, the stage, the inspector, the
+    /// timeline and console, and the panels below; nothing on the comparison's tab.
+    fn playground(
+        &self,
+        state: &UseReducerHandle<Playground>,
+        dispatch: &Callback<Action>,
+    ) -> Html {
+        if state.mode == Mode::Compare {
+            return Html::default();
+        }
+        html! {
+            <>
+            if state.mode == Mode::Guide {
+                <Guide state={(**state).clone()} dispatch={dispatch.clone()}
+                    on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
+            }
+            // The stage: what the first screen shows, the cluster the largest part of it.
+            // The scenario's and the workload's forms fold away under the command bar.
+            <div class="hero" data-testid="stage">
+                <CommandBar state={(**state).clone()} dispatch={dispatch.clone()} setup={self.setup} on_setup={self.on_setup.clone()} />
+                <div class="setup" id="setup" data-testid="setup" hidden={!self.setup}>
+                    <Controls state={(**state).clone()} dispatch={dispatch.clone()} />
+                    <WorkloadFields state={(**state).clone()} dispatch={dispatch.clone()} />
+                </div>
+                <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
+                <QueryBox state={(**state).clone()} on_target={self.on_target.clone()} />
+                <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={self.targeted.clone()} />
+            </div>
+            <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
+            <div class="lower">
+                <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
+                <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
+                busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
+            </div>
+            <Insights state={(**state).clone()} />
+            <Candidates key={state.session.to_string()} session={state.session.clone()} ns={state.settings.ns.clone()} step={state.view.position.position}
+                on_compare={dispatch.reform(Action::CompareSample)} />
+            <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
+            <ScenesPanel state={(**state).clone()} dispatch={dispatch.clone()} />
+            </>
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::engine_client;
 use crate::i18n::{messages, t, tf, K};
 use crate::state::CompareSample;
 use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply, MAX_COLUMNS};
+use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -31,52 +32,128 @@ pub struct CandidatesProps {
 #[function_component(Candidates)]
 pub fn candidates(props: &CandidatesProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let keys = use_state(String::new);
-    let sort_by = use_state(String::new);
-    // The query sample picked: its file's name and text, or why it cannot be used.
-    let queries = use_state(|| None::<Result<(String, Rc<str>), String>>);
+    let fields = use_fields();
     let order = use_state(String::new);
-    // The click's number, and the answer to the latest click once it came.
-    let asked = use_state(|| 0u32);
-    let answer = use_state(|| None::<(u32, Answer)>);
-    let latest = use_mut_ref(|| 0u32);
-    let on_rank = {
-        let (asked, answer, keys, sort_by, queries) = (
-            asked.clone(),
-            answer.clone(),
-            keys.clone(),
-            sort_by.clone(),
-            queries.clone(),
-        );
-        let (session, ns) = (props.session.clone(), props.ns.clone());
-        Callback::from(move |_: MouseEvent| {
-            let spec = RankSpec {
-                ns: ns.clone(),
-                keys: keys
-                    .lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .map(String::from)
-                    .collect(),
-                sort_by: Some(sort_by.trim().to_string()).filter(|s| !s.is_empty()),
-                queries: match &*queries {
-                    Some(Ok((_, text))) => Some(text.to_string()),
-                    _ => None,
-                },
-                ..RankSpec::default()
-            };
-            let n = asked.wrapping_add(1);
-            *latest.borrow_mut() = n;
-            asked.set(n);
-            let (answer, latest) = (answer.clone(), latest.clone());
-            engine_client::request(&session, Call::Rank(spec), move |a| {
-                // A later click's answer wins.
-                if *latest.borrow() == n {
-                    answer.set(Some((n, Rc::new(a))));
-                }
-            });
-        })
-    };
+    let ranking = use_ranking();
+    let on_rank = rank_callback(props, &fields, &ranking);
+    let Ranking { asked, answer, .. } = &ranking;
+    let pending = **asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != **asked);
+    let shown = answer.as_ref().filter(|_| !pending).cloned();
+    let body = result(shown.as_ref(), props, &order);
+    html! {
+        <section class="panel candidates" data-testid="candidates" aria-labelledby="candidates-title">
+            <div class="insight-head">
+                <h2 id="candidates-title">{ t(K::CandidatesTitle) }</h2>
+                <button class="secondary" data-testid="rank" onclick={on_rank} disabled={pending}>
+                    { if pending { t(K::CandidatesRanking) } else { t(K::CandidatesRank) } }
+                </button>
+            </div>
+            <p class="muted">{ tf(K::CandidatesWhat, &[("ns", &props.ns)]) }</p>
+            { form(&fields) }
+            { body }
+        </section>
+    }
+}
+
+/// The query sample picked: its file's name and text, or why it cannot be used.
+type QuerySample = Option<Result<(String, Rc<str>), String>>;
+
+/// The form's fields as the user left them.
+#[derive(Clone)]
+struct Fields {
+    /// The candidate keys, one per line.
+    keys: UseStateHandle<String>,
+    /// The measure to sort by.
+    sort_by: UseStateHandle<String>,
+    /// The query sample picked.
+    queries: UseStateHandle<QuerySample>,
+}
+
+/// The form's fields, empty at first.
+#[hook]
+fn use_fields() -> Fields {
+    Fields {
+        keys: use_state(String::new),
+        sort_by: use_state(String::new),
+        queries: use_state(|| None),
+    }
+}
+
+/// The clicks on Rank and their answers.
+#[derive(Clone)]
+struct Ranking {
+    /// The click's number.
+    asked: UseStateHandle<u32>,
+    /// The answer to the latest click once it came.
+    answer: UseStateHandle<Option<(u32, Answer)>>,
+    /// The latest click's number, read when an answer comes.
+    latest: Rc<RefCell<u32>>,
+}
+
+/// No click on Rank yet.
+#[hook]
+fn use_ranking() -> Ranking {
+    Ranking {
+        asked: use_state(|| 0u32),
+        answer: use_state(|| None::<(u32, Answer)>),
+        latest: use_mut_ref(|| 0u32),
+    }
+}
+
+/// Rank: asks the engine to rank the candidates in the form (or its own) by its measures;
+/// a later click's answer wins.
+fn rank_callback(
+    props: &CandidatesProps,
+    fields: &Fields,
+    ranking: &Ranking,
+) -> Callback<MouseEvent> {
+    let Fields {
+        keys,
+        sort_by,
+        queries,
+    } = fields.clone();
+    let Ranking {
+        asked,
+        answer,
+        latest,
+    } = ranking.clone();
+    let (session, ns) = (props.session.clone(), props.ns.clone());
+    Callback::from(move |_: MouseEvent| {
+        let spec = RankSpec {
+            ns: ns.clone(),
+            keys: keys
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect(),
+            sort_by: Some(sort_by.trim().to_string()).filter(|s| !s.is_empty()),
+            queries: match &*queries {
+                Some(Ok((_, text))) => Some(text.to_string()),
+                _ => None,
+            },
+            ..RankSpec::default()
+        };
+        let n = asked.wrapping_add(1);
+        *latest.borrow_mut() = n;
+        asked.set(n);
+        let (answer, latest) = (answer.clone(), latest.clone());
+        engine_client::request(&session, Call::Rank(spec), move |a| {
+            // A later click's answer wins.
+            if *latest.borrow() == n {
+                answer.set(Some((n, Rc::new(a))));
+            }
+        });
+    })
+}
+
+/// The form: the candidate keys, the measure to sort by, and the query sample's file.
+fn form(fields: &Fields) -> Html {
+    let Fields {
+        keys,
+        sort_by,
+        queries,
+    } = fields;
     let on_keys = {
         let keys = keys.clone();
         Callback::from(move |e: InputEvent| {
@@ -91,54 +168,44 @@ pub fn candidates(props: &CandidatesProps) -> Html {
             sort_by.set(input.value());
         })
     };
-    let on_queries = {
-        let queries = queries.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return queries.set(None);
-            };
-            let queries = queries.clone();
-            crate::documents::query_sample(
-                file,
-                Callback::from(move |read: Result<(String, String), String>| {
-                    queries.set(Some(read.map(|(name, text)| (name, Rc::from(text)))));
-                }),
-            );
-        })
-    };
-    let pending = *asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != *asked);
-    let shown = answer.as_ref().filter(|_| !pending).cloned();
-    let body = result(shown.as_ref(), props, &order);
     html! {
-        <section class="panel candidates" data-testid="candidates" aria-labelledby="candidates-title">
-            <div class="insight-head">
-                <h2 id="candidates-title">{ t(K::CandidatesTitle) }</h2>
-                <button class="secondary" data-testid="rank" onclick={on_rank} disabled={pending}>
-                    { if pending { t(K::CandidatesRanking) } else { t(K::CandidatesRank) } }
-                </button>
-            </div>
-            <p class="muted">{ tf(K::CandidatesWhat, &[("ns", &props.ns)]) }</p>
-            <div class="candidates-form">
-                <label class="candidates-keys">{ t(K::CandidatesKeysLabel) }
-                    <textarea data-testid="rank-keys" rows="3" spellcheck="false" value={(*keys).clone()}
-                        placeholder={"{ user_id: 1 }\n{ _id: 'hashed' }"} oninput={on_keys} />
-                </label>
-                <label class="candidates-sort">{ t(K::CandidatesSortByLabel) }
-                    <input data-testid="rank-sort-by" spellcheck="false" value={(*sort_by).clone()} oninput={on_sort_by} />
-                </label>
-                <label class="candidates-queries">{ t(K::CandidatesQueriesLabel) }
-                    <input type="file" data-testid="rank-queries" accept=".json,.ndjson,.jsonl,.gz,application/json" onchange={on_queries} />
-                    { match &*queries {
-                        Some(Ok((name, text))) => html! { <span class="muted" data-testid="rank-queries-file">{ tf(K::CandidatesQueriesPicked, &[("file", name), ("bytes", &text.len())]) }</span> },
-                        Some(Err(why)) => html! { <span class="error" role="alert" data-testid="rank-queries-error">{ why.clone() }</span> },
-                        None => html! { <span class="muted">{ t(K::CandidatesQueriesWhat) }</span> },
-                    } }
-                </label>
-            </div>
-            { body }
-        </section>
+        <div class="candidates-form">
+            <label class="candidates-keys">{ t(K::CandidatesKeysLabel) }
+                <textarea data-testid="rank-keys" rows="3" spellcheck="false" value={(**keys).clone()}
+                    placeholder={"{ user_id: 1 }\n{ _id: 'hashed' }"} oninput={on_keys} />
+            </label>
+            <label class="candidates-sort">{ t(K::CandidatesSortByLabel) }
+                <input data-testid="rank-sort-by" spellcheck="false" value={(**sort_by).clone()} oninput={on_sort_by} />
+            </label>
+            <label class="candidates-queries">{ t(K::CandidatesQueriesLabel) }
+                <input type="file" data-testid="rank-queries" accept=".json,.ndjson,.jsonl,.gz,application/json"
+                    onchange={queries_callback(queries)} />
+                { match &**queries {
+                    Some(Ok((name, text))) => html! { <span class="muted" data-testid="rank-queries-file">{ tf(K::CandidatesQueriesPicked, &[("file", name), ("bytes", &text.len())]) }</span> },
+                    Some(Err(why)) => html! { <span class="error" role="alert" data-testid="rank-queries-error">{ why.clone() }</span> },
+                    None => html! { <span class="muted">{ t(K::CandidatesQueriesWhat) }</span> },
+                } }
+            </label>
+        </div>
     }
+}
+
+/// A query sample file picked: read, and kept with its name (or why it cannot be used).
+fn queries_callback(queries: &UseStateHandle<QuerySample>) -> Callback<Event> {
+    let queries = queries.clone();
+    Callback::from(move |e: Event| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return queries.set(None);
+        };
+        let queries = queries.clone();
+        crate::documents::query_sample(
+            file,
+            Callback::from(move |read: Result<(String, String), String>| {
+                queries.set(Some(read.map(|(name, text)| (name, Rc::from(text)))));
+            }),
+        );
+    })
 }
 
 /// The ranking in an answer, or the engine's error; nothing before the first.
@@ -161,13 +228,6 @@ fn result(
     if view.ns != ns {
         return Html::default();
     }
-    let on_order = {
-        let order = order.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            order.set(select.value());
-        })
-    };
     let rows = ordered(view, order);
     let on_compare = {
         let sample = CompareSample {
@@ -181,7 +241,6 @@ fn result(
         props.on_compare.reform(move |_: MouseEvent| sample.clone())
     };
     let columns = view.candidates.len().min(MAX_COLUMNS);
-    let sampled = view.queries.is_some();
     html! {
         <div class="ranking" data-testid="ranking" data-answer={n.to_string()}>
             <p class="muted" data-testid="rank-for">
@@ -195,28 +254,8 @@ fn result(
                 }
             </p>
             { view.queries.as_ref().map(sample_line).unwrap_or_default() }
-            <label class="candidates-order">{ t(K::CandidatesOrderLabel) }
-                <select data-testid="rank-order" onchange={on_order}>
-                    <option value="" selected={order.is_empty()}>{ t(K::CandidatesOverall) }</option>
-                    { for view.orders.iter().map(|o| html! {
-                        <option value={o.measure.clone()} selected={**order == o.measure}>{ measure_name(&o.measure) }</option>
-                    }) }
-                </select>
-            </label>
-            <div class="table-scroll">
-                <table class="ranking-table">
-                    <thead><tr>
-                        <th>{ "#" }</th><th>{ t(K::CandidatesKey) }</th><th>{ t(K::CandidatesDistinct) }</th>
-                        <th>{ t(K::CandidatesMostCommon) }</th><th>{ t(K::CandidatesMonotonic) }</th>
-                        <th>{ t(K::CandidatesChunks) }</th><th>{ t(K::CandidatesRecent) }</th>
-                        <th>{ t(K::CandidatesFullest) }</th><th>{ t(K::CandidatesRefused) }</th>
-                        if sampled {
-                            <th>{ t(K::CandidatesReads) }</th><th>{ t(K::CandidatesWrites) }</th>
-                        }
-                    </tr></thead>
-                    <tbody>{ for rows.iter().map(|c| row(c, sampled)) }</tbody>
-                </table>
-            </div>
+            { order_select(view, order) }
+            { table(&rows, view.queries.is_some()) }
             <ol class="ranking-reasons">{ for rows.iter().map(|c| reasons(c)) }</ol>
             if columns >= 2 {
                 <p class="ranking-compare">
@@ -226,6 +265,49 @@ fn result(
                     <span class="muted">{ tf(K::CandidatesReplayOnCompareWhat, &[("docs", &view.documents), ("ns", &view.ns)]) }</span>
                 </p>
             }
+        </div>
+    }
+}
+
+/// The order the table goes in: the engine's overall ranking, or its order for one
+/// measure.
+fn order_select(view: &RankView, order: &UseStateHandle<String>) -> Html {
+    let on_order = {
+        let order = order.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            order.set(select.value());
+        })
+    };
+    html! {
+        <label class="candidates-order">{ t(K::CandidatesOrderLabel) }
+            <select data-testid="rank-order" onchange={on_order}>
+                <option value="" selected={order.is_empty()}>{ t(K::CandidatesOverall) }</option>
+                { for view.orders.iter().map(|o| html! {
+                    <option value={o.measure.clone()} selected={**order == o.measure}>{ measure_name(&o.measure) }</option>
+                }) }
+            </select>
+        </label>
+    }
+}
+
+/// The ranking's table, a row a candidate in `rows`' order, with the reads and writes
+/// when a query sample was `sampled`.
+fn table(rows: &[&RankedKey], sampled: bool) -> Html {
+    html! {
+        <div class="table-scroll">
+            <table class="ranking-table">
+                <thead><tr>
+                    <th>{ "#" }</th><th>{ t(K::CandidatesKey) }</th><th>{ t(K::CandidatesDistinct) }</th>
+                    <th>{ t(K::CandidatesMostCommon) }</th><th>{ t(K::CandidatesMonotonic) }</th>
+                    <th>{ t(K::CandidatesChunks) }</th><th>{ t(K::CandidatesRecent) }</th>
+                    <th>{ t(K::CandidatesFullest) }</th><th>{ t(K::CandidatesRefused) }</th>
+                    if sampled {
+                        <th>{ t(K::CandidatesReads) }</th><th>{ t(K::CandidatesWrites) }</th>
+                    }
+                </tr></thead>
+                <tbody>{ for rows.iter().map(|c| row(c, sampled)) }</tbody>
+            </table>
         </div>
     }
 }

@@ -605,15 +605,7 @@ fn grid_view(
 #[function_component(Heatmap)]
 pub fn heatmap(props: &HeatmapProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let canvas = use_node_ref();
-    let to = Canvases {
-        size: use_canvas_size(&canvas),
-        canvas,
-        legend: use_node_ref(),
-        panel: use_node_ref(),
-        layout: use_mut_ref(|| None::<Layout>),
-        painted: use_mut_ref(|| None::<(usize, Size)>),
-    };
+    let to = use_canvases();
     let state = &props.state;
     let ns = state.settings.ns.clone();
     let steps = state.view.position.length;
@@ -624,13 +616,76 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
         height: GUESS.1,
         ratio: ratio(),
     });
-    let (rows, columns) = guess.grid(steps);
     let local = local_empty(&ns, steps);
-    let asks = local.is_none();
+    let answer = use_painted_grid(state, &ns, &to, guess.grid(steps), local.is_none());
+    let key = if state.frame.sharded && state.frame.ns == ns {
+        state.frame.key.clone()
+    } else {
+        String::new()
+    };
+    if let Some(why) = local {
+        return empty_view(&to.panel, &ns, &key, state, empty_why(why, None));
+    }
+    match answer.as_ref() {
+        None => empty_view(&to.panel, &ns, &key, state, Html::default()),
+        Some(a) => match (a.as_ref(), heat_of(a)) {
+            (Err(e), _) => empty_view(
+                &to.panel,
+                &ns,
+                &key,
+                state,
+                empty_why(error_text(e), Some("error")),
+            ),
+            (_, Some(grid)) if grid.empty.is_none() => {
+                let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
+                grid_view(&to, grid, state, on_click)
+            }
+            (_, grid) => {
+                // The engine's reason, in the page's language.
+                let why = grid
+                    .and_then(|g| {
+                        let words = g.empty_words.as_ref();
+                        words
+                            .and_then(|m| messages(std::slice::from_ref(m)))
+                            .or_else(|| g.empty.clone())
+                    })
+                    .unwrap_or_default();
+                let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
+                empty_view(&to.panel, drawn, &key, state, empty_why(why, None))
+            }
+        },
+    }
+}
+
+/// The panel's canvases, its size as last measured, and what was painted on them.
+#[hook]
+fn use_canvases() -> Canvases {
+    let canvas = use_node_ref();
+    Canvases {
+        size: use_canvas_size(&canvas),
+        canvas,
+        legend: use_node_ref(),
+        panel: use_node_ref(),
+        layout: use_mut_ref(|| None::<Layout>),
+        painted: use_mut_ref(|| None::<(usize, Size)>),
+    }
+}
+
+/// The engine's grid of `ns` at `grid`'s rows by columns (asked only when `asks`), painted on
+/// the canvases after every render that brings a new answer or size.
+#[hook]
+fn use_painted_grid(
+    state: &Playground,
+    ns: &str,
+    to: &Canvases,
+    grid: (u32, u32),
+    asks: bool,
+) -> Option<Answer> {
+    let (rows, columns) = grid;
     // The grid the engine draws depends on the session, the calm revision, the collection
     // and the canvas's size.
     let answer = {
-        let ns = ns.clone();
+        let ns = ns.to_string();
         use_engine_query(
             (
                 state.session.clone(),
@@ -649,44 +704,10 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
         let (to, answer) = (to.clone(), answer.clone().filter(|_| asks));
         use_effect(move || paint_answer(&to, answer.as_ref()));
     }
-    let key = if state.frame.sharded && state.frame.ns == ns {
-        state.frame.key.clone()
-    } else {
-        String::new()
-    };
-    let empty = |why: String, class: Option<&'static str>| {
-        html! { <p class={classes!("heat-empty", class)} data-testid="heatmap-empty">{ why }</p> }
-    };
-    if let Some(why) = local {
-        return empty_view(&to.panel, &ns, &key, state, empty(why, None));
-    }
-    match answer.as_ref() {
-        None => empty_view(&to.panel, &ns, &key, state, Html::default()),
-        Some(a) => match (a.as_ref(), heat_of(a)) {
-            (Err(e), _) => empty_view(
-                &to.panel,
-                &ns,
-                &key,
-                state,
-                empty(error_text(e), Some("error")),
-            ),
-            (_, Some(grid)) if grid.empty.is_none() => {
-                let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
-                grid_view(&to, grid, state, on_click)
-            }
-            (_, grid) => {
-                // The engine's reason, in the page's language.
-                let why = grid
-                    .and_then(|g| {
-                        let words = g.empty_words.as_ref();
-                        words
-                            .and_then(|m| messages(std::slice::from_ref(m)))
-                            .or_else(|| g.empty.clone())
-                    })
-                    .unwrap_or_default();
-                let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
-                empty_view(&to.panel, drawn, &key, state, empty(why, None))
-            }
-        },
-    }
+    answer
+}
+
+/// Why the panel has nothing to draw, as its paragraph (with `class`, as `error`).
+fn empty_why(why: String, class: Option<&'static str>) -> Html {
+    html! { <p class={classes!("heat-empty", class)} data-testid="heatmap-empty">{ why }</p> }
 }

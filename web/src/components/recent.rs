@@ -87,19 +87,6 @@ fn row(
     shown: &UseStateHandle<Shown>,
 ) -> Html {
     let m = &l.meta;
-    let when = String::from(
-        js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(m.updated))
-            .to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED),
-    );
-    let steps = match m.steps {
-        1 => t(K::Recent1Step).to_string(),
-        n => tf(K::WordsStepOther, &[("n", &n)]),
-    };
-    let collections = if m.collections.is_empty() {
-        String::new()
-    } else {
-        format!(" · {}", m.collections.join(", "))
-    };
     let badge = if l.here {
         Some(t(K::RecentThisTab))
     } else if l.elsewhere {
@@ -108,62 +95,15 @@ fn row(
         None
     };
     let id = m.id.clone();
-    let on_open = {
-        let (id, on_open, status, shown) =
-            (id.clone(), on_open.clone(), status.clone(), shown.clone());
-        Callback::from(move |_: MouseEvent| {
-            let (id, on_open, status, shown) =
-                (id.clone(), on_open.clone(), status.clone(), shown.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match sessions::read_text(&id).await {
-                    Some(text) => {
-                        shown.set(Shown::Closed);
-                        on_open.emit((id, text));
-                    }
-                    None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
-                }
-            });
-        })
-    };
-    let on_download = {
-        let (id, status) = (id.clone(), status.clone());
-        Callback::from(move |_: MouseEvent| {
-            let (id, status) = (id.clone(), status.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match sessions::read_text(&id).await {
-                    Some(text) => download(
-                        "shardlab-session.json",
-                        &download_url("application/json", &text),
-                    ),
-                    None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
-                }
-            });
-        })
-    };
-    let on_delete = {
-        let (id, reload, status) = (id.clone(), reload.clone(), status.clone());
-        let name = m.shown_name();
-        Callback::from(move |_: MouseEvent| {
-            let (id, reload, status, name) =
-                (id.clone(), reload.clone(), status.clone(), name.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match sessions::delete(&id).await {
-                    Ok(()) => status.set(tf(K::RecentDeletedName, &[("name", &name)])),
-                    Err(why) => status.set(tf(
-                        K::RecentNameCouldNotBeDeleted,
-                        &[("name", &name), ("why", &why)],
-                    )),
-                }
-                reload.emit(());
-            });
-        })
-    };
+    let on_open = open_callback(&id, on_open, status, shown);
+    let on_download = download_callback(&id, status);
+    let on_delete = delete_callback(&id, m.shown_name(), reload, status);
     html! {
         <li class="recent-row" data-testid="recent-row" data-session={id}>
             <div class="recent-what">
                 <strong data-testid="recent-name">{ m.shown_name() }</strong>
                 if let Some(badge) = badge { <span class="badge">{ badge }</span> }
-                <div class="muted">{ format!("{when} · {steps}{collections}") }</div>
+                <div class="muted">{ summary(m) }</div>
                 if let Some(why) = &m.aside {
                     <div class="muted">{ tf(K::RecentSetAsideWhy, &[("why", &why)]) }</div>
                 }
@@ -177,4 +117,92 @@ fn row(
             </div>
         </li>
     }
+}
+
+/// The row's second line: when the session was saved, its steps and its collections.
+fn summary(m: &sessions::Meta) -> String {
+    let when = String::from(
+        js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(m.updated))
+            .to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED),
+    );
+    let steps = match m.steps {
+        1 => t(K::Recent1Step).to_string(),
+        n => tf(K::WordsStepOther, &[("n", &n)]),
+    };
+    let collections = if m.collections.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", m.collections.join(", "))
+    };
+    format!("{when} · {steps}{collections}")
+}
+
+/// Open: the session's scenario, read from storage, opens in this tab and the list
+/// closes; the status says so if it cannot be read.
+fn open_callback(
+    id: &str,
+    on_open: &Callback<(String, String)>,
+    status: &UseStateHandle<String>,
+    shown: &UseStateHandle<Shown>,
+) -> Callback<MouseEvent> {
+    let (id, on_open, status, shown) = (
+        id.to_string(),
+        on_open.clone(),
+        status.clone(),
+        shown.clone(),
+    );
+    Callback::from(move |_: MouseEvent| {
+        let (id, on_open, status, shown) =
+            (id.clone(), on_open.clone(), status.clone(), shown.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            match sessions::read_text(&id).await {
+                Some(text) => {
+                    shown.set(Shown::Closed);
+                    on_open.emit((id, text));
+                }
+                None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
+            }
+        });
+    })
+}
+
+/// Download: the session's scenario as a file; the status says so if it cannot be read.
+fn download_callback(id: &str, status: &UseStateHandle<String>) -> Callback<MouseEvent> {
+    let (id, status) = (id.to_string(), status.clone());
+    Callback::from(move |_: MouseEvent| {
+        let (id, status) = (id.clone(), status.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            match sessions::read_text(&id).await {
+                Some(text) => download(
+                    "shardlab-session.json",
+                    &download_url("application/json", &text),
+                ),
+                None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
+            }
+        });
+    })
+}
+
+/// Delete: the session (shown as `name`) is deleted from storage, the status says whether
+/// it was, and the list is read again.
+fn delete_callback(
+    id: &str,
+    name: String,
+    reload: &Callback<()>,
+    status: &UseStateHandle<String>,
+) -> Callback<MouseEvent> {
+    let (id, reload, status) = (id.to_string(), reload.clone(), status.clone());
+    Callback::from(move |_: MouseEvent| {
+        let (id, reload, status, name) = (id.clone(), reload.clone(), status.clone(), name.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            match sessions::delete(&id).await {
+                Ok(()) => status.set(tf(K::RecentDeletedName, &[("name", &name)])),
+                Err(why) => status.set(tf(
+                    K::RecentNameCouldNotBeDeleted,
+                    &[("name", &name), ("why", &why)],
+                )),
+            }
+            reload.emit(());
+        });
+    })
 }

@@ -183,19 +183,7 @@ impl Driver {
 
     /// Takes one action: sends what the engine must do, and tells the reducer.
     pub fn handle(&self, action: Action) {
-        // Whatever the user does, the page is theirs again: it is saved from now on. (The
-        // browser's visibility reports, the timer and notices are not the user's doing.)
-        if !matches!(
-            action,
-            Action::Hidden(..) | Action::Tick | Action::Notice(_) | Action::Room(_)
-        ) {
-            self.hold.set(false);
-            self.touched.set(true);
-        }
-        // Something typed makes a scene's session the user's own.
-        if matches!(action, Action::Command(_)) {
-            self.scene_owned.set(false);
-        }
+        self.note_doing(&action);
         let s = self.state();
         if s.replaying.is_some() {
             return self.while_replaying(action);
@@ -211,29 +199,39 @@ impl Driver {
         {
             return;
         }
-        match &action {
+        if self.ask_engine(&s, &action) {
+            self.dispatch.emit(action);
+        }
+    }
+
+    /// Notes what an action says of the user: whether they are doing something on the
+    /// page, and whether they typed in a scene's session.
+    fn note_doing(&self, action: &Action) {
+        // Whatever the user does, the page is theirs again: it is saved from now on. (The
+        // browser's visibility reports, the timer and notices are not the user's doing.)
+        if !matches!(
+            action,
+            Action::Hidden(..) | Action::Tick | Action::Notice(_) | Action::Room(_)
+        ) {
+            self.hold.set(false);
+            self.touched.set(true);
+        }
+        // Something typed makes a scene's session the user's own.
+        if matches!(action, Action::Command(_)) {
+            self.scene_owned.set(false);
+        }
+    }
+
+    /// Sends the engine what `action` asks of it, outside a replay; whether the reducer
+    /// still takes the action as it is (a step has told it already; a cancel, a tick, and
+    /// a command that is empty or must wait are not for it).
+    fn ask_engine(&self, s: &Playground, action: &Action) -> bool {
+        match action {
             Action::Cancel => {
-                // Set first: the requests in flight fail, and the restart reads it, while
-                // the engine is being stopped.
-                self.cancelled.set(s.in_flight > 0);
-                if s.in_flight == 0 || !engine_client::cancel() {
-                    self.cancelled.set(false);
-                }
-                return;
+                self.stop_requests(s);
+                return false;
             }
-            Action::Command(cmd) => {
-                let cmd = cmd.trim().to_string();
-                if cmd.is_empty() {
-                    return;
-                }
-                if !s.ready {
-                    return self.dispatch.emit(Action::Wait(cmd));
-                }
-                self.dispatch.emit(Action::Command(cmd.clone()));
-                recovery::begin("running", Some(&cmd));
-                recovery::selftest(&cmd);
-                self.send(Act::Command { source: cmd });
-            }
+            Action::Command(cmd) => return self.command(s, cmd),
             Action::Auto(cmd) => self.send(Act::Auto {
                 source: cmd.clone(),
             }),
@@ -270,24 +268,62 @@ impl Driver {
                 self.scene_owned.set(true);
             }
             Action::Step => {
-                self.dispatch.emit(action.clone());
-                if s.at_end() {
-                    self.send(Act::Batch {
-                        workload: s.workload.clone(),
-                        echo: true,
-                    });
-                } else {
-                    self.send(Act::Forward);
-                }
-                return;
+                self.step(s, action);
+                return false;
             }
             Action::StepBack => self.send(Act::Back),
             Action::Jump(to) => self.send(Act::Jump { to: *to }),
             Action::Fork => self.send(Act::Fork),
-            Action::Tick => return self.tick(&s),
+            Action::Tick => {
+                self.tick(s);
+                return false;
+            }
             _ => {}
         }
-        self.dispatch.emit(action);
+        true
+    }
+
+    /// The user's Cancel outside a replay: the engine is stopped under the requests in
+    /// flight, if there are any.
+    fn stop_requests(&self, s: &Playground) {
+        // Set first: the requests in flight fail, and the restart reads it, while the
+        // engine is being stopped.
+        self.cancelled.set(s.in_flight > 0);
+        if s.in_flight == 0 || !engine_client::cancel() {
+            self.cancelled.set(false);
+        }
+    }
+
+    /// A command typed in the console: run by the engine, or kept waiting until the
+    /// session is ready. Whether the reducer takes the typed action too.
+    fn command(&self, s: &Playground, cmd: &str) -> bool {
+        let cmd = cmd.trim().to_string();
+        if cmd.is_empty() {
+            return false;
+        }
+        if !s.ready {
+            self.dispatch.emit(Action::Wait(cmd));
+            return false;
+        }
+        self.dispatch.emit(Action::Command(cmd.clone()));
+        recovery::begin("running", Some(&cmd));
+        recovery::selftest(&cmd);
+        self.send(Act::Command { source: cmd });
+        true
+    }
+
+    /// One step forward: the reducer hears of it first, then the engine runs the
+    /// workload's next batch at the timeline's end, or goes forward along it.
+    fn step(&self, s: &Playground, action: &Action) {
+        self.dispatch.emit(action.clone());
+        if s.at_end() {
+            self.send(Act::Batch {
+                workload: s.workload.clone(),
+                echo: true,
+            });
+        } else {
+            self.send(Act::Forward);
+        }
     }
 
     /// While a replay runs, only commands typed in the console (they wait for its end) and
@@ -497,86 +533,98 @@ impl Driver {
             _ => None,
         });
         match answer {
-            Ok(Some(Ok(view))) => {
-                let view = Rc::new(*view);
-                self.lesson_notice(&view);
-                // Opened before the catalog came (a lesson in the address): its workload now.
-                if matches!(opening.start, Start::Lesson { .. }) {
-                    let s = self.state();
-                    let lesson = view
-                        .lesson
-                        .as_deref()
-                        .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
-                    if let Some(lesson) = lesson {
-                        self.dispatch
-                            .emit(Action::LessonWorkload(lesson.workload.clone()));
-                    }
-                }
-                self.dispatch.emit(Action::Viewed(session, view));
-                recovery::end();
-                self.drain();
-            }
-            Ok(Some(Err((view, Replaying { page, json, .. })))) => {
-                let total = view.replay.map_or(0, |r| r.total) as usize;
-                self.dispatch
-                    .emit(Action::Viewed(session.clone(), Rc::new(*view)));
-                let what = opening.what();
-                let Some(source) = opening.source else {
-                    return;
-                };
-                let run = Run {
-                    session,
-                    what,
-                    source,
-                    total,
-                    done: 0,
-                    started: now_ms(),
-                    chunk: 8,
-                    pictured: f64::NEG_INFINITY,
-                    picture_cost: 0.0,
-                    cancelled: false,
-                    stop_at: self.stop_at.take(),
-                    asking: false,
-                    page,
-                    json,
-                };
-                *self.run.borrow_mut() = Some(run);
-                self.advance();
-            }
+            Ok(Some(Ok(view))) => self.opened_playground(session, &opening, *view),
+            Ok(Some(Err((view, replaying)))) => self.start_run(session, opening, *view, replaying),
             Ok(_) => {}
             Err(e) if e.code_name == ENGINE_RESTARTED => self.open(opening, false),
-            Err(e) => {
-                let message = engine_words(&e);
-                if matches!(opening.source, Some(Source::Import { .. }))
-                    && self.back_from_import(&message)
-                {
-                    recovery::end();
-                    return;
-                }
-                let refused_link = matches!(opening.source, Some(Source::Link { .. }))
-                    || matches!(opening.start, Start::Lesson { .. });
-                if refused_link && !self.embed {
-                    // The saved session stays as it was until the user changes something.
-                    self.hold();
-                }
-                let next = match (&opening.source, &opening.start) {
-                    (Some(source), _) => startup::unreadable(source, &message),
-                    (None, Start::Lesson { id }) => {
-                        let id: String = id.chars().take(40).collect();
-                        startup::refused(
-                            &tf(K::DriverThereIsNoLessonCalled, &[("id", &id)]),
-                            self.embed,
-                        )
-                    }
-                    _ => Opening {
-                        notice: Some(Notice::plain(message)),
-                        ..Opening::fresh()
-                    },
-                };
-                recovery::end();
-                self.open(next, false);
+            Err(e) => self.open_refused(&opening, &e),
+        }
+    }
+
+    /// A playground the engine opened: its first view drawn, with its lesson's notice and
+    /// workload, and the commands typed meanwhile run.
+    fn opened_playground(&self, session: Rc<str>, opening: &Opening, view: PageView) {
+        let view = Rc::new(view);
+        self.lesson_notice(&view);
+        // Opened before the catalog came (a lesson in the address): its workload now.
+        if matches!(opening.start, Start::Lesson { .. }) {
+            let s = self.state();
+            let lesson = view
+                .lesson
+                .as_deref()
+                .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
+            if let Some(lesson) = lesson {
+                self.dispatch
+                    .emit(Action::LessonWorkload(lesson.workload.clone()));
             }
         }
+        self.dispatch.emit(Action::Viewed(session, view));
+        recovery::end();
+        self.drain();
+    }
+
+    /// A replay the engine opened: its first view drawn, then its commands replayed a
+    /// slice at a time (see [`Driver::advance`]).
+    fn start_run(&self, session: Rc<str>, opening: Opening, view: PageView, replaying: Replaying) {
+        let Replaying { page, json, .. } = replaying;
+        let total = view.replay.map_or(0, |r| r.total) as usize;
+        self.dispatch
+            .emit(Action::Viewed(session.clone(), Rc::new(view)));
+        let what = opening.what();
+        let Some(source) = opening.source else {
+            return;
+        };
+        let run = Run {
+            session,
+            what,
+            source,
+            total,
+            done: 0,
+            started: now_ms(),
+            chunk: 8,
+            pictured: f64::NEG_INFINITY,
+            picture_cost: 0.0,
+            cancelled: false,
+            stop_at: self.stop_at.take(),
+            asking: false,
+            page,
+            json,
+        };
+        *self.run.borrow_mut() = Some(run);
+        self.advance();
+    }
+
+    /// An opening the engine refused: an import goes back to the session it replaced,
+    /// anything else opens what stands in for it, saying why.
+    fn open_refused(&self, opening: &Opening, e: &EngineError) {
+        let message = engine_words(e);
+        if matches!(opening.source, Some(Source::Import { .. })) && self.back_from_import(&message)
+        {
+            recovery::end();
+            return;
+        }
+        let refused_link = matches!(opening.source, Some(Source::Link { .. }))
+            || matches!(opening.start, Start::Lesson { .. });
+        if refused_link && !self.embed {
+            // The saved session stays as it was until the user changes something.
+            self.hold();
+        }
+        let next = match (&opening.source, &opening.start) {
+            (Some(source), _) => startup::unreadable(source, &message),
+            (None, Start::Lesson { id }) => {
+                let id: String = id.chars().take(40).collect();
+                startup::refused(
+                    &tf(K::DriverThereIsNoLessonCalled, &[("id", &id)]),
+                    self.embed,
+                )
+            }
+            _ => Opening {
+                notice: Some(Notice::plain(message)),
+                ..Opening::fresh()
+            },
+        };
+        recovery::end();
+        self.open(next, false);
     }
 
     /// A lesson's notice names it, once the engine said which lesson it opened.

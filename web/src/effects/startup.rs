@@ -236,35 +236,15 @@ pub enum Ending {
 /// steps replayed so far and offers the whole scenario (`json`, its JSON form) for
 /// download; a saved session cut short or cancelled is also set aside whole.
 pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> {
-    let budget = Budget::REPLAY;
-    // A cancel, said of what was being done ("Opening it").
-    let stopped = match ending {
-        Ending::Cancelled { replayed, total } => Some(move |doing: &str| {
-            tf(
-                K::StartupWhatWasCancelledAtStep,
-                &[
-                    ("what", &doing),
-                    ("n", &(replayed + 1)),
-                    ("total", &total),
-                    ("replayed", &replayed),
-                ],
-            )
-        }),
-        _ => None,
-    };
-    let aside = |why: &str| tf(K::StartupWhyWholeSessionSetAside, &[("why", &why)]);
-    let cut = match ending {
-        Ending::Cut(c) => Some(c),
-        _ => None,
-    };
     match source {
         Source::Link { kept, .. } => {
-            let cut = match &stopped {
-                Some(stopped) => Some(stopped(t(K::StartupDoingOpeningIt))),
-                None => cut.map(|c| c.describe(t(K::StartupWhatThisLinksScenario), &budget)),
-            };
+            let cut = unfinished(
+                ending,
+                t(K::StartupDoingOpeningIt),
+                t(K::StartupWhatThisLinksScenario),
+            );
             let mut notice = opened_notice(t(K::StartupYouOpenedASharedScenario), cut, *kept);
-            if stopped.is_some() {
+            if matches!(ending, Ending::Cancelled { .. }) {
                 if let Some(notice) = &mut notice {
                     notice.offer = Some(download_or_return(json, *kept));
                 }
@@ -272,11 +252,11 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
             notice
         }
         Source::Import { json } => {
-            let why = match (stopped, cut) {
-                (Some(stopped), _) => stopped(t(K::StartupDoingImportingTheScenario)),
-                (None, Some(cut)) => cut.describe(t(K::StartupWhatTheImportedScenario), &budget),
-                (None, None) => return None,
-            };
+            let why = unfinished(
+                ending,
+                t(K::StartupDoingImportingTheScenario),
+                t(K::StartupWhatTheImportedScenario),
+            )?;
             Some(Notice {
                 words: None,
                 text: why,
@@ -285,62 +265,81 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         }
         Source::Session { text } => {
             storage::remove(LOADING_KEY);
-            let why = match (stopped, cut) {
-                (Some(stopped), _) => stopped(t(K::StartupDoingRestoringYourSavedSession)),
-                (None, Some(cut)) => cut.describe(t(K::StartupWhatYourSavedSession), &budget),
-                (None, None) => return None,
-            };
-            sessions::set_aside(&why);
-            Some(Notice {
-                words: None,
-                text: aside(&why),
-                offer: Some(download_offer(text)),
-            })
+            let why = unfinished(
+                ending,
+                t(K::StartupDoingRestoringYourSavedSession),
+                t(K::StartupWhatYourSavedSession),
+            )?;
+            Some(set_aside_whole(&why, text))
         }
         Source::Restart {
-            cancelled: true,
+            cancelled,
             text,
-            ..
-        } => match (stopped, cut) {
-            (None, None) => Some(Notice::plain(t(K::StartupCancelledTheSessionIsAs))),
-            (Some(stopped), _) => Some(Notice {
-                words: None,
-                text: stopped(t(K::StartupDoingCancelledRestoring)),
-                offer: Some(download_offer(text)),
-            }),
-            (None, Some(cut)) => Some(Notice::plain(
-                cut.describe(t(K::StartupWhatCancelledTheSession), &budget),
-            )),
-        },
-        Source::Restart { text, why, .. } => match (stopped, cut) {
-            (Some(stopped), _) => Some(Notice {
-                words: None,
-                text: stopped(&tf(K::StartupDoingRestartedRestoring, &[("why", why)])),
-                offer: Some(download_offer(text)),
-            }),
-            (None, Some(cut)) => Some(Notice::plain(cut.describe(
-                &tf(K::StartupWhatRestartedYourSession, &[("why", why)]),
-                &budget,
-            ))),
-            (None, None) => Some(Notice::plain(tf(
-                K::StartupTheEngineStoppedAndStarted,
-                &[("why", why)],
-            ))),
-        },
+            why,
+        } => Some(restarted(ending, *cancelled, text, why)),
         Source::Return { text } => {
             clear_link_from_address();
-            let why = match (stopped, cut) {
-                (Some(stopped), _) => stopped(t(K::StartupDoingReturningToYourSession)),
-                (None, Some(cut)) => cut.describe(t(K::StartupWhatYourSession), &budget),
-                (None, None) => return None,
-            };
-            sessions::set_aside(&why);
-            Some(Notice {
-                words: None,
-                text: aside(&why),
-                offer: Some(download_offer(text)),
-            })
+            let why = unfinished(
+                ending,
+                t(K::StartupDoingReturningToYourSession),
+                t(K::StartupWhatYourSession),
+            )?;
+            Some(set_aside_whole(&why, text))
         }
+    }
+}
+
+/// Why a replay did not finish, in words: its cancel, said of what was being done
+/// (`doing`, "Opening it"), or its cut, said of what was replayed (`what`, "This link's
+/// scenario"); `None` when it finished.
+fn unfinished(ending: &Ending, doing: &str, what: &str) -> Option<String> {
+    match ending {
+        Ending::Cancelled { replayed, total } => Some(tf(
+            K::StartupWhatWasCancelledAtStep,
+            &[
+                ("what", &doing),
+                ("n", &(replayed + 1)),
+                ("total", &total),
+                ("replayed", &replayed),
+            ],
+        )),
+        Ending::Cut(cut) => Some(cut.describe(what, &Budget::REPLAY)),
+        Ending::Over => None,
+    }
+}
+
+/// A stored session that did not finish replaying (`why`) is set aside whole: the notice
+/// says so and offers its scenario (`text`) for download.
+fn set_aside_whole(why: &str, text: &str) -> Notice {
+    sessions::set_aside(why);
+    Notice {
+        words: None,
+        text: tf(K::StartupWhyWholeSessionSetAside, &[("why", &why)]),
+        offer: Some(download_offer(text)),
+    }
+}
+
+/// The notice after the page's session (`text`) was replayed into a new engine, the old
+/// one stopped by the user's Cancel (`cancelled`) or else by `why`: a cancelled replay
+/// offers the session for download.
+fn restarted(ending: &Ending, cancelled: bool, text: &str, why: &str) -> Notice {
+    let (doing, what, over) = if cancelled {
+        (
+            t(K::StartupDoingCancelledRestoring).to_string(),
+            t(K::StartupWhatCancelledTheSession).to_string(),
+            t(K::StartupCancelledTheSessionIsAs).to_string(),
+        )
+    } else {
+        (
+            tf(K::StartupDoingRestartedRestoring, &[("why", &why)]),
+            tf(K::StartupWhatRestartedYourSession, &[("why", &why)]),
+            tf(K::StartupTheEngineStoppedAndStarted, &[("why", &why)]),
+        )
+    };
+    Notice {
+        words: None,
+        text: unfinished(ending, &doing, &what).unwrap_or(over),
+        offer: matches!(ending, Ending::Cancelled { .. }).then(|| download_offer(text)),
     }
 }
 
