@@ -962,7 +962,7 @@ impl Driver {
             let size = usize::try_from(kept.bytes).unwrap_or(usize::MAX);
             let now = scenario_room(size);
             let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
-            if before.1 != now || (before.0 != at && now != Room::Ample) {
+            if room_changed(&before, &at, now) {
                 tell_room(&dispatch, &at, now, size, saving.page.clone());
             }
             if let Some(why) = kept.why {
@@ -992,7 +992,7 @@ impl Driver {
             };
             let now = scenario_room(text.len());
             let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
-            if before.1 != now || (before.0 != at && now != Room::Ample) {
+            if room_changed(&before, &at, now) {
                 let saved = sessions::text(&sessions::current());
                 let notice =
                     (now != Room::Ample).then(|| room_notice(now, text.len(), &text, saved));
@@ -1020,6 +1020,13 @@ impl Driver {
             }
         });
     }
+}
+
+/// Whether what the page says of the room left (see [`tell_room`]) changes: the room did,
+/// or another session is short of it too (a session with ample room after another says
+/// nothing new).
+fn room_changed(before: &(Rc<str>, Room), session: &Rc<str>, now: Room) -> bool {
+    before.1 != now || (before.0 != *session && now != Room::Ample)
 }
 
 /// What the page says when its session's saved form nears the size that can be kept, or
