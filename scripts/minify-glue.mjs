@@ -1,4 +1,5 @@
-// Trunk post-build hook: builds the engine the worker runs (scripts/build-engine.mjs), then
+// Trunk post-build hook: builds the engine the worker runs (scripts/build-engine.mjs),
+// writes the pre-rendered first screen into index.html (scripts/prerender.mjs), then
 // minifies wasm-bindgen's JS glue in release builds.
 //
 // Trunk 0.21's own JS minifier stops at the glue's `export default`, so release builds
@@ -13,6 +14,8 @@ const staging = process.env.TRUNK_STAGING_DIR;
 // First the engine the worker runs, in every build (the page has no core of its own); it
 // writes its <meta> into index.html.
 if (staging) await import('./build-engine.mjs');
+// Then the first screen, pre-rendered into index.html, in every build too.
+if (staging) await import('./prerender.mjs');
 if (process.env.TRUNK_PROFILE !== 'release' || !staging) process.exit(0);
 
 const glue = (await readdir(staging)).filter((f) => /^shardlab-web-[0-9a-f]+\.js$/.test(f));

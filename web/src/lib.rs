@@ -16,7 +16,8 @@ pub use effects::{
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{
-    engine_client, network, recovery, scene_channel, sessions, share, shortcuts, storage,
+    engine_client, first_screen, network, recovery, scene_channel, sessions, share, shortcuts,
+    storage,
 };
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
@@ -28,6 +29,11 @@ pub fn start() {
     // A presenter view (`?presenter=1`) draws the demo's notes, with no engine of its own.
     if scene_channel::is_presenter() {
         yew::Renderer::<components::presenter::Presenter>::with_root(root).render();
+    } else if let Some(first) = first_screen::take(&root) {
+        let props = components::app::AppProps {
+            first: Some(std::rc::Rc::new(first)),
+        };
+        yew::Renderer::<components::App>::with_root_and_props(root, props).hydrate();
     } else {
         yew::Renderer::<components::App>::with_root(root).render();
     }

@@ -27,11 +27,12 @@ use crate::driver::Driver;
 use crate::i18n::Lang;
 use crate::i18n::{t, tf, K};
 use crate::language;
+use crate::platform::first_screen;
 use crate::recovery;
 use crate::sessions;
 use crate::share::PageOptions;
 use crate::startup::{self, Banner};
-use crate::state::{Action, Calm, Notice, Playground};
+use crate::state::{Action, Calm, FirstScreen, Notice, Playground};
 use gloo::timers::callback::Interval;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -87,13 +88,28 @@ impl Messages {
     }
 }
 
+/// What the page starts from.
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    /// The build's pre-rendered first screen, on a first visit: the page starts from its
+    /// picture, so that its first render is the HTML it hydrates (see [`FirstScreen`]).
+    #[prop_or_default]
+    pub first: Option<Rc<FirstScreen>>,
+}
+
 /// The root component.
 #[function_component(App)]
-pub fn app() -> Html {
+pub fn app(props: &AppProps) -> Html {
     let _lang = crate::i18n::use_lang();
     let options = use_page_options();
     let (lang, on_lang, lang_setter) = use_language();
-    let state = use_reducer(Playground::default);
+    let state = {
+        let first = props.first.clone();
+        use_reducer(move || {
+            first.map_or_else(Playground::default, |f| Playground::first_screen(&f))
+        })
+    };
+    use_hydrated(props.first.is_some());
     let started = use_state(|| None::<Started>);
     let banner = use_state(|| None::<Banner>);
     let driver = use_driver(
@@ -143,15 +159,23 @@ pub fn app() -> Html {
     provide(lang, view.html(&state, &dispatch, &messages))
 }
 
+/// Once the page hydrated the pre-rendered first screen, what was clicked or typed in it
+/// before is done again, now that the page listens (see [`first_screen::hydrated`]).
+#[hook]
+fn use_hydrated(hydrating: bool) {
+    use_effect_with((), move |_| {
+        if hydrating {
+            first_screen::hydrated();
+        }
+    });
+}
+
 /// The page's options, read from its address once.
 #[hook]
 fn use_page_options() -> Rc<PageOptions> {
     use_memo((), |_| {
-        let location = gloo::utils::window().location();
-        PageOptions::from_address(
-            &location.search().unwrap_or_default(),
-            &location.hash().unwrap_or_default(),
-        )
+        let (query, fragment) = crate::platform::address();
+        PageOptions::from_address(&query, &fragment)
     })
 }
 

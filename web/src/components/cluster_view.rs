@@ -23,7 +23,7 @@ pub struct ClusterPanelProps {
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    if !props.state.ready {
+    if !props.state.pictured() {
         // Until the session's first answer there is no cluster to draw, only the wait:
         // for the engine itself on the page's first session (no catalog yet), then for
         // the session a lesson, a link or a new cluster opens.
@@ -39,6 +39,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
         };
     }
     let v = props.state.frame.clone();
+    let first = props.state.first_screen.is_some();
     let dispatch = props.dispatch.clone();
     let targeted = &props.targeted;
     let hot = &props.state.view.hot;
@@ -67,15 +68,21 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
         props.state.rev,
     );
     html! {
-        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster" data-last-window={props.state.view.hot_counted.to_string()}>
+        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster"
+            data-last-window={props.state.view.hot_counted.to_string()} aria-busy={first.then_some("true")}>
             <div class="cluster-head">
-                <p class="summary" data-testid="summary">
+                // The pre-rendered first screen's summary is the build's: `summary` is the
+                // engine's own, once it answered.
+                <p class="summary" data-testid={if first { "first-summary" } else { "summary" }}>
                     if v.sharded {
                         { tf(K::ClusterViewNsShardedOnKeyN, &[("ns", &props.state.settings.ns), ("key", &v.key), ("n", &(count(v.docs, "document"))), ("n2", &(count(v.chunks, "chunk")))]) }
                     } else {
                         { tf(K::ClusterViewNsIsNotShardedYet, &[("ns", &props.state.settings.ns)]) }
                     }
                 </p>
+                if first {
+                    <p class="summary-note muted" data-testid="getting-ready" role="status">{ t(K::ClusterViewStartingTheEngine) }</p>
+                }
                 if v.sharded {
                     <button class="link-button" data-testid="why-balancer" title={t(K::ClusterViewWhyTheBalancerMovesOr)}
                         onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ t(K::ClusterViewBalancerWhy) }</button>

@@ -100,13 +100,11 @@ struct Layout {
 }
 
 fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
+    crate::platform::now_ms()
 }
 
 fn ratio() -> f64 {
-    gloo::utils::window().device_pixel_ratio().max(1.0)
+    crate::platform::pixel_ratio()
 }
 
 /// The colour scale as 256 entries (entry 0 is the least heat above nothing).

@@ -424,6 +424,15 @@ impl Driver {
         let mut fresh = old.successor(&name);
         if boot {
             fresh.mode = old.mode;
+            // The pre-rendered first screen's picture stays until the engine's own answer
+            // replaces it, if it is of what opens now; anything else waits for its answer.
+            if old.first_screen.as_deref() == Some(&opening.start) {
+                fresh.first_screen = old.first_screen.clone();
+                fresh.view = old.view.clone();
+                fresh.frame = old.frame.clone();
+                fresh.settings = old.settings.clone();
+                fresh.console = old.console.clone();
+            }
         }
         fresh.notice = opening.notice.clone();
         fresh.waiting = old.waiting.clone();

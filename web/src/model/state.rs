@@ -6,12 +6,28 @@
 //! clock, `window` or engine. What must go to the engine is sent by the page's driver
 //! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
+use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
-    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, ShardFrame,
+    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, ShardFrame, Start,
     WorkloadSpec,
 };
 use std::rc::Rc;
 use yew::Reducible;
+
+/// The first screen the build pre-renders (`web/prerender`): what the engine, run natively
+/// at build time, answered for the default scenario. The release build writes it into
+/// `index.html` as JSON beside the HTML rendered from it, and a first visit starts from it
+/// ([`Playground::first_screen`]) so that its first render matches that HTML.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FirstScreen {
+    /// The opening the picture is of: the page's default, a new cluster from the settings
+    /// form's start.
+    pub start: Start,
+    /// The engine's catalogue.
+    pub catalog: Catalog,
+    /// The engine's first view of the session `start` opens.
+    pub view: PageView,
+}
 
 /// The namespace the playground shows when nothing else was chosen.
 pub const DEFAULT_NS: &str = "test.events";
@@ -235,6 +251,10 @@ pub struct Playground {
     pub in_flight: u32,
     /// Whether the engine has answered for this session yet.
     pub ready: bool,
+    /// The start of the build's pre-rendered first screen, while the state draws its
+    /// picture (see [`FirstScreen`]) and the engine has not answered yet: the cluster is
+    /// drawn, saying that the engine is getting ready.
+    pub first_screen: Option<Rc<Start>>,
     /// The user's documents the Compare tab was last asked to replay, with the keys.
     pub compare_sample: Option<Rc<CompareSample>>,
 }
@@ -385,8 +405,29 @@ impl Playground {
             waiting: Rc::new(Vec::new()),
             in_flight: 0,
             ready: false,
+            first_screen: None,
             compare_sample: None,
         }
+    }
+
+    /// The state a first visit starts from: the build's picture of the default scenario
+    /// (see [`FirstScreen`]), drawn while the engine loads. The page's first render from
+    /// it is the pre-rendered HTML, which the page hydrates.
+    pub fn first_screen(first: &FirstScreen) -> Self {
+        let mut state = Playground {
+            catalog: Rc::new(first.catalog.clone()),
+            ..Playground::default()
+        };
+        state.take_view(Rc::new(first.view.clone()));
+        state.ready = false;
+        state.first_screen = Some(Rc::new(first.start.clone()));
+        state
+    }
+
+    /// Whether the state draws a cluster: the engine's answer for the session, or the
+    /// pre-rendered first screen's picture until it comes.
+    pub fn pictured(&self) -> bool {
+        self.ready || self.first_screen.is_some()
     }
 
     /// A state for a new session that keeps this one's console history, speed, tab,
@@ -607,9 +648,10 @@ impl Playground {
         if s.chunk_size > 0 {
             self.settings.chunk_size = s.chunk_size;
         }
-        if view.replay.is_some() || self.view.replay.is_some() {
+        if view.replay.is_some() || self.view.replay.is_some() || self.first_screen.is_some() {
             // A replay's pictures say how far it has come, each in place of the last, and
-            // its end says what it restored.
+            // its end says what it restored; the engine's first answer replaces the
+            // pre-rendered first screen's lines, which are the same.
             self.console_first += self.console.len() as u64;
             self.console = Rc::new(view.lines.clone());
         } else if !view.lines.is_empty() {
@@ -636,6 +678,7 @@ impl Playground {
         }
         self.view = view;
         self.ready = true;
+        self.first_screen = None;
     }
 
     /// The reducer proper; [`Reducible::reduce`] adds the calm revisions.

@@ -11,10 +11,16 @@
 use wasm_bindgen::{JsCast, JsValue};
 
 fn local() -> Option<web_sys::Storage> {
+    if !super::in_browser() {
+        return None;
+    }
     web_sys::window()?.local_storage().ok()?
 }
 
 fn session() -> Option<web_sys::Storage> {
+    if !super::in_browser() {
+        return None;
+    }
     web_sys::window()?.session_storage().ok()?
 }
 
