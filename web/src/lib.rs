@@ -28,6 +28,7 @@ pub fn start() {
         .unwrap_or_else(|| gloo::utils::body().into());
     // A presenter view (`?presenter=1`) draws the demo's notes, with no engine of its own.
     if scene_channel::is_presenter() {
+        first_screen::discard(&root);
         yew::Renderer::<components::presenter::Presenter>::with_root(root).render();
     } else if let Some(first) = first_screen::take(&root) {
         let props = components::app::AppProps {

@@ -40,13 +40,26 @@ pub fn take(root: &web_sys::Element) -> Option<FirstScreen> {
         script.remove();
     }
     if first.is_none() {
-        root.set_inner_html("");
-        root.remove_attribute(ATTRIBUTE).ok();
-        if let Some(html) = html {
-            html.remove_attribute(ATTRIBUTE).ok();
-        }
+        discard(root);
     }
     first
+}
+
+/// Takes the pre-rendered first screen out of `root`, and the document's mark with it,
+/// for a page that draws something else there (the presenter's view, or any visit but a
+/// first one).
+pub fn discard(root: &web_sys::Element) {
+    let document = gloo::utils::document();
+    if let Some(script) = document.get_element_by_id(SCRIPT_ID) {
+        script.remove();
+    }
+    if root.has_attribute(ATTRIBUTE) {
+        root.set_inner_html("");
+        root.remove_attribute(ATTRIBUTE).ok();
+    }
+    if let Some(html) = document.document_element() {
+        html.remove_attribute(ATTRIBUTE).ok();
+    }
 }
 
 fn parse(text: &str) -> Option<FirstScreen> {
