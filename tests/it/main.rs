@@ -50,5 +50,6 @@ mod throughput;
 mod timeline;
 mod transcripts;
 mod web_layers;
+mod web_words;
 mod workload;
 mod writes_per_era;

@@ -352,7 +352,7 @@ fn sample_line(q: &shardlab_protocol::RankQueries) -> Html {
         .failures
         .iter()
         .take(3)
-        .map(|f| format!("line {} ({})", f.line, f.reason))
+        .map(|f| tf(K::FailuresLine, &[("line", &f.line), ("reason", &f.reason)]))
         .collect();
     html! {
         <p class="muted" data-testid="rank-queries-read" data-reads={q.reads.to_string()} data-writes={q.writes.to_string()}>

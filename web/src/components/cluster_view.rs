@@ -369,7 +369,7 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
                 <div class="badges">
                     if c.is_min { <span class="badge badge-min">{ t(K::ClusterViewMinkeyChunk) }</span> }
                     if c.is_max { <span class="badge badge-max">{ t(K::ClusterViewMaxkeyChunk) }</span> }
-                    if c.jumbo { <span class="badge badge-jumbo">{ "jumbo" }</span> }
+                    if c.jumbo { <span class="badge badge-jumbo">{ t(K::ClusterViewJumboBadge) }</span> }
                     if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ tf(K::ClusterViewFromFrom, &[("from", &from)]) }</span> }
                 </div>
             }

@@ -124,7 +124,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 <label class="check">
                     <input type="checkbox" checked={draft.unique} aria-label={t(K::ControlsUniqueShardKey)}
                         onchange={edit(&draft, |s, input| { s.unique = input.checked(); true })} />
-                    <span>{ "unique" }</span>
+                    <span>{ t(K::ControlsUnique) }</span>
                 </label>
                 { cluster_fields(&draft, &props.state) }
                 <button type="submit" data-testid="apply-key" disabled={invalid || nothing}>
@@ -319,7 +319,7 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
             let about = match (&c.key, &c.primary) {
                 (key, _) if !key.is_empty() => tf(K::ControlsShardedOnKey, &[("key", &key)]),
                 (_, Some(primary)) => tf(K::ControlsUnshardedOnPrimary, &[("primary", &primary)]),
-                _ => "unsharded".to_string(),
+                _ => t(K::ControlsUnsharded).to_string(),
             };
             (
                 c.ns.clone(),
@@ -380,7 +380,7 @@ fn cluster_fields(draft: &UseStateHandle<Settings>, state: &Playground) -> Html 
                         s.initial_chunks = input.value().trim().parse::<u32>().ok().filter(|n| *n > 0);
                         true
                     })}
-                    aria-label="numInitialChunks" placeholder="auto" />
+                    aria-label="numInitialChunks" placeholder={t(K::ControlsAuto)} />
             </label>
             <label class="field">
                 <span><Term id="version" label={t(K::CompareViewVersion)} /></span>

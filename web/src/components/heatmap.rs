@@ -474,8 +474,8 @@ fn intro() -> Html {
 fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
     if hashed {
         (
-            html! { <span title={t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ "int64 max" }</span> },
-            html! { <span title={t(K::HeatmapInt64Min9223372036854775808)}>{ "int64 min" }<br />{ "MinKey" }</span> },
+            html! { <span title={t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ t(K::HeatmapInt64Max) }</span> },
+            html! { <span title={t(K::HeatmapInt64Min9223372036854775808)}>{ t(K::HeatmapInt64Min) }<br />{ "MinKey" }</span> },
             tf(K::HeatmapYTheHashSpaceOf, &[("key", &key)]),
         )
     } else {

@@ -325,7 +325,9 @@ fn dialog(props: &ImportDocumentsProps, stage: &UseReducerHandle<Stage>) -> Html
 
 /// The file's size in words a person reads (`1.4 MB`).
 fn size_text(bytes: f64) -> String {
-    const UNITS: [&str; 4] = ["bytes", "KB", "MB", "GB"];
+    // Bytes are a word of the catalogue; the larger units are symbols, the same in
+    // every language.
+    const UNITS: [&str; 4] = ["", "KB", "MB", "GB"];
     let mut value = bytes;
     let mut unit = 0;
     while value >= 1000.0 && unit + 1 < UNITS.len() {
@@ -333,7 +335,7 @@ fn size_text(bytes: f64) -> String {
         unit += 1;
     }
     if unit == 0 {
-        format!("{bytes} {}", UNITS[0])
+        tf(K::ImportDialogBytes, &[("n", &bytes)])
     } else {
         format!("{value:.1} {}", UNITS[unit])
     }

@@ -286,10 +286,10 @@ fn key_fit(props: &PanelProps) -> Html {
     html! {}
 }
 
-/// A workload's name for sentences: the preset's, or "template" for a template.
+/// A workload's name for sentences: the preset's, or the word for a template.
 fn workload_name(spec: &str) -> String {
     if spec.trim_start().starts_with('{') {
-        "template".to_string()
+        t(K::WorkloadPanelTemplate).to_string()
     } else {
         format!("'{spec}'")
     }

@@ -8,7 +8,7 @@
 //! leaves the browser.
 
 use crate::engine_client;
-use crate::i18n::{tf, K};
+use crate::i18n::{t, tf, K};
 use crate::state::{Action, Notice};
 use shardlab_protocol::{
     Call, ColumnTypeChoice, EngineError, ImportCall, ImportPreview, ImportProgress, MetadataFile,
@@ -254,7 +254,7 @@ impl Job {
             .failures
             .iter()
             .take(LINES_NAMED)
-            .map(|f| format!("line {} ({})", f.line, f.reason))
+            .map(|f| tf(K::FailuresLine, &[("line", &f.line), ("reason", &f.reason)]))
             .collect();
         let ns = &self.choices.ns;
         let text = if let Some(why) = &done.stopped {
@@ -376,7 +376,7 @@ async fn text_of(file: &web_sys::File) -> Result<String, String> {
         let ctor = js_sys::Reflect::get(&js_sys::global(), &"DecompressionStream".into())
             .map_err(why)?
             .dyn_into::<js_sys::Function>()
-            .map_err(|_| "this browser cannot inflate a .gz file: unzip it first".to_string())?;
+            .map_err(|_| t(K::DocumentsCannotInflateGz).to_string())?;
         let args = js_sys::Array::of1(&"gzip".into());
         let inflate = js_sys::Reflect::construct(&ctor, &args).map_err(why)?;
         let stream = file
@@ -393,7 +393,7 @@ async fn text_of(file: &web_sys::File) -> Result<String, String> {
         .await
         .map_err(why)?;
     text.as_string()
-        .ok_or_else(|| "the file is not text".to_string())
+        .ok_or_else(|| t(K::DocumentsNotText).to_string())
 }
 
 /// A query sample's text for a ranking (`RankSpec::queries`), a `.gz` one inflated: `done`

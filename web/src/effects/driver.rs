@@ -369,7 +369,7 @@ impl Driver {
                     .emit(Action::Viewed(session, Rc::new(*view))),
                 Ok(_) => driver.dispatch.emit(Action::Refused(
                     session,
-                    "The engine answered something else.".into(),
+                    t(K::DriverEngineAnsweredSomethingElse).into(),
                 )),
                 Err(e) if e.code_name == ENGINE_RESTARTED => {
                     driver.dispatch.emit(Action::Refused(session, e.message));
@@ -688,7 +688,7 @@ impl Driver {
                     let run = driver.run.borrow_mut().take();
                     if let Some(run) = run {
                         recovery::end();
-                        let why = "replaying it stopped the engine";
+                        let why = t(K::DriverReplayStoppedTheEngine);
                         driver.open(startup::unreadable(&run.source, why), false);
                     }
                 }

@@ -1,5 +1,6 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
+use crate::i18n::{t, K};
 use crate::palette::{heat_step, shard_colour, HEAT_ALPHAS, HOT_RGB};
 use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Frame};
@@ -73,13 +74,20 @@ fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> St
     let fill = heat_step(c.gained).map_or("#ffffff".to_string(), |i| {
         format!("#ffffff\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"rgba({HOT_RGB}, {})", HEAT_ALPHAS[i])
     });
+    let mark = |on: bool, key: K| {
+        if on {
+            format!(" · {}", t(key))
+        } else {
+            String::new()
+        }
+    };
     let stats = format!(
         "{} · {}{}{}{}",
         count(c.docs, "doc"),
         c.size,
-        if c.is_min { " · MinKey chunk" } else { "" },
-        if c.is_max { " · MaxKey chunk" } else { "" },
-        if c.jumbo { " · jumbo" } else { "" }
+        mark(c.is_min, K::ClusterViewMinkeyChunk),
+        mark(c.is_max, K::ClusterViewMaxkeyChunk),
+        if c.jumbo { t(K::CompareViewJumbo2) } else { "" }
     );
     let gained = if c.gained > 0 {
         format!(

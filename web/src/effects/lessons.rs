@@ -258,7 +258,7 @@ pub async fn fetch_text_patiently(
             other => {
                 waiting(None);
                 return other.map_err(|e| match e {
-                    Fetch::Network => format!("{what} could not be fetched"),
+                    Fetch::Network => tf(K::LessonsCouldNotBeFetched, &[("what", &what)]),
                     Fetch::Failed(why) => why,
                 });
             }
@@ -277,18 +277,21 @@ pub enum Fetch {
 
 /// Fetches a text file once (see [`fetch_text_patiently`]).
 pub async fn fetch_text(url: &str, what: &str) -> Result<String, Fetch> {
-    let failed = |why: &str| Fetch::Failed(format!("{what} could not be fetched{why}"));
+    let failed = || Fetch::Failed(tf(K::LessonsCouldNotBeFetched, &[("what", &what)]));
     let response = wasm_bindgen_futures::JsFuture::from(gloo::utils::window().fetch_with_str(url))
         .await
         .map_err(|_| Fetch::Network)?;
-    let response: web_sys::Response = response.dyn_into().map_err(|_| failed(""))?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| failed())?;
     if !response.ok() {
-        return Err(failed(&format!(": HTTP {}", response.status())));
+        return Err(Fetch::Failed(tf(
+            K::LessonsCouldNotBeFetchedHttp,
+            &[("what", &what), ("status", &response.status())],
+        )));
     }
-    let text = response.text().map_err(|_| failed(""))?;
+    let text = response.text().map_err(|_| failed())?;
     Ok(wasm_bindgen_futures::JsFuture::from(text)
         .await
-        .map_err(|_| failed(""))?
+        .map_err(|_| failed())?
         .as_string()
         .unwrap_or_default())
 }

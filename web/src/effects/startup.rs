@@ -629,7 +629,7 @@ fn given_up(embed: bool) -> Opening {
     if embed || sessions::saved().is_none() {
         return Opening::fresh();
     }
-    match sessions::set_aside("Restoring it stopped the page twice.") {
+    match sessions::set_aside(t(K::StartupRestoringStoppedThePageTwice)) {
         Some(text) => Opening::fresh_with(Notice {
             words: None,
             text: t(K::StartupSavedSessionSetAsideOffer).to_string(),
@@ -682,7 +682,7 @@ pub fn restart(text: String, cancelled: bool, why: String) -> Opening {
 /// "Return to your session": the session a link or a lesson replaced, to replay, or why
 /// it cannot be.
 pub async fn return_to_session() -> Result<Opening, String> {
-    let missing = || "Your earlier session is no longer stored.".to_string();
+    let missing = || t(K::StartupEarlierSessionNoLongerStored).to_string();
     let id = sessions::returnable().ok_or_else(missing)?;
     let text = sessions::read_text(&id).await.ok_or_else(missing)?;
     sessions::switch_to(&id);

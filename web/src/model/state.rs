@@ -6,6 +6,7 @@
 //! clock, `window` or engine. What must go to the engine is sent by the page's driver
 //! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
+use crate::i18n::{tf, K};
 use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
     Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, ShardFrame, Start,
@@ -569,7 +570,7 @@ impl Playground {
                         true
                     }
                     Err(e) => {
-                        problems.push(format!("the scenes were left out ({e})"));
+                        problems.push(tf(K::StateScenesLeftOut, &[("error", &e)]));
                         continue;
                     }
                 },
@@ -579,12 +580,12 @@ impl Playground {
                 }
                 other => {
                     let other: String = other.chars().take(40).collect();
-                    problems.push(format!("unknown setting '{other}'"));
+                    problems.push(tf(K::StateUnknownSetting, &[("name", &other)]));
                     continue;
                 }
             };
             if !ok {
-                problems.push(format!("'{shown}' is not a valid {name}"));
+                problems.push(tf(K::StateNotValid, &[("value", &shown), ("name", name)]));
             }
         }
         (problems, lesson, view)
@@ -604,9 +605,9 @@ impl Playground {
         let (problems, _, _) = self.apply_page(page);
         let mut notice = notice;
         if !problems.is_empty() {
-            let text = format!(
-                "Parts of the scenario's page settings were left out: {}.",
-                problems.join("; ")
+            let text = tf(
+                K::StateSettingsLeftOut,
+                &[("problems", &problems.join("; "))],
             );
             notice = Some(match notice {
                 Some(n) => Notice {

@@ -147,8 +147,9 @@ fn static_banner(message: &str) {
     if let Ok(banner) = document.create_element("div") {
         banner.set_class_name("crash-banner static");
         let _ = banner.set_attribute("role", "alert");
-        banner.set_text_content(Some(&format!(
-            "ShardLab stopped with an internal error ({message}). Reload the page to start again."
+        banner.set_text_content(Some(&crate::i18n::tf(
+            crate::i18n::K::RecoveryStoppedBanner,
+            &[("message", &message)],
         )));
         let _ = gloo::utils::body().append_child(&banner);
     }

@@ -212,13 +212,13 @@ fn reason(e: &JsValue) -> String {
         .and_then(|n| n.as_string())
         .unwrap_or_default();
     if name == "QuotaExceededError" {
-        return "the browser's storage is full".to_string();
+        return crate::i18n::t(crate::i18n::K::SessionsStorageFull).to_string();
     }
     js_sys::Reflect::get(e, &JsValue::from_str("message"))
         .ok()
         .and_then(|m| m.as_string())
         .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| "the browser refused to store it".to_string())
+        .unwrap_or_else(|| crate::i18n::t(crate::i18n::K::SessionsStorageRefused).to_string())
 }
 
 /// Reads what the start needs: every session's meta, which sessions other tabs show, and
