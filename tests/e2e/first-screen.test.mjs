@@ -108,3 +108,50 @@ test('any visit but a first one hides the pre-rendered screen and draws as ever'
     await page.close();
   }
 });
+
+/** A first visit whose index.html the test rewrites with `change` on its way. */
+async function rewrittenPage(change) {
+  const page = await env.browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route((url) => url.pathname === '/' || url.pathname.endsWith('/index.html'), async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: change(await response.text()) });
+  });
+  await page.goto(env.server.url);
+  return { page, errors };
+}
+
+test('a first screen whose JSON is cut short or hostile is set aside, and the page draws as ever', async () => {
+  const cuts = [
+    (json) => json.slice(0, json.length / 2),
+    () => '{"start": {"kind": "setup"}, "catalog": [], "view": 7}',
+    (json) => json.replace(/"shards":\[/, '"shards":"x",[]'),
+  ];
+  for (const cut of cuts) {
+    const { page, errors } = await rewrittenPage((html) => html.replace(
+      /(<script type="application\/json" id="shardlab-first-screen">)([\s\S]*?)(<\/script>)/,
+      (_, open, json, close) => open + cut(json) + close,
+    ));
+    await page.getByTestId('summary').waitFor();
+    assert.match(await page.getByTestId('summary').innerText(), /test\.events sharded on \{ x: 1 \}/);
+    assert.equal(await page.getByTestId('first-summary').count(), 0);
+    assert.equal(await page.locator('#shardlab-first-screen').count(), 0);
+    assert.equal(await page.getByTestId('crash-banner').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
+test('a first screen whose HTML is not what the page draws ends in a working page, not a dead one', async () => {
+  // The masthead taken out: hydration meets another tree than the page's first render.
+  const { page } = await rewrittenPage((html) => html.replace(/<header class="masthead">[\s\S]*?<\/header>/, ''));
+  await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+  await page.locator('header.masthead').waitFor();
+  const input = page.getByTestId('console-input');
+  await input.fill('db.events.countDocuments()');
+  await input.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid="console-output"] .line:last-child')?.textContent === '0');
+  await screenshot(page, 'first-screen-mismatch', { fullPage: false });
+  await page.close();
+});
