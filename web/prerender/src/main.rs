@@ -7,9 +7,9 @@
 //! (`scripts/minify-glue.mjs`) runs it on every build.
 
 use shardlab_engine::service::Engine;
-use shardlab_protocol::{Call, Outcome, Reply, Request, Start, PROTOCOL_VERSION};
+use shardlab_protocol::{Call, Outcome, Reply, Request, PROTOCOL_VERSION};
 use shardlab_web::components::app::{App, AppProps};
-use shardlab_web::state::{default_setup, FirstScreen};
+use shardlab_web::state::FirstScreen;
 use std::process::ExitCode;
 use std::rc::Rc;
 
@@ -44,7 +44,7 @@ fn prerender(path: &str) -> Result<usize, String> {
 /// view of the session the settings form's start opens.
 fn first_screen() -> Result<FirstScreen, String> {
     let mut engine = Engine::new();
-    let start = Start::Setup(default_setup());
+    let start = FirstScreen::start();
     let catalog = match ask(&mut engine, 1, Call::Catalog)? {
         Reply::Catalog(catalog) => *catalog,
         other => return Err(format!("catalog answered {}", other.method())),
@@ -56,7 +56,6 @@ fn first_screen() -> Result<FirstScreen, String> {
         other => return Err(format!("open answered {}", other.method())),
     };
     Ok(FirstScreen {
-        start,
         catalog,
         view: *view,
     })

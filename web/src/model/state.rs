@@ -21,13 +21,19 @@ use yew::Reducible;
 /// ([`Playground::first_screen`]) so that its first render matches that HTML.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FirstScreen {
-    /// The opening the picture is of: the page's default, a new cluster from the settings
-    /// form's start.
-    pub start: Start,
     /// The engine's catalogue.
     pub catalog: Catalog,
-    /// The engine's first view of the session `start` opens.
+    /// The engine's first view of the session [`FirstScreen::start`] opens.
     pub view: PageView,
+}
+
+impl FirstScreen {
+    /// The opening the picture is of: the page's default, a new cluster from the settings
+    /// form's start. (It is not in the JSON: the page knows it, and reading a `Start`
+    /// would cost its wasm a decoder it needs nowhere else.)
+    pub fn start() -> Start {
+        Start::Setup(default_setup())
+    }
 }
 
 /// The namespace the playground shows when nothing else was chosen.
@@ -421,7 +427,7 @@ impl Playground {
         };
         state.take_view(Rc::new(first.view.clone()));
         state.ready = false;
-        state.first_screen = Some(Rc::new(first.start.clone()));
+        state.first_screen = Some(Rc::new(FirstScreen::start()));
         state
     }
 
