@@ -27,6 +27,9 @@ pub mod panels;
 pub mod playground;
 pub mod queries;
 pub mod rank;
+#[cfg(all(target_arch = "wasm32", feature = "split"))]
+#[allow(unsafe_code)]
+mod rest;
 pub mod script;
 pub mod service;
 pub mod view_model;
