@@ -40,9 +40,9 @@ pub const MAX_REPEAT_COUNT: u32 = 65_535;
 
 /// A compiled pattern, whatever compiled it (see [`Compiler`]).
 pub trait Matcher: Send + Sync {
-    /// Whether the pattern matches somewhere in `text`; `Err` when the search passed its
+    /// Whether the pattern matches somewhere in `text`; `None` when the search passed its
     /// backtracking limit.
-    fn is_match(&self, text: &str) -> Result<bool, ()>;
+    fn is_match(&self, text: &str) -> Option<bool>;
 }
 
 /// What compiles a rewritten pattern under a backtracking limit, or says why it does not
@@ -118,8 +118,8 @@ pub fn fancy_compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, Str
 struct Fancy(fancy_regex::Regex);
 
 impl Matcher for Fancy {
-    fn is_match(&self, text: &str) -> Result<bool, ()> {
-        self.0.is_match(text).map_err(|_| ())
+    fn is_match(&self, text: &str) -> Option<bool> {
+        self.0.is_match(text).ok()
     }
 }
 
@@ -199,7 +199,7 @@ impl Regex {
             // at most what the probe may take.
             let estimate = len * (self.pattern.len() as u64 + 1);
             budget::charge(estimate.min(PROBE_LIMIT as u64))?;
-            if let Ok(found) = probe.is_match(text) {
+            if let Some(found) = probe.is_match(text) {
                 return Ok(found);
             }
             budget::charge(BACKTRACK_LIMIT as u64)?;
@@ -208,7 +208,7 @@ impl Regex {
         }
         self.compiled
             .is_match(text)
-            .map_err(|_| budget::Exhausted.into())
+            .ok_or_else(|| budget::Exhausted.into())
     }
 
     /// Whether a value matches: a string (or symbol) the pattern finds, or the very
