@@ -11,7 +11,7 @@
 // Beside them, `writeModule` ships the JavaScript module (`shardlab.js`, `shardlab.d.ts`)
 // that finds this directory from its own address, and `writeElement` the `<shard-lab>`
 // element (`shard-lab.js`, which imports the module beside it) and its examples page.
-import { mkdir, readFile, writeFile, rm, copyFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile, rm, copyFile, readdir } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -30,21 +30,42 @@ function run(cmd, args) {
   if (r.status !== 0) throw new Error(`build-engine: ${cmd} ${args.join(' ')} failed (${r.status})`);
 }
 
-run('cargo', ['build', '-p', 'shardlab-engine', '--lib', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-release', '--offline']);
+// The module is split in two before wasm-bindgen sees it (wasm_split_cli_support's
+// `wasm-split-cli`, at the `#[wasm_split]` function of web/engine/src/rest.rs): the first
+// part answers the first requests, the second (`$regex`'s matcher) loads after the first
+// answer or on first use. The splitter reads the linker's relocations, which only the
+// engine's own link keeps (`cargo rustc` passes the flag to the final crate alone, so the
+// dependencies' builds are the same as without it).
+run('cargo', ['rustc', '-p', 'shardlab-engine', '--lib', '--crate-type', 'cdylib', '--features', 'split',
+  '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-release', '--offline', '--',
+  '-C', 'link-arg=--emit-relocs']);
 const out = join(tmpdir(), `shardlab-engine-${process.pid}`);
+const split = join(out, 'split');
 await rm(out, { recursive: true, force: true });
-run('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out, '--out-name', 'engine',
-  join(target, 'wasm32-unknown-unknown', 'wasm-release', 'shardlab_engine.wasm')]);
+run('wasm-split-cli', ['--target', 'web', '--out-name', 'engine',
+  join(target, 'wasm32-unknown-unknown', 'wasm-release', 'shardlab_engine.wasm'), split]);
+// `--keep-lld-exports`: the parts import the first part's function table and the linker's
+// globals, which wasm-bindgen would otherwise drop from its exports.
+run('wasm-bindgen', ['--target', 'web', '--no-typescript', '--keep-lld-exports', '--out-dir', out,
+  '--out-name', 'engine', join(split, 'engine.wasm')]);
+const parts = (await readdir(split)).filter((f) => f.endsWith('.wasm') && f !== 'engine.wasm').sort();
+if (parts.length === 0) throw new Error('build-engine: wasm-split-cli made no second part');
+for (const f of parts) await copyFile(join(split, f), join(out, f));
 await copyFile(join(root, 'web', 'engine', 'js', 'worker.js'), join(out, 'worker.js'));
 if (release) {
-  run('wasm-opt', ['-Oz', '--converge', '--strip-producers', join(out, 'engine_bg.wasm'), '-o', join(out, 'engine_bg.wasm')]);
-  for (const f of ['engine.js', 'worker.js']) {
+  for (const f of ['engine_bg.wasm', ...parts]) {
+    run('wasm-opt', ['-Oz', '--converge', '--strip-producers', join(out, f), '-o', join(out, f)]);
+  }
+}
+await writeLoader(join(split, '__wasm_split.js'), join(out, '__wasm_split.js'), parts);
+if (release) {
+  for (const f of ['engine.js', 'worker.js', '__wasm_split.js']) {
     const text = await readFile(join(out, f), 'utf8');
     const { code } = await minify(text, { module: true, compress: { passes: 2 }, mangle: true });
     await writeFile(join(out, f), code);
   }
 }
-const files = ['engine.js', 'engine_bg.wasm', 'worker.js'];
+const files = ['engine.js', 'engine_bg.wasm', 'worker.js', '__wasm_split.js', ...parts];
 const hash = createHash('sha256');
 for (const f of files) hash.update(await readFile(join(out, f)));
 const dir = `engine-${hash.digest('hex').slice(0, 16)}`;
@@ -106,4 +127,71 @@ async function writeElement() {
   await writeFile(join(staging, 'shard-lab.js'), text);
   for (const f of ['shard-lab.d.ts', 'jsx.d.ts', 'vue.d.ts']) await copyFile(join(root, 'web', 'element', f), join(staging, f));
   await copyFile(join(root, 'static', 'examples.html'), join(staging, 'examples.html'));
+}
+
+// The splitter's loader (`__wasm_split.js`, which the first part imports) with its fetch of
+// each part replaced by one that says what went wrong: a part must come whole and from
+// this build (its SHA-256 as the fetch's integrity), with a status of 200 and as
+// application/wasm. The reason of the last failure is kept in `globalThis` for the host
+// (worker.js) to quote; the loader itself only tells the module "not loaded", and a later
+// use tries again. Under Node (the JavaScript module's engine in the process), a part is
+// read from the file beside it.
+async function writeLoader(from, to, parts) {
+  let text = await readFile(from, 'utf8');
+  const integrity = {};
+  for (const f of parts) {
+    integrity[`./${f}`] = `sha256-${createHash('sha256').update(await readFile(join(out, f))).digest('base64')}`;
+  }
+  const fetches = /fetch\(new URL\(("\.\/[\w.-]+\.wasm"), import\.meta\.url\)\)/g;
+  const instantiates = /WebAssembly\.instantiateStreaming\(src, imports\)/g;
+  const found = [...text.matchAll(fetches)].length;
+  if (found !== parts.length || [...text.matchAll(instantiates)].length !== parts.length) {
+    throw new Error(`build-engine: __wasm_split.js fetches ${found} parts, not the ${parts.length} made`);
+  }
+  text = text.replace(fetches, 'fetchPart($1)').replace(instantiates, 'instantiatePart(src, imports)');
+  const helpers = `const PART_INTEGRITY = ${JSON.stringify(integrity)};
+const PART_FAILED = new Set();
+function partFailed(name, err) {
+  PART_FAILED.add(name);
+  const why = \`\${name}: \${err?.message ?? err}\`;
+  globalThis.shardlabPartError = why;
+  return new Error(why);
+}
+async function fetchPart(name) {
+  const url = new URL(name, import.meta.url);
+  try {
+    if (url.protocol === 'file:') {
+      const { readFile } = await import('node:fs/promises');
+      return new Response(await readFile(url), { headers: { 'content-type': 'application/wasm' } });
+    }
+    let response;
+    try {
+      // After a failure, past the HTTP cache, which may hold the bad copy.
+      const cache = PART_FAILED.has(name) ? 'reload' : 'default';
+      response = await fetch(url, { integrity: PART_INTEGRITY[name], cache });
+    } catch {
+      // A failed integrity check and a lost network look alike: a second look tells.
+      const again = await fetch(url, { cache: 'no-store' });
+      if (!again.ok) throw new Error(\`HTTP status \${again.status}\`);
+      throw new Error(\`its bytes are not this build's: cut short, or from another build (SHA-256 differs)\`);
+    }
+    if (!response.ok) throw new Error(\`HTTP status \${response.status}\`);
+    response.partName = name;
+    return response;
+  } catch (err) {
+    throw partFailed(name, err);
+  }
+}
+async function instantiatePart(src, imports) {
+  const response = await src;
+  try {
+    return await WebAssembly.instantiateStreaming(response, imports);
+  } catch (err) {
+    throw partFailed(response.partName, err);
+  }
+}
+`;
+  // After the import of the first part's glue, which must stay the first statement.
+  const at = text.indexOf('\n', text.indexOf('import ')) + 1;
+  await writeFile(to, text.slice(0, at) + helpers + text.slice(at));
 }

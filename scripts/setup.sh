@@ -43,6 +43,19 @@ else
   cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 fi
 
+# wasm-split-cli splits the engine's module in two before wasm-bindgen runs
+# (scripts/build-engine.mjs). Its version must read the markers the `wasm_split_helpers`
+# crate in Cargo.lock writes.
+WASM_SPLIT_VERSION=0.2.4
+# (The tool has no --version: cargo's list of installed crates says which it is.)
+if command -v wasm-split-cli >/dev/null &&
+   cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+  say "wasm-split-cli $WASM_SPLIT_VERSION: present"
+else
+  say "installing wasm-split-cli $WASM_SPLIT_VERSION"
+  cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --locked --features build-binary
+fi
+
 # npm tools: binaryen's wasm-opt (Debian's is too old for today's wasm),
 # playwright-core, which drives the system Chromium rather than downloading one, and
 # typescript, whose tsc checks the JavaScript module's declarations.

@@ -20,6 +20,7 @@
 use crate::support::budget;
 use crate::values::error::ClusterError;
 use bson::Bson;
+use std::sync::Arc;
 
 /// The most backtracking steps one match may take: a match that needs more fails with
 /// the time-limit error rather than answering "no match". A tenth of PCRE2's default
@@ -37,18 +38,113 @@ pub const PROBE_LIMIT: usize = 2_000;
 /// PCRE's largest count in a `{n,m}` quantifier (`MAX_REPEAT_COUNT`).
 pub const MAX_REPEAT_COUNT: u32 = 65_535;
 
+/// A compiled pattern, whatever compiled it (see [`Compiler`]).
+pub trait Matcher: Send + Sync {
+    /// Whether the pattern matches somewhere in `text`; `None` when the search passed its
+    /// backtracking limit.
+    fn is_match(&self, text: &str) -> Option<bool>;
+}
+
+/// What compiles a rewritten pattern under a backtracking limit, or says why it does not
+/// compile: [`fancy_compile`]. With the `lazy-regex` feature the core does not name it
+/// itself: the browser's engine installs it ([`install_compiler`]) from the part of its
+/// module that loads after the first answer, so that the `regex` crates' automata and
+/// Unicode tables are not in the first download.
+pub type Compiler = fn(&str, usize) -> Result<Box<dyn Matcher>, String>;
+
+#[cfg(feature = "lazy-regex")]
+static COMPILER: std::sync::OnceLock<Compiler> = std::sync::OnceLock::new();
+
+/// Installs the compiler every `$regex` uses from now on (the first one installed stays).
+#[cfg(feature = "lazy-regex")]
+pub fn install_compiler(compiler: Compiler) {
+    let _ = COMPILER.set(compiler);
+}
+
+/// Whether `$regex` can compile now: always, but with `lazy-regex` only once the
+/// compiler is installed.
+pub fn compiler_ready() -> bool {
+    #[cfg(feature = "lazy-regex")]
+    return COMPILER.get().is_some();
+    #[cfg(not(feature = "lazy-regex"))]
+    true
+}
+
+/// Why the compiler's last load failed, if it did (see [`compiler_failed`]).
+#[cfg(feature = "lazy-regex")]
+static FAILURE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Records why the compiler could not be loaded, for the error of the statements that
+/// need it until it is.
+#[cfg(feature = "lazy-regex")]
+pub fn compiler_failed(why: String) {
+    if let Ok(mut failure) = FAILURE.lock() {
+        *failure = Some(why);
+    }
+}
+
+#[cfg(feature = "lazy-regex")]
+fn compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, ClusterError> {
+    if let Some(compiler) = COMPILER.get() {
+        return compiler(source, limit).map_err(invalid);
+    }
+    // Raised while the filter is read, before the statement does anything.
+    let failure = FAILURE.lock().ok().and_then(|f| f.clone());
+    Err(ClusterError::PartNotLoaded(match failure {
+        Some(why) => format!(
+            "this statement needs the engine's regular expressions, which could not load \
+             ({why}): it did not run, and the next statement that needs them tries again"
+        ),
+        None => "this statement needs the engine's regular expressions, which have not \
+                 loaded yet: it did not run"
+            .into(),
+    }))
+}
+
+#[cfg(not(feature = "lazy-regex"))]
+fn compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, ClusterError> {
+    fancy_compile(source, limit).map_err(invalid)
+}
+
+/// The `fancy-regex` [`Compiler`].
+pub fn fancy_compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, String> {
+    fancy_regex::RegexBuilder::new(source)
+        .backtrack_limit(limit)
+        .build()
+        .map(|r| Box::new(Fancy(r)) as Box<dyn Matcher>)
+        .map_err(|e| crate_message(&e))
+}
+
+struct Fancy(fancy_regex::Regex);
+
+impl Matcher for Fancy {
+    fn is_match(&self, text: &str) -> Option<bool> {
+        self.0.is_match(text).ok()
+    }
+}
+
 /// A regular expression from a filter, compiled.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Regex {
     /// The pattern as written.
     pub pattern: String,
     /// The option letters as written.
     pub options: String,
     /// The compiled form.
-    compiled: fancy_regex::Regex,
+    compiled: Arc<dyn Matcher>,
     /// For a pattern that needs the backtracking matcher (back-references,
     /// look-around, atomic groups), the same pattern under [`PROBE_LIMIT`].
-    probe: Option<fancy_regex::Regex>,
+    probe: Option<Arc<dyn Matcher>>,
+}
+
+impl std::fmt::Debug for Regex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Regex")
+            .field("pattern", &self.pattern)
+            .field("options", &self.options)
+            .field("backtracks", &self.probe.is_some())
+            .finish()
+    }
 }
 
 impl PartialEq for Regex {
@@ -80,12 +176,7 @@ impl Regex {
         } else {
             format!("(?{flags}){}", rewritten.text)
         };
-        let build = |limit| {
-            fancy_regex::RegexBuilder::new(&source)
-                .backtrack_limit(limit)
-                .build()
-                .map_err(|e| invalid(crate_message(&e)))
-        };
+        let build = |limit| compile(&source, limit).map(Arc::from);
         let compiled = build(BACKTRACK_LIMIT)?;
         let probe = rewritten
             .backtracks
@@ -108,7 +199,7 @@ impl Regex {
             // at most what the probe may take.
             let estimate = len * (self.pattern.len() as u64 + 1);
             budget::charge(estimate.min(PROBE_LIMIT as u64))?;
-            if let Ok(found) = probe.is_match(text) {
+            if let Some(found) = probe.is_match(text) {
                 return Ok(found);
             }
             budget::charge(BACKTRACK_LIMIT as u64)?;
@@ -117,7 +208,7 @@ impl Regex {
         }
         self.compiled
             .is_match(text)
-            .map_err(|_| budget::Exhausted.into())
+            .ok_or_else(|| budget::Exhausted.into())
     }
 
     /// Whether a value matches: a string (or symbol) the pattern finds, or the very

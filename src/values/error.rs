@@ -175,6 +175,11 @@ pub enum ClusterError {
     /// ("invalid flag in regex options: ...").
     #[error("{0}")]
     Location51108(String),
+    /// Code 1 (InternalError): the statement needs a part of the engine that has not
+    /// loaded yet (the browser's engine loads `$regex`'s matcher on first use:
+    /// `query::regex::install_compiler`). Raised before the statement has any effect.
+    #[error("{0}")]
+    PartNotLoaded(String),
 }
 
 impl From<crate::support::budget::Exhausted> for ClusterError {
@@ -387,6 +392,7 @@ impl ClusterError {
             ClusterError::MaxTimeMSExpired(_) => "MaxTimeMSExpired",
             ClusterError::Location51091(_) => "Location51091",
             ClusterError::Location51108(_) => "Location51108",
+            ClusterError::PartNotLoaded(_) => "InternalError",
             ClusterError::Location51260(_) => "Location51260",
             ClusterError::Location51261(_) => "Location51261",
             ClusterError::Location16634(_) => "Location16634",
@@ -444,6 +450,7 @@ impl ClusterError {
             ClusterError::MaxTimeMSExpired(_) => 50,
             ClusterError::Location51091(_) => 51_091,
             ClusterError::Location51108(_) => 51_108,
+            ClusterError::PartNotLoaded(_) => 1,
             ClusterError::Location51260(_) => 51_260,
             ClusterError::Location51261(_) => 51_261,
             ClusterError::Location16634(_) => 16_634,

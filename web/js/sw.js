@@ -55,5 +55,15 @@ self.addEventListener('fetch', (event) => {
       (await caches.match(new URL('index.html', self.registration.scope).href)) ?? Response.error()));
     return;
   }
+  if (request.cache === 'reload') {
+    // A retry past the caches: the engine's second part after its copy failed its check
+    // (__wasm_split.js), which may be the kept copy. The network's, kept in its place once
+    // it passes (the request carries the part's integrity).
+    event.respondWith(fetch(request).then(async (response) => {
+      if (response.ok) await (await caches.open(CACHE)).put(request, response.clone());
+      return response;
+    }));
+    return;
+  }
   event.respondWith(caches.match(request, { ignoreSearch: true }).then((hit) => hit ?? fetch(request)));
 });

@@ -164,6 +164,10 @@ class Host {
     } else {
       await glue.default({ module_or_path: wasm });
     }
+    // The engine's second part (`$regex`'s matcher) before the first request: in the
+    // page there is no queue to hold a request that needs it. If it cannot load, the
+    // engine still answers, and refuses such a request with the reason.
+    await glue.loadRest().catch(() => {});
     return new glue.WorkerEngine();
   }
 

@@ -10,10 +10,76 @@
 const wasm = fetch(new URL('engine_bg.wasm', import.meta.url));
 
 let engine = null;
+let glue = null;
 const waiting = [];
+
+// The engine's module comes in two parts (scripts/build-engine.mjs): the first answers
+// at once, the second (`$regex`'s matcher, web/engine/src/rest.rs) starts loading right
+// after the first answer. A request that may need it waits for it, and the requests
+// after it wait in order; if it could not load, the request runs without it: each of its
+// statements that needs it fails with the reason, before doing anything, and the next
+// request that needs it tries again.
+let holding = false;
+let rest = null;
+let answered = false;
+
+function loadRest() {
+  rest ??= glue.loadRest().then(
+    () => null,
+    () => {
+      rest = null;
+      return globalThis.shardlabPartError ?? 'it did not load';
+    },
+  );
+  return rest;
+}
+
+// Methods that never compile a regular expression: they never wait for the second part
+// (the console asks `page.needsMoreInput` as the user types).
+const NEVER_REGEX = new Set(['catalog', 'close', 'step', 'jump', 'fork', 'export', 'events', 'heat',
+  'page.checkKey', 'page.needsMoreInput', 'page.insertCommand', 'page.keep']);
+
+// Whether a request may compile a regular expression: its text names `$regex`, `RegExp`
+// or a BSON regular expression, or has two slashes (a regex literal in the shell). A
+// request wrongly taken for one only waits for the part; one that slipped through would
+// be refused by the engine, before it did anything.
+function mayNeedRest(data) {
+  if (NEVER_REGEX.has(data?.method)) return false;
+  let text;
+  try {
+    text = JSON.stringify(data, (_, v) => (ArrayBuffer.isView(v) || v instanceof ArrayBuffer ? undefined : v)) ?? '';
+  } catch {
+    return true;
+  }
+  return /\$regex|regexp|regularexpression/i.test(text) || text.indexOf('/') !== text.lastIndexOf('/');
+}
+
+function take(data) {
+  if (!engine || holding) {
+    waiting.push(data);
+    return;
+  }
+  if (!glue.restLoaded() && mayNeedRest(data)) {
+    holding = true;
+    loadRest().then((why) => {
+      holding = false;
+      // Run either way: without the part, each statement that needs it fails with
+      // the reason before it does anything, and the others run.
+      if (why) glue.restFailed(why);
+      serve(data);
+      while (waiting.length > 0 && !holding) take(waiting.shift());
+    });
+    return;
+  }
+  serve(data);
+}
 
 function serve(data) {
   const out = engine.handle(data);
+  if (!answered) {
+    answered = true;
+    loadRest();
+  }
   const order = out[0]?.keep;
   if (!order) {
     for (const message of out) self.postMessage(message);
@@ -72,22 +138,20 @@ function storeRefused(err) {
   return err?.message || 'the browser refused to store it';
 }
 
-self.onmessage = (e) => {
-  if (engine) serve(e.data);
-  else waiting.push(e.data);
-};
+self.onmessage = (e) => take(e.data);
 
 import('./engine.js')
-  .then(({ default: init, WorkerEngine }) => init({ module_or_path: wasm }).then(() => WorkerEngine))
+  .then((module) => module.default({ module_or_path: wasm }).then(() => module))
   .then(
-    (WorkerEngine) => {
-      engine = new WorkerEngine();
+    (module) => {
+      glue = module;
+      engine = new module.WorkerEngine();
       if (typeof indexedDB !== 'undefined') engine.keepsSessions();
       // The test-only trap, for the end-to-end tests of a dying engine: the page names the
       // worker so when its own address says ?selftest=trap (a name, since the offline
       // service worker serves this script from its cache, without the address's query).
       if (self.name === 'shardlab-engine selftest=trap') engine.armTrap();
-      for (const data of waiting.splice(0)) serve(data);
+      while (waiting.length > 0 && !holding) take(waiting.shift());
     },
     (err) => {
       // The engine's module could not load (most often the network is away). Thrown from a

@@ -13,7 +13,8 @@
 //! into a session), `panels`
 //! (the page's side panels), `script` (the JavaScript module's runs and reads),
 //! `rank` (candidate shard keys ranked on a collection's documents), `comparison`, `playground` (the playground's session: the
-//! page's acts and the view it draws), `service` (sessions and dispatch), `worker` (the wasm
+//! page's acts and the view it draws), `service` (sessions and dispatch), `rest` (the browser module's second
+//! part: `$regex`'s matcher, loaded on first use), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
 pub mod cluster_import;
@@ -27,6 +28,9 @@ pub mod panels;
 pub mod playground;
 pub mod queries;
 pub mod rank;
+#[cfg(all(target_arch = "wasm32", feature = "split"))]
+#[allow(unsafe_code)]
+mod rest;
 pub mod script;
 pub mod service;
 pub mod view_model;

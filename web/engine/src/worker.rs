@@ -108,6 +108,39 @@ impl WorkerEngine {
     }
 }
 
+/// Loads the engine's second part (`rest.rs`): resolves once it has loaded, at once where
+/// the module is whole; rejects with a reason when it could not load, and the next call
+/// tries again. A host calls it right after the first answer, and before a request
+/// that may need it: without it, [`WorkerEngine::handle`] runs such a request, and each
+/// statement that needs the part fails with an `InternalError` before it does anything.
+#[wasm_bindgen(js_name = loadRest)]
+pub async fn load_rest() -> Result<(), JsValue> {
+    #[cfg(feature = "split")]
+    crate::rest::load()
+        .await
+        .map_err(|_| JsValue::from_str("the engine's second part did not load"))?;
+    Ok(())
+}
+
+/// Whether the engine's second part has loaded (always, where the module is whole).
+#[wasm_bindgen(js_name = restLoaded)]
+pub fn rest_loaded() -> bool {
+    #[cfg(feature = "split")]
+    return crate::rest::loaded();
+    #[cfg(not(feature = "split"))]
+    true
+}
+
+/// Tells the engine why its second part could not load: until it does, a statement that
+/// needs it fails with that reason, before it does anything.
+#[wasm_bindgen(js_name = restFailed)]
+pub fn rest_failed(why: String) {
+    #[cfg(feature = "split")]
+    crate::rest::failed(why);
+    #[cfg(not(feature = "split"))]
+    let _ = why;
+}
+
 /// The host's order to write a saved session (see [`WorkerEngine::handle`]).
 #[derive(Serialize)]
 struct KeepOrder<'a> {

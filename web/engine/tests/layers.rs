@@ -60,6 +60,7 @@ const ORDER: &[&str] = &[
     "comparison",
     "playground",
     "service",
+    "rest",
     "worker",
 ];
 

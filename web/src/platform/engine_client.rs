@@ -772,7 +772,9 @@ fn start_in_page(worker_url: &str) -> Result<(), String> {
     let load = js_sys::Function::new_with_args(
         "u",
         "return import(new URL('engine.js', new URL(u, document.baseURI)).href)\
-         .then(function (m) { return m.default().then(function () { return new m.WorkerEngine(); }); })",
+         .then(function (m) { return m.default()\
+         .then(function () { return m.loadRest().catch(function () {}); })\
+         .then(function () { return new m.WorkerEngine(); }); })",
     );
     let promise = load
         .call1(&JsValue::NULL, &JsValue::from_str(worker_url))

@@ -1,0 +1,44 @@
+//! The second part of the browser's engine (feature `split`, wasm32 only): what the first
+//! answers do not need, split from the module by `wasm-split-cli` at the `#[wasm_split]`
+//! function below and loaded on first use or right after the first answer
+//! (`web/engine/js/worker.js`). Today it holds `$regex`'s matcher: the `fancy-regex` and
+//! `regex-automata` code and the Unicode tables behind it, installed into the core
+//! (`shardlab::query::install_compiler`) when the part has loaded.
+//!
+//! The attribute expands to an import that the splitter rewrites and an `extern "C"`
+//! export: code the macro writes, hence the `unsafe_code` allowance on this module only.
+
+use wasm_split_helpers::{wasm_split, SplitLoaderError};
+
+/// The part did not load (the browser console has the loader's reason).
+#[derive(Debug)]
+pub struct NotLoaded;
+
+impl From<SplitLoaderError> for NotLoaded {
+    fn from(_: SplitLoaderError) -> Self {
+        NotLoaded
+    }
+}
+
+/// Runs in the second part: everything only it names moves there with it.
+#[wasm_split(rest, fallible)]
+fn install() -> Result<(), NotLoaded> {
+    shardlab::query::install_compiler(shardlab::query::fancy_compile);
+    Ok(())
+}
+
+/// Loads the second part (once; a failed load is tried again on the next call) and
+/// installs what it holds.
+pub async fn load() -> Result<(), NotLoaded> {
+    install().await
+}
+
+/// Whether the second part has loaded.
+pub fn loaded() -> bool {
+    shardlab::query::compiler_ready()
+}
+
+/// Records why the part could not load: the statements that need it say so.
+pub fn failed(why: String) {
+    shardlab::query::compiler_failed(why);
+}
