@@ -47,7 +47,7 @@ pub trait Matcher: Send + Sync {
 
 /// What compiles a rewritten pattern under a backtracking limit, or says why it does not
 /// compile: [`fancy_compile`]. With the `lazy-regex` feature the core does not name it
-/// itself: the browser's engine installs it ([`install_compiler`]) from the part of its
+/// itself: the browser's engine installs it (`install_compiler`) from the part of its
 /// module that loads after the first answer, so that the `regex` crates' automata and
 /// Unicode tables are not in the first download.
 pub type Compiler = fn(&str, usize) -> Result<Box<dyn Matcher>, String>;

@@ -99,8 +99,10 @@ test('the module runs from a page of another origin, in one worker for every ses
     assert.deepEqual(a.shards, ['shard01', 'shard02']);
     assert.equal(b.entries[0].value, 0, 'two sessions do not share a cluster');
     assert.equal(workers.length, 1, `one engine worker: ${workers.join(', ')}`);
+    // One engine download: its first part and the part after the first answer, each once.
     const wasm = env.site.requests.slice(seen).filter((p) => p.endsWith('.wasm'));
-    assert.equal(wasm.length, 1, `one engine download: ${wasm.join(', ')}`);
+    assert.equal(wasm.filter((p) => p.endsWith('/engine_bg.wasm')).length, 1, `one engine download: ${wasm.join(', ')}`);
+    assert.equal(new Set(wasm).size, wasm.length, `a part downloaded twice: ${wasm.join(', ')}`);
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
