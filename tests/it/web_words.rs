@@ -133,13 +133,7 @@ fn tokenize(src: &str) -> Vec<Token> {
                 }
             }
         } else if ch == '"' {
-            let (text, next, lines) = string(&c, i + 1);
-            out.push(Token {
-                tok: Tok::Str(text),
-                line: start_line,
-            });
-            line += lines;
-            i = next;
+            i = quoted(&c, i + 1, start_line, &mut line, &mut out);
         } else if ch == '\'' {
             // A character ('x', '\n', '\u{1F600}') or a lifetime ('a).
             if at(i + 1) == '\\' {
@@ -200,13 +194,7 @@ fn tokenize(src: &str) -> Vec<Token> {
                 });
                 i = j + 1 + hashes;
             } else if matches!(word.as_str(), "b" | "c") && at(i) == '"' {
-                let (text, next, lines) = string(&c, i + 1);
-                out.push(Token {
-                    tok: Tok::Str(text),
-                    line: start_line,
-                });
-                line += lines;
-                i = next;
+                i = quoted(&c, i + 1, start_line, &mut line, &mut out);
             } else if word == "b" && at(i) == '\'' {
                 i += if at(i + 1) == '\\' { 4 } else { 3 };
                 while i < c.len() && c[i - 1] != '\'' {
@@ -247,6 +235,24 @@ fn tokenize(src: &str) -> Vec<Token> {
 
 /// A string's text from just after its opening quote: the text, the index after the
 /// closing quote, and the newlines it spans.
+/// Reads the string whose body starts at `i` into a token on `start_line`, counts its
+/// lines into `line`, and answers where reading goes on.
+fn quoted(
+    c: &[char],
+    i: usize,
+    start_line: usize,
+    line: &mut usize,
+    out: &mut Vec<Token>,
+) -> usize {
+    let (text, next, lines) = string(c, i);
+    out.push(Token {
+        tok: Tok::Str(text),
+        line: start_line,
+    });
+    *line += lines;
+    next
+}
+
 fn string(c: &[char], mut i: usize) -> (String, usize, usize) {
     let mut out = String::new();
     let mut lines = 0;

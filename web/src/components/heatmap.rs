@@ -99,14 +99,6 @@ struct Layout {
     steps: u64,
 }
 
-fn now_ms() -> f64 {
-    crate::platform::now_ms()
-}
-
-fn ratio() -> f64 {
-    crate::platform::pixel_ratio()
-}
-
 /// The colour scale as 256 entries (entry 0 is the least heat above nothing).
 fn ramp() -> Vec<[u8; 3]> {
     (0..256)
@@ -250,7 +242,7 @@ const LEGEND: (f64, f64) = (120.0, 10.0);
 
 /// Paints the colour scale on the legend's canvas, unless it is painted at this ratio.
 fn paint_legend(canvas: &HtmlCanvasElement) {
-    let ratio = ratio();
+    let ratio = crate::platform::pixel_ratio();
     let (w, h) = (
         (LEGEND.0 * ratio).round() as u32,
         (LEGEND.1 * ratio).round() as u32,
@@ -280,7 +272,7 @@ fn measure(canvas: &HtmlCanvasElement) -> Option<Size> {
     (width > 0 && height > 0).then(|| Size {
         width: f64::from(width),
         height: f64::from(height),
-        ratio: ratio(),
+        ratio: crate::platform::pixel_ratio(),
     })
 }
 
@@ -389,9 +381,12 @@ fn paint_answer(to: &Canvases, answer: Option<&Answer>) {
         return;
     }
     *to.painted.borrow_mut() = Some(id);
-    let started = now_ms();
+    let started = crate::platform::now_ms();
     paint(&c, grid, measured);
-    let _ = c.set_attribute("data-draw-ms", &format!("{:.2}", now_ms() - started));
+    let _ = c.set_attribute(
+        "data-draw-ms",
+        &format!("{:.2}", crate::platform::now_ms() - started),
+    );
     // The cursor this picture shows, so that a reader can wait for the picture of a
     // given step.
     let _ = c.set_attribute("data-drawn-at", &grid.cursor.to_string());
@@ -612,7 +607,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     let guess = to.size.unwrap_or(Size {
         width: GUESS.0,
         height: GUESS.1,
-        ratio: ratio(),
+        ratio: crate::platform::pixel_ratio(),
     });
     let local = local_empty(&ns, steps);
     let answer = use_painted_grid(state, &ns, &to, guess.grid(steps), local.is_none());

@@ -65,7 +65,7 @@ pub fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64
     else {
         return;
     };
-    let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
+    let ratio = crate::platform::pixel_ratio();
     let (px_w, px_h) = (
         (width * ratio).round() as u32,
         (HEIGHT * ratio).round() as u32,

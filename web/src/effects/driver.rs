@@ -8,6 +8,7 @@
 
 use crate::engine_client::{self, ENGINE_RESTARTED};
 use crate::i18n::{t, tf, K};
+use crate::platform::now_ms;
 use crate::recovery;
 use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
@@ -424,15 +425,7 @@ impl Driver {
         let mut fresh = old.successor(&name);
         if boot {
             fresh.mode = old.mode;
-            // The pre-rendered first screen's picture stays until the engine's own answer
-            // replaces it, if it is of what opens now; anything else waits for its answer.
-            if old.first_screen.as_deref() == Some(&opening.start) {
-                fresh.first_screen = old.first_screen.clone();
-                fresh.view = old.view.clone();
-                fresh.frame = old.frame.clone();
-                fresh.settings = old.settings.clone();
-                fresh.console = old.console.clone();
-            }
+            fresh.keep_first_screen(&old, &opening.start);
         }
         fresh.notice = opening.notice.clone();
         fresh.waiting = old.waiting.clone();
@@ -1146,13 +1139,6 @@ fn tell_room(
 /// An engine error as the page shows it: MongoDB's words.
 pub fn engine_words(e: &EngineError) -> String {
     e.message.clone()
-}
-
-/// The time in milliseconds from the page's clock (`performance.now`).
-pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
 }
 
 /// Runs `f` in a task of its own, once the browser has had its turn (drawing, input): a

@@ -431,6 +431,19 @@ impl Playground {
         state
     }
 
+    /// Keeps `old`'s pre-rendered first screen (its picture, settings and console) until
+    /// the engine's own answer replaces it, if it is of `start`, what opens now; anything
+    /// else waits for its answer.
+    pub fn keep_first_screen(&mut self, old: &Playground, start: &Start) {
+        if old.first_screen.as_deref() == Some(start) {
+            self.first_screen = old.first_screen.clone();
+            self.view = old.view.clone();
+            self.frame = old.frame.clone();
+            self.settings = old.settings.clone();
+            self.console = old.console.clone();
+        }
+    }
+
     /// Whether the state draws a cluster: the engine's answer for the session, or the
     /// pre-rendered first screen's picture until it comes.
     pub fn pictured(&self) -> bool {
