@@ -140,3 +140,36 @@ test('compare: the comparison keeps its columns and progress across a visit to a
   assert.equal(await page.getByTestId('compare-column').count(), 3, 'the added column is still there');
   assert.ok(Number(await bar.getAttribute('data-done')) >= 50, 'progress kept');
 });
+
+test('compare: each tick is one request to the engine, answering every column', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // What the page asks of its engine's worker, by method (the requests are plain objects).
+  await page.addInitScript(() => {
+    window.__asked = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+      const m = typeof message === 'string' ? (() => { try { return JSON.parse(message); } catch { return null; } })() : message;
+      if (m && typeof m.method === 'string') window.__asked.push({ method: m.method, params: m.params });
+      return post.call(this, message, ...rest);
+    };
+  });
+  await page.goto(env.server.url);
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-progress').waitFor();
+  await page.getByTestId('compare-column').nth(1).waitFor();
+  await page.locator('[data-testid="compare-progress"][data-settled="true"]').waitFor({ state: 'attached' });
+  const before = await page.evaluate(() => window.__asked.length);
+  await page.getByTestId('compare-step').click();
+  await waitForDone(page, '25');
+  await page.getByTestId('compare-step').click();
+  await waitForDone(page, '50');
+  const asked = await page.evaluate((n) => window.__asked.slice(n), before);
+  const steps = asked.filter((a) => a.method === 'page.compareStep');
+  assert.equal(steps.length, 2, JSON.stringify(asked.map((a) => a.method)));
+  for (const step of steps) {
+    assert.equal(step.params.columns.length, 2, 'both columns in one request');
+    assert.ok(step.params.columns.every((c) => c.run && c.run.count === 25), JSON.stringify(step.params));
+  }
+  const perColumn = asked.filter((a) => ['run', 'frame', 'page.summary'].includes(a.method));
+  assert.deepEqual(perColumn, [], 'no request of one column alone');
+});

@@ -77,6 +77,8 @@ impl Engine {
         let method = request.call.method().to_string();
         let mut session = request.session.clone().unwrap_or_default();
         let mut keep = None;
+        // Events of other sessions than the request's (`page.compareStep`'s columns).
+        let mut tagged = Vec::new();
         let outcome = match request.check() {
             Ok(()) => match request.call {
                 Call::Keep { id, page, record } => self
@@ -85,6 +87,7 @@ impl Engine {
                         keep = keeping;
                         Reply::Kept(kept)
                     }),
+                Call::CompareStep { columns } => Ok(self.compare_step(columns, &mut tagged)),
                 call => self.dispatch(&mut session, call, &mut events),
             },
             Err(e) => Err(e),
@@ -92,6 +95,7 @@ impl Engine {
         let events = events
             .into_iter()
             .map(|event| EventMessage::new(session.clone(), event))
+            .chain(tagged)
             .collect();
         Handled {
             response: Response {
@@ -231,6 +235,79 @@ impl Engine {
                 on_session(held, call, events)
             }
         }
+    }
+
+    /// `page.compareStep`: each column's batch, then its picture and row, as `run`,
+    /// `frame` and `page.summary` answer them one after the other; a column's events are
+    /// its session's.
+    fn compare_step(
+        &mut self,
+        columns: Vec<shardlab_protocol::ColumnStep>,
+        tagged: &mut Vec<EventMessage>,
+    ) -> Reply {
+        let columns = columns
+            .into_iter()
+            .map(|column| {
+                let mut events = Vec::new();
+                let stepped = self.step_column(&column, &mut events);
+                tagged.extend(
+                    events
+                        .into_iter()
+                        .map(|e| EventMessage::new(column.session.clone(), e)),
+                );
+                let (frame, row, error) = match stepped {
+                    Ok((frame, row)) => (Some(Box::new(frame)), Some(row), None),
+                    Err(e) => (None, None, Some(e)),
+                };
+                shardlab_protocol::ColumnStepped {
+                    session: column.session,
+                    frame,
+                    row,
+                    error,
+                }
+            })
+            .collect();
+        Reply::CompareStep { columns }
+    }
+
+    /// One column of `page.compareStep`.
+    fn step_column(
+        &mut self,
+        column: &shardlab_protocol::ColumnStep,
+        events: &mut Vec<Event>,
+    ) -> Result<(shardlab_protocol::Frame, shardlab_protocol::CompareRow), EngineError> {
+        let ns = shardlab_protocol::COMPARE_NS;
+        if let Some(workload) = &column.run {
+            let run = shardlab_protocol::RunSpec {
+                workload: Some(workload.clone()),
+                ..shardlab_protocol::RunSpec::default()
+            };
+            let run = match workload.sample {
+                Some(_) => self.sample_run(run)?,
+                None => run,
+            };
+            let held = self.held(&column.session)?;
+            on_session(held, Call::Run(run), events)?;
+        }
+        let held = self.held(&column.session)?;
+        let frame = match read_session(
+            held,
+            Call::Frame {
+                ns: Some(ns.to_string()),
+                whole: false,
+            },
+        )? {
+            Reply::Frame(frame) => frame,
+            _ => return Err(EngineError::bad_value("a frame answers with a picture")),
+        };
+        Ok((frame, summary(held, ns)))
+    }
+
+    /// An open session, or `NoSuchSession`.
+    fn held(&mut self, session: &str) -> Result<&mut Held, EngineError> {
+        self.sessions
+            .get_mut(session)
+            .ok_or_else(|| EngineError::no_such_session(session))
     }
 
     /// A workload batch read from another session's collection

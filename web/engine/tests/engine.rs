@@ -615,6 +615,87 @@ fn compare_columns_step_in_lockstep_and_sum_up_as_the_one_shot_comparison() {
     );
 }
 
+/// `page.compareStep` answers every column of a tick in one request with what `run`,
+/// `frame` and `page.summary` answer one after the other on a twin engine; a column whose
+/// session is gone is that column's error, and the others still step.
+#[test]
+fn a_compare_step_answers_every_column_as_run_frame_and_summary_would() {
+    let open = |e: &mut Engine, key: &str| {
+        let column = json!({"kind": "compare", "column": {"key": key, "version": "5.0"}, "chunkSize": 32768});
+        let opened = result_of(ask(e, "open", column), "open");
+        opened["session"].as_str().unwrap().to_string()
+    };
+    let (mut lockstep, mut twin) = (Engine::new(), Engine::new());
+    let keys = ["{x: 1}", "{x: 'hashed'}"];
+    let columns: Vec<String> = keys.iter().map(|k| open(&mut lockstep, k)).collect();
+    let twins: Vec<String> = keys.iter().map(|k| open(&mut twin, k)).collect();
+    let batch = json!({"ns": "test.events", "name": "monotonic", "count": 300, "balance": true});
+    for tick in 0..4 {
+        let steps: Vec<Value> = columns
+            .iter()
+            .map(|c| match tick {
+                0 => json!({"session": c}),
+                _ => json!({"session": c, "run": batch}),
+            })
+            .collect();
+        let (answer, events) = send(
+            &mut lockstep,
+            json!({"v": 3, "id": 1, "method": "page.compareStep", "params": {"columns": steps}}),
+        );
+        let stepped = result_of(answer, "page.compareStep");
+        let saves: Vec<&Value> = events.iter().map(|e| &e["session"]).collect();
+        let expected_saves: Vec<&str> = match tick {
+            0 => vec![],
+            _ => columns.iter().map(String::as_str).collect(),
+        };
+        assert_eq!(saves, expected_saves, "each column's events are its own");
+        for (i, t) in twins.iter().enumerate() {
+            if tick > 0 {
+                result_of(call(&mut twin, t, "run", json!({"workload": batch})), "run");
+            }
+            let frame = call(&mut twin, t, "frame", json!({"ns": "test.events"}));
+            let row = call(&mut twin, t, "page.summary", json!({"ns": "test.events"}));
+            let column = &stepped["columns"][i];
+            assert_eq!(column["session"], columns[i].as_str());
+            assert_eq!(column["frame"], result(frame), "tick {tick} column {i}");
+            assert_eq!(column["row"], result(row), "tick {tick} column {i}");
+            assert!(column.get("error").is_none(), "{column}");
+        }
+    }
+    result(call(&mut lockstep, &columns[0], "close", json!(null)));
+    let after_close = result_of(
+        ask(
+            &mut lockstep,
+            "page.compareStep",
+            json!({"columns": [{"session": columns[0], "run": batch}, {"session": columns[1], "run": batch}]}),
+        ),
+        "page.compareStep",
+    );
+    assert_eq!(
+        after_close["columns"][0]["error"]["codeName"],
+        "NoSuchSession"
+    );
+    assert!(after_close["columns"][0].get("frame").is_none());
+    assert_eq!(
+        after_close["columns"][1]["row"]["label"]
+            .as_str()
+            .map(|l| l.contains("hashed")),
+        Some(true)
+    );
+    for refused in [
+        json!({"columns": []}),
+        json!({"columns": [{"session": "s 1"}]}),
+        json!({"columns": [{"session": columns[1], "run": {"ns": "test.events", "name": "monotonic", "count": 0}}]}),
+        json!({"columns": (0..=MAX_COLUMNS).map(|_| json!({"session": columns[1]})).collect::<Vec<_>>()}),
+    ] {
+        assert_eq!(
+            ask(&mut lockstep, "page.compareStep", refused.clone())["error"]["codeName"],
+            "BadValue",
+            "{refused}"
+        );
+    }
+}
+
 /// The text the `shardlab` CLI prints for `script` (its loop over `run_each`).
 fn cli_text(script: &str) -> String {
     let mut session = shardlab::Session::default();

@@ -186,6 +186,16 @@ pub enum Call {
         /// The collection.
         ns: String,
     },
+    /// The page: one tick of the Compare tab for every column at once. Each named session
+    /// runs its workload batch (when one is given), then answers with its picture of
+    /// [`COMPARE_NS`] and its row, as `run`, `frame` and `page.summary` would one after the
+    /// other. The request names no session of its own; a column's failure is that
+    /// column's answer and leaves the others alone.
+    #[serde(rename = "page.compareStep")]
+    CompareStep {
+        /// The columns, in the tab's order: 1 to [`MAX_COLUMNS`].
+        columns: Vec<ColumnStep>,
+    },
     /// The latest events of the cluster's log (at most [`MAX_EVENTS`]), newest first.
     Events {
         /// The collection shown, whose bounds the sentences print.
@@ -289,6 +299,7 @@ pub const METHODS: &[&str] = &[
     "heat",
     "page.act",
     "page.summary",
+    "page.compareStep",
     "page.insights",
     "page.checkKey",
     "page.needsMoreInput",
@@ -322,6 +333,7 @@ impl Call {
             Call::ImportCluster { .. } => "importCluster",
             Call::Act(_) => "page.act",
             Call::Summary { .. } => "page.summary",
+            Call::CompareStep { .. } => "page.compareStep",
             Call::Events { .. } => "events",
             Call::Heat { .. } => "heat",
             Call::Insights { .. } => "page.insights",
@@ -341,6 +353,7 @@ impl Call {
             Call::Catalog
                 | Call::Open(_)
                 | Call::Compare(_)
+                | Call::CompareStep { .. }
                 | Call::CheckKey { .. }
                 | Call::NeedsMoreInput { .. }
                 | Call::InsertCommand { .. }
@@ -373,6 +386,35 @@ impl RunSpec {
             ..RunSpec::default()
         }
     }
+}
+
+/// One column of a Compare tab's tick (`page.compareStep`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ColumnStep {
+    /// The column's session.
+    pub session: String,
+    /// The batch to run first; without it, the column only answers with its picture and
+    /// row (a column just opened).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<WorkloadRun>,
+}
+
+/// One column's answer to a Compare tab's tick: its picture and row, or what went wrong.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ColumnStepped {
+    /// The column's session.
+    pub session: String,
+    /// The column's picture of [`COMPARE_NS`] after the batch, unless it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<Box<Frame>>,
+    /// The column's row after the batch, unless it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<CompareRow>,
+    /// Why the column has no answer: its session is gone, or its batch was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<EngineError>,
 }
 
 /// A workload's batch, as `run` takes it.
@@ -643,6 +685,12 @@ pub enum Reply {
     /// One collection's summary under its workload.
     #[serde(rename = "page.summary")]
     Summary(CompareRow),
+    /// Every column's answer to its part of the Compare tab's tick, in the request's order.
+    #[serde(rename = "page.compareStep")]
+    CompareStep {
+        /// One entry per column asked.
+        columns: Vec<ColumnStepped>,
+    },
     /// The latest events, newest first.
     Events {
         /// The rows.
@@ -710,6 +758,7 @@ impl Reply {
             Reply::Heat(_) => "heat",
             Reply::Act(_) => "page.act",
             Reply::Summary(_) => "page.summary",
+            Reply::CompareStep { .. } => "page.compareStep",
             Reply::Insights(_) => "page.insights",
             Reply::CheckKey { .. } => "page.checkKey",
             Reply::NeedsMoreInput { .. } => "page.needsMoreInput",

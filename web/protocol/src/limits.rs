@@ -148,6 +148,7 @@ pub(crate) fn check_call(call: &Call) -> Result<(), EngineError> {
             within(NS, ns, MAX_FIELD_BYTES)
         }
         Call::Run(run) => check_run(run),
+        Call::CompareStep { columns } => check_compare_step(columns),
         Call::Import(crate::ImportCall::Begin {
             ns,
             file_name,
@@ -212,7 +213,6 @@ fn check_metadata_files(files: &[crate::MetadataFile]) -> Result<(), EngineError
 
 /// `run`'s source, or its workload's batch: one of them.
 fn check_run(run: &RunSpec) -> Result<(), EngineError> {
-    const NS: &str = "the namespace";
     let Some(w) = &run.workload else {
         return within("the source", &run.source, MAX_SOURCE_BYTES);
     };
@@ -221,6 +221,12 @@ fn check_run(run: &RunSpec) -> Result<(), EngineError> {
             "run takes a source or a workload, not both",
         ));
     }
+    check_workload_run(w)
+}
+
+/// A workload's batch: its size, names and the session it may replay.
+fn check_workload_run(w: &crate::WorkloadRun) -> Result<(), EngineError> {
+    const NS: &str = "the namespace";
     if w.count == 0 || w.count > MAX_BATCH {
         return Err(EngineError::bad_value(format!(
             "a workload step inserts 1 to {MAX_BATCH} documents"
@@ -232,6 +238,23 @@ fn check_run(run: &RunSpec) -> Result<(), EngineError> {
         within(NS, &sample.ns, MAX_FIELD_BYTES)?;
     }
     within("the workload", &w.name, MAX_FIELD_BYTES)
+}
+
+/// A Compare tab's tick: 1 to [`MAX_COLUMNS`] columns, each a session's name and a batch
+/// as `run` takes it.
+fn check_compare_step(columns: &[crate::ColumnStep]) -> Result<(), EngineError> {
+    if columns.is_empty() || columns.len() > MAX_COLUMNS {
+        return Err(EngineError::bad_value(format!(
+            "a comparison's step has 1 to {MAX_COLUMNS} columns"
+        )));
+    }
+    for c in columns {
+        check_session_id(&c.session)?;
+        if let Some(w) = &c.run {
+            check_workload_run(w)?;
+        }
+    }
+    Ok(())
 }
 
 /// `rank`'s keys, texts and counts.

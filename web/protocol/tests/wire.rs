@@ -757,6 +757,42 @@ fn every_method() -> Vec<(Call, Reply)> {
         (Call::Act(Act::Look), Reply::Act(Box::new(page_view()))),
         (Call::Summary { ns: ns() }, Reply::Summary(row("{ x: 1 }"))),
         (
+            Call::CompareStep {
+                columns: vec![
+                    ColumnStep {
+                        session: "s2".into(),
+                        run: Some(WorkloadRun {
+                            ns: ns(),
+                            name: "monotonic".into(),
+                            count: 100,
+                            balance: true,
+                            sample: None,
+                        }),
+                    },
+                    ColumnStep {
+                        session: "s3".into(),
+                        run: None,
+                    },
+                ],
+            },
+            Reply::CompareStep {
+                columns: vec![
+                    ColumnStepped {
+                        session: "s2".into(),
+                        frame: Some(Box::new(page_view().frame)),
+                        row: Some(row("{ x: 1 }")),
+                        error: None,
+                    },
+                    ColumnStepped {
+                        session: "s3".into(),
+                        frame: None,
+                        row: None,
+                        error: Some(EngineError::no_such_session("s3")),
+                    },
+                ],
+            },
+        ),
+        (
             Call::Events { ns: ns() },
             Reply::Events {
                 rows: vec![EventRow {

@@ -4,16 +4,16 @@
 //! Every configuration is an engine session (`Start::Compare`). The state here is what the
 //! tab shows and asks for: the shared ticks decided so far, and for each column the ticks
 //! its session has run and the picture and summary row it answered with. [`drive`] brings
-//! every column's session up to the shared ticks, one request at a time, so the page
-//! answers while the engine works; a column rebuilt with a new key or version gets a new
+//! every column's session up to the shared ticks, one tick at a time and one request a
+//! tick for every column (`page.compareStep`), so the page answers while the engine works; a column rebuilt with a new key or version gets a new
 //! session that replays the ticks. The summary's figures come from the core's
 //! `sim::summarise`, in the engine.
 
 use crate::engine_client;
 use crate::state::{MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{
-    Call, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply, RunSpec, SampleRun,
-    Start, WorkloadRun,
+    Call, ColumnStep, CompareColumn as ColumnSpec, CompareRow, EngineError, Frame, Reply,
+    SampleRun, Start, WorkloadRun,
 };
 use shardlab_protocol::{DEFAULT_VERSION, VERSIONS};
 use std::cell::RefCell;
@@ -483,6 +483,9 @@ fn merge(previous: Option<&Frame>, mut frame: Frame) -> Frame {
     frame
 }
 
+/// The name the Compare tab's steps go under (they name their sessions themselves).
+const COMPARE_SESSION: &str = "compare";
+
 /// What the driver has asked of each session: opened, and ticks requested.
 #[derive(Default)]
 struct Asked {
@@ -494,8 +497,9 @@ thread_local! {
 }
 
 /// Sends the requests that bring every column's session up to the shared ticks: opens a
-/// new session, then runs its missing ticks one at a time, each answered with the column's
-/// picture and row. Sessions no column names any more are closed.
+/// new session, then asks for every column's next tick in one `page.compareStep`, which
+/// runs each column's batch and answers with each column's picture and row. Sessions no
+/// column names any more are closed.
 pub fn drive(state: &UseReducerHandle<Comparison>) {
     let live: Vec<String> = state.columns.iter().map(|c| c.session.clone()).collect();
     let gone: Vec<String> = ASKED.with(|a| {
@@ -514,15 +518,19 @@ pub fn drive(state: &UseReducerHandle<Comparison>) {
     for session in gone {
         engine_client::request(&session, Call::Close, |_| ());
     }
+    let mut steps = Vec::new();
     for column in &state.columns {
         let asked = ASKED.with(|a| a.borrow().sessions.get(&column.session).copied());
         match asked {
             None => open(state, column),
             Some(asked) if asked == column.ran && asked < state.ticks && column.error.is_none() => {
-                run_tick(state, &column.session, asked);
+                steps.push(next_tick(state, &column.session, asked));
             }
             Some(_) => {}
         }
+    }
+    if !steps.is_empty() {
+        step(state, steps);
     }
 }
 
@@ -548,68 +556,78 @@ fn open(state: &UseReducerHandle<Comparison>, column: &CompareColumn) {
                     message: opened.errors[0].clone(),
                 })
             }
-            Ok(_) => picture(&handle, session, 0),
+            Ok(_) => step(&handle, vec![(ColumnStep { session, run: None }, 0)]),
             Err(e) => failed(&handle, session, e),
         },
     );
 }
 
-/// Runs tick number `tick` on `session`.
-fn run_tick(state: &UseReducerHandle<Comparison>, session: &str, tick: u64) {
+/// Tick number `tick` of `session`, noted as asked: its batch, and the ticks the column
+/// will have run once it is answered.
+fn next_tick(state: &Comparison, session: &str, tick: u64) -> (ColumnStep, u64) {
     ASKED.with(|a| {
         a.borrow_mut()
             .sessions
             .insert(session.to_string(), tick + 1)
     });
-    let call = Call::Run(RunSpec {
-        workload: Some(WorkloadRun {
-            ns: COMPARE_NS.to_string(),
-            name: state.workload.clone(),
-            count: state.tick_size(tick),
-            balance: true,
-            sample: state.sample.as_ref().map(|(session, ns)| SampleRun {
-                session: session.clone(),
-                ns: ns.clone(),
-                from: state.documents(tick),
-            }),
+    let run = WorkloadRun {
+        ns: COMPARE_NS.to_string(),
+        name: state.workload.clone(),
+        count: state.tick_size(tick),
+        balance: true,
+        sample: state.sample.as_ref().map(|(session, ns)| SampleRun {
+            session: session.clone(),
+            ns: ns.clone(),
+            from: state.documents(tick),
         }),
-        ..RunSpec::default()
-    });
-    let handle = state.clone();
-    let session = session.to_string();
-    engine_client::request(&session.clone(), call, move |answer| match answer {
-        Ok(_) => picture(&handle, session, tick + 1),
-        Err(e) => failed(&handle, session, e),
-    });
+    };
+    let step = ColumnStep {
+        session: session.to_string(),
+        run: Some(run),
+    };
+    (step, tick + 1)
 }
 
-/// Asks for a session's picture and row after `ran` ticks, then hands both to the state.
-fn picture(state: &UseReducerHandle<Comparison>, session: String, ran: u64) {
+/// Asks for the columns' steps in one request, then hands each column's picture and row
+/// (after the ticks paired with it) to the state, or its error.
+fn step(state: &UseReducerHandle<Comparison>, steps: Vec<(ColumnStep, u64)>) {
+    let ran: BTreeMap<String, u64> = steps
+        .iter()
+        .map(|(s, ran)| (s.session.clone(), *ran))
+        .collect();
+    let columns = steps.into_iter().map(|(s, _)| s).collect();
     let handle = state.clone();
-    let frame_call = Call::Frame {
-        ns: Some(COMPARE_NS.to_string()),
-        whole: false,
-    };
-    engine_client::request(&session.clone(), frame_call, move |answer| {
-        let frame = match answer {
-            Ok(Reply::Frame(f)) => f,
-            Ok(_) => return,
-            Err(e) => return failed(&handle, session, e),
-        };
-        let summary = Call::Summary {
-            ns: COMPARE_NS.to_string(),
-        };
-        engine_client::request(&session.clone(), summary, move |answer| match answer {
-            Ok(Reply::Summary(row)) => handle.dispatch(CompareAction::Ran {
-                session,
-                ran,
-                frame: Box::new(frame),
-                row,
-            }),
-            Ok(_) => {}
-            Err(e) => failed(&handle, session, e),
-        });
-    });
+    engine_client::request(
+        COMPARE_SESSION,
+        Call::CompareStep { columns },
+        move |answer| {
+            let columns = match answer {
+                Ok(Reply::CompareStep { columns }) => columns,
+                Ok(_) => return,
+                Err(e) => {
+                    for session in ran.into_keys() {
+                        failed(&handle, session, e.clone());
+                    }
+                    return;
+                }
+            };
+            for column in columns {
+                let Some(&ran) = ran.get(&column.session) else {
+                    continue;
+                };
+                match (column.frame, column.row, column.error) {
+                    (Some(frame), Some(row), _) => handle.dispatch(CompareAction::Ran {
+                        session: column.session,
+                        ran,
+                        frame,
+                        row,
+                    }),
+                    (_, _, Some(e)) => failed(&handle, column.session, e),
+                    _ => {}
+                }
+            }
+        },
+    );
 }
 
 /// A request failed: the engine restarted (the driver reopens every session; a worker

@@ -169,22 +169,50 @@ pub fn listen(listener: impl Fn(&EventMessage) + 'static) {
     CLIENT.with(|c| c.borrow_mut().listeners.push(Rc::new(listener)));
 }
 
-/// A workload batch that reads another session's documents names that session as the
-/// page does: the engine's handle of it goes in its place (a name the engine has not
-/// opened stays, and the engine answers `NoSuchSession` for it).
-fn name_sample(mut call: Call) -> Call {
-    if let Call::Run(run) = &mut call {
-        if let Some(sample) = run.workload.as_mut().and_then(|w| w.sample.as_mut()) {
-            let handle = CLIENT.with(|c| match c.borrow().handles.get(&sample.session) {
-                Some(Handle::Open(h)) => Some(h.clone()),
-                _ => None,
-            });
-            if let Some(h) = handle {
-                sample.session = h;
+/// A call that names other sessions than its own names them as the page does: a workload
+/// batch that reads another session's documents, and the Compare tab's step, whose
+/// columns are sessions. The engine's handle of each goes in its place (a name the engine
+/// has not opened stays, and the engine answers `NoSuchSession` for it).
+fn name_sessions(mut call: Call) -> Call {
+    let handle_of = |name: &mut String| {
+        let handle = CLIENT.with(|c| match c.borrow().handles.get(name.as_str()) {
+            Some(Handle::Open(h)) => Some(h.clone()),
+            _ => None,
+        });
+        if let Some(h) = handle {
+            *name = h;
+        }
+    };
+    match &mut call {
+        Call::Run(run) => {
+            if let Some(sample) = run.workload.as_mut().and_then(|w| w.sample.as_mut()) {
+                handle_of(&mut sample.session);
             }
         }
+        Call::CompareStep { columns } => {
+            for column in columns {
+                handle_of(&mut column.session);
+                if let Some(sample) = column.run.as_mut().and_then(|w| w.sample.as_mut()) {
+                    handle_of(&mut sample.session);
+                }
+            }
+        }
+        _ => {}
     }
     call
+}
+
+/// The Compare tab's step answers each column under the page's name for its session, in
+/// the request's order (`names`).
+fn name_columns(names: Vec<String>, done: Done) -> Done {
+    Box::new(move |mut answer: Result<Reply, EngineError>| {
+        if let Ok(Reply::CompareStep { columns }) = &mut answer {
+            for (column, name) in columns.iter_mut().zip(names) {
+                column.session = name;
+            }
+        }
+        done(answer)
+    })
 }
 
 /// Sends `call` about `session`; `done` gets the answer.
@@ -195,8 +223,14 @@ fn name_sample(mut call: Call) -> Call {
 /// names the handle in every request about it. A name with no session open is answered
 /// `NoSuchSession`, as the engine would.
 pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, EngineError>) + 'static) {
-    let call = name_sample(call);
-    let done: Done = if matches!(call, Call::Open(_)) {
+    let names = match &call {
+        Call::CompareStep { columns } => Some(columns.iter().map(|c| c.session.clone()).collect()),
+        _ => None,
+    };
+    let call = name_sessions(call);
+    let done: Done = if let Some(names) = names {
+        name_columns(names, Box::new(done))
+    } else if matches!(call, Call::Open(_)) {
         let name = session.to_string();
         Box::new(move |answer: Result<Reply, EngineError>| {
             match &answer {
