@@ -47,8 +47,8 @@
 //! The two builds do not differ beyond the noise: in instructions (callgrind, the
 //! `insert_many` call alone, 200k inserts) an insert went from 1,601 to 1,576 (-1.6%).
 //! The fingerprints are the same. Where the time goes, measured:
-//! - Instructions per insert are flat: 1,580 at 20k, 1,601 at 200k (before). A balancer
-//!   round costs 6,000 to 8,000 instructions at 10k to 100k (under 10 an insert).
+//! - Instructions per insert are flat: 1,581 at 20k, 1,601 at 200k (before). A balancer
+//!   round costs 6,200 instructions at 10k and 8,200 at 100k (under 10 an insert).
 //! - Memory is not: every document leaves about 159 bytes of memory touched for the
 //!   first time (38,757 page faults for 1M inserts, one per 26 inserts): its 60 bytes of
 //!   BSON, about 50 for its `_id` index entry (48 bytes: the `_id`, shard and count in
@@ -57,9 +57,10 @@
 //!   (11.9, 9.8 and 8.2 MB). The bare keys touch 23 bytes a key.
 //! - Fresh memory is what grows: in one process, a second 1M run on the memory the first
 //!   one freed takes 737 page faults instead of 38,757, and 0.53-0.70x the time (two
-//!   tries; 0.64-0.67x the day before). That is 2 to 4 us a page fault on this machine (a
-//!   VM; the kernel's share alone, in system time, 2 us): 80 to 150 ns of each insert at
-//!   1M.
+//!   tries; 0.64-0.67x the day before). A page fault costs this machine (a VM) 2 us of
+//!   system time, and 4 to 20 us of the insert's time while the machine is loaded; the
+//!   day before's figures (263 ns an insert, about 175 ns on reused memory) make it about
+//!   2 us: at least 80 ns of each insert at 1M.
 //!
 //! Why the targets are out of reach without losing fidelity: 2x the bare keys at 1M is
 //! about 150 ns an insert (bare keys 74-78 ns). With its memory already touched (10k,
