@@ -6,7 +6,7 @@
 //! (no criterion).
 #![allow(clippy::unwrap_used)]
 
-use bson::doc;
+use bson::{doc, Document};
 use shardlab::engine::{analyze_shard_key, analyze_shard_key_with, AnalyzeOptions};
 use shardlab::support::SplitMix64;
 use shardlab::workload::{generate, generate_queries, preset, preset_names};
@@ -15,6 +15,21 @@ use std::hint::black_box;
 use std::time::Instant;
 
 const N: u64 = 1_000_000;
+
+/// The most documents `generate` makes in one call (`sim.generate`'s limit).
+const PIECE: u64 = 100_000;
+
+/// `n` documents from `spec`, generated a piece at a time: each call starts where the
+/// previous one stopped and draws from the same generator, so the documents are those one
+/// call would make.
+fn generate_all(spec: &Document, n: u64, rng: &mut SplitMix64) -> Vec<Document> {
+    let mut docs = Vec::with_capacity(n as usize);
+    while (docs.len() as u64) < n {
+        let start = docs.len() as u64;
+        docs.extend(generate(spec, PIECE.min(n - start), start, rng).unwrap());
+    }
+    docs
+}
 
 fn main() {
     println!("generate, then insert (insertMany in batches of 1,000), {N} documents per preset:");
@@ -30,7 +45,7 @@ fn main() {
         }
         let spec = preset(name).unwrap();
         let start = Instant::now();
-        let docs = generate(&spec, N, 0, &mut SplitMix64::new(1)).unwrap();
+        let docs = generate_all(&spec, N, &mut SplitMix64::new(1));
         let gen_secs = start.elapsed().as_secs_f64();
         let key = match *name {
             "objectIds" => doc! { "_id": 1 },
@@ -83,7 +98,7 @@ fn main() {
         cluster
             .shard_collection("test.c", &key, false, None)
             .unwrap();
-        let docs = generate(&spec, N, 0, &mut SplitMix64::new(2)).unwrap();
+        let docs = generate_all(&spec, N, &mut SplitMix64::new(2));
         let start = Instant::now();
         cluster.insert_many("test.c", docs).unwrap();
         println!(

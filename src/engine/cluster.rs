@@ -1244,7 +1244,9 @@ impl Cluster {
         // group), then inserted one by one, in order. Like the shell, which gives every
         // document of an `insertMany` its `_id` before sending it, a group's ObjectIds
         // are generated before any of its documents goes in.
-        let mut group: Vec<Pushed> = Vec::new();
+        // Room for a whole group up front (when the caller says how many documents come),
+        // rather than growing it a document at a time.
+        let mut group: Vec<Pushed> = Vec::with_capacity(docs.size_hint().0.min(STORED_GROUP_DOCS));
         // The shard key's field, when the key is one top-level ascending field: the encoder
         // notes where each document holds it.
         let key_field = self
@@ -1256,8 +1258,9 @@ impl Cluster {
         while failure.is_none() && docs.peek().is_some() {
             // Room for a whole group, or for the documents left at a guess of 256 bytes
             // each (the buffer grows if they need more).
-            let room = (docs.size_hint().0.max(1) * 256).min(STORED_GROUP_BYTES as usize + 1024);
-            let mut batch = StoredBatch::with_capacity(room);
+            let left = docs.size_hint().0.max(1);
+            let room = (left * 256).min(STORED_GROUP_BYTES as usize + 1024);
+            let mut batch = StoredBatch::with_capacity(room, left.min(STORED_GROUP_DOCS));
             // A document that cannot be stored ends the group; its error is reported once
             // the documents before it are in (unless one of those fails first).
             let mut bad = None;

@@ -379,7 +379,7 @@ impl Stored {
     /// Encodes a document, putting `id` first as `_id` when given (a document without
     /// one gets a generated ObjectId in front, as the shell does).
     pub(crate) fn encode(doc: &Document, id: Option<ObjectId>) -> Result<Stored, ClusterError> {
-        let mut batch = StoredBatch::with_capacity(256);
+        let mut batch = StoredBatch::with_capacity(256, 1);
         batch.push(doc, id)?;
         Ok(batch.finish().next().unwrap_or_else(|| Stored {
             buf: Rc::new(Box::from(&EMPTY_DOCUMENT[..])),
@@ -467,12 +467,12 @@ pub(crate) struct StoredBatch {
 }
 
 impl StoredBatch {
-    /// Starts an empty batch with room for about `bytes` bytes of documents (it grows if
-    /// they need more).
-    pub(crate) fn with_capacity(bytes: usize) -> StoredBatch {
+    /// Starts an empty batch with room for about `bytes` bytes in `docs` documents (it
+    /// grows if they need more).
+    pub(crate) fn with_capacity(bytes: usize, docs: usize) -> StoredBatch {
         StoredBatch {
             buf: Vec::with_capacity(bytes),
-            ends: Vec::new(),
+            ends: Vec::with_capacity(docs),
         }
     }
 
@@ -1035,7 +1035,7 @@ mod tests {
             doc! {},
         ];
         let ids = [None, None, Some(ObjectId::from_bytes([7; 12])), None];
-        let mut batch = StoredBatch::with_capacity(16);
+        let mut batch = StoredBatch::with_capacity(16, 4);
         let mut expected = Vec::new();
         for (d, id) in docs.iter().zip(ids) {
             match Stored::encode(d, id) {
@@ -1075,7 +1075,7 @@ mod tests {
             doc! { "bad\0name": 1, "_id": [1] },
             doc! { "k": 9, "bad\0name": 1, "_id": 3 },
         ];
-        let mut batch = StoredBatch::with_capacity(64);
+        let mut batch = StoredBatch::with_capacity(64, 1);
         let mut counter = 0u8;
         let mut expected = Vec::new();
         for d in &docs {
@@ -1173,7 +1173,7 @@ mod tests {
                     doc! { "_id": 1, "k": value.clone(), "z": 7 },
                     doc! { "k": value.clone() },
                 ] {
-                    let mut batch = StoredBatch::with_capacity(64);
+                    let mut batch = StoredBatch::with_capacity(64, 1);
                     let pushed = batch
                         .push_new(&d, key_field(&pattern), || ObjectId::from_bytes([5; 12]))?;
                     let stored = batch.finish().next().ok_or("stored")?;
