@@ -14,7 +14,8 @@ let glue = null;
 const waiting = [];
 
 // The engine's module comes in two parts (scripts/build-engine.mjs): the first answers
-// at once, the second (`$regex`'s matcher, web/engine/src/rest.rs) starts loading right
+// at once, the second (`$regex`'s matcher, the imports, the ranking and the Compare's
+// run: web/engine/src/rest.rs) starts loading right
 // after the first answer. A request that may need it waits for it, and the requests
 // after it wait in order; if it could not load, the request runs without it: each of its
 // statements that needs it fails with the reason, before doing anything, and the next
@@ -39,11 +40,17 @@ function loadRest() {
 const NEVER_REGEX = new Set(['catalog', 'close', 'step', 'jump', 'fork', 'export', 'events', 'heat',
   'page.checkKey', 'page.needsMoreInput', 'page.insertCommand', 'page.keep']);
 
-// Whether a request may compile a regular expression: its text names `$regex`, `RegExp`
-// or a BSON regular expression, or has two slashes (a regex literal in the shell). A
-// request wrongly taken for one only waits for the part; one that slipped through would
-// be refused by the engine, before it did anything.
+// Methods whose answers are in the second part (web/engine/src/later.rs): the imports,
+// the ranking of candidate keys and the Compare's run always wait for it.
+const LATER = new Set(['import', 'importCluster', 'rank', 'compare']);
+
+// Whether a request may need the second part: one of `LATER`'s methods, or one that may
+// compile a regular expression: its text names `$regex`, `RegExp` or a BSON regular
+// expression, or has two slashes (a regex literal in the shell). A request wrongly taken
+// for one only waits for the part; one that slipped through would be refused by the
+// engine, before it did anything.
 function mayNeedRest(data) {
+  if (LATER.has(data?.method)) return true;
   if (NEVER_REGEX.has(data?.method)) return false;
   let text;
   try {
