@@ -31,6 +31,9 @@ mod stats;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
+#[cfg(feature = "lazy-analyze")]
+pub use admin::install_analyzer;
+pub use admin::Analyzer;
 pub use aggregate::sharded_data_distribution;
 pub use cursor::{DISPLAY_BATCH_SIZE, NO_CURSOR};
 pub use databases::format_bytes;

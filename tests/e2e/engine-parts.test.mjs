@@ -196,3 +196,20 @@ test('an import whose part cannot load fails with the reason, the engine answers
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("analyzeShardKey, whose analysis is in the second part, fails with the reason when the part cannot load, then runs", async () => {
+  mode = 'missing';
+  const { page, errors } = await open();
+  await typeCommand(page, 'db.people.insertOne({name: "ada"})');
+  await typeCommand(page, 'db.people.analyzeShardKey({_id: 1})');
+  const refused = output(page).filter({ hasText: 'analyzeShardKey, which could not load' });
+  await refused.waitFor();
+  assert.ok((await refused.textContent()).includes('HTTP status 404'), await refused.textContent());
+  mode = 'ok';
+  const before = partRequests;
+  await typeCommand(page, 'db.people.analyzeShardKey({_id: 1})');
+  await output(page).filter({ hasText: 'keyCharacteristics' }).waitFor();
+  assert.ok(partRequests > before, 'the part was asked for again');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

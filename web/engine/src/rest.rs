@@ -3,7 +3,8 @@
 //! function below and loaded on first use or right after the first answer
 //! (`web/engine/js/worker.js`). It holds `$regex`'s matcher (the `fancy-regex` and
 //! `regex-automata` code and the Unicode tables behind it, installed into the core by
-//! `shardlab::query::install_compiler`) and the answers of `crate::later` (the imports,
+//! `shardlab::query::install_compiler`), `analyzeShardKey`'s analysis
+//! (`shardlab::session::install_analyzer`) and the answers of `crate::later` (the imports,
 //! the ranking of candidate keys, the Compare's run, installed by `later::install`):
 //! what a first visit does not run (ARCHITECTURE.md, "The engine in two parts").
 //!
@@ -26,6 +27,7 @@ impl From<SplitLoaderError> for NotLoaded {
 #[wasm_split(rest, fallible)]
 fn install() -> Result<(), NotLoaded> {
     shardlab::query::install_compiler(shardlab::query::fancy_compile);
+    shardlab::session::install_analyzer(shardlab::engine::analyze_shard_key_with);
     crate::later::install(
         crate::import::import,
         crate::cluster_import::import_cluster,
