@@ -94,9 +94,13 @@ fn compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, ClusterError>
 
 /// The error of a statement that needs a part of the browser's engine (`what`, referred
 /// to as `it_or_them`: "them" is plural) that has not loaded, with the reason it could
-/// not when it tried ([`compiler_failed`]: one part holds `$regex`'s compiler and
-/// `analyzeShardKey`'s analysis).
-#[cfg(any(feature = "lazy-regex", feature = "lazy-analyze"))]
+/// not when it tried ([`compiler_failed`]: one part holds `$regex`'s compiler,
+/// `analyzeShardKey`'s analysis and the explanations).
+#[cfg(any(
+    feature = "lazy-regex",
+    feature = "lazy-analyze",
+    feature = "lazy-explain"
+))]
 pub(crate) fn part_not_loaded(what: &str, it_or_them: &str) -> ClusterError {
     let have = if it_or_them == "them" { "have" } else { "has" };
     #[cfg(feature = "lazy-regex")]

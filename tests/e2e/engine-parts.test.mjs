@@ -197,7 +197,7 @@ test('an import whose part cannot load fails with the reason, the engine answers
   await page.close();
 });
 
-test("analyzeShardKey, whose analysis is in the second part, fails with the reason when the part cannot load, then runs", async () => {
+test('analyzeShardKey and sim.explain, whose code is in the second part, fail with the reason when it cannot load, then run', async () => {
   mode = 'missing';
   const { page, errors } = await open();
   await typeCommand(page, 'db.people.insertOne({name: "ada"})');
@@ -205,11 +205,17 @@ test("analyzeShardKey, whose analysis is in the second part, fails with the reas
   const refused = output(page).filter({ hasText: 'analyzeShardKey, which could not load' });
   await refused.waitFor();
   assert.ok((await refused.textContent()).includes('HTTP status 404'), await refused.textContent());
+  await typeCommand(page, 'sim.explain({balancer: true})');
+  const unexplained = output(page).filter({ hasText: 'explanations, which could not load' });
+  await unexplained.waitFor();
+  assert.ok((await unexplained.textContent()).includes('HTTP status 404'), await unexplained.textContent());
   mode = 'ok';
   const before = partRequests;
   await typeCommand(page, 'db.people.analyzeShardKey({_id: 1})');
   await output(page).filter({ hasText: 'keyCharacteristics' }).waitFor();
   assert.ok(partRequests > before, 'the part was asked for again');
+  await typeCommand(page, 'sim.explain({balancer: true})');
+  await output(page).filter({ hasText: "subject: 'balancer round'" }).waitFor();
   assert.deepEqual(errors, []);
   await page.close();
 });

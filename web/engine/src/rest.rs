@@ -4,7 +4,8 @@
 //! (`web/engine/js/worker.js`). It holds `$regex`'s matcher (the `fancy-regex` and
 //! `regex-automata` code and the Unicode tables behind it, installed into the core by
 //! `shardlab::query::install_compiler`), `analyzeShardKey`'s analysis
-//! (`shardlab::session::install_analyzer`) and the answers of `crate::later` (the imports,
+//! (`shardlab::session::install_analyzer`), the explanations of a chunk, a shard and a
+//! balancer round (`shardlab::session::install_explainer`) and the answers of `crate::later` (the imports,
 //! the ranking of candidate keys, the Compare's run, installed by `later::install`):
 //! what a first visit does not run (ARCHITECTURE.md, "The engine in two parts").
 //!
@@ -28,6 +29,11 @@ impl From<SplitLoaderError> for NotLoaded {
 fn install() -> Result<(), NotLoaded> {
     shardlab::query::install_compiler(shardlab::query::fancy_compile);
     shardlab::session::install_analyzer(shardlab::engine::analyze_shard_key_with);
+    shardlab::session::install_explainer(
+        shardlab::Cluster::explain_chunk,
+        shardlab::Cluster::explain_shard,
+        shardlab::Cluster::explain_round,
+    );
     crate::later::install(
         crate::import::import,
         crate::cluster_import::import_cluster,
