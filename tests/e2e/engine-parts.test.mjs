@@ -222,3 +222,26 @@ test('analyzeShardKey and sim.explain, whose code is in the second part, fail wi
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a first visit and the shell's everyday statements need nothing of the second part", async () => {
+  mode = 'missing';
+  const { page, errors } = await open();
+  for (const command of ['db.people.insertOne({name: "ada", age: 36})', 'db.people.find({age: {$gt: 30}})',
+    'sh.enableSharding("shop")', 'sh.shardCollection("shop.orders", {customerId: 1})',
+    'sim.generate("shop.orders", "ecommerce", 3000)', 'sh.splitAt("shop.orders", {customerId: 500})',
+    'sh.startBalancer()', 'sim.balance()', 'sh.status()', 'show dbs',
+    'db.people.updateOne({name: "ada"}, {$set: {age: 37}})', 'db.people.deleteOne({name: "ada"})']) {
+    await typeCommand(page, command);
+  }
+  await typeCommand(page, 'db.people.countDocuments()');
+  await page.waitForFunction(() => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
+  });
+  const text = await output(page).textContent();
+  assert.ok(!/could not load|not loaded yet/.test(text), text.slice(-2000));
+  assert.match(text, /deletedCount: 1/);
+  assert.deepEqual(errors, []);
+  mode = 'ok';
+  await page.close();
+});
