@@ -31,11 +31,18 @@ mod stats;
 pub(crate) mod status;
 
 pub use crate::values::inspect::data_format;
+#[cfg(feature = "lazy-analyze")]
+pub use admin::install_analyzer;
+pub use admin::Analyzer;
 pub use aggregate::sharded_data_distribution;
 pub use cursor::{DISPLAY_BATCH_SIZE, NO_CURSOR};
 pub use databases::format_bytes;
 pub use importing::{batch_results, BatchResult};
 pub use insert_tally::{InsertCall, InsertTally};
+#[cfg(feature = "lazy-explain")]
+pub use insight::install_explainer;
+#[cfg(feature = "insight")]
+pub use insight::{explainer, Explainer};
 pub use interpreter::{Outcome, Output, Session, TYPE_IT_FOR_MORE};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::{has_command, wrong_arg_type};

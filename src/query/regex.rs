@@ -89,16 +89,34 @@ fn compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, ClusterError>
         return compiler(source, limit).map_err(invalid);
     }
     // Raised while the filter is read, before the statement does anything.
+    Err(part_not_loaded("regular expressions", "them"))
+}
+
+/// The error of a statement that needs a part of the browser's engine (`what`, referred
+/// to as `it_or_them`: "them" is plural) that has not loaded, with the reason it could
+/// not when it tried ([`compiler_failed`]: one part holds `$regex`'s compiler,
+/// `analyzeShardKey`'s analysis and the explanations).
+#[cfg(any(
+    feature = "lazy-regex",
+    feature = "lazy-analyze",
+    feature = "lazy-explain"
+))]
+pub(crate) fn part_not_loaded(what: &str, it_or_them: &str) -> ClusterError {
+    let have = if it_or_them == "them" { "have" } else { "has" };
+    #[cfg(feature = "lazy-regex")]
     let failure = FAILURE.lock().ok().and_then(|f| f.clone());
-    Err(ClusterError::PartNotLoaded(match failure {
+    #[cfg(not(feature = "lazy-regex"))]
+    let failure: Option<String> = None;
+    ClusterError::PartNotLoaded(match failure {
         Some(why) => format!(
-            "this statement needs the engine's regular expressions, which could not load \
-             ({why}): it did not run, and the next statement that needs them tries again"
+            "this statement needs the engine's {what}, which could not load ({why}): it did \
+             not run, and the next statement that needs {it_or_them} tries again"
         ),
-        None => "this statement needs the engine's regular expressions, which have not \
-                 loaded yet: it did not run"
-            .into(),
-    }))
+        None => format!(
+            "this statement needs the engine's {what}, which {have} not loaded yet: it did not \
+             run"
+        ),
+    })
 }
 
 #[cfg(not(feature = "lazy-regex"))]

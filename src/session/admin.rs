@@ -619,6 +619,8 @@ fn analyze_shard_key(
     cmd: &Document,
     name: &str,
 ) -> Result<Document, StatementError> {
+    // Before anything is read: a statement whose analysis has not loaded does nothing.
+    let analyze = analyzer()?;
     let ns = ns_of(cmd, name)?;
     let key = doc_field(cmd, "key")?;
     let samples = s.sampling.samples(&ns);
@@ -628,7 +630,39 @@ fn analyze_shard_key(
         read_write_distribution: flag("readWriteDistribution"),
         sample_rate_and_size: cmd.contains_key("sampleRate") && cmd.contains_key("sampleSize"),
     };
-    Ok(crate::engine::analyze::analyze_shard_key_with(
-        &s.cluster, &ns, &key, &samples, options,
-    )?)
+    Ok(analyze(&s.cluster, &ns, &key, &samples, options)?)
+}
+
+/// What `analyzeShardKey` analyses with: [`crate::engine::analyze_shard_key_with`]. With
+/// the `lazy-analyze` feature the core does not name it itself: the browser's engine
+/// installs it ([`install_analyzer`]) from the part of its module that loads after the
+/// first answer, so that the analysis is not in the first download.
+pub type Analyzer = fn(
+    &crate::engine::Cluster,
+    &str,
+    &Document,
+    &[crate::engine::QuerySample],
+    crate::engine::AnalyzeOptions,
+) -> Result<Document, ClusterError>;
+
+#[cfg(feature = "lazy-analyze")]
+static ANALYZER: std::sync::OnceLock<Analyzer> = std::sync::OnceLock::new();
+
+/// Installs the analysis every `analyzeShardKey` uses from now on (the first one installed
+/// stays).
+#[cfg(feature = "lazy-analyze")]
+pub fn install_analyzer(analyzer: Analyzer) {
+    let _ = ANALYZER.set(analyzer);
+}
+
+/// The analysis, or, with `lazy-analyze` before it is installed, the statement's error
+/// (`ClusterError::PartNotLoaded`, with the reason its part could not load).
+fn analyzer() -> Result<Analyzer, ClusterError> {
+    #[cfg(feature = "lazy-analyze")]
+    return ANALYZER
+        .get()
+        .copied()
+        .ok_or_else(|| crate::query::regex::part_not_loaded("analyzeShardKey", "it"));
+    #[cfg(not(feature = "lazy-analyze"))]
+    Ok(crate::engine::analyze::analyze_shard_key_with)
 }

@@ -5,8 +5,61 @@
 
 use super::interpreter::{Session, StatementError};
 use crate::engine::cluster::ClusterError;
+use crate::engine::{Cluster, Explanation};
+use crate::keys::KeyValue;
 use crate::shell::Expr;
 use bson::{doc, Bson, Document};
+
+/// The explanations of a chunk, a shard and a balancer round ([`Cluster::explain_chunk`],
+/// [`Cluster::explain_shard`], [`Cluster::explain_round`]), as functions: `sim.explain`
+/// and the engine's inspector and `explain` ask [`explainer`] for them. With the
+/// `lazy-explain` feature the core does not name them itself: the browser's engine
+/// installs them ([`install_explainer`]) from the part of its module that loads after
+/// the first answer, so that they are not in the first download.
+#[derive(Clone, Copy)]
+pub struct Explainer {
+    /// Why a chunk is as it is.
+    pub chunk: fn(&Cluster, &str, &KeyValue) -> Result<Vec<Explanation>, ClusterError>,
+    /// What a shard holds and why.
+    pub shard: fn(&Cluster, &str, &str) -> Result<Vec<Explanation>, ClusterError>,
+    /// What the next balancer round does and why.
+    pub round: fn(&Cluster, Option<&str>) -> Result<Vec<Explanation>, ClusterError>,
+}
+
+#[cfg(feature = "lazy-explain")]
+static EXPLAINER: std::sync::OnceLock<Explainer> = std::sync::OnceLock::new();
+
+/// Installs the explanations (the first installed stay). Each is an argument rather than
+/// a field of a constant, so that the code that calls this names them, not a constant.
+#[cfg(feature = "lazy-explain")]
+#[inline(never)]
+pub fn install_explainer(
+    chunk: fn(&Cluster, &str, &KeyValue) -> Result<Vec<Explanation>, ClusterError>,
+    shard: fn(&Cluster, &str, &str) -> Result<Vec<Explanation>, ClusterError>,
+    round: fn(&Cluster, Option<&str>) -> Result<Vec<Explanation>, ClusterError>,
+) {
+    let _ = EXPLAINER.set(Explainer {
+        chunk,
+        shard,
+        round,
+    });
+}
+
+/// The explanations, or, with `lazy-explain` before they are installed, the statement's
+/// error (`ClusterError::PartNotLoaded`, with the reason their part could not load).
+pub fn explainer() -> Result<Explainer, ClusterError> {
+    #[cfg(feature = "lazy-explain")]
+    return EXPLAINER
+        .get()
+        .copied()
+        .ok_or_else(|| crate::query::regex::part_not_loaded("explanations", "them"));
+    #[cfg(not(feature = "lazy-explain"))]
+    Ok(Explainer {
+        chunk: Cluster::explain_chunk,
+        shard: Cluster::explain_shard,
+        round: Cluster::explain_round,
+    })
+}
 
 /// What `sim.explain` takes, for its error messages.
 const EXPLAIN_FORMS: &str =
@@ -42,14 +95,14 @@ pub(super) fn explain(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementE
     if subjects != 1 {
         return Err(bad(format!("give exactly one subject: {EXPLAIN_FORMS}")));
     }
-    let list = |es: Vec<crate::engine::Explanation>| -> Bson {
+    let list = |es: Vec<Explanation>| -> Bson {
         Bson::Array(es.iter().map(|e| Bson::Document(e.to_document())).collect())
     };
     if let Some(b) = spec.get("balancer") {
         if *b != Bson::Boolean(true) {
             return Err(bad(format!("balancer must be true: {EXPLAIN_FORMS}")));
         }
-        let es = s.cluster.explain_round(ns.as_deref())?;
+        let es = (explainer()?.round)(&s.cluster, ns.as_deref())?;
         let mut d = Document::new();
         if let Some(ns) = ns {
             d.insert("ns", ns);
@@ -68,14 +121,14 @@ pub(super) fn explain(s: &mut Session, args: &[Expr]) -> Result<Bson, StatementE
             let sharding = s.cluster.sharding(&ns)?;
             let key = crate::engine::split::key_from_bound(&sharding.pattern, bound)?;
             let chunk = sharding.table.chunk_for(&key).cloned();
-            let es = s.cluster.explain_chunk(&ns, &key)?;
+            let es = (explainer()?.chunk)(&s.cluster, &ns, &key)?;
             if let Some(c) = chunk {
                 d.insert("chunk", chunk_doc(s, &ns, &c.min, &c.max, c.shard)?);
             }
             d.insert("explanations", list(es));
         }
         (_, Some(Bson::String(shard)), _) => {
-            let es = s.cluster.explain_shard(&ns, shard)?;
+            let es = (explainer()?.shard)(&s.cluster, &ns, shard)?;
             d.insert("shard", shard.clone());
             d.insert("explanations", list(es));
         }

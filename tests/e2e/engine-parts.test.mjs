@@ -1,6 +1,7 @@
 // The engine's module in two parts (scripts/build-engine.mjs, web/engine/src/rest.rs): a
-// first visit downloads the first part, which answers; the second (`$regex`'s matcher)
-// loads after the first answer. A statement that needs it waits for it; a part that
+// first visit downloads the first part, which answers; the second (`$regex`'s matcher,
+// the imports, the ranking of candidate keys, the Compare's run) loads after the first
+// answer. A statement that needs it waits for it; a part that
 // cannot load (missing, cut short, from another build, served as the wrong type) fails
 // that statement with the reason, not the engine, and the next use tries again.
 import { test, before, after } from 'node:test';
@@ -13,8 +14,10 @@ import { launch, typeCommand } from './harness.mjs';
 const dist = normalize(process.env.SHARDLAB_DIST ?? 'dist');
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
 
-// How the server answers for the second part: as built, or one of the failures.
+// How the server answers for the second part: as built, held back until released, or
+// one of the failures.
 let mode = 'ok';
+let hold = null;
 let partRequests = 0;
 let server;
 let url;
@@ -34,6 +37,10 @@ before(async () => {
     let type = TYPES[extname(file)] ?? 'application/octet-stream';
     if (/split_[\w-]+\.wasm$/.test(path)) {
       partRequests += 1;
+      if (mode === 'hold') {
+        hold.arrived();
+        await hold.released;
+      }
       if (mode === 'missing') return res.writeHead(404).end('not found');
       if (mode === 'cut') body = body.subarray(0, body.length >> 1);
       if (mode === 'other build') body = Buffer.concat([body.subarray(0, body.length - 1), Buffer.from([body[body.length - 1] ^ 1])]);
@@ -115,3 +122,126 @@ for (const failure of Object.keys(REASONS)) {
     await page.close();
   });
 }
+
+/** A small JSON file of documents for the Import documents dialog. */
+function people(n) {
+  return Buffer.from(Array.from({ length: n }, (_, i) => JSON.stringify({ name: `p${i}`, age: 20 + i })).join('\n') + '\n');
+}
+
+/** Picks a file in the Import documents dialog and imports it into shop.people. */
+async function importPeople(page, name, n) {
+  await page.getByTestId('import-documents').setInputFiles({ name, mimeType: 'application/json', buffer: people(n) });
+  const dialog = page.getByTestId('import-dialog');
+  await dialog.getByTestId('import-format').waitFor();
+  await dialog.getByTestId('import-ns').fill('shop.people');
+  await dialog.getByTestId('import-ns').press('Tab');
+  await dialog.getByTestId('import-start').click();
+  await page.getByTestId('notice').filter({ hasText: `${n} documents imported into shop.people` }).waitFor();
+}
+
+test('an import, whose code is in the second part, waits while the part is held back, then runs', async () => {
+  let arrived;
+  let release;
+  const asked = new Promise((r) => { arrived = r; });
+  hold = { arrived, released: new Promise((r) => { release = r; }) };
+  mode = 'hold';
+  try {
+    const { page, errors } = await open();
+    // The worker asks for the part right after the first answer; the server holds it.
+    await asked;
+    await page.getByTestId('import-documents').setInputFiles({ name: 'people.json', mimeType: 'application/json', buffer: people(3) });
+    const dialog = page.getByTestId('import-dialog');
+    await dialog.getByTestId('import-reading').waitFor();
+    assert.equal(await dialog.getByTestId('import-format').count(), 0, 'the preview waited for the part');
+    assert.equal(await dialog.getByTestId('import-error').count(), 0);
+    release();
+    await dialog.getByTestId('import-format').waitFor();
+    await dialog.getByTestId('import-ns').fill('shop.people');
+    await dialog.getByTestId('import-ns').press('Tab');
+    await dialog.getByTestId('import-start').click();
+    await page.getByTestId('notice').filter({ hasText: '3 documents imported into shop.people' }).waitFor();
+    await typeCommand(page, 'db.getSiblingDB("shop").people.countDocuments()');
+    await page.waitForFunction(() => {
+      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+      return lines.length > 0 && lines[lines.length - 1].textContent === '3';
+    });
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    release();
+    mode = 'ok';
+  }
+});
+
+test('an import whose part cannot load fails with the reason, the engine answers on, and the next import loads it', async () => {
+  mode = 'missing';
+  const { page, errors } = await open();
+  await page.getByTestId('import-documents').setInputFiles({ name: 'people.json', mimeType: 'application/json', buffer: people(3) });
+  const dialog = page.getByTestId('import-dialog');
+  const refused = dialog.getByTestId('import-error');
+  await refused.waitFor();
+  const why = await refused.textContent();
+  assert.ok(why.includes('could not load') && why.includes('HTTP status 404'), why);
+  await dialog.getByTestId('import-close').click();
+  // The engine still answers, and nothing was imported.
+  await typeCommand(page, 'db.getSiblingDB("shop").people.countDocuments()');
+  await page.waitForFunction(() => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
+  });
+  mode = 'ok';
+  const before = partRequests;
+  await importPeople(page, 'people-again.json', 4);
+  assert.ok(partRequests > before, 'the part was asked for again');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('analyzeShardKey and sim.explain, whose code is in the second part, fail with the reason when it cannot load, then run', async () => {
+  mode = 'missing';
+  const { page, errors } = await open();
+  // analyzeShardKey is 7.0's.
+  await typeCommand(page, 'sim.version("8.0")');
+  await typeCommand(page, 'db.people.insertOne({name: "ada"})');
+  await typeCommand(page, 'db.people.analyzeShardKey({_id: 1})');
+  const refused = output(page).filter({ hasText: 'analyzeShardKey, which could not load' });
+  await refused.waitFor();
+  assert.ok((await refused.textContent()).includes('HTTP status 404'), await refused.textContent());
+  await typeCommand(page, 'sim.explain({balancer: true})');
+  const unexplained = output(page).filter({ hasText: 'explanations, which could not load' });
+  await unexplained.waitFor();
+  assert.ok((await unexplained.textContent()).includes('HTTP status 404'), await unexplained.textContent());
+  mode = 'ok';
+  const before = partRequests;
+  await typeCommand(page, 'db.people.analyzeShardKey({_id: 1})');
+  // The analysis's own answer: one document cannot make its 100 ranges.
+  await output(page).filter({ hasText: 'does not have enough cardinality' }).waitFor();
+  assert.ok(partRequests > before, 'the part was asked for again');
+  await typeCommand(page, 'sim.explain({balancer: true})');
+  await output(page).filter({ hasText: "subject: 'balancer round'" }).waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a first visit and the shell's everyday statements need nothing of the second part", async () => {
+  mode = 'missing';
+  const { page, errors } = await open();
+  for (const command of ['db.people.insertOne({name: "ada", age: 36})', 'db.people.find({age: {$gt: 30}})',
+    'sh.enableSharding("shop")', 'sh.shardCollection("shop.orders", {customerId: 1})',
+    'sim.generate("shop.orders", "ecommerce", 3000)', 'sh.splitAt("shop.orders", {customerId: 500})',
+    'sh.startBalancer()', 'sim.balance()', 'sh.status()', 'show dbs',
+    'db.people.updateOne({name: "ada"}, {$set: {age: 37}})', 'db.people.deleteOne({name: "ada"})']) {
+    await typeCommand(page, command);
+  }
+  await typeCommand(page, 'db.people.countDocuments()');
+  await page.waitForFunction(() => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
+  });
+  const text = await output(page).textContent();
+  assert.ok(!/could not load|not loaded yet/.test(text), text.slice(-2000));
+  assert.match(text, /deletedCount: 1/);
+  assert.deepEqual(errors, []);
+  mode = 'ok';
+  await page.close();
+});

@@ -14,7 +14,9 @@ let glue = null;
 const waiting = [];
 
 // The engine's module comes in two parts (scripts/build-engine.mjs): the first answers
-// at once, the second (`$regex`'s matcher, web/engine/src/rest.rs) starts loading right
+// at once, the second (`$regex`'s matcher, `analyzeShardKey`'s analysis, the
+// explanations, the imports,
+// the ranking and the Compare's run: web/engine/src/rest.rs) starts loading right
 // after the first answer. A request that may need it waits for it, and the requests
 // after it wait in order; if it could not load, the request runs without it: each of its
 // statements that needs it fails with the reason, before doing anything, and the next
@@ -39,11 +41,24 @@ function loadRest() {
 const NEVER_REGEX = new Set(['catalog', 'close', 'step', 'jump', 'fork', 'export', 'events', 'heat',
   'page.checkKey', 'page.needsMoreInput', 'page.insertCommand', 'page.keep']);
 
-// Whether a request may compile a regular expression: its text names `$regex`, `RegExp`
-// or a BSON regular expression, or has two slashes (a regex literal in the shell). A
-// request wrongly taken for one only waits for the part; one that slipped through would
-// be refused by the engine, before it did anything.
+// Methods whose answers are in the second part (web/engine/src/later.rs): the imports,
+// the ranking of candidate keys and the Compare's run always wait for it.
+const LATER = new Set(['import', 'importCluster', 'rank', 'compare']);
+
+// Whether a request may need the second part: one of `LATER`'s methods, one that runs
+// `analyzeShardKey` (its text names it, or the engine writes it: `analyze`, the Insights
+// panel's analysis), one that explains (`explain`, the inspector's, `sim.explain`), or one that may compile a regular expression: its text names
+// `$regex`, `RegExp` or a BSON regular expression, or has two slashes (a regex literal in
+// the shell). A request wrongly taken
+// for one only waits for the part; one that slipped through would be refused by the
+// engine, before it did anything.
 function mayNeedRest(data) {
+  if (LATER.has(data?.method)) return true;
+  // `analyzeShardKey`'s analysis: the Insights panel's analysis and `analyze` run it.
+  if (data?.method === 'analyze' || (data?.method === 'page.insights' && data?.params?.analyze)) return true;
+  // The explanations: `explain`, and the inspector's answers about a chunk, a shard or a
+  // round (about nothing, it shows the insert form, which needs none).
+  if (data?.method === 'explain' || (data?.method === 'inspect' && data?.params?.subject?.kind !== 'nothing')) return true;
   if (NEVER_REGEX.has(data?.method)) return false;
   let text;
   try {
@@ -51,7 +66,7 @@ function mayNeedRest(data) {
   } catch {
     return true;
   }
-  return /\$regex|regexp|regularexpression/i.test(text) || text.indexOf('/') !== text.lastIndexOf('/');
+  return /\$regex|regexp|regularexpression|analyzeshardkey|sim\s*\.\s*explain/i.test(text) || text.indexOf('/') !== text.lastIndexOf('/');
 }
 
 function take(data) {

@@ -10,12 +10,13 @@ pub fn explain(
     subject: &shardlab_protocol::Subject,
 ) -> Result<Vec<String>, ClusterError> {
     use shardlab_protocol::Subject;
+    let explain = shardlab::session::explainer()?;
     let list = match subject {
         Subject::Chunk { ns, chunk } => {
-            cluster.explain_chunk(ns, &chunk_min(cluster, ns, *chunk)?)?
+            (explain.chunk)(cluster, ns, &chunk_min(cluster, ns, *chunk)?)?
         }
-        Subject::Shard { ns, shard } => cluster.explain_shard(ns, shard)?,
-        Subject::Round { ns } => cluster.explain_round(ns.as_deref())?,
+        Subject::Shard { ns, shard } => (explain.shard)(cluster, ns, shard)?,
+        Subject::Round { ns } => (explain.round)(cluster, ns.as_deref())?,
     };
     Ok(list.into_iter().map(|e| e.sentence).collect())
 }

@@ -12,9 +12,11 @@
 //! (the user's documents into a session), `cluster_import` (a real cluster's metadata
 //! into a session), `panels`
 //! (the page's side panels), `script` (the JavaScript module's runs and reads),
-//! `rank` (candidate shard keys ranked on a collection's documents), `comparison`, `playground` (the playground's session: the
+//! `rank` (candidate shard keys ranked on a collection's documents), `comparison`, `later`
+//! (the imports, the ranking and the Compare's run, which the browser's module loads after
+//! the first answer), `playground` (the playground's session: the
 //! page's acts and the view it draws), `service` (sessions and dispatch), `rest` (the browser module's second
-//! part: `$regex`'s matcher, loaded on first use), `worker` (the wasm
+//! part: `$regex`'s matcher and `later`'s answers, loaded after the first answer), `worker` (the wasm
 //! entry). A module imports only from those before it.
 
 pub mod cluster_import;
@@ -24,6 +26,7 @@ pub mod held;
 pub mod import;
 #[cfg(feature = "insight")]
 pub mod insight;
+pub mod later;
 pub mod panels;
 pub mod playground;
 pub mod queries;

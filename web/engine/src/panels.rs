@@ -432,10 +432,14 @@ pub fn inspect(held: &Held, ns: &str, subject: &Inspecting) -> Inspection {
             });
         }
         Inspecting::Shard { shard } => {
-            view.explanations = Some(explanations(cluster.explain_shard(ns, shard)));
+            view.explanations = Some(explanations(
+                shardlab::session::explainer().and_then(|e| (e.shard)(cluster, ns, shard)),
+            ));
         }
         Inspecting::Round => {
-            view.explanations = Some(explanations(cluster.explain_round(Some(ns))));
+            view.explanations = Some(explanations(
+                shardlab::session::explainer().and_then(|e| (e.round)(cluster, Some(ns))),
+            ));
         }
     }
     view
@@ -548,7 +552,9 @@ fn chunk_docs(
                 hashed: r.hashed_value.as_ref().map(format_value),
             })
             .collect(),
-        explanations: explanations(cluster.explain_chunk(ns, &page.min)),
+        explanations: explanations(
+            shardlab::session::explainer().and_then(|e| (e.chunk)(cluster, ns, &page.min)),
+        ),
     })
 }
 

@@ -1,9 +1,13 @@
 //! The second part of the browser's engine (feature `split`, wasm32 only): what the first
 //! answers do not need, split from the module by `wasm-split-cli` at the `#[wasm_split]`
 //! function below and loaded on first use or right after the first answer
-//! (`web/engine/js/worker.js`). Today it holds `$regex`'s matcher: the `fancy-regex` and
-//! `regex-automata` code and the Unicode tables behind it, installed into the core
-//! (`shardlab::query::install_compiler`) when the part has loaded.
+//! (`web/engine/js/worker.js`). It holds `$regex`'s matcher (the `fancy-regex` and
+//! `regex-automata` code and the Unicode tables behind it, installed into the core by
+//! `shardlab::query::install_compiler`), `analyzeShardKey`'s analysis
+//! (`shardlab::session::install_analyzer`), the explanations of a chunk, a shard and a
+//! balancer round (`shardlab::session::install_explainer`) and the answers of `crate::later` (the imports,
+//! the ranking of candidate keys, the Compare's run, installed by `later::install`):
+//! what a first visit does not run (ARCHITECTURE.md, "The engine in two parts").
 //!
 //! The attribute expands to an import that the splitter rewrites and an `extern "C"`
 //! export: code the macro writes, hence the `unsafe_code` allowance on this module only.
@@ -24,6 +28,18 @@ impl From<SplitLoaderError> for NotLoaded {
 #[wasm_split(rest, fallible)]
 fn install() -> Result<(), NotLoaded> {
     shardlab::query::install_compiler(shardlab::query::fancy_compile);
+    shardlab::session::install_analyzer(shardlab::engine::analyze_shard_key_with);
+    shardlab::session::install_explainer(
+        shardlab::Cluster::explain_chunk,
+        shardlab::Cluster::explain_shard,
+        shardlab::Cluster::explain_round,
+    );
+    crate::later::install(
+        crate::import::import,
+        crate::cluster_import::import_cluster,
+        crate::rank::rank,
+        crate::comparison::run,
+    );
     Ok(())
 }
 
@@ -35,10 +51,11 @@ pub async fn load() -> Result<(), NotLoaded> {
 
 /// Whether the second part has loaded.
 pub fn loaded() -> bool {
-    shardlab::query::compiler_ready()
+    shardlab::query::compiler_ready() && crate::later::installed()
 }
 
 /// Records why the part could not load: the statements that need it say so.
 pub fn failed(why: String) {
+    crate::later::failed(why.clone());
     shardlab::query::compiler_failed(why);
 }

@@ -217,7 +217,7 @@ impl Engine {
                 more: shardlab::shell::needs_more_input(&source),
             }),
             Call::Compare(spec) => {
-                crate::comparison::run(&spec).map(|rows| Reply::Compare { rows })
+                (crate::later::later("compare")?.compare)(&spec).map(|rows| Reply::Compare { rows })
             }
             Call::Run(run) if run.workload.as_ref().is_some_and(|w| w.sample.is_some()) => {
                 let run = self.sample_run(run)?;
@@ -496,14 +496,14 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
         Call::Act(act) => playground::act(held, act, events).map(|v| Reply::Act(Box::new(v))),
         Call::Import(call) => {
             let ended = matches!(call, shardlab_protocol::ImportCall::End);
-            let progress = crate::import::import(held, call)?;
+            let progress = (crate::later::later("import")?.import)(held, call)?;
             if ended && progress.inserted > 0 {
                 events.push(save_event(&held.timeline));
             }
             Ok(Reply::Import(progress))
         }
         Call::ImportCluster { files } => {
-            let imported = crate::cluster_import::import_cluster(held, files)?;
+            let imported = (crate::later::later("importCluster")?.import_cluster)(held, files)?;
             events.push(save_event(&held.timeline));
             Ok(Reply::ImportCluster(Box::new(imported)))
         }
@@ -533,8 +533,10 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
             .map_err(EngineError::bad_value),
         Call::Summary { ns } => Ok(Reply::Summary(summary(held, &ns))),
         Call::Analyze { ns, key } => crate::script::analyze(held, &ns, &key).map(Reply::Analyze),
-        Call::Rank(spec) => crate::rank::rank(cluster, timeline.position(), &spec)
-            .map(|view| Reply::Rank(Box::new(view))),
+        Call::Rank(spec) => {
+            (crate::later::later("rank")?.rank)(cluster, timeline.position(), &spec)
+                .map(|view| Reply::Rank(Box::new(view)))
+        }
         Call::PlanSetup { draft } => Ok(Reply::PlanSetup(queries::plan_setup(cluster, &draft))),
         #[cfg(feature = "insight")]
         Call::Explain(subject) => crate::insight::explain(cluster, &subject)

@@ -58,6 +58,7 @@ const ORDER: &[&str] = &[
     "script",
     "rank",
     "comparison",
+    "later",
     "playground",
     "service",
     "rest",

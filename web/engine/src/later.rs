@@ -1,0 +1,135 @@
+//! The engine's answers that a first visit does not ask for: the imports (documents and
+//! a real cluster's metadata), the ranking of candidate shard keys and the Compare's run.
+//!
+//! The service reaches them only through [`later`]. In the browser's module in parts
+//! (feature `split`, wasm32) they are not named here at all: the second part installs
+//! them when it loads (`rest.rs`, [`install`]), so that their code and everything only it
+//! reaches (the file readers, gzip, the ranking's reports) is not in the first download;
+//! until it has, a request that needs them fails with [`not_loaded`]'s error before it
+//! does anything. Everywhere else they are plain calls.
+
+use crate::held::Held;
+use shardlab::Cluster;
+use shardlab_protocol::{
+    ClusterImported, CompareRow, CompareSpec, EngineError, ImportCall, ImportProgress,
+    MetadataFile, RankSpec, RankView,
+};
+
+/// The answers this module holds, as functions.
+#[derive(Clone, Copy)]
+pub struct Later {
+    /// One request of an import of documents (`import`).
+    pub import: fn(&mut Held, ImportCall) -> Result<ImportProgress, EngineError>,
+    /// An import of a real cluster's metadata (`importCluster`).
+    pub import_cluster: fn(&mut Held, Vec<MetadataFile>) -> Result<ClusterImported, EngineError>,
+    /// Candidate shard keys ranked (`rank`).
+    pub rank: fn(&Cluster, u64, &RankSpec) -> Result<RankView, EngineError>,
+    /// A Compare's run (`compare`).
+    pub compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
+}
+
+#[cfg(not(all(target_arch = "wasm32", feature = "split")))]
+const WHOLE: Later = Later {
+    import: crate::import::import,
+    import_cluster: crate::cluster_import::import_cluster,
+    rank: crate::rank::rank,
+    compare: crate::comparison::run,
+};
+
+#[cfg(all(target_arch = "wasm32", feature = "split"))]
+static INSTALLED: std::sync::OnceLock<Later> = std::sync::OnceLock::new();
+
+/// Why the part that holds them last failed to load, if it did.
+#[cfg(all(target_arch = "wasm32", feature = "split"))]
+static FAILURE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Installs the answers (the browser's second part does, as it loads; the first
+/// installed stay). Each is an argument rather than a field of a constant, so that the
+/// first part names none of them.
+#[cfg(all(target_arch = "wasm32", feature = "split"))]
+#[inline(never)]
+pub fn install(
+    import: fn(&mut Held, ImportCall) -> Result<ImportProgress, EngineError>,
+    import_cluster: fn(&mut Held, Vec<MetadataFile>) -> Result<ClusterImported, EngineError>,
+    rank: fn(&Cluster, u64, &RankSpec) -> Result<RankView, EngineError>,
+    compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
+) {
+    let _ = INSTALLED.set(Later {
+        import,
+        import_cluster,
+        rank,
+        compare,
+    });
+}
+
+/// Records why the part that holds them could not load, for the error of the requests
+/// that need them until it does.
+#[cfg(all(target_arch = "wasm32", feature = "split"))]
+pub fn failed(why: String) {
+    if let Ok(mut failure) = FAILURE.lock() {
+        *failure = Some(why);
+    }
+}
+
+/// Whether the answers are there: always, but in the browser's module in parts only once
+/// its second part has loaded.
+pub fn installed() -> bool {
+    #[cfg(all(target_arch = "wasm32", feature = "split"))]
+    return INSTALLED.get().is_some();
+    #[cfg(not(all(target_arch = "wasm32", feature = "split")))]
+    true
+}
+
+/// The answers, or, where they load separately and have not loaded, the error of the
+/// request `method` that needs them: raised before it does anything.
+pub fn later(method: &str) -> Result<Later, EngineError> {
+    #[cfg(all(target_arch = "wasm32", feature = "split"))]
+    {
+        if let Some(later) = INSTALLED.get() {
+            return Ok(*later);
+        }
+        let failure = FAILURE.lock().ok().and_then(|f| f.clone());
+        Err(not_loaded(method, failure.as_deref()))
+    }
+    #[cfg(not(all(target_arch = "wasm32", feature = "split")))]
+    {
+        let _ = method;
+        Ok(WHOLE)
+    }
+}
+
+/// The error of a request `method` whose part of the engine has not loaded, with the
+/// reason it could not, when it tried: `InternalError`, as a statement's
+/// (`ClusterError::PartNotLoaded`).
+pub fn not_loaded(method: &str, why: Option<&str>) -> EngineError {
+    let message = match why {
+        Some(why) => format!(
+            "`{method}` needs a part of the engine that could not load ({why}): it did not \
+             run, and the next request that needs it tries again"
+        ),
+        None => {
+            format!("`{method}` needs a part of the engine that has not loaded yet: it did not run")
+        }
+    };
+    EngineError {
+        code: 1,
+        code_name: "InternalError".into(),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_not_loaded_says_which_request_and_why() {
+        let e = not_loaded("importCluster", Some("HTTP status 404"));
+        assert_eq!((e.code, e.code_name.as_str()), (1, "InternalError"));
+        assert!(e.message.contains("`importCluster`"), "{}", e.message);
+        assert!(e.message.contains("(HTTP status 404)"), "{}", e.message);
+        assert!(e.message.contains("tries again"), "{}", e.message);
+        let e = not_loaded("rank", None);
+        assert!(e.message.contains("has not loaded yet"), "{}", e.message);
+    }
+}
