@@ -14,7 +14,9 @@ const words = async (lang) => JSON.parse(await readFile(join('static', 'i18n', `
 
 /** A page whose part `name` (`split_<name>.wasm` of the page's module) the test answers. */
 async function openWith(name, answer) {
-  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // No service worker: it would fetch the parts for the offline copy past `page.route`
+  // (tests/e2e/offline.test.mjs covers it).
+  const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 }, serviceWorkers: 'block' });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const asked = [];

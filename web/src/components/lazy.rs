@@ -141,9 +141,10 @@ thread_local! {
     static WAITING: RefCell<Vec<Callback<()>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Every part, loaded one after another while the page is idle after the engine's first
-/// answer, so that a click later finds its panel ready; a part that fails here is tried
-/// again when its panel is used.
+/// Loads every part, run while the page is idle after the engine's first answer: the
+/// panels that are always there load theirs, then the parts of the panels a click opens
+/// (Compare, the guide) load one after the other, so that the click finds its panel
+/// ready. A part that fails here is tried again when its panel is used.
 pub fn prefetch() {
     if AFTER_FIRST_ANSWER.with(|a| a.replace(true)) {
         return;
