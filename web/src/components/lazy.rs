@@ -218,9 +218,16 @@ enum Status {
 pub fn Lazy<P: PartialEq + 'static>(props: &LazyProps<P>) -> Html {
     let _lang = crate::i18n::use_lang();
     let part = props.part;
-    // The first render is the line, even when the part is in (the first screen's HTML is
-    // the line, and hydration must find it): the next turn draws the panel.
-    let status = use_state(|| Status::Loading);
+    // Until its part is in, the line: so on the server and in the first render after it,
+    // which hydrates the first screen's HTML (no part has loaded by then). A panel opened
+    // again once its part is in draws at once.
+    let status = use_state(|| {
+        if part.ready().is_some() {
+            Status::Ready
+        } else {
+            Status::Loading
+        }
+    });
     let attempt = use_state(|| 0_u32);
     {
         let status = status.clone();
