@@ -35,7 +35,7 @@ before(async () => {
       return res.writeHead(404).end('not found');
     }
     let type = TYPES[extname(file)] ?? 'application/octet-stream';
-    if (/split_[\w-]+\.wasm$/.test(path)) {
+    if (/engine-[0-9a-f]+\/split_[\w-]+\.wasm$/.test(path)) {
       partRequests += 1;
       if (mode === 'hold') {
         hold.arrived();

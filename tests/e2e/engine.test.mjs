@@ -28,7 +28,7 @@ test('the page downloads its wasm once, and that wasm holds no core: the engine 
   await input.fill('sh.status()');
   await input.press('Enter');
   await page.getByTestId('console-output').filter({ hasText: 'shardingVersion' }).waitFor();
-  const pageWasm = wasm.filter((p) => /shardlab-web-[0-9a-f]+_bg\.wasm$/.test(p));
+  const pageWasm = wasm.filter((p) => /page-[0-9a-f]+\/shardlab-web_bg\.wasm$/.test(p));
   const engineWasm = wasm.filter((p) => /engine_bg\.wasm$/.test(p));
   assert.equal(pageWasm.length, 1, `the page's wasm, once: ${wasm}`);
   assert.equal(engineWasm.length, 1, `the engine's wasm, once: ${wasm}`);

@@ -126,6 +126,9 @@ const CONTRAST = `
 
 test('layout: Space at the top of the page toggles play without scrolling or a passive-listener warning', async () => {
   const { page, errors, warnings } = await openPage({ width: 1280, height: 720 });
+  // The panels under the cluster are drawn once their parts of the page's module are in
+  // (they load after the first answer): until then the page may be short.
+  await page.waitForFunction(() => !document.querySelector('[data-testid="part-loading"]'));
   assert.ok(await page.evaluate(() => document.documentElement.scrollHeight > innerHeight * 1.5), 'the page is taller than the window');
   assert.equal(await page.evaluate(() => window.scrollY), 0);
   await page.keyboard.press('Space');

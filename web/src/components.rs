@@ -14,6 +14,7 @@ pub mod insights;
 pub mod inspector;
 pub mod key_bar;
 pub mod lang_switch;
+pub mod lazy;
 pub mod notice;
 pub mod presenter;
 pub mod query;

@@ -2,21 +2,22 @@
 //! bar and the shards, with the scenario's and the workload's forms folded away), then the
 //! inspector, the timeline, console and insights below.
 
-use super::candidates::Candidates;
+use super::candidates::CandidatesProps;
 use super::cluster_view::ClusterPanel;
-use super::compare_view::CompareView;
+use super::compare_view::CompareViewProps;
 use super::console::Console;
 use super::controls::Controls;
-use super::guide::Guide;
-use super::heatmap::Heatmap;
-use super::insights::Insights;
-use super::inspector::Inspector;
+use super::guide::GuideProps;
+use super::heatmap::HeatmapProps;
+use super::insights::InsightsProps;
+use super::inspector::InspectorProps;
 use super::key_bar::KeyBar;
 use super::lang_switch::LangSwitch;
+use super::lazy::{self, Lazy};
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
 use super::query_box::QueryBox;
 use super::recent::RecentSessions;
-use super::scenes_panel::{SceneBar, ScenesPanel};
+use super::scenes_panel::{SceneBar, ScenesProps};
 use super::share_bar::ShareBar;
 use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
@@ -132,6 +133,7 @@ pub fn app(props: &AppProps) -> Html {
     let on_compare = use_compare_publish(&dispatch, published.clone());
     let (on_cancel, on_import) = use_replay_callbacks(&driver);
     let offline = use_offline(state.ready);
+    use_prefetch(state.ready);
     let messages = use_messages(&state, banner, &dispatch, &driver, on_cancel);
     use_page_effects(&state, &dispatch, &driver, &options, *started);
 
@@ -331,8 +333,9 @@ impl FullView {
                 // columns and progress survive a visit to the playground.
                 if self.compare_opened {
                     <div hidden={mode != Mode::Compare}>
-                        <CompareView visible={mode == Mode::Compare} published={self.published.clone()}
-                            on_publish={self.on_compare.clone()} sample={state.compare_sample.clone()} />
+                        <Lazy<CompareViewProps> part={&lazy::COMPARE} props={Rc::new(yew::props!(CompareViewProps {
+                            visible: mode == Mode::Compare, published: self.published.clone(),
+                            on_publish: self.on_compare.clone(), sample: state.compare_sample.clone() }))} />
                     </div>
                 }
                 { self.playground(state, dispatch) }
@@ -374,8 +377,8 @@ impl FullView {
         html! {
             <>
             if state.mode == Mode::Guide {
-                <Guide state={(**state).clone()} dispatch={dispatch.clone()}
-                    on_close={dispatch.reform(|()| Action::SetMode(Mode::Playground))} />
+                <Lazy<GuideProps> part={&lazy::GUIDE} props={Rc::new(GuideProps { state: (**state).clone(), dispatch: dispatch.clone(),
+                    on_close: dispatch.reform(|()| Action::SetMode(Mode::Playground)) })} />
             }
             // The stage: what the first screen shows, the cluster the largest part of it.
             // The scenario's and the workload's forms fold away under the command bar.
@@ -389,17 +392,18 @@ impl FullView {
                 <QueryBox state={(**state).clone()} on_target={self.on_target.clone()} />
                 <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={self.targeted.clone()} />
             </div>
-            <Inspector state={(**state).clone()} dispatch={dispatch.clone()} />
+            <Lazy<InspectorProps> always=true part={&lazy::INSPECTOR} props={Rc::new(InspectorProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
             <div class="lower">
                 <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
                 <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
                 busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
             </div>
-            <Insights state={(**state).clone()} />
-            <Candidates key={state.session.to_string()} session={state.session.clone()} ns={state.settings.ns.clone()} step={state.view.position.position}
-                on_compare={dispatch.reform(Action::CompareSample)} />
-            <Heatmap state={(**state).clone()} dispatch={dispatch.clone()} />
-            <ScenesPanel state={(**state).clone()} dispatch={dispatch.clone()} />
+            <Lazy<InsightsProps> always=true part={&lazy::INSIGHTS} props={Rc::new(InsightsProps { state: (**state).clone() })} />
+            <Lazy<CandidatesProps> always=true key={state.session.to_string()} part={&lazy::CANDIDATES} props={Rc::new(yew::props!(CandidatesProps {
+                session: state.session.clone(), ns: state.settings.ns.clone(), step: state.view.position.position,
+                on_compare: dispatch.reform(Action::CompareSample) }))} />
+            <Lazy<HeatmapProps> always=true part={&lazy::HEATMAP} props={Rc::new(HeatmapProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
+            <Lazy<ScenesProps> always=true part={&lazy::SCENES} props={Rc::new(ScenesProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
             </>
         }
     }
@@ -656,6 +660,17 @@ fn use_offline(up: bool) -> Option<f64> {
         });
     }
     *kept
+}
+
+/// Once the engine has answered, the panels' parts load while the page is idle (see
+/// [`lazy::prefetch`]).
+#[hook]
+fn use_prefetch(up: bool) {
+    use_effect_with(up, |up| {
+        if *up {
+            lazy::when_idle(lazy::prefetch);
+        }
+    });
 }
 
 /// What the engine client says while the engine waits for the network to load (see
