@@ -635,7 +635,7 @@ fn analyze_shard_key(
 
 /// What `analyzeShardKey` analyses with: [`crate::engine::analyze_shard_key_with`]. With
 /// the `lazy-analyze` feature the core does not name it itself: the browser's engine
-/// installs it ([`install_analyzer`]) from the part of its module that loads after the
+/// installs it (`install_analyzer`) from the part of its module that loads after the
 /// first answer, so that the analysis is not in the first download.
 pub type Analyzer = fn(
     &crate::engine::Cluster,

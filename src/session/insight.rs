@@ -14,7 +14,7 @@ use bson::{doc, Bson, Document};
 /// [`Cluster::explain_shard`], [`Cluster::explain_round`]), as functions: `sim.explain`
 /// and the engine's inspector and `explain` ask [`explainer`] for them. With the
 /// `lazy-explain` feature the core does not name them itself: the browser's engine
-/// installs them ([`install_explainer`]) from the part of its module that loads after
+/// installs them (`install_explainer`) from the part of its module that loads after
 /// the first answer, so that they are not in the first download.
 #[derive(Clone, Copy)]
 pub struct Explainer {

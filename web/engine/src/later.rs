@@ -3,7 +3,7 @@
 //!
 //! The service reaches them only through [`later`]. In the browser's module in parts
 //! (feature `split`, wasm32) they are not named here at all: the second part installs
-//! them when it loads (`rest.rs`, [`install`]), so that their code and everything only it
+//! them when it loads (`rest.rs`, `install`), so that their code and everything only it
 //! reaches (the file readers, gzip, the ranking's reports) is not in the first download;
 //! until it has, a request that needs them fails with [`not_loaded`]'s error before it
 //! does anything. Everywhere else they are plain calls.
