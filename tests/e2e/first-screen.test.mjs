@@ -88,6 +88,35 @@ test('what is typed and clicked before the page can listen is kept and done once
   await page.close();
 });
 
+test('a command typed once the page listens but before the engine has answered runs once it has', async () => {
+  // Only the engine's wasm is held: the page hydrates, takes the command, and the engine's
+  // first answer and its answer about the command then come one right after the other.
+  const page = await env.browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  await page.route(/engine-[0-9a-f]+\/.*\.wasm$/, async (route) => {
+    await gate;
+    await route.continue();
+  });
+  await page.goto(env.server.url);
+  await page.waitForFunction(() => !document.documentElement.hasAttribute('data-first-screen'));
+  const input = page.getByTestId('console-input');
+  await input.fill('db.events.insertOne({x: 7})');
+  await input.press('Enter');
+  release();
+  await page.getByTestId('summary').waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="console-output"] .line')]
+    .some((l) => l.textContent.includes('insertedId')));
+  const echoes = await page.$$eval('[data-testid="console-output"] .line',
+    (ls) => ls.filter((l) => l.textContent.includes('insertOne({x: 7})')).length);
+  assert.equal(echoes, 1, 'the command ran once');
+  assert.equal(await input.inputValue(), '');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('any visit but a first one hides the pre-rendered screen and draws as ever', async () => {
   for (const [label, setup, query, words] of [
     ['something stored', () => localStorage.setItem('shardlab.lang', '"en"'), '', /test\.events/],

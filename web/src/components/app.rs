@@ -241,6 +241,7 @@ fn use_page_effects(
     use_ticks(state, dispatch);
     use_panel_visibility(dispatch);
     use_saving(state, driver, options.embed);
+    use_draining(state, driver);
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(state, dispatch, &options.unknown);
     use_fragment_links(options.embed);
@@ -555,6 +556,19 @@ fn use_panel_visibility(dispatch: &Callback<Action>) {
             },
         );
         move || drop(listener)
+    });
+}
+
+/// Commands typed before the session was ready run once it is, whenever the state drawn
+/// shows them still waiting (see [`Driver::drain_if_ready`]).
+#[hook]
+fn use_draining(state: &UseReducerHandle<Playground>, driver: &Driver) {
+    let driver = driver.clone();
+    let up = state.replaying.is_none() && state.ready;
+    use_effect_with((up, state.waiting.clone()), move |(up, waiting)| {
+        if *up && !waiting.is_empty() {
+            driver.drain_if_ready();
+        }
     });
 }
 

@@ -104,6 +104,9 @@ pub struct Driver {
     /// Where the page's session last stood against the size that can be kept (see
     /// [`scenario_room`]), and which session that was: a notice is given when it moves.
     room: Rc<RefCell<(Rc<str>, Room)>>,
+    /// The waiting commands last handed to the engine (see [`Driver::drain`]): the same
+    /// list is never run twice.
+    drained: Rc<RefCell<Option<Rc<Vec<String>>>>>,
 }
 
 impl PartialEq for Driver {
@@ -142,6 +145,7 @@ impl Driver {
             scene_owned: Rc::default(),
             before_import: Rc::default(),
             room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
+            drained: Rc::default(),
         };
         // A worker that dies between requests took the page's session with it, and no
         // answer will say so: it is opened again at once.
@@ -856,9 +860,15 @@ impl Driver {
     /// Runs the commands typed while the session was opening or replaying, in order.
     fn drain(&self) {
         let waiting = self.state().waiting.clone();
-        if waiting.is_empty() {
+        let done = self
+            .drained
+            .borrow()
+            .as_ref()
+            .is_some_and(|d| Rc::ptr_eq(d, &waiting));
+        if waiting.is_empty() || done {
             return;
         }
+        *self.drained.borrow_mut() = Some(waiting.clone());
         self.dispatch.emit(Action::Drained);
         for cmd in waiting.iter() {
             self.dispatch.emit(Action::Command(cmd.clone()));
@@ -867,6 +877,19 @@ impl Driver {
             self.send(Act::Command {
                 source: cmd.clone(),
             });
+        }
+    }
+
+    /// Runs the commands still waiting once the state as drawn is ready and not replaying.
+    /// The session's conclusion drains them at once, from the state as last drawn; a
+    /// command whose wait was decided from a state drawn before that conclusion (the
+    /// engine's first answer and the command's check arriving in one frame) would wait
+    /// for ever without this, which the page calls after each draw that leaves commands
+    /// waiting.
+    pub fn drain_if_ready(&self) {
+        let s = self.state();
+        if s.ready && s.replaying.is_none() {
+            self.drain();
         }
     }
 
