@@ -3,9 +3,9 @@
 // and from this build (its SHA-256 as the fetch's integrity), with a status of 200 and as
 // application/wasm. The reason of the last failure is kept in `globalThis` as
 // `shardlabPartError` for the host to quote; the loader itself only says "not loaded", and
-// a later use tries again. Used by scripts/build-page.mjs (the page's panels); the
-// engine's build (scripts/build-engine.mjs) has its own copy, which also reads a part from
-// a file under Node.
+// a later use tries again. Used by scripts/build-page.mjs (the page's panels) and
+// scripts/build-engine.mjs (the engine's second part); under Node a part is read from the
+// file beside the loader.
 import { readFile, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -36,6 +36,11 @@ function partFailed(name, err) {
 async function fetchPart(name) {
   const url = new URL(name, import.meta.url);
   try {
+    if (url.protocol === 'file:') {
+      // Under Node (the JavaScript module's engine in the process): the file beside it.
+      const { readFile } = await import('node:fs/promises');
+      return new Response(await readFile(url), { headers: { 'content-type': 'application/wasm' } });
+    }
     let response;
     try {
       // After a failure, past the HTTP cache, which may hold the bad copy.
