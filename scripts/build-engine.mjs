@@ -13,6 +13,7 @@
 // element (`shard-lab.js`, which imports the module beside it) and its examples page.
 import { mkdir, readFile, writeFile, rm, copyFile, readdir } from 'node:fs/promises';
 import { writeLoader } from './split-loader.mjs';
+import { optimise } from './wasm-opt.mjs';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -54,9 +55,7 @@ if (parts.length === 0) throw new Error('build-engine: wasm-split-cli made no se
 for (const f of parts) await copyFile(join(split, f), join(out, f));
 await copyFile(join(root, 'web', 'engine', 'js', 'worker.js'), join(out, 'worker.js'));
 if (release) {
-  for (const f of ['engine_bg.wasm', ...parts]) {
-    run('wasm-opt', ['-Oz', '--converge', '--strip-producers', join(out, f), '-o', join(out, f)]);
-  }
+  await optimise(['engine_bg.wasm', ...parts].map((f) => join(out, f)), 'build-engine');
 }
 await writeLoader(join(split, '__wasm_split.js'), join(out, '__wasm_split.js'), out, parts);
 if (release) {

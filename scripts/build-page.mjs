@@ -16,6 +16,7 @@ import { join, resolve, relative, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { minify } from 'terser';
 import { writeLoader } from './split-loader.mjs';
+import { optimise } from './wasm-opt.mjs';
 
 const staging = process.env.TRUNK_STAGING_DIR;
 if (!staging) throw new Error('build-page: TRUNK_STAGING_DIR is not set (run it through trunk)');
@@ -48,9 +49,7 @@ const parts = (await readdir(split)).filter((f) => f.endsWith('.wasm') && f !== 
 if (parts.length === 0) throw new Error('build-page: wasm-split-cli made no part for the panels');
 for (const f of parts) await copyFile(join(split, f), join(bindgen, f));
 if (release) {
-  for (const f of ['shardlab-web_bg.wasm', ...parts]) {
-    run('wasm-opt', ['-Oz', '--converge', '--strip-producers', join(bindgen, f), '-o', join(bindgen, f)]);
-  }
+  await optimise(['shardlab-web_bg.wasm', ...parts].map((f) => join(bindgen, f)), 'build-page');
 }
 await writeLoader(join(split, '__wasm_split.js'), join(bindgen, '__wasm_split.js'), bindgen, parts);
 const files = (await readdir(bindgen, { recursive: true, withFileTypes: true }))

@@ -25,7 +25,11 @@ if trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
   say "trunk $TRUNK_VERSION: present"
 else
   say "installing trunk $TRUNK_VERSION (takes several minutes)"
-  cargo install trunk --version "$TRUNK_VERSION" --locked
+  # Trunk's own release profile links with fat LTO in one codegen unit, minutes of a
+  # single core on a fresh machine for a tool whose speed does not matter here (it
+  # hands the work to cargo, wasm-bindgen and wasm-opt): built without them.
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install trunk --version "$TRUNK_VERSION" --locked
 fi
 
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly. It is

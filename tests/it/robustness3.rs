@@ -274,18 +274,28 @@ sim.events(1)[0].details"#;
 }
 
 /// `sim.queries` at its documented limit (10,000 operations) on a collection that makes
-/// each one scan took over 15 minutes; now the statement stops at its budget.
+/// each one scan took over 15 minutes; now the statement stops at its budget, and keeps
+/// none of the writes it ran before it stopped. (The budget here is a fiftieth of a
+/// statement's, so the test stops after a few scans rather than 2.5 million documents'
+/// worth: the charge per scanned document and the stop are the same at any budget.)
 #[test]
 fn sim_queries_at_its_limit_stops_at_the_budget() {
-    let (s, out) = run(r#"sh.shardCollection("test.q", {x: 1})
-sim.generate("test.q", {x: "increasing"}, 20000)
-sim.queries("test.q", {kind: "updateMany", key: "x"}, 10000)
-db.q.countDocuments()"#);
+    let (mut s, out) = run(r#"sh.shardCollection("test.q", {x: 1})
+sim.generate("test.q", {x: "increasing"}, 20000)"#);
+    assert_eq!(out.len(), 2, "{out:?}");
+    let stopped = budget::within(budget::STATEMENT_WORK / 50, || {
+        s.run(r#"sim.queries("test.q", {kind: "updateMany", key: "x"}, 10000)"#)
+    });
     assert_eq!(
-        out[2],
+        stopped[0].render().unwrap(),
         "MongoServerError[MaxTimeMSExpired]: operation exceeded time limit"
     );
-    assert_eq!(out[3], "20000");
+    let after: Vec<_> = s
+        .run("db.q.countDocuments()\ndb.q.countDocuments({touched: true})")
+        .iter()
+        .map(|o| o.render().unwrap())
+        .collect();
+    assert_eq!(after, ["20000", "0"]);
     s.cluster.check().unwrap();
 }
 
