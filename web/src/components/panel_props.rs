@@ -172,8 +172,18 @@ where
 mod tests {
     use super::*;
     use crate::state::Notice;
-    use shardlab_protocol::{CollectionInfo, Landed, PageView, Position};
+    use shardlab_protocol::{CollectionInfo, Frame, Landed, PageView, Position};
     use yew::Reducible;
+
+    /// The picture of `test.events` at step `position`: 25 documents a step.
+    fn picture(position: u64) -> Frame {
+        Frame {
+            ns: "test.events".into(),
+            position,
+            docs: position * 25,
+            ..Frame::default()
+        }
+    }
 
     /// A page that has drawn the engine's answer for `page-1`, at step 3 of 5.
     fn drawn() -> Rc<Playground> {
@@ -182,6 +192,7 @@ mod tests {
                 position: 3,
                 length: 5,
             },
+            frame: picture(3),
             count: 75,
             collections: vec![CollectionInfo {
                 ns: "test.events".into(),
@@ -216,6 +227,7 @@ mod tests {
     fn answer(state: &Rc<Playground>, position: u64, length: u64) -> Rc<Playground> {
         let view = PageView {
             position: Position { position, length },
+            frame: picture(position),
             ..(*state.view).clone()
         };
         state
@@ -256,9 +268,12 @@ mod tests {
         assert!(query_box(&before, &on_target) != query_box(&back, &on_target));
         assert!(controls(&before, &dispatch) != controls(&back, &dispatch));
         assert!(transport(&before) != transport(&back));
-        // The engine's answer brings a new picture: the cluster redraws.
-        let no_targets = Vec::new;
-        assert!(cluster(&before, &dispatch, no_targets()) != cluster(&back, &dispatch, vec![]));
+        // The engine's answer brings a new picture: the cluster redraws; an answer with
+        // the same picture (a `find` in the console) is a new frame equal to the last.
+        assert!(cluster(&before, &dispatch, vec![]) != cluster(&back, &dispatch, vec![]));
+        let same = answer(&before, 3, 5);
+        assert!(!Rc::ptr_eq(&before.frame, &same.frame));
+        assert!(cluster(&before, &dispatch, vec![]) == cluster(&same, &dispatch, vec![]));
         // A chunk inspected, a document landed, a shard targeted: only the cluster.
         let chunk = Inspecting::Chunk {
             key: "{x: 1}".into(),

@@ -110,18 +110,24 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
                 <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label={t(K::QueryBoxQueryFilter)} />
                 <span>{ ")" }</span>
             </label>
-            { match &targeting {
-                Ok((stage, shards)) => html! {
-                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()} data-filter={answered.clone()}>
-                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
-                            <Term id={stage.clone()} label={stage.clone()} />
-                        </span>
-                        { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
-                    </p>
-                },
-                Err(e) if e.is_empty() => html! {},
-                Err(e) => html! { <p class="error">{ e.clone() }</p> },
-            } }
+            { targeting_view(&targeting, &answered) }
         </section>
+    }
+}
+
+/// Where the filter the answer is for (`answered`) goes: the explain stage and the shards
+/// outlined below, or the engine's error; nothing before the first answer.
+fn targeting_view(targeting: &Result<(String, Vec<String>), String>, answered: &str) -> Html {
+    match targeting {
+        Ok((stage, shards)) => html! {
+            <p class="targeting" data-testid="query-stage" data-stage={stage.clone()} data-filter={answered.to_string()}>
+                <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
+                    <Term id={stage.clone()} label={stage.clone()} />
+                </span>
+                { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
+            </p>
+        },
+        Err(e) if e.is_empty() => html! {},
+        Err(e) => html! { <p class="error">{ e.clone() }</p> },
     }
 }
