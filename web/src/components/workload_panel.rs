@@ -14,7 +14,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// The workload and where it goes: the form's values, the session and collection they
-/// are checked in, and the collection's key. Also the properties of [`KeyFit`].
+/// are checked in, and the collection's key. Also the properties of the key-fit warning.
 #[derive(Properties, Clone, PartialEq)]
 pub struct WorkloadProps {
     /// The engine session that checks the workload.
