@@ -16,6 +16,7 @@ pub mod key_bar;
 pub mod lang_switch;
 pub mod lazy;
 pub mod notice;
+pub mod panel_props;
 pub mod presenter;
 pub mod query;
 pub mod query_box;

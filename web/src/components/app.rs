@@ -15,14 +15,15 @@ use super::key_bar::KeyBar;
 use super::lang_switch::LangSwitch;
 use super::lazy::{self, Lazy};
 use super::notice::{CrashBanner, NoticeBar, ReplayBar};
+use super::panel_props::{self, use_calm};
 use super::query_box::QueryBox;
 use super::recent::RecentSessions;
 use super::scenes_panel::{SceneBar, ScenesProps};
 use super::share_bar::ShareBar;
 use super::shortcuts_help::ShortcutsHelp;
 use super::tabs::{Mode, Tabs};
-use super::timeline_panel::TimelinePanel;
-use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel};
+use super::timeline_panel::{TimelinePanel, TimelineProps};
+use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel, WorkloadPanelProps};
 use super::workshop::{use_setup, use_workshop};
 use crate::driver::Driver;
 use crate::i18n::Lang;
@@ -136,9 +137,20 @@ pub fn app(props: &AppProps) -> Html {
     use_prefetch(state.ready);
     let messages = use_messages(&state, banner, &dispatch, &driver, on_cancel);
     use_page_effects(&state, &dispatch, &driver, &options, *started);
+    // The calm panels' properties, as they were at each one's calm revision.
+    let timeline = {
+        let dispatch = dispatch.clone();
+        use_calm(&state, Calm::Timeline, move |s| {
+            panel_props::timeline(s, &dispatch)
+        })
+    };
+    let insights = use_calm(&state, Calm::Insights, panel_props::insights);
 
     if options.embed {
-        return provide(lang, embed_view(&state, &dispatch, &options, &messages));
+        return provide(
+            lang,
+            embed_view(&state, &dispatch, &options, &messages, &timeline),
+        );
     }
     use_playground_keys(&state, &dispatch, mode);
 
@@ -154,6 +166,8 @@ pub fn app(props: &AppProps) -> Html {
         on_reopen: reopen_callback(&driver),
         on_target,
         targeted: (*targeted).clone(),
+        timeline,
+        insights,
         offline,
         lang,
         on_lang,
@@ -300,6 +314,9 @@ struct FullView {
     on_reopen: Callback<(String, String)>,
     on_target: Callback<Vec<String>>,
     targeted: Vec<String>,
+    /// The calm panels' properties (see [`use_calm`]).
+    timeline: Rc<TimelineProps>,
+    insights: Rc<InsightsProps>,
     /// The bytes kept for offline use, once everything is kept.
     offline: Option<f64>,
     /// The page's language, and its switch.
@@ -378,28 +395,29 @@ impl FullView {
         html! {
             <>
             if state.mode == Mode::Guide {
-                <Lazy<GuideProps> part={&lazy::GUIDE} props={Rc::new(GuideProps { state: (**state).clone(), dispatch: dispatch.clone(),
-                    on_close: dispatch.reform(|()| Action::SetMode(Mode::Playground)) })} />
+                <Lazy<GuideProps> part={&lazy::GUIDE} props={Rc::new(panel_props::guide(state, dispatch))} />
             }
             // The stage: what the first screen shows, the cluster the largest part of it.
             // The scenario's and the workload's forms fold away under the command bar.
             <div class="hero" data-testid="stage">
-                <CommandBar state={(**state).clone()} dispatch={dispatch.clone()} setup={self.setup} on_setup={self.on_setup.clone()} />
+                <CommandBar workload={panel_props::workload(state, dispatch)} catalog={state.catalog.clone()}
+                    lesson={state.view.lesson.clone()} transport={panel_props::transport(state)}
+                    setup={self.setup} on_setup={self.on_setup.clone()} />
                 <div class="setup" id="setup" data-testid="setup" hidden={!self.setup}>
-                    <Controls state={(**state).clone()} dispatch={dispatch.clone()} />
-                    <WorkloadFields state={(**state).clone()} dispatch={dispatch.clone()} />
+                    <Controls ..panel_props::controls(state, dispatch) />
+                    <WorkloadFields workload={panel_props::workload(state, dispatch)} catalog={state.catalog.clone()} />
                 </div>
                 <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
-                <QueryBox state={(**state).clone()} on_target={self.on_target.clone()} />
-                <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={self.targeted.clone()} />
+                <QueryBox ..panel_props::query_box(state, &self.on_target) />
+                <ClusterPanel ..panel_props::cluster(state, dispatch, self.targeted.clone()) />
             </div>
             <Lazy<InspectorProps> always=true part={&lazy::INSPECTOR} props={Rc::new(InspectorProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
             <div class="lower">
-                <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
+                <TimelinePanel ..(*self.timeline).clone() />
                 <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
                 busy={state.in_flight > 0 && !state.playing} db={AttrValue::from(state.view.db.clone())} />
             </div>
-            <Lazy<InsightsProps> always=true part={&lazy::INSIGHTS} props={Rc::new(InsightsProps { state: (**state).clone() })} />
+            <Lazy<InsightsProps> always=true part={&lazy::INSIGHTS} props={self.insights.clone()} />
             <Lazy<CandidatesProps> always=true key={state.session.to_string()} part={&lazy::CANDIDATES} props={Rc::new(yew::props!(CandidatesProps {
                 session: state.session.clone(), ns: state.settings.ns.clone(), step: state.view.position.position,
                 on_compare: dispatch.reform(Action::CompareSample) }))} />
@@ -821,6 +839,7 @@ fn embed_view(
     dispatch: &Callback<Action>,
     options: &PageOptions,
     messages: &Messages,
+    timeline: &TimelineProps,
 ) -> Html {
     let lesson = state.lesson().cloned();
     let title = lesson
@@ -843,16 +862,17 @@ fn embed_view(
                 <p class="lesson-text compact">{ crate::i18n::lesson_words(l).1 }</p>
             }
             if !options.hides("workload") {
-                <WorkloadPanel state={(**state).clone()} dispatch={dispatch.clone()} />
+                <WorkloadPanel ..WorkloadPanelProps { workload: panel_props::workload(state, dispatch),
+                    catalog: state.catalog.clone(), transport: Some(panel_props::transport(state)) } />
             }
             if !options.hides("keybar") {
                 <KeyBar frame={state.frame.clone()} />
             }
             if !options.hides("cluster") {
-                <ClusterPanel state={(**state).clone()} dispatch={dispatch.clone()} targeted={Vec::<String>::new()} />
+                <ClusterPanel ..panel_props::cluster(state, dispatch, Vec::new()) />
             }
             if !options.hides("timeline") && !options.views.is_empty() {
-                <TimelinePanel state={(**state).clone()} dispatch={dispatch.clone()} />
+                <TimelinePanel ..timeline.clone() />
             }
             if !options.hides("console") {
                 <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}

@@ -2,106 +2,165 @@
 
 use crate::i18n::{t, tf, K};
 use crate::palette::{heat_step, shard_style};
-use crate::state::{drawings_per_second, Action, Playground, DRAW_EVERY_TICK_UP_TO};
+use crate::state::{drawings_per_second, Action, DRAW_EVERY_TICK_UP_TO};
 use crate::words::count;
-use shardlab_protocol::{ChunkFrame, Inspecting, ShardFrame};
+use shardlab_protocol::{ChunkFrame, Frame, Inspecting, ShardFrame};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Properties of [`ClusterPanel`].
-#[derive(Properties, PartialEq)]
+/// Where the cluster panel's picture stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The engine has not answered yet, on the page's first session (no catalogue).
+    Starting,
+    /// The session a lesson, a link or a new cluster opens has not answered yet.
+    Opening,
+    /// The build's pre-rendered first screen, until the engine's first answer.
+    FirstScreen,
+    /// The engine's own picture.
+    Answered,
+}
+
+/// Properties of [`ClusterPanel`]: the picture and what marks it, nothing else of the
+/// page's state, so that the panel redraws only when one of them changes.
+#[derive(Properties)]
 pub struct ClusterPanelProps {
-    /// The page state.
-    pub state: Playground,
+    /// Where the picture stands.
+    pub stage: Stage,
+    /// The collection shown, with every shard's chunks.
+    pub frame: Rc<Frame>,
+    /// The collection's namespace, as the settings name it.
+    pub ns: AttrValue,
+    /// Inserts per shard over the latest inserted documents, by shard name.
+    pub hot: Vec<(String, u64)>,
+    /// How many inserted documents `hot` counts.
+    pub hot_counted: u64,
+    /// The key handle of the chunk the document just inserted landed in.
+    pub landed: Option<String>,
+    /// The key handle of the chunk the inspector shows.
+    pub selected: Option<String>,
+    /// Whether a workload plays fast (see [`plays_fast`]): blocks then appear
+    /// without their animations.
+    pub fast: bool,
+    /// How many drawings a column waits between redraws (see [`stagger`]).
+    pub stagger: u64,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
     /// Shards the query box's filter targets, outlined.
     pub targeted: Vec<String>,
 }
 
+impl PartialEq for ClusterPanelProps {
+    fn eq(&self, other: &Self) -> bool {
+        // Every answer of the engine is a new frame; one that draws the same picture (a
+        // `find` in the console) is compared once here, not column by column.
+        (Rc::ptr_eq(&self.frame, &other.frame) || self.frame == other.frame)
+            && self.stage == other.stage
+            && self.ns == other.ns
+            && self.hot == other.hot
+            && self.hot_counted == other.hot_counted
+            && self.landed == other.landed
+            && self.selected == other.selected
+            && self.fast == other.fast
+            && self.stagger == other.stagger
+            && self.dispatch == other.dispatch
+            && self.targeted == other.targeted
+    }
+}
+
+/// Whether a workload plays too fast for the blocks' animations: more than
+/// [`DRAW_EVERY_TICK_UP_TO`] ticks a second.
+pub fn plays_fast(playing: bool, speed: u32) -> bool {
+    playing && speed > DRAW_EVERY_TICK_UP_TO
+}
+
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    if !props.state.pictured() {
+    // The columns as last drawn, with their recent-insert counts, and the drawings so far
+    // (the columns take turns by it).
+    let drawn = use_mut_ref(Vec::<(Rc<ShardFrame>, u64)>::new);
+    let drawings = use_mut_ref(|| 0u64);
+    let words = match props.stage {
+        Stage::Starting => Some(("starting", t(K::ClusterViewStartingTheEngine))),
+        Stage::Opening => Some(("opening", t(K::ClusterViewOpeningTheSession))),
+        Stage::FirstScreen | Stage::Answered => None,
+    };
+    if let Some((id, words)) = words {
         // Until the session's first answer there is no cluster to draw, only the wait:
         // for the engine itself on the page's first session (no catalog yet), then for
         // the session a lesson, a link or a new cluster opens.
-        let (id, words) = if props.state.catalog.versions.is_empty() {
-            ("starting", t(K::ClusterViewStartingTheEngine))
-        } else {
-            ("opening", t(K::ClusterViewOpeningTheSession))
-        };
         return html! {
             <section class="panel cluster" aria-label={t(K::ClusterViewCluster)} data-testid="cluster" aria-busy="true">
                 <p class="summary muted" data-testid={id}>{ words }</p>
             </section>
         };
     }
-    let v = props.state.frame.clone();
-    let first = props.state.first_screen.is_some();
-    let dispatch = props.dispatch.clone();
-    let targeted = &props.targeted;
-    let hot = &props.state.view.hot;
-    let on = |name: &str| hot.iter().find(|(s, _)| s == name).map_or(0, |(_, n)| *n);
-    // Playing fast, blocks appear without their split and arrival animations (the
-    // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
-    let fast = props.state.playing && props.state.speed > DRAW_EVERY_TICK_UP_TO;
-    // The columns as last drawn, with their recent-insert counts.
-    let drawn = use_mut_ref(Vec::<(Rc<ShardFrame>, u64)>::new);
-    // The chunk the document just inserted landed in, and the one the inspector shows.
-    let landed = props
-        .state
-        .view
-        .landed
-        .as_ref()
-        .and_then(|l| l.chunk.clone());
-    let selected = match props.state.inspecting() {
-        Some(Inspecting::Chunk { key, .. }) => Some(key.clone()),
-        _ => None,
+    let tick = {
+        let mut n = drawings.borrow_mut();
+        *n += 1;
+        *n
+    };
+    let on = |name: &str| {
+        props
+            .hot
+            .iter()
+            .find(|(s, _)| s == name)
+            .map_or(0, |(_, n)| *n)
     };
     let columns = staggered(
         &mut drawn.borrow_mut(),
-        &v.shards,
+        &props.frame.shards,
         |s| on(&s.name),
-        stagger(props.state.playing, props.state.speed),
-        props.state.rev,
+        props.stagger,
+        tick,
     );
+    let first = props.stage == Stage::FirstScreen;
     html! {
-        <section class={classes!("panel", "cluster", fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster"
-            data-last-window={props.state.view.hot_counted.to_string()} aria-busy={first.then_some("true")}>
-            <div class="cluster-head">
-                // The pre-rendered first screen's summary is the build's: `summary` is the
-                // engine's own, once it answered.
-                <p class="summary" data-testid={if first { "first-summary" } else { "summary" }}>
-                    if v.sharded {
-                        { tf(K::ClusterViewNsShardedOnKeyN, &[("ns", &props.state.settings.ns), ("key", &v.key), ("n", &(count(v.docs, "document"))), ("n2", &(count(v.chunks, "chunk")))]) }
-                    } else {
-                        { tf(K::ClusterViewNsIsNotShardedYet, &[("ns", &props.state.settings.ns)]) }
-                    }
-                </p>
-                if first {
-                    <p class="summary-note muted" data-testid="getting-ready" role="status">{ t(K::ClusterViewStartingTheEngine) }</p>
-                }
-                if v.sharded {
-                    <button class="link-button" data-testid="why-balancer" title={t(K::ClusterViewWhyTheBalancerMovesOr)}
-                        onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ t(K::ClusterViewBalancerWhy) }</button>
-                }
-                <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
-                    { t(K::ClusterViewAddShard) }
-                </button>
-            </div>
-            <div class="shards" style={format!("--columns: {}", v.shards.len().max(1))}>
+        // Playing fast, blocks appear without their split and arrival animations (the
+        // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
+        <section class={classes!("panel", "cluster", props.fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster"
+            data-last-window={props.hot_counted.to_string()} aria-busy={first.then_some("true")}>
+            { cluster_head(props, first) }
+            <div class="shards" style={format!("--columns: {}", props.frame.shards.len().max(1))}>
                 { for columns.into_iter().map(|(s, last_inserts)| {
-                    let (key, targeted) = (s.name.clone(), targeted.contains(&s.name));
+                    let (key, targeted) = (s.name.clone(), props.targeted.contains(&s.name));
                     html! {
                         <ShardColumn key={key} targeted={targeted} shard={s}
-                            dispatch={dispatch.clone()} last_inserts={last_inserts}
-                            landed={landed.clone()} selected={selected.clone()} />
+                            dispatch={props.dispatch.clone()} last_inserts={last_inserts}
+                            landed={props.landed.clone()} selected={props.selected.clone()} />
                     }
                 }) }
             </div>
         </section>
+    }
+}
+
+/// The panel's head: the summary (the build's on the pre-rendered first screen, `first`;
+/// the engine's own once it answered), the balancer's "why?" and "Add shard".
+fn cluster_head(props: &ClusterPanelProps, first: bool) -> Html {
+    let (v, dispatch) = (&props.frame, &props.dispatch);
+    html! {
+        <div class="cluster-head">
+            <p class="summary" data-testid={if first { "first-summary" } else { "summary" }}>
+                if v.sharded {
+                    { tf(K::ClusterViewNsShardedOnKeyN, &[("ns", &props.ns), ("key", &v.key), ("n", &(count(v.docs, "document"))), ("n2", &(count(v.chunks, "chunk")))]) }
+                } else {
+                    { tf(K::ClusterViewNsIsNotShardedYet, &[("ns", &props.ns)]) }
+                }
+            </p>
+            if first {
+                <p class="summary-note muted" data-testid="getting-ready" role="status">{ t(K::ClusterViewStartingTheEngine) }</p>
+            }
+            if v.sharded {
+                <button class="link-button" data-testid="why-balancer" title={t(K::ClusterViewWhyTheBalancerMovesOr)}
+                    onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ t(K::ClusterViewBalancerWhy) }</button>
+            }
+            <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
+                { t(K::ClusterViewAddShard) }
+            </button>
+        </div>
     }
 }
 

@@ -4,9 +4,9 @@
 use super::query::use_engine_query;
 use super::term::Term;
 use crate::i18n::{t, tf, K};
-use crate::state::{Action, Calm, Playground};
+use crate::state::Action;
 use crate::words::count;
-use shardlab_protocol::{Call, PageSetup, Reply, SetupPlan};
+use shardlab_protocol::{Call, Catalog, CollectionInfo, PageSetup, Position, Reply, SetupPlan};
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -16,53 +16,35 @@ use yew::prelude::*;
 /// The settings form's values (the protocol's [`PageSetup`]).
 pub type Settings = PageSetup;
 
-/// Properties shared by the panels: the state and a way to act on it.
-#[derive(Properties, PartialEq)]
-pub struct PanelProps {
-    /// The page state.
-    pub state: Playground,
-    /// Dispatches an action.
-    pub dispatch: Callback<Action>,
-}
-
-/// Properties of a panel that redraws on its calm revision only (the timeline, the
-/// inspector, the heatmap) (see
-/// [`Playground::calm_revs`]): while a workload plays, a few times a second.
-#[derive(Properties)]
-pub struct CalmPanelProps {
-    /// The page state.
-    pub state: Playground,
-    /// Dispatches an action.
-    pub dispatch: Callback<Action>,
-    /// Whose calm revision the panel follows (the timeline's unless said).
-    #[prop_or(Calm::Timeline)]
-    pub calm: Calm,
-}
-
-impl PartialEq for CalmPanelProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.calm == other.calm
-            && self.state.calm_rev(self.calm) == other.state.calm_rev(other.calm)
-            && self.dispatch == other.dispatch
-    }
-}
-
-/// Properties of [`Controls`]. The controls show the settings and the lesson only, so they
-/// redraw when those change and never on a workload's tick.
+/// Properties of [`Controls`]: the settings, the collections of the cluster at the
+/// cursor and the versions, so that the controls redraw when those change (the collection
+/// list's counts follow the cluster) and never for the rest of the page.
 #[derive(Properties)]
 pub struct ControlsProps {
-    /// The page state.
-    pub state: Playground,
+    /// The engine session the settings are planned in.
+    pub session: Rc<str>,
+    /// Whether the engine has answered for the session.
+    pub ready: bool,
+    /// The cursor: the cluster a change of the settings is planned on.
+    pub at: Position,
+    /// The settings form's values: the cluster's.
+    pub settings: Settings,
+    /// Every collection at the cursor, in namespace order.
+    pub collections: Vec<CollectionInfo>,
+    /// The catalogue whose versions the form offers.
+    pub catalog: Rc<Catalog>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
 
 impl PartialEq for ControlsProps {
     fn eq(&self, other: &Self) -> bool {
-        // The collection list's counts follow the cluster: redrawn with the picture.
-        self.state.settings == other.state.settings
-            && Rc::ptr_eq(&self.state.view, &other.state.view)
-            && Rc::ptr_eq(&self.state.catalog, &other.state.catalog)
+        self.session == other.session
+            && self.ready == other.ready
+            && self.at == other.at
+            && self.settings == other.settings
+            && self.collections == other.collections
+            && Rc::ptr_eq(&self.catalog, &other.catalog)
             && self.dispatch == other.dispatch
     }
 }
@@ -71,7 +53,7 @@ impl PartialEq for ControlsProps {
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let settings = props.state.settings.clone();
+    let settings = props.settings.clone();
     let draft = use_state(|| settings.clone());
     // The key change or new cluster waiting for the user's choice or confirmation.
     let asking = use_state(|| None::<SetupPlan>);
@@ -86,7 +68,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             || ()
         });
     }
-    let plan = use_plan(&props.state, &draft);
+    let plan = use_plan(props, &draft);
     let invalid = matches!(plan, SetupPlan::Invalid { .. });
     let nothing = matches!(plan, SetupPlan::Nothing { .. });
     let on_apply = {
@@ -105,7 +87,7 @@ pub fn controls(props: &ControlsProps) -> Html {
     let validation = plan_key(&plan);
     html! {
         <section class="panel controls" aria-label={t(K::ControlsScenario)}>
-            { collection_picker(&props.state, &props.dispatch) }
+            { collection_picker(&props.settings.ns, &props.collections, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
                     <span>{ t(K::ControlsCollection) }</span>
@@ -126,7 +108,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                         onchange={edit(&draft, |s, input| { s.unique = input.checked(); true })} />
                     <span>{ t(K::ControlsUnique) }</span>
                 </label>
-                { cluster_fields(&draft, &props.state) }
+                { cluster_fields(&draft, &props.catalog) }
                 <button type="submit" data-testid="apply-key" disabled={invalid || nothing}>
                     { label }
                 </button>
@@ -142,11 +124,17 @@ pub fn controls(props: &ControlsProps) -> Html {
 /// What applying `draft` does, as the engine plans it on the cluster at the cursor (the
 /// previous plan until the answer about a new draft comes).
 #[hook]
-fn use_plan(state: &Playground, draft: &UseStateHandle<Settings>) -> SetupPlan {
+fn use_plan(props: &ControlsProps, draft: &UseStateHandle<Settings>) -> SetupPlan {
+    // Every command is a step, so the cluster changes only with the cursor or the session.
     let plan = use_engine_query(
-        ((**draft).clone(), state.rev),
-        state.session.clone(),
-        state.ready,
+        (
+            (**draft).clone(),
+            props.session.clone(),
+            props.ready,
+            props.at,
+        ),
+        props.session.clone(),
+        props.ready,
         {
             let draft = (**draft).clone();
             move || Call::PlanSetup { draft }
@@ -309,11 +297,13 @@ fn change_key_view(
 
 /// The collections of the cluster at the cursor, to pick the one the page shows: sharded
 /// ones with their key, unsharded ones with their primary shard.
-fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
-    let viewed = state.settings.ns.clone();
-    let options: Vec<(String, String)> = state
-        .view
-        .collections
+fn collection_picker(
+    viewed: &str,
+    collections: &[CollectionInfo],
+    dispatch: &Callback<Action>,
+) -> Html {
+    let viewed = viewed.to_string();
+    let options: Vec<(String, String)> = collections
         .iter()
         .map(|c| {
             let about = match (&c.key, &c.primary) {
@@ -349,7 +339,7 @@ fn collection_picker(state: &Playground, dispatch: &Callback<Action>) -> Html {
 }
 
 /// The cluster's settings in the draft: initial chunks, version mode, shards and chunk size.
-fn cluster_fields(draft: &UseStateHandle<Settings>, state: &Playground) -> Html {
+fn cluster_fields(draft: &UseStateHandle<Settings>, catalog: &Catalog) -> Html {
     let on_version = {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
@@ -360,15 +350,10 @@ fn cluster_fields(draft: &UseStateHandle<Settings>, state: &Playground) -> Html 
             });
         })
     };
-    let versions: Vec<String> = if state.catalog.versions.is_empty() {
+    let versions: Vec<String> = if catalog.versions.is_empty() {
         vec![draft.version.clone()]
     } else {
-        state
-            .catalog
-            .versions
-            .iter()
-            .map(|v| v.label.clone())
-            .collect()
+        catalog.versions.iter().map(|v| v.label.clone()).collect()
     };
     html! {
         <>

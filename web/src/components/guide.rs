@@ -9,7 +9,7 @@ use crate::i18n::{t, tf, K};
 use crate::lessons::{
     lesson, lessons, progress_label, Lesson, Progress, Run, Scenario, STORAGE_KEY,
 };
-use crate::state::{Action, Playground};
+use crate::state::Action;
 use crate::storage;
 use crate::words::count;
 use std::cell::RefCell;
@@ -19,11 +19,21 @@ use yew::prelude::*;
 /// The CSS class that outlines the element a step's result points at.
 pub const HIGHLIGHT_CLASS: &str = "guide-highlight";
 
-/// Properties of [`Guide`].
-#[derive(Properties, PartialEq)]
+/// Properties of [`Guide`]: what the lesson reads of the playground it drives.
+#[derive(Properties, Clone, PartialEq)]
 pub struct GuideProps {
-    /// The playground the lesson drives.
-    pub state: Playground,
+    /// The lesson and step the page's state names (its `guide` entry: a link, the saved
+    /// session, an earlier visit to the tab), read when the panel opens.
+    pub published: Option<AttrValue>,
+    /// Whether the workload is playing.
+    pub playing: bool,
+    /// The collection's documents at the cursor.
+    pub count: u64,
+    /// The workload's total.
+    pub total: u64,
+    /// The page's revision: any change may have redrawn the element a step's result
+    /// outlines (rewriting its classes), so the outline is put back on each.
+    pub redrawn: u64,
     /// Dispatches to the playground.
     pub dispatch: Callback<Action>,
     /// Called when the learner leaves the lesson.
@@ -70,7 +80,7 @@ pub fn guide(props: &GuideProps) -> Html {
     }
     match &*loaded {
         Some(Ok(())) => html! {
-            <LessonGuide state={props.state.clone()} dispatch={props.dispatch.clone()} on_close={props.on_close.clone()} />
+            <LessonGuide ..props.clone() />
         },
         Some(Err(e)) => html! {
             <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-error">
@@ -93,7 +103,7 @@ fn lesson_guide(props: &GuideProps) -> Html {
     // A link, the saved session or an earlier visit to this tab can name the lesson and
     // step (see `Action::Page`): the playground already holds that step's cluster, so it
     // is not loaded again.
-    let published = props.state.page_value("guide").and_then(parse_at);
+    let published = props.published.as_deref().and_then(parse_at);
     let open = use_state(move || published);
     let resumed = use_mut_ref(move || published.map(|(l, i)| (l.id, i)));
     use_publish_at(*open, &props.dispatch);
@@ -107,11 +117,11 @@ fn lesson_guide(props: &GuideProps) -> Html {
         .map(|(l, i)| (lesson(l.id).unwrap_or(l), i))
         .and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
     let finished =
-        step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, &props.state));
+        step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, props));
     use_result_highlight(
         current.map(|(_, _, s)| s.highlight),
         finished,
-        props.state.rev,
+        props.redrawn,
     );
 
     let go = go_callback(open.clone(), complete.clone(), saved.clone());
@@ -469,10 +479,10 @@ fn picker(
 
 /// Whether a started run is over: commands run at once; a workload when it has played
 /// to its end.
-fn run_finished(run: Run, state: &Playground) -> bool {
+fn run_finished(run: Run, props: &GuideProps) -> bool {
     match run {
         Run::Commands(_) => true,
-        Run::Play => !state.playing && state.count() >= state.workload.total,
+        Run::Play => !props.playing && props.count >= props.total,
     }
 }
 

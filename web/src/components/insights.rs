@@ -1,7 +1,8 @@
 //! Insights: analyzeShardKey's verdict on the current key, and charts over time.
 //!
 //! Both are the engine's (`Call::Insights`): the charts' series are asked for whenever the
-//! panel's calm revision or the collection shown changes; the report (`analyze: true`)
+//! cursor, the session or the collection shown changes (as the page hands them over, at
+//! the panel's calm revision); the report (`analyze: true`)
 //! only when the user asks ("Analyze this key"), and it says the collection, key and step
 //! it was made at, so that it says how old it is.
 
@@ -9,25 +10,28 @@ use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
 use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, shard_style};
-use crate::state::{Calm, Playground};
 use crate::words::count;
-use shardlab_protocol::{Analysis, Call, InsightsView, Reply, StepPoint};
+use shardlab_protocol::{Analysis, Call, InsightsView, Position, Reply, StepPoint};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Properties of [`Insights`]. The panel redraws on its calm revision only (see
-/// [`Playground::calm_rev`]).
-#[derive(Properties)]
+/// Properties of [`Insights`]: the collection, its key and the cursor the charts and the
+/// report are about. The page hands the panel these as they were at its calm revision
+/// (see `Playground::calm_rev`), so a workload playing fast does not redraw it every tick.
+#[derive(Properties, PartialEq)]
 pub struct InsightsProps {
-    /// The page state.
-    pub state: Playground,
-}
-
-impl PartialEq for InsightsProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.state.session == other.state.session
-            && self.state.calm_rev(Calm::Insights) == other.state.calm_rev(Calm::Insights)
-    }
+    /// The engine session asked.
+    pub session: Rc<str>,
+    /// Whether the engine has answered for the session.
+    pub ready: bool,
+    /// The collection shown.
+    pub ns: AttrValue,
+    /// Its shard key: the picture's once it is sharded, else the settings form's.
+    pub key: AttrValue,
+    /// The cursor.
+    pub at: Position,
+    /// Whether the panel is out of sight (its charts are not asked for then).
+    pub hidden: bool,
 }
 
 /// The chart's width and height, in SVG units.
@@ -151,26 +155,18 @@ fn inserts_chart(view: &InsightsView) -> Html {
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
-    let ns = state.settings.ns.clone();
-    let key = if state.frame.sharded && state.frame.ns == ns {
-        state.frame.key.clone()
-    } else {
-        state.settings.key.clone()
-    };
-    let step = state.view.position.position;
-    let hidden = state.hidden[Calm::Insights as usize];
-    // The charts follow the calm revision; out of sight they are not asked for.
+    let session = &props.session;
+    let ns = props.ns.to_string();
+    let key = props.key.to_string();
+    let step = props.at.position;
+    // Every command is a step, so the charts change only with the cursor (or the session,
+    // or the collection shown); out of sight they are not asked for.
     let charts = {
         let ns = ns.clone();
         use_engine_query(
-            (
-                state.session.clone(),
-                state.calm_rev(Calm::Insights),
-                ns.clone(),
-            ),
-            state.session.clone(),
-            !hidden,
+            (session.clone(), props.ready, ns.clone(), props.at),
+            session.clone(),
+            !props.hidden,
             move || Call::Insights { ns, analyze: false },
         )
     };
@@ -178,17 +174,14 @@ pub fn insights(props: &InsightsProps) -> Html {
     // asked in an earlier session is not asked again of this one).
     let asked = use_state(|| None::<ReportKey>);
     let report = {
-        let ask = (*asked).clone().filter(|a| a.0 == state.session);
+        let ask = (*asked).clone().filter(|a| a.0 == *session);
         let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
-        use_engine_query(
-            ask.clone(),
-            state.session.clone(),
-            ask.is_some(),
-            move || Call::Insights { ns, analyze: true },
-        )
+        use_engine_query(ask.clone(), session.clone(), ask.is_some(), move || {
+            Call::Insights { ns, analyze: true }
+        })
     };
-    let on_analyze = analyze_callback(asked.clone(), state.session.clone(), ns.clone());
-    let current = current_report(report, asked.as_ref(), &state.session, &ns, &key);
+    let on_analyze = analyze_callback(asked.clone(), session.clone(), ns.clone());
+    let current = current_report(report, asked.as_ref(), session, &ns, &key);
     let again = current
         .as_ref()
         .and_then(view_of)

@@ -4,29 +4,35 @@
 use super::query::use_keyed_query;
 use super::term::Term;
 use crate::i18n::{t, tf, K};
-use crate::state::Playground;
-use shardlab_protocol::{Call, Reply};
+use shardlab_protocol::{Call, Position, Reply};
+use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// Properties of [`QueryBox`].
+/// Properties of [`QueryBox`]: the collection, its key and the cursor the filter is
+/// asked about.
 #[derive(Properties, PartialEq)]
 pub struct QueryBoxProps {
-    /// The page state.
-    pub state: Playground,
+    /// The engine session asked.
+    pub session: Rc<str>,
+    /// Whether the engine has answered for the session.
+    pub ready: bool,
+    /// The collection shown.
+    pub ns: AttrValue,
+    /// Its shard key as the picture shows it.
+    pub key: AttrValue,
+    /// The engine's filter to start from: an equality on the key's first field with a
+    /// value the collection holds (`None` until it holds one, or when it is not sharded).
+    pub example: Option<AttrValue>,
+    /// The cursor: the cluster the filter is routed on.
+    pub at: Position,
     /// Called with the shards the typed query targets, to outline them.
     pub on_target: Callback<Vec<String>>,
 }
 
-/// A filter to start from: the engine's equality on the first field of the key, with a
-/// value the collection holds (`{}` until it holds one, or when it is not sharded).
-fn example_filter(state: &Playground) -> String {
-    state
-        .view
-        .settings
-        .example_filter
-        .clone()
-        .unwrap_or_else(|| "{}".to_string())
+/// A filter to start from: the engine's example, or `{}`.
+fn example_filter(props: &QueryBoxProps) -> String {
+    props.example.as_deref().unwrap_or("{}").to_string()
 }
 
 /// The query box. The filter starts as an equality on the key's first field and starts
@@ -36,15 +42,15 @@ fn example_filter(state: &Playground) -> String {
 #[function_component(QueryBox)]
 pub fn query_box(props: &QueryBoxProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let ns = props.state.settings.ns.clone();
-    let key = props.state.frame.key.clone();
-    let query = use_state(|| example_filter(&props.state));
+    let ns = props.ns.to_string();
+    let key = props.key.to_string();
+    let query = use_state(|| example_filter(props));
     // The collection and key the filter was last started over for.
     let started = use_mut_ref(|| (String::new(), String::new()));
     {
         let query = query.clone();
-        let example = example_filter(&props.state);
-        let has_example = props.state.view.settings.example_filter.is_some();
+        let example = example_filter(props);
+        let has_example = props.example.is_some();
         use_effect_with((ns.clone(), key, has_example), move |(ns, key, _)| {
             let moved = *started.borrow() != (ns.to_string(), key.to_string());
             // The first document only replaces the placeholder, never a typed filter.
@@ -55,11 +61,18 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
             || ()
         });
     }
-    // Where the filter goes is the engine's answer, on the cluster at the cursor.
+    // Where the filter goes is the engine's answer, on the cluster at the cursor (every
+    // command is a step, so the cluster changes only with the cursor or the session).
     let answer = use_keyed_query(
-        ((*query).clone(), ns.clone(), props.state.rev),
-        props.state.session.clone(),
-        props.state.ready,
+        (
+            (*query).clone(),
+            ns.clone(),
+            props.session.clone(),
+            props.ready,
+            props.at,
+        ),
+        props.session.clone(),
+        props.ready,
         {
             let (ns, filter) = (ns.clone(), (*query).clone());
             move || Call::Target { ns, filter }
@@ -97,18 +110,24 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
                 <input data-testid="query-filter" value={(*query).clone()} oninput={on_query} spellcheck="false" aria-label={t(K::QueryBoxQueryFilter)} />
                 <span>{ ")" }</span>
             </label>
-            { match &targeting {
-                Ok((stage, shards)) => html! {
-                    <p class="targeting" data-testid="query-stage" data-stage={stage.clone()} data-filter={answered.clone()}>
-                        <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
-                            <Term id={stage.clone()} label={stage.clone()} />
-                        </span>
-                        { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
-                    </p>
-                },
-                Err(e) if e.is_empty() => html! {},
-                Err(e) => html! { <p class="error">{ e.clone() }</p> },
-            } }
+            { targeting_view(&targeting, &answered) }
         </section>
+    }
+}
+
+/// Where the filter the answer is for (`answered`) goes: the explain stage and the shards
+/// outlined below, or the engine's error; nothing before the first answer.
+fn targeting_view(targeting: &Result<(String, Vec<String>), String>, answered: &str) -> Html {
+    match targeting {
+        Ok((stage, shards)) => html! {
+            <p class="targeting" data-testid="query-stage" data-stage={stage.clone()} data-filter={answered.to_string()}>
+                <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
+                    <Term id={stage.clone()} label={stage.clone()} />
+                </span>
+                { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
+            </p>
+        },
+        Err(e) if e.is_empty() => html! {},
+        Err(e) => html! { <p class="error">{ e.clone() }</p> },
     }
 }

@@ -2,33 +2,36 @@
 //! and "fork from here".
 //!
 //! The cursor and the step's command are the engine's latest view (`Playground::view`);
-//! the event log is asked of the engine (`Call::Events`) whenever the panel's calm
-//! revision or the collection shown changes, and the previous log stays until the new one
-//! arrives.
+//! the event log is asked of the engine (`Call::Events`) whenever the cursor, the session
+//! or the collection shown changes, and the previous log stays until the new one arrives.
 
 use super::query::{error_text, use_engine_query};
 use crate::i18n::{t, tf, K};
-use crate::state::{Action, Calm, Playground};
-use shardlab_protocol::{Call, EventRow, Reply};
+use crate::state::Action;
+use shardlab_protocol::{Call, EventRow, Position, Reply};
+use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// Properties of [`TimelinePanel`]. The panel redraws on its calm revision only (see
-/// [`Playground::calm_rev`]), so a workload playing fast does not redraw it every tick.
-#[derive(Properties)]
+/// Properties of [`TimelinePanel`]: the cursor and what the log is asked about. The page
+/// hands the panel these as they were at its calm revision (see `Playground::calm_rev`),
+/// so a workload playing fast does not redraw it every tick.
+#[derive(Properties, Clone, PartialEq)]
 pub struct TimelineProps {
-    /// The page state.
-    pub state: Playground,
+    /// The engine session the log is asked of.
+    pub session: Rc<str>,
+    /// Whether the engine has answered for the session.
+    pub ready: bool,
+    /// The collection shown.
+    pub ns: AttrValue,
+    /// The cursor.
+    pub at: Position,
+    /// The command of the step at the cursor (`None` before the first).
+    pub step: Option<AttrValue>,
+    /// Whether the panel is out of sight (its log is not asked for then).
+    pub hidden: bool,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
-}
-
-impl PartialEq for TimelineProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.state.session == other.state.session
-            && self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
-            && self.dispatch == other.dispatch
-    }
 }
 
 /// One event of the log, with its jump button when a step follows it.
@@ -54,19 +57,14 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelineProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
     let dispatch = props.dispatch.clone();
-    let hidden = state.hidden[Calm::Timeline as usize];
-    let ns = state.settings.ns.clone();
-    let key = (
-        state.session.clone(),
-        state.calm_rev(Calm::Timeline),
-        ns.clone(),
-    );
-    // Out of sight, the log is not asked for: it is when the panel comes back (which
-    // moves its calm revision on).
-    let answer = use_engine_query(key, state.session.clone(), !hidden, move || Call::Events {
-        ns,
+    let ns = props.ns.to_string();
+    // Every command is a step, so the log changes only with the cursor (or the session,
+    // or the collection shown). Out of sight, the log is not asked for: it is when the
+    // panel comes back.
+    let key = (props.session.clone(), props.ready, ns.clone(), props.at);
+    let answer = use_engine_query(key, props.session.clone(), !props.hidden, move || {
+        Call::Events { ns }
     });
     let events: Html = match answer.as_deref() {
         None => Html::default(),
@@ -80,12 +78,11 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
         Some(Ok(_)) => Html::default(),
         Some(Err(e)) => html! { <li class="error">{ error_text(e) }</li> },
     };
-    let (position, len) = (state.view.position.position, state.view.position.length);
-    let current_step = state
-        .view
+    let (position, len) = (props.at.position, props.at.length);
+    let current_step = props
         .step
         .clone()
-        .unwrap_or_else(|| t(K::TimelinePanelNewCluster).to_string());
+        .unwrap_or_else(|| AttrValue::from(t(K::TimelinePanelNewCluster)));
     let on_scrub = dispatch.reform(|e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::Jump(input.value().parse().unwrap_or(0))

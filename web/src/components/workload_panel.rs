@@ -3,41 +3,120 @@
 //! that unfolds the setup) stays on the first screen, the workload's fields fold away
 //! with the scenario's.
 
-use super::controls::{LessonRow, PanelProps};
+use super::controls::LessonRow;
 use super::query::use_engine_query;
 use super::term::Term;
 use crate::i18n::{t, tf, K};
-use crate::state::{Action, Playground, Workload, MAX_BATCH, MAX_TOTAL};
-use shardlab_protocol::{Call, FitView, Reply};
+use crate::state::{Action, Workload, MAX_BATCH, MAX_TOTAL};
+use shardlab_protocol::{Call, Catalog, FitView, Position, Reply};
+use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+/// The workload and where it goes: the form's values, the session and collection they
+/// are checked in, and the collection's key. Also the properties of the key-fit warning.
+#[derive(Properties, Clone, PartialEq)]
+pub struct WorkloadProps {
+    /// The engine session that checks the workload.
+    pub session: Rc<str>,
+    /// Whether the engine has answered for the session.
+    pub ready: bool,
+    /// The workload form's values.
+    pub workload: Workload,
+    /// The collection shown.
+    pub ns: AttrValue,
+    /// Its shard key, as the settings hold it.
+    pub key: AttrValue,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
+}
+
+/// What the transport draws: whether the workload plays or time passes, the speed, and
+/// the workload's progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transport {
+    /// Whether the workload is playing.
+    pub playing: bool,
+    /// Whether simulated time passes.
+    pub passing: bool,
+    /// Ticks per second.
+    pub speed: u32,
+    /// Whether the engine has answered for the session (until then there is no step to
+    /// take).
+    pub ready: bool,
+    /// The cursor.
+    pub at: Position,
+    /// The collection's documents at the cursor.
+    pub count: u64,
+    /// The workload's total.
+    pub total: u64,
+}
+
+/// Properties of [`WorkloadPanel`] and [`WorkloadFields`]: the workload, the catalogue
+/// whose workloads the form lists, and (for the embedded view's bar) the transport.
+#[derive(Properties)]
+pub struct WorkloadPanelProps {
+    /// The workload and where it goes.
+    pub workload: WorkloadProps,
+    /// The catalogue whose workloads the form lists.
+    pub catalog: Rc<Catalog>,
+    /// The transport, where the panel shows it.
+    #[prop_or_default]
+    pub transport: Option<Transport>,
+}
+
+impl PartialEq for WorkloadPanelProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.workload == other.workload
+            && Rc::ptr_eq(&self.catalog, &other.catalog)
+            && self.transport == other.transport
+    }
+}
+
 /// The workload and transport bar.
 #[function_component(WorkloadPanel)]
-pub fn workload_panel(props: &PanelProps) -> Html {
+pub fn workload_panel(props: &WorkloadPanelProps) -> Html {
     let _lang = crate::i18n::use_lang();
+    let w = &props.workload;
     html! {
         <section class="panel transport" aria-label={t(K::CompareViewWorkload)}>
-            { workload_fields(&props.state.workload, &props.state.catalog.workloads, &props.dispatch) }
-            { transport(&props.state, &props.dispatch) }
-            <KeyFit state={props.state.clone()} dispatch={props.dispatch.clone()} />
-            <WorkloadTemplate workload={props.state.workload.clone()} dispatch={props.dispatch.clone()}
-                session={props.state.session.clone()} ns={props.state.settings.ns.clone()} />
+            { workload_fields(&w.workload, &props.catalog.workloads, &w.dispatch) }
+            if let Some(transport) = &props.transport {
+                { self::transport(transport, &w.dispatch) }
+            }
+            <KeyFit ..w.clone() />
+            <WorkloadTemplate workload={w.workload.clone()} dispatch={w.dispatch.clone()}
+                session={w.session.clone()} ns={w.ns.to_string()} />
         </section>
     }
 }
 
 /// Properties of [`CommandBar`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct CommandBarProps {
-    /// The page state.
-    pub state: Playground,
-    /// Dispatches an action.
-    pub dispatch: Callback<Action>,
+    /// The workload and where it goes.
+    pub workload: WorkloadProps,
+    /// The catalogue whose lessons the picker lists.
+    pub catalog: Rc<Catalog>,
+    /// The loaded lesson's id.
+    pub lesson: Option<String>,
+    /// The transport.
+    pub transport: Transport,
     /// Whether the setup (the scenario's and the workload's forms) is unfolded.
     pub setup: bool,
     /// Folds or unfolds the setup.
     pub on_setup: Callback<()>,
+}
+
+impl PartialEq for CommandBarProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.workload == other.workload
+            && Rc::ptr_eq(&self.catalog, &other.catalog)
+            && self.lesson == other.lesson
+            && self.transport == other.transport
+            && self.setup == other.setup
+            && self.on_setup == other.on_setup
+    }
 }
 
 /// The full page's command bar, above the cluster: the lesson and its text, the
@@ -45,13 +124,13 @@ pub struct CommandBarProps {
 #[function_component(CommandBar)]
 pub fn command_bar(props: &CommandBarProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
+    let w = &props.workload;
     html! {
         <section class="panel transport command-bar" aria-label={t(K::WorkloadPanelWorkload)}>
-            <LessonRow catalog={state.catalog.clone()} lesson={state.view.lesson.clone()} ready={state.ready}
-                dispatch={props.dispatch.clone()} />
+            <LessonRow catalog={props.catalog.clone()} lesson={props.lesson.clone()} ready={w.ready}
+                dispatch={w.dispatch.clone()} />
             <div class="transport-row">
-                { transport(state, &props.dispatch) }
+                { transport(&props.transport, &w.dispatch) }
                 <button class="secondary setup-toggle" data-testid="setup-toggle"
                     aria-expanded={props.setup.to_string()} aria-controls="setup"
                     title={t(K::WorkloadPanelSetupTitle)}
@@ -59,23 +138,23 @@ pub fn command_bar(props: &CommandBarProps) -> Html {
                     { t(K::WorkloadPanelSetup) }<span class="chevron" aria-hidden="true"></span>
                 </button>
             </div>
-            <KeyFit state={state.clone()} dispatch={props.dispatch.clone()} />
+            <KeyFit ..w.clone() />
         </section>
     }
 }
 
 /// The workload's fields and its document template, in the full page's folded setup.
 #[function_component(WorkloadFields)]
-pub fn workload_fields_panel(props: &PanelProps) -> Html {
+pub fn workload_fields_panel(props: &WorkloadPanelProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
+    let w = &props.workload;
     html! {
         <section class="panel workload" aria-label={t(K::WorkloadPanelWorkloadSettings)}>
             <div class="control-row">
-                { workload_fields(&state.workload, &state.catalog.workloads, &props.dispatch) }
+                { workload_fields(&w.workload, &props.catalog.workloads, &w.dispatch) }
             </div>
-            <WorkloadTemplate workload={state.workload.clone()} dispatch={props.dispatch.clone()}
-                session={state.session.clone()} ns={state.settings.ns.clone()} />
+            <WorkloadTemplate workload={w.workload.clone()} dispatch={w.dispatch.clone()}
+                session={w.session.clone()} ns={w.ns.to_string()} />
         </section>
     }
 }
@@ -156,19 +235,18 @@ fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) 
 }
 
 /// The playback buttons, the speed and the progress bar.
-fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
-    let w = &state.workload;
+fn transport(state: &Transport, dispatch: &Callback<Action>) -> Html {
     let on_speed = dispatch.reform(|e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::SetSpeed(input.value().parse().unwrap_or(4))
     });
-    let done = state.count();
-    let progress = if w.total == 0 {
+    let (done, total) = (state.count, state.total);
+    let progress = if total == 0 {
         0.0
     } else {
-        (done as f64 / w.total as f64).min(1.0)
+        (done as f64 / total as f64).min(1.0)
     };
-    let (position, len) = (state.view.position.position, state.view.position.length);
+    let (position, len) = (state.at.position, state.at.length);
     // Until the engine has answered for this session, there is no step to take.
     let ready = state.ready;
     html! {
@@ -197,10 +275,10 @@ fn transport(state: &Playground, dispatch: &Callback<Action>) -> Html {
                     oninput={on_speed} aria-label={t(K::WorkloadPanelSpeed)} data-testid="speed" />
             </label>
             <div class="progress" role="progressbar" aria-label={t(K::WorkloadPanelWorkloadProgress)}
-                aria-valuemin="0" aria-valuemax={w.total.to_string()} aria-valuenow={done.min(w.total).to_string()}
+                aria-valuemin="0" aria-valuemax={total.to_string()} aria-valuenow={done.min(total).to_string()}
                 data-testid="progress">
                 <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                <span class="progress-text">{ tf(K::WorkloadPanelDoneTotalDocsStepPosition, &[("done", &done), ("total", &w.total), ("position", &position), ("len", &len)]) }</span>
+                <span class="progress-text">{ tf(K::WorkloadPanelDoneTotalDocsStepPosition, &[("done", &done), ("total", &total), ("position", &position), ("len", &len)]) }</span>
             </div>
         </>
     }
@@ -221,20 +299,19 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
 /// key, with one-click fixes: add the field to the template, or pick a workload that
 /// writes it. The engine checks the fit.
 #[function_component(KeyFit)]
-fn key_fit(props: &PanelProps) -> Html {
+fn key_fit(props: &WorkloadProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
     let dispatch = &props.dispatch;
     let answer = use_engine_query(
         (
-            state.workload.spec.clone(),
-            state.settings.ns.clone(),
-            state.settings.key.clone(),
+            props.workload.spec.clone(),
+            props.ns.clone(),
+            props.key.clone(),
         ),
-        state.session.clone(),
-        state.ready,
+        props.session.clone(),
+        props.ready,
         {
-            let (ns, spec) = (state.settings.ns.clone(), state.workload.spec.clone());
+            let (ns, spec) = (props.ns.to_string(), props.workload.spec.clone());
             move || Call::WorkloadFit { ns, spec }
         },
     );
@@ -246,12 +323,12 @@ fn key_fit(props: &PanelProps) -> Html {
         return html! {};
     }
     let key = fit.key.clone();
-    let name = workload_name(&state.workload.spec);
+    let name = workload_name(&props.workload.spec);
     if !fit.missing.is_empty() {
         let fields = fit.missing.join(", ");
         let add = {
             let fixed = fit.fixed.clone();
-            let w = state.workload.clone();
+            let w = props.workload.clone();
             let dispatch = dispatch.clone();
             Callback::from(move |_: MouseEvent| {
                 if let Some(text) = &fixed {
@@ -267,7 +344,7 @@ fn key_fit(props: &PanelProps) -> Html {
                 <p>{ tf(K::WorkloadPanelTheNameWorkloadNeverWrites, &[("name", &name), ("fields", &fields), ("key", &key)]) }</p>
                 <button data-testid="fit-add-field" onclick={add}>{ tf(K::WorkloadPanelAddFieldsToTheTemplate, &[("fields", &fields)]) }</button>
                 { for fit.fitting.iter().map(|p| {
-                    let w = Workload { spec: p.clone(), ..state.workload.clone() };
+                    let w = Workload { spec: p.clone(), ..props.workload.clone() };
                     html! {
                         <button class="secondary" data-testid={format!("fit-use-{p}")}
                             onclick={dispatch.reform(move |_| Action::SetWorkload(w.clone()))}>
