@@ -2,6 +2,7 @@
 //! to the engine and runs replays, the Compare tab's driver, content fetched on first use,
 //! and exports. It imports the model and the platform, never the components.
 
+pub mod ask;
 pub mod comparison;
 pub mod documents;
 pub mod driver;
@@ -10,4 +11,5 @@ pub mod glossary;
 pub mod host;
 pub mod language;
 pub mod lessons;
+pub mod screen;
 pub mod startup;

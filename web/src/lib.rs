@@ -12,7 +12,7 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{
-    comparison, documents, driver, export, glossary, host, language, lessons, startup,
+    ask, comparison, documents, driver, export, glossary, host, language, lessons, screen, startup,
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{

@@ -688,14 +688,14 @@ fn use_prefetch(up: bool) {
 }
 
 /// What the engine client says while the engine waits for the network to load (see
-/// [`crate::engine_client::on_status`]).
+/// [`crate::ask::on_status`]).
 #[hook]
 fn use_engine_status() -> Option<String> {
     let status = use_state(|| None::<String>);
     {
         let set = status.setter();
         use_effect_with((), move |_| {
-            crate::engine_client::on_status(move |s| set.set(s));
+            crate::ask::on_status(move |s| set.set(s));
         });
     }
     (*status).clone()

@@ -10,7 +10,7 @@
 //! demo and the scene on screen carried across (`use_pending_scene`); a lesson's
 //! workload then plays until the scene's step exists.
 
-use crate::engine_client;
+use crate::ask;
 use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
 use crate::scenes::{self, Demo, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
@@ -320,7 +320,7 @@ fn add_callback(
             page: page.clone(),
             json: false,
         };
-        engine_client::request(&session, call, move |answer| match answer {
+        ask::ask(&session, call, move |answer| match answer {
             Ok(Reply::Scenario { text }) => {
                 let size = text.len().div_ceil(1024);
                 list.push(Scene {
@@ -509,7 +509,7 @@ fn audience_link(props: &ScenesProps) -> Html {
                 page: page.clone(),
                 json: false,
             };
-            engine_client::request(&session, call, move |answer| match answer {
+            ask::ask(&session, call, move |answer| match answer {
                 Ok(Reply::Scenario { text }) => link.set(Some(format!(
                     "{}#s={text}",
                     crate::scene_channel::page_address()
