@@ -245,7 +245,7 @@ fn use_page_effects(
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(state, dispatch, &options.unknown);
     use_fragment_links(options.embed);
-    use_host(options, state, dispatch);
+    use_host(options, state, dispatch, driver);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
@@ -606,14 +606,19 @@ fn use_host(
     options: &Rc<PageOptions>,
     state: &UseReducerHandle<Playground>,
     dispatch: &Callback<Action>,
+    driver: &Driver,
 ) {
     let up = state.replaying.is_none() && state.ready;
+    let host = use_memo((), {
+        let driver = driver.clone();
+        move |_| crate::host::Host::new(move || driver.state())
+    });
     {
-        let (options, dispatch) = (options.clone(), dispatch.clone());
+        let (options, dispatch, host) = (options.clone(), dispatch.clone(), host.clone());
         use_effect_with((), move |_| {
             let origins = crate::host::parse_origins(&options.origins);
             let listener = (options.embed && !origins.is_empty())
-                .then(|| crate::host::listen(origins, dispatch));
+                .then(|| crate::host::listen(&host, origins, dispatch));
             move || drop(listener)
         });
     }
@@ -623,7 +628,7 @@ fn use_host(
         let state = state.clone();
         use_effect_with(state.rev, move |_| {
             if hosted {
-                crate::host::notify(&Rc::new((*state).clone()));
+                crate::host::notify(&host, &state);
             }
         });
     }
