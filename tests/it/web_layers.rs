@@ -431,10 +431,8 @@ const GLOBALS_NOT_YET_MOVED: &[&str] = &[
     "components/scenes_panel keeps PENDING in a thread_local!",
     "components/scenes_panel keeps REACHING in a thread_local!",
     "components/scenes_panel keeps SWITCHING in a thread_local!",
-    "effects/comparison keeps ASKED in a thread_local!",
     "effects/glossary keeps FETCHING in a thread_local!",
     "effects/glossary keeps LOADED in a thread_local!",
-    "effects/language keeps WAITING in a thread_local!",
     "effects/lessons keeps LOADED in a thread_local!",
 ];
 

@@ -276,10 +276,11 @@ fn use_language() -> (Lang, Callback<Lang>, UseStateSetter<Lang>) {
     let lang = use_state(|| Lang::En);
     let on_lang = {
         let lang = lang.clone();
+        let switch = use_memo((), |_| language::Switch::default());
         use_callback((), move |wanted: Lang, _| {
             language::remember(wanted);
             let lang = lang.clone();
-            language::switch(wanted, move || lang.set(wanted));
+            language::switch(&switch, wanted, move || lang.set(wanted));
         })
     };
     (*lang, on_lang, lang.setter())

@@ -79,7 +79,8 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
     {
         // Every change may leave a column's engine session behind the shared ticks.
         let state = state.clone();
-        use_effect_with(state.rev, move |_| crate::comparison::drive(&state));
+        let asked = use_memo((), |_| crate::comparison::Asked::default());
+        use_effect_with(state.rev, move |_| crate::comparison::drive(&state, &asked));
     }
     use_playing(&state);
     use_compare_keys(&state, props.visible);
