@@ -431,9 +431,6 @@ const GLOBALS_NOT_YET_MOVED: &[&str] = &[
     "components/scenes_panel keeps PENDING in a thread_local!",
     "components/scenes_panel keeps REACHING in a thread_local!",
     "components/scenes_panel keeps SWITCHING in a thread_local!",
-    "effects/glossary keeps FETCHING in a thread_local!",
-    "effects/glossary keeps LOADED in a thread_local!",
-    "effects/lessons keeps LOADED in a thread_local!",
 ];
 
 /// The found violations that are not in `pending`, and the entries of `pending` no longer

@@ -16,8 +16,8 @@ pub use effects::{
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{
-    engine_client, first_screen, network, recovery, scene_channel, sessions, share, shortcuts,
-    storage,
+    cache, engine_client, first_screen, network, recovery, scene_channel, sessions, share,
+    shortcuts, storage,
 };
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).
