@@ -425,9 +425,6 @@ const COMPONENTS_NOT_YET_MOVED: &[&str] = &[
 
 /// As [`COMPONENTS_NOT_YET_MOVED`], for global state outside the platform.
 const GLOBALS_NOT_YET_MOVED: &[&str] = &[
-    "components/lazy keeps AFTER_FIRST_ANSWER in a thread_local!",
-    "components/lazy keeps LOADED in a thread_local!",
-    "components/lazy keeps WAITING in a thread_local!",
     "components/scenes_panel keeps PENDING in a thread_local!",
     "components/scenes_panel keeps REACHING in a thread_local!",
     "components/scenes_panel keeps SWITCHING in a thread_local!",

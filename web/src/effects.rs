@@ -11,5 +11,6 @@ pub mod glossary;
 pub mod host;
 pub mod language;
 pub mod lessons;
+pub mod loading;
 pub mod screen;
 pub mod startup;

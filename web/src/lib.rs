@@ -12,11 +12,12 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{
-    ask, comparison, documents, driver, export, glossary, host, language, lessons, screen, startup,
+    ask, comparison, documents, driver, export, glossary, host, language, lessons, loading, screen,
+    startup,
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{
-    cache, engine_client, first_screen, network, recovery, scene_channel, sessions, share,
+    cache, engine_client, first_screen, network, parts, recovery, scene_channel, sessions, share,
     shortcuts, storage,
 };
 

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod engine_client;
 pub mod first_screen;
 pub mod network;
+pub mod parts;
 pub mod recovery;
 pub mod scene_channel;
 pub mod sessions;
