@@ -409,18 +409,11 @@ const COMPONENTS_NOT_YET_MOVED: &[&str] = &[
     "components/app names the platform: crate::recovery",
     "components/app names the platform: crate::sessions",
     "components/app names the platform: crate::share",
-    "components/app names the platform: crate::shortcuts",
-    "components/compare_view names the platform: crate::shortcuts",
     "components/guide names the platform: crate::shortcuts",
     "components/guide names the platform: crate::storage",
     "components/presenter names the platform: crate::scene_channel",
-    "components/presenter names the platform: crate::shortcuts",
     "components/recent names the platform: crate::sessions",
     "components/scenes_panel names the platform: crate::scene_channel",
-    "components/scenes_panel names the platform: crate::shortcuts",
-    "components/shortcuts_help names the platform: crate::shortcuts",
-    "components/workshop names the platform: crate::shortcuts",
-    "components/workshop names the platform: crate::storage",
 ];
 
 /// As [`COMPONENTS_NOT_YET_MOVED`], for global state outside the platform.

@@ -9,6 +9,7 @@ pub mod driver;
 pub mod export;
 pub mod glossary;
 pub mod host;
+pub mod keys;
 pub mod language;
 pub mod lessons;
 pub mod loading;

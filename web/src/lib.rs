@@ -12,8 +12,8 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{
-    ask, comparison, documents, driver, export, glossary, host, language, lessons, loading, screen,
-    startup,
+    ask, comparison, documents, driver, export, glossary, host, keys, language, lessons, loading,
+    screen, startup,
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{

@@ -797,7 +797,7 @@ fn use_playground_keys(
     use_effect_with((state.playing, mode, demo), move |(playing, mode, demo)| {
         let (playing, demo) = (*playing, *demo);
         let compare = *mode == Mode::Compare;
-        let listener = crate::shortcuts::listen(move |key| {
+        let listener = crate::keys::listen(move |key| {
             if compare {
                 return false;
             }

@@ -129,7 +129,7 @@ fn use_compare_keys(state: &UseReducerHandle<Comparison>, visible: bool) {
     use_effect_with((state.playing, visible), move |(playing, visible)| {
         let playing = *playing;
         let listener = visible.then(|| {
-            crate::shortcuts::listen(move |key| {
+            crate::keys::listen(move |key| {
                 let action = match key {
                     " " if playing => CompareAction::Pause,
                     " " => CompareAction::Play,

@@ -670,7 +670,7 @@ fn use_scene_keys(at: Option<usize>, list: &[Scene], go_to: Callback<usize>) {
     use_effect_with((at, list.to_vec()), move |(at, list)| {
         let listener = at.map(|i| {
             let count = list.len();
-            crate::shortcuts::listen(move |key| {
+            crate::keys::listen(move |key| {
                 let to = match key {
                     "ArrowRight" | "PageDown" => i + 1,
                     "ArrowLeft" | "PageUp" => i.wrapping_sub(1),
