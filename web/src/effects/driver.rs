@@ -214,7 +214,11 @@ impl Driver {
         // browser's visibility reports, the timer and notices are not the user's doing.)
         if !matches!(
             action,
-            Action::Hidden(..) | Action::Tick | Action::Notice(_) | Action::Room(_)
+            Action::Hidden(..)
+                | Action::Tick
+                | Action::Notice(_)
+                | Action::Room(_)
+                | Action::Demo(_)
         ) {
             self.hold.set(false);
             self.touched.set(true);
@@ -336,7 +340,9 @@ impl Driver {
             Action::Command(cmd) if !cmd.trim().is_empty() => {
                 self.dispatch.emit(Action::Wait(cmd.trim().to_string()))
             }
-            Action::Hidden(..) | Action::Notice(_) | Action::Room(_) => self.dispatch.emit(action),
+            Action::Hidden(..) | Action::Notice(_) | Action::Room(_) | Action::Demo(_) => {
+                self.dispatch.emit(action)
+            }
             _ => {}
         }
     }
