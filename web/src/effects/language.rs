@@ -52,11 +52,14 @@ pub fn remember(lang: Lang) {
 /// What to do once a language's words are in.
 type Then = Box<dyn FnOnce()>;
 
+/// The callers waiting for each language's words.
+type Waiting = Vec<(Lang, Vec<Then>)>;
+
 /// The page's language switch: the callers waiting for a catalogue under way, by
 /// language, so that one fetch serves them all. The page keeps one; clones share it.
 #[derive(Clone, Default)]
 pub struct Switch {
-    waiting: Rc<RefCell<Vec<(Lang, Vec<Then>)>>>,
+    waiting: Rc<RefCell<Waiting>>,
 }
 
 /// Makes `lang` the page's language once its words are in (its catalogue, and the

@@ -7,9 +7,12 @@ use crate::i18n::Lang;
 use std::any::Any;
 use std::cell::RefCell;
 
+/// A kept list: its kind, its language and the leaked list (a `&'static [T]`).
+type Kept = (&'static str, Lang, Box<dyn Any>);
+
 thread_local! {
     /// The lists kept: their kind, language and the leaked list (a `&'static [T]`).
-    static KEPT: RefCell<Vec<(&'static str, Lang, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
+    static KEPT: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
     /// The kinds whose fetch is under way.
     static FETCHING: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
 }
