@@ -1,7 +1,8 @@
 //! Loading the page's module parts: a [`Part`] names a part and how to load it
 //! (`components/lazy.rs` declares one per panel that needs a click); its view, once
 //! loaded, is kept in the platform's registry (`platform/parts.rs`). The panels that are
-//! always there load theirs after the engine's first answer; [`prefetch`] runs then.
+//! always there load theirs after the engine's first answer (`components::lazy::prefetch`
+//! notes it, when the page is idle).
 
 use std::future::Future;
 use std::pin::Pin;
