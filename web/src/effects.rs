@@ -2,12 +2,16 @@
 //! to the engine and runs replays, the Compare tab's driver, content fetched on first use,
 //! and exports. It imports the model and the platform, never the components.
 
+pub mod ask;
 pub mod comparison;
 pub mod documents;
 pub mod driver;
 pub mod export;
 pub mod glossary;
 pub mod host;
+pub mod keys;
 pub mod language;
 pub mod lessons;
+pub mod loading;
+pub mod screen;
 pub mod startup;

@@ -12,12 +12,13 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{
-    comparison, documents, driver, export, glossary, host, language, lessons, startup,
+    ask, comparison, documents, driver, export, glossary, host, keys, language, lessons, loading,
+    screen, startup,
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{
-    engine_client, first_screen, network, recovery, scene_channel, sessions, share, shortcuts,
-    storage,
+    cache, engine_client, first_screen, network, parts, recovery, scene_channel, sessions, share,
+    shortcuts, storage,
 };
 
 /// Installs the panic hook and mounts the app on `#app` (or the body).

@@ -1,9 +1,11 @@
 //! The browser's services the page uses: storage, the address and its options, the crash
 //! record, the keyboard, and the one client of the engine. It imports only the model.
 
+pub mod cache;
 pub mod engine_client;
 pub mod first_screen;
 pub mod network;
+pub mod parts;
 pub mod recovery;
 pub mod scene_channel;
 pub mod sessions;

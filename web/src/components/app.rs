@@ -259,7 +259,7 @@ fn use_page_effects(
     use_started(state.replaying.is_none() && state.ready);
     use_unknown_options(state, dispatch, &options.unknown);
     use_fragment_links(options.embed);
-    use_host(options, state, dispatch);
+    use_host(options, state, dispatch, driver);
     // Nothing plays on its own after a crash (it could be what died) or in place of a link
     // that could not be opened.
     use_autoplay(
@@ -290,10 +290,11 @@ fn use_language() -> (Lang, Callback<Lang>, UseStateSetter<Lang>) {
     let lang = use_state(|| Lang::En);
     let on_lang = {
         let lang = lang.clone();
+        let switch = use_memo((), |_| language::Switch::default());
         use_callback((), move |wanted: Lang, _| {
             language::remember(wanted);
             let lang = lang.clone();
-            language::switch(wanted, move || lang.set(wanted));
+            language::switch(&switch, wanted, move || lang.set(wanted));
         })
     };
     (*lang, on_lang, lang.setter())
@@ -624,14 +625,19 @@ fn use_host(
     options: &Rc<PageOptions>,
     state: &UseReducerHandle<Playground>,
     dispatch: &Callback<Action>,
+    driver: &Driver,
 ) {
     let up = state.replaying.is_none() && state.ready;
+    let host = use_memo((), {
+        let driver = driver.clone();
+        move |_| crate::host::Host::new(move || driver.state())
+    });
     {
-        let (options, dispatch) = (options.clone(), dispatch.clone());
+        let (options, dispatch, host) = (options.clone(), dispatch.clone(), host.clone());
         use_effect_with((), move |_| {
             let origins = crate::host::parse_origins(&options.origins);
             let listener = (options.embed && !origins.is_empty())
-                .then(|| crate::host::listen(origins, dispatch));
+                .then(|| crate::host::listen(&host, origins, dispatch));
             move || drop(listener)
         });
     }
@@ -641,7 +647,7 @@ fn use_host(
         let state = state.clone();
         use_effect_with(state.rev, move |_| {
             if hosted {
-                crate::host::notify(&Rc::new((*state).clone()));
+                crate::host::notify(&host, &state);
             }
         });
     }
@@ -706,14 +712,14 @@ fn use_prefetch(up: bool) {
 }
 
 /// What the engine client says while the engine waits for the network to load (see
-/// [`crate::engine_client::on_status`]).
+/// [`crate::ask::on_status`]).
 #[hook]
 fn use_engine_status() -> Option<String> {
     let status = use_state(|| None::<String>);
     {
         let set = status.setter();
         use_effect_with((), move |_| {
-            crate::engine_client::on_status(move |s| set.set(s));
+            crate::ask::on_status(move |s| set.set(s));
         });
     }
     (*status).clone()
@@ -809,7 +815,7 @@ fn use_playground_keys(
     use_effect_with((state.playing, mode, demo), move |(playing, mode, demo)| {
         let (playing, demo) = (*playing, *demo);
         let compare = *mode == Mode::Compare;
-        let listener = crate::shortcuts::listen(move |key| {
+        let listener = crate::keys::listen(move |key| {
             if compare {
                 return false;
             }

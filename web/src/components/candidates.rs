@@ -5,7 +5,7 @@
 //! the engine ranked them, and each candidate says why it wins or loses.
 
 use super::query::{error_text, Answer};
-use crate::engine_client;
+use crate::ask;
 use crate::i18n::{messages, t, tf, K};
 use crate::state::CompareSample;
 use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply, MAX_COLUMNS};
@@ -138,7 +138,7 @@ fn rank_callback(
         *latest.borrow_mut() = n;
         asked.set(n);
         let (answer, latest) = (answer.clone(), latest.clone());
-        engine_client::request(&session, Call::Rank(spec), move |a| {
+        ask::ask(&session, Call::Rank(spec), move |a| {
             // A later click's answer wins.
             if *latest.borrow() == n {
                 answer.set(Some((n, Rc::new(a))));

@@ -79,7 +79,8 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
     {
         // Every change may leave a column's engine session behind the shared ticks.
         let state = state.clone();
-        use_effect_with(state.rev, move |_| crate::comparison::drive(&state));
+        let asked = use_memo((), |_| crate::comparison::Asked::default());
+        use_effect_with(state.rev, move |_| crate::comparison::drive(&state, &asked));
     }
     use_playing(&state);
     use_compare_keys(&state, props.visible);
@@ -128,7 +129,7 @@ fn use_compare_keys(state: &UseReducerHandle<Comparison>, visible: bool) {
     use_effect_with((state.playing, visible), move |(playing, visible)| {
         let playing = *playing;
         let listener = visible.then(|| {
-            crate::shortcuts::listen(move |key| {
+            crate::keys::listen(move |key| {
                 let action = match key {
                     " " if playing => CompareAction::Pause,
                     " " => CompareAction::Play,

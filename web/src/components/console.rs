@@ -1,7 +1,7 @@
 //! A mongosh-style console on the engine's shell: Enter runs, Shift+Enter adds a line (and
 //! input the engine says is unfinished continues), Up and Down walk the history.
 
-use crate::engine_client;
+use crate::ask;
 use crate::i18n::{t, tf, K};
 use crate::state::{Action, ConsoleLine, LineKind, Notice};
 use shardlab_protocol::{Call, Reply, MAX_SOURCE_BYTES};
@@ -206,7 +206,7 @@ fn submit(
         return;
     }
     let source = value.clone();
-    engine_client::request("console", Call::NeedsMoreInput { source }, move |answer| {
+    ask::ask("console", Call::NeedsMoreInput { source }, move |answer| {
         let unchanged = input
             .cast::<HtmlTextAreaElement>()
             .is_none_or(|area| area.value() == value);

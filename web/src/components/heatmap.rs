@@ -242,7 +242,7 @@ const LEGEND: (f64, f64) = (120.0, 10.0);
 
 /// Paints the colour scale on the legend's canvas, unless it is painted at this ratio.
 fn paint_legend(canvas: &HtmlCanvasElement) {
-    let ratio = crate::platform::pixel_ratio();
+    let ratio = crate::screen::pixel_ratio();
     let (w, h) = (
         (LEGEND.0 * ratio).round() as u32,
         (LEGEND.1 * ratio).round() as u32,
@@ -272,7 +272,7 @@ fn measure(canvas: &HtmlCanvasElement) -> Option<Size> {
     (width > 0 && height > 0).then(|| Size {
         width: f64::from(width),
         height: f64::from(height),
-        ratio: crate::platform::pixel_ratio(),
+        ratio: crate::screen::pixel_ratio(),
     })
 }
 
@@ -381,11 +381,11 @@ fn paint_answer(to: &Canvases, answer: Option<&Answer>) {
         return;
     }
     *to.painted.borrow_mut() = Some(id);
-    let started = crate::platform::now_ms();
+    let started = crate::screen::now_ms();
     paint(&c, grid, measured);
     let _ = c.set_attribute(
         "data-draw-ms",
-        &format!("{:.2}", crate::platform::now_ms() - started),
+        &format!("{:.2}", crate::screen::now_ms() - started),
     );
     // The cursor this picture shows, so that a reader can wait for the picture of a
     // given step.
@@ -607,7 +607,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     let guess = to.size.unwrap_or(Size {
         width: GUESS.0,
         height: GUESS.1,
-        ratio: crate::platform::pixel_ratio(),
+        ratio: crate::screen::pixel_ratio(),
     });
     let local = local_empty(&ns, steps);
     let answer = use_painted_grid(state, &ns, &to, guess.grid(steps), local.is_none());

@@ -9,7 +9,7 @@
 
 use super::query::{error_text, use_keyed_query};
 use super::reveal::use_reveal;
-use crate::engine_client;
+use crate::ask;
 use crate::i18n::{t, tf, K};
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::{
@@ -212,7 +212,7 @@ fn insert_form(props: &InsertFormProps) -> Html {
                 ns: ns.clone(),
                 doc: (*text).clone(),
             };
-            engine_client::request(&session, call, move |answer| match answer {
+            ask::ask(&session, call, move |answer| match answer {
                 Ok(Reply::InsertCommand { text }) => {
                     error.set(None);
                     dispatch.emit(Action::Command(text));

@@ -65,7 +65,7 @@ pub fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64
     else {
         return;
     };
-    let ratio = crate::platform::pixel_ratio();
+    let ratio = crate::screen::pixel_ratio();
     let (px_w, px_h) = (
         (width * ratio).round() as u32,
         (HEIGHT * ratio).round() as u32,

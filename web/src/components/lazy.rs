@@ -14,11 +14,7 @@
 //! export: code the macro writes, hence the `unsafe_code` allowance on this module only.
 #![allow(unsafe_code)]
 
-use std::cell::{Cell, RefCell};
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::thread::LocalKey;
 
 use yew::prelude::*;
 use yew::virtual_dom::VComp;
@@ -31,59 +27,19 @@ use super::insights::{Insights, InsightsProps};
 use super::inspector::{Inspector, InspectorProps};
 use super::scenes_panel::{ScenesPanel, ScenesProps};
 use crate::i18n::{t, tf, K};
-
-/// A part that did not load (the loader's reason is in [`last_error`]).
-#[derive(Debug)]
-pub struct NotLoaded;
-
-#[cfg(feature = "split")]
-impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
-    fn from(_: wasm_split_helpers::SplitLoaderError) -> Self {
-        NotLoaded
-    }
-}
+use crate::loading::{last_error, load_when_due, NotLoaded};
 
 /// A panel's view, once its part has loaded: a function of the part's.
 pub type Render<P> = fn(&Rc<P>) -> Html;
 
-/// What loading a part gives.
-type Loading<P> = Pin<Box<dyn Future<Output = Result<Render<P>, NotLoaded>>>>;
-
-/// One panel in a part of its own: its view once loaded, and how to load it.
-pub struct Part<P: 'static> {
-    /// The part's name, as the build names its file (`split_<name>.wasm`).
-    pub name: &'static str,
-    /// The panel's view, once the part has loaded.
-    loaded: &'static LocalKey<Cell<Option<Render<P>>>>,
-    /// Loads the part (once; a failed load is tried again on the next call).
-    load: fn() -> Loading<P>,
-}
-
-impl<P> Part<P> {
-    /// The panel's view, if its part has loaded.
-    pub fn ready(&self) -> Option<Render<P>> {
-        self.loaded.with(Cell::get)
-    }
-
-    /// Loads the part and keeps the panel's view.
-    pub async fn fetch(&'static self) -> Result<Render<P>, NotLoaded> {
-        if let Some(render) = self.ready() {
-            return Ok(render);
-        }
-        let render = (self.load)().await?;
-        self.loaded.with(|l| l.set(Some(render)));
-        Ok(render)
-    }
-}
+/// One panel in a part of its own (see [`crate::effects::loading::Part`]).
+pub type Part<P> = crate::effects::loading::Part<Render<P>>;
 
 /// Declares a panel's part: `part!(NAME, module, Props, Component)`.
 macro_rules! part {
     ($(#[$doc:meta])* $name:ident, $module:ident, $props:ty, $panel:ident) => {
         $(#[$doc])*
         pub static $name: Part<$props> = {
-            thread_local! {
-                static LOADED: Cell<Option<Render<$props>>> = const { Cell::new(None) };
-            }
             /// Runs in the part: everything only the panel names moves there with it.
             #[cfg(feature = "split")]
             #[wasm_split_helpers::wasm_split($module, fallible)]
@@ -95,11 +51,7 @@ macro_rules! part {
             async fn load() -> Result<Render<$props>, NotLoaded> {
                 Ok(|props: &Rc<$props>| VComp::new::<$panel>(Rc::clone(props), None).into())
             }
-            Part {
-                name: stringify!($module),
-                loaded: &LOADED,
-                load: || Box::pin(load()),
-            }
+            Part::new(stringify!($module), || Box::pin(load()))
         };
     };
 }
@@ -133,24 +85,13 @@ part!(
     CANDIDATES, candidates, CandidatesProps, Candidates
 );
 
-thread_local! {
-    /// Whether the engine has answered once: the panels that are always there load from
-    /// then on (before it, only a panel opened by a click loads).
-    static AFTER_FIRST_ANSWER: Cell<bool> = const { Cell::new(false) };
-    /// The panels waiting for the first answer, told when it comes.
-    static WAITING: RefCell<Vec<Callback<()>>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Loads every part, run while the page is idle after the engine's first answer: the
 /// panels that are always there load theirs, then the parts of the panels a click opens
 /// (Compare, the guide) load one after the other, so that the click finds its panel
 /// ready. A part that fails here is tried again when its panel is used.
 pub fn prefetch() {
-    if AFTER_FIRST_ANSWER.with(|a| a.replace(true)) {
+    if !crate::loading::first_answered() {
         return;
-    }
-    for waiting in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-        waiting.emit(());
     }
     wasm_bindgen_futures::spawn_local(async {
         let _ = COMPARE.fetch().await;
@@ -161,23 +102,7 @@ pub fn prefetch() {
 /// Runs `f` when the browser is next idle (`requestIdleCallback`, or a moment later where
 /// there is none).
 pub fn when_idle(f: fn()) {
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::JsCast;
-    let callback = Closure::once_into_js(f);
-    let window = gloo::utils::window();
-    if window
-        .request_idle_callback(callback.unchecked_ref())
-        .is_err()
-    {
-        gloo::timers::callback::Timeout::new(200, f).forget();
-    }
-}
-
-/// Why the latest part failed to load, as the loader said it (the page's
-/// `__wasm_split.js`, rewritten by the build), if it said.
-pub fn last_error() -> Option<String> {
-    let why = js_sys::Reflect::get(&js_sys::global(), &"shardlabPartError".into()).ok()?;
-    why.as_string()
+    crate::loading::when_idle(f);
 }
 
 /// Properties of [`Lazy`].
@@ -242,10 +167,10 @@ pub fn Lazy<P: PartialEq + 'static>(props: &LazyProps<P>) -> Html {
                     });
                 });
             };
-            if part.ready().is_some() || !always || AFTER_FIRST_ANSWER.with(Cell::get) {
+            if part.ready().is_some() {
                 go();
             } else {
-                WAITING.with(|w| w.borrow_mut().push(Callback::from(move |()| go())));
+                load_when_due(always, go);
             }
         });
     }

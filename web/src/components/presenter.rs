@@ -98,7 +98,7 @@ fn presenter_body(
 fn use_presenter_keys(at: Option<u32>, count: u32, send: Callback<u32>) {
     use_effect_with((at, count), move |(at, count)| {
         let (at, count) = (*at, *count);
-        let listener = crate::shortcuts::listen(move |key| {
+        let listener = crate::keys::listen(move |key| {
             let to = match (key, at) {
                 ("ArrowRight" | "PageDown", Some(i)) => i + 1,
                 ("ArrowLeft" | "PageUp", Some(i)) => i.wrapping_sub(1),

@@ -2,7 +2,7 @@
 //! changes and keeps the latest answer (answers to older keys are dropped), showing the
 //! previous answer meanwhile so that nothing flickers.
 
-use crate::engine_client;
+use crate::ask::Latest;
 use shardlab_protocol::{Call, EngineError, Reply};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -19,24 +19,18 @@ where
     F: FnOnce() -> Call + 'static,
 {
     let answer = use_state(|| None::<Answer>);
-    let asked = use_mut_ref(|| 0u64);
+    let latest = use_memo((), |_| Latest::default());
     {
         let answer = answer.clone();
-        let asked = asked.clone();
+        let latest = latest.clone();
         use_effect_with((key, enabled), move |(_, enabled)| {
             // Whatever was asked before is stale now, even when nothing is asked anew (a
             // panel hidden meanwhile keeps its last answer, not a later one for an old key).
-            let ticket = {
-                let mut n = asked.borrow_mut();
-                *n += 1;
-                *n
-            };
+            latest.forget();
             // Nothing is asked before the page's first session is open.
             if *enabled && &*session != crate::state::NO_SESSION {
-                engine_client::request(&session, call(), move |result| {
-                    if *asked.borrow() == ticket {
-                        answer.set(Some(Rc::new(result)));
-                    }
+                latest.ask(&session, call(), move |_, result| {
+                    answer.set(Some(Rc::new(result)));
                 });
             }
             || ()

@@ -3,9 +3,9 @@
 //! in this tab, downloaded as a scenario file, or deleted.
 
 use super::share_bar::download;
+use crate::export::download_url;
 use crate::i18n::{t, tf, K};
 use crate::sessions::{self, Listed};
-use crate::share::download_url;
 use yew::prelude::*;
 
 /// Properties of [`RecentSessions`].

@@ -10,13 +10,12 @@
 //! demo and the scene on screen carried across (`use_pending_scene`); a lesson's
 //! workload then plays until the scene's step exists.
 
-use crate::engine_client;
+use crate::ask;
 use crate::i18n::{t, tf, K};
 use crate::scene_channel::{Cue, SceneChannel};
-use crate::scenes::{self, Demo, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
-use crate::state::{Action, Notice, Playground};
+use crate::scenes::{self, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
+use crate::state::{Action, DemoChange, Notice, Playground, Reaching, Switching};
 use shardlab_protocol::{Call, Reply};
-use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -62,6 +61,8 @@ struct Here {
     at: Option<usize>,
     /// Whether the session is up (open, not replaying).
     up: bool,
+    /// Whether a scene's scenario is being opened (see [`use_pending_scene`]).
+    switching: bool,
 }
 
 impl Here {
@@ -75,6 +76,7 @@ impl Here {
             position: state.view.position.position,
             at,
             up: state.ready && state.replaying.is_none(),
+            switching: state.demo.switching.is_some(),
         }
     }
 
@@ -91,48 +93,23 @@ impl Here {
     }
 }
 
-/// A scene whose scenario is being opened: the session it was asked from, the demo and
-/// the scene to show once the new session is up.
-struct Switching {
-    from: Rc<str>,
-    list: Vec<Scene>,
-    to: usize,
-}
-
-/// A step to show once the playing workload made it: in which session, and whether the
-/// workload was seen playing (before that, a stopped workload has not started yet).
-struct Reaching {
-    session: Rc<str>,
-    step: u64,
-    played: bool,
-}
-
-thread_local! {
-    /// The scene whose scenario is being opened (see [`use_pending_scene`]).
-    static SWITCHING: RefCell<Option<Switching>> = const { RefCell::new(None) };
-    /// The step a lesson's workload plays towards (see [`use_reach`]).
-    static REACHING: RefCell<Option<Reaching>> = const { RefCell::new(None) };
-}
-
 /// Shows scene `i`: it becomes the scene on screen, its scenario is opened if another is
 /// loaded, and the engine is asked for its step. The page goes back to its top, where the
 /// scene bar and the scene's panels are. Until the session is up, and while a scenario
 /// opens, nothing moves.
 fn go(dispatch: &Callback<Action>, list: &[Scene], here: &Here, i: usize) {
     let Some(scene) = list.get(i) else { return };
-    if !here.up || SWITCHING.with(|s| s.borrow().is_some()) {
+    if !here.up || here.switching {
         return;
     }
     dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
     match &scene.scenario {
         Some(shows) if !here.has(list, shows) => {
-            SWITCHING.with(|s| {
-                *s.borrow_mut() = Some(Switching {
-                    from: here.session.clone(),
-                    list: list.to_vec(),
-                    to: i,
-                })
-            });
+            dispatch.emit(Action::Demo(DemoChange::Switching(Some(Switching {
+                from: here.session.clone(),
+                list: Rc::new(list.to_vec()),
+                to: i,
+            }))));
             dispatch.emit(Action::OpenScene(shows.clone()));
         }
         _ => reach(dispatch, here, scene),
@@ -147,27 +124,25 @@ fn reach(dispatch: &Callback<Action>, here: &Here, scene: &Scene) {
     let step = scene.timeline_step(here.setup_steps);
     let lesson = matches!(scene.scenario, Some(Shows::Lesson(_)));
     if lesson && step > here.length {
-        REACHING.with(|r| {
-            *r.borrow_mut() = Some(Reaching {
-                session: here.session.clone(),
-                step,
-                played: false,
-            })
-        });
+        dispatch.emit(Action::Demo(DemoChange::Reaching(Some(Reaching {
+            session: here.session.clone(),
+            step,
+            played: false,
+        }))));
         if here.position < here.length {
             dispatch.emit(Action::Jump(here.length));
         }
         dispatch.emit(Action::Play);
     } else {
-        REACHING.with(|r| r.borrow_mut().take());
+        dispatch.emit(Action::Demo(DemoChange::Reaching(None)));
         dispatch.emit(Action::Jump(step));
     }
 }
 
 /// Ends the demo: no scene on screen, nothing opening or playing towards a scene.
 fn stop(dispatch: &Callback<Action>) {
-    SWITCHING.with(|s| s.borrow_mut().take());
-    REACHING.with(|r| r.borrow_mut().take());
+    dispatch.emit(Action::Demo(DemoChange::Switching(None)));
+    dispatch.emit(Action::Demo(DemoChange::Reaching(None)));
     dispatch.emit(Action::Page(SCENE_ENTRY, None));
 }
 
@@ -320,7 +295,7 @@ fn add_callback(
             page: page.clone(),
             json: false,
         };
-        engine_client::request(&session, call, move |answer| match answer {
+        ask::ask(&session, call, move |answer| match answer {
             Ok(Reply::Scenario { text }) => {
                 let size = text.len().div_ceil(1024);
                 list.push(Scene {
@@ -509,7 +484,7 @@ fn audience_link(props: &ScenesProps) -> Html {
                 page: page.clone(),
                 json: false,
             };
-            engine_client::request(&session, call, move |answer| match answer {
+            ask::ask(&session, call, move |answer| match answer {
                 Ok(Reply::Scenario { text }) => link.set(Some(format!(
                     "{}#s={text}",
                     crate::scene_channel::page_address()
@@ -538,13 +513,14 @@ fn demo_picker(props: &ScenesProps) -> Html {
     let select = use_node_ref();
     let onclick = {
         let (select, dispatch) = (select.clone(), props.dispatch.clone());
-        let session = props.state.session.to_string();
+        let session = props.state.session.clone();
         Callback::from(move |_: MouseEvent| {
             let Some(id) = select.cast::<HtmlSelectElement>().map(|s| s.value()) else {
                 return;
             };
             if let Some(demo) = DEMOS.iter().find(|d| d.id == id) {
-                PENDING.with(|p| *p.borrow_mut() = Some((demo, session.clone())));
+                let pending = Some((demo.id, session.clone()));
+                dispatch.emit(Action::Demo(DemoChange::Pending(pending)));
                 dispatch.emit(Action::LoadPreset(demo.lesson.to_string()));
             }
         })
@@ -562,12 +538,6 @@ fn demo_picker(props: &ScenesProps) -> Html {
     }
 }
 
-thread_local! {
-    /// A ready-made demo asked for, and the session it was asked from: its scenes are set
-    /// once another session (its lesson's) is up.
-    static PENDING: RefCell<Option<(&'static Demo, String)>> = const { RefCell::new(None) };
-}
-
 /// Once the demo's lesson is up, its scenes (at the steps past the lesson's own setup) are
 /// set, and the lesson's workload plays so that every scene's step exists.
 #[hook]
@@ -576,19 +546,20 @@ fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
     let up = state.ready && state.replaying.is_none();
     let key = (state.session.clone(), up, state.view.lesson.clone());
     let setup_steps = state.view.setup_steps;
+    let pending = state
+        .demo
+        .pending
+        .as_ref()
+        .and_then(|(id, from)| Some((DEMOS.iter().find(|d| d.id == *id)?, from.clone())));
     use_effect_with(key, move |(session, up, lesson)| {
-        let ready = PENDING.with(|p| {
-            let p = p.borrow();
-            p.as_ref().is_some_and(|(demo, from)| {
-                *up && **session != *from && lesson.as_deref() == Some(demo.lesson)
-            })
+        let ready = pending.as_ref().filter(|(demo, from)| {
+            *up && *session != *from && lesson.as_deref() == Some(demo.lesson)
         });
-        if ready {
-            if let Some((demo, _)) = PENDING.with(|p| p.borrow_mut().take()) {
-                stop(&dispatch);
-                save(&dispatch, &demo.scenes(setup_steps));
-                dispatch.emit(Action::Play);
-            }
+        if let Some((demo, _)) = ready {
+            dispatch.emit(Action::Demo(DemoChange::Pending(None)));
+            stop(&dispatch);
+            save(&dispatch, &demo.scenes(setup_steps));
+            dispatch.emit(Action::Play);
         }
     });
 }
@@ -601,21 +572,13 @@ fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
 fn use_pending_scene(state: &Playground, dispatch: &Callback<Action>) {
     let dispatch = dispatch.clone();
     let here = Here::of(state, None);
+    let switching = state.demo.switching.clone();
     use_effect_with(here, move |here| {
-        let arrived = SWITCHING.with(|s| {
-            let mut s = s.borrow_mut();
-            let due = s
-                .as_ref()
-                .is_some_and(|p| here.up && here.session != p.from);
-            if due {
-                s.take()
-            } else {
-                None
-            }
-        });
+        let arrived = switching.filter(|p| here.up && here.session != p.from);
         let Some(Switching { list, to, .. }) = arrived else {
             return;
         };
+        dispatch.emit(Action::Demo(DemoChange::Switching(None)));
         let scene = &list[to];
         if let Some(Shows::Lesson(id)) = &scene.scenario {
             if here.lesson.as_deref() != Some(id.as_str()) {
@@ -641,24 +604,21 @@ fn use_reach(state: &Playground, dispatch: &Callback<Action>) {
         state.playing,
         state.in_flight,
     );
+    let reaching = state.demo.reaching.clone();
     use_effect_with(key, move |(session, up, length, playing, in_flight)| {
-        let due = REACHING.with(|r| {
-            let mut r = r.borrow_mut();
-            let step = r
-                .as_mut()
-                .filter(|g| g.session == *session && *up)
-                .and_then(|g| {
-                    g.played |= *playing;
-                    let stopped = g.played && !*playing && *in_flight == 0;
-                    (*length >= g.step || stopped).then_some(g.step)
-                });
-            if step.is_some() {
-                r.take();
-            }
-            step
-        });
-        if let Some(step) = due {
-            dispatch.emit(Action::Jump(step));
+        let Some(g) = reaching.filter(|g| g.session == *session && *up) else {
+            return;
+        };
+        let played = g.played || *playing;
+        let stopped = played && !*playing && *in_flight == 0;
+        if *length >= g.step || stopped {
+            dispatch.emit(Action::Demo(DemoChange::Reaching(None)));
+            dispatch.emit(Action::Jump(g.step));
+        } else if played != g.played {
+            dispatch.emit(Action::Demo(DemoChange::Reaching(Some(Reaching {
+                played,
+                ..g
+            }))));
         }
     });
 }
@@ -670,7 +630,7 @@ fn use_scene_keys(at: Option<usize>, list: &[Scene], go_to: Callback<usize>) {
     use_effect_with((at, list.to_vec()), move |(at, list)| {
         let listener = at.map(|i| {
             let count = list.len();
-            crate::shortcuts::listen(move |key| {
+            crate::keys::listen(move |key| {
                 let to = match key {
                     "ArrowRight" | "PageDown" => i + 1,
                     "ArrowLeft" | "PageUp" => i.wrapping_sub(1),

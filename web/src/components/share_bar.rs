@@ -3,9 +3,9 @@
 
 use super::import_dialog::ImportDocuments;
 use super::query::use_engine_query;
-use crate::engine_client;
+use crate::ask;
+use crate::export::download_url;
 use crate::i18n::{t, tf, K};
-use crate::share::download_url;
 use crate::startup::Opening;
 use crate::state::{Action, Notice, Playground};
 use shardlab_protocol::{too_long, Call, Reply, MAX_SCENARIO_BYTES};
@@ -174,7 +174,7 @@ fn export_json_callback(state: Playground, dispatch: Callback<Action>) -> Callba
 fn export_mongosh_callback(state: Playground, dispatch: Callback<Action>) -> Callback<MouseEvent> {
     Callback::from(move |_| {
         let dispatch = dispatch.clone();
-        engine_client::request(&state.session, Call::Export, move |answer| match answer {
+        ask::ask(&state.session, Call::Export, move |answer| match answer {
             Ok(Reply::Export { text }) => download(
                 "shardlab-scenario.mongosh.js",
                 &download_url("text/javascript", &text),
@@ -261,7 +261,7 @@ fn export_png(svg: String) {
 /// Asks the engine for the session's shareable form (the link form, or the JSON form of an
 /// export), with the page's own state; `done` gets it or MongoDB's words on why not.
 fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, String>) + 'static) {
-    engine_client::request(
+    ask::ask(
         &state.session.clone(),
         Call::Scenario {
             page: state.page_entries(),

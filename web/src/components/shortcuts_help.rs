@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Every shortcut of the page: the keys, and what they do. (Each is handled where its
-/// panel listens, through `crate::shortcuts`; none works while typing in a field.)
+/// panel listens, through `crate::keys`; none works while typing in a field.)
 pub const SHORTCUTS: &[(&str, K)] = &[
     ("Space", K::ShortcutsHelpPlayOrPauseTheWorkload),
     ("→", K::ShortcutsHelpOneStepForwardInCompare),
@@ -98,7 +98,7 @@ fn keep_focus(close_button: NodeRef) -> Callback<KeyboardEvent> {
 fn use_help_keys(open: bool, show: Callback<()>, hide: Callback<()>) {
     use_effect_with(open, move |open| {
         let open = *open;
-        let listener = crate::shortcuts::listen(move |key| match key {
+        let listener = crate::keys::listen(move |key| match key {
             "?" if !open => {
                 show.emit(());
                 true

@@ -1,7 +1,7 @@
 //! Workshop mode: large type for presenting, toggled by a button or the `w` key. It and
 //! the unfolded Setup are remembered by the tab, so a presenter's reload keeps them.
 
-use crate::storage;
+use crate::keys::{set_tab_flag, tab_flag};
 use yew::prelude::*;
 
 /// sessionStorage: whether this tab shows workshop mode ("1" or "0").
@@ -13,12 +13,12 @@ const SETUP_KEY: &str = "shardlab.setup";
 /// callback that flips it.
 #[hook]
 fn use_tab_flag(key: &'static str) -> (bool, Callback<()>) {
-    let on = use_state_eq(|| storage::session_get(key).as_deref() == Some("1"));
+    let on = use_state_eq(|| tab_flag(key));
     let flip = {
         let on = on.clone();
         Callback::from(move |()| {
             let next = !*on;
-            storage::session_set(key, if next { "1" } else { "0" });
+            set_tab_flag(key, next);
             on.set(next);
         })
     };
@@ -40,7 +40,7 @@ pub fn use_workshop() -> (bool, Callback<()>) {
     {
         let toggle = toggle.clone();
         use_effect_with(on, move |_| {
-            let listener = crate::shortcuts::listen(move |key| {
+            let listener = crate::keys::listen(move |key| {
                 let used = key == "w";
                 if used {
                     toggle.emit(());

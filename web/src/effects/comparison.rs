@@ -486,57 +486,52 @@ fn merge(previous: Option<&Frame>, mut frame: Frame) -> Frame {
 /// The name the Compare tab's steps go under (they name their sessions themselves).
 const COMPARE_SESSION: &str = "compare";
 
-/// What the driver has asked of each session: opened, and ticks requested.
-#[derive(Default)]
-struct Asked {
-    sessions: BTreeMap<String, u64>,
-}
-
-thread_local! {
-    static ASKED: RefCell<Asked> = RefCell::new(Asked::default());
+/// What the driver has asked of each session: opened, and ticks requested. The Compare
+/// tab keeps one for as long as it is drawn; clones share it.
+#[derive(Clone, Default)]
+pub struct Asked {
+    sessions: Rc<RefCell<BTreeMap<String, u64>>>,
 }
 
 /// Sends the requests that bring every column's session up to the shared ticks: opens a
 /// new session, then asks for every column's next tick in one `page.compareStep`, which
 /// runs each column's batch and answers with each column's picture and row. Sessions no
 /// column names any more are closed.
-pub fn drive(state: &UseReducerHandle<Comparison>) {
+pub fn drive(state: &UseReducerHandle<Comparison>, asked: &Asked) {
     let live: Vec<String> = state.columns.iter().map(|c| c.session.clone()).collect();
-    let gone: Vec<String> = ASKED.with(|a| {
-        let mut a = a.borrow_mut();
-        let gone: Vec<String> = a
-            .sessions
-            .keys()
-            .filter(|s| !live.contains(s))
-            .cloned()
-            .collect();
+    let gone: Vec<String> = {
+        let mut a = asked.sessions.borrow_mut();
+        let gone: Vec<String> = a.keys().filter(|s| !live.contains(s)).cloned().collect();
         for s in &gone {
-            a.sessions.remove(s);
+            a.remove(s);
         }
         gone
-    });
+    };
     for session in gone {
         engine_client::request(&session, Call::Close, |_| ());
     }
     let mut steps = Vec::new();
     for column in &state.columns {
-        let asked = ASKED.with(|a| a.borrow().sessions.get(&column.session).copied());
-        match asked {
-            None => open(state, column),
-            Some(asked) if asked == column.ran && asked < state.ticks && column.error.is_none() => {
-                steps.push(next_tick(state, &column.session, asked));
+        let ticks = asked.sessions.borrow().get(&column.session).copied();
+        match ticks {
+            None => open(state, asked, column),
+            Some(ticks) if ticks == column.ran && ticks < state.ticks && column.error.is_none() => {
+                steps.push(next_tick(state, asked, &column.session, ticks));
             }
             Some(_) => {}
         }
     }
     if !steps.is_empty() {
-        step(state, steps);
+        step(state, asked, steps);
     }
 }
 
 /// Opens a column's session; its setup's first error, if any, is the column's.
-fn open(state: &UseReducerHandle<Comparison>, column: &CompareColumn) {
-    ASKED.with(|a| a.borrow_mut().sessions.insert(column.session.clone(), 0));
+fn open(state: &UseReducerHandle<Comparison>, asked: &Asked, column: &CompareColumn) {
+    asked
+        .sessions
+        .borrow_mut()
+        .insert(column.session.clone(), 0);
     let start = Start::Compare {
         column: ColumnSpec {
             key: column.key.clone(),
@@ -545,7 +540,7 @@ fn open(state: &UseReducerHandle<Comparison>, column: &CompareColumn) {
         chunk_size: state.chunk_size,
     };
     let session = column.session.clone();
-    let handle = state.clone();
+    let (handle, asked) = (state.clone(), asked.clone());
     engine_client::request(
         &session.clone(),
         Call::Open(start),
@@ -556,20 +551,23 @@ fn open(state: &UseReducerHandle<Comparison>, column: &CompareColumn) {
                     message: opened.errors[0].clone(),
                 })
             }
-            Ok(_) => step(&handle, vec![(ColumnStep { session, run: None }, 0)]),
-            Err(e) => failed(&handle, session, e),
+            Ok(_) => step(
+                &handle,
+                &asked,
+                vec![(ColumnStep { session, run: None }, 0)],
+            ),
+            Err(e) => failed(&handle, &asked, session, e),
         },
     );
 }
 
 /// Tick number `tick` of `session`, noted as asked: its batch, and the ticks the column
 /// will have run once it is answered.
-fn next_tick(state: &Comparison, session: &str, tick: u64) -> (ColumnStep, u64) {
-    ASKED.with(|a| {
-        a.borrow_mut()
-            .sessions
-            .insert(session.to_string(), tick + 1)
-    });
+fn next_tick(state: &Comparison, asked: &Asked, session: &str, tick: u64) -> (ColumnStep, u64) {
+    asked
+        .sessions
+        .borrow_mut()
+        .insert(session.to_string(), tick + 1);
     let run = WorkloadRun {
         ns: COMPARE_NS.to_string(),
         name: state.workload.clone(),
@@ -590,13 +588,13 @@ fn next_tick(state: &Comparison, session: &str, tick: u64) -> (ColumnStep, u64) 
 
 /// Asks for the columns' steps in one request, then hands each column's picture and row
 /// (after the ticks paired with it) to the state, or its error.
-fn step(state: &UseReducerHandle<Comparison>, steps: Vec<(ColumnStep, u64)>) {
+fn step(state: &UseReducerHandle<Comparison>, asked: &Asked, steps: Vec<(ColumnStep, u64)>) {
     let ran: BTreeMap<String, u64> = steps
         .iter()
         .map(|(s, ran)| (s.session.clone(), *ran))
         .collect();
     let columns = steps.into_iter().map(|(s, _)| s).collect();
-    let handle = state.clone();
+    let (handle, asked) = (state.clone(), asked.clone());
     engine_client::request(
         COMPARE_SESSION,
         Call::CompareStep { columns },
@@ -606,7 +604,7 @@ fn step(state: &UseReducerHandle<Comparison>, steps: Vec<(ColumnStep, u64)>) {
                 Ok(_) => return,
                 Err(e) => {
                     for session in ran.into_keys() {
-                        failed(&handle, session, e.clone());
+                        failed(&handle, &asked, session, e.clone());
                     }
                     return;
                 }
@@ -622,7 +620,7 @@ fn step(state: &UseReducerHandle<Comparison>, steps: Vec<(ColumnStep, u64)>) {
                         frame,
                         row,
                     }),
-                    (_, _, Some(e)) => failed(&handle, column.session, e),
+                    (_, _, Some(e)) => failed(&handle, &asked, column.session, e),
                     _ => {}
                 }
             }
@@ -635,21 +633,21 @@ fn step(state: &UseReducerHandle<Comparison>, steps: Vec<(ColumnStep, u64)>) {
 /// `NoSuchSession`), or the column shows the error. A session no column names any more
 /// (closed when its key changed) may answer `NoSuchSession` to what was still in flight:
 /// that is expected, and changes nothing.
-fn failed(state: &UseReducerHandle<Comparison>, session: String, e: EngineError) {
+fn failed(state: &UseReducerHandle<Comparison>, asked: &Asked, session: String, e: EngineError) {
     // The sessions asked of (`drive` forgets a column's session when it closes it): the
     // handle's own columns may be older than the answer.
-    let live = ASKED.with(|a| a.borrow().sessions.contains_key(&session));
+    let live = asked.sessions.borrow().contains_key(&session);
     if e.code_name == "NoSuchSession" && !live {
         return;
     }
     if e.code_name == engine_client::ENGINE_RESTARTED || e.code_name == "NoSuchSession" {
         // Every request in flight fails at once; the first one starts the columns over.
-        let first = ASKED.with(|a| {
-            let mut a = a.borrow_mut();
-            let first = !a.sessions.is_empty();
-            a.sessions.clear();
+        let first = {
+            let mut a = asked.sessions.borrow_mut();
+            let first = !a.is_empty();
+            a.clear();
             first
-        });
+        };
         if first {
             state.dispatch(CompareAction::EngineRestarted);
         }

@@ -22,11 +22,6 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-thread_local! {
-    /// The number of the page's next session (`page-1`, `page-2`, ...).
-    static NEXT_SESSION: Cell<u64> = const { Cell::new(1) };
-}
-
 /// A replay under way: the engine replays the scenario a slice at a time, asked by
 /// `advance` after the page has drawn the previous slice.
 struct Run {
@@ -107,6 +102,8 @@ pub struct Driver {
     /// The waiting commands last handed to the engine (see [`Driver::drain`]): the same
     /// list is never run twice.
     drained: Rc<RefCell<Option<Rc<Vec<String>>>>>,
+    /// The number of the page's next session (`page-1`, `page-2`, ...).
+    next_session: Rc<Cell<u64>>,
 }
 
 impl PartialEq for Driver {
@@ -146,6 +143,7 @@ impl Driver {
             before_import: Rc::default(),
             room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
             drained: Rc::default(),
+            next_session: Rc::new(Cell::new(1)),
         };
         // A worker that dies between requests took the page's session with it, and no
         // answer will say so: it is opened again at once.
@@ -176,7 +174,7 @@ impl Driver {
     }
 
     /// The state as last drawn.
-    fn state(&self) -> Rc<Playground> {
+    pub fn state(&self) -> Rc<Playground> {
         self.latest.borrow().clone()
     }
 
@@ -216,7 +214,11 @@ impl Driver {
         // browser's visibility reports, the timer and notices are not the user's doing.)
         if !matches!(
             action,
-            Action::Hidden(..) | Action::Tick | Action::Notice(_) | Action::Room(_)
+            Action::Hidden(..)
+                | Action::Tick
+                | Action::Notice(_)
+                | Action::Room(_)
+                | Action::Demo(_)
         ) {
             self.hold.set(false);
             self.touched.set(true);
@@ -338,7 +340,9 @@ impl Driver {
             Action::Command(cmd) if !cmd.trim().is_empty() => {
                 self.dispatch.emit(Action::Wait(cmd.trim().to_string()))
             }
-            Action::Hidden(..) | Action::Notice(_) | Action::Room(_) => self.dispatch.emit(action),
+            Action::Hidden(..) | Action::Notice(_) | Action::Room(_) | Action::Demo(_) => {
+                self.dispatch.emit(action)
+            }
             _ => {}
         }
     }
@@ -418,11 +422,7 @@ impl Driver {
         let name: Rc<str> = Rc::from(
             format!(
                 "page-{}",
-                NEXT_SESSION.with(|n| {
-                    let v = n.get();
-                    n.set(v + 1);
-                    v
-                })
+                self.next_session.replace(self.next_session.get() + 1)
             )
             .as_str(),
         );

@@ -107,3 +107,9 @@ fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> St
         escape(&stats),
     )
 }
+
+/// A `blob:` address of `text` as a file of type `mime`, for a download link: the
+/// components' way to the platform's [`crate::share::download_url`].
+pub fn download_url(mime: &str, text: &str) -> String {
+    crate::share::download_url(mime, text)
+}

@@ -9,7 +9,6 @@
 use crate::i18n::{self, t, Lang, K};
 use crate::lessons::{fetch_text_patiently, leak};
 use crate::storage::{as_list, as_object, string_field};
-use std::cell::{Cell, RefCell};
 
 /// Where the page fetches the glossary from, relative to the page.
 pub const GLOSSARY_URL: &str = "glossary.json";
@@ -34,15 +33,12 @@ pub fn glossary_url(lang: Lang) -> String {
     }
 }
 
-thread_local! {
-    /// The glossary once loaded, by language, kept (leaked once) for the page's life.
-    static LOADED: RefCell<Vec<(Lang, &'static [Entry])>> = const { RefCell::new(Vec::new()) };
-    /// Whether a fetch is under way (one at a time, however many terms ask).
-    static FETCHING: Cell<bool> = const { Cell::new(false) };
-}
+/// The glossary's kind in the cache: once loaded, by language, it is kept there (leaked
+/// once) for the page's life; and one fetch at a time, however many terms ask.
+const KIND: &str = "glossary";
 
 fn loaded_in(lang: Lang) -> Option<&'static [Entry]> {
-    LOADED.with(|l| l.borrow().iter().find(|(g, _)| *g == lang).map(|(_, e)| *e))
+    crate::cache::kept(KIND, lang)
 }
 
 /// Whether the glossary in `lang` is in.
@@ -67,12 +63,12 @@ pub fn fetch(then: impl FnOnce() + 'static) {
     if entries().is_some() {
         return;
     }
-    if FETCHING.with(|f| f.replace(true)) {
+    if !crate::cache::start_fetch(KIND) {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {
         load_in(i18n::current()).await;
-        FETCHING.with(|f| f.set(false));
+        crate::cache::end_fetch(KIND);
         then();
     });
 }
@@ -92,10 +88,7 @@ pub async fn load_in(lang: Lang) {
         into = Lang::En;
         list = read(fetch_text_patiently(GLOSSARY_URL, what, |_| ()).await);
     }
-    if !is_loaded_in(into) {
-        let leaked: &'static [Entry] = Box::leak(list.unwrap_or_default().into_boxed_slice());
-        LOADED.with(|l| l.borrow_mut().push((into, leaked)));
-    }
+    crate::cache::keep(KIND, into, list.unwrap_or_default());
 }
 
 /// Reads the glossary file, checking every entry: three non-empty strings, ids unique.

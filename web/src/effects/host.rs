@@ -29,6 +29,7 @@ use crate::engine_client;
 use crate::state::{Action, Playground};
 use shardlab_protocol::{EngineError, MAX_SOURCE_BYTES, PROTOCOL_VERSION};
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::Callback;
@@ -63,15 +64,38 @@ struct Link {
     height: i32,
 }
 
-thread_local! {
-    static LINK: RefCell<Option<Link>> = const { RefCell::new(None) };
-    static LATEST: RefCell<Option<std::rc::Rc<Playground>>> = const { RefCell::new(None) };
+/// Reads the state the page drew last, from its owner (the driver): what a host's
+/// requests are answered from.
+type Drawn = Rc<dyn Fn() -> Rc<Playground>>;
+
+/// The frame's link to its host page: the port a handshake handed over (one at a time: a
+/// new handshake replaces the last host) and how to read the page's state. Cheap to
+/// clone; every clone is the same link.
+#[derive(Clone)]
+pub struct Host {
+    link: Rc<RefCell<Option<Link>>>,
+    drawn: Drawn,
+}
+
+impl Host {
+    /// A link to no host yet, answering from the state `drawn` reads.
+    pub fn new(drawn: impl Fn() -> Rc<Playground> + 'static) -> Host {
+        Host {
+            link: Rc::default(),
+            drawn: Rc::new(drawn),
+        }
+    }
 }
 
 /// Listens for a host's handshake from `origins`; the requests it then sends go to
 /// `dispatch`. Returns the listener, which lives as long as the page keeps it.
-pub fn listen(origins: Vec<String>, dispatch: Callback<Action>) -> gloo::events::EventListener {
+pub fn listen(
+    host: &Host,
+    origins: Vec<String>,
+    dispatch: Callback<Action>,
+) -> gloo::events::EventListener {
     let window = gloo::utils::window();
+    let host = host.clone();
     gloo::events::EventListener::new(&window, "message", move |event| {
         let Some(event) = event.dyn_ref::<web_sys::MessageEvent>() else {
             return;
@@ -100,7 +124,7 @@ pub fn listen(origins: Vec<String>, dispatch: Callback<Action>) -> gloo::events:
             let _ = port.post_message(&refusal);
             return;
         }
-        connect(port, dispatch.clone());
+        connect(&host, port, dispatch.clone());
     })
 }
 
@@ -138,12 +162,13 @@ fn object(pairs: &[(&str, JsValue)]) -> JsValue {
 
 /// Takes the host's port: answers `ready`, then serves its requests. A new handshake
 /// replaces the last host.
-fn connect(port: web_sys::MessagePort, dispatch: Callback<Action>) {
+fn connect(host: &Host, port: web_sys::MessagePort, dispatch: Callback<Action>) {
     let reply_port = port.clone();
+    let asked = host.clone();
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
             let port = reply_port.clone();
-            request(&e.data(), &dispatch, move |answer| {
+            request(&asked, &e.data(), &dispatch, move |answer| {
                 let _ = port.post_message(&answer);
             });
         });
@@ -153,23 +178,18 @@ fn connect(port: web_sys::MessagePort, dispatch: Callback<Action>) {
         ("version", VERSION.into()),
         ("session", SESSION.into()),
     ]));
-    let told = LATEST.with(|l| {
-        l.borrow().as_ref().map_or((0, 0, 0), |s| {
-            (
-                s.view.position.position,
-                s.view.position.length,
-                s.console.len(),
-            )
-        })
-    });
-    LINK.with(|l| {
-        *l.borrow_mut() = Some(Link {
-            port,
-            _on_message: on_message,
-            told,
-            watching: None,
-            height: -1,
-        })
+    let s = (host.drawn)();
+    let told = (
+        s.view.position.position,
+        s.view.position.length,
+        s.console.len(),
+    );
+    *host.link.borrow_mut() = Some(Link {
+        port,
+        _on_message: on_message,
+        told,
+        watching: None,
+        height: -1,
     });
 }
 
@@ -183,7 +203,12 @@ const READING: &[&str] = &[
 /// came, about the page's session, and their answers come back as it wrote them: the page
 /// decodes neither (it would compile a reader of every request and a writer of every
 /// answer).
-fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsValue) + 'static) {
+fn request(
+    host: &Host,
+    data: &JsValue,
+    dispatch: &Callback<Action>,
+    reply: impl FnOnce(JsValue) + 'static,
+) {
     let id = field(data, "id")
         .and_then(|id| id.as_f64())
         .filter(|id| id.fract() == 0.0 && *id >= 0.0 && *id <= 9e15)
@@ -205,7 +230,7 @@ fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsVal
     }
     let params = field(data, "params").filter(|p| !p.is_null());
     if let Some(own) = method.strip_prefix("page.") {
-        return reply(match page_method(own, params.as_ref(), dispatch) {
+        return reply(match page_method(host, own, params.as_ref(), dispatch) {
             Ok(result) => object(&[
                 ("v", VERSION.into()),
                 ("id", (id as f64).into()),
@@ -233,10 +258,7 @@ fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsVal
     } else {
         params
     };
-    let session = LATEST.with(|l| l.borrow().as_ref().map(|s| s.session.to_string()));
-    let Some(session) = session else {
-        return reply(refuse(EngineError::no_such_session(SESSION)));
-    };
+    let session = (host.drawn)().session.to_string();
     engine_client::forward(&session, &method, params, move |answer| {
         // The host's own number for it.
         let _ = js_sys::Reflect::set(&answer, &"id".into(), &(id as f64).into());
@@ -246,6 +268,7 @@ fn request(data: &JsValue, dispatch: &Callback<Action>, reply: impl FnOnce(JsVal
 
 /// The frame's own methods, which drive the page as a reader would.
 fn page_method(
+    host: &Host,
     method: &str,
     params: Option<&JsValue>,
     dispatch: &Callback<Action>,
@@ -265,11 +288,9 @@ fn page_method(
         "play" => Ok(emit(dispatch, Action::Play)),
         "pause" => Ok(emit(dispatch, Action::Pause)),
         "step" => Ok(emit(dispatch, Action::Step)),
-        "state" => Ok(LATEST
-            .with(|l| l.borrow().as_ref().map(|s| state(s)))
-            .unwrap_or(JsValue::NULL)),
+        "state" => Ok(state(&(host.drawn)())),
         "watchHeight" => {
-            watch_height();
+            watch_height(host);
             Ok(object(&[]))
         }
         other => Err(format!(
@@ -306,10 +327,9 @@ fn state(s: &Playground) -> JsValue {
 }
 
 /// The page drew `s`: the host hears of a moved cursor and new console lines.
-pub fn notify(s: &std::rc::Rc<Playground>) {
-    LATEST.with(|l| *l.borrow_mut() = Some(s.clone()));
-    LINK.with(|l| {
-        let mut l = l.borrow_mut();
+pub fn notify(host: &Host, s: &Playground) {
+    {
+        let mut l = host.link.borrow_mut();
         let Some(link) = l.as_mut() else {
             return;
         };
@@ -334,33 +354,32 @@ pub fn notify(s: &std::rc::Rc<Playground>) {
                 .post_message(&event("console", &[("lines", new.into())]));
         }
         link.told = (position, length, s.console.len());
-    });
+    }
 }
 
 /// Reports the content's height to the host whenever it changes.
-fn watch_height() {
-    let report = Closure::<dyn FnMut()>::new(|| {
+fn watch_height(host: &Host) {
+    let link = Rc::downgrade(&host.link);
+    let report = Closure::<dyn FnMut()>::new(move || {
         let height = gloo::utils::document()
             .document_element()
             .map_or(0, |e| e.scroll_height());
-        LINK.with(|l| {
-            if let Some(link) = l.borrow_mut().as_mut() {
-                if link.height != height {
-                    link.height = height;
-                    let _ = link
-                        .port
-                        .post_message(&event("height", &[("height", height.into())]));
-                }
+        let Some(shared) = link.upgrade() else { return };
+        let mut held = shared.borrow_mut();
+        if let Some(link) = held.as_mut() {
+            if link.height != height {
+                link.height = height;
+                let _ = link
+                    .port
+                    .post_message(&event("height", &[("height", height.into())]));
             }
-        });
+        }
     });
     let Ok(observer) = web_sys::ResizeObserver::new(report.as_ref().unchecked_ref()) else {
         return;
     };
     observer.observe(&gloo::utils::body());
-    LINK.with(|l| {
-        if let Some(link) = l.borrow_mut().as_mut() {
-            link.watching = Some((observer, report));
-        }
-    });
+    if let Some(link) = host.link.borrow_mut().as_mut() {
+        link.watching = Some((observer, report));
+    }
 }

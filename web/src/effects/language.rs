@@ -7,6 +7,7 @@
 use crate::i18n::{self, Lang};
 use crate::storage;
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
 /// localStorage: the language the reader chose in the header.
@@ -51,22 +52,27 @@ pub fn remember(lang: Lang) {
 /// What to do once a language's words are in.
 type Then = Box<dyn FnOnce()>;
 
-thread_local! {
-    /// Callers waiting for a catalogue under way, by language.
-    static WAITING: RefCell<Vec<(Lang, Vec<Then>)>> = const { RefCell::new(Vec::new()) };
+/// The callers waiting for each language's words.
+type Waiting = Vec<(Lang, Vec<Then>)>;
+
+/// The page's language switch: the callers waiting for a catalogue under way, by
+/// language, so that one fetch serves them all. The page keeps one; clones share it.
+#[derive(Clone, Default)]
+pub struct Switch {
+    waiting: Rc<RefCell<Waiting>>,
 }
 
 /// Makes `lang` the page's language once its words are in (its catalogue, and the
 /// lessons and the glossary in it if they are shown in another), then calls `then` (to
 /// redraw with it). A catalogue that cannot be read leaves the English words standing in.
-pub fn switch(lang: Lang, then: impl FnOnce() + 'static) {
+pub fn switch(switch: &Switch, lang: Lang, then: impl FnOnce() + 'static) {
     if ready(lang) {
         apply(lang);
         then();
         return;
     }
-    let first = WAITING.with(|w| {
-        let mut w = w.borrow_mut();
+    let first = {
+        let mut w = switch.waiting.borrow_mut();
         match w.iter_mut().find(|(g, _)| *g == lang) {
             Some((_, list)) => {
                 list.push(Box::new(then));
@@ -77,16 +83,17 @@ pub fn switch(lang: Lang, then: impl FnOnce() + 'static) {
                 true
             }
         }
-    });
+    };
     if first {
+        let waiting = Rc::clone(&switch.waiting);
         wasm_bindgen_futures::spawn_local(async move {
             fetch_words(lang, true).await;
             apply(lang);
-            let waiting = WAITING.with(|w| {
-                let mut w = w.borrow_mut();
+            let waiting = {
+                let mut w = waiting.borrow_mut();
                 let i = w.iter().position(|(g, _)| *g == lang);
                 i.map(|i| w.remove(i).1).unwrap_or_default()
-            });
+            };
             for then in waiting {
                 then();
             }

@@ -165,15 +165,13 @@ pub fn lessons_url(lang: Lang) -> String {
     }
 }
 
-thread_local! {
-    /// The lessons once loaded, by language. They are kept for the page's life (leaked
-    /// once), so that steps can be handed around as `&'static`.
-    static LOADED: std::cell::RefCell<Vec<(Lang, &'static [Lesson])>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// The lessons' kind in the cache: once loaded, they are kept there for the page's life
+/// (leaked once), so that steps can be handed around as `&'static`.
+const KIND: &str = "lessons";
 
 /// The lessons in `lang`, if loaded.
 fn loaded_in(lang: Lang) -> Option<&'static [Lesson]> {
-    LOADED.with(|l| l.borrow().iter().find(|(g, _)| *g == lang).map(|(_, s)| *s))
+    crate::cache::kept(KIND, lang)
 }
 
 /// Whether the lessons in `lang` are in.
@@ -199,12 +197,7 @@ pub fn install(lessons: Vec<Lesson>) -> &'static [Lesson] {
 
 /// Makes `lessons` the page's lessons in `lang`, for its life. Only the first call counts.
 pub fn install_in(lang: Lang, lessons: Vec<Lesson>) -> &'static [Lesson] {
-    if let Some(loaded) = loaded_in(lang) {
-        return loaded;
-    }
-    let leaked: &'static [Lesson] = Box::leak(lessons.into_boxed_slice());
-    LOADED.with(|l| l.borrow_mut().push((lang, leaked)));
-    leaked
+    crate::cache::keep(KIND, lang, lessons)
 }
 
 /// Fetches and reads the lessons in the page's language (once; later calls answer at

@@ -7,6 +7,7 @@
 //! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
 use crate::i18n::{tf, K};
+use crate::scenes::Scene;
 use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
     Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, ShardFrame, Start,
@@ -264,6 +265,57 @@ pub struct Playground {
     pub first_screen: Option<Rc<Start>>,
     /// The user's documents the Compare tab was last asked to replay, with the keys.
     pub compare_sample: Option<Rc<CompareSample>>,
+    /// Where a demo is on its way through its scenes, across sessions.
+    pub demo: DemoFlow,
+}
+
+/// A demo's way through its scenes (`components/scenes_panel.rs`), which goes on across
+/// the sessions its scenes open: a new session's state carries it over. No panel draws
+/// it; changing it redraws nothing.
+#[derive(Clone, Debug, Default)]
+pub struct DemoFlow {
+    /// A scene whose scenario is being opened.
+    pub switching: Option<Switching>,
+    /// A step a lesson's workload plays towards.
+    pub reaching: Option<Reaching>,
+    /// A ready-made demo asked for (its id), and the session it was asked from: its
+    /// scenes are set once another session (its lesson's) is up.
+    pub pending: Option<(&'static str, Rc<str>)>,
+}
+
+/// A scene whose scenario is being opened: the session it was asked from, the demo and
+/// the scene to show once the new session is up.
+#[derive(Clone, Debug)]
+pub struct Switching {
+    /// The session the scene was asked from.
+    pub from: Rc<str>,
+    /// The demo's scenes.
+    pub list: Rc<Vec<Scene>>,
+    /// The scene to show.
+    pub to: usize,
+}
+
+/// A step to show once the playing workload made it: in which session, and whether the
+/// workload was seen playing (before that, a stopped workload has not started yet).
+#[derive(Clone, Debug)]
+pub struct Reaching {
+    /// The session.
+    pub session: Rc<str>,
+    /// The step.
+    pub step: u64,
+    /// Whether the workload was seen playing.
+    pub played: bool,
+}
+
+/// A change to the [`DemoFlow`].
+#[derive(Clone, Debug)]
+pub enum DemoChange {
+    /// A scene's scenario is being opened, or no longer.
+    Switching(Option<Switching>),
+    /// A step is played towards, or no longer.
+    Reaching(Option<Reaching>),
+    /// A ready-made demo waits for its lesson, or no longer.
+    Pending(Option<(&'static str, Rc<str>)>),
 }
 
 /// The documents of a collection of the page's session, replayed on the Compare tab
@@ -317,6 +369,9 @@ pub enum Action {
     CompareSample(CompareSample),
     /// A panel's state for links and the saved session: `None` removes it.
     Page(&'static str, Option<String>),
+    /// A demo's way through its scenes moves on (see [`DemoFlow`]): no panel draws again
+    /// for it.
+    Demo(DemoChange),
     /// Start over with a lesson.
     LoadPreset(String),
     /// Open the scenario a workshop scene shows (a lesson or a session's link form), as a
@@ -414,6 +469,7 @@ impl Playground {
             ready: false,
             first_screen: None,
             compare_sample: None,
+            demo: DemoFlow::default(),
         }
     }
 
@@ -721,6 +777,7 @@ impl Playground {
                 fresh.hidden = self.hidden;
                 fresh.calm_revs = self.calm_revs;
                 fresh.waiting = self.waiting.clone();
+                fresh.demo = self.demo.clone();
                 // Play or Let time pass pressed before the page's first session opened
                 // goes on in it: its ticks wait for the session's first answer.
                 if &*self.session == NO_SESSION {
@@ -753,6 +810,15 @@ impl Playground {
             // The progress bar alone: no panel draws again for it.
             Action::Replaying(progress) => {
                 next.replaying = progress;
+                return Rc::new(next);
+            }
+            // Bookkeeping: no panel draws again for it.
+            Action::Demo(change) => {
+                match change {
+                    DemoChange::Switching(s) => next.demo.switching = s,
+                    DemoChange::Reaching(r) => next.demo.reaching = r,
+                    DemoChange::Pending(p) => next.demo.pending = p,
+                }
                 return Rc::new(next);
             }
             Action::Wait(cmd) => {
@@ -835,6 +901,7 @@ impl Playground {
             | Action::Cataloged(_)
             | Action::Switch(..)
             | Action::Replaying(_)
+            | Action::Demo(_)
             | Action::Wait(_)
             | Action::Drained
             | Action::Concluded { .. } => {}
@@ -847,7 +914,12 @@ impl Reducible for Playground {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let answer = matches!(action, Action::Viewed(..));
+        // A demo's bookkeeping catches no panel up.
+        let quiet = matches!(action, Action::Demo(_));
         let next = self.apply(action);
+        if quiet {
+            return next;
+        }
         // While a workload plays, the side panels catch up in turn, a few times a second,
         // rather than with every answer.
         let paced = answer && (next.playing || next.passing);
