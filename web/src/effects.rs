@@ -14,4 +14,5 @@ pub mod language;
 pub mod lessons;
 pub mod loading;
 pub mod screen;
+pub mod start;
 pub mod startup;

@@ -13,7 +13,7 @@ pub mod platform;
 
 pub use effects::{
     ask, comparison, documents, driver, export, glossary, host, keys, language, lessons, loading,
-    screen, startup,
+    screen, start, startup,
 };
 pub use model::{i18n, palette, scenes, state, words};
 pub use platform::{

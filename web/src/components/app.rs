@@ -29,10 +29,8 @@ use crate::driver::Driver;
 use crate::i18n::Lang;
 use crate::i18n::{t, tf, K};
 use crate::language;
-use crate::platform::first_screen;
-use crate::recovery;
-use crate::sessions;
 use crate::share::PageOptions;
+use crate::start;
 use crate::startup::{self, Banner};
 use crate::state::{Action, Calm, FirstScreen, Notice, Playground};
 use gloo::timers::callback::Interval;
@@ -176,12 +174,12 @@ pub fn app(props: &AppProps) -> Html {
 }
 
 /// Once the page hydrated the pre-rendered first screen, what was clicked or typed in it
-/// before is done again, now that the page listens (see [`first_screen::hydrated`]).
+/// before is done again, now that the page listens (see [`start::hydrated`]).
 #[hook]
 fn use_hydrated(hydrating: bool) {
     use_effect_with((), move |_| {
         if hydrating {
-            first_screen::hydrated();
+            start::hydrated();
         }
     });
 }
@@ -189,10 +187,7 @@ fn use_hydrated(hydrating: bool) {
 /// The page's options, read from its address once.
 #[hook]
 fn use_page_options() -> Rc<PageOptions> {
-    use_memo((), |_| {
-        let (query, fragment) = crate::platform::address();
-        PageOptions::from_address(&query, &fragment)
-    })
+    use_memo((), |_| start::page_options())
 }
 
 /// Whether the comparison tab was ever opened (it is mounted from then on), counting the
@@ -459,32 +454,18 @@ fn use_driver(
         let driver = (*driver).clone();
         let options = options.clone();
         use_effect_with((), move |_| {
-            driver.catalog();
-            wasm_bindgen_futures::spawn_local(async move {
-                // The page's language first, so that what the start says is in it.
-                lang.set(language::start(options.lang.as_deref()).await);
-                // An embedded view never reads or writes the saved sessions.
-                if !options.embed {
-                    sessions::load().await;
-                }
-                let boot = startup::boot(&options);
-                banner.set(boot.banner.clone());
-                started.set(Some(Started {
-                    hold: boot.hold,
-                    recovering: boot.recovering,
-                }));
-                if boot.hold {
-                    driver.hold();
-                }
-                if driver.has_session() {
-                    // The user opened something (a lesson from the menu) while the saved
-                    // sessions were read: that wins, as a session of its own, and this
-                    // tab's saved one stays stored, to return to.
-                    sessions::start_new();
-                } else {
-                    driver.open(boot.opening, true);
-                }
-            });
+            start::begin(
+                driver,
+                options,
+                move |l| lang.set(l),
+                move |boot| {
+                    banner.set(boot.banner.clone());
+                    started.set(Some(Started {
+                        hold: boot.hold,
+                        recovering: boot.recovering,
+                    }));
+                },
+            );
         });
     }
     (*driver).clone()
@@ -693,7 +674,7 @@ fn use_offline(up: bool) -> Option<f64> {
         let set = kept.setter();
         use_effect_with(up, move |up| {
             if *up && !std::mem::replace(&mut *asked.borrow_mut(), true) {
-                crate::network::keep_offline(move |bytes| set.set(Some(bytes)));
+                start::keep_offline(move |bytes| set.set(Some(bytes)));
             }
         });
     }
@@ -776,12 +757,12 @@ fn use_return_to_session(driver: &Driver) -> Callback<()> {
 
 /// Once the page is up (its first picture drawn, and its replay over), a crash it
 /// recovered from is over: a later one may reload the page again (see
-/// [`crate::recovery`]).
+/// [`start::up`]).
 #[hook]
 fn use_started(up: bool) {
     use_effect_with(up, |up| {
         if *up {
-            recovery::started();
+            start::up();
         }
     });
 }

@@ -3,14 +3,14 @@
 //! prediction, runs, and then outlines the part of the page that shows the result.
 //!
 //! Where the learner is (lesson and step) is kept in localStorage under
-//! [`STORAGE_KEY`], so a lesson left halfway can be resumed later.
+//! [`crate::lessons::STORAGE_KEY`], so a lesson left halfway can be resumed later.
 
 use crate::i18n::{t, tf, K};
 use crate::lessons::{
-    lesson, lessons, progress_label, Lesson, Progress, Run, Scenario, STORAGE_KEY,
+    forget_progress, lesson, lessons, load_progress, progress_label, save_progress, Lesson,
+    Progress, Run, Scenario,
 };
 use crate::state::Action;
-use crate::storage;
 use crate::words::count;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -172,7 +172,7 @@ fn go_callback(
             return;
         }
         if next as usize >= l.steps.len() {
-            storage::remove(STORAGE_KEY);
+            forget_progress();
             saved.set(None);
             open.set(None);
             complete.set(Some(l));
@@ -291,7 +291,7 @@ fn use_step_keys(is_open: bool, go: &Callback<i32>) {
     let go = go.clone();
     use_effect_with(is_open, move |is_open| {
         let listener = is_open.then(|| {
-            crate::shortcuts::listen(move |key| {
+            crate::keys::listen(move |key| {
                 let step = match key {
                     "n" => 1,
                     "p" => -1,
@@ -484,23 +484,6 @@ fn run_finished(run: Run, props: &GuideProps) -> bool {
         Run::Commands(_) => true,
         Run::Play => !props.playing && props.count >= props.total,
     }
-}
-
-/// The saved progress, if any and readable.
-fn load_progress() -> Option<Progress> {
-    let stored = storage::get_object(STORAGE_KEY)?;
-    Some(Progress {
-        lesson: storage::string_field(&stored, "lesson")?,
-        step: storage::number_field(&stored, "step")? as u32,
-    })
-}
-
-/// Remembers the progress, as `{"lesson":…,"step":…}`.
-fn save_progress(progress: &Progress) {
-    let object = js_sys::Object::new();
-    storage::set_field(&object, "lesson", &progress.lesson.as_str().into());
-    storage::set_field(&object, "step", &progress.step.into());
-    storage::set_json(STORAGE_KEY, &object);
 }
 
 /// Adds the outline class to the first element matching `selector`.

@@ -171,6 +171,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::i18n::{t, K};
     use crate::state::Notice;
     use shardlab_protocol::{CollectionInfo, Frame, Landed, PageView, Position};
     use yew::Reducible;
@@ -216,7 +217,7 @@ mod tests {
     /// a notice, an act sent, a command typed (before its answer), a panel published.
     fn unrelated() -> Vec<Action> {
         vec![
-            Action::Notice(Some(Notice::plain("Saved."))),
+            Action::Notice(Some(Notice::plain(t(K::RecentSavedSession)))),
             Action::Sent,
             Action::Command("db.events.find()".into()),
             Action::Page("compare", Some("x".into())),

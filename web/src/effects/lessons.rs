@@ -421,3 +421,25 @@ fn parse_choices(q: &Object) -> Result<Vec<Choice>, String> {
         })
         .collect()
 }
+
+/// The saved progress, if any and readable.
+pub fn load_progress() -> Option<Progress> {
+    let stored = crate::storage::get_object(STORAGE_KEY)?;
+    Some(Progress {
+        lesson: crate::storage::string_field(&stored, "lesson")?,
+        step: crate::storage::number_field(&stored, "step")? as u32,
+    })
+}
+
+/// Remembers the progress, as `{"lesson":…,"step":…}`.
+pub fn save_progress(progress: &Progress) {
+    let object = js_sys::Object::new();
+    crate::storage::set_field(&object, "lesson", &progress.lesson.as_str().into());
+    crate::storage::set_field(&object, "step", &progress.step.into());
+    crate::storage::set_json(STORAGE_KEY, &object);
+}
+
+/// Forgets the saved progress (the lesson was completed).
+pub fn forget_progress() {
+    crate::storage::remove(STORAGE_KEY);
+}
