@@ -554,3 +554,99 @@ fn the_page_check_catches_planted_platform_imports_and_globals() {
         vec!["effects/driver keeps CURRENT in a thread_local!".to_owned()]
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// No function of the page runs past 80 lines (issue 37): a long one is split by what it
+// does, so each part can be read, and changed, on its own.
+// ---------------------------------------------------------------------------------------
+
+/// The longest a function of the page may run, from its `fn` line to its closing brace.
+const MAX_FUNCTION_LINES: usize = 80;
+
+/// The name a line declares a function by (`fn name`, after any qualifiers), if it does.
+fn declared_fn(line: &str) -> Option<&str> {
+    let at = line.find("fn ")?;
+    let before = line[..at].chars().next_back();
+    if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let rest = &line[at + 3..];
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The functions of a file that run past `limit` lines, as `name (n lines)`, counted in
+/// its code without comments and literals (a declaration without a body is skipped).
+fn long_functions(src: &str, limit: usize) -> Vec<String> {
+    let code = code_only(src);
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(name) = declared_fn(line) else {
+            continue;
+        };
+        let (mut depth, mut opened, mut end) = (0i64, false, None);
+        'scan: for (at, l) in lines.iter().enumerate().skip(start) {
+            for c in l.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    ';' if !opened => break 'scan,
+                    _ => {}
+                }
+                if opened && depth == 0 {
+                    end = Some(at);
+                    break 'scan;
+                }
+            }
+        }
+        if let Some(end) = end {
+            let n = end - start + 1;
+            if n > limit {
+                found.push(format!("{name} ({n} lines)"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_function_of_the_page_runs_past_80_lines() {
+    let mut found = Vec::new();
+    for (id, src) in read_web() {
+        for f in long_functions(&src, MAX_FUNCTION_LINES) {
+            found.push(format!("{}: {f}", show(&id)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "functions past {MAX_FUNCTION_LINES} lines (split them by what they do):\n{}",
+        found.join("\n")
+    );
+}
+
+/// A planted function of 81 lines is caught, one of 80 is not, nor a declaration without
+/// a body, nor braces in a comment or a string.
+#[test]
+fn a_planted_long_function_is_caught() {
+    let body = |n: usize| "    let x = 1;\n".repeat(n);
+    let at_limit = format!("pub fn fits() {{\n{}}}\n", body(78));
+    assert_eq!(long_functions(&at_limit, 80), Vec::<String>::new());
+    let past = format!(
+        "/// fn not_this() {{\nfn long(a: u8) -> u8 {{\n    // }}\n    let s = \"}}\";\n{}    a\n}}\n",
+        body(76)
+    );
+    assert_eq!(
+        long_functions(&past, 80),
+        vec!["long (81 lines)".to_owned()]
+    );
+    assert_eq!(
+        long_functions("trait T {\n    fn declared(&self);\n}\n", 1),
+        Vec::<String>::new()
+    );
+}

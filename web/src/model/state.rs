@@ -757,36 +757,37 @@ impl Playground {
         self.first_screen = None;
     }
 
+    /// A new session's state, keeping what the page keeps across sessions, taken from the
+    /// state as it is now, not from the snapshot the driver made the new one from (actions
+    /// may have come in between: a panel publishing its state just before a lesson opens).
+    fn switched(&self, mut fresh: Playground, own_workload: bool) -> Rc<Self> {
+        if !own_workload {
+            fresh.workload = self.workload.clone();
+        }
+        fresh.history = self.history.clone();
+        fresh.speed = self.speed;
+        fresh.mode = self.mode;
+        fresh.page = self.page.clone();
+        fresh.catalog = self.catalog.clone();
+        fresh.hidden = self.hidden;
+        fresh.calm_revs = self.calm_revs;
+        fresh.waiting = self.waiting.clone();
+        fresh.demo = self.demo.clone();
+        // Play or Let time pass pressed before the page's first session opened goes on
+        // in it: its ticks wait for the session's first answer.
+        if &*self.session == NO_SESSION {
+            fresh.playing |= self.playing;
+            fresh.passing |= self.passing;
+        }
+        fresh.rev = self.rev + 1;
+        Rc::new(fresh)
+    }
+
     /// The reducer proper; [`Reducible::reduce`] adds the calm revisions.
     fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            // What the page keeps across sessions is taken from the state as it is now,
-            // not from the snapshot the driver made the new one from (actions may have come
-            // in between: a panel publishing its state just before a lesson opens).
-            Action::Switch(state, own_workload) => {
-                let mut fresh = *state;
-                if !own_workload {
-                    fresh.workload = self.workload.clone();
-                }
-                fresh.history = self.history.clone();
-                fresh.speed = self.speed;
-                fresh.mode = self.mode;
-                fresh.page = self.page.clone();
-                fresh.catalog = self.catalog.clone();
-                fresh.hidden = self.hidden;
-                fresh.calm_revs = self.calm_revs;
-                fresh.waiting = self.waiting.clone();
-                fresh.demo = self.demo.clone();
-                // Play or Let time pass pressed before the page's first session opened
-                // goes on in it: its ticks wait for the session's first answer.
-                if &*self.session == NO_SESSION {
-                    fresh.playing |= self.playing;
-                    fresh.passing |= self.passing;
-                }
-                fresh.rev = self.rev + 1;
-                return Rc::new(fresh);
-            }
+            Action::Switch(state, own_workload) => return self.switched(*state, own_workload),
             Action::Viewed(session, view) => {
                 if session != self.session {
                     return self;
