@@ -424,7 +424,8 @@ const memory = process.env.MEMORY === '0' ? null : await (async () => {
     const bar = document.querySelector('[data-testid="compare-progress"]');
     return bar.dataset.done === bar.dataset.total && bar.dataset.settled === 'true';
   }, null, { timeout: 300000 });
-  const sizes = () => (self.__wasmMemories ?? []).map((m) => m.buffer.byteLength);
+  // A part of a split module imports its memory rather than exporting one: no memory.
+  const sizes = () => (self.__wasmMemories ?? []).filter((m) => m?.buffer).map((m) => m.buffer.byteLength);
   const pageMemories = await p.evaluate(sizes);
   const engine = p.workers().find((w) => w.url().includes(`${engineDir}/worker.js`));
   const engineMemories = engine ? await engine.evaluate(sizes) : null;
@@ -506,7 +507,8 @@ const importing = process.env.IMPORT === '0' ? null : await (async () => {
       long: window.__ilong.filter(([t]) => t >= window.__istart),
     };
   }, end);
-  const sizes = () => (self.__wasmMemories ?? []).map((m) => m.buffer.byteLength);
+  // A part of a split module imports its memory rather than exporting one: no memory.
+  const sizes = () => (self.__wasmMemories ?? []).filter((m) => m?.buffer).map((m) => m.buffer.byteLength);
   const pageMemories = await p.evaluate(sizes);
   const engine = p.workers().find((w) => w.url().includes(`${engineDir}/worker.js`));
   const engineMemories = engine ? await engine.evaluate(sizes) : null;
