@@ -1,7 +1,7 @@
 //! The ShardLab playground UI as a library, so that browser tests can mount its components.
 //!
 //! The page is a view of the engine (ARCHITECTURE.md, "One engine, many views"). Its
-//! folders are its layers, lowest first: `model` (the state and its reducer), `platform`
+//! folders are its layers, lowest first: `model` (the state and its update), `platform`
 //! (storage, the address, the engine client), `effects` (start-up, the driver, content)
 //! and `components` (what is drawn). A layer imports only from those below it, which
 //! `tests/it/web_layers.rs` checks.
@@ -12,10 +12,10 @@ pub mod model;
 pub mod platform;
 
 pub use effects::{
-    ask, comparison, documents, driver, export, glossary, host, keys, language, lessons, loading,
-    screen, start, startup,
+    ask, comparison, documents, driver, export, glossary, host, kept, keys, language, lessons,
+    loading, presenting, screen, start, startup,
 };
-pub use model::{i18n, palette, scenes, state, words};
+pub use model::{i18n, options, palette, saved, scenes, state, update, words};
 pub use platform::{
     cache, engine_client, first_screen, network, parts, recovery, scene_channel, sessions, share,
     shortcuts, storage,

@@ -1,8 +1,11 @@
-//! The lowest layer: the page's state and its pure reducer. It imports nothing from the
+//! The lowest layer: the page's state and its pure update. It imports nothing from the
 //! layers above (platform, effects, components).
 
 pub mod i18n;
+pub mod options;
 pub mod palette;
+pub mod saved;
 pub mod scenes;
 pub mod state;
+pub mod update;
 pub mod words;

@@ -18,7 +18,6 @@ use shardlab_web::state::{
 };
 use std::rc::Rc;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -99,7 +98,7 @@ fn viewed(session: &Rc<str>, view: PageView) -> Action {
 fn opened() -> (Rc<Playground>, Rc<str>) {
     let state = Rc::new(Playground::opening("page-1"));
     let session = state.session.clone();
-    let state = state.reduce(viewed(&session, view(2, 2, 0, &[])));
+    let state = state.next(viewed(&session, view(2, 2, 0, &[])));
     (state, session)
 }
 
@@ -108,10 +107,10 @@ fn the_reducer_takes_in_the_engines_view_of_its_own_session_only() {
     let state = Rc::new(Playground::opening("page-1"));
     assert!(!state.ready);
     let session = state.session.clone();
-    let state = state.reduce(Action::Sent);
+    let state = state.next(Action::Sent);
     assert_eq!(state.in_flight, 1);
     let rev = state.rev;
-    let state = state.reduce(viewed(
+    let state = state.next(viewed(
         &session,
         view(3, 3, 25, &[(PageLineKind::Auto, "sim.generate(...)")]),
     ));
@@ -124,17 +123,17 @@ fn the_reducer_takes_in_the_engines_view_of_its_own_session_only() {
     // An answer for another session (an earlier one, a late picture of a replay) is dropped
     // whole: the state is the very same.
     let other: Rc<str> = Rc::from("page-0");
-    let late = state.clone().reduce(viewed(&other, view(9, 9, 900, &[])));
+    let late = state.clone().next(viewed(&other, view(9, 9, 900, &[])));
     assert!(Rc::ptr_eq(&late, &state));
     let late = state
         .clone()
-        .reduce(Action::Refused(other, "gone".to_string()));
+        .next(Action::Refused(other, "gone".to_string()));
     assert!(Rc::ptr_eq(&late, &state));
     // Lines add up in the console, kept to a readable length.
     let mut state = state;
     for i in 0..500 {
         let line = format!("line {i}");
-        state = state.reduce(viewed(
+        state = state.next(viewed(
             &session,
             view(3, 3, 25, &[(PageLineKind::Output, &line)]),
         ));
@@ -145,7 +144,7 @@ fn the_reducer_takes_in_the_engines_view_of_its_own_session_only() {
     let mut quiet = view(4, 4, 25, &[]);
     quiet.notice = Some("test.events already holds 25 documents".to_string());
     quiet.settings.key = String::new();
-    let state = state.reduce(viewed(&session, quiet));
+    let state = state.next(viewed(&session, quiet));
     assert_eq!(
         state.notice.as_ref().map(|n| n.text.as_str()),
         Some("test.events already holds 25 documents")
@@ -156,21 +155,21 @@ fn the_reducer_takes_in_the_engines_view_of_its_own_session_only() {
 #[wasm_bindgen_test]
 fn done_failed_and_refused_answers_stop_the_workload() {
     let (state, session) = opened();
-    let state = state.reduce(Action::Play);
+    let state = state.next(Action::Play);
     assert!(state.playing && state.echo_batch);
     let mut done = view(3, 3, 1000, &[]);
     done.done = true;
-    let stopped = state.clone().reduce(viewed(&session, done));
+    let stopped = state.clone().next(viewed(&session, done));
     assert!(!stopped.playing, "a full collection stops the workload");
-    let passing = state.clone().reduce(Action::PassTime);
+    let passing = state.clone().next(Action::PassTime);
     assert!(passing.passing);
     let mut failed = view(3, 3, 0, &[(PageLineKind::Error, "MongoServerError")]);
     failed.failed = true;
-    let stopped = passing.clone().reduce(viewed(&session, failed));
+    let stopped = passing.clone().next(viewed(&session, failed));
     assert!(!stopped.playing && !stopped.passing);
     let refused = passing
-        .reduce(Action::Sent)
-        .reduce(Action::Refused(session, "The engine refused.".to_string()));
+        .next(Action::Sent)
+        .next(Action::Refused(session, "The engine refused.".to_string()));
     assert!(!refused.playing && !refused.passing);
     assert_eq!(refused.in_flight, 0);
     assert_eq!(
@@ -183,11 +182,11 @@ fn done_failed_and_refused_answers_stop_the_workload() {
 fn a_switch_draws_another_session_and_its_successor_keeps_the_ui() {
     let (state, _) = opened();
     let state = state
-        .reduce(Action::SetSpeed(99))
-        .reduce(Action::SetMode(Mode::Compare))
-        .reduce(Action::Command("sh.status()".into()))
-        .reduce(Action::Command("sh.status()".into()))
-        .reduce(Action::Page("compare", Some("monotonic".into())));
+        .next(Action::SetSpeed(99))
+        .next(Action::SetMode(Mode::Compare))
+        .next(Action::Command("sh.status()".into()))
+        .next(Action::Command("sh.status()".into()))
+        .next(Action::Page("compare", Some("monotonic".into())));
     assert_eq!(state.speed, 30, "the speed is clamped");
     assert_eq!(state.history.len(), 1, "a repeated command is kept once");
     let next = state.successor("page-2");
@@ -201,14 +200,14 @@ fn a_switch_draws_another_session_and_its_successor_keeps_the_ui() {
     assert!(next.rev > state.rev);
     let mut lesson = next.clone();
     lesson.workload.batch = 7;
-    let switched = state.clone().reduce(Action::Switch(Box::new(lesson), true));
+    let switched = state.clone().next(Action::Switch(Box::new(lesson), true));
     assert_eq!(
         switched.workload.batch, 7,
         "a lesson's own workload is taken"
     );
     let mut edited = (*state).clone();
     edited.workload.batch = 200;
-    let switched = Rc::new(edited).reduce(Action::Switch(Box::new(next), false));
+    let switched = Rc::new(edited).next(Action::Switch(Box::new(next), false));
     assert_eq!(
         switched.workload.batch, 200,
         "the form's workload, as edited meanwhile, is kept"
@@ -217,22 +216,22 @@ fn a_switch_draws_another_session_and_its_successor_keeps_the_ui() {
     // From now on only page-2's answers are taken.
     let old: Rc<str> = Rc::from("page-1");
     let rev = switched.rev;
-    let after = switched.reduce(viewed(&old, view(7, 7, 7, &[])));
+    let after = switched.next(viewed(&old, view(7, 7, 7, &[])));
     assert_eq!((after.rev, after.ready), (rev, false));
 }
 
 #[wasm_bindgen_test]
 fn play_pressed_before_the_first_session_opens_goes_on_in_it() {
     // The page draws Play before the engine has opened its first session.
-    let start = Rc::new(Playground::default()).reduce(Action::Play);
+    let start = Rc::new(Playground::default()).next(Action::Play);
     assert!(start.playing);
     let first = start.successor("page-1");
-    let opened = start.reduce(Action::Switch(Box::new(first), false));
+    let opened = start.next(Action::Switch(Box::new(first), false));
     assert!(opened.playing, "the Play pressed early is not lost");
     assert!(!opened.ready, "its ticks wait for the first answer");
     // A later switch (a lesson, a link) starts still, whatever played before it.
     let next = opened.successor("page-2");
-    let switched = opened.reduce(Action::Switch(Box::new(next), false));
+    let switched = opened.next(Action::Switch(Box::new(next), false));
     assert!(!switched.playing);
 }
 
@@ -241,14 +240,14 @@ fn a_replays_pictures_replace_each_other_in_the_console_and_commands_wait() {
     let (state, session) = opened();
     let mut picture = view(0, 0, 0, &[(PageLineKind::Output, "Replaying: 0 so far.")]);
     picture.replay = Some(ReplayProgress { done: 0, total: 8 });
-    let state = state.reduce(viewed(&session, picture.clone()));
+    let state = state.next(viewed(&session, picture.clone()));
     picture.lines[0].text = "Replaying: 3 so far.".into();
     picture.replay = Some(ReplayProgress { done: 3, total: 8 });
-    let state = state.reduce(viewed(&session, picture));
+    let state = state.next(viewed(&session, picture));
     let texts: Vec<&str> = state.console.iter().map(|l| l.text.as_str()).collect();
     assert_eq!(texts, ["Replaying: 3 so far."]);
     let done = view(8, 8, 6, &[(PageLineKind::Output, "Restored 8 steps.")]);
-    let state = state.reduce(viewed(&session, done));
+    let state = state.next(viewed(&session, done));
     let texts: Vec<&str> = state.console.iter().map(|l| l.text.as_str()).collect();
     assert_eq!(
         texts,
@@ -257,14 +256,14 @@ fn a_replays_pictures_replace_each_other_in_the_console_and_commands_wait() {
     );
     // Commands typed meanwhile wait, in order, until the driver hands them on.
     let state = state
-        .reduce(Action::Wait("db.c.insertOne({x: 1})".into()))
-        .reduce(Action::Wait("sh.status()".into()));
+        .next(Action::Wait("db.c.insertOne({x: 1})".into()))
+        .next(Action::Wait("sh.status()".into()));
     assert_eq!(
         state.waiting.as_slice(),
         ["db.c.insertOne({x: 1})", "sh.status()"]
     );
     assert!(state.history.is_empty(), "not run yet");
-    let state = state.reduce(Action::Drained);
+    let state = state.next(Action::Drained);
     assert!(state.waiting.is_empty());
 }
 
@@ -297,7 +296,7 @@ fn merged_frames_carry_unchanged_shards_chunks() {
     let (state, session) = opened();
     let mut calm = view(3, 3, 0, &[]);
     calm.frame.shards[0].chunks = None;
-    let state = state.reduce(viewed(&session, calm));
+    let state = state.next(viewed(&session, calm));
     assert_eq!(
         state.frame.shards[0].chunks.as_deref(),
         Some(&[chunk("MinKey", "MaxKey", 0)][..])
@@ -386,7 +385,7 @@ fn calm_panels_redraw_in_turn_while_playing_and_hidden_ones_wait() {
     // Not playing, every change is drawn by both.
     assert_eq!(state.calm_rev(Calm::Timeline), state.rev);
     assert_eq!(state.calm_rev(Calm::Insights), state.rev);
-    let mut s = state.reduce(Action::Play);
+    let mut s = state.next(Action::Play);
     assert_eq!(
         s.calm_rev(Calm::Timeline),
         s.rev,
@@ -395,7 +394,7 @@ fn calm_panels_redraw_in_turn_while_playing_and_hidden_ones_wait() {
     let (mut timeline, mut insights) = (Vec::new(), Vec::new());
     for i in 0..(3 * CALM_EVERY) {
         let before = (s.calm_rev(Calm::Timeline), s.calm_rev(Calm::Insights));
-        s = s.reduce(viewed(&session, view(3 + i, 3 + i, 25 * i, &[])));
+        s = s.next(viewed(&session, view(3 + i, 3 + i, 25 * i, &[])));
         if s.calm_rev(Calm::Timeline) != before.0 {
             assert_eq!(s.calm_rev(Calm::Timeline), s.rev);
             timeline.push(s.rev);
@@ -410,11 +409,11 @@ fn calm_panels_redraw_in_turn_while_playing_and_hidden_ones_wait() {
     assert!(timeline.iter().all(|r| r % CALM_EVERY == 0));
     assert!(insights.iter().all(|r| r % CALM_EVERY == CALM_EVERY / 2));
     // The timeline out of sight waits; the insights keep their pace.
-    s = s.reduce(Action::Hidden(Calm::Timeline, true));
+    s = s.next(Action::Hidden(Calm::Timeline, true));
     let hidden_at = s.calm_rev(Calm::Timeline);
     let insights_at = s.calm_rev(Calm::Insights);
     for i in 0..(2 * CALM_EVERY) {
-        s = s.reduce(viewed(&session, view(50 + i, 50 + i, 0, &[])));
+        s = s.next(viewed(&session, view(50 + i, 50 + i, 0, &[])));
     }
     assert!(s.playing);
     assert_eq!(
@@ -423,19 +422,19 @@ fn calm_panels_redraw_in_turn_while_playing_and_hidden_ones_wait() {
         "the hidden timeline waits"
     );
     assert!(s.calm_rev(Calm::Insights) > insights_at);
-    s = s.reduce(Action::Hidden(Calm::Timeline, false));
+    s = s.next(Action::Hidden(Calm::Timeline, false));
     assert_eq!(
         s.calm_rev(Calm::Timeline),
         s.rev,
         "shown again, it catches up"
     );
     // Between its turns, a panel lags; a pause draws whatever is pending.
-    s = s.reduce(viewed(&session, view(90, 90, 0, &[])));
+    s = s.next(viewed(&session, view(90, 90, 0, &[])));
     if s.rev % CALM_EVERY == 0 {
-        s = s.reduce(viewed(&session, view(91, 91, 0, &[])));
+        s = s.next(viewed(&session, view(91, 91, 0, &[])));
     }
     assert_ne!(s.calm_rev(Calm::Timeline), s.rev);
-    s = s.reduce(Action::Pause);
+    s = s.next(Action::Pause);
     assert!(!s.playing);
     assert_eq!(s.calm_rev(Calm::Timeline), s.rev);
     assert_eq!(s.calm_rev(Calm::Insights), s.rev);

@@ -29,7 +29,7 @@ use crate::driver::Driver;
 use crate::i18n::Lang;
 use crate::i18n::{t, tf, K};
 use crate::language;
-use crate::share::PageOptions;
+use crate::options::PageOptions;
 use crate::start;
 use crate::startup::{self, Banner};
 use crate::state::{Action, Calm, FirstScreen, Notice, Playground};
@@ -424,8 +424,8 @@ impl FullView {
     }
 }
 
-/// The page's driver (see [`Driver`]), kept current with the state on every render, and
-/// the start: the catalog asked for, then the first session opened.
+/// The page's driver (see [`Driver`]), the runtime that owns the page's model, and the
+/// start: the catalog asked for, then the first session opened.
 #[hook]
 fn use_driver(
     state: &UseReducerHandle<Playground>,
@@ -438,14 +438,15 @@ fn use_driver(
 ) -> Driver {
     let (started, banner) = setters;
     let embed = options.embed;
-    let latest = use_mut_ref(|| Rc::new((**state).clone()));
-    *latest.borrow_mut() = Rc::new((**state).clone());
+    // The driver owns the model from the first render's playground on; the view's handle
+    // shows each playground it sends.
     let driver = {
-        let dispatcher = state.dispatcher();
+        let state = state.clone();
         use_memo((), move |_| {
+            let dispatcher = state.dispatcher();
             Driver::new(
-                Callback::from(move |a| dispatcher.dispatch(a)),
-                latest,
+                Callback::from(move |shown| dispatcher.dispatch(shown)),
+                Rc::new((*state).clone()),
                 embed,
             )
         })

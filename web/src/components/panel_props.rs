@@ -174,7 +174,6 @@ mod tests {
     use crate::i18n::{t, K};
     use crate::state::Notice;
     use shardlab_protocol::{CollectionInfo, Frame, Landed, PageView, Position};
-    use yew::Reducible;
 
     /// The picture of `test.events` at step `position`: 25 documents a step.
     fn picture(position: u64) -> Frame {
@@ -203,14 +202,14 @@ mod tests {
             ..PageView::default()
         };
         let state = Rc::new(Playground::opening("page-1"));
-        state.reduce(Action::Viewed(Rc::from("page-1"), Rc::new(view)))
+        state.next(Action::Viewed(Rc::from("page-1"), Rc::new(view)))
     }
 
     /// The same page after `actions`, none of which changes what the panels draw.
     fn after(state: &Rc<Playground>, actions: Vec<Action>) -> Rc<Playground> {
         actions
             .into_iter()
-            .fold(state.clone(), |s, action| s.reduce(action))
+            .fold(state.clone(), |s, action| s.next(action))
     }
 
     /// Actions that move the page's revision on but change nothing any panel here draws:
@@ -233,7 +232,7 @@ mod tests {
         };
         state
             .clone()
-            .reduce(Action::Viewed(Rc::from("page-1"), Rc::new(view)))
+            .next(Action::Viewed(Rc::from("page-1"), Rc::new(view)))
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -281,7 +280,7 @@ mod tests {
             skip: None,
             mark: None,
         };
-        let inspected = before.clone().reduce(Action::Inspect(Some(chunk)));
+        let inspected = before.clone().next(Action::Inspect(Some(chunk)));
         assert!(cluster(&before, &dispatch, vec![]) != cluster(&inspected, &dispatch, vec![]));
         assert!(timeline(&before, &dispatch) == timeline(&inspected, &dispatch));
         let mut landed = (*before).clone();

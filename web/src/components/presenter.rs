@@ -1,11 +1,12 @@
 //! The presenter view: the page opened with `?presenter=1` in a second window (the scenes
 //! panel's "Presenter view" button). It shows the scene on screen's note, the next
 //! scene's title and the position, kept in step with the page over a `BroadcastChannel`
-//! ([`crate::scene_channel`]); its buttons and keys (→/PageDown, ←/PageUp) move both.
+//! ([`crate::presenting`]); its buttons and keys (→/PageDown, ←/PageUp) move both.
 //! It runs no engine of its own.
 
 use crate::i18n::{t, tf, K};
-use crate::scene_channel::{Cue, SceneChannel};
+use crate::presenting::Presenting;
+use crate::scenes::Cue;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -17,11 +18,11 @@ type Shown = (Option<u32>, Vec<(String, String)>);
 pub fn presenter() -> Html {
     let _lang = crate::i18n::use_lang();
     let shown = use_state(|| None::<Shown>);
-    let channel = use_mut_ref(|| None::<Rc<SceneChannel>>);
+    let channel = use_mut_ref(|| None::<Rc<Presenting>>);
     {
         let (set, channel) = (shown.setter(), channel.clone());
         use_effect_with((), move |_| {
-            let opened = SceneChannel::open(move |cue| {
+            let opened = Presenting::open(move |cue| {
                 if let Cue::Show { at, scenes } = cue {
                     set.set(Some((at, scenes)));
                 }

@@ -1,11 +1,12 @@
-//! "Recent sessions": every session this browser keeps (see [`crate::sessions`]), newest
+//! "Recent sessions": every session this browser keeps (see [`crate::saved`]), newest
 //! first, with its name, when it was saved, its steps and collections; each can be opened
 //! in this tab, downloaded as a scenario file, or deleted.
 
 use super::share_bar::download;
 use crate::export::download_url;
 use crate::i18n::{t, tf, K};
-use crate::sessions::{self, Listed};
+use crate::kept;
+use crate::saved::{Listed, Meta};
 use yew::prelude::*;
 
 /// Properties of [`RecentSessions`].
@@ -35,11 +36,12 @@ pub fn recent_sessions(props: &RecentProps) -> Html {
         Callback::from(move |()| {
             let shown = shown.clone();
             shown.set(Shown::Reading);
-            wasm_bindgen_futures::spawn_local(async move {
-                shown.set(match sessions::list().await {
+            let set = shown.clone();
+            kept::list(move |read| {
+                set.set(match read {
                     Ok(list) => Shown::Read(list),
                     Err(why) => Shown::Failed(tf(K::RecentTheSessionsCouldNotBe, &[("why", &why)])),
-                });
+                })
             });
         })
     };
@@ -120,7 +122,7 @@ fn row(
 }
 
 /// The row's second line: when the session was saved, its steps and its collections.
-fn summary(m: &sessions::Meta) -> String {
+fn summary(m: &Meta) -> String {
     let when = String::from(
         js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(m.updated))
             .to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED),
@@ -154,14 +156,12 @@ fn open_callback(
     Callback::from(move |_: MouseEvent| {
         let (id, on_open, status, shown) =
             (id.clone(), on_open.clone(), status.clone(), shown.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            match sessions::read_text(&id).await {
-                Some(text) => {
-                    shown.set(Shown::Closed);
-                    on_open.emit((id, text));
-                }
-                None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
+        kept::read(id.clone(), move |text| match text {
+            Some(text) => {
+                shown.set(Shown::Closed);
+                on_open.emit((id, text));
             }
+            None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
         });
     })
 }
@@ -171,14 +171,12 @@ fn download_callback(id: &str, status: &UseStateHandle<String>) -> Callback<Mous
     let (id, status) = (id.to_string(), status.clone());
     Callback::from(move |_: MouseEvent| {
         let (id, status) = (id.clone(), status.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            match sessions::read_text(&id).await {
-                Some(text) => download(
-                    "shardlab-session.json",
-                    &download_url("application/json", &text),
-                ),
-                None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
-            }
+        kept::read(id, move |text| match text {
+            Some(text) => download(
+                "shardlab-session.json",
+                &download_url("application/json", &text),
+            ),
+            None => status.set(t(K::RecentThatSessionSScenarioIs).into()),
         });
     })
 }
@@ -194,8 +192,8 @@ fn delete_callback(
     let (id, reload, status) = (id.to_string(), reload.clone(), status.clone());
     Callback::from(move |_: MouseEvent| {
         let (id, reload, status, name) = (id.clone(), reload.clone(), status.clone(), name.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            match sessions::delete(&id).await {
+        kept::delete(id, move |deleted| {
+            match deleted {
                 Ok(()) => status.set(tf(K::RecentDeletedName, &[("name", &name)])),
                 Err(why) => status.set(tf(
                     K::RecentNameCouldNotBeDeleted,

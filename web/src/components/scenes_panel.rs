@@ -12,7 +12,8 @@
 
 use crate::ask;
 use crate::i18n::{t, tf, K};
-use crate::scene_channel::{Cue, SceneChannel};
+use crate::presenting::{self, Presenting};
+use crate::scenes::Cue;
 use crate::scenes::{self, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
 use crate::state::{Action, DemoChange, Notice, Playground, Reaching, Switching};
 use shardlab_protocol::{Call, Reply};
@@ -456,14 +457,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
 #[function_component(PresenterButton)]
 fn presenter_button() -> Html {
     let _lang = crate::i18n::use_lang();
-    let onclick = Callback::from(|_: MouseEvent| {
-        let url = format!("{}?presenter=1", crate::scene_channel::page_address());
-        let _ = gloo::utils::window().open_with_url_and_target_and_features(
-            &url,
-            "shardlab-presenter",
-            "popup,width=720,height=480",
-        );
-    });
+    let onclick = Callback::from(|_: MouseEvent| presenting::open_presenter());
     html! {
         <button class="secondary" data-testid="presenter-open" {onclick}>{ t(K::ScenesPanelPresenterView) }</button>
     }
@@ -485,10 +479,9 @@ fn audience_link(props: &ScenesProps) -> Html {
                 json: false,
             };
             ask::ask(&session, call, move |answer| match answer {
-                Ok(Reply::Scenario { text }) => link.set(Some(format!(
-                    "{}#s={text}",
-                    crate::scene_channel::page_address()
-                ))),
+                Ok(Reply::Scenario { text }) => {
+                    link.set(Some(format!("{}#s={text}", presenting::page_address())))
+                }
                 Ok(_) => {}
                 Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e.message)))),
             });
@@ -661,12 +654,12 @@ fn use_presenter_link(list: &[Scene], at: Option<usize>, go_to: Callback<usize>)
     *latest.borrow_mut() = shown.clone();
     let go_latest = use_mut_ref(|| go_to.clone());
     *go_latest.borrow_mut() = go_to;
-    let channel = use_mut_ref(|| None::<SceneChannel>);
+    let channel = use_mut_ref(|| None::<Presenting>);
     {
         let channel = channel.clone();
         use_effect_with((), move |_| {
             let answer = channel.clone();
-            let opened = SceneChannel::open(move |cue| match cue {
+            let opened = Presenting::open(move |cue| match cue {
                 Cue::Hello => {
                     if let Some(c) = answer.borrow().as_ref() {
                         c.post(&latest.borrow());

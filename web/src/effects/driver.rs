@@ -1,10 +1,12 @@
 //! The page's effects in one place: what goes to the engine, the replays, and the saving.
 //!
-//! Components emit [`Action`]s to the driver. Those that only change the page's own state
-//! go straight to the reducer; those that ask the engine for something (a command, a
-//! batch, a step along the timeline, a new session) are sent here, and the engine's answer
-//! goes to the reducer as [`Action::Viewed`]. The engine runs in a worker, so nothing here
-//! waits: a slow engine slows the playground, never the page.
+//! The driver is the page's runtime: it owns the [`Model`], and every message, whether a
+//! component sent it or an effect brought it back, goes through the one
+//! [`update`](crate::update::update). The update returns [`Effect`]s as values; the driver
+//! carries them out (engine requests, new sessions, stopping the engine) and sends what
+//! comes of them back as messages, then shows the model's newest playground to the view.
+//! The engine runs in a worker, so nothing here waits: a slow engine slows the playground,
+//! never the page.
 
 use crate::engine_client::{self, ENGINE_RESTARTED};
 use crate::i18n::{t, tf, K};
@@ -12,7 +14,8 @@ use crate::platform::now_ms;
 use crate::recovery;
 use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
-use crate::state::{Action, Notice, Playground, Progress};
+use crate::state::{Action, Notice, Playground, Progress, Shown};
+use crate::update::{update, Effect, Model};
 use shardlab_protocol::{
     scenario_room, Act, Call, EngineError, Event, Opened, PageView, Replaying, Reply, Room, Start,
     MAX_SCENARIO_BYTES,
@@ -74,52 +77,38 @@ type Saved = Rc<RefCell<Option<(Rc<str>, Option<String>)>>>;
 /// The page's driver: cheap to clone, shared by every callback.
 #[derive(Clone)]
 pub struct Driver {
-    dispatch: Callback<Action>,
-    latest: Rc<RefCell<Rc<Playground>>>,
+    /// Shows the model's newest playground to the view.
+    show: Callback<Shown>,
+    /// Everything the page remembers; changed by [`update`] alone.
+    model: Rc<RefCell<Model>>,
     run: Rc<RefCell<Option<Run>>>,
     /// The page session's link form as the engine last saved it, for a restart.
     saved: Saved,
     embed: bool,
-    /// Whether the saved session must stay as it is until the user does something: a
-    /// link or a lesson that could not be opened gave a fresh playground instead.
-    hold: Rc<Cell<bool>>,
     /// Whether the engine was stopped by the user's Cancel (see [`Action::Cancel`]).
     cancelled: Rc<Cell<bool>>,
     /// For the next replay opened: where it stops (see [`Run::stop_at`]).
     stop_at: Rc<Cell<Option<(usize, usize)>>>,
-    /// Whether the user has done anything on the page yet (see [`Driver::save`]).
-    touched: Rc<Cell<bool>>,
-    /// Whether this tab's session was opened by a scene of a demo, with nothing typed in
-    /// it since: the next scene's session takes its place in storage rather than adding
-    /// one more to "Recent sessions" (a scene shows it again any time).
-    scene_owned: Rc<Cell<bool>>,
     /// The session an import replaced, still open in the engine until the imported
     /// scenario opens: a file the engine refuses leaves the page on it exactly as it was.
     before_import: Rc<RefCell<Option<Rc<Playground>>>>,
     /// Where the page's session last stood against the size that can be kept (see
     /// [`scenario_room`]), and which session that was: a notice is given when it moves.
     room: Rc<RefCell<(Rc<str>, Room)>>,
-    /// The waiting commands last handed to the engine (see [`Driver::drain`]): the same
-    /// list is never run twice.
-    drained: Rc<RefCell<Option<Rc<Vec<String>>>>>,
     /// The number of the page's next session (`page-1`, `page-2`, ...).
     next_session: Rc<Cell<u64>>,
 }
 
 impl PartialEq for Driver {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.latest, &other.latest)
+        Rc::ptr_eq(&self.model, &other.model)
     }
 }
 
 impl Driver {
-    /// A driver dispatching to `dispatch`, reading the state from `latest` (which the app
-    /// keeps current on every render).
-    pub fn new(
-        dispatch: Callback<Action>,
-        latest: Rc<RefCell<Rc<Playground>>>,
-        embed: bool,
-    ) -> Driver {
+    /// A driver whose model starts from `first`, showing each new playground through
+    /// `show`.
+    pub fn new(show: Callback<Shown>, first: Rc<Playground>, embed: bool) -> Driver {
         let saved: Saved = Rc::default();
         {
             let saved = saved.clone();
@@ -130,19 +119,15 @@ impl Driver {
             });
         }
         let driver = Driver {
-            dispatch,
-            latest,
+            show,
+            model: Rc::new(RefCell::new(Model::new(first))),
             run: Rc::default(),
             saved,
             embed,
-            hold: Rc::default(),
             cancelled: Rc::default(),
             stop_at: Rc::default(),
-            touched: Rc::default(),
-            scene_owned: Rc::default(),
             before_import: Rc::default(),
             room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
-            drained: Rc::default(),
             next_session: Rc::new(Cell::new(1)),
         };
         // A worker that dies between requests took the page's session with it, and no
@@ -158,14 +143,15 @@ impl Driver {
         driver
     }
 
-    /// Holds the saved session as it is until the user does something (see [`Driver::hold`]).
+    /// Holds the saved session as it is until the user does something (see
+    /// [`Model::hold`]).
     pub fn hold(&self) {
-        self.hold.set(true);
+        self.handle(Action::Hold);
     }
 
     /// Whether the saved session is held.
     pub fn holding(&self) -> bool {
-        self.hold.get()
+        self.model.borrow().hold
     }
 
     /// Whether the page has opened a session yet (the start's, or one the user asked for).
@@ -173,220 +159,105 @@ impl Driver {
         &*self.state().session != crate::state::NO_SESSION
     }
 
-    /// The state as last drawn.
+    /// The model's playground as it is now (the view may not have drawn it yet).
     pub fn state(&self) -> Rc<Playground> {
-        self.latest.borrow().clone()
+        self.model.borrow().page.clone()
     }
 
-    /// The callback components emit actions to.
+    /// The callback components send messages to.
     pub fn callback(&self) -> Callback<Action> {
         let driver = self.clone();
         Callback::from(move |action| driver.handle(action))
     }
 
-    /// Takes one action: sends what the engine must do, and tells the reducer.
+    /// Takes one message: the model is updated, its newest playground shown, and the
+    /// effects the update asked for carried out, in order.
     pub fn handle(&self, action: Action) {
-        self.note_doing(&action);
-        let s = self.state();
-        if s.replaying.is_some() {
-            return self.while_replaying(action);
+        let (effects, shown) = {
+            let mut model = self.model.borrow_mut();
+            let before = model.page.clone();
+            let effects = update(&mut model, action);
+            let changed = !Rc::ptr_eq(&before, &model.page);
+            (effects, changed.then(|| model.page.clone()))
+        };
+        if let Some(page) = shown {
+            self.show.emit(Shown(page));
         }
-        // Before the engine has answered for this session (it may not be open yet), there
-        // is no step to take or go to: the Step buttons wait the same way, disabled. (Play
-        // and Let time pass only say what to do; their ticks wait for the engine.)
-        if !s.ready
-            && matches!(
-                action,
-                Action::Step | Action::StepBack | Action::Jump(_) | Action::Fork
-            )
-        {
-            return;
-        }
-        if self.ask_engine(&s, &action) {
-            self.dispatch.emit(action);
+        for effect in effects {
+            self.carry_out(effect);
         }
     }
 
-    /// Notes what an action says of the user: whether they are doing something on the
-    /// page, and whether they typed in a scene's session.
-    fn note_doing(&self, action: &Action) {
-        // Whatever the user does, the page is theirs again: it is saved from now on. (The
-        // browser's visibility reports, the timer and notices are not the user's doing.)
-        if !matches!(
-            action,
-            Action::Hidden(..)
-                | Action::Tick
-                | Action::Notice(_)
-                | Action::Room(_)
-                | Action::Demo(_)
-        ) {
-            self.hold.set(false);
-            self.touched.set(true);
-        }
-        // Something typed makes a scene's session the user's own.
-        if matches!(action, Action::Command(_)) {
-            self.scene_owned.set(false);
-        }
-    }
-
-    /// Sends the engine what `action` asks of it, outside a replay; whether the reducer
-    /// still takes the action as it is (a step has told it already; a cancel, a tick, and
-    /// a command that is empty or must wait are not for it).
-    fn ask_engine(&self, s: &Playground, action: &Action) -> bool {
-        match action {
-            Action::Cancel => {
-                self.stop_requests(s);
-                return false;
+    /// Carries out one effect the update asked for.
+    fn carry_out(&self, effect: Effect) {
+        match effect {
+            Effect::Send(act) => self.send(act),
+            Effect::Run(cmd) => {
+                recovery::begin("running", Some(&cmd));
+                recovery::selftest(&cmd);
+                self.send(Act::Command { source: cmd });
             }
-            Action::Command(cmd) => return self.command(s, cmd),
-            Action::Auto(cmd) => self.send(Act::Auto {
-                source: cmd.clone(),
-            }),
-            Action::View(ns) => self.send(Act::View { ns: ns.clone() }),
-            Action::Setup(setup) => {
+            Effect::StopEngine => {
+                // Set first: the requests in flight fail, and the restart reads it, while
+                // the engine is being stopped.
+                self.cancelled.set(true);
+                if !engine_client::cancel() {
+                    self.cancelled.set(false);
+                }
+            }
+            Effect::OpenSetup(setup) => {
                 let notice = self.set_aside(t(K::DriverStartedANewCluster));
                 self.open(
                     Opening {
-                        start: Start::Setup(setup.clone()),
+                        start: Start::Setup(setup),
                         notice,
                         source: None,
                     },
                     false,
                 );
             }
-            Action::LoadPreset(id) => {
+            Effect::OpenLesson(id) => {
                 let notice = self.set_aside(t(K::DriverOpenedTheLessonLesson));
                 self.open(
                     Opening {
-                        start: Start::Lesson { id: id.clone() },
+                        start: Start::Lesson { id },
                         notice,
                         source: None,
                     },
                     false,
                 );
             }
-            Action::OpenScene(shows) => {
-                // The session it replaces stays stored, as for a lesson (a demo says
-                // nothing), unless another scene opened it and nothing was typed since.
-                if !self.embed && !self.scene_owned.get() {
+            Effect::OpenScene {
+                shows,
+                replace_stored,
+            } => {
+                if !self.embed && !replace_stored {
                     sessions::start_new();
                 }
-                self.open(startup::scene(shows, self.embed), false);
-                self.scene_owned.set(true);
+                self.open(startup::scene(&shows, self.embed), false);
+                self.handle(Action::SceneOpened);
             }
-            Action::Step => {
-                self.step(s, action);
-                return false;
-            }
-            Action::StepBack => self.send(Act::Back),
-            Action::Jump(to) => self.send(Act::Jump { to: *to }),
-            Action::Fork => self.send(Act::Fork),
-            Action::Tick => {
-                self.tick(s);
-                return false;
-            }
-            _ => {}
-        }
-        true
-    }
-
-    /// The user's Cancel outside a replay: the engine is stopped under the requests in
-    /// flight, if there are any.
-    fn stop_requests(&self, s: &Playground) {
-        // Set first: the requests in flight fail, and the restart reads it, while the
-        // engine is being stopped.
-        self.cancelled.set(s.in_flight > 0);
-        if s.in_flight == 0 || !engine_client::cancel() {
-            self.cancelled.set(false);
         }
     }
 
-    /// A command typed in the console: run by the engine, or kept waiting until the
-    /// session is ready. Whether the reducer takes the typed action too.
-    fn command(&self, s: &Playground, cmd: &str) -> bool {
-        let cmd = cmd.trim().to_string();
-        if cmd.is_empty() {
-            return false;
-        }
-        if !s.ready {
-            self.dispatch.emit(Action::Wait(cmd));
-            return false;
-        }
-        self.dispatch.emit(Action::Command(cmd.clone()));
-        recovery::begin("running", Some(&cmd));
-        recovery::selftest(&cmd);
-        self.send(Act::Command { source: cmd });
-        true
-    }
-
-    /// One step forward: the reducer hears of it first, then the engine runs the
-    /// workload's next batch at the timeline's end, or goes forward along it.
-    fn step(&self, s: &Playground, action: &Action) {
-        self.dispatch.emit(action.clone());
-        if s.at_end() {
-            self.send(Act::Batch {
-                workload: s.workload.clone(),
-                echo: true,
-            });
-        } else {
-            self.send(Act::Forward);
-        }
-    }
-
-    /// While a replay runs, only commands typed in the console (they wait for its end) and
-    /// the browser's visibility reports are taken.
-    fn while_replaying(&self, action: Action) {
-        match action {
-            Action::Command(cmd) if !cmd.trim().is_empty() => {
-                self.dispatch.emit(Action::Wait(cmd.trim().to_string()))
-            }
-            Action::Hidden(..) | Action::Notice(_) | Action::Room(_) | Action::Demo(_) => {
-                self.dispatch.emit(action)
-            }
-            _ => {}
-        }
-    }
-
-    /// One tick of the timer: the workload's next batch, or a `sleep` step, unless the
-    /// engine is still busy with the previous one.
-    fn tick(&self, s: &Playground) {
-        if s.in_flight > 0 || !s.ready || !(s.playing || s.passing) {
-            return;
-        }
-        let echo = s.echo_batch;
-        if s.playing {
-            self.send(Act::Batch {
-                workload: s.workload.clone(),
-                echo,
-            });
-        } else {
-            self.send(Act::PassTime { echo });
-        }
-        self.dispatch.emit(Action::Tick);
-    }
-
-    /// Sends `act` for the page's session; its answer goes to the reducer.
+    /// Sends `act` for the page's session; its answer comes back as a message.
     pub fn send(&self, act: Act) {
         let session = self.state().session.clone();
-        self.dispatch.emit(Action::Sent);
+        self.handle(Action::Sent);
         let driver = self.clone();
         engine_client::request(&session.clone(), Call::Act(act), move |answer| {
             recovery::end();
             match answer {
-                Ok(Reply::Act(view)) => driver
-                    .dispatch
-                    .emit(Action::Viewed(session, Rc::new(*view))),
-                Ok(_) => driver.dispatch.emit(Action::Refused(
+                Ok(Reply::Act(view)) => driver.handle(Action::Viewed(session, Rc::new(*view))),
+                Ok(_) => driver.handle(Action::Refused(
                     session,
                     t(K::DriverEngineAnsweredSomethingElse).into(),
                 )),
                 Err(e) if e.code_name == ENGINE_RESTARTED => {
-                    driver.dispatch.emit(Action::Refused(session, e.message));
+                    driver.handle(Action::Refused(session, e.message));
                     driver.restart();
                 }
-                Err(e) => driver
-                    .dispatch
-                    .emit(Action::Refused(session, engine_words(&e))),
+                Err(e) => driver.handle(Action::Refused(session, engine_words(&e))),
             }
         });
     }
@@ -417,7 +288,6 @@ impl Driver {
     /// Opens a new session for the page and draws it from then on; the old one is closed.
     /// `boot` keeps the state's UI as it is (the first opening).
     pub fn open(&self, opening: Opening, boot: bool) {
-        self.scene_owned.set(false);
         let old = self.state();
         let name: Rc<str> = Rc::from(
             format!(
@@ -452,9 +322,7 @@ impl Driver {
                 goal: 0,
             });
         }
-        self.latest.replace(Rc::new(fresh.clone()));
-        self.dispatch
-            .emit(Action::Switch(Box::new(fresh), own_workload));
+        self.handle(Action::Switch(Box::new(fresh), own_workload));
         let importing = matches!(opening.source, Some(Source::Import { .. }));
         if !boot && !old.session.is_empty() {
             if importing {
@@ -497,8 +365,7 @@ impl Driver {
         back.playing = false;
         back.passing = false;
         back.in_flight = 0;
-        self.latest.replace(Rc::new(back.clone()));
-        self.dispatch.emit(Action::Switch(Box::new(back), false));
+        self.handle(Action::Switch(Box::new(back), false));
         // What the page missed of it while the import was tried (nothing, unless a
         // request was under way): the engine's picture of it now.
         self.send(Act::Look);
@@ -560,11 +427,10 @@ impl Driver {
                 .as_deref()
                 .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id));
             if let Some(lesson) = lesson {
-                self.dispatch
-                    .emit(Action::LessonWorkload(lesson.workload.clone()));
+                self.handle(Action::LessonWorkload(lesson.workload.clone()));
             }
         }
-        self.dispatch.emit(Action::Viewed(session, view));
+        self.handle(Action::Viewed(session, view));
         recovery::end();
         self.drain();
     }
@@ -574,8 +440,7 @@ impl Driver {
     fn start_run(&self, session: Rc<str>, opening: Opening, view: PageView, replaying: Replaying) {
         let Replaying { page, json, .. } = replaying;
         let total = view.replay.map_or(0, |r| r.total) as usize;
-        self.dispatch
-            .emit(Action::Viewed(session.clone(), Rc::new(view)));
+        self.handle(Action::Viewed(session.clone(), Rc::new(view)));
         let what = opening.what();
         let Some(source) = opening.source else {
             return;
@@ -647,7 +512,7 @@ impl Driver {
                 || view.lesson.clone().unwrap_or_default(),
                 |l| crate::i18n::lesson_words(l).0,
             );
-        self.dispatch.emit(Action::Notice(Some(Notice {
+        self.handle(Action::Notice(Some(Notice {
             words: None,
             text: notice.text.replace("{lesson}", &title),
             offer: notice.offer.clone(),
@@ -662,7 +527,7 @@ impl Driver {
         let Some(slice) = self.next_slice() else {
             return;
         };
-        self.dispatch.emit(Action::Replaying(Some(Progress {
+        self.handle(Action::Replaying(Some(Progress {
             what: slice.what,
             done: slice.done,
             goal: slice.total.min(Budget::REPLAY.commands),
@@ -764,8 +629,7 @@ impl Driver {
         // A slice without a picture changes only the progress bar (sent with the next
         // slice's request): nothing else is drawn again.
         if slice.picture {
-            self.dispatch
-                .emit(Action::Viewed(slice.session, Rc::new(view)));
+            self.handle(Action::Viewed(slice.session, Rc::new(view)));
         }
         let drawn = now_ms();
         let driver = self.clone();
@@ -832,9 +696,7 @@ impl Driver {
         let session = run.session.clone();
         engine_client::request(&session.clone(), Call::Act(Act::Finish), move |answer| {
             if let Ok(Reply::Act(view)) = answer {
-                driver
-                    .dispatch
-                    .emit(Action::Viewed(session, Rc::new(*view)));
+                driver.handle(Action::Viewed(session, Rc::new(*view)));
             }
             driver.concluded(run, ending);
         });
@@ -852,40 +714,23 @@ impl Driver {
                 page.extend(meta.page);
             }
         }
-        self.dispatch.emit(Action::Concluded { page, notice });
+        self.handle(Action::Concluded { page, notice });
         recovery::end();
         self.drain();
     }
 
-    /// Runs the commands typed while the session was opening or replaying, in order.
+    /// Runs the commands typed while the session was opening or replaying, in order (the
+    /// update hands them over: see [`Action::Drained`]).
     fn drain(&self) {
-        let waiting = self.state().waiting.clone();
-        let done = self
-            .drained
-            .borrow()
-            .as_ref()
-            .is_some_and(|d| Rc::ptr_eq(d, &waiting));
-        if waiting.is_empty() || done {
-            return;
-        }
-        *self.drained.borrow_mut() = Some(waiting.clone());
-        self.dispatch.emit(Action::Drained);
-        for cmd in waiting.iter() {
-            self.dispatch.emit(Action::Command(cmd.clone()));
-            recovery::begin("running", Some(cmd));
-            recovery::selftest(cmd);
-            self.send(Act::Command {
-                source: cmd.clone(),
-            });
+        if !self.state().waiting.is_empty() {
+            self.handle(Action::Drained);
         }
     }
 
-    /// Runs the commands still waiting once the state as drawn is ready and not replaying.
-    /// The session's conclusion drains them at once, from the state as last drawn; a
-    /// command whose wait was decided from a state drawn before that conclusion (the
-    /// engine's first answer and the command's check arriving in one frame) would wait
-    /// for ever without this, which the page calls after each draw that leaves commands
-    /// waiting.
+    /// Runs the commands still waiting once the session is ready and not replaying. An
+    /// opening's answer and a replay's conclusion drain them at once; the page also calls
+    /// this after each draw that leaves commands waiting, for a session made ready by
+    /// any other answer.
     pub fn drain_if_ready(&self) {
         let s = self.state();
         if s.ready && s.replaying.is_none() {
@@ -943,7 +788,7 @@ impl Driver {
     pub fn save(&self) {
         let s = self.state();
         let own = s.view.position.length.saturating_sub(s.view.setup_steps);
-        let worth = self.touched.get() || own > 0;
+        let worth = self.model.borrow().touched || own > 0;
         if !sessions::ready() || (!worth && sessions::meta(&sessions::current()).is_none()) {
             return;
         }
@@ -970,7 +815,7 @@ impl Driver {
         let Some((meta, record)) = sessions::record(saving.clone()) else {
             return;
         };
-        let dispatch = self.dispatch.clone();
+        let dispatch = self.callback();
         let room = self.room.clone();
         let at = session.clone();
         let call = Call::Keep {
@@ -1002,7 +847,7 @@ impl Driver {
     /// [`Driver::save`] with the engine in the page: the session's JSON form is the
     /// page's already, and the page writes it.
     fn save_text(&self, session: &Rc<str>, saving: sessions::Saving) {
-        let dispatch = self.dispatch.clone();
+        let dispatch = self.callback();
         let room = self.room.clone();
         let at = session.clone();
         let call = Call::Scenario {
@@ -1038,7 +883,7 @@ impl Driver {
 
     /// Asks the engine for the lessons, workloads and versions, once.
     pub fn catalog(&self) {
-        let dispatch = self.dispatch.clone();
+        let dispatch = self.callback();
         engine_client::request("page-catalog", Call::Catalog, move |answer| {
             if let Ok(Reply::Catalog(catalog)) = answer {
                 dispatch.emit(Action::Cataloged(Rc::new(*catalog)));

@@ -12,6 +12,7 @@
 //! `demo.<id>.scene<N>.title` and `.note`).
 
 use crate::i18n::{t, K};
+use serde::{Deserialize, Serialize};
 
 /// The page entry that holds the scenes.
 pub const SCENES_ENTRY: &str = "scenes";
@@ -501,6 +502,29 @@ pub const DEMOS: &[Demo] = &[
         ],
     },
 ];
+
+/// What crosses the channel between the page and its presenter view
+/// (`platform/scene_channel.rs`): serde's own (external) tagging, `"hello"` or
+/// `{"go": {"to": 2}}`, which decodes in one pass (a tag inside the object would buffer it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Cue {
+    /// A presenter view opened: the page answers with [`Cue::Show`].
+    Hello,
+    /// Go to this scene (from either window; the page moves, then says where it is).
+    Go {
+        /// The scene's index.
+        to: u32,
+    },
+    /// The page's demo: every scene's title and note, and the one on screen while the
+    /// demo runs.
+    Show {
+        /// The scene on screen, if the demo runs.
+        at: Option<u32>,
+        /// Every scene's title and note.
+        scenes: Vec<(String, String)>,
+    },
+}
 
 #[cfg(test)]
 mod tests {

@@ -436,6 +436,11 @@ pub enum Action {
         /// How the replay went.
         notice: Option<Notice>,
     },
+    /// The saved session stays as it is until the user does something (see
+    /// [`crate::update::Model::hold`]).
+    Hold,
+    /// The session just opened is a scene's (see [`crate::update::Model::scene_owned`]).
+    SceneOpened,
 }
 
 impl Playground {
@@ -783,7 +788,7 @@ impl Playground {
         Rc::new(fresh)
     }
 
-    /// The reducer proper; [`Reducible::reduce`] adds the calm revisions.
+    /// The update proper; [`Playground::next`] adds the calm revisions.
     fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
@@ -905,15 +910,29 @@ impl Playground {
             | Action::Demo(_)
             | Action::Wait(_)
             | Action::Drained
-            | Action::Concluded { .. } => {}
+            | Action::Concluded { .. }
+            | Action::Hold
+            | Action::SceneOpened => {}
         }
     }
 }
 
-impl Reducible for Playground {
-    type Action = Action;
+/// The model's newest playground, shown: the view's handle adopts it as it is (the page's
+/// one update is [`crate::update::update`]; nothing else changes the playground).
+pub struct Shown(pub Rc<Playground>);
 
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+impl Reducible for Playground {
+    type Action = Shown;
+
+    fn reduce(self: Rc<Self>, shown: Shown) -> Rc<Self> {
+        shown.0
+    }
+}
+
+impl Playground {
+    /// The playground after `action`: [`Playground::apply`], with the calm panels'
+    /// revisions caught up where they are due.
+    pub fn next(self: Rc<Self>, action: Action) -> Rc<Self> {
         let answer = matches!(action, Action::Viewed(..));
         // A demo's bookkeeping catches no panel up.
         let quiet = matches!(action, Action::Demo(_));

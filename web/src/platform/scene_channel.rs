@@ -3,33 +3,13 @@
 //! which scene is on screen; the presenter view asks for it on opening and asks to move.
 
 use gloo::events::EventListener;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::JsCast;
 
 /// The channel's name.
 const NAME: &str = "shardlab-scenes";
 
-/// What crosses the channel: serde's own (external) tagging, `"hello"` or
-/// `{"go": {"to": 2}}`, which decodes in one pass (a tag inside the object would buffer it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Cue {
-    /// A presenter view opened: the page answers with [`Cue::Show`].
-    Hello,
-    /// Go to this scene (from either window; the page moves, then says where it is).
-    Go {
-        /// The scene's index.
-        to: u32,
-    },
-    /// The page's demo: every scene's title and note, and the one on screen while the
-    /// demo runs.
-    Show {
-        /// The scene on screen, if the demo runs.
-        at: Option<u32>,
-        /// Every scene's title and note.
-        scenes: Vec<(String, String)>,
-    },
-}
+pub use crate::scenes::Cue;
 
 /// An open channel; it closes when dropped.
 pub struct SceneChannel {

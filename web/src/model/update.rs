@@ -1,0 +1,463 @@
+//! The page's one update: a message in, the model changed, and the effects it asks for
+//! out, as values. Pure: no storage, clock, address or engine here; the driver
+//! (`effects/driver.rs`) carries the effects out and sends what comes of them back as
+//! messages.
+//!
+//! Messages are [`Action`]s of two kinds:
+//! - **asked**: what a person or a panel asks for (a command typed, Step, a lesson picked).
+//!   Whether it is taken depends on the model (a replay under way, a session not ready
+//!   yet), and it may ask the engine for something;
+//! - **heard**: what an effect brought back (the engine's view, a refusal, a replay's
+//!   progress, the session switched). These are always taken as they are.
+
+use crate::scenes::Shows;
+use crate::state::{Action, Playground};
+use shardlab_protocol::{Act, PageSetup};
+use std::rc::Rc;
+
+/// Everything the page remembers: the playground shown, and how its saved form is kept.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The playground the page draws. Panels draw from a snapshot of it.
+    pub page: Rc<Playground>,
+    /// Whether the saved session must stay as it is until the user does something: a
+    /// link or a lesson that could not be opened gave a fresh playground instead.
+    pub hold: bool,
+    /// Whether the user has done anything on the page yet.
+    pub touched: bool,
+    /// Whether this tab's session was opened by a scene of a demo, with nothing typed in
+    /// it since: the next scene's session takes its place in storage rather than adding
+    /// one more to "Recent sessions" (a scene shows it again any time).
+    pub scene_owned: bool,
+}
+
+impl Model {
+    /// A model drawing `page`, nothing done yet.
+    pub fn new(page: Rc<Playground>) -> Model {
+        Model {
+            page,
+            hold: false,
+            touched: false,
+            scene_owned: false,
+        }
+    }
+}
+
+/// What the update asks the world to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Send this act for the page's session; its answer comes back as
+    /// [`Action::Viewed`] or [`Action::Refused`].
+    Send(Act),
+    /// Run a command typed in the console: noted as running (for the report after a
+    /// crash), then sent as [`Act::Command`].
+    Run(String),
+    /// Stop the engine under the requests in flight (the user's Cancel).
+    StopEngine,
+    /// Open a new session with these settings, the current one set aside.
+    OpenSetup(PageSetup),
+    /// Open a lesson as a new session, the current one set aside.
+    OpenLesson(String),
+    /// Open what a scene of a demo shows as a new session. `replace_stored`: the session
+    /// shown is a scene's own with nothing typed in it, so the new one takes its place in
+    /// storage.
+    OpenScene {
+        /// What the scene shows.
+        shows: Shows,
+        /// Whether the new session replaces the stored one (else that one is kept).
+        replace_stored: bool,
+    },
+}
+
+/// Takes one message: the model changed, and the effects to carry out, in order.
+pub fn update(model: &mut Model, msg: Action) -> Vec<Effect> {
+    if heard(&msg) {
+        return take(model, msg);
+    }
+    note_doing(model, &msg);
+    let s = model.page.clone();
+    if s.replaying.is_some() {
+        return while_replaying(model, msg);
+    }
+    // Before the engine has answered for this session (it may not be open yet), there
+    // is no step to take or go to: the Step buttons wait the same way, disabled. (Play
+    // and Let time pass only say what to do; their ticks wait for the engine.)
+    if !s.ready
+        && matches!(
+            msg,
+            Action::Step | Action::StepBack | Action::Jump(_) | Action::Fork
+        )
+    {
+        return Vec::new();
+    }
+    let (effects, taken) = ask(&s, model.scene_owned, msg);
+    if let Some(action) = taken {
+        model.page = model.page.clone().next(action);
+    }
+    effects
+}
+
+/// Whether `msg` is something an effect brought back, taken as it is.
+fn heard(msg: &Action) -> bool {
+    matches!(
+        msg,
+        Action::Sent
+            | Action::Viewed(..)
+            | Action::Refused(..)
+            | Action::Cataloged(_)
+            | Action::Switch(..)
+            | Action::Replaying(_)
+            | Action::Wait(_)
+            | Action::Drained
+            | Action::Concluded { .. }
+            | Action::LessonWorkload(_)
+            | Action::Hold
+            | Action::SceneOpened
+    )
+}
+
+/// A message an effect brought back. The waiting commands handed over
+/// ([`Action::Drained`]) run, in order.
+fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
+    match msg {
+        Action::Hold => model.hold = true,
+        Action::SceneOpened => model.scene_owned = true,
+        Action::Switch(..) => {
+            model.scene_owned = false;
+            model.page = model.page.clone().next(msg);
+        }
+        Action::Drained => {
+            let waiting = model.page.waiting.clone();
+            model.page = model.page.clone().next(Action::Drained);
+            return waiting
+                .iter()
+                .map(|cmd| {
+                    model.page = model.page.clone().next(Action::Command(cmd.clone()));
+                    Effect::Run(cmd.clone())
+                })
+                .collect();
+        }
+        msg => model.page = model.page.clone().next(msg),
+    }
+    Vec::new()
+}
+
+/// Notes what a message asked says of the user: whether they are doing something on the
+/// page, and whether they typed in a scene's session.
+fn note_doing(model: &mut Model, msg: &Action) {
+    // Whatever the user does, the page is theirs again: it is saved from now on. (The
+    // browser's visibility reports, the timer and notices are not the user's doing.)
+    if !matches!(
+        msg,
+        Action::Hidden(..) | Action::Tick | Action::Notice(_) | Action::Room(_) | Action::Demo(_)
+    ) {
+        model.hold = false;
+        model.touched = true;
+    }
+    // Something typed makes a scene's session the user's own.
+    if matches!(msg, Action::Command(_)) {
+        model.scene_owned = false;
+    }
+}
+
+/// While a replay runs, only commands typed in the console (they wait for its end) and
+/// the browser's visibility reports, notices and a demo's bookkeeping are taken.
+fn while_replaying(model: &mut Model, msg: Action) -> Vec<Effect> {
+    match msg {
+        Action::Command(cmd) if !cmd.trim().is_empty() => {
+            model.page = model
+                .page
+                .clone()
+                .next(Action::Wait(cmd.trim().to_string()));
+        }
+        Action::Hidden(..) | Action::Notice(_) | Action::Room(_) | Action::Demo(_) => {
+            model.page = model.page.clone().next(msg);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// What a message asked, outside a replay, asks of the engine; and the action the
+/// playground takes for it, if any (a cancel, an empty command and a tick with nothing
+/// to do change nothing; a command that must wait is kept waiting).
+fn ask(s: &Playground, scene_owned: bool, msg: Action) -> (Vec<Effect>, Option<Action>) {
+    let effect = match &msg {
+        Action::Cancel => {
+            // The requests in flight fail once the engine is stopped; what follows
+            // arrives as the engine's answers.
+            let stop = (s.in_flight > 0).then_some(Effect::StopEngine);
+            return (stop.into_iter().collect(), None);
+        }
+        Action::Command(cmd) => return command(s, cmd),
+        Action::Tick => return tick(s),
+        Action::Step => Effect::Send(if s.at_end() {
+            Act::Batch {
+                workload: s.workload.clone(),
+                echo: true,
+            }
+        } else {
+            Act::Forward
+        }),
+        Action::Auto(cmd) => Effect::Send(Act::Auto {
+            source: cmd.clone(),
+        }),
+        Action::View(ns) => Effect::Send(Act::View { ns: ns.clone() }),
+        Action::Setup(setup) => Effect::OpenSetup(setup.clone()),
+        Action::LoadPreset(id) => Effect::OpenLesson(id.clone()),
+        // The session it replaces stays stored, as for a lesson (a demo says nothing),
+        // unless another scene opened it and nothing was typed since.
+        Action::OpenScene(shows) => Effect::OpenScene {
+            shows: shows.clone(),
+            replace_stored: scene_owned,
+        },
+        Action::StepBack => Effect::Send(Act::Back),
+        Action::Jump(to) => Effect::Send(Act::Jump { to: *to }),
+        Action::Fork => Effect::Send(Act::Fork),
+        _ => return (Vec::new(), Some(msg)),
+    };
+    (vec![effect], Some(msg))
+}
+
+/// A command typed in the console: run by the engine, or kept waiting until the session
+/// is ready.
+fn command(s: &Playground, cmd: &str) -> (Vec<Effect>, Option<Action>) {
+    let cmd = cmd.trim().to_string();
+    if cmd.is_empty() {
+        return (Vec::new(), None);
+    }
+    if !s.ready {
+        return (Vec::new(), Some(Action::Wait(cmd)));
+    }
+    (vec![Effect::Run(cmd.clone())], Some(Action::Command(cmd)))
+}
+
+/// One tick of the timer: the workload's next batch, or a `sleep` step, unless the
+/// engine is still busy with the previous one.
+fn tick(s: &Playground) -> (Vec<Effect>, Option<Action>) {
+    if s.in_flight > 0 || !s.ready || !(s.playing || s.passing) {
+        return (Vec::new(), None);
+    }
+    let echo = s.echo_batch;
+    let act = if s.playing {
+        Act::Batch {
+            workload: s.workload.clone(),
+            echo,
+        }
+    } else {
+        Act::PassTime { echo }
+    };
+    (vec![Effect::Send(act)], Some(Action::Tick))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::{t, K};
+    use crate::state::{Notice, Progress};
+    use shardlab_protocol::{PageView, Position};
+
+    /// A model whose session `page-1` has had no answer yet.
+    fn opening() -> Model {
+        Model::new(Rc::new(Playground::opening("page-1")))
+    }
+
+    /// The engine's answer for `page-1`, at step `at` of `of`.
+    fn viewed(at: u64, of: u64) -> Action {
+        let view = PageView {
+            position: Position {
+                position: at,
+                length: of,
+            },
+            ..PageView::default()
+        };
+        Action::Viewed(Rc::from("page-1"), Rc::new(view))
+    }
+
+    /// A model whose session has answered, at the end of its timeline.
+    fn ready() -> Model {
+        let mut model = opening();
+        assert!(update(&mut model, viewed(2, 2)).is_empty());
+        assert!(model.page.ready);
+        model
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn commands_typed_before_the_first_answer_wait_then_run_in_order() {
+        let mut model = opening();
+        assert!(update(&mut model, Action::Command(" db.a.find() ".into())).is_empty());
+        assert!(update(&mut model, Action::Command("   ".into())).is_empty());
+        assert!(update(&mut model, Action::Command("sh.status()".into())).is_empty());
+        assert_eq!(*model.page.waiting, ["db.a.find()", "sh.status()"]);
+        assert!(model.page.history.is_empty(), "nothing ran yet");
+        update(&mut model, viewed(2, 2));
+        let ran = update(&mut model, Action::Drained);
+        assert_eq!(
+            ran,
+            [
+                Effect::Run("db.a.find()".into()),
+                Effect::Run("sh.status()".into())
+            ]
+        );
+        assert!(model.page.waiting.is_empty());
+        assert_eq!(*model.page.history, ["db.a.find()", "sh.status()"]);
+        // Typed once the session is ready: run at once, trimmed, and kept once.
+        let ran = update(&mut model, Action::Command(" db.b.find() ".into()));
+        assert_eq!(ran, [Effect::Run("db.b.find()".into())]);
+        assert_eq!(
+            model.page.history.last().map(String::as_str),
+            Some("db.b.find()")
+        );
+        assert_eq!(model.page.history.len(), 3);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn steps_wait_for_the_first_answer_and_go_forward_or_run_a_batch() {
+        let mut model = opening();
+        for action in [
+            Action::Step,
+            Action::StepBack,
+            Action::Jump(1),
+            Action::Fork,
+        ] {
+            assert!(update(&mut model, action).is_empty());
+        }
+        let mut model = ready();
+        update(&mut model, Action::Play);
+        let workload = model.page.workload.clone();
+        assert_eq!(
+            update(&mut model, Action::Step),
+            [Effect::Send(Act::Batch {
+                workload,
+                echo: true
+            })]
+        );
+        assert!(!model.page.playing, "a step stops playing");
+        update(&mut model, viewed(1, 3));
+        assert_eq!(
+            update(&mut model, Action::Step),
+            [Effect::Send(Act::Forward)]
+        );
+        assert_eq!(
+            update(&mut model, Action::Jump(0)),
+            [Effect::Send(Act::Jump { to: 0 })]
+        );
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_tick_sends_a_batch_only_when_playing_and_nothing_is_in_flight() {
+        let mut model = ready();
+        assert!(update(&mut model, Action::Tick).is_empty(), "not playing");
+        update(&mut model, Action::Play);
+        let workload = model.page.workload.clone();
+        let sent = update(&mut model, Action::Tick);
+        assert_eq!(
+            sent,
+            [Effect::Send(Act::Batch {
+                workload: workload.clone(),
+                echo: true
+            })]
+        );
+        update(&mut model, Action::Sent);
+        assert!(update(&mut model, Action::Tick).is_empty(), "one in flight");
+        update(&mut model, viewed(3, 3));
+        // The ticks after the first batch are not echoed in the console.
+        assert_eq!(
+            update(&mut model, Action::Tick),
+            [Effect::Send(Act::Batch {
+                workload,
+                echo: false
+            })]
+        );
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_replay_takes_only_typed_commands_notices_and_what_effects_bring() {
+        let mut model = ready();
+        update(
+            &mut model,
+            Action::Replaying(Some(Progress {
+                what: t(K::RecentSavedSession),
+                done: 1,
+                goal: 9,
+            })),
+        );
+        let before = model.page.clone();
+        for action in [Action::Step, Action::Play, Action::LoadPreset("x".into())] {
+            assert!(update(&mut model, action).is_empty());
+        }
+        assert!(Rc::ptr_eq(&before, &model.page), "nothing asked was taken");
+        assert!(update(&mut model, Action::Command("sh.status()".into())).is_empty());
+        assert_eq!(*model.page.waiting, ["sh.status()"]);
+        update(
+            &mut model,
+            Action::Notice(Some(Notice::plain(t(K::RecentSavedSession)))),
+        );
+        assert!(model.page.notice.is_some());
+        update(&mut model, viewed(5, 5));
+        assert_eq!(
+            model.page.view.position.position, 5,
+            "the engine's view is drawn"
+        );
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn cancel_stops_the_engine_only_under_a_request() {
+        let mut model = ready();
+        assert!(update(&mut model, Action::Cancel).is_empty());
+        update(&mut model, Action::Sent);
+        assert_eq!(update(&mut model, Action::Cancel), [Effect::StopEngine]);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn the_saved_session_is_held_until_the_user_does_something() {
+        let mut model = ready();
+        assert!(!model.touched);
+        update(&mut model, Action::Hold);
+        assert!(model.hold);
+        for quiet in [Action::Tick, Action::Notice(None), Action::Room(None)] {
+            update(&mut model, quiet);
+            assert!(model.hold && !model.touched, "not the user's doing");
+        }
+        update(&mut model, Action::SetSpeed(8));
+        assert!(!model.hold && model.touched);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_scene_session_is_replaced_in_storage_until_something_is_typed_in_it() {
+        let mut model = ready();
+        let shows = Shows::Lesson("monotonic".into());
+        let open = |model: &mut Model| update(model, Action::OpenScene(shows.clone()));
+        assert_eq!(
+            open(&mut model),
+            [Effect::OpenScene {
+                shows: shows.clone(),
+                replace_stored: false
+            }]
+        );
+        let next = Box::new(model.page.successor("page-2"));
+        update(&mut model, Action::Switch(next, false));
+        update(&mut model, Action::SceneOpened);
+        assert!(model.scene_owned);
+        assert_eq!(
+            open(&mut model),
+            [Effect::OpenScene {
+                shows: shows.clone(),
+                replace_stored: true
+            }]
+        );
+        update(&mut model, Action::Command("db.a.find()".into()));
+        assert!(!model.scene_owned, "typed in: the user's own");
+        update(&mut model, Action::SceneOpened);
+        let next = Box::new(model.page.successor("page-3"));
+        update(&mut model, Action::Switch(next, false));
+        assert!(!model.scene_owned, "any other opening is not a scene's");
+    }
+}
