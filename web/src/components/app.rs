@@ -340,7 +340,7 @@ impl FullView {
                 <div class="messages">
                     { messages.view() }
                     if mode != Mode::Compare {
-                        <SceneBar state={(**state).clone()} dispatch={dispatch.clone()} />
+                        <SceneBar ..panel_props::scenes(state, dispatch) />
                     }
                 </div>
                 // Once opened, the comparison stays mounted (hidden on other tabs) so that its
@@ -370,7 +370,7 @@ impl FullView {
                         { t(K::AppWorksOffline) }
                     </span>
                 }
-                <ShareBar state={(**state).clone()} dispatch={dispatch.clone()} on_import={self.on_import.clone()} />
+                <ShareBar sharing={Rc::new(panel_props::sharing(state))} dispatch={dispatch.clone()} on_import={self.on_import.clone()} />
                 <RecentSessions on_open={self.on_reopen.clone()} />
                 <ShortcutsHelp />
                 <LangSwitch lang={self.lang} on_change={self.on_lang.clone()} />
@@ -407,7 +407,7 @@ impl FullView {
                 <QueryBox ..panel_props::query_box(state, &self.on_target) />
                 <ClusterPanel ..panel_props::cluster(state, dispatch, self.targeted.clone()) />
             </div>
-            <Lazy<InspectorProps> always=true part={&lazy::INSPECTOR} props={Rc::new(InspectorProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
+            <Lazy<InspectorProps> always=true part={&lazy::INSPECTOR} props={Rc::new(panel_props::inspector(state, dispatch))} />
             <div class="lower">
                 <TimelinePanel ..(*self.timeline).clone() />
                 <Console lines={state.console.clone()} first={state.console_first} history={state.history.clone()} dispatch={dispatch.clone()}
@@ -417,8 +417,8 @@ impl FullView {
             <Lazy<CandidatesProps> always=true key={state.session.to_string()} part={&lazy::CANDIDATES} props={Rc::new(yew::props!(CandidatesProps {
                 session: state.session.clone(), ns: state.settings.ns.clone(), step: state.view.position.position,
                 on_compare: dispatch.reform(Action::CompareSample) }))} />
-            <Lazy<HeatmapProps> always=true part={&lazy::HEATMAP} props={Rc::new(HeatmapProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
-            <Lazy<ScenesProps> always=true part={&lazy::SCENES} props={Rc::new(ScenesProps { state: (**state).clone(), dispatch: dispatch.clone() })} />
+            <Lazy<HeatmapProps> always=true part={&lazy::HEATMAP} props={Rc::new(panel_props::heatmap(state, dispatch))} />
+            <Lazy<ScenesProps> always=true part={&lazy::SCENES} props={Rc::new(panel_props::scenes(state, dispatch))} />
             </>
         }
     }
@@ -843,7 +843,7 @@ fn embed_view(
         <div class={classes!("page", "embed", options.readonly.then_some("readonly"))} data-testid="embed">
             <header class="embed-head">
                 <strong class="embed-title">{ title }</strong>
-                <super::share_bar::OpenLink state={(**state).clone()} />
+                <super::share_bar::OpenLink sharing={Rc::new(panel_props::sharing(state))} />
             </header>
             { messages.view() }
             if let Some(l) = &lesson {

@@ -16,8 +16,8 @@ use super::query::{error_text, use_engine_query, Answer};
 use super::term::Term;
 use crate::i18n::{messages, t, tf, K};
 use crate::palette::{shard_colour, SHARD_COLOURS};
-use crate::state::{Action, Calm, Playground};
-use shardlab_protocol::{Call, HeatView, MessageView, Reply};
+use crate::state::Action;
+use shardlab_protocol::{Call, HeatView, MessageView, Position, Reply};
 use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -304,22 +304,22 @@ fn heat_of(answer: &Answer) -> Option<&HeatView> {
     }
 }
 
-/// Properties of [`Heatmap`]. It redraws on the timeline's calm revision, not on every
-/// tick of a workload.
-#[derive(Properties)]
+/// Properties of [`Heatmap`]: what it asks the engine for, and when. It asks again on the
+/// timeline's calm revision, not on every tick of a workload.
+#[derive(Properties, PartialEq)]
 pub struct HeatmapProps {
-    /// The page state.
-    pub state: Playground,
+    /// The engine session shown.
+    pub session: Rc<str>,
+    /// The timeline's calm revision: the grid is asked again when it moves.
+    pub revision: u64,
+    /// The collection shown.
+    pub ns: AttrValue,
+    /// Its shard key, if the collection shown is sharded (else empty).
+    pub key: AttrValue,
+    /// The timeline's cursor and length, as of that revision.
+    pub at: Position,
     /// Dispatches an action (a click on a column jumps to its step).
     pub dispatch: Callback<Action>,
-}
-
-impl PartialEq for HeatmapProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.state.session == other.state.session
-            && self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
-            && self.dispatch == other.dispatch
-    }
 }
 
 /// The canvas's size, measured anew on each resize of the window (reading it on every
@@ -520,8 +520,7 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
 }
 
 /// The panel with nothing to draw, and why.
-fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Html) -> Html {
-    let position = state.view.position;
+fn empty_view(panel: &NodeRef, ns: &str, key: &str, position: Position, why: Html) -> Html {
     html! {
         <section class="panel heatmap" ref={panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={ns.to_string()} data-pattern="" data-steps={position.length.to_string()}
@@ -537,10 +536,9 @@ fn empty_view(panel: &NodeRef, ns: &str, key: &str, state: &Playground, why: Htm
 fn grid_view(
     to: &Canvases,
     grid: &HeatView,
-    state: &Playground,
+    position: Position,
     on_click: Callback<MouseEvent>,
 ) -> Html {
-    let position = state.view.position;
     let (steps, cursor) = (position.length, position.position);
     let axis = grid
         .axis_words
@@ -599,9 +597,9 @@ fn grid_view(
 pub fn heatmap(props: &HeatmapProps) -> Html {
     let _lang = crate::i18n::use_lang();
     let to = use_canvases();
-    let state = &props.state;
-    let ns = state.settings.ns.clone();
-    let steps = state.view.position.length;
+    let ns = props.ns.to_string();
+    let at = props.at;
+    let steps = at.length;
     // The grid at the size last measured (or a guess before the first measurement); a
     // measurement that changes it asks again.
     let guess = to.size.unwrap_or(Size {
@@ -610,28 +608,30 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
         ratio: crate::screen::pixel_ratio(),
     });
     let local = local_empty(&ns, steps);
-    let answer = use_painted_grid(state, &ns, &to, guess.grid(steps), local.is_none());
-    let key = if state.frame.sharded && state.frame.ns == ns {
-        state.frame.key.clone()
-    } else {
-        String::new()
-    };
+    let answer = use_painted_grid(
+        (props.session.clone(), props.revision),
+        &ns,
+        &to,
+        guess.grid(steps),
+        local.is_none(),
+    );
+    let key = props.key.to_string();
     if let Some(why) = local {
-        return empty_view(&to.panel, &ns, &key, state, empty_why(why, None));
+        return empty_view(&to.panel, &ns, &key, at, empty_why(why, None));
     }
     match answer.as_ref() {
-        None => empty_view(&to.panel, &ns, &key, state, Html::default()),
+        None => empty_view(&to.panel, &ns, &key, at, Html::default()),
         Some(a) => match (a.as_ref(), heat_of(a)) {
             (Err(e), _) => empty_view(
                 &to.panel,
                 &ns,
                 &key,
-                state,
+                at,
                 empty_why(error_text(e), Some("error")),
             ),
             (_, Some(grid)) if grid.empty.is_none() => {
                 let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
-                grid_view(&to, grid, state, on_click)
+                grid_view(&to, grid, at, on_click)
             }
             (_, grid) => {
                 // The engine's reason, in the page's language.
@@ -644,11 +644,14 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
                     })
                     .unwrap_or_default();
                 let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
-                empty_view(&to.panel, drawn, &key, state, empty_why(why, None))
+                empty_view(&to.panel, drawn, &key, at, empty_why(why, None))
             }
         },
     }
 }
+
+/// The session the grid is asked of, and the calm revision it is asked at.
+type Asked = (Rc<str>, u64);
 
 /// The panel's canvases, its size as last measured, and what was painted on them.
 #[hook]
@@ -668,7 +671,7 @@ fn use_canvases() -> Canvases {
 /// the canvases after every render that brings a new answer or size.
 #[hook]
 fn use_painted_grid(
-    state: &Playground,
+    asked: Asked,
     ns: &str,
     to: &Canvases,
     grid: (u32, u32),
@@ -680,14 +683,8 @@ fn use_painted_grid(
     let answer = {
         let ns = ns.to_string();
         use_engine_query(
-            (
-                state.session.clone(),
-                state.calm_rev(Calm::Timeline),
-                ns.clone(),
-                rows,
-                columns,
-            ),
-            state.session.clone(),
+            (asked.0.clone(), asked.1, ns.clone(), rows, columns),
+            asked.0.clone(),
             asks,
             move || Call::Heat { ns, rows, columns },
         )

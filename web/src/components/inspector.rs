@@ -3,7 +3,7 @@
 //! decided what it did about a chunk, a shard or a balancer round.
 //!
 //! Everything it shows is the engine's answer to `Call::Inspect` about the subject
-//! ([`Playground::inspecting`] keeps only the subject), asked again whenever the subject,
+//! (`Playground::inspecting` keeps only the subject), asked again whenever the subject,
 //! the collection shown or the timeline's calm revision changes; the sentences and rules
 //! are the engine's, and so is the insert form's command (`Call::InsertCommand`).
 
@@ -11,7 +11,7 @@ use super::query::{error_text, use_keyed_query};
 use super::reveal::use_reveal;
 use crate::ask;
 use crate::i18n::{t, tf, K};
-use crate::state::{Action, Calm, Playground};
+use crate::state::Action;
 use shardlab_protocol::{
     Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
     CHUNK_PAGE_ROWS,
@@ -23,23 +23,23 @@ use yew::prelude::*;
 /// Documents a page of the chunk inspector lists (the engine's page).
 pub const PAGE: u64 = CHUNK_PAGE_ROWS as u64;
 
-/// Properties of [`Inspector`]. It redraws on the timeline's calm revision (which a click
-/// on a chunk moves at once), not on every tick of a workload.
-#[derive(Properties)]
+/// Properties of [`Inspector`]: what it asks the engine about, and when. It asks again on
+/// the timeline's calm revision (which a click on a chunk moves at once), not on every
+/// tick of a workload.
+#[derive(Properties, PartialEq)]
 pub struct InspectorProps {
-    /// The page state.
-    pub state: Playground,
+    /// The engine session shown.
+    pub session: Rc<str>,
+    /// The timeline's calm revision: the answer is asked again when it moves.
+    pub revision: u64,
+    /// The collection shown.
+    pub ns: AttrValue,
+    /// What is inspected, if anything (of the collection shown).
+    pub subject: Option<Inspecting>,
+    /// Whether the collection shown is sharded (else there is nothing to inspect).
+    pub sharded: bool,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
-}
-
-impl PartialEq for InspectorProps {
-    fn eq(&self, other: &Self) -> bool {
-        self.state.session == other.state.session
-            && self.state.calm_rev(Calm::Timeline) == other.state.calm_rev(Calm::Timeline)
-            && self.state.inspecting() == other.state.inspecting()
-            && self.dispatch == other.dispatch
-    }
 }
 
 /// One explanation: its rule, its sentence and its figures.
@@ -282,13 +282,12 @@ fn subject_view(
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
     let dispatch = &props.dispatch;
-    let ns = state.settings.ns.clone();
-    let subject = state.inspecting().cloned();
+    let ns = props.ns.to_string();
+    let subject = props.subject.clone();
     let key = (
-        state.session.clone(),
-        state.calm_rev(Calm::Timeline),
+        props.session.clone(),
+        props.revision,
         ns.clone(),
         subject.clone(),
     );
@@ -298,8 +297,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
     };
     // An unsharded collection has no chunks to inspect and no key to insert by: nothing to
     // ask.
-    let sharded = state.frame.sharded && state.frame.ns == ns;
-    let answer = use_keyed_query(key, state.session.clone(), sharded, move || call);
+    let sharded = props.sharded;
+    let answer = use_keyed_query(key, props.session.clone(), sharded, move || call);
     let answer_ref = use_node_ref();
     let asked = subject.clone();
     let shown_now = answer.as_ref().and_then(|((.., asked), _)| asked.clone());
@@ -339,7 +338,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 }
             </div>
             if found.is_some() || !example.is_empty() {
-                <InsertForm session={state.session.clone()} ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
+                <InsertForm session={props.session.clone()} ns={ns.clone()} example={example} dispatch={dispatch.clone()} />
             }
             // What a click asked for: brought into view, focused and announced.
             <div class="inspector-answer" ref={answer_ref} tabindex="-1" aria-live="polite"

@@ -6,8 +6,12 @@
 use super::cluster_view::{plays_fast, stagger, ClusterPanelProps, Stage};
 use super::controls::ControlsProps;
 use super::guide::GuideProps;
+use super::heatmap::HeatmapProps;
 use super::insights::InsightsProps;
+use super::inspector::InspectorProps;
 use super::query_box::QueryBoxProps;
+use super::scenes_panel::{Demoing, ScenesProps};
+use super::share_bar::Sharing;
 use super::tabs::Mode;
 use super::timeline_panel::TimelineProps;
 use super::workload_panel::{Transport, WorkloadProps};
@@ -47,6 +51,72 @@ pub fn cluster(
         stagger: stagger(state.playing, state.speed),
         dispatch: dispatch.clone(),
         targeted,
+    }
+}
+
+/// The share bar's and the "Open in ShardLab" link's: the session, the page's own state
+/// a link carries, and the picture.
+pub fn sharing(state: &Playground) -> Sharing {
+    Sharing {
+        session: state.session.clone(),
+        view: state.view.clone(),
+        page: state.page_entries(),
+        ns: state.settings.ns.clone(),
+        frame: state.frame.clone(),
+        settled: state.ready && state.replaying.is_none(),
+        replaying: state.replaying.is_some(),
+    }
+}
+
+/// The inspector's: what it asks the engine about, and its revision.
+pub fn inspector(state: &Playground, dispatch: &Callback<Action>) -> InspectorProps {
+    let ns = &state.settings.ns;
+    InspectorProps {
+        session: state.session.clone(),
+        revision: state.calm_rev(Calm::Timeline),
+        ns: AttrValue::from(ns.clone()),
+        subject: state.inspecting().cloned(),
+        sharded: state.frame.sharded && state.frame.ns == *ns,
+        dispatch: dispatch.clone(),
+    }
+}
+
+/// The heatmap's: what it asks the engine for, and its revision.
+pub fn heatmap(state: &Playground, dispatch: &Callback<Action>) -> HeatmapProps {
+    let ns = &state.settings.ns;
+    let sharded = state.frame.sharded && state.frame.ns == *ns;
+    HeatmapProps {
+        session: state.session.clone(),
+        revision: state.calm_rev(Calm::Timeline),
+        ns: AttrValue::from(ns.clone()),
+        key: AttrValue::from(if sharded {
+            state.frame.key.clone()
+        } else {
+            String::new()
+        }),
+        at: state.view.position,
+        dispatch: dispatch.clone(),
+    }
+}
+
+/// The scenes panel's and the scene bar's: the session and where it stands, and the demo.
+pub fn scenes(state: &Playground, dispatch: &Callback<Action>) -> ScenesProps {
+    ScenesProps {
+        state: Rc::new(Demoing {
+            session: state.session.clone(),
+            lesson: state.view.lesson.clone(),
+            setup_steps: state.view.setup_steps,
+            at: state.view.position,
+            ready: state.ready,
+            replaying: state.replaying.is_some(),
+            playing: state.playing,
+            in_flight: state.in_flight,
+            page: state.page.clone(),
+            link_page: state.page_entries(),
+            catalog: state.catalog.clone(),
+            demo: state.demo.clone(),
+        }),
+        dispatch: dispatch.clone(),
     }
 }
 
@@ -303,5 +373,50 @@ mod tests {
         assert!(transport(&playing) != transport(&fast));
         assert!(cluster(&playing, &dispatch, vec![]) != cluster(&fast, &dispatch, vec![]));
         assert!(controls(&playing, &dispatch) == controls(&fast, &dispatch));
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn the_panels_that_ask_the_engine_take_only_what_they_ask_by() {
+        let dispatch = Callback::from(|_: Action| ());
+        let before = drawn();
+        // A notice and the console's history: none of these panels draws them.
+        let mut noticed = (*before).clone();
+        noticed.notice = Some(Notice::plain(t(K::RecentSavedSession)));
+        noticed.history = Rc::new(vec!["db.events.find()".into()]);
+        noticed.rev += 1;
+        assert!(inspector(&before, &dispatch) == inspector(&noticed, &dispatch));
+        assert!(heatmap(&before, &dispatch) == heatmap(&noticed, &dispatch));
+        assert!(sharing(&before) == sharing(&noticed));
+        assert!(scenes(&before, &dispatch) == scenes(&noticed, &dispatch));
+        // The timeline's calm revision: the inspector and the heatmap ask again.
+        let mut calm = (*before).clone();
+        calm.calm_revs[Calm::Timeline as usize] += 1;
+        assert!(inspector(&before, &dispatch) != inspector(&calm, &dispatch));
+        assert!(heatmap(&before, &dispatch) != heatmap(&calm, &dispatch));
+        assert!(sharing(&before) == sharing(&calm));
+        // A subject inspected: the inspector alone.
+        let chunk = Inspecting::Chunk {
+            key: "{x: 1}".into(),
+            skip: None,
+            mark: None,
+        };
+        let mut inspected = (*before).clone();
+        inspected.inspect = Some((inspected.settings.ns.clone(), chunk));
+        assert!(inspector(&before, &dispatch) != inspector(&inspected, &dispatch));
+        assert!(heatmap(&before, &dispatch) == heatmap(&inspected, &dispatch));
+        // The engine's next answer: a link asks again, the scenes see the cursor move.
+        let back = answer(&before, 2, 5);
+        assert!(sharing(&before) != sharing(&back));
+        assert!(scenes(&before, &dispatch) != scenes(&back, &dispatch));
+        // A panel published: a link carries it, and the scenes panel reads its entries.
+        let published = after(&before, vec![Action::Page("compare", Some("x".into()))]);
+        assert!(sharing(&before) != sharing(&published));
+        assert!(scenes(&before, &dispatch) != scenes(&published, &dispatch));
+        // An act sent: the scenes panel follows what is in flight (a demo's scene waits
+        // for the workload it plays), the share bar does not.
+        let sent = after(&before, vec![Action::Sent]);
+        assert!(sharing(&before) == sharing(&sent));
+        assert!(scenes(&before, &dispatch) != scenes(&sent, &dispatch));
     }
 }

@@ -2,8 +2,7 @@
 //! first, with its name, when it was saved, its steps and collections; each can be opened
 //! in this tab, downloaded as a scenario file, or deleted.
 
-use super::share_bar::download;
-use crate::export::download_url;
+use crate::export::{download, download_url};
 use crate::i18n::{t, tf, K};
 use crate::kept;
 use crate::saved::{Listed, Meta};

@@ -15,22 +15,76 @@ use crate::i18n::{t, tf, K};
 use crate::presenting::{self, Presenting};
 use crate::scenes::Cue;
 use crate::scenes::{self, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
-use crate::state::{Action, DemoChange, Notice, Playground, Reaching, Switching};
-use shardlab_protocol::{Call, Reply};
+use crate::state::{Action, DemoChange, DemoFlow, Notice, Playground, Reaching, Switching};
+use shardlab_protocol::{Call, Catalog, Position, Reply};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// The demo a state carries: its scenes and the one on screen, if it runs.
 pub fn demo_of(state: &Playground) -> (Vec<Scene>, Option<usize>) {
-    let list = state
-        .page_value(SCENES_ENTRY)
+    demo_in(&state.page)
+}
+
+/// The demo the page's own state entries carry (see [`demo_of`]).
+fn demo_in(page: &[(String, String)]) -> (Vec<Scene>, Option<usize>) {
+    let value = |name: &str| {
+        page.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let list = value(SCENES_ENTRY)
         .and_then(|v| scenes::parse(v).ok())
         .unwrap_or_default();
-    let at = state
-        .page_value(SCENE_ENTRY)
-        .and_then(|v| scenes::parse_index(v, list.len()));
+    let at = value(SCENE_ENTRY).and_then(|v| scenes::parse_index(v, list.len()));
     (list, at)
+}
+
+/// What the scenes panel and the scene bar need of the page: the session and where it
+/// stands, the demo's entries and its way through its scenes, and the lessons' titles.
+#[derive(Clone, Debug)]
+pub struct Demoing {
+    /// The engine session shown.
+    pub session: Rc<str>,
+    /// The lesson it is, if any (the engine's word).
+    pub lesson: Option<String>,
+    /// The steps of its own setup.
+    pub setup_steps: u64,
+    /// Its cursor and length.
+    pub at: Position,
+    /// Whether it has answered.
+    pub ready: bool,
+    /// Whether a replay runs.
+    pub replaying: bool,
+    /// Whether its workload plays.
+    pub playing: bool,
+    /// The acts sent and not yet answered.
+    pub in_flight: u32,
+    /// The page's own state entries (the demo's scenes and the scene on screen among them).
+    pub page: Rc<Vec<(String, String)>>,
+    /// What a link of the session carries (see `Playground::page_entries`).
+    pub link_page: Vec<(String, String)>,
+    /// The lessons, for the titles of scenes that name one.
+    pub catalog: Rc<Catalog>,
+    /// The demo's way through its scenes. Not compared: changing it redraws nothing (the
+    /// hooks that follow it run again on what they are keyed by, all compared here).
+    pub demo: DemoFlow,
+}
+
+impl PartialEq for Demoing {
+    fn eq(&self, other: &Self) -> bool {
+        self.session == other.session
+            && self.lesson == other.lesson
+            && self.setup_steps == other.setup_steps
+            && self.at == other.at
+            && self.ready == other.ready
+            && self.replaying == other.replaying
+            && self.playing == other.playing
+            && self.in_flight == other.in_flight
+            && self.page == other.page
+            && self.link_page == other.link_page
+            && Rc::ptr_eq(&self.catalog, &other.catalog)
+    }
 }
 
 /// The panels the scene on screen hides (for the page's `data-scene-hide`), while a demo
@@ -68,15 +122,15 @@ struct Here {
 
 impl Here {
     /// The session `state` draws, with scene `at` on screen.
-    fn of(state: &Playground, at: Option<usize>) -> Here {
+    fn of(state: &Demoing, at: Option<usize>) -> Here {
         Here {
             session: state.session.clone(),
-            lesson: state.view.lesson.clone(),
-            setup_steps: state.view.setup_steps,
-            length: state.view.position.length,
-            position: state.view.position.position,
+            lesson: state.lesson.clone(),
+            setup_steps: state.setup_steps,
+            length: state.at.length,
+            position: state.at.position,
             at,
-            up: state.ready && state.replaying.is_none(),
+            up: state.ready && !state.replaying,
             switching: state.demo.switching.is_some(),
         }
     }
@@ -165,8 +219,8 @@ fn save(dispatch: &Callback<Action>, list: &[Scene]) {
 /// Properties of [`ScenesPanel`] and [`SceneBar`].
 #[derive(Properties, PartialEq)]
 pub struct ScenesProps {
-    /// The page state.
-    pub state: Playground,
+    /// What the panel needs of the page.
+    pub state: Rc<Demoing>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
@@ -176,7 +230,7 @@ pub struct ScenesProps {
 #[function_component(SceneBar)]
 pub fn scene_bar(props: &ScenesProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let (list, at) = demo_of(&props.state);
+    let (list, at) = demo_in(&props.state.page);
     let Some(i) = at else { return html! {} };
     let dispatch = props.dispatch.clone();
     let here = Here::of(&props.state, at);
@@ -207,7 +261,7 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
     let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
-    let (list, at) = demo_of(state);
+    let (list, at) = demo_in(&state.page);
     // The keys' and the presenter's callbacks outlive a render: they read the latest demo.
     let latest = use_mut_ref(|| (list.clone(), Here::of(state, at)));
     *latest.borrow_mut() = (list.clone(), Here::of(state, at));
@@ -260,13 +314,13 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
 /// one, or scenes that name theirs), the new scene carries the session's link form, asked
 /// of the engine, if it fits in the demo; else a notice says why it was not added.
 fn add_callback(
-    state: &Playground,
+    state: &Demoing,
     dispatch: &Callback<Action>,
     list: &[Scene],
     at: Option<usize>,
 ) -> Callback<MouseEvent> {
     let (dispatch, list) = (dispatch.clone(), list.to_vec());
-    let step = state.view.position.position;
+    let step = state.at.position;
     let views = at.map_or_else(scenes::all_views, |i| list[i].views.clone());
     let named = at.map_or_else(
         || list.iter().any(|s| s.scenario.is_some()),
@@ -274,7 +328,8 @@ fn add_callback(
     );
     let session = state.session.clone();
     let page: Vec<(String, String)> = state
-        .page_entries()
+        .link_page
+        .clone()
         .into_iter()
         .filter(|(n, _)| n != SCENES_ENTRY && n != SCENE_ENTRY)
         .collect();
@@ -323,7 +378,7 @@ fn add_callback(
 
 /// Where a scene stands, in the list: its step, and its scenario when it names one (a
 /// lesson by its title in the engine's catalog).
-fn step_label(state: &Playground, scene: &Scene) -> String {
+fn step_label(state: &Demoing, scene: &Scene) -> String {
     let step = scene.step;
     match &scene.scenario {
         None => tf(K::ScenesPanelStepStep, &[("step", &step)]),
@@ -471,7 +526,7 @@ fn audience_link(props: &ScenesProps) -> Html {
     let link = use_state(|| None::<String>);
     let onclick = {
         let (link, dispatch) = (link.clone(), props.dispatch.clone());
-        let (session, page) = (props.state.session.clone(), props.state.page_entries());
+        let (session, page) = (props.state.session.clone(), props.state.link_page.clone());
         Callback::from(move |_: MouseEvent| {
             let (link, dispatch) = (link.clone(), dispatch.clone());
             let call = Call::Scenario {
@@ -526,7 +581,7 @@ fn demo_picker(props: &ScenesProps) -> Html {
                     { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ t(d.title) }</option> }) }
                 </select>
             </label>
-            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying.is_some()}>{ t(K::ScenesPanelLoadDemo) }</button>
+            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying}>{ t(K::ScenesPanelLoadDemo) }</button>
         </div>
     }
 }
@@ -534,11 +589,11 @@ fn demo_picker(props: &ScenesProps) -> Html {
 /// Once the demo's lesson is up, its scenes (at the steps past the lesson's own setup) are
 /// set, and the lesson's workload plays so that every scene's step exists.
 #[hook]
-fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
+fn use_pending_demo(state: &Demoing, dispatch: &Callback<Action>) {
     let dispatch = dispatch.clone();
-    let up = state.ready && state.replaying.is_none();
-    let key = (state.session.clone(), up, state.view.lesson.clone());
-    let setup_steps = state.view.setup_steps;
+    let up = state.ready && !state.replaying;
+    let key = (state.session.clone(), up, state.lesson.clone());
+    let setup_steps = state.setup_steps;
     let pending = state
         .demo
         .pending
@@ -562,7 +617,7 @@ fn use_pending_demo(state: &Playground, dispatch: &Callback<Action>) {
 /// state it carried) and the scene's step is asked for. A lesson the engine refused (the
 /// page then holds a fresh playground, with its notice) shows nothing.
 #[hook]
-fn use_pending_scene(state: &Playground, dispatch: &Callback<Action>) {
+fn use_pending_scene(state: &Demoing, dispatch: &Callback<Action>) {
     let dispatch = dispatch.clone();
     let here = Here::of(state, None);
     let switching = state.demo.switching.clone();
@@ -588,12 +643,12 @@ fn use_pending_scene(state: &Playground, dispatch: &Callback<Action>) {
 /// step, or the workload stopped (the engine then refuses a step it lacks, with its
 /// notice), the cursor goes there.
 #[hook]
-fn use_reach(state: &Playground, dispatch: &Callback<Action>) {
+fn use_reach(state: &Demoing, dispatch: &Callback<Action>) {
     let dispatch = dispatch.clone();
     let key = (
         state.session.clone(),
-        state.ready && state.replaying.is_none(),
-        state.view.position.length,
+        state.ready && !state.replaying,
+        state.at.length,
         state.playing,
         state.in_flight,
     );

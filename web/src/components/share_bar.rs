@@ -4,61 +4,55 @@
 use super::import_dialog::ImportDocuments;
 use super::query::use_engine_query;
 use crate::ask;
-use crate::export::download_url;
+use crate::export::{
+    base_url, copy_to_clipboard, download, download_url, export_png, show_in_address,
+};
 use crate::i18n::{t, tf, K};
 use crate::startup::Opening;
-use crate::state::{Action, Notice, Playground};
-use shardlab_protocol::{too_long, Call, Reply, MAX_SCENARIO_BYTES};
-use wasm_bindgen::{JsCast, JsValue};
+use crate::state::{Action, Notice};
+use shardlab_protocol::{too_long, Call, Frame, PageView, Reply, MAX_SCENARIO_BYTES};
+use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// Starts a download of `data` (a data: URL) as `name`.
-pub fn download(name: &str, href: &str) {
-    let document = gloo::utils::document();
-    if let Ok(a) = document.create_element("a") {
-        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
-            a.set_href(href);
-            a.set_download(name);
-            a.click();
-        }
-    }
+/// What the share bar and the embedded view's "Open in ShardLab" link need of the page:
+/// the session, the page's own state a link carries, and the picture the exports draw.
+#[derive(Clone, Debug)]
+pub struct Sharing {
+    /// The engine session shown.
+    pub session: Rc<str>,
+    /// The engine's latest view of it: the link is asked again when it changes (compared
+    /// by pointer: every answer is a new one).
+    pub view: Rc<PageView>,
+    /// The page's own state a link or an export carries (tab, lesson step, forms).
+    pub page: Vec<(String, String)>,
+    /// The collection shown.
+    pub ns: String,
+    /// Its picture, which the SVG and PNG exports draw.
+    pub frame: Rc<Frame>,
+    /// Whether the session has answered and no replay runs.
+    pub settled: bool,
+    /// Whether a replay runs (imports wait for it).
+    pub replaying: bool,
 }
 
-/// Copies text to the clipboard where the browser allows it; failures are harmless since
-/// the link is also shown and put in the address bar.
-fn copy_to_clipboard(text: &str) {
-    let navigator = gloo::utils::window().navigator();
-    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
-        .unwrap_or(JsValue::UNDEFINED);
-    if clipboard.is_undefined() {
-        return;
-    }
-    if let Ok(write) = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText")) {
-        if let Some(f) = write.dyn_ref::<js_sys::Function>() {
-            // The returned promise is dropped: a refusal must not disturb the page.
-            let _ = f.call1(&clipboard, &JsValue::from_str(text));
-        }
-    }
-}
-
-/// The page's address without its query string.
-pub fn base_url() -> String {
-    let location = gloo::utils::window().location();
-    let origin = location.origin().unwrap_or_default();
-    let path = location.pathname().unwrap_or_else(|_| "/".into());
-    // A link opens in the language it was made in (English needs no word).
-    match crate::i18n::current() {
-        crate::i18n::Lang::En => format!("{origin}{path}"),
-        lang => format!("{origin}{path}?lang={}", lang.tag()),
+impl PartialEq for Sharing {
+    fn eq(&self, other: &Self) -> bool {
+        self.session == other.session
+            && Rc::ptr_eq(&self.view, &other.view)
+            && self.page == other.page
+            && self.ns == other.ns
+            && (Rc::ptr_eq(&self.frame, &other.frame) || self.frame == other.frame)
+            && self.settled == other.settled
+            && self.replaying == other.replaying
     }
 }
 
 /// Properties of [`ShareBar`].
 #[derive(Properties, PartialEq)]
 pub struct ShareBarProps {
-    /// The page state.
-    pub state: Playground,
+    /// What the bar shares.
+    pub sharing: Rc<Sharing>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
     /// Opens an imported scenario (the engine replays it a slice at a time).
@@ -70,18 +64,18 @@ pub struct ShareBarProps {
 pub fn share_bar(props: &ShareBarProps) -> Html {
     let _lang = crate::i18n::use_lang();
     let link = use_state(|| None::<String>);
-    let on_copy = copy_link_callback(link.clone(), props.state.clone(), props.dispatch.clone());
-    let on_export_json = export_json_callback(props.state.clone(), props.dispatch.clone());
-    let on_export_mongosh = export_mongosh_callback(props.state.clone(), props.dispatch.clone());
+    let on_copy = copy_link_callback(link.clone(), props.sharing.clone(), props.dispatch.clone());
+    let on_export_json = export_json_callback(props.sharing.clone(), props.dispatch.clone());
+    let on_export_mongosh = export_mongosh_callback(props.sharing.clone(), props.dispatch.clone());
     let on_export_svg = {
-        let state = props.state.clone();
+        let state = props.sharing.clone();
         Callback::from(move |_| {
             let svg = picture_svg(&state);
             download("shardlab-cluster.svg", &download_url("image/svg+xml", &svg));
         })
     };
     let on_export_png = {
-        let state = props.state.clone();
+        let state = props.sharing.clone();
         Callback::from(move |_| export_png(picture_svg(&state)))
     };
     let on_import = import_callback(props.dispatch.clone(), props.on_import.clone());
@@ -102,10 +96,10 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
                 <label class="button-like secondary" title={t(K::ShareBarOpenAScenarioExportedAs)}>
                     { t(K::ShareBarImportJson) }
                     <input type="file" accept="application/json,.json" data-testid="import-json" onchange={on_import}
-                        disabled={props.state.replaying.is_some()} aria-label={t(K::ShareBarImportAScenarioJsonFile)} />
+                        disabled={props.sharing.replaying} aria-label={t(K::ShareBarImportAScenarioJsonFile)} />
                 </label>
-                <ImportDocuments session={props.state.session.clone()} ns={props.state.settings.ns.clone()}
-                    disabled={props.state.replaying.is_some()} dispatch={props.dispatch.clone()} />
+                <ImportDocuments session={props.sharing.session.clone()} ns={props.sharing.ns.clone()}
+                    disabled={props.sharing.replaying} dispatch={props.dispatch.clone()} />
             </span>
             if let Some(url) = &*link {
                 <input class="share-url" readonly=true value={url.clone()} data-testid="share-url" aria-label={t(K::ShareBarShareLink)} />
@@ -116,12 +110,12 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
 
 /// The cluster picture as SVG, titled with the namespace and its key: what both picture
 /// exports draw.
-fn picture_svg(state: &Playground) -> String {
+fn picture_svg(state: &Sharing) -> String {
     crate::export::cluster_svg(
         &state.frame,
         &tf(
             K::ShareBarPictureTitle,
-            &[("ns", &state.settings.ns), ("key", &state.frame.key)],
+            &[("ns", &state.ns), ("key", &state.frame.key)],
         ),
     )
 }
@@ -130,7 +124,7 @@ fn picture_svg(state: &Playground) -> String {
 /// shows it in `link`; an engine refusal becomes a notice.
 fn copy_link_callback(
     link: UseStateHandle<Option<String>>,
-    state: Playground,
+    state: Rc<Sharing>,
     dispatch: Callback<Action>,
 ) -> Callback<MouseEvent> {
     Callback::from(move |_| {
@@ -143,9 +137,7 @@ fn copy_link_callback(
                 let url = format!("{}{fragment}", base_url());
                 copy_to_clipboard(&url);
                 crate::startup::clear_link_from_address();
-                if let Ok(history) = gloo::utils::window().history() {
-                    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&fragment));
-                }
+                show_in_address(&fragment);
                 link.set(Some(url));
             }
             Err(e) => dispatch.emit(Action::Notice(Some(Notice::plain(e)))),
@@ -155,7 +147,7 @@ fn copy_link_callback(
 
 /// "Export JSON": downloads the engine's JSON form of the scenario; a refusal becomes a
 /// notice.
-fn export_json_callback(state: Playground, dispatch: Callback<Action>) -> Callback<MouseEvent> {
+fn export_json_callback(state: Rc<Sharing>, dispatch: Callback<Action>) -> Callback<MouseEvent> {
     Callback::from(move |_| {
         let dispatch = dispatch.clone();
         with_link(&state, true, move |answer| match answer {
@@ -171,7 +163,7 @@ fn export_json_callback(state: Playground, dispatch: Callback<Action>) -> Callba
 /// "Export for mongosh": downloads the engine's mongosh script of the session up to the
 /// cursor, which builds the same scenario on a real sharded cluster; a refusal (nothing
 /// to export yet) becomes a notice.
-fn export_mongosh_callback(state: Playground, dispatch: Callback<Action>) -> Callback<MouseEvent> {
+fn export_mongosh_callback(state: Rc<Sharing>, dispatch: Callback<Action>) -> Callback<MouseEvent> {
     Callback::from(move |_| {
         let dispatch = dispatch.clone();
         ask::ask(&state.session, Call::Export, move |answer| match answer {
@@ -223,48 +215,13 @@ fn import_callback(dispatch: Callback<Action>, on_import: Callback<Opening>) -> 
     })
 }
 
-/// Renders the SVG onto a canvas and downloads it as a PNG.
-fn export_png(svg: String) {
-    let document = gloo::utils::document();
-    let Ok(img) = document
-        .create_element("img")
-        .map(|e| e.unchecked_into::<web_sys::HtmlImageElement>())
-    else {
-        return;
-    };
-    let src = download_url("image/svg+xml", &svg);
-    let img2 = img.clone();
-    let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-        let document = gloo::utils::document();
-        let Ok(canvas) = document
-            .create_element("canvas")
-            .map(|e| e.unchecked_into::<web_sys::HtmlCanvasElement>())
-        else {
-            return;
-        };
-        canvas.set_width(img2.natural_width() * 2);
-        canvas.set_height(img2.natural_height() * 2);
-        if let Ok(Some(ctx)) = canvas.get_context("2d") {
-            if let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() {
-                let _ = ctx.scale(2.0, 2.0);
-                let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
-                if let Ok(url) = canvas.to_data_url() {
-                    download("shardlab-cluster.png", &url);
-                }
-            }
-        }
-    });
-    img.set_onload(Some(onload.unchecked_ref()));
-    img.set_src(&src);
-}
-
 /// Asks the engine for the session's shareable form (the link form, or the JSON form of an
 /// export), with the page's own state; `done` gets it or MongoDB's words on why not.
-fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, String>) + 'static) {
+fn with_link(state: &Sharing, json: bool, done: impl FnOnce(Result<String, String>) + 'static) {
     ask::ask(
         &state.session.clone(),
         Call::Scenario {
-            page: state.page_entries(),
+            page: state.page.clone(),
             json,
         },
         move |answer| {
@@ -277,24 +234,39 @@ fn with_link(state: &Playground, json: bool, done: impl FnOnce(Result<String, St
     );
 }
 
+/// An engine answer, the same only as itself: the key an "Open in ShardLab" link is
+/// asked again by (holding it, so that its address is not reused by the next one).
+#[derive(Clone)]
+struct Answered(Rc<PageView>);
+
+impl PartialEq for Answered {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// Properties of [`OpenLink`].
 #[derive(Properties, PartialEq)]
 pub struct OpenLinkProps {
-    /// The page state.
-    pub state: Playground,
+    /// What the link opens.
+    pub sharing: Rc<Sharing>,
 }
 
 /// The embedded view's "Open in ShardLab" link: the same scenario in the full page.
 #[function_component(OpenLink)]
 pub fn open_link(props: &OpenLinkProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = &props.state;
+    let state = &props.sharing;
     let answer = use_engine_query(
-        (state.rev, state.session.clone()),
+        (
+            state.session.clone(),
+            Answered(state.view.clone()),
+            state.page.clone(),
+        ),
         state.session.clone(),
-        state.ready && state.replaying.is_none(),
+        state.settled,
         {
-            let (page,) = (state.page_entries(),);
+            let page = state.page.clone();
             move || Call::Scenario { page, json: false }
         },
     );

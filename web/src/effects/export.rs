@@ -4,6 +4,7 @@ use crate::i18n::{t, K};
 use crate::palette::{heat_step, shard_colour, HEAT_ALPHAS, HOT_RGB};
 use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Frame};
+use wasm_bindgen::{JsCast, JsValue};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -112,4 +113,88 @@ fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> St
 /// components' way to the platform's [`crate::share::download_url`].
 pub fn download_url(mime: &str, text: &str) -> String {
     crate::share::download_url(mime, text)
+}
+
+/// Starts a download of `data` (a data: URL) as `name`.
+pub fn download(name: &str, href: &str) {
+    let document = gloo::utils::document();
+    if let Ok(a) = document.create_element("a") {
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+            a.set_href(href);
+            a.set_download(name);
+            a.click();
+        }
+    }
+}
+
+/// Copies text to the clipboard where the browser allows it; failures are harmless since
+/// the link is also shown and put in the address bar.
+pub fn copy_to_clipboard(text: &str) {
+    let navigator = gloo::utils::window().navigator();
+    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .unwrap_or(JsValue::UNDEFINED);
+    if clipboard.is_undefined() {
+        return;
+    }
+    if let Ok(write) = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText")) {
+        if let Some(f) = write.dyn_ref::<js_sys::Function>() {
+            // The returned promise is dropped: a refusal must not disturb the page.
+            let _ = f.call1(&clipboard, &JsValue::from_str(text));
+        }
+    }
+}
+
+/// The page's address without its query string.
+pub fn base_url() -> String {
+    let location = gloo::utils::window().location();
+    let origin = location.origin().unwrap_or_default();
+    let path = location.pathname().unwrap_or_else(|_| "/".into());
+    // A link opens in the language it was made in (English needs no word).
+    match crate::i18n::current() {
+        crate::i18n::Lang::En => format!("{origin}{path}"),
+        lang => format!("{origin}{path}?lang={}", lang.tag()),
+    }
+}
+
+/// Puts `fragment` (`#s=…`) in the address bar in place of the address's own, without a
+/// new entry in the history.
+pub fn show_in_address(fragment: &str) {
+    if let Ok(history) = gloo::utils::window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(fragment));
+    }
+}
+
+/// Renders the SVG onto a canvas and downloads it as a PNG.
+pub fn export_png(svg: String) {
+    let document = gloo::utils::document();
+    let Ok(img) = document
+        .create_element("img")
+        .map(|e| e.unchecked_into::<web_sys::HtmlImageElement>())
+    else {
+        return;
+    };
+    let src = download_url("image/svg+xml", &svg);
+    let img2 = img.clone();
+    let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let document = gloo::utils::document();
+        let Ok(canvas) = document
+            .create_element("canvas")
+            .map(|e| e.unchecked_into::<web_sys::HtmlCanvasElement>())
+        else {
+            return;
+        };
+        canvas.set_width(img2.natural_width() * 2);
+        canvas.set_height(img2.natural_height() * 2);
+        if let Ok(Some(ctx)) = canvas.get_context("2d") {
+            if let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() {
+                let _ = ctx.scale(2.0, 2.0);
+                let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
+                if let Ok(url) = canvas.to_data_url() {
+                    download("shardlab-cluster.png", &url);
+                }
+            }
+        }
+    });
+    img.set_onload(Some(onload.unchecked_ref()));
+    img.set_src(&src);
 }
