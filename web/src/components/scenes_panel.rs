@@ -7,80 +7,49 @@
 //! scene's step is the engine's to go to: the page asks for a jump and the engine refuses,
 //! with its notice, a step the timeline does not have. A scene that names another scenario
 //! (a lesson, a session's link form) opens it first, as a session of its own, with the
-//! demo and the scene on screen carried across (`use_pending_scene`); a lesson's
+//! demo and the scene on screen carried across (`model/demo.rs`); a lesson's
 //! workload then plays until the scene's step exists.
 
 use crate::ask;
+use crate::demo;
 use crate::i18n::{t, tf, K};
 use crate::presenting::{self, Presenting};
 use crate::scenes::Cue;
 use crate::scenes::{self, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
-use crate::state::{Action, DemoChange, DemoFlow, Notice, Playground, Reaching, Switching};
+use crate::state::{Action, DemoChange, Notice, Playground};
 use shardlab_protocol::{Call, Catalog, Position, Reply};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-/// The demo a state carries: its scenes and the one on screen, if it runs.
-pub fn demo_of(state: &Playground) -> (Vec<Scene>, Option<usize>) {
-    demo_in(&state.page)
-}
-
-/// The demo the page's own state entries carry (see [`demo_of`]).
-fn demo_in(page: &[(String, String)]) -> (Vec<Scene>, Option<usize>) {
-    let value = |name: &str| {
-        page.iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let list = value(SCENES_ENTRY)
-        .and_then(|v| scenes::parse(v).ok())
-        .unwrap_or_default();
-    let at = value(SCENE_ENTRY).and_then(|v| scenes::parse_index(v, list.len()));
-    (list, at)
-}
-
-/// What the scenes panel and the scene bar need of the page: the session and where it
-/// stands, the demo's entries and its way through its scenes, and the lessons' titles.
+/// What the scenes panel and the scene bar need of the page: the session and its cursor,
+/// the demo's entries, what a link carries, and the lessons' titles. (A demo's way
+/// through its scenes is the update's: see `model/demo.rs`.)
 #[derive(Clone, Debug)]
 pub struct Demoing {
     /// The engine session shown.
     pub session: Rc<str>,
-    /// The lesson it is, if any (the engine's word).
-    pub lesson: Option<String>,
-    /// The steps of its own setup.
-    pub setup_steps: u64,
     /// Its cursor and length.
     pub at: Position,
     /// Whether it has answered.
     pub ready: bool,
     /// Whether a replay runs.
     pub replaying: bool,
-    /// Whether its workload plays.
-    pub playing: bool,
-    /// The acts sent and not yet answered.
-    pub in_flight: u32,
     /// The page's own state entries (the demo's scenes and the scene on screen among them).
     pub page: Rc<Vec<(String, String)>>,
     /// What a link of the session carries (see `Playground::page_entries`).
     pub link_page: Vec<(String, String)>,
-    /// The lessons, for the titles of scenes that name one.
+    /// The lessons, for the titles of scenes that name one (compared by pointer: the
+    /// catalogue comes once).
     pub catalog: Rc<Catalog>,
-    /// The demo's way through its scenes. Not compared: changing it redraws nothing (the
-    /// hooks that follow it run again on what they are keyed by, all compared here).
-    pub demo: DemoFlow,
 }
 
 impl PartialEq for Demoing {
     fn eq(&self, other: &Self) -> bool {
         self.session == other.session
-            && self.lesson == other.lesson
-            && self.setup_steps == other.setup_steps
             && self.at == other.at
             && self.ready == other.ready
             && self.replaying == other.replaying
-            && self.playing == other.playing
-            && self.in_flight == other.in_flight
             && self.page == other.page
             && self.link_page == other.link_page
             && Rc::ptr_eq(&self.catalog, &other.catalog)
@@ -90,130 +59,18 @@ impl PartialEq for Demoing {
 /// The panels the scene on screen hides (for the page's `data-scene-hide`), while a demo
 /// runs.
 pub fn hidden_panels(state: &Playground) -> Option<String> {
-    let (list, at) = demo_of(state);
+    let (list, at) = demo::demo_of(state);
     at.map(|i| list[i].hidden())
 }
 
 /// Whether a demo runs: the arrows then step through its scenes, not the timeline.
 pub fn running(state: &Playground) -> bool {
-    demo_of(state).1.is_some()
-}
-
-/// What going to a scene needs to know of the session loaded.
-#[derive(Clone, Debug, PartialEq)]
-struct Here {
-    /// The engine's session the page draws.
-    session: Rc<str>,
-    /// The lesson it is, if any (the engine's word).
-    lesson: Option<String>,
-    /// The steps of its own setup.
-    setup_steps: u64,
-    /// Its steps.
-    length: u64,
-    /// Where its cursor stands.
-    position: u64,
-    /// The scene on screen.
-    at: Option<usize>,
-    /// Whether the session is up (open, not replaying).
-    up: bool,
-    /// Whether a scene's scenario is being opened (see [`use_pending_scene`]).
-    switching: bool,
-}
-
-impl Here {
-    /// The session `state` draws, with scene `at` on screen.
-    fn of(state: &Demoing, at: Option<usize>) -> Here {
-        Here {
-            session: state.session.clone(),
-            lesson: state.lesson.clone(),
-            setup_steps: state.setup_steps,
-            length: state.at.length,
-            position: state.at.position,
-            at,
-            up: state.ready && !state.replaying,
-            switching: state.demo.switching.is_some(),
-        }
-    }
-
-    /// Whether `shows` is the scenario loaded: the lesson the engine says this session
-    /// is, or the link the scene on screen opened.
-    fn has(&self, list: &[Scene], shows: &Shows) -> bool {
-        match shows {
-            Shows::Lesson(id) => self.lesson.as_deref() == Some(id.as_str()),
-            Shows::Link(_) => self
-                .at
-                .and_then(|a| list.get(a))
-                .is_some_and(|s| s.scenario.as_ref() == Some(shows)),
-        }
-    }
-}
-
-/// Shows scene `i`: it becomes the scene on screen, its scenario is opened if another is
-/// loaded, and the engine is asked for its step. The page goes back to its top, where the
-/// scene bar and the scene's panels are. Until the session is up, and while a scenario
-/// opens, nothing moves.
-fn go(dispatch: &Callback<Action>, list: &[Scene], here: &Here, i: usize) {
-    let Some(scene) = list.get(i) else { return };
-    if !here.up || here.switching {
-        return;
-    }
-    dispatch.emit(Action::Page(SCENE_ENTRY, Some(i.to_string())));
-    match &scene.scenario {
-        Some(shows) if !here.has(list, shows) => {
-            dispatch.emit(Action::Demo(DemoChange::Switching(Some(Switching {
-                from: here.session.clone(),
-                list: Rc::new(list.to_vec()),
-                to: i,
-            }))));
-            dispatch.emit(Action::OpenScene(shows.clone()));
-        }
-        _ => reach(dispatch, here, scene),
-    }
-    gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
-}
-
-/// Asks for the scene's step in the session loaded. A lesson's step the timeline does not
-/// have yet is reached by playing the lesson's workload from the timeline's end (the
-/// engine says when it is full).
-fn reach(dispatch: &Callback<Action>, here: &Here, scene: &Scene) {
-    let step = scene.timeline_step(here.setup_steps);
-    let lesson = matches!(scene.scenario, Some(Shows::Lesson(_)));
-    if lesson && step > here.length {
-        dispatch.emit(Action::Demo(DemoChange::Reaching(Some(Reaching {
-            session: here.session.clone(),
-            step,
-            played: false,
-        }))));
-        if here.position < here.length {
-            dispatch.emit(Action::Jump(here.length));
-        }
-        dispatch.emit(Action::Play);
-    } else {
-        dispatch.emit(Action::Demo(DemoChange::Reaching(None)));
-        dispatch.emit(Action::Jump(step));
-    }
-}
-
-/// Ends the demo: no scene on screen, nothing opening or playing towards a scene.
-fn stop(dispatch: &Callback<Action>) {
-    dispatch.emit(Action::Demo(DemoChange::Switching(None)));
-    dispatch.emit(Action::Demo(DemoChange::Reaching(None)));
-    dispatch.emit(Action::Page(SCENE_ENTRY, None));
+    demo::demo_of(state).1.is_some()
 }
 
 /// Keeps the scenes in the page's state, or says why they cannot be kept.
 fn save(dispatch: &Callback<Action>, list: &[Scene]) {
-    if scenes::fits(list) {
-        dispatch.emit(Action::Page(SCENES_ENTRY, Some(scenes::encode(list))));
-    } else {
-        dispatch.emit(Action::Notice(Some(Notice::plain(tf(
-            K::ScenesPanelADemoHoldsAtMost,
-            &[
-                ("n", &(scenes::MAX_SCENES)),
-                ("n2", &(scenes::MAX_ENCODED_BYTES / 1024)),
-            ],
-        )))));
-    }
+    dispatch.emit(demo::keep(list));
 }
 
 /// Properties of [`ScenesPanel`] and [`SceneBar`].
@@ -230,18 +87,14 @@ pub struct ScenesProps {
 #[function_component(SceneBar)]
 pub fn scene_bar(props: &ScenesProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let (list, at) = demo_in(&props.state.page);
+    let (list, at) = demo::demo_in(&props.state.page);
     let Some(i) = at else { return html! {} };
-    let dispatch = props.dispatch.clone();
-    let here = Here::of(&props.state, at);
     let to = |j: usize| {
-        let (dispatch, list, here) = (dispatch.clone(), list.clone(), here.clone());
-        Callback::from(move |_: MouseEvent| go(&dispatch, &list, &here, j))
+        props
+            .dispatch
+            .reform(move |_: MouseEvent| Action::ShowScene(j))
     };
-    let stop = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_: MouseEvent| stop(&dispatch))
-    };
+    let stop = props.dispatch.reform(|_: MouseEvent| Action::EndDemo);
     html! {
         <div class="scene-bar" role="region" aria-label={t(K::ScenesPanelDemo)} data-testid="scene-bar">
             <span class="scene-position" data-testid="scene-position">{ tf(K::ScenesPanelSceneNOfListLen, &[("n", &(i + 1)), ("list_len", &list.len())]) }</span>
@@ -261,26 +114,12 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
     let _lang = crate::i18n::use_lang();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
-    let (list, at) = demo_in(&state.page);
-    // The keys' and the presenter's callbacks outlive a render: they read the latest demo.
-    let latest = use_mut_ref(|| (list.clone(), Here::of(state, at)));
-    *latest.borrow_mut() = (list.clone(), Here::of(state, at));
-    let go_to = use_memo((), {
-        let (latest, dispatch) = (latest.clone(), dispatch.clone());
-        move |_| {
-            Callback::from(move |i: usize| {
-                let (list, here) = latest.borrow().clone();
-                go(&dispatch, &list, &here, i)
-            })
-        }
-    })
-    .as_ref()
-    .clone();
+    let (list, at) = demo::demo_in(&state.page);
+    // The update shows a scene from the model as it is then (see `model/demo.rs`), so the
+    // keys' and the presenter's callbacks need no copy of the demo.
+    let go_to = dispatch.reform(Action::ShowScene);
     use_scene_keys(at, &list, go_to.clone());
     use_presenter_link(&list, at, go_to.clone());
-    use_pending_demo(state, &dispatch);
-    use_pending_scene(state, &dispatch);
-    use_reach(state, &dispatch);
     let on_add = add_callback(state, &dispatch, &list, at);
     let on_start = {
         let go_to = go_to.clone();
@@ -554,7 +393,7 @@ fn audience_link(props: &ScenesProps) -> Html {
 }
 
 /// The ready-made demos: one opens its lesson, and its scenes are set once the lesson's
-/// session is up (see [`use_pending_demo`]).
+/// session is up (see `model/demo.rs`).
 #[function_component(DemoPicker)]
 fn demo_picker(props: &ScenesProps) -> Html {
     let _lang = crate::i18n::use_lang();
@@ -584,91 +423,6 @@ fn demo_picker(props: &ScenesProps) -> Html {
             <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying}>{ t(K::ScenesPanelLoadDemo) }</button>
         </div>
     }
-}
-
-/// Once the demo's lesson is up, its scenes (at the steps past the lesson's own setup) are
-/// set, and the lesson's workload plays so that every scene's step exists.
-#[hook]
-fn use_pending_demo(state: &Demoing, dispatch: &Callback<Action>) {
-    let dispatch = dispatch.clone();
-    let up = state.ready && !state.replaying;
-    let key = (state.session.clone(), up, state.lesson.clone());
-    let setup_steps = state.setup_steps;
-    let pending = state
-        .demo
-        .pending
-        .as_ref()
-        .and_then(|(id, from)| Some((DEMOS.iter().find(|d| d.id == *id)?, from.clone())));
-    use_effect_with(key, move |(session, up, lesson)| {
-        let ready = pending.as_ref().filter(|(demo, from)| {
-            *up && *session != *from && lesson.as_deref() == Some(demo.lesson)
-        });
-        if let Some((demo, _)) = ready {
-            dispatch.emit(Action::Demo(DemoChange::Pending(None)));
-            stop(&dispatch);
-            save(&dispatch, &demo.scenes(setup_steps));
-            dispatch.emit(Action::Play);
-        }
-    });
-}
-
-/// Once the scenario a scene names is up (another session than the one it was asked
-/// from), the demo and the scene on screen are set again (a link's replay brings the page
-/// state it carried) and the scene's step is asked for. A lesson the engine refused (the
-/// page then holds a fresh playground, with its notice) shows nothing.
-#[hook]
-fn use_pending_scene(state: &Demoing, dispatch: &Callback<Action>) {
-    let dispatch = dispatch.clone();
-    let here = Here::of(state, None);
-    let switching = state.demo.switching.clone();
-    use_effect_with(here, move |here| {
-        let arrived = switching.filter(|p| here.up && here.session != p.from);
-        let Some(Switching { list, to, .. }) = arrived else {
-            return;
-        };
-        dispatch.emit(Action::Demo(DemoChange::Switching(None)));
-        let scene = &list[to];
-        if let Some(Shows::Lesson(id)) = &scene.scenario {
-            if here.lesson.as_deref() != Some(id.as_str()) {
-                return;
-            }
-        }
-        dispatch.emit(Action::Page(SCENES_ENTRY, Some(scenes::encode(&list))));
-        dispatch.emit(Action::Page(SCENE_ENTRY, Some(to.to_string())));
-        reach(&dispatch, here, scene);
-    });
-}
-
-/// While a lesson's workload plays towards a scene's step: once the session has that
-/// step, or the workload stopped (the engine then refuses a step it lacks, with its
-/// notice), the cursor goes there.
-#[hook]
-fn use_reach(state: &Demoing, dispatch: &Callback<Action>) {
-    let dispatch = dispatch.clone();
-    let key = (
-        state.session.clone(),
-        state.ready && !state.replaying,
-        state.at.length,
-        state.playing,
-        state.in_flight,
-    );
-    let reaching = state.demo.reaching.clone();
-    use_effect_with(key, move |(session, up, length, playing, in_flight)| {
-        let Some(g) = reaching.filter(|g| g.session == *session && *up) else {
-            return;
-        };
-        let played = g.played || *playing;
-        let stopped = played && !*playing && *in_flight == 0;
-        if *length >= g.step || stopped {
-            dispatch.emit(Action::Demo(DemoChange::Reaching(None)));
-            dispatch.emit(Action::Jump(g.step));
-        } else if played != g.played {
-            dispatch.emit(Action::Demo(DemoChange::Reaching(Some(Reaching {
-                played,
-                ..g
-            }))));
-        }
-    });
 }
 
 /// While a demo runs: → and PageDown go to the next scene, ← and PageUp to the previous

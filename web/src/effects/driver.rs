@@ -237,6 +237,7 @@ impl Driver {
                 self.open(startup::scene(&shows, self.embed), false);
                 self.handle(Action::SceneOpened);
             }
+            Effect::ScrollToTop => gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0),
         }
     }
 

@@ -441,6 +441,10 @@ pub enum Action {
     Hold,
     /// The session just opened is a scene's (see [`crate::update::Model::scene_owned`]).
     SceneOpened,
+    /// Show scene `n` of the demo (see [`crate::demo::show`]).
+    ShowScene(usize),
+    /// End the demo (see [`crate::demo::end`]).
+    EndDemo,
 }
 
 impl Playground {
@@ -912,7 +916,9 @@ impl Playground {
             | Action::Drained
             | Action::Concluded { .. }
             | Action::Hold
-            | Action::SceneOpened => {}
+            | Action::SceneOpened
+            | Action::ShowScene(_)
+            | Action::EndDemo => {}
         }
     }
 }

@@ -10,6 +10,7 @@
 //! - **heard**: what an effect brought back (the engine's view, a refusal, a replay's
 //!   progress, the session switched). These are always taken as they are.
 
+use crate::demo;
 use crate::scenes::Shows;
 use crate::state::{Action, Playground};
 use shardlab_protocol::{Act, PageSetup};
@@ -67,10 +68,53 @@ pub enum Effect {
         /// Whether the new session replaces the stored one (else that one is kept).
         replace_stored: bool,
     },
+    /// Bring the page's top into view (where the scene bar and a scene's panels are).
+    ScrollToTop,
 }
 
-/// Takes one message: the model changed, and the effects to carry out, in order.
+/// How many rounds of what a demo has due (see [`demo::follow`]) one message may bring:
+/// each round clears what made it due, so one is the most a message brings today.
+const DEMO_ROUNDS: usize = 4;
+
+/// Takes one message: the model changed, and the effects to carry out, in order. Then
+/// whatever the demo has due now that the page is as the message left it.
 pub fn update(model: &mut Model, msg: Action) -> Vec<Effect> {
+    let mut effects = take_one(model, msg);
+    for _ in 0..DEMO_ROUNDS {
+        let due = demo::follow(&model.page);
+        if due.is_empty() {
+            break;
+        }
+        for msg in due {
+            effects.extend(take_one(model, msg));
+        }
+    }
+    effects
+}
+
+/// One message, and the messages a demo's scene or its end stands for.
+fn take_one(model: &mut Model, msg: Action) -> Vec<Effect> {
+    match msg {
+        Action::ShowScene(i) => {
+            let Some(msgs) = demo::show(&model.page, i) else {
+                return Vec::new();
+            };
+            let mut effects: Vec<Effect> =
+                msgs.into_iter().flat_map(|m| take_one(model, m)).collect();
+            // The scene bar and the scene's panels are at the page's top.
+            effects.push(Effect::ScrollToTop);
+            effects
+        }
+        Action::EndDemo => demo::end()
+            .into_iter()
+            .flat_map(|m| take_one(model, m))
+            .collect(),
+        msg => take_plain(model, msg),
+    }
+}
+
+/// One message that stands for itself.
+fn take_plain(model: &mut Model, msg: Action) -> Vec<Effect> {
     if heard(&msg) {
         return take(model, msg);
     }
