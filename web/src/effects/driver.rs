@@ -2,7 +2,7 @@
 //!
 //! The driver is the page's runtime: it owns the [`Model`], and every message, whether a
 //! component sent it or an effect brought it back, goes through the one
-//! [`update`](crate::update::update). The update returns [`Effect`]s as values; the driver
+//! [`update`]. The update returns [`Effect`]s as values; the driver
 //! carries them out (engine requests, new sessions, stopping the engine) and sends what
 //! comes of them back as messages, then shows the model's newest playground to the view.
 //! The engine runs in a worker, so nothing here waits: a slow engine slows the playground,

@@ -936,8 +936,8 @@ impl Reducible for Playground {
 }
 
 impl Playground {
-    /// The playground after `action`: [`Playground::apply`], with the calm panels'
-    /// revisions caught up where they are due.
+    /// The playground after `action` (the update proper, `Playground::apply`), with the
+    /// calm panels' revisions caught up where they are due.
     pub fn next(self: Rc<Self>, action: Action) -> Rc<Self> {
         let answer = matches!(action, Action::Viewed(..));
         // A demo's bookkeeping catches no panel up.
