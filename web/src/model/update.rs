@@ -505,3 +505,135 @@ mod tests {
         assert!(!model.scene_owned, "any other opening is not a scene's");
     }
 }
+
+/// A demo's way through its scenes, walked through the update (here rather than beside
+/// `demo.rs`, which the update uses and which must not use it back).
+#[cfg(test)]
+mod demo_tests {
+    use super::*;
+    use crate::demo::{demo_of, keep};
+    use crate::scenes::{self, Scene, Shows, DEMOS};
+    use crate::state::DemoChange;
+    use shardlab_protocol::{Act, PageView, Position};
+
+    /// The engine's answer for `session`, at step `at` of `of`, of lesson `lesson`.
+    fn viewed(session: &str, at: u64, of: u64, lesson: Option<&str>) -> Action {
+        let view = PageView {
+            position: Position {
+                position: at,
+                length: of,
+            },
+            lesson: lesson.map(str::to_string),
+            setup_steps: 2,
+            ..PageView::default()
+        };
+        Action::Viewed(Rc::from(session), Rc::new(view))
+    }
+
+    /// A scene of the session loaded at `step`, or of a lesson, `step` past its setup.
+    fn scene(step: u64, lesson: Option<&str>) -> Scene {
+        Scene {
+            scenario: lesson.map(|l| Shows::Lesson(l.to_string())),
+            step,
+            views: scenes::all_views(),
+            title: format!("{step}"),
+            note: String::new(),
+        }
+    }
+
+    /// `page-1` answered at step 5 of 5 of `lesson`, holding a demo of `list`.
+    fn with_demo(list: &[Scene], lesson: Option<&str>) -> Model {
+        let mut model = Model::new(Rc::new(Playground::opening("page-1")));
+        update(&mut model, viewed("page-1", 5, 5, lesson));
+        update(&mut model, keep(list));
+        model
+    }
+
+    fn shown(model: &Model) -> Option<usize> {
+        demo_of(&model.page).1
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_scene_of_the_session_loaded_jumps_to_its_step_and_brings_the_top_into_view() {
+        let mut model = with_demo(&[scene(3, None), scene(4, None)], None);
+        let effects = update(&mut model, Action::ShowScene(1));
+        assert_eq!(
+            effects,
+            [Effect::Send(Act::Jump { to: 4 }), Effect::ScrollToTop]
+        );
+        assert_eq!(shown(&model), Some(1));
+        // A scene past the list, and any scene while a replay runs, moves nothing.
+        assert!(update(&mut model, Action::ShowScene(2)).is_empty());
+        update(&mut model, Action::EndDemo);
+        assert_eq!(shown(&model), None);
+        assert_eq!(demo_of(&model.page).0.len(), 2, "the scenes stay");
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_lesson_step_not_played_yet_is_played_towards_then_jumped_to() {
+        let mut model = with_demo(&[scene(6, Some("monotonic"))], Some("monotonic"));
+        // Step 2 + 6 = 8, past the 5 the session has: the workload plays towards it.
+        let effects = update(&mut model, Action::ShowScene(0));
+        assert_eq!(effects, [Effect::ScrollToTop]);
+        assert!(model.page.playing);
+        let reaching = model.page.demo.reaching.clone().expect("played towards");
+        assert_eq!((reaching.step, reaching.played), (8, true), "seen playing");
+        // An answer short of it changes nothing; the one that has it jumps there.
+        assert!(update(&mut model, viewed("page-1", 7, 7, Some("monotonic"))).is_empty());
+        let effects = update(&mut model, viewed("page-1", 9, 9, Some("monotonic")));
+        assert_eq!(effects, [Effect::Send(Act::Jump { to: 8 })]);
+        assert!(model.page.demo.reaching.is_none());
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_scene_of_another_lesson_opens_it_then_carries_the_demo_across() {
+        let list = [scene(0, None), scene(1, Some("hashed"))];
+        let mut model = with_demo(&list, Some("monotonic"));
+        let effects = update(&mut model, Action::ShowScene(1));
+        assert_eq!(
+            effects,
+            [
+                Effect::OpenScene {
+                    shows: Shows::Lesson("hashed".into()),
+                    replace_stored: false
+                },
+                Effect::ScrollToTop
+            ]
+        );
+        assert!(model.page.demo.switching.is_some());
+        // The lesson's session opens: the demo and the scene on screen come with it,
+        // and its step (2 + 1) is asked for once it answers.
+        let fresh = Box::new(model.page.successor("page-2"));
+        update(&mut model, Action::Switch(fresh, true));
+        assert!(model.page.demo.switching.is_some(), "not up yet");
+        let effects = update(&mut model, viewed("page-2", 5, 5, Some("hashed")));
+        assert_eq!(effects, [Effect::Send(Act::Jump { to: 3 })]);
+        assert!(model.page.demo.switching.is_none());
+        assert_eq!(shown(&model), Some(1));
+        assert_eq!(demo_of(&model.page).0, list);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_ready_made_demo_sets_its_scenes_once_its_lesson_is_up_and_plays() {
+        let demo = &DEMOS[0];
+        let mut model = with_demo(&[], None);
+        update(
+            &mut model,
+            Action::Demo(DemoChange::Pending(Some((demo.id, Rc::from("page-1"))))),
+        );
+        assert!(
+            model.page.demo.pending.is_some(),
+            "the same session: not yet"
+        );
+        let fresh = Box::new(model.page.successor("page-2"));
+        update(&mut model, Action::Switch(fresh, true));
+        update(&mut model, viewed("page-2", 2, 2, Some(demo.lesson)));
+        assert!(model.page.demo.pending.is_none());
+        assert_eq!(demo_of(&model.page).0, demo.scenes(2));
+        assert!(model.page.playing);
+    }
+}
