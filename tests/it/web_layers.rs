@@ -687,21 +687,32 @@ fn impure_names(src: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// The page's one update (`model/update.rs`, issue 37) is pure: it names no browser API,
-/// no Yew, no clock and nothing of the layers that carry effects out; it returns them as
-/// values.
+/// The page's update (`model/update.rs`, issue 37) and the Compare tab's
+/// (`model/compare.rs`) are pure: they name no browser API, no Yew, no clock and nothing
+/// of the layers that carry effects out; they return effects as values.
 #[test]
 fn the_pages_update_is_pure() {
     let files = read_web();
-    let update = files
-        .get(&(0, "update".to_string()))
-        .expect("web/src/model/update.rs holds the page's update");
-    assert!(
-        update.contains("pub fn update(model: &mut Model, msg: Action) -> Vec<Effect>"),
-        "update's signature changed"
-    );
-    let found = impure_names(update);
-    assert!(found.is_empty(), "model/update.rs names {found:?}");
+    for (file, signature) in [
+        (
+            "update",
+            "pub fn update(model: &mut Model, msg: Action) -> Vec<Effect>",
+        ),
+        (
+            "compare",
+            "pub fn update(c: &mut Comparison, action: CompareAction) -> Vec<CompareEffect>",
+        ),
+    ] {
+        let update = files
+            .get(&(0, file.to_string()))
+            .unwrap_or_else(|| panic!("web/src/model/{file}.rs holds an update"));
+        assert!(
+            update.contains(signature),
+            "model/{file}.rs: the update's signature changed"
+        );
+        let found = impure_names(update);
+        assert!(found.is_empty(), "model/{file}.rs names {found:?}");
+    }
 }
 
 /// A planted call to the clock, a Yew callback and a platform path are caught; the same

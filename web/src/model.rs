@@ -1,6 +1,7 @@
 //! The lowest layer: the page's state and its pure update. It imports nothing from the
 //! layers above (platform, effects, components).
 
+pub mod compare;
 pub mod demo;
 pub mod i18n;
 pub mod options;

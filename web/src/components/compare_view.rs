@@ -1,11 +1,13 @@
 //! The Compare tab's drawing: the transport, one column per configuration with its key
 //! and version editors and a compact picture of its cluster, and the summary table. The
-//! state is in [`crate::comparison`]; the figures are the engine's answers.
+//! model and its update are [`crate::compare`]'s, carried out by the runtime in
+//! [`crate::comparison`]; the figures are the engine's answers.
 
 use super::query::use_engine_query;
-use crate::comparison::{
+use crate::compare::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
+use crate::comparison::{Runtime, Shown};
 use crate::i18n::{t, tf, K};
 use crate::palette::shard_style;
 use crate::state::CompareSample;
@@ -40,14 +42,8 @@ pub struct CompareViewProps {
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
     let _lang = crate::i18n::use_lang();
-    let state = {
-        let published = props.published.clone();
-        use_reducer(move || {
-            published
-                .and_then(|text| Comparison::decode(&text).ok())
-                .unwrap_or_default()
-        })
-    };
+    let (state, runtime) = use_comparison(props.published.clone());
+    let dispatch = runtime.callback();
     {
         // Published when it settles: not on every tick while it plays. A replay of the
         // user's documents is not: a link cannot carry them.
@@ -61,33 +57,22 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
         });
     }
     {
-        let state = state.clone();
+        let dispatch = dispatch.clone();
         use_effect_with(props.sample.clone(), move |sample| {
             if let Some(sample) = sample {
-                state.dispatch(CompareAction::UseSample(sample.clone()));
+                dispatch.emit(CompareAction::UseSample(sample.clone()));
             }
         });
     }
     {
-        let state = state.clone();
+        let dispatch = dispatch.clone();
         use_effect_with(props.visible, move |visible| {
             if !*visible {
-                state.dispatch(CompareAction::Pause);
+                dispatch.emit(CompareAction::Pause);
             }
         });
     }
-    {
-        // Every change may leave a column's engine session behind the shared ticks.
-        let state = state.clone();
-        let asked = use_memo((), |_| crate::comparison::Asked::default());
-        use_effect_with(state.rev, move |_| crate::comparison::drive(&state, &asked));
-    }
-    use_playing(&state);
-    use_compare_keys(&state, props.visible);
-    let dispatch = {
-        let state = state.clone();
-        Callback::from(move |a: CompareAction| state.dispatch(a))
-    };
+    use_compare_keys(state.playing, props.visible, &dispatch);
     let rows: Vec<CompareRow> = state.columns.iter().filter_map(|c| c.row.clone()).collect();
     html! {
         <section class="panel compare" aria-label={t(K::CompareViewCompareShardKeys)} data-testid="compare">
@@ -108,25 +93,43 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
     }
 }
 
-/// While the comparison plays, a timer runs one shared tick every 100 ms.
+/// The comparison as its runtime shows it, and the runtime, made once from the comparison
+/// a link or the saved session carries (or the default one); it asks for its columns'
+/// sessions once mounted, and its timer stops when the tab goes.
 #[hook]
-fn use_playing(state: &UseReducerHandle<Comparison>) {
-    let state = state.clone();
-    use_effect_with(state.playing, move |playing| {
-        let interval = playing.then(|| {
-            let state = state.clone();
-            gloo::timers::callback::Interval::new(100, move || state.dispatch(CompareAction::Tick))
-        });
-        move || drop(interval)
+fn use_comparison(published: Option<String>) -> (Rc<Comparison>, Runtime) {
+    let shown = use_reducer(move || {
+        Shown(Rc::new(
+            published
+                .and_then(|text| Comparison::decode(&text).ok())
+                .unwrap_or_default(),
+        ))
     });
+    let runtime = {
+        let (first, dispatcher) = (shown.0.clone(), shown.dispatcher());
+        use_memo((), move |_| {
+            Runtime::new(
+                (*first).clone(),
+                Callback::from(move |next| dispatcher.dispatch(next)),
+            )
+        })
+    };
+    {
+        let runtime = (*runtime).clone();
+        use_effect_with((), move |_| {
+            runtime.start();
+            move || runtime.stop()
+        });
+    }
+    (shown.0.clone(), (*runtime).clone())
 }
 
 /// While the comparison is shown, space plays or pauses it and the right arrow steps it
 /// (the playground's own shortcuts stand aside in this mode).
 #[hook]
-fn use_compare_keys(state: &UseReducerHandle<Comparison>, visible: bool) {
-    let state = state.clone();
-    use_effect_with((state.playing, visible), move |(playing, visible)| {
+fn use_compare_keys(playing: bool, visible: bool, dispatch: &Callback<CompareAction>) {
+    let dispatch = dispatch.clone();
+    use_effect_with((playing, visible), move |(playing, visible)| {
         let playing = *playing;
         let listener = visible.then(|| {
             crate::keys::listen(move |key| {
@@ -136,7 +139,7 @@ fn use_compare_keys(state: &UseReducerHandle<Comparison>, visible: bool) {
                     "ArrowRight" => CompareAction::Step,
                     _ => return false,
                 };
-                state.dispatch(action);
+                dispatch.emit(action);
                 true
             })
         });
