@@ -100,9 +100,8 @@ pub struct AppProps {
 /// The root component.
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let options = use_page_options();
-    let (lang, on_lang, lang_setter) = use_language();
     let state = {
         let first = props.first.clone();
         use_reducer(move || {
@@ -112,12 +111,8 @@ pub fn app(props: &AppProps) -> Html {
     use_hydrated(props.first.is_some());
     let started = use_state(|| None::<Started>);
     let banner = use_state(|| None::<Banner>);
-    let driver = use_driver(
-        &state,
-        &options,
-        (started.setter(), banner.setter()),
-        lang_setter,
-    );
+    let driver = use_driver(&state, &options, (started.setter(), banner.setter()));
+    let (lang, on_lang) = (state.lang, use_language(&driver));
     let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
     let compare_opened = use_compare_opened(mode);
@@ -277,22 +272,20 @@ fn provide(lang: Lang, body: Html) -> Html {
     html! { <ContextProvider<Lang> context={lang}>{ body }</ContextProvider<Lang>> }
 }
 
-/// The page's language (see [`language`]): chosen at the start (by [`use_driver`], before
-/// the session opens), then by the header's switch, which remembers the choice. A language
-/// shows once its words are in.
+/// The header's switch of the page's language (see [`language`]), which remembers the
+/// choice. The language is the model's (`Playground::lang`): chosen at the start (by
+/// [`use_driver`], before the session opens), then here, and taken once its words are in.
 #[hook]
-fn use_language() -> (Lang, Callback<Lang>, UseStateSetter<Lang>) {
-    let lang = use_state(|| Lang::En);
-    let on_lang = {
-        let lang = lang.clone();
-        let switch = use_memo((), |_| language::Switch::default());
-        use_callback((), move |wanted: Lang, _| {
-            language::remember(wanted);
-            let lang = lang.clone();
-            language::switch(&switch, wanted, move || lang.set(wanted));
-        })
-    };
-    (*lang, on_lang, lang.setter())
+fn use_language(driver: &Driver) -> Callback<Lang> {
+    let driver = driver.clone();
+    let switch = use_memo((), |_| language::Switch::default());
+    use_callback((), move |wanted: Lang, _| {
+        language::remember(wanted);
+        let driver = driver.clone();
+        language::switch(&switch, wanted, move || {
+            driver.handle(Action::Language(wanted))
+        });
+    })
 }
 
 /// What the full page draws beside the state: the workshop switch, the Compare tab's
@@ -434,7 +427,6 @@ fn use_driver(
         UseStateSetter<Option<Started>>,
         UseStateSetter<Option<Banner>>,
     ),
-    lang: UseStateSetter<Lang>,
 ) -> Driver {
     let (started, banner) = setters;
     let embed = options.embed;
@@ -455,10 +447,11 @@ fn use_driver(
         let driver = (*driver).clone();
         let options = options.clone();
         use_effect_with((), move |_| {
+            let speaker = driver.clone();
             start::begin(
                 driver,
                 options,
-                move |l| lang.set(l),
+                move |l| speaker.handle(Action::Language(l)),
                 move |boot| {
                     banner.set(boot.banner.clone());
                     started.set(Some(Started {

@@ -31,7 +31,7 @@ pub struct CandidatesProps {
 /// The panel.
 #[function_component(Candidates)]
 pub fn candidates(props: &CandidatesProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let fields = use_fields();
     let order = use_state(String::new);
     let ranking = use_ranking();

@@ -77,7 +77,7 @@ pub fn plays_fast(playing: bool, speed: u32) -> bool {
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     // The columns as last drawn, with their recent-insert counts, and the drawings so far
     // (the columns take turns by it).
     let drawn = use_mut_ref(Vec::<(Rc<ShardFrame>, u64)>::new);
@@ -236,7 +236,7 @@ impl PartialEq for ShardColumnProps {
 /// change; its chunk blocks likewise.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     // Whether the column draws all its chunks: from the first scroll or focus inside it.
     let all = use_state_eq(|| false);
     let show_all = {
@@ -263,7 +263,7 @@ struct ChunkBlockProps {
 
 #[function_component(ChunkBlock)]
 fn chunk_block_component(props: &ChunkBlockProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     if props.far {
         far_chunk_block(&props.shard, &props.chunk)
     } else {

@@ -41,7 +41,7 @@ pub struct CompareViewProps {
 /// The comparison page.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let (state, runtime) = use_comparison(props.published.clone());
     let dispatch = runtime.callback();
     {
@@ -314,7 +314,7 @@ pub struct CompareColumnProps {
 /// One configuration: its key and version editors and a compact picture of its cluster.
 #[function_component(CompareColumnView)]
 pub fn compare_column_view(props: &CompareColumnProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let column = &props.column.0;
     let i = props.index;
     let draft = use_state(|| column.key.clone());

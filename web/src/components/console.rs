@@ -63,7 +63,7 @@ fn use_long_busy(busy: bool) -> bool {
 /// The console.
 #[function_component(Console)]
 pub fn console(props: &ConsoleProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let text = use_state(String::new);
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);

@@ -52,7 +52,7 @@ impl PartialEq for ControlsProps {
 /// The controls bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let settings = props.settings.clone();
     let draft = use_state(|| settings.clone());
     // The key change or new cluster waiting for the user's choice or confirmation.
@@ -442,7 +442,7 @@ impl PartialEq for LessonRowProps {
 /// pushes the cluster off the first screen.
 #[function_component(LessonRow)]
 pub fn lesson_row(props: &LessonRowProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let lessons = &props.catalog.lessons;
     let lesson = props
         .lesson

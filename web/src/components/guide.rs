@@ -58,7 +58,7 @@ type At = (&'static Lesson, usize);
 /// [`crate::lessons::load`]); until they are in, the panel says so.
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     // None while loading, then the outcome.
     let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
     // What the page is doing while the network is away.
@@ -98,7 +98,7 @@ pub fn guide(props: &GuideProps) -> Html {
 /// The guided-lesson panel once the lessons are in.
 #[function_component(LessonGuide)]
 fn lesson_guide(props: &GuideProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     // The open lesson and step; `None` shows the picker.
     // A link, the saved session or an earlier visit to this tab can name the lesson and
     // step (see `Action::Page`): the playground already holds that step's cluster, so it

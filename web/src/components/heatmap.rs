@@ -595,7 +595,7 @@ fn grid_view(
 /// The heatmap panel.
 #[function_component(Heatmap)]
 pub fn heatmap(props: &HeatmapProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let to = use_canvases();
     let ns = props.ns.to_string();
     let at = props.at;

@@ -128,7 +128,7 @@ impl Reducible for Stage {
 /// The button, the drop target and the dialog.
 #[function_component(ImportDocuments)]
 pub fn import_documents(props: &ImportDocumentsProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let stage = use_reducer(|| Stage::Closed);
     let dragging = use_state(|| false);
     let open = open_callback(props, stage.clone());

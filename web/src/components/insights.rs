@@ -154,7 +154,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
 /// The insights panel.
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let session = &props.session;
     let ns = props.ns.to_string();
     let key = props.key.to_string();

@@ -184,7 +184,7 @@ struct InsertFormProps {
 /// the same the console and a shared link have always shown for the form.
 #[function_component(InsertForm)]
 fn insert_form(props: &InsertFormProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let text = use_state(|| props.example.clone());
     let error = use_state(|| None::<String>);
     {
@@ -281,7 +281,7 @@ fn subject_view(
 /// The inspector panel.
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let dispatch = &props.dispatch;
     let ns = props.ns.to_string();
     let subject = props.subject.clone();

@@ -132,7 +132,7 @@ pub fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64
 /// The key-space bar.
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let canvas = use_node_ref();
     use_strip_drawing(&canvas, &props.frame, props.mark);
     let v = &props.frame;

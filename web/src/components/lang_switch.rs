@@ -1,8 +1,16 @@
-//! The header's language switch: every language the page has, each named in itself.
+//! The header's language switch: every language the page has, each named in itself; and
+//! [`use_lang`], through which a component redraws when the language changes.
 
 use crate::i18n::{t, Lang, K};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
+
+/// The page's language, from the context the app provides: a component that calls this
+/// redraws when the language changes.
+#[hook]
+pub fn use_lang() -> Lang {
+    use_context::<Lang>().unwrap_or_else(crate::i18n::current)
+}
 
 /// Properties of [`LangSwitch`].
 #[derive(Properties, PartialEq)]

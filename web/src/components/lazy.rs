@@ -141,7 +141,7 @@ enum Status {
 /// the panel; a part that fails says why and offers to try again.
 #[function_component]
 pub fn Lazy<P: PartialEq + 'static>(props: &LazyProps<P>) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let part = props.part;
     // Until its part is in, the line: so on the server and in the first render after it,
     // which hydrates the first screen's HTML (no part has loaded by then). A panel opened

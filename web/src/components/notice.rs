@@ -20,7 +20,7 @@ pub struct NoticeProps {
 /// A notice, with its button or download link.
 #[function_component(NoticeBar)]
 pub fn notice_bar(props: &NoticeProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let back = html! {
         <button class="secondary" data-testid="return-to-session"
             onclick={props.on_return.reform(|_| ())}>{ t(K::NoticeReturnToYourSession) }</button>
@@ -63,7 +63,7 @@ pub struct ReplayProps {
 /// The progress of a replay under way, with its Cancel button.
 #[function_component(ReplayBar)]
 pub fn replay_bar(props: &ReplayProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let p = &props.progress;
     // Until the engine has read the scenario, its length is unknown: no bar yet.
     if p.goal == 0 {
@@ -120,7 +120,7 @@ pub struct BannerProps {
 /// The banner after a crash: what failed, during which command, and how the page came back.
 #[function_component(CrashBanner)]
 pub fn crash_banner(props: &BannerProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let b = &props.banner;
     let during = match (&b.doing, &b.command) {
         (Some(doing), Some(command)) => html! {

@@ -16,7 +16,7 @@ type Shown = (Option<u32>, Vec<(String, String)>);
 /// The presenter view's root.
 #[function_component(Presenter)]
 pub fn presenter() -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let shown = use_state(|| None::<Shown>);
     let channel = use_mut_ref(|| None::<Rc<Presenting>>);
     {

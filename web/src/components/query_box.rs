@@ -41,7 +41,7 @@ fn example_filter(props: &QueryBoxProps) -> String {
 /// field's type.
 #[function_component(QueryBox)]
 pub fn query_box(props: &QueryBoxProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let ns = props.ns.to_string();
     let key = props.key.to_string();
     let query = use_state(|| example_filter(props));

@@ -27,7 +27,7 @@ enum Shown {
 /// The "Recent sessions" button and, once pressed, the list.
 #[function_component(RecentSessions)]
 pub fn recent_sessions(props: &RecentProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let shown = use_state(|| Shown::Closed);
     let status = use_state(String::new);
     let reload = {

@@ -86,7 +86,7 @@ pub struct ScenesProps {
 /// move through the demo.
 #[function_component(SceneBar)]
 pub fn scene_bar(props: &ScenesProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let (list, at) = demo::demo_in(&props.state.page);
     let Some(i) = at else { return html! {} };
     let to = |j: usize| {
@@ -111,7 +111,7 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
 /// The scenes panel.
 #[function_component(ScenesPanel)]
 pub fn scenes_panel(props: &ScenesProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let (list, at) = demo::demo_in(&state.page);
@@ -350,7 +350,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
 /// The "Presenter view" button: the same page with `?presenter=1`, in a window of its own.
 #[function_component(PresenterButton)]
 fn presenter_button() -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let onclick = Callback::from(|_: MouseEvent| presenting::open_presenter());
     html! {
         <button class="secondary" data-testid="presenter-open" {onclick}>{ t(K::ScenesPanelPresenterView) }</button>
@@ -361,7 +361,7 @@ fn presenter_button() -> Html {
 /// on screen, so attendees land on its step with its panels.
 #[function_component(AudienceLink)]
 fn audience_link(props: &ScenesProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let link = use_state(|| None::<String>);
     let onclick = {
         let (link, dispatch) = (link.clone(), props.dispatch.clone());
@@ -396,7 +396,7 @@ fn audience_link(props: &ScenesProps) -> Html {
 /// session is up (see `model/demo.rs`).
 #[function_component(DemoPicker)]
 fn demo_picker(props: &ScenesProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let select = use_node_ref();
     let onclick = {
         let (select, dispatch) = (select.clone(), props.dispatch.clone());

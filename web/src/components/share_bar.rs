@@ -62,7 +62,7 @@ pub struct ShareBarProps {
 /// The share bar.
 #[function_component(ShareBar)]
 pub fn share_bar(props: &ShareBarProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let link = use_state(|| None::<String>);
     let on_copy = copy_link_callback(link.clone(), props.sharing.clone(), props.dispatch.clone());
     let on_export_json = export_json_callback(props.sharing.clone(), props.dispatch.clone());
@@ -255,7 +255,7 @@ pub struct OpenLinkProps {
 /// The embedded view's "Open in ShardLab" link: the same scenario in the full page.
 #[function_component(OpenLink)]
 pub fn open_link(props: &OpenLinkProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let state = &props.sharing;
     let answer = use_engine_query(
         (

@@ -22,7 +22,7 @@ pub const SHORTCUTS: &[(&str, K)] = &[
 /// The "Shortcuts" button and the dialog it opens; `?` opens it too.
 #[function_component(ShortcutsHelp)]
 pub fn shortcuts_help() -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let open = use_state(|| false);
     // What had focus before the dialog opened, to give it back.
     let before = use_mut_ref(|| None::<web_sys::HtmlElement>);

@@ -24,7 +24,7 @@ pub struct TabsProps {
 /// The tab bar.
 #[function_component(Tabs)]
 pub fn tabs(props: &TabsProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let glossary = use_state(|| false);
     let toggle = |on: bool| {
         let glossary = glossary.clone();

@@ -27,7 +27,7 @@ pub struct TermProps {
 /// explanation in a tooltip; Escape, blur or the pointer leaving close it.
 #[function_component(Term)]
 pub fn term(props: &TermProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let open = use_state(|| false);
     let set = {
         let open = open.clone();

@@ -56,7 +56,7 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
 /// The timeline panel.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelineProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let dispatch = props.dispatch.clone();
     let ns = props.ns.to_string();
     // Every command is a step, so the log changes only with the cursor (or the session,

@@ -76,7 +76,7 @@ impl PartialEq for WorkloadPanelProps {
 /// The workload and transport bar.
 #[function_component(WorkloadPanel)]
 pub fn workload_panel(props: &WorkloadPanelProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let w = &props.workload;
     html! {
         <section class="panel transport" aria-label={t(K::CompareViewWorkload)}>
@@ -123,7 +123,7 @@ impl PartialEq for CommandBarProps {
 /// transport, and the button that unfolds the setup (`#setup`).
 #[function_component(CommandBar)]
 pub fn command_bar(props: &CommandBarProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let w = &props.workload;
     html! {
         <section class="panel transport command-bar" aria-label={t(K::WorkloadPanelWorkload)}>
@@ -146,7 +146,7 @@ pub fn command_bar(props: &CommandBarProps) -> Html {
 /// The workload's fields and its document template, in the full page's folded setup.
 #[function_component(WorkloadFields)]
 pub fn workload_fields_panel(props: &WorkloadPanelProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let w = &props.workload;
     html! {
         <section class="panel workload" aria-label={t(K::WorkloadPanelWorkloadSettings)}>
@@ -300,7 +300,7 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
 /// writes it. The engine checks the fit.
 #[function_component(KeyFit)]
 fn key_fit(props: &WorkloadProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let dispatch = &props.dispatch;
     let answer = use_engine_query(
         (
@@ -389,7 +389,7 @@ pub struct TemplateProps {
 /// can be edited: applying it makes the template the workload.
 #[function_component(WorkloadTemplate)]
 pub fn workload_template(props: &TemplateProps) -> Html {
-    let _lang = crate::i18n::use_lang();
+    let _lang = super::lang_switch::use_lang();
     let fit = |spec: &str, answer: Option<super::query::Answer>| {
         match answer.as_deref() {
             Some(Ok(Reply::WorkloadFit(f))) => Some(f.shown.clone()),

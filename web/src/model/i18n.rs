@@ -5,12 +5,11 @@
 //! fallback. Another language's catalogue is fetched on first use (`effects/language.rs`)
 //! and kept here for the page's life; [`t`] reads the current one.
 //!
-//! Placeholders are `{name}` ([`tf`]); counts choose their form with the browser's
-//! `Intl.PluralRules` ([`plural`]). Components redraw on a change of language through the
-//! context [`use_lang`] reads.
+//! Placeholders are `{name}` ([`tf`]); counts choose their form by the language's plural
+//! rule ([`Lang::says_one`], [`plural`]). Components redraw on a change of language through
+//! the context `components/lang_switch.rs`'s `use_lang` reads.
 
 use std::cell::{Cell, RefCell};
-use yew::prelude::*;
 
 include!(concat!(env!("OUT_DIR"), "/i18n_keys.rs"));
 
@@ -55,6 +54,16 @@ impl Lang {
         match self {
             Lang::En => "English",
             Lang::ZhCn => "中文",
+        }
+    }
+
+    /// Whether a count of `n` takes the `one` form: CLDR's plural rule for whole numbers
+    /// (what `Intl.PluralRules` answers), English's `one` being exactly 1 and Chinese
+    /// having no `one` form.
+    pub fn says_one(self, n: u64) -> bool {
+        match self {
+            Lang::En => n == 1,
+            Lang::ZhCn => false,
         }
     }
 
@@ -230,48 +239,11 @@ pub fn fill(text: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {
     out
 }
 
-/// The form of a count: `one` for `n` where the language says so (`Intl.PluralRules`),
-/// `other` otherwise, with `{n}` filled in.
+/// The form of a count: `one` where the language says so ([`Lang::says_one`]), `other`
+/// otherwise, with `{n}` filled in.
 pub fn plural(n: u64, one: K, other: K) -> String {
-    let key = if plural_is_one(n) { one } else { other };
+    let key = if current().says_one(n) { one } else { other };
     fill(t(key), &[("n", &n)])
-}
-
-#[cfg(target_arch = "wasm32")]
-thread_local! {
-    /// The rules of the language last asked for, made once: every count the page draws
-    /// (hundreds of chunks while a workload plays) asks them.
-    static PLURAL_RULES: RefCell<Option<(Lang, js_sys::Intl::PluralRules)>> =
-        const { RefCell::new(None) };
-}
-
-#[cfg(target_arch = "wasm32")]
-fn plural_is_one(n: u64) -> bool {
-    let lang = current();
-    PLURAL_RULES.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let rules = match cell.as_ref() {
-            Some((made_for, rules)) if *made_for == lang => rules,
-            _ => {
-                let locales = js_sys::Array::of1(&lang.tag().into());
-                let rules = js_sys::Intl::PluralRules::new(&locales, &js_sys::Object::new());
-                &cell.insert((lang, rules)).1
-            }
-        };
-        rules.select(n as f64).as_string().as_deref() == Some("one")
-    })
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn plural_is_one(n: u64) -> bool {
-    n == 1 && current() == Lang::En
-}
-
-/// The page's language, from the context the app provides: a component that calls this
-/// redraws when the language changes.
-#[hook]
-pub fn use_lang() -> Lang {
-    use_context::<Lang>().unwrap_or_else(current)
 }
 
 #[cfg(test)]
@@ -295,6 +267,14 @@ mod tests {
             Some(K::TabsPlayground as usize)
         );
         assert_eq!(index_of("tabs.no_such_key"), None);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_count_of_one_is_one_in_english_only() {
+        assert!(Lang::En.says_one(1));
+        assert!(!Lang::En.says_one(0) && !Lang::En.says_one(2) && !Lang::En.says_one(21));
+        assert!(!Lang::ZhCn.says_one(1));
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

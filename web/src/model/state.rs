@@ -6,7 +6,7 @@
 //! clock, `window` or engine. What must go to the engine is sent by the page's driver
 //! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
-use crate::i18n::{tf, K};
+use crate::i18n::{tf, Lang, K};
 use crate::scenes::Scene;
 use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
@@ -246,6 +246,8 @@ pub struct Playground {
     pub inspect: Option<(String, Inspecting)>,
     /// The tab the page shows.
     pub mode: Mode,
+    /// The language the page speaks, once its words are in ([`Action::Language`]).
+    pub lang: Lang,
     /// State the page's other panels publish for links and the saved session.
     pub page: Rc<Vec<(String, String)>>,
     /// Whether the next workload batch is echoed in the console (the first of a run).
@@ -445,6 +447,8 @@ pub enum Action {
     ShowScene(usize),
     /// End the demo (see [`crate::demo::end`]).
     EndDemo,
+    /// The page speaks this language now: its words are in.
+    Language(Lang),
 }
 
 impl Playground {
@@ -470,6 +474,7 @@ impl Playground {
             hidden: [false; 2],
             inspect: None,
             mode: Mode::default(),
+            lang: Lang::default(),
             page: Rc::new(Vec::new()),
             echo_batch: true,
             replaying: None,
@@ -522,6 +527,7 @@ impl Playground {
             history: self.history.clone(),
             speed: self.speed,
             mode: self.mode,
+            lang: self.lang,
             page: self.page.clone(),
             catalog: self.catalog.clone(),
             workload: self.workload.clone(),
@@ -879,6 +885,7 @@ impl Playground {
             }
             Action::StepBack | Action::Jump(_) | Action::Fork => self.playing = false,
             Action::SetMode(mode) => self.mode = mode,
+            Action::Language(lang) => self.lang = lang,
             Action::CompareSample(sample) => {
                 self.compare_sample = Some(Rc::new(sample));
                 self.mode = Mode::Compare;

@@ -157,6 +157,7 @@ fn heard(msg: &Action) -> bool {
             | Action::LessonWorkload(_)
             | Action::Hold
             | Action::SceneOpened
+            | Action::Language(_)
     )
 }
 
@@ -297,7 +298,7 @@ fn tick(s: &Playground) -> (Vec<Effect>, Option<Action>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::i18n::{t, K};
+    use crate::i18n::{t, Lang, K};
     use crate::state::{Notice, Progress};
     use shardlab_protocol::{PageView, Position};
 
@@ -447,6 +448,13 @@ mod tests {
             model.page.view.position.position, 5,
             "the engine's view is drawn"
         );
+        // The language, once its words are in, is taken too, and kept by the next session.
+        update(&mut model, Action::Language(Lang::ZhCn));
+        assert_eq!(model.page.lang, Lang::ZhCn);
+        assert_eq!(model.page.successor("page-2").lang, Lang::ZhCn);
+        let mut fresh = opening();
+        update(&mut fresh, Action::Language(Lang::ZhCn));
+        assert!(!fresh.touched, "not the user's doing on the page");
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
