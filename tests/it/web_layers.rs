@@ -696,8 +696,9 @@ fn impure_names(src: &str) -> Vec<&'static str> {
 }
 
 /// The page's update (`model/update.rs`, issue 37) and the Compare tab's
-/// (`model/compare.rs`) are pure: they name no browser API, no Yew, no clock and nothing
-/// of the layers that carry effects out; they return effects as values.
+/// (`model/compare.rs`) are pure, and so is the whole model layer: it names no browser
+/// API, no Yew, no clock and nothing of the layers that carry effects out; the updates
+/// return effects as values.
 #[test]
 fn the_pages_update_is_pure() {
     let files = read_web();
@@ -718,9 +719,17 @@ fn the_pages_update_is_pure() {
             update.contains(signature),
             "model/{file}.rs: the update's signature changed"
         );
-        let found = impure_names(update);
-        assert!(found.is_empty(), "model/{file}.rs names {found:?}");
     }
+    let mut model = 0;
+    for ((layer, name), src) in &files {
+        if LAYERS[*layer] != "model" {
+            continue;
+        }
+        model += 1;
+        let found = impure_names(src);
+        assert!(found.is_empty(), "model/{name}.rs names {found:?}");
+    }
+    assert!(model >= 9, "the model's files are read ({model})");
 }
 
 /// A planted call to the clock, a Yew callback and a platform path are caught; the same

@@ -74,6 +74,16 @@ const PICTURE_MS: f64 = 500.0;
 /// session had grown past what a link holds).
 type Saved = Rc<RefCell<Option<(Rc<str>, Option<String>)>>>;
 
+/// The view's handle on the playground adopts what the driver shows, as it is (the model's
+/// own `Rc`, not a copy; the page's one update is [`update`]).
+impl Reducible for Playground {
+    type Action = Shown;
+
+    fn reduce(self: Rc<Self>, shown: Shown) -> Rc<Self> {
+        shown.0
+    }
+}
+
 /// The page's driver: cheap to clone, shared by every callback.
 #[derive(Clone)]
 pub struct Driver {

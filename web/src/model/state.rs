@@ -14,7 +14,6 @@ use shardlab_protocol::{
     WorkloadSpec,
 };
 use std::rc::Rc;
-use yew::Reducible;
 
 /// The first screen the build pre-renders (`web/prerender`): what the engine, run natively
 /// at build time, answered for the default scenario. The release build writes it into
@@ -933,14 +932,6 @@ impl Playground {
 /// The model's newest playground, shown: the view's handle adopts it as it is (the page's
 /// one update is [`crate::update::update`]; nothing else changes the playground).
 pub struct Shown(pub Rc<Playground>);
-
-impl Reducible for Playground {
-    type Action = Shown;
-
-    fn reduce(self: Rc<Self>, shown: Shown) -> Rc<Self> {
-        shown.0
-    }
-}
 
 impl Playground {
     /// The playground after `action` (the update proper, `Playground::apply`), with the
