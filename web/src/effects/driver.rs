@@ -70,10 +70,6 @@ const SLICE_MS: f64 = 60.0;
 /// How often a replay under way draws its picture, in milliseconds.
 const PICTURE_MS: f64 = 500.0;
 
-/// The page session's link form as the engine last saved it, by session (`None` when the
-/// session had grown past what a link holds).
-type Saved = Rc<RefCell<Option<(Rc<str>, Option<String>)>>>;
-
 /// The view's handle on the playground adopts what the driver shows, as it is (the model's
 /// own `Rc`, not a copy; the page's one update is [`update`]).
 impl Reducible for Playground {
@@ -92,8 +88,6 @@ pub struct Driver {
     /// Everything the page remembers; changed by [`update`] alone.
     model: Rc<RefCell<Model>>,
     run: Rc<RefCell<Option<Run>>>,
-    /// The page session's link form as the engine last saved it, for a restart.
-    saved: Saved,
     embed: bool,
     /// Whether the engine was stopped by the user's Cancel (see [`Action::Cancel`]).
     cancelled: Rc<Cell<bool>>,
@@ -119,20 +113,10 @@ impl Driver {
     /// A driver whose model starts from `first`, showing each new playground through
     /// `show`.
     pub fn new(show: Callback<Shown>, first: Rc<Playground>, embed: bool) -> Driver {
-        let saved: Saved = Rc::default();
-        {
-            let saved = saved.clone();
-            engine_client::listen(move |message| {
-                if let Event::Save { text, .. } = &message.event {
-                    *saved.borrow_mut() = Some((Rc::from(message.session.as_str()), text.clone()));
-                }
-            });
-        }
         let driver = Driver {
             show,
             model: Rc::new(RefCell::new(Model::new(first))),
             run: Rc::default(),
-            saved,
             embed,
             cancelled: Rc::default(),
             stop_at: Rc::default(),
@@ -140,6 +124,16 @@ impl Driver {
             room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
             next_session: Rc::new(Cell::new(1)),
         };
+        // The session's link form, each time the engine saves it, for a restart.
+        {
+            let driver = driver.clone();
+            engine_client::listen(move |message| {
+                if let Event::Save { text, .. } = &message.event {
+                    let session = Rc::from(message.session.as_str());
+                    driver.handle(Action::LinkForm(session, text.clone()));
+                }
+            });
+        }
         // A worker that dies between requests took the page's session with it, and no
         // answer will say so: it is opened again at once.
         {
@@ -753,13 +747,7 @@ impl Driver {
     /// its last saved form: the link form the engine last sent, or, for a session past what
     /// a link holds, the copy kept in this tab's saved session.
     fn restart(&self) {
-        let s = self.state();
-        let saved = self
-            .saved
-            .borrow()
-            .as_ref()
-            .filter(|(session, _)| *session == s.session)
-            .map(|(_, text)| text.clone());
+        let saved = self.model.borrow().saved_form();
         match saved {
             Some(None) => {
                 let driver = self.clone();

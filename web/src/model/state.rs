@@ -448,6 +448,9 @@ pub enum Action {
     EndDemo,
     /// The page speaks this language now: its words are in.
     Language(Lang),
+    /// The engine saved this session's link form (`None`: past what a link holds); see
+    /// [`crate::update::Model::saved`].
+    LinkForm(Rc<str>, Option<String>),
 }
 
 impl Playground {
@@ -924,6 +927,7 @@ impl Playground {
             | Action::Hold
             | Action::SceneOpened
             | Action::ShowScene(_)
+            | Action::LinkForm(..)
             | Action::EndDemo => {}
         }
     }

@@ -30,6 +30,10 @@ pub struct Model {
     /// it since: the next scene's session takes its place in storage rather than adding
     /// one more to "Recent sessions" (a scene shows it again any time).
     pub scene_owned: bool,
+    /// The link form of a page session as the engine last saved it ([`Action::LinkForm`]),
+    /// with that session's name; `None` inside for a session grown past what a link holds.
+    /// Should the engine stop under the page's session, it is replayed from this.
+    pub saved: Option<(Rc<str>, Option<String>)>,
 }
 
 impl Model {
@@ -40,7 +44,17 @@ impl Model {
             hold: false,
             touched: false,
             scene_owned: false,
+            saved: None,
         }
+    }
+
+    /// The page session's link form as the engine last saved it: `None` if it saved none
+    /// of this session, `Some(None)` if the session had grown past what a link holds.
+    pub fn saved_form(&self) -> Option<Option<String>> {
+        self.saved
+            .as_ref()
+            .filter(|(session, _)| *session == self.page.session)
+            .map(|(_, text)| text.clone())
     }
 }
 
@@ -158,6 +172,7 @@ fn heard(msg: &Action) -> bool {
             | Action::Hold
             | Action::SceneOpened
             | Action::Language(_)
+            | Action::LinkForm(..)
     )
 }
 
@@ -167,6 +182,7 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
     match msg {
         Action::Hold => model.hold = true,
         Action::SceneOpened => model.scene_owned = true,
+        Action::LinkForm(session, text) => model.saved = Some((session, text)),
         Action::Switch(..) => {
             model.scene_owned = false;
             model.page = model.page.clone().next(msg);
@@ -455,6 +471,28 @@ mod tests {
         let mut fresh = opening();
         update(&mut fresh, Action::Language(Lang::ZhCn));
         assert!(!fresh.touched, "not the user's doing on the page");
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_restart_replays_the_link_form_saved_of_the_page_s_own_session() {
+        let mut model = ready();
+        assert_eq!(model.saved_form(), None);
+        let page = model.page.clone();
+        update(
+            &mut model,
+            Action::LinkForm(Rc::from("page-1"), Some("v1".into())),
+        );
+        assert_eq!(model.saved_form(), Some(Some("v1".into())));
+        assert!(Rc::ptr_eq(&page, &model.page), "nothing to draw");
+        // Another session's form is not this one's; one past what a link holds is none.
+        update(
+            &mut model,
+            Action::LinkForm(Rc::from("page-9"), Some("v2".into())),
+        );
+        assert_eq!(model.saved_form(), None);
+        update(&mut model, Action::LinkForm(Rc::from("page-1"), None));
+        assert_eq!(model.saved_form(), Some(None));
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
