@@ -15,7 +15,9 @@ pub use effects::{
     ask, comparison, documents, driver, export, glossary, host, kept, keys, language, lessons,
     loading, presenting, screen, start, startup,
 };
-pub use model::{compare, demo, i18n, options, palette, saved, scenes, state, update, words};
+pub use model::{
+    compare, demo, i18n, notices, opening, options, palette, saved, scenes, state, update, words,
+};
 pub use platform::{
     cache, engine_client, first_screen, network, parts, recovery, scene_channel, sessions, share,
     shortcuts, storage,

@@ -4,6 +4,8 @@
 pub mod compare;
 pub mod demo;
 pub mod i18n;
+pub mod notices;
+pub mod opening;
 pub mod options;
 pub mod palette;
 pub mod saved;

@@ -93,14 +93,9 @@ pub struct Driver {
     cancelled: Rc<Cell<bool>>,
     /// For the next replay opened: where it stops (see [`Run::stop_at`]).
     stop_at: Rc<Cell<Option<(usize, usize)>>>,
-    /// The session an import replaced, still open in the engine until the imported
-    /// scenario opens: a file the engine refuses leaves the page on it exactly as it was.
-    before_import: Rc<RefCell<Option<Rc<Playground>>>>,
     /// Where the page's session last stood against the size that can be kept (see
     /// [`scenario_room`]), and which session that was: a notice is given when it moves.
     room: Rc<RefCell<(Rc<str>, Room)>>,
-    /// The number of the page's next session (`page-1`, `page-2`, ...).
-    next_session: Rc<Cell<u64>>,
 }
 
 impl PartialEq for Driver {
@@ -120,9 +115,7 @@ impl Driver {
             embed,
             cancelled: Rc::default(),
             stop_at: Rc::default(),
-            before_import: Rc::default(),
             room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
-            next_session: Rc::new(Cell::new(1)),
         };
         // The session's link form, each time the engine saves it, for a restart.
         {
@@ -242,6 +235,14 @@ impl Driver {
                 self.handle(Action::SceneOpened);
             }
             Effect::ScrollToTop => gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0),
+            Effect::OpenSession { session, opening } => {
+                let driver = self.clone();
+                let name = session.clone();
+                engine_client::request(&name, Call::Open(opening.start.clone()), move |answer| {
+                    driver.opened(session, opening, answer)
+                });
+            }
+            Effect::Close(session) => engine_client::request(&session, Call::Close, |_| ()),
         }
     }
 
@@ -290,91 +291,20 @@ impl Driver {
         })
     }
 
-    /// Opens a new session for the page and draws it from then on; the old one is closed.
-    /// `boot` keeps the state's UI as it is (the first opening).
+    /// Opens a new session for the page and draws it from then on; the old one is closed
+    /// (see [`Action::Open`]). `boot` keeps the state's UI as it is (the first opening).
     pub fn open(&self, opening: Opening, boot: bool) {
-        let old = self.state();
-        let name: Rc<str> = Rc::from(
-            format!(
-                "page-{}",
-                self.next_session.replace(self.next_session.get() + 1)
-            )
-            .as_str(),
-        );
-        let mut fresh = old.successor(&name);
-        if boot {
-            fresh.mode = old.mode;
-            fresh.keep_first_screen(&old, &opening.start);
-        }
-        fresh.notice = opening.notice.clone();
-        fresh.waiting = old.waiting.clone();
-        if let Start::Setup(setup) = &opening.start {
-            fresh.settings = setup.clone();
-        }
-        // A lesson brings its own cluster and workload (the catalog says which).
-        let mut own_workload = false;
-        if let Start::Lesson { id } = &opening.start {
-            if let Some(lesson) = old.catalog.lessons.iter().find(|l| l.id == *id) {
-                fresh.settings = lesson.setup.clone();
-                fresh.workload = lesson.workload.clone();
-                own_workload = true;
-            }
-        }
-        if opening.source.is_some() {
-            fresh.replaying = Some(Progress {
-                what: opening.what(),
-                done: 0,
-                goal: 0,
-            });
-        }
-        self.handle(Action::Switch(Box::new(fresh), own_workload));
-        let importing = matches!(opening.source, Some(Source::Import { .. }));
-        if !boot && !old.session.is_empty() {
-            if importing {
-                // Kept open until the file opens (the first session an import replaced,
-                // if the engine restarted under it and it is opened again).
-                self.before_import.borrow_mut().get_or_insert(old);
-            } else {
-                engine_client::request(&old.session, Call::Close, |_| ());
-            }
-        }
-        if !importing {
-            self.release_before_import();
-        }
-        let driver = self.clone();
-        let session = name.clone();
-        engine_client::request(&name, Call::Open(opening.start.clone()), move |answer| {
-            driver.opened(session, opening, answer)
-        });
-    }
-
-    /// Closes the session an import replaced, once the import opened or something else
-    /// replaced it too.
-    fn release_before_import(&self) {
-        if let Some(old) = self.before_import.borrow_mut().take() {
-            engine_client::request(&old.session, Call::Close, |_| ());
-        }
+        self.handle(Action::Open(Box::new(opening), boot));
     }
 
     /// A refused import: the page goes back to the session it replaced, as it was, and
     /// says why. False if there is none to go back to.
     fn back_from_import(&self, error: &str) -> bool {
-        let Some(old) = self.before_import.borrow_mut().take() else {
-            return false;
-        };
-        let mut back = (*old).clone();
-        back.notice = Some(Notice::plain(tf(
-            K::DriverImportRefusedKept,
-            &[("error", &error)],
-        )));
-        back.playing = false;
-        back.passing = false;
-        back.in_flight = 0;
-        self.handle(Action::Switch(Box::new(back), false));
-        // What the page missed of it while the import was tried (nothing, unless a
-        // request was under way): the engine's picture of it now.
-        self.send(Act::Look);
-        true
+        let went_back = self.model.borrow().before_import.is_some();
+        if went_back {
+            self.handle(Action::BackFromImport(error.to_string()));
+        }
+        went_back
     }
 
     /// The engine's answer to an opening.
@@ -390,7 +320,7 @@ impl Driver {
             return;
         }
         if answer.is_ok() {
-            self.release_before_import();
+            self.handle(Action::OpeningAnswered);
         }
         // A playground's opening carries its first view, and a replay's what the scenario
         // holds besides its steps.

@@ -14,10 +14,11 @@
 //! time.
 
 use crate::i18n::{t, tf, K};
+pub use crate::opening::{Kept, Opening, Source};
 use crate::recovery::{self, CrashRecord};
 use crate::sessions;
 use crate::share::{download_url, query_without_link, PageOptions, LOADING_KEY};
-use crate::state::{default_setup, Notice, Offer};
+use crate::state::{Notice, Offer};
 use crate::storage;
 use shardlab_protocol::Start;
 use std::rc::Rc;
@@ -96,93 +97,6 @@ pub struct Boot {
     pub hold: bool,
     /// Whether the page is starting again after a crash (nothing plays on its own then).
     pub recovering: bool,
-}
-
-/// What the engine opens for the page's session, and what to say.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Opening {
-    /// How the engine starts the session.
-    pub start: Start,
-    /// The notice to show once it is open (a lesson opened, a link refused).
-    pub notice: Option<Notice>,
-    /// For a replay: where it comes from, which decides how it concludes.
-    pub source: Option<Source>,
-}
-
-impl Opening {
-    /// A fresh playground.
-    pub fn fresh() -> Opening {
-        Opening {
-            start: Start::Setup(default_setup()),
-            notice: None,
-            source: None,
-        }
-    }
-
-    /// A fresh playground with a notice.
-    fn fresh_with(notice: Notice) -> Opening {
-        Opening {
-            notice: Some(notice),
-            ..Opening::fresh()
-        }
-    }
-
-    /// A replay of `text` from `source`.
-    fn replay(text: String, source: Source) -> Opening {
-        Opening {
-            start: Start::Replay { text },
-            notice: None,
-            source: Some(source),
-        }
-    }
-
-    /// What the progress bar says while it replays.
-    pub fn what(&self) -> &'static str {
-        match &self.source {
-            Some(Source::Link { .. }) => t(K::StartupReplayingTheSharedScenario),
-            Some(Source::Session { .. }) => t(K::StartupRestoringYourSavedSession),
-            Some(Source::Import { .. }) => t(K::StartupReplayingTheImportedScenario),
-            Some(Source::Return { .. }) => t(K::StartupReturningToYourSession),
-            Some(Source::Restart { .. }) => t(K::StartupRestoringYourSessionInA),
-            None => t(K::StartupReplaying),
-        }
-    }
-}
-
-/// Where a replay comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    /// A shared link: what became of the user's session, and whether the view is embedded.
-    Link {
-        /// The user's session.
-        kept: Kept,
-        /// Whether the view is embedded.
-        embed: bool,
-    },
-    /// The saved session, as stored.
-    Session {
-        /// Its text.
-        text: String,
-    },
-    /// A scenario file the user imported, as read.
-    Import {
-        /// Its text.
-        json: String,
-    },
-    /// The session kept before a link or a lesson replaced it ("Return to your session").
-    Return {
-        /// Its text.
-        text: String,
-    },
-    /// The page's own session, replayed into a new engine after the old one stopped.
-    Restart {
-        /// Its link form, as the engine last saved it.
-        text: String,
-        /// Whether the user's Cancel stopped the old engine.
-        cancelled: bool,
-        /// Why the old engine stopped, in the words of the error that stopped it.
-        why: String,
-    },
 }
 
 /// The banner that says the page died and how it came back.
@@ -475,15 +389,6 @@ fn keep_session() -> Kept {
     } else {
         Kept::Nothing
     }
-}
-
-/// Whether the user's session was kept before a link or a lesson replaced it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kept {
-    /// There was no work of the user's to keep.
-    Nothing,
-    /// It is stored, and offered back ("Return to your session").
-    Previous,
 }
 
 /// Starts restoring the saved session: its replay, with the marker in [`LOADING_KEY`] set

@@ -36,22 +36,8 @@ impl FirstScreen {
     }
 }
 
-/// The namespace the playground shows when nothing else was chosen.
-pub const DEFAULT_NS: &str = "test.events";
-
-/// The settings form's start: the engine's default shards and version, 8 KiB chunks,
-/// `test.events` on `{x: 1}`.
-pub fn default_setup() -> PageSetup {
-    PageSetup {
-        shards: shardlab_protocol::DEFAULT_SHARDS,
-        version: shardlab_protocol::DEFAULT_VERSION.to_string(),
-        chunk_size: 8 * 1024,
-        key: "{x: 1}".to_string(),
-        unique: false,
-        initial_chunks: None,
-        ns: DEFAULT_NS.to_string(),
-    }
-}
+pub use crate::notices::{Notice, Offer};
+pub use crate::opening::{default_setup, DEFAULT_NS};
 
 /// The workload form's start: the monotonic workload, 25 a batch up to 1,000.
 pub fn default_workload() -> Workload {
@@ -108,47 +94,6 @@ impl Mode {
 pub type ConsoleLine = PageLine;
 /// The kinds of console line.
 pub type LineKind = PageLineKind;
-
-/// Something the page tells the user, and what they can do about it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Notice {
-    /// The text.
-    pub text: String,
-    /// What the notice offers, if anything.
-    pub offer: Option<Offer>,
-    /// The engine's notice as a message of the catalogue, worded in the page's language
-    /// when it is drawn (`text` is its English).
-    pub words: Option<shardlab_protocol::MessageView>,
-}
-
-impl Notice {
-    /// A notice that only informs.
-    pub fn plain(text: impl Into<String>) -> Self {
-        Notice {
-            text: text.into(),
-            offer: None,
-            words: None,
-        }
-    }
-
-    /// The notice in the page's language.
-    pub fn shown(&self) -> String {
-        crate::i18n::messages(self.words.as_slice()).unwrap_or_else(|| self.text.clone())
-    }
-}
-
-/// What a notice offers.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Offer {
-    /// "Return to your session": the user's session kept under
-    /// [`crate::share::PREVIOUS_KEY`] before a link or a lesson replaced it.
-    ReturnToSession,
-    /// A download of a session that was set aside (a `data:` URL of its scenario JSON).
-    Download(Rc<str>),
-    /// Both: a download of a scenario whose replay was cancelled, and the way back to the
-    /// user's own session that it replaced.
-    DownloadOrReturn(Rc<str>),
-}
 
 /// How far a replay under way has come, for the progress bar.
 #[derive(Clone, Debug, PartialEq)]
@@ -451,6 +396,14 @@ pub enum Action {
     /// The engine saved this session's link form (`None`: past what a link holds); see
     /// [`crate::update::Model::saved`].
     LinkForm(Rc<str>, Option<String>),
+    /// Open a new session for the page (`true`: the first, keeping the page's UI as it
+    /// is); see [`crate::update`].
+    Open(Box<crate::opening::Opening>, bool),
+    /// The engine answered an opening of the page's current session.
+    OpeningAnswered,
+    /// The engine refused an imported scenario (its words): back to the session the
+    /// import replaced, if it is still open.
+    BackFromImport(String),
 }
 
 impl Playground {
@@ -928,6 +881,9 @@ impl Playground {
             | Action::SceneOpened
             | Action::ShowScene(_)
             | Action::LinkForm(..)
+            | Action::Open(..)
+            | Action::OpeningAnswered
+            | Action::BackFromImport(_)
             | Action::EndDemo => {}
         }
     }

@@ -11,9 +11,11 @@
 //!   progress, the session switched). These are always taken as they are.
 
 use crate::demo;
+use crate::i18n::{tf, K};
+use crate::opening::{Opening, Source};
 use crate::scenes::Shows;
-use crate::state::{Action, Playground};
-use shardlab_protocol::{Act, PageSetup};
+use crate::state::{Action, Notice, Playground, Progress};
+use shardlab_protocol::{Act, PageSetup, Start};
 use std::rc::Rc;
 
 /// Everything the page remembers: the playground shown, and how its saved form is kept.
@@ -34,6 +36,11 @@ pub struct Model {
     /// with that session's name; `None` inside for a session grown past what a link holds.
     /// Should the engine stop under the page's session, it is replayed from this.
     pub saved: Option<(Rc<str>, Option<String>)>,
+    /// The number of the page's next session (`page-1`, `page-2`, ...).
+    pub next_session: u64,
+    /// The session an import replaced, still open in the engine until the imported
+    /// scenario opens: a file the engine refuses leaves the page on it exactly as it was.
+    pub before_import: Option<Rc<Playground>>,
 }
 
 impl Model {
@@ -45,6 +52,8 @@ impl Model {
             touched: false,
             scene_owned: false,
             saved: None,
+            next_session: 1,
+            before_import: None,
         }
     }
 
@@ -84,6 +93,16 @@ pub enum Effect {
     },
     /// Bring the page's top into view (where the scene bar and a scene's panels are).
     ScrollToTop,
+    /// Open a session named `session` as `opening` says; the engine's answer comes back
+    /// to the driver, which draws it (a playground) or replays it (a scenario).
+    OpenSession {
+        /// The new session's name.
+        session: Rc<str>,
+        /// What it opens.
+        opening: Opening,
+    },
+    /// Close a session of the page's the engine still holds.
+    Close(Rc<str>),
 }
 
 /// How many rounds of what a demo has due (see [`demo::follow`]) one message may bring:
@@ -173,6 +192,9 @@ fn heard(msg: &Action) -> bool {
             | Action::SceneOpened
             | Action::Language(_)
             | Action::LinkForm(..)
+            | Action::Open(..)
+            | Action::OpeningAnswered
+            | Action::BackFromImport(_)
     )
 }
 
@@ -183,6 +205,9 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
         Action::Hold => model.hold = true,
         Action::SceneOpened => model.scene_owned = true,
         Action::LinkForm(session, text) => model.saved = Some((session, text)),
+        Action::Open(opening, boot) => return open(model, *opening, boot),
+        Action::OpeningAnswered => return release_before_import(model),
+        Action::BackFromImport(error) => return back_from_import(model, &error),
         Action::Switch(..) => {
             model.scene_owned = false;
             model.page = model.page.clone().next(msg);
@@ -201,6 +226,99 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
         msg => model.page = model.page.clone().next(msg),
     }
     Vec::new()
+}
+
+/// Opens a new session for the page and draws it from then on: the next name, a
+/// playground that keeps what the page keeps across sessions, and the old session closed
+/// (kept open instead while an import replaces it). `boot` keeps the playground's UI as it
+/// is (the first opening).
+fn open(model: &mut Model, opening: Opening, boot: bool) -> Vec<Effect> {
+    let old = model.page.clone();
+    let name: Rc<str> = Rc::from(format!("page-{}", model.next_session).as_str());
+    model.next_session += 1;
+    let (fresh, own_workload) = fresh_for(&old, &name, &opening, boot);
+    let mut effects = take(model, Action::Switch(Box::new(fresh), own_workload));
+    let importing = matches!(opening.source, Some(Source::Import { .. }));
+    if !boot && !old.session.is_empty() {
+        if importing {
+            // Kept open until the file opens (the first session an import replaced, if
+            // the engine restarted under it and it is opened again).
+            model.before_import.get_or_insert(old);
+        } else {
+            effects.push(Effect::Close(old.session.clone()));
+        }
+    }
+    if !importing {
+        effects.extend(release_before_import(model));
+    }
+    effects.push(Effect::OpenSession {
+        session: name,
+        opening,
+    });
+    effects
+}
+
+/// The playground of the session `name` opening `opening` after `old`, and whether it
+/// brings its own workload (a lesson does).
+fn fresh_for(old: &Playground, name: &str, opening: &Opening, boot: bool) -> (Playground, bool) {
+    let mut fresh = old.successor(name);
+    if boot {
+        fresh.mode = old.mode;
+        fresh.keep_first_screen(old, &opening.start);
+    }
+    fresh.notice = opening.notice.clone();
+    fresh.waiting = old.waiting.clone();
+    if let Start::Setup(setup) = &opening.start {
+        fresh.settings = setup.clone();
+    }
+    // A lesson brings its own cluster and workload (the catalog says which).
+    let mut own_workload = false;
+    if let Start::Lesson { id } = &opening.start {
+        if let Some(lesson) = old.catalog.lessons.iter().find(|l| l.id == *id) {
+            fresh.settings = lesson.setup.clone();
+            fresh.workload = lesson.workload.clone();
+            own_workload = true;
+        }
+    }
+    if opening.source.is_some() {
+        fresh.replaying = Some(Progress {
+            what: opening.what(),
+            done: 0,
+            goal: 0,
+        });
+    }
+    (fresh, own_workload)
+}
+
+/// Closes the session an import replaced, once an opening was answered or something
+/// else replaced it too.
+fn release_before_import(model: &mut Model) -> Vec<Effect> {
+    model
+        .before_import
+        .take()
+        .map(|old| Effect::Close(old.session.clone()))
+        .into_iter()
+        .collect()
+}
+
+/// A refused import: the page goes back to the session it replaced, as it was, says why,
+/// and asks the engine for its picture now (nothing changed, unless a request was under
+/// way while the import was tried).
+fn back_from_import(model: &mut Model, error: &str) -> Vec<Effect> {
+    let Some(old) = model.before_import.take() else {
+        return Vec::new();
+    };
+    let mut back = (*old).clone();
+    back.notice = Some(Notice::plain(tf(
+        K::DriverImportRefusedKept,
+        &[("error", &error)],
+    )));
+    back.playing = false;
+    back.passing = false;
+    back.in_flight = 0;
+    let mut effects = take(model, Action::Switch(Box::new(back), false));
+    effects.push(Effect::Send(Act::Look));
+    effects
 }
 
 /// Notes what a message asked says of the user: whether they are doing something on the
@@ -315,6 +433,7 @@ fn tick(s: &Playground) -> (Vec<Effect>, Option<Action>) {
 mod tests {
     use super::*;
     use crate::i18n::{t, Lang, K};
+    use crate::opening::{Opening, Source};
     use crate::state::{Notice, Progress};
     use shardlab_protocol::{PageView, Position};
 
@@ -493,6 +612,81 @@ mod tests {
         assert_eq!(model.saved_form(), None);
         update(&mut model, Action::LinkForm(Rc::from("page-1"), None));
         assert_eq!(model.saved_form(), Some(None));
+    }
+
+    /// The sessions `effects` open and close, in order.
+    fn sessions_of(effects: &[Effect]) -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::OpenSession { session, .. } => Some(format!("open {session}")),
+                Effect::Close(session) => Some(format!("close {session}")),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn import() -> Box<Opening> {
+        Box::new(Opening::replay(
+            "{}".into(),
+            Source::Import { json: "{}".into() },
+        ))
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn each_opening_names_the_next_session_draws_it_and_closes_the_old_one() {
+        let mut model = Model::new(Rc::new(Playground::opening("page-0")));
+        let effects = update(&mut model, Action::Open(Box::new(Opening::fresh()), true));
+        assert_eq!(
+            sessions_of(&effects),
+            ["open page-1"],
+            "the first keeps nothing"
+        );
+        assert_eq!(&*model.page.session, "page-1");
+        update(&mut model, viewed(2, 2));
+        let effects = update(&mut model, Action::Open(Box::new(Opening::fresh()), false));
+        assert_eq!(sessions_of(&effects), ["close page-1", "open page-2"]);
+        assert_eq!(&*model.page.session, "page-2");
+        assert!(!model.page.ready, "not drawn until the engine answers");
+        // A replay shows its progress from the start.
+        update(&mut model, Action::Open(import(), false));
+        assert!(model.page.replaying.is_some());
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn an_import_keeps_the_session_it_replaced_until_the_file_opens_or_is_refused() {
+        let mut model = Model::new(Rc::new(Playground::opening("page-0")));
+        update(&mut model, Action::Open(Box::new(Opening::fresh()), true));
+        update(&mut model, viewed(2, 2));
+        let effects = update(&mut model, Action::Open(import(), false));
+        assert_eq!(
+            sessions_of(&effects),
+            ["open page-2"],
+            "page-1 is kept open"
+        );
+        assert_eq!(&*model.page.session, "page-2");
+        assert_eq!(
+            model
+                .before_import
+                .as_ref()
+                .map(|p| p.view.position.position),
+            Some(2)
+        );
+        // Refused: back to the session it replaced, as it was, saying why, and its
+        // picture asked for again.
+        let effects = update(&mut model, Action::BackFromImport("bad file".into()));
+        assert_eq!(effects, [Effect::Send(Act::Look)]);
+        assert_eq!(model.page.view.position.position, 2);
+        assert!(model.page.notice.is_some());
+        assert!(model.before_import.is_none());
+        // Opened: the replaced session is closed once the engine answers.
+        update(&mut model, Action::Open(import(), false));
+        let effects = update(&mut model, Action::OpeningAnswered);
+        assert_eq!(sessions_of(&effects), ["close page-1"]);
+        assert!(model.before_import.is_none());
+        assert!(update(&mut model, Action::BackFromImport("late".into())).is_empty());
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
