@@ -34,6 +34,12 @@ else
   rustup target add wasm32-unknown-unknown
 fi
 
+# Every crate Cargo.lock names, for every target and feature: the release build runs
+# cargo with --offline, and the features only it turns on (`split`) need crates no
+# earlier step downloads. Quick when they are here already.
+say "fetching the crates Cargo.lock names"
+cargo fetch --locked
+
 # Trunk, pinned: 0.22 needs a newer rustc than this toolchain.
 TRUNK_VERSION=0.21.14
 if trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then

@@ -569,7 +569,7 @@ fn shard_columns_take_turns_redrawing_while_playing_fast() {
 /// refused with a reason.
 #[wasm_bindgen_test]
 fn shared_comparisons_round_trip_and_hostile_ones_are_refused() {
-    use shardlab_web::comparison::{Comparison, MAX_SHARED_DOCS};
+    use shardlab_web::compare::{Comparison, MAX_SHARED_DOCS};
     let text = "monotonic\n25\n900\n32768\n3\n5.0 {x: 1}\n8.0 {x: \"hashed\"}";
     let c = Comparison::decode(text).expect("a valid comparison");
     assert_eq!(c.encode(), text);
