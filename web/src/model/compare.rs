@@ -48,6 +48,16 @@ pub struct CompareColumn {
     pub error: Option<String>,
 }
 
+/// What has been asked of a column's session.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Asked {
+    /// Its opening, not answered yet: nothing else is asked of it until it is (the engine
+    /// client knows a session by name only once it is open).
+    Opening,
+    /// Open, and this many ticks requested.
+    Ticks(u64),
+}
+
 /// The comparison's state.
 #[derive(Clone, Debug)]
 pub struct Comparison {
@@ -73,9 +83,9 @@ pub struct Comparison {
     /// that holds them and their collection ([`CompareAction::UseSample`]). Not carried
     /// in links or the saved session, which cannot hold the documents.
     pub sample: Option<(String, String)>,
-    /// What has been asked of each live session: opened (0), and the ticks requested.
+    /// What has been asked of each live session: its opening, then the ticks requested.
     /// A session no column names any more is closed and forgotten.
-    asked: BTreeMap<String, u64>,
+    asked: BTreeMap<String, Asked>,
 }
 
 impl PartialEq for Comparison {
@@ -365,9 +375,12 @@ pub fn update(c: &mut Comparison, action: CompareAction) -> Vec<CompareEffect> {
         } => c.record_ran(&session, ran, *frame, row),
         CompareAction::Failed { session, message } => c.record_failure(&session, message),
         CompareAction::Opened { session } => {
-            // Its first picture, before any tick: unless a tick is asked (now or already;
-            // its answer brings the picture) or the column was rebuilt.
-            if c.asked.get(&session) == Some(&0) && c.ticks == 0 {
+            // Open now (unless the column was rebuilt meanwhile): its first picture, before
+            // any tick, unless a tick is due (its answer brings the picture).
+            if c.asked.get(&session) == Some(&Asked::Opening) {
+                c.asked.insert(session.clone(), Asked::Ticks(0));
+            }
+            if c.asked.get(&session) == Some(&Asked::Ticks(0)) && c.ticks == 0 {
                 effects.push(CompareEffect::Step {
                     columns: vec![ColumnStep {
                         session: session.clone(),
@@ -396,8 +409,8 @@ pub fn update(c: &mut Comparison, action: CompareAction) -> Vec<CompareEffect> {
 
 /// The requests that bring every column's session up to the shared ticks, noted as
 /// asked: a new session is opened, sessions no column names are closed, and every column
-/// that has run what was asked of it and is behind gets its next tick, all of them in one
-/// step. Asking again before an answer asks nothing.
+/// whose session is open, has run what was asked of it and is behind gets its next tick,
+/// all of them in one step. Asking again before an answer asks nothing.
 pub fn plan(c: &mut Comparison) -> Vec<CompareEffect> {
     let mut effects = Vec::new();
     let live: Vec<&str> = c.columns.iter().map(|col| col.session.as_str()).collect();
@@ -416,7 +429,7 @@ pub fn plan(c: &mut Comparison) -> Vec<CompareEffect> {
         let column = &c.columns[i];
         match c.asked.get(&column.session).copied() {
             None => {
-                c.asked.insert(column.session.clone(), 0);
+                c.asked.insert(column.session.clone(), Asked::Opening);
                 effects.push(CompareEffect::Open {
                     session: column.session.clone(),
                     start: Start::Compare {
@@ -428,10 +441,12 @@ pub fn plan(c: &mut Comparison) -> Vec<CompareEffect> {
                     },
                 });
             }
-            Some(ticks) if ticks == column.ran && ticks < c.ticks && column.error.is_none() => {
+            Some(Asked::Ticks(ticks))
+                if ticks == column.ran && ticks < c.ticks && column.error.is_none() =>
+            {
                 let session = column.session.clone();
                 steps.push(c.next_tick(&session, ticks));
-                c.asked.insert(session.clone(), ticks + 1);
+                c.asked.insert(session.clone(), Asked::Ticks(ticks + 1));
                 ran.insert(session, ticks + 1);
             }
             Some(_) => {}
@@ -766,18 +781,18 @@ mod tests {
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     #[cfg_attr(not(target_arch = "wasm32"), test)]
-    fn an_answer_older_than_the_one_drawn_is_dropped() {
+    fn nothing_is_asked_of_a_session_before_it_is_open_and_older_answers_are_dropped() {
         let mut c = Comparison::default();
         plan(&mut c);
-        update(&mut c, CompareAction::Step);
-        // The tick was asked before the open was answered: the first picture is not.
+        assert!(stepped(&update(&mut c, CompareAction::Step)).is_empty());
+        // Once open, the tick due is asked (its answer brings the first picture).
         let effects = update(
             &mut c,
             CompareAction::Opened {
                 session: "compare-1".into(),
             },
         );
-        assert!(stepped(&effects).is_empty());
+        assert_eq!(stepped(&effects), [("compare-1".to_string(), 1)]);
         update(&mut c, ran("compare-1", 1));
         update(&mut c, ran("compare-1", 0));
         assert_eq!(c.columns[0].ran, 1);
