@@ -338,8 +338,19 @@ export async function waitForValue(page, selector, value) {
 /** Waits until the console's last line reads `text` (the answer to the command typed last:
  * the engine answers from its worker). */
 export async function waitForLastLine(page, text, { timeout } = {}) {
-  await page.waitForFunction((text) => {
-    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-    return lines.length > 0 && lines[lines.length - 1].textContent === text;
-  }, text, { timeout });
+  try {
+    await page.waitForFunction((text) => {
+      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+      return lines.length > 0 && lines[lines.length - 1].textContent === text;
+    }, text, { timeout });
+  } catch (e) {
+    // Say what the page showed instead: a failure in a long run is otherwise a bare timeout.
+    const seen = await page.evaluate(() => ({
+      lines: [...document.querySelectorAll('[data-testid="console-output"] .line')].slice(-5).map((l) => l.textContent),
+      notices: [...document.querySelectorAll('[data-testid="notice"]')].map((n) => n.textContent),
+      cluster: document.querySelector('[data-testid="cluster-view"]')?.textContent?.slice(0, 200) ?? null,
+    })).catch(() => null);
+    e.message += `\nwaiting for the console's last line to read ${JSON.stringify(text)}; the page showed ${JSON.stringify(seen)}`;
+    throw e;
+  }
 }

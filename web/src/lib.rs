@@ -16,7 +16,8 @@ pub use effects::{
     loading, presenting, screen, start, startup,
 };
 pub use model::{
-    compare, demo, i18n, notices, opening, options, palette, saved, scenes, state, update, words,
+    asking, compare, demo, i18n, notices, opening, options, palette, queries, saved, scenes, state,
+    update, words,
 };
 pub use platform::{
     cache, engine_client, first_screen, network, parts, recovery, scene_channel, sessions, share,

@@ -1,6 +1,7 @@
 //! The lowest layer: the page's state and its pure update. It imports nothing from the
 //! layers above (platform, effects, components).
 
+pub mod asking;
 pub mod compare;
 pub mod demo;
 pub mod i18n;
@@ -8,6 +9,7 @@ pub mod notices;
 pub mod opening;
 pub mod options;
 pub mod palette;
+pub mod queries;
 pub mod saved;
 pub mod scenes;
 pub mod state;

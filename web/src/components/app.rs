@@ -133,8 +133,14 @@ pub fn app(props: &AppProps) -> Html {
     // The calm panels' properties, as they were at each one's calm revision.
     let timeline = {
         let dispatch = dispatch.clone();
-        use_calm(&state, Calm::Timeline, move |s| {
+        let calm = use_calm(&state, Calm::Timeline, move |s| {
             panel_props::timeline(s, &dispatch)
+        });
+        // The log the engine answered with, as soon as it comes (the model asks for it at
+        // the calm revision).
+        Rc::new(TimelineProps {
+            events: state.answer(crate::queries::Asker::Timeline),
+            ..(*calm).clone()
         })
     };
     let insights = use_calm(&state, Calm::Insights, panel_props::insights);
@@ -836,7 +842,7 @@ fn embed_view(
         <div class={classes!("page", "embed", options.readonly.then_some("readonly"))} data-testid="embed">
             <header class="embed-head">
                 <strong class="embed-title">{ title }</strong>
-                <super::share_bar::OpenLink sharing={Rc::new(panel_props::sharing(state))} />
+                <super::share_bar::OpenLink sharing={Rc::new(panel_props::sharing(state))} dispatch={dispatch.clone()} />
             </header>
             { messages.view() }
             if let Some(l) = &lesson {

@@ -1,12 +1,13 @@
 //! The scenario controls: lessons, version mode, shards, chunk size, and the shard key
 //! editor that validates as you type.
 
-use super::query::use_engine_query;
+use super::query::{reply, use_in_sight};
 use super::term::Term;
 use crate::i18n::{t, tf, K};
+use crate::queries::{Answer, Asker};
 use crate::state::Action;
 use crate::words::count;
-use shardlab_protocol::{Call, Catalog, CollectionInfo, PageSetup, Position, Reply, SetupPlan};
+use shardlab_protocol::{Catalog, CollectionInfo, PageSetup, Position, Reply, SetupPlan};
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -29,6 +30,11 @@ pub struct ControlsProps {
     pub at: Position,
     /// The settings form's values: the cluster's.
     pub settings: Settings,
+    /// The form as the user edited it (the settings, until edited).
+    pub draft: Settings,
+    /// The engine's plan of a draft: what applying it would do, on the cluster at the
+    /// cursor (the previous plan until the answer about a new draft comes).
+    pub plan: Option<Answer>,
     /// Every collection at the cursor, in namespace order.
     pub collections: Vec<CollectionInfo>,
     /// The catalogue whose versions the form offers.
@@ -43,6 +49,8 @@ impl PartialEq for ControlsProps {
             && self.ready == other.ready
             && self.at == other.at
             && self.settings == other.settings
+            && self.draft == other.draft
+            && self.plan == other.plan
             && self.collections == other.collections
             && Rc::ptr_eq(&self.catalog, &other.catalog)
             && self.dispatch == other.dispatch
@@ -54,21 +62,24 @@ impl PartialEq for ControlsProps {
 pub fn controls(props: &ControlsProps) -> Html {
     let _lang = super::lang_switch::use_lang();
     let settings = props.settings.clone();
-    let draft = use_state(|| settings.clone());
+    use_in_sight(Asker::Plan, &props.dispatch);
+    let draft = Drafting {
+        value: props.draft.clone(),
+        dispatch: props.dispatch.clone(),
+    };
     // The key change or new cluster waiting for the user's choice or confirmation.
     let asking = use_state(|| None::<SetupPlan>);
     let confirm_drop = use_state(|| false);
     {
         // The cluster changed (a command, a step, a lesson, a link): the editor shows it.
-        let (draft, asking, confirm_drop) = (draft.clone(), asking.clone(), confirm_drop.clone());
-        use_effect_with(settings.clone(), move |s| {
-            draft.set(s.clone());
+        let (asking, confirm_drop) = (asking.clone(), confirm_drop.clone());
+        use_effect_with(settings.clone(), move |_| {
             asking.set(None);
             confirm_drop.set(false);
             || ()
         });
     }
-    let plan = use_plan(props, &draft);
+    let plan = plan(&props.plan);
     let invalid = matches!(plan, SetupPlan::Invalid { .. });
     let nothing = matches!(plan, SetupPlan::Nothing { .. });
     let on_apply = {
@@ -121,31 +132,35 @@ pub fn controls(props: &ControlsProps) -> Html {
     }
 }
 
-/// What applying `draft` does, as the engine plans it on the cluster at the cursor (the
-/// previous plan until the answer about a new draft comes).
-#[hook]
-fn use_plan(props: &ControlsProps, draft: &UseStateHandle<Settings>) -> SetupPlan {
-    // Every command is a step, so the cluster changes only with the cursor or the session.
-    let plan = use_engine_query(
-        (
-            (**draft).clone(),
-            props.session.clone(),
-            props.ready,
-            props.at,
-        ),
-        props.session.clone(),
-        props.ready,
-        {
-            let draft = (**draft).clone();
-            move || Call::PlanSetup { draft }
-        },
-    );
-    match plan.as_deref() {
+/// What applying the draft does, as the engine planned it.
+fn plan(answer: &Option<Answer>) -> SetupPlan {
+    match reply(answer) {
         Some(Ok(Reply::PlanSetup(p))) => p.clone(),
         Some(Err(e)) => SetupPlan::Invalid {
             error: e.message.clone(),
         },
         _ => SetupPlan::Nothing { key: String::new() },
+    }
+}
+
+/// The settings form's draft as the model keeps it: setting it tells the model.
+#[derive(Clone)]
+struct Drafting {
+    value: Settings,
+    dispatch: Callback<Action>,
+}
+
+impl Drafting {
+    /// Replaces the draft.
+    fn set(&self, draft: Settings) {
+        self.dispatch.emit(Action::Draft(draft));
+    }
+}
+
+impl std::ops::Deref for Drafting {
+    type Target = Settings;
+    fn deref(&self) -> &Settings {
+        &self.value
     }
 }
 
@@ -339,7 +354,7 @@ fn collection_picker(
 }
 
 /// The cluster's settings in the draft: initial chunks, version mode, shards and chunk size.
-fn cluster_fields(draft: &UseStateHandle<Settings>, catalog: &Catalog) -> Html {
+fn cluster_fields(draft: &Drafting, catalog: &Catalog) -> Html {
     let on_version = {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
@@ -400,7 +415,7 @@ fn cluster_fields(draft: &UseStateHandle<Settings>, catalog: &Catalog) -> Html {
 /// A callback for one of the draft's inputs: `change` edits a copy of the draft from the
 /// input the event came from, and the copy replaces the draft when `change` says it took.
 fn edit<E: TargetCast + 'static>(
-    draft: &UseStateHandle<Settings>,
+    draft: &Drafting,
     change: impl Fn(&mut Settings, HtmlInputElement) -> bool + 'static,
 ) -> Callback<E> {
     let draft = draft.clone();

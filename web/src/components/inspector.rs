@@ -7,10 +7,11 @@
 //! the collection shown or the timeline's calm revision changes; the sentences and rules
 //! are the engine's, and so is the insert form's command (`Call::InsertCommand`).
 
-use super::query::{error_text, use_keyed_query};
+use super::query::{error_text, use_in_sight};
 use super::reveal::use_reveal;
 use crate::ask;
 use crate::i18n::{t, tf, K};
+use crate::queries::{Answer, Asker};
 use crate::state::Action;
 use shardlab_protocol::{
     Call, ChunkDocsView, ExplanationView, Inspecting, Inspection, LandingView, Reply,
@@ -23,15 +24,15 @@ use yew::prelude::*;
 /// Documents a page of the chunk inspector lists (the engine's page).
 pub const PAGE: u64 = CHUNK_PAGE_ROWS as u64;
 
-/// Properties of [`Inspector`]: what it asks the engine about, and when. It asks again on
-/// the timeline's calm revision (which a click on a chunk moves at once), not on every
-/// tick of a workload.
+/// Properties of [`Inspector`]: what it shows, and the engine's latest answer about it
+/// (the model asks again at the timeline's calm revision, which a click on a chunk moves
+/// at once, not on every tick of a workload: `crate::queries`).
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
     /// The engine session shown.
     pub session: Rc<str>,
-    /// The timeline's calm revision: the answer is asked again when it moves.
-    pub revision: u64,
+    /// The engine's latest answer about the subject.
+    pub answer: Option<Answer>,
     /// The collection shown.
     pub ns: AttrValue,
     /// What is inspected, if anything (of the collection shown).
@@ -278,6 +279,14 @@ fn subject_view(
     }
 }
 
+/// The subject an answer was asked about (`None` for the insert form alone).
+fn asked_about(answer: &Answer) -> Option<Inspecting> {
+    match &answer.question.call {
+        Call::Inspect { subject, .. } if *subject != Inspecting::Nothing => Some(subject.clone()),
+        _ => None,
+    }
+}
+
 /// The inspector panel.
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
@@ -285,23 +294,19 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let dispatch = &props.dispatch;
     let ns = props.ns.to_string();
     let subject = props.subject.clone();
-    let key = (
-        props.session.clone(),
-        props.revision,
-        ns.clone(),
-        subject.clone(),
-    );
-    let call = Call::Inspect {
-        ns: ns.clone(),
-        subject: subject.clone().unwrap_or(Inspecting::Nothing),
-    };
-    // An unsharded collection has no chunks to inspect and no key to insert by: nothing to
-    // ask.
+    use_in_sight(Asker::Inspector, dispatch);
+    // An unsharded collection has no chunks to inspect and no key to insert by: nothing is
+    // asked (`crate::queries::wanted`).
     let sharded = props.sharded;
-    let answer = use_keyed_query(key, props.session.clone(), sharded, move || call);
+    // The answer on show is drawn as what it was asked about: until the answer about a new
+    // subject arrives, the previous subject stays.
+    let answer = props
+        .answer
+        .as_ref()
+        .map(|a| (asked_about(a), a.result.clone()));
     let answer_ref = use_node_ref();
     let asked = subject.clone();
-    let shown_now = answer.as_ref().and_then(|((.., asked), _)| asked.clone());
+    let shown_now = answer.as_ref().and_then(|(asked, _)| asked.clone());
     use_reveal(asked, shown_now, answer_ref.clone());
     // The form keeps the last example the engine gave, so that an error about the subject
     // (a chunk gone after a step back) does not take the form away.
@@ -313,9 +318,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     if !sharded {
         return slot(Html::default());
     }
-    // The answer on show is drawn as what it was asked about: until the answer about a new
-    // subject arrives, the previous subject stays.
-    let (shown, answer) = answer.map_or((None, None), |((.., asked), a)| (asked, Some(a)));
+    let (shown, answer) = answer.map_or((None, None), |(asked, a)| (asked, Some(a)));
     let (found, error) = match answer.as_deref() {
         Some(Ok(Reply::Inspect(found))) => (Some(found.as_ref()), None),
         Some(Err(e)) => (None, Some(error_text(e))),

@@ -15,6 +15,7 @@ use super::share_bar::Sharing;
 use super::tabs::Mode;
 use super::timeline_panel::TimelineProps;
 use super::workload_panel::{Transport, WorkloadProps};
+use crate::queries::Asker;
 use crate::state::{Action, Calm, Playground};
 use shardlab_protocol::Inspecting;
 use std::rc::Rc;
@@ -65,6 +66,7 @@ pub fn sharing(state: &Playground) -> Sharing {
         frame: state.frame.clone(),
         settled: state.ready && state.replaying.is_none(),
         replaying: state.replaying.is_some(),
+        link: state.answer(Asker::OpenLink),
     }
 }
 
@@ -73,10 +75,10 @@ pub fn inspector(state: &Playground, dispatch: &Callback<Action>) -> InspectorPr
     let ns = &state.settings.ns;
     InspectorProps {
         session: state.session.clone(),
-        revision: state.calm_rev(Calm::Timeline),
         ns: AttrValue::from(ns.clone()),
         subject: state.inspecting().cloned(),
         sharded: state.frame.sharded && state.frame.ns == *ns,
+        answer: state.answer(Asker::Inspector),
         dispatch: dispatch.clone(),
     }
 }
@@ -118,12 +120,9 @@ pub fn scenes(state: &Playground, dispatch: &Callback<Action>) -> ScenesProps {
 /// The timeline's: the cursor, the step's command and what the log is asked about.
 pub fn timeline(state: &Playground, dispatch: &Callback<Action>) -> TimelineProps {
     TimelineProps {
-        session: state.session.clone(),
-        ready: state.ready,
-        ns: AttrValue::from(state.settings.ns.clone()),
         at: state.view.position,
         step: state.view.step.clone().map(AttrValue::from),
-        hidden: state.hidden[Calm::Timeline as usize],
+        events: state.answer(Asker::Timeline),
         dispatch: dispatch.clone(),
     }
 }
@@ -187,6 +186,8 @@ pub fn controls(state: &Playground, dispatch: &Callback<Action>) -> ControlsProp
         ready: state.ready,
         at: state.view.position,
         settings: state.settings.clone(),
+        draft: state.draft().clone(),
+        plan: state.answer(Asker::Plan),
         collections: state.view.collections.clone(),
         catalog: state.catalog.clone(),
         dispatch: dispatch.clone(),
@@ -201,6 +202,7 @@ pub fn workload(state: &Playground, dispatch: &Callback<Action>) -> WorkloadProp
         workload: state.workload.clone(),
         ns: AttrValue::from(state.settings.ns.clone()),
         key: AttrValue::from(state.settings.key.clone()),
+        fit: state.answer(Asker::KeyFit),
         dispatch: dispatch.clone(),
     }
 }
@@ -384,12 +386,37 @@ mod tests {
         assert!(heatmap(&before, &dispatch) == heatmap(&noticed, &dispatch));
         assert!(sharing(&before) == sharing(&noticed));
         assert!(scenes(&before, &dispatch) == scenes(&noticed, &dispatch));
-        // The timeline's calm revision: the inspector and the heatmap ask again.
+        // The timeline's calm revision: the heatmap asks again (the inspector's question
+        // is the model's: it draws the answer that comes).
         let mut calm = (*before).clone();
         calm.calm_revs[Calm::Timeline as usize] += 1;
-        assert!(inspector(&before, &dispatch) != inspector(&calm, &dispatch));
+        assert!(inspector(&before, &dispatch) == inspector(&calm, &dispatch));
         assert!(heatmap(&before, &dispatch) != heatmap(&calm, &dispatch));
         assert!(sharing(&before) == sharing(&calm));
+        // An answer to a panel's question: that panel alone draws it.
+        let inspected_answer = crate::queries::Answer {
+            question: Rc::new(crate::queries::Question {
+                session: before.session.clone(),
+                call: shardlab_protocol::Call::Events {
+                    ns: "test.events".into(),
+                },
+                at: None,
+                by: String::new(),
+            }),
+            result: Rc::new(Err(shardlab_protocol::EngineError {
+                code: 1,
+                code_name: "InternalError".into(),
+                message: "m".into(),
+            })),
+        };
+        let answered = after(
+            &before,
+            vec![Action::Answered(Asker::Inspector, 1, inspected_answer)],
+        );
+        assert!(inspector(&before, &dispatch) != inspector(&answered, &dispatch));
+        assert!(heatmap(&before, &dispatch) == heatmap(&answered, &dispatch));
+        assert!(sharing(&before) == sharing(&answered));
+        assert!(controls(&before, &dispatch) == controls(&answered, &dispatch));
         // A subject inspected: the inspector alone.
         let chunk = Inspecting::Chunk {
             key: "{x: 1}".into(),

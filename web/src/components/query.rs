@@ -1,11 +1,33 @@
-//! Asking the engine from a component: a hook that sends one request whenever its key
-//! changes and keeps the latest answer (answers to older keys are dropped), showing the
-//! previous answer meanwhile so that nothing flickers.
+//! What a panel draws from the engine: the model declares the question
+//! ([`crate::queries`]) and the driver asks it; a panel says only that it is on screen,
+//! and draws the answer its props carry.
 
 use crate::ask::Latest;
+use crate::queries::{self, Asker};
+use crate::state::Action;
 use shardlab_protocol::{Call, EngineError, Reply};
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// Tells the model that a view of `asker` is on screen while the component is mounted:
+/// the model asks its question meanwhile.
+#[hook]
+pub fn use_in_sight(asker: Asker, dispatch: &Callback<Action>) {
+    let dispatch = dispatch.clone();
+    use_effect_with(asker, move |asker| {
+        let asker = *asker;
+        dispatch.emit(Action::InSight(asker, true));
+        move || dispatch.emit(Action::InSight(asker, false))
+    });
+}
+
+/// The reply an answer carries, or its error.
+pub fn reply(answer: &Option<queries::Answer>) -> Option<&Result<Reply, EngineError>> {
+    answer.as_ref().map(|a| &*a.result)
+}
+
+// The panels below the playground's first screen (the insights, the heatmap, the query
+// box) and the Compare tab still ask for themselves, with these hooks.
 
 /// An answer from the engine.
 pub type Answer = Rc<Result<Reply, EngineError>>;

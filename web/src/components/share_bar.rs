@@ -2,12 +2,13 @@
 //! cluster picture as SVG or PNG.
 
 use super::import_dialog::ImportDocuments;
-use super::query::use_engine_query;
+use super::query::{reply, use_in_sight};
 use crate::ask;
 use crate::export::{
     base_url, copy_to_clipboard, download, download_url, export_png, show_in_address,
 };
 use crate::i18n::{t, tf, K};
+use crate::queries::{Answer, Asker};
 use crate::startup::Opening;
 use crate::state::{Action, Notice};
 use shardlab_protocol::{too_long, Call, Frame, PageView, Reply, MAX_SCENARIO_BYTES};
@@ -34,6 +35,8 @@ pub struct Sharing {
     pub settled: bool,
     /// Whether a replay runs (imports wait for it).
     pub replaying: bool,
+    /// The engine's latest link form of the scenario, for "Open in ShardLab".
+    pub link: Option<Answer>,
 }
 
 impl PartialEq for Sharing {
@@ -44,6 +47,7 @@ impl PartialEq for Sharing {
             && self.ns == other.ns
             && (Rc::ptr_eq(&self.frame, &other.frame) || self.frame == other.frame)
             && self.settled == other.settled
+            && self.link == other.link
             && self.replaying == other.replaying
     }
 }
@@ -234,43 +238,21 @@ fn with_link(state: &Sharing, json: bool, done: impl FnOnce(Result<String, Strin
     );
 }
 
-/// An engine answer, the same only as itself: the key an "Open in ShardLab" link is
-/// asked again by (holding it, so that its address is not reused by the next one).
-#[derive(Clone)]
-struct Answered(Rc<PageView>);
-
-impl PartialEq for Answered {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
 /// Properties of [`OpenLink`].
 #[derive(Properties, PartialEq)]
 pub struct OpenLinkProps {
     /// What the link opens.
     pub sharing: Rc<Sharing>,
+    /// Dispatches an action.
+    pub dispatch: Callback<Action>,
 }
 
 /// The embedded view's "Open in ShardLab" link: the same scenario in the full page.
 #[function_component(OpenLink)]
 pub fn open_link(props: &OpenLinkProps) -> Html {
     let _lang = super::lang_switch::use_lang();
-    let state = &props.sharing;
-    let answer = use_engine_query(
-        (
-            state.session.clone(),
-            Answered(state.view.clone()),
-            state.page.clone(),
-        ),
-        state.session.clone(),
-        state.settled,
-        {
-            let page = state.page.clone();
-            move || Call::Scenario { page, json: false }
-        },
-    );
-    let href = match answer.as_deref() {
+    use_in_sight(Asker::OpenLink, &props.dispatch);
+    let href = match reply(&props.sharing.link) {
         Some(Ok(Reply::Scenario { text })) => format!("{}#s={text}", base_url()),
         _ => base_url(),
     };

@@ -2,14 +2,15 @@
 //! and "fork from here".
 //!
 //! The cursor and the step's command are the engine's latest view (`Playground::view`);
-//! the event log is asked of the engine (`Call::Events`) whenever the cursor, the session
-//! or the collection shown changes, and the previous log stays until the new one arrives.
+//! the event log is the model's question (`Call::Events`, `crate::queries`), asked again
+//! whenever the cursor, the session or the collection shown changes, and the previous log
+//! stays until the new one arrives.
 
-use super::query::{error_text, use_engine_query};
+use super::query::{error_text, reply, use_in_sight};
 use crate::i18n::{t, tf, K};
+use crate::queries::{Answer, Asker};
 use crate::state::Action;
-use shardlab_protocol::{Call, EventRow, Position, Reply};
-use std::rc::Rc;
+use shardlab_protocol::{EventRow, Position, Reply};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -18,18 +19,12 @@ use yew::prelude::*;
 /// so a workload playing fast does not redraw it every tick.
 #[derive(Properties, Clone, PartialEq)]
 pub struct TimelineProps {
-    /// The engine session the log is asked of.
-    pub session: Rc<str>,
-    /// Whether the engine has answered for the session.
-    pub ready: bool,
-    /// The collection shown.
-    pub ns: AttrValue,
     /// The cursor.
     pub at: Position,
     /// The command of the step at the cursor (`None` before the first).
     pub step: Option<AttrValue>,
-    /// Whether the panel is out of sight (its log is not asked for then).
-    pub hidden: bool,
+    /// The engine's latest event log (asked only while the panel is in sight).
+    pub events: Option<Answer>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
@@ -58,15 +53,8 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
 pub fn timeline_panel(props: &TimelineProps) -> Html {
     let _lang = super::lang_switch::use_lang();
     let dispatch = props.dispatch.clone();
-    let ns = props.ns.to_string();
-    // Every command is a step, so the log changes only with the cursor (or the session,
-    // or the collection shown). Out of sight, the log is not asked for: it is when the
-    // panel comes back.
-    let key = (props.session.clone(), props.ready, ns.clone(), props.at);
-    let answer = use_engine_query(key, props.session.clone(), !props.hidden, move || {
-        Call::Events { ns }
-    });
-    let events: Html = match answer.as_deref() {
+    use_in_sight(Asker::Timeline, &dispatch);
+    let events: Html = match reply(&props.events) {
         None => Html::default(),
         Some(Ok(Reply::Events { rows })) => rows
             .iter()

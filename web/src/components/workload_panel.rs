@@ -4,9 +4,10 @@
 //! with the scenario's.
 
 use super::controls::LessonRow;
-use super::query::use_engine_query;
+use super::query::{reply, use_engine_query, use_in_sight};
 use super::term::Term;
 use crate::i18n::{t, tf, K};
+use crate::queries::{Answer, Asker};
 use crate::state::{Action, Workload, MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{Call, Catalog, FitView, Position, Reply};
 use std::rc::Rc;
@@ -27,6 +28,8 @@ pub struct WorkloadProps {
     pub ns: AttrValue,
     /// Its shard key, as the settings hold it.
     pub key: AttrValue,
+    /// The engine's latest check of the workload against the key.
+    pub fit: Option<Answer>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
@@ -302,20 +305,8 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
 fn key_fit(props: &WorkloadProps) -> Html {
     let _lang = super::lang_switch::use_lang();
     let dispatch = &props.dispatch;
-    let answer = use_engine_query(
-        (
-            props.workload.spec.clone(),
-            props.ns.clone(),
-            props.key.clone(),
-        ),
-        props.session.clone(),
-        props.ready,
-        {
-            let (ns, spec) = (props.ns.to_string(), props.workload.spec.clone());
-            move || Call::WorkloadFit { ns, spec }
-        },
-    );
-    let fit: FitView = match answer.as_deref() {
+    use_in_sight(Asker::KeyFit, dispatch);
+    let fit: FitView = match reply(&props.fit) {
         Some(Ok(Reply::WorkloadFit(fit))) => fit.clone(),
         _ => return html! {},
     };

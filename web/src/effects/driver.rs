@@ -11,6 +11,7 @@
 use crate::engine_client::{self, ENGINE_RESTARTED};
 use crate::i18n::{t, tf, K};
 use crate::platform::now_ms;
+use crate::queries::Answer;
 use crate::recovery;
 use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
@@ -243,6 +244,21 @@ impl Driver {
                 });
             }
             Effect::Close(session) => engine_client::request(&session, Call::Close, |_| ()),
+            Effect::Ask(ask) => {
+                let driver = self.clone();
+                let (asker, id, question) = (ask.asker, ask.id, ask.question);
+                engine_client::request(
+                    &question.session.clone(),
+                    question.call.clone(),
+                    move |result| {
+                        let answer = Answer {
+                            question,
+                            result: Rc::new(result),
+                        };
+                        driver.handle(Action::Answered(asker, id, answer));
+                    },
+                );
+            }
         }
     }
 

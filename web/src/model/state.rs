@@ -7,11 +7,12 @@
 //! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
 use crate::i18n::{tf, Lang, K};
+use crate::queries::{Answer, Answers, Asker};
 use crate::scenes::Scene;
 use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
-    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, ShardFrame, Start,
-    WorkloadSpec,
+    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, Position, ShardFrame,
+    Start, WorkloadSpec,
 };
 use std::rc::Rc;
 
@@ -213,6 +214,15 @@ pub struct Playground {
     pub compare_sample: Option<Rc<CompareSample>>,
     /// Where a demo is on its way through its scenes, across sessions.
     pub demo: DemoFlow,
+    /// The settings form's draft, when the user has edited it since the settings last
+    /// changed ([`Action::Draft`]); see [`Playground::draft`].
+    pub edited: Option<PageSetup>,
+    /// The cursor as it was at the timeline's calm revision: what the calm panels ask the
+    /// engine about (see [`crate::queries::wanted`]).
+    pub calm_at: Position,
+    /// The engine's latest answers to the panels' questions ([`crate::queries`]). A new
+    /// session keeps them until its own come, so that nothing flickers.
+    pub answers: Rc<Answers>,
 }
 
 /// A demo's way through its scenes (`components/scenes_panel.rs`), which goes on across
@@ -404,6 +414,13 @@ pub enum Action {
     /// The engine refused an imported scenario (its words): back to the session the
     /// import replaced, if it is still open.
     BackFromImport(String),
+    /// A view of a panel that asks the engine came on screen (`true`) or went: the model
+    /// asks its question while one is ([`crate::queries`]).
+    InSight(Asker, bool),
+    /// The settings form's draft, as the user edits it: the engine plans it.
+    Draft(PageSetup),
+    /// The engine's answer to a panel's question, with the question's number.
+    Answered(Asker, u64, Answer),
 }
 
 impl Playground {
@@ -439,6 +456,9 @@ impl Playground {
             first_screen: None,
             compare_sample: None,
             demo: DemoFlow::default(),
+            edited: None,
+            calm_at: Position::default(),
+            answers: Rc::new(Answers::new()),
         }
     }
 
@@ -488,8 +508,20 @@ impl Playground {
             workload: self.workload.clone(),
             rev: self.rev + 1,
             calm_revs: self.calm_revs,
+            answers: self.answers.clone(),
             ..Playground::opening(session)
         }
+    }
+
+    /// The settings form's values as the user sees them: the settings, or the draft
+    /// edited since they last changed.
+    pub fn draft(&self) -> &PageSetup {
+        self.edited.as_ref().unwrap_or(&self.settings)
+    }
+
+    /// The latest answer to `asker`'s question.
+    pub fn answer(&self, asker: Asker) -> Option<Answer> {
+        self.answers.get(&asker).cloned()
     }
 
     /// The revision a calm panel redraws on.
@@ -741,6 +773,7 @@ impl Playground {
         fresh.catalog = self.catalog.clone();
         fresh.hidden = self.hidden;
         fresh.calm_revs = self.calm_revs;
+        fresh.answers = self.answers.clone();
         fresh.waiting = self.waiting.clone();
         fresh.demo = self.demo.clone();
         // Play or Let time pass pressed before the page's first session opened goes on
@@ -781,6 +814,14 @@ impl Playground {
             // The progress bar alone: no panel draws again for it.
             Action::Replaying(progress) => {
                 next.replaying = progress;
+                return Rc::new(next);
+            }
+            // Only the panel that asked draws it (its props carry the answer): no revision
+            // moves, so no other panel asks again.
+            Action::Answered(asker, _, answer) => {
+                let mut answers = (*next.answers).clone();
+                answers.insert(asker, answer);
+                next.answers = Rc::new(answers);
                 return Rc::new(next);
             }
             // Bookkeeping: no panel draws again for it.
@@ -854,6 +895,7 @@ impl Playground {
                 self.page = Rc::new(page);
             }
             Action::Hidden(panel, hidden) => self.hidden[panel as usize] = hidden,
+            Action::Draft(draft) => self.edited = Some(draft),
             Action::Inspect(subject) => {
                 self.inspect = subject.map(|i| (self.settings.ns.clone(), i));
             }
@@ -884,6 +926,8 @@ impl Playground {
             | Action::Open(..)
             | Action::OpeningAnswered
             | Action::BackFromImport(_)
+            | Action::InSight(..)
+            | Action::Answered(..)
             | Action::EndDemo => {}
         }
     }
@@ -899,10 +943,16 @@ impl Playground {
     pub fn next(self: Rc<Self>, action: Action) -> Rc<Self> {
         let answer = matches!(action, Action::Viewed(..));
         // A demo's bookkeeping catches no panel up.
-        let quiet = matches!(action, Action::Demo(_));
-        let next = self.apply(action);
+        let quiet = matches!(action, Action::Demo(_) | Action::Answered(..));
+        let before = self.clone();
+        let mut next = self.apply(action);
         if quiet {
             return next;
+        }
+        // The cluster's settings changed (a command, a step, a lesson, a link): the form
+        // shows them, whatever was drafted.
+        if next.edited.is_some() && next.settings != before.settings {
+            Rc::make_mut(&mut next).edited = None;
         }
         // While a workload plays, the side panels catch up in turn, a few times a second,
         // rather than with every answer.
@@ -916,6 +966,9 @@ impl Playground {
             let mut calm = (*next).clone();
             for panel in Calm::ALL.into_iter().filter(|p| due(*p)) {
                 calm.calm_revs[panel as usize] = calm.rev;
+                if panel == Calm::Timeline {
+                    calm.calm_at = calm.view.position;
+                }
             }
             return Rc::new(calm);
         }

@@ -10,9 +10,11 @@
 //! - **heard**: what an effect brought back (the engine's view, a refusal, a replay's
 //!   progress, the session switched). These are always taken as they are.
 
+use crate::asking::Asked;
 use crate::demo;
 use crate::i18n::{tf, K};
 use crate::opening::{Opening, Source};
+use crate::queries::Ask;
 use crate::scenes::Shows;
 use crate::state::{Action, Notice, Playground, Progress};
 use shardlab_protocol::{Act, PageSetup, Start};
@@ -41,6 +43,8 @@ pub struct Model {
     /// The session an import replaced, still open in the engine until the imported
     /// scenario opens: a file the engine refuses leaves the page on it exactly as it was.
     pub before_import: Option<Rc<Playground>>,
+    /// The panels on screen that ask the engine, and what each asked last.
+    pub asked: Asked,
 }
 
 impl Model {
@@ -54,6 +58,7 @@ impl Model {
             saved: None,
             next_session: 1,
             before_import: None,
+            asked: Asked::default(),
         }
     }
 
@@ -103,6 +108,9 @@ pub enum Effect {
     },
     /// Close a session of the page's the engine still holds.
     Close(Rc<str>),
+    /// Ask the engine a panel's question; the answer comes back as
+    /// [`Action::Answered`] with the ask's number.
+    Ask(Ask),
 }
 
 /// How many rounds of what a demo has due (see [`demo::follow`]) one message may bring:
@@ -113,6 +121,15 @@ const DEMO_ROUNDS: usize = 4;
 /// whatever the demo has due now that the page is as the message left it.
 pub fn update(model: &mut Model, msg: Action) -> Vec<Effect> {
     let mut effects = take_one(model, msg);
+    effects.extend(follow_demo(model));
+    // What the panels on screen want to know of the playground as it is now.
+    effects.extend(model.asked.plan(&model.page).into_iter().map(Effect::Ask));
+    effects
+}
+
+/// What a demo has due after a message (see [`demo::follow`]).
+fn follow_demo(model: &mut Model) -> Vec<Effect> {
+    let mut effects = Vec::new();
     for _ in 0..DEMO_ROUNDS {
         let due = demo::follow(&model.page);
         if due.is_empty() {
@@ -195,6 +212,9 @@ fn heard(msg: &Action) -> bool {
             | Action::Open(..)
             | Action::OpeningAnswered
             | Action::BackFromImport(_)
+            | Action::InSight(..)
+            | Action::Draft(_)
+            | Action::Answered(..)
     )
 }
 
@@ -208,6 +228,13 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
         Action::Open(opening, boot) => return open(model, *opening, boot),
         Action::OpeningAnswered => return release_before_import(model),
         Action::BackFromImport(error) => return back_from_import(model, &error),
+        Action::InSight(asker, shown) => model.asked.sight(asker, shown),
+        // An answer to a question asked since is dropped.
+        Action::Answered(asker, id, answer) => {
+            if model.asked.answers(asker, id).is_some() {
+                model.page = model.page.clone().next(Action::Answered(asker, id, answer));
+            }
+        }
         Action::Switch(..) => {
             model.scene_owned = false;
             model.page = model.page.clone().next(msg);

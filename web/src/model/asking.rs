@@ -1,0 +1,318 @@
+//! What the panels draw from the engine, declared by the model. The view says which
+//! panels are on screen ([`Action::InSight`]); for the playground as it is, [`wanted`]
+//! says the question each of them wants answered; [`Asked::plan`], run after every
+//! message, compares those with what was asked and returns the requests to send
+//! ([`Effect::Ask`]); an answer ([`Action::Answered`]) is kept only when it answers its
+//! panel's latest question, and the panel draws it from the playground
+//! ([`Playground::answers`]). Pure, as the rest of the model: the driver sends the
+//! requests.
+//!
+//! [`Effect::Ask`]: crate::update::Effect::Ask
+//! [`Action::InSight`]: crate::state::Action::InSight
+//! [`Action::Answered`]: crate::state::Action::Answered
+
+use crate::queries::{Ask, Asker, Question};
+use crate::state::{Playground, NO_SESSION};
+use shardlab_protocol::{Call, Inspecting, Position};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// What the model asked: the panels on screen, and each one's latest question.
+#[derive(Clone, Debug, Default)]
+pub struct Asked {
+    /// How many views of each panel are on screen.
+    in_sight: BTreeMap<Asker, u32>,
+    /// Each panel's latest question, and its number.
+    latest: BTreeMap<Asker, (Rc<Question>, u64)>,
+    /// The number of the next question.
+    next: u64,
+}
+
+impl Asked {
+    /// A view of `asker` came on screen (`true`) or went (`false`).
+    pub fn sight(&mut self, asker: Asker, shown: bool) {
+        let n = self.in_sight.entry(asker).or_default();
+        *n = if shown {
+            n.saturating_add(1)
+        } else {
+            n.saturating_sub(1)
+        };
+        if *n == 0 {
+            self.in_sight.remove(&asker);
+        }
+    }
+
+    /// Whether `asker` is on screen.
+    pub fn shown(&self, asker: Asker) -> bool {
+        self.in_sight.contains_key(&asker)
+    }
+
+    /// The requests that bring what was asked up to what `page` wants: each panel on
+    /// screen whose question changed asks it, once. A panel gone from sight, or with
+    /// nothing to ask, forgets its question, so that a late answer to it is dropped (the
+    /// panel keeps drawing its last answer meanwhile).
+    pub fn plan(&mut self, page: &Playground) -> Vec<Ask> {
+        let mut wanted = wanted(page);
+        wanted.retain(|asker, _| self.shown(*asker));
+        self.latest.retain(|asker, _| wanted.contains_key(asker));
+        let mut asks = Vec::new();
+        for (asker, question) in wanted {
+            if self
+                .latest
+                .get(&asker)
+                .is_some_and(|(asked, _)| **asked == question)
+            {
+                continue;
+            }
+            self.next += 1;
+            let question = Rc::new(question);
+            self.latest.insert(asker, (question.clone(), self.next));
+            asks.push(Ask {
+                asker,
+                id: self.next,
+                question,
+            });
+        }
+        asks
+    }
+
+    /// The question an answer numbered `id` answers, if it is still `asker`'s latest.
+    pub fn answers(&self, asker: Asker, id: u64) -> Option<Rc<Question>> {
+        self.latest
+            .get(&asker)
+            .filter(|(_, latest)| *latest == id)
+            .map(|(q, _)| q.clone())
+    }
+}
+
+/// The question each panel wants answered about `page`, whether or not it is on screen.
+/// Nothing is asked before the engine has answered for the session. The timeline and the
+/// inspector ask about the cursor as it was at their calm revision (while a workload
+/// plays, a few times a second: [`Playground::calm_at`]).
+pub fn wanted(page: &Playground) -> BTreeMap<Asker, Question> {
+    let mut out = BTreeMap::new();
+    if !page.ready || &*page.session == NO_SESSION {
+        return out;
+    }
+    let ask = |call: Call, at: Option<Position>, by: &str| Question {
+        session: page.session.clone(),
+        call,
+        at,
+        by: by.to_string(),
+    };
+    let ns = &page.settings.ns;
+    out.insert(
+        Asker::Plan,
+        ask(
+            Call::PlanSetup {
+                draft: page.draft().clone(),
+            },
+            Some(page.view.position),
+            "",
+        ),
+    );
+    out.insert(
+        Asker::KeyFit,
+        ask(
+            Call::WorkloadFit {
+                ns: ns.clone(),
+                spec: page.workload.spec.clone(),
+            },
+            None,
+            &page.settings.key,
+        ),
+    );
+    if !page.hidden[crate::state::Calm::Timeline as usize] {
+        out.insert(
+            Asker::Timeline,
+            ask(Call::Events { ns: ns.clone() }, Some(page.calm_at), ""),
+        );
+    }
+    // An unsharded collection has no chunks to inspect and no key to insert by.
+    if page.frame.sharded && page.frame.ns == *ns {
+        out.insert(
+            Asker::Inspector,
+            ask(
+                Call::Inspect {
+                    ns: ns.clone(),
+                    subject: page.inspecting().cloned().unwrap_or(Inspecting::Nothing),
+                },
+                Some(page.calm_at),
+                "",
+            ),
+        );
+    }
+    if page.replaying.is_none() {
+        out.insert(
+            Asker::OpenLink,
+            ask(
+                Call::Scenario {
+                    page: page.page_entries(),
+                    json: false,
+                },
+                Some(page.view.position),
+                "",
+            ),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{Action, Calm};
+    use shardlab_protocol::Frame;
+
+    /// A playground the engine has answered for, at `position` of `length` steps, its
+    /// collection sharded.
+    fn answered(position: u64, length: u64) -> Rc<Playground> {
+        let mut p = Playground::opening("page-1");
+        p.ready = true;
+        let mut view = (*p.view).clone();
+        view.position = Position { position, length };
+        p.view = Rc::new(view);
+        p.calm_at = Position { position, length };
+        p.frame = Rc::new(Frame {
+            ns: p.settings.ns.clone(),
+            sharded: true,
+            ..(*p.frame).clone()
+        });
+        Rc::new(p)
+    }
+
+    fn all_in_sight() -> Asked {
+        let mut asked = Asked::default();
+        for a in [
+            Asker::Plan,
+            Asker::KeyFit,
+            Asker::Timeline,
+            Asker::Inspector,
+            Asker::OpenLink,
+        ] {
+            asked.sight(a, true);
+        }
+        asked
+    }
+
+    fn askers(asks: &[Ask]) -> Vec<Asker> {
+        asks.iter().map(|a| a.asker).collect()
+    }
+
+    #[test]
+    fn only_the_panels_on_screen_ask_and_each_question_is_asked_once() {
+        let page = answered(3, 3);
+        let mut asked = Asked::default();
+        assert!(
+            asked.plan(&page).is_empty(),
+            "nothing on screen, nothing asked"
+        );
+        asked.sight(Asker::Timeline, true);
+        let asks = asked.plan(&page);
+        assert_eq!(askers(&asks), vec![Asker::Timeline]);
+        assert_eq!(
+            asks[0].question.call,
+            Call::Events {
+                ns: page.settings.ns.clone()
+            }
+        );
+        assert!(
+            asked.plan(&page).is_empty(),
+            "the same question is not asked twice"
+        );
+        // A second view of the same panel asks nothing more; one of the two going leaves
+        // the other asking.
+        asked.sight(Asker::Timeline, true);
+        asked.sight(Asker::Timeline, false);
+        assert!(asked.plan(&page).is_empty());
+        assert!(asked.answers(Asker::Timeline, asks[0].id).is_some());
+    }
+
+    #[test]
+    fn nothing_is_asked_before_the_engine_answered_for_the_session() {
+        let mut page = (*answered(1, 1)).clone();
+        page.ready = false;
+        assert!(all_in_sight().plan(&page).is_empty());
+        assert!(wanted(&Playground::default()).is_empty());
+    }
+
+    #[test]
+    fn a_new_cursor_asks_again_and_the_older_answer_is_dropped() {
+        let mut asked = all_in_sight();
+        let first = asked.plan(&answered(1, 1));
+        assert_eq!(first.len(), 5, "every panel asks: {:?}", askers(&first));
+        let second = asked.plan(&answered(2, 2));
+        // The key-fit warning depends on the workload and the key, not the cursor.
+        assert_eq!(
+            askers(&second),
+            vec![
+                Asker::Plan,
+                Asker::Timeline,
+                Asker::Inspector,
+                Asker::OpenLink
+            ]
+        );
+        let old = first
+            .iter()
+            .find(|a| a.asker == Asker::Timeline)
+            .expect("asked");
+        let new = second
+            .iter()
+            .find(|a| a.asker == Asker::Timeline)
+            .expect("asked");
+        assert_eq!(asked.answers(Asker::Timeline, old.id), None);
+        assert_eq!(
+            asked.answers(Asker::Timeline, new.id),
+            Some(new.question.clone())
+        );
+    }
+
+    #[test]
+    fn a_panel_gone_from_sight_forgets_its_question_and_asks_again_when_back() {
+        let page = answered(4, 4);
+        let mut asked = all_in_sight();
+        let asks = asked.plan(&page);
+        let timeline = asks
+            .iter()
+            .find(|a| a.asker == Asker::Timeline)
+            .expect("asked");
+        asked.sight(Asker::Timeline, false);
+        assert!(asked.plan(&page).is_empty());
+        assert_eq!(asked.answers(Asker::Timeline, timeline.id), None);
+        asked.sight(Asker::Timeline, true);
+        assert_eq!(askers(&asked.plan(&page)), vec![Asker::Timeline]);
+    }
+
+    #[test]
+    fn the_questions_follow_what_they_ask_by() {
+        let page = answered(2, 2);
+        let mut asked = all_in_sight();
+        asked.plan(&page);
+        // The timeline out of sight (scrolled away): no log is asked for.
+        let hidden = page.clone().next(Action::Hidden(Calm::Timeline, true));
+        assert!(asked.plan(&hidden).is_empty());
+        assert!(!wanted(&hidden).contains_key(&Asker::Timeline));
+        // A draft typed in the form is planned.
+        let mut draft = page.draft().clone();
+        draft.key = "{y: 1}".into();
+        let drafted = hidden.clone().next(Action::Draft(draft.clone()));
+        let asks = asked.plan(&drafted);
+        assert_eq!(askers(&asks), vec![Asker::Plan]);
+        assert_eq!(asks[0].question.call, Call::PlanSetup { draft });
+        // An unsharded collection has nothing to inspect.
+        let mut unsharded = (*page).clone();
+        unsharded.frame = Rc::new(Frame {
+            sharded: false,
+            ..(*page.frame).clone()
+        });
+        assert!(!wanted(&unsharded).contains_key(&Asker::Inspector));
+        // A replay under way makes no link.
+        let mut replaying = (*page).clone();
+        replaying.replaying = Some(crate::state::Progress {
+            what: "Replaying",
+            done: 0,
+            goal: 1,
+        });
+        assert!(!wanted(&replaying).contains_key(&Asker::OpenLink));
+    }
+}
