@@ -30,6 +30,7 @@ use crate::i18n::Lang;
 use crate::i18n::{t, tf, K};
 use crate::language;
 use crate::options::PageOptions;
+use crate::queries::Asker;
 use crate::start;
 use crate::startup::{self, Banner};
 use crate::state::{Action, Calm, FirstScreen, Notice, Playground};
@@ -130,20 +131,7 @@ pub fn app(props: &AppProps) -> Html {
     use_prefetch(state.ready);
     let messages = use_messages(&state, banner, &dispatch, &driver, on_cancel);
     use_page_effects(&state, &dispatch, &driver, &options, *started);
-    // The calm panels' properties, as they were at each one's calm revision.
-    let timeline = {
-        let dispatch = dispatch.clone();
-        let calm = use_calm(&state, Calm::Timeline, move |s| {
-            panel_props::timeline(s, &dispatch)
-        });
-        // The log the engine answered with, as soon as it comes (the model asks for it at
-        // the calm revision).
-        Rc::new(TimelineProps {
-            events: state.answer(crate::queries::Asker::Timeline),
-            ..(*calm).clone()
-        })
-    };
-    let insights = use_calm(&state, Calm::Insights, panel_props::insights);
+    let (timeline, insights) = use_calm_panels(&state, &dispatch);
 
     if options.embed {
         return provide(
@@ -817,6 +805,38 @@ fn use_playground_keys(
         });
         move || drop(listener)
     });
+}
+
+/// The calm panels' properties, as they were at each one's calm revision, with the
+/// engine's latest answers to their questions as soon as they come (the model asks at
+/// the calm revision).
+#[hook]
+fn use_calm_panels(
+    state: &UseReducerHandle<Playground>,
+    dispatch: &Callback<Action>,
+) -> (Rc<TimelineProps>, Rc<InsightsProps>) {
+    let timeline = {
+        let dispatch = dispatch.clone();
+        use_calm(state, Calm::Timeline, move |s| {
+            panel_props::timeline(s, &dispatch)
+        })
+    };
+    let insights = {
+        let dispatch = dispatch.clone();
+        use_calm(state, Calm::Insights, move |s| {
+            panel_props::insights(s, &dispatch)
+        })
+    };
+    (
+        Rc::new(TimelineProps {
+            events: state.answer(Asker::Timeline),
+            ..(*timeline).clone()
+        }),
+        Rc::new(InsightsProps {
+            charts: state.answer(Asker::Charts),
+            ..(*insights).clone()
+        }),
+    )
 }
 
 /// The compact view for an iframe: the transport, the key-space bar, the cluster and the

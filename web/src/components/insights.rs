@@ -6,7 +6,7 @@
 //! only when the user asks ("Analyze this key"), and it says the collection, key and step
 //! it was made at, so that it says how old it is.
 
-use super::query::{error_text, use_engine_query, Answer};
+use super::query::{error_text, use_engine_query, use_in_sight, Answer};
 use super::term::Term;
 use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, shard_style};
@@ -18,7 +18,7 @@ use yew::prelude::*;
 /// Properties of [`Insights`]: the collection, its key and the cursor the charts and the
 /// report are about. The page hands the panel these as they were at its calm revision
 /// (see `Playground::calm_rev`), so a workload playing fast does not redraw it every tick.
-#[derive(Properties, PartialEq)]
+#[derive(Properties, Clone, PartialEq)]
 pub struct InsightsProps {
     /// The engine session asked.
     pub session: Rc<str>,
@@ -30,8 +30,10 @@ pub struct InsightsProps {
     pub key: AttrValue,
     /// The cursor.
     pub at: Position,
-    /// Whether the panel is out of sight (its charts are not asked for then).
-    pub hidden: bool,
+    /// The engine's latest charts (asked only while the panel is in sight).
+    pub charts: Option<crate::queries::Answer>,
+    /// Dispatches an action.
+    pub dispatch: Callback<crate::state::Action>,
 }
 
 /// The chart's width and height, in SVG units.
@@ -161,15 +163,8 @@ pub fn insights(props: &InsightsProps) -> Html {
     let step = props.at.position;
     // Every command is a step, so the charts change only with the cursor (or the session,
     // or the collection shown); out of sight they are not asked for.
-    let charts = {
-        let ns = ns.clone();
-        use_engine_query(
-            (session.clone(), props.ready, ns.clone(), props.at),
-            session.clone(),
-            !props.hidden,
-            move || Call::Insights { ns, analyze: false },
-        )
-    };
+    use_in_sight(crate::queries::Asker::Charts, &props.dispatch);
+    let charts: Option<Answer> = props.charts.as_ref().map(|a| a.result.clone());
     // The report is asked for once per click, for the collection shown then (a report
     // asked in an earlier session is not asked again of this one).
     let asked = use_state(|| None::<ReportKey>);

@@ -128,7 +128,7 @@ pub fn timeline(state: &Playground, dispatch: &Callback<Action>) -> TimelineProp
 }
 
 /// The insights': the collection, its key and the cursor.
-pub fn insights(state: &Playground) -> InsightsProps {
+pub fn insights(state: &Playground, dispatch: &Callback<Action>) -> InsightsProps {
     let frame = &state.frame;
     let key = if frame.sharded && frame.ns == state.settings.ns {
         &frame.key
@@ -141,7 +141,8 @@ pub fn insights(state: &Playground) -> InsightsProps {
         ns: AttrValue::from(state.settings.ns.clone()),
         key: AttrValue::from(key.clone()),
         at: state.view.position,
-        hidden: state.hidden[Calm::Insights as usize],
+        charts: state.answer(Asker::Charts),
+        dispatch: dispatch.clone(),
     }
 }
 
@@ -315,7 +316,7 @@ mod tests {
             cluster(&before, &dispatch, no_targets()) == cluster(&later, &dispatch, no_targets())
         );
         assert!(timeline(&before, &dispatch) == timeline(&later, &dispatch));
-        assert!(insights(&before) == insights(&later));
+        assert!(insights(&before, &dispatch) == insights(&later, &dispatch));
         assert!(query_box(&before, &on_target) == query_box(&later, &on_target));
         assert!(controls(&before, &dispatch) == controls(&later, &dispatch));
         assert!(workload(&before, &dispatch) == workload(&later, &dispatch));
@@ -331,7 +332,7 @@ mod tests {
         // A step back: the cursor moves, and with it the cluster at it.
         let back = answer(&before, 2, 5);
         assert!(timeline(&before, &dispatch) != timeline(&back, &dispatch));
-        assert!(insights(&before) != insights(&back));
+        assert!(insights(&before, &dispatch) != insights(&back, &dispatch));
         assert!(query_box(&before, &on_target) != query_box(&back, &on_target));
         assert!(controls(&before, &dispatch) != controls(&back, &dispatch));
         assert!(transport(&before) != transport(&back));

@@ -11,11 +11,11 @@
 use crate::engine_client::{self, ENGINE_RESTARTED};
 use crate::i18n::{t, tf, K};
 use crate::platform::now_ms;
-use crate::queries::Answer;
+use crate::queries::{Answer, Ask};
 use crate::recovery;
 use crate::sessions;
 use crate::startup::{self, Budget, Cut, Ending, Opening, Source};
-use crate::state::{Action, Notice, Playground, Progress, Shown};
+use crate::state::{Action, Measure, Notice, Playground, Progress, Shown};
 use crate::update::{update, Effect, Model};
 use shardlab_protocol::{
     scenario_room, Act, Call, EngineError, Event, Opened, PageView, Replaying, Reply, Room, Start,
@@ -94,9 +94,6 @@ pub struct Driver {
     cancelled: Rc<Cell<bool>>,
     /// For the next replay opened: where it stops (see [`Run::stop_at`]).
     stop_at: Rc<Cell<Option<(usize, usize)>>>,
-    /// Where the page's session last stood against the size that can be kept (see
-    /// [`scenario_room`]), and which session that was: a notice is given when it moves.
-    room: Rc<RefCell<(Rc<str>, Room)>>,
 }
 
 impl PartialEq for Driver {
@@ -116,7 +113,6 @@ impl Driver {
             embed,
             cancelled: Rc::default(),
             stop_at: Rc::default(),
-            room: Rc::new(RefCell::new((Rc::from(""), Room::Ample))),
         };
         // The session's link form, each time the engine saves it, for a restart.
         {
@@ -244,22 +240,46 @@ impl Driver {
                 });
             }
             Effect::Close(session) => engine_client::request(&session, Call::Close, |_| ()),
-            Effect::Ask(ask) => {
-                let driver = self.clone();
-                let (asker, id, question) = (ask.asker, ask.id, ask.question);
-                engine_client::request(
-                    &question.session.clone(),
-                    question.call.clone(),
-                    move |result| {
-                        let answer = Answer {
-                            question,
-                            result: Rc::new(result),
-                        };
-                        driver.handle(Action::Answered(asker, id, answer));
-                    },
-                );
-            }
+            Effect::TellRoom(measure) => self.tell_room(&measure),
+            Effect::Ask(ask) => self.ask(ask),
         }
+    }
+
+    /// Says where the session's saved form stands against what can be kept.
+    fn tell_room(&self, measure: &Measure) {
+        match &measure.text {
+            // The page has the form (it saves it itself): the notice offers it.
+            Some(text) => {
+                let saved = sessions::text(&sessions::current());
+                let notice = (measure.room != Room::Ample)
+                    .then(|| room_notice(measure.room, measure.size, text, saved));
+                self.handle(Action::Room(notice));
+            }
+            None => tell_room(
+                &self.callback(),
+                &measure.session,
+                measure.room,
+                measure.size,
+                measure.page.clone(),
+            ),
+        }
+    }
+
+    /// Asks the engine a panel's question; the answer comes back as a message.
+    fn ask(&self, ask: Ask) {
+        let driver = self.clone();
+        let (asker, id, question) = (ask.asker, ask.id, ask.question);
+        engine_client::request(
+            &question.session.clone(),
+            question.call.clone(),
+            move |result| {
+                let answer = Answer {
+                    question,
+                    result: Rc::new(result),
+                };
+                driver.handle(Action::Answered(asker, id, answer));
+            },
+        );
     }
 
     /// Sends `act` for the page's session; its answer comes back as a message.
@@ -761,7 +781,7 @@ impl Driver {
             return;
         };
         let dispatch = self.callback();
-        let room = self.room.clone();
+        let driver = self.clone();
         let at = session.clone();
         let call = Call::Keep {
             id: meta.id.clone(),
@@ -775,11 +795,13 @@ impl Driver {
                 Ok(_) => return,
             };
             let size = usize::try_from(kept.bytes).unwrap_or(usize::MAX);
-            let now = scenario_room(size);
-            let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
-            if room_changed(&before, &at, now) {
-                tell_room(&dispatch, &at, now, size, saving.page.clone());
-            }
+            driver.handle(Action::Measured(Box::new(Measure {
+                session: at.clone(),
+                room: scenario_room(size),
+                size,
+                page: saving.page.clone(),
+                text: None,
+            })));
             if let Some(why) = kept.why {
                 return refused(&dispatch, &at, &why, saving.page);
             }
@@ -793,7 +815,7 @@ impl Driver {
     /// page's already, and the page writes it.
     fn save_text(&self, session: &Rc<str>, saving: sessions::Saving) {
         let dispatch = self.callback();
-        let room = self.room.clone();
+        let driver = self.clone();
         let at = session.clone();
         let call = Call::Scenario {
             page: saving.page.clone(),
@@ -806,13 +828,13 @@ impl Driver {
                 Ok(_) => return,
             };
             let now = scenario_room(text.len());
-            let before = std::mem::replace(&mut *room.borrow_mut(), (at.clone(), now));
-            if room_changed(&before, &at, now) {
-                let saved = sessions::text(&sessions::current());
-                let notice =
-                    (now != Room::Ample).then(|| room_notice(now, text.len(), &text, saved));
-                dispatch.emit(Action::Room(notice));
-            }
+            driver.handle(Action::Measured(Box::new(Measure {
+                session: at.clone(),
+                room: now,
+                size: text.len(),
+                page: saving.page.clone(),
+                text: Some(Rc::from(text.as_str())),
+            })));
             if now == Room::Over {
                 // Kept as it last fitted: a session that cannot open again is not
                 // written over the copy that can.
@@ -835,13 +857,6 @@ impl Driver {
             }
         });
     }
-}
-
-/// Whether what the page says of the room left (see [`tell_room`]) changes: the room did,
-/// or another session is short of it too (a session with ample room after another says
-/// nothing new).
-fn room_changed(before: &(Rc<str>, Room), session: &Rc<str>, now: Room) -> bool {
-    before.1 != now || (before.0 != *session && now != Room::Ample)
 }
 
 /// What the page says when its session's saved form nears the size that can be kept, or

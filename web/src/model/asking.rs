@@ -12,7 +12,7 @@
 //! [`Action::Answered`]: crate::state::Action::Answered
 
 use crate::queries::{Ask, Asker, Question};
-use crate::state::{Playground, NO_SESSION};
+use crate::state::{Calm, Playground, NO_SESSION};
 use shardlab_protocol::{Call, Inspecting, Position};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -90,72 +90,79 @@ impl Asked {
 /// inspector ask about the cursor as it was at their calm revision (while a workload
 /// plays, a few times a second: [`Playground::calm_at`]).
 pub fn wanted(page: &Playground) -> BTreeMap<Asker, Question> {
-    let mut out = BTreeMap::new();
     if !page.ready || &*page.session == NO_SESSION {
-        return out;
+        return BTreeMap::new();
     }
-    let ask = |call: Call, at: Option<Position>, by: &str| Question {
-        session: page.session.clone(),
-        call,
-        at,
-        by: by.to_string(),
-    };
-    let ns = &page.settings.ns;
-    out.insert(
-        Asker::Plan,
-        ask(
+    Asker::ALL
+        .into_iter()
+        .filter_map(|asker| {
+            let (call, at, by) = question(page, asker)?;
+            let session = page.session.clone();
+            Some((
+                asker,
+                Question {
+                    session,
+                    call,
+                    at,
+                    by,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// What `asker` asks about `page`, if anything: the call, the cursor the answer is about
+/// (where it changes with the cluster), and anything else it depends on.
+fn question(page: &Playground, asker: Asker) -> Option<(Call, Option<Position>, String)> {
+    let ns = page.settings.ns.clone();
+    let shown = |calm: Calm| !page.hidden[calm as usize];
+    Some(match asker {
+        Asker::Plan => (
             Call::PlanSetup {
                 draft: page.draft().clone(),
             },
             Some(page.view.position),
-            "",
+            String::new(),
         ),
-    );
-    out.insert(
-        Asker::KeyFit,
-        ask(
+        // The warning depends on the workload and the key, not on the cursor.
+        Asker::KeyFit => (
             Call::WorkloadFit {
-                ns: ns.clone(),
+                ns,
                 spec: page.workload.spec.clone(),
             },
             None,
-            &page.settings.key,
+            page.settings.key.clone(),
         ),
-    );
-    if !page.hidden[crate::state::Calm::Timeline as usize] {
-        out.insert(
-            Asker::Timeline,
-            ask(Call::Events { ns: ns.clone() }, Some(page.calm_at), ""),
-        );
-    }
-    // An unsharded collection has no chunks to inspect and no key to insert by.
-    if page.frame.sharded && page.frame.ns == *ns {
-        out.insert(
-            Asker::Inspector,
-            ask(
-                Call::Inspect {
-                    ns: ns.clone(),
-                    subject: page.inspecting().cloned().unwrap_or(Inspecting::Nothing),
-                },
-                Some(page.calm_at),
-                "",
-            ),
-        );
-    }
-    if page.replaying.is_none() {
-        out.insert(
-            Asker::OpenLink,
-            ask(
-                Call::Scenario {
-                    page: page.page_entries(),
-                    json: false,
-                },
-                Some(page.view.position),
-                "",
-            ),
-        );
-    }
-    out
+        Asker::Charts if shown(Calm::Insights) => (
+            Call::Insights { ns, analyze: false },
+            Some(page.calm_at(Calm::Insights)),
+            String::new(),
+        ),
+        Asker::Timeline if shown(Calm::Timeline) => (
+            Call::Events { ns },
+            Some(page.calm_at(Calm::Timeline)),
+            String::new(),
+        ),
+        // An unsharded collection has no chunks to inspect and no key to insert by.
+        Asker::Inspector if page.frame.sharded && page.frame.ns == ns => (
+            Call::Inspect {
+                subject: page.inspecting().cloned().unwrap_or(Inspecting::Nothing),
+                ns,
+            },
+            Some(page.calm_at(Calm::Timeline)),
+            String::new(),
+        ),
+        // A replay under way makes no link.
+        Asker::OpenLink if page.replaying.is_none() => (
+            Call::Scenario {
+                page: page.page_entries(),
+                json: false,
+            },
+            Some(page.view.position),
+            String::new(),
+        ),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -172,7 +179,7 @@ mod tests {
         let mut view = (*p.view).clone();
         view.position = Position { position, length };
         p.view = Rc::new(view);
-        p.calm_at = Position { position, length };
+        p.calm_at = [Position { position, length }; 2];
         p.frame = Rc::new(Frame {
             ns: p.settings.ns.clone(),
             sharded: true,
@@ -183,13 +190,7 @@ mod tests {
 
     fn all_in_sight() -> Asked {
         let mut asked = Asked::default();
-        for a in [
-            Asker::Plan,
-            Asker::KeyFit,
-            Asker::Timeline,
-            Asker::Inspector,
-            Asker::OpenLink,
-        ] {
+        for a in Asker::ALL {
             asked.sight(a, true);
         }
         asked
@@ -240,7 +241,7 @@ mod tests {
     fn a_new_cursor_asks_again_and_the_older_answer_is_dropped() {
         let mut asked = all_in_sight();
         let first = asked.plan(&answered(1, 1));
-        assert_eq!(first.len(), 5, "every panel asks: {:?}", askers(&first));
+        assert_eq!(first.len(), 6, "every panel asks: {:?}", askers(&first));
         let second = asked.plan(&answered(2, 2));
         // The key-fit warning depends on the workload and the key, not the cursor.
         assert_eq!(
@@ -248,6 +249,7 @@ mod tests {
             vec![
                 Asker::Plan,
                 Asker::Timeline,
+                Asker::Charts,
                 Asker::Inspector,
                 Asker::OpenLink
             ]

@@ -15,10 +15,24 @@ pub enum Asker {
     KeyFit,
     /// The timeline's event log.
     Timeline,
+    /// The insights panel's charts.
+    Charts,
     /// The inspector: its subject explained, and the insert form's example.
     Inspector,
     /// The embedded view's "Open in ShardLab" link: the scenario's link form.
     OpenLink,
+}
+
+impl Asker {
+    /// Every panel that asks, in the order their questions are sent.
+    pub const ALL: [Asker; 6] = [
+        Asker::Plan,
+        Asker::KeyFit,
+        Asker::Timeline,
+        Asker::Charts,
+        Asker::Inspector,
+        Asker::OpenLink,
+    ];
 }
 
 /// A question a panel wants answered: the call, about which session, and what else its

@@ -11,8 +11,8 @@ use crate::queries::{Answer, Answers, Asker};
 use crate::scenes::Scene;
 use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
-    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, Position, ShardFrame,
-    Start, WorkloadSpec,
+    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, Position, Room,
+    ShardFrame, Start, WorkloadSpec,
 };
 use std::rc::Rc;
 
@@ -217,9 +217,9 @@ pub struct Playground {
     /// The settings form's draft, when the user has edited it since the settings last
     /// changed ([`Action::Draft`]); see [`Playground::draft`].
     pub edited: Option<PageSetup>,
-    /// The cursor as it was at the timeline's calm revision: what the calm panels ask the
-    /// engine about (see [`crate::queries::wanted`]).
-    pub calm_at: Position,
+    /// The cursor as it was at each [`Calm`] panel's calm revision: what those panels ask
+    /// the engine about (see [`crate::asking::wanted`]).
+    pub calm_at: [Position; 2],
     /// The engine's latest answers to the panels' questions ([`crate::queries`]). A new
     /// session keeps them until its own come, so that nothing flickers.
     pub answers: Rc<Answers>,
@@ -421,6 +421,24 @@ pub enum Action {
     Draft(PageSetup),
     /// The engine's answer to a panel's question, with the question's number.
     Answered(Asker, u64, Answer),
+    /// The engine saved a session's form: where it stands against what can be kept (the
+    /// page says so when that moved: `crate::update::Model::room`).
+    Measured(Box<Measure>),
+}
+
+/// A saved form measured (see [`Action::Measured`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    /// The session saved.
+    pub session: Rc<str>,
+    /// Where its form stands against what can be kept.
+    pub room: Room,
+    /// Its size, in bytes.
+    pub size: usize,
+    /// The page's own state the save carried.
+    pub page: Vec<(String, String)>,
+    /// The form itself, where the page has it (it saves it itself).
+    pub text: Option<Rc<str>>,
 }
 
 impl Playground {
@@ -457,7 +475,7 @@ impl Playground {
             compare_sample: None,
             demo: DemoFlow::default(),
             edited: None,
-            calm_at: Position::default(),
+            calm_at: [Position::default(); 2],
             answers: Rc::new(Answers::new()),
         }
     }
@@ -522,6 +540,11 @@ impl Playground {
     /// The latest answer to `asker`'s question.
     pub fn answer(&self, asker: Asker) -> Option<Answer> {
         self.answers.get(&asker).cloned()
+    }
+
+    /// The cursor a calm panel asks about: where it was at the panel's calm revision.
+    pub fn calm_at(&self, panel: Calm) -> Position {
+        self.calm_at[panel as usize]
     }
 
     /// The revision a calm panel redraws on.
@@ -928,6 +951,7 @@ impl Playground {
             | Action::BackFromImport(_)
             | Action::InSight(..)
             | Action::Answered(..)
+            | Action::Measured(_)
             | Action::EndDemo => {}
         }
     }
@@ -966,9 +990,7 @@ impl Playground {
             let mut calm = (*next).clone();
             for panel in Calm::ALL.into_iter().filter(|p| due(*p)) {
                 calm.calm_revs[panel as usize] = calm.rev;
-                if panel == Calm::Timeline {
-                    calm.calm_at = calm.view.position;
-                }
+                calm.calm_at[panel as usize] = calm.view.position;
             }
             return Rc::new(calm);
         }

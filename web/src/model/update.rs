@@ -16,8 +16,8 @@ use crate::i18n::{tf, K};
 use crate::opening::{Opening, Source};
 use crate::queries::Ask;
 use crate::scenes::Shows;
-use crate::state::{Action, Notice, Playground, Progress};
-use shardlab_protocol::{Act, PageSetup, Start};
+use crate::state::{Action, Measure, Notice, Playground, Progress};
+use shardlab_protocol::{Act, PageSetup, Room, Start};
 use std::rc::Rc;
 
 /// Everything the page remembers: the playground shown, and how its saved form is kept.
@@ -45,6 +45,9 @@ pub struct Model {
     pub before_import: Option<Rc<Playground>>,
     /// The panels on screen that ask the engine, and what each asked last.
     pub asked: Asked,
+    /// Where the page's session last stood against the size that can be kept, and which
+    /// session that was: the page says so when it moves ([`Action::Measured`]).
+    pub room: (Rc<str>, Room),
 }
 
 impl Model {
@@ -59,6 +62,7 @@ impl Model {
             next_session: 1,
             before_import: None,
             asked: Asked::default(),
+            room: (Rc::from(""), Room::Ample),
         }
     }
 
@@ -111,6 +115,9 @@ pub enum Effect {
     /// Ask the engine a panel's question; the answer comes back as
     /// [`Action::Answered`] with the ask's number.
     Ask(Ask),
+    /// Say where the session's saved form stands against what can be kept (a notice
+    /// offering a copy to download, or none once there is room again).
+    TellRoom(Box<Measure>),
 }
 
 /// How many rounds of what a demo has due (see [`demo::follow`]) one message may bring:
@@ -215,6 +222,7 @@ fn heard(msg: &Action) -> bool {
             | Action::InSight(..)
             | Action::Draft(_)
             | Action::Answered(..)
+            | Action::Measured(_)
     )
 }
 
@@ -229,6 +237,15 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
         Action::OpeningAnswered => return release_before_import(model),
         Action::BackFromImport(error) => return back_from_import(model, &error),
         Action::InSight(asker, shown) => model.asked.sight(asker, shown),
+        Action::Measured(measure) => {
+            let (session, now) = (measure.session.clone(), measure.room);
+            let before = std::mem::replace(&mut model.room, (session.clone(), now));
+            // Said when the room moved, or when another session is short of it too (a
+            // session with ample room after another says nothing new).
+            if before.1 != now || (before.0 != session && now != Room::Ample) {
+                return vec![Effect::TellRoom(measure)];
+            }
+        }
         // An answer to a question asked since is dropped.
         Action::Answered(asker, id, answer) => {
             if model.asked.answers(asker, id).is_some() {
@@ -902,5 +919,52 @@ mod demo_tests {
         assert!(model.page.demo.pending.is_none());
         assert_eq!(demo_of(&model.page).0, demo.scenes(2));
         assert!(model.page.playing);
+    }
+
+    /// A save of `session` measured at `room`.
+    fn measured(session: &str, room: Room) -> Action {
+        Action::Measured(Box::new(Measure {
+            session: Rc::from(session),
+            room,
+            size: 10,
+            page: Vec::new(),
+            text: None,
+        }))
+    }
+
+    fn tells(effects: &[Effect]) -> Vec<Room> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::TellRoom(m) => Some(m.room),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_room_left_is_said_when_it_moves_and_not_again() {
+        let mut model = Model::new(Rc::new(Playground::opening("page-1")));
+        assert!(tells(&update(&mut model, measured("page-1", Room::Ample))).is_empty());
+        assert_eq!(
+            tells(&update(&mut model, measured("page-1", Room::Nearly))),
+            vec![Room::Nearly]
+        );
+        assert!(tells(&update(&mut model, measured("page-1", Room::Nearly))).is_empty());
+        // Another session short of room too is said; one with ample room after it is not
+        // news, but room coming back is.
+        assert_eq!(
+            tells(&update(&mut model, measured("page-2", Room::Nearly))),
+            vec![Room::Nearly]
+        );
+        assert_eq!(
+            tells(&update(&mut model, measured("page-2", Room::Ample))),
+            vec![Room::Ample]
+        );
+        assert!(tells(&update(&mut model, measured("page-3", Room::Ample))).is_empty());
+        assert_eq!(
+            tells(&update(&mut model, measured("page-3", Room::Over))),
+            vec![Room::Over]
+        );
     }
 }
