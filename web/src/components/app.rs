@@ -114,15 +114,10 @@ pub fn app(props: &AppProps) -> Html {
     let banner = use_state(|| None::<Banner>);
     let driver = use_driver(&state, &options, (started.setter(), banner.setter()));
     let (lang, on_lang) = (state.lang, use_language(&driver));
-    let targeted = use_state(Vec::<String>::new);
     let mode = state.mode;
     let compare_opened = use_compare_opened(mode);
     let (workshop, toggle_workshop) = use_workshop();
     let (setup, toggle_setup) = use_setup();
-    let on_target = {
-        let set = targeted.setter();
-        use_callback((), move |s: Vec<String>, _| set.set(s))
-    };
     let dispatch = use_dispatch(&driver);
     let published = state.page_value("compare").map(str::to_string);
     let on_compare = use_compare_publish(&dispatch, published.clone());
@@ -151,8 +146,6 @@ pub fn app(props: &AppProps) -> Html {
         on_compare,
         on_import,
         on_reopen: reopen_callback(&driver),
-        on_target,
-        targeted: (*targeted).clone(),
         timeline,
         insights,
         offline,
@@ -295,8 +288,6 @@ struct FullView {
     on_compare: Callback<String>,
     on_import: Callback<startup::Opening>,
     on_reopen: Callback<(String, String)>,
-    on_target: Callback<Vec<String>>,
-    targeted: Vec<String>,
     /// The calm panels' properties (see [`use_calm`]).
     timeline: Rc<TimelineProps>,
     insights: Rc<InsightsProps>,
@@ -391,8 +382,8 @@ impl FullView {
                     <WorkloadFields workload={panel_props::workload(state, dispatch)} catalog={state.catalog.clone()} />
                 </div>
                 <KeyBar frame={state.frame.clone()} mark={state.view.landed.as_ref().and_then(|l| l.at)} dispatch={dispatch.clone()} />
-                <QueryBox ..panel_props::query_box(state, &self.on_target) />
-                <ClusterPanel ..panel_props::cluster(state, dispatch, self.targeted.clone()) />
+                <QueryBox ..panel_props::query_box(state, dispatch) />
+                <ClusterPanel ..panel_props::cluster(state, dispatch, state.targeted()) />
             </div>
             <Lazy<InspectorProps> always=true part={&lazy::INSPECTOR} props={Rc::new(panel_props::inspector(state, dispatch))} />
             <div class="lower">

@@ -12,12 +12,13 @@
 //! is the canvas's pixels, whatever the number of chunks or steps. The few lines drawn over
 //! them (chunk boundaries, the cursor) are plain rectangles.
 
-use super::query::{error_text, use_engine_query, Answer};
+use super::query::{error_text, use_in_sight, Answer};
 use super::term::Term;
 use crate::i18n::{messages, t, tf, K};
 use crate::palette::{shard_colour, SHARD_COLOURS};
+use crate::queries::Asker;
 use crate::state::Action;
-use shardlab_protocol::{Call, HeatView, MessageView, Position, Reply};
+use shardlab_protocol::{HeatView, MessageView, Position, Reply};
 use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -73,17 +74,6 @@ impl Size {
         let (w, _) = self.pixels();
         w.saturating_sub(((STRIP + GAP) * self.ratio).round() as u32)
             .max(1)
-    }
-
-    /// The grid that fills the cells, as `(rows, columns)`: a row per device pixel, and a
-    /// column per device pixel or per step, whichever is fewer (within `Call::Heat`'s
-    /// bounds).
-    fn grid(&self, steps: u64) -> (u32, u32) {
-        let (_, h) = self.pixels();
-        let columns = u32::try_from(steps.clamp(1, 8192))
-            .unwrap_or(8192)
-            .min(self.cells_width());
-        (h.clamp(1, 4096), columns.max(1))
     }
 }
 
@@ -304,14 +294,13 @@ fn heat_of(answer: &Answer) -> Option<&HeatView> {
     }
 }
 
-/// Properties of [`Heatmap`]: what it asks the engine for, and when. It asks again on the
-/// timeline's calm revision, not on every tick of a workload.
+/// Properties of [`Heatmap`]: what it draws, and the engine's latest grid (the model asks
+/// for it again at the timeline's calm cursor, not on every tick of a workload:
+/// `crate::asking`).
 #[derive(Properties, PartialEq)]
 pub struct HeatmapProps {
-    /// The engine session shown.
-    pub session: Rc<str>,
-    /// The timeline's calm revision: the grid is asked again when it moves.
-    pub revision: u64,
+    /// The engine's latest grid.
+    pub heat: Option<crate::queries::Answer>,
     /// The collection shown.
     pub ns: AttrValue,
     /// Its shard key, if the collection shown is sharded (else empty).
@@ -608,13 +597,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
         ratio: crate::screen::pixel_ratio(),
     });
     let local = local_empty(&ns, steps);
-    let answer = use_painted_grid(
-        (props.session.clone(), props.revision),
-        &ns,
-        &to,
-        guess.grid(steps),
-        local.is_none(),
-    );
+    let answer = use_painted_grid(props, &to, guess, local.is_none());
     let key = props.key.to_string();
     if let Some(why) = local {
         return empty_view(&to.panel, &ns, &key, at, empty_why(why, None));
@@ -650,9 +633,6 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     }
 }
 
-/// The session the grid is asked of, and the calm revision it is asked at.
-type Asked = (Rc<str>, u64);
-
 /// The panel's canvases, its size as last measured, and what was painted on them.
 #[hook]
 fn use_canvases() -> Canvases {
@@ -667,31 +647,28 @@ fn use_canvases() -> Canvases {
     }
 }
 
-/// The engine's grid of `ns` at `grid`'s rows by columns (asked only when `asks`), painted on
-/// the canvases after every render that brings a new answer or size.
+/// The engine's latest grid (none while there is nothing to ask), painted on the
+/// canvases after every render that brings a new answer or size. The model asks for the
+/// grid that fills the canvas as measured, which this tells it.
 #[hook]
-fn use_painted_grid(
-    asked: Asked,
-    ns: &str,
-    to: &Canvases,
-    grid: (u32, u32),
-    asks: bool,
-) -> Option<Answer> {
-    let (rows, columns) = grid;
-    // The grid the engine draws depends on the session, the calm revision, the collection
-    // and the canvas's size.
-    let answer = {
-        let ns = ns.to_string();
-        use_engine_query(
-            (asked.0.clone(), asked.1, ns.clone(), rows, columns),
-            asked.0.clone(),
-            asks,
-            move || Call::Heat { ns, rows, columns },
-        )
-    };
+fn use_painted_grid(props: &HeatmapProps, to: &Canvases, size: Size, asks: bool) -> Option<Answer> {
+    use_in_sight(Asker::Heat, &props.dispatch);
+    {
+        let (_, height) = size.pixels();
+        let dispatch = props.dispatch.clone();
+        use_effect_with((height, size.cells_width()), move |(height, cells)| {
+            dispatch.emit(Action::HeatCanvas(*height, *cells));
+            || ()
+        });
+    }
+    let answer = props
+        .heat
+        .as_ref()
+        .filter(|_| asks)
+        .map(|a| a.result.clone());
     {
         // Paint after every render that brings a new answer or size.
-        let (to, answer) = (to.clone(), answer.clone().filter(|_| asks));
+        let (to, answer) = (to.clone(), answer.clone());
         use_effect(move || paint_answer(&to, answer.as_ref()));
     }
     answer

@@ -88,8 +88,7 @@ pub fn heatmap(state: &Playground, dispatch: &Callback<Action>) -> HeatmapProps 
     let ns = &state.settings.ns;
     let sharded = state.frame.sharded && state.frame.ns == *ns;
     HeatmapProps {
-        session: state.session.clone(),
-        revision: state.calm_rev(Calm::Timeline),
+        heat: state.answer(Asker::Heat),
         ns: AttrValue::from(ns.clone()),
         key: AttrValue::from(if sharded {
             state.frame.key.clone()
@@ -146,21 +145,13 @@ pub fn insights(state: &Playground, dispatch: &Callback<Action>) -> InsightsProp
     }
 }
 
-/// The query box's: the collection, its key, the engine's example filter and the cursor.
-pub fn query_box(state: &Playground, on_target: &Callback<Vec<String>>) -> QueryBoxProps {
+/// The query box's: the collection, its filter and the engine's latest answer about it.
+pub fn query_box(state: &Playground, dispatch: &Callback<Action>) -> QueryBoxProps {
     QueryBoxProps {
-        session: state.session.clone(),
-        ready: state.ready,
         ns: AttrValue::from(state.settings.ns.clone()),
-        key: AttrValue::from(state.frame.key.clone()),
-        example: state
-            .view
-            .settings
-            .example_filter
-            .clone()
-            .map(AttrValue::from),
-        at: state.view.position,
-        on_target: on_target.clone(),
+        filter: AttrValue::from(state.filter()),
+        answer: state.answer(Asker::Target),
+        dispatch: dispatch.clone(),
     }
 }
 
@@ -204,6 +195,9 @@ pub fn workload(state: &Playground, dispatch: &Callback<Action>) -> WorkloadProp
         ns: AttrValue::from(state.settings.ns.clone()),
         key: AttrValue::from(state.settings.key.clone()),
         fit: state.answer(Asker::KeyFit),
+        template_shown: AttrValue::from(state.template_shown()),
+        template_draft: AttrValue::from(state.template_draft()),
+        template_check: state.answer(Asker::Template),
         dispatch: dispatch.clone(),
     }
 }
@@ -307,7 +301,6 @@ mod tests {
     #[cfg_attr(not(target_arch = "wasm32"), test)]
     fn props_stay_equal_across_changes_the_panels_do_not_draw() {
         let dispatch = Callback::from(|_: Action| ());
-        let on_target = Callback::from(|_: Vec<String>| ());
         let before = drawn();
         let later = after(&before, unrelated());
         assert_ne!(before.rev, later.rev, "the actions moved the revision on");
@@ -317,7 +310,7 @@ mod tests {
         );
         assert!(timeline(&before, &dispatch) == timeline(&later, &dispatch));
         assert!(insights(&before, &dispatch) == insights(&later, &dispatch));
-        assert!(query_box(&before, &on_target) == query_box(&later, &on_target));
+        assert!(query_box(&before, &dispatch) == query_box(&later, &dispatch));
         assert!(controls(&before, &dispatch) == controls(&later, &dispatch));
         assert!(workload(&before, &dispatch) == workload(&later, &dispatch));
         assert!(transport(&before) == transport(&later));
@@ -327,13 +320,17 @@ mod tests {
     #[cfg_attr(not(target_arch = "wasm32"), test)]
     fn props_change_with_what_the_panels_draw() {
         let dispatch = Callback::from(|_: Action| ());
-        let on_target = Callback::from(|_: Vec<String>| ());
         let before = drawn();
         // A step back: the cursor moves, and with it the cluster at it.
         let back = answer(&before, 2, 5);
         assert!(timeline(&before, &dispatch) != timeline(&back, &dispatch));
         assert!(insights(&before, &dispatch) != insights(&back, &dispatch));
-        assert!(query_box(&before, &on_target) != query_box(&back, &on_target));
+        // The query box's question is the model's, asked again at the new cursor: the box
+        // draws the answer when it comes, and a filter typed at once.
+        assert!(query_box(&before, &dispatch) == query_box(&back, &dispatch));
+        let typed = after(&before, vec![Action::Filter("{x: 2}".into())]);
+        assert!(query_box(&before, &dispatch) != query_box(&typed, &dispatch));
+        assert_eq!(typed.filter(), "{x: 2}");
         assert!(controls(&before, &dispatch) != controls(&back, &dispatch));
         assert!(transport(&before) != transport(&back));
         // The engine's answer brings a new picture: the cluster redraws; an answer with
@@ -387,12 +384,12 @@ mod tests {
         assert!(heatmap(&before, &dispatch) == heatmap(&noticed, &dispatch));
         assert!(sharing(&before) == sharing(&noticed));
         assert!(scenes(&before, &dispatch) == scenes(&noticed, &dispatch));
-        // The timeline's calm revision: the heatmap asks again (the inspector's question
-        // is the model's: it draws the answer that comes).
+        // The timeline's calm revision: the model asks the inspector's and the heatmap's
+        // questions again; they draw the answers that come.
         let mut calm = (*before).clone();
         calm.calm_revs[Calm::Timeline as usize] += 1;
         assert!(inspector(&before, &dispatch) == inspector(&calm, &dispatch));
-        assert!(heatmap(&before, &dispatch) != heatmap(&calm, &dispatch));
+        assert!(heatmap(&before, &dispatch) == heatmap(&calm, &dispatch));
         assert!(sharing(&before) == sharing(&calm));
         // An answer to a panel's question: that panel alone draws it.
         let inspected_answer = crate::queries::Answer {

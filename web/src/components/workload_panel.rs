@@ -4,12 +4,12 @@
 //! with the scenario's.
 
 use super::controls::LessonRow;
-use super::query::{reply, use_engine_query, use_in_sight};
+use super::query::{reply, use_in_sight};
 use super::term::Term;
 use crate::i18n::{t, tf, K};
 use crate::queries::{Answer, Asker};
 use crate::state::{Action, Workload, MAX_BATCH, MAX_TOTAL};
-use shardlab_protocol::{Call, Catalog, FitView, Position, Reply};
+use shardlab_protocol::{Catalog, FitView, Position, Reply};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -30,6 +30,12 @@ pub struct WorkloadProps {
     pub key: AttrValue,
     /// The engine's latest check of the workload against the key.
     pub fit: Option<Answer>,
+    /// The shape of the documents the workload generates, as a template.
+    pub template_shown: AttrValue,
+    /// The template in the editor.
+    pub template_draft: AttrValue,
+    /// The engine's check of the template in the editor.
+    pub template_check: Option<Answer>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
@@ -89,7 +95,7 @@ pub fn workload_panel(props: &WorkloadPanelProps) -> Html {
             }
             <KeyFit ..w.clone() />
             <WorkloadTemplate workload={w.workload.clone()} dispatch={w.dispatch.clone()}
-                session={w.session.clone()} ns={w.ns.to_string()} />
+                shown={w.template_shown.clone()} draft={w.template_draft.clone()} check={w.template_check.clone()} />
         </section>
     }
 }
@@ -157,7 +163,7 @@ pub fn workload_fields_panel(props: &WorkloadPanelProps) -> Html {
                 { workload_fields(&w.workload, &props.catalog.workloads, &w.dispatch) }
             </div>
             <WorkloadTemplate workload={w.workload.clone()} dispatch={w.dispatch.clone()}
-                session={w.session.clone()} ns={w.ns.to_string()} />
+                shown={w.template_shown.clone()} draft={w.template_draft.clone()} check={w.template_check.clone()} />
         </section>
     }
 }
@@ -368,58 +374,34 @@ fn workload_name(spec: &str) -> String {
 pub struct TemplateProps {
     /// The workload.
     pub workload: Workload,
-    /// The engine session that checks templates.
-    pub session: std::rc::Rc<str>,
-    /// The collection shown.
-    pub ns: String,
+    /// The shape of the documents it generates, as a template (`Playground::template_shown`).
+    pub shown: AttrValue,
+    /// The template in the editor (`Playground::template_draft`).
+    pub draft: AttrValue,
+    /// The engine's check of the template in the editor.
+    pub check: Option<Answer>,
     /// Dispatches an action.
     pub dispatch: Callback<Action>,
 }
 
 /// The shape of the documents the workload generates, as a `sim.generate` template that
-/// can be edited: applying it makes the template the workload.
+/// can be edited: applying it makes the template the workload. The template and its check
+/// are the model's (`crate::asking`).
 #[function_component(WorkloadTemplate)]
 pub fn workload_template(props: &TemplateProps) -> Html {
     let _lang = super::lang_switch::use_lang();
-    let fit = |spec: &str, answer: Option<super::query::Answer>| {
-        match answer.as_deref() {
-            Some(Ok(Reply::WorkloadFit(f))) => Some(f.shown.clone()),
-            Some(Err(e)) => Some(Err(e.message.clone())),
-            _ => None,
-        }
-        .unwrap_or_else(|| Ok(spec.to_string()))
+    use_in_sight(Asker::KeyFit, &props.dispatch);
+    use_in_sight(Asker::Template, &props.dispatch);
+    let (shown, draft) = (props.shown.to_string(), props.draft.to_string());
+    let check: Result<String, String> = match reply(&props.check) {
+        Some(Ok(Reply::WorkloadFit(f))) => f.shown.clone(),
+        Some(Err(e)) => Err(e.message.clone()),
+        _ => Ok(draft.clone()),
     };
-    let workload_answer = use_engine_query(
-        (props.workload.spec.clone(), props.ns.clone()),
-        props.session.clone(),
-        true,
-        {
-            let (ns, spec) = (props.ns.clone(), props.workload.spec.clone());
-            move || Call::WorkloadFit { ns, spec }
-        },
-    );
-    let shown =
-        fit(&props.workload.spec, workload_answer).unwrap_or_else(|_| props.workload.spec.clone());
-    let draft = use_state(|| shown.clone());
-    {
-        let draft = draft.clone();
-        use_effect_with(shown.clone(), move |s| {
-            draft.set(s.clone());
-            || ()
-        });
-    }
-    let draft_answer = use_engine_query((*draft).clone(), props.session.clone(), true, {
-        let (ns, spec) = (props.ns.clone(), (*draft).clone());
-        move || Call::WorkloadFit { ns, spec }
+    let on_input = props.dispatch.reform(|e: InputEvent| {
+        let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+        Action::TemplateDraft(area.value())
     });
-    let check = fit(&draft, draft_answer);
-    let on_input = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            draft.set(area.value());
-        })
-    };
     let on_use = {
         let (draft, w, dispatch) = (
             draft.clone(),
@@ -438,9 +420,9 @@ pub fn workload_template(props: &TemplateProps) -> Html {
             <summary>{ t(K::WorkloadPanelDocumentShape) }<code>{ shown.clone() }</code></summary>
             <p class="muted">{ t(K::WorkloadPanelEachDocumentTheWorkloadInserts) }</p>
             <textarea data-testid="workload-template" rows="3" spellcheck="false" aria-label={t(K::WorkloadPanelWorkloadTemplate)}
-                value={(*draft).clone()} oninput={on_input} />
+                value={draft.clone()} oninput={on_input} />
             <div class="template-actions">
-                <button data-testid="use-template" disabled={check.is_err() || *draft == shown} onclick={on_use}>{ t(K::WorkloadPanelUseThisTemplate) }</button>
+                <button data-testid="use-template" disabled={check.is_err() || draft == shown} onclick={on_use}>{ t(K::WorkloadPanelUseThisTemplate) }</button>
                 if let Err(e) = &check {
                     <span class="error" data-testid="template-error">{ e.clone() }</span>
                 }

@@ -161,8 +161,47 @@ fn question(page: &Playground, asker: Asker) -> Option<(Call, Option<Position>, 
             Some(page.view.position),
             String::new(),
         ),
+        // Where the query box's filter goes, on the cluster at the cursor.
+        Asker::Target => (
+            Call::Target {
+                ns,
+                filter: page.filter(),
+            },
+            Some(page.view.position),
+            String::new(),
+        ),
+        // The template as edited, checked as the workload would run it.
+        Asker::Template => (
+            Call::WorkloadFit {
+                ns,
+                spec: page.template_draft(),
+            },
+            None,
+            String::new(),
+        ),
+        Asker::Heat => return heat(page, ns),
         _ => return None,
     })
+}
+
+/// The heatmap's question: a grid that fills its canvas, a row per device pixel, a column
+/// per pixel or per step, whichever is fewer (within `Call::Heat`'s bounds), at the calm
+/// cursor. With no collection, no step yet or no canvas measured, there is nothing to ask.
+fn heat(page: &Playground, ns: String) -> Option<(Call, Option<Position>, String)> {
+    let (rows, cells) = page.heat_canvas?;
+    let steps = page.calm_at(Calm::Timeline).length;
+    if ns.is_empty() || steps == 0 {
+        return None;
+    }
+    let columns = u32::try_from(steps.clamp(1, 8192))
+        .unwrap_or(8192)
+        .min(cells);
+    let (rows, columns) = (rows.clamp(1, 4096), columns.max(1));
+    Some((
+        Call::Heat { ns, rows, columns },
+        Some(page.calm_at(Calm::Timeline)),
+        String::new(),
+    ))
 }
 
 #[cfg(test)]
@@ -180,6 +219,7 @@ mod tests {
         view.position = Position { position, length };
         p.view = Rc::new(view);
         p.calm_at = [Position { position, length }; 2];
+        p.heat_canvas = Some((220, 780));
         p.frame = Rc::new(Frame {
             ns: p.settings.ns.clone(),
             sharded: true,
@@ -241,7 +281,7 @@ mod tests {
     fn a_new_cursor_asks_again_and_the_older_answer_is_dropped() {
         let mut asked = all_in_sight();
         let first = asked.plan(&answered(1, 1));
-        assert_eq!(first.len(), 6, "every panel asks: {:?}", askers(&first));
+        assert_eq!(first.len(), 9, "every panel asks: {:?}", askers(&first));
         let second = asked.plan(&answered(2, 2));
         // The key-fit warning depends on the workload and the key, not the cursor.
         assert_eq!(
@@ -251,7 +291,9 @@ mod tests {
                 Asker::Timeline,
                 Asker::Charts,
                 Asker::Inspector,
-                Asker::OpenLink
+                Asker::OpenLink,
+                Asker::Target,
+                Asker::Heat
             ]
         );
         let old = first
@@ -316,5 +358,106 @@ mod tests {
             goal: 1,
         });
         assert!(!wanted(&replaying).contains_key(&Asker::OpenLink));
+    }
+
+    /// `page` with the engine's example filter `example` and the key `key`.
+    fn with(page: &Rc<Playground>, example: Option<&str>, key: &str) -> Rc<Playground> {
+        let mut p = (**page).clone();
+        let mut view = (*p.view).clone();
+        view.settings.example_filter = example.map(str::to_string);
+        p.view = Rc::new(view);
+        p.frame = Rc::new(Frame {
+            key: key.to_string(),
+            ..(*p.frame).clone()
+        });
+        Rc::new(p).next(Action::Tick)
+    }
+
+    #[test]
+    fn the_query_box_filter_starts_over_with_the_collection_or_key_and_keeps_what_was_typed() {
+        let empty = with(&answered(1, 1), None, "{x: 1}");
+        assert_eq!(empty.filter(), "{}", "no document yet: the placeholder");
+        // The first document: the placeholder becomes the engine's example.
+        let first = with(&empty, Some("{x: 5}"), "{x: 1}");
+        assert_eq!(first.filter(), "{x: 5}");
+        // What is typed stays, even "{}" typed on purpose, while the key stays.
+        let typed = first.clone().next(Action::Filter("{}".into()));
+        assert_eq!(typed.filter(), "{}");
+        let later = with(&typed, Some("{x: 7}"), "{x: 1}");
+        assert_eq!(later.filter(), "{}");
+        // A new key starts it over, so it never targets a key that is gone.
+        let rekeyed = with(&later, Some("{y: 1}"), "{y: 1}");
+        assert_eq!(rekeyed.filter(), "{y: 1}");
+        // It is what the query box asks the engine to route.
+        let mut asked = Asked::default();
+        asked.sight(Asker::Target, true);
+        let asks = asked.plan(&rekeyed);
+        assert_eq!(
+            asks[0].question.call,
+            Call::Target {
+                ns: rekeyed.settings.ns.clone(),
+                filter: "{y: 1}".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_heatmap_asks_for_the_grid_that_fills_its_canvas_at_the_calm_cursor() {
+        let page = answered(3, 40);
+        let question = wanted(&page).remove(&Asker::Heat).expect("asked");
+        // A row per device pixel, a column per step while there are fewer steps than
+        // pixels.
+        let ns = page.settings.ns.clone();
+        assert_eq!(
+            question.call,
+            Call::Heat {
+                ns: ns.clone(),
+                rows: 220,
+                columns: 40
+            }
+        );
+        let wide = answered(3, 5000);
+        assert_eq!(
+            wanted(&wide).remove(&Asker::Heat).expect("asked").call,
+            Call::Heat {
+                ns,
+                rows: 220,
+                columns: 780
+            }
+        );
+        // Not measured yet, or no step yet: nothing to ask.
+        let mut unmeasured = (*page).clone();
+        unmeasured.heat_canvas = None;
+        assert!(!wanted(&unmeasured).contains_key(&Asker::Heat));
+        assert!(!wanted(&answered(0, 0)).contains_key(&Asker::Heat));
+    }
+
+    #[test]
+    fn the_template_edited_is_kept_until_the_template_shown_changes() {
+        let page = answered(1, 1);
+        let shown = page.template_shown();
+        assert_eq!(
+            page.template_draft(),
+            shown,
+            "nothing edited: the template shown"
+        );
+        let edited = page.clone().next(Action::TemplateDraft("{a: 1}".into()));
+        assert_eq!(edited.template_draft(), "{a: 1}");
+        let asks = {
+            let mut asked = Asked::default();
+            asked.sight(Asker::Template, true);
+            asked.plan(&edited)
+        };
+        assert_eq!(
+            asks[0].question.call,
+            Call::WorkloadFit {
+                ns: edited.settings.ns.clone(),
+                spec: "{a: 1}".into()
+            }
+        );
+        // Another workload: its template is shown, the edit dropped.
+        let mut other = (*edited).clone();
+        other.workload.spec = "low-cardinality".into();
+        assert_eq!(other.template_draft(), "low-cardinality");
     }
 }

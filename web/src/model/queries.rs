@@ -21,17 +21,26 @@ pub enum Asker {
     Inspector,
     /// The embedded view's "Open in ShardLab" link: the scenario's link form.
     OpenLink,
+    /// The query box: where its filter goes.
+    Target,
+    /// The heatmap: inserts per key range per stretch of steps, a cell per pixel.
+    Heat,
+    /// The workload's template as edited: whether it generates documents.
+    Template,
 }
 
 impl Asker {
     /// Every panel that asks, in the order their questions are sent.
-    pub const ALL: [Asker; 6] = [
+    pub const ALL: [Asker; 9] = [
         Asker::Plan,
         Asker::KeyFit,
         Asker::Timeline,
         Asker::Charts,
         Asker::Inspector,
         Asker::OpenLink,
+        Asker::Target,
+        Asker::Heat,
+        Asker::Template,
     ];
 }
 

@@ -223,6 +223,27 @@ pub struct Playground {
     /// The engine's latest answers to the panels' questions ([`crate::queries`]). A new
     /// session keeps them until its own come, so that nothing flickers.
     pub answers: Rc<Answers>,
+    /// The query box's filter as typed, and what it was started over for (see
+    /// [`Playground::filter`]).
+    pub typed_filter: TypedFilter,
+    /// The heatmap's canvas as last measured, in device pixels: its height and the width
+    /// its cells take ([`Action::HeatCanvas`]); the grid asked of the engine fills it.
+    pub heat_canvas: Option<(u32, u32)>,
+    /// The workload's template as the user edited it ([`Action::TemplateDraft`]), with the
+    /// template shown when they did (see [`Playground::template_draft`]).
+    pub template_edit: Option<(String, String)>,
+}
+
+/// The query box's filter as the user typed it ([`Action::Filter`]), with the collection
+/// and key it was started over for and whether the engine had an example filter then.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TypedFilter {
+    /// The filter.
+    pub text: String,
+    /// The collection and key it is for.
+    pub of: (String, String),
+    /// Whether the engine had an example filter for them.
+    pub had_example: bool,
 }
 
 /// A demo's way through its scenes (`components/scenes_panel.rs`), which goes on across
@@ -419,6 +440,13 @@ pub enum Action {
     InSight(Asker, bool),
     /// The settings form's draft, as the user edits it: the engine plans it.
     Draft(PageSetup),
+    /// The query box's filter, as the user types it: the engine routes it.
+    Filter(String),
+    /// The heatmap's canvas, measured: its height and the width of its cells, in device
+    /// pixels.
+    HeatCanvas(u32, u32),
+    /// The workload's template, as the user edits it: the engine checks it.
+    TemplateDraft(String),
     /// The engine's answer to a panel's question, with the question's number.
     Answered(Asker, u64, Answer),
     /// The engine saved a session's form: where it stands against what can be kept (the
@@ -477,6 +505,9 @@ impl Playground {
             edited: None,
             calm_at: [Position::default(); 2],
             answers: Rc::new(Answers::new()),
+            typed_filter: TypedFilter::default(),
+            heat_canvas: None,
+            template_edit: None,
         }
     }
 
@@ -527,6 +558,8 @@ impl Playground {
             rev: self.rev + 1,
             calm_revs: self.calm_revs,
             answers: self.answers.clone(),
+            typed_filter: self.typed_filter.clone(),
+            heat_canvas: self.heat_canvas,
             ..Playground::opening(session)
         }
     }
@@ -535,6 +568,57 @@ impl Playground {
     /// edited since they last changed.
     pub fn draft(&self) -> &PageSetup {
         self.edited.as_ref().unwrap_or(&self.settings)
+    }
+
+    /// The query box's filter: as typed, or started over as the engine's example (an
+    /// equality on the key's first field with a value the collection holds, else `{}`)
+    /// when the collection or its key changed since, or once when the collection got its
+    /// first document (replacing only the `{}` placeholder, never a typed filter).
+    pub fn filter(&self) -> String {
+        self.started_filter()
+            .map_or_else(|| self.typed_filter.text.clone(), |f| f.text)
+    }
+
+    /// The filter started over, if it is due (see [`Playground::filter`]).
+    fn started_filter(&self) -> Option<TypedFilter> {
+        let example = self.view.settings.example_filter.clone();
+        let of = (self.settings.ns.clone(), self.frame.key.clone());
+        let typed = &self.typed_filter;
+        let first_document = example.is_some() && !typed.had_example && typed.text == "{}";
+        (typed.of != of || first_document).then(|| TypedFilter {
+            had_example: example.is_some(),
+            text: example.unwrap_or_else(|| "{}".to_string()),
+            of,
+        })
+    }
+
+    /// The shards the query box's filter goes to, as the engine last answered: the
+    /// cluster outlines them.
+    pub fn targeted(&self) -> Vec<String> {
+        match self.answers.get(&Asker::Target).map(|a| &*a.result) {
+            Some(Ok(shardlab_protocol::Reply::Target(t))) => t.shards.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The shape of the documents the workload generates, as a `sim.generate` template
+    /// (the engine's answer about the workload; the workload's own text until it comes).
+    pub fn template_shown(&self) -> String {
+        match self.answers.get(&Asker::KeyFit).map(|a| &*a.result) {
+            Some(Ok(shardlab_protocol::Reply::WorkloadFit(f))) => f.shown.clone().ok(),
+            _ => None,
+        }
+        .unwrap_or_else(|| self.workload.spec.clone())
+    }
+
+    /// The template in the workload's editor: as the user edited it, until the template
+    /// shown changes (another workload, a template applied), then that one.
+    pub fn template_draft(&self) -> String {
+        let shown = self.template_shown();
+        match &self.template_edit {
+            Some((at, draft)) if *at == shown => draft.clone(),
+            _ => shown,
+        }
     }
 
     /// The latest answer to `asker`'s question.
@@ -797,6 +881,8 @@ impl Playground {
         fresh.hidden = self.hidden;
         fresh.calm_revs = self.calm_revs;
         fresh.answers = self.answers.clone();
+        fresh.typed_filter = self.typed_filter.clone();
+        fresh.heat_canvas = self.heat_canvas;
         fresh.waiting = self.waiting.clone();
         fresh.demo = self.demo.clone();
         // Play or Let time pass pressed before the page's first session opened goes on
@@ -876,6 +962,22 @@ impl Playground {
         Rc::new(next)
     }
 
+    /// What the user typed in a form, and what a panel measured of itself.
+    fn edit(&mut self, action: Action) {
+        match action {
+            Action::Draft(draft) => self.edited = Some(draft),
+            Action::HeatCanvas(rows, cells) => self.heat_canvas = Some((rows, cells)),
+            Action::TemplateDraft(text) => self.template_edit = Some((self.template_shown(), text)),
+            Action::Filter(text) => {
+                self.typed_filter = self
+                    .started_filter()
+                    .unwrap_or_else(|| self.typed_filter.clone());
+                self.typed_filter.text = text;
+            }
+            _ => {}
+        }
+    }
+
     /// The actions that change only the page's own state. (What they ask of the engine,
     /// the driver sends.)
     fn act(&mut self, action: Action) {
@@ -918,7 +1020,10 @@ impl Playground {
                 self.page = Rc::new(page);
             }
             Action::Hidden(panel, hidden) => self.hidden[panel as usize] = hidden,
-            Action::Draft(draft) => self.edited = Some(draft),
+            Action::Draft(_)
+            | Action::HeatCanvas(..)
+            | Action::TemplateDraft(_)
+            | Action::Filter(_) => self.edit(action),
             Action::Inspect(subject) => {
                 self.inspect = subject.map(|i| (self.settings.ns.clone(), i));
             }
@@ -977,6 +1082,10 @@ impl Playground {
         // shows them, whatever was drafted.
         if next.edited.is_some() && next.settings != before.settings {
             Rc::make_mut(&mut next).edited = None;
+        }
+        // The query box's filter starts over when its collection or key changed.
+        if let Some(started) = next.started_filter() {
+            Rc::make_mut(&mut next).typed_filter = started;
         }
         // While a workload plays, the side panels catch up in turn, a few times a second,
         // rather than with every answer.
