@@ -825,6 +825,8 @@ fn use_calm_panels(
         }),
         Rc::new(InsightsProps {
             charts: state.answer(Asker::Charts),
+            asked: state.analysis.clone(),
+            report: state.answer(Asker::Report),
             ..(*insights).clone()
         }),
     )

@@ -3,7 +3,6 @@
 //! model and its update are [`crate::compare`]'s, carried out by the runtime in
 //! [`crate::comparison`]; the figures are the engine's answers.
 
-use super::query::use_engine_query;
 use crate::compare::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
@@ -12,7 +11,6 @@ use crate::i18n::{t, tf, K};
 use crate::palette::shard_style;
 use crate::state::CompareSample;
 use crate::words::count;
-use shardlab_protocol::{Call, Reply};
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -317,16 +315,13 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let _lang = super::lang_switch::use_lang();
     let column = &props.column.0;
     let i = props.index;
-    let draft = use_state(|| column.key.clone());
-    let validation = use_key_validation(&draft);
+    let draft = column.draft().to_string();
+    let validation = column.validation();
     let valid = validation.is_ok();
-    let on_input = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            draft.set(input.value());
-        })
-    };
+    let on_input = props.dispatch.reform(move |e: InputEvent| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        CompareAction::Type(i, input.value())
+    });
     let (on_change, on_keydown) = key_apply_callbacks(
         draft.clone(),
         props.dispatch.clone(),
@@ -347,7 +342,7 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
             <div class="compare-config">
                 <label class="field grow" for={input_id.clone()}>
                     <span>{ t(K::CompareViewShardKey) }</span>
-                    <input id={input_id} type="text" value={(*draft).clone()} oninput={on_input}
+                    <input id={input_id} type="text" value={draft} oninput={on_input}
                         onchange={on_change} onkeydown={on_keydown} spellcheck="false"
                         aria-invalid={validation.is_err().to_string()} data-testid="compare-key" />
                 </label>
@@ -379,39 +374,18 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     }
 }
 
-/// The key being typed, checked by the engine as shardCollection would: the normalised key,
-/// or the engine's complaint (empty and valid until the first answer).
-#[hook]
-fn use_key_validation(draft: &UseStateHandle<String>) -> Result<String, String> {
-    let check = use_engine_query(
-        (**draft).clone(),
-        std::rc::Rc::from("compare-check"),
-        true,
-        {
-            let key = (**draft).clone();
-            move || Call::CheckKey { key }
-        },
-    );
-    match check.as_deref() {
-        Some(Ok(Reply::CheckKey { key: Some(k), .. })) => Ok(k.clone()),
-        Some(Ok(Reply::CheckKey { error: Some(e), .. })) => Err(e.message.clone()),
-        Some(Err(e)) => Err(e.message.clone()),
-        _ => Ok(String::new()),
-    }
-}
-
 /// The key input's change and Enter handlers: both apply the draft to column `i` when it is
 /// `valid` and differs from the `current` key.
 fn key_apply_callbacks(
-    draft: UseStateHandle<String>,
+    draft: String,
     dispatch: Callback<CompareAction>,
     current: String,
     i: usize,
     valid: bool,
 ) -> (Callback<Event>, Callback<KeyboardEvent>) {
     let apply = Callback::from(move |()| {
-        if valid && *draft != current {
-            dispatch.emit(CompareAction::SetKey(i, (*draft).clone()));
+        if valid && draft != current {
+            dispatch.emit(CompareAction::SetKey(i, draft.clone()));
         }
     });
     let on_change = apply.reform(|_: Event| ());

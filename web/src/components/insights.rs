@@ -6,12 +6,12 @@
 //! only when the user asks ("Analyze this key"), and it says the collection, key and step
 //! it was made at, so that it says how old it is.
 
-use super::query::{error_text, use_engine_query, use_in_sight, Answer};
+use super::query::{error_text, use_in_sight, Answer};
 use super::term::Term;
 use crate::i18n::{t, tf, K};
 use crate::palette::{shard_colour, shard_style};
 use crate::words::count;
-use shardlab_protocol::{Analysis, Call, InsightsView, Position, Reply, StepPoint};
+use shardlab_protocol::{Analysis, InsightsView, Position, Reply, StepPoint};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -32,6 +32,10 @@ pub struct InsightsProps {
     pub at: Position,
     /// The engine's latest charts (asked only while the panel is in sight).
     pub charts: Option<crate::queries::Answer>,
+    /// The report last asked for: the session, the collection and the click's number.
+    pub asked: Option<ReportKey>,
+    /// The engine's answer to it.
+    pub report: Option<crate::queries::Answer>,
     /// Dispatches an action.
     pub dispatch: Callback<crate::state::Action>,
 }
@@ -44,7 +48,7 @@ const RECENT: u64 = 60;
 /// What a report was asked for: the session, the collection, and the number of the click
 /// (so that "Analyze again" at the same step asks anew). The answer itself says the key
 /// and the step it was made at.
-type ReportKey = (Rc<str>, String, u32);
+pub type ReportKey = (Rc<str>, String, u32);
 
 /// The insights view in an answer, if it is one, or the engine's error.
 fn view_of(answer: &Answer) -> Option<Result<&InsightsView, String>> {
@@ -165,18 +169,14 @@ pub fn insights(props: &InsightsProps) -> Html {
     // or the collection shown); out of sight they are not asked for.
     use_in_sight(crate::queries::Asker::Charts, &props.dispatch);
     let charts: Option<Answer> = props.charts.as_ref().map(|a| a.result.clone());
-    // The report is asked for once per click, for the collection shown then (a report
-    // asked in an earlier session is not asked again of this one).
-    let asked = use_state(|| None::<ReportKey>);
-    let report = {
-        let ask = (*asked).clone().filter(|a| a.0 == *session);
-        let ns = ask.as_ref().map(|a| a.1.clone()).unwrap_or_default();
-        use_engine_query(ask.clone(), session.clone(), ask.is_some(), move || {
-            Call::Insights { ns, analyze: true }
-        })
-    };
-    let on_analyze = analyze_callback(asked.clone(), session.clone(), ns.clone());
-    let current = current_report(report, asked.as_ref(), session, &ns, &key);
+    // The report is asked for once per click, for the collection shown then (the model's
+    // question: a report asked in an earlier session is not asked again of this one).
+    use_in_sight(crate::queries::Asker::Report, &props.dispatch);
+    let report: Option<Answer> = props.report.as_ref().map(|a| a.result.clone());
+    let on_analyze = props
+        .dispatch
+        .reform(|_: MouseEvent| crate::state::Action::Analyze);
+    let current = current_report(report, props.asked.as_ref(), session, &ns, &key);
     let again = current
         .as_ref()
         .and_then(view_of)
@@ -200,19 +200,6 @@ pub fn insights(props: &InsightsProps) -> Html {
             </div>
         </section>
     }
-}
-
-/// "Analyze this key": asks for a report on `ns` in `session`, numbered anew on each click
-/// so that asking again at the same step asks the engine again.
-fn analyze_callback(
-    asked: UseStateHandle<Option<ReportKey>>,
-    session: Rc<str>,
-    ns: String,
-) -> Callback<MouseEvent> {
-    Callback::from(move |_| {
-        let n = asked.as_ref().map_or(0, |a| a.2.wrapping_add(1));
-        asked.set(Some((session.clone(), ns.clone(), n)));
-    })
 }
 
 /// The report worth showing, if any. A report on another session, collection or key says

@@ -141,6 +141,8 @@ pub fn insights(state: &Playground, dispatch: &Callback<Action>) -> InsightsProp
         key: AttrValue::from(key.clone()),
         at: state.view.position,
         charts: state.answer(Asker::Charts),
+        asked: state.analysis.clone(),
+        report: state.answer(Asker::Report),
         dispatch: dispatch.clone(),
     }
 }

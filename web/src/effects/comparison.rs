@@ -115,8 +115,25 @@ impl Runtime {
                 }
                 CompareEffect::Open { session, start } => self.open(session, start),
                 CompareEffect::Step { columns, ran } => self.step(columns, ran),
+                CompareEffect::Check(key) => self.check(key),
             }
         }
+    }
+
+    /// Checks a key typed in a column, as shardCollection would (the engine answers
+    /// `page.checkKey` without a session of the tab's).
+    fn check(&self, key: String) {
+        let runtime = self.clone();
+        let call = Call::CheckKey { key: key.clone() };
+        engine_client::request("compare-check", call, move |answer| {
+            let result = match answer {
+                Ok(Reply::CheckKey { key: Some(k), .. }) => Ok(k),
+                Ok(Reply::CheckKey { error: Some(e), .. }) => Err(e.message),
+                Err(e) => Err(e.message),
+                Ok(_) => Ok(String::new()),
+            };
+            runtime.handle(CompareAction::Checked { key, result });
+        });
     }
 
     /// Opens a column's session; its setup's first error, if any, is the column's.

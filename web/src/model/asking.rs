@@ -180,6 +180,16 @@ fn question(page: &Playground, asker: Asker) -> Option<(Call, Option<Position>, 
             String::new(),
         ),
         Asker::Heat => return heat(page, ns),
+        // The report a click asked for, of the collection shown then, numbered by the
+        // click so that asking again at the same step asks the engine again; one asked
+        // in an earlier session asks nothing of this one.
+        Asker::Report => {
+            let (session, ns, n) = page.analysis.clone()?;
+            if session != page.session {
+                return None;
+            }
+            (Call::Insights { ns, analyze: true }, None, n.to_string())
+        }
         _ => return None,
     })
 }

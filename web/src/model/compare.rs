@@ -21,7 +21,7 @@ use shardlab_protocol::{DEFAULT_VERSION, VERSIONS};
 
 /// The newest version mode, which a third Compare column starts on.
 const NEWEST_VERSION: &str = VERSIONS[VERSIONS.len() - 1];
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 pub use shardlab_protocol::{COMPARE_NS, COMPARE_QUERIES, COMPARE_WORKLOADS};
@@ -46,6 +46,31 @@ pub struct CompareColumn {
     pub row: Option<CompareRow>,
     /// The first error its setup met (a key MongoDB refuses, say), or the engine's.
     pub error: Option<String>,
+    /// The key as the user is typing it, with the key it was typed over (see
+    /// [`CompareColumn::draft`]).
+    pub typed: Option<(String, String)>,
+    /// The engine's latest check of a key typed here: the key, and the key as
+    /// shardCollection would take it or MongoDB's complaint.
+    pub checked: Option<(String, Result<String, String>)>,
+}
+
+impl CompareColumn {
+    /// The key in the column's editor: as typed, until the column's key changes.
+    pub fn draft(&self) -> &str {
+        match &self.typed {
+            Some((over, typed)) if *over == self.key => typed,
+            _ => &self.key,
+        }
+    }
+
+    /// The key in the editor, checked by the engine as shardCollection would: the
+    /// normalised key, or the engine's complaint (the latest answer, for an earlier draft
+    /// until the draft's own comes; valid before any).
+    pub fn validation(&self) -> Result<String, String> {
+        self.checked
+            .as_ref()
+            .map_or_else(|| Ok(String::new()), |(_, r)| r.clone())
+    }
 }
 
 /// What has been asked of a column's session.
@@ -86,6 +111,8 @@ pub struct Comparison {
     /// What has been asked of each live session: its opening, then the ticks requested.
     /// A session no column names any more is closed and forgotten.
     asked: BTreeMap<String, Asked>,
+    /// The keys sent to be checked and not answered yet.
+    checking: BTreeSet<String>,
 }
 
 impl PartialEq for Comparison {
@@ -109,6 +136,7 @@ impl Default for Comparison {
             next_session: 0,
             sample: None,
             asked: BTreeMap::new(),
+            checking: BTreeSet::new(),
         };
         c.push_column("{x: 1}", DEFAULT_VERSION);
         c.push_column("{x: \"hashed\"}", DEFAULT_VERSION);
@@ -159,6 +187,8 @@ impl Comparison {
             picture: None,
             row: None,
             error: None,
+            typed: None,
+            checked: None,
         });
     }
 
@@ -166,6 +196,7 @@ impl Comparison {
     fn rebuild(&mut self, i: usize, key: String, version: String) {
         let session = self.new_session();
         if let Some(c) = self.columns.get_mut(i) {
+            // What is being typed stays (it goes with the key it was typed over).
             *c = CompareColumn {
                 key,
                 version,
@@ -174,6 +205,8 @@ impl Comparison {
                 picture: None,
                 row: None,
                 error: None,
+                typed: c.typed.take(),
+                checked: c.checked.take(),
             };
         }
     }
@@ -318,6 +351,16 @@ pub enum CompareAction {
         /// Its summary row.
         row: CompareRow,
     },
+    /// The user typed `text` in column `i`'s key editor.
+    Type(usize, String),
+    /// The engine checked a typed key: as shardCollection would take it, or MongoDB's
+    /// complaint.
+    Checked {
+        /// The key checked.
+        key: String,
+        /// The key normalised, or the complaint.
+        result: Result<String, String>,
+    },
     /// A session's setup or a request failed.
     Failed {
         /// The session.
@@ -359,6 +402,9 @@ pub enum CompareEffect {
         /// The ticks each session will have run once answered.
         ran: BTreeMap<String, u64>,
     },
+    /// Check a key typed in a column as shardCollection would (`page.checkKey`); the
+    /// answer comes back as [`CompareAction::Checked`].
+    Check(String),
 }
 
 /// One action, and the requests it calls for. An action that changes nothing the tab
@@ -392,6 +438,14 @@ pub fn update(c: &mut Comparison, action: CompareAction) -> Vec<CompareEffect> {
             false
         }
         CompareAction::Lost { session } => c.lost(&session),
+        CompareAction::Type(i, text) => match c.columns.get_mut(i) {
+            Some(column) => {
+                column.typed = Some((column.key.clone(), text));
+                true
+            }
+            None => false,
+        },
+        CompareAction::Checked { key, result } => c.checked(key, result),
         CompareAction::SetKey(..)
         | CompareAction::SetVersion(..)
         | CompareAction::SetWorkload(_)
@@ -458,11 +512,39 @@ pub fn plan(c: &mut Comparison) -> Vec<CompareEffect> {
             ran,
         });
     }
+    effects.extend(c.checks());
     effects
 }
 
 /// The reducer's parts, one per kind of action; each says whether it changed anything.
 impl Comparison {
+    /// The keys in the columns' editors not checked yet, each asked once.
+    fn checks(&mut self) -> Vec<CompareEffect> {
+        let mut effects = Vec::new();
+        for column in &self.columns {
+            let draft = column.draft();
+            let answered = column.checked.as_ref().is_some_and(|(k, _)| k == draft);
+            if !answered && self.checking.insert(draft.to_string()) {
+                effects.push(CompareEffect::Check(draft.to_string()));
+            }
+        }
+        effects
+    }
+
+    /// The engine checked `key`: every column whose editor holds it shows the answer (one
+    /// for a key typed since is not the latest, and is dropped).
+    fn checked(&mut self, key: String, result: Result<String, String>) -> bool {
+        self.checking.remove(&key);
+        let mut changed = false;
+        for column in &mut self.columns {
+            if column.draft() == key {
+                column.checked = Some((key.clone(), result.clone()));
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// The transport: play, pause, the timer's tick, step and reset.
     fn playback(&mut self, action: CompareAction) -> bool {
         match action {
@@ -861,5 +943,59 @@ mod tests {
         let effects = update(&mut c, CompareAction::Step);
         assert_eq!(stepped(&effects), [("compare-2".to_string(), 1)]);
         assert_eq!(c.columns[0].error.as_deref(), Some("bad key"));
+    }
+
+    fn checks(effects: &[CompareEffect]) -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                CompareEffect::Check(k) => Some(k.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn a_typed_key_is_checked_once_and_only_its_latest_answer_is_shown() {
+        let mut c = Comparison::default();
+        let first = plan(&mut c);
+        // Each column's key is checked once, a key two columns share once.
+        let keys: Vec<String> = c.columns.iter().map(|col| col.key.clone()).collect();
+        let mut unique = keys.clone();
+        unique.dedup();
+        assert_eq!(checks(&first), unique);
+        assert!(checks(&plan(&mut c)).is_empty(), "asked once");
+        assert_eq!(
+            c.columns[0].validation(),
+            Ok(String::new()),
+            "valid before any answer"
+        );
+        // Typing asks about what is typed; an answer about an earlier draft is dropped.
+        update(&mut c, CompareAction::Type(0, "{y".into()));
+        let effects = update(&mut c, CompareAction::Type(0, "{y: 1}".into()));
+        assert_eq!(c.columns[0].draft(), "{y: 1}");
+        assert_eq!(checks(&effects), ["{y: 1}".to_string()]);
+        update(
+            &mut c,
+            CompareAction::Checked {
+                key: "{y".into(),
+                result: Err("Unexpected token".into()),
+            },
+        );
+        assert_eq!(c.columns[0].validation(), Ok(String::new()));
+        update(
+            &mut c,
+            CompareAction::Checked {
+                key: "{y: 1}".into(),
+                result: Ok("{ y: 1 }".into()),
+            },
+        );
+        assert_eq!(c.columns[0].validation(), Ok("{ y: 1 }".into()));
+        // Applied: the column's key is the draft, and a later key change shows the new key.
+        update(&mut c, CompareAction::SetKey(0, "{y: 1}".into()));
+        assert_eq!(c.columns[0].draft(), "{y: 1}");
+        update(&mut c, CompareAction::SetKey(0, "{z: 1}".into()));
+        assert_eq!(c.columns[0].draft(), "{z: 1}");
     }
 }

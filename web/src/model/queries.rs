@@ -27,11 +27,13 @@ pub enum Asker {
     Heat,
     /// The workload's template as edited: whether it generates documents.
     Template,
+    /// The insights' `analyzeShardKey` report, asked by a click.
+    Report,
 }
 
 impl Asker {
     /// Every panel that asks, in the order their questions are sent.
-    pub const ALL: [Asker; 9] = [
+    pub const ALL: [Asker; 10] = [
         Asker::Plan,
         Asker::KeyFit,
         Asker::Timeline,
@@ -41,6 +43,7 @@ impl Asker {
         Asker::Target,
         Asker::Heat,
         Asker::Template,
+        Asker::Report,
     ];
 }
 

@@ -232,6 +232,9 @@ pub struct Playground {
     /// The workload's template as the user edited it ([`Action::TemplateDraft`]), with the
     /// template shown when they did (see [`Playground::template_draft`]).
     pub template_edit: Option<(String, String)>,
+    /// The `analyzeShardKey` report last asked for ([`Action::Analyze`]): the session and
+    /// collection it was asked of, and the click's number.
+    pub analysis: Option<(Rc<str>, String, u32)>,
 }
 
 /// The query box's filter as the user typed it ([`Action::Filter`]), with the collection
@@ -447,6 +450,8 @@ pub enum Action {
     HeatCanvas(u32, u32),
     /// The workload's template, as the user edits it: the engine checks it.
     TemplateDraft(String),
+    /// "Analyze this key": a report on the collection shown, asked anew on each click.
+    Analyze,
     /// The engine's answer to a panel's question, with the question's number.
     Answered(Asker, u64, Answer),
     /// The engine saved a session's form: where it stands against what can be kept (the
@@ -508,6 +513,7 @@ impl Playground {
             typed_filter: TypedFilter::default(),
             heat_canvas: None,
             template_edit: None,
+            analysis: None,
         }
     }
 
@@ -962,11 +968,19 @@ impl Playground {
         Rc::new(next)
     }
 
-    /// What the user typed in a form, and what a panel measured of itself.
+    /// What the user typed or chose in a panel, and what a panel measured of itself.
     fn edit(&mut self, action: Action) {
         match action {
             Action::Draft(draft) => self.edited = Some(draft),
             Action::HeatCanvas(rows, cells) => self.heat_canvas = Some((rows, cells)),
+            Action::Inspect(subject) => {
+                self.inspect = subject.map(|i| (self.settings.ns.clone(), i));
+            }
+            Action::SetSpeed(s) => self.speed = s.clamp(1, 30),
+            Action::Analyze => {
+                let n = self.analysis.as_ref().map_or(0, |a| a.2.wrapping_add(1));
+                self.analysis = Some((self.session.clone(), self.settings.ns.clone(), n));
+            }
             Action::TemplateDraft(text) => self.template_edit = Some((self.template_shown(), text)),
             Action::Filter(text) => {
                 self.typed_filter = self
@@ -1021,13 +1035,12 @@ impl Playground {
             }
             Action::Hidden(panel, hidden) => self.hidden[panel as usize] = hidden,
             Action::Draft(_)
+            | Action::Inspect(_)
+            | Action::SetSpeed(_)
+            | Action::Analyze
             | Action::HeatCanvas(..)
             | Action::TemplateDraft(_)
             | Action::Filter(_) => self.edit(action),
-            Action::Inspect(subject) => {
-                self.inspect = subject.map(|i| (self.settings.ns.clone(), i));
-            }
-            Action::SetSpeed(s) => self.speed = s.clamp(1, 30),
             Action::Notice(n) => self.notice = n,
             Action::Room(n) => self.room = n,
             Action::View(_)

@@ -224,6 +224,7 @@ fn heard(msg: &Action) -> bool {
             | Action::Filter(_)
             | Action::HeatCanvas(..)
             | Action::TemplateDraft(_)
+            | Action::Analyze
             | Action::Answered(..)
             | Action::Measured(_)
     )
