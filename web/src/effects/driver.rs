@@ -21,7 +21,7 @@ use shardlab_protocol::{
     scenario_room, Act, Call, EngineError, Event, Opened, PageView, Replaying, Reply, Room, Start,
     MAX_SCENARIO_BYTES,
 };
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -90,10 +90,6 @@ pub struct Driver {
     model: Rc<RefCell<Model>>,
     run: Rc<RefCell<Option<Run>>>,
     embed: bool,
-    /// Whether the engine was stopped by the user's Cancel (see [`Action::Cancel`]).
-    cancelled: Rc<Cell<bool>>,
-    /// For the next replay opened: where it stops (see [`Run::stop_at`]).
-    stop_at: Rc<Cell<Option<(usize, usize)>>>,
 }
 
 impl PartialEq for Driver {
@@ -111,8 +107,6 @@ impl Driver {
             model: Rc::new(RefCell::new(Model::new(first))),
             run: Rc::default(),
             embed,
-            cancelled: Rc::default(),
-            stop_at: Rc::default(),
         };
         // The session's link form, each time the engine saves it, for a restart.
         {
@@ -192,11 +186,10 @@ impl Driver {
                 self.send(Act::Command { source: cmd });
             }
             Effect::StopEngine => {
-                // Set first: the requests in flight fail, and the restart reads it, while
-                // the engine is being stopped.
-                self.cancelled.set(true);
+                // The model says so first (`Model::cancelled`): the requests in flight
+                // fail, and the restart reads it, while the engine is being stopped.
                 if !engine_client::cancel() {
-                    self.cancelled.set(false);
+                    self.handle(Action::NotStopped);
                 }
             }
             Effect::OpenSetup(setup) => {
@@ -232,11 +225,15 @@ impl Driver {
                 self.handle(Action::SceneOpened);
             }
             Effect::ScrollToTop => gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0),
-            Effect::OpenSession { session, opening } => {
+            Effect::OpenSession {
+                session,
+                opening,
+                stop_at,
+            } => {
                 let driver = self.clone();
                 let name = session.clone();
                 engine_client::request(&name, Call::Open(opening.start.clone()), move |answer| {
-                    driver.opened(session, opening, answer)
+                    driver.opened(session, opening, stop_at, answer)
                 });
             }
             Effect::Close(session) => engine_client::request(&session, Call::Close, |_| ()),
@@ -344,7 +341,13 @@ impl Driver {
     }
 
     /// The engine's answer to an opening.
-    fn opened(&self, session: Rc<str>, opening: Opening, answer: Result<Reply, EngineError>) {
+    fn opened(
+        &self,
+        session: Rc<str>,
+        opening: Opening,
+        stop_at: Option<(usize, usize)>,
+        answer: Result<Reply, EngineError>,
+    ) {
         // Latest wins: an opening another replaced before its answer came (lessons picked
         // one after another) is not drawn, and nothing of it (its lesson's workload, its
         // notice, a fallback after a refusal) reaches the page; the session it opened is
@@ -378,7 +381,9 @@ impl Driver {
         });
         match answer {
             Ok(Some(Ok(view))) => self.opened_playground(session, &opening, *view),
-            Ok(Some(Err((view, replaying)))) => self.start_run(session, opening, *view, replaying),
+            Ok(Some(Err((view, replaying)))) => {
+                self.start_run(session, opening, stop_at, *view, replaying)
+            }
             Ok(_) => {}
             Err(e) if e.code_name == ENGINE_RESTARTED => self.open(opening, false),
             Err(e) => self.open_refused(&opening, &e),
@@ -408,7 +413,14 @@ impl Driver {
 
     /// A replay the engine opened: its first view drawn, then its commands replayed a
     /// slice at a time (see [`Driver::advance`]).
-    fn start_run(&self, session: Rc<str>, opening: Opening, view: PageView, replaying: Replaying) {
+    fn start_run(
+        &self,
+        session: Rc<str>,
+        opening: Opening,
+        stop_at: Option<(usize, usize)>,
+        view: PageView,
+        replaying: Replaying,
+    ) {
         let Replaying { page, json, .. } = replaying;
         let total = view.replay.map_or(0, |r| r.total) as usize;
         self.handle(Action::Viewed(session.clone(), Rc::new(view)));
@@ -427,7 +439,7 @@ impl Driver {
             pictured: f64::NEG_INFINITY,
             picture_cost: 0.0,
             cancelled: false,
-            stop_at: self.stop_at.take(),
+            stop_at,
             asking: false,
             page,
             json,
@@ -653,7 +665,7 @@ impl Driver {
             *self.run.borrow_mut() = Some(run);
             return;
         }
-        self.stop_at.set(Some((run.done, run.total)));
+        self.handle(Action::StopAt(run.done, run.total));
         self.open(startup::again(run.json, run.source), false);
     }
 
@@ -731,7 +743,10 @@ impl Driver {
     fn restart_from(&self, text: Option<String>) {
         let why = engine_client::stopped_why();
         match text {
-            Some(text) => self.open(startup::restart(text, self.cancelled.take(), why), false),
+            Some(text) => {
+                let cancelled = self.model.borrow().cancelled;
+                self.open(startup::restart(text, cancelled, why), false)
+            }
             None => self.open(
                 Opening {
                     notice: Some(Notice::plain(tf(

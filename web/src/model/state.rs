@@ -452,6 +452,11 @@ pub enum Action {
     TemplateDraft(String),
     /// "Analyze this key": a report on the collection shown, asked anew on each click.
     Analyze,
+    /// The user's Cancel found nothing to stop.
+    NotStopped,
+    /// The next replay opened stops after this many commands (of how many): what a
+    /// cancelled replay had replayed.
+    StopAt(usize, usize),
     /// The engine's answer to a panel's question, with the question's number.
     Answered(Asker, u64, Answer),
     /// The engine saved a session's form: where it stands against what can be kept (the
@@ -977,6 +982,14 @@ impl Playground {
                 self.inspect = subject.map(|i| (self.settings.ns.clone(), i));
             }
             Action::SetSpeed(s) => self.speed = s.clamp(1, 30),
+            Action::Page(name, value) => {
+                let mut page = (*self.page).clone();
+                page.retain(|(n, _)| n != name);
+                if let Some(v) = value {
+                    page.push((name.to_string(), v));
+                }
+                self.page = Rc::new(page);
+            }
             Action::Analyze => {
                 let n = self.analysis.as_ref().map_or(0, |a| a.2.wrapping_add(1));
                 self.analysis = Some((self.session.clone(), self.settings.ns.clone(), n));
@@ -1025,16 +1038,9 @@ impl Playground {
                 self.compare_sample = Some(Rc::new(sample));
                 self.mode = Mode::Compare;
             }
-            Action::Page(name, value) => {
-                let mut page = (*self.page).clone();
-                page.retain(|(n, _)| n != name);
-                if let Some(v) = value {
-                    page.push((name.to_string(), v));
-                }
-                self.page = Rc::new(page);
-            }
             Action::Hidden(panel, hidden) => self.hidden[panel as usize] = hidden,
             Action::Draft(_)
+            | Action::Page(..)
             | Action::Inspect(_)
             | Action::SetSpeed(_)
             | Action::Analyze
@@ -1070,6 +1076,8 @@ impl Playground {
             | Action::InSight(..)
             | Action::Answered(..)
             | Action::Measured(_)
+            | Action::NotStopped
+            | Action::StopAt(..)
             | Action::EndDemo => {}
         }
     }

@@ -48,6 +48,11 @@ pub struct Model {
     /// Where the page's session last stood against the size that can be kept, and which
     /// session that was: the page says so when it moves ([`Action::Measured`]).
     pub room: (Rc<str>, Room),
+    /// Whether the engine is being stopped by the user's Cancel: the restart that follows
+    /// says so ([`Action::NotStopped`] when there was nothing to stop).
+    pub cancelled: bool,
+    /// Where the next replay opened stops ([`Action::StopAt`]).
+    pub stop_at: Option<(usize, usize)>,
 }
 
 impl Model {
@@ -63,6 +68,8 @@ impl Model {
             before_import: None,
             asked: Asked::default(),
             room: (Rc::from(""), Room::Ample),
+            cancelled: false,
+            stop_at: None,
         }
     }
 
@@ -109,6 +116,9 @@ pub enum Effect {
         session: Rc<str>,
         /// What it opens.
         opening: Opening,
+        /// For a replay: where it stops (the commands replayed before a Cancel, of how
+        /// many), so that it keeps what was replayed.
+        stop_at: Option<(usize, usize)>,
     },
     /// Close a session of the page's the engine still holds.
     Close(Rc<str>),
@@ -192,6 +202,9 @@ fn take_plain(model: &mut Model, msg: Action) -> Vec<Effect> {
         return Vec::new();
     }
     let (effects, taken) = ask(&s, model.scene_owned, msg);
+    if effects.contains(&Effect::StopEngine) {
+        model.cancelled = true;
+    }
     if let Some(action) = taken {
         model.page = model.page.clone().next(action);
     }
@@ -227,6 +240,8 @@ fn heard(msg: &Action) -> bool {
             | Action::Analyze
             | Action::Answered(..)
             | Action::Measured(_)
+            | Action::NotStopped
+            | Action::StopAt(..)
     )
 }
 
@@ -241,6 +256,8 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
         Action::OpeningAnswered => return release_before_import(model),
         Action::BackFromImport(error) => return back_from_import(model, &error),
         Action::InSight(asker, shown) => model.asked.sight(asker, shown),
+        Action::NotStopped => model.cancelled = false,
+        Action::StopAt(done, total) => model.stop_at = Some((done, total)),
         Action::Measured(measure) => {
             let (session, now) = (measure.session.clone(), measure.room);
             let before = std::mem::replace(&mut model.room, (session.clone(), now));
@@ -299,9 +316,13 @@ fn open(model: &mut Model, opening: Opening, boot: bool) -> Vec<Effect> {
     if !importing {
         effects.extend(release_before_import(model));
     }
+    // A restart after the user's Cancel reads the flag before it opens; an opening
+    // consumes it, and takes where a replay it opens stops.
+    model.cancelled = false;
     effects.push(Effect::OpenSession {
         session: name,
         opening,
+        stop_at: model.stop_at.take(),
     });
     effects
 }
@@ -744,6 +765,23 @@ mod tests {
         assert!(update(&mut model, Action::Cancel).is_empty());
         update(&mut model, Action::Sent);
         assert_eq!(update(&mut model, Action::Cancel), [Effect::StopEngine]);
+        // The model says the engine is being stopped by Cancel until the restart opens;
+        // nothing to stop clears it.
+        assert!(model.cancelled);
+        update(&mut model, Action::NotStopped);
+        assert!(!model.cancelled);
+        update(&mut model, Action::Cancel);
+        update(&mut model, Action::StopAt(3, 10));
+        let effects = update(&mut model, Action::Open(Box::new(Opening::fresh()), false));
+        assert!(!model.cancelled, "the opening consumed it");
+        assert!(effects.iter().any(|e| matches!(
+            e,
+            Effect::OpenSession {
+                stop_at: Some((3, 10)),
+                ..
+            }
+        )));
+        assert_eq!(model.stop_at, None, "taken by the opening");
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
