@@ -83,8 +83,12 @@ pub struct Held {
     pub typed_key: Option<(String, VersionMode)>,
     /// The playground's own state, for a session opened for the page (`playground`).
     pub page: Option<PageState>,
-    /// An import of the user's documents under way (see `import`).
-    pub importing: Option<Box<ImportJob>>,
+    /// An import of the user's documents under way (an [`ImportJob`], see `import`), held
+    /// without its type: only the code that makes and reads it names it, which is in the
+    /// engine's second part in the browser, so the file readers it holds (gzip's among
+    /// them, whose drop finishes the stream) stay out of the first part, which only drops
+    /// it.
+    pub importing: Option<Box<dyn std::any::Any>>,
 }
 
 /// An import of the user's documents under way in one session: the file's reader, the

@@ -233,7 +233,11 @@ fn end(held: &mut Held) -> Result<ImportProgress, EngineError> {
             .sum();
         return Ok(progress);
     }
-    let mut job = held.importing.take().ok_or_else(no_import)?;
+    let mut job = held
+        .importing
+        .take()
+        .and_then(|j| j.downcast::<ImportJob>().ok())
+        .ok_or_else(no_import)?;
     let mut progress = progress(&job, at);
     progress.done = true;
     if let Some((staged, _)) = job.staged.take().filter(|_| !job.batches.is_empty()) {
@@ -259,7 +263,10 @@ fn no_import() -> EngineError {
 }
 
 fn job(held: &mut Held) -> Result<&mut ImportJob, EngineError> {
-    held.importing.as_deref_mut().ok_or_else(no_import)
+    held.importing
+        .as_deref_mut()
+        .and_then(|j| j.downcast_mut::<ImportJob>())
+        .ok_or_else(no_import)
 }
 
 #[cfg(test)]
