@@ -2,7 +2,7 @@
 // Every assertion reads what the page displays.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, readCompareRows, playComparison } from './harness.mjs';
+import { suite, screenshot, readCompareRows, playComparison, recordRequests } from './harness.mjs';
 
 const env = suite();
 
@@ -143,16 +143,8 @@ test('compare: the comparison keeps its columns and progress across a visit to a
 
 test('compare: each tick is one request to the engine, answering every column', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  // What the page asks of its engine's worker, by method (the requests are plain objects).
-  await page.addInitScript(() => {
-    window.__asked = [];
-    const post = Worker.prototype.postMessage;
-    Worker.prototype.postMessage = function (message, ...rest) {
-      const m = typeof message === 'string' ? (() => { try { return JSON.parse(message); } catch { return null; } })() : message;
-      if (m && typeof m.method === 'string') window.__asked.push({ method: m.method, params: m.params });
-      return post.call(this, message, ...rest);
-    };
-  });
+  // What the page asks of its engine's worker, by method.
+  await page.addInitScript(recordRequests);
   await page.goto(env.server.url);
   await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-progress').waitFor();

@@ -354,3 +354,17 @@ export async function waitForLastLine(page, text, { timeout } = {}) {
     throw e;
   }
 }
+
+/**
+ * An init script (`page.addInitScript(recordRequests)`): records what the page asks of its
+ * engine's worker, by method, in `window.__asked` (requests are plain objects).
+ */
+export function recordRequests() {
+  window.__asked = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    const m = typeof message === 'string' ? (() => { try { return JSON.parse(message); } catch { return null; } })() : message;
+    if (m && typeof m.method === 'string') window.__asked.push({ method: m.method, params: m.params });
+    return post.call(this, message, ...rest);
+  };
+}

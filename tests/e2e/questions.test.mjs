@@ -3,20 +3,9 @@
 // more, and what the user types in a panel is asked about as typed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openSetup, targetQuery, waitForValue } from './harness.mjs';
+import { suite, openSetup, recordRequests, targetQuery, waitForValue } from './harness.mjs';
 
 const env = suite();
-
-/** Records what the page asks of its engine's worker, by method (requests are plain objects). */
-function recordRequests() {
-  window.__asked = [];
-  const post = Worker.prototype.postMessage;
-  Worker.prototype.postMessage = function (message, ...rest) {
-    const m = typeof message === 'string' ? (() => { try { return JSON.parse(message); } catch { return null; } })() : message;
-    if (m && typeof m.method === 'string') window.__asked.push({ method: m.method, params: m.params });
-    return post.call(this, message, ...rest);
-  };
-}
 
 /** The requests of each method among `methods` asked since the `from`th. */
 async function askedSince(page, from, methods) {

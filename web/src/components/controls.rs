@@ -22,10 +22,6 @@ pub type Settings = PageSetup;
 /// list's counts follow the cluster) and never for the rest of the page.
 #[derive(Properties)]
 pub struct ControlsProps {
-    /// The engine session the settings are planned in.
-    pub session: Rc<str>,
-    /// Whether the engine has answered for the session.
-    pub ready: bool,
     /// The cursor: the cluster a change of the settings is planned on.
     pub at: Position,
     /// The settings form's values: the cluster's.
@@ -45,9 +41,7 @@ pub struct ControlsProps {
 
 impl PartialEq for ControlsProps {
     fn eq(&self, other: &Self) -> bool {
-        self.session == other.session
-            && self.ready == other.ready
-            && self.at == other.at
+        self.at == other.at
             && self.settings == other.settings
             && self.draft == other.draft
             && self.plan == other.plan

@@ -22,8 +22,6 @@ use yew::prelude::*;
 pub struct InsightsProps {
     /// The engine session asked.
     pub session: Rc<str>,
-    /// Whether the engine has answered for the session.
-    pub ready: bool,
     /// The collection shown.
     pub ns: AttrValue,
     /// Its shard key: the picture's once it is sharded, else the settings form's.

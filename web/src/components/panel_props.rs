@@ -136,7 +136,6 @@ pub fn insights(state: &Playground, dispatch: &Callback<Action>) -> InsightsProp
     };
     InsightsProps {
         session: state.session.clone(),
-        ready: state.ready,
         ns: AttrValue::from(state.settings.ns.clone()),
         key: AttrValue::from(key.clone()),
         at: state.view.position,
@@ -176,8 +175,6 @@ pub fn guide(state: &Playground, dispatch: &Callback<Action>) -> GuideProps {
 /// The scenario controls': the settings, the collections at the cursor and the versions.
 pub fn controls(state: &Playground, dispatch: &Callback<Action>) -> ControlsProps {
     ControlsProps {
-        session: state.session.clone(),
-        ready: state.ready,
         at: state.view.position,
         settings: state.settings.clone(),
         draft: state.draft().clone(),
@@ -191,7 +188,6 @@ pub fn controls(state: &Playground, dispatch: &Callback<Action>) -> ControlsProp
 /// The workload's, for its form, its key-fit warning and its template.
 pub fn workload(state: &Playground, dispatch: &Callback<Action>) -> WorkloadProps {
     WorkloadProps {
-        session: state.session.clone(),
         ready: state.ready,
         workload: state.workload.clone(),
         ns: AttrValue::from(state.settings.ns.clone()),

@@ -14,12 +14,10 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-/// The workload and where it goes: the form's values, the session and collection they
-/// are checked in, and the collection's key. Also the properties of the key-fit warning.
+/// The workload and where it goes: the form's values, the collection they are checked
+/// in, and the collection's key. Also the properties of the key-fit warning.
 #[derive(Properties, Clone, PartialEq)]
 pub struct WorkloadProps {
-    /// The engine session that checks the workload.
-    pub session: Rc<str>,
     /// Whether the engine has answered for the session.
     pub ready: bool,
     /// The workload form's values.
