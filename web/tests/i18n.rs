@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use shardlab_protocol::{ArgView, LessonInfo, MessageView, PageSetup, WorkloadSpec};
-use shardlab_web::i18n::{install, lesson_words, messages, set_current, Lang};
+use shardlab_web::i18n::{Lang, Words};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -73,13 +73,13 @@ fn the_engines_messages_and_lessons_are_worded_in_the_pages_language() {
         ],
     );
     // English: the page leaves the words to the engine, which sent them.
-    set_current(Lang::En);
-    assert_eq!(messages(std::slice::from_ref(&stays)), None);
+    let en = Words::ENGLISH;
+    assert_eq!(en.messages(std::slice::from_ref(&stays)), None);
     assert_eq!(
-        lesson_words(&lesson("low-cardinality", 9)),
+        en.lesson_words(&lesson("low-cardinality", 9)),
         ("English title".to_string(), "English text.".to_string())
     );
-    install(
+    let zh = Words::from_catalogue(
         Lang::ZhCn,
         [
             ("explain.load", "{shard}（{load}）"),
@@ -95,11 +95,13 @@ fn the_engines_messages_and_lessons_are_worded_in_the_pages_language() {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect(),
     );
-    set_current(Lang::ZhCn);
-    assert_eq!(messages(&[load]).as_deref(), Some("shard01（3 个数据块）"));
+    assert_eq!(
+        zh.messages(&[load]).as_deref(),
+        Some("shard01（3 个数据块）")
+    );
     // A value's braces are never read as a placeholder.
     assert_eq!(
-        messages(&[stays]).as_deref(),
+        zh.messages(&[stays]).as_deref(),
         Some("{shard} 的均衡已禁用。所以这个数据块留在 shard02 上。")
     );
     // A message (or a phrase inside one) the language lacks: the engine's English, whole.
@@ -110,16 +112,20 @@ fn the_engines_messages_and_lessons_are_worded_in_the_pages_language() {
             ArgView::Message(message("explain.balancer.skips_jumbo", vec![])),
         )],
     );
-    assert_eq!(messages(&[unknown]), None);
-    assert_eq!(messages(&[]), None);
+    assert_eq!(zh.messages(&[unknown]), None);
+    assert_eq!(zh.messages(&[]), None);
     // A lesson: its title from the catalogue with the shard count, its text still English.
     assert_eq!(
-        lesson_words(&lesson("low-cardinality", 9)),
+        zh.lesson_words(&lesson("low-cardinality", 9)),
         (
             "七个大洲，9 个分片".to_string(),
             "English text.".to_string()
         )
     );
-    assert_eq!(lesson_words(&lesson("nope", 3)).0, "English title");
-    set_current(Lang::En);
+    assert_eq!(zh.lesson_words(&lesson("nope", 3)).0, "English title");
+    // The English words are untouched by another language's catalogue.
+    assert_eq!(
+        en.lesson_words(&lesson("low-cardinality", 9)).0,
+        "English title"
+    );
 }

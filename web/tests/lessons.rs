@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 use shardlab_web::glossary::parse_glossary;
+use shardlab_web::i18n::{Lang, Words};
 use shardlab_web::lessons::{
     install, lesson, parse_lessons, progress_label, Lesson, Progress, Run, Scenario,
 };
@@ -113,25 +114,31 @@ fn the_lessons_cover_the_topics_in_order() {
 
 #[wasm_bindgen_test]
 fn progress_labels_and_stale_progress() {
-    assert_eq!(progress_label(1, 7), "Step 2 of 7");
+    assert_eq!(progress_label(Words::ENGLISH, 1, 7), "Step 2 of 7");
     let basics = &all()[0];
     let ok = Progress {
         lesson: basics.id.to_string(),
         step: 1,
     };
-    assert_eq!(ok.resolve().map(|(l, i)| (l.id, i)), Some((basics.id, 1)));
+    assert_eq!(
+        ok.resolve(Lang::En).map(|(l, i)| (l.id, i)),
+        Some((basics.id, 1))
+    );
     let past_end = Progress {
         lesson: basics.id.to_string(),
         step: basics.steps.len() as u32,
     };
-    assert!(past_end.resolve().is_none());
+    assert!(past_end.resolve(Lang::En).is_none());
     let unknown = Progress {
         lesson: "no-such-lesson".into(),
         step: 0,
     };
-    assert!(unknown.resolve().is_none());
-    assert!(lesson("no-such-lesson").is_none());
-    assert_eq!(lesson(basics.id).map(|l| l.title), Some(basics.title));
+    assert!(unknown.resolve(Lang::En).is_none());
+    assert!(lesson(Lang::En, "no-such-lesson").is_none());
+    assert_eq!(
+        lesson(Lang::En, basics.id).map(|l| l.title),
+        Some(basics.title)
+    );
 }
 
 /// The shipped lessons file with `from` replaced by `to` (which must occur in it).

@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used)]
 
 use shardlab_protocol::Start;
+use shardlab_web::i18n::Words;
 use shardlab_web::recovery::{self, CRASH_KEY, RUNNING_KEY};
 use shardlab_web::sessions::{self, ID_KEY};
 use shardlab_web::share::{PageOptions, LOADING_KEY, STORAGE_KEY};
@@ -85,7 +86,7 @@ async fn a_damaged_link_starts_a_session_of_its_own_and_offers_the_users_back() 
     fresh_tab().await;
     let saved = save("mine", 5).await;
     let mine = sessions::current();
-    let start = boot(&link("v1.!!not-a-scenario"));
+    let start = boot(Words::ENGLISH, &link("v1.!!not-a-scenario"));
     assert!(!start.recovering && start.banner.is_none());
     let source = replays(&start.opening, "v1.!!not-a-scenario");
     assert_eq!(
@@ -95,7 +96,10 @@ async fn a_damaged_link_starts_a_session_of_its_own_and_offers_the_users_back() 
             embed: false
         }
     );
-    assert_eq!(start.opening.what(), "Replaying the shared scenario");
+    assert_eq!(
+        start.opening.what(Words::ENGLISH),
+        "Replaying the shared scenario"
+    );
     // The crash record names what runs, in case the link kills the page.
     let running = storage::session_get(RUNNING_KEY).unwrap();
     assert!(running.contains("opening the shared link"), "{running}");
@@ -106,7 +110,7 @@ async fn a_damaged_link_starts_a_session_of_its_own_and_offers_the_users_back() 
     );
     assert_eq!(sessions::text(&mine), Some(saved.clone()));
     // The engine cannot read it: a fresh playground, and the way back.
-    let next = unreadable(&source, "not a scenario");
+    let next = unreadable(Words::ENGLISH, &source, "not a scenario");
     assert!(is_fresh(&next));
     let notice = next.notice.unwrap();
     assert!(
@@ -119,18 +123,21 @@ async fn a_damaged_link_starts_a_session_of_its_own_and_offers_the_users_back() 
     assert!(notice.text.contains("your saved session is untouched"));
     assert_eq!(notice.offer, Some(Offer::ReturnToSession));
     // "Return to your session" replays it in this tab, which shows it again.
-    let back = return_to_session().await.unwrap();
+    let back = return_to_session(Words::ENGLISH).await.unwrap();
     let source = replays(&back, &saved);
-    assert_eq!(back.what(), "Returning to your session");
-    assert_eq!(conclude(&source, &Ending::Over, &saved), None);
+    assert_eq!(back.what(Words::ENGLISH), "Returning to your session");
+    assert_eq!(
+        conclude(Words::ENGLISH, &source, &Ending::Over, &saved),
+        None
+    );
     assert_eq!(sessions::current(), mine);
     assert!(!aside(&mine));
-    assert!(return_to_session()
+    assert!(return_to_session(Words::ENGLISH)
         .await
         .unwrap_err()
         .contains("no longer stored"));
     // Every session is still stored: the user's, and nothing of the fresh playground's.
-    let list = sessions::list().await.unwrap();
+    let list = sessions::list(Words::ENGLISH).await.unwrap();
     assert_eq!(list.len(), 1, "{list:?}");
     assert!(list[0].here);
 }
@@ -140,10 +147,10 @@ async fn links_start_new_sessions_and_a_second_link_keeps_the_users_to_return_to
     fresh_tab().await;
     save("mine", 5).await;
     let mine = sessions::current();
-    let start = boot(&link("v1.first"));
+    let start = boot(Words::ENGLISH, &link("v1.first"));
     assert!(!start.hold);
     let source = replays(&start.opening, "v1.first");
-    let notice = conclude(&source, &Ending::Over, "{}").unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &Ending::Over, "{}").unwrap();
     assert_eq!(
         notice.text,
         "You opened a shared scenario. Your own session is kept."
@@ -152,17 +159,17 @@ async fn links_start_new_sessions_and_a_second_link_keeps_the_users_to_return_to
     // The link's session, untouched (no steps of the user's), is nothing to return to: the
     // next link still offers the user's own.
     let first = sessions::current();
-    boot(&link("v1.second"));
+    boot(Words::ENGLISH, &link("v1.second"));
     assert_eq!(sessions::returnable(), Some(mine.clone()));
     // Once the user worked in what a link opened, it is theirs, and the next link keeps
     // it too: both stay stored.
     let changed = save("changed", 6).await;
     let worked = sessions::current();
     assert_ne!(worked, first);
-    boot(&link("v1.third"));
+    boot(Words::ENGLISH, &link("v1.third"));
     assert_eq!(sessions::returnable(), Some(worked.clone()));
     assert_eq!(sessions::text(&worked), Some(changed));
-    let ids: Vec<String> = sessions::list()
+    let ids: Vec<String> = sessions::list(Words::ENGLISH)
         .await
         .unwrap()
         .into_iter()
@@ -172,7 +179,7 @@ async fn links_start_new_sessions_and_a_second_link_keeps_the_users_to_return_to
     // A fresh playground (its setup's two steps) is nothing to return to.
     fresh_tab().await;
     save("fresh", 2).await;
-    let start = boot(&link("v1.other"));
+    let start = boot(Words::ENGLISH, &link("v1.other"));
     let source = replays(&start.opening, "v1.other");
     assert_eq!(
         source,
@@ -181,7 +188,7 @@ async fn links_start_new_sessions_and_a_second_link_keeps_the_users_to_return_to
             embed: false
         }
     );
-    assert_eq!(conclude(&source, &Ending::Over, "{}"), None);
+    assert_eq!(conclude(Words::ENGLISH, &source, &Ending::Over, "{}"), None);
 }
 
 #[wasm_bindgen_test]
@@ -189,10 +196,13 @@ async fn embedded_views_neither_keep_nor_restore_and_lessons_start_their_own_ses
     fresh_tab().await;
     save("mine", 5).await;
     let mine = sessions::current();
-    let start = boot(&PageOptions {
-        embed: true,
-        ..link("v1.embedded")
-    });
+    let start = boot(
+        Words::ENGLISH,
+        &PageOptions {
+            embed: true,
+            ..link("v1.embedded")
+        },
+    );
     assert_eq!(
         replays(&start.opening, "v1.embedded"),
         Source::Link {
@@ -200,18 +210,24 @@ async fn embedded_views_neither_keep_nor_restore_and_lessons_start_their_own_ses
             embed: true
         }
     );
-    let plain = boot(&PageOptions {
-        embed: true,
-        ..PageOptions::default()
-    });
+    let plain = boot(
+        Words::ENGLISH,
+        &PageOptions {
+            embed: true,
+            ..PageOptions::default()
+        },
+    );
     assert!(is_fresh(&plain.opening), "an embed restores nothing");
     assert_eq!(sessions::current(), mine);
     assert_eq!(storage::get(LOADING_KEY), None);
     // A lesson in the address starts a session of its own and offers the user's back.
-    let start = boot(&PageOptions {
-        preset: Some("hashed".into()),
-        ..PageOptions::default()
-    });
+    let start = boot(
+        Words::ENGLISH,
+        &PageOptions {
+            preset: Some("hashed".into()),
+            ..PageOptions::default()
+        },
+    );
     assert_eq!(
         start.opening.start,
         Start::Lesson {
@@ -227,10 +243,10 @@ async fn embedded_views_neither_keep_nor_restore_and_lessons_start_their_own_ses
         notice.text
     );
     // A lesson the engine does not know gives a fresh playground and the way back.
-    let next = refused("There is no lesson called 'nope'.", false);
+    let next = refused(Words::ENGLISH, "There is no lesson called 'nope'.", false);
     assert!(is_fresh(&next));
     assert_eq!(next.notice.unwrap().offer, Some(Offer::ReturnToSession));
-    let embedded = refused("There is no lesson called 'nope'.", true);
+    let embedded = refused(Words::ENGLISH, "There is no lesson called 'nope'.", true);
     let notice = embedded.notice.unwrap();
     assert_eq!(notice.offer, None);
     assert!(!notice.text.contains("untouched"), "{}", notice.text);
@@ -243,7 +259,7 @@ async fn a_session_whose_load_never_finished_is_set_aside_not_replayed() {
     let mine = sessions::current();
     set_marker(&recovery::tab_id(), 0.0);
     reload().await;
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     assert!(is_fresh(&start.opening), "a clean playground");
     assert!(aside(&mine), "set aside, still stored");
     assert_ne!(sessions::current(), mine);
@@ -253,13 +269,15 @@ async fn a_session_whose_load_never_finished_is_set_aside_not_replayed() {
     assert!(is_download(&notice.offer, &saved), "{:?}", notice.offer);
     // A set-aside session is never picked again on its own: the next reload is fresh.
     reload().await;
-    assert!(is_fresh(&boot(&PageOptions::default()).opening));
+    assert!(is_fresh(
+        &boot(Words::ENGLISH, &PageOptions::default()).opening
+    ));
     // Another tab's load in progress is left alone: this tab restores the session.
     fresh_tab().await;
     let saved = save("mine", 5).await;
     set_marker("another tab", 1000.0);
     reload().await;
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     assert_eq!(
         replays(&start.opening, &saved),
         Source::Session {
@@ -272,14 +290,18 @@ async fn a_session_whose_load_never_finished_is_set_aside_not_replayed() {
     let mine = sessions::current();
     set_marker("another tab", 120_000.0);
     reload().await;
-    assert!(is_fresh(&boot(&PageOptions::default()).opening));
+    assert!(is_fresh(
+        &boot(Words::ENGLISH, &PageOptions::default()).opening
+    ));
     assert!(aside(&mine));
     // So was a marker that is not even JSON.
     fresh_tab().await;
     save("mine", 5).await;
     storage::set_string(LOADING_KEY, "garbage");
     reload().await;
-    assert!(is_fresh(&boot(&PageOptions::default()).opening));
+    assert!(is_fresh(
+        &boot(Words::ENGLISH, &PageOptions::default()).opening
+    ));
     assert_eq!(storage::get(LOADING_KEY), None);
 }
 
@@ -290,11 +312,14 @@ async fn a_saved_session_that_cannot_be_read_is_set_aside() {
     let mine = sessions::current();
     let text = session_text("mine");
     reload().await;
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     let source = replays(&start.opening, &text);
-    assert_eq!(start.opening.what(), "Restoring your saved session");
+    assert_eq!(
+        start.opening.what(Words::ENGLISH),
+        "Restoring your saved session"
+    );
     assert!(storage::get(LOADING_KEY).is_some(), "the marker is set");
-    let next = unreadable(&source, "unexpected end");
+    let next = unreadable(Words::ENGLISH, &source, "unexpected end");
     assert!(is_fresh(&next));
     let notice = next.notice.unwrap();
     assert!(
@@ -311,9 +336,9 @@ async fn a_saved_session_that_cannot_be_read_is_set_aside() {
     fresh_tab().await;
     save("mine", 5).await;
     let mine = sessions::current();
-    boot(&link("v1.a-link"));
-    let back = return_to_session().await.unwrap();
-    let next = unreadable(back.source.as_ref().unwrap(), "bad");
+    boot(Words::ENGLISH, &link("v1.a-link"));
+    let back = return_to_session(Words::ENGLISH).await.unwrap();
+    let next = unreadable(Words::ENGLISH, back.source.as_ref().unwrap(), "bad");
     assert!(next.notice.unwrap().text.contains("earlier session"));
     assert!(aside(&mine));
 }
@@ -340,7 +365,9 @@ async fn each_tab_keeps_its_own_session() {
     let second_id = sessions::current();
     assert_ne!(second_id, first_id);
     assert_eq!(sessions::saved(), None);
-    assert!(is_fresh(&boot(&PageOptions::default()).opening));
+    assert!(is_fresh(
+        &boot(Words::ENGLISH, &PageOptions::default()).opening
+    ));
     let second = save("second tab's", 7).await;
     reload().await;
     assert_eq!(sessions::saved(), Some(second));
@@ -348,7 +375,7 @@ async fn each_tab_keeps_its_own_session() {
     storage::session_set(ID_KEY, &first_id);
     reload().await;
     assert_ne!(sessions::current(), first_id);
-    let list = sessions::list().await.unwrap();
+    let list = sessions::list(Words::ENGLISH).await.unwrap();
     let first_listed = list.iter().find(|l| l.meta.id == first_id).unwrap();
     assert!(first_listed.elsewhere && !first_listed.here);
     assert_eq!(first_listed.meta.steps, 5);
@@ -369,7 +396,7 @@ async fn a_session_saved_by_an_earlier_version_moves_into_the_store() {
     reload().await;
     assert_eq!(storage::get(STORAGE_KEY), None, "moved, not copied");
     assert_eq!(sessions::saved(), Some(old.clone()));
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     assert_eq!(replays(&start.opening, &old), Source::Session { text: old });
 }
 
@@ -396,7 +423,7 @@ async fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command
     record_crash("a stack overflow", false);
     reload().await;
     // A link in the address is not reopened: it may be what died.
-    let start = boot(&link("v1.!!"));
+    let start = boot(Words::ENGLISH, &link("v1.!!"));
     let banner = start.banner.unwrap();
     assert_eq!(banner.what, "a stack overflow");
     assert_eq!(banner.doing.as_deref(), Some("running"));
@@ -417,7 +444,7 @@ async fn after_a_crash_the_page_restores_the_saved_session_and_names_the_command
     // With nothing saved, a fresh playground.
     fresh_tab().await;
     record_crash("an internal error", false);
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     assert!(is_fresh(&start.opening));
     assert_eq!(
         start.banner.unwrap().outcome,
@@ -433,7 +460,7 @@ async fn when_the_start_after_a_crash_died_too_it_is_a_clean_playground_offering
     let mine = sessions::current();
     record_crash("a stack overflow", true);
     reload().await;
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     assert!(is_fresh(&start.opening));
     let banner = start.banner.unwrap();
     assert!(
@@ -449,10 +476,13 @@ async fn when_the_start_after_a_crash_died_too_it_is_a_clean_playground_offering
     assert!(aside(&mine), "set aside, still stored");
     // An embedded view offers nothing of the saved session's.
     record_crash("a stack overflow", true);
-    let start = boot(&PageOptions {
-        embed: true,
-        ..PageOptions::default()
-    });
+    let start = boot(
+        Words::ENGLISH,
+        &PageOptions {
+            embed: true,
+            ..PageOptions::default()
+        },
+    );
     assert_eq!(start.opening.notice, None);
     assert!(!start.banner.unwrap().outcome.contains("set aside"));
     clean_storage();

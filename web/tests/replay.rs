@@ -7,6 +7,7 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
+use shardlab_web::i18n::Words;
 use shardlab_web::recovery::{self, RUNNING_KEY};
 use shardlab_web::sessions;
 use shardlab_web::share::{PageOptions, LOADING_KEY};
@@ -32,7 +33,7 @@ fn a_replay_stopped_by_its_budget_says_where_and_why() {
         timed_out: false,
     };
     assert_eq!(
-        many.describe("Your saved session", &budget),
+        many.describe(Words::ENGLISH, "Your saved session", &budget),
         "Your saved session stopped replaying at step 20001 of 25000: it has more than 20000 \
          steps. The playground holds the 20000 steps before it."
     );
@@ -42,7 +43,7 @@ fn a_replay_stopped_by_its_budget_says_where_and_why() {
         timed_out: true,
     };
     assert!(slow
-        .describe("This link's scenario", &budget)
+        .describe(Words::ENGLISH, "This link's scenario", &budget)
         .starts_with(
             "This link's scenario stopped replaying at step 8 of 9: replaying it took longer than 30 seconds."
         ));
@@ -54,8 +55,11 @@ async fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside()
     let text = save("mine", 3002).await;
     let mine = sessions::current();
     reload().await;
-    let start = boot(&PageOptions::default());
-    assert_eq!(start.opening.what(), "Restoring your saved session");
+    let start = boot(Words::ENGLISH, &PageOptions::default());
+    assert_eq!(
+        start.opening.what(Words::ENGLISH),
+        "Restoring your saved session"
+    );
     let source = start.opening.source.clone().unwrap();
     assert_eq!(source, Source::Session { text: text.clone() });
     // While it runs, the marker is set and the crash record names the replay.
@@ -69,7 +73,7 @@ async fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside()
         replayed: 40,
         total: 3002,
     };
-    let notice = conclude(&source, &ending, &text).unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &ending, &text).unwrap();
     assert_eq!(storage::get(LOADING_KEY), None, "the marker is cleared");
     assert!(aside(&mine), "set aside whole, still stored");
     assert_eq!(sessions::text(&mine), Some(text.clone()));
@@ -96,7 +100,7 @@ async fn a_cancelled_restore_keeps_the_steps_so_far_and_sets_the_session_aside()
         total: 25_000,
         timed_out: false,
     });
-    let notice = conclude(&source, &cut, &text).unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &cut, &text).unwrap();
     assert!(notice
         .text
         .starts_with("Your saved session stopped replaying at step 20001"));
@@ -112,11 +116,11 @@ async fn a_restore_that_died_mid_slice_is_set_aside_on_the_next_start() {
     let text = save("mine", 50).await;
     let mine = sessions::current();
     reload().await;
-    let first = boot(&PageOptions::default());
+    let first = boot(Words::ENGLISH, &PageOptions::default());
     assert!(first.opening.source.is_some());
     // The page dies here: nothing concludes the replay, and the next start finds the marker.
     reload().await;
-    let start = boot(&PageOptions::default());
+    let start = boot(Words::ENGLISH, &PageOptions::default());
     assert!(start.opening.source.is_none(), "it is not replayed again");
     assert!(aside(&mine));
     assert_eq!(sessions::text(&mine), Some(text));
@@ -127,14 +131,20 @@ async fn a_restore_that_died_mid_slice_is_set_aside_on_the_next_start() {
     let text = save("mine", 50).await;
     let mine = sessions::current();
     reload().await;
-    let source = boot(&PageOptions::default()).opening.source.unwrap();
-    assert_eq!(conclude(&source, &Ending::Over, &text), None);
+    let source = boot(Words::ENGLISH, &PageOptions::default())
+        .opening
+        .source
+        .unwrap();
+    assert_eq!(
+        conclude(Words::ENGLISH, &source, &Ending::Over, &text),
+        None
+    );
     assert_eq!(storage::get(LOADING_KEY), None);
     assert!(!aside(&mine));
     assert_eq!(sessions::saved(), Some(text.clone()));
     // So the next start restores it again.
     reload().await;
-    let again = boot(&PageOptions::default());
+    let again = boot(Words::ENGLISH, &PageOptions::default());
     assert_eq!(again.opening.source, Some(Source::Session { text }));
     clean_storage();
 }
@@ -148,7 +158,7 @@ async fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_sessio
         scenario: Some("v1.shared".to_string()),
         ..PageOptions::default()
     };
-    let start = boot(&options);
+    let start = boot(Words::ENGLISH, &options);
     let running = storage::session_get(RUNNING_KEY).unwrap();
     assert!(running.contains("opening the shared link"), "{running}");
     let source = start.opening.source.unwrap();
@@ -157,7 +167,7 @@ async fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_sessio
         replayed: 10,
         total: 2002,
     };
-    let notice = conclude(&source, &ending, json).unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &ending, json).unwrap();
     assert!(
         notice
             .text
@@ -179,7 +189,7 @@ async fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_sessio
         kept: Kept::Nothing,
         embed: true,
     };
-    let notice = conclude(&nothing, &ending, json).unwrap();
+    let notice = conclude(Words::ENGLISH, &nothing, &ending, json).unwrap();
     assert!(matches!(notice.offer, Some(Offer::Download(_))));
     // A link cut by the budget says so, and offers the way back.
     let cut = Ending::Cut(Cut {
@@ -187,7 +197,7 @@ async fn a_cancelled_link_keeps_its_steps_and_offers_its_scenario_and_the_sessio
         total: 30_000,
         timed_out: false,
     });
-    let notice = conclude(&source, &cut, json).unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &cut, json).unwrap();
     assert!(notice
         .text
         .contains("This link's scenario stopped replaying at step 20001"));
@@ -201,16 +211,19 @@ async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
     fresh_tab().await;
     let json = "{\"format\": \"shardlab-scenario\"}";
     let opening = import(json);
-    assert_eq!(opening.what(), "Replaying the imported scenario");
+    assert_eq!(
+        opening.what(Words::ENGLISH),
+        "Replaying the imported scenario"
+    );
     let running = storage::session_get(RUNNING_KEY).unwrap();
     assert!(running.contains("importing a scenario file"), "{running}");
     let source = opening.source.unwrap();
-    assert_eq!(conclude(&source, &Ending::Over, json), None);
+    assert_eq!(conclude(Words::ENGLISH, &source, &Ending::Over, json), None);
     let cancelled = Ending::Cancelled {
         replayed: 2,
         total: 9,
     };
-    let notice = conclude(&source, &cancelled, json).unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &cancelled, json).unwrap();
     assert!(notice
         .text
         .starts_with("Importing the scenario was cancelled at step 3 of 9."));
@@ -218,7 +231,7 @@ async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
         Some(Offer::Download(href)) => assert_eq!(download(&href), json),
         other => panic!("{other:?}"),
     }
-    let refused = unreadable(&source, "not JSON");
+    let refused = unreadable(Words::ENGLISH, &source, "not JSON");
     assert_eq!(
         refused.notice.unwrap().text,
         "The file could not be imported (not JSON)."
@@ -227,9 +240,17 @@ async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
     let mine_text = save("mine", 5).await;
     let mine = sessions::current();
     sessions::start_new();
-    let back = shardlab_web::startup::return_to_session().await.unwrap();
+    let back = shardlab_web::startup::return_to_session(Words::ENGLISH)
+        .await
+        .unwrap();
     assert_eq!(back.source, Some(Source::Return { text: mine_text }));
-    let notice = conclude(back.source.as_ref().unwrap(), &cancelled, "{}").unwrap();
+    let notice = conclude(
+        Words::ENGLISH,
+        back.source.as_ref().unwrap(),
+        &cancelled,
+        "{}",
+    )
+    .unwrap();
     assert!(notice
         .text
         .starts_with("Returning to your session was cancelled at step 3 of 9."));
@@ -241,14 +262,17 @@ async fn an_import_a_return_and_a_restart_conclude_in_their_own_words() {
         false,
         "RuntimeError: unreachable".into(),
     );
-    assert_eq!(opening.what(), "Restoring your session in a new engine");
+    assert_eq!(
+        opening.what(Words::ENGLISH),
+        "Restoring your session in a new engine"
+    );
     let source = opening.source.unwrap();
     // The notice says what stopped the engine.
     assert_eq!(
-        conclude(&source, &Ending::Over, "{}").unwrap().text,
+        conclude(Words::ENGLISH, &source, &Ending::Over, "{}").unwrap().text,
         "The engine stopped (RuntimeError: unreachable) and started again; your session was replayed into it as it was."
     );
-    let notice = conclude(&source, &cancelled, "{}").unwrap();
+    let notice = conclude(Words::ENGLISH, &source, &cancelled, "{}").unwrap();
     assert!(matches!(notice.offer, Some(Offer::Download(_))));
     clean_storage();
 }

@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
+use shardlab_web::i18n::Words;
 use shardlab_web::scenes::{self, Scene, DEMOS, MAX_SCENES, SCENES_ENTRY, SCENE_ENTRY};
 use shardlab_web::state::Playground;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -18,7 +19,7 @@ fn entries(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[wasm_bindgen_test]
 fn a_links_scenes_are_kept_and_come_back_in_the_next_link() {
-    let demo = DEMOS[0].scenes(2);
+    let demo = DEMOS[0].scenes(2, Words::ENGLISH);
     let text = scenes::encode(&demo);
     let mut state = Playground::opening("page-1");
     let (problems, _, _) = state.apply_page(&entries(&[(SCENES_ENTRY, &text), (SCENE_ENTRY, "1")]));

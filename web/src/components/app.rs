@@ -27,7 +27,7 @@ use super::workload_panel::{CommandBar, WorkloadFields, WorkloadPanel, WorkloadP
 use super::workshop::{use_setup, use_workshop};
 use crate::driver::Driver;
 use crate::i18n::Lang;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::language;
 use crate::options::PageOptions;
 use crate::queries::Asker;
@@ -59,7 +59,9 @@ struct Messages {
     on_return: Callback<()>,
     on_cancel: Callback<()>,
     /// What the page says while the engine waits for the network to load.
-    engine: Option<String>,
+    engine: Option<K>,
+    /// The page's words.
+    words: Words,
 }
 
 impl Messages {
@@ -70,8 +72,8 @@ impl Messages {
             if let Some(b) = &*self.banner {
                 <CrashBanner banner={b.clone()} on_dismiss={Callback::from(move |()| banner.set(None))} />
             }
-            if let Some(text) = &self.engine {
-                <p class="notice waiting" role="status" data-testid="engine-status">{ text.clone() }</p>
+            if let Some(key) = self.engine {
+                <p class="notice waiting" role="status" data-testid="engine-status">{ self.words.t(key) }</p>
             }
             if let Some(progress) = &self.progress {
                 <ReplayBar progress={progress.clone()} waiting={self.waiting} on_cancel={self.on_cancel.clone()} />
@@ -101,7 +103,6 @@ pub struct AppProps {
 /// The root component.
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
     let options = use_page_options();
     let state = {
         let first = props.first.clone();
@@ -113,7 +114,7 @@ pub fn app(props: &AppProps) -> Html {
     let started = use_state(|| None::<Started>);
     let banner = use_state(|| None::<Banner>);
     let driver = use_driver(&state, &options, (started.setter(), banner.setter()));
-    let (lang, on_lang) = (state.lang, use_language(&driver));
+    let (w, on_lang) = (state.words, use_language(&driver));
     let mode = state.mode;
     let compare_opened = use_compare_opened(mode);
     let (workshop, toggle_workshop) = use_workshop();
@@ -130,8 +131,8 @@ pub fn app(props: &AppProps) -> Html {
 
     if options.embed {
         return provide(
-            lang,
-            embed_view(&state, &dispatch, &options, &messages, &timeline),
+            w,
+            embed_view(w, &state, &dispatch, &options, &messages, &timeline),
         );
     }
     use_playground_keys(&state, &dispatch, mode);
@@ -149,10 +150,10 @@ pub fn app(props: &AppProps) -> Html {
         timeline,
         insights,
         offline,
-        lang,
+        lang: w.lang(),
         on_lang,
     };
-    provide(lang, view.html(&state, &dispatch, &messages))
+    provide(w, view.html(w, &state, &dispatch, &messages))
 }
 
 /// Once the page hydrated the pre-rendered first screen, what was clicked or typed in it
@@ -207,6 +208,7 @@ fn use_messages(
 ) -> Messages {
     Messages {
         engine: use_engine_status(),
+        words: state.words,
         banner,
         notice: state.notice.clone(),
         room: state.room.clone(),
@@ -254,13 +256,13 @@ fn reopen_callback(driver: &Driver) -> Callback<(String, String)> {
     })
 }
 
-/// The page in the language `lang`: every component that reads it redraws when it changes.
-fn provide(lang: Lang, body: Html) -> Html {
-    html! { <ContextProvider<Lang> context={lang}>{ body }</ContextProvider<Lang>> }
+/// The page in the words `w`: every component that reads them redraws when they change.
+fn provide(w: Words, body: Html) -> Html {
+    html! { <ContextProvider<Words> context={w}>{ body }</ContextProvider<Words>> }
 }
 
 /// The header's switch of the page's language (see [`language`]), which remembers the
-/// choice. The language is the model's (`Playground::lang`): chosen at the start (by
+/// choice. The language is the model's (`Playground::words`): chosen at the start (by
 /// [`use_driver`], before the session opens), then here, and taken once its words are in.
 #[hook]
 fn use_language(driver: &Driver) -> Callback<Lang> {
@@ -269,8 +271,9 @@ fn use_language(driver: &Driver) -> Callback<Lang> {
     use_callback((), move |wanted: Lang, _| {
         language::remember(wanted);
         let driver = driver.clone();
-        language::switch(&switch, wanted, move || {
-            driver.handle(Action::Language(wanted))
+        let (from, known) = (driver.words(), driver.catalogue(wanted));
+        language::switch(&switch, from, known, wanted, move |words| {
+            driver.handle(Action::Language(words))
         });
     })
 }
@@ -302,6 +305,7 @@ impl FullView {
     /// The full page: the masthead, the tabs, the notices, and the tab's panels.
     fn html(
         &self,
+        w: Words,
         state: &UseReducerHandle<Playground>,
         dispatch: &Callback<Action>,
         messages: &Messages,
@@ -310,7 +314,7 @@ impl FullView {
         html! {
             <div class={classes!("page", self.workshop.then_some("workshop"))}
                 data-scene-hide={super::scenes_panel::hidden_panels(state)}>
-                { self.masthead(state, dispatch) }
+                { self.masthead(w, state, dispatch) }
                 <Tabs mode={mode} on_select={dispatch.reform(Action::SetMode)}
                     workshop={self.workshop} on_workshop={self.toggle_workshop.clone()} />
                 // The notices and a running demo's scene bar: rows of the page, or in
@@ -337,15 +341,20 @@ impl FullView {
 
     /// The masthead: the title, whether the page works offline, the share bar, the recent
     /// sessions, the shortcuts and the language switch.
-    fn masthead(&self, state: &UseReducerHandle<Playground>, dispatch: &Callback<Action>) -> Html {
+    fn masthead(
+        &self,
+        w: Words,
+        state: &UseReducerHandle<Playground>,
+        dispatch: &Callback<Action>,
+    ) -> Html {
         html! {
             <header class="masthead">
                 <h1>{ "ShardLab" }</h1>
-                <p class="tagline">{ t(K::AppWatchAMongodbShardKey) }</p>
+                <p class="tagline">{ w.t(K::AppWatchAMongodbShardKey) }</p>
                 if let Some(bytes) = self.offline {
                     <span class="offline-ready" data-testid="offline-ready" role="status"
-                        title={tf(K::AppEverythingThePlaygroundNeedsIs, &[("e6", &format!("{:.1}", bytes / 1e6))])}>
-                        { t(K::AppWorksOffline) }
+                        title={w.tf(K::AppEverythingThePlaygroundNeedsIs, &[("e6", &format!("{:.1}", bytes / 1e6))])}>
+                        { w.t(K::AppWorksOffline) }
                     </span>
                 }
                 <ShareBar sharing={Rc::new(panel_props::sharing(state))} dispatch={dispatch.clone()} on_import={self.on_import.clone()} />
@@ -436,7 +445,7 @@ fn use_driver(
             start::begin(
                 driver,
                 options,
-                move |l| speaker.handle(Action::Language(l)),
+                move |words| speaker.handle(Action::Language(words)),
                 move |boot| {
                     banner.set(boot.banner.clone());
                     started.set(Some(Started {
@@ -674,15 +683,15 @@ fn use_prefetch(up: bool) {
 /// What the engine client says while the engine waits for the network to load (see
 /// [`crate::ask::on_status`]).
 #[hook]
-fn use_engine_status() -> Option<String> {
-    let status = use_state(|| None::<String>);
+fn use_engine_status() -> Option<K> {
+    let status = use_state(|| None::<K>);
     {
         let set = status.setter();
         use_effect_with((), move |_| {
             crate::ask::on_status(move |s| set.set(s));
         });
     }
-    (*status).clone()
+    *status
 }
 
 /// Once the page is up, a notice names the options of its address it does not know, so
@@ -693,6 +702,7 @@ fn use_unknown_options(
     dispatch: &Callback<Action>,
     unknown: &[String],
 ) {
+    let w = state.words;
     let state = state.clone();
     let dispatch = dispatch.clone();
     let unknown = unknown.to_vec();
@@ -701,7 +711,7 @@ fn use_unknown_options(
         if *up && !unknown.is_empty() && !*told.borrow() {
             *told.borrow_mut() = true;
             let names: Vec<String> = unknown.iter().map(|n| format!("'{n}'")).collect();
-            let text = tf(
+            let text = w.tf(
                 K::AppTheAddressHasOptionsShardlab,
                 &[("n", &(names.join(", ")))],
             );
@@ -726,7 +736,7 @@ fn use_return_to_session(driver: &Driver) -> Callback<()> {
     use_callback((), move |(), _| {
         let driver = driver.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            match startup::return_to_session().await {
+            match startup::return_to_session(driver.words()).await {
                 Ok(opening) => driver.open(opening, false),
                 Err(e) => driver.handle(Action::Notice(Some(Notice::plain(e)))),
             }
@@ -835,6 +845,7 @@ fn use_calm_panels(
 /// The compact view for an iframe: the transport, the key-space bar, the cluster and the
 /// console (unless hidden), with a link that opens the same scenario in the full page.
 fn embed_view(
+    w: Words,
     state: &UseReducerHandle<Playground>,
     dispatch: &Callback<Action>,
     options: &PageOptions,
@@ -844,9 +855,9 @@ fn embed_view(
     let lesson = state.lesson().cloned();
     let title = lesson
         .as_ref()
-        .map(|l| crate::i18n::lesson_words(l).0)
+        .map(|l| w.lesson_words(l).0)
         .unwrap_or_else(|| {
-            tf(
+            w.tf(
                 K::AppNsOnKey,
                 &[("ns", &state.settings.ns), ("key", &state.frame.key)],
             )
@@ -859,7 +870,7 @@ fn embed_view(
             </header>
             { messages.view() }
             if let Some(l) = &lesson {
-                <p class="lesson-text compact">{ crate::i18n::lesson_words(l).1 }</p>
+                <p class="lesson-text compact">{ w.lesson_words(l).1 }</p>
             }
             if !options.hides("workload") {
                 <WorkloadPanel ..WorkloadPanelProps { workload: panel_props::workload(state, dispatch),

@@ -6,7 +6,7 @@
 
 use super::query::{error_text, Answer};
 use crate::ask;
-use crate::i18n::{messages, t, tf, K};
+use crate::i18n::{Words, K};
 use crate::state::CompareSample;
 use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply, MAX_COLUMNS};
 use std::cell::RefCell;
@@ -31,7 +31,7 @@ pub struct CandidatesProps {
 /// The panel.
 #[function_component(Candidates)]
 pub fn candidates(props: &CandidatesProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let fields = use_fields();
     let order = use_state(String::new);
     let ranking = use_ranking();
@@ -39,17 +39,17 @@ pub fn candidates(props: &CandidatesProps) -> Html {
     let Ranking { asked, answer, .. } = &ranking;
     let pending = **asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != **asked);
     let shown = answer.as_ref().filter(|_| !pending).cloned();
-    let body = result(shown.as_ref(), props, &order);
+    let body = result(w, shown.as_ref(), props, &order);
     html! {
         <section class="panel candidates" data-testid="candidates" aria-labelledby="candidates-title">
             <div class="insight-head">
-                <h2 id="candidates-title">{ t(K::CandidatesTitle) }</h2>
+                <h2 id="candidates-title">{ w.t(K::CandidatesTitle) }</h2>
                 <button class="secondary" data-testid="rank" onclick={on_rank} disabled={pending}>
-                    { if pending { t(K::CandidatesRanking) } else { t(K::CandidatesRank) } }
+                    { if pending { w.t(K::CandidatesRanking) } else { w.t(K::CandidatesRank) } }
                 </button>
             </div>
-            <p class="muted">{ tf(K::CandidatesWhat, &[("ns", &props.ns)]) }</p>
-            { form(&fields) }
+            <p class="muted">{ w.tf(K::CandidatesWhat, &[("ns", &props.ns)]) }</p>
+            { form(w, &fields) }
             { body }
         </section>
     }
@@ -148,7 +148,7 @@ fn rank_callback(
 }
 
 /// The form: the candidate keys, the measure to sort by, and the query sample's file.
-fn form(fields: &Fields) -> Html {
+fn form(w: Words, fields: &Fields) -> Html {
     let Fields {
         keys,
         sort_by,
@@ -170,20 +170,20 @@ fn form(fields: &Fields) -> Html {
     };
     html! {
         <div class="candidates-form">
-            <label class="candidates-keys">{ t(K::CandidatesKeysLabel) }
+            <label class="candidates-keys">{ w.t(K::CandidatesKeysLabel) }
                 <textarea data-testid="rank-keys" rows="3" spellcheck="false" value={(**keys).clone()}
                     placeholder={"{ user_id: 1 }\n{ _id: 'hashed' }"} oninput={on_keys} />
             </label>
-            <label class="candidates-sort">{ t(K::CandidatesSortByLabel) }
+            <label class="candidates-sort">{ w.t(K::CandidatesSortByLabel) }
                 <input data-testid="rank-sort-by" spellcheck="false" value={(**sort_by).clone()} oninput={on_sort_by} />
             </label>
-            <label class="candidates-queries">{ t(K::CandidatesQueriesLabel) }
+            <label class="candidates-queries">{ w.t(K::CandidatesQueriesLabel) }
                 <input type="file" data-testid="rank-queries" accept=".json,.ndjson,.jsonl,.gz,application/json"
-                    onchange={queries_callback(queries)} />
+                    onchange={queries_callback(w, queries)} />
                 { match &**queries {
-                    Some(Ok((name, text))) => html! { <span class="muted" data-testid="rank-queries-file">{ tf(K::CandidatesQueriesPicked, &[("file", name), ("bytes", &text.len())]) }</span> },
+                    Some(Ok((name, text))) => html! { <span class="muted" data-testid="rank-queries-file">{ w.tf(K::CandidatesQueriesPicked, &[("file", name), ("bytes", &text.len())]) }</span> },
                     Some(Err(why)) => html! { <span class="error" role="alert" data-testid="rank-queries-error">{ why.clone() }</span> },
-                    None => html! { <span class="muted">{ t(K::CandidatesQueriesWhat) }</span> },
+                    None => html! { <span class="muted">{ w.t(K::CandidatesQueriesWhat) }</span> },
                 } }
             </label>
         </div>
@@ -191,7 +191,7 @@ fn form(fields: &Fields) -> Html {
 }
 
 /// A query sample file picked: read, and kept with its name (or why it cannot be used).
-fn queries_callback(queries: &UseStateHandle<QuerySample>) -> Callback<Event> {
+fn queries_callback(w: Words, queries: &UseStateHandle<QuerySample>) -> Callback<Event> {
     let queries = queries.clone();
     Callback::from(move |e: Event| {
         let input: HtmlInputElement = e.target_unchecked_into();
@@ -200,6 +200,7 @@ fn queries_callback(queries: &UseStateHandle<QuerySample>) -> Callback<Event> {
         };
         let queries = queries.clone();
         crate::documents::query_sample(
+            w,
             file,
             Callback::from(move |read: Result<(String, String), String>| {
                 queries.set(Some(read.map(|(name, text)| (name, Rc::from(text)))));
@@ -210,6 +211,7 @@ fn queries_callback(queries: &UseStateHandle<QuerySample>) -> Callback<Event> {
 
 /// The ranking in an answer, or the engine's error; nothing before the first.
 fn result(
+    w: Words,
     answer: Option<&(u32, Answer)>,
     props: &CandidatesProps,
     order: &UseStateHandle<String>,
@@ -244,25 +246,25 @@ fn result(
     html! {
         <div class="ranking" data-testid="ranking" data-answer={n.to_string()}>
             <p class="muted" data-testid="rank-for">
-                { tf(K::CandidatesFor, &[
+                { w.tf(K::CandidatesFor, &[
                     ("docs", &view.documents), ("ns", &view.ns), ("step", &view.position),
                     ("shards", &view.shards), ("version", &view.version),
                     ("chunk", &chunk_size(view.chunk_size_bytes)),
                 ]) }
                 if view.position != step {
-                    <strong>{ " " }{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
+                    <strong>{ " " }{ w.tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
                 }
             </p>
-            { view.queries.as_ref().map(sample_line).unwrap_or_default() }
-            { order_select(view, order) }
-            { table(&rows, view.queries.is_some()) }
-            <ol class="ranking-reasons">{ for rows.iter().map(|c| reasons(c)) }</ol>
+            { view.queries.as_ref().map(|q| sample_line(w, q)).unwrap_or_default() }
+            { order_select(w, view, order) }
+            { table(w, &rows, view.queries.is_some()) }
+            <ol class="ranking-reasons">{ for rows.iter().map(|c| reasons(w, c)) }</ol>
             if columns >= 2 {
                 <p class="ranking-compare">
                     <button class="secondary" data-testid="rank-compare" onclick={on_compare}>
-                        { tf(K::CandidatesReplayOnCompare, &[("n", &columns)]) }
+                        { w.tf(K::CandidatesReplayOnCompare, &[("n", &columns)]) }
                     </button>
-                    <span class="muted">{ tf(K::CandidatesReplayOnCompareWhat, &[("docs", &view.documents), ("ns", &view.ns)]) }</span>
+                    <span class="muted">{ w.tf(K::CandidatesReplayOnCompareWhat, &[("docs", &view.documents), ("ns", &view.ns)]) }</span>
                 </p>
             }
         </div>
@@ -271,7 +273,7 @@ fn result(
 
 /// The order the table goes in: the engine's overall ranking, or its order for one
 /// measure.
-fn order_select(view: &RankView, order: &UseStateHandle<String>) -> Html {
+fn order_select(w: Words, view: &RankView, order: &UseStateHandle<String>) -> Html {
     let on_order = {
         let order = order.clone();
         Callback::from(move |e: Event| {
@@ -280,11 +282,11 @@ fn order_select(view: &RankView, order: &UseStateHandle<String>) -> Html {
         })
     };
     html! {
-        <label class="candidates-order">{ t(K::CandidatesOrderLabel) }
+        <label class="candidates-order">{ w.t(K::CandidatesOrderLabel) }
             <select data-testid="rank-order" onchange={on_order}>
-                <option value="" selected={order.is_empty()}>{ t(K::CandidatesOverall) }</option>
+                <option value="" selected={order.is_empty()}>{ w.t(K::CandidatesOverall) }</option>
                 { for view.orders.iter().map(|o| html! {
-                    <option value={o.measure.clone()} selected={**order == o.measure}>{ measure_name(&o.measure) }</option>
+                    <option value={o.measure.clone()} selected={**order == o.measure}>{ measure_name(w, &o.measure) }</option>
                 }) }
             </select>
         </label>
@@ -293,20 +295,20 @@ fn order_select(view: &RankView, order: &UseStateHandle<String>) -> Html {
 
 /// The ranking's table, a row a candidate in `rows`' order, with the reads and writes
 /// when a query sample was `sampled`.
-fn table(rows: &[&RankedKey], sampled: bool) -> Html {
+fn table(w: Words, rows: &[&RankedKey], sampled: bool) -> Html {
     html! {
         <div class="table-scroll">
             <table class="ranking-table">
                 <thead><tr>
-                    <th>{ "#" }</th><th>{ t(K::CandidatesKey) }</th><th>{ t(K::CandidatesDistinct) }</th>
-                    <th>{ t(K::CandidatesMostCommon) }</th><th>{ t(K::CandidatesMonotonic) }</th>
-                    <th>{ t(K::CandidatesChunks) }</th><th>{ t(K::CandidatesRecent) }</th>
-                    <th>{ t(K::CandidatesFullest) }</th><th>{ t(K::CandidatesRefused) }</th>
+                    <th>{ "#" }</th><th>{ w.t(K::CandidatesKey) }</th><th>{ w.t(K::CandidatesDistinct) }</th>
+                    <th>{ w.t(K::CandidatesMostCommon) }</th><th>{ w.t(K::CandidatesMonotonic) }</th>
+                    <th>{ w.t(K::CandidatesChunks) }</th><th>{ w.t(K::CandidatesRecent) }</th>
+                    <th>{ w.t(K::CandidatesFullest) }</th><th>{ w.t(K::CandidatesRefused) }</th>
                     if sampled {
-                        <th>{ t(K::CandidatesReads) }</th><th>{ t(K::CandidatesWrites) }</th>
+                        <th>{ w.t(K::CandidatesReads) }</th><th>{ w.t(K::CandidatesWrites) }</th>
                     }
                 </tr></thead>
-                <tbody>{ for rows.iter().map(|c| row(c, sampled)) }</tbody>
+                <tbody>{ for rows.iter().map(|c| row(w, c, sampled)) }</tbody>
             </table>
         </div>
     }
@@ -347,16 +349,16 @@ fn chunk_size(bytes: u64) -> String {
 }
 
 /// What the ranking read of the query sample, and the first lines it could not.
-fn sample_line(q: &shardlab_protocol::RankQueries) -> Html {
+fn sample_line(w: Words, q: &shardlab_protocol::RankQueries) -> Html {
     let lines: Vec<String> = q
         .failures
         .iter()
         .take(3)
-        .map(|f| tf(K::FailuresLine, &[("line", &f.line), ("reason", &f.reason)]))
+        .map(|f| w.tf(K::FailuresLine, &[("line", &f.line), ("reason", &f.reason)]))
         .collect();
     html! {
         <p class="muted" data-testid="rank-queries-read" data-reads={q.reads.to_string()} data-writes={q.writes.to_string()}>
-            { tf(K::CandidatesQueriesRead, &[("reads", &q.reads), ("writes", &q.writes), ("failed", &q.failed)]) }
+            { w.tf(K::CandidatesQueriesRead, &[("reads", &q.reads), ("writes", &q.writes), ("failed", &q.failed)]) }
             if !lines.is_empty() {
                 { " " }{ lines.join("; ") }
             }
@@ -365,9 +367,9 @@ fn sample_line(q: &shardlab_protocol::RankQueries) -> Html {
 }
 
 /// A distribution's single-shard and scatter-gather shares (percentages), or a dash.
-fn shares(single: Option<f64>, scatter: Option<f64>) -> String {
+fn shares(w: Words, single: Option<f64>, scatter: Option<f64>) -> String {
     match (single, scatter) {
-        (Some(one), Some(all)) => tf(
+        (Some(one), Some(all)) => w.tf(
             K::CandidatesShares,
             &[("one", &pct(one / 100.0)), ("all", &pct(all / 100.0))],
         ),
@@ -376,7 +378,7 @@ fn shares(single: Option<f64>, scatter: Option<f64>) -> String {
 }
 
 /// One candidate's figures; with a query sample, its reads' and writes' targeting.
-fn row(c: &RankedKey, sampled: bool) -> Html {
+fn row(w: Words, c: &RankedKey, sampled: bool) -> Html {
     let f = &c.figures;
     let dash = || "—".to_string();
     let distinct = f.distinct.map_or_else(dash, |d| d.to_string());
@@ -385,7 +387,7 @@ fn row(c: &RankedKey, sampled: bool) -> Html {
         _ => dash(),
     };
     let chunks = if f.jumbo > 0 {
-        tf(
+        w.tf(
             K::CandidatesChunksJumbo,
             &[("chunks", &f.chunks), ("jumbo", &f.jumbo)],
         )
@@ -398,41 +400,47 @@ fn row(c: &RankedKey, sampled: bool) -> Html {
             <td><code>{ c.key.clone() }</code></td>
             <td>{ distinct }</td>
             <td>{ common }</td>
-            <td>{ monotonic_word(&f.monotonic) }</td>
+            <td>{ monotonic_word(w, &f.monotonic) }</td>
             <td>{ chunks }</td>
             <td>{ format!("{} {}", f.hottest_recent_shard, pct(f.hottest_recent_share)) }</td>
             <td>{ format!("{} {}", f.fullest_shard, pct(f.fullest_share)) }</td>
             <td>{ f.refused }</td>
             if sampled {
-                <td data-testid="rank-reads">{ f.read_distribution.as_ref().map_or_else(|| "—".to_string(), |r| shares(r.percentage_of_single_shard_reads, r.percentage_of_scatter_gather_reads)) }</td>
-                <td data-testid="rank-writes">{ f.write_distribution.as_ref().map_or_else(|| "—".to_string(), |w| shares(w.percentage_of_single_shard_writes, w.percentage_of_scatter_gather_writes)) }</td>
+                <td data-testid="rank-reads">{ f.read_distribution.as_ref().map_or_else(|| "—".to_string(), |r| shares(w, r.percentage_of_scatter_gather_reads, r.percentage_of_single_shard_reads)) }</td>
+                <td data-testid="rank-writes">{ f.write_distribution.as_ref().map_or_else(|| "—".to_string(), |d| shares(w, d.percentage_of_scatter_gather_writes, d.percentage_of_single_shard_writes)) }</td>
             }
         </tr>
     }
 }
 
 /// A sentence of the engine's, in the page's language where the catalogue has it.
-fn sentence(id: &str, args: &[(String, shardlab_protocol::ArgView)], english: &str) -> String {
+fn sentence(
+    w: Words,
+    id: &str,
+    args: &[(String, shardlab_protocol::ArgView)],
+    english: &str,
+) -> String {
     let m = MessageView {
         id: id.to_string(),
         args: args.to_vec(),
     };
-    messages(std::slice::from_ref(&m)).unwrap_or_else(|| english.to_string())
+    w.messages(std::slice::from_ref(&m))
+        .unwrap_or_else(|| english.to_string())
 }
 
 /// Why a candidate wins or loses, measure by measure.
-fn reasons(c: &RankedKey) -> Html {
+fn reasons(w: Words, c: &RankedKey) -> Html {
     html! {
         <li data-testid="rank-reasons" data-key={c.key.clone()}>
             <code>{ c.key.clone() }</code>
-            <span class="muted">{ " " }{ sentence(&c.why.id, &c.why.args, &c.why.message) }</span>
+            <span class="muted">{ " " }{ sentence(w, &c.why.id, &c.why.args, &c.why.message) }</span>
             <ul>
                 { for c.reasons.iter().map(|r| {
                     let mark = match r.verdict.as_str() { "wins" => "✓", "loses" => "✗", _ => "·" };
                     html! {
                         <li class={classes!("reason", r.verdict.clone())} data-measure={r.measure.clone()} data-verdict={r.verdict.clone()}>
                             <span class="mark" aria-hidden="true">{ mark }</span>
-                            { sentence(&r.id, &r.args, &r.message) }
+                            { sentence(w, &r.id, &r.args, &r.message) }
                         </li>
                     }
                 }) }
@@ -442,17 +450,17 @@ fn reasons(c: &RankedKey) -> Html {
 }
 
 /// analyzeShardKey's monotonicity in the page's language.
-fn monotonic_word(word: &str) -> String {
+fn monotonic_word(w: Words, word: &str) -> String {
     match word {
-        "monotonic" => t(K::CandidatesIsMonotonic).to_string(),
-        "not monotonic" => t(K::CandidatesNotMonotonic).to_string(),
-        "unknown" => t(K::CandidatesUnknown).to_string(),
+        "monotonic" => w.t(K::CandidatesIsMonotonic).to_string(),
+        "not monotonic" => w.t(K::CandidatesNotMonotonic).to_string(),
+        "unknown" => w.t(K::CandidatesUnknown).to_string(),
         other => other.to_string(),
     }
 }
 
 /// A measure's name in the page's language.
-fn measure_name(measure: &str) -> String {
+fn measure_name(w: Words, measure: &str) -> String {
     let key = match measure {
         "refused" => K::CandidatesMeasureRefused,
         "cardinality" => K::CandidatesMeasureCardinality,
@@ -466,5 +474,5 @@ fn measure_name(measure: &str) -> String {
         "writeDistribution" => K::CandidatesMeasureWrites,
         other => return other.to_string(),
     };
-    t(key).to_string()
+    w.t(key).to_string()
 }

@@ -1,9 +1,8 @@
 //! The shards as columns of chunk blocks, with per-shard totals, badges and animations.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::palette::{heat_step, shard_style};
 use crate::state::{drawings_per_second, Action, DRAW_EVERY_TICK_UP_TO};
-use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Frame, Inspecting, ShardFrame};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -77,14 +76,14 @@ pub fn plays_fast(playing: bool, speed: u32) -> bool {
 /// The cluster panel.
 #[function_component(ClusterPanel)]
 pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     // The columns as last drawn, with their recent-insert counts, and the drawings so far
     // (the columns take turns by it).
     let drawn = use_mut_ref(Vec::<(Rc<ShardFrame>, u64)>::new);
     let drawings = use_mut_ref(|| 0u64);
     let words = match props.stage {
-        Stage::Starting => Some(("starting", t(K::ClusterViewStartingTheEngine))),
-        Stage::Opening => Some(("opening", t(K::ClusterViewOpeningTheSession))),
+        Stage::Starting => Some(("starting", w.t(K::ClusterViewStartingTheEngine))),
+        Stage::Opening => Some(("opening", w.t(K::ClusterViewOpeningTheSession))),
         Stage::FirstScreen | Stage::Answered => None,
     };
     if let Some((id, words)) = words {
@@ -92,7 +91,7 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
         // for the engine itself on the page's first session (no catalog yet), then for
         // the session a lesson, a link or a new cluster opens.
         return html! {
-            <section class="panel cluster" aria-label={t(K::ClusterViewCluster)} data-testid="cluster" aria-busy="true">
+            <section class="panel cluster" aria-label={w.t(K::ClusterViewCluster)} data-testid="cluster" aria-busy="true">
                 <p class="summary muted" data-testid={id}>{ words }</p>
             </section>
         };
@@ -120,9 +119,9 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
     html! {
         // Playing fast, blocks appear without their split and arrival animations (the
         // stylesheet's `.cluster.fast`): too many to follow, and each costs paint every frame.
-        <section class={classes!("panel", "cluster", props.fast.then_some("fast"))} aria-label={t(K::ClusterViewCluster)} data-testid="cluster"
+        <section class={classes!("panel", "cluster", props.fast.then_some("fast"))} aria-label={w.t(K::ClusterViewCluster)} data-testid="cluster"
             data-last-window={props.hot_counted.to_string()} aria-busy={first.then_some("true")}>
-            { cluster_head(props, first) }
+            { cluster_head(w, props, first) }
             <div class="shards" style={format!("--columns: {}", props.frame.shards.len().max(1))}>
                 { for columns.into_iter().map(|(s, last_inserts)| {
                     let (key, targeted) = (s.name.clone(), props.targeted.contains(&s.name));
@@ -139,26 +138,26 @@ pub fn cluster_panel(props: &ClusterPanelProps) -> Html {
 
 /// The panel's head: the summary (the build's on the pre-rendered first screen, `first`;
 /// the engine's own once it answered), the balancer's "why?" and "Add shard".
-fn cluster_head(props: &ClusterPanelProps, first: bool) -> Html {
+fn cluster_head(w: Words, props: &ClusterPanelProps, first: bool) -> Html {
     let (v, dispatch) = (&props.frame, &props.dispatch);
     html! {
         <div class="cluster-head">
             <p class="summary" data-testid={if first { "first-summary" } else { "summary" }}>
                 if v.sharded {
-                    { tf(K::ClusterViewNsShardedOnKeyN, &[("ns", &props.ns), ("key", &v.key), ("n", &(count(v.docs, "document"))), ("n2", &(count(v.chunks, "chunk")))]) }
+                    { w.tf(K::ClusterViewNsShardedOnKeyN, &[("ns", &props.ns), ("key", &v.key), ("n", &(w.count(v.docs, "document"))), ("n2", &(w.count(v.chunks, "chunk")))]) }
                 } else {
-                    { tf(K::ClusterViewNsIsNotShardedYet, &[("ns", &props.ns)]) }
+                    { w.tf(K::ClusterViewNsIsNotShardedYet, &[("ns", &props.ns)]) }
                 }
             </p>
             if first {
-                <p class="summary-note muted" data-testid="getting-ready" role="status">{ t(K::ClusterViewStartingTheEngine) }</p>
+                <p class="summary-note muted" data-testid="getting-ready" role="status">{ w.t(K::ClusterViewStartingTheEngine) }</p>
             }
             if v.sharded {
-                <button class="link-button" data-testid="why-balancer" title={t(K::ClusterViewWhyTheBalancerMovesOr)}
-                    onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ t(K::ClusterViewBalancerWhy) }</button>
+                <button class="link-button" data-testid="why-balancer" title={w.t(K::ClusterViewWhyTheBalancerMovesOr)}
+                    onclick={dispatch.reform(|_| Action::Inspect(Some(Inspecting::Round)))}>{ w.t(K::ClusterViewBalancerWhy) }</button>
             }
             <button class="secondary" data-testid="add-shard" onclick={dispatch.reform(|_| Action::Auto("sh.addShard()".into()))}>
-                { t(K::ClusterViewAddShard) }
+                { w.t(K::ClusterViewAddShard) }
             </button>
         </div>
     }
@@ -236,14 +235,14 @@ impl PartialEq for ShardColumnProps {
 /// change; its chunk blocks likewise.
 #[function_component(ShardColumn)]
 fn shard_column_component(props: &ShardColumnProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     // Whether the column draws all its chunks: from the first scroll or focus inside it.
     let all = use_state_eq(|| false);
     let show_all = {
         let all = all.clone();
         Callback::from(move |()| all.set(true))
     };
-    shard_column(props, (!*all).then_some(show_all))
+    shard_column(w, props, (!*all).then_some(show_all))
 }
 
 /// Properties of [`ChunkBlock`]: only what the block draws.
@@ -263,11 +262,11 @@ struct ChunkBlockProps {
 
 #[function_component(ChunkBlock)]
 fn chunk_block_component(props: &ChunkBlockProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     if props.far {
         far_chunk_block(&props.shard, &props.chunk)
     } else {
-        chunk_block(props)
+        chunk_block(w, props)
     }
 }
 
@@ -282,7 +281,7 @@ const DRAWN_AT_FIRST: usize = 14;
 /// 5 px gap).
 const HIDDEN_BLOCK_PX: usize = 63;
 
-fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Html {
+fn shard_column(w: Words, props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Html {
     let (s, dispatch, targeted, last_inserts) = (
         &props.shard,
         &props.dispatch,
@@ -329,25 +328,25 @@ fn shard_column(props: &ShardColumnProps, show_all: Option<Callback<()>>) -> Htm
     html! {
         <section class={classes!("shard", s.draining.then_some("draining"), targeted.then_some("targeted"))} style={shard_style(s.index)}
             data-testid="shard" data-shard-id={shard_id.clone()} data-last-inserts={last_inserts.to_string()}
-            data-targeted={if targeted { "true" } else { "false" }} aria-label={tf(K::ClusterViewShardName, &[("name", &s.name)])}>
+            data-targeted={if targeted { "true" } else { "false" }} aria-label={w.tf(K::ClusterViewShardName, &[("name", &s.name)])}>
             <header class="shard-head">
                 <h2 class="shard-name">{ s.name.clone() }</h2>
-                <button class="link-button" title={tf(K::ClusterViewWhyNameHoldsWhatIt, &[("name", &s.name)])}
-                    aria-label={tf(K::ClusterViewWhyDoesNameHoldWhat, &[("name", &s.name)])} data-testid="why-shard"
-                    onclick={why}>{ t(K::ClusterViewWhy) }</button>
-                <button class="link-button" title={tf(K::ClusterViewDrainNameRemoveshard, &[("name", &s.name)])}
-                    aria-label={tf(K::ClusterViewDrainName, &[("name", &s.name)])} data-testid="drain" onclick={drain}>
-                    { if s.draining { t(K::ClusterViewDraining) } else { t(K::ClusterViewDrain) } }
+                <button class="link-button" title={w.tf(K::ClusterViewWhyNameHoldsWhatIt, &[("name", &s.name)])}
+                    aria-label={w.tf(K::ClusterViewWhyDoesNameHoldWhat, &[("name", &s.name)])} data-testid="why-shard"
+                    onclick={why}>{ w.t(K::ClusterViewWhy) }</button>
+                <button class="link-button" title={w.tf(K::ClusterViewDrainNameRemoveshard, &[("name", &s.name)])}
+                    aria-label={w.tf(K::ClusterViewDrainName, &[("name", &s.name)])} data-testid="drain" onclick={drain}>
+                    { if s.draining { w.t(K::ClusterViewDraining) } else { w.t(K::ClusterViewDrain) } }
                 </button>
             </header>
             <p class="shard-totals" data-testid="shard-totals" data-docs={s.docs.to_string()}>
                 // Three pieces that wrap between, never inside, one another (two lines at most).
-                <span>{ count(chunks.len() as u64, "chunk") }</span>{ " · " }
-                <span>{ count(s.docs, "doc") }</span>{ " · " }
+                <span>{ w.count(chunks.len() as u64, "chunk") }</span>{ " · " }
+                <span>{ w.count(s.docs, "doc") }</span>{ " · " }
                 <span>{ s.size.clone() }</span>
             </p>
             if !s.zones.is_empty() {
-                <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ tf(K::ClusterViewZoneZ, &[("z", &z)]) }</span> }) }</p>
+                <p class="zones">{ for s.zones.iter().map(|z| html! { <span class="badge badge-zone">{ w.tf(K::ClusterViewZoneZ, &[("z", &z)]) }</span> }) }</p>
             }
             <ol class="chunks" onscroll={on_scroll} onfocusin={on_focus}>
                 { for blocks }
@@ -378,7 +377,7 @@ fn far_chunk_block(shard: &AttrValue, c: &ChunkFrame) -> Html {
     }
 }
 
-fn chunk_block(props: &ChunkBlockProps) -> Html {
+fn chunk_block(w: Words, props: &ChunkBlockProps) -> Html {
     let (shard, c) = (&props.shard, &props.chunk);
     let inspect = {
         let key = c.key.clone();
@@ -422,20 +421,20 @@ fn chunk_block(props: &ChunkBlockProps) -> Html {
             tabindex="0" role="button" {onclick} {onkeydown}
             data-landed={if props.landed { "true" } else { "false" }}
             aria-pressed={if props.selected { "true" } else { "false" }}
-            aria-label={tf(K::ClusterViewChunkFromMinToMax, &[("min", &c.min), ("max", &c.max), ("n", &(count(c.docs, "document"))), ("n2", &(if c.jumbo { t(K::ClusterViewJumbo) } else { "" }))])}
-            title={tf(K::ClusterViewLastModifiedLastModified, &[("last_modified", &c.last_modified)])}>
+            aria-label={w.tf(K::ClusterViewChunkFromMinToMax, &[("min", &c.min), ("max", &c.max), ("n", &(w.count(c.docs, "document"))), ("n2", &(if c.jumbo { w.t(K::ClusterViewJumbo) } else { "" }))])}
+            title={w.tf(K::ClusterViewLastModifiedLastModified, &[("last_modified", &c.last_modified)])}>
             if badges {
                 <div class="badges">
-                    if c.is_min { <span class="badge badge-min">{ t(K::ClusterViewMinkeyChunk) }</span> }
-                    if c.is_max { <span class="badge badge-max">{ t(K::ClusterViewMaxkeyChunk) }</span> }
-                    if c.jumbo { <span class="badge badge-jumbo">{ t(K::ClusterViewJumboBadge) }</span> }
-                    if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ tf(K::ClusterViewFromFrom, &[("from", &from)]) }</span> }
+                    if c.is_min { <span class="badge badge-min">{ w.t(K::ClusterViewMinkeyChunk) }</span> }
+                    if c.is_max { <span class="badge badge-max">{ w.t(K::ClusterViewMaxkeyChunk) }</span> }
+                    if c.jumbo { <span class="badge badge-jumbo">{ w.t(K::ClusterViewJumboBadge) }</span> }
+                    if let Some(from) = &c.arrived_from { <span class="badge badge-moved">{ w.tf(K::ClusterViewFromFrom, &[("from", &from)]) }</span> }
                 </div>
             }
             <code class="range" title={format!("[{}, {})", c.min, c.max)}>
                 { format!("[{},", c.short_min) }<wbr />{ format!(" {})", c.short_max) }
             </code>
-            <span class="chunk-stats">{ format!("{} · {}", count(c.docs, "doc"), c.size) }
+            <span class="chunk-stats">{ format!("{} · {}", w.count(c.docs, "doc"), c.size) }
                 // Always there, so that heat coming and going changes a text, not the tree.
                 <span class="gained">{ if c.gained > 0 { format!(" +{}", c.gained) } else { String::new() } }</span>
             </span>

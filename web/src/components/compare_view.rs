@@ -7,10 +7,9 @@ use crate::compare::{
     CompareAction, CompareColumn, Comparison, COMPARE_QUERIES, COMPARE_WORKLOADS, MAX_COLUMNS,
 };
 use crate::comparison::{Runtime, Shown};
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::palette::shard_style;
 use crate::state::CompareSample;
-use crate::words::count;
 use shardlab_protocol::{CompareRow, Frame, ShardFrame};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -39,7 +38,7 @@ pub struct CompareViewProps {
 /// The comparison page.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let (state, runtime) = use_comparison(props.published.clone());
     let dispatch = runtime.callback();
     {
@@ -73,8 +72,8 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
     use_compare_keys(state.playing, props.visible, &dispatch);
     let rows: Vec<CompareRow> = state.columns.iter().filter_map(|c| c.row.clone()).collect();
     html! {
-        <section class="panel compare" aria-label={t(K::CompareViewCompareShardKeys)} data-testid="compare">
-            { compare_head(&state, &dispatch) }
+        <section class="panel compare" aria-label={w.t(K::CompareViewCompareShardKeys)} data-testid="compare">
+            { compare_head(w, &state, &dispatch) }
             <div class="compare-columns" style={format!("--columns: {}", state.columns.len())}>
                 { for state.columns.iter().enumerate().map(|(i, c)| html! {
                     <CompareColumnView key={format!("{i}-{}-{}", c.key, c.version)} index={i}
@@ -83,10 +82,10 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
                 }) }
                 if state.columns.len() < MAX_COLUMNS {
                     <button class="secondary compare-add" data-testid="compare-add"
-                        onclick={dispatch.reform(|_| CompareAction::AddColumn)}>{ t(K::CompareViewAddAConfiguration) }</button>
+                        onclick={dispatch.reform(|_| CompareAction::AddColumn)}>{ w.t(K::CompareViewAddAConfiguration) }</button>
                 }
             </div>
-            { summary_table(&rows) }
+            { summary_table(w, &rows) }
         </section>
     }
 }
@@ -146,7 +145,7 @@ fn use_compare_keys(playing: bool, visible: bool, dispatch: &Callback<CompareAct
 }
 
 /// The title, the workload picker, the transport and the progress bar.
-fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html {
+fn compare_head(w: Words, state: &Comparison, dispatch: &Callback<CompareAction>) -> Html {
     let on_workload = dispatch.reform(|e: Event| {
         let select: HtmlSelectElement = e.target_unchecked_into();
         CompareAction::SetWorkload(select.value())
@@ -156,16 +155,16 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
     html! {
         <div class="compare-head">
             <div>
-                <h2>{ t(K::CompareViewCompareShardKeysSideBy) }</h2>
-                <p class="muted">{ tf(K::CompareViewEachColumnIsItsOwn, &[("n", &(state.chunk_size / 1024)), ("batch", &state.batch)]) }</p>
+                <h2>{ w.t(K::CompareViewCompareShardKeysSideBy) }</h2>
+                <p class="muted">{ w.tf(K::CompareViewEachColumnIsItsOwn, &[("n", &(state.chunk_size / 1024)), ("batch", &state.batch)]) }</p>
             </div>
             <div class="transport compare-transport">
                 <label class="field">
-                    <span>{ t(K::CompareViewWorkload) }</span>
-                    <select data-testid="compare-workload" onchange={on_workload} aria-label={t(K::CompareViewComparisonWorkload)}>
+                    <span>{ w.t(K::CompareViewWorkload) }</span>
+                    <select data-testid="compare-workload" onchange={on_workload} aria-label={w.t(K::CompareViewComparisonWorkload)}>
                         if let Some((_, ns)) = &state.sample {
                             <option value="" selected=true disabled=true>
-                                { tf(K::CompareViewSampleOf, &[("ns", ns), ("docs", &state.total)]) }
+                                { w.tf(K::CompareViewSampleOf, &[("ns", ns), ("docs", &state.total)]) }
                             </option>
                         }
                         { for COMPARE_WORKLOADS.iter().map(|w| html! {
@@ -173,25 +172,25 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
                         }) }
                     </select>
                 </label>
-                <div class="buttons" role="group" aria-label={t(K::CompareViewComparisonPlayback)}>
+                <div class="buttons" role="group" aria-label={w.t(K::CompareViewComparisonPlayback)}>
                     if state.playing {
-                        <button class="primary" data-testid="compare-play" aria-label={t(K::CompareViewPauseTheComparison)}
-                            onclick={dispatch.reform(|_| CompareAction::Pause)}>{ t(K::CompareViewPause) }</button>
+                        <button class="primary" data-testid="compare-play" aria-label={w.t(K::CompareViewPauseTheComparison)}
+                            onclick={dispatch.reform(|_| CompareAction::Pause)}>{ w.t(K::CompareViewPause) }</button>
                     } else {
-                        <button class="primary" data-testid="compare-play" aria-label={t(K::CompareViewPlayTheComparison)}
-                            onclick={dispatch.reform(|_| CompareAction::Play)}>{ t(K::CompareViewPlay) }</button>
+                        <button class="primary" data-testid="compare-play" aria-label={w.t(K::CompareViewPlayTheComparison)}
+                            onclick={dispatch.reform(|_| CompareAction::Play)}>{ w.t(K::CompareViewPlay) }</button>
                     }
-                    <button data-testid="compare-step" aria-label={t(K::CompareViewStepTheComparison)}
-                        onclick={dispatch.reform(|_| CompareAction::Step)}>{ t(K::CompareViewStep) }</button>
+                    <button data-testid="compare-step" aria-label={w.t(K::CompareViewStepTheComparison)}
+                        onclick={dispatch.reform(|_| CompareAction::Step)}>{ w.t(K::CompareViewStep) }</button>
                     <button class="secondary" data-testid="compare-reset"
-                        onclick={dispatch.reform(|_| CompareAction::Reset)}>{ t(K::CompareViewReset) }</button>
+                        onclick={dispatch.reform(|_| CompareAction::Reset)}>{ w.t(K::CompareViewReset) }</button>
                 </div>
-                <div class="progress" role="progressbar" aria-label={t(K::CompareViewComparisonProgress)}
+                <div class="progress" role="progressbar" aria-label={w.t(K::CompareViewComparisonProgress)}
                     aria-valuemin="0" aria-valuemax={state.total.to_string()} aria-valuenow={done.to_string()}
                     data-testid="compare-progress" data-done={done.to_string()} data-total={state.total.to_string()}
                     data-settled={state.settled().to_string()} aria-busy={(!state.settled()).to_string()}>
                     <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                    <span class="progress-text">{ tf(K::CompareViewDoneTotalDocs, &[("done", &done), ("total", &state.total)]) }</span>
+                    <span class="progress-text">{ w.tf(K::CompareViewDoneTotalDocs, &[("done", &done), ("total", &state.total)]) }</span>
                 </div>
             </div>
         </div>
@@ -199,7 +198,7 @@ fn compare_head(state: &Comparison, dispatch: &Callback<CompareAction>) -> Html 
 }
 
 /// The summary table below the columns.
-fn summary_table(rows: &[CompareRow]) -> Html {
+fn summary_table(w: Words, rows: &[CompareRow]) -> Html {
     let hottest = rows
         .iter()
         .map(|r| r.hottest_shard_share)
@@ -209,22 +208,22 @@ fn summary_table(rows: &[CompareRow]) -> Html {
     html! {
         <div class="compare-summary">
             <table class="compare-table" data-testid="compare-table">
-                <caption>{ tf(K::CompareViewWhereTheWritesWent, &[("window", &window)]) }</caption>
+                <caption>{ w.tf(K::CompareViewWhereTheWritesWent, &[("window", &window)]) }</caption>
                 <thead>
                     <tr>
-                        <th scope="col">{ t(K::CompareViewConfiguration) }</th>
-                        <th scope="col">{ t(K::CompareViewInsertsPerShard) }</th>
-                        <th scope="col" class="num">{ tf(K::CompareViewHottestShardLastWindow, &[("window", &window)]) }</th>
-                        <th scope="col" class="num">{ t(K::CompareViewChunks) }</th>
-                        <th scope="col" class="num">{ t(K::CompareViewJumbo) }</th>
-                        <th scope="col">{ t(K::CompareViewQueryRoutingSingleMultiScatter) }</th>
+                        <th scope="col">{ w.t(K::CompareViewConfiguration) }</th>
+                        <th scope="col">{ w.t(K::CompareViewInsertsPerShard) }</th>
+                        <th scope="col" class="num">{ w.tf(K::CompareViewHottestShardLastWindow, &[("window", &window)]) }</th>
+                        <th scope="col" class="num">{ w.t(K::CompareViewChunks) }</th>
+                        <th scope="col" class="num">{ w.t(K::CompareViewJumbo) }</th>
+                        <th scope="col">{ w.t(K::CompareViewQueryRoutingSingleMultiScatter) }</th>
                     </tr>
                 </thead>
                 <tbody>
-                    { for rows.iter().map(|r| summary_row(r, hottest, rows.len() > 1)) }
+                    { for rows.iter().map(|r| summary_row(w, r, hottest, rows.len() > 1)) }
                 </tbody>
             </table>
-            <p class="muted query-mix">{ t(K::CompareViewQueryMix) }
+            <p class="muted query-mix">{ w.t(K::CompareViewQueryMix) }
                 { for COMPARE_QUERIES.iter().map(|text| html! { <code>{ *text }</code> }) }
             </p>
         </div>
@@ -238,7 +237,7 @@ fn pct(v: f64) -> String {
 
 /// One configuration's row: `hottest` is the highest hottest-shard share in the table,
 /// marked when the table `compares` more than one row.
-fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
+fn summary_row(w: Words, r: &CompareRow, hottest: f64, compares: bool) -> Html {
     let total: u64 = r.inserts_per_shard.iter().map(|(_, n)| n).sum();
     let chunks: u64 = r.chunks_per_shard.iter().map(|(_, n)| n).sum();
     let (single, multi, scatter) = (
@@ -262,7 +261,7 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             data-scatter={format!("{scatter:.4}")}>
             <th scope="row"><code>{ r.label.clone() }</code></th>
             <td>
-                <div class="stack" role="img" aria-label={tf(K::CompareViewInsertsPerShardN, &[("n", &(inserts(", ")))])}>
+                <div class="stack" role="img" aria-label={w.tf(K::CompareViewInsertsPerShardN, &[("n", &(inserts(", ")))])}>
                     { for r.inserts_per_shard.iter().enumerate().map(|(i, (s, n))| html! {
                         <div class="seg"
                             style={format!("{} width: {:.2}%; background: var(--shard-colour); background-image: var(--shard-pattern)", shard_style(i as u32), *n as f64 * 100.0 / total.max(1) as f64)}
@@ -275,7 +274,7 @@ fn summary_row(r: &CompareRow, hottest: f64, compares: bool) -> Html {
             <td class="num">{ chunks }</td>
             <td class={classes!("num", (r.jumbo_chunks > 0).then_some("worst"))}>{ r.jumbo_chunks }</td>
             <td>
-                <div class="stack" role="img" aria-label={tf(K::CompareViewSingleNMultiN2Scatter, &[("n", &(pct(single))), ("n2", &(pct(multi))), ("n3", &(pct(scatter)))])}>
+                <div class="stack" role="img" aria-label={w.tf(K::CompareViewSingleNMultiN2Scatter, &[("n", &(pct(single))), ("n2", &(pct(multi))), ("n3", &(pct(scatter)))])}>
                     <div class="seg single" style={format!("width: {:.1}%", single * 100.0)}></div>
                     <div class="seg multi" style={format!("width: {:.1}%", multi * 100.0)}></div>
                     <div class="seg scatter" style={format!("width: {:.1}%", scatter * 100.0)}></div>
@@ -312,7 +311,7 @@ pub struct CompareColumnProps {
 /// One configuration: its key and version editors and a compact picture of its cluster.
 #[function_component(CompareColumnView)]
 pub fn compare_column_view(props: &CompareColumnProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let column = &props.column.0;
     let i = props.index;
     let draft = column.draft().to_string();
@@ -338,26 +337,26 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
     let input_id = format!("compare-key-{i}");
     html! {
         <section class="compare-column" data-testid="compare-column" data-key={v.key.clone()}
-            data-version={column.version.clone()} aria-label={tf(K::CompareViewConfigurationN, &[("n", &(i + 1))])}>
+            data-version={column.version.clone()} aria-label={w.tf(K::CompareViewConfigurationN, &[("n", &(i + 1))])}>
             <div class="compare-config">
                 <label class="field grow" for={input_id.clone()}>
-                    <span>{ t(K::CompareViewShardKey) }</span>
+                    <span>{ w.t(K::CompareViewShardKey) }</span>
                     <input id={input_id} type="text" value={draft} oninput={on_input}
                         onchange={on_change} onkeydown={on_keydown} spellcheck="false"
                         aria-invalid={validation.is_err().to_string()} data-testid="compare-key" />
                 </label>
                 <label class="field">
-                    <span>{ t(K::CompareViewVersion) }</span>
-                    <select onchange={on_version} data-testid="compare-version" aria-label={tf(K::CompareViewVersionOfConfigurationN, &[("n", &(i + 1))])}>
+                    <span>{ w.t(K::CompareViewVersion) }</span>
+                    <select onchange={on_version} data-testid="compare-version" aria-label={w.tf(K::CompareViewVersionOfConfigurationN, &[("n", &(i + 1))])}>
                         { for shardlab_protocol::VERSIONS.iter().map(|m| html! {
                             <option value={*m} selected={*m == column.version}>{ *m }</option>
                         }) }
                     </select>
                 </label>
                 if props.removable {
-                    <button class="link-button" aria-label={tf(K::CompareViewRemoveConfigurationN, &[("n", &(i + 1))])}
+                    <button class="link-button" aria-label={w.tf(K::CompareViewRemoveConfigurationN, &[("n", &(i + 1))])}
                         data-testid="compare-remove"
-                        onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ t(K::CompareViewRemove) }</button>
+                        onclick={props.dispatch.reform(move |_| CompareAction::RemoveColumn(i))}>{ w.t(K::CompareViewRemove) }</button>
                 }
             </div>
             if let Err(e) = &validation {
@@ -365,10 +364,10 @@ pub fn compare_column_view(props: &CompareColumnProps) -> Html {
             } else if let Some(e) = &column.error {
                 <p class="validation invalid">{ e.clone() }</p>
             }
-            <p class="muted compare-totals">{ format!("{} · {}", count(v.docs, "doc"), count(v.chunks, "chunk")) }</p>
-            { mini_bar(v) }
+            <p class="muted compare-totals">{ format!("{} · {}", w.count(v.docs, "doc"), w.count(v.chunks, "chunk")) }</p>
+            { mini_bar(w, v) }
             <div class="mini-shards">
-                { for v.shards.iter().map(mini_shard) }
+                { for v.shards.iter().map(|s| mini_shard(w, s)) }
             </div>
         </section>
     }
@@ -398,7 +397,7 @@ fn key_apply_callbacks(
 }
 
 /// The key space as a thin strip of chunks coloured by shard.
-fn mini_bar(v: &Frame) -> Html {
+fn mini_bar(w: Words, v: &Frame) -> Html {
     if !v.sharded {
         return html! {};
     }
@@ -409,11 +408,11 @@ fn mini_bar(v: &Frame) -> Html {
         }
     }
     html! {
-        <div class="bar mini-bar" role="img" aria-label={tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(count(v.bar.len() as u64, "chunk")))])}>
+        <div class="bar mini-bar" role="img" aria-label={w.tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(w.count(v.bar.len() as u64, "chunk")))])}>
             { for v.bar.iter().zip(&mins).map(|(b, min)| html! {
                 <div class="segment"
                     style={format!("{} left: {:.3}%; width: {:.3}%", shard_style(b.shard), b.lo * 100.0, ((b.hi - b.lo) * 100.0).max(0.2))}
-                    title={tf(K::CompareViewChunkStartingAtMin, &[("min", &min)])}></div>
+                    title={w.tf(K::CompareViewChunkStartingAtMin, &[("min", &min)])}></div>
             }) }
             { for v.ticks.iter().map(|t| html! {
                 <span class={classes!("tick", t.fresh.then_some("new"))} style={format!("left: {:.3}%", t.at * 100.0)}></span>
@@ -423,22 +422,22 @@ fn mini_bar(v: &Frame) -> Html {
 }
 
 /// One shard as a small column of chunk blocks.
-fn mini_shard(s: &ShardFrame) -> Html {
+fn mini_shard(w: Words, s: &ShardFrame) -> Html {
     let chunks = s.chunks.as_deref().unwrap_or(&[]);
     html! {
         <div class="mini-shard" style={shard_style(s.index)} data-shard-id={s.name.clone()}>
             <div class="mini-shard-head">
                 <strong>{ s.name.clone() }</strong>
-                <span class="muted">{ count(s.docs, "doc") }</span>
+                <span class="muted">{ w.count(s.docs, "doc") }</span>
             </div>
-            <ol class="mini-chunks" aria-label={tf(K::CompareViewNOnName, &[("n", &(count(chunks.len() as u64, "chunk"))), ("name", &s.name)])}>
+            <ol class="mini-chunks" aria-label={w.tf(K::CompareViewNOnName, &[("n", &(w.count(chunks.len() as u64, "chunk"))), ("name", &s.name)])}>
                 { for chunks.iter().map(|c| html! {
                     <li class={classes!("mini-chunk", c.jumbo.then_some("jumbo"), (c.gained > 0).then_some("hot"),
                             c.is_max.then_some("is-max"), c.is_min.then_some("is-min"))}
                         data-testid="compare-chunk" data-min={c.min.clone()} data-max={c.max.clone()}
-                        title={format!("[{}, {}) · {}{}", c.min, c.max, count(c.docs, "doc"), if c.jumbo { t(K::CompareViewJumbo2) } else { "" })}>
-                        if c.is_max { <span aria-hidden="true">{ t(K::CompareViewMax) }</span> }
-                        else if c.is_min { <span aria-hidden="true">{ t(K::CompareViewMin) }</span> }
+                        title={format!("[{}, {}) · {}{}", c.min, c.max, w.count(c.docs, "doc"), if c.jumbo { w.t(K::CompareViewJumbo2) } else { "" })}>
+                        if c.is_max { <span aria-hidden="true">{ w.t(K::CompareViewMax) }</span> }
+                        else if c.is_min { <span aria-hidden="true">{ w.t(K::CompareViewMin) }</span> }
                         else if c.jumbo { <span aria-hidden="true">{ "J" }</span> }
                     </li>
                 }) }

@@ -2,7 +2,7 @@
 //! input the engine says is unfinished continues), Up and Down walk the history.
 
 use crate::ask;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::state::{Action, ConsoleLine, LineKind, Notice};
 use shardlab_protocol::{Call, Reply, MAX_SOURCE_BYTES};
 use std::rc::Rc;
@@ -63,7 +63,7 @@ fn use_long_busy(busy: bool) -> bool {
 /// The console.
 #[function_component(Console)]
 pub fn console(props: &ConsoleProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let text = use_state(String::new);
     // Where we are in the history while pressing Up/Down: None means the draft.
     let cursor = use_state(|| None::<usize>);
@@ -79,6 +79,7 @@ pub fn console(props: &ConsoleProps) -> Html {
         })
     };
     let on_keydown = keydown_callback(
+        w,
         text.clone(),
         cursor,
         props.history.clone(),
@@ -88,23 +89,23 @@ pub fn console(props: &ConsoleProps) -> Html {
     let rows = (text.lines().count().max(1) as u32).min(8);
     let long_busy = use_long_busy(props.busy);
     html! {
-        <section class="panel console" aria-label={t(K::ConsoleConsole)}>
-            <h2>{ t(K::ConsoleMongoshConsole) }</h2>
+        <section class="panel console" aria-label={w.t(K::ConsoleConsole)}>
+            <h2>{ w.t(K::ConsoleMongoshConsole) }</h2>
             <div class="console-output" data-testid="console-output" ref={output_ref} role="log" aria-live="polite">
-                { for props.lines.iter().zip(props.first..).map(|(line, n)| console_line(line, n)) }
+                { for props.lines.iter().zip(props.first..).map(|(line, n)| console_line(w, line, n)) }
             </div>
             <div class="prompt">
                 <span class="prompt-sign" aria-hidden="true">{ prompt(&props.db) }</span>
                 <textarea data-testid="console-input" ref={input_ref} rows={rows.to_string()} value={(*text).clone()}
                     oninput={on_input} onkeydown={on_keydown} spellcheck="false"
-                    aria-label={t(K::ConsoleShellCommandEnterRunsIt)}
+                    aria-label={w.t(K::ConsoleShellCommandEnterRunsIt)}
                     placeholder="sh.status()" />
             </div>
             if long_busy {
                 <p class="console-busy" role="status">
-                    { t(K::ConsoleRunning) }
+                    { w.t(K::ConsoleRunning) }
                     <button class="secondary" data-testid="console-cancel"
-                        onclick={props.dispatch.reform(|_| Action::Cancel)}>{ t(K::ConsoleCancel) }</button>
+                        onclick={props.dispatch.reform(|_| Action::Cancel)}>{ w.t(K::ConsoleCancel) }</button>
                 </p>
             }
         </section>
@@ -130,7 +131,7 @@ fn prompt(db: &str) -> String {
 
 /// One console line, classed and prompted by its kind.
 /// One line, keyed by its number: when the oldest lines go, the others stay as drawn.
-fn console_line(line: &ConsoleLine, n: u64) -> Html {
+fn console_line(w: Words, line: &ConsoleLine, n: u64) -> Html {
     let typed = || format!("{} ", prompt(line.db.as_deref().unwrap_or_default()));
     let (class, prefix) = match line.kind {
         LineKind::Input => ("in", typed()),
@@ -140,13 +141,16 @@ fn console_line(line: &ConsoleLine, n: u64) -> Html {
     };
     // ShardLab's own lines (the welcome, a lesson's opening) in the page's language;
     // mongosh's as it prints them.
-    let text = crate::i18n::messages(line.message.as_slice()).unwrap_or_else(|| line.text.clone());
+    let text = w
+        .messages(line.message.as_slice())
+        .unwrap_or_else(|| line.text.clone());
     html! { <pre key={n} class={classes!("line", class)}>{ prefix }{ text }</pre> }
 }
 
 /// The input's key handling: Enter submits (or continues unfinished input), Up and Down walk
 /// the history.
 fn keydown_callback(
+    w: Words,
     text: UseStateHandle<String>,
     cursor: UseStateHandle<Option<usize>>,
     history: Rc<Vec<String>>,
@@ -160,6 +164,7 @@ fn keydown_callback(
             "Enter" if !e.shift_key() => {
                 e.prevent_default();
                 submit(
+                    w,
                     value,
                     text.clone(),
                     cursor.clone(),
@@ -191,6 +196,7 @@ fn keydown_callback(
 /// paste, stays and runs after it), and a command over the engine's limit is not sent but
 /// kept in the input, with a notice saying the limit.
 fn submit(
+    w: Words,
     value: String,
     text: UseStateHandle<String>,
     cursor: UseStateHandle<Option<usize>>,
@@ -198,7 +204,7 @@ fn submit(
     input: NodeRef,
 ) {
     if value.len() > MAX_SOURCE_BYTES {
-        let notice = tf(
+        let notice = w.tf(
             K::ConsoleTooLarge,
             &[("size", &value.len()), ("limit", &MAX_SOURCE_BYTES)],
         );

@@ -3,10 +3,9 @@
 
 use super::query::{reply, use_in_sight};
 use super::term::Term;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::queries::{Answer, Asker};
 use crate::state::Action;
-use crate::words::count;
 use shardlab_protocol::{Catalog, CollectionInfo, PageSetup, Position, Reply, SetupPlan};
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -54,7 +53,7 @@ impl PartialEq for ControlsProps {
 /// The controls bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let settings = props.settings.clone();
     use_in_sight(Asker::Plan, &props.dispatch);
     let draft = Drafting {
@@ -88,39 +87,39 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
-    let label = plan_label(&plan);
+    let label = plan_label(w, &plan);
     let validation = plan_key(&plan);
     html! {
-        <section class="panel controls" aria-label={t(K::ControlsScenario)}>
-            { collection_picker(&props.settings.ns, &props.collections, &props.dispatch) }
+        <section class="panel controls" aria-label={w.t(K::ControlsScenario)}>
+            { collection_picker(w, &props.settings.ns, &props.collections, &props.dispatch) }
             <form class="control-row" onsubmit={on_apply}>
                 <label class="field">
-                    <span>{ t(K::ControlsCollection) }</span>
+                    <span>{ w.t(K::ControlsCollection) }</span>
                     <input class="narrow" value={draft.ns.clone()} spellcheck="false" data-testid="collection"
                         oninput={edit(&draft, |s, input| { s.ns = input.value(); true })}
-                        aria-label={t(K::ControlsCollectionNamespace)} />
+                        aria-label={w.t(K::ControlsCollectionNamespace)} />
                 </label>
                 <label class="field grow">
-                    <span><Term id="shard-key" label={t(K::CompareViewShardKey)} /></span>
+                    <span><Term id="shard-key" label={w.t(K::CompareViewShardKey)} /></span>
                     <input data-testid="shard-key" value={draft.key.clone()}
                         oninput={edit(&draft, |s, input| { s.key = input.value(); true })}
-                        spellcheck="false" aria-label={t(K::CompareViewShardKey)}
+                        spellcheck="false" aria-label={w.t(K::CompareViewShardKey)}
                         aria-invalid={validation.is_err().to_string()}
                         aria-describedby="key-validation" />
                 </label>
                 <label class="check">
-                    <input type="checkbox" checked={draft.unique} aria-label={t(K::ControlsUniqueShardKey)}
+                    <input type="checkbox" checked={draft.unique} aria-label={w.t(K::ControlsUniqueShardKey)}
                         onchange={edit(&draft, |s, input| { s.unique = input.checked(); true })} />
-                    <span>{ t(K::ControlsUnique) }</span>
+                    <span>{ w.t(K::ControlsUnique) }</span>
                 </label>
-                { cluster_fields(&draft, &props.catalog) }
+                { cluster_fields(w, &draft, &props.catalog) }
                 <button type="submit" data-testid="apply-key" disabled={invalid || nothing}>
                     { label }
                 </button>
             </form>
-            { validation_line(&validation) }
+            { validation_line(w, &validation) }
             if let Some(choice) = &*asking {
-                { choice_view(choice, &draft, &props.dispatch, &asking, &confirm_drop) }
+                { choice_view(w, choice, &draft, &props.dispatch, &asking, &confirm_drop) }
             }
         </section>
     }
@@ -159,13 +158,13 @@ impl std::ops::Deref for Drafting {
 }
 
 /// The apply button's label for a plan.
-fn plan_label(plan: &SetupPlan) -> &'static str {
+fn plan_label(w: Words, plan: &SetupPlan) -> &'static str {
     match plan {
-        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => t(K::ControlsNothingToApply),
-        SetupPlan::Step { shards: true, .. } => t(K::ControlsShardCollection),
-        SetupPlan::Step { .. } => t(K::ControlsApply),
-        SetupPlan::ChangeKey { .. } => t(K::ControlsChangeTheKey),
-        SetupPlan::NewCluster { .. } => t(K::ControlsNewCluster),
+        SetupPlan::Nothing { .. } | SetupPlan::Invalid { .. } => w.t(K::ControlsNothingToApply),
+        SetupPlan::Step { shards: true, .. } => w.t(K::ControlsShardCollection),
+        SetupPlan::Step { .. } => w.t(K::ControlsApply),
+        SetupPlan::ChangeKey { .. } => w.t(K::ControlsChangeTheKey),
+        SetupPlan::NewCluster { .. } => w.t(K::ControlsNewCluster),
     }
 }
 
@@ -181,13 +180,13 @@ fn plan_key(plan: &SetupPlan) -> Result<String, String> {
 }
 
 /// The line under the key editor: valid, with the key as mongosh prints it, or why not.
-fn validation_line(validation: &Result<String, String>) -> Html {
+fn validation_line(w: Words, validation: &Result<String, String>) -> Html {
     html! {
         <p id="key-validation" class={classes!("validation", validation.is_err().then_some("invalid"))}
             data-testid="key-validation" aria-live="polite">
             { match validation {
                 Ok(p) if p.is_empty() => String::new(),
-                Ok(p) => tf(K::ControlsValidShardKeyP, &[("p", &p)]),
+                Ok(p) => w.tf(K::ControlsValidShardKeyP, &[("p", &p)]),
                 Err(e) => e.clone(),
             } }
         </p>
@@ -198,6 +197,7 @@ fn validation_line(validation: &Result<String, String>) -> Html {
 /// new cluster. Each choice is one timeline step (a new cluster keeps the old session for
 /// "Return to your session"). The scripts are the engine's.
 fn choice_view(
+    w: Words,
     choice: &SetupPlan,
     draft: &Settings,
     dispatch: &Callback<Action>,
@@ -229,14 +229,14 @@ fn choice_view(
                 })
             };
             html! {
-                <div class="choice" role="group" aria-label={t(K::ControlsStartANewCluster)} data-testid="new-cluster">
-                    <p>{ tf(K::ControlsTheVersionModeAndThe, &[("shards", &draft.shards), ("version", &draft.version)]) }</p>
-                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ t(K::ControlsStartTheNewCluster) }</button>
-                    <button class="secondary" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
+                <div class="choice" role="group" aria-label={w.t(K::ControlsStartANewCluster)} data-testid="new-cluster">
+                    <p>{ w.tf(K::ControlsTheVersionModeAndThe, &[("shards", &draft.shards), ("version", &draft.version)]) }</p>
+                    <button class="primary" data-testid="confirm-new-cluster" onclick={on_new}>{ w.t(K::ControlsStartTheNewCluster) }</button>
+                    <button class="secondary" onclick={cancel}>{ w.t(K::ConsoleCancel) }</button>
                 </div>
             }
         }
-        SetupPlan::ChangeKey { .. } => change_key_view(choice, &run, cancel, confirm_drop),
+        SetupPlan::ChangeKey { .. } => change_key_view(w, choice, &run, cancel, confirm_drop),
         _ => html! {},
     }
 }
@@ -244,6 +244,7 @@ fn choice_view(
 /// The three ways to a new key on a collection with documents (refine, reshard, start
 /// over), each one timeline step, with why a way is closed.
 fn change_key_view(
+    w: Words,
     choice: &SetupPlan,
     run: &dyn Fn(String) -> Callback<MouseEvent>,
     cancel: Callback<MouseEvent>,
@@ -268,38 +269,38 @@ fn change_key_view(
         let english = r.as_ref().err()?;
         let worded = words
             .as_deref()
-            .and_then(|m| crate::i18n::messages(std::slice::from_ref(m)));
+            .and_then(|m| w.messages(std::slice::from_ref(m)));
         Some(worded.unwrap_or_else(|| english.clone()))
     };
     let (refine_why, reshard_why) = (why(refine, refine_words), why(reshard, reshard_words));
     html! {
-        <div class="choice" role="group" aria-label={t(K::ControlsChangeTheShardKey)} data-testid="key-change">
-            <p>{ tf(K::ControlsNsHoldsDocsShardedOn, &[("ns", ns), ("docs", docs), ("old", old), ("new_key", new_key)]) }</p>
+        <div class="choice" role="group" aria-label={w.t(K::ControlsChangeTheShardKey)} data-testid="key-change">
+            <p>{ w.tf(K::ControlsNsHoldsDocsShardedOn, &[("ns", ns), ("docs", docs), ("old", old), ("new_key", new_key)]) }</p>
             <div class="choice-row">
                 <button data-testid="key-refine" disabled={refine_why.is_some()} onclick={run(refine.clone().unwrap_or_default())}>
-                    { tf(K::ControlsRefineToNewKey, &[("new_key", &new_key)]) }
+                    { w.tf(K::ControlsRefineToNewKey, &[("new_key", &new_key)]) }
                 </button>
-                <span class="muted">{ refine_why.unwrap_or_else(|| t(K::ControlsKeepsEveryDocumentAndChunk).to_string()) }</span>
+                <span class="muted">{ refine_why.unwrap_or_else(|| w.t(K::ControlsKeepsEveryDocumentAndChunk).to_string()) }</span>
             </div>
             <div class="choice-row">
                 <button data-testid="key-reshard" disabled={reshard_why.is_some()} onclick={run(reshard.clone().unwrap_or_default())}>
-                    { tf(K::ControlsReshardOnNewKey, &[("new_key", &new_key)]) }
+                    { w.tf(K::ControlsReshardOnNewKey, &[("new_key", &new_key)]) }
                 </button>
-                <span class="muted">{ reshard_why.unwrap_or_else(|| tf(K::ControlsKeepsTheDocsDocumentsAnd, &[("docs", &docs)])) }</span>
+                <span class="muted">{ reshard_why.unwrap_or_else(|| w.tf(K::ControlsKeepsTheDocsDocumentsAnd, &[("docs", &docs)])) }</span>
             </div>
             <div class="choice-row">
                 if **confirm_drop {
                     <button class="danger" data-testid="key-start-over-confirm" onclick={run(over.clone())}>
-                        { tf(K::ControlsDropTheDocsDocumentsAnd, &[("docs", &docs)]) }
+                        { w.tf(K::ControlsDropTheDocsDocumentsAnd, &[("docs", &docs)]) }
                     </button>
                 } else {
                     <button data-testid="key-start-over" onclick={{ let c = confirm_drop.clone(); Callback::from(move |_: MouseEvent| c.set(true)) }}>
-                        { t(K::ControlsStartOver) }
+                        { w.t(K::ControlsStartOver) }
                     </button>
                 }
-                <span class="muted">{ tf(K::ControlsDropsNsAndShardsIt, &[("ns", &ns), ("new_key", &new_key)]) }</span>
+                <span class="muted">{ w.tf(K::ControlsDropsNsAndShardsIt, &[("ns", &ns), ("new_key", &new_key)]) }</span>
             </div>
-            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ t(K::ConsoleCancel) }</button>
+            <button class="secondary" data-testid="key-change-cancel" onclick={cancel}>{ w.t(K::ConsoleCancel) }</button>
         </div>
     }
 }
@@ -307,6 +308,7 @@ fn change_key_view(
 /// The collections of the cluster at the cursor, to pick the one the page shows: sharded
 /// ones with their key, unsharded ones with their primary shard.
 fn collection_picker(
+    w: Words,
     viewed: &str,
     collections: &[CollectionInfo],
     dispatch: &Callback<Action>,
@@ -316,13 +318,13 @@ fn collection_picker(
         .iter()
         .map(|c| {
             let about = match (&c.key, &c.primary) {
-                (key, _) if !key.is_empty() => tf(K::ControlsShardedOnKey, &[("key", &key)]),
-                (_, Some(primary)) => tf(K::ControlsUnshardedOnPrimary, &[("primary", &primary)]),
-                _ => t(K::ControlsUnsharded).to_string(),
+                (key, _) if !key.is_empty() => w.tf(K::ControlsShardedOnKey, &[("key", &key)]),
+                (_, Some(primary)) => w.tf(K::ControlsUnshardedOnPrimary, &[("primary", &primary)]),
+                _ => w.t(K::ControlsUnsharded).to_string(),
             };
             (
                 c.ns.clone(),
-                format!("{} · {about} · {}", c.ns, count(c.docs, "doc")),
+                format!("{} · {about} · {}", c.ns, w.count(c.docs, "doc")),
             )
         })
         .collect();
@@ -333,10 +335,10 @@ fn collection_picker(
     html! {
         <div class="control-row">
             <label class="field grow">
-                <span>{ t(K::ControlsShowing) }</span>
-                <select data-testid="collection-picker" onchange={on_pick} aria-label={t(K::ControlsCollectionShown)}>
+                <span>{ w.t(K::ControlsShowing) }</span>
+                <select data-testid="collection-picker" onchange={on_pick} aria-label={w.t(K::ControlsCollectionShown)}>
                     if !options.iter().any(|(ns, _)| *ns == viewed) {
-                        <option value={viewed.clone()} selected=true>{ tf(K::ControlsViewedDoesNotExistYet, &[("viewed", &viewed)]) }</option>
+                        <option value={viewed.clone()} selected=true>{ w.tf(K::ControlsViewedDoesNotExistYet, &[("viewed", &viewed)]) }</option>
                     }
                     { for options.iter().map(|(ns, text)| html! {
                         <option value={ns.clone()} selected={*ns == viewed}>{ text.clone() }</option>
@@ -348,7 +350,7 @@ fn collection_picker(
 }
 
 /// The cluster's settings in the draft: initial chunks, version mode, shards and chunk size.
-fn cluster_fields(draft: &Drafting, catalog: &Catalog) -> Html {
+fn cluster_fields(w: Words, draft: &Drafting, catalog: &Catalog) -> Html {
     let on_version = {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
@@ -374,33 +376,33 @@ fn cluster_fields(draft: &Drafting, catalog: &Catalog) -> Html {
                         s.initial_chunks = input.value().trim().parse::<u32>().ok().filter(|n| *n > 0);
                         true
                     })}
-                    aria-label="numInitialChunks" placeholder={t(K::ControlsAuto)} />
+                    aria-label="numInitialChunks" placeholder={w.t(K::ControlsAuto)} />
             </label>
             <label class="field">
-                <span><Term id="version" label={t(K::CompareViewVersion)} /></span>
-                <select onchange={on_version} aria-label={t(K::ControlsMongodbVersionMode)} data-testid="version">
+                <span><Term id="version" label={w.t(K::CompareViewVersion)} /></span>
+                <select onchange={on_version} aria-label={w.t(K::ControlsMongodbVersionMode)} data-testid="version">
                     { for versions.iter().map(|v| html! {
                         <option value={v.clone()} selected={*v == draft.version}>{ v.clone() }</option>
                     }) }
                 </select>
             </label>
             <label class="field">
-                <span>{ t(K::ControlsShards) }</span>
+                <span>{ w.t(K::ControlsShards) }</span>
                 <input class="tiny" type="number" min="1" max={shardlab_protocol::MAX_SHARDS.to_string()} value={draft.shards.to_string()}
                     oninput={edit(draft, |s, input| match input.value().trim().parse::<u32>() {
                         Ok(n) => { s.shards = n.clamp(1, shardlab_protocol::MAX_SHARDS); true }
                         Err(_) => false,
                     })}
-                    aria-label={t(K::ControlsNumberOfShards)} />
+                    aria-label={w.t(K::ControlsNumberOfShards)} />
             </label>
             <label class="field">
-                <span>{ t(K::ControlsChunkSizeKib) }</span>
+                <span>{ w.t(K::ControlsChunkSizeKib) }</span>
                 <input class="tiny" type="number" min="1" value={(draft.chunk_size / 1024).to_string()}
                     oninput={edit(draft, |s, input| match input.value().trim().parse::<u64>() {
                         Ok(kib) => { s.chunk_size = kib.clamp(1, 1 << 20) * 1024; true }
                         Err(_) => false,
                     })}
-                    aria-label={t(K::ControlsChunkSizeInKib)} />
+                    aria-label={w.t(K::ControlsChunkSizeInKib)} />
             </label>
         </>
     }
@@ -451,7 +453,7 @@ impl PartialEq for LessonRowProps {
 /// pushes the cluster off the first screen.
 #[function_component(LessonRow)]
 pub fn lesson_row(props: &LessonRowProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let lessons = &props.catalog.lessons;
     let lesson = props
         .lesson
@@ -499,22 +501,22 @@ pub fn lesson_row(props: &LessonRowProps) -> Html {
     html! {
         <div class="control-row lesson-row">
             <label class="field">
-                <span>{ t(K::ControlsLesson) }</span>
-                <select data-testid="preset" ref={picker} onchange={on_lesson} aria-label={t(K::ControlsLesson)}>
-                    <option value="">{ t(K::ControlsFreePlay) }</option>
+                <span>{ w.t(K::ControlsLesson) }</span>
+                <select data-testid="preset" ref={picker} onchange={on_lesson} aria-label={w.t(K::ControlsLesson)}>
+                    <option value="">{ w.t(K::ControlsFreePlay) }</option>
                     { for lessons.iter().map(|l| html! {
-                        <option value={l.id.clone()}>{ crate::i18n::lesson_words(l).0 }</option>
+                        <option value={l.id.clone()}>{ w.lesson_words(l).0 }</option>
                     }) }
                 </select>
             </label>
             if let Some(l) = lesson {
                 <div class="lesson-fold">
                     <p class={classes!("lesson-text", (!*whole).then_some("folded"))} id="lesson-text"
-                        data-testid="lesson-text" ref={text}>{ crate::i18n::lesson_words(l).1 }</p>
+                        data-testid="lesson-text" ref={text}>{ w.lesson_words(l).1 }</p>
                     if clipped || *whole {
                         <button class="link-button lesson-more" data-testid="lesson-more"
                             aria-expanded={whole.to_string()} aria-controls="lesson-text" onclick={toggle}>
-                            { t(if *whole { K::ControlsLess } else { K::ControlsMore }) }
+                            { w.t(if *whole { K::ControlsLess } else { K::ControlsMore }) }
                         </button>
                     }
                 </div>

@@ -5,13 +5,12 @@
 //! Where the learner is (lesson and step) is kept in localStorage under
 //! [`crate::lessons::STORAGE_KEY`], so a lesson left halfway can be resumed later.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::lessons::{
     forget_progress, lesson, lessons, load_progress, progress_label, save_progress, Lesson,
     Progress, Run, Scenario,
 };
 use crate::state::Action;
-use crate::words::count;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -58,19 +57,19 @@ type At = (&'static Lesson, usize);
 /// [`crate::lessons::load`]); until they are in, the panel says so.
 #[function_component(Guide)]
 pub fn guide(props: &GuideProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     // None while loading, then the outcome.
-    let loaded = use_state(|| lessons().map(|_| Ok::<(), String>(())));
+    let loaded = use_state(|| lessons(w.lang()).map(|_| Ok::<(), String>(())));
     // What the page is doing while the network is away.
     let waiting = use_state(|| None::<String>);
     {
         // Once, and again in each language the page switches to (the lessons shown
         // meanwhile are the ones in, the step the same).
         let (loaded, waiting) = (loaded.clone(), waiting.clone());
-        use_effect_with(_lang, move |_| {
+        use_effect_with(w.lang(), move |_| {
             wasm_bindgen_futures::spawn_local(async move {
                 let told = move |what: Option<String>| waiting.set(what);
-                let outcome = crate::lessons::load(told).await.map(|_| ());
+                let outcome = crate::lessons::load(w, told).await.map(|_| ());
                 // A language's lessons that fail to load leave those already in shown.
                 if outcome.is_ok() || loaded.is_none() {
                     loaded.set(Some(outcome));
@@ -83,13 +82,13 @@ pub fn guide(props: &GuideProps) -> Html {
             <LessonGuide ..props.clone() />
         },
         Some(Err(e)) => html! {
-            <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-error">
-                <p class="error">{ tf(K::GuideTheGuidedLessonsCouldNot, &[("e", &e)]) }</p>
+            <section class="panel guide" aria-label={w.t(K::GuideGuidedLessons)} data-testid="guide-error">
+                <p class="error">{ w.tf(K::GuideTheGuidedLessonsCouldNot, &[("e", &e)]) }</p>
             </section>
         },
         None => html! {
-            <section class="panel guide" aria-label={t(K::GuideGuidedLessons)} data-testid="guide-loading">
-                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| t(K::GuideLoadingTheGuidedLessons).to_string()) }</p>
+            <section class="panel guide" aria-label={w.t(K::GuideGuidedLessons)} data-testid="guide-loading">
+                <p class="muted" role="status">{ (*waiting).clone().unwrap_or_else(|| w.t(K::GuideLoadingTheGuidedLessons).to_string()) }</p>
             </section>
         },
     }
@@ -98,12 +97,12 @@ pub fn guide(props: &GuideProps) -> Html {
 /// The guided-lesson panel once the lessons are in.
 #[function_component(LessonGuide)]
 fn lesson_guide(props: &GuideProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     // The open lesson and step; `None` shows the picker.
     // A link, the saved session or an earlier visit to this tab can name the lesson and
     // step (see `Action::Page`): the playground already holds that step's cluster, so it
     // is not loaded again.
-    let published = props.published.as_deref().and_then(parse_at);
+    let published = props.published.as_deref().and_then(|t| parse_at(w, t));
     let open = use_state(move || published);
     let resumed = use_mut_ref(move || published.map(|(l, i)| (l.id, i)));
     use_publish_at(*open, &props.dispatch);
@@ -114,7 +113,7 @@ fn lesson_guide(props: &GuideProps) -> Html {
 
     // The open lesson in the page's language (a switch of language keeps the step).
     let current = (*open)
-        .map(|(l, i)| (lesson(l.id).unwrap_or(l), i))
+        .map(|(l, i)| (lesson(w.lang(), l.id).unwrap_or(l), i))
         .and_then(|(l, i)| l.steps.get(i).map(|s| (l, i, s)));
     let finished =
         step_state.started && current.is_some_and(|(_, _, s)| run_finished(s.run, props));
@@ -135,7 +134,7 @@ fn lesson_guide(props: &GuideProps) -> Html {
                 open.set(Some(at));
             })
         };
-        return picker(*complete, (*saved).clone(), &start);
+        return picker(w, *complete, (*saved).clone(), &start);
     };
     let callbacks = StepCallbacks {
         choose: choose_callback(step_state.clone()),
@@ -143,7 +142,7 @@ fn lesson_guide(props: &GuideProps) -> Html {
         go,
         close: close_callback(open, saved, props.dispatch.clone(), props.on_close.clone()),
     };
-    step_panel((l, i), *step_state, finished, &callbacks)
+    step_panel(w, (l, i), *step_state, finished, &callbacks)
 }
 
 /// The open lesson and step travel with links and the saved session: each change is
@@ -233,6 +232,7 @@ fn use_enter_step(
     step_state: &UseStateHandle<StepState>,
     resumed: &Rc<RefCell<Option<(&'static str, usize)>>>,
 ) {
+    let w = super::lang_switch::use_words();
     let dispatch = dispatch.clone();
     let step_state = step_state.clone();
     let resumed = resumed.clone();
@@ -241,7 +241,7 @@ fn use_enter_step(
         // The step the page came back to is already loaded: only later steps load.
         let resuming = resumed.borrow_mut().take().is_some_and(|r| Some(r) == *at);
         if let Some((id, i)) = at.filter(|_| !resuming) {
-            if let Some(step) = lesson(id).and_then(|l| l.steps.get(i)) {
+            if let Some(step) = lesson(w.lang(), id).and_then(|l| l.steps.get(i)) {
                 step_state.set(StepState::default());
                 match step.scenario {
                     Scenario::Preset(preset) => {
@@ -333,47 +333,47 @@ struct StepCallbacks {
 }
 
 /// The open lesson's current step: its text, the prediction, the actions and the result.
-fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) -> Html {
+fn step_panel(w: Words, (l, i): At, state: StepState, finished: bool, on: &StepCallbacks) -> Html {
     let Some(step) = l.steps.get(i) else {
         return html! {};
     };
     let running = state.started && !finished;
     let last = i + 1 == l.steps.len();
     html! {
-        <section class="panel guide" data-testid="guide" aria-label={tf(K::GuideGuidedLessonTitle, &[("title", &l.title)])}
+        <section class="panel guide" data-testid="guide" aria-label={w.tf(K::GuideGuidedLessonTitle, &[("title", &l.title)])}
             data-lesson={l.id} data-step={i.to_string()}>
             <header class="guide-head">
                 <span class="guide-lesson">{ l.title }</span>
-                <span class="guide-progress" data-testid="guide-progress">{ progress_label(i, l.steps.len()) }</span>
+                <span class="guide-progress" data-testid="guide-progress">{ progress_label(w, i, l.steps.len()) }</span>
                 <ol class="guide-dots" aria-hidden="true">
                     { for (0..l.steps.len()).map(|k| html! {
                         <li class={classes!((k < i).then_some("done"), (k == i).then_some("current"))}></li>
                     }) }
                 </ol>
                 <button class="link-button guide-close" data-testid="guide-close" onclick={on.close.clone()}
-                    title={t(K::GuideLeaveTheLessonYouCan)}>{ t(K::GuideLeaveLesson) }</button>
+                    title={w.t(K::GuideLeaveTheLessonYouCan)}>{ w.t(K::GuideLeaveLesson) }</button>
             </header>
             <h2 class="guide-title" data-testid="guide-step-title">{ step.title }</h2>
             <p class="guide-explain">{ step.explain }</p>
-            <p class="guide-watch"><strong>{ t(K::GuideWatch) }</strong>{ step.watch }</p>
-            { question_view(&step.question, &format!("guide-{}-{i}", l.id), state.choice, &on.choose) }
+            <p class="guide-watch"><strong>{ w.t(K::GuideWatch) }</strong>{ step.watch }</p>
+            { question_view(w, &step.question, &format!("guide-{}-{i}", l.id), state.choice, &on.choose) }
             if let Some(k) = state.choice {
-                { verdict(&step.question, k) }
+                { verdict(w, &step.question, k) }
             }
             <div class="guide-actions">
                 <button class="secondary" data-testid="guide-back" disabled={i == 0}
-                    onclick={on.go.reform(|_| -1)} title={t(K::GuidePreviousStepP)}>{ t(K::GuideBack) }</button>
+                    onclick={on.go.reform(|_| -1)} title={w.t(K::GuidePreviousStepP)}>{ w.t(K::GuideBack) }</button>
                 <button class="primary" data-testid="guide-run" disabled={state.choice.is_none() || state.started}
-                    onclick={on.run.clone()} title={if state.choice.is_none() { t(K::GuideMakeAPredictionFirst) } else { t(K::GuideRunTheScenario) }}>
-                    { if running { t(K::GuideRunning) } else if finished { t(K::GuideDone) } else { t(K::GuideRunIt) } }
+                    onclick={on.run.clone()} title={if state.choice.is_none() { w.t(K::GuideMakeAPredictionFirst) } else { w.t(K::GuideRunTheScenario) }}>
+                    { if running { w.t(K::GuideRunning) } else if finished { w.t(K::GuideDone) } else { w.t(K::GuideRunIt) } }
                 </button>
-                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title={t(K::GuideNextStepN)}>
-                    { if last { t(K::GuideFinishLesson) } else { t(K::GuideNextStep) } }
+                <button data-testid="guide-next" onclick={on.go.reform(|_| 1)} title={w.t(K::GuideNextStepN)}>
+                    { if last { w.t(K::GuideFinishLesson) } else { w.t(K::GuideNextStep) } }
                 </button>
             </div>
             if finished {
                 <p class="guide-result" data-testid="guide-result" role="status">
-                    <strong>{ t(K::GuideWhatHappened) }</strong>{ step.result }
+                    <strong>{ w.t(K::GuideWhatHappened) }</strong>{ step.result }
                 </p>
             }
         </section>
@@ -383,6 +383,7 @@ fn step_panel((l, i): At, state: StepState, finished: bool, on: &StepCallbacks) 
 /// The prediction: one radio button per answer, named `name`; once one is `chosen`, the
 /// others are disabled and the right one is marked.
 fn question_view(
+    w: Words,
     question: &crate::lessons::Question,
     name: &str,
     chosen: Option<usize>,
@@ -391,7 +392,7 @@ fn question_view(
     let revealed = chosen.is_some();
     html! {
         <fieldset class="guide-question">
-            <legend>{ t(K::GuidePredict) }{ question.prompt }</legend>
+            <legend>{ w.t(K::GuidePredict) }{ question.prompt }</legend>
             { for question.choices.iter().enumerate().map(|(k, c)| {
                 let picked = chosen == Some(k);
                 let class = classes!(
@@ -415,7 +416,7 @@ fn question_view(
 }
 
 /// The verdict on the learner's prediction.
-fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
+fn verdict(w: Words, question: &crate::lessons::Question, chosen: usize) -> Html {
     let Some(choice) = question.choices.get(chosen) else {
         return html! {};
     };
@@ -426,11 +427,11 @@ fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
         <div class={classes!("guide-verdict", if choice.correct { "right" } else { "wrong" })}
             data-testid="guide-verdict" data-correct={choice.correct.to_string()} role="status">
             if choice.correct {
-                <strong>{ t(K::GuideRight) }</strong>{ choice.why }
+                <strong>{ w.t(K::GuideRight) }</strong>{ choice.why }
             } else {
-                <strong>{ t(K::GuideNotQuite) }</strong>{ choice.why }
+                <strong>{ w.t(K::GuideNotQuite) }</strong>{ choice.why }
                 if let Some(right) = right {
-                    <span class="guide-answer">{ tf(K::GuideTheAnswerTextWhy, &[("text", &right.text), ("why", &right.why)]) }</span>
+                    <span class="guide-answer">{ w.tf(K::GuideTheAnswerTextWhy, &[("text", &right.text), ("why", &right.why)]) }</span>
                 }
             }
         </div>
@@ -439,37 +440,38 @@ fn verdict(question: &crate::lessons::Question, chosen: usize) -> Html {
 
 /// The lesson list, with an offer to continue where the learner left off.
 fn picker(
+    w: Words,
     complete: Option<&'static Lesson>,
     saved: Option<Progress>,
     start: &Callback<(&'static Lesson, usize)>,
 ) -> Html {
-    let resume = saved.as_ref().and_then(Progress::resolve);
+    let resume = saved.as_ref().and_then(|p| p.resolve(w.lang()));
     html! {
-        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label={t(K::GuideGuidedLessons)}>
+        <section class="panel guide guide-picker" data-testid="guide-picker" aria-label={w.t(K::GuideGuidedLessons)}>
             if let Some(done) = complete {
                 <p class="guide-complete" data-testid="guide-complete" role="status">
-                    { tf(K::GuideLessonCompleteTitle, &[("title", &done.title)]) }
-                    { t(K::GuidePickAnotherOneBelowOr) }
+                    { w.tf(K::GuideLessonCompleteTitle, &[("title", &done.title)]) }
+                    { w.t(K::GuidePickAnotherOneBelowOr) }
                 </p>
             }
             if let Some((l, i)) = resume {
                 <div class="guide-resume">
-                    <span>{ tf(K::GuideYouLeftTitleAtN, &[("title", &l.title), ("n", &(progress_label(i, l.steps.len()).to_ascii_lowercase()))]) }</span>
-                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ t(K::GuideContinue) }</button>
+                    <span>{ w.tf(K::GuideYouLeftTitleAtN, &[("title", &l.title), ("n", &(progress_label(w, i, l.steps.len()).to_ascii_lowercase()))]) }</span>
+                    <button data-testid="guide-resume" onclick={start.reform(move |_| (l, i))}>{ w.t(K::GuideContinue) }</button>
                 </div>
             }
-            <h2>{ t(K::GuideGuidedLessons) }</h2>
-            <p class="muted">{ t(K::GuideEachStepSetsUpA) }</p>
+            <h2>{ w.t(K::GuideGuidedLessons) }</h2>
+            <p class="muted">{ w.t(K::GuideEachStepSetsUpA) }</p>
             <ul class="guide-lessons">
-                { for lessons().unwrap_or_default().iter().map(|l| html! {
+                { for lessons(w.lang()).unwrap_or_default().iter().map(|l| html! {
                     <li class="guide-lesson-card">
                         <div>
                             <strong>{ l.title }</strong>
-                            <span class="muted">{ format!(" · {}", count(l.steps.len() as u64, "step")) }</span>
+                            <span class="muted">{ format!(" · {}", w.count(l.steps.len() as u64, "step")) }</span>
                             <p class="muted">{ l.summary }</p>
                         </div>
                         <button class="secondary" data-testid="guide-start" data-lesson={l.id}
-                            onclick={start.reform(move |_| (l, 0))}>{ t(K::GuideStart) }</button>
+                            onclick={start.reform(move |_| (l, 0))}>{ w.t(K::GuideStart) }</button>
                     </li>
                 }) }
             </ul>
@@ -517,9 +519,9 @@ fn clear_highlights() {
 }
 
 /// A lesson and step as published (`key-basics:2`), checked against the lessons there are.
-fn parse_at(text: &str) -> Option<At> {
+fn parse_at(w: Words, text: &str) -> Option<At> {
     let (id, step) = text.split_once(':')?;
-    let lesson = lesson(id)?;
+    let lesson = lesson(w.lang(), id)?;
     let step: usize = step.parse().ok()?;
     (step < lesson.steps.len()).then_some((lesson, step))
 }

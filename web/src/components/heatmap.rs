@@ -14,7 +14,7 @@
 
 use super::query::{error_text, use_in_sight, Answer};
 use super::term::Term;
-use crate::i18n::{messages, t, tf, K};
+use crate::i18n::{Words, K};
 use crate::palette::{shard_colour, SHARD_COLOURS};
 use crate::queries::Asker;
 use crate::state::Action;
@@ -276,11 +276,11 @@ fn amount(v: f64) -> String {
 }
 
 /// Why there is nothing to ask the engine for, if so.
-fn local_empty(ns: &str, steps: u64) -> Option<String> {
+fn local_empty(w: Words, ns: &str, steps: u64) -> Option<String> {
     if ns.is_empty() {
-        Some(t(K::HeatmapNoCollectionToShowYet).to_string())
+        Some(w.t(K::HeatmapNoCollectionToShowYet).to_string())
     } else if steps == 0 {
-        Some(t(K::HeatmapNoStepsYetNothingHas).to_string())
+        Some(w.t(K::HeatmapNoStepsYetNothingHas).to_string())
     } else {
         None
     }
@@ -433,34 +433,34 @@ fn on_column_click(
 }
 
 /// The panel's heading: its title, the collection and its key.
-fn head(ns: &str, key: &str) -> Html {
+fn head(w: Words, ns: &str, key: &str) -> Html {
     html! {
         <div class="heat-head">
-            <h2>{ t(K::HeatmapKeySpaceOverTime) }</h2>
+            <h2>{ w.t(K::HeatmapKeySpaceOverTime) }</h2>
             <span class="muted">{ if key.is_empty() { ns.to_string() } else { format!("{ns} · {key}") } }</span>
         </div>
     }
 }
 
 /// What the panel is about, with the glossary's "heat".
-fn intro() -> Html {
+fn intro(w: Words) -> Html {
     html! {
         <p class="muted heat-intro">
-            { t(K::HeatmapEachColumnIsAStep) }
-            <Term id="heat" label={t(K::HeatmapHeat)} />
-            { t(K::HeatmapHowManyDocumentsEachRange) }
+            { w.t(K::HeatmapEachColumnIsAStep) }
+            <Term id="heat" label={w.t(K::HeatmapHeat)} />
+            { w.t(K::HeatmapHowManyDocumentsEachRange) }
         </p>
     }
 }
 
 /// The Y axis's ends and the sentence saying what it is (for a ranged key, the engine's
 /// `axis`: the axis goes by rank).
-fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
+fn y_axis(w: Words, hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
     if hashed {
         (
-            html! { <span title={t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ t(K::HeatmapInt64Max) }</span> },
-            html! { <span title={t(K::HeatmapInt64Min9223372036854775808)}>{ t(K::HeatmapInt64Min) }<br />{ "MinKey" }</span> },
-            tf(K::HeatmapYTheHashSpaceOf, &[("key", &key)]),
+            html! { <span title={w.t(K::HeatmapInt64Max9223372036854775807)}>{ "MaxKey" }<br />{ w.t(K::HeatmapInt64Max) }</span> },
+            html! { <span title={w.t(K::HeatmapInt64Min9223372036854775808)}>{ w.t(K::HeatmapInt64Min) }<br />{ "MinKey" }</span> },
+            w.tf(K::HeatmapYTheHashSpaceOf, &[("key", &key)]),
         )
     } else {
         (
@@ -472,15 +472,15 @@ fn y_axis(hashed: bool, key: &str, axis: &str) -> (Html, Html, String) {
 }
 
 /// The legend: the colour scale with its unit and top, and the strip's shards.
-fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
+fn legend_view(w: Words, grid: &HeatView, legend: &NodeRef) -> Html {
     let max_per_step = f64::from(grid.max_cell) / grid.per_column.max(1) as f64;
     let unit = if grid.per_column > 1 {
-        tf(
+        w.tf(
             K::HeatmapInsertsPerKeyRangePer,
             &[("per_column", &grid.per_column)],
         )
     } else {
-        t(K::HeatmapInsertsPerKeyRangePer2).to_string()
+        w.t(K::HeatmapInsertsPerKeyRangePer2).to_string()
     };
     // The shards in the strip, each once, in the page's colours.
     let shard_names = grid.shards.iter().map(|(i, name)| {
@@ -492,16 +492,16 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
     html! {
         <div class="heat-legend">
             <span class="heat-scale">
-                <span class="heat-unit">{ t(K::HeatmapColour) }{ unit }</span>
+                <span class="heat-unit">{ w.t(K::HeatmapColour) }{ unit }</span>
                 <span class="heat-ramp">
-                    <span class="heat-swatch heat-none" title={t(K::HeatmapNoInserts)}></span>
+                    <span class="heat-swatch heat-none" title={w.t(K::HeatmapNoInserts)}></span>
                     <span>{ "0" }</span>
                     <canvas ref={legend.clone()} class="heat-legend-ramp" data-testid="heat-legend" aria-hidden="true"></canvas>
-                    <span data-testid="heat-max">{ tf(K::HeatmapNMax, &[("n", &(amount(max_per_step)))]) }</span>
+                    <span data-testid="heat-max">{ w.tf(K::HeatmapNMax, &[("n", &(amount(max_per_step)))]) }</span>
                 </span>
             </span>
             <span class="heat-shards">
-                <span class="heat-unit">{ tf(K::HeatmapStripEachRangeSShard, &[("cursor", &cursor)]) }</span>
+                <span class="heat-unit">{ w.tf(K::HeatmapStripEachRangeSShard, &[("cursor", &cursor)]) }</span>
                 <ul>{ for shard_names }</ul>
             </span>
         </div>
@@ -509,13 +509,20 @@ fn legend_view(grid: &HeatView, legend: &NodeRef) -> Html {
 }
 
 /// The panel with nothing to draw, and why.
-fn empty_view(panel: &NodeRef, ns: &str, key: &str, position: Position, why: Html) -> Html {
+fn empty_view(
+    w: Words,
+    panel: &NodeRef,
+    ns: &str,
+    key: &str,
+    position: Position,
+    why: Html,
+) -> Html {
     html! {
-        <section class="panel heatmap" ref={panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
+        <section class="panel heatmap" ref={panel.clone()} aria-label={w.t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={ns.to_string()} data-pattern="" data-steps={position.length.to_string()}
             data-cursor={position.position.to_string()}>
-            { head(ns, key) }
-            { intro() }
+            { head(w, ns, key) }
+            { intro(w) }
             { why }
         </section>
     }
@@ -523,6 +530,7 @@ fn empty_view(panel: &NodeRef, ns: &str, key: &str, position: Position, why: Htm
 
 /// The panel with the engine's grid.
 fn grid_view(
+    w: Words,
     to: &Canvases,
     grid: &HeatView,
     position: Position,
@@ -532,21 +540,22 @@ fn grid_view(
     let axis = grid
         .axis_words
         .as_ref()
-        .and_then(|m| messages(std::slice::from_ref(m)));
+        .and_then(|m| w.messages(std::slice::from_ref(m)));
     let (top, bottom, axis_note) = y_axis(
+        w,
         grid.hashed,
         &grid.key,
         axis.as_deref().unwrap_or(&grid.axis),
     );
     // The pattern's English name stays the panel's `data-pattern`; its words are the page's.
     let (name, english) = grid.pattern.clone().unwrap_or_default();
-    let one = |m: &MessageView| messages(std::slice::from_ref(m));
+    let one = |m: &MessageView| w.messages(std::slice::from_ref(m));
     let worded = grid
         .pattern_words
         .as_ref()
         .and_then(|(n, s)| Some((one(n)?, one(s)?)));
     let (shown_name, sentence) = worded.unwrap_or_else(|| (name.clone(), english));
-    let label = tf(
+    let label = w.tf(
         K::HeatmapKeySpaceOverTimeOf,
         &[
             ("ns", &grid.ns),
@@ -556,24 +565,24 @@ fn grid_view(
         ],
     );
     html! {
-        <section class="panel heatmap" ref={to.panel.clone()} aria-label={t(K::HeatmapKeySpaceOverTime)}
+        <section class="panel heatmap" ref={to.panel.clone()} aria-label={w.t(K::HeatmapKeySpaceOverTime)}
             data-testid="heatmap" data-ns={grid.ns.clone()} data-pattern={name.clone()}
             data-steps={steps.to_string()} data-cursor={cursor.to_string()}
             data-hashed={grid.hashed.to_string()} data-max-cell={grid.max_cell.to_string()}>
-            { head(&grid.ns, &grid.key) }
-            { intro() }
+            { head(w, &grid.ns, &grid.key) }
+            { intro(w) }
             <p class="muted heat-axis-note" data-testid="heat-axis">{ axis_note }</p>
             <div class="heat-figure">
                 <div class="heat-y" aria-hidden="true">{ top }{ bottom }</div>
                 <canvas ref={to.canvas.clone()} class="heat-canvas" data-testid="heatmap-canvas" tabindex="0"
                     role="img" aria-label={label} onclick={on_click}></canvas>
                 <div class="heat-x" aria-hidden="true">
-                    <span data-testid="heat-first">{ t(K::HeatmapStep1) }</span>
-                    <span>{ t(K::HeatmapSteps) }</span>
-                    <span data-testid="heat-last">{ tf(K::HeatmapStepSteps, &[("steps", &steps)]) }</span>
+                    <span data-testid="heat-first">{ w.t(K::HeatmapStep1) }</span>
+                    <span>{ w.t(K::HeatmapSteps) }</span>
+                    <span data-testid="heat-last">{ w.tf(K::HeatmapStepSteps, &[("steps", &steps)]) }</span>
                 </div>
             </div>
-            { legend_view(grid, &to.legend) }
+            { legend_view(w, grid, &to.legend) }
             <p class="heat-pattern" data-testid="heat-pattern">
                 <span class="heat-badge">{ shown_name.clone() }</span>{ " " }{ sentence }
             </p>
@@ -584,7 +593,7 @@ fn grid_view(
 /// The heatmap panel.
 #[function_component(Heatmap)]
 pub fn heatmap(props: &HeatmapProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let to = use_canvases();
     let ns = props.ns.to_string();
     let at = props.at;
@@ -596,16 +605,17 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
         height: GUESS.1,
         ratio: crate::screen::pixel_ratio(),
     });
-    let local = local_empty(&ns, steps);
+    let local = local_empty(w, &ns, steps);
     let answer = use_painted_grid(props, &to, guess, local.is_none());
     let key = props.key.to_string();
     if let Some(why) = local {
-        return empty_view(&to.panel, &ns, &key, at, empty_why(why, None));
+        return empty_view(w, &to.panel, &ns, &key, at, empty_why(why, None));
     }
     match answer.as_ref() {
-        None => empty_view(&to.panel, &ns, &key, at, Html::default()),
+        None => empty_view(w, &to.panel, &ns, &key, at, Html::default()),
         Some(a) => match (a.as_ref(), heat_of(a)) {
             (Err(e), _) => empty_view(
+                w,
                 &to.panel,
                 &ns,
                 &key,
@@ -614,7 +624,7 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
             ),
             (_, Some(grid)) if grid.empty.is_none() => {
                 let on_click = on_column_click(to.layout.clone(), props.dispatch.clone());
-                grid_view(&to, grid, at, on_click)
+                grid_view(w, &to, grid, at, on_click)
             }
             (_, grid) => {
                 // The engine's reason, in the page's language.
@@ -622,12 +632,12 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
                     .and_then(|g| {
                         let words = g.empty_words.as_ref();
                         words
-                            .and_then(|m| messages(std::slice::from_ref(m)))
+                            .and_then(|m| w.messages(std::slice::from_ref(m)))
                             .or_else(|| g.empty.clone())
                     })
                     .unwrap_or_default();
                 let drawn = grid.map_or(ns.as_str(), |g| g.ns.as_str());
-                empty_view(&to.panel, drawn, &key, at, empty_why(why, None))
+                empty_view(w, &to.panel, drawn, &key, at, empty_why(why, None))
             }
         },
     }

@@ -6,7 +6,7 @@
 //! in words.
 
 use crate::documents::{self, Choices, Progress, Running};
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::state::{Action, Notice};
 use shardlab_protocol::{ColumnTypeChoice, ImportPreview};
 use std::rc::Rc;
@@ -128,10 +128,10 @@ impl Reducible for Stage {
 /// The button, the drop target and the dialog.
 #[function_component(ImportDocuments)]
 pub fn import_documents(props: &ImportDocumentsProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let stage = use_reducer(|| Stage::Closed);
     let dragging = use_state(|| false);
-    let open = open_callback(props, stage.clone());
+    let open = open_callback(w, props, stage.clone());
     use_drop_target(open.clone(), dragging.clone(), !props.disabled);
     let on_pick = {
         let open = open.clone();
@@ -152,31 +152,31 @@ pub fn import_documents(props: &ImportDocumentsProps) -> Html {
                 .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
                 .unwrap_or_default();
             if !files.is_empty() {
-                documents::import_cluster(&session, files, dispatch.clone());
+                documents::import_cluster(w, &session, files, dispatch.clone());
             }
             input.set_value("");
         })
     };
     html! {
         <>
-            <label class="button-like secondary" title={t(K::ShareBarImportDocumentsLabel)}>
-                { t(K::ShareBarImportDocuments) }
+            <label class="button-like secondary" title={w.t(K::ShareBarImportDocumentsLabel)}>
+                { w.t(K::ShareBarImportDocuments) }
                 <input type="file" accept=".json,.jsonl,.ndjson,.csv,.gz,application/json,text/csv,application/gzip"
                     data-testid="import-documents" onchange={on_pick}
-                    disabled={props.disabled} aria-label={t(K::ShareBarImportDocumentsLabel)} />
+                    disabled={props.disabled} aria-label={w.t(K::ShareBarImportDocumentsLabel)} />
             </label>
-            <label class="button-like secondary" title={t(K::ImportClusterLabel)}>
-                { t(K::ImportClusterButton) }
+            <label class="button-like secondary" title={w.t(K::ImportClusterLabel)}>
+                { w.t(K::ImportClusterButton) }
                 <input type="file" multiple=true accept=".json,.jsonl,.ndjson,.txt,.gz,application/json,text/plain,application/gzip"
                     data-testid="import-cluster" onchange={on_cluster}
-                    disabled={props.disabled} aria-label={t(K::ImportClusterLabel)} />
+                    disabled={props.disabled} aria-label={w.t(K::ImportClusterLabel)} />
             </label>
             if *dragging {
                 <div class="drop-hint" data-testid="drop-hint" aria-hidden="true">
-                    <p>{ tf(K::ImportDialogDropHere, &[("ns", &props.ns)]) }</p>
+                    <p>{ w.tf(K::ImportDialogDropHere, &[("ns", &props.ns)]) }</p>
                 </div>
             }
-            { dialog(props, &stage) }
+            { dialog(w, props, &stage) }
         </>
     }
 }
@@ -184,6 +184,7 @@ pub fn import_documents(props: &ImportDocumentsProps) -> Html {
 /// Opens the dialog for a file, and asks the engine what it holds; a file given while
 /// an import runs is refused in words.
 fn open_callback(
+    w: Words,
     props: &ImportDocumentsProps,
     stage: UseReducerHandle<Stage>,
 ) -> Callback<web_sys::File> {
@@ -192,7 +193,7 @@ fn open_callback(
     let dispatch = props.dispatch.clone();
     Callback::from(move |file: web_sys::File| {
         if let Stage::Running { name, .. } = &*stage {
-            let busy = tf(
+            let busy = w.tf(
                 K::ImportDialogBusy,
                 &[("file", name), ("other", &file.name())],
             );
@@ -284,19 +285,19 @@ fn carries_files(e: &web_sys::Event) -> bool {
 }
 
 /// The dialog, when open.
-fn dialog(props: &ImportDocumentsProps, stage: &UseReducerHandle<Stage>) -> Html {
+fn dialog(w: Words, props: &ImportDocumentsProps, stage: &UseReducerHandle<Stage>) -> Html {
     let body = match &**stage {
         Stage::Closed => return html! {},
         Stage::Choosing {
             file,
             preview,
             choices,
-        } => choosing(props, stage, file, preview.as_ref(), choices),
+        } => choosing(w, props, stage, file, preview.as_ref(), choices),
         Stage::Running {
             name,
             progress,
             running,
-        } => running_view(name, progress, running),
+        } => running_view(w, name, progress, running),
     };
     let close = {
         let stage = stage.clone();
@@ -315,8 +316,8 @@ fn dialog(props: &ImportDocumentsProps, stage: &UseReducerHandle<Stage>) -> Html
             <div class="dialog-backdrop" onclick={close}></div>
             <div class="import-dialog" role="dialog" aria-modal="true" aria-labelledby="import-title"
                 data-testid="import-dialog" onkeydown={on_key}>
-                <h2 id="import-title">{ t(K::ImportDialogTitle) }</h2>
-                <p class="import-private">{ t(K::ImportDialogPrivate) }</p>
+                <h2 id="import-title">{ w.t(K::ImportDialogTitle) }</h2>
+                <p class="import-private">{ w.t(K::ImportDialogPrivate) }</p>
                 { body }
             </div>
         </>
@@ -324,7 +325,7 @@ fn dialog(props: &ImportDocumentsProps, stage: &UseReducerHandle<Stage>) -> Html
 }
 
 /// The file's size in words a person reads (`1.4 MB`).
-fn size_text(bytes: f64) -> String {
+fn size_text(w: Words, bytes: f64) -> String {
     // Bytes are a word of the catalogue; the larger units are symbols, the same in
     // every language.
     const UNITS: [&str; 4] = ["", "KB", "MB", "GB"];
@@ -335,7 +336,7 @@ fn size_text(bytes: f64) -> String {
         unit += 1;
     }
     if unit == 0 {
-        tf(K::ImportDialogBytes, &[("n", &bytes)])
+        w.tf(K::ImportDialogBytes, &[("n", &bytes)])
     } else {
         format!("{value:.1} {}", UNITS[unit])
     }
@@ -343,6 +344,7 @@ fn size_text(bytes: f64) -> String {
 
 /// The dialog before the import: what the file holds and the user's choices.
 fn choosing(
+    w: Words,
     props: &ImportDocumentsProps,
     stage: &UseReducerHandle<Stage>,
     file: &web_sys::File,
@@ -351,7 +353,7 @@ fn choosing(
 ) -> Html {
     let head = html! {
         <p class="import-file" data-testid="import-file">
-            <strong>{ file.name() }</strong>{ " · " }{ size_text(file.size()) }
+            <strong>{ file.name() }</strong>{ " · " }{ size_text(w, file.size()) }
         </p>
     };
     let close = {
@@ -359,11 +361,11 @@ fn choosing(
         Callback::from(move |_: MouseEvent| stage.dispatch(Msg::Close))
     };
     let close_button = html! {
-        <button class="secondary" data-testid="import-close" onclick={close}>{ t(K::ImportDialogClose) }</button>
+        <button class="secondary" data-testid="import-close" onclick={close}>{ w.t(K::ImportDialogClose) }</button>
     };
     let preview = match preview {
         None => {
-            return html! { <>{ head }<p data-testid="import-reading">{ t(K::ImportDialogReading) }</p>
+            return html! { <>{ head }<p data-testid="import-reading">{ w.t(K::ImportDialogReading) }</p>
             <div class="dialog-actions">{ close_button }</div></> }
         }
         Some(Err(why)) => Err(why.clone()),
@@ -374,18 +376,18 @@ fn choosing(
     };
     let form = match &preview {
         Err(why) => html! {
-            <p class="import-error" role="alert" data-testid="import-error">{ tf(K::ImportDialogCannotRead, &[("error", why)]) }</p>
+            <p class="import-error" role="alert" data-testid="import-error">{ w.tf(K::ImportDialogCannotRead, &[("error", why)]) }</p>
         },
-        Ok(p) => choices_form(props, stage, file, p, choices),
+        Ok(p) => choices_form(w, props, stage, file, p, choices),
     };
-    let start = start_callback(props, stage, file, choices);
+    let start = start_callback(w, props, stage, file, choices);
     html! {
         <>
             { head }
             { form }
             <div class="dialog-actions">
                 <button data-testid="import-start" onclick={start} disabled={preview.is_err() || props.disabled}>
-                    { t(K::ImportDialogStart) }
+                    { w.t(K::ImportDialogStart) }
                 </button>
                 { close_button }
             </div>
@@ -395,6 +397,7 @@ fn choosing(
 
 /// The format read, the collection, the order and the CSV columns' types.
 fn choices_form(
+    w: Words,
     props: &ImportDocumentsProps,
     stage: &UseReducerHandle<Stage>,
     file: &web_sys::File,
@@ -424,17 +427,17 @@ fn choices_form(
         })
     };
     let format = match p.format.as_deref() {
-        Some("csv") => t(K::ImportDialogFormatCsv),
-        Some("jsonArray") => t(K::ImportDialogFormatJsonArray),
-        _ => t(K::ImportDialogFormatJson),
+        Some("csv") => w.t(K::ImportDialogFormatCsv),
+        Some("jsonArray") => w.t(K::ImportDialogFormatJsonArray),
+        _ => w.t(K::ImportDialogFormatJson),
     };
     let read = if p.failed == 0 {
-        tf(
+        w.tf(
             K::ImportDialogRead,
             &[("format", &format), ("documents", &p.documents)],
         )
     } else {
-        tf(
+        w.tf(
             K::ImportDialogReadFailed,
             &[
                 ("format", &format),
@@ -447,27 +450,32 @@ fn choices_form(
     html! {
         <div class="import-form">
             <p class="import-format" data-testid="import-format">{ read }</p>
-            <label class="import-field">{ t(K::ImportDialogCollection) }
+            <label class="import-field">{ w.t(K::ImportDialogCollection) }
                 <input data-testid="import-ns" value={choices.ns.clone()} onchange={on_ns} spellcheck="false" />
             </label>
-            <label class="import-field">{ t(K::ImportDialogOrder) }
+            <label class="import-field">{ w.t(K::ImportDialogOrder) }
                 <select data-testid="import-sort" onchange={on_sort}>
-                    <option value="" selected={sort_by.is_empty()}>{ t(K::ImportDialogFileOrder) }</option>
+                    <option value="" selected={sort_by.is_empty()}>{ w.t(K::ImportDialogFileOrder) }</option>
                     { for p.fields.iter().map(|f| html! {
                         <option value={f.clone()} selected={*f == sort_by}>{ f.clone() }</option>
                     }) }
                 </select>
             </label>
-            <p class="import-hint">{ t(K::ImportDialogOrderHint) }</p>
+            <p class="import-hint">{ w.t(K::ImportDialogOrderHint) }</p>
             if p.format.as_deref() == Some("csv") {
-                { columns_table(p, choices, rechoose) }
+                { columns_table(w, p, choices, rechoose) }
             }
         </div>
     }
 }
 
 /// The CSV columns, each with its type to choose, and whether the header spells them.
-fn columns_table(p: &ImportPreview, choices: &Choices, rechoose: Callback<Choices>) -> Html {
+fn columns_table(
+    w: Words,
+    p: &ImportPreview,
+    choices: &Choices,
+    rechoose: Callback<Choices>,
+) -> Html {
     let on_header = {
         let (rechoose, choices) = (rechoose.clone(), choices.clone());
         Callback::from(move |e: Event| {
@@ -496,32 +504,13 @@ fn columns_table(p: &ImportPreview, choices: &Choices, rechoose: Callback<Choice
         if !offered.contains(&current) {
             offered.push(current.clone());
         }
-        let on_type = {
-            let (rechoose, choices, name) = (rechoose.clone(), choices.clone(), column.name.clone());
-            Callback::from(move |e: Event| {
-                let select: HtmlSelectElement = e.target_unchecked_into();
-                let mut column_types: Vec<ColumnTypeChoice> = choices
-                    .column_types
-                    .iter()
-                    .filter(|c| c.name != name)
-                    .cloned()
-                    .collect();
-                column_types.push(ColumnTypeChoice {
-                    name: name.clone(),
-                    spec: select.value(),
-                });
-                rechoose.emit(Choices {
-                    column_types,
-                    ..choices.clone()
-                });
-            })
-        };
+        let on_type = type_callback(&rechoose, choices, &column.name);
         html! {
             <tr data-testid="import-column">
                 <td><code>{ column.name.clone() }</code></td>
                 <td>
                     <select data-testid="import-type" data-column={column.name.clone()} onchange={on_type}
-                        aria-label={tf(K::ImportDialogTypeOf, &[("column", &column.name)])}>
+                        aria-label={w.tf(K::ImportDialogTypeOf, &[("column", &column.name)])}>
                         { for offered.iter().map(|c| html! {
                             <option value={c.clone()} selected={*c == current}>{ c.clone() }</option>
                         }) }
@@ -534,18 +523,41 @@ fn columns_table(p: &ImportPreview, choices: &Choices, rechoose: Callback<Choice
         <>
             <label class="import-check">
                 <input type="checkbox" data-testid="import-header-types" checked={choices.columns_have_types} onchange={on_header} />
-                { t(K::ImportDialogHeaderTypes) }
+                { w.t(K::ImportDialogHeaderTypes) }
             </label>
             <table class="import-columns">
-                <thead><tr><th>{ t(K::ImportDialogColumn) }</th><th>{ t(K::ImportDialogType) }</th></tr></thead>
+                <thead><tr><th>{ w.t(K::ImportDialogColumn) }</th><th>{ w.t(K::ImportDialogType) }</th></tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>
         </>
     }
 }
 
+/// A column's type chosen: the choices again with it.
+fn type_callback(rechoose: &Callback<Choices>, choices: &Choices, name: &str) -> Callback<Event> {
+    let (rechoose, choices, name) = (rechoose.clone(), choices.clone(), name.to_string());
+    Callback::from(move |e: Event| {
+        let select: HtmlSelectElement = e.target_unchecked_into();
+        let mut column_types: Vec<ColumnTypeChoice> = choices
+            .column_types
+            .iter()
+            .filter(|c| c.name != name)
+            .cloned()
+            .collect();
+        column_types.push(ColumnTypeChoice {
+            name: name.clone(),
+            spec: select.value(),
+        });
+        rechoose.emit(Choices {
+            column_types,
+            ..choices.clone()
+        });
+    })
+}
+
 /// "Import": starts the import with the choices made.
 fn start_callback(
+    w: Words,
     props: &ImportDocumentsProps,
     stage: &UseReducerHandle<Stage>,
     file: &web_sys::File,
@@ -573,15 +585,18 @@ fn start_callback(
             file.clone(),
             choices.clone(),
             &running,
-            on_progress,
-            on_end,
-            dispatch.clone(),
+            documents::Hearing {
+                words: w,
+                progress: on_progress,
+                end: on_end,
+                dispatch: dispatch.clone(),
+            },
         );
     })
 }
 
 /// The dialog while the import runs: a progress bar and the button that stops it.
-fn running_view(name: &str, progress: &Progress, running: &Running) -> Html {
+fn running_view(w: Words, name: &str, progress: &Progress, running: &Running) -> Html {
     let stop = {
         let running = running.clone();
         Callback::from(move |_: MouseEvent| running.stop())
@@ -589,7 +604,7 @@ fn running_view(name: &str, progress: &Progress, running: &Running) -> Html {
     // Reading the file, then inserting what was read: the bar measures the one under way.
     let (text, done, all) = match progress.inserted {
         Some(inserted) => (
-            tf(
+            w.tf(
                 K::ImportDialogInserting,
                 &[
                     ("file", &name),
@@ -601,12 +616,12 @@ fn running_view(name: &str, progress: &Progress, running: &Running) -> Html {
             progress.documents,
         ),
         None => (
-            tf(
+            w.tf(
                 K::ImportDialogProgress,
                 &[
                     ("file", &name),
-                    ("read", &size_text(progress.read as f64)),
-                    ("size", &size_text(progress.size as f64)),
+                    ("read", &size_text(w, progress.read as f64)),
+                    ("size", &size_text(w, progress.size as f64)),
                     ("docs", &progress.documents),
                 ],
             ),
@@ -620,7 +635,7 @@ fn running_view(name: &str, progress: &Progress, running: &Running) -> Html {
                 max={all.max(1).to_string()} value={done.to_string()} aria-label={text.clone()}></progress>
             <p class="import-progress-text" aria-live="polite">{ text }</p>
             <div class="dialog-actions">
-                <button class="secondary" data-testid="import-stop" onclick={stop}>{ t(K::ImportDialogStop) }</button>
+                <button class="secondary" data-testid="import-stop" onclick={stop}>{ w.t(K::ImportDialogStop) }</button>
             </div>
         </>
     }

@@ -8,9 +8,8 @@
 
 use super::query::{error_text, use_in_sight, Answer};
 use super::term::Term;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::palette::{shard_colour, shard_style};
-use crate::words::count;
 use shardlab_protocol::{Analysis, InsightsView, Position, Reply, StepPoint};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -58,16 +57,16 @@ fn view_of(answer: &Answer) -> Option<Result<&InsightsView, String>> {
 }
 
 /// A stacked bar of single-shard, multi-shard and scatter-gather shares.
-fn distribution(title: &str, [single, multi, scatter]: [f64; 3]) -> Html {
+fn distribution(w: Words, title: &str, [single, multi, scatter]: [f64; 3]) -> Html {
     html! {
         <div class="dist">
             <span class="dist-title">{ title }</span>
-            <div class="stack" role="img" aria-label={tf(K::InsightsTitleSingleSingleShardMulti, &[("title", &title), ("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))])}>
+            <div class="stack" role="img" aria-label={w.tf(K::InsightsTitleSingleSingleShardMulti, &[("title", &title), ("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))])}>
                 <div class="seg single" style={format!("width: {single}%")}></div>
                 <div class="seg multi" style={format!("width: {multi}%")}></div>
                 <div class="seg scatter" style={format!("width: {scatter}%")}></div>
             </div>
-            <span class="dist-legend">{ tf(K::InsightsSingleSingleMultiMultiScatter, &[("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))]) }</span>
+            <span class="dist-legend">{ w.tf(K::InsightsSingleSingleMultiMultiScatter, &[("single", &format!("{:.0}", single)), ("multi", &format!("{:.0}", multi)), ("scatter", &format!("{:.0}", scatter))]) }</span>
         </div>
     }
 }
@@ -78,7 +77,7 @@ fn last_step(points: &[StepPoint]) -> u64 {
 }
 
 /// Lines of documents per shard over the steps, as an SVG.
-fn docs_chart(view: &InsightsView) -> Html {
+fn docs_chart(w: Words, view: &InsightsView) -> Html {
     let points = &view.docs;
     let steps = points.last().map_or(0, |p| p.step);
     let max = points
@@ -88,7 +87,7 @@ fn docs_chart(view: &InsightsView) -> Html {
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let (w, h) = CHART;
+    let (cw, h) = CHART;
     // The engine thins the series to about one point per chart unit; each point sits at
     // its own step's x.
     let span = (steps.max(2) - 1) as f64;
@@ -98,7 +97,7 @@ fn docs_chart(view: &InsightsView) -> Html {
             .map(|p| {
                 let y = p.per_shard.get(i).copied().unwrap_or(0) as f64;
                 let x = p.step.saturating_sub(1) as f64;
-                format!("{:.1},{:.1}", x / span * w, h - 4.0 - y / max * (h - 8.0))
+                format!("{:.1},{:.1}", x / span * cw, h - 4.0 - y / max * (h - 8.0))
             })
             .collect();
         html! { <polyline class="line" style={format!("stroke: {}", shard_colour(index))} points={coords.join(" ")} /> }
@@ -106,18 +105,18 @@ fn docs_chart(view: &InsightsView) -> Html {
     html! {
         // The step the series were computed at, so that a reader can wait for a given one.
         <figure class="chart" data-testid="docs-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&count(max as u64, "doc"), t(K::HeatmapStep1), &tf(K::InsightsStepN, &[("n", &(last_step(points)))])) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsDocumentsPerShardOverSteps, &[("steps", &steps), ("n", &(max as u64))])}>
+            { axis_labels(&w.count(max as u64, "doc"), w.t(K::HeatmapStep1), &w.tf(K::InsightsStepN, &[("n", &(last_step(points)))])) }
+            <svg viewBox={format!("0 0 {cw} {h}")} role="img" aria-label={w.tf(K::InsightsDocumentsPerShardOverSteps, &[("steps", &steps), ("n", &(max as u64))])}>
                 { for view.shards.iter().enumerate().map(|(i, (_, index))| line(i, *index)) }
             </svg>
             { legend(view) }
-            <figcaption>{ t(K::InsightsDocumentsPerShardVerticalAt) }</figcaption>
+            <figcaption>{ w.t(K::InsightsDocumentsPerShardVerticalAt) }</figcaption>
         </figure>
     }
 }
 
 /// Stacked bars of inserts per shard per step, for the last 60 steps.
-fn inserts_chart(view: &InsightsView) -> Html {
+fn inserts_chart(w: Words, view: &InsightsView) -> Html {
     let points = &view.inserts;
     let steps = points.last().map_or(0, |p| p.step);
     let start = steps.saturating_sub(RECENT);
@@ -127,8 +126,8 @@ fn inserts_chart(view: &InsightsView) -> Html {
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let (w, h) = CHART;
-    let bar = w / RECENT as f64;
+    let (cw, h) = CHART;
+    let bar = cw / RECENT as f64;
     // Each bar sits at its step's own x and the group slides left, so a new step adds one
     // bar instead of moving all sixty.
     let shift = format!("translate({:.1} 0)", -(start as f64) * bar);
@@ -145,12 +144,12 @@ fn inserts_chart(view: &InsightsView) -> Html {
     };
     html! {
         <figure class="chart" data-testid="inserts-chart" data-drawn-at={view.step.to_string()}>
-            { axis_labels(&count(max as u64, "insert"), &tf(K::InsightsStepN, &[("n", &(start + 1))]), &tf(K::InsightsStepN, &[("n", &steps.max(1))])) }
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" aria-label={tf(K::InsightsInsertsPerShardInEach, &[("n", &(start + 1)), ("steps", &steps), ("n2", &(max as u64))])}>
+            { axis_labels(&w.count(max as u64, "insert"), &w.tf(K::InsightsStepN, &[("n", &(start + 1))]), &w.tf(K::InsightsStepN, &[("n", &steps.max(1))])) }
+            <svg viewBox={format!("0 0 {cw} {h}")} role="img" aria-label={w.tf(K::InsightsInsertsPerShardInEach, &[("n", &(start + 1)), ("steps", &steps), ("n2", &(max as u64))])}>
                 <g transform={shift}>{ for points.iter().map(column) }</g>
             </svg>
             { legend(view) }
-            <figcaption>{ t(K::InsightsInsertsPerShardVerticalStacked) }</figcaption>
+            <figcaption>{ w.t(K::InsightsInsertsPerShardVerticalStacked) }</figcaption>
         </figure>
     }
 }
@@ -158,7 +157,7 @@ fn inserts_chart(view: &InsightsView) -> Html {
 /// The insights panel.
 #[function_component(Insights)]
 pub fn insights(props: &InsightsProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let session = &props.session;
     let ns = props.ns.to_string();
     let key = props.key.to_string();
@@ -179,21 +178,21 @@ pub fn insights(props: &InsightsProps) -> Html {
         .as_ref()
         .and_then(view_of)
         .is_some_and(|v| matches!(v, Ok(v) if v.step != step));
-    let body = report_body(current.as_ref(), &ns, &key, step);
-    let over_time = over_time(charts.as_ref());
+    let body = report_body(w, current.as_ref(), &ns, &key, step);
+    let over_time = over_time(w, charts.as_ref());
     html! {
-        <section class="panel insights" aria-label={t(K::InsightsInsights)}>
+        <section class="panel insights" aria-label={w.t(K::InsightsInsights)}>
             <div class="insight analyze" data-testid="analyze-panel">
                 <div class="insight-head">
                     <h2>{ "analyzeShardKey" }</h2>
                     <button class="secondary" data-testid="analyze" onclick={on_analyze}>
-                        { if again { t(K::InsightsAnalyzeAgain) } else { t(K::InsightsAnalyzeThisKey) } }
+                        { if again { w.t(K::InsightsAnalyzeAgain) } else { w.t(K::InsightsAnalyzeThisKey) } }
                     </button>
                 </div>
                 { body }
             </div>
             <div class="insight">
-                <h2>{ t(K::InsightsOverTime) }</h2>
+                <h2>{ w.t(K::InsightsOverTime) }</h2>
                 { over_time }
             </div>
         </section>
@@ -220,19 +219,19 @@ fn current_report(
 }
 
 /// The "Over time" charts, or the engine's error; nothing until the first answer.
-fn over_time(charts: Option<&Answer>) -> Html {
+fn over_time(w: Words, charts: Option<&Answer>) -> Html {
     match charts.and_then(view_of) {
         None => Html::default(),
         Some(Err(e)) => html! { <p class="error">{ e }</p> },
-        Some(Ok(v)) => html! { <>{ docs_chart(v) }{ inserts_chart(v) }</> },
+        Some(Ok(v)) => html! { <>{ docs_chart(w, v) }{ inserts_chart(w, v) }</> },
     }
 }
 
 /// The report part of the panel: what the report measures until one is asked for, then
 /// the report with the step it was made at (and the cursor's step when it has moved on).
-fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html {
+fn report_body(w: Words, current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html {
     let Some(found) = current.and_then(view_of) else {
-        return html! { <p class="muted">{ tf(K::InsightsMeasuresKeyOnNs, &[("key", &key), ("ns", &ns)]) }</p> };
+        return html! { <p class="muted">{ w.tf(K::InsightsMeasuresKeyOnNs, &[("key", &key), ("ns", &ns)]) }</p> };
     };
     let v = match found {
         Ok(v) => v,
@@ -241,15 +240,15 @@ fn report_body(current: Option<&Answer>, ns: &str, key: &str, step: u64) -> Html
     html! {
         <>
         <p class="muted report-for" data-testid="analyze-for">
-            { tf(K::InsightsNsOnKeyAtStep, &[("ns", &v.ns), ("key", &v.key), ("step", &v.step)]) }
+            { w.tf(K::InsightsNsOnKeyAtStep, &[("ns", &v.ns), ("key", &v.key), ("step", &v.step)]) }
             if v.step != step {
-                <strong>{ tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
+                <strong>{ w.tf(K::InsightsTheClusterIsNowAt, &[("step", &step)]) }</strong>
             }
         </p>
         { match &v.report {
             None => Html::default(),
             Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
-            Some(Ok(a)) => report_view(a),
+            Some(Ok(a)) => report_view(w, a),
         } }
         </>
     }
@@ -267,7 +266,7 @@ fn figure(a: &Analysis, name: &str) -> String {
 
 /// analyzeShardKey's report: the key's characteristics, its most common values, and the
 /// read and write distributions when MongoDB measured them.
-fn report_view(a: &Analysis) -> Html {
+fn report_view(w: Words, a: &Analysis) -> Html {
     let mono = figure(a, "monotonicity");
     let r = figure(a, "recordIdCorrelationCoefficient");
     let mcv = a.most_common.iter().map(|(value, freq)| {
@@ -276,26 +275,26 @@ fn report_view(a: &Analysis) -> Html {
     html! {
         <div class="report" data-testid="analyze-report">
             <dl>
-                <dt>{ t(K::InsightsDocuments) }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
-                <dt>{ t(K::InsightsDistinctValues) }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
-                <dt>{ t(K::InsightsMonotonicity) }</dt>
+                <dt>{ w.t(K::InsightsDocuments) }</dt><dd>{ figure(a, "numDocsTotal") }</dd>
+                <dt>{ w.t(K::InsightsDistinctValues) }</dt><dd data-testid="cardinality">{ figure(a, "numDistinctValues") }</dd>
+                <dt>{ w.t(K::InsightsMonotonicity) }</dt>
                 <dd data-testid="monotonicity" class={classes!((mono == "monotonic").then_some("warn"))}>
                     { format!("{mono} (r = {r})") }
                 </dd>
-                <dt>{ t(K::InsightsAvgDocSize) }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
+                <dt>{ w.t(K::InsightsAvgDocSize) }</dt><dd>{ format!("{} B", figure(a, "avgDocSizeBytes")) }</dd>
             </dl>
             if let Some(note) = &a.note {
                 <p class="muted analyze-note" data-testid="analyze-note">
                     // ShardLab's sentences in the page's language, MongoDB's error as it
                     // prints it.
-                    { crate::i18n::messages(a.note_words.as_slice()).unwrap_or_else(|| note.clone()) }{ t(K::InsightsSee) }<Term id="analyze-ranges" label={t(K::InsightsAnalyzeshardkeyS100Ranges)} />{ t(K::InsightsInTheGlossary) }
+                    { w.messages(a.note_words.as_slice()).unwrap_or_else(|| note.clone()) }{ w.t(K::InsightsSee) }<Term id="analyze-ranges" label={w.t(K::InsightsAnalyzeshardkeyS100Ranges)} />{ w.t(K::InsightsInTheGlossary) }
                 </p>
             }
-            <h3>{ t(K::InsightsMostCommonValues) }</h3>
+            <h3>{ w.t(K::InsightsMostCommonValues) }</h3>
             <ol class="mcv">{ for mcv }</ol>
             if let (Some(reads), Some(writes)) = (a.reads, a.writes) {
-                { distribution(t(K::InsightsReads), reads) }
-                { distribution(t(K::InsightsWrites), writes) }
+                { distribution(w, w.t(K::InsightsReads), reads) }
+                { distribution(w, w.t(K::InsightsWrites), writes) }
             }
         </div>
     }

@@ -10,7 +10,7 @@
 use super::query::{error_text, use_in_sight};
 use super::reveal::use_reveal;
 use crate::ask;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::queries::{Answer, Asker};
 use crate::state::Action;
 use shardlab_protocol::{
@@ -44,11 +44,11 @@ pub struct InspectorProps {
 }
 
 /// One explanation: its rule, its sentence and its figures.
-fn explanation(e: &ExplanationView) -> Html {
+fn explanation(w: Words, e: &ExplanationView) -> Html {
     html! {
         <li class="explanation" data-testid="explanation" data-topic={e.topic.clone()} data-rule={e.rule.clone()}>
-            <span class="rule">{ e.rule_message.as_ref().and_then(|m| crate::i18n::messages(std::slice::from_ref(m))).unwrap_or_else(|| e.rule.clone()) }</span>
-            <p class="why">{ crate::i18n::messages(&e.messages).unwrap_or_else(|| e.sentence.clone()) }</p>
+            <span class="rule">{ e.rule_message.as_ref().and_then(|m| w.messages(std::slice::from_ref(m))).unwrap_or_else(|| e.rule.clone()) }</span>
+            <p class="why">{ w.messages(&e.messages).unwrap_or_else(|| e.sentence.clone()) }</p>
             if !e.facts.is_empty() {
                 <dl class="facts">
                     { for e.facts.iter().map(|(name, value)| html! {
@@ -61,15 +61,17 @@ fn explanation(e: &ExplanationView) -> Html {
 }
 
 /// A list of explanations, or the error that stopped them, in MongoDB's words.
-fn explanations(list: &Result<Vec<ExplanationView>, String>) -> Html {
+fn explanations(w: Words, list: &Result<Vec<ExplanationView>, String>) -> Html {
     match list {
-        Ok(list) => html! { <ul class="explanations">{ for list.iter().map(explanation) }</ul> },
+        Ok(list) => {
+            html! { <ul class="explanations">{ for list.iter().map(|e| explanation(w, e)) }</ul> }
+        }
         Err(e) => html! { <p class="error">{ e.clone() }</p> },
     }
 }
 
 /// The path of the document just inserted: key value, hash, chunk, shard, and why.
-fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
+fn landing_view(w: Words, l: &LandingView, dispatch: &Callback<Action>) -> Html {
     let open = {
         let (key, seq) = (l.key_handle.clone(), l.seq);
         dispatch.reform(move |_| {
@@ -82,35 +84,35 @@ fn landing_view(l: &LandingView, dispatch: &Callback<Action>) -> Html {
     };
     html! {
         <div class="landing" data-testid="landing" data-shard={l.shard.clone()}>
-            <h3>{ t(K::InspectorWhereDidItLand) }</h3>
+            <h3>{ w.t(K::InspectorWhereDidItLand) }</h3>
             <ol class="path">
-                <li data-testid="landing-key"><span class="step-name">{ t(K::InspectorShardKeyValue) }</span>
+                <li data-testid="landing-key"><span class="step-name">{ w.t(K::InspectorShardKeyValue) }</span>
                     <code>{ l.key.clone() }</code></li>
                 if let Some((field, value, printed, hash)) = &l.hashed {
                     <li data-testid="landing-hash" data-hash={hash.to_string()}>
-                        <span class="step-name">{ tf(K::InspectorHashOfField, &[("field", &field)]) }</span>
+                        <span class="step-name">{ w.tf(K::InspectorHashOfField, &[("field", &field)]) }</span>
                         <code>{ format!("{value} → {printed}") }</code></li>
                 }
-                <li data-testid="landing-chunk"><span class="step-name">{ t(K::InspectorChunk) }</span>
+                <li data-testid="landing-chunk"><span class="step-name">{ w.t(K::InspectorChunk) }</span>
                     <code>{ format!("[{}, {})", l.chunk.0, l.chunk.1) }</code></li>
-                <li data-testid="landing-shard"><span class="step-name">{ t(K::InspectorShard) }</span>
+                <li data-testid="landing-shard"><span class="step-name">{ w.t(K::InspectorShard) }</span>
                     <strong>{ l.shard.clone() }</strong></li>
             </ol>
-            <p class="why" data-testid="landing-why">{ crate::i18n::messages(&l.why_messages).unwrap_or_else(|| l.why.clone()) }</p>
-            <button class="secondary" data-testid="landing-open" onclick={open}>{ t(K::InspectorShowItInItsChunk) }</button>
+            <p class="why" data-testid="landing-why">{ w.messages(&l.why_messages).unwrap_or_else(|| l.why.clone()) }</p>
+            <button class="secondary" data-testid="landing-open" onclick={open}>{ w.t(K::InspectorShowItInItsChunk) }</button>
         </div>
     }
 }
 
 /// A page of the chunk's documents, the marked one (`mark`) highlighted.
-fn doc_table(page: &ChunkDocsView, mark: Option<u64>) -> Html {
+fn doc_table(w: Words, page: &ChunkDocsView, mark: Option<u64>) -> Html {
     html! {
         <div class="doc-table-wrap">
             <table class="doc-table">
                 <thead><tr>
                     <th scope="col">{ "#" }</th><th scope="col">{ "_id" }</th>
-                    <th scope="col">{ t(K::InspectorShardKeyValue) }</th>
-                    if page.hashed { <th scope="col">{ t(K::InspectorHashedValue) }</th> }
+                    <th scope="col">{ w.t(K::InspectorShardKeyValue) }</th>
+                    if page.hashed { <th scope="col">{ w.t(K::InspectorHashedValue) }</th> }
                 </tr></thead>
                 <tbody>
                     { for page.rows.iter().enumerate().map(|(i, r)| html! {
@@ -130,7 +132,7 @@ fn doc_table(page: &ChunkDocsView, mark: Option<u64>) -> Html {
 
 /// A chunk's documents from the engine's page (which starts at `skip`, or at the page
 /// holding the document marked), with the chunk's explanations.
-fn chunk_view(page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
+fn chunk_view(w: Words, page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
     // Paging keeps the mark: the engine's, whether asked for or found by a tick.
     let mark = page.mark;
     let go = |to: u64| {
@@ -147,20 +149,20 @@ fn chunk_view(page: &ChunkDocsView, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="chunk-inspector" data-testid="chunk-inspector" data-min={page.min.clone()}
             data-total={page.total.to_string()} data-shard={page.shard.clone()}>
-            <h3>{ tf(K::InspectorChunkMinMaxOnShard, &[("min", &page.min), ("max", &page.max), ("shard", &page.shard)]) }</h3>
-            { explanations(&page.explanations) }
+            <h3>{ w.tf(K::InspectorChunkMinMaxOnShard, &[("min", &page.min), ("max", &page.max), ("shard", &page.shard)]) }</h3>
+            { explanations(w, &page.explanations) }
             <p class="doc-count">{ if page.total == 0 {
-                t(K::InspectorNoDocuments).to_string()
+                w.t(K::InspectorNoDocuments).to_string()
             } else {
-                tf(K::InspectorDocumentsNLastOfTotal, &[("n", &(page.skip.min(page.total) + 1)), ("last", &last), ("total", &page.total)])
+                w.tf(K::InspectorDocumentsNLastOfTotal, &[("n", &(page.skip.min(page.total) + 1)), ("last", &last), ("total", &page.total)])
             } }</p>
             if !page.rows.is_empty() {
-                { doc_table(page, mark) }
+                { doc_table(w, page, mark) }
                 <div class="pager">
                     <button class="secondary" data-testid="docs-prev" disabled={page.skip == 0}
-                        onclick={go(page.skip.saturating_sub(PAGE))}>{ t(K::InspectorPrevious) }</button>
+                        onclick={go(page.skip.saturating_sub(PAGE))}>{ w.t(K::InspectorPrevious) }</button>
                     <button class="secondary" data-testid="docs-next" disabled={last >= page.total}
-                        onclick={go(page.skip + PAGE)}>{ t(K::InspectorNext) }</button>
+                        onclick={go(page.skip + PAGE)}>{ w.t(K::InspectorNext) }</button>
                 </div>
             }
         </div>
@@ -185,7 +187,7 @@ struct InsertFormProps {
 /// the same the console and a shared link have always shown for the form.
 #[function_component(InsertForm)]
 fn insert_form(props: &InsertFormProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let text = use_state(|| props.example.clone());
     let error = use_state(|| None::<String>);
     {
@@ -231,11 +233,11 @@ fn insert_form(props: &InsertFormProps) -> Html {
     };
     html! {
         <form class="insert-form" onsubmit={submit}>
-            <label for="insert-doc">{ tf(K::InspectorInsertOneDocumentIntoNs, &[("ns", &props.ns)]) }</label>
+            <label for="insert-doc">{ w.tf(K::InspectorInsertOneDocumentIntoNs, &[("ns", &props.ns)]) }</label>
             <div class="insert-row">
                 <input id="insert-doc" data-testid="insert-doc" class="mono" spellcheck="false"
                     value={(*text).clone()} {oninput} />
-                <button type="submit" data-testid="insert-button">{ t(K::InspectorInsert) }</button>
+                <button type="submit" data-testid="insert-button">{ w.t(K::InspectorInsert) }</button>
             </div>
             if let Some(e) = &*error {
                 <p class="error">{ e.clone() }</p>
@@ -246,12 +248,13 @@ fn insert_form(props: &InsertFormProps) -> Html {
 
 /// What the inspector shows about its subject, from the engine's answer.
 fn subject_view(
+    w: Words,
     subject: Option<&Inspecting>,
     found: &Inspection,
     dispatch: &Callback<Action>,
 ) -> Html {
     let listed = |testid: &'static str, class: &'static str, title: String| {
-        let list = found.explanations.as_ref().map(explanations);
+        let list = found.explanations.as_ref().map(|l| explanations(w, l));
         html! {
             <div class={class} data-testid={testid}>
                 <h3>{ title }</h3>
@@ -261,19 +264,19 @@ fn subject_view(
     };
     match subject {
         Some(Inspecting::Chunk { .. } | Inspecting::At { .. }) => match &found.chunk {
-            Some(Ok(page)) => chunk_view(page, dispatch),
+            Some(Ok(page)) => chunk_view(w, page, dispatch),
             Some(Err(e)) => html! { <p class="error">{ e.clone() }</p> },
             None => Html::default(),
         },
         Some(Inspecting::Shard { shard }) => listed(
             "shard-inspector",
             "shard-inspector",
-            tf(K::InspectorWhyShardHoldsWhatIt, &[("shard", &shard)]),
+            w.tf(K::InspectorWhyShardHoldsWhatIt, &[("shard", &shard)]),
         ),
         Some(Inspecting::Round) => listed(
             "round-inspector",
             "round-inspector",
-            t(K::InspectorWhatABalancerRoundWould).to_string(),
+            w.t(K::InspectorWhatABalancerRoundWould).to_string(),
         ),
         Some(Inspecting::Nothing) | None => Html::default(),
     }
@@ -290,7 +293,7 @@ fn asked_about(answer: &Answer) -> Option<Inspecting> {
 /// The inspector panel.
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let dispatch = &props.dispatch;
     let ns = props.ns.to_string();
     let subject = props.subject.clone();
@@ -332,12 +335,12 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let example = example.borrow().clone();
     let close = dispatch.reform(|_| Action::Inspect(None));
     slot(html! {
-        <section class={classes!("panel", "inspector", subject.is_some().then_some("sheet"))} aria-label={t(K::InspectorInspector)} data-testid="inspector">
+        <section class={classes!("panel", "inspector", subject.is_some().then_some("sheet"))} aria-label={w.t(K::InspectorInspector)} data-testid="inspector">
             <div class="inspector-head">
-                <h2>{ t(K::InspectorInspect) }</h2>
-                <p class="hint">{ t(K::InspectorClickAChunkOrThe) }</p>
+                <h2>{ w.t(K::InspectorInspect) }</h2>
+                <p class="hint">{ w.t(K::InspectorClickAChunkOrThe) }</p>
                 if subject.is_some() {
-                    <button class="link-button" data-testid="inspector-close" onclick={close}>{ t(K::InspectorClose) }</button>
+                    <button class="link-button" data-testid="inspector-close" onclick={close}>{ w.t(K::InspectorClose) }</button>
                 }
             </div>
             if found.is_some() || !example.is_empty() {
@@ -345,12 +348,12 @@ pub fn inspector(props: &InspectorProps) -> Html {
             }
             // What a click asked for: brought into view, focused and announced.
             <div class="inspector-answer" ref={answer_ref} tabindex="-1" aria-live="polite"
-                data-testid="inspector-answer" aria-label={t(K::InspectorInspectorSAnswer)}>
+                data-testid="inspector-answer" aria-label={w.t(K::InspectorInspectorSAnswer)}>
                 // What was clicked first, then where the latest insert landed.
                 if let Some(found) = found {
-                    { subject_view(shown.as_ref(), found, dispatch) }
+                    { subject_view(w, shown.as_ref(), found, dispatch) }
                     if let Some(l) = &found.landing {
-                        { landing_view(l, dispatch) }
+                        { landing_view(w, l, dispatch) }
                     }
                 }
                 if let Some(e) = error {

@@ -5,10 +5,9 @@
 //! every tick, and a few hundred positioned elements would each need restyling, layout and
 //! paint. Hovering the strip names the chunk under the pointer.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::palette::SHARD_COLOURS;
 use crate::state::Action;
-use crate::words::count;
 use shardlab_protocol::{BarFrame, Frame, Inspecting};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -132,32 +131,32 @@ pub fn draw(canvas: &HtmlCanvasElement, v: &Frame, mark: Option<f64>, width: f64
 /// The key-space bar.
 #[function_component(KeyBar)]
 pub fn key_bar(props: &KeyBarProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let canvas = use_node_ref();
     use_strip_drawing(&canvas, &props.frame, props.mark);
     let v = &props.frame;
     if !v.sharded {
         return html! {};
     }
-    let on_hover = hover_callback(props.frame.clone());
+    let on_hover = hover_callback(w, props.frame.clone());
     let on_click = props
         .dispatch
         .clone()
         .map(|dispatch| click_callback(props.frame.clone(), dispatch));
     let caption = if v.hashed {
-        t(K::KeyBarHashedKeySpaceLong9223372036854775808)
+        w.t(K::KeyBarHashedKeySpaceLong9223372036854775808)
     } else {
-        t(K::KeyBarKeySpaceFromMinkeyTo)
+        w.t(K::KeyBarKeySpaceFromMinkeyTo)
     };
     html! {
-        <section class="panel keybar" aria-label={t(K::KeyBarKeySpace)}>
+        <section class="panel keybar" aria-label={w.t(K::KeyBarKeySpace)}>
             <div class="keybar-head">
-                <span class="keybar-title">{ tf(K::KeyBarKeySpaceOfKey, &[("key", &v.key)]) }</span>
+                <span class="keybar-title">{ w.tf(K::KeyBarKeySpaceOfKey, &[("key", &v.key)]) }</span>
                 <span class="keybar-caption">{ caption }</span>
             </div>
             <div class="bar" data-testid="key-bar" data-hashed={v.hashed.to_string()} role="img"
                 data-mark={props.mark.map(|m| format!("{m:.6}"))}
-                aria-label={tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(count(v.bar.len() as u64, "chunk")))])}>
+                aria-label={w.tf(K::CompareViewNAcrossTheKeySpace, &[("n", &(w.count(v.bar.len() as u64, "chunk")))])}>
                 <canvas ref={canvas} class="bar-canvas" onmousemove={on_hover} onclick={on_click}></canvas>
             </div>
             <div class="bar-ends"><span>{ "MinKey()" }</span><span>{ "MaxKey()" }</span></div>
@@ -202,7 +201,7 @@ fn use_strip_drawing(canvas: &NodeRef, frame: &Rc<Frame>, mark: Option<f64>) {
 }
 
 /// Hovering names the chunk under the pointer (and its shard) in the canvas's title.
-fn hover_callback(view: Rc<Frame>) -> Callback<MouseEvent> {
+fn hover_callback(w: Words, view: Rc<Frame>) -> Callback<MouseEvent> {
     Callback::from(move |e: MouseEvent| {
         let Some(c) = e.target_dyn_into::<HtmlCanvasElement>() else {
             return;
@@ -215,7 +214,7 @@ fn hover_callback(view: Rc<Frame>) -> Callback<MouseEvent> {
                 .iter()
                 .find(|s| s.index == b.shard)
                 .map_or("", |s| s.name.as_str());
-            c.set_title(&tf(
+            c.set_title(&w.tf(
                 K::KeyBarChunkStartingAtMinOn,
                 &[("min", &b.min), ("shard", &shard)],
             ));

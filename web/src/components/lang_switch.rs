@@ -1,15 +1,17 @@
 //! The header's language switch: every language the page has, each named in itself; and
-//! [`use_lang`], through which a component redraws when the language changes.
+//! [`use_words`], through which a component reads the page's words and redraws when the
+//! language changes.
 
-use crate::i18n::{t, Lang, K};
+use crate::i18n::{Lang, Words, K};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// The page's language, from the context the app provides: a component that calls this
-/// redraws when the language changes.
+/// The page's words, from the context the app provides (the model's
+/// [`crate::state::Playground::words`]; English where no app provides them): a component
+/// that calls this redraws when the language changes.
 #[hook]
-pub fn use_lang() -> Lang {
-    use_context::<Lang>().unwrap_or_else(crate::i18n::current)
+pub fn use_words() -> Words {
+    use_context::<Words>().unwrap_or_default()
 }
 
 /// Properties of [`LangSwitch`].
@@ -24,6 +26,7 @@ pub struct LangSwitchProps {
 /// A select of the page's languages; the choice applies at once and is remembered.
 #[function_component(LangSwitch)]
 pub fn lang_switch(props: &LangSwitchProps) -> Html {
+    let w = use_words();
     let onchange = {
         let on_change = props.on_change.clone();
         Callback::from(move |e: Event| {
@@ -35,7 +38,7 @@ pub fn lang_switch(props: &LangSwitchProps) -> Html {
     };
     html! {
         <label class="lang-switch">
-            <select data-testid="lang" aria-label={t(K::LangSwitchLabel)} {onchange}>
+            <select data-testid="lang" aria-label={w.t(K::LangSwitchLabel)} {onchange}>
                 { for Lang::ALL.iter().map(|l| html! {
                     <option value={l.tag()} lang={l.tag()} selected={*l == props.lang}>{ l.name() }</option>
                 }) }

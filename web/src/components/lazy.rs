@@ -26,7 +26,7 @@ use super::heatmap::{Heatmap, HeatmapProps};
 use super::insights::{Insights, InsightsProps};
 use super::inspector::{Inspector, InspectorProps};
 use super::scenes_panel::{ScenesPanel, ScenesProps};
-use crate::i18n::{t, tf, K};
+use crate::i18n::K;
 use crate::loading::{last_error, load_when_due, NotLoaded};
 
 /// A panel's view, once its part has loaded: a function of the part's.
@@ -141,7 +141,7 @@ enum Status {
 /// the panel; a part that fails says why and offers to try again.
 #[function_component]
 pub fn Lazy<P: PartialEq + 'static>(props: &LazyProps<P>) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let part = props.part;
     // Until its part is in, the line: so on the server and in the first render after it,
     // which hydrates the first screen's HTML (no part has loaded by then). A panel opened
@@ -186,17 +186,17 @@ pub fn Lazy<P: PartialEq + 'static>(props: &LazyProps<P>) -> Html {
             };
             let why = why
                 .clone()
-                .unwrap_or_else(|| t(K::LazyTheNetworkOrTheServer).to_string());
+                .unwrap_or_else(|| w.t(K::LazyTheNetworkOrTheServer).to_string());
             html! {
                 <div class="lazy-part failed" role="alert" data-testid="part-failed" data-part={part.name}>
-                    <p>{ tf(K::LazyThisPanelCouldNotLoad, &[("why", &why)]) }</p>
-                    <button class="secondary" data-testid="part-retry" onclick={retry}>{ t(K::LazyTryAgain) }</button>
+                    <p>{ w.tf(K::LazyThisPanelCouldNotLoad, &[("why", &why)]) }</p>
+                    <button class="secondary" data-testid="part-retry" onclick={retry}>{ w.t(K::LazyTryAgain) }</button>
                 </div>
             }
         }
         _ => html! {
             <div class="lazy-part" role="status" data-testid="part-loading" data-part={part.name}>
-                { t(K::LazyLoadingThisPanel) }
+                { w.t(K::LazyLoadingThisPanel) }
             </div>
         },
     }

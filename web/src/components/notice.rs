@@ -1,7 +1,7 @@
 //! The page's notices (a link that could not be opened, a session set aside) with what
 //! they offer, and the banner after a crash.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::K;
 use crate::startup::Banner;
 use crate::state::{Notice, Offer, Progress};
 use yew::prelude::*;
@@ -20,15 +20,15 @@ pub struct NoticeProps {
 /// A notice, with its button or download link.
 #[function_component(NoticeBar)]
 pub fn notice_bar(props: &NoticeProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let back = html! {
         <button class="secondary" data-testid="return-to-session"
-            onclick={props.on_return.reform(|_| ())}>{ t(K::NoticeReturnToYourSession) }</button>
+            onclick={props.on_return.reform(|_| ())}>{ w.t(K::NoticeReturnToYourSession) }</button>
     };
     let download = |href: &std::rc::Rc<str>| {
         html! {
             <a class="button-like secondary" href={AttrValue::Rc(href.clone())}
-                download="shardlab-session.json" data-testid="download-session">{ t(K::NoticeDownloadTheSession) }</a>
+                download="shardlab-session.json" data-testid="download-session">{ w.t(K::NoticeDownloadTheSession) }</a>
         }
     };
     let offer = match &props.notice.offer {
@@ -39,10 +39,10 @@ pub fn notice_bar(props: &NoticeProps) -> Html {
     };
     html! {
         <div class="notice" role="status" data-testid="notice">
-            <span class="notice-text">{ props.notice.shown() }</span>
+            <span class="notice-text">{ props.notice.shown(w) }</span>
             <span class="notice-actions">
                 { offer }
-                <button class="link-button" aria-label={t(K::NoticeDismissNotice)}
+                <button class="link-button" aria-label={w.t(K::NoticeDismissNotice)}
                     onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
             </span>
         </div>
@@ -63,7 +63,7 @@ pub struct ReplayProps {
 /// The progress of a replay under way, with its Cancel button.
 #[function_component(ReplayBar)]
 pub fn replay_bar(props: &ReplayProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let p = &props.progress;
     // Until the engine has read the scenario, its length is unknown: no bar yet.
     if p.goal == 0 {
@@ -71,10 +71,10 @@ pub fn replay_bar(props: &ReplayProps) -> Html {
     }
     let waiting = match props.waiting {
         0 => String::new(),
-        1 => t(K::Notice1TypedCommandRunsWhen).to_string(),
-        n => tf(K::NoticeNTypedCommandsRunWhen, &[("n", &n)]),
+        1 => w.t(K::Notice1TypedCommandRunsWhen).to_string(),
+        n => w.tf(K::NoticeNTypedCommandsRunWhen, &[("n", &n)]),
     };
-    let text = tf(
+    let text = w.tf(
         K::NoticeWhatNOfN2Commands,
         &[
             ("what", &p.what),
@@ -86,10 +86,10 @@ pub fn replay_bar(props: &ReplayProps) -> Html {
     html! {
         <div class="notice replay-progress" role="status" data-testid="replay-progress">
             <span class="notice-text" data-testid="replay-text">{ text }</span>
-            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label={t(K::NoticeReplayProgress)} />
+            <progress max={p.goal.max(1).to_string()} value={p.done.to_string()} aria-label={w.t(K::NoticeReplayProgress)} />
             <span class="notice-actions">
                 <button class="secondary" data-testid="replay-cancel"
-                    onclick={props.on_cancel.reform(|_| ())}>{ t(K::ConsoleCancel) }</button>
+                    onclick={props.on_cancel.reform(|_| ())}>{ w.t(K::ConsoleCancel) }</button>
             </span>
         </div>
     }
@@ -120,20 +120,20 @@ pub struct BannerProps {
 /// The banner after a crash: what failed, during which command, and how the page came back.
 #[function_component(CrashBanner)]
 pub fn crash_banner(props: &BannerProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let b = &props.banner;
     let during = match (&b.doing, &b.command) {
         (Some(doing), Some(command)) => html! {
-            <>{ tf(K::NoticeWhileDoing, &[("doing", &doing)]) }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
+            <>{ w.tf(K::NoticeWhileDoing, &[("doing", &doing)]) }<code data-testid="crash-command">{ shorten(command) }</code>{ "." }</>
         },
-        (Some(doing), None) => html! { { tf(K::NoticeWhileDoing2, &[("doing", &doing)]) } },
+        (Some(doing), None) => html! { { w.tf(K::NoticeWhileDoing2, &[("doing", &doing)]) } },
         (None, _) => html! { { "." } },
     };
     html! {
         <div class="crash-banner" role="alert" data-testid="crash-banner">
             <div class="crash-text">
                 <p>
-                    <strong>{ tf(K::NoticeShardlabStoppedWhat, &[("what", &b.what)]) }</strong>
+                    <strong>{ w.tf(K::NoticeShardlabStoppedWhat, &[("what", &b.what)]) }</strong>
                     { during }
                     { " " }{ b.outcome.clone() }
                 </p>
@@ -141,7 +141,7 @@ pub fn crash_banner(props: &BannerProps) -> Html {
                     <p class="crash-detail">{ shorten(detail) }</p>
                 }
             </div>
-            <button class="link-button" aria-label={t(K::NoticeDismissTheMessage)}
+            <button class="link-button" aria-label={w.t(K::NoticeDismissTheMessage)}
                 onclick={props.on_dismiss.reform(|_| ())}>{ "×" }</button>
         </div>
     }

@@ -231,7 +231,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::i18n::{t, K};
+    use crate::i18n::{Words, K};
     use crate::state::Notice;
     use shardlab_protocol::{CollectionInfo, Frame, Landed, PageView, Position};
 
@@ -276,7 +276,7 @@ mod tests {
     /// a notice, an act sent, a command typed (before its answer), a panel published.
     fn unrelated() -> Vec<Action> {
         vec![
-            Action::Notice(Some(Notice::plain(t(K::RecentSavedSession)))),
+            Action::Notice(Some(Notice::plain(Words::ENGLISH.t(K::RecentSavedSession)))),
             Action::Sent,
             Action::Command("db.events.find()".into()),
             Action::Page("compare", Some("x".into())),
@@ -375,7 +375,7 @@ mod tests {
         let before = drawn();
         // A notice and the console's history: none of these panels draws them.
         let mut noticed = (*before).clone();
-        noticed.notice = Some(Notice::plain(t(K::RecentSavedSession)));
+        noticed.notice = Some(Notice::plain(Words::ENGLISH.t(K::RecentSavedSession)));
         noticed.history = Rc::new(vec!["db.events.find()".into()]);
         noticed.rev += 1;
         assert!(inspector(&before, &dispatch) == inspector(&noticed, &dispatch));

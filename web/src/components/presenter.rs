@@ -4,7 +4,7 @@
 //! ([`crate::presenting`]); its buttons and keys (→/PageDown, ←/PageUp) move both.
 //! It runs no engine of its own.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::presenting::Presenting;
 use crate::scenes::Cue;
 use std::rc::Rc;
@@ -16,7 +16,7 @@ type Shown = (Option<u32>, Vec<(String, String)>);
 /// The presenter view's root.
 #[function_component(Presenter)]
 pub fn presenter() -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let shown = use_state(|| None::<Shown>);
     let channel = use_mut_ref(|| None::<Rc<Presenting>>);
     {
@@ -48,29 +48,30 @@ pub fn presenter() -> Html {
     use_presenter_keys(at, count, send.clone());
     html! {
         <main class="presenter" data-testid="presenter">
-            <h1 class="presenter-head">{ t(K::PresenterShardlabPresenterView) }</h1>
-            { presenter_body(shown.is_some(), at, &scenes, &send) }
+            <h1 class="presenter-head">{ w.t(K::PresenterShardlabPresenterView) }</h1>
+            { presenter_body(w, shown.is_some(), at, &scenes, &send) }
         </main>
     }
 }
 
 /// The note, the next title and the buttons, or why there is nothing to show.
 fn presenter_body(
+    w: Words,
     heard: bool,
     at: Option<u32>,
     scenes: &[(String, String)],
     send: &Callback<u32>,
 ) -> Html {
     if !heard {
-        return html! { <p class="muted" data-testid="presenter-waiting">{ t(K::PresenterWaitingForTheShardlabPage) }</p> };
+        return html! { <p class="muted" data-testid="presenter-waiting">{ w.t(K::PresenterWaitingForTheShardlabPage) }</p> };
     }
     let count = scenes.len() as u32;
     let Some(i) = at else {
         return html! {
             <>
-                <p data-testid="presenter-idle">{ tf(K::PresenterTheDemoHasCountScenes, &[("count", &count)]) }</p>
+                <p data-testid="presenter-idle">{ w.tf(K::PresenterTheDemoHasCountScenes, &[("count", &count)]) }</p>
                 <button data-testid="presenter-start" disabled={count == 0}
-                    onclick={send.reform(|_: MouseEvent| 0)}>{ t(K::PresenterStartDemo) }</button>
+                    onclick={send.reform(|_: MouseEvent| 0)}>{ w.t(K::PresenterStartDemo) }</button>
             </>
         };
     };
@@ -78,17 +79,17 @@ fn presenter_body(
     let next = scenes.get(i as usize + 1).map(|(t, _)| t.clone());
     html! {
         <>
-            <p class="presenter-position" data-testid="presenter-position">{ tf(K::PresenterSceneNOfCount, &[("n", &(i + 1)), ("count", &count)]) }</p>
+            <p class="presenter-position" data-testid="presenter-position">{ w.tf(K::PresenterSceneNOfCount, &[("n", &(i + 1)), ("count", &count)]) }</p>
             <h2 class="presenter-title" data-testid="presenter-title">{ title }</h2>
             <p class="presenter-note" data-testid="presenter-note">{ note }</p>
             <p class="presenter-next" data-testid="presenter-next">
-                { match next { Some(t) => tf(K::PresenterNextT, &[("t", &t)]), None => t(K::PresenterLastScene).to_string() } }
+                { match next { Some(t) => w.tf(K::PresenterNextT, &[("t", &t)]), None => w.t(K::PresenterLastScene).to_string() } }
             </p>
             <div class="buttons">
                 <button class="secondary" data-testid="presenter-prev" disabled={i == 0}
-                    onclick={send.reform(move |_: MouseEvent| i.saturating_sub(1))}>{ t(K::PresenterPrevious) }</button>
+                    onclick={send.reform(move |_: MouseEvent| i.saturating_sub(1))}>{ w.t(K::PresenterPrevious) }</button>
                 <button data-testid="presenter-forward" disabled={i + 1 >= count}
-                    onclick={send.reform(move |_: MouseEvent| i + 1)}>{ t(K::PresenterNext) }</button>
+                    onclick={send.reform(move |_: MouseEvent| i + 1)}>{ w.t(K::PresenterNext) }</button>
             </div>
         </>
     }

@@ -3,7 +3,7 @@
 
 use super::query::{reply, use_in_sight};
 use super::term::Term;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::queries::{Answer, Asker};
 use crate::state::Action;
 use shardlab_protocol::{Call, Reply};
@@ -31,7 +31,7 @@ pub struct QueryBoxProps {
 /// in the cluster (`Playground::targeted`).
 #[function_component(QueryBox)]
 pub fn query_box(props: &QueryBoxProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     use_in_sight(Asker::Target, &props.dispatch);
     let ns = props.ns.to_string();
     // The filter the answer on show is for (the one typed may be newer).
@@ -49,27 +49,31 @@ pub fn query_box(props: &QueryBoxProps) -> Html {
         Action::Filter(input.value())
     });
     html! {
-        <section class="panel query" data-testid="query-panel" aria-label={t(K::QueryBoxQueryTargeting)}>
+        <section class="panel query" data-testid="query-panel" aria-label={w.t(K::QueryBoxQueryTargeting)}>
             <label class="field">
-                <span>{ tf(K::QueryBoxQueryTargetingDbNFind, &[("n", &(ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)))]) }</span>
-                <input data-testid="query-filter" value={props.filter.clone()} oninput={on_query} spellcheck="false" aria-label={t(K::QueryBoxQueryFilter)} />
+                <span>{ w.tf(K::QueryBoxQueryTargetingDbNFind, &[("n", &(ns.split_once('.').map_or(ns.as_str(), |(_, c)| c)))]) }</span>
+                <input data-testid="query-filter" value={props.filter.clone()} oninput={on_query} spellcheck="false" aria-label={w.t(K::QueryBoxQueryFilter)} />
                 <span>{ ")" }</span>
             </label>
-            { targeting_view(&targeting, &answered) }
+            { targeting_view(w, &targeting, &answered) }
         </section>
     }
 }
 
 /// Where the filter the answer is for (`answered`) goes: the explain stage and the shards
 /// outlined below, or the engine's error; nothing before the first answer.
-fn targeting_view(targeting: &Result<(String, Vec<String>), String>, answered: &str) -> Html {
+fn targeting_view(
+    w: Words,
+    targeting: &Result<(String, Vec<String>), String>,
+    answered: &str,
+) -> Html {
     match targeting {
         Ok((stage, shards)) => html! {
             <p class="targeting" data-testid="query-stage" data-stage={stage.clone()} data-filter={answered.to_string()}>
                 <span class={classes!("stage", if stage == "SINGLE_SHARD" { "good" } else { "wide" })}>
                     <Term id={stage.clone()} label={stage.clone()} />
                 </span>
-                { tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
+                { w.tf(K::QueryBoxNOutlinedBelow, &[("n", &(shards.join(", ")))]) }
             </p>
         },
         Err(e) if e.is_empty() => html! {},

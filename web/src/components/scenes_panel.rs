@@ -12,7 +12,7 @@
 
 use crate::ask;
 use crate::demo;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::presenting::{self, Presenting};
 use crate::scenes::Cue;
 use crate::scenes::{self, Scene, Shows, DEMOS, PANELS, SCENES_ENTRY, SCENE_ENTRY};
@@ -69,8 +69,8 @@ pub fn running(state: &Playground) -> bool {
 }
 
 /// Keeps the scenes in the page's state, or says why they cannot be kept.
-fn save(dispatch: &Callback<Action>, list: &[Scene]) {
-    dispatch.emit(demo::keep(list));
+fn save(w: Words, dispatch: &Callback<Action>, list: &[Scene]) {
+    dispatch.emit(demo::keep(list, w));
 }
 
 /// Properties of [`ScenesPanel`] and [`SceneBar`].
@@ -86,7 +86,7 @@ pub struct ScenesProps {
 /// move through the demo.
 #[function_component(SceneBar)]
 pub fn scene_bar(props: &ScenesProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let (list, at) = demo::demo_in(&props.state.page);
     let Some(i) = at else { return html! {} };
     let to = |j: usize| {
@@ -96,14 +96,14 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
     };
     let stop = props.dispatch.reform(|_: MouseEvent| Action::EndDemo);
     html! {
-        <div class="scene-bar" role="region" aria-label={t(K::ScenesPanelDemo)} data-testid="scene-bar">
-            <span class="scene-position" data-testid="scene-position">{ tf(K::ScenesPanelSceneNOfListLen, &[("n", &(i + 1)), ("list_len", &list.len())]) }</span>
+        <div class="scene-bar" role="region" aria-label={w.t(K::ScenesPanelDemo)} data-testid="scene-bar">
+            <span class="scene-position" data-testid="scene-position">{ w.tf(K::ScenesPanelSceneNOfListLen, &[("n", &(i + 1)), ("list_len", &list.len())]) }</span>
             <strong class="scene-bar-title" data-testid="scene-current">{ list[i].title.clone() }</strong>
             <button class="secondary" data-testid="scene-prev" disabled={i == 0} onclick={to(i.saturating_sub(1))}
-                aria-label={t(K::ScenesPanelPreviousScene)}>{ "←" }</button>
+                aria-label={w.t(K::ScenesPanelPreviousScene)}>{ "←" }</button>
             <button class="secondary" data-testid="scene-next" disabled={i + 1 >= list.len()} onclick={to(i + 1)}
-                aria-label={t(K::ScenesPanelNextScene)}>{ "→" }</button>
-            <button class="secondary" data-testid="demo-stop" onclick={stop}>{ t(K::ScenesPanelEndDemo) }</button>
+                aria-label={w.t(K::ScenesPanelNextScene)}>{ "→" }</button>
+            <button class="secondary" data-testid="demo-stop" onclick={stop}>{ w.t(K::ScenesPanelEndDemo) }</button>
         </div>
     }
 }
@@ -111,7 +111,7 @@ pub fn scene_bar(props: &ScenesProps) -> Html {
 /// The scenes panel.
 #[function_component(ScenesPanel)]
 pub fn scenes_panel(props: &ScenesProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let state = &props.state;
     let dispatch = props.dispatch.clone();
     let (list, at) = demo::demo_in(&state.page);
@@ -120,28 +120,28 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
     let go_to = dispatch.reform(Action::ShowScene);
     use_scene_keys(at, &list, go_to.clone());
     use_presenter_link(&list, at, go_to.clone());
-    let on_add = add_callback(state, &dispatch, &list, at);
+    let on_add = add_callback(w, state, &dispatch, &list, at);
     let on_start = {
         let go_to = go_to.clone();
         Callback::from(move |_: MouseEvent| go_to.emit(0))
     };
     html! {
-        <section class="panel scenes-panel" aria-label={t(K::ScenesPanelWorkshopScenes)} data-testid="scenes-panel">
-            <h2>{ t(K::ScenesPanelWorkshopScenes) }</h2>
-            <p class="muted">{ t(K::ScenesPanelADemoIsAList) }</p>
+        <section class="panel scenes-panel" aria-label={w.t(K::ScenesPanelWorkshopScenes)} data-testid="scenes-panel">
+            <h2>{ w.t(K::ScenesPanelWorkshopScenes) }</h2>
+            <p class="muted">{ w.t(K::ScenesPanelADemoIsAList) }</p>
             <div class="scene-actions">
-                <button data-testid="scene-add" onclick={on_add} disabled={!state.ready}>{ t(K::ScenesPanelAddThisMomentAsA) }</button>
+                <button data-testid="scene-add" onclick={on_add} disabled={!state.ready}>{ w.t(K::ScenesPanelAddThisMomentAsA) }</button>
                 <button class="secondary" data-testid="demo-start" onclick={on_start}
-                    disabled={list.is_empty() || at.is_some()}>{ t(K::PresenterStartDemo) }</button>
+                    disabled={list.is_empty() || at.is_some()}>{ w.t(K::PresenterStartDemo) }</button>
                 <PresenterButton />
                 <AudienceLink state={state.clone()} dispatch={dispatch.clone()} />
             </div>
             <DemoPicker state={state.clone()} dispatch={dispatch.clone()} />
             if list.is_empty() {
-                <p class="muted" data-testid="scenes-empty">{ t(K::ScenesPanelNoScenesYetMoveThe) }</p>
+                <p class="muted" data-testid="scenes-empty">{ w.t(K::ScenesPanelNoScenesYetMoveThe) }</p>
             } else {
                 <ol class="scene-list" data-testid="scene-list">
-                    { for list.iter().enumerate().map(|(i, s)| scene_item(&dispatch, &list, i, (s, &step_label(state, s)), at == Some(i), &go_to)) }
+                    { for list.iter().enumerate().map(|(i, s)| scene_item(w, &dispatch, &list, i, (s, &step_label(w, state, s)), at == Some(i), &go_to)) }
                 </ol>
             }
         </section>
@@ -153,6 +153,7 @@ pub fn scenes_panel(props: &ScenesProps) -> Html {
 /// one, or scenes that name theirs), the new scene carries the session's link form, asked
 /// of the engine, if it fits in the demo; else a notice says why it was not added.
 fn add_callback(
+    w: Words,
     state: &Demoing,
     dispatch: &Callback<Action>,
     list: &[Scene],
@@ -177,13 +178,13 @@ fn add_callback(
             scenario: None,
             step,
             views: views.clone(),
-            title: tf(K::ScenesPanelStepStep, &[("step", &step)]),
+            title: w.tf(K::ScenesPanelStepStep, &[("step", &step)]),
             note: String::new(),
         };
         let mut list = list.clone();
         if !named {
             list.push(scene);
-            return save(&dispatch, &list);
+            return save(w, &dispatch, &list);
         }
         let dispatch = dispatch.clone();
         let call = Call::Scenario {
@@ -198,9 +199,9 @@ fn add_callback(
                     ..scene
                 });
                 if scenes::fits(&list) || list.len() > scenes::MAX_SCENES {
-                    return save(&dispatch, &list);
+                    return save(w, &dispatch, &list);
                 }
-                dispatch.emit(Action::Notice(Some(Notice::plain(tf(
+                dispatch.emit(Action::Notice(Some(Notice::plain(w.tf(
                     K::ScenesPanelMomentNotAdded,
                     &[
                         ("size", &size),
@@ -217,10 +218,10 @@ fn add_callback(
 
 /// Where a scene stands, in the list: its step, and its scenario when it names one (a
 /// lesson by its title in the engine's catalog).
-fn step_label(state: &Demoing, scene: &Scene) -> String {
+fn step_label(w: Words, state: &Demoing, scene: &Scene) -> String {
     let step = scene.step;
     match &scene.scenario {
-        None => tf(K::ScenesPanelStepStep, &[("step", &step)]),
+        None => w.tf(K::ScenesPanelStepStep, &[("step", &step)]),
         Some(Shows::Lesson(id)) => {
             let lesson = state
                 .catalog
@@ -228,12 +229,12 @@ fn step_label(state: &Demoing, scene: &Scene) -> String {
                 .iter()
                 .find(|l| l.id == *id)
                 .map_or(id.as_str(), |l| l.title.as_str());
-            tf(
+            w.tf(
                 K::ScenesPanelLessonStepPastSetup,
                 &[("lesson", &lesson), ("step", &step)],
             )
         }
-        Some(Shows::Link(_)) => tf(K::ScenesPanelStepOfAnotherScenario, &[("step", &step)]),
+        Some(Shows::Link(_)) => w.tf(K::ScenesPanelStepOfAnotherScenario, &[("step", &step)]),
     }
 }
 
@@ -243,6 +244,7 @@ type Edit = Rc<dyn Fn(&mut Vec<Scene>)>;
 /// One scene of the list: its step, title, note and panels, and the buttons that move,
 /// show and delete it.
 fn scene_item(
+    w: Words,
     dispatch: &Callback<Action>,
     list: &[Scene],
     i: usize,
@@ -255,12 +257,12 @@ fn scene_item(
         Callback::from(move |_: MouseEvent| {
             let mut list = list.clone();
             f(&mut list);
-            save(&dispatch, &list);
+            save(w, &dispatch, &list);
         })
     };
     let n = list.len();
-    let on_title = text_edit(dispatch, list, i, |s, v| s.title = v);
-    let on_note = text_edit(dispatch, list, i, |s, v| s.note = v);
+    let on_title = text_edit(w, dispatch, list, i, |s, v| s.title = v);
+    let on_note = text_edit(w, dispatch, list, i, |s, v| s.note = v);
     let show = {
         let go_to = go_to.clone();
         Callback::from(move |_: MouseEvent| go_to.emit(i))
@@ -270,25 +272,26 @@ fn scene_item(
             aria-current={current.then_some("step")}>
             <div class="scene-head">
                 <span class="scene-step" data-testid="scene-step">{ label.to_string() }</span>
-                <input class="scene-title" data-testid="scene-title" aria-label={tf(K::ScenesPanelSceneNTitle, &[("n", &(i + 1))])}
+                <input class="scene-title" data-testid="scene-title" aria-label={w.tf(K::ScenesPanelSceneNTitle, &[("n", &(i + 1))])}
                     maxlength={scenes::MAX_TITLE_CHARS.to_string()} value={scene.title.clone()} onchange={on_title} />
-                <button class="secondary" data-testid="scene-show" onclick={show}>{ t(K::ScenesPanelShow) }</button>
-                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={tf(K::ScenesPanelMoveSceneNUp, &[("n", &(i + 1))])}
+                <button class="secondary" data-testid="scene-show" onclick={show}>{ w.t(K::ScenesPanelShow) }</button>
+                <button class="secondary" data-testid="scene-up" disabled={i == 0} aria-label={w.tf(K::ScenesPanelMoveSceneNUp, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i - 1, i)))}>{ "↑" }</button>
-                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={tf(K::ScenesPanelMoveSceneNDown, &[("n", &(i + 1))])}
+                <button class="secondary" data-testid="scene-down" disabled={i + 1 >= n} aria-label={w.tf(K::ScenesPanelMoveSceneNDown, &[("n", &(i + 1))])}
                     onclick={edit(Rc::new(move |l: &mut Vec<Scene>| l.swap(i, i + 1)))}>{ "↓" }</button>
-                <button class="secondary" data-testid="scene-delete" aria-label={tf(K::ScenesPanelDeleteSceneN, &[("n", &(i + 1))])}
-                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| { l.remove(i); }))}>{ t(K::RecentDelete) }</button>
+                <button class="secondary" data-testid="scene-delete" aria-label={w.tf(K::ScenesPanelDeleteSceneN, &[("n", &(i + 1))])}
+                    onclick={edit(Rc::new(move |l: &mut Vec<Scene>| { l.remove(i); }))}>{ w.t(K::RecentDelete) }</button>
             </div>
-            <textarea class="scene-note" data-testid="scene-note" aria-label={tf(K::ScenesPanelSceneNPresenterSNote, &[("n", &(i + 1))])}
+            <textarea class="scene-note" data-testid="scene-note" aria-label={w.tf(K::ScenesPanelSceneNPresenterSNote, &[("n", &(i + 1))])}
                 maxlength={scenes::MAX_NOTE_CHARS.to_string()} value={scene.note.clone()} onchange={on_note} />
-            { views_picker(dispatch, list, i, scene) }
+            { views_picker(w, dispatch, list, i, scene) }
         </li>
     }
 }
 
 /// A title or note field's change, kept in scene `i`.
 fn text_edit(
+    w: Words,
     dispatch: &Callback<Action>,
     list: &[Scene],
     i: usize,
@@ -306,13 +309,19 @@ fn text_edit(
         if let Some(value) = value {
             let mut list = list.clone();
             set(&mut list[i], value);
-            save(&dispatch, &list);
+            save(w, &dispatch, &list);
         }
     })
 }
 
 /// The checkboxes of the panels scene `i` shows.
-fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &Scene) -> Html {
+fn views_picker(
+    w: Words,
+    dispatch: &Callback<Action>,
+    list: &[Scene],
+    i: usize,
+    scene: &Scene,
+) -> Html {
     let boxes = PANELS.iter().map(|(name, label)| {
         let checked = scene.views.iter().any(|v| v == name);
         let (dispatch, list) = (dispatch.clone(), list.to_vec());
@@ -330,7 +339,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
                 .filter(|(n, _)| shown.iter().any(|s| s == n))
                 .map(|(n, _)| n.to_string())
                 .collect();
-            save(&dispatch, &list);
+            save(w, &dispatch, &list);
         });
         html! {
             <label class="scene-view">
@@ -341,7 +350,7 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
     });
     html! {
         <details class="scene-views">
-            <summary>{ tf(K::ScenesPanelPanelsShownViewsLen, &[("views_len", &scene.views.len())]) }</summary>
+            <summary>{ w.tf(K::ScenesPanelPanelsShownViewsLen, &[("views_len", &scene.views.len())]) }</summary>
             { for boxes }
         </details>
     }
@@ -350,10 +359,10 @@ fn views_picker(dispatch: &Callback<Action>, list: &[Scene], i: usize, scene: &S
 /// The "Presenter view" button: the same page with `?presenter=1`, in a window of its own.
 #[function_component(PresenterButton)]
 fn presenter_button() -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let onclick = Callback::from(|_: MouseEvent| presenting::open_presenter());
     html! {
-        <button class="secondary" data-testid="presenter-open" {onclick}>{ t(K::ScenesPanelPresenterView) }</button>
+        <button class="secondary" data-testid="presenter-open" {onclick}>{ w.t(K::ScenesPanelPresenterView) }</button>
     }
 }
 
@@ -361,7 +370,7 @@ fn presenter_button() -> Html {
 /// on screen, so attendees land on its step with its panels.
 #[function_component(AudienceLink)]
 fn audience_link(props: &ScenesProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let link = use_state(|| None::<String>);
     let onclick = {
         let (link, dispatch) = (link.clone(), props.dispatch.clone());
@@ -384,9 +393,9 @@ fn audience_link(props: &ScenesProps) -> Html {
     html! {
         <>
             <button class="secondary" data-testid="audience-link" {onclick} disabled={!props.state.ready}
-                title={t(K::ScenesPanelALinkThatOpensThe)}>{ t(K::ScenesPanelAudienceLink) }</button>
+                title={w.t(K::ScenesPanelALinkThatOpensThe)}>{ w.t(K::ScenesPanelAudienceLink) }</button>
             if let Some(url) = &*link {
-                <input class="share-url" readonly=true value={url.clone()} data-testid="audience-url" aria-label={t(K::ScenesPanelAudienceLink)} />
+                <input class="share-url" readonly=true value={url.clone()} data-testid="audience-url" aria-label={w.t(K::ScenesPanelAudienceLink)} />
             }
         </>
     }
@@ -396,7 +405,7 @@ fn audience_link(props: &ScenesProps) -> Html {
 /// session is up (see `model/demo.rs`).
 #[function_component(DemoPicker)]
 fn demo_picker(props: &ScenesProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let select = use_node_ref();
     let onclick = {
         let (select, dispatch) = (select.clone(), props.dispatch.clone());
@@ -415,12 +424,12 @@ fn demo_picker(props: &ScenesProps) -> Html {
     html! {
         <div class="demo-picker">
             <label class="field">
-                { t(K::ScenesPanelReadyMadeDemo) }
+                { w.t(K::ScenesPanelReadyMadeDemo) }
                 <select ref={select} data-testid="demo-select">
-                    { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ t(d.title) }</option> }) }
+                    { for DEMOS.iter().map(|d| html! { <option value={d.id}>{ w.t(d.title) }</option> }) }
                 </select>
             </label>
-            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying}>{ t(K::ScenesPanelLoadDemo) }</button>
+            <button class="secondary" data-testid="demo-load" {onclick} disabled={props.state.replaying}>{ w.t(K::ScenesPanelLoadDemo) }</button>
         </div>
     }
 }

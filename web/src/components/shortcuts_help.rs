@@ -1,7 +1,7 @@
 //! The keyboard shortcuts dialog: `?` (or its button) lists every shortcut of the page;
 //! Escape or Close closes it and gives focus back to what had it.
 
-use crate::i18n::{t, K};
+use crate::i18n::K;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -22,7 +22,7 @@ pub const SHORTCUTS: &[(&str, K)] = &[
 /// The "Shortcuts" button and the dialog it opens; `?` opens it too.
 #[function_component(ShortcutsHelp)]
 pub fn shortcuts_help() -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let open = use_state(|| false);
     // What had focus before the dialog opened, to give it back.
     let before = use_mut_ref(|| None::<web_sys::HtmlElement>);
@@ -58,15 +58,15 @@ pub fn shortcuts_help() -> Html {
     }
     html! {
         <>
-            <button class="secondary" data-testid="shortcuts-open" title={t(K::ShortcutsHelpKeyboardShortcuts)}
-                aria-haspopup="dialog" onclick={show.reform(|_: MouseEvent| ())}>{ t(K::ShortcutsHelpShortcuts) }</button>
+            <button class="secondary" data-testid="shortcuts-open" title={w.t(K::ShortcutsHelpKeyboardShortcuts)}
+                aria-haspopup="dialog" onclick={show.reform(|_: MouseEvent| ())}>{ w.t(K::ShortcutsHelpShortcuts) }</button>
             if *open {
                 <div class="dialog-backdrop" onclick={hide.reform(|_: MouseEvent| ())}></div>
                 <div class="shortcuts-dialog" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title"
                     data-testid="shortcuts-dialog" onkeydown={keep_focus(close_button.clone())}>
-                    <h2 id="shortcuts-title">{ t(K::ShortcutsHelpKeyboardShortcuts2) }</h2>
+                    <h2 id="shortcuts-title">{ w.t(K::ShortcutsHelpKeyboardShortcuts2) }</h2>
                     <dl class="shortcut-list">
-                        { for SHORTCUTS.iter().map(|(keys, what)| { let what = t(*what); html! {
+                        { for SHORTCUTS.iter().map(|(keys, what)| { let what = w.t(*what); html! {
                             <div class="shortcut" data-testid="shortcut">
                                 <dt><kbd>{ *keys }</kbd></dt>
                                 <dd>{ what }</dd>
@@ -74,7 +74,7 @@ pub fn shortcuts_help() -> Html {
                         }}) }
                     </dl>
                     <button ref={close_button} data-testid="shortcuts-close"
-                        onclick={hide.reform(|_: MouseEvent| ())}>{ t(K::InspectorClose) }</button>
+                        onclick={hide.reform(|_: MouseEvent| ())}>{ w.t(K::InspectorClose) }</button>
                 </div>
             }
         </>

@@ -3,7 +3,7 @@
 //! toggles at its end.
 
 use super::term::glossary_panel;
-use crate::i18n::{t, K};
+use crate::i18n::K;
 use yew::prelude::*;
 
 pub use crate::state::Mode;
@@ -24,14 +24,14 @@ pub struct TabsProps {
 /// The tab bar.
 #[function_component(Tabs)]
 pub fn tabs(props: &TabsProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let glossary = use_state(|| false);
     let toggle = |on: bool| {
         let glossary = glossary.clone();
         Callback::from(move |_| {
             if on {
                 let glossary = glossary.clone();
-                crate::glossary::fetch(move || glossary.set(true));
+                crate::glossary::fetch(w, move || glossary.set(true));
             }
             glossary.set(on)
         })
@@ -46,24 +46,24 @@ pub fn tabs(props: &TabsProps) -> Html {
     };
     html! {
         <>
-        <nav class="tabs" aria-label={t(K::TabsViews)}>
+        <nav class="tabs" aria-label={w.t(K::TabsViews)}>
             <div role="tablist" class="tab-list">
-                { tab(Mode::Playground, t(K::TabsPlayground), "tab-playground") }
-                { tab(Mode::Compare, t(K::TabsCompare), "tab-compare") }
-                { tab(Mode::Guide, t(K::GuideGuidedLessons), "tab-guide") }
+                { tab(Mode::Playground, w.t(K::TabsPlayground), "tab-playground") }
+                { tab(Mode::Compare, w.t(K::TabsCompare), "tab-compare") }
+                { tab(Mode::Guide, w.t(K::GuideGuidedLessons), "tab-guide") }
             </div>
             <span class="tab-tools">
             <button class="secondary" data-testid="glossary-toggle" aria-expanded={glossary.to_string()}
-                onclick={toggle(!*glossary)}>{ t(K::TabsGlossary) }</button>
+                onclick={toggle(!*glossary)}>{ w.t(K::TabsGlossary) }</button>
             <button class={classes!("secondary", "workshop-toggle")} data-testid="workshop-toggle"
-                aria-pressed={props.workshop.to_string()} title={t(K::TabsLargeTypeForPresentingW)}
+                aria-pressed={props.workshop.to_string()} title={w.t(K::TabsLargeTypeForPresentingW)}
                 onclick={props.on_workshop.reform(|_| ())}>
-                { if props.workshop { t(K::TabsLeaveWorkshopMode) } else { t(K::TabsWorkshopMode) } }
+                { if props.workshop { w.t(K::TabsLeaveWorkshopMode) } else { w.t(K::TabsWorkshopMode) } }
             </button>
             </span>
         </nav>
         if *glossary {
-            { glossary_panel(toggle(false)) }
+            { glossary_panel(w, toggle(false)) }
         }
         </>
     }

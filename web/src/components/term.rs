@@ -3,14 +3,14 @@
 //! first use (see [`crate::glossary`]).
 
 use crate::glossary;
-use crate::i18n::{t, K};
+use crate::i18n::{Words, K};
 use yew::prelude::*;
 
 /// What to show while the glossary is not in, or for a term it lacks.
-fn missing() -> &'static str {
-    match glossary::entries() {
-        None => t(K::TermLoading),
-        Some(_) => t(K::TermTheGlossaryCouldNotBe),
+fn missing(w: Words) -> &'static str {
+    match glossary::entries(w.lang()) {
+        None => w.t(K::TermLoading),
+        Some(_) => w.t(K::TermTheGlossaryCouldNotBe),
     }
 }
 
@@ -27,14 +27,14 @@ pub struct TermProps {
 /// explanation in a tooltip; Escape, blur or the pointer leaving close it.
 #[function_component(Term)]
 pub fn term(props: &TermProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let open = use_state(|| false);
     let set = {
         let open = open.clone();
         move |on: bool| {
             if on && !*open {
                 let open = open.clone();
-                glossary::fetch(move || open.set(true));
+                glossary::fetch(w, move || open.set(true));
             }
             open.set(on);
         }
@@ -65,9 +65,9 @@ pub fn term(props: &TermProps) -> Html {
                 onfocus={on_focus.clone()} onblur={on_focus} onkeydown={on_key}>{ props.label.clone() }</span>
             if *open {
                 <span role="tooltip" id={tip} class="tip" data-testid="glossary-tip">
-                    { match glossary::entry(&props.id) {
+                    { match glossary::entry(w.lang(), &props.id) {
                         Some(e) => html! { <><b>{ e.term }</b>{ e.text }</> },
-                        None => missing().into(),
+                        None => missing(w).into(),
                     } }
                 </span>
             }
@@ -77,18 +77,18 @@ pub fn term(props: &TermProps) -> Html {
 
 /// The glossary panel: every term and its explanation, in the file's order. Whoever
 /// shows it starts the fetch ([`glossary::fetch`]) and redraws when it ends.
-pub fn glossary_panel(on_close: Callback<MouseEvent>) -> Html {
+pub fn glossary_panel(w: Words, on_close: Callback<MouseEvent>) -> Html {
     html! {
-        <section class="panel glossary" data-testid="glossary-panel" aria-label={t(K::TabsGlossary)}>
-            <h2>{ t(K::TabsGlossary) }</h2>
-            <button class="secondary" data-testid="glossary-close" onclick={on_close}>{ t(K::InspectorClose) }</button>
-            { match glossary::entries() {
+        <section class="panel glossary" data-testid="glossary-panel" aria-label={w.t(K::TabsGlossary)}>
+            <h2>{ w.t(K::TabsGlossary) }</h2>
+            <button class="secondary" data-testid="glossary-close" onclick={on_close}>{ w.t(K::InspectorClose) }</button>
+            { match glossary::entries(w.lang()) {
                 Some(list) if !list.is_empty() => html! {
                     <dl>{ for list.iter().map(|e| html! {
                         <><dt>{ e.term }</dt><dd>{ e.text }</dd></>
                     }) }</dl>
                 },
-                _ => html! { <p class="muted">{ missing() }</p> },
+                _ => html! { <p class="muted">{ missing(w) }</p> },
             } }
         </section>
     }

@@ -7,7 +7,7 @@
 //! stays until the new one arrives.
 
 use super::query::{error_text, reply, use_in_sight};
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::queries::{Answer, Asker};
 use crate::state::Action;
 use shardlab_protocol::{EventRow, Position, Reply};
@@ -30,7 +30,7 @@ pub struct TimelineProps {
 }
 
 /// One event of the log, with its jump button when a step follows it.
-fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
+fn event_row(w: Words, e: &EventRow, dispatch: &Callback<Action>) -> Html {
     let kind = e.kind.clone();
     let jump = e
         .step
@@ -39,10 +39,10 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
         <li key={e.seq} class={classes!("event", format!("ev-{}", kind.replace('.', "-")))} data-testid="event" data-kind={kind.clone()}>
             <span class="ev-seq">{ format!("#{}", e.seq) }</span>
             <span class="ev-kind">{ kind }</span>
-            <span class="ev-text">{ e.message.as_ref().and_then(|m| crate::i18n::messages(std::slice::from_ref(m))).unwrap_or_else(|| e.text.clone()) }</span>
+            <span class="ev-text">{ e.message.as_ref().and_then(|m| w.messages(std::slice::from_ref(m))).unwrap_or_else(|| e.text.clone()) }</span>
             if let Some((step, jump)) = jump {
-                <button class="link-button" onclick={jump} aria-label={tf(K::TimelinePanelJumpToStepStep, &[("step", &step)])}
-                    title={tf(K::TimelinePanelJumpToStepStepJust, &[("step", &step)])}>{ tf(K::TimelinePanelStepStep, &[("step", &step)]) }</button>
+                <button class="link-button" onclick={jump} aria-label={w.tf(K::TimelinePanelJumpToStepStep, &[("step", &step)])}
+                    title={w.tf(K::TimelinePanelJumpToStepStepJust, &[("step", &step)])}>{ w.tf(K::TimelinePanelStepStep, &[("step", &step)]) }</button>
             }
         </li>
     }
@@ -51,7 +51,7 @@ fn event_row(e: &EventRow, dispatch: &Callback<Action>) -> Html {
 /// The timeline panel.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelineProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let dispatch = props.dispatch.clone();
     use_in_sight(Asker::Timeline, &dispatch);
     let events: Html = match reply(&props.events) {
@@ -61,7 +61,7 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
             // The engine leaves the start of a migration out; it is checked here too, as
             // the log has always shown a migration once, by its commit.
             .filter(|e| e.kind != "moveChunk.start")
-            .map(|e| event_row(e, &dispatch))
+            .map(|e| event_row(w, e, &dispatch))
             .collect(),
         Some(Ok(_)) => Html::default(),
         Some(Err(e)) => html! { <li class="error">{ error_text(e) }</li> },
@@ -70,24 +70,24 @@ pub fn timeline_panel(props: &TimelineProps) -> Html {
     let current_step = props
         .step
         .clone()
-        .unwrap_or_else(|| AttrValue::from(t(K::TimelinePanelNewCluster)));
+        .unwrap_or_else(|| AttrValue::from(w.t(K::TimelinePanelNewCluster)));
     let on_scrub = dispatch.reform(|e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::Jump(input.value().parse().unwrap_or(0))
     });
     html! {
-        <section class="panel timeline" aria-label={t(K::TimelinePanelTimeline)}>
+        <section class="panel timeline" aria-label={w.t(K::TimelinePanelTimeline)}>
             <div class="timeline-head">
-                <h2>{ t(K::TimelinePanelTimeline) }</h2>
-                <span class="muted" data-testid="position">{ tf(K::TimelinePanelStepPositionOfLen, &[("position", &position), ("len", &len)]) }</span>
+                <h2>{ w.t(K::TimelinePanelTimeline) }</h2>
+                <span class="muted" data-testid="position">{ w.tf(K::TimelinePanelStepPositionOfLen, &[("position", &position), ("len", &len)]) }</span>
                 <button class="secondary" data-testid="fork" disabled={position == len}
-                    title={t(K::TimelinePanelDiscardTheStepsAfterThis)}
-                    onclick={dispatch.reform(|_| Action::Fork)}>{ t(K::TimelinePanelForkFromHere) }</button>
+                    title={w.t(K::TimelinePanelDiscardTheStepsAfterThis)}
+                    onclick={dispatch.reform(|_| Action::Fork)}>{ w.t(K::TimelinePanelForkFromHere) }</button>
             </div>
             <input type="range" class="scrubber" min="0" max={len.to_string()} value={position.to_string()}
-                data-testid="timeline" aria-label={t(K::TimelinePanelTimelinePosition)} oninput={on_scrub} />
-            <p class="current-step" title={t(K::TimelinePanelTheCommandOfTheCurrent)}><code>{ current_step }</code></p>
-            <ol class="events" aria-label={t(K::TimelinePanelEventLog)}>{ events }</ol>
+                data-testid="timeline" aria-label={w.t(K::TimelinePanelTimelinePosition)} oninput={on_scrub} />
+            <p class="current-step" title={w.t(K::TimelinePanelTheCommandOfTheCurrent)}><code>{ current_step }</code></p>
+            <ol class="events" aria-label={w.t(K::TimelinePanelEventLog)}>{ events }</ol>
         </section>
     }
 }

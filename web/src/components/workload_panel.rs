@@ -6,7 +6,7 @@
 use super::controls::LessonRow;
 use super::query::{reply, use_in_sight};
 use super::term::Term;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::queries::{Answer, Asker};
 use crate::state::{Action, Workload, MAX_BATCH, MAX_TOTAL};
 use shardlab_protocol::{Catalog, FitView, Position, Reply};
@@ -83,17 +83,17 @@ impl PartialEq for WorkloadPanelProps {
 /// The workload and transport bar.
 #[function_component(WorkloadPanel)]
 pub fn workload_panel(props: &WorkloadPanelProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
-    let w = &props.workload;
+    let w = super::lang_switch::use_words();
+    let wl = &props.workload;
     html! {
-        <section class="panel transport" aria-label={t(K::CompareViewWorkload)}>
-            { workload_fields(&w.workload, &props.catalog.workloads, &w.dispatch) }
+        <section class="panel transport" aria-label={w.t(K::CompareViewWorkload)}>
+            { workload_fields(w, &wl.workload, &props.catalog.workloads, &wl.dispatch) }
             if let Some(transport) = &props.transport {
-                { self::transport(transport, &w.dispatch) }
+                { self::transport(w, transport, &wl.dispatch) }
             }
-            <KeyFit ..w.clone() />
-            <WorkloadTemplate workload={w.workload.clone()} dispatch={w.dispatch.clone()}
-                shown={w.template_shown.clone()} draft={w.template_draft.clone()} check={w.template_check.clone()} />
+            <KeyFit ..wl.clone() />
+            <WorkloadTemplate workload={wl.workload.clone()} dispatch={wl.dispatch.clone()}
+                shown={wl.template_shown.clone()} draft={wl.template_draft.clone()} check={wl.template_check.clone()} />
         </section>
     }
 }
@@ -130,22 +130,22 @@ impl PartialEq for CommandBarProps {
 /// transport, and the button that unfolds the setup (`#setup`).
 #[function_component(CommandBar)]
 pub fn command_bar(props: &CommandBarProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
-    let w = &props.workload;
+    let w = super::lang_switch::use_words();
+    let wl = &props.workload;
     html! {
-        <section class="panel transport command-bar" aria-label={t(K::WorkloadPanelWorkload)}>
-            <LessonRow catalog={props.catalog.clone()} lesson={props.lesson.clone()} ready={w.ready}
-                dispatch={w.dispatch.clone()} />
+        <section class="panel transport command-bar" aria-label={w.t(K::WorkloadPanelWorkload)}>
+            <LessonRow catalog={props.catalog.clone()} lesson={props.lesson.clone()} ready={wl.ready}
+                dispatch={wl.dispatch.clone()} />
             <div class="transport-row">
-                { transport(&props.transport, &w.dispatch) }
+                { transport(w, &props.transport, &wl.dispatch) }
                 <button class="secondary setup-toggle" data-testid="setup-toggle"
                     aria-expanded={props.setup.to_string()} aria-controls="setup"
-                    title={t(K::WorkloadPanelSetupTitle)}
+                    title={w.t(K::WorkloadPanelSetupTitle)}
                     onclick={props.on_setup.reform(|_| ())}>
-                    { t(K::WorkloadPanelSetup) }<span class="chevron" aria-hidden="true"></span>
+                    { w.t(K::WorkloadPanelSetup) }<span class="chevron" aria-hidden="true"></span>
                 </button>
             </div>
-            <KeyFit ..w.clone() />
+            <KeyFit ..wl.clone() />
         </section>
     }
 }
@@ -153,27 +153,32 @@ pub fn command_bar(props: &CommandBarProps) -> Html {
 /// The workload's fields and its document template, in the full page's folded setup.
 #[function_component(WorkloadFields)]
 pub fn workload_fields_panel(props: &WorkloadPanelProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
-    let w = &props.workload;
+    let w = super::lang_switch::use_words();
+    let wl = &props.workload;
     html! {
-        <section class="panel workload" aria-label={t(K::WorkloadPanelWorkloadSettings)}>
+        <section class="panel workload" aria-label={w.t(K::WorkloadPanelWorkloadSettings)}>
             <div class="control-row">
-                { workload_fields(&w.workload, &props.catalog.workloads, &w.dispatch) }
+                { workload_fields(w, &wl.workload, &props.catalog.workloads, &wl.dispatch) }
             </div>
-            <WorkloadTemplate workload={w.workload.clone()} dispatch={w.dispatch.clone()}
-                shown={w.template_shown.clone()} draft={w.template_draft.clone()} check={w.template_check.clone()} />
+            <WorkloadTemplate workload={wl.workload.clone()} dispatch={wl.dispatch.clone()}
+                shown={wl.template_shown.clone()} draft={wl.template_draft.clone()} check={wl.template_check.clone()} />
         </section>
     }
 }
 
 /// The workload's settings: the generator, documents per tick and in all, and whether the
 /// balancer runs after each tick. Each change replaces the workload (and stops playing).
-fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) -> Html {
+fn workload_fields(
+    w: Words,
+    spec: &Workload,
+    names: &[String],
+    dispatch: &Callback<Action>,
+) -> Html {
     let set = {
         let dispatch = dispatch.clone();
-        let w = w.clone();
+        let spec = spec.clone();
         move |f: Box<dyn Fn(&mut Workload)>| {
-            let mut next = w.clone();
+            let mut next = spec.clone();
             f(&mut next);
             dispatch.emit(Action::SetWorkload(next));
         }
@@ -205,44 +210,44 @@ fn workload_fields(w: &Workload, names: &[String], dispatch: &Callback<Action>) 
         let on = input.checked();
         set(Box::new(move |w| w.balance = on));
     });
-    let known =
-        names.contains(&w.spec) || (names.is_empty() && !w.spec.trim_start().starts_with('{'));
+    let known = names.contains(&spec.spec)
+        || (names.is_empty() && !spec.spec.trim_start().starts_with('{'));
     html! {
         <>
             <label class="field">
-                <span><Term id={if known { w.spec.clone() } else { "template".into() }} label={t(K::CompareViewWorkload)} /></span>
-                <select data-testid="workload" onchange={on_spec} aria-label={t(K::WorkloadPanelWorkloadGenerator)}>
+                <span><Term id={if known { spec.spec.clone() } else { "template".into() }} label={w.t(K::CompareViewWorkload)} /></span>
+                <select data-testid="workload" onchange={on_spec} aria-label={w.t(K::WorkloadPanelWorkloadGenerator)}>
                     if names.is_empty() {
-                        <option value={w.spec.clone()} selected=true>{ w.spec.clone() }</option>
+                        <option value={spec.spec.clone()} selected=true>{ spec.spec.clone() }</option>
                     }
                     { for names.iter().map(|n| html! {
-                        <option value={n.clone()} selected={*n == w.spec}>{ n.clone() }</option>
+                        <option value={n.clone()} selected={*n == spec.spec}>{ n.clone() }</option>
                     }) }
                     if !known {
-                        <option value={w.spec.clone()} selected=true>{ t(K::WorkloadPanelCustomTemplate) }</option>
+                        <option value={spec.spec.clone()} selected=true>{ w.t(K::WorkloadPanelCustomTemplate) }</option>
                     }
                 </select>
             </label>
             <label class="field">
-                <span><Term id="per-tick" label={t(K::WorkloadPanelPerTick)} /></span>
-                <input class="tiny" type="number" min="1" max={MAX_BATCH.to_string()} value={w.batch.to_string()}
-                    onchange={on_batch} aria-label={t(K::WorkloadPanelDocumentsPerTick)} data-testid="batch" />
+                <span><Term id="per-tick" label={w.t(K::WorkloadPanelPerTick)} /></span>
+                <input class="tiny" type="number" min="1" max={MAX_BATCH.to_string()} value={spec.batch.to_string()}
+                    onchange={on_batch} aria-label={w.t(K::WorkloadPanelDocumentsPerTick)} data-testid="batch" />
             </label>
             <label class="field">
-                <span>{ t(K::WorkloadPanelTotal) }</span>
-                <input class="narrow" type="number" min="1" value={w.total.to_string()}
-                    onchange={on_total} aria-label={t(K::WorkloadPanelTotalDocuments)} data-testid="total" />
+                <span>{ w.t(K::WorkloadPanelTotal) }</span>
+                <input class="narrow" type="number" min="1" value={spec.total.to_string()}
+                    onchange={on_total} aria-label={w.t(K::WorkloadPanelTotalDocuments)} data-testid="total" />
             </label>
             <label class="check">
-                <input type="checkbox" checked={w.balance} onchange={on_balance} aria-label={t(K::WorkloadPanelRunTheBalancerAfterEach)} />
-                <span>{ t(K::WorkloadPanelBalancer) }</span>
+                <input type="checkbox" checked={spec.balance} onchange={on_balance} aria-label={w.t(K::WorkloadPanelRunTheBalancerAfterEach)} />
+                <span>{ w.t(K::WorkloadPanelBalancer) }</span>
             </label>
         </>
     }
 }
 
 /// The playback buttons, the speed and the progress bar.
-fn transport(state: &Transport, dispatch: &Callback<Action>) -> Html {
+fn transport(w: Words, state: &Transport, dispatch: &Callback<Action>) -> Html {
     let on_speed = dispatch.reform(|e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
         Action::SetSpeed(input.value().parse().unwrap_or(4))
@@ -258,34 +263,34 @@ fn transport(state: &Transport, dispatch: &Callback<Action>) -> Html {
     let ready = state.ready;
     html! {
         <>
-            <div class="buttons" role="group" aria-label={t(K::WorkloadPanelPlayback)}>
-                <button data-testid="step-back" title={t(K::WorkloadPanelStepBack)} aria-label={t(K::WorkloadPanelStepBack2)}
-                    disabled={position == 0 || !ready} onclick={dispatch.reform(|_| Action::StepBack)}>{ t(K::GuideBack) }</button>
+            <div class="buttons" role="group" aria-label={w.t(K::WorkloadPanelPlayback)}>
+                <button data-testid="step-back" title={w.t(K::WorkloadPanelStepBack)} aria-label={w.t(K::WorkloadPanelStepBack2)}
+                    disabled={position == 0 || !ready} onclick={dispatch.reform(|_| Action::StepBack)}>{ w.t(K::GuideBack) }</button>
                 if state.playing {
-                    <button data-testid="pause" class="primary" aria-label={t(K::CompareViewPause)} title={t(K::WorkloadPanelPauseSpace)}
-                        onclick={dispatch.reform(|_| Action::Pause)}>{ t(K::CompareViewPause) }</button>
+                    <button data-testid="pause" class="primary" aria-label={w.t(K::CompareViewPause)} title={w.t(K::WorkloadPanelPauseSpace)}
+                        onclick={dispatch.reform(|_| Action::Pause)}>{ w.t(K::CompareViewPause) }</button>
                 } else {
-                    <button data-testid="play" class="primary" aria-label={t(K::CompareViewPlay)} title={t(K::WorkloadPanelPlaySpace)}
-                        onclick={dispatch.reform(|_| Action::Play)}>{ t(K::CompareViewPlay) }</button>
+                    <button data-testid="play" class="primary" aria-label={w.t(K::CompareViewPlay)} title={w.t(K::WorkloadPanelPlaySpace)}
+                        onclick={dispatch.reform(|_| Action::Play)}>{ w.t(K::CompareViewPlay) }</button>
                 }
-                <button data-testid="step" title={t(K::WorkloadPanelStep)} aria-label={t(K::WorkloadPanelStep2)}
-                    disabled={!ready} onclick={dispatch.reform(|_| Action::Step)}>{ t(K::CompareViewStep) }</button>
+                <button data-testid="step" title={w.t(K::WorkloadPanelStep)} aria-label={w.t(K::WorkloadPanelStep2)}
+                    disabled={!ready} onclick={dispatch.reform(|_| Action::Step)}>{ w.t(K::CompareViewStep) }</button>
                 <button data-testid="pass-time" aria-pressed={state.passing.to_string()}
-                    title={t(K::WorkloadPanelLetSimulatedTimePassTwo)}
+                    title={w.t(K::WorkloadPanelLetSimulatedTimePassTwo)}
                     onclick={dispatch.reform(|_| Action::PassTime)}>
-                    { if state.passing { t(K::WorkloadPanelStopTheClock) } else { t(K::WorkloadPanelLetTimePass) } }
+                    { if state.passing { w.t(K::WorkloadPanelStopTheClock) } else { w.t(K::WorkloadPanelLetTimePass) } }
                 </button>
             </div>
             <label class="field">
-                <span>{ tf(K::WorkloadPanelSpeedSpeed, &[("speed", &state.speed)]) }</span>
+                <span>{ w.tf(K::WorkloadPanelSpeedSpeed, &[("speed", &state.speed)]) }</span>
                 <input type="range" min="1" max="30" value={state.speed.to_string()}
-                    oninput={on_speed} aria-label={t(K::WorkloadPanelSpeed)} data-testid="speed" />
+                    oninput={on_speed} aria-label={w.t(K::WorkloadPanelSpeed)} data-testid="speed" />
             </label>
-            <div class="progress" role="progressbar" aria-label={t(K::WorkloadPanelWorkloadProgress)}
+            <div class="progress" role="progressbar" aria-label={w.t(K::WorkloadPanelWorkloadProgress)}
                 aria-valuemin="0" aria-valuemax={total.to_string()} aria-valuenow={done.min(total).to_string()}
                 data-testid="progress">
                 <div class="progress-fill" style={format!("width: {:.1}%", progress * 100.0)}></div>
-                <span class="progress-text">{ tf(K::WorkloadPanelDoneTotalDocsStepPosition, &[("done", &done), ("total", &total), ("position", &position), ("len", &len)]) }</span>
+                <span class="progress-text">{ w.tf(K::WorkloadPanelDoneTotalDocsStepPosition, &[("done", &done), ("total", &total), ("position", &position), ("len", &len)]) }</span>
             </div>
         </>
     }
@@ -307,7 +312,7 @@ fn typed_number<T: std::str::FromStr + Ord>(e: &Event, fallback: T, lo: T, hi: T
 /// writes it. The engine checks the fit.
 #[function_component(KeyFit)]
 fn key_fit(props: &WorkloadProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     let dispatch = &props.dispatch;
     use_in_sight(Asker::KeyFit, dispatch);
     let fit: FitView = match reply(&props.fit) {
@@ -318,32 +323,32 @@ fn key_fit(props: &WorkloadProps) -> Html {
         return html! {};
     }
     let key = fit.key.clone();
-    let name = workload_name(&props.workload.spec);
+    let name = workload_name(w, &props.workload.spec);
     if !fit.missing.is_empty() {
         let fields = fit.missing.join(", ");
         let add = {
             let fixed = fit.fixed.clone();
-            let w = props.workload.clone();
+            let current = props.workload.clone();
             let dispatch = dispatch.clone();
             Callback::from(move |_: MouseEvent| {
                 if let Some(text) = &fixed {
                     dispatch.emit(Action::SetWorkload(Workload {
                         spec: text.clone(),
-                        ..w.clone()
+                        ..current.clone()
                     }));
                 }
             })
         };
         return html! {
             <div class="fit-warning" role="alert" data-testid="key-fit-warning">
-                <p>{ tf(K::WorkloadPanelTheNameWorkloadNeverWrites, &[("name", &name), ("fields", &fields), ("key", &key)]) }</p>
-                <button data-testid="fit-add-field" onclick={add}>{ tf(K::WorkloadPanelAddFieldsToTheTemplate, &[("fields", &fields)]) }</button>
+                <p>{ w.tf(K::WorkloadPanelTheNameWorkloadNeverWrites, &[("name", &name), ("fields", &fields), ("key", &key)]) }</p>
+                <button data-testid="fit-add-field" onclick={add}>{ w.tf(K::WorkloadPanelAddFieldsToTheTemplate, &[("fields", &fields)]) }</button>
                 { for fit.fitting.iter().map(|p| {
-                    let w = Workload { spec: p.clone(), ..props.workload.clone() };
+                    let fitted = Workload { spec: p.clone(), ..props.workload.clone() };
                     html! {
                         <button class="secondary" data-testid={format!("fit-use-{p}")}
-                            onclick={dispatch.reform(move |_| Action::SetWorkload(w.clone()))}>
-                            { tf(K::WorkloadPanelUseP, &[("p", &p)]) }
+                            onclick={dispatch.reform(move |_| Action::SetWorkload(fitted.clone()))}>
+                            { w.tf(K::WorkloadPanelUseP, &[("p", &p)]) }
                         </button>
                     }
                 }) }
@@ -352,16 +357,16 @@ fn key_fit(props: &WorkloadProps) -> Html {
     }
     if !fit.sometimes.is_empty() {
         return html! {
-            <p class="muted fit-note" data-testid="key-fit-note">{ tf(K::WorkloadPanelTheNameWorkloadLeavesN, &[("name", &name), ("n", &(fit.sometimes.join(", "))), ("key", &key)]) }</p>
+            <p class="muted fit-note" data-testid="key-fit-note">{ w.tf(K::WorkloadPanelTheNameWorkloadLeavesN, &[("name", &name), ("n", &(fit.sometimes.join(", "))), ("key", &key)]) }</p>
         };
     }
     html! {}
 }
 
 /// A workload's name for sentences: the preset's, or the word for a template.
-fn workload_name(spec: &str) -> String {
+fn workload_name(w: Words, spec: &str) -> String {
     if spec.trim_start().starts_with('{') {
-        t(K::WorkloadPanelTemplate).to_string()
+        w.t(K::WorkloadPanelTemplate).to_string()
     } else {
         format!("'{spec}'")
     }
@@ -387,7 +392,7 @@ pub struct TemplateProps {
 /// are the model's (`crate::asking`).
 #[function_component(WorkloadTemplate)]
 pub fn workload_template(props: &TemplateProps) -> Html {
-    let _lang = super::lang_switch::use_lang();
+    let w = super::lang_switch::use_words();
     use_in_sight(Asker::KeyFit, &props.dispatch);
     use_in_sight(Asker::Template, &props.dispatch);
     let (shown, draft) = (props.shown.to_string(), props.draft.to_string());
@@ -401,7 +406,7 @@ pub fn workload_template(props: &TemplateProps) -> Html {
         Action::TemplateDraft(area.value())
     });
     let on_use = {
-        let (draft, w, dispatch) = (
+        let (draft, current, dispatch) = (
             draft.clone(),
             props.workload.clone(),
             props.dispatch.clone(),
@@ -409,18 +414,18 @@ pub fn workload_template(props: &TemplateProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             dispatch.emit(Action::SetWorkload(Workload {
                 spec: draft.trim().to_string(),
-                ..w.clone()
+                ..current.clone()
             }));
         })
     };
     html! {
         <details class="template" data-testid="workload-template-box">
-            <summary>{ t(K::WorkloadPanelDocumentShape) }<code>{ shown.clone() }</code></summary>
-            <p class="muted">{ t(K::WorkloadPanelEachDocumentTheWorkloadInserts) }</p>
-            <textarea data-testid="workload-template" rows="3" spellcheck="false" aria-label={t(K::WorkloadPanelWorkloadTemplate)}
+            <summary>{ w.t(K::WorkloadPanelDocumentShape) }<code>{ shown.clone() }</code></summary>
+            <p class="muted">{ w.t(K::WorkloadPanelEachDocumentTheWorkloadInserts) }</p>
+            <textarea data-testid="workload-template" rows="3" spellcheck="false" aria-label={w.t(K::WorkloadPanelWorkloadTemplate)}
                 value={draft.clone()} oninput={on_input} />
             <div class="template-actions">
-                <button data-testid="use-template" disabled={check.is_err() || draft == shown} onclick={on_use}>{ t(K::WorkloadPanelUseThisTemplate) }</button>
+                <button data-testid="use-template" disabled={check.is_err() || draft == shown} onclick={on_use}>{ w.t(K::WorkloadPanelUseThisTemplate) }</button>
                 if let Err(e) = &check {
                     <span class="error" data-testid="template-error">{ e.clone() }</span>
                 }

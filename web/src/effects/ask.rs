@@ -17,8 +17,8 @@ pub fn ask(session: &str, call: Call, done: impl FnOnce(Answer) + 'static) {
     engine_client::request(session, call, done);
 }
 
-/// Tells `listener` about the engine's loading: a sentence while it waits for the network,
-/// `None` once it is up.
-pub fn on_status(listener: impl Fn(Option<String>) + 'static) {
+/// Tells `listener` about the engine's loading: a sentence of the catalogue while it waits
+/// for the network, `None` once it is up.
+pub fn on_status(listener: impl Fn(Option<crate::i18n::K>) + 'static) {
     engine_client::on_status(listener);
 }

@@ -8,7 +8,7 @@
 //! leaves the browser.
 
 use crate::engine_client;
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use crate::state::{Action, Notice};
 use shardlab_protocol::{
     Call, ColumnTypeChoice, EngineError, ImportCall, ImportPreview, ImportProgress, MetadataFile,
@@ -65,6 +65,8 @@ impl Running {
 
 /// One import under way.
 struct Job {
+    /// The words its notices are in.
+    words: Words,
     session: String,
     choices: Choices,
     file: web_sys::File,
@@ -109,18 +111,32 @@ pub fn preview(
     });
 }
 
+/// Who hears of an import under way: `progress` each slice read, `end` the end, however
+/// it came, and the page (`dispatch`) what it did, in `words`.
+pub struct Hearing {
+    pub words: Words,
+    pub progress: Callback<Progress>,
+    pub end: Callback<()>,
+    pub dispatch: Callback<Action>,
+}
+
 /// Imports `file` into the page's `session` as `choices` say, until `running` is
-/// stopped; `on_progress` hears each slice read and `on_end` the end, however it came.
+/// stopped, telling `hearing` how it goes.
 pub fn import(
     session: &str,
     file: web_sys::File,
     choices: Choices,
     running: &Running,
-    on_progress: Callback<Progress>,
-    on_end: Callback<()>,
-    dispatch: Callback<Action>,
+    hearing: Hearing,
 ) {
+    let Hearing {
+        words,
+        progress: on_progress,
+        end: on_end,
+        dispatch,
+    } = hearing;
     let job = Rc::new(Job {
+        words,
         session: session.to_string(),
         name: file.name(),
         stop: running.stop.clone(),
@@ -233,18 +249,21 @@ impl Job {
     }
 
     fn cancel(&self) {
+        let w = self.words;
         engine_client::request(&self.session, Call::Import(ImportCall::Cancel), |_| ());
-        self.tell(tf(K::ImportDialogStopped, &[("file", &self.name)]));
+        self.tell(w.tf(K::ImportDialogStopped, &[("file", &self.name)]));
     }
 
     fn stopped(&self, e: &EngineError) {
-        self.tell(tf(
+        let w = self.words;
+        self.tell(w.tf(
             K::ShareBarImportStopped,
             &[("file", &self.name), ("error", &e.message)],
         ));
     }
 
     fn done(&self, done: &ImportProgress) {
+        let w = self.words;
         if let Some(why) = &done.stopped {
             if done.inserted == 0 {
                 return self.stopped(&EngineError::bad_value(why.clone()));
@@ -254,11 +273,11 @@ impl Job {
             .failures
             .iter()
             .take(LINES_NAMED)
-            .map(|f| tf(K::FailuresLine, &[("line", &f.line), ("reason", &f.reason)]))
+            .map(|f| w.tf(K::FailuresLine, &[("line", &f.line), ("reason", &f.reason)]))
             .collect();
         let ns = &self.choices.ns;
         let text = if let Some(why) = &done.stopped {
-            tf(
+            w.tf(
                 K::ImportDialogStoppedPartly,
                 &[
                     ("file", &self.name),
@@ -269,7 +288,7 @@ impl Job {
                 ],
             )
         } else if lines.is_empty() {
-            tf(
+            w.tf(
                 K::ShareBarImported,
                 &[
                     ("file", &self.name),
@@ -279,7 +298,7 @@ impl Job {
                 ],
             )
         } else {
-            tf(
+            w.tf(
                 K::ShareBarImportedFailures,
                 &[
                     ("file", &self.name),
@@ -300,7 +319,12 @@ impl Job {
 /// inflated by the browser's `DecompressionStream`), sent to the engine's
 /// `importCluster`, which makes the session that cluster with its changelog replayed a
 /// step a change; the summary is a notice, and the page shows the first collection.
-pub fn import_cluster(session: &str, files: Vec<web_sys::File>, dispatch: Callback<Action>) {
+pub fn import_cluster(
+    w: Words,
+    session: &str,
+    files: Vec<web_sys::File>,
+    dispatch: Callback<Action>,
+) {
     let total: f64 = files.iter().map(|f| f.size()).sum();
     let tell = {
         let dispatch = dispatch.clone();
@@ -313,21 +337,21 @@ pub fn import_cluster(session: &str, files: Vec<web_sys::File>, dispatch: Callba
             total as u64,
             MAX_CLUSTER_IMPORT_BYTES,
         );
-        return tell(tf(K::ImportClusterRefused, &[("error", &e.message)]));
+        return tell(w.tf(K::ImportClusterRefused, &[("error", &e.message)]));
     }
-    tell(tf(K::ImportClusterReading, &[("files", &files.len())]));
+    tell(w.tf(K::ImportClusterReading, &[("files", &files.len())]));
     let session = session.to_string();
     wasm_bindgen_futures::spawn_local(async move {
         let mut read = Vec::with_capacity(files.len());
         for file in &files {
-            match text_of(file).await {
+            match text_of(w, file).await {
                 Ok(text) => read.push(MetadataFile {
                     name: file.name(),
                     text,
                 }),
                 Err(why) => {
                     let error = format!("{}: {why}", file.name());
-                    return tell(tf(K::ImportClusterRefused, &[("error", &error)]));
+                    return tell(w.tf(K::ImportClusterRefused, &[("error", &error)]));
                 }
             }
         }
@@ -344,7 +368,7 @@ pub fn import_cluster(session: &str, files: Vec<web_sys::File>, dispatch: Callba
                 } else {
                     skipped.join("; ")
                 };
-                tell(tf(
+                tell(w.tf(
                     K::ImportClusterDone,
                     &[
                         ("ns", &done.ns.join(", ")),
@@ -358,13 +382,13 @@ pub fn import_cluster(session: &str, files: Vec<web_sys::File>, dispatch: Callba
                 }
             }
             Ok(_) => {}
-            Err(e) => tell(tf(K::ImportClusterRefused, &[("error", &e.message)])),
+            Err(e) => tell(w.tf(K::ImportClusterRefused, &[("error", &e.message)])),
         });
     });
 }
 
 /// A file's text; a `.gz` one inflated on the way.
-async fn text_of(file: &web_sys::File) -> Result<String, String> {
+async fn text_of(w: Words, file: &web_sys::File) -> Result<String, String> {
     use wasm_bindgen::JsCast;
     let why = |e: wasm_bindgen::JsValue| {
         e.dyn_ref::<js_sys::Error>()
@@ -376,7 +400,7 @@ async fn text_of(file: &web_sys::File) -> Result<String, String> {
         let ctor = js_sys::Reflect::get(&js_sys::global(), &"DecompressionStream".into())
             .map_err(why)?
             .dyn_into::<js_sys::Function>()
-            .map_err(|_| t(K::DocumentsCannotInflateGz).to_string())?;
+            .map_err(|_| w.t(K::DocumentsCannotInflateGz).to_string())?;
         let args = js_sys::Array::of1(&"gzip".into());
         let inflate = js_sys::Reflect::construct(&ctor, &args).map_err(why)?;
         let stream = file
@@ -393,13 +417,17 @@ async fn text_of(file: &web_sys::File) -> Result<String, String> {
         .await
         .map_err(why)?;
     text.as_string()
-        .ok_or_else(|| t(K::DocumentsNotText).to_string())
+        .ok_or_else(|| w.t(K::DocumentsNotText).to_string())
 }
 
 /// A query sample's text for a ranking (`RankSpec::queries`), a `.gz` one inflated: `done`
 /// hears the file's name and text, or why it cannot be used (past the engine's bound,
 /// checked by its size before it is read and again once inflated).
-pub fn query_sample(file: web_sys::File, done: Callback<Result<(String, String), String>>) {
+pub fn query_sample(
+    w: Words,
+    file: web_sys::File,
+    done: Callback<Result<(String, String), String>>,
+) {
     let max = shardlab_protocol::MAX_RANK_QUERIES_BYTES;
     let name = file.name();
     let too_long =
@@ -408,7 +436,7 @@ pub fn query_sample(file: web_sys::File, done: Callback<Result<(String, String),
         return done.emit(Err(too_long(file.size() as u64)));
     }
     wasm_bindgen_futures::spawn_local(async move {
-        done.emit(match text_of(&file).await {
+        done.emit(match text_of(w, &file).await {
             Ok(text) if text.len() > max => Err(too_long(text.len() as u64)),
             Ok(text) => Ok((name, text)),
             Err(why) => Err(why),

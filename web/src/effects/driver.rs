@@ -9,7 +9,7 @@
 //! never the page.
 
 use crate::engine_client::{self, ENGINE_RESTARTED};
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Lang, Words, K};
 use crate::platform::now_ms;
 use crate::queries::{Answer, Ask};
 use crate::recovery;
@@ -152,6 +152,16 @@ impl Driver {
         self.model.borrow().page.clone()
     }
 
+    /// The page's words, as the model has them now: what the driver says is in them.
+    pub fn words(&self) -> Words {
+        self.model.borrow().page.words
+    }
+
+    /// `lang`'s words, if the page has read them.
+    pub fn catalogue(&self, lang: Lang) -> Option<Words> {
+        self.model.borrow().catalogue(lang)
+    }
+
     /// The callback components send messages to.
     pub fn callback(&self) -> Callback<Action> {
         let driver = self.clone();
@@ -178,6 +188,7 @@ impl Driver {
 
     /// Carries out one effect the update asked for.
     fn carry_out(&self, effect: Effect) {
+        let w = self.words();
         match effect {
             Effect::Send(act) => self.send(act),
             Effect::Run(cmd) => {
@@ -193,7 +204,7 @@ impl Driver {
                 }
             }
             Effect::OpenSetup(setup) => {
-                let notice = self.set_aside(t(K::DriverStartedANewCluster));
+                let notice = self.set_aside(w.t(K::DriverStartedANewCluster));
                 self.open(
                     Opening {
                         start: Start::Setup(setup),
@@ -204,7 +215,7 @@ impl Driver {
                 );
             }
             Effect::OpenLesson(id) => {
-                let notice = self.set_aside(t(K::DriverOpenedTheLessonLesson));
+                let notice = self.set_aside(w.t(K::DriverOpenedTheLessonLesson));
                 self.open(
                     Opening {
                         start: Start::Lesson { id },
@@ -244,15 +255,17 @@ impl Driver {
 
     /// Says where the session's saved form stands against what can be kept.
     fn tell_room(&self, measure: &Measure) {
+        let w = self.words();
         match &measure.text {
             // The page has the form (it saves it itself): the notice offers it.
             Some(text) => {
                 let saved = sessions::text(&sessions::current());
                 let notice = (measure.room != Room::Ample)
-                    .then(|| room_notice(measure.room, measure.size, text, saved));
+                    .then(|| room_notice(w, measure.room, measure.size, text, saved));
                 self.handle(Action::Room(notice));
             }
             None => tell_room(
+                w,
                 &self.callback(),
                 &measure.session,
                 measure.room,
@@ -281,6 +294,7 @@ impl Driver {
 
     /// Sends `act` for the page's session; its answer comes back as a message.
     pub fn send(&self, act: Act) {
+        let w = self.words();
         let session = self.state().session.clone();
         self.handle(Action::Sent);
         let driver = self.clone();
@@ -290,7 +304,7 @@ impl Driver {
                 Ok(Reply::Act(view)) => driver.handle(Action::Viewed(session, Rc::new(*view))),
                 Ok(_) => driver.handle(Action::Refused(
                     session,
-                    t(K::DriverEngineAnsweredSomethingElse).into(),
+                    w.t(K::DriverEngineAnsweredSomethingElse).into(),
                 )),
                 Err(e) if e.code_name == ENGINE_RESTARTED => {
                     driver.handle(Action::Refused(session, e.message));
@@ -305,6 +319,7 @@ impl Driver {
     /// and this one stays stored. The notice the new scenario shows, starting with `what`,
     /// when this one holds steps of the user's (beyond its own setup) to return to.
     fn set_aside(&self, what: &str) -> Option<Notice> {
+        let w = self.words();
         if self.embed {
             return None;
         }
@@ -316,7 +331,7 @@ impl Driver {
         }
         Some(Notice {
             words: None,
-            text: tf(
+            text: w.tf(
                 K::DriverWhatYourPreviousSessionOf,
                 &[("what", &what), ("steps", &steps)],
             ),
@@ -421,10 +436,11 @@ impl Driver {
         view: PageView,
         replaying: Replaying,
     ) {
+        let w = self.words();
         let Replaying { page, json, .. } = replaying;
         let total = view.replay.map_or(0, |r| r.total) as usize;
         self.handle(Action::Viewed(session.clone(), Rc::new(view)));
-        let what = opening.what();
+        let what = opening.what(w);
         let Some(source) = opening.source else {
             return;
         };
@@ -451,6 +467,7 @@ impl Driver {
     /// An opening the engine refused: an import goes back to the session it replaced,
     /// anything else opens what stands in for it, saying why.
     fn open_refused(&self, opening: &Opening, e: &EngineError) {
+        let w = self.words();
         let message = engine_words(e);
         if matches!(opening.source, Some(Source::Import { .. })) && self.back_from_import(&message)
         {
@@ -464,11 +481,12 @@ impl Driver {
             self.hold();
         }
         let next = match (&opening.source, &opening.start) {
-            (Some(source), _) => startup::unreadable(source, &message),
+            (Some(source), _) => startup::unreadable(w, source, &message),
             (None, Start::Lesson { id }) => {
                 let id: String = id.chars().take(40).collect();
                 startup::refused(
-                    &tf(K::DriverThereIsNoLessonCalled, &[("id", &id)]),
+                    w,
+                    &w.tf(K::DriverThereIsNoLessonCalled, &[("id", &id)]),
                     self.embed,
                 )
             }
@@ -483,6 +501,7 @@ impl Driver {
 
     /// A lesson's notice names it, once the engine said which lesson it opened.
     fn lesson_notice(&self, view: &PageView) {
+        let w = self.words();
         let s = self.state();
         let Some(notice) = s.notice.as_ref().filter(|n| n.text.contains("{lesson}")) else {
             return;
@@ -493,7 +512,7 @@ impl Driver {
             .and_then(|id| s.catalog.lessons.iter().find(|l| l.id == id))
             .map_or_else(
                 || view.lesson.clone().unwrap_or_default(),
-                |l| crate::i18n::lesson_words(l).0,
+                |l| w.lesson_words(l).0,
             );
         self.handle(Action::Notice(Some(Notice {
             words: None,
@@ -504,6 +523,7 @@ impl Driver {
 
     /// Asks the engine for the next slice of the replay under way, or ends it.
     fn advance(&self) {
+        let w = self.words();
         if let Some(ending) = self.ending() {
             return self.finish(ending);
         }
@@ -533,8 +553,8 @@ impl Driver {
                     let run = driver.run.borrow_mut().take();
                     if let Some(run) = run {
                         recovery::end();
-                        let why = t(K::DriverReplayStoppedTheEngine);
-                        driver.open(startup::unreadable(&run.source, why), false);
+                        let why = w.t(K::DriverReplayStoppedTheEngine);
+                        driver.open(startup::unreadable(w, &run.source, why), false);
                     }
                 }
                 _ => driver.finish(Ending::Over),
@@ -688,7 +708,8 @@ impl Driver {
     /// After a replay's last answer: the page's own state from the scenario, the notice,
     /// and the commands that waited.
     fn concluded(&self, run: Run, ending: Ending) {
-        let notice = startup::conclude(&run.source, &ending, &run.json);
+        let w = self.words();
+        let notice = startup::conclude(w, &run.source, &ending, &run.json);
         let mut page = run.page;
         // The saved session's own page state is written at once on each change, its
         // scenario a moment later: the later of the two wins.
@@ -741,6 +762,7 @@ impl Driver {
 
     /// [`Driver::restart`] from `text`, or afresh, saying so, when there is none.
     fn restart_from(&self, text: Option<String>) {
+        let w = self.words();
         let why = engine_client::stopped_why();
         match text {
             Some(text) => {
@@ -749,10 +771,9 @@ impl Driver {
             }
             None => self.open(
                 Opening {
-                    notice: Some(Notice::plain(tf(
-                        K::DriverTheEngineStoppedAndStarted,
-                        &[("why", &why)],
-                    ))),
+                    notice: Some(Notice::plain(
+                        w.tf(K::DriverTheEngineStoppedAndStarted, &[("why", &why)]),
+                    )),
                     ..Opening::fresh()
                 },
                 false,
@@ -792,6 +813,7 @@ impl Driver {
     /// transaction (`page.keep`): however large the session, its text never crosses to
     /// the page, whose thread stays free.
     fn keep(&self, session: &Rc<str>, saving: sessions::Saving) {
+        let w = self.words();
         let Some((meta, record)) = sessions::record(saving.clone()) else {
             return;
         };
@@ -806,7 +828,7 @@ impl Driver {
         engine_client::request(session, call, move |answer| {
             let kept = match answer {
                 Ok(Reply::Kept(kept)) => kept,
-                Err(e) => return not_saved(&dispatch, &e),
+                Err(e) => return not_saved(w, &dispatch, &e),
                 Ok(_) => return,
             };
             let size = usize::try_from(kept.bytes).unwrap_or(usize::MAX);
@@ -818,7 +840,7 @@ impl Driver {
                 text: None,
             })));
             if let Some(why) = kept.why {
-                return refused(&dispatch, &at, &why, saving.page);
+                return refused(w, &dispatch, &at, &why, saving.page);
             }
             if kept.kept {
                 sessions::kept(meta);
@@ -829,6 +851,7 @@ impl Driver {
     /// [`Driver::save`] with the engine in the page: the session's JSON form is the
     /// page's already, and the page writes it.
     fn save_text(&self, session: &Rc<str>, saving: sessions::Saving) {
+        let w = self.words();
         let dispatch = self.callback();
         let driver = self.clone();
         let at = session.clone();
@@ -839,7 +862,7 @@ impl Driver {
         engine_client::request(session, call, move |answer| {
             let text = match answer {
                 Ok(Reply::Scenario { text }) => text,
-                Err(e) => return not_saved(&dispatch, &e),
+                Err(e) => return not_saved(w, &dispatch, &e),
                 Ok(_) => return,
             };
             let now = scenario_room(text.len());
@@ -856,8 +879,8 @@ impl Driver {
                 return;
             }
             wasm_bindgen_futures::spawn_local(async move {
-                if let Err(why) = sessions::save(text.clone(), saving).await {
-                    dispatch.emit(Action::Notice(Some(refused_notice(&why, &text))));
+                if let Err(why) = sessions::save(w, text.clone(), saving).await {
+                    dispatch.emit(Action::Notice(Some(refused_notice(w, &why, &text))));
                 }
             });
         });
@@ -877,7 +900,7 @@ impl Driver {
 /// What the page says when its session's saved form nears the size that can be kept, or
 /// passes it: the download offered is a copy that can be opened again (the text itself
 /// while it fits; once over, the copy last saved).
-fn room_notice(room: Room, size: usize, text: &str, saved: Option<String>) -> Notice {
+fn room_notice(w: Words, room: Room, size: usize, text: &str, saved: Option<String>) -> Notice {
     let limit = MAX_SCENARIO_BYTES;
     let download = |text: &str| {
         Some(crate::state::Offer::Download(Rc::from(
@@ -888,20 +911,20 @@ fn room_notice(room: Room, size: usize, text: &str, saved: Option<String>) -> No
         Room::Over => match (saved, sessions::meta(&sessions::current())) {
             (Some(saved), Some(meta)) => Notice {
                 words: None,
-                text: tf(
+                text: w.tf(
                     K::DriverSessionTooLargeToKeep,
                     &[("size", &size), ("limit", &limit), ("steps", &meta.steps)],
                 ),
                 offer: download(&saved),
             },
-            _ => Notice::plain(tf(
+            _ => Notice::plain(w.tf(
                 K::DriverSessionTooLargeNothingKept,
                 &[("size", &size), ("limit", &limit)],
             )),
         },
         _ => Notice {
             words: None,
-            text: tf(
+            text: w.tf(
                 K::DriverSessionNearlyTooLarge,
                 &[("size", &size), ("limit", &limit)],
             ),
@@ -914,21 +937,20 @@ fn room_notice(room: Room, size: usize, text: &str, saved: Option<String>) -> No
 /// closed since (whatever replays or replaces it saves it), or it could not write the
 /// session's saved form (a page value over the scenario's limits), which is said, not
 /// skipped in silence.
-fn not_saved(dispatch: &Callback<Action>, e: &EngineError) {
+fn not_saved(w: Words, dispatch: &Callback<Action>, e: &EngineError) {
     if e.code_name == ENGINE_RESTARTED || e.code_name == "NoSuchSession" {
         return;
     }
-    dispatch.emit(Action::Notice(Some(Notice::plain(tf(
-        K::DriverSessionNotSaved,
-        &[("why", &engine_words(e))],
-    )))));
+    dispatch.emit(Action::Notice(Some(Notice::plain(
+        w.tf(K::DriverSessionNotSaved, &[("why", &engine_words(e))]),
+    ))));
 }
 
 /// The store refused the session (`why`): said at once, with the session to download.
-fn refused_notice(why: &str, text: &str) -> Notice {
+fn refused_notice(w: Words, why: &str, text: &str) -> Notice {
     Notice {
         words: None,
-        text: tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
+        text: w.tf(K::DriverYourSessionCouldNotBe, &[("why", &why)]),
         offer: Some(crate::state::Offer::Download(Rc::from(
             crate::share::download_url("application/json", text),
         ))),
@@ -937,13 +959,19 @@ fn refused_notice(why: &str, text: &str) -> Notice {
 
 /// [`refused_notice`] for a session whose text the page does not have: asked of the
 /// engine first (a rare, failed save is worth the wait).
-fn refused(dispatch: &Callback<Action>, session: &str, why: &str, page: Vec<(String, String)>) {
+fn refused(
+    w: Words,
+    dispatch: &Callback<Action>,
+    session: &str,
+    why: &str,
+    page: Vec<(String, String)>,
+) {
     let dispatch = dispatch.clone();
     let why = why.to_string();
     let call = Call::Scenario { page, json: true };
     engine_client::request(session, call, move |answer| {
         if let Ok(Reply::Scenario { text }) = answer {
-            dispatch.emit(Action::Notice(Some(refused_notice(&why, &text))));
+            dispatch.emit(Action::Notice(Some(refused_notice(w, &why, &text))));
         }
     });
 }
@@ -954,6 +982,7 @@ fn refused(dispatch: &Callback<Action>, session: &str, why: &str, page: Vec<(Str
 /// by what the step itself said (an import's summary). The text to download is asked of
 /// the engine, or read from the copy last kept.
 fn tell_room(
+    w: Words,
     dispatch: &Callback<Action>,
     session: &str,
     room: Room,
@@ -967,14 +996,14 @@ fn tell_room(
     if room == Room::Over {
         wasm_bindgen_futures::spawn_local(async move {
             let saved = sessions::read_text(&sessions::current()).await;
-            dispatch.emit(Action::Room(Some(room_notice(room, size, "", saved))));
+            dispatch.emit(Action::Room(Some(room_notice(w, room, size, "", saved))));
         });
         return;
     }
     let call = Call::Scenario { page, json: true };
     engine_client::request(session, call, move |answer| {
         if let Ok(Reply::Scenario { text }) = answer {
-            dispatch.emit(Action::Room(Some(room_notice(room, size, &text, None))));
+            dispatch.emit(Action::Room(Some(room_notice(w, room, size, &text, None))));
         }
     });
 }

@@ -1,8 +1,7 @@
 //! Exports the cluster view as a standalone SVG picture, for slides.
 
-use crate::i18n::{t, K};
+use crate::i18n::{Words, K};
 use crate::palette::{heat_step, shard_colour, HEAT_ALPHAS, HOT_RGB};
-use crate::words::count;
 use shardlab_protocol::{ChunkFrame, Frame};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -14,7 +13,7 @@ fn escape(s: &str) -> String {
 }
 
 /// Draws the shards as columns of chunk blocks, with the key-space bar on top.
-pub fn cluster_svg(view: &Frame, title: &str) -> String {
+pub fn cluster_svg(w: Words, view: &Frame, title: &str) -> String {
     const COL_W: f64 = 260.0;
     const GAP: f64 = 16.0;
     const CHUNK_H: f64 = 44.0;
@@ -51,20 +50,20 @@ pub fn cluster_svg(view: &Frame, title: &str) -> String {
             x + 10.0,
             escape(&s.name),
             x + 10.0,
-            escape(&format!("{} · {} · {}", count(chunks.len() as u64, "chunk"), count(s.docs, "doc"), s.size))
+            escape(&format!("{} · {} · {}", w.count(chunks.len() as u64, "chunk"), w.count(s.docs, "doc"), s.size))
         ));
         for (j, c) in chunks.iter().enumerate() {
             let y = 126.0 + j as f64 * (CHUNK_H + 6.0);
-            out.push_str(&chunk_svg(c, x + 8.0, y, COL_W - 16.0, CHUNK_H, colour));
+            out.push_str(&chunk_svg(w, c, x + 8.0, y, COL_W - 16.0, CHUNK_H, colour));
         }
     }
     out.push_str("</svg>\n");
     out
 }
 
-/// One chunk block at `(x, y)`, `w` by `h`: tinted by its heat as the page tints it, its
+/// One chunk block at `(x, y)`, `width` by `h`: tinted by its heat as the page tints it, its
 /// range, and its counts with the documents it just gained (`+25`) as the page shows them.
-fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> String {
+fn chunk_svg(w: Words, c: &ChunkFrame, x: f64, y: f64, width: f64, h: f64, colour: &str) -> String {
     let stroke = if c.jumbo {
         "#a2407a\" stroke-dasharray=\"5 3".to_string()
     } else if c.gained > 0 {
@@ -73,22 +72,26 @@ fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> St
         "#dde1e8".to_string()
     };
     let fill = heat_step(c.gained).map_or("#ffffff".to_string(), |i| {
-        format!("#ffffff\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"rgba({HOT_RGB}, {})", HEAT_ALPHAS[i])
+        format!("#ffffff\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{width:.1}\" height=\"{h}\" rx=\"5\" fill=\"rgba({HOT_RGB}, {})", HEAT_ALPHAS[i])
     });
     let mark = |on: bool, key: K| {
         if on {
-            format!(" · {}", t(key))
+            format!(" · {}", w.t(key))
         } else {
             String::new()
         }
     };
     let stats = format!(
         "{} · {}{}{}{}",
-        count(c.docs, "doc"),
+        w.count(c.docs, "doc"),
         c.size,
         mark(c.is_min, K::ClusterViewMinkeyChunk),
         mark(c.is_max, K::ClusterViewMaxkeyChunk),
-        if c.jumbo { t(K::CompareViewJumbo2) } else { "" }
+        if c.jumbo {
+            w.t(K::CompareViewJumbo2)
+        } else {
+            ""
+        }
     );
     let gained = if c.gained > 0 {
         format!(
@@ -99,7 +102,7 @@ fn chunk_svg(c: &ChunkFrame, x: f64, y: f64, w: f64, h: f64, colour: &str) -> St
         String::new()
     };
     format!(
-        "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h}\" rx=\"5\" fill=\"{fill}\" stroke=\"{stroke}\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{h}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}{gained}</text>\n",
+        "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{width:.1}\" height=\"{h}\" rx=\"5\" fill=\"{fill}\" stroke=\"{stroke}\"/>\n<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"4\" height=\"{h}\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" font-family=\"Menlo, monospace\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#5d6678\">{}{gained}</text>\n",
         x + 8.0,
         y + 17.0,
         escape(&format!("[{}, {})", c.min, c.max)),
@@ -145,12 +148,12 @@ pub fn copy_to_clipboard(text: &str) {
 }
 
 /// The page's address without its query string.
-pub fn base_url() -> String {
+pub fn base_url(lang: crate::i18n::Lang) -> String {
     let location = gloo::utils::window().location();
     let origin = location.origin().unwrap_or_default();
     let path = location.pathname().unwrap_or_else(|_| "/".into());
     // A link opens in the language it was made in (English needs no word).
-    match crate::i18n::current() {
+    match lang {
         crate::i18n::Lang::En => format!("{origin}{path}"),
         lang => format!("{origin}{path}?lang={}", lang.tag()),
     }

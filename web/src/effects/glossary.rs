@@ -6,7 +6,7 @@
 //! a list of `{term, id, text}`, which the page fetches ([`fetch`]) when a term is first
 //! hovered, focused or tapped, or the panel opens, and keeps for the page's life.
 
-use crate::i18n::{self, t, Lang, K};
+use crate::i18n::{Lang, Words, K};
 use crate::lessons::{fetch_text_patiently, leak};
 use crate::storage::{as_list, as_object, string_field};
 
@@ -48,26 +48,26 @@ pub fn is_loaded_in(lang: Lang) -> bool {
 
 /// Every entry, in the file's order, once loaded (see [`fetch`]): in the page's language,
 /// or in English until its translation is in.
-pub fn entries() -> Option<&'static [Entry]> {
-    loaded_in(i18n::current()).or_else(|| loaded_in(Lang::En))
+pub fn entries(lang: Lang) -> Option<&'static [Entry]> {
+    loaded_in(lang).or_else(|| loaded_in(Lang::En))
 }
 
 /// The entry for `id`, once the glossary is loaded.
-pub fn entry(id: &str) -> Option<&'static Entry> {
-    entries()?.iter().find(|e| e.id == id)
+pub fn entry(lang: Lang, id: &str) -> Option<&'static Entry> {
+    entries(lang)?.iter().find(|e| e.id == id)
 }
 
 /// Fetches and reads the glossary unless it is in, then calls `then` (to redraw). A
 /// glossary that cannot be fetched or read counts as empty: the terms then say so.
-pub fn fetch(then: impl FnOnce() + 'static) {
-    if entries().is_some() {
+pub fn fetch(w: Words, then: impl FnOnce() + 'static) {
+    if entries(w.lang()).is_some() {
         return;
     }
     if !crate::cache::start_fetch(KIND) {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {
-        load_in(i18n::current()).await;
+        load_in(w, w.lang()).await;
         crate::cache::end_fetch(KIND);
         then();
     });
@@ -76,17 +76,17 @@ pub fn fetch(then: impl FnOnce() + 'static) {
 /// Fetches and reads the glossary in `lang` unless it is in; a translation that cannot be
 /// read gives the English glossary, and an English one that cannot, an empty one. Without
 /// the network it waits for it.
-pub async fn load_in(lang: Lang) {
+pub async fn load_in(w: Words, lang: Lang) {
     if is_loaded_in(lang) {
         return;
     }
-    let what = t(K::GlossaryTheGlossary);
+    let what = w.t(K::GlossaryTheGlossary);
     let read = |text: Result<String, String>| text.and_then(|t| parse_glossary(&t));
-    let mut list = read(fetch_text_patiently(&glossary_url(lang), what, |_| ()).await);
+    let mut list = read(fetch_text_patiently(w, &glossary_url(lang), what, |_| ()).await);
     let mut into = lang;
     if list.is_err() && lang != Lang::En {
         into = Lang::En;
-        list = read(fetch_text_patiently(GLOSSARY_URL, what, |_| ()).await);
+        list = read(fetch_text_patiently(w, GLOSSARY_URL, what, |_| ()).await);
     }
     crate::cache::keep(KIND, into, list.unwrap_or_default());
 }

@@ -2,9 +2,10 @@
 //! address (`lang=zh-CN`, as share links and embeds carry it), else from the reader's
 //! last choice (localStorage), else from the browser's preferred languages, else English.
 //! A language other than English has its catalogue fetched on first use
-//! (`i18n/<tag>.json`, like the lessons and the glossary) and kept for the page's life.
+//! (`i18n/<tag>.json`, like the lessons and the glossary); the model keeps the words read
+//! ([`crate::update::Model::catalogues`]).
 
-use crate::i18n::{self, Lang};
+use crate::i18n::{Lang, Words};
 use crate::storage;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -49,8 +50,8 @@ pub fn remember(lang: Lang) {
     storage::set_string(LANG_KEY, lang.tag());
 }
 
-/// What to do once a language's words are in.
-type Then = Box<dyn FnOnce()>;
+/// What to do once a language's words are in: hand them to the model.
+type Then = Box<dyn FnOnce(Words)>;
 
 /// The callers waiting for each language's words.
 type Waiting = Vec<(Lang, Vec<Then>)>;
@@ -62,24 +63,31 @@ pub struct Switch {
     waiting: Rc<RefCell<Waiting>>,
 }
 
-/// Makes `lang` the page's language once its words are in (its catalogue, and the
-/// lessons and the glossary in it if they are shown in another), then calls `then` (to
-/// redraw with it). A catalogue that cannot be read leaves the English words standing in.
-pub fn switch(switch: &Switch, lang: Lang, then: impl FnOnce() + 'static) {
-    if ready(lang) {
-        apply(lang);
-        then();
+/// Reads `lang`'s words, from the page's words `from` (and `known`, the model's, if the
+/// page read them before), and hands them to `then` once everything the page shows is in
+/// them (the lessons and the glossary in it if they are shown). A catalogue that cannot be
+/// read gives the language with the English words standing in.
+pub fn switch(
+    switch: &Switch,
+    from: Words,
+    known: Option<Words>,
+    lang: Lang,
+    then: impl FnOnce(Words) + 'static,
+) {
+    if let Some(words) = known.filter(|_| shown_in(from, lang)) {
+        apply(words);
+        then(words);
         return;
     }
     let first = {
-        let mut w = switch.waiting.borrow_mut();
-        match w.iter_mut().find(|(g, _)| *g == lang) {
+        let mut waiting = switch.waiting.borrow_mut();
+        match waiting.iter_mut().find(|(g, _)| *g == lang) {
             Some((_, list)) => {
                 list.push(Box::new(then));
                 false
             }
             None => {
-                w.push((lang, vec![Box::new(then)]));
+                waiting.push((lang, vec![Box::new(then)]));
                 true
             }
         }
@@ -87,71 +95,79 @@ pub fn switch(switch: &Switch, lang: Lang, then: impl FnOnce() + 'static) {
     if first {
         let waiting = Rc::clone(&switch.waiting);
         wasm_bindgen_futures::spawn_local(async move {
-            fetch_words(lang, true).await;
-            apply(lang);
+            let words = fetch_words(from, known, lang, true).await;
+            apply(words);
             let waiting = {
-                let mut w = waiting.borrow_mut();
-                let i = w.iter().position(|(g, _)| *g == lang);
-                i.map(|i| w.remove(i).1).unwrap_or_default()
+                let mut waiting = waiting.borrow_mut();
+                let i = waiting.iter().position(|(g, _)| *g == lang);
+                i.map(|i| waiting.remove(i).1).unwrap_or_default()
             };
             for then in waiting {
-                then();
+                then(words);
             }
         });
     }
 }
 
-/// Whether everything the page shows is in `lang` already.
-fn ready(lang: Lang) -> bool {
-    i18n::is_loaded(lang)
-        && (crate::lessons::lessons().is_none() || crate::lessons::is_loaded_in(lang))
-        && (crate::glossary::entries().is_none() || crate::glossary::is_loaded_in(lang))
+/// Whether the lessons and the glossary, where the page (in `from`) shows them, are in
+/// `lang` already.
+fn shown_in(from: Words, lang: Lang) -> bool {
+    (crate::lessons::lessons(from.lang()).is_none() || crate::lessons::is_loaded_in(lang))
+        && (crate::glossary::entries(from.lang()).is_none() || crate::glossary::is_loaded_in(lang))
 }
 
-/// The language the page starts in (see [`initial`]), its words fetched and in force
-/// before anything is said: the start's notices are in it. Without the network the page
-/// starts in English rather than wait.
-pub async fn start(asked: Option<&str>) -> Lang {
+/// The words the page starts in (see [`initial`]), fetched before anything is said: the
+/// start's notices are in them. Without the network the page starts in English words
+/// rather than wait.
+pub async fn start(asked: Option<&str>) -> Words {
     let lang = initial(asked);
-    if !ready(lang) {
-        fetch_words(lang, false).await;
-    }
-    apply(lang);
-    lang
+    let words = fetch_words(Words::ENGLISH, None, lang, false).await;
+    apply(words);
+    words
 }
 
-/// Fetches what `lang` lacks: its catalogue (waiting for the network if `patient`), and
-/// the lessons and the glossary in it if the page shows them in another language.
-async fn fetch_words(lang: Lang, patient: bool) {
-    if !i18n::is_loaded(lang) {
-        let url = catalogue_url(lang);
-        let what = "the translations";
-        let text = if patient {
-            crate::lessons::fetch_text_patiently(&url, what, |_| ()).await
-        } else {
-            crate::lessons::fetch_text(&url, what)
-                .await
-                .map_err(|_| format!("{what} could not be fetched"))
-        };
-        match text.and_then(|t| parse_catalogue(&t)) {
-            Ok(pairs) => i18n::install(lang, pairs),
-            Err(e) => gloo::console::warn!(format!("{url}: {e}")),
+/// `lang`'s words (`known` if the page read them, else from its catalogue, waiting for
+/// the network if `patient`), with the lessons and the glossary in it where the page (in
+/// `from`) shows them.
+async fn fetch_words(from: Words, known: Option<Words>, lang: Lang, patient: bool) -> Words {
+    let words = match known {
+        Some(words) => words,
+        None if lang == Lang::En => Words::ENGLISH,
+        None => {
+            let url = catalogue_url(lang);
+            let what = "the translations";
+            let text = if patient {
+                crate::lessons::fetch_text_patiently(from, &url, what, |_| ()).await
+            } else {
+                crate::lessons::fetch_text(from, &url, what)
+                    .await
+                    .map_err(|_| format!("{what} could not be fetched"))
+            };
+            match text.and_then(|t| parse_catalogue(&t)) {
+                Ok(pairs) => Words::from_catalogue(lang, pairs),
+                Err(e) => {
+                    gloo::console::warn!(format!("{url}: {e}"));
+                    Words::unread(lang)
+                }
+            }
         }
+    };
+    if crate::lessons::lessons(from.lang()).is_some() {
+        let _ = crate::lessons::load_in(words, lang, |_| ()).await;
     }
-    if crate::lessons::lessons().is_some() {
-        let _ = crate::lessons::load_in(lang, |_| ()).await;
+    if crate::glossary::entries(from.lang()).is_some() {
+        crate::glossary::load_in(words, lang).await;
     }
-    if crate::glossary::entries().is_some() {
-        crate::glossary::load_in(lang).await;
-    }
+    words
 }
 
-/// Sets the language and the document's `lang`, which chooses fonts and line breaking.
-fn apply(lang: Lang) {
-    i18n::set_current(lang);
+/// Sets the document's `lang`, which chooses fonts and line breaking, and the words of the
+/// notice a panic leaves (which cannot ask the model).
+fn apply(words: Words) {
     if let Some(root) = gloo::utils::document().document_element() {
-        let _ = root.set_attribute("lang", lang.tag());
+        let _ = root.set_attribute("lang", words.lang().tag());
     }
+    crate::recovery::speak(words);
 }
 
 /// Reads a catalogue file: one JSON object of strings.

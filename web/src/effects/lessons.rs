@@ -6,7 +6,7 @@
 //! ([`parse_lessons`]), so that they are not part of the initial download. Browser tests
 //! check the same file (every preset exists, every question has one right answer).
 
-use crate::i18n::{self, t, tf, Lang, K};
+use crate::i18n::{Lang, Words, K};
 use crate::state::default_setup;
 use crate::storage::{as_list, as_object, field, string_field};
 use js_sys::{Array, Object};
@@ -137,16 +137,16 @@ pub struct Progress {
 impl Progress {
     /// The lesson and step this progress points at, if both still exist (content can
     /// change between visits; a stale entry is then ignored).
-    pub fn resolve(&self) -> Option<(&'static Lesson, usize)> {
-        let lesson = lesson(&self.lesson)?;
+    pub fn resolve(&self, lang: Lang) -> Option<(&'static Lesson, usize)> {
+        let lesson = lesson(lang, &self.lesson)?;
         let step = self.step as usize;
         (step < lesson.steps.len()).then_some((lesson, step))
     }
 }
 
 /// The step counter's text: `Step 2 of 7` for index 1 of 7 steps.
-pub fn progress_label(index: usize, len: usize) -> String {
-    tf(
+pub fn progress_label(w: Words, index: usize, len: usize) -> String {
+    w.tf(
         K::LessonsStepNOfTotal,
         &[("n", &(index + 1)), ("total", &len)],
     )
@@ -181,13 +181,13 @@ pub fn is_loaded_in(lang: Lang) -> bool {
 
 /// Every lesson, in teaching order, once loaded (see [`load`]): in the page's language, or
 /// in English until its translation is in.
-pub fn lessons() -> Option<&'static [Lesson]> {
-    loaded_in(i18n::current()).or_else(|| loaded_in(Lang::En))
+pub fn lessons(lang: Lang) -> Option<&'static [Lesson]> {
+    loaded_in(lang).or_else(|| loaded_in(Lang::En))
 }
 
 /// A lesson by id, once the lessons are loaded.
-pub fn lesson(id: &str) -> Option<&'static Lesson> {
-    lessons()?.iter().find(|l| l.id == id)
+pub fn lesson(lang: Lang, id: &str) -> Option<&'static Lesson> {
+    lessons(lang)?.iter().find(|l| l.id == id)
 }
 
 /// Makes `lessons` the page's English lessons, for its life. Only the first call counts.
@@ -203,23 +203,26 @@ pub fn install_in(lang: Lang, lessons: Vec<Lesson>) -> &'static [Lesson] {
 /// Fetches and reads the lessons in the page's language (once; later calls answer at
 /// once). Without the network it waits for it, telling `waiting` (see
 /// [`fetch_text_patiently`]). A translation that cannot be read gives the English lessons.
-pub async fn load(waiting: impl Fn(Option<String>)) -> Result<&'static [Lesson], String> {
-    load_in(i18n::current(), waiting).await
+pub async fn load(w: Words, waiting: impl Fn(Option<String>)) -> Result<&'static [Lesson], String> {
+    load_in(w, w.lang(), waiting).await
 }
 
 /// Fetches and reads the lessons in `lang` (see [`load`]).
 pub async fn load_in(
+    w: Words,
     lang: Lang,
     waiting: impl Fn(Option<String>),
 ) -> Result<&'static [Lesson], String> {
     if let Some(loaded) = loaded_in(lang) {
         return Ok(loaded);
     }
-    let text = fetch_text_patiently(&lessons_url(lang), t(K::LessonsTheLessons), &waiting).await;
+    let text =
+        fetch_text_patiently(w, &lessons_url(lang), w.t(K::LessonsTheLessons), &waiting).await;
     match text.and_then(|text| parse_lessons(&text)) {
         Ok(list) => Ok(install_in(lang, list)),
         Err(_) if lang != Lang::En => {
-            let text = fetch_text_patiently(LESSONS_URL, t(K::LessonsTheLessons), &waiting).await?;
+            let text =
+                fetch_text_patiently(w, LESSONS_URL, w.t(K::LessonsTheLessons), &waiting).await?;
             Ok(install_in(Lang::En, parse_lessons(&text)?))
         }
         Err(e) => Err(e),
@@ -231,27 +234,28 @@ pub async fn load_in(
 /// is back online or after a growing pause, telling `waiting` what it is doing (and `None`
 /// once it is no longer waiting).
 pub async fn fetch_text_patiently(
+    w: Words,
     url: &str,
     what: &str,
     waiting: impl Fn(Option<String>),
 ) -> Result<String, String> {
     let mut attempt = 0;
     loop {
-        match fetch_text(url, what).await {
+        match fetch_text(w, url, what).await {
             Err(Fetch::Network) => {
                 let key = if crate::network::offline() {
                     K::LessonsWaitingOffline
                 } else {
                     K::LessonsWaitingNetwork
                 };
-                waiting(Some(tf(key, &[("what", &what)])));
+                waiting(Some(w.tf(key, &[("what", &what)])));
                 crate::network::back(attempt).await;
                 attempt += 1;
             }
             other => {
                 waiting(None);
                 return other.map_err(|e| match e {
-                    Fetch::Network => tf(K::LessonsCouldNotBeFetched, &[("what", &what)]),
+                    Fetch::Network => w.tf(K::LessonsCouldNotBeFetched, &[("what", &what)]),
                     Fetch::Failed(why) => why,
                 });
             }
@@ -269,14 +273,14 @@ pub enum Fetch {
 }
 
 /// Fetches a text file once (see [`fetch_text_patiently`]).
-pub async fn fetch_text(url: &str, what: &str) -> Result<String, Fetch> {
-    let failed = || Fetch::Failed(tf(K::LessonsCouldNotBeFetched, &[("what", &what)]));
+pub async fn fetch_text(w: Words, url: &str, what: &str) -> Result<String, Fetch> {
+    let failed = || Fetch::Failed(w.tf(K::LessonsCouldNotBeFetched, &[("what", &what)]));
     let response = wasm_bindgen_futures::JsFuture::from(gloo::utils::window().fetch_with_str(url))
         .await
         .map_err(|_| Fetch::Network)?;
     let response: web_sys::Response = response.dyn_into().map_err(|_| failed())?;
     if !response.ok() {
-        return Err(Fetch::Failed(tf(
+        return Err(Fetch::Failed(w.tf(
             K::LessonsCouldNotBeFetchedHttp,
             &[("what", &what), ("status", &response.status())],
         )));

@@ -5,7 +5,7 @@
 //! asks of it (everything kept for offline use).
 
 use crate::driver::Driver;
-use crate::i18n::Lang;
+use crate::i18n::Words;
 use crate::language;
 use crate::sessions;
 use crate::share::PageOptions;
@@ -26,17 +26,18 @@ pub fn page_options() -> PageOptions {
 pub fn begin(
     driver: Driver,
     options: Rc<PageOptions>,
-    on_lang: impl FnOnce(Lang) + 'static,
+    on_lang: impl FnOnce(Words) + 'static,
     on_boot: impl FnOnce(&Boot) + 'static,
 ) {
     driver.catalog();
     wasm_bindgen_futures::spawn_local(async move {
         // The page's language first, so that what the start says is in it.
-        on_lang(language::start(options.lang.as_deref()).await);
+        let w = language::start(options.lang.as_deref()).await;
+        on_lang(w);
         if !options.embed {
-            sessions::load().await;
+            sessions::load(w).await;
         }
-        let boot = startup::boot(&options);
+        let boot = startup::boot(w, &options);
         on_boot(&boot);
         if boot.hold {
             driver.hold();

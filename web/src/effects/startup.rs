@@ -13,7 +13,7 @@
 //! how to conclude it ([`conclude`]) once the page's driver has replayed it a slice at a
 //! time.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 pub use crate::opening::{Kept, Opening, Source};
 use crate::recovery::{self, CrashRecord};
 use crate::sessions;
@@ -61,19 +61,19 @@ pub struct Cut {
 
 impl Cut {
     /// Why and where the replay stopped, as a sentence about `what` ("Your saved session").
-    pub fn describe(&self, what: &str, budget: &Budget) -> String {
+    pub fn describe(&self, w: Words, what: &str, budget: &Budget) -> String {
         let why = if self.timed_out {
-            tf(
+            w.tf(
                 K::StartupReplayingItTookLongerThan,
                 &[("n", &(budget.millis / 1000.0))],
             )
         } else {
-            tf(
+            w.tf(
                 K::StartupItHasMoreThanCommands,
                 &[("commands", &budget.commands)],
             )
         };
-        tf(
+        w.tf(
             K::StartupWhatStoppedReplayingAtStep,
             &[
                 ("what", &what),
@@ -115,11 +115,11 @@ pub struct Banner {
 }
 
 /// What the page starts with.
-pub fn boot(options: &PageOptions) -> Boot {
+pub fn boot(w: Words, options: &PageOptions) -> Boot {
     match recovery::crash_record() {
-        Some(crash) => after_crash(options, crash),
+        Some(crash) => after_crash(w, options, crash),
         None => {
-            let (opening, hold) = first_start(options);
+            let (opening, hold) = first_start(w, options);
             Boot {
                 opening,
                 banner: None,
@@ -149,15 +149,16 @@ pub enum Ending {
 /// The notice a replay from `source` ends with, and what it stores: a cancel keeps the
 /// steps replayed so far and offers the whole scenario (`json`, its JSON form) for
 /// download; a saved session cut short or cancelled is also set aside whole.
-pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> {
+pub fn conclude(w: Words, source: &Source, ending: &Ending, json: &str) -> Option<Notice> {
     match source {
         Source::Link { kept, .. } => {
             let cut = unfinished(
+                w,
                 ending,
-                t(K::StartupDoingOpeningIt),
-                t(K::StartupWhatThisLinksScenario),
+                w.t(K::StartupDoingOpeningIt),
+                w.t(K::StartupWhatThisLinksScenario),
             );
-            let mut notice = opened_notice(t(K::StartupYouOpenedASharedScenario), cut, *kept);
+            let mut notice = opened_notice(w, w.t(K::StartupYouOpenedASharedScenario), cut, *kept);
             if matches!(ending, Ending::Cancelled { .. }) {
                 if let Some(notice) = &mut notice {
                     notice.offer = Some(download_or_return(json, *kept));
@@ -167,9 +168,10 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         }
         Source::Import { json } => {
             let why = unfinished(
+                w,
                 ending,
-                t(K::StartupDoingImportingTheScenario),
-                t(K::StartupWhatTheImportedScenario),
+                w.t(K::StartupDoingImportingTheScenario),
+                w.t(K::StartupWhatTheImportedScenario),
             )?;
             Some(Notice {
                 words: None,
@@ -180,25 +182,27 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
         Source::Session { text } => {
             storage::remove(LOADING_KEY);
             let why = unfinished(
+                w,
                 ending,
-                t(K::StartupDoingRestoringYourSavedSession),
-                t(K::StartupWhatYourSavedSession),
+                w.t(K::StartupDoingRestoringYourSavedSession),
+                w.t(K::StartupWhatYourSavedSession),
             )?;
-            Some(set_aside_whole(&why, text))
+            Some(set_aside_whole(w, &why, text))
         }
         Source::Restart {
             cancelled,
             text,
             why,
-        } => Some(restarted(ending, *cancelled, text, why)),
+        } => Some(restarted(w, ending, *cancelled, text, why)),
         Source::Return { text } => {
             clear_link_from_address();
             let why = unfinished(
+                w,
                 ending,
-                t(K::StartupDoingReturningToYourSession),
-                t(K::StartupWhatYourSession),
+                w.t(K::StartupDoingReturningToYourSession),
+                w.t(K::StartupWhatYourSession),
             )?;
-            Some(set_aside_whole(&why, text))
+            Some(set_aside_whole(w, &why, text))
         }
     }
 }
@@ -206,9 +210,9 @@ pub fn conclude(source: &Source, ending: &Ending, json: &str) -> Option<Notice> 
 /// Why a replay did not finish, in words: its cancel, said of what was being done
 /// (`doing`, "Opening it"), or its cut, said of what was replayed (`what`, "This link's
 /// scenario"); `None` when it finished.
-fn unfinished(ending: &Ending, doing: &str, what: &str) -> Option<String> {
+fn unfinished(w: Words, ending: &Ending, doing: &str, what: &str) -> Option<String> {
     match ending {
-        Ending::Cancelled { replayed, total } => Some(tf(
+        Ending::Cancelled { replayed, total } => Some(w.tf(
             K::StartupWhatWasCancelledAtStep,
             &[
                 ("what", &doing),
@@ -217,18 +221,18 @@ fn unfinished(ending: &Ending, doing: &str, what: &str) -> Option<String> {
                 ("replayed", &replayed),
             ],
         )),
-        Ending::Cut(cut) => Some(cut.describe(what, &Budget::REPLAY)),
+        Ending::Cut(cut) => Some(cut.describe(w, what, &Budget::REPLAY)),
         Ending::Over => None,
     }
 }
 
 /// A stored session that did not finish replaying (`why`) is set aside whole: the notice
 /// says so and offers its scenario (`text`) for download.
-fn set_aside_whole(why: &str, text: &str) -> Notice {
+fn set_aside_whole(w: Words, why: &str, text: &str) -> Notice {
     sessions::set_aside(why);
     Notice {
         words: None,
-        text: tf(K::StartupWhyWholeSessionSetAside, &[("why", &why)]),
+        text: w.tf(K::StartupWhyWholeSessionSetAside, &[("why", &why)]),
         offer: Some(download_offer(text)),
     }
 }
@@ -236,23 +240,23 @@ fn set_aside_whole(why: &str, text: &str) -> Notice {
 /// The notice after the page's session (`text`) was replayed into a new engine, the old
 /// one stopped by the user's Cancel (`cancelled`) or else by `why`: a cancelled replay
 /// offers the session for download.
-fn restarted(ending: &Ending, cancelled: bool, text: &str, why: &str) -> Notice {
+fn restarted(w: Words, ending: &Ending, cancelled: bool, text: &str, why: &str) -> Notice {
     let (doing, what, over) = if cancelled {
         (
-            t(K::StartupDoingCancelledRestoring).to_string(),
-            t(K::StartupWhatCancelledTheSession).to_string(),
-            t(K::StartupCancelledTheSessionIsAs).to_string(),
+            w.t(K::StartupDoingCancelledRestoring).to_string(),
+            w.t(K::StartupWhatCancelledTheSession).to_string(),
+            w.t(K::StartupCancelledTheSessionIsAs).to_string(),
         )
     } else {
         (
-            tf(K::StartupDoingRestartedRestoring, &[("why", &why)]),
-            tf(K::StartupWhatRestartedYourSession, &[("why", &why)]),
-            tf(K::StartupTheEngineStoppedAndStarted, &[("why", &why)]),
+            w.tf(K::StartupDoingRestartedRestoring, &[("why", &why)]),
+            w.tf(K::StartupWhatRestartedYourSession, &[("why", &why)]),
+            w.tf(K::StartupTheEngineStoppedAndStarted, &[("why", &why)]),
         )
     };
     Notice {
         words: None,
-        text: unfinished(ending, &doing, &what).unwrap_or(over),
+        text: unfinished(w, ending, &doing, &what).unwrap_or(over),
         offer: matches!(ending, Ending::Cancelled { .. }).then(|| download_offer(text)),
     }
 }
@@ -282,17 +286,17 @@ fn download_or_return(json: &str, kept: Kept) -> Offer {
 /// A shared link, else a lesson named in the address, else the saved session, else a fresh
 /// playground; says whether the saved session must be held (see [`Boot::hold`]). Embedded
 /// views never read or write the saved session.
-fn first_start(options: &PageOptions) -> (Opening, bool) {
+fn first_start(w: Words, options: &PageOptions) -> (Opening, bool) {
     if let Some(s) = &options.scenario {
         return open_link(s, options.embed);
     }
     if let Some(id) = &options.preset {
-        return open_preset(id, options.embed);
+        return open_preset(w, id, options.embed);
     }
     if options.embed {
         return (Opening::fresh(), false);
     }
-    (start_restore(), false)
+    (start_restore(w), false)
 }
 
 /// Opens a shared link (`?s=`), keeping the user's session first. The engine checks it:
@@ -328,12 +332,12 @@ pub fn scene(shows: &crate::scenes::Shows, embed: bool) -> Opening {
 
 /// Opens a lesson named in the address (`?preset=`), keeping the user's session first.
 /// The engine knows the lessons: one it does not know gives a fresh playground instead.
-fn open_preset(id: &str, embed: bool) -> (Opening, bool) {
+fn open_preset(w: Words, id: &str, embed: bool) -> (Opening, bool) {
     recovery::begin("opening the lesson", Some(id));
     let kept = if embed { Kept::Nothing } else { keep_session() };
     let opening = Opening {
         start: Start::Lesson { id: id.to_string() },
-        notice: opened_notice(t(K::StartupYouOpenedTheLessonLesson), None, kept),
+        notice: opened_notice(w, w.t(K::StartupYouOpenedTheLessonLesson), None, kept),
         source: None,
     };
     (opening, false)
@@ -342,7 +346,7 @@ fn open_preset(id: &str, embed: bool) -> (Opening, bool) {
 /// What to open when the engine refused an opening (a link it cannot read, a lesson it
 /// does not know): a fresh playground, a session of its own; the user's saved session is
 /// left untouched and offered back.
-pub fn refused(problem: &str, embed: bool) -> Opening {
+pub fn refused(w: Words, problem: &str, embed: bool) -> Opening {
     let kept = if !embed && sessions::returnable().is_some() {
         Kept::Previous
     } else {
@@ -351,11 +355,11 @@ pub fn refused(problem: &str, embed: bool) -> Opening {
     let untouched = if kept == Kept::Nothing {
         ""
     } else {
-        t(K::StartupYourSavedSessionIsUntouched)
+        w.t(K::StartupYourSavedSessionIsUntouched)
     };
     Opening::fresh_with(Notice {
         words: None,
-        text: tf(
+        text: w.tf(
             K::StartupProblemHereIsAFresh,
             &[("problem", &problem), ("untouched", &untouched)],
         ),
@@ -365,12 +369,12 @@ pub fn refused(problem: &str, embed: bool) -> Opening {
 
 /// The notice after opening a link or a lesson: where its replay stopped, if it did, and
 /// the way back to the user's own session, if one was kept.
-fn opened_notice(opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice> {
+fn opened_notice(w: Words, opened: &str, cut: Option<String>, kept: Kept) -> Option<Notice> {
     let cut = cut.unwrap_or_default();
     let (kept, offer) = match kept {
         Kept::Nothing => return (!cut.is_empty()).then(|| Notice::plain(cut)),
         Kept::Previous => (
-            t(K::StartupYourOwnSessionIsKept),
+            w.t(K::StartupYourOwnSessionIsKept),
             Some(Offer::ReturnToSession),
         ),
     };
@@ -395,13 +399,13 @@ fn keep_session() -> Kept {
 /// until it is over. A session whose last replay never finished (the marker is still
 /// there) is set aside without replaying it; one the engine cannot read is set aside when
 /// it says so (see [`unreadable`]).
-fn start_restore() -> Opening {
+fn start_restore(w: Words) -> Opening {
     let Some(text) = sessions::saved() else {
         return Opening::fresh();
     };
     if previous_load_died() {
         storage::remove(LOADING_KEY);
-        return set_aside(&text, t(K::StartupRestoringStoppedThePage));
+        return set_aside(&text, w.t(K::StartupRestoringStoppedThePage));
     }
     mark_loading();
     recovery::begin("restoring your saved session", None);
@@ -411,28 +415,28 @@ fn start_restore() -> Opening {
 /// What to open when the engine could not read the scenario of a replay from `source`
 /// (`error` is why): the saved session and a returned one are set aside for download;
 /// a link or an import gives a fresh playground with a notice.
-pub fn unreadable(source: &Source, error: &str) -> Opening {
+pub fn unreadable(w: Words, source: &Source, error: &str) -> Opening {
     match source {
         Source::Session { text } => {
             storage::remove(LOADING_KEY);
             set_aside(
                 text,
-                &tf(K::StartupYourSavedSessionCouldNot, &[("error", &error)]),
+                &w.tf(K::StartupYourSavedSessionCouldNot, &[("error", &error)]),
             )
         }
         Source::Return { text } => set_aside(
             text,
-            &tf(K::StartupYourEarlierSessionCouldNot, &[("error", &error)]),
+            &w.tf(K::StartupYourEarlierSessionCouldNot, &[("error", &error)]),
         ),
         Source::Link { embed, .. } => refused(
-            &tf(K::StartupThisLinkCouldNotBe, &[("error", &error)]),
+            w,
+            &w.tf(K::StartupThisLinkCouldNotBe, &[("error", &error)]),
             *embed,
         ),
-        Source::Import { .. } => Opening::fresh_with(Notice::plain(tf(
-            K::StartupTheFileCouldNotBe,
-            &[("error", &error)],
-        ))),
-        Source::Restart { why, .. } => Opening::fresh_with(Notice::plain(tf(
+        Source::Import { .. } => Opening::fresh_with(Notice::plain(
+            w.tf(K::StartupTheFileCouldNotBe, &[("error", &error)]),
+        )),
+        Source::Restart { why, .. } => Opening::fresh_with(Notice::plain(w.tf(
             K::StartupTheEngineStoppedAndYour,
             &[("why", why), ("error", &error)],
         ))),
@@ -483,7 +487,7 @@ fn mark_loading() {
 /// that died) rather than reopening a link or a lesson in the address, which may be what
 /// died; an embedded view, which saves nothing, starts its scenario over. When the script
 /// in `index.html` gave up (the start after the reload died too), it is a clean playground.
-fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
+fn after_crash(w: Words, options: &PageOptions, crash: CrashRecord) -> Boot {
     let embed = options.embed;
     if !embed && (options.scenario.is_some() || options.preset.is_some()) {
         clear_link_from_address();
@@ -492,25 +496,25 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
         let again = crash
             .again
             .as_deref()
-            .unwrap_or_else(|| t(K::StartupItFailedAgain));
+            .unwrap_or_else(|| w.t(K::StartupItFailedAgain));
         let said = if embed {
             K::StartupStartingAgainClean
         } else {
             K::StartupStartingAgainSetAside
         };
-        (given_up(embed), tf(said, &[("again", &again)]))
+        (given_up(w, embed), w.tf(said, &[("again", &again)]))
     } else if embed {
         (
-            first_start(options).0,
-            t(K::StartupThePageReloadedAndStarted).to_string(),
+            first_start(w, options).0,
+            w.t(K::StartupThePageReloadedAndStarted).to_string(),
         )
     } else {
         let restored = sessions::saved().is_some();
-        let opening = start_restore();
+        let opening = start_restore(w);
         let outcome = match (&opening.source, restored) {
-            (Some(_), _) => t(K::StartupThePageReloadedWithYour),
-            (None, true) => t(K::StartupYourSavedSessionWasSet),
-            (None, false) => t(K::StartupThePageReloadedWithA),
+            (Some(_), _) => w.t(K::StartupThePageReloadedWithYour),
+            (None, true) => w.t(K::StartupYourSavedSessionWasSet),
+            (None, false) => w.t(K::StartupThePageReloadedWithA),
         };
         (opening, outcome.to_string())
     };
@@ -530,14 +534,14 @@ fn after_crash(options: &PageOptions, crash: CrashRecord) -> Boot {
 }
 
 /// The clean playground after the script gave up, offering the session it set aside.
-fn given_up(embed: bool) -> Opening {
+fn given_up(w: Words, embed: bool) -> Opening {
     if embed || sessions::saved().is_none() {
         return Opening::fresh();
     }
-    match sessions::set_aside(t(K::StartupRestoringStoppedThePageTwice)) {
+    match sessions::set_aside(w.t(K::StartupRestoringStoppedThePageTwice)) {
         Some(text) => Opening::fresh_with(Notice {
             words: None,
-            text: t(K::StartupSavedSessionSetAsideOffer).to_string(),
+            text: w.t(K::StartupSavedSessionSetAsideOffer).to_string(),
             offer: Some(download_offer(&text)),
         }),
         None => Opening::fresh(),
@@ -586,8 +590,8 @@ pub fn restart(text: String, cancelled: bool, why: String) -> Opening {
 
 /// "Return to your session": the session a link or a lesson replaced, to replay, or why
 /// it cannot be.
-pub async fn return_to_session() -> Result<Opening, String> {
-    let missing = || t(K::StartupEarlierSessionNoLongerStored).to_string();
+pub async fn return_to_session(w: Words) -> Result<Opening, String> {
+    let missing = || w.t(K::StartupEarlierSessionNoLongerStored).to_string();
     let id = sessions::returnable().ok_or_else(missing)?;
     let text = sessions::read_text(&id).await.ok_or_else(missing)?;
     sessions::switch_to(&id);

@@ -4,7 +4,7 @@
 //! asked for, the step a lesson's workload played towards jumped to). Pure: it answers
 //! with the messages the update then takes, in order, as if a person had sent them.
 
-use crate::i18n::{tf, K};
+use crate::i18n::{Words, K};
 use crate::scenes::{self, Scene, Shows, DEMOS, SCENES_ENTRY, SCENE_ENTRY};
 use crate::state::{Action, DemoChange, Notice, Playground, Reaching, Switching};
 use std::rc::Rc;
@@ -131,11 +131,11 @@ pub fn end() -> Vec<Action> {
 }
 
 /// Keeping `list` as the demo's scenes, or saying why it cannot be kept.
-pub fn keep(list: &[Scene]) -> Action {
+pub fn keep(list: &[Scene], w: Words) -> Action {
     if scenes::fits(list) {
         Action::Page(SCENES_ENTRY, Some(scenes::encode(list)))
     } else {
-        Action::Notice(Some(Notice::plain(tf(
+        Action::Notice(Some(Notice::plain(w.tf(
             K::ScenesPanelADemoHoldsAtMost,
             &[
                 ("n", &(scenes::MAX_SCENES)),
@@ -175,7 +175,10 @@ fn pending_demo(state: &Playground) -> Vec<Action> {
     }
     let mut out = vec![Action::Demo(DemoChange::Pending(None))];
     out.extend(end());
-    out.push(keep(&demo.scenes(state.view.setup_steps)));
+    out.push(keep(
+        &demo.scenes(state.view.setup_steps, state.words),
+        state.words,
+    ));
     out.push(Action::Play);
     out
 }

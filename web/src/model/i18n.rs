@@ -3,13 +3,14 @@
 //! language); `build.rs` turns the English catalogue into the enum [`K`], so a key that
 //! does not exist fails the build, and compiles the English text in as every language's
 //! fallback. Another language's catalogue is fetched on first use (`effects/language.rs`)
-//! and kept here for the page's life; [`t`] reads the current one.
+//! and read into [`Words`], a value the model keeps (`Playground::words`, and every
+//! catalogue read in `Model::catalogues`); nothing here is global.
 //!
-//! Placeholders are `{name}` ([`tf`]); counts choose their form by the language's plural
-//! rule ([`Lang::says_one`], [`plural`]). Components redraw on a change of language through
-//! the context `components/lang_switch.rs`'s `use_lang` reads.
-
-use std::cell::{Cell, RefCell};
+//! Whatever words a sentence reads them from the `Words` it is given: [`Words::t`], with
+//! `{name}` placeholders [`Words::tf`], counts by the language's plural rule
+//! ([`Lang::says_one`], [`Words::plural`]). Components read the page's words from the
+//! context the app provides (`components/lang_switch.rs`'s `use_words`), and so redraw
+//! when the language changes.
 
 include!(concat!(env!("OUT_DIR"), "/i18n_keys.rs"));
 
@@ -88,131 +89,160 @@ impl Lang {
 }
 
 /// A language's words, indexed as [`ENGLISH`] (`None`: the English stand in).
-type Table = Vec<Option<&'static str>>;
+type Table = [Option<&'static str>];
 
-thread_local! {
-    /// The language the page speaks now.
-    static CURRENT: Cell<Lang> = const { Cell::new(Lang::En) };
-    /// The loaded catalogue of a language other than English, indexed as [`ENGLISH`].
-    static LOADED: RefCell<Vec<(Lang, Table)>> = const { RefCell::new(Vec::new()) };
+/// The page's words: a language and its catalogue, once read. A value, not a global: the
+/// model keeps the page's ([`crate::state::Playground::words`]) and every catalogue it has
+/// read, the app hands it to the components in a context, and whatever words a sentence
+/// reads them from the `Words` it is given. Copying it is free.
+#[derive(Clone, Copy, Default)]
+pub struct Words {
+    lang: Lang,
+    /// The language's catalogue (`None`: English, or a catalogue that could not be read).
+    table: Option<&'static Table>,
 }
 
-/// The language the page speaks now.
-pub fn current() -> Lang {
-    CURRENT.with(Cell::get)
+impl PartialEq for Words {
+    fn eq(&self, other: &Self) -> bool {
+        self.lang == other.lang
+            && match (self.table, other.table) {
+                (Some(a), Some(b)) => std::ptr::eq(a.as_ptr(), b.as_ptr()),
+                (None, None) => true,
+                _ => false,
+            }
+    }
 }
 
-/// Whether `lang`'s words are in (English always is).
-pub fn is_loaded(lang: Lang) -> bool {
-    lang == Lang::En || LOADED.with(|l| l.borrow().iter().any(|(g, _)| *g == lang))
+impl std::fmt::Debug for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Words({}, {})", self.lang.tag(), self.table.is_some())
+    }
 }
 
-/// Makes `lang` the page's language. Its catalogue should be in ([`install`]); until it is,
-/// the English words stand in.
-pub fn set_current(lang: Lang) {
-    CURRENT.with(|c| c.set(lang));
-}
+impl Words {
+    /// English, compiled in.
+    pub const ENGLISH: Words = Words {
+        lang: Lang::En,
+        table: None,
+    };
 
-/// Takes in a language's catalogue, read from its file; keys it does not have fall back to
-/// English, and keys English does not have are left out (`tests/it/i18n_catalogues.rs`
-/// fails on either).
-pub fn install(lang: Lang, pairs: Vec<(String, String)>) {
-    let mut table: Table = vec![None; ENGLISH.len()];
-    for (id, text) in pairs {
-        if let Some(i) = index_of(&id) {
-            if !text.is_empty() {
-                table[i] = Some(Box::leak(text.into_boxed_str()));
+    /// `lang`'s words from its catalogue file's pairs; keys it does not have fall back to
+    /// English, and keys English does not have are left out (`tests/it/i18n_catalogues.rs`
+    /// fails on either). The table lives for the page's life: the model keeps every
+    /// catalogue it read, so a language is read once.
+    pub fn from_catalogue(lang: Lang, pairs: Vec<(String, String)>) -> Words {
+        if lang == Lang::En {
+            return Words::ENGLISH;
+        }
+        let mut table: Vec<Option<&'static str>> = vec![None; ENGLISH.len()];
+        for (id, text) in pairs {
+            if let Some(i) = index_of(&id) {
+                if !text.is_empty() {
+                    table[i] = Some(Box::leak(text.into_boxed_str()));
+                }
             }
         }
-    }
-    LOADED.with(|l| {
-        let mut l = l.borrow_mut();
-        l.retain(|(g, _)| *g != lang);
-        l.push((lang, table));
-    });
-}
-
-/// The words of `key` in the page's language. (Not inlined: it is called in hundreds of
-/// places, and one copy keeps the download small.)
-#[inline(never)]
-pub fn t(key: K) -> &'static str {
-    text_at(key as usize)
-}
-
-/// Messages the engine names by id (an explanation's sentences, see the core's
-/// `engine::MESSAGES`), worded in the page's language with their values; `None` in English
-/// or if one of them is not in the catalogue, for the caller to show the engine's English
-/// (which `build.rs` leaves out of the page).
-pub fn messages(list: &[shardlab_protocol::MessageView]) -> Option<String> {
-    if list.is_empty() {
-        return None;
-    }
-    let mut out = String::new();
-    for m in list {
-        out.push_str(&message(m)?);
-    }
-    Some(out)
-}
-
-/// A lesson of the engine's catalog's title and text in the page's language: the
-/// catalogue's `preset.<id>.title` and `.text` where the language has them (with the
-/// number of shards in `{shards}`), else the engine's English.
-pub fn lesson_words(l: &shardlab_protocol::LessonInfo) -> (String, String) {
-    let word = |part: &str, english: &str| {
-        let m = shardlab_protocol::MessageView {
-            id: format!("preset.{}.{part}", l.id),
-            args: vec![(
-                "shards".to_string(),
-                shardlab_protocol::ArgView::Text(l.setup.shards.to_string()),
-            )],
-        };
-        message(&m).unwrap_or_else(|| english.to_string())
-    };
-    (word("title", &l.title), word("text", &l.lesson))
-}
-
-/// One message and the phrases among its values, worded in the page's language.
-fn message(m: &shardlab_protocol::MessageView) -> Option<String> {
-    let i = index_of(&m.id)?;
-    if text_at(i).is_empty() {
-        return None;
-    }
-    let mut values = Vec::with_capacity(m.args.len());
-    for (name, value) in &m.args {
-        let text = match value {
-            shardlab_protocol::ArgView::Text(text) => text.clone(),
-            shardlab_protocol::ArgView::Message(inner) => message(inner)?,
-        };
-        values.push((name.as_str(), text));
-    }
-    let args: Vec<(&str, &dyn std::fmt::Display)> = values
-        .iter()
-        .map(|(n, v)| (*n, v as &dyn std::fmt::Display))
-        .collect();
-    Some(fill(text_at(i), &args))
-}
-
-/// The words of the key at `i` of [`ENGLISH`] in the page's language.
-fn text_at(i: usize) -> &'static str {
-    let lang = current();
-    if lang != Lang::En {
-        let found = LOADED.with(|l| {
-            l.borrow()
-                .iter()
-                .find(|(g, _)| *g == lang)
-                .and_then(|(_, table)| table[i])
-        });
-        if let Some(text) = found {
-            return text;
+        Words {
+            lang,
+            table: Some(Box::leak(table.into_boxed_slice())),
         }
     }
-    ENGLISH[i]
-}
 
-/// The words of `key` with its `{name}` placeholders filled in.
-#[inline(never)]
-pub fn tf(key: K, args: &[(&str, &dyn std::fmt::Display)]) -> String {
-    fill(t(key), args)
+    /// `lang` without its catalogue: its plural rule, with the English words standing in
+    /// (a catalogue that could not be read).
+    pub fn unread(lang: Lang) -> Words {
+        Words { lang, table: None }
+    }
+
+    /// The language.
+    pub fn lang(self) -> Lang {
+        self.lang
+    }
+
+    /// Whether these are `lang`'s words, read (English always is).
+    pub fn are_read(self, lang: Lang) -> bool {
+        self.lang == lang && (lang == Lang::En || self.table.is_some())
+    }
+
+    /// The words of `key`. (Not inlined: it is called in hundreds of places, and one copy
+    /// keeps the download small.)
+    #[inline(never)]
+    pub fn t(self, key: K) -> &'static str {
+        self.text_at(key as usize)
+    }
+
+    /// The words of `key` with its `{name}` placeholders filled in.
+    #[inline(never)]
+    pub fn tf(self, key: K, args: &[(&str, &dyn std::fmt::Display)]) -> String {
+        fill(self.t(key), args)
+    }
+
+    /// The form of a count: `one` where the language says so ([`Lang::says_one`]),
+    /// `other` otherwise, with `{n}` filled in.
+    pub fn plural(self, n: u64, one: K, other: K) -> String {
+        let key = if self.lang.says_one(n) { one } else { other };
+        fill(self.t(key), &[("n", &n)])
+    }
+
+    /// Messages the engine names by id (an explanation's sentences, see the core's
+    /// `engine::MESSAGES`), worded with their values; `None` in English or if one of them
+    /// is not in the catalogue, for the caller to show the engine's English (which
+    /// `build.rs` leaves out of the page).
+    pub fn messages(self, list: &[shardlab_protocol::MessageView]) -> Option<String> {
+        if list.is_empty() {
+            return None;
+        }
+        let mut out = String::new();
+        for m in list {
+            out.push_str(&self.message(m)?);
+        }
+        Some(out)
+    }
+
+    /// A lesson of the engine's catalog's title and text: the catalogue's
+    /// `preset.<id>.title` and `.text` where the language has them (with the number of
+    /// shards in `{shards}`), else the engine's English.
+    pub fn lesson_words(self, l: &shardlab_protocol::LessonInfo) -> (String, String) {
+        let word = |part: &str, english: &str| {
+            let m = shardlab_protocol::MessageView {
+                id: format!("preset.{}.{part}", l.id),
+                args: vec![(
+                    "shards".to_string(),
+                    shardlab_protocol::ArgView::Text(l.setup.shards.to_string()),
+                )],
+            };
+            self.message(&m).unwrap_or_else(|| english.to_string())
+        };
+        (word("title", &l.title), word("text", &l.lesson))
+    }
+
+    /// One message and the phrases among its values.
+    fn message(self, m: &shardlab_protocol::MessageView) -> Option<String> {
+        let i = index_of(&m.id)?;
+        if self.text_at(i).is_empty() {
+            return None;
+        }
+        let mut values = Vec::with_capacity(m.args.len());
+        for (name, value) in &m.args {
+            let text = match value {
+                shardlab_protocol::ArgView::Text(text) => text.clone(),
+                shardlab_protocol::ArgView::Message(inner) => self.message(inner)?,
+            };
+            values.push((name.as_str(), text));
+        }
+        let args: Vec<(&str, &dyn std::fmt::Display)> = values
+            .iter()
+            .map(|(n, v)| (*n, v as &dyn std::fmt::Display))
+            .collect();
+        Some(fill(self.text_at(i), &args))
+    }
+
+    /// The words of the key at `i` of [`ENGLISH`].
+    fn text_at(self, i: usize) -> &'static str {
+        self.table
+            .and_then(|table| table.get(i).copied().flatten())
+            .unwrap_or(ENGLISH[i])
+    }
 }
 
 /// Fills `{name}` placeholders of `text`; a placeholder without a value stays as written.
@@ -239,13 +269,6 @@ pub fn fill(text: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {
     out
 }
 
-/// The form of a count: `one` where the language says so ([`Lang::says_one`]), `other`
-/// otherwise, with `{n}` filled in.
-pub fn plural(n: u64, one: K, other: K) -> String {
-    let key = if current().says_one(n) { one } else { other };
-    fill(t(key), &[("n", &n)])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +290,39 @@ mod tests {
             Some(K::TabsPlayground as usize)
         );
         assert_eq!(index_of("tabs.no_such_key"), None);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    fn words_are_a_value_read_from_a_catalogue() {
+        let pairs = || {
+            vec![
+                ("tabs.views".to_string(), "视图".to_string()),
+                ("tabs.glossary".to_string(), String::new()),
+                ("tabs.no_such_key".to_string(), "x".to_string()),
+                ("words.chunk.other".to_string(), "{n} 个数据块".to_string()),
+            ]
+        };
+        let zh = Words::from_catalogue(Lang::ZhCn, pairs());
+        assert_eq!(zh.lang(), Lang::ZhCn);
+        assert_eq!(zh.t(K::TabsViews), "视图");
+        // A key the catalogue leaves empty, or lacks, is in English.
+        assert_eq!(zh.t(K::TabsGlossary), "Glossary");
+        assert_eq!(zh.t(K::TabsLeaveWorkshopMode), "Leave workshop mode");
+        assert_eq!(Words::ENGLISH.t(K::TabsViews), "Views");
+        // Chinese has no `one` form: one chunk takes the other.
+        assert_eq!(zh.count(1u64, "chunk"), "1 个数据块");
+        assert_eq!(Words::ENGLISH.count(1u64, "chunk"), "1 chunk");
+        // Read and unread, equal and not: a catalogue read again is another value.
+        assert!(zh.are_read(Lang::ZhCn) && !zh.are_read(Lang::En));
+        assert!(!Words::unread(Lang::ZhCn).are_read(Lang::ZhCn));
+        assert_eq!(Words::unread(Lang::ZhCn).t(K::TabsViews), "Views");
+        let copied = zh;
+        assert_eq!(copied, zh);
+        assert_ne!(zh, Words::from_catalogue(Lang::ZhCn, pairs()));
+        assert_ne!(zh, Words::unread(Lang::ZhCn));
+        assert_eq!(Words::default(), Words::ENGLISH);
+        assert_eq!(Words::from_catalogue(Lang::En, pairs()), Words::ENGLISH);
     }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

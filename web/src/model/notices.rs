@@ -1,5 +1,6 @@
 //! What the page tells the user ([`Notice`]), and what a notice offers ([`Offer`]).
 
+use crate::i18n::Words;
 use std::rc::Rc;
 
 /// Something the page tells the user, and what they can do about it.
@@ -24,9 +25,10 @@ impl Notice {
         }
     }
 
-    /// The notice in the page's language.
-    pub fn shown(&self) -> String {
-        crate::i18n::messages(self.words.as_slice()).unwrap_or_else(|| self.text.clone())
+    /// The notice in the page's words.
+    pub fn shown(&self, w: Words) -> String {
+        w.messages(self.words.as_slice())
+            .unwrap_or_else(|| self.text.clone())
     }
 }
 

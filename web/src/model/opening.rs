@@ -3,7 +3,7 @@
 //! decisions (`effects/startup.rs`) give one; the update opens it
 //! ([`crate::update`], `Action::Open`).
 
-use crate::i18n::{t, K};
+use crate::i18n::{Words, K};
 use crate::notices::Notice;
 use shardlab_protocol::{PageSetup, Start};
 
@@ -63,14 +63,14 @@ impl Opening {
     }
 
     /// What the progress bar says while it replays.
-    pub fn what(&self) -> &'static str {
+    pub fn what(&self, w: Words) -> &'static str {
         match &self.source {
-            Some(Source::Link { .. }) => t(K::StartupReplayingTheSharedScenario),
-            Some(Source::Session { .. }) => t(K::StartupRestoringYourSavedSession),
-            Some(Source::Import { .. }) => t(K::StartupReplayingTheImportedScenario),
-            Some(Source::Return { .. }) => t(K::StartupReturningToYourSession),
-            Some(Source::Restart { .. }) => t(K::StartupRestoringYourSessionInA),
-            None => t(K::StartupReplaying),
+            Some(Source::Link { .. }) => w.t(K::StartupReplayingTheSharedScenario),
+            Some(Source::Session { .. }) => w.t(K::StartupRestoringYourSavedSession),
+            Some(Source::Import { .. }) => w.t(K::StartupReplayingTheImportedScenario),
+            Some(Source::Return { .. }) => w.t(K::StartupReturningToYourSession),
+            Some(Source::Restart { .. }) => w.t(K::StartupRestoringYourSessionInA),
+            None => w.t(K::StartupReplaying),
         }
     }
 }

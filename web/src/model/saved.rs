@@ -3,6 +3,7 @@
 //! (`platform/sessions.rs`, IndexedDB); the components list them through the effects
 //! layer (`effects/saved.rs`).
 
+use crate::i18n::Words;
 use serde::{Deserialize, Serialize};
 
 const MOST_NAME: usize = 120;
@@ -58,9 +59,9 @@ pub enum AutoName {
 }
 
 impl AutoName {
-    /// The name in the page's language.
-    pub fn words(&self) -> Option<String> {
-        use crate::i18n::{t, tf, K};
+    /// The name in `w`.
+    pub fn words(&self, w: Words) -> Option<String> {
+        use crate::i18n::K;
         Some(match self {
             AutoName::Lesson { id, shards } => {
                 let title = shardlab_protocol::MessageView {
@@ -70,11 +71,11 @@ impl AutoName {
                         shardlab_protocol::ArgView::Text(shards.to_string()),
                     )],
                 };
-                return crate::i18n::messages(&[title]);
+                return w.messages(&[title]);
             }
-            AutoName::Playground { ns: Some(ns) } => tf(K::RecentPlaygroundNs, &[("ns", ns)]),
-            AutoName::Playground { ns: None } => t(K::RecentPlayground).to_string(),
-            AutoName::Saved => t(K::RecentSavedSession).to_string(),
+            AutoName::Playground { ns: Some(ns) } => w.tf(K::RecentPlaygroundNs, &[("ns", ns)]),
+            AutoName::Playground { ns: None } => w.t(K::RecentPlayground).to_string(),
+            AutoName::Saved => w.t(K::RecentSavedSession).to_string(),
         })
     }
 }
@@ -82,10 +83,10 @@ impl AutoName {
 impl Meta {
     /// Its name as "Recent sessions" shows it: in the page's language when the page made
     /// it, else as it was given.
-    pub fn shown_name(&self) -> String {
+    pub fn shown_name(&self, w: Words) -> String {
         self.auto
             .as_ref()
-            .and_then(AutoName::words)
+            .and_then(|a| a.words(w))
             .unwrap_or_else(|| self.name.clone())
     }
 }

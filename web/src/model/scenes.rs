@@ -11,7 +11,7 @@
 //! the text catalogue, named by the demo's id (`demo.<id>.title`,
 //! `demo.<id>.scene<N>.title` and `.note`).
 
-use crate::i18n::{t, K};
+use crate::i18n::{Words, K};
 use serde::{Deserialize, Serialize};
 
 /// The page entry that holds the scenes.
@@ -352,7 +352,7 @@ pub struct Demo {
 impl Demo {
     /// The demo's scenes for a session whose own setup made `setup_steps` steps, titled
     /// and noted in the page's language (the scenes are then the presenter's to edit).
-    pub fn scenes(&self, setup_steps: u64) -> Vec<Scene> {
+    pub fn scenes(&self, setup_steps: u64, w: Words) -> Vec<Scene> {
         self.scenes
             .iter()
             .map(|s| Scene {
@@ -366,8 +366,8 @@ impl Demo {
                     .filter(|(n, _)| s.views.contains(n))
                     .map(|(n, _)| n.to_string())
                     .collect(),
-                title: t(s.title).to_string(),
-                note: t(s.note).to_string(),
+                title: w.t(s.title).to_string(),
+                note: w.t(s.note).to_string(),
             })
             .collect()
     }
@@ -632,7 +632,9 @@ mod tests {
     #[test]
     fn the_story_demo_crosses_from_the_counter_to_the_hashed_key() {
         let story = DEMOS.iter().find(|d| d.id == "hot-spot-to-hashed");
-        let scenes = story.map(|d| d.scenes(3)).unwrap_or_default();
+        let scenes = story
+            .map(|d| d.scenes(3, Words::ENGLISH))
+            .unwrap_or_default();
         let lessons: Vec<_> = scenes.iter().map(|s| s.scenario.clone()).collect();
         let lesson = |id: &str| Some(Shows::Lesson(id.into()));
         assert_eq!(
@@ -739,7 +741,7 @@ mod tests {
     #[test]
     fn every_demo_fits_and_names_known_views() {
         for demo in DEMOS {
-            let scenes = demo.scenes(2);
+            let scenes = demo.scenes(2, Words::ENGLISH);
             assert!(fits(&scenes), "{}", demo.id);
             assert_eq!(scenes.len(), demo.scenes.len());
             for (s, d) in scenes.iter().zip(demo.scenes) {

@@ -6,7 +6,7 @@
 //! clock, `window` or engine. What must go to the engine is sent by the page's driver
 //! (`effects::driver`), which then hands the answer back as [`Action::Viewed`].
 
-use crate::i18n::{tf, Lang, K};
+use crate::i18n::{Words, K};
 use crate::queries::{Answer, Answers, Asker};
 use crate::scenes::Scene;
 use serde::{Deserialize, Serialize};
@@ -191,8 +191,9 @@ pub struct Playground {
     pub inspect: Option<(String, Inspecting)>,
     /// The tab the page shows.
     pub mode: Mode,
-    /// The language the page speaks, once its words are in ([`Action::Language`]).
-    pub lang: Lang,
+    /// The page's words: the language it speaks, once its catalogue is in
+    /// ([`Action::Language`]). Every sentence the page draws reads them.
+    pub words: Words,
     /// State the page's other panels publish for links and the saved session.
     pub page: Rc<Vec<(String, String)>>,
     /// Whether the next workload batch is echoed in the console (the first of a run).
@@ -425,8 +426,8 @@ pub enum Action {
     ShowScene(usize),
     /// End the demo (see [`crate::demo::end`]).
     EndDemo,
-    /// The page speaks this language now: its words are in.
-    Language(Lang),
+    /// The page speaks these words now: their catalogue is in (or could not be read).
+    Language(Words),
     /// The engine saved this session's link form (`None`: past what a link holds); see
     /// [`crate::update::Model::saved`].
     LinkForm(Rc<str>, Option<String>),
@@ -502,7 +503,7 @@ impl Playground {
             hidden: [false; 2],
             inspect: None,
             mode: Mode::default(),
-            lang: Lang::default(),
+            words: Words::ENGLISH,
             page: Rc::new(Vec::new()),
             echo_batch: true,
             replaying: None,
@@ -562,7 +563,7 @@ impl Playground {
             history: self.history.clone(),
             speed: self.speed,
             mode: self.mode,
-            lang: self.lang,
+            words: self.words,
             page: self.page.clone(),
             catalog: self.catalog.clone(),
             workload: self.workload.clone(),
@@ -721,31 +722,7 @@ impl Playground {
                     true
                 }
                 "after" => true,
-                "workload" => {
-                    let ok = !value.trim().is_empty() && value.len() <= 16 << 10;
-                    if ok {
-                        self.workload.spec = value.clone();
-                    }
-                    ok
-                }
-                "batch" => match value.parse::<u32>() {
-                    Ok(n) if (1..=MAX_BATCH).contains(&n) => {
-                        self.workload.batch = n;
-                        true
-                    }
-                    _ => false,
-                },
-                "total" => match value.parse::<u64>() {
-                    Ok(n) if (1..=MAX_TOTAL).contains(&n) => {
-                        self.workload.total = n;
-                        true
-                    }
-                    _ => false,
-                },
-                "balance" => {
-                    self.workload.balance = value != "0";
-                    true
-                }
+                "workload" | "batch" | "total" | "balance" => self.apply_workload(name, value),
                 "view" => {
                     view = Some(value.clone());
                     true
@@ -765,7 +742,7 @@ impl Playground {
                         true
                     }
                     Err(e) => {
-                        problems.push(tf(K::StateScenesLeftOut, &[("error", &e)]));
+                        problems.push(self.words.tf(K::StateScenesLeftOut, &[("error", &e)]));
                         continue;
                     }
                 },
@@ -775,15 +752,49 @@ impl Playground {
                 }
                 other => {
                     let other: String = other.chars().take(40).collect();
-                    problems.push(tf(K::StateUnknownSetting, &[("name", &other)]));
+                    problems.push(self.words.tf(K::StateUnknownSetting, &[("name", &other)]));
                     continue;
                 }
             };
             if !ok {
-                problems.push(tf(K::StateNotValid, &[("value", &shown), ("name", name)]));
+                problems.push(
+                    self.words
+                        .tf(K::StateNotValid, &[("value", &shown), ("name", name)]),
+                );
             }
         }
         (problems, lesson, view)
+    }
+
+    /// Takes one of the workload's settings from a link; `false` if its value is not one.
+    fn apply_workload(&mut self, name: &str, value: &str) -> bool {
+        match name {
+            "workload" => {
+                let ok = !value.trim().is_empty() && value.len() <= 16 << 10;
+                if ok {
+                    self.workload.spec = value.to_string();
+                }
+                ok
+            }
+            "batch" => match value.parse::<u32>() {
+                Ok(n) if (1..=MAX_BATCH).contains(&n) => {
+                    self.workload.batch = n;
+                    true
+                }
+                _ => false,
+            },
+            "total" => match value.parse::<u64>() {
+                Ok(n) if (1..=MAX_TOTAL).contains(&n) => {
+                    self.workload.total = n;
+                    true
+                }
+                _ => false,
+            },
+            _ => {
+                self.workload.balance = value != "0";
+                true
+            }
+        }
     }
 
     /// Keeps a panel's published state, in place of what it published before.
@@ -800,7 +811,7 @@ impl Playground {
         let (problems, _, _) = self.apply_page(page);
         let mut notice = notice;
         if !problems.is_empty() {
-            let text = tf(
+            let text = self.words.tf(
                 K::StateSettingsLeftOut,
                 &[("problems", &problems.join("; "))],
             );
@@ -1033,7 +1044,7 @@ impl Playground {
             }
             Action::StepBack | Action::Jump(_) | Action::Fork => self.playing = false,
             Action::SetMode(mode) => self.mode = mode,
-            Action::Language(lang) => self.lang = lang,
+            Action::Language(words) => self.words = words,
             Action::CompareSample(sample) => {
                 self.compare_sample = Some(Rc::new(sample));
                 self.mode = Mode::Compare;

@@ -12,7 +12,7 @@
 
 use crate::asking::Asked;
 use crate::demo;
-use crate::i18n::{tf, K};
+use crate::i18n::{Lang, Words, K};
 use crate::opening::{Opening, Source};
 use crate::queries::Ask;
 use crate::scenes::Shows;
@@ -53,9 +53,20 @@ pub struct Model {
     pub cancelled: bool,
     /// Where the next replay opened stops ([`Action::StopAt`]).
     pub stop_at: Option<(usize, usize)>,
+    /// Every language's words read so far ([`Action::Language`]): a language the reader
+    /// comes back to is not fetched again.
+    pub catalogues: Vec<Words>,
 }
 
 impl Model {
+    /// `lang`'s words, if the page has read them (English always has).
+    pub fn catalogue(&self, lang: Lang) -> Option<Words> {
+        if lang == Lang::En {
+            return Some(Words::ENGLISH);
+        }
+        self.catalogues.iter().copied().find(|w| w.lang() == lang)
+    }
+
     /// A model drawing `page`, nothing done yet.
     pub fn new(page: Rc<Playground>) -> Model {
         Model {
@@ -70,6 +81,7 @@ impl Model {
             room: (Rc::from(""), Room::Ample),
             cancelled: false,
             stop_at: None,
+            catalogues: Vec::new(),
         }
     }
 
@@ -251,6 +263,12 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
     match msg {
         Action::Hold => model.hold = true,
         Action::SceneOpened => model.scene_owned = true,
+        Action::Language(words) => {
+            if words.are_read(words.lang()) && model.catalogue(words.lang()).is_none() {
+                model.catalogues.push(words);
+            }
+            model.page = model.page.clone().next(Action::Language(words));
+        }
         Action::LinkForm(session, text) => model.saved = Some((session, text)),
         Action::Open(opening, boot) => return open(model, *opening, boot),
         Action::OpeningAnswered => return release_before_import(model),
@@ -351,7 +369,7 @@ fn fresh_for(old: &Playground, name: &str, opening: &Opening, boot: bool) -> (Pl
     }
     if opening.source.is_some() {
         fresh.replaying = Some(Progress {
-            what: opening.what(),
+            what: opening.what(old.words),
             done: 0,
             goal: 0,
         });
@@ -378,10 +396,10 @@ fn back_from_import(model: &mut Model, error: &str) -> Vec<Effect> {
         return Vec::new();
     };
     let mut back = (*old).clone();
-    back.notice = Some(Notice::plain(tf(
-        K::DriverImportRefusedKept,
-        &[("error", &error)],
-    )));
+    back.notice = Some(Notice::plain(
+        back.words
+            .tf(K::DriverImportRefusedKept, &[("error", &error)]),
+    ));
     back.playing = false;
     back.passing = false;
     back.in_flight = 0;
@@ -501,7 +519,7 @@ fn tick(s: &Playground) -> (Vec<Effect>, Option<Action>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::i18n::{t, Lang, K};
+    use crate::i18n::{Lang, Words, K};
     use crate::opening::{Opening, Source};
     use crate::state::{Notice, Progress};
     use shardlab_protocol::{PageView, Position};
@@ -630,7 +648,7 @@ mod tests {
         update(
             &mut model,
             Action::Replaying(Some(Progress {
-                what: t(K::RecentSavedSession),
+                what: Words::ENGLISH.t(K::RecentSavedSession),
                 done: 1,
                 goal: 9,
             })),
@@ -644,7 +662,7 @@ mod tests {
         assert_eq!(*model.page.waiting, ["sh.status()"]);
         update(
             &mut model,
-            Action::Notice(Some(Notice::plain(t(K::RecentSavedSession)))),
+            Action::Notice(Some(Notice::plain(Words::ENGLISH.t(K::RecentSavedSession)))),
         );
         assert!(model.page.notice.is_some());
         update(&mut model, viewed(5, 5));
@@ -653,11 +671,24 @@ mod tests {
             "the engine's view is drawn"
         );
         // The language, once its words are in, is taken too, and kept by the next session.
-        update(&mut model, Action::Language(Lang::ZhCn));
-        assert_eq!(model.page.lang, Lang::ZhCn);
-        assert_eq!(model.page.successor("page-2").lang, Lang::ZhCn);
+        let chinese = Words::from_catalogue(
+            Lang::ZhCn,
+            vec![("recent.saved_session".into(), "已保存的会话".into())],
+        );
+        update(&mut model, Action::Language(chinese));
+        assert_eq!(model.page.words, chinese);
+        assert_eq!(model.page.words.t(K::RecentSavedSession), "已保存的会话");
+        assert_eq!(model.page.successor("page-2").words, chinese);
+        assert_eq!(
+            model.catalogue(Lang::ZhCn),
+            Some(chinese),
+            "kept for a return"
+        );
+        update(&mut model, Action::Language(Words::ENGLISH));
+        assert_eq!(model.page.words.t(K::RecentSavedSession), "Saved session");
+        assert_eq!(model.catalogue(Lang::ZhCn), Some(chinese));
         let mut fresh = opening();
-        update(&mut fresh, Action::Language(Lang::ZhCn));
+        update(&mut fresh, Action::Language(chinese));
         assert!(!fresh.touched, "not the user's doing on the page");
     }
 
@@ -910,7 +941,7 @@ mod demo_tests {
     fn with_demo(list: &[Scene], lesson: Option<&str>) -> Model {
         let mut model = Model::new(Rc::new(Playground::opening("page-1")));
         update(&mut model, viewed("page-1", 5, 5, lesson));
-        update(&mut model, keep(list));
+        update(&mut model, keep(list, Words::ENGLISH));
         model
     }
 
@@ -998,7 +1029,7 @@ mod demo_tests {
         update(&mut model, Action::Switch(fresh, true));
         update(&mut model, viewed("page-2", 2, 2, Some(demo.lesson)));
         assert!(model.page.demo.pending.is_none());
-        assert_eq!(demo_of(&model.page).0, demo.scenes(2));
+        assert_eq!(demo_of(&model.page).0, demo.scenes(2, Words::ENGLISH));
         assert!(model.page.playing);
     }
 }

@@ -15,7 +15,7 @@
 //!   later, and [`in_page`] says so.
 //! - A message from the engine that does not decode is reported, not trusted.
 
-use crate::i18n::{t, tf, K};
+use crate::i18n::{Words, K};
 use serde::Serialize;
 use shardlab_protocol::{
     Call, EngineError, EventMessage, FromEngine, Outcome, Reply, Request, Response,
@@ -71,9 +71,9 @@ enum Host {
     Waiting(Vec<JsValue>),
 }
 
-/// What is told about the engine's loading: a sentence while it waits for the network,
-/// `None` once it is up.
-type StatusListener = Rc<dyn Fn(Option<String>)>;
+/// What is told about the engine's loading: a sentence of the catalogue while it waits
+/// for the network, `None` once it is up.
+type StatusListener = Rc<dyn Fn(Option<K>)>;
 
 /// Told why, when the worker dies with no request in flight.
 type StopListener = Rc<dyn Fn(&str)>;
@@ -605,7 +605,7 @@ fn stopped(event: &web_sys::Event) {
     } else {
         why
     };
-    note(tf(K::EngineClientTheEngineStoppedWhyAnd, &[("why", &why)]));
+    note(Words::ENGLISH.tf(K::EngineClientTheEngineStoppedWhyAnd, &[("why", &why)]));
     let idle = CLIENT.with(|c| {
         let c = c.borrow();
         c.pending.is_empty() && c.raw.is_empty()
@@ -630,7 +630,7 @@ fn wait_for_network() {
         c.retries += 1;
         c.retries - 1
     });
-    tell(Some(t(K::EngineClientTheEngineCouldNotLoad).to_string()));
+    tell(Some(K::EngineClientTheEngineCouldNotLoad));
     wasm_bindgen_futures::spawn_local(async move {
         crate::network::back(attempt).await;
         let queue = CLIENT.with(|c| {
@@ -644,7 +644,7 @@ fn wait_for_network() {
             }
         });
         if let Err(e) = launch() {
-            note(tf(K::EngineClientTheEngineCouldNotStart, &[("e", &e)]));
+            note(Words::ENGLISH.tf(K::EngineClientTheEngineCouldNotStart, &[("e", &e)]));
         }
         for message in queue {
             if let Err(e) = post(message) {
@@ -655,16 +655,16 @@ fn wait_for_network() {
 }
 
 /// Tells the page about the engine's loading (see [`on_status`]).
-fn tell(status: Option<String>) {
+fn tell(status: Option<K>) {
     let listeners = CLIENT.with(|c| c.borrow().status.clone());
     for l in listeners {
-        l(status.clone());
+        l(status);
     }
 }
 
-/// Calls `listener` with a sentence while the engine waits for the network to load, and
+/// Calls `listener` with a sentence of the catalogue while the engine waits for the network to load, and
 /// with `None` once it is up again.
-pub fn on_status(listener: impl Fn(Option<String>) + 'static) {
+pub fn on_status(listener: impl Fn(Option<K>) + 'static) {
     CLIENT.with(|c| c.borrow_mut().status.push(Rc::new(listener)));
 }
 

@@ -18,7 +18,9 @@
 //!   aside, starts a fresh copy of the app in place and marks the record `gaveUp`, so the
 //!   new start is a clean playground that says so.
 
+use crate::i18n::Words;
 use crate::storage;
+use std::cell::Cell;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// sessionStorage: the command in flight, as JSON `{"doing": …, "command": …}`.
@@ -141,13 +143,25 @@ pub fn install_panic_hook() {
     }));
 }
 
+thread_local! {
+    /// The words of the notice drawn after a panic: the page's, as the runtime last
+    /// handed them over ([`speak`]). Once the page panicked, nothing else can be asked.
+    static WORDS: Cell<Words> = const { Cell::new(Words::ENGLISH) };
+}
+
+/// The page speaks `w` now: a notice drawn after a panic is in them.
+pub fn speak(w: Words) {
+    WORDS.with(|c| c.set(w));
+}
+
 /// A notice drawn without Yew, for a page whose instance is about to die.
 fn static_banner(message: &str) {
+    let w = WORDS.with(Cell::get);
     let document = gloo::utils::document();
     if let Ok(banner) = document.create_element("div") {
         banner.set_class_name("crash-banner static");
         let _ = banner.set_attribute("role", "alert");
-        banner.set_text_content(Some(&crate::i18n::tf(
+        banner.set_text_content(Some(&w.tf(
             crate::i18n::K::RecoveryStoppedBanner,
             &[("message", &message)],
         )));

@@ -15,6 +15,7 @@
 //!
 //! Sessions saved by earlier versions in localStorage are moved here on the first start.
 
+use crate::i18n::Words;
 use crate::share::{FAILED_KEY, PAGE_KEY, PREVIOUS_KEY, STEPS_KEY, STORAGE_KEY};
 use crate::storage;
 use std::cell::RefCell;
@@ -87,30 +88,33 @@ pub fn now() -> f64 {
 }
 
 /// Why a promise from IndexedDB failed, in words.
-fn reason(e: &JsValue) -> String {
+fn reason(w: Words, e: &JsValue) -> String {
     let name = js_sys::Reflect::get(e, &JsValue::from_str("name"))
         .ok()
         .and_then(|n| n.as_string())
         .unwrap_or_default();
     if name == "QuotaExceededError" {
-        return crate::i18n::t(crate::i18n::K::SessionsStorageFull).to_string();
+        return w.t(crate::i18n::K::SessionsStorageFull).to_string();
     }
     js_sys::Reflect::get(e, &JsValue::from_str("message"))
         .ok()
         .and_then(|m| m.as_string())
         .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| crate::i18n::t(crate::i18n::K::SessionsStorageRefused).to_string())
+        .unwrap_or_else(|| w.t(crate::i18n::K::SessionsStorageRefused).to_string())
 }
 
 /// Reads what the start needs: every session's meta, which sessions other tabs show, and
 /// the scenarios of this tab's session and of the one to return to. Chooses this tab's
 /// session (see the module's notes) and holds it. Never fails: without IndexedDB the page
 /// works, and saves nothing.
-pub async fn load() {
+pub async fn load(w: Words) {
     let metas = match js_list().await {
         Ok(list) => decode_metas(list),
         Err(e) => {
-            gloo::console::warn!(format!("ShardLab keeps no sessions: {}", reason(&e)));
+            gloo::console::warn!(format!(
+                "ShardLab keeps no sessions: {}",
+                reason(Words::ENGLISH, &e)
+            ));
             return;
         }
     };
@@ -127,7 +131,7 @@ pub async fn load() {
         s.metas = metas;
         s.elsewhere = elsewhere;
     });
-    migrate().await;
+    migrate(w).await;
     let current = choose();
     for id in [Some(current.clone()), storage::session_get(RETURN_KEY)]
         .into_iter()
@@ -198,7 +202,7 @@ fn remember(id: &str, text: String) {
 
 /// Moves sessions saved by earlier versions in localStorage (the saved session, the one
 /// kept before a link, and one set aside) into IndexedDB, then removes them there.
-async fn migrate() {
+async fn migrate(w: Words) {
     let page = storage::get_pairs(PAGE_KEY);
     let own = storage::get_string(STEPS_KEY).and_then(|s| s.parse::<u64>().ok());
     let olds = [
@@ -206,7 +210,10 @@ async fn migrate() {
         (PREVIOUS_KEY, None, Vec::new(), None),
         (
             FAILED_KEY,
-            Some(crate::i18n::t(crate::i18n::K::SessionsAnEarlierVersionCouldNot).to_string()),
+            Some(
+                w.t(crate::i18n::K::SessionsAnEarlierVersionCouldNot)
+                    .to_string(),
+            ),
             Vec::new(),
             None,
         ),
@@ -226,7 +233,7 @@ async fn migrate() {
             aside,
             ..Meta::default()
         };
-        if put(meta, Some(text)).await.is_ok() {
+        if put(w, meta, Some(text)).await.is_ok() {
             storage::remove(key);
         }
     }
@@ -237,7 +244,11 @@ async fn migrate() {
 
 /// Writes a session's meta (and its scenario, if given) to the copy at once, then to
 /// IndexedDB.
-fn put(meta: Meta, text: Option<String>) -> impl std::future::Future<Output = Result<(), String>> {
+fn put(
+    w: Words,
+    meta: Meta,
+    text: Option<String>,
+) -> impl std::future::Future<Output = Result<(), String>> {
     let value = serde_wasm_bindgen::to_value(&meta).map_err(|e| e.to_string());
     if let Some(text) = &text {
         remember(&meta.id, text.clone());
@@ -250,7 +261,7 @@ fn put(meta: Meta, text: Option<String>) -> impl std::future::Future<Output = Re
         js_put(value?, text)
             .await
             .map(|_| ())
-            .map_err(|e| reason(&e))
+            .map_err(move |e| reason(w, &e))
     }
 }
 
@@ -312,11 +323,11 @@ pub struct Saving {
 }
 
 /// Saves this tab's session. Fails with why, in words (a full store, a refusal).
-pub async fn save(text: String, saving: Saving) -> Result<(), String> {
+pub async fn save(w: Words, text: String, saving: Saving) -> Result<(), String> {
     if !ready() {
         return Ok(());
     }
-    put(saved_meta(saving), Some(text)).await
+    put(w, saved_meta(saving), Some(text)).await
 }
 
 /// This tab's session's record as `saving` describes it, and as the JSON text the engine's
@@ -404,7 +415,7 @@ pub fn set_aside(why: &str) -> Option<String> {
     let kept = text(&id);
     if let Some(mut meta) = meta(&id) {
         meta.aside = Some(why.chars().take(400).collect());
-        let written = put(meta, None);
+        let written = put(Words::ENGLISH, meta, None);
         wasm_bindgen_futures::spawn_local(async move {
             if let Err(e) = written.await {
                 gloo::console::warn!(format!("ShardLab could not mark a session set aside: {e}"));
@@ -416,8 +427,8 @@ pub fn set_aside(why: &str) -> Option<String> {
 }
 
 /// Every stored session, newest first, read again from IndexedDB (other tabs write too).
-pub async fn list() -> Result<Vec<Listed>, String> {
-    let metas = decode_metas(js_list().await.map_err(|e| reason(&e))?);
+pub async fn list(w: Words) -> Result<Vec<Listed>, String> {
+    let metas = decode_metas(js_list().await.map_err(move |e| reason(w, &e))?);
     let held: Vec<String> = js_held()
         .await
         .ok()
@@ -439,8 +450,8 @@ pub async fn list() -> Result<Vec<Listed>, String> {
 
 /// Deletes a session (the user's act; "Recent sessions" offers it for every session but
 /// the one this tab shows).
-pub async fn delete(id: &str) -> Result<(), String> {
-    js_delete(id).await.map_err(|e| reason(&e))?;
+pub async fn delete(w: Words, id: &str) -> Result<(), String> {
+    js_delete(id).await.map_err(move |e| reason(w, &e))?;
     with(|s| {
         s.metas.retain(|m| m.id != id);
         s.texts.retain(|(i, _)| i != id);

@@ -2,6 +2,7 @@
 //! a reload, and saving a session as the page's driver does.
 #![allow(dead_code)]
 
+use shardlab_web::i18n::Words;
 use shardlab_web::sessions::{self, Saving};
 
 /// Empties localStorage and sessionStorage.
@@ -17,17 +18,20 @@ pub fn clean_storage() {
 /// A browser that never saw ShardLab, in a new tab: nothing stored, sessions read.
 pub async fn fresh_tab() {
     clean_storage();
-    for listed in sessions::list().await.expect("the sessions are read") {
-        sessions::delete(&listed.meta.id)
+    for listed in sessions::list(Words::ENGLISH)
+        .await
+        .expect("the sessions are read")
+    {
+        sessions::delete(Words::ENGLISH, &listed.meta.id)
             .await
             .expect("a session is deleted");
     }
-    sessions::load().await;
+    sessions::load(Words::ENGLISH).await;
 }
 
 /// This tab reloaded: its sessionStorage stays, and the sessions are read again.
 pub async fn reload() {
-    sessions::load().await;
+    sessions::load(Words::ENGLISH).await;
 }
 
 /// A session's text as the engine writes it (its JSON form); `name` tells them apart. The
@@ -51,7 +55,7 @@ pub async fn save(name: &str, steps: u64) -> String {
         collections: vec!["test.events".into()],
         page: vec![("tab".into(), "playground".into())],
     };
-    sessions::save(text.clone(), saving)
+    sessions::save(Words::ENGLISH, text.clone(), saving)
         .await
         .expect("the session is saved");
     text
