@@ -403,6 +403,8 @@ impl FullView {
             <Lazy<InsightsProps> always=true part={&lazy::INSIGHTS} props={self.insights.clone()} />
             <Lazy<CandidatesProps> always=true key={state.session.to_string()} part={&lazy::CANDIDATES} props={Rc::new(yew::props!(CandidatesProps {
                 session: state.session.clone(), ns: state.settings.ns.clone(), step: state.view.position.position,
+                asked: state.ranking.as_ref().filter(|r| r.0 == state.session).map(|r| r.2),
+                answer: state.answer(Asker::Rank), dispatch: dispatch.clone(),
                 on_compare: dispatch.reform(Action::CompareSample) }))} />
             <Lazy<HeatmapProps> always=true part={&lazy::HEATMAP} props={Rc::new(panel_props::heatmap(state, dispatch))} />
             <Lazy<ScenesProps> always=true part={&lazy::SCENES} props={Rc::new(panel_props::scenes(state, dispatch))} />

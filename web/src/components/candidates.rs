@@ -4,12 +4,11 @@
 //! proposes them from the documents' fields; the table sorts by any measure in the order
 //! the engine ranked them, and each candidate says why it wins or loses.
 
-use super::query::{error_text, Answer};
-use crate::ask;
+use super::query::{error_text, use_in_sight, Answer};
 use crate::i18n::{Words, K};
-use crate::state::CompareSample;
-use shardlab_protocol::{Call, MessageView, RankSpec, RankView, RankedKey, Reply, MAX_COLUMNS};
-use std::cell::RefCell;
+use crate::queries::Asker;
+use crate::state::{Action, CompareSample};
+use shardlab_protocol::{MessageView, RankSpec, RankView, RankedKey, Reply, MAX_COLUMNS};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -23,6 +22,13 @@ pub struct CandidatesProps {
     pub ns: String,
     /// The cursor's step, to say how old a ranking is.
     pub step: u64,
+    /// The number of the click on Rank the page's session asked last, if any (the model's
+    /// `Playground::ranking`).
+    pub asked: Option<u32>,
+    /// The engine's latest answer to a ranking asked of this session.
+    pub answer: Option<crate::queries::Answer>,
+    /// Sends the page's messages: a click on Rank.
+    pub dispatch: Callback<Action>,
     /// Called to replay the ranked collection on the Compare tab, a column a key.
     #[prop_or_default]
     pub on_compare: Callback<CompareSample>,
@@ -34,11 +40,15 @@ pub fn candidates(props: &CandidatesProps) -> Html {
     let w = super::lang_switch::use_words();
     let fields = use_fields();
     let order = use_state(String::new);
-    let ranking = use_ranking();
-    let on_rank = rank_callback(props, &fields, &ranking);
-    let Ranking { asked, answer, .. } = &ranking;
-    let pending = **asked != 0 && answer.as_ref().is_none_or(|(n, _)| *n != **asked);
-    let shown = answer.as_ref().filter(|_| !pending).cloned();
+    // The model asks the ranking a click asked for while the panel is on screen.
+    use_in_sight(Asker::Rank, &props.dispatch);
+    let on_rank = rank_callback(props, &fields);
+    // The answer to the latest click, once it came (an answer names its click's number).
+    let shown = props.asked.and_then(|n| {
+        let a = props.answer.as_ref()?;
+        (a.question.by == n.to_string()).then(|| (n, a.result.clone()))
+    });
+    let pending = props.asked.is_some() && shown.is_none();
     let body = result(w, shown.as_ref(), props, &order);
     html! {
         <section class="panel candidates" data-testid="candidates" aria-labelledby="candidates-title">
@@ -79,46 +89,16 @@ fn use_fields() -> Fields {
     }
 }
 
-/// The clicks on Rank and their answers.
-#[derive(Clone)]
-struct Ranking {
-    /// The click's number.
-    asked: UseStateHandle<u32>,
-    /// The answer to the latest click once it came.
-    answer: UseStateHandle<Option<(u32, Answer)>>,
-    /// The latest click's number, read when an answer comes.
-    latest: Rc<RefCell<u32>>,
-}
-
-/// No click on Rank yet.
-#[hook]
-fn use_ranking() -> Ranking {
-    Ranking {
-        asked: use_state(|| 0u32),
-        answer: use_state(|| None::<(u32, Answer)>),
-        latest: use_mut_ref(|| 0u32),
-    }
-}
-
-/// Rank: asks the engine to rank the candidates in the form (or its own) by its measures;
-/// a later click's answer wins.
-fn rank_callback(
-    props: &CandidatesProps,
-    fields: &Fields,
-    ranking: &Ranking,
-) -> Callback<MouseEvent> {
+/// Rank: asks for the candidates in the form (or the engine's own) ranked by their
+/// measures; a later click's answer wins (the model's question).
+fn rank_callback(props: &CandidatesProps, fields: &Fields) -> Callback<MouseEvent> {
     let Fields {
         keys,
         sort_by,
         queries,
     } = fields.clone();
-    let Ranking {
-        asked,
-        answer,
-        latest,
-    } = ranking.clone();
-    let (session, ns) = (props.session.clone(), props.ns.clone());
-    Callback::from(move |_: MouseEvent| {
+    let ns = props.ns.clone();
+    props.dispatch.reform(move |_: MouseEvent| {
         let spec = RankSpec {
             ns: ns.clone(),
             keys: keys
@@ -134,16 +114,7 @@ fn rank_callback(
             },
             ..RankSpec::default()
         };
-        let n = asked.wrapping_add(1);
-        *latest.borrow_mut() = n;
-        asked.set(n);
-        let (answer, latest) = (answer.clone(), latest.clone());
-        ask::ask(&session, Call::Rank(spec), move |a| {
-            // A later click's answer wins.
-            if *latest.borrow() == n {
-                answer.set(Some((n, Rc::new(a))));
-            }
-        });
+        Action::Rank(spec)
     })
 }
 
@@ -406,8 +377,8 @@ fn row(w: Words, c: &RankedKey, sampled: bool) -> Html {
             <td>{ format!("{} {}", f.fullest_shard, pct(f.fullest_share)) }</td>
             <td>{ f.refused }</td>
             if sampled {
-                <td data-testid="rank-reads">{ f.read_distribution.as_ref().map_or_else(|| "—".to_string(), |r| shares(w, r.percentage_of_scatter_gather_reads, r.percentage_of_single_shard_reads)) }</td>
-                <td data-testid="rank-writes">{ f.write_distribution.as_ref().map_or_else(|| "—".to_string(), |d| shares(w, d.percentage_of_scatter_gather_writes, d.percentage_of_single_shard_writes)) }</td>
+                <td data-testid="rank-reads">{ f.read_distribution.as_ref().map_or_else(|| "—".to_string(), |r| shares(w, r.percentage_of_single_shard_reads, r.percentage_of_scatter_gather_reads)) }</td>
+                <td data-testid="rank-writes">{ f.write_distribution.as_ref().map_or_else(|| "—".to_string(), |d| shares(w, d.percentage_of_single_shard_writes, d.percentage_of_scatter_gather_writes)) }</td>
             }
         </tr>
     }

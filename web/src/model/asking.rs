@@ -180,18 +180,27 @@ fn question(page: &Playground, asker: Asker) -> Option<(Call, Option<Position>, 
             String::new(),
         ),
         Asker::Heat => return heat(page, ns),
-        // The report a click asked for, of the collection shown then, numbered by the
-        // click so that asking again at the same step asks the engine again; one asked
-        // in an earlier session asks nothing of this one.
-        Asker::Report => {
-            let (session, ns, n) = page.analysis.clone()?;
-            if session != page.session {
-                return None;
-            }
-            (Call::Insights { ns, analyze: true }, None, n.to_string())
-        }
+        Asker::Report | Asker::Rank => return clicked(page, asker),
         _ => return None,
     })
+}
+
+/// What a click asked: the report of the collection shown then, or the ranking as the
+/// form said, numbered by the click so that asking again at the same step asks the engine
+/// again, and about the moment it was asked (the cursor moving on asks nothing). One
+/// asked in an earlier session asks nothing of this one.
+fn clicked(page: &Playground, asker: Asker) -> Option<(Call, Option<Position>, String)> {
+    let (session, call, n) = match asker {
+        Asker::Report => {
+            let (session, ns, n) = page.analysis.clone()?;
+            (session, Call::Insights { ns, analyze: true }, n)
+        }
+        _ => {
+            let (session, spec, n) = page.ranking.clone()?;
+            (session, Call::Rank((*spec).clone()), n)
+        }
+    };
+    (session == page.session).then(|| (call, None, n.to_string()))
 }
 
 /// The heatmap's question: a grid that fills its canvas, a row per device pixel, a column
@@ -368,6 +377,44 @@ mod tests {
             goal: 1,
         });
         assert!(!wanted(&replaying).contains_key(&Asker::OpenLink));
+    }
+
+    #[test]
+    fn a_ranking_is_asked_once_per_click_of_its_own_session_only() {
+        let page = answered(3, 3);
+        let mut asked = Asked::default();
+        asked.sight(Asker::Rank, true);
+        assert!(asked.plan(&page).is_empty(), "no click, nothing asked");
+        let spec = shardlab_protocol::RankSpec {
+            ns: page.settings.ns.clone(),
+            keys: vec!["{a: 1}".into()],
+            ..Default::default()
+        };
+        let clicked = page.clone().next(Action::Rank(spec.clone()));
+        let asks = asked.plan(&clicked);
+        assert_eq!(askers(&asks), vec![Asker::Rank]);
+        assert_eq!(asks[0].question.call, Call::Rank(spec.clone()));
+        assert_eq!(asks[0].question.by, "1");
+        // The cursor moving on does not ask again: a ranking is of the moment it was asked.
+        let later = Rc::new(Playground {
+            view: answered(4, 4).view.clone(),
+            ..(*clicked).clone()
+        });
+        assert!(asked.plan(&later).is_empty());
+        // The same ranking clicked again is asked again, numbered by its click.
+        let again = later.next(Action::Rank(spec));
+        let second = asked.plan(&again);
+        assert_eq!(askers(&second), vec![Asker::Rank]);
+        assert_eq!(second[0].question.by, "2");
+        assert_eq!(
+            asked.answers(Asker::Rank, asks[0].id),
+            None,
+            "the first is dropped"
+        );
+        // A ranking asked of another session asks nothing of this one.
+        let mut other = (*again).clone();
+        other.session = Rc::from("page-9");
+        assert!(!wanted(&other).contains_key(&Asker::Rank));
     }
 
     /// `page` with the engine's example filter `example` and the key `key`.

@@ -29,11 +29,13 @@ pub enum Asker {
     Template,
     /// The insights' `analyzeShardKey` report, asked by a click.
     Report,
+    /// The candidate keys ranked, asked by a click.
+    Rank,
 }
 
 impl Asker {
     /// Every panel that asks, in the order their questions are sent.
-    pub const ALL: [Asker; 10] = [
+    pub const ALL: [Asker; 11] = [
         Asker::Plan,
         Asker::KeyFit,
         Asker::Timeline,
@@ -44,6 +46,7 @@ impl Asker {
         Asker::Heat,
         Asker::Template,
         Asker::Report,
+        Asker::Rank,
     ];
 }
 

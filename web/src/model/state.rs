@@ -11,8 +11,8 @@ use crate::queries::{Answer, Answers, Asker};
 use crate::scenes::Scene;
 use serde::{Deserialize, Serialize};
 use shardlab_protocol::{
-    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, Position, Room,
-    ShardFrame, Start, WorkloadSpec,
+    Catalog, Frame, Inspecting, PageLine, PageLineKind, PageSetup, PageView, Position, RankSpec,
+    Room, ShardFrame, Start, WorkloadSpec,
 };
 use std::rc::Rc;
 
@@ -236,6 +236,9 @@ pub struct Playground {
     /// The `analyzeShardKey` report last asked for ([`Action::Analyze`]): the session and
     /// collection it was asked of, and the click's number.
     pub analysis: Option<(Rc<str>, String, u32)>,
+    /// The candidate keys' ranking last asked for ([`Action::Rank`]): the session it was
+    /// asked of, what was asked, and the click's number (from 1).
+    pub ranking: Option<(Rc<str>, Rc<RankSpec>, u32)>,
 }
 
 /// The query box's filter as the user typed it ([`Action::Filter`]), with the collection
@@ -453,6 +456,8 @@ pub enum Action {
     TemplateDraft(String),
     /// "Analyze this key": a report on the collection shown, asked anew on each click.
     Analyze,
+    /// "Rank": the candidate keys ranked as asked, anew on each click.
+    Rank(RankSpec),
     /// The user's Cancel found nothing to stop.
     NotStopped,
     /// The next replay opened stops after this many commands (of how many): what a
@@ -520,6 +525,7 @@ impl Playground {
             heat_canvas: None,
             template_edit: None,
             analysis: None,
+            ranking: None,
         }
     }
 
@@ -1005,6 +1011,10 @@ impl Playground {
                 let n = self.analysis.as_ref().map_or(0, |a| a.2.wrapping_add(1));
                 self.analysis = Some((self.session.clone(), self.settings.ns.clone(), n));
             }
+            Action::Rank(spec) => {
+                let n = self.ranking.as_ref().map_or(1, |r| r.2.wrapping_add(1));
+                self.ranking = Some((self.session.clone(), Rc::new(spec), n));
+            }
             Action::TemplateDraft(text) => self.template_edit = Some((self.template_shown(), text)),
             Action::Filter(text) => {
                 self.typed_filter = self
@@ -1055,6 +1065,7 @@ impl Playground {
             | Action::Inspect(_)
             | Action::SetSpeed(_)
             | Action::Analyze
+            | Action::Rank(_)
             | Action::HeatCanvas(..)
             | Action::TemplateDraft(_)
             | Action::Filter(_) => self.edit(action),

@@ -250,6 +250,7 @@ fn heard(msg: &Action) -> bool {
             | Action::HeatCanvas(..)
             | Action::TemplateDraft(_)
             | Action::Analyze
+            | Action::Rank(_)
             | Action::Answered(..)
             | Action::Measured(_)
             | Action::NotStopped
