@@ -91,40 +91,58 @@ impl Lang {
 /// A language's words, indexed as [`ENGLISH`] (`None`: the English stand in).
 type Table = [Option<&'static str>];
 
+/// A language and its catalogue, read once and kept for the page's life.
+struct Catalogue {
+    lang: Lang,
+    /// Indexed as [`ENGLISH`]; empty where no catalogue was read.
+    table: &'static Table,
+    /// Whether the language's catalogue was read (English's always is).
+    read: bool,
+}
+
+/// English, compiled in.
+static ENGLISH_WORDS: Catalogue = Catalogue {
+    lang: Lang::En,
+    table: &[],
+    read: true,
+};
+
+/// Simplified Chinese whose catalogue could not be read: the English words stand in.
+static UNREAD_ZH_CN: Catalogue = Catalogue {
+    lang: Lang::ZhCn,
+    table: &[],
+    read: false,
+};
+
 /// The page's words: a language and its catalogue, once read. A value, not a global: the
 /// model keeps the page's ([`crate::state::Playground::words`]) and every catalogue it has
 /// read, the app hands it to the components in a context, and whatever words a sentence
-/// reads them from the `Words` it is given. Copying it is free.
-#[derive(Clone, Copy, Default)]
-pub struct Words {
-    lang: Lang,
-    /// The language's catalogue (`None`: English, or a catalogue that could not be read).
-    table: Option<&'static Table>,
+/// reads them from the `Words` it is given. It is one pointer: copying it is free, and
+/// two are equal when they are the same catalogue read once.
+#[derive(Clone, Copy)]
+pub struct Words(&'static Catalogue);
+
+impl Default for Words {
+    fn default() -> Self {
+        Words::ENGLISH
+    }
 }
 
 impl PartialEq for Words {
     fn eq(&self, other: &Self) -> bool {
-        self.lang == other.lang
-            && match (self.table, other.table) {
-                (Some(a), Some(b)) => std::ptr::eq(a.as_ptr(), b.as_ptr()),
-                (None, None) => true,
-                _ => false,
-            }
+        std::ptr::eq(self.0, other.0)
     }
 }
 
 impl std::fmt::Debug for Words {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Words({}, {})", self.lang.tag(), self.table.is_some())
+        write!(f, "Words({}, read: {})", self.0.lang.tag(), self.0.read)
     }
 }
 
 impl Words {
     /// English, compiled in.
-    pub const ENGLISH: Words = Words {
-        lang: Lang::En,
-        table: None,
-    };
+    pub const ENGLISH: Words = Words(&ENGLISH_WORDS);
 
     /// `lang`'s words from its catalogue file's pairs; keys it does not have fall back to
     /// English, and keys English does not have are left out (`tests/it/i18n_catalogues.rs`
@@ -142,26 +160,30 @@ impl Words {
                 }
             }
         }
-        Words {
+        Words(Box::leak(Box::new(Catalogue {
             lang,
-            table: Some(Box::leak(table.into_boxed_slice())),
-        }
+            table: Box::leak(table.into_boxed_slice()),
+            read: true,
+        })))
     }
 
     /// `lang` without its catalogue: its plural rule, with the English words standing in
     /// (a catalogue that could not be read).
     pub fn unread(lang: Lang) -> Words {
-        Words { lang, table: None }
+        match lang {
+            Lang::En => Words::ENGLISH,
+            Lang::ZhCn => Words(&UNREAD_ZH_CN),
+        }
     }
 
     /// The language.
     pub fn lang(self) -> Lang {
-        self.lang
+        self.0.lang
     }
 
     /// Whether these are `lang`'s words, read (English always is).
     pub fn are_read(self, lang: Lang) -> bool {
-        self.lang == lang && (lang == Lang::En || self.table.is_some())
+        self.0.lang == lang && self.0.read
     }
 
     /// The words of `key`. (Not inlined: it is called in hundreds of places, and one copy
@@ -180,7 +202,7 @@ impl Words {
     /// The form of a count: `one` where the language says so ([`Lang::says_one`]),
     /// `other` otherwise, with `{n}` filled in.
     pub fn plural(self, n: u64, one: K, other: K) -> String {
-        let key = if self.lang.says_one(n) { one } else { other };
+        let key = if self.0.lang.says_one(n) { one } else { other };
         fill(self.t(key), &[("n", &n)])
     }
 
@@ -239,9 +261,7 @@ impl Words {
 
     /// The words of the key at `i` of [`ENGLISH`].
     fn text_at(self, i: usize) -> &'static str {
-        self.table
-            .and_then(|table| table.get(i).copied().flatten())
-            .unwrap_or(ENGLISH[i])
+        self.0.table.get(i).copied().flatten().unwrap_or(ENGLISH[i])
     }
 }
 
@@ -321,6 +341,8 @@ mod tests {
         assert_eq!(copied, zh);
         assert_ne!(zh, Words::from_catalogue(Lang::ZhCn, pairs()));
         assert_ne!(zh, Words::unread(Lang::ZhCn));
+        assert_eq!(Words::unread(Lang::ZhCn), Words::unread(Lang::ZhCn));
+        assert_eq!(Words::unread(Lang::ZhCn).lang(), Lang::ZhCn);
         assert_eq!(Words::default(), Words::ENGLISH);
         assert_eq!(Words::from_catalogue(Lang::En, pairs()), Words::ENGLISH);
     }
