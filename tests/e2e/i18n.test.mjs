@@ -72,6 +72,16 @@ test('i18n: a Chinese browser opens in Chinese; the header switch changes it at 
   assert.equal(await page.getByTestId('share-link').innerText(), 'Copy link');
   await page.getByTestId('landing-why').filter({ hasText: /^Its shard key value / }).waitFor();
   assert.match(await page.getByTestId('landing-why').innerText(), /^Its shard key value \{ x: 5 \} falls in the chunk /);
+  // Back to Chinese: the words read at the start are the model's, kept, not fetched again.
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().includes('/i18n/zh-CN.json')) fetched.push(r.url()); });
+  await page.getByTestId('lang').selectOption('zh-CN');
+  await speaks(page, 'zh-CN');
+  await page.getByTestId('share-link').filter({ hasText: zh['share_bar.copy_link'] }).waitFor();
+  await page.getByTestId('landing-why').filter({ hasText: /^它的分片键值 \{ x: 5 \}/ }).waitFor();
+  assert.deepEqual(fetched, []);
+  await page.getByTestId('lang').selectOption('en');
+  await speaks(page, 'en');
   await page.reload();
   await page.getByTestId('shard').first().waitFor();
   await speaks(page, 'en');
