@@ -46,19 +46,20 @@ pub fn is_loaded_in(lang: Lang) -> bool {
     loaded_in(lang).is_some()
 }
 
-/// Every entry, in the file's order, once loaded (see [`fetch`]): in the page's language,
-/// or in English until its translation is in.
+/// Every entry, in the file's order, once loaded (see [`fetch`]): in `lang`, or in
+/// English until its translation is in.
 pub fn entries(lang: Lang) -> Option<&'static [Entry]> {
     loaded_in(lang).or_else(|| loaded_in(Lang::En))
 }
 
-/// The entry for `id`, once the glossary is loaded.
+/// The entry for `id`, once the glossary is loaded (in `lang`, or in English).
 pub fn entry(lang: Lang, id: &str) -> Option<&'static Entry> {
     entries(lang)?.iter().find(|e| e.id == id)
 }
 
-/// Fetches and reads the glossary unless it is in, then calls `then` (to redraw). A
-/// glossary that cannot be fetched or read counts as empty: the terms then say so.
+/// Fetches and reads the glossary in the language of `w`, the page's words, unless it is
+/// in, then calls `then` (to redraw). A glossary that cannot be fetched or read counts as
+/// empty: the terms then say so.
 pub fn fetch(w: Words, then: impl FnOnce() + 'static) {
     if entries(w.lang()).is_some() {
         return;

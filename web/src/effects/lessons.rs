@@ -179,13 +179,13 @@ pub fn is_loaded_in(lang: Lang) -> bool {
     loaded_in(lang).is_some()
 }
 
-/// Every lesson, in teaching order, once loaded (see [`load`]): in the page's language, or
-/// in English until its translation is in.
+/// Every lesson, in teaching order, once loaded (see [`load`]): in `lang`, or in English
+/// until its translation is in.
 pub fn lessons(lang: Lang) -> Option<&'static [Lesson]> {
     loaded_in(lang).or_else(|| loaded_in(Lang::En))
 }
 
-/// A lesson by id, once the lessons are loaded.
+/// A lesson by id, once the lessons are loaded (in `lang`, or in English).
 pub fn lesson(lang: Lang, id: &str) -> Option<&'static Lesson> {
     lessons(lang)?.iter().find(|l| l.id == id)
 }
@@ -200,14 +200,16 @@ pub fn install_in(lang: Lang, lessons: Vec<Lesson>) -> &'static [Lesson] {
     crate::cache::keep(KIND, lang, lessons)
 }
 
-/// Fetches and reads the lessons in the page's language (once; later calls answer at
-/// once). Without the network it waits for it, telling `waiting` (see
-/// [`fetch_text_patiently`]). A translation that cannot be read gives the English lessons.
+/// Fetches and reads the lessons in the language of `w`, the page's words (once; later
+/// calls answer at once). Without the network it waits for it, telling `waiting` in `w`
+/// (see [`fetch_text_patiently`]). A translation that cannot be read gives the English
+/// lessons.
 pub async fn load(w: Words, waiting: impl Fn(Option<String>)) -> Result<&'static [Lesson], String> {
     load_in(w, w.lang(), waiting).await
 }
 
-/// Fetches and reads the lessons in `lang` (see [`load`]).
+/// Fetches and reads the lessons in `lang` (see [`load`]), saying what it waits for in
+/// `w`.
 pub async fn load_in(
     w: Words,
     lang: Lang,
