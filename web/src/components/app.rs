@@ -403,7 +403,7 @@ impl FullView {
             <Lazy<InsightsProps> always=true part={&lazy::INSIGHTS} props={self.insights.clone()} />
             <Lazy<CandidatesProps> always=true key={state.session.to_string()} part={&lazy::CANDIDATES} props={Rc::new(yew::props!(CandidatesProps {
                 session: state.session.clone(), ns: state.settings.ns.clone(), step: state.view.position.position,
-                asked: state.ranking.as_ref().filter(|r| r.0 == state.session).map(|r| r.2),
+                asked: state.ranked(),
                 answer: state.answer(Asker::Rank), dispatch: dispatch.clone(),
                 on_compare: dispatch.reform(Action::CompareSample) }))} />
             <Lazy<HeatmapProps> always=true part={&lazy::HEATMAP} props={Rc::new(panel_props::heatmap(state, dispatch))} />

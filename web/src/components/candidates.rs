@@ -23,7 +23,7 @@ pub struct CandidatesProps {
     /// The cursor's step, to say how old a ranking is.
     pub step: u64,
     /// The number of the click on Rank the page's session asked last, if any (the model's
-    /// `Playground::ranking`).
+    /// `Playground::ranked`).
     pub asked: Option<u32>,
     /// The engine's latest answer to a ranking asked of this session.
     pub answer: Option<crate::queries::Answer>,

@@ -415,6 +415,7 @@ mod tests {
         let mut other = (*again).clone();
         other.session = Rc::from("page-9");
         assert!(!wanted(&other).contains_key(&Asker::Rank));
+        assert_eq!((again.ranked(), other.ranked()), (Some(2), None));
     }
 
     /// `page` with the engine's example filter `example` and the key `key`.

@@ -639,6 +639,14 @@ impl Playground {
         }
     }
 
+    /// The number of the click on Rank this session asked last, if any.
+    pub fn ranked(&self) -> Option<u32> {
+        self.ranking
+            .as_ref()
+            .filter(|r| r.0 == self.session)
+            .map(|r| r.2)
+    }
+
     /// The latest answer to `asker`'s question.
     pub fn answer(&self, asker: Asker) -> Option<Answer> {
         self.answers.get(&asker).cloned()

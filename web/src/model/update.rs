@@ -265,7 +265,7 @@ fn take(model: &mut Model, msg: Action) -> Vec<Effect> {
         Action::Hold => model.hold = true,
         Action::SceneOpened => model.scene_owned = true,
         Action::Language(words) => {
-            if words.are_read(words.lang()) && model.catalogue(words.lang()).is_none() {
+            if words.is_read() && model.catalogue(words.lang()).is_none() {
                 model.catalogues.push(words);
             }
             model.page = model.page.clone().next(Action::Language(words));
