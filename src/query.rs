@@ -19,7 +19,7 @@ pub use filter::{distinct_values, explain_form, matches, not_as_nor};
 pub use pipeline::run_pipeline;
 pub use projection::project;
 #[cfg(feature = "lazy-regex")]
-pub use regex::{compiler_failed, install_compiler};
+pub use regex::install_compiler;
 pub use regex::{compiler_ready, fancy_compile, Compiler, Matcher, Regex};
 pub use sort::{sort_documents, sort_order, sort_value};
 pub use update::{apply_update, apply_update_for_insert, upsert_document};

@@ -21,6 +21,7 @@ mod js_eval;
 mod js_methods;
 mod js_places;
 mod js_values;
+mod later;
 mod sampling;
 pub(crate) mod script;
 mod script_state;
@@ -47,3 +48,14 @@ pub use interpreter::{Outcome, Output, Session, TYPE_IT_FOR_MORE};
 pub use script::{MAX_CALL_DEPTH, MAX_STEPS, STACK_BUDGET};
 pub use sh::{has_command, wrong_arg_type};
 pub use sim_log::SimCall;
+
+/// Installs what the core's `lazy-shell` feature leaves out of its first part: the shell's
+/// commands a first visit does not run (the browser's engine calls it from the second
+/// part of its module, `web/engine/src/rest.rs`; see ARCHITECTURE.md, "The engine in two
+/// parts"). Until it has, a statement that needs one fails before it does anything, and
+/// the engine, seeing the part wanted (`support::part::take_wanted`), runs its request
+/// again once the part has loaded.
+#[cfg(feature = "lazy-shell")]
+pub fn install_shell_part() {
+    later::install();
+}

@@ -53,34 +53,21 @@ pub trait Matcher: Send + Sync {
 pub type Compiler = fn(&str, usize) -> Result<Box<dyn Matcher>, String>;
 
 #[cfg(feature = "lazy-regex")]
-static COMPILER: std::sync::OnceLock<Compiler> = std::sync::OnceLock::new();
+static COMPILER: crate::support::part::Later<Compiler> = crate::support::part::Later::new();
 
 /// Installs the compiler every `$regex` uses from now on (the first one installed stays).
 #[cfg(feature = "lazy-regex")]
 pub fn install_compiler(compiler: Compiler) {
-    let _ = COMPILER.set(compiler);
+    COMPILER.install(compiler);
 }
 
 /// Whether `$regex` can compile now: always, but with `lazy-regex` only once the
 /// compiler is installed.
 pub fn compiler_ready() -> bool {
     #[cfg(feature = "lazy-regex")]
-    return COMPILER.get().is_some();
+    return COMPILER.ready();
     #[cfg(not(feature = "lazy-regex"))]
     true
-}
-
-/// Why the compiler's last load failed, if it did (see [`compiler_failed`]).
-#[cfg(feature = "lazy-regex")]
-static FAILURE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Records why the compiler could not be loaded, for the error of the statements that
-/// need it until it is.
-#[cfg(feature = "lazy-regex")]
-pub fn compiler_failed(why: String) {
-    if let Ok(mut failure) = FAILURE.lock() {
-        *failure = Some(why);
-    }
 }
 
 #[cfg(feature = "lazy-regex")]
@@ -94,20 +81,19 @@ fn compile(source: &str, limit: usize) -> Result<Box<dyn Matcher>, ClusterError>
 
 /// The error of a statement that needs a part of the browser's engine (`what`, referred
 /// to as `it_or_them`: "them" is plural) that has not loaded, with the reason it could
-/// not when it tried ([`compiler_failed`]: one part holds `$regex`'s compiler,
-/// `analyzeShardKey`'s analysis and the explanations).
+/// not when it tried (`support::part::failed`: one part holds everything the core's
+/// `lazy-` features leave out). The engine, seeing the part wanted
+/// (`support::part::take_wanted`), loads it and runs the request again, so this error is
+/// seen only where the part could not load, or by a host that does not run requests again.
 #[cfg(any(
     feature = "lazy-regex",
     feature = "lazy-analyze",
-    feature = "lazy-explain"
+    feature = "lazy-explain",
+    feature = "lazy-shell"
 ))]
 pub(crate) fn part_not_loaded(what: &str, it_or_them: &str) -> ClusterError {
     let have = if it_or_them == "them" { "have" } else { "has" };
-    #[cfg(feature = "lazy-regex")]
-    let failure = FAILURE.lock().ok().and_then(|f| f.clone());
-    #[cfg(not(feature = "lazy-regex"))]
-    let failure: Option<String> = None;
-    ClusterError::PartNotLoaded(match failure {
+    ClusterError::PartNotLoaded(match crate::support::part::failure() {
         Some(why) => format!(
             "this statement needs the engine's {what}, which could not load ({why}): it did \
              not run, and the next statement that needs {it_or_them} tries again"

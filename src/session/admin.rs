@@ -37,6 +37,38 @@ fn doc_field(cmd: &Document, name: &str) -> Result<Document, StatementError> {
 }
 
 impl Session {
+    /// Runs one of the admin commands a first visit does not run
+    /// ([`super::later::LATER_ADMIN`]) by name, each called directly (see [`super::later`]);
+    /// `None` for another name.
+    pub(super) fn later_admin(
+        &mut self,
+        cmd: &Document,
+        name: &str,
+    ) -> Option<Result<Output, StatementError>> {
+        let reply = match name {
+            "addShardToZone" => idl_commands::add_shard_to_zone(self, cmd, name),
+            "removeShardFromZone" => idl_commands::remove_shard_from_zone(self, cmd, name),
+            "updateZoneKeyRange" => idl_commands::update_zone_key_range(self, cmd, name),
+            "refineCollectionShardKey" => refine_collection_shard_key(self, cmd, name),
+            "reshardCollection" => reshard_collection(self, cmd, name),
+            "mergeChunks" => merge_chunks(self, cmd, name),
+            "clearJumboFlag" => clear_jumbo_flag(self, cmd, name),
+            "moveRange" => move_range(self, cmd, name),
+            "balancerCollectionStatus" => balancer_collection_status(self, cmd, name),
+            "configureCollectionBalancing" => configure_collection_balancing(self, cmd, name),
+            "_hashBSONElement" => hash_bson_element(self, cmd, name),
+            "addShard" => add_shard(self, cmd, name),
+            "removeShard" => remove_shard(self, cmd, name),
+            "movePrimary" => move_primary(self, cmd, name),
+            "listShards" => list_shards(self, cmd, name),
+            "configureQueryAnalyzer" => configure_query_analyzer(self, cmd, name),
+            "mergeAllChunksOnShard" => merge_all_chunks_on_shard(self, cmd, name),
+            "analyzeShardKey" => analyze_shard_key(self, cmd, name),
+            _ => return None,
+        };
+        Some(reply.map(|d| Output::Value(Bson::Document(d))))
+    }
+
     /// Records a read for analyzeShardKey's read distribution, if sampling is on.
     pub(super) fn record_read(&mut self, ns: &str, filter: &Document) {
         if let Some(list) = self.sampling.get_mut(ns) {
@@ -101,9 +133,10 @@ impl Session {
             }
             _ => {}
         }
-        let Some((_, command)) = ADMIN_COMMANDS.iter().find(|(n, _)| *n == name) else {
+        let command = ADMIN_COMMANDS.iter().find(|(n, _)| *n == name);
+        if command.is_none() && !super::later::LATER_ADMIN.contains(&name.as_str()) {
             return Err(no_such_command(&name).into());
-        };
+        }
         require_command(self, &name)?;
         if db != "admin" && !NOT_ADMIN_ONLY.contains(&name.as_str()) {
             return Err(ClusterError::Coded(
@@ -112,8 +145,14 @@ impl Session {
             )
             .into());
         }
-        let reply = command(self, cmd, &name)?;
-        Ok(Output::Value(Bson::Document(reply)))
+        match command {
+            Some((_, command)) => Ok(Output::Value(Bson::Document(command(self, cmd, &name)?))),
+            None => {
+                let call = super::later::LaterCall::Admin(cmd, &name);
+                self.later((&format!("the {name} command"), "it"), call)
+                    .unwrap_or_else(|| Err(no_such_command(&name).into()))
+            }
+        }
     }
 }
 
@@ -123,37 +162,17 @@ const NOT_ADMIN_ONLY: &[&str] = &["_hashBSONElement", "ping"];
 /// Runs one admin command: the session, the command document and the command's name.
 type AdminCommand = fn(&mut Session, &Document, &str) -> Result<Document, StatementError>;
 
-/// Every admin command, by name.
+/// Every admin command a first visit runs, by name; the others are
+/// [`super::later::LATER_ADMIN`].
 const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("listDatabases", list_databases),
     ("enableSharding", idl_commands::enable_sharding),
-    ("addShardToZone", idl_commands::add_shard_to_zone),
-    ("removeShardFromZone", idl_commands::remove_shard_from_zone),
-    ("updateZoneKeyRange", idl_commands::update_zone_key_range),
     ("shardCollection", shard_collection),
-    ("refineCollectionShardKey", refine_collection_shard_key),
-    ("reshardCollection", reshard_collection),
-    ("mergeChunks", merge_chunks),
-    ("clearJumboFlag", clear_jumbo_flag),
     ("split", split),
     ("moveChunk", idl_commands::move_chunk),
-    ("moveRange", move_range),
-    ("balancerCollectionStatus", balancer_collection_status),
-    (
-        "configureCollectionBalancing",
-        configure_collection_balancing,
-    ),
     ("balancerStart", balancer_start_stop),
     ("balancerStop", balancer_start_stop),
     ("balancerStatus", balancer_status),
-    ("_hashBSONElement", hash_bson_element),
-    ("addShard", add_shard),
-    ("removeShard", remove_shard),
-    ("movePrimary", move_primary),
-    ("listShards", list_shards),
-    ("configureQueryAnalyzer", configure_query_analyzer),
-    ("mergeAllChunksOnShard", merge_all_chunks_on_shard),
-    ("analyzeShardKey", analyze_shard_key),
     ("ping", ping),
 ];
 
@@ -646,13 +665,13 @@ pub type Analyzer = fn(
 ) -> Result<Document, ClusterError>;
 
 #[cfg(feature = "lazy-analyze")]
-static ANALYZER: std::sync::OnceLock<Analyzer> = std::sync::OnceLock::new();
+static ANALYZER: crate::support::part::Later<Analyzer> = crate::support::part::Later::new();
 
 /// Installs the analysis every `analyzeShardKey` uses from now on (the first one installed
 /// stays).
 #[cfg(feature = "lazy-analyze")]
 pub fn install_analyzer(analyzer: Analyzer) {
-    let _ = ANALYZER.set(analyzer);
+    ANALYZER.install(analyzer);
 }
 
 /// The analysis, or, with `lazy-analyze` before it is installed, the statement's error
@@ -661,7 +680,6 @@ fn analyzer() -> Result<Analyzer, ClusterError> {
     #[cfg(feature = "lazy-analyze")]
     return ANALYZER
         .get()
-        .copied()
         .ok_or_else(|| crate::query::regex::part_not_loaded("analyzeShardKey", "it"));
     #[cfg(not(feature = "lazy-analyze"))]
     Ok(crate::engine::analyze::analyze_shard_key_with)

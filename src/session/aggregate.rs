@@ -49,6 +49,17 @@ impl Session {
     /// `db.<coll>.aggregate(pipeline)` over `docs`, the documents of `ns`; a `$lookup`
     /// reads the other collections of its database (the config database's from its
     /// layout).
+    /// `aggregate(pipeline, options)` on collection `ns`, over its documents.
+    pub(super) fn collection_aggregate(
+        &mut self,
+        ns: &str,
+        args: &[Expr],
+        chained: &[Segment],
+    ) -> Result<Output, StatementError> {
+        let (docs, _) = self.cluster.find(ns, &Document::new())?;
+        self.aggregate_documents(ns, docs, args, chained)
+    }
+
     pub(super) fn aggregate_documents(
         &mut self,
         ns: &str,

@@ -33,6 +33,11 @@ const REQUIRED_FIRST_ARGUMENT: &[&str] = &[
     "createIndex",
 ];
 
+/// `db.<collection>.<name> is not a function`.
+fn not_a_function(ns: &str, name: &str) -> StatementError {
+    StatementError::type_error(format!("db.{}.{name} is not a function", short(ns)))
+}
+
 impl Session {
     pub(super) fn collection_chain(
         &mut self,
@@ -48,8 +53,11 @@ impl Session {
         if method.args.is_some() {
             self.deprecation_warning(method.name.as_str());
         }
-        if let Some(out) = self.config_chain(ns, rest) {
-            return out;
+        if super::config_db::config_collection(ns).is_some() {
+            let call = super::later::LaterCall::Config(ns, rest);
+            if let Some(out) = self.later(("config database", "it"), call) {
+                return out;
+            }
         }
         let args = call_args(method)?;
         let chained = &rest[1..];
@@ -61,8 +69,10 @@ impl Session {
             return self.find_chain(ns, name, args, chained);
         }
         if name == "aggregate" {
-            let (docs, _) = self.cluster.find(ns, &Document::new())?;
-            return self.aggregate_documents(ns, docs, args, chained);
+            let call = super::later::LaterCall::Aggregate(ns, args, chained);
+            return self
+                .later(("aggregation", "it"), call)
+                .unwrap_or_else(|| Ok(Output::Nothing));
         }
         let out = self.collection_method(ns, name, args)?;
         super::interpreter::navigate(out, chained)
@@ -141,12 +151,6 @@ impl Session {
             "updateOne" | "updateMany" | "replaceOne" => {
                 self.update_method(ns, name, args).map_err(write_error)?
             }
-            "findOneAndUpdate" | "findOneAndReplace" | "findOneAndDelete" | "findAndModify" => {
-                return self.find_and_modify_method(ns, name, args);
-            }
-            "analyzeShardKey" | "configureQueryAnalyzer" => {
-                return self.analyzer_helper(ns, name, args);
-            }
             "deleteOne" | "deleteMany" | "remove" => {
                 let filter = self.doc_arg(args, 0, "filter")?;
                 // helpers.ts `processRemoveOptions`: `remove(q, true)` or
@@ -164,58 +168,98 @@ impl Session {
                     .map_err(|e| write_error(e.into()))?;
                 doc! { "acknowledged": true, "deletedCount": n as i32 }
             }
-            "createIndex" | "ensureIndex" => return self.create_index(ns, name, args),
-            "getIndexes" => return Ok(Output::Value(Bson::Array(self.indexes(ns)))),
-            "getShardDistribution" => {
-                // collection.ts, `_getShardedCollectionInfo`: no `config.collections`
-                // entry for an existing collection means it is not sharded.
-                if self
-                    .cluster
-                    .collection(ns)
-                    .is_some_and(|c| c.sharding.is_none())
-                {
-                    return Err(StatementError::invalid_input_coded(
-                        "SHAPI-10001",
-                        format!("Collection {} is not sharded", short(ns)),
-                    ));
-                }
-                return Ok(Output::Sections(status::shard_distribution(
-                    &self.cluster,
-                    ns,
-                )?));
+            "findOneAndUpdate"
+            | "findOneAndReplace"
+            | "findOneAndDelete"
+            | "findAndModify"
+            | "analyzeShardKey"
+            | "configureQueryAnalyzer"
+            | "createIndex"
+            | "ensureIndex"
+            | "getIndexes"
+            | "getShardDistribution"
+            | "distinct"
+            | "stats" => {
+                let call = super::later::LaterCall::Collection(ns, name, args);
+                let what = format!("Collection.{name}");
+                return self
+                    .later((&what, "it"), call)
+                    .unwrap_or_else(|| Err(not_a_function(ns, name)));
             }
-            "distinct" => {
-                // mongod's `distinct` (and mongos's merge of the shards' answers) keeps
-                // the values in a BSONElementSet: in BSON order, one of each equal value.
-                let key = self.str_arg(args, 0, "key")?;
-                let filter = self.opt_doc_arg(args, 1, "query")?;
-                let (docs, _) = self.cluster.find(ns, &filter)?;
-                let mut values: Vec<Bson> = docs
-                    .iter()
-                    .flat_map(|d| query::distinct_values(d, &key))
-                    .cloned()
-                    .collect();
-                values.sort_by(crate::values::order::compare_values);
-                values.dedup_by(|a, b| {
-                    crate::values::order::compare_values(a, b) == std::cmp::Ordering::Equal
-                });
-                return Ok(Output::Value(Bson::Array(values)));
-            }
-            "stats" => return self.collection_stats(ns, args),
             "getFullName" => return Ok(Output::Value(Bson::String(ns.to_string()))),
             "getName" => return Ok(Output::Value(Bson::String(short(ns).to_string()))),
             "drop" => {
                 let existed = self.cluster.drop_collection(ns);
                 return Ok(Output::Value(Bson::Boolean(existed)));
             }
-            other => {
-                return Err(StatementError::type_error(format!(
-                    "db.{}.{other} is not a function",
-                    short(ns)
-                )))
-            }
+            other => return Err(not_a_function(ns, other)),
         };
         Ok(Output::Value(Bson::Document(out)))
+    }
+
+    /// The collection methods a first visit does not run (see [`super::later`]); `None`
+    /// for another name.
+    pub(super) fn later_collection_method(
+        &mut self,
+        ns: &str,
+        name: &str,
+        args: &[crate::shell::Expr],
+    ) -> Option<Result<Output, StatementError>> {
+        Some(match name {
+            "findOneAndUpdate" | "findOneAndReplace" | "findOneAndDelete" | "findAndModify" => {
+                self.find_and_modify_method(ns, name, args)
+            }
+            "analyzeShardKey" | "configureQueryAnalyzer" => self.analyzer_helper(ns, name, args),
+            "createIndex" | "ensureIndex" => self.create_index(ns, name, args),
+            "getIndexes" => Ok(Output::Value(Bson::Array(self.indexes(ns)))),
+            "getShardDistribution" => self.shard_distribution(ns),
+            "distinct" => self.distinct(ns, args),
+            "stats" => self.collection_stats(ns, args),
+            _ => return None,
+        })
+    }
+
+    /// `getShardDistribution()`.
+    fn shard_distribution(&mut self, ns: &str) -> Result<Output, StatementError> {
+        // collection.ts, `_getShardedCollectionInfo`: no `config.collections`
+        // entry for an existing collection means it is not sharded.
+        if self
+            .cluster
+            .collection(ns)
+            .is_some_and(|c| c.sharding.is_none())
+        {
+            return Err(StatementError::invalid_input_coded(
+                "SHAPI-10001",
+                format!("Collection {} is not sharded", short(ns)),
+            ));
+        }
+        Ok(Output::Sections(status::shard_distribution(
+            &self.cluster,
+            ns,
+        )?))
+    }
+
+    /// `distinct(key, query)`.
+    fn distinct(
+        &mut self,
+        ns: &str,
+        args: &[crate::shell::Expr],
+    ) -> Result<Output, StatementError> {
+        // mongod's `distinct` (and mongos's merge of the shards' answers) keeps
+        // the values in a BSONElementSet: in BSON order, one of each equal value.
+        let key = self.str_arg(args, 0, "key")?;
+        let filter = self.opt_doc_arg(args, 1, "query")?;
+        let (docs, _) = self.cluster.find(ns, &filter)?;
+        let mut values: Vec<Bson> = docs
+            .iter()
+            .flat_map(|d| query::distinct_values(d, &key))
+            .cloned()
+            .collect();
+        values.sort_by(crate::values::order::compare_values);
+        values.dedup_by(|a, b| {
+            crate::values::order::compare_values(a, b) == std::cmp::Ordering::Equal
+        });
+        Ok(Output::Value(Bson::Array(values)))
     }
 
     /// The legacy methods collection.ts announces as deprecated before it runs them, once

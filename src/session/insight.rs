@@ -27,7 +27,7 @@ pub struct Explainer {
 }
 
 #[cfg(feature = "lazy-explain")]
-static EXPLAINER: std::sync::OnceLock<Explainer> = std::sync::OnceLock::new();
+static EXPLAINER: crate::support::part::Later<Explainer> = crate::support::part::Later::new();
 
 /// Installs the explanations (the first installed stay). Each is an argument rather than
 /// a field of a constant, so that the code that calls this names them, not a constant.
@@ -38,7 +38,7 @@ pub fn install_explainer(
     shard: fn(&Cluster, &str, &str) -> Result<Vec<Explanation>, ClusterError>,
     round: fn(&Cluster, Option<&str>) -> Result<Vec<Explanation>, ClusterError>,
 ) {
-    let _ = EXPLAINER.set(Explainer {
+    EXPLAINER.install(Explainer {
         chunk,
         shard,
         round,
@@ -51,7 +51,6 @@ pub fn explainer() -> Result<Explainer, ClusterError> {
     #[cfg(feature = "lazy-explain")]
     return EXPLAINER
         .get()
-        .copied()
         .ok_or_else(|| crate::query::regex::part_not_loaded("explanations", "them"));
     #[cfg(not(feature = "lazy-explain"))]
     Ok(Explainer {

@@ -911,7 +911,7 @@ impl Session {
             ("help", Some(_)) => Ok(Output::Message(super::help::database_help())),
             ("aggregate", Some(args)) => {
                 self.forget_cursor();
-                self.db_aggregate(args, &rest[1..])
+                self.later_db_aggregate(args, &rest[1..])
             }
             ("getCollection", Some(args)) => {
                 // database.ts names its caller 'Database.getColl'.

@@ -12,6 +12,28 @@ use crate::shell::Expr;
 use bson::{doc, Bson, Document};
 
 impl Session {
+    /// Runs one of the `sh.` helpers a first visit does not run ([`super::later::LATER_SH`])
+    /// by name, each called directly (see [`super::later`]); `None` for another name.
+    pub(super) fn later_sh(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+    ) -> Option<Result<Output, StatementError>> {
+        Some(match name {
+            "addShard" => add_shard(self, args, name),
+            "listShards" => list_shards(self, args, name),
+            "moveRange" => move_range(self, args, name),
+            "addShardToZone" | "addShardTag" => add_shard_to_zone(self, args, name),
+            "removeShardFromZone" | "removeShardTag" => remove_shard_from_zone(self, args, name),
+            "updateZoneKeyRange" | "addTagRange" => update_zone_key_range(self, args, name),
+            "removeRangeFromZone" | "removeTagRange" => remove_range_from_zone(self, args, name),
+            "balancerCollectionStatus" => balancer_collection_status(self, args, name),
+            "reshardCollection" => reshard_collection(self, args, name),
+            "getShardedDataDistribution" => self.get_sharded_data_distribution(args),
+            _ => return None,
+        })
+    }
+
     pub(super) fn sh_command(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(method) = rest.first() else {
             return Err(StatementError::type_error("sh is not a value"));
@@ -24,15 +46,21 @@ impl Session {
         let args = call_args(method)?;
         let name = method.name.as_str();
         if name == "help" {
-            let has = |n: &str| SH_HELPERS.iter().any(|(h, _)| *h == n);
+            let has = |n: &str| {
+                SH_HELPERS.iter().any(|(h, _)| *h == n) || super::later::LATER_SH.contains(&n)
+            };
             return Ok(Output::Message(super::help::sh_help(has)));
         }
-        let Some((_, helper)) = SH_HELPERS.iter().find(|(n, _)| *n == name) else {
-            return Err(StatementError::type_error(format!(
-                "sh.{name} is not a function"
-            )));
-        };
-        helper(self, args, name)
+        let not_a_function = || StatementError::type_error(format!("sh.{name} is not a function"));
+        if let Some((_, helper)) = SH_HELPERS.iter().find(|(n, _)| *n == name) {
+            return helper(self, args, name);
+        }
+        if !super::later::LATER_SH.contains(&name) {
+            return Err(not_a_function());
+        }
+        let call = super::later::LaterCall::Sh(name, args);
+        self.later((&format!("sh.{name}"), "it"), call)
+            .unwrap_or_else(|| Err(not_a_function()))
     }
 }
 
@@ -40,25 +68,15 @@ impl Session {
 /// (some helpers answer to two names).
 type ShHelper = fn(&mut Session, &[Expr], &str) -> Result<Output, StatementError>;
 
-/// Every `sh.` helper, by the names it answers to.
+/// Every `sh.` helper a first visit runs, by the names it answers to; the others are
+/// [`super::later::LATER_SH`].
 const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("shardCollection", shard_collection),
     ("enableSharding", enable_sharding),
     ("status", status_sections),
-    ("addShard", add_shard),
-    ("listShards", list_shards),
     ("splitAt", split_at),
     ("splitFind", split_find),
     ("moveChunk", move_chunk),
-    ("moveRange", move_range),
-    ("addShardToZone", add_shard_to_zone),
-    ("addShardTag", add_shard_to_zone),
-    ("removeShardFromZone", remove_shard_from_zone),
-    ("removeShardTag", remove_shard_from_zone),
-    ("updateZoneKeyRange", update_zone_key_range),
-    ("addTagRange", update_zone_key_range),
-    ("removeRangeFromZone", remove_range_from_zone),
-    ("removeTagRange", remove_range_from_zone),
     ("startBalancer", set_balancer_state),
     ("stopBalancer", set_balancer_state),
     ("setBalancerState", set_balancer_state),
@@ -68,16 +86,11 @@ const SH_HELPERS: &[(&str, ShHelper)] = &[
     ("disableBalancing", set_balancing),
     ("enableAutoSplit", set_auto_split),
     ("disableAutoSplit", set_auto_split),
-    ("balancerCollectionStatus", balancer_collection_status),
-    ("reshardCollection", reshard_collection),
     ("startAutoMerger", set_auto_merger),
     ("stopAutoMerger", set_auto_merger),
     ("isAutoMergerEnabled", is_auto_merger_enabled),
     ("enableAutoMerger", set_collection_auto_merger),
     ("disableAutoMerger", set_collection_auto_merger),
-    ("getShardedDataDistribution", |s, args, _| {
-        s.get_sharded_data_distribution(args)
-    }),
 ];
 
 /// A helper's reply document as the value mongosh prints.

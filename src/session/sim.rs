@@ -12,25 +12,23 @@ use crate::shell::parser::Segment;
 use crate::shell::Expr;
 use bson::{doc, Bson, Document};
 
+/// `sim.<name> is not a function`.
+fn not_a_function(name: &str) -> StatementError {
+    StatementError::type_error(format!("sim.{name} is not a function"))
+}
+
 /// Runs one `sim.` helper with its argument expressions.
 type SimHelper = fn(&mut Session, &[Expr]) -> Result<Bson, StatementError>;
 
-/// Every `sim.` helper, by name.
+/// Every `sim.` helper a first visit runs, by name; the others are
+/// [`super::later::LATER_SIM`].
 const SIM_HELPERS: &[(&str, SimHelper)] = &[
     ("version", version),
     ("chunkSize", chunk_size),
     ("seed", seed),
     ("retryWrites", retry_writes),
-    ("reset", reset),
     ("balance", balance),
-    ("clock", super::clock::sim_clock),
     ("generate", generate),
-    ("queries", queries),
-    ("preset", preset),
-    ("presets", presets),
-    ("events", events),
-    ("loadCluster", load_cluster),
-    ("replayChange", replay_change),
     #[cfg(feature = "insight")]
     ("explain", super::insight::explain),
     #[cfg(feature = "insight")]
@@ -38,6 +36,26 @@ const SIM_HELPERS: &[(&str, SimHelper)] = &[
 ];
 
 impl Session {
+    /// Runs one of the `sim.` helpers a first visit does not run ([`super::later::LATER_SIM`])
+    /// by name, each called directly (see [`super::later`]); `None` for another name.
+    pub(super) fn later_sim(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+    ) -> Option<Result<Bson, StatementError>> {
+        Some(match name {
+            "reset" => reset(self, args),
+            "clock" => super::clock::sim_clock(self, args),
+            "queries" => queries(self, args),
+            "preset" => preset(self, args),
+            "presets" => presets(self, args),
+            "events" => events(self, args),
+            "loadCluster" => load_cluster(self, args),
+            "replayChange" => replay_change(self, args),
+            _ => return None,
+        })
+    }
+
     /// Runs `sim.<helper>(...)`.
     pub(super) fn sim_command(&mut self, rest: &[Segment]) -> Result<Output, StatementError> {
         let Some(method) = rest.first() else {
@@ -45,13 +63,18 @@ impl Session {
         };
         let args = call_args(method)?;
         let name = method.name.as_str();
-        let Some((_, helper)) = SIM_HELPERS.iter().find(|(n, _)| *n == name) else {
-            return Err(StatementError::type_error(format!(
-                "sim.{name} is not a function"
-            )));
-        };
         let logging = self.sim_log.is_some();
-        let reply = helper(self, args)?;
+        let reply = match SIM_HELPERS.iter().find(|(n, _)| *n == name) {
+            Some((_, helper)) => helper(self, args)?,
+            None if super::later::LATER_SIM.contains(&name) => {
+                let call = super::later::LaterCall::Sim(name, args);
+                match self.later((&format!("sim.{name}"), "it"), call) {
+                    Some(reply) => super::script::output_value(reply?),
+                    None => return Err(not_a_function(name)),
+                }
+            }
+            None => return Err(not_a_function(name)),
+        };
         // `sim.reset` and `sim.preset` put a new session in place: the log goes on in it.
         if logging && self.sim_log.is_none() {
             self.start_sim_log();

@@ -1,9 +1,11 @@
 // The engine's module in two parts (scripts/build-engine.mjs, web/engine/src/rest.rs): a
 // first visit downloads the first part, which answers; the second (`$regex`'s matcher,
-// the imports, the ranking of candidate keys, the Compare's run) loads after the first
-// answer. A statement that needs it waits for it; a part that
-// cannot load (missing, cut short, from another build, served as the wrong type) fails
-// that statement with the reason, not the engine, and the next use tries again.
+// the imports, the ranking of candidate keys, the Compare's run, the `sim.` helpers a
+// first visit does not run) loads after the first answer. A request that needs it before
+// it has loaded is put back as it was, and runs again once the part is in (never twice
+// with effects); a part that cannot load (missing, cut short, from another build, served
+// as the wrong type) fails that statement with the reason, not the engine, and the next
+// use tries again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -123,6 +125,75 @@ for (const failure of Object.keys(REASONS)) {
   });
 }
 
+/** Holds the second part back until `release()`; `asked` resolves once it is asked for. */
+function holdPart() {
+  let arrived;
+  let release;
+  const asked = new Promise((r) => { arrived = r; });
+  hold = { arrived, released: new Promise((r) => { release = r; }) };
+  mode = 'hold';
+  return { asked, release };
+}
+
+test('a request that needs the second part before it has loaded waits for it and runs once, its earlier statements included', async () => {
+  const { asked, release } = holdPart();
+  try {
+    const { page, errors } = await open();
+    await asked;
+    // The insert runs before the statements that need the part: the engine puts it back,
+    // and runs them all again once the part is in, so the count says 1, not 2.
+    const input = page.getByTestId('console-input');
+    await input.fill('db.people.insertOne({name: "ada"}); db.people.countDocuments({name: /^a/}); sim.clock().balancer.mode');
+    await input.press('Enter');
+    // The console says it is running: the request is with the engine, which waits.
+    await page.locator('.console-busy').waitFor();
+    release();
+    await page.waitForFunction(() => {
+      const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
+      return lines.length > 1 && lines[lines.length - 1] === 'full';
+    });
+    const lines = await output(page).locator('.line').allTextContents();
+    assert.equal(lines[lines.length - 2], '1', lines.slice(-6).join(' | '));
+    const text = await output(page).textContent();
+    assert.ok(!/could not load|not loaded yet/.test(text), text.slice(-2000));
+    await typeCommand(page, 'db.people.countDocuments()');
+    await page.waitForFunction(() => {
+      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+      return lines.length > 0 && lines[lines.length - 1].textContent === '1';
+    });
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    release();
+    mode = 'ok';
+  }
+});
+
+test('a sim. helper whose code is in the second part fails with the reason when it cannot load, changing nothing, then runs', async () => {
+  mode = 'missing';
+  const { page, errors } = await open();
+  await typeCommand(page, 'db.people.insertOne({name: "ada"}); sim.reset()');
+  const refused = output(page).filter({ hasText: 'sim. helpers, which could not load' });
+  await refused.waitFor();
+  assert.ok((await refused.textContent()).includes('HTTP status 404'), await refused.textContent());
+  // The statement before it ran (as a statement after a failing one in a script does).
+  await typeCommand(page, 'db.people.countDocuments()');
+  await page.waitForFunction(() => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === '1';
+  });
+  mode = 'ok';
+  const before = partRequests;
+  await typeCommand(page, 'sim.reset(); db.people.countDocuments()');
+  await page.waitForFunction(() => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
+  });
+  assert.ok(partRequests > before, 'the part was asked for again');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 /** A small JSON file of documents for the Import documents dialog. */
 function people(n) {
   return Buffer.from(Array.from({ length: n }, (_, i) => JSON.stringify({ name: `p${i}`, age: 20 + i })).join('\n') + '\n');
@@ -140,11 +211,7 @@ async function importPeople(page, name, n) {
 }
 
 test('an import, whose code is in the second part, waits while the part is held back, then runs', async () => {
-  let arrived;
-  let release;
-  const asked = new Promise((r) => { arrived = r; });
-  hold = { arrived, released: new Promise((r) => { release = r; }) };
-  mode = 'hold';
+  const { asked, release } = holdPart();
   try {
     const { page, errors } = await open();
     // The worker asks for the part right after the first answer; the server holds it.

@@ -14,13 +14,13 @@ let glue = null;
 const waiting = [];
 
 // The engine's module comes in two parts (scripts/build-engine.mjs): the first answers
-// at once, the second (`$regex`'s matcher, `analyzeShardKey`'s analysis, the
-// explanations, the imports,
-// the ranking and the Compare's run: web/engine/src/rest.rs) starts loading right
-// after the first answer. A request that may need it waits for it, and the requests
-// after it wait in order; if it could not load, the request runs without it: each of its
-// statements that needs it fails with the reason, before doing anything, and the next
-// request that needs it tries again.
+// at once, the second (what a first visit does not run: web/engine/src/rest.rs) starts
+// loading right after the first answer. A request that needs it before it has loaded
+// changes nothing and answers `{wantsPart: true}` alone: the worker loads the part and
+// hands the request in again, and the requests after it wait in order. If the part
+// could not load, the request is handed in again knowing why (each of its statements that
+// needs the part fails with the reason, before doing anything), and the reason is
+// forgotten after it, so that the next request that needs the part tries again.
 let holding = false;
 let rest = null;
 let answered = false;
@@ -36,61 +36,34 @@ function loadRest() {
   return rest;
 }
 
-// Methods that never compile a regular expression: they never wait for the second part
-// (the console asks `page.needsMoreInput` as the user types).
-const NEVER_REGEX = new Set(['catalog', 'close', 'step', 'jump', 'fork', 'export', 'events', 'heat',
-  'page.checkKey', 'page.needsMoreInput', 'page.insertCommand', 'page.keep']);
-
-// Methods whose answers are in the second part (web/engine/src/later.rs): the imports,
-// the ranking of candidate keys and the Compare's run always wait for it.
-const LATER = new Set(['import', 'importCluster', 'rank', 'compare']);
-
-// Whether a request may need the second part: one of `LATER`'s methods, one that runs
-// `analyzeShardKey` (its text names it, or the engine writes it: `analyze`, the Insights
-// panel's analysis), one that explains (`explain`, the inspector's, `sim.explain`), or one that may compile a regular expression: its text names
-// `$regex`, `RegExp` or a BSON regular expression, or has two slashes (a regex literal in
-// the shell). A request wrongly taken
-// for one only waits for the part; one that slipped through would be refused by the
-// engine, before it did anything.
-function mayNeedRest(data) {
-  if (LATER.has(data?.method)) return true;
-  // `analyzeShardKey`'s analysis: the Insights panel's analysis and `analyze` run it.
-  if (data?.method === 'analyze' || (data?.method === 'page.insights' && data?.params?.analyze)) return true;
-  // The explanations: `explain`, and the inspector's answers about a chunk, a shard or a
-  // round (about nothing, it shows the insert form, which needs none).
-  if (data?.method === 'explain' || (data?.method === 'inspect' && data?.params?.subject?.kind !== 'nothing')) return true;
-  if (NEVER_REGEX.has(data?.method)) return false;
-  let text;
-  try {
-    text = JSON.stringify(data, (_, v) => (ArrayBuffer.isView(v) || v instanceof ArrayBuffer ? undefined : v)) ?? '';
-  } catch {
-    return true;
-  }
-  return /\$regex|regexp|regularexpression|analyzeshardkey|sim\s*\.\s*explain/i.test(text) || text.indexOf('/') !== text.lastIndexOf('/');
-}
-
 function take(data) {
   if (!engine || holding) {
     waiting.push(data);
     return;
   }
-  if (!glue.restLoaded() && mayNeedRest(data)) {
-    holding = true;
-    loadRest().then((why) => {
-      holding = false;
-      // Run either way: without the part, each statement that needs it fails with
-      // the reason before it does anything, and the others run.
-      if (why) glue.restFailed(why);
-      serve(data);
-      while (waiting.length > 0 && !holding) take(waiting.shift());
-    });
+  const out = engine.handle(data);
+  if (!out[0]?.wantsPart) {
+    post(out);
     return;
   }
-  serve(data);
+  holding = true;
+  loadRest().then((why) => {
+    try {
+      if (why) glue.restFailed(why);
+      post(engine.handle(data));
+      if (why) glue.restFailed(undefined);
+    } catch (err) {
+      // A trap in the engine: thrown from a task of its own, it reaches the page as the
+      // worker's error event, as one thrown from `onmessage` does.
+      setTimeout(() => { throw err; });
+      return;
+    }
+    holding = false;
+    while (waiting.length > 0 && !holding) take(waiting.shift());
+  });
 }
 
-function serve(data) {
-  const out = engine.handle(data);
+function post(out) {
   if (!answered) {
     answered = true;
     loadRest();
@@ -162,6 +135,7 @@ import('./engine.js')
       glue = module;
       engine = new module.WorkerEngine();
       if (typeof indexedDB !== 'undefined') engine.keepsSessions();
+      engine.retriesForParts();
       // The test-only trap, for the end-to-end tests of a dying engine: the page names the
       // worker so when its own address says ?selftest=trap (a name, since the offline
       // service worker serves this script from its cache, without the address's query).

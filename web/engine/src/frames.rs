@@ -110,7 +110,7 @@ fn chunk_frame(c: &ChunkView, order: u32) -> ChunkFrame {
 
 /// What a session remembers of the last frame it sent: the picture, for the next frame's
 /// heat and for leaving out unchanged shards.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SentFrames {
     last: Option<ClusterView>,
 }

@@ -91,6 +91,41 @@ pub struct Held {
     pub importing: Option<Box<dyn std::any::Any>>,
 }
 
+/// A session as it was before a request that the engine runs again once its second part
+/// has loaded (see `Engine::handle`): all of it but an import under way, which such a
+/// request leaves alone (each of an import's requests needs the part before it does
+/// anything).
+pub struct HeldCopy {
+    timeline: Timeline,
+    sent: SentFrames,
+    stats: Vec<StepStats>,
+    typed_key: Option<(String, VersionMode)>,
+    page: Option<PageState>,
+}
+
+impl Held {
+    /// A copy of the session to put back ([`Held::put_back`]). The cluster's clones share
+    /// their storage, so this costs about the steps' text.
+    pub fn copy(&self) -> HeldCopy {
+        HeldCopy {
+            timeline: self.timeline.clone(),
+            sent: self.sent.clone(),
+            stats: self.stats.clone(),
+            typed_key: self.typed_key.clone(),
+            page: self.page.clone(),
+        }
+    }
+
+    /// Puts the session back as [`Held::copy`] found it.
+    pub fn put_back(&mut self, copy: HeldCopy) {
+        self.timeline = copy.timeline;
+        self.sent = copy.sent;
+        self.stats = copy.stats;
+        self.typed_key = copy.typed_key;
+        self.page = copy.page;
+    }
+}
+
 /// An import of the user's documents under way in one session: the file's reader, the
 /// batches read so far (inserted at the end, as one step) and what did not go in.
 #[derive(Debug)]

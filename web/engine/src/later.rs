@@ -37,11 +37,7 @@ const WHOLE: Later = Later {
 };
 
 #[cfg(all(target_arch = "wasm32", feature = "split"))]
-static INSTALLED: std::sync::OnceLock<Later> = std::sync::OnceLock::new();
-
-/// Why the part that holds them last failed to load, if it did.
-#[cfg(all(target_arch = "wasm32", feature = "split"))]
-static FAILURE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+static INSTALLED: shardlab::support::part::Later<Later> = shardlab::support::part::Later::new();
 
 /// Installs the answers (the browser's second part does, as it loads; the first
 /// installed stay). Each is an argument rather than a field of a constant, so that the
@@ -54,7 +50,7 @@ pub fn install(
     rank: fn(&Cluster, u64, &RankSpec) -> Result<RankView, EngineError>,
     compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
 ) {
-    let _ = INSTALLED.set(Later {
+    INSTALLED.install(Later {
         import,
         import_cluster,
         rank,
@@ -62,22 +58,20 @@ pub fn install(
     });
 }
 
-/// Records why the part that holds them could not load, for the error of the requests
-/// that need them until it does.
-#[cfg(all(target_arch = "wasm32", feature = "split"))]
-pub fn failed(why: String) {
-    if let Ok(mut failure) = FAILURE.lock() {
-        *failure = Some(why);
-    }
-}
-
 /// Whether the answers are there: always, but in the browser's module in parts only once
 /// its second part has loaded.
 pub fn installed() -> bool {
     #[cfg(all(target_arch = "wasm32", feature = "split"))]
-    return INSTALLED.get().is_some();
+    return INSTALLED.ready();
     #[cfg(not(all(target_arch = "wasm32", feature = "split")))]
     true
+}
+
+/// Whether the engine's second part has loaded: always, but in the browser's module in
+/// parts only once it has installed these answers and what it installs in the core (all
+/// in one function, `rest.rs`'s `install`).
+pub fn part_loaded() -> bool {
+    installed() && shardlab::query::compiler_ready()
 }
 
 /// The answers, or, where they load separately and have not loaded, the error of the
@@ -86,9 +80,9 @@ pub fn later(method: &str) -> Result<Later, EngineError> {
     #[cfg(all(target_arch = "wasm32", feature = "split"))]
     {
         if let Some(later) = INSTALLED.get() {
-            return Ok(*later);
+            return Ok(later);
         }
-        let failure = FAILURE.lock().ok().and_then(|f| f.clone());
+        let failure = shardlab::support::part::failure();
         Err(not_loaded(method, failure.as_deref()))
     }
     #[cfg(not(all(target_arch = "wasm32", feature = "split")))]

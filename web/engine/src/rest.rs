@@ -34,6 +34,7 @@ fn install() -> Result<(), NotLoaded> {
         shardlab::Cluster::explain_shard,
         shardlab::Cluster::explain_round,
     );
+    shardlab::session::install_shell_part();
     crate::later::install(
         crate::import::import,
         crate::cluster_import::import_cluster,
@@ -51,11 +52,11 @@ pub async fn load() -> Result<(), NotLoaded> {
 
 /// Whether the second part has loaded.
 pub fn loaded() -> bool {
-    shardlab::query::compiler_ready() && crate::later::installed()
+    crate::later::part_loaded()
 }
 
-/// Records why the part could not load: the statements that need it say so.
-pub fn failed(why: String) {
-    crate::later::failed(why.clone());
-    shardlab::query::compiler_failed(why);
+/// Records why the part could not load (`Some`): the statements that need it say so,
+/// until it is forgotten (`None`).
+pub fn failed(why: Option<String>) {
+    shardlab::support::part::failed(why);
 }

@@ -28,6 +28,9 @@ pub struct Engine {
     opened: u64,
     /// Whether the engine's host writes the page's saved sessions (`page.keep`).
     keeps: bool,
+    /// Whether the host runs a request again once the engine's second part has loaded
+    /// (see [`Handled::wants_part`]).
+    retries: bool,
 }
 
 /// What one request produced.
@@ -36,6 +39,11 @@ pub struct Handled {
     pub response: Response,
     /// Events to send after it.
     pub events: Vec<EventMessage>,
+    /// Whether the request needed the engine's second part, which has not loaded: the
+    /// engine put everything back as it was before the request, and the host loads the
+    /// part and hands the request in again (only a host that said it does,
+    /// [`Engine::retries_for_parts`]). The answer and the events are then empty.
+    pub wants_part: bool,
     /// A session's JSON form for the host to write into the page's store (`page.keep`)
     /// before it sends the answer; if the store refuses it, the host sends
     /// [`Engine::not_kept`]'s answer instead.
@@ -52,6 +60,19 @@ pub struct Keeping {
     pub text: String,
     /// The page's record of the session, as JSON text, written beside it.
     pub record: String,
+}
+
+/// The sessions a request may change: the one it names, and a Compare tick's columns.
+fn named_sessions(request: &Request) -> impl Iterator<Item = &str> {
+    let columns = match &request.call {
+        Call::CompareStep { columns } => columns.as_slice(),
+        _ => &[],
+    };
+    request
+        .session
+        .as_deref()
+        .into_iter()
+        .chain(columns.iter().map(|c| c.session.as_str()))
 }
 
 impl Engine {
@@ -71,8 +92,53 @@ impl Engine {
         self.keeps = true;
     }
 
-    /// Carries out one request.
+    /// Tells the engine that its host runs a request again once the engine's second part
+    /// has loaded, when the request needed it ([`Handled::wants_part`]): the worker does.
+    /// Elsewhere the part loads before the first request, and a statement that needs a
+    /// part that could not load fails with the reason.
+    pub fn retries_for_parts(&mut self) {
+        self.retries = true;
+    }
+
+    /// Carries out one request. Before the engine's second part has loaded (in a host
+    /// that runs requests again), the sessions the request names are copied first, and
+    /// if anything in it needed the part, they are put back, a session it opened is
+    /// closed again, and the answer is [`Handled::wants_part`]: so a request runs whole
+    /// with its part, never twice with effects.
     pub fn handle(&mut self, request: Request) -> Handled {
+        if !self.retries || crate::later::part_loaded() {
+            return self.carry_out(request);
+        }
+        let opened = self.opened;
+        let copies: Vec<(String, crate::held::HeldCopy)> = named_sessions(&request)
+            .filter_map(|name| Some((name.to_string(), self.sessions.get(name)?.copy())))
+            .collect();
+        shardlab::support::part::take_wanted();
+        let handled = self.carry_out(request);
+        if !shardlab::support::part::take_wanted() {
+            return handled;
+        }
+        if self.opened != opened {
+            // A session the request opened: its handle is given again on the next try.
+            let handle = format!("s{}", self.opened);
+            self.sessions.remove(&handle);
+            self.opened = opened;
+        }
+        for (name, copy) in copies {
+            if let Some(held) = self.sessions.get_mut(&name) {
+                held.put_back(copy);
+            }
+        }
+        Handled {
+            wants_part: true,
+            events: Vec::new(),
+            keep: None,
+            ..handled
+        }
+    }
+
+    /// Carries out one request, the engine's second part loaded or not.
+    fn carry_out(&mut self, request: Request) -> Handled {
         let mut events = Vec::new();
         let method = request.call.method().to_string();
         let mut session = request.session.clone().unwrap_or_default();
@@ -106,6 +172,7 @@ impl Engine {
                 },
             },
             events,
+            wants_part: false,
             keep,
         }
     }

@@ -63,6 +63,14 @@ impl WorkerEngine {
         self.engine.keeps_sessions();
     }
 
+    /// Tells the engine that this host runs a request again once the engine's second
+    /// part has loaded, when the request needed it: the worker does (see
+    /// [`WorkerEngine::handle`]).
+    #[wasm_bindgen(js_name = retriesForParts)]
+    pub fn retries_for_parts(&mut self) {
+        self.engine.retries_for_parts();
+    }
+
     /// Carries out one request (a plain object of the protocol's shape) and returns the
     /// messages to post: the answer, then any events. A message that is not a request is
     /// answered with `BadValue`, under its `id` when it has one.
@@ -71,12 +79,22 @@ impl WorkerEngine {
     /// record, bytes}}`, not a message: the host writes `text` under `id` and the page's
     /// `record` (JSON text) into the page's store in one transaction, then posts the rest, or, if the store refuses, posts [`WorkerEngine::not_kept`]'s
     /// answer in the answer's place.
+    ///
+    /// In a host that runs requests again ([`WorkerEngine::retries_for_parts`]), a request
+    /// that needed the engine's second part before it loaded answers `[{wantsPart: true}]`
+    /// alone, having changed nothing: the host loads the part ([`load_rest`]) and hands the
+    /// request in again, or, if the part could not load, says why ([`rest_failed`]), hands
+    /// it in again (its statements that need the part then fail with the reason), and
+    /// forgets the reason, so that the next request that needs the part tries again.
     pub fn handle(&mut self, message: JsValue) -> Vec<JsValue> {
         let mut order = None;
         let out: Vec<FromEngine> = match serde_wasm_bindgen::from_value::<Request>(message.clone())
         {
             Ok(request) => {
                 let handled = self.engine.handle(request);
+                if handled.wants_part {
+                    return vec![wants_part()];
+                }
                 order = handled.keep.map(keep_order).filter(|o| !o.is_null());
                 std::iter::once(FromEngine::Answer(handled.response))
                     .chain(handled.events.into_iter().map(FromEngine::Event))
@@ -131,14 +149,28 @@ pub fn rest_loaded() -> bool {
     true
 }
 
-/// Tells the engine why its second part could not load: until it does, a statement that
-/// needs it fails with that reason, before it does anything.
+/// Tells the engine why its second part could not load (a reason), or to forget it
+/// (`undefined`): while it knows, a statement that needs the part fails with that
+/// reason before it does anything, rather than asking for the part
+/// ([`WorkerEngine::handle`]'s `{wantsPart: true}`).
 #[wasm_bindgen(js_name = restFailed)]
-pub fn rest_failed(why: String) {
+pub fn rest_failed(why: Option<String>) {
     #[cfg(feature = "split")]
     crate::rest::failed(why);
     #[cfg(not(feature = "split"))]
     let _ = why;
+}
+
+/// `{wantsPart: true}`: what [`WorkerEngine::handle`] returns for a request to run again
+/// once the engine's second part has loaded.
+fn wants_part() -> JsValue {
+    #[derive(Serialize)]
+    struct WantsPart {
+        #[serde(rename = "wantsPart")]
+        wants_part: bool,
+    }
+    serde::Serialize::serialize(&WantsPart { wants_part: true }, &serializer())
+        .unwrap_or(JsValue::NULL)
 }
 
 /// The host's order to write a saved session (see [`WorkerEngine::handle`]).
