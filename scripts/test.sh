@@ -23,6 +23,9 @@ run() {
 run "cargo fmt --check" cargo fmt --all -- --check
 run "clippy (host)" cargo clippy --workspace --all-targets -- -D warnings
 run "clippy (wasm32)" cargo clippy --workspace --all-targets --target wasm32-unknown-unknown -- -D warnings
+# The browser's modules in parts: the code behind the `split` features (and the core's `lazy-`
+# features they turn on), which no other build compiles.
+run "clippy (wasm32, in parts)" cargo clippy -p shardlab-engine -p shardlab-web --all-targets --target wasm32-unknown-unknown --features split -- -D warnings
 run "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 run "core tests (native)" cargo test -p shardlab
 run "protocol and engine tests (native)" cargo test -p shardlab-protocol -p shardlab-engine
