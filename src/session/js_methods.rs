@@ -55,6 +55,16 @@ impl Session {
     ) -> Result<Value, StatementError> {
         let found = match recv {
             Bson::Array(a) => self.array_method(place, a, method, args)?,
+            Bson::String(s) if matches!(method, "toUpperCase" | "toLowerCase") => {
+                // Unicode's case tables: in the browser they load with the commands a first
+                // visit does not run (see `later.rs`).
+                let call = super::later::LaterCall::Case(&s, method == "toUpperCase");
+                let what = format!("String.prototype.{method}");
+                let changed = self
+                    .later((&what, "it"), call)
+                    .map(|out| out.map(|out| data(super::script::output_value(out))));
+                changed.transpose()?
+            }
             Bson::String(s) => string_method(&s, method, &args)?,
             Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) => {
                 number_method(&data(recv), method, &args)
@@ -303,8 +313,6 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>,
     let units: Vec<u16> = s.encode_utf16().collect();
     let from_units = |u: &[u16]| data(Bson::String(String::from_utf16_lossy(u)));
     let r = match method {
-        "toUpperCase" => data(Bson::String(s.to_uppercase())),
-        "toLowerCase" => data(Bson::String(s.to_lowercase())),
         "trim" => data(Bson::String(s.trim().to_string())),
         "toString" | "valueOf" => data(Bson::String(s.to_string())),
         "includes" => data(Bson::Boolean(s.contains(&text(0)))),

@@ -1,7 +1,8 @@
 //! The shell's commands a first visit does not run: the `sim.` helpers, `sh.` helpers and
 //! admin commands named in [`LATER_SIM`], [`LATER_SH`] and [`LATER_ADMIN`], the collection
-//! methods of [`LaterCall::Collection`], the config database's own answers, and aggregation
-//! (`aggregate` on a collection or a database, with the pipeline's stages).
+//! methods of [`LaterCall::Collection`], the config database's own answers, aggregation
+//! (`aggregate` on a collection or a database, with the pipeline's stages) and
+//! JavaScript's `toUpperCase` and `toLowerCase` (Unicode's case tables).
 //!
 //! The session reaches them only through `Session::later`, which runs them through
 //! [`run`]. With
@@ -17,7 +18,7 @@
 use super::interpreter::{Output, Session, StatementError};
 use crate::shell::parser::Segment;
 use crate::shell::Expr;
-use bson::Document;
+use bson::{Bson, Document};
 
 /// The `sim.` helpers that load later, run by `Session::later_sim` (`sim.rs`).
 pub(super) const LATER_SIM: &[&str] = &[
@@ -90,6 +91,9 @@ pub(super) enum LaterCall<'a> {
     /// run: `findAndModify` and its `findOneAnd…` forms, `analyzeShardKey`,
     /// `configureQueryAnalyzer`, the indexes, `getShardDistribution`, `distinct`, `stats`.
     Collection(&'a str, &'a str, &'a [Expr]),
+    /// JavaScript's `toUpperCase` (`true`) or `toLowerCase` of a string: Unicode's case
+    /// tables, which nothing else in a first visit reads.
+    Case(&'a str, bool),
 }
 
 /// Runs one [`LaterCall`]: each called directly, so that what only they reach is in the
@@ -105,6 +109,10 @@ fn run(s: &mut Session, call: LaterCall) -> Option<Result<Output, StatementError
         LaterCall::Aggregate(ns, args, chained) => s.collection_aggregate(ns, args, chained),
         LaterCall::DbAggregate(args, chained) => s.db_aggregate(args, chained),
         LaterCall::Collection(ns, name, args) => s.later_collection_method(ns, name, args)?,
+        LaterCall::Case(text, upper) => Ok(Output::Value(Bson::String(match upper {
+            true => text.to_uppercase(),
+            false => text.to_lowercase(),
+        }))),
     })
 }
 

@@ -1,5 +1,6 @@
 //! The engine's answers that a first visit does not ask for: the imports (documents and
-//! a real cluster's metadata), the ranking of candidate shard keys and the Compare's run.
+//! a real cluster's metadata), the ranking of candidate shard keys, the Compare's run and
+//! the export as a mongosh script.
 //!
 //! The service reaches them only through [`later`]. In the browser's module in parts
 //! (feature `split`, wasm32) they are not named here at all: the second part installs
@@ -12,7 +13,7 @@ use crate::held::Held;
 use shardlab::Cluster;
 use shardlab_protocol::{
     ClusterImported, CompareRow, CompareSpec, EngineError, ImportCall, ImportProgress,
-    MetadataFile, RankSpec, RankView,
+    MetadataFile, RankSpec, RankView, Reply,
 };
 
 /// The answers this module holds, as functions.
@@ -26,6 +27,8 @@ pub struct Later {
     pub rank: fn(&Cluster, u64, &RankSpec) -> Result<RankView, EngineError>,
     /// A Compare's run (`compare`).
     pub compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
+    /// The session as a mongosh script (`export`).
+    pub export: fn(&Held) -> Result<Reply, EngineError>,
 }
 
 #[cfg(not(all(target_arch = "wasm32", feature = "split")))]
@@ -34,6 +37,7 @@ const WHOLE: Later = Later {
     import_cluster: crate::cluster_import::import_cluster,
     rank: crate::rank::rank,
     compare: crate::comparison::run,
+    export: crate::export::export,
 };
 
 #[cfg(all(target_arch = "wasm32", feature = "split"))]
@@ -49,12 +53,14 @@ pub fn install(
     import_cluster: fn(&mut Held, Vec<MetadataFile>) -> Result<ClusterImported, EngineError>,
     rank: fn(&Cluster, u64, &RankSpec) -> Result<RankView, EngineError>,
     compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
+    export: fn(&Held) -> Result<Reply, EngineError>,
 ) {
     INSTALLED.install(Later {
         import,
         import_cluster,
         rank,
         compare,
+        export,
     });
 }
 

@@ -21,6 +21,7 @@
 
 pub mod cluster_import;
 pub mod comparison;
+pub mod export;
 pub mod frames;
 pub mod held;
 pub mod import;

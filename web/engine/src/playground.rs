@@ -340,16 +340,6 @@ fn with_page(held: &Held, page: Vec<(String, String)>) -> Scenario {
     scenario
 }
 
-/// The session's commands up to the cursor as a mongosh script (`export`).
-pub fn export(held: &Held) -> Result<Reply, EngineError> {
-    let timeline = &held.timeline;
-    let mut scenario = timeline.to_scenario();
-    scenario.position = Some(timeline.position());
-    shardlab::sim::export_scenario(&scenario)
-        .map(|text| Reply::Export { text })
-        .map_err(|e| EngineError::illegal_operation(e.to_string()))
-}
-
 /// The lessons, workloads and versions the page's forms offer.
 pub fn catalog() -> Catalog {
     Catalog {

@@ -40,6 +40,7 @@ fn install() -> Result<(), NotLoaded> {
         crate::cluster_import::import_cluster,
         crate::rank::rank,
         crate::comparison::run,
+        crate::export::export,
     );
     Ok(())
 }

@@ -575,7 +575,7 @@ fn on_session(held: &mut Held, call: Call, events: &mut Vec<Event>) -> Result<Re
             Ok(Reply::ImportCluster(Box::new(imported)))
         }
         Call::Scenario { page, json } => playground::link(held, page, json),
-        Call::Export => playground::export(held),
+        Call::Export => (crate::later::later("export")?.export)(held),
         call => read_session(held, call),
     }
 }

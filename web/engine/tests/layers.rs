@@ -58,6 +58,7 @@ const ORDER: &[&str] = &[
     "script",
     "rank",
     "comparison",
+    "export",
     "later",
     "playground",
     "service",
