@@ -46,9 +46,6 @@ impl Session {
         name: &str,
     ) -> Option<Result<Output, StatementError>> {
         let reply = match name {
-            "addShardToZone" => idl_commands::add_shard_to_zone(self, cmd, name),
-            "removeShardFromZone" => idl_commands::remove_shard_from_zone(self, cmd, name),
-            "updateZoneKeyRange" => idl_commands::update_zone_key_range(self, cmd, name),
             "refineCollectionShardKey" => refine_collection_shard_key(self, cmd, name),
             "reshardCollection" => reshard_collection(self, cmd, name),
             "mergeChunks" => merge_chunks(self, cmd, name),
@@ -170,6 +167,9 @@ const ADMIN_COMMANDS: &[(&str, AdminCommand)] = &[
     ("shardCollection", shard_collection),
     ("split", split),
     ("moveChunk", idl_commands::move_chunk),
+    ("addShardToZone", idl_commands::add_shard_to_zone),
+    ("removeShardFromZone", idl_commands::remove_shard_from_zone),
+    ("updateZoneKeyRange", idl_commands::update_zone_key_range),
     ("balancerStart", balancer_start_stop),
     ("balancerStop", balancer_start_stop),
     ("balancerStatus", balancer_status),
