@@ -49,9 +49,15 @@ function take(data) {
   holding = true;
   loadRest().then((why) => {
     try {
-      if (why) glue.restFailed(why);
-      post(engine.handle(data));
-      if (why) glue.restFailed(undefined);
+      let again = why ? null : engine.handle(data);
+      if (!again || again[0]?.wantsPart) {
+        // The part could not load (or loaded without what it should install): the request
+        // runs knowing why, and the reason is forgotten after it.
+        glue.restFailed(why ?? 'it loaded without the code it holds');
+        again = engine.handle(data);
+        glue.restFailed(undefined);
+      }
+      post(again);
     } catch (err) {
       // A trap in the engine: thrown from a task of its own, it reaches the page as the
       // worker's error event, as one thrown from `onmessage` does.
