@@ -176,7 +176,13 @@ mod tests {
             let cmd = bson::doc! { *name: 1 };
             assert!(s.later_admin(&cmd, name).is_some(), "{name}");
         }
-        assert!(s.later_sim("version", &[]).is_none(), "a first visit's helper");
-        assert!(s.later_sh("status", &[]).is_none(), "a first visit's helper");
+        assert!(
+            s.later_sim("version", &[]).is_none(),
+            "a first visit's helper"
+        );
+        assert!(
+            s.later_sh("status", &[]).is_none(),
+            "a first visit's helper"
+        );
     }
 }

@@ -23,7 +23,7 @@ impl Session {
             "addShard" => add_shard(self, args, name),
             "listShards" => list_shards(self, args, name),
             "moveRange" => move_range(self, args, name),
-                            "balancerCollectionStatus" => balancer_collection_status(self, args, name),
+            "balancerCollectionStatus" => balancer_collection_status(self, args, name),
             "reshardCollection" => reshard_collection(self, args, name),
             "getShardedDataDistribution" => self.get_sharded_data_distribution(args),
             _ => return None,
