@@ -30,6 +30,10 @@ pub(super) const LATER_SIM: &[&str] = &[
     "events",
     "loadCluster",
     "replayChange",
+    #[cfg(feature = "insight")]
+    "explain",
+    #[cfg(feature = "insight")]
+    "chunkDocs",
 ];
 
 /// The `sh.` helpers that load later, run by `Session::later_sh` (`sh.rs`).

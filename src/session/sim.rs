@@ -29,10 +29,6 @@ const SIM_HELPERS: &[(&str, SimHelper)] = &[
     ("retryWrites", retry_writes),
     ("balance", balance),
     ("generate", generate),
-    #[cfg(feature = "insight")]
-    ("explain", super::insight::explain),
-    #[cfg(feature = "insight")]
-    ("chunkDocs", super::insight::chunk_docs),
 ];
 
 impl Session {
@@ -52,6 +48,10 @@ impl Session {
             "events" => events(self, args),
             "loadCluster" => load_cluster(self, args),
             "replayChange" => replay_change(self, args),
+            #[cfg(feature = "insight")]
+            "explain" => super::insight::explain(self, args),
+            #[cfg(feature = "insight")]
+            "chunkDocs" => super::insight::chunk_docs(self, args),
             _ => return None,
         })
     }

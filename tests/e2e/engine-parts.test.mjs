@@ -303,7 +303,7 @@ test('analyzeShardKey and sim.explain, whose code is in the second part, fail wi
   await refused.waitFor();
   assert.ok((await refused.textContent()).includes('HTTP status 404'), await refused.textContent());
   await typeCommand(page, 'sim.explain({balancer: true})');
-  const unexplained = output(page).filter({ hasText: 'explanations, which could not load' });
+  const unexplained = output(page).filter({ hasText: 'sim.explain, which could not load' });
   await unexplained.waitFor();
   assert.ok((await unexplained.textContent()).includes('HTTP status 404'), await unexplained.textContent());
   mode = 'ok';
