@@ -164,9 +164,10 @@ class Host {
     } else {
       await glue.default({ module_or_path: wasm });
     }
-    // The engine's second part (`$regex`'s matcher) before the first request: in the
-    // page there is no queue to hold a request that needs it. If it cannot load, the
-    // engine still answers, and refuses such a request with the reason.
+    // The engine's second part (what a first visit does not run: web/engine/src/rest.rs)
+    // before the first request: here there is no queue to hold a request that needs it
+    // while it loads, as the worker holds one. If it cannot load, the engine still
+    // answers, and refuses such a statement before it does anything.
     await glue.loadRest().catch(() => {});
     return new glue.WorkerEngine();
   }
