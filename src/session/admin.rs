@@ -146,7 +146,7 @@ impl Session {
             Some((_, command)) => Ok(Output::Value(Bson::Document(command(self, cmd, &name)?))),
             None => {
                 let call = super::later::LaterCall::Admin(cmd, &name);
-                self.later((&format!("the {name} command"), "it"), call)
+                self.later(&format!("the {name} command"), call)
                     .unwrap_or_else(|| Err(no_such_command(&name).into()))
             }
         }

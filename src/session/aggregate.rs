@@ -46,9 +46,6 @@ impl Session {
             .collect()
     }
 
-    /// `db.<coll>.aggregate(pipeline)` over `docs`, the documents of `ns`; a `$lookup`
-    /// reads the other collections of its database (the config database's from its
-    /// layout).
     /// `aggregate(pipeline, options)` on collection `ns`, over its documents.
     pub(super) fn collection_aggregate(
         &mut self,
@@ -60,6 +57,9 @@ impl Session {
         self.aggregate_documents(ns, docs, args, chained)
     }
 
+    /// `db.<coll>.aggregate(pipeline)` over `docs`, the documents of `ns`; a `$lookup`
+    /// reads the other collections of its database (the config database's from its
+    /// layout).
     pub(super) fn aggregate_documents(
         &mut self,
         ns: &str,

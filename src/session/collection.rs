@@ -55,7 +55,7 @@ impl Session {
         }
         if super::config_db::config_collection(ns).is_some() {
             let call = super::later::LaterCall::Config(ns, rest);
-            if let Some(out) = self.later(("config database", "it"), call) {
+            if let Some(out) = self.later("config database", call) {
                 return out;
             }
         }
@@ -71,7 +71,7 @@ impl Session {
         if name == "aggregate" {
             let call = super::later::LaterCall::Aggregate(ns, args, chained);
             return self
-                .later(("aggregation", "it"), call)
+                .later("aggregation", call)
                 .unwrap_or_else(|| Ok(Output::Nothing));
         }
         let out = self.collection_method(ns, name, args)?;
@@ -183,7 +183,7 @@ impl Session {
                 let call = super::later::LaterCall::Collection(ns, name, args);
                 let what = format!("Collection.{name}");
                 return self
-                    .later((&what, "it"), call)
+                    .later(&what, call)
                     .unwrap_or_else(|| Err(not_a_function(ns, name)));
             }
             "getFullName" => return Ok(Output::Value(Bson::String(ns.to_string()))),

@@ -61,7 +61,7 @@ impl Session {
                 let call = super::later::LaterCall::Case(&s, method == "toUpperCase");
                 let what = format!("String.prototype.{method}");
                 let changed = self
-                    .later((&what, "it"), call)
+                    .later(&what, call)
                     .map(|out| out.map(|out| data(super::script::output_value(out))));
                 changed.transpose()?
             }

@@ -124,25 +124,21 @@ pub(super) fn install() {
 
 impl Session {
     /// Runs `call`, or, with `lazy-shell` before [`run`] is installed, fails with the
-    /// statement's error (`ClusterError::PartNotLoaded`, naming `what`, referred to as
-    /// `it_or_them`) before doing anything.
+    /// statement's error (`ClusterError::PartNotLoaded`, naming `what`) before doing
+    /// anything.
     pub(super) fn later(
         &mut self,
-        (what, it_or_them): (&str, &str),
+        what: &str,
         call: LaterCall,
     ) -> Option<Result<Output, StatementError>> {
         #[cfg(feature = "lazy-shell")]
         let runner: Runner = match RUNNER.get() {
             Some(runner) => runner,
-            None => {
-                return Some(Err(
-                    crate::query::regex::part_not_loaded(what, it_or_them).into()
-                ))
-            }
+            None => return Some(Err(crate::query::regex::part_not_loaded(what, "it").into())),
         };
         #[cfg(not(feature = "lazy-shell"))]
         let runner: Runner = {
-            let _ = (what, it_or_them);
+            let _ = what;
             run
         };
         runner(self, call)
@@ -155,7 +151,7 @@ impl Session {
         chained: &[Segment],
     ) -> Result<Output, StatementError> {
         let call = LaterCall::DbAggregate(args, chained);
-        self.later(("aggregation", "it"), call)
+        self.later("aggregation", call)
             .unwrap_or(Ok(Output::Nothing))
     }
 }

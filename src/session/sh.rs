@@ -55,7 +55,7 @@ impl Session {
             return Err(not_a_function());
         }
         let call = super::later::LaterCall::Sh(name, args);
-        self.later((&format!("sh.{name}"), "it"), call)
+        self.later(&format!("sh.{name}"), call)
             .unwrap_or_else(|| Err(not_a_function()))
     }
 }

@@ -68,7 +68,7 @@ impl Session {
             Some((_, helper)) => helper(self, args)?,
             None if super::later::LATER_SIM.contains(&name) => {
                 let call = super::later::LaterCall::Sim(name, args);
-                match self.later((&format!("sim.{name}"), "it"), call) {
+                match self.later(&format!("sim.{name}"), call) {
                     Some(reply) => super::script::output_value(reply?),
                     None => return Err(not_a_function(name)),
                 }

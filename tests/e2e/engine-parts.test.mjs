@@ -74,6 +74,14 @@ async function open() {
 
 const output = (page) => page.getByTestId('console-output');
 
+/** Waits until the console's last line reads `text`. */
+function lastLineIs(page, text) {
+  return page.waitForFunction((text) => {
+    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+    return lines.length > 0 && lines[lines.length - 1].textContent === text;
+  }, text);
+}
+
 test('the engine is built in parts: the first answers, the rest loads after it and runs $regex', async () => {
   const dir = (await readdir(dist)).find((f) => /^engine-[0-9a-f]{16}$/.test(f));
   const parts = (await readdir(join(dist, dir))).filter((f) => f.endsWith('.wasm'));
@@ -84,10 +92,7 @@ test('the engine is built in parts: the first answers, the rest loads after it a
   await typeCommand(page, 'db.people.find({name: /^a/})');
   await output(page).filter({ hasText: "name: 'ada'" }).waitFor();
   await typeCommand(page, 'db.people.countDocuments({name: {$regex: "^A", $options: "i"}})');
-  await page.waitForFunction(() => {
-    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-    return lines.length > 0 && lines[lines.length - 1].textContent === '1';
-  });
+  await lastLineIs(page, '1');
   assert.ok(wasm.some((f) => /^split_/.test(f)), `the second part loaded: ${wasm}`);
   assert.deepEqual(errors, []);
   await page.close();
@@ -106,20 +111,14 @@ for (const failure of Object.keys(REASONS)) {
     assert.ok((await refused.textContent()).includes(REASONS[failure]), await refused.textContent());
     // The engine still answers, and nothing ran twice.
     await typeCommand(page, 'db.people.countDocuments()');
-    await page.waitForFunction(() => {
-      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-      return lines.length > 0 && lines[lines.length - 1].textContent === '1';
-    });
+    await lastLineIs(page, '1');
     mode = 'ok';
     const before = partRequests;
     await typeCommand(page, 'db.people.deleteMany({name: /^a/})');
     await output(page).filter({ hasText: 'deletedCount: 1' }).waitFor();
     assert.ok(partRequests > before, 'the part was asked for again');
     await typeCommand(page, 'db.people.countDocuments()');
-    await page.waitForFunction(() => {
-      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-      return lines.length > 0 && lines[lines.length - 1].textContent === '0';
-    });
+    await lastLineIs(page, '0');
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -148,19 +147,13 @@ test('a request that needs the second part before it has loaded waits for it and
     // The console says it is running: the request is with the engine, which waits.
     await page.locator('.console-busy').waitFor();
     release();
-    await page.waitForFunction(() => {
-      const lines = [...document.querySelectorAll('[data-testid="console-output"] .line')].map((l) => l.textContent);
-      return lines.length > 1 && lines[lines.length - 1] === 'full';
-    });
+    await lastLineIs(page, 'full');
     const lines = await output(page).locator('.line').allTextContents();
     assert.equal(lines[lines.length - 2], '1', lines.slice(-6).join(' | '));
     const text = await output(page).textContent();
     assert.ok(!/could not load|not loaded yet/.test(text), text.slice(-2000));
     await typeCommand(page, 'db.people.countDocuments()');
-    await page.waitForFunction(() => {
-      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-      return lines.length > 0 && lines[lines.length - 1].textContent === '1';
-    });
+    await lastLineIs(page, '1');
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
@@ -206,17 +199,11 @@ test('a sim. helper whose code is in the second part fails with the reason when 
   assert.ok((await refused.textContent()).includes('HTTP status 404'), await refused.textContent());
   // The statement before it ran (as a statement after a failing one in a script does).
   await typeCommand(page, 'db.people.countDocuments()');
-  await page.waitForFunction(() => {
-    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-    return lines.length > 0 && lines[lines.length - 1].textContent === '1';
-  });
+  await lastLineIs(page, '1');
   mode = 'ok';
   const before = partRequests;
   await typeCommand(page, 'sim.reset(); db.people.countDocuments()');
-  await page.waitForFunction(() => {
-    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
-  });
+  await lastLineIs(page, '0');
   assert.ok(partRequests > before, 'the part was asked for again');
   assert.deepEqual(errors, []);
   await page.close();
@@ -256,10 +243,7 @@ test('an import, whose code is in the second part, waits while the part is held 
     await dialog.getByTestId('import-start').click();
     await page.getByTestId('notice').filter({ hasText: '3 documents imported into shop.people' }).waitFor();
     await typeCommand(page, 'db.getSiblingDB("shop").people.countDocuments()');
-    await page.waitForFunction(() => {
-      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-      return lines.length > 0 && lines[lines.length - 1].textContent === '3';
-    });
+    await lastLineIs(page, '3');
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
@@ -280,10 +264,7 @@ test('an import whose part cannot load fails with the reason, the engine answers
   await dialog.getByTestId('import-close').click();
   // The engine still answers, and nothing was imported.
   await typeCommand(page, 'db.getSiblingDB("shop").people.countDocuments()');
-  await page.waitForFunction(() => {
-    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
-  });
+  await lastLineIs(page, '0');
   mode = 'ok';
   const before = partRequests;
   await importPeople(page, 'people-again.json', 4);
@@ -329,10 +310,7 @@ test("a first visit and the shell's everyday statements need nothing of the seco
     await typeCommand(page, command);
   }
   await typeCommand(page, 'db.people.countDocuments()');
-  await page.waitForFunction(() => {
-    const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-    return lines.length > 0 && lines[lines.length - 1].textContent === '0';
-  });
+  await lastLineIs(page, '0');
   const text = await output(page).textContent();
   assert.ok(!/could not load|not loaded yet/.test(text), text.slice(-2000));
   assert.match(text, /deletedCount: 1/);

@@ -62,6 +62,11 @@ pub struct Keeping {
     pub record: String,
 }
 
+/// The handle of the `n`th session opened (`s1`, `s2`, ...).
+fn handle_name(n: u64) -> String {
+    format!("s{n}")
+}
+
 /// The sessions a request may change: the one it names, and a Compare tick's columns.
 fn named_sessions(request: &Request) -> impl Iterator<Item = &str> {
     let columns = match &request.call {
@@ -120,8 +125,7 @@ impl Engine {
         }
         if self.opened != opened {
             // A session the request opened: its handle is given again on the next try.
-            let handle = format!("s{}", self.opened);
-            self.sessions.remove(&handle);
+            self.sessions.remove(&handle_name(self.opened));
             self.opened = opened;
         }
         for (name, copy) in copies {
@@ -410,7 +414,7 @@ impl Engine {
     /// A handle no session of this engine has had.
     fn next_handle(&mut self) -> String {
         self.opened += 1;
-        format!("s{}", self.opened)
+        handle_name(self.opened)
     }
 
     fn open(
