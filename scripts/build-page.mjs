@@ -69,16 +69,24 @@ const dir = `page-${hash.digest('hex').slice(0, 16)}`;
 await cp(bindgen, join(staging, dir), { recursive: true });
 await rm(out, { recursive: true, force: true });
 
-// The tags Trunk's Rust pipeline wrote: the glue and the modules it imports preloaded, the
-// first part fetched at once, and the module script that starts the page.
+// What Trunk's Rust pipeline would have written: the glue and the modules it imports
+// preloaded, the first part fetched, and the module that starts the page. They are made by
+// a small script rather than written as tags, so that a first visit can put them off until
+// the engine has answered the early console (index.html, `whenPageMayLoad`): what
+// downloads before the console's first answer is then the engine alone. Any other visit
+// makes them at once.
 const sri = async (f) => `sha384-${createHash('sha384').update(await readFile(join(staging, dir, f))).digest('base64')}`;
-let tags = '';
+const preloads = [];
 for (const f of files.filter((f) => f.endsWith('.js'))) {
-  tags += `<link rel="modulepreload" href="./${dir}/${f}" crossorigin integrity="${await sri(f)}">`;
+  preloads.push({ rel: 'modulepreload', href: `./${dir}/${f}`, integrity: await sri(f) });
 }
-tags += `<link rel="preload" as="fetch" type="application/wasm" crossorigin href="./${dir}/shardlab-web_bg.wasm" integrity="${await sri('shardlab-web_bg.wasm')}">`;
-tags += `<script type="module" data-shardlab-page>import init from './${dir}/shardlab-web.js';` +
-  `await init({ module_or_path: './${dir}/shardlab-web_bg.wasm' });</script>`;
+preloads.push({ rel: 'preload', as: 'fetch', type: 'application/wasm', href: `./${dir}/shardlab-web_bg.wasm`, integrity: await sri('shardlab-web_bg.wasm') });
+const start = `import init from './${dir}/shardlab-web.js';await init({ module_or_path: './${dir}/shardlab-web_bg.wasm' });`;
+const tags = `<script data-shardlab-page>(function(){var links=${JSON.stringify(preloads)};function load(){` +
+  `links.forEach(function(l){var e=document.createElement('link');e.rel=l.rel;if(l.as)e.as=l.as;if(l.type)e.type=l.type;` +
+  `e.crossOrigin='anonymous';e.integrity=l.integrity;e.href=l.href;document.head.appendChild(e)});` +
+  `var s=document.createElement('script');s.type='module';s.textContent=${JSON.stringify(start)};document.head.appendChild(s)}` +
+  `var f=window.shardlabFirstScreen;if(f&&f.whenPageMayLoad)f.whenPageMayLoad(load);else load()})()</script>`;
 const indexPath = join(staging, 'index.html');
 const html = await readFile(indexPath, 'utf8');
 // In the place of index.html's skipped rust link, if Trunk left it, else at the head's end.

@@ -7,7 +7,7 @@
 //! (`scripts/minify-glue.mjs`) runs it on every build.
 
 use shardlab_engine::service::Engine;
-use shardlab_protocol::{Call, Outcome, Reply, Request, PROTOCOL_VERSION};
+use shardlab_protocol::{Call, Outcome, Reply, Request, MAX_SOURCE_BYTES, PROTOCOL_VERSION};
 use shardlab_web::components::app::{App, AppProps};
 use shardlab_web::state::FirstScreen;
 use std::process::ExitCode;
@@ -35,7 +35,8 @@ fn prerender(path: &str) -> Result<usize, String> {
     let first = first_screen()?;
     let html = render(&first)?;
     let json = serde_json::to_string(&first).map_err(|e| e.to_string())?;
-    let written = insert(&index, &html, &json)?;
+    let early = early_console()?;
+    let written = insert(&index, &html, &json, &early)?;
     std::fs::write(path, &written).map_err(|e| format!("cannot write it: {e}"))?;
     Ok(written.len() - index.len())
 }
@@ -59,6 +60,25 @@ fn first_screen() -> Result<FirstScreen, String> {
         catalog,
         view: *view,
     })
+}
+
+/// What the first visit's early console (`index.html`) sends and checks before the page's
+/// wasm has come: the request that opens the default scenario, as the page's own opening
+/// of it serializes (the page's client compares the two to take the early session as its
+/// own), and the largest command the page sends.
+fn early_console() -> Result<String, String> {
+    let open = Request {
+        v: PROTOCOL_VERSION,
+        id: FirstScreen::EARLY_IDS_FROM,
+        session: None,
+        call: Call::Open(FirstScreen::start()),
+    };
+    let open = serde_json::to_string(&open).map_err(|e| e.to_string())?;
+    serde_json::to_string(&serde_json::json!({
+        "open": open,
+        "maxSourceBytes": MAX_SOURCE_BYTES,
+    }))
+    .map_err(|e| e.to_string())
 }
 
 fn ask(engine: &mut Engine, id: u64, call: Call) -> Result<Reply, String> {
@@ -96,16 +116,18 @@ fn render(first: &FirstScreen) -> Result<String, String> {
 }
 
 /// `index` with the first screen in its `<div id="app">` (as Trunk wrote it, its quotes
-/// kept or minified away) and the JSON it came from right after it. In the JSON, every
-/// `<` is escaped, so that nothing in it can end the script element.
-fn insert(index: &str, html: &str, json: &str) -> Result<String, String> {
+/// kept or minified away), the JSON it came from right after it, and the early console's
+/// (see [`early_console`]). In the JSON, every `<` is escaped, so that nothing in it can
+/// end the script element.
+fn insert(index: &str, html: &str, json: &str, early: &str) -> Result<String, String> {
     let empty = ["<div id=\"app\"></div>", "<div id=app></div>"];
     let Some(found) = empty.iter().find(|e| index.matches(**e).count() == 1) else {
         return Err("no single empty <div id=\"app\"></div> to write the first screen into".into());
     };
     let json = json.replace('<', "\\u003c");
+    let early = early.replace('<', "\\u003c");
     let filled = format!(
-        "<div id=\"app\" data-first-screen>{html}</div><script type=\"application/json\" id=\"shardlab-first-screen\">{json}</script>"
+        "<div id=\"app\" data-first-screen>{html}</div><script type=\"application/json\" id=\"shardlab-first-screen\">{json}</script><script type=\"application/json\" id=\"shardlab-early-console\">{early}</script>"
     );
     Ok(index.replacen(found, &filled, 1))
 }
@@ -137,10 +159,16 @@ mod tests {
             "<body><div id=\"app\"></div></body>",
             "<body><div id=app></div></body>",
         ] {
-            let out = insert(index, "<p>x</p>", "{\"a\":\"</script><!--\"}").expect("inserted");
+            let out = insert(
+                index,
+                "<p>x</p>",
+                "{\"a\":\"</script><!--\"}",
+                "{\"b\":\"<\"}",
+            )
+            .expect("inserted");
             assert!(out.starts_with("<body><div id=\"app\" data-first-screen><p>x</p></div>"));
             assert!(out.ends_with(
-                "<script type=\"application/json\" id=\"shardlab-first-screen\">{\"a\":\"\\u003c/script>\\u003c!--\"}</script></body>"
+                "<script type=\"application/json\" id=\"shardlab-first-screen\">{\"a\":\"\\u003c/script>\\u003c!--\"}</script><script type=\"application/json\" id=\"shardlab-early-console\">{\"b\":\"\\u003c\"}</script></body>"
             ));
         }
     }
@@ -152,7 +180,7 @@ mod tests {
             "<div id=\"app\"><p></p></div>",
             "<div id=app></div><div id=app></div>",
         ] {
-            assert!(insert(index, "", "{}").is_err(), "{index}");
+            assert!(insert(index, "", "{}", "{}").is_err(), "{index}");
         }
     }
 }

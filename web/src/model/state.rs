@@ -35,6 +35,12 @@ impl FirstScreen {
     pub fn start() -> Start {
         Start::Setup(default_setup())
     }
+
+    /// The first number of the requests a first visit's `<head>` sends the engine before
+    /// the page's wasm has come (the early console, `index.html`): the opening of
+    /// [`FirstScreen::start`] under this number, then the commands typed. The page's own
+    /// requests count from 1 and never reach it, so the two never share a number.
+    pub const EARLY_IDS_FROM: u64 = 1 << 52;
 }
 
 pub use crate::notices::{Notice, Offer};

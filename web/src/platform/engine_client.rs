@@ -15,6 +15,7 @@
 //!   later, and [`in_page`] says so.
 //! - A message from the engine that does not decode is reported, not trusted.
 
+use super::early::{self, Claim, Early, Heard};
 use crate::i18n::{Words, K};
 use serde::Serialize;
 use shardlab_protocol::{
@@ -106,6 +107,9 @@ struct Client {
     /// Requests forwarded as they came (see [`forward`]): their answers are handed on
     /// undecoded.
     raw: Vec<(u64, RawDone)>,
+    /// What a first visit's early console asked the worker the page adopted (see
+    /// [`Early`]).
+    early: Early,
 }
 
 /// What a forwarded request's answer, as the engine wrote it, is handed to.
@@ -128,6 +132,7 @@ thread_local! {
         idle_stop: Vec::new(),
         handles: BTreeMap::new(),
         raw: Vec::new(),
+        early: Early::default(),
     });
 }
 
@@ -369,23 +374,97 @@ fn raw_answer(id: u64, data: JsValue) -> bool {
     }
 }
 
-/// Sends one request under the engine's handle.
+/// Sends one request under the engine's handle, unless the early console made it already
+/// (see [`Early`]): then the early one's answer is this one's.
 fn send(id: u64, session: Option<String>, call: Call) {
+    let started = CLIENT.with(|c| !matches!(c.borrow().host, Host::Idle));
+    if !started {
+        if let Err(e) = start() {
+            return answer(id, Err(failure(e)));
+        }
+    }
+    let claim = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let claim = c.early.claim(id, session.as_deref(), &call, |early, text| {
+            same_request(early, &call, text)
+        });
+        (claim, c.early.to_close())
+    });
+    match claim {
+        (Claim::Send, close) => {
+            if let Some(handle) = close {
+                close_early(handle);
+            }
+        }
+        (Claim::Answered(data), _) => {
+            let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(id as f64).into());
+            wasm_bindgen_futures::spawn_local(async move { receive(data) });
+            return;
+        }
+        (Claim::Awaited, _) => return,
+    }
     let request = Request {
         v: PROTOCOL_VERSION,
         id,
         session,
         call,
     };
-    // Bytes (an import's slices) cross as a `Uint8Array`, one block, not a list of numbers.
-    let serializer =
-        serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false);
-    let message = match request.serialize(&serializer) {
+    let message = match request.serialize(&serializer()) {
         Ok(m) => m,
         Err(e) => return answer(id, Err(failure(format!("a request did not encode: {e}")))),
     };
     if let Err(e) = post(message) {
         answer(id, Err(failure(e)));
+    }
+}
+
+/// How requests cross: as JSON would, with bytes (an import's slices) as a `Uint8Array`,
+/// one block, not a list of numbers.
+fn serializer() -> serde_wasm_bindgen::Serializer {
+    serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false)
+}
+
+/// Whether the opening `call`, numbered `early`, is the early console's opening, whose
+/// JSON text (as the build wrote it) is `text`.
+fn same_request(early: u64, call: &Call, text: &str) -> bool {
+    let request = Request {
+        v: PROTOCOL_VERSION,
+        id: early,
+        session: None,
+        call: call.clone(),
+    };
+    request
+        .serialize(&serializer())
+        .ok()
+        .and_then(|m| js_sys::JSON::stringify(&m).ok())
+        .and_then(|s| s.as_string())
+        .is_some_and(|s| s == text)
+}
+
+/// Closes the early console's session, which the page did not take.
+fn close_early(handle: String) {
+    let id = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let id = c.next_id;
+        c.next_id += 1;
+        c.pending.push((id, Box::new(|_| ())));
+        id
+    });
+    send(id, Some(handle), Call::Close);
+}
+
+/// The engine's answer to an early request (see [`Early`]): handed on if the page made
+/// it too, else kept until it does.
+fn early_answer(id: u64, data: JsValue) {
+    heard();
+    let heard = CLIENT.with(|c| c.borrow_mut().early.heard(id, &data));
+    match heard {
+        Heard::Page(page) => {
+            let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(page as f64).into());
+            receive(data);
+        }
+        Heard::Close(handle) => close_early(handle),
+        Heard::Kept => {}
     }
 }
 
@@ -521,7 +600,10 @@ fn launch() -> Result<(), String> {
         c.unheard.clear();
     });
     let (started, early) = match adopt() {
-        Some((worker, early)) => (Ok(worker), early),
+        Some((worker, early, asked)) => {
+            CLIENT.with(|c| c.borrow_mut().early = asked);
+            (Ok(worker), early)
+        }
         None => (
             web_sys::Worker::new_with_options(&url, &options),
             Vec::new(),
@@ -567,7 +649,7 @@ fn launch() -> Result<(), String> {
 /// The worker the page's `<head>` started while this wasm downloaded (the build's
 /// `window.shardlabEngine`: the worker, the messages it sent so far, an error), taken once.
 /// One that failed to load is dropped, and the page starts its own as it would have.
-fn adopt() -> Option<(web_sys::Worker, Vec<JsValue>)> {
+fn adopt() -> Option<(web_sys::Worker, Vec<JsValue>, Early)> {
     let window = gloo::utils::window();
     let key = JsValue::from_str("shardlabEngine");
     let early = js_sys::Reflect::get(&window, &key).ok()?;
@@ -587,7 +669,8 @@ fn adopt() -> Option<(web_sys::Worker, Vec<JsValue>)> {
         .and_then(|m| m.dyn_into::<js_sys::Array>().ok())
         .map(|m| m.iter().collect())
         .unwrap_or_default();
-    Some((worker, messages))
+    let early = field("early").map(|e| Early::read(&e)).unwrap_or_default();
+    Some((worker, messages, early))
 }
 
 /// The worker died (a trap in the engine): every request in flight fails, and the next
@@ -714,6 +797,7 @@ fn stop_because(why: &str, message: &str) {
         let mut c = c.borrow_mut();
         c.stopped_why = Some(why.to_string());
         c.handles.clear();
+        c.early = Early::default();
         retire(&mut c, Host::Idle);
         (std::mem::take(&mut c.pending), std::mem::take(&mut c.raw))
     });
@@ -749,6 +833,9 @@ fn receive(data: JsValue) {
         let id = js_sys::Reflect::get(&data, &JsValue::from_str("id"))
             .ok()
             .and_then(|id| id.as_f64());
+        if let Some(id) = id.filter(|id| early::is_early(*id as u64)) {
+            return early_answer(id as u64, data);
+        }
         if let Some(id) = id {
             if raw_answer(id as u64, data.clone()) {
                 heard();

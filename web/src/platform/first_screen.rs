@@ -41,6 +41,8 @@ pub fn take(root: &web_sys::Element) -> Option<FirstScreen> {
     }
     if first.is_none() {
         discard(root);
+    } else {
+        call_keeper("hydrating");
     }
     first
 }
@@ -68,22 +70,25 @@ fn parse(text: &str) -> Option<FirstScreen> {
 }
 
 /// Tells the document's script that the page now listens: it does again what was
-/// clicked, typed or submitted in the pre-rendered screen, in order.
+/// clicked, typed or submitted in the pre-rendered screen, in order (the commands the
+/// early console ran among them: see [`crate::engine_client`]'s early requests).
 pub fn hydrated() {
+    if !call_keeper("hydrated") {
+        if let Some(html) = gloo::utils::document().document_element() {
+            html.remove_attribute(ATTRIBUTE).ok();
+        }
+    }
+}
+
+/// Calls the document script's `window.shardlabFirstScreen[name]`: `hydrating` (the early
+/// console stops, and what it printed goes, so that the screen is as the build wrote it)
+/// or `hydrated`. False if the script has no such function.
+fn call_keeper(name: &str) -> bool {
     let window: JsValue = gloo::utils::window().into();
     let keeper = js_sys::Reflect::get(&window, &JsValue::from_str("shardlabFirstScreen"))
         .unwrap_or(JsValue::UNDEFINED);
-    let done = js_sys::Reflect::get(&keeper, &JsValue::from_str("hydrated"))
+    let f = js_sys::Reflect::get(&keeper, &JsValue::from_str(name))
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    match done {
-        Some(done) => {
-            done.call0(&keeper).ok();
-        }
-        None => {
-            if let Some(html) = gloo::utils::document().document_element() {
-                html.remove_attribute(ATTRIBUTE).ok();
-            }
-        }
-    }
+    f.is_some_and(|f| f.call0(&keeper).is_ok())
 }

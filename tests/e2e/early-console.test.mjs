@@ -1,0 +1,125 @@
+// Issue 38, "the console answers within 3 s on a phone": on a first visit the console is
+// answered by the engine's worker before the page's own wasm has come (index.html's early
+// console), the page's module loads only once the engine has answered (or something else
+// is asked of the page), and the page, once it starts, takes the early session and its
+// commands over without running any of them again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, screenshot, typeCommand, waitForLastLine } from './harness.mjs';
+
+const env = suite();
+
+/** A first visit whose page module (not the engine) is held until `release()`. */
+async function pageHeld(viewport = { width: 1440, height: 900 }) {
+  const page = await env.browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const asked = [];
+  await page.route(/\/page-[0-9a-f]{16}\//, async (route) => {
+    asked.push(route.request().url());
+    await gate;
+    await route.continue();
+  });
+  return { page, errors, release, asked };
+}
+
+/** The console's lines as drawn. */
+const lines = (page) => page.$$eval('[data-testid="console-output"] .line', (ls) => ls.map((l) => l.textContent));
+
+test('the console answers before the page has come, and the page takes its session over without running anything twice', async () => {
+  const { page, errors, release, asked } = await pageHeld();
+  await page.goto(env.server.url);
+  await page.getByTestId('first-summary').waitFor();
+  await typeCommand(page, 'db.events.insertOne({_id: 1, x: 5})');
+  await page.locator('[data-testid="console-output"] .line.out', { hasText: 'acknowledged' }).waitFor();
+  await typeCommand(page, 'db.events.countDocuments()');
+  await waitForLastLine(page, '1');
+  // Answered by the engine alone: the page is still the HTML the build wrote.
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.firstScreen), 'live-soon');
+  assert.equal(await page.getByTestId('summary').count(), 0);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.earlyConsole), 'ran');
+  const early = await lines(page);
+  await screenshot(page, 'early-console-answered');
+  assert.ok(asked.length > 0, 'the page did not start loading once the engine had answered');
+  release();
+  // The page hydrates, takes the session and prints the same lines again.
+  await page.getByTestId('summary').waitFor();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length >= n, early.length);
+  assert.deepEqual(await lines(page), early);
+  assert.equal(await page.evaluate(() => document.documentElement.hasAttribute('data-early-console')), false);
+  // Run once, not twice: a second insert of the same _id would have failed, and the count
+  // would say 2.
+  assert.equal(early.filter((l) => /E11000/.test(l)).length, 0);
+  await typeCommand(page, 'db.events.countDocuments()');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length === n + 2, early.length, { timeout: 5000 }).catch(async (e) => {
+    e.message += JSON.stringify(await lines(page));
+    throw e;
+  });
+  await waitForLastLine(page, '1');
+  // The page's history holds what the early console ran (a command repeated is kept once,
+  // as mongosh keeps it).
+  const input = page.getByTestId('console-input');
+  await input.press('ArrowUp');
+  await page.waitForFunction(() => document.querySelector('[data-testid="console-input"]').value === 'db.events.countDocuments()');
+  await input.press('ArrowUp');
+  await page.waitForFunction(() => document.querySelector('[data-testid="console-input"]').value === 'db.events.insertOne({_id: 1, x: 5})');
+  // The cluster drawn is the session's: one document more than the first screen showed.
+  await page.getByTestId('summary').filter({ hasText: /\b1 doc/ }).waitFor();
+  assert.equal(await page.evaluate(() => document.querySelectorAll('[data-early]').length), 0);
+  await screenshot(page, 'early-console-taken-over');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a first visit the page\'s module is asked for only after the engine has answered', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 400, height: 800 } });
+  // When the engine's worker first answered, in page time.
+  await page.addInitScript(() => {
+    const Native = window.Worker;
+    window.Worker = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', () => { window.__engineAnswered ??= performance.now(); });
+      }
+    };
+  });
+  await page.goto(env.server.url);
+  await page.getByTestId('summary').waitFor();
+  const { answered, asked } = await page.evaluate(() => ({
+    answered: window.__engineAnswered,
+    asked: performance.getEntriesByType('resource').find((e) => /shardlab-web_bg\.wasm$/.test(e.name))?.startTime,
+  }));
+  assert.ok(answered !== undefined && asked !== undefined, `answered ${answered}, asked ${asked}`);
+  assert.ok(asked >= answered, `the page's module was asked for at ${asked} ms, before the engine answered at ${answered} ms`);
+  await screenshot(page, 'early-console-page-400');
+  await page.close();
+});
+
+test('a click before the engine has answered loads the page at once, and what was typed still runs once', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1440, height: 900 } });
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  await page.route(/engine_bg\.wasm$/, async (route) => {
+    await gate;
+    await route.continue();
+  });
+  const asked = [];
+  page.on('request', (r) => { if (/shardlab-web_bg\.wasm$/.test(r.url())) asked.push(r.url()); });
+  await page.goto(env.server.url);
+  await page.getByTestId('first-summary').waitFor();
+  const input = page.getByTestId('console-input');
+  await input.fill('db.events.insertOne({_id: 7})');
+  await input.press('Enter');
+  await page.getByTestId('glossary-toggle').click();
+  // The page comes while the engine is still held back, and hydrates without it.
+  await page.waitForFunction(() => !document.documentElement.hasAttribute('data-first-screen'));
+  assert.ok(asked.length > 0);
+  assert.equal(await page.evaluate(() => document.querySelectorAll('[data-early]').length), 0);
+  release();
+  await page.locator('[data-testid="console-output"] .line.out', { hasText: 'insertedId: 7' }).waitFor();
+  await typeCommand(page, 'db.events.countDocuments()');
+  await waitForLastLine(page, '1');
+  await page.close();
+});
