@@ -84,15 +84,29 @@ const meta = `<meta name="shardlab-engine" content="${dir}/worker.js">`;
 // the page takes it over (web/src/platform/engine_client.rs, `adopt`). Where workers are
 // forbidden it does nothing, and the page starts the engine as it would anyway. A test
 // that arms the engine's trap (`?selftest=`) starts its own.
+// It also fetches the engine's wasm itself, a round trip before the worker's script could
+// (the worker's script and the wasm would otherwise come one after the other), and hands
+// the body over to the worker, which it names so that the worker waits for it
+// (web/engine/js/worker.js): a stream, or the bytes where a stream cannot be handed over,
+// or null if the fetch failed, when the worker fetches the wasm itself.
 const early = `<script data-shardlab-engine>(function(){if(/[?&]selftest=/.test(location.search))return;try{` +
-  `var e={worker:new Worker(${JSON.stringify(`${dir}/worker.js`)},{type:'module'}),messages:[],error:null};` +
+  `var e={worker:new Worker(${JSON.stringify(`${dir}/worker.js`)},{type:'module',name:'shardlab-engine wasm-from-page'}),messages:[],error:null};` +
   `e.worker.onmessage=function(m){e.messages.push(m.data)};` +
   `e.worker.onerror=function(x){e.error=String(x.message||'the engine did not start')};` +
-  `window.shardlabEngine=e}catch(x){}})()</script>`;
-if (!html.includes('</head>')) throw new Error('build-engine: index.html has no </head>');
-await writeFile(indexPath, html.replace(/<meta name="shardlab-engine"[^>]*>/g, '')
-  .replace(/<script data-shardlab-engine>.*?<\/script>/g, '')
-  .replace('</head>', `${meta}${early}</head>`));
+  `window.shardlabEngine=e}catch(x){return}` +
+  `function hand(b,t){try{e.worker.postMessage({engineWasm:b},t);return true}catch(x){return false}}` +
+  `try{fetch(${JSON.stringify(`${dir}/engine_bg.wasm`)}).then(function(r){if(!r.ok||!r.body)throw r.status;` +
+  `if(!hand(r.body,[r.body]))return r.arrayBuffer().then(function(b){if(!hand(b,[b]))throw 0})})` +
+  `.catch(function(){hand(null,[])})}catch(x){hand(null,[])}})()</script>`;
+// Before the document's first script, and so before its stylesheet, which would hold a
+// script after it until the stylesheet has come.
+const cleaned = html.replace(/<meta name="shardlab-engine"[^>]*>/g, '')
+  .replace(/<script data-shardlab-engine>.*?<\/script>/g, '');
+const at = cleaned.indexOf('<script');
+if (at < 0 || !cleaned.includes('</head>') || at > cleaned.indexOf('</head>')) {
+  throw new Error('build-engine: index.html has no script in its <head>');
+}
+await writeFile(indexPath, `${cleaned.slice(0, at)}${meta}${early}${cleaned.slice(at)}`);
 console.log(`engine: ${dir}/`);
 
 // The JavaScript module (web/engine/js/shardlab.js) and its declarations, at the site's

@@ -7,7 +7,16 @@
 //
 // The wasm download starts at once, beside the glue's, rather than after the glue has
 // loaded and asked for it: the glue is imported dynamically so that this script runs first.
-const wasm = fetch(new URL('engine_bg.wasm', import.meta.url));
+// The worker the page's <head> starts (scripts/build-engine.mjs) is named
+// `shardlab-engine wasm-from-page`: the <head> fetched the wasm itself, a round trip
+// sooner than this script could, and hands over its body (a stream, or the bytes where a
+// stream cannot be handed over) as the first message, or `null` if its fetch failed, when
+// this worker fetches it as any other does.
+const WASM = new URL('engine_bg.wasm', import.meta.url);
+let handedOver = null;
+const wasm = self.name === 'shardlab-engine wasm-from-page'
+  ? new Promise((resolve) => { handedOver = resolve; })
+  : fetch(WASM);
 
 let engine = null;
 let glue = null;
@@ -132,7 +141,15 @@ function storeRefused(err) {
   return err?.message || 'the browser refused to store it';
 }
 
-self.onmessage = (e) => take(e.data);
+self.onmessage = (e) => {
+  if (handedOver && e.data !== null && typeof e.data === 'object' && 'engineWasm' in e.data) {
+    const body = e.data.engineWasm;
+    handedOver(body ? new Response(body, { headers: { 'content-type': 'application/wasm' } }) : fetch(WASM));
+    handedOver = null;
+    return;
+  }
+  take(e.data);
+};
 
 import('./engine.js')
   .then((module) => module.default({ module_or_path: wasm }).then(() => module))
