@@ -123,3 +123,27 @@ test('a click before the engine has answered loads the page at once, and what wa
   await waitForLastLine(page, '1');
   await page.close();
 });
+
+test('after the page took the early session over, a restart of the engine brings back what the early console ran', async () => {
+  const { page, errors, release } = await pageHeld();
+  await page.goto(env.server.url);
+  await page.getByTestId('first-summary').waitFor();
+  await typeCommand(page, 'db.events.insertOne({_id: 1, x: 5})');
+  await page.locator('[data-testid="console-output"] .line.out', { hasText: 'acknowledged' }).waitFor();
+  release();
+  await page.getByTestId('summary').filter({ hasText: /\b1 doc/ }).waitFor();
+  // Cancel stops the engine; the page replays its session into a new one from the form the
+  // engine last sent, which must hold the early command.
+  const input = page.getByTestId('console-input');
+  await input.fill('for (var i = 0; i < 900000; i++) { db.events.insertOne({x: -i}) }');
+  await input.press('Enter');
+  await page.getByTestId('console-cancel').click();
+  await page.getByTestId('notice').filter({ hasText: 'Cancelled' }).waitFor();
+  const before = (await lines(page)).length;
+  await input.fill('db.events.countDocuments()');
+  await input.press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length >= n + 2, before);
+  await waitForLastLine(page, '1');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -36,6 +36,9 @@ pub struct Early {
     claimed: BTreeMap<u64, u64>,
     /// Whether the early session is to be closed (the page opened another).
     close: bool,
+    /// The engine's events about the early session (the saves after each command), kept
+    /// until the page has taken every early request, then handed on in order.
+    events: Vec<JsValue>,
 }
 
 /// What becomes of one of the page's requests.
@@ -108,6 +111,7 @@ impl Early {
                 };
                 if !same_open(id, &text) {
                     self.acts.clear();
+                    self.events.clear();
                     self.close = true;
                     return Claim::Send;
                 }
@@ -157,6 +161,30 @@ impl Early {
             self.answers.insert(id, data.clone());
         }
         Heard::Kept
+    }
+
+    /// Keeps `data`, an event about the engine's session `session`, if that is the early
+    /// session and the page has not taken all of it yet (see [`Early::settled_events`]).
+    pub fn stash(&mut self, session: &str, data: &JsValue) -> bool {
+        let early = self.handle.as_deref() == Some(session) && !self.close;
+        if early && !self.settled() {
+            self.events.push(data.clone());
+        }
+        early && !self.settled()
+    }
+
+    /// The events kept, once the page has taken the early session and every command run in
+    /// it, and has had every answer: then they are the page's session's, in order.
+    pub fn settled_events(&mut self) -> Vec<JsValue> {
+        if self.settled() {
+            std::mem::take(&mut self.events)
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn settled(&self) -> bool {
+        self.adopted && self.acts.is_empty() && self.claimed.is_empty()
     }
 
     /// The early session to close now: the page opened another after its opening was

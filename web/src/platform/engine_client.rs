@@ -398,7 +398,10 @@ fn send(id: u64, session: Option<String>, call: Call) {
         }
         (Claim::Answered(data), _) => {
             let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(id as f64).into());
-            wasm_bindgen_futures::spawn_local(async move { receive(data) });
+            wasm_bindgen_futures::spawn_local(async move {
+                receive(data);
+                early_events();
+            });
             return;
         }
         (Claim::Awaited, _) => return,
@@ -462,9 +465,18 @@ fn early_answer(id: u64, data: JsValue) {
         Heard::Page(page) => {
             let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(page as f64).into());
             receive(data);
+            early_events();
         }
         Heard::Close(handle) => close_early(handle),
         Heard::Kept => {}
+    }
+}
+
+/// The events about the early session, handed on once the page has taken all of it.
+fn early_events() {
+    let events = CLIENT.with(|c| c.borrow_mut().early.settled_events());
+    for data in events {
+        receive(data);
     }
 }
 
@@ -843,6 +855,7 @@ fn receive(data: JsValue) {
             }
         }
     }
+    let raw = data.clone();
     let decoded = if is_answer {
         serde_wasm_bindgen::from_value::<Response>(data).map(FromEngine::Answer)
     } else {
@@ -860,9 +873,15 @@ fn receive(data: JsValue) {
             )
         }
         Ok(FromEngine::Event(mut event)) => {
-            // Told under the page's name for the session.
-            if let Some(name) = name_of(&event.session) {
-                event.session = name;
+            // Told under the page's name for the session; the early session's wait until
+            // the page has taken it (see [`Early::stash`]).
+            match name_of(&event.session) {
+                Some(name) => event.session = name,
+                None => {
+                    if CLIENT.with(|c| c.borrow_mut().early.stash(&event.session, &raw)) {
+                        return;
+                    }
+                }
             }
             let listeners = CLIENT.with(|c| c.borrow().listeners.clone());
             for l in listeners {
