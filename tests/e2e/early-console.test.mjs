@@ -40,6 +40,7 @@ test('the console answers before the page has come, and the page takes its sessi
   assert.equal(await page.evaluate(() => document.documentElement.dataset.firstScreen), 'live-soon');
   assert.equal(await page.getByTestId('summary').count(), 0);
   assert.equal(await page.evaluate(() => document.documentElement.dataset.earlyConsole), 'ran');
+  await page.getByTestId('getting-ready').filter({ hasText: 'The console is live' }).waitFor();
   const early = await lines(page);
   await screenshot(page, 'early-console-answered');
   assert.ok(asked.length > 0, 'the page did not start loading once the engine had answered');
@@ -125,11 +126,12 @@ test('a click before the engine has answered loads the page at once, and what wa
 });
 
 test('after the page took the early session over, a restart of the engine brings back what the early console ran', async () => {
-  const { page, errors, release } = await pageHeld();
+  const { page, errors, release } = await pageHeld({ width: 400, height: 800 });
   await page.goto(env.server.url);
   await page.getByTestId('first-summary').waitFor();
   await typeCommand(page, 'db.events.insertOne({_id: 1, x: 5})');
   await page.locator('[data-testid="console-output"] .line.out', { hasText: 'acknowledged' }).waitFor();
+  await screenshot(page, 'early-console-answered-400');
   release();
   await page.getByTestId('summary').filter({ hasText: /\b1 doc/ }).waitFor();
   // Cancel stops the engine; the page replays its session into a new one from the form the
