@@ -76,7 +76,7 @@ impl Early {
             return Early::default();
         };
         let mut acts = VecDeque::new();
-        if let Some(list) = get(record, "acts").filter(|l| js_sys::Array::is_array(l)) {
+        if let Some(list) = get(record, "acts").filter(js_sys::Array::is_array) {
             for act in js_sys::Array::from(&list).iter() {
                 let id = get(&act, "id").and_then(|v| v.as_f64()).map(|v| v as u64);
                 let source = get(&act, "source").and_then(|v| v.as_string());
@@ -148,7 +148,7 @@ impl Early {
                 .and_then(|r| js_sys::Reflect::get(&r, &JsValue::from_str("session")))
                 .ok()
                 .and_then(|s| s.as_string());
-            if let Some(handle) = self.to_close() {
+            if let Some(handle) = self.take_close() {
                 return Heard::Close(handle);
             }
         }
@@ -189,7 +189,7 @@ impl Early {
 
     /// The early session to close now: the page opened another after its opening was
     /// answered.
-    pub fn to_close(&mut self) -> Option<String> {
+    pub fn take_close(&mut self) -> Option<String> {
         let handle = self.handle.clone().filter(|_| self.close)?;
         self.close = false;
         Some(handle)

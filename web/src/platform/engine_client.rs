@@ -388,7 +388,7 @@ fn send(id: u64, session: Option<String>, call: Call) {
         let claim = c.early.claim(id, session.as_deref(), &call, |early, text| {
             same_request(early, &call, text)
         });
-        (claim, c.early.to_close())
+        (claim, c.early.take_close())
     });
     match claim {
         (Claim::Send, close) => {
