@@ -2,7 +2,7 @@
 //! record, the keyboard, and the one client of the engine. It imports only the model.
 
 pub mod cache;
-mod early;
+pub mod early;
 pub mod engine_client;
 pub mod first_screen;
 pub mod network;
