@@ -6,9 +6,10 @@
 //   cargo rustc (feature split, profile wasm-release, --emit-relocs) -> wasm-split-cli
 //   -> wasm-bindgen --target web --keep-lld-exports -> wasm-opt -Oz (release, each part)
 //   -> terser (release) -> page-<hash>/ in the staging directory
-// and, in index.html, where Trunk's own build put its tags: the preloads of the first part
-// and its glue and the module script that starts it. The directory's name is a hash of
-// what it holds, so a host can cache it for good.
+// and, in index.html, where Trunk's own build put its tags: a loader that makes the
+// preloads of the first part and its glue and the module script that starts it, at once
+// or, on a first visit, once the engine has answered the early console (see below). The
+// directory's name is a hash of what it holds, so a host can cache it for good.
 import { mkdir, readFile, writeFile, rm, copyFile, readdir, cp } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
