@@ -149,3 +149,32 @@ test('after the page took the early session over, a restart of the engine brings
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a command typed early that needs the engine\'s second part waits for it and runs once', async () => {
+  const { page, errors, release } = await pageHeld();
+  let releasePart;
+  const part = new Promise((r) => { releasePart = r; });
+  await page.route(/split_rest\.wasm$/, async (route) => {
+    await part;
+    await route.continue();
+  });
+  await page.goto(env.server.url);
+  await page.getByTestId('first-summary').waitFor();
+  // The insert runs before the regex needs the second part in the same line: the line is
+  // put back and run again once the part is in, so the count is 1, not 2.
+  await typeCommand(page, 'db.events.insertOne({s: "abc"}); db.events.countDocuments({s: /^a/})');
+  await page.locator('[data-testid="console-output"] .line.early-waiting').waitFor();
+  releasePart();
+  await waitForLastLine(page, '1');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.firstScreen), 'live-soon');
+  release();
+  await page.getByTestId('summary').filter({ hasText: /\b1 doc/ }).waitFor();
+  const before = (await lines(page)).length;
+  const input = page.getByTestId('console-input');
+  await input.fill('db.events.countDocuments({s: /c$/})');
+  await input.press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length >= n + 2, before);
+  await waitForLastLine(page, '1');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
