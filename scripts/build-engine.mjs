@@ -5,8 +5,9 @@
 //   cargo (profile wasm-release) -> wasm-bindgen --target web -> wasm-opt -Oz (release)
 //   -> terser (release) -> engine-<hash>/ in the staging directory
 // and a <meta name="shardlab-engine"> in index.html naming the worker script, which is how
-// the page finds it, and a small script that starts the worker at once, so that the engine
-// downloads beside the page's wasm rather than after it. The directory's name is a hash of
+// the page finds it, and a small script, first in the head, that starts the worker and
+// fetches its wasm at once, so that the engine downloads first (on a first visit the page's
+// wasm waits for its first answer; on any other, the two come side by side). The directory's name is a hash of
 // what it holds, so a host can cache it for good.
 // Beside them, `writeModule` ships the JavaScript module (`shardlab.js`, `shardlab.d.ts`)
 // that finds this directory from its own address, and `writeElement` the `<shard-lab>`

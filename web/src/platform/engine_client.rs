@@ -2,8 +2,9 @@
 //!
 //! The engine runs in a dedicated module Web Worker (its script's address is in the page's
 //! `<meta name="shardlab-engine">`, written by the build). The page's `<head>` starts it
-//! while the page's own wasm downloads, and the first request adopts it; a worker started
-//! later (after a trap) is started on the next request. Requests are the protocol's typed [`Request`]s; they cross with
+//! before the page's own wasm downloads, and the first request adopts it, with what a first
+//! visit's early console asked it (see [`super::early`]); a worker started later (after a
+//! trap) is started on the next request. Requests are the protocol's typed [`Request`]s; they cross with
 //! `serde-wasm-bindgen`, and each answer is handed to the callback its request gave.
 //!
 //! - **A trap in the engine ends the worker, not the page.** The worker's error event fails
