@@ -5,7 +5,7 @@
 // commands over without running any of them again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, screenshot, typeCommand, waitForLastLine } from './harness.mjs';
+import { suite, screenshot, typeCommand, waitForLastLine, holdBack } from './harness.mjs';
 
 const env = suite();
 
@@ -14,15 +14,19 @@ async function pageHeld(viewport = { width: 1440, height: 900 }) {
   const page = await env.browser.newPage({ viewport });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  let release;
-  const gate = new Promise((r) => { release = r; });
-  const asked = [];
-  await page.route(/\/page-[0-9a-f]{16}\//, async (route) => {
-    asked.push(route.request().url());
-    await gate;
-    await route.continue();
-  });
+  const { asked, release } = await holdBack(page, /\/page-[0-9a-f]{16}\//);
   return { page, errors, release, asked };
+}
+
+/** Runs `command` in the page's console and waits for its answer, `answer`, to be the last
+ * of the two lines it adds. */
+async function runAfter(page, command, answer) {
+  const before = (await lines(page)).length;
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length >= n + 2, before);
+  await waitForLastLine(page, answer);
 }
 
 /** The console's lines as drawn. */
@@ -53,12 +57,8 @@ test('the console answers before the page has come, and the page takes its sessi
   // Run once, not twice: the page's lines are the early ones (a second insert of the same
   // _id would have printed E11000 in the page's), and the count says 1, not 2.
   assert.equal((await lines(page)).filter((l) => /E11000/.test(l)).length, 0);
-  await typeCommand(page, 'db.events.countDocuments()');
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length === n + 2, early.length, { timeout: 5000 }).catch(async (e) => {
-    e.message += JSON.stringify(await lines(page));
-    throw e;
-  });
-  await waitForLastLine(page, '1');
+  await runAfter(page, 'db.events.countDocuments()', '1');
+  assert.equal((await lines(page)).length, early.length + 2);
   // The page's history holds what the early console ran (a command repeated is kept once,
   // as mongosh keeps it).
   const input = page.getByTestId('console-input');
@@ -100,12 +100,7 @@ test('on a first visit the page\'s module is asked for only after the engine has
 
 test('a click before the engine has answered loads the page at once, and what was typed still runs once', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1440, height: 900 } });
-  let release;
-  const gate = new Promise((r) => { release = r; });
-  await page.route(/engine_bg\.wasm$/, async (route) => {
-    await gate;
-    await route.continue();
-  });
+  const { release } = await holdBack(page, /engine_bg\.wasm$/);
   const asked = [];
   page.on('request', (r) => { if (/shardlab-web_bg\.wasm$/.test(r.url())) asked.push(r.url()); });
   await page.goto(env.server.url);
@@ -141,23 +136,14 @@ test('after the page took the early session over, a restart of the engine brings
   await input.press('Enter');
   await page.getByTestId('console-cancel').click();
   await page.getByTestId('notice').filter({ hasText: 'Cancelled' }).waitFor();
-  const before = (await lines(page)).length;
-  await input.fill('db.events.countDocuments()');
-  await input.press('Enter');
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length >= n + 2, before);
-  await waitForLastLine(page, '1');
+  await runAfter(page, 'db.events.countDocuments()', '1');
   assert.deepEqual(errors, []);
   await page.close();
 });
 
 test('a command typed early that needs the engine\'s second part waits for it and runs once', async () => {
   const { page, errors, release } = await pageHeld();
-  let releasePart;
-  const part = new Promise((r) => { releasePart = r; });
-  await page.route(/split_rest\.wasm$/, async (route) => {
-    await part;
-    await route.continue();
-  });
+  const { release: releasePart } = await holdBack(page, /split_rest\.wasm$/);
   await page.goto(env.server.url);
   await page.getByTestId('first-summary').waitFor();
   // The insert runs before the regex needs the second part in the same line: the line is
@@ -169,12 +155,7 @@ test('a command typed early that needs the engine\'s second part waits for it an
   assert.equal(await page.evaluate(() => document.documentElement.dataset.firstScreen), 'live-soon');
   release();
   await page.getByTestId('summary').filter({ hasText: /\b1 doc/ }).waitFor();
-  const before = (await lines(page)).length;
-  const input = page.getByTestId('console-input');
-  await input.fill('db.events.countDocuments({s: /c$/})');
-  await input.press('Enter');
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="console-output"] .line').length >= n + 2, before);
-  await waitForLastLine(page, '1');
+  await runAfter(page, 'db.events.countDocuments({s: /c$/})', '1');
   assert.deepEqual(errors, []);
   await page.close();
 });

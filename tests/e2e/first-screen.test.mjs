@@ -4,7 +4,7 @@
 // so that what they read first is the HTML alone, then let it through.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, readChunks, screenshot } from './harness.mjs';
+import { suite, readChunks, screenshot, holdBack } from './harness.mjs';
 
 const env = suite();
 
@@ -13,14 +13,7 @@ async function heldPage(viewport = { width: 1440, height: 900 }) {
   const page = await env.browser.newPage({ viewport });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  let release;
-  const gate = new Promise((r) => { release = r; });
-  const held = [];
-  await page.route('**/*.wasm', async (route) => {
-    held.push(route.request().url());
-    await gate;
-    await route.continue();
-  });
+  const { asked: held, release } = await holdBack(page, '**/*.wasm');
   return { page, errors, release, held };
 }
 
@@ -94,12 +87,7 @@ test('a command typed once the page listens but before the engine has answered r
   const page = await env.browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  let release;
-  const gate = new Promise((r) => { release = r; });
-  await page.route(/engine-[0-9a-f]+\/.*\.wasm$/, async (route) => {
-    await gate;
-    await route.continue();
-  });
+  const { release } = await holdBack(page, /engine-[0-9a-f]+\/.*\.wasm$/);
   await page.goto(env.server.url);
   await page.waitForFunction(() => !document.documentElement.hasAttribute('data-first-screen'));
   const input = page.getByTestId('console-input');

@@ -71,6 +71,22 @@ export async function launch() {
   });
 }
 
+/**
+ * Holds back every request of `page` whose address matches `pattern` until `release()`;
+ * `asked` lists their addresses as they are asked for.
+ */
+export async function holdBack(page, pattern) {
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const asked = [];
+  await page.route(pattern, async (route) => {
+    asked.push(route.request().url());
+    await gate;
+    await route.continue();
+  });
+  return { asked, release };
+}
+
 /** Saves a full-page screenshot under target/screenshots/ and returns its path. */
 export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir('target/screenshots', { recursive: true });
