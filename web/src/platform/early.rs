@@ -166,11 +166,11 @@ impl Early {
     /// Keeps `data`, an event about the engine's session `session`, if that is the early
     /// session and the page has not taken all of it yet (see [`Early::settled_events`]).
     pub fn stash(&mut self, session: &str, data: &JsValue) -> bool {
-        let early = self.handle.as_deref() == Some(session) && !self.close;
-        if early && !self.settled() {
+        let kept = self.handle.as_deref() == Some(session) && !self.close && !self.settled();
+        if kept {
             self.events.push(data.clone());
         }
-        early && !self.settled()
+        kept
     }
 
     /// The events kept, once the page has taken the early session and every command run in

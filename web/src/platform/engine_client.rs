@@ -248,13 +248,7 @@ pub fn request(session: &str, call: Call, done: impl FnOnce(Result<Reply, Engine
     } else {
         Box::new(done)
     };
-    let id = CLIENT.with(|c| {
-        let mut c = c.borrow_mut();
-        let id = c.next_id;
-        c.next_id += 1;
-        c.pending.push((id, done));
-        id
-    });
+    let id = pending(done);
     let handle = if !call.needs_session() {
         if matches!(call, Call::Open(_)) {
             CLIENT.with(|c| {
@@ -398,11 +392,7 @@ fn send(id: u64, session: Option<String>, call: Call) {
             }
         }
         (Claim::Answered(data), _) => {
-            let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(id as f64).into());
-            wasm_bindgen_futures::spawn_local(async move {
-                receive(data);
-                early_events();
-            });
+            wasm_bindgen_futures::spawn_local(async move { hand_on(data, id) });
             return;
         }
         (Claim::Awaited, _) => return,
@@ -445,16 +435,28 @@ fn same_request(early: u64, call: &Call, text: &str) -> bool {
         .is_some_and(|s| s == text)
 }
 
-/// Closes the early console's session, which the page did not take.
-fn close_early(handle: String) {
-    let id = CLIENT.with(|c| {
+/// The next request's number, its answer to be handed to `done`.
+fn pending(done: Done) -> u64 {
+    CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         let id = c.next_id;
         c.next_id += 1;
-        c.pending.push((id, Box::new(|_| ())));
+        c.pending.push((id, done));
         id
-    });
-    send(id, Some(handle), Call::Close);
+    })
+}
+
+/// Closes the early console's session, which the page did not take.
+fn close_early(handle: String) {
+    send(pending(Box::new(|_| ())), Some(handle), Call::Close);
+}
+
+/// Hands on an early request's answer, `data`, as the answer to the page's request `id`,
+/// then the early session's events if the page has now taken all of it.
+fn hand_on(data: JsValue, id: u64) {
+    let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(id as f64).into());
+    receive(data);
+    early_events();
 }
 
 /// The engine's answer to an early request (see [`Early`]): handed on if the page made
@@ -463,11 +465,7 @@ fn early_answer(id: u64, data: JsValue) {
     heard();
     let heard = CLIENT.with(|c| c.borrow_mut().early.heard(id, &data));
     match heard {
-        Heard::Page(page) => {
-            let _ = js_sys::Reflect::set(&data, &JsValue::from_str("id"), &(page as f64).into());
-            receive(data);
-            early_events();
-        }
+        Heard::Page(page) => hand_on(data, page),
         Heard::Close(handle) => close_early(handle),
         Heard::Kept => {}
     }
