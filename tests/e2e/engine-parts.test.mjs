@@ -162,6 +162,32 @@ test('a request that needs the second part before it has loaded waits for it and
   }
 });
 
+test("a panel's answer that needs the second part waits for it, while the console answers on", async () => {
+  const { asked, release } = holdPart();
+  try {
+    const { page, errors } = await open();
+    await asked;
+    // The split's event is for the timeline's event log, whose answer is in the second
+    // part: the console answers the split and the command after it while the part is
+    // held back, and the log shows the split once the part is in.
+    await typeCommand(page, 'sh.splitAt("test.events", {x: 10})');
+    await typeCommand(page, 'db.getName() + " after the split"');
+    await lastLineIs(page, 'test after the split');
+    const split = page.locator('[data-testid="event"][data-kind="split"]');
+    assert.equal(await split.count(), 0, 'the event log answered without the part');
+    release();
+    await split.first().waitFor();
+    assert.match(await split.first().innerText(), /10/);
+    const text = await output(page).textContent();
+    assert.ok(!/could not load|not loaded yet/.test(text), text.slice(-2000));
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    release();
+    mode = 'ok';
+  }
+});
+
 test('every lesson opens and answers while the second part is still held back', async () => {
   const { asked, release } = holdPart();
   try {

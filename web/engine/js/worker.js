@@ -26,7 +26,8 @@ const waiting = [];
 // at once, the second (what a first visit does not run: web/engine/src/rest.rs) starts
 // loading right after the first answer. A request that needs it before it has loaded
 // changes nothing and answers `{wantsPart: true}` alone: the worker loads the part and
-// hands the request in again, and the requests after it wait in order. If the part
+// hands the request in again, and the requests after it wait in order (unless it only
+// reads, `readsOnly`: a panel's, which then runs once the part is in). If the part
 // could not load, the request is handed in again knowing why (each of its statements that
 // needs the part fails with the reason, before doing anything), and the reason is
 // forgotten after it, so that the next request that needs the part tries again.
@@ -55,27 +56,40 @@ function take(data) {
     post(out);
     return;
   }
+  if (out[0].readsOnly) {
+    // A panel's request, which only reads its session: it runs once the part is in,
+    // reading the session as it is by then, and the requests after it go on meanwhile.
+    loadRest().then((why) => runAgain(data, why));
+    return;
+  }
   holding = true;
   loadRest().then((why) => {
-    try {
-      let again = why ? null : engine.handle(data);
-      if (!again || again[0]?.wantsPart) {
-        // The part could not load (or loaded without what it should install): the request
-        // runs knowing why, and the reason is forgotten after it.
-        glue.restFailed(why ?? 'it loaded without the code it holds');
-        again = engine.handle(data);
-        glue.restFailed(undefined);
-      }
-      post(again);
-    } catch (err) {
-      // A trap in the engine: thrown from a task of its own, it reaches the page as the
-      // worker's error event, as one thrown from `onmessage` does.
-      setTimeout(() => { throw err; });
-      return;
-    }
+    if (!runAgain(data, why)) return;
     holding = false;
     while (waiting.length > 0 && !holding) take(waiting.shift());
   });
+}
+
+// Hands a request that wanted the second part in again, once the part has loaded or could
+// not (`why`), and posts its answer. False after a trap in the engine: thrown from a task
+// of its own, it reaches the page as the worker's error event, as one thrown from
+// `onmessage` does.
+function runAgain(data, why) {
+  try {
+    let again = why ? null : engine.handle(data);
+    if (!again || again[0]?.wantsPart) {
+      // The part could not load (or loaded without what it should install): the request
+      // runs knowing why, and the reason is forgotten after it.
+      glue.restFailed(why ?? 'it loaded without the code it holds');
+      again = engine.handle(data);
+      glue.restFailed(undefined);
+    }
+    post(again);
+    return true;
+  } catch (err) {
+    setTimeout(() => { throw err; });
+    return false;
+  }
 }
 
 function post(out) {

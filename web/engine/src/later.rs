@@ -1,18 +1,22 @@
-//! The engine's answers that a first visit does not ask for: the imports (documents and
-//! a real cluster's metadata), the ranking of candidate shard keys, the Compare's run and
-//! the export as a mongosh script.
+//! The engine's answers that a first visit does not ask for before its first answer: the
+//! imports (documents and a real cluster's metadata), the ranking of candidate shard keys,
+//! the Compare's run, the export as a mongosh script, and the panels' answers (`events`,
+//! `heat`, `page.insights`, `inspect`, `page.workloadFit`), which the page asks for once it
+//! has loaded, after the first answer.
 //!
 //! The service reaches them only through [`later`]. In the browser's module in parts
 //! (feature `split`, wasm32) they are not named here at all: the second part installs
 //! them when it loads (`rest.rs`, `install`), so that their code and everything only it
 //! reaches (the file readers, gzip, the ranking's reports) is not in the first download;
 //! until it has, a request that needs them fails with [`not_loaded`]'s error before it
-//! does anything. Everywhere else they are plain calls.
+//! does anything (a panel's, which only reads, the worker runs once the part is in while
+//! the requests after it go on: see `service::Handled::reads_only`). Everywhere else they
+//! are plain calls.
 
 use crate::held::Held;
 use shardlab::Cluster;
 use shardlab_protocol::{
-    ClusterImported, CompareRow, CompareSpec, EngineError, ImportCall, ImportProgress,
+    Call, ClusterImported, CompareRow, CompareSpec, EngineError, ImportCall, ImportProgress,
     MetadataFile, RankSpec, RankView, Reply,
 };
 
@@ -29,6 +33,8 @@ pub struct Later {
     pub compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
     /// The session as a mongosh script (`export`).
     pub export: fn(&Held) -> Result<Reply, EngineError>,
+    /// A panel's answer (`events`, `heat`, `page.insights`, `inspect`, `page.workloadFit`).
+    pub panels: fn(&Held, Call) -> Result<Reply, EngineError>,
 }
 
 #[cfg(not(all(target_arch = "wasm32", feature = "split")))]
@@ -38,6 +44,7 @@ const WHOLE: Later = Later {
     rank: crate::rank::rank,
     compare: crate::comparison::run,
     export: crate::export::export,
+    panels: crate::panels::answer,
 };
 
 #[cfg(all(target_arch = "wasm32", feature = "split"))]
@@ -54,6 +61,7 @@ pub fn install(
     rank: fn(&Cluster, u64, &RankSpec) -> Result<RankView, EngineError>,
     compare: fn(&CompareSpec) -> Result<Vec<CompareRow>, EngineError>,
     export: fn(&Held) -> Result<Reply, EngineError>,
+    panels: fn(&Held, Call) -> Result<Reply, EngineError>,
 ) {
     INSTALLED.install(Later {
         import,
@@ -61,6 +69,7 @@ pub fn install(
         rank,
         compare,
         export,
+        panels,
     });
 }
 

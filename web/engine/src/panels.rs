@@ -32,6 +32,19 @@ pub const MAX_HEAT_CELLS: u32 = 1 << 21;
 /// write distribution.
 const TOO_FEW_RANGES: i32 = 4_952_606;
 
+/// Whether `call` is one of the panels' calls, which only read a session: [`answer`]
+/// answers them.
+pub fn is_panel(call: &Call) -> bool {
+    matches!(
+        call,
+        Call::Events { .. }
+            | Call::Heat { .. }
+            | Call::Insights { .. }
+            | Call::Inspect { .. }
+            | Call::WorkloadFit { .. }
+    )
+}
+
 /// Answers one of the panels' calls (`events`, `heat`, `insights`, `inspect`,
 /// `workloadFit`) about `held`; any other call is refused.
 pub fn answer(held: &Held, call: Call) -> Result<Reply, EngineError> {

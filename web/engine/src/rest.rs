@@ -6,7 +6,8 @@
 //! `shardlab::query::install_compiler`), `analyzeShardKey`'s analysis
 //! (`shardlab::session::install_analyzer`), the explanations of a chunk, a shard and a
 //! balancer round (`shardlab::session::install_explainer`) and the answers of `crate::later` (the imports,
-//! the ranking of candidate keys, the Compare's run, installed by `later::install`):
+//! the ranking of candidate keys, the Compare's run, the export, the panels' answers,
+//! installed by `later::install`):
 //! what a first visit does not run (ARCHITECTURE.md, "The engine in two parts").
 //!
 //! The attribute expands to an import that the splitter rewrites and an `extern "C"`
@@ -41,6 +42,7 @@ fn install() -> Result<(), NotLoaded> {
         crate::rank::rank,
         crate::comparison::run,
         crate::export::export,
+        crate::panels::answer,
     );
     Ok(())
 }

@@ -44,6 +44,12 @@ pub struct Handled {
     /// part and hands the request in again (only a host that said it does,
     /// [`Engine::retries_for_parts`]). The answer and the events are then empty.
     pub wants_part: bool,
+    /// With [`Handled::wants_part`]: the request only reads its session for a panel
+    /// (`events`, `heat`, `page.insights`, `inspect`, `page.workloadFit`), so the host
+    /// need not hold the requests after it: it runs this one once the part is in, and its
+    /// answer then reads the session as it is by then (the page asks the panels again
+    /// after each step, so nothing it shows is left stale).
+    pub reads_only: bool,
     /// A session's JSON form for the host to write into the page's store (`page.keep`)
     /// before it sends the answer; if the store refuses it, the host sends
     /// [`Engine::not_kept`]'s answer instead.
@@ -114,6 +120,7 @@ impl Engine {
         if !self.retries || crate::later::part_loaded() {
             return self.carry_out(request);
         }
+        let reads_only = crate::panels::is_panel(&request.call);
         let opened = self.opened;
         let copies: Vec<(String, crate::held::HeldCopy)> = named_sessions(&request)
             .filter_map(|name| Some((name.to_string(), self.sessions.get(name)?.copy())))
@@ -135,6 +142,7 @@ impl Engine {
         }
         Handled {
             wants_part: true,
+            reads_only,
             events: Vec::new(),
             keep: None,
             ..handled
@@ -177,6 +185,7 @@ impl Engine {
             },
             events,
             wants_part: false,
+            reads_only: false,
             keep,
         }
     }
@@ -617,11 +626,9 @@ fn read_session(held: &mut Held, call: Call) -> Result<Reply, EngineError> {
         Call::Explain(_) => Err(EngineError::bad_value(
             "this engine was built without explanations",
         )),
-        call @ (Call::Events { .. }
-        | Call::Heat { .. }
-        | Call::Insights { .. }
-        | Call::Inspect { .. }
-        | Call::WorkloadFit { .. }) => crate::panels::answer(held, call),
+        call if crate::panels::is_panel(&call) => {
+            (crate::later::later(call.method())?.panels)(held, call)
+        }
         _ => Err(EngineError::bad_value(
             "this method does not read a session",
         )),

@@ -13,14 +13,34 @@ pub struct WorkerEngine {
     engine: Engine,
 }
 
-/// Just the `id` and `v` of a message that did not decode, to answer it (saying which
-/// version this engine speaks when it names another).
-#[derive(Deserialize)]
-struct IdOnly {
+/// A message's `method`, read first so that its `params` are decoded straight into the
+/// method's parameters ([`shardlab_protocol::RequestSeed`]), and its `id` and `v`, to
+/// answer a message that did not decode (saying which version this engine speaks when it
+/// names another).
+#[derive(Default, Deserialize)]
+struct Head {
     #[serde(default)]
     id: u64,
     #[serde(default)]
     v: Option<u64>,
+    #[serde(default)]
+    method: Option<String>,
+}
+
+/// Decodes a request, its `method` read first.
+fn decode(message: &JsValue) -> (Head, Result<Request, String>) {
+    use serde::de::DeserializeSeed;
+    let mut head = match serde_wasm_bindgen::from_value::<Head>(message.clone()) {
+        Ok(head) => head,
+        Err(e) => return (Head::default(), Err(e.to_string())),
+    };
+    let Some(method) = head.method.take() else {
+        return (head, Err("missing field `method`".into()));
+    };
+    let read = shardlab_protocol::RequestSeed(method)
+        .deserialize(serde_wasm_bindgen::Deserializer::from(message.clone()))
+        .map_err(|e| e.to_string());
+    (head, read)
 }
 
 /// Address space set aside for the heap when the engine starts (256 MiB).
@@ -81,19 +101,21 @@ impl WorkerEngine {
     /// answer in the answer's place.
     ///
     /// In a host that runs requests again ([`WorkerEngine::retries_for_parts`]), a request
-    /// that needed the engine's second part before it loaded answers `[{wantsPart: true}]`
-    /// alone, having changed nothing: the host loads the part ([`load_rest`]) and hands the
-    /// request in again, or, if the part could not load, says why ([`rest_failed`]), hands
-    /// it in again (its statements that need the part then fail with the reason), and
-    /// forgets the reason, so that the next request that needs the part tries again.
+    /// that needed the engine's second part before it loaded answers `[{wantsPart: true,
+    /// readsOnly}]` alone, having changed nothing: the host loads the part ([`load_rest`])
+    /// and hands the request in again, or, if the part could not load, says why
+    /// ([`rest_failed`]), hands it in again (its statements that need the part then fail
+    /// with the reason), and forgets the reason, so that the next request that needs the
+    /// part tries again. The requests after it wait, unless `readsOnly` says it is a
+    /// panel's, which only reads: those go on meanwhile.
     pub fn handle(&mut self, message: JsValue) -> Vec<JsValue> {
         let mut order = None;
-        let out: Vec<FromEngine> = match serde_wasm_bindgen::from_value::<Request>(message.clone())
-        {
+        let (head, read) = decode(&message);
+        let out: Vec<FromEngine> = match read {
             Ok(request) => {
                 let handled = self.engine.handle(request);
                 if handled.wants_part {
-                    return vec![wants_part()];
+                    return vec![wants_part(handled.reads_only)];
                 }
                 order = handled.keep.map(keep_order).filter(|o| !o.is_null());
                 std::iter::once(FromEngine::Answer(handled.response))
@@ -101,11 +123,9 @@ impl WorkerEngine {
                     .collect()
             }
             Err(e) => {
-                let (id, v) = serde_wasm_bindgen::from_value::<IdOnly>(message)
-                    .map_or((0, None), |m| (m.id, m.v));
                 vec![FromEngine::Answer(crate::service::Engine::refuse(
-                    id,
-                    v,
+                    head.id,
+                    head.v,
                     format!(
                         "not a request of protocol version {}: {e}",
                         shardlab_protocol::PROTOCOL_VERSION
@@ -161,16 +181,25 @@ pub fn rest_failed(why: Option<String>) {
     let _ = why;
 }
 
-/// `{wantsPart: true}`: what [`WorkerEngine::handle`] returns for a request to run again
-/// once the engine's second part has loaded.
-fn wants_part() -> JsValue {
+/// `{wantsPart: true, readsOnly}`: what [`WorkerEngine::handle`] returns for a request to
+/// run again once the engine's second part has loaded; `readsOnly` when the requests
+/// after it need not wait for it ([`crate::service::Handled::reads_only`]).
+fn wants_part(reads_only: bool) -> JsValue {
     #[derive(Serialize)]
     struct WantsPart {
         #[serde(rename = "wantsPart")]
         wants_part: bool,
+        #[serde(rename = "readsOnly")]
+        reads_only: bool,
     }
-    serde::Serialize::serialize(&WantsPart { wants_part: true }, &serializer())
-        .unwrap_or(JsValue::NULL)
+    serde::Serialize::serialize(
+        &WantsPart {
+            wants_part: true,
+            reads_only,
+        },
+        &serializer(),
+    )
+    .unwrap_or(JsValue::NULL)
 }
 
 /// The host's order to write a saved session (see [`WorkerEngine::handle`]).

@@ -39,14 +39,16 @@ pub use panels::*;
 pub use rank::*;
 pub use script::{Json, JsonObject, StatementError, StatementResult};
 use serde::{Deserialize, Serialize};
+pub use wire::RequestSeed;
 
 /// The protocol's version. A request carries it in `v`; the engine refuses another with
 /// an answer that says which it speaks (see [`Request::check`]).
 pub const PROTOCOL_VERSION: u32 = 3;
 
 /// A request from a view to the engine: `{"v": 3, "id": 7, "session": "s1", "method":
-/// "run", "params": {...}}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// "run", "params": {...}}` (read and written by `wire.rs`: the method names the variant
+/// of [`Call`], `params` holds its content).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     /// The protocol version the sender speaks ([`PROTOCOL_VERSION`]).
     pub v: u32,
@@ -54,26 +56,23 @@ pub struct Request {
     pub id: u64,
     /// The session the request is about: the handle `open` answered with. Absent for the
     /// methods that need none (`catalog`, `open`, `compare` and the page's form checks).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// What is asked, with its parameters.
-    #[serde(flatten)]
     pub call: Call,
 }
 
 /// What a request asks, serialised as `"method"` and `"params"`. The answer's `result` is
 /// the [`Reply`] variant of the same name.
 ///
+/// In Rust it keeps serde's own (external) tagging, whose reader decodes each variant's
+/// content straight into its type: the request's reader (`wire.rs`) shows it the method as
+/// the variant and `params` as its content, so nothing is buffered on the way.
+///
 /// The engine's own methods are those a stranger needs: the catalogue, sessions, running
 /// statements, moving in time, and asking about the cluster. The page's playground has a
 /// few more, named `page.…`, which serve its panels and forms and which no other view needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "method",
-    content = "params",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Call {
     /// What the engine knows and allows: its protocol version and methods, the lessons,
     /// workloads, versions, limits, defaults, palette and languages.
@@ -344,6 +343,14 @@ impl Call {
             Call::WorkloadFit { .. } => "page.workloadFit",
             Call::Keep { .. } => "page.keep",
         }
+    }
+
+    /// Whether the method takes parameters (its request carries `params`).
+    pub fn has_params(&self) -> bool {
+        !matches!(
+            self,
+            Call::Catalog | Call::Close | Call::Fork | Call::Export
+        )
     }
 
     /// Whether the method is about one session, so that its request must name one.

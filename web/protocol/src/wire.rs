@@ -1,13 +1,19 @@
-//! How an answer crosses the wire: `{"v": 3, "id": 7, "method": "run", "result": {...}}`
-//! or `{"v": 3, "id": 7, "method": "run", "error": {...}}`.
+//! How a request and an answer cross the wire: `{"v": 3, "id": 7, "session": "s1",
+//! "method": "run", "params": {...}}`, answered by `{"v": 3, "id": 7, "method": "run",
+//! "result": {...}}` or `{"v": 3, "id": 7, "method": "run", "error": {...}}`.
 //!
-//! [`Reply`] keeps serde's own (external) tagging in Rust, whose reader decodes each
-//! variant's content straight into its type; these adapters move its variant's name to the
-//! answer's `method` and its content to `result`, both ways. Reading needs `method` before
-//! `result` (the engine writes them so), and nothing is buffered: a frame of thousands of
-//! chunks is decoded once, in place.
+//! [`Call`] and [`Reply`] keep serde's own (external) tagging in Rust, whose reader decodes
+//! each variant's content straight into its type; these adapters move the variant's name
+//! to the message's `method` and its content to `params` or `result`, both ways. Nothing
+//! is buffered on the way: a frame of thousands of chunks is decoded once, in place, and
+//! each request's parameters are decoded by one reader per type (serde's tagged readers
+//! would buffer them and decode them twice over, which was a tenth of the engine's first
+//! part). Reading an answer needs `method` before `result` (the engine writes them so), and
+//! [`Request`]'s own reader needs `method` before `params` (the page writes them so); the
+//! engine's worker reads a request's `method` first ([`RequestSeed`]), so that a request
+//! from any host may carry its keys in any order.
 
-use crate::{EngineError, Outcome, Reply, Response, PROTOCOL_VERSION};
+use crate::{Call, EngineError, Outcome, Reply, Request, Response, PROTOCOL_VERSION};
 use serde::de::value::StringDeserializer;
 use serde::de::{
     self, DeserializeSeed, EnumAccess, IgnoredAny, IntoDeserializer, MapAccess, VariantAccess,
@@ -40,10 +46,26 @@ impl Serialize for Response {
     }
 }
 
-/// A reply's content without its variant's name.
-struct Content<'a>(&'a Reply);
+impl Serialize for Request {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("v", &self.v)?;
+        map.serialize_entry("id", &self.id)?;
+        if let Some(session) = &self.session {
+            map.serialize_entry("session", session)?;
+        }
+        map.serialize_entry("method", self.call.method())?;
+        if self.call.has_params() {
+            map.serialize_entry("params", &Content(&self.call))?;
+        }
+        map.end()
+    }
+}
 
-impl Serialize for Content<'_> {
+/// An enum's content without its variant's name.
+struct Content<'a, T>(&'a T);
+
+impl<T: Serialize> Serialize for Content<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(ContentOnly(serializer))
     }
@@ -234,6 +256,7 @@ impl<'de> Visitor<'de> for AnswerVisitor {
             > {
                 method,
                 content: None,
+                field: "result",
             })?),
             _ => {
                 return Err(de::Error::custom(
@@ -255,15 +278,18 @@ impl<'de> DeserializeSeed<'de> for ResultSeed {
         Reply::deserialize(Named {
             method: self.0,
             content: Some(deserializer),
+            field: "result",
         })
     }
 }
 
-/// A method's name and its result's reader, shown to [`Reply`]'s derived reader as the
-/// enum it expects: the name is the variant, the result its content.
+/// A method's name and the reader of its content (`field`: a request's `params`, an
+/// answer's `result`), shown to [`Call`]'s or [`Reply`]'s derived reader as the enum it
+/// expects: the name is the variant, the field its content.
 struct Named<D> {
     method: String,
     content: Option<D>,
+    field: &'static str,
 }
 
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Named<D> {
@@ -299,17 +325,26 @@ impl<'de, D: Deserializer<'de>> EnumAccess<'de> for Named<D> {
     ) -> Result<(V::Value, Variant<D>), D::Error> {
         let name: StringDeserializer<D::Error> = self.method.into_deserializer();
         let value = seed.deserialize(name)?;
-        Ok((value, Variant(self.content)))
+        Ok((
+            value,
+            Variant {
+                content: self.content,
+                field: self.field,
+            },
+        ))
     }
 }
 
-/// A variant's content: the answer's `result`, or nothing.
-struct Variant<D>(Option<D>);
+/// A variant's content: the request's `params` or the answer's `result` (`field`), or
+/// nothing.
+struct Variant<D> {
+    content: Option<D>,
+    field: &'static str,
+}
 
 impl<D> Variant<D> {
     fn content<E: de::Error>(self) -> Result<D, E> {
-        self.0
-            .ok_or_else(|| E::custom("this method's answer carries a result"))
+        self.content.ok_or_else(|| E::missing_field(self.field))
     }
 }
 
@@ -317,7 +352,7 @@ impl<'de, D: Deserializer<'de>> VariantAccess<'de> for Variant<D> {
     type Error = D::Error;
 
     fn unit_variant(self) -> Result<(), D::Error> {
-        match self.0 {
+        match self.content {
             Some(content) => IgnoredAny::deserialize(content).map(|_| ()),
             None => Ok(()),
         }
@@ -337,5 +372,107 @@ impl<'de, D: Deserializer<'de>> VariantAccess<'de> for Variant<D> {
         visitor: V,
     ) -> Result<V::Value, D::Error> {
         self.content()?.deserialize_struct("", fields, visitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Request {
+    /// Reads a request whose `method` comes before its `params` (as the page and
+    /// `JSON.stringify` of `{v, id, session, method, params}` write it). The engine's
+    /// worker reads its requests with [`RequestSeed`], having read `method` first, so
+    /// that there the keys may come in any order.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(RequestVisitor(None))
+    }
+}
+
+/// Reads a request whose `method` was read first (the engine's worker reads it from the
+/// message before the rest): `params` is then decoded straight into the method's
+/// parameters wherever it comes among the keys, and nothing is buffered.
+pub struct RequestSeed(pub String);
+
+impl<'de> DeserializeSeed<'de> for RequestSeed {
+    type Value = Request;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Request, D::Error> {
+        deserializer.deserialize_map(RequestVisitor(Some(self.0)))
+    }
+}
+
+/// Reads a request, its method known beforehand or not.
+struct RequestVisitor(Option<String>);
+
+impl<'de> Visitor<'de> for RequestVisitor {
+    type Value = Request;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a request: {v, id, session, method, params}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request, A::Error> {
+        let known = self.0.is_some();
+        let mut method = self.0;
+        let mut v = None;
+        let mut id = None;
+        let mut session = None;
+        let mut call = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "v" => v = Some(map.next_value::<u32>()?),
+                "id" => id = Some(map.next_value::<u64>()?),
+                "session" => session = map.next_value::<Option<String>>()?,
+                "method" => {
+                    let named = map.next_value::<String>()?;
+                    match &method {
+                        Some(m) if *m != named || !known => {
+                            return Err(de::Error::custom("a request names one method"))
+                        }
+                        Some(_) => {}
+                        None => method = Some(named),
+                    }
+                }
+                "params" => {
+                    let Some(method) = method.clone() else {
+                        return Err(de::Error::custom(
+                            "a request names its `method` before its `params`",
+                        ));
+                    };
+                    call = Some(map.next_value_seed(ParamsSeed(method))?);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let method = method.ok_or_else(|| de::Error::missing_field("method"))?;
+        let call = match call {
+            Some(call) => call,
+            // A method without parameters (`catalog`, `close`, ...).
+            None => Call::deserialize(Named::<de::value::UnitDeserializer<A::Error>> {
+                method,
+                content: None,
+                field: "params",
+            })?,
+        };
+        Ok(Request {
+            v: v.ok_or_else(|| de::Error::missing_field("v"))?,
+            id: id.ok_or_else(|| de::Error::missing_field("id"))?,
+            session,
+            call,
+        })
+    }
+}
+
+/// Reads `params` as the [`Call`] its method names.
+struct ParamsSeed(String);
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed {
+    type Value = Call;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Call, D::Error> {
+        Call::deserialize(Named {
+            method: self.0,
+            content: Some(deserializer),
+            field: "params",
+        })
     }
 }

@@ -1111,3 +1111,54 @@ fn every_nested_union_names_its_case_in_kind() {
     let back: Inspection = serde_json::from_value(wire).unwrap();
     assert_eq!(back, inspection);
 }
+
+#[test]
+fn a_request_is_read_whatever_the_order_of_its_keys() {
+    use serde::de::DeserializeSeed;
+    let run = Request::new(5, Some("s1"), Call::Step { by: -2 });
+    let texts = [
+        r#"{"v": 3, "id": 5, "session": "s1", "method": "step", "params": {"by": -2}}"#,
+        r#"{"params": {"by": -2}, "session": "s1", "id": 5, "method": "step", "v": 3}"#,
+        r#"{"params": {"by": -2}, "method": "step", "v": 3, "id": 5, "session": "s1", "later": [1]}"#,
+    ];
+    let whole: Request = serde_json::from_str(texts[0]).expect("in order");
+    assert_eq!(whole, run);
+    // Read in one pass without the method known, `params` must come after `method`.
+    for text in &texts[1..] {
+        let e = serde_json::from_str::<Request>(text).expect_err(text);
+        assert!(e.to_string().contains("before its `params`"), "{e}");
+    }
+    for text in texts {
+        // As the engine's worker reads it: the method first, then the rest in one pass.
+        let mut de = serde_json::Deserializer::from_str(text);
+        let seeded = RequestSeed("step".into()).deserialize(&mut de).expect(text);
+        assert_eq!(seeded, run, "{text}");
+    }
+    // A method named twice, or another than the one read first, is refused.
+    let twice = r#"{"v": 3, "id": 5, "method": "step", "method": "jump", "params": {"by": 1}}"#;
+    assert!(serde_json::from_str::<Request>(twice).is_err());
+    // Another method than the message names is refused, not mixed up.
+    let mut de = serde_json::Deserializer::from_str(texts[1]);
+    assert!(RequestSeed("jump".into()).deserialize(&mut de).is_err());
+}
+
+#[test]
+fn a_request_names_its_method_and_the_params_it_needs() {
+    let err = |v: Value| {
+        serde_json::from_value::<Request>(v)
+            .expect_err("refused")
+            .to_string()
+    };
+    assert!(err(json!({"v": 3, "id": 1, "session": "s1", "method": "step"})).contains("params"));
+    assert!(err(json!({"v": 3, "id": 1, "params": {}})).contains("method"));
+    assert!(err(json!({"v": 3, "id": 1, "method": 7})).contains("a string"));
+    assert!(err(json!({"v": 3, "id": 1, "method": "nope", "params": {}})).contains("nope"));
+    assert!(err(json!({"id": 1, "method": "catalog"})).contains("`v`"));
+    assert!(err(json!({"v": 3, "method": "catalog"})).contains("`id`"));
+    assert!(err(json!({"v": 3, "id": 1, "method": "step", "params": {"by": "x"}})).contains("i64"));
+    // A method without parameters takes `params` left out or null.
+    let r: Request =
+        serde_json::from_value(json!({"v": 3, "id": 1, "method": "catalog", "params": null}))
+            .expect("decodes");
+    assert_eq!(r.call, Call::Catalog);
+}
