@@ -16,6 +16,10 @@
 //   slower, a 400x800 window at 2x. Each is the median of RUNS loads (3), cache disabled.
 //   "inputMs" is when the console's input first appeared enabled, "answerAfterEnterMs" how
 //   long the answer took after Enter (the rest is the driver typing).
+// - what had downloaded when the console first answered ("bytesBeforeAnswer", as served,
+//   each file's first response), and the main thread's long tasks (over 50 ms) in the
+//   visit's first 10 s, its start and the page's hydration included ("startLongTasks",
+//   [start, duration] in ms; "longestStartTaskMs"), each run's.
 // - the initial transfer: the bytes the server sent (and in which encoding) in the first
 //   10 s of a visit that clicks nothing (HTML, JS glue, CSS, the page's wasm, the engine's
 //   worker script, glue and wasm), the same responses' size in gzip, and every build file
@@ -59,6 +63,11 @@ const PROFILES = {
 // a command sent from the console is printed.
 function watchConsole() {
   const t = (window.__tti = {});
+  // The main thread's long tasks (over 50 ms) from navigation on: [start, duration].
+  t.long = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) t.long.push([Math.round(e.startTime), Math.round(e.duration)]);
+  }).observe({ type: 'longtask', buffered: true });
   const Native = window.Worker;
   window.Worker = class extends Native {
     constructor(...args) {
@@ -121,6 +130,8 @@ async function loadOnce(name) {
   // server like the page's).
   const since = await page.evaluate(() => performance.now());
   await new Promise((r) => setTimeout(r, Math.max(0, 10_000 - since)));
+  // The long tasks of the first 10 s (the page's start, its hydration included).
+  const long = await page.evaluate(() => window.__tti.long);
   const sent = server.log.slice();
   await context.close();
   const files = {};
@@ -134,7 +145,17 @@ async function loadOnce(name) {
     }
   }
   const timeline = { ...files, 'cluster drawn': Math.round(t.cluster), 'engine first answers': Math.round(t.engine), 'console input enabled': Math.round(t.input), 'command typed (Enter)': Math.round(t.sent), 'console answers': Math.round(t.answer) };
-  return { clusterMs: t.cluster, inputMs: t.input, consoleAnswersMs: t.answer, typedAtMs: t.sent, sent, timeline };
+  // The bytes (as served) of the responses that had arrived when the console answered:
+  // each file's first response, matched to the server's log by its path.
+  const served = new Map();
+  for (const r of sent) if (!served.has(r.path)) served.set(r.path, r.bytes);
+  const before = {};
+  for (const { url, end } of arrived) {
+    const path = new URL(url).pathname;
+    if (end > 0 && end - origin <= t.answer && served.has(path) && !(path in before)) before[path] = served.get(path);
+  }
+  const bytesBeforeAnswer = Object.values(before).reduce((n, b) => n + b, 0);
+  return { clusterMs: t.cluster, inputMs: t.input, consoleAnswersMs: t.answer, typedAtMs: t.sent, sent, timeline, long, bytesBeforeAnswer, before };
 }
 
 /** Frame intervals' p50, p95 and longest, in ms to a tenth. */
@@ -155,6 +176,12 @@ for (const name of Object.keys(PROFILES)) {
     inputMs: Math.round(median(runs.map((r) => r.inputMs))),
     answerAfterEnterMs: Math.round(median(runs.map((r) => r.consoleAnswersMs - r.typedAtMs))),
     runsMs: runs.map((r) => Math.round(r.consoleAnswersMs)),
+    // What had downloaded (as served) when the console first answered, and the longest
+    // main-thread task of the visit's first 10 s (its start and hydration), each run's.
+    bytesBeforeAnswer: runs.map((r) => r.bytesBeforeAnswer),
+    bytesBeforeAnswerByFile: runs[0].before,
+    longestStartTaskMs: runs.map((r) => Math.max(0, ...r.long.map(([, d]) => d))),
+    startLongTasks: runs.map((r) => r.long),
     // The median run's, in ms since navigation, in order.
     timelineMs: Object.fromEntries(Object.entries(
       [...runs].sort((a, b) => a.consoleAnswersMs - b.consoleAnswersMs)[Math.floor(runs.length / 2)].timeline,
