@@ -151,7 +151,8 @@ async function loadOnce(name) {
   for (const r of sent) if (!served.has(r.path)) served.set(r.path, r.bytes);
   const before = {};
   for (const { url, end } of arrived) {
-    const path = new URL(url).pathname;
+    // The server logs a directory's request as its index.html.
+    const path = new URL(url).pathname.replace(/\/$/, '/index.html');
     if (end > 0 && end - origin <= t.answer && served.has(path) && !(path in before)) before[path] = served.get(path);
   }
   const bytesBeforeAnswer = Object.values(before).reduce((n, b) => n + b, 0);
