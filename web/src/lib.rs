@@ -38,7 +38,14 @@ pub fn start() {
         let props = components::app::AppProps {
             first: Some(std::rc::Rc::new(first)),
         };
-        yew::Renderer::<components::App>::with_root_and_props(root, props).hydrate();
+        // In a task of its own: reading the first screen's answer and hydrating it are
+        // each a good part of the page's start, and the main thread answers in between
+        // (the early console and the first screen's script go on until `hydrating`).
+        gloo::timers::callback::Timeout::new(0, move || {
+            first_screen::hydrating();
+            yew::Renderer::<components::App>::with_root_and_props(root, props).hydrate();
+        })
+        .forget();
     } else {
         yew::Renderer::<components::App>::with_root(root).render();
     }

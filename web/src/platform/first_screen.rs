@@ -41,10 +41,14 @@ pub fn take(root: &web_sys::Element) -> Option<FirstScreen> {
     }
     if first.is_none() {
         discard(root);
-    } else {
-        call_keeper("hydrating");
     }
     first
+}
+
+/// Tells the document's script that the page hydrates now (what [`take`] took): the
+/// early console stops and its lines go, so that the DOM is the build's again.
+pub fn hydrating() {
+    call_keeper("hydrating");
 }
 
 /// Takes the pre-rendered first screen out of `root`, and the document's mark with it,
