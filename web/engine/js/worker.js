@@ -27,7 +27,9 @@ const waiting = [];
 // loading right after the first answer. A request that needs it before it has loaded
 // changes nothing and answers `{wantsPart: true}` alone: the worker loads the part and
 // hands the request in again, and the requests after it wait in order (unless it only
-// reads, `readsOnly`: a panel's, which then runs once the part is in). If the part
+// reads, `readsOnly`: a panel's, which then runs once the part is in). Any other request
+// that joined a load already under way, which then fails, asks for the part once more, so
+// that it is told why only by a load that started after it. If the part
 // could not load, the request is handed in again knowing why (each of its statements that
 // needs the part fails with the reason, before doing anything), and the reason is
 // forgotten after it, so that the next request that needs the part tries again.
@@ -63,7 +65,11 @@ function take(data) {
     return;
   }
   holding = true;
-  loadRest().then((why) => {
+  // A statement that needs the part gets a load of its own: if it joined one already under
+  // way (the first answer's, or a panel's) that then fails, the part is asked for again
+  // before the statement is told why (the host may have come back meanwhile).
+  const joined = rest !== null;
+  loadRest().then((why) => (why && joined ? loadRest() : why)).then((why) => {
     if (!runAgain(data, why)) return;
     holding = false;
     while (waiting.length > 0 && !holding) take(waiting.shift());

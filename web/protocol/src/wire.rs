@@ -2,18 +2,18 @@
 //! "method": "run", "params": {...}}`, answered by `{"v": 3, "id": 7, "method": "run",
 //! "result": {...}}` or `{"v": 3, "id": 7, "method": "run", "error": {...}}`.
 //!
-//! [`Call`] and [`Reply`] keep serde's own (external) tagging in Rust, whose reader decodes
-//! each variant's content straight into its type; these adapters move the variant's name
-//! to the message's `method` and its content to `params` or `result`, both ways. Nothing
-//! is buffered on the way: a frame of thousands of chunks is decoded once, in place, and
-//! each request's parameters are decoded by one reader per type (serde's tagged readers
-//! would buffer them and decode them twice over, which was a tenth of the engine's first
-//! part). Reading an answer needs `method` before `result` (the engine writes them so), and
-//! [`Request`]'s own reader needs `method` before `params` (the page writes them so); the
-//! engine's worker reads a request's `method` first ([`RequestSeed`]), so that a request
-//! from any host may carry its keys in any order.
+//! [`Call`](crate::Call) and [`Reply`] keep serde's own (external) tagging in Rust, whose
+//! reader decodes each variant's content straight into its type; these adapters move the
+//! variant's name to the message's `method` and its content to `params` or `result`, both
+//! ways. Nothing is buffered on the way: a frame of thousands of chunks is decoded once, in
+//! place, and each request's parameters are decoded by one reader per type (serde's tagged
+//! readers would buffer them and decode them twice over, which was a tenth of the engine's
+//! first part). Reading an answer needs `method` before `result` (the engine writes them
+//! so), and [`Request`]'s own reader needs `method` before `params` (the page writes them
+//! so); the engine's worker reads a request's `method` first ([`RequestSeed`]), so that a
+//! request from any host may carry its keys in any order.
 
-use crate::{Call, EngineError, Outcome, Reply, Request, Response, PROTOCOL_VERSION};
+use crate::{EngineError, Outcome, Reply, Request, Response, PROTOCOL_VERSION};
 use serde::de::value::StringDeserializer;
 use serde::de::{
     self, DeserializeSeed, EnumAccess, IgnoredAny, IntoDeserializer, MapAccess, VariantAccess,
@@ -22,6 +22,7 @@ use serde::de::{
 use serde::ser::{self, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::marker::PhantomData;
 
 impl Serialize for Response {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -238,7 +239,7 @@ impl<'de> Visitor<'de> for AnswerVisitor {
                             "an answer names its method before its result",
                         ));
                     };
-                    reply = Some(map.next_value_seed(ResultSeed(method))?);
+                    reply = Some(map.next_value_seed(ContentSeed::new(method, "result"))?);
                 }
                 "error" => error = Some(map.next_value::<EngineError>()?),
                 _ => {
@@ -251,13 +252,7 @@ impl<'de> Visitor<'de> for AnswerVisitor {
             (Some(reply), None, _) => Outcome::Result(reply),
             (None, Some(error), method) => Outcome::Error(method, error),
             // A method whose result has no content (`close`).
-            (None, None, Some(method)) => Outcome::Result(Reply::deserialize(Named::<
-                de::value::UnitDeserializer<A::Error>,
-            > {
-                method,
-                content: None,
-                field: "result",
-            })?),
+            (None, None, Some(method)) => Outcome::Result(without_content(method, "result")?),
             _ => {
                 return Err(de::Error::custom(
                     "an answer carries exactly one of `result` and `error`",
@@ -268,24 +263,52 @@ impl<'de> Visitor<'de> for AnswerVisitor {
     }
 }
 
-/// Reads `result` as the [`Reply`] its method names.
-struct ResultSeed(String);
+/// Reads a message's `field` (a request's `params`, an answer's `result`) as the variant
+/// of `T` ([`Call`](crate::Call), [`Reply`]) its method names.
+struct ContentSeed<T> {
+    method: String,
+    field: &'static str,
+    of: PhantomData<T>,
+}
 
-impl<'de> DeserializeSeed<'de> for ResultSeed {
-    type Value = Reply;
+impl<T> ContentSeed<T> {
+    fn new(method: String, field: &'static str) -> Self {
+        ContentSeed {
+            method,
+            field,
+            of: PhantomData,
+        }
+    }
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Reply, D::Error> {
-        Reply::deserialize(Named {
-            method: self.0,
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ContentSeed<T> {
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+        T::deserialize(Named {
+            method: self.method,
             content: Some(deserializer),
-            field: "result",
+            field: self.field,
         })
     }
 }
 
+/// The variant of `T` that `method` names, for a message without its `field`: a variant
+/// without content, or else the error that the field is missing.
+fn without_content<'de, T: Deserialize<'de>, E: de::Error>(
+    method: String,
+    field: &'static str,
+) -> Result<T, E> {
+    T::deserialize(Named::<de::value::UnitDeserializer<E>> {
+        method,
+        content: None,
+        field,
+    })
+}
+
 /// A method's name and the reader of its content (`field`: a request's `params`, an
-/// answer's `result`), shown to [`Call`]'s or [`Reply`]'s derived reader as the enum it
-/// expects: the name is the variant, the field its content.
+/// answer's `result`), shown to [`Call`](crate::Call)'s or [`Reply`]'s derived reader as
+/// the enum it expects: the name is the variant, the field its content.
 struct Named<D> {
     method: String,
     content: Option<D>,
@@ -436,7 +459,7 @@ impl<'de> Visitor<'de> for RequestVisitor {
                             "a request names its `method` before its `params`",
                         ));
                     };
-                    call = Some(map.next_value_seed(ParamsSeed(method))?);
+                    call = Some(map.next_value_seed(ContentSeed::new(method, "params"))?);
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -447,32 +470,13 @@ impl<'de> Visitor<'de> for RequestVisitor {
         let call = match call {
             Some(call) => call,
             // A method without parameters (`catalog`, `close`, ...).
-            None => Call::deserialize(Named::<de::value::UnitDeserializer<A::Error>> {
-                method,
-                content: None,
-                field: "params",
-            })?,
+            None => without_content(method, "params")?,
         };
         Ok(Request {
             v: v.ok_or_else(|| de::Error::missing_field("v"))?,
             id: id.ok_or_else(|| de::Error::missing_field("id"))?,
             session,
             call,
-        })
-    }
-}
-
-/// Reads `params` as the [`Call`] its method names.
-struct ParamsSeed(String);
-
-impl<'de> DeserializeSeed<'de> for ParamsSeed {
-    type Value = Call;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Call, D::Error> {
-        Call::deserialize(Named {
-            method: self.0,
-            content: Some(deserializer),
-            field: "params",
         })
     }
 }
