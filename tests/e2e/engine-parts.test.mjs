@@ -131,6 +131,20 @@ for (const failure of Object.keys(REASONS)) {
   });
 }
 
+/**
+ * Runs `body` with the second part held back until it calls `release()` (and released in
+ * any case once it ends); `asked` resolves once the part is asked for.
+ */
+async function withPartHeld(body) {
+  const { asked, release } = holdPart();
+  try {
+    await body({ asked, release });
+  } finally {
+    release();
+    mode = 'ok';
+  }
+}
+
 /** Holds the second part back until `release()`; `asked` resolves once it is asked for. */
 function holdPart() {
   let arrived;
@@ -141,84 +155,66 @@ function holdPart() {
   return { asked, release };
 }
 
-test('a request that needs the second part before it has loaded waits for it and runs once, its earlier statements included', async () => {
-  const { asked, release } = holdPart();
-  try {
-    const { page, errors } = await open();
-    await asked;
-    // The insert runs before the statements that need the part: the engine puts it back,
-    // and runs them all again once the part is in, so the count says 1, not 2.
-    const input = page.getByTestId('console-input');
-    await input.fill('db.people.insertOne({name: "ada"}); db.people.countDocuments({name: /^a/}); sim.clock().balancer.mode');
-    await input.press('Enter');
-    // The console says it is running: the request is with the engine, which waits.
-    await page.locator('.console-busy').waitFor();
-    release();
-    await lastLineIs(page, 'full');
-    const lines = await output(page).locator('.line').allTextContents();
-    assert.equal(lines[lines.length - 2], '1', lines.slice(-6).join(' | '));
-    await noPartFailed(page);
-    await typeCommand(page, 'db.people.countDocuments()');
-    await lastLineIs(page, '1');
-    assert.deepEqual(errors, []);
-    await page.close();
-  } finally {
-    release();
-    mode = 'ok';
-  }
-});
+test('a request that needs the second part before it has loaded waits for it and runs once, its earlier statements included', () => withPartHeld(async ({ asked, release }) => {
+  const { page, errors } = await open();
+  await asked;
+  // The insert runs before the statements that need the part: the engine puts it back,
+  // and runs them all again once the part is in, so the count says 1, not 2.
+  const input = page.getByTestId('console-input');
+  await input.fill('db.people.insertOne({name: "ada"}); db.people.countDocuments({name: /^a/}); sim.clock().balancer.mode');
+  await input.press('Enter');
+  // The console says it is running: the request is with the engine, which waits.
+  await page.locator('.console-busy').waitFor();
+  release();
+  await lastLineIs(page, 'full');
+  const lines = await output(page).locator('.line').allTextContents();
+  assert.equal(lines[lines.length - 2], '1', lines.slice(-6).join(' | '));
+  await noPartFailed(page);
+  await typeCommand(page, 'db.people.countDocuments()');
+  await lastLineIs(page, '1');
+  assert.deepEqual(errors, []);
+  await page.close();
+}));
 
-test("a panel's answer that needs the second part waits for it, while the console answers on", async () => {
-  const { asked, release } = holdPart();
-  try {
-    const { page, errors } = await open();
-    await asked;
-    // The split's event is for the timeline's event log, whose answer is in the second
-    // part: the console answers the split and the command after it while the part is
-    // held back, and the log shows the split once the part is in.
-    await typeCommand(page, 'sh.splitAt("test.events", {x: 10})');
-    await typeCommand(page, 'db.getName() + " after the split"');
-    await lastLineIs(page, 'test after the split');
-    const split = page.locator('[data-testid="event"][data-kind="split"]');
-    assert.equal(await split.count(), 0, 'the event log answered without the part');
-    release();
-    await split.first().waitFor();
-    assert.match(await split.first().innerText(), /10/);
-    await noPartFailed(page);
-    assert.deepEqual(errors, []);
-    await page.close();
-  } finally {
-    release();
-    mode = 'ok';
-  }
-});
+test("a panel's answer that needs the second part waits for it, while the console answers on", () => withPartHeld(async ({ asked, release }) => {
+  const { page, errors } = await open();
+  await asked;
+  // The split's event is for the timeline's event log, whose answer is in the second
+  // part: the console answers the split and the command after it while the part is
+  // held back, and the log shows the split once the part is in.
+  await typeCommand(page, 'sh.splitAt("test.events", {x: 10})');
+  await typeCommand(page, 'db.getName() + " after the split"');
+  await lastLineIs(page, 'test after the split');
+  const split = page.locator('[data-testid="event"][data-kind="split"]');
+  assert.equal(await split.count(), 0, 'the event log answered without the part');
+  release();
+  await split.first().waitFor();
+  assert.match(await split.first().innerText(), /10/);
+  await noPartFailed(page);
+  assert.deepEqual(errors, []);
+  await page.close();
+}));
 
-test('every lesson opens and answers while the second part is still held back', async () => {
-  const { asked, release } = holdPart();
-  try {
-    const { page, errors } = await open();
-    await asked;
-    const menu = page.getByLabel('Lesson', { exact: true });
-    const lessons = (await menu.locator('option').evaluateAll((os) => os.map((o) => o.value))).filter((v) => v);
-    assert.ok(lessons.length >= 5, `lessons: ${lessons}`);
-    for (const lesson of lessons) {
-      await menu.selectOption(lesson);
-      await page.getByTestId('lesson-text').waitFor();
-      // Answered after the lesson's own setup, in order: neither waited for the part.
-      await typeCommand(page, `db.getName() + " ${lesson}"`);
-      await page.waitForFunction((lesson) => {
-        const lines = document.querySelectorAll('[data-testid="console-output"] .line');
-        return lines.length > 0 && lines[lines.length - 1].textContent.endsWith(` ${lesson}`);
-      }, lesson);
-    }
-    await noPartFailed(page);
-    assert.deepEqual(errors, []);
-    await page.close();
-  } finally {
-    release();
-    mode = 'ok';
+test('every lesson opens and answers while the second part is still held back', () => withPartHeld(async ({ asked, release }) => {
+  const { page, errors } = await open();
+  await asked;
+  const menu = page.getByLabel('Lesson', { exact: true });
+  const lessons = (await menu.locator('option').evaluateAll((os) => os.map((o) => o.value))).filter((v) => v);
+  assert.ok(lessons.length >= 5, `lessons: ${lessons}`);
+  for (const lesson of lessons) {
+    await menu.selectOption(lesson);
+    await page.getByTestId('lesson-text').waitFor();
+    // Answered after the lesson's own setup, in order: neither waited for the part.
+    await typeCommand(page, `db.getName() + " ${lesson}"`);
+    await page.waitForFunction((lesson) => {
+      const lines = document.querySelectorAll('[data-testid="console-output"] .line');
+      return lines.length > 0 && lines[lines.length - 1].textContent.endsWith(` ${lesson}`);
+    }, lesson);
   }
-});
+  await noPartFailed(page);
+  assert.deepEqual(errors, []);
+  await page.close();
+}));
 
 test('a sim. helper whose code is in the second part fails with the reason when it cannot load, changing nothing, then runs', async () => {
   mode = 'missing';
@@ -255,32 +251,26 @@ async function importPeople(page, name, n) {
   await page.getByTestId('notice').filter({ hasText: `${n} documents imported into shop.people` }).waitFor();
 }
 
-test('an import, whose code is in the second part, waits while the part is held back, then runs', async () => {
-  const { asked, release } = holdPart();
-  try {
-    const { page, errors } = await open();
-    // The worker asks for the part right after the first answer; the server holds it.
-    await asked;
-    await page.getByTestId('import-documents').setInputFiles({ name: 'people.json', mimeType: 'application/json', buffer: people(3) });
-    const dialog = page.getByTestId('import-dialog');
-    await dialog.getByTestId('import-reading').waitFor();
-    assert.equal(await dialog.getByTestId('import-format').count(), 0, 'the preview waited for the part');
-    assert.equal(await dialog.getByTestId('import-error').count(), 0);
-    release();
-    await dialog.getByTestId('import-format').waitFor();
-    await dialog.getByTestId('import-ns').fill('shop.people');
-    await dialog.getByTestId('import-ns').press('Tab');
-    await dialog.getByTestId('import-start').click();
-    await page.getByTestId('notice').filter({ hasText: '3 documents imported into shop.people' }).waitFor();
-    await typeCommand(page, 'db.getSiblingDB("shop").people.countDocuments()');
-    await lastLineIs(page, '3');
-    assert.deepEqual(errors, []);
-    await page.close();
-  } finally {
-    release();
-    mode = 'ok';
-  }
-});
+test('an import, whose code is in the second part, waits while the part is held back, then runs', () => withPartHeld(async ({ asked, release }) => {
+  const { page, errors } = await open();
+  // The worker asks for the part right after the first answer; the server holds it.
+  await asked;
+  await page.getByTestId('import-documents').setInputFiles({ name: 'people.json', mimeType: 'application/json', buffer: people(3) });
+  const dialog = page.getByTestId('import-dialog');
+  await dialog.getByTestId('import-reading').waitFor();
+  assert.equal(await dialog.getByTestId('import-format').count(), 0, 'the preview waited for the part');
+  assert.equal(await dialog.getByTestId('import-error').count(), 0);
+  release();
+  await dialog.getByTestId('import-format').waitFor();
+  await dialog.getByTestId('import-ns').fill('shop.people');
+  await dialog.getByTestId('import-ns').press('Tab');
+  await dialog.getByTestId('import-start').click();
+  await page.getByTestId('notice').filter({ hasText: '3 documents imported into shop.people' }).waitFor();
+  await typeCommand(page, 'db.getSiblingDB("shop").people.countDocuments()');
+  await lastLineIs(page, '3');
+  assert.deepEqual(errors, []);
+  await page.close();
+}));
 
 test('an import whose part cannot load fails with the reason, the engine answers on, and the next import loads it', async () => {
   mode = 'missing';
