@@ -432,8 +432,8 @@ impl<'de> Visitor<'de> for RequestVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request, A::Error> {
-        let known = self.0.is_some();
         let mut method = self.0;
+        let mut named = false;
         let mut v = None;
         let mut id = None;
         let mut session = None;
@@ -444,14 +444,13 @@ impl<'de> Visitor<'de> for RequestVisitor {
                 "id" => id = Some(map.next_value::<u64>()?),
                 "session" => session = map.next_value::<Option<String>>()?,
                 "method" => {
-                    let named = map.next_value::<String>()?;
-                    match &method {
-                        Some(m) if *m != named || !known => {
-                            return Err(de::Error::custom("a request names one method"))
-                        }
-                        Some(_) => {}
-                        None => method = Some(named),
+                    // Once, and the one read first when it was.
+                    let this = map.next_value::<String>()?;
+                    if named || method.as_ref().is_some_and(|m| *m != this) {
+                        return Err(de::Error::custom("a request names one method"));
                     }
+                    named = true;
+                    method = Some(this);
                 }
                 "params" => {
                     let Some(method) = method.clone() else {

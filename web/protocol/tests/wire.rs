@@ -1137,6 +1137,14 @@ fn a_request_is_read_whatever_the_order_of_its_keys() {
     // A method named twice, or another than the one read first, is refused.
     let twice = r#"{"v": 3, "id": 5, "method": "step", "method": "jump", "params": {"by": 1}}"#;
     assert!(serde_json::from_str::<Request>(twice).is_err());
+    let again = r#"{"v": 3, "id": 5, "method": "step", "method": "step", "params": {"by": 1}}"#;
+    for text in [twice, again] {
+        let mut de = serde_json::Deserializer::from_str(text);
+        assert!(
+            RequestSeed("step".into()).deserialize(&mut de).is_err(),
+            "{text}"
+        );
+    }
     // Another method than the message names is refused, not mixed up.
     let mut de = serde_json::Deserializer::from_str(texts[1]);
     assert!(RequestSeed("jump".into()).deserialize(&mut de).is_err());
