@@ -86,13 +86,19 @@ part!(
 );
 
 /// Loads every part, run while the page is idle after the engine's first answer: the
-/// panels that are always there load theirs, then the parts of the panels a click opens
-/// (Compare, the guide) load one after the other, so that the click finds its panel
-/// ready. A part that fails here is tried again when its panel is used.
+/// panels that are always there load theirs (each started in a task of its own), then,
+/// when the page is next idle, the parts of the panels a click opens (Compare, the guide)
+/// load one after the other, so that the click finds its panel ready. A part that fails
+/// here is tried again when its panel is used.
 pub fn prefetch() {
     if !crate::loading::first_answered() {
         return;
     }
+    when_idle(prefetch_clicked);
+}
+
+/// Loads the parts of the panels a click opens, one after the other.
+fn prefetch_clicked() {
     wasm_bindgen_futures::spawn_local(async {
         let _ = COMPARE.fetch().await;
         let _ = GUIDE.fetch().await;

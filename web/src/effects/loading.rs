@@ -66,8 +66,8 @@ pub fn when_idle(f: fn()) {
     crate::parts::when_idle(f);
 }
 
-/// Notes the engine's first answer: the loads waiting for it run. False if it was noted
-/// already.
+/// Notes the engine's first answer: the loads waiting for it start, one per task. False
+/// if it was noted already.
 pub fn first_answered() -> bool {
     crate::parts::first_answered()
 }
