@@ -90,13 +90,15 @@ const meta = `<meta name="shardlab-engine" content="${dir}/worker.js">`;
 // the body over to the worker, which it names so that the worker waits for it
 // (web/engine/js/worker.js): a stream, or the bytes where a stream cannot be handed over,
 // or null if the fetch failed, when the worker fetches the wasm itself.
+// The engine's first part, which the script fetches and the preload below names.
+const firstPart = `${dir}/engine_bg.wasm`;
 const early = `<script data-shardlab-engine>(function(){if(/[?&]selftest=/.test(location.search))return;try{` +
   `var e={worker:new Worker(${JSON.stringify(`${dir}/worker.js`)},{type:'module',name:'shardlab-engine wasm-from-page'}),messages:[],error:null};` +
   `e.worker.onmessage=function(m){e.messages.push(m.data)};` +
   `e.worker.onerror=function(x){e.error=String(x.message||'the engine did not start')};` +
   `window.shardlabEngine=e}catch(x){return}` +
   `function hand(b,t){try{e.worker.postMessage({engineWasm:b},t);return true}catch(x){return false}}` +
-  `try{fetch(${JSON.stringify(`${dir}/engine_bg.wasm`)}).then(function(r){if(!r.ok||!r.body)throw r.status;` +
+  `try{fetch(${JSON.stringify(firstPart)}).then(function(r){if(!r.ok||!r.body)throw r.status;` +
   `if(!hand(r.body,[r.body]))return r.arrayBuffer().then(function(b){if(!hand(b,[b]))throw 0})})` +
   `.catch(function(){hand(null,[])})}catch(x){hand(null,[])}})()</script>`;
 // The same wasm named to the browser's preload scanner, which asks for it as soon as the
@@ -106,7 +108,7 @@ const early = `<script data-shardlab-engine>(function(){if(/[?&]selftest=/.test(
 // with `crossorigin` is what the script's `fetch` asks for, so that it takes the preloaded
 // response rather than downloading the wasm again. (A test page that arms the engine's
 // trap, `?selftest=`, starts its own engine and downloads the wasm a second time.)
-const preload = `<link rel="preload" href="${dir}/engine_bg.wasm" as="fetch" crossorigin data-shardlab-engine>`;
+const preload = `<link rel="preload" href="${firstPart}" as="fetch" crossorigin data-shardlab-engine>`;
 // Before the document's first script, and so before its stylesheet, which would hold a
 // script after it until the stylesheet has come.
 const cleaned = html.replace(/<meta name="shardlab-engine"[^>]*>/g, '')
